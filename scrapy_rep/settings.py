@@ -77,7 +77,9 @@ def read_number(
         raise RepSettingError(f"{name}: expected a number, got {value!r}") from None
     if number != number or number < minimum or (maximum is not None and number > maximum):
         upper = "" if maximum is None else f" and at most {maximum:g}"
-        raise RepSettingError(f"{name}: expected a number of at least {minimum:g}{upper}, got {value!r}")
+        raise RepSettingError(
+            f"{name}: expected a number of at least {minimum:g}{upper}, got {value!r}"
+        )
     return number
 
 

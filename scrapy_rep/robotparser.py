@@ -1,0 +1,43 @@
+"""Scrapy's ``ROBOTSTXT_PARSER`` interface on top of :mod:`scrapy_rep.robotstxt` (SPEC §5).
+
+``ROBOTSTXT_PARSER = "scrapy_rep.RobotParser"`` makes Scrapy's built-in middleware use
+our engine; the profile comes from ``REP_PROFILE``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.robotstxt import RobotParser as ScrapyRobotParser
+
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.settings import PROFILES, read_choice
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+
+class RobotParser(ScrapyRobotParser):
+    """A Scrapy robots.txt parser backend using the scrapy_rep engine."""
+
+    def __init__(self, robotstxt_body: bytes | str, profile: str = "google") -> None:
+        self.rules: RobotsTxt = parse_robotstxt(robotstxt_body, profile)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
+        """Parse ``robotstxt_body``; ``crawler`` may be ``None`` (then profile "google")."""
+        profile = "google"
+        if crawler is not None:
+            profile = read_choice(crawler.settings, "REP_PROFILE", "google", PROFILES)
+        return cls(robotstxt_body, profile)
+
+    def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
+        return self.rules.allowed(_to_str(url), _to_str(user_agent))
+
+    def crawl_delay(self, user_agent: str | bytes) -> float | None:
+        return self.rules.crawl_delay(_to_str(user_agent))
+
+
+def _to_str(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
