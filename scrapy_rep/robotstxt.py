@@ -18,6 +18,8 @@ import logging
 import math
 import re
 import sys
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal
 
@@ -179,14 +181,30 @@ _NO_SIGNALS: Final = ContentSignals()
 
 
 class _Group:
-    """One group as written: its rules in file order, crawl-delay and content signals."""
+    """One group as written: its rules in file order, crawl-delay and content signals.
 
-    __slots__ = ("crawl_delay", "rules", "signals")
+    Rules are stored flat (no object per rule) because broad crawls keep many parsed
+    files in memory; :meth:`rules` builds :class:`Rule` tuples when a group is compiled.
+    """
+
+    __slots__ = ("crawl_delay", "keys", "lines", "signals", "values")
 
     def __init__(self) -> None:
-        self.rules: list[Rule] = []
+        #: Line number of each rule, positive for allow, negative for disallow.
+        self.lines = array("l")
+        self.keys: list[str] = []
+        self.values: list[str] = []
         self.crawl_delay: float | None = None
         self.signals: dict[str, bool] | None = None
+
+    def add_rule(self, allow: bool, line: int, key: str, value: str) -> None:
+        self.lines.append(line if allow else -line)
+        self.keys.append(key)
+        self.values.append(value)
+
+    def rules(self) -> Iterator[Rule]:
+        for line, key, value in zip(self.lines, self.keys, self.values, strict=True):
+            yield Rule(line > 0, abs(line), key, value)
 
 
 class _Selection:
@@ -253,35 +271,23 @@ class RobotsTxt:
 
     def allowed(self, url: str, user_agent: str) -> bool:
         """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
-        return self.decide(url, user_agent).allowed
+        rule = self._rule(url, user_agent)
+        if self.verdict is not None:
+            return self.verdict
+        return rule is None or rule.allow
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
-        if not isinstance(url, str):
-            raise TypeError(f"url must be str, not {type(url).__name__}")
-        selection = self._cache.get(user_agent) if isinstance(user_agent, str) else None
-        if selection is None:
-            selection = self._select(user_agent)
+        rule = self._rule(url, user_agent)
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        options = self.options
-        path = path_of(url)
-        if options.robots_txt_always_allowed and path == "/robots.txt":
+        if rule is not None:
+            value = _text(rule.value)
+            kind: Literal["allow", "disallow"] = "allow" if rule.allow else "disallow"
+            return Decision(rule.allow, rule.line, kind, value, f"{rule.key}: {value}")
+        if self.options.robots_txt_always_allowed and path_of(url) == "/robots.txt":
             return Decision(True, reason="/robots.txt is always allowed (RFC 9309 §2.2.2)")
-        matcher = selection.matcher
-        if matcher is None:
-            matcher = selection.matcher = self._compile(selection.groups)
-        path = normalise_url_path(path, options.percent_encoding)
-        rule = matcher.match(path)
-        if rule is None:
-            return Decision(True, reason=selection.reason or "no rule matches")
-        return Decision(
-            rule.allow,
-            rule.line,
-            "allow" if rule.allow else "disallow",
-            _text(rule.value),
-            f"{rule.key}: {_text(rule.value)}",
-        )
+        return Decision(True, reason=self._selection(user_agent).reason or "no rule matches")
 
     def crawl_delay(self, user_agent: str) -> float | None:
         """The ``Crawl-delay`` (seconds) of the group that applies to ``user_agent``."""
@@ -298,6 +304,26 @@ class RobotsTxt:
         return tuple(seen)
 
     # ---------------------------------------------------------------- internals
+
+    def _rule(self, url: str, user_agent: str) -> Rule | None:
+        """The deciding rule for ``url``, ``None`` when none applies (the hot path)."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        selection = self._cache.get(user_agent) if isinstance(user_agent, str) else None
+        if selection is None:
+            selection = self._select(user_agent)
+        if self.verdict is not None:
+            return None
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = self._compile(selection.groups)
+        path = path_of(url)
+        options = self.options
+        if options.robots_txt_always_allowed and path == "/robots.txt":
+            return None
+        if not path.isascii() or options.percent_encoding == "rfc9309":
+            path = normalise_url_path(path, options.percent_encoding)
+        return matcher.match(path)
 
     def _selection(self, user_agent: str) -> _Selection:
         selection = self._cache.get(user_agent) if isinstance(user_agent, str) else None
@@ -332,7 +358,7 @@ class RobotsTxt:
         encoding = options.percent_encoding
         compiled: list[tuple[str, Rule]] = []
         for group in groups:
-            for rule in group.rules:
+            for rule in group.rules():
                 pattern = normalise_pattern(rule.value, encoding)
                 compiled.append((pattern, rule))
                 if options.index_html_is_directory and rule.allow:
@@ -419,7 +445,7 @@ class _Parser:
 
     def __init__(self, options: ParseOptions) -> None:
         self.options = options
-        self.records: list[tuple[tuple[str, ...], _Group]] = []
+        self.records: list[tuple[list[str], _Group]] = []
         self.sitemaps: dict[str, None] = {}
         self.skipped = 0
 
@@ -473,10 +499,9 @@ class _Parser:
                 if not in_agent_run or group is None:
                     group = _Group()
                     agents = []
-                    records.append(((), group))
+                    records.append((agents, group))
                     in_agent_run = True
                 agents.append(_agent_token(value))
-                records[-1] = (tuple(agents), group)
             elif kind in (_ALLOW, _DISALLOW):
                 in_agent_run = False
                 if group is None:
@@ -484,7 +509,7 @@ class _Parser:
                 elif not value:
                     continue  # SPEC §1: an empty rule is ignored
                 else:
-                    group.rules.append(Rule(kind == _ALLOW, number, sys.intern(key), value))
+                    group.add_rule(kind == _ALLOW, number, sys.intern(key), value)
             elif kind == _SITEMAP:
                 if value:
                     self.sitemaps[_text(value)] = None
@@ -496,7 +521,8 @@ class _Parser:
                 self._content_signal(group, value, number)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
-        return RobotsTxt(options, records, tuple(self.sitemaps))
+        frozen = [(tuple(agents), group) for agents, group in records]
+        return RobotsTxt(options, frozen, tuple(self.sitemaps))
 
     def _skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""
