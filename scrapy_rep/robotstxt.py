@@ -419,6 +419,22 @@ _LENIENT_KEYS: Final = {
     "disallaw": _DISALLOW,
     "site-map": _SITEMAP,
 }
+#: Google's parser also takes any key that *starts with* one of these (``disallowed:``).
+_PREFIX_KEYS: Final = tuple(
+    (name, kind)
+    for name, kind in _LENIENT_KEYS.items()
+    if kind in (_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP)
+)
+
+
+def _key_by_prefix(key: str) -> int | None:
+    """google/robotstxt ``ParsedRobotsKey``: a key matches when it starts with a known key."""
+    for name, kind in _PREFIX_KEYS:
+        if key.startswith(name):
+            return kind
+    return None
+
+
 #: Content Signals policy keys -> ContentSignals fields.
 _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
 
@@ -492,6 +508,8 @@ class _Parser:
                     continue
                 key, value = parts
             kind = keys.get(key.lower())
+            if kind is None and options.lenient_syntax:
+                kind = _key_by_prefix(key.lower())
             if kind is None:
                 self._skip(number, f"unknown key {_text(key)!r}")
                 continue
