@@ -1,0 +1,1 @@
+"""The scrapy_rep example project: a demo crawl of an embedded local site."""

@@ -1,0 +1,245 @@
+"""The embedded demo site: several local origins, each showing one part of the REP.
+
+Every origin is a ``twisted.web`` site on 127.0.0.1 with a free port, so the demo needs no
+network. :func:`start_demo_site` starts them on the running reactor and returns their base
+URLs; :data:`EXPECTED` (in the tests) says what the crawl must do with each URL.
+
+Origins:
+- shop: robots.txt 200 with a group for the demo crawler and one for everybody else:
+  rules by agent, ``*`` and ``$``, allow beating disallow, crawl-delay, sitemaps, and pages
+  with robots meta tags and X-Robots-Tag headers;
+- open: robots.txt 404, so everything is allowed;
+- flaky: robots.txt 503 on the first request, then 200: requests are held, then released;
+- moved: robots.txt redirects (301) to /robots-real.txt, which is followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from twisted.internet.interfaces import IListeningPort
+from twisted.web.resource import Resource
+from twisted.web.server import Request, Site
+
+#: The demo crawler's product token (its User-Agent starts with it).
+DEMO_AGENT = "repdemo"
+
+SHOP_ROBOTS = """\
+# robots.txt of the demo shop
+User-agent: otherbot
+Disallow: /
+
+User-agent: repdemo
+Disallow: /private/
+Allow: /private/press/
+Disallow: /*?sort=
+Disallow: /*.json$
+Crawl-delay: 0.2
+
+User-agent: *
+Disallow: /
+
+Sitemap: {base}/sitemap.xml
+"""
+
+MOVED_ROBOTS = """\
+User-agent: *
+Disallow: /secret/
+"""
+
+FLAKY_ROBOTS = """\
+User-agent: *
+Disallow: /drafts/
+"""
+
+
+def _page(title: str, body: str, head: str = "") -> bytes:
+    return (
+        f"<!DOCTYPE html><html><head><title>{title}</title>{head}</head>"
+        f"<body><h1>{title}</h1>{body}</body></html>"
+    ).encode()
+
+
+def _meta(content: str, name: str = "robots") -> str:
+    return f'<meta name="{name}" content="{content}">'
+
+
+@dataclass
+class Page:
+    """One resource: status, headers and body."""
+
+    body: bytes
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/html"})
+
+
+class DemoOrigin(Resource):
+    """One origin: a table of paths; counts the requests it serves (for tests)."""
+
+    isLeaf = True
+
+    def __init__(self, pages: dict[str, Page]) -> None:
+        super().__init__()
+        self.pages = pages
+        self.hits: list[str] = []
+        self.robots_failures_left = 0
+
+    def render(self, request: Request) -> bytes:
+        path = request.uri.decode("latin-1")
+        self.hits.append(path)
+        if path == "/robots.txt" and self.robots_failures_left > 0:
+            self.robots_failures_left -= 1
+            request.setResponseCode(503)
+            request.setHeader("Retry-After", "1")
+            return b"Service temporarily unavailable"
+        page = self.pages.get(path)
+        if page is None:
+            request.setResponseCode(404)
+            return b"not found"
+        request.setResponseCode(page.status)
+        for name, value in page.headers.items():
+            request.setHeader(name, value)
+        return page.body
+
+
+@dataclass
+class DemoSite:
+    """The running demo site: base URL and resource of each origin."""
+
+    bases: dict[str, str]
+    origins: dict[str, DemoOrigin]
+    ports: list[IListeningPort]
+
+    def stop(self) -> None:
+        for port in self.ports:
+            port.stopListening()
+
+
+def _shop(base: str, others: dict[str, str]) -> dict[str, Page]:
+    links = "".join(
+        f'<li><a href="{href}"{rel}>{text}</a></li>'
+        for href, text, rel in [
+            ("/products/1", "Product 1", ""),
+            ("/products/2", "Product 2", ""),
+            ("/products?sort=price", "Sorted list (Disallow: /*?sort=)", ""),
+            ("/api/items.json", "JSON (Disallow: /*.json$)", ""),
+            ("/api/items.json?v=2", "JSON with a query ($ anchors the end)", ""),
+            ("/private/accounts", "Accounts (Disallow: /private/)", ""),
+            ("/private/press/", "Press (Allow: /private/press/ beats it)", ""),
+            ("/noindex", "A noindex page", ""),
+            ("/nofollow", "A nofollow page", ""),
+            ("/expired", "unavailable_after in the past", ""),
+            ("/fresh", "unavailable_after in the future", ""),
+            ("/files/catalogue.pdf", "PDF with X-Robots-Tag: none", ""),
+            ("/scoped", "Header scoped to crawlers", ""),
+            ("/ads/landing", "Sponsored link (rel=nofollow)", ' rel="nofollow sponsored"'),
+            ("/community/post", "User content (rel=ugc)", ' rel="ugc"'),
+            (others["open"] + "/", "Another origin without robots.txt", ""),
+            (others["flaky"] + "/", "An origin whose robots.txt fails first", ""),
+            (others["moved"] + "/", "An origin whose robots.txt redirects", ""),
+        ]
+    )
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    return {
+        "/robots.txt": Page(
+            SHOP_ROBOTS.format(base=base).encode(), headers={"Content-Type": "text/plain"}
+        ),
+        "/": Page(_page("Demo shop", f"<ul>{links}</ul>")),
+        "/products/1": Page(_page("Product 1", "<p>A fine product.</p>")),
+        "/products/2": Page(_page("Product 2", "<p>Another.</p>")),
+        "/products/3": Page(_page("Product 3", "<p>Linked only from the noindex page.</p>")),
+        "/products?sort=price": Page(_page("Sorted", "")),
+        "/api/items.json": Page(b"[]", headers={"Content-Type": "application/json"}),
+        "/api/items.json?v=2": Page(b"[]", headers={"Content-Type": "application/json"}),
+        "/private/accounts": Page(_page("Accounts", "")),
+        "/private/press/": Page(_page("Press", "<p>Press releases.</p>")),
+        "/noindex": Page(
+            _page("Noindex", '<a href="/products/3">Product 3</a>', _meta("noindex")),
+            headers=html,
+        ),
+        "/nofollow": Page(
+            _page(
+                "Nofollow",
+                '<a href="/products/4">Product 4</a>',
+                _meta("nofollow"),
+            ),
+            headers=html,
+        ),
+        "/products/4": Page(_page("Product 4", "<p>Only linked from a nofollow page.</p>")),
+        "/expired": Page(
+            _page("Expired", "", _meta("unavailable_after: 2020-01-01")), headers=html
+        ),
+        "/fresh": Page(_page("Fresh", "", _meta("unavailable_after: 2099-12-31")), headers=html),
+        "/files/catalogue.pdf": Page(
+            b"%PDF-1.4\n%demo\n",
+            headers={"Content-Type": "application/pdf", "X-Robots-Tag": "none"},
+        ),
+        "/scoped": Page(
+            _page("Scoped", '<a href="/products/5">Product 5</a>'),
+            headers={
+                "Content-Type": "text/html",
+                "X-Robots-Tag": "otherbot: noindex, nofollow, repdemo: nofollow",
+            },
+        ),
+        "/products/5": Page(_page("Product 5", "")),
+        "/ads/landing": Page(_page("Ad", "")),
+        "/community/post": Page(_page("Post", "")),
+        "/sitemap.xml": Page(
+            (
+                '<?xml version="1.0" encoding="UTF-8"?>'
+                '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                f"<url><loc>{base}/products/1</loc></url></urlset>"
+            ).encode(),
+            headers={"Content-Type": "application/xml"},
+        ),
+    }
+
+
+def _open() -> dict[str, Page]:
+    return {
+        "/": Page(_page("Open origin", '<a href="/anything/goes">Anything</a>')),
+        "/anything/goes": Page(_page("Anything goes", "")),
+    }
+
+
+def _flaky() -> dict[str, Page]:
+    return {
+        "/robots.txt": Page(FLAKY_ROBOTS.encode(), headers={"Content-Type": "text/plain"}),
+        "/": Page(_page("Flaky origin", '<a href="/page">Page</a> <a href="/drafts/1">Draft</a>')),
+        "/page": Page(_page("Held, then crawled", "")),
+        "/drafts/1": Page(_page("Draft", "")),
+    }
+
+
+def _moved() -> dict[str, Page]:
+    return {
+        "/robots.txt": Page(b"", status=301, headers={"Location": "/robots-real.txt"}),
+        "/robots-real.txt": Page(MOVED_ROBOTS.encode(), headers={"Content-Type": "text/plain"}),
+        "/": Page(
+            _page("Moved origin", '<a href="/public">Public</a> <a href="/secret/plan">Secret</a>')
+        ),
+        "/public": Page(_page("Public", "")),
+        "/secret/plan": Page(_page("Secret", "")),
+    }
+
+
+def start_demo_site(flaky_failures: int = 1) -> DemoSite:
+    """Listen on free 127.0.0.1 ports (needs a running or installed reactor)."""
+    from twisted.internet import reactor
+
+    names = ("shop", "open", "flaky", "moved")
+    origins = {name: DemoOrigin({}) for name in names}
+    ports = [
+        reactor.listenTCP(0, Site(origins[name]), interface="127.0.0.1")  # type: ignore[attr-defined]
+        for name in names
+    ]
+    bases = {
+        name: f"http://127.0.0.1:{port.getHost().port}"
+        for name, port in zip(names, ports, strict=True)
+    }
+    origins["shop"].pages = _shop(bases["shop"], bases)
+    origins["open"].pages = _open()
+    origins["flaky"].pages = _flaky()
+    origins["flaky"].robots_failures_left = flaky_failures
+    origins["moved"].pages = _moved()
+    return DemoSite(bases, origins, ports)
