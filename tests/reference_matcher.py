@@ -1,0 +1,114 @@
+"""A slow, obviously-correct reference for robots.txt rule matching (SPEC §1 and §2).
+
+Written from SPEC.md, independently of ``scrapy_rep``: no regular expressions, no
+shortcuts, only a textbook dynamic-programming wildcard match and a linear scan over the
+rules. It is meant for short patterns and paths (Hypothesis tests over a small alphabet);
+its cost is O(len(pattern) × len(path)) per rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HEX_DIGITS = "0123456789abcdefABCDEF"
+
+
+@dataclass(frozen=True)
+class RefRule:
+    """One ``allow``/``disallow`` line of a group, in file order."""
+
+    allow: bool
+    pattern: str
+
+
+def normalise_pattern(pattern: str) -> str:
+    """SPEC §1 "Percent-encoding" and "a pattern that does not start with `/` or `*`".
+
+    - a pattern not starting with ``/`` or ``*`` is read as starting with ``/``;
+    - an existing ``%xx`` escape gets uppercase hex;
+    - non-ASCII characters are percent-encoded as UTF-8 (uppercase hex);
+    - ASCII characters, spaces included, stay as they are.
+    """
+    if not pattern.startswith(("/", "*")):
+        pattern = "/" + pattern
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        escape = pattern[i + 1 : i + 3]
+        if char == "%" and len(escape) == 2 and all(c in HEX_DIGITS for c in escape):
+            out.append("%" + escape.upper())
+            i += 3
+            continue
+        if ord(char) > 127:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def wildcard_matches(pattern: str, path: str) -> bool:
+    """Does ``pattern`` match the start of ``path`` (``*`` any run, final ``$`` = end)?
+
+    ``match[i][j]`` is True when ``pattern[:i]`` matches ``path[:j]`` exactly. A ``$``
+    anywhere but at the very end of the pattern is an ordinary character.
+    """
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+    rows, cols = len(body), len(path)
+    match = [[False] * (cols + 1) for _ in range(rows + 1)]
+    match[0][0] = True
+    for i in range(1, rows + 1):
+        char = body[i - 1]
+        for j in range(cols + 1):
+            if char == "*":
+                # zero characters (match[i-1][j]) or one more (match[i][j-1])
+                match[i][j] = match[i - 1][j] or (j > 0 and match[i][j - 1])
+            else:
+                match[i][j] = j > 0 and match[i - 1][j - 1] and path[j - 1] == char
+    if anchored:
+        return match[rows][cols]
+    return any(match[rows][j] for j in range(cols + 1))
+
+
+def prefix_matches(pattern: str, path: str) -> bool:
+    """Legacy (1994/1996) matching: the pattern is a plain prefix, `*` and `$` literal."""
+    return path.startswith(pattern)
+
+
+def longest_match_allowed(rules: list[RefRule], path: str) -> bool:
+    """Google / RFC 9309: the longest matching pattern (in bytes) wins; allow wins ties.
+
+    Empty patterns are ignored; no matching rule means allowed.
+    """
+    best_length = -1
+    best_allow = True
+    for rule in rules:
+        if not rule.pattern:
+            continue
+        pattern = normalise_pattern(rule.pattern)
+        if not wildcard_matches(pattern, path):
+            continue
+        length = len(pattern.encode("utf-8"))
+        if length > best_length or (length == best_length and rule.allow):
+            best_length, best_allow = length, rule.allow
+    return best_allow
+
+
+def first_match_allowed(rules: list[RefRule], path: str) -> bool:
+    """Legacy: the first rule in file order whose pattern is a prefix of the path decides."""
+    for rule in rules:
+        if not rule.pattern:
+            continue
+        pattern = rule.pattern if rule.pattern.startswith("/") else "/" + rule.pattern
+        if prefix_matches(pattern, path):
+            return rule.allow
+    return True
+
+
+def robots_txt(rules: list[RefRule], agent: str = "*") -> str:
+    """The robots.txt text of one group holding ``rules``."""
+    lines = [f"User-agent: {agent}"]
+    lines.extend(f"{'Allow' if rule.allow else 'Disallow'}: {rule.pattern}" for rule in rules)
+    return "\n".join(lines) + "\n"
