@@ -185,11 +185,12 @@ class LongestMatcher:
 
     __slots__ = ("_best", "_exact", "_keys", "_parent", "_wild", "_wild_chars")
 
-    def __init__(self, compiled: Iterable[tuple[str, Rule]], wildcards: bool) -> None:
+    def __init__(self, compiled: Iterable[tuple[str, Rule, bool]]) -> None:
+        """``compiled``: (normalised pattern, rule, whether ``*``/``$`` are wildcards)."""
         literal: dict[str, tuple[int, Rule]] = {}
         exact: dict[str, tuple[int, Rule]] = {}
         wild: dict[str, list[_Wild]] = {}
-        for pattern, rule in compiled:
+        for pattern, rule, wildcards in compiled:
             priority = len(pattern)
             body, anchored = pattern, False
             if wildcards and body.endswith("$"):
@@ -283,9 +284,10 @@ class FirstMatcher:
 
     __slots__ = ("_rules",)
 
-    def __init__(self, compiled: Iterable[tuple[str, Rule]], wildcards: bool) -> None:
+    def __init__(self, compiled: Iterable[tuple[str, Rule, bool]]) -> None:
+        """``compiled``: (normalised pattern, rule, whether ``*``/``$`` are wildcards)."""
         rules = []
-        for pattern, rule in compiled:
+        for pattern, rule, wildcards in compiled:
             body, anchored = pattern, False
             if wildcards and body.endswith("$"):
                 body, anchored = body[:-1], True

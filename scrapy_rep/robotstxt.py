@@ -356,18 +356,19 @@ class RobotsTxt:
     def _compile(self, groups: list[_Group]) -> LongestMatcher | FirstMatcher:
         options = self.options
         encoding = options.percent_encoding
-        compiled: list[tuple[str, Rule]] = []
+        compiled: list[tuple[str, Rule, bool]] = []
         for group in groups:
             for rule in group.rules():
                 pattern = normalise_pattern(rule.value, encoding)
-                compiled.append((pattern, rule))
+                compiled.append((pattern, rule, options.wildcards))
                 if options.index_html_is_directory and rule.allow:
                     directory = _index_html_directory(pattern)
-                    if directory is not None:
-                        compiled.append((directory, rule))
+                    # The directory rule is always an exact match ("/d/$").
+                    if directory is not None and (options.wildcards or "*" not in directory):
+                        compiled.append((directory, rule, True))
         if options.precedence == "first":
-            return FirstMatcher(compiled, options.wildcards)
-        return LongestMatcher(compiled, options.wildcards)
+            return FirstMatcher(compiled)
+        return LongestMatcher(compiled)
 
 
 def _index_html_directory(pattern: str) -> str | None:

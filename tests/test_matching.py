@@ -27,10 +27,10 @@ def naive_match(pattern: str, path: str) -> bool:
     return re.match(regex + ("$" if anchored else ""), path, re.DOTALL) is not None
 
 
-def naive_longest(rules: list[tuple[str, Rule]], path: str) -> Rule | None:
+def naive_longest(rules: list[tuple[str, Rule, bool]], path: str) -> Rule | None:
     best: tuple[int, bool] | None = None
     winner = None
-    for pattern, rule in rules:
+    for pattern, rule, _ in rules:
         if naive_match(pattern, path):
             key = (len(pattern), rule.allow)
             if best is None or key > best:
@@ -112,8 +112,11 @@ def test_spec1_hostile_pattern_is_linear() -> None:
     assert wildcard_match("/" + "a" * 20_000, segments, True) is False
 
 
-def _rules(specs: list[tuple[str, bool]]) -> list[tuple[str, Rule]]:
-    return [(p, Rule(a, n, "Allow" if a else "Disallow", p)) for n, (p, a) in enumerate(specs, 1)]
+def _rules(specs: list[tuple[str, bool]], wildcards: bool = True) -> list[tuple[str, Rule, bool]]:
+    return [
+        (p, Rule(a, n, "Allow" if a else "Disallow", p), wildcards)
+        for n, (p, a) in enumerate(specs, 1)
+    ]
 
 
 ALPHABET = st.sampled_from(["/", "a", "b", "*", "$", "?"])
@@ -132,7 +135,7 @@ def test_longest_match_agrees_with_naive_reference(
     specs: list[tuple[str, bool]], paths: list[str]
 ) -> None:
     rules = _rules(specs)
-    matcher = LongestMatcher(rules, wildcards=True)
+    matcher = LongestMatcher(rules)
     for path in paths:
         got, want = matcher.match(path), naive_longest(rules, path)
         assert (got is None) == (want is None)
@@ -150,19 +153,19 @@ def test_long_path_prefilter_gives_the_same_answer(
     """Paths over 4 KiB take the character-set prefilter; answers must not change."""
     rules = _rules(specs)
     long_path = path + "a" * 4200 + path
-    got, want = LongestMatcher(rules, True).match(long_path), naive_longest(rules, long_path)
+    got, want = LongestMatcher(rules).match(long_path), naive_longest(rules, long_path)
     assert (got is None) == (want is None)
     if got is not None and want is not None:
         assert got.allow == want.allow
 
 
 def test_legacy_first_matcher_takes_file_order() -> None:
-    rules = _rules([("/pics/", False), ("/pics/public/", True)])
-    rule = FirstMatcher(rules, wildcards=False).match("/pics/public/a.jpg")
+    rules = _rules([("/pics/", False), ("/pics/public/", True)], wildcards=False)
+    rule = FirstMatcher(rules).match("/pics/public/a.jpg")
     assert rule is not None and rule.line == 1 and not rule.allow
 
 
 def test_legacy_without_wildcards_star_is_literal() -> None:
-    rules = _rules([("/*.gif", False)])
-    assert FirstMatcher(rules, wildcards=False).match("/a.gif") is None
-    assert FirstMatcher(rules, wildcards=False).match("/*.gif") is not None
+    rules = _rules([("/*.gif", False)], wildcards=False)
+    assert FirstMatcher(rules).match("/a.gif") is None
+    assert FirstMatcher(rules).match("/*.gif") is not None
