@@ -15,6 +15,7 @@ Where the documents disagree, SPEC.md decides; each such place says so in a comm
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any
 
 import pytest
@@ -655,6 +656,39 @@ LEGACY_AGENT_CASES: list[tuple[str, str, str, str, bool]] = [
 )
 def test_legacy_user_agent_records(body: str, agent: str, path: str, expected: bool) -> None:
     assert is_allowed(body, path, agent, profile="legacy") is expected
+
+
+MERGE_EDGE_BODY = (
+    "User-agent: a\nUser-agent: b\nDisallow: /x\n\n"
+    "User-agent: B/2.0\nDisallow: /y\n\n"
+    "User-agent: *\nUser-agent: FooBot\nDisallow: /s\n\n"
+    "User-agent: *\nDisallow: /t\n"
+)
+MERGE_EDGE_CASES: list[tuple[str, str, bool]] = [
+    # "b" is named in two groups ("b" and "B/2.0" are one token): merged.
+    ("b", "/x", False),
+    ("b", "/y", False),
+    ("a", "/x", False),
+    ("a", "/y", True),
+    # a group naming both * and FooBot: FooBot's specific group, never combined with
+    # the other * group; everyone else gets both * groups, merged.
+    ("FooBot", "/s", False),
+    ("FooBot", "/t", True),
+    ("mybot", "/s", False),
+    ("mybot", "/t", False),
+]
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309"])
+@pytest.mark.parametrize(
+    ("agent", "path", "expected"),
+    MERGE_EDGE_CASES,
+    ids=[f"{a}{u}" for a, u, _ in MERGE_EDGE_CASES],
+)
+def test_google_groups_naming_the_same_agent_are_merged(
+    profile: str, agent: str, path: str, expected: bool
+) -> None:
+    assert is_allowed(MERGE_EDGE_BODY, path, agent, profile=profile) is expected
 
 
 def test_google_star_groups_are_merged_legacy_takes_first() -> None:
@@ -1340,6 +1374,7 @@ ROBOTS_TXT_CASES: list[tuple[str, bool]] = [
     ("/dir/robots.txt", False),
     ("/x", False),
 ]
+ROBOTS_TXT_BODY = "User-agent: *\nDisallow: /\nDisallow: /robots.txt\n"
 
 
 @pytest.mark.parametrize(
@@ -1348,7 +1383,7 @@ ROBOTS_TXT_CASES: list[tuple[str, bool]] = [
 @pytest.mark.parametrize("profile", PROFILES)
 def test_rfc9309_robots_txt_always_allowed(profile: str, target: str, rfc9309: bool) -> None:
     expected = rfc9309 if profile == "rfc9309" else False
-    assert is_allowed("User-agent: *\nDisallow: /\n", target, profile=profile) is expected
+    assert is_allowed(ROBOTS_TXT_BODY, target, profile=profile) is expected
 
 
 # ---------------------------------------------------------------------------------------
@@ -1942,6 +1977,39 @@ def test_spec2_each_switch_per_profile_and_overridden_alone(
         if other != probe.switch:
             assert getattr(rules.options, other) == default, other
     assert rules.allowed(url(probe.target), probe.agent) is expected
+
+
+#: Every value of every switch that changes allow/deny (max_line_length: the two of §2).
+SWITCH_VALUES: dict[str, tuple[Any, ...]] = {
+    "precedence": ("longest", "first"),
+    "wildcards": (True, False),
+    "agent_match": ("token", "substring"),
+    "merge_groups": (True, False),
+    "blank_line_ends_group": (True, False),
+    "lenient_syntax": (True, False),
+    "max_line_length": (16664, None),
+    "index_html_is_directory": (True, False),
+    "robots_txt_always_allowed": (True, False),
+    "percent_encoding": ("google", "rfc9309", "none"),
+}
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=[f"{p.switch}-{p.name}" for p in PROBES])
+def test_spec2_switches_are_independent(probe: Probe) -> None:
+    """Each probe's answer depends on its own switch only, whatever the others are set to.
+
+    All 1,536 combinations of the other switches' values, exhaustively.
+    """
+    failures: list[dict[str, Any]] = []
+    for values in itertools.product(*SWITCH_VALUES.values()):
+        switches = dict(zip(SWITCH_VALUES, values, strict=True))
+        value = switches[probe.switch]
+        if value not in probe.allowed_by_value:
+            continue
+        rules = parse_robotstxt(probe.body, "google", **switches)
+        if rules.allowed(url(probe.target), probe.agent) is not probe.allowed_by_value[value]:
+            failures.append(switches)
+    assert not failures, f"{len(failures)} combinations disagree, e.g. {failures[:3]}"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
