@@ -112,3 +112,97 @@ def robots_txt(rules: list[RefRule], agent: str = "*") -> str:
     lines = [f"User-agent: {agent}"]
     lines.extend(f"{'Allow' if rule.allow else 'Disallow'}: {rule.pattern}" for rule in rules)
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Percent-encoding, RFC 9309 §2.2.2 (profile "rfc9309")
+# ---------------------------------------------------------------------------------------
+
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def decode_unreserved(text: str) -> str:
+    """Decode every ``%xx`` escape (either hex case) of an unreserved character."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        escape = text[i + 1 : i + 3]
+        if (
+            text[i] == "%"
+            and len(escape) == 2
+            and all(c in HEX_DIGITS for c in escape)
+            and chr(int(escape, 16)) in UNRESERVED
+        ):
+            out.append(chr(int(escape, 16)))
+            i += 3
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
+    """Does any of the (disallow) ``patterns`` match ``path`` under RFC 9309 encoding?"""
+    target = decode_unreserved(path)
+    return any(
+        wildcard_matches(decode_unreserved(normalise_pattern(pattern)), target)
+        for pattern in patterns
+        if pattern
+    )
+
+
+def google_disallowed(patterns: list[str], path: str) -> bool:
+    """Does any of the (disallow) ``patterns`` match ``path`` (URL compared as given)?"""
+    return any(
+        wildcard_matches(normalise_pattern(pattern), path) for pattern in patterns if pattern
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Group selection (SPEC §1 "User-agent matching", §2 legacy row)
+# ---------------------------------------------------------------------------------------
+
+TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_")
+
+
+def token(value: str) -> str:
+    """The leading run of ASCII letters, ``-`` and ``_``, lowercased."""
+    run: list[str] = []
+    for char in value.strip():
+        if char not in TOKEN_CHARS:
+            break
+        run.append(char)
+    return "".join(run).lower()
+
+
+def is_global(value: str) -> bool:
+    """``*`` followed by nothing or by whitespace."""
+    value = value.strip()
+    return value == "*" or (value.startswith("*") and value[1:2].isspace())
+
+
+def google_groups(groups: list[list[str]], crawler: str) -> set[int]:
+    """Indices of the groups that apply: every group naming the crawler's token, else
+    every ``*`` group, else none. ``groups[i]`` is the list of user-agent values."""
+    wanted = token(crawler)
+    specific = {
+        index
+        for index, agents in enumerate(groups)
+        if any(not is_global(agent) and token(agent) == wanted for agent in agents)
+    }
+    if specific:
+        return specific
+    return {index for index, agents in enumerate(groups) if any(map(is_global, agents))}
+
+
+def legacy_groups(groups: list[list[str]], crawler: str) -> set[int]:
+    """The first record whose name is a substring of the crawler's name, else the first
+    ``*`` record, else none."""
+    name = token(crawler)
+    for index, agents in enumerate(groups):
+        if any(not is_global(agent) and token(agent) and token(agent) in name for agent in agents):
+            return {index}
+    for index, agents in enumerate(groups):
+        if any(map(is_global, agents)):
+            return {index}
+    return set()

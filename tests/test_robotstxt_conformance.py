@@ -2151,6 +2151,85 @@ def test_legacy_engine_agrees_with_reference_first_match(
     assert parse_robotstxt(body, "legacy").allowed(url(path), "mybot") is expected
 
 
+# Percent-encoding against the reference: disallow rules only, so that no precedence
+# question (the length of a pattern before or after encoding) arises.
+GOOGLE_PATTERN_TOKENS = ["/", "a", "b", "*", "$", "%", "é", "%c3%a9", "%C3%A9", "%2F", "%2f", "~"]
+GOOGLE_PATH_TOKENS = ["/", "a", "b", "*", "$", "%", "%C3%A9", "%c3%a9", "%2F", "%2f", "~", "%7E"]
+RFC_PATTERN_TOKENS = ["/", "a", "b", "~", "*", "$", "%61", "%62", "%7E", "%7e", "%2F", "é"]
+RFC_PATH_TOKENS = ["/", "a", "b", "~", "%61", "%62", "%7E", "%7e", "%2F", "%C3%A9"]
+
+
+def token_strings(tokens: list[str], max_size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(tokens), max_size=max_size).map("".join)
+
+
+def rooted(strings: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.builds(lambda first, rest: first + rest, st.sampled_from(["/", "*"]), strings)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(rooted(token_strings(GOOGLE_PATTERN_TOKENS, 5)), min_size=1, max_size=4),
+    path=st.builds(lambda rest: "/" + rest, token_strings(GOOGLE_PATH_TOKENS, 6)),
+)
+def test_google_percent_encoding_agrees_with_reference(patterns: list[str], path: str) -> None:
+    body = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in patterns)
+    expected = not reference.google_disallowed(patterns, path)
+    assert parse_robotstxt(body.encode()).allowed(url(path), "mybot") is expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(rooted(token_strings(RFC_PATTERN_TOKENS, 5)), min_size=1, max_size=4),
+    path=st.builds(lambda rest: "/" + rest, token_strings(RFC_PATH_TOKENS, 6)),
+)
+def test_rfc9309_percent_encoding_agrees_with_reference(patterns: list[str], path: str) -> None:
+    body = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in patterns)
+    expected = not reference.rfc9309_disallowed(patterns, path)
+    assert parse_robotstxt(body.encode(), "rfc9309").allowed(url(path), "mybot") is expected
+
+
+# Group selection against the reference: each group i holds one rule, "Disallow: /gi".
+AGENT_VALUES = ["a", "b", "ab", "B", "A/1.0", "b*", "*", "* x", "a-b", "a_b"]
+CRAWLERS = ["a", "b", "ab", "A/2.0 (+https://a.example)", "a-b", "c", "B_x"]
+group_lists = st.lists(st.lists(st.sampled_from(AGENT_VALUES), min_size=1, max_size=3), max_size=6)
+
+
+def groups_body(groups: list[list[str]], separator: str) -> str:
+    parts = []
+    for index, agents in enumerate(groups):
+        lines = [f"User-agent: {agent}" for agent in agents] + [f"Disallow: /g{index}"]
+        parts.append("\n".join(lines) + "\n")
+    return separator.join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    groups=group_lists,
+    crawler=st.sampled_from(CRAWLERS),
+    separator=st.sampled_from(["", "\n", "# comment\n", "Sitemap: https://example.com/s.xml\n"]),
+    profile=st.sampled_from(["google", "rfc9309"]),
+)
+def test_google_group_selection_agrees_with_reference(
+    groups: list[list[str]], crawler: str, separator: str, profile: str
+) -> None:
+    rules = parse_robotstxt(groups_body(groups, separator), profile)
+    selected = reference.google_groups(groups, crawler)
+    for index in range(len(groups)):
+        assert rules.allowed(url(f"/g{index}"), crawler) is (index not in selected), index
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups=group_lists, crawler=st.sampled_from(CRAWLERS))
+def test_legacy_record_selection_agrees_with_reference(
+    groups: list[list[str]], crawler: str
+) -> None:
+    rules = parse_robotstxt(groups_body(groups, "\n"), "legacy")
+    selected = reference.legacy_groups(groups, crawler)
+    for index in range(len(groups)):
+        assert rules.allowed(url(f"/g{index}"), crawler) is (index not in selected), index
+
+
 def test_reference_matcher_self_check() -> None:
     # The reference itself, on the seed table (so that a broken reference cannot pass).
     for pattern, path, matches in PATH_MATCHING:
