@@ -1,0 +1,205 @@
+"""``python -m scrapy_rep check``: output, exit status, and the fetch rules of SPEC §4."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.check import fetch_robotstxt, main, robots_url_for
+from scrapy_rep.robotstxt import MAX_BODY_BYTES
+
+ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
+BIG_ROBOTS = b"User-agent: *\n" + b"# filler\n" * (MAX_BODY_BYTES // 9) + b"Disallow: /late\n"
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Routes by path; see the tests for what each path does."""
+
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+
+        path = self.path
+        if path.startswith("/hop"):  # /hopN/... redirects N times, then serves ROBOTS
+            left = int(path[4:].split("/")[0])
+            target = f"/hop{left - 1}/robots.txt" if left > 1 else "/ok/robots.txt"
+            self._send(301, b"", {"Location": target})
+        elif path == "/loop/robots.txt":
+            self._send(302, b"", {"Location": "/loop/robots.txt"})
+        elif path == "/ok/robots.txt" or path == "/robots.txt":
+            self._send(200, ROBOTS)
+        elif path == "/big/robots.txt":
+            self._send(200, BIG_ROBOTS)
+        elif path == "/unavailable/robots.txt":
+            self._send(503, b"<h1>down</h1>")
+        elif path == "/busy/robots.txt":
+            self._send(429, b"slow down", {"Retry-After": "60"})
+        elif path == "/forbidden/robots.txt":
+            self._send(403, b"no")
+        else:
+            self._send(404, b"<h1>Not found</h1>")
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def fetch(url: str) -> tuple[bool, bool, str]:
+    fetched = fetch_robotstxt(url, timeout=5)
+    return (
+        fetched.rules.allowed("/private/x", "bot"),
+        fetched.rules.allowed("/anything", "bot"),
+        fetched.outcome,
+    )
+
+
+def test_spec4_2xx_is_parsed(server: str) -> None:
+    private, anything, outcome = fetch(f"{server}/ok/robots.txt")
+    assert (private, anything) == (False, True)
+    assert outcome.startswith("200 OK")
+
+
+@pytest.mark.parametrize("status_path", ["/nothing/robots.txt", "/forbidden/robots.txt"])
+def test_spec4_4xx_allows_everything(server: str, status_path: str) -> None:
+    private, anything, outcome = fetch(server + status_path)
+    assert (private, anything) == (True, True)
+    assert "everything allowed" in outcome
+
+
+@pytest.mark.parametrize("status_path", ["/unavailable/robots.txt", "/busy/robots.txt"])
+def test_spec4_5xx_and_429_disallow_everything(server: str, status_path: str) -> None:
+    private, anything, outcome = fetch(server + status_path)
+    assert (private, anything) == (False, False)
+    assert "temporarily disallowed" in outcome
+
+
+def test_spec4_3_hop_redirect_is_followed(server: str) -> None:
+    fetched = fetch_robotstxt(f"{server}/hop3/robots.txt", timeout=5)
+    assert not fetched.rules.allowed("/private/x", "bot")
+    assert fetched.final_url == f"{server}/ok/robots.txt"
+    assert "via redirect" in fetched.outcome
+
+
+def test_spec4_6_hop_redirect_counts_as_404(server: str) -> None:
+    private, anything, outcome = fetch(f"{server}/hop6/robots.txt")
+    assert (private, anything) == (True, True)
+    assert "more than 5 redirects" in outcome
+
+
+def test_spec4_redirect_loop_counts_as_404(server: str) -> None:
+    private, _, outcome = fetch(f"{server}/loop/robots.txt")
+    assert private
+    assert "loop" in outcome
+
+
+def test_spec4_only_500_kib_are_read(server: str) -> None:
+    fetched = fetch_robotstxt(f"{server}/big/robots.txt", timeout=5)
+    assert fetched.rules.allowed("/late", "bot")  # the rule after the cap does not count
+    assert "cut at 500 KiB" in fetched.outcome
+
+
+def test_spec4_refused_connection_disallows_everything() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nobody listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    fetched = fetch_robotstxt(f"http://127.0.0.1:{port}/robots.txt", timeout=5)
+    assert not fetched.rules.allowed("/", "bot")
+    assert fetched.status is None and "unreachable" in fetched.outcome
+
+
+def test_spec3_robots_txt_is_only_at_the_origin_root() -> None:
+    assert (
+        robots_url_for("https://Example.com:8443/a/b?c#d") == "https://Example.com:8443/robots.txt"
+    )
+
+
+def run(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(["check", *args], out=out), out.getvalue()
+
+
+def test_cli_local_file_prints_the_deciding_line(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    status, output = run(str(robots), "https://e.com/private/a", "https://e.com/private/press/b")
+    assert status == 1
+    assert "DISALLOWED  https://e.com/private/a        line 2: Disallow: /private/" in output
+    assert "line 3: Allow: /private/press/" in output
+    assert "crawl-delay: 3 s" in output
+
+
+def test_cli_exit_0_when_all_allowed(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    assert run(str(robots), "https://e.com/public")[0] == 0
+
+
+def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
+    status, output = run(f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0")
+    assert status == 1
+    assert f"robots.txt: {server}/robots.txt: 200 OK" in output
+    assert "product token mybot" in output
+
+
+def test_cli_example_is_bundled() -> None:
+    status, output = run("--example", "https://example.com/shop/cart", "https://example.com/")
+    assert status == 1
+    assert "bundled example robots.txt" in output
+    assert "Disallow: /shop/cart" in output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["only-a-file.txt"],
+        ["/no/such/file/robots.txt", "https://e.com/"],
+        ["--example"],
+        ["--example", "--profile", "nope", "https://e.com/"],
+        ["--no-such-option", "x", "y"],
+    ],
+    ids=["nothing", "no-url", "missing-file", "example-without-url", "bad-profile", "bad-option"],
+)
+def test_cli_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(*args)[0] == 2
+    assert capsys.readouterr().err  # a message says what is wrong
+
+
+def test_cli_without_the_check_subcommand_exits_2() -> None:
+    assert main([], out=io.StringIO()) == 2
+
+
+def test_python_dash_m_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "check", "--example", "https://example.com/search"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Disallow: /search" in result.stdout
