@@ -1,0 +1,103 @@
+"""Read the page-level directives of a Scrapy response (SPEC §6 "Sources").
+
+- Every ``X-Robots-Tag`` header, for any content type.
+- For HTML/XHTML: every ``<meta name=… content=…>`` whose name is ``robots`` or one of
+  the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
+  ``<template>`` (and ``<noscript>`` when switched off); comments never count.
+
+A page with no robots meta tag pays only for one case-insensitive byte search: the HTML
+is parsed only when one of the meta names occurs in the body, and then through the
+response's own (cached) selector, so a spider's later ``response.css()`` parses nothing
+again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Collection, Iterable
+from functools import lru_cache
+
+from lxml import etree
+from scrapy.http import HtmlResponse, Response
+
+from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
+from scrapy_rep.useragent import product_token
+
+logger = logging.getLogger(__name__)
+
+_EXCLUDED = ("script", "style", "template")
+
+
+@lru_cache(maxsize=64)
+def _name_search(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """One case-insensitive byte regex finding any of the meta names (the cheap check)."""
+    alternatives = b"|".join(re.escape(name.encode("ascii", "ignore")) for name in names)
+    return re.compile(alternatives, re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _meta_xpath(noscript: bool) -> str:
+    excluded = (*_EXCLUDED, "noscript") if not noscript else _EXCLUDED
+    conditions = "".join(f"[not(ancestor::{tag})]" for tag in excluded)
+    return f"//meta[@name][@content]{conditions}"
+
+
+def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The lowercased product tokens a crawler answers to (its own first)."""
+    tokens = [product_token(user_agent)]
+    tokens.extend(product_token(token) for token in extra)
+    return tuple(dict.fromkeys(token for token in tokens if token))
+
+
+def meta_tags(
+    response: Response, names: Collection[str], *, noscript: bool = True
+) -> list[tuple[str, str]]:
+    """``(name, content)`` of the robots meta tags of an HTML response (names lowercased)."""
+    if not isinstance(response, HtmlResponse):
+        return []
+    if _name_search(tuple(sorted(names))).search(response.body) is None:
+        return []  # no meta name occurs anywhere: no parse needed
+    try:
+        elements = response.selector.xpath(_meta_xpath(noscript))
+    except (ValueError, etree.LxmlError) as error:
+        logger.debug("robots meta tags not read from %s: %s", response.url, error)
+        return []
+    found = []
+    for element in elements:
+        name = (element.attrib.get("name") or "").strip().lower()
+        if name in names:
+            found.append((name, element.attrib.get("content") or ""))
+    return found
+
+
+def page_directives(
+    response: Response,
+    user_agent: str,
+    *,
+    extra_tokens: Iterable[str] = (),
+    meta_in_noscript: bool = True,
+) -> PageDirectives:
+    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6).
+
+    ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
+    crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
+    """
+    tokens = crawler_tokens(user_agent, extra_tokens)
+    directives: list[str] = []
+    sources: list[str] = []
+    for raw in response.headers.getlist(b"X-Robots-Tag"):
+        value = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        applying = header_directives(value, tokens)
+        if applying:
+            directives.extend(applying)
+            sources.append(f"X-Robots-Tag: {value.strip()}")
+    names = frozenset(("robots", *tokens))
+    for name, content in meta_tags(response, names, noscript=meta_in_noscript):
+        applying = meta_directives(content)
+        if applying:
+            directives.extend(applying)
+            sources.append(f'<meta name="{name}" content="{content.strip()}">')
+    if not directives:
+        return EMPTY
+    return combine(directives, sources)

@@ -1,0 +1,171 @@
+"""noindex / nofollow gating in the crawl (SPEC §6 "Effects in the crawl").
+
+``PageDirectivesMiddleware`` reads every response's directives before the callback runs
+and puts them on ``response.meta["rep_directives"]``. Then, from the callback's output:
+
+- items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped
+  (``REP_NOINDEX_ACTION = "drop"``) or only recorded (``"keep"``);
+- requests from a nofollow page are dropped (``REP_NOFOLLOW_ACTION``), unless their meta
+  has ``rep_ignore_nofollow = True``;
+- requests for links that the page marks ``rel="nofollow"`` (and links to nowhere else
+  on the page) are dropped (``REP_REL_NOFOLLOW``); ``ugc`` and ``sponsored`` alone are
+  followed.
+
+Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with the URL and
+the directive that caused it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from scrapy import Request
+from scrapy.http import HtmlResponse, Response
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.response import get_base_url
+from w3lib.url import canonicalize_url
+
+from scrapy_rep.directives import EMPTY, PageDirectives
+from scrapy_rep.pagedirectives import crawler_tokens, page_directives
+from scrapy_rep.settings import RepConfig
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+#: ``response.meta`` key holding the :class:`PageDirectives` of the response.
+META_KEY = "rep_directives"
+#: ``request.meta`` key: follow this request even from a nofollow page or link.
+IGNORE_NOFOLLOW_KEY = "rep_ignore_nofollow"
+_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
+
+
+class PageDirectivesMiddleware(BaseSpiderMiddleware):
+    """Reads page-level directives and gates items and requests by them (SPEC §6)."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
+        super().__init__(crawler)
+        self.config = config if config is not None else RepConfig.from_settings(crawler.settings)
+        settings = crawler.settings
+        user_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        self.tokens = crawler_tokens(str(user_agent), self.config.directive_tokens)
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    # ------------------------------------------------------------------ input
+
+    def process_spider_input(self, response: Response) -> None:
+        """Put the directives on ``response.meta`` before the callback runs."""
+        directives = self.directives_of(response)
+        try:
+            response.meta[META_KEY] = directives
+        except AttributeError:  # a response without a request (built by hand)
+            return
+        self._count_page(directives)
+
+    def directives_of(self, response: Response) -> PageDirectives:
+        """The directives of ``response`` for this crawler (read once, then cached on meta)."""
+        try:
+            cached = response.meta.get(META_KEY)
+        except AttributeError:
+            cached = None
+        if isinstance(cached, PageDirectives):
+            return cached
+        return page_directives(
+            response,
+            self.tokens[0] if self.tokens else "",
+            extra_tokens=self.tokens[1:],
+            meta_in_noscript=self.config.meta_in_noscript,
+        )
+
+    def _count_page(self, directives: PageDirectives) -> None:
+        if self.stats is None or directives is EMPTY:
+            return
+        self.stats.inc_value("rep/directives/pages_with_directives")
+        if directives.noindex:
+            self.stats.inc_value("rep/directives/noindex_pages")
+        if directives.nofollow:
+            self.stats.inc_value("rep/directives/nofollow_pages")
+        if directives.is_expired():
+            self.stats.inc_value("rep/directives/expired_pages")
+
+    # ------------------------------------------------------------------ output
+
+    def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        if response is None:
+            return item
+        directives = self.directives_of(response)
+        if not directives.blocks_indexing():
+            return item
+        reason = "noindex" if directives.noindex else "unavailable_after"
+        if self.config.noindex_action == "keep":
+            self._inc(f"rep/directives/items_kept/{reason}")
+            return item
+        self._inc(f"rep/directives/items_dropped/{reason}")
+        logger.debug(
+            "Dropped an item of %(url)s: the page says %(reason)s (%(sources)s)",
+            {"url": response.url, "reason": reason, "sources": "; ".join(directives.sources)},
+            extra={"spider": self.crawler.spider},
+        )
+        return None
+
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        if response is None or request.meta.get(IGNORE_NOFOLLOW_KEY):
+            return request
+        directives = self.directives_of(response)
+        if directives.nofollow:
+            if self.config.nofollow_action == "keep":
+                self._inc("rep/directives/requests_kept/nofollow")
+                return request
+            self._inc("rep/directives/requests_dropped/nofollow")
+            logger.debug(
+                "Dropped %(request)s from %(url)s: the page says nofollow (%(sources)s)",
+                {"request": request, "url": response.url, "sources": "; ".join(directives.sources)},
+                extra={"spider": self.crawler.spider},
+            )
+            return None
+        if self.config.rel_nofollow and self._is_rel_nofollow(request, response):
+            self._inc("rep/directives/requests_dropped/rel_nofollow")
+            logger.debug(
+                '%(request)s not followed: %(url)s links to it only with rel="nofollow"',
+                {"request": request, "url": response.url},
+                extra={"spider": self.crawler.spider},
+            )
+            return None
+        return request
+
+    def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
+        targets = self._rel_nofollow_targets(response)
+        return bool(targets) and canonicalize_url(request.url) in targets
+
+    def _rel_nofollow_targets(self, response: Response) -> frozenset[str]:
+        """URLs the page links to only with ``rel`` containing ``nofollow`` (cached)."""
+        cache_key = "_rep_rel_nofollow"
+        cached = response.meta.get(cache_key) if response.request is not None else None
+        if isinstance(cached, frozenset):
+            return cached
+        targets: frozenset[str] = frozenset()
+        if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
+            base = get_base_url(response)
+            nofollow: set[str] = set()
+            followed: set[str] = set()
+            for link in response.xpath("//a[@href]|//area[@href]"):
+                url = canonicalize_url(urljoin(base, link.attrib["href"].strip()))
+                rel = (link.attrib.get("rel") or "").lower().split()
+                (nofollow if "nofollow" in rel else followed).add(url)
+            targets = frozenset(nofollow - followed)
+        if response.request is not None:
+            response.meta[cache_key] = targets
+        return targets
+
+    def _inc(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key)
