@@ -1,5 +1,7 @@
 """scrapy_rep: the Robots Exclusion Protocol, completely and correctly, for Scrapy."""
 
+from scrapy_rep.directives import PageDirectives
+from scrapy_rep.pagedirectives import page_directives
 from scrapy_rep.robotparser import RobotParser
 from scrapy_rep.robotstxt import (
     ContentSignals,
@@ -9,14 +11,18 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
 __all__ = [
     "ContentSignals",
     "Decision",
+    "PageDirectives",
+    "PageDirectivesMiddleware",
     "ParseOptions",
     "RepConfig",
     "RepSettingError",
     "RobotParser",
     "RobotsTxt",
+    "page_directives",
     "parse_robotstxt",
 ]

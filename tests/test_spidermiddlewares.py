@@ -1,0 +1,176 @@
+"""PageDirectivesMiddleware with fake responses and callbacks (SPEC §6 "Effects in the crawl")."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.http import HtmlResponse, Response
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep import PageDirectives, RepSettingError
+from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+
+
+def make(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
+    crawler = get_crawler(Spider, {"USER_AGENT": "MyBot/1.0", **(settings or {})})
+    crawler.spider = Spider("test")
+    mw = PageDirectivesMiddleware.from_crawler(crawler)
+    return mw
+
+
+def page(
+    body: str = "", headers: dict[str, str] | None = None, url: str = "https://e.com/p"
+) -> HtmlResponse:
+    response = HtmlResponse(url, body=body.encode(), headers=headers or {}, encoding="utf-8")
+    response.request = Request(url)  # type: ignore[misc]
+    return response
+
+
+def meta(content: str, name: str = "robots") -> str:
+    return (
+        f'<html><head><meta name="{name}" content="{content}"></head><body>{{links}}</body></html>'
+    )
+
+
+def run(mw: PageDirectivesMiddleware, response: Response, output: list[Any]) -> list[Any]:
+    mw.process_spider_input(response)
+    return list(mw.process_spider_output(response, output))
+
+
+def stat(mw: PageDirectivesMiddleware, key: str) -> int:
+    assert mw.stats is not None
+    return int(mw.stats.get_value(key, 0))
+
+
+def test_spec6_directives_on_response_meta_before_the_callback() -> None:
+    mw = make()
+    response = page(meta("noindex"))
+    mw.process_spider_input(response)
+    directives = response.meta["rep_directives"]
+    assert isinstance(directives, PageDirectives) and directives.noindex
+
+
+def test_spec6_directives_on_meta_for_non_html_too() -> None:
+    mw = make()
+    response = Response("https://e.com/a.pdf", headers={"X-Robots-Tag": "none"})
+    response.request = Request("https://e.com/a.pdf")  # type: ignore[misc]
+    mw.process_spider_input(response)
+    assert response.meta["rep_directives"].nofollow
+
+
+def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixture) -> None:
+    mw = make()
+    item, request = {"a": 1}, Request("https://e.com/next")
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.spidermiddlewares"):
+        assert run(mw, page(meta("noindex")), [item, request]) == [request]
+    assert stat(mw, "rep/directives/items_dropped/noindex") == 1
+    assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
+
+
+def test_spec6_expired_unavailable_after_drops_items() -> None:
+    mw = make()
+    assert run(mw, page(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
+    assert stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
+    assert run(mw, page(meta("unavailable_after: 2999-01-01")), [{"a": 1}]) == [{"a": 1}]
+
+
+def test_spec6_noindex_keep_only_records() -> None:
+    mw = make({"REP_NOINDEX_ACTION": "keep"})
+    assert run(mw, page(meta("noindex")), [{"a": 1}]) == [{"a": 1}]
+    assert stat(mw, "rep/directives/items_kept/noindex") == 1
+
+
+def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixture) -> None:
+    mw = make()
+    item = {"a": 1}
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.spidermiddlewares"):
+        out = run(mw, page(meta("nofollow")), [item, Request("https://e.com/next")])
+    assert out == [item]
+    assert stat(mw, "rep/directives/requests_dropped/nofollow") == 1
+    assert "nofollow" in caplog.text and "https://e.com/next" in caplog.text
+
+
+def test_spec6_none_drops_both() -> None:
+    mw = make()
+    assert run(mw, page(meta("none")), [{"a": 1}, Request("https://e.com/next")]) == []
+
+
+def test_spec6_nofollow_opt_out_in_request_meta() -> None:
+    mw = make()
+    request = Request("https://e.com/next", meta={"rep_ignore_nofollow": True})
+    assert run(mw, page(meta("nofollow")), [request]) == [request]
+
+
+def test_spec6_nofollow_keep_action() -> None:
+    mw = make({"REP_NOFOLLOW_ACTION": "keep"})
+    request = Request("https://e.com/next")
+    assert run(mw, page(meta("nofollow")), [request]) == [request]
+    assert stat(mw, "rep/directives/requests_kept/nofollow") == 1
+
+
+def test_spec6_crawler_token_from_robotstxt_user_agent() -> None:
+    mw = make({"ROBOTSTXT_USER_AGENT": "OtherBot"})
+    assert run(mw, page(meta("noindex", name="otherbot")), [{"a": 1}]) == []
+    assert run(make(), page(meta("noindex", name="otherbot")), [{"a": 1}]) == [{"a": 1}]
+
+
+def test_spec6_directive_tokens_setting_adds_tokens() -> None:
+    mw = make({"REP_DIRECTIVE_TOKENS": ["googlebot"]})
+    assert run(mw, page(meta("noindex", name="googlebot")), [{"a": 1}]) == []
+
+
+LINKS = (
+    '<a href="/sponsored" rel="nofollow sponsored">ad</a>'
+    '<a href="/ugc" rel="ugc">ugc</a>'
+    '<a href="/sp" rel="sponsored">sp</a>'
+    '<a href="/both" rel="nofollow">x</a><a href="/both">y</a>'
+    '<a href="/plain">plain</a>'
+)
+
+
+def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
+    mw = make()
+    response = page(f"<html><body>{LINKS}</body></html>")
+    requests = [
+        Request(f"https://e.com{p}") for p in ("/sponsored", "/ugc", "/sp", "/both", "/plain")
+    ]
+    out = run(mw, response, requests)
+    assert [r.url for r in out] == [
+        "https://e.com/ugc",
+        "https://e.com/sp",
+        "https://e.com/both",
+        "https://e.com/plain",
+    ]
+    assert stat(mw, "rep/directives/requests_dropped/rel_nofollow") == 1
+
+
+def test_spec6_rel_nofollow_can_be_switched_off() -> None:
+    mw = make({"REP_REL_NOFOLLOW": False})
+    response = page(f"<html><body>{LINKS}</body></html>")
+    assert len(run(mw, response, [Request("https://e.com/sponsored")])) == 1
+
+
+def test_spec6_rel_nofollow_respects_base_href() -> None:
+    mw = make()
+    response = page(
+        '<html><head><base href="https://cdn.e.com/x/"></head>'
+        '<body><a href="y" rel="nofollow">y</a></body></html>'
+    )
+    assert run(mw, response, [Request("https://cdn.e.com/x/y")]) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("REP_NOINDEX_ACTION", "delete"),
+        ("REP_NOFOLLOW_ACTION", 3),
+        ("REP_REL_NOFOLLOW", "maybe"),
+        ("REP_DIRECTIVE_TOKENS", 5),
+    ],
+)
+def test_wrong_setting_names_the_setting(name: str, value: object) -> None:
+    with pytest.raises(RepSettingError, match=name):
+        make({name: value})
