@@ -14,7 +14,6 @@ again.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
@@ -29,11 +28,14 @@ logger = logging.getLogger(__name__)
 _EXCLUDED = ("script", "style", "template")
 
 
-@lru_cache(maxsize=64)
-def _name_search(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """One case-insensitive byte regex finding any of the meta names (the cheap check)."""
-    alternatives = b"|".join(re.escape(name.encode("ascii", "ignore")) for name in names)
-    return re.compile(alternatives, re.IGNORECASE)
+def _mentions_any(body: bytes, names: Collection[str]) -> bool:
+    """The cheap check: does any meta name occur in the body at all (case-insensitively)?
+
+    ``bytes.lower`` and ``in`` run in C at memory speed; a case-insensitive regex would
+    cost more than the HTML parse it is meant to avoid.
+    """
+    lowered = body.lower()
+    return any(name.encode("ascii", "ignore") in lowered for name in names)
 
 
 @lru_cache(maxsize=64)
@@ -56,7 +58,7 @@ def meta_tags(
     """``(name, content)`` of the robots meta tags of an HTML response (names lowercased)."""
     if not isinstance(response, HtmlResponse):
         return []
-    if _name_search(tuple(sorted(names))).search(response.body) is None:
+    if not _mentions_any(response.body, names):
         return []  # no meta name occurs anywhere: no parse needed
     try:
         elements = response.selector.xpath(_meta_xpath(noscript))
