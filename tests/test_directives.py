@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from scrapy_rep.directives import (
     EMPTY,
+    FLAGS,
     PageDirectives,
     combine,
     header_directives,
@@ -46,18 +47,6 @@ FLAG_CASES = [
     ("noindex;nofollow", {"noindex", "nofollow"}),  # ; separates like ,
     ("  NoIndex  ,\tNoFollow ", {"noindex", "nofollow"}),
 ]
-FLAGS = (
-    "noindex",
-    "nofollow",
-    "noarchive",
-    "nocache",
-    "nosnippet",
-    "notranslate",
-    "noimageindex",
-    "indexifembedded",
-    "noai",
-    "noimageai",
-)
 
 
 @pytest.mark.parametrize(("content", "expected"), FLAG_CASES, ids=[c[0] for c in FLAG_CASES])
