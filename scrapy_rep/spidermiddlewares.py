@@ -21,6 +21,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
+from weakref import WeakKeyDictionary
 
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
@@ -55,6 +56,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         user_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
         self.tokens = crawler_tokens(str(user_agent), self.config.directive_tokens)
         self.stats = crawler.stats
+        self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
+        self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -72,19 +75,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._count_page(directives)
 
     def directives_of(self, response: Response) -> PageDirectives:
-        """The directives of ``response`` for this crawler (read once, then cached on meta)."""
-        try:
-            cached = response.meta.get(META_KEY)
-        except AttributeError:
-            cached = None
-        if isinstance(cached, PageDirectives):
-            return cached
-        return page_directives(
-            response,
-            self.tokens[0] if self.tokens else "",
-            extra_tokens=self.tokens[1:],
-            meta_in_noscript=self.config.meta_in_noscript,
-        )
+        """The directives of ``response`` for this crawler, read once per response.
+
+        Remembered per response object, never taken from ``response.meta``: spiders often
+        copy a page's meta into the requests they yield, and a child page must not
+        inherit its parent's directives.
+        """
+        directives = self._directives.get(response)
+        if directives is None:
+            directives = page_directives(
+                response,
+                self.tokens[0] if self.tokens else "",
+                extra_tokens=self.tokens[1:],
+                meta_in_noscript=self.config.meta_in_noscript,
+            )
+            self._directives[response] = directives
+        return directives
 
     def _count_page(self, directives: PageDirectives) -> None:
         if self.stats is None or directives is EMPTY:
@@ -148,9 +154,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _rel_nofollow_targets(self, response: Response) -> frozenset[str]:
         """URLs the page links to only with ``rel`` containing ``nofollow`` (cached)."""
-        cache_key = "_rep_rel_nofollow"
-        cached = response.meta.get(cache_key) if response.request is not None else None
-        if isinstance(cached, frozenset):
+        cached = self._rel_targets.get(response)
+        if cached is not None:
             return cached
         targets: frozenset[str] = frozenset()
         if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
@@ -162,8 +167,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 rel = (link.attrib.get("rel") or "").lower().split()
                 (nofollow if "nofollow" in rel else followed).add(url)
             targets = frozenset(nofollow - followed)
-        if response.request is not None:
-            response.meta[cache_key] = targets
+        self._rel_targets[response] = targets
         return targets
 
     def _inc(self, key: str) -> None:

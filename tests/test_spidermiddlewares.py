@@ -70,6 +70,17 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
 
+def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
+    mw = make()
+    parent = page(meta("noindex"))
+    mw.process_spider_input(parent)
+    child = HtmlResponse("https://e.com/child", body=b"<html></html>", encoding="utf-8")
+    child.request = Request("https://e.com/child", meta=dict(parent.meta))  # type: ignore[misc]
+    assert child.meta["rep_directives"].noindex  # what the spider copied
+    assert run(mw, child, [{"a": 1}]) == [{"a": 1}]
+    assert not child.meta["rep_directives"].noindex
+
+
 def test_spec6_expired_unavailable_after_drops_items() -> None:
     mw = make()
     assert run(mw, page(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
