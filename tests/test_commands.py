@@ -1,0 +1,120 @@
+"""``scrapy robots``: the Scrapy command, against a local server (issue 5, SPEC §4)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROBOTS = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://x/sitemap.xml\n"
+PAGE = b'<html><head><meta name="robots" content="noindex, max-snippet:10"></head></html>'
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        host_port = self.headers.get("Host", "")
+        if self.path == "/robots.txt" and host_port.startswith("127.0.0.1"):
+            self._send(200, ROBOTS, "text/plain")
+        elif self.path == "/robots.txt":  # "localhost": a robots.txt that never answers
+            time.sleep(5)
+            self._send(200, b"", "text/plain")
+        elif self.path == "/page":
+            self._send(200, PAGE, "text/html", {"X-Robots-Tag": "nofollow"})
+        else:
+            self._send(404, b"not found", "text/html")
+
+    def _send(
+        self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield int(httpd.server_address[1])
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def scrapy_robots(*args: str, cwd: Path | None = None) -> tuple[int, str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "robots", "-s", "USER_AGENT=TestBot/1.0", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots(f"{base}/private/a", f"{base}/public")
+    assert status == 1, output
+    assert "product token testbot" in output
+    assert f"robots.txt {base}/robots.txt: 200 OK" in output
+    assert "crawl-delay: 2 s" in output and "sitemap: http://x/sitemap.xml" in output
+    assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private/" in output
+
+
+def test_robots_command_all_allowed_exit_0_and_page_directives(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--page", f"{base}/page")
+    assert status == 0, output
+    assert "page: 200, directives: noindex, nofollow, max-snippet:10" in output
+    assert "X-Robots-Tag: nofollow" in output
+
+
+def test_robots_command_non_existent_host_exit_2() -> None:
+    status, output = scrapy_robots("http://nonexistent.invalid/x")
+    assert status == 2, output
+    assert "unreachable" in output and "DISALLOWED" in output
+
+
+def test_robots_command_robots_txt_that_times_out_exit_2(port: int) -> None:
+    status, output = scrapy_robots("--timeout", "1", f"http://localhost:{port}/x")
+    assert status == 2, output
+    assert "timed out" in output
+
+
+def test_robots_command_local_file(tmp_path: Path, port: int) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: testbot\nDisallow: /\n")
+    status, output = scrapy_robots("--robots-file", str(robots), f"http://127.0.0.1:{port}/a")
+    assert status == 1, output
+    assert "(local file)" in output and "line 2: Disallow: /" in output
+
+
+def test_robots_command_uses_the_project_profile(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: *\nDisallow: /pics/\nAllow: /pics/public/\n")
+    url = "http://e.com/pics/public/a.jpg"
+    assert scrapy_robots("--robots-file", str(robots), url)[0] == 0
+    status, output = scrapy_robots("-s", "REP_PROFILE=legacy", "--robots-file", str(robots), url)
+    assert status == 1, output  # first match wins in the 1994 standard
+    assert "profile legacy" in output
+
+
+def test_robots_command_without_urls_is_a_usage_error() -> None:
+    status, output = scrapy_robots()
+    assert status == 2
+    assert "at least one URL" in output
