@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
+from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Effect, effect_of_status
 from scrapy_rep.robotstxt import (
     ALLOW_ALL,
     DISALLOW_ALL,
@@ -38,8 +39,6 @@ from scrapy_rep.robotstxt import (
 )
 from scrapy_rep.useragent import product_token
 
-#: SPEC §4: at most 5 redirect hops.
-MAX_REDIRECTS = 5
 #: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
 DEFAULT_USER_AGENT = "Scrapy"
 
@@ -95,7 +94,7 @@ def fetch_robotstxt(
             status = error.code
             location = error.headers.get("Location")
             error.close()
-            if 300 <= status < 400 and location:
+            if effect_of_status(status, has_location=bool(location)) is Effect.FOLLOW:
                 current = urllib.parse.urljoin(current, location)
                 if current in seen:
                     return FetchedRobots(
@@ -127,7 +126,8 @@ def fetch_robotstxt(
 
 
 def _by_status(url: str, status: int, final_url: str) -> FetchedRobots:
-    if status == 429 or status >= 500:
+    effect = effect_of_status(status, has_location=False)
+    if effect is Effect.UNREACHABLE:
         return FetchedRobots(
             url, DISALLOW_ALL, f"{status}: everything temporarily disallowed", status, final_url
         )
