@@ -3,6 +3,9 @@
 One line enables the whole suite (robots.txt enforcement and page-level directives):
 ``ADDONS = {"scrapy_rep.Addon": 0}``. The ``REP_*`` settings below are the interesting
 ones, each documented in the README.
+
+Status: the add-on ``scrapy_rep.Addon`` is not written yet (issue 4), so this project does
+not run yet; its demo site (``demo/site.py``) and spider are ready for it.
 """
 
 BOT_NAME = "demo"
