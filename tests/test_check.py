@@ -5,12 +5,11 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import fetch_robotstxt, main, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
@@ -19,11 +18,8 @@ ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-del
 BIG_ROBOTS = b"User-agent: *\n" + b"# filler\n" * (MAX_BODY_BYTES // 9) + b"Disallow: /late\n"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     """Routes by path; see the tests for what each path does."""
-
-    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
-        pass
 
     def do_GET(self) -> None:
 
@@ -31,39 +27,27 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/hop"):  # /hopN/... redirects N times, then serves ROBOTS
             left = int(path[4:].split("/")[0])
             target = f"/hop{left - 1}/robots.txt" if left > 1 else "/ok/robots.txt"
-            self._send(301, b"", {"Location": target})
+            self.send(301, b"", {"Location": target})
         elif path == "/loop/robots.txt":
-            self._send(302, b"", {"Location": "/loop/robots.txt"})
+            self.send(302, b"", {"Location": "/loop/robots.txt"})
         elif path == "/ok/robots.txt" or path == "/robots.txt":
-            self._send(200, ROBOTS)
+            self.send(200, ROBOTS)
         elif path == "/big/robots.txt":
-            self._send(200, BIG_ROBOTS)
+            self.send(200, BIG_ROBOTS)
         elif path == "/unavailable/robots.txt":
-            self._send(503, b"<h1>down</h1>")
+            self.send(503, b"<h1>down</h1>")
         elif path == "/busy/robots.txt":
-            self._send(429, b"slow down", {"Retry-After": "60"})
+            self.send(429, b"slow down", {"Retry-After": "60"})
         elif path == "/forbidden/robots.txt":
-            self._send(403, b"no")
+            self.send(403, b"no")
         else:
-            self._send(404, b"<h1>Not found</h1>")
-
-    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            self.send(404, b"<h1>Not found</h1>")
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def fetch(url: str) -> tuple[bool, bool, str]:

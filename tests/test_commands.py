@@ -4,54 +4,35 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from localhttp import QuietHandler, serving
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://x/sitemap.xml\n"
 PAGE = b'<html><head><meta name="robots" content="noindex, max-snippet:10"></head></html>'
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
+class Handler(QuietHandler):
     def do_GET(self) -> None:
         host_port = self.headers.get("Host", "")
         if self.path == "/robots.txt" and host_port.startswith("127.0.0.1"):
-            self._send(200, ROBOTS, "text/plain")
+            self.send(200, ROBOTS, {"Content-Type": "text/plain"})
         elif self.path == "/robots.txt":  # "localhost": a robots.txt that never answers
             time.sleep(5)
-            self._send(200, b"", "text/plain")
+            self.send(200, b"", {"Content-Type": "text/plain"})
         elif self.path == "/page":
-            self._send(200, PAGE, "text/html", {"X-Robots-Tag": "nofollow"})
+            self.send(200, PAGE, {"Content-Type": "text/html", "X-Robots-Tag": "nofollow"})
         else:
-            self._send(404, b"not found", "text/html")
-
-    def _send(
-        self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            self.send(404, b"not found", {"Content-Type": "text/html"})
 
 
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield int(httpd.server_address[1])
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Handler) as free_port:
+        yield free_port
 
 
 def scrapy_robots(*args: str, cwd: Path | None = None) -> tuple[int, str]:
