@@ -159,11 +159,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             return cached
         targets: frozenset[str] = frozenset()
         if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
-            base = get_base_url(response)
+            base = _base_url(response)
             nofollow: set[str] = set()
             followed: set[str] = set()
-            for link in response.xpath("//a[@href]|//area[@href]"):
-                url = canonicalize_url(urljoin(base, link.attrib["href"].strip()))
+            for link in _links(response):
+                url = _absolute(base, link.attrib["href"])
+                if url is None:
+                    continue
                 rel = (link.attrib.get("rel") or "").lower().split()
                 (nofollow if "nofollow" in rel else followed).add(url)
             targets = frozenset(nofollow - followed)
@@ -173,3 +175,31 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _inc(self, key: str) -> None:
         if self.stats is not None:
             self.stats.inc_value(key)
+
+
+def _links(response: HtmlResponse) -> list[Any]:
+    """The page's ``<a href>`` and ``<area href>`` elements; none if Scrapy's selector
+    rejects the page (it raises on a broken ``<base href>``)."""
+    try:
+        return list(response.xpath("//a[@href]|//area[@href]"))
+    except ValueError:
+        logger.debug("Cannot read the links of %s (invalid <base href>)", response)
+        return []
+
+
+def _base_url(response: HtmlResponse) -> str:
+    """The page's ``<base href>`` or, if that is unusable, the response URL."""
+    try:
+        return get_base_url(response)
+    except ValueError:
+        return response.url
+
+
+def _absolute(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base`` and canonicalised; ``None`` for a broken URL
+    (``http://[oops/``, a port over 65535): a bad link must not cost the page's output."""
+    try:
+        return canonicalize_url(urljoin(base, href.strip()))
+    except ValueError:
+        logger.debug("Ignoring a link with an invalid URL: %r", href)
+        return None

@@ -185,3 +185,27 @@ def test_spec6_rel_nofollow_respects_base_href() -> None:
 def test_wrong_setting_names_the_setting(name: str, value: object) -> None:
     with pytest.raises(RepSettingError, match=name):
         make({name: value})
+
+
+def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
+    mw = make()
+    response = page(
+        "<html><body>"
+        '<a href="http://[oops/x" rel="nofollow">a</a>'
+        '<a href="http://e.com:99999/" rel="nofollow">b</a>'
+        '<a href="https://e.com/sponsored" rel="nofollow">c</a>'
+        "</body></html>"
+    )
+    requests = [Request("https://e.com/sponsored"), Request("https://e.com/plain")]
+    assert [r.url for r in run(mw, response, requests)] == ["https://e.com/plain"]
+
+
+def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
+    mw = make()
+    response = page(
+        '<html><head><base href="http://[broken/"></head><body>'
+        '<a href="/sponsored" rel="nofollow">c</a></body></html>'
+    )
+    requests = [Request("https://e.com/sponsored"), Request("https://e.com/plain")]
+    # The links cannot be resolved, so none is known to be nofollow: both go on.
+    assert len(run(mw, response, requests)) == 2
