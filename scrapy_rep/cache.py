@@ -34,6 +34,15 @@ class CacheEntry:
     fetched_at: float
     fresh_until: float
     stale_until: float
+    #: The HTTP status of the last response (``None``: network error or gave up).
+    status: int | None = None
+    #: The robots.txt body as downloaded (first 500 KiB), zlib-compressed; ``b""`` when
+    #: there was none (404, unreachable). Kept to persist the cache and to serve a
+    #: spider's own request for robots.txt without a second download.
+    body_zlib: bytes = b""
+    #: ``True`` for the verdict of an origin given up on after its robots.txt stayed
+    #: unreachable (SPEC §4): requests it refuses are "unreachable", not "forbidden".
+    unreachable: bool = False
 
     def freshness(self, now: float) -> Freshness:
         if now < self.fresh_until:

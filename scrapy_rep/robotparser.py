@@ -25,6 +25,13 @@ class RobotParser(ScrapyRobotParser):
         self.rules: RobotsTxt = parse_robotstxt(robotstxt_body, profile)
 
     @classmethod
+    def from_rules(cls, rules: RobotsTxt) -> Self:
+        """Wrap rules parsed already (the middleware's ``robots_parsed`` signal sends these)."""
+        parser = cls.__new__(cls)
+        parser.rules = rules
+        return parser
+
+    @classmethod
     def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
         """Parse ``robotstxt_body``; ``crawler`` may be ``None`` (then profile "google")."""
         profile = "google"

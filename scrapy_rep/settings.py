@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 PROFILES = ("google", "rfc9309", "legacy")
 ACTIONS = ("drop", "keep")
+UNREACHABLE_ACTIONS = ("drop", "allow")
+DAY = 86_400.0
 
 
 class RepSettingError(ValueError):
@@ -123,10 +125,30 @@ class RepConfig:
     directive_tokens: tuple[str, ...] = ()
     #: ``REP_META_IN_NOSCRIPT``: robots meta tags inside ``<noscript>`` count.
     meta_in_noscript: bool = True
+    #: ``REP_OBEY_CRAWL_DELAY``: honour ``Crawl-delay``; ``None`` = the profile's default.
+    obey_crawl_delay: bool | None = None
+    #: ``REP_CRAWL_DELAY_MAX``: the longest ``Crawl-delay`` honoured (seconds).
+    crawl_delay_max: float = 60.0
+    #: ``REP_UNREACHABLE_RETRY_DELAY``: first wait before retrying an unreachable robots.txt.
+    unreachable_retry_delay: float = 30.0
+    #: ``REP_UNREACHABLE_MAX_WAIT``: how long requests are held before giving up (seconds).
+    unreachable_max_wait: float = 600.0
+    #: ``REP_UNREACHABLE_ACTION``: what happens to held requests after giving up.
+    unreachable_action: str = "drop"
+    #: ``REP_CACHE_TTL``: how long a robots.txt is fresh without ``Cache-Control``.
+    cache_ttl: float = DAY
+    #: ``REP_CACHE_MIN_TTL`` / ``REP_CACHE_MAX_TTL``: bounds for ``Cache-Control: max-age``.
+    cache_min_ttl: float = 60.0
+    cache_max_ttl: float = 7 * DAY
+    #: ``REP_CACHE_STALE_MAX``: how long an expired copy is used while refreshes fail.
+    cache_stale_max: float = 30 * DAY
+    #: ``REP_CACHE_MAX_ORIGINS``: at most this many origins are cached (LRU beyond).
+    cache_max_origins: int = 100_000
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:
         """Read and validate every ``REP_*`` setting; raise :class:`RepSettingError` if wrong."""
+        min_ttl = read_number(settings, "REP_CACHE_MIN_TTL", 60.0)
         return cls(
             profile=read_choice(settings, "REP_PROFILE", "google", PROFILES),
             noindex_action=read_choice(settings, "REP_NOINDEX_ACTION", "drop", ACTIONS),
@@ -134,4 +156,22 @@ class RepConfig:
             rel_nofollow=read_bool(settings, "REP_REL_NOFOLLOW", True),
             directive_tokens=read_str_list(settings, "REP_DIRECTIVE_TOKENS"),
             meta_in_noscript=read_bool(settings, "REP_META_IN_NOSCRIPT", True),
+            obey_crawl_delay=(
+                None
+                if settings.get("REP_OBEY_CRAWL_DELAY") is None
+                else read_bool(settings, "REP_OBEY_CRAWL_DELAY", False)
+            ),
+            crawl_delay_max=read_number(settings, "REP_CRAWL_DELAY_MAX", 60.0),
+            unreachable_retry_delay=read_number(
+                settings, "REP_UNREACHABLE_RETRY_DELAY", 30.0, minimum=0.001
+            ),
+            unreachable_max_wait=read_number(settings, "REP_UNREACHABLE_MAX_WAIT", 600.0),
+            unreachable_action=read_choice(
+                settings, "REP_UNREACHABLE_ACTION", "drop", UNREACHABLE_ACTIONS
+            ),
+            cache_ttl=read_number(settings, "REP_CACHE_TTL", DAY),
+            cache_min_ttl=min_ttl,
+            cache_max_ttl=read_number(settings, "REP_CACHE_MAX_TTL", 7 * DAY, minimum=min_ttl),
+            cache_stale_max=read_number(settings, "REP_CACHE_STALE_MAX", 30 * DAY),
+            cache_max_origins=read_int(settings, "REP_CACHE_MAX_ORIGINS", 100_000, minimum=1),
         )
