@@ -270,17 +270,22 @@ class RobotsTxtMiddleware:
     def _apply_crawl_delay(
         self, request: Request, origin: Origin, rules: RobotsTxt, agent: str
     ) -> None:
-        """SPEC §5: the download delay of the request's slot becomes at least the
-        origin's ``Crawl-delay``, capped by ``REP_CRAWL_DELAY_MAX``."""
+        """SPEC §5: the origin's requests get a download delay of at least its
+        ``Crawl-delay``, capped by ``REP_CRAWL_DELAY_MAX``, and no other origin does.
+
+        Scrapy's download slots are per host, so an origin with a delay gets a slot of
+        its own (``request.meta["download_slot"]`` = the origin), unless the request
+        names a slot already; then that slot gets the delay.
+        """
         delay = rules.crawl_delay(agent)
         if not delay:
             return
         delay = min(delay, self.config.crawl_delay_max)
         engine = self.crawler.engine
-        if engine is None:
+        if engine is None or delay <= 0:
             return
+        key = request.meta.setdefault("download_slot", str(origin))
         downloader = engine.downloader
-        key = downloader.get_slot_key(request)
         slot = downloader.slots.get(key)
         if slot is not None and slot.delay < delay:
             slot.delay = delay  # AutoThrottle may have lowered it
@@ -289,8 +294,8 @@ class RobotsTxtMiddleware:
         self._slot_delays[key] = delay
         slot_settings = dict(downloader.per_slot_settings.get(key, {}))
         slot_settings["delay"] = max(float(slot_settings.get("delay", 0.0)), delay)
-        downloader.per_slot_settings[key] = slot_settings  # for slots made later
-        self._inc("rep/crawl_delay/applied")
+        downloader.per_slot_settings[key] = slot_settings  # for the slot made next
+        self._inc("rep/crawl_delay/origins")
         logger.info(
             "Crawl-delay of %s: %.3g s between requests (download slot %r)",
             origin,

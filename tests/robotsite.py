@@ -1,0 +1,148 @@
+"""Scripted local sites for real crawls: several twisted.web origins on 127.0.0.1.
+
+Each origin (one port) answers from a script: per path, a list of replies consumed in
+order (the last one repeats). Every request is written to a shared access log, so tests
+can assert exactly what reached the servers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.python.failure import Failure
+from twisted.web.resource import Resource
+from twisted.web.server import NOT_DONE_YET, Site
+from twisted.web.server import Request as WebRequest
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Never answer (the client times out).
+    hang: bool = False
+
+
+def robots(text: str, **headers: str) -> Reply:
+    return Reply(200, text.encode(), {"Content-Type": "text/plain", **headers})
+
+
+def redirect(location: str, status: int = 301) -> Reply:
+    return Reply(status, b"", {"Location": location})
+
+
+class ScriptedOrigin(Resource):
+    isLeaf = True
+
+    def __init__(self, name: str, log: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.name = name
+        self.log = log
+        self.routes: dict[str, list[Reply]] = {}
+        self.hanging: list[WebRequest] = []
+        #: When each request arrived, by path (``time.monotonic()``).
+        self.times: dict[str, list[float]] = {}
+
+    def script(self, path: str, *replies: Reply) -> None:
+        self.routes[path] = list(replies)
+
+    def render_GET(self, request: WebRequest) -> bytes | int:
+        path = request.uri.decode()
+        self.log.append((self.name, path))
+        self.times.setdefault(path, []).append(time.monotonic())
+        script = self.routes.get(path)
+        if script is None:
+            request.setHeader("Content-Type", "text/html")
+            return f"<html><body>page {path}</body></html>".encode()
+        reply = script[0] if len(script) == 1 else script.pop(0)
+        if reply.hang:
+            self.hanging.append(request)
+            return NOT_DONE_YET
+        request.setResponseCode(reply.status)
+        for name, value in reply.headers.items():
+            request.setHeader(name, value)
+        return reply.body
+
+
+class Sites:
+    """Origins listening on free 127.0.0.1 ports; ``await sites.close()`` at the end."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str]] = []
+        self.origins: dict[str, ScriptedOrigin] = {}
+        self.bases: dict[str, str] = {}
+        self._ports: list[Any] = []
+
+    def add(self, name: str) -> ScriptedOrigin:
+        origin = ScriptedOrigin(name, self.log)
+        port = reactor.listenTCP(0, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
+        self._ports.append(port)
+        self.origins[name] = origin
+        self.bases[name] = f"http://127.0.0.1:{port.getHost().port}"
+        return origin
+
+    def url(self, name: str, path: str) -> str:
+        return self.bases[name] + path
+
+    def requested(self, name: str) -> list[str]:
+        return [path for origin, path in self.log if origin == name]
+
+    async def close(self) -> None:
+        for origin in self.origins.values():
+            for request in origin.hanging:
+                if not request.finished and not request._disconnected:
+                    request.finish()
+        for port in self._ports:
+            await port.stopListening()
+
+
+class ListSpider(Spider):
+    """Requests a fixed list of URLs; records what was downloaded and what was dropped."""
+
+    name = "list"
+
+    def __init__(self, urls: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = list(urls)
+        self.downloaded: list[str] = []
+        self.dropped: dict[str, str] = {}
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url, callback=self.parse, errback=self.failed)
+
+    def parse(self, response: Any) -> None:
+        self.downloaded.append(response.url)
+
+    def failed(self, failure: Failure) -> None:
+        self.dropped[failure.request.url] = str(failure.value)  # type: ignore[attr-defined]
+
+
+#: Settings for test crawls: the add-on, short waits, no noise.
+BASE_SETTINGS: dict[str, Any] = {
+    "ADDONS": {"scrapy_rep.Addon": 0},
+    "USER_AGENT": "TestBot/1.0 (+https://example.com/bot)",
+    "REP_UNREACHABLE_RETRY_DELAY": 0.2,
+    "REP_UNREACHABLE_MAX_WAIT": 3.0,
+    "DOWNLOAD_TIMEOUT": 3,
+    "RETRY_ENABLED": False,
+    "LOG_LEVEL": "DEBUG",
+    "TELNETCONSOLE_ENABLED": False,
+}
+
+
+async def crawl(
+    urls: Sequence[str], settings: dict[str, Any] | None = None, spider: type[Spider] = ListSpider
+) -> tuple[Crawler, Any]:
+    """Run ``spider`` over ``urls`` to the end; return the crawler and the spider."""
+    crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
+    await crawler.crawl(urls=urls)
+    return crawler, crawler.spider

@@ -1,0 +1,399 @@
+"""Real crawls against scripted local origins: the fetch rules of SPEC §4 end to end.
+
+Every test runs a crawl with the add-on over origins on 127.0.0.1 (one port each) and
+asserts the exact URLs downloaded, the exact URLs dropped (with their reasons) and what
+reached the servers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest_twisted
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
+from scrapy import signals
+from scrapy.spiders import SitemapSpider
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.signals import robotstxt_fetched
+
+RULES = """\
+User-agent: *
+Disallow: /
+
+User-agent: testbot
+Disallow: /private
+Allow: /private/ok
+Disallow: /*.pdf$
+"""
+
+
+def outcome(sites: Sites, spider: ListSpider, name: str) -> tuple[set[str], dict[str, str]]:
+    """Paths downloaded and dropped (with reasons) for origin ``name``."""
+    base = sites.bases[name]
+    downloaded = {url[len(base) :] for url in spider.downloaded if url.startswith(base)}
+    dropped = {url[len(base) :]: why for url, why in spider.dropped.items() if url.startswith(base)}
+    return downloaded, dropped
+
+
+def stat(crawler: Any, key: str) -> Any:
+    return crawler.stats.get_value(key)
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_200_rules_decide_with_the_deciding_line_one_download_per_origin() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(RULES))
+    paths = ["/", "/private/x", "/private/ok", "/doc.pdf", "/doc.pdf?x", "/other"]
+    try:
+        crawler, spider = await crawl([sites.url("a", p) for p in paths])
+    finally:
+        await sites.close()
+    downloaded, dropped = outcome(sites, spider, "a")
+    assert downloaded == {"/", "/private/ok", "/doc.pdf?x", "/other"}
+    robots_url = sites.url("a", "/robots.txt")
+    assert dropped == {
+        "/private/x": f"Forbidden by {robots_url} (line 5: Disallow: /private)",
+        "/doc.pdf": f"Forbidden by {robots_url} (line 7: Disallow: /*.pdf$)",
+    }
+    assert sites.requested("a").count("/robots.txt") == 1
+    assert sorted(sites.requested("a")) == sorted(["/robots.txt", *downloaded])
+    assert stat(crawler, "robotstxt/forbidden") == 2
+    assert stat(crawler, "rep/requests/dropped/forbidden") == 2
+    assert stat(crawler, "robotstxt/request_count") == 1
+    assert stat(crawler, "robotstxt/response_status_count/200") == 1
+    assert stat(crawler, "rep/requests/held") == len(paths)
+    assert stat(crawler, "rep/requests/released") == len(paths)
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_4xx_means_everything_allowed_401_and_403_included() -> None:
+    sites = Sites()
+    for status in (404, 401, 403, 410):
+        sites.add(str(status)).script("/robots.txt", Reply(status, b"User-agent: *\nDisallow: /"))
+    names = list(sites.origins)
+    try:
+        crawler, spider = await crawl([sites.url(n, p) for n in names for p in ("/", "/x")])
+    finally:
+        await sites.close()
+    for name in names:
+        assert outcome(sites, spider, name) == ({"/", "/x"}, {}), name
+    assert stat(crawler, "rep/robotstxt/outcome/allow_all") == 4
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_503_then_200_held_requests_are_crawled_after_recovery() -> None:
+    sites = Sites()
+    sites.add("flaky").script(
+        "/robots.txt",
+        Reply(503, b"<html>maintenance</html>"),
+        Reply(503, b"<html>maintenance</html>"),
+        robots("User-agent: *\nDisallow: /x\n"),
+    )
+    sites.add("ok").script("/robots.txt", Reply(404))
+    urls = [sites.url("flaky", p) for p in ("/", "/x", "/y")] + [sites.url("ok", "/z")]
+    try:
+        crawler, spider = await crawl(urls)
+    finally:
+        await sites.close()
+    assert outcome(sites, spider, "flaky") == (
+        {"/", "/y"},
+        {"/x": f"Forbidden by {sites.url('flaky', '/robots.txt')} (line 2: Disallow: /x)"},
+    )
+    assert outcome(sites, spider, "ok") == ({"/z"}, {})
+    # The error page of a 503 is never read as rules (Scrapy's middleware would allow all).
+    assert sites.requested("flaky").count("/robots.txt") == 3
+    assert stat(crawler, "rep/robotstxt/retries") == 2
+    assert stat(crawler, "robotstxt/response_status_count/503") == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_429_retry_after_is_honoured() -> None:
+    sites = Sites()
+    origin = sites.add("busy")
+    origin.script(
+        "/robots.txt",
+        Reply(429, b"slow down", {"Retry-After": "1"}),
+        robots("User-agent: *\nDisallow: /x\n"),
+    )
+    try:
+        _, spider = await crawl([sites.url("busy", "/"), sites.url("busy", "/x")])
+    finally:
+        await sites.close()
+    assert outcome(sites, spider, "busy")[0] == {"/"}
+    assert set(outcome(sites, spider, "busy")[1]) == {"/x"}
+    first, second = origin.times["/robots.txt"]
+    # REP_UNREACHABLE_RETRY_DELAY is 0.2 s in these tests; Retry-After asked for 1 s.
+    assert second - first >= 0.95
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_redirects_3_hops_followed_6_hops_mean_allow_all_loops_too() -> None:
+    sites = Sites()
+    three = sites.add("three")
+    three.script("/robots.txt", redirect("/r1"))
+    three.script("/r1", redirect("/r2", 302))
+    three.script("/r2", redirect("/r3", 307))
+    three.script("/r3", robots("User-agent: *\nDisallow: /x\n"))
+    six = sites.add("six")
+    six.script("/robots.txt", redirect("/r1"))
+    for hop in range(1, 7):
+        six.script(f"/r{hop}", redirect(f"/r{hop + 1}"))
+    six.script("/r7", robots("User-agent: *\nDisallow: /\n"))
+    loop = sites.add("loop")
+    loop.script("/robots.txt", redirect("/a"))
+    loop.script("/a", redirect("/robots.txt"))
+    urls = [sites.url(n, p) for n in ("three", "six", "loop") for p in ("/", "/x")]
+    try:
+        crawler, spider = await crawl(urls)
+    finally:
+        await sites.close()
+    assert outcome(sites, spider, "three")[0] == {"/"}
+    assert list(outcome(sites, spider, "three")[1]) == ["/x"]
+    assert sites.requested("three")[:4] == ["/robots.txt", "/r1", "/r2", "/r3"]
+    # Six hops: five are followed, then "treated as 404" and everything is allowed.
+    assert outcome(sites, spider, "six") == ({"/", "/x"}, {})
+    assert [p for p in sites.requested("six") if p.startswith("/r")] == [
+        "/robots.txt",
+        "/r1",
+        "/r2",
+        "/r3",
+        "/r4",
+        "/r5",
+    ]
+    assert outcome(sites, spider, "loop") == ({"/", "/x"}, {})
+    assert stat(crawler, "rep/robotstxt/outcome/too_many_redirects") == 1
+    assert stat(crawler, "rep/robotstxt/outcome/redirect_loop") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_cross_host_redirect_is_followed_and_applies_to_the_original_origin() -> None:
+    sites = Sites()
+    sites.add("target").script("/rules.txt", robots("User-agent: *\nDisallow: /x\n"))
+    sites.add("source").script("/robots.txt", redirect(sites.url("target", "/rules.txt")))
+    try:
+        _, spider = await crawl([sites.url("source", "/"), sites.url("source", "/x")])
+    finally:
+        await sites.close()
+    downloaded, dropped = outcome(sites, spider, "source")
+    assert downloaded == {"/"}
+    assert list(dropped) == ["/x"]
+    assert sites.requested("target") == ["/rules.txt"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_a_2_mb_robotstxt_is_cut_at_500_kib_and_not_downloaded_whole() -> None:
+    head = "User-agent: *\nDisallow: /early\n" + "# padding\n" * 60_000  # ~600 KB
+    body = head + "Disallow: /late\n" + "# more padding\n" * 100_000  # ~2.1 MB
+    sites = Sites()
+    sites.add("big").script("/robots.txt", robots(body))
+    try:
+        crawler, spider = await crawl([sites.url("big", p) for p in ("/early", "/late")])
+    finally:
+        await sites.close()
+    assert len(body) > 2_000_000
+    assert outcome(sites, spider, "big")[0] == {"/late"}
+    assert list(outcome(sites, spider, "big")[1]) == ["/early"]
+    assert stat(crawler, "rep/robotstxt/outcome/truncated") == 1
+    # The download stopped after 500 KiB (plus at most a few network chunks).
+    assert stat(crawler, "downloader/response_bytes") < 1_000_000
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_a_robotstxt_that_hangs_holds_then_drops_with_the_reason() -> None:
+    sites = Sites()
+    sites.add("hang").script("/robots.txt", Reply(hang=True))
+    sites.add("fine").script("/robots.txt", Reply(404))
+    urls = [sites.url("hang", p) for p in ("/", "/a")] + [sites.url("fine", "/b")]
+    settings = {"DOWNLOAD_TIMEOUT": 0.5, "REP_UNREACHABLE_MAX_WAIT": 1.5}
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    downloaded, dropped = outcome(sites, spider, "hang")
+    assert downloaded == set()
+    assert set(dropped) == {"/", "/a"}
+    for reason in dropped.values():
+        assert reason.startswith(f"Dropped: robots.txt of {sites.bases['hang']} unreachable for")
+        assert "requests dropped" in reason
+    assert outcome(sites, spider, "fine") == ({"/b"}, {})
+    assert sites.requested("hang") == ["/robots.txt"] * len(sites.requested("hang"))
+    assert len(sites.requested("hang")) >= 2  # retried before giving up
+    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 2
+    assert stat(crawler, "rep/robotstxt/gave_up") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_unreachable_action_allow_lets_held_requests_go_on() -> None:
+    sites = Sites()
+    sites.add("down").script("/robots.txt", Reply(500))
+    settings = {"REP_UNREACHABLE_MAX_WAIT": 0.5, "REP_UNREACHABLE_ACTION": "allow"}
+    try:
+        crawler, spider = await crawl([sites.url("down", p) for p in ("/", "/a")], settings)
+    finally:
+        await sites.close()
+    assert outcome(sites, spider, "down") == ({"/", "/a"}, {})
+    assert stat(crawler, "rep/requests/allowed_unreachable") == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_connection_refused_is_unreachable_not_allow_all() -> None:
+    sites = Sites()
+    sites.add("gone")
+    await sites.close()  # nothing listens on that port any more
+    settings = {"REP_UNREACHABLE_MAX_WAIT": 0.5}
+    crawler, spider = await crawl([sites.url("gone", "/")], settings)
+    assert spider.downloaded == []
+    assert list(spider.dropped) == [sites.url("gone", "/")]
+    assert "unreachable" in spider.dropped[sites.url("gone", "/")]
+    assert stat(crawler, "rep/robotstxt/outcome/network_error") >= 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec3_two_ports_of_one_host_are_two_origins_with_their_own_rules() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /a\n"))
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /b\n"))
+    urls = [sites.url(n, p) for n in ("a", "b") for p in ("/a", "/b")]
+    try:
+        _, spider = await crawl(urls)
+    finally:
+        await sites.close()
+    assert outcome(sites, spider, "a")[0] == {"/b"}
+    assert outcome(sites, spider, "b")[0] == {"/a"}
+    assert set(spider.dropped) == {sites.url("a", "/a"), sites.url("b", "/b")}
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec5_dont_obey_robotstxt_and_robotstxt_obey_false() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+
+    class Spider(ListSpider):
+        async def start(self) -> Any:
+            async for request in super().start():
+                yield request.replace(meta={"dont_obey_robotstxt": True})
+
+    try:
+        _, spider = await crawl([sites.url("a", "/x")], spider=Spider)
+        _, unobeyed = await crawl([sites.url("a", "/y")], {"ROBOTSTXT_OBEY": False})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/x")]
+    assert unobeyed.downloaded == [sites.url("a", "/y")]
+    assert "/robots.txt" not in sites.requested("a")
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec5_robotstxt_user_agent_and_the_robots_parsed_signal() -> None:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: otherbot\nDisallow: /x\n\nUser-agent: *\nDisallow:\n")
+    )
+    seen: list[Any] = []
+
+    def parsed(robotparser: Any, request: Any) -> None:
+        seen.append((robotparser.allowed(sites.url("a", "/x"), "otherbot"), request.url))
+
+    crawler_settings = {"ROBOTSTXT_USER_AGENT": "otherbot"}
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **crawler_settings})
+    crawler.signals.connect(parsed, signal=signals.robots_parsed)
+    try:
+        await crawler.crawl(urls=[sites.url("a", "/x"), sites.url("a", "/y")])
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert isinstance(spider, ListSpider)
+    assert outcome(sites, spider, "a")[0] == {"/y"}
+    assert seen == [(False, sites.url("a", "/x"))]
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec5_crawl_delay_slows_only_its_origin_and_is_capped() -> None:
+    sites = Sites()
+    slow = sites.add("slow")
+    slow.script("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
+    sites.add("fast").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0\n"))
+    urls = [sites.url(n, f"/{i}") for n in ("slow", "fast") for i in range(3)]
+    settings = {
+        "REP_OBEY_CRAWL_DELAY": True,
+        "REP_CRAWL_DELAY_MAX": 0.4,
+        "DOWNLOAD_DELAY_JITTER": 0,
+    }
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 6
+    pages = sorted(t for path, times in slow.times.items() if path != "/robots.txt" for t in times)
+    gaps = [b - a for a, b in itertools.pairwise(pages)]
+    assert len(gaps) == 2 and min(gaps) >= 0.35  # 30 s asked, capped at 0.4 s
+    assert stat(crawler, "rep/crawl_delay/origins") == 1
+    downloader = crawler.engine.downloader if crawler.engine else None
+    assert downloader is None or downloader.per_slot_settings.get(sites.bases["slow"]) == {
+        "delay": 0.4
+    }
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec5_crawl_delay_is_not_honoured_by_default_in_the_google_profile() -> None:
+    sites = Sites()
+    sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
+    try:
+        crawler, spider = await crawl([sites.url("slow", f"/{i}") for i in range(3)])
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 3
+    assert stat(crawler, "rep/crawl_delay/origins") is None
+
+
+class RobotsSitemapSpider(SitemapSpider):
+    name = "sitemaps"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sitemap_urls = urls
+        self.pages: list[str] = []
+
+    def parse(self, response: Any) -> None:
+        self.pages.append(response.url)
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec5_sitemap_spider_naming_robotstxt_causes_one_download() -> None:
+    sites = Sites()
+    site = sites.add("s")
+    base = sites.bases["s"]
+    site.script("/robots.txt", robots(f"User-agent: *\nDisallow: /no\nSitemap: {base}/map.xml\n"))
+    site.script(
+        "/map.xml",
+        Reply(
+            200,
+            (
+                '<?xml version="1.0" encoding="UTF-8"?>'
+                '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                f"<url><loc>{base}/yes</loc></url><url><loc>{base}/no</loc></url></urlset>"
+            ).encode(),
+            {"Content-Type": "application/xml"},
+        ),
+    )
+    fetched: list[tuple[str, tuple[str, ...]]] = []
+
+    def on_fetched(origin: str, sitemaps: tuple[str, ...], **_: Any) -> None:
+        fetched.append((origin, sitemaps))
+
+    crawler = get_crawler(RobotsSitemapSpider, BASE_SETTINGS)
+    crawler.signals.connect(on_fetched, signal=robotstxt_fetched)
+    try:
+        await crawler.crawl(urls=[f"{base}/robots.txt"])
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert isinstance(spider, RobotsSitemapSpider)
+    assert spider.pages == [f"{base}/yes"]
+    assert sites.requested("s").count("/robots.txt") == 1
+    assert "/no" not in sites.requested("s")
+    assert fetched == [(base, (f"{base}/map.xml",))]
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/robotstxt/served_from_cache") == 1
