@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urljoin
+from weakref import WeakSet
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured, StopDownload
@@ -68,6 +69,7 @@ from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:
     from scrapy import Spider
+    from scrapy.core.engine import ExecutionEngine
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
@@ -141,7 +143,7 @@ class RobotsTxtMiddleware:
         self._states: dict[Origin, _OriginState] = {}
         self._held: dict[Origin, list[Request]] = {}
         #: Requests handed back to the engine to be held (see the module docstring).
-        self._to_hold: set[Request] = set()
+        self._to_hold: WeakSet[Request] = WeakSet()
         self._origins: dict[tuple[str, str], Origin | None] = {}
         self._slot_delays: dict[str, float] = {}
         self._tasks: set[Deferred[None]] = set()
@@ -281,7 +283,7 @@ class RobotsTxtMiddleware:
         if not delay:
             return
         delay = min(delay, self.config.crawl_delay_max)
-        engine = self.crawler.engine
+        engine = self._engine()
         if engine is None or delay <= 0:
             return
         key = request.meta.setdefault("download_slot", str(origin))
@@ -349,7 +351,7 @@ class RobotsTxtMiddleware:
         """Schedule the held requests of ``origin`` again; its rules are known now."""
         if state is not None:
             self._fire(state)
-        engine = self.crawler.engine
+        engine = self._engine()
         if self._closed or engine is None or origin not in self._held:
             return
         held = self._held.pop(origin)
@@ -377,7 +379,15 @@ class RobotsTxtMiddleware:
         return entry if entry is not None and self._resolved(origin) else None
 
     def _spider_idle(self) -> None:
-        if self._held or self._to_hold or any(s.fetching for s in self._states.values()):
+        """Keep the spider open while requests are held (SPEC §4), and make sure every
+        origin holding requests has a download or a retry under way."""
+        for origin, held in list(self._held.items()):
+            state = self._states.get(origin)
+            if self._resolved(origin):
+                self._release(origin, state)
+            elif state is None or not (state.fetching or state.timer is not None):
+                self._start_download(origin, held[0])
+        if self._held or any(s.fetching for s in self._states.values()):
             raise DontCloseSpider
 
     # ------------------------------------------------------------------ downloading
@@ -405,6 +415,9 @@ class RobotsTxtMiddleware:
         state.timer = None
         try:
             fetched = await self._download(origin)
+        except Exception as error:  # a bug, ours or another component's: never stall
+            logger.exception("scrapy_rep: downloading the robots.txt of %s failed", origin)
+            fetched = _Fetched(Effect.UNREACHABLE, f"unreachable (internal error: {error!r})")
         finally:
             state.fetching = False
         if self._closed:
@@ -535,7 +548,7 @@ class RobotsTxtMiddleware:
 
     async def _download(self, origin: Origin) -> _Fetched:
         """Download ``origin``'s robots.txt, following up to 5 redirects (SPEC §4)."""
-        engine = self.crawler.engine
+        engine = self._engine()
         assert engine is not None
         url = origin.robots_url
         seen = {url}
@@ -679,7 +692,7 @@ class RobotsTxtMiddleware:
             else:
                 rules = ALLOW_ALL if verdict else DISALLOW_ALL
             self.cache.put(origin, CacheEntry(rules=rules, **fields["entry"]))
-        engine = self.crawler.engine
+        engine = self._engine()
         held = [request_from_dict(data, spider=spider) for data in saved["held"]]
         for request in held:
             assert engine is not None
@@ -751,6 +764,13 @@ class RobotsTxtMiddleware:
             len(saved_held),
             path,
         )
+
+    def _engine(self) -> ExecutionEngine | None:
+        """The running engine, or ``None`` before the crawl starts and after it ends."""
+        try:
+            return self.crawler.engine
+        except RuntimeError:  # Scrapy 2.19: "Crawler.engine is not set yet"
+            return None
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
