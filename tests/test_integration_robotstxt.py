@@ -14,6 +14,7 @@ import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
 from scrapy import signals
 from scrapy.spiders import SitemapSpider
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.signals import robotstxt_fetched
@@ -397,3 +398,59 @@ async def test_spec5_sitemap_spider_naming_robotstxt_causes_one_download() -> No
     assert fetched == [(base, (f"{base}/map.xml",))]
     assert crawler.stats is not None
     assert crawler.stats.get_value("rep/robotstxt/served_from_cache") == 1
+
+
+def robots_middleware(crawler: Any) -> Any:
+    from scrapy_rep import RobotsTxtMiddleware
+
+    assert crawler.engine is not None
+    for middleware in crawler.engine.downloader.middleware.middlewares:
+        if isinstance(middleware, RobotsTxtMiddleware):
+            return middleware
+    raise AssertionError("scrapy_rep's middleware is not enabled")
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -> None:
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    urls = [sites.url("down", p) for p in ("/1", "/2", "/x")] + [sites.url("up", "/3")]
+    settings = {**BASE_SETTINGS, "JOBDIR": str(tmp_path), "REP_UNREACHABLE_MAX_WAIT": 600}
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    for _ in range(200):  # until the three requests of "down" are held (at most 10 s)
+        await deferLater(reactor, 0.05)
+        engine_running = getattr(first, "_engine", None) is not None
+        if engine_running and sum(robots_middleware(first).held_requests().values()) == 3:
+            break
+    assert robots_middleware(first).held_requests() == {sites.bases["down"]: 3}
+    await deferred_from_coro(first.stop_async())
+    await running
+    assert first.stats is not None
+    assert first.stats.get_value("finish_reason") == "shutdown"
+    assert first.stats.get_value("rep/requests/dropped/spider_closed") is None
+
+    down.script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))  # the site is back
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    spiders = [first.spider, second.spider]
+    downloaded = [url for spider in spiders for url in spider.downloaded]  # type: ignore[union-attr]
+    assert sorted(downloaded) == sorted(
+        [sites.url("down", "/1"), sites.url("down", "/2"), sites.url("up", "/3")]
+    )
+    assert second.spider.dropped == {  # type: ignore[union-attr]
+        sites.url("down", "/x"): f"Forbidden by {sites.url('down', '/robots.txt')} "
+        "(line 2: Disallow: /x)"
+    }
+    # "up" was cached in JOBDIR: its robots.txt is not downloaded again after resuming.
+    assert sites.requested("up").count("/robots.txt") == 1
+    assert second.stats is not None
+    assert second.stats.get_value("rep/requests/resumed") == 3
