@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
+from scrapy_rep.report import RepReport
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
@@ -17,12 +18,14 @@ if TYPE_CHECKING:
 SCRAPY_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 DOWNLOADER_PRIORITY = 100
 SPIDER_PRIORITY = 550
+REPORT_PRIORITY = 500
 
 
 class Addon:
     """Enables scrapy_rep: our robots.txt middleware in place of Scrapy's (which is
-    switched off), the page-directives middleware, and ``ROBOTSTXT_OBEY = True`` unless
-    the project set it to ``False`` itself."""
+    switched off), the page-directives middleware, the end-of-crawl report (shown with
+    ``REP_REPORT = True``), and ``ROBOTSTXT_OBEY = True`` unless the project set it to
+    ``False`` itself."""
 
     def update_settings(self, settings: Settings) -> None:
         RepConfig.from_settings(settings)  # a wrong REP_* value stops the crawl here
@@ -30,5 +33,6 @@ class Addon:
         downloader[SCRAPY_MIDDLEWARE] = None
         downloader[RobotsTxtMiddleware] = DOWNLOADER_PRIORITY
         settings["SPIDER_MIDDLEWARES"][PageDirectivesMiddleware] = SPIDER_PRIORITY
+        settings["EXTENSIONS"][RepReport] = REPORT_PRIORITY  # off unless REP_REPORT
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")

@@ -261,6 +261,13 @@ class RobotsTxtMiddleware:
             message = f"Forbidden by {origin.robots_url} ({where})"
         self._inc(f"rep/requests/dropped/{reason}")
         logger.debug("%s: %s", message, request, extra={"spider": self.crawler.spider})
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_refused,
+            request=request,
+            reason=reason,
+            message=message,
+            response=None,
+        )
         raise IgnoreRequest(message)
 
     def _agent(self, request: Request) -> str:
@@ -339,6 +346,9 @@ class RobotsTxtMiddleware:
         assert origin is not None  # only requests with an origin are held
         self._held.setdefault(origin, []).append(request)
         self._inc("rep/requests/held")
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_held, request=request, origin=str(origin)
+        )
         if self._resolved(origin):  # the download finished in between
             _call_later(0, self._release, origin)
         raise IgnoreRequest("held until robots.txt is known")  # not enqueued, not logged
@@ -355,8 +365,17 @@ class RobotsTxtMiddleware:
         if self._closed or engine is None or origin not in self._held:
             return
         held = self._held.pop(origin)
+        failures = state.failures if state is not None else 0
         self._inc("rep/requests/released", len(held))
+        if failures:
+            self._inc("rep/requests/released_after_unreachable", len(held))
         for request in held:
+            self.crawler.signals.send_catch_log(
+                rep_signals.request_released,
+                request=request,
+                origin=str(origin),
+                failures=failures,
+            )
             # dont_filter: the dupefilter saw it already when it was first scheduled.
             engine.crawl(request.replace(dont_filter=True))
 
@@ -466,6 +485,7 @@ class RobotsTxtMiddleware:
         config = self.config
         state.failures += 1
         state.last_reason = fetched.outcome
+        self._fetched_signal(origin, DISALLOW_ALL, fetched.outcome, fetched.status)
         if state.failing_since is None:
             state.failing_since = now
         delay = retry_delay(
@@ -529,6 +549,7 @@ class RobotsTxtMiddleware:
         self._store(origin, entry)
         self._states.pop(origin, None)
         self._inc("rep/robotstxt/gave_up")
+        self._fetched_signal(origin, entry.rules, outcome, None)
         logger.warning(
             "robots.txt of %s %s; %d held request(s) %s",
             origin,
@@ -656,14 +677,19 @@ class RobotsTxtMiddleware:
             robotparser=RobotParser.from_rules(entry.rules),
             request=trigger,
         )
-        await self.crawler.signals.send_catch_log_async(
+        self._fetched_signal(origin, entry.rules, entry.outcome, entry.status)
+
+    def _fetched_signal(
+        self, origin: Origin, rules: RobotsTxt, outcome: str, status: int | None
+    ) -> None:
+        self.crawler.signals.send_catch_log(
             signal=rep_signals.robotstxt_fetched,
             origin=str(origin),
             robots_url=origin.robots_url,
-            rules=entry.rules,
-            outcome=entry.outcome,
-            status=entry.status,
-            sitemaps=entry.rules.sitemaps,
+            rules=rules,
+            outcome=outcome,
+            status=status,
+            sitemaps=rules.sitemaps,
         )
 
     # ------------------------------------------------------------------ pause/resume
@@ -691,7 +717,9 @@ class RobotsTxtMiddleware:
                 rules = parse_robotstxt(zlib.decompress(body_zlib), self.config.profile)
             else:
                 rules = ALLOW_ALL if verdict else DISALLOW_ALL
-            self.cache.put(origin, CacheEntry(rules=rules, **fields["entry"]))
+            entry = CacheEntry(rules=rules, **fields["entry"])
+            self.cache.put(origin, entry)
+            self._fetched_signal(origin, rules, f"{entry.outcome} (kept in JOBDIR)", entry.status)
         engine = self._engine()
         held = [request_from_dict(data, spider=spider) for data in saved["held"]]
         for request in held:
@@ -716,6 +744,14 @@ class RobotsTxtMiddleware:
         if path is not None:
             self._save(path, held, spider)
             return
+        for request in held:
+            self.crawler.signals.send_catch_log(
+                rep_signals.request_refused,
+                request=request,
+                reason="spider_closed",
+                message=f"Not downloaded: the spider closed ({reason}) while it was held",
+                response=None,
+            )
         if held:
             self._inc("rep/requests/dropped/spider_closed", len(held))
             logger.warning(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from os import PathLike
 from typing import Any, Protocol
 
 PROFILES = ("google", "rfc9309", "legacy")
@@ -93,6 +94,16 @@ def read_int(
     if number != int(number):
         raise RepSettingError(f"{name}: expected a whole number, got {settings.get(name)!r}")
     return int(number)
+
+
+def read_str(settings: SettingsLike, name: str, default: str = "") -> str:
+    """A string setting (a path or a name)."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, (str, PathLike)):
+        return str(value)
+    raise RepSettingError(f"{name}: expected a string, got {value!r}")
 
 
 def read_str_list(settings: SettingsLike, name: str) -> tuple[str, ...]:

@@ -11,3 +11,23 @@ from __future__ import annotations
 #: stand-in), ``outcome`` (str, for people: ``"200 (1,234 bytes)"``, ``"404: …"``),
 #: ``status`` (int or None) and ``sitemaps`` (tuple of the ``Sitemap:`` URLs).
 robotstxt_fetched = object()
+
+#: A request was taken out of the crawl to wait for its origin's robots.txt: the first
+#: download is under way, or robots.txt is unreachable (SPEC §4). Arguments:
+#: ``request``, ``origin`` (str).
+request_held = object()
+
+#: A held request goes on (its origin's robots.txt is known now). Arguments: ``request``,
+#: ``origin`` (str) and ``failures`` (how many robots.txt downloads failed meanwhile;
+#: 0 when it only waited for the first download).
+request_released = object()
+
+#: A request was not downloaded because of the REP. Arguments: ``request``, ``reason``
+#: (``"forbidden"``, ``"robotstxt_unreachable"``, ``"spider_closed"``, ``"nofollow"``,
+#: ``"rel_nofollow"``), ``message`` (the sentence that is also logged) and ``response``
+#: (the page that linked to it, for nofollow; else ``None``).
+request_refused = object()
+
+#: An item was dropped because of its page's directives (SPEC §6). Arguments: ``item``,
+#: ``response`` and ``reason`` (``"noindex"`` or ``"unavailable_after"``).
+item_refused = object()

@@ -29,6 +29,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
+from scrapy_rep import signals as rep_signals
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.pagedirectives import crawler_tokens, page_directives
 from scrapy_rep.settings import RepConfig
@@ -121,6 +122,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             {"url": response.url, "reason": reason, "sources": "; ".join(directives.sources)},
             extra={"spider": self.crawler.spider},
         )
+        self.crawler.signals.send_catch_log(
+            rep_signals.item_refused, item=item, response=response, reason=reason
+        )
         return None
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
@@ -132,21 +136,31 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 self._inc("rep/directives/requests_kept/nofollow")
                 return request
             self._inc("rep/directives/requests_dropped/nofollow")
-            logger.debug(
-                "Dropped %(request)s from %(url)s: the page says nofollow (%(sources)s)",
-                {"request": request, "url": response.url, "sources": "; ".join(directives.sources)},
-                extra={"spider": self.crawler.spider},
-            )
+            message = f"Not followed: {response.url} says nofollow"
+            self._refused(request, response, "nofollow", message, "; ".join(directives.sources))
             return None
         if self.config.rel_nofollow and self._is_rel_nofollow(request, response):
             self._inc("rep/directives/requests_dropped/rel_nofollow")
-            logger.debug(
-                '%(request)s not followed: %(url)s links to it only with rel="nofollow"',
-                {"request": request, "url": response.url},
-                extra={"spider": self.crawler.spider},
-            )
+            message = f'Not followed: {response.url} links to it only with rel="nofollow"'
+            self._refused(request, response, "rel_nofollow", message)
             return None
         return request
+
+    def _refused(
+        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+    ) -> None:
+        logger.debug(
+            "%(message)s%(sources)s: %(request)s",
+            {"message": message, "sources": f" ({sources})" if sources else "", "request": request},
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_refused,
+            request=request,
+            reason=reason,
+            message=message,
+            response=response,
+        )
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
         targets = self._rel_nofollow_targets(response)

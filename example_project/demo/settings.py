@@ -4,8 +4,9 @@ One line enables the whole suite (robots.txt enforcement and page-level directiv
 ``ADDONS = {"scrapy_rep.Addon": 0}``. The ``REP_*`` settings below are the interesting
 ones, each documented in the README.
 
-Status: the add-on ``scrapy_rep.Addon`` is not written yet (issue 4), so this project does
-not run yet; its demo site (``demo/site.py``) and spider are ready for it.
+Run it from this directory: ``scrapy crawl demo`` (the embedded demo site), or
+``scrapy crawl demo -a start_url=https://example.com/`` for a real site; add
+``-O items.jsonl`` for the items.
 """
 
 BOT_NAME = "demo"
@@ -29,10 +30,16 @@ REP_CRAWL_DELAY_MAX = 10
 REP_UNREACHABLE_RETRY_DELAY = 1
 REP_UNREACHABLE_MAX_WAIT = 30
 
+# Cache robots.txt for a day (Cache-Control may shorten or lengthen that within bounds).
+REP_CACHE_TTL = 24 * 3600
+
 # Page-level directives: drop items of noindex pages, do not follow nofollow pages' links.
 REP_NOINDEX_ACTION = "drop"
 REP_NOFOLLOW_ACTION = "drop"
 REP_REL_NOFOLLOW = True
+
+# Print what the REP did, per origin and per URL, when the crawl ends.
+REP_REPORT = True
 
 # A small, fast, local demo.
 CONCURRENT_REQUESTS = 8

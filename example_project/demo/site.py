@@ -223,15 +223,31 @@ def _moved() -> dict[str, Page]:
     }
 
 
-def start_demo_site(flaky_failures: int = 1) -> DemoSite:
-    """Listen on free 127.0.0.1 ports (needs a running or installed reactor)."""
-    from twisted.internet import reactor
+#: The demo's origins, in port order.
+NAMES = ("shop", "open", "flaky", "moved")
+#: The ports tried first (so the report reads the same as in the README); when one is
+#: taken, a free port is used instead.
+PREFERRED_PORTS = (8301, 8302, 8303, 8304)
 
-    names = ("shop", "open", "flaky", "moved")
+
+def _listen(site: Site, preferred: int) -> IListeningPort:
+    from twisted.internet import reactor
+    from twisted.internet.error import CannotListenError
+
+    try:
+        return reactor.listenTCP(preferred, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+    except CannotListenError:
+        return reactor.listenTCP(0, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+
+
+def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> DemoSite:
+    """Listen on 127.0.0.1, ports 8301-8304 when free, else free ports (needs a running
+    or installed reactor)."""
+    names = NAMES
     origins = {name: DemoOrigin({}) for name in names}
     ports = [
-        reactor.listenTCP(0, Site(origins[name]), interface="127.0.0.1")  # type: ignore[attr-defined]
-        for name in names
+        _listen(Site(origins[name]), port if preferred_ports else 0)
+        for name, port in zip(names, PREFERRED_PORTS, strict=True)
     ]
     bases = {
         name: f"http://127.0.0.1:{port.getHost().port}"

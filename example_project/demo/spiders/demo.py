@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import scrapy
-from scrapy.http import Response, TextResponse
+from scrapy.http import HtmlResponse, Response
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
 
@@ -17,7 +17,7 @@ class DemoSpider(CrawlSpider):
     """Follows every link of a site and yields one item per page."""
 
     name = "demo"
-    rules = (Rule(LinkExtractor(), callback="parse_item", follow=True),)
+    rules = (Rule(LinkExtractor(deny_extensions=[]), callback="parse_item", follow=True),)
 
     def __init__(self, *args: Any, start_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -36,7 +36,7 @@ class DemoSpider(CrawlSpider):
 
     def parse_item(self, response: Response) -> Iterator[dict[str, Any]]:
         title = None
-        if isinstance(response, TextResponse):
+        if isinstance(response, HtmlResponse):
             title = response.css("title::text").get()
         directives = response.meta.get("rep_directives")
         yield {

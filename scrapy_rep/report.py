@@ -1,0 +1,210 @@
+"""The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
+
+Per origin: what its robots.txt downloads came to (status, redirects, size, cut at
+500 KiB, unreachable and retried), its crawl-delay and sitemaps, and how many requests
+it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
+(the deciding line), held then released, not followed because of nofollow. Built from
+scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
+standard output when the spider closes (``REP_REPORT_FILE`` writes it to a file instead).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.downloadermiddlewares import ROBOTS_REQUEST_KEY
+from scrapy_rep.origins import origin_of
+from scrapy_rep.settings import read_bool, read_int, read_str
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+    from scrapy_rep.robotstxt import RobotsTxt
+
+DEFAULT_MAX_URLS: Final = 200
+_NOT_FOLLOWED: Final = {
+    "nofollow": "its links not followed (nofollow)",
+    "rel_nofollow": 'a rel="nofollow" link not followed',
+}
+_FATES: Final = (
+    "downloaded",
+    "downloaded but item dropped",
+    "forbidden by robots.txt",
+    "dropped",
+    "not followed",
+)
+
+
+@dataclass
+class _OriginReport:
+    outcomes: list[str] = field(default_factory=list)
+    crawl_delay: float | None = None
+    sitemaps: tuple[str, ...] = ()
+    waited: int = 0
+    held_unreachable: int = 0
+
+
+@dataclass
+class _UrlReport:
+    events: list[str] = field(default_factory=list)
+
+
+class RepReport:
+    """Collects what happened and prints the report when the spider closes."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        settings = crawler.settings
+        if not read_bool(settings, "REP_REPORT", False):
+            raise NotConfigured("REP_REPORT is off")
+        self.max_urls = read_int(settings, "REP_REPORT_MAX_URLS", DEFAULT_MAX_URLS, minimum=1)
+        self.path = read_str(settings, "REP_REPORT_FILE")
+        agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        self.agent = str(agent)
+        self.origins: dict[str, _OriginReport] = {}
+        self.urls: dict[str, _UrlReport] = {}
+        self.untracked = 0
+        #: The report as last printed (for tests and for programs embedding a crawl).
+        self.text = ""
+        connect = crawler.signals.connect
+        connect(self._fetched, signal=rep_signals.robotstxt_fetched)
+        connect(self._held, signal=rep_signals.request_held)
+        connect(self._released, signal=rep_signals.request_released)
+        connect(self._refused, signal=rep_signals.request_refused)
+        connect(self._item_refused, signal=rep_signals.item_refused)
+        connect(self._response, signal=signals.response_received)
+        connect(self._item, signal=signals.item_scraped)
+        connect(self._closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    # ------------------------------------------------------------------ collecting
+
+    def _origin(self, name: str) -> _OriginReport:
+        return self.origins.setdefault(name, _OriginReport())
+
+    def _url(self, url: str, event: str) -> None:
+        record = self.urls.get(url)
+        if record is None:
+            if len(self.urls) >= self.max_urls:
+                self.untracked += 1
+                return
+            record = self.urls[url] = _UrlReport()
+        if not record.events or record.events[-1] != event:
+            record.events.append(event)
+
+    def _fetched(
+        self, origin: str, rules: RobotsTxt, outcome: str, sitemaps: tuple[str, ...], **_: Any
+    ) -> None:
+        report = self._origin(origin)
+        report.outcomes.append(outcome)
+        report.sitemaps = sitemaps or report.sitemaps
+        delay = rules.crawl_delay(self.agent) if self.agent else None
+        report.crawl_delay = delay if delay is not None else report.crawl_delay
+
+    def _held(self, request: Request, origin: str, **_: Any) -> None:
+        self._origin(origin).waited += 1
+
+    def _released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
+        if failures:
+            self._origin(origin).held_unreachable += 1
+            self._url(request.url, f"held while robots.txt was unreachable ({failures}x), released")
+
+    def _refused(
+        self, request: Request, reason: str, message: str, response: Response | None, **_: Any
+    ) -> None:
+        self._url(request.url, message)
+        if response is not None and reason in _NOT_FOLLOWED:
+            self._url(response.url, _NOT_FOLLOWED[reason])
+
+    def _item_refused(self, response: Response, reason: str, **_: Any) -> None:
+        self._url(response.url, f"item dropped ({reason})")
+
+    def _response(self, response: Response, request: Request, **_: Any) -> None:
+        if ROBOTS_REQUEST_KEY in request.meta:
+            return
+        self._url(request.url, f"downloaded ({response.status})")
+
+    def _item(self, response: Response, **_: Any) -> None:
+        self._url(response.url, "item kept")
+
+    # ------------------------------------------------------------------ printing
+
+    def render(self) -> str:
+        lines = ["scrapy_rep report", "", "robots.txt per origin:"]
+        for name in sorted(self.origins):
+            report = self.origins[name]
+            lines.append(f"  {name}")
+            lines.append(f"    robots.txt: {' -> '.join(report.outcomes) or 'not downloaded'}")
+            extras = []
+            if report.waited:
+                extras.append(f"{report.waited} request(s) waited for it")
+            if report.held_unreachable:
+                extras.append(f"{report.held_unreachable} held while unreachable")
+            if report.crawl_delay is not None:
+                extras.append(f"crawl-delay {report.crawl_delay:g} s")
+            if extras:
+                lines.append(f"    {', '.join(extras)}")
+            for sitemap in report.sitemaps:
+                lines.append(f"    sitemap: {sitemap}")
+        lines += ["", "URLs:"]
+        counts: Counter[str] = Counter()
+        for url in sorted(self.urls, key=_url_order):
+            events = sorted(self.urls[url].events, key=_event_order)
+            lines.append(f"  {url}")
+            lines.append(f"    {'; '.join(events)}")
+            counts[_summary(events)] += 1
+        if self.untracked:
+            lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
+        summary = ", ".join(f"{counts[what]} {what}" for what in _FATES if counts[what])
+        lines += ["", f"In short: {summary or 'nothing happened'}"]
+        return "\n".join(lines) + "\n"
+
+    def _closed(self, **_: Any) -> None:
+        self.text = self.render()
+        if self.path:
+            Path(self.path).write_text(self.text, encoding="utf-8")
+        else:
+            sys.stdout.write("\n" + self.text)
+            sys.stdout.flush()
+
+
+def _url_order(url: str) -> tuple[str, str]:
+    origin = origin_of(url)
+    return (str(origin) if origin is not None else "", url)
+
+
+def _event_order(event: str) -> int:
+    """Events in the order they matter to a reader, whatever order the crawl sent them."""
+    for rank, prefix in enumerate(("held", "downloaded", "item", "its links", "a rel")):
+        if event.startswith(prefix):
+            return rank
+    return len(_FATES)
+
+
+def _summary(events: list[str]) -> str:
+    """The one-word fate of a URL, for the closing line."""
+    if any(event.startswith("downloaded") for event in events):
+        if any(event.startswith("item dropped") for event in events):
+            return "downloaded but item dropped"
+        return "downloaded"
+    last = events[-1]
+    if last.startswith("Forbidden"):
+        return "forbidden by robots.txt"
+    if last.startswith("Dropped") or last.startswith("Not downloaded"):
+        return "dropped"
+    if last.startswith("Not followed"):
+        return "not followed"
+    return "dropped"
