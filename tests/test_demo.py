@@ -1,0 +1,120 @@
+"""The example project's demo crawl, in-process on 127.0.0.1, asserted URL by URL.
+
+It runs the project's own settings and spider against the embedded demo site, then
+checks what happened to every URL, what reached the servers, and that the report in the
+README is the report the crawl prints.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import signals
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.report import RepReport
+
+PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+KEPT = "downloaded (200); item kept"
+#: Every URL the demo meets, by origin name and path, and what must happen to it.
+EXPECTED: dict[tuple[str, str], str] = {
+    ("shop", "/"): KEPT + '; a rel="nofollow" link not followed',
+    ("shop", "/ads/landing"): 'Not followed: {shop}/ links to it only with rel="nofollow"',
+    ("shop", "/api/items.json"): "Forbidden by {shop}/robots.txt (line 9: Disallow: /*.json$)",
+    ("shop", "/api/items.json?v=2"): KEPT,
+    ("shop", "/community/post"): KEPT,
+    ("shop", "/expired"): "downloaded (200); item dropped (unavailable_after)",
+    ("shop", "/files/catalogue.pdf"): "downloaded (200); item dropped (noindex)",
+    ("shop", "/fresh"): KEPT,
+    ("shop", "/nofollow"): KEPT + "; its links not followed (nofollow)",
+    ("shop", "/noindex"): "downloaded (200); item dropped (noindex)",
+    ("shop", "/private/accounts"): "Forbidden by {shop}/robots.txt (line 6: Disallow: /private/)",
+    ("shop", "/private/press/"): KEPT,
+    ("shop", "/products/1"): KEPT,
+    ("shop", "/products/2"): KEPT,
+    ("shop", "/products/3"): KEPT,  # linked from the noindex page: followed
+    ("shop", "/products/4"): "Not followed: {shop}/nofollow says nofollow",
+    ("shop", "/products/5"): "Not followed: {shop}/scoped says nofollow",
+    ("shop", "/products?sort=price"): "Forbidden by {shop}/robots.txt (line 8: Disallow: /*?sort=)",
+    ("shop", "/scoped"): KEPT + "; its links not followed (nofollow)",
+    ("open", "/"): KEPT,
+    ("open", "/anything/goes"): KEPT,
+    ("flaky", "/"): "held while robots.txt was unreachable (1x), released; " + KEPT,
+    ("flaky", "/drafts/1"): "Forbidden by {flaky}/robots.txt (line 2: Disallow: /drafts/)",
+    ("flaky", "/page"): KEPT,
+    ("moved", "/"): KEPT,
+    ("moved", "/public"): KEPT,
+    ("moved", "/secret/plan"): "Forbidden by {moved}/robots.txt (line 2: Disallow: /secret/)",
+}
+
+
+@pytest.fixture
+def demo_project(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(PROJECT))
+    for name in [m for m in sys.modules if m == "demo" or m.startswith("demo.")]:
+        monkeypatch.delitem(sys.modules, name)
+    import demo.settings
+    from demo.spiders.demo import DemoSpider
+
+    settings = {name: getattr(demo.settings, name) for name in dir(demo.settings) if name.isupper()}
+    return DemoSpider, settings
+
+
+@pytest_twisted.ensureDeferred
+async def test_demo_crawl_does_what_the_readme_says_url_by_url(demo_project: Any) -> None:
+    spider_class, settings = demo_project
+    crawler = get_crawler(spider_class, {**settings, "LOG_LEVEL": "INFO"})
+    items: list[dict[str, Any]] = []
+
+    def collect(item: dict[str, Any], **_: Any) -> None:
+        items.append(item)
+
+    crawler.signals.connect(collect, signal=signals.item_scraped)
+    await crawler.crawl()
+    spider = crawler.spider
+    site = spider.site  # type: ignore[union-attr]
+    bases = site.bases
+    report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
+
+    expected = {bases[name] + path: fate.format(**bases) for (name, path), fate in EXPECTED.items()}
+    actual = {url: "; ".join(sorted_events(report, url)) for url in report.urls}
+    assert actual == expected
+
+    # Forbidden and not-followed URLs never reached a server; the rest did, once each.
+    for (name, path), fate in EXPECTED.items():
+        hits = site.origins[name].hits.count(path)
+        assert hits == (1 if fate.startswith(("downloaded", "held")) else 0), (name, path)
+    # One robots.txt per origin; the flaky one twice (503, then 200).
+    assert [site.origins[n].hits.count("/robots.txt") for n in bases] == [1, 1, 2, 1]
+    assert {item["url"] for item in items} == {
+        url for url, fate in expected.items() if "item kept" in fate
+    }
+    assert report.origins[bases["shop"]].crawl_delay == 0.2
+    assert report.origins[bases["shop"]].sitemaps == (bases["shop"] + "/sitemap.xml",)
+
+    # The README shows this very report (its ports are the preferred 8301-8304).
+    printed = report.text
+    for name, port in zip(bases, (8301, 8302, 8303, 8304), strict=True):
+        printed = printed.replace(bases[name], f"http://127.0.0.1:{port}")
+    assert printed == readme_report()
+
+
+def sorted_events(report: RepReport, url: str) -> list[str]:
+    from scrapy_rep.report import _event_order
+
+    return sorted(report.urls[url].events, key=_event_order)
+
+
+def readme_report() -> str:
+    """The text block after ``<!-- demo report -->`` in the README."""
+    text = README.read_text(encoding="utf-8")
+    match = re.search(r"<!-- demo report -->\n```text\n(.*?)```", text, re.DOTALL)
+    assert match, "README.md has no demo report block"
+    return match.group(1)
