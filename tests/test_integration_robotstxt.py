@@ -8,7 +8,7 @@ reached the servers.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
@@ -454,3 +454,25 @@ async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -
     assert sites.requested("up").count("/robots.txt") == 1
     assert second.stats is not None
     assert second.stats.get_value("rep/requests/resumed") == 3
+
+
+class OnsiteSpider(ListSpider):
+    allowed_domains: ClassVar[list[str]] = ["127.0.0.1"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_offsite_filtering_does_not_stop_a_cross_host_robotstxt_redirect() -> None:
+    sites = Sites()
+    sites.add("target").script("/rules.txt", robots("User-agent: *\nDisallow: /x\n"))
+    other_host = sites.url("target", "/rules.txt").replace("127.0.0.1", "localhost")
+    sites.add("source").script("/robots.txt", redirect(other_host))
+    urls = [sites.url("source", "/"), sites.url("source", "/x")]
+    try:
+        _, spider = await crawl(urls, spider=OnsiteSpider)
+    finally:
+        await sites.close()
+    # Scrapy's OffsiteMiddleware would drop the hop to "localhost" (not in
+    # allowed_domains), and robots.txt would then count as missing: everything allowed.
+    assert outcome(sites, spider, "source")[0] == {"/"}
+    assert list(outcome(sites, spider, "source")[1]) == ["/x"]
+    assert sites.requested("target") == ["/rules.txt"]
