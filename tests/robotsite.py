@@ -29,6 +29,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     #: Never answer (the client times out).
     hang: bool = False
+    #: Drop the connection without an answer (a reset).
+    reset: bool = False
 
 
 def robots(text: str, **headers: str) -> Reply:
@@ -65,6 +67,9 @@ class ScriptedOrigin(Resource):
         reply = script[0] if len(script) == 1 else script.pop(0)
         if reply.hang:
             self.hanging.append(request)
+            return NOT_DONE_YET
+        if reply.reset:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
             return NOT_DONE_YET
         request.setResponseCode(reply.status)
         for name, value in reply.headers.items():

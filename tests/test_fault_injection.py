@@ -1,0 +1,178 @@
+"""Fault injection (issue 6): 204 misbehaving origins crawled at once, nothing lost,
+nothing let through.
+
+Every origin on its own 127.0.0.1 port has a robots.txt behaviour from a seeded mix
+(:mod:`faultsite`): rules, 404, 403, 500 forever, 503 then recovery, 429 with
+``Retry-After``, redirect chains of 1-8 hops and a loop, a file over 500 KiB, binary
+garbage, an HTML error page with status 200, connection resets, a stall past the
+download timeout; its pages carry random ``X-Robots-Tag`` directives. The assertions
+come from the servers' access log, the spider's callbacks and errbacks, and the stats.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest_twisted
+from faultsite import AGENT, KINDS, PATHS, Plan, build
+from robotsite import BASE_SETTINGS
+from scrapy import Request, Spider, signals
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
+from twisted.python.failure import Failure
+
+ORIGINS = 12 * len(KINDS)  # 204
+SETTINGS: dict[str, Any] = {
+    **BASE_SETTINGS,
+    "USER_AGENT": AGENT,
+    "CONCURRENT_REQUESTS": 64,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
+    "DOWNLOAD_TIMEOUT": 1,
+    "REP_UNREACHABLE_RETRY_DELAY": 0.25,
+    "REP_UNREACHABLE_MAX_WAIT": 2.5,
+    "LOG_LEVEL": "INFO",
+}
+
+
+class FaultSpider(Spider):
+    """One item per page; every errback call recorded with its reason."""
+
+    name = "faults"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+        self.downloaded: list[str] = []
+        self.failures: list[tuple[str, str]] = []
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url, callback=self.parse, errback=self.failed)
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+    def failed(self, failure: Failure) -> None:
+        self.failures.append((failure.request.url, str(failure.value)))  # type: ignore[attr-defined]
+
+
+def fate_of(message: str) -> str:
+    if message.startswith("Forbidden by "):
+        return "forbidden"
+    if message.startswith("Dropped: robots.txt of ") and "unreachable" in message:
+        return "unreachable"
+    return f"unexpected: {message}"
+
+
+def check_robots_downloads(plan: Plan) -> None:
+    """robots.txt once per origin and cache lifetime, plus the retries the policy asks."""
+    for name, origin in plan.origins.items():
+        log = plan.sites.requested(name)
+        robots = log.count("/robots.txt")
+        kind = origin.kind
+        if kind.startswith("redirect_") and kind != "redirect_loop":
+            hops = int(kind.split("_")[1])
+            assert robots == 1, name
+            assert [log.count(f"/hop{h}") for h in range(1, min(hops, 5) + 1)] == [1] * min(
+                hops, 5
+            ), name
+            assert log.count(f"/hop{min(hops, 5) + 1}") == 0, name  # the 6th hop is not taken
+        elif kind == "redirect_loop":
+            assert (robots, log.count("/loop")) == (1, 1), name
+        elif kind in ("500_forever", "connection_reset", "stall"):
+            assert 2 <= robots <= origin.max_robots_downloads, (name, robots)
+        else:
+            assert robots == origin.max_robots_downloads, (name, robots)
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue6_204_faulty_origins_every_url_accounted_for_once() -> None:
+    plan = build(ORIGINS)
+    urls = plan.urls()
+    expected = plan.expected()
+    crawler = get_crawler(FaultSpider, SETTINGS)
+    items: list[str] = []
+
+    def collect(item: dict[str, str], **_: Any) -> None:
+        items.append(item["url"])
+
+    crawler.signals.connect(collect, signal=signals.item_scraped)  # weakly referenced
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await plan.sites.close()
+    spider = crawler.spider
+    assert isinstance(spider, FaultSpider)
+    assert crawler.stats is not None
+    stats = crawler.stats.get_stats()
+
+    # Every URL has exactly one outcome: downloaded once, or one errback with one reason.
+    outcomes = Counter(spider.downloaded) + Counter(url for url, _ in spider.failures)
+    assert outcomes == Counter(urls)
+    actual = {url: "downloaded" for url in spider.downloaded}
+    actual.update({url: fate_of(message) for url, message in spider.failures})
+    assert actual == expected
+    assert Counter(expected.values())["downloaded"] > 0
+    assert Counter(expected.values())["forbidden"] > 0
+    assert Counter(expected.values())["unreachable"] > 0
+
+    # The servers saw exactly the allowed pages, each once, and no forbidden one.
+    for name in plan.origins:
+        pages = [path for path in plan.sites.requested(name) if path in PATHS]
+        assert sorted(pages) == sorted(
+            path for path in PATHS if expected[plan.sites.url(name, path)] == "downloaded"
+        ), name
+
+    # The counts of the reasons add up to the requests not downloaded.
+    not_downloaded = len(urls) - len(spider.downloaded)
+    dropped = stats.get("rep/requests/dropped/forbidden", 0) + stats.get(
+        "rep/requests/dropped/robotstxt_unreachable", 0
+    )
+    assert dropped == not_downloaded
+    assert stats.get("rep/requests/dropped/spider_closed") is None
+
+    check_robots_downloads(plan)
+    assert set(items) == plan.expected_items()
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue6_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
+    tmp_path: Path,
+) -> None:
+    plan = build(3 * len(KINDS), seed=7)
+    urls = plan.urls()
+    expected = plan.expected()
+    allowed = sorted(url for url, fate in expected.items() if fate == "downloaded")
+    # Low concurrency, so that stopping at a third leaves most pages for the resumed run.
+    settings = {**SETTINGS, "JOBDIR": str(tmp_path / "job"), "CONCURRENT_REQUESTS": 8}
+    first = get_crawler(FaultSpider, settings)
+    running = first.crawl(urls=urls)
+    for _ in range(400):  # stop when a third of the allowed pages are in (at most 20 s)
+        await deferLater(reactor, 0.05)
+        spider = getattr(first, "spider", None)
+        if spider is not None and len(spider.downloaded) >= len(allowed) // 3:
+            break
+    await deferred_from_coro(first.stop_async())
+    await running
+    second = get_crawler(FaultSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await plan.sites.close()
+    spiders = [first.spider, second.spider]
+    assert all(isinstance(s, FaultSpider) for s in spiders)
+    downloaded = [url for s in spiders for url in s.downloaded]  # type: ignore[union-attr]
+    failures = {url: fate_of(m) for s in spiders for url, m in s.failures}  # type: ignore[union-attr]
+    assert 0 < len(first.spider.downloaded) < len(allowed)  # type: ignore[union-attr]
+    assert sorted(set(downloaded)) == allowed
+    assert failures == {url: fate for url, fate in expected.items() if fate != "downloaded"}
+    # No forbidden page ever reached a server.
+    for name in plan.origins:
+        for path in plan.sites.requested(name):
+            if path in PATHS:
+                assert expected[plan.sites.url(name, path)] == "downloaded", (name, path)
