@@ -96,6 +96,14 @@ def fetch_robotstxt(
             error.close()
             if effect_of_status(status, has_location=bool(location)) is Effect.FOLLOW:
                 current = urllib.parse.urljoin(current, location)
+                if urllib.parse.urlsplit(current).scheme.lower() not in ("http", "https"):
+                    # Never file:, data: or ftp: (a site must not make us read local files).
+                    return FetchedRobots(
+                        url,
+                        ALLOW_ALL,
+                        f"{status}: redirect to {current[:200]} not followed, treated as 404",
+                        status,
+                    )
                 if current in seen:
                     return FetchedRobots(
                         url, ALLOW_ALL, f"{status}: redirect loop, treated as 404", status

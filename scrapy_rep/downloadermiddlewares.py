@@ -25,11 +25,12 @@ import logging
 import pickle
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
-from urllib.parse import urljoin
+from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from urllib.parse import urljoin, urlsplit
 from weakref import WeakSet
 
 from scrapy import Request, signals
@@ -81,6 +82,13 @@ ROBOTS_REQUEST_KEY: Final = "rep_robotstxt_for"
 STATE_FILE: Final = "scrapy_rep.state"
 _STATE_VERSION: Final = 1
 _MAX_ORIGIN_MEMO: Final = 100_000
+#: A compressed robots.txt larger than this once inflated is refused (a "zip bomb"):
+#: as an invalid response, it counts as unreachable (SPEC §4, §7).
+MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
+#: Schemes a robots.txt redirect may lead to; any other (``file:``, ``data:``…) is not
+#: followed and the redirect counts as one without a usable target (as a 404).
+REDIRECT_SCHEMES: Final = frozenset({"http", "https"})
+_MAX_SLOT_SETTINGS: Final = 10_000
 
 
 @dataclass(frozen=True)
@@ -136,16 +144,20 @@ class RobotsTxtMiddleware:
         self.obey_crawl_delay = (
             PROFILES[self.config.profile].obey_crawl_delay if obey is None else obey
         )
+        self._robots_timeout = min(
+            self.config.robotstxt_timeout, settings.getfloat("DOWNLOAD_TIMEOUT") or float("inf")
+        )
         self._robotstxt_agent: str = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
         self._default_agent: str = str(settings.get("USER_AGENT") or "")
         #: The robots.txt of every origin seen, fresh or stale (SPEC §4 "Caching").
         self.cache = RobotsCache(self.config.cache_max_origins)
         self._states: dict[Origin, _OriginState] = {}
         self._held: dict[Origin, list[Request]] = {}
+        self._held_count = 0
         #: Requests handed back to the engine to be held (see the module docstring).
         self._to_hold: WeakSet[Request] = WeakSet()
         self._origins: dict[tuple[str, str], Origin | None] = {}
-        self._slot_delays: dict[str, float] = {}
+        self._slot_delays: OrderedDict[str, float] = OrderedDict()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
         self._evictions_reported = 0
@@ -154,6 +166,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
+        crawler.signals.connect(self._headers_received, signal=signals.headers_received)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -189,6 +202,13 @@ class RobotsTxtMiddleware:
         entry = self._entry(origin, request)
         if entry is None:
             if request not in self._to_hold:
+                if self._held_count >= self.config.max_held_requests:
+                    self._inc("rep/requests/dropped/held_limit")
+                    message = (
+                        f"Dropped: robots.txt of {origin} not known yet and "
+                        f"{self._held_count} requests already held (REP_MAX_HELD_REQUESTS)"
+                    )
+                    self._refuse(request, "held_limit", message)
                 self._to_hold.add(request)
                 return request  # caught by _request_scheduled and held
             # It came straight back: engine.download_async(), not the scheduler, sent
@@ -260,6 +280,9 @@ class RobotsTxtMiddleware:
             )
             message = f"Forbidden by {origin.robots_url} ({where})"
         self._inc(f"rep/requests/dropped/{reason}")
+        self._refuse(request, reason, message)
+
+    def _refuse(self, request: Request, reason: str, message: str) -> NoReturn:
         logger.debug("%s: %s", message, request, extra={"spider": self.crawler.spider})
         self.crawler.signals.send_catch_log(
             rep_signals.request_refused,
@@ -300,10 +323,18 @@ class RobotsTxtMiddleware:
             slot.delay = delay  # AutoThrottle may have lowered it
         if self._slot_delays.get(key, 0.0) >= delay:
             return
+        first_time = key not in self._slot_delays
         self._slot_delays[key] = delay
         slot_settings = dict(downloader.per_slot_settings.get(key, {}))
         slot_settings["delay"] = max(float(slot_settings.get("delay", 0.0)), delay)
         downloader.per_slot_settings[key] = slot_settings  # for the slot made next
+        if len(self._slot_delays) > _MAX_SLOT_SETTINGS:
+            # Bounded memory in broad crawls: forget the oldest; its next request with a
+            # Crawl-delay sets it again.
+            oldest, _ = self._slot_delays.popitem(last=False)
+            downloader.per_slot_settings.pop(oldest, None)
+        if not first_time:
+            return
         self._inc("rep/crawl_delay/origins")
         logger.info(
             "Crawl-delay of %s: %.3g s between requests (download slot %r)",
@@ -345,6 +376,7 @@ class RobotsTxtMiddleware:
         origin = self._origin(request)
         assert origin is not None  # only requests with an origin are held
         self._held.setdefault(origin, []).append(request)
+        self._held_count += 1
         self._inc("rep/requests/held")
         self.crawler.signals.send_catch_log(
             rep_signals.request_held, request=request, origin=str(origin)
@@ -365,6 +397,7 @@ class RobotsTxtMiddleware:
         if self._closed or engine is None or origin not in self._held:
             return
         held = self._held.pop(origin)
+        self._held_count -= len(held)
         failures = state.failures if state is not None else 0
         self._inc("rep/requests/released", len(held))
         if failures:
@@ -592,6 +625,13 @@ class RobotsTxtMiddleware:
             if effect is Effect.FOLLOW:
                 assert location is not None
                 target = urljoin(response.url, location.decode("latin-1").strip())
+                if not _followable(target):
+                    self._inc("rep/robotstxt/outcome/bad_redirect")
+                    return _Fetched(
+                        Effect.ALLOW_ALL,
+                        f"{status}: redirect to {target[:200]} not followed, treated as 404",
+                        status,
+                    )
                 if target in seen:
                     self._inc("rep/robotstxt/outcome/redirect_loop")
                     return _Fetched(
@@ -656,9 +696,20 @@ class RobotsTxtMiddleware:
                 "allow_offsite": True,  # a cross-host redirect is still followed
                 "download_maxsize": 0,  # we stop at 500 KiB ourselves, without failing
                 "download_warnsize": 0,
+                "download_timeout": self._robots_timeout,
                 ROBOTS_REQUEST_KEY: str(origin),
             },
         )
+
+    def _headers_received(self, headers: Any, request: Request, **_: Any) -> None:
+        """A compressed robots.txt may not inflate beyond ``MAX_INFLATED_BYTES``: Scrapy's
+        decompression reads the same ``download_maxsize`` that we set to 0 (unlimited)
+        so that a large plain robots.txt is cut at 500 KiB instead of refused."""
+        if ROBOTS_REQUEST_KEY not in request.meta:
+            return
+        encoding = headers.get(b"Content-Encoding") or b""
+        if encoding.strip().lower() not in (b"", b"identity"):
+            request.meta["download_maxsize"] = MAX_INFLATED_BYTES
 
     def _bytes_received(self, data: bytes, request: Request, spider: Any = None) -> None:
         """SPEC §4: stop a robots.txt download after 500 KiB (parse what came)."""
@@ -811,6 +862,17 @@ class RobotsTxtMiddleware:
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
+
+
+def _followable(url: str) -> bool:
+    """Whether a robots.txt redirect to ``url`` is followed: http(s) and a valid URL."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+        Request(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in REDIRECT_SCHEMES and bool(parts.hostname)
 
 
 def _is_robots_path(request: Request) -> bool:

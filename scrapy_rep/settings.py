@@ -155,6 +155,10 @@ class RepConfig:
     cache_stale_max: float = 30 * DAY
     #: ``REP_CACHE_MAX_ORIGINS``: at most this many origins are cached (LRU beyond).
     cache_max_origins: int = 100_000
+    #: ``REP_ROBOTSTXT_TIMEOUT``: download timeout of robots.txt requests (seconds).
+    robotstxt_timeout: float = 30.0
+    #: ``REP_MAX_HELD_REQUESTS``: at most this many requests are held at once.
+    max_held_requests: int = 100_000
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:
@@ -185,4 +189,6 @@ class RepConfig:
             cache_max_ttl=read_number(settings, "REP_CACHE_MAX_TTL", 7 * DAY, minimum=min_ttl),
             cache_stale_max=read_number(settings, "REP_CACHE_STALE_MAX", 30 * DAY),
             cache_max_origins=read_int(settings, "REP_CACHE_MAX_ORIGINS", 100_000, minimum=1),
+            robotstxt_timeout=read_number(settings, "REP_ROBOTSTXT_TIMEOUT", 30.0, minimum=0.001),
+            max_held_requests=read_int(settings, "REP_MAX_HELD_REQUESTS", 100_000, minimum=1),
         )

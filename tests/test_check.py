@@ -30,6 +30,8 @@ class Handler(QuietHandler):
             self.send(301, b"", {"Location": target})
         elif path == "/loop/robots.txt":
             self.send(302, b"", {"Location": "/loop/robots.txt"})
+        elif path == "/local/robots.txt":
+            self.send(301, b"", {"Location": "file:///dev/zero"})
         elif path == "/ok/robots.txt" or path == "/robots.txt":
             self.send(200, ROBOTS)
         elif path == "/big/robots.txt":
@@ -90,6 +92,12 @@ def test_spec4_6_hop_redirect_counts_as_404(server: str) -> None:
     private, anything, outcome = fetch(f"{server}/hop6/robots.txt")
     assert (private, anything) == (True, True)
     assert "more than 5 redirects" in outcome
+
+
+def test_spec7_redirect_to_a_local_file_is_not_followed(server: str) -> None:
+    private, _, outcome = fetch(f"{server}/local/robots.txt")
+    assert private
+    assert outcome == "301: redirect to file:///dev/zero not followed, treated as 404"
 
 
 def test_spec4_redirect_loop_counts_as_404(server: str) -> None:

@@ -476,3 +476,56 @@ async def test_spec4_offsite_filtering_does_not_stop_a_cross_host_robotstxt_redi
     assert outcome(sites, spider, "source")[0] == {"/"}
     assert list(outcome(sites, spider, "source")[1]) == ["/x"]
     assert sites.requested("target") == ["/rules.txt"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec7_hostile_robotstxt_responses_are_bounded() -> None:
+    import gzip
+
+    sites = Sites()
+    bomb = gzip.compress(b"\0" * 40_000_000, 9)  # 40 MB once inflated
+    sites.add("bomb").script("/robots.txt", Reply(200, bomb, {"Content-Encoding": "gzip"}))
+    small = gzip.compress(b"User-agent: *\nDisallow: /x\n")
+    sites.add("gzip").script("/robots.txt", Reply(200, small, {"Content-Encoding": "gzip"}))
+    sites.add("local").script("/robots.txt", redirect("file:///dev/zero"))
+    settings = {"REP_UNREACHABLE_MAX_WAIT": 0.3}
+    urls = [sites.url(n, p) for n in ("bomb", "gzip", "local") for p in ("/", "/x")]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(bomb) < 100_000
+    # The bomb is refused once it inflates past 16 MiB: an invalid response, unreachable.
+    assert outcome(sites, spider, "bomb")[0] == set()
+    assert all("unreachable" in why for why in outcome(sites, spider, "bomb")[1].values())
+    # A normal compressed robots.txt is read.
+    assert outcome(sites, spider, "gzip")[0] == {"/"}
+    # A redirect to a local file is not followed (as a 404: everything allowed).
+    assert outcome(sites, spider, "local") == ({"/", "/x"}, {})
+    assert stat(crawler, "rep/robotstxt/outcome/bad_redirect") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec7_held_requests_are_bounded_and_robotstxt_has_its_own_timeout() -> None:
+    sites = Sites()
+    sites.add("hang").script("/robots.txt", Reply(hang=True))
+    settings = {
+        "DOWNLOAD_TIMEOUT": 60,
+        "REP_ROBOTSTXT_TIMEOUT": 0.4,
+        "REP_UNREACHABLE_MAX_WAIT": 1.0,
+        "REP_MAX_HELD_REQUESTS": 2,
+        "CONCURRENT_REQUESTS": 1,
+    }
+    urls = [sites.url("hang", f"/{n}") for n in range(4)]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    reasons = sorted(spider.dropped.values())
+    assert len(reasons) == 4 and spider.downloaded == []
+    limited = [why for why in reasons if "REP_MAX_HELD_REQUESTS" in why]
+    assert len(limited) == 2
+    assert stat(crawler, "rep/requests/dropped/held_limit") == 2
+    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 2
+    # With the 60 s download timeout, one try would have used the whole wait.
+    assert sites.requested("hang").count("/robots.txt") >= 2
