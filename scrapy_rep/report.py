@@ -66,7 +66,7 @@ class RepReport:
     def __init__(self, crawler: Crawler) -> None:
         settings = crawler.settings
         if not read_bool(settings, "REP_REPORT", False):
-            raise NotConfigured("REP_REPORT is off")
+            raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = read_int(settings, "REP_REPORT_MAX_URLS", DEFAULT_MAX_URLS, minimum=1)
         self.path = read_str(settings, "REP_REPORT_FILE")
         agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
