@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import re
 import time
 import zlib
 from collections import OrderedDict
@@ -89,6 +90,8 @@ MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
 #: followed and the redirect counts as one without a usable target (as a 404).
 REDIRECT_SCHEMES: Final = frozenset({"http", "https"})
 _MAX_SLOT_SETTINGS: Final = 10_000
+#: ``scheme://authority`` at the start of a URL: the memo key of its origin.
+_ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ class RobotsTxtMiddleware:
         self._held_count = 0
         #: Requests handed back to the engine to be held (see the module docstring).
         self._to_hold: WeakSet[Request] = WeakSet()
-        self._origins: dict[tuple[str, str], Origin | None] = {}
+        self._origins: dict[str, Origin | None] = {}
         self._slot_delays: OrderedDict[str, float] = OrderedDict()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
@@ -165,8 +168,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
-        crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
-        crawler.signals.connect(self._headers_received, signal=signals.headers_received)
+        self._watching_downloads = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -218,7 +220,7 @@ class RobotsTxtMiddleware:
             if entry is None:
                 self._inc("rep/requests/dropped/spider_closed")
                 raise IgnoreRequest(f"robots.txt of {origin} not known when the spider closed")
-        if request.method == "GET" and _is_robots_path(request):
+        if "/robots.txt" in request.url and request.method == "GET" and _is_robots_path(request):
             cached = self._cached_robots_response(request, entry)
             if cached is not None:
                 return cached
@@ -226,8 +228,8 @@ class RobotsTxtMiddleware:
         return None
 
     def _origin(self, request: Request) -> Origin | None:
-        parts = urlparse_cached(request)
-        key = (parts.scheme, parts.netloc)
+        match = _ORIGIN_PART.match(request.url)
+        key = match.group() if match else request.url
         try:
             return self._origins[key]
         except KeyError:
@@ -296,6 +298,8 @@ class RobotsTxtMiddleware:
     def _agent(self, request: Request) -> str:
         if self._robotstxt_agent:
             return self._robotstxt_agent
+        if not request.headers:  # usual: Scrapy's UserAgentMiddleware runs after us
+            return self._default_agent
         header = request.headers.get(b"User-Agent")
         return header.decode("latin-1") if header else self._default_agent
 
@@ -444,9 +448,22 @@ class RobotsTxtMiddleware:
 
     # ------------------------------------------------------------------ downloading
 
+    def _watch_downloads(self) -> None:
+        """Listen to ``headers_received``/``bytes_received`` only while a robots.txt
+        download runs: these signals come for every chunk of every response, and a
+        receiver makes each of them cost a call."""
+        fetching = any(state.fetching for state in self._states.values())
+        if fetching == self._watching_downloads:
+            return
+        self._watching_downloads = fetching
+        change = self.crawler.signals.connect if fetching else self.crawler.signals.disconnect
+        change(self._bytes_received, signal=signals.bytes_received)
+        change(self._headers_received, signal=signals.headers_received)
+
     def _start_download(self, origin: Origin, trigger: Request) -> None:
         state = self._states.setdefault(origin, _OriginState())
         state.fetching = True
+        self._watch_downloads()
         state.trigger = state.trigger or trigger
         task = deferred_from_coro(self._refresh(origin, state))
         self._tasks.add(task)
@@ -472,6 +489,7 @@ class RobotsTxtMiddleware:
             fetched = _Fetched(Effect.UNREACHABLE, f"unreachable (internal error: {error!r})")
         finally:
             state.fetching = False
+            self._watch_downloads()
         if self._closed:
             return
         now = self._clock()
