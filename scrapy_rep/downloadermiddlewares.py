@@ -27,7 +27,7 @@ import re
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
@@ -44,7 +44,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.job import job_dir
 from scrapy.utils.log import failure_to_exc_info
 from scrapy.utils.request import request_from_dict
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, DeferredSemaphore
 from twisted.python.failure import Failure
 
 from scrapy_rep import signals as rep_signals
@@ -68,6 +68,7 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.stores import RobotsStore, SharedRecord, StoreCorrupt, store_for
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -90,6 +91,10 @@ MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
 #: followed and the redirect counts as one without a usable target (as a 404).
 REDIRECT_SCHEMES: Final = frozenset({"http", "https"})
 _MAX_SLOT_SETTINGS: Final = 10_000
+#: After a shared-store error, this process works alone for this long (seconds).
+STORE_RETRY_AFTER: Final = 30.0
+#: How often a process waiting for another one's download looks at the store.
+LEASE_POLL: Final = 0.2
 #: ``scheme://authority`` at the start of a URL: the memo key of its origin.
 _ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
 
@@ -161,6 +166,8 @@ class RobotsTxtMiddleware:
         self._to_hold: WeakSet[Request] = WeakSet()
         self._origins: dict[str, Origin | None] = {}
         self._slot_delays: OrderedDict[str, float] = OrderedDict()
+        #: Origins given up on, and how many times in a row (bounded).
+        self._gave_up: OrderedDict[Origin, int] = OrderedDict()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
         self._evictions_reported = 0
@@ -169,6 +176,18 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
         self._watching_downloads = False
+        #: Where robots.txt outcomes are shared with other processes (issue 7).
+        self.store: RobotsStore = store_for(self.config.robotstxt_cache)
+        self._store_down_until = 0.0
+        concurrency = self.config.robotstxt_concurrency or max(
+            1, settings.getint("CONCURRENT_REQUESTS") // 2
+        )
+        #: At most this many robots.txt downloads at once, so that robots.txt files that
+        #: hang cannot take every download slot from the origins that work.
+        self._robots_slots = DeferredSemaphore(concurrency)
+        self._lease_seconds = self.config.lease_timeout or (
+            self._robots_timeout * (MAX_REDIRECTS + 1) + 5
+        )
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -481,20 +500,40 @@ class RobotsTxtMiddleware:
         task.addBoth(done)
 
     async def _refresh(self, origin: Origin, state: _OriginState) -> None:
+        """One robots.txt download for ``origin`` and what follows from it; with a shared
+        store, first what another process found, and the lease held until the outcome
+        is shared (so no other process downloads the same file meanwhile)."""
         state.timer = None
+        leased: bool | None = False
         try:
-            fetched = await self._download(origin)
-        except Exception as error:  # a bug, ours or another component's: never stall
-            logger.exception("scrapy_rep: downloading the robots.txt of %s failed", origin)
-            fetched = _Fetched(Effect.UNREACHABLE, f"unreachable (internal error: {error!r})")
+            if await self._adopt_shared(origin, state):
+                return
+            leased = await self._lease(origin, state)
+            if leased is None:
+                return  # another process finished the download meanwhile
+            await maybe_deferred_to_future(self._robots_slots.acquire())
+            try:
+                fetched = await self._download(origin)
+            except Exception as error:  # a bug, ours or another component's: never stall
+                logger.exception("scrapy_rep: downloading the robots.txt of %s failed", origin)
+                fetched = _Fetched(Effect.UNREACHABLE, f"unreachable (internal error: {error!r})")
+            finally:
+                self._robots_slots.release()
+            state.fetching = False
+            if not self._closed:
+                await self._apply(origin, state, fetched)
         finally:
             state.fetching = False
             self._watch_downloads()
-        if self._closed:
-            return
+            if leased:
+                await self._store_op(lambda: self.store.release(str(origin)), None)
+
+    async def _apply(self, origin: Origin, state: _OriginState, fetched: _Fetched) -> None:
+        """SPEC §4: cache what a download came to, or hold and retry, or give up."""
         now = self._clock()
         if fetched.effect is Effect.UNREACHABLE:
             self._failed(origin, state, fetched, now)
+            await self._share(origin, state, now)
             return
         rules = (
             parse_robotstxt(fetched.body, self.config.profile)
@@ -516,6 +555,7 @@ class RobotsTxtMiddleware:
             body_zlib,
         )
         self._store(origin, entry)
+        await self._share(origin, _OriginState(), now)  # a success: no failures to share
         logger.debug(
             "robots.txt of %s: %s", origin, fetched.outcome, extra={"spider": self.crawler.spider}
         )
@@ -573,6 +613,7 @@ class RobotsTxtMiddleware:
             delay,
             extra={"spider": self.crawler.spider},
         )
+        state.retry_at = now + delay
         state.timer = _call_later(delay, self._retry, origin, state)
 
     def _retry(self, origin: Origin, state: _OriginState) -> None:
@@ -587,7 +628,15 @@ class RobotsTxtMiddleware:
         allow = self.config.unreachable_action == "allow"
         verdict = "treated as allowed (REP_UNREACHABLE_ACTION)" if allow else "requests dropped"
         outcome = f"unreachable for {waited:.0f} s ({state.last_reason}): {verdict}"
-        lifetime = max(self.config.unreachable_max_wait, self.config.unreachable_retry_delay)
+        # The verdict lasts REP_UNREACHABLE_MAX_WAIT, doubling each time the same origin
+        # is given up on again (a dead site is not probed every few seconds all crawl
+        # long), at most REP_CACHE_TTL.
+        times = self._gave_up.pop(origin, 0) + 1
+        self._gave_up[origin] = times
+        if len(self._gave_up) > _MAX_SLOT_SETTINGS:
+            self._gave_up.popitem(last=False)
+        base = max(self.config.unreachable_max_wait, self.config.unreachable_retry_delay)
+        lifetime = min(base * 2 ** min(times - 1, 30), max(base, self.config.cache_ttl))
         entry = CacheEntry(
             ALLOW_ALL if allow else DISALLOW_ALL,
             outcome,
@@ -601,7 +650,10 @@ class RobotsTxtMiddleware:
         self._states.pop(origin, None)
         self._inc("rep/robotstxt/gave_up")
         self._fetched_signal(origin, entry.rules, outcome, None)
-        logger.warning(
+        # A WARNING the first time per origin, INFO when it stays down.
+        level = logging.WARNING if times == 1 else logging.INFO
+        logger.log(
+            level,
             "robots.txt of %s %s; %d held request(s) %s",
             origin,
             outcome,
@@ -618,6 +670,123 @@ class RobotsTxtMiddleware:
             if self.stats is not None:
                 self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
 
+    # ------------------------------------------------------------------ shared store
+
+    async def _store_op(self, operation: Callable[[], Awaitable[Any]], default: Any) -> Any:
+        """Run one store operation; on an outage carry on with the local cache (and say
+        so once), on a corrupt record count it and act as if there were none."""
+        if not self.store.shared or self._clock() < self._store_down_until:
+            return default
+        try:
+            return await operation()
+        except StoreCorrupt as error:
+            self._inc("rep/robotstxt/store_corrupt")
+            logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
+            return default
+        except Exception as error:
+            self._inc("rep/robotstxt/store_errors")
+            self._store_down_until = self._clock() + STORE_RETRY_AFTER
+            logger.warning(
+                "scrapy_rep: the %s robots.txt cache is unavailable (%s); this process "
+                "carries on with its own cache and tries again in %.0f s",
+                self.store.name,
+                _describe(error),
+                STORE_RETRY_AFTER,
+                extra={"spider": self.crawler.spider},
+            )
+            return default
+
+    async def _adopt_shared(self, origin: Origin, state: _OriginState) -> bool:
+        """Use what another process found for ``origin``, if it still holds: its rules,
+        or its "unreachable, next try at T" schedule. True when nothing is left to do."""
+        record = await self._store_op(lambda: self.store.load(str(origin)), None)
+        if record is None:
+            return False
+        now = self._clock()
+        try:
+            entry = _entry_from_record(record, self.config.profile)
+        except StoreCorrupt as error:
+            self._inc("rep/robotstxt/store_corrupt")
+            logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
+            return False
+        if record.fresh_until > now:
+            self._store(origin, entry)
+            self._states.pop(origin, None)
+            self._inc("rep/robotstxt/store_hits")
+            await self._send_signals(origin, entry, state.trigger)
+            self._release(origin, state)
+            return True
+        if record.retry_at <= now:
+            return False  # stale, nobody is trying: this process downloads (or waits)
+        state.failures = max(state.failures, record.failures)
+        state.failing_since = record.failing_since or state.failing_since
+        self._inc("rep/robotstxt/store_schedule_followed")
+        if record.stale_until > now and record.verdict is None and record.body_zlib:
+            self._store(origin, entry)  # the stale copy goes on being used
+            state.retry_at = record.retry_at
+            self._release(origin, state)
+            return True
+        state.timer = _call_later(record.retry_at - now, self._retry, origin, state)
+        return True
+
+    async def _lease(self, origin: Origin, state: _OriginState) -> bool | None:
+        """Become the one process downloading ``origin``'s robots.txt: True (leased),
+        False (no shared store, or it is down: download anyway), None (another process
+        finished meanwhile and its result was adopted)."""
+        if not self.store.shared:
+            return False
+        while not self._closed:
+            leased = await self._store_op(
+                lambda: self.store.acquire(str(origin), self._lease_seconds), None
+            )
+            if leased is None:
+                return False  # the store is down: download without it
+            if leased:
+                return True
+            await maybe_deferred_to_future(_sleep(LEASE_POLL))
+            if await self._adopt_shared(origin, state):
+                return None
+        return None
+
+    async def _share(self, origin: Origin, state: _OriginState, now: float) -> None:
+        """Tell the other processes what this download came to (SPEC §4, issue 7)."""
+        if not self.store.shared:
+            return
+        entry = self.cache.get(origin)
+        usable = entry is not None and entry.freshness(now) is not Freshness.EXPIRED
+        if entry is not None and usable:
+            record = SharedRecord(
+                str(origin),
+                entry.body_zlib,
+                entry.rules.verdict if not entry.body_zlib else None,
+                entry.status,
+                entry.outcome,
+                entry.fetched_at,
+                entry.fresh_until,
+                entry.stale_until,
+                entry.unreachable,
+                state.failures,
+                state.failing_since,
+                state.retry_at if state.failures else 0.0,
+            )
+        else:  # failing, nothing usable: share the schedule only
+            record = SharedRecord(
+                str(origin),
+                b"",
+                False,
+                None,
+                state.last_reason,
+                now,
+                0.0,
+                0.0,
+                False,
+                state.failures,
+                state.failing_since,
+                state.retry_at,
+            )
+        keep_for = max(record.stale_until, record.retry_at, record.fresh_until) - now
+        await self._store_op(lambda: self.store.save(record, keep_for), None)
+
     async def _download(self, origin: Origin) -> _Fetched:
         """Download ``origin``'s robots.txt, following up to 5 redirects (SPEC §4)."""
         engine = self._engine()
@@ -633,8 +802,7 @@ class RobotsTxtMiddleware:
             except Exception as error:  # DNS, timeout, refused/reset, truncated, ignored
                 self._inc(f"robotstxt/exception_count/{type(error)}")
                 self._inc("rep/robotstxt/outcome/network_error")
-                reason = str(error) or type(error).__name__
-                return _Fetched(Effect.UNREACHABLE, f"unreachable ({reason})")
+                return _Fetched(Effect.UNREACHABLE, f"unreachable ({_describe(error)})")
             status = response.status
             self._inc("robotstxt/response_count")
             self._inc(f"robotstxt/response_status_count/{status}")
@@ -880,6 +1048,50 @@ class RobotsTxtMiddleware:
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
+
+
+def _entry_from_record(record: SharedRecord, profile: str) -> CacheEntry:
+    """A local cache entry from a shared record (the body is never inflated beyond
+    500 KiB, whatever the record says)."""
+    if record.body_zlib:
+        try:
+            inflater = zlib.decompressobj()
+            body = inflater.decompress(record.body_zlib, MAX_BODY_BYTES)
+        except zlib.error as error:
+            raise StoreCorrupt(f"body does not inflate: {error}") from None
+        rules = parse_robotstxt(body, profile)
+    else:
+        rules = ALLOW_ALL if record.verdict else DISALLOW_ALL
+    return CacheEntry(
+        rules,
+        record.outcome,
+        record.fetched_at,
+        record.fresh_until,
+        record.stale_until,
+        record.status,
+        record.body_zlib,
+        record.unreachable,
+    )
+
+
+def _sleep(seconds: float) -> Deferred[None]:
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    return deferLater(cast(Any, reactor), seconds)
+
+
+def _describe(error: BaseException) -> str:
+    """One short line for a download error (Twisted's ``ResponseFailed`` wraps a list of
+    failures: name the first)."""
+    reasons = getattr(error, "reasons", None)
+    if reasons:
+        first = reasons[0]
+        error = getattr(first, "value", first)
+    text = str(error).strip()
+    name = type(error).__name__
+    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def _followable(url: str) -> bool:

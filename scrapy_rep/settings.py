@@ -106,6 +106,18 @@ def read_str(settings: SettingsLike, name: str, default: str = "") -> str:
     raise RepSettingError(f"{name}: expected a string, got {value!r}")
 
 
+def read_store(settings: SettingsLike, name: str) -> str:
+    """``"memory"`` or a Redis URL (``redis://``, ``rediss://``, ``unix://``)."""
+    value = settings.get(name, "memory")
+    if value is None or value == "memory":
+        return "memory"
+    if isinstance(value, str) and value.split("://", 1)[0] in ("redis", "rediss", "unix"):
+        return value
+    raise RepSettingError(
+        f"{name}: expected 'memory' or a Redis URL (redis://host:port/db), got {value!r}"
+    )
+
+
 def read_str_list(settings: SettingsLike, name: str) -> tuple[str, ...]:
     """A list of strings: a list/tuple of str, or one comma-separated string."""
     value = settings.get(name)
@@ -159,6 +171,14 @@ class RepConfig:
     robotstxt_timeout: float = 30.0
     #: ``REP_MAX_HELD_REQUESTS``: at most this many requests are held at once.
     max_held_requests: int = 100_000
+    #: ``REP_ROBOTSTXT_CONCURRENCY``: robots.txt downloads at once (``None``: half of
+    #: ``CONCURRENT_REQUESTS``).
+    robotstxt_concurrency: int | None = None
+    #: ``REP_ROBOTSTXT_CACHE``: ``"memory"`` or a ``redis://`` URL shared by processes.
+    robotstxt_cache: str = "memory"
+    #: ``REP_LEASE_TIMEOUT``: how long one process may hold an origin's download lease
+    #: (``None``: long enough for six robots.txt requests).
+    lease_timeout: float | None = None
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:
@@ -191,4 +211,15 @@ class RepConfig:
             cache_max_origins=read_int(settings, "REP_CACHE_MAX_ORIGINS", 100_000, minimum=1),
             robotstxt_timeout=read_number(settings, "REP_ROBOTSTXT_TIMEOUT", 30.0, minimum=0.001),
             max_held_requests=read_int(settings, "REP_MAX_HELD_REQUESTS", 100_000, minimum=1),
+            robotstxt_concurrency=(
+                None
+                if settings.get("REP_ROBOTSTXT_CONCURRENCY") is None
+                else read_int(settings, "REP_ROBOTSTXT_CONCURRENCY", 8, minimum=1)
+            ),
+            robotstxt_cache=read_store(settings, "REP_ROBOTSTXT_CACHE"),
+            lease_timeout=(
+                None
+                if settings.get("REP_LEASE_TIMEOUT") is None
+                else read_number(settings, "REP_LEASE_TIMEOUT", 60.0, minimum=0.1)
+            ),
         )

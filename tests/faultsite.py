@@ -70,17 +70,19 @@ class OriginPlan:
 class Plan:
     sites: Sites
     origins: dict[str, OriginPlan]
+    #: The page paths of every origin.
+    paths: tuple[str, ...] = PATHS
 
     def urls(self) -> list[str]:
         """Every page URL the spider requests, origins interleaved."""
-        return [self.sites.url(name, path) for path in PATHS for name in self.origins]
+        return [self.sites.url(name, path) for path in self.paths for name in self.origins]
 
     def expected(self) -> dict[str, str]:
         """URL → "downloaded", "forbidden" or "unreachable"."""
         fates: dict[str, str] = {}
         for name, plan in self.origins.items():
             rules = parse_robotstxt(plan.body) if plan.body is not None else None
-            for path in PATHS:
+            for path in self.paths:
                 url = self.sites.url(name, path)
                 if plan.kind in UNREACHABLE:
                     fates[url] = "unreachable"
@@ -97,7 +99,7 @@ class Plan:
         return {
             self.sites.url(name, path)
             for name, plan in self.origins.items()
-            for path in PATHS
+            for path in self.paths
             if fates[self.sites.url(name, path)] == "downloaded"
             and not plan.directives[path].startswith(blocking)
         }
@@ -110,9 +112,14 @@ def _chain(sites: Sites, name: str, hops: int, final: Reply) -> None:
         origin.script(f"/hop{hop}", redirect(f"/hop{hop + 1}") if hop < hops else final)
 
 
-def build(count: int, seed: int = 20261122, kinds: Iterable[str] = KINDS) -> Plan:
-    """Start ``count`` origins with a seeded mix of behaviours; returns the plan."""
+def build(
+    count: int, seed: int = 20261122, kinds: Iterable[str] = KINDS, extra_pages: int = 0
+) -> Plan:
+    """Start ``count`` origins with a seeded mix of behaviours; returns the plan.
+
+    Each origin has the pages :data:`PATHS` plus ``extra_pages`` more (``/p/0``…)."""
     rng = random.Random(seed)
+    paths = PATHS + tuple(f"/p/{n}" for n in range(extra_pages))
     kinds = tuple(kinds)
     sites = Sites()
     origins: dict[str, OriginPlan] = {}
@@ -168,7 +175,7 @@ def build(count: int, seed: int = 20261122, kinds: Iterable[str] = KINDS) -> Pla
             plan.max_robots_downloads = 12
         else:
             raise ValueError(f"unknown kind {kind!r}")
-        for path in PATHS:
+        for path in paths:
             directive = rng.choice(DIRECTIVES)
             plan.directives[path] = directive
             headers = {"Content-Type": "text/html"}
@@ -178,4 +185,4 @@ def build(count: int, seed: int = 20261122, kinds: Iterable[str] = KINDS) -> Pla
                 path, Reply(200, f"<html><body>{name}{path}</body></html>".encode(), headers)
             )
         origins[name] = plan
-    return Plan(sites, origins)
+    return Plan(sites, origins, paths)

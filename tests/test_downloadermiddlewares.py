@@ -394,3 +394,20 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     }
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_an_origin_given_up_on_again_is_left_alone_twice_as_long(
+    harness: Any,
+) -> None:
+    h = harness({"REP_UNREACHABLE_RETRY_DELAY": 10, "REP_UNREACHABLE_MAX_WAIT": 0})
+    h.robots(A, text("down", 503))
+    lifetimes = []
+    for _ in range(3):
+        assert await h.request(f"{A}/") == "held"  # fails at once: given up
+        entry = h.mw.cache.get(h.mw._origin(Request(f"{A}/")))
+        assert entry is not None and entry.unreachable
+        lifetimes.append(entry.fresh_until - entry.fetched_at)
+        h.now = entry.fresh_until + 1  # the verdict is over: the next request tries again
+    assert lifetimes == [10, 20, 40]
+    assert len(h.engine.downloaded) == 3

@@ -1,0 +1,192 @@
+"""Where robots.txt outcomes are shared between crawler processes (issue 7, SPEC §4).
+
+Every crawler process keeps its own parsed rules in :class:`scrapy_rep.cache.RobotsCache`.
+A *store* is the layer behind it that several processes can share:
+
+- :class:`LocalStore` (``REP_ROBOTSTXT_CACHE = "memory"``, the default) shares nothing:
+  each process downloads and decides alone, as before.
+- :class:`RedisStore` (``REP_ROBOTSTXT_CACHE = "redis://host:port/db"``) keeps one
+  record per origin in Redis: the raw body (zlib, at most 500 KiB before compression),
+  the fetch outcome, when it was fetched, until when it is fresh and usable when stale,
+  and the "temporarily unreachable" schedule (failures, first failure, next try). A lease
+  (``SET NX PX``) lets only one process download an origin's robots.txt at a time; a
+  process that dies mid-download loses its lease when it times out.
+
+Records are checked before use: a record that does not decode, has another format
+version, or names another origin raises :class:`StoreCorrupt` and is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Protocol
+
+#: Bumped when the record layout changes; records of another version are ignored.
+FORMAT_VERSION: Final = 1
+_MAGIC: Final = b"scrapy_rep/robots"
+
+
+class StoreCorrupt(ValueError):
+    """A shared record that cannot be trusted (undecodable, foreign, wrong version)."""
+
+
+@dataclass(frozen=True)
+class SharedRecord:
+    """One origin's robots.txt as shared between processes (times are Unix seconds)."""
+
+    origin: str
+    #: The body as downloaded (first 500 KiB), zlib-compressed; ``b""`` when none.
+    body_zlib: bytes
+    #: ``True``/``False`` for "everything allowed/disallowed" without a body, else None.
+    verdict: bool | None
+    status: int | None
+    outcome: str
+    fetched_at: float
+    fresh_until: float
+    stale_until: float
+    #: A give-up verdict after the robots.txt stayed unreachable (SPEC §4).
+    unreachable: bool = False
+    #: Consecutive failed downloads since the last success, shared by all processes.
+    failures: int = 0
+    failing_since: float | None = None
+    #: No process tries again before this time (the shared retry schedule).
+    retry_at: float = 0.0
+
+    def encode(self) -> bytes:
+        """``magic \\n json header \\n body``, with a CRC-32 of the body in the header."""
+        header = {k: v for k, v in asdict(self).items() if k != "body_zlib"}
+        header["version"] = FORMAT_VERSION
+        header["crc32"] = zlib.crc32(self.body_zlib)
+        return _MAGIC + b"\n" + json.dumps(header).encode() + b"\n" + self.body_zlib
+
+    @classmethod
+    def decode(cls, data: bytes, origin: str) -> SharedRecord:
+        """Check and decode a record of ``origin``; raise :class:`StoreCorrupt` if wrong."""
+        try:
+            magic, header_bytes, body = data.split(b"\n", 2)
+            if magic != _MAGIC:
+                raise StoreCorrupt("not a scrapy_rep record")
+            header = json.loads(header_bytes)
+            if header.pop("version") != FORMAT_VERSION:
+                raise StoreCorrupt("another format version")
+            if header.pop("crc32") != zlib.crc32(body):
+                raise StoreCorrupt("body checksum mismatch")
+            record = cls(body_zlib=body, **header)
+        except StoreCorrupt:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            raise StoreCorrupt(f"undecodable record: {error}") from None
+        if record.origin != origin:
+            raise StoreCorrupt(f"record of {record.origin!r} stored under {origin!r}")
+        if not all(
+            isinstance(value, (int, float))
+            for value in (record.fetched_at, record.fresh_until, record.stale_until)
+        ):
+            raise StoreCorrupt("times are not numbers")
+        return record
+
+
+class RobotsStore(Protocol):
+    """What the middleware needs from a shared store. Any method may raise
+    ``StoreUnavailable``-like errors (``OSError``, the client's own); the middleware
+    then carries on with its process-local cache."""
+
+    #: For logs and stats: "memory", "redis".
+    name: str
+    #: Whether records are shared with other processes (the memory store: no).
+    shared: bool
+
+    async def load(self, origin: str) -> SharedRecord | None: ...
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None: ...
+
+    async def acquire(self, origin: str, seconds: float) -> bool: ...
+
+    async def release(self, origin: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalStore:
+    """Shares nothing: every process decides alone (the default)."""
+
+    name = "memory"
+    shared = False
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        return None
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        return None
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        return True
+
+    async def release(self, origin: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+#: Deletes the lease only if this process still holds it.
+_RELEASE: Final = """
+if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """Records and leases in Redis (``pip install scrapy_rep[redis]``)."""
+
+    name = "redis"
+    shared = True
+
+    def __init__(self, url: str, prefix: str = "scrapy_rep", timeout: float = 2.0) -> None:
+        try:
+            import redis.asyncio
+        except ImportError:  # pragma: no cover - depends on the installation
+            raise ImportError(
+                "REP_ROBOTSTXT_CACHE names Redis, but the redis package is missing: "
+                "pip install 'scrapy_rep[redis]'"
+            ) from None
+        self.url = url
+        self.prefix = prefix
+        self.client: Any = redis.asyncio.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        #: Identifies this process's leases.
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+
+    def _key(self, kind: str, origin: str) -> str:
+        return f"{self.prefix}:{kind}:{origin}"
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        data = await self.client.get(self._key("robots", origin))
+        return None if data is None else SharedRecord.decode(data, origin)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        milliseconds = max(1000, int(keep_for * 1000))
+        await self.client.set(self._key("robots", record.origin), record.encode(), px=milliseconds)
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        milliseconds = max(1, int(seconds * 1000))
+        key = self._key("lease", origin)
+        return bool(await self.client.set(key, self.owner, nx=True, px=milliseconds))
+
+    async def release(self, origin: str) -> None:
+        await self.client.eval(_RELEASE, 1, self._key("lease", origin), self.owner)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def store_for(setting: str) -> RobotsStore:
+    """The store a ``REP_ROBOTSTXT_CACHE`` value names (already validated)."""
+    if setting == "memory":
+        return LocalStore()
+    return RedisStore(setting)
