@@ -970,8 +970,21 @@ class RobotsTxtMiddleware:
             path,
         )
 
-    def _spider_closed(self, spider: Spider, reason: str) -> None:
+    def _spider_closed(self, spider: Spider, reason: str) -> Deferred[None]:
         self._closed = True
+        try:
+            self._keep_or_drop_held(spider, reason)
+        finally:
+            closing = deferred_from_coro(self._close_store())
+        return closing
+
+    async def _close_store(self) -> None:
+        try:
+            await self.store.close()
+        except Exception as error:
+            logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
+
+    def _keep_or_drop_held(self, spider: Spider, reason: str) -> None:
         for state in self._states.values():
             if state.timer is not None and state.timer.active():
                 state.timer.cancel()

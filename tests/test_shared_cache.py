@@ -1,0 +1,260 @@
+"""The robots.txt cache shared through Redis (issue 7), with a real ``redis-server``.
+
+Crawler processes (``tests/worker.py``) share one Redis; the local origins they crawl are
+served by this test process, whose access log says how often each robots.txt was asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from redisserver import RedisServer, running_redis
+from robotsite import Reply, Sites, crawl, robots
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.task import deferLater
+from twisted.internet.utils import getProcessOutputAndValue
+
+from scrapy_rep.signals import robotstxt_fetched
+from scrapy_rep.stores import RedisStore, SharedRecord, StoreCorrupt
+
+TESTS = Path(__file__).resolve().parent
+RULES = "User-agent: *\nDisallow: /x\n"
+
+
+def record(origin: str = "http://a.example", **changes: Any) -> SharedRecord:
+    base = SharedRecord(
+        origin, zlib.compress(RULES.encode()), None, 200, "200 (27 bytes)", 1.0, 2.0, 3.0
+    )
+    return replace(base, **changes)
+
+
+# ---------------------------------------------------------------------- records (pure)
+
+
+def test_issue7_records_round_trip_and_foreign_or_broken_ones_are_refused() -> None:
+    original = record(failures=2, failing_since=5.0, retry_at=9.5)
+    assert SharedRecord.decode(original.encode(), original.origin) == original
+    data = original.encode()
+    broken = {
+        "another origin": (data, "http://b.example"),
+        "garbage": (b"\x00\xff" * 20, original.origin),
+        "truncated body": (data[:-3], original.origin),
+        "other magic": (b"other" + data[len(b"scrapy_rep/robots") :], original.origin),
+        "other version": (data.replace(b'"version": 1', b'"version": 99'), original.origin),
+        "bad json": (data.replace(b'"status": 200', b'"status": 200,,'), original.origin),
+        "unknown field": (data.replace(b'"status"', b'"statuz"'), original.origin),
+    }
+    for name, (payload, origin) in broken.items():
+        with pytest.raises(StoreCorrupt):
+            SharedRecord.decode(payload, origin)
+        assert name
+
+
+# ---------------------------------------------------------------------- the store
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Any:
+    with running_redis(tmp_path) as server:
+        yield server
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_redis_store_records_and_leases(redis_server: RedisServer) -> None:
+    one, two = RedisStore(redis_server.url), RedisStore(redis_server.url)
+    try:
+        origin = "http://a.example"
+        assert await deferred_from_coro(one.load(origin)) is None
+        await deferred_from_coro(one.save(record(), 60))
+        assert await deferred_from_coro(two.load(origin)) == record()
+        # One lease at a time; only its owner releases it; it times out by itself.
+        assert await deferred_from_coro(one.acquire(origin, 0.5))
+        assert not await deferred_from_coro(two.acquire(origin, 0.5))
+        await deferred_from_coro(two.release(origin))  # not its lease: no effect
+        assert not await deferred_from_coro(two.acquire(origin, 0.5))
+        await deferLater(reactor, 0.7)  # type: ignore[arg-type]
+        assert await deferred_from_coro(two.acquire(origin, 5))
+        await deferred_from_coro(two.release(origin))
+        assert await deferred_from_coro(one.acquire(origin, 5))
+    finally:
+        await deferred_from_coro(one.close())
+        await deferred_from_coro(two.close())
+
+
+# ---------------------------------------------------------------------- crawls
+
+
+async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    config = json.dumps({"urls": urls, "settings": settings})
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    out, err, code = await getProcessOutputAndValue(
+        sys.executable, [str(TESTS / "worker.py"), config], env=env, path=str(TESTS)
+    )
+    assert code == 0, err.decode()[-3000:]
+    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_two_workers_download_each_robotstxt_once(redis_server: RedisServer) -> None:
+    sites = Sites()
+    names = [f"s{n}" for n in range(4)]
+    for name in names:
+        sites.add(name).script("/robots.txt", robots(RULES))
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url}
+    first = [sites.url(n, p) for n in names for p in ("/a1", "/a2", "/x")]
+    second = [sites.url(n, p) for n in names for p in ("/b1", "/b2", "/x")]
+    try:
+        results = await gatherResults(
+            [
+                Deferred.fromCoroutine(run_worker(first, settings)),
+                Deferred.fromCoroutine(run_worker(second, settings)),
+            ]
+        )
+    finally:
+        await sites.close()
+    for name in names:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    for result, urls in zip(results, (first, second), strict=True):
+        assert result["downloaded"] == sorted(u for u in urls if not u.endswith("/x"))
+        assert sorted(result["dropped"]) == sorted(u for u in urls if u.endswith("/x"))
+    stats = [result["stats"] for result in results]
+    assert sum(s.get("rep/robotstxt/store_hits", 0) for s in stats) == len(names)
+    assert sum(s.get("robotstxt/request_count", 0) for s in stats) == len(names)
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_a_503_is_retried_on_one_schedule_by_all_workers(
+    redis_server: RedisServer,
+) -> None:
+    sites = Sites()
+    sites.add("flaky").script("/robots.txt", Reply(503), Reply(503), robots(RULES))
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "REP_UNREACHABLE_RETRY_DELAY": 0.5}
+    urls = [sites.url("flaky", p) for p in ("/a", "/x")]
+    try:
+        results = await gatherResults(
+            [
+                Deferred.fromCoroutine(run_worker(urls, settings)),
+                Deferred.fromCoroutine(run_worker(urls, settings)),
+            ]
+        )
+    finally:
+        await sites.close()
+    # Two failures and one success in all: not one schedule per worker.
+    assert sites.requested("flaky").count("/robots.txt") == 3
+    for result in results:
+        assert result["downloaded"] == [sites.url("flaky", "/a")]
+        assert list(result["dropped"]) == [sites.url("flaky", "/x")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_a_worker_killed_mid_download_does_not_block_the_origin(
+    redis_server: RedisServer,
+) -> None:
+    sites = Sites()
+    origin = sites.add("slow")
+    origin.script("/robots.txt", Reply(hang=True), robots(RULES))
+    settings = {
+        "REP_ROBOTSTXT_CACHE": redis_server.url,
+        "REP_LEASE_TIMEOUT": 1.5,
+        "REP_ROBOTSTXT_TIMEOUT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+    }
+    urls = [sites.url("slow", p) for p in ("/a", "/x")]
+    config = json.dumps({"urls": urls, "settings": settings})
+    doomed = subprocess.Popen(
+        [sys.executable, str(TESTS / "worker.py"), config],
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        cwd=TESTS,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):  # until it asked for robots.txt (at most 15 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/robots.txt" in sites.requested("slow"):
+                break
+        assert sites.requested("slow") == ["/robots.txt"]
+        doomed.kill()  # dies holding the lease, mid-download
+        doomed.wait(timeout=10)
+        result = await run_worker(urls, settings)
+    finally:
+        if doomed.poll() is None:
+            doomed.kill()
+        await sites.close()
+    assert result["downloaded"] == [sites.url("slow", "/a")]
+    assert list(result["dropped"]) == [sites.url("slow", "/x")]
+    assert sites.requested("slow").count("/robots.txt") == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_corrupt_records_are_ignored_and_replaced(redis_server: RedisServer) -> None:
+    import redis
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(RULES))
+    key = f"scrapy_rep:robots:{sites.bases['a']}"
+    client = redis.Redis.from_url(redis_server.url)
+    client.set(key, b"scrapy_rep/robots\n{not json}\n\x00")
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url}
+    try:
+        crawler, spider = await crawl([sites.url("a", "/a"), sites.url("a", "/x")], settings)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/a")]
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/robotstxt/store_corrupt") == 1
+    assert sites.requested("a").count("/robots.txt") == 1
+    stored = SharedRecord.decode(client.get(key), sites.bases["a"])  # replaced, valid
+    assert zlib.decompress(stored.body_zlib).decode() == RULES
+    client.close()
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    sites = Sites()
+    names = [f"s{n}" for n in range(6)]
+    for name in names:
+        sites.add(name).script("/robots.txt", robots(RULES))
+    urls = [sites.url(n, p) for n in names for p in ("/a", "/x")]
+    stopped: list[str] = []
+
+    def stop_redis(origin: str, **_: Any) -> None:
+        if not stopped:
+            stopped.append(origin)
+            redis_server.stop()
+
+    from robotsite import BASE_SETTINGS, ListSpider
+    from scrapy.utils.test import get_crawler
+
+    crawler = get_crawler(
+        ListSpider,
+        {**BASE_SETTINGS, "REP_ROBOTSTXT_CACHE": redis_server.url, "CONCURRENT_REQUESTS": 2},
+    )
+    crawler.signals.connect(stop_redis, signal=robotstxt_fetched)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert isinstance(spider, ListSpider)
+    assert stopped
+    assert sorted(spider.downloaded) == sorted(u for u in urls if u.endswith("/a"))
+    assert sorted(spider.dropped) == sorted(u for u in urls if u.endswith("/x"))
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/robotstxt/store_errors") >= 1
+    assert "robots.txt cache is unavailable" in caplog.text
+    for name in names:
+        assert sites.requested(name).count("/robots.txt") == 1
