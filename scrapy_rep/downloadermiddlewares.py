@@ -176,6 +176,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
         self._watching_downloads = False
+        self._scheduler: Any = None
         #: Where robots.txt outcomes are shared with other processes (issue 7).
         self.store: RobotsStore = store_for(self.config.robotstxt_cache)
         self._store_down_until = 0.0
@@ -936,6 +937,9 @@ class RobotsTxtMiddleware:
         return Path(directory) / STATE_FILE if directory else None
 
     def _spider_opened(self, spider: Spider) -> None:
+        engine = self._engine()
+        #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
+        self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
         path = self._state_path()
         if path is None or not path.exists():
             return
@@ -994,6 +998,8 @@ class RobotsTxtMiddleware:
         if path is not None:
             self._save(path, held, spider)
             return
+        if held and self._return_to_shared_queue(held, reason):
+            return
         for request in held:
             self.crawler.signals.send_catch_log(
                 rep_signals.request_refused,
@@ -1011,6 +1017,35 @@ class RobotsTxtMiddleware:
                 len(held),
                 ", ".join(f"{o}: {len(r)}" for o, r in self._held.items()),
             )
+
+    def _return_to_shared_queue(self, held: list[Request], reason: str) -> bool:
+        """With scrapy-redis's scheduler and ``SCHEDULER_PERSIST``, a worker that stops
+        puts its held requests back into the shared queue, for the other workers."""
+        scheduler = self._scheduler
+        queue = getattr(scheduler, "queue", None)
+        if (
+            scheduler is None
+            or type(scheduler).__module__.split(".")[0] != "scrapy_redis"
+            or not getattr(scheduler, "persist", False)
+            or not hasattr(queue, "push")
+        ):
+            return False
+        returned = 0
+        for request in held:
+            try:
+                queue.push(request.replace(dont_filter=True))  # type: ignore[union-attr]
+                returned += 1
+            except Exception as error:
+                self._inc("rep/requests/dropped/spider_closed")
+                logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
+        self._inc("rep/requests/returned_to_queue", returned)
+        logger.info(
+            "scrapy_rep: the spider closed (%s); %d held request(s) went back to the "
+            "shared scrapy-redis queue",
+            reason,
+            returned,
+        )
+        return True
 
     def _save(self, path: Path, held: list[Request], spider: Spider) -> None:
         saved_held = []

@@ -258,3 +258,56 @@ async def test_issue7_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
     assert "robots.txt cache is unavailable" in caplog.text
     for name in names:
         assert sites.requested(name).count("/robots.txt") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_scrapy_redis_a_stopping_worker_returns_its_held_requests(
+    redis_server: RedisServer,
+) -> None:
+    pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed")
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots(RULES))
+    settings = {
+        "REP_ROBOTSTXT_CACHE": redis_server.url,
+        # The second worker follows the shared retry schedule the first one set.
+        "REP_UNREACHABLE_RETRY_DELAY": 2,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "SCHEDULER_PERSIST": True,
+        "REDIS_URL": redis_server.url,
+    }
+    held_urls = [sites.url("down", p) for p in ("/1", "/2", "/x")]
+    urls = [*held_urls, sites.url("up", "/3")]
+    config = json.dumps({"urls": urls, "settings": settings})
+    first = subprocess.Popen(
+        [sys.executable, str(TESTS / "worker.py"), config],
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        cwd=TESTS,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):  # until "up" was crawled and "down" refused (at most 15 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/3" in sites.requested("up") and "/robots.txt" in sites.requested("down"):
+                break
+        await deferLater(reactor, 0.5)  # type: ignore[arg-type]
+        first.terminate()  # a graceful stop while three requests are held
+        out, _ = first.communicate(timeout=30)
+        stopped = json.loads(out.decode().strip().splitlines()[-1])
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        second = await run_worker(urls, settings)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        await sites.close()
+    assert stopped["downloaded"] == [sites.url("up", "/3")]
+    assert stopped["stats"]["rep/requests/returned_to_queue"] == 3
+    # The second worker found them in the shared queue (its own start requests were
+    # duplicates for the shared dupefilter): nothing lost.
+    assert second["downloaded"] == [sites.url("down", "/1"), sites.url("down", "/2")]
+    assert list(second["dropped"]) == [sites.url("down", "/x")]
+    assert [p for p in sites.requested("down") if p != "/robots.txt"] == ["/1", "/2"]

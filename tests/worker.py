@@ -17,7 +17,8 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 from robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
-from twisted.internet import defer, task  # noqa: E402
+from scrapy.utils.defer import deferred_from_coro  # noqa: E402
+from twisted.internet import defer, reactor, task  # noqa: E402
 
 
 def main() -> None:
@@ -27,7 +28,22 @@ def main() -> None:
     async def go(_reactor: object) -> None:
         runner = CrawlerRunner({**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]})
         crawler = runner.create_crawler(ListSpider)
-        await runner.crawl(crawler, urls=config["urls"])
+
+        collected: defer.Deferred[None] = defer.Deferred()
+
+        def stop() -> defer.Deferred[None]:  # SIGTERM: stop the crawl gracefully first
+            if crawler.crawling:
+                deferred_from_coro(crawler.stop_async())
+            return collected  # and let the results be collected before the reactor stops
+
+        reactor.addSystemEventTrigger("before", "shutdown", stop)  # type: ignore[attr-defined]
+        try:
+            await runner.crawl(crawler, urls=config["urls"])
+            collect(crawler)
+        finally:
+            collected.callback(None)
+
+    def collect(crawler: Any) -> None:
         spider = crawler.spider
         assert isinstance(spider, ListSpider)
         stats = crawler.stats.get_stats() if crawler.stats else {}
