@@ -43,6 +43,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.job import job_dir
 from scrapy.utils.log import failure_to_exc_info
+from scrapy.utils.reactor import is_asyncio_reactor_installed
 from scrapy.utils.request import request_from_dict
 from twisted.internet.defer import Deferred, DeferredSemaphore
 from twisted.python.failure import Failure
@@ -67,7 +68,7 @@ from scrapy_rep.robotstxt import (
     RobotsTxt,
     parse_robotstxt,
 )
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.stores import RobotsStore, SharedRecord, StoreCorrupt, store_for
 
 if TYPE_CHECKING:
@@ -179,6 +180,11 @@ class RobotsTxtMiddleware:
         self._scheduler: Any = None
         #: Where robots.txt outcomes are shared with other processes (issue 7).
         self.store: RobotsStore = store_for(self.config.robotstxt_cache)
+        if self.store.shared and not is_asyncio_reactor_installed():
+            raise RepSettingError(
+                "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
+                "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
+            )
         self._store_down_until = 0.0
         concurrency = self.config.robotstxt_concurrency or max(
             1, settings.getint("CONCURRENT_REQUESTS") // 2

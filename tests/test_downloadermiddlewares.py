@@ -369,6 +369,10 @@ def test_robotstxt_obey_false_disables_the_middleware() -> None:
         ("REP_OBEY_CRAWL_DELAY", "maybe", "a boolean"),
         ("REP_CACHE_MAX_TTL", 10, "at least 60"),  # below REP_CACHE_MIN_TTL
         ("REP_UNREACHABLE_RETRY_DELAY", 0, "at least 0.001"),
+        ("REP_ROBOTSTXT_CACHE", "memcached://x", "'memory' or a Redis URL"),
+        ("REP_ROBOTSTXT_CONCURRENCY", 0, "at least 1"),
+        ("REP_MAX_HELD_REQUESTS", 0.5, "at least 1"),
+        ("REP_LEASE_TIMEOUT", "soon", "a number"),
     ],
 )
 def test_spec5_wrong_settings_stop_the_crawl_naming_the_setting(
