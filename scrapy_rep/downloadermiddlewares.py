@@ -125,6 +125,9 @@ class _OriginState:
     #: The pending retry (a Twisted ``IDelayedCall``) while requests are held.
     timer: Any = None
     last_reason: str = ""
+    #: Seconds this origin's retries waited for a free robots.txt download slot: not
+    #: counted against ``REP_UNREACHABLE_MAX_WAIT`` (the site was not asked meanwhile).
+    queued: float = 0.0
     #: The request that caused the first download (sent with ``robots_parsed``).
     trigger: Request | None = None
     waiters: list[Deferred[None]] = field(default_factory=list)
@@ -518,7 +521,10 @@ class RobotsTxtMiddleware:
             leased = await self._lease(origin, state)
             if leased is None:
                 return  # another process finished the download meanwhile
+            queued_at = self._clock()
             await maybe_deferred_to_future(self._robots_slots.acquire())
+            if state.failing_since is not None:  # our queue, not the site, made it wait
+                state.queued += self._clock() - queued_at
             try:
                 fetched = await self._download(origin)
             except Exception as error:  # a bug, ours or another component's: never stall
@@ -606,7 +612,7 @@ class RobotsTxtMiddleware:
             )
             self._release(origin, state)
             return
-        waited = now - state.failing_since
+        waited = now - state.failing_since - state.queued
         if waited >= config.unreachable_max_wait:
             self._give_up(origin, state, now, waited)
             return
