@@ -17,6 +17,9 @@ How a request travels (SPEC §4):
 - Holding works by returning the request from ``process_request`` (Scrapy schedules
   a returned request again) and catching it in the ``request_scheduled`` signal, which
   drops a request when a handler raises ``IgnoreRequest``.
+- At most ``REP_ROBOTSTXT_CONCURRENCY`` robots.txt downloads run at once. With a shared
+  store (:mod:`scrapy_rep.stores`, ``REP_ROBOTSTXT_CACHE``), a process first looks for
+  what another process found, and downloads under a lease otherwise.
 """
 
 from __future__ import annotations
@@ -217,7 +220,8 @@ class RobotsTxtMiddleware:
         return rules.sitemaps if rules is not None else ()
 
     def held_requests(self) -> dict[str, int]:
-        """How many requests each origin holds while its robots.txt is unreachable."""
+        """How many requests wait for each origin's robots.txt (being downloaded, or
+        unreachable and retried)."""
         return {str(origin): len(requests) for origin, requests in self._held.items()}
 
     # ------------------------------------------------------------------ the request path
