@@ -36,7 +36,6 @@ SETTINGS: dict[str, Any] = {
     "REP_ROBOTSTXT_TIMEOUT": 2,
     "REP_UNREACHABLE_RETRY_DELAY": 1,
     "REP_UNREACHABLE_MAX_WAIT": 10,
-    "RETRY_ENABLED": False,
     "COOKIES_ENABLED": False,
     "LOG_LEVEL": "WARNING",
     "TELNETCONSOLE_ENABLED": False,
@@ -133,7 +132,7 @@ def fate_of(message: str) -> str:
         return "forbidden"
     if message.startswith("Dropped: robots.txt of ") and "unreachable" in message:
         return "unreachable"
-    return "other: " + message[:80]
+    return "other: " + message[:200]
 
 
 def main() -> int:
@@ -216,6 +215,8 @@ def main() -> int:
     ]
     for name, value in rows:
         print(f"| {name} | {value} |")
+    for url in wrong[:10]:
+        print(f"differs: {url}: planned {expected[url]}, got {actual[url]}")
     ok = not (missing or twice or wrong or forbidden_fetched)
     print(f"\nnothing lost, nothing let through: {'yes' if ok else 'NO'}")
     return 0 if ok else 1

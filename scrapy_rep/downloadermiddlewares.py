@@ -990,19 +990,15 @@ class RobotsTxtMiddleware:
             path,
         )
 
-    def _spider_closed(self, spider: Spider, reason: str) -> Deferred[None]:
+    async def _spider_closed(self, spider: Spider, reason: str) -> None:
         self._closed = True
         try:
             self._keep_or_drop_held(spider, reason)
         finally:
-            closing = deferred_from_coro(self._close_store())
-        return closing
-
-    async def _close_store(self) -> None:
-        try:
-            await self.store.close()
-        except Exception as error:
-            logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
+            try:
+                await self.store.close()
+            except Exception as error:
+                logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
 
     def _keep_or_drop_held(self, spider: Spider, reason: str) -> None:
         for state in self._states.values():
@@ -1148,6 +1144,8 @@ def _sleep(seconds: float) -> Deferred[None]:
 def _describe(error: BaseException) -> str:
     """One short line for a download error (Twisted's ``ResponseFailed`` wraps a list of
     failures: name the first)."""
+    while error.__cause__ is not None and not getattr(error, "reasons", None):
+        error = error.__cause__  # Scrapy's DownloadFailedError wraps Twisted's error
     reasons = getattr(error, "reasons", None)
     if reasons:
         first = reasons[0]

@@ -288,7 +288,7 @@ async def test_closing_without_jobdir_drops_held_requests_with_a_warning(
     h.robots(A, Deferred())
     assert await h.request(f"{A}/") == "held"
     with caplog.at_level(logging.WARNING):
-        h.mw._spider_closed(Spider("s"), "shutdown")
+        await h.mw._spider_closed(Spider("s"), "shutdown")
     assert h.stat("rep/requests/dropped/spider_closed") == 1
     assert "1 request(s) held" in caplog.text and f"{A}: 1" in caplog.text
 
@@ -301,7 +301,7 @@ async def test_jobdir_keeps_the_cache_and_the_held_requests(harness: Any, tmp_pa
     await h.request(f"{A}/")
     spider = Spider("s")
     assert await h.request(f"{B}/page", callback=spider.parse) == "held"
-    h.mw._spider_closed(spider, "shutdown")
+    await h.mw._spider_closed(spider, "shutdown")
 
     again = harness({"JOBDIR": str(tmp_path)})
     again.mw._spider_opened(spider)
