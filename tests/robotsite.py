@@ -150,4 +150,6 @@ async def crawl(
     """Run ``spider`` over ``urls`` to the end; return the crawler and the spider."""
     crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
     await crawler.crawl(urls=urls)
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"
     return crawler, crawler.spider
