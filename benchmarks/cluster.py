@@ -152,7 +152,8 @@ def start_redis(directory: str) -> tuple[subprocess.Popen[bytes], str]:
     return process, f"redis://127.0.0.1:{port}/0"
 
 
-def run_cluster(urls: list[str], workers: int, store: str) -> list[dict[str, Any]]:
+def run_cluster(urls: list[list[str]], workers: int, store: str) -> list[dict[str, Any]]:
+    """Run ``workers`` crawler processes, worker ``n`` crawling ``urls[n]``."""
     processes = [
         subprocess.Popen(
             [sys.executable, __file__, "--worker", store],
@@ -164,11 +165,13 @@ def run_cluster(urls: list[str], workers: int, store: str) -> list[dict[str, Any
     ]
     for number, process in enumerate(processes):
         assert process.stdin is not None
-        process.stdin.write(json.dumps(urls[number::workers]))
+        process.stdin.write(json.dumps(urls[number]))
         process.stdin.close()
     results = []
     for process in processes:
-        out, _ = process.communicate(timeout=600)
+        assert process.stdout is not None
+        out = process.stdout.read()
+        process.wait(timeout=600)
         results.append(json.loads(out.strip().splitlines()[-1]))
     return results
 
@@ -217,7 +220,11 @@ def main() -> int:
     )
     assert server.stdin is not None and server.stdout is not None
     ports = json.loads(server.stdout.readline())
-    urls = [f"http://127.0.0.1:{port}/p/{n}" for n in range(args.pages) for port in ports]
+    # Page n of origin p goes to worker (n + p) % workers: every worker meets every origin.
+    urls: list[list[str]] = [[] for _ in range(args.workers)]
+    for page in range(args.pages):
+        for number, port in enumerate(ports):
+            urls[(page + number) % args.workers].append(f"http://127.0.0.1:{port}/p/{page}")
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         redis, redis_url = start_redis(directory)
@@ -238,7 +245,7 @@ def main() -> int:
             server.wait(timeout=30)
     print(
         f"\n{args.workers} workers, {args.origins} origins × {args.pages} pages "
-        f"({len(urls):,} URLs, each worker meets every origin)\n"
+        f"({sum(map(len, urls)):,} URLs, each worker meets every origin)\n"
     )
     print("| store | robots.txt requests | per origin | pages | cluster pages/s |")
     print("|---|---|---|---|---|")
