@@ -64,8 +64,11 @@ async def test_spec4_200_rules_decide_with_the_deciding_line_one_download_per_or
     assert stat(crawler, "rep/requests/dropped/forbidden") == 2
     assert stat(crawler, "robotstxt/request_count") == 1
     assert stat(crawler, "robotstxt/response_status_count/200") == 1
-    assert stat(crawler, "rep/requests/held") == len(paths)
-    assert stat(crawler, "rep/requests/released") == len(paths)
+    # Requests that arrive before the download ends wait for it (at least the first);
+    # any later one is decided from the cache at once.
+    held = stat(crawler, "rep/requests/held")
+    assert 1 <= held <= len(paths)
+    assert stat(crawler, "rep/requests/released") == held
 
 
 @pytest_twisted.ensureDeferred
