@@ -968,13 +968,13 @@ class RobotsTxtMiddleware:
             logger.warning("scrapy_rep: cannot read %s (%s); starting afresh", path, error)
             return
         for origin_tuple, fields in saved["cache"]:
-            origin = Origin(*origin_tuple)
-            body_zlib, verdict = fields["body_zlib"], fields["verdict"]
-            if body_zlib:
-                rules = parse_robotstxt(zlib.decompress(body_zlib), self.config.profile)
-            else:
-                rules = ALLOW_ALL if verdict else DISALLOW_ALL
-            entry = CacheEntry(rules=rules, **fields["entry"])
+            try:
+                origin = Origin(*origin_tuple)
+                rules = _rules_from(fields["body_zlib"], fields["verdict"], self.config.profile)
+                entry = CacheEntry(rules=rules, **fields["entry"])
+            except (zlib.error, TypeError, KeyError) as error:
+                logger.warning("scrapy_rep: skipping a damaged entry in %s: %s", path, error)
+                continue
             self.cache.put(origin, entry)
             self._fetched_signal(origin, rules, f"{entry.outcome} (kept in JOBDIR)", entry.status)
         engine = self._engine()
@@ -1110,18 +1110,21 @@ class RobotsTxtMiddleware:
             self.stats.inc_value(key, count)
 
 
+def _rules_from(body_zlib: bytes, verdict: bool | None, profile: str) -> RobotsTxt:
+    """The rules of a kept robots.txt (JOBDIR, shared store): its body, inflated to
+    500 KiB at most whatever the source says, or the allow/disallow-all stand-in."""
+    if not body_zlib:
+        return ALLOW_ALL if verdict else DISALLOW_ALL
+    body = zlib.decompressobj().decompress(body_zlib, MAX_BODY_BYTES)
+    return parse_robotstxt(body, profile)
+
+
 def _entry_from_record(record: SharedRecord, profile: str) -> CacheEntry:
-    """A local cache entry from a shared record (the body is never inflated beyond
-    500 KiB, whatever the record says)."""
-    if record.body_zlib:
-        try:
-            inflater = zlib.decompressobj()
-            body = inflater.decompress(record.body_zlib, MAX_BODY_BYTES)
-        except zlib.error as error:
-            raise StoreCorrupt(f"body does not inflate: {error}") from None
-        rules = parse_robotstxt(body, profile)
-    else:
-        rules = ALLOW_ALL if record.verdict else DISALLOW_ALL
+    """A local cache entry from a shared record."""
+    try:
+        rules = _rules_from(record.body_zlib, record.verdict, profile)
+    except zlib.error as error:
+        raise StoreCorrupt(f"body does not inflate: {error}") from None
     return CacheEntry(
         rules,
         record.outcome,
