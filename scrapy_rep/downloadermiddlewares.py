@@ -318,14 +318,7 @@ class RobotsTxtMiddleware:
         self._refuse(request, reason, message)
 
     def _refuse(self, request: Request, reason: str, message: str) -> NoReturn:
-        logger.debug("%s: %s", message, request, extra={"spider": self.crawler.spider})
-        self.crawler.signals.send_catch_log(
-            rep_signals.request_refused,
-            request=request,
-            reason=reason,
-            message=message,
-            response=None,
-        )
+        rep_signals.send_refused(self.crawler, logger, request, reason, message)
         raise IgnoreRequest(message)
 
     def _agent(self, request: Request) -> str:

@@ -5,6 +5,14 @@ Scrapy's own ``robots_parsed`` signal is sent too, as by Scrapy's middleware.
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
 #: A robots.txt download of an origin finished (SPEC §4), whatever its outcome.
 #: Arguments: ``origin`` (str, e.g. ``"https://example.com"``), ``robots_url`` (str),
 #: ``rules`` (:class:`scrapy_rep.RobotsTxt`: parsed, or the allow-all / disallow-all
@@ -31,3 +39,23 @@ request_refused = object()
 #: An item was dropped because of its page's directives (SPEC §6). Arguments: ``item``,
 #: ``response`` and ``reason`` (``"noindex"`` or ``"unavailable_after"``).
 item_refused = object()
+
+
+def send_refused(
+    crawler: Crawler,
+    logger: logging.Logger,
+    request: Request,
+    reason: str,
+    message: str,
+    response: Response | None = None,
+    detail: str = "",
+) -> None:
+    """Log a refused request at DEBUG (with ``detail``, e.g. the directive's source) and
+    send :data:`request_refused`: one place for both middlewares."""
+    logger.debug(
+        "%(message)s%(detail)s: %(request)s",
+        {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
+        extra={"spider": crawler.spider},
+    )
+    kwargs: dict[str, Any] = {"request": request, "reason": reason, "message": message}
+    crawler.signals.send_catch_log(request_refused, response=response, **kwargs)

@@ -149,17 +149,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _refused(
         self, request: Request, response: Response, reason: str, message: str, sources: str = ""
     ) -> None:
-        logger.debug(
-            "%(message)s%(sources)s: %(request)s",
-            {"message": message, "sources": f" ({sources})" if sources else "", "request": request},
-            extra={"spider": self.crawler.spider},
-        )
-        self.crawler.signals.send_catch_log(
-            rep_signals.request_refused,
-            request=request,
-            reason=reason,
-            message=message,
-            response=response,
+        rep_signals.send_refused(
+            self.crawler, logger, request, reason, message, response, detail=sources
         )
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:

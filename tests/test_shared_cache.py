@@ -105,6 +105,12 @@ async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any
     return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+async def run_workers(settings: dict[str, Any], *url_lists: list[str]) -> list[dict[str, Any]]:
+    """Crawler processes at the same time, one per URL list; their results in order."""
+    running = [Deferred.fromCoroutine(run_worker(urls, settings)) for urls in url_lists]
+    return await gatherResults(running)  # type: ignore[no-any-return]
+
+
 @pytest_twisted.ensureDeferred
 async def test_issue7_two_workers_download_each_robotstxt_once(redis_server: RedisServer) -> None:
     sites = Sites()
@@ -115,12 +121,7 @@ async def test_issue7_two_workers_download_each_robotstxt_once(redis_server: Red
     first = [sites.url(n, p) for n in names for p in ("/a1", "/a2", "/x")]
     second = [sites.url(n, p) for n in names for p in ("/b1", "/b2", "/x")]
     try:
-        results = await gatherResults(
-            [
-                Deferred.fromCoroutine(run_worker(first, settings)),
-                Deferred.fromCoroutine(run_worker(second, settings)),
-            ]
-        )
+        results = await run_workers(settings, first, second)
     finally:
         await sites.close()
     for name in names:
@@ -142,12 +143,7 @@ async def test_issue7_a_503_is_retried_on_one_schedule_by_all_workers(
     settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "REP_UNREACHABLE_RETRY_DELAY": 0.5}
     urls = [sites.url("flaky", p) for p in ("/a", "/x")]
     try:
-        results = await gatherResults(
-            [
-                Deferred.fromCoroutine(run_worker(urls, settings)),
-                Deferred.fromCoroutine(run_worker(urls, settings)),
-            ]
-        )
+        results = await run_workers(settings, urls, urls)
     finally:
         await sites.close()
     # Two failures and one success in all: not one schedule per worker.
