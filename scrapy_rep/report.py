@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
 
 DEFAULT_MAX_URLS: Final = 200
+_MAX_OUTCOMES: Final = 5
 _NOT_FOLLOWED: Final = {
     "nofollow": "its links not followed (nofollow)",
     "rel_nofollow": 'a rel="nofollow" link not followed',
@@ -53,6 +54,8 @@ class _OriginReport:
     sitemaps: tuple[str, ...] = ()
     waited: int = 0
     held_unreachable: int = 0
+    #: Outcomes left out between the first and the last few (an origin down all crawl).
+    outcomes_left_out: int = 0
 
 
 @dataclass
@@ -109,6 +112,9 @@ class RepReport:
         self, origin: str, rules: RobotsTxt, outcome: str, sitemaps: tuple[str, ...], **_: Any
     ) -> None:
         report = self._origin(origin)
+        if len(report.outcomes) >= _MAX_OUTCOMES:  # keep the first two and the latest
+            del report.outcomes[2]
+            report.outcomes_left_out += 1
         report.outcomes.append(outcome)
         report.sitemaps = sitemaps or report.sitemaps
         delay = rules.crawl_delay(self.agent) if self.agent else None
@@ -147,7 +153,10 @@ class RepReport:
         for name in sorted(self.origins):
             report = self.origins[name]
             lines.append(f"  {name}")
-            lines.append(f"    robots.txt: {' -> '.join(report.outcomes) or 'not downloaded'}")
+            outcomes = list(report.outcomes)
+            if report.outcomes_left_out:
+                outcomes.insert(2, f"({report.outcomes_left_out} more)")
+            lines.append(f"    robots.txt: {' -> '.join(outcomes) or 'not downloaded'}")
             extras = []
             if report.waited:
                 extras.append(f"{report.waited} request(s) waited for it")
