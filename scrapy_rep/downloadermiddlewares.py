@@ -84,9 +84,10 @@ logger = logging.getLogger(__name__)
 
 #: ``request.meta`` key marking our own robots.txt downloads (value: the origin string).
 ROBOTS_REQUEST_KEY: Final = "rep_robotstxt_for"
-#: File in ``JOBDIR`` holding the cache and the held requests across pause/resume.
+#: File in ``JOBDIR`` holding the held requests across pause/resume (the cache is in the
+#: JOBDIR store, :class:`scrapy_rep.stores.JobdirStore`).
 STATE_FILE: Final = "scrapy_rep.state"
-_STATE_VERSION: Final = 1
+_STATE_VERSION: Final = 2
 _MAX_ORIGIN_MEMO: Final = 100_000
 #: A compressed robots.txt larger than this once inflated is refused (a "zip bomb"):
 #: as an invalid response, it counts as unreachable (SPEC §4, §7).
@@ -185,8 +186,10 @@ class RobotsTxtMiddleware:
         self._watching_downloads = False
         self._scheduler: Any = None
         #: Where robots.txt outcomes are shared with other processes (issue 7).
-        self.store: RobotsStore = store_for(self.config.robotstxt_cache)
-        if self.store.shared and not is_asyncio_reactor_installed():
+        self.store: RobotsStore = store_for(
+            self.config.robotstxt_cache, job_dir(settings), self.config.cache_max_origins
+        )
+        if self.store.name == "redis" and not is_asyncio_reactor_installed():
             raise RepSettingError(
                 "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
                 "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
@@ -685,7 +688,7 @@ class RobotsTxtMiddleware:
     async def _store_op(self, operation: Callable[[], Awaitable[Any]], default: Any) -> Any:
         """Run one store operation; on an outage carry on with the local cache (and say
         so once), on a corrupt record count it and act as if there were none."""
-        if not self.store.shared or self._clock() < self._store_down_until:
+        if not self.store.consulted or self._clock() < self._store_down_until:
             return default
         try:
             return await operation()
@@ -723,7 +726,9 @@ class RobotsTxtMiddleware:
             self._store(origin, entry)
             self._states.pop(origin, None)
             self._inc("rep/robotstxt/store_hits")
-            await self._send_signals(origin, entry, state.trigger)
+            await self._send_signals(
+                origin, entry, state.trigger, f" (from the {self.store.name} cache)"
+            )
             self._release(origin, state)
             return True
         if record.retry_at <= now:
@@ -743,7 +748,7 @@ class RobotsTxtMiddleware:
         """Become the one process downloading ``origin``'s robots.txt: True (leased),
         False (no shared store, or it is down: download anyway), None (another process
         finished meanwhile and its result was adopted)."""
-        if not self.store.shared:
+        if not self.store.consulted:
             return False
         while not self._closed:
             leased = await self._store_op(
@@ -760,7 +765,7 @@ class RobotsTxtMiddleware:
 
     async def _share(self, origin: Origin, state: _OriginState, now: float) -> None:
         """Tell the other processes what this download came to (SPEC §4, issue 7)."""
-        if not self.store.shared:
+        if not self.store.consulted:
             return
         entry = self.cache.get(origin)
         usable = entry is not None and entry.freshness(now) is not Freshness.EXPIRED
@@ -917,14 +922,14 @@ class RobotsTxtMiddleware:
             raise StopDownload(fail=False)
 
     async def _send_signals(
-        self, origin: Origin, entry: CacheEntry, trigger: Request | None
+        self, origin: Origin, entry: CacheEntry, trigger: Request | None, note: str = ""
     ) -> None:
         await self.crawler.signals.send_catch_log_async(
             signal=signals.robots_parsed,
             robotparser=RobotParser.from_rules(entry.rules),
             request=trigger,
         )
-        self._fetched_signal(origin, entry.rules, entry.outcome, entry.status)
+        self._fetched_signal(origin, entry.rules, entry.outcome + note, entry.status)
 
     def _fetched_signal(
         self, origin: Origin, rules: RobotsTxt, outcome: str, status: int | None
@@ -949,6 +954,11 @@ class RobotsTxtMiddleware:
         engine = self._engine()
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        load_error = getattr(self.store, "load_error", "")
+        if load_error:
+            logger.warning(
+                "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
+            )
         path = self._state_path()
         if path is None or not path.exists():
             return
@@ -960,28 +970,12 @@ class RobotsTxtMiddleware:
         except Exception as error:
             logger.warning("scrapy_rep: cannot read %s (%s); starting afresh", path, error)
             return
-        for origin_tuple, fields in saved["cache"]:
-            try:
-                origin = Origin(*origin_tuple)
-                rules = _rules_from(fields["body_zlib"], fields["verdict"], self.config.profile)
-                entry = CacheEntry(rules=rules, **fields["entry"])
-            except (zlib.error, TypeError, KeyError) as error:
-                logger.warning("scrapy_rep: skipping a damaged entry in %s: %s", path, error)
-                continue
-            self.cache.put(origin, entry)
-            self._fetched_signal(origin, rules, f"{entry.outcome} (kept in JOBDIR)", entry.status)
-        engine = self._engine()
         held = [request_from_dict(data, spider=spider) for data in saved["held"]]
         for request in held:
             assert engine is not None
             engine.crawl(request.replace(dont_filter=True))
         self._inc("rep/requests/resumed", len(held)) if held else None
-        logger.info(
-            "scrapy_rep: resumed %d cached robots.txt and %d held request(s) from %s",
-            len(saved["cache"]),
-            len(held),
-            path,
-        )
+        logger.info("scrapy_rep: resumed %d held request(s) from %s", len(held), path)
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         self._closed = True
@@ -1060,36 +1054,12 @@ class RobotsTxtMiddleware:
             except ValueError as error:  # a callback that is not a spider method
                 self._inc("rep/requests/dropped/not_serializable")
                 logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
-        cache: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
-            (
-                tuple(cast(Origin, origin)),
-                {
-                    "body_zlib": entry.body_zlib,
-                    "verdict": entry.rules.verdict,
-                    "entry": {
-                        "outcome": entry.outcome,
-                        "fetched_at": entry.fetched_at,
-                        "fresh_until": entry.fresh_until,
-                        "stale_until": entry.stale_until,
-                        "status": entry.status,
-                        "body_zlib": entry.body_zlib,
-                        "unreachable": entry.unreachable,
-                    },
-                },
-            )
-            for origin, entry in self.cache.items()
-        ]
-        state = {"version": _STATE_VERSION, "cache": cache, "held": saved_held}
+        state = {"version": _STATE_VERSION, "held": saved_held}
         temporary = path.with_suffix(".tmp")
         with temporary.open("wb") as file:
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
         temporary.replace(path)
-        logger.info(
-            "scrapy_rep: kept %d cached robots.txt and %d held request(s) in %s",
-            len(cache),
-            len(saved_held),
-            path,
-        )
+        logger.info("scrapy_rep: kept %d held request(s) in %s", len(saved_held), path)
 
     def _engine(self) -> ExecutionEngine | None:
         """The running engine, or ``None`` before the crawl starts and after it ends."""

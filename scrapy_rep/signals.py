@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-#: A robots.txt download of an origin finished (SPEC §4), whatever its outcome.
+#: A robots.txt download of an origin finished (SPEC §4), whatever its outcome, or its
+#: robots.txt came from the store (the outcome then says "(from the … cache)").
 #: Arguments: ``origin`` (str, e.g. ``"https://example.com"``), ``robots_url`` (str),
 #: ``rules`` (:class:`scrapy_rep.RobotsTxt`: parsed, or the allow-all / disallow-all
 #: stand-in), ``outcome`` (str, for people: ``"200 (1,234 bytes)"``, ``"404: …"``),

@@ -1,10 +1,13 @@
 """Where robots.txt outcomes are shared between crawler processes (issue 7, SPEC §4).
 
 Every crawler process keeps its own parsed rules in :class:`scrapy_rep.cache.RobotsCache`.
-A *store* is the layer behind it that several processes can share:
+A *store* is the layer behind it, asked when that cache has no fresh copy and told every
+download's outcome:
 
-- :class:`LocalStore` (``REP_ROBOTSTXT_CACHE = "memory"``, the default) shares nothing:
-  each process downloads and decides alone, as before.
+- :class:`LocalStore` (``REP_ROBOTSTXT_CACHE = "memory"``, the default, no ``JOBDIR``)
+  keeps nothing beyond the process: each process downloads and decides alone.
+- :class:`JobdirStore` (``REP_ROBOTSTXT_CACHE = "memory"`` and a ``JOBDIR``) keeps the
+  records in a file of the crawl's ``JOBDIR``: the cache survives pause and resume.
 - :class:`RedisStore` (``REP_ROBOTSTXT_CACHE = "redis://host:port/db"``) keeps one
   record per origin in Redis: the raw body (zlib, at most 500 KiB before compression),
   the fetch outcome, when it was fetched, until when it is fresh and usable when stale,
@@ -20,14 +23,19 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import socket
 import zlib
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 #: Bumped when the record layout changes; records of another version are ignored.
 FORMAT_VERSION: Final = 1
 _MAGIC: Final = b"scrapy_rep/robots"
+#: The JOBDIR store's file.
+JOBDIR_FILE: Final = "scrapy_rep.robots"
 
 
 class StoreCorrupt(ValueError):
@@ -95,10 +103,10 @@ class RobotsStore(Protocol):
     ``StoreUnavailable``-like errors (``OSError``, the client's own); the middleware
     then carries on with its process-local cache."""
 
-    #: For logs and stats: "memory", "redis".
+    #: For logs and stats: "memory", "jobdir", "redis".
     name: str
-    #: Whether records are shared with other processes (the memory store: no).
-    shared: bool
+    #: Whether the store is asked at all (it keeps records beyond the process's cache).
+    consulted: bool
 
     async def load(self, origin: str) -> SharedRecord | None: ...
 
@@ -115,7 +123,7 @@ class LocalStore:
     """Shares nothing: every process decides alone (the default)."""
 
     name = "memory"
-    shared = False
+    consulted = False
 
     async def load(self, origin: str) -> SharedRecord | None:
         return None
@@ -133,6 +141,61 @@ class LocalStore:
         return None
 
 
+class JobdirStore:
+    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), at
+    most ``max_origins`` of them (the least recently used go first). One process per
+    JOBDIR, as Scrapy requires, so a lease is always granted."""
+
+    name = "jobdir"
+    consulted = True
+
+    def __init__(self, path: Path, max_origins: int) -> None:
+        self.path = path
+        self.max_origins = max_origins
+        self._records: OrderedDict[str, bytes] = OrderedDict()
+        #: Why the file could not be read (it is then ignored), for the middleware's log.
+        self.load_error = ""
+        if path.exists():
+            try:
+                with path.open("rb") as file:
+                    saved = pickle.load(file)  # our own file in JOBDIR
+                if saved.get("version") != FORMAT_VERSION:
+                    raise ValueError(f"unknown version {saved.get('version')!r}")
+                self._records.update(saved["records"])
+            except Exception as error:
+                self.load_error = f"{type(error).__name__}: {error}"
+                self._records.clear()
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        data = self._records.get(origin)
+        if data is None:
+            return None
+        self._records.move_to_end(origin)
+        return SharedRecord.decode(data, origin)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        self._records[record.origin] = record.encode()
+        self._records.move_to_end(record.origin)
+        while len(self._records) > self.max_origins:
+            self._records.popitem(last=False)
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        return True
+
+    async def release(self, origin: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        temporary = self.path.with_suffix(".tmp")
+        with temporary.open("wb") as file:
+            state = {"version": FORMAT_VERSION, "records": dict(self._records)}
+            pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
+        temporary.replace(self.path)
+
+
 #: Deletes the lease only if this process still holds it.
 _RELEASE: Final = """
 if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end
@@ -144,7 +207,7 @@ class RedisStore:
     """Records and leases in Redis (``pip install scrapy_rep[redis]``)."""
 
     name = "redis"
-    shared = True
+    consulted = True
 
     def __init__(self, url: str, prefix: str = "scrapy_rep", timeout: float = 2.0) -> None:
         try:
@@ -185,8 +248,11 @@ class RedisStore:
         await self.client.aclose()
 
 
-def store_for(setting: str) -> RobotsStore:
-    """The store a ``REP_ROBOTSTXT_CACHE`` value names (already validated)."""
-    if setting == "memory":
-        return LocalStore()
-    return RedisStore(setting)
+def store_for(setting: str, jobdir: str | None = None, max_origins: int = 100_000) -> RobotsStore:
+    """The store a ``REP_ROBOTSTXT_CACHE`` value (already validated) and ``JOBDIR`` name:
+    Redis when a URL is given, else the JOBDIR file when there is a JOBDIR, else none."""
+    if setting != "memory":
+        return RedisStore(setting)
+    if jobdir:
+        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_origins)
+    return LocalStore()

@@ -307,8 +307,16 @@ async def test_jobdir_keeps_the_cache_and_the_held_requests(harness: Any, tmp_pa
     again.mw._spider_opened(spider)
     assert [r.url for r in again.engine.crawled] == [f"{B}/page"]
     assert again.engine.crawled[0].callback == spider.parse
+    # A's robots.txt comes from the JOBDIR store: the first request waits for the
+    # lookup, not for a download; the next ones are decided at once.
+    assert await again.request(f"{A}/private") == "held"
     assert (await again.request(f"{A}/private")).startswith("Forbidden")
-    assert again.engine.downloaded == []  # A's robots.txt came from JOBDIR
+    assert again.engine.downloaded == []
+    assert again.stat("rep/robotstxt/store_hits") == 1
+    # B was unreachable when the crawl paused: its schedule was kept, so it is retried
+    # when that schedule says, not at once.
+    assert await again.request(f"{B}/other") == "held"
+    assert again.engine.downloaded == []
 
 
 @pytest_twisted.ensureDeferred

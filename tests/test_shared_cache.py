@@ -307,3 +307,25 @@ async def test_issue7_scrapy_redis_a_stopping_worker_returns_its_held_requests(
     assert second["downloaded"] == [sites.url("down", "/1"), sites.url("down", "/2")]
     assert list(second["dropped"]) == [sites.url("down", "/x")]
     assert [p for p in sites.requested("down") if p != "/robots.txt"] == ["/1", "/2"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue7_jobdir_store_keeps_records_across_runs_within_its_bound(
+    tmp_path: Path,
+) -> None:
+    from scrapy_rep.stores import JobdirStore
+
+    path = tmp_path / "scrapy_rep.robots"
+    store = JobdirStore(path, max_origins=2)
+    for name in ("a", "b", "c"):
+        await store.save(record(f"http://{name}.example"), 60)
+    assert len(store) == 2  # "a" was the least recently used
+    await store.close()
+    again = JobdirStore(path, max_origins=2)
+    assert again.load_error == ""
+    assert await again.load("http://a.example") is None
+    assert await again.load("http://c.example") == record("http://c.example")
+    assert await again.acquire("http://c.example", 1)  # one process per JOBDIR
+    path.write_bytes(b"not a pickle")
+    broken = JobdirStore(path, max_origins=2)
+    assert broken.load_error and len(broken) == 0
