@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,11 +18,22 @@ from scrapy_rep._matching import (
 
 
 def naive_match(pattern: str, path: str) -> bool:
-    """`*` = any sequence, final `$` = end: a translation to a regex, fine for short input."""
+    """`*` = any sequence, final `$` = end, else a prefix match: the textbook dynamic
+    programme over (pattern position, path position). Slow but obviously correct, and
+    never exponential (a regex translation backtracks for minutes on long paths)."""
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
-    regex = ".*".join(re.escape(part) for part in body.split("*"))
-    return re.match(regex + ("$" if anchored else ""), path, re.DOTALL) is not None
+    # reachable[j]: the pattern read so far matches path[:j] exactly.
+    reachable = [True] + [False] * len(path)
+    for char in body:
+        if char == "*":
+            for j in range(1, len(path) + 1):
+                reachable[j] = reachable[j] or reachable[j - 1]
+        else:
+            reachable = [False] + [
+                reachable[j - 1] and path[j - 1] == char for j in range(1, len(path) + 1)
+            ]
+    return reachable[-1] if anchored else any(reachable)
 
 
 def naive_longest(rules: list[tuple[str, Rule, bool]], path: str) -> Rule | None:
