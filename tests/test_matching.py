@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_matcher import wildcard_matches as naive_match
 
 from scrapy_rep._matching import (
     FirstMatcher,
@@ -15,25 +16,6 @@ from scrapy_rep._matching import (
     path_of,
     wildcard_match,
 )
-
-
-def naive_match(pattern: str, path: str) -> bool:
-    """`*` = any sequence, final `$` = end, else a prefix match: the textbook dynamic
-    programme over (pattern position, path position). Slow but obviously correct, and
-    never exponential (a regex translation backtracks for minutes on long paths)."""
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    # reachable[j]: the pattern read so far matches path[:j] exactly.
-    reachable = [True] + [False] * len(path)
-    for char in body:
-        if char == "*":
-            for j in range(1, len(path) + 1):
-                reachable[j] = reachable[j] or reachable[j - 1]
-        else:
-            reachable = [False] + [
-                reachable[j - 1] and path[j - 1] == char for j in range(1, len(path) + 1)
-            ]
-    return reachable[-1] if anchored else any(reachable)
 
 
 def naive_longest(rules: list[tuple[str, Rule, bool]], path: str) -> Rule | None:
