@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Effect, effect_of_status
+from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Effect, effect_of_status, may_follow
 from scrapy_rep.robotstxt import (
     ALLOW_ALL,
     DISALLOW_ALL,
@@ -96,8 +96,7 @@ def fetch_robotstxt(
             error.close()
             if effect_of_status(status, has_location=bool(location)) is Effect.FOLLOW:
                 current = urllib.parse.urljoin(current, location)
-                if urllib.parse.urlsplit(current).scheme.lower() not in ("http", "https"):
-                    # Never file:, data: or ftp: (a site must not make us read local files).
+                if not may_follow(current):  # never file:, data:, ftp:… (SPEC §7)
                     return FetchedRobots(
                         url,
                         ALLOW_ALL,

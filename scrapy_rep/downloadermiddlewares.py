@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 from weakref import WeakSet
 
 from scrapy import Request, signals
@@ -58,6 +58,7 @@ from scrapy_rep.fetchpolicy import (
     Effect,
     cache_lifetime,
     effect_of_status,
+    may_follow,
     retry_after_seconds,
     retry_delay,
 )
@@ -92,9 +93,6 @@ _MAX_ORIGIN_MEMO: Final = 100_000
 #: A compressed robots.txt larger than this once inflated is refused (a "zip bomb"):
 #: as an invalid response, it counts as unreachable (SPEC §4, §7).
 MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
-#: Schemes a robots.txt redirect may lead to; any other (``file:``, ``data:``…) is not
-#: followed and the redirect counts as one without a usable target (as a 404).
-REDIRECT_SCHEMES: Final = frozenset({"http", "https"})
 _MAX_SLOT_SETTINGS: Final = 10_000
 #: After a shared-store error, this process works alone for this long (seconds).
 STORE_RETRY_AFTER: Final = 30.0
@@ -826,7 +824,7 @@ class RobotsTxtMiddleware:
             if effect is Effect.FOLLOW:
                 assert location is not None
                 target = urljoin(response.url, location.decode("latin-1").strip())
-                if not _followable(target):
+                if not may_follow(target):
                     self._inc("rep/robotstxt/outcome/bad_redirect")
                     return _Fetched(
                         Effect.ALLOW_ALL,
@@ -1073,21 +1071,17 @@ class RobotsTxtMiddleware:
             self.stats.inc_value(key, count)
 
 
-def _rules_from(body_zlib: bytes, verdict: bool | None, profile: str) -> RobotsTxt:
-    """The rules of a kept robots.txt (JOBDIR, shared store): its body, inflated to
-    500 KiB at most whatever the source says, or the allow/disallow-all stand-in."""
-    if not body_zlib:
-        return ALLOW_ALL if verdict else DISALLOW_ALL
-    body = zlib.decompressobj().decompress(body_zlib, MAX_BODY_BYTES)
-    return parse_robotstxt(body, profile)
-
-
 def _entry_from_record(record: SharedRecord, profile: str) -> CacheEntry:
-    """A local cache entry from a shared record."""
-    try:
-        rules = _rules_from(record.body_zlib, record.verdict, profile)
-    except zlib.error as error:
-        raise StoreCorrupt(f"body does not inflate: {error}") from None
+    """A local cache entry from a store's record (JOBDIR, Redis): its body inflated to
+    500 KiB at most whatever the record says, or the allow/disallow-all stand-in."""
+    if record.body_zlib:
+        try:
+            body = zlib.decompressobj().decompress(record.body_zlib, MAX_BODY_BYTES)
+        except zlib.error as error:
+            raise StoreCorrupt(f"body does not inflate: {error}") from None
+        rules = parse_robotstxt(body, profile)
+    else:
+        rules = ALLOW_ALL if record.verdict else DISALLOW_ALL
     return CacheEntry(
         rules,
         record.outcome,
@@ -1120,17 +1114,6 @@ def _describe(error: BaseException) -> str:
     name = type(error).__name__
     line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
     return line if len(line) <= 200 else line[:199] + "…"
-
-
-def _followable(url: str) -> bool:
-    """Whether a robots.txt redirect to ``url`` is followed: http(s) and a valid URL."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 (raises ValueError for a bad port)
-        Request(url)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in REDIRECT_SCHEMES and bool(parts.hostname)
 
 
 def _is_robots_path(request: Request) -> bool:

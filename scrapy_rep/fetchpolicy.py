@@ -16,9 +16,13 @@ import re
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Final
+from urllib.parse import urlsplit
 
 #: SPEC §4 / RFC 9309 §2.3.1.2: at least five redirect hops are followed.
 MAX_REDIRECTS: Final = 5
+#: Schemes a robots.txt redirect may lead to (SPEC §7: a site must not make the crawler
+#: read local files through ``file:`` or ``data:``); any other target counts as 404.
+REDIRECT_SCHEMES: Final = frozenset({"http", "https"})
 _MAX_AGE = re.compile(r"(?:^|[,\s])(s-maxage|max-age)\s*=\s*\"?(\d{1,12})\"?", re.IGNORECASE)
 _NO_CACHE = re.compile(r"(?:^|[,\s])(no-store|no-cache)(?:$|[,\s=])", re.IGNORECASE)
 
@@ -41,6 +45,17 @@ def effect_of_status(status: int, has_location: bool = True) -> Effect:
     if status == 429 or status >= 500:
         return Effect.UNREACHABLE
     return Effect.ALLOW_ALL  # 4xx (401 and 403 included), and 1xx nonsense
+
+
+def may_follow(url: str) -> bool:
+    """Whether a robots.txt redirect to ``url`` is followed: an http(s) URL with a host
+    and a valid port (anything else: the redirect has no usable target, as a 404)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in REDIRECT_SCHEMES and bool(parts.hostname)
 
 
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:

@@ -10,6 +10,7 @@ from scrapy_rep.fetchpolicy import (
     Effect,
     cache_lifetime,
     effect_of_status,
+    may_follow,
     retry_after_seconds,
     retry_delay,
 )
@@ -84,3 +85,20 @@ CACHE_CASES = [
 @pytest.mark.parametrize(("header", "lifetime"), CACHE_CASES, ids=[str(h) for h, _ in CACHE_CASES])
 def test_spec4_cache_control_max_age_within_bounds(header: str | None, lifetime: float) -> None:
     assert cache_lifetime(header, default=86400, minimum=60, maximum=604800) == lifetime
+
+
+@pytest.mark.parametrize(
+    ("url", "followed"),
+    [
+        ("https://other.example/robots.txt", True),
+        ("HTTP://other.example:8080/r", True),
+        ("file:///dev/zero", False),
+        ("data:text/plain,Disallow:", False),
+        ("ftp://other.example/robots.txt", False),
+        ("http:///no-host", False),
+        ("http://[oops/robots.txt", False),
+        ("http://other.example:99999/", False),
+    ],
+)
+def test_spec7_robotstxt_redirects_only_to_http_urls(url: str, followed: bool) -> None:
+    assert may_follow(url) is followed
