@@ -1,0 +1,115 @@
+"""SPEC §4: the redirect and status matrix of one robots.txt download, driven by hand.
+
+The procedure is pure: these tests feed answers in and read what it says, the way the
+middleware (over Scrapy's engine) and the checker (over urllib) drive it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.fetchpolicy import Effect
+from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.robotstxt import MAX_BODY_BYTES
+
+URL = "http://a.example/robots.txt"
+
+
+def procedure() -> FetchProcedure:
+    return FetchProcedure(ROBOTS_TXT, URL)
+
+
+def final(step: Follow | Fetched) -> Fetched:
+    assert isinstance(step, Fetched), step
+    return step
+
+
+@pytest.mark.parametrize(
+    ("status", "effect", "kind", "outcome"),
+    [
+        (200, Effect.PARSE, "parsed", "200 (4 bytes)"),
+        (204, Effect.PARSE, "parsed", "204 (4 bytes)"),
+        (401, Effect.ALLOW_ALL, "allow_all", "401: no robots.txt, everything allowed"),
+        (403, Effect.ALLOW_ALL, "allow_all", "403: no robots.txt, everything allowed"),
+        (404, Effect.ALLOW_ALL, "allow_all", "404: no robots.txt, everything allowed"),
+        (410, Effect.ALLOW_ALL, "allow_all", "410: no robots.txt, everything allowed"),
+        (429, Effect.UNREACHABLE, "unreachable", "429: temporarily everything disallowed"),
+        (500, Effect.UNREACHABLE, "unreachable", "500: temporarily everything disallowed"),
+        (503, Effect.UNREACHABLE, "unreachable", "503: temporarily everything disallowed"),
+        (100, Effect.ALLOW_ALL, "allow_all", "100: no usable robots.txt, everything allowed"),
+        (301, Effect.ALLOW_ALL, "allow_all", "301: no usable robots.txt, everything allowed"),
+    ],
+    ids=lambda value: str(value),
+)
+def test_spec4_status_matrix(status: int, effect: Effect, kind: str, outcome: str) -> None:
+    # The 301 has no Location: it cannot be followed, so it counts as absent.
+    fetched = final(procedure().on_response(status, b"User"))
+    assert (fetched.effect, fetched.kind, fetched.outcome) == (effect, kind, outcome)
+    assert fetched.status == status
+
+
+def test_spec4_retry_after_is_read_from_429_and_5xx() -> None:
+    fetched = final(procedure().on_response(503, retry_after="120"))
+    assert fetched.retry_after == 120.0
+    assert final(procedure().on_response(503, retry_after="soon")).retry_after is None
+
+
+def test_spec4_the_body_is_cut_at_500_kib_and_the_outcome_says_so() -> None:
+    body = b"#" * (MAX_BODY_BYTES + 10)
+    fetched = final(procedure().on_response(200, body))
+    assert len(fetched.body) == MAX_BODY_BYTES and fetched.truncated
+    assert fetched.outcome == "200 (512,000 bytes, cut at 500 KiB)"
+    stopped = final(procedure().on_response(200, b"x" * 10, truncated=True))
+    assert stopped.truncated and stopped.outcome == "200 (10 bytes, cut at 500 KiB)"
+
+
+def test_spec4_three_redirects_are_followed_and_named_in_the_outcome() -> None:
+    fetch = procedure()
+    assert fetch.start == Follow(URL)
+    assert fetch.on_response(301, location="/r1") == Follow("http://a.example/r1")
+    assert fetch.on_response(302, location="r2") == Follow("http://a.example/r2")
+    assert fetch.on_response(307, location="https://b.example/r3") == Follow("https://b.example/r3")
+    fetched = final(fetch.on_response(200, b"User-agent: *", cache_control="max-age=60"))
+    assert fetched.outcome == "200 (13 bytes, via redirect to https://b.example/r3)"
+    assert fetched.final_url == "https://b.example/r3"
+    assert fetched.cache_control == "max-age=60"
+
+
+def test_spec4_five_hops_are_followed_the_sixth_redirect_counts_as_404() -> None:
+    fetch = procedure()
+    for hop in range(1, 6):
+        assert fetch.on_response(301, location=f"/r{hop}") == Follow(f"http://a.example/r{hop}")
+    fetched = final(fetch.on_response(301, location="/r6"))
+    assert (fetched.effect, fetched.kind) == (Effect.ALLOW_ALL, "too_many_redirects")
+    assert fetched.outcome == "more than 5 redirects: treated as 404"
+
+
+def test_spec4_a_redirect_loop_counts_as_404() -> None:
+    fetch = procedure()
+    fetch.on_response(301, location="/a")
+    fetched = final(fetch.on_response(302, location="/robots.txt"))
+    assert fetched.kind == "redirect_loop"
+    assert fetched.outcome == f"302: redirect loop at {URL}, treated as 404"
+
+
+@pytest.mark.parametrize(
+    "location",
+    ["file:///etc/passwd", "data:,x", "ftp://a.example/robots.txt", "http://[oops/robots.txt",
+     "http://a.example:99999/robots.txt"],
+)  # fmt: skip
+def test_spec7_a_redirect_that_cannot_be_followed_counts_as_404(location: str) -> None:
+    fetched = final(procedure().on_response(301, location=location))
+    assert (fetched.effect, fetched.kind) == (Effect.ALLOW_ALL, "bad_redirect")
+    assert fetched.outcome.startswith("301: redirect to ") and "treated as 404" in fetched.outcome
+
+
+def test_spec4_network_errors_ignored_requests_and_our_own_errors() -> None:
+    network = procedure().on_network_error("TimeoutError: took longer than 30 s")
+    assert (network.effect, network.kind) == (Effect.UNREACHABLE, "network_error")
+    assert network.outcome == "unreachable (TimeoutError: took longer than 30 s)"
+    ignored = procedure().on_ignored("IgnoreRequest: filtered")
+    assert (ignored.effect, ignored.kind) == (Effect.ALLOW_ALL, "ignored")
+    assert ignored.outcome == "not downloaded (IgnoreRequest: filtered): everything allowed"
+    ours = procedure().on_internal_error("AttributeError: oops")
+    assert ours.effect is Effect.UNREACHABLE and ours.internal_error
+    assert ours.outcome == "scrapy_rep internal error (AttributeError: oops)"
