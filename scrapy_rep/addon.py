@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
+from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
 from scrapy_rep.settings import RepConfig
@@ -32,6 +33,7 @@ class Addon:
         downloader = settings["DOWNLOADER_MIDDLEWARES"]
         downloader[SCRAPY_MIDDLEWARE] = None
         downloader[RobotsTxtMiddleware] = DOWNLOADER_PRIORITY
+        downloader[RobotsTxtResponseGuard] = GUARD_PRIORITY
         settings["SPIDER_MIDDLEWARES"][PageDirectivesMiddleware] = SPIDER_PRIORITY
         settings["EXTENSIONS"][RepReport] = REPORT_PRIORITY  # off unless REP_REPORT
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:

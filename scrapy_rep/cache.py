@@ -1,19 +1,32 @@
-"""The per-origin robots.txt cache (SPEC §4 "Caching"): pure, no Scrapy imports.
+"""The per-origin document cache (SPEC §4 "Caching"): pure, no Scrapy imports.
 
 - An entry is fresh for its lifetime (24 h by default, ``Cache-Control`` within bounds).
 - When a refresh fails (5xx, 429, network error), the old entry stays in use until its
   stale limit (30 days by default).
-- At most ``max_origins`` entries; beyond that the least recently used one is evicted.
+- At most ``max_origins`` entries are kept parsed (least recently used first out).
+  Beyond that an entry is kept *compressed* (its zlib body and outcome, no parsed rules)
+  and parsed again when its origin is next asked about: a cache smaller than the set of
+  origins a crawl is busy with costs CPU, never another robots.txt download.
+- All entries together, parsed (estimated) and compressed, stay within ``max_bytes``;
+  beyond that the least recently used compressed entries are dropped, then parsed ones.
+  The most recently stored entry always stays, however large: a crawl must decide.
 """
 
 from __future__ import annotations
 
 import enum
+import zlib
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from typing import Any, Final, Generic, TypeVar
 
-from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.robotstxt import MAX_BODY_BYTES
+
+#: The parsed document an entry holds (a ``RobotsTxt``, a tdmrep.json reading…).
+D = TypeVar("D")
+#: Bytes a compressed entry costs besides its body (the entry, its key, the dict slot).
+COMPRESSED_OVERHEAD: Final = 400
 
 
 class Freshness(enum.Enum):
@@ -25,24 +38,26 @@ class Freshness(enum.Enum):
 
 
 @dataclass(frozen=True)
-class CacheEntry:
-    """One origin's robots.txt as fetched."""
+class CacheEntry(Generic[D]):
+    """One origin's document as fetched."""
 
-    rules: RobotsTxt
-    #: Human-readable outcome of the download ("200", "404", "redirected to …").
+    rules: D
+    #: Human-readable outcome of the download ("200 (1,234 bytes)", "404: …").
     outcome: str
     fetched_at: float
     fresh_until: float
     stale_until: float
     #: The HTTP status of the last response (``None``: network error or gave up).
     status: int | None = None
-    #: The robots.txt body as downloaded (first 500 KiB), zlib-compressed; ``b""`` when
-    #: there was none (404, unreachable). Kept to persist the cache and to serve a
-    #: spider's own request for robots.txt without a second download.
+    #: The body as downloaded (first 500 KiB), zlib-compressed; ``b""`` when there was
+    #: none (404, unreachable). Kept to share the entry, to parse it again after it was
+    #: compressed, and to answer a spider's own request for robots.txt.
     body_zlib: bytes = b""
-    #: ``True`` for the verdict of an origin given up on after its robots.txt stayed
+    #: ``True`` for the verdict of an origin given up on after its document stayed
     #: unreachable (SPEC §4): requests it refuses are "unreachable", not "forbidden".
     unreachable: bool = False
+    #: Estimated bytes this entry keeps in memory while parsed (``REP_CACHE_MAX_BYTES``).
+    size: int = 0
 
     def freshness(self, now: float) -> Freshness:
         if now < self.fresh_until:
@@ -51,50 +66,109 @@ class CacheEntry:
             return Freshness.STALE
         return Freshness.EXPIRED
 
+    def usable(self, now: float) -> bool:
+        """Fresh or stale: its rules may decide."""
+        return now < self.stale_until
 
-class RobotsCache:
-    """An LRU map origin → :class:`CacheEntry`, bounded by ``max_origins``."""
+    @property
+    def compressed_size(self) -> int:
+        return len(self.body_zlib) + COMPRESSED_OVERHEAD
 
-    def __init__(self, max_origins: int) -> None:
+
+class DocumentCache(Generic[D]):
+    """An LRU map origin -> :class:`CacheEntry`: parsed up to ``max_origins``, compressed
+    beyond, all within ``max_bytes``."""
+
+    def __init__(
+        self,
+        max_origins: int,
+        max_bytes: int | None = None,
+        reparse: Callable[[bytes], D] | None = None,
+    ) -> None:
+        """``reparse`` parses a body again; without it, entries are never compressed and
+        the least recently used parsed ones are dropped instead."""
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins}")
         self.max_origins = max_origins
-        self._entries: OrderedDict[Hashable, CacheEntry] = OrderedDict()
-        #: Entries evicted because the cache was full (for stats).
+        self.max_bytes = max_bytes
+        self._reparse = reparse
+        self._parsed: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
+        self._compressed: OrderedDict[Hashable, CacheEntry[Any]] = OrderedDict()
+        #: Estimated bytes of all entries, parsed and compressed.
+        self.bytes = 0
+        #: Entries dropped altogether because the cache was full (for stats).
         self.evictions = 0
+        #: Compressed entries parsed again (for stats).
+        self.reparsed = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._parsed) + len(self._compressed)
 
     def __contains__(self, origin: Hashable) -> bool:
-        return origin in self._entries
+        return origin in self._parsed or origin in self._compressed
 
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._entries)
+    @property
+    def parsed(self) -> int:
+        return len(self._parsed)
 
-    def get(self, origin: Hashable) -> CacheEntry | None:
+    def get(self, origin: Hashable) -> CacheEntry[D] | None:
         """The entry of ``origin`` (any freshness), marking it recently used."""
-        entry = self._entries.get(origin)
+        entry = self._parsed.get(origin)
         if entry is not None:
-            self._entries.move_to_end(origin)
-        return entry
+            self._parsed.move_to_end(origin)
+            return entry
+        cold = self._compressed.pop(origin, None)
+        if cold is None:
+            return None
+        self.bytes -= cold.compressed_size
+        if cold.body_zlib:
+            assert self._reparse is not None  # only then is anything compressed
+            body = zlib.decompressobj().decompress(cold.body_zlib, MAX_BODY_BYTES)
+            cold = replace(cold, rules=self._reparse(body))
+            self.reparsed += 1
+        self.put(origin, cold)
+        return cold
 
-    def usable(self, origin: Hashable, now: float) -> CacheEntry | None:
-        """The entry if it is fresh, else None (a stale one needs a refresh first)."""
-        entry = self.get(origin)
-        return entry if entry is not None and entry.freshness(now) is Freshness.FRESH else None
+    def peek(self, origin: Hashable) -> CacheEntry[Any] | None:
+        """The entry of ``origin``, parsed or compressed (then without rules), without
+        marking it used: for inspection."""
+        entry = self._parsed.get(origin)
+        return entry if entry is not None else self._compressed.get(origin)
 
-    def put(self, origin: Hashable, entry: CacheEntry) -> None:
-        """Store ``entry``; evict the least recently used entries beyond the bound."""
-        self._entries[origin] = entry
-        self._entries.move_to_end(origin)
-        while len(self._entries) > self.max_origins:
-            self._entries.popitem(last=False)
+    def put(self, origin: Hashable, entry: CacheEntry[D]) -> None:
+        """Store ``entry``; compress or drop the least recently used beyond the bounds."""
+        self.discard(origin)
+        self._parsed[origin] = entry
+        self.bytes += entry.size
+        while len(self._parsed) > self.max_origins:
+            self._compress_oldest()
+        while self.max_bytes is not None and self.bytes > self.max_bytes:
+            if self._compressed:
+                _, dropped = self._compressed.popitem(last=False)
+                self.bytes -= dropped.compressed_size
+            elif len(self._parsed) > 1:
+                _, evicted = self._parsed.popitem(last=False)
+                self.bytes -= evicted.size
+            else:
+                return
             self.evictions += 1
 
     def discard(self, origin: Hashable) -> None:
-        self._entries.pop(origin, None)
+        entry = self._parsed.pop(origin, None)
+        if entry is not None:
+            self.bytes -= entry.size
+        cold = self._compressed.pop(origin, None)
+        if cold is not None:
+            self.bytes -= cold.compressed_size
 
-    def items(self) -> list[tuple[Hashable, CacheEntry]]:
-        """All entries, least recently used first (for persistence)."""
-        return list(self._entries.items())
+    def _compress_oldest(self) -> None:
+        origin, entry = self._parsed.popitem(last=False)
+        self.bytes -= entry.size
+        if self._reparse is None:
+            self.evictions += 1
+            return
+        cold: CacheEntry[Any] = entry
+        if entry.body_zlib:  # the rules go; the body parses them again when needed
+            cold = replace(cold, rules=None)
+        self._compressed[origin] = cold
+        self.bytes += cold.compressed_size

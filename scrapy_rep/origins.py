@@ -8,6 +8,7 @@ own host. ``data:``, ``file:`` and ``about:`` URLs are never checked.
 
 from __future__ import annotations
 
+import re
 from typing import Final, NamedTuple
 from urllib.parse import urlsplit
 
@@ -67,3 +68,27 @@ def origin_of(url: str) -> Origin | None:
     if port is not None and DEFAULT_PORTS.get(scheme) == port:
         port = None
     return Origin(scheme, _idna(host), port)
+
+
+#: ``scheme://authority`` at the start of a URL: the memo key of its origin.
+_ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
+_MAX_MEMO: Final = 100_000
+
+
+class OriginMemo:
+    """:func:`origin_of` remembered by ``scheme://authority`` (the per-request hot path),
+    for at most 100,000 authorities."""
+
+    def __init__(self) -> None:
+        self._origins: dict[str, Origin | None] = {}
+
+    def get(self, url: str) -> Origin | None:
+        match = _ORIGIN_PART.match(url)
+        key = match.group() if match else url
+        try:
+            return self._origins[key]
+        except KeyError:
+            if len(self._origins) >= _MAX_MEMO:
+                self._origins.clear()
+            origin = self._origins[key] = origin_of(url)
+            return origin

@@ -20,7 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.downloadermiddlewares import ROBOTS_REQUEST_KEY
+from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
 from scrapy_rep.origins import origin_of
 from scrapy_rep.settings import read_bool, read_int, read_str
 

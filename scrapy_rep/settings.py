@@ -1,22 +1,27 @@
 """All ``REP_*`` settings, read once and validated (SPEC §5).
 
-Every setting is read here and nowhere else; each component calls
-:meth:`RepConfig.from_settings` in its ``from_crawler``. A wrong value raises
-:class:`RepSettingError`, which names the setting and the accepted values, so the crawl
-stops at start instead of misbehaving later.
+:data:`SETTINGS` is the one table of (setting, default, reader): every default is
+written there and nowhere else. Each component calls :meth:`RepConfig.from_settings` in
+its ``from_crawler`` (the add-on calls it too, so a wrong value stops the crawl at
+start); a wrong value raises :class:`RepSettingError`, naming the setting and the
+accepted values. Pure: reads anything with a ``get(name, default)`` method.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
 from os import PathLike
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-PROFILES = ("google", "rfc9309", "legacy")
-ACTIONS = ("drop", "keep")
-UNREACHABLE_ACTIONS = ("drop", "allow")
-DAY = 86_400.0
+from scrapy_rep.fetchpolicy import MAX_REDIRECTS
+from scrapy_rep.lifecycle import Policy
+
+PROFILES: Final = ("google", "rfc9309", "legacy")
+ACTIONS: Final = ("drop", "keep")
+UNREACHABLE_ACTIONS: Final = ("drop", "allow")
+DAY: Final = 86_400.0
+MIB: Final = 1024 * 1024
 
 
 class RepSettingError(ValueError):
@@ -27,6 +32,15 @@ class SettingsLike(Protocol):
     """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
 
     def get(self, name: str, default: Any = None) -> Any: ...
+
+
+def robots_agent(settings: SettingsLike) -> str:
+    """The crawler's identity for robots.txt and page directives: ``ROBOTSTXT_USER_AGENT``,
+    else ``USER_AGENT`` (SPEC §1 "User-agent matching")."""
+    return str(settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "")
+
+
+# --------------------------------------------------------------------------- readers
 
 
 def read_choice(settings: SettingsLike, name: str, default: str, choices: Iterable[str]) -> str:
@@ -76,7 +90,7 @@ def read_number(
         if isinstance(value, bool):
             raise TypeError
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise RepSettingError(f"{name}: expected a number, got {value!r}") from None
     if number != number or number < minimum or (maximum is not None and number > maximum):
         upper = "" if maximum is None else f" and at most {maximum:g}"
@@ -91,7 +105,7 @@ def read_int(
 ) -> int:
     """A whole-number setting within ``[minimum, maximum]``."""
     number = read_number(settings, name, default, minimum=minimum, maximum=maximum)
-    if number != int(number):
+    if number != int(number) or number in (float("inf"), float("-inf")):
         raise RepSettingError(f"{name}: expected a whole number, got {settings.get(name)!r}")
     return int(number)
 
@@ -106,9 +120,9 @@ def read_str(settings: SettingsLike, name: str, default: str = "") -> str:
     raise RepSettingError(f"{name}: expected a string, got {value!r}")
 
 
-def read_store(settings: SettingsLike, name: str) -> str:
+def read_store(settings: SettingsLike, name: str, default: str = "memory") -> str:
     """``"memory"`` or a Redis URL (``redis://``, ``rediss://``, ``unix://``)."""
-    value = settings.get(name, "memory")
+    value = settings.get(name, default)
     if value is None or value == "memory":
         return "memory"
     if isinstance(value, str) and value.split("://", 1)[0] in ("redis", "rediss", "unix"):
@@ -118,11 +132,13 @@ def read_store(settings: SettingsLike, name: str) -> str:
     )
 
 
-def read_str_list(settings: SettingsLike, name: str) -> tuple[str, ...]:
+def read_str_list(
+    settings: SettingsLike, name: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """A list of strings: a list/tuple of str, or one comma-separated string."""
     value = settings.get(name)
     if value is None or value == "":
-        return ()
+        return default
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
@@ -132,94 +148,142 @@ def read_str_list(settings: SettingsLike, name: str) -> tuple[str, ...]:
     )
 
 
+Reader = Callable[[SettingsLike, str, Any], Any]
+
+
+def _choice(choices: tuple[str, ...]) -> Reader:
+    return lambda settings, name, default: read_choice(settings, name, default, choices)
+
+
+def _number(minimum: float = 0.0) -> Reader:
+    return lambda settings, name, default: read_number(settings, name, default, minimum=minimum)
+
+
+def _whole(minimum: int = 0) -> Reader:
+    return lambda settings, name, default: read_int(settings, name, default, minimum=minimum)
+
+
+def _optional(reader: Reader) -> Reader:
+    """``None`` (unset) stays ``None``: the default is derived from other settings."""
+    return lambda settings, name, default: (
+        None if settings.get(name) is None else reader(settings, name, default)
+    )
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One ``REP_*`` setting: its :class:`RepConfig` field, default and reader."""
+
+    name: str
+    field: str
+    default: Any
+    read: Reader
+
+
+#: Every ``REP_*`` setting, in the README's order. ``REP_CACHE_MAX_TTL`` must come after
+#: ``REP_CACHE_MIN_TTL`` (it may not be smaller).
+SETTINGS: Final = (
+    Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
+    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", None, _optional(read_bool)),
+    Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
+    Setting("REP_UNREACHABLE_RETRY_DELAY", "unreachable_retry_delay", 30.0, _number(0.001)),
+    Setting("REP_UNREACHABLE_MAX_WAIT", "unreachable_max_wait", 600.0, _number()),
+    Setting("REP_UNREACHABLE_ACTION", "unreachable_action", "drop", _choice(UNREACHABLE_ACTIONS)),
+    Setting("REP_ROBOTSTXT_TIMEOUT", "robotstxt_timeout", 30.0, _number(0.001)),
+    Setting("REP_MAX_HELD_REQUESTS", "max_held_requests", 100_000, _whole(1)),
+    Setting("REP_CACHE_TTL", "cache_ttl", DAY, _number()),
+    Setting("REP_CACHE_MIN_TTL", "cache_min_ttl", 60.0, _number()),
+    Setting("REP_CACHE_MAX_TTL", "cache_max_ttl", 7 * DAY, _number()),  # checked below
+    Setting("REP_CACHE_STALE_MAX", "cache_stale_max", 30 * DAY, _number()),
+    Setting("REP_CACHE_MAX_ORIGINS", "cache_max_origins", 100_000, _whole(1)),
+    Setting("REP_CACHE_MAX_BYTES", "cache_max_bytes", 512 * MIB, _whole(1)),
+    Setting("REP_ROBOTSTXT_CONCURRENCY", "robotstxt_concurrency", None, _optional(_whole(1))),
+    Setting("REP_ROBOTSTXT_CACHE", "robotstxt_cache", "memory", read_store),
+    Setting("REP_LEASE_TIMEOUT", "lease_timeout", None, _optional(_number(0.1))),
+    Setting("REP_REPORT", "report", False, read_bool),
+    Setting("REP_REPORT_FILE", "report_file", "", read_str),
+    Setting("REP_REPORT_MAX_URLS", "report_max_urls", 200, _whole(1)),
+    Setting("REP_NOINDEX_ACTION", "noindex_action", "drop", _choice(ACTIONS)),
+    Setting("REP_NOFOLLOW_ACTION", "nofollow_action", "drop", _choice(ACTIONS)),
+    Setting("REP_REL_NOFOLLOW", "rel_nofollow", True, read_bool),
+    Setting("REP_DIRECTIVE_TOKENS", "directive_tokens", (), read_str_list),
+    Setting("REP_META_IN_NOSCRIPT", "meta_in_noscript", True, read_bool),
+)
+
+
 @dataclass(frozen=True)
 class RepConfig:
-    """Every ``REP_*`` setting, validated. Defaults are the README's defaults."""
+    """Every ``REP_*`` setting, validated (fields in :data:`SETTINGS` order; defaults
+    there). ``None`` in an optional field means "derived from other settings"."""
 
-    #: ``REP_PROFILE``: the robots.txt engine profile (SPEC §2).
-    profile: str = "google"
-    #: ``REP_NOINDEX_ACTION``: what happens to items of a noindex page (SPEC §6).
-    noindex_action: str = "drop"
-    #: ``REP_NOFOLLOW_ACTION``: what happens to requests from a nofollow page (SPEC §6).
-    nofollow_action: str = "drop"
-    #: ``REP_REL_NOFOLLOW``: skip ``rel="nofollow"`` links from Scrapy's link extraction.
-    rel_nofollow: bool = True
-    #: ``REP_DIRECTIVE_TOKENS``: more crawler tokens whose page directives apply to us.
-    directive_tokens: tuple[str, ...] = ()
-    #: ``REP_META_IN_NOSCRIPT``: robots meta tags inside ``<noscript>`` count.
-    meta_in_noscript: bool = True
-    #: ``REP_OBEY_CRAWL_DELAY``: honour ``Crawl-delay``; ``None`` = the profile's default.
-    obey_crawl_delay: bool | None = None
-    #: ``REP_CRAWL_DELAY_MAX``: the longest ``Crawl-delay`` honoured (seconds).
-    crawl_delay_max: float = 60.0
-    #: ``REP_UNREACHABLE_RETRY_DELAY``: first wait before retrying an unreachable robots.txt.
-    unreachable_retry_delay: float = 30.0
-    #: ``REP_UNREACHABLE_MAX_WAIT``: how long requests are held before giving up (seconds).
-    unreachable_max_wait: float = 600.0
-    #: ``REP_UNREACHABLE_ACTION``: what happens to held requests after giving up.
-    unreachable_action: str = "drop"
-    #: ``REP_CACHE_TTL``: how long a robots.txt is fresh without ``Cache-Control``.
-    cache_ttl: float = DAY
-    #: ``REP_CACHE_MIN_TTL`` / ``REP_CACHE_MAX_TTL``: bounds for ``Cache-Control: max-age``.
-    cache_min_ttl: float = 60.0
-    cache_max_ttl: float = 7 * DAY
-    #: ``REP_CACHE_STALE_MAX``: how long an expired copy is used while refreshes fail.
-    cache_stale_max: float = 30 * DAY
-    #: ``REP_CACHE_MAX_ORIGINS``: at most this many origins are cached (LRU beyond).
-    cache_max_origins: int = 100_000
-    #: ``REP_ROBOTSTXT_TIMEOUT``: download timeout of robots.txt requests (seconds).
-    robotstxt_timeout: float = 30.0
-    #: ``REP_MAX_HELD_REQUESTS``: at most this many requests are held at once.
-    max_held_requests: int = 100_000
-    #: ``REP_ROBOTSTXT_CONCURRENCY``: robots.txt downloads at once (``None``: half of
-    #: ``CONCURRENT_REQUESTS``).
-    robotstxt_concurrency: int | None = None
-    #: ``REP_ROBOTSTXT_CACHE``: ``"memory"`` or a ``redis://`` URL shared by processes.
-    robotstxt_cache: str = "memory"
-    #: ``REP_LEASE_TIMEOUT``: how long one process may hold an origin's download lease
-    #: (``None``: long enough for six robots.txt requests).
-    lease_timeout: float | None = None
+    profile: str
+    #: ``None``: the profile's default (honoured in "legacy" only).
+    obey_crawl_delay: bool | None
+    crawl_delay_max: float
+    unreachable_retry_delay: float
+    unreachable_max_wait: float
+    unreachable_action: str
+    robotstxt_timeout: float
+    max_held_requests: int
+    cache_ttl: float
+    cache_min_ttl: float
+    cache_max_ttl: float
+    cache_stale_max: float
+    cache_max_origins: int
+    cache_max_bytes: int
+    #: ``None``: half of ``CONCURRENT_REQUESTS``.
+    robotstxt_concurrency: int | None
+    robotstxt_cache: str
+    #: ``None``: long enough for six robots.txt requests.
+    lease_timeout: float | None
+    report: bool
+    report_file: str
+    report_max_urls: int
+    noindex_action: str
+    nofollow_action: str
+    rel_nofollow: bool
+    directive_tokens: tuple[str, ...]
+    meta_in_noscript: bool
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:
         """Read and validate every ``REP_*`` setting; raise :class:`RepSettingError` if wrong."""
-        min_ttl = read_number(settings, "REP_CACHE_MIN_TTL", 60.0)
-        return cls(
-            profile=read_choice(settings, "REP_PROFILE", "google", PROFILES),
-            noindex_action=read_choice(settings, "REP_NOINDEX_ACTION", "drop", ACTIONS),
-            nofollow_action=read_choice(settings, "REP_NOFOLLOW_ACTION", "drop", ACTIONS),
-            rel_nofollow=read_bool(settings, "REP_REL_NOFOLLOW", True),
-            directive_tokens=read_str_list(settings, "REP_DIRECTIVE_TOKENS"),
-            meta_in_noscript=read_bool(settings, "REP_META_IN_NOSCRIPT", True),
-            obey_crawl_delay=(
-                None
-                if settings.get("REP_OBEY_CRAWL_DELAY") is None
-                else read_bool(settings, "REP_OBEY_CRAWL_DELAY", False)
-            ),
-            crawl_delay_max=read_number(settings, "REP_CRAWL_DELAY_MAX", 60.0),
-            unreachable_retry_delay=read_number(
-                settings, "REP_UNREACHABLE_RETRY_DELAY", 30.0, minimum=0.001
-            ),
-            unreachable_max_wait=read_number(settings, "REP_UNREACHABLE_MAX_WAIT", 600.0),
-            unreachable_action=read_choice(
-                settings, "REP_UNREACHABLE_ACTION", "drop", UNREACHABLE_ACTIONS
-            ),
-            cache_ttl=read_number(settings, "REP_CACHE_TTL", DAY),
-            cache_min_ttl=min_ttl,
-            cache_max_ttl=read_number(settings, "REP_CACHE_MAX_TTL", 7 * DAY, minimum=min_ttl),
-            cache_stale_max=read_number(settings, "REP_CACHE_STALE_MAX", 30 * DAY),
-            cache_max_origins=read_int(settings, "REP_CACHE_MAX_ORIGINS", 100_000, minimum=1),
-            robotstxt_timeout=read_number(settings, "REP_ROBOTSTXT_TIMEOUT", 30.0, minimum=0.001),
-            max_held_requests=read_int(settings, "REP_MAX_HELD_REQUESTS", 100_000, minimum=1),
-            robotstxt_concurrency=(
-                None
-                if settings.get("REP_ROBOTSTXT_CONCURRENCY") is None
-                else read_int(settings, "REP_ROBOTSTXT_CONCURRENCY", 8, minimum=1)
-            ),
-            robotstxt_cache=read_store(settings, "REP_ROBOTSTXT_CACHE"),
-            lease_timeout=(
-                None
-                if settings.get("REP_LEASE_TIMEOUT") is None
-                else read_number(settings, "REP_LEASE_TIMEOUT", 60.0, minimum=0.1)
-            ),
-        )
+        values = {s.field: s.read(settings, s.name, s.default) for s in SETTINGS}
+        if values["cache_max_ttl"] < values["cache_min_ttl"]:
+            raise RepSettingError(
+                f"REP_CACHE_MAX_TTL: expected a number of at least "
+                f"{values['cache_min_ttl']:g} (REP_CACHE_MIN_TTL), "
+                f"got {settings.get('REP_CACHE_MAX_TTL')!r}"
+            )
+        return cls(**values)
+
+    @classmethod
+    def defaults(cls) -> RepConfig:
+        return cls.from_settings({})
+
+
+assert [f.name for f in fields(RepConfig)] == [s.field for s in SETTINGS]
+
+
+def lifecycle_policy(
+    config: RepConfig, settings: SettingsLike, timeout: float, store: str | None
+) -> Policy:
+    """The numbers of SPEC §4 for :class:`scrapy_rep.lifecycle.Lifecycle`."""
+    concurrency = config.robotstxt_concurrency or max(
+        1, int(settings.get("CONCURRENT_REQUESTS") or 16) // 2
+    )
+    return Policy(
+        retry_delay=config.unreachable_retry_delay,
+        max_wait=config.unreachable_max_wait,
+        unreachable_action=config.unreachable_action,
+        cache_ttl=config.cache_ttl,
+        min_ttl=config.cache_min_ttl,
+        max_ttl=config.cache_max_ttl,
+        stale_max=config.cache_stale_max,
+        concurrency=concurrency,
+        lease_seconds=config.lease_timeout or timeout * (MAX_REDIRECTS + 1) + 5,
+        store=store,
+    )

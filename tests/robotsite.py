@@ -8,7 +8,7 @@ can assert exactly what reached the servers.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,8 @@ class Reply:
     hang: bool = False
     #: Drop the connection without an answer (a reset).
     reset: bool = False
+    #: Answer only after this many seconds.
+    delay: float = 0.0
 
 
 def robots(text: str, **headers: str) -> Reply:
@@ -74,7 +76,17 @@ class ScriptedOrigin(Resource):
         request.setResponseCode(reply.status)
         for name, value in reply.headers.items():
             request.setHeader(name, value)
+        if reply.delay:
+            self.hanging.append(request)
+            reactor.callLater(reply.delay, _finish, request, reply.body)  # type: ignore[attr-defined]
+            return NOT_DONE_YET
         return reply.body
+
+
+def _finish(request: WebRequest, body: bytes) -> None:
+    if not request.finished and not request._disconnected:
+        request.write(body)
+        request.finish()
 
 
 class Sites:
@@ -145,10 +157,17 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 async def crawl(
-    urls: Sequence[str], settings: dict[str, Any] | None = None, spider: type[Spider] = ListSpider
+    urls: Sequence[str],
+    settings: dict[str, Any] | None = None,
+    spider: type[Spider] = ListSpider,
+    on_crawler: Callable[[Crawler], None] | None = None,
 ) -> tuple[Crawler, Any]:
-    """Run ``spider`` over ``urls`` to the end; return the crawler and the spider."""
+    """Run ``spider`` over ``urls`` to the end; return the crawler and the spider.
+
+    ``on_crawler`` is called with the crawler before it starts (to connect signals)."""
     crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
+    if on_crawler is not None:
+        on_crawler(crawler)
     await crawler.crawl(urls=urls)
     assert crawler.stats is not None
     assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"

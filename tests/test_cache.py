@@ -1,15 +1,25 @@
-"""SPEC §4 "Caching": lifetime, stale copies, LRU bound."""
+"""SPEC §4 "Caching": lifetime, stale copies, the bounds in origins and in bytes."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
-from scrapy_rep.cache import CacheEntry, Freshness, RobotsCache
-from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
+from scrapy_rep.cache import COMPRESSED_OVERHEAD, CacheEntry, DocumentCache, Freshness
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+
+BODY = b"User-agent: *\nDisallow: /x\n"
 
 
-def entry(at: float = 0, fresh: float = 100, stale: float = 1000) -> CacheEntry:
+def entry(at: float = 0, fresh: float = 100, stale: float = 1000) -> CacheEntry[RobotsTxt]:
     return CacheEntry(ALLOW_ALL, "404", at, at + fresh, at + stale)
+
+
+def parsed(body: bytes = BODY, size: int = 1000) -> CacheEntry[RobotsTxt]:
+    return CacheEntry(
+        parse_robotstxt(body), "200", 0, 100, 1000, 200, zlib.compress(body), size=size
+    )
 
 
 @pytest.mark.parametrize(
@@ -24,18 +34,11 @@ def entry(at: float = 0, fresh: float = 100, stale: float = 1000) -> CacheEntry:
 )
 def test_spec4_entry_fresh_then_stale_then_expired(now: float, freshness: Freshness) -> None:
     assert entry().freshness(now) is freshness
+    assert entry().usable(now) is (freshness is not Freshness.EXPIRED)
 
 
-def test_spec4_stale_entry_is_kept_but_not_usable_without_refresh() -> None:
-    cache = RobotsCache(10)
-    cache.put("a", entry())
-    assert cache.usable("a", 50) is not None
-    assert cache.usable("a", 500) is None
-    assert cache.get("a") is not None  # still there, for a failed refresh
-
-
-def test_spec4_lru_bound_evicts_least_recently_used() -> None:
-    cache = RobotsCache(2)
+def test_spec4_without_reparsing_the_lru_bound_drops_the_least_recently_used() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(2)
     cache.put("a", entry())
     cache.put("b", entry())
     cache.get("a")  # a is now the most recently used
@@ -44,14 +47,69 @@ def test_spec4_lru_bound_evicts_least_recently_used() -> None:
     assert cache.evictions == 1 and len(cache) == 2
 
 
+def test_spec4_beyond_max_origins_entries_are_compressed_and_parsed_again() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    cache.put("a", parsed())
+    cache.put("b", parsed(b"User-agent: *\nDisallow: /b\n"))
+    assert cache.parsed == 1 and len(cache) == 2 and cache.evictions == 0
+    again = cache.get("a")  # parsed again, no download needed
+    assert again is not None and not again.rules.allowed("https://h/x", "bot")
+    assert cache.reparsed == 1
+    assert cache.peek("b") is not None and cache.peek("b").rules is None  # b is compressed now
+
+
+def test_spec4_stand_ins_are_kept_as_they_are_when_compressed() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    gave_up = CacheEntry(DISALLOW_ALL, "gave up", 0, 10, 10, None, b"", True)
+    cache.put("dead", gave_up)
+    cache.put("other", parsed())
+    assert cache.get("dead") == gave_up
+    assert cache.reparsed == 0
+
+
+def test_spec4_the_byte_bound_drops_compressed_then_parsed_entries() -> None:
+    body_zlib = zlib.compress(BODY)
+    cold = len(body_zlib) + COMPRESSED_OVERHEAD
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, 2000 + cold, parse_robotstxt)
+    cache.put("a", parsed(size=2000))
+    cache.put("b", parsed(size=2000))  # a is compressed: 2000 + cold bytes in all
+    assert len(cache) == 2 and cache.bytes == 2000 + cold
+    cache.put("c", parsed(size=2000))  # b compressed, a dropped
+    assert "a" not in cache and len(cache) == 2 and cache.evictions == 1
+    assert cache.bytes <= cache.max_bytes  # type: ignore[operator]
+
+
+def test_spec4_an_entry_larger_than_the_byte_bound_is_still_kept() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(10, 100, parse_robotstxt)
+    cache.put("a", parsed(size=50))
+    cache.put("huge", parsed(size=10_000))
+    assert "huge" in cache and "a" not in cache
+    assert cache.get("huge") is not None
+
+
+def test_spec4_replacing_an_entry_keeps_the_byte_count_right() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(10, 10_000, parse_robotstxt)
+    for size in (100, 300, 200):
+        cache.put("a", parsed(size=size))
+    assert cache.bytes == 200
+    cache.discard("a")
+    assert cache.bytes == 0 and len(cache) == 0
+
+
 def test_cache_bound_with_100000_origins() -> None:
-    cache = RobotsCache(1000)
-    rules = parse_robotstxt(b"User-agent: *\nDisallow: /x\n")
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1000, 10_000_000, parse_robotstxt)
+    rules = parse_robotstxt(BODY)
+    body_zlib = zlib.compress(BODY)
     for n in range(100_000):
-        cache.put(("https", f"host{n}.example", None), CacheEntry(rules, "200", 0, 1, 2))
-    assert len(cache) == 1000 and cache.evictions == 99_000
+        cache.put(
+            ("https", f"host{n}.example", None),
+            CacheEntry(rules, "200", 0, 1, 2, 200, body_zlib, size=2000),
+        )
+    assert cache.parsed == 1000
+    assert cache.bytes <= 10_000_000
+    assert len(cache) == 1000 + (10_000_000 - 1000 * 2000) // (len(body_zlib) + COMPRESSED_OVERHEAD)
 
 
 def test_cache_needs_room_for_one() -> None:
     with pytest.raises(ValueError, match="max_origins"):
-        RobotsCache(0)
+        DocumentCache(0)

@@ -8,16 +8,18 @@ reached the servers.
 from __future__ import annotations
 
 import itertools
+import logging
 from typing import Any, ClassVar
 
 import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
-from scrapy import signals
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.signals import robotstxt_fetched
+from scrapy_rep.signals import request_refused, robotstxt_fetched
 
 RULES = """\
 User-agent: *
@@ -526,9 +528,71 @@ async def test_spec7_held_requests_are_bounded_and_robotstxt_has_its_own_timeout
         await sites.close()
     reasons = sorted(spider.dropped.values())
     assert len(reasons) == 4 and spider.downloaded == []
-    limited = [why for why in reasons if "REP_MAX_HELD_REQUESTS" in why]
-    assert len(limited) == 2
-    assert stat(crawler, "rep/requests/dropped/held_limit") == 2
-    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 2
+    # Beyond REP_MAX_HELD_REQUESTS requests are spilled to disk, never dropped for it:
+    # all four wait for the robots.txt and are dropped only when it stays unreachable.
+    assert all("unreachable" in why for why in reasons)
+    assert stat(crawler, "rep/requests/spilled") == 2
+    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 4
     # With the 60 s download timeout, one try would have used the whole wait.
     assert sites.requested("hang").count("/robots.txt") >= 2
+
+
+class DirectDownloadSpider(ListSpider):
+    """Downloads through ``engine.download_async`` from a callback (no scheduler)."""
+
+    async def parse(self, response: Any) -> None:  # type: ignore[override]
+        self.downloaded.append(response.url)
+        base = self.settings.get("OTHER_BASE")
+        assert self.crawler.engine is not None
+        for path in ("/direct", "/x"):
+            try:
+                direct = await self.crawler.engine.download_async(Request(base + path))
+                self.downloaded.append(direct.url)
+            except IgnoreRequest as error:
+                self.dropped[base + path] = str(error)
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robotstxt() -> None:
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    slow = Reply(200, b"User-agent: *\nDisallow: /x\n", {"Content-Type": "text/plain"}, delay=0.5)
+    sites.add("other").script("/robots.txt", slow)
+    settings = {"OTHER_BASE": sites.bases["other"]}
+    try:
+        _, spider = await crawl([sites.url("start", "/")], settings, spider=DirectDownloadSpider)
+    finally:
+        await sites.close()
+    # The direct request cannot leave the downloader to be held: it waited for the rules.
+    assert outcome(sites, spider, "other") == (
+        {"/direct"},
+        {"/x": f"Forbidden by {sites.url('other', '/robots.txt')} (line 2: Disallow: /x)"},
+    )
+    assert sites.requested("other")[0] == "/robots.txt"
+
+
+@pytest_twisted.ensureDeferred
+async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_warning(
+    caplog: Any,
+) -> None:
+    sites = Sites()
+    sites.add("hang").script("/robots.txt", Reply(hang=True))
+    settings = {"CLOSESPIDER_TIMEOUT": 1, "REP_UNREACHABLE_MAX_WAIT": 60}
+    seen: list[str] = []
+
+    def refused(request: Request, reason: str, **_: Any) -> None:
+        seen.append(reason)
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(refused, signal=request_refused, weak=False)
+
+    try:
+        with caplog.at_level(logging.WARNING):
+            crawler, spider = await crawl(
+                [sites.url("hang", p) for p in ("/1", "/2")], settings, on_crawler=connect
+            )
+    finally:
+        await sites.close()
+    assert spider.downloaded == [] and seen == ["spider_closed", "spider_closed"]
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 2
+    assert "the spider closed (closespider_timeout) with 2 request(s) held" in caplog.text

@@ -25,8 +25,8 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
+from scrapy_rep.crawl.stores import RedisStore, SharedRecord, StoreCorrupt
 from scrapy_rep.signals import robotstxt_fetched
-from scrapy_rep.stores import RedisStore, SharedRecord, StoreCorrupt
 
 TESTS = Path(__file__).resolve().parent
 RULES = "User-agent: *\nDisallow: /x\n"
@@ -313,7 +313,7 @@ async def test_issue7_scrapy_redis_a_stopping_worker_returns_its_held_requests(
 async def test_issue7_jobdir_store_keeps_records_across_runs_within_its_bound(
     tmp_path: Path,
 ) -> None:
-    from scrapy_rep.stores import JobdirStore
+    from scrapy_rep.crawl.stores import JobdirStore
 
     path = tmp_path / "scrapy_rep.robots"
     store = JobdirStore(path, max_origins=2)

@@ -1,6 +1,6 @@
-"""Where robots.txt outcomes are shared between crawler processes (issue 7, SPEC §4).
+"""Where robots.txt outcomes are kept beyond one process: the store clients (SPEC §4).
 
-Every crawler process keeps its own parsed rules in :class:`scrapy_rep.cache.RobotsCache`.
+Every crawler process keeps its own parsed rules in :class:`scrapy_rep.cache.DocumentCache`.
 A *store* is the layer behind it, asked when that cache has no fresh copy and told every
 download's outcome:
 
@@ -15,87 +15,44 @@ download's outcome:
   (``SET NX PX``) lets only one process download an origin's robots.txt at a time; a
   process that dies mid-download loses its lease when it times out.
 
-Records are checked before use: a record that does not decode, has another format
-version, or names another origin raises :class:`StoreCorrupt` and is ignored.
+Records are encoded and checked by :mod:`scrapy_rep.records`; a record that does not
+decode, has another format version, or names another origin is ignored.
+:class:`StoreClient` wraps a store for the middleware: a store that fails is left alone
+for 30 s (the process carries on with its own cache), a corrupt record counts as none.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import pickle
 import socket
-import zlib
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
-#: Bumped when the record layout changes; records of another version are ignored.
-FORMAT_VERSION: Final = 1
-_MAGIC: Final = b"scrapy_rep/robots"
+from scrapy_rep.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
+
+__all__ = [
+    "JOBDIR_FILE",
+    "JobdirStore",
+    "LocalStore",
+    "RedisStore",
+    "RobotsStore",
+    "SharedRecord",
+    "StoreClient",
+    "StoreCorrupt",
+    "store_for",
+]
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+#: After a store error, this process works alone for this long (seconds).
+STORE_RETRY_AFTER: Final = 30.0
+
 #: The JOBDIR store's file.
 JOBDIR_FILE: Final = "scrapy_rep.robots"
-
-
-class StoreCorrupt(ValueError):
-    """A shared record that cannot be trusted (undecodable, foreign, wrong version)."""
-
-
-@dataclass(frozen=True)
-class SharedRecord:
-    """One origin's robots.txt as shared between processes (times are Unix seconds)."""
-
-    origin: str
-    #: The body as downloaded (first 500 KiB), zlib-compressed; ``b""`` when none.
-    body_zlib: bytes
-    #: ``True``/``False`` for "everything allowed/disallowed" without a body, else None.
-    verdict: bool | None
-    status: int | None
-    outcome: str
-    fetched_at: float
-    fresh_until: float
-    stale_until: float
-    #: A give-up verdict after the robots.txt stayed unreachable (SPEC §4).
-    unreachable: bool = False
-    #: Consecutive failed downloads since the last success, shared by all processes.
-    failures: int = 0
-    failing_since: float | None = None
-    #: No process tries again before this time (the shared retry schedule).
-    retry_at: float = 0.0
-
-    def encode(self) -> bytes:
-        """``magic \\n json header \\n body``, with a CRC-32 of the body in the header."""
-        header = {k: v for k, v in asdict(self).items() if k != "body_zlib"}
-        header["version"] = FORMAT_VERSION
-        header["crc32"] = zlib.crc32(self.body_zlib)
-        return _MAGIC + b"\n" + json.dumps(header).encode() + b"\n" + self.body_zlib
-
-    @classmethod
-    def decode(cls, data: bytes, origin: str) -> SharedRecord:
-        """Check and decode a record of ``origin``; raise :class:`StoreCorrupt` if wrong."""
-        try:
-            magic, header_bytes, body = data.split(b"\n", 2)
-            if magic != _MAGIC:
-                raise StoreCorrupt("not a scrapy_rep record")
-            header = json.loads(header_bytes)
-            if header.pop("version") != FORMAT_VERSION:
-                raise StoreCorrupt("another format version")
-            if header.pop("crc32") != zlib.crc32(body):
-                raise StoreCorrupt("body checksum mismatch")
-            record = cls(body_zlib=body, **header)
-        except StoreCorrupt:
-            raise
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
-            raise StoreCorrupt(f"undecodable record: {error}") from None
-        if record.origin != origin:
-            raise StoreCorrupt(f"record of {record.origin!r} stored under {origin!r}")
-        if not all(
-            isinstance(value, (int, float))
-            for value in (record.fetched_at, record.fresh_until, record.stale_until)
-        ):
-            raise StoreCorrupt("times are not numbers")
-        return record
 
 
 class RobotsStore(Protocol):
@@ -256,3 +213,62 @@ def store_for(setting: str, jobdir: str | None = None, max_origins: int = 100_00
     if jobdir:
         return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_origins)
     return LocalStore()
+
+
+class StoreClient:
+    """A store as the middleware uses it: never raises. On an outage the process carries
+    on with its own cache (and says so once per outage); a corrupt record is counted and
+    treated as none."""
+
+    def __init__(
+        self, store: RobotsStore, clock: Callable[[], float], count: Callable[[str], None]
+    ) -> None:
+        self.store = store
+        self._clock = clock
+        self._count = count
+        self._down_until = 0.0
+
+    @property
+    def consulted(self) -> bool:
+        return self.store.consulted
+
+    async def load(self, name: str) -> SharedRecord | None:
+        return await self._run(lambda: self.store.load(name), None)
+
+    async def acquire(self, name: str, seconds: float) -> bool | None:
+        """``True``: leased; ``False``: another process has it; ``None``: store down."""
+        return await self._run(lambda: self.store.acquire(name, seconds), None)
+
+    async def release(self, name: str) -> None:
+        await self._run(lambda: self.store.release(name), None)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        await self._run(lambda: self.store.save(record, keep_for), None)
+
+    async def close(self) -> None:
+        try:
+            await self.store.close()
+        except Exception as error:  # closing must never fail the crawl's end
+            logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
+
+    async def _run(self, operation: Callable[[], Awaitable[T]], default: T) -> T:
+        if not self.store.consulted or self._clock() < self._down_until:
+            return default
+        try:
+            return await operation()
+        except StoreCorrupt as error:
+            self._count("rep/robotstxt/store_corrupt")
+            logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
+            return default
+        except Exception as error:  # any client error: the store is unavailable
+            self._count("rep/robotstxt/store_errors")
+            self._down_until = self._clock() + STORE_RETRY_AFTER
+            logger.warning(
+                "scrapy_rep: the %s robots.txt cache is unavailable (%s: %s); this process "
+                "carries on with its own cache and tries again in %.0f s",
+                self.store.name,
+                type(error).__name__,
+                error,
+                STORE_RETRY_AFTER,
+            )
+            return default

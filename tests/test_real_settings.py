@@ -1,0 +1,324 @@
+"""The add-on with the Scrapy settings real projects use (issue "Real sites, real settings").
+
+Each test is a real crawl against local origins that reproduces a defect found when the
+suite was tried from outside: Scrapy's HTTP cache, a malformed robots.txt redirect, a
+zero cache lifetime, a cache smaller than the set of active origins, the held-request
+limit, another component ignoring our robots.txt request, and crawl-delay combined with
+the project's own delays, jitter, ``DOWNLOAD_SLOTS`` and AutoThrottle.
+
+Timing assertions here are lower bounds on the gap between two requests to one origin
+(politeness floors kept by the reactor's timers): a busy machine can only make the gaps
+longer, never shorter.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from robotsite import Reply, Sites, crawl, redirect, robots
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+
+from scrapy_rep.signals import robotstxt_fetched
+
+
+def stat(crawler: Any, key: str) -> Any:
+    return crawler.stats.get_value(key)
+
+
+def paths(sites: Sites, urls: list[str], name: str) -> set[str]:
+    base = sites.bases[name]
+    return {url[len(base) :] for url in urls if url.startswith(base)}
+
+
+def gaps(times: dict[str, list[float]]) -> list[float]:
+    """The gaps between consecutive page requests (robots.txt left out)."""
+    arrivals = sorted(t for path, ts in times.items() if path != "/robots.txt" for t in ts)
+    return [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+
+
+def cache_settings(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "HTTPCACHE_ENABLED": True,
+        "HTTPCACHE_DIR": str(tmp_path / "httpcache"),
+        **extra,
+    }
+
+
+# --------------------------------------------------------------------------- HTTP cache
+
+
+@pytest_twisted.ensureDeferred
+async def test_httpcache_a_compressed_bomb_is_refused_when_the_cache_answers_too(
+    tmp_path: Path,
+) -> None:
+    bomb = gzip.compress(b"User-agent: *\nAllow: /\n" + b"\0" * 40_000_000, 9)
+    sites = Sites()
+    sites.add("bomb").script("/robots.txt", Reply(200, bomb, {"Content-Encoding": "gzip"}))
+    outcomes: list[str] = []
+    settings = cache_settings(tmp_path, REP_UNREACHABLE_MAX_WAIT=1.0)
+    try:
+        crawler, spider = await crawl(
+            [sites.url("bomb", "/")], settings, on_crawler=_collect_outcomes(outcomes)
+        )
+    finally:
+        await sites.close()
+    # The network answer and every answer from the cache are refused alike: the retries
+    # never inflate the 40 MB body and never read it as rules.
+    assert len(outcomes) >= 2
+    assert all("unreachable" in outcome for outcome in outcomes), outcomes
+    assert spider.downloaded == []
+    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_httpcache_a_503_robotstxt_is_never_replayed(tmp_path: Path) -> None:
+    sites = Sites()
+    sites.add("flaky").script("/robots.txt", Reply(503), robots("User-agent: *\nDisallow: /x\n"))
+    urls = [sites.url("flaky", p) for p in ("/", "/x")]
+    settings = cache_settings(tmp_path)
+    try:
+        _, first = await crawl(urls, settings)
+        # The next run with the same cache: the stored 503 must not be replayed either.
+        sites.origins["flaky"].script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+        _, second = await crawl([sites.url("flaky", "/y")], settings)
+    finally:
+        await sites.close()
+    assert paths(sites, first.downloaded, "flaky") == {"/"}
+    assert list(paths(sites, list(first.dropped), "flaky")) == ["/x"]
+    assert paths(sites, second.downloaded, "flaky") == {"/y"}
+
+
+@pytest_twisted.ensureDeferred
+async def test_httpcache_a_good_robotstxt_is_replayed_offline_and_still_decides(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    origin = sites.add("shop")
+    origin.script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    urls = [sites.url("shop", p) for p in ("/", "/x")]
+    try:
+        await crawl(urls, cache_settings(tmp_path))
+        before = len(sites.log)
+        # Offline replay: nothing missing from the cache may reach the network.
+        crawler, spider = await crawl(urls, cache_settings(tmp_path, HTTPCACHE_IGNORE_MISSING=True))
+    finally:
+        await sites.close()
+    assert sites.log[before:] == []
+    assert paths(sites, spider.downloaded, "shop") == {"/"}
+    assert list(paths(sites, list(spider.dropped), "shop")) == ["/x"]
+    assert stat(crawler, "robotstxt/forbidden") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_httpcache_ignore_missing_without_a_cached_robotstxt_allows_at_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    settings = cache_settings(tmp_path, HTTPCACHE_IGNORE_MISSING=True)
+    try:
+        with caplog.at_level(logging.WARNING):
+            crawler, spider = await crawl([sites.url("a", "/p")], settings)
+    finally:
+        await sites.close()
+    # The page itself is missing from the cache too (Scrapy's middleware ignores it);
+    # what matters: robots.txt was decided at once, not held and retried.
+    assert "/p" in paths(sites, list(spider.dropped), "a")
+    assert "robots.txt" not in spider.dropped[sites.url("a", "/p")]
+    assert stat(crawler, "rep/robotstxt/outcome/ignored") == 1
+    assert stat(crawler, "rep/robotstxt/retries") is None
+    warnings = [r.getMessage() for r in caplog.records if "robots.txt" in r.getMessage()]
+    assert len(warnings) == 1 and "everything allowed" in warnings[0]
+
+
+# --------------------------------------------------------------------------- other components
+
+
+class IgnoreRobotsTxt:
+    """A project's URL filter that refuses every robots.txt request."""
+
+    def process_request(self, request: Request) -> None:
+        if request.url.endswith("/robots.txt"):
+            raise IgnoreRequest("robots.txt URLs are filtered by this project")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_request_ignored_by_another_middleware_allows_everything(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.IgnoreRobotsTxt": 500},
+        "REP_UNREACHABLE_MAX_WAIT": 30,
+    }
+    try:
+        with caplog.at_level(logging.WARNING):
+            crawler, spider = await crawl([sites.url("a", p) for p in ("/1", "/2")], settings)
+    finally:
+        await sites.close()
+    assert paths(sites, spider.downloaded, "a") == {"/1", "/2"}
+    assert sites.requested("a").count("/robots.txt") == 0
+    assert stat(crawler, "rep/robotstxt/outcome/ignored") == 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "robots.txt URLs are filtered by this project" in warnings[0]
+
+
+# --------------------------------------------------------------------------- malformed input
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_malformed_robotstxt_redirect_counts_as_404() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", redirect("http://[oops/robots.txt"))
+    try:
+        # crawl() fails the test if anything is logged at ERROR.
+        crawler, spider = await crawl([sites.url("a", p) for p in ("/", "/x")])
+    finally:
+        await sites.close()
+    assert paths(sites, spider.downloaded, "a") == {"/", "/x"}
+    assert stat(crawler, "rep/robotstxt/outcome/bad_redirect") == 1
+
+
+# --------------------------------------------------------------------------- cache bounds
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_released_request_keeps_its_verdict_when_the_copy_expires_at_once() -> None:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots("User-agent: *\nDisallow: /x\n", **{"Cache-Control": "no-store"}),
+    )
+    urls = [sites.url("a", f"/{n}") for n in range(20)] + [sites.url("a", "/x")]
+    settings = {"REP_CACHE_MIN_TTL": 0, "REP_CACHE_STALE_MAX": 0, "CLOSESPIDER_TIMEOUT": 20}
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert stat(crawler, "finish_reason") == "finished"
+    assert paths(sites, spider.downloaded, "a") == {f"/{n}" for n in range(20)}
+    assert list(paths(sites, list(spider.dropped), "a")) == ["/x"]
+    # Each request is decided once: at most one robots.txt download per request.
+    assert sites.requested("a").count("/robots.txt") <= len(urls)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_cache_smaller_than_the_active_origins_does_not_refetch_per_page() -> None:
+    sites = Sites()
+    names = [f"o{n}" for n in range(30)]
+    for name in names:
+        sites.add(name).script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    urls = [sites.url(name, f"/{page}") for page in range(20) for name in names]
+    try:
+        _, spider = await crawl(urls, {"REP_CACHE_MAX_ORIGINS": 2})
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == len(urls)
+    downloads = sum(sites.requested(name).count("/robots.txt") for name in names)
+    assert downloads <= 2 * len(names), downloads
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_held_request_limit_spills_to_disk_and_loses_nothing() -> None:
+    sites = Sites()
+    sites.add("slow").script(
+        "/robots.txt",
+        Reply(200, b"User-agent: *\nDisallow: /x\n", {"Content-Type": "text/plain"}, delay=2.0),
+    )
+    urls = [sites.url("slow", f"/{n}") for n in range(1_500)]
+    settings = {"REP_MAX_HELD_REQUESTS": 100, "CONCURRENT_REQUESTS": 32}
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert spider.dropped == {}
+    assert len(spider.downloaded) == len(urls)
+    assert stat(crawler, "rep/requests/spilled") >= 1_000
+    assert stat(crawler, "rep/requests/dropped/held_limit") is None
+
+
+# --------------------------------------------------------------------------- crawl-delay
+
+
+def _delay_site(crawl_delay: float, pages: int = 5) -> tuple[Sites, list[str]]:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots(f"User-agent: *\nCrawl-delay: {crawl_delay}\nDisallow: /x\n")
+    )
+    return sites, [sites.url("a", f"/{n}") for n in range(pages)]
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_never_shortens_the_projects_download_delay() -> None:
+    sites, urls = _delay_site(0.001, pages=4)
+    settings = {"REP_OBEY_CRAWL_DELAY": True, "DOWNLOAD_DELAY": 1.0, "DOWNLOAD_DELAY_JITTER": 0}
+    try:
+        _, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 4
+    assert min(gaps(sites.origins["a"].times)) >= 0.95
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_is_a_floor_under_scrapys_jitter() -> None:
+    sites, urls = _delay_site(0.4, pages=6)
+    settings = {"REP_OBEY_CRAWL_DELAY": True, "DOWNLOAD_DELAY_JITTER": 0.5}
+    try:
+        _, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 6
+    assert min(gaps(sites.origins["a"].times)) >= 0.38
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_keeps_the_download_slots_setting_of_the_host() -> None:
+    sites, urls = _delay_site(0.1, pages=4)
+    settings = {
+        "REP_OBEY_CRAWL_DELAY": True,
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}},
+    }
+    try:
+        _, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 4
+    assert min(gaps(sites.origins["a"].times)) >= 0.95
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_is_not_lowered_by_autothrottle() -> None:
+    sites, urls = _delay_site(0.5, pages=6)
+    settings = {
+        "REP_OBEY_CRAWL_DELAY": True,
+        "DOWNLOAD_DELAY_JITTER": 0,
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.0,
+        "AUTOTHROTTLE_TARGET_CONCURRENCY": 8.0,
+    }
+    try:
+        _, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 6
+    assert min(gaps(sites.origins["a"].times)) >= 0.475
+
+
+def _collect_outcomes(outcomes: list[str]) -> Any:
+    def connect(crawler: Any) -> None:
+        def fetched(outcome: str, **_: Any) -> None:
+            outcomes.append(outcome)
+
+        crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
+
+    return connect
