@@ -20,31 +20,28 @@ from __future__ import annotations
 
 import logging
 import time
-import zlib
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 from weakref import WeakKeyDictionary, WeakSet
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
-from scrapy.http import Headers, Response
-from scrapy.responsetypes import responsetypes
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
+from scrapy.http import Response
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.job import job_dir
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 from twisted.internet.defer import Deferred
 
-from scrapy_rep import lifecycle_messages as do
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.cache import CacheEntry, DocumentCache
-from scrapy_rep.crawl.engine_fetch import EngineFetcher
-from scrapy_rep.crawl.holding import HeldRequests, load_held
+from scrapy_rep.crawl.actions import ActionRunner, call_later
+from scrapy_rep.crawl.engine_fetch import EngineFetcher, robots_response_from_cache
+from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.slots import CrawlDelaySlots
-from scrapy_rep.crawl.stores import StoreClient, store_for
+from scrapy_rep.crawl.stores import RobotsStore, StoreClient, store_for
 from scrapy_rep.lifecycle import Lifecycle
+from scrapy_rep.lifecycle import events as do
 from scrapy_rep.origins import Origin, OriginMemo
-from scrapy_rep.robotparser import RobotParser
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy, robots_agent
 
@@ -55,7 +52,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 Entry = CacheEntry[RobotsTxt]
-_ROBOTS_PATH: Final = "/robots.txt"
 
 
 class RobotsTxtMiddleware:
@@ -82,30 +78,28 @@ class RobotsTxtMiddleware:
         timeout = min(
             config.robotstxt_timeout, settings.getfloat("DOWNLOAD_TIMEOUT") or float("inf")
         )
-        store = store_for(config.robotstxt_cache, job_dir(settings), config.cache_max_origins)
-        if store.name == "redis" and not is_asyncio_reactor_installed():
-            raise RepSettingError(
-                "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
-                "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
-            )
-        self.store = StoreClient(store, clock, self._inc)
-        #: The robots.txt of every origin seen, fresh or stale (SPEC §4 "Caching").
-        profile = config.profile
+        store = _open_store(config, settings)
+        #: The robots.txt of every origin seen (SPEC §4 "Caching").
         self.cache: DocumentCache[RobotsTxt] = DocumentCache(
-            config.cache_max_origins,
-            config.cache_max_bytes,
-            lambda body: parse_robotstxt(body, profile),
+            config.cache_max_origins, config.cache_max_bytes, self._parse
+        )
+        policy = lifecycle_policy(
+            config, settings, timeout, store.name if store.consulted else None
         )
         self.lifecycle: Lifecycle[RobotsTxt] = Lifecycle(
-            lifecycle_policy(config, settings, timeout, store.name if store.consulted else None),
-            lambda body: parse_robotstxt(body, profile),
-            lambda allow: ALLOW_ALL if allow else DISALLOW_ALL,
-            self.cache,
-            _estimated_size,
+            policy, self._parse, _stand_in, self.cache, _estimated_size
         )
-        self.fetcher = EngineFetcher(crawler, timeout)
         self.held = HeldRequests(crawler, config.max_held_requests)
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
+        self.runner = ActionRunner(
+            crawler,
+            self.lifecycle,
+            EngineFetcher(crawler, timeout),
+            StoreClient(store, clock, self._inc),
+            self._release,
+            clock,
+            self.held.count,
+        )
         self._origins = OriginMemo()
         #: Requests handed back to the engine to be held (see the module docstring).
         self._to_hold: WeakSet[Request] = WeakSet()
@@ -113,11 +107,6 @@ class RobotsTxtMiddleware:
         #: by the time they come back (it may have expired or been evicted).
         self._carried: WeakKeyDictionary[Request, Entry] = WeakKeyDictionary()
         self._waiters: dict[Origin, list[Deferred[Entry | None]]] = {}
-        self._triggers: dict[Origin, Request] = {}
-        self._timers: dict[Any, Any] = {}
-        self._tasks: set[Deferred[None]] = set()
-        self._watching_downloads = False
-        self._closed = False
         self._scheduler: Any = None
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
@@ -128,6 +117,9 @@ class RobotsTxtMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _parse(self, body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, self.config.profile)
 
     # ------------------------------------------------------------------ public API
 
@@ -170,9 +162,10 @@ class RobotsTxtMiddleware:
             if entry is None:
                 self._inc("rep/requests/dropped/spider_closed")
                 raise IgnoreRequest(f"robots.txt of {origin} not known when the spider closed")
-        if request.url.endswith(_ROBOTS_PATH) and request.method == "GET":
-            cached = self._cached_robots_response(request, entry)
+        if request.url.endswith("/robots.txt") and request.method == "GET":
+            cached = robots_response_from_cache(request, entry)
             if cached is not None:
+                self._inc("rep/robotstxt/served_from_cache")
                 return cached
         self._enforce(request, origin, entry)
         return None
@@ -183,8 +176,8 @@ class RobotsTxtMiddleware:
         entry = self.lifecycle.fresh_entry(origin, now)
         if entry is not None:
             return entry
-        self._triggers.setdefault(origin, request)
-        self._perform(self.lifecycle.handle(do.RequestSeen(origin), now))
+        self.runner.triggers.setdefault(origin, request)
+        self.runner.perform(self.lifecycle.handle(do.RequestSeen(origin), now))
         return self.lifecycle.usable_entry(origin, self._clock())
 
     def _enforce(self, request: Request, origin: Origin, entry: Entry) -> None:
@@ -226,26 +219,6 @@ class RobotsTxtMiddleware:
         header = request.headers.get(b"User-Agent")
         return header.decode("latin-1") if header else self._default_agent
 
-    def _cached_robots_response(self, request: Request, entry: Entry) -> Response | None:
-        """A spider's own request for a robots.txt we have (a SitemapSpider's
-        ``sitemap_urls``), answered from the cache: no second download (SPEC §5)."""
-        parts = urlparse_cached(request)
-        if parts.path != _ROBOTS_PATH or parts.query or entry.unreachable or entry.status is None:
-            return None
-        if entry.body_zlib:
-            status, body = 200, zlib.decompress(entry.body_zlib)
-        elif 400 <= entry.status < 500:
-            status, body = entry.status, b""
-        else:
-            return None
-        self._inc("rep/robotstxt/served_from_cache")
-        headers = Headers({"Content-Type": "text/plain"})
-        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
-        return cls(
-            url=request.url, status=status, headers=headers, body=body,
-            flags=["cached", "scrapy_rep"], request=request,
-        )  # fmt: skip
-
     # ------------------------------------------------------------------ holding
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
@@ -262,16 +235,16 @@ class RobotsTxtMiddleware:
         )
         entry = self.lifecycle.usable_entry(origin, self._clock())
         if entry is not None:  # the download finished in between
-            _call_later(0, self._release, origin, entry, 0)
+            call_later(0, self._release, origin, entry, 0)
         raise IgnoreRequest("held until robots.txt is known")  # not enqueued, not logged
 
     def _release(self, origin: Origin, entry: Entry, failures: int) -> None:
         """The held requests of ``origin`` go on, carrying the verdict of ``entry``."""
         for waiter in self._waiters.pop(origin, ()):
             waiter.callback(entry)
-        self._triggers.pop(origin, None)
+        self.runner.triggers.pop(origin, None)
         engine = self._engine()
-        if self._closed or engine is None or origin not in self.held:
+        if self.runner.closed or engine is None or origin not in self.held:
             return
         released = 0
         for request in self.held.pop(origin):
@@ -288,7 +261,7 @@ class RobotsTxtMiddleware:
 
     async def _wait_for(self, origin: Origin) -> Entry | None:
         entry = self._entry(origin, Request(origin.robots_url))
-        if entry is not None or self._closed:
+        if entry is not None or self.runner.closed:
             return entry
         waiter: Deferred[Entry | None] = Deferred()
         self._waiters.setdefault(origin, []).append(waiter)
@@ -304,103 +277,9 @@ class RobotsTxtMiddleware:
             if entry is not None:
                 self._release(origin, entry, 0)
             elif not self.lifecycle.under_way(origin):
-                self._perform(self.lifecycle.handle(do.RequestSeen(origin), now))
+                self.runner.handle(do.RequestSeen(origin))
         if len(self.held) or self.lifecycle.downloading:
             raise DontCloseSpider
-
-    # ------------------------------------------------------------------ actions
-
-    def _perform(self, actions: list[do.Action]) -> None:
-        """Carry out what the lifecycle decided."""
-        for action in actions:
-            if isinstance(action, do.Stat):
-                self._inc(action.name, action.count)
-            elif isinstance(action, do.Log):
-                logger.log(
-                    action.level,
-                    action.message,
-                    *action.args,
-                    extra={"spider": self.crawler.spider},
-                )
-            elif isinstance(action, do.Release):
-                self._release(cast(Origin, action.key), action.entry, action.failures)
-            elif isinstance(action, do.WakeAt):
-                self._wake_at(action.key, action.when)
-            elif isinstance(action, do.Announce):
-                self._announce(action)
-            elif isinstance(action, do.StartDownload):
-                self._task(self._download(cast(Origin, action.key)))
-            else:
-                self._task(self._store_call(action))
-
-    async def _download(self, origin: Origin) -> None:
-        self._watch_downloads()
-        fetched = await self.fetcher.fetch(origin)
-        event = do.Downloaded(origin, fetched, self.held.count(origin))
-        self._perform(self.lifecycle.handle(event, self._clock()))
-        self._watch_downloads()
-
-    async def _store_call(self, action: do.Action) -> None:
-        store, now = self.store, self._clock
-        if isinstance(action, do.LoadRecord):
-            record = await store.load(action.name)
-            self._perform(self.lifecycle.handle(do.RecordLoaded(action.key, record), now()))
-        elif isinstance(action, do.AcquireLease):
-            granted = await store.acquire(action.name, action.seconds)
-            self._perform(self.lifecycle.handle(do.LeaseAnswered(action.key, granted), now()))
-        elif isinstance(action, do.SaveRecord):
-            await store.save(action.record, action.keep_for)
-        elif isinstance(action, do.ReleaseLease):
-            await store.release(action.name)
-
-    def _wake_at(self, key: Any, when: float) -> None:
-        timer = self._timers.pop(key, None)
-        if timer is not None and timer.active():
-            timer.cancel()
-
-        def fire() -> None:
-            self._timers.pop(key, None)
-            if not self._closed:
-                self._perform(self.lifecycle.handle(do.TimerFired(key), self._clock()))
-
-        self._timers[key] = _call_later(max(0.0, when - self._clock()), fire)
-
-    def _task(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = deferred_from_coro(coroutine)
-        self._tasks.add(task)
-        task.addBoth(_passing(self._tasks.discard, task))
-        task.addErrback(
-            lambda failure: logger.error(
-                "scrapy_rep internal error; please report it",
-                exc_info=(failure.type, failure.value, failure.getTracebackObject()),
-                extra={"spider": self.crawler.spider},
-            )
-        )
-
-    def _announce(self, action: do.Announce) -> None:
-        origin = cast(Origin, action.key)
-        rules: RobotsTxt = action.rules
-        if action.known:
-            trigger = self._triggers.get(origin)
-            self.crawler.signals.send_catch_log(
-                signal=signals.robots_parsed,
-                robotparser=RobotParser.from_rules(rules),
-                request=trigger,
-            )
-        self.crawler.signals.send_catch_log(
-            signal=rep_signals.robotstxt_fetched, origin=str(origin), robots_url=origin.robots_url,
-            rules=rules, outcome=action.outcome, status=action.status, sitemaps=rules.sitemaps,
-        )  # fmt: skip
-
-    def _watch_downloads(self) -> None:
-        """Listen to ``bytes_received`` only while a robots.txt download runs: it comes
-        for every chunk of every response, and a receiver makes each cost a call."""
-        watching = self.lifecycle.running > 0
-        if watching == self._watching_downloads:
-            return
-        self._watching_downloads = watching
-        change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
-        change(self.fetcher.bytes_received, signal=signals.bytes_received)
 
     # ------------------------------------------------------------------ open and close
 
@@ -408,35 +287,28 @@ class RobotsTxtMiddleware:
         engine = self._engine()
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
-        load_error = getattr(self.store.store, "load_error", "")
+        load_error = getattr(self.runner.store.store, "load_error", "")
         if load_error:
             logger.warning(
                 "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
             )
-        held = load_held(self.crawler, spider)
-        for request in held:
-            assert engine is not None
-            engine.crawl(request.replace(dont_filter=True))
-        if held:
-            self._inc("rep/requests/resumed", len(held))
-            logger.info("scrapy_rep: resumed %d held request(s) from JOBDIR", len(held))
+        resumed = self.held.resume(spider, engine)
+        if resumed:
+            self._inc("rep/requests/resumed", resumed)
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
-        self._closed = True
+        self.runner.close()
         if self.stats is not None:
             self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
             self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
         try:
-            for timer in self._timers.values():
-                if timer.active():
-                    timer.cancel()
             for waiters in self._waiters.values():
                 for waiter in waiters:
                     waiter.callback(None)
             self._waiters.clear()
             self.held.close(spider, reason, self._scheduler)
         finally:
-            await self.store.close()
+            await self.runner.store.close()
 
     def _engine(self) -> Any:
         """The running engine, or ``None`` before the crawl starts and after it ends."""
@@ -450,22 +322,18 @@ class RobotsTxtMiddleware:
             self.stats.inc_value(key, count)
 
 
-def _call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:
-    """``reactor.callLater``; imported late so that importing this module never installs
-    a reactor."""
-    from twisted.internet import reactor
+def _open_store(config: RepConfig, settings: Any) -> RobotsStore:
+    store = store_for(config.robotstxt_cache, job_dir(settings), config.cache_max_origins)
+    if store.name == "redis" and not is_asyncio_reactor_installed():
+        raise RepSettingError(
+            "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
+            "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
+        )
+    return store
 
-    return cast(Any, reactor).callLater(delay, function, *args)
 
-
-def _passing(callback: Callable[[Any], object], argument: Any) -> Callable[[Any], Any]:
-    """A Deferred callback that calls ``callback(argument)`` and passes the result on."""
-
-    def call(result: Any) -> Any:
-        callback(argument)
-        return result
-
-    return call
+def _stand_in(allow: bool) -> RobotsTxt:
+    return ALLOW_ALL if allow else DISALLOW_ALL
 
 
 def _estimated_size(rules: RobotsTxt, body: bytes) -> int:

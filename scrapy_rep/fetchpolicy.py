@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Final
@@ -102,3 +103,42 @@ def cache_lifetime(
             }
             lifetime = ages.get("s-maxage", ages.get("max-age", default))
     return min(max(lifetime, minimum), maximum)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The numbers of SPEC §4, from the ``REP_*`` settings, and what follows from them."""
+
+    #: First wait before retrying an unreachable document (doubles with each failure).
+    retry_delay: float = 30.0
+    #: How long requests are held for an unreachable document before giving up.
+    max_wait: float = 600.0
+    #: ``"drop"`` or ``"allow"`` the held requests after giving up.
+    unreachable_action: str = "drop"
+    #: Lifetime without ``Cache-Control``, and the bounds of ``max-age``.
+    cache_ttl: float = 86_400.0
+    min_ttl: float = 60.0
+    max_ttl: float = 7 * 86_400.0
+    #: How long an expired copy is used while refreshes fail.
+    stale_max: float = 30 * 86_400.0
+    #: Downloads at once.
+    concurrency: int = 8
+    #: How long one process may hold an origin's download lease.
+    lease_seconds: float = 185.0
+    #: The shared store asked before downloading (its name), or ``None``.
+    store: str | None = None
+
+    def lifetime(self, cache_control: str | None) -> float:
+        return cache_lifetime(cache_control, self.cache_ttl, self.min_ttl, self.max_ttl)
+
+    def backoff(self, failures: int, retry_after: float | None) -> float:
+        """The wait after ``failures`` failed downloads in a row."""
+        upper = max(self.retry_delay, self.max_wait)
+        return retry_delay(failures - 1, self.retry_delay, upper, retry_after)
+
+    def gave_up_lifetime(self, times: int) -> float:
+        """How long a give-up verdict lasts: ``max_wait``, doubling each time the same
+        origin is given up on again (a dead site is not probed every few seconds all
+        crawl long), at most the cache lifetime."""
+        base = max(self.max_wait, self.retry_delay)
+        return min(base * math.pow(2, min(times - 1, 30)), max(base, self.cache_ttl))

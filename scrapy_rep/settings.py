@@ -14,8 +14,7 @@ from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any, Final, Protocol
 
-from scrapy_rep.fetchpolicy import MAX_REDIRECTS
-from scrapy_rep.lifecycle import Policy
+from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Policy
 
 PROFILES: Final = ("google", "rfc9309", "legacy")
 ACTIONS: Final = ("drop", "keep")

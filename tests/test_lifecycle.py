@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from scrapy_rep.cache import DocumentCache
+from scrapy_rep.fetchpolicy import Policy
 from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.lifecycle import LEASE_POLL, Lifecycle, Phase, Policy
-from scrapy_rep.lifecycle_messages import (
+from scrapy_rep.lifecycle import LEASE_POLL, Lifecycle, Phase
+from scrapy_rep.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,

@@ -18,12 +18,15 @@ and takes none of the spider's concurrency slots. Around it:
 from __future__ import annotations
 
 import logging
+import zlib
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, StopDownload
-from scrapy.http import Response
+from scrapy.http import Headers, Response
 from scrapy.http.request import NO_CALLBACK
+from scrapy.responsetypes import responsetypes
+from scrapy.utils.httpobj import urlparse_cached
 
 from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
@@ -31,6 +34,7 @@ from scrapy_rep.robotstxt import MAX_BODY_BYTES
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from scrapy_rep.cache import CacheEntry
     from scrapy_rep.origins import Origin
 
 logger = logging.getLogger(__name__)
@@ -182,3 +186,23 @@ def describe(error: BaseException) -> str:
     name = type(error).__name__
     line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+def robots_response_from_cache(request: Request, entry: CacheEntry[Any]) -> Response | None:
+    """A spider's own request for a robots.txt we have (a SitemapSpider's ``sitemap_urls``),
+    answered from the cache: no second download (SPEC §5). ``None``: download it."""
+    parts = urlparse_cached(request)
+    if parts.path != "/robots.txt" or parts.query or entry.unreachable or entry.status is None:
+        return None
+    if entry.body_zlib:
+        status, body = 200, zlib.decompress(entry.body_zlib)
+    elif 400 <= entry.status < 500:
+        status, body = entry.status, b""
+    else:
+        return None
+    headers = Headers({"Content-Type": "text/plain"})
+    cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
+    flags = ["cached", "scrapy_rep"]
+    return cls(
+        url=request.url, status=status, headers=headers, body=body, flags=flags, request=request
+    )

@@ -118,7 +118,16 @@ class HeldRequests:
             self._spill_root = root
         return self._spill_root / hashlib.sha1(str(key).encode()).hexdigest()
 
-    # ------------------------------------------------------------------ spider closed
+    # ------------------------------------------------------------------ pause and resume
+
+    def resume(self, spider: Spider, engine: Any) -> int:
+        """Schedule again the requests a paused crawl kept in ``JOBDIR``; how many."""
+        held = load_held(self.crawler, spider)
+        for request in held:
+            engine.crawl(request.replace(dont_filter=True))
+        if held:
+            logger.info("scrapy_rep: resumed %d held request(s) from JOBDIR", len(held))
+        return len(held)
 
     def close(self, spider: Spider, reason: str, scheduler: Any) -> None:
         """Keep the held requests (JOBDIR, scrapy-redis) or drop them, saying so."""

@@ -1,0 +1,184 @@
+"""The one place where the lifecycle's actions are carried out (SPEC §4).
+
+:class:`ActionRunner` turns each action of :mod:`scrapy_rep.lifecycle` into Scrapy and
+Twisted calls: downloads over the engine, store calls, timers on the reactor, stats,
+log lines and signals. What comes back (a download's outcome, the store's answer, a
+timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
+Releasing held requests is the middleware's: it is handed a callback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
+
+from scrapy import signals
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.lifecycle import Lifecycle
+from scrapy_rep.lifecycle import events as do
+from scrapy_rep.robotparser import RobotParser
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.crawl.engine_fetch import EngineFetcher
+    from scrapy_rep.crawl.stores import StoreClient
+    from scrapy_rep.origins import Origin
+    from scrapy_rep.robotstxt import RobotsTxt
+
+logger = logging.getLogger(__name__)
+
+Releaser = Callable[["Origin", "CacheEntry[RobotsTxt]", int], None]
+
+
+class ActionRunner:
+    """Performs lifecycle actions for the robots.txt middleware."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        lifecycle: Lifecycle[RobotsTxt],
+        fetcher: EngineFetcher,
+        store: StoreClient,
+        release: Releaser,
+        clock: Callable[[], float],
+        held: Callable[[Origin], int],
+    ) -> None:
+        self.crawler = crawler
+        self.lifecycle = lifecycle
+        self.fetcher = fetcher
+        self.store = store
+        self._release = release
+        self._clock = clock
+        self._held = held
+        #: The request that made each origin's robots.txt be fetched (``robots_parsed``).
+        self.triggers: dict[Origin, Any] = {}
+        self._timers: dict[Any, Any] = {}
+        self._tasks: set[Deferred[None]] = set()
+        self._watching_downloads = False
+        self.closed = False
+
+    def handle(self, event: do.Event) -> None:
+        """Give ``event`` to the lifecycle now and perform what it decides."""
+        self.perform(self.lifecycle.handle(event, self._clock()))
+
+    def perform(self, actions: list[do.Action]) -> None:
+        for action in actions:
+            if isinstance(action, do.Stat):
+                self._inc(action.name, action.count)
+            elif isinstance(action, do.Log):
+                extra = {"spider": self.crawler.spider}
+                logger.log(action.level, action.message, *action.args, extra=extra)
+            elif isinstance(action, do.Release):
+                self._release(cast("Origin", action.key), action.entry, action.failures)
+            elif isinstance(action, do.WakeAt):
+                self._wake_at(action.key, action.when)
+            elif isinstance(action, do.Announce):
+                self._announce(action)
+            elif isinstance(action, do.StartDownload):
+                self._run(self._download(cast("Origin", action.key)))
+            else:
+                self._run(self._store_call(action))
+
+    def close(self) -> None:
+        """The spider closed: no timer fires any more."""
+        self.closed = True
+        for timer in self._timers.values():
+            if timer.active():
+                timer.cancel()
+        self._timers.clear()
+
+    # ------------------------------------------------------------------ I/O
+
+    async def _download(self, origin: Origin) -> None:
+        self._watch_downloads()
+        fetched = await self.fetcher.fetch(origin)
+        self.handle(do.Downloaded(origin, fetched, self._held(origin)))
+        self._watch_downloads()
+
+    async def _store_call(self, action: do.Action) -> None:
+        if isinstance(action, do.LoadRecord):
+            record = await self.store.load(action.name)
+            self.handle(do.RecordLoaded(action.key, record))
+        elif isinstance(action, do.AcquireLease):
+            granted = await self.store.acquire(action.name, action.seconds)
+            self.handle(do.LeaseAnswered(action.key, granted))
+        elif isinstance(action, do.SaveRecord):
+            await self.store.save(action.record, action.keep_for)
+        elif isinstance(action, do.ReleaseLease):
+            await self.store.release(action.name)
+
+    def _wake_at(self, key: Any, when: float) -> None:
+        timer = self._timers.pop(key, None)
+        if timer is not None and timer.active():
+            timer.cancel()
+
+        def fire() -> None:
+            self._timers.pop(key, None)
+            if not self.closed:
+                self.handle(do.TimerFired(key))
+
+        self._timers[key] = call_later(max(0.0, when - self._clock()), fire)
+
+    def _run(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = deferred_from_coro(coroutine)
+        self._tasks.add(task)
+
+        def done(result: Any) -> None:
+            self._tasks.discard(task)
+            if hasattr(result, "getTracebackObject"):  # a Failure: a bug of ours
+                logger.error(
+                    "scrapy_rep internal error; please report it",
+                    exc_info=(result.type, result.value, result.getTracebackObject()),
+                    extra={"spider": self.crawler.spider},
+                )
+
+        task.addBoth(done)
+
+    # ------------------------------------------------------------------ signals
+
+    def _announce(self, action: do.Announce) -> None:
+        origin = cast("Origin", action.key)
+        rules: RobotsTxt = action.rules
+        if action.known:
+            self.crawler.signals.send_catch_log(
+                signal=signals.robots_parsed,
+                robotparser=RobotParser.from_rules(rules),
+                request=self.triggers.pop(origin, None),
+            )
+        self.crawler.signals.send_catch_log(
+            signal=rep_signals.robotstxt_fetched,
+            origin=str(origin),
+            robots_url=origin.robots_url,
+            rules=rules,
+            outcome=action.outcome,
+            status=action.status,
+            sitemaps=rules.sitemaps,
+        )
+
+    def _watch_downloads(self) -> None:
+        """Listen to ``bytes_received`` only while a robots.txt download runs: it comes
+        for every chunk of every response, and a receiver makes each cost a call."""
+        watching = self.lifecycle.running > 0
+        if watching == self._watching_downloads:
+            return
+        self._watching_downloads = watching
+        change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
+        change(self.fetcher.bytes_received, signal=signals.bytes_received)
+
+    def _inc(self, key: str, count: int) -> None:
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value(key, count)
+
+
+def call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:
+    """``reactor.callLater``; imported late so that importing this module never installs
+    a reactor."""
+    from twisted.internet import reactor
+
+    return cast(Any, reactor).callLater(delay, function, *args)

@@ -1,0 +1,47 @@
+"""The state of one origin in :mod:`scrapy_rep.lifecycle`: its named phase and what is
+under way for it. Pure."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Phase(enum.Enum):
+    UNKNOWN = "unknown"
+    FETCHING = "fetching"
+    FRESH = "fresh"
+    STALE = "stale"
+    STALE_REFRESHING = "stale-refreshing"
+    FAILING = "failing"
+    GAVE_UP = "gave-up"
+
+
+class Step(enum.Enum):
+    """What is under way for an origin."""
+
+    LOOKUP = "lookup"
+    LEASE = "lease"
+    LEASE_WAIT = "lease-wait"
+    QUEUED = "queued"
+    DOWNLOAD = "download"
+    RETRY_WAIT = "retry-wait"
+
+
+# --------------------------------------------------------------------------- the machine
+
+
+@dataclass
+class OriginState:
+    """What is under way for one origin, and its failures since the last success."""
+
+    step: Step | None = None
+    failures: int = 0
+    failing_since: float | None = None
+    #: Seconds spent waiting for a download slot since failing began.
+    queued: float = 0.0
+    queued_at: float | None = None
+    #: No refresh of a stale copy, and no retry, before this time.
+    retry_at: float = 0.0
+    last_outcome: str = ""
+    leased: bool = False
