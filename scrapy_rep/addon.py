@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
 
+from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
 if TYPE_CHECKING:
-    from scrapy.settings import Settings
+    from scrapy.settings import BaseSettings, Settings
 
 #: Scrapy's own robots.txt middleware, whose slot ours takes.
 SCRAPY_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
@@ -28,13 +32,48 @@ class Addon:
     ``REP_REPORT = True``), and ``ROBOTSTXT_OBEY = True`` unless the project set it to
     ``False`` itself."""
 
+    @classmethod
+    def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:
+        """The project's and the command line's settings, checked before anything runs."""
+        validate(settings)
+
     def update_settings(self, settings: Settings) -> None:
-        RepConfig.from_settings(settings)  # a wrong REP_* value stops the crawl here
-        downloader = settings["DOWNLOADER_MIDDLEWARES"]
-        downloader[SCRAPY_MIDDLEWARE] = None
-        downloader[RobotsTxtMiddleware] = DOWNLOADER_PRIORITY
-        downloader[RobotsTxtResponseGuard] = GUARD_PRIORITY
-        settings["SPIDER_MIDDLEWARES"][PageDirectivesMiddleware] = SPIDER_PRIORITY
-        settings["EXTENSIONS"][RepReport] = REPORT_PRIORITY  # off unless REP_REPORT
+        validate(settings)  # with the spider's own settings too
+        # A component the project lists by hand keeps its own entry and priority.
+        setdefault = settings.setdefault_in_component_priority_dict
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
+        )
+        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
+        setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
+        setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
+
+
+def validate(settings: BaseSettings) -> None:
+    """Every ``REP_*`` setting (SPEC §5). A wrong one stops the crawl at start: under the
+    ``scrapy`` command with one line naming the setting and exit status 2 (a usage
+    error); in a program that runs a crawl itself, as :class:`RepSettingError`."""
+    try:
+        RepConfig.from_settings(settings)
+    except RepSettingError as error:
+        if not _under_scrapy_command():
+            raise
+        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _under_scrapy_command() -> bool:
+    """Whether Scrapy's command line (``scrapy.cmdline.execute``) is running us."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
+            "scrapy",
+            "cmdline.py",
+        ):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False

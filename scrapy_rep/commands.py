@@ -1,32 +1,43 @@
 """``scrapy robots URL…``: what robots.txt and the pages say, with the project's settings.
 
-The robots.txt side is the checker of :mod:`scrapy_rep.check` (one implementation, two
+The robots.txt side is the checker of :mod:`scrapy_rep.check` (one fetch procedure, two
 entry points): each origin's robots.txt is fetched once with the fetch rules of SPEC §4,
 and every URL gets its verdict and the deciding line. The crawler's identity and profile
 come from the project's settings (``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``,
-``REP_PROFILE``). ``--page`` also fetches each allowed page and prints its meta /
-``X-Robots-Tag`` directives.
-
-Exit status: 0 when every URL is allowed, 1 when any is forbidden, 2 on errors (an
-origin unreachable, a page that cannot be fetched, an unreadable ``--robots-file``).
+``REP_PROFILE``), or from ``--user-agent`` and ``--rep-profile``. ``--page`` also fetches
+each allowed page and prints its meta / ``X-Robots-Tag`` directives. The exit codes are
+the checker's (:data:`scrapy_rep.check.EXIT_CODES`).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
-from scrapy.exceptions import UsageError
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
-from scrapy_rep.check import fetch_robotstxt, report, robots_url_for
+from scrapy_rep.check import (
+    EXIT_ALLOWED,
+    EXIT_CODES,
+    EXIT_DISALLOWED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    fetch_robotstxt,
+    read_robots_file,
+    report,
+    robots_url_for,
+    within,
+)
 from scrapy_rep.pagedirectives import page_directives
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.useragent import product_token
 
 #: The most of a page read for ``--page`` (the directives are in headers and HTML).
@@ -45,79 +56,112 @@ class RobotsCommand(ScrapyCommand):
     def short_desc(self) -> str:
         return "Check URLs against robots.txt and page directives (scrapy_rep)"
 
+    def long_desc(self) -> str:
+        return (
+            "Check URLs against each origin's robots.txt and, with --page, the pages' own "
+            "directives, with the project's settings (REP_PROFILE, ROBOTSTXT_USER_AGENT or "
+            "USER_AGENT). Note: Scrapy's own --profile writes a cProfile file; the "
+            "robots.txt profile is --rep-profile (or -s REP_PROFILE=...).\n\n" + EXIT_CODES
+        )
+
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument(
-            "--robots-file", metavar="FILE", help="check against this local robots.txt"
-        )
-        parser.add_argument(
+        group = parser.add_argument_group("scrapy_rep options")
+        group.add_argument("--robots-file", metavar="FILE", help="check against this robots.txt")
+        group.add_argument(
             "--page", action="store_true", help="also fetch each allowed page: its directives"
         )
-        parser.add_argument("--timeout", type=float, default=10.0, help="seconds (default: 10)")
+        group.add_argument(
+            "--rep-profile", choices=PROFILES, help="the robots.txt profile (REP_PROFILE)"
+        )
+        group.add_argument("--user-agent", "-A", help="the crawler's User-Agent or product token")
+        group.add_argument("--timeout", type=float, default=10.0, help="seconds (default: 10)")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if not args:
-            raise UsageError("give at least one URL")
+        self.exitcode = self._run(args, opts)
+
+    def _run(self, args: list[str], opts: argparse.Namespace) -> int:
         assert self.settings is not None
-        user_agent = str(
-            self.settings.get("ROBOTSTXT_USER_AGENT") or self.settings.get("USER_AGENT") or ""
-        )
-        config = RepConfig.from_settings(self.settings)
-        profile = config.profile
+        if not args:
+            return _usage("give at least one URL")
+        try:
+            config = RepConfig.from_settings(self.settings)
+        except RepSettingError as error:
+            return _usage(str(error))
+        profile = opts.rep_profile or config.profile
+        agent = opts.user_agent or robots_agent(self.settings)
+        without_origin = [url for url in args if robots_url_for(url) is None]
+        if without_origin:
+            return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
         print(
-            f"user agent: {user_agent} (product token {product_token(user_agent) or '-'}), "
-            f"profile {profile}"
+            f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}"
         )
         local: RobotsTxt | None = None
         if opts.robots_file:
             try:
-                with open(opts.robots_file, "rb") as file:
-                    local = parse_robotstxt(file.read(MAX_BODY_BYTES), profile)
+                local, notes = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
-                print(f"error: cannot read {opts.robots_file}: {error.strerror or error}")
-                self.exitcode = 2
-                return
+                return _usage(f"cannot read {opts.robots_file}: {error.strerror or error}")
+            for note in notes:
+                print(note)
         by_origin: dict[str, list[str]] = {}
         for url in args:
-            by_origin.setdefault(robots_url_for(url), []).append(url)
-        errors = forbidden = False
+            by_origin.setdefault(str(robots_url_for(url)), []).append(url)
+        code = EXIT_ALLOWED
         for robots_url, urls in by_origin.items():
             if local is not None:
-                rules, outcome = local, f"{opts.robots_file} (local file)"
+                rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
             else:
                 fetched = fetch_robotstxt(
-                    robots_url, user_agent=user_agent, profile=profile, timeout=opts.timeout
+                    robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
                 )
                 rules, outcome = fetched.rules, f"{robots_url}: {fetched.outcome}"
-                errors = errors or fetched.status is None
-            print(f"\nrobots.txt {outcome}")
-            delay = rules.crawl_delay(user_agent)
-            print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
-            for sitemap in rules.sitemaps:
-                print(f"  sitemap: {sitemap}")
-            lines, all_allowed = report(rules, urls, user_agent)
-            forbidden = forbidden or not all_allowed
-            for url, line in zip(urls, lines, strict=True):
-                print(f"  {line}")
-                if opts.page and rules.allowed(url, user_agent):
-                    page_line, ok = _page_report(url, user_agent, opts.timeout, config)
-                    errors = errors or not ok
-                    print(f"      page: {page_line}")
-        self.exitcode = 2 if errors else (1 if forbidden else 0)
+                unreachable = fetched.unreachable
+            code = max(code, self._origin(rules, outcome, urls, agent, opts, config))
+            if unreachable:
+                code = EXIT_UNREACHABLE
+        return code
+
+    def _origin(
+        self,
+        rules: RobotsTxt,
+        outcome: str,
+        urls: list[str],
+        agent: str,
+        opts: argparse.Namespace,
+        config: RepConfig,
+    ) -> int:
+        """Print one origin's block; its exit code."""
+        print(f"\nrobots.txt {outcome}")
+        delay = rules.crawl_delay(agent)
+        print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
+        for sitemap in rules.sitemaps:
+            print(f"  sitemap: {sitemap}")
+        lines, all_allowed = report(rules, urls, agent)
+        code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
+        for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
+            print(f"  {line}")
+            if opts.page and rules.allowed(url, agent):
+                page_line, fetched = _page_report(url, agent, opts.timeout, config)
+                print(f"      page: {page_line}")
+                if not fetched:
+                    code = EXIT_UNREACHABLE
+        return code
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -> tuple[str, bool]:
     """Fetch ``url`` and describe its directives; (text, fetched successfully)."""
-    request = urllib.request.Request(url, headers={"User-Agent": user_agent})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            status, raw_headers = answer.status, answer.headers
-            body = answer.read(MAX_PAGE_BYTES)
-    except urllib.error.HTTPError as error:
-        status, raw_headers, body = error.code, error.headers, error.read(MAX_PAGE_BYTES)
-    except (urllib.error.URLError, OSError) as error:
-        return f"not fetched ({getattr(error, 'reason', error)})", False
-    headers = Headers({name: raw_headers.get_all(name) for name in set(raw_headers)})
+    answer = within(timeout, lambda: _fetch_page(url, user_agent, timeout))
+    if answer is None:
+        return f"not fetched (no complete answer within {timeout:g} s)", False
+    if isinstance(answer, str):
+        return answer, False
+    status, headers, body = answer
     cls = responsetypes.from_args(headers=headers, url=url, body=body)
     response = cls(url=url, status=status, headers=headers, body=body)
     directives = page_directives(
@@ -128,3 +172,18 @@ def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -
     )
     where = "; ".join(directives.sources) if directives.sources else "no robots meta tag or header"
     return f"{status}, directives: {directives} ({where})", True
+
+
+def _fetch_page(url: str, user_agent: str, timeout: float) -> tuple[int, Headers, bytes] | str:
+    """``(status, headers, body)``, or why the page could not be fetched."""
+    request = urllib.request.Request(url, headers={"User-Agent": user_agent})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            status, raw_headers = answer.status, answer.headers
+            body = answer.read(MAX_PAGE_BYTES)
+    except urllib.error.HTTPError as error:
+        status, raw_headers, body = error.code, error.headers, error.read(MAX_PAGE_BYTES)
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as error:
+        return f"not fetched ({type(error).__name__}: {getattr(error, 'reason', error)})"
+    headers = Headers({name: raw_headers.get_all(name) for name in set(raw_headers)})
+    return status, headers, body

@@ -197,12 +197,7 @@ class RobotsTxtMiddleware:
         else:
             reason = "forbidden"
             self._inc("robotstxt/forbidden")
-            decision = rules.decide(request.url, agent)
-            explanation = (
-                f"line {decision.line}: {decision.line_text}"
-                if decision.line is not None
-                else decision.reason
-            )
+            explanation = rules.decide(request.url, agent).explanation
             message = f"Forbidden by {origin.robots_url} ({explanation})"
         self._inc(f"rep/requests/dropped/{reason}")
         self._refuse(request, reason, message)

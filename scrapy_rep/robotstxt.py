@@ -161,6 +161,11 @@ class Decision:
     #: Why there is no rule, e.g. "no group for this agent"; "" when a rule decided.
     reason: str = ""
 
+    @property
+    def explanation(self) -> str:
+        """``line 9: Disallow: /x`` when a rule decided, else the reason."""
+        return f"line {self.line}: {self.line_text}" if self.line is not None else self.reason
+
     def __str__(self) -> str:
         verdict = "allowed" if self.allowed else "disallowed"
         if self.line is None:

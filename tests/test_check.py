@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,6 +43,16 @@ class Handler(QuietHandler):
             self.send(429, b"slow down", {"Retry-After": "60"})
         elif path == "/forbidden/robots.txt":
             self.send(403, b"no")
+        elif path == "/broken/robots.txt":
+            self.send(301, b"", {"Location": "http://[oops/robots.txt"})
+        elif path == "/trickle/robots.txt":  # one byte a second, for 30 s
+            self.send_response(200)
+            self.send_header("Content-Length", "30")
+            self.end_headers()
+            for _ in range(30):
+                self.wfile.write(b"#")
+                self.wfile.flush()
+                time.sleep(1)
         else:
             self.send(404, b"<h1>Not found</h1>")
 
@@ -64,7 +75,7 @@ def fetch(url: str) -> tuple[bool, bool, str]:
 def test_spec4_2xx_is_parsed(server: str) -> None:
     private, anything, outcome = fetch(f"{server}/ok/robots.txt")
     assert (private, anything) == (False, True)
-    assert outcome.startswith("200 OK")
+    assert outcome == "200 (72 bytes)"  # the same words as the crawl's
 
 
 @pytest.mark.parametrize("status_path", ["/nothing/robots.txt", "/forbidden/robots.txt"])
@@ -78,7 +89,7 @@ def test_spec4_4xx_allows_everything(server: str, status_path: str) -> None:
 def test_spec4_5xx_and_429_disallow_everything(server: str, status_path: str) -> None:
     private, anything, outcome = fetch(server + status_path)
     assert (private, anything) == (False, False)
-    assert "temporarily disallowed" in outcome
+    assert outcome.endswith(": temporarily everything disallowed")
 
 
 def test_spec4_3_hop_redirect_is_followed(server: str) -> None:
@@ -125,7 +136,7 @@ def test_spec4_refused_connection_disallows_everything() -> None:
 
 def test_spec3_robots_txt_is_only_at_the_origin_root() -> None:
     assert (
-        robots_url_for("https://Example.com:8443/a/b?c#d") == "https://Example.com:8443/robots.txt"
+        robots_url_for("https://Example.com:8443/a/b?c#d") == "https://example.com:8443/robots.txt"
     )
 
 
@@ -153,7 +164,7 @@ def test_cli_exit_0_when_all_allowed(tmp_path: Path) -> None:
 def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
     status, output = run(f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0")
     assert status == 1
-    assert f"robots.txt: {server}/robots.txt: 200 OK" in output
+    assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
     assert "product token mybot" in output
 
 
@@ -195,3 +206,71 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert result.returncode == 1, result.stderr
     assert "Disallow: /search" in result.stdout
+
+
+def test_spec3_the_robotstxt_url_has_the_normalised_origin() -> None:
+    assert robots_url_for("http://Example.COM:80/a") == "http://example.com/robots.txt"
+    assert robots_url_for("http://exämple.com/x") == "http://xn--exmple-cua.com/robots.txt"
+    assert robots_url_for("my.mail.ru/my/") is None
+
+
+def test_a_malformed_redirect_counts_as_404_without_a_traceback(server: str) -> None:
+    fetched = fetch_robotstxt(f"{server}/broken/robots.txt", timeout=5)
+    assert fetched.rules.allowed("/private/x", "bot")
+    assert (
+        fetched.outcome == "301: redirect to http://[oops/robots.txt not followed, treated as 404"
+    )
+
+
+def test_the_timeout_bounds_the_whole_fetch_of_a_trickling_robotstxt(server: str) -> None:
+    started = time.monotonic()
+    fetched = fetch_robotstxt(f"{server}/trickle/robots.txt", timeout=1.5)
+    # Each byte comes within the socket timeout; only a wall-clock bound stops it.
+    assert time.monotonic() - started < 20
+    assert fetched.unreachable
+    assert fetched.outcome == "unreachable (timed out: no complete answer within 1.5 s)"
+
+
+def test_cli_exit_3_when_a_robotstxt_is_unreachable(server: str) -> None:
+    status, output = run("http://127.0.0.1:1/", "http://127.0.0.1:1/x", "--timeout", "5")
+    assert status == 3, output
+    assert "unreachable (URLError: [Errno 111] Connection refused)" in output
+    assert "DISALLOWED  http://127.0.0.1:1/x  everything is disallowed" in output
+
+
+def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:
+    other = server.replace("127.0.0.1", "localhost")
+    status, output = run(f"{server}/", f"{other}/private/x")
+    assert status == 1
+    assert f"robots.txt: {other}/robots.txt: 200 (72 bytes)" in output
+    assert "their own origin's robots.txt was fetched" in output
+
+
+def test_cli_a_url_without_a_scheme_is_said_to_be_read_as_a_path(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    _, output = run(str(robots), "my.mail.ru/private/x")
+    assert "note: 'my.mail.ru/private/x' has no scheme; it was read as a path" in output
+
+
+def test_cli_a_file_over_500_kib_is_cut_and_says_where(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(BIG_ROBOTS)
+    status, output = run(str(robots), "https://e.com/late")
+    assert status == 0  # the last line, Disallow: /late, is past the cut
+    assert "only the first 500 KiB (512,000 bytes)" in output
+    line = BIG_ROBOTS[:MAX_BODY_BYTES].count(b"\n") + 1
+    assert f"the cut falls in line {line}" in output
+
+
+def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
+    for args in (["--help"], ["check", "--help"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy_rep", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "3  a robots.txt (or, with --page, a page) could not be fetched" in result.stdout

@@ -52,7 +52,7 @@ def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
     status, output = scrapy_robots(f"{base}/private/a", f"{base}/public")
     assert status == 1, output
     assert "product token testbot" in output
-    assert f"robots.txt {base}/robots.txt: 200 OK" in output
+    assert f"robots.txt {base}/robots.txt: 200 (" in output
     assert "crawl-delay: 2 s" in output and "sitemap: http://x/sitemap.xml" in output
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private/" in output
 
@@ -65,15 +65,15 @@ def test_robots_command_all_allowed_exit_0_and_page_directives(port: int) -> Non
     assert "X-Robots-Tag: nofollow" in output
 
 
-def test_robots_command_non_existent_host_exit_2() -> None:
+def test_robots_command_non_existent_host_exit_3() -> None:
     status, output = scrapy_robots("http://nonexistent.invalid/x")
-    assert status == 2, output
+    assert status == 3, output
     assert "unreachable" in output and "DISALLOWED" in output
 
 
-def test_robots_command_robots_txt_that_times_out_exit_2(port: int) -> None:
+def test_robots_command_robots_txt_that_times_out_exit_3(port: int) -> None:
     status, output = scrapy_robots("--timeout", "1", f"http://localhost:{port}/x")
-    assert status == 2, output
+    assert status == 3, output
     assert "timed out" in output
 
 
@@ -99,3 +99,38 @@ def test_robots_command_without_urls_is_a_usage_error() -> None:
     status, output = scrapy_robots()
     assert status == 2
     assert "at least one URL" in output
+
+
+def test_robots_command_rep_profile_and_user_agent_options(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: *\nDisallow: /pics/\nAllow: /pics/public/\n"
+                       b"User-agent: otherbot\nDisallow: /\n")  # fmt: skip
+    url = "http://e.com/pics/public/a.jpg"
+    status, output = scrapy_robots("--rep-profile", "legacy", "--robots-file", str(robots), url)
+    assert status == 1 and "profile legacy" in output
+    status, output = scrapy_robots("-A", "OtherBot/3.0", "--robots-file", str(robots), url)
+    assert status == 1 and "product token otherbot" in output
+    # Scrapy's own --profile (cProfile) is left alone: no profile file is written here.
+    assert not (tmp_path / "rfc9309").exists()
+
+
+def test_robots_command_a_wrong_setting_is_one_line_and_a_usage_exit() -> None:
+    status, output = scrapy_robots("-s", "REP_PROFILE=gogle", "http://e.com/")
+    assert status == 2
+    assert output.strip().splitlines() == [
+        "error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
+    ]
+
+
+def test_robots_command_a_url_without_a_scheme_is_a_usage_error() -> None:
+    status, output = scrapy_robots("my.mail.ru/my/")
+    assert status == 2
+    assert "error: not an absolute http(s) URL: 'my.mail.ru/my/'" in output
+
+
+def test_robots_command_a_file_over_500_kib_says_where_it_was_cut(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: *\n" + b"# filler\n" * 60_000 + b"Disallow: /\n")
+    status, output = scrapy_robots("--robots-file", str(robots), "http://e.com/")
+    assert status == 0, output
+    assert "only the first 500 KiB (512,000 bytes)" in output and "the cut falls in line" in output

@@ -7,11 +7,15 @@ The fetch decisions of SPEC §4 are tested on the pure state machine
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_twisted
 from scrapy import Request, Spider
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
@@ -69,7 +73,7 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     settings = crawler.settings
     assert settings.getbool("ROBOTSTXT_OBEY") is True
     downloader = settings.getdict("DOWNLOADER_MIDDLEWARES")
-    assert downloader["scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"] is None
+    assert downloader[ScrapyRobotsTxtMiddleware] is None
     assert downloader[RobotsTxtMiddleware] == 100
     assert downloader[RobotsTxtResponseGuard] == 595
     assert "scrapy_rep.spidermiddlewares.PageDirectivesMiddleware" in {
@@ -77,3 +81,54 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     }
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
+
+
+def test_spec5_the_addon_and_a_by_hand_entry_give_one_middleware_and_no_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = {
+        "ADDONS": {Addon: 0},
+        "DOWNLOADER_MIDDLEWARES": {"scrapy_rep.downloadermiddlewares.RobotsTxtMiddleware": 120},
+    }
+    crawler = get_crawler(Spider, settings)
+    middlewares = crawler.settings.getdict("DOWNLOADER_MIDDLEWARES")
+    entries = [key for key in middlewares if "scrapy_rep" in str(key) and "Guard" not in str(key)]
+    assert len(entries) == 1 and middlewares[entries[0]] == 120  # the project's own entry
+    with_base = crawler.settings.get_component_priority_dict_with_base("DOWNLOADER_MIDDLEWARES")
+    assert with_base is not None
+    assert "multiple keys" not in caplog.text
+
+
+SPIDER = """
+import scrapy
+class S(scrapy.Spider):
+    name = "s"
+    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}, %s}
+    start_urls = ["http://127.0.0.1:1/"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("where", "line"),
+    [
+        ("custom", "scrapy_rep: error: REP_CACHE_TTL: expected a number, got 'a day'"),
+        ("command", "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', "
+         "'legacy', got 'gogle'"),
+    ],
+)  # fmt: skip
+def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line_and_exit_2(
+    tmp_path: Path, where: str, line: str
+) -> None:
+    custom = '"REP_CACHE_TTL": "a day"' if where == "custom" else ""
+    (tmp_path / "spider.py").write_text(SPIDER % custom)
+    extra = ["-s", "REP_PROFILE=gogle"] if where == "command" else []
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0", *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [line]
