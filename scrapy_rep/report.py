@@ -22,7 +22,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
 from scrapy_rep.origins import origin_of
-from scrapy_rep.settings import read_bool, read_int, read_str
+from scrapy_rep.settings import RepConfig, robots_agent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
     from scrapy_rep.robotstxt import RobotsTxt
 
-DEFAULT_MAX_URLS: Final = 200
 _MAX_OUTCOMES: Final = 5
 _NOT_FOLLOWED: Final = {
     "nofollow": "its links not followed (nofollow)",
@@ -58,22 +57,33 @@ class _OriginReport:
     outcomes_left_out: int = 0
 
 
+#: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
+_FATE_OF_REASON: Final = {
+    "forbidden": "forbidden by robots.txt",
+    "nofollow": "not followed",
+    "rel_nofollow": "not followed",
+}
+
+
 @dataclass
 class _UrlReport:
     events: list[str] = field(default_factory=list)
+    #: The reason of the last ``request_refused`` signal for this URL, if any.
+    refused: str = ""
+    downloaded: bool = False
+    item_dropped: bool = False
 
 
 class RepReport:
     """Collects what happened and prints the report when the spider closes."""
 
     def __init__(self, crawler: Crawler) -> None:
-        settings = crawler.settings
-        if not read_bool(settings, "REP_REPORT", False):
+        config = RepConfig.from_settings(crawler.settings)
+        if not config.report:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
-        self.max_urls = read_int(settings, "REP_REPORT_MAX_URLS", DEFAULT_MAX_URLS, minimum=1)
-        self.path = read_str(settings, "REP_REPORT_FILE")
-        agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
-        self.agent = str(agent)
+        self.max_urls = config.report_max_urls
+        self.path = config.report_file
+        self.agent = robots_agent(crawler.settings)
         self.origins: dict[str, _OriginReport] = {}
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
@@ -98,15 +108,16 @@ class RepReport:
     def _origin(self, name: str) -> _OriginReport:
         return self.origins.setdefault(name, _OriginReport())
 
-    def _url(self, url: str, event: str) -> None:
+    def _url(self, url: str, event: str) -> _UrlReport | None:
         record = self.urls.get(url)
         if record is None:
             if len(self.urls) >= self.max_urls:
                 self.untracked += 1
-                return
+                return None
             record = self.urls[url] = _UrlReport()
         if not record.events or record.events[-1] != event:
             record.events.append(event)
+        return record
 
     def _fetched(
         self, origin: str, rules: RobotsTxt, outcome: str, sitemaps: tuple[str, ...], **_: Any
@@ -131,17 +142,23 @@ class RepReport:
     def _refused(
         self, request: Request, reason: str, message: str, response: Response | None, **_: Any
     ) -> None:
-        self._url(request.url, message)
+        record = self._url(request.url, message)
+        if record is not None:
+            record.refused = reason
         if response is not None and reason in _NOT_FOLLOWED:
             self._url(response.url, _NOT_FOLLOWED[reason])
 
     def _item_refused(self, response: Response, reason: str, **_: Any) -> None:
-        self._url(response.url, f"item dropped ({reason})")
+        record = self._url(response.url, f"item dropped ({reason})")
+        if record is not None:
+            record.item_dropped = True
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
         if ROBOTS_REQUEST_KEY in request.meta:
             return
-        self._url(request.url, f"downloaded ({response.status})")
+        record = self._url(request.url, f"downloaded ({response.status})")
+        if record is not None:
+            record.downloaded = True
 
     def _item(self, response: Response, **_: Any) -> None:
         self._url(response.url, "item kept")
@@ -171,10 +188,11 @@ class RepReport:
         lines += ["", "URLs:"]
         counts: Counter[str] = Counter()
         for url in sorted(self.urls, key=_url_order):
-            events = sorted(self.urls[url].events, key=_event_order)
+            record = self.urls[url]
+            events = sorted(record.events, key=_event_order)
             lines.append(f"  {url}")
             lines.append(f"    {'; '.join(events)}")
-            counts[_summary(events)] += 1
+            counts[_fate(record)] += 1
         if self.untracked:
             lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
         summary = ", ".join(f"{counts[what]} {what}" for what in _FATES if counts[what])
@@ -203,17 +221,9 @@ def _event_order(event: str) -> int:
     return len(_FATES)
 
 
-def _summary(events: list[str]) -> str:
-    """The one-word fate of a URL, for the closing line."""
-    if any(event.startswith("downloaded") for event in events):
-        if any(event.startswith("item dropped") for event in events):
-            return "downloaded but item dropped"
-        return "downloaded"
-    last = events[-1]
-    if last.startswith("Forbidden"):
-        return "forbidden by robots.txt"
-    if last.startswith("Dropped") or last.startswith("Not downloaded"):
-        return "dropped"
-    if last.startswith("Not followed"):
-        return "not followed"
-    return "dropped"
+def _fate(record: _UrlReport) -> str:
+    """The one-word fate of a URL, for the closing line (from what happened, not from
+    the wording of the log lines)."""
+    if record.downloaded:
+        return "downloaded but item dropped" if record.item_dropped else "downloaded"
+    return _FATE_OF_REASON.get(record.refused, "dropped")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import PROFILES, read_choice
+from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -36,7 +36,7 @@ class RobotParser(ScrapyRobotParser):
         """Parse ``robotstxt_body``; ``crawler`` may be ``None`` (then profile "google")."""
         profile = "google"
         if crawler is not None:
-            profile = read_choice(crawler.settings, "REP_PROFILE", "google", PROFILES)
+            profile = RepConfig.from_settings(crawler.settings).profile
         return cls(robotstxt_body, profile)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
