@@ -9,8 +9,16 @@ pages/s, peak memory (max RSS), robots.txt downloads, and the "nothing lost" acc
 every URL downloaded, forbidden or dropped as unreachable exactly as the plan says, and
 the servers' access log showing no forbidden page fetched.
 
-Usage: ``python benchmarks/load.py [--origins 2000] [--pages 50]`` (``--pages`` page URLs
-per origin; the default makes 100,000 requests). A few minutes on 2 cores.
+Two variants of the same run, with the real settings that used to lose pages:
+
+- ``--http-cache``: Scrapy's HTTP cache on (``HTTPCACHE_ENABLED``, a fresh folder), so
+  robots.txt answers go through it as well;
+- ``--held-limit N``: ``REP_MAX_HELD_REQUESTS = N``, so that most held requests are
+  spilled to disk (the stat ``rep/requests/spilled`` is printed).
+
+Usage: ``python benchmarks/load.py [--origins 2000] [--pages 50] [--http-cache]
+[--held-limit N]`` (``--pages`` page URLs per origin; the default makes 100,000
+requests). A few minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -76,7 +85,7 @@ def serve(origins: int, pages: int) -> None:
     reactor.run()  # type: ignore[attr-defined]
 
 
-def crawl(plan: dict[str, Any]) -> dict[str, Any]:
+def crawl(plan: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerRunner
     from twisted.internet import defer, task
@@ -110,7 +119,7 @@ def crawl(plan: dict[str, Any]) -> dict[str, Any]:
     async def go(_reactor: object) -> None:
         from faultsite import AGENT
 
-        runner = CrawlerRunner({**SETTINGS, "USER_AGENT": AGENT})
+        runner = CrawlerRunner({**SETTINGS, "USER_AGENT": AGENT, **extra})
         crawler = runner.create_crawler(LoadSpider)
         crawler.signals.connect(collect, signal=signals.item_scraped)
         start = time.perf_counter()
@@ -139,6 +148,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--origins", type=int, default=2000)
     parser.add_argument("--pages", type=int, default=50, help="page URLs per origin (>= 5)")
+    parser.add_argument("--http-cache", action="store_true", help="HTTPCACHE_ENABLED")
+    parser.add_argument("--held-limit", type=int, help="REP_MAX_HELD_REQUESTS")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(TESTS))
@@ -159,7 +170,13 @@ def main() -> int:
     )
     assert server.stdin is not None and server.stdout is not None
     plan = json.loads(server.stdout.readline())
-    result = crawl(plan)
+    extra: dict[str, Any] = {}
+    if args.held_limit:
+        extra["REP_MAX_HELD_REQUESTS"] = args.held_limit
+    with tempfile.TemporaryDirectory(prefix="scrapy_rep-load-") as cache_dir:
+        if args.http_cache:
+            extra.update(HTTPCACHE_ENABLED=True, HTTPCACHE_DIR=cache_dir)
+        result = crawl(plan, extra)
     server.stdin.write("log\n")
     server.stdin.flush()
     log: list[tuple[str, str]] = json.loads(server.stdout.readline())
@@ -184,6 +201,7 @@ def main() -> int:
     pages = len(result["downloaded"])
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     fates = Counter(expected.values())
+    print(f"extra settings: {extra or 'none'}")
     print(
         f"{len(plan['bases']):,} origins, {len(expected):,} requests "
         f"({fates['downloaded']:,} allowed, {fates['forbidden']:,} forbidden, "
@@ -202,6 +220,7 @@ def main() -> int:
             "requests held, released",
             f"{stats.get('rep/requests/held', 0):,}, {stats.get('rep/requests/released', 0):,}",
         ),
+        ("held requests spilled to disk", f"{stats.get('rep/requests/spilled', 0):,}"),
         ("dropped: forbidden", f"{stats.get('rep/requests/dropped/forbidden', 0):,}"),
         (
             "dropped: robots.txt unreachable",

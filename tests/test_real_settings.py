@@ -25,7 +25,7 @@ from robotsite import Reply, Sites, crawl, redirect, robots
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.signals import robotstxt_fetched
+from scrapy_rep.signals import request_held, robotstxt_fetched
 
 
 def stat(crawler: Any, key: str) -> Any:
@@ -322,3 +322,55 @@ def _collect_outcomes(outcomes: list[str]) -> Any:
         crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
 
     return connect
+
+
+@pytest_twisted.ensureDeferred
+async def test_10000_start_urls_through_a_robotstxt_outage_lose_nothing() -> None:
+    """The same with 100,000 start URLs and 2,000 origins: ``benchmarks/load.py
+    --held-limit 1000`` (minutes, so not in the suite)."""
+    N = 10_000
+    sites = Sites()
+    rules = b"User-agent: *\nDisallow: /\nAllow: /*00$\n"  # 1 % of the pages are allowed
+    sites.add("big").script(
+        "/robots.txt",
+        Reply(503),
+        Reply(503),
+        Reply(200, rules, {"Content-Type": "text/plain"}),
+    )
+    urls = [sites.url("big", f"/{n}") for n in range(N)]
+    settings = {
+        "REP_MAX_HELD_REQUESTS": 2_000,
+        "REP_UNREACHABLE_RETRY_DELAY": 0.5,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "LOG_LEVEL": "INFO",
+    }
+    most_in_memory = [0]
+
+    def watch(crawler: Any) -> None:
+        def held(**_: Any) -> None:
+            middleware = robots_middleware(crawler)
+            most_in_memory[0] = max(most_in_memory[0], middleware.held.in_memory)
+
+        crawler.signals.connect(held, signal=request_held, weak=False)
+
+    try:
+        crawler, spider = await crawl(urls, settings, on_crawler=watch)
+    finally:
+        await sites.close()
+    allowed = {sites.url("big", f"/{n}") for n in range(N) if str(n).endswith("00")}
+    assert set(spider.downloaded) == allowed
+    assert set(spider.dropped) == set(urls) - allowed
+    assert all(why.startswith("Forbidden by") for why in spider.dropped.values())
+    # At most 2,000 in memory at any time: the rest waited on disk.
+    assert most_in_memory[0] == 2_000
+    assert stat(crawler, "rep/requests/spilled") >= 1_000
+    assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") is None
+
+
+def robots_middleware(crawler: Any) -> Any:
+    from scrapy_rep import RobotsTxtMiddleware
+
+    for middleware in crawler.engine.downloader.middleware.middlewares:
+        if isinstance(middleware, RobotsTxtMiddleware):
+            return middleware
+    raise AssertionError("scrapy_rep's middleware is not enabled")
