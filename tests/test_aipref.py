@@ -329,7 +329,8 @@ ATTACH_RULE_CASES = [
     (["train-ai=n"], "/", (N, U), [1], "absent-path-applies-everywhere"),
     (["/Ai train-ai=n"], "/ai", (U, U), [], "case-sensitive"),
     (["/caf%c3%a9/ train-ai=n"], "/café/menu", (N, U), [1], "percent-encoding-utf8"),
-    (["/a train-ai=Y"], "/a", (U, U), [1], "unknown-statement-still-decides-the-path"),
+    (["train-ai=n", "/a train-ai=Y"], "/a", (U, U), [2], "unknown-statement-decides-its-path"),
+    (["train-ai=n", "/a search=y"], "/a/x", (U, Y), [2], "longest-rule-is-the-whole-statement"),
     ([], "/a", (U, U), [], "no-rules"),
 ]
 

@@ -214,6 +214,8 @@ VALUE_CASES = [
     (["yes"], None, (None, None), "word-unset"),
     ([""], None, (None, None), "empty"),
     (["0", "1"], None, (True, None), "several-any-1-wins"),
+    (["1", "0"], None, (True, None), "several-any-1-wins-first"),
+    (["1, 0"], None, (True, None), "comma-joined-1-first"),
     (["0, 1"], None, (True, None), "comma-joined"),
     (["x", "0"], None, (False, None), "bad-then-0"),
     (None, [POLICY], (None, POLICY), "policy-alone"),
