@@ -1,0 +1,345 @@
+"""IETF AI Preferences: ``Content-Usage`` statements -> :class:`UsagePrefs` (pure).
+
+Follows draft-ietf-aipref-vocab-07 ("vocab") and draft-ietf-aipref-attach-05
+("attach"), the latest revisions in ``ietf-wg-aipref/drafts`` (tagged 2026-08-19).
+See ``docs/purpose-notes.md`` for the grammar and every choice made where the drafts
+are silent.
+
+- A statement of preference is an RFC 9651 Structured Fields Dictionary whose keys are
+  the category labels ``train-ai`` and ``search`` and whose values are the Tokens ``y``
+  or ``n`` (vocab §6.1, §6.2): :func:`parse_prefs`.
+- The same value arrives in the ``Content-Usage`` HTTP response header (attach §2,
+  :func:`parse_prefs_header`) and in ``Content-Usage: [path] prefs`` robots.txt rules
+  (attach §3, :func:`parse_content_usage_value`, :class:`ContentUsageRules`).
+- Several statements combine per category: any ``n`` wins, then any ``y``, else
+  unknown (vocab §5.1, :func:`combine`).
+
+Nothing here raises on content: a statement that does not parse makes every category
+unknown (vocab §6.5) and is logged at DEBUG. Only a wrong argument type raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final, Literal, NamedTuple
+
+from http_sfv.dictionary import Dictionary
+from http_sfv.item import Item
+from http_sfv.types import Token
+
+from scrapy_rep._matching import (
+    LongestMatcher,
+    Rule,
+    normalise_pattern,
+    normalise_url_path,
+    path_of,
+    wildcard_match,
+)
+
+logger = logging.getLogger(__name__)
+
+#: vocab §6.1 Table 1: the category labels this version of the vocabulary defines.
+CATEGORIES: Final = ("train-ai", "search")
+#: A statement longer than this is not parsed (all categories unknown). http-sfv slices
+#: its input once per member, so its time grows with the square of the length (a 500 KB
+#: inner list took 5 s); 8 KiB is the usual per-field-line limit of HTTP servers and
+#: far above any real statement (the vocabulary has two keys). RFC 9651 §6 lets a
+#: parser limit sizes.
+MAX_PREFS_BYTES: Final = 8192
+#: attach §3.2: the rule value ends at the first CR, LF or "#".
+_VALUE_ENDS: Final = ("\r", "\n", "#")
+#: attach §3.2: SP and HTAB separate the path from the statement.
+_WS: Final = " \t"
+#: Longest excerpt of a bad value quoted in a DEBUG message.
+_QUOTE_CHARS: Final = 80
+
+
+def _quote(value: str | bytes) -> str:
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    return repr(text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "…")
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePrefs:
+    """One statement of preference: per category ``True`` (``y``, allowed), ``False``
+    (``n``, disallowed) or ``None`` (unknown) (vocab §3, §6.5)."""
+
+    #: ``train-ai``: "Using an asset to modify the learned parameters of an AI model
+    #: that is used to generate synthetic content" (vocab §4.1).
+    train_ai: bool | None = None
+    #: ``search``: use in an application whose primary purpose is to select assets and
+    #: direct users to their location (vocab §4.2).
+    search: bool | None = None
+    #: Why the statement was not understood ("" when it parsed); for messages only.
+    error: str = ""
+
+    def get(self, label: str) -> bool | None:
+        """The preference for a category label (``"train-ai"``, ``"search"``)."""
+        if label == "train-ai":
+            return self.train_ai
+        if label == "search":
+            return self.search
+        return None
+
+    def __bool__(self) -> bool:
+        """True when the statement states at least one preference."""
+        return self.train_ai is not None or self.search is not None
+
+    def __str__(self) -> str:
+        """The known preferences in the exemplary format (``train-ai=n, search=y``)."""
+        parts = [
+            f"{label}={'y' if value else 'n'}"
+            for label, value in (("train-ai", self.train_ai), ("search", self.search))
+            if value is not None
+        ]
+        return ", ".join(parts)
+
+
+#: No statement, or one that said nothing we understand (vocab §3: all unknown).
+UNKNOWN: Final = UsagePrefs()
+
+
+def _unknown(why: str, value: str | bytes) -> UsagePrefs:
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("Content-Usage statement %s ignored: %s", _quote(value), why)
+    return UsagePrefs(error=why)
+
+
+def _token_answer(member: object) -> bool | None:
+    """vocab §6.5: the Token ``y`` allows, the Token ``n`` disallows; anything else
+    (an inner list, a string, a boolean, another token) is unknown. Parameters are
+    disregarded."""
+    if isinstance(member, Item):
+        value = member.value
+        if isinstance(value, Token):
+            if value == "y":
+                return True
+            if value == "n":
+                return False
+    return None
+
+
+def parse_prefs(value: bytes | str) -> UsagePrefs:
+    """One statement (a header value or the prefs of a robots.txt rule) (vocab §6.5).
+
+    ``value`` is bytes, or text that is encoded as UTF-8 first (vocab §6.3). The bytes
+    are parsed as an RFC 9651 Dictionary; a repeated key keeps its last value (RFC 9651
+    §4.2.2); unknown keys and all parameters are ignored (vocab §6.4); keys are
+    case-sensitive, so ``Train-AI=n`` fails the whole parse (vocab §6.5.1). A value
+    that fails to parse, or is longer than :data:`MAX_PREFS_BYTES`, leaves every
+    category unknown.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+    else:
+        raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
+    if not data.strip(b" \t"):
+        return UNKNOWN
+    if len(data) > MAX_PREFS_BYTES:
+        return _unknown(f"longer than {MAX_PREFS_BYTES} bytes", data)
+    dictionary = Dictionary()
+    try:
+        dictionary.parse(data)
+    except Exception as error:  # http-sfv raises ValueError, IndexError, …: none may escape
+        cause = error.__cause__ or error
+        return _unknown(f"not a Structured Fields Dictionary ({cause})", data)
+    train_ai = _token_answer(dictionary.get("train-ai"))
+    search = _token_answer(dictionary.get("search"))
+    if train_ai is None and search is None:
+        return UNKNOWN
+    return UsagePrefs(train_ai, search)
+
+
+def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
+    """The ``Content-Usage`` response header (attach §2), given all its field lines.
+
+    Several lines are one field: they are joined with ``", "`` before parsing (RFC 9110
+    §5.3, RFC 9651 §4.2), so a broken line makes the whole field unknown.
+    """
+    if isinstance(values, (str, bytes)):
+        values = [values]
+    parts = [v.encode("utf-8", "surrogatepass") if isinstance(v, str) else bytes(v) for v in values]
+    if not parts:
+        return UNKNOWN
+    return parse_prefs(b", ".join(parts))
+
+
+def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
+    """vocab §5.1 "Combining Preferences", per category: if any statement disallows,
+    disallowed; otherwise if any allows, allowed; otherwise unknown."""
+    train_ai: bool | None = None
+    search: bool | None = None
+    for prefs in statements:
+        if prefs.train_ai is not None and train_ai is not False:
+            train_ai = prefs.train_ai
+        if prefs.search is not None and search is not False:
+            search = prefs.search
+    if train_ai is None and search is None:
+        return UNKNOWN
+    return UsagePrefs(train_ai, search)
+
+
+# --------------------------------------------------------------------------- robots.txt
+
+
+def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePrefs]:
+    """The value of one robots.txt ``Content-Usage`` rule -> (path or None, prefs).
+
+    attach §3.2: the value ends at the first CR, LF or ``#``; it starts with ``/`` only
+    when a path is given ("a rule value that starts with any other character indicates
+    that the path is absent"); the path ends before the first SP or HTAB and the rest
+    is the statement. The path is returned as the file's bytes (``None`` when absent);
+    ``value`` is the file's bytes, or text that is encoded as UTF-8 first.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+    else:
+        raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
+    for end in (b"\r", b"\n", b"#"):
+        cut = data.find(end)
+        if cut >= 0:
+            data = data[:cut]
+    data = data.strip(b" \t")
+    if not data.startswith(b"/"):
+        return None, parse_prefs(data)
+    cut = min((i for i in (data.find(b" "), data.find(b"\t")) if i >= 0), default=len(data))
+    return data[:cut], parse_prefs(data[cut:].lstrip(b" \t"))
+
+
+class ContentUsageRule(NamedTuple):
+    """One ``Content-Usage`` line of a robots.txt group (attach §3)."""
+
+    #: The path as written (the file's bytes), ``None`` when absent.
+    path: bytes | None
+    prefs: UsagePrefs
+    #: 1-based line number in robots.txt (0 when unknown).
+    line: int = 0
+    #: The rule value as written, for messages (``/ai-ok/ train-ai=y``).
+    value: str = ""
+
+    @classmethod
+    def parse(cls, value: bytes | str, line: int = 0) -> ContentUsageRule:
+        """A rule from its robots.txt value (see :func:`parse_content_usage_value`)."""
+        path, prefs = parse_content_usage_value(value)
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        for end in _VALUE_ENDS:
+            text = text.split(end, 1)[0]
+        return cls(path, prefs, line, text.strip(_WS))
+
+    @property
+    def source(self) -> str:
+        """Where the rule comes from, for the audit trail."""
+        where = f"robots.txt line {self.line}" if self.line else "robots.txt"
+        return f"{where}: Content-Usage: {self.value}"
+
+
+class Attached(NamedTuple):
+    """The preferences attached to one path: the combined statement and its rules."""
+
+    prefs: UsagePrefs
+    #: Every rule of the deciding (longest) path length that matches, in file order.
+    rules: tuple[ContentUsageRule, ...]
+
+
+_NOTHING_ATTACHED: Final = Attached(UNKNOWN, ())
+
+
+class ContentUsageRules:
+    """The ``Content-Usage`` rules of one (merged) robots.txt group, compiled (attach §3.1).
+
+    "Any Content-Usage rules determine the usage preferences for resources using the
+    same path prefix matching rules as defined for Allow and Disallow. That is, the path
+    prefix length is determined by counting the number of bytes in the encoded path."
+    Paths are RFC 9309 patterns (``*``, a final ``$``), matched by the same linear-time
+    matcher as ``allow``/``disallow``; the longest matching pattern wins. Rules with
+    "identical paths and conflicting usage preferences ... apply separately" and are
+    combined by vocab §5.1 (any ``n`` wins); so are different patterns of the same
+    length that both match (the draft is silent; the more restrictive reading).
+    A rule without a path applies to every path with length 0, so any rule with a path
+    (even ``/``) is more specific.
+
+    Only call this for URLs that robots.txt allows: "no preferences are implied for
+    resources that are disallowed" (attach §3.1).
+    """
+
+    __slots__ = ("_encoding", "_entries", "_matcher", "_same_length", "_wildcards", "rules")
+
+    def __init__(
+        self,
+        rules: Iterable[ContentUsageRule],
+        *,
+        encoding: Literal["google", "rfc9309", "none"] = "google",
+        wildcards: bool = True,
+    ) -> None:
+        """``encoding`` and ``wildcards``: as the robots.txt profile's (SPEC §2)."""
+        self.rules = tuple(rules)
+        self._encoding = encoding
+        by_pattern: dict[str, list[ContentUsageRule]] = {}
+        for rule in self.rules:
+            if rule.path is None:
+                pattern = ""
+            else:
+                pattern = normalise_pattern(rule.path.decode("latin-1"), encoding)
+            by_pattern.setdefault(pattern, []).append(rule)
+        #: One entry per distinct pattern: (pattern, what it attaches).
+        self._entries: tuple[tuple[str, Attached], ...] = tuple(
+            (pattern, Attached(combine(r.prefs for r in group), tuple(group)))
+            for pattern, group in by_pattern.items()
+        )
+        compiled = [
+            (pattern, Rule(False, index, "content-usage", pattern), wildcards)
+            for index, (pattern, _) in enumerate(self._entries)
+        ]
+        self._matcher = LongestMatcher(compiled)
+        lengths: dict[int, list[int]] = {}
+        for index, (pattern, _) in enumerate(self._entries):
+            lengths.setdefault(len(pattern), []).append(index)
+        #: For each pattern length held by several patterns: their entry indices.
+        self._same_length = {n: tuple(ix) for n, ix in lengths.items() if len(ix) > 1}
+        self._wildcards = wildcards
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def attach(self, url: str) -> Attached:
+        """The preferences for ``url`` (an absolute URL or a path) and the deciding rules."""
+        if not self._entries:
+            return _NOTHING_ATTACHED
+        path = path_of(url)
+        if not path.isascii() or self._encoding == "rfc9309":
+            path = normalise_url_path(path, self._encoding)
+        best = self._matcher.match(path)
+        if best is None:
+            return _NOTHING_ATTACHED
+        pattern, attached = self._entries[best.line]
+        ties = self._same_length.get(len(pattern))
+        if ties is None:
+            return attached
+        matched = [self._entries[i][1] for i in ties if i == best.line or self._matches(i, path)]
+        if len(matched) == 1:
+            return attached
+        rules = tuple(sorted((r for a in matched for r in a.rules), key=_line))
+        return Attached(combine(a.prefs for a in matched), rules)
+
+    def prefs(self, url: str) -> UsagePrefs:
+        """The combined preferences for ``url`` (unknown when no rule applies)."""
+        return self.attach(url).prefs
+
+    def _matches(self, index: int, path: str) -> bool:
+        pattern = self._entries[index][0]
+        anchored = self._wildcards and pattern.endswith("$")
+        body = pattern[:-1] if anchored else pattern
+        segments = body.split("*") if self._wildcards else [body]
+        if len(segments) == 1:
+            return path == body if anchored else path.startswith(body)
+        return wildcard_match(path, segments, anchored)
+
+
+def _line(rule: ContentUsageRule) -> int:
+    return rule.line

@@ -1,0 +1,331 @@
+"""What a crawl is for, and what the site's AI-usage signals say about it (pure).
+
+A crawl has one or more purposes (:data:`PURPOSES`): ``search`` (building a search
+index that links to the pages), ``ai-train`` (training AI models) and ``ai-input``
+(feeding pages into a model at inference time: RAG, grounding). Each machine-readable
+signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noai`` /
+``noimageai``) is turned into a :class:`UsageSignal` through ONE table,
+:data:`MAPPING`, whose rows name their source; a vocabulary that has no word for a
+purpose says nothing about it. :func:`decide` combines the signals of one resource
+into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
+"yes", else unknown (the rule of draft-ietf-aipref-vocab-07 §5.1, applied across
+vocabularies). See ``docs/purpose-notes.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Final, Literal
+
+from scrapy_rep.aipref import Attached, ContentUsageRule, UsagePrefs, parse_prefs_header
+from scrapy_rep.directives import PageDirectives
+from scrapy_rep.robotstxt import ContentSignals
+from scrapy_rep.tdmrep import TdmResolution
+
+Purpose = Literal["search", "ai-train", "ai-input"]
+#: The purposes, in the order of :attr:`UsageSignal.answers`.
+PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
+_INDEX: Final[Mapping[str, int]] = MappingProxyType({p: i for i, p in enumerate(PURPOSES)})
+
+Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
+#: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
+#: the signal says nothing about it.
+Answers = tuple[bool | None, bool | None, bool | None]
+_NONE: Final[Answers] = (None, None, None)
+#: Longest source text kept in a signal (header values can be long).
+MAX_SOURCE_CHARS: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class MappingRow:
+    """One signal value and what it means for each purpose."""
+
+    vocabulary: Vocabulary
+    #: The signal as written: ``train-ai=n``, ``ai-input=yes``, ``tdm-reservation: 1``.
+    signal: str
+    answers: Answers
+    #: The text that justifies the row.
+    source: str
+
+
+_AIPREF_TRAIN = (
+    'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
+    "learned parameters of an AI model that is used to generate synthetic content in one "
+    'or more modalities"'
+)
+_AIPREF_SEARCH = (
+    'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
+    "purpose of the application is to select assets and direct users to the location of "
+    'those assets" ... "This category does not include the use of assets to generate '
+    'summaries"'
+)
+_CS_SEARCH = (
+    'Cloudflare Content Signals Policy: "search: building a search index and providing '
+    "search results (e.g., returning hyperlinks and short excerpts from your website's "
+    'contents). Search does not include providing AI-generated search summaries."'
+)
+_CS_INPUT = (
+    'Cloudflare Content Signals Policy: "ai-input: inputting content into one or more AI '
+    "models (e.g., retrieval augmented generation, grounding, or other real-time taking of "
+    'content for generative AI search answers)."'
+)
+_CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
+_TDM = (
+    "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
+    'reserved) and its docs/tdm-meaning.md: "the use of web content by AI solutions falls '
+    'into the scope of the Articles 3 and 4 of the DSM Directive" (training and inference '
+    'input alike); "search engines ... are not affected by the TDM reservation"'
+)
+_NOAI = (
+    'DeviantArt (2022), who introduced the directives: content that "may not be used as '
+    'input to AI models"; third parties that "train machine-learning models of any kind '
+    "must ensure their training data set excludes all content for which either of these "
+    'directives are present"; nothing about search'
+)
+_NOIMAGEAI_PAGE = (
+    "DeviantArt (2022): noimageai on a page protects the images it shows; the page's own "
+    "text is not an image, so for the page itself it says nothing (choice, see "
+    "docs/purpose-notes.md)"
+)
+
+#: Every signal value we understand and what it means per purpose (``search``,
+#: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
+ROWS: Final[tuple[MappingRow, ...]] = (
+    MappingRow("aipref", "train-ai=y", (None, True, None), _AIPREF_TRAIN),
+    MappingRow("aipref", "train-ai=n", (None, False, None), _AIPREF_TRAIN),
+    MappingRow("aipref", "search=y", (True, None, None), _AIPREF_SEARCH),
+    MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
+    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH),
+    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH),
+    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN),
+    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN),
+    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT),
+    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT),
+    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM),
+    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM),
+    MappingRow("robots-meta", "noai", (None, False, False), _NOAI),
+    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI),
+    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE),
+)
+#: :data:`ROWS` by (vocabulary, signal).
+MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(
+    {(row.vocabulary, row.signal): row for row in ROWS}
+)
+
+
+def _index(purpose: str) -> int:
+    try:
+        return _INDEX[purpose]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown purpose {purpose!r}; expected one of {PURPOSES}") from None
+
+
+def _merge(rows: Iterable[Answers]) -> Answers:
+    """Several rows of one signal: per purpose, a "no" wins over a "yes"."""
+    merged: list[bool | None] = [None, None, None]
+    for answers in rows:
+        for index, answer in enumerate(answers):
+            if answer is not None and merged[index] is not False:
+                merged[index] = answer
+    return (merged[0], merged[1], merged[2])
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_SOURCE_CHARS else text[: MAX_SOURCE_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSignal:
+    """One statement a site made about one resource, mapped onto the purposes."""
+
+    vocabulary: Vocabulary
+    answers: Answers
+    #: Where it was found: ``robots.txt line 12: Content-Usage: train-ai=n``,
+    #: ``header Content-Usage: ...``, ``tdmrep.json entry 2 (location "/books/*")``,
+    #: ``<meta name="robots" content="noai">``.
+    source: str
+
+    def answer(self, purpose: Purpose) -> bool | None:
+        """``True`` allowed, ``False`` denied, ``None`` says nothing about ``purpose``."""
+        return self.answers[_index(purpose)]
+
+    def __str__(self) -> str:
+        return self.source
+
+    def to_dict(self) -> dict[str, Any]:
+        """Compact JSON form: vocabulary, the purposes it answers, source."""
+        answered = {p: a for p, a in zip(PURPOSES, self.answers, strict=True) if a is not None}
+        return {"v": self.vocabulary, "a": answered, "src": self.source}
+
+
+def _signal(vocabulary: Vocabulary, keys: Iterable[str], source: str) -> UsageSignal:
+    return UsageSignal(
+        vocabulary, _merge(MAPPING[(vocabulary, key)].answers for key in keys), _clip(source)
+    )
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def prefs_signal(prefs: UsagePrefs, source: str) -> UsageSignal:
+    """An aipref statement (vocab §6) found at ``source``; unknown categories say nothing."""
+    keys = []
+    if prefs.train_ai is not None:
+        keys.append("train-ai=y" if prefs.train_ai else "train-ai=n")
+    if prefs.search is not None:
+        keys.append("search=y" if prefs.search else "search=n")
+    return _signal("aipref", keys, source)
+
+
+@lru_cache(maxsize=4096)
+def rule_signal(rule: ContentUsageRule) -> UsageSignal:
+    """One robots.txt ``Content-Usage`` rule (attach §3) as a signal (cached per rule)."""
+    return prefs_signal(rule.prefs, rule.source)
+
+
+def content_usage_signals(attached: Attached) -> tuple[UsageSignal, ...]:
+    """The robots.txt ``Content-Usage`` rules that apply to one path (one signal each,
+    so the decision names the rule that said "n")."""
+    return tuple(rule_signal(rule) for rule in attached.rules)
+
+
+def content_usage_header_signal(values: Iterable[bytes | str] | bytes | str) -> UsageSignal:
+    """The ``Content-Usage`` response header (attach §2), given all its values."""
+    if isinstance(values, (str, bytes)):
+        values = [values]
+    texts = [v if isinstance(v, str) else bytes(v).decode("latin-1") for v in values]
+    prefs = parse_prefs_header(texts)
+    return prefs_signal(prefs, "header Content-Usage: " + ", ".join(t.strip() for t in texts))
+
+
+def content_signal_signal(
+    signals: ContentSignals, source: str = "robots.txt Content-Signal"
+) -> UsageSignal:
+    """The ``Content-Signal`` values of the robots.txt group that applies to us
+    (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signals`)."""
+    keys = [
+        f"{name}={'yes' if value else 'no'}"
+        for name, value in (
+            ("search", signals.search),
+            ("ai-train", signals.ai_train),
+            ("ai-input", signals.ai_input),
+        )
+        if value is not None
+    ]
+    if source == "robots.txt Content-Signal" and keys:
+        source = f"robots.txt Content-Signal: {', '.join(keys)}"
+    return _signal("content-signal", keys, source)
+
+
+def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
+    """The TDMRep answer for one resource after its own precedence (file, header, meta:
+    :func:`scrapy_rep.tdmrep.resolve`)."""
+    if resolution.reservation is None:
+        return UsageSignal("tdmrep", _NONE, "TDMRep: no reservation stated")
+    key = "tdm-reservation: 1" if resolution.reservation else "tdm-reservation: 0"
+    return _signal("tdmrep", (key,), resolution.source or key)
+
+
+def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSignal, ...]:
+    """``noai`` / ``noimageai`` from the robots meta tags and ``X-Robots-Tag`` headers
+    that apply to us (SPEC §6). ``image``: the response itself is an image
+    (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``."""
+    found = []
+    if directives.noai:
+        found.append(("noai", "noai"))
+    if directives.noimageai:
+        found.append(
+            ("noimageai", "noimageai (image response)" if image else "noimageai (other response)")
+        )
+    return tuple(
+        _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
+    )
+
+
+def _directive_source(directives: PageDirectives, word: str) -> str:
+    for source in directives.sources:
+        if word in source.lower():
+            return source
+    return f"robots directive {word}"
+
+
+# --------------------------------------------------------------------------- decision
+
+Verdict = Literal["allowed", "denied", "unknown"]
+
+
+class UsageDecision:
+    """For each purpose: allowed, denied or unknown, the signal that decided, and every
+    signal considered. Across signals any explicit "no" wins, then any "yes", else
+    unknown; the deciding signal is the first such one in the order given."""
+
+    __slots__ = ("_answers", "_by", "signals")
+
+    def __init__(self, signals: Iterable[UsageSignal]) -> None:
+        self.signals = tuple(signals)
+        answers: list[bool | None] = [None, None, None]
+        by: list[int | None] = [None, None, None]
+        for position, signal in enumerate(self.signals):
+            for index, answer in enumerate(signal.answers):
+                if answer is None or answers[index] is False:
+                    continue
+                if answer is False or answers[index] is None:
+                    answers[index], by[index] = answer, position
+        self._answers: Answers = (answers[0], answers[1], answers[2])
+        self._by = tuple(by)
+
+    def allowed(self, purpose: Purpose) -> bool | None:
+        """``True`` allowed, ``False`` denied, ``None`` unknown."""
+        return self._answers[_index(purpose)]
+
+    def verdict(self, purpose: Purpose) -> Verdict:
+        answer = self._answers[_index(purpose)]
+        return "unknown" if answer is None else "allowed" if answer else "denied"
+
+    def decided_by(self, purpose: Purpose) -> UsageSignal | None:
+        """The signal that gave the answer for ``purpose`` (``None`` when unknown)."""
+        position = self._by[_index(purpose)]
+        return None if position is None else self.signals[position]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{p}={self.verdict(p)}" for p in PURPOSES)
+        return f"<UsageDecision {shown} signals={len(self.signals)}>"
+
+    def __str__(self) -> str:
+        parts = []
+        for purpose in PURPOSES:
+            signal = self.decided_by(purpose)
+            where = f" by {signal.source}" if signal is not None else ""
+            parts.append(f"{purpose} {self.verdict(purpose)}{where}")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Compact JSON audit record: ``a`` the answer per purpose (true / false /
+        null), ``by`` the index in ``s`` of the deciding signal per decided purpose,
+        ``s`` the signals considered (see :meth:`UsageSignal.to_dict`)."""
+        return {
+            "a": dict(zip(PURPOSES, self._answers, strict=True)),
+            "by": {p: i for p, i in zip(PURPOSES, self._by, strict=True) if i is not None},
+            "s": [signal.to_dict() for signal in self.signals],
+        }
+
+
+def decide(signals: Iterable[UsageSignal]) -> UsageDecision:
+    """Combine the signals of one resource (see :class:`UsageDecision`)."""
+    return UsageDecision(signals)
+
+
+def allowed(signals: Iterable[UsageSignal], purpose: Purpose) -> bool | None:
+    """The answer for one purpose without building a decision (the hot path)."""
+    index = _index(purpose)
+    result: bool | None = None
+    for signal in signals:
+        answer = signal.answers[index]
+        if answer is False:
+            return False
+        if answer:
+            result = True
+    return result
