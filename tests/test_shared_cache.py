@@ -47,18 +47,22 @@ def test_issue7_records_round_trip_and_foreign_or_broken_ones_are_refused() -> N
     assert SharedRecord.decode(original.encode(), original.origin) == original
     data = original.encode()
     broken = {
-        "another origin": (data, "http://b.example"),
-        "garbage": (b"\x00\xff" * 20, original.origin),
-        "truncated body": (data[:-3], original.origin),
-        "other magic": (b"other" + data[len(b"scrapy_rep/robots") :], original.origin),
-        "other version": (data.replace(b'"version": 1', b'"version": 99'), original.origin),
-        "bad json": (data.replace(b'"status": 200', b'"status": 200,,'), original.origin),
-        "unknown field": (data.replace(b'"status"', b'"statuz"'), original.origin),
-    }
-    for name, (payload, origin) in broken.items():
-        with pytest.raises(StoreCorrupt):
+        "another origin": (data, "http://b.example", "stored under"),
+        "garbage": (b"\x00\xff" * 20, original.origin, "undecodable"),
+        "truncated body": (data[:-3], original.origin, "checksum"),
+        "other magic": (b"other" + data[len(b"scrapy_rep/robots") :], original.origin, "not a"),
+        "other version": (data.replace(b'"version": 1', b'"version": 99'), original.origin,
+                          "another format version"),
+        "bad json": (data.replace(b'"status": 200', b'"status": 200,,'), original.origin,
+                     "undecodable"),
+        "unknown field": (data.replace(b'"status"', b'"statuz"'), original.origin, "undecodable"),
+        "times not numbers": (replace(original, fetched_at="x").encode(), original.origin,
+                              "times are not numbers"),
+    }  # fmt: skip
+    for name, (payload, origin, why) in broken.items():
+        with pytest.raises(StoreCorrupt, match=why):
             SharedRecord.decode(payload, origin)
-        assert name
+        assert SharedRecord.decode(data, original.origin) == original, name
 
 
 # ---------------------------------------------------------------------- the store
