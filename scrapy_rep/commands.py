@@ -29,15 +29,12 @@ from scrapy_rep.check import (
     EXIT_DISALLOWED,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
-    fetch_robotstxt,
-    read_robots_file,
     report,
-    robots_url_for,
-    within,
 )
 from scrapy_rep.pagedirectives import page_directives
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
+from scrapy_rep.urlfetch import fetch_robotstxt, read_robots_file, robots_url_for, within
 from scrapy_rep.useragent import product_token
 
 #: The most of a page read for ``--page`` (the directives are in headers and HTML).
