@@ -45,8 +45,10 @@ IMAGE_PREVIEWS: Final = ("none", "standard", "large")  # most restrictive first
 _DIRECTIVE_START = re.compile(r"\s*[A-Za-z_-]+\s*(?::|$)")
 _SEPARATORS = re.compile(r"[,;]")
 _WHITESPACE = re.compile(r"\s+")
-#: A crawler token before ``:`` in a header (RFC 9309 product-token characters).
-_TOKEN = re.compile(r"[A-Za-z_-]+")
+#: A crawler token before ``:`` in a header: a whole product token, as robots.txt names
+#: are read (SPEC §1): anything up to whitespace, ``*`` or an RFC 9110 delimiter, so
+#: ``AB42bot:`` and ``Jävla-Foobot:`` scope what follows as ``googlebot:`` does.
+_TOKEN = re.compile(r'[^\s"(),/:;<=>?@\[\\\]{}*]+')
 
 
 @dataclass(frozen=True)
@@ -112,24 +114,27 @@ EMPTY: Final = PageDirectives()
 
 
 def _pieces(value: str) -> list[str]:
-    """Split on ``,`` and ``;``; a date after ``unavailable_after:`` keeps its commas."""
-    raw = _SEPARATORS.split(value)
-    pieces: list[str] = []
+    """Split on ``,`` and ``;``; a date after ``unavailable_after:`` keeps its commas.
+
+    Linear in the length of ``value``: a piece is collected as a list of parts and joined
+    once (a 1.6 MB date must not cost seconds of string copies)."""
+    pieces: list[list[str]] = []
     in_date = False
-    for piece in raw:
+    for piece in _SEPARATORS.split(value):
         if in_date and pieces and not _DIRECTIVE_START.match(piece):
-            pieces[-1] += "," + piece  # "unavailable_after: Friday, 25-Jun-10 …"
+            pieces[-1].append(piece)  # "unavailable_after: Friday, 25-Jun-10 …"
             continue
         piece = piece.strip()
         if not piece:
             in_date = False
             continue
-        pieces.append(piece)
-        head = piece.split(":", 1)[0].strip().lower()
+        pieces.append([piece])
+        head, colon, rest = piece.partition(":")
+        head = head.strip().lower()
         in_date = head == "unavailable_after" or (
-            ":" in piece and piece.split(":", 1)[1].strip().lower().startswith("unavailable_after")
+            bool(colon) and rest.strip().lower().startswith("unavailable_after")
         )
-    return pieces
+    return [",".join(parts) for parts in pieces]
 
 
 def _words(piece: str) -> list[str]:
@@ -169,12 +174,25 @@ def header_directives(value: str, tokens: Collection[str]) -> list[str]:
 # --------------------------------------------------------------------------- values
 
 
+#: A leap second (``23:59:60``): read as ``23:59:59``, which ``datetime`` can hold.
+_LEAP_SECOND = re.compile(r"(\d{1,2}:\d{2}):60(?!\d)")
+
+
 def parse_date(text: str) -> datetime | None:
     """An ``unavailable_after`` date in UTC, or None (SPEC §6: RFC 822/1123, RFC 850,
-    ISO 8601 with date only = 00:00 UTC, and a few widely used forms)."""
-    text = text.strip()
+    ISO 8601 with date only = 00:00 UTC, and a few widely used forms). A leap second
+    counts as the second before it; a date ``datetime`` cannot hold (year 10000, or
+    year 1 before UTC) is no date. Never raises on content."""
+    text = _LEAP_SECOND.sub(r"\1:59", text.strip())
     if not text:
         return None
+    try:
+        return _to_utc(_parse_any(text))
+    except (OverflowError, ValueError):  # out of datetime's range, in any parser
+        return None
+
+
+def _parse_any(text: str) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(text)  # RFC 822/1123/850 with zone names (PST…)
     except (TypeError, ValueError, IndexError):
@@ -183,6 +201,10 @@ def parse_date(text: str) -> datetime | None:
         parsed = _parse_iso(text)
     if parsed is None:
         parsed = _parse_loose(text)
+    return parsed
+
+
+def _to_utc(parsed: datetime | None) -> datetime | None:
     if parsed is None:
         return None
     if parsed.tzinfo is None:
@@ -282,8 +304,9 @@ def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirec
                 image = choice
         elif name == "unavailable_after":
             date = parse_date(text.partition(":")[2])
-            if date is None:
-                logger.debug("unparseable unavailable_after date ignored: %r", text)
+            if date is None:  # kept, with no effect, so that the spider can see it
+                logger.debug("unparseable unavailable_after date ignored: %r", text[:200])
+                unknown[lowered] = None
             elif unavailable is None or date < unavailable:
                 unavailable = date
         elif name in KEYED:

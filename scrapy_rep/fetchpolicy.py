@@ -59,21 +59,28 @@ def may_follow(url: str) -> bool:
     return parts.scheme.lower() in REDIRECT_SCHEMES and bool(parts.hostname)
 
 
+#: The longest wait a ``Retry-After`` can ask for; a larger value is cut to this.
+MAX_RETRY_AFTER: Final = 365 * 86_400.0
+_DELTA_SECONDS = re.compile(r"[0-9]+")
+
+
 def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """``Retry-After`` as seconds from ``now``: delta-seconds or an HTTP date; else None."""
+    """``Retry-After`` as seconds from ``now`` (delta-seconds or an HTTP date), at most a
+    year; ``None`` when it is absent or neither (never raises on content)."""
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
-        return float(int(text))
+    if _DELTA_SECONDS.fullmatch(text):  # ASCII digits only: "²" is no number of seconds
+        return MAX_RETRY_AFTER if len(text) > 12 else min(float(text), MAX_RETRY_AFTER)
     try:
         when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        now = now if now is not None else datetime.now(timezone.utc)
+        seconds = (when - now).total_seconds()
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    now = now if now is not None else datetime.now(timezone.utc)
-    return max(0.0, (when - now).total_seconds())
+    return min(max(0.0, seconds), MAX_RETRY_AFTER)
 
 
 def retry_delay(attempt: int, base: float, maximum: float, retry_after: float | None) -> float:

@@ -14,8 +14,10 @@ again.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
+from typing import Any
 
 from lxml import etree
 from scrapy.http import HtmlResponse, Response
@@ -28,14 +30,46 @@ logger = logging.getLogger(__name__)
 _EXCLUDED = ("script", "style", "template")
 
 
-def _mentions_any(body: bytes, names: Collection[str]) -> bool:
-    """The cheap check: does any meta name occur in the body at all (case-insensitively)?
+def _mentions_any(response: HtmlResponse, names: Collection[str]) -> bool:
+    """The cheap check: may any meta name occur in the page at all (case-insensitively)?
 
     ``bytes.lower`` and ``in`` run in C at memory speed; a case-insensitive regex would
-    cost more than the HTML parse it is meant to avoid.
+    cost more than the HTML parse it is meant to avoid. The byte search only works when
+    the page's encoding writes ASCII as ASCII: UTF-16 and UTF-32 pages are searched in
+    their decoded text. A meta tag with a character reference (``name="r&#111;bots"``)
+    always gets the parse.
     """
-    lowered = body.lower()
-    return any(name.encode("ascii", "ignore") in lowered for name in names)
+    if not _ascii_compatible(response.encoding):
+        text = response.text.lower()
+        return any(name in text for name in names)
+    lowered = response.body.lower()
+    if any(name.encode("ascii", "ignore") in lowered for name in names):
+        return True
+    return _REFERENCE_IN_META.search(lowered) is not None
+
+
+#: ``&#`` inside a ``<meta`` tag (bounded, so the search stays linear).
+_REFERENCE_IN_META = re.compile(rb"<meta\b[^>]{0,4000}?&#")
+
+
+@lru_cache(maxsize=64)
+def _ascii_compatible(encoding: str) -> bool:
+    """Does ``encoding`` write ASCII text as the same bytes (UTF-8, Latin-1, cp1252…)?"""
+    try:
+        return "robots<meta>".encode(encoding) == b"robots<meta>"
+    except (LookupError, UnicodeError):
+        return False
+
+
+def attribute_of(element: Any, name: str) -> str:
+    """One attribute of a parsed element; ``""`` if absent or unreadable. Reading only
+    that attribute (not ``element.attrib``) copes with a stray control byte elsewhere in
+    the tag, which lxml reads as an attribute name it cannot hand over."""
+    try:
+        value = element.root.get(name)
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 @lru_cache(maxsize=64)
@@ -58,7 +92,7 @@ def meta_tags(
     """``(name, content)`` of the robots meta tags of an HTML response (names lowercased)."""
     if not isinstance(response, HtmlResponse):
         return []
-    if not _mentions_any(response.body, names):
+    if not _mentions_any(response, names):
         return []  # no meta name occurs anywhere: no parse needed
     try:
         elements = response.selector.xpath(_meta_xpath(noscript))
@@ -67,9 +101,9 @@ def meta_tags(
         return []
     found = []
     for element in elements:
-        name = (element.attrib.get("name") or "").strip().lower()
+        name = attribute_of(element, "name").strip().lower()
         if name in names:
-            found.append((name, element.attrib.get("content") or ""))
+            found.append((name, attribute_of(element, "content")))
     return found
 
 

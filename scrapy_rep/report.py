@@ -148,7 +148,9 @@ class RepReport:
         if response is not None and reason in _NOT_FOLLOWED:
             self._url(response.url, _NOT_FOLLOWED[reason])
 
-    def _item_refused(self, response: Response, reason: str, **_: Any) -> None:
+    def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
+        if response is None:  # an item from start(): it belongs to no URL
+            return
         record = self._url(response.url, f"item dropped ({reason})")
         if record is not None:
             record.item_dropped = True
@@ -160,7 +162,9 @@ class RepReport:
         if record is not None:
             record.downloaded = True
 
-    def _item(self, response: Response, **_: Any) -> None:
+    def _item(self, response: Response | None, **_: Any) -> None:
+        if response is None:  # an item from start(): it belongs to no URL
+            return
         self._url(response.url, "item kept")
 
     # ------------------------------------------------------------------ printing

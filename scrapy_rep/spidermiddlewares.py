@@ -31,7 +31,7 @@ from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.pagedirectives import crawler_tokens, page_directives
+from scrapy_rep.pagedirectives import attribute_of, crawler_tokens, page_directives
 from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:
@@ -84,14 +84,29 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """
         directives = self._directives.get(response)
         if directives is None:
-            directives = page_directives(
-                response,
-                self.tokens[0] if self.tokens else "",
-                extra_tokens=self.tokens[1:],
-                meta_in_noscript=self.config.meta_in_noscript,
-            )
+            try:
+                directives = page_directives(
+                    response,
+                    self.tokens[0] if self.tokens else "",
+                    extra_tokens=self.tokens[1:],
+                    meta_in_noscript=self.config.meta_in_noscript,
+                )
+            except Exception as error:  # never lose a page's output over its directives
+                directives = EMPTY
+                self._failed(response, "directives", error)
             self._directives[response] = directives
         return directives
+
+    def _failed(self, response: Response, what: str, error: Exception) -> None:
+        """Reading a page failed: the page counts as having none of ``what``; logged once
+        per response with its URL and counted in ``rep/directives/errors``."""
+        self._inc("rep/directives/errors")
+        logger.warning(
+            "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "
+            "having none",
+            {"what": what, "url": response.url, "error": f"{type(error).__name__}: {error}"},
+            extra={"spider": self.crawler.spider},
+        )
 
     def _count_page(self, directives: PageDirectives) -> None:
         if self.stats is None or directives is EMPTY:
@@ -162,19 +177,27 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         cached = self._rel_targets.get(response)
         if cached is not None:
             return cached
+        try:
+            targets = self._read_rel_nofollow(response)
+        except Exception as error:  # never lose a page's links over one broken tag
+            targets = frozenset()
+            self._failed(response, 'rel="nofollow" links', error)
+        self._rel_targets[response] = targets
+        return targets
+
+    def _read_rel_nofollow(self, response: Response) -> frozenset[str]:
         targets: frozenset[str] = frozenset()
         if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
             base = _base_url(response)
             nofollow: set[str] = set()
             followed: set[str] = set()
             for link in _links(response):
-                url = _absolute(base, link.attrib["href"])
+                url = _absolute(base, attribute_of(link, "href"))
                 if url is None:
                     continue
-                rel = (link.attrib.get("rel") or "").lower().split()
+                rel = attribute_of(link, "rel").lower().split()
                 (nofollow if "nofollow" in rel else followed).add(url)
             targets = frozenset(nofollow - followed)
-        self._rel_targets[response] = targets
         return targets
 
     def _inc(self, key: str) -> None:

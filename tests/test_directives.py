@@ -222,3 +222,50 @@ def test_reader_never_raises_on_any_header_value(value: str, tokens: list[str]) 
 )
 def test_combination_is_order_independent(directives: list[str]) -> None:
     assert combine(directives) == combine(list(reversed(directives)))
+
+
+@pytest.mark.parametrize(
+    "date",
+    [
+        "9999-12-31T23:00:00-05:00",
+        "Fri, 31 Dec 9999 23:59:59 EST",
+        "25 Jun 99999999999999 15:00:00 PST",
+        "0001-01-01T00:00:00+01:00",
+    ],
+)
+def test_spec6_a_date_datetime_cannot_hold_is_an_invalid_directive_kept_in_unknown(
+    date: str,
+) -> None:
+    assert parse_date(date) is None
+    directives = combine([f"unavailable_after: {date}", "noindex"])
+    assert directives.noindex and directives.unavailable_after is None
+    assert directives.unknown == (f"unavailable_after: {date}".lower(),)
+
+
+@pytest.mark.parametrize(
+    ("date", "expected"),
+    [
+        ("Thu, 30 Jun 2016 23:59:60 GMT", datetime(2016, 6, 30, 23, 59, 59, tzinfo=timezone.utc)),
+        ("2016-06-30T23:59:60Z", datetime(2016, 6, 30, 23, 59, 59, tzinfo=timezone.utc)),
+        ("30 June 2016 23:59:60", datetime(2016, 6, 30, 23, 59, 59, tzinfo=timezone.utc)),
+    ],
+)
+def test_spec6_a_leap_second_reads_as_the_second_before(date: str, expected: datetime) -> None:
+    assert parse_date(date) == expected
+    assert combine([f"unavailable_after: {date}"]).is_expired()
+
+
+@pytest.mark.parametrize(
+    ("value", "tokens", "applies"),
+    [
+        ("ab42bot: noindex", ("ab42bot",), True),
+        ("AB42bot: noindex", ("ab42bot",), True),
+        ("ab42bot: noindex", ("ab",), False),
+        ("Jävla-Foobot: noindex", ("jävla-foobot",), True),
+        ("rule1testbot: noindex", ("rule3testbot",), False),
+    ],
+)
+def test_spec6_a_header_scope_is_a_whole_crawler_name(
+    value: str, tokens: tuple[str, ...], applies: bool
+) -> None:
+    assert from_header(value, tokens=tokens).noindex is applies

@@ -102,3 +102,25 @@ def test_spec4_cache_control_max_age_within_bounds(header: str | None, lifetime:
 )
 def test_spec7_robotstxt_redirects_only_to_http_urls(url: str, followed: bool) -> None:
     assert may_follow(url) is followed
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("9" * 400, 365 * 86_400.0),
+        ("9" * 5000, 365 * 86_400.0),
+        ("31536001", 365 * 86_400.0),
+        ("²", None),
+        ("١٢", None),  # Arabic-Indic digits pass str.isdigit() too
+        ("-5", None),
+        ("1e3", None),
+        (" 12 ", 12.0),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", 365 * 86_400.0),
+        ("Fri, 31 Dec 99999 23:59:59 GMT", None),
+        ("Mon, 01 Jan 0001 00:00:00 +1400", 0.0),
+    ],
+)
+def test_spec4_odd_retry_after_values_are_clamped_or_absent_never_an_error(
+    value: str, seconds: float | None
+) -> None:
+    assert retry_after_seconds(value) == seconds

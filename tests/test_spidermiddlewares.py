@@ -209,3 +209,25 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
     requests = [Request("https://e.com/sponsored"), Request("https://e.com/plain")]
     # The links cannot be resolved, so none is known to be nofollow: both go on.
     assert len(run(mw, response, requests)) == 2
+
+
+def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import scrapy_rep.spidermiddlewares as module
+
+    def broken(*args: Any, **kwargs: Any) -> PageDirectives:
+        raise ValueError("lxml could not read an attribute")
+
+    monkeypatch.setattr(module, "page_directives", broken)
+    mw = make()
+    response = page(meta("noindex, nofollow").format(links=""))
+    item, request = {"a": 1}, Request("https://e.com/next")
+    with caplog.at_level(logging.WARNING):
+        assert run(mw, response, [item, request]) == [item, request]
+    assert mw.stats is not None
+    assert mw.stats.get_value("rep/directives/errors") == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "Could not read the directives of https://e.com/p (ValueError: lxml could not read "
+        "an attribute); the page is treated as having none"
+    ]
