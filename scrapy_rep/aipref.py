@@ -131,12 +131,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
     that fails to parse, or is longer than :data:`MAX_PREFS_BYTES`, leaves every
     category unknown.
     """
-    if isinstance(value, str):
-        data = value.encode("utf-8", "surrogatepass")
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-    else:
-        raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
+    data = _as_bytes(value)
     if not data.strip(b" \t"):
         return UNKNOWN
     if len(data) > MAX_PREFS_BYTES:
@@ -195,12 +190,7 @@ def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePr
     is the statement. The path is returned as the file's bytes (``None`` when absent);
     ``value`` is the file's bytes, or text that is encoded as UTF-8 first.
     """
-    if isinstance(value, str):
-        data = value.encode("utf-8", "surrogatepass")
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-    else:
-        raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
+    data = _as_bytes(value)
     for end in (b"\r", b"\n", b"#"):
         cut = data.find(end)
         if cut >= 0:
@@ -343,3 +333,12 @@ class ContentUsageRules:
 
 def _line(rule: ContentUsageRule) -> int:
     return rule.line
+
+
+def _as_bytes(value: bytes | str) -> bytes:
+    """The bytes of a value: text is encoded as UTF-8 (vocab §6.3)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"value must be bytes or str, not {type(value).__name__}")

@@ -249,69 +249,48 @@ async def test_the_held_request_limit_spills_to_disk_and_loses_nothing() -> None
 # --------------------------------------------------------------------------- crawl-delay
 
 
-def _delay_site(crawl_delay: float, pages: int = 5) -> tuple[Sites, list[str]]:
+async def min_gap(crawl_delay: float, pages: int, settings: dict[str, Any]) -> float:
+    """The shortest gap between two page requests to an origin with this crawl-delay."""
     sites = Sites()
-    sites.add("a").script(
+    origin = sites.add("a")
+    origin.script(
         "/robots.txt", robots(f"User-agent: *\nCrawl-delay: {crawl_delay}\nDisallow: /x\n")
     )
-    return sites, [sites.url("a", f"/{n}") for n in range(pages)]
+    urls = [sites.url("a", f"/{n}") for n in range(pages)]
+    try:
+        _, spider = await crawl(urls, {"REP_OBEY_CRAWL_DELAY": True, **settings})
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == pages
+    return min(gaps(origin.times))
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_never_shortens_the_projects_download_delay() -> None:
-    sites, urls = _delay_site(0.001, pages=4)
-    settings = {"REP_OBEY_CRAWL_DELAY": True, "DOWNLOAD_DELAY": 1.0, "DOWNLOAD_DELAY_JITTER": 0}
-    try:
-        _, spider = await crawl(urls, settings)
-    finally:
-        await sites.close()
-    assert len(spider.downloaded) == 4
-    assert min(gaps(sites.origins["a"].times)) >= 0.95
+    settings = {"DOWNLOAD_DELAY": 1.0, "DOWNLOAD_DELAY_JITTER": 0}
+    assert await min_gap(0.001, 4, settings) >= 0.95
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_is_a_floor_under_scrapys_jitter() -> None:
-    sites, urls = _delay_site(0.4, pages=6)
-    settings = {"REP_OBEY_CRAWL_DELAY": True, "DOWNLOAD_DELAY_JITTER": 0.5}
-    try:
-        _, spider = await crawl(urls, settings)
-    finally:
-        await sites.close()
-    assert len(spider.downloaded) == 6
-    assert min(gaps(sites.origins["a"].times)) >= 0.38
+    assert await min_gap(0.4, 6, {"DOWNLOAD_DELAY_JITTER": 0.5}) >= 0.38
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_keeps_the_download_slots_setting_of_the_host() -> None:
-    sites, urls = _delay_site(0.1, pages=4)
-    settings = {
-        "REP_OBEY_CRAWL_DELAY": True,
-        "DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}},
-    }
-    try:
-        _, spider = await crawl(urls, settings)
-    finally:
-        await sites.close()
-    assert len(spider.downloaded) == 4
-    assert min(gaps(sites.origins["a"].times)) >= 0.95
+    settings = {"DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}}}
+    assert await min_gap(0.1, 4, settings) >= 0.95
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_is_not_lowered_by_autothrottle() -> None:
-    sites, urls = _delay_site(0.5, pages=6)
     settings = {
-        "REP_OBEY_CRAWL_DELAY": True,
         "DOWNLOAD_DELAY_JITTER": 0,
         "AUTOTHROTTLE_ENABLED": True,
         "AUTOTHROTTLE_START_DELAY": 0.0,
         "AUTOTHROTTLE_TARGET_CONCURRENCY": 8.0,
     }
-    try:
-        _, spider = await crawl(urls, settings)
-    finally:
-        await sites.close()
-    assert len(spider.downloaded) == 6
-    assert min(gaps(sites.origins["a"].times)) >= 0.475
+    assert await min_gap(0.5, 6, settings) >= 0.475
 
 
 def _collect_outcomes(outcomes: list[str]) -> Any:
