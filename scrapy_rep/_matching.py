@@ -58,9 +58,16 @@ def _encode_non_ascii(text: str, *, latin1: bool) -> str:
     return "".join(out)
 
 
+def has_lower_escape(text: str) -> bool:
+    """Does ``text`` hold a ``%xx`` escape with a lowercase hex digit?"""
+    if len(text) > 64 and not any(letter in text for letter in "abcdef"):
+        return False  # six scans in C: quicker than the regex on long, escape-heavy text
+    return _LOWER_ESCAPE.search(text) is not None
+
+
 def upper_escapes(text: str) -> str:
     """RFC 3986 §2.1: ``%xx`` escapes with uppercase hex (``%c3`` and ``%C3`` are one octet)."""
-    if _LOWER_ESCAPE.search(text) is None:
+    if not has_lower_escape(text):
         return text
     return _LOWER_ESCAPE.sub(lambda m: m.group(0).upper(), text)
 
@@ -186,12 +193,22 @@ def _common_prefix_length(a: str, b: str) -> int:
 _Wild = tuple[int, int, tuple[str, ...], str, bool]
 
 
-def _segments(body: str) -> tuple[str, tuple[str, ...], str]:
-    """``(first, inner, tail)`` of a pattern body with at least one ``*`` (no ``$``)."""
+def _segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, bool]:
+    """``(first, inner, tail, anchored)`` of a pattern body with at least one ``*``.
+
+    Simplified without changing what matches: a run of stars is one star, and a final
+    star (``/*x*``, ``/*x*$``) is dropped, the last segment before it becoming the tail.
+    """
     if "**" in body:
-        body = _STARS.sub("*", body)  # a run of stars is one star (priority unchanged)
+        body = _STARS.sub("*", body)
     segments = body.split("*")
-    return segments[0], tuple(segment for segment in segments[1:-1] if segment), segments[-1]
+    first, tail = segments[0], segments[-1]
+    inner = tuple(segment for segment in segments[1:-1] if segment)
+    if not tail:
+        anchored = False
+        if inner:
+            inner, tail = inner[:-1], inner[-1]
+    return first, inner, tail, anchored
 
 
 class LongestMatcher:
@@ -227,27 +244,36 @@ class LongestMatcher:
         ``wildcards``: ``*`` and a final ``$`` are special (SPEC §2); ``exact_at``: the
         positions of patterns that match only the path equal to them, whatever the mode.
         """
+        exact: dict[str, int] = {}
+        if exact_at:
+            for position in exact_at:
+                _keep_better(exact, patterns[position], codes[position])
+            rest = [position for position in range(len(patterns)) if position not in exact_at]
+            patterns = [patterns[position] for position in rest]
+            codes = [codes[position] for position in rest]
         joined = "".join(patterns)
         literal: dict[str, int] = {}
-        if not exact_at and (not wildcards or ("*" not in joined and "$" not in joined)):
+        if not exact and (not wildcards or ("*" not in joined and "$" not in joined)):
             literal = dict(zip(patterns, codes, strict=True))
             if len(literal) == len(patterns):
-                self._set_up(literal, {}, {})
+                self._set_up(literal, exact, {})
                 return
             literal = {}
-        exact: dict[str, int] = {}
         wild: dict[str, list[_Wild]] = {}
-        for position, (pattern, code) in enumerate(zip(patterns, codes, strict=True)):
-            if position in exact_at:
-                _keep_better(exact, pattern, code)
-                continue
-            anchored = wildcards and pattern.endswith("$")
-            body = pattern[:-1] if anchored else pattern
-            if wildcards and "*" in body:
-                first, inner, tail = _segments(body)
-                wild.setdefault(first, []).append((len(pattern), code, inner, tail, anchored))
+        for pattern, code in zip(patterns, codes, strict=True):
+            if wildcards and ("*" in pattern or pattern[-1:] == "$"):
+                anchored = pattern[-1:] == "$"
+                body = pattern[:-1] if anchored else pattern
+                if "*" in body:
+                    first, inner, tail, anchored = _segments(body, anchored)
+                    entry = (len(pattern), code, inner, tail, anchored)
+                    wild.setdefault(first, []).append(entry)
+                else:
+                    _keep_better(exact, body, code)
             else:
-                _keep_better(exact if anchored else literal, body, code)
+                old = literal.get(pattern)
+                if old is None or code > 0 > old:  # equal patterns: as _keep_better
+                    literal[pattern] = code
         self._set_up(literal, exact, wild)
 
     def _set_up(
@@ -393,8 +419,7 @@ class FirstMatcher:
             anchored = wildcards and pattern.endswith("$")
             body = pattern[:-1] if anchored else pattern
             if wildcards and "*" in body:
-                first, inner, tail = _segments(body)
-                rules.append((first, inner, tail, anchored, code))
+                rules.append((*_segments(body, anchored), code))
             else:
                 rules.append((body, None, "", anchored, code))
         self._rules = tuple(rules)

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, NamedTuple
 from scrapy_rep._matching import (
     FirstMatcher,
     LongestMatcher,
+    has_lower_escape,
     normalise_pattern,
     normalise_url_path,
     path_of,
@@ -412,14 +413,14 @@ class RobotsTxt:
             patterns.extend(values[starts[group] : end])
             numbers.extend(codes[starts[group] : end])
         joined = "\n".join(patterns)
-        # One scan of all values tells whether any needs normalising (rarely).
-        if (
-            "%" in joined
+        encoding = options.percent_encoding
+        # A few scans of all values in C tell whether any needs normalising (rarely).
+        if joined and (
+            joined[0] not in "/*"
             or not joined.isascii()
-            or (joined and joined[0] not in "/*")
             or _NOT_ROOTED.search(joined) is not None
+            or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
         ):
-            encoding = options.percent_encoding
             patterns = [normalise_pattern(value, encoding) for value in patterns]
         exact_at: frozenset[int] = frozenset()
         if options.index_html_is_directory and "/index.htm" in joined:
