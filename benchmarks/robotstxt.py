@@ -289,30 +289,28 @@ def _cell(result: tuple[float, float] | None) -> str:
 # --------------------------------------------------------------------------- report
 
 
-def _ratio(base: float, value: float) -> str:
-    return f" ({base / value:.1f}× faster)" if value else ""
-
-
 def print_table(results: dict[str, dict[str, float]], base: dict[str, float] | None) -> None:
     print(
-        "| library | parse s | check pass s (first calls + others) | GC in check pass "
+        "| library | parse s | check pass s = first calls + others | GC in check pass "
         "| cold per site s | KiB per file | GC objects per file |"
     )
     print("|---|---|---|---|---|---|---|")
     for name, row in results.items():
-        rel = base is not None and name != "Protego"
+
+        def vs(key: str, row: dict[str, float] = row, name: str = name) -> str:
+            if base is None or name == "Protego":
+                return ""
+            return f" ({base[key] / row[key]:.1f}× faster)"
+
         memory = f"{row['kib_1']:.1f}"
-        if rel and base is not None:
+        if base is not None and name != "Protego":
             memory += f" ({row['kib_1'] / base['kib_1']:.2f}× Protego)"
         memory += f"; {row['kib_3']:.1f} after 3 agents"
         print(
-            f"| {name} "
-            f"| {row['parse_s']:.3f}{_ratio(base['parse_s'], row['parse_s']) if rel and base else ''} "
-            f"| {row['check_s']:.3f}{_ratio(base['check_s'], row['check_s']) if rel and base else ''}"
-            f" ({row['first_s']:.3f} + {row['rest_s']:.3f}) "
+            f"| {name} | {row['parse_s']:.3f}{vs('parse_s')} "
+            f"| {row['check_s']:.3f} = {row['first_s']:.3f} + {row['rest_s']:.3f}{vs('check_s')} "
             f"| {row['check_gc_s']:.3f} s, {row['check_gc_full']:.0f} full "
-            f"| {row['cold_s']:.3f}{_ratio(base['cold_s'], row['cold_s']) if rel and base else ''} "
-            f"| {memory} | {row['objects_1']:,.0f} |"
+            f"| {row['cold_s']:.3f}{vs('cold_s')} | {memory} | {row['objects_1']:,.0f} |"
         )
 
 

@@ -162,9 +162,7 @@ def wildcard_match(path: str, segments: Sequence[str], anchored: bool) -> bool:
     return _match_rest(path, len(first), segments[1:-1], segments[-1], anchored)
 
 
-def _match_rest(
-    path: str, position: int, inner: Sequence[str], tail: str, anchored: bool
-) -> bool:
+def _match_rest(path: str, position: int, inner: Sequence[str], tail: str, anchored: bool) -> bool:
     """The segments after the first, from ``position`` on (see :func:`wildcard_match`)."""
     for segment in inner:
         found = path.find(segment, position)
@@ -323,9 +321,7 @@ class LongestMatcher:
             if wild is not None:
                 entries = wild.get(index)
                 if entries is not None:
-                    best_priority, best = self._try_wild(
-                        path, index, entries, best_priority, best
-                    )
+                    best_priority, best = self._try_wild(path, index, entries, best_priority, best)
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best

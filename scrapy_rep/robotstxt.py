@@ -621,7 +621,7 @@ class _Parser:
             if kind is None:
                 self._skip(number, f"unknown key {_text(key)!r}")
                 continue
-            if kind == _ALLOW or kind == _DISALLOW:
+            if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")

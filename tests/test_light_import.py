@@ -89,4 +89,4 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
     for name in scrapy_rep.__all__:
         assert getattr(scrapy_rep, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        _ = scrapy_rep.Nope  # type: ignore[attr-defined]
+        _ = scrapy_rep.Nope

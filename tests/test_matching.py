@@ -16,7 +16,6 @@ from scrapy_rep._matching import (
     wildcard_match,
 )
 
-
 Spec = tuple[str, bool]  # (normalised pattern, allow)
 
 
