@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import sys
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, fields, replace
@@ -521,12 +520,21 @@ _PREFIX_KEYS: Final = tuple(
 )
 
 
-def _key_by_prefix(key: str) -> int | None:
-    """google/robotstxt ``ParsedRobotsKey``: a key matches when it starts with a known key."""
-    for name, kind in _PREFIX_KEYS:
-        if key.startswith(name):
-            return kind
-    return None
+def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
+    """The kind of a key as written (case-insensitive, SPEC §1); ``-1`` when unknown.
+
+    Lenient (Google): also any key that *starts with* a known one (``disallowed:``), as
+    google/robotstxt's ``ParsedRobotsKey`` reads it.
+    """
+    lowered = key.lower()
+    kind = keys.get(lowered)
+    if kind is not None:
+        return kind
+    if lenient:
+        for name, kind in _PREFIX_KEYS:
+            if lowered.startswith(name):
+                return kind
+    return -1
 
 
 #: Content Signals policy keys -> ContentSignals fields.
@@ -591,7 +599,10 @@ class _Parser:
         delays: dict[int, float] = {}
         signals: dict[int, dict[str, bool]] = {}
         sitemaps: dict[str, None] = {}
-        intern = sys.intern
+        # Each distinct key as written -> (kind, the one string kept for it): most files
+        # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
+        spellings: dict[str, tuple[int, str]] = {}
+        values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
         for number, (raw_key, colon, raw_value, comment) in enumerate(
@@ -615,20 +626,18 @@ class _Parser:
                     self._skip(number, "no colon")
                     continue
                 key, value = parts
-            kind = keys.get(key.lower())
-            if kind is None and lenient:
-                kind = _key_by_prefix(key.lower())
-            if kind is None:
-                self._skip(number, f"unknown key {_text(key)!r}")
-                continue
+            spelling = spellings.get(key)
+            if spelling is None:
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
+            kind, key = spelling
             if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
-                    values.append(value)
-                    rule_keys.append(intern(key))
-                    codes.append(number if kind == _ALLOW else -number)
+                    values_append(value)
+                    keys_append(key)
+                    codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
                 if not in_agent_run or group < 0:
                     group = len(starts)
@@ -644,6 +653,8 @@ class _Parser:
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[_text(value)] = None
+            elif kind < 0:
+                self._skip(number, f"unknown key {_text(key)!r}")
             elif group < 0:
                 self._skip(number, "group setting before any user-agent line")
             elif kind == _CRAWL_DELAY:
@@ -702,7 +713,7 @@ def _agent_token(value: str) -> str:
     """
     if value[:1] == "*" and value[1:2] in ("", " ", "\t"):
         return "*"
-    return sys.intern(product_token(_text(value)))
+    return product_token(value if value.isascii() else _text(value))
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:

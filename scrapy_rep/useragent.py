@@ -24,6 +24,8 @@ def product_token(user_agent: str) -> str:
     """
     if not isinstance(user_agent, str):
         raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
+    if user_agent.isalnum():  # the usual "Googlebot": letters and digits end no token
+        return user_agent.lower()
     match = _TOKEN.match(user_agent.lstrip())
     return match.group(0).lower() if match else ""
 
