@@ -34,8 +34,9 @@ _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 _LONG_PATH: Final = 4096
 #: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
 _PATH_START = re.compile(r"[/?;]")
-#: An http(s) authority without path, query, parameter or fragment delimiters, then "/".
-_HTTP_AUTHORITY = re.compile(r"https?://[^/?;#]*(?=/)")
+#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
+#: and its path+query (group 1).
+_HTTP_PATH = re.compile(r"https?://[^/?;#]*(/[^#]*)")
 _STARS = re.compile(r"\*\*+")
 #: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
 _UNKNOWN: Final = -2
@@ -121,11 +122,9 @@ def path_of(url: str) -> str:
     as the host (``example.com/a?b`` gives ``/a?b``, ``a/b`` gives ``/b``, ``a`` gives
     ``/``, ``//host/p`` gives ``/p``); a URL starting with a single ``/`` is a path.
     """
-    found = _HTTP_AUTHORITY.match(url)
+    found = _HTTP_PATH.match(url)
     if found is not None:  # the usual case, answered without the general scan below
-        start = found.end()
-        end = url.find("#", start)
-        return url[start:end] if end >= 0 else url[start:]
+        return found.group(1)
     search_start = 2 if url.startswith("//") else 0
     early = _PATH_START.search(url, search_start)
     protocol_end = url.find("://", search_start)
@@ -201,7 +200,9 @@ def _segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, boo
         body = _STARS.sub("*", body)
     segments = body.split("*")
     first, tail = segments[0], segments[-1]
-    inner = tuple(segment for segment in segments[1:-1] if segment)
+    inner: tuple[str, ...] = ()
+    if len(segments) > 2:
+        inner = tuple(filter(None, segments[1:-1]))
     if not tail:
         anchored = False
         if inner:
@@ -228,7 +229,7 @@ class LongestMatcher:
     question in milliseconds.
     """
 
-    __slots__ = ("_chars", "_exact", "_keys", "_literal", "_parent", "_wild")
+    __slots__ = ("_chars", "_exact", "_keys", "_literal", "_parent", "_plain", "_wild")
 
     def __init__(
         self,
@@ -291,7 +292,9 @@ class LongestMatcher:
                 )
                 for first, entries in wild.items()
             }
-        self._chars: dict[int, frozenset[str]] | None = None
+        self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
+        #: Only literal prefixes: every key is a pattern, the longest prefix decides.
+        self._plain = not wild and not exact
 
     def match(self, path: str) -> int:
         """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
@@ -301,6 +304,8 @@ class LongestMatcher:
         while index >= 0 and not path.startswith(keys[index]):
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
+        if self._plain:
+            return self._literal[index] if index >= 0 else 0
         best = 0
         best_priority = -1
         if self._exact is not None:
@@ -309,6 +314,8 @@ class LongestMatcher:
                 best_priority = len(path) + 1
         literal = self._literal
         wild = self._wild
+        # Long paths first check that they hold every character of a wildcard pattern.
+        present = frozenset(path) if wild is not None and len(path) >= _LONG_PATH else None
         while index >= 0:
             code = literal[index]
             if code:
@@ -321,23 +328,34 @@ class LongestMatcher:
             if wild is not None:
                 entries = wild.get(index)
                 if entries is not None:
-                    best_priority, best = self._try_wild(path, index, entries, best_priority, best)
+                    best_priority, best = self._try_wild(
+                        path, present, index, entries, best_priority, best
+                    )
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
 
     def _try_wild(
-        self, path: str, index: int, entries: tuple[_Wild, ...], best_priority: int, best: int
+        self,
+        path: str,
+        present: frozenset[str] | None,
+        index: int,
+        entries: tuple[_Wild, ...],
+        best_priority: int,
+        best: int,
     ) -> tuple[int, int]:
-        """The best of (best so far, the wildcard patterns whose first segment is key ``index``)."""
+        """The best of (best so far, the wildcard patterns whose first segment is key ``index``).
+
+        ``present``: the characters of a long path (``None`` for a short one).
+        """
         first_length = len(self._keys[index])
-        present = frozenset(path) if len(path) >= _LONG_PATH else None
+        charsets = self._characters(index) if present is not None else None
         for number, (priority, code, inner, tail, anchored) in enumerate(entries):
             if priority < best_priority:
                 break
             if priority == best_priority and (best > 0 or code < 0):
                 continue
-            if present is not None and not self._characters(index, number) <= present:
+            if charsets is not None and present is not None and not charsets[number] <= present:
                 continue
             if inner:
                 matched = _match_rest(path, first_length, inner, tail, anchored)
@@ -349,23 +367,25 @@ class LongestMatcher:
                 return priority, code
         return best_priority, best
 
-    def _characters(self, index: int, number: int) -> frozenset[str]:
-        """The characters of a wildcard pattern, collected on first use (long paths only).
+    def _characters(self, index: int) -> tuple[frozenset[str], ...]:
+        """The characters of each wildcard pattern of key ``index``, collected on first use.
 
         A path of 4 KiB or more first checks that it holds every character of a pattern:
         a cheap filter that keeps one call on a 100 KB URL against thousands of patterns
-        in milliseconds.
+        in milliseconds. Only long paths need it, so it is built for them only.
         """
         if self._chars is None:
             self._chars = {}
-        slot = (index << 20) | number
-        chars = self._chars.get(slot)
-        if chars is None:
+        charsets = self._chars.get(index)
+        if charsets is None:
             assert self._wild is not None
-            _, _, inner, tail, _ = self._wild[index][number]
-            chars = frozenset(self._keys[index] + "".join(inner) + tail)
-            self._chars[slot] = chars
-        return chars
+            first = self._keys[index]
+            charsets = tuple(
+                frozenset(first + "".join(inner) + tail)
+                for _, _, inner, tail, _ in self._wild[index]
+            )
+            self._chars[index] = charsets
+        return charsets
 
     def _find_parent(self, index: int) -> int:
         """The index of the longest key that is a proper prefix of key ``index`` (or -1).

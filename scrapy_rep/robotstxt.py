@@ -484,9 +484,6 @@ _DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed
 
 # --------------------------------------------------------------------------- parsing
 
-#: One line: key, colon, value, comment. The classes are disjoint, so the match never
-#: backtracks; ``findall`` returns one tuple per line in C.
-_LINE = re.compile(r"([^:#\n]*)(:?)([^#\n]*)(#?)[^\n]*\n")
 _WHITESPACE = " \t\v\f"
 _SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
 
@@ -581,11 +578,10 @@ class _Parser:
         text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
         limit = options.max_line_length
-        if limit is not None and len(text) > limit:
-            lines = text.split("\n")
-            if max(map(len, lines)) > limit:
-                text = "\n".join(line[:limit] for line in lines)
+        if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
+            lines = [line[:limit] for line in lines]
         keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
         blank_ends = options.blank_line_ends_group
         lenient = options.lenient_syntax
@@ -605,9 +601,12 @@ class _Parser:
         values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
-        for number, (raw_key, colon, raw_value, comment) in enumerate(
-            _LINE.findall(text + "\n"), 1
-        ):
+        for number, line in enumerate(lines, 1):
+            # Everything from "#" is a comment; then "key: value" (SPEC §1).
+            comment = "#" in line
+            if comment:
+                line = line[: line.index("#")]
+            raw_key, colon, raw_value = line.partition(":")
             if colon:
                 key = raw_key.strip(_WHITESPACE)
                 value = raw_value.strip(_WHITESPACE)
@@ -643,7 +642,8 @@ class _Parser:
                     group = len(starts)
                     starts.append(len(values))
                     in_agent_run = True
-                token = _agent_token(value)
+                # The usual plain name ("Googlebot") needs no product-token scan.
+                token = value.lower() if value.isalnum() else _agent_token(value)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
