@@ -188,6 +188,23 @@ def _common_prefix_length(a: str, b: str) -> int:
 #: A pattern with ``*``: priority, code, the segments between the first and the last
 #: (empty ones dropped), the last segment, ``$``-anchored. The first segment is its key.
 _Wild = tuple[int, int, tuple[str, ...], str, bool]
+#: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
+_Raw = tuple[int, int, str]
+
+
+def _rank(raw: _Raw) -> tuple[int, bool]:
+    """Longest first; at equal length allow first (SPEC §1); the sort keeps file order."""
+    return -raw[0], raw[1] < 0
+
+
+def _split_all(raws: list[_Raw]) -> tuple[_Wild, ...]:
+    """The wildcard patterns of one key, split into segments, in the order they are tried."""
+    entries = []
+    for priority, code, pattern in sorted(raws, key=_rank):
+        anchored = pattern.endswith("$")
+        _, inner, tail, anchored = _segments(pattern[:-1] if anchored else pattern, anchored)
+        entries.append((priority, code, inner, tail, anchored))
+    return tuple(entries)
 
 
 def _segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, bool]:
@@ -258,17 +275,14 @@ class LongestMatcher:
                 self._set_up(literal, exact, {})
                 return
             literal = {}
-        wild: dict[str, list[_Wild]] = {}
+        wild: dict[str, list[_Raw]] = {}
         for pattern, code in zip(patterns, codes, strict=True):
             if wildcards and ("*" in pattern or pattern[-1:] == "$"):
-                anchored = pattern[-1:] == "$"
-                body = pattern[:-1] if anchored else pattern
-                if "*" in body:
-                    first, inner, tail, anchored = _segments(body, anchored)
-                    entry = (len(pattern), code, inner, tail, anchored)
-                    wild.setdefault(first, []).append(entry)
+                star = pattern.find("*")
+                if star >= 0:  # split into segments when a path first reaches its key
+                    wild.setdefault(pattern[:star], []).append((len(pattern), code, pattern))
                 else:
-                    _keep_better(exact, body, code)
+                    _keep_better(exact, pattern[:-1], code)
             else:
                 old = literal.get(pattern)
                 if old is None or code > 0 > old:  # equal patterns: as _keep_better
@@ -276,7 +290,7 @@ class LongestMatcher:
         self._set_up(literal, exact, wild)
 
     def _set_up(
-        self, literal: dict[str, int], exact: dict[str, int], wild: dict[str, list[_Wild]]
+        self, literal: dict[str, int], exact: dict[str, int], wild: dict[str, list[_Raw]]
     ) -> None:
         keys = sorted(literal.keys() | wild.keys()) if wild else sorted(literal)
         self._keys = keys
@@ -284,14 +298,10 @@ class LongestMatcher:
         self._literal = array("i", map(literal.get, keys, repeat(0)))
         self._parent = array("i", [_UNKNOWN]) * len(keys)
         self._exact = exact or None
-        self._wild: dict[int, tuple[_Wild, ...]] | None = None
+        #: Key index -> its wildcard patterns: raw until a path first reaches the key.
+        self._wild: dict[int, list[_Raw] | tuple[_Wild, ...]] | None = None
         if wild:
-            self._wild = {
-                bisect_left(keys, first): tuple(
-                    sorted(entries, key=lambda entry: (-entry[0], entry[1] < 0))
-                )
-                for first, entries in wild.items()
-            }
+            self._wild = {bisect_left(keys, first): raws for first, raws in wild.items()}
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
         #: Only literal prefixes: every key is a pattern, the longest prefix decides.
         self._plain = not wild and not exact
@@ -325,12 +335,8 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
-            if wild is not None:
-                entries = wild.get(index)
-                if entries is not None:
-                    best_priority, best = self._try_wild(
-                        path, present, index, entries, best_priority, best
-                    )
+            if wild is not None and index in wild:
+                best_priority, best = self._try_wild(path, present, index, best_priority, best)
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
@@ -340,7 +346,6 @@ class LongestMatcher:
         path: str,
         present: frozenset[str] | None,
         index: int,
-        entries: tuple[_Wild, ...],
         best_priority: int,
         best: int,
     ) -> tuple[int, int]:
@@ -348,6 +353,7 @@ class LongestMatcher:
 
         ``present``: the characters of a long path (``None`` for a short one).
         """
+        entries = self._entries(index)
         first_length = len(self._keys[index])
         charsets = self._characters(index) if present is not None else None
         for number, (priority, code, inner, tail, anchored) in enumerate(entries):
@@ -378,14 +384,21 @@ class LongestMatcher:
             self._chars = {}
         charsets = self._chars.get(index)
         if charsets is None:
-            assert self._wild is not None
             first = self._keys[index]
             charsets = tuple(
                 frozenset(first + "".join(inner) + tail)
-                for _, _, inner, tail, _ in self._wild[index]
+                for _, _, inner, tail, _ in self._entries(index)
             )
             self._chars[index] = charsets
         return charsets
+
+    def _entries(self, index: int) -> tuple[_Wild, ...]:
+        """The wildcard patterns of key ``index``, split on first use and remembered."""
+        assert self._wild is not None
+        entries = self._wild[index]
+        if isinstance(entries, list):
+            entries = self._wild[index] = _split_all(entries)
+        return entries
 
     def _find_parent(self, index: int) -> int:
         """The index of the longest key that is a proper prefix of key ``index`` (or -1).
