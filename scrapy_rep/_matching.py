@@ -197,7 +197,7 @@ def _rank(raw: _Raw) -> tuple[int, bool]:
     return -raw[0], raw[1] < 0
 
 
-def _split_all(raws: list[_Raw]) -> tuple[_Wild, ...]:
+def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
     """The wildcard patterns of one key, split into segments, in the order they are tried."""
     entries = []
     for priority, code, pattern in sorted(raws, key=_rank):
@@ -246,7 +246,16 @@ class LongestMatcher:
     question in milliseconds.
     """
 
-    __slots__ = ("_chars", "_exact", "_keys", "_literal", "_parent", "_plain", "_wild")
+    __slots__ = (
+        "_chars",
+        "_exact",
+        "_keys",
+        "_literal",
+        "_parent",
+        "_plain",
+        "_split",
+        "_wild",
+    )
 
     def __init__(
         self,
@@ -298,10 +307,13 @@ class LongestMatcher:
         self._literal = array("i", map(literal.get, keys, repeat(0)))
         self._parent = array("i", [_UNKNOWN]) * len(keys)
         self._exact = exact or None
-        #: Key index -> its wildcard patterns: raw until a path first reaches the key.
-        self._wild: dict[int, list[_Raw] | tuple[_Wild, ...]] | None = None
+        #: Key index -> its wildcard patterns as compiled; split into segments in
+        #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
+        #: garbage collector stops tracking.
+        self._wild: dict[int, tuple[_Raw, ...]] | None = None
+        self._split: dict[int, tuple[_Wild, ...]] | None = None
         if wild:
-            self._wild = {bisect_left(keys, first): raws for first, raws in wild.items()}
+            self._wild = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
         #: Only literal prefixes: every key is a pattern, the longest prefix decides.
         self._plain = not wild and not exact
@@ -394,10 +406,12 @@ class LongestMatcher:
 
     def _entries(self, index: int) -> tuple[_Wild, ...]:
         """The wildcard patterns of key ``index``, split on first use and remembered."""
-        assert self._wild is not None
-        entries = self._wild[index]
-        if isinstance(entries, list):
-            entries = self._wild[index] = _split_all(entries)
+        if self._split is None:
+            self._split = {}
+        entries = self._split.get(index)
+        if entries is None:
+            assert self._wild is not None
+            entries = self._split[index] = _split_all(self._wild[index])
         return entries
 
     def _find_parent(self, index: int) -> int:

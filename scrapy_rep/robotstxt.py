@@ -30,7 +30,7 @@ from scrapy_rep._matching import (
     normalise_url_path,
     path_of,
 )
-from scrapy_rep.useragent import product_token
+from scrapy_rep.useragent import is_global_agent, product_token
 
 logger = logging.getLogger(__name__)
 
@@ -711,7 +711,7 @@ def _agent_token(value: str) -> str:
     whitespace) is the global group; any other value gives its product token, compared
     as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
     """
-    if value[:1] == "*" and value[1:2] in ("", " ", "\t"):
+    if is_global_agent(value):
         return "*"
     return product_token(value if value.isascii() else _text(value))
 

@@ -31,5 +31,6 @@ def product_token(user_agent: str) -> str:
 
 
 def is_global_agent(value: str) -> bool:
-    """SPEC §1: ``*`` alone, or ``*`` followed by whitespace, names the global group."""
-    return value[:1] == "*" and (len(value) == 1 or value[1].isspace())
+    """SPEC §1: a robots.txt ``user-agent`` value of ``*`` alone, or ``*`` followed by
+    (ASCII) whitespace, names the global group."""
+    return value[:1] == "*" and value[1:2] in ("", " ", "\t", "\v", "\f")
