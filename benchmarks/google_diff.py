@@ -12,7 +12,8 @@ decides) can be told from bugs:
 - ``dot-segment``: the path has ``/./`` or ``/../``, which the bindings' URL parser
   resolves; SPEC §1 matches the URL as given.
 - ``percent-encoding``: the URL or the rule has ``%xx`` escapes or characters the
-  bindings escape (``{``, ``|``…); SPEC §1: "The URL is compared exactly as given".
+  bindings escape (``{``, ``|``…): the bindings' URL parser decodes some escapes
+  (``%7E`` -> ``~``); SPEC §1 only uppercases their hex and decodes nothing.
 - ``other``: none of the above: worth a look.
 
 Google's parser comes from the ``fast-robotstxt`` package (ctypes bindings of
@@ -57,6 +58,9 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--show", type=int, default=5, help="examples shown per class")
     args = parser.parse_args()
+    # This directory holds robotstxt.py (our benchmark), which would shadow the package.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     try:
         from robotstxt import RobotsMatcher
     except ImportError:

@@ -1,10 +1,16 @@
-"""scrapy_rep: the Robots Exclusion Protocol, completely and correctly, for Scrapy."""
+"""scrapy_rep: the Robots Exclusion Protocol, completely and correctly, for Scrapy.
 
-from scrapy_rep.addon import Addon
+The Scrapy-facing names (middlewares, add-on, parser adapter) are imported on first use
+(PEP 562), so ``import scrapy_rep.robotstxt`` and the ``check`` command load neither
+Scrapy nor Twisted.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from scrapy_rep.directives import PageDirectives
-from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
-from scrapy_rep.pagedirectives import page_directives
-from scrapy_rep.robotparser import RobotParser
 from scrapy_rep.robotstxt import (
     ContentSignals,
     Decision,
@@ -13,7 +19,22 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+
+if TYPE_CHECKING:
+    from scrapy_rep.addon import Addon
+    from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.pagedirectives import page_directives
+    from scrapy_rep.robotparser import RobotParser
+    from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+
+#: Name -> the module that defines it, imported when the name is first used.
+_LAZY = {
+    "Addon": "scrapy_rep.addon",
+    "PageDirectivesMiddleware": "scrapy_rep.spidermiddlewares",
+    "RobotParser": "scrapy_rep.robotparser",
+    "RobotsTxtMiddleware": "scrapy_rep.downloadermiddlewares",
+    "page_directives": "scrapy_rep.pagedirectives",
+}
 
 __all__ = [
     "Addon",
@@ -30,3 +51,17 @@ __all__ = [
     "page_directives",
     "parse_robotstxt",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: import a Scrapy-facing name on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -10,36 +10,36 @@ into literal segments, and the segments are found left to right with ``str.find`
 ``*``-only globs the leftmost placement of every segment is always a valid choice, so
 nothing is ever retried and the time is linear in URL × pattern length (the ReDoS of
 Protego's CVE-2026-55520 cannot happen).
+
+A rule is identified by a *code*: a non-zero int, positive for ``allow`` and negative for
+``disallow`` (the parser uses the signed line number). Matchers return the deciding code,
+``0`` when no rule matches. They hold few objects the garbage collector has to walk
+(strings, ``array``, tuples of atoms), because a broad crawl keeps thousands alive.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Sequence
+from itertools import repeat
+from typing import Final
 
 #: RFC 3986 §2.3 unreserved characters: their ``%xx`` escapes are decoded in "rfc9309" mode.
 _UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])")
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
 #: tried (keeps one call on a 100 KB URL against thousands of patterns in milliseconds).
-_LONG_PATH = 4096
-#: The first character that ends a URL's authority (RFC 3986 §3.2).
-_AUTHORITY_END = re.compile(r"[/?#]")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
-
-
-class Rule(NamedTuple):
-    """One ``allow``/``disallow`` line of a robots.txt group."""
-
-    allow: bool
-    #: 1-based line number in the file.
-    line: int
-    #: The key as written (``Disallow``, ``dissalow``…), for messages.
-    key: str
-    #: The value as written (without comment and surrounding whitespace).
-    value: str
+_LONG_PATH: Final = 4096
+#: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
+_PATH_START = re.compile(r"[/?;]")
+#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
+#: and its path+query (group 1).
+_HTTP_PATH = re.compile(r"https?://[^/?;#]*(/[^#]*)")
+_STARS = re.compile(r"\*\*+")
+#: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
+_UNKNOWN: Final = -2
 
 
 # --------------------------------------------------------------------------- encoding
@@ -59,8 +59,16 @@ def _encode_non_ascii(text: str, *, latin1: bool) -> str:
     return "".join(out)
 
 
-def _upper_escapes(text: str) -> str:
-    if _LOWER_ESCAPE.search(text) is None:
+def has_lower_escape(text: str) -> bool:
+    """Does ``text`` hold a ``%xx`` escape with a lowercase hex digit?"""
+    if len(text) > 64 and not any(letter in text for letter in "abcdef"):
+        return False  # six scans in C: quicker than the regex on long, escape-heavy text
+    return _LOWER_ESCAPE.search(text) is not None
+
+
+def upper_escapes(text: str) -> str:
+    """RFC 3986 §2.1: ``%xx`` escapes with uppercase hex (``%c3`` and ``%C3`` are one octet)."""
+    if not has_lower_escape(text):
         return text
     return _LOWER_ESCAPE.sub(lambda m: m.group(0).upper(), text)
 
@@ -69,7 +77,7 @@ def _decode_unreserved(text: str) -> str:
     """Decode escapes of unreserved characters; uppercase the hex of the others."""
     if _UNRESERVED_ESCAPE.search(text) is not None:
         text = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(0)[1:], 16)), text)
-    return _upper_escapes(text)
+    return upper_escapes(text)
 
 
 def normalise_pattern(value: str, encoding: str) -> str:
@@ -81,52 +89,58 @@ def normalise_pattern(value: str, encoding: str) -> str:
     - ``google``: non-ASCII bytes become ``%XX``; existing escapes get uppercase hex.
     - ``rfc9309``: as ``google``, and escapes of unreserved characters are decoded
       (RFC 9309 §2.2.2).
-    - ``none``: the value as written (legacy profile).
+    - ``none``: as written, but escapes get uppercase hex (legacy profile; the URL's
+      escapes are uppercased too, so both sides stay comparable).
     """
     if value[:1] not in ("/", "*"):
         value = "/" + value
-    if encoding == "none":
-        return value
-    if not value.isascii():
+    if encoding != "none" and not value.isascii():
         value = _encode_non_ascii(value, latin1=True)
     if "%" in value:
-        value = _decode_unreserved(value) if encoding == "rfc9309" else _upper_escapes(value)
+        value = _decode_unreserved(value) if encoding == "rfc9309" else upper_escapes(value)
     return value
 
 
 def normalise_url_path(path: str, encoding: str) -> str:
-    """A URL path+query as matched: as given but non-ASCII encoded (SPEC §1), or RFC 9309 §2.2.2."""
+    """A URL path+query as matched (SPEC §1 "Percent-encoding", §2).
+
+    Non-ASCII characters are encoded as UTF-8 ``%XX`` and escapes get uppercase hex in
+    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309 §2.2.2).
+    """
     if not path.isascii():
         path = _encode_non_ascii(path, latin1=False)
-    if encoding == "rfc9309" and "%" in path:
-        path = _decode_unreserved(path)
+    if "%" in path:
+        path = _decode_unreserved(path) if encoding == "rfc9309" else upper_escapes(path)
     return path
 
 
 def path_of(url: str) -> str:
     """The path, parameters and query of ``url``, without the fragment; ``/`` when empty.
 
-    Accepts absolute URLs (``https://h/p?q``), scheme-relative ones (``//h/p``) and bare
-    paths (``/p?q``). SPEC §1: "The URL's path, parameters and query are matched".
+    SPEC §1 "Rule matching": read as google/robotstxt's ``GetPathParamsQuery`` reads it.
+    ``https://h/p;x?q#f`` gives ``/p;x?q``; a URL without a scheme loses its first part
+    as the host (``example.com/a?b`` gives ``/a?b``, ``a/b`` gives ``/b``, ``a`` gives
+    ``/``, ``//host/p`` gives ``/p``); a URL starting with a single ``/`` is a path.
     """
-    authority = -1
-    if url.startswith("//"):
-        authority = 2
-    elif not url.startswith("/"):
-        scheme_end = url.find("://")
-        if scheme_end > 0 and (
-            url[:scheme_end].isalnum() or _SCHEME.fullmatch(url, 0, scheme_end) is not None
-        ):
-            authority = scheme_end + 3
-    start = 0
-    if authority >= 0:
-        found = _AUTHORITY_END.search(url, authority)
-        if found is None:
-            return "/"
-        start = found.start()
-    hash_at = url.find("#", start)
-    path = url[start:hash_at] if hash_at >= 0 else url[start:]
-    return path if path.startswith("/") else "/" + path
+    found = _HTTP_PATH.match(url)
+    if found is not None:  # the usual case, answered without the general scan below
+        return found.group(1)
+    search_start = 2 if url.startswith("//") else 0
+    early = _PATH_START.search(url, search_start)
+    protocol_end = url.find("://", search_start)
+    if protocol_end < 0 or (early is not None and early.start() < protocol_end):
+        protocol_end = search_start  # "://" after a path delimiter is not a scheme's
+    else:
+        protocol_end += 3
+    path_start = _PATH_START.search(url, protocol_end)
+    if path_start is None:
+        return "/"
+    start = path_start.start()
+    end = url.find("#", search_start)
+    if 0 <= end < start:
+        return "/"
+    path = url[start:end] if end >= 0 else url[start:]
+    return path if path[0] == "/" else "/" + path
 
 
 # --------------------------------------------------------------------------- matching
@@ -142,141 +156,288 @@ def wildcard_match(path: str, segments: Sequence[str], anchored: bool) -> bool:
     first = segments[0]
     if not path.startswith(first):
         return False
-    position = len(first)
-    last = len(segments) - 1
-    for index in range(1, last):
-        segment = segments[index]
+    if len(segments) == 1:
+        return not anchored or len(path) == len(first)
+    return _match_rest(path, len(first), segments[1:-1], segments[-1], anchored)
+
+
+def _match_rest(path: str, position: int, inner: Sequence[str], tail: str, anchored: bool) -> bool:
+    """The segments after the first, from ``position`` on (see :func:`wildcard_match`)."""
+    for segment in inner:
         found = path.find(segment, position)
         if found < 0:
             return False
         position = found + len(segment)
-    tail = segments[last]
     if anchored:
         return len(path) - len(tail) >= position and path.endswith(tail)
     return path.find(tail, position) >= 0
 
 
-def _better(priority: int, rule: Rule, best_priority: int, best: Rule | None) -> bool:
-    """Longest pattern wins; allow wins ties (SPEC §1, RFC 9309 §2.2.2)."""
-    if best is None or priority > best_priority:
-        return True
-    return priority == best_priority and rule.allow and not best.allow
+def _common_prefix_length(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (binary search, in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) >> 1
+        if a.startswith(b[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
-#: A pattern with ``*``: priority, rule, length of its first segment, the segments after
-#: the first but before the last (empty ones dropped), the last segment, ``$``-anchored.
-_Wild = tuple[int, Rule, int, tuple[str, ...], str, bool]
-_NO_WILD: tuple[_Wild, ...] = ()
+#: A pattern with ``*``: priority, code, the segments between the first and the last
+#: (empty ones dropped), the last segment, ``$``-anchored. The first segment is its key.
+_Wild = tuple[int, int, tuple[str, ...], str, bool]
+#: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
+_Raw = tuple[int, int, str]
+
+
+def _rank(raw: _Raw) -> tuple[int, bool]:
+    """Longest first; at equal length allow first (SPEC §1); the sort keeps file order."""
+    return -raw[0], raw[1] < 0
+
+
+def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
+    """The wildcard patterns of one key, split into segments, in the order they are tried."""
+    entries = []
+    for priority, code, pattern in sorted(raws, key=_rank):
+        anchored = pattern.endswith("$")
+        _, inner, tail, anchored = _segments(pattern[:-1] if anchored else pattern, anchored)
+        entries.append((priority, code, inner, tail, anchored))
+    return tuple(entries)
+
+
+def _segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, bool]:
+    """``(first, inner, tail, anchored)`` of a pattern body with at least one ``*``.
+
+    Simplified without changing what matches: a run of stars is one star, and a final
+    star (``/*x*``, ``/*x*$``) is dropped, the last segment before it becoming the tail.
+    """
+    if "**" in body:
+        body = _STARS.sub("*", body)
+    segments = body.split("*")
+    first, tail = segments[0], segments[-1]
+    inner: tuple[str, ...] = ()
+    if len(segments) > 2:
+        inner = tuple(filter(None, segments[1:-1]))
+    if not tail:
+        anchored = False
+        if inner:
+            inner, tail = inner[:-1], inner[-1]
+    return first, inner, tail, anchored
 
 
 class LongestMatcher:
-    """The rules of one group, compiled for longest-match lookups (SPEC §1).
+    """The rules of one group set, indexed for longest-match lookups (SPEC §1).
 
     Every pattern starts with a literal segment (up to its first ``*``, or the whole
-    pattern). These segments are kept in a sorted list with "parent" links (the parent of
-    an entry is the longest other entry that is a prefix of it). For a path, one bisection
-    finds the greatest entry <= path; every entry that is a prefix of the path lies on that
-    entry's parent chain, so a short walk visits exactly the candidate patterns:
-    - literal prefixes (``/private``): the best one on the chain is precomputed per entry;
-    - patterns with ``*``: stored with their first segment, longest first; only those on
-      the chain are tried, each stopping as soon as it cannot beat the best match so far;
+    pattern). These keys are kept sorted; for a path, one bisection finds the greatest key
+    <= path, and every key that is a prefix of the path lies on that key's chain of
+    "parents" (the parent of a key is the longest other key that is a prefix of it), so a
+    short walk visits exactly the candidate patterns:
+
+    - literal prefixes (``/private``): the first one met on the walk is the longest;
+    - patterns with ``*``: stored under their first segment, longest first, each tried
+      only while it can still beat the best match so far;
     - exact patterns (``/page$``): one dict lookup.
+
+    Building costs one sort and a few dictionaries (all in C); a parent is looked up the
+    first time a walk needs it and remembered, so a group of 20,000 rules answers its first
+    question in milliseconds.
     """
 
-    __slots__ = ("_best", "_exact", "_keys", "_parent", "_wild", "_wild_chars")
+    __slots__ = (
+        "_chars",
+        "_exact",
+        "_keys",
+        "_literal",
+        "_parent",
+        "_plain",
+        "_split",
+        "_wild",
+    )
 
-    def __init__(self, compiled: Iterable[tuple[str, Rule, bool]]) -> None:
-        """``compiled``: (normalised pattern, rule, whether ``*``/``$`` are wildcards)."""
-        literal: dict[str, tuple[int, Rule]] = {}
-        exact: dict[str, tuple[int, Rule]] = {}
-        wild: dict[str, list[_Wild]] = {}
-        for pattern, rule, wildcards in compiled:
-            priority = len(pattern)
-            body, anchored = pattern, False
-            if wildcards and body.endswith("$"):
-                body, anchored = body[:-1], True
-            segments = body.split("*") if wildcards else [body]
-            if len(segments) == 1:
-                table = exact if anchored else literal
-                old = table.get(body)
-                if old is None or _better(priority, rule, *old):
-                    table[body] = (priority, rule)
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        codes: Sequence[int],
+        wildcards: bool = True,
+        exact_at: Collection[int] = (),
+    ):
+        """``patterns``: normalised patterns; ``codes``: the rule code of each (non-zero).
+
+        ``wildcards``: ``*`` and a final ``$`` are special (SPEC §2); ``exact_at``: the
+        positions of patterns that match only the path equal to them, whatever the mode.
+        """
+        exact: dict[str, int] = {}
+        if exact_at:
+            for position in exact_at:
+                _keep_better(exact, patterns[position], codes[position])
+            rest = [position for position in range(len(patterns)) if position not in exact_at]
+            patterns = [patterns[position] for position in rest]
+            codes = [codes[position] for position in rest]
+        joined = "".join(patterns)
+        literal: dict[str, int] = {}
+        if not exact and (not wildcards or ("*" not in joined and "$" not in joined)):
+            literal = dict(zip(patterns, codes, strict=True))
+            if len(literal) == len(patterns):
+                self._set_up(literal, exact, {})
+                return
+            literal = {}
+        wild: dict[str, list[_Raw]] = {}
+        for pattern, code in zip(patterns, codes, strict=True):
+            if wildcards and ("*" in pattern or pattern[-1:] == "$"):
+                star = pattern.find("*")
+                if star >= 0:  # split into segments when a path first reaches its key
+                    wild.setdefault(pattern[:star], []).append((len(pattern), code, pattern))
+                else:
+                    _keep_better(exact, pattern[:-1], code)
             else:
-                first, inner, tail = segments[0], segments[1:-1], segments[-1]
-                entry = (priority, rule, len(first), tuple(s for s in inner if s), tail, anchored)
-                wild.setdefault(first, []).append(entry)
-        self._exact = exact
-        self._keys = keys = sorted(literal.keys() | wild.keys())
-        self._parent: list[int] = []
-        self._best: list[tuple[int, Rule | None]] = []
-        self._wild: list[tuple[_Wild, ...]] = []
-        for index, key in enumerate(keys):
-            candidate = index - 1
-            while candidate >= 0 and not key.startswith(keys[candidate]):
-                candidate = self._parent[candidate]
-            self._parent.append(candidate)
-            inherited = self._best[candidate] if candidate >= 0 else (-1, None)
-            own = literal.get(key)
-            self._best.append(own if own is not None and _better(*own, *inherited) else inherited)
-            entries = wild.get(key)
-            if entries:
-                entries.sort(key=lambda e: (-e[0], not e[1].allow, e[1].line))
-            self._wild.append(tuple(entries) if entries else _NO_WILD)
-        self._wild_chars: dict[int, frozenset[str]] | None = None
+                old = literal.get(pattern)
+                if old is None or code > 0 > old:  # equal patterns: as _keep_better
+                    literal[pattern] = code
+        self._set_up(literal, exact, wild)
 
-    def match(self, path: str) -> Rule | None:
-        """The deciding rule for ``path``, or ``None`` when no rule matches."""
+    def _set_up(
+        self, literal: dict[str, int], exact: dict[str, int], wild: dict[str, list[_Raw]]
+    ) -> None:
+        keys = sorted(literal.keys() | wild.keys()) if wild else sorted(literal)
+        self._keys = keys
+        #: The code of the literal pattern equal to each key, 0 when there is none.
+        self._literal = array("i", map(literal.get, keys, repeat(0)))
+        self._parent = array("i", [_UNKNOWN]) * len(keys)
+        self._exact = exact or None
+        #: Key index -> its wildcard patterns as compiled; split into segments in
+        #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
+        #: garbage collector stops tracking.
+        self._wild: dict[int, tuple[_Raw, ...]] | None = None
+        self._split: dict[int, tuple[_Wild, ...]] | None = None
+        if wild:
+            self._wild = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
+        self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
+        #: Only literal prefixes: every key is a pattern, the longest prefix decides.
+        self._plain = not wild and not exact
+
+    def match(self, path: str) -> int:
+        """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
         keys = self._keys
         parent = self._parent
         index = bisect_right(keys, path) - 1
         while index >= 0 and not path.startswith(keys[index]):
-            index = parent[index]
-        best_priority, best = self._best[index] if index >= 0 else (-1, None)
-        if self._exact:
-            hit = self._exact.get(path)
-            if hit is not None and _better(*hit, best_priority, best):
-                best_priority, best = hit
-        present = frozenset(path) if len(path) >= _LONG_PATH else None
+            up = parent[index]
+            index = up if up != _UNKNOWN else self._find_parent(index)
+        if self._plain:
+            return self._literal[index] if index >= 0 else 0
+        best = 0
+        best_priority = -1
+        if self._exact is not None:
+            best = self._exact.get(path, 0)
+            if best:
+                best_priority = len(path) + 1
+        literal = self._literal
         wild = self._wild
+        # Long paths first check that they hold every character of a wildcard pattern.
+        present = frozenset(path) if wild is not None and len(path) >= _LONG_PATH else None
         while index >= 0:
-            for entry in wild[index]:
-                priority, rule, first_length, inner, tail, anchored = entry
-                if priority < best_priority:
+            code = literal[index]
+            if code:
+                priority = len(keys[index])
+                # Longest wins, allow wins ties (SPEC §1); keys further up are shorter.
+                if priority > best_priority or (priority == best_priority and code > 0 > best):
+                    best_priority, best = priority, code
+                if wild is None:
                     break
-                if (
-                    best is not None
-                    and priority == best_priority
-                    and (best.allow or not rule.allow)
-                ):
-                    continue
-                if present is not None and not self._chars(entry, keys[index]) <= present:
-                    continue
-                if inner:
-                    matched = wildcard_match(path, (keys[index], *inner, tail), anchored)
-                elif anchored:
-                    matched = path.endswith(tail) and len(path) - len(tail) >= first_length
-                else:
-                    matched = path.find(tail, first_length) >= 0
-                if matched:
-                    best_priority, best = priority, rule
-                    break
-            index = parent[index]
+            if wild is not None and index in wild:
+                best_priority, best = self._try_wild(path, present, index, best_priority, best)
+            up = parent[index]
+            index = up if up != _UNKNOWN else self._find_parent(index)
         return best
 
-    def _chars(self, entry: _Wild, first: str) -> frozenset[str]:
-        """The characters of a pattern, collected on first use (long paths only).
+    def _try_wild(
+        self,
+        path: str,
+        present: frozenset[str] | None,
+        index: int,
+        best_priority: int,
+        best: int,
+    ) -> tuple[int, int]:
+        """The best of (best so far, the wildcard patterns whose first segment is key ``index``).
+
+        ``present``: the characters of a long path (``None`` for a short one).
+        """
+        entries = self._entries(index)
+        first_length = len(self._keys[index])
+        charsets = self._characters(index) if present is not None else None
+        for number, (priority, code, inner, tail, anchored) in enumerate(entries):
+            if priority < best_priority:
+                break
+            if priority == best_priority and (best > 0 or code < 0):
+                continue
+            if charsets is not None and present is not None and not charsets[number] <= present:
+                continue
+            if inner:
+                matched = _match_rest(path, first_length, inner, tail, anchored)
+            elif anchored:
+                matched = len(path) - len(tail) >= first_length and path.endswith(tail)
+            else:
+                matched = path.find(tail, first_length) >= 0
+            if matched:
+                return priority, code
+        return best_priority, best
+
+    def _characters(self, index: int) -> tuple[frozenset[str], ...]:
+        """The characters of each wildcard pattern of key ``index``, collected on first use.
 
         A path of 4 KiB or more first checks that it holds every character of a pattern:
         a cheap filter that keeps one call on a 100 KB URL against thousands of patterns
-        in milliseconds.
+        in milliseconds. Only long paths need it, so it is built for them only.
         """
-        if self._wild_chars is None:
-            self._wild_chars = {}
-        chars = self._wild_chars.get(id(entry))
-        if chars is None:
-            chars = frozenset(first + "".join(entry[3]) + entry[4])
-            self._wild_chars[id(entry)] = chars
-        return chars
+        if self._chars is None:
+            self._chars = {}
+        charsets = self._chars.get(index)
+        if charsets is None:
+            first = self._keys[index]
+            charsets = tuple(
+                frozenset(first + "".join(inner) + tail)
+                for _, _, inner, tail, _ in self._entries(index)
+            )
+            self._chars[index] = charsets
+        return charsets
+
+    def _entries(self, index: int) -> tuple[_Wild, ...]:
+        """The wildcard patterns of key ``index``, split on first use and remembered."""
+        if self._split is None:
+            self._split = {}
+        entries = self._split.get(index)
+        if entries is None:
+            assert self._wild is not None
+            entries = self._split[index] = _split_all(self._wild[index])
+        return entries
+
+    def _find_parent(self, index: int) -> int:
+        """The index of the longest key that is a proper prefix of key ``index`` (or -1).
+
+        Looked up by bisection on ever shorter prefixes (each step at least one character
+        shorter), then remembered.
+        """
+        keys = self._keys
+        key = keys[index]
+        found = -1
+        if key:
+            target = key[:-1]
+            found = bisect_right(keys, target, 0, index) - 1
+            while found >= 0 and not target.startswith(keys[found]):
+                target = target[: _common_prefix_length(keys[found], target)]
+                found = bisect_right(keys, target, 0, found) - 1
+        self._parent[index] = found
+        return found
+
+
+def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
+    """Equal patterns: allow wins (SPEC §1), otherwise the first line in the file."""
+    old = table.get(pattern)
+    if old is None or code > 0 > old:
+        table[pattern] = code
 
 
 class FirstMatcher:
@@ -284,25 +445,36 @@ class FirstMatcher:
 
     __slots__ = ("_rules",)
 
-    def __init__(self, compiled: Iterable[tuple[str, Rule, bool]]) -> None:
-        """``compiled``: (normalised pattern, rule, whether ``*``/``$`` are wildcards)."""
-        rules = []
-        for pattern, rule, wildcards in compiled:
-            body, anchored = pattern, False
-            if wildcards and body.endswith("$"):
-                body, anchored = body[:-1], True
-            segments = tuple(body.split("*")) if wildcards else (body,)
-            if len(segments) == 1:
-                segments = (body, "") if not anchored else (body,)
-            rules.append((segments, anchored, rule))
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        codes: Sequence[int],
+        wildcards: bool = True,
+        exact_at: Collection[int] = (),
+    ):
+        """As :class:`LongestMatcher`, with ``patterns`` in file order."""
+        #: (first segment, the others or None for a literal, tail, $-anchored, code)
+        rules: list[tuple[str, tuple[str, ...] | None, str, bool, int]] = []
+        for position, (pattern, code) in enumerate(zip(patterns, codes, strict=True)):
+            if position in exact_at:
+                rules.append((pattern, None, "", True, code))
+                continue
+            anchored = wildcards and pattern.endswith("$")
+            body = pattern[:-1] if anchored else pattern
+            if wildcards and "*" in body:
+                rules.append((*_segments(body, anchored), code))
+            else:
+                rules.append((body, None, "", anchored, code))
         self._rules = tuple(rules)
 
-    def match(self, path: str) -> Rule | None:
-        """The first rule in file order that matches ``path``."""
-        for segments, anchored, rule in self._rules:
-            if len(segments) == 1:
-                if path == segments[0]:
-                    return rule
-            elif wildcard_match(path, segments, anchored):
-                return rule
-        return None
+    def match(self, path: str) -> int:
+        """The code of the first rule in file order that matches ``path``; ``0`` if none."""
+        for first, inner, tail, anchored, code in self._rules:
+            if not path.startswith(first):
+                continue
+            if inner is None:
+                if not anchored or len(path) == len(first):
+                    return code
+            elif _match_rest(path, len(first), inner, tail, anchored):
+                return code
+        return 0

@@ -31,7 +31,6 @@ from http_sfv.types import Token
 
 from scrapy_rep._matching import (
     LongestMatcher,
-    Rule,
     normalise_pattern,
     normalise_url_path,
     path_of,
@@ -282,11 +281,12 @@ class ContentUsageRules:
             (pattern, Attached(combine(r.prefs for r in group), tuple(group)))
             for pattern, group in by_pattern.items()
         )
-        compiled = [
-            (pattern, Rule(False, index, "content-usage", pattern), wildcards)
-            for index, (pattern, _) in enumerate(self._entries)
-        ]
-        self._matcher = LongestMatcher(compiled)
+        # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
+        self._matcher = LongestMatcher(
+            [pattern for pattern, _ in self._entries],
+            range(1, len(self._entries) + 1),
+            wildcards,
+        )
         lengths: dict[int, list[int]] = {}
         for index, (pattern, _) in enumerate(self._entries):
             lengths.setdefault(len(pattern), []).append(index)
@@ -304,14 +304,15 @@ class ContentUsageRules:
         path = path_of(url)
         if not path.isascii() or self._encoding == "rfc9309":
             path = normalise_url_path(path, self._encoding)
-        best = self._matcher.match(path)
-        if best is None:
+        code = self._matcher.match(path)
+        if not code:
             return _NOTHING_ATTACHED
-        pattern, attached = self._entries[best.line]
+        best = code - 1
+        pattern, attached = self._entries[best]
         ties = self._same_length.get(len(pattern))
         if ties is None:
             return attached
-        matched = [self._entries[i][1] for i in ties if i == best.line or self._matches(i, path)]
+        matched = [self._entries[i][1] for i in ties if i == best or self._matches(i, path)]
         if len(matched) == 1:
             return attached
         rules = tuple(sorted((r for a in matched for r in a.rules), key=_line))

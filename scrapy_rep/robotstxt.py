@@ -17,28 +17,28 @@ from __future__ import annotations
 import logging
 import math
 import re
-import sys
 from array import array
-from collections.abc import Iterator
+from bisect import bisect_left
 from dataclasses import dataclass, fields, replace
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from scrapy_rep._matching import (
     FirstMatcher,
     LongestMatcher,
-    Rule,
+    has_lower_escape,
     normalise_pattern,
     normalise_url_path,
     path_of,
 )
-from scrapy_rep.useragent import product_token
+from scrapy_rep.useragent import is_global_agent, product_token
 
 logger = logging.getLogger(__name__)
 
 #: SPEC §1 / Google: only the first 500 KiB of a body count (RFC 9309 §2.5 asks for >= 500 KiB).
 MAX_BODY_BYTES: Final = 512_000
-#: Google's line limit: 2083 × 8 bytes (SPEC §1); longer lines are cut.
-GOOGLE_MAX_LINE_BYTES: Final = 2083 * 8
+#: SPEC §1: a longer line keeps its first 16663 bytes, as Google's parser does
+#: (``kMaxLineLen - 1``, with ``kMaxLineLen = 2083 * 8``).
+GOOGLE_MAX_LINE_BYTES: Final = 2083 * 8 - 1
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
 
@@ -163,14 +163,16 @@ class Decision:
 
     @property
     def explanation(self) -> str:
-        """``line 9: Disallow: /x`` when a rule decided, else the reason."""
-        return f"line {self.line}: {self.line_text}" if self.line is not None else self.reason
+        """``"line 9: Disallow: /x"`` when a rule decided, else the reason (SPEC §5 messages)."""
+        if self.line is None:
+            return self.reason
+        return f"line {self.line}: {self.line_text}"
 
     def __str__(self) -> str:
         verdict = "allowed" if self.allowed else "disallowed"
         if self.line is None:
             return f"{verdict} ({self.reason})" if self.reason else verdict
-        return f"{verdict} by line {self.line}: {self.line_text}"
+        return f"{verdict} by {self.explanation}"
 
 
 @dataclass(frozen=True)
@@ -183,70 +185,81 @@ class ContentSignals:
 
 
 _NO_SIGNALS: Final = ContentSignals()
-
-
-class _Group:
-    """One group as written: its rules in file order, crawl-delay and content signals.
-
-    Rules are stored flat (no object per rule) because broad crawls keep many parsed
-    files in memory; :meth:`rules` builds :class:`Rule` tuples when a group is compiled.
-    """
-
-    __slots__ = ("crawl_delay", "keys", "lines", "signals", "values")
-
-    def __init__(self) -> None:
-        #: Line number of each rule, positive for allow, negative for disallow.
-        self.lines = array("l")
-        self.keys: list[str] = []
-        self.values: list[str] = []
-        self.crawl_delay: float | None = None
-        self.signals: dict[str, bool] | None = None
-
-    def add_rule(self, allow: bool, line: int, key: str, value: str) -> None:
-        self.lines.append(line if allow else -line)
-        self.keys.append(key)
-        self.values.append(value)
-
-    def rules(self) -> Iterator[Rule]:
-        for line, key, value in zip(self.lines, self.keys, self.values, strict=True):
-            yield Rule(line > 0, abs(line), key, value)
+_NO_GROUP: Final = "no group for this agent and no '*' group"
+_ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
 
 
 class _Selection:
-    """The groups that apply to one crawler, compiled lazily for matching."""
+    """The groups that apply to a crawler: merged settings, rules compiled on first use.
 
-    __slots__ = ("crawl_delay", "groups", "matcher", "reason", "signals")
+    Shared by every crawler name that selects the same groups (Googlebot, Bingbot and
+    mybot usually all fall back to ``*``), so a group set is compiled once per file.
+    """
 
-    def __init__(self, groups: list[_Group], reason: str) -> None:
+    __slots__ = ("crawl_delay", "groups", "matcher", "signals")
+
+    def __init__(
+        self, groups: tuple[int, ...], crawl_delay: float | None, signals: ContentSignals
+    ) -> None:
         self.groups = groups
-        self.reason = reason
-        self.matcher: LongestMatcher | FirstMatcher | None = None
-        delays = [g.crawl_delay for g in groups if g.crawl_delay is not None]
-        # Merged groups: the largest delay (the most polite reading).
-        self.crawl_delay = max(delays) if delays else None
-        self.signals = _merge_signals(groups)
+        self.crawl_delay = crawl_delay
+        self.signals = signals
+        self.matcher: LongestMatcher | FirstMatcher | _Verdict | None = None
 
 
-def _merge_signals(groups: list[_Group]) -> ContentSignals:
-    merged: dict[str, bool] = {}
-    for group in groups:
-        for name, value in (group.signals or {}).items():
-            # The more restrictive wins: one "no" beats any "yes".
-            merged[name] = merged.get(name, True) and value
-    if not merged:
-        return _NO_SIGNALS
-    return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"))
+class _Verdict:
+    """The matcher of the allow-all / disallow-all stand-ins."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, allowed: bool) -> None:
+        self.code = 0 if allowed else -1
+
+    def match(self, path: str) -> int:
+        return self.code
+
+
+class _Rules(NamedTuple):
+    """What the parser hands to :class:`RobotsTxt` (see its attributes)."""
+
+    values: tuple[str, ...]
+    keys: tuple[str, ...]
+    codes: array[int]
+    starts: array[int]
+    tokens: dict[str, int | tuple[int, ...]]
+    delays: dict[int, float] | None
+    signals: dict[int, dict[str, bool]] | None
+
+
+_NO_RULES: Final = _Rules((), (), array("i"), array("i"), {}, None, None)
 
 
 class RobotsTxt:
-    """A parsed robots.txt. Immutable from the outside; safe to share between requests."""
+    """A parsed robots.txt. Immutable from the outside; safe to share between requests.
 
-    __slots__ = ("_by_token", "_cache", "_global", "_records", "options", "sitemaps", "verdict")
+    The rules are held flat, in file order (one tuple of values, one of keys, an
+    ``array`` of signed line numbers, an ``array`` of group starts), so that a broad crawl
+    keeping thousands of parsed files holds few objects for the garbage collector to walk.
+    """
+
+    __slots__ = (
+        "_agents",
+        "_codes",
+        "_delays",
+        "_keys",
+        "_signals",
+        "_starts",
+        "_tokens",
+        "_values",
+        "options",
+        "sitemaps",
+        "verdict",
+    )
 
     def __init__(
         self,
         options: ParseOptions,
-        records: list[tuple[tuple[str, ...], _Group]],
+        rules: _Rules,
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
     ) -> None:
@@ -256,43 +269,64 @@ class RobotsTxt:
         self.sitemaps = sitemaps
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
-        self._records = records
-        self._by_token: dict[str, list[_Group]] = {}
-        self._global: list[_Group] = []
-        for agents, group in records:
-            for agent in agents:
-                if agent == "*":
-                    self._global.append(group)
-                elif agent:
-                    self._by_token.setdefault(agent, []).append(group)
-        self._cache: dict[str, _Selection] = {}
+        #: Per rule: the value and the key as written, and its code (the line number,
+        #: negative for disallow); per group: the index of its first rule.
+        self._values = rules.values
+        self._keys = rules.keys
+        self._codes = rules.codes
+        self._starts = rules.starts
+        #: Product token (or ``*``) -> the group(s) naming it, in file order.
+        self._tokens = rules.tokens
+        self._delays = rules.delays
+        self._signals = rules.signals
+        #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
+        self._agents: dict[str, _Selection] = {}
 
     def __repr__(self) -> str:
         if self.verdict is not None:
             return f"<RobotsTxt {'allow' if self.verdict else 'disallow'}-all>"
-        return f"<RobotsTxt groups={len(self._records)} sitemaps={len(self.sitemaps)}>"
+        return f"<RobotsTxt groups={len(self._starts)} sitemaps={len(self.sitemaps)}>"
 
     # ---------------------------------------------------------------- queries
 
     def allowed(self, url: str, user_agent: str) -> bool:
         """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
-        rule = self._rule(url, user_agent)
-        if self.verdict is not None:
-            return self.verdict
-        return rule is None or rule.allow
+        selection = self._agents.get(user_agent)
+        if selection is None:
+            selection = self._select(user_agent)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = self._compile(selection.groups)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        path = path_of(url)
+        if "%" in path or not path.isascii():
+            path = normalise_url_path(path, self.options.percent_encoding)
+        if matcher.match(path) >= 0:
+            return True
+        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+        return self.options.robots_txt_always_allowed and path == "/robots.txt"
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
-        rule = self._rule(url, user_agent)
+        selection = self._selection(user_agent)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        if rule is not None:
-            value = _text(rule.value)
-            kind: Literal["allow", "disallow"] = "allow" if rule.allow else "disallow"
-            return Decision(rule.allow, rule.line, kind, value, f"{rule.key}: {value}")
-        if self.options.robots_txt_always_allowed and path_of(url) == "/robots.txt":
-            return Decision(True, reason="/robots.txt is always allowed (RFC 9309 §2.2.2)")
-        return Decision(True, reason=self._selection(user_agent).reason or "no rule matches")
+        path = normalise_url_path(path_of(url), self.options.percent_encoding)
+        if self.options.robots_txt_always_allowed and path == "/robots.txt":
+            return Decision(True, reason=_ALWAYS_ALLOWED)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = self._compile(selection.groups)
+        code = matcher.match(path)
+        if code:
+            index = bisect_left(self._codes, abs(code), key=abs)
+            value = _text(self._values[index])
+            kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
+            return Decision(code > 0, abs(code), kind, value, f"{self._keys[index]}: {value}")
+        return Decision(True, reason=_NO_GROUP if not selection.groups else "no rule matches")
 
     def crawl_delay(self, user_agent: str) -> float | None:
         """The ``Crawl-delay`` (seconds) of the group that applies to ``user_agent``."""
@@ -305,83 +339,136 @@ class RobotsTxt:
     @property
     def user_agents(self) -> tuple[str, ...]:
         """The product tokens named by the file's groups (``*`` for the global group)."""
-        seen = dict.fromkeys(agent for agents, _ in self._records for agent in agents if agent)
-        return tuple(seen)
+        return tuple(self._tokens)
 
     # ---------------------------------------------------------------- internals
 
-    def _rule(self, url: str, user_agent: str) -> Rule | None:
-        """The deciding rule for ``url``, ``None`` when none applies (the hot path)."""
-        if not isinstance(url, str):
-            raise TypeError(f"url must be str, not {type(url).__name__}")
-        selection = self._cache.get(user_agent) if isinstance(user_agent, str) else None
-        if selection is None:
-            selection = self._select(user_agent)
-        if self.verdict is not None:
-            return None
-        matcher = selection.matcher
-        if matcher is None:
-            matcher = selection.matcher = self._compile(selection.groups)
-        path = path_of(url)
-        options = self.options
-        if options.robots_txt_always_allowed and path == "/robots.txt":
-            return None
-        if not path.isascii() or options.percent_encoding == "rfc9309":
-            path = normalise_url_path(path, options.percent_encoding)
-        return matcher.match(path)
-
     def _selection(self, user_agent: str) -> _Selection:
-        selection = self._cache.get(user_agent) if isinstance(user_agent, str) else None
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
         return selection if selection is not None else self._select(user_agent)
 
     def _select(self, user_agent: str) -> _Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
         token = product_token(user_agent)  # raises TypeError on a non-str
         options = self.options
-        if options.agent_match == "token":
-            groups = list(self._by_token.get(token, ())) if token else []
+        tokens = self._tokens
+        groups: tuple[int, ...] = ()
+        if not token:
+            pass
+        elif options.agent_match == "token":
+            groups = _as_groups(tokens.get(token))
         else:
-            groups = [
+            found = {
                 group
-                for agents, group in self._records
-                if token and any(a != "*" and a and a in token for a in agents)
-            ]
-        reason = ""
+                for name, named in tokens.items()
+                if name != "*" and name in token
+                for group in _as_groups(named)
+            }
+            groups = tuple(sorted(found))
         if not groups:
-            groups = list(self._global)
-            reason = "no group for this agent and no '*' group" if not groups else ""
+            groups = _as_groups(tokens.get("*"))
         if not options.merge_groups:
             groups = groups[:1]
-        selection = _Selection(groups, reason)
-        if len(self._cache) >= _AGENT_CACHE_SIZE:
-            self._cache.clear()
-        self._cache[user_agent] = selection
+        agents = self._agents
+        for selection in agents.values():
+            if selection.groups == groups:
+                break
+        else:
+            selection = _Selection(groups, self._merged_delay(groups), self._merged_signals(groups))
+        if len(agents) >= _AGENT_CACHE_SIZE:
+            agents.clear()
+        agents[user_agent] = selection
         return selection
 
-    def _compile(self, groups: list[_Group]) -> LongestMatcher | FirstMatcher:
-        options = self.options
-        encoding = options.percent_encoding
-        compiled: list[tuple[str, Rule, bool]] = []
+    def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
+        """Merged groups: the largest delay (the most polite reading)."""
+        if self._delays is None:
+            return None
+        delays = [self._delays[g] for g in groups if g in self._delays]
+        return max(delays) if delays else None
+
+    def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:
+        """Merged groups: per signal, the more restrictive wins (one "no" beats any "yes")."""
+        if self._signals is None:
+            return _NO_SIGNALS
+        merged: dict[str, bool] = {}
         for group in groups:
-            for rule in group.rules():
-                pattern = normalise_pattern(rule.value, encoding)
-                compiled.append((pattern, rule, options.wildcards))
-                if options.index_html_is_directory and rule.allow:
-                    directory = _index_html_directory(pattern)
-                    # The directory rule is always an exact match ("/d/$").
-                    if directory is not None and (options.wildcards or "*" not in directory):
-                        compiled.append((directory, rule, True))
+            for name, value in self._signals.get(group, {}).items():
+                merged[name] = merged.get(name, True) and value
+        if not merged:
+            return _NO_SIGNALS
+        return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"))
+
+    def _compile(self, groups: tuple[int, ...]) -> LongestMatcher | FirstMatcher | _Verdict:
+        """The matcher of a group set: patterns normalised once, here, for every crawler."""
+        if self.verdict is not None:
+            return _Verdict(self.verdict)
+        options = self.options
+        starts, values, codes = self._starts, self._values, self._codes
+        patterns: list[str] = []
+        numbers: array[int] = array("i")
+        for group in groups:
+            end = starts[group + 1] if group + 1 < len(starts) else len(values)
+            patterns.extend(values[starts[group] : end])
+            numbers.extend(codes[starts[group] : end])
+        joined = "\n".join(patterns)
+        encoding = options.percent_encoding
+        # A few scans of all values in C tell whether any needs normalising (rarely).
+        if joined and (
+            joined[0] not in "/*"
+            or not joined.isascii()
+            or _NOT_ROOTED.search(joined) is not None
+            or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
+        ):
+            patterns = [normalise_pattern(value, encoding) for value in patterns]
+        exact_at: frozenset[int] = frozenset()
+        if options.index_html_is_directory and "/index.htm" in joined:
+            exact_at = _add_index_directories(patterns, numbers, options.wildcards)
         if options.precedence == "first":
-            return FirstMatcher(compiled)
-        return LongestMatcher(compiled)
+            return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
+        return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
 
 
-def _index_html_directory(pattern: str) -> str | None:
-    """Google: ``allow: /d/index.htm[l]`` also allows ``/d/`` exactly (SPEC §1)."""
-    slash = pattern.rfind("/")
-    if pattern.startswith("/index.htm", slash) and pattern[slash:] in ("/index.html", "/index.htm"):
-        return pattern[: slash + 1] + "$"
-    return None
+def _as_groups(named: int | tuple[int, ...] | None) -> tuple[int, ...]:
+    if named is None:
+        return ()
+    return (named,) if isinstance(named, int) else named
+
+
+#: A value (after the first) that does not start with "/" or "*" (values hold no "\n").
+_NOT_ROOTED = re.compile(r"\n[^/*]")
+
+
+def _add_index_directories(
+    patterns: list[str], codes: array[int], wildcards: bool
+) -> frozenset[int]:
+    """Google: ``allow: /d/index.htm[l]`` also allows ``/d/`` exactly (SPEC §1).
+
+    The directory rule is always an exact match: ``/d/$`` with wildcards, else listed in
+    the returned positions. It is inserted right after its rule, so first-match precedence
+    sees it in the same place.
+    """
+    exact: list[int] = []
+    index = 0
+    while index < len(patterns):
+        pattern, code = patterns[index], codes[index]
+        index += 1
+        if code < 0:
+            continue
+        slash = pattern.rfind("/")
+        if pattern[slash:] not in ("/index.html", "/index.htm"):
+            continue
+        directory = pattern[: slash + 1]
+        if wildcards:
+            patterns.insert(index, directory + "$")
+        elif "*" not in directory:
+            exact.append(index)
+            patterns.insert(index, directory)
+        else:
+            continue
+        codes.insert(index, code)
+        index += 1
+    return frozenset(exact)
 
 
 def _text(latin1: str) -> str:
@@ -397,9 +484,6 @@ _DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed
 
 # --------------------------------------------------------------------------- parsing
 
-#: One line: key, colon, value, comment. The classes are disjoint, so the match never
-#: backtracks; ``findall`` returns one tuple per line in C.
-_LINE = re.compile(r"([^:#\n]*)(:?)([^#\n]*)(#?)[^\n]*\n")
 _WHITESPACE = " \t\v\f"
 _SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
 
@@ -433,12 +517,21 @@ _PREFIX_KEYS: Final = tuple(
 )
 
 
-def _key_by_prefix(key: str) -> int | None:
-    """google/robotstxt ``ParsedRobotsKey``: a key matches when it starts with a known key."""
-    for name, kind in _PREFIX_KEYS:
-        if key.startswith(name):
-            return kind
-    return None
+def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
+    """The kind of a key as written (case-insensitive, SPEC §1); ``-1`` when unknown.
+
+    Lenient (Google): also any key that *starts with* a known one (``disallowed:``), as
+    google/robotstxt's ``ParsedRobotsKey`` reads it.
+    """
+    lowered = key.lower()
+    kind = keys.get(lowered)
+    if kind is not None:
+        return kind
+    if lenient:
+        for name, kind in _PREFIX_KEYS:
+            if lowered.startswith(name):
+                return kind
+    return -1
 
 
 #: Content Signals policy keys -> ContentSignals fields.
@@ -462,39 +555,58 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
     return _Parser(options).parse(body)
 
 
+def _skip_bom(body: bytes) -> bytes:
+    """SPEC §1: a leading UTF-8 byte order mark, or the start of one, is skipped (Google)."""
+    if body.startswith(b"\xef\xbb\xbf"):
+        return body[3:]
+    if body.startswith(b"\xef\xbb"):
+        return body[2:]
+    return body[1:] if body.startswith(b"\xef") else body
+
+
 class _Parser:
-    """One pass over the lines, building records (SPEC §1 "Groups", §2)."""
+    """One pass over the lines, building the flat rule tables (SPEC §1 "Groups", §2)."""
 
     def __init__(self, options: ParseOptions) -> None:
         self.options = options
-        self.records: list[tuple[list[str], _Group]] = []
-        self.sitemaps: dict[str, None] = {}
         self.skipped = 0
 
     def parse(self, body: bytes) -> RobotsTxt:
         options = self.options
-        body = body[:MAX_BODY_BYTES]
-        if body.startswith(b"\xef\xbb\xbf"):
-            body = body[3:]
         # Latin-1 maps each byte to one character: nothing can fail to decode, and the
         # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
-        text = body.decode("latin-1")
+        text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
         limit = options.max_line_length
-        if limit is not None and len(text) > limit:
-            lines = text.split("\n")
-            if max(map(len, lines)) > limit:
-                text = "\n".join(line[:limit] for line in lines)
+        if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
+            lines = [line[:limit] for line in lines]
         keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
         blank_ends = options.blank_line_ends_group
-        records = self.records
-        group: _Group | None = None
-        agents: list[str] = []
+        lenient = options.lenient_syntax
+        # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
+        values: list[str] = []
+        rule_keys: list[str] = []
+        codes = array("i")
+        starts = array("i")
+        tokens: dict[str, int | tuple[int, ...]] = {}
+        more: dict[str, list[int]] = {}  # tokens named by several groups
+        delays: dict[int, float] = {}
+        signals: dict[int, dict[str, bool]] = {}
+        sitemaps: dict[str, None] = {}
+        # Each distinct key as written -> (kind, the one string kept for it): most files
+        # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
+        spellings: dict[str, tuple[int, str]] = {}
+        values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
+        group = -1
         in_agent_run = False
-        for number, (raw_key, colon, raw_value, comment) in enumerate(
-            _LINE.findall(text + "\n"), 1
-        ):
+        for number, line in enumerate(lines, 1):
+            # Everything from "#" is a comment; then "key: value" (SPEC §1).
+            comment = "#" in line
+            if comment:
+                line = line[: line.index("#")]
+            raw_key, colon, raw_value = line.partition(":")
             if colon:
                 key = raw_key.strip(_WHITESPACE)
                 value = raw_value.strip(_WHITESPACE)
@@ -502,9 +614,9 @@ class _Parser:
                 line = raw_key.strip(_WHITESPACE)
                 if not line:
                     if blank_ends and not comment:
-                        group, in_agent_run = None, False
+                        group, in_agent_run = -1, False
                     continue
-                if not options.lenient_syntax:
+                if not lenient:
                     self._skip(number, "no colon")
                     continue
                 # Google accepts "key value" when there are exactly two words.
@@ -513,40 +625,56 @@ class _Parser:
                     self._skip(number, "no colon")
                     continue
                 key, value = parts
-            kind = keys.get(key.lower())
-            if kind is None and options.lenient_syntax:
-                kind = _key_by_prefix(key.lower())
-            if kind is None:
-                self._skip(number, f"unknown key {_text(key)!r}")
-                continue
-            if kind == _USER_AGENT:
-                if not in_agent_run or group is None:
-                    group = _Group()
-                    agents = []
-                    records.append((agents, group))
-                    in_agent_run = True
-                agents.append(_agent_token(value))
-            elif kind in (_ALLOW, _DISALLOW):
+            spelling = spellings.get(key)
+            if spelling is None:
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
+            kind, key = spelling
+            if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = False
-                if group is None:
+                if group < 0:
                     self._skip(number, "rule before any user-agent line")
-                elif not value:
-                    continue  # SPEC §1: an empty rule is ignored
-                else:
-                    group.add_rule(kind == _ALLOW, number, sys.intern(key), value)
+                elif value:  # SPEC §1: an empty rule is ignored
+                    values_append(value)
+                    keys_append(key)
+                    codes_append(number if kind == _ALLOW else -number)
+            elif kind == _USER_AGENT:
+                if not in_agent_run or group < 0:
+                    group = len(starts)
+                    starts.append(len(values))
+                    in_agent_run = True
+                # The usual plain name ("Googlebot") needs no product-token scan.
+                token = value.lower() if value.isalnum() else _agent_token(value)
+                if token:
+                    first = tokens.setdefault(token, group)
+                    if first != group:
+                        named = more.setdefault(token, [first])  # type: ignore[list-item]
+                        if named[-1] != group:
+                            named.append(group)
             elif kind == _SITEMAP:
                 if value:
-                    self.sitemaps[_text(value)] = None
-            elif group is None:
+                    sitemaps[_text(value)] = None
+            elif kind < 0:
+                self._skip(number, f"unknown key {_text(key)!r}")
+            elif group < 0:
                 self._skip(number, "group setting before any user-agent line")
             elif kind == _CRAWL_DELAY:
-                self._crawl_delay(group, value, number)
+                self._crawl_delay(delays, group, value, number)
             else:
-                self._content_signal(group, value, number)
+                self._content_signal(signals, group, value, number)
+        for token, named in more.items():
+            tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
-        frozen = [(tuple(agents), group) for agents, group in records]
-        return RobotsTxt(options, frozen, tuple(self.sitemaps))
+        rules = _Rules(
+            tuple(values),
+            tuple(rule_keys),
+            codes,
+            starts,
+            tokens,
+            delays or None,
+            signals or None,
+        )
+        return RobotsTxt(options, rules, tuple(sitemaps))
 
     def _skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""
@@ -554,7 +682,7 @@ class _Parser:
         if self.skipped <= 20 and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt line %d skipped: %s", number, why)
 
-    def _crawl_delay(self, group: _Group, value: str, number: int) -> None:
+    def _crawl_delay(self, delays: dict[int, float], group: int, value: str, number: int) -> None:
         try:
             delay = float(value)
         except ValueError:
@@ -562,9 +690,11 @@ class _Parser:
         if not math.isfinite(delay) or delay < 0:
             self._skip(number, f"crawl-delay is not a number of seconds: {_text(value)!r}")
             return
-        group.crawl_delay = delay if group.crawl_delay is None else max(group.crawl_delay, delay)
+        delays[group] = max(delays.get(group, delay), delay)
 
-    def _content_signal(self, group: _Group, value: str, number: int) -> None:
+    def _content_signal(
+        self, signals: dict[int, dict[str, bool]], group: int, value: str, number: int
+    ) -> None:
         for item in value.split(","):
             name, _, setting = item.partition("=")
             field = _SIGNAL_NAMES.get(name.strip(_WHITESPACE).lower())
@@ -572,22 +702,22 @@ class _Parser:
             if field is None or answer not in ("yes", "no"):
                 self._skip(number, f"content-signal item not understood: {_text(item)!r}")
                 continue
-            signals = group.signals if group.signals is not None else {}
-            signals[field] = signals.get(field, True) and answer == "yes"
-            group.signals = signals
+            own = signals.setdefault(group, {})
+            own[field] = own.get(field, True) and answer == "yes"
 
 
 def _agent_token(value: str) -> str:
-    """The robots.txt side of SPEC §1: ``*`` alone (or before whitespace) is the global
-    group; anything else is cut to its leading product token (``FooBot/1.2`` -> ``foobot``).
+    """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
+    whitespace) is the global group; any other value gives its product token, compared
+    as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
     """
-    if value == "*" or (value.startswith("*") and value[1:2] in (" ", "\t")):
+    if is_global_agent(value):
         return "*"
-    return sys.intern(product_token(value))
+    return product_token(value if value.isascii() else _text(value))
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:
-    return RobotsTxt(PROFILES["google"], [], (), verdict=verdict)
+    return RobotsTxt(PROFILES["google"], _NO_RULES, (), verdict=verdict)
 
 
 #: Everything allowed (no robots.txt: 4xx, SPEC §4).

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from scrapy_rep._matching import FirstMatcher, Rule, normalise_pattern, normalise_url_path, path_of
+from scrapy_rep._matching import FirstMatcher, normalise_pattern, normalise_url_path, path_of
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 logger = logging.getLogger(__name__)
@@ -234,9 +234,10 @@ class TdmRepFile:
     def __init__(self, entries: Iterable[TdmEntry] = ()) -> None:
         #: The usable entries in array order.
         self.entries = tuple(entries)
+        # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
         self._matcher = FirstMatcher(
-            (_pattern(entry.location), Rule(True, number, "location", entry.location), True)
-            for number, entry in enumerate(self.entries)
+            [_pattern(entry.location) for entry in self.entries],
+            range(1, len(self.entries) + 1),
         )
 
     def __repr__(self) -> str:
@@ -250,8 +251,8 @@ class TdmRepFile:
         in array order whose location matches; ``None`` (unset) when none does."""
         if not self.entries:
             return None
-        rule = self._matcher.match(_url_path(url))
-        return None if rule is None else self.entries[rule.line]
+        code = self._matcher.match(_url_path(url))
+        return self.entries[code - 1] if code else None
 
     def values(self, url: str) -> TdmValues:
         """What the file says about ``url`` (:data:`NO_VALUES` when nothing)."""

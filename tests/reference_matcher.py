@@ -31,11 +31,16 @@ def normalise_pattern(pattern: str) -> str:
     """
     if not pattern.startswith(("/", "*")):
         pattern = "/" + pattern
+    return encode(pattern)
+
+
+def encode(text: str) -> str:
+    """Escapes with uppercase hex, non-ASCII characters percent-encoded as UTF-8."""
     out: list[str] = []
     i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        escape = pattern[i + 1 : i + 3]
+    while i < len(text):
+        char = text[i]
+        escape = text[i + 1 : i + 3]
         if char == "%" and len(escape) == 2 and all(c in HEX_DIGITS for c in escape):
             out.append("%" + escape.upper())
             i += 3
@@ -46,6 +51,12 @@ def normalise_pattern(pattern: str) -> str:
             out.append(char)
         i += 1
     return "".join(out)
+
+
+def normalise_url(path: str) -> str:
+    """SPEC §1 "Percent-encoding", URL side: as for patterns (RFC 3986 §2.1: ``%c3`` and
+    ``%C3`` are the same octet), without the leading-slash rule."""
+    return encode(path)
 
 
 def wildcard_matches(pattern: str, path: str) -> bool:
@@ -84,6 +95,7 @@ def longest_match_allowed(rules: list[RefRule], path: str) -> bool:
     """
     best_length = -1
     best_allow = True
+    path = normalise_url(path)
     for rule in rules:
         if not rule.pattern:
             continue
@@ -143,7 +155,7 @@ def decode_unreserved(text: str) -> str:
 
 def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
     """Does any of the (disallow) ``patterns`` match ``path`` under RFC 9309 encoding?"""
-    target = decode_unreserved(path)
+    target = decode_unreserved(normalise_url(path))
     return any(
         wildcard_matches(decode_unreserved(normalise_pattern(pattern)), target)
         for pattern in patterns
@@ -152,9 +164,10 @@ def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
 
 
 def google_disallowed(patterns: list[str], path: str) -> bool:
-    """Does any of the (disallow) ``patterns`` match ``path`` (URL compared as given)?"""
+    """Does any of the (disallow) ``patterns`` match ``path`` (its escapes uppercased)?"""
+    target = normalise_url(path)
     return any(
-        wildcard_matches(normalise_pattern(pattern), path) for pattern in patterns if pattern
+        wildcard_matches(normalise_pattern(pattern), target) for pattern in patterns if pattern
     )
 
 
@@ -162,14 +175,15 @@ def google_disallowed(patterns: list[str], path: str) -> bool:
 # Group selection (SPEC §1 "User-agent matching", §2 legacy row)
 # ---------------------------------------------------------------------------------------
 
-TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_")
+#: Characters that end a crawler name: ``*`` and the RFC 9110 delimiters (and whitespace).
+TOKEN_ENDS = frozenset('*"(),/:;<=>?@[\\]{}')
 
 
 def token(value: str) -> str:
-    """The leading run of ASCII letters, ``-`` and ``_``, lowercased."""
+    """The name up to the first whitespace, ``*`` or delimiter, lowercased."""
     run: list[str] = []
     for char in value.strip():
-        if char not in TOKEN_CHARS:
+        if char.isspace() or char in TOKEN_ENDS:
             break
         run.append(char)
     return "".join(run).lower()

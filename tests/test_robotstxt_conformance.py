@@ -478,7 +478,8 @@ GOOGLE_AGENT_CASES: list[tuple[str, str, str, str, bool]] = [
     ("ua-star-suffix", "User-agent: FooBot*\nDisallow: /\n", "FooBot", "/x", False),
     ("ua-space-suffix", "User-agent: Foo Bar\nDisallow: /\n", "Foo", "/x", False),
     ("ua-space-suffix-other", "User-agent: Foo Bar\nDisallow: /\n", "Bar", "/x", True),
-    ("ua-digit-ends-token", "User-agent: FooBot2\nDisallow: /\n", "FooBot", "/x", False),
+    # SPEC §1: a name with a digit is taken whole; FooBot2 is another crawler.
+    ("ua-digit-is-part-of-name", "User-agent: FooBot2\nDisallow: /\n", "FooBot", "/x", True),
     ("ua-value-case", "User-agent: FOOBOT\nDisallow: /\n", "foobot", "/x", False),
     # "* foo" is the global group.
     ("star-space-foo-global", "User-agent: * foo\nDisallow: /\n", "mybot", "/x", False),
@@ -1167,8 +1168,9 @@ PERCENT_GOOGLE: list[tuple[str, str, str, bool]] = [
     ("url-7E-is-not-tilde", "/~joe", "/%7Ejoe", False),
     ("pattern-7E-is-not-tilde", "/%7Ejoe", "/~joe", False),
     ("pattern-aa-uppercased", "/%aa", "/%AA", True),
-    ("url-3c-vs-rule-3C", "/%3C", "/%3c", False),
-    ("url-3c-vs-rule-3c", "/%3c", "/%3c", False),
+    # SPEC §1 (RFC 3986 §2.1): the URL's escapes get uppercase hex too.
+    ("url-3c-vs-rule-3C", "/%3C", "/%3c", True),
+    ("url-3c-vs-rule-3c", "/%3c", "/%3c", True),
     ("url-3C-vs-rule-3c", "/%3c", "/%3C", True),
     ("raw-utf8-pattern", "/ツ", "/%E3%83%84", True),
     ("raw-utf8-pattern-prefix", "/foo/bar/ツ", "/foo/bar/%E3%83%84/x", True),
@@ -1238,7 +1240,9 @@ def test_rfc9309_percent_encoding(pattern: str, path: str, matches: bool) -> Non
 
 PERCENT_LEGACY: list[tuple[str, str, str, bool]] = [
     ("as-given", "/%aa", "/%aa", True),
-    ("no-hex-case-change", "/%aa", "/%AA", False),
+    # SPEC §1: escapes of both sides get uppercase hex in every profile.
+    ("hex-case-insensitive", "/%aa", "/%AA", True),
+    ("hex-case-insensitive-url", "/%AA", "/%aa", True),
     ("raw-utf8-not-encoded", "/ツ", "/%E3%83%84", False),
     ("no-decode", "/foo/bar/%62%61%7A", "/foo/bar/baz", False),
 ]
@@ -1336,29 +1340,54 @@ def test_google_index_html_at_root() -> None:
     assert is_allowed(body, "/", profile="rfc9309") is False
 
 
-GOOGLE_MAX_LINE = 16664
+#: SPEC §1: Google keeps the first 16663 bytes of a longer line (kMaxLineLen - 1,
+#: kMaxLineLen = 2083 × 8); confirmed with Google's parser (fast-robotstxt).
+GOOGLE_MAX_LINE = 16663
 LONG_PREFIX = "Disallow: /"  # 11 bytes
-#: A rule line of 16665 bytes: "/" + a × 16652 + "b" + "c"; Google keeps 16664 of them.
+#: A rule line of 16665 bytes: "/" + a × 16651 + "b" + "c" + "d"; Google keeps 16663.
 LONG_AS = "a" * (GOOGLE_MAX_LINE - len(LONG_PREFIX) - 1)
-LONG_BODY = f"User-agent: *\n{LONG_PREFIX}{LONG_AS}bc\nDisallow: /next\n"
+LONG_BODY = f"User-agent: *\n{LONG_PREFIX}{LONG_AS}bcd\nDisallow: /next\n"
 
 
 @pytest.mark.parametrize(
     ("path", "google", "rfc9309"),
     [
         (f"/{LONG_AS}bX", False, True),  # cut after "b": the pattern ends with "b"
-        (f"/{LONG_AS}X", True, True),  # the 16664th byte ("b") is kept
-        (f"/{LONG_AS}bc", False, False),
+        (f"/{LONG_AS}X", True, True),  # the 16663rd byte ("b") is kept
+        (f"/{LONG_AS}bcX", False, True),  # the 16664th byte ("c") is cut
+        (f"/{LONG_AS}bcd", False, False),
         ("/next", False, False),  # the line after the long one is read normally
         ("/x", True, True),
     ],
-    ids=["cut-after-16664", "byte-16664-kept", "full-pattern", "next-line", "unrelated"],
+    ids=[
+        "cut-after-16663",
+        "byte-16663-kept",
+        "byte-16664-cut",
+        "full-pattern",
+        "next-line",
+        "unrelated",
+    ],
 )
-def test_google_long_lines_cut_at_16664_bytes(path: str, google: bool, rfc9309: bool) -> None:
-    assert len(f"{LONG_PREFIX}{LONG_AS}bc") == GOOGLE_MAX_LINE + 1
+def test_google_long_lines_cut_at_16663_bytes(path: str, google: bool, rfc9309: bool) -> None:
+    assert len(f"{LONG_PREFIX}{LONG_AS}b") == GOOGLE_MAX_LINE
     assert is_allowed(LONG_BODY, path) is google
     assert is_allowed(LONG_BODY, path, profile="rfc9309") is rfc9309
     assert is_allowed(LONG_BODY, path, profile="legacy") is rfc9309
+
+
+def test_google_long_line_rule_ending_exactly_at_the_boundary() -> None:
+    """A rule line of exactly 16663 bytes is whole; one byte more and its last is lost."""
+    exact = f"{LONG_PREFIX}{LONG_AS}b"
+    assert len(exact) == GOOGLE_MAX_LINE
+    whole = parse_robotstxt(f"User-agent: *\n{exact}\n")
+    assert whole.allowed(url(f"/{LONG_AS}b"), "mybot") is False
+    assert whole.decide(url(f"/{LONG_AS}b"), "mybot").line == 2
+    assert whole.allowed(url(f"/{LONG_AS}X"), "mybot") is True
+    # "...b$": the "$" is byte 16664, cut, so the rule is a plain prefix.
+    anchored = parse_robotstxt(f"User-agent: *\n{exact}$\n")
+    assert anchored.allowed(url(f"/{LONG_AS}bbb"), "mybot") is False
+    unlimited = parse_robotstxt(f"User-agent: *\n{exact}$\n", "rfc9309")
+    assert unlimited.allowed(url(f"/{LONG_AS}bbb"), "mybot") is True
 
 
 def test_google_long_comment_line_does_not_swallow_next_line() -> None:
@@ -1756,7 +1785,7 @@ PROFILE_OPTIONS: dict[str, dict[str, Any]] = {
         "merge_groups": True,
         "blank_line_ends_group": False,
         "lenient_syntax": True,
-        "max_line_length": 16664,
+        "max_line_length": 16663,
         "index_html_is_directory": True,
         "robots_txt_always_allowed": False,
         "percent_encoding": "google",
@@ -1886,7 +1915,7 @@ PROBES = [
         f"User-agent: *\nDisallow: /{LONG_PROBE_AS}\n",
         "/" + "a" * (GOOGLE_MAX_LINE - len(LONG_PREFIX)),
         "mybot",
-        {16664: False, None: True},
+        {16663: False, None: True},
     ),
     Probe(
         "index",
@@ -1928,21 +1957,22 @@ PROBES = [
         "mybot",
         {"rfc9309": False, "google": False, "none": True},
     ),
+    # SPEC §1: escapes compare case-insensitively whatever the percent_encoding switch.
     Probe(
         "hex-case",
         "percent_encoding",
         "User-agent: *\nDisallow: /%aa\n",
         "/%AA",
         "mybot",
-        {"google": False, "none": True},
+        {"google": False, "rfc9309": False, "none": False},
     ),
     Probe(
-        "hex-as-given",
+        "hex-case-url",
         "percent_encoding",
-        "User-agent: *\nDisallow: /%aa\n",
+        "User-agent: *\nDisallow: /%AA\n",
         "/%aa",
         "mybot",
-        {"google": True, "none": False},
+        {"google": False, "rfc9309": False, "none": False},
     ),
 ]
 PROBE_CASES = [
@@ -1987,7 +2017,7 @@ SWITCH_VALUES: dict[str, tuple[Any, ...]] = {
     "merge_groups": (True, False),
     "blank_line_ends_group": (True, False),
     "lenient_syntax": (True, False),
-    "max_line_length": (16664, None),
+    "max_line_length": (16663, None),
     "index_html_is_directory": (True, False),
     "robots_txt_always_allowed": (True, False),
     "percent_encoding": ("google", "rfc9309", "none"),

@@ -1,0 +1,92 @@
+"""Importing the engine stays light: no Scrapy or Twisted until a Scrapy-facing name is used.
+
+Each check runs in a fresh interpreter, because this test process has Scrapy loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("scrapy", "twisted")
+
+#: Prints, as JSON, the top-level packages among HEAVY that are in sys.modules at exit.
+REPORT_LOADED = (
+    "import atexit, json, sys\n"
+    f"heavy = {HEAVY!r}\n"
+    "atexit.register(lambda: print('LOADED=' + json.dumps(sorted({m.split('.')[0] "
+    "for m in sys.modules if m.split('.')[0] in heavy}))))\n"
+)
+
+
+def loaded_after(code: str) -> list[str]:
+    """The heavy packages loaded by ``code`` run in a fresh interpreter."""
+    result = subprocess.run(
+        [sys.executable, "-c", REPORT_LOADED + code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    marker = [line for line in result.stdout.splitlines() if line.startswith("LOADED=")]
+    assert marker, (result.returncode, result.stdout, result.stderr)
+    loaded: list[str] = json.loads(marker[-1].removeprefix("LOADED="))
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import scrapy_rep.robotstxt",
+        "import scrapy_rep",
+        "from scrapy_rep import parse_robotstxt, Decision, RobotsTxt, ParseOptions",
+        # python -m scrapy_rep check --example /x (exits 0: /x is allowed)
+        "import runpy\n"
+        "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
+        "try:\n"
+        "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n",
+    ],
+    ids=["robotstxt", "package", "engine-names", "check-command"],
+)
+def test_engine_import_loads_no_scrapy_or_twisted(code: str) -> None:
+    assert loaded_after(code) == []
+
+
+def test_the_control_case_sees_scrapy_loaded() -> None:
+    """The probe itself works: importing the middleware does load Scrapy and Twisted."""
+    assert loaded_after("import scrapy_rep.downloadermiddlewares") == ["scrapy", "twisted"]
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("Addon", "scrapy_rep.addon"),
+        ("RobotsTxtMiddleware", "scrapy_rep.downloadermiddlewares"),
+        ("PageDirectivesMiddleware", "scrapy_rep.spidermiddlewares"),
+        ("RobotParser", "scrapy_rep.robotparser"),
+        ("page_directives", "scrapy_rep.pagedirectives"),
+    ],
+)
+def test_scrapy_facing_names_still_resolve(name: str, module: str) -> None:
+    code = (
+        "import importlib, scrapy_rep\n"
+        f"value = getattr(scrapy_rep, {name!r})\n"
+        f"assert value is getattr(importlib.import_module({module!r}), {name!r})\n"
+        f"assert {name!r} in scrapy_rep.__all__ and {name!r} in dir(scrapy_rep)\n"
+        f"from scrapy_rep import {name}\n"
+    )
+    assert "scrapy" in loaded_after(code)
+
+
+def test_every_public_name_resolves_and_unknown_names_raise() -> None:
+    import scrapy_rep
+
+    for name in scrapy_rep.__all__:
+        assert getattr(scrapy_rep, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        _ = scrapy_rep.Nope
