@@ -1,10 +1,12 @@
 """Memory per cached origin in the middleware's robots.txt cache (SPEC §4 "Caching").
 
-Fills a :class:`scrapy_rep.cache.RobotsCache` the way the middleware does (parsed rules,
-one group compiled by a lookup, the zlib-compressed body kept for JOBDIR and for
-``SitemapSpider``) with the real files of ``../shared/corpus`` (cycled), and reports
-bytes per cached origin from ``tracemalloc``: the median file, the mean over the corpus,
-and the cache bound at work (``max_origins`` smaller than the files given).
+Fills a :class:`scrapy_rep.cache.DocumentCache` the way the middleware does (parsed
+rules, one group compiled by a lookup, the zlib-compressed body kept for sharing, for
+re-parsing and for ``SitemapSpider``) with the real files of ``../shared/corpus``
+(cycled), and reports bytes per cached origin from ``tracemalloc`` next to the estimate
+the cache counts (``REP_CACHE_MAX_BYTES``): the median file, the largest file, the mean
+over the corpus, and the bound at work (``max_origins`` smaller than the origins given:
+the rest are kept compressed).
 
 Usage: ``python benchmarks/cache_memory.py [--origins 20000] [--corpus DIR]``
 """
@@ -18,25 +20,31 @@ import tracemalloc
 import zlib
 from pathlib import Path
 
-from scrapy_rep.cache import CacheEntry, RobotsCache
+from scrapy_rep.cache import CacheEntry, DocumentCache
+from scrapy_rep.downloadermiddlewares import _estimated_size
 from scrapy_rep.origins import Origin
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, parse_robotstxt
+from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
-def entry_for(body: bytes) -> CacheEntry:
+def entry_for(body: bytes) -> CacheEntry[RobotsTxt]:
     body = body[:MAX_BODY_BYTES]
     rules = parse_robotstxt(body)
     rules.allowed("https://example.com/some/page", "mybot")  # compile our group once
-    return CacheEntry(rules, "200", 0.0, 86_400.0, 2_678_400.0, 200, zlib.compress(body))
+    body_zlib = zlib.compress(body)
+    size = _estimated_size(rules, body) + len(body_zlib)
+    return CacheEntry(rules, "200", 0.0, 86_400.0, 2_678_400.0, 200, body_zlib, size=size)
 
 
-def bytes_per_origin(bodies: list[bytes], origins: int, max_origins: int) -> tuple[float, int]:
+def bytes_per_origin(
+    bodies: list[bytes], origins: int, max_origins: int
+) -> tuple[float, int, float]:
+    """Measured bytes per origin, origins cached, and the cache's own count per origin."""
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    cache = RobotsCache(max_origins)
+    cache: DocumentCache[RobotsTxt] = DocumentCache(max_origins, None, parse_robotstxt)
     for number in range(origins):
         cache.put(
             Origin("https", f"host{number}.example", None), entry_for(bodies[number % len(bodies)])
@@ -44,7 +52,7 @@ def bytes_per_origin(bodies: list[bytes], origins: int, max_origins: int) -> tup
     gc.collect()
     used = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
-    return used / len(cache), len(cache)
+    return used / len(cache), len(cache), cache.bytes / len(cache)
 
 
 def main() -> None:
@@ -57,14 +65,18 @@ def main() -> None:
     sizes = sorted(len(b) for b in bodies)
     median_body = min(bodies, key=lambda b: abs(len(b) - statistics.median(sizes)))
     print(f"{len(bodies)} real files, median {statistics.median(sizes):,.0f} bytes")
-    print("| cache content | origins cached | bytes per origin |")
-    print("|---|---|---|")
-    per, count = bytes_per_origin([median_body], args.origins, args.origins)
-    print(f"| the median file ({len(median_body):,} bytes) | {count:,} | {per:,.0f} |")
-    per, count = bytes_per_origin(bodies, args.origins, args.origins)
-    print(f"| the corpus, cycled | {count:,} | {per:,.0f} |")
-    per, count = bytes_per_origin([median_body], args.origins, args.origins // 4)
-    print(f"| the median file, bound {args.origins // 4:,} | {count:,} | {per:,.0f} |")
+    largest = max(bodies, key=len)
+    print("| cache content | origins cached | bytes per origin (measured) | counted |")
+    print("|---|---|---|---|")
+    rows = [
+        (f"the median file ({len(median_body):,} bytes)", [median_body], args.origins, 1),
+        (f"the largest file ({len(largest):,} bytes)", [largest], 200, 1),
+        ("the corpus, cycled", bodies, args.origins, 1),
+        (f"the median file, {args.origins // 4:,} parsed", [median_body], args.origins, 4),
+    ]
+    for name, files_given, origins, fraction in rows:
+        per, count, counted = bytes_per_origin(files_given, origins, origins // fraction)
+        print(f"| {name} | {count:,} | {per:,.0f} | {counted:,.0f} |")
 
 
 if __name__ == "__main__":
