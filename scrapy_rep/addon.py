@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
+from scrapy_rep.audit import AuditTrail
 from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
@@ -24,13 +25,14 @@ SCRAPY_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 DOWNLOADER_PRIORITY = 100
 SPIDER_PRIORITY = 550
 REPORT_PRIORITY = 500
+AUDIT_PRIORITY = 500
 
 
 class Addon:
     """Enables scrapy_rep: our robots.txt middleware in place of Scrapy's (which is
     switched off), the page-directives middleware, the end-of-crawl report (shown with
-    ``REP_REPORT = True``), and ``ROBOTSTXT_OBEY = True`` unless the project set it to
-    ``False`` itself."""
+    ``REP_REPORT = True``), the audit trail (written with ``REP_AUDIT_FILE``), and
+    ``ROBOTSTXT_OBEY = True`` unless the project set it to ``False`` itself."""
 
     @classmethod
     def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:
@@ -48,6 +50,7 @@ class Addon:
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
+        setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
 

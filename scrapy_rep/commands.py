@@ -5,8 +5,11 @@ entry points): each origin's robots.txt is fetched once with the fetch rules of 
 and every URL gets its verdict and the deciding line. The crawler's identity and profile
 come from the project's settings (``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``,
 ``REP_PROFILE``), or from ``--user-agent`` and ``--rep-profile``. ``--page`` also fetches
-each allowed page and prints its meta / ``X-Robots-Tag`` directives. The exit codes are
-the checker's (:data:`scrapy_rep.check.EXIT_CODES`).
+each allowed page and prints its meta / ``X-Robots-Tag`` directives. ``--purpose``
+(``ai-train``, ``ai-input``, ``search``, or several, comma-separated) explains every
+AI-usage signal about each URL, the origin's (robots.txt, tdmrep.json) and the page's
+own, and the answer for each purpose. The exit codes are the checker's
+(:data:`scrapy_rep.check.EXIT_CODES`); a URL denied for a purpose counts as disallowed.
 """
 
 from __future__ import annotations
@@ -31,10 +34,20 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
+from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.pagedirectives import page_directives
+from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
-from scrapy_rep.urlfetch import fetch_robotstxt, read_robots_file, robots_url_for, within
+from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
+from scrapy_rep.tdmrep import TdmRepFile
+from scrapy_rep.urlfetch import (
+    fetch_robotstxt,
+    fetch_tdmrep,
+    read_robots_file,
+    robots_url_for,
+    within,
+)
+from scrapy_rep.usage import UsagePolicy
 from scrapy_rep.useragent import product_token
 
 #: The most of a page read for ``--page`` (the directives are in headers and HTML).
@@ -45,6 +58,8 @@ class RobotsCommand(ScrapyCommand):
     """``scrapy robots [--robots-file FILE] [--page] URL…``"""
 
     requires_crawler_process = False
+    #: ``--purpose``: the purposes whose usage signals are explained.
+    policy: UsagePolicy | None = None
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
@@ -72,6 +87,12 @@ class RobotsCommand(ScrapyCommand):
             "--rep-profile", choices=PROFILES, help="the robots.txt profile (REP_PROFILE)"
         )
         group.add_argument("--user-agent", "-A", help="the crawler's User-Agent or product token")
+        group.add_argument(
+            "--purpose",
+            metavar="PURPOSE",
+            help=f"explain the AI-usage signals for these purposes ({', '.join(PURPOSES)}; "
+            "comma-separated); fetches each allowed page",
+        )
         group.add_argument("--timeout", type=float, default=10.0, help="seconds (default: 10)")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -87,6 +108,13 @@ class RobotsCommand(ScrapyCommand):
             return _usage(str(error))
         profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
+        self.policy = None
+        if opts.purpose:
+            try:
+                purposes = read_purposes({"--purpose": opts.purpose}, "--purpose", ())
+            except RepSettingError as error:
+                return _usage(str(error))
+            self.policy = UsagePolicy.of(purposes, config.purpose_unknown)
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
@@ -114,7 +142,12 @@ class RobotsCommand(ScrapyCommand):
                 )
                 rules, outcome = fetched.rules, f"{robots_url}: {fetched.outcome}"
                 unreachable = fetched.unreachable
-            code = max(code, self._origin(rules, outcome, urls, agent, opts, config))
+            tdm = None
+            if self.policy is not None and self.policy.needs_tdmrep:
+                origin_url = robots_url.removesuffix("/robots.txt")
+                tdm, tdm_fetched = fetch_tdmrep(origin_url, user_agent=agent, timeout=opts.timeout)
+                print(f"\ntdmrep.json {origin_url}/.well-known/tdmrep.json: {tdm_fetched.outcome}")
+            code = max(code, self._origin(rules, outcome, urls, agent, opts, config, tdm))
             if unreachable:
                 code = EXIT_UNREACHABLE
         return code
@@ -127,6 +160,7 @@ class RobotsCommand(ScrapyCommand):
         agent: str,
         opts: argparse.Namespace,
         config: RepConfig,
+        tdm: TdmRepFile | None = None,
     ) -> int:
         """Print one origin's block; its exit code."""
         print(f"\nrobots.txt {outcome}")
@@ -143,7 +177,64 @@ class RobotsCommand(ScrapyCommand):
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
+            if self.policy is not None and rules.allowed(url, agent):
+                code = max(code, self._usage(url, rules, tdm, agent, opts.timeout, config))
         return code
+
+    def _usage(
+        self,
+        url: str,
+        rules: RobotsTxt,
+        tdm: TdmRepFile | None,
+        agent: str,
+        timeout: float,
+        config: RepConfig,
+    ) -> int:
+        """Every usage signal about ``url`` and the answer per purpose; its exit code."""
+        policy = self.policy
+        assert policy is not None
+        before = policy.before_fetch(rules, url, agent, tdm)
+        response = _response(url, agent, timeout)
+        if isinstance(response, str):
+            print(f"      page: {response}; only the origin's signals are known")
+            decision, code = before.decision(), EXIT_UNREACHABLE
+        else:
+            directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
+            page = page_signals(response, directives, tdm=policy.needs_tdmrep)
+            decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
+        print("      usage signals:" if decision.signals else "      usage signals: none")
+        for signal in decision.signals:
+            print(f"        {signal.source}  ({_answers(signal.answers)})")
+        refusal = policy.refusal(decision)
+        for purpose in policy.purposes:
+            verdict = decision.verdict(purpose)
+            by = decision.decided_by(purpose)
+            print(f"      {purpose}: {verdict}" + (f" by {by.source}" if by is not None else ""))
+        if refusal is not None:
+            print(f"      => not for this crawl: {refusal.message}")
+            return max(code, EXIT_DISALLOWED)
+        return code
+
+
+def _answers(answers: tuple[bool | None, ...]) -> str:
+    said = [
+        f"{purpose} {'yes' if answer else 'no'}"
+        for purpose, answer in zip(PURPOSES, answers, strict=True)
+        if answer is not None
+    ]
+    return ", ".join(said) or "says nothing about these purposes"
+
+
+def _response(url: str, user_agent: str, timeout: float) -> Any:
+    """The page as a Scrapy response, or why it could not be fetched."""
+    answer = within(timeout, lambda: _fetch_page(url, user_agent, timeout))
+    if answer is None:
+        return f"not fetched (no complete answer within {timeout:g} s)"
+    if isinstance(answer, str):
+        return answer
+    status, headers, body = answer
+    cls = responsetypes.from_args(headers=headers, url=url, body=body)
+    return cls(url=url, status=status, headers=headers, body=body)
 
 
 def _usage(message: str) -> int:
@@ -153,14 +244,10 @@ def _usage(message: str) -> int:
 
 def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -> tuple[str, bool]:
     """Fetch ``url`` and describe its directives; (text, fetched successfully)."""
-    answer = within(timeout, lambda: _fetch_page(url, user_agent, timeout))
-    if answer is None:
-        return f"not fetched (no complete answer within {timeout:g} s)", False
-    if isinstance(answer, str):
-        return answer, False
-    status, headers, body = answer
-    cls = responsetypes.from_args(headers=headers, url=url, body=body)
-    response = cls(url=url, status=status, headers=headers, body=body)
+    response = _response(url, user_agent, timeout)
+    if isinstance(response, str):
+        return response, False
+    status = response.status
     directives = page_directives(
         response,
         user_agent,

@@ -1,4 +1,5 @@
-"""robots.txt enforcement in a crawl: the downloader middleware (SPEC §3-§5).
+"""robots.txt enforcement in a crawl: the downloader middleware (SPEC §3-§5), and the
+crawl's purpose checked against the origin's AI-usage signals before a request is sent.
 
 A thin adapter. :mod:`scrapy_rep.lifecycle` makes every fetch decision of SPEC §4 (when
 to download, retry, keep a stale copy, give up, share); this class only sequences:
@@ -14,6 +15,9 @@ to download, retry, keep a stale copy, give up, share); this class only sequence
   timers, stats, logs, signals, and releasing held requests
   (:mod:`scrapy_rep.crawl.holding`) with the verdict they were released with.
 - Crawl-delay goes to the origin's download slot (:mod:`scrapy_rep.crawl.slots`).
+- For AI purposes (``REP_PURPOSE``) the origin's tdmrep.json is a second document, kept
+  by a second lifecycle of the same kind, and held requests wait for it the same way;
+  :mod:`scrapy_rep.crawl.usagegate` then refuses what the site's signals deny.
 """
 
 from __future__ import annotations
@@ -21,29 +25,38 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn, cast
-from weakref import WeakKeyDictionary, WeakSet
+from typing import TYPE_CHECKING, Any, NoReturn
+from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.job import job_dir
-from scrapy.utils.reactor import is_asyncio_reactor_installed
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit import ROBOTS_KEY
 from scrapy_rep.cache import CacheEntry, DocumentCache
-from scrapy_rep.crawl.actions import ActionRunner, call_later
-from scrapy_rep.crawl.engine_fetch import EngineFetcher, robots_response_from_cache
+from scrapy_rep.crawl.actions import call_later
+from scrapy_rep.crawl.documents import (
+    OriginDocument,
+    TdmKey,
+    document_policy,
+    estimated_size,
+    open_store,
+)
+from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.slots import CrawlDelaySlots
-from scrapy_rep.crawl.stores import RobotsStore, StoreClient, store_for
+from scrapy_rep.crawl.stores import StoreClient
+from scrapy_rep.crawl.usagegate import UsageGate
+from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP
 from scrapy_rep.lifecycle import Lifecycle
-from scrapy_rep.lifecycle import events as do
 from scrapy_rep.origins import Origin, OriginMemo
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy, robots_agent
+from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.tdmrep import TdmRepFile, parse_tdmrep
+from scrapy_rep.usage import tdm_stand_in
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -52,6 +65,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 Entry = CacheEntry[RobotsTxt]
+#: What a released request carries: the entry of each document that decides it.
+Carried = dict[str, CacheEntry[Any]]
+#: ``_document``'s answer when the request is to be held.
+_HOLD: Any = object()
 
 
 class RobotsTxtMiddleware:
@@ -75,38 +92,49 @@ class RobotsTxtMiddleware:
         self.obey_crawl_delay = PROFILES[config.profile].obey_crawl_delay if obey is None else obey
         self._agent_setting = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
         self._default_agent = robots_agent(settings)
-        timeout = min(
-            config.robotstxt_timeout, settings.getfloat("DOWNLOAD_TIMEOUT") or float("inf")
-        )
-        store = _open_store(config, settings)
+        store = open_store(config, settings)
+        policy, timeout = document_policy(config, settings, store)
+        client = StoreClient(store, clock, self._inc)
+        self.held = HeldRequests(crawler, config.max_held_requests)
+        self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
+
+        def document(kind: Any, lifecycle: Lifecycle[Any]) -> OriginDocument[Any]:
+            return OriginDocument(
+                crawler, kind, lifecycle.cache, lifecycle, timeout, client, self._release,
+                self.held.count, clock,
+            )  # fmt: skip
+
         #: The robots.txt of every origin seen (SPEC §4 "Caching").
         self.cache: DocumentCache[RobotsTxt] = DocumentCache(
             config.cache_max_origins, config.cache_max_bytes, self._parse
         )
-        policy = lifecycle_policy(
-            config, settings, timeout, store.name if store.consulted else None
-        )
         self.lifecycle: Lifecycle[RobotsTxt] = Lifecycle(
-            policy, self._parse, _stand_in, self.cache, _estimated_size
+            policy, self._parse, _stand_in, self.cache, estimated_size
         )
-        self.held = HeldRequests(crawler, config.max_held_requests)
-        self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
-        self.runner = ActionRunner(
-            crawler,
-            self.lifecycle,
-            EngineFetcher(crawler, timeout),
-            StoreClient(store, clock, self._inc),
-            self._release,
-            clock,
-            self.held.count,
-        )
+        self._robots = document(ROBOTS_TXT, self.lifecycle)
+        self.runner = self._robots.runner
+        #: What the crawl is for, checked against the origin's signals (``REP_PURPOSE``).
+        self.usage = UsageGate(crawler, config, self._refuse)
+        #: tdmrep.json, a second document per origin, for AI purposes only.
+        self._tdm: OriginDocument[TdmRepFile] | None = None
+        if self.usage.policy.needs_tdmrep:
+            tdm_cache = DocumentCache(
+                config.cache_max_origins, config.cache_max_bytes, parse_tdmrep
+            )
+            self._tdm = document(
+                TDMREP,
+                Lifecycle(policy, parse_tdmrep, tdm_stand_in, tdm_cache, estimated_size, TDMREP),
+            )
+        self._documents = (self._robots,) if self._tdm is None else (self._robots, self._tdm)
+        self._audit = bool(config.audit_file)
         self._origins = OriginMemo()
-        #: Requests handed back to the engine to be held (see the module docstring).
-        self._to_hold: WeakSet[Request] = WeakSet()
-        #: Released requests and the entry that decides them, whatever the cache holds
-        #: by the time they come back (it may have expired or been evicted).
-        self._carried: WeakKeyDictionary[Request, Entry] = WeakKeyDictionary()
-        self._waiters: dict[Origin, list[Deferred[Entry | None]]] = {}
+        #: Requests handed back to the engine to be held (see the module docstring), and
+        #: the document they wait for.
+        self._to_hold: WeakKeyDictionary[Request, OriginDocument[Any]] = WeakKeyDictionary()
+        #: Released requests and the entries that decide them, whatever the caches hold
+        #: by the time they come back (an entry may have expired or been evicted).
+        self._carried: WeakKeyDictionary[Request, Carried] = WeakKeyDictionary()
+        self._waiters: dict[tuple[str, Origin], list[Deferred[Any]]] = {}
         self._scheduler: Any = None
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
@@ -148,41 +176,58 @@ class RobotsTxtMiddleware:
         origin = self._origins.get(request.url)
         if origin is None:
             return None  # data:, file:, about: (SPEC §3)
-        entry = self._carried.pop(request, None) if self._carried else None
+        carried = self._carried.pop(request, None) if self._carried else None
+        entry = carried.get(ROBOTS_TXT.name) if carried else None
         if entry is None:
-            entry = self._entry(origin, request)
-        if entry is None:
-            if request not in self._to_hold:
-                self._to_hold.add(request)
+            entry = await self._document(self._robots, origin, request, carried)
+            if entry is _HOLD:
                 return request  # caught by _request_scheduled and held
-            # It came straight back: engine.download_async(), not the scheduler, sent
-            # it. It cannot leave the downloader, so it waits here.
-            self._to_hold.discard(request)
-            entry = await self._wait_for(origin)
-            if entry is None:
-                self._inc("rep/requests/dropped/spider_closed")
-                raise IgnoreRequest(f"robots.txt of {origin} not known when the spider closed")
         if request.url.endswith("/robots.txt") and request.method == "GET":
             cached = robots_response_from_cache(request, entry)
             if cached is not None:
                 self._inc("rep/robotstxt/served_from_cache")
                 return cached
-        self._enforce(request, origin, entry)
+        agent = self._agent(request)
+        self._enforce(request, origin, entry, agent)
+        if self._tdm is None:
+            self.usage.check(request, origin, entry, None, agent)
+            return None
+        tdm = carried.get(TDMREP.name) if carried else None
+        if tdm is None:
+            carried = {**carried, ROBOTS_TXT.name: entry} if carried else {ROBOTS_TXT.name: entry}
+            tdm = await self._document(self._tdm, origin, request, carried)
+            if tdm is _HOLD:
+                return request
+        self.usage.check(request, origin, entry, tdm, agent)
         return None
 
-    def _entry(self, origin: Origin, request: Request) -> Entry | None:
-        """The entry that decides now; ``None``: hold (a fetch is under way or starts)."""
-        now = self._clock()
-        entry = self.lifecycle.fresh_entry(origin, now)
+    async def _document(
+        self, kind: OriginDocument[Any], origin: Origin, request: Request, carried: Carried | None
+    ) -> Any:
+        """The entry of ``kind`` that decides ``request`` now, or :data:`_HOLD`."""
+        entry = kind.entry(origin, request)
         if entry is not None:
             return entry
-        self.runner.triggers.setdefault(origin, request)
-        self.runner.perform(self.lifecycle.handle(do.RequestSeen(origin), now))
-        return self.lifecycle.usable_entry(origin, self._clock())
+        if request not in self._to_hold:
+            self._to_hold[request] = kind
+            if carried:
+                self._carried[request] = carried  # kept while it is held
+            return _HOLD
+        # It came straight back: engine.download_async(), not the scheduler, sent it. It
+        # cannot leave the downloader, so it waits here.
+        del self._to_hold[request]
+        self._carried.pop(request, None)
+        entry = await self._wait_for(kind, origin)
+        if entry is None:
+            self._inc("rep/requests/dropped/spider_closed")
+            raise IgnoreRequest(f"{kind.name} of {origin} not known when the spider closed")
+        return entry
 
-    def _enforce(self, request: Request, origin: Origin, entry: Entry) -> None:
-        agent = self._agent(request)
+    def _enforce(self, request: Request, origin: Origin, entry: Entry, agent: str) -> None:
         rules = entry.rules
+        if self._audit:  # the trail names the robots.txt and the line that decided
+            decision = rules.decide(request.url, agent)
+            request.meta[ROBOTS_KEY] = (str(origin), entry, decision)
         if rules.allowed(request.url, agent):
             if entry.unreachable:
                 self._inc("rep/requests/allowed_unreachable")
@@ -217,63 +262,67 @@ class RobotsTxtMiddleware:
     # ------------------------------------------------------------------ holding
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        if request not in self._to_hold:
+        kind = self._to_hold.pop(request, None) if self._to_hold else None
+        if kind is None:
             return
-        self._to_hold.discard(request)
         origin = self._origins.get(request.url)
         assert origin is not None  # only requests with an origin are held
-        if self.held.add(origin, request):
+        if self.held.add(kind.held_key(origin), request):
             self._inc("rep/requests/spilled")
         self._inc("rep/requests/held")
         self.crawler.signals.send_catch_log(
             rep_signals.request_held, request=request, origin=str(origin)
         )
-        entry = self.lifecycle.usable_entry(origin, self._clock())
+        entry = kind.usable_entry(origin)
         if entry is not None:  # the download finished in between
-            call_later(0, self._release, origin, entry, 0)
+            call_later(0, self._release, kind, origin, entry, 0)
         raise IgnoreRequest("held until robots.txt is known")  # not enqueued, not logged
 
-    def _release(self, origin: Origin, entry: Entry, failures: int) -> None:
-        """The held requests of ``origin`` go on, carrying the verdict of ``entry``."""
-        for waiter in self._waiters.pop(origin, ()):
+    def _release(self, kind: Any, origin: Origin, entry: Any, failures: int) -> None:
+        """The requests held for ``kind`` of ``origin`` go on, carrying ``entry``."""
+        for waiter in self._waiters.pop((kind.name, origin), ()):
             waiter.callback(entry)
-        self.runner.triggers.pop(origin, None)
+        kind.runner.triggers.pop(origin, None)
         engine = self._engine()
-        if self.runner.closed or engine is None or origin not in self.held:
+        key = kind.held_key(origin)
+        if kind.runner.closed or engine is None or key not in self.held:
             return
         released = 0
-        for request in self.held.pop(origin):
+        for request in self.held.pop(key):
             released += 1
             self.crawler.signals.send_catch_log(
                 rep_signals.request_released, request=request, origin=str(origin), failures=failures
             )
             again = request.replace(dont_filter=True)  # the dupefilter saw it already
-            self._carried[again] = entry
+            carried = self._carried.pop(request, None)
+            self._carried[again] = {**carried, kind.name: entry} if carried else {kind.name: entry}
             engine.crawl(again)
         self._inc("rep/requests/released", released)
         if failures:
             self._inc("rep/requests/released_after_unreachable", released)
 
-    async def _wait_for(self, origin: Origin) -> Entry | None:
-        entry = self._entry(origin, Request(origin.robots_url))
-        if entry is not None or self.runner.closed:
+    async def _wait_for(self, kind: OriginDocument[Any], origin: Origin) -> Any:
+        entry = kind.entry(origin, Request(f"{origin}{kind.document.path}"))
+        if entry is not None or kind.runner.closed:
             return entry
-        waiter: Deferred[Entry | None] = Deferred()
-        self._waiters.setdefault(origin, []).append(waiter)
+        waiter: Deferred[Any] = Deferred()
+        self._waiters.setdefault((kind.name, origin), []).append(waiter)
         return await maybe_deferred_to_future(waiter)
 
     def _spider_idle(self) -> None:
         """Keep the spider open while requests are held (SPEC §4), and make sure every
         origin holding requests has its document, a download or a retry under way."""
-        now = self._clock()
         for key in self.held.origins():
-            origin = cast(Origin, key)
-            entry = self.lifecycle.usable_entry(origin, now)
+            kind, origin = (
+                (self._tdm, key.origin) if isinstance(key, TdmKey) else (self._robots, key)
+            )
+            assert kind is not None and isinstance(origin, Origin)
+            entry = kind.usable_entry(origin)
             if entry is not None:
-                self._release(origin, entry, 0)
-            elif not self.lifecycle.under_way(origin):
-                self.runner.handle(do.RequestSeen(origin))
-        if len(self.held) or self.lifecycle.downloading:
+                self._release(kind, origin, entry, 0)
+            else:
+                kind.restart(origin)
+        if len(self.held) or any(kind.lifecycle.downloading for kind in self._documents):
             raise DontCloseSpider
 
     # ------------------------------------------------------------------ open and close
@@ -292,7 +341,8 @@ class RobotsTxtMiddleware:
             self._inc("rep/requests/resumed", resumed)
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
-        self.runner.close()
+        for kind in self._documents:
+            kind.runner.close()
         if self.stats is not None:
             self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
             self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
@@ -317,23 +367,5 @@ class RobotsTxtMiddleware:
             self.stats.inc_value(key, count)
 
 
-def _open_store(config: RepConfig, settings: Any) -> RobotsStore:
-    store = store_for(config.robotstxt_cache, job_dir(settings), config.cache_max_origins)
-    if store.name == "redis" and not is_asyncio_reactor_installed():
-        raise RepSettingError(
-            "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
-            "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
-        )
-    return store
-
-
 def _stand_in(allow: bool) -> RobotsTxt:
     return ALLOW_ALL if allow else DISALLOW_ALL
-
-
-def _estimated_size(rules: RobotsTxt, body: bytes) -> int:
-    """Bytes a parsed robots.txt keeps in memory, for ``REP_CACHE_MAX_BYTES``: 2 KiB plus
-    6 per body byte. Measured with tracemalloc on the corpus (parse plus one check): the
-    median file (347 bytes) keeps 4.0 KB, the largest (500 KiB of rules) 2.0 MB; the
-    estimate's median error is 2 %, and it is low by at most 2.6× (rule-heavy files)."""
-    return 2048 + 6 * len(body)

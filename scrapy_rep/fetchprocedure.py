@@ -37,6 +37,7 @@ from scrapy_rep.fetchpolicy import (
     retry_after_seconds,
 )
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from scrapy_rep.tdmrep import WELL_KNOWN_PATH
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,16 @@ ROBOTS_TXT: Final = Document(
     "everything allowed",
     "temporarily everything disallowed",
     "rep/robotstxt",
+)
+#: W3C TDMRep's file (report §3.1), fetched for AI purposes (``REP_PURPOSE``): "Failure
+#: to provide access to such a representation implies that the origin server does not
+#: implement this protocol", so a 4xx means no reservation.
+TDMREP: Final = Document(
+    "tdmrep.json",
+    WELL_KNOWN_PATH,
+    "no TDM reservation",
+    "TDM rights taken as reserved for now",
+    "rep/tdmrep",
 )
 
 

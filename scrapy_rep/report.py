@@ -41,6 +41,7 @@ _FATES: Final = (
     "downloaded",
     "downloaded but item dropped",
     "forbidden by robots.txt",
+    "not fetched for the crawl's purpose",
     "dropped",
     "not followed",
 )
@@ -60,6 +61,7 @@ class _OriginReport:
 #: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
 _FATE_OF_REASON: Final = {
     "forbidden": "forbidden by robots.txt",
+    "purpose": "not fetched for the crawl's purpose",
     "nofollow": "not followed",
     "rel_nofollow": "not followed",
 }
@@ -148,10 +150,12 @@ class RepReport:
         if response is not None and reason in _NOT_FOLLOWED:
             self._url(response.url, _NOT_FOLLOWED[reason])
 
-    def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
+    def _item_refused(
+        self, response: Response | None, reason: str, message: str = "", **_: Any
+    ) -> None:
         if response is None:  # an item from start(): it belongs to no URL
             return
-        record = self._url(response.url, f"item dropped ({reason})")
+        record = self._url(response.url, f"item dropped ({message or reason})")
         if record is not None:
             record.item_dropped = True
 

@@ -19,6 +19,10 @@ from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Policy
 PROFILES: Final = ("google", "rfc9309", "legacy")
 ACTIONS: Final = ("drop", "keep")
 UNREACHABLE_ACTIONS: Final = ("drop", "allow")
+#: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.purpose`).
+PURPOSES: Final = ("search", "ai-train", "ai-input")
+PURPOSE_ACTIONS: Final = ("drop", "mark")
+UNKNOWN_ANSWERS: Final = ("allow", "deny")
 DAY: Final = 86_400.0
 MIB: Final = 1024 * 1024
 
@@ -147,6 +151,19 @@ def read_str_list(
     )
 
 
+def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """One purpose or a list of them (each of :data:`PURPOSES`), without repeats."""
+    values = read_str_list(settings, name, default)
+    chosen = tuple(dict.fromkeys(value.lower() for value in values))
+    wrong = [value for value in chosen if value not in PURPOSES]
+    if wrong or not chosen:
+        raise RepSettingError(
+            f"{name}: expected one of {', '.join(map(repr, PURPOSES))} or a list of them, "
+            f"got {settings.get(name)!r}"
+        )
+    return chosen
+
+
 Reader = Callable[[SettingsLike, str, Any], Any]
 
 
@@ -210,6 +227,11 @@ SETTINGS: Final = (
     Setting("REP_REL_NOFOLLOW", "rel_nofollow", True, read_bool),
     Setting("REP_DIRECTIVE_TOKENS", "directive_tokens", (), read_str_list),
     Setting("REP_META_IN_NOSCRIPT", "meta_in_noscript", True, read_bool),
+    Setting("REP_PURPOSE", "purpose", ("search",), read_purposes),
+    Setting("REP_PURPOSE_ACTION", "purpose_action", "drop", _choice(PURPOSE_ACTIONS)),
+    Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
+    Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
+    Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
 )
 
 
@@ -246,6 +268,13 @@ class RepConfig:
     rel_nofollow: bool
     directive_tokens: tuple[str, ...]
     meta_in_noscript: bool
+    #: What the crawl is for: ``("search",)`` unless set.
+    purpose: tuple[str, ...]
+    purpose_action: str
+    purpose_unknown: str
+    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
+    purpose_agents: tuple[str, ...]
+    audit_file: str
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:

@@ -37,9 +37,17 @@ request_released = object()
 #: (the page that linked to it, for nofollow; else ``None``).
 request_refused = object()
 
-#: An item was dropped because of its page's directives (SPEC §6). Arguments: ``item``,
-#: ``response`` and ``reason`` (``"noindex"`` or ``"unavailable_after"``).
+#: An item was dropped because of its page's directives (SPEC §6) or because the page is
+#: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
+#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and, for
+#: ``"purpose"``, ``message`` (``"ai-train denied by header Content-Usage: train-ai=n"``).
 item_refused = object()
+
+
+#: scrapy_rep's spider middleware has passed on the spider's whole output for a page
+#: (sent only with ``REP_AUDIT_FILE``). Arguments: ``response``, ``kept`` and ``dropped``
+#: (how many items scrapy_rep let through and dropped).
+page_processed = object()
 
 
 def send_refused(

@@ -13,16 +13,25 @@ and puts them on ``response.meta["rep_directives"]``. Then, from the callback's 
 
 Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with the URL and
 the directive that caused it.
+
+It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
+signals (robots.txt, tdmrep.json; see :mod:`scrapy_rep.crawl.usagegate`) and the page's
+own (:mod:`scrapy_rep.crawl.pageusage`) make one :class:`scrapy_rep.purpose.UsageDecision`,
+put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
+items dropped (``REP_PURPOSE_ACTION = "drop"``) or marked (``"mark"``: every item gets
+``rep_usage``, the decision as a dict).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 from weakref import WeakKeyDictionary
 
+from itemadapter import ItemAdapter
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
@@ -30,9 +39,13 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.crawl.usagegate import BEFORE_KEY
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.pagedirectives import attribute_of, crawler_tokens, page_directives
+from scrapy_rep.purpose import UsageDecision
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage import NOTHING_BEFORE, Refusal, UsagePolicy
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -44,6 +57,9 @@ logger = logging.getLogger(__name__)
 META_KEY = "rep_directives"
 #: ``request.meta`` key: follow this request even from a nofollow page or link.
 IGNORE_NOFOLLOW_KEY = "rep_ignore_nofollow"
+#: ``response.meta`` key holding the page's :class:`UsageDecision`; under
+#: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
+USAGE_KEY = "rep_usage"
 _NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
 
 
@@ -59,6 +75,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
         self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
+        config = self.config
+        self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self._mark = config.purpose_action == "mark"
+        self._usage: WeakKeyDictionary[Response, tuple[UsageDecision, Refusal | None]] = (
+            WeakKeyDictionary()
+        )
+        if config.audit_file:  # the audit trail learns when a page's output is through
+            self.process_spider_output = self._audited_output  # type: ignore[method-assign]
+            self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -74,6 +99,38 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         except AttributeError:  # a response without a request (built by hand)
             return
         self._count_page(directives)
+        response.meta[USAGE_KEY] = self.usage_of(response)[0]
+
+    def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+        """The page's usage decision for the crawl's purposes, and the refusal if it is
+        denied (read once per response; reading never fails a page)."""
+        known = self._usage.get(response)
+        if known is None:
+            try:
+                known = self._read_usage(response)
+            except Exception as error:  # never lose a page's output over its signals
+                self._failed(response, "usage signals", error)
+                known = (UsageDecision(()), None)
+            self._usage[response] = known
+        return known
+
+    def _read_usage(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+        policy = self.usage
+        page = page_signals(
+            response,
+            self.directives_of(response),
+            tdm=policy.needs_tdmrep,
+            noscript=self.config.meta_in_noscript,
+        )
+        try:
+            before = response.meta.get(BEFORE_KEY, NOTHING_BEFORE)
+        except AttributeError:  # a response without a request (built by hand)
+            before = NOTHING_BEFORE
+        decision = policy.after_fetch(before, page)
+        refusal = policy.refusal(decision)
+        if refusal is not None:
+            self._inc(f"rep/purpose/pages_denied/{refusal.purpose}")
+        return decision, refusal
 
     def directives_of(self, response: Response) -> PageDirectives:
         """The directives of ``response`` for this crawler, read once per response.
@@ -121,9 +178,78 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     # ------------------------------------------------------------------ output
 
+    def _audited_output(
+        self, response: Response | None, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        kept = dropped = 0
+        try:
+            for output in result:
+                processed = self._get_processed(output, response)
+                if processed is not None:
+                    kept += not isinstance(processed, Request)
+                    yield processed
+                elif not isinstance(output, Request):
+                    dropped += 1
+        finally:
+            self._page_done(response, kept, dropped)
+
+    async def _audited_output_async(
+        self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        kept = dropped = 0
+        try:
+            async for output in result:
+                processed = self._get_processed(output, response)
+                if processed is not None:
+                    kept += not isinstance(processed, Request)
+                    yield processed
+                elif not isinstance(output, Request):
+                    dropped += 1
+        finally:
+            self._page_done(response, kept, dropped)
+
+    def _page_done(self, response: Response | None, kept: int, dropped: int) -> None:
+        if response is not None:
+            self.crawler.signals.send_catch_log(
+                rep_signals.page_processed, response=response, kept=kept, dropped=dropped
+            )
+
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
             return item
+        item = self._by_directives(item, response)
+        return item if item is None else self._by_usage(item, response)
+
+    def _by_usage(self, item: Any, response: Response) -> Any:
+        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl."""
+        decision, refusal = self.usage_of(response)
+        if self._mark:
+            try:
+                ItemAdapter(item)[USAGE_KEY] = decision.to_dict()
+            except (KeyError, TypeError):  # an item class without that field
+                self._inc("rep/purpose/items_not_marked")
+            if refusal is not None:
+                self._inc(f"rep/purpose/items_marked/{refusal.purpose}")
+            return item
+        if refusal is None:
+            return item
+        self._inc(f"rep/purpose/items_dropped/{refusal.purpose}")
+        logger.debug(
+            "Dropped an item of %(url)s: %(why)s",
+            {"url": response.url, "why": refusal.message},
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            rep_signals.item_refused,
+            item=item,
+            response=response,
+            reason="purpose",
+            message=refusal.message,
+        )
+        return None
+
+    def _by_directives(self, item: Any, response: Response) -> Any:
+        """SPEC §6: noindex, or an ``unavailable_after`` that has passed."""
         directives = self.directives_of(response)
         if not directives.blocks_indexing():
             return item

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from scrapy_rep.fetchpolicy import Effect
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.origins import origin_of
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.tdmrep import NO_FILE, TdmRepFile, parse_tdmrep
 
 T = TypeVar("T")
 
@@ -94,10 +95,7 @@ def fetch_robotstxt(
     timeout: float = 10.0,
 ) -> FetchedRobots:
     """Fetch ``url`` (a robots.txt URL), within ``timeout`` seconds in all."""
-    procedure = FetchProcedure(ROBOTS_TXT, url)
-    fetched = within(timeout, lambda: _follow(procedure, user_agent, timeout))
-    if fetched is None:
-        fetched = procedure.on_network_error(f"timed out: no complete answer within {timeout:g} s")
+    fetched = fetch_document(url, ROBOTS_TXT, user_agent=user_agent, timeout=timeout)
     if fetched.effect is Effect.PARSE:
         rules = parse_robotstxt(fetched.body, profile)
     else:
@@ -106,6 +104,29 @@ def fetch_robotstxt(
     return FetchedRobots(
         url, rules, fetched.outcome, fetched.status, fetched.final_url, unreachable
     )
+
+
+def fetch_document(
+    url: str, document: Document, *, user_agent: str = DEFAULT_USER_AGENT, timeout: float = 10.0
+) -> Fetched:
+    """What fetching ``url`` (a per-origin document) came to, within ``timeout`` seconds."""
+    procedure = FetchProcedure(document, url)
+    fetched = within(timeout, lambda: _follow(procedure, user_agent, timeout))
+    if fetched is None:
+        fetched = procedure.on_network_error(f"timed out: no complete answer within {timeout:g} s")
+    return fetched
+
+
+def fetch_tdmrep(
+    origin_url: str, *, user_agent: str = DEFAULT_USER_AGENT, timeout: float = 10.0
+) -> tuple[TdmRepFile, Fetched]:
+    """An origin's ``/.well-known/tdmrep.json`` (``origin_url``: ``https://host``): the
+    file (nothing reserved when absent or unreachable) and what the fetch came to."""
+    fetched = fetch_document(
+        origin_url + TDMREP.path, TDMREP, user_agent=user_agent, timeout=timeout
+    )
+    tdm = parse_tdmrep(fetched.body) if fetched.effect is Effect.PARSE else NO_FILE
+    return tdm, fetched
 
 
 def _follow(procedure: FetchProcedure, user_agent: str, timeout: float) -> Fetched:

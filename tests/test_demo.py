@@ -52,7 +52,34 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("moved", "/"): KEPT,
     ("moved", "/public"): KEPT,
     ("moved", "/secret/plan"): "Forbidden by {moved}/robots.txt (line 2: Disallow: /secret/)",
+    ("ai", "/"): KEPT,
+    ("ai", "/articles/1"): KEPT,
+    ("ai", "/open-data/set"): KEPT,
+    ("ai", "/books/1"): KEPT,
+    ("ai", "/header"): KEPT,
+    ("ai", "/tdm-meta"): KEPT,
+    ("ai", "/noai"): KEPT,
 }
+_CU = "robots.txt line {line}: Content-Usage: {value}"
+#: The same crawl for ``REP_PURPOSE = "ai-train"``: what differs from the search crawl.
+EXPECTED_AI_TRAIN: dict[tuple[str, str], str] = {
+    **EXPECTED,
+    ("moved", "/"): "Not fetched: ai-train denied by robots.txt Content-Signal: search=yes, "
+    "ai-train=no",
+    ("moved", "/public"): None,  # type: ignore[dict-item]  # never linked: / not fetched
+    ("moved", "/secret/plan"): None,  # type: ignore[dict-item]
+    ("ai", "/articles/1"): "Not fetched: ai-train denied by "
+    + _CU.format(line=4, value="/articles/ train-ai=n"),
+    ("ai", "/books/1"): 'Not fetched: ai-train denied by tdmrep.json entry 1 (location "/books/*")',
+    ("ai", "/header"): "downloaded (200); item dropped (ai-train denied by header Content-Usage: "
+    "train-ai=n)",
+    ("ai", "/tdm-meta"): "downloaded (200); item dropped (ai-train denied by "
+    '<meta name="tdm-reservation" content="1">)',
+    ("ai", "/noai"): "downloaded (200); item dropped (ai-train denied by "
+    '<meta name="robots" content="noai">)',
+}
+EXPECTED_AI_TRAIN = {key: fate for key, fate in EXPECTED_AI_TRAIN.items() if fate is not None}
+PORTS = (8301, 8302, 8303, 8304, 8305)
 
 
 @pytest.fixture
@@ -67,10 +94,13 @@ def demo_project(monkeypatch: pytest.MonkeyPatch) -> Any:
     return DemoSpider, settings
 
 
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
 @pytest_twisted.ensureDeferred
-async def test_demo_crawl_does_what_the_readme_says_url_by_url(demo_project: Any) -> None:
+async def test_demo_crawl_does_what_the_readme_says_url_by_url(
+    demo_project: Any, purpose: str
+) -> None:
     spider_class, settings = demo_project
-    crawler = get_crawler(spider_class, {**settings, "LOG_LEVEL": "INFO"})
+    crawler = get_crawler(spider_class, {**settings, "LOG_LEVEL": "INFO", "REP_PURPOSE": purpose})
     items: list[dict[str, Any]] = []
 
     def collect(item: dict[str, Any], **_: Any) -> None:
@@ -83,27 +113,31 @@ async def test_demo_crawl_does_what_the_readme_says_url_by_url(demo_project: Any
     bases = site.bases
     report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
 
-    expected = {bases[name] + path: fate.format(**bases) for (name, path), fate in EXPECTED.items()}
+    table = EXPECTED if purpose == "search" else EXPECTED_AI_TRAIN
+    expected = {bases[name] + path: fate.format(**bases) for (name, path), fate in table.items()}
     actual = {url: "; ".join(sorted_events(report, url)) for url in report.urls}
     assert actual == expected
 
     # Forbidden and not-followed URLs never reached a server; the rest did, once each.
-    for (name, path), fate in EXPECTED.items():
+    for (name, path), fate in table.items():
         hits = site.origins[name].hits.count(path)
         assert hits == (1 if fate.startswith(("downloaded", "held")) else 0), (name, path)
     # One robots.txt per origin; the flaky one twice (503, then 200).
-    assert [site.origins[n].hits.count("/robots.txt") for n in bases] == [1, 1, 2, 1]
+    assert [site.origins[n].hits.count("/robots.txt") for n in bases] == [1, 1, 2, 1, 1]
+    # tdmrep.json: once per origin for AI training, never for search.
+    tdm = [site.origins[n].hits.count("/.well-known/tdmrep.json") for n in bases]
+    assert tdm == ([0] * 5 if purpose == "search" else [1, 1, 1, 1, 1])
     assert {item["url"] for item in items} == {
         url for url, fate in expected.items() if "item kept" in fate
     }
     assert report.origins[bases["shop"]].crawl_delay == 0.2
     assert report.origins[bases["shop"]].sitemaps == (bases["shop"] + "/sitemap.xml",)
 
-    # The README shows this very report (its ports are the preferred 8301-8304).
+    # The README shows this very report (its ports are the preferred 8301-8305).
     printed = report.text
-    for name, port in zip(bases, (8301, 8302, 8303, 8304), strict=True):
+    for name, port in zip(bases, PORTS, strict=True):
         printed = printed.replace(bases[name], f"http://127.0.0.1:{port}")
-    assert printed == readme_report()
+    assert printed == readme_report("" if purpose == "search" else " ai-train")
 
 
 def sorted_events(report: RepReport, url: str) -> list[str]:
@@ -112,9 +146,10 @@ def sorted_events(report: RepReport, url: str) -> list[str]:
     return sorted(report.urls[url].events, key=_event_order)
 
 
-def readme_report() -> str:
-    """The text block after ``<!-- demo report -->`` in the README."""
+def readme_report(which: str = "") -> str:
+    """The text block after ``<!-- demo report -->`` (or ``<!-- demo report ai-train -->``)
+    in the README."""
     text = README.read_text(encoding="utf-8")
-    match = re.search(r"<!-- demo report -->\n```text\n(.*?)```", text, re.DOTALL)
+    match = re.search(rf"<!-- demo report{which} -->\n```text\n(.*?)```", text, re.DOTALL)
     assert match, "README.md has no demo report block"
     return match.group(1)

@@ -10,7 +10,13 @@ Origins:
   with robots meta tags and X-Robots-Tag headers;
 - open: robots.txt 404, so everything is allowed;
 - flaky: robots.txt 503 on the first request, then 200: requests are held, then released;
-- moved: robots.txt redirects (301) to /robots-real.txt, which is followed.
+- moved: robots.txt redirects (301) to /robots-real.txt, which is followed; it says
+  ``Content-Signal: search=yes, ai-train=no``;
+- ai: every other machine-readable AI-usage signal: ``Content-Usage`` rules in
+  robots.txt (IETF aipref), ``/.well-known/tdmrep.json`` (W3C TDMRep), the
+  ``Content-Usage`` header, the ``tdm-reservation`` meta tag and ``noai``. A crawl for
+  ``search`` keeps every page; a crawl for ``ai-train`` (``-s REP_PURPOSE=ai-train``)
+  does not fetch or does not keep the pages they deny.
 """
 
 from __future__ import annotations
@@ -45,6 +51,20 @@ Sitemap: {base}/sitemap.xml
 MOVED_ROBOTS = """\
 User-agent: *
 Disallow: /secret/
+Content-Signal: search=yes, ai-train=no
+"""
+
+AI_ROBOTS = """\
+# AI-usage preferences (IETF aipref): longest path wins
+User-agent: *
+Allow: /
+Content-Usage: /articles/ train-ai=n
+Content-Usage: /open-data/ train-ai=y
+"""
+
+AI_TDMREP = """\
+[{"location": "/books/*", "tdm-reservation": 1,
+  "tdm-policy": "https://example.com/tdm-policy.json"}]
 """
 
 FLAKY_ROBOTS = """\
@@ -137,6 +157,7 @@ def _shop(base: str, others: dict[str, str]) -> dict[str, Page]:
             (others["open"] + "/", "Another origin without robots.txt", ""),
             (others["flaky"] + "/", "An origin whose robots.txt fails first", ""),
             (others["moved"] + "/", "An origin whose robots.txt redirects", ""),
+            (others["ai"] + "/", "An origin with AI-usage signals", ""),
         ]
     )
     html = {"Content-Type": "text/html; charset=utf-8"}
@@ -223,11 +244,41 @@ def _moved() -> dict[str, Page]:
     }
 
 
+def _ai() -> dict[str, Page]:
+    links = "".join(
+        f'<li><a href="{href}">{text}</a></li>'
+        for href, text in [
+            ("/articles/1", "robots.txt Content-Usage: /articles/ train-ai=n"),
+            ("/open-data/set", "robots.txt Content-Usage: /open-data/ train-ai=y"),
+            ("/books/1", "tdmrep.json reserves /books/*"),
+            ("/header", "Content-Usage: train-ai=n header"),
+            ("/tdm-meta", '<meta name="tdm-reservation" content="1">'),
+            ("/noai", '<meta name="robots" content="noai">'),
+        ]
+    )
+    text = {"Content-Type": "text/plain"}
+    return {
+        "/robots.txt": Page(AI_ROBOTS.encode(), headers=text),
+        "/.well-known/tdmrep.json": Page(
+            AI_TDMREP.encode(), headers={"Content-Type": "application/json"}
+        ),
+        "/": Page(_page("AI-usage signals", f"<ul>{links}</ul>")),
+        "/articles/1": Page(_page("Article", "")),
+        "/open-data/set": Page(_page("Open data", "")),
+        "/books/1": Page(_page("Book", "")),
+        "/header": Page(
+            _page("Header", ""), headers={"Content-Type": "text/html", "Content-Usage": "train-ai=n"}
+        ),
+        "/tdm-meta": Page(_page("TDM meta", "", _meta("1", "tdm-reservation"))),
+        "/noai": Page(_page("noai", "", _meta("noai"))),
+    }
+
+
 #: The demo's origins, in port order.
-NAMES = ("shop", "open", "flaky", "moved")
+NAMES = ("shop", "open", "flaky", "moved", "ai")
 #: The ports tried first (so the report reads the same as in the README); when one is
 #: taken, a free port is used instead.
-PREFERRED_PORTS = (8301, 8302, 8303, 8304)
+PREFERRED_PORTS = (8301, 8302, 8303, 8304, 8305)
 
 
 def _listen(site: Site, preferred: int) -> IListeningPort:
@@ -241,7 +292,7 @@ def _listen(site: Site, preferred: int) -> IListeningPort:
 
 
 def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> DemoSite:
-    """Listen on 127.0.0.1, ports 8301-8304 when free, else free ports (needs a running
+    """Listen on 127.0.0.1, ports 8301-8305 when free, else free ports (needs a running
     or installed reactor)."""
     names = NAMES
     origins = {name: DemoOrigin({}) for name in names}
@@ -258,4 +309,5 @@ def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> De
     origins["flaky"].pages = _flaky()
     origins["flaky"].robots_failures_left = flaky_failures
     origins["moved"].pages = _moved()
+    origins["ai"].pages = _ai()
     return DemoSite(bases, origins, ports)

@@ -18,6 +18,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.fetchprocedure import ROBOTS_TXT
 from scrapy_rep.lifecycle import Lifecycle
 from scrapy_rep.lifecycle import events as do
 from scrapy_rep.robotparser import RobotParser
@@ -33,16 +34,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-Releaser = Callable[["Origin", "CacheEntry[RobotsTxt]", int], None]
+Releaser = Callable[["Origin", "CacheEntry[Any]", int], None]
 
 
 class ActionRunner:
-    """Performs lifecycle actions for the robots.txt middleware."""
+    """Performs the actions of one document kind's lifecycle (robots.txt, tdmrep.json)
+    for the robots.txt middleware."""
 
     def __init__(
         self,
         crawler: Crawler,
-        lifecycle: Lifecycle[RobotsTxt],
+        lifecycle: Lifecycle[Any],
         fetcher: EngineFetcher,
         store: StoreClient,
         release: Releaser,
@@ -143,6 +145,8 @@ class ActionRunner:
     # ------------------------------------------------------------------ signals
 
     def _announce(self, action: do.Announce) -> None:
+        if self.lifecycle.document is not ROBOTS_TXT:
+            return  # the lifecycle logged it; robots.txt's signals are robots.txt's
         origin = cast("Origin", action.key)
         rules: RobotsTxt = action.rules
         if action.known:

@@ -28,7 +28,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetchprocedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
@@ -72,23 +72,28 @@ class RobotsTxtResponseGuard:
 
 
 class EngineFetcher:
-    """Downloads one origin's robots.txt (with redirects) through the crawl's engine."""
+    """Downloads one origin's robots.txt (or another per-origin ``document``, with
+    redirects) through the crawl's engine."""
 
-    def __init__(self, crawler: Crawler, timeout: float) -> None:
+    def __init__(self, crawler: Crawler, timeout: float, document: Document = ROBOTS_TXT) -> None:
         self.crawler = crawler
         self.timeout = timeout
+        self.document = document
         self.stats = crawler.stats
+        #: Scrapy's own stat names for robots.txt; ``rep/<document>/…`` for the others.
+        self._stat_prefix = "robotstxt" if document is ROBOTS_TXT else document.stat_prefix
 
     async def fetch(self, origin: Origin) -> Fetched:
-        """What downloading ``origin``'s robots.txt came to; never raises."""
-        procedure = FetchProcedure(ROBOTS_TXT, origin.robots_url)
+        """What downloading ``origin``'s document came to; never raises."""
+        procedure = FetchProcedure(self.document, f"{origin}{self.document.path}")
         try:
             return await self._follow(procedure, origin)
         except Exception as error:  # a bug in scrapy_rep: never stall, never blame the site
-            self._inc("rep/robotstxt/internal_errors")
+            self._inc(f"{self.document.stat_prefix}/internal_errors")
             logger.exception(
-                "scrapy_rep internal error while downloading the robots.txt of %s; please "
+                "scrapy_rep internal error while downloading the %s of %s; please "
                 "report it. Its requests are held and retried as if it were unreachable.",
+                self.document.name,
                 origin,
                 extra={"spider": self.crawler.spider},
             )
@@ -102,22 +107,22 @@ class EngineFetcher:
         bypass_cache = False
         while isinstance(step, Follow):
             request = self._request(step.url, origin, bypass_cache)
-            self._inc("robotstxt/request_count")
+            self._inc(f"{self._stat_prefix}/request_count")
             try:
                 response = await download(request)
             except IgnoreRequest as error:
                 if request.meta.get(_INFLATING_KEY):  # our bomb cap: an invalid response
                     return procedure.on_network_error(describe(error))
-                self._inc("rep/robotstxt/ignored")
+                self._inc(f"{self.document.stat_prefix}/ignored")
                 return procedure.on_ignored(describe(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
-                self._inc(f"robotstxt/exception_count/{type(error)}")
+                self._inc(f"{self._stat_prefix}/exception_count/{type(error)}")
                 return procedure.on_network_error(describe(error))
-            self._inc("robotstxt/response_count")
-            self._inc(f"robotstxt/response_status_count/{response.status}")
+            self._inc(f"{self._stat_prefix}/response_count")
+            self._inc(f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
                 # Scrapy's HTTP cache replays a 429/5xx: never use it, ask the site.
-                self._inc("rep/robotstxt/httpcache_bypassed")
+                self._inc(f"{self.document.stat_prefix}/httpcache_bypassed")
                 bypass_cache = True
                 continue
             bypass_cache = False

@@ -1,0 +1,51 @@
+"""What a fetched page says about its own use (the Scrapy side of
+:meth:`scrapy_rep.usage.UsagePolicy.after_fetch`).
+
+Read from the response: the ``Content-Usage`` header (IETF aipref attach §2), the
+``tdm-reservation`` / ``tdm-policy`` headers and ``<meta>`` elements (W3C TDMRep §3.2,
+§3.3; read only when the crawl has an AI purpose), and ``noai`` / ``noimageai`` from the
+page's directives, already read for :mod:`scrapy_rep.spidermiddlewares`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from scrapy_rep.pagedirectives import meta_tags
+from scrapy_rep.tdmrep import NO_VALUES, header_values, meta_values
+from scrapy_rep.usage import PageSignals
+
+if TYPE_CHECKING:
+    from scrapy.http import Response
+
+    from scrapy_rep.directives import PageDirectives
+
+_TDM_NAMES: Final = frozenset({"tdm-reservation", "tdm-policy"})
+
+
+def page_signals(
+    response: Response, directives: PageDirectives, *, tdm: bool, noscript: bool = True
+) -> PageSignals:
+    """The usage signals of ``response``; ``tdm``: read TDMRep's header and meta too."""
+    headers = response.headers
+    content_usage = headers.getlist(b"Content-Usage") if b"Content-Usage" in headers else []
+    tdm_header = tdm_meta = NO_VALUES
+    if tdm:
+        if b"tdm-reservation" in headers or b"tdm-policy" in headers:
+            tdm_header = header_values(
+                headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy")
+            )
+        found = meta_tags(response, _TDM_NAMES, noscript=noscript)
+        if found:
+            tdm_meta = meta_values(
+                [content for name, content in found if name == "tdm-reservation"],
+                [content for name, content in found if name == "tdm-policy"],
+            )
+    content_type = headers.get(b"Content-Type") or b""
+    return PageSignals(
+        content_usage,
+        tdm_header,
+        tdm_meta,
+        directives,
+        content_type.lstrip().lower().startswith(b"image/"),
+    )

@@ -1,0 +1,83 @@
+"""The crawl's purpose, checked before a request is sent (the Scrapy side of
+:mod:`scrapy_rep.usage`).
+
+After robots.txt allowed a request for the crawler's own name, :class:`UsageGate`:
+
+- obeys the robots.txt groups of the extra product tokens of ``REP_PURPOSE_AGENTS``
+  (``GPTBot``, ``Google-Extended``…): a request one of them may not fetch is forbidden;
+- drops the request when the origin's tdmrep.json stayed unreachable and was given up on
+  (``REP_UNREACHABLE_ACTION = "drop"``), as for robots.txt;
+- drops it when robots.txt (``Content-Usage``, ``Content-Signal``) or tdmrep.json says
+  "no" for a purpose of the crawl; otherwise puts what they said on
+  ``request.meta["_rep_usage_before"]`` for the page-level check after the fetch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.origins import Origin
+    from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.settings import RepConfig
+
+#: ``request.meta`` key: what the origin's documents said (:class:`scrapy_rep.usage.Before`).
+BEFORE_KEY: Final = "_rep_usage_before"
+
+Refuse = Callable[["Request", str, str], NoReturn]
+
+
+class UsageGate:
+    """Refuses requests the site's AI-usage signals deny for the crawl's purpose."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig, refuse: Refuse) -> None:
+        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.agents = config.purpose_agents
+        self.stats = crawler.stats
+        self._refuse = refuse
+
+    def check(
+        self,
+        request: Request,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        tdm: CacheEntry[Any] | None,
+        agent: str,
+    ) -> None:
+        """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent."""
+        rules = entry.rules
+        url = request.url
+        for token in self.agents:
+            if not rules.allowed(url, token):
+                self._inc("robotstxt/forbidden")
+                self._inc("rep/requests/dropped/forbidden")
+                explanation = rules.decide(url, token).explanation
+                message = f"Forbidden by {origin.robots_url} for {token} ({explanation})"
+                self._refuse(request, "forbidden", message)
+        tdm_file = None
+        if tdm is not None:
+            if tdm.unreachable and tdm.rules is RESERVED_ALL:
+                self._inc("rep/requests/dropped/tdmrep_unreachable")
+                message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
+                self._refuse(request, "tdmrep_unreachable", message)
+            tdm_file = tdm.rules
+        before = self.policy.before_fetch(rules, url, agent, tdm_file)
+        if before is NOTHING_BEFORE:
+            return
+        request.meta[BEFORE_KEY] = before
+        refusal = self.policy.refuse_before(before)
+        if refusal is not None:
+            self._inc("rep/requests/dropped/purpose")
+            self._inc(f"rep/purpose/requests_dropped/{refusal.purpose}")
+            self._refuse(request, "purpose", f"Not fetched: {refusal.message}")
+
+    def _inc(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key)

@@ -1,0 +1,194 @@
+"""Purpose-aware crawling in real crawls: every AI-usage signal, for each purpose.
+
+Local origins carry each signal: robots.txt ``Content-Usage`` rules (the aipref attach
+draft's own example), ``Content-Signal`` inside a group and before any group,
+tdmrep.json, the ``Content-Usage`` and ``tdm-reservation`` headers, the
+``tdm-reservation`` meta tag, ``noai`` in ``X-Robots-Tag`` and in robots meta, and a
+robots.txt group for an AI crawler's token. The same crawl runs for ``search``,
+``ai-train`` and ``ai-input``; each asserts the exact sets of URLs fetched, URLs not
+fetched, items kept, and the audit records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from robotsite import ListSpider, Reply, Sites, crawl, robots
+
+TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
+HTML = {"Content-Type": "text/html"}
+
+
+def page(body: str = "", **headers: str) -> Reply:
+    return Reply(200, f"<html><head>{body}</head><body>p</body></html>".encode(), {**HTML, **headers})
+
+
+def build() -> tuple[Sites, dict[str, str]]:
+    sites = Sites()
+    cu = sites.add("cu")  # draft-ietf-aipref-attach-05 §3.4
+    cu.script(
+        "/robots.txt",
+        robots(
+            "User-Agent: *\nAllow: /\nDisallow: /never/\n"
+            "Content-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n"
+        ),
+    )
+    sites.add("cs").script(
+        "/robots.txt", robots("User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n")
+    )
+    sites.add("csfree").script(
+        "/robots.txt", robots("Content-Signal: ai-input=no\n\nUser-agent: *\nAllow: /\n")
+    )
+    tdm = sites.add("tdm")
+    tdm.script("/.well-known/tdmrep.json", Reply(200, TDMREP, {"Content-Type": "application/json"}))
+    hdr = sites.add("hdr")
+    hdr.script("/cu-header", page(**{"Content-Usage": "train-ai=n"}))
+    hdr.script("/tdm-header", page(**{"tdm-reservation": "1"}))
+    hdr.script("/tdm-meta", page('<meta name="tdm-reservation" content="1">'))
+    hdr.script("/noai", page(**{"X-Robots-Tag": "noai"}))
+    hdr.script("/noai-meta", page('<meta name="robots" content="noai, noimageai">'))
+    hdr.script("/lifted", page('<meta name="tdm-reservation" content="0">', **{"tdm-reservation": "1"}))
+    sites.add("agents").script(
+        "/robots.txt", robots("User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
+    )
+    urls = {
+        "cu /test": sites.url("cu", "/test"),
+        "cu /ai-ok/test": sites.url("cu", "/ai-ok/test"),
+        "cu /never/test": sites.url("cu", "/never/test"),
+        "cs /page": sites.url("cs", "/page"),
+        "csfree /page": sites.url("csfree", "/page"),
+        "tdm /books/1": sites.url("tdm", "/books/1"),
+        "tdm /free": sites.url("tdm", "/free"),
+        "hdr /cu-header": sites.url("hdr", "/cu-header"),
+        "hdr /tdm-header": sites.url("hdr", "/tdm-header"),
+        "hdr /tdm-meta": sites.url("hdr", "/tdm-meta"),
+        "hdr /noai": sites.url("hdr", "/noai"),
+        "hdr /noai-meta": sites.url("hdr", "/noai-meta"),
+        "hdr /lifted": sites.url("hdr", "/lifted"),
+        "hdr /plain": sites.url("hdr", "/plain"),
+        "agents /page": sites.url("agents", "/page"),
+    }
+    return sites, urls
+
+
+class ItemSpider(ListSpider):
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+ALL = {
+    "cu /test", "cu /ai-ok/test", "cu /never/test", "cs /page", "csfree /page", "tdm /books/1",
+    "tdm /free", "hdr /cu-header", "hdr /tdm-header", "hdr /tdm-meta", "hdr /noai",
+    "hdr /noai-meta", "hdr /lifted", "hdr /plain", "agents /page",
+}  # fmt: skip
+
+#: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
+EXPECTED = {
+    "search": ({"cu /never/test"}, set()),
+    "ai-train": (
+        {"cu /never/test", "cu /test", "cs /page", "tdm /books/1", "agents /page"},
+        {"hdr /cu-header", "hdr /tdm-header", "hdr /tdm-meta", "hdr /noai", "hdr /noai-meta"},
+    ),
+    "ai-input": (
+        {"cu /never/test", "csfree /page", "tdm /books/1", "agents /page"},
+        {"hdr /tdm-header", "hdr /tdm-meta", "hdr /noai", "hdr /noai-meta"},
+    ),
+}
+
+
+async def run(purpose: str, tmp_path: Path, **extra: Any) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
+    sites, urls = build()
+    items: list[Any] = []
+    audit = tmp_path / f"audit-{purpose}.jsonl"
+    settings = {
+        "REP_PURPOSE": purpose,
+        "REP_AUDIT_FILE": str(audit),
+        "ITEM_PIPELINES": {},
+        **extra,
+    }
+    if purpose != "search":
+        settings["REP_PURPOSE_AGENTS"] = ["GPTBot"]
+
+    def connect(crawler: Any) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(lambda item, **_: items.append(item), signal=signals.item_scraped)
+
+    try:
+        crawler, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
+    finally:
+        await sites.close()
+    return crawler, spider, urls, sites, items
+
+
+def names(urls: dict[str, str], found: Any) -> set[str]:
+    by_url = {url: name for name, url in urls.items()}
+    return {by_url[url] for url in found}
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
+@pytest_twisted.ensureDeferred
+async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: Path) -> None:
+    crawler, spider, urls, sites, items = await run(purpose, tmp_path)
+    not_fetched, items_dropped = EXPECTED[purpose]
+    assert names(urls, spider.downloaded) == ALL - not_fetched
+    assert names(urls, spider.dropped) == not_fetched
+    assert names(urls, [item["url"] for item in items]) == ALL - not_fetched - items_dropped
+    # tdmrep.json is fetched once per origin for AI purposes, never for search.
+    tdm_fetches = sum(path == "/.well-known/tdmrep.json" for _, path in sites.log)
+    assert tdm_fetches == (0 if purpose == "search" else len(sites.origins))
+    # Nothing that was not to be fetched reached a server.
+    fetched_paths = {(name, path) for name, path in sites.log}
+    for name in not_fetched:
+        origin, path = name.split(" ")
+        assert (origin, path) not in fetched_paths
+
+
+@pytest_twisted.ensureDeferred
+async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path) -> None:
+    crawler, spider, urls, _, items = await run("ai-train", tmp_path)
+    lines = (tmp_path / "audit-ai-train.jsonl").read_text().splitlines()
+    records = {record["url"]: record for record in map(json.loads, lines)}
+    assert len(lines) == len(records) == len(urls)  # every request once
+    by_name = {name: records[url] for name, url in urls.items()}
+    never = by_name["cu /never/test"]
+    assert never["fate"] == "dropped" and never["reason"] == "forbidden"
+    assert never["robots"]["line"] == 3 and never["robots"]["rule"] == "Disallow: /never/"
+    assert len(never["robots"]["sha256"]) == 64 and never["robots"]["status"] == 200
+    test = by_name["cu /test"]
+    assert test["fate"] == "dropped" and test["reason"] == "purpose"
+    assert "robots.txt line 4: Content-Usage: train-ai=n" in test["why"]
+    assert test["usage"]["a"]["ai-train"] is False
+    books = by_name["tdm /books/1"]
+    assert books["reason"] == "purpose" and "tdmrep.json entry 1" in books["why"]
+    noai = by_name["hdr /noai"]
+    assert noai["fate"] == "fetched" and noai["status"] == 200 and noai["items"] == [0, 1]
+    assert noai["item_reason"] == "purpose"
+    assert noai["usage"]["a"]["ai-train"] is False
+    assert by_name["hdr /plain"]["items"] == [1, 0]
+    agents = by_name["agents /page"]
+    assert agents["reason"] == "forbidden" and "for GPTBot" in agents["why"]
+    for record in records.values():
+        assert record["purpose"] == ["ai-train"] and record["cfg"]["profile"] == "google"
+
+
+@pytest_twisted.ensureDeferred
+async def test_mark_keeps_every_item_with_its_decision(tmp_path: Path) -> None:
+    crawler, spider, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
+    by_name = {name: item for item in items for name, url in urls.items() if item["url"] == url}
+    assert by_name["hdr /noai"]["rep_usage"]["a"]["ai-train"] is False
+    assert by_name["hdr /plain"]["rep_usage"]["a"]["ai-train"] is None
+    assert crawler.stats.get_value("rep/purpose/items_marked/ai-train") == 5
+
+
+@pytest_twisted.ensureDeferred
+async def test_unknown_deny_keeps_only_pages_that_say_yes(tmp_path: Path) -> None:
+    _, spider, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_UNKNOWN="deny")
+    kept = names(urls, [item["url"] for item in items])
+    # Only an explicit yes: Content-Usage train-ai=y, tdm-reservation 0 (file or meta).
+    assert kept == {"cu /ai-ok/test", "tdm /free", "hdr /lifted"}
