@@ -332,6 +332,11 @@ class ContentUsageRules:
         return wildcard_match(path, segments, anchored)
 
 
+#: No ``Content-Usage`` rules (a robots.txt without any for the crawler): one shared,
+#: empty set that attaches nothing.
+NO_CONTENT_USAGE: Final = ContentUsageRules(())
+
+
 def _line(rule: ContentUsageRule) -> int:
     return rule.line
 

@@ -20,7 +20,7 @@ import re
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, fields, replace
-from typing import Any, Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from scrapy_rep._matching import (
     FirstMatcher,
@@ -31,6 +31,9 @@ from scrapy_rep._matching import (
     path_of,
 )
 from scrapy_rep.useragent import is_global_agent, product_token
+
+if TYPE_CHECKING:
+    from scrapy_rep.aipref import ContentUsageRules
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +199,7 @@ class _Selection:
     mybot usually all fall back to ``*``), so a group set is compiled once per file.
     """
 
-    __slots__ = ("crawl_delay", "groups", "matcher", "signals")
+    __slots__ = ("crawl_delay", "groups", "matcher", "signals", "usage")
 
     def __init__(
         self, groups: tuple[int, ...], crawl_delay: float | None, signals: ContentSignals
@@ -205,6 +208,8 @@ class _Selection:
         self.crawl_delay = crawl_delay
         self.signals = signals
         self.matcher: LongestMatcher | FirstMatcher | _Verdict | None = None
+        #: The Content-Usage rules, compiled on the first ``content_usage()`` call.
+        self.usage: ContentUsageRules | None = None
 
 
 class _Verdict:
@@ -229,9 +234,13 @@ class _Rules(NamedTuple):
     tokens: dict[str, int | tuple[int, ...]]
     delays: dict[int, float] | None
     signals: dict[int, dict[str, bool]] | None
+    usage: dict[int, tuple[tuple[int, str], ...]] | None
 
 
-_NO_RULES: Final = _Rules((), (), array("i"), array("i"), {}, None, None)
+_NO_RULES: Final = _Rules((), (), array("i"), array("i"), {}, None, None, None)
+#: The group key of the file-wide statements: Content-Signal and Content-Usage lines
+#: written before the first user-agent line, which apply to every crawler.
+_FILE_WIDE: Final = -1
 
 
 class RobotsTxt:
@@ -250,6 +259,7 @@ class RobotsTxt:
         "_signals",
         "_starts",
         "_tokens",
+        "_usage",
         "_values",
         "options",
         "sitemaps",
@@ -279,6 +289,8 @@ class RobotsTxt:
         self._tokens = rules.tokens
         self._delays = rules.delays
         self._signals = rules.signals
+        #: Group (or ``_FILE_WIDE``) -> its Content-Usage lines: (line number, value).
+        self._usage = rules.usage
         #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
         self._agents: dict[str, _Selection] = {}
 
@@ -333,8 +345,25 @@ class RobotsTxt:
         return self._selection(user_agent).crawl_delay
 
     def content_signals(self, user_agent: str) -> ContentSignals:
-        """The ``Content-Signal`` values of the group that applies to ``user_agent``."""
+        """The ``Content-Signal`` values of the group that applies to ``user_agent``,
+        combined with the file-wide ones written before the first user-agent line (per
+        signal, one "no" beats any "yes")."""
         return self._selection(user_agent).signals
+
+    def content_usage(self, user_agent: str) -> ContentUsageRules:
+        """The ``Content-Usage`` rules (draft-ietf-aipref-attach-05 §3) of the group(s)
+        that apply to ``user_agent``, selected as allow/disallow are, plus the file-wide
+        ones written before the first user-agent line. Compiled on first use and shared
+        by every crawler name that selects the same groups; empty when there are none.
+
+        Ask it only for URLs robots.txt allows: "no preferences are implied for
+        resources that are disallowed" (attach §3.1).
+        """
+        selection = self._selection(user_agent)
+        usage = selection.usage
+        if usage is None:
+            usage = selection.usage = self._compile_usage(selection.groups)
+        return usage
 
     @property
     def user_agents(self) -> tuple[str, ...]:
@@ -388,16 +417,37 @@ class RobotsTxt:
         return max(delays) if delays else None
 
     def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:
-        """Merged groups: per signal, the more restrictive wins (one "no" beats any "yes")."""
+        """Merged groups and the file-wide signals: per signal, the more restrictive wins
+        (one "no" beats any "yes")."""
         if self._signals is None:
             return _NO_SIGNALS
         merged: dict[str, bool] = {}
-        for group in groups:
+        for group in (_FILE_WIDE, *groups):
             for name, value in self._signals.get(group, {}).items():
                 merged[name] = merged.get(name, True) and value
         if not merged:
             return _NO_SIGNALS
         return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"))
+
+    def _compile_usage(self, groups: tuple[int, ...]) -> ContentUsageRules:
+        """The Content-Usage rules of a group set and the file-wide ones, in file order."""
+        # Imported here: http-sfv (through aipref) would add about a quarter to the
+        # import time of this module, which only a purpose-aware crawl needs.
+        from scrapy_rep import aipref
+
+        usage = self._usage
+        if usage is None:
+            return aipref.NO_CONTENT_USAGE
+        lines = [line for group in (_FILE_WIDE, *groups) for line in usage.get(group, ())]
+        if not lines:
+            return aipref.NO_CONTENT_USAGE
+        options = self.options
+        return aipref.ContentUsageRules(
+            # Latin-1 gives the file's bytes back (see _Parser.parse).
+            [aipref.ContentUsageRule.parse(value.encode("latin-1"), line) for line, value in lines],
+            encoding=options.percent_encoding,
+            wildcards=options.wildcards,
+        )
 
     def _compile(self, groups: tuple[int, ...]) -> LongestMatcher | FirstMatcher | _Verdict:
         """The matcher of a group set: patterns normalised once, here, for every crawler."""
@@ -487,8 +537,9 @@ _DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed
 _WHITESPACE = " \t\v\f"
 _SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
 
-_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP, _CRAWL_DELAY, _CONTENT_SIGNAL = range(6)
-#: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased.
+_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP, _CRAWL_DELAY, _CONTENT_SIGNAL, _CONTENT_USAGE = range(7)
+#: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3.
 _KEYS: Final = {
     "user-agent": _USER_AGENT,
     "allow": _ALLOW,
@@ -496,6 +547,7 @@ _KEYS: Final = {
     "sitemap": _SITEMAP,
     "crawl-delay": _CRAWL_DELAY,
     "content-signal": _CONTENT_SIGNAL,
+    "content-usage": _CONTENT_USAGE,
 }
 #: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
 _LENIENT_KEYS: Final = {
@@ -594,6 +646,7 @@ class _Parser:
         more: dict[str, list[int]] = {}  # tokens named by several groups
         delays: dict[int, float] = {}
         signals: dict[int, dict[str, bool]] = {}
+        usage: dict[int, list[tuple[int, str]]] = {}
         sitemaps: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
@@ -655,12 +708,20 @@ class _Parser:
                     sitemaps[_text(value)] = None
             elif kind < 0:
                 self._skip(number, f"unknown key {_text(key)!r}")
-            elif group < 0:
-                self._skip(number, "group setting before any user-agent line")
-            elif kind == _CRAWL_DELAY:
-                self._crawl_delay(delays, group, value, number)
-            else:
+            elif group < 0 and (starts or kind == _CRAWL_DELAY):
+                # A crawl-delay before any user-agent line, or any setting after a blank
+                # line ended a record (legacy), belongs to no group.
+                self._skip(number, "group setting outside any group")
+            # Content-Signal and Content-Usage before the first user-agent line (group
+            # -1, _FILE_WIDE) apply to every crawler: the reading that never loses a
+            # site's opt-out (README "Deviations").
+            elif kind == _CONTENT_USAGE:
+                if value:
+                    usage.setdefault(group, []).append((number, value))
+            elif kind == _CONTENT_SIGNAL:
                 self._content_signal(signals, group, value, number)
+            else:
+                self._crawl_delay(delays, group, value, number)
         for token, named in more.items():
             tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
@@ -673,6 +734,7 @@ class _Parser:
             tokens,
             delays or None,
             signals or None,
+            {group: tuple(lines) for group, lines in usage.items()} if usage else None,
         )
         return RobotsTxt(options, rules, tuple(sitemaps))
 

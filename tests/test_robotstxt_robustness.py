@@ -297,6 +297,7 @@ RULES = parse_robotstxt(b"User-agent: *\nDisallow: /x\n")
         lambda: RULES.decide("/x", None),  # type: ignore[arg-type]
         lambda: RULES.crawl_delay(None),  # type: ignore[arg-type]
         lambda: RULES.content_signals(None),  # type: ignore[arg-type]
+        lambda: RULES.content_usage(None),  # type: ignore[arg-type]
     ],
     ids=[
         "allowed-url-none",
@@ -308,6 +309,7 @@ RULES = parse_robotstxt(b"User-agent: *\nDisallow: /x\n")
         "decide-agent-none",
         "crawl-delay-none",
         "content-signals-none",
+        "content-usage-none",
     ],
 )
 def test_wrong_argument_types_raise_type_error(call: Any) -> None:
@@ -384,6 +386,7 @@ KEYS = [
     "site-map",
     "Crawl-delay",
     "Content-Signal",
+    "Content-Usage",
     "Request-rate",
     "Host",
     "Clean-param",
@@ -450,3 +453,6 @@ def test_robots_like_text_and_random_urls_never_raise(
     delay = rules.crawl_delay(agent)
     assert delay is None or isinstance(delay, float)
     assert isinstance(rules.content_signals(agent), ContentSignals)
+    usage = rules.content_usage(agent)
+    for target in targets:
+        assert usage.attach(target) == again.content_usage(agent).attach(target)  # deterministic
