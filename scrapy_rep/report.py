@@ -56,6 +56,8 @@ class _OriginReport:
     held_unreachable: int = 0
     #: Outcomes left out between the first and the last few (an origin down all crawl).
     outcomes_left_out: int = 0
+    #: What the other documents' downloads came to (tdmrep.json), by document.
+    documents: dict[str, list[str]] = field(default_factory=dict)
 
 
 #: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
@@ -93,6 +95,7 @@ class RepReport:
         self.text = ""
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
+        connect(self._document, signal=rep_signals.document_fetched)
         connect(self._held, signal=rep_signals.request_held)
         connect(self._released, signal=rep_signals.request_released)
         connect(self._refused, signal=rep_signals.request_refused)
@@ -132,6 +135,12 @@ class RepReport:
         report.sitemaps = sitemaps or report.sitemaps
         delay = rules.crawl_delay(self.agent) if self.agent else None
         report.crawl_delay = delay if delay is not None else report.crawl_delay
+
+    def _document(self, origin: str, document: str, outcome: str, **_: Any) -> None:
+        outcomes = self._origin(origin).documents.setdefault(document, [])
+        if len(outcomes) >= _MAX_OUTCOMES:
+            del outcomes[2]
+        outcomes.append(outcome)
 
     def _held(self, request: Request, origin: str, **_: Any) -> None:
         self._origin(origin).waited += 1
@@ -182,6 +191,8 @@ class RepReport:
             if report.outcomes_left_out:
                 outcomes.insert(2, f"({report.outcomes_left_out} more)")
             lines.append(f"    robots.txt: {' -> '.join(outcomes) or 'not downloaded'}")
+            for document, fetched in report.documents.items():
+                lines.append(f"    {document}: {' -> '.join(fetched)}")
             extras = []
             if report.waited:
                 extras.append(f"{report.waited} request(s) waited for it")

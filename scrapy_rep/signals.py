@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 #: ``status`` (int or None) and ``sitemaps`` (tuple of the ``Sitemap:`` URLs).
 robotstxt_fetched = object()
 
+#: Another per-origin document than robots.txt was fetched (tdmrep.json, for AI
+#: purposes), whatever its outcome. Arguments: ``origin`` (str), ``document`` (its name:
+#: ``"tdmrep.json"``), ``url``, ``outcome`` (str, for people) and ``status`` (int or None).
+document_fetched = object()
+
 #: A request was taken out of the crawl to wait for its origin's robots.txt: the first
 #: download is under way, or robots.txt is unreachable (SPEC §4). Arguments:
 #: ``request``, ``origin`` (str).

@@ -19,12 +19,16 @@ import pytest
 import pytest_twisted
 from robotsite import ListSpider, Reply, Sites, crawl, robots
 
-TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
+TDMREP = (
+    b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
+)
 HTML = {"Content-Type": "text/html"}
 
 
 def page(body: str = "", **headers: str) -> Reply:
-    return Reply(200, f"<html><head>{body}</head><body>p</body></html>".encode(), {**HTML, **headers})
+    return Reply(
+        200, f"<html><head>{body}</head><body>p</body></html>".encode(), {**HTML, **headers}
+    )
 
 
 def build() -> tuple[Sites, dict[str, str]]:
@@ -51,7 +55,9 @@ def build() -> tuple[Sites, dict[str, str]]:
     hdr.script("/tdm-meta", page('<meta name="tdm-reservation" content="1">'))
     hdr.script("/noai", page(**{"X-Robots-Tag": "noai"}))
     hdr.script("/noai-meta", page('<meta name="robots" content="noai, noimageai">'))
-    hdr.script("/lifted", page('<meta name="tdm-reservation" content="0">', **{"tdm-reservation": "1"}))
+    hdr.script(
+        "/lifted", page('<meta name="tdm-reservation" content="0">', **{"tdm-reservation": "1"})
+    )
     sites.add("agents").script(
         "/robots.txt", robots("User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
     )
@@ -101,7 +107,9 @@ EXPECTED = {
 }
 
 
-async def run(purpose: str, tmp_path: Path, **extra: Any) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
+async def run(
+    purpose: str, tmp_path: Path, **extra: Any
+) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
     sites, urls = build()
     items: list[Any] = []
     audit = tmp_path / f"audit-{purpose}.jsonl"
@@ -117,7 +125,9 @@ async def run(purpose: str, tmp_path: Path, **extra: Any) -> tuple[Any, Any, dic
     def connect(crawler: Any) -> None:
         from scrapy import signals
 
-        crawler.signals.connect(lambda item, **_: items.append(item), signal=signals.item_scraped)
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
 
     try:
         crawler, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
@@ -134,7 +144,7 @@ def names(urls: dict[str, str], found: Any) -> set[str]:
 @pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
 @pytest_twisted.ensureDeferred
 async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: Path) -> None:
-    crawler, spider, urls, sites, items = await run(purpose, tmp_path)
+    _, spider, urls, sites, items = await run(purpose, tmp_path)
     not_fetched, items_dropped = EXPECTED[purpose]
     assert names(urls, spider.downloaded) == ALL - not_fetched
     assert names(urls, spider.dropped) == not_fetched
@@ -151,7 +161,7 @@ async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: 
 
 @pytest_twisted.ensureDeferred
 async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path) -> None:
-    crawler, spider, urls, _, items = await run("ai-train", tmp_path)
+    _, _, urls, _, _ = await run("ai-train", tmp_path)
     lines = (tmp_path / "audit-ai-train.jsonl").read_text().splitlines()
     records = {record["url"]: record for record in map(json.loads, lines)}
     assert len(lines) == len(records) == len(urls)  # every request once
@@ -179,7 +189,7 @@ async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path
 
 @pytest_twisted.ensureDeferred
 async def test_mark_keeps_every_item_with_its_decision(tmp_path: Path) -> None:
-    crawler, spider, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
+    crawler, _, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
     by_name = {name: item for item in items for name, url in urls.items() if item["url"] == url}
     assert by_name["hdr /noai"]["rep_usage"]["a"]["ai-train"] is False
     assert by_name["hdr /plain"]["rep_usage"]["a"]["ai-train"] is None
@@ -188,7 +198,72 @@ async def test_mark_keeps_every_item_with_its_decision(tmp_path: Path) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_unknown_deny_keeps_only_pages_that_say_yes(tmp_path: Path) -> None:
-    _, spider, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_UNKNOWN="deny")
+    _, _, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_UNKNOWN="deny")
     kept = names(urls, [item["url"] for item in items])
     # Only an explicit yes: Content-Usage train-ai=y, tdm-reservation 0 (file or meta).
     assert kept == {"cu /ai-ok/test", "tdm /free", "hdr /lifted"}
+
+
+@pytest_twisted.ensureDeferred
+async def test_hostile_signals_are_unknown_and_never_lose_a_page(tmp_path: Path) -> None:
+    sites = Sites()
+    garbage = sites.add("garbage")
+    big = b"[" + b'{"location": "/x", "tdm-reservation": 1},' * 60_000 + b"oops"
+    garbage.script("/.well-known/tdmrep.json", Reply(200, big))  # 2.4 MB, cut, not JSON
+    garbage.script("/p", page(**{"Content-Usage": "Train-AI=n,,", "tdm-reservation": "2"}))
+    garbage.script("/q", page('<meta name="tdm-reservation" content="yes">'))
+    broken = sites.add("broken")
+    broken.script(
+        "/.well-known/tdmrep.json", Reply(200, b'{"location": "/", "tdm-reservation": 1}')
+    )
+    broken.script(
+        "/robots.txt", robots('User-agent: *\nContent-Usage: /p train-ai="n\nContent-Usage: ((\n')
+    )
+    urls = [sites.url("garbage", "/p"), sites.url("garbage", "/q"), sites.url("broken", "/p")]
+    items: list[Any] = []
+
+    def connect(crawler: Any) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
+
+    try:
+        crawler, spider = await crawl(urls, {"REP_PURPOSE": "ai-train"}, ItemSpider, connect)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sorted(item["url"] for item in items) == sorted(urls)  # every answer unknown
+    assert crawler.stats.get_value("rep/directives/errors") is None
+
+
+@pytest.mark.parametrize(
+    ("action", "fate"), [("drop", "dropped"), ("allow", "downloaded")], ids=["drop", "allow"]
+)
+@pytest_twisted.ensureDeferred
+async def test_an_unreachable_tdmrep_json_holds_then_gives_up_like_robotstxt(
+    action: str, fate: str
+) -> None:
+    sites = Sites()
+    sites.add("down").script("/.well-known/tdmrep.json", Reply(503))
+    sites.add("back").script("/.well-known/tdmrep.json", Reply(503), Reply(404))
+    urls = [sites.url("down", "/a"), sites.url("back", "/a")]
+    settings = {
+        "REP_PURPOSE": "ai-input",
+        "REP_UNREACHABLE_ACTION": action,
+        "REP_UNREACHABLE_MAX_WAIT": 1.0,
+    }
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sites.url("back", "/a") in spider.downloaded  # held, then released
+    down = sites.url("down", "/a")
+    if fate == "dropped":
+        assert down in spider.dropped and "tdmrep.json" in spider.dropped[down]
+        assert crawler.stats.get_value("rep/requests/dropped/tdmrep_unreachable") == 1
+    else:
+        assert down in spider.downloaded
+    assert crawler.stats.get_value("rep/tdmrep/gave_up") == 1
+    assert crawler.stats.get_value("rep/requests/held") >= 2

@@ -22,6 +22,7 @@ Origins:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from html import escape
 
 from twisted.internet.interfaces import IListeningPort
 from twisted.web.resource import Resource
@@ -246,7 +247,7 @@ def _moved() -> dict[str, Page]:
 
 def _ai() -> dict[str, Page]:
     links = "".join(
-        f'<li><a href="{href}">{text}</a></li>'
+        f'<li><a href="{href}">{escape(text)}</a></li>'
         for href, text in [
             ("/articles/1", "robots.txt Content-Usage: /articles/ train-ai=n"),
             ("/open-data/set", "robots.txt Content-Usage: /open-data/ train-ai=y"),
@@ -267,7 +268,8 @@ def _ai() -> dict[str, Page]:
         "/open-data/set": Page(_page("Open data", "")),
         "/books/1": Page(_page("Book", "")),
         "/header": Page(
-            _page("Header", ""), headers={"Content-Type": "text/html", "Content-Usage": "train-ai=n"}
+            _page("Header", ""),
+            headers={"Content-Type": "text/html", "Content-Usage": "train-ai=n"},
         ),
         "/tdm-meta": Page(_page("TDM meta", "", _meta("1", "tdm-reservation"))),
         "/noai": Page(_page("noai", "", _meta("noai"))),

@@ -145,9 +145,18 @@ class ActionRunner:
     # ------------------------------------------------------------------ signals
 
     def _announce(self, action: do.Announce) -> None:
-        if self.lifecycle.document is not ROBOTS_TXT:
-            return  # the lifecycle logged it; robots.txt's signals are robots.txt's
         origin = cast("Origin", action.key)
+        document = self.lifecycle.document
+        if document is not ROBOTS_TXT:
+            self.crawler.signals.send_catch_log(
+                signal=rep_signals.document_fetched,
+                origin=str(origin),
+                document=document.name,
+                url=f"{origin}{document.path}",
+                outcome=action.outcome,
+                status=action.status,
+            )
+            return
         rules: RobotsTxt = action.rules
         if action.known:
             self.crawler.signals.send_catch_log(
