@@ -11,6 +11,7 @@ come from the servers' access log, the spider's callbacks and errbacks, and the 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -91,11 +92,12 @@ def check_robots_downloads(plan: Plan) -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue6_204_faulty_origins_every_url_accounted_for_once() -> None:
+async def test_issue6_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -> None:
     plan = build(ORIGINS)
     urls = plan.urls()
     expected = plan.expected()
-    crawler = get_crawler(FaultSpider, SETTINGS)
+    audit = tmp_path / "audit.jsonl"
+    crawler = get_crawler(FaultSpider, {**SETTINGS, "REP_AUDIT_FILE": str(audit)})
     items: list[str] = []
 
     def collect(item: dict[str, str], **_: Any) -> None:
@@ -138,6 +140,22 @@ async def test_issue6_204_faulty_origins_every_url_accounted_for_once() -> None:
 
     check_robots_downloads(plan)
     assert set(items) == plan.expected_items()
+
+    # The audit trail (REP_AUDIT_FILE) holds the same accounting: one record per URL, its
+    # fate and reason, the robots.txt that decided, the items kept.
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert Counter(record["url"] for record in records) == Counter(urls)
+    reasons = {"forbidden": "forbidden", "robotstxt_unreachable": "unreachable"}
+    kept = plan.expected_items()
+    for record in records:
+        fate = expected[record["url"]]
+        if fate == "downloaded":
+            assert record["fate"] == "fetched" and record["status"] == 200, record
+            assert record["items"] == ([1, 0] if record["url"] in kept else [0, 1]), record
+        else:
+            assert record["fate"] == "dropped" and reasons[record["reason"]] == fate, record
+        if record.get("reason") != "robotstxt_unreachable":
+            assert record["robots"]["origin"] in record["url"], record
 
 
 @pytest_twisted.ensureDeferred

@@ -1,0 +1,78 @@
+"""``scrapy robots URL --purpose``: every AI-usage signal about a URL, and the answer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from localhttp import QuietHandler, serving
+
+ROBOTS = b"""User-agent: *
+Allow: /
+Content-Usage: /articles/ train-ai=n
+Content-Signal: search=yes, ai-input=no
+"""
+TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}]'
+PAGE = b'<html><head><meta name="robots" content="noai"></head><body>p</body></html>'
+
+
+class Handler(QuietHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, ROBOTS, {"Content-Type": "text/plain"})
+        elif self.path == "/.well-known/tdmrep.json":
+            self.send(200, TDMREP, {"Content-Type": "application/json"})
+        elif self.path == "/header":
+            headers = {"Content-Type": "text/html", "Content-Usage": "train-ai=y"}
+            self.send(200, b"<html></html>", headers)
+        else:
+            self.send(200, PAGE, {"Content-Type": "text/html"})
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serving(Handler) as free_port:
+        yield free_port
+
+
+def scrapy_robots(*args: str) -> tuple[int, str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "robots", "-s", "USER_AGENT=TestBot/1.0", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1")
+    assert status == 1, output  # denied for the purpose: exit 1, as disallowed
+    assert f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (" in output
+    assert "robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no)" in output
+    assert "robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)" in output
+    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)' in output
+    assert "ai-train: denied by robots.txt line 3: Content-Usage: /articles/ train-ai=n" in output
+    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+
+
+def test_purpose_tdmrep_and_header(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--purpose", "ai-train,search", f"{base}/books/1")
+    assert status == 1, output
+    assert 'ai-train: denied by tdmrep.json entry 1 (location "/books/*")' in output
+    assert "search: allowed by robots.txt Content-Signal" in output
+    status, output = scrapy_robots("--purpose", "search", f"{base}/header")
+    assert status == 0, output  # Content-Usage train-ai=y says nothing about search
+    assert "header Content-Usage: train-ai=y  (ai-train yes)" in output
+    assert "tdmrep.json" not in output  # not fetched for search
+
+
+def test_purpose_unknown_value_is_a_usage_error(port: int) -> None:
+    status, output = scrapy_robots("--purpose", "training", f"http://127.0.0.1:{port}/x")
+    assert status == 2, output
+    assert "--purpose: expected one of 'search', 'ai-train', 'ai-input'" in output

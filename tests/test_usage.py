@@ -1,0 +1,101 @@
+"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.usage)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.directives import combine
+from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
+from scrapy_rep.tdmrep import NO_FILE, NO_VALUES, header_values, meta_values, parse_tdmrep
+from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, PageSignals, UsagePolicy, tdm_stand_in
+
+ROBOTS = parse_robotstxt(
+    b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /ok/ train-ai=y\n"
+    b"Content-Signal: ai-input=no\n"
+)
+TDM = parse_tdmrep(b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/free"}]')
+
+#: (purposes, url, refused purpose before the fetch or None)
+BEFORE = [
+    (("search",), "/a", None),
+    (("ai-train",), "/a", "ai-train"),
+    (("ai-train",), "/ok/a", None),
+    (("ai-input",), "/ok/a", "ai-input"),
+    (("search", "ai-train"), "/a", "ai-train"),
+    (("ai-train",), "/books/1", "ai-train"),  # /books/ rule is train-ai=n too
+]
+
+
+@pytest.mark.parametrize(("purposes", "url", "refused"), BEFORE, ids=lambda v: str(v))
+def test_before_fetch_refuses_an_explicit_no(
+    purposes: tuple[str, ...], url: str, refused: str | None
+) -> None:
+    policy = UsagePolicy.of(purposes)
+    refusal = policy.refuse_before(policy.before_fetch(ROBOTS, url, "bot", TDM))
+    assert (refusal.purpose if refusal else None) == refused
+
+
+def test_before_fetch_without_signals_is_the_shared_nothing() -> None:
+    policy = UsagePolicy.of(["ai-train"])
+    assert policy.before_fetch(ALLOW_ALL, "/x", "bot", NO_FILE) is NOTHING_BEFORE
+    assert policy.refuse_before(NOTHING_BEFORE) is None
+
+
+def test_tdmrep_is_consulted_only_for_ai_purposes() -> None:
+    plain = parse_robotstxt(b"User-agent: *\nAllow: /\n")
+    assert UsagePolicy.of(["search"]).before_fetch(plain, "/books/1", "bot", TDM) is NOTHING_BEFORE
+    before = UsagePolicy.of(["ai-input"]).before_fetch(plain, "/books/1", "bot", TDM)
+    assert before.tdm_entry is not None and before.tdm_entry.index == 1
+    refusal = UsagePolicy.of(["ai-input"]).refuse_before(before)
+    assert refusal is not None and 'tdmrep.json entry 1 (location "/books/*")' in refusal.message
+
+
+def test_unknown_never_refuses_before_but_denies_after_when_asked() -> None:
+    plain = parse_robotstxt(b"User-agent: *\nAllow: /\n")
+    policy = UsagePolicy.of(["ai-train"], unknown="deny")
+    before = policy.before_fetch(plain, "/x", "bot", NO_FILE)
+    assert policy.refuse_before(before) is None
+    refusal = policy.refusal(policy.after_fetch(before, PageSignals()))
+    assert refusal is not None and refusal.signal is None
+    assert "REP_PURPOSE_UNKNOWN" in refusal.message
+    assert UsagePolicy.of(["ai-train"]).refusal(policy.after_fetch(before, PageSignals())) is None
+
+
+def test_tdmrep_precedence_file_then_header_then_meta() -> None:
+    """TDMRep §4: each later technique supersedes the one before; absence never resets."""
+    policy = UsagePolicy.of(["ai-train"])
+    plain = parse_robotstxt(b"")
+    before = policy.before_fetch(plain, "/books/1", "bot", TDM)  # the file reserves
+    lifted = PageSignals(tdm_header=header_values("0"))
+    assert policy.after_fetch(before, lifted).allowed("ai-train") is True
+    again = PageSignals(tdm_header=header_values("0"), tdm_meta=meta_values("1"))
+    assert policy.after_fetch(before, again).allowed("ai-train") is False
+    silent = PageSignals(tdm_header=NO_VALUES, tdm_meta=meta_values("maybe"))
+    assert policy.after_fetch(before, silent).allowed("ai-train") is False
+
+
+def test_page_signals_any_no_wins_across_vocabularies() -> None:
+    policy = UsagePolicy.of(["ai-train", "ai-input"])
+    before = policy.before_fetch(ROBOTS, "/ok/a", "bot", NO_FILE)  # train-ai=y, ai-input=no
+    decision = policy.after_fetch(before, PageSignals(content_usage=[b"train-ai=n"]))
+    assert decision.allowed("ai-train") is False
+    assert decision.decided_by("ai-train").source == "header Content-Usage: train-ai=n"
+    noai = PageSignals(directives=combine(["noai"], ['<meta name="robots" content="noai">']))
+    decision = policy.after_fetch(NOTHING_BEFORE, noai)
+    assert decision.verdict("ai-train") == decision.verdict("ai-input") == "denied"
+    assert decision.allowed("search") is None
+
+
+def test_noimageai_counts_only_on_an_image_response() -> None:
+    policy = UsagePolicy.of(["ai-train"])
+    directives = combine(["noimageai"], ["X-Robots-Tag: noimageai"])
+    page = policy.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives))
+    image = policy.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives, image=True))
+    assert page.allowed("ai-train") is None and image.allowed("ai-train") is False
+
+
+def test_needs_tdmrep_and_stand_ins() -> None:
+    assert not UsagePolicy.of(["search"]).needs_tdmrep
+    assert UsagePolicy.of(["search", "ai-input"]).needs_tdmrep
+    assert tdm_stand_in(True) is NO_FILE and tdm_stand_in(False) is RESERVED_ALL
+    assert RESERVED_ALL.values("/anything").reservation is True
