@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final, cast
 
 from scrapy_rep.purpose import (
+    PURPOSES,
     Purpose,
     UsageDecision,
     UsageSignal,
@@ -41,6 +42,7 @@ from scrapy_rep.purpose import (
 from scrapy_rep.tdmrep import NO_FILE, NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
 
 if TYPE_CHECKING:
+    from scrapy_rep.aipref import Attached
     from scrapy_rep.directives import PageDirectives
     from scrapy_rep.robotstxt import ContentSignals, RobotsTxt
 
@@ -69,18 +71,19 @@ class Refusal:
 class Before:
     """What the origin's documents say about one URL, known before it is fetched."""
 
+    #: robots.txt's signals (``Content-Usage`` rules, ``Content-Signal``).
     signals: tuple[UsageSignal, ...]
     #: The tdmrep.json entry that matches the URL (``None``: none, or no file).
     tdm_entry: TdmEntry | None
+    #: Every signal, robots.txt's and the tdmrep.json entry's.
+    every: tuple[UsageSignal, ...] = ()
 
     def decision(self) -> UsageDecision:
-        signals = self.signals
-        if self.tdm_entry is not None:
-            signals = (*signals, tdmrep_signal(resolve(self.tdm_entry)))
-        return decide(signals)
+        return decide(self.every)
 
 
 NOTHING_BEFORE: Final = Before((), None)
+_INDEX: Final = {purpose: index for index, purpose in enumerate(PURPOSES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,20 +125,26 @@ class UsagePolicy:
         signals: tuple[UsageSignal, ...] = ()
         usage = rules.content_usage(agent)
         if len(usage):
-            signals = content_usage_signals(usage.attach(url))
+            signals = _attached_signals(usage.attach(url))
         content_signals = rules.content_signals(agent)
         if _says_something(content_signals):
             signals = (*signals, _content_signal(content_signals))
         entry = tdm.lookup(url) if tdm is not None and self.needs_tdmrep else None
-        if not signals and entry is None:
-            return NOTHING_BEFORE
-        return Before(signals, entry)
+        if entry is None:
+            return Before(signals, None, signals) if signals else NOTHING_BEFORE
+        return Before(signals, entry, (*signals, _entry_signal(entry)))
 
     def refuse_before(self, before: Before) -> Refusal | None:
-        """An explicit "no" known before the fetch (unknown never refuses here)."""
-        if before is NOTHING_BEFORE:
-            return None
-        return self.refusal(before.decision(), final=False)
+        """An explicit "no" known before the fetch (unknown never refuses here). The hot
+        path: no decision is built unless a signal says no."""
+        every = before.every
+        if every:
+            for purpose in self.purposes:
+                index = _INDEX[purpose]
+                for signal in every:
+                    if signal.answers[index] is False:
+                        return Refusal(purpose, signal)
+        return None
 
     def after_fetch(self, before: Before, page: PageSignals) -> UsageDecision:
         """Every signal about a fetched page, the origin's and the page's own."""
@@ -169,6 +178,30 @@ def _says_something(signals: ContentSignals) -> bool:
 @lru_cache(maxsize=1024)
 def _content_signal(signals: ContentSignals) -> UsageSignal:
     return content_signal_signal(signals)
+
+
+#: ``id(attached)`` -> (attached, its signals): the matcher hands back the same
+#: ``Attached`` object for every URL a rule decides, so its signals are built once (the
+#: object is kept, so its id cannot be reused while cached).
+_ATTACHED: dict[int, tuple[Attached, tuple[UsageSignal, ...]]] = {}
+_ATTACHED_MAX: Final = 4096
+
+
+def _attached_signals(attached: Attached) -> tuple[UsageSignal, ...]:
+    known = _ATTACHED.get(id(attached))
+    if known is not None and known[0] is attached:
+        return known[1]
+    signals = content_usage_signals(attached)
+    if len(_ATTACHED) >= _ATTACHED_MAX:
+        _ATTACHED.clear()
+    _ATTACHED[id(attached)] = (attached, signals)
+    return signals
+
+
+@lru_cache(maxsize=4096)
+def _entry_signal(entry: TdmEntry) -> UsageSignal:
+    """The signal of a tdmrep.json entry on its own (before the page's header and meta)."""
+    return tdmrep_signal(resolve(entry))
 
 
 #: Everything reserved: the verdict for an origin whose tdmrep.json stayed unreachable
