@@ -15,6 +15,9 @@ import pytest
 
 PURE = (
     "robotstxt",
+    "profiles",
+    "_parser",
+    "_compile",
     "_matching",
     "useragent",
     "origins",
