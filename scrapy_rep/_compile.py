@@ -15,8 +15,10 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from scrapy_rep._matching import FirstMatcher, LongestMatcher, has_lower_escape, normalise_pattern
+from scrapy_rep._encoding import has_lower_escape, normalise_pattern
+from scrapy_rep._matching import LongestMatcher
 from scrapy_rep._parser import FILE_WIDE
+from scrapy_rep._wildcards import FirstMatcher
 from scrapy_rep.profiles import ParseOptions
 
 if TYPE_CHECKING:

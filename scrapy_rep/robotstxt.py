@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep._compile import Selection, compile_matcher, compile_usage
-from scrapy_rep._matching import normalise_url_path, path_of
+from scrapy_rep._encoding import normalise_url_path, path_of
 from scrapy_rep._parser import FILE_WIDE, NO_RULES, Parser, Rules, file_text
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.

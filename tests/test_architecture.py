@@ -19,6 +19,8 @@ PURE = (
     "_parser",
     "_compile",
     "_matching",
+    "_encoding",
+    "_wildcards",
     "useragent",
     "origins",
     "fetchpolicy",
