@@ -35,6 +35,7 @@ PURE = (
     "directives",
     "settings",
     "aipref",
+    "_aipref_vocab",
     "tdmrep",
     "purpose",
     "urlfetch",
