@@ -37,6 +37,8 @@ PURE = (
     "aipref",
     "_aipref_vocab",
     "tdmrep",
+    "_tdm_values",
+    "_json_array",
     "purpose",
     "urlfetch",
     "check",
