@@ -33,6 +33,7 @@ PURE = (
     "cache",
     "records",
     "directives",
+    "_dates",
     "settings",
     "aipref",
     "_aipref_vocab",
