@@ -1,9 +1,9 @@
-"""Pattern normalisation and linear-time rule matching (SPEC §1 "Rule matching", §2).
+"""Linear-time rule matching: the longest-match matcher (SPEC §1 "Rule matching", §2).
 
-Pure: no Scrapy imports. Strings here are "byte strings in disguise": the parser decodes
-robots.txt as Latin-1, so one character is one byte of the file and a non-ASCII byte is
-a character from U+0080 to U+00FF. URLs are ordinary text; their non-ASCII characters are
-percent-encoded as UTF-8 before matching.
+Pure: no Scrapy imports. Patterns and URL paths arrive normalised by
+:mod:`scrapy_rep._encoding`; the ``*`` segment primitives and :class:`FirstMatcher` are in
+:mod:`scrapy_rep._wildcards`. All of them are re-exported here, the import path the
+rest of the package and its users have always used.
 
 Matching never uses regular expressions on patterns: a pattern is split at its ``*``
 into literal segments, and the segments are found left to right with ``str.find``. For
@@ -19,158 +19,27 @@ A rule is identified by a *code*: a non-zero int, positive for ``allow`` and neg
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from itertools import repeat
 from typing import Final
 
-#: RFC 3986 §2.3 unreserved characters: their ``%xx`` escapes are decoded in "rfc9309" mode.
-_UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])")
-_LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
+# Re-exported (``X as X``): the public import path of the encoding and first-match names.
+from scrapy_rep._encoding import has_lower_escape as has_lower_escape
+from scrapy_rep._encoding import normalise_pattern as normalise_pattern
+from scrapy_rep._encoding import normalise_url_path as normalise_url_path
+from scrapy_rep._encoding import path_of as path_of
+from scrapy_rep._encoding import upper_escapes as upper_escapes
+from scrapy_rep._wildcards import FirstMatcher as FirstMatcher
+from scrapy_rep._wildcards import match_rest, split_segments
+from scrapy_rep._wildcards import wildcard_match as wildcard_match
+
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
 #: tried (keeps one call on a 100 KB URL against thousands of patterns in milliseconds).
 _LONG_PATH: Final = 4096
-#: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
-_PATH_START = re.compile(r"[/?;]")
-#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
-#: and its path+query (group 1).
-_HTTP_PATH = re.compile(r"https?://[^/?;#]*(/[^#]*)")
-_STARS = re.compile(r"\*\*+")
 #: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
 _UNKNOWN: Final = -2
-
-
-# --------------------------------------------------------------------------- encoding
-
-
-def _encode_non_ascii(text: str, *, latin1: bool) -> str:
-    """Percent-encode every non-ASCII character (as UTF-8, or as its Latin-1 byte)."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if code < 0x80:
-            out.append(char)
-        elif latin1 and code < 0x100:
-            out.append(f"%{code:02X}")
-        else:
-            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
-    return "".join(out)
-
-
-def has_lower_escape(text: str) -> bool:
-    """Does ``text`` hold a ``%xx`` escape with a lowercase hex digit?"""
-    if len(text) > 64 and not any(letter in text for letter in "abcdef"):
-        return False  # six scans in C: quicker than the regex on long, escape-heavy text
-    return _LOWER_ESCAPE.search(text) is not None
-
-
-def upper_escapes(text: str) -> str:
-    """RFC 3986 §2.1: ``%xx`` escapes with uppercase hex (``%c3`` and ``%C3`` are one octet)."""
-    if not has_lower_escape(text):
-        return text
-    return _LOWER_ESCAPE.sub(lambda m: m.group(0).upper(), text)
-
-
-def _decode_unreserved(text: str) -> str:
-    """Decode escapes of unreserved characters; uppercase the hex of the others."""
-    if _UNRESERVED_ESCAPE.search(text) is not None:
-        text = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(0)[1:], 16)), text)
-    return upper_escapes(text)
-
-
-def normalise_pattern(value: str, encoding: str) -> str:
-    """A rule value as it is matched (SPEC §1 "Percent-encoding"; §2 for the modes).
-
-    ``value`` is Latin-1-decoded file content. A value that does not start with ``/`` or
-    ``*`` gets a leading ``/`` (SPEC §1: ``Disallow: fish/`` = ``Disallow: /fish/``).
-
-    - ``google``: non-ASCII bytes become ``%XX``; existing escapes get uppercase hex.
-    - ``rfc9309``: as ``google``, and escapes of unreserved characters are decoded
-      (RFC 9309 §2.2.2).
-    - ``none``: as written, but escapes get uppercase hex (legacy profile; the URL's
-      escapes are uppercased too, so both sides stay comparable).
-    """
-    if value[:1] not in ("/", "*"):
-        value = "/" + value
-    if encoding != "none" and not value.isascii():
-        value = _encode_non_ascii(value, latin1=True)
-    if "%" in value:
-        value = _decode_unreserved(value) if encoding == "rfc9309" else upper_escapes(value)
-    return value
-
-
-def normalise_url_path(path: str, encoding: str) -> str:
-    """A URL path+query as matched (SPEC §1 "Percent-encoding", §2).
-
-    Non-ASCII characters are encoded as UTF-8 ``%XX`` and escapes get uppercase hex in
-    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309 §2.2.2).
-    """
-    if not path.isascii():
-        path = _encode_non_ascii(path, latin1=False)
-    if "%" in path:
-        path = _decode_unreserved(path) if encoding == "rfc9309" else upper_escapes(path)
-    return path
-
-
-def path_of(url: str) -> str:
-    """The path, parameters and query of ``url``, without the fragment; ``/`` when empty.
-
-    SPEC §1 "Rule matching": read as google/robotstxt's ``GetPathParamsQuery`` reads it.
-    ``https://h/p;x?q#f`` gives ``/p;x?q``; a URL without a scheme loses its first part
-    as the host (``example.com/a?b`` gives ``/a?b``, ``a/b`` gives ``/b``, ``a`` gives
-    ``/``, ``//host/p`` gives ``/p``); a URL starting with a single ``/`` is a path.
-    """
-    found = _HTTP_PATH.match(url)
-    if found is not None:  # the usual case, answered without the general scan below
-        return found.group(1)
-    search_start = 2 if url.startswith("//") else 0
-    early = _PATH_START.search(url, search_start)
-    protocol_end = url.find("://", search_start)
-    if protocol_end < 0 or (early is not None and early.start() < protocol_end):
-        protocol_end = search_start  # "://" after a path delimiter is not a scheme's
-    else:
-        protocol_end += 3
-    path_start = _PATH_START.search(url, protocol_end)
-    if path_start is None:
-        return "/"
-    start = path_start.start()
-    end = url.find("#", search_start)
-    if 0 <= end < start:
-        return "/"
-    path = url[start:end] if end >= 0 else url[start:]
-    return path if path[0] == "/" else "/" + path
-
-
-# --------------------------------------------------------------------------- matching
-
-
-def wildcard_match(path: str, segments: Sequence[str], anchored: bool) -> bool:
-    """Does ``path`` match the pattern ``"*".join(segments)`` (+ ``$`` if ``anchored``)?
-
-    The first segment is anchored at the start; every other one is placed at its leftmost
-    occurrence after the previous one, which is always a valid choice for ``*``-only
-    globs, so the cost is one left-to-right scan: O(len(path) × len(segments)).
-    """
-    first = segments[0]
-    if not path.startswith(first):
-        return False
-    if len(segments) == 1:
-        return not anchored or len(path) == len(first)
-    return _match_rest(path, len(first), segments[1:-1], segments[-1], anchored)
-
-
-def _match_rest(path: str, position: int, inner: Sequence[str], tail: str, anchored: bool) -> bool:
-    """The segments after the first, from ``position`` on (see :func:`wildcard_match`)."""
-    for segment in inner:
-        found = path.find(segment, position)
-        if found < 0:
-            return False
-        position = found + len(segment)
-    if anchored:
-        return len(path) - len(tail) >= position and path.endswith(tail)
-    return path.find(tail, position) >= 0
 
 
 def _common_prefix_length(a: str, b: str) -> int:
@@ -202,29 +71,9 @@ def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
     entries = []
     for priority, code, pattern in sorted(raws, key=_rank):
         anchored = pattern.endswith("$")
-        _, inner, tail, anchored = _segments(pattern[:-1] if anchored else pattern, anchored)
+        _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
         entries.append((priority, code, inner, tail, anchored))
     return tuple(entries)
-
-
-def _segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, bool]:
-    """``(first, inner, tail, anchored)`` of a pattern body with at least one ``*``.
-
-    Simplified without changing what matches: a run of stars is one star, and a final
-    star (``/*x*``, ``/*x*$``) is dropped, the last segment before it becoming the tail.
-    """
-    if "**" in body:
-        body = _STARS.sub("*", body)
-    segments = body.split("*")
-    first, tail = segments[0], segments[-1]
-    inner: tuple[str, ...] = ()
-    if len(segments) > 2:
-        inner = tuple(filter(None, segments[1:-1]))
-    if not tail:
-        anchored = False
-        if inner:
-            inner, tail = inner[:-1], inner[-1]
-    return first, inner, tail, anchored
 
 
 class LongestMatcher:
@@ -376,7 +225,7 @@ class LongestMatcher:
             if charsets is not None and present is not None and not charsets[number] <= present:
                 continue
             if inner:
-                matched = _match_rest(path, first_length, inner, tail, anchored)
+                matched = match_rest(path, first_length, inner, tail, anchored)
             elif anchored:
                 matched = len(path) - len(tail) >= first_length and path.endswith(tail)
             else:
@@ -438,43 +287,3 @@ def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
     old = table.get(pattern)
     if old is None or code > 0 > old:
         table[pattern] = code
-
-
-class FirstMatcher:
-    """The rules of one record in file order; the first matching line decides (legacy, SPEC §2)."""
-
-    __slots__ = ("_rules",)
-
-    def __init__(
-        self,
-        patterns: Sequence[str],
-        codes: Sequence[int],
-        wildcards: bool = True,
-        exact_at: Collection[int] = (),
-    ):
-        """As :class:`LongestMatcher`, with ``patterns`` in file order."""
-        #: (first segment, the others or None for a literal, tail, $-anchored, code)
-        rules: list[tuple[str, tuple[str, ...] | None, str, bool, int]] = []
-        for position, (pattern, code) in enumerate(zip(patterns, codes, strict=True)):
-            if position in exact_at:
-                rules.append((pattern, None, "", True, code))
-                continue
-            anchored = wildcards and pattern.endswith("$")
-            body = pattern[:-1] if anchored else pattern
-            if wildcards and "*" in body:
-                rules.append((*_segments(body, anchored), code))
-            else:
-                rules.append((body, None, "", anchored, code))
-        self._rules = tuple(rules)
-
-    def match(self, path: str) -> int:
-        """The code of the first rule in file order that matches ``path``; ``0`` if none."""
-        for first, inner, tail, anchored, code in self._rules:
-            if not path.startswith(first):
-                continue
-            if inner is None:
-                if not anchored or len(path) == len(first):
-                    return code
-            elif _match_rest(path, len(first), inner, tail, anchored):
-                return code
-        return 0

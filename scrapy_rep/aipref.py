@@ -16,168 +16,33 @@ are silent.
 
 Nothing here raises on content: a statement that does not parse makes every category
 unknown (vocab §6.5) and is logged at DEBUG. Only a wrong argument type raises.
+
+The robots.txt rules (attach §3) are defined here; the vocabulary (statements, the
+header, combining) in ``_aipref_vocab.py``, and re-exported here.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple
 
-from http_sfv.dictionary import Dictionary
-from http_sfv.item import Item
-from http_sfv.types import Token
+# Re-exported (``X as X``): this module is the public import path of the vocabulary.
+from scrapy_rep._aipref_vocab import CATEGORIES as CATEGORIES
+from scrapy_rep._aipref_vocab import MAX_PREFS_BYTES as MAX_PREFS_BYTES
+from scrapy_rep._aipref_vocab import UNKNOWN as UNKNOWN
+from scrapy_rep._aipref_vocab import UsagePrefs as UsagePrefs
+from scrapy_rep._aipref_vocab import as_bytes
+from scrapy_rep._aipref_vocab import combine as combine
+from scrapy_rep._aipref_vocab import parse_prefs as parse_prefs
+from scrapy_rep._aipref_vocab import parse_prefs_header as parse_prefs_header
+from scrapy_rep._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep._matching import LongestMatcher
+from scrapy_rep._wildcards import wildcard_match
 
-from scrapy_rep._matching import (
-    LongestMatcher,
-    normalise_pattern,
-    normalise_url_path,
-    path_of,
-    wildcard_match,
-)
-
-logger = logging.getLogger(__name__)
-
-#: vocab §6.1 Table 1: the category labels this version of the vocabulary defines.
-CATEGORIES: Final = ("train-ai", "search")
-#: A statement longer than this is not parsed (all categories unknown). http-sfv slices
-#: its input once per member, so its time grows with the square of the length (a 500 KB
-#: inner list took 5 s); 8 KiB is the usual per-field-line limit of HTTP servers and
-#: far above any real statement (the vocabulary has two keys). RFC 9651 §6 lets a
-#: parser limit sizes.
-MAX_PREFS_BYTES: Final = 8192
 #: attach §3.2: the rule value ends at the first CR, LF or "#".
 _VALUE_ENDS: Final = ("\r", "\n", "#")
 #: attach §3.2: SP and HTAB separate the path from the statement.
 _WS: Final = " \t"
-#: Longest excerpt of a bad value quoted in a DEBUG message.
-_QUOTE_CHARS: Final = 80
-
-
-def _quote(value: str | bytes) -> str:
-    text = value.decode("latin-1") if isinstance(value, bytes) else value
-    return repr(text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "…")
-
-
-@dataclass(frozen=True, slots=True)
-class UsagePrefs:
-    """One statement of preference: per category ``True`` (``y``, allowed), ``False``
-    (``n``, disallowed) or ``None`` (unknown) (vocab §3, §6.5)."""
-
-    #: ``train-ai``: "Using an asset to modify the learned parameters of an AI model
-    #: that is used to generate synthetic content" (vocab §4.1).
-    train_ai: bool | None = None
-    #: ``search``: use in an application whose primary purpose is to select assets and
-    #: direct users to their location (vocab §4.2).
-    search: bool | None = None
-    #: Why the statement was not understood ("" when it parsed); for messages only.
-    error: str = ""
-
-    def get(self, label: str) -> bool | None:
-        """The preference for a category label (``"train-ai"``, ``"search"``)."""
-        if label == "train-ai":
-            return self.train_ai
-        if label == "search":
-            return self.search
-        return None
-
-    def __bool__(self) -> bool:
-        """True when the statement states at least one preference."""
-        return self.train_ai is not None or self.search is not None
-
-    def __str__(self) -> str:
-        """The known preferences in the exemplary format (``train-ai=n, search=y``)."""
-        parts = [
-            f"{label}={'y' if value else 'n'}"
-            for label, value in (("train-ai", self.train_ai), ("search", self.search))
-            if value is not None
-        ]
-        return ", ".join(parts)
-
-
-#: No statement, or one that said nothing we understand (vocab §3: all unknown).
-UNKNOWN: Final = UsagePrefs()
-
-
-def _unknown(why: str, value: str | bytes) -> UsagePrefs:
-    if logger.isEnabledFor(logging.DEBUG):
-        logger.debug("Content-Usage statement %s ignored: %s", _quote(value), why)
-    return UsagePrefs(error=why)
-
-
-def _token_answer(member: object) -> bool | None:
-    """vocab §6.5: the Token ``y`` allows, the Token ``n`` disallows; anything else
-    (an inner list, a string, a boolean, another token) is unknown. Parameters are
-    disregarded."""
-    if isinstance(member, Item):
-        value = member.value
-        if isinstance(value, Token):
-            if value == "y":
-                return True
-            if value == "n":
-                return False
-    return None
-
-
-def parse_prefs(value: bytes | str) -> UsagePrefs:
-    """One statement (a header value or the prefs of a robots.txt rule) (vocab §6.5).
-
-    ``value`` is bytes, or text that is encoded as UTF-8 first (vocab §6.3). The bytes
-    are parsed as an RFC 9651 Dictionary; a repeated key keeps its last value (RFC 9651
-    §4.2.2); unknown keys and all parameters are ignored (vocab §6.4); keys are
-    case-sensitive, so ``Train-AI=n`` fails the whole parse (vocab §6.5.1). A value
-    that fails to parse, or is longer than :data:`MAX_PREFS_BYTES`, leaves every
-    category unknown.
-    """
-    data = _as_bytes(value)
-    if not data.strip(b" \t"):
-        return UNKNOWN
-    if len(data) > MAX_PREFS_BYTES:
-        return _unknown(f"longer than {MAX_PREFS_BYTES} bytes", data)
-    dictionary = Dictionary()
-    try:
-        dictionary.parse(data)
-    except Exception as error:  # http-sfv raises ValueError, IndexError, …: none may escape
-        cause = error.__cause__ or error
-        return _unknown(f"not a Structured Fields Dictionary ({cause})", data)
-    train_ai = _token_answer(dictionary.get("train-ai"))
-    search = _token_answer(dictionary.get("search"))
-    if train_ai is None and search is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search)
-
-
-def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
-    """The ``Content-Usage`` response header (attach §2), given all its field lines.
-
-    Several lines are one field: they are joined with ``", "`` before parsing (RFC 9110
-    §5.3, RFC 9651 §4.2), so a broken line makes the whole field unknown.
-    """
-    if isinstance(values, (str, bytes)):
-        values = [values]
-    parts = [v.encode("utf-8", "surrogatepass") if isinstance(v, str) else bytes(v) for v in values]
-    if not parts:
-        return UNKNOWN
-    return parse_prefs(b", ".join(parts))
-
-
-def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
-    """vocab §5.1 "Combining Preferences", per category: if any statement disallows,
-    disallowed; otherwise if any allows, allowed; otherwise unknown."""
-    train_ai: bool | None = None
-    search: bool | None = None
-    for prefs in statements:
-        if prefs.train_ai is not None and train_ai is not False:
-            train_ai = prefs.train_ai
-        if prefs.search is not None and search is not False:
-            search = prefs.search
-    if train_ai is None and search is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search)
-
-
-# --------------------------------------------------------------------------- robots.txt
 
 
 def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePrefs]:
@@ -189,7 +54,7 @@ def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePr
     is the statement. The path is returned as the file's bytes (``None`` when absent);
     ``value`` is the file's bytes, or text that is encoded as UTF-8 first.
     """
-    data = _as_bytes(value)
+    data = as_bytes(value)
     for end in (b"\r", b"\n", b"#"):
         cut = data.find(end)
         if cut >= 0:
@@ -339,12 +204,3 @@ NO_CONTENT_USAGE: Final = ContentUsageRules(())
 
 def _line(rule: ContentUsageRule) -> int:
     return rule.line
-
-
-def _as_bytes(value: bytes | str) -> bytes:
-    """The bytes of a value: text is encoded as UTF-8 (vocab §6.3)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"value must be bytes or str, not {type(value).__name__}")

@@ -16,6 +16,9 @@ choice made where the report is silent.
 
 Nothing here raises on content: what cannot be read is unset, skipped, and logged at
 DEBUG. Only a wrong argument type raises.
+
+The file is read here (its JSON array by ``_json_array.py``); the header and meta values
+and the priority are in ``_tdm_values.py``, re-exported here.
 """
 
 from __future__ import annotations
@@ -24,160 +27,30 @@ import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
 
-from scrapy_rep._matching import FirstMatcher, normalise_pattern, normalise_url_path, path_of
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from scrapy_rep._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep._json_array import array_items
+
+# Re-exported (``X as X``): this module is the public import path of these names.
+from scrapy_rep._tdm_values import MAX_POLICY_CHARS as MAX_POLICY_CHARS
+from scrapy_rep._tdm_values import NO_VALUES as NO_VALUES
+from scrapy_rep._tdm_values import UNSET as UNSET
+from scrapy_rep._tdm_values import TdmResolution as TdmResolution
+from scrapy_rep._tdm_values import TdmValues as TdmValues
+from scrapy_rep._tdm_values import header_values as header_values
+from scrapy_rep._tdm_values import meta_values as meta_values
+from scrapy_rep._tdm_values import policy_of, quote, reservation_from_json
+from scrapy_rep._tdm_values import resolve as resolve
+from scrapy_rep._wildcards import FirstMatcher
+from scrapy_rep.profiles import MAX_BODY_BYTES
 
 logger = logging.getLogger(__name__)
 
 #: Where the file lives (report §3.1: "MUST be hosted in the /.well-known repository").
 WELL_KNOWN_PATH: Final = "/.well-known/tdmrep.json"
-#: A ``tdm-policy`` longer than this is ignored (it is only reported, never fetched here).
-MAX_POLICY_CHARS: Final = 2048
 #: At most this many skipped entries are logged one by one (then only a count).
 _LOG_LIMIT: Final = 20
-_JSON_WHITESPACE: Final = " \t\n\r"
-_QUOTE_CHARS: Final = 80
-
-
-def _quote(value: object) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return repr(text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "…")
-
-
-# --------------------------------------------------------------------------- values
-
-
-def _reservation_from_text(value: str) -> bool | None:
-    """report §2.1: ``1`` reserved, ``0`` not reserved; "Other values are considered
-    protocol errors. In such a case the TDM Agents MUST consider that tdm-reservation
-    is unset." Surrounding whitespace is ignored."""
-    value = value.strip()
-    if value == "1":
-        return True
-    if value == "0":
-        return False
-    return None
-
-
-def _reservation_from_json(value: object) -> bool | None:
-    """The JSON number ``1`` or ``0`` (report §3.1 examples); any other value is unset.
-
-    Deliberate leniency toward restriction (docs/purpose-notes.md): the string ``"1"``
-    and ``true`` also reserve; ``"0"`` and ``false`` do not un-reserve (they are unset),
-    so a malformed value is never read as a permission.
-    """
-    if value is True:
-        return True
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if value == 1:
-            return True
-        if value == 0:
-            return False
-        return None
-    if isinstance(value, str) and value.strip() == "1":
-        return True
-    return None
-
-
-def _policy(value: object) -> str | None:
-    """``tdm-policy``: a URL (report §2.2); empty, non-text or overlong values are unset."""
-    if not isinstance(value, str):
-        return None
-    value = value.strip()
-    if not value or len(value) > MAX_POLICY_CHARS:
-        return None
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class TdmValues:
-    """What one technique (the file's entry, the header, the HTML meta) says."""
-
-    #: ``True`` reserved (1), ``False`` not reserved (0), ``None`` unset.
-    reservation: bool | None = None
-    #: The ``tdm-policy`` URL, ``None`` when unset.
-    policy: str | None = None
-    #: Where the values come from (``header tdm-reservation: 1``), for the audit trail.
-    source: str = ""
-
-
-NO_VALUES: Final = TdmValues()
-
-
-def _text(value: bytes | bytearray | memoryview | str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).decode("utf-8", "replace")
-    raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
-
-
-def _as_list(values: Iterable[bytes | str] | bytes | str | None) -> list[str]:
-    if values is None:
-        return []
-    if isinstance(values, (str, bytes, bytearray, memoryview)):
-        return [_text(values)]
-    return [_text(value) for value in values]
-
-
-def _read(
-    reservations: Iterable[bytes | str] | bytes | str | None,
-    policies: Iterable[bytes | str] | bytes | str | None,
-    where: str,
-) -> TdmValues:
-    """Several values (repeated headers, comma-joined lines, several meta elements):
-    any ``1`` wins, then any ``0`` (the report is silent; the more restrictive reading).
-    The first usable policy is kept."""
-    reservation: bool | None = None
-    shown = ""
-    for raw in _as_list(reservations):
-        for piece in raw.split(","):
-            answer = _reservation_from_text(piece)
-            if answer is None:
-                if piece.strip() and logger.isEnabledFor(logging.DEBUG):
-                    logger.debug("%s tdm-reservation %s ignored: not 1 or 0", where, _quote(piece))
-                continue
-            if reservation is None or answer:
-                reservation, shown = answer, piece.strip()
-    policy = None
-    for raw in _as_list(policies):
-        policy = _policy(raw)
-        if policy is not None:
-            break
-        if raw.strip() and logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s tdm-policy %s ignored", where, _quote(raw))
-    if reservation is None and policy is None:
-        return NO_VALUES
-    if where == "header":
-        source = f"header tdm-reservation: {shown}" if reservation is not None else ""
-    else:
-        source = (
-            f'<meta name="tdm-reservation" content="{shown}">' if reservation is not None else ""
-        )
-    return TdmValues(reservation, policy, source)
-
-
-def header_values(
-    reservation: Iterable[bytes | str] | bytes | str | None,
-    policy: Iterable[bytes | str] | bytes | str | None = None,
-) -> TdmValues:
-    """The ``tdm-reservation`` and ``tdm-policy`` response headers (report §3.2), each
-    given as all of its values (``response.headers.getlist(...)``) or one value."""
-    return _read(reservation, policy, "header")
-
-
-def meta_values(
-    reservation: Iterable[bytes | str] | bytes | str | None,
-    policy: Iterable[bytes | str] | bytes | str | None = None,
-) -> TdmValues:
-    """The ``content`` of ``<meta name="tdm-reservation">`` and ``<meta name="tdm-policy">``
-    elements of an HTML page (report §3.3), as found by the caller."""
-    return _read(reservation, policy, "meta")
-
-
-# --------------------------------------------------------------------------- the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,14 +147,14 @@ def _entry(index: int, item: object) -> TdmEntry | str:
     location = location.strip()
     if not location:
         return "empty location"
-    reservation = _reservation_from_json(item.get("tdm-reservation"))
+    reservation = reservation_from_json(item.get("tdm-reservation"))
     if reservation is None and logger.isEnabledFor(logging.DEBUG):
         logger.debug(
             "tdmrep.json entry %d: tdm-reservation %s is not 1 or 0: unset",
             index,
-            _quote(item.get("tdm-reservation")),
+            quote(item.get("tdm-reservation")),
         )
-    return TdmEntry(index, location, reservation, _policy(item.get("tdm-policy")))
+    return TdmEntry(index, location, reservation, policy_of(item.get("tdm-policy")))
 
 
 def parse_tdmrep(body: bytes | str) -> TdmRepFile:
@@ -300,7 +173,7 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
         raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
     truncated = len(data) > MAX_BODY_BYTES
     text = data[:MAX_BODY_BYTES].decode("utf-8", "replace").lstrip("\ufeff")
-    items, problem = _array_items(text, truncated)
+    items, problem = array_items(text, truncated)
     if problem and logger.isEnabledFor(logging.DEBUG):
         logger.debug("tdmrep.json: %s", problem)
     if items is None:
@@ -320,57 +193,6 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
     return TdmRepFile(entries) if entries else NO_FILE
 
 
-def _array_items(text: str, truncated: bool) -> tuple[list[object] | None, str]:
-    """The elements of a top-level JSON array, decoded one at a time.
-
-    Returns (elements, problem). ``None`` elements: the file says nothing. When the body
-    was cut at 500 KiB, the elements before the first one that does not decode are kept.
-    """
-    decoder = json.JSONDecoder()
-    position = _skip(text, 0)
-    if not text.startswith("[", position):
-        if truncated:
-            return None, "cut at 500 KiB before any entry"
-        try:
-            json.loads(text)
-        except (ValueError, RecursionError) as error:
-            return None, f"not JSON ({error})"
-        return None, "not a JSON array"
-    items: list[object] = []
-    position = _skip(text, position + 1)
-    if text.startswith("]", position):
-        return _end(items, text, position + 1)
-    while True:
-        try:
-            item, position = decoder.raw_decode(text, position)
-        except (ValueError, RecursionError) as error:
-            if truncated:
-                return items, f"cut at 500 KiB: {len(items)} entries kept"
-            return None, f"not JSON ({error})"
-        items.append(item)
-        position = _skip(text, position)
-        if text.startswith("]", position):
-            return _end(items, text, position + 1)
-        if not text.startswith(",", position):
-            if truncated and position >= len(text):
-                return items, f"cut at 500 KiB: {len(items)} entries kept"
-            return None, f"not JSON (expected ',' or ']' at {position})"
-        position = _skip(text, position + 1)
-
-
-def _end(items: list[object], text: str, position: int) -> tuple[list[object] | None, str]:
-    if _skip(text, position) != len(text):
-        return None, f"not JSON (extra data after the array at {position})"
-    return items, ""
-
-
-def _skip(text: str, position: int) -> int:
-    length = len(text)
-    while position < length and text[position] in _JSON_WHITESPACE:
-        position += 1
-    return position
-
-
 def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:
     """The file for a download outcome: a 2xx body is parsed; anything else (404, other
     errors) means no file: "Failure to provide access to such a representation implies
@@ -378,51 +200,3 @@ def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:
     if 200 <= status < 300:
         return parse_tdmrep(body)
     return NO_FILE
-
-
-# --------------------------------------------------------------------------- priority
-
-
-class _Layer(Protocol):
-    @property
-    def reservation(self) -> bool | None: ...
-    @property
-    def policy(self) -> str | None: ...
-    @property
-    def source(self) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TdmResolution:
-    """The TDMRep answer for one resource, after the processing priority (report §4)."""
-
-    #: ``True`` reserved, ``False`` not reserved, ``None`` unset.
-    reservation: bool | None = None
-    #: The policy URL; only kept when reserved ("TDM Agents SHOULD NOT process
-    #: tdm-policy" when the reservation is 0, report §2.2).
-    policy: str | None = None
-    #: Where the reservation comes from ("" when unset).
-    source: str = ""
-
-
-UNSET: Final = TdmResolution()
-
-
-def resolve(*layers: _Layer | None) -> TdmResolution:
-    """report §4 "Processing priority": pass the file's entry (or its values), then the
-    header values, then the HTML meta values; each later value supersedes the earlier
-    one, and "the absence of tdm-reservation and tdm-policy MUST not reset current
-    values". ``None`` layers are skipped."""
-    reservation: bool | None = None
-    policy: str | None = None
-    source = ""
-    for layer in layers:
-        if layer is None:
-            continue
-        if layer.reservation is not None:
-            reservation, source = layer.reservation, layer.source
-        if layer.policy is not None:
-            policy = layer.policy
-    if reservation is None:
-        return UNSET
-    return TdmResolution(reservation, policy if reservation else None, source)

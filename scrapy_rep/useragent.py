@@ -1,4 +1,5 @@
-"""Crawler identity: the product token of a User-Agent (SPEC §1, "User-agent matching").
+"""Crawler identity: the product token of a User-Agent, and the robots.txt groups that
+apply to it (SPEC §1, "User-agent matching").
 
 Pure: no Scrapy imports.
 """
@@ -6,6 +7,7 @@ Pure: no Scrapy imports.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 #: SPEC §1: a name runs up to the first character that ends a product token: whitespace,
 #: ``*`` or an RFC 9110 §5.6.2 delimiter. For names of letters, ``-`` and ``_`` this is
@@ -34,3 +36,39 @@ def is_global_agent(value: str) -> bool:
     """SPEC §1: a robots.txt ``user-agent`` value of ``*`` alone, or ``*`` followed by
     (ASCII) whitespace, names the global group."""
     return value[:1] == "*" and value[1:2] in ("", " ", "\t", "\v", "\f")
+
+
+def select_groups(
+    tokens: Mapping[str, int | tuple[int, ...]], user_agent: str, *, substring: bool, merge: bool
+) -> tuple[int, ...]:
+    """The robots.txt groups that apply to ``user_agent``, in file order (SPEC §1
+    "User-agent matching"; §2 "user-agent match", "group merging").
+
+    ``tokens``: each group name (a product token, or ``*``) -> the group(s) naming it.
+    ``substring``: a name applies when it is a substring of our token (legacy), else when
+    it equals it. No group for us: the ``*`` groups. ``merge``: all of them, else the
+    first. Raises :class:`TypeError` when ``user_agent`` is not text.
+    """
+    token = product_token(user_agent)
+    groups: tuple[int, ...] = ()
+    if not token:
+        pass
+    elif not substring:
+        groups = _as_groups(tokens.get(token))
+    else:
+        found = {
+            group
+            for name, named in tokens.items()
+            if name != "*" and name in token
+            for group in _as_groups(named)
+        }
+        groups = tuple(sorted(found))
+    if not groups:
+        groups = _as_groups(tokens.get("*"))
+    return groups if merge else groups[:1]
+
+
+def _as_groups(named: int | tuple[int, ...] | None) -> tuple[int, ...]:
+    if named is None:
+        return ()
+    return (named,) if isinstance(named, int) else named

@@ -1,0 +1,88 @@
+"""``unavailable_after`` dates: the forms sites write, read as UTC (SPEC §6; pure).
+
+RFC 822/1123 and RFC 850 (with zone names), ISO 8601 (date only = 00:00 UTC) and a few
+widely used loose forms. Re-exported by :mod:`scrapy_rep.directives` (``parse_date``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Final
+
+_WHITESPACE = re.compile(r"\s+")
+#: A leap second (``23:59:60``): read as ``23:59:59``, which ``datetime`` can hold.
+_LEAP_SECOND = re.compile(r"(\d{1,2}:\d{2}):60(?!\d)")
+
+
+def parse_date(text: str) -> datetime | None:
+    """An ``unavailable_after`` date in UTC, or None (SPEC §6: RFC 822/1123, RFC 850,
+    ISO 8601 with date only = 00:00 UTC, and a few widely used forms). A leap second
+    counts as the second before it; a date ``datetime`` cannot hold (year 10000, or
+    year 1 before UTC) is no date. Never raises on content."""
+    text = _LEAP_SECOND.sub(r"\1:59", text.strip())
+    if not text:
+        return None
+    try:
+        return _to_utc(_parse_any(text))
+    except (OverflowError, ValueError):  # out of datetime's range, in any parser
+        return None
+
+
+def _parse_any(text: str) -> datetime | None:
+    try:
+        parsed = parsedate_to_datetime(text)  # RFC 822/1123/850 with zone names (PST…)
+    except (TypeError, ValueError, IndexError):
+        parsed = None
+    if parsed is None:
+        parsed = _parse_iso(text)
+    if parsed is None:
+        parsed = _parse_loose(text)
+    return parsed
+
+
+def _to_utc(parsed: datetime | None) -> datetime | None:
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def _parse_iso(text: str) -> datetime | None:
+    candidate = text.replace(" ", "T", 1) if re.match(r"\d{4}-\d\d-\d\d \d", text) else text
+    if candidate.endswith(("Z", "z")):
+        candidate = candidate[:-1] + "+00:00"
+    try:
+        return datetime.fromisoformat(candidate)
+    except ValueError:
+        return None
+
+
+_LOOSE_FORMATS: Final = (
+    "%d %B %Y",
+    "%d %b %Y",
+    "%B %d %Y",
+    "%b %d %Y",
+    "%d-%b-%Y",
+    "%Y/%m/%d",
+    "%d %B %Y %H:%M:%S",
+    "%d %b %Y %H:%M:%S",
+    "%B %d %Y %H:%M:%S",
+    "%b %d %Y %H:%M:%S",
+    "%A %d %B %Y",
+    "%A %B %d %Y",
+)
+
+
+def _parse_loose(text: str) -> datetime | None:
+    """``25 June 2010``, ``June 25, 2010``, ``Friday, June 25, 2010 15:00:00``…"""
+    cleaned = _WHITESPACE.sub(" ", text.replace(",", " ")).strip()
+    cleaned = re.sub(r"\s+(UTC|GMT|Z)$", "", cleaned, flags=re.IGNORECASE)
+    for form in _LOOSE_FORMATS:
+        try:
+            return datetime.strptime(cleaned, form)
+        except ValueError:
+            continue
+    return None

@@ -1,0 +1,285 @@
+"""robots.txt parsing: one pass over the lines into flat rule tables (SPEC §1, §2).
+
+Pure: no Scrapy imports. :class:`Parser` turns a body into the :class:`Rules` that
+:class:`scrapy_rep.robotstxt.RobotsTxt` holds, and the sitemaps. It never raises on
+content: lines that are not ``key: value`` are skipped and logged at DEBUG on the
+``scrapy_rep.robotstxt`` logger (the public module's name, as before the split).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from array import array
+from typing import Final, NamedTuple
+
+from scrapy_rep.profiles import MAX_BODY_BYTES, ParseOptions
+from scrapy_rep.useragent import is_global_agent, product_token
+
+logger = logging.getLogger("scrapy_rep.robotstxt")
+
+
+class Rules(NamedTuple):
+    """What the parser hands to ``RobotsTxt`` (see its attributes)."""
+
+    values: tuple[str, ...]
+    keys: tuple[str, ...]
+    codes: array[int]
+    starts: array[int]
+    tokens: dict[str, int | tuple[int, ...]]
+    delays: dict[int, float] | None
+    signals: dict[int, dict[str, bool]] | None
+    usage: dict[int, tuple[tuple[int, str], ...]] | None
+
+
+NO_RULES: Final = Rules((), (), array("i"), array("i"), {}, None, None, None)
+#: The group key of the file-wide statements: Content-Signal and Content-Usage lines
+#: written before the first user-agent line, which apply to every crawler.
+FILE_WIDE: Final = -1
+
+
+def file_text(latin1: str) -> str:
+    """File content (decoded as Latin-1) as real text: UTF-8, invalid bytes replaced."""
+    if latin1.isascii():
+        return latin1
+    return latin1.encode("latin-1").decode("utf-8", "replace")
+
+
+_WHITESPACE = " \t\v\f"
+_SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
+
+_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP, _CRAWL_DELAY, _CONTENT_SIGNAL, _CONTENT_USAGE = range(7)
+#: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3.
+_KEYS: Final = {
+    "user-agent": _USER_AGENT,
+    "allow": _ALLOW,
+    "disallow": _DISALLOW,
+    "sitemap": _SITEMAP,
+    "crawl-delay": _CRAWL_DELAY,
+    "content-signal": _CONTENT_SIGNAL,
+    "content-usage": _CONTENT_USAGE,
+}
+#: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
+_LENIENT_KEYS: Final = {
+    **_KEYS,
+    "useragent": _USER_AGENT,
+    "user agent": _USER_AGENT,
+    "dissallow": _DISALLOW,
+    "dissalow": _DISALLOW,
+    "disalow": _DISALLOW,
+    "diasllow": _DISALLOW,
+    "disallaw": _DISALLOW,
+    "site-map": _SITEMAP,
+}
+#: Google's parser also takes any key that *starts with* one of these (``disallowed:``).
+_PREFIX_KEYS: Final = tuple(
+    (name, kind)
+    for name, kind in _LENIENT_KEYS.items()
+    if kind in (_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP)
+)
+
+
+def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
+    """The kind of a key as written (case-insensitive, SPEC §1); ``-1`` when unknown.
+
+    Lenient (Google): also any key that *starts with* a known one (``disallowed:``), as
+    google/robotstxt's ``ParsedRobotsKey`` reads it.
+    """
+    lowered = key.lower()
+    kind = keys.get(lowered)
+    if kind is not None:
+        return kind
+    if lenient:
+        for name, kind in _PREFIX_KEYS:
+            if lowered.startswith(name):
+                return kind
+    return -1
+
+
+#: Content Signals policy keys -> ContentSignals fields.
+_SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
+
+
+def _skip_bom(body: bytes) -> bytes:
+    """SPEC §1: a leading UTF-8 byte order mark, or the start of one, is skipped (Google)."""
+    if body.startswith(b"\xef\xbb\xbf"):
+        return body[3:]
+    if body.startswith(b"\xef\xbb"):
+        return body[2:]
+    return body[1:] if body.startswith(b"\xef") else body
+
+
+def _lines(body: bytes, limit: int | None) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``)."""
+    # Latin-1 maps each byte to one character: nothing can fail to decode, and the
+    # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
+    text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
+        lines = [line[:limit] for line in lines]
+    return lines
+
+
+class Parser:
+    """One pass over the lines, building the flat rule tables (SPEC §1 "Groups", §2)."""
+
+    def __init__(self, options: ParseOptions) -> None:
+        self.options = options
+        self.skipped = 0
+
+    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...]]:
+        """The rule tables and the sitemaps of ``body``.
+
+        One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
+        inline. Moving only the comment/colon split into a method cost 16 % of the parse
+        time of the corpus (2,000 files, 340,000 lines: about 80 ns a line; measured
+        interleaved in one process, best of 12).
+        """
+        options = self.options
+        lines = _lines(body, options.max_line_length)
+        keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
+        blank_ends = options.blank_line_ends_group
+        lenient = options.lenient_syntax
+        # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
+        values: list[str] = []
+        rule_keys: list[str] = []
+        codes = array("i")
+        starts = array("i")
+        tokens: dict[str, int | tuple[int, ...]] = {}
+        more: dict[str, list[int]] = {}  # tokens named by several groups
+        delays: dict[int, float] = {}
+        signals: dict[int, dict[str, bool]] = {}
+        usage: dict[int, list[tuple[int, str]]] = {}
+        sitemaps: dict[str, None] = {}
+        # Each distinct key as written -> (kind, the one string kept for it): most files
+        # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
+        spellings: dict[str, tuple[int, str]] = {}
+        values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
+        group = -1
+        in_agent_run = False
+        for number, line in enumerate(lines, 1):
+            # Everything from "#" is a comment; then "key: value" (SPEC §1).
+            comment = "#" in line
+            if comment:
+                line = line[: line.index("#")]
+            raw_key, colon, raw_value = line.partition(":")
+            if colon:
+                key = raw_key.strip(_WHITESPACE)
+                value = raw_value.strip(_WHITESPACE)
+            else:
+                line = raw_key.strip(_WHITESPACE)
+                if not line:
+                    if blank_ends and not comment:
+                        group, in_agent_run = -1, False
+                    continue
+                if not lenient:
+                    self._skip(number, "no colon")
+                    continue
+                # Google accepts "key value" when there are exactly two words.
+                parts = _SPLIT_WHITESPACE.split(line)
+                if len(parts) != 2:
+                    self._skip(number, "no colon")
+                    continue
+                key, value = parts
+            spelling = spellings.get(key)
+            if spelling is None:
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
+            kind, key = spelling
+            if kind in (_ALLOW, _DISALLOW):
+                in_agent_run = False
+                if group < 0:
+                    self._skip(number, "rule before any user-agent line")
+                elif value:  # SPEC §1: an empty rule is ignored
+                    values_append(value)
+                    keys_append(key)
+                    codes_append(number if kind == _ALLOW else -number)
+            elif kind == _USER_AGENT:
+                if not in_agent_run or group < 0:
+                    group = len(starts)
+                    starts.append(len(values))
+                    in_agent_run = True
+                # The usual plain name ("Googlebot") needs no product-token scan.
+                token = value.lower() if value.isalnum() else _agent_token(value)
+                if token:
+                    first = tokens.setdefault(token, group)
+                    if first != group:
+                        named = more.setdefault(token, [first])  # type: ignore[list-item]
+                        if named[-1] != group:
+                            named.append(group)
+            elif kind == _SITEMAP:
+                if value:
+                    sitemaps[file_text(value)] = None
+            elif kind < 0:
+                self._skip(number, f"unknown key {file_text(key)!r}")
+            elif group < 0 and (starts or kind == _CRAWL_DELAY):
+                # A crawl-delay before any user-agent line, or any setting after a blank
+                # line ended a record (legacy), belongs to no group.
+                self._skip(number, "group setting outside any group")
+            # Content-Signal and Content-Usage before the first user-agent line (group
+            # -1, FILE_WIDE) apply to every crawler: the reading that never loses a
+            # site's opt-out (README "Deviations").
+            elif kind == _CONTENT_USAGE:
+                if value:
+                    usage.setdefault(group, []).append((number, value))
+            elif kind == _CONTENT_SIGNAL:
+                self._content_signal(signals, group, value, number)
+            else:
+                self._crawl_delay(delays, group, value, number)
+        for token, named in more.items():
+            tokens[token] = tuple(named)
+        if self.skipped and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
+        rules = Rules(
+            tuple(values),
+            tuple(rule_keys),
+            codes,
+            starts,
+            tokens,
+            delays or None,
+            signals or None,
+            {group: tuple(lines) for group, lines in usage.items()} if usage else None,
+        )
+        return rules, tuple(sitemaps)
+
+    def _skip(self, number: int, why: str) -> None:
+        """SPEC §7: what was skipped is visible at DEBUG level."""
+        self.skipped += 1
+        if self.skipped <= 20 and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("robots.txt line %d skipped: %s", number, why)
+
+    def _crawl_delay(self, delays: dict[int, float], group: int, value: str, number: int) -> None:
+        try:
+            delay = float(value)
+        except ValueError:
+            delay = math.nan
+        if not math.isfinite(delay) or delay < 0:
+            self._skip(number, f"crawl-delay is not a number of seconds: {file_text(value)!r}")
+            return
+        delays[group] = max(delays.get(group, delay), delay)
+
+    def _content_signal(
+        self, signals: dict[int, dict[str, bool]], group: int, value: str, number: int
+    ) -> None:
+        for item in value.split(","):
+            name, _, setting = item.partition("=")
+            field = _SIGNAL_NAMES.get(name.strip(_WHITESPACE).lower())
+            answer = setting.strip(_WHITESPACE).lower()
+            if field is None or answer not in ("yes", "no"):
+                self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
+                continue
+            own = signals.setdefault(group, {})
+            own[field] = own.get(field, True) and answer == "yes"
+
+
+def _agent_token(value: str) -> str:
+    """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
+    whitespace) is the global group; any other value gives its product token, compared
+    as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+    """
+    if is_global_agent(value):
+        return "*"
+    return product_token(value if value.isascii() else file_text(value))
