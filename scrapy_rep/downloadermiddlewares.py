@@ -94,7 +94,7 @@ class RobotsTxtMiddleware:
         self.runner = ActionRunner(
             crawler,
             self.lifecycle,
-            EngineFetcher(crawler, timeout),
+            EngineFetcher(crawler, timeout, self._download_slot),
             StoreClient(store, clock, self._inc),
             self._release,
             clock,
@@ -179,6 +179,12 @@ class RobotsTxtMiddleware:
         self.runner.triggers.setdefault(origin, request)
         self.runner.perform(self.lifecycle.handle(do.RequestSeen(origin), now))
         return self.lifecycle.usable_entry(origin, self._clock())
+
+    def _download_slot(self, origin: Origin) -> object:
+        """The download slot of the request that triggered ``origin``'s robots.txt fetch
+        (``None``: Scrapy's default), for the robots.txt request to go through."""
+        trigger = self.runner.triggers.get(origin)
+        return trigger.meta.get("download_slot") if trigger is not None else None
 
     def _enforce(self, request: Request, origin: Origin, entry: Entry) -> None:
         agent = self._agent(request)
