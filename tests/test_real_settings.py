@@ -21,10 +21,12 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import Reply, Sites, crawl, redirect, robots
+from robotsite import ListSpider, Reply, Sites, crawl, redirect, robots
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
+from scrapy.signals import request_reached_downloader
 
+from scrapy_rep.origins import origin_of
 from scrapy_rep.signals import request_held, robotstxt_fetched
 
 
@@ -244,6 +246,80 @@ async def test_the_held_request_limit_spills_to_disk_and_loses_nothing() -> None
     assert len(spider.downloaded) == len(urls)
     assert stat(crawler, "rep/requests/spilled") >= 1_000
     assert stat(crawler, "rep/requests/dropped/held_limit") is None
+
+
+# --------------------------------------------------------------------------- download slots
+
+
+class OriginSlotSpider(ListSpider):
+    """Gives every page request a download slot per origin (as ``benchmarks/load.py``)."""
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            slot = str(origin_of(url))
+            yield Request(url, self.parse, errback=self.failed, meta={"download_slot": slot})
+
+
+def _robots_slots(slots: list[tuple[str, object]]) -> Any:
+    """Records the download slot of every robots.txt request reaching the downloader."""
+
+    def connect(crawler: Any) -> None:
+        def reached(request: Request, **_: Any) -> None:
+            if "rep_robotstxt_for" in request.meta:
+                slots.append((request.url, request.meta.get("download_slot")))
+
+        crawler.signals.connect(reached, signal=request_reached_downloader, weak=False)
+
+    return connect
+
+
+@pytest_twisted.ensureDeferred
+async def test_robotstxt_goes_through_the_download_slot_of_its_origins_pages() -> None:
+    """A recovering site was given up on: its robots.txt retry queued in the download
+    slot of the host (127.0.0.1, with a delay) behind the robots.txt files of other
+    origins, while its pages had a slot per origin; that wait counted against
+    REP_UNREACHABLE_MAX_WAIT although the site came back."""
+    sites = Sites()
+    sites.add("flaky").script("/robots.txt", Reply(503), Reply(503), robots("User-agent: *\n"))
+    others = [f"o{n}" for n in range(6)]
+    for name in others:
+        sites.add(name).script("/robots.txt", robots("User-agent: *\n"))
+    urls = [sites.url("flaky", f"/{n}") for n in range(3)]
+    urls += [sites.url(name, "/") for name in others]
+    settings = {
+        # One request a second to the host: the robots.txt files of the other origins
+        # take 6 s of its slot, the pages have slots of their own without a delay.
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}},
+        "REP_UNREACHABLE_MAX_WAIT": 4.0,
+    }
+    slots: list[tuple[str, object]] = []
+    try:
+        _, spider = await crawl(urls, settings, OriginSlotSpider, _robots_slots(slots))
+    finally:
+        await sites.close()
+    assert spider.dropped == {}
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sites.requested("flaky").count("/robots.txt") == 3
+    # Each robots.txt request went through its origin's slot, the slot of its pages.
+    assert len(slots) == 9
+    assert all(slot == str(origin_of(url)) for url, slot in slots), slots
+
+
+@pytest_twisted.ensureDeferred
+async def test_robotstxt_without_a_download_slot_uses_scrapys_default_slot() -> None:
+    sites = Sites()
+    for name in ("a", "b"):
+        sites.add(name).script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    slots: list[tuple[str, object]] = []
+    try:
+        _, spider = await crawl(
+            [sites.url(name, "/") for name in ("a", "b")], on_crawler=_robots_slots(slots)
+        )
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 2
+    # No slot of our own: the hostname's, shared with the pages, as plain Scrapy does.
+    assert sorted(slots) == sorted((sites.url(name, "/robots.txt"), "127.0.0.1") for name in "ab")
 
 
 # --------------------------------------------------------------------------- crawl-delay

@@ -72,12 +72,19 @@ class OriginDocument(Generic[D]):
         self.runner = ActionRunner(
             crawler,
             lifecycle,
-            EngineFetcher(crawler, timeout, document),
+            EngineFetcher(crawler, timeout, document, self.download_slot),
             store,
             lambda origin, entry, failures: release(self, origin, entry, failures),
             clock,
             lambda origin: held(self.held_key(origin)),
         )
+
+    def download_slot(self, origin: Origin) -> object:
+        """The download slot of the request that triggered ``origin``'s fetch (``None``:
+        Scrapy's default): the document's requests go through it, so they count against
+        the same per-slot concurrency and delay as that origin's pages."""
+        trigger = self.runner.triggers.get(origin)
+        return trigger.meta.get("download_slot") if trigger is not None else None
 
     def held_key(self, origin: Origin) -> Hashable:
         """The key its requests are held under."""

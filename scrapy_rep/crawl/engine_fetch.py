@@ -13,12 +13,18 @@ and takes none of the spider's concurrency slots. Around it:
 - a request another component refuses (``IgnoreRequest``: a URL filter, the HTTP cache
   with ``HTTPCACHE_IGNORE_MISSING``) is not the site's answer: robots.txt counts as absent;
 - an exception in scrapy_rep's own code is an internal error, logged as ours.
+
+Each hop goes through the Scrapy download slot of the request that made the origin's
+robots.txt be fetched (its ``download_slot`` meta, else Scrapy's default: the hostname),
+so robots.txt counts against the same per-slot concurrency and delay as that origin's
+pages, and never waits in another origin's queue.
 """
 
 from __future__ import annotations
 
 import logging
 import zlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
@@ -75,13 +81,22 @@ class EngineFetcher:
     """Downloads one origin's robots.txt (or another per-origin ``document``, with
     redirects) through the crawl's engine."""
 
-    def __init__(self, crawler: Crawler, timeout: float, document: Document = ROBOTS_TXT) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        timeout: float,
+        document: Document = ROBOTS_TXT,
+        slot_of: Callable[[Origin], object] = lambda origin: None,
+    ) -> None:
         self.crawler = crawler
         self.timeout = timeout
         self.document = document
         self.stats = crawler.stats
         #: Scrapy's own stat names for robots.txt; ``rep/<document>/…`` for the others.
         self._stat_prefix = "robotstxt" if document is ROBOTS_TXT else document.stat_prefix
+        #: The download slot an origin's document goes through (``None``: Scrapy's
+        #: default, the hostname): the slot of the request that triggered the fetch.
+        self.slot_of = slot_of
 
     async def fetch(self, origin: Origin) -> Fetched:
         """What downloading ``origin``'s document came to; never raises."""
@@ -150,6 +165,9 @@ class EngineFetcher:
         }
         if bypass_cache:
             meta["dont_cache"] = True
+        slot = self.slot_of(origin)
+        if slot is not None:
+            meta["download_slot"] = slot
         return Request(
             url, priority=DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True, meta=meta
         )
