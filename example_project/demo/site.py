@@ -313,3 +313,23 @@ def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> De
     origins["moved"].pages = _moved()
     origins["ai"].pages = _ai()
     return DemoSite(bases, origins, ports)
+
+
+def main() -> None:
+    """``python -m demo.site`` (from ``example_project``): serve the demo site until Ctrl-C.
+
+    Prints one line per origin (``name URL``), for trying ``scrapy robots`` or
+    ``python -m scrapy_rep check`` against it. The flaky origin answers its first
+    robots.txt request with a 503, as in the demo crawl.
+    """
+    from twisted.internet import reactor
+
+    site = start_demo_site()
+    for name, base in site.bases.items():
+        print(f"{name:6} {base}", flush=True)
+    print("Serving the demo site; Ctrl-C stops it.", flush=True)
+    reactor.run()  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    main()

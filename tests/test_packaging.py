@@ -1,0 +1,145 @@
+"""The wheel built from this checkout, installed into a fresh venv, is a working package.
+
+The wheel is built with pip (its build dependencies come from pip's usual index) from a
+copy of the sources, so no stale ``build/`` folder of the checkout can leak into it. The
+fresh venv has no pip and none of the dependencies: a ``.pth`` file lends it the running
+venv's site-packages, where ``.pth`` files (and so the editable install of the checkout)
+are not processed, and the tests run outside the checkout, so ``scrapy_rep`` can only come
+from the wheel.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: What a wheel is built from (the rest of the checkout is not packaged).
+SOURCES = ("pyproject.toml", "setup.cfg", "README.md", "LICENSE", "scrapy_rep")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "src"
+    source.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, source / name)
+    out = tmp / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
+        check=True,
+    )
+    (built,) = out.glob("scrapy_rep-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(purelib) / "_lend_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "--python", str(python)),
+            *("install", "-q", "--no-deps", "--no-index", str(wheel)),
+        ],
+        check=True,
+    )
+    return python
+
+
+def run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_wheel_contains_license_type_marker_and_example(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "scrapy_rep/py.typed" in names
+    assert "scrapy_rep/examples/robots.txt" in names
+    assert any(re.fullmatch(r"scrapy_rep-[^/]+\.dist-info/(licenses/)?LICENSE", n) for n in names)
+    assert not [n for n in names if "__pycache__" in n or n.startswith("tests/")]
+
+
+def test_wheel_metadata(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(metadata_name).decode()
+    for label in ("Homepage", "Documentation", "Issues", "Changelog"):
+        assert re.search(rf"^Project-URL: {label}, https://", metadata, re.MULTILINE)
+    assert "License-File: LICENSE" in metadata
+    assert "Classifier: Programming Language :: Python :: 3.10" in metadata
+    # The linters are not test dependencies.
+    assert not re.search(r'^Requires-Dist: (mypy|ruff).*extra == "test"', metadata, re.M)
+
+
+def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None:
+    result = run(venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)")
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).is_relative_to(venv_python.parents[1])
+
+
+def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path: Path) -> None:
+    urls = ["https://example.com/shop/", "https://example.com/shop/cart"]
+    result = run(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
+    # Exit status 1: at least one URL is disallowed (the README's table).
+    assert result.returncode == 1, result.stderr
+    assert "robots.txt: bundled example robots.txt" in result.stdout
+    assert re.search(r"^allowed +https://example\.com/shop/ ", result.stdout, re.M)
+    assert re.search(r"^DISALLOWED +https://example\.com/shop/cart +line 5:", result.stdout, re.M)
+    allowed = run(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", urls[0])
+    assert allowed.returncode == 0, allowed.stderr
+
+
+def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> None:
+    code = (
+        "from importlib.metadata import distribution\n"
+        "dist = distribution('scrapy_rep')\n"
+        "(ep,) = [e for e in dist.entry_points if e.group == 'scrapy.commands']\n"
+        "command = ep.load()\n"
+        "import inspect\n"
+        "print(ep.name, command.__module__, command.__name__, inspect.getfile(command))\n"
+    )
+    result = run(venv_python, tmp_path, "-c", code)
+    assert result.returncode == 0, result.stderr
+    name, module, cls, path = result.stdout.split()
+    assert (name, module, cls) == ("robots", "scrapy_rep.commands", "RobotsCommand")
+    assert Path(path).is_relative_to(venv_python.parents[1])
+
+
+def lower_bounds() -> dict[str, str]:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    requires = config["options"]["install_requires"]
+    return dict(re.findall(r"^([\w-]+)>=([\d.]+)$", requires.strip(), re.MULTILINE))
+
+
+def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
+    text = (ROOT / ".ci" / "lowest-constraints.txt").read_text()
+    pins = dict(re.findall(r"^([\w-]+)==([\d.]+)$", text, re.MULTILINE))
+    assert set(pins) == {"scrapy", "twisted"}
+    bounds = lower_bounds()
+    for name, pinned in pins.items():
+        declared = bounds[name].split(".")
+        assert pinned.split(".")[: len(declared)] == declared
+        assert all(part == "0" for part in pinned.split(".")[len(declared) :])
