@@ -35,26 +35,25 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.audit import ROBOTS_KEY
-from scrapy_rep.cache import CacheEntry, DocumentCache
+from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl.actions import call_later
 from scrapy_rep.crawl.documents import (
     OriginDocument,
     TdmKey,
     document_policy,
-    estimated_size,
     open_store,
+    robots_stand_in,
 )
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.holding import HeldRequests
+from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stores import StoreClient
 from scrapy_rep.crawl.usagegate import UsageGate
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP
-from scrapy_rep.lifecycle import Lifecycle
+from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP, Document
 from scrapy_rep.origins import Origin, OriginMemo
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.settings import RepConfig
 from scrapy_rep.tdmrep import TdmRepFile, parse_tdmrep
 from scrapy_rep.usage import tdm_stand_in
 
@@ -87,46 +86,32 @@ class RobotsTxtMiddleware:
         self.config = config = config if config is not None else RepConfig.from_settings(settings)
         self.stats = crawler.stats
         self._clock = clock
-        obey = config.obey_crawl_delay
-        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``).
-        self.obey_crawl_delay = PROFILES[config.profile].obey_crawl_delay if obey is None else obey
-        self._agent_setting = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
-        self._default_agent = robots_agent(settings)
         store = open_store(config, settings)
         policy, timeout = document_policy(config, settings, store)
         client = StoreClient(store, clock, self._inc)
         self.held = HeldRequests(crawler, config.max_held_requests)
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
+        #: The robots.txt verdict on each request.
+        self.robots = RobotsGate(crawler, config, self.slots, self._refuse)
 
-        def document(kind: Any, lifecycle: Lifecycle[Any]) -> OriginDocument[Any]:
+        def document(kind: Document, parse: Any, stand_in: Any) -> OriginDocument[Any]:
             return OriginDocument(
-                crawler, kind, lifecycle.cache, lifecycle, timeout, client, self._release,
+                crawler, kind, parse, stand_in, config, policy, timeout, client, self._release,
                 self.held.count, clock,
             )  # fmt: skip
 
-        #: The robots.txt of every origin seen (SPEC §4 "Caching").
-        self.cache: DocumentCache[RobotsTxt] = DocumentCache(
-            config.cache_max_origins, config.cache_max_bytes, self._parse
-        )
-        self.lifecycle: Lifecycle[RobotsTxt] = Lifecycle(
-            policy, self._parse, _stand_in, self.cache, estimated_size
-        )
-        self._robots = document(ROBOTS_TXT, self.lifecycle)
-        self.runner = self._robots.runner
+        self._robots: OriginDocument[RobotsTxt] = document(ROBOTS_TXT, self._parse, robots_stand_in)
+        #: The robots.txt of every origin seen, and its lifecycle.
+        self.cache, self.lifecycle, self.runner = (
+            self._robots.cache, self._robots.lifecycle, self._robots.runner,
+        )  # fmt: skip
         #: What the crawl is for, checked against the origin's signals (``REP_PURPOSE``).
         self.usage = UsageGate(crawler, config, self._refuse)
         #: tdmrep.json, a second document per origin, for AI purposes only.
         self._tdm: OriginDocument[TdmRepFile] | None = None
         if self.usage.policy.needs_tdmrep:
-            tdm_cache = DocumentCache(
-                config.cache_max_origins, config.cache_max_bytes, parse_tdmrep
-            )
-            self._tdm = document(
-                TDMREP,
-                Lifecycle(policy, parse_tdmrep, tdm_stand_in, tdm_cache, estimated_size, TDMREP),
-            )
+            self._tdm = document(TDMREP, parse_tdmrep, tdm_stand_in)
         self._documents = (self._robots,) if self._tdm is None else (self._robots, self._tdm)
-        self._audit = bool(config.audit_file)
         self._origins = OriginMemo()
         #: Requests handed back to the engine to be held (see the module docstring), and
         #: the document they wait for.
@@ -187,8 +172,8 @@ class RobotsTxtMiddleware:
             if cached is not None:
                 self._inc("rep/robotstxt/served_from_cache")
                 return cached
-        agent = self._agent(request)
-        self._enforce(request, origin, entry, agent)
+        agent = self.robots.agent(request)
+        self.robots.check(request, origin, entry, agent)
         if self._tdm is None:
             self.usage.check(request, origin, entry, None, agent)
             return None
@@ -223,41 +208,9 @@ class RobotsTxtMiddleware:
             raise IgnoreRequest(f"{kind.name} of {origin} not known when the spider closed")
         return entry
 
-    def _enforce(self, request: Request, origin: Origin, entry: Entry, agent: str) -> None:
-        rules = entry.rules
-        if self._audit:  # the trail names the robots.txt and the line that decided
-            decision = rules.decide(request.url, agent)
-            request.meta[ROBOTS_KEY] = (str(origin), entry, decision)
-        if rules.allowed(request.url, agent):
-            if entry.unreachable:
-                self._inc("rep/requests/allowed_unreachable")
-            if self.obey_crawl_delay:
-                self.slots.apply(request, origin, rules.crawl_delay(agent))
-            return
-        if entry.unreachable:
-            reason, message = (
-                "robotstxt_unreachable",
-                f"Dropped: robots.txt of {origin} {entry.outcome}",
-            )
-        else:
-            reason = "forbidden"
-            self._inc("robotstxt/forbidden")
-            explanation = rules.decide(request.url, agent).explanation
-            message = f"Forbidden by {origin.robots_url} ({explanation})"
-        self._inc(f"rep/requests/dropped/{reason}")
-        self._refuse(request, reason, message)
-
     def _refuse(self, request: Request, reason: str, message: str) -> NoReturn:
         rep_signals.send_refused(self.crawler, logger, request, reason, message)
         raise IgnoreRequest(message)
-
-    def _agent(self, request: Request) -> str:
-        if self._agent_setting:
-            return self._agent_setting
-        if not request.headers:  # usual: Scrapy's UserAgentMiddleware runs after us
-            return self._default_agent
-        header = request.headers.get(b"User-Agent")
-        return header.decode("latin-1") if header else self._default_agent
 
     # ------------------------------------------------------------------ holding
 
@@ -365,7 +318,3 @@ class RobotsTxtMiddleware:
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
-
-
-def _stand_in(allow: bool) -> RobotsTxt:
-    return ALLOW_ALL if allow else DISALLOW_ALL

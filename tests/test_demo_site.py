@@ -36,8 +36,8 @@ def test_demo_site_serves_until_interrupted() -> None:
     with subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, text=True) as process:
         lines, reader = line_reader(process)
         try:
-            bases = dict(lines.get(timeout=LINE_TIMEOUT).split() for _ in range(4))
-            assert list(bases) == ["shop", "open", "flaky", "moved"]
+            bases = dict(lines.get(timeout=LINE_TIMEOUT).split() for _ in range(5))
+            assert list(bases) == ["shop", "open", "flaky", "moved", "ai"]
             assert "Ctrl-C stops it" in lines.get(timeout=LINE_TIMEOUT)
             with urllib.request.urlopen(bases["shop"] + "/robots.txt", timeout=30) as response:
                 assert response.status == 200

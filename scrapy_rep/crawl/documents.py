@@ -24,6 +24,7 @@ from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP, Document
 from scrapy_rep.lifecycle import Lifecycle
 from scrapy_rep.lifecycle import events as do
 from scrapy_rep.origins import Origin
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt
 from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
 
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ class OriginDocument(Generic[D]):
         self,
         crawler: Crawler,
         document: Document,
-        cache: DocumentCache[D],
-        lifecycle: Lifecycle[D],
+        parse: Callable[[bytes], D],
+        stand_in: Callable[[bool], D],
+        config: RepConfig,
+        policy: Policy,
         timeout: float,
         store: StoreClient,
         release: Release,
@@ -66,12 +69,17 @@ class OriginDocument(Generic[D]):
     ) -> None:
         self.document = document
         self.name = document.name
-        self.cache = cache
-        self.lifecycle = lifecycle
+        #: Every origin's copy (SPEC §4 "Caching").
+        self.cache: DocumentCache[D] = DocumentCache(
+            config.cache_max_origins, config.cache_max_bytes, parse
+        )
+        self.lifecycle: Lifecycle[D] = Lifecycle(
+            policy, parse, stand_in, self.cache, estimated_size, document
+        )
         self._clock = clock
         self.runner = ActionRunner(
             crawler,
-            lifecycle,
+            self.lifecycle,
             EngineFetcher(crawler, timeout, document, self.download_slot),
             store,
             lambda origin, entry, failures: release(self, origin, entry, failures),
@@ -125,6 +133,11 @@ def open_store(config: RepConfig, settings: Any) -> RobotsStore:
             "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
         )
     return store
+
+
+def robots_stand_in(allow: bool) -> RobotsTxt:
+    """robots.txt absent (everything allowed) or given up on (everything disallowed)."""
+    return ALLOW_ALL if allow else DISALLOW_ALL
 
 
 def estimated_size(rules: Any, body: bytes) -> int:

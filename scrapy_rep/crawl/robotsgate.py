@@ -1,0 +1,89 @@
+"""The robots.txt verdict on one request (SPEC §1, §5), the Scrapy side.
+
+:class:`RobotsGate` answers for a request whose origin's robots.txt is known: allowed
+requests go on (through the origin's crawl-delay slot, :mod:`scrapy_rep.crawl.slots`);
+forbidden ones raise ``IgnoreRequest`` naming the robots.txt line; with an unreachable
+robots.txt given up on, the request is dropped saying so. Counted in Scrapy's
+``robotstxt/forbidden`` and ``rep/requests/…`` stats; with ``REP_AUDIT_FILE`` the
+deciding line goes on the request for the audit trail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn
+
+from scrapy_rep.audit import ROBOTS_KEY
+from scrapy_rep.profiles import PROFILES
+from scrapy_rep.settings import robots_agent
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.crawl.slots import CrawlDelaySlots
+    from scrapy_rep.origins import Origin
+    from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.settings import RepConfig
+
+Refuse = Callable[["Request", str, str], NoReturn]
+
+
+class RobotsGate:
+    """Obeys a known robots.txt for one request at a time."""
+
+    def __init__(
+        self, crawler: Crawler, config: RepConfig, slots: CrawlDelaySlots, refuse: Refuse
+    ) -> None:
+        settings = crawler.settings
+        obey = config.obey_crawl_delay
+        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``).
+        self.obey_crawl_delay = PROFILES[config.profile].obey_crawl_delay if obey is None else obey
+        self.slots = slots
+        self.stats = crawler.stats
+        self._audit = bool(config.audit_file)
+        self._agent_setting = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
+        self._default_agent = robots_agent(settings)
+        self._refuse = refuse
+
+    def agent(self, request: Request) -> str:
+        """The crawler's name for ``request``: ``ROBOTSTXT_USER_AGENT``, else its own
+        ``User-Agent`` header, else the project's ``USER_AGENT``."""
+        if self._agent_setting:
+            return self._agent_setting
+        if not request.headers:  # usual: Scrapy's UserAgentMiddleware runs after us
+            return self._default_agent
+        header = request.headers.get(b"User-Agent")
+        return header.decode("latin-1") if header else self._default_agent
+
+    def check(
+        self, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt], agent: str
+    ) -> None:
+        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``)."""
+        rules = entry.rules
+        if self._audit:  # the trail names the robots.txt and the line that decided
+            decision = rules.decide(request.url, agent)
+            request.meta[ROBOTS_KEY] = (str(origin), entry, decision)
+        if rules.allowed(request.url, agent):
+            if entry.unreachable:
+                self._inc("rep/requests/allowed_unreachable")
+            if self.obey_crawl_delay:
+                self.slots.apply(request, origin, rules.crawl_delay(agent))
+            return
+        if entry.unreachable:
+            reason, message = (
+                "robotstxt_unreachable",
+                f"Dropped: robots.txt of {origin} {entry.outcome}",
+            )
+        else:
+            reason = "forbidden"
+            self._inc("robotstxt/forbidden")
+            explanation = rules.decide(request.url, agent).explanation
+            message = f"Forbidden by {origin.robots_url} ({explanation})"
+        self._inc(f"rep/requests/dropped/{reason}")
+        self._refuse(request, reason, message)
+
+    def _inc(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key)
