@@ -22,8 +22,8 @@ from scrapy_rep.settings import RepConfig, RepSettingError
 
 if TYPE_CHECKING:
     from scrapy_rep.addon import Addon
+    from scrapy_rep.crawl.pagereader import page_directives
     from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
-    from scrapy_rep.pagedirectives import page_directives
     from scrapy_rep.robotparser import RobotParser
     from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
@@ -33,7 +33,7 @@ _LAZY = {
     "PageDirectivesMiddleware": "scrapy_rep.spidermiddlewares",
     "RobotParser": "scrapy_rep.robotparser",
     "RobotsTxtMiddleware": "scrapy_rep.downloadermiddlewares",
-    "page_directives": "scrapy_rep.pagedirectives",
+    "page_directives": "scrapy_rep.crawl.pagereader",
 }
 
 __all__ = [

@@ -36,8 +36,9 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
-from scrapy_rep.crawl.usagegate import BEFORE_KEY
+from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage import NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -50,7 +51,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``request.meta`` keys: the request's record number, and the robots.txt verdict.
+#: ``request.meta`` keys: ``(record number, url)`` of the request, and ``(url, origin,
+#: entry, decision)``, the robots.txt verdict. Both are checked against the request's URL:
+#: spiders often copy a page's meta into the requests they yield.
 ID_KEY: Final = "_rep_audit"
 ROBOTS_KEY: Final = "_rep_robots"
 
@@ -126,11 +129,14 @@ class AuditTrail:
         throwaway one for scrapy_rep's own robots.txt and tdmrep.json downloads)."""
         if ROBOTS_REQUEST_KEY in request.meta:
             return {"fate": "ours"}
-        number = request.meta.get(ID_KEY)
-        record = self._open.get(number) if number is not None else None
-        if record is None:
-            number = request.meta[ID_KEY] = next(self._ids)
-            record = self._open[number] = {"url": request.url}
+        known = request.meta.get(ID_KEY)
+        if known is not None and known[1] == request.url:
+            record = self._open.get(known[0])
+            if record is not None:
+                return record
+        number = next(self._ids)
+        request.meta[ID_KEY] = (number, request.url)
+        record = self._open[number] = {"url": request.url}
         return record
 
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -188,13 +194,14 @@ class AuditTrail:
     # ------------------------------------------------------------------ writing
 
     def _write(self, request: Request, record: dict[str, Any]) -> None:
-        if self._open.pop(request.meta.get(ID_KEY, 0), None) is None:
+        known = request.meta.get(ID_KEY)
+        if known is None or self._open.pop(known[0], None) is None:
             return  # written already, or one of our own downloads
         robots = request.meta.get(ROBOTS_KEY)
-        if robots is not None:
-            record["robots"] = robots_record(*robots)
-        before = request.meta.get(BEFORE_KEY)
-        if before is not None and "usage" not in record:
+        if robots is not None and robots[0] == request.url:
+            record["robots"] = robots_record(*robots[1:])
+        before = before_of(request)
+        if before is not NOTHING_BEFORE and "usage" not in record:
             record["usage"] = before.decision().to_dict()
         self._emit(record)
 

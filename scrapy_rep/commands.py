@@ -34,8 +34,8 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
+from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
-from scrapy_rep.pagedirectives import page_directives
 from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent

@@ -39,13 +39,13 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.pagereader import attribute_of, crawler_tokens, page_directives
 from scrapy_rep.crawl.pageusage import page_signals
-from scrapy_rep.crawl.usagegate import BEFORE_KEY
+from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.pagedirectives import attribute_of, crawler_tokens, page_directives
 from scrapy_rep.purpose import UsageDecision
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage import NOTHING_BEFORE, Refusal, UsagePolicy
+from scrapy_rep.usage import Refusal, UsagePolicy
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -122,11 +122,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             tdm=policy.needs_tdmrep,
             noscript=self.config.meta_in_noscript,
         )
-        try:
-            before = response.meta.get(BEFORE_KEY, NOTHING_BEFORE)
-        except AttributeError:  # a response without a request (built by hand)
-            before = NOTHING_BEFORE
-        decision = policy.after_fetch(before, page)
+        decision = policy.after_fetch(before_of(response.request), page)
         refusal = policy.refusal(decision)
         if refusal is not None:
             self._inc(f"rep/purpose/pages_denied/{refusal.purpose}")

@@ -50,7 +50,7 @@ ADAPTERS = (
     "scrapy_rep.crawl",
     "scrapy_rep.commands",
     "scrapy_rep.downloadermiddlewares",
-    "scrapy_rep.pagedirectives",
+    "scrapy_rep.crawl.pagereader",
     "scrapy_rep.report",
     "scrapy_rep.robotparser",
     "scrapy_rep.spidermiddlewares",

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from robotsite import ListSpider, Reply, Sites, crawl, robots
+from scrapy import Request
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
@@ -267,3 +268,50 @@ async def test_an_unreachable_tdmrep_json_holds_then_gives_up_like_robotstxt(
         assert down in spider.downloaded
     assert crawler.stats.get_value("rep/tdmrep/gave_up") == 1
     assert crawler.stats.get_value("rep/requests/held") >= 2
+
+
+class MetaCopyingSpider(ListSpider):
+    """Yields its children with the parent's meta, as many spiders do."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+        if response.url.endswith("/parent"):
+            child = response.urljoin("/child")
+            yield Request(child, callback=self.parse, errback=self.failed, meta=response.meta)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_child_request_with_its_parents_meta_does_not_inherit_its_signals(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: *\nAllow: /\nContent-Usage: /parent train-ai=y\n")
+    )
+    audit = tmp_path / "audit.jsonl"
+    items: list[Any] = []
+    settings = {
+        "REP_PURPOSE": "ai-train",
+        "REP_PURPOSE_UNKNOWN": "deny",
+        "REP_AUDIT_FILE": str(audit),
+    }
+
+    def connect(crawler: Any) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
+
+    try:
+        _, spider = await crawl([sites.url("a", "/parent")], settings, MetaCopyingSpider, connect)
+    finally:
+        await sites.close()
+    parent, child = sites.url("a", "/parent"), sites.url("a", "/child")
+    assert sorted(spider.downloaded) == [child, parent]
+    assert [item["url"] for item in items] == [parent]  # the child said nothing: denied
+    records = {r["url"]: r for r in map(json.loads, audit.read_text().splitlines())}
+    assert sorted(records) == [child, parent]
+    assert records[parent]["items"] == [1, 0] and records[child]["items"] == [0, 1]
+    assert records[child]["item_reason"] == "purpose"

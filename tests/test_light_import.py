@@ -69,7 +69,7 @@ def test_the_control_case_sees_scrapy_loaded() -> None:
         ("RobotsTxtMiddleware", "scrapy_rep.downloadermiddlewares"),
         ("PageDirectivesMiddleware", "scrapy_rep.spidermiddlewares"),
         ("RobotParser", "scrapy_rep.robotparser"),
-        ("page_directives", "scrapy_rep.pagedirectives"),
+        ("page_directives", "scrapy_rep.crawl.pagereader"),
     ],
 )
 def test_scrapy_facing_names_still_resolve(name: str, module: str) -> None:

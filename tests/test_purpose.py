@@ -16,7 +16,7 @@ from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
-from scrapy_rep.pagedirectives import page_directives
+from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.purpose import (
     MAPPING,
     MAX_SOURCE_CHARS,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from scrapy_rep.pagedirectives import meta_tags
+from scrapy_rep.crawl.pagereader import meta_tags
 from scrapy_rep.tdmrep import NO_VALUES, header_values, meta_values
 from scrapy_rep.usage import PageSignals
 

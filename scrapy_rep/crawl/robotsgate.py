@@ -64,7 +64,7 @@ class RobotsGate:
         rules = entry.rules
         if self._audit:  # the trail names the robots.txt and the line that decided
             decision = rules.decide(request.url, agent)
-            request.meta[ROBOTS_KEY] = (str(origin), entry, decision)
+            request.meta[ROBOTS_KEY] = (request.url, str(origin), entry, decision)
         if rules.allowed(request.url, agent):
             if entry.unreachable:
                 self._inc("rep/requests/allowed_unreachable")

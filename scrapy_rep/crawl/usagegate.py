@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
-from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
+from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -28,10 +28,23 @@ if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
 
-#: ``request.meta`` key: what the origin's documents said (:class:`scrapy_rep.usage.Before`).
+#: ``request.meta`` key: ``(url, what the origin's documents said about it)`` (a
+#: :class:`scrapy_rep.usage.Before`). The URL is kept because spiders often copy a page's
+#: meta into the requests they yield: a child must not inherit its parent's signals.
 BEFORE_KEY: Final = "_rep_usage_before"
 
 Refuse = Callable[["Request", str, str], NoReturn]
+
+
+def before_of(request: Request | None) -> Before:
+    """What the origin's documents said about ``request`` (nothing, if it was not checked
+    or carries another request's signals in a copied meta)."""
+    if request is None:
+        return NOTHING_BEFORE
+    known = request.meta.get(BEFORE_KEY)
+    if known is None or known[0] != request.url:
+        return NOTHING_BEFORE
+    return known[1]  # type: ignore[no-any-return]
 
 
 class UsageGate:
@@ -71,7 +84,7 @@ class UsageGate:
         before = self.policy.before_fetch(rules, url, agent, tdm_file)
         if before is NOTHING_BEFORE:
             return
-        request.meta[BEFORE_KEY] = before
+        request.meta[BEFORE_KEY] = (url, before)
         refusal = self.policy.refuse_before(before)
         if refusal is not None:
             self._inc("rep/requests/dropped/purpose")
