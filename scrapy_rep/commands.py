@@ -108,13 +108,10 @@ class RobotsCommand(ScrapyCommand):
             return _usage(str(error))
         profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
-        self.policy = None
-        if opts.purpose:
-            try:
-                purposes = read_purposes({"--purpose": opts.purpose}, "--purpose", ())
-            except RepSettingError as error:
-                return _usage(str(error))
-            self.policy = UsagePolicy.of(purposes, config.purpose_unknown)
+        try:
+            self.policy = _policy(opts.purpose, config)
+        except RepSettingError as error:
+            return _usage(str(error))
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
@@ -235,6 +232,14 @@ def _response(url: str, user_agent: str, timeout: float) -> Any:
     status, headers, body = answer
     cls = responsetypes.from_args(headers=headers, url=url, body=body)
     return cls(url=url, status=status, headers=headers, body=body)
+
+
+def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
+    """``--purpose`` (one or several, comma-separated); ``RepSettingError`` if wrong."""
+    if not purpose:
+        return None
+    purposes = read_purposes({"--purpose": purpose}, "--purpose", ())
+    return UsagePolicy.of(purposes, config.purpose_unknown)
 
 
 def _usage(message: str) -> int:

@@ -20,100 +20,23 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
+# Re-exported (``X as X``): this module is the public import path of these names.
+from scrapy_rep._purpose_table import MAPPING as MAPPING
+from scrapy_rep._purpose_table import PURPOSES as PURPOSES
+from scrapy_rep._purpose_table import ROWS as ROWS
+from scrapy_rep._purpose_table import Answers as Answers
+from scrapy_rep._purpose_table import MappingRow as MappingRow
+from scrapy_rep._purpose_table import Purpose as Purpose
+from scrapy_rep._purpose_table import Vocabulary as Vocabulary
 from scrapy_rep.aipref import Attached, ContentUsageRule, UsagePrefs, parse_prefs_header
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import ContentSignals
 from scrapy_rep.tdmrep import TdmResolution
 
-Purpose = Literal["search", "ai-train", "ai-input"]
-#: The purposes, in the order of :attr:`UsageSignal.answers`.
-PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
 _INDEX: Final[Mapping[str, int]] = MappingProxyType({p: i for i, p in enumerate(PURPOSES)})
-
-Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
-#: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
-#: the signal says nothing about it.
-Answers = tuple[bool | None, bool | None, bool | None]
 _NONE: Final[Answers] = (None, None, None)
 #: Longest source text kept in a signal (header values can be long).
 MAX_SOURCE_CHARS: Final = 200
-
-
-@dataclass(frozen=True, slots=True)
-class MappingRow:
-    """One signal value and what it means for each purpose."""
-
-    vocabulary: Vocabulary
-    #: The signal as written: ``train-ai=n``, ``ai-input=yes``, ``tdm-reservation: 1``.
-    signal: str
-    answers: Answers
-    #: The text that justifies the row.
-    source: str
-
-
-_AIPREF_TRAIN = (
-    'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
-    "learned parameters of an AI model that is used to generate synthetic content in one "
-    'or more modalities"'
-)
-_AIPREF_SEARCH = (
-    'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
-    "purpose of the application is to select assets and direct users to the location of "
-    'those assets" ... "This category does not include the use of assets to generate '
-    'summaries"'
-)
-_CS_SEARCH = (
-    'Cloudflare Content Signals Policy: "search: building a search index and providing '
-    "search results (e.g., returning hyperlinks and short excerpts from your website's "
-    'contents). Search does not include providing AI-generated search summaries."'
-)
-_CS_INPUT = (
-    'Cloudflare Content Signals Policy: "ai-input: inputting content into one or more AI '
-    "models (e.g., retrieval augmented generation, grounding, or other real-time taking of "
-    'content for generative AI search answers)."'
-)
-_CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
-_TDM = (
-    "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
-    'reserved) and its docs/tdm-meaning.md: "the use of web content by AI solutions falls '
-    'into the scope of the Articles 3 and 4 of the DSM Directive" (training and inference '
-    'input alike); "search engines ... are not affected by the TDM reservation"'
-)
-_NOAI = (
-    'DeviantArt (2022), who introduced the directives: content that "may not be used as '
-    'input to AI models"; third parties that "train machine-learning models of any kind '
-    "must ensure their training data set excludes all content for which either of these "
-    'directives are present"; nothing about search'
-)
-_NOIMAGEAI_PAGE = (
-    "DeviantArt (2022): noimageai on a page protects the images it shows; the page's own "
-    "text is not an image, so for the page itself it says nothing (choice, see "
-    "docs/purpose-notes.md)"
-)
-
-#: Every signal value we understand and what it means per purpose (``search``,
-#: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
-ROWS: Final[tuple[MappingRow, ...]] = (
-    MappingRow("aipref", "train-ai=y", (None, True, None), _AIPREF_TRAIN),
-    MappingRow("aipref", "train-ai=n", (None, False, None), _AIPREF_TRAIN),
-    MappingRow("aipref", "search=y", (True, None, None), _AIPREF_SEARCH),
-    MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
-    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT),
-    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT),
-    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM),
-    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM),
-    MappingRow("robots-meta", "noai", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE),
-)
-#: :data:`ROWS` by (vocabulary, signal).
-MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(
-    {(row.vocabulary, row.signal): row for row in ROWS}
-)
 
 
 def _index(purpose: str) -> int:

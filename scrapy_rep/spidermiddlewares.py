@@ -25,21 +25,18 @@ items dropped (``REP_PURPOSE_ACTION = "drop"``) or marked (``"mark"``: every ite
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 from scrapy import Request
-from scrapy.http import HtmlResponse, Response
+from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
-from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.pagereader import attribute_of, crawler_tokens, page_directives
+from scrapy_rep.crawl.pagereader import crawler_tokens, page_directives, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
@@ -60,7 +57,6 @@ IGNORE_NOFOLLOW_KEY = "rep_ignore_nofollow"
 #: ``response.meta`` key holding the page's :class:`UsageDecision`; under
 #: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
 USAGE_KEY = "rep_usage"
-_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
 
 
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
@@ -300,56 +296,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if cached is not None:
             return cached
         try:
-            targets = self._read_rel_nofollow(response)
+            targets = rel_nofollow_targets(response)
         except Exception as error:  # never lose a page's links over one broken tag
             targets = frozenset()
             self._failed(response, 'rel="nofollow" links', error)
         self._rel_targets[response] = targets
         return targets
 
-    def _read_rel_nofollow(self, response: Response) -> frozenset[str]:
-        targets: frozenset[str] = frozenset()
-        if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
-            base = _base_url(response)
-            nofollow: set[str] = set()
-            followed: set[str] = set()
-            for link in _links(response):
-                url = _absolute(base, attribute_of(link, "href"))
-                if url is None:
-                    continue
-                rel = attribute_of(link, "rel").lower().split()
-                (nofollow if "nofollow" in rel else followed).add(url)
-            targets = frozenset(nofollow - followed)
-        return targets
-
     def _inc(self, key: str) -> None:
         if self.stats is not None:
             self.stats.inc_value(key)
-
-
-def _links(response: HtmlResponse) -> list[Any]:
-    """The page's ``<a href>`` and ``<area href>`` elements; none if Scrapy's selector
-    rejects the page (it raises on a broken ``<base href>``)."""
-    try:
-        return list(response.xpath("//a[@href]|//area[@href]"))
-    except ValueError:
-        logger.debug("Cannot read the links of %s (invalid <base href>)", response)
-        return []
-
-
-def _base_url(response: HtmlResponse) -> str:
-    """The page's ``<base href>`` or, if that is unusable, the response URL."""
-    try:
-        return get_base_url(response)
-    except ValueError:
-        return response.url
-
-
-def _absolute(base: str, href: str) -> str | None:
-    """``href`` resolved against ``base`` and canonicalised; ``None`` for a broken URL
-    (``http://[oops/``, a port over 65535): a bad link must not cost the page's output."""
-    try:
-        return canonicalize_url(urljoin(base, href.strip()))
-    except ValueError:
-        logger.debug("Ignoring a link with an invalid URL: %r", href)
-        return None

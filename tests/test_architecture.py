@@ -41,6 +41,8 @@ PURE = (
     "_tdm_values",
     "_json_array",
     "purpose",
+    "_purpose_table",
+    "usage",
     "urlfetch",
     "check",
 )

@@ -8,7 +8,8 @@
 A page with no robots meta tag pays only for one case-insensitive byte search: the HTML
 is parsed only when one of the meta names occurs in the body, and then through the
 response's own (cached) selector, so a spider's later ``response.css()`` parses nothing
-again.
+again. :func:`rel_nofollow_targets` reads the page's ``rel="nofollow"`` links the same
+way (only pages that mention "nofollow" are parsed).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 from scrapy.http import HtmlResponse, Response
+from scrapy.utils.response import get_base_url
+from w3lib.url import canonicalize_url
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
 from scrapy_rep.useragent import product_token
@@ -137,3 +141,54 @@ def page_directives(
     if not directives:
         return EMPTY
     return combine(directives, sources)
+
+
+#: A cheap hint that a page may have a rel="nofollow" link.
+_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
+
+
+def rel_nofollow_targets(response: Response) -> frozenset[str]:
+    """The URLs (canonicalised) that the page links to only with ``rel`` containing
+    ``nofollow`` (SPEC §6); ``ugc`` and ``sponsored`` alone are followed. Parses only
+    pages that mention "nofollow" at all."""
+    targets: frozenset[str] = frozenset()
+    if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
+        base = _base_url(response)
+        nofollow: set[str] = set()
+        followed: set[str] = set()
+        for link in _links(response):
+            url = _absolute(base, attribute_of(link, "href"))
+            if url is None:
+                continue
+            rel = attribute_of(link, "rel").lower().split()
+            (nofollow if "nofollow" in rel else followed).add(url)
+        targets = frozenset(nofollow - followed)
+    return targets
+
+
+def _links(response: HtmlResponse) -> list[Any]:
+    """The page's ``<a href>`` and ``<area href>`` elements; none if Scrapy's selector
+    rejects the page (it raises on a broken ``<base href>``)."""
+    try:
+        return list(response.xpath("//a[@href]|//area[@href]"))
+    except ValueError:
+        logger.debug("Cannot read the links of %s (invalid <base href>)", response)
+        return []
+
+
+def _base_url(response: HtmlResponse) -> str:
+    """The page's ``<base href>`` or, if that is unusable, the response URL."""
+    try:
+        return get_base_url(response)
+    except ValueError:
+        return response.url
+
+
+def _absolute(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base`` and canonicalised; ``None`` for a broken URL
+    (``http://[oops/``, a port over 65535): a bad link must not cost the page's output."""
+    try:
+        return canonicalize_url(urljoin(base, href.strip()))
+    except ValueError:
+        logger.debug("Ignoring a link with an invalid URL: %r", href)
+        return None
