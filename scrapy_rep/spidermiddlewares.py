@@ -42,7 +42,7 @@ from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.purpose import UsageDecision
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage import Refusal, UsagePolicy
+from scrapy_rep.usage import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -106,19 +106,25 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 known = self._read_usage(response)
             except Exception as error:  # never lose a page's output over its signals
                 self._failed(response, "usage signals", error)
-                known = (UsageDecision(()), None)
+                known = (NO_SIGNALS, None)
             self._usage[response] = known
         return known
 
     def _read_usage(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
         policy = self.usage
-        page = page_signals(
-            response,
-            self.directives_of(response),
-            tdm=policy.needs_tdmrep,
-            noscript=self.config.meta_in_noscript,
-        )
-        decision = policy.after_fetch(before_of(response.request), page)
+        before = before_of(response.request)
+        directives = self.directives_of(response)
+        if (
+            before is NOTHING_BEFORE
+            and not policy.needs_tdmrep
+            and not (directives.noai or directives.noimageai)
+            and b"Content-Usage" not in response.headers
+        ):
+            decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
+        else:
+            tdm, noscript = policy.needs_tdmrep, self.config.meta_in_noscript
+            page = page_signals(response, directives, tdm=tdm, noscript=noscript)
+            decision = policy.after_fetch(before, page)
         refusal = policy.refusal(decision)
         if refusal is not None:
             self._inc(f"rep/purpose/pages_denied/{refusal.purpose}")

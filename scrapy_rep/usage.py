@@ -83,6 +83,8 @@ class Before:
 
 
 NOTHING_BEFORE: Final = Before((), None)
+#: The decision when no signal speaks: every purpose unknown.
+NO_SIGNALS: Final = UsageDecision(())
 _INDEX: Final = {purpose: index for index, purpose in enumerate(PURPOSES)}
 
 
