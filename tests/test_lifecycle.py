@@ -249,6 +249,21 @@ def test_spec4_downloads_wait_for_a_slot_and_queue_time_is_not_the_sites_fault()
     assert of(Release, actions) == [] and len(of(WakeAt, actions)) == 1
 
 
+def test_spec4_a_retry_timer_that_fires_late_is_not_the_sites_fault() -> None:
+    life = machine(retry_delay=1.0, max_wait=10.0)
+    actions = download(life, A, answer(503), T0)
+    assert of(WakeAt, actions) == [WakeAt(A, T0 + 1)]
+    # The process was busy: the 1 s timer fires 12 s late.
+    assert of(StartDownload, life.handle(TimerFired(A), T0 + 13)) == [StartDownload(A)]
+    actions = life.handle(Downloaded(A, answer(503), held=1), T0 + 13.5)
+    # 13.5 s after the first failure, but 12 s of it the crawler's: retried, not given up.
+    assert of(Release, actions) == [] and of(WakeAt, actions) == [WakeAt(A, T0 + 15.5)]
+    life.handle(TimerFired(A), T0 + 15.5)
+    actions = life.handle(Downloaded(A, answer(503), held=1), T0 + 26)
+    [release] = of(Release, actions)  # 14 s of the site's own time: given up
+    assert release.entry.unreachable
+
+
 # --------------------------------------------------------------------------- shared store
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -320,6 +321,36 @@ async def test_robotstxt_without_a_download_slot_uses_scrapys_default_slot() -> 
     assert len(spider.downloaded) == 2
     # No slot of our own: the hostname's, shared with the pages, as plain Scrapy does.
     assert sorted(slots) == sorted((sites.url(name, "/robots.txt"), "127.0.0.1") for name in "ab")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_busy_crawler_process_is_not_counted_as_the_sites_downtime() -> None:
+    """benchmarks/load.py gave up on recovering sites: Scrapy blocked the event loop for
+    about 12 s (queueing the rest of 100,000 start requests at once) while their 1 s retry
+    timer was due; that stall counted against REP_UNREACHABLE_MAX_WAIT. Here a receiver
+    of ``robotstxt_fetched`` blocks the process for 3 s after the first 503."""
+    sites = Sites()
+    sites.add("flaky").script("/robots.txt", Reply(503), Reply(503), robots("User-agent: *\n"))
+    urls = [sites.url("flaky", f"/{n}") for n in range(3)]
+    blocked: list[str] = []
+
+    def block_once(crawler: Any) -> None:
+        def fetched(outcome: str, **_: Any) -> None:
+            if not blocked:
+                blocked.append(outcome)
+                time.sleep(3.0)  # a busy process: nothing else runs meanwhile
+
+        crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
+
+    settings = {"REP_UNREACHABLE_RETRY_DELAY": 0.2, "REP_UNREACHABLE_MAX_WAIT": 2.0}
+    try:
+        _, spider = await crawl(urls, settings, on_crawler=block_once)
+    finally:
+        await sites.close()
+    assert blocked and blocked[0].startswith("503")
+    assert spider.dropped == {}
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sites.requested("flaky").count("/robots.txt") == 3
 
 
 # --------------------------------------------------------------------------- crawl-delay

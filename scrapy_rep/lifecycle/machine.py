@@ -156,6 +156,9 @@ class Lifecycle(SharedStoreSteps[D]):
             state.step = Step.LOOKUP
             self._do(LoadRecord(key, self._name(key)))
         elif state.step is Step.RETRY_WAIT:
+            if state.failing_since is not None and now > state.retry_at:
+                # A late timer (a busy process): the crawler's delay, not the site's.
+                state.queued += now - state.retry_at
             self._stat("retries")
             self._begin(key, now)
 

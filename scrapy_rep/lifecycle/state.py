@@ -38,7 +38,8 @@ class OriginState:
     step: Step | None = None
     failures: int = 0
     failing_since: float | None = None
-    #: Seconds spent waiting for a download slot since failing began.
+    #: Seconds the crawler, not the site, made the retries wait since failing began: in
+    #: the queue for a download slot, and retry timers that fired late (a busy process).
     queued: float = 0.0
     queued_at: float | None = None
     #: No refresh of a stale copy, and no retry, before this time.
