@@ -15,7 +15,12 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
   job as ``scrapy``, done our way);
 - ``scrapy_rep``: ``ADDONS = {"scrapy_rep.Addon": 0}``: the robots.txt middleware plus
   the page-directives spider middleware, which reads every page's meta tags and
-  ``X-Robots-Tag`` (work the other modes do not do).
+  ``X-Robots-Tag`` (work the other modes do not do);
+- ``rep_ai_train``: the add-on with ``REP_PURPOSE = "ai-train"``: each origin's
+  tdmrep.json is fetched too (a 404 here), every request gets the purpose check before
+  it is sent and every page after (its headers, meta and directives);
+- ``rep_audit``: the add-on with ``REP_AUDIT_FILE`` (a temporary file): one JSON line per
+  request; the table also gives the trail's bytes per request.
 
 Modes run in ``--rounds`` rounds (order rotated each round) after an untimed warm-up crawl
 per mode. Per mode the table gives the median pages/s (page responses, i.e. responses that
@@ -24,7 +29,8 @@ page / robots.txt responses, ``robotstxt/forbidden``, disallowed pages that were
 anyway and ERROR log lines of the last round, so one can check the modes did the same work
 (``none`` downloads the disallowed pages on purpose).
 
-Usage: ``python benchmarks/crawl.py [--origins 50] [--pages 100] [--rounds 3]``.
+Usage: ``python benchmarks/crawl.py [--origins 50] [--pages 100] [--rounds 3]
+[--modes none,scrapy_rep,…]``.
 About 1-2 minutes with the defaults on 2 cores.
 """
 
@@ -36,12 +42,16 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
-MODES = ("none", "scrapy", "rep_robotstxt", "scrapy_rep")
+MODES = ("none", "scrapy", "rep_robotstxt", "scrapy_rep", "rep_ai_train", "rep_audit")
+#: Where ``rep_audit`` writes its trail (emptied before each crawl).
+AUDIT_FILE = Path(tempfile.gettempdir()) / "scrapy_rep-bench-audit.jsonl"
 ROBOTS_TXT = b"""\
 # robots.txt for a benchmark site
 # Last updated: 2024-01-01
@@ -165,6 +175,9 @@ class Result:
     forbidden: int
     disallowed_received: int
     errors: int
+    #: Bytes of audit trail written (``rep_audit``), and its records.
+    audit_bytes: int = 0
+    audit_records: int = 0
 
     @property
     def pages_per_second(self) -> float:
@@ -193,6 +206,10 @@ def settings_for(mode: str) -> dict[str, Any]:
         }
     else:
         settings["ADDONS"] = {"scrapy_rep.Addon": 0}
+    if mode == "rep_ai_train":
+        settings["REP_PURPOSE"] = "ai-train"
+    elif mode == "rep_audit":
+        settings["REP_AUDIT_FILE"] = str(AUDIT_FILE)
     return settings
 
 
@@ -223,6 +240,7 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
             if disallowed(urlparse_cached(response).path):
                 type(self).disallowed_received += 1
 
+    AUDIT_FILE.unlink(missing_ok=True)
     runner = CrawlerRunner(settings_for(mode))
     crawler = runner.create_crawler(BenchSpider)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -230,6 +248,7 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     stats = crawler.stats.get_stats() if crawler.stats else {}
     robots = int(stats.get("robotstxt/response_count", 0))
+    robots += int(stats.get("rep/tdmrep/response_count", 0))  # tdmrep.json answers too
     received = int(stats.get("response_received_count", 0))
     if received - robots != BenchSpider.received:
         print(
@@ -246,16 +265,27 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
         int(stats.get("robotstxt/forbidden", 0)),
         BenchSpider.disallowed_received,
         int(stats.get("log_count/ERROR", 0)),
+        *_audit_size(mode),
     )
 
 
-async def run(ports: list[int], pages: int, rounds: int) -> dict[str, list[Result]]:
-    for mode in MODES:  # warm-up: imports, first connections, Protego / scrapy_rep loaded
+def _audit_size(mode: str) -> tuple[int, int]:
+    if mode != "rep_audit" or not AUDIT_FILE.exists():
+        return 0, 0
+    data = AUDIT_FILE.read_bytes()
+    AUDIT_FILE.unlink()
+    return len(data), data.count(b"\n")
+
+
+async def run(
+    ports: list[int], pages: int, rounds: int, modes: tuple[str, ...] = MODES
+) -> dict[str, list[Result]]:
+    for mode in modes:  # warm-up: imports, first connections, Protego / scrapy_rep loaded
         await crawl(mode, ports[:2], min(pages, 10))
-    results: dict[str, list[Result]] = {mode: [] for mode in MODES}
+    results: dict[str, list[Result]] = {mode: [] for mode in modes}
     for round_number in range(rounds):
-        shift = round_number % len(MODES)
-        for mode in MODES[shift:] + MODES[:shift]:
+        shift = round_number % len(modes)
+        for mode in modes[shift:] + modes[:shift]:
             result = await crawl(mode, ports, pages)
             results[mode].append(result)
             print(
@@ -300,12 +330,25 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
         ("rep_robotstxt", "scrapy"),
         ("scrapy_rep", "none"),
         ("scrapy_rep", "scrapy"),
+        ("rep_ai_train", "scrapy_rep"),
+        ("rep_audit", "scrapy_rep"),
     ):
+        if ours not in median or other not in median:
+            continue
         ratio = median[ours] / median[other]
         print(
             f"{ours} / {other}: {ratio:.3f} × pages/s "
             f"(throughput {(ratio - 1) * 100:+.1f} %); CPU per page {cpu[ours]:.2f} ms vs "
             f"{cpu[other]:.2f} ms ({(cpu[ours] / cpu[other] - 1) * 100:+.1f} %)"
+        )
+    audit = results.get("rep_audit")
+    if audit and audit[-1].audit_records:
+        last = audit[-1]
+        print(
+            f"audit trail: {last.audit_records} records for {last.pages} pages + "
+            f"{last.forbidden} forbidden, {last.audit_bytes / last.audit_records:.0f} bytes per "
+            f"request ({last.audit_bytes / last.audit_records * 1e6 / 2**20:.0f} MiB per "
+            "1M requests)"
         )
 
 
@@ -371,6 +414,9 @@ def main() -> int:
     parser.add_argument("--origins", type=int, default=50)
     parser.add_argument("--pages", type=int, default=100, help="pages /p/N per origin")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -397,7 +443,8 @@ def main() -> int:
         results: dict[str, list[Result]] = {}
 
         async def go(_reactor: object) -> None:
-            results.update(await run(ports, args.pages, args.rounds))
+            modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
+            results.update(await run(ports, args.pages, args.rounds, modes))
 
         task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))
     except SystemExit as exit_:  # task.react always exits

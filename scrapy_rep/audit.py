@@ -6,7 +6,7 @@ A record is written once its request's fate is known:
 - refused by scrapy_rep (robots.txt, the crawl's purpose, nofollow, an unreachable
   document, the spider closing while it was held): when it is refused;
 - downloaded: when the spider's output for its page has gone through scrapy_rep's spider
-  middleware (items kept and dropped counted);
+  middleware (items kept and dropped counted; the middleware calls :meth:`AuditTrail.page_done`);
 - failed to download: when it left the downloader without a response;
 - anything else (another component ignored it, the crawl was stopped): when the spider
   closes, with the last thing known.
@@ -30,6 +30,7 @@ from functools import lru_cache
 from itertools import count
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -99,7 +100,11 @@ class AuditTrail:
         }
         self._ids = count(1)
         self._open: dict[int, dict[str, Any]] = {}
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
+        #: The end of every line: the purpose and the settings, encoded once.
+        self._tail = (
+            ',"purpose":' + json.dumps(self.purpose) + ',"cfg":' + json.dumps(self.cfg) + "}\n"
+        )
         #: Records written (for tests and for programs embedding a crawl).
         self.written = 0
         connect = crawler.signals.connect
@@ -107,12 +112,11 @@ class AuditTrail:
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._held, signal=rep_signals.request_held)
         connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._downloaded, signal=signals.response_downloaded)
         connect(self._left, signal=signals.request_left_downloader)
         connect(self._received, signal=signals.response_received)
         connect(self._item_refused, signal=rep_signals.item_refused)
-        connect(self._page_done, signal=rep_signals.page_processed)
         connect(self._closed, signal=signals.spider_closed)
+        _TRAILS[crawler] = self
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -122,7 +126,9 @@ class AuditTrail:
 
     def _opened(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a", encoding="utf-8", buffering=1)  # a line at a time
+        # Unbuffered: each record is one write() of one line, so a killed crawl keeps
+        # every record written so far.
+        self._file = self.path.open("ab", buffering=0)
 
     def _record(self, request: Request) -> dict[str, Any]:
         """The open record of ``request`` (a new one the first time it is seen; a
@@ -151,10 +157,11 @@ class AuditTrail:
         record.update(fate="dropped", reason=reason, why=message)
         self._write(request, record)
 
-    def _downloaded(self, request: Request, **_: Any) -> None:
-        self._record(request)["fate"] = "fetched"
-
     def _left(self, request: Request, **_: Any) -> None:
+        """The downloader is done with ``request``: with no answer (the HTTP handler sets
+        ``download_latency`` when one arrives), it failed."""
+        if "download_latency" in request.meta:
+            return
         record = self._record(request)
         if "fate" not in record:
             record["fate"] = "failed"
@@ -169,12 +176,15 @@ class AuditTrail:
         if request is not None:
             self._record(request)["item_reason"] = reason
 
-    def _page_done(self, response: Response, kept: int, dropped: int, **_: Any) -> None:
+    def page_done(self, response: Response, kept: int, dropped: int) -> None:
+        """scrapy_rep's spider middleware passed on the spider's whole output for a page:
+        ``kept`` and ``dropped`` items. Called directly (a signal costs more per page)."""
         request = response.request
         if request is None:
             return
         record = self._record(request)
-        record.setdefault("fate", "fetched")
+        record["fate"] = "fetched"
+        record.setdefault("status", response.status)
         record["items"] = [kept, dropped]
         usage = response.meta.get("rep_usage")
         if usage is not None and usage.signals:
@@ -206,8 +216,16 @@ class AuditTrail:
         self._emit(record)
 
     def _emit(self, record: dict[str, Any]) -> None:
-        record["purpose"] = self.purpose
-        record["cfg"] = self.cfg
         if self._file is not None:
-            self._file.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
+            line = json.dumps(record, separators=(",", ":"), default=str)[:-1] + self._tail
+            self._file.write(line.encode())
             self.written += 1
+
+
+#: The trail of each running crawl, for its spider middleware (:func:`trail_of`).
+_TRAILS: WeakKeyDictionary[Crawler, AuditTrail] = WeakKeyDictionary()
+
+
+def trail_of(crawler: Crawler) -> AuditTrail | None:
+    """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
+    return _TRAILS.get(crawler)

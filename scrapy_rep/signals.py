@@ -49,12 +49,6 @@ request_refused = object()
 item_refused = object()
 
 
-#: scrapy_rep's spider middleware has passed on the spider's whole output for a page
-#: (sent only with ``REP_AUDIT_FILE``). Arguments: ``response``, ``kept`` and ``dropped``
-#: (how many items scrapy_rep let through and dropped).
-page_processed = object()
-
-
 def send_refused(
     crawler: Crawler,
     logger: logging.Logger,

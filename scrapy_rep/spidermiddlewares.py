@@ -36,8 +36,9 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.pagereader import crawler_tokens, page_directives, rel_nofollow_targets
-from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.audit import trail_of
+from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
+from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.purpose import UsageDecision
@@ -74,6 +75,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         config = self.config
         self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self._mark = config.purpose_action == "mark"
+        #: For AI purposes, TDMRep's meta tags are found in the same look at the page as
+        #: the robots meta tags.
+        self._other_names = TDM_NAMES if self.usage.needs_tdmrep else frozenset()
+        self._other_meta: WeakKeyDictionary[Response, list[tuple[str, str]]] = WeakKeyDictionary()
         self._usage: WeakKeyDictionary[Response, tuple[UsageDecision, Refusal | None]] = (
             WeakKeyDictionary()
         )
@@ -122,8 +127,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         ):
             decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
         else:
-            tdm, noscript = policy.needs_tdmrep, self.config.meta_in_noscript
-            page = page_signals(response, directives, tdm=tdm, noscript=noscript)
+            page = page_signals(
+                response,
+                directives,
+                tdm=policy.needs_tdmrep,
+                noscript=self.config.meta_in_noscript,
+                tdm_meta_tags=self._other_meta.get(response),
+            )
             decision = policy.after_fetch(before, page)
         refusal = policy.refusal(decision)
         if refusal is not None:
@@ -139,17 +149,20 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """
         directives = self._directives.get(response)
         if directives is None:
+            others: list[tuple[str, str]] = []
             try:
-                directives = page_directives(
+                directives, others = read_page(
                     response,
-                    self.tokens[0] if self.tokens else "",
-                    extra_tokens=self.tokens[1:],
+                    self.tokens,
                     meta_in_noscript=self.config.meta_in_noscript,
+                    other_names=self._other_names,
                 )
             except Exception as error:  # never lose a page's output over its directives
                 directives = EMPTY
                 self._failed(response, "directives", error)
             self._directives[response] = directives
+            if self._other_names:
+                self._other_meta[response] = others
         return directives
 
     def _failed(self, response: Response, what: str, error: Exception) -> None:
@@ -207,10 +220,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self._page_done(response, kept, dropped)
 
     def _page_done(self, response: Response | None, kept: int, dropped: int) -> None:
-        if response is not None:
-            self.crawler.signals.send_catch_log(
-                rep_signals.page_processed, response=response, kept=kept, dropped=dropped
-            )
+        trail = trail_of(self.crawler)
+        if response is not None and trail is not None:
+            trail.page_done(response, kept, dropped)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:

@@ -124,6 +124,19 @@ def page_directives(
     crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
     """
     tokens = crawler_tokens(user_agent, extra_tokens)
+    return read_page(response, tokens, meta_in_noscript=meta_in_noscript)[0]
+
+
+def read_page(
+    response: Response,
+    tokens: Collection[str],
+    *,
+    meta_in_noscript: bool = True,
+    other_names: Collection[str] = (),
+) -> tuple[PageDirectives, list[tuple[str, str]]]:
+    """The directives of ``response`` for the crawler ``tokens`` (lowercased), and the
+    ``(name, content)`` of its meta tags named one of ``other_names`` (``tdm-reservation``
+    …), found in the same single look at the page."""
     directives: list[str] = []
     sources: list[str] = []
     for raw in response.headers.getlist(b"X-Robots-Tag"):
@@ -133,14 +146,17 @@ def page_directives(
             directives.extend(applying)
             sources.append(f"X-Robots-Tag: {value.strip()}")
     names = frozenset(("robots", *tokens))
-    for name, content in meta_tags(response, names, noscript=meta_in_noscript):
+    others: list[tuple[str, str]] = []
+    wanted = names.union(other_names) if other_names else names
+    for name, content in meta_tags(response, wanted, noscript=meta_in_noscript):
+        if name not in names:
+            others.append((name, content))
+            continue
         applying = meta_directives(content)
         if applying:
             directives.extend(applying)
             sources.append(f'<meta name="{name}" content="{content.strip()}">')
-    if not directives:
-        return EMPTY
-    return combine(directives, sources)
+    return (combine(directives, sources) if directives else EMPTY), others
 
 
 #: A cheap hint that a page may have a rel="nofollow" link.

@@ -20,13 +20,20 @@ if TYPE_CHECKING:
 
     from scrapy_rep.directives import PageDirectives
 
-_TDM_NAMES: Final = frozenset({"tdm-reservation", "tdm-policy"})
+#: The meta names of TDMRep (report §3.3).
+TDM_NAMES: Final = frozenset({"tdm-reservation", "tdm-policy"})
 
 
 def page_signals(
-    response: Response, directives: PageDirectives, *, tdm: bool, noscript: bool = True
+    response: Response,
+    directives: PageDirectives,
+    *,
+    tdm: bool,
+    noscript: bool = True,
+    tdm_meta_tags: list[tuple[str, str]] | None = None,
 ) -> PageSignals:
-    """The usage signals of ``response``; ``tdm``: read TDMRep's header and meta too."""
+    """The usage signals of ``response``; ``tdm``: read TDMRep's header and meta too
+    (``tdm_meta_tags``: its meta tags, already found with the robots meta tags)."""
     headers = response.headers
     content_usage = headers.getlist(b"Content-Usage") if b"Content-Usage" in headers else []
     tdm_header = tdm_meta = NO_VALUES
@@ -35,7 +42,9 @@ def page_signals(
             tdm_header = header_values(
                 headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy")
             )
-        found = meta_tags(response, _TDM_NAMES, noscript=noscript)
+        found = tdm_meta_tags
+        if found is None:
+            found = meta_tags(response, TDM_NAMES, noscript=noscript)
         if found:
             tdm_meta = meta_values(
                 [content for name, content in found if name == "tdm-reservation"],

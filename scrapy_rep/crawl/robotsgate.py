@@ -65,7 +65,10 @@ class RobotsGate:
         if self._audit:  # the trail names the robots.txt and the line that decided
             decision = rules.decide(request.url, agent)
             request.meta[ROBOTS_KEY] = (request.url, str(origin), entry, decision)
-        if rules.allowed(request.url, agent):
+            allowed = decision.allowed
+        else:
+            allowed = rules.allowed(request.url, agent)
+        if allowed:
             if entry.unreachable:
                 self._inc("rep/requests/allowed_unreachable")
             if self.obey_crawl_delay:
