@@ -86,6 +86,15 @@ def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...
     return tuple(dict.fromkeys(token for token in tokens if token))
 
 
+@lru_cache(maxsize=64)
+def _tokens_and_names(
+    user_agent: str, extra_tokens: tuple[str, ...]
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """:func:`crawler_tokens` and the meta names they read, once per crawler (not per page)."""
+    tokens = crawler_tokens(user_agent, extra_tokens)
+    return tokens, frozenset(("robots", *tokens))
+
+
 def meta_tags(
     response: Response, names: Collection[str], *, noscript: bool = True
 ) -> list[tuple[str, str]]:
@@ -119,7 +128,11 @@ def page_directives(
     ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
     crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
     """
-    tokens = crawler_tokens(user_agent, extra_tokens)
+    if isinstance(user_agent, str):
+        tokens, names = _tokens_and_names(user_agent, tuple(extra_tokens))
+    else:  # crawler_tokens says what is wrong with it
+        tokens = crawler_tokens(user_agent, extra_tokens)
+        names = frozenset(("robots", *tokens))
     directives: list[str] = []
     sources: list[str] = []
     for raw in response.headers.getlist(b"X-Robots-Tag"):
@@ -128,7 +141,6 @@ def page_directives(
         if applying:
             directives.extend(applying)
             sources.append(f"X-Robots-Tag: {value.strip()}")
-    names = frozenset(("robots", *tokens))
     for name, content in meta_tags(response, names, noscript=meta_in_noscript):
         applying = meta_directives(content)
         if applying:
