@@ -90,6 +90,16 @@ def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...
     return tuple(dict.fromkeys(token for token in tokens if token))
 
 
+@lru_cache(maxsize=64)
+def _meta_names(
+    tokens: tuple[str, ...], other_names: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The robots meta names of a crawler, and those plus ``other_names``: computed once
+    per crawler, not per page."""
+    names = frozenset(("robots", *tokens))
+    return names, names | other_names
+
+
 def meta_tags(
     response: Response, names: Collection[str], *, noscript: bool = True
 ) -> list[tuple[str, str]]:
@@ -129,10 +139,10 @@ def page_directives(
 
 def read_page(
     response: Response,
-    tokens: Collection[str],
+    tokens: tuple[str, ...],
     *,
     meta_in_noscript: bool = True,
-    other_names: Collection[str] = (),
+    other_names: frozenset[str] = frozenset(),
 ) -> tuple[PageDirectives, list[tuple[str, str]]]:
     """The directives of ``response`` for the crawler ``tokens`` (lowercased), and the
     ``(name, content)`` of its meta tags named one of ``other_names`` (``tdm-reservation``
@@ -145,9 +155,8 @@ def read_page(
         if applying:
             directives.extend(applying)
             sources.append(f"X-Robots-Tag: {value.strip()}")
-    names = frozenset(("robots", *tokens))
+    names, wanted = _meta_names(tokens, other_names)
     others: list[tuple[str, str]] = []
-    wanted = names.union(other_names) if other_names else names
     for name, content in meta_tags(response, wanted, noscript=meta_in_noscript):
         if name not in names:
             others.append((name, content))
