@@ -17,8 +17,11 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Reply, Sites, crawl, robots
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 from scrapy import Request
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.usage import UsagePolicy
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
@@ -315,3 +318,24 @@ async def test_a_child_request_with_its_parents_meta_does_not_inherit_its_signal
     assert sorted(records) == [child, parent]
     assert records[parent]["items"] == [1, 0] and records[child]["items"] == [0, 1]
     assert records[child]["item_reason"] == "purpose"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_bug_in_the_purpose_check_never_costs_the_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(UsagePolicy, "before_fetch", broken)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, "REP_PURPOSE": "ai-input"})
+    try:
+        await crawler.crawl(urls=[sites.url("a", "/x")])
+    finally:
+        await sites.close()
+    assert crawler.spider is not None and crawler.stats is not None
+    assert crawler.spider.downloaded == [sites.url("a", "/x")]
+    assert crawler.stats.get_value("rep/purpose/internal_errors") == 1
+    assert crawler.stats.get_value("log_count/ERROR") == 1  # named as ours, once

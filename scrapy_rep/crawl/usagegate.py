@@ -14,8 +14,11 @@ After robots.txt allowed a request for the crawler's own name, :class:`UsageGate
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
     from scrapy_rep.origins import Origin
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
+
+logger = logging.getLogger(__name__)
 
 #: ``request.meta`` key: ``(url, what the origin's documents said about it)`` (a
 #: :class:`scrapy_rep.usage.Before`). The URL is kept because spiders often copy a page's
@@ -64,7 +69,31 @@ class UsageGate:
         tdm: CacheEntry[Any] | None,
         agent: str,
     ) -> None:
-        """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent."""
+        """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent.
+
+        A bug of ours in reading the signals never costs the request: it is logged as a
+        scrapy_rep error and counted, and the request goes on to be checked again, with the
+        page's own signals, after the fetch."""
+        try:
+            self._check(request, origin, entry, tdm, agent)
+        except IgnoreRequest:
+            raise
+        except Exception:
+            self._inc("rep/purpose/internal_errors")
+            logger.exception(
+                "scrapy_rep internal error in the purpose check of %s; please report it. "
+                "The request goes on.",
+                request,
+            )
+
+    def _check(
+        self,
+        request: Request,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        tdm: CacheEntry[Any] | None,
+        agent: str,
+    ) -> None:
         rules = entry.rules
         url = request.url
         for token in self.agents:
