@@ -19,6 +19,7 @@ import pytest
 import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 from scrapy import Request
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.usage import UsagePolicy
@@ -339,3 +340,46 @@ async def test_a_bug_in_the_purpose_check_never_costs_the_request(
     assert crawler.spider.downloaded == [sites.url("a", "/x")]
     assert crawler.stats.get_value("rep/purpose/internal_errors") == 1
     assert crawler.stats.get_value("log_count/ERROR") == 1  # named as ours, once
+
+
+@pytest_twisted.ensureDeferred
+async def test_jobdir_pause_while_tdmrep_json_is_down_and_resume(tmp_path: Path) -> None:
+    """Requests held for an unreachable tdmrep.json are kept in JOBDIR and decided by the
+    file once it is back; robots.txt comes from the JOBDIR cache."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    origin.script("/.well-known/tdmrep.json", Reply(503))
+    urls = [sites.url("a", "/books/1"), sites.url("a", "/free")]
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path / "job"),
+        "REP_PURPOSE": "ai-train",
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    held = 0
+    for _ in range(200):  # until both requests wait for tdmrep.json (at most 10 s)
+        await deferLater(reactor, 0.05)
+        stats = first.stats.get_stats() if first.stats is not None else {}
+        held = stats.get("rep/requests/held", 0) - stats.get("rep/requests/released", 0)
+        if stats.get("rep/tdmrep/outcome/unreachable") and held == 2:
+            break
+    assert held == 2
+    await deferred_from_coro(first.stop_async())
+    await running
+    origin.script("/.well-known/tdmrep.json", Reply(200, TDMREP))  # the file is back
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert second.spider is not None and second.stats is not None
+    assert second.spider.downloaded == [sites.url("a", "/free")]
+    assert list(second.spider.dropped) == [sites.url("a", "/books/1")]
+    assert second.stats.get_value("rep/requests/resumed") == 2
+    assert sites.requested("a").count("/robots.txt") == 1  # kept in JOBDIR
