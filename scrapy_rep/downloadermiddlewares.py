@@ -4,17 +4,18 @@ crawl's purpose checked against the origin's AI-usage signals before a request i
 A thin adapter. :mod:`scrapy_rep.lifecycle` makes every fetch decision of SPEC §4 (when
 to download, retry, keep a stale copy, give up, share); this class only sequences:
 
-- ``process_request`` asks the lifecycle for the origin's usable copy. With one, the
-  rules decide at once: allowed requests go on, forbidden ones raise ``IgnoreRequest``
-  naming the robots.txt line. Without one, the request is *held*: returned from
-  ``process_request`` (Scrapy schedules it again) and caught in ``request_scheduled``
-  (which drops a scheduled request when a handler raises ``IgnoreRequest``), so it
-  leaves the downloader and takes none of the crawl's concurrency.
-- :meth:`_perform` carries out the lifecycle's actions: downloads over the engine
-  (:mod:`scrapy_rep.crawl.engine_fetch`), store calls (:mod:`scrapy_rep.crawl.stores`),
-  timers, stats, logs, signals, and releasing held requests
-  (:mod:`scrapy_rep.crawl.holding`) with the verdict they were released with.
-- Crawl-delay goes to the origin's download slot (:mod:`scrapy_rep.crawl.slots`).
+- ``process_request`` asks the origin's document (:mod:`scrapy_rep.crawl.documents`)
+  for its usable copy. With one, :mod:`scrapy_rep.crawl.robotsgate` decides at once:
+  allowed requests go on (crawl-delay through :mod:`scrapy_rep.crawl.slots`), forbidden
+  ones raise ``IgnoreRequest`` naming the robots.txt line. Without one, the request is
+  *held*: returned from ``process_request`` (Scrapy schedules it again) and caught in
+  ``request_scheduled`` (which drops a scheduled request when a handler raises
+  ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's
+  concurrency (:mod:`scrapy_rep.crawl.holding` keeps it).
+- Each document's :class:`~scrapy_rep.crawl.actions.ActionRunner` carries out the
+  lifecycle's actions (downloads, store calls, timers, stats, logs, signals) and calls
+  :meth:`RobotsTxtMiddleware._release`, which schedules the held requests again, each
+  carrying the verdict it was released with.
 - For AI purposes (``REP_PURPOSE``) the origin's tdmrep.json is a second document, kept
   by a second lifecycle of the same kind, and held requests wait for it the same way;
   :mod:`scrapy_rep.crawl.usagegate` then refuses what the site's signals deny.
