@@ -18,7 +18,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from scrapy_rep._compile import Selection, compile_matcher, compile_usage
+from scrapy_rep._compile import Matcher, Selection, compile_matcher, compile_usage
 from scrapy_rep._encoding import normalise_url_path, path_of
 from scrapy_rep._parser import FILE_WIDE, NO_RULES, Parser, Rules, file_text
 
@@ -148,15 +148,8 @@ class RobotsTxt:
         if selection is None:
             selection = self._select(user_agent)
         matcher = selection.matcher
-        if matcher is None:
-            matcher = selection.matcher = compile_matcher(
-                self.options,
-                self.verdict,
-                self._values,
-                self._codes,
-                self._starts,
-                selection.groups,
-            )
+        if matcher is None:  # the hot path keeps this inline; see _matcher
+            matcher = self._matcher(selection)
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         path = path_of(url)
@@ -177,17 +170,7 @@ class RobotsTxt:
         path = normalise_url_path(path_of(url), self.options.percent_encoding)
         if self.options.robots_txt_always_allowed and path == "/robots.txt":
             return Decision(True, reason=_ALWAYS_ALLOWED)
-        matcher = selection.matcher
-        if matcher is None:
-            matcher = selection.matcher = compile_matcher(
-                self.options,
-                self.verdict,
-                self._values,
-                self._codes,
-                self._starts,
-                selection.groups,
-            )
-        code = matcher.match(path)
+        code = self._matcher(selection).match(path)
         if code:
             index = bisect_left(self._codes, abs(code), key=abs)
             value = file_text(self._values[index])
@@ -226,6 +209,16 @@ class RobotsTxt:
         return tuple(self._tokens)
 
     # ---------------------------------------------------------------- internals
+
+    def _matcher(self, selection: Selection) -> Matcher:
+        """The compiled rules of a group set, compiled on first use (once per file)."""
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = compile_matcher(
+                self.options, self.verdict, self._values, self._codes, self._starts,
+                selection.groups,
+            )  # fmt: skip
+        return matcher
 
     def _selection(self, user_agent: str) -> Selection:
         selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from localhttp import QuietHandler, serving
+from test_commands import scrapy_robots
 
 ROBOTS = b"""User-agent: *
 Allow: /
@@ -35,17 +34,6 @@ class Handler(QuietHandler):
 def port() -> Iterator[int]:
     with serving(Handler) as free_port:
         yield free_port
-
-
-def scrapy_robots(*args: str) -> tuple[int, str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "robots", "-s", "USER_AGENT=TestBot/1.0", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr
 
 
 def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
