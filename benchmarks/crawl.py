@@ -213,13 +213,18 @@ def settings_for(mode: str) -> dict[str, Any]:
     return settings
 
 
+#: ``--allowed-only``: request only the pages robots.txt allows, so every mode downloads
+#: the same pages and CPU per page compares like with like.
+ALLOWED_ONLY = False
+
+
 async def crawl(mode: str, ports: list[int], pages: int) -> Result:
     import scrapy
     from scrapy.crawler import CrawlerRunner
     from scrapy.http import Response
     from scrapy.utils.httpobj import urlparse_cached
 
-    paths = page_paths(pages)
+    paths = [path for path in page_paths(pages) if not (ALLOWED_ONLY and disallowed(path))]
 
     class BenchSpider(scrapy.Spider):
         name = "bench"
@@ -305,7 +310,9 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
     print(
         f"\n{origins} origins × {len(page_paths(pages))} pages = {site_pages} pages "
         f"({allowed} allowed by robots.txt); median of {rounds} rounds; "
-        "pages/s = non-robots.txt responses / wall s; counts from the last round\n"
+        "pages/s = non-robots.txt responses / wall s; counts from the last round"
+        + ("; --allowed-only: only the allowed pages requested" if ALLOWED_ONLY else "")
+        + "\n"
     )
     print(
         "| mode | pages/s | wall s | CPU s | pages | robots.txt | forbidden "
@@ -417,8 +424,15 @@ def main() -> int:
     parser.add_argument(
         "--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}"
     )
+    parser.add_argument(
+        "--allowed-only",
+        action="store_true",
+        help="request only the pages robots.txt allows (the same pages in every mode)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global ALLOWED_ONLY
+    ALLOWED_ONLY = args.allowed_only
     if args.serve:
         serve(args.origins, args.pages)
         return 0
