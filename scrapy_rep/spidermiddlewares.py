@@ -221,8 +221,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _page_done(self, response: Response | None, kept: int, dropped: int) -> None:
         trail = trail_of(self.crawler)
-        if response is not None and trail is not None:
+        if response is None or trail is None:
+            return
+        try:
             trail.page_done(response, kept, dropped)
+        except Exception:  # the page's output is through; a bug of ours must not cost it
+            self._inc("rep/audit/errors")
+            logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
