@@ -6,18 +6,20 @@ A record is written once its request's fate is known:
 - refused by scrapy_rep (robots.txt, the crawl's purpose, nofollow, an unreachable
   document, the spider closing while it was held): when it is refused;
 - downloaded: when the spider's output for its page has gone through scrapy_rep's spider
-  middleware (items kept and dropped counted; the middleware calls :meth:`AuditTrail.page_done`);
+  middleware (items kept and dropped counted; it calls :meth:`AuditTrail.page_done`);
+- redirected by Scrapy: when the next URL is scheduled (named in ``to``);
 - failed to download: when it left the downloader without a response;
 - anything else (another component ignored it, the crawl was stopped): when the spider
   closes, with the last thing known.
 
 Record keys (short, for a 1M-URL crawl): ``url``; ``fate`` (``fetched``, ``dropped``,
-``failed``, ``unfinished``); ``reason`` and ``why`` for drops; ``status``; ``items``
-(kept, dropped) and ``item_reason``; ``held`` (times held); ``robots`` (the robots.txt
-that decided: ``origin``, ``sha256`` of the body, ``fetched`` (Unix time), ``status``,
-``outcome``, and ``line``/``rule`` that decided or ``why`` none did); ``usage`` (the
-AI-usage decision: answers per purpose, the deciding signal per purpose, the signals
-with their sources); ``purpose`` and ``cfg`` (the settings that applied).
+``failed``, ``redirected`` with ``to``, ``unfinished``); ``reason`` and ``why`` for
+drops; ``status``; ``items`` (kept, dropped) and ``item_reason``; ``held`` (times held);
+``robots`` (the robots.txt that decided: ``origin``, ``sha256`` of the body, ``fetched``
+(Unix time), ``status``, ``outcome``, and ``line``/``rule`` that decided or ``why`` none
+did); ``usage`` (the AI-usage decision: answers per purpose, the deciding signal per
+purpose, the signals with their sources); ``purpose`` and ``cfg`` (the settings that
+applied).
 """
 
 from __future__ import annotations
@@ -136,10 +138,15 @@ class AuditTrail:
         if ROBOTS_REQUEST_KEY in request.meta:
             return {"fate": "ours"}
         known = request.meta.get(ID_KEY)
-        if known is not None and known[1] == request.url:
+        if known is not None:
             record = self._open.get(known[0])
-            if record is not None:
+            if record is not None and known[1] == request.url:
                 return record
+            if record is not None and known[1] in request.meta.get("redirect_urls", ()):
+                # Scrapy's redirect: the first URL's record ends here, naming the next.
+                record.update(fate="redirected", to=request.url)
+                del self._open[known[0]]
+                self._emit(record)
         number = next(self._ids)
         request.meta[ID_KEY] = (number, request.url)
         record = self._open[number] = {"url": request.url}

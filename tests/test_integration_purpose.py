@@ -383,3 +383,25 @@ async def test_jobdir_pause_while_tdmrep_json_is_down_and_resume(tmp_path: Path)
     assert list(second.spider.dropped) == [sites.url("a", "/books/1")]
     assert second.stats.get_value("rep/requests/resumed") == 2
     assert sites.requested("a").count("/robots.txt") == 1  # kept in JOBDIR
+
+
+@pytest_twisted.ensureDeferred
+async def test_audit_trail_a_redirected_request_names_where_it_went(tmp_path: Path) -> None:
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    origin.script("/old", Reply(301, b"", {"Location": "/new"}))
+    origin.script("/away", Reply(302, b"", {"Location": "/private/x"}))
+    audit = tmp_path / "audit.jsonl"
+    urls = [sites.url("a", "/old"), sites.url("a", "/away")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    records = {r["url"]: r for r in map(json.loads, audit.read_text().splitlines())}
+    assert sorted(records) == sorted([*urls, sites.url("a", "/new"), sites.url("a", "/private/x")])
+    assert records[urls[0]]["fate"] == "redirected"
+    assert records[urls[0]]["to"] == sites.url("a", "/new")
+    assert records[sites.url("a", "/new")]["fate"] == "fetched"
+    private = records[sites.url("a", "/private/x")]
+    assert private["fate"] == "dropped" and private["reason"] == "forbidden"
