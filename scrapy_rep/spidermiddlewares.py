@@ -42,7 +42,7 @@ from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.purpose import UsageDecision
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
 
 if TYPE_CHECKING:
@@ -65,14 +65,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
         super().__init__(crawler)
-        self.config = config if config is not None else RepConfig.from_settings(crawler.settings)
-        settings = crawler.settings
-        user_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
-        self.tokens = crawler_tokens(str(user_agent), self.config.directive_tokens)
+        self.config = config = (
+            config if config is not None else RepConfig.from_settings(crawler.settings)
+        )
+        self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
         self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
-        config = self.config
         self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self._mark = config.purpose_action == "mark"
         #: For AI purposes, TDMRep's meta tags are found in the same look at the page as
