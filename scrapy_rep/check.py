@@ -38,10 +38,11 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 EXIT_CODES: Final = f"""exit codes (the same for `scrapy robots`):
   {EXIT_ALLOWED}  every URL is allowed
-  {EXIT_DISALLOWED}  at least one URL is disallowed
+  {EXIT_DISALLOWED}  at least one URL is disallowed (or, with --purpose, denied for a purpose)
   {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file
-  {EXIT_UNREACHABLE}  a robots.txt (or, with --page, a page) could not be fetched: the
-     verdicts shown for its URLs are temporary ("everything disallowed for now")"""
+  {EXIT_UNREACHABLE}  a robots.txt (or, with --page or --purpose, a page) could not be
+     fetched: the verdicts shown for its URLs are temporary ("everything disallowed for
+     now")"""
 
 
 def report(rules: RobotsTxt, urls: Sequence[str], user_agent: str) -> tuple[list[str], bool]:
