@@ -20,7 +20,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep import Addon, RepSettingError, RobotsTxtMiddleware
+from scrapy_rep import Addon, RepConfig, RepSettingError, RobotsTxtMiddleware
 from scrapy_rep.crawl.engine_fetch import RobotsTxtResponseGuard
 
 
@@ -55,6 +55,13 @@ def test_robotstxt_obey_false_disables_the_middleware() -> None:
         ("REP_ROBOTSTXT_CONCURRENCY", 0, "at least 1"),
         ("REP_MAX_HELD_REQUESTS", 0.5, "at least 1"),
         ("REP_LEASE_TIMEOUT", "soon", "a number"),
+        ("REP_PURPOSE", "training", "'search', 'ai-train', 'ai-input'"),
+        ("REP_PURPOSE", ["search", "rag"], "'search', 'ai-train', 'ai-input'"),
+        ("REP_PURPOSE", [], "'search', 'ai-train', 'ai-input'"),
+        ("REP_PURPOSE_ACTION", "delete", "'drop', 'mark'"),
+        ("REP_PURPOSE_UNKNOWN", "maybe", "'allow', 'deny'"),
+        ("REP_PURPOSE_AGENTS", 42, "a list of strings"),
+        ("REP_AUDIT_FILE", 42, "a string"),
     ],
 )
 def test_spec5_wrong_settings_stop_the_crawl_naming_the_setting(
@@ -66,6 +73,19 @@ def test_spec5_wrong_settings_stop_the_crawl_naming_the_setting(
     assert accepted in str(raised.value)
     with pytest.raises(RepSettingError, match=name):
         RobotsTxtMiddleware(get_crawler(Spider, {"ROBOTSTXT_OBEY": True, name: value}))
+
+
+@pytest.mark.parametrize(
+    ("value", "purposes"),
+    [
+        ("ai-train", ("ai-train",)),
+        ("AI-Input, search", ("ai-input", "search")),
+        (["search", "ai-train", "search"], ("search", "ai-train")),
+        (None, ("search",)),
+    ],
+)
+def test_rep_purpose_reads_one_purpose_or_several(value: Any, purposes: tuple[str, ...]) -> None:
+    assert RepConfig.from_settings(Settings({"REP_PURPOSE": value})).purpose == purposes
 
 
 def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
