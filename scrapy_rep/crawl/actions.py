@@ -70,6 +70,7 @@ class ActionRunner:
         self.perform(self.lifecycle.handle(event, self._clock()))
 
     def perform(self, actions: list[do.Action]) -> None:
+        store_calls: list[do.Action] = []
         for action in actions:
             if isinstance(action, do.Stat):
                 self._inc(action.name, action.count)
@@ -85,7 +86,9 @@ class ActionRunner:
             elif isinstance(action, do.StartDownload):
                 self._run(self._download(cast("Origin", action.key)))
             else:
-                self._run(self._store_call(action))
+                store_calls.append(action)
+        if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
+            self._run(self._store_calls(store_calls))
 
     def close(self) -> None:
         """The spider closed: no timer fires any more."""
@@ -102,6 +105,13 @@ class ActionRunner:
         fetched = await self.fetcher.fetch(origin)
         self.handle(do.Downloaded(origin, fetched, self._held(origin)))
         self._watch_downloads()
+
+    async def _store_calls(self, actions: list[do.Action]) -> None:
+        """One after the other: concurrent calls could reach the store out of order (a
+        lease released before the record it guards is saved lets another process see
+        neither, and download again)."""
+        for action in actions:
+            await self._store_call(action)
 
     async def _store_call(self, action: do.Action) -> None:
         if isinstance(action, do.LoadRecord):
