@@ -15,6 +15,10 @@ from typing import Final, Literal
 Purpose = Literal["search", "ai-train", "ai-input"]
 #: The purposes, in the order of :attr:`UsageSignal.answers`.
 PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
+#: Each purpose's position in :data:`PURPOSES` (and in every signal's answers).
+PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
+    {purpose: index for index, purpose in enumerate(PURPOSES)}
+)
 
 Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
 #: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``

@@ -14,14 +14,14 @@ vocabularies). See ``docs/purpose-notes.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Any, Final, Literal
 
 # Re-exported (``X as X``): this module is the public import path of these names.
 from scrapy_rep._purpose_table import MAPPING as MAPPING
+from scrapy_rep._purpose_table import PURPOSE_INDEX as PURPOSE_INDEX
 from scrapy_rep._purpose_table import PURPOSES as PURPOSES
 from scrapy_rep._purpose_table import ROWS as ROWS
 from scrapy_rep._purpose_table import Answers as Answers
@@ -33,7 +33,6 @@ from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import ContentSignals
 from scrapy_rep.tdmrep import TdmResolution
 
-_INDEX: Final[Mapping[str, int]] = MappingProxyType({p: i for i, p in enumerate(PURPOSES)})
 _NONE: Final[Answers] = (None, None, None)
 #: Longest source text kept in a signal (header values can be long).
 MAX_SOURCE_CHARS: Final = 200
@@ -41,7 +40,7 @@ MAX_SOURCE_CHARS: Final = 200
 
 def _index(purpose: str) -> int:
     try:
-        return _INDEX[purpose]
+        return PURPOSE_INDEX[purpose]
     except (KeyError, TypeError):
         raise ValueError(f"unknown purpose {purpose!r}; expected one of {PURPOSES}") from None
 

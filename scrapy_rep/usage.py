@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final, cast
 
 from scrapy_rep.purpose import (
-    PURPOSES,
+    PURPOSE_INDEX,
     Purpose,
     UsageDecision,
     UsageSignal,
@@ -85,7 +85,6 @@ class Before:
 NOTHING_BEFORE: Final = Before((), None)
 #: The decision when no signal speaks: every purpose unknown.
 NO_SIGNALS: Final = UsageDecision(())
-_INDEX: Final = {purpose: index for index, purpose in enumerate(PURPOSES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +141,7 @@ class UsagePolicy:
         every = before.every
         if every:
             for purpose in self.purposes:
-                index = _INDEX[purpose]
+                index = PURPOSE_INDEX[purpose]
                 for signal in every:
                     if signal.answers[index] is False:
                         return Refusal(purpose, signal)
