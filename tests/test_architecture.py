@@ -45,6 +45,7 @@ PURE = (
     "usage",
     "urlfetch",
     "check",
+    "standards",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
