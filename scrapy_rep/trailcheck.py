@@ -1,0 +1,169 @@
+"""``audit verify``: the whole check of a trail, in one pass (pure).
+
+1. The hash chain (:class:`scrapy_rep.trailread.Trail`): every line's ``prev`` is the
+   SHA-256 of the line before; a cut file or gzip stream shows.
+2. Each run is whole: it starts with a ``run`` line, ends with an ``end`` line whose
+   counts match its ``url`` lines, and no URL has two final records.
+3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
+4. Every decision is re-derived from its snapshots with today's engine
+   (:class:`scrapy_rep.trailverify.Rederiver`).
+
+Problems are collected as :class:`Finding` (line number, URL, sentence), in file order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from scrapy_rep.trailread import FATES, Line, Trail
+from scrapy_rep.trailverify import Rederiver, RunContext
+
+#: The end line's counts that are checked against the run's ``url`` lines.
+COUNTED: Final = ("url", *FATES)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: where (line, URL; 0 and "" for the file as a whole) and what."""
+
+    line: int
+    url: str
+    what: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
+
+
+@dataclass
+class Verification:
+    """The result of :func:`verify`."""
+
+    path: Path
+    lines: int = 0
+    runs: int = 0
+    records: int = 0
+    snapshots: int = 0
+    #: SHA-256 of the last line: write it down to detect a later change of that line.
+    head: str = ""
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+@dataclass
+class _Run:
+    context: RunContext
+    start: int
+    counts: Counter[str] = field(default_factory=Counter)
+    ended: bool = False
+
+
+class _Verifier:
+    def __init__(self, trail: Trail) -> None:
+        self.trail = trail
+        self.result = Verification(trail.path)
+        self.rederiver = Rederiver(trail.snapshots)
+        self.runs: dict[str, _Run] = {}
+        #: The first 8 bytes of each final record's key (bounded: ~80 bytes a URL).
+        self.final: set[bytes] = set()
+
+    def add(self, line: int, url: str, what: str) -> None:
+        self.result.findings.append(Finding(line, url, what))
+
+    def feed(self, line: Line) -> None:
+        record = line.record
+        if line.problem:
+            self.add(line.number, "", line.problem)
+        if record is None:
+            return
+        kind = record.get("type")
+        run_id = str(record.get("run", ""))
+        if kind == "run":
+            self.result.runs += 1
+            self.runs[run_id] = _Run(RunContext.of(record), line.number)
+            return
+        run = self.runs.get(run_id)
+        if run is None:
+            self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
+            run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
+        if kind == "snapshot":
+            self._snapshot(line.number, record)
+        elif kind == "url":
+            self._url(line.number, record, run)
+        elif kind == "end":
+            self._end(line.number, record, run)
+        else:
+            self.add(line.number, "", f"unknown line type {kind!r}")
+
+    def _snapshot(self, number: int, record: dict[str, Any]) -> None:
+        self.result.snapshots += 1
+        self.rederiver.saw_snapshot(record)
+        sha = str(record.get("sha256", ""))
+        store = self.trail.snapshots
+        if sha not in store.checked:
+            store.body(sha)
+        if store.checked.get(sha):
+            self.add(
+                number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
+            )
+
+    def _url(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        self.result.records += 1
+        url = str(record.get("url", ""))
+        run.counts["url"] += 1
+        run.counts[str(record.get("fate"))] += 1
+        key = hashlib.sha256(str(record.get("id") or url).encode()).digest()[:8]
+        if key in self.final:
+            self.add(number, url, "a second final record for the same request id")
+        self.final.add(key)
+        if record.get("fate") not in FATES:
+            self.add(number, url, f"unknown fate {record.get('fate')!r}")
+        for what in self.rederiver.differences(record, run.context):
+            self.add(number, url, what)
+
+    def _end(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        run.ended = True
+        counts = record.get("counts")
+        counts = counts if isinstance(counts, dict) else {}
+        for name in COUNTED:
+            said, seen = counts.get(name, 0), run.counts[name]
+            if said != seen:
+                self.add(
+                    number,
+                    "",
+                    f"run {run.context.run[:8]}: the end line counts {said} "
+                    f"{name} record(s), the trail holds {seen} (lines deleted or added)",
+                )
+
+    def finish(self) -> Verification:
+        result = self.result
+        chain = self.trail.chain
+        result.lines, result.head = chain.lines, chain.head
+        for problem in chain.problems:
+            self.add(0, "", problem)
+        for run in self.runs.values():
+            if not run.ended:
+                self.add(
+                    run.start,
+                    "",
+                    f"run {run.context.run[:8]} has no end line: the crawl "
+                    "was killed, or the trail was cut after it",
+                )
+        return result
+
+
+def verify(path: str | Path) -> Verification:
+    """Check the trail at ``path`` (raises :class:`scrapy_rep.trailread.TrailError` when
+    it is not a trail at all)."""
+    trail = Trail(path)
+    verifier = _Verifier(trail)
+    for line in trail.lines():
+        verifier.feed(line)
+    return verifier.finish()
