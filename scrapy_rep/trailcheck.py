@@ -3,7 +3,8 @@
 1. The hash chain (:class:`scrapy_rep.trailread.Trail`): every line's ``prev`` is the
    SHA-256 of the line before; a cut file or gzip stream shows.
 2. Each run is whole: it starts with a ``run`` line, ends with an ``end`` line whose
-   counts match its ``url`` lines, and no URL has two final records.
+   counts match its ``url`` lines; a crawl (a run and the runs that resume it, named by
+   their ``resumes``) has one final record per request id.
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.trailverify.Rederiver`).
@@ -61,6 +62,8 @@ class Verification:
 class _Run:
     context: RunContext
     start: int
+    #: The first run of the crawl this run resumes (itself when it is not a resume).
+    story: str = ""
     counts: Counter[str] = field(default_factory=Counter)
     ended: bool = False
 
@@ -71,7 +74,8 @@ class _Verifier:
         self.result = Verification(trail.path)
         self.rederiver = Rederiver(trail.snapshots)
         self.runs: dict[str, _Run] = {}
-        #: The first 8 bytes of each final record's key (bounded: ~80 bytes a URL).
+        #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
+        #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
         self.final: set[bytes] = set()
 
     def add(self, line: int, url: str, what: str) -> None:
@@ -87,7 +91,9 @@ class _Verifier:
         run_id = str(record.get("run", ""))
         if kind == "run":
             self.result.runs += 1
-            self.runs[run_id] = _Run(RunContext.of(record), line.number)
+            resumed = self.runs.get(str(record.get("resumes")))
+            story = resumed.story if resumed is not None else run_id
+            self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
             return
         run = self.runs.get(run_id)
         if run is None:
@@ -119,7 +125,8 @@ class _Verifier:
         url = str(record.get("url", ""))
         run.counts["url"] += 1
         run.counts[str(record.get("fate"))] += 1
-        key = hashlib.sha256(str(record.get("id") or url).encode()).digest()[:8]
+        request = f"{run.story}\n{record.get('id') or url}"
+        key = hashlib.sha256(request.encode()).digest()[:8]
         if key in self.final:
             self.add(number, url, "a second final record for the same request id")
         self.final.add(key)

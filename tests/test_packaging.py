@@ -115,16 +115,20 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
     code = (
         "from importlib.metadata import distribution\n"
         "dist = distribution('scrapy_rep')\n"
-        "(ep,) = [e for e in dist.entry_points if e.group == 'scrapy.commands']\n"
-        "command = ep.load()\n"
         "import inspect\n"
-        "print(ep.name, command.__module__, command.__name__, inspect.getfile(command))\n"
+        "eps = [e for e in dist.entry_points if e.group == 'scrapy.commands']\n"
+        "for ep in sorted(eps, key=lambda e: e.name):\n"
+        "    command = ep.load()\n"
+        "    print(ep.name, command.__module__, command.__name__, inspect.getfile(command))\n"
     )
     result = run(venv_python, tmp_path, "-c", code)
     assert result.returncode == 0, result.stderr
-    name, module, cls, path = result.stdout.split()
-    assert (name, module, cls) == ("robots", "scrapy_rep.commands", "RobotsCommand")
-    assert Path(path).is_relative_to(venv_python.parents[1])
+    lines = [line.split() for line in result.stdout.splitlines()]
+    assert [tuple(line[:3]) for line in lines] == [
+        ("audit", "scrapy_rep.trailcommand", "AuditCommand"),
+        ("robots", "scrapy_rep.commands", "RobotsCommand"),
+    ]
+    assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)
 
 
 def lower_bounds() -> dict[str, str]:

@@ -1,0 +1,279 @@
+"""``audit verify`` on trails the tests write per schema v1 (issue 20): the hash chain,
+truncation, deletion, edits, gzip, missing or altered snapshots, and decisions that
+today's engine re-derives differently."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trailfactory import (
+    ROBOTS,
+    TDMREP,
+    encode,
+    end_line,
+    robots,
+    run_line,
+    sha,
+    snapshot_line,
+    standard_records,
+    url_line,
+    write_trail,
+)
+
+from scrapy_rep.trailcheck import verify
+from scrapy_rep.trailread import Trail, TrailError
+
+Lines = list[bytes]
+
+
+def flip_inside_url(lines: Lines) -> Lines:
+    """One byte of a URL changed: the line is still JSON, the next link breaks."""
+    lines[3] = lines[3].replace(b"/private/x", b"/private/y")
+    return lines
+
+
+def flip_to_garbage(lines: Lines) -> Lines:
+    lines[2] = lines[2].replace(b"{", b"[", 1)
+    return lines
+
+
+def delete_line(lines: Lines) -> Lines:
+    del lines[3]
+    return lines
+
+
+def cut_mid_line(lines: Lines) -> Lines:
+    lines[-1] = lines[-1][:20]
+    return lines
+
+
+def drop_end_line(lines: Lines) -> Lines:
+    return lines[:-1]
+
+
+def swap_lines(lines: Lines) -> Lines:
+    lines[2], lines[3] = lines[3], lines[2]
+    return lines
+
+
+def insert_line(lines: Lines) -> Lines:
+    extra = json.dumps({**url_line("/added"), "prev": ""}).encode() + b"\n"
+    return [*lines[:3], extra, *lines[3:]]
+
+
+def unchanged(lines: Lines) -> Lines:
+    return lines
+
+
+#: (id, how the lines are changed, the finding expected, or "" for clean).
+TAMPERING: list[tuple[str, Callable[[Lines], Lines], str]] = [
+    ("valid-chain", unchanged, ""),
+    ("flipped-byte-in-a-url", flip_inside_url, "line 5: chain broken"),
+    ("flipped-byte-breaks-json", flip_to_garbage, "line 3: not a JSON object"),
+    ("deleted-line", delete_line, "line 4: chain broken"),
+    ("deleted-line-counts", delete_line, "the end line counts 3 url record(s), the trail holds 2"),
+    ("truncated-mid-line", cut_mid_line, "the file is cut"),
+    ("truncated-at-a-line-end", drop_end_line, "has no end line"),
+    ("swapped-lines", swap_lines, "line 3: chain broken"),
+    ("inserted-line", insert_line, "line 4: chain broken"),
+]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+@pytest.mark.parametrize(("change", "expected"), [(c, e) for _, c, e in TAMPERING],
+                         ids=[i for i, _, _ in TAMPERING])  # fmt: skip
+def test_verify_finds_every_tampering(
+    tmp_path: Path, suffix: str, change: Callable[[Lines], Lines], expected: str
+) -> None:
+    path = write_trail(tmp_path / f"trail{suffix}", lines=change(encode(standard_records())))
+    result = verify(path)
+    found = [str(finding) for finding in result.findings]
+    if not expected:
+        assert found == [] and result.clean and result.records == 3
+    else:
+        assert any(expected in finding for finding in found), found
+
+
+def test_verify_head_is_the_hash_of_the_last_line(tmp_path: Path) -> None:
+    lines = encode(standard_records())
+    result = verify(write_trail(tmp_path / "t.jsonl", lines=lines))
+    assert result.head == sha(lines[-1]) and result.lines == len(lines)
+
+
+def test_a_gzip_trail_cut_inside_its_last_member_is_reported(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl.gz")
+    path.write_bytes(path.read_bytes()[:-5])  # the last member loses its CRC and size
+    found = [str(f) for f in verify(path).findings]
+    assert any("gzip stream is cut" in f for f in found), found
+
+
+def test_a_second_run_appended_chains_to_the_first(tmp_path: Path) -> None:
+    first = encode(standard_records())
+    second = encode([{**r, "run": "f" * 32} for r in standard_records()], prev=sha(first[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=first + second)).clean
+    restarted = encode([{**r, "run": "f" * 32} for r in standard_records()])  # prev ""
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=first + restarted)).findings
+    ]
+    assert any("line 7: chain broken" in f for f in found), found
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+def test_a_missing_snapshot_is_listed_with_every_record_it_decided(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl", bodies=())
+    found = [str(f) for f in verify(path).findings]
+    assert sum("missing" in f for f in found) == 4, found  # the snapshot line and 3 records
+    assert any(f.startswith("line 3: http://site.test/: robots.txt snapshot") for f in found)
+
+
+def test_a_snapshot_read_from_its_gz_file(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl", bodies=())
+    (tmp_path / "t.jsonl.d" / f"{sha(ROBOTS)}.gz").write_bytes(gzip.compress(ROBOTS))
+    assert verify(path).clean
+
+
+def test_a_snapshot_whose_bytes_changed_is_reported(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl")
+    (tmp_path / "t.jsonl.d" / sha(ROBOTS)).write_bytes(ROBOTS.replace(b"/private", b"/privat"))
+    found = [str(f) for f in verify(path).findings]
+    assert any("altered: its bytes no longer hash to its name" in f for f in found), found
+
+
+# ------------------------------------------------------------------ re-derivation
+
+OTHER = b"User-agent: *\nDisallow: /\n"
+USAGE_ROBOTS = b"User-agent: *\nAllow: /\nContent-Usage: /books/ train-ai=n\n"
+
+
+def one(record: dict[str, Any], body: bytes = ROBOTS, **run: Any) -> list[dict[str, Any]]:
+    body_lines = [snapshot_line(body), record]
+    return [run_line(**run), *body_lines, end_line(body_lines)]
+
+
+GPTBOT = b"User-agent: GPTBot\nDisallow: /\n"
+CU_SOURCE = "robots.txt line 3: Content-Usage: /books/ train-ai=n"
+BY_USAGE_ROBOTS = robots(2, "Allow: /", body=USAGE_ROBOTS)
+UNREACHABLE = snapshot_line(b"", outcome="unreachable", status=503)
+NO_ROBOTS = robots(None, body=b"")
+AI = {"purposes": ["ai-train"]}
+
+
+def usage(answer: bool) -> dict[str, Any]:
+    """A recorded usage decision: the Content-Usage line of USAGE_ROBOTS said ``answer``."""
+    signal = {"vocabulary": "aipref", "answers": {"ai-train": answer}, "source": CU_SOURCE,
+              "snapshot": sha(USAGE_ROBOTS)}  # fmt: skip
+    return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+
+
+def refused(path: str, by: str, decided: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return url_line(path, fate="refused", refused_by=by, robots=decided, **extra)
+
+
+def tdm_run(record: dict[str, Any], **run: Any) -> list[dict[str, Any]]:
+    return [run_line(**run), snapshot_line(), snapshot_line(TDMREP, kind="tdmrep.json"), record]
+
+
+#: (id, records, bodies, the difference expected or "" for clean)
+DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
+    ("fetched-but-now-disallowed",
+     one(url_line("/a", robots=robots(None, body=OTHER)), OTHER), (OTHER,),
+     "recorded fetched, but robots.txt disallows it for testbot (line 2: Disallow: /)"),
+    ("refused-but-now-allowed",
+     one(refused("/a", "robots.txt", robots(2, "Disallow: /private"))), (ROBOTS,),
+     "recorded refused by robots.txt, but it allows it"),
+    ("deciding-line-differs",
+     one(url_line("/private/ok/1", robots=robots(2, "Disallow: /private"))), (ROBOTS,),
+     "recorded as decided by line 2, the snapshot gives line 3"),
+    ("an-extra-agent-forbidden",
+     one(url_line("/a", robots=robots(None, body=GPTBOT)), GPTBOT, agents=["testbot", "GPTBot"]),
+     (GPTBOT,), "robots.txt disallows it for GPTBot"),
+    ("absent-robots-allows-all", one(url_line("/a", robots=NO_ROBOTS), b""), (), ""),
+    ("unreachable-robots-refuses",
+     [run_line(), UNREACHABLE, refused("/a", "unreachable", NO_ROBOTS)], (), ""),
+    ("fetched-although-unreachable",
+     [run_line(), UNREACHABLE, url_line("/a", robots=NO_ROBOTS)], (),
+     "recorded fetched, but robots.txt disallows"),
+    ("gave-up-with-allow",
+     [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
+      snapshot_line(b"", outcome="gave-up", status=None), url_line("/a", robots=NO_ROBOTS)],
+     (), ""),
+    ("content-usage-no-but-fetched",
+     one(url_line("/books/1", robots=BY_USAGE_ROBOTS), USAGE_ROBOTS, **AI), (USAGE_ROBOTS,),
+     f"recorded fetched, but ai-train denied by {CU_SOURCE}"),
+    ("content-usage-refusal-re-derived",
+     one(refused("/books/1", "purpose", BY_USAGE_ROBOTS, usage=usage(False)), USAGE_ROBOTS, **AI),
+     (USAGE_ROBOTS,), ""),
+    ("usage-signal-answers-differently",
+     one(refused("/books/1", "purpose", BY_USAGE_ROBOTS, usage=usage(True)), USAGE_ROBOTS, **AI),
+     (USAGE_ROBOTS,), "answers differently today"),
+    ("refused-by-purpose-but-nothing-says-no",
+     one(refused("/a", "purpose", robots(None)), **AI), (ROBOTS,),
+     "recorded refused by purpose, but its snapshots deny no purpose"),
+    ("tdmrep-reserved-but-fetched",
+     tdm_run(url_line("/books/1", robots=robots(None)), **AI), (ROBOTS, TDMREP),
+     'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/books/*")'),
+    ("tdmrep-reserved-and-refused",
+     tdm_run(refused("/books/1", "tdmrep.json", robots(None)), **AI), (ROBOTS, TDMREP), ""),
+    ("tdmrep-only-for-ai-purposes",
+     tdm_run(url_line("/books/1", robots=robots(None))), (ROBOTS, TDMREP), ""),
+    ("fetched-without-a-robots-snapshot",
+     one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
+    ("two-final-records-for-one-request",
+     [*one(url_line("/a", robots=robots(None))), url_line("/a", robots=robots(None))], (ROBOTS,),
+     "a second final record for the same request id"),
+    ("snapshot-line-of-unknown-run",
+     [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots(None))],
+     (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("records", "bodies", "expected"), [c[1:] for c in DECISIONS],
+                         ids=[c[0] for c in DECISIONS])  # fmt: skip
+def test_verify_re_derives_each_decision(
+    tmp_path: Path, records: list[dict[str, Any]], bodies: tuple[bytes, ...], expected: str
+) -> None:
+    if records[-1]["type"] != "end":
+        records = [*records, end_line(records)]
+    result = verify(write_trail(tmp_path / "t.jsonl", records, bodies=bodies))
+    found = [str(finding) for finding in result.findings]
+    if expected:
+        assert any(expected in finding for finding in found), found
+    else:
+        assert found == []
+
+
+# ------------------------------------------------------------------ not a trail
+
+
+def test_not_a_trail(tmp_path: Path) -> None:
+    cases = {
+        "missing.jsonl": None,
+        "empty.jsonl": b"",
+        "text.jsonl": b"hello\nworld\nthis is not\na trail\n",
+        "array.jsonl": b"[1, 2]\n",
+        "plain.jsonl.gz": b'{"type": "run"}\n',
+        "gzip-of-text.jsonl.gz": gzip.compress(b"just text\n"),
+    }
+    for name, content in cases.items():
+        if content is not None:
+            (tmp_path / name).write_bytes(content)
+        with pytest.raises(TrailError, match=name.replace(".", r"\.")):
+            verify(tmp_path / name)
+    with pytest.raises(TrailError, match="not a file"):
+        Trail(tmp_path)
+
+
+def test_a_resumed_run_must_not_record_a_request_again(tmp_path: Path) -> None:
+    first = standard_records()
+    resumed = [{**r, "run": "f" * 32} for r in standard_records()]
+    resumed[0]["resumes"] = first[0]["run"]
+    result = verify(write_trail(tmp_path / "t.jsonl", first + resumed))
+    found = [str(f) for f in result.findings]
+    assert len(found) == 3 and all("a second final record" in f for f in found), found
