@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
-from scrapy_rep.trailcli import COMMANDS, EXIT_CODES, EXIT_UNUSABLE, MAX_ROWS, main
+from scrapy_rep.trailcli import COMMANDS, EXIT_CODES, EXIT_UNUSABLE, main
+from scrapy_rep.trailhtml import MAX_ROWS
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
 _ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1}
