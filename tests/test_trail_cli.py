@@ -1,0 +1,216 @@
+"""``python -m scrapy_rep audit …`` and ``scrapy audit …`` (issue 20): summary, verify,
+show, report, and their exit codes (0 clean, 1 problems found, 2 unusable input)."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trailfactory import (
+    ROBOTS,
+    TDMREP,
+    encode,
+    end_line,
+    robots,
+    run_line,
+    sha,
+    snapshot_line,
+    standard_records,
+    url_line,
+    write_trail,
+)
+
+from scrapy_rep.trailcli import main
+
+HOSTILE = '/"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;'
+
+
+def page_usage(vocabulary: str, source: str) -> dict[str, Any]:
+    """A recorded usage decision: a page's own signal said no to ai-train."""
+    signal = {"vocabulary": vocabulary, "answers": {"ai-train": False}, "source": source}
+    answers = {"search": None, "ai-train": False}
+    return {"answers": answers, "decided_by": {"ai-train": 0}, "signals": [signal]}
+
+
+def audit(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def cli(*argv: str, scrapy: bool = False, cwd: Path | None = None) -> tuple[int, str, str]:
+    command = ["-m", "scrapy", "audit"] if scrapy else ["-m", "scrapy_rep", "audit"]
+    result = subprocess.run(
+        [sys.executable, *command, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+    )
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.fixture
+def trail(tmp_path: Path) -> Path:
+    return write_trail(tmp_path / "trail.jsonl")
+
+
+def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) -> None:
+    status, out, err = cli("verify", str(trail))
+    assert status == 0, err
+    assert re.search(r"trail\.jsonl: clean: 6 line\(s\), 1 run\(s\), 3 record\(s\)", out)
+    lines = trail.read_bytes().splitlines(keepends=True)
+    trail.write_bytes(b"".join(lines[:3] + lines[4:]))  # a line deleted
+    status, out, err = cli("verify", str(trail))
+    assert status == 1 and "line 4: chain broken" in out, out + err
+    status, out, err = cli("verify", str(tmp_path / "nothing.jsonl"))
+    assert (status, out) == (2, "") and err.strip().count("\n") == 0 and "no such file" in err
+    (tmp_path / "notes.txt").write_text("not a trail\n")
+    status, out, err = cli("verify", str(tmp_path / "notes.txt"))
+    assert status == 2 and err == f"error: {tmp_path / 'notes.txt'}: not an audit trail\n"
+
+
+def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
+    status, out, err = cli("verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path)
+    assert status == 0 and "clean" in out, out + err
+    status, out, err = cli(
+        "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
+    )
+    assert status == 0 and "http://site.test/ was fetched" in out, out + err
+    status, out, err = cli("verify", scrapy=True, cwd=tmp_path)
+    assert status == 2 and "give TRAIL, or set REP_AUDIT_FILE" in err
+    status, out, err = cli("summary", str(tmp_path / "missing"), scrapy=True, cwd=tmp_path)
+    assert status == 2 and "no such file" in err
+
+
+def test_usage_errors_exit_2(trail: Path) -> None:
+    assert audit()[0] == 2
+    assert audit("frobnicate", str(trail))[0] == 2
+    assert audit("report", str(trail))[0] == 2  # --html is required
+    assert audit("show", str(trail))[0] == 2  # no URL
+    assert audit("--help")[0] == 0
+
+
+def test_summary_counts_per_origin_purpose_and_signal(tmp_path: Path) -> None:
+    body = [
+        snapshot_line(),
+        url_line("/", robots=robots(None), items_kept=3, items_dropped=1),
+        url_line(
+            "/private/x",
+            fate="refused",
+            refused_by="robots.txt",
+            robots=robots(2, "Disallow: /private"),
+        ),
+        url_line("/private/ok/1", robots=robots(3, "Allow: /private/ok")),
+        url_line("/gone", fate="failed", robots=robots(None), attempts=3),
+        url_line(
+            "/b",
+            fate="refused",
+            refused_by="purpose",
+            robots=robots(None),
+            usage=page_usage("aipref", "header Content-Usage: train-ai=n"),
+        ),
+    ]
+    records = [run_line(purposes=["search", "ai-train"]), *body, end_line(body)]
+    status, out = audit("summary", str(write_trail(tmp_path / "t.jsonl", records)))
+    assert status == 0
+    assert "1 run(s), 5 requested URL(s) (1 failed, 2 fetched, 2 refused), 4 item(s) kept" in out
+    assert re.search(r"^http://site\.test +5 +2 +2 +1 +4 +1$", out, re.M), out
+    assert re.search(r"^ai-train +5 +2 +2 +1 +4 +1 +1$", out, re.M), out
+    assert re.search(r"^search +5 +2 +2 +1 +4 +1 +0$", out, re.M), out
+    assert re.search(r"^refused by purpose \(aipref\) +1 +1 +0 +0 +0 +0$", out, re.M), out
+    assert re.search(r"^refused by robots\.txt +1 +1 ", out, re.M), out
+    assert re.search(r"^allowed by a robots\.txt rule +1 +0 +1 ", out, re.M), out
+    assert re.search(r"^no rule \(allowed\) +2 +0 +1 +1 +3 +1$", out, re.M), out
+
+
+def test_show_tells_the_story_of_one_url_across_runs(tmp_path: Path) -> None:
+    first = standard_records()
+    second = [
+        {**r, "run": "f" * 32, "time": "2026-11-24T09:00:00.000Z"} for r in standard_records()
+    ]
+    lines = encode(first)
+    lines += encode(second, prev=sha(lines[-1]))
+    path = write_trail(tmp_path / "t.jsonl", lines=lines)
+    status, out = audit("show", str(path), "http://site.test/private/x")
+    assert status == 0
+    assert out.count("http://site.test/private/x was refused by robots.txt") == 2, out
+    assert "run ffffffffffffffffffffffffffffffff (spider test" in out
+    assert (
+        "robots.txt of http://site.test: line 2 (Disallow: /private) decided it for testbot" in out
+    )
+    assert (
+        "http://site.test/robots.txt fetched 2026-11-23T14:00:01.000Z, HTTP 200, parsed, 88 bytes"
+        in out
+    )
+    assert out.count("today's engine, from the snapshots: the same decision") == 2
+    status, out = audit("show", str(path), "http://site.test/never")
+    assert status == 1 and "no record of http://site.test/never" in out
+
+
+def test_show_says_when_todays_engine_differs(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl")
+    (tmp_path / "t.jsonl.d" / sha(ROBOTS)).unlink()
+    status, out = audit("show", str(path), "http://site.test/")
+    assert status == 0 and "today's engine DIFFERS: robots.txt snapshot" in out and "missing" in out
+
+
+def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
+    body = [
+        snapshot_line(),
+        url_line(
+            "/old", fate="redirected", to="http://site.test/new", status=301, robots=robots(None)
+        ),
+        url_line(
+            "/new",
+            robots=robots(None),
+            items_kept=0,
+            items_dropped=2,
+            item_reason="noindex",
+            usage=page_usage("robots-meta", '<meta name="robots" content="noai">'),
+        ),
+    ]
+    path = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
+    status, out = audit("show", str(path), "http://site.test/new")
+    assert status == 0
+    assert "http://site.test/old was redirected here" in out
+    assert "items: 0 kept, 2 dropped (noindex)" in out
+    assert 'usage signal [robots-meta] <meta name="robots" content="noai">: ai-train no' in out
+    assert 'ai-train: denied by <meta name="robots" content="noai">' in out
+    assert "search: unknown" in out
+
+
+def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> None:
+    body = [
+        snapshot_line(),
+        url_line(HOSTILE, fate="refused", refused_by=HOSTILE, robots=robots(None)),
+    ]
+    records = [run_line(spider=HOSTILE), *body, end_line(body)]
+    trail = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP))
+    page = tmp_path / "report.html"
+    status, out = audit("report", str(trail), "--html", str(page))
+    assert status == 0, out
+    html = page.read_text()
+    assert "<script>alert" not in html and "<img" not in html
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;" in html
+    )
+    assert html.count("<script>") == 1  # ours, and it reads no trail data
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched
+    assert "default-src 'none'" in html
+
+
+def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) -> None:
+    trail = write_trail(tmp_path / "t.jsonl", bodies=())
+    page = tmp_path / "r.html"
+    status, out = audit("report", str(trail), "--html", str(page), "--max-rows", "1")
+    assert status == 1 and "verify: 4 problem(s)" in out
+    html = page.read_text()
+    assert html.count("<tr><td>") == 2  # one record row, one top refusing origin
+    assert "The table shows the first 1 records of 3." in html
+    assert audit("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
