@@ -27,7 +27,7 @@ _CSS: Final = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .totals{display:flex;gap:12px;flex-wrap:wrap}
-.total{border:1px solid #ccc;border-radius:6px;padding:8px 14px;min-width:90px}
+.total{border:1px solid #ccc;border-radius:6px;padding:6px 10px;min-width:70px}
 .total b{display:block;font-size:22px}
 .chart{display:grid;grid-template-columns:minmax(120px,260px) 1fr 70px;gap:4px 8px;
  align-items:center;max-width:1100px}
@@ -44,9 +44,11 @@ input#q{font-size:14px;padding:4px 8px;width:380px}
 """
 _SCRIPT: Final = """
 (function(){var box=document.getElementById("q"),rows=document.querySelectorAll(
-"#records tbody tr"),shown=document.getElementById("shown");function apply(){var q=
+"#records tbody tr"),shown=document.getElementById("shown"),
+table=document.getElementById("records");function apply(){var q=
 box.value.toLowerCase(),n=0;for(var i=0;i<rows.length;i++){var hit=rows[i].textContent
-.toLowerCase().indexOf(q)>=0;rows[i].hidden=!hit;if(hit)n++;}shown.textContent=String(n);}
+.toLowerCase().indexOf(q)>=0;rows[i].hidden=!hit;if(hit)n++;}shown.textContent=String(n);
+table.setAttribute("data-filter",box.value);}
 var m=/[#?&]q=([^&]*)/.exec(location.hash+"&"+location.search.slice(1));if(m){try{
 box.value=decodeURIComponent(m[1].replace(/\\+/g," "));}catch(e){box.value=m[1];}}
 box.addEventListener("input",apply);apply();document.body.setAttribute("data-ready","1");})();

@@ -46,12 +46,20 @@ PURE = (
     "urlfetch",
     "check",
     "standards",
+    "trailread",
+    "trailverify",
+    "trailcheck",
+    "trailsummary",
+    "trailshow",
+    "trailhtml",
+    "trailcli",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
     "scrapy_rep.addon",
     "scrapy_rep.crawl",
     "scrapy_rep.commands",
+    "scrapy_rep.trailcommand",
     "scrapy_rep.downloadermiddlewares",
     "scrapy_rep.crawl.pagereader",
     "scrapy_rep.report",
