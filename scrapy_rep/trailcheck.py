@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.trailread import FATES, Line, Trail
+from scrapy_rep.trailread import FATES, Line, Trail, text
 from scrapy_rep.trailverify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -87,13 +87,21 @@ class _Verifier:
             self.add(line.number, "", line.problem)
         if record is None:
             return
-        kind = record.get("type")
+        kind = line.type
         run_id = str(record.get("run", ""))
         if kind == "run":
             self.result.runs += 1
             resumed = self.runs.get(str(record.get("resumes")))
             story = resumed.story if resumed is not None else run_id
             self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
+            profile = record.get("profile")
+            if profile != self.runs[run_id].context.profile:
+                self.add(
+                    line.number,
+                    "",
+                    f"run {run_id[:8]}: unknown profile {profile!r}: "
+                    "its decisions are re-derived with the google profile",
+                )
             return
         run = self.runs.get(run_id)
         if run is None:
@@ -130,7 +138,7 @@ class _Verifier:
         if key in self.final:
             self.add(number, url, "a second final record for the same request id")
         self.final.add(key)
-        if record.get("fate") not in FATES:
+        if text(record.get("fate")) not in FATES:
             self.add(number, url, f"unknown fate {record.get('fate')!r}")
         for what in self.rederiver.differences(record, run.context):
             self.add(number, url, what)

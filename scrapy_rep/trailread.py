@@ -34,6 +34,16 @@ FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 
 
+def text(value: Any) -> str:
+    """A field that must be a string: ``""`` when it is anything else."""
+    return value if isinstance(value, str) else ""
+
+
+def items(value: Any) -> list[Any]:
+    """A field that must be a list: ``[]`` when it is anything else."""
+    return value if isinstance(value, list) else []
+
+
 class TrailError(Exception):
     """The input cannot be read as a trail at all (missing file, not a trail): one line."""
 
@@ -52,7 +62,12 @@ class Line:
 
     @property
     def type(self) -> str:
-        return str(self.record.get("type", "")) if self.record is not None else ""
+        return self.type_of(self.record) if self.record is not None else ""
+
+    @staticmethod
+    def type_of(record: dict[str, Any]) -> str:
+        kind = record.get("type")
+        return kind if isinstance(kind, str) else ""
 
 
 @dataclass
@@ -102,7 +117,7 @@ class Trail:
             chain.lines += 1
             record = _parse(raw)
             problem = self._link_problem(chain, raw, record)
-            if record is not None and record.get("type") in TYPES:
+            if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
             elif chain.lines >= 3 and not seen_trail_line:
                 raise TrailError(f"{self.path}: not an audit trail (no trail line at its start)")

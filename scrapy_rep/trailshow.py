@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.trailread import Trail
+from scrapy_rep.trailread import Trail, items
 from scrapy_rep.trailverify import Rederiver, RunContext
 
 _FATES = {
@@ -133,7 +133,7 @@ def _record(
     lines = [
         f"line {number}, {record.get('time')}: {record.get('url')} {_fate(record)}",
         f"  run {record.get('run')} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(map(str, run.get('purposes') or ())) or '-'}, "
+        f"purposes {', '.join(map(str, items(run.get('purposes')))) or '-'}, "
         f"profile {run.get('profile')})",
         f"  request id {record.get('id')}",
     ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_rep.origins import origin_of
-from scrapy_rep.trailread import Line
+from scrapy_rep.trailread import Line, items
 
 #: The columns of every table, in order.
 COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
@@ -180,7 +180,7 @@ def summary_text(summary: Summary) -> list[str]:
         f"{total.kept} item(s) kept, {total.dropped} dropped, {summary.snapshots} snapshot(s)",
     ]
     for run in summary.runs:
-        purposes = ", ".join(map(str, run.get("purposes") or ())) or "-"
+        purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
         lines.append(
             f"run {run.get('run')} {run.get('time')} spider {run.get('spider')} "
             f"purposes {purposes} profile {run.get('profile')}"

@@ -27,9 +27,9 @@ from typing import Any, Final
 from scrapy_rep.fetchpolicy import Effect, effect_of_status
 from scrapy_rep.origins import origin_of
 from scrapy_rep.purpose import PURPOSES
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
-from scrapy_rep.trailread import SnapshotStore
+from scrapy_rep.trailread import SnapshotStore, items, text
 from scrapy_rep.usage import RESERVED_ALL, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
@@ -55,10 +55,11 @@ class RunContext:
         settings = header.get("settings")
         settings = settings if isinstance(settings, dict) else {}
         agents = header.get("agents")
-        purposes = [p for p in header.get("purposes") or () if p in PURPOSES]
+        purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
+        profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
         return cls(
             run=str(header.get("run", "")),
-            profile=str(header.get("profile") or settings.get("REP_PROFILE") or "google"),
+            profile=profile if profile in PROFILES else "google",
             agents=tuple(str(a) for a in agents) if isinstance(agents, list) else (),
             purposes=tuple(purposes) or ("search",),
             unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
@@ -113,9 +114,9 @@ class Rederiver:
         robots = record.get("robots")
         robots = robots if isinstance(robots, dict) else {}
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
-        sha = robots.get("snapshot")
+        sha = text(robots.get("snapshot"))
         if not sha:
-            if record.get("fate") in SENT and origin_of(url) is not None:
+            if text(record.get("fate")) in SENT and origin_of(url) is not None:
                 return ["no robots.txt snapshot names what allowed it"]
             return []
         rules, problem = self._robots(str(sha), run)
@@ -149,7 +150,7 @@ class Rederiver:
         agent: str,
         run: RunContext,
     ) -> list[str]:
-        fate, by = record.get("fate"), record.get("refused_by")
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
         decision = rules.decide(url, agent)
         found = []
         if fate in SENT and not decision.allowed:
@@ -184,7 +185,7 @@ class Rederiver:
     ) -> list[str]:
         usage = record.get("usage")
         signals = usage.get("signals") if isinstance(usage, dict) else None
-        signals = [s for s in signals or () if isinstance(s, dict)]
+        signals = [s for s in items(signals) if isinstance(s, dict)]
         tdm, problem = self._tdmrep(signals, url, run)
         if problem:
             return [problem]
@@ -201,7 +202,7 @@ class Rederiver:
             elif derived[source] != _answers(signal.get("answers")):
                 found.append(f"usage signal {source!r} answers differently today")
         refusal = policy.refuse_before(before)
-        fate, by = record.get("fate"), record.get("refused_by")
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
         if refusal is not None and fate in SENT:
             found.append(f"recorded {fate}, but {refusal.message} (before the fetch)")
         if (
@@ -220,8 +221,8 @@ class Rederiver:
         the latest one of the URL's origin (``None`` when the run read none)."""
         sha = None
         for signal in signals:
-            named = signal.get("snapshot")
-            if named and self.snapshots.get(str(named), {}).get("kind") == "tdmrep.json":
+            named = text(signal.get("snapshot"))
+            if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
                 sha = str(named)
         origin = origin_of(url)
         if sha is None and origin is not None:
