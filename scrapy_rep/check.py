@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", metavar="check")
+    commands = parser.add_subparsers(dest="command", metavar="{check,audit}")
     check = commands.add_parser(
         "check",
         help="check URLs against a robots.txt",
@@ -102,20 +102,27 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--timeout", type=float, default=10.0, help="seconds for each robots.txt (default: 10)"
     )
+    # Parsed by scrapy_rep.trailcli (see main); listed here for --help.
+    commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """``python -m scrapy_rep``; returns the exit status (see :data:`EXIT_CODES`)."""
     out = out if out is not None else sys.stdout
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["audit"]:
+        from scrapy_rep.trailcli import main as audit  # only when asked: it reads trails
+
+        return audit(arguments[1:], out)
     parser = _parser()
     try:
-        options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        options = parser.parse_args(arguments)
     except SystemExit as exit_:
         return EXIT_ALLOWED if exit_.code == 0 else EXIT_USAGE
     if options.command != "check":
         parser.print_usage(sys.stderr)
-        print("error: give a command: check", file=sys.stderr)
+        print("error: give a command: check or audit", file=sys.stderr)
         return EXIT_USAGE
     problem = _usage_problem(options)
     if problem:

@@ -214,3 +214,11 @@ def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) ->
     assert html.count("<tr><td>") == 2  # one record row, one top refusing origin
     assert "The table shows the first 1 records of 3." in html
     assert audit("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
+
+
+def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
+    status, out, err = cli("verify", str(trail))
+    assert status == 0 and "clean" in out, err
+    result = subprocess.run([sys.executable, "-m", "scrapy_rep", "--help"], capture_output=True,
+                            text=True, timeout=120, check=False)  # fmt: skip
+    assert result.returncode == 0 and "audit" in result.stdout and "check" in result.stdout
