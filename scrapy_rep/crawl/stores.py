@@ -254,9 +254,7 @@ class StoreClient:
         except Exception as error:  # closing must never fail the crawl's end
             logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
 
-    async def _run(
-        self, operation: Callable[[], Awaitable[T]], default: T, name: str = ""
-    ) -> T:
+    async def _run(self, operation: Callable[[], Awaitable[T]], default: T, name: str = "") -> T:
         if not self.store.consulted or self._clock() < self._down_until:
             return default
         try:
