@@ -121,9 +121,7 @@ class _Verifier:
         self.rederiver.saw_snapshot(record)
         sha = str(record.get("sha256", ""))
         store = self.trail.snapshots
-        if sha not in store.checked:
-            store.body(sha)
-        if store.checked.get(sha):
+        if not store.sound(sha):
             self.add(
                 number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
             )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.trailcheck import Verification
+from scrapy_rep.trailread import items
 from scrapy_rep.trailsummary import Summary, Tally, deciding_signal, origin_label
 
 #: Table rows written at most (the counts above it always cover every record).
@@ -102,6 +103,25 @@ def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
         )
     parts.append("</div>")
     return "".join(parts)
+
+
+def _runs(summary: Summary) -> str:
+    """One row per run: its header and how it ended."""
+    ends = {str(end.get("run")): end for end in summary.ends}
+    rows = []
+    for run in summary.runs:
+        end = ends.get(str(run.get("run")), {})
+        cells = [
+            run.get("run"), run.get("time"), run.get("spider"), run.get("version"),
+            ", ".join(map(str, items(run.get("purposes")))), run.get("profile"),
+            ", ".join(map(str, items(run.get("agents")))), run.get("user_agent"),
+            run.get("resumes") or "", end.get("time", "no end line"), end.get("reason", ""),
+        ]  # fmt: skip
+        rows.append("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in cells) + "</tr>")
+    heads = ("run", "started", "spider", "version", "purposes", "profile", "agents",
+             "user agent", "resumes", "ended", "reason")  # fmt: skip
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return f'<table id="runs"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def _refusing(summary: Summary) -> str:
@@ -197,6 +217,7 @@ def render(
 {_e(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
 {_verification(result)}
 <h2>Totals</h2><div class="totals">{_totals(summary)}</div>
+<h2>Runs</h2>{_runs(summary)}
 <h2>Decisions by deciding signal</h2>{key}{_chart("by-signal", summary.by_signal.items())}
 <h2>Decisions by origin</h2>{_chart("by-origin", summary.by_origin.items())}
 <h2>Top refusing origins</h2>{_refusing(summary)}

@@ -206,6 +206,12 @@ class SnapshotStore:
         self.checked[sha256] = ""
         return body
 
+    def sound(self, sha256: str) -> bool:
+        """Whether the body named ``sha256`` is present and unaltered (checked once)."""
+        if sha256 not in self.checked:
+            self.body(sha256)
+        return not self.checked.get(sha256)
+
     def _read(self, sha256: str) -> bytes | None:
         plain = self.directory / sha256
         try:

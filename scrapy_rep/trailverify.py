@@ -133,7 +133,7 @@ class Rederiver:
         meta = self.snapshots.get(sha)
         effect = robots_effect(meta, run.unreachable_action)
         if effect is not Effect.PARSE:
-            if self.store.body(sha) is None:
+            if not self.store.sound(sha):
                 return None, self.store.checked.get(sha, "unreadable")
             return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), ""
         rules = self.store.parsed(sha, f"robots:{run.profile}", _robots_parser(run.profile))
@@ -230,8 +230,7 @@ class Rederiver:
         if sha is None:
             return None, ""
         meta = self.snapshots.get(sha, {})
-        body = self.store.body(sha)
-        if body is None:
+        if not self.store.sound(sha):
             return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
         effect = robots_effect(meta, run.unreachable_action)
         if effect is Effect.UNREACHABLE:

@@ -203,6 +203,9 @@ def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> Non
     assert html.count("<script>") == 1  # ours, and it reads no trail data
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched
     assert "default-src 'none'" in html
+    runs = html.split('<table id="runs">', 1)[1].split("</table>", 1)[0]
+    assert "<td>0.1.0</td><td>search</td><td>google</td><td>testbot</td><td>testbot/1.0</td>" in runs
+    assert "<td>finished</td>" in runs
 
 
 def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) -> None:
@@ -211,7 +214,8 @@ def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) ->
     status, out = audit("report", str(trail), "--html", str(page), "--max-rows", "1")
     assert status == 1 and "verify: 4 problem(s)" in out
     html = page.read_text()
-    assert html.count("<tr><td>") == 2  # one record row, one top refusing origin
+    records = html.split('<table id="records">', 1)[1]
+    assert records.count("<tr><td>") == 1
     assert "The table shows the first 1 records of 3." in html
     assert audit("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
 
