@@ -16,7 +16,10 @@ robots.txt snapshot that decided it with the run's ``profile`` and asks the engi
 
 A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
 allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
-``REP_UNREACHABLE_ACTION`` of the run says), anything else by its HTTP status (SPEC §4).
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own sentence, ``unreachable for
+600 s (…): requests dropped`` or ``…: treated as allowed``, is read the same way),
+anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+unreachable; no status: the body as stored, empty for no file).
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effec
         return Effect.UNREACHABLE
     if outcome == "gave-up":
         return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
+    if outcome.startswith("unreachable for "):  # the lifecycle's words for giving up
+        allowed = "treated as allowed" in outcome
+        return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
     status = meta.get("status")
     if outcome in ("parsed", "cut") or not isinstance(status, int):
         return Effect.PARSE

@@ -204,7 +204,8 @@ def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> Non
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched
     assert "default-src 'none'" in html
     runs = html.split('<table id="runs">', 1)[1].split("</table>", 1)[0]
-    assert "<td>0.1.0</td><td>search</td><td>google</td><td>testbot</td><td>testbot/1.0</td>" in runs
+    header = "<td>0.1.0</td><td>search</td><td>google</td><td>testbot</td><td>testbot/1.0</td>"
+    assert header in runs
     assert "<td>finished</td>" in runs
 
 

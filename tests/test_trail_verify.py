@@ -163,6 +163,16 @@ BY_USAGE_ROBOTS = robots(2, "Allow: /", body=USAGE_ROBOTS)
 UNREACHABLE = snapshot_line(b"", outcome="unreachable", status=503)
 NO_ROBOTS = robots(None, body=b"")
 AI = {"purposes": ["ai-train"]}
+DROPPED = "unreachable for 600 s (503): requests dropped"
+ALLOWED = "unreachable for 3 s (503): treated as allowed (REP_UNREACHABLE_ACTION)"
+ABSENT = "404: no robots.txt, everything allowed"
+
+
+def words(
+    outcome: str, status: int | None, record: dict[str, Any], body: bytes = b""
+) -> list[dict[str, Any]]:
+    """A run whose robots.txt snapshot has the crawl's own outcome sentence."""
+    return [run_line(), snapshot_line(body, status=status, outcome=outcome), record]
 
 
 def usage(answer: bool) -> dict[str, Any]:
@@ -223,6 +233,15 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
      tdm_run(refused("/books/1", "tdmrep.json", robots(None)), **AI), (ROBOTS, TDMREP), ""),
     ("tdmrep-only-for-ai-purposes",
      tdm_run(url_line("/books/1", robots=robots(None))), (ROBOTS, TDMREP), ""),
+    ("crawl-words-gave-up-dropped", words(DROPPED, None, url_line("/a", robots=NO_ROBOTS)), (),
+     "recorded fetched, but robots.txt disallows"),
+    ("crawl-words-gave-up-allowed", words(ALLOWED, None, url_line("/a", robots=NO_ROBOTS)), (), ""),
+    ("crawl-words-404", words(ABSENT, 404, url_line("/private/a", robots=NO_ROBOTS)), (), ""),
+    ("crawl-words-503-refuses",
+     words("503: unreachable", 503, refused("/a", "unreachable", NO_ROBOTS)), (), ""),
+    ("crawl-words-200-parsed",
+     words("200 (88 bytes)", 200, url_line("/private/a", robots=robots(None)), ROBOTS), (ROBOTS,),
+     "recorded fetched, but robots.txt disallows"),
     ("fetched-without-a-robots-snapshot",
      one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
     ("two-final-records-for-one-request",
