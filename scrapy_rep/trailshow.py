@@ -44,7 +44,7 @@ def _fate(record: dict[str, Any]) -> str:
     return text + (f": {record['why']}" if record.get("why") else "")
 
 
-def _robots(robots: Any, snapshots: dict[str, dict[str, Any]]) -> list[str]:
+def _robots(robots: Any, rederiver: Rederiver) -> list[str]:
     if not isinstance(robots, dict):
         return ["  robots.txt: not recorded"]
     agent = robots.get("agent") or "?"
@@ -54,7 +54,7 @@ def _robots(robots: Any, snapshots: dict[str, dict[str, Any]]) -> list[str]:
         said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
     lines = [f"  robots.txt of {robots.get('origin')}: {said}"]
     sha = str(robots.get("snapshot") or "")
-    meta = snapshots.get(sha)
+    meta = rederiver.meta(sha, f"{robots.get('origin')}/robots.txt")
     if meta is not None:
         lines.append(
             f"    snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
@@ -137,7 +137,7 @@ def _record(
         f"profile {run.get('profile')})",
         f"  request id {record.get('id')}",
     ]
-    lines += _robots(record.get("robots"), rederiver.snapshots)
+    lines += _robots(record.get("robots"), rederiver)
     lines += _usage(record.get("usage"))
     lines += _items(record)
     differences = rederiver.differences(record, RunContext.of(run))

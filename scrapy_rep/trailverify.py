@@ -32,7 +32,7 @@ from scrapy_rep.origins import origin_of
 from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
-from scrapy_rep.trailread import SnapshotStore, items, text
+from scrapy_rep.trailread import EMPTY_SHA256, SnapshotStore, items, text
 from scrapy_rep.usage import RESERVED_ALL, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
@@ -106,13 +106,26 @@ class Rederiver:
         self.store = store
         #: sha256 -> its (latest) ``snapshot`` line.
         self.snapshots: dict[str, dict[str, Any]] = {}
+        #: (sha256, document URL) -> its latest ``snapshot`` line: the outcome of a body
+        #: is the outcome at that URL (the empty body is every absent or unreachable file).
+        self.described: dict[tuple[str, str], dict[str, Any]] = {}
         #: (kind, document URL) -> the sha256 of its latest snapshot line.
         self.latest: dict[tuple[str, str], str] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
-        sha = str(record.get("sha256", ""))
+        sha, url = text(record.get("sha256")), text(record.get("url"))
         self.snapshots[sha] = record
-        self.latest[(str(record.get("kind", "")), str(record.get("url", "")))] = sha
+        self.described[(sha, url)] = record
+        self.latest[(text(record.get("kind")), url)] = sha
+
+    def meta(self, sha: str, document: str) -> dict[str, Any] | None:
+        """The snapshot line of body ``sha`` fetched from ``document``; for a body with
+        content, any line of it (the body decides); ``None`` for an empty body without a
+        line of its own (its outcome, absent or unreachable, is then unknown)."""
+        meta = self.described.get((sha, document))
+        if meta is None and sha != EMPTY_SHA256:
+            meta = self.snapshots.get(sha)
+        return meta
 
     def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today (sentences)."""
@@ -125,9 +138,10 @@ class Rederiver:
             if text(record.get("fate")) in SENT and origin_of(url) is not None:
                 return ["no robots.txt snapshot names what allowed it"]
             return []
-        rules, problem = self._robots(str(sha), run)
+        origin = text(robots.get("origin")) or str(origin_of(url) or "")
+        rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
-            return [f"robots.txt snapshot {str(sha)[:12]}… {problem}"]
+            return [f"robots.txt snapshot {sha[:12]}… {problem}"]
         found = self._robots_differences(record, robots, rules, url, agent, run)
         if rules.allowed(url, agent):
             found += self._usage_differences(record, rules, url, agent, run)
@@ -135,8 +149,10 @@ class Rederiver:
 
     # ------------------------------------------------------------------ robots.txt
 
-    def _robots(self, sha: str, run: RunContext) -> tuple[RobotsTxt | None, str]:
-        meta = self.snapshots.get(sha)
+    def _robots(self, sha: str, document: str, run: RunContext) -> tuple[RobotsTxt | None, str]:
+        meta = self.meta(sha, document)
+        if meta is None and sha == EMPTY_SHA256:
+            return None, f"(empty) has no snapshot line for {document}: its outcome is unknown"
         effect = robots_effect(meta, run.unreachable_action)
         if effect is not Effect.PARSE:
             if not self.store.sound(sha):
@@ -235,7 +251,7 @@ class Rederiver:
             sha = self.latest.get(("tdmrep.json", f"{origin}{WELL_KNOWN_PATH}"))
         if sha is None:
             return None, ""
-        meta = self.snapshots.get(sha, {})
+        meta = self.meta(sha, f"{origin}{WELL_KNOWN_PATH}") if origin is not None else None
         if not self.store.sound(sha):
             return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
         effect = robots_effect(meta, run.unreachable_action)

@@ -133,6 +133,49 @@ def test_a_missing_snapshot_is_listed_with_every_record_it_decided(tmp_path: Pat
     assert any(f.startswith("line 3: http://site.test/: robots.txt snapshot") for f in found)
 
 
+OTHER_ORIGIN = "http://other.test"
+
+
+def other(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
+    """A record of OTHER_ORIGIN, decided by the empty body."""
+    decided = {**robots(None, body=b""), "origin": OTHER_ORIGIN}
+    return url_line(path, fate=fate, url=OTHER_ORIGIN + path, robots=decided, **extra)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "record", "expected"),
+    [
+        (None, other("/a", "refused", refused_by="unreachable"),
+         "(empty) has no snapshot line for http://other.test/robots.txt: its outcome is unknown"),
+        ("unreachable", other("/a", "refused", refused_by="unreachable"), ""),
+        ("unreachable", other("/a"), "recorded fetched, but robots.txt disallows it"),
+        ("absent", other("/a"), ""),
+    ],
+    ids=["no-line-of-its-own", "unreachable-refused", "unreachable-fetched", "absent-fetched"],
+)  # fmt: skip
+def test_the_empty_body_is_read_with_the_outcome_of_its_own_origin(
+    tmp_path: Path, outcome: str | None, record: dict[str, Any], expected: str
+) -> None:
+    """Every absent or unreachable robots.txt is the empty body: its outcome is the one
+    its own origin's snapshot line gives, never another origin's."""
+    body = [
+        snapshot_line(b"", outcome="absent", status=404),
+        url_line("/", robots=robots(None, body=b"")),
+    ]
+    if outcome is not None:
+        body.append(
+            snapshot_line(b"", outcome=outcome, status=503, url=f"{OTHER_ORIGIN}/robots.txt")
+        )
+    body.append(record)
+    found = [
+        str(f)
+        for f in verify(
+            write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
+        ).findings
+    ]
+    assert [f for f in found if expected in f] if expected else found == [], found
+
+
 def test_a_snapshot_read_from_its_gz_file(tmp_path: Path) -> None:
     path = write_trail(tmp_path / "t.jsonl", bodies=())
     (tmp_path / "t.jsonl.d" / f"{sha(ROBOTS)}.gz").write_bytes(gzip.compress(ROBOTS))
