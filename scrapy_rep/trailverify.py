@@ -144,7 +144,7 @@ class Rederiver:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"]
         found = self._robots_differences(record, robots, rules, url, agent, run)
         if rules.allowed(url, agent):
-            found += self._usage_differences(record, rules, url, agent, run)
+            found += self._usage_differences(record, rules, url, agent, origin, run)
         return found
 
     # ------------------------------------------------------------------ robots.txt
@@ -203,15 +203,21 @@ class Rederiver:
     # ------------------------------------------------------------------ usage
 
     def _usage_differences(
-        self, record: dict[str, Any], rules: RobotsTxt, url: str, agent: str, run: RunContext
+        self,
+        record: dict[str, Any],
+        rules: RobotsTxt,
+        url: str,
+        agent: str,
+        origin: str,
+        run: RunContext,
     ) -> list[str]:
         usage = record.get("usage")
         signals = usage.get("signals") if isinstance(usage, dict) else None
         signals = [s for s in items(signals) if isinstance(s, dict)]
-        tdm, problem = self._tdmrep(signals, url, run)
+        policy = UsagePolicy.of(run.purposes, run.unknown)
+        tdm, problem = self._tdmrep(signals, origin, run) if policy.needs_tdmrep else (None, "")
         if problem:
             return [problem]
-        policy = UsagePolicy.of(run.purposes, run.unknown)
         before = policy.before_fetch(rules, url, agent, tdm)
         derived = {signal.source: signal.answers for signal in before.every}
         found = []
@@ -237,21 +243,21 @@ class Rederiver:
         return found
 
     def _tdmrep(
-        self, signals: list[dict[str, Any]], url: str, run: RunContext
+        self, signals: list[dict[str, Any]], origin: str, run: RunContext
     ) -> tuple[TdmRepFile | None, str]:
-        """The tdmrep.json the record was decided with: the snapshot a signal names, else
-        the latest one of the URL's origin (``None`` when the run read none)."""
+        """The tdmrep.json the record was decided with (AI purposes only): the snapshot a
+        signal names, else the latest one of the URL's origin (``None``: the run read none)."""
         sha = None
         for signal in signals:
             named = text(signal.get("snapshot"))
             if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
-                sha = str(named)
-        origin = origin_of(url)
-        if sha is None and origin is not None:
-            sha = self.latest.get(("tdmrep.json", f"{origin}{WELL_KNOWN_PATH}"))
+                sha = named
+        document = f"{origin}{WELL_KNOWN_PATH}"
+        if sha is None:
+            sha = self.latest.get(("tdmrep.json", document))
         if sha is None:
             return None, ""
-        meta = self.meta(sha, f"{origin}{WELL_KNOWN_PATH}") if origin is not None else None
+        meta = self.meta(sha, document)
         if not self.store.sound(sha):
             return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
         effect = robots_effect(meta, run.unreachable_action)
