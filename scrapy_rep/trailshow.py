@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from scrapy_rep.origins import origin_of
 from scrapy_rep.trailread import Trail, items
 from scrapy_rep.trailverify import Rederiver, RunContext
 
@@ -44,17 +45,18 @@ def _fate(record: dict[str, Any]) -> str:
     return text + (f": {record['why']}" if record.get("why") else "")
 
 
-def _robots(robots: Any, rederiver: Rederiver) -> list[str]:
+def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
     if not isinstance(robots, dict):
         return ["  robots.txt: not recorded"]
+    origin = robots.get("origin") or origin_of(url)
     agent = robots.get("agent") or "?"
     if robots.get("line") is not None:
         said = f"line {robots.get('line')} ({robots.get('rule')}) decided it for {agent}"
     else:
         said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
-    lines = [f"  robots.txt of {robots.get('origin')}: {said}"]
+    lines = [f"  robots.txt of {origin}: {said}"]
     sha = str(robots.get("snapshot") or "")
-    meta = rederiver.meta(sha, f"{robots.get('origin')}/robots.txt")
+    meta = rederiver.meta(sha, f"{origin}/robots.txt")
     if meta is not None:
         lines.append(
             f"    snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
@@ -137,7 +139,7 @@ def _record(
         f"profile {run.get('profile')})",
         f"  request id {record.get('id')}",
     ]
-    lines += _robots(record.get("robots"), rederiver)
+    lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
     lines += _usage(record.get("usage"))
     lines += _items(record)
     differences = rederiver.differences(record, RunContext.of(run))

@@ -135,9 +135,7 @@ class Rederiver:
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
         sha = text(robots.get("snapshot"))
         if not sha:
-            if text(record.get("fate")) in SENT and origin_of(url) is not None:
-                return ["no robots.txt snapshot names what allowed it"]
-            return []
+            return self._without_snapshot(record, robots, url, run)
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
@@ -146,6 +144,24 @@ class Rederiver:
         if rules.allowed(url, agent):
             found += self._usage_differences(record, rules, url, agent, origin, run)
         return found
+
+    @staticmethod
+    def _without_snapshot(
+        record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
+    ) -> list[str]:
+        """A record no robots.txt body decided: nothing to re-derive, but a page sent for
+        needs a reason: its origin's robots.txt was given up on as unreachable and the
+        run's ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer then records the
+        crawl's sentence, "unreachable for … s …", in ``robots.why``)."""
+        fate = text(record.get("fate"))
+        if fate not in SENT or origin_of(url) is None:
+            return []
+        if "unreachable for " not in text(robots.get("why")):
+            return ["no robots.txt snapshot names what allowed it"]
+        if run.unreachable_action != "allow":
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
+        return []
 
     # ------------------------------------------------------------------ robots.txt
 

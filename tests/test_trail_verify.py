@@ -209,6 +209,7 @@ AI = {"purposes": ["ai-train"]}
 DROPPED = "unreachable for 600 s (503): requests dropped"
 ALLOWED = "unreachable for 3 s (503): treated as allowed (REP_UNREACHABLE_ACTION)"
 ABSENT = "404: no robots.txt, everything allowed"
+GAVE_UP_DROPPED = {"agent": "testbot", "why": f"robots.txt {DROPPED}"}
 
 
 def words(
@@ -285,6 +286,17 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("crawl-words-200-parsed",
      words("200 (88 bytes)", 200, url_line("/private/a", robots=robots(None)), ROBOTS), (ROBOTS,),
      "recorded fetched, but robots.txt disallows"),
+    ("given-up-and-allowed-by-the-setting",
+     [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
+      url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {ALLOWED}"})], (), ""),
+    ("given-up-allowed-but-the-setting-drops",
+     [run_line(), url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {ALLOWED}"})], (),
+     "given up on as unreachable and the run's REP_UNREACHABLE_ACTION is not 'allow'"),
+    ("given-up-and-refused",
+     [run_line(), refused("/a", "unreachable", GAVE_UP_DROPPED)], (), ""),
+    ("no-origin-in-robots",
+     one(url_line("/private/a", robots={k: v for k, v in robots(None).items() if k != "origin"})),
+     (ROBOTS,), "recorded fetched, but robots.txt disallows it"),
     ("fetched-without-a-robots-snapshot",
      one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
     ("two-final-records-for-one-request",
