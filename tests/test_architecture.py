@@ -46,6 +46,8 @@ PURE = (
     "urlfetch",
     "check",
     "standards",
+    "trailfile",
+    "auditrecords",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
