@@ -158,5 +158,6 @@ def usage_part(decision: UsageDecision, robots_sha: str, tdm_sha: str) -> dict[s
 def end_line(run: str, reason: str, counts: dict[str, int]) -> dict[str, Any]:
     ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
     ordered.update({fate: counts.get(fate, 0) for fate in FATES})
+    ordered["duplicates_dropped"] = counts.get("duplicates_dropped", 0)
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
     return {"type": "end", "run": run, "time": iso_time(), "reason": reason, "counts": ordered}

@@ -345,3 +345,88 @@ def test_issue20_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit.write_bytes(b"".join(kept[:2] + kept[3:]))
     assert chain_breaks(audit) == [2]
     json.loads(kept[0])
+
+
+# --------------------------------------------------------------------------- 10,000 URLs
+
+
+def plan_10000(sites: Sites, origins: int = 10, per_origin: int = 1000) -> dict[str, str]:
+    """URL -> expected fate: pages, forbidden pages, redirects (whose targets are requested
+    URLs too) and pages that answer 503 once."""
+    expected = {}
+    for o in range(origins):
+        name = f"o{o}"
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+        for n in range(per_origin):
+            if n % 10 in (0, 2, 5, 7, 9):  # refused before any download: cheap to crawl
+                expected[sites.url(name, f"/private/{n}")] = "refused"
+            elif n % 25 == 1:
+                origin.script(f"/r{n}", redirect(f"/t{n}"))
+                expected[sites.url(name, f"/r{n}")] = "redirected"
+                expected[sites.url(name, f"/t{n}")] = "fetched"
+            elif n % 50 == 3:
+                origin.script(f"/f{n}", Reply(503), Reply(200, b"<html>back</html>", HTML))
+                expected[sites.url(name, f"/f{n}")] = "fetched"
+            else:
+                expected[sites.url(name, f"/p{n}")] = "fetched"
+    return expected
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_10000_urls_paused_and_resumed_one_final_record_each(
+    tmp_path: Path,
+) -> None:
+    from scrapy_rep.robotstxt import parse_robotstxt
+
+    sites = Sites()
+    expected = plan_10000(sites)
+    starts = [url for url in expected if "/t" not in url]
+    starts += starts[::3]  # duplicates: dropped by the dupefilter, never recorded
+    audit = tmp_path / "trail.jsonl.gz"
+    settings = {
+        **BASE_SETTINGS,
+        "REP_AUDIT_FILE": str(audit),
+        "JOBDIR": str(tmp_path / "job"),
+        "RETRY_ENABLED": True,
+        "RETRY_TIMES": 2,
+        "CONCURRENT_REQUESTS": 64,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+        "LOG_LEVEL": "WARNING",
+    }
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=starts)
+    for _ in range(1200):  # pause a third of the way (at most 60 s)
+        await deferLater(reactor, 0.05)
+        spider = getattr(first, "spider", None)
+        if spider is not None and len(spider.downloaded) >= 2000:
+            break
+    await deferred_from_coro(first.stop_async())
+    await running
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=starts)
+    finally:
+        await sites.close()
+    records = url_records(audit)
+    assert Counter(r["url"] for r in records) == Counter(list(expected))  # one each
+    assert {r["url"]: r["fate"] for r in records} == expected
+    assert len({r["id"] for r in records}) == len(records) == len(expected) >= 10_000
+    flaky = [r for r in records if "/f" in r["url"]]
+    assert flaky and all(r["attempts"] == 2 and r["status"] == 200 for r in flaky)
+    assert all(r["to"] == r["url"].replace("/r", "/t") for r in records if "/r" in r["url"])
+    everything = lines(audit)
+    assert chain_breaks(audit) == []
+    runs = [line for line in everything if line["type"] == "run"]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
+    ends = [line for line in everything if line["type"] == "end"]
+    assert sum(end["counts"]["duplicates_dropped"] for end in ends) >= len(starts[::3]) // 4
+    assert 0 < sum(r["run"] == runs[0]["run"] for r in records) < len(records)
+    # Every decision re-derived from its snapshot agrees with the record.
+    folder = tmp_path / "trail.jsonl.gz.d"
+    parsed = {sha.name: parse_robotstxt(sha.read_bytes()) for sha in folder.iterdir()}
+    for record in records:
+        robots_part = record["robots"]
+        allowed = parsed[robots_part["snapshot"]].decide(record["url"], robots_part["agent"])
+        assert allowed.allowed == (record["fate"] != "refused"), record
+        assert allowed.line == robots_part.get("line"), record
