@@ -430,3 +430,82 @@ async def test_issue20_10000_urls_paused_and_resumed_one_final_record_each(
         allowed = parsed[robots_part["snapshot"]].decide(record["url"], robots_part["agent"])
         assert allowed.allowed == (record["fate"] != "refused"), record
         assert allowed.line == robots_part.get("line"), record
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import errno
+
+    from scrapy_rep.trailfile import TrailFile
+
+    write = TrailFile.write
+
+    def filling(self: TrailFile, record: dict[str, Any]) -> None:
+        if self.lines >= 6:  # the run line, a snapshot, then four records
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(self, record)
+
+    monkeypatch.setattr(TrailFile, "write", filling)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(200)]
+    items: list[Any] = []
+    audit = tmp_path / "trail.jsonl"
+    settings = {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit), "CONCURRENT_REQUESTS": 2}
+
+    class ItemSpider(ListSpider):
+        def parse(self, response: Any) -> Any:
+            self.downloaded.append(response.url)
+            yield {"url": response.url}
+
+    crawler = get_crawler(ItemSpider, settings)
+    crawler.signals.connect(lambda item, **_: items.append(item), signals.item_scraped, weak=False)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert crawler.stats is not None and crawler.spider is not None
+    assert crawler.stats.get_value("finish_reason") == "audit_trail_unwritable"
+    assert crawler.stats.get_value("rep/audit/write_errors") >= 1
+    assert crawler.stats.get_value("log_count/ERROR") == 1
+    downloaded = crawler.spider.downloaded
+    assert 4 <= len(downloaded) < len(urls)
+    assert sorted(item["url"] for item in items) == sorted(downloaded)  # output kept
+    assert len(url_records(audit)) == 4
+
+
+def test_issue20_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: Path) -> None:
+    audit = tmp_path / "trail.jsonl"
+    audit.write_bytes(b'{"type":"run","prev":""}\n{"type":"url","pr')
+    with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .* cut line"):
+        get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
+
+
+def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
+    """The trail remembers snapshot names, never bodies: REP_CACHE_MAX_BYTES holds."""
+    import hashlib
+    import os
+    import tracemalloc
+    import zlib
+
+    from scrapy_rep.audit import AuditTrail
+    from scrapy_rep.cache import CacheEntry
+
+    crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})
+    trail = AuditTrail(crawler)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for n in range(300):
+        body = os.urandom(100_000)
+        entry: CacheEntry[None] = CacheEntry(
+            None, "200", 0.0, 1.0, 1.0, 200, zlib.compress(body),
+            sha256=hashlib.sha256(body).hexdigest(),
+        )  # fmt: skip
+        trail.writer.snapshot("robots.txt", f"http://o{n}/robots.txt", entry)
+        del entry, body
+    kept = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert kept < 2_000_000  # 300 bodies of 100 KB went by
+    assert len(list((tmp_path / "t.jsonl.d").iterdir())) == 300
