@@ -206,7 +206,8 @@ class AuditTrail:
             token = self._tokens.get(agent)
             if token is None:  # the name robots.txt groups are matched by, not the whole UA
                 token = self._tokens[agent] = product_token(agent) or agent
-            state[ROBOTS] = (origin, sha, token, decision.line, decision.line_text, decision.reason)
+            why = f"robots.txt {entry.outcome}" if entry.unreachable else decision.reason
+            state[ROBOTS] = (sha, token, decision.line, decision.line_text, why)
         except Exception:
             self.internal_error("robots_decided")
 
@@ -367,4 +368,4 @@ class AuditTrail:
 
 def _sha(state: list[Any]) -> str:
     robots = state[ROBOTS]
-    return robots[1] if robots else ""
+    return robots[0] if robots else ""

@@ -94,31 +94,36 @@ def snapshot_line(
     url: str,
     final_url: str,
     status: int | None,
-    outcome: str,
+    detail: str,
     fetched: float,
     size: int,
 ) -> dict[str, Any]:
-    """A document body that decided something (stored as ``<trail>.d/<sha256>``)."""
+    """A document body that decided something (stored as ``<trail>.d/<sha256>``):
+    ``parsed`` (its rules decide), or ``absent`` (no file: nothing is reserved). The
+    verdict of a document given up on as unreachable has no snapshot: nothing was read
+    (the record's ``why`` says what happened)."""
     return {
         "type": "snapshot",
         "run": run,
         "time": iso_time(),
-        "sha256": sha256 or EMPTY_SHA256,
+        "sha256": sha256 or EMPTY_SHA256,  # "" for no body: that of the empty body
         "kind": kind,
         "url": url,
         "final_url": final_url or None,
         "status": status,
-        "outcome": outcome,
+        "outcome": "parsed" if sha256 else "absent",
+        "detail": detail,
         "fetched": iso_time(fetched),
         "bytes": size,
     }
 
 
 def robots_part(
-    origin: str, sha256: str, agent: str, line: int | None, rule: str | None, why: str
+    sha256: str, agent: str, line: int | None, rule: str | None, why: str
 ) -> dict[str, Any]:
-    """The robots.txt line that decided a URL for ``agent`` (or why none did)."""
-    part: dict[str, Any] = {"origin": origin, "snapshot": sha256 or EMPTY_SHA256, "agent": agent}
+    """The robots.txt line that decided a URL for ``agent`` (or why none did). The
+    robots.txt is the URL's origin's: no need to say it on every line."""
+    part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
     if line is not None:
         part["line"] = line
         part["rule"] = rule

@@ -155,8 +155,11 @@ async def test_issue6_204_faulty_origins_every_url_accounted_for_once(tmp_path: 
             assert items == ((1, 0) if record["url"] in kept else (0, 1)), record
         else:
             assert record["fate"] == "refused" and refused_by[record["refused_by"]] == fate, record
-        if record.get("refused_by") != "unreachable":
-            assert record["robots"]["origin"] in record["url"], record
+        if record.get("refused_by") == "unreachable":  # given up on: nothing was read
+            assert "snapshot" not in record["robots"], record
+            assert record["robots"]["why"].startswith("robots.txt unreachable"), record
+        else:
+            assert len(record["robots"]["snapshot"]) == 64, record
 
 
 @pytest_twisted.ensureDeferred

@@ -62,8 +62,11 @@ class AuditWriter:
             self.failed(error)
 
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
-        """The snapshot name of ``entry``'s body, stored with its line the first time."""
+        """The snapshot name of ``entry``'s body, stored with its line the first time
+        (``""`` for the verdict of a document given up on as unreachable)."""
         sha = entry.sha256 or EMPTY_SHA256
+        if entry.unreachable:  # given up on: nothing was read, nothing to store
+            return ""
         if sha in self._snapshots:
             self._snapshots.move_to_end(sha)
             return sha
@@ -76,7 +79,7 @@ class AuditWriter:
                 self.failed(error)
                 return sha
             line = lines.snapshot_line(
-                self.run, sha, kind, url, entry.final_url, entry.status,
+                self.run, entry.sha256, kind, url, entry.final_url, entry.status,
                 entry.outcome, entry.fetched_at, len(body),
             )  # fmt: skip
             self.emit(line)
