@@ -19,8 +19,9 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
 - ``rep_ai_train``: the add-on with ``REP_PURPOSE = "ai-train"``: each origin's
   tdmrep.json is fetched too (a 404 here), every request gets the purpose check before
   it is sent and every page after (its headers, meta and directives);
-- ``rep_audit``: the add-on with ``REP_AUDIT_FILE`` (a temporary file): one JSON line per
-  request; the table also gives the trail's bytes per request.
+- ``rep_audit``: the add-on with ``REP_AUDIT_FILE`` (a temporary file): one chained JSON
+  line per request, the robots.txt snapshots beside it; the table also gives the bytes
+  per ``url`` record.
 
 Modes run in ``--rounds`` rounds (order rotated each round) after an untimed warm-up crawl
 per mode. Per mode the table gives the median pages/s (page responses, i.e. responses that
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -245,7 +247,7 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
             if disallowed(urlparse_cached(response).path):
                 type(self).disallowed_received += 1
 
-    AUDIT_FILE.unlink(missing_ok=True)
+    _remove_audit()
     runner = CrawlerRunner(settings_for(mode))
     crawler = runner.create_crawler(BenchSpider)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -277,9 +279,15 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
 def _audit_size(mode: str) -> tuple[int, int]:
     if mode != "rep_audit" or not AUDIT_FILE.exists():
         return 0, 0
-    data = AUDIT_FILE.read_bytes()
-    AUDIT_FILE.unlink()
-    return len(data), data.count(b"\n")
+    records = [line for line in AUDIT_FILE.read_bytes().splitlines(True) if b'"type":"url"' in line]
+    _remove_audit()
+    return sum(map(len, records)), len(records)
+
+
+def _remove_audit() -> None:
+    """The trail and its snapshots: each crawl starts a new chain and stores them again."""
+    AUDIT_FILE.unlink(missing_ok=True)
+    shutil.rmtree(AUDIT_FILE.with_name(AUDIT_FILE.name + ".d"), ignore_errors=True)
 
 
 async def run(

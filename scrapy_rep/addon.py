@@ -12,10 +12,12 @@ from scrapy.utils.misc import load_object
 from scrapy_rep.audit import AuditTrail
 from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.trailfile import TrailFileError, check_writable, last_line_hash
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -26,6 +28,9 @@ DOWNLOADER_PRIORITY = 100
 SPIDER_PRIORITY = 550
 REPORT_PRIORITY = 500
 AUDIT_PRIORITY = 500
+#: Outside every downloader middleware that retries or redirects: an exception reaching
+#: it is a request's final failure.
+AUDIT_MIDDLEWARE_PRIORITY = 10
 
 
 class Addon:
@@ -51,6 +56,8 @@ class Addon:
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
         setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
+        if settings.get("REP_AUDIT_FILE"):  # nothing on the download path without a trail
+            setdefault("DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
 
@@ -60,12 +67,31 @@ def validate(settings: BaseSettings) -> None:
     ``scrapy`` command with one line naming the setting and exit status 2 (a usage
     error); in a program that runs a crawl itself, as :class:`RepSettingError`."""
     try:
-        RepConfig.from_settings(settings)
+        check_files(RepConfig.from_settings(settings))
     except RepSettingError as error:
         if not _under_scrapy_command():
             raise
         print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
         raise SystemExit(EXIT_USAGE) from None
+
+
+def check_files(config: RepConfig) -> None:
+    """The files the crawl will write can be written (and an existing trail read back to
+    chain on), before its first request: else :class:`RepSettingError` naming the setting.
+    A trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about,
+    by the trail itself."""
+    checks = []
+    if config.audit_file and config.audit_required:
+        checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
+    if config.report and config.report_file:
+        checks.append(("REP_REPORT_FILE", Path(config.report_file), False))
+    for name, path, chained in checks:
+        try:
+            check_writable(path)
+            if chained:
+                last_line_hash(path)
+        except TrailFileError as error:
+            raise RepSettingError(f"{name}: {error}") from None
 
 
 def _under_scrapy_command() -> bool:

@@ -1,47 +1,46 @@
-"""The audit trail (``REP_AUDIT_FILE``): one JSON line per request the crawl met, saying
-what the REP did with it and why, written as the crawl goes.
+"""The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
+final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
+lines: :mod:`scrapy_rep.auditrecords`; file, chain and snapshots:
+:mod:`scrapy_rep.trailfile`).
 
-A record is written once its request's fate is known:
+A URL is *requested* when the spider (or a start request) asked for it and the
+dupefilter let it through; a dropped duplicate is counted, never recorded. Its record is
+keyed by the request fingerprint (``id``), which survives retries, holding, redirects'
+bookkeeping and ``JOBDIR`` pause/resume. A request carries only ``(id, url)`` in its meta;
+the record's state waits in :attr:`AuditTrail.open` until its fate is final:
 
-- refused by scrapy_rep (robots.txt, the crawl's purpose, nofollow, an unreachable
-  document, the spider closing while it was held): when it is refused;
-- downloaded: when the spider's output for its page has gone through scrapy_rep's spider
-  middleware (items kept and dropped counted; it calls :meth:`AuditTrail.page_done`);
-- redirected by Scrapy: when the next URL is scheduled (named in ``to``);
-- failed to download: when it left the downloader without a response;
-- anything else (another component ignored it, the crawl was stopped): when the spider
-  closes, with the last thing known.
-
-Record keys (short, for a 1M-URL crawl): ``url``; ``fate`` (``fetched``, ``dropped``,
-``failed``, ``redirected`` with ``to``, ``unfinished``); ``reason`` and ``why`` for
-drops; ``status``; ``items`` (kept, dropped) and ``item_reason``; ``held`` (times held);
-``robots`` (the robots.txt that decided: ``origin``, ``sha256`` of the body, ``fetched``
-(Unix time), ``status``, ``outcome``, and ``line``/``rule`` that decided or ``why`` none
-did); ``usage`` (the AI-usage decision: answers per purpose, the deciding signal per
-purpose, the signals with their sources); ``purpose`` and ``cfg`` (the settings that
-applied).
+- refused by scrapy_rep: when it is refused (``request_refused``);
+- fetched: when the spider's output for its page has gone through scrapy_rep's spider
+  middleware (:meth:`AuditTrail.page_done`);
+- redirected by Scrapy: when the next URL is scheduled (``to``);
+- failed: when the exception leaves the outermost downloader middleware
+  (:class:`scrapy_rep.crawl.trails.AuditMiddleware`), after every retry;
+- unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
+  records are kept in ``JOBDIR`` for the resumed run instead).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import functools
 import logging
-import zlib
-from functools import lru_cache
-from itertools import count
+import uuid
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Final
-from weakref import WeakKeyDictionary
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.job import job_dir
 
+from scrapy_rep import auditrecords as lines
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
+from scrapy_rep.crawl.auditfile import AuditWriter, load_state, save_state
+from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage import NOTHING_BEFORE
+from scrapy_rep.useragent import product_token
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -53,186 +52,320 @@ if TYPE_CHECKING:
     from scrapy_rep.robotstxt import Decision
 
 logger = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., None])
 
-#: ``request.meta`` keys: ``(record number, url)`` of the request, and ``(url, origin,
-#: entry, decision)``, the robots.txt verdict. Both are checked against the request's URL:
+#: ``request.meta`` key: ``(id, url)`` of the request's record. The URL is checked:
 #: spiders often copy a page's meta into the requests they yield.
 ID_KEY: Final = "_rep_audit"
-ROBOTS_KEY: Final = "_rep_robots"
+# The state of an open record (a list, so that it is small and JSON for JOBDIR).
+URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
 
 
-@lru_cache(maxsize=4096)
-def _sha256(body_zlib: bytes) -> str:
-    return hashlib.sha256(zlib.decompress(body_zlib)).hexdigest() if body_zlib else ""
+def _guarded(method: F) -> F:
+    """A bug of ours while keeping the trail never reaches Scrapy (it would cost a page)."""
 
+    @functools.wraps(method)
+    def guarded(self: AuditTrail, *args: Any, **kwargs: Any) -> None:
+        try:
+            method(self, *args, **kwargs)
+        except Exception:
+            self.internal_error(method.__name__)
 
-def robots_record(origin: str, entry: CacheEntry[Any], decision: Decision) -> dict[str, Any]:
-    """The robots.txt that decided a request, for the trail."""
-    record: dict[str, Any] = {
-        "origin": origin,
-        "sha256": _sha256(entry.body_zlib),
-        "fetched": round(entry.fetched_at, 3),
-        "status": entry.status,
-        "outcome": entry.outcome,
-    }
-    if decision.line is not None:
-        record["line"] = decision.line
-        record["rule"] = decision.line_text
-    else:
-        record["why"] = decision.reason
-    return record
+    return cast("F", guarded)
 
 
 class AuditTrail:
-    """Writes ``REP_AUDIT_FILE`` (JSON Lines) from the crawl's signals."""
+    """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
 
     def __init__(self, crawler: Crawler) -> None:
         config = RepConfig.from_settings(crawler.settings)
         if not config.audit_file:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        self.crawler = crawler
+        self.config = config
         self.path = Path(config.audit_file)
-        self.purpose = list(config.purpose)
-        self.cfg = {
-            "profile": config.profile,
-            "unknown": config.purpose_unknown,
-            "action": config.purpose_action,
-            "agents": list(config.purpose_agents),
-            "noindex": config.noindex_action,
-            "nofollow": config.nofollow_action,
-        }
-        self._ids = count(1)
-        self._open: dict[int, dict[str, Any]] = {}
-        self._file: IO[bytes] | None = None
-        #: The end of every line: the purpose and the settings, encoded once.
-        self._tail = (
-            ',"purpose":' + json.dumps(self.purpose) + ',"cfg":' + json.dumps(self.cfg) + "}\n"
-        )
-        #: Records written (for tests and for programs embedding a crawl).
-        self.written = 0
-        connect = crawler.signals.connect
-        connect(self._opened, signal=signals.spider_opened)
-        connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._held, signal=rep_signals.request_held)
-        connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._left, signal=signals.request_left_downloader)
-        connect(self._received, signal=signals.response_received)
-        connect(self._item_refused, signal=rep_signals.item_refused)
-        connect(self._closed, signal=signals.spider_closed)
-        _TRAILS[crawler] = self
+        self.stats = crawler.stats
+        self.run = uuid.uuid4().hex
+        self.jobdir = job_dir(crawler.settings)
+        #: Open records: id -> state (see ``URL``… above).
+        self.open: dict[str, list[Any]] = {}
+        #: Ids of final records of ``dont_filter`` requests (the only ones the dupefilter
+        #: does not remember), so that a repeat is not a second record.
+        self._unfiltered: set[str] = set()
+        self._new: Request | None = None
+        self.counts: Counter[str] = Counter()
+        self._tokens: dict[str, str] = {}
+        self._errors_logged = False
+        self.resumes = self._resume()
+        self.writer = AuditWriter(crawler, config, self.run)
+        self._emit = self.writer.emit
+        self._fingerprint = crawler.request_fingerprinter.fingerprint
+        self._connect(crawler)
+        TRAILS[crawler] = self
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    # ------------------------------------------------------------------ signals
+    def _connect(self, crawler: Crawler) -> None:
+        connect = crawler.signals.connect
+        connect(self._opened, signal=signals.spider_opened)
+        connect(self._scheduled, signal=signals.request_scheduled)
+        connect(self._dropped, signal=signals.request_dropped)
+        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self._received, signal=signals.response_received)
+        connect(self._held, signal=rep_signals.request_held)
+        connect(self._refused, signal=rep_signals.request_refused)
+        connect(self._item_refused, signal=rep_signals.item_refused)
+        connect(self._closed, signal=signals.spider_closed)
 
-    def _opened(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Unbuffered: each record is one write() of one line, so a killed crawl keeps
-        # every record written so far.
-        self._file = self.path.open("ab", buffering=0)
+    # ------------------------------------------------------------------ the requests
 
-    def _record(self, request: Request) -> dict[str, Any]:
-        """The open record of ``request`` (a new one the first time it is seen; a
-        throwaway one for scrapy_rep's own robots.txt and tdmrep.json downloads)."""
-        if ROBOTS_REQUEST_KEY in request.meta:
-            return {"fate": "ours"}
-        known = request.meta.get(ID_KEY)
-        if known is not None:
-            record = self._open.get(known[0])
-            if record is not None and known[1] == request.url:
-                return record
-            if record is not None and known[1] in request.meta.get("redirect_urls", ()):
-                # Scrapy's redirect: the first URL's record ends here, naming the next.
-                record.update(fate="redirected", to=request.url)
-                del self._open[known[0]]
-                self._emit(record)
-        number = next(self._ids)
-        request.meta[ID_KEY] = (number, request.url)
-        record = self._open[number] = {"url": request.url}
-        return record
+    def _state(self, request: Request | None) -> list[Any] | None:
+        ref = request.meta.get(ID_KEY) if request is not None else None
+        if ref is None or ref[1] != request.url:  # type: ignore[union-attr]
+            return None
+        return self.open.get(ref[0])
 
+    @_guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
-        self._record(request)
-
-    def _held(self, request: Request, **_: Any) -> None:
-        record = self._record(request)
-        record["held"] = record.get("held", 0) + 1
-
-    def _refused(self, request: Request, reason: str, message: str, **_: Any) -> None:
-        record = self._record(request)
-        record.update(fate="dropped", reason=reason, why=message)
-        self._write(request, record)
-
-    def _left(self, request: Request, **_: Any) -> None:
-        """The downloader is done with ``request``: with no answer (the HTTP handler sets
-        ``download_latency`` when one arrives), it failed."""
-        if "download_latency" in request.meta:
+        self._new = None
+        ref = request.meta.get(ID_KEY)
+        if ref is not None:
+            if ref[1] == request.url:
+                return  # its record goes on: held, released, retried, resumed
+            if ref[1] in request.meta.get("redirect_urls", ()):
+                self._redirected(ref[0], request)
+        key = self._fingerprint(request).hex()
+        if key in self.open and not request.dont_filter:
+            return  # a duplicate of an open record: the dupefilter drops it
+        if request.dont_filter and self._known(key):
+            request.meta.pop(ID_KEY, None)
+            self.counts["repeated"] += 1  # asked again with dont_filter: no second record
             return
-        record = self._record(request)
-        if "fate" not in record:
-            record["fate"] = "failed"
-            self._write(request, record)
+        self.open[key] = [request.url, 0, None, 0, 0, "", None, "", False, request.dont_filter]
+        request.meta[ID_KEY] = (key, request.url)
+        self._new = request
 
+    def _known(self, key: str) -> bool:
+        if key in self.open or key in self._unfiltered:
+            return True
+        engine = getattr(self.crawler, "_engine", None)
+        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        # RFPDupeFilter's own set (its public ``fingerprints`` is deprecated: a copy).
+        seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
+        return isinstance(seen, set) and bytes.fromhex(key) in seen
+
+    @_guarded
+    def _dropped(self, request: Request, **_: Any) -> None:
+        """The dupefilter dropped ``request``: counted, not recorded."""
+        self.counts["duplicates_dropped"] += 1
+        self._inc("rep/audit/duplicates_dropped")
+        if request is self._new:
+            ref = request.meta.pop(ID_KEY)
+            self.open.pop(ref[0], None)
+        self._new = None
+
+    @_guarded
+    def _attempt(self, request: Request, **_: Any) -> None:
+        state = self._state(request)
+        if state is not None:
+            state[ATTEMPTS] += 1
+            state[STATUS] = None
+
+    @_guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        record = self._record(request)
-        record.update(fate="fetched", status=response.status)
+        state = self._state(request)
+        if state is not None:
+            state[FETCHED] = True
+            state[STATUS] = response.status
 
+    @_guarded
+    def _held(self, request: Request, **_: Any) -> None:
+        state = self._state(request)
+        if state is not None:
+            state[HELD] += 1
+
+    @_guarded
     def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
-        request = getattr(response, "request", None)
-        if request is not None:
-            self._record(request)["item_reason"] = reason
+        state = self._state(getattr(response, "request", None))
+        if state is not None:
+            state[ITEM_REASON] = reason
 
+    # ------------------------------------------------------------------ decisions
+
+    def robots_decided(
+        self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision
+    ) -> None:
+        """robots.txt decided ``request`` for ``agent`` (from :mod:`scrapy_rep.crawl`)."""
+        try:
+            state = self._state(request)
+            if state is None:
+                return
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            token = self._tokens.get(agent)
+            if token is None:  # the name robots.txt groups are matched by, not the whole UA
+                token = self._tokens[agent] = product_token(agent) or agent
+            why = f"robots.txt {entry.outcome}" if entry.unreachable else decision.reason
+            state[ROBOTS] = (sha, token, decision.line, decision.line_text, why)
+        except Exception:
+            self.internal_error("robots_decided")
+
+    def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
+        """The origin's tdmrep.json was checked for ``request``."""
+        try:
+            state = self._state(request)
+            if state is not None:
+                url = f"{origin}/.well-known/tdmrep.json"
+                state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
+        except Exception:
+            self.internal_error("document_used")
+
+    # ------------------------------------------------------------------ final fates
+
+    def _redirected(self, key: str, request: Request) -> None:
+        state = self.open.get(key)
+        if state is not None:
+            reasons = request.meta.get("redirect_reasons") or [None]
+            state[STATUS] = reasons[-1] if isinstance(reasons[-1], int) else None
+            self._final(key, state, "redirected", to=request.url)
+
+    @_guarded
+    def _refused(
+        self,
+        request: Request,
+        reason: str,
+        message: str,
+        response: Response | None = None,
+        **_: Any,
+    ) -> None:
+        if reason in ("nofollow", "rel_nofollow"):  # a link, never requested: counted
+            self.counts["not_followed"] += 1
+            page = self._state(getattr(response, "request", None))
+            if page is not None:
+                page[NOFOLLOW] += 1
+            return
+        ref = request.meta.get(ID_KEY)
+        state = self._state(request)
+        if state is None or ref is None:
+            return
+        before = before_of(request)
+        extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
+        if before is not NOTHING_BEFORE:
+            extra["usage"] = lines.usage_part(before.decision(), _sha(state), state[TDM])
+        self._final(ref[0], state, "refused", **extra)
+
+    @_guarded
     def page_done(self, response: Response, kept: int, dropped: int) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
         ``kept`` and ``dropped`` items. Called directly (a signal costs more per page)."""
         request = response.request
-        if request is None:
+        state = self._state(request)
+        if state is None or request is None:
             return
-        record = self._record(request)
-        record["fate"] = "fetched"
-        record.setdefault("status", response.status)
-        record["items"] = [kept, dropped]
-        usage = response.meta.get("rep_usage")
-        if usage is not None and usage.signals:
-            record["usage"] = usage.to_dict()
-        self._write(request, record)
+        extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
+        if state[ITEM_REASON]:
+            extra["item_reason"] = state[ITEM_REASON]
+        if state[NOFOLLOW]:
+            extra["links_not_followed"] = state[NOFOLLOW]
+        decision = response.meta.get("rep_usage")
+        if decision is None:
+            before = before_of(request)
+            decision = before.decision() if before is not NOTHING_BEFORE else None
+        if decision is not None and decision.signals:
+            extra["usage"] = lines.usage_part(decision, _sha(state), state[TDM])
+        state[STATUS] = response.status
+        self._final(request.meta[ID_KEY][0], state, "fetched", **extra)
 
-    def _closed(self, spider: Any = None, reason: str = "") -> None:
-        for record in list(self._open.values()):
-            record.setdefault("fate", "unfinished")
-            self._emit(record)
-        self._open.clear()
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        logger.info("scrapy_rep: %d audit record(s) in %s", self.written, self.path)
+    @_guarded
+    def failed(self, request: Request, exception: BaseException) -> None:
+        """No response after every retry (:class:`scrapy_rep.crawl.trails.AuditMiddleware`)."""
+        state = self._state(request)
+        if state is None or state[FETCHED]:
+            return
+        why = f"{type(exception).__name__}: {exception}".rstrip(": ")
+        self._final(request.meta[ID_KEY][0], state, "failed", why=why)
 
-    # ------------------------------------------------------------------ writing
-
-    def _write(self, request: Request, record: dict[str, Any]) -> None:
-        known = request.meta.get(ID_KEY)
-        if known is None or self._open.pop(known[0], None) is None:
-            return  # written already, or one of our own downloads
-        robots = request.meta.get(ROBOTS_KEY)
-        if robots is not None and robots[0] == request.url:
-            record["robots"] = robots_record(*robots[1:])
-        before = before_of(request)
-        if before is not NOTHING_BEFORE and "usage" not in record:
-            record["usage"] = before.decision().to_dict()
+    def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
+        """Write the record of ``key`` with its final ``fate``; it is no longer open."""
+        del self.open[key]
+        if state[DONT_FILTER]:
+            self._unfiltered.add(key)
+        record: dict[str, Any] = {
+            "type": "url",
+            "run": self.run,
+            "time": lines.iso_time(),
+            "id": key,
+            "url": state[URL],
+            "fate": fate,
+            "attempts": state[ATTEMPTS],
+            "status": state[STATUS],
+        }
+        record.update(extra)
+        if state[HELD]:
+            record["held"] = state[HELD]
+        robots = state[ROBOTS]
+        if robots is not None:
+            record["robots"] = lines.robots_part(*robots)
+        self.counts[fate] += 1
         self._emit(record)
 
-    def _emit(self, record: dict[str, Any]) -> None:
-        if self._file is not None:
-            line = json.dumps(record, separators=(",", ":"), default=str)[:-1] + self._tail
-            self._file.write(line.encode())
-            self.written += 1
+    # ------------------------------------------------------------------ open and close
+
+    @_guarded
+    def _opened(self, spider: Any = None, **_: Any) -> None:
+        spider_name = getattr(spider, "name", "") or ""
+        settings = self.crawler.settings
+        self._emit(
+            lines.run_line(self.run, self.config, settings, spider_name, self.resumes, self.jobdir)
+        )
+
+    @_guarded
+    def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
+        paused = bool(self.jobdir) and reason != "finished"
+        why = f"the crawl ended ({reason}) before its fate was known"
+        for key, state in list(self.open.items()):
+            if state[FETCHED]:
+                self._final(key, state, "fetched", why="its page's output was not seen")
+            elif not paused:
+                self._final(key, state, "unfinished", why=why)
+        kept = {"run": self.run, "open": self.open, "final_unfiltered": [*self._unfiltered]}
+        save_state(self.jobdir, kept if paused else None)
+        if paused:
+            self.counts["open"] = len(self.open)
+        self._emit(lines.end_line(self.run, reason, dict(self.counts)))
+        written = self.writer.close()
+        if written:
+            logger.info(
+                "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
+            )
+
+    def _resume(self) -> str | None:
+        """A resumed run: the previous run's id; its open records are open again."""
+        saved = load_state(self.jobdir)
+        if saved is None:
+            return None
+        try:
+            for key, state in saved["open"].items():
+                state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
+                self.open[key] = state
+            self._unfiltered = set(saved["final_unfiltered"])
+            return str(saved["run"])
+        except (KeyError, TypeError, IndexError, ValueError) as error:
+            logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
+            return None
+
+    def internal_error(self, where: str) -> None:
+        self._inc("rep/audit/errors")
+        if not self._errors_logged:
+            self._errors_logged = True
+            logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
+
+    def _inc(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(key)
 
 
-#: The trail of each running crawl, for its spider middleware (:func:`trail_of`).
-_TRAILS: WeakKeyDictionary[Crawler, AuditTrail] = WeakKeyDictionary()
-
-
-def trail_of(crawler: Crawler) -> AuditTrail | None:
-    """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
-    return _TRAILS.get(crawler)
+def _sha(state: list[Any]) -> str:
+    robots = state[ROBOTS]
+    return robots[0] if robots else ""

@@ -58,6 +58,11 @@ class CacheEntry(Generic[D]):
     unreachable: bool = False
     #: Estimated bytes this entry keeps in memory while parsed (``REP_CACHE_MAX_BYTES``).
     size: int = 0
+    #: SHA-256 (hex) of the body the rules were parsed from, computed once when it was
+    #: fetched or loaded (the audit trail's snapshot name); ``""``: no body.
+    sha256: str = ""
+    #: Where the document was found after redirects (``""``: not known, e.g. shared).
+    final_url: str = ""
 
     def freshness(self, now: float) -> Freshness:
         if now < self.fresh_until:

@@ -12,6 +12,7 @@ is ignored by the caller. A body is inflated to at most 500 KiB whatever the rec
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from collections.abc import Callable
@@ -153,4 +154,5 @@ def entry_of(
         record.body_zlib,
         record.unreachable,
         size_of(rules, body) + len(record.body_zlib),
+        hashlib.sha256(body).hexdigest() if record.body_zlib else "",
     )

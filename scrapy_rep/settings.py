@@ -232,6 +232,7 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
+    Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
 )
 
 
@@ -275,6 +276,8 @@ class RepConfig:
     #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
     purpose_agents: tuple[str, ...]
     audit_file: str
+    #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
+    audit_required: bool
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:

@@ -36,9 +36,9 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.audit import trail_of
 from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
+from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.purpose import UsageDecision

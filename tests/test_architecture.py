@@ -53,6 +53,8 @@ PURE = (
     "trailshow",
     "trailhtml",
     "trailcli",
+    "trailfile",
+    "auditrecords",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (

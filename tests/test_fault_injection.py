@@ -11,12 +11,12 @@ come from the servers' access log, the spider's callbacks and errbacks, and the 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest_twisted
+from audittrail import url_records
 from faultsite import AGENT, KINDS, PATHS, Plan, build
 from robotsite import BASE_SETTINGS
 from scrapy import Request, Spider, signals
@@ -143,19 +143,23 @@ async def test_issue6_204_faulty_origins_every_url_accounted_for_once(tmp_path: 
 
     # The audit trail (REP_AUDIT_FILE) holds the same accounting: one record per URL, its
     # fate and reason, the robots.txt that decided, the items kept.
-    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    records = url_records(audit)
     assert Counter(record["url"] for record in records) == Counter(urls)
-    reasons = {"forbidden": "forbidden", "robotstxt_unreachable": "unreachable"}
+    refused_by = {"robots.txt": "forbidden", "unreachable": "unreachable"}
     kept = plan.expected_items()
     for record in records:
         fate = expected[record["url"]]
         if fate == "downloaded":
             assert record["fate"] == "fetched" and record["status"] == 200, record
-            assert record["items"] == ([1, 0] if record["url"] in kept else [0, 1]), record
+            items = (record["items_kept"], record["items_dropped"])
+            assert items == ((1, 0) if record["url"] in kept else (0, 1)), record
         else:
-            assert record["fate"] == "dropped" and reasons[record["reason"]] == fate, record
-        if record.get("reason") != "robotstxt_unreachable":
-            assert record["robots"]["origin"] in record["url"], record
+            assert record["fate"] == "refused" and refused_by[record["refused_by"]] == fate, record
+        if record.get("refused_by") == "unreachable":  # given up on: nothing was read
+            assert "snapshot" not in record["robots"], record
+            assert record["robots"]["why"].startswith("robots.txt unreachable"), record
+        else:
+            assert len(record["robots"]["snapshot"]) == 64, record
 
 
 @pytest_twisted.ensureDeferred

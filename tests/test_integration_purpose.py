@@ -11,12 +11,12 @@ fetched, items kept, and the audit records.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_twisted
+from audittrail import by_url, chain_breaks, lines
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
@@ -167,29 +167,40 @@ async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: 
 @pytest_twisted.ensureDeferred
 async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path) -> None:
     _, _, urls, _, _ = await run("ai-train", tmp_path)
-    lines = (tmp_path / "audit-ai-train.jsonl").read_text().splitlines()
-    records = {record["url"]: record for record in map(json.loads, lines)}
-    assert len(lines) == len(records) == len(urls)  # every request once
+    audit = tmp_path / "audit-ai-train.jsonl"
+    records = by_url(audit)
+    assert sorted(records) == sorted(urls.values())  # every request once
     by_name = {name: records[url] for name, url in urls.items()}
     never = by_name["cu /never/test"]
-    assert never["fate"] == "dropped" and never["reason"] == "forbidden"
+    assert never["fate"] == "refused" and never["refused_by"] == "robots.txt"
     assert never["robots"]["line"] == 3 and never["robots"]["rule"] == "Disallow: /never/"
-    assert len(never["robots"]["sha256"]) == 64 and never["robots"]["status"] == 200
+    snapshot = never["robots"]["snapshot"]
+    assert (tmp_path / "audit-ai-train.jsonl.d" / snapshot).read_bytes().startswith(b"User-Agent")
     test = by_name["cu /test"]
-    assert test["fate"] == "dropped" and test["reason"] == "purpose"
+    assert test["fate"] == "refused" and test["refused_by"] == "purpose"
     assert "robots.txt line 4: Content-Usage: train-ai=n" in test["why"]
-    assert test["usage"]["a"]["ai-train"] is False
+    assert test["usage"]["answers"]["ai-train"] is False
+    deciding = test["usage"]["signals"][test["usage"]["decided_by"]["ai-train"]]
+    assert deciding["vocabulary"] == "aipref" and deciding["snapshot"] == snapshot
     books = by_name["tdm /books/1"]
-    assert books["reason"] == "purpose" and "tdmrep.json entry 1" in books["why"]
+    assert books["refused_by"] == "purpose" and "tdmrep.json entry 1" in books["why"]
+    tdm_signal = books["usage"]["signals"][books["usage"]["decided_by"]["ai-train"]]
+    tdm_body = (tmp_path / "audit-ai-train.jsonl.d" / tdm_signal["snapshot"]).read_bytes()
+    assert tdm_body == TDMREP
     noai = by_name["hdr /noai"]
-    assert noai["fate"] == "fetched" and noai["status"] == 200 and noai["items"] == [0, 1]
+    assert noai["fate"] == "fetched" and noai["status"] == 200
+    assert (noai["items_kept"], noai["items_dropped"]) == (0, 1)
     assert noai["item_reason"] == "purpose"
-    assert noai["usage"]["a"]["ai-train"] is False
-    assert by_name["hdr /plain"]["items"] == [1, 0]
+    assert noai["usage"]["answers"]["ai-train"] is False
+    assert (by_name["hdr /plain"]["items_kept"], by_name["hdr /plain"]["items_dropped"]) == (1, 0)
     agents = by_name["agents /page"]
-    assert agents["reason"] == "forbidden" and "for GPTBot" in agents["why"]
-    for record in records.values():
-        assert record["purpose"] == ["ai-train"] and record["cfg"]["profile"] == "google"
+    assert agents["refused_by"] == "robots.txt" and "for GPTBot" in agents["why"]
+    assert agents["robots"]["agent"] == "gptbot" and agents["robots"]["rule"] == "Disallow: /"
+    header, *_, end = lines(audit)
+    assert header["type"] == "run" and header["purposes"] == ["ai-train"]
+    assert header["profile"] == "google" and header["agents"] == ["testbot", "GPTBot"]
+    assert end["type"] == "end" and end["counts"]["url"] == len(urls)
+    assert chain_breaks(audit) == []
 
 
 @pytest_twisted.ensureDeferred
@@ -315,9 +326,10 @@ async def test_a_child_request_with_its_parents_meta_does_not_inherit_its_signal
     parent, child = sites.url("a", "/parent"), sites.url("a", "/child")
     assert sorted(spider.downloaded) == [child, parent]
     assert [item["url"] for item in items] == [parent]  # the child said nothing: denied
-    records = {r["url"]: r for r in map(json.loads, audit.read_text().splitlines())}
+    records = by_url(audit)
     assert sorted(records) == [child, parent]
-    assert records[parent]["items"] == [1, 0] and records[child]["items"] == [0, 1]
+    assert (records[parent]["items_kept"], records[parent]["items_dropped"]) == (1, 0)
+    assert (records[child]["items_kept"], records[child]["items_dropped"]) == (0, 1)
     assert records[child]["item_reason"] == "purpose"
 
 
@@ -398,10 +410,11 @@ async def test_audit_trail_a_redirected_request_names_where_it_went(tmp_path: Pa
         await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
     finally:
         await sites.close()
-    records = {r["url"]: r for r in map(json.loads, audit.read_text().splitlines())}
+    records = by_url(audit)
     assert sorted(records) == sorted([*urls, sites.url("a", "/new"), sites.url("a", "/private/x")])
     assert records[urls[0]]["fate"] == "redirected"
     assert records[urls[0]]["to"] == sites.url("a", "/new")
     assert records[sites.url("a", "/new")]["fate"] == "fetched"
     private = records[sites.url("a", "/private/x")]
-    assert private["fate"] == "dropped" and private["reason"] == "forbidden"
+    assert private["fate"] == "refused" and private["refused_by"] == "robots.txt"
+    assert records[urls[1]]["fate"] == "redirected" and records[urls[1]]["status"] == 302

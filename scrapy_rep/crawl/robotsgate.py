@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
-from scrapy_rep.audit import ROBOTS_KEY
+from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.profiles import PROFILES
 from scrapy_rep.settings import robots_agent
 
@@ -43,6 +43,7 @@ class RobotsGate:
         self.slots = slots
         self.stats = crawler.stats
         self._audit = bool(config.audit_file)
+        self.crawler = crawler
         self._agent_setting = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
         self._default_agent = robots_agent(settings)
         self._refuse = refuse
@@ -62,9 +63,10 @@ class RobotsGate:
     ) -> None:
         """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``)."""
         rules = entry.rules
-        if self._audit:  # the trail names the robots.txt and the line that decided
+        trail = trail_of(self.crawler) if self._audit else None
+        if trail is not None:  # the trail names the robots.txt and the line that decided
             decision = rules.decide(request.url, agent)
-            request.meta[ROBOTS_KEY] = (request.url, str(origin), entry, decision)
+            trail.robots_decided(request, str(origin), entry, agent, decision)
             allowed = decision.allowed
         else:
             allowed = rules.allowed(request.url, agent)

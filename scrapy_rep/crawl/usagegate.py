@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
+from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ class UsageGate:
         self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self.agents = config.purpose_agents
         self.stats = crawler.stats
+        self.crawler = crawler
+        self._audit = bool(config.audit_file)
         self._refuse = refuse
 
     def check(
@@ -100,7 +103,11 @@ class UsageGate:
             if not rules.allowed(url, token):
                 self._inc("robotstxt/forbidden")
                 self._inc("rep/requests/dropped/forbidden")
-                explanation = rules.decide(url, token).explanation
+                decision = rules.decide(url, token)
+                explanation = decision.explanation
+                trail = trail_of(self.crawler) if self._audit else None
+                if trail is not None:  # the record names the group that refused
+                    trail.robots_decided(request, str(origin), entry, token, decision)
                 message = f"Forbidden by {origin.robots_url} for {token} ({explanation})"
                 self._refuse(request, "forbidden", message)
         tdm_file = None
@@ -110,6 +117,9 @@ class UsageGate:
                 message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
                 self._refuse(request, "tdmrep_unreachable", message)
             tdm_file = tdm.rules
+            trail = trail_of(self.crawler) if self._audit else None
+            if trail is not None:
+                trail.document_used(request, str(origin), tdm)
         before = self.policy.before_fetch(rules, url, agent, tdm_file)
         if before is NOTHING_BEFORE:
             return

@@ -3,6 +3,7 @@ slots and the outcome of each download. Pure."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import zlib
 from collections import OrderedDict, deque
@@ -216,6 +217,7 @@ class Lifecycle(SharedStoreSteps[D]):
         entry = CacheEntry(
             rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
             fetched.status, body_zlib, False, self._size_of(rules, fetched.body) + len(body_zlib),
+            hashlib.sha256(fetched.body).hexdigest() if parsed else "", fetched.final_url,
         )  # fmt: skip
         self._put(key, entry)
         self._share(key, entry, None, now)

@@ -1,0 +1,149 @@
+"""The Scrapy side of the audit trail's file: opening it (or saying why not), writing
+lines and snapshots, and what a write error means for the crawl (``REP_AUDIT_REQUIRED``);
+the open records of a paused crawl, kept in ``JOBDIR`` for the resumed run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import zlib
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy.utils.defer import deferred_from_coro
+
+from scrapy_rep import auditrecords as lines
+from scrapy_rep.settings import RepSettingError
+from scrapy_rep.trailfile import EMPTY_SHA256, TrailFile, TrailFileError
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.settings import RepConfig
+
+logger = logging.getLogger(__name__)
+
+#: The close reason when the trail cannot be written (``REP_AUDIT_REQUIRED``).
+CLOSE_REASON: Final = "audit_trail_unwritable"
+#: File in ``JOBDIR``: the open records of a paused run, for the resumed one.
+JOBDIR_FILE: Final = "scrapy_rep.audit.json"
+#: Snapshot names remembered as written (beyond: the file in ``<trail>.d/`` says so).
+SNAPSHOT_MEMO: Final = 4096
+
+
+class AuditWriter:
+    """Writes the lines of one run; after a write error, nothing more (said once)."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig, run: str) -> None:
+        self.crawler = crawler
+        self.path = Path(config.audit_file)
+        self.required = config.audit_required
+        self.run = run
+        self._snapshots: OrderedDict[str, None] = OrderedDict()
+        self.file: TrailFile | None = None
+        try:
+            self.file = TrailFile(self.path)
+        except (TrailFileError, OSError) as error:
+            message = f"REP_AUDIT_FILE: {error}"
+            if self.required:
+                raise RepSettingError(message) from None
+            logger.warning("scrapy_rep: %s; the crawl goes on without its audit trail", message)
+
+    def emit(self, record: dict[str, Any]) -> None:
+        file = self.file
+        if file is None:
+            return
+        try:
+            file.write(record)
+        except OSError as error:
+            self.failed(error)
+
+    def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
+        """The snapshot name of ``entry``'s body, stored with its line the first time
+        (``""`` for the verdict of a document given up on as unreachable)."""
+        sha = entry.sha256 or EMPTY_SHA256
+        if entry.unreachable:  # given up on: nothing was read, nothing to store
+            return ""
+        if sha in self._snapshots:
+            self._snapshots.move_to_end(sha)
+            return sha
+        file = self.file
+        if file is not None and not file.has_snapshot(sha):
+            body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+            try:
+                file.write_snapshot(sha, body)
+            except OSError as error:
+                self.failed(error)
+                return sha
+            line = lines.snapshot_line(
+                self.run, entry.sha256, kind, url, entry.final_url, entry.status,
+                entry.outcome, entry.fetched_at, len(body),
+            )  # fmt: skip
+            self.emit(line)
+        self._snapshots[sha] = None
+        if len(self._snapshots) > SNAPSHOT_MEMO:
+            self._snapshots.popitem(last=False)
+        return sha
+
+    def failed(self, error: OSError) -> None:
+        """Logged once and counted; the spider closes saying so (``REP_AUDIT_REQUIRED``),
+        or the crawl goes on without its trail."""
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value("rep/audit/write_errors")
+        if self.file is None:
+            return
+        with contextlib.suppress(OSError):
+            self.file.close()
+        self.file = None
+        logger.log(
+            logging.ERROR if self.required else logging.WARNING,
+            "scrapy_rep: the audit trail (REP_AUDIT_FILE = %s) cannot be written (%s); %s",
+            self.path, error.strerror or error,
+            "closing the spider" if self.required else "the crawl goes on without it",
+        )  # fmt: skip
+        engine = getattr(self.crawler, "_engine", None)
+        if self.required and engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
+
+    def close(self) -> int:
+        """Close the file; the lines written."""
+        if self.file is None:
+            return 0
+        written = self.file.lines
+        self.file.close()
+        self.file = None
+        return written
+
+
+def load_state(jobdir: str | None) -> dict[str, Any] | None:
+    """The state a paused run saved in ``jobdir`` (``None``: none, or unreadable)."""
+    if not jobdir:
+        return None
+    path = Path(jobdir) / JOBDIR_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(saved, dict) or not isinstance(saved.get("open"), dict):
+            raise ValueError("not a saved audit state")
+        return saved
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        logger.warning("scrapy_rep: %s is unreadable (%s)", path, error)
+        return None
+
+
+def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:
+    """Keep ``state`` in ``jobdir`` for the resumed run (``None``: nothing to keep)."""
+    if not jobdir:
+        return
+    path = Path(jobdir) / JOBDIR_FILE
+    if state is None:
+        path.unlink(missing_ok=True)
+        return
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(state), encoding="utf-8")
+    temporary.replace(path)

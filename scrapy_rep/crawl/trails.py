@@ -1,0 +1,45 @@
+"""The audit trail of each running crawl, for the components that feed it directly (a
+call costs less than a signal on the hot path; kept apart to avoid an import cycle), and
+:class:`AuditMiddleware`, which tells it a request's final download failure."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from scrapy.exceptions import NotConfigured
+
+from scrapy_rep.settings import RepConfig
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+    from scrapy_rep.audit import AuditTrail
+
+TRAILS: WeakKeyDictionary[Crawler, AuditTrail] = WeakKeyDictionary()
+
+
+def trail_of(crawler: Crawler) -> AuditTrail | None:
+    """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
+    return TRAILS.get(crawler)
+
+
+class AuditMiddleware:
+    """The outermost downloader middleware (``REP_AUDIT_FILE``): an exception that
+    reaches it is the request's final failure (retries and redirects are inside)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        if not RepConfig.from_settings(crawler.settings).audit_file:
+            raise NotConfigured
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        trail = TRAILS.get(self.crawler)
+        if trail is not None:
+            trail.failed(request, exception)

@@ -1,0 +1,158 @@
+"""The audit trail's file (docs/audit-trail.md): JSON Lines chained by SHA-256, plain or
+gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
+
+- Each line carries ``prev``, the SHA-256 of the previous line's exact bytes (its ``\\n``
+  included, uncompressed); ``""`` on the first line of the file. A second run appending
+  to the file chains on from its last line, read back at open.
+- A name ending in ``.gz`` is written as one gzip member per line, each written at once:
+  a crash loses at most the line being written.
+- Snapshots: ``<trail>.d/<sha256>``, the body as the parser read it, written once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import stat
+import zlib
+from pathlib import Path
+from typing import Any, Final
+
+#: The version of the trail's schema (the ``schema`` field of each ``run`` line).
+SCHEMA: Final = 1
+#: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
+EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
+_TAIL_CHUNK: Final = 65_536
+
+
+class TrailFileError(Exception):
+    """The file cannot be used; the message says why, in a few words."""
+
+
+def is_gzip(path: Path) -> bool:
+    return path.name.endswith(".gz")
+
+
+def snapshot_dir(path: Path) -> Path:
+    """``trail.jsonl`` -> ``trail.jsonl.d`` (``trail.jsonl.gz`` -> ``trail.jsonl.gz.d``)."""
+    return path.with_name(path.name + ".d")
+
+
+def check_writable(path: Path) -> None:
+    """Raise :class:`TrailFileError` unless ``path`` can be appended to, or created (with
+    its missing folders). Creates nothing. A file without any write permission bit counts
+    as read-only even for root."""
+    if path.is_dir():
+        raise TrailFileError(f"{path} is a directory")
+    if path.exists():
+        mode = path.stat().st_mode
+        if stat.S_ISREG(mode) and not mode & 0o222:
+            raise TrailFileError(f"{path} is read-only")
+        try:
+            with path.open("ab"):
+                pass
+        except OSError as error:
+            raise TrailFileError(f"{path} cannot be written ({error.strerror})") from None
+        return
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise TrailFileError(f"{path} is under {parent}, which is not a folder")
+    writable = os.access(parent, os.W_OK | os.X_OK) and parent.stat().st_mode & 0o222
+    if not writable:
+        raise TrailFileError(f"{path} cannot be created: {parent} is not writable")
+
+
+def last_line_hash(path: Path) -> str:
+    """The SHA-256 of the last line of an existing trail (``""`` when there is none),
+    for the next line's ``prev``. Raises :class:`TrailFileError` when the file does not
+    end with a whole line: a chain cannot go on from a cut line."""
+    try:
+        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
+            return ""  # new, or a device (/dev/null, /dev/full)
+        last = _last_gzip_line(path) if is_gzip(path) else _last_plain_line(path)
+    except OSError as error:
+        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
+    if last is None:
+        return ""
+    if not last.endswith(b"\n"):
+        raise TrailFileError(f"{path} ends with a cut line; move it away or repair it")
+    return hashlib.sha256(last).hexdigest()
+
+
+def _last_plain_line(path: Path) -> bytes | None:
+    with path.open("rb") as file:
+        end = file.seek(0, os.SEEK_END)
+        if end == 0:
+            return None
+        data = b""
+        position = end
+        while position > 0:
+            step = min(_TAIL_CHUNK, position)
+            position -= step
+            file.seek(position)
+            data = file.read(step) + data
+            cut = data.rfind(b"\n", 0, len(data) - 1)
+            if cut >= 0:
+                return data[cut + 1 :]
+        return data
+
+
+def _last_gzip_line(path: Path) -> bytes | None:
+    last: bytes | None = None
+    try:
+        with gzip.open(path, "rb") as file:
+            for line in file:
+                last = line
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise TrailFileError(f"{path} is not a whole gzip file ({error})") from None
+    return last
+
+
+class TrailFile:
+    """Appends chained lines to the trail and stores snapshots beside it. Every method
+    may raise ``OSError`` (a full disk): the caller decides what that means."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.prev = last_line_hash(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._gzip = is_gzip(path)
+        # Unbuffered: each line is one write() of whole bytes.
+        self._file = path.open("ab", buffering=0)
+        self.snapshots = snapshot_dir(path)
+        #: Lines written, and their bytes before compression.
+        self.lines = 0
+        self.bytes = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append ``record`` (its ``prev`` set here) as one line."""
+        record["prev"] = self.prev
+        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+        data = gzip.compress(line, compresslevel=6, mtime=0) if self._gzip else line
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            if not written:
+                raise OSError("no bytes written")
+            view = view[written:]
+        self.prev = hashlib.sha256(line).hexdigest()
+        self.lines += 1
+        self.bytes += len(line)
+
+    def has_snapshot(self, sha256: str) -> bool:
+        return (self.snapshots / sha256).exists()
+
+    def write_snapshot(self, sha256: str, body: bytes) -> None:
+        """Store ``body`` as ``<trail>.d/<sha256>`` (whole or not at all)."""
+        self.snapshots.mkdir(parents=True, exist_ok=True)
+        target = self.snapshots / sha256
+        temporary = target.with_name(f".{sha256}.tmp")
+        temporary.write_bytes(body)
+        temporary.replace(target)
+
+    def close(self) -> None:
+        self._file.close()
