@@ -32,7 +32,7 @@ from scrapy_rep.origins import origin_of
 from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
-from scrapy_rep.trailread import EMPTY_SHA256, SnapshotStore, items, text
+from scrapy_rep.trailread import SnapshotStore, items, text
 from scrapy_rep.usage import RESERVED_ALL, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
@@ -119,13 +119,11 @@ class Rederiver:
         self.latest[(text(record.get("kind")), url)] = sha
 
     def meta(self, sha: str, document: str) -> dict[str, Any] | None:
-        """The snapshot line of body ``sha`` fetched from ``document``; for a body with
-        content, any line of it (the body decides); ``None`` for an empty body without a
-        line of its own (its outcome, absent or unreachable, is then unknown)."""
+        """The snapshot line of body ``sha`` fetched from ``document``, else any line of
+        that body: a snapshot line is written once per body, and in schema v1 the empty
+        body is always "absent" (a document given up on as unreachable has no snapshot)."""
         meta = self.described.get((sha, document))
-        if meta is None and sha != EMPTY_SHA256:
-            meta = self.snapshots.get(sha)
-        return meta
+        return meta if meta is not None else self.snapshots.get(sha)
 
     def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today (sentences)."""
@@ -167,8 +165,6 @@ class Rederiver:
 
     def _robots(self, sha: str, document: str, run: RunContext) -> tuple[RobotsTxt | None, str]:
         meta = self.meta(sha, document)
-        if meta is None and sha == EMPTY_SHA256:
-            return None, f"(empty) has no snapshot line for {document}: its outcome is unknown"
         effect = robots_effect(meta, run.unreachable_action)
         if effect is not Effect.PARSE:
             if not self.store.sound(sha):

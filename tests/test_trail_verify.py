@@ -145,19 +145,18 @@ def other(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("outcome", "record", "expected"),
     [
-        (None, other("/a", "refused", refused_by="unreachable"),
-         "(empty) has no snapshot line for http://other.test/robots.txt: its outcome is unknown"),
+        (None, other("/private/a"), ""),
         ("unreachable", other("/a", "refused", refused_by="unreachable"), ""),
         ("unreachable", other("/a"), "recorded fetched, but robots.txt disallows it"),
         ("absent", other("/a"), ""),
     ],
-    ids=["no-line-of-its-own", "unreachable-refused", "unreachable-fetched", "absent-fetched"],
+    ids=["absent-by-the-bodys-line", "unreachable-refused", "unreachable-fetched", "absent"],
 )  # fmt: skip
 def test_the_empty_body_is_read_with_the_outcome_of_its_own_origin(
     tmp_path: Path, outcome: str | None, record: dict[str, Any], expected: str
 ) -> None:
-    """Every absent or unreachable robots.txt is the empty body: its outcome is the one
-    its own origin's snapshot line gives, never another origin's."""
+    """The empty body is every absent robots.txt: read with its own origin's snapshot
+    line when there is one, else with the body's line (absent: everything allowed)."""
     body = [
         snapshot_line(b"", outcome="absent", status=404),
         url_line("/", robots=robots(None, body=b"")),
