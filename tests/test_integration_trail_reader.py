@@ -1,0 +1,115 @@
+"""End to end (issue 20): a real crawl writes its trail, ``audit verify`` finds it clean
+(every decision re-derived from the snapshots the crawl stored), and flipping one byte or
+deleting one line of it makes ``verify`` exit 1."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from robotsite import ListSpider, Reply, Sites, crawl, robots
+
+from scrapy_rep.trailcli import main
+
+ROBOTS_A = (
+    "User-agent: *\nDisallow: /private\nContent-Usage: /books/ train-ai=n\n\n"
+    "User-agent: GPTBot\nDisallow: /gpt-no\n"
+)
+TDMREP = b'[{"location": "/reserved/*", "tdm-reservation": 1}]'
+HTML = {"Content-Type": "text/html"}
+
+
+class ItemSpider(ListSpider):
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+def audit(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+async def crawl_with_trail(trail: Path, purpose: str) -> dict[str, str]:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots(ROBOTS_A))
+    a.script("/.well-known/tdmrep.json", Reply(200, TDMREP, {"Content-Type": "application/json"}))
+    a.script("/noai", Reply(200, b'<meta name="robots" content="noai"><p>x</p>', HTML))
+    a.script("/old", Reply(301, b"", {"Location": "/new"}))
+    a.script("/reset", Reply(reset=True))
+    b = sites.add("b")
+    b.script("/robots.txt", Reply(404, b"no"))
+    b.script("/.well-known/tdmrep.json", Reply(404, b"no"))
+    sites.add("c").script("/robots.txt", Reply(503, b"down"))  # given up on: dropped
+    paths = {"a": ["/", "/private/x", "/books/1", "/reserved/1", "/noai", "/page", "/old",
+                   "/reset", "/gpt-no"],
+             "b": ["/", "/other"], "c": ["/", "/x"]}  # fmt: skip
+    urls = {f"{name} {path}": sites.url(name, path) for name, ps in paths.items() for path in ps}
+    settings = {
+        "REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(trail), "ITEM_PIPELINES": {},
+        "REP_PURPOSE_AGENTS": ["GPTBot"], "REP_UNREACHABLE_MAX_WAIT": 0.5,
+    }  # fmt: skip
+    try:
+        await crawl(list(urls.values()), settings, ItemSpider)
+    finally:
+        await sites.close()
+    return urls
+
+
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+@pytest_twisted.ensureDeferred
+async def test_a_real_crawl_verifies_clean_and_tampering_shows(
+    tmp_path: Path, name: str, purpose: str
+) -> None:
+    trail = tmp_path / name
+    urls = await crawl_with_trail(trail, purpose)
+    status, out = audit("verify", str(trail))
+    assert status == 0, out
+    assert f"{len(urls) + 1} record(s)" in out  # and the redirect's target
+    status, out = audit("summary", str(trail))
+    assert status == 0 and f"{len(urls) + 1} requested URL(s)" in out
+    status, out = audit("show", str(trail), urls["a /private/x"])
+    assert status == 0 and "was refused by robots.txt" in out
+    assert "today's engine, from the snapshots: the same decision" in out
+    refused = ["a /gpt-no", "c /", "c /x"]
+    refused += ["a /books/1", "a /reserved/1"] if purpose == "ai-train" else []
+    for key in refused:
+        assert "was refused" in audit("show", str(trail), urls[key])[1], key
+    assert "failed" in audit("show", str(trail), urls["a /reset"])[1]
+    assert "was redirected to" in audit("show", str(trail), urls["a /old"])[1]
+
+    lines = _lines(trail)
+    flipped = list(lines)
+    flipped[2] = flipped[2].replace(b"127.0.0.1", b"127.0.0.2", 1)
+    assert flipped[2] != lines[2]
+    _write(tmp_path / f"flipped-{name}", flipped, trail)
+    status, out = audit("verify", str(tmp_path / f"flipped-{name}"))
+    assert status == 1 and "line 4: chain broken" in out, out
+
+    _write(tmp_path / f"deleted-{name}", lines[:3] + lines[4:], trail)
+    status, out = audit("verify", str(tmp_path / f"deleted-{name}"))
+    assert status == 1 and "line 4: chain broken" in out, out
+
+    page = tmp_path / "report.html"
+    assert audit("report", str(trail), "--html", str(page))[0] == 0
+    assert urls["a /private/x"] in page.read_text()
+
+
+def _lines(trail: Path) -> list[bytes]:
+    data = trail.read_bytes()
+    if trail.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return data.splitlines(keepends=True)
+
+
+def _write(path: Path, lines: list[bytes], original: Path) -> None:
+    """The lines as a trail beside ``original``'s snapshots (a symlink to its ``.d``)."""
+    data = b"".join(lines)
+    path.write_bytes(gzip.compress(data) if path.name.endswith(".gz") else data)
+    path.with_name(path.name + ".d").symlink_to(original.with_name(original.name + ".d"))
