@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Reply, Sites, crawl, robots
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
 
 from scrapy_rep.trailcli import main
+from scrapy_rep.trailread import Trail
 
 ROBOTS_A = (
     "User-agent: *\nDisallow: /private\nContent-Usage: /books/ train-ai=n\n\n"
@@ -113,3 +119,54 @@ def _write(path: Path, lines: list[bytes], original: Path) -> None:
     data = b"".join(lines)
     path.write_bytes(gzip.compress(data) if path.name.endswith(".gz") else data)
     path.with_name(path.name + ".d").symlink_to(original.with_name(original.name + ".d"))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_paused_and_resumed_crawl_verifies_clean(tmp_path: Path) -> None:
+    """JOBDIR pause and resume, with duplicates, redirects and a 503 then 200 retry: the
+    two runs chain on, the resumed run names the paused one, and every record re-derives."""
+    sites = Sites()
+    starts = []
+    for name in ("p", "q", "r"):
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+        for n in range(150):
+            path = ("/private/" if n % 4 == 0 else "/page/") + str(n)
+            if n % 15 == 1:
+                path = f"/old/{n}"
+                origin.script(path, Reply(301, b"", {"Location": f"/new/{n}"}))
+            elif n % 25 == 3:
+                origin.script(path, Reply(503), Reply(200, b"<html>back</html>", HTML))
+            starts.append(sites.url(name, path))
+    starts += starts[::4]  # duplicates
+    trail = tmp_path / "trail.jsonl.gz"
+    settings = {
+        **BASE_SETTINGS, "REP_AUDIT_FILE": str(trail), "JOBDIR": str(tmp_path / "job"),
+        "RETRY_ENABLED": True, "RETRY_TIMES": 2, "CONCURRENT_REQUESTS": 8,
+        "LOG_LEVEL": "WARNING",
+    }  # fmt: skip
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=starts)
+    for _ in range(600):  # pause once some pages are in (at most 30 s)
+        await deferLater(reactor, 0.05)
+        spider = getattr(first, "spider", None)
+        if spider is not None and len(spider.downloaded) >= 60:
+            break
+    await deferred_from_coro(first.stop_async())
+    await running
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=starts)
+    finally:
+        await sites.close()
+    status, out = audit("verify", str(trail))
+    assert status == 0, out
+    assert "2 run(s)" in out and "450 record(s)" not in out  # the redirects' targets too
+    records = int(out.split(" record(s)")[0].rsplit(" ", 1)[1])
+    assert records == 450 + 10 * 3  # each start once, plus the 10 redirect targets per origin
+    status, out = audit("summary", str(trail))
+    runs = [line.record for line in Trail(trail).lines() if line.type == "run"]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]  # type: ignore[index]
+    forbidden = len({url for url in starts if "/private/" in url})
+    assert re.search(rf"^refused by robots\.txt +{forbidden} +{forbidden} ", out, re.M), out
+    assert status == 0 and forbidden == 105
