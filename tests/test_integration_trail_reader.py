@@ -166,7 +166,7 @@ async def test_a_paused_and_resumed_crawl_verifies_clean(tmp_path: Path) -> None
     assert records == 450 + 10 * 3  # each start once, plus the 10 redirect targets per origin
     status, out = audit("summary", str(trail))
     runs = [line.record for line in Trail(trail).lines() if line.type == "run"]
-    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]  # type: ignore[index]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
     forbidden = len({url for url in starts if "/private/" in url})
     assert re.search(rf"^refused by robots\.txt +{forbidden} +{forbidden} ", out, re.M), out
     assert status == 0 and forbidden == 105
