@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.trailread import FATES, Line, Trail, text
+from scrapy_rep.trailread import FATES, SCHEMA, Line, Trail, text
 from scrapy_rep.trailverify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -94,6 +94,9 @@ class _Verifier:
             resumed = self.runs.get(str(record.get("resumes")))
             story = resumed.story if resumed is not None else run_id
             self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
+            if record.get("schema") != SCHEMA:
+                self.add(line.number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
+                         f"this reader knows schema {SCHEMA}")  # fmt: skip
             profile = record.get("profile")
             if profile != self.runs[run_id].context.profile:
                 self.add(

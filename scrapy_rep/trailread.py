@@ -24,14 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-#: The schema version this reader knows (the ``schema`` of ``run`` lines).
-SCHEMA: Final = 1
+# The writer's names, so that the two sides cannot disagree.
+from scrapy_rep.trailfile import EMPTY_SHA256 as EMPTY_SHA256
+from scrapy_rep.trailfile import SCHEMA as SCHEMA
+from scrapy_rep.trailfile import snapshot_dir
+
 #: The line types of schema v1.
 TYPES: Final = frozenset({"run", "snapshot", "url", "end"})
 #: The fates a ``url`` line can have.
 FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
-#: SHA-256 of the empty body (the snapshot of an outcome without a body).
-EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 
 
 def text(value: Any) -> str:
@@ -79,11 +80,6 @@ class ChainState:
     lines: int = 0
     #: Problems of the file as a whole (cut, unreadable tail), in the order found.
     problems: list[str] = field(default_factory=list)
-
-
-def snapshot_dir(path: Path) -> Path:
-    """``<trail>.d``: where the snapshots of ``path`` live (schema v1)."""
-    return path.with_name(path.name + ".d")
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:

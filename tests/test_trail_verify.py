@@ -301,6 +301,8 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("two-final-records-for-one-request",
      [*one(url_line("/a", robots=robots(None))), url_line("/a", robots=robots(None))], (ROBOTS,),
      "a second final record for the same request id"),
+    ("unknown-schema", [run_line(schema=2), snapshot_line(), url_line("/", robots=robots(None))],
+     (ROBOTS,), "run 01234567: schema 2; this reader knows schema 1"),
     ("snapshot-line-of-unknown-run",
      [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots(None))],
      (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
