@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -175,11 +176,19 @@ class _Verifier:
         return result
 
 
-def verify(path: str | Path) -> Verification:
+def verify(path: str | Path, heads: Iterable[str] = ()) -> Verification:
     """Check the trail at ``path`` (raises :class:`scrapy_rep.trailread.TrailError` when
-    it is not a trail at all)."""
+    it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
+    :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
+    change of what was then the last line, or a cut at a line boundary, shows too."""
     trail = Trail(path)
     verifier = _Verifier(trail)
+    wanted = {head.strip().lower() for head in heads}
     for line in trail.lines():
         verifier.feed(line)
-    return verifier.finish()
+        wanted.discard(trail.chain.head)
+    result = verifier.finish()
+    for head in sorted(wanted):
+        what = f"no line hashes to the head {head} written down earlier: that line or one "
+        result.findings.append(Finding(0, "", what + "before it was changed or cut"))
+    return result

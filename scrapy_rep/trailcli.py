@@ -57,6 +57,10 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.add_argument("trail", metavar="TRAIL", help="the trail file (.jsonl or .jsonl.gz)")
+        if name == "verify":
+            command.add_argument("--head", metavar="SHA256", action="append", default=[],
+                                 help="a head printed by an earlier verify: it must still be "
+                                 "the hash of a line (repeatable)")  # fmt: skip
         if name == "show":
             command.add_argument("url", metavar="URL", help="the URL (or request id)")
         if name == "report":
@@ -97,7 +101,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         print("\n".join(summary_text(summary)), file=out)
         return EXIT_CLEAN
     if options.command == "verify":
-        return _verify(options.trail, out)
+        return _verify(options.trail, out, options.head)
     if options.command == "show":
         lines, found = story(options.trail, options.url)
         if not found:
@@ -107,8 +111,8 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     return _report(options, out)
 
 
-def _verify(path: str, out: TextIO) -> int:
-    result = verify(path)
+def _verify(path: str, out: TextIO, heads: list[str]) -> int:
+    result = verify(path, heads)
     for finding in result.findings:
         print(finding, file=out)
     verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"

@@ -43,6 +43,10 @@ class AuditCommand(ScrapyCommand):
         group = parser.add_argument_group("scrapy_rep audit options")
         group.add_argument("--html", metavar="FILE", help="report: the page to write")
         group.add_argument(
+            "--head", metavar="SHA256", action="append", default=[],
+            help="verify: a head printed by an earlier verify (repeatable)",
+        )  # fmt: skip
+        group.add_argument(
             "--max-rows",
             type=int,
             default=MAX_ROWS,
@@ -67,4 +71,6 @@ class AuditCommand(ScrapyCommand):
         argv = [command, *rest]
         if command == "report" and opts.html:
             argv += ["--html", opts.html, "--max-rows", str(opts.max_rows)]
+        if command == "verify":
+            argv += [arg for head in opts.head for arg in ("--head", head)]
         return main(argv, prog="scrapy audit")

@@ -88,6 +88,16 @@ def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
     assert status == 2 and "no such file" in err
 
 
+def test_verify_head_option(trail: Path) -> None:
+    head = sha(trail.read_bytes().splitlines(keepends=True)[-1])
+    assert audit("verify", str(trail), "--head", head)[0] == 0
+    status, out = audit("verify", str(trail), "--head", head, "--head", "0" * 64)
+    assert status == 1 and f"no line hashes to the head {'0' * 64}" in out
+    status, out, err = cli("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
+                           scrapy=True, cwd=trail.parent)  # fmt: skip
+    assert status == 1 and "no line hashes to the head" in out, out + err
+
+
 def test_usage_errors_exit_2(trail: Path) -> None:
     assert audit()[0] == 2
     assert audit("frobnicate", str(trail))[0] == 2

@@ -352,3 +352,19 @@ def test_a_resumed_run_must_not_record_a_request_again(tmp_path: Path) -> None:
     result = verify(write_trail(tmp_path / "t.jsonl", first + resumed))
     found = [str(f) for f in result.findings]
     assert len(found) == 3 and all("a second final record" in f for f in found), found
+
+
+def test_a_head_written_down_earlier_must_still_be_in_the_chain(tmp_path: Path) -> None:
+    """The last line is protected by nothing after it: the head an auditor kept is."""
+    first = encode(standard_records())
+    head = verify(write_trail(tmp_path / "t.jsonl", lines=first)).head
+    second = encode([{**r, "run": "f" * 32} for r in standard_records()], prev=sha(first[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=first + second), [head]).clean
+    edited = [*first[:-1], first[-1].replace(b'"finished"', b'"shutdown"')]
+    cut = first[:-1]
+    for lines in (edited, cut):
+        found = [
+            str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=lines), [head]).findings
+        ]
+        assert any(f"no line hashes to the head {head}" in f for f in found), found
+    assert verify(write_trail(tmp_path / "e.jsonl", lines=edited)).clean  # without the head
