@@ -117,7 +117,6 @@ class AuditTrail:
         connect(self._held, signal=rep_signals.request_held)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._item_refused, signal=rep_signals.item_refused)
-        connect(self._closed, signal=signals.spider_closed)
 
     # ------------------------------------------------------------------ the requests
 
@@ -314,6 +313,9 @@ class AuditTrail:
 
     @_guarded
     def _opened(self, spider: Any = None, **_: Any) -> None:
+        # Connected now, after every component: the robots.txt middleware refuses the
+        # requests it still holds in its own spider_closed handler, before ours runs.
+        self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         self._emit(

@@ -10,6 +10,7 @@ standard output when the spider closes (``REP_REPORT_FILE`` writes it to a file 
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.robotstxt import RobotsTxt
 
+logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
 _NOT_FOLLOWED: Final = {
     "nofollow": "its links not followed (nofollow)",
@@ -221,10 +223,18 @@ class RepReport:
     def _closed(self, **_: Any) -> None:
         self.text = self.render()
         if self.path:
-            Path(self.path).write_text(self.text, encoding="utf-8")
-        else:
-            sys.stdout.write("\n" + self.text)
-            sys.stdout.flush()
+            try:
+                Path(self.path).write_text(self.text, encoding="utf-8")
+                return
+            except OSError as error:  # checked at start; a full disk now: print it instead
+                logger.error(
+                    "scrapy_rep: REP_REPORT_FILE %s cannot be written (%s); the report "
+                    "follows on standard output",
+                    self.path,
+                    error.strerror or error,
+                )
+        sys.stdout.write("\n" + self.text)
+        sys.stdout.flush()
 
 
 def _url_order(url: str) -> tuple[str, str]:

@@ -62,6 +62,7 @@ def test_robotstxt_obey_false_disables_the_middleware() -> None:
         ("REP_PURPOSE_UNKNOWN", "maybe", "'allow', 'deny'"),
         ("REP_PURPOSE_AGENTS", 42, "a list of strings"),
         ("REP_AUDIT_FILE", 42, "a string"),
+        ("REP_AUDIT_REQUIRED", "maybe", "a boolean"),
     ],
 )
 def test_spec5_wrong_settings_stop_the_crawl_naming_the_setting(

@@ -509,3 +509,31 @@ def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert kept < 2_000_000  # 300 bodies of 100 KB went by
     assert len(list((tmp_path / "t.jsonl.d").iterdir())) == 300
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_requests_held_when_the_spider_closes_are_refused_closed(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("down").script("/robots.txt", Reply(503))  # held, retried later
+    urls = [sites.url("down", f"/{n}") for n in range(3)]
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        "REP_AUDIT_FILE": str(audit),
+        "CLOSESPIDER_TIMEOUT": 1,
+        "REP_UNREACHABLE_RETRY_DELAY": 30,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    crawler = get_crawler(ListSpider, settings)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    assert sorted(records) == sorted(urls)
+    for record in records.values():
+        assert (record["fate"], record["refused_by"]) == ("refused", "closed"), record
+        assert record["held"] == 1
+    assert lines(audit)[-1]["reason"] == "closespider_timeout"

@@ -58,3 +58,13 @@ def test_bounded_outcomes_and_urls() -> None:
     text = report.render()
     assert "robots.txt: try 0 -> try 1 -> (5 more) -> try 7 -> try 8 -> try 9" in text
     assert "… and 3 more (REP_REPORT_MAX_URLS)" in text
+
+
+def test_a_report_file_that_fails_at_the_end_is_printed_instead(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    report = make(REP_REPORT_FILE="/dev/full")
+    report._closed()
+    assert "scrapy_rep report" in capsys.readouterr().out  # not lost
+    [error] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "REP_REPORT_FILE /dev/full cannot be written" in error.getMessage()
