@@ -37,7 +37,9 @@ def _fate(record: dict[str, Any]) -> str:
     if fate == "redirected":
         text += f" to {record.get('to')}"
     extras = []
-    if record.get("attempts") is not None:
+    if record.get("attempts") == 0:
+        extras.append("never downloaded")
+    elif record.get("attempts") is not None:
         extras.append(_plural(record.get("attempts"), "attempt"))
     if record.get("status") is not None:
         extras.append(f"HTTP {record.get('status')}")
@@ -143,8 +145,11 @@ def _record(
     lines += _usage(record.get("usage"))
     lines += _items(record)
     differences = rederiver.differences(record, RunContext.of(run))
+    robots = record.get("robots")
     if differences:
         lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    else:
+    elif isinstance(robots, dict) and robots.get("snapshot"):
         lines.append("  today's engine, from the snapshots: the same decision")
+    else:
+        lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
     return lines

@@ -149,7 +149,7 @@ def test_show_tells_the_story_of_one_url_across_runs(tmp_path: Path) -> None:
     path = write_trail(tmp_path / "t.jsonl", lines=lines)
     status, out = audit("show", str(path), "http://site.test/private/x")
     assert status == 0
-    assert out.count("http://site.test/private/x was refused by robots.txt") == 2, out
+    assert out.count("http://site.test/private/x was refused by robots.txt (1 attempt)") == 2
     assert "run ffffffffffffffffffffffffffffffff (spider test" in out
     assert (
         "robots.txt of http://site.test: line 2 (Disallow: /private) decided it for testbot" in out
@@ -237,3 +237,15 @@ def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "scrapy_rep", "--help"], capture_output=True,
                             text=True, timeout=120, check=False)  # fmt: skip
     assert result.returncode == 0 and "audit" in result.stdout and "check" in result.stdout
+
+
+def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path: Path) -> None:
+    gave_up = "robots.txt unreachable for 600 s (503): requests dropped"
+    body = [url_line("/x", fate="refused", refused_by="unreachable", attempts=0, why=gave_up,
+                     robots={"agent": "testbot", "why": gave_up})]  # fmt: skip
+    path = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
+    status, out = audit("show", str(path), "http://site.test/x")
+    assert status == 0
+    assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
+    assert f"robots.txt of http://site.test: no line decided it for testbot: {gave_up}" in out
+    assert "no robots.txt snapshot to re-derive it from (nothing was read)" in out
