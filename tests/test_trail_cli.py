@@ -241,8 +241,9 @@ def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
 
 def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path: Path) -> None:
     gave_up = "robots.txt unreachable for 600 s (503): requests dropped"
-    body = [url_line("/x", fate="refused", refused_by="unreachable", attempts=0, status=None, why=gave_up,
-                     robots={"agent": "testbot", "why": gave_up})]  # fmt: skip
+    decided = {"agent": "testbot", "why": gave_up}
+    refused = {"fate": "refused", "refused_by": "unreachable", "attempts": 0, "status": None}
+    body = [url_line("/x", why=gave_up, robots=decided, **refused)]
     path = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
     status, out = audit("show", str(path), "http://site.test/x")
     assert status == 0
