@@ -115,8 +115,6 @@ class Trail:
             problem = self._link_problem(chain, raw, record)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
-            elif chain.lines >= 3 and not seen_trail_line:
-                raise TrailError(f"{self.path}: not an audit trail (no trail line at its start)")
             chain.head = hashlib.sha256(raw).hexdigest()
             yield Line(chain.lines, raw, record, problem)
         if not seen_trail_line:
@@ -171,6 +169,10 @@ class Trail:
             yield pending
 
 
+def _is_sha256(name: object) -> bool:
+    return isinstance(name, str) and len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
 class SnapshotStore:
     """The snapshot bodies beside a trail, each read at most once per check."""
 
@@ -186,7 +188,7 @@ class SnapshotStore:
     def body(self, sha256: str) -> bytes | None:
         """The body named ``sha256``; ``None`` when it is missing or its bytes no longer
         hash to its name (:attr:`checked` says which)."""
-        if not isinstance(sha256, str) or not all(c in "0123456789abcdef" for c in sha256):
+        if not _is_sha256(sha256):
             self.checked[str(sha256)] = "not a SHA-256 name"
             return None
         if sha256 == EMPTY_SHA256:

@@ -301,6 +301,9 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("two-final-records-for-one-request",
      [*one(url_line("/a", robots=robots(None))), url_line("/a", robots=robots(None))], (ROBOTS,),
      "a second final record for the same request id"),
+    ("snapshot-name-is-a-path",
+     one(url_line("/a", robots={**robots(None), "snapshot": "../../../../etc/hostname"})), (ROBOTS,),
+     "robots.txt snapshot ../../../../… not a SHA-256 name"),
     ("unknown-schema", [run_line(schema=2), snapshot_line(), url_line("/", robots=robots(None))],
      (ROBOTS,), "run 01234567: schema 2; this reader knows schema 1"),
     ("snapshot-line-of-unknown-run",
@@ -341,6 +344,12 @@ def test_not_a_trail(tmp_path: Path) -> None:
             (tmp_path / name).write_bytes(content)
         with pytest.raises(TrailError, match=name.replace(".", r"\.")):
             verify(tmp_path / name)
+    damaged = encode(standard_records())
+    damaged[:3] = [b"garbage\n"] * 3  # a trail whose first lines were destroyed is still one
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "damaged.jsonl", lines=damaged)).findings
+    ]
+    assert found[0] == "line 1: not a JSON object: the line was changed or damaged", found
     with pytest.raises(TrailError, match="not a file"):
         Trail(tmp_path)
 
