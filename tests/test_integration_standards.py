@@ -1,0 +1,99 @@
+"""Issue 22 in real crawls: every opt-out the standards review found lost, and the newer
+vocabulary, each on its own local origin.
+
+One crawl per purpose over all the origins; each asserts the exact sets of URLs fetched,
+URLs not fetched, and items kept. The crawler is ``TestBot`` (robotsite.BASE_SETTINGS).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from robotsite import ListSpider, Sites, crawl, robots
+
+HTML = {"Content-Type": "text/html"}
+
+
+def build() -> tuple[Sites, dict[str, str]]:
+    sites = Sites()
+    paths: dict[str, list[str]] = {}
+    # 1. attach-05 §3: Content-Usage ends a run of user-agent lines. Only otherbot's
+    # group allows /a; TestBot falls back to "*" (train-ai=n, except /free).
+    sites.add("groups").script(
+        "/robots.txt",
+        robots(
+            "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /free train-ai=y\n\n"
+            "User-agent: otherbot\nContent-Usage: /a train-ai=y\n"
+        ),
+    )
+    paths["groups"] = ["/a/x", "/free/x"]
+    # 2. A line before the first group only adds restrictions: its /a y does not lift
+    # the group's n; its /b n adds one.
+    sites.add("filewide").script(
+        "/robots.txt",
+        robots(
+            "Content-Usage: /a train-ai=y\nContent-Usage: /b train-ai=n\n"
+            "User-agent: *\nContent-Usage: /a train-ai=n\nContent-Usage: /c train-ai=y\n"
+        ),
+    )
+    paths["filewide"] = ["/a/x", "/b/x", "/c/x", "/d"]
+    urls = {
+        f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
+    }
+    return sites, urls
+
+
+class ItemSpider(ListSpider):
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+#: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
+EXPECTED: dict[str, tuple[set[str], set[str]]] = {
+    "search": (set(), set()),
+    "ai-train": ({"groups /a/x", "filewide /a/x", "filewide /b/x"}, set()),
+    "ai-input": (set(), set()),
+}
+
+
+async def run(purpose: str, **extra: Any) -> tuple[Any, dict[str, str], Sites, list[Any]]:
+    sites, urls = build()
+    items: list[Any] = []
+    settings = {"REP_PURPOSE": purpose, "ITEM_PIPELINES": {}, **extra}
+
+    def connect(crawler: Any) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
+
+    try:
+        _, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
+    finally:
+        await sites.close()
+    return spider, urls, sites, items
+
+
+def names(urls: dict[str, str], found: Any) -> set[str]:
+    by_url = {url: name for name, url in urls.items()}
+    return {by_url[url] for url in found if url in by_url}
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
+@pytest_twisted.ensureDeferred
+async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) -> None:
+    spider, urls, sites, items = await run(purpose)
+    every = set(urls)
+    not_fetched, items_dropped = EXPECTED[purpose]
+    assert names(urls, spider.downloaded) == every - not_fetched
+    assert names(urls, spider.dropped) == not_fetched
+    assert names(urls, [item["url"] for item in items]) == every - not_fetched - items_dropped
+    fetched = set(sites.log)
+    for name in not_fetched:
+        origin, path = name.split(" ")
+        assert (origin, path) not in fetched
