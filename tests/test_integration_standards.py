@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Sites, crawl, robots
+from robotsite import ListSpider, Reply, Sites, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 
@@ -40,6 +40,17 @@ def build() -> tuple[Sites, dict[str, str]]:
         ),
     )
     paths["filewide"] = ["/a/x", "/b/x", "/c/x", "/d"]
+    # 3. A bad tdmrep.json entry is skipped (and counted): the next one reserves /a.
+    sites.add("tdmbad").script(
+        "/.well-known/tdmrep.json",
+        Reply(
+            200,
+            b'[{"location":"/free","tdm-reservation":0},'
+            b'{"location":"/a","tdm-reservation":"yes"},{"location":"/","tdm-reservation":1}]',
+            {"Content-Type": "application/json"},
+        ),
+    )
+    paths["tdmbad"] = ["/a/x", "/free"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
@@ -55,12 +66,12 @@ class ItemSpider(ListSpider):
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "search": (set(), set()),
-    "ai-train": ({"groups /a/x", "filewide /a/x", "filewide /b/x"}, set()),
-    "ai-input": (set(), set()),
+    "ai-train": ({"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}, set()),
+    "ai-input": ({"tdmbad /a/x"}, set()),
 }
 
 
-async def run(purpose: str, **extra: Any) -> tuple[Any, dict[str, str], Sites, list[Any]]:
+async def run(purpose: str, **extra: Any) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
     sites, urls = build()
     items: list[Any] = []
     settings = {"REP_PURPOSE": purpose, "ITEM_PIPELINES": {}, **extra}
@@ -73,10 +84,10 @@ async def run(purpose: str, **extra: Any) -> tuple[Any, dict[str, str], Sites, l
         )
 
     try:
-        _, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
+        crawler, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
     finally:
         await sites.close()
-    return spider, urls, sites, items
+    return crawler, spider, urls, sites, items
 
 
 def names(urls: dict[str, str], found: Any) -> set[str]:
@@ -87,7 +98,7 @@ def names(urls: dict[str, str], found: Any) -> set[str]:
 @pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
 @pytest_twisted.ensureDeferred
 async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) -> None:
-    spider, urls, sites, items = await run(purpose)
+    crawler, spider, urls, sites, items = await run(purpose)
     every = set(urls)
     not_fetched, items_dropped = EXPECTED[purpose]
     assert names(urls, spider.downloaded) == every - not_fetched
@@ -97,3 +108,5 @@ async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) ->
     for name in not_fetched:
         origin, path = name.split(" ")
         assert (origin, path) not in fetched
+    skipped = crawler.stats.get_value("rep/tdmrep/entries_skipped")
+    assert skipped == (None if purpose == "search" else 1)
