@@ -51,6 +51,17 @@ def build() -> tuple[Sites, dict[str, str]]:
         ),
     )
     paths["tdmbad"] = ["/a/x", "/free"]
+    # 4. REP_PURPOSE_AGENTS = ["GPTBot"]: its group's Content-Usage and Content-Signal
+    # speak for this crawl too, not only its Disallow lines.
+    sites.add("agents").script(
+        "/robots.txt",
+        robots(
+            "User-agent: GPTBot\nDisallow: /gpt-no\nContent-Usage: train-ai=n\n"
+            "Content-Usage: /free train-ai=y\nContent-Signal: ai-input=no\n\n"
+            "User-agent: *\nAllow: /\n"
+        ),
+    )
+    paths["agents"] = ["/page", "/free/x", "/gpt-no"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
@@ -65,16 +76,25 @@ class ItemSpider(ListSpider):
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "search": (set(), set()),
-    "ai-train": ({"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}, set()),
-    "ai-input": ({"tdmbad /a/x"}, set()),
+    "search": ({"agents /gpt-no"}, set()),
+    "ai-train": (
+        {"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}
+        | {"agents /page", "agents /gpt-no"},
+        set(),
+    ),
+    "ai-input": ({"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no"}, set()),
 }
 
 
 async def run(purpose: str, **extra: Any) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
     sites, urls = build()
     items: list[Any] = []
-    settings = {"REP_PURPOSE": purpose, "ITEM_PIPELINES": {}, **extra}
+    settings = {
+        "REP_PURPOSE": purpose,
+        "REP_PURPOSE_AGENTS": ["GPTBot"],
+        "ITEM_PIPELINES": {},
+        **extra,
+    }
 
     def connect(crawler: Any) -> None:
         from scrapy import signals
