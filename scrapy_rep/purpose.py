@@ -167,6 +167,12 @@ def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSigna
     )
 
 
+def embedded_image_signal(source: str) -> UsageSignal:
+    """An image shown by a ``noimageai`` page (``source``: the page's directive and URL):
+    the page's noimageai covers it as ``noai`` would (DeviantArt 2022; issue 22)."""
+    return _signal("robots-meta", ("noimageai (image response)",), source)
+
+
 def _directive_source(directives: PageDirectives, word: str) -> str:
     for source in directives.sources:
         if word in source.lower():

@@ -17,5 +17,5 @@ STANDARDS: Final[dict[str, str]] = {
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
     "content-signal": "Cloudflare Content Signals Policy",
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
-    "noai": "DeviantArt noai / noimageai directives (2022)",
+    "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
 }
