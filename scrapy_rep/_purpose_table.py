@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from scrapy_rep.standards import STANDARDS
+
 Purpose = Literal["search", "ai-train", "ai-input"]
 #: The purposes, in the order of :attr:`UsageSignal.answers`.
 PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
@@ -37,12 +39,25 @@ class MappingRow:
     answers: Answers
     #: The text that justifies the row.
     source: str
+    #: The row's standard, a key of :data:`scrapy_rep.standards.STANDARDS`.
+    standard: str = "aipref-vocab"
+
+    @property
+    def revision(self) -> str:
+        """The revision of the source this row follows (the one table of revisions)."""
+        return STANDARDS[self.standard]
 
 
 _AIPREF_TRAIN = (
     'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
     "learned parameters of an AI model that is used to generate synthetic content in one "
-    'or more modalities"'
+    'or more modalities"; vocab-08 (as summarised) narrows train-ai to generative models, '
+    "which the -07 text already says"
+)
+_AIPREF_USE = (
+    'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
+    "was not found in any stored copy): use of an asset as input to a generative AI model "
+    "where the user did not supply the asset"
 )
 _AIPREF_SEARCH = (
     'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
@@ -79,6 +94,8 @@ _NOIMAGEAI_PAGE = (
     "docs/purpose-notes.md)"
 )
 
+_CS: Final = "content-signal"
+
 #: Every signal value we understand and what it means per purpose (``search``,
 #: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
 ROWS: Final[tuple[MappingRow, ...]] = (
@@ -86,17 +103,19 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("aipref", "train-ai=n", (None, False, None), _AIPREF_TRAIN),
     MappingRow("aipref", "search=y", (True, None, None), _AIPREF_SEARCH),
     MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
-    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT),
-    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT),
-    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM),
-    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM),
-    MappingRow("robots-meta", "noai", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE),
+    MappingRow("aipref", "ai-use=y", (None, None, True), _AIPREF_USE),
+    MappingRow("aipref", "ai-use=n", (None, None, False), _AIPREF_USE),
+    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
+    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
+    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
+    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),
+    MappingRow("robots-meta", "noai", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE, "noai"),
 )
 #: :data:`ROWS` by (vocabulary, signal).
 MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(

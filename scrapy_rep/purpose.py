@@ -99,6 +99,8 @@ def prefs_signal(prefs: UsagePrefs, source: str) -> UsageSignal:
         keys.append("train-ai=y" if prefs.train_ai else "train-ai=n")
     if prefs.search is not None:
         keys.append("search=y" if prefs.search else "search=n")
+    if prefs.ai_use is not None:
+        keys.append("ai-use=y" if prefs.ai_use else "ai-use=n")
     return _signal("aipref", keys, source)
 
 

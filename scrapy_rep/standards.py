@@ -13,7 +13,10 @@ from typing import Final
 STANDARDS: Final[dict[str, str]] = {
     "robots.txt": "RFC 9309 (Sep 2022), read as Google's open-source parser reads it",
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
-    "aipref-vocab": "draft-ietf-aipref-vocab-07",
+    "aipref-vocab": (
+        "draft-ietf-aipref-vocab-08 (13 Sep 2026; its ai-use category, read from summaries: "
+        "the body was not found) and -07 (19 Aug 2026, primary text; still accepted)"
+    ),
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
     "content-signal": "Cloudflare Content Signals Policy",
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",

@@ -62,6 +62,14 @@ def build() -> tuple[Sites, dict[str, str]]:
         ),
     )
     paths["agents"] = ["/page", "/free/x", "/gpt-no"]
+    # 6. vocab-08 ai-use: the ai-input purpose, in robots.txt and in the header.
+    vocab = sites.add("vocab08")
+    vocab.script("/robots.txt", robots("User-agent: *\nContent-Usage: /rag ai-use=n\n"))
+    vocab.script(
+        "/header",
+        Reply(200, b"<html><body>p</body></html>", {**HTML, "Content-Usage": "ai-use=n"}),
+    )
+    paths["vocab08"] = ["/rag/x", "/header", "/other"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
@@ -82,7 +90,10 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         | {"agents /page", "agents /gpt-no"},
         set(),
     ),
-    "ai-input": ({"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no"}, set()),
+    "ai-input": (
+        {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"},
+        {"vocab08 /header"},
+    ),
 }
 
 
