@@ -22,7 +22,7 @@ PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
     {purpose: index for index, purpose in enumerate(PURPOSES)}
 )
 
-Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
+Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta", "robots-ai-control"]
 #: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
 #: the signal says nothing about it.
 Answers = tuple[bool | None, bool | None, bool | None]
@@ -58,6 +58,11 @@ _AIPREF_USE = (
     'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
     "was not found in any stored copy): use of an asset as input to a generative AI model "
     "where the user did not supply the asset"
+)
+_AI_CONTROL = (
+    "draft-canel-robots-ai-control-00 (Microsoft): DisallowAITraining / AllowAITraining "
+    '"path" rules of a robots.txt group for "the usage of the content ... for AI training"; '
+    "read as the train-ai=n / train-ai=y path rules of attach-05 §3"
 )
 _AIPREF_SEARCH = (
     'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
@@ -95,6 +100,7 @@ _NOIMAGEAI_PAGE = (
 )
 
 _CS: Final = "content-signal"
+_MS: Final = "robots-ai-control"
 
 #: Every signal value we understand and what it means per purpose (``search``,
 #: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
@@ -105,6 +111,8 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
     MappingRow("aipref", "ai-use=y", (None, None, True), _AIPREF_USE),
     MappingRow("aipref", "ai-use=n", (None, None, False), _AIPREF_USE),
+    MappingRow("robots-ai-control", "DisallowAITraining", (None, False, None), _AI_CONTROL, _MS),
+    MappingRow("robots-ai-control", "AllowAITraining", (None, True, None), _AI_CONTROL, _MS),
     MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH, _CS),
     MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH, _CS),
     MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN, _CS),

@@ -106,7 +106,10 @@ def prefs_signal(prefs: UsagePrefs, source: str) -> UsageSignal:
 
 @lru_cache(maxsize=4096)
 def rule_signal(rule: ContentUsageRule) -> UsageSignal:
-    """One robots.txt ``Content-Usage`` rule (attach §3) as a signal (cached per rule)."""
+    """One robots.txt ``Content-Usage`` rule (attach §3), or a ``DisallowAITraining`` /
+    ``AllowAITraining`` rule read as one, as a signal (cached per rule)."""
+    if rule.key in ("DisallowAITraining", "AllowAITraining"):
+        return _signal("robots-ai-control", (rule.key,), rule.source)
     return prefs_signal(rule.prefs, rule.source)
 
 

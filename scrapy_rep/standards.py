@@ -18,6 +18,7 @@ STANDARDS: Final[dict[str, str]] = {
         "the body was not found) and -07 (19 Aug 2026, primary text; still accepted)"
     ),
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
+    "robots-ai-control": "draft-canel-robots-ai-control-00 (21 Oct 2024, Microsoft)",
     "content-signal": "Cloudflare Content Signals Policy",
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
     "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",

@@ -70,6 +70,15 @@ def build() -> tuple[Sites, dict[str, str]]:
         Reply(200, b"<html><body>p</body></html>", {**HTML, "Content-Usage": "ai-use=n"}),
     )
     paths["vocab08"] = ["/rag/x", "/header", "/other"]
+    # 7. DisallowAITraining / AllowAITraining: train-ai path rules; in the google profile
+    # (the default) also Disallow / Allow, as Google's parser reads them.
+    sites.add("msft").script(
+        "/robots.txt",
+        robots(
+            "User-agent: *\nDisallowAITraining: /private\nAllowAITraining: /private/ok\nAllow: /\n"
+        ),
+    )
+    paths["msft"] = ["/private/x", "/private/ok/x", "/page"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
@@ -84,14 +93,15 @@ class ItemSpider(ListSpider):
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "search": ({"agents /gpt-no"}, set()),
+    "search": ({"agents /gpt-no", "msft /private/x"}, set()),
     "ai-train": (
         {"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}
-        | {"agents /page", "agents /gpt-no"},
+        | {"agents /page", "agents /gpt-no", "msft /private/x"},
         set(),
     ),
     "ai-input": (
-        {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"},
+        {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"}
+        | {"msft /private/x"},
         {"vocab08 /header"},
     ),
 }
@@ -141,6 +151,16 @@ async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) ->
         assert (origin, path) not in fetched
     skipped = crawler.stats.get_value("rep/tdmrep/entries_skipped")
     assert skipped == (None if purpose == "search" else 1)
+
+
+@pytest.mark.parametrize(("purpose", "fetched"), [("search", True), ("ai-train", False)])
+@pytest_twisted.ensureDeferred
+async def test_issue22_rfc9309_reads_disallowaitraining_only_as_train_ai(
+    purpose: str, fetched: bool
+) -> None:
+    _, spider, urls, _, _ = await run(purpose, REP_PROFILE="rfc9309")
+    got = {name for name in names(urls, spider.downloaded) if name.startswith("msft ")}
+    assert got == {"msft /private/ok/x", "msft /page"} | ({"msft /private/x"} if fetched else set())
 
 
 # --------------------------------------------------------------------------- 5. noimageai
