@@ -123,6 +123,8 @@ def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
 
 #: Content Signals policy keys -> ContentSignals fields.
 _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
+#: Cloudflare's ``use=`` levels, most restrictive first (docs/purpose-notes.md, 2).
+USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
 def _skip_bom(body: bytes) -> bytes:
@@ -329,8 +331,14 @@ class Parser:
     ) -> None:
         for item in value.split(","):
             name, _, setting = item.partition("=")
-            field = _SIGNAL_NAMES.get(name.strip(_WHITESPACE).lower())
+            key = name.strip(_WHITESPACE).lower()
             answer = setting.strip(_WHITESPACE).lower()
+            if key == "use" and answer in USE_LEVELS:
+                # Cloudflare's use= key: kept as "use_<level>"; merged groups keep the
+                # most restrictive level (ContentSignals.use).
+                signals.setdefault(group, {})["use_" + answer] = True
+                continue
+            field = _SIGNAL_NAMES.get(key)
             if field is None or answer not in ("yes", "no"):
                 self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
                 continue

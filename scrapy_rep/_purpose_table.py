@@ -81,6 +81,11 @@ _CS_INPUT = (
     'content for generative AI search answers)."'
 )
 _CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
+_CS_USE = (
+    "Cloudflare's Content-Signal use= key (2026), as a secondary source defines it (the "
+    "primary text was not found): immediate: interact, but store and reuse nothing; "
+    "reference: index, excerpt and link back; full: summarise and reproduce"
+)
 _TDM = (
     "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
     'reserved) and its docs/tdm-meaning.md: "the use of web content by AI solutions falls '
@@ -119,6 +124,9 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
     MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
     MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
+    MappingRow("content-signal", "use=immediate", (False, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=reference", (None, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=full", _NONE, _CS_USE, _CS),
     MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
     MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),
     MappingRow("robots-meta", "noai", (None, False, False), _NOAI, "noai"),

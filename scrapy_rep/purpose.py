@@ -142,6 +142,8 @@ def content_signal_signal(
         )
         if value is not None
     ]
+    if signals.use is not None:
+        keys.append(f"use={signals.use}")
     if source == "robots.txt Content-Signal" and keys:
         source = f"robots.txt Content-Signal: {', '.join(keys)}"
     return _signal("content-signal", keys, source)

@@ -19,7 +19,10 @@ STANDARDS: Final[dict[str, str]] = {
     ),
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
     "robots-ai-control": "draft-canel-robots-ai-control-00 (21 Oct 2024, Microsoft)",
-    "content-signal": "Cloudflare Content Signals Policy",
+    "content-signal": (
+        "Cloudflare Content Signals Policy (2025), with its use= key (2026; read from a "
+        "secondary source)"
+    ),
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
     "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
 }

@@ -209,7 +209,10 @@ def _for_token(signal: UsageSignal, token: str) -> UsageSignal:
 
 def _says_something(signals: ContentSignals) -> bool:
     return (
-        signals.search is not None or signals.ai_train is not None or (signals.ai_input is not None)
+        signals.search is not None
+        or signals.ai_train is not None
+        or signals.ai_input is not None
+        or signals.use is not None
     )
 
 

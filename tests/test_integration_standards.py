@@ -79,6 +79,13 @@ def build() -> tuple[Sites, dict[str, str]]:
         ),
     )
     paths["msft"] = ["/private/x", "/private/ok/x", "/page"]
+    # 8. Content-Signal use=: reference keeps AI use out; immediate everything.
+    sites.add("cfuse").script(
+        "/robots.txt", robots("User-agent: *\nContent-Signal: search=yes, use=reference\n")
+    )
+    sites.add("cfimm").script("/robots.txt", robots("Content-Signal: use=immediate\n"))
+    paths["cfuse"] = ["/page"]
+    paths["cfimm"] = ["/page"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
@@ -93,15 +100,15 @@ class ItemSpider(ListSpider):
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "search": ({"agents /gpt-no", "msft /private/x"}, set()),
+    "search": ({"agents /gpt-no", "msft /private/x", "cfimm /page"}, set()),
     "ai-train": (
         {"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}
-        | {"agents /page", "agents /gpt-no", "msft /private/x"},
+        | {"agents /page", "agents /gpt-no", "msft /private/x", "cfuse /page", "cfimm /page"},
         set(),
     ),
     "ai-input": (
         {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"}
-        | {"msft /private/x"},
+        | {"msft /private/x", "cfuse /page", "cfimm /page"},
         {"vocab08 /header"},
     ),
 }

@@ -68,3 +68,36 @@ def test_every_mapping_row_names_a_revision_of_the_one_table_and_the_docs_show_i
         "ai-use=y",
         "ai-use=n",
     }
+
+
+# --------------------------------------------------------------------------- Content-Signal use=
+
+
+@pytest.mark.parametrize(
+    ("line", "use", "expected"),
+    [
+        ("search=yes, ai-train=no, use=reference", "reference", (Y, N, N)),
+        ("use=immediate", "immediate", (N, N, N)),
+        ("search=yes, use=full", "full", (Y, U, U)),
+        ("use=Reference", "reference", (U, N, N)),  # values are case-insensitive
+        ("use=later, ai-input=yes", None, (U, U, Y)),  # an unknown level is skipped
+    ],
+)
+def test_issue22_content_signal_use_key(
+    line: str, use: str | None, expected: tuple[bool | None, ...]
+) -> None:
+    from scrapy_rep.purpose import content_signal_signal
+
+    signals = parse_robotstxt(f"User-agent: *\nContent-Signal: {line}\n").content_signals("x")
+    assert signals.use == use
+    signal = content_signal_signal(signals)
+    assert signal.answers == expected
+    if use is not None:
+        assert signal.source.endswith(f"use={use}")
+
+
+def test_issue22_use_merges_to_the_most_restrictive_level() -> None:
+    body = "Content-Signal: use=full\nUser-agent: *\nContent-Signal: use=reference\n"
+    assert parse_robotstxt(body).content_signals("x").use == "reference"
+    body = "Content-Signal: use=immediate\nUser-agent: *\nContent-Signal: use=full\n"
+    assert parse_robotstxt(body).content_signals("x").use == "immediate"
