@@ -57,7 +57,8 @@ def file_text(latin1: str) -> str:
 
 
 _WHITESPACE = " \t\v\f"
-_SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
+#: Google's separator of a line without a colon: a space or a tab, not \v or \f.
+_GOOGLE_SEPARATOR = re.compile(r"[ \t]")
 
 (
     _USER_AGENT,
@@ -136,8 +137,12 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
-def _lines(body: bytes, limit: int | None) -> list[str]:
-    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``)."""
+def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
+
+    ``nul_ends`` (google profile): a line ends at its first NUL byte, as in Google's
+    parser, which reads each line as a C string (robots.cc ``GetKeyAndValueFrom``).
+    """
     # Latin-1 maps each byte to one character: nothing can fail to decode, and the
     # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
     text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
@@ -146,6 +151,8 @@ def _lines(body: bytes, limit: int | None) -> list[str]:
     lines = text.split("\n")
     if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
         lines = [line[:limit] for line in lines]
+    if nul_ends and "\x00" in text:
+        lines = [line.partition("\x00")[0] for line in lines]
     return lines
 
 
@@ -165,7 +172,7 @@ class Parser:
         interleaved in one process, best of 12).
         """
         options = self.options
-        lines = _lines(body, options.max_line_length)
+        lines = _lines(body, options.max_line_length, options.lenient_syntax)
         keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
         blank_ends = options.blank_line_ends_group
         lenient = options.lenient_syntax
@@ -212,12 +219,13 @@ class Parser:
                 if not lenient:
                     self._skip(number, "no colon")
                     continue
-                # Google accepts "key value" when there are exactly two words.
-                parts = _SPLIT_WHITESPACE.split(line)
-                if len(parts) != 2:
+                # Google accepts "key value" when there are exactly two words, separated
+                # by spaces or tabs only (robots.cc: strpbrk(line, " \t")).
+                parts = _GOOGLE_SEPARATOR.split(line, 1)
+                if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
                     self._skip(number, "no colon")
                     continue
-                key, value = parts
+                key, value = parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
             spelling = spellings.get(key)
             if spelling is None:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
@@ -240,7 +248,7 @@ class Parser:
                     usage_groups += 1
                     in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
-                token = value.lower() if value.isalnum() else _agent_token(value)
+                token = value.lower() if value.isalnum() else _agent_token(value, lenient)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
@@ -346,11 +354,19 @@ class Parser:
             own[field] = own.get(field, True) and answer == "yes"
 
 
-def _agent_token(value: str) -> str:
+def _agent_token(value: str, google: bool = False) -> str:
     """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
     whitespace) is the global group; any other value gives its product token, compared
     as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+
+    ``google``: a name that starts with a space other than ASCII whitespace (U+00A0,
+    U+3000, U+001C-U+001F, U+0085…) names no crawler, as in Google's parser, which strips
+    only ASCII whitespace and then takes the leading letters, ``-`` and ``_``; the other
+    profiles skip such a space (docs/behaviour.md "Differences from Google's parser").
     """
     if is_global_agent(value):
         return "*"
-    return product_token(value if value.isascii() else file_text(value))
+    text = value if value.isascii() else file_text(value)
+    if google and text[:1].isspace():
+        return ""
+    return product_token(text)

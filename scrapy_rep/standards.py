@@ -11,7 +11,10 @@ from typing import Final
 
 #: Standard -> the revision followed (and where it is read).
 STANDARDS: Final[dict[str, str]] = {
-    "robots.txt": "RFC 9309 (Sep 2022), read as Google's open-source parser reads it",
+    "robots.txt": (
+        "RFC 9309 (Sep 2022), read as Google's open-source parser reads it "
+        "(google/robotstxt robots.cc, commit 22b355f, 2026-04-01)"
+    ),
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
     "aipref-vocab": (
         "draft-ietf-aipref-vocab-08 (13 Sep 2026; its ai-use category, read from summaries: "

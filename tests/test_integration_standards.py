@@ -85,6 +85,16 @@ def build() -> tuple[Sites, dict[str, str]]:
     )
     sites.add("cfimm").script("/robots.txt", robots("Content-Signal: use=immediate\n"))
     paths["cfuse"] = ["/page"]
+    # 9. Google's parser: a NUL ends a line, \v is no separator, and a name after a
+    # U+00A0 names nobody (so TestBot keeps the "*" group).
+    sites.add("gedge").script(
+        "/robots.txt",
+        robots(
+            "User-agent: *\nDisallow: /nul\x00junk\nDisallow\x0b/vt\n\n"
+            "User-agent: \u00a0TestBot\nAllow: /\n"
+        ),
+    )
+    paths["gedge"] = ["/nul/x", "/vt/x"]
     paths["cfimm"] = ["/page"]
     urls = {
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
@@ -100,15 +110,16 @@ class ItemSpider(ListSpider):
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "search": ({"agents /gpt-no", "msft /private/x", "cfimm /page"}, set()),
+    "search": ({"agents /gpt-no", "msft /private/x", "cfimm /page", "gedge /nul/x"}, set()),
     "ai-train": (
         {"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}
-        | {"agents /page", "agents /gpt-no", "msft /private/x", "cfuse /page", "cfimm /page"},
+        | {"agents /page", "agents /gpt-no", "msft /private/x", "cfuse /page", "cfimm /page"}
+        | {"gedge /nul/x"},
         set(),
     ),
     "ai-input": (
         {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"}
-        | {"msft /private/x", "cfuse /page", "cfimm /page"},
+        | {"msft /private/x", "cfuse /page", "cfimm /page", "gedge /nul/x"},
         {"vocab08 /header"},
     ),
 }
