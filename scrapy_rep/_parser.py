@@ -199,7 +199,7 @@ class Parser:
         usage_group = -1
         usage_groups = 0
         in_usage_run = False
-        usage_tokens: dict[str, list[int]] = {}
+        usage_tokens: dict[str, list[int]] | None = None
         for number, line in enumerate(lines, 1):
             # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
@@ -242,8 +242,15 @@ class Parser:
                 if not in_agent_run or group < 0:
                     group = len(starts)
                     starts.append(len(values))
-                    in_agent_run = True
-                if not in_usage_run or usage_group < 0:
+                    in_agent_run = in_usage_run = True
+                    usage_group = usage_groups
+                    usage_groups += 1
+                elif not in_usage_run:
+                    # An AI line ended the run for Content-Usage only: the two groupings
+                    # part from here on (until then they are the same, so no second
+                    # table is kept: most files never get here).
+                    if usage_tokens is None:
+                        usage_tokens = {t: list(more.get(t, (g,))) for t, g in tokens.items()}  # type: ignore[arg-type]
                     usage_group = usage_groups
                     usage_groups += 1
                     in_usage_run = True
@@ -255,9 +262,10 @@ class Parser:
                         named = more.setdefault(token, [first])  # type: ignore[list-item]
                         if named[-1] != group:
                             named.append(group)
-                    by_usage = usage_tokens.setdefault(token, [usage_group])
-                    if by_usage[-1] != usage_group:
-                        by_usage.append(usage_group)
+                    if usage_tokens is not None:
+                        by_usage = usage_tokens.setdefault(token, [usage_group])
+                        if by_usage[-1] != usage_group:
+                            by_usage.append(usage_group)
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
@@ -313,7 +321,7 @@ class Parser:
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
             # Usage groups only refine allow/disallow groups: as many means the same.
             None
-            if usage_groups == len(starts)
+            if usage_tokens is None
             else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
         return rules, tuple(sitemaps)
