@@ -115,8 +115,14 @@ def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
     assert stats.get_value("rep/purpose/items_not_marked") == 1
 
 
-def test_mark_and_search_keep_the_images_with_the_record() -> None:
-    for purposes, mark in ((("ai-train",), True), (("search",), False)):
+def test_a_search_crawl_under_drop_changes_nothing() -> None:
+    images, _, _ = gate(("search",))
+    response, directives = page()
+    assert images.page(response, directives) is None
+
+
+def test_mark_keeps_the_images_with_the_record() -> None:
+    for purposes, mark in ((("ai-train",), True), (("search",), True)):
         images, refused, _ = gate(purposes, mark)
         response, directives = page()
         found = images.page(response, directives)

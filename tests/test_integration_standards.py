@@ -322,3 +322,4 @@ async def test_issue22_noimageai_says_nothing_to_a_search_crawl(tmp_path: Path) 
     assert len(spider.downloaded) == 6 and not spider.dropped
     gallery = next(item for item in items if item["url"].endswith("/gallery"))
     assert len(gallery["images"]) == 2 and len(gallery["files"]) == 2
+    assert "rep_image_usage" not in gallery

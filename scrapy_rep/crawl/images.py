@@ -12,6 +12,9 @@ output:
 - an item's ``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs)
   lose those URLs under ``"drop"``, so Scrapy's ImagesPipeline and FilesPipeline never
   download or store them; the item gets ``rep_image_usage`` (the record and the URLs).
+
+A crawl without an AI purpose under ``"drop"`` changes nothing (noimageai says nothing
+about search); under ``"mark"`` every crawl marks.
 """
 
 from __future__ import annotations
@@ -74,12 +77,15 @@ class ImageGate:
         )
         #: The crawl's purposes that a page's noimageai refuses (none: mark only).
         self.refused = () if mark else tuple(p for p in purposes if p in IMAGE_PURPOSES)
+        #: Whether anything is done: refusing for an AI purpose, or marking. A search
+        #: crawl under "drop" leaves the images and items as they are.
+        self.active = mark or bool(self.refused)
         self._refuse = refuse
         self._pages: WeakKeyDictionary[Response, _Page | None] = WeakKeyDictionary()
 
     def page(self, response: Response, directives: PageDirectives) -> _Page | None:
         """The noimageai page ``response`` is (``None``: it is not one), read once."""
-        if not directives.noimageai:
+        if not self.active or not directives.noimageai:
             return None
         if response in self._pages:
             return self._pages[response]
