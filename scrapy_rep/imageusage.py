@@ -99,6 +99,9 @@ def record_for(meta: Any, url: str, redirects: Iterable[str] = ()) -> dict[str, 
     if not isinstance(record, dict):
         return None
     target = record.get("url")
-    if target == url or target in set(redirects):
+    if target == url:
         return record
-    return None
+    try:
+        return record if isinstance(target, str) and target in set(redirects) else None
+    except TypeError:  # a meta value that is not a list of URLs
+        return None

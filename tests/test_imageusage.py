@@ -47,6 +47,8 @@ def test_a_record_is_only_its_own_requests() -> None:
     assert record_for(meta, "https://e.com/other.png") is None  # a copied meta
     assert record_for(meta, "https://cdn.e.com/a.png", ["https://e.com/a.png"]) is record
     assert record_for({"rep_image_usage": "junk"}, "https://e.com/a.png") is None
+    assert record_for(meta, "https://cdn.e.com/a.png", 7) is None  # type: ignore[arg-type]
+    assert record_for(meta, "https://cdn.e.com/a.png", [[1]]) is None
 
 
 PAGE = (
