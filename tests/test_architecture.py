@@ -48,6 +48,7 @@ PURE = (
     "standards",
     "trailfile",
     "auditrecords",
+    "imageusage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
