@@ -55,6 +55,7 @@ PURE = (
     "trailcli",
     "trailfile",
     "auditrecords",
+    "imageusage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (

@@ -507,6 +507,7 @@ def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
         del entry, body
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
+    trail.writer.close()
     assert kept < 2_000_000  # 300 bodies of 100 KB went by
     assert len(list((tmp_path / "t.jsonl.d").iterdir())) == 300
 
