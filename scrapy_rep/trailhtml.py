@@ -174,10 +174,12 @@ def row_html(number: int, record: dict[str, Any], purposes: list[str]) -> str:
         record.get("items_dropped"),
         origin_label(record),
     ]
-    tds = "".join(
-        f'<td class="url">{_e(c)}</td>' if i == 2 else f"<td>{_e(c)}</td>"
-        for i, c in enumerate(cells)
-    )
+    #: The URL cell wraps anywhere; the fate cell shows the record's ``why`` on hover.
+    attributes = {
+        2: ' class="url"',
+        3: f' title="{_e(record["why"])}"' if record.get("why") else "",
+    }
+    tds = "".join(f"<td{attributes.get(i, '')}>{_e(c)}</td>" for i, c in enumerate(cells))
     return f"<tr>{tds}</tr>"
 
 

@@ -198,7 +198,7 @@ def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
 def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> None:
     body = [
         snapshot_line(),
-        url_line(HOSTILE, fate="refused", refused_by=HOSTILE, robots=robots(None)),
+        url_line(HOSTILE, fate="refused", refused_by=HOSTILE, why=HOSTILE, robots=robots(None)),
     ]
     records = [run_line(spider=HOSTILE), *body, end_line(body)]
     trail = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP))
@@ -211,6 +211,7 @@ def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> Non
         "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;" in html
     )
     assert html.count("<script>") == 1  # ours, and it reads no trail data
+    assert 'title="/&quot;&gt;&lt;script&gt;alert(1)' in html  # the why, as an attribute
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched
     assert "default-src 'none'" in html
     runs = html.split('<table id="runs">', 1)[1].split("</table>", 1)[0]
