@@ -23,7 +23,8 @@ JSON = st.recursive(
 )
 FIELDS = ("type", "run", "url", "fate", "robots", "usage", "agents", "purposes", "profile",
           "settings", "counts", "sha256", "outcome", "status", "id", "refused_by", "kind",
-          "items_kept", "line", "snapshot", "signals", "to", "resumes", "agent", "schema")  # fmt: skip
+          "items_kept", "line", "snapshot", "signals", "to", "resumes", "agent",
+          "schema")  # fmt: skip
 
 
 def nest(record: dict[str, Any], key: str, value: Any) -> None:
