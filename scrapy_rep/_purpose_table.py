@@ -20,7 +20,7 @@ PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
     {purpose: index for index, purpose in enumerate(PURPOSES)}
 )
 
-Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
+Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta", "iptc", "cawg"]
 #: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
 #: the signal says nothing about it.
 Answers = tuple[bool | None, bool | None, bool | None]
@@ -79,6 +79,74 @@ _NOIMAGEAI_PAGE = (
     "docs/purpose-notes.md)"
 )
 
+_IPTC = (
+    'IPTC Photo Metadata Standard 2023.1 "Data Mining" (XMP plus:DataMining, values of the '
+    "PLUS LDF vocabulary http://ns.useplus.org/ldf/vocab/): "
+)
+_IPTC_TDM = (
+    "; data mining, like a TDM reservation, says nothing about search indexing, which "
+    "only DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING names (docs/media.md)"
+)
+_IPTC_SEE = (
+    "; the constraints are text a crawler cannot check: a no unless "
+    "REP_MEDIA_CONSTRAINTS_MET says the crawl meets them (docs/media.md)"
+)
+_CAWG = (
+    "CAWG Training and Data Mining assertion v1.1 (cawg.training-mining; C2PA 1.x "
+    "c2pa.training-mining, same entries): "
+)
+_CAWG_CONSTRAINED = (
+    '; "In the absence of additional information, constrained shall be treated as '
+    'equivalent to notAllowed"'
+)
+_CAWG_ENTRIES: Final = (
+    (
+        "ai_generative_training",
+        (None, True, None),
+        "training data to an AI/ML model that could generate assets -> ai-train",
+    ),
+    ("ai_training", (None, True, None), "data to train non-generative AI/ML models -> ai-train"),
+    (
+        "ai_inference",
+        (None, None, True),
+        "input to a trained AI/ML model for the purposes of inferring a result -> ai-input",
+    ),
+    (
+        "data_mining",
+        (None, True, True),
+        "extracted for determining patterns, trends, and "
+        "correlations -> ai-train and ai-input (a no for both; its allowed says nothing: the "
+        "training and inference entries speak for those)",
+    ),
+)
+
+
+def _denied(answers: Answers) -> Answers:
+    return (
+        None if answers[0] is None else False,
+        None if answers[1] is None else False,
+        None if answers[2] is None else False,
+    )
+
+
+def _cawg_rows() -> tuple[MappingRow, ...]:
+    """Per entry: allowed, notAllowed, constrained (a no), constrained with
+    ``REP_MEDIA_CONSTRAINTS_MET`` (nothing)."""
+    rows = []
+    for entry, purposes, meaning in _CAWG_ENTRIES:
+        source = _CAWG + f"cawg.{entry}: {meaning}"
+        allowed = _NONE if entry == "data_mining" else purposes
+        rows += [
+            MappingRow("cawg", f"{entry}=allowed", allowed, source),
+            MappingRow("cawg", f"{entry}=notAllowed", _denied(purposes), source),
+            MappingRow(
+                "cawg", f"{entry}=constrained", _denied(purposes), source + _CAWG_CONSTRAINED
+            ),
+            MappingRow("cawg", f"{entry}=constrained (constraints met)", _NONE, source),
+        ]
+    return tuple(rows)
+
+
 #: Every signal value we understand and what it means per purpose (``search``,
 #: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
 ROWS: Final[tuple[MappingRow, ...]] = (
@@ -97,6 +165,60 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("robots-meta", "noai", (None, False, False), _NOAI),
     MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI),
     MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE),
+    MappingRow("iptc", "DMI-UNSPECIFIED", _NONE, _IPTC + '"Unspecified - no prohibition defined"'),
+    MappingRow("iptc", "DMI-ALLOWED", (None, True, True), _IPTC + '"Allowed"' + _IPTC_TDM),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-AIMLTRAINING",
+        (None, False, None),
+        _IPTC + '"Prohibited for AI/ML training"',
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-GENAIMLTRAINING",
+        (None, False, None),
+        _IPTC + '"Prohibited for Generative AI/ML training" (ai-train covers all training)',
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING",
+        (True, False, False),
+        _IPTC + '"Prohibited except for search engine indexing"',
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED",
+        (None, False, False),
+        _IPTC
+        + '"Prohibited" (any DMI-PROHIBITED-* value we do not know reads as this)'
+        + _IPTC_TDM,
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-SEECONSTRAINT",
+        (None, False, False),
+        _IPTC + '"Prohibited, see plus:OtherConstraints"' + _IPTC_SEE,
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR",
+        (None, False, False),
+        _IPTC + '"Prohibited, see iptcExt:EmbdEncRightsExpr"' + _IPTC_SEE,
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
+        (None, False, False),
+        _IPTC + '"Prohibited, see iptcExt:LinkedEncRightsExpr"' + _IPTC_SEE,
+    ),
+    MappingRow(
+        "iptc",
+        "DMI-PROHIBITED-SEE* (constraints met)",
+        _NONE,
+        _IPTC + "a Prohibited, see ... value whose constraints REP_MEDIA_CONSTRAINTS_MET says "
+        "the crawl meets",
+    ),
+    *_cawg_rows(),
 )
 #: :data:`ROWS` by (vocabulary, signal).
 MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(

@@ -46,6 +46,9 @@ PURE = (
     "urlfetch",
     "check",
     "standards",
+    "_xmp",
+    "_c2pa",
+    "mediausage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
