@@ -222,3 +222,21 @@ def test_the_addon_wraps_each_files_pipeline_keeping_its_name(listed: str) -> No
         )
         if wrapped:
             assert cls.__name__ == ("MyImages" if listed == "own-subclass" else "ImagesPipeline")
+
+
+def test_without_c2pa_python_the_crawl_says_once_that_c2pa_is_not_read(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sys
+
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_rep.crawl import mediagate
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    monkeypatch.setattr(mediagate, "_told_c2pa", False)
+    for purpose in ("ai-train", "ai-train", "search"):
+        mediagate.MediaGate(get_crawler(Spider, {"REP_PURPOSE": purpose}))
+    said = [r for r in caplog.records if "C2PA statements in downloaded files" in r.message]
+    assert len(said) == 1 and said[0].levelname == "WARNING"

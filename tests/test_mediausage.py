@@ -330,3 +330,15 @@ def test_a_damaged_manifest_is_unreadable_not_a_crash(damage: tuple[int, int]) -
     reading = read_media(bytes(data))
     assert reading.c2pa.startswith("not read: ") and reading.unreadable
     assert reading.problems == (f"C2PA manifest {reading.c2pa}",)
+
+
+def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)  # import c2pa raises ImportError
+    assert not available()
+    reading = read_media(jpeg(xmp_packet("DMI-PROHIBITED")) + b"c2pa")
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]

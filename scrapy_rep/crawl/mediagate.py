@@ -78,11 +78,7 @@ class MediaGate:
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
         self.c2pa = config.media_c2pa
-        self.limits = Limits(
-            max_scan=config.media_max_scan_bytes,
-            max_packet=config.media_max_packet_bytes,
-            max_packets=config.media_max_packets,
-        )
+        self.limits = limits_of(config)
         self.agent = robots_agent(crawler.settings)
         self.tokens = config.directive_tokens
         if self.enabled and self.c2pa:
@@ -198,3 +194,36 @@ def _say_c2pa_once() -> None:
             "scrapy_rep: c2pa-python is not installed: C2PA statements in downloaded "
             "files are not read (pip install 'scrapy_rep[media]'); IPTC Data Mining is"
         )
+
+
+def limits_of(config: RepConfig) -> Limits:
+    """The scan limits of ``REP_MEDIA_MAX_*``."""
+    return Limits(
+        max_scan=config.media_max_scan_bytes,
+        max_packet=config.media_max_packet_bytes,
+        max_packets=config.media_max_packets,
+    )
+
+
+def file_report(
+    response: Response, config: RepConfig, policy: UsagePolicy
+) -> tuple[tuple[UsageSignal, ...], list[str]]:
+    """For ``scrapy robots --purpose``: the statements inside a downloaded file (any
+    response but an HTML page), as the pipelines read them; (signals, lines to print)."""
+    from scrapy.http import HtmlResponse
+
+    if isinstance(response, HtmlResponse) or not response.body:
+        return (), []
+    if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
+        return (), ["file: statements inside files are read for ai-train / ai-input only"]
+    reading = read_media(
+        response.body,
+        limits=limits_of(config),
+        constraints_met=config.media_constraints_met,
+        c2pa=config.media_c2pa,
+    )
+    lines = [f"file: {reading.format}, {len(reading.signals)} statement(s) inside"]
+    lines += [f"file: unreadable: {problem}" for problem in reading.problems]
+    if reading.c2pa == "not read: not installed":
+        lines.append("file: C2PA not read (c2pa-python is not installed)")
+    return reading.signals, lines
