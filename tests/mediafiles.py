@@ -123,7 +123,7 @@ def _box(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data) + 8) + kind + data
 
 
-def mp4(packet: bytes, *, where: str = "uuid") -> bytes:
+def mp4(packet: bytes, *, where: str = "uuid", mdat_bytes: int = 64) -> bytes:
     """A minimal ISO BMFF file: ftyp, then the packet in a top-level ``uuid`` box or in
     ``moov/udta/XMP_``, then an mdat."""
     ftyp = _box(b"ftyp", b"isom\x00\x00\x02\x00isomiso2mp41")
@@ -131,7 +131,9 @@ def mp4(packet: bytes, *, where: str = "uuid") -> bytes:
         xmp = _box(b"uuid", bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC") + packet)
     else:
         xmp = _box(b"moov", _box(b"udta", _box(b"XMP_", packet)))
-    return ftyp + xmp + _box(b"mdat", b"\x00" * 64)
+    if mdat_bytes > 64:  # a large file: the media data first, the XMP after it
+        return ftyp + _box(b"mdat", b"\x00" * mdat_bytes) + xmp
+    return ftyp + xmp + _box(b"mdat", b"\x00" * mdat_bytes)
 
 
 def pdf(packet: bytes) -> bytes:
