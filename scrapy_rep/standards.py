@@ -18,4 +18,6 @@ STANDARDS: Final[dict[str, str]] = {
     "content-signal": "Cloudflare Content Signals Policy",
     "tdmrep": "W3C TDMRep Community Group Final Report",
     "noai": "DeviantArt noai / noimageai directives (2022)",
+    "iptc-data-mining": "IPTC Photo Metadata Standard 2023.1 Data Mining (plus:DataMining)",
+    "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
 }
