@@ -16,11 +16,16 @@ settings still apply). Without the add-on, list :class:`RepFilesPipeline` /
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from itemadapter import ItemAdapter
+from scrapy.exceptions import IgnoreRequest
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.images import ImagesPipeline
+
+# Private in Scrapy (2.19, our lowest): the one failure the media pipeline neither logs
+# as an error nor puts in the item; item_completed below turns ours into a result.
+from scrapy.pipelines.media import _MediaRequestFiltered
 from scrapy.utils.defer import ensure_awaitable
 
 from scrapy_rep.crawl.mediagate import IMAGE_USAGE_KEY, REFUSED_KEY, UNREADABLE_KEY, MediaGate
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
     from scrapy.pipelines.media import FileInfo, FileInfoOrError, MediaPipeline
+    from twisted.python.failure import Failure
 
     _Base = FilesPipeline
 else:
@@ -81,11 +87,25 @@ class MediaUsageMixin(_Base):
         result = await ensure_awaitable(store(response, request, info, item=item))
         return cast("FileInfo", {**result, **extra}) if extra else result
 
+    def media_failed(
+        self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
+    ) -> NoReturn:
+        """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
+        usage signals) gets a refused result that says why (see :meth:`item_completed`)."""
+        if self.rep_media.enabled and isinstance(failure.value, IgnoreRequest):
+            why = self.rep_media.refused_before(request)
+            if why is not None:
+                raise RefusedBeforeFetch(request.url, why)
+        super().media_failed(failure, request, info)
+        raise AssertionError("media_failed returned")  # pragma: no cover
+
     def item_completed(
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
     ) -> Any:
-        """The URLs the page's ``noimageai`` took out of the item before download get a
-        refused result too, so the item says why each image is missing."""
+        """Files refused before download get a refused result too, as do the URLs the
+        page's ``noimageai`` took out of the item, so the item says why each is missing."""
+        if self.rep_media.enabled:
+            results = [_refused_result(ok, value) for ok, value in results]
         item = super().item_completed(results, item, info)
         if self.rep_media.enabled:
             _add_page_refusals(item, self._rep_result_field(), self.rep_media.policy.purposes)
@@ -95,6 +115,23 @@ class MediaUsageMixin(_Base):
         if isinstance(self, ImagesPipeline):
             return self.images_result_field
         return self.files_result_field
+
+
+class RefusedBeforeFetch(_MediaRequestFiltered):
+    """A file request that scrapy_rep refused before it was sent."""
+
+    def __init__(self, url: str, why: str) -> None:
+        super().__init__(why)
+        self.url = url
+        self.why = why
+
+
+def _refused_result(ok: bool, value: Any) -> Any:
+    if ok or not isinstance(getattr(value, "value", None), RefusedBeforeFetch):
+        return (ok, value)
+    error = value.value
+    entry = {"url": error.url, "path": None, "checksum": None, "status": "refused"}
+    return (True, {**entry, REFUSED_KEY: [error.why]})
 
 
 def _add_page_refusals(item: Any, field: str, crawl_purposes: tuple[str, ...]) -> None:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, png, xmp_packet
-from robotsite import ListSpider, Reply, Sites, crawl
+from robotsite import ListSpider, Reply, Sites, crawl, robots
 from scrapy import signals as scrapy_signals
 
 from scrapy_rep import signals
@@ -61,7 +61,30 @@ class GallerySpider(ListSpider):
         yield {"image_urls": list(self.image_urls), **self.extra}
 
 
-async def run(purpose: str, tmp_path: Path, extra: Any = None, **settings: Any) -> dict[str, Any]:
+def build_cdn() -> tuple[Sites, dict[str, str]]:
+    """Images on another origin than the page, whose robots.txt says things first."""
+    sites = Sites()
+    cdn = sites.add("cdn")
+    cdn.script(
+        "/robots.txt",
+        robots(
+            "User-agent: *\nDisallow: /private/\nAllow: /\nContent-Usage: /nontrain/ train-ai=n\n"
+        ),
+    )
+    paths = {
+        "private.jpg": "/private/a.jpg",
+        "nontrain.jpg": "/nontrain/b.jpg",
+        "ok.jpg": "/ok/c.jpg",
+    }
+    for index, path in enumerate(paths.values()):
+        cdn.script(path, Reply(200, jpeg(colour=(index, 50, 50)), JPEG))
+    sites.add("img")  # the page
+    return sites, {name: sites.url("cdn", path) for name, path in paths.items()}
+
+
+async def run(
+    purpose: str, tmp_path: Path, extra: Any = None, build: Any = build, **settings: Any
+) -> dict[str, Any]:
     sites, urls = build()
     GallerySpider.image_urls = list(urls.values())
     GallerySpider.extra = extra(urls) if extra else {}
@@ -198,6 +221,22 @@ async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path:
     gone = found["results"]["http://gone/x.jpg"]
     assert gone["status"] == "refused" and gone["path"] is None
     assert gone["rep_refused"] == [f"ai-train denied by {source}"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Path) -> None:
+    """Images on another origin: robots.txt disallows one, its Content-Usage denies
+    ai-train for another; neither is downloaded, and the item says why."""
+    found = await run("ai-train", tmp_path, build=build_cdn)
+    assert found["stored"] == {"ok.jpg"}
+    private, nontrain = found["results"]["private.jpg"], found["results"]["nontrain.jpg"]
+    assert private["status"] == nontrain["status"] == "refused"
+    assert private["rep_refused"][0].startswith("Forbidden by http://127.0.0.1:")
+    assert private["rep_refused"][0].endswith("/robots.txt (line 2: Disallow: /private/)")
+    assert nontrain["rep_refused"] == [
+        "Not fetched: ai-train denied by robots.txt line 4: Content-Usage: /nontrain/ train-ai=n"
+    ]
+    assert found["stats"].get_value("rep/media/checked") == 1  # only ok.jpg was downloaded
 
 
 @pytest.mark.parametrize("listed", ["scrapy.pipelines.images.ImagesPipeline", "own-subclass"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 
@@ -81,8 +82,20 @@ class MediaGate:
         self.limits = limits_of(config)
         self.agent = robots_agent(crawler.settings)
         self.tokens = config.directive_tokens
-        if self.enabled and self.c2pa:
-            _say_c2pa_once()
+        #: Why our downloader middleware refused a file's request (robots.txt, the
+        #: origin's usage signals…), until the pipeline hears of the failure.
+        self._refused_before: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
+        if self.enabled:
+            crawler.signals.connect(self._request_refused, signal=signals.request_refused)
+            if self.c2pa:
+                _say_c2pa_once()
+
+    def _request_refused(self, request: Request, message: str, **_: Any) -> None:
+        self._refused_before[request] = message
+
+    def refused_before(self, request: Request) -> str | None:
+        """Why scrapy_rep refused ``request`` before it was sent (``None``: it did not)."""
+        return self._refused_before.pop(request, None)
 
     def check(self, response: Response, request: Request, item: Any) -> FileVerdict | None:
         """The verdict on one downloaded file; ``None`` if it could not be made (logged:
