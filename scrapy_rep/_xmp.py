@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
+#: Extended XMP (XMP Part 3 §1.1.3.1): the rest of a packet too big for one segment,
+#: in APP1 segments of GUID (32), full length (4), offset (4), then a piece.
+JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
 PNG_XMP: Final = b"XML:com.adobe.xmp"
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
@@ -137,30 +140,56 @@ def _truncated(scan: XmpScan, what: str) -> None:
 
 @_walk
 def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: _Steps) -> None:
-    """JPEG markers up to the first scan (SOS) or EOI; XMP is an APP1 segment."""
+    """JPEG markers up to the first scan (SOS) or EOI; XMP is an APP1 segment, and its
+    extended part further APP1 segments, put together by GUID and offset."""
     pos, end = 2, len(data)
-    while pos + 4 <= end:
-        steps.step()
-        if data[pos] != 0xFF:
-            scan.problems.append(f"no JPEG marker at byte {pos}")
+    extended: dict[bytes, tuple[int, dict[int, bytes]]] = {}
+    try:
+        while pos + 4 <= end:
+            steps.step()
+            if data[pos] != 0xFF:
+                scan.problems.append(f"no JPEG marker at byte {pos}")
+                return
+            marker = data[pos + 1]
+            if marker == 0xFF:  # fill byte
+                pos += 1
+                continue
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                pos += 2
+                continue
+            if marker in (0xDA, 0xD9):  # start of scan / end of image: metadata is before
+                return
+            (length,) = struct.unpack_from(">H", data, pos + 2)
+            stop = pos + 2 + length
+            if length < 2 or stop > end:
+                return _truncated(scan, "JPEG segment")
+            if marker == 0xE1 and data.startswith(JPEG_XMP, pos + 4):
+                if not scan.add(data[pos + 4 + len(JPEG_XMP) : stop], limits):
+                    return
+            elif marker == 0xE1 and data.startswith(JPEG_XMP_EXTENSION, pos + 4):
+                _extension_piece(data[pos + 4 + len(JPEG_XMP_EXTENSION) : stop], extended)
+            pos = stop
+    finally:
+        _extended_packets(extended, scan, limits)
+
+
+def _extension_piece(body: bytes, extended: dict[bytes, tuple[int, dict[int, bytes]]]) -> None:
+    guid = body[:32]
+    total, offset = struct.unpack_from(">II", body, 32)
+    known = extended.setdefault(guid, (total, {}))
+    known[1][offset] = body[40:]
+
+
+def _extended_packets(
+    extended: dict[bytes, tuple[int, dict[int, bytes]]], scan: XmpScan, limits: Limits
+) -> None:
+    """Each extended packet whose pieces cover it, as one more packet."""
+    for total, pieces in extended.values():
+        joined = b"".join(pieces[offset] for offset in sorted(pieces))
+        if len(joined) != total:
+            scan.problems.append("extended XMP incomplete")
+        if not scan.add(joined, limits):
             return
-        marker = data[pos + 1]
-        if marker == 0xFF:  # fill byte
-            pos += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            pos += 2
-            continue
-        if marker in (0xDA, 0xD9):  # start of scan / end of image: metadata is before
-            return
-        (length,) = struct.unpack_from(">H", data, pos + 2)
-        stop = pos + 2 + length
-        if length < 2 or stop > end:
-            return _truncated(scan, "JPEG segment")
-        xmp = marker == 0xE1 and data.startswith(JPEG_XMP, pos + 4)
-        if xmp and not scan.add(data[pos + 4 + len(JPEG_XMP) : stop], limits):
-            return
-        pos = stop
 
 
 @_walk

@@ -245,3 +245,27 @@ def c2pa_jpeg(
     out = io.BytesIO()
     builder.sign(signer, "image/jpeg", io.BytesIO(base or jpeg()), out)
     return out.getvalue()
+
+
+def jpeg_extended(extended: bytes, piece: int = 500) -> bytes:
+    """A JPEG whose standard XMP points to an extended packet (``xmpNote:HasExtendedXMP``)
+    carried in APP1 extension segments of ``piece`` bytes, written last piece first."""
+    import hashlib
+
+    guid = hashlib.md5(extended).hexdigest().upper().encode()
+    standard = xmp_packet().replace(
+        b"</rdf:Description>",
+        b"<xmpNote:HasExtendedXMP>" + guid + b"</xmpNote:HasExtendedXMP></rdf:Description>",
+    )
+    body = jpeg(standard)
+    segments = b""
+    offsets = list(range(0, len(extended), piece))
+    for offset in reversed(offsets):
+        payload = (
+            b"http://ns.adobe.com/xmp/extension/\x00"
+            + guid
+            + struct.pack(">II", len(extended), offset)
+            + extended[offset : offset + piece]
+        )
+        segments += b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+    return body[:2] + segments + body[2:]

@@ -12,6 +12,7 @@ from mediafiles import (
     c2pa_jpeg,
     gif,
     jpeg,
+    jpeg_extended,
     mp4,
     pdf,
     png,
@@ -342,3 +343,12 @@ def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
     reading = read_media(jpeg(xmp_packet("DMI-PROHIBITED")) + b"c2pa")
     assert reading.c2pa == "not read: not installed" and not reading.unreadable
     assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+
+
+def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
+    extended = xmp_packet("DMI-PROHIBITED-GENAIMLTRAINING", extra="<dc:x>" + "b" * 3000 + "</dc:x>")
+    data = jpeg_extended(extended)
+    scan = find_packets(data)
+    assert scan.problems == [] and extended in scan.packets
+    assert answers(data) == (U, N, U)
+    assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
