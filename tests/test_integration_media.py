@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
-from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, png, xmp_packet
+from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, pdf, png, xmp_packet
 from robotsite import ListSpider, Reply, Sites, crawl, robots
 from scrapy import signals as scrapy_signals
 
@@ -83,14 +83,19 @@ def build_cdn() -> tuple[Sites, dict[str, str]]:
 
 
 async def run(
-    purpose: str, tmp_path: Path, extra: Any = None, build: Any = build, **settings: Any
+    purpose: str,
+    tmp_path: Path,
+    extra: Any = None,
+    build: Any = build,
+    reused: bool = False,
+    **settings: Any,
 ) -> dict[str, Any]:
     sites, urls = build()
     GallerySpider.image_urls = list(urls.values())
     GallerySpider.extra = extra(urls) if extra else {}
     items: list[Any] = []
     refused: list[dict[str, Any]] = []
-    store = tmp_path / f"store-{purpose}"
+    store = Path(settings.pop("IMAGES_STORE", tmp_path / f"store-{purpose}"))
 
     def connect(crawler: Any) -> None:
         crawler.signals.connect(
@@ -119,7 +124,8 @@ async def run(
     results = {by_url.get(r["url"], r["url"]): r for r in item["images"]}
     stored = {by_url.get(r["url"], r["url"]) for r in item["images"] if r["path"]}
     files = set((store / "full").iterdir()) if (store / "full").exists() else set()
-    assert len(files) == len(stored)  # what the item says is stored is what is on disk
+    if not reused:
+        assert len(files) == len(stored)  # what the item says is stored is what is on disk
     return {"results": results, "stored": stored, "all": set(urls), "stats": crawler.stats,
             "refused": refused}  # fmt: skip
 
@@ -279,3 +285,86 @@ def test_without_c2pa_python_the_crawl_says_once_that_c2pa_is_not_read(
         mediagate.MediaGate(get_crawler(Spider, {"REP_PURPOSE": purpose}))
     said = [r for r in caplog.records if "C2PA statements in downloaded files" in r.message]
     assert len(said) == 1 and said[0].levelname == "WARNING"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
+    tmp_path: Path,
+) -> None:
+    """A first crawl marks and stores everything; a second one into the same store must
+    not take the stored copies as up to date (FILES_EXPIRES) without reading them."""
+    sites, urls = build()
+    GallerySpider.image_urls = list(urls.values())
+    GallerySpider.extra = {}
+    items: list[Any] = []
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
+        )
+
+    settings = {
+        "REP_PURPOSE": "ai-train",
+        "ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1},
+        "IMAGES_STORE": str(tmp_path / "store"),
+    }
+    try:
+        page = [sites.url("img", "/gallery")]
+        await crawl(page, {**settings, "REP_PURPOSE_ACTION": "mark"}, GallerySpider, connect)
+        await crawl(page, settings, GallerySpider, connect)
+    finally:
+        await sites.close()
+    first, second = ({r["url"]: r["status"] for r in item["images"]} for item in items)
+    assert set(first.values()) == {"downloaded"}  # all stored, the refused ones marked
+    refused = {urls[name] for name in refused_names(TRAIN_REFUSED)}
+    assert {url for url, status in second.items() if status == "refused"} >= refused
+    assert "uptodate" not in second.values()
+
+
+@pytest_twisted.ensureDeferred
+async def test_files_pipeline_with_pdfs(tmp_path: Path) -> None:
+    sites = Sites()
+    docs = sites.add("docs")
+    docs.script(
+        "/no.pdf",
+        Reply(200, pdf(xmp_packet("DMI-PROHIBITED")), {"Content-Type": "application/pdf"}),
+    )
+    docs.script(
+        "/yes.pdf", Reply(200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"})
+    )
+    items: list[Any] = []
+    FileSpider.file_urls = [sites.url("docs", "/no.pdf"), sites.url("docs", "/yes.pdf")]
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
+        )
+
+    try:
+        await crawl(
+            [sites.url("docs", "/")],
+            {
+                "REP_PURPOSE": ["search", "ai-input"],
+                "ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1},
+                "FILES_STORE": str(tmp_path / "files"),
+            },
+            FileSpider,
+            connect,
+        )
+    finally:
+        await sites.close()
+    (item,) = items
+    by_name = {r["url"].rsplit("/", 1)[1]: r for r in item["files"]}
+    assert by_name["no.pdf"]["status"] == "refused" and by_name["no.pdf"]["path"] is None
+    assert by_name["no.pdf"]["rep_refused"] == [
+        "ai-input denied by XMP plus:DataMining DMI-PROHIBITED"
+    ]
+    assert by_name["yes.pdf"]["status"] == "downloaded"
+    assert len(list((tmp_path / "files" / "full").iterdir())) == 1
+
+
+class FileSpider(ListSpider):
+    file_urls: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.file_urls)}
