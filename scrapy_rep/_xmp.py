@@ -30,6 +30,11 @@ GIF_XMP: Final = b"XMP DataXMP"
 TIFF_XMP_TAG: Final = 700
 PACKET_BEGIN: Final = b"<?xpacket begin="
 PACKET_END: Final = b"<?xpacket end="
+#: HEIF / AVIF brands: XMP is an item of the ``meta`` box (ISO/IEC 23008-12), not walked
+#: here: such files are scanned for packets when no ``uuid`` / ``XMP_`` box held one.
+HEIF_BRANDS: Final = frozenset(
+    {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis"}
+)
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
 MP4_CONTAINERS: Final = frozenset({b"moov", b"udta", b"meta", b"trak"})
 
@@ -105,6 +110,8 @@ def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
         walker(view, scan, limits)
     except (struct.error, IndexError, ValueError, zlib.error) as error:
         scan.problems.append(f"broken {kind} structure ({error})")
+    if kind == "mp4" and view[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
+        _scan_packets(view, scan, limits)
     return scan
 
 

@@ -354,3 +354,19 @@ def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
     assert scan.problems == [] and extended in scan.packets
     assert answers(data) == (U, N, U)
     assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
+
+
+def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
+    """XMP in a HEIF/AVIF ``meta`` item (not walked): the file is scanned for packets."""
+    packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
+
+    def box(kind: bytes, data: bytes) -> bytes:
+        return (len(data) + 8).to_bytes(4, "big") + kind + data
+
+    avif = box(b"ftyp", b"avif\x00\x00\x00\x00mif1") + box(
+        b"meta", b"\x00" * 4 + box(b"idat", packet)
+    )
+    assert find_packets(avif).format == "mp4"
+    assert answers(avif) == (U, N, U)
+    video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
+    assert answers(video) == (U, U, U)
