@@ -18,6 +18,7 @@ import io
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from scrapy_rep._xmp import DEFAULT_LIMITS, Limits, sniff
@@ -36,6 +37,9 @@ MIME_TYPES: Final = {
     "mp4": "video/mp4",
     "pdf": "application/pdf",
 }
+#: c2pa-python settings: never reach the network while reading (``verify`` section of
+#: the c2pa-rs settings).
+SETTINGS: Final = {"verify": {"remote_manifest_fetch": False, "ocsp_fetch": False}}
 #: The JUMBF label of a C2PA manifest store: a file without these bytes has none.
 MARKER: Final = b"c2pa"
 
@@ -71,16 +75,27 @@ def read_c2pa(
         return _NOT_INSTALLED
     mime = MIME_TYPES.get(sniff(data))
     try:
-        with c2pa.Reader(mime, io.BytesIO(data)) as reader:
+        with c2pa.Reader(mime, io.BytesIO(data), context=_context()) as reader:
             store = json.loads(reader.json())
     except Exception as error:  # the library's errors: a store we cannot read, said so
-        name = type(error).__name__
-        if "ManifestNotFound" in name or "NotSupported" in name:
+        text = f"{type(error).__name__}: {error}"
+        if "ManifestNotFound" in text or "NotSupported" in text:
             return C2paResult((), "none")
-        return C2paResult((), f"not read: {name}: {str(error)[:120]}")
+        if "Remote:" in text:
+            return C2paResult((), "not read: the manifest is remote (not fetched)")
+        return C2paResult((), f"not read: {text[:160]}")
     if not isinstance(store, Mapping):
         return C2paResult((), "not read: not a manifest store")
     return C2paResult(tuple(manifest_signals(store, constraints_met)), "read")
+
+
+@lru_cache(maxsize=1)
+def _context() -> Any:
+    """The library's settings for reading in a crawl: no network (a remote manifest or
+    an OCSP answer would be fetched in the crawl's thread), everything else its defaults."""
+    import c2pa
+
+    return c2pa.Context.from_dict(SETTINGS)
 
 
 def manifest_signals(store: Mapping[str, Any], constraints_met: bool = False) -> list[UsageSignal]:

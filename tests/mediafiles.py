@@ -210,7 +210,10 @@ def _signer_pem() -> tuple[bytes, bytes]:
 
 
 def c2pa_jpeg(
-    entries: dict[str, str], label: str = "cawg.training-mining", base: bytes | None = None
+    entries: dict[str, str],
+    label: str = "cawg.training-mining",
+    base: bytes | None = None,
+    remote_url: str | None = None,
 ) -> bytes:
     """A JPEG signed with a C2PA manifest holding one training-and-mining assertion
     (``entries``: entry name -> use)."""
@@ -242,6 +245,9 @@ def c2pa_jpeg(
     info = c2pa.C2paSignerInfo(c2pa.C2paSigningAlg.ES256, chain, private, None)
     signer = c2pa.Signer.from_info(info)
     builder = c2pa.Builder(json.dumps(manifest))
+    if remote_url is not None:  # the file only links to its manifest
+        builder.set_no_embed()
+        builder.set_remote_url(remote_url)
     out = io.BytesIO()
     builder.sign(signer, "image/jpeg", io.BytesIO(base or jpeg()), out)
     return out.getvalue()

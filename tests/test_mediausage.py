@@ -370,3 +370,25 @@ def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
     assert answers(avif) == (U, N, U)
     video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
     assert answers(video) == (U, U, U)
+
+
+@needs_c2pa
+def test_a_remote_manifest_is_not_fetched_in_the_crawl() -> None:
+    """The library would fetch a remote manifest (and OCSP answers) in the crawl's
+    thread; ours never reaches the network: the manifest is named as not read."""
+    from localhttp import QuietHandler, serving
+
+    hits: list[str] = []
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send(404, b"")
+
+    with serving(Handler) as port:
+        url = f"http://127.0.0.1:{port}/manifest.c2pa"
+        data = c2pa_jpeg({"cawg.ai_training": "notAllowed"}, remote_url=url)
+        reading = read_media(data)
+    assert hits == []
+    assert reading.c2pa == "not read: the manifest is remote (not fetched)"
+    assert reading.problems == ("C2PA manifest not read: the manifest is remote (not fetched)",)
