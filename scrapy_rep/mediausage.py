@@ -17,7 +17,7 @@ not be read, and whether C2PA was read. Never raises on content.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -181,12 +181,3 @@ def dmi_signal(token: str, source: str, constraints_met: bool = False) -> UsageS
     else:
         key = "DMI-UNSPECIFIED"
     return UsageSignal("iptc", MAPPING[("iptc", key)].answers, source[:200])
-
-
-def summary(reading: MediaReading) -> Mapping[str, Any]:
-    """The reading in a few words per part, for logs and the command line."""
-    return {
-        "statements": [signal.source for signal in reading.signals],
-        "unreadable": list(reading.problems),
-        "c2pa": reading.c2pa,
-    }

@@ -99,6 +99,22 @@ def test_a_file_without_xmp_says_nothing() -> None:
     assert reading.signals == () and reading.problems == () and reading.c2pa == "none"
 
 
+def test_the_reading_as_json() -> None:
+    reading = read_media(png(xmp_packet("DMI-PROHIBITED-AIMLTRAINING")))
+    assert reading.to_dict() == {
+        "format": "png",
+        "signals": [
+            {
+                "v": "iptc",
+                "a": {"ai-train": False},
+                "src": "XMP plus:DataMining DMI-PROHIBITED-AIMLTRAINING",
+            }
+        ],
+        "problems": [],
+        "c2pa": "none",
+    }
+
+
 # --------------------------------------------------------------------------- formats
 
 FORMAT_CASES = [
