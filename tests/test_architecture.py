@@ -47,6 +47,8 @@ PURE = (
     "check",
     "standards",
     "_xmp",
+    "_xmp_scan",
+    "_xmp_walkers",
     "_c2pa",
     "mediausage",
 )
