@@ -43,9 +43,15 @@ def build() -> tuple[Sites, dict[str, str]]:
     img.script(
         "/noai-header.jpg", Reply(200, jpeg(colour=(7, 7, 7)), {**JPEG, "X-Robots-Tag": "noai"})
     )
+    # Hostile but decodable: 40 packets (the cap is 16), a 2 MB packet saying prohibited.
+    many = jpeg([xmp_packet("DMI-ALLOWED")] * 40, colour=(5, 5, 5))
+    img.script("/many.jpg", Reply(200, many, JPEG))
+    huge = xmp_packet("DMI-PROHIBITED", extra="<dc:x>" + "z" * 2_000_000 + "</dc:x>")
+    img.script("/huge.png", Reply(200, png(huge, colour=(4, 4, 4)), PNG))
     paths.update(
         {"plain.jpg": "/plain.jpg", "bomb.jpg": "/bomb.jpg", "noai-header.jpg": "/noai-header.jpg"}
     )
+    paths.update({"many.jpg": "/many.jpg", "huge.png": "/huge.png"})
     if available():
         c2pa = c2pa_jpeg({"cawg.ai_generative_training": "notAllowed"}, base=jpeg(colour=(6, 6, 6)))
         img.script("/c2pa.jpg", Reply(200, c2pa, JPEG))
@@ -137,7 +143,7 @@ def refused_names(values: set[str]) -> set[str]:
 @pytest_twisted.ensureDeferred
 async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> None:
     found = await run("ai-train", tmp_path)
-    refused = refused_names(TRAIN_REFUSED) | {"noai-header.jpg"}
+    refused = refused_names(TRAIN_REFUSED) | {"noai-header.jpg", "huge.png"}
     if available():
         refused.add("c2pa.jpg")
     assert found["stored"] == found["all"] - refused
@@ -152,10 +158,14 @@ async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> 
         "ai-train denied by X-Robots-Tag: noai"
     ]
     assert "rep_unreadable" in found["results"]["bomb.jpg"]  # unreadable, stored
+    assert found["results"]["many.jpg"]["rep_unreadable"] == ["more than 16 XMP packets"]
+    assert found["results"]["huge.png"]["rep_refused"] == [
+        "ai-train denied by oversized XMP packet mentions DMI-PROHIBITED"
+    ]
     stats = found["stats"]
     assert stats.get_value("rep/media/checked") == len(found["all"])
     assert stats.get_value("rep/media/refused/ai-train") == len(refused)
-    assert stats.get_value("rep/media/unreadable") == 1
+    assert stats.get_value("rep/media/unreadable") == 3  # bomb, many, huge
     assert {event["url"].rsplit("/", 1)[1] for event in found["refused"]} == refused
     deciding = {e["url"].rsplit("/", 1)[1]: e["statement"] for e in found["refused"]}
     assert deciding["DMI-PROHIBITED-SEECONSTRAINT.jpg"] == (
@@ -171,7 +181,8 @@ async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> 
 @pytest_twisted.ensureDeferred
 async def test_ai_input_refuses_only_what_denies_inference(tmp_path: Path) -> None:
     found = await run("ai-input", tmp_path)
-    assert found["stored"] == found["all"] - refused_names(INPUT_REFUSED) - {"noai-header.jpg"}
+    refused = refused_names(INPUT_REFUSED) | {"noai-header.jpg", "huge.png"}
+    assert found["stored"] == found["all"] - refused
 
 
 @pytest_twisted.ensureDeferred
@@ -368,3 +379,22 @@ class FileSpider(ListSpider):
 
     def parse(self, response: Any) -> Any:
         yield {"file_urls": list(self.file_urls)}
+
+
+def build_truncated() -> tuple[Sites, dict[str, str]]:
+    """A cut file that says prohibited before the cut, beside a good one."""
+    sites = Sites()
+    img = sites.add("img")
+    cut = jpeg(xmp_packet("DMI-PROHIBITED"), colour=(3, 3, 3))
+    img.script("/cut.jpg", Reply(200, cut[: len(cut) - 200], JPEG))
+    img.script("/ok.jpg", Reply(200, jpeg(colour=(2, 2, 2)), JPEG))
+    return sites, {"cut.jpg": sites.url("img", "/cut.jpg"), "ok.jpg": sites.url("img", "/ok.jpg")}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_else(
+    tmp_path: Path,
+) -> None:
+    found = await run("ai-train", tmp_path, build=build_truncated)
+    assert found["stored"] == {"ok.jpg"}
+    assert found["results"]["cut.jpg"]["status"] == "refused"
