@@ -67,8 +67,11 @@ def read_c2pa(
     data: bytes, limits: Limits | None = None, constraints_met: bool = False
 ) -> C2paResult:
     """The training-and-mining signals of the manifest store embedded in ``data``."""
-    if data.find(MARKER, 0, (limits or DEFAULT_LIMITS).max_scan) < 0:
+    scan_limit = (limits or DEFAULT_LIMITS).max_scan
+    if data.find(MARKER, 0, scan_limit) < 0:
         return C2paResult((), "none")
+    if len(data) > scan_limit:  # the library reads (and hashes) the whole file
+        return C2paResult((), "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES")
     try:
         import c2pa
     except ImportError:

@@ -408,3 +408,14 @@ def test_a_remote_manifest_is_not_fetched_in_the_crawl() -> None:
     assert hits == []
     assert reading.c2pa == "not read: the manifest is remote (not fetched)"
     assert reading.problems == ("C2PA manifest not read: the manifest is remote (not fetched)",)
+
+
+@needs_c2pa
+def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() -> None:
+    """The library reads and hashes the whole file: over the limit, its cost is not
+    bounded, so the manifest is named as not read."""
+    data = c2pa_jpeg({"cawg.ai_training": "notAllowed"})
+    reading = read_media(data, limits=Limits(max_scan=4096))
+    assert reading.c2pa == "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES"
+    assert reading.unreadable and reading.signals == ()
+    assert read_media(data).c2pa == "read"
