@@ -56,6 +56,11 @@ PURE = (
     "trailfile",
     "auditrecords",
     "imageusage",
+    "_xmp",
+    "_xmp_scan",
+    "_xmp_walkers",
+    "_c2pa",
+    "mediausage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (
