@@ -56,14 +56,33 @@ def check_writable(path: Path) -> None:
         except OSError as error:
             raise TrailFileError(f"{path} cannot be written ({error.strerror})") from None
         return
+    _check_creatable(path)
+
+
+def check_folder(path: Path) -> None:
+    """Raise :class:`TrailFileError` unless files can be written in the folder ``path``
+    (made with its missing parents if need be). Creates nothing."""
+    if path.exists():
+        if not path.is_dir():
+            raise TrailFileError(f"{path} is not a folder")
+        if not _writable(path):
+            raise TrailFileError(f"{path} is not writable")
+        return
+    _check_creatable(path)
+
+
+def _check_creatable(path: Path) -> None:
     parent = path.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
         raise TrailFileError(f"{path} is under {parent}, which is not a folder")
-    writable = os.access(parent, os.W_OK | os.X_OK) and parent.stat().st_mode & 0o222
-    if not writable:
+    if not _writable(parent):
         raise TrailFileError(f"{path} cannot be created: {parent} is not writable")
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
 
 
 def last_line_hash(path: Path) -> str:
