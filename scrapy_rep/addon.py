@@ -17,7 +17,13 @@ from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
-from scrapy_rep.trailfile import TrailFileError, check_writable, last_line_hash
+from scrapy_rep.trailfile import (
+    TrailFileError,
+    check_folder,
+    check_writable,
+    last_line_hash,
+    snapshot_dir,
+)
 from scrapy_rep.usage import TDM_PURPOSES
 
 if TYPE_CHECKING:
@@ -116,6 +122,7 @@ def check_files(config: RepConfig) -> None:
             check_writable(path)
             if chained:
                 last_line_hash(path)
+                check_folder(snapshot_dir(path))
         except TrailFileError as error:
             raise RepSettingError(f"{name}: {error}") from None
 

@@ -25,6 +25,8 @@ SCHEMA: Final = 1
 #: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536
+#: Compact JSON, one encoder for every line (``json.dumps`` makes one per call).
+_ENCODE: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class TrailFileError(Exception):
@@ -56,14 +58,33 @@ def check_writable(path: Path) -> None:
         except OSError as error:
             raise TrailFileError(f"{path} cannot be written ({error.strerror})") from None
         return
+    _check_creatable(path)
+
+
+def check_folder(path: Path) -> None:
+    """Raise :class:`TrailFileError` unless files can be written in the folder ``path``
+    (made with its missing parents if need be). Creates nothing."""
+    if path.exists():
+        if not path.is_dir():
+            raise TrailFileError(f"{path} is not a folder")
+        if not _writable(path):
+            raise TrailFileError(f"{path} is not writable")
+        return
+    _check_creatable(path)
+
+
+def _check_creatable(path: Path) -> None:
     parent = path.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
         raise TrailFileError(f"{path} is under {parent}, which is not a folder")
-    writable = os.access(parent, os.W_OK | os.X_OK) and parent.stat().st_mode & 0o222
-    if not writable:
+    if not _writable(parent):
         raise TrailFileError(f"{path} cannot be created: {parent} is not writable")
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
 
 
 def last_line_hash(path: Path) -> str:
@@ -112,6 +133,13 @@ def _last_gzip_line(path: Path) -> bytes | None:
     return last
 
 
+def _gzip_member(data: bytes) -> bytes:
+    """``data`` as one whole gzip member. A 1 KiB window and small hash tables: a line is
+    a few hundred bytes, and a full-size compressor's set-up cost 4x the compression."""
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + 10, 4)
+    return compressor.compress(data) + compressor.flush()
+
+
 class TrailFile:
     """Appends chained lines to the trail and stores snapshots beside it. Every method
     may raise ``OSError`` (a full disk): the caller decides what that means."""
@@ -131,8 +159,8 @@ class TrailFile:
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here) as one line."""
         record["prev"] = self.prev
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
-        data = gzip.compress(line, compresslevel=6, mtime=0) if self._gzip else line
+        line = (_ENCODE(record) + "\n").encode()
+        data = _gzip_member(line) if self._gzip else line
         view = memoryview(data)
         while view:
             written = self._file.write(view)

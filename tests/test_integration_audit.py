@@ -476,6 +476,13 @@ async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
     assert len(url_records(audit)) == 4
 
 
+def test_issue20_a_snapshot_folder_that_is_a_file_stops_the_crawl_at_start(tmp_path: Path) -> None:
+    (tmp_path / "trail.jsonl.d").write_text("not a folder")
+    audit = tmp_path / "trail.jsonl"
+    with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .*trail.jsonl.d is not a folder"):
+        get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
+
+
 def test_issue20_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: Path) -> None:
     audit = tmp_path / "trail.jsonl"
     audit.write_bytes(b'{"type":"run","prev":""}\n{"type":"url","pr')
