@@ -11,6 +11,8 @@ Standard library and scrapy_rep's pure modules only.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,6 +93,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
     except TrailError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
+    except BrokenPipeError:  # `audit verify trail | head`: the reader went away
+        _silence(out)
+        return EXIT_DIFFERENCES
+
+
+def _silence(out: TextIO) -> None:
+    """Point ``out`` at /dev/null, so that Python's flush at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def _run(options: argparse.Namespace, out: TextIO) -> int:

@@ -251,3 +251,20 @@ def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path:
     assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
     assert f"robots.txt of http://site.test: no line decided it for testbot: {gave_up}" in out
     assert "no robots.txt snapshot to re-derive it from (nothing was read)" in out
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
+    """``audit verify trail | head``: the pipe closes early; exit 1, nothing on stderr."""
+    body = [snapshot_line(), *(url_line(f"/p/{n}", robots=robots(None)) for n in range(3000))]
+    trail = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)], bodies=())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scrapy_rep", "audit", "verify", str(trail)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(100)  # 3,001 findings: far more than a pipe holds
+    process.stdout.close()
+    with process.stderr:
+        error = process.stderr.read()
+    assert process.wait(timeout=120) == 1
+    assert error == b""
