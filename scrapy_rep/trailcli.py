@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -60,9 +61,17 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         )
         command.add_argument("trail", metavar="TRAIL", help="the trail file (.jsonl or .jsonl.gz)")
         if name == "verify":
-            command.add_argument("--head", metavar="SHA256", action="append", default=[],
-                                 help="a head printed by an earlier verify: it must still be "
-                                 "the hash of a line (repeatable)")  # fmt: skip
+            command.add_argument(
+                "--head",
+                metavar="SHA256",
+                action="append",
+                default=[],
+                help="a head printed by an earlier verify: it must still be "
+                "the hash of a line (repeatable)",
+            )
+            command.add_argument(
+                "--json", action="store_true", help="one JSON object: counts, head, findings"
+            )
         if name == "show":
             command.add_argument("url", metavar="URL", help="the URL (or request id)")
         if name == "report":
@@ -115,7 +124,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         print("\n".join(summary_text(summary)), file=out)
         return EXIT_CLEAN
     if options.command == "verify":
-        return _verify(options.trail, out, options.head)
+        return _verify(options.trail, out, options.head, options.json)
     if options.command == "show":
         lines, found = story(options.trail, options.url)
         if not found:
@@ -125,8 +134,20 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     return _report(options, out)
 
 
-def _verify(path: str, out: TextIO, heads: list[str]) -> int:
+def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> int:
     result = verify(path, heads)
+    code = EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+    if as_json:
+        summary = {
+            name: getattr(result, name)
+            for name in ("lines", "runs", "records", "snapshots", "head")
+        }
+        findings = [{"line": f.line, "url": f.url, "what": f.what} for f in result.findings]
+        print(
+            json.dumps({"trail": path, "clean": result.clean, **summary, "findings": findings}),
+            file=out,
+        )
+        return code
     for finding in result.findings:
         print(finding, file=out)
     verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
@@ -136,7 +157,7 @@ def _verify(path: str, out: TextIO, heads: list[str]) -> int:
         f"head {result.head}",
         file=out,
     )
-    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+    return code
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:

@@ -46,6 +46,7 @@ class AuditCommand(ScrapyCommand):
             "--head", metavar="SHA256", action="append", default=[],
             help="verify: a head printed by an earlier verify (repeatable)",
         )  # fmt: skip
+        group.add_argument("--json", action="store_true", help="verify: one JSON object")
         group.add_argument(
             "--max-rows",
             type=int,
@@ -73,4 +74,5 @@ class AuditCommand(ScrapyCommand):
             argv += ["--html", opts.html, "--max-rows", str(opts.max_rows)]
         if command == "verify":
             argv += [arg for head in opts.head for arg in ("--head", head)]
+            argv += ["--json"] if opts.json else []
         return main(argv, prog="scrapy audit")

@@ -4,6 +4,7 @@ show, report, and their exit codes (0 clean, 1 problems found, 2 unusable input)
 from __future__ import annotations
 
 import io
+import json
 import re
 import subprocess
 import sys
@@ -96,6 +97,27 @@ def test_verify_head_option(trail: Path) -> None:
     status, out, err = cli("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
                            scrapy=True, cwd=trail.parent)  # fmt: skip
     assert status == 1 and "no line hashes to the head" in out, out + err
+
+
+def test_verify_json(trail: Path) -> None:
+    status, out = audit("verify", str(trail), "--json")
+    result = json.loads(out)
+    assert status == 0 and result["clean"] is True and result["findings"] == []
+    assert (result["lines"], result["runs"], result["records"], result["snapshots"]) == (6, 1, 3, 1)
+    assert result["head"] == sha(trail.read_bytes().splitlines(keepends=True)[-1])
+    (trail.parent / "trail.jsonl.d" / sha(ROBOTS)).unlink()
+    status, out = audit("verify", str(trail), "--json")
+    result = json.loads(out)
+    assert status == 1 and result["clean"] is False
+    assert result["findings"][1] == {
+        "line": 3,
+        "url": "http://site.test/",
+        "what": f"robots.txt snapshot {sha(ROBOTS)[:12]}… missing: no file {sha(ROBOTS)} in "
+        f"{trail.parent / 'trail.jsonl.d'}",
+    }
+    status, out, err = cli("verify", "--json", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True,
+                           cwd=trail.parent)  # fmt: skip
+    assert status == 1 and json.loads(out)["clean"] is False, err
 
 
 def test_usage_errors_exit_2(trail: Path) -> None:
