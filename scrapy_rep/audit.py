@@ -35,7 +35,21 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import auditrecords as lines
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditfile import AuditWriter, load_state, save_state
+from scrapy_rep.crawl.auditfile import (
+    ATTEMPTS,
+    DONT_FILTER,
+    FETCHED,
+    HELD,
+    ITEM_REASON,
+    NOFOLLOW,
+    ROBOTS,
+    STATUS,
+    TDM,
+    URL,
+    AuditWriter,
+    resume,
+    save_state,
+)
 from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.settings import RepConfig
@@ -57,8 +71,6 @@ F = TypeVar("F", bound=Callable[..., None])
 #: ``request.meta`` key: ``(id, url)`` of the request's record. The URL is checked:
 #: spiders often copy a page's meta into the requests they yield.
 ID_KEY: Final = "_rep_audit"
-# The state of an open record (a list, so that it is small and JSON for JOBDIR).
-URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
 
 
 def _guarded(method: F) -> F:
@@ -96,7 +108,7 @@ class AuditTrail:
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
         self._errors_logged = False
-        self.resumes = self._resume()
+        self.resumes = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
@@ -341,21 +353,6 @@ class AuditTrail:
             logger.info(
                 "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
             )
-
-    def _resume(self) -> str | None:
-        """A resumed run: the previous run's id; its open records are open again."""
-        saved = load_state(self.jobdir)
-        if saved is None:
-            return None
-        try:
-            for key, state in saved["open"].items():
-                state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
-                self.open[key] = state
-            self._unfiltered = set(saved["final_unfiltered"])
-            return str(saved["run"])
-        except (KeyError, TypeError, IndexError, ValueError) as error:
-            logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
-            return None
 
     def internal_error(self, where: str) -> None:
         self._inc("rep/audit/errors")

@@ -545,3 +545,47 @@ async def test_issue20_requests_held_when_the_spider_closes_are_refused_closed(
         assert (record["fate"], record["refused_by"]) == ("refused", "closed"), record
         assert record["held"] == 1
     assert lines(audit)[-1]["reason"] == "closespider_timeout"
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
+    tmp_path: Path,
+) -> None:
+    """200 origins with distinct 80 KB robots.txt files (16 MB, about 10 MB compressed)
+    under REP_CACHE_MAX_BYTES = 2 MB: after the crawl the trail keeps none of them alive
+    (an lru_cache of SHA-256 by compressed body kept them all)."""
+    import gc
+    import random
+    import tracemalloc
+
+    rng = random.Random(20)
+    sites = Sites()
+    urls = []
+    for n in range(200):
+        rules = "".join(
+            f"Disallow: /{''.join(rng.choices('abcdefghijklmnopqrstuvwxyz0123456789', k=30))}\n"
+            for _ in range(2600)
+        )
+        sites.add(f"o{n}").script("/robots.txt", robots(f"User-agent: *\n{rules}"))
+        urls.append(sites.url(f"o{n}", "/page"))
+    settings = {
+        "REP_AUDIT_FILE": str(tmp_path / "trail.jsonl"),
+        "REP_CACHE_MAX_BYTES": 2_000_000,
+        "REP_CACHE_MAX_ORIGINS": 5,
+        "CONCURRENT_REQUESTS": 32,
+        "LOG_LEVEL": "INFO",
+    }
+    tracemalloc.start()
+    try:
+        crawler, spider = await crawl(urls, settings)
+        gc.collect()
+        # Blocks over 20 KB still alive: robots.txt bodies, compressed or not (imports
+        # and the crawl's small objects are left out).
+        kept = sum(t.size for t in tracemalloc.take_snapshot().traces if t.size > 20_000)
+    finally:
+        tracemalloc.stop()
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert len(list((tmp_path / "trail.jsonl.d").iterdir())) == 200  # every body stored
+    assert crawler.stats.get_value("rep/robotstxt/cache_evictions") > 0
+    assert kept < 4_000_000, kept  # the 2 MB cache; about 10 MB if the trail kept them

@@ -32,6 +32,8 @@ CLOSE_REASON: Final = "audit_trail_unwritable"
 JOBDIR_FILE: Final = "scrapy_rep.audit.json"
 #: Snapshot names remembered as written (beyond: the file in ``<trail>.d/`` says so).
 SNAPSHOT_MEMO: Final = 4096
+# The state of an open record: a list, small in memory and JSON for JOBDIR.
+URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
 
 
 class AuditWriter:
@@ -133,6 +135,23 @@ def load_state(jobdir: str | None) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError) as error:
         logger.warning("scrapy_rep: %s is unreadable (%s)", path, error)
+        return None
+
+
+def resume(jobdir: str | None, open_records: dict[str, Any], unfiltered: set[str]) -> str | None:
+    """A resumed run: the paused run's id; its open records and the ids of its final
+    ``dont_filter`` records are added to ``open_records`` and ``unfiltered``."""
+    saved = load_state(jobdir)
+    if saved is None:
+        return None
+    try:
+        for key, state in saved["open"].items():
+            state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
+            open_records[key] = state
+        unfiltered.update(saved["final_unfiltered"])
+        return str(saved["run"])
+    except (KeyError, TypeError, IndexError, ValueError) as error:
+        logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None
 
 
