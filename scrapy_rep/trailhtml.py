@@ -39,7 +39,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.url{word-break:break-all;max-width:460px}
+th{background:#f4f4f4}td.url{word-break:break-all;min-width:220px;max-width:460px}
+.scroll{overflow-x:auto;max-width:100%}
 .ok{color:#1e7e34}.bad{color:#b00020}
 input#q{font-size:14px;padding:4px 8px;width:380px}
 """
@@ -219,15 +220,15 @@ def render(
 {_e(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
 {_verification(result)}
 <h2>Totals</h2><div class="totals">{_totals(summary)}</div>
-<h2>Runs</h2>{_runs(summary)}
+<h2>Runs</h2><div class="scroll">{_runs(summary)}</div>
 <h2>Decisions by deciding signal</h2>{key}{_chart("by-signal", summary.by_signal.items())}
 <h2>Decisions by origin</h2>{_chart("by-origin", summary.by_origin.items())}
 <h2>Top refusing origins</h2>{_refusing(summary)}
 <h2>Records</h2>
 <p><label>Search: <input id="q" type="search" placeholder="URL, fate, signal, rule…"></label>
 <span id="shown">{len(rows)}</span> shown</p>{note if cut > 0 else ""}
-<table id="records"><thead><tr>{heads}</tr></thead><tbody>
+<div class="scroll"><table id="records"><thead><tr>{heads}</tr></thead><tbody>
 {"".join(rows)}
-</tbody></table>
+</tbody></table></div>
 <script>{_SCRIPT}</script></body></html>
 """
