@@ -2,7 +2,7 @@
 
 It runs the project's own settings and spider against the embedded demo site, then
 checks what happened to every URL, what reached the servers, and that the report in the
-README is the report the crawl prints.
+documentation (docs/demo.md) is the report the crawl prints.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep.report import RepReport
 
 PROJECT = Path(__file__).resolve().parents[1] / "example_project"
-README = Path(__file__).resolve().parents[1] / "README.md"
+DEMO_PAGE = Path(__file__).resolve().parents[1] / "docs" / "demo.md"
 
 KEPT = "downloaded (200); item kept"
 #: Every URL the demo meets, by origin name and path, and what must happen to it.
@@ -96,7 +96,7 @@ def demo_project(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @pytest.mark.parametrize("purpose", ["search", "ai-train"])
 @pytest_twisted.ensureDeferred
-async def test_demo_crawl_does_what_the_readme_says_url_by_url(
+async def test_demo_crawl_does_what_the_docs_say_url_by_url(
     demo_project: Any, purpose: str
 ) -> None:
     spider_class, settings = demo_project
@@ -133,11 +133,11 @@ async def test_demo_crawl_does_what_the_readme_says_url_by_url(
     assert report.origins[bases["shop"]].crawl_delay == 0.2
     assert report.origins[bases["shop"]].sitemaps == (bases["shop"] + "/sitemap.xml",)
 
-    # The README shows this very report (its ports are the preferred 8301-8305).
+    # docs/demo.md shows this very report (its ports are the preferred 8301-8305).
     printed = report.text
     for name, port in zip(bases, PORTS, strict=True):
         printed = printed.replace(bases[name], f"http://127.0.0.1:{port}")
-    assert printed == readme_report("" if purpose == "search" else " ai-train")
+    assert printed == documented_report("" if purpose == "search" else " ai-train")
 
 
 def sorted_events(report: RepReport, url: str) -> list[str]:
@@ -146,10 +146,10 @@ def sorted_events(report: RepReport, url: str) -> list[str]:
     return sorted(report.urls[url].events, key=_event_order)
 
 
-def readme_report(which: str = "") -> str:
+def documented_report(which: str = "") -> str:
     """The text block after ``<!-- demo report -->`` (or ``<!-- demo report ai-train -->``)
-    in the README."""
-    text = README.read_text(encoding="utf-8")
+    in docs/demo.md."""
+    text = DEMO_PAGE.read_text(encoding="utf-8")
     match = re.search(rf"<!-- demo report{which} -->\n```text\n(.*?)```", text, re.DOTALL)
-    assert match, "README.md has no demo report block"
+    assert match, "docs/demo.md has no demo report block"
     return match.group(1)
