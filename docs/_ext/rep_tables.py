@@ -9,16 +9,22 @@ a warning (an error under ``-W``).
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Any
-
-from sphinx.application import Sphinx
-from sphinx.util import logging
+from typing import TYPE_CHECKING, Any
 
 from scrapy_rep._purpose_table import ROWS
 from scrapy_rep.settings import SETTINGS
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+try:  # Sphinx's logger turns a warning into a build error under -W
+    from sphinx.util import logging as sphinx_logging
+
+    logger: Any = sphinx_logging.getLogger(__name__)
+except ImportError:  # the tables' tests run without Sphinx
+    logger = logging.getLogger(__name__)
 MARKER = re.compile(r"^<!-- rep: ([\w-]+) -->$", re.MULTILINE)
 #: A setting's own section on the settings page: "### `REP_X`" (or "`REP_X` and `REP_Y`").
 SECTION = re.compile(r"^#{2,4} (`[A-Z_]+`(?: and `[A-Z_]+`)*)$", re.MULTILINE)
@@ -73,20 +79,26 @@ def purpose_table(_: str) -> str:
 TABLES = {"settings-table": settings_table, "purpose-table": purpose_table}
 
 
-def check_settings_page(docname: str, text: str) -> None:
+def settings_page_problems(text: str) -> list[str]:
+    """What the settings page gets wrong against :data:`SETTINGS`."""
     documented = set(sections(text))
     known = {setting.name for setting in SETTINGS}
-    for name in sorted(known - documented):
-        logger.warning("setting %s has no section on the settings page", name, location=docname)
-    for name in sorted(documented - known):
-        if name.startswith("REP_"):
-            logger.warning("the settings page documents %s, not a setting", name, location=docname)
+    problems = [
+        f"setting {name} has no section on the settings page" for name in sorted(known - documented)
+    ]
+    problems += [
+        f"the settings page documents {name}, not a setting"
+        for name in sorted(documented - known)
+        if name.startswith("REP_")
+    ]
+    return problems
 
 
 def fill(app: Sphinx, docname: str, source: list[str]) -> None:
     text = source[0]
     if "<!-- rep: settings-table -->" in text:
-        check_settings_page(docname, text)
+        for problem in settings_page_problems(text):
+            logger.warning(problem, location=docname)
 
     def replace(match: re.Match[str]) -> str:
         make = TABLES.get(match.group(1))
