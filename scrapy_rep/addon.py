@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.audit import AuditTrail
@@ -14,7 +15,8 @@ from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.setting_names import known_names, unknown_names, warning
+from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ DOWNLOADER_PRIORITY = 100
 SPIDER_PRIORITY = 550
 REPORT_PRIORITY = 500
 AUDIT_PRIORITY = 500
+
+logger = logging.getLogger(__name__)
 
 
 class Addon:
@@ -53,6 +57,26 @@ class Addon:
         setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
+        show_defaults(settings)
+        warn_unknown_names(settings)
+
+
+def show_defaults(settings: BaseSettings) -> None:
+    """Every ``REP_*`` setting the project left unset gets its default, with the add-on's
+    priority, so that ``crawler.settings`` (a spider's ``self.settings``, ``scrapy shell``)
+    shows the value in force. A default that is derived from other settings (``None``)
+    stays unset."""
+    for setting in SETTINGS:
+        if setting.default is not None and settings.getpriority(setting.name) is None:
+            settings.set(setting.name, setting.default, priority="addon")
+
+
+def warn_unknown_names(settings: BaseSettings) -> None:
+    """A WARNING for each ``REP_*`` / ``ROBOTSTXT_*`` name that is no setting (a typo the
+    crawl would otherwise ignore in silence), with the closest real name."""
+    scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
+    for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
+        logger.warning(warning(name, closest))
 
 
 def validate(settings: BaseSettings) -> None:
