@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.audit import AuditTrail
-from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.startup import validate
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
 from scrapy_rep.setting_names import known_names, unknown_names, warning
-from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError
+from scrapy_rep.settings import SETTINGS
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
 if TYPE_CHECKING:
@@ -77,30 +75,3 @@ def warn_unknown_names(settings: BaseSettings) -> None:
     scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
     for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
         logger.warning(warning(name, closest))
-
-
-def validate(settings: BaseSettings) -> None:
-    """Every ``REP_*`` setting (SPEC §5). A wrong one stops the crawl at start: under the
-    ``scrapy`` command with one line naming the setting and exit status 2 (a usage
-    error); in a program that runs a crawl itself, as :class:`RepSettingError`."""
-    try:
-        RepConfig.from_settings(settings)
-    except RepSettingError as error:
-        if not _under_scrapy_command():
-            raise
-        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_USAGE) from None
-
-
-def _under_scrapy_command() -> bool:
-    """Whether Scrapy's command line (``scrapy.cmdline.execute``) is running us."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
-            "scrapy",
-            "cmdline.py",
-        ):
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
