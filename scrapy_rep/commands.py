@@ -35,6 +35,7 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
+from scrapy_rep.crawl.otherdirectives import describe_sources
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.purpose import PURPOSES
@@ -269,7 +270,7 @@ def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -
         extra_tokens=config.directive_tokens,
         meta_in_noscript=config.meta_in_noscript,
     )
-    where = "; ".join(directives.sources) if directives.sources else "no robots meta tag or header"
+    where = describe_sources(directives.sources, response)
     return f"{status}, directives: {directives} ({where})", True
 
 

@@ -83,10 +83,10 @@ def test_wrong_profile_with_only_the_parser(tmp_path: Path) -> None:
 
 def test_outside_the_scrapy_command_the_error_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "redis", None)
-    with pytest.raises(RepSettingError, match="^REP_ROBOTSTXT_CACHE: .* needs the redis package"):
+    with pytest.raises(RepSettingError, match=r"^REP_ROBOTSTXT_CACHE: .* needs the redis package"):
         validate({"REP_ROBOTSTXT_CACHE": "redis://127.0.0.1:1/0"})
     crawler = get_crawler(settings_dict={"REP_PROFILE": "gogle"})
     from scrapy_rep import RobotParser
 
-    with pytest.raises(RepSettingError, match="^REP_PROFILE: "):
+    with pytest.raises(RepSettingError, match=r"^REP_PROFILE: "):
         RobotParser.from_crawler(crawler, b"")
