@@ -60,7 +60,8 @@ def test_addon_defaults_are_in_the_crawlers_settings() -> None:
     assert crawler.settings.get("REP_PROFILE") == "google"
     assert crawler.settings.getpriority("REP_PROFILE") == 15  # "addon"
     assert crawler.settings.get("REP_CACHE_TTL") == 5  # the project's value stays
-    assert crawler.settings.get("REP_OBEY_CRAWL_DELAY") is None  # derived: left unset
+    assert crawler.settings.get("REP_OBEY_CRAWL_DELAY") is True
+    assert crawler.settings.get("REP_ROBOTSTXT_CONCURRENCY") is None  # derived: left unset
 
 
 def test_defaults_and_warning_in_a_real_project(tmp_path: Path) -> None:

@@ -23,8 +23,8 @@ ROBOTSTXT_OBEY = True
 
 # robots.txt: the profile ("google", "rfc9309" or "legacy").
 REP_PROFILE = "google"
-# Honour Crawl-delay (Google does not; polite crawlers often do), at most 10 s per origin.
-REP_OBEY_CRAWL_DELAY = True
+# Crawl-delay is obeyed by default (Google does not; Bing, Yandex, Nutch do), at most 10 s
+# per origin; REP_OBEY_CRAWL_DELAY = False would ignore it.
 REP_CRAWL_DELAY_MAX = 10
 # An unreachable robots.txt (5xx, 429, network error): retry after 1 s, give up after 30 s.
 REP_UNREACHABLE_RETRY_DELAY = 1
