@@ -224,3 +224,21 @@ def test_purpose_table_is_written_from_the_code() -> None:
     table = rep_tables().purpose_table("")
     assert len([line for line in table.splitlines() if line.startswith("| ")]) == len(ROWS) + 1
     assert "| tdmrep | `tdm-reservation: 1` | – | denied | denied |" in table
+
+
+def test_every_signal_and_meta_key_is_documented() -> None:
+    import scrapy_rep.signals
+
+    reference = (DOCS / "reference.md").read_text(encoding="utf-8")
+    signals = [
+        name
+        for name, value in vars(scrapy_rep.signals).items()
+        if type(value) is object and not name.startswith("_")
+    ]
+    assert len(signals) >= 6
+    for name in signals:
+        assert f"`scrapy_rep.signals.{name}`" in reference
+    keys = {s for s in code_strings() if re.fullmatch(r"rep_[a-z_]+", s)}
+    assert keys
+    for key in sorted(keys):
+        assert f'meta["{key}"]' in reference or f"`{key}`" in documented_text(), key
