@@ -242,3 +242,17 @@ def test_every_signal_and_meta_key_is_documented() -> None:
     assert keys
     for key in sorted(keys):
         assert f'meta["{key}"]' in reference or f"`{key}`" in documented_text(), key
+
+
+def test_each_settings_section_states_the_codes_default() -> None:
+    tables = rep_tables()
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    from scrapy_rep.settings import SETTINGS
+
+    assert set(tables.documented_defaults(page)) == {s.name for s in SETTINGS}
+    assert tables.default_problems(page) == []
+    wrong = page.replace("Default: `60`.", "Default: `61`.", 1)
+    assert tables.default_problems(wrong) == [
+        "REP_CRAWL_DELAY_MAX: the settings page says the default is 61, the code 60.0"
+    ]
+    assert not tables.same_default("1", True) and tables.same_default('"search"', ("search",))

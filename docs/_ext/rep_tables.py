@@ -9,6 +9,7 @@ a warning (an error under ``-W``).
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -94,10 +95,49 @@ def settings_page_problems(text: str) -> list[str]:
     return problems
 
 
+def documented_defaults(text: str) -> dict[str, str]:
+    """Setting name -> the default its section states (``Default: `60```; a shared
+    section's ``Defaults: `60` and `604800```)."""
+    found: dict[str, str] = {}
+    for section in re.split(r"^#{2,4} ", text, flags=re.MULTILINE):
+        heading = re.match(r"(`[A-Z_]+`(?: and `[A-Z_]+`)*)\n", section)
+        stated = re.search(r"Defaults?: ((?:`[^`]*`(?: \([^)]*\))?(?: and )?)+)", section)
+        if heading and stated:
+            names = re.findall(r"`([A-Z_]+)`", heading.group(1))
+            values = re.findall(r"`([^`]*)`", stated.group(1))
+            found.update(zip(names, values, strict=False))
+    return found
+
+
+def same_default(stated: str, default: Any) -> bool:
+    """Whether the text of a section's default means the code's default."""
+    try:
+        value = ast.literal_eval(stated)
+    except (ValueError, SyntaxError):
+        return False
+    if isinstance(default, tuple) and len(default) == 1 and value == default[0]:
+        return True  # one purpose, written as a string
+    if isinstance(default, tuple) and isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, bool) or isinstance(default, bool):
+        return value is default
+    return bool(value == default)
+
+
+def default_problems(text: str) -> list[str]:
+    """Sections whose stated default is not the code's."""
+    stated = documented_defaults(text)
+    return [
+        f"{s.name}: the settings page says the default is {stated[s.name]}, the code {s.default!r}"
+        for s in SETTINGS
+        if s.name in stated and not same_default(stated[s.name], s.default)
+    ]
+
+
 def fill(app: Sphinx, docname: str, source: list[str]) -> None:
     text = source[0]
     if "<!-- rep: settings-table -->" in text:
-        for problem in settings_page_problems(text):
+        for problem in settings_page_problems(text) + default_problems(text):
             logger.warning(problem, location=docname)
 
     def replace(match: re.Match[str]) -> str:
