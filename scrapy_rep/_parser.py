@@ -221,7 +221,7 @@ class Parser:
                 self._skip(number, "group setting outside any group")
             # Content-Signal and Content-Usage before the first user-agent line (group
             # -1, FILE_WIDE) apply to every crawler: the reading that never loses a
-            # site's opt-out (README "Deviations").
+            # site's opt-out (docs/deviations.md).
             elif kind == _CONTENT_USAGE:
                 if value:
                     usage.setdefault(group, []).append((number, value))

@@ -199,8 +199,9 @@ class Setting:
     read: Reader
 
 
-#: Every ``REP_*`` setting, in the README's order. ``REP_CACHE_MAX_TTL`` must come after
-#: ``REP_CACHE_MIN_TTL`` (it may not be smaller).
+#: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
+#: table from this one, and each setting needs its section there).
+#: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
     Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
     Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),

@@ -2,7 +2,7 @@
 
 One line enables the whole suite (robots.txt enforcement and page-level directives):
 ``ADDONS = {"scrapy_rep.Addon": 0}``. The ``REP_*`` settings below are the interesting
-ones, each documented in the README.
+ones, each documented in docs/settings.md.
 
 Run it from this directory: ``scrapy crawl demo`` (the embedded demo site), or
 ``scrapy crawl demo -a start_url=https://example.com/`` for a real site; add

@@ -278,7 +278,7 @@ def _ai() -> dict[str, Page]:
 
 #: The demo's origins, in port order.
 NAMES = ("shop", "open", "flaky", "moved", "ai")
-#: The ports tried first (so the report reads the same as in the README); when one is
+#: The ports tried first (so the report reads the same as in docs/demo.md); when one is
 #: taken, a free port is used instead.
 PREFERRED_PORTS = (8301, 8302, 8303, 8304, 8305)
 
