@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from scrapy_rep.standards import STANDARDS
+
 Purpose = Literal["search", "ai-train", "ai-input"]
 #: The purposes, in the order of :attr:`UsageSignal.answers`.
 PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
@@ -21,7 +23,7 @@ PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
     {purpose: index for index, purpose in enumerate(PURPOSES)}
 )
 
-Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta"]
+Vocabulary = Literal["aipref", "content-signal", "tdmrep", "robots-meta", "robots-ai-control"]
 #: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
 #: the signal says nothing about it.
 Answers = tuple[bool | None, bool | None, bool | None]
@@ -38,12 +40,30 @@ class MappingRow:
     answers: Answers
     #: The text that justifies the row.
     source: str
+    #: The row's standard, a key of :data:`scrapy_rep.standards.STANDARDS`.
+    standard: str = "aipref-vocab"
+
+    @property
+    def revision(self) -> str:
+        """The revision of the source this row follows (the one table of revisions)."""
+        return STANDARDS[self.standard]
 
 
 _AIPREF_TRAIN = (
     'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
     "learned parameters of an AI model that is used to generate synthetic content in one "
-    'or more modalities"'
+    'or more modalities"; vocab-08 (as summarised) narrows train-ai to generative models, '
+    "which the -07 text already says"
+)
+_AIPREF_USE = (
+    'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
+    "was not found in any stored copy): use of an asset as input to a generative AI model "
+    "where the user did not supply the asset"
+)
+_AI_CONTROL = (
+    "draft-canel-robots-ai-control-00 (Microsoft): DisallowAITraining / AllowAITraining "
+    '"path" rules of a robots.txt group for "the usage of the content ... for AI training"; '
+    "read as the train-ai=n / train-ai=y path rules of attach-05 §3"
 )
 _AIPREF_SEARCH = (
     'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
@@ -62,6 +82,11 @@ _CS_INPUT = (
     'content for generative AI search answers)."'
 )
 _CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
+_CS_USE = (
+    "Cloudflare's Content-Signal use= key (2026), as a secondary source defines it (the "
+    "primary text was not found): immediate: interact, but store and reuse nothing; "
+    "reference: index, excerpt and link back; full: summarise and reproduce"
+)
 _TDM = (
     "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
     'reserved) and its docs/tdm-meaning.md: "the use of web content by AI solutions falls '
@@ -80,6 +105,9 @@ _NOIMAGEAI_PAGE = (
     "docs/purpose-notes.md)"
 )
 
+_CS: Final = "content-signal"
+_MS: Final = "robots-ai-control"
+
 #: Every signal value we understand and what it means per purpose (``search``,
 #: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
 ROWS: Final[tuple[MappingRow, ...]] = (
@@ -87,17 +115,24 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("aipref", "train-ai=n", (None, False, None), _AIPREF_TRAIN),
     MappingRow("aipref", "search=y", (True, None, None), _AIPREF_SEARCH),
     MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
-    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH),
-    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN),
-    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT),
-    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT),
-    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM),
-    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM),
-    MappingRow("robots-meta", "noai", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI),
-    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE),
+    MappingRow("aipref", "ai-use=y", (None, None, True), _AIPREF_USE),
+    MappingRow("aipref", "ai-use=n", (None, None, False), _AIPREF_USE),
+    MappingRow("robots-ai-control", "DisallowAITraining", (None, False, None), _AI_CONTROL, _MS),
+    MappingRow("robots-ai-control", "AllowAITraining", (None, True, None), _AI_CONTROL, _MS),
+    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
+    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
+    MappingRow("content-signal", "use=immediate", (False, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=reference", (None, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=full", _NONE, _CS_USE, _CS),
+    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
+    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),
+    MappingRow("robots-meta", "noai", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE, "noai"),
 )
 #: :data:`ROWS` by (vocabulary, signal).
 MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(

@@ -47,6 +47,7 @@ PURE = (
     "urlfetch",
     "check",
     "standards",
+    "imageusage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (

@@ -68,10 +68,14 @@ def purpose_table(_: str) -> str:
     def cell(answer: bool | None) -> str:
         return "–" if answer is None else ("allowed" if answer else "denied")
 
-    rows = ["| vocabulary | signal | search | ai-train | ai-input |", "|---|---|---|---|---|"]
+    rows = [
+        "| vocabulary | signal | search | ai-train | ai-input | revision followed |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in ROWS:
         answers = " | ".join(cell(answer) for answer in row.answers)
-        rows.append(f"| {row.vocabulary} | `{row.signal}` | {answers} |")
+        revision = getattr(row, "revision", "")  # from scrapy_rep.standards.STANDARDS
+        rows.append(f"| {row.vocabulary} | `{row.signal}` | {answers} | {revision} |")
     rows += ["", "Each row's source, as the code states it:", ""]
     rows += [f"- `{row.vocabulary}` `{row.signal}`: {row.source}" for row in ROWS]
     return "\n".join(rows)
