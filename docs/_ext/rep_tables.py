@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import logging
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep._purpose_table import ROWS
@@ -28,7 +29,7 @@ except ImportError:  # the tables' tests run without Sphinx
     logger = logging.getLogger(__name__)
 MARKER = re.compile(r"^<!-- rep: ([\w-]+) -->$", re.MULTILINE)
 #: A setting's own section on the settings page: "### `REP_X`" (or "`REP_X` and `REP_Y`").
-SECTION = re.compile(r"^#{2,4} (`[A-Z_]+`(?: and `[A-Z_]+`)*)$", re.MULTILINE)
+SECTION = re.compile(r"^#{2,4} (`[A-Z0-9_]+`(?: and `[A-Z0-9_]+`)*)$", re.MULTILINE)
 
 
 def anchor(heading: str) -> str:
@@ -41,7 +42,7 @@ def sections(text: str) -> dict[str, str]:
     """Setting name -> the anchor of the section that documents it."""
     found: dict[str, str] = {}
     for match in SECTION.finditer(text):
-        for name in re.findall(r"`([A-Z_]+)`", match.group(1)):
+        for name in re.findall(r"`([A-Z0-9_]+)`", match.group(1)):
             found[name] = anchor(match.group(1))
     return found
 
@@ -104,10 +105,10 @@ def documented_defaults(text: str) -> dict[str, str]:
     section's ``Defaults: `60` and `604800```)."""
     found: dict[str, str] = {}
     for section in re.split(r"^#{2,4} ", text, flags=re.MULTILINE):
-        heading = re.match(r"(`[A-Z_]+`(?: and `[A-Z_]+`)*)\n", section)
+        heading = re.match(r"(`[A-Z0-9_]+`(?: and `[A-Z0-9_]+`)*)\n", section)
         stated = re.search(r"Defaults?: ((?:`[^`]*`(?: \([^)]*\))?(?: and )?)+)", section)
         if heading and stated:
-            names = re.findall(r"`([A-Z_]+)`", heading.group(1))
+            names = re.findall(r"`([A-Z0-9_]+)`", heading.group(1))
             values = re.findall(r"`([^`]*)`", stated.group(1))
             found.update(zip(names, values, strict=False))
     return found
@@ -154,6 +155,18 @@ def fill(app: Sphinx, docname: str, source: list[str]) -> None:
     source[0] = MARKER.sub(replace, text)
 
 
+def generated_pages(app: Sphinx, *_: Any) -> list[str]:
+    """The pages with a generated table: read again at every build (the code they are
+    written from may have changed while their text did not)."""
+    source = Path(app.srcdir)
+    return [
+        str(page.relative_to(source).with_suffix(""))
+        for page in source.glob("*.md")
+        if MARKER.search(page.read_text(encoding="utf-8"))
+    ]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("source-read", fill)
+    app.connect("env-get-outdated", generated_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
