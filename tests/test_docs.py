@@ -256,3 +256,10 @@ def test_each_settings_section_states_the_codes_default() -> None:
         "REP_CRAWL_DELAY_MAX: the settings page says the default is 61, the code 60.0"
     ]
     assert not tables.same_default("1", True) and tables.same_default('"search"', ("search",))
+
+
+def test_pages_with_generated_tables_are_read_at_every_build() -> None:
+    from types import SimpleNamespace
+
+    pages = rep_tables().generated_pages(SimpleNamespace(srcdir=str(DOCS)))
+    assert sorted(pages) == ["purpose-notes", "settings"]
