@@ -199,11 +199,12 @@ class Setting:
     read: Reader
 
 
-#: Every ``REP_*`` setting, in the README's order. ``REP_CACHE_MAX_TTL`` must come after
-#: ``REP_CACHE_MIN_TTL`` (it may not be smaller).
+#: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
+#: table from this one, and each setting needs its section there).
+#: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
     Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
-    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", None, _optional(read_bool)),
+    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),
     Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
     Setting("REP_UNREACHABLE_RETRY_DELAY", "unreachable_retry_delay", 30.0, _number(0.001)),
     Setting("REP_UNREACHABLE_MAX_WAIT", "unreachable_max_wait", 600.0, _number()),
@@ -231,6 +232,12 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_ACTION", "purpose_action", "drop", _choice(PURPOSE_ACTIONS)),
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
+    Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
+    Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
+    Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
+    Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
+    Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
+    Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
     Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
 )
@@ -242,8 +249,9 @@ class RepConfig:
     there). ``None`` in an optional field means "derived from other settings"."""
 
     profile: str
-    #: ``None``: the profile's default (honoured in "legacy" only).
-    obey_crawl_delay: bool | None
+    #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
+    #: ``False`` (Google's behaviour).
+    obey_crawl_delay: bool
     crawl_delay_max: float
     unreachable_retry_delay: float
     unreachable_max_wait: float
@@ -275,6 +283,16 @@ class RepConfig:
     purpose_unknown: str
     #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
     purpose_agents: tuple[str, ...]
+    #: Read the statements inside files downloaded by ``FilesPipeline`` /
+    #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
+    media_usage: bool
+    #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
+    media_constraints_met: bool
+    #: Read C2PA manifests (when ``c2pa-python`` is installed).
+    media_c2pa: bool
+    media_max_scan_bytes: int
+    media_max_packet_bytes: int
+    media_max_packets: int
     audit_file: str
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool

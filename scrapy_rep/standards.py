@@ -28,4 +28,6 @@ STANDARDS: Final[dict[str, str]] = {
     ),
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
     "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
+    "iptc-data-mining": "IPTC Photo Metadata Standard 2023.1 Data Mining (plus:DataMining)",
+    "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
 }

@@ -35,6 +35,7 @@ PURE = (
     "directives",
     "_dates",
     "settings",
+    "setting_names",
     "aipref",
     "_aipref_vocab",
     "tdmrep",
@@ -49,6 +50,11 @@ PURE = (
     "trailfile",
     "auditrecords",
     "imageusage",
+    "_xmp",
+    "_xmp_scan",
+    "_xmp_walkers",
+    "_c2pa",
+    "mediausage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (

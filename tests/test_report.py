@@ -65,6 +65,6 @@ def test_a_report_file_that_fails_at_the_end_is_printed_instead(
 ) -> None:
     report = make(REP_REPORT_FILE="/dev/full")
     report._closed()
-    assert "scrapy_rep report" in capsys.readouterr().out  # not lost
+    assert "scrapy_rep report" in capsys.readouterr().err  # not lost
     [error] = [r for r in caplog.records if r.levelname == "ERROR"]
     assert "REP_REPORT_FILE /dev/full cannot be written" in error.getMessage()
