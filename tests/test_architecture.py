@@ -43,6 +43,7 @@ PURE = (
     "purpose",
     "_purpose_table",
     "usage",
+    "verdicts",
     "urlfetch",
     "check",
     "standards",
