@@ -292,7 +292,8 @@ def test_shared_store_one_process_downloads_under_a_lease_and_shares_the_result(
     life = machine(store="redis", lease_seconds=185.0)
     life.handle(RequestSeen(A), T0)
     assert life.handle(RecordLoaded(A, None), T0) == [AcquireLease(A, A, 185.0)]
-    assert life.handle(LeaseAnswered(A, True), T0) == [StartDownload(A)]
+    assert life.handle(LeaseAnswered(A, True), T0) == [LoadRecord(A, A)]  # one more look
+    assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
     actions = life.handle(Downloaded(A, answer(200, RULES), held=0), T0 + 1)
     [save] = of(SaveRecord, actions)
     assert save.record.body_zlib and save.record.failures == 0
@@ -308,6 +309,20 @@ def test_shared_store_another_process_holds_the_lease_we_wait_and_adopt() -> Non
     assert life.handle(TimerFired(A), T0 + LEASE_POLL) == [LoadRecord(A, A)]
     actions = life.handle(RecordLoaded(A, record()), T0 + LEASE_POLL)
     assert of(Release, actions) and of(StartDownload, actions) == []
+
+
+def test_shared_store_a_record_saved_between_our_lookup_and_our_lease_is_adopted() -> None:
+    """Another process downloaded, saved and released its lease after our first look
+    and before our lease: the look again under the lease finds its record (this race
+    made two workers download one robots.txt)."""
+    life = machine(store="redis")
+    life.handle(RequestSeen(A), T0)
+    life.handle(RecordLoaded(A, None), T0)
+    assert life.handle(LeaseAnswered(A, True), T0) == [LoadRecord(A, A)]
+    actions = life.handle(RecordLoaded(A, record()), T0)
+    assert of(StartDownload, actions) == []
+    assert of(Release, actions) and of(ReleaseLease, actions) == [ReleaseLease(A, A)]
+    assert life.phase(A, T0) is Phase.FRESH
 
 
 def test_shared_store_a_failing_origin_keeps_to_the_shared_retry_schedule() -> None:

@@ -227,13 +227,15 @@ class StoreClient:
         self._clock = clock
         self._count = count
         self._down_until = 0.0
+        #: Records found corrupt and not yet replaced: said once, not at every look.
+        self._corrupt: set[str] = set()
 
     @property
     def consulted(self) -> bool:
         return self.store.consulted
 
     async def load(self, name: str) -> SharedRecord | None:
-        return await self._run(lambda: self.store.load(name), None)
+        return await self._run(lambda: self.store.load(name), None, name)
 
     async def acquire(self, name: str, seconds: float) -> bool | None:
         """``True``: leased; ``False``: another process has it; ``None``: store down."""
@@ -243,6 +245,7 @@ class StoreClient:
         await self._run(lambda: self.store.release(name), None)
 
     async def save(self, record: SharedRecord, keep_for: float) -> None:
+        self._corrupt.discard(record.origin)
         await self._run(lambda: self.store.save(record, keep_for), None)
 
     async def close(self) -> None:
@@ -251,12 +254,16 @@ class StoreClient:
         except Exception as error:  # closing must never fail the crawl's end
             logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
 
-    async def _run(self, operation: Callable[[], Awaitable[T]], default: T) -> T:
+    async def _run(self, operation: Callable[[], Awaitable[T]], default: T, name: str = "") -> T:
         if not self.store.consulted or self._clock() < self._down_until:
             return default
         try:
             return await operation()
         except StoreCorrupt as error:
+            if name in self._corrupt:
+                return default
+            if name:
+                self._corrupt.add(name)
             self._count("rep/robotstxt/store_corrupt")
             logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
             return default

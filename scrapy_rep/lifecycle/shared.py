@@ -16,7 +16,9 @@ from scrapy_rep.lifecycle.events import (
     Action,
     Announce,
     Key,
+    LoadRecord,
     Release,
+    ReleaseLease,
     SaveRecord,
     WakeAt,
 )
@@ -61,18 +63,24 @@ class SharedStoreSteps(Generic[D]):
 
     def _record_loaded(self, key: Key, record: SharedRecord | None, now: float) -> None:
         state = self._states.get(key)
-        if state is None or state.step is not Step.LOOKUP:
+        if state is None or state.step not in (Step.LOOKUP, Step.RECHECK):
             return
         if record is None:
-            return self._lease(key, state)
+            return self._no_record(key, state, now)
         try:
             entry = self._entry_of(record)
         except StoreCorrupt as error:
-            self._stat("store_corrupt")
-            self._log(
-                logging.WARNING, "scrapy_rep: ignoring a %s record: %s", self.policy.store, error
-            )
-            return self._lease(key, state)
+            if state.step is Step.LOOKUP:  # not again when looking again under the lease
+                self._stat("store_corrupt")
+                self._log(
+                    logging.WARNING,
+                    "scrapy_rep: ignoring a %s record: %s",
+                    self.policy.store,
+                    error,
+                )
+            return self._no_record(key, state, now)
+        if record.fresh_until > now or record.retry_at > now:
+            self._give_back_lease(key, state)
         if record.fresh_until > now:
             self._put(key, entry)
             self._stat("store_hits")
@@ -83,7 +91,19 @@ class SharedStoreSteps(Generic[D]):
         elif record.retry_at > now:
             self._follow_schedule(key, state, record, entry, now)
         else:
-            self._lease(key, state)  # stale and nobody is trying: this process downloads
+            self._no_record(key, state, now)  # stale and nobody is trying: we download
+
+    def _no_record(self, key: Key, state: OriginState, now: float) -> None:
+        """Nothing usable in the store: take the lease, or, holding it, download."""
+        if state.step is Step.RECHECK:
+            self._enqueue(key, state, now)
+        else:
+            self._lease(key, state)
+
+    def _give_back_lease(self, key: Key, state: OriginState) -> None:
+        if state.leased:
+            state.leased = False
+            self._do(ReleaseLease(key, self._name(key)))
 
     def _follow_schedule(
         self, key: Key, state: OriginState, record: SharedRecord, entry: CacheEntry[D], now: float
@@ -113,8 +133,12 @@ class SharedStoreSteps(Generic[D]):
             state.step = Step.LEASE_WAIT
             self._do(WakeAt(key, now + LEASE_POLL))
             return
-        state.leased = bool(granted)
-        self._enqueue(key, state, now)
+        if granted is None:  # the store is down: download without it
+            return self._enqueue(key, state, now)
+        # Another process may have saved a record between our lookup and our lease.
+        state.leased = True
+        state.step = Step.RECHECK
+        self._do(LoadRecord(key, self._name(key)))
 
     def _share(
         self, key: Key, entry: CacheEntry[D] | None, failing: OriginState | None, now: float

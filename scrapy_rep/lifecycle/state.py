@@ -23,6 +23,9 @@ class Step(enum.Enum):
     LOOKUP = "lookup"
     LEASE = "lease"
     LEASE_WAIT = "lease-wait"
+    #: The lease is ours: one more look at the store, for a record another process saved
+    #: between our first look and our lease.
+    RECHECK = "recheck"
     QUEUED = "queued"
     DOWNLOAD = "download"
     RETRY_WAIT = "retry-wait"
