@@ -133,7 +133,8 @@ def first_process(kind: Kind, outcome: str, store: str) -> tuple[list[Action], S
     [load] = life.handle(RequestSeen(A), T0)
     assert isinstance(load, LoadRecord)
     assert of(AcquireLease, life.handle(RecordLoaded(A, None), T0))
-    assert life.handle(LeaseAnswered(A, True), T0) == [StartDownload(A)]
+    assert of(LoadRecord, life.handle(LeaseAnswered(A, True), T0))  # looks once more
+    assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
     actions = life.handle(Downloaded(A, fetched(kind, outcome), held=1), T0 + 1)
     [save] = of(SaveRecord, actions)
     return actions, save.record
