@@ -65,9 +65,12 @@ def report(
     all_allowed = True
     width = max(len(url) for url in urls)
     for url in urls:
-        decision = rules.decide(url, user_agent)
-        allowed, why = decision.allowed, decision.explanation
-        if allowed and request_rules is not None:
+        if request_rules is None:
+            decision = rules.decide(url, user_agent)
+            allowed, why = decision.allowed, decision.explanation
+        else:
+            allowed, why = request_rules.robots_decision(rules, url, user_agent)
+        if allowed and request_rules is not None and request_rules.checks_anything:
             robots_url = robots_url_for(url) or "robots.txt"
             tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
             refused, _ = request_rules.refusal(
@@ -125,7 +128,13 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=10.0, help="seconds for each robots.txt (default: 10)"
     )
     check.add_argument(
-        "--purpose", default="search", help="REP_PURPOSE: search (default), ai-train, ai-input"
+        "--purpose", help="REP_PURPOSE: search (default), ai-train, ai-input, comma-separated"
+    )
+    check.add_argument(
+        "--no-robotstxt-obey",
+        dest="robotstxt_obey",
+        action="store_false",
+        help="as ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given are checked",
     )
     check.add_argument("--purpose-agents", default="", help="REP_PURPOSE_AGENTS, comma-separated")
     check.add_argument(
@@ -170,8 +179,10 @@ def _usage_problem(options: argparse.Namespace) -> str:
         return f"--timeout must be a positive number of seconds, got {options.timeout:g}"
     try:
         options.request_rules = RequestRules.of(
-            read_purposes(vars(options), "purpose", ()),
+            read_purposes(vars(options), "purpose", ("search",)),
             agents=read_str_list(vars(options), "purpose_agents", ()),
+            obey_robots=options.robotstxt_obey,
+            purpose_set=options.purpose is not None,
         )
     except RepSettingError as error:
         return f"--{error}".replace("_", "-", 1)

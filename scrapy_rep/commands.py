@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.check import (
     EXIT_ALLOWED,
@@ -119,6 +120,8 @@ class RobotsCommand(ScrapyCommand):
         self.request_rules = RequestRules(
             self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
             config.purpose_agents,
+            obey_robots(self.settings),
+            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
         )
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
@@ -180,12 +183,13 @@ class RobotsCommand(ScrapyCommand):
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            if opts.page and rules.allowed(url, agent):
+            robots_allowed = self.request_rules.robots_decision(rules, url, agent)[0]
+            if opts.page and robots_allowed:
                 page_line, fetched = _page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
-            if self.policy is not None and rules.allowed(url, agent):
+            if self.policy is not None and robots_allowed:
                 tdm_file = None if tdm is None else tdm.file
                 code = max(code, self._usage(url, rules, tdm_file, agent, opts.timeout, config))
         return code
@@ -223,6 +227,14 @@ class RobotsCommand(ScrapyCommand):
             print(f"      => not for this crawl: {refusal.message}")
             return max(code, EXIT_DISALLOWED)
         return code
+
+
+def obey_robots(settings: Any) -> bool:
+    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project
+    set it (this command runs without the add-on's settings)."""
+    if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
+        return True
+    return bool(settings.getbool("ROBOTSTXT_OBEY"))
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:

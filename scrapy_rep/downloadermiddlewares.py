@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
@@ -47,6 +47,7 @@ from scrapy_rep.crawl.documents import (
 )
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.holding import HeldRequests
+from scrapy_rep.crawl.obey import Obey, ObeyMode
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stores import StoreClient
@@ -81,10 +82,11 @@ class RobotsTxtMiddleware:
         clock: Callable[[], float] = time.time,
     ) -> None:
         settings = crawler.settings
-        if not settings.getbool("ROBOTSTXT_OBEY"):
-            raise NotConfigured("ROBOTSTXT_OBEY is False")
+        config = config if config is not None else RepConfig.from_settings(settings)
+        #: ROBOTSTXT_OBEY / dont_obey_robotstxt against REP_PURPOSE (NotConfigured if off).
+        self.obey = ObeyMode(settings, config)
         self.crawler = crawler
-        self.config = config = config if config is not None else RepConfig.from_settings(settings)
+        self.config = config
         self.stats = crawler.stats
         self._clock = clock
         store = open_store(config, settings)
@@ -157,7 +159,8 @@ class RobotsTxtMiddleware:
     async def process_request(
         self, request: Request, spider: Spider | None = None
     ) -> Request | Response | None:
-        if request.meta.get("dont_obey_robotstxt"):
+        obey = self.obey.of(request)
+        if obey is Obey.NOTHING:
             return None
         origin = self._origins.get(request.url)
         if origin is None:
@@ -174,7 +177,7 @@ class RobotsTxtMiddleware:
                 self._inc("rep/robotstxt/served_from_cache")
                 return cached
         agent = self.robots.agent(request)
-        self.robots.check(request, origin, entry, agent)
+        self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
         if self._tdm is None:
             self.usage.check(request, origin, entry, None, agent)
             return None

@@ -43,12 +43,37 @@ class RequestRules:
 
     policy: UsagePolicy
     agents: tuple[str, ...] = ()
+    #: ``ROBOTSTXT_OBEY``: robots.txt's Allow/Disallow decide.
+    obey_robots: bool = True
+    #: ``REP_PURPOSE`` was set: its opt-outs hold even with ``ROBOTSTXT_OBEY = False``.
+    purpose_set: bool = False
 
     @classmethod
     def of(
-        cls, purposes: Iterable[str], unknown: str = "allow", agents: Iterable[str] = ()
+        cls,
+        purposes: Iterable[str],
+        unknown: str = "allow",
+        agents: Iterable[str] = (),
+        obey_robots: bool = True,
+        purpose_set: bool = False,
     ) -> RequestRules:
-        return cls(UsagePolicy.of(purposes, unknown), tuple(agents))
+        return cls(UsagePolicy.of(purposes, unknown), tuple(agents), obey_robots, purpose_set)
+
+    @property
+    def checks_anything(self) -> bool:
+        """``False``: ``ROBOTSTXT_OBEY = False`` without a purpose set: nothing is checked
+        (Scrapy's meaning; ``scrapy_rep.crawl.obey``)."""
+        return self.obey_robots or self.purpose_set
+
+    def robots_decision(self, rules: RobotsTxt, url: str, agent: str) -> tuple[bool, str]:
+        """robots.txt's own verdict, as the crawl's ``RobotsGate`` gives it: without
+        ``ROBOTSTXT_OBEY`` only a robots.txt given up on (everything disallowed) refuses."""
+        if not self.checks_anything:
+            return True, "not checked: ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
+        if self.obey_robots or rules.verdict is False:
+            decision = rules.decide(url, agent)
+            return decision.allowed, decision.explanation
+        return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
 
     def refusal(
         self,

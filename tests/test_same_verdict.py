@@ -99,6 +99,36 @@ CASES = {
         fetched=False,
         exit_code=1,
     ),
+    # ROBOTSTXT_OBEY = False: Allow/Disallow off; the opt-outs of a purpose set still hold.
+    "ROBOTSTXT_OBEY False, Disallow: /": Case(
+        b"User-agent: *\nDisallow: /\n", settings={"ROBOTSTXT_OBEY": False}
+    ),
+    "ROBOTSTXT_OBEY False, no REP_PURPOSE, Content-Signal search=no": Case(
+        b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
+        settings={"ROBOTSTXT_OBEY": False},
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Disallow: /": Case(
+        b"User-agent: *\nDisallow: /\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Content-Signal ai-train=no": Case(
+        b"User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, tdmrep.json reserves": Case(
+        tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]',
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE search, Content-Signal search=no": Case(
+        b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "search"},
+        fetched=False,
+        exit_code=1,
+    ),
     # REP_UNREACHABLE_ACTION: what an unreachable document comes to (exit 3: for now).
     "robots.txt 503, REP_UNREACHABLE_ACTION drop": Case(
         503, settings={"REP_UNREACHABLE_ACTION": "drop"}, fetched=False, exit_code=3
@@ -166,7 +196,10 @@ def tool_verdict(output: str, url: str) -> bool:
 def run_check(case: Case, url: str) -> tuple[int, str]:
     args = ["check", url, url, "--timeout", "5"]
     for name, value in settings_of(case).items():
-        args += [CHECK_OPTIONS[name], value]
+        if name == "ROBOTSTXT_OBEY":
+            args += [] if value else ["--no-robotstxt-obey"]
+        else:
+            args += [CHECK_OPTIONS[name], value]
     out = io.StringIO()
     return check_main(args, out=out), out.getvalue()
 

@@ -58,9 +58,23 @@ class RobotsGate:
         return header.decode("latin-1") if header else self._default_agent
 
     def check(
-        self, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt], agent: str
+        self,
+        request: Request,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        agent: str,
+        obey_rules: bool = True,
     ) -> None:
-        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``)."""
+        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``).
+        ``obey_rules=False`` (``ROBOTSTXT_OBEY = False`` or ``dont_obey_robotstxt`` with a
+        purpose set): Allow/Disallow and Crawl-delay are not obeyed, but a robots.txt given
+        up on still drops the request: its opt-outs are not known (no "no" lost)."""
+        if not obey_rules:
+            if entry.unreachable and entry.rules.verdict is False:
+                self._inc("rep/requests/dropped/robotstxt_unreachable")
+                message = f"Dropped: robots.txt of {origin} {entry.outcome}"
+                self._refuse(request, "robotstxt_unreachable", message)
+            return
         rules = entry.rules
         if self._audit:  # the trail names the robots.txt and the line that decided
             decision = rules.decide(request.url, agent)
