@@ -38,6 +38,7 @@ from twisted.internet.defer import Deferred
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl.actions import call_later
+from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import (
     OriginDocument,
     TdmKey,
@@ -286,6 +287,7 @@ class RobotsTxtMiddleware:
 
     def _spider_opened(self, spider: Spider) -> None:
         engine = self._engine()
+        switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
         load_error = getattr(self.runner.store.store, "load_error", "")
