@@ -315,3 +315,12 @@ def lifecycle_policy(
         lease_seconds=config.lease_timeout or timeout * (MAX_REDIRECTS + 1) + 5,
         store=store,
     )
+
+
+def crawl_delay_obeyed(config: RepConfig) -> bool:
+    """Whether ``Crawl-delay`` sets download delays: ``REP_OBEY_CRAWL_DELAY``, or when
+    unset the profile's switch (SPEC §2). The crawl and its report ask the same."""
+    from scrapy_rep.profiles import PROFILES as PROFILE_OPTIONS
+
+    obey = config.obey_crawl_delay
+    return PROFILE_OPTIONS[config.profile].obey_crawl_delay if obey is None else obey
