@@ -245,6 +245,11 @@ class RobotsTxtMiddleware:
         key = kind.held_key(origin)
         if kind.runner.closed or engine is None or key not in self.held:
             return
+        if _closing(engine):
+            # The spider is closing: a request scheduled now may reach a scheduler that
+            # has already saved its queue (JOBDIR) and be lost. It stays held, and is
+            # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
+            return
         released = 0
         for request in self.held.pop(key):
             released += 1
@@ -324,3 +329,9 @@ class RobotsTxtMiddleware:
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
+
+
+def _closing(engine: Any) -> bool:
+    """Whether the engine is closing the spider (Scrapy sets its slot's ``closing``)."""
+    slot = getattr(engine, "_slot", None)
+    return slot is None or getattr(slot, "closing", None) is not None
