@@ -30,13 +30,23 @@ class Rules(NamedTuple):
     tokens: dict[str, int | tuple[int, ...]]
     delays: dict[int, float] | None
     signals: dict[int, dict[str, bool]] | None
-    usage: dict[int, tuple[tuple[int, str], ...]] | None
+    usage: dict[int, tuple[UsageLine, ...]] | None
+    #: The groups of ``signals`` and ``usage`` when they differ from those of the
+    #: allow/disallow rules (``tokens``); ``None``: the same groups.
+    usage_tokens: dict[str, int | tuple[int, ...]] | None = None
 
+
+#: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
+#: (line number, value as written, the key as it is named in messages).
+UsageLine = tuple[int, str, str]
 
 NO_RULES: Final = Rules((), (), array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal and Content-Usage lines
 #: written before the first user-agent line, which apply to every crawler.
 FILE_WIDE: Final = -1
+#: Keys of the draft-canel-robots-ai-control-00 rules, as named in messages.
+DISALLOW_AI_TRAINING: Final = "DisallowAITraining"
+ALLOW_AI_TRAINING: Final = "AllowAITraining"
 
 
 def file_text(latin1: str) -> str:
@@ -47,11 +57,23 @@ def file_text(latin1: str) -> str:
 
 
 _WHITESPACE = " \t\v\f"
-_SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
+#: Google's separator of a line without a colon: a space or a tab, not \v or \f.
+_GOOGLE_SEPARATOR = re.compile(r"[ \t]")
 
-_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP, _CRAWL_DELAY, _CONTENT_SIGNAL, _CONTENT_USAGE = range(7)
+(
+    _USER_AGENT,
+    _ALLOW,
+    _DISALLOW,
+    _SITEMAP,
+    _CRAWL_DELAY,
+    _CONTENT_SIGNAL,
+    _CONTENT_USAGE,
+    _DISALLOW_AI,
+    _ALLOW_AI,
+) = range(9)
 #: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
-#: Content-Usage rule is draft-ietf-aipref-attach-05 §3.
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
+#: draft-canel-robots-ai-control-00.
 _KEYS: Final = {
     "user-agent": _USER_AGENT,
     "allow": _ALLOW,
@@ -60,6 +82,8 @@ _KEYS: Final = {
     "crawl-delay": _CRAWL_DELAY,
     "content-signal": _CONTENT_SIGNAL,
     "content-usage": _CONTENT_USAGE,
+    "disallowaitraining": _DISALLOW_AI,
+    "allowaitraining": _ALLOW_AI,
 }
 #: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
 _LENIENT_KEYS: Final = {
@@ -100,6 +124,8 @@ def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
 
 #: Content Signals policy keys -> ContentSignals fields.
 _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
+#: Cloudflare's ``use=`` levels, most restrictive first (docs/purpose-notes.md, 2).
+USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
 def _skip_bom(body: bytes) -> bytes:
@@ -111,8 +137,12 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
-def _lines(body: bytes, limit: int | None) -> list[str]:
-    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``)."""
+def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
+
+    ``nul_ends`` (google profile): a line ends at its first NUL byte, as in Google's
+    parser, which reads each line as a C string (robots.cc ``GetKeyAndValueFrom``).
+    """
     # Latin-1 maps each byte to one character: nothing can fail to decode, and the
     # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
     text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
@@ -121,6 +151,8 @@ def _lines(body: bytes, limit: int | None) -> list[str]:
     lines = text.split("\n")
     if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
         lines = [line[:limit] for line in lines]
+    if nul_ends and "\x00" in text:
+        lines = [line.partition("\x00")[0] for line in lines]
     return lines
 
 
@@ -140,7 +172,7 @@ class Parser:
         interleaved in one process, best of 12).
         """
         options = self.options
-        lines = _lines(body, options.max_line_length)
+        lines = _lines(body, options.max_line_length, options.lenient_syntax)
         keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
         blank_ends = options.blank_line_ends_group
         lenient = options.lenient_syntax
@@ -153,7 +185,7 @@ class Parser:
         more: dict[str, list[int]] = {}  # tokens named by several groups
         delays: dict[int, float] = {}
         signals: dict[int, dict[str, bool]] = {}
-        usage: dict[int, list[tuple[int, str]]] = {}
+        usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
@@ -161,6 +193,13 @@ class Parser:
         values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
+        # The groups of Content-Usage / Content-Signal (attach-05 §3: a rule ends a run
+        # of user-agent lines), which Google's grouping of allow/disallow (unknown lines
+        # ignored) only refines: every allow/disallow group is one or more usage groups.
+        usage_group = -1
+        usage_groups = 0
+        in_usage_run = False
+        usage_tokens: dict[str, list[int]] | None = None
         for number, line in enumerate(lines, 1):
             # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
@@ -175,22 +214,24 @@ class Parser:
                 if not line:
                     if blank_ends and not comment:
                         group, in_agent_run = -1, False
+                        usage_group, in_usage_run = -1, False
                     continue
                 if not lenient:
                     self._skip(number, "no colon")
                     continue
-                # Google accepts "key value" when there are exactly two words.
-                parts = _SPLIT_WHITESPACE.split(line)
-                if len(parts) != 2:
+                # Google accepts "key value" when there are exactly two words, separated
+                # by spaces or tabs only (robots.cc: strpbrk(line, " \t")).
+                parts = _GOOGLE_SEPARATOR.split(line, 1)
+                if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
                     self._skip(number, "no colon")
                     continue
-                key, value = parts
+                key, value = parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
             spelling = spellings.get(key)
             if spelling is None:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
             kind, key = spelling
             if kind in (_ALLOW, _DISALLOW):
-                in_agent_run = False
+                in_agent_run = in_usage_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
@@ -201,34 +242,70 @@ class Parser:
                 if not in_agent_run or group < 0:
                     group = len(starts)
                     starts.append(len(values))
-                    in_agent_run = True
+                    in_agent_run = in_usage_run = True
+                    usage_group = usage_groups
+                    usage_groups += 1
+                elif not in_usage_run:
+                    # An AI line ended the run for Content-Usage only: the two groupings
+                    # part from here on (until then they are the same, so no second
+                    # table is kept: most files never get here).
+                    if usage_tokens is None:
+                        usage_tokens = {t: list(more.get(t, (g,))) for t, g in tokens.items()}  # type: ignore[arg-type]
+                    usage_group = usage_groups
+                    usage_groups += 1
+                    in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
-                token = value.lower() if value.isalnum() else _agent_token(value)
+                token = value.lower() if value.isalnum() else _agent_token(value, lenient)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
                         named = more.setdefault(token, [first])  # type: ignore[list-item]
                         if named[-1] != group:
                             named.append(group)
+                    if usage_tokens is not None:
+                        by_usage = usage_tokens.setdefault(token, [usage_group])
+                        if by_usage[-1] != usage_group:
+                            by_usage.append(usage_group)
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
             elif kind < 0:
                 self._skip(number, f"unknown key {file_text(key)!r}")
-            elif group < 0 and (starts or kind == _CRAWL_DELAY):
-                # A crawl-delay before any user-agent line, or any setting after a blank
-                # line ended a record (legacy), belongs to no group.
-                self._skip(number, "group setting outside any group")
-            # Content-Signal and Content-Usage before the first user-agent line (group
-            # -1, FILE_WIDE) apply to every crawler: the reading that never loses a
-            # site's opt-out (README "Deviations").
-            elif kind == _CONTENT_USAGE:
-                if value:
-                    usage.setdefault(group, []).append((number, value))
-            elif kind == _CONTENT_SIGNAL:
-                self._content_signal(signals, group, value, number)
+            elif kind == _CRAWL_DELAY:
+                if group < 0:
+                    # A crawl-delay before any user-agent line, or after a blank line
+                    # ended a record (legacy), belongs to no group.
+                    self._skip(number, "group setting outside any group")
+                else:
+                    self._crawl_delay(delays, group, value, number)
             else:
-                self._crawl_delay(delays, group, value, number)
+                # Content-Usage, Content-Signal and the AI-training rules are rules of
+                # their group (attach-05 §3): they end a run of user-agent lines for
+                # their own grouping. Allow/disallow keep Google's grouping, which ignores
+                # them, in every profile: no Disallow is lost (docs/behaviour.md).
+                in_usage_run = False
+                if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
+                    in_agent_run = False
+                if usage_group < 0 and usage_groups:
+                    # After a blank line ended a record (legacy): no group.
+                    self._skip(number, "group setting outside any group")
+                    continue
+                # Before the first user-agent line (usage_group -1, FILE_WIDE): they
+                # apply to every crawler, and may only add restrictions (docs).
+                if kind == _CONTENT_USAGE:
+                    if value:
+                        usage.setdefault(usage_group, []).append((number, value, "Content-Usage"))
+                elif kind == _CONTENT_SIGNAL:
+                    self._content_signal(signals, usage_group, value, number)
+                elif value:
+                    # draft-canel-robots-ai-control-00: a train-ai path rule; Google reads
+                    # any key starting with "disallow" / "allow" as that rule (kept).
+                    ai_key = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
+                    usage.setdefault(usage_group, []).append((number, value, ai_key))
+                    if lenient and group >= 0:
+                        values_append(value)
+                        keys_append(key)
+                        codes_append(number if kind == _ALLOW_AI else -number)
         for token, named in more.items():
             tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
@@ -242,6 +319,10 @@ class Parser:
             delays or None,
             signals or None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
+            # Usage groups only refine allow/disallow groups: as many means the same.
+            None
+            if usage_tokens is None
+            else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
         return rules, tuple(sitemaps)
 
@@ -266,8 +347,14 @@ class Parser:
     ) -> None:
         for item in value.split(","):
             name, _, setting = item.partition("=")
-            field = _SIGNAL_NAMES.get(name.strip(_WHITESPACE).lower())
+            key = name.strip(_WHITESPACE).lower()
             answer = setting.strip(_WHITESPACE).lower()
+            if key == "use" and answer in USE_LEVELS:
+                # Cloudflare's use= key: kept as "use_<level>"; merged groups keep the
+                # most restrictive level (ContentSignals.use).
+                signals.setdefault(group, {})["use_" + answer] = True
+                continue
+            field = _SIGNAL_NAMES.get(key)
             if field is None or answer not in ("yes", "no"):
                 self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
                 continue
@@ -275,11 +362,19 @@ class Parser:
             own[field] = own.get(field, True) and answer == "yes"
 
 
-def _agent_token(value: str) -> str:
+def _agent_token(value: str, google: bool = False) -> str:
     """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
     whitespace) is the global group; any other value gives its product token, compared
     as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+
+    ``google``: a name that starts with a space other than ASCII whitespace (U+00A0,
+    U+3000, U+001C-U+001F, U+0085…) names no crawler, as in Google's parser, which strips
+    only ASCII whitespace and then takes the leading letters, ``-`` and ``_``; the other
+    profiles skip such a space (docs/behaviour.md "Differences from Google's parser").
     """
     if is_global_agent(value):
         return "*"
-    return product_token(value if value.isascii() else file_text(value))
+    text = value if value.isascii() else file_text(value)
+    if google and text[:1].isspace():
+        return ""
+    return product_token(text)

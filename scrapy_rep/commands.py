@@ -35,9 +35,10 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
+from scrapy_rep.crawl.mediagate import file_report
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
-from scrapy_rep.purpose import PURPOSES
+from scrapy_rep.purpose import PURPOSES, decide
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
@@ -206,7 +207,7 @@ class RobotsCommand(ScrapyCommand):
         """Every usage signal about ``url`` and the answer per purpose; its exit code."""
         policy = self.policy
         assert policy is not None
-        before = policy.before_fetch(rules, url, agent, tdm)
+        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents)
         response = _response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")
@@ -215,6 +216,10 @@ class RobotsCommand(ScrapyCommand):
             directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
+            inside, lines = file_report(response, config, policy)  # docs/media.md
+            decision = decide((*decision.signals, *inside)) if inside else decision
+            for line in lines:
+                print(f"      {line}")
         print("      usage signals:" if decision.signals else "      usage signals: none")
         for signal in decision.signals:
             print(f"        {signal.source}  ({_answers(signal.answers)})")

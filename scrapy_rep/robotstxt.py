@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep._compile import Matcher, Selection, compile_matcher, compile_usage
 from scrapy_rep._encoding import normalise_url_path, path_of
-from scrapy_rep._parser import FILE_WIDE, NO_RULES, Parser, Rules, file_text
+from scrapy_rep._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules, file_text
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.
 from scrapy_rep.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
@@ -77,6 +77,9 @@ class ContentSignals:
     search: bool | None = None
     ai_input: bool | None = None
     ai_train: bool | None = None
+    #: Cloudflare's ``use=`` level (``immediate``, ``reference``, ``full``), the most
+    #: restrictive one when several apply; ``None`` when absent.
+    use: str | None = None
 
 
 _NO_SIGNALS: Final = ContentSignals()
@@ -101,6 +104,7 @@ class RobotsTxt:
         "_starts",
         "_tokens",
         "_usage",
+        "_usage_tokens",
         "_values",
         "options",
         "sitemaps",
@@ -132,6 +136,9 @@ class RobotsTxt:
         self._signals = rules.signals
         #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
         self._usage = rules.usage
+        #: The groups of Content-Usage / Content-Signal when attach-05 §3 groups them
+        #: differently from allow/disallow (``None``: the same groups; docs/behaviour.md).
+        self._usage_tokens = rules.usage_tokens
         #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
         self._agents: dict[str, Selection] = {}
 
@@ -200,7 +207,9 @@ class RobotsTxt:
         selection = self._selection(user_agent)
         usage = selection.usage
         if usage is None:
-            usage = selection.usage = compile_usage(self.options, self._usage, selection.groups)
+            usage = selection.usage = compile_usage(
+                self.options, self._usage, selection.usage_groups
+            )
         return usage
 
     @property
@@ -233,12 +242,25 @@ class RobotsTxt:
             substring=options.agent_match == "substring",
             merge=options.merge_groups,
         )
+        usage_groups = groups
+        if self._usage_tokens is not None:
+            usage_groups = select_groups(
+                self._usage_tokens,
+                user_agent,
+                substring=options.agent_match == "substring",
+                merge=options.merge_groups,
+            )
         agents = self._agents
         for selection in agents.values():
-            if selection.groups == groups:
+            if selection.groups == groups and selection.usage_groups == usage_groups:
                 break
         else:
-            selection = Selection(groups, self._merged_delay(groups), self._merged_signals(groups))
+            selection = Selection(
+                groups,
+                self._merged_delay(groups),
+                self._merged_signals(usage_groups),
+                usage_groups,
+            )
         if len(agents) >= _AGENT_CACHE_SIZE:
             agents.clear()
         agents[user_agent] = selection
@@ -262,7 +284,10 @@ class RobotsTxt:
                 merged[name] = merged.get(name, True) and value
         if not merged:
             return _NO_SIGNALS
-        return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"))
+        use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
+        return ContentSignals(
+            merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use
+        )
 
 
 _ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")

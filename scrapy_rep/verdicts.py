@@ -96,7 +96,7 @@ class RequestRules:
             origin = robots_url.removesuffix("/robots.txt")
             message = f"Dropped: tdmrep.json of {origin} {tdm_given_up}"
             return Refused("tdmrep_unreachable", message), NOTHING_BEFORE
-        before = self.policy.before_fetch(rules, url, agent, tdm)
+        before = self.policy.before_fetch(rules, url, agent, tdm, self.agents)
         if before is NOTHING_BEFORE:
             return None, before
         refusal = self.policy.refuse_before(before)
