@@ -75,11 +75,7 @@ def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
     (:func:`crawl_delay_obeyed`, ``ROBOTSTXT_OBEY``); ``""`` when it does."""
     if not settings.getbool("ROBOTSTXT_OBEY"):
         return "ROBOTSTXT_OBEY is False"
-    if crawl_delay_obeyed(config):
-        return ""
-    if config.obey_crawl_delay is False:
-        return "REP_OBEY_CRAWL_DELAY is False"
-    return f"REP_OBEY_CRAWL_DELAY is off in the {config.profile} profile"
+    return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
 
 
 @dataclass

@@ -69,9 +69,8 @@ def test_bounded_outcomes_and_urls() -> None:
          "crawl-delay 2 s read, applied as 1 s (REP_CRAWL_DELAY_MAX)"),
         ({"REP_OBEY_CRAWL_DELAY": False},
          "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is False)"),
-        ({"REP_PROFILE": "legacy"}, "crawl-delay 2 s"),  # the profile obeys it
-        ({"REP_PROFILE": "rfc9309", "REP_OBEY_CRAWL_DELAY": None},
-         "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is off in the rfc9309 profile)"),
+        ({"REP_PROFILE": "legacy"}, "crawl-delay 2 s"),  # obeyed in every profile
+        ({"REP_PROFILE": "google"}, "crawl-delay 2 s"),
         ({"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_OBEY_CRAWL_DELAY": True},
          "crawl-delay 2 s read, not obeyed (ROBOTSTXT_OBEY is False)"),
     ],

@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import NotConfigured
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
 
@@ -49,8 +50,10 @@ class ObeyMode:
 
     def __init__(self, settings: Any, config: RepConfig) -> None:
         self.obey_robots = settings.getbool("ROBOTSTXT_OBEY")
-        #: ``REP_PURPOSE`` is in the project's (or the spider's) settings.
-        self.purpose_set = settings.getpriority("REP_PURPOSE") is not None
+        #: ``REP_PURPOSE`` is in the project's (or the spider's, or the command line's)
+        #: settings: above the priority at which the add-on writes its defaults.
+        priority = settings.getpriority("REP_PURPOSE")
+        self.purpose_set = priority is not None and priority > SETTINGS_PRIORITIES["addon"]
         self._purposes = ", ".join(config.purpose)
         self._noted = False
         if not self.obey_robots and not self.purpose_set:
