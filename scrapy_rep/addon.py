@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import logging
 from typing import TYPE_CHECKING
 
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.audit import AuditTrail
-from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.startup import validate
 from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.setting_names import known_names, unknown_names, warning
+from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
-from scrapy_rep.trailfile import (
-    TrailFileError,
-    check_folder,
-    check_writable,
-    last_line_hash,
-    snapshot_dir,
-)
 from scrapy_rep.usage import TDM_PURPOSES
 
 if TYPE_CHECKING:
@@ -38,6 +31,8 @@ AUDIT_PRIORITY = 500
 #: Outside every downloader middleware that retries or redirects: an exception reaching
 #: it is a request's final failure.
 AUDIT_MIDDLEWARE_PRIORITY = 10
+
+logger = logging.getLogger(__name__)
 
 
 class Addon:
@@ -68,6 +63,8 @@ class Addon:
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
+        show_defaults(settings)
+        warn_unknown_names(settings)
 
 
 def wrap_media_pipelines(settings: Settings) -> None:
@@ -94,48 +91,19 @@ def wrap_media_pipelines(settings: Settings) -> None:
                 settings.replace_in_component_priority_dict("ITEM_PIPELINES", pipeline, wrapped)
 
 
-def validate(settings: BaseSettings) -> None:
-    """Every ``REP_*`` setting (SPEC §5). A wrong one stops the crawl at start: under the
-    ``scrapy`` command with one line naming the setting and exit status 2 (a usage
-    error); in a program that runs a crawl itself, as :class:`RepSettingError`."""
-    try:
-        check_files(RepConfig.from_settings(settings))
-    except RepSettingError as error:
-        if not _under_scrapy_command():
-            raise
-        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_USAGE) from None
+def show_defaults(settings: BaseSettings) -> None:
+    """Every ``REP_*`` setting the project left unset gets its default, with the add-on's
+    priority, so that ``crawler.settings`` (a spider's ``self.settings``, ``scrapy shell``)
+    shows the value in force. A default that is derived from other settings (``None``)
+    stays unset."""
+    for setting in SETTINGS:
+        if setting.default is not None and settings.getpriority(setting.name) is None:
+            settings.set(setting.name, setting.default, priority="addon")
 
 
-def check_files(config: RepConfig) -> None:
-    """The files the crawl will write can be written (and an existing trail read back to
-    chain on), before its first request: else :class:`RepSettingError` naming the setting.
-    A trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about,
-    by the trail itself."""
-    checks = []
-    if config.audit_file and config.audit_required:
-        checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
-    if config.report and config.report_file:
-        checks.append(("REP_REPORT_FILE", Path(config.report_file), False))
-    for name, path, chained in checks:
-        try:
-            check_writable(path)
-            if chained:
-                last_line_hash(path)
-                check_folder(snapshot_dir(path))
-        except TrailFileError as error:
-            raise RepSettingError(f"{name}: {error}") from None
-
-
-def _under_scrapy_command() -> bool:
-    """Whether Scrapy's command line (``scrapy.cmdline.execute``) is running us."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
-            "scrapy",
-            "cmdline.py",
-        ):
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
+def warn_unknown_names(settings: BaseSettings) -> None:
+    """A WARNING for each ``REP_*`` / ``ROBOTSTXT_*`` name that is no setting (a typo the
+    crawl would otherwise ignore in silence), with the closest real name."""
+    scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
+    for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
+        logger.warning(warning(name, closest))

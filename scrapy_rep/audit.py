@@ -105,6 +105,8 @@ class AuditTrail:
         #: does not remember), so that a repeat is not a second record.
         self._unfiltered: set[str] = set()
         self._new: Request | None = None
+        #: The dupefilter's fingerprints (Scrapy's RFPDupeFilter), known at spider_opened.
+        self._seen: set[bytes] | None = None
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
         self._errors_logged = False
@@ -123,7 +125,6 @@ class AuditTrail:
         connect = crawler.signals.connect
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._dropped, signal=signals.request_dropped)
         connect(self._attempt, signal=signals.request_reached_downloader)
         connect(self._received, signal=signals.response_received)
         connect(self._held, signal=rep_signals.request_held)
@@ -147,10 +148,13 @@ class AuditTrail:
                 return  # its record goes on: held, released, retried, resumed
             if ref[1] in request.meta.get("redirect_urls", ()):
                 self._redirected(ref[0], request)
-        key = self._fingerprint(request).hex()
+        fingerprint = self._fingerprint(request)
+        if not request.dont_filter and self._seen is not None and fingerprint in self._seen:
+            return  # the dupefilter drops it: counted in _dropped (the cheap, usual case)
+        key = fingerprint.hex()
         if key in self.open and not request.dont_filter:
-            return  # a duplicate of an open record: the dupefilter drops it
-        if request.dont_filter and self._known(key):
+            return  # a duplicate of an open record (another dupefilter): dropped too
+        if request.dont_filter and self._known(key, fingerprint):
             request.meta.pop(ID_KEY, None)
             self.counts["repeated"] += 1  # asked again with dont_filter: no second record
             return
@@ -158,18 +162,17 @@ class AuditTrail:
         request.meta[ID_KEY] = (key, request.url)
         self._new = request
 
-    def _known(self, key: str) -> bool:
+    def _known(self, key: str, fingerprint: bytes) -> bool:
+        """Whether ``key`` has a record already (open, final, or seen by the dupefilter)."""
         if key in self.open or key in self._unfiltered:
             return True
-        engine = getattr(self.crawler, "_engine", None)
-        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
-        # RFPDupeFilter's own set (its public ``fingerprints`` is deprecated: a copy).
-        seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
-        return isinstance(seen, set) and bytes.fromhex(key) in seen
+        return self._seen is not None and fingerprint in self._seen
 
     @_guarded
     def _dropped(self, request: Request, **_: Any) -> None:
-        """The dupefilter dropped ``request``: counted, not recorded."""
+        """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
+        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped, and the
+        dupefilter counts them: one signal less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
         self._inc("rep/audit/duplicates_dropped")
         if request is self._new:
@@ -328,6 +331,13 @@ class AuditTrail:
         # Connected now, after every component: the robots.txt middleware refuses the
         # requests it still holds in its own spider_closed handler, before ours runs.
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
+        engine = getattr(self.crawler, "_engine", None)
+        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        # RFPDupeFilter's own set (its public ``fingerprints`` is deprecated: a copy).
+        seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
+        self._seen = seen if isinstance(seen, set) else None
+        if self._seen is None:  # another dupefilter: its drops undo the records opened
+            self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         self._emit(
@@ -343,6 +353,10 @@ class AuditTrail:
                 self._final(key, state, "fetched", why="its page's output was not seen")
             elif not paused:
                 self._final(key, state, "unfinished", why=why)
+        if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
+            dropped = int(self.stats.get_value("dupefilter/filtered", 0))
+            self.counts["duplicates_dropped"] = dropped
+            self.stats.set_value("rep/audit/duplicates_dropped", dropped)
         kept = {"run": self.run, "open": self.open, "final_unfiltered": [*self._unfiltered]}
         save_state(self.jobdir, kept if paused else None)
         if paused:

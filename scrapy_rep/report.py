@@ -5,7 +5,8 @@ Per origin: what its robots.txt downloads came to (status, redirects, size, cut 
 it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
 (the deciding line), held then released, not followed because of nofollow. Built from
 scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
-standard output when the spider closes (``REP_REPORT_FILE`` writes it to a file instead).
+standard error when the spider closes (never standard output, where a feed such as
+``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
 from scrapy_rep.origins import origin_of
-from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -71,6 +72,14 @@ _FATE_OF_REASON: Final = {
 }
 
 
+def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
+    """Why Crawl-delay sets no download delay in this crawl, as the crawl decides it
+    (:func:`crawl_delay_obeyed`, ``ROBOTSTXT_OBEY``); ``""`` when it does."""
+    if not settings.getbool("ROBOTSTXT_OBEY"):
+        return "ROBOTSTXT_OBEY is False"
+    return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
+
+
 @dataclass
 class _UrlReport:
     events: list[str] = field(default_factory=list)
@@ -90,6 +99,9 @@ class RepReport:
         self.max_urls = config.report_max_urls
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
+        #: Why a Crawl-delay read is not applied (``""``: it is), and its cap.
+        self.delay_not_obeyed = _delay_not_obeyed(config, crawler.settings)
+        self.delay_max = config.crawl_delay_max
         self.origins: dict[str, _OriginReport] = {}
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
@@ -109,6 +121,15 @@ class RepReport:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _delay_text(self, delay: float) -> str:
+        """What the crawl did with a Crawl-delay it read (the slots' floor, capped)."""
+        if self.delay_not_obeyed:
+            return f"crawl-delay {delay:g} s read, not obeyed ({self.delay_not_obeyed})"
+        if delay > self.delay_max:
+            cap = f"{self.delay_max:g} s (REP_CRAWL_DELAY_MAX)"
+            return f"crawl-delay {delay:g} s read, applied as {cap}"
+        return f"crawl-delay {delay:g} s"
 
     # ------------------------------------------------------------------ collecting
 
@@ -185,7 +206,9 @@ class RepReport:
     # ------------------------------------------------------------------ printing
 
     def render(self) -> str:
-        lines = ["scrapy_rep report", "", "robots.txt per origin:"]
+        documents = sorted({d for report in self.origins.values() for d in report.documents})
+        heading = " and ".join(["robots.txt", *documents])
+        lines = ["scrapy_rep report", "", f"{heading} per origin:"]
         for name in sorted(self.origins):
             report = self.origins[name]
             lines.append(f"  {name}")
@@ -201,7 +224,7 @@ class RepReport:
             if report.held_unreachable:
                 extras.append(f"{report.held_unreachable} held while unreachable")
             if report.crawl_delay is not None:
-                extras.append(f"crawl-delay {report.crawl_delay:g} s")
+                extras.append(self._delay_text(report.crawl_delay))
             if extras:
                 lines.append(f"    {', '.join(extras)}")
             for sitemap in report.sitemaps:
@@ -229,12 +252,13 @@ class RepReport:
             except OSError as error:  # checked at start; a full disk now: print it instead
                 logger.error(
                     "scrapy_rep: REP_REPORT_FILE %s cannot be written (%s); the report "
-                    "follows on standard output",
+                    "follows on standard error",
                     self.path,
                     error.strerror or error,
                 )
-        sys.stdout.write("\n" + self.text)
-        sys.stdout.flush()
+        # Never stdout: a feed may be written there (``-o -:jsonl``).
+        sys.stderr.write("\n" + self.text)
+        sys.stderr.flush()
 
 
 def _url_order(url: str) -> tuple[str, str]:

@@ -147,6 +147,8 @@ class TrailFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.prev = last_line_hash(path)
+        #: The file had lines already: this run chains on from them.
+        self.chained = bool(self.prev)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._gzip = is_gzip(path)
         # Unbuffered: each line is one write() of whole bytes.
@@ -175,9 +177,11 @@ class TrailFile:
         return (self.snapshots / sha256).exists()
 
     def write_snapshot(self, sha256: str, body: bytes) -> None:
-        """Store ``body`` as ``<trail>.d/<sha256>`` (whole or not at all)."""
-        self.snapshots.mkdir(parents=True, exist_ok=True)
+        """Store ``body`` as ``<trail>.d/<sha256>`` (whole or not at all; once)."""
         target = self.snapshots / sha256
+        if target.exists():
+            return
+        self.snapshots.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{sha256}.tmp")
         temporary.write_bytes(body)
         temporary.replace(target)

@@ -86,8 +86,48 @@ async def test_issue20_duplicates_are_counted_not_recorded_and_memory_stays_flat
     assert trail is not None and trail.open == {}
 
 
-class RetrySpider(ListSpider):
-    pass
+class UrlDupeFilter:
+    """A dupefilter of the project's own (not Scrapy's RFPDupeFilter): by URL."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> UrlDupeFilter:
+        return cls()
+
+    def request_seen(self, request: Request) -> bool:
+        if request.url in self.seen:
+            return True
+        self.seen.add(request.url)
+        return False
+
+    def open(self) -> None:
+        pass
+
+    def close(self, reason: str) -> None:
+        pass
+
+    def log(self, request: Request, spider: Any) -> None:
+        pass
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path) -> None:
+    sites, paths = menu_site(10)
+    MenuSpider.menu = tuple(paths) * 2
+    audit = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(audit), "DUPEFILTER_CLASS": UrlDupeFilter}
+    try:
+        crawler, _ = await crawl([sites.url("a", "/p0")], settings, MenuSpider)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    assert sorted(records) == sorted(sites.url("a", path) for path in paths)
+    # 10 pages x 24 links, less the 11 URLs let through the first time
+    assert lines(audit)[-1]["counts"]["duplicates_dropped"] == 10 * 24 - 11
+    trail = trail_of(crawler)
+    assert trail is not None and trail.open == {}
 
 
 @pytest_twisted.ensureDeferred
@@ -323,6 +363,24 @@ async def test_issue20_header_times_snapshots_chain_and_a_second_run_chained_on(
         cut = data[: data.rfind(b"\x1f\x8b\x08")]
         (tmp_path / "cut.gz").write_bytes(cut)
         assert len(gzip.decompress(cut).splitlines()) == len(everything) - 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue20_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    audit = tmp_path / "trail.jsonl"
+    urls = [sites.url("a", "/x")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+        audit.unlink()  # a new file of the same name; trail.jsonl.d stays
+        await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    kinds = [line["type"] for line in lines(audit)]
+    assert kinds == ["run", "snapshot", "url", "end"]
 
 
 def by_url_first(path: Path, url: str) -> dict[str, Any]:

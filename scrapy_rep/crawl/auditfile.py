@@ -73,7 +73,9 @@ class AuditWriter:
             self._snapshots.move_to_end(sha)
             return sha
         file = self.file
-        if file is not None and not file.has_snapshot(sha):
+        # A body already in <trail>.d has its line in this file, unless the file is new
+        # (a <trail>.d left by an earlier file of that name): then the line is written.
+        if file is not None and not (file.chained and file.has_snapshot(sha)):
             body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
             try:
                 file.write_snapshot(sha, body)

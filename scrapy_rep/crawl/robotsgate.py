@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from scrapy_rep.crawl.trails import trail_of
-from scrapy_rep.profiles import PROFILES
-from scrapy_rep.settings import robots_agent
+from scrapy_rep.settings import crawl_delay_obeyed, robots_agent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -37,9 +36,9 @@ class RobotsGate:
         self, crawler: Crawler, config: RepConfig, slots: CrawlDelaySlots, refuse: Refuse
     ) -> None:
         settings = crawler.settings
-        obey = config.obey_crawl_delay
-        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``).
-        self.obey_crawl_delay = PROFILES[config.profile].obey_crawl_delay if obey is None else obey
+        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``: yes in
+        #: every profile unless set to False).
+        self.obey_crawl_delay = crawl_delay_obeyed(config)
         self.slots = slots
         self.stats = crawler.stats
         self._audit = bool(config.audit_file)
@@ -59,9 +58,23 @@ class RobotsGate:
         return header.decode("latin-1") if header else self._default_agent
 
     def check(
-        self, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt], agent: str
+        self,
+        request: Request,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        agent: str,
+        obey_rules: bool = True,
     ) -> None:
-        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``)."""
+        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``).
+        ``obey_rules=False`` (``ROBOTSTXT_OBEY = False`` or ``dont_obey_robotstxt`` with a
+        purpose set): Allow/Disallow and Crawl-delay are not obeyed, but a robots.txt given
+        up on still drops the request: its opt-outs are not known (no "no" lost)."""
+        if not obey_rules:
+            if entry.unreachable and entry.rules.verdict is False:
+                self._inc("rep/requests/dropped/robotstxt_unreachable")
+                message = f"Dropped: robots.txt of {origin} {entry.outcome}"
+                self._refuse(request, "robotstxt_unreachable", message)
+            return
         rules = entry.rules
         trail = trail_of(self.crawler) if self._audit else None
         if trail is not None:  # the trail names the robots.txt and the line that decided
