@@ -45,15 +45,13 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 
 
-def exit_code_table(same_for: str, *, page_and_purpose: bool) -> str:
+def exit_code_table(same_for: str, *, page: bool) -> str:
     """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
-    which uses the same codes; ``page_and_purpose``: the tool has ``--page`` and
-    ``--purpose``)."""
-    disallowed = "at least one URL is disallowed"
+    which uses the same codes; ``page``: the tool has ``--page``). Both have
+    ``--purpose``."""
+    disallowed = "at least one URL is disallowed (or, with --purpose, denied for a purpose)"
     fetched = "a robots.txt"
-    if page_and_purpose:
-        disallowed += " (or, with --purpose, denied for a purpose)"
-        fetched += " (or, with --page or --purpose, a page)"
+    fetched += " (or, with --page or --purpose, a page)" if page else " (or a tdmrep.json)"
     lines = [
         f"exit codes ({same_for} uses the same):",
         f"  {EXIT_ALLOWED}  every URL is allowed",
@@ -71,9 +69,9 @@ def exit_code_table(same_for: str, *, page_and_purpose: bool) -> str:
 
 
 #: The exit codes of ``scrapy robots``, as its ``--help`` shows them.
-EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page_and_purpose=True)
-#: The exit codes of ``python -m scrapy_rep check`` (it has no --page or --purpose).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page_and_purpose=False)
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page=True)
+#: The exit codes of ``python -m scrapy_rep check`` (it has no --page).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page=False)
 
 
 def report(
