@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from scrapy_rep._encoding import has_lower_escape, normalise_pattern
 from scrapy_rep._matching import LongestMatcher
-from scrapy_rep._parser import FILE_WIDE
+from scrapy_rep._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
 from scrapy_rep._wildcards import FirstMatcher
 from scrapy_rep.profiles import ParseOptions
 
 if TYPE_CHECKING:
-    from scrapy_rep.aipref import ContentUsageRules
+    from scrapy_rep.aipref import ContentUsageRule, ContentUsageRules
     from scrapy_rep.robotstxt import ContentSignals
 
 
@@ -49,12 +49,19 @@ class Selection:
     mybot usually all fall back to ``*``), so a group set is compiled once per file.
     """
 
-    __slots__ = ("crawl_delay", "groups", "matcher", "signals", "usage")
+    __slots__ = ("crawl_delay", "groups", "matcher", "signals", "usage", "usage_groups")
 
     def __init__(
-        self, groups: tuple[int, ...], crawl_delay: float | None, signals: ContentSignals
+        self,
+        groups: tuple[int, ...],
+        crawl_delay: float | None,
+        signals: ContentSignals,
+        usage_groups: tuple[int, ...] | None = None,
     ) -> None:
         self.groups = groups
+        #: The groups of the Content-Usage / Content-Signal lines (attach-05 §3 grouping);
+        #: the same as ``groups`` unless the file's two groupings differ.
+        self.usage_groups = groups if usage_groups is None else usage_groups
         self.crawl_delay = crawl_delay
         self.signals = signals
         self.matcher: Matcher | None = None
@@ -100,25 +107,44 @@ def compile_matcher(
 
 def compile_usage(
     options: ParseOptions,
-    usage: Mapping[int, tuple[tuple[int, str], ...]] | None,
+    usage: Mapping[int, tuple[UsageLine, ...]] | None,
     groups: tuple[int, ...],
 ) -> ContentUsageRules:
-    """The Content-Usage rules of a group set and the file-wide ones, in file order."""
+    """The Content-Usage rules of a group set, in file order, with the file-wide ones
+    beside them: those may only add restrictions, never lift a group's ``n``."""
     # Imported here: http-sfv (through aipref) would add about a quarter to the import
     # time of scrapy_rep.robotstxt, which only a purpose-aware crawl needs.
     from scrapy_rep import aipref
 
     if usage is None:
         return aipref.NO_CONTENT_USAGE
-    lines = [line for group in (FILE_WIDE, *groups) for line in usage.get(group, ())]
-    if not lines:
+    own = [line for group in groups for line in usage.get(group, ())]
+    file_wide = usage.get(FILE_WIDE, ())
+    if not own and not file_wide:
         return aipref.NO_CONTENT_USAGE
+    encoding, wildcards = options.percent_encoding, options.wildcards
+    extra = None
+    if file_wide:
+        extra = aipref.ContentUsageRules(
+            map(_usage_rule, file_wide), encoding=encoding, wildcards=wildcards
+        )
     return aipref.ContentUsageRules(
-        # Latin-1 gives the file's bytes back (see scrapy_rep._parser).
-        [aipref.ContentUsageRule.parse(value.encode("latin-1"), line) for line, value in lines],
-        encoding=options.percent_encoding,
-        wildcards=options.wildcards,
+        map(_usage_rule, own), encoding=encoding, wildcards=wildcards, file_wide=extra
     )
+
+
+def _usage_rule(line: UsageLine) -> ContentUsageRule:
+    """One Content-Usage line, or a draft-canel-robots-ai-control-00 rule read as the
+    train-ai path rule it states (``DisallowAITraining: /p`` -> ``/p train-ai=n``)."""
+    from scrapy_rep import aipref
+
+    number, value, key = line
+    # Latin-1 gives the file's bytes back (see scrapy_rep._parser).
+    if key == "Content-Usage":
+        return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+    prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
+    text = value.encode("latin-1").decode("utf-8", "replace")
+    return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)
 
 
 #: A value (after the first) that does not start with "/" or "*" (values hold no "\n").

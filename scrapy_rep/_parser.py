@@ -30,13 +30,23 @@ class Rules(NamedTuple):
     tokens: dict[str, int | tuple[int, ...]]
     delays: dict[int, float] | None
     signals: dict[int, dict[str, bool]] | None
-    usage: dict[int, tuple[tuple[int, str], ...]] | None
+    usage: dict[int, tuple[UsageLine, ...]] | None
+    #: The groups of ``signals`` and ``usage`` when they differ from those of the
+    #: allow/disallow rules (``tokens``); ``None``: the same groups.
+    usage_tokens: dict[str, int | tuple[int, ...]] | None = None
 
+
+#: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
+#: (line number, value as written, the key as it is named in messages).
+UsageLine = tuple[int, str, str]
 
 NO_RULES: Final = Rules((), (), array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal and Content-Usage lines
 #: written before the first user-agent line, which apply to every crawler.
 FILE_WIDE: Final = -1
+#: Keys of the draft-canel-robots-ai-control-00 rules, as named in messages.
+DISALLOW_AI_TRAINING: Final = "DisallowAITraining"
+ALLOW_AI_TRAINING: Final = "AllowAITraining"
 
 
 def file_text(latin1: str) -> str:
@@ -49,9 +59,20 @@ def file_text(latin1: str) -> str:
 _WHITESPACE = " \t\v\f"
 _SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
 
-_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP, _CRAWL_DELAY, _CONTENT_SIGNAL, _CONTENT_USAGE = range(7)
+(
+    _USER_AGENT,
+    _ALLOW,
+    _DISALLOW,
+    _SITEMAP,
+    _CRAWL_DELAY,
+    _CONTENT_SIGNAL,
+    _CONTENT_USAGE,
+    _DISALLOW_AI,
+    _ALLOW_AI,
+) = range(9)
 #: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
-#: Content-Usage rule is draft-ietf-aipref-attach-05 §3.
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
+#: draft-canel-robots-ai-control-00.
 _KEYS: Final = {
     "user-agent": _USER_AGENT,
     "allow": _ALLOW,
@@ -60,6 +81,8 @@ _KEYS: Final = {
     "crawl-delay": _CRAWL_DELAY,
     "content-signal": _CONTENT_SIGNAL,
     "content-usage": _CONTENT_USAGE,
+    "disallowaitraining": _DISALLOW_AI,
+    "allowaitraining": _ALLOW_AI,
 }
 #: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
 _LENIENT_KEYS: Final = {
@@ -153,7 +176,7 @@ class Parser:
         more: dict[str, list[int]] = {}  # tokens named by several groups
         delays: dict[int, float] = {}
         signals: dict[int, dict[str, bool]] = {}
-        usage: dict[int, list[tuple[int, str]]] = {}
+        usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
@@ -161,6 +184,13 @@ class Parser:
         values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
+        # The groups of Content-Usage / Content-Signal (attach-05 §3: a rule ends a run
+        # of user-agent lines), which Google's grouping of allow/disallow (unknown lines
+        # ignored) only refines: every allow/disallow group is one or more usage groups.
+        usage_group = -1
+        usage_groups = 0
+        in_usage_run = False
+        usage_tokens: dict[str, list[int]] = {}
         for number, line in enumerate(lines, 1):
             # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
@@ -175,6 +205,7 @@ class Parser:
                 if not line:
                     if blank_ends and not comment:
                         group, in_agent_run = -1, False
+                        usage_group, in_usage_run = -1, False
                     continue
                 if not lenient:
                     self._skip(number, "no colon")
@@ -190,7 +221,7 @@ class Parser:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
             kind, key = spelling
             if kind in (_ALLOW, _DISALLOW):
-                in_agent_run = False
+                in_agent_run = in_usage_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
@@ -202,6 +233,10 @@ class Parser:
                     group = len(starts)
                     starts.append(len(values))
                     in_agent_run = True
+                if not in_usage_run or usage_group < 0:
+                    usage_group = usage_groups
+                    usage_groups += 1
+                    in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
                 token = value.lower() if value.isalnum() else _agent_token(value)
                 if token:
@@ -210,25 +245,49 @@ class Parser:
                         named = more.setdefault(token, [first])  # type: ignore[list-item]
                         if named[-1] != group:
                             named.append(group)
+                    by_usage = usage_tokens.setdefault(token, [usage_group])
+                    if by_usage[-1] != usage_group:
+                        by_usage.append(usage_group)
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
             elif kind < 0:
                 self._skip(number, f"unknown key {file_text(key)!r}")
-            elif group < 0 and (starts or kind == _CRAWL_DELAY):
-                # A crawl-delay before any user-agent line, or any setting after a blank
-                # line ended a record (legacy), belongs to no group.
-                self._skip(number, "group setting outside any group")
-            # Content-Signal and Content-Usage before the first user-agent line (group
-            # -1, FILE_WIDE) apply to every crawler: the reading that never loses a
-            # site's opt-out (README "Deviations").
-            elif kind == _CONTENT_USAGE:
-                if value:
-                    usage.setdefault(group, []).append((number, value))
-            elif kind == _CONTENT_SIGNAL:
-                self._content_signal(signals, group, value, number)
+            elif kind == _CRAWL_DELAY:
+                if group < 0:
+                    # A crawl-delay before any user-agent line, or after a blank line
+                    # ended a record (legacy), belongs to no group.
+                    self._skip(number, "group setting outside any group")
+                else:
+                    self._crawl_delay(delays, group, value, number)
             else:
-                self._crawl_delay(delays, group, value, number)
+                # Content-Usage, Content-Signal and the AI-training rules are rules of
+                # their group (attach-05 §3): they end a run of user-agent lines for
+                # their own grouping. Allow/disallow keep Google's grouping, which ignores
+                # them, in every profile: no Disallow is lost (docs/behaviour.md).
+                in_usage_run = False
+                if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
+                    in_agent_run = False
+                if usage_group < 0 and usage_groups:
+                    # After a blank line ended a record (legacy): no group.
+                    self._skip(number, "group setting outside any group")
+                    continue
+                # Before the first user-agent line (usage_group -1, FILE_WIDE): they
+                # apply to every crawler, and may only add restrictions (docs).
+                if kind == _CONTENT_USAGE:
+                    if value:
+                        usage.setdefault(usage_group, []).append((number, value, "Content-Usage"))
+                elif kind == _CONTENT_SIGNAL:
+                    self._content_signal(signals, usage_group, value, number)
+                elif value:
+                    # draft-canel-robots-ai-control-00: a train-ai path rule; Google reads
+                    # any key starting with "disallow" / "allow" as that rule (kept).
+                    ai_key = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
+                    usage.setdefault(usage_group, []).append((number, value, ai_key))
+                    if lenient and group >= 0:
+                        values_append(value)
+                        keys_append(key)
+                        codes_append(number if kind == _ALLOW_AI else -number)
         for token, named in more.items():
             tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
@@ -242,6 +301,10 @@ class Parser:
             delays or None,
             signals or None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
+            # Usage groups only refine allow/disallow groups: as many means the same.
+            None
+            if usage_groups == len(starts)
+            else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
         return rules, tuple(sitemaps)
 

@@ -76,6 +76,9 @@ class ContentUsageRule(NamedTuple):
     line: int = 0
     #: The rule value as written, for messages (``/ai-ok/ train-ai=y``).
     value: str = ""
+    #: The key as named in messages: ``Content-Usage``, or ``DisallowAITraining`` /
+    #: ``AllowAITraining`` (draft-canel-robots-ai-control-00, read as train-ai rules).
+    key: str = "Content-Usage"
 
     @classmethod
     def parse(cls, value: bytes | str, line: int = 0) -> ContentUsageRule:
@@ -90,7 +93,7 @@ class ContentUsageRule(NamedTuple):
     def source(self) -> str:
         """Where the rule comes from, for the audit trail."""
         where = f"robots.txt line {self.line}" if self.line else "robots.txt"
-        return f"{where}: Content-Usage: {self.value}"
+        return f"{where}: {self.key}: {self.value}"
 
 
 class Attached(NamedTuple):
@@ -102,6 +105,9 @@ class Attached(NamedTuple):
 
 
 _NOTHING_ATTACHED: Final = Attached(UNKNOWN, ())
+#: The statements of ``AllowAITraining`` / ``DisallowAITraining`` rules.
+TRAIN_AI_ALLOWED: Final = UsagePrefs(train_ai=True)
+TRAIN_AI_DENIED: Final = UsagePrefs(train_ai=False)
 
 
 class ContentUsageRules:
@@ -118,11 +124,24 @@ class ContentUsageRules:
     A rule without a path applies to every path with length 0, so any rule with a path
     (even ``/``) is more specific.
 
+    ``file_wide``: the rules written before the first group. They are matched on their
+    own and combined with the group's answer by vocab §5.1 (any ``n`` wins): they may
+    add a restriction, never lift a group's ``n`` (docs/behaviour.md).
+
     Only call this for URLs that robots.txt allows: "no preferences are implied for
     resources that are disallowed" (attach §3.1).
     """
 
-    __slots__ = ("_encoding", "_entries", "_matcher", "_same_length", "_wildcards", "rules")
+    __slots__ = (
+        "_combined",
+        "_encoding",
+        "_entries",
+        "_file_wide",
+        "_matcher",
+        "_same_length",
+        "_wildcards",
+        "rules",
+    )
 
     def __init__(
         self,
@@ -130,12 +149,21 @@ class ContentUsageRules:
         *,
         encoding: Literal["google", "rfc9309", "none"] = "google",
         wildcards: bool = True,
+        file_wide: ContentUsageRules | None = None,
     ) -> None:
         """``encoding`` and ``wildcards``: as the robots.txt profile's (SPEC §2)."""
-        self.rules = tuple(rules)
+        self._file_wide = file_wide if file_wide is not None and len(file_wide) else None
+        #: ids of (group's, file-wide) attached -> (both, combined): one object per pair,
+        #: so the signals built from it are cached (bounded; the pair is kept, so the ids
+        #: cannot be reused while cached).
+        self._combined: dict[tuple[int, int], tuple[Attached, Attached, Attached]] = {}
+        own = tuple(rules)
+        self.rules = own
+        if self._file_wide is not None:
+            self.rules = tuple(sorted((*own, *self._file_wide.rules), key=_line))
         self._encoding = encoding
         by_pattern: dict[str, list[ContentUsageRule]] = {}
-        for rule in self.rules:
+        for rule in own:
             if rule.path is None:
                 pattern = ""
             else:
@@ -164,6 +192,26 @@ class ContentUsageRules:
 
     def attach(self, url: str) -> Attached:
         """The preferences for ``url`` (an absolute URL or a path) and the deciding rules."""
+        attached = self._attach(url)
+        if self._file_wide is None:
+            return attached
+        extra = self._file_wide.attach(url)
+        if not extra.rules:
+            return attached
+        if not attached.rules:
+            return extra
+        key = (id(attached), id(extra))
+        known = self._combined.get(key)
+        if known is not None and known[0] is attached and known[1] is extra:
+            return known[2]
+        if len(self._combined) >= 1024:
+            self._combined.clear()
+        rules = tuple(sorted((*attached.rules, *extra.rules), key=_line))
+        combined = Attached(combine((attached.prefs, extra.prefs)), rules)
+        self._combined[key] = (attached, extra, combined)
+        return combined
+
+    def _attach(self, url: str) -> Attached:
         if not self._entries:
             return _NOTHING_ATTACHED
         path = path_of(url)

@@ -190,7 +190,7 @@ class RobotsCommand(ScrapyCommand):
         """Every usage signal about ``url`` and the answer per purpose; its exit code."""
         policy = self.policy
         assert policy is not None
-        before = policy.before_fetch(rules, url, agent, tdm)
+        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents)
         response = _response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")

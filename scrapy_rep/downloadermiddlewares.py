@@ -111,7 +111,7 @@ class RobotsTxtMiddleware:
         #: tdmrep.json, a second document per origin, for AI purposes only.
         self._tdm: OriginDocument[TdmRepFile] | None = None
         if self.usage.policy.needs_tdmrep:
-            self._tdm = document(TDMREP, parse_tdmrep, tdm_stand_in)
+            self._tdm = document(TDMREP, self._parse_tdmrep, tdm_stand_in)
         self._documents = (self._robots,) if self._tdm is None else (self._robots, self._tdm)
         self._origins = OriginMemo()
         #: Requests handed back to the engine to be held (see the module docstring), and
@@ -134,6 +134,13 @@ class RobotsTxtMiddleware:
 
     def _parse(self, body: bytes) -> RobotsTxt:
         return parse_robotstxt(body, self.config.profile)
+
+    def _parse_tdmrep(self, body: bytes) -> TdmRepFile:
+        """tdmrep.json, its invalid (skipped) entries counted (issue 22)."""
+        tdm = parse_tdmrep(body)
+        if tdm.skipped and self.stats is not None:
+            self.stats.inc_value("rep/tdmrep/entries_skipped", tdm.skipped)
+        return tdm
 
     # ------------------------------------------------------------------ public API
 

@@ -101,6 +101,7 @@ class RobotsTxt:
         "_starts",
         "_tokens",
         "_usage",
+        "_usage_tokens",
         "_values",
         "options",
         "sitemaps",
@@ -132,6 +133,9 @@ class RobotsTxt:
         self._signals = rules.signals
         #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
         self._usage = rules.usage
+        #: The groups of Content-Usage / Content-Signal when attach-05 §3 groups them
+        #: differently from allow/disallow (``None``: the same groups; docs/behaviour.md).
+        self._usage_tokens = rules.usage_tokens
         #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
         self._agents: dict[str, Selection] = {}
 
@@ -200,7 +204,9 @@ class RobotsTxt:
         selection = self._selection(user_agent)
         usage = selection.usage
         if usage is None:
-            usage = selection.usage = compile_usage(self.options, self._usage, selection.groups)
+            usage = selection.usage = compile_usage(
+                self.options, self._usage, selection.usage_groups
+            )
         return usage
 
     @property
@@ -233,12 +239,25 @@ class RobotsTxt:
             substring=options.agent_match == "substring",
             merge=options.merge_groups,
         )
+        usage_groups = groups
+        if self._usage_tokens is not None:
+            usage_groups = select_groups(
+                self._usage_tokens,
+                user_agent,
+                substring=options.agent_match == "substring",
+                merge=options.merge_groups,
+            )
         agents = self._agents
         for selection in agents.values():
-            if selection.groups == groups:
+            if selection.groups == groups and selection.usage_groups == usage_groups:
                 break
         else:
-            selection = Selection(groups, self._merged_delay(groups), self._merged_signals(groups))
+            selection = Selection(
+                groups,
+                self._merged_delay(groups),
+                self._merged_signals(usage_groups),
+                usage_groups,
+            )
         if len(agents) >= _AGENT_CACHE_SIZE:
             agents.clear()
         agents[user_agent] = selection

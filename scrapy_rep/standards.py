@@ -14,8 +14,8 @@ STANDARDS: Final[dict[str, str]] = {
     "robots.txt": "RFC 9309 (Sep 2022), read as Google's open-source parser reads it",
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
     "aipref-vocab": "draft-ietf-aipref-vocab-07",
-    "aipref-attach": "draft-ietf-aipref-attach-05",
+    "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
     "content-signal": "Cloudflare Content Signals Policy",
-    "tdmrep": "W3C TDMRep Community Group Final Report",
+    "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
     "noai": "DeviantArt noai / noimageai directives (2022)",
 }

@@ -102,11 +102,13 @@ def _url_path(url: str) -> str:
 class TdmRepFile:
     """A parsed ``/.well-known/tdmrep.json``. Immutable; safe to share between requests."""
 
-    __slots__ = ("_matcher", "entries")
+    __slots__ = ("_matcher", "entries", "skipped")
 
-    def __init__(self, entries: Iterable[TdmEntry] = ()) -> None:
+    def __init__(self, entries: Iterable[TdmEntry] = (), skipped: int = 0) -> None:
         #: The usable entries in array order.
         self.entries = tuple(entries)
+        #: How many array elements were invalid and skipped (counted in the crawl stats).
+        self.skipped = skipped
         # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
         self._matcher = FirstMatcher(
             [_pattern(entry.location) for entry in self.entries],
@@ -114,7 +116,7 @@ class TdmRepFile:
         )
 
     def __repr__(self) -> str:
-        return f"<TdmRepFile entries={len(self.entries)}>"
+        return f"<TdmRepFile entries={len(self.entries)} skipped={self.skipped}>"
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -148,12 +150,13 @@ def _entry(index: int, item: object) -> TdmEntry | str:
     if not location:
         return "empty location"
     reservation = reservation_from_json(item.get("tdm-reservation"))
-    if reservation is None and logger.isEnabledFor(logging.DEBUG):
-        logger.debug(
-            "tdmrep.json entry %d: tdm-reservation %s is not 1 or 0: unset",
-            index,
-            quote(item.get("tdm-reservation")),
-        )
+    if reservation is None:
+        # report §2.1 makes such a value "unset"; an unset entry that still matched
+        # first would hide every later entry, reservations included (issue 22): the
+        # entry is invalid and skipped, and matching goes on (docs/purpose-notes.md).
+        if "tdm-reservation" not in item:
+            return "no tdm-reservation"
+        return f"tdm-reservation {quote(item.get('tdm-reservation'))} is not 1 or 0"
     return TdmEntry(index, location, reservation, policy_of(item.get("tdm-policy")))
 
 
@@ -162,8 +165,10 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
 
     Only the first 500 KiB count (like robots.txt, SPEC §1): the entries wholly inside
     them are kept. Invalid JSON or a value that is not an array says nothing
-    (:data:`NO_FILE`); an element that is not an object, or has no text ``location``,
-    is skipped; a ``tdm-reservation`` other than 1 or 0 is unset (report §2.1).
+    (:data:`NO_FILE`); an element that is not an object, has no text ``location``, or
+    a ``tdm-reservation`` other than 1 or 0 (report §2.1: a protocol error) is invalid:
+    it is skipped, counted in :attr:`TdmRepFile.skipped` and logged, and the next entry
+    is read, so it never hides a later reservation.
     """
     if isinstance(body, (bytes, bytearray, memoryview)):
         data = bytes(body)
@@ -188,9 +193,11 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
                 logger.debug("tdmrep.json entry %d skipped: %s", index, entry)
             continue
         entries.append(entry)
-    if skipped > _LOG_LIMIT and logger.isEnabledFor(logging.DEBUG):
-        logger.debug("tdmrep.json: skipped %d entries in total", skipped)
-    return TdmRepFile(entries) if entries else NO_FILE
+    if skipped:
+        logger.info(
+            "tdmrep.json: skipped %d invalid entr%s", skipped, "y" if skipped == 1 else "ies"
+        )
+    return TdmRepFile(entries, skipped) if entries or skipped else NO_FILE
 
 
 def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:

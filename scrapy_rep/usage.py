@@ -118,18 +118,20 @@ class UsagePolicy:
         return not TDM_PURPOSES.isdisjoint(self.purposes)
 
     def before_fetch(
-        self, rules: RobotsTxt, url: str, agent: str, tdm: TdmRepFile | None = None
+        self,
+        rules: RobotsTxt,
+        url: str,
+        agent: str,
+        tdm: TdmRepFile | None = None,
+        agents: Sequence[str] = (),
     ) -> Before:
-        """The signals of robots.txt (the groups that apply to ``agent``) and of
+        """The signals of robots.txt (the groups that apply to ``agent``, and to each of
+        ``agents``: ``REP_PURPOSE_AGENTS``, whose groups speak for this crawl too) and of
         tdmrep.json about ``url``. Call it only for URLs robots.txt allows: "no
         preferences are implied for resources that are disallowed" (aipref attach §3.1)."""
-        signals: tuple[UsageSignal, ...] = ()
-        usage = rules.content_usage(agent)
-        if len(usage):
-            signals = _attached_signals(usage.attach(url))
-        content_signals = rules.content_signals(agent)
-        if _says_something(content_signals):
-            signals = (*signals, _content_signal(content_signals))
+        signals = _robots_signals(rules, url, agent)
+        for token in agents:
+            signals = _more_robots_signals(signals, rules, url, token)
         entry = tdm.lookup(url) if tdm is not None and self.needs_tdmrep else None
         if entry is None:
             return Before(signals, None, signals) if signals else NOTHING_BEFORE
@@ -168,6 +170,35 @@ class UsagePolicy:
             if answer is None and final and self.unknown_denies:
                 return Refusal(purpose, None)
         return None
+
+
+def _robots_signals(rules: RobotsTxt, url: str, agent: str) -> tuple[UsageSignal, ...]:
+    """robots.txt's ``Content-Usage`` rules and ``Content-Signal`` for ``agent``."""
+    signals: tuple[UsageSignal, ...] = ()
+    usage = rules.content_usage(agent)
+    if len(usage):
+        signals = _attached_signals(usage.attach(url))
+    content_signals = rules.content_signals(agent)
+    if _says_something(content_signals):
+        signals = (*signals, _content_signal(content_signals))
+    return signals
+
+
+def _more_robots_signals(
+    signals: tuple[UsageSignal, ...], rules: RobotsTxt, url: str, token: str
+) -> tuple[UsageSignal, ...]:
+    """``signals`` and those of the groups of ``token`` (once each: the crawler's own
+    group and ``token``'s are often the same ``*`` group)."""
+    more = [signal for signal in _robots_signals(rules, url, token) if signal not in signals]
+    if not more:
+        return signals
+    return (*signals, *(_for_token(signal, token) for signal in more))
+
+
+@lru_cache(maxsize=1024)
+def _for_token(signal: UsageSignal, token: str) -> UsageSignal:
+    """A signal of ``token``'s group, its source naming the token (for the audit trail)."""
+    return UsageSignal(signal.vocabulary, signal.answers, f"{signal.source} (for {token})")
 
 
 def _says_something(signals: ContentSignals) -> bool:

@@ -232,16 +232,60 @@ def test_merged_groups_combine_like_one_group() -> None:
     assert [rule.line for rule in attached.rules] == [2, 6]
 
 
-@pytest.mark.parametrize("profile", ["google", "rfc9309"])
-def test_spec1_a_content_usage_line_does_not_end_a_user_agent_run(profile: str) -> None:
-    """SPEC §1 (Google's grouping): only allow/disallow lines end a run of user-agent
-    lines, as for crawl-delay and Content-Signal; attach §3's ABNF makes Content-Usage a
-    ``rule``, but reading it must not change which allow/disallow lines apply to whom."""
-    body = "User-agent: a\nContent-Usage: train-ai=n\n\nUser-agent: b\nDisallow: /x\n"
+@pytest.mark.parametrize("profile", PROFILES)
+def test_issue22_a_content_usage_line_ends_a_user_agent_run_for_usage_only(profile: str) -> None:
+    """attach-05 §3: ``content-usage`` is a ``rule``, so it ends a run of user-agent lines:
+    a's Content-Usage is not b's. Allow/disallow keep Google's grouping (unknown lines
+    ignored; SPEC §1), so b's Disallow still applies to a too (docs/behaviour.md)."""
+    body = "User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /x\n"
     robots = parse_robotstxt(body, profile)
+    assert lines_of(robots.content_usage("a")) == [2]
+    assert lines_of(robots.content_usage("b")) == []
+    assert not robots.allowed("https://example.com/x", "b")
+    assert not robots.allowed("https://example.com/x", "a")
+
+
+#: The issue's file: two groups under attach-05, one merged group before the fix.
+ISSUE22_GROUPS = (
+    "User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: mybot\nContent-Usage: /a train-ai=y\n"
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_issue22_only_the_named_group_gets_its_content_usage(profile: str) -> None:
+    robots = parse_robotstxt(ISSUE22_GROUPS, profile)
+    assert answers(robots.content_usage("otherbot").prefs("/a/x")) == (N, U)
+    assert answers(robots.content_usage("mybot").prefs("/a/x")) == (Y, U)
+    assert answers(robots.content_usage("mybot").prefs("/b")) == (U, U)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_issue22_a_content_signal_line_ends_a_user_agent_run(profile: str) -> None:
+    body = (
+        "User-agent: *\nContent-Signal: ai-train=no\n"
+        "User-agent: mybot\nContent-Signal: ai-train=yes\n"
+    )
+    robots = parse_robotstxt(body, profile)
+    assert robots.content_signals("otherbot") == ContentSignals(ai_train=False)
+    assert robots.content_signals("mybot") == ContentSignals(ai_train=True)
+
+
+def test_issue22_where_the_two_groupings_part() -> None:
+    """The file where Google's grouping (allow/disallow) and attach-05's (Content-Usage)
+    part: one allow/disallow group for a and b, two Content-Usage groups."""
+    body = (
+        "User-agent: a\nContent-Usage: /p train-ai=y\nContent-Signal: search=no\n"
+        "User-agent: b\nDisallow: /x\nContent-Usage: train-ai=n\n"
+    )
+    robots = parse_robotstxt(body)
     for agent in ("a", "b"):
         assert not robots.allowed("https://example.com/x", agent)
-        assert lines_of(robots.content_usage(agent)) == [2]
+    assert lines_of(robots.content_usage("a")) == [2]
+    assert lines_of(robots.content_usage("b")) == [6]
+    assert robots.content_signals("a") == ContentSignals(search=False)
+    assert robots.content_signals("b") == ContentSignals()
+    # An agent named by neither falls back to no group at all, in both readings.
+    assert robots.content_usage("c") is NO_CONTENT_USAGE
 
 
 def test_rules_are_compiled_once_per_group_set() -> None:
@@ -310,17 +354,35 @@ def test_group_less_content_usage_applies_to_every_crawler(
     assert lines_of(robots.content_usage("someone-else")) == expected[:1]
 
 
-def test_group_less_content_usage_competes_by_path_length() -> None:
-    """The file-wide rules are simply added to the group's: attach §3.1 decides, so a
-    path-less file-wide ``n`` combines with the group's path-less rules (any ``n`` wins)
-    and a rule with a path is more specific."""
+def test_issue22_group_less_content_usage_only_adds_restrictions() -> None:
+    """A file-wide line keeps its file-wide reading but only adds restrictions: it is
+    matched on its own and combined with the group's answer (any ``n`` wins), so the
+    group's more specific ``/ok/ train-ai=y`` does not lift the file-wide ``n``."""
     body = (
         "Content-Usage: train-ai=n\nUser-agent: *\nContent-Usage: train-ai=y, search=y\n"
         "Content-Usage: /ok/ train-ai=y\n"
     )
     rules = parse_robotstxt(body).content_usage("mybot")
     assert answers(rules.prefs("https://example.com/x")) == (N, Y)
-    assert answers(rules.prefs("https://example.com/ok/x")) == (Y, U)
+    attached = rules.attach("https://example.com/ok/x")
+    assert answers(attached.prefs) == (N, U)
+    assert [rule.line for rule in attached.rules] == [1, 4]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_issue22_a_file_wide_yes_never_lifts_a_groups_no(profile: str) -> None:
+    """The issue's file: ``/a train-ai=y`` before the first group is longer than the
+    group's path-less ``n``, but may not lift it."""
+    body = "Content-Usage: /a train-ai=y\nUser-agent: *\nContent-Usage: train-ai=n\n"
+    rules = parse_robotstxt(body, profile).content_usage("mybot")
+    assert answers(rules.prefs("https://example.com/a/x")) == (N, U)
+    assert answers(rules.prefs("https://example.com/b")) == (N, U)
+    # Where the group is silent, the file-wide reading stands.
+    body = "Content-Usage: /a train-ai=y\nUser-agent: *\nContent-Usage: /b train-ai=n\n"
+    rules = parse_robotstxt(body, profile).content_usage("mybot")
+    assert answers(rules.prefs("https://example.com/a/x")) == (Y, U)
+    assert answers(rules.prefs("https://example.com/b")) == (N, U)
+    assert rules.attach("https://example.com/a/x") is rules.attach("https://example.com/a/y")
 
 
 #: Content-Signal before the first group: (body, agent, expected signals, id).

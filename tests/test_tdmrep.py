@@ -187,18 +187,37 @@ JSON_RESERVATIONS = [
 def test_spec_tdmrep_2_1_reservation_values_in_the_file(
     value: object, expected: bool | None
 ) -> None:
-    """ "Other values are considered protocol errors. In such a case the TDM Agents MUST
-    consider that tdm-reservation is unset." The entry still matches (it is the first in
-    sequence), so it hides later entries."""
-    body = json.dumps([{"location": "/a", "tdm-reservation": value}, {"location": "/"}])
-    entry = parse_tdmrep(body).lookup("/a")
-    assert entry is not None and entry.index == 1
-    assert entry.reservation is expected
+    """ "Other values are considered protocol errors." Such an entry is invalid (issue
+    22): it is skipped and counted, and the next entry that matches applies, so it
+    never hides a later reservation."""
+    body = json.dumps(
+        [{"location": "/a", "tdm-reservation": value}, {"location": "/", "tdm-reservation": 1}]
+    )
+    tdm = parse_tdmrep(body)
+    entry = tdm.lookup("/a")
+    assert entry is not None
+    if expected is None:
+        assert (entry.index, entry.reservation, tdm.skipped) == (2, True, 1)
+    else:
+        assert (entry.index, entry.reservation, tdm.skipped) == (1, expected, 0)
 
 
-def test_spec_tdmrep_2_1_missing_reservation_is_unset() -> None:
-    entry = parse_tdmrep('[{"location": "/"}]').lookup("/x")
-    assert entry is not None and entry.reservation is None
+def test_issue22_a_bad_entry_does_not_hide_later_ones(caplog: pytest.LogCaptureFixture) -> None:
+    """The issue's file: the first entry's "yes" is not 1 or 0."""
+    body = '[{"location":"/a","tdm-reservation":"yes"},{"location":"/","tdm-reservation":1}]'
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.tdmrep"):
+        tdm = parse_tdmrep(body)
+    entry = tdm.lookup("/a/x")
+    assert entry is not None and (entry.index, entry.reservation) == (2, True)
+    assert tdm.skipped == 1
+    messages = [r.getMessage() for r in caplog.records]
+    assert "tdmrep.json entry 1 skipped: tdm-reservation 'yes' is not 1 or 0" in messages
+    assert "tdmrep.json: skipped 1 invalid entry" in messages
+
+
+def test_spec_tdmrep_2_1_missing_reservation_is_skipped() -> None:
+    tdm = parse_tdmrep('[{"location": "/"}]')
+    assert tdm.lookup("/x") is None and tdm.skipped == 1 and not tdm.entries
 
 
 # --------------------------------------------------------------------------- headers, meta
@@ -372,7 +391,8 @@ def test_spec7_odd_but_valid_json_is_read() -> None:
         b' {"location": "/c", "tdm-reservation": NaN} ]'
     )
     tdm = parse_tdmrep(body)
-    assert [e.reservation for e in tdm.entries] == [False, True, None, None]
+    assert [e.reservation for e in tdm.entries] == [False, True]
+    assert tdm.skipped == 2  # Infinity and NaN are not 1 or 0
     assert tdm.lookup("/x") is None  # U+FFFD is not the byte 0xFF
     assert tdm.lookup("/a") == TdmEntry(2, "/a", True, None)
 

@@ -4,7 +4,8 @@
 After robots.txt allowed a request for the crawler's own name, :class:`UsageGate`:
 
 - obeys the robots.txt groups of the extra product tokens of ``REP_PURPOSE_AGENTS``
-  (``GPTBot``, ``Google-Extended``…): a request one of them may not fetch is forbidden;
+  (``GPTBot``, ``Google-Extended``…): a request one of them may not fetch is forbidden,
+  and their groups' ``Content-Usage`` and ``Content-Signal`` lines count as ours;
 - drops the request when the origin's tdmrep.json stayed unreachable and was given up on
   (``REP_UNREACHABLE_ACTION = "drop"``), as for robots.txt;
 - drops it when robots.txt (``Content-Usage``, ``Content-Signal``) or tdmrep.json says
@@ -110,7 +111,7 @@ class UsageGate:
                 message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
                 self._refuse(request, "tdmrep_unreachable", message)
             tdm_file = tdm.rules
-        before = self.policy.before_fetch(rules, url, agent, tdm_file)
+        before = self.policy.before_fetch(rules, url, agent, tdm_file, self.agents)
         if before is NOTHING_BEFORE:
             return
         request.meta[BEFORE_KEY] = (url, before)
