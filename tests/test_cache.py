@@ -120,7 +120,8 @@ def test_spec4_one_large_parsed_entry_does_not_flush_the_compressed_tier() -> No
     # over 500 KiB) compresses older parsed entries instead of dropping every compressed
     # one, each of which would cost a robots.txt download when its origin comes back.
     cold = len(zlib.compress(BODY)) + COMPRESSED_OVERHEAD
-    cache: DocumentCache[RobotsTxt] = DocumentCache(100, 3_000_000 * 2 + 100 * cold, parse_robotstxt)
+    bound = 3_000_000 * 2 + 100 * cold
+    cache: DocumentCache[RobotsTxt] = DocumentCache(100, bound, parse_robotstxt)
     for n in range(50):
         cache.put(n, parsed(size=2000))
     cache.put("huge", parsed(size=3_000_000))
