@@ -185,8 +185,9 @@ class LongestMatcher:
                 best_priority = len(path) + 1
         literal = self._literal
         wild = self._wild
-        # Long paths first check that they hold every character of a wildcard pattern.
-        present = frozenset(path) if wild is not None and len(path) >= _LONG_PATH else None
+        if wild is not None and len(path) >= _LONG_PATH:
+            return self._match_long(path, index, best_priority, best)
+        split = self._split
         while index >= 0:
             code = literal[index]
             if code:
@@ -196,6 +197,43 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
+            if wild is not None and index in wild:
+                # The wildcard patterns of this key, longest first (inline: the hot path).
+                entries = split.get(index) if split is not None else None
+                if entries is None:
+                    entries = self._entries(index)
+                    split = self._split
+                start = len(keys[index])
+                for priority, code, inner, tail, anchored in entries:
+                    if priority < best_priority:
+                        break
+                    if priority == best_priority and (best > 0 or code < 0):
+                        continue
+                    if inner:
+                        if not match_rest(path, start, inner, tail, anchored):
+                            continue
+                    elif anchored:
+                        if len(path) - len(tail) < start or not path.endswith(tail):
+                            continue
+                    elif path.find(tail, start) < 0:
+                        continue
+                    best_priority, best = priority, code
+                    break
+            up = parent[index]
+            index = up if up != _UNKNOWN else self._find_parent(index)
+        return best
+
+    def _match_long(self, path: str, index: int, best_priority: int, best: int) -> int:
+        """:meth:`match` for a path of 4 KiB or more: a wildcard pattern is tried only when
+        the path holds every character of it (keeps a 100 KB URL in milliseconds)."""
+        keys, literal, parent, wild = self._keys, self._literal, self._parent, self._wild
+        present = frozenset(path)
+        while index >= 0:
+            code = literal[index]
+            if code:
+                priority = len(keys[index])
+                if priority > best_priority or (priority == best_priority and code > 0 > best):
+                    best_priority, best = priority, code
             if wild is not None and index in wild:
                 best_priority, best = self._try_wild(path, present, index, best_priority, best)
             up = parent[index]

@@ -12,6 +12,7 @@ import logging
 import math
 import re
 from array import array
+from sys import intern
 from typing import Final, NamedTuple
 
 from scrapy_rep.profiles import MAX_BODY_BYTES, ParseOptions
@@ -24,7 +25,10 @@ class Rules(NamedTuple):
     """What the parser hands to ``RobotsTxt`` (see its attributes)."""
 
     values: tuple[str, ...]
+    #: The distinct rule keys as written (``Disallow``, ``disallow``…), and per rule the
+    #: index of its key there: 1 byte a rule where a tuple costs 8.
     keys: tuple[str, ...]
+    key_of: bytes | array[int]
     codes: array[int]
     starts: array[int]
     tokens: dict[str, int | tuple[int, ...]]
@@ -40,7 +44,7 @@ class Rules(NamedTuple):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
 
-NO_RULES: Final = Rules((), (), array("i"), array("i"), {}, None, None, None)
+NO_RULES: Final = Rules((), (), b"", array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal and Content-Usage lines
 #: written before the first user-agent line, which apply to every crawler.
 FILE_WIDE: Final = -1
@@ -293,11 +297,12 @@ class Parser:
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
         rules = Rules(
-            tuple(values),
-            tuple(rule_keys),
-            codes,
+            # Interned: a broad crawl's files share most patterns (``/wp-admin/``).
+            tuple(map(intern, values)),
+            *_compact_keys(rule_keys),
+            _compact_codes(codes, len(lines)),
             starts,
-            tokens,
+            {intern(token): groups for token, groups in tokens.items()},
             delays or None,
             signals or None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
@@ -336,6 +341,23 @@ class Parser:
                 continue
             own = signals.setdefault(group, {})
             own[field] = own.get(field, True) and answer == "yes"
+
+
+def _compact_keys(keys: list[str]) -> tuple[tuple[str, ...], bytes | array[int]]:
+    """The distinct keys (interned) and each rule's index among them (see ``Rules``):
+    ``bytes`` (which the garbage collector does not track) up to 256 distinct keys."""
+    index: dict[str, int] = {}
+    for key in keys:
+        if key not in index:
+            index[key] = len(index)
+    positions = map(index.__getitem__, keys)
+    key_of = bytes(positions) if len(index) <= 0x100 else array("I", positions)
+    return tuple(map(intern, index)), key_of
+
+
+def _compact_codes(codes: array[int], lines: int) -> array[int]:
+    """The signed line numbers in 2 bytes each when every line number fits."""
+    return array("h", codes) if lines < 0x8000 else codes
 
 
 def _agent_token(value: str) -> str:
