@@ -118,6 +118,8 @@ class LongestMatcher:
         ``wildcards``: ``*`` and a final ``$`` are special (SPEC §2); ``exact_at``: the
         positions of patterns that match only the path equal to them, whatever the mode.
         """
+        # The parser's line numbers come as 2-byte codes when they all fit.
+        code_type = "h" if isinstance(codes, array) and codes.typecode == "h" else "i"
         exact: dict[str, int] = {}
         if exact_at:
             for position in exact_at:
@@ -130,7 +132,7 @@ class LongestMatcher:
         if not exact and (not wildcards or ("*" not in joined and "$" not in joined)):
             literal = dict(zip(patterns, codes, strict=True))
             if len(literal) == len(patterns):
-                self._set_up(literal, exact, {})
+                self._set_up(literal, exact, {}, code_type)
                 return
             literal = {}
         wild: dict[str, list[_Raw]] = {}
@@ -145,16 +147,21 @@ class LongestMatcher:
                 old = literal.get(pattern)
                 if old is None or code > 0 > old:  # equal patterns: as _keep_better
                     literal[pattern] = code
-        self._set_up(literal, exact, wild)
+        self._set_up(literal, exact, wild, code_type)
 
     def _set_up(
-        self, literal: dict[str, int], exact: dict[str, int], wild: dict[str, list[_Raw]]
+        self,
+        literal: dict[str, int],
+        exact: dict[str, int],
+        wild: dict[str, list[_Raw]],
+        code_type: str,
     ) -> None:
         keys = sorted(literal.keys() | wild.keys()) if wild else sorted(literal)
         self._keys = keys
         #: The code of the literal pattern equal to each key, 0 when there is none.
-        self._literal = array("i", map(literal.get, keys, repeat(0)))
-        self._parent = array("i", [_UNKNOWN]) * len(keys)
+        # 2 bytes an entry where they fit (the parser's line numbers; fewer keys than that).
+        self._literal = array(code_type, map(literal.get, keys, repeat(0)))
+        self._parent = array("h" if len(keys) < 0x8000 else "i", [_UNKNOWN]) * len(keys)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled; split into segments in
         #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
@@ -299,6 +306,7 @@ class LongestMatcher:
         if entries is None:
             assert self._wild is not None
             entries = self._split[index] = _split_all(self._wild[index])
+            self._wild[index] = ()  # split now: only its presence is needed any more
         return entries
 
     def _find_parent(self, index: int) -> int:

@@ -25,8 +25,9 @@ class Rules(NamedTuple):
     """What the parser hands to ``RobotsTxt`` (see its attributes)."""
 
     values: tuple[str, ...]
-    #: The distinct rule keys as written (``Disallow``, ``disallow``…), and per rule the
-    #: index of its key there: 1 byte a rule where a tuple costs 8.
+    #: The distinct keys as written (``Disallow``, ``disallow``…, with the file's other
+    #: keys), and per rule the index of its key there: 1 byte a rule where a tuple of
+    #: strings costs 8.
     keys: tuple[str, ...]
     key_of: bytes | array[int]
     codes: array[int]
@@ -173,8 +174,9 @@ class Parser:
         lenient = options.lenient_syntax
         # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
         values: list[str] = []
-        rule_keys: list[str] = []
-        codes = array("i")
+        rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
+        # Signed line numbers: 2 bytes each when every one fits.
+        codes = array("h" if len(lines) < 0x8000 else "i")
         starts = array("i")
         tokens: dict[str, int | tuple[int, ...]] = {}
         more: dict[str, list[int]] = {}  # tokens named by several groups
@@ -184,7 +186,7 @@ class Parser:
         sitemaps: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
-        spellings: dict[str, tuple[int, str]] = {}
+        spellings: dict[str, tuple[int, int]] = {}
         values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
@@ -222,15 +224,15 @@ class Parser:
                 key, value = parts
             spelling = spellings.get(key)
             if spelling is None:
-                spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
-            kind, key = spelling
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
+            kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = in_usage_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
                     values_append(value)
-                    keys_append(key)
+                    keys_append(key_index)
                     codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
                 if not in_agent_run or group < 0:
@@ -290,17 +292,18 @@ class Parser:
                     usage.setdefault(usage_group, []).append((number, value, ai_key))
                     if lenient and group >= 0:
                         values_append(value)
-                        keys_append(key)
+                        keys_append(key_index)
                         codes_append(number if kind == _ALLOW_AI else -number)
         for token, named in more.items():
             tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
         rules = Rules(
-            # Interned: a broad crawl's files share most patterns (``/wp-admin/``).
-            tuple(map(intern, values)),
-            *_compact_keys(rule_keys),
-            _compact_codes(codes, len(lines)),
+            tuple(values),
+            # The spellings as interned strings, shared by every file that uses them.
+            tuple(map(intern, spellings)),
+            bytes(rule_keys) if len(spellings) <= 0x100 else array("I", rule_keys),
+            codes,
             starts,
             {intern(token): groups for token, groups in tokens.items()},
             delays or None,
@@ -341,23 +344,6 @@ class Parser:
                 continue
             own = signals.setdefault(group, {})
             own[field] = own.get(field, True) and answer == "yes"
-
-
-def _compact_keys(keys: list[str]) -> tuple[tuple[str, ...], bytes | array[int]]:
-    """The distinct keys (interned) and each rule's index among them (see ``Rules``):
-    ``bytes`` (which the garbage collector does not track) up to 256 distinct keys."""
-    index: dict[str, int] = {}
-    for key in keys:
-        if key not in index:
-            index[key] = len(index)
-    positions = map(index.__getitem__, keys)
-    key_of = bytes(positions) if len(index) <= 0x100 else array("I", positions)
-    return tuple(map(intern, index)), key_of
-
-
-def _compact_codes(codes: array[int], lines: int) -> array[int]:
-    """The signed line numbers in 2 bytes each when every line number fits."""
-    return array("h", codes) if lines < 0x8000 else codes
 
 
 def _agent_token(value: str) -> str:

@@ -1,22 +1,26 @@
 """Issue 25: the parsed tables a broad crawl keeps by the thousand are compact (shared
-pattern strings, one byte per rule key, two bytes per line number), with the same
-answers and the same quoted lines."""
+key spellings, one byte per rule key, two bytes per line number), with the same answers
+and the same quoted lines."""
 
 from __future__ import annotations
 
 from scrapy_rep.robotstxt import parse_robotstxt
 
 
-def test_files_share_their_rule_values_and_keep_each_key_as_written() -> None:
-    """Issue 25: a broad crawl keeps thousands of parsed files; equal patterns are one
-    string (interned), and a rule's key costs one byte, yet decide() still quotes each
-    line as written."""
+def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:
+    """Issue 25: a broad crawl keeps thousands of parsed files; a rule's key costs one
+    byte and the spellings are one string for every file, yet decide() still quotes
+    each line as written."""
     first = parse_robotstxt(b"User-agent: *\nDisallow: /wp-admin/\nallow: /wp-admin/a\n")
-    second = parse_robotstxt(b"User-agent: *\nDISALLOW: /wp-admin/\n")
-    assert first._values[0] is second._values[0]
+    second = parse_robotstxt(b"User-agent: *\nDISALLOW: /b\nDisallow: /wp-admin/\n")
+    assert "Disallow" in first._keys
+    spelled = [k for k in (*first._keys, *second._keys) if k == "Disallow"]
+    assert len(spelled) == 2 and spelled[0] is spelled[1]
+    assert isinstance(first._key_of, bytes) and len(first._key_of) == 2
     assert first.decide("https://h/wp-admin/x", "bot").line_text == "Disallow: /wp-admin/"
     assert first.decide("https://h/wp-admin/a", "bot").line_text == "allow: /wp-admin/a"
-    assert second.decide("https://h/wp-admin/", "bot").line_text == "DISALLOW: /wp-admin/"
+    assert second.decide("https://h/b", "bot").line_text == "DISALLOW: /b"
+    assert second.decide("https://h/wp-admin/", "bot").line_text == "Disallow: /wp-admin/"
 
 
 def test_more_than_256_key_spellings_keep_each_one() -> None:
