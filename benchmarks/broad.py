@@ -443,6 +443,7 @@ def main() -> int:
     parser.add_argument("--pause-at", type=float, default=0.5, help="0: no pause")
     parser.add_argument("--modes", default="none,rep")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--workdir", help="keep the JOBDIRs and crawl logs here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", help=argparse.SUPPRESS)
     for hidden in ("--port", "--pause-after"):
@@ -486,7 +487,9 @@ def orchestrate(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
     served: dict[str, dict[str, Any]] = {}
     try:
-        with tempfile.TemporaryDirectory(prefix="scrapy_rep-broad-") as workdir:
+        with tempfile.TemporaryDirectory(prefix="scrapy_rep-broad-") as temporary:
+            workdir = args.workdir or temporary
+            Path(workdir).mkdir(parents=True, exist_ok=True)
             for mode in args.modes.split(","):
                 server.stdin.write("reset\n")
                 server.stdin.flush()

@@ -214,7 +214,8 @@ class LongestMatcher:
                 for priority, code, inner, tail, anchored in entries:
                     if priority < best_priority:
                         break
-                    if priority == best_priority and (best > 0 or code < 0):
+                    # Every pattern needs its last segment in the path: the usual reject.
+                    if tail not in path or (priority == best_priority and (best > 0 or code < 0)):
                         continue
                     if inner:
                         if not match_rest(path, start, inner, tail, anchored):
