@@ -1,9 +1,10 @@
 """IETF AI Preferences vocabulary: one statement of preference -> :class:`UsagePrefs`
-(draft-ietf-aipref-vocab-07, "vocab"; pure).
+(draft-ietf-aipref-vocab-07, "vocab", and the ``ai-use`` category of -08; pure).
 
 A statement is an RFC 9651 Structured Fields Dictionary whose keys are the category
-labels ``train-ai`` and ``search`` and whose values are the Tokens ``y`` or ``n`` (vocab
-§6.1, §6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
+labels ``train-ai`` and ``search`` (and ``ai-use``, added by vocab-08: see
+docs/purpose-notes.md, read from summaries) and whose values are the Tokens ``y`` or
+``n`` (vocab §6.1, §6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
 combine per category (vocab §5.1, :func:`combine`). Re-exported by
 :mod:`scrapy_rep.aipref`, the public import path; logs on its logger.
 """
@@ -21,8 +22,8 @@ from http_sfv.types import Token
 
 logger = logging.getLogger("scrapy_rep.aipref")
 
-#: vocab §6.1 Table 1: the category labels this version of the vocabulary defines.
-CATEGORIES: Final = ("train-ai", "search")
+#: vocab §6.1 Table 1: the category labels of -07, and ``ai-use`` of -08.
+CATEGORIES: Final = ("train-ai", "search", "ai-use")
 #: A statement longer than this is not parsed (all categories unknown). http-sfv slices
 #: its input once per member, so its time grows with the square of the length (a 500 KB
 #: inner list took 5 s); 8 KiB is the usual per-field-line limit of HTTP servers and
@@ -51,24 +52,33 @@ class UsagePrefs:
     search: bool | None = None
     #: Why the statement was not understood ("" when it parsed); for messages only.
     error: str = ""
+    #: ``ai-use`` (vocab-08, as summarised): use of an asset as input to a generative
+    #: AI model where the user did not supply the asset.
+    ai_use: bool | None = None
 
     def get(self, label: str) -> bool | None:
-        """The preference for a category label (``"train-ai"``, ``"search"``)."""
+        """The preference for a category label (``"train-ai"``, ``"search"``, ``"ai-use"``)."""
         if label == "train-ai":
             return self.train_ai
         if label == "search":
             return self.search
+        if label == "ai-use":
+            return self.ai_use
         return None
 
     def __bool__(self) -> bool:
         """True when the statement states at least one preference."""
-        return self.train_ai is not None or self.search is not None
+        return self.train_ai is not None or self.search is not None or self.ai_use is not None
 
     def __str__(self) -> str:
         """The known preferences in the exemplary format (``train-ai=n, search=y``)."""
         parts = [
             f"{label}={'y' if value else 'n'}"
-            for label, value in (("train-ai", self.train_ai), ("search", self.search))
+            for label, value in (
+                ("train-ai", self.train_ai),
+                ("search", self.search),
+                ("ai-use", self.ai_use),
+            )
             if value is not None
         ]
         return ", ".join(parts)
@@ -121,9 +131,10 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
         return _unknown(f"not a Structured Fields Dictionary ({cause})", data)
     train_ai = _token_answer(dictionary.get("train-ai"))
     search = _token_answer(dictionary.get("search"))
-    if train_ai is None and search is None:
+    ai_use = _token_answer(dictionary.get("ai-use"))
+    if train_ai is None and search is None and ai_use is None:
         return UNKNOWN
-    return UsagePrefs(train_ai, search)
+    return UsagePrefs(train_ai, search, ai_use=ai_use)
 
 
 def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
@@ -145,14 +156,17 @@ def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
     disallowed; otherwise if any allows, allowed; otherwise unknown."""
     train_ai: bool | None = None
     search: bool | None = None
+    ai_use: bool | None = None
     for prefs in statements:
         if prefs.train_ai is not None and train_ai is not False:
             train_ai = prefs.train_ai
         if prefs.search is not None and search is not False:
             search = prefs.search
-    if train_ai is None and search is None:
+        if prefs.ai_use is not None and ai_use is not False:
+            ai_use = prefs.ai_use
+    if train_ai is None and search is None and ai_use is None:
         return UNKNOWN
-    return UsagePrefs(train_ai, search)
+    return UsagePrefs(train_ai, search, ai_use=ai_use)
 
 
 def as_bytes(value: bytes | str) -> bytes:

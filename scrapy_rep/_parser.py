@@ -62,7 +62,8 @@ def file_text(latin1: str) -> str:
 
 
 _WHITESPACE = " \t\v\f"
-_SPLIT_WHITESPACE = re.compile(r"[ \t\v\f]+")
+#: Google's separator of a line without a colon: a space or a tab, not \v or \f.
+_GOOGLE_SEPARATOR = re.compile(r"[ \t]")
 
 (
     _USER_AGENT,
@@ -128,6 +129,8 @@ def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
 
 #: Content Signals policy keys -> ContentSignals fields.
 _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
+#: Cloudflare's ``use=`` levels, most restrictive first (docs/purpose-notes.md, 2).
+USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
 def _skip_bom(body: bytes) -> bytes:
@@ -139,8 +142,12 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
-def _lines(body: bytes, limit: int | None) -> list[str]:
-    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``)."""
+def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
+
+    ``nul_ends`` (google profile): a line ends at its first NUL byte, as in Google's
+    parser, which reads each line as a C string (robots.cc ``GetKeyAndValueFrom``).
+    """
     # Latin-1 maps each byte to one character: nothing can fail to decode, and the
     # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
     text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
@@ -149,6 +156,8 @@ def _lines(body: bytes, limit: int | None) -> list[str]:
     lines = text.split("\n")
     if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
         lines = [line[:limit] for line in lines]
+    if nul_ends and "\x00" in text:
+        lines = [line.partition("\x00")[0] for line in lines]
     return lines
 
 
@@ -168,7 +177,7 @@ class Parser:
         interleaved in one process, best of 12).
         """
         options = self.options
-        lines = _lines(body, options.max_line_length)
+        lines = _lines(body, options.max_line_length, options.lenient_syntax)
         keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
         blank_ends = options.blank_line_ends_group
         lenient = options.lenient_syntax
@@ -196,7 +205,7 @@ class Parser:
         usage_group = -1
         usage_groups = 0
         in_usage_run = False
-        usage_tokens: dict[str, list[int]] = {}
+        usage_tokens: dict[str, list[int]] | None = None
         for number, line in enumerate(lines, 1):
             # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
@@ -216,12 +225,13 @@ class Parser:
                 if not lenient:
                     self._skip(number, "no colon")
                     continue
-                # Google accepts "key value" when there are exactly two words.
-                parts = _SPLIT_WHITESPACE.split(line)
-                if len(parts) != 2:
+                # Google accepts "key value" when there are exactly two words, separated
+                # by spaces or tabs only (robots.cc: strpbrk(line, " \t")).
+                parts = _GOOGLE_SEPARATOR.split(line, 1)
+                if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
                     self._skip(number, "no colon")
                     continue
-                key, value = parts
+                key, value = parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
             spelling = spellings.get(key)
             if spelling is None:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
@@ -238,22 +248,30 @@ class Parser:
                 if not in_agent_run or group < 0:
                     group = len(starts)
                     starts.append(len(values))
-                    in_agent_run = True
-                if not in_usage_run or usage_group < 0:
+                    in_agent_run = in_usage_run = True
+                    usage_group = usage_groups
+                    usage_groups += 1
+                elif not in_usage_run:
+                    # An AI line ended the run for Content-Usage only: the two groupings
+                    # part from here on (until then they are the same, so no second
+                    # table is kept: most files never get here).
+                    if usage_tokens is None:
+                        usage_tokens = {t: list(more.get(t, (g,))) for t, g in tokens.items()}  # type: ignore[arg-type]
                     usage_group = usage_groups
                     usage_groups += 1
                     in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
-                token = value.lower() if value.isalnum() else _agent_token(value)
+                token = value.lower() if value.isalnum() else _agent_token(value, lenient)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
                         named = more.setdefault(token, [first])  # type: ignore[list-item]
                         if named[-1] != group:
                             named.append(group)
-                    by_usage = usage_tokens.setdefault(token, [usage_group])
-                    if by_usage[-1] != usage_group:
-                        by_usage.append(usage_group)
+                    if usage_tokens is not None:
+                        by_usage = usage_tokens.setdefault(token, [usage_group])
+                        if by_usage[-1] != usage_group:
+                            by_usage.append(usage_group)
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
@@ -311,7 +329,7 @@ class Parser:
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
             # Usage groups only refine allow/disallow groups: as many means the same.
             None
-            if usage_groups == len(starts)
+            if usage_tokens is None
             else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
         return rules, tuple(sitemaps)
@@ -337,8 +355,14 @@ class Parser:
     ) -> None:
         for item in value.split(","):
             name, _, setting = item.partition("=")
-            field = _SIGNAL_NAMES.get(name.strip(_WHITESPACE).lower())
+            key = name.strip(_WHITESPACE).lower()
             answer = setting.strip(_WHITESPACE).lower()
+            if key == "use" and answer in USE_LEVELS:
+                # Cloudflare's use= key: kept as "use_<level>"; merged groups keep the
+                # most restrictive level (ContentSignals.use).
+                signals.setdefault(group, {})["use_" + answer] = True
+                continue
+            field = _SIGNAL_NAMES.get(key)
             if field is None or answer not in ("yes", "no"):
                 self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
                 continue
@@ -346,11 +370,19 @@ class Parser:
             own[field] = own.get(field, True) and answer == "yes"
 
 
-def _agent_token(value: str) -> str:
+def _agent_token(value: str, google: bool = False) -> str:
     """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
     whitespace) is the global group; any other value gives its product token, compared
     as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+
+    ``google``: a name that starts with a space other than ASCII whitespace (U+00A0,
+    U+3000, U+001C-U+001F, U+0085…) names no crawler, as in Google's parser, which strips
+    only ASCII whitespace and then takes the leading letters, ``-`` and ``_``; the other
+    profiles skip such a space (docs/behaviour.md "Differences from Google's parser").
     """
     if is_global_agent(value):
         return "*"
-    return product_token(value if value.isascii() else file_text(value))
+    text = value if value.isascii() else file_text(value)
+    if google and text[:1].isspace():
+        return ""
+    return product_token(text)

@@ -16,6 +16,7 @@ from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.usage import TDM_PURPOSES
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -53,6 +54,31 @@ class Addon:
         setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
+        wrap_media_pipelines(settings)
+
+
+def wrap_media_pipelines(settings: Settings) -> None:
+    """For crawls with ai-train or ai-input (and ``REP_MEDIA_USAGE``), every
+    ``FilesPipeline`` subclass in ``ITEM_PIPELINES`` reads the statements inside the
+    files it downloads (docs/media.md): the class gets the mixin, keeping its name."""
+    from scrapy.pipelines.files import FilesPipeline
+
+    from scrapy_rep.pipelines import with_media_usage
+
+    config = RepConfig.from_settings(settings)
+    if not config.media_usage or TDM_PURPOSES.isdisjoint(config.purpose):
+        return
+    for key, priority in list(settings.getdict("ITEM_PIPELINES").items()):
+        if priority is None:
+            continue
+        try:
+            pipeline = load_object(key) if isinstance(key, str) else key
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue  # Scrapy names the wrong path itself when it loads the pipelines
+        if isinstance(pipeline, type) and issubclass(pipeline, FilesPipeline):
+            wrapped = with_media_usage(pipeline)
+            if wrapped is not pipeline:
+                settings.replace_in_component_priority_dict("ITEM_PIPELINES", pipeline, wrapped)
 
 
 def validate(settings: BaseSettings) -> None:

@@ -34,9 +34,10 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
+from scrapy_rep.crawl.mediagate import file_report
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
-from scrapy_rep.purpose import PURPOSES
+from scrapy_rep.purpose import PURPOSES, decide
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
@@ -199,6 +200,10 @@ class RobotsCommand(ScrapyCommand):
             directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
+            inside, lines = file_report(response, config, policy)  # docs/media.md
+            decision = decide((*decision.signals, *inside)) if inside else decision
+            for line in lines:
+                print(f"      {line}")
         print("      usage signals:" if decision.signals else "      usage signals: none")
         for signal in decision.signals:
             print(f"        {signal.source}  ({_answers(signal.answers)})")

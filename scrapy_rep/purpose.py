@@ -99,12 +99,17 @@ def prefs_signal(prefs: UsagePrefs, source: str) -> UsageSignal:
         keys.append("train-ai=y" if prefs.train_ai else "train-ai=n")
     if prefs.search is not None:
         keys.append("search=y" if prefs.search else "search=n")
+    if prefs.ai_use is not None:
+        keys.append("ai-use=y" if prefs.ai_use else "ai-use=n")
     return _signal("aipref", keys, source)
 
 
 @lru_cache(maxsize=4096)
 def rule_signal(rule: ContentUsageRule) -> UsageSignal:
-    """One robots.txt ``Content-Usage`` rule (attach §3) as a signal (cached per rule)."""
+    """One robots.txt ``Content-Usage`` rule (attach §3), or a ``DisallowAITraining`` /
+    ``AllowAITraining`` rule read as one, as a signal (cached per rule)."""
+    if rule.key in ("DisallowAITraining", "AllowAITraining"):
+        return _signal("robots-ai-control", (rule.key,), rule.source)
     return prefs_signal(rule.prefs, rule.source)
 
 
@@ -137,6 +142,8 @@ def content_signal_signal(
         )
         if value is not None
     ]
+    if signals.use is not None:
+        keys.append(f"use={signals.use}")
     if source == "robots.txt Content-Signal" and keys:
         source = f"robots.txt Content-Signal: {', '.join(keys)}"
     return _signal("content-signal", keys, source)
@@ -165,6 +172,12 @@ def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSigna
     return tuple(
         _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
     )
+
+
+def embedded_image_signal(source: str) -> UsageSignal:
+    """An image shown by a ``noimageai`` page (``source``: the page's directive and URL):
+    the page's noimageai covers it as ``noai`` would (DeviantArt 2022; issue 22)."""
+    return _signal("robots-meta", ("noimageai (image response)",), source)
 
 
 def _directive_source(directives: PageDirectives, word: str) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep._compile import Matcher, Selection, compile_matcher, compile_usage
 from scrapy_rep._encoding import HTTP_PATH, normalise_url_path, path_of
-from scrapy_rep._parser import FILE_WIDE, NO_RULES, Parser, Rules, file_text
+from scrapy_rep._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules, file_text
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.
 from scrapy_rep.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
@@ -78,6 +78,9 @@ class ContentSignals:
     search: bool | None = None
     ai_input: bool | None = None
     ai_train: bool | None = None
+    #: Cloudflare's ``use=`` level (``immediate``, ``reference``, ``full``), the most
+    #: restrictive one when several apply; ``None`` when absent.
+    use: str | None = None
 
 
 _NO_SIGNALS: Final = ContentSignals()
@@ -288,7 +291,10 @@ class RobotsTxt:
                 merged[name] = merged.get(name, True) and value
         if not merged:
             return _NO_SIGNALS
-        return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"))
+        use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
+        return ContentSignals(
+            merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use
+        )
 
 
 _ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")

@@ -231,6 +231,12 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_ACTION", "purpose_action", "drop", _choice(PURPOSE_ACTIONS)),
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
+    Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
+    Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
+    Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
+    Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
+    Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
+    Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
 )
 
@@ -274,6 +280,16 @@ class RepConfig:
     purpose_unknown: str
     #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
     purpose_agents: tuple[str, ...]
+    #: Read the statements inside files downloaded by ``FilesPipeline`` /
+    #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
+    media_usage: bool
+    #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
+    media_constraints_met: bool
+    #: Read C2PA manifests (when ``c2pa-python`` is installed).
+    media_c2pa: bool
+    media_max_scan_bytes: int
+    media_max_packet_bytes: int
+    media_max_packets: int
     audit_file: str
 
     @classmethod

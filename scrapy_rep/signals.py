@@ -67,3 +67,21 @@ def send_refused(
     )
     kwargs: dict[str, Any] = {"request": request, "reason": reason, "message": message}
     crawler.signals.send_catch_log(request_refused, response=response, **kwargs)
+
+
+#: A file downloaded by ``FilesPipeline`` / ``ImagesPipeline`` (or a subclass) was held
+#: against the crawl's AI purposes (docs/media.md), whatever the outcome. Arguments:
+#: ``url``, ``request``, ``item``, ``decision`` (:class:`scrapy_rep.purpose.UsageDecision`
+#: over every signal about the file: the origin's, the response headers', the page's
+#: ``noimageai`` and the file's own), ``reading`` (:class:`scrapy_rep.mediausage.
+#: MediaReading`: the file's own statements and what could not be read) and ``refusal``
+#: (:class:`scrapy_rep.usage.Refusal` or ``None``).
+file_checked = object()
+
+#: A downloaded file is denied for a purpose of the crawl: not stored
+#: (``REP_PURPOSE_ACTION = "drop"``) or stored and marked (``"mark"``). Arguments:
+#: ``url``, ``request``, ``item``, ``purpose``, ``message`` (``"ai-train denied by XMP
+#: plus:DataMining DMI-PROHIBITED"``), ``statement`` (the deciding signal's source, or
+#: ``None`` when nothing was said and ``REP_PURPOSE_UNKNOWN = "deny"``) and ``stored``
+#: (bool).
+file_refused = object()

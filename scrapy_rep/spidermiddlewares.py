@@ -37,10 +37,12 @@ from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import trail_of
+from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
+from scrapy_rep.imageusage import record_for
 from scrapy_rep.purpose import UsageDecision
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
@@ -81,6 +83,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._usage: WeakKeyDictionary[Response, tuple[UsageDecision, Refusal | None]] = (
             WeakKeyDictionary()
         )
+        #: noimageai pages: their images refused or marked (issue 22).
+        self.images = ImageGate(crawler, self.usage.purposes, self._mark, self._refused)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -116,10 +120,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _read_usage(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
         policy = self.usage
-        before = before_of(response.request)
+        request = response.request
+        before = before_of(request)
         directives = self.directives_of(response)
+        embedded = None  # an image of a noimageai page (its request carries the record)
+        if request is not None and request.meta:
+            embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
         if (
             before is NOTHING_BEFORE
+            and embedded is None
             and not policy.needs_tdmrep
             and not (directives.noai or directives.noimageai)
             and b"Content-Usage" not in response.headers
@@ -132,6 +141,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 tdm=policy.needs_tdmrep,
                 noscript=self.config.meta_in_noscript,
                 tdm_meta_tags=self._other_meta.get(response),
+                embedded_by="" if embedded is None else str(embedded.get("source", "")),
             )
             decision = policy.after_fetch(before, page)
         refusal = policy.refusal(decision)
@@ -232,7 +242,18 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is None:
             return item
         item = self._by_directives(item, response)
-        return item if item is None else self._by_usage(item, response)
+        item = item if item is None else self._by_usage(item, response)
+        return item if item is None else self._by_images(item, response)
+
+    def _by_images(self, item: Any, response: Response) -> Any:
+        """The image URLs of an item of a noimageai page, refused or marked (a bug of ours
+        is logged and counted, and never costs the item)."""
+        try:
+            page = self.images.page(response, self.directives_of(response))
+            return item if page is None else self.images.item(item, page)
+        except Exception as error:
+            self._failed(response, "noimageai images", error)
+            return item
 
     def _by_usage(self, item: Any, response: Response) -> Any:
         """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl."""
@@ -283,23 +304,34 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return None
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        if response is None or request.meta.get(IGNORE_NOFOLLOW_KEY):
+        if response is None:
             return request
+        if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self._by_follow(request, response):
+            return None
+        try:
+            page = self.images.page(response, self.directives_of(response))
+            return request if page is None else self.images.request(request, response, page)
+        except Exception as error:  # never lose a request over reading the page's images
+            self._failed(response, "noimageai images", error)
+            return request
+
+    def _by_follow(self, request: Request, response: Response) -> bool:
+        """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""
         directives = self.directives_of(response)
         if directives.nofollow:
             if self.config.nofollow_action == "keep":
                 self._inc("rep/directives/requests_kept/nofollow")
-                return request
+                return False
             self._inc("rep/directives/requests_dropped/nofollow")
             message = f"Not followed: {response.url} says nofollow"
             self._refused(request, response, "nofollow", message, "; ".join(directives.sources))
-            return None
+            return True
         if self.config.rel_nofollow and self._is_rel_nofollow(request, response):
             self._inc("rep/directives/requests_dropped/rel_nofollow")
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
             self._refused(request, response, "rel_nofollow", message)
-            return None
-        return request
+            return True
+        return False
 
     def _refused(
         self, request: Request, response: Response, reason: str, message: str, sources: str = ""

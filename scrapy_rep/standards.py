@@ -11,11 +11,23 @@ from typing import Final
 
 #: Standard -> the revision followed (and where it is read).
 STANDARDS: Final[dict[str, str]] = {
-    "robots.txt": "RFC 9309 (Sep 2022), read as Google's open-source parser reads it",
+    "robots.txt": (
+        "RFC 9309 (Sep 2022), read as Google's open-source parser reads it "
+        "(google/robotstxt robots.cc, commit 22b355f, 2026-04-01)"
+    ),
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
-    "aipref-vocab": "draft-ietf-aipref-vocab-07",
+    "aipref-vocab": (
+        "draft-ietf-aipref-vocab-08 (13 Sep 2026; its ai-use category, read from summaries: "
+        "the body was not found) and -07 (19 Aug 2026, primary text; still accepted)"
+    ),
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
-    "content-signal": "Cloudflare Content Signals Policy",
+    "robots-ai-control": "draft-canel-robots-ai-control-00 (21 Oct 2024, Microsoft)",
+    "content-signal": (
+        "Cloudflare Content Signals Policy (2025), with its use= key (2026; read from a "
+        "secondary source)"
+    ),
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
-    "noai": "DeviantArt noai / noimageai directives (2022)",
+    "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
+    "iptc-data-mining": "IPTC Photo Metadata Standard 2023.1 Data Mining (plus:DataMining)",
+    "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
 }

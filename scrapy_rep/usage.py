@@ -36,6 +36,7 @@ from scrapy_rep.purpose import (
     content_usage_header_signal,
     content_usage_signals,
     decide,
+    embedded_image_signal,
     page_signals,
     tdmrep_signal,
 )
@@ -98,6 +99,9 @@ class PageSignals:
     directives: PageDirectives | None = None
     #: The response is an image (``noimageai`` then means ``noai``).
     image: bool = False
+    #: The response is an image of a ``noimageai`` page: the sentence that says so
+    #: (``<meta name="robots" content="noimageai"> on https://…``); "" when not.
+    embedded_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,8 @@ class UsagePolicy:
             signals.append(tdmrep_signal(tdm))
         if page.directives is not None:
             signals.extend(page_signals(page.directives, image=page.image))
+        if page.embedded_by:
+            signals.append(embedded_image_signal(page.embedded_by))
         return decide(signals)
 
     def refusal(self, decision: UsageDecision, *, final: bool = True) -> Refusal | None:
@@ -203,7 +209,10 @@ def _for_token(signal: UsageSignal, token: str) -> UsageSignal:
 
 def _says_something(signals: ContentSignals) -> bool:
     return (
-        signals.search is not None or signals.ai_train is not None or (signals.ai_input is not None)
+        signals.search is not None
+        or signals.ai_train is not None
+        or signals.ai_input is not None
+        or signals.use is not None
     )
 
 

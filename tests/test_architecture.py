@@ -46,6 +46,12 @@ PURE = (
     "urlfetch",
     "check",
     "standards",
+    "imageusage",
+    "_xmp",
+    "_xmp_scan",
+    "_xmp_walkers",
+    "_c2pa",
+    "mediausage",
 )
 #: Scrapy's side: what a pure module must never load.
 ADAPTERS = (

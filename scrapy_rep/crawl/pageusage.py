@@ -31,9 +31,11 @@ def page_signals(
     tdm: bool,
     noscript: bool = True,
     tdm_meta_tags: list[tuple[str, str]] | None = None,
+    embedded_by: str = "",
 ) -> PageSignals:
     """The usage signals of ``response``; ``tdm``: read TDMRep's header and meta too
-    (``tdm_meta_tags``: its meta tags, already found with the robots meta tags)."""
+    (``tdm_meta_tags``: its meta tags, already found with the robots meta tags);
+    ``embedded_by``: the ``noimageai`` of the page that showed this image, if any."""
     headers = response.headers
     content_usage = headers.getlist(b"Content-Usage") if b"Content-Usage" in headers else []
     tdm_header = tdm_meta = NO_VALUES
@@ -57,4 +59,5 @@ def page_signals(
         tdm_meta,
         directives,
         content_type.lstrip().lower().startswith(b"image/"),
+        embedded_by,
     )

@@ -1,0 +1,242 @@
+"""A downloaded file held against the crawl's AI purposes (the Scrapy side of
+:mod:`scrapy_rep.mediausage`; used by :mod:`scrapy_rep.pipelines`).
+
+Every signal about the file makes one decision: what the origin said before the fetch
+(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
+``tdm-reservation``, ``X-Robots-Tag: noai``/``noimageai``), the ``noimageai`` of the page
+that showed the image (``rep_image_usage``, from the page-directives middleware), and
+the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
+
+from itemadapter import ItemAdapter
+
+from scrapy_rep import signals
+from scrapy_rep._c2pa import available
+from scrapy_rep._purpose_table import MAPPING
+from scrapy_rep._xmp import Limits
+from scrapy_rep.crawl.pagereader import page_directives
+from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.crawl.usagegate import before_of
+from scrapy_rep.mediausage import MediaReading, read_media
+from scrapy_rep.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.usage import TDM_PURPOSES, Refusal, UsagePolicy
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+#: Where the page-directives middleware leaves a page's ``noimageai`` for its images
+#: (on the image request's meta, with ``url``; on the item, with ``urls``).
+IMAGE_USAGE_KEY: Final = "rep_image_usage"
+#: The key of a file's result (``item["files"]`` / ``item["images"]``) that says why
+#: the file was refused (a list of sentences).
+REFUSED_KEY: Final = "rep_refused"
+#: The key of a file's result that names what in it could not be read.
+UNREADABLE_KEY: Final = "rep_unreadable"
+_NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
+_told_c2pa = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdict:
+    """What the gate found about one file."""
+
+    decision: UsageDecision
+    reading: MediaReading
+    refusal: Refusal | None
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every statement that denies the refused purpose (several sources can say no)."""
+        if self.refusal is None:
+            return []
+        if self.refusal.signal is None:
+            return [self.refusal.message]
+        index = PURPOSE_INDEX[self.refusal.purpose]
+        denying = [s.source for s in self.decision.signals if s.answers[index] is False]
+        return [f"{self.refusal.purpose} denied by {source}" for source in denying]
+
+
+class MediaGate:
+    """Reads each downloaded file for the crawl's AI purposes (``REP_MEDIA_*``)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        config = RepConfig.from_settings(crawler.settings)
+        self.crawler = crawler
+        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
+        self.mark = config.purpose_action == "mark"
+        self.constraints_met = config.media_constraints_met
+        self.c2pa = config.media_c2pa
+        self.limits = limits_of(config)
+        self.agent = robots_agent(crawler.settings)
+        self.tokens = config.directive_tokens
+        #: Why our downloader middleware refused a file's request (robots.txt, the
+        #: origin's usage signals…), until the pipeline hears of the failure.
+        self._refused_before: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
+        if self.enabled:
+            crawler.signals.connect(self._request_refused, signal=signals.request_refused)
+            if self.c2pa:
+                _say_c2pa_once()
+
+    def _request_refused(self, request: Request, message: str, **_: Any) -> None:
+        self._refused_before[request] = message
+
+    def refused_before(self, request: Request) -> str | None:
+        """Why scrapy_rep refused ``request`` before it was sent (``None``: it did not)."""
+        return self._refused_before.pop(request, None)
+
+    def check(self, response: Response, request: Request, item: Any) -> FileVerdict | None:
+        """The verdict on one downloaded file; ``None`` if it could not be made (logged:
+        the file is then handled as Scrapy would, and counted)."""
+        try:
+            verdict = self._check(response, request, item)
+        except Exception:  # never lose an item over a file's statements
+            logger.exception("scrapy_rep: could not read the usage statements of %s", request)
+            self._inc("rep/media/errors")
+            return None
+        self._count(verdict)
+        self.crawler.signals.send_catch_log(
+            signals.file_checked,
+            url=request.url,
+            request=request,
+            item=item,
+            decision=verdict.decision,
+            reading=verdict.reading,
+            refusal=verdict.refusal,
+        )
+        return verdict
+
+    def _check(self, response: Response, request: Request, item: Any) -> FileVerdict:
+        directives = page_directives(response, self.agent, extra_tokens=self.tokens)
+        page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
+        origin = self.policy.after_fetch(before_of(request), page).signals
+        reading = read_media(
+            response.body,
+            limits=self.limits,
+            constraints_met=self.constraints_met,
+            c2pa=self.c2pa,
+        )
+        every = (*origin, *page_noimageai(request, item), *reading.signals)
+        decision = decide(every)
+        return FileVerdict(decision, reading, self.policy.refusal(decision))
+
+    def refused(self, verdict: FileVerdict, request: Request, item: Any) -> None:
+        """Count, log and signal a refused file (stored when marking)."""
+        refusal = verdict.refusal
+        assert refusal is not None
+        stored = self.mark
+        self._inc(f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
+        logger.info(
+            "scrapy_rep: %(action)s %(url)s: %(reasons)s",
+            {
+                "action": "marked" if stored else "not stored",
+                "url": request.url,
+                "reasons": "; ".join(verdict.reasons),
+            },
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            signals.file_refused,
+            url=request.url,
+            request=request,
+            item=item,
+            purpose=refusal.purpose,
+            message=refusal.message,
+            statement=None if refusal.signal is None else refusal.signal.source,
+            stored=stored,
+        )
+
+    def _count(self, verdict: FileVerdict) -> None:
+        self._inc("rep/media/checked")
+        reading = verdict.reading
+        if reading.signals:
+            self._inc("rep/media/with_statements")
+        if reading.unreadable:
+            self._inc("rep/media/unreadable")
+        if reading.c2pa == "read":
+            self._inc("rep/media/c2pa_read")
+
+    def _inc(self, key: str) -> None:
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value(key)
+
+
+def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:
+    """The ``noimageai`` of the page that showed this image, as the page-directives
+    middleware recorded it (on the request, or on the item for its image URLs)."""
+    found = []
+    record = request.meta.get(IMAGE_USAGE_KEY)
+    if isinstance(record, dict) and record.get("url") == request.url:
+        found.append(record)
+    try:
+        on_item = ItemAdapter(item).get(IMAGE_USAGE_KEY) if item is not None else None
+    except TypeError:
+        on_item = None
+    if isinstance(on_item, dict) and request.url in (on_item.get("urls") or ()):
+        found.append(on_item)
+    return [_record_signal(record) for record in found[:1]]
+
+
+def _record_signal(record: dict[str, Any]) -> UsageSignal:
+    purposes = record.get("purposes") or ("ai-train", "ai-input")
+    answers = tuple(
+        False if purpose in purposes and answer is False else None
+        for purpose, answer in zip(PURPOSE_INDEX, _NOIMAGEAI, strict=True)
+    )
+    source = str(record.get("source") or "noimageai on the page")[:200]
+    return UsageSignal("robots-meta", (answers[0], answers[1], answers[2]), source)
+
+
+def _say_c2pa_once() -> None:
+    global _told_c2pa
+    if not _told_c2pa and not available():
+        _told_c2pa = True
+        logger.warning(
+            "scrapy_rep: c2pa-python is not installed: C2PA statements in downloaded "
+            "files are not read (pip install 'scrapy_rep[media]'); IPTC Data Mining is"
+        )
+
+
+def limits_of(config: RepConfig) -> Limits:
+    """The scan limits of ``REP_MEDIA_MAX_*``."""
+    return Limits(
+        max_scan=config.media_max_scan_bytes,
+        max_packet=config.media_max_packet_bytes,
+        max_packets=config.media_max_packets,
+    )
+
+
+def file_report(
+    response: Response, config: RepConfig, policy: UsagePolicy
+) -> tuple[tuple[UsageSignal, ...], list[str]]:
+    """For ``scrapy robots --purpose``: the statements inside a downloaded file (any
+    response but an HTML page), as the pipelines read them; (signals, lines to print)."""
+    from scrapy.http import HtmlResponse
+
+    if isinstance(response, HtmlResponse) or not response.body:
+        return (), []
+    if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
+        return (), ["file: statements inside files are read for ai-train / ai-input only"]
+    reading = read_media(
+        response.body,
+        limits=limits_of(config),
+        constraints_met=config.media_constraints_met,
+        c2pa=config.media_c2pa,
+    )
+    lines = [f"file: {reading.format}, {len(reading.signals)} statement(s) inside"]
+    lines += [f"file: unreadable: {problem}" for problem in reading.problems]
+    if reading.c2pa == "not read: not installed":
+        lines.append("file: C2PA not read (c2pa-python is not installed)")
+    return reading.signals, lines

@@ -1,0 +1,400 @@
+"""Real crawls with Scrapy's ImagesPipeline and FilesPipeline over images that carry
+their own opt-out (IPTC Data Mining in XMP, C2PA/CAWG), served by a local twisted.web
+origin: for ai-train only the allowed images are stored, for search all of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, pdf, png, xmp_packet
+from robotsite import ListSpider, Reply, Sites, crawl, robots
+from scrapy import signals as scrapy_signals
+
+from scrapy_rep import signals
+from scrapy_rep._c2pa import available
+
+JPEG = {"Content-Type": "image/jpeg"}
+PNG = {"Content-Type": "image/png"}
+BOMB = (
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'
+    b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><x><plus:DataMining '
+    b'xmlns:plus="http://ns.useplus.org/ldf/xmp/1.0/">&b;</plus:DataMining></x>'
+)
+#: What ai-train refuses among the DataMining values (the rest it stores).
+TRAIN_REFUSED = {v for v in DMI_VALUES if v.startswith("DMI-PROHIBITED")}
+INPUT_REFUSED = TRAIN_REFUSED - {"DMI-PROHIBITED-AIMLTRAINING", "DMI-PROHIBITED-GENAIMLTRAINING"}
+
+
+def build() -> tuple[Sites, dict[str, str]]:
+    sites = Sites()
+    img = sites.add("img")
+    paths: dict[str, str] = {}
+    for index, value in enumerate(DMI_VALUES):
+        colour = (index * 20, 10, 10)
+        img.script(f"/{value}.jpg", Reply(200, jpeg(xmp_packet(value), colour), JPEG))
+        img.script(f"/{value}.png", Reply(200, png(xmp_packet(value), colour=colour), PNG))
+        paths[f"{value}.jpg"] = f"/{value}.jpg"
+        paths[f"{value}.png"] = f"/{value}.png"
+    img.script("/plain.jpg", Reply(200, jpeg(colour=(9, 9, 9)), JPEG))
+    img.script("/bomb.jpg", Reply(200, jpeg(BOMB, colour=(8, 8, 8)), JPEG))
+    img.script(
+        "/noai-header.jpg", Reply(200, jpeg(colour=(7, 7, 7)), {**JPEG, "X-Robots-Tag": "noai"})
+    )
+    # Hostile but decodable: 40 packets (the cap is 16), a 2 MB packet saying prohibited.
+    many = jpeg([xmp_packet("DMI-ALLOWED")] * 40, colour=(5, 5, 5))
+    img.script("/many.jpg", Reply(200, many, JPEG))
+    huge = xmp_packet("DMI-PROHIBITED", extra="<dc:x>" + "z" * 2_000_000 + "</dc:x>")
+    img.script("/huge.png", Reply(200, png(huge, colour=(4, 4, 4)), PNG))
+    paths.update(
+        {"plain.jpg": "/plain.jpg", "bomb.jpg": "/bomb.jpg", "noai-header.jpg": "/noai-header.jpg"}
+    )
+    paths.update({"many.jpg": "/many.jpg", "huge.png": "/huge.png"})
+    if available():
+        c2pa = c2pa_jpeg({"cawg.ai_generative_training": "notAllowed"}, base=jpeg(colour=(6, 6, 6)))
+        img.script("/c2pa.jpg", Reply(200, c2pa, JPEG))
+        paths["c2pa.jpg"] = "/c2pa.jpg"
+    return sites, {name: sites.url("img", path) for name, path in paths.items()}
+
+
+class GallerySpider(ListSpider):
+    image_urls: ClassVar[list[str]] = []
+    extra: ClassVar[dict[str, Any]] = {}
+
+    def parse(self, response: Any) -> Any:
+        yield {"image_urls": list(self.image_urls), **self.extra}
+
+
+def build_cdn() -> tuple[Sites, dict[str, str]]:
+    """Images on another origin than the page, whose robots.txt says things first."""
+    sites = Sites()
+    cdn = sites.add("cdn")
+    cdn.script(
+        "/robots.txt",
+        robots(
+            "User-agent: *\nDisallow: /private/\nAllow: /\nContent-Usage: /nontrain/ train-ai=n\n"
+        ),
+    )
+    paths = {
+        "private.jpg": "/private/a.jpg",
+        "nontrain.jpg": "/nontrain/b.jpg",
+        "ok.jpg": "/ok/c.jpg",
+    }
+    for index, path in enumerate(paths.values()):
+        cdn.script(path, Reply(200, jpeg(colour=(index, 50, 50)), JPEG))
+    sites.add("img")  # the page
+    return sites, {name: sites.url("cdn", path) for name, path in paths.items()}
+
+
+async def run(
+    purpose: str,
+    tmp_path: Path,
+    extra: Any = None,
+    build: Any = build,
+    reused: bool = False,
+    **settings: Any,
+) -> dict[str, Any]:
+    sites, urls = build()
+    GallerySpider.image_urls = list(urls.values())
+    GallerySpider.extra = extra(urls) if extra else {}
+    items: list[Any] = []
+    refused: list[dict[str, Any]] = []
+    store = Path(settings.pop("IMAGES_STORE", tmp_path / f"store-{purpose}"))
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
+        )
+        crawler.signals.connect(
+            lambda **kw: refused.append(kw), signal=signals.file_refused, weak=False
+        )
+
+    try:
+        crawler, _ = await crawl(
+            [sites.url("img", "/gallery")],
+            {
+                "REP_PURPOSE": purpose,
+                "ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1},
+                "IMAGES_STORE": str(store),
+                **settings,
+            },
+            GallerySpider,
+            connect,
+        )
+    finally:
+        await sites.close()
+    by_url = {url: name for name, url in urls.items()}
+    (item,) = items
+    results = {by_url.get(r["url"], r["url"]): r for r in item["images"]}
+    stored = {by_url.get(r["url"], r["url"]) for r in item["images"] if r["path"]}
+    files = set((store / "full").iterdir()) if (store / "full").exists() else set()
+    if not reused:
+        assert len(files) == len(stored)  # what the item says is stored is what is on disk
+    return {"results": results, "stored": stored, "all": set(urls), "stats": crawler.stats,
+            "refused": refused}  # fmt: skip
+
+
+def refused_names(values: set[str]) -> set[str]:
+    return {f"{v}.{ext}" for v in values for ext in ("jpg", "png")}
+
+
+@pytest_twisted.ensureDeferred
+async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> None:
+    found = await run("ai-train", tmp_path)
+    refused = refused_names(TRAIN_REFUSED) | {"noai-header.jpg", "huge.png"}
+    if available():
+        refused.add("c2pa.jpg")
+    assert found["stored"] == found["all"] - refused
+    for name in refused:
+        result = found["results"][name]
+        assert result["status"] == "refused" and result["path"] is None
+        assert result["rep_refused"][0].startswith("ai-train denied by ")
+    assert found["results"]["DMI-PROHIBITED.png"]["rep_refused"] == [
+        "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
+    ]
+    assert found["results"]["noai-header.jpg"]["rep_refused"] == [
+        "ai-train denied by X-Robots-Tag: noai"
+    ]
+    assert "rep_unreadable" in found["results"]["bomb.jpg"]  # unreadable, stored
+    assert found["results"]["many.jpg"]["rep_unreadable"] == ["more than 16 XMP packets"]
+    assert found["results"]["huge.png"]["rep_refused"] == [
+        "ai-train denied by oversized XMP packet mentions DMI-PROHIBITED"
+    ]
+    stats = found["stats"]
+    assert stats.get_value("rep/media/checked") == len(found["all"])
+    assert stats.get_value("rep/media/refused/ai-train") == len(refused)
+    assert stats.get_value("rep/media/unreadable") == 3  # bomb, many, huge
+    assert {event["url"].rsplit("/", 1)[1] for event in found["refused"]} == refused
+    deciding = {e["url"].rsplit("/", 1)[1]: e["statement"] for e in found["refused"]}
+    assert deciding["DMI-PROHIBITED-SEECONSTRAINT.jpg"] == (
+        "XMP plus:DataMining DMI-PROHIBITED-SEECONSTRAINT"
+    )
+    if available():
+        assert deciding["c2pa.jpg"] == (
+            "C2PA cawg.training-mining cawg.ai_generative_training: notAllowed"
+        )
+        assert stats.get_value("rep/media/c2pa_read") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_ai_input_refuses_only_what_denies_inference(tmp_path: Path) -> None:
+    found = await run("ai-input", tmp_path)
+    refused = refused_names(INPUT_REFUSED) | {"noai-header.jpg", "huge.png"}
+    assert found["stored"] == found["all"] - refused
+
+
+@pytest_twisted.ensureDeferred
+async def test_search_stores_every_image_and_reads_none(tmp_path: Path) -> None:
+    found = await run("search", tmp_path)
+    assert found["stored"] == found["all"]
+    assert found["stats"].get_value("rep/media/checked") is None
+    assert all("rep_refused" not in r for r in found["results"].values())
+
+
+@pytest_twisted.ensureDeferred
+async def test_mark_stores_everything_and_says_which_are_denied(tmp_path: Path) -> None:
+    found = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
+    assert found["stored"] == found["all"]
+    marked = {name for name, r in found["results"].items() if "rep_refused" in r}
+    assert refused_names(TRAIN_REFUSED) <= marked
+    assert found["stats"].get_value("rep/media/marked/ai-train") == len(marked)
+    assert all(event["stored"] for event in found["refused"])
+
+
+@pytest_twisted.ensureDeferred
+async def test_constraints_met_lets_the_see_constraint_values_through(tmp_path: Path) -> None:
+    found = await run("ai-train", tmp_path, REP_MEDIA_CONSTRAINTS_MET=True)
+    see = {v for v in DMI_VALUES if "SEE" in v}
+    assert refused_names(see) <= found["stored"]
+    assert not refused_names(TRAIN_REFUSED - see) & found["stored"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path: Path) -> None:
+    """The page-directives middleware leaves a page's noimageai on the item
+    (``rep_image_usage``); a file refused by either is refused, with both reasons."""
+    source = '<meta name="robots" content="noimageai"> on http://x/gallery'
+
+    def record(urls: dict[str, str]) -> dict[str, Any]:
+        return {
+            "rep_image_usage": {
+                "purposes": ["ai-train", "ai-input"],
+                "source": source,
+                "page": "http://x/gallery",
+                "urls": [urls["DMI-PROHIBITED.jpg"], urls["DMI-ALLOWED.jpg"], "http://gone/x.jpg"],
+            }
+        }
+
+    found = await run("ai-train", tmp_path, record)
+    assert found["results"]["DMI-PROHIBITED.jpg"]["rep_refused"] == [
+        f"ai-train denied by {source}",
+        "ai-train denied by XMP plus:DataMining DMI-PROHIBITED",
+    ]
+    assert found["results"]["DMI-ALLOWED.jpg"]["rep_refused"] == [f"ai-train denied by {source}"]
+    assert "DMI-ALLOWED.jpg" not in found["stored"]
+    # A URL the page's noimageai took out of the item before download is named too.
+    gone = found["results"]["http://gone/x.jpg"]
+    assert gone["status"] == "refused" and gone["path"] is None
+    assert gone["rep_refused"] == [f"ai-train denied by {source}"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Path) -> None:
+    """Images on another origin: robots.txt disallows one, its Content-Usage denies
+    ai-train for another; neither is downloaded, and the item says why."""
+    found = await run("ai-train", tmp_path, build=build_cdn)
+    assert found["stored"] == {"ok.jpg"}
+    private, nontrain = found["results"]["private.jpg"], found["results"]["nontrain.jpg"]
+    assert private["status"] == nontrain["status"] == "refused"
+    assert private["rep_refused"][0].startswith("Forbidden by http://127.0.0.1:")
+    assert private["rep_refused"][0].endswith("/robots.txt (line 2: Disallow: /private/)")
+    assert nontrain["rep_refused"] == [
+        "Not fetched: ai-train denied by robots.txt line 4: Content-Usage: /nontrain/ train-ai=n"
+    ]
+    assert found["stats"].get_value("rep/media/checked") == 1  # only ok.jpg was downloaded
+
+
+@pytest.mark.parametrize("listed", ["scrapy.pipelines.images.ImagesPipeline", "own-subclass"])
+def test_the_addon_wraps_each_files_pipeline_keeping_its_name(listed: str) -> None:
+    from scrapy.pipelines.images import ImagesPipeline
+    from scrapy.settings import Settings
+
+    from scrapy_rep.addon import Addon
+    from scrapy_rep.pipelines import MediaUsageMixin
+
+    class MyImages(ImagesPipeline):
+        pass
+
+    key: Any = MyImages if listed == "own-subclass" else listed
+    for purpose, wrapped in (("ai-train", True), ("search", False)):
+        settings = Settings({"ITEM_PIPELINES": {key: 300}, "REP_PURPOSE": purpose})
+        Addon().update_settings(settings)
+        ((cls, priority),) = settings.getdict("ITEM_PIPELINES").items()
+        assert priority == 300
+        assert (
+            issubclass(cls if isinstance(cls, type) else ImagesPipeline, MediaUsageMixin) is wrapped
+        )
+        if wrapped:
+            assert cls.__name__ == ("MyImages" if listed == "own-subclass" else "ImagesPipeline")
+
+
+def test_without_c2pa_python_the_crawl_says_once_that_c2pa_is_not_read(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sys
+
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_rep.crawl import mediagate
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    monkeypatch.setattr(mediagate, "_told_c2pa", False)
+    for purpose in ("ai-train", "ai-train", "search"):
+        mediagate.MediaGate(get_crawler(Spider, {"REP_PURPOSE": purpose}))
+    said = [r for r in caplog.records if "C2PA statements in downloaded files" in r.message]
+    assert len(said) == 1 and said[0].levelname == "WARNING"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
+    tmp_path: Path,
+) -> None:
+    """A first crawl marks and stores everything; a second one into the same store must
+    not take the stored copies as up to date (FILES_EXPIRES) without reading them."""
+    sites, urls = build()
+    GallerySpider.image_urls = list(urls.values())
+    GallerySpider.extra = {}
+    items: list[Any] = []
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
+        )
+
+    settings = {
+        "REP_PURPOSE": "ai-train",
+        "ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1},
+        "IMAGES_STORE": str(tmp_path / "store"),
+    }
+    try:
+        page = [sites.url("img", "/gallery")]
+        await crawl(page, {**settings, "REP_PURPOSE_ACTION": "mark"}, GallerySpider, connect)
+        await crawl(page, settings, GallerySpider, connect)
+    finally:
+        await sites.close()
+    first, second = ({r["url"]: r["status"] for r in item["images"]} for item in items)
+    assert set(first.values()) == {"downloaded"}  # all stored, the refused ones marked
+    refused = {urls[name] for name in refused_names(TRAIN_REFUSED)}
+    assert {url for url, status in second.items() if status == "refused"} >= refused
+    assert "uptodate" not in second.values()
+
+
+@pytest_twisted.ensureDeferred
+async def test_files_pipeline_with_pdfs(tmp_path: Path) -> None:
+    sites = Sites()
+    docs = sites.add("docs")
+    docs.script(
+        "/no.pdf",
+        Reply(200, pdf(xmp_packet("DMI-PROHIBITED")), {"Content-Type": "application/pdf"}),
+    )
+    docs.script(
+        "/yes.pdf", Reply(200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"})
+    )
+    items: list[Any] = []
+    FileSpider.file_urls = [sites.url("docs", "/no.pdf"), sites.url("docs", "/yes.pdf")]
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
+        )
+
+    try:
+        await crawl(
+            [sites.url("docs", "/")],
+            {
+                "REP_PURPOSE": ["search", "ai-input"],
+                "ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1},
+                "FILES_STORE": str(tmp_path / "files"),
+            },
+            FileSpider,
+            connect,
+        )
+    finally:
+        await sites.close()
+    (item,) = items
+    by_name = {r["url"].rsplit("/", 1)[1]: r for r in item["files"]}
+    assert by_name["no.pdf"]["status"] == "refused" and by_name["no.pdf"]["path"] is None
+    assert by_name["no.pdf"]["rep_refused"] == [  # plain Prohibited covers search too
+        "search denied by XMP plus:DataMining DMI-PROHIBITED"
+    ]
+    assert by_name["yes.pdf"]["status"] == "downloaded"
+    assert len(list((tmp_path / "files" / "full").iterdir())) == 1
+
+
+class FileSpider(ListSpider):
+    file_urls: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.file_urls)}
+
+
+def build_truncated() -> tuple[Sites, dict[str, str]]:
+    """A cut file that says prohibited before the cut, beside a good one."""
+    sites = Sites()
+    img = sites.add("img")
+    cut = jpeg(xmp_packet("DMI-PROHIBITED"), colour=(3, 3, 3))
+    img.script("/cut.jpg", Reply(200, cut[: len(cut) - 200], JPEG))
+    img.script("/ok.jpg", Reply(200, jpeg(colour=(2, 2, 2)), JPEG))
+    return sites, {"cut.jpg": sites.url("img", "/cut.jpg"), "ok.jpg": sites.url("img", "/ok.jpg")}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_else(
+    tmp_path: Path,
+) -> None:
+    found = await run("ai-train", tmp_path, build=build_truncated)
+    assert found["stored"] == {"ok.jpg"}
+    assert found["results"]["cut.jpg"]["status"] == "refused"

@@ -1,0 +1,421 @@
+"""IPTC Data Mining and C2PA/CAWG training-mining read from files the tests build
+(scrapy_rep.mediausage, scrapy_rep._xmp, scrapy_rep._c2pa)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mediafiles import (
+    DMI_VALUES,
+    c2pa_jpeg,
+    gif,
+    jpeg,
+    jpeg_extended,
+    mp4,
+    pdf,
+    png,
+    png_chunk,
+    tiff,
+    webp,
+    xmp_packet,
+)
+
+from scrapy_rep._c2pa import available, manifest_signals
+from scrapy_rep._purpose_table import MAPPING
+from scrapy_rep._xmp import Limits, find_packets, sniff
+from scrapy_rep.mediausage import data_mining_values, read_media
+from scrapy_rep.purpose import PURPOSES, decide
+
+Y, N, U = True, False, None
+
+#: Each DataMining value and what it means for (search, ai-train, ai-input).
+DMI_CASES = [
+    ("DMI-UNSPECIFIED", (U, U, U)),
+    ("DMI-ALLOWED", (U, Y, Y)),
+    ("DMI-PROHIBITED-AIMLTRAINING", (U, N, U)),
+    ("DMI-PROHIBITED-GENAIMLTRAINING", (U, N, U)),
+    ("DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING", (Y, N, N)),
+    ("DMI-PROHIBITED", (N, N, N)),
+    ("DMI-PROHIBITED-SEECONSTRAINT", (N, N, N)),
+    ("DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR", (N, N, N)),
+    ("DMI-PROHIBITED-SEELINKEDRIGHTSEXPR", (N, N, N)),
+]
+assert [value for value, _ in DMI_CASES] == list(DMI_VALUES)
+
+BUILDERS: dict[str, Callable[[bytes], bytes]] = {"jpeg": jpeg, "png": png}
+
+
+def answers(data: bytes, **kw: bool) -> tuple[bool | None, ...]:
+    decision = decide(read_media(data, **kw).signals)
+    return tuple(decision.allowed(p) for p in PURPOSES)
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILDERS))
+@pytest.mark.parametrize(("value", "expected"), DMI_CASES, ids=[v for v, _ in DMI_CASES])
+def test_iptc_2023_1_data_mining_in_jpeg_and_png(
+    fmt: str, value: str, expected: tuple[bool | None, ...]
+) -> None:
+    data = BUILDERS[fmt](xmp_packet(value))
+    reading = read_media(data)
+    assert reading.format == fmt and not reading.unreadable
+    assert [s.source for s in reading.signals] == [f"XMP plus:DataMining {value}"]
+    assert answers(data) == expected
+
+
+@pytest.mark.parametrize("value", [v for v in DMI_VALUES if "SEE" in v])
+def test_see_constraint_values_say_nothing_when_the_crawl_meets_the_constraints(value: str) -> None:
+    assert answers(jpeg(xmp_packet(value)), constraints_met=True) == (U, U, U)
+
+
+@pytest.mark.parametrize("form", ["element", "attribute", "resource"])
+def test_the_three_rdf_forms_of_the_property(form: str) -> None:
+    assert answers(png(xmp_packet("DMI-PROHIBITED", form=form))) == (N, N, N)
+
+
+def test_a_bare_token_and_an_unknown_prohibited_value_read_as_prohibited() -> None:
+    packet = xmp_packet().replace(
+        b"</rdf:Description>",
+        b"<plus:DataMining>dmi-prohibited-newkind</plus:DataMining></rdf:Description>",
+    )
+    assert data_mining_values(packet) == ["DMI-PROHIBITED-NEWKIND"]
+    assert answers(jpeg(packet)) == (N, N, N)
+
+
+def test_another_namespace_with_the_same_local_name_is_not_read() -> None:
+    packet = xmp_packet().replace(
+        b"</rdf:Description>",
+        b'<o:DataMining xmlns:o="http://example.com/other/">DMI-PROHIBITED</o:DataMining>'
+        b"</rdf:Description>",
+    )
+    assert read_media(jpeg(packet)).signals == ()
+
+
+def test_a_file_without_xmp_says_nothing() -> None:
+    reading = read_media(jpeg())
+    assert reading.signals == () and reading.problems == () and reading.c2pa == "none"
+
+
+def test_the_reading_as_json() -> None:
+    reading = read_media(png(xmp_packet("DMI-PROHIBITED-AIMLTRAINING")))
+    assert reading.to_dict() == {
+        "format": "png",
+        "signals": [
+            {
+                "v": "iptc",
+                "a": {"ai-train": False},
+                "src": "XMP plus:DataMining DMI-PROHIBITED-AIMLTRAINING",
+            }
+        ],
+        "problems": [],
+        "c2pa": "none",
+    }
+
+
+# --------------------------------------------------------------------------- formats
+
+FORMAT_CASES = [
+    ("jpeg", jpeg),
+    ("png", png),
+    ("png-compressed-itxt", lambda p: png(p, compressed=True)),
+    ("webp", webp),
+    ("tiff", tiff),
+    ("gif", gif),
+    ("mp4-uuid", mp4),
+    ("mp4-moov-udta-XMP_", lambda p: mp4(p, where="udta")),
+    ("pdf", pdf),
+]
+
+
+@pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
+def test_xmp_found_where_each_format_keeps_it(name: str, build: Callable[[bytes], bytes]) -> None:
+    packet = xmp_packet("DMI-PROHIBITED-GENAIMLTRAINING")
+    scan = find_packets(build(packet))
+    assert scan.format == name.split("-")[0] and scan.problems == []
+    assert len(scan.packets) == 1 and b"DMI-PROHIBITED-GENAIMLTRAINING" in scan.packets[0]
+    assert answers(build(packet)) == (U, N, U)
+
+
+def test_packet_scanning_for_an_unknown_format() -> None:
+    data = b"some container " + xmp_packet("DMI-PROHIBITED") + b" trailing"
+    assert sniff(data) == "unknown"
+    assert answers(data) == (N, N, N)
+
+
+def test_two_packets_any_no_wins() -> None:
+    data = jpeg([xmp_packet("DMI-ALLOWED"), xmp_packet("DMI-PROHIBITED-AIMLTRAINING")])
+    assert answers(data) == (U, N, Y)
+
+
+# --------------------------------------------------------------------------- hostile files
+
+BILLION_LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "DMI-ALLOWED">'
+    + b"".join(
+        b'<!ENTITY %s "%s">' % (bytes([98 + i]), (b"&%s;" % bytes([97 + i])) * 10) for i in range(9)
+    )
+    + b']><x:xmpmeta xmlns:x="adobe:ns:meta/"><plus:DataMining '
+    b'xmlns:plus="http://ns.useplus.org/ldf/xmp/1.0/">&j;</plus:DataMining></x:xmpmeta>'
+)
+
+
+def test_entity_expansion_is_refused_and_the_file_is_unreadable() -> None:
+    reading = read_media(jpeg(BILLION_LAUGHS))
+    assert reading.signals == ()
+    assert reading.unreadable and "DTD" in reading.problems[0]
+
+
+def test_malformed_xml_is_unreadable_but_a_prohibited_value_in_it_still_counts() -> None:
+    broken = xmp_packet("DMI-PROHIBITED-AIMLTRAINING").replace(b"</rdf:RDF>", b"</rdf:XX>")
+    reading = read_media(png(broken))
+    assert reading.unreadable and "XML" in reading.problems[0]
+    assert answers(png(broken)) == (U, N, U)
+
+
+def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> None:
+    padding = b"<dc:x>" + b"a" * 3_000_000 + b"</dc:x>"
+    packet = xmp_packet("DMI-PROHIBITED", extra=padding.decode())
+    reading = read_media(png(packet, compressed=True), limits=Limits(max_packet=64 * 1024))
+    assert reading.unreadable and "limit 65536" in reading.problems[0]
+    assert [s.source for s in reading.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+
+
+def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:
+    bomb = zlib.compress(b" " * 50_000_000, 9)  # 50 MB of spaces in about 50 KB
+    body = png()
+    chunk = png_chunk(b"iTXt", b"XML:com.adobe.xmp\x00\x01\x00\x00\x00" + bomb)
+    data = body[:33] + chunk + body[33:]
+    scan = find_packets(data, Limits(max_packet=1024))
+    assert scan.packets == [] and len(scan.oversized[0]) == 1025
+
+
+def test_many_packets_are_capped() -> None:
+    data = jpeg([xmp_packet("DMI-UNSPECIFIED")] * 40 + [xmp_packet("DMI-PROHIBITED")])
+    reading = read_media(data, limits=Limits(max_packets=16))
+    assert "more than 16 XMP packets" in reading.problems
+    assert len(reading.signals) == 16
+
+
+@pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
+def test_every_truncation_of_a_file_reads_without_raising(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    data = build(xmp_packet("DMI-PROHIBITED"))
+    for cut in range(0, len(data), max(1, len(data) // 200)):
+        read_media(data[:cut])  # never raises
+    assert answers(data) == (N, N, N)
+
+
+def test_a_cut_jpeg_segment_is_named() -> None:
+    data = jpeg(xmp_packet("DMI-PROHIBITED"))
+    reading = read_media(data[:60])
+    assert reading.problems == ("file truncated in a JPEG segment",)
+
+
+def test_bytes_past_the_scan_limit_are_not_looked_at() -> None:
+    data = b"x" * 5000 + xmp_packet("DMI-PROHIBITED")
+    reading = read_media(data, limits=Limits(max_scan=4096))
+    assert reading.signals == () and reading.unreadable
+
+
+def test_a_structure_loop_is_bounded_by_steps() -> None:
+    data = b"\xff\xd8" + b"\xff\xfe\x00\x02" * 1000  # empty comment segments
+    scan = find_packets(data, Limits(max_steps=100))
+    assert scan.problems == ["more than 100 structure steps"]
+
+
+HEADS = [
+    b"\xff\xd8\xff",
+    b"\x89PNG\r\n\x1a\n",
+    b"RIFF\x00\x00\x00\x00WEBP",
+    b"II*\x00",
+    b"MM\x00*",
+    b"GIF89a",
+    b"\x00\x00\x00\x18ftyp",
+    b"%PDF-",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(HEADS), st.binary(max_size=400))
+def test_any_bytes_after_a_known_header_read_without_raising(head: bytes, tail: bytes) -> None:
+    reading = read_media(head + tail, c2pa=False)
+    assert reading.format != "unknown"  # every head is one of the formats walked
+
+
+# --------------------------------------------------------------------------- C2PA / CAWG
+
+C2PA_CASES = [
+    ({"cawg.ai_generative_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.ai_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.ai_training": "constrained"}, (U, N, U)),
+    ({"cawg.ai_inference": "notAllowed"}, (U, U, N)),
+    ({"cawg.ai_inference": "constrained"}, (U, U, N)),
+    ({"cawg.data_mining": "notAllowed"}, (U, N, N)),
+    ({"cawg.data_mining": "constrained"}, (U, N, N)),
+    ({"cawg.data_mining": "allowed"}, (U, U, U)),
+    ({"cawg.ai_training": "allowed", "cawg.ai_inference": "allowed"}, (U, Y, Y)),
+    ({"cawg.ai_generative_training": "allowed", "cawg.ai_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.custom_thing": "notAllowed"}, (U, U, U)),
+]
+
+
+def store(
+    entries: dict[str, str], label: str = "cawg.training-mining", **extra: object
+) -> dict[str, object]:
+    """A manifest store as ``c2pa.Reader.json()`` returns it."""
+    assertion = {"label": label, "data": {"entries": {k: {"use": v} for k, v in entries.items()}}}
+    return {"manifests": {"urn:c2pa:1": {"assertions": [assertion]}}, **extra}
+
+
+def decided(signals: list) -> tuple[bool | None, ...]:  # type: ignore[type-arg]
+    decision = decide(signals)
+    return tuple(decision.allowed(p) for p in PURPOSES)
+
+
+@pytest.mark.parametrize(("entries", "expected"), C2PA_CASES, ids=[str(e) for e, _ in C2PA_CASES])
+def test_cawg_training_mining_from_the_manifest_json(
+    entries: dict[str, str], expected: tuple[bool | None, ...]
+) -> None:
+    assert decided(manifest_signals(store(entries))) == expected
+    c2pa_1x = {k.replace("cawg.", "c2pa."): v for k, v in entries.items()}
+    assert decided(manifest_signals(store(c2pa_1x, "c2pa.training-mining"))) == expected
+
+
+def test_constrained_says_nothing_when_the_crawl_meets_the_constraints() -> None:
+    signals = manifest_signals(store({"cawg.ai_training": "constrained"}), constraints_met=True)
+    assert decided(signals) == (U, U, U)
+
+
+def test_an_allowed_from_an_invalid_store_is_not_kept_but_a_no_is() -> None:
+    entries = {"cawg.ai_training": "allowed", "cawg.ai_inference": "notAllowed"}
+    signals = manifest_signals(store(entries, validation_state="Invalid"))
+    assert decided(signals) == (U, U, N)
+
+
+def test_versioned_and_numbered_labels_and_junk_json() -> None:
+    assert decided(
+        manifest_signals(store({"cawg.ai_training": "notAllowed"}, "cawg.training-mining__1"))
+    ) == (U, N, U)
+    for junk in (
+        {},
+        {"manifests": []},
+        {"manifests": {"a": {"assertions": [1, {"label": 2}]}}},
+        store({"cawg.ai_training": "maybe"}),
+    ):
+        assert manifest_signals(junk) == []  # type: ignore[arg-type]
+
+
+def test_every_cawg_row_is_reachable() -> None:
+    keys = {k for v, k in MAPPING if v == "cawg"}
+    assert len(keys) == 16
+
+
+needs_c2pa = pytest.mark.skipif(
+    not available(), reason="c2pa-python (the media extra) is not installed"
+)
+
+
+@needs_c2pa
+@pytest.mark.parametrize(
+    ("entries", "expected"), C2PA_CASES[:6], ids=[str(e) for e, _ in C2PA_CASES[:6]]
+)
+def test_a_signed_c2pa_file_is_read_with_c2pa_python(
+    entries: dict[str, str], expected: tuple[bool | None, ...]
+) -> None:
+    data = c2pa_jpeg(entries)
+    reading = read_media(data)
+    assert reading.c2pa == "read" and not reading.unreadable
+    assert decided(list(reading.signals)) == expected
+
+
+@needs_c2pa
+def test_xmp_and_c2pa_in_one_file_combine() -> None:
+    data = c2pa_jpeg(
+        {"cawg.ai_inference": "notAllowed"}, base=jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"))
+    )
+    assert decided(list(read_media(data).signals)) == (U, N, N)
+
+
+@needs_c2pa
+@pytest.mark.parametrize("damage", [(40, 80), (200, 260)])
+def test_a_damaged_manifest_is_unreadable_not_a_crash(damage: tuple[int, int]) -> None:
+    data = bytearray(c2pa_jpeg({"cawg.ai_training": "notAllowed"}))
+    start, stop = (data.find(b"jumb") + offset for offset in damage)
+    data[start:stop] = b"\x00" * (stop - start)
+    reading = read_media(bytes(data))
+    assert reading.c2pa.startswith("not read: ") and reading.unreadable
+    assert reading.problems == (f"C2PA manifest {reading.c2pa}",)
+
+
+def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)  # import c2pa raises ImportError
+    assert not available()
+    reading = read_media(jpeg(xmp_packet("DMI-PROHIBITED")) + b"c2pa")
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+
+
+def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
+    extended = xmp_packet("DMI-PROHIBITED-GENAIMLTRAINING", extra="<dc:x>" + "b" * 3000 + "</dc:x>")
+    data = jpeg_extended(extended)
+    scan = find_packets(data)
+    assert scan.problems == [] and extended in scan.packets
+    assert answers(data) == (U, N, U)
+    assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
+
+
+def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
+    """XMP in a HEIF/AVIF ``meta`` item (not walked): the file is scanned for packets."""
+    packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
+
+    def box(kind: bytes, data: bytes) -> bytes:
+        return (len(data) + 8).to_bytes(4, "big") + kind + data
+
+    avif = box(b"ftyp", b"avif\x00\x00\x00\x00mif1") + box(
+        b"meta", b"\x00" * 4 + box(b"idat", packet)
+    )
+    assert find_packets(avif).format == "mp4"
+    assert answers(avif) == (U, N, U)
+    video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
+    assert answers(video) == (U, U, U)
+
+
+@needs_c2pa
+def test_a_remote_manifest_is_not_fetched_in_the_crawl() -> None:
+    """The library would fetch a remote manifest (and OCSP answers) in the crawl's
+    thread; ours never reaches the network: the manifest is named as not read."""
+    from localhttp import QuietHandler, serving
+
+    hits: list[str] = []
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send(404, b"")
+
+    with serving(Handler) as port:
+        url = f"http://127.0.0.1:{port}/manifest.c2pa"
+        data = c2pa_jpeg({"cawg.ai_training": "notAllowed"}, remote_url=url)
+        reading = read_media(data)
+    assert hits == []
+    assert reading.c2pa == "not read: the manifest is remote (not fetched)"
+    assert reading.problems == ("C2PA manifest not read: the manifest is remote (not fetched)",)
+
+
+@needs_c2pa
+def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() -> None:
+    """The library reads and hashes the whole file: over the limit, its cost is not
+    bounded, so the manifest is named as not read."""
+    data = c2pa_jpeg({"cawg.ai_training": "notAllowed"})
+    reading = read_media(data, limits=Limits(max_scan=4096))
+    assert reading.c2pa == "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES"
+    assert reading.unreadable and reading.signals == ()
+    assert read_media(data).c2pa == "read"
