@@ -261,7 +261,7 @@ class Parser:
                     usage_groups += 1
                     in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
-                token = value.lower() if value.isalnum() else _agent_token(value, lenient)
+                token = intern(value.lower()) if value.isalnum() else _agent_token(value, lenient)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
@@ -323,7 +323,7 @@ class Parser:
             bytes(rule_keys) if len(spellings) <= 0x100 else array("I", rule_keys),
             codes,
             starts,
-            {intern(token): groups for token, groups in tokens.items()},
+            tokens,
             delays or None,
             signals or None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
@@ -385,4 +385,4 @@ def _agent_token(value: str, google: bool = False) -> str:
     text = value if value.isascii() else file_text(value)
     if google and text[:1].isspace():
         return ""
-    return product_token(text)
+    return intern(product_token(text))
