@@ -65,6 +65,9 @@ BASE_SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     # Each origin comes back only after all the others: no idle connection kept open.
     "DEFAULT_REQUEST_HEADERS": {"Accept": "text/html,*/*;q=0.8", "Connection": "close"},
+    # Scrapy's default (DownloaderAwarePriorityQueue) keeps one disk queue per download
+    # slot under JOBDIR: one open file per host, "Too many open files" at 20,000 hosts.
+    "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",
 }
 REP_SETTINGS: dict[str, Any] = {
     "ADDONS": {"scrapy_rep.Addon": 0},
