@@ -91,9 +91,10 @@ _ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
 class RobotsTxt:
     """A parsed robots.txt. Immutable from the outside; safe to share between requests.
 
-    The rules are held flat, in file order (one tuple of values, one of keys, an
-    ``array`` of signed line numbers, an ``array`` of group starts), so that a broad crawl
-    keeping thousands of parsed files holds few objects for the garbage collector to walk.
+    The rules are held flat, in file order (one tuple of values, one byte per rule naming
+    its key among the file's spellings, an ``array`` of signed line numbers, 2 bytes each
+    where they fit, an ``array`` of group starts), so that a broad crawl keeping thousands
+    of parsed files holds little memory and few objects for the garbage collector to walk.
     """
 
     __slots__ = (
