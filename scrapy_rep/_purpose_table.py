@@ -2,7 +2,8 @@
 
 Each row names the signal as written, what it means for ``search``, ``ai-train`` and
 ``ai-input``, and the text that justifies it; a vocabulary with no word for a purpose
-says nothing about it (``None``). See ``docs/purpose-notes.md`` and the README's table.
+says nothing about it (``None``). See ``docs/purpose-notes.md`` (its table is written
+from this one).
 """
 
 from __future__ import annotations

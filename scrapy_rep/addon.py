@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import logging
 from typing import TYPE_CHECKING
 
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.audit import AuditTrail
-from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.startup import validate
 from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.report import RepReport
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.setting_names import known_names, unknown_names, warning
+from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.usage import TDM_PURPOSES
 
@@ -27,6 +27,8 @@ DOWNLOADER_PRIORITY = 100
 SPIDER_PRIORITY = 550
 REPORT_PRIORITY = 500
 AUDIT_PRIORITY = 500
+
+logger = logging.getLogger(__name__)
 
 
 class Addon:
@@ -55,6 +57,8 @@ class Addon:
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
+        show_defaults(settings)
+        warn_unknown_names(settings)
 
 
 def wrap_media_pipelines(settings: Settings) -> None:
@@ -81,28 +85,19 @@ def wrap_media_pipelines(settings: Settings) -> None:
                 settings.replace_in_component_priority_dict("ITEM_PIPELINES", pipeline, wrapped)
 
 
-def validate(settings: BaseSettings) -> None:
-    """Every ``REP_*`` setting (SPEC §5). A wrong one stops the crawl at start: under the
-    ``scrapy`` command with one line naming the setting and exit status 2 (a usage
-    error); in a program that runs a crawl itself, as :class:`RepSettingError`."""
-    try:
-        RepConfig.from_settings(settings)
-    except RepSettingError as error:
-        if not _under_scrapy_command():
-            raise
-        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_USAGE) from None
+def show_defaults(settings: BaseSettings) -> None:
+    """Every ``REP_*`` setting the project left unset gets its default, with the add-on's
+    priority, so that ``crawler.settings`` (a spider's ``self.settings``, ``scrapy shell``)
+    shows the value in force. A default that is derived from other settings (``None``)
+    stays unset."""
+    for setting in SETTINGS:
+        if setting.default is not None and settings.getpriority(setting.name) is None:
+            settings.set(setting.name, setting.default, priority="addon")
 
 
-def _under_scrapy_command() -> bool:
-    """Whether Scrapy's command line (``scrapy.cmdline.execute``) is running us."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
-            "scrapy",
-            "cmdline.py",
-        ):
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
+def warn_unknown_names(settings: BaseSettings) -> None:
+    """A WARNING for each ``REP_*`` / ``ROBOTSTXT_*`` name that is no setting (a typo the
+    crawl would otherwise ignore in silence), with the closest real name."""
+    scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
+    for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
+        logger.warning(warning(name, closest))

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Final, TextIO
 
+from scrapy_rep import __version__
 from scrapy_rep.origins import origin_of
 from scrapy_rep.robotstxt import (
     PROFILES,
@@ -36,13 +38,37 @@ EXIT_ALLOWED: Final = 0
 EXIT_DISALLOWED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
-EXIT_CODES: Final = f"""exit codes (the same for `scrapy robots`):
-  {EXIT_ALLOWED}  every URL is allowed
-  {EXIT_DISALLOWED}  at least one URL is disallowed (or, with --purpose, denied for a purpose)
-  {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file
-  {EXIT_UNREACHABLE}  a robots.txt (or, with --page or --purpose, a page) could not be
-     fetched: the verdicts shown for its URLs are temporary ("everything disallowed for
-     now")"""
+
+
+def exit_code_table(same_for: str, *, page_and_purpose: bool) -> str:
+    """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
+    which uses the same codes; ``page_and_purpose``: the tool has ``--page`` and
+    ``--purpose``)."""
+    disallowed = "at least one URL is disallowed"
+    fetched = "a robots.txt"
+    if page_and_purpose:
+        disallowed += " (or, with --purpose, denied for a purpose)"
+        fetched += " (or, with --page or --purpose, a page)"
+    lines = [
+        f"exit codes ({same_for} uses the same):",
+        f"  {EXIT_ALLOWED}  every URL is allowed",
+        f"  {EXIT_DISALLOWED}  {disallowed}",
+        f"  {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file",
+        *textwrap.wrap(
+            f"{EXIT_UNREACHABLE}  {fetched} could not be fetched: the verdicts shown for its "
+            'URLs are temporary ("everything disallowed for now")',
+            width=80,
+            initial_indent="  ",
+            subsequent_indent="     ",
+        ),
+    ]
+    return "\n".join(lines)
+
+
+#: The exit codes of ``scrapy robots``, as its ``--help`` shows them.
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page_and_purpose=True)
+#: The exit codes of ``python -m scrapy_rep check`` (it has no --page or --purpose).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page_and_purpose=False)
 
 
 def report(rules: RobotsTxt, urls: Sequence[str], user_agent: str) -> tuple[list[str], bool]:
@@ -68,16 +94,17 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
         description="Check URLs against a robots.txt (a local file or fetched from a URL).",
-        epilog=EXIT_CODES,
+        epilog=CHECK_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"scrapy_rep {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="check")
     check = commands.add_parser(
         "check",
         help="check URLs against a robots.txt",
         description="Check URLs against a robots.txt. With a URL as first argument, the "
         "robots.txt of each URL's own origin is fetched.",
-        epilog=EXIT_CODES,
+        epilog=CHECK_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(

@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import http.client
 import sys
+import textwrap
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, ClassVar
 
-from scrapy.commands import ScrapyCommand
+from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
@@ -35,6 +36,7 @@ from scrapy_rep.check import (
     report,
 )
 from scrapy_rep.crawl.mediagate import file_report
+from scrapy_rep.crawl.otherdirectives import describe_sources
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.purpose import PURPOSES, decide
@@ -55,6 +57,11 @@ from scrapy_rep.useragent import product_token
 MAX_PAGE_BYTES = 10 * 1024 * 1024
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
+    """Scrapy's layout of a command's help, with the description's own line breaks kept
+    (argparse would reflow the exit-code table into one paragraph)."""
+
+
 class RobotsCommand(ScrapyCommand):
     """``scrapy robots [--robots-file FILE] [--page] URL…``"""
 
@@ -70,15 +77,19 @@ class RobotsCommand(ScrapyCommand):
         return "Check URLs against robots.txt and page directives (scrapy_rep)"
 
     def long_desc(self) -> str:
-        return (
+        """Shown by ``-h`` as written (:class:`_HelpFormatter`): wrapped here."""
+        about = textwrap.fill(
             "Check URLs against each origin's robots.txt and, with --page, the pages' own "
             "directives, with the project's settings (REP_PROFILE, ROBOTSTXT_USER_AGENT or "
             "USER_AGENT). Note: Scrapy's own --profile writes a cProfile file; the "
-            "robots.txt profile is --rep-profile (or -s REP_PROFILE=...).\n\n" + EXIT_CODES
+            "robots.txt profile is --rep-profile (or -s REP_PROFILE=...).",
+            width=80,
         )
+        return f"{about}\n\n{EXIT_CODES}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
+        parser.formatter_class = _HelpFormatter
         group = parser.add_argument_group("scrapy_rep options")
         group.add_argument("--robots-file", metavar="FILE", help="check against this robots.txt")
         group.add_argument(
@@ -264,7 +275,7 @@ def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -
         extra_tokens=config.directive_tokens,
         meta_in_noscript=config.meta_in_noscript,
     )
-    where = "; ".join(directives.sources) if directives.sources else "no robots meta tag or header"
+    where = describe_sources(directives.sources, response)
     return f"{status}, directives: {directives} ({where})", True
 
 

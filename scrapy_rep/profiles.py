@@ -43,7 +43,9 @@ class ParseOptions:
     robots_txt_always_allowed: bool = False
     #: ``"google"``, ``"rfc9309"`` or ``"none"``: see :func:`normalise_pattern`.
     percent_encoding: Literal["google", "rfc9309", "none"] = "google"
-    #: Whether a crawler should honour crawl-delay by default (the middleware reads this).
+    #: Whether the profile's reference (Google's parser, RFC 9309, the 1996 draft) honours
+    #: crawl-delay. The crawl obeys it in every profile unless ``REP_OBEY_CRAWL_DELAY`` is
+    #: False (docs/settings.md says why).
     obey_crawl_delay: bool = False
 
     def __post_init__(self) -> None:

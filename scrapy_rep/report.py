@@ -5,7 +5,8 @@ Per origin: what its robots.txt downloads came to (status, redirects, size, cut 
 it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
 (the deciding line), held then released, not followed because of nofollow. Built from
 scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
-standard output when the spider closes (``REP_REPORT_FILE`` writes it to a file instead).
+standard error when the spider closes (never standard output, where a feed such as
+``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``.
 """
 
 from __future__ import annotations
@@ -183,7 +184,9 @@ class RepReport:
     # ------------------------------------------------------------------ printing
 
     def render(self) -> str:
-        lines = ["scrapy_rep report", "", "robots.txt per origin:"]
+        documents = sorted({d for report in self.origins.values() for d in report.documents})
+        heading = " and ".join(["robots.txt", *documents])
+        lines = ["scrapy_rep report", "", f"{heading} per origin:"]
         for name in sorted(self.origins):
             report = self.origins[name]
             lines.append(f"  {name}")
@@ -222,9 +225,9 @@ class RepReport:
         self.text = self.render()
         if self.path:
             Path(self.path).write_text(self.text, encoding="utf-8")
-        else:
-            sys.stdout.write("\n" + self.text)
-            sys.stdout.flush()
+        else:  # never stdout: a feed may be written there (``-o -:jsonl``)
+            sys.stderr.write("\n" + self.text)
+            sys.stderr.flush()
 
 
 def _url_order(url: str) -> tuple[str, str]:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 
+from scrapy_rep.crawl.startup import validate
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -35,8 +35,8 @@ class RobotParser(ScrapyRobotParser):
     def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
         """Parse ``robotstxt_body``; ``crawler`` may be ``None`` (then profile "google")."""
         profile = "google"
-        if crawler is not None:
-            profile = RepConfig.from_settings(crawler.settings).profile
+        if crawler is not None:  # a wrong setting: one line and exit 2 under `scrapy`
+            profile = validate(crawler.settings).profile
         return cls(robotstxt_body, profile)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:

@@ -199,11 +199,12 @@ class Setting:
     read: Reader
 
 
-#: Every ``REP_*`` setting, in the README's order. ``REP_CACHE_MAX_TTL`` must come after
-#: ``REP_CACHE_MIN_TTL`` (it may not be smaller).
+#: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
+#: table from this one, and each setting needs its section there).
+#: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
     Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
-    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", None, _optional(read_bool)),
+    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),
     Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
     Setting("REP_UNREACHABLE_RETRY_DELAY", "unreachable_retry_delay", 30.0, _number(0.001)),
     Setting("REP_UNREACHABLE_MAX_WAIT", "unreachable_max_wait", 600.0, _number()),
@@ -247,8 +248,9 @@ class RepConfig:
     there). ``None`` in an optional field means "derived from other settings"."""
 
     profile: str
-    #: ``None``: the profile's default (honoured in "legacy" only).
-    obey_crawl_delay: bool | None
+    #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
+    #: ``False`` (Google's behaviour).
+    obey_crawl_delay: bool
     crawl_delay_max: float
     unreachable_retry_delay: float
     unreachable_max_wait: float

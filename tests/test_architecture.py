@@ -35,6 +35,7 @@ PURE = (
     "directives",
     "_dates",
     "settings",
+    "setting_names",
     "aipref",
     "_aipref_vocab",
     "tdmrep",

@@ -71,3 +71,195 @@ def test_behaviour_reference_covers_the_documented_topics() -> None:
         "bad-input",
     ):
         assert anchor in known
+
+
+# --------------------------------------------------------------------------- every page
+
+DOCS = ROOT / "docs"
+PAGES = sorted([README, ROOT / "CHANGELOG.md", *DOCS.glob("*.md")])
+LINK = re.compile(r"\]\(([^)\s]*)\)")
+
+
+def relative_links(page: Path) -> list[tuple[str, str]]:
+    """(target file, fragment) of each link from ``page`` that stays in the repository."""
+    found = []
+    for link in LINK.findall(page.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", link):
+            continue
+        target, _, fragment = link.partition("#")
+        found.append((target, fragment))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_relative_link_resolves(page: Path) -> None:
+    """Files and headings named by the README's, the changelog's and the docs' links
+    exist (the offline stand-in for a link checker; Sphinx checks the docs' too)."""
+    broken = []
+    for target, fragment in relative_links(page):
+        path = (page.parent / target).resolve() if target else page
+        if not path.exists():
+            broken.append(target)
+        elif fragment and fragment not in anchors(path.read_text(encoding="utf-8")):
+            broken.append(f"{target}#{fragment}")
+    assert broken == []
+
+
+def test_readme_links_into_the_docs() -> None:
+    targets = {target for target, _ in relative_links(README)}
+    for page in ("settings", "deployment", "behaviour", "purpose-notes", "benchmarks"):
+        assert f"docs/{page}.md" in targets
+
+
+def documented_text() -> str:
+    return "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+
+
+def code_strings() -> set[str]:
+    """Every string constant in the package, f-strings' literal parts included."""
+    import ast
+
+    strings = set()
+    for path in (ROOT / "scrapy_rep").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                strings.add(node.value)
+    return strings
+
+
+def test_settings_the_docs_name_exist() -> None:
+    from scrapy_rep.settings import SETTINGS
+
+    known = {setting.name for setting in SETTINGS}
+    named = set(re.findall(r"\bREP_[A-Z0-9_]*[A-Z0-9]\b(?![*…])", documented_text()))
+    named -= {"REP_REQUIRE_REDIS"}  # the test suite's own switch (CI), not a setting
+    named -= {"REP_PURPOSES"}  # the settings page's example of a misspelled name
+    assert sorted(named - known) == []
+    assert sorted(known - named) == []  # and every setting is documented
+
+
+def test_modules_the_docs_name_exist() -> None:
+    import importlib
+
+    missing = []
+    for dotted in set(re.findall(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+", documented_text())):
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                value = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for attribute in parts[cut:]:
+                    value = getattr(value, attribute)
+            except AttributeError:
+                missing.append(dotted)
+            break
+        else:
+            missing.append(dotted)
+    assert sorted(missing) == []
+
+
+def test_stats_the_docs_name_exist_and_the_codes_stats_are_documented() -> None:
+    strings = code_strings()
+    words = {word for text in strings for word in re.findall(r"[a-z_]+", text)}
+    text = documented_text()
+    named = set(re.findall(r"(?<![\w/.-])rep/[a-z_]+(?:/[a-z_]+)*", text))
+    wrong = []
+    for stat in named:
+        area, *rest = stat.split("/")[1:]
+        known_area = any(s.startswith(f"rep/{area}") for s in strings)
+        if not known_area or any(part not in words for part in rest):
+            wrong.append(stat)
+    assert sorted(wrong) == []
+    literal = {s for s in strings if re.fullmatch(r"rep/[a-z_]+(?:/[a-z_]+)+", s)}
+    assert sorted(literal - named) == []
+
+
+# --------------------------------------------------------------------------- generated tables
+
+
+def rep_tables():  # type: ignore[no-untyped-def]
+    """The docs' Sphinx extension (it needs no Sphinx to make its tables)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rep_tables", DOCS / "_ext" / "rep_tables.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_settings_table_is_written_from_the_code() -> None:
+    from scrapy_rep.settings import SETTINGS
+
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    assert "<!-- rep: settings-table -->" in page
+    table = rep_tables().settings_table(page)
+    for setting in SETTINGS:
+        row = next(line for line in table.splitlines() if f"`{setting.name}`" in line)
+        assert re.search(rf"\(#[a-z_-]*{setting.name.lower()}[a-z_-]*\)", row)  # its section
+        if setting.default is not None and not isinstance(setting.default, tuple):
+            assert f"`{setting.default!r}`" in row
+
+
+def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
+    tables = rep_tables()
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    assert tables.settings_page_problems(page) == []
+    cut = page.replace("### `REP_AUDIT_FILE`", "### Audit").replace(
+        "`REP_PROFILE`\n", "`REP_PROFIL`\n"
+    )
+    assert tables.settings_page_problems(cut) == [
+        "setting REP_AUDIT_FILE has no section on the settings page",
+        "setting REP_PROFILE has no section on the settings page",
+        "the settings page documents REP_PROFIL, not a setting",
+    ]
+
+
+def test_purpose_table_is_written_from_the_code() -> None:
+    from scrapy_rep._purpose_table import ROWS
+
+    assert "<!-- rep: purpose-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
+    table = rep_tables().purpose_table("")
+    assert len([line for line in table.splitlines() if line.startswith("| ")]) == len(ROWS) + 1
+    assert "| tdmrep | `tdm-reservation: 1` | – | denied | denied |" in table
+
+
+def test_every_signal_and_meta_key_is_documented() -> None:
+    import scrapy_rep.signals
+
+    reference = (DOCS / "reference.md").read_text(encoding="utf-8")
+    signals = [
+        name
+        for name, value in vars(scrapy_rep.signals).items()
+        if type(value) is object and not name.startswith("_")
+    ]
+    assert len(signals) >= 6
+    for name in signals:
+        assert f"`scrapy_rep.signals.{name}`" in reference
+    keys = {s for s in code_strings() if re.fullmatch(r"rep_[a-z_]+", s)}
+    assert keys
+    for key in sorted(keys):
+        assert f'meta["{key}"]' in reference or f"`{key}`" in documented_text(), key
+
+
+def test_each_settings_section_states_the_codes_default() -> None:
+    tables = rep_tables()
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    from scrapy_rep.settings import SETTINGS
+
+    assert set(tables.documented_defaults(page)) == {s.name for s in SETTINGS}
+    assert tables.default_problems(page) == []
+    wrong = page.replace("Default: `60`.", "Default: `61`.", 1)
+    assert tables.default_problems(wrong) == [
+        "REP_CRAWL_DELAY_MAX: the settings page says the default is 61, the code 60.0"
+    ]
+    assert not tables.same_default("1", True) and tables.same_default('"search"', ("search",))
+
+
+def test_pages_with_generated_tables_are_read_at_every_build() -> None:
+    from types import SimpleNamespace
+
+    pages = rep_tables().generated_pages(SimpleNamespace(srcdir=str(DOCS)))
+    assert sorted(pages) == ["purpose-notes", "settings"]

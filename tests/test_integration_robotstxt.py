@@ -11,6 +11,7 @@ import itertools
 import logging
 from typing import Any, ClassVar
 
+import pytest
 import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
 from scrapy import Request, signals
@@ -342,12 +343,34 @@ async def test_spec5_crawl_delay_slows_only_its_origin_and_is_capped() -> None:
     }
 
 
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
 @pytest_twisted.ensureDeferred
-async def test_spec5_crawl_delay_is_not_honoured_by_default_in_the_google_profile() -> None:
+async def test_crawl_delay_is_obeyed_by_default_in_every_profile(profile: str) -> None:
+    """What a Scrapy user expects (Bing, Yandex, Nutch and crawler-commons obey it too);
+    capped by REP_CRAWL_DELAY_MAX (docs: settings, REP_OBEY_CRAWL_DELAY)."""
+    sites = Sites()
+    sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
+    settings = {"REP_PROFILE": profile, "REP_CRAWL_DELAY_MAX": 0.05, "DOWNLOAD_DELAY_JITTER": 0}
+    try:
+        crawler, spider = await crawl([sites.url("slow", f"/{i}") for i in range(3)], settings)
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 3
+    assert stat(crawler, "rep/crawl_delay/origins") == 1
+    downloader = crawler.engine.downloader if crawler.engine else None
+    assert downloader is None or downloader.per_slot_settings.get(sites.bases["slow"]) == {
+        "delay": 0.05
+    }
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_is_ignored_with_obey_crawl_delay_false_as_google_does() -> None:
     sites = Sites()
     sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
     try:
-        crawler, spider = await crawl([sites.url("slow", f"/{i}") for i in range(3)])
+        crawler, spider = await crawl(
+            [sites.url("slow", f"/{i}") for i in range(3)], {"REP_OBEY_CRAWL_DELAY": False}
+        )
     finally:
         await sites.close()
     assert len(spider.downloaded) == 3

@@ -11,11 +11,13 @@ from the wheel.
 from __future__ import annotations
 
 import configparser
+import os
 import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -143,3 +145,83 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
         declared = bounds[name].split(".")
         assert pinned.split(".")[: len(declared)] == declared
         assert all(part == "0" for part in pinned.split(".")[len(declared) :])
+
+
+# --------------------------------------------------------------------------- the sdist
+
+
+@pytest.fixture(scope="module")
+def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist built from this checkout (setuptools' PEP 517 backend, from pip's usual
+    index as the wheel's is), unpacked."""
+    tmp = tmp_path_factory.mktemp("sdist")
+    backend = tmp / "backend"
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "install", "-q", "--target", str(backend)),
+            "setuptools>=64",
+        ],
+        check=True,
+    )
+    out = tmp / "dist"
+    build = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
+    subprocess.run(
+        [sys.executable, "-c", build],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(backend)},
+        check=True,
+        capture_output=True,
+    )
+    (archive,) = out.glob("scrapy_rep-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp / "unpacked", filter="data")
+    (root,) = (tmp / "unpacked").iterdir()
+    return root
+
+
+def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> None:
+    for name in (
+        "tests/conftest.py",
+        "tests/localhttp.py",
+        "tests/robotsite.py",
+        "tests/faultsite.py",
+        "tests/worker.py",
+        "docs/conf.py",
+        "docs/_ext/rep_tables.py",
+        "docs/behaviour.md",
+        "docs/settings.md",
+        "example_project/scrapy.cfg",
+        "CHANGELOG.md",
+        "MANIFEST.in",
+    ):
+        assert (unpacked_sdist / name).is_file(), name
+    shipped = {p.name for p in (unpacked_sdist / "tests").iterdir()}
+    assert shipped >= {p.name for p in (ROOT / "tests").glob("*.py")}
+    assert not list(unpacked_sdist.rglob("__pycache__"))
+    assert not (unpacked_sdist / "docs" / "_build").exists()
+
+
+def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
+    """The unpacked sdist's own scrapy_rep (first on the path) passes its own tests."""
+    env = {**os.environ, "PYTHONPATH": str(unpacked_sdist)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"],
+        cwd=unpacked_sdist,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
+    tests = ["tests/test_docs.py", "tests/test_check.py", "tests/test_robotstxt_conformance.py"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=unpacked_sdist,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert re.search(r"^\d+ passed", result.stdout.splitlines()[-1])

@@ -4,8 +4,8 @@ file-wide ``Content-Signal`` / ``Content-Usage`` lines written before the first 
 The parser collects each group's ``Content-Usage`` lines (line number and value as the
 file has them); :meth:`RobotsTxt.content_usage` compiles those of the group set that
 applies to a crawler, selected exactly as allow/disallow are. Lines before the first
-``user-agent`` line apply to every crawler, in addition to its group's own (README
-"Deviations").
+``user-agent`` line apply to every crawler, in addition to its group's own
+(docs/deviations.md).
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ AGENT_CASES: list[tuple[str, str, str, bool, bool]] = [
     # Other names, where Google's leading-letters rule agrees with ours.
     ("digit-other-bot", "Rule3TestBot", "Rule1TestBot", False, False),
     ("digit-prefix-group", "AB", "AB42bot", False, False),
-    # ... and where it does not (the deviation the README lists).
+    # ... and where it does not (the deviation docs/deviations.md lists).
     ("digit-own-name", "Rule1TestBot", "Rule1TestBot", True, False),
     ("digits-own-name", "AB42bot", "AB42bot", True, False),
     ("digit-after-letters", "FooBot2", "FooBot", False, True),

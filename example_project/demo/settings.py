@@ -2,7 +2,7 @@
 
 One line enables the whole suite (robots.txt enforcement and page-level directives):
 ``ADDONS = {"scrapy_rep.Addon": 0}``. The ``REP_*`` settings below are the interesting
-ones, each documented in the README.
+ones, each documented in docs/settings.md.
 
 Run it from this directory: ``scrapy crawl demo`` (the embedded demo site), or
 ``scrapy crawl demo -a start_url=https://example.com/`` for a real site; add
@@ -23,8 +23,8 @@ ROBOTSTXT_OBEY = True
 
 # robots.txt: the profile ("google", "rfc9309" or "legacy").
 REP_PROFILE = "google"
-# Honour Crawl-delay (Google does not; polite crawlers often do), at most 10 s per origin.
-REP_OBEY_CRAWL_DELAY = True
+# Crawl-delay is obeyed by default (Google does not; Bing, Yandex, Nutch do), at most 10 s
+# per origin; REP_OBEY_CRAWL_DELAY = False would ignore it.
 REP_CRAWL_DELAY_MAX = 10
 # An unreachable robots.txt (5xx, 429, network error): retry after 1 s, give up after 30 s.
 REP_UNREACHABLE_RETRY_DELAY = 1

@@ -278,7 +278,7 @@ def _ai() -> dict[str, Page]:
 
 #: The demo's origins, in port order.
 NAMES = ("shop", "open", "flaky", "moved", "ai")
-#: The ports tried first (so the report reads the same as in the README); when one is
+#: The ports tried first (so the report reads the same as in docs/demo.md); when one is
 #: taken, a free port is used instead.
 PREFERRED_PORTS = (8301, 8302, 8303, 8304, 8305)
 
@@ -287,10 +287,25 @@ def _listen(site: Site, preferred: int) -> IListeningPort:
     from twisted.internet import reactor
     from twisted.internet.error import CannotListenError
 
-    try:
-        return reactor.listenTCP(preferred, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
-    except CannotListenError:
-        return reactor.listenTCP(0, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+    if _free(preferred):  # older Twisted leaks the socket of a failed listenTCP
+        try:
+            return reactor.listenTCP(preferred, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+        except CannotListenError:  # taken in between
+            pass
+    return reactor.listenTCP(0, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+
+
+def _free(port: int) -> bool:
+    """Whether ``port`` can be listened on at 127.0.0.1 now (the test socket is closed)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Twisted binds
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> DemoSite:

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from scrapy_rep.audit import ROBOTS_KEY
-from scrapy_rep.profiles import PROFILES
 from scrapy_rep.settings import robots_agent
 
 if TYPE_CHECKING:
@@ -37,9 +36,9 @@ class RobotsGate:
         self, crawler: Crawler, config: RepConfig, slots: CrawlDelaySlots, refuse: Refuse
     ) -> None:
         settings = crawler.settings
-        obey = config.obey_crawl_delay
-        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``).
-        self.obey_crawl_delay = PROFILES[config.profile].obey_crawl_delay if obey is None else obey
+        #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``: yes in
+        #: every profile unless set to False).
+        self.obey_crawl_delay = config.obey_crawl_delay
         self.slots = slots
         self.stats = crawler.stats
         self._audit = bool(config.audit_file)

@@ -1,0 +1,172 @@
+"""Sphinx extension: tables generated from the code at build time.
+
+In a page, a line ``<!-- rep: settings-table -->`` becomes the table of every setting of
+:data:`scrapy_rep.settings.SETTINGS` (name, default) and ``<!-- rep: purpose-table -->``
+the mapping of :data:`scrapy_rep._purpose_table.ROWS`. The settings page must have a
+section for each setting and none for a setting the code does not have: a difference is
+a warning (an error under ``-W``).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy_rep._purpose_table import ROWS
+from scrapy_rep.settings import SETTINGS
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+try:  # Sphinx's logger turns a warning into a build error under -W
+    from sphinx.util import logging as sphinx_logging
+
+    logger: Any = sphinx_logging.getLogger(__name__)
+except ImportError:  # the tables' tests run without Sphinx
+    logger = logging.getLogger(__name__)
+MARKER = re.compile(r"^<!-- rep: ([\w-]+) -->$", re.MULTILINE)
+#: A setting's own section on the settings page: "### `REP_X`" (or "`REP_X` and `REP_Y`").
+SECTION = re.compile(r"^#{2,4} (`[A-Z0-9_]+`(?: and `[A-Z0-9_]+`)*)$", re.MULTILINE)
+
+
+def anchor(heading: str) -> str:
+    """The GitHub-style anchor MyST gives a heading (``myst_heading_anchors``)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def sections(text: str) -> dict[str, str]:
+    """Setting name -> the anchor of the section that documents it."""
+    found: dict[str, str] = {}
+    for match in SECTION.finditer(text):
+        for name in re.findall(r"`([A-Z0-9_]+)`", match.group(1)):
+            found[name] = anchor(match.group(1))
+    return found
+
+
+def default_text(value: Any) -> str:
+    if value is None:
+        return "derived (see its section)"
+    if isinstance(value, tuple):
+        value = list(value)
+    return f"`{value!r}`"
+
+
+def settings_table(text: str) -> str:
+    documented = sections(text)
+    rows = ["| setting | default |", "|---|---|"]
+    for setting in SETTINGS:
+        target = documented.get(setting.name)
+        name = f"[`{setting.name}`](#{target})" if target else f"`{setting.name}`"
+        rows.append(f"| {name} | {default_text(setting.default)} |")
+    return "\n".join(rows)
+
+
+def purpose_table(_: str) -> str:
+    def cell(answer: bool | None) -> str:
+        return "–" if answer is None else ("allowed" if answer else "denied")
+
+    rows = [
+        "| vocabulary | signal | search | ai-train | ai-input | revision followed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in ROWS:
+        answers = " | ".join(cell(answer) for answer in row.answers)
+        revision = getattr(row, "revision", "")  # from scrapy_rep.standards.STANDARDS
+        rows.append(f"| {row.vocabulary} | `{row.signal}` | {answers} | {revision} |")
+    rows += ["", "Each row's source, as the code states it:", ""]
+    rows += [f"- `{row.vocabulary}` `{row.signal}`: {row.source}" for row in ROWS]
+    return "\n".join(rows)
+
+
+TABLES = {"settings-table": settings_table, "purpose-table": purpose_table}
+
+
+def settings_page_problems(text: str) -> list[str]:
+    """What the settings page gets wrong against :data:`SETTINGS`."""
+    documented = set(sections(text))
+    known = {setting.name for setting in SETTINGS}
+    problems = [
+        f"setting {name} has no section on the settings page" for name in sorted(known - documented)
+    ]
+    problems += [
+        f"the settings page documents {name}, not a setting"
+        for name in sorted(documented - known)
+        if name.startswith("REP_")
+    ]
+    return problems
+
+
+def documented_defaults(text: str) -> dict[str, str]:
+    """Setting name -> the default its section states (``Default: `60```; a shared
+    section's ``Defaults: `60` and `604800```)."""
+    found: dict[str, str] = {}
+    for section in re.split(r"^#{2,4} ", text, flags=re.MULTILINE):
+        heading = re.match(r"(`[A-Z0-9_]+`(?: and `[A-Z0-9_]+`)*)\n", section)
+        stated = re.search(r"Defaults?: ((?:`[^`]*`(?: \([^)]*\))?(?: and )?)+)", section)
+        if heading and stated:
+            names = re.findall(r"`([A-Z0-9_]+)`", heading.group(1))
+            values = re.findall(r"`([^`]*)`", stated.group(1))
+            found.update(zip(names, values, strict=False))
+    return found
+
+
+def same_default(stated: str, default: Any) -> bool:
+    """Whether the text of a section's default means the code's default."""
+    try:
+        value = ast.literal_eval(stated)
+    except (ValueError, SyntaxError):
+        return False
+    if isinstance(default, tuple) and len(default) == 1 and value == default[0]:
+        return True  # one purpose, written as a string
+    if isinstance(default, tuple) and isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, bool) or isinstance(default, bool):
+        return value is default
+    return bool(value == default)
+
+
+def default_problems(text: str) -> list[str]:
+    """Sections whose stated default is not the code's."""
+    stated = documented_defaults(text)
+    return [
+        f"{s.name}: the settings page says the default is {stated[s.name]}, the code {s.default!r}"
+        for s in SETTINGS
+        if s.name in stated and not same_default(stated[s.name], s.default)
+    ]
+
+
+def fill(app: Sphinx, docname: str, source: list[str]) -> None:
+    text = source[0]
+    if "<!-- rep: settings-table -->" in text:
+        for problem in settings_page_problems(text) + default_problems(text):
+            logger.warning(problem, location=docname)
+
+    def replace(match: re.Match[str]) -> str:
+        make = TABLES.get(match.group(1))
+        if make is None:
+            logger.warning("unknown generated table %r", match.group(1), location=docname)
+            return match.group(0)
+        return make(text)
+
+    source[0] = MARKER.sub(replace, text)
+
+
+def generated_pages(app: Sphinx, *_: Any) -> list[str]:
+    """The pages with a generated table: read again at every build (the code they are
+    written from may have changed while their text did not)."""
+    source = Path(app.srcdir)
+    return [
+        str(page.relative_to(source).with_suffix(""))
+        for page in source.glob("*.md")
+        if MARKER.search(page.read_text(encoding="utf-8"))
+    ]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("source-read", fill)
+    app.connect("env-get-outdated", generated_pages)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

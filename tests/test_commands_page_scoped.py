@@ -1,0 +1,46 @@
+"""``scrapy robots --page`` says what a page holds for other crawlers when none of its
+directives apply to ours, instead of "no robots meta tag or header"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from localhttp import QuietHandler, serving
+from test_commands import scrapy_robots
+
+from scrapy_rep.crawl.otherdirectives import describe_sources
+
+PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
+
+
+class Handler(QuietHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(404, b"", {"Content-Type": "text/plain"})
+        elif self.path == "/scoped":
+            headers = {"Content-Type": "text/html", "X-Robots-Tag": "otherbot: noindex"}
+            self.send(200, PAGE, headers)
+        else:
+            self.send(200, b"<html></html>", {"Content-Type": "text/html"})
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serving(Handler) as free_port:
+        yield free_port
+
+
+def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--page", f"{base}/scoped", f"{base}/plain")
+    assert status == 0, output
+    assert "no robots meta tag or header" in output  # /plain has none
+    assert (
+        "(none for this crawler; for other crawlers: X-Robots-Tag: otherbot: noindex; "
+        '<meta name="googlebot" content="noindex, nofollow">)'
+    ) in output
+
+
+def test_sources_that_apply_are_listed_as_before() -> None:
+    assert describe_sources(("X-Robots-Tag: noindex",), object()) == "X-Robots-Tag: noindex"
