@@ -25,13 +25,18 @@ from scrapy_rep.robotstxt import (
     RobotsTxt,
     parse_robotstxt,
 )
+from scrapy_rep.settings import RepSettingError, read_purposes, read_str_list
 from scrapy_rep.urlfetch import (
     DEFAULT_USER_AGENT,
+    OriginTdm,
     fetch_robotstxt,
+    origin_tdm,
     read_robots_file,
     robots_url_for,
+    robots_verdict,
 )
 from scrapy_rep.useragent import product_token
+from scrapy_rep.verdicts import RequestRules
 
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy robots`` alike.
 EXIT_ALLOWED: Final = 0
@@ -40,15 +45,13 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 
 
-def exit_code_table(same_for: str, *, page_and_purpose: bool) -> str:
+def exit_code_table(same_for: str, *, page: bool) -> str:
     """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
-    which uses the same codes; ``page_and_purpose``: the tool has ``--page`` and
-    ``--purpose``)."""
-    disallowed = "at least one URL is disallowed"
+    which uses the same codes; ``page``: the tool has ``--page``). Both have
+    ``--purpose``."""
+    disallowed = "at least one URL is disallowed (or, with --purpose, denied for a purpose)"
     fetched = "a robots.txt"
-    if page_and_purpose:
-        disallowed += " (or, with --purpose, denied for a purpose)"
-        fetched += " (or, with --page or --purpose, a page)"
+    fetched += " (or, with --page or --purpose, a page)" if page else " (or a tdmrep.json)"
     lines = [
         f"exit codes ({same_for} uses the same):",
         f"  {EXIT_ALLOWED}  every URL is allowed",
@@ -66,22 +69,42 @@ def exit_code_table(same_for: str, *, page_and_purpose: bool) -> str:
 
 
 #: The exit codes of ``scrapy robots``, as its ``--help`` shows them.
-EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page_and_purpose=True)
-#: The exit codes of ``python -m scrapy_rep check`` (it has no --page or --purpose).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page_and_purpose=False)
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page=True)
+#: The exit codes of ``python -m scrapy_rep check`` (it has no --page).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page=False)
 
 
-def report(rules: RobotsTxt, urls: Sequence[str], user_agent: str) -> tuple[list[str], bool]:
+def report(
+    rules: RobotsTxt,
+    urls: Sequence[str],
+    user_agent: str,
+    request_rules: RequestRules | None = None,
+    tdm: OriginTdm | None = None,
+) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
-    allowed."""
+    allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
+    crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
+    tdmrep.json)."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
     for url in urls:
-        decision = rules.decide(url, user_agent)
-        all_allowed = all_allowed and decision.allowed
-        verdict = "allowed   " if decision.allowed else "DISALLOWED"
-        lines.append(f"{verdict}  {url:<{width}}  {decision.explanation}")
+        if request_rules is None:
+            decision = rules.decide(url, user_agent)
+            allowed, why = decision.allowed, decision.explanation
+        else:
+            allowed, why = request_rules.robots_decision(rules, url, user_agent)
+        if allowed and request_rules is not None and request_rules.checks_anything:
+            robots_url = robots_url_for(url) or "robots.txt"
+            tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
+            refused, _ = request_rules.refusal(
+                rules, url, user_agent, robots_url, tdm_file, given_up
+            )
+            if refused is not None:
+                allowed, why = False, refused.message
+        all_allowed = all_allowed and allowed
+        verdict = "allowed   " if allowed else "DISALLOWED"
+        lines.append(f"{verdict}  {url:<{width}}  {why}")
         if origin_of(url) is None and not url.startswith("/"):
             lines.append(f"            note: {url!r} has no scheme; it was read as a path")
     return lines, all_allowed
@@ -129,6 +152,22 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--timeout", type=float, default=10.0, help="seconds for each robots.txt (default: 10)"
     )
+    check.add_argument(
+        "--purpose", help="REP_PURPOSE: search (default), ai-train, ai-input, comma-separated"
+    )
+    check.add_argument(
+        "--no-robotstxt-obey",
+        dest="robotstxt_obey",
+        action="store_false",
+        help="as ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given are checked",
+    )
+    check.add_argument("--purpose-agents", default="", help="REP_PURPOSE_AGENTS, comma-separated")
+    check.add_argument(
+        "--unreachable-action",
+        choices=("drop", "allow"),
+        default="drop",
+        help="REP_UNREACHABLE_ACTION (default: drop)",
+    )
     return parser
 
 
@@ -163,6 +202,15 @@ def _usage_problem(options: argparse.Namespace) -> str:
         return "give a robots.txt (file or URL, or --example) and at least one URL"
     if options.timeout <= 0:
         return f"--timeout must be a positive number of seconds, got {options.timeout:g}"
+    try:
+        options.request_rules = RequestRules.of(
+            read_purposes(vars(options), "purpose", ("search",)),
+            agents=read_str_list(vars(options), "purpose_agents", ()),
+            obey_robots=options.robotstxt_obey,
+            purpose_set=options.purpose is not None,
+        )
+    except RepSettingError as error:
+        return f"--{error}".replace("_", "-", 1)
     return ""
 
 
@@ -175,6 +223,7 @@ class _Source:
     urls: list[str]
     notes: list[str]
     unreachable: bool = False
+    tdm: OriginTdm | None = None
 
 
 def _check(options: argparse.Namespace, out: TextIO) -> int:
@@ -192,10 +241,14 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
         print(f"crawl-delay: {'none' if delay is None else f'{delay:g} s'}", file=out)
         for sitemap in source.rules.sitemaps:
             print(f"sitemap: {sitemap}", file=out)
-        lines, all_allowed = report(source.rules, source.urls, agent)
+        if source.tdm is not None:
+            print(source.tdm.line, file=out)
+        lines, all_allowed = report(
+            source.rules, source.urls, agent, options.request_rules, source.tdm
+        )
         for line in lines:
             print(line, file=out)
-        if source.unreachable:
+        if source.unreachable or (source.tdm is not None and source.tdm.unreachable):
             code = EXIT_UNREACHABLE
         elif not all_allowed and code == EXIT_ALLOWED:
             code = EXIT_DISALLOWED
@@ -213,6 +266,8 @@ def _sources(options: argparse.Namespace) -> list[_Source]:
     first = robots_url_for(options.robots) if "://" in options.robots else None
     if first is None:
         rules, notes = read_robots_file(Path(options.robots), profile)
+        if options.request_rules.policy.needs_tdmrep:
+            notes.append("note: tdmrep.json is not checked against a local robots.txt file")
         origins = {robots_url_for(url) for url in options.urls} - {None}
         if len(origins) > 1:
             notes.append(
@@ -230,10 +285,16 @@ def _sources(options: argparse.Namespace) -> list[_Source]:
         fetched = fetch_robotstxt(
             robots_url, user_agent=options.user_agent, profile=profile, timeout=options.timeout
         )
-        notes = []
+        rules, notes = robots_verdict(fetched, options.unreachable_action)
         if robots_url != first:
             notes.append(f"note: these URLs are on another origin than {options.robots}: "
                          "their own origin's robots.txt was fetched")  # fmt: skip
         title = f"{robots_url}: {fetched.outcome}"
-        sources.append(_Source(title, fetched.rules, urls, notes, fetched.unreachable))
+        tdm = None
+        if options.request_rules.policy.needs_tdmrep:
+            origin_url = robots_url.removesuffix("/robots.txt")
+            tdm = origin_tdm(
+                origin_url, options.user_agent, options.timeout, options.unreachable_action
+            )
+        sources.append(_Source(title, rules, urls, notes, fetched.unreachable, tdm))
     return sources

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.check import (
     EXIT_ALLOWED,
@@ -44,14 +45,17 @@ from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
 from scrapy_rep.urlfetch import (
+    OriginTdm,
     fetch_robotstxt,
-    fetch_tdmrep,
+    origin_tdm,
     read_robots_file,
     robots_url_for,
+    robots_verdict,
     within,
 )
 from scrapy_rep.usage import UsagePolicy
 from scrapy_rep.useragent import product_token
+from scrapy_rep.verdicts import RequestRules
 
 #: The most of a page read for ``--page`` (the directives are in headers and HTML).
 MAX_PAGE_BYTES = 10 * 1024 * 1024
@@ -124,6 +128,13 @@ class RobotsCommand(ScrapyCommand):
             self.policy = _policy(opts.purpose, config)
         except RepSettingError as error:
             return _usage(str(error))
+        #: The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS).
+        self.request_rules = RequestRules(
+            self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
+            config.purpose_agents,
+            obey_robots(self.settings),
+            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
+        )
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
@@ -149,15 +160,18 @@ class RobotsCommand(ScrapyCommand):
                 fetched = fetch_robotstxt(
                     robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
                 )
-                rules, outcome = fetched.rules, f"{robots_url}: {fetched.outcome}"
+                rules, notes = robots_verdict(fetched, config.unreachable_action)
+                outcome = f"{robots_url}: {fetched.outcome}" + "".join(
+                    f"\n  {note}" for note in notes
+                )
                 unreachable = fetched.unreachable
             tdm = None
-            if self.policy is not None and self.policy.needs_tdmrep:
+            if self.request_rules.policy.needs_tdmrep:
                 origin_url = robots_url.removesuffix("/robots.txt")
-                tdm, tdm_fetched = fetch_tdmrep(origin_url, user_agent=agent, timeout=opts.timeout)
-                print(f"\ntdmrep.json {origin_url}/.well-known/tdmrep.json: {tdm_fetched.outcome}")
+                tdm = origin_tdm(origin_url, agent, opts.timeout, config.unreachable_action)
+                print(f"\n{tdm.line}")
             code = max(code, self._origin(rules, outcome, urls, agent, opts, config, tdm))
-            if unreachable:
+            if unreachable or (tdm is not None and tdm.unreachable):
                 code = EXIT_UNREACHABLE
         return code
 
@@ -169,7 +183,7 @@ class RobotsCommand(ScrapyCommand):
         agent: str,
         opts: argparse.Namespace,
         config: RepConfig,
-        tdm: TdmRepFile | None = None,
+        tdm: OriginTdm | None = None,
     ) -> int:
         """Print one origin's block; its exit code."""
         print(f"\nrobots.txt {outcome}")
@@ -177,17 +191,19 @@ class RobotsCommand(ScrapyCommand):
         print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
         for sitemap in rules.sitemaps:
             print(f"  sitemap: {sitemap}")
-        lines, all_allowed = report(rules, urls, agent)
+        lines, all_allowed = report(rules, urls, agent, self.request_rules, tdm)
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            if opts.page and rules.allowed(url, agent):
+            robots_allowed = self.request_rules.robots_decision(rules, url, agent)[0]
+            if opts.page and robots_allowed:
                 page_line, fetched = _page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
-            if self.policy is not None and rules.allowed(url, agent):
-                code = max(code, self._usage(url, rules, tdm, agent, opts.timeout, config))
+            if self.policy is not None and robots_allowed:
+                tdm_file = None if tdm is None else tdm.file
+                code = max(code, self._usage(url, rules, tdm_file, agent, opts.timeout, config))
         return code
 
     def _usage(
@@ -227,6 +243,14 @@ class RobotsCommand(ScrapyCommand):
             print(f"      => not for this crawl: {refusal.message}")
             return max(code, EXIT_DISALLOWED)
         return code
+
+
+def obey_robots(settings: Any) -> bool:
+    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project
+    set it (this command runs without the add-on's settings)."""
+    if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
+        return True
+    return bool(settings.getbool("ROBOTSTXT_OBEY"))
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
@@ -38,6 +38,7 @@ from twisted.internet.defer import Deferred
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl.actions import call_later
+from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import (
     OriginDocument,
     TdmKey,
@@ -47,6 +48,7 @@ from scrapy_rep.crawl.documents import (
 )
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.holding import HeldRequests
+from scrapy_rep.crawl.obey import Obey, ObeyMode
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stores import StoreClient
@@ -81,10 +83,11 @@ class RobotsTxtMiddleware:
         clock: Callable[[], float] = time.time,
     ) -> None:
         settings = crawler.settings
-        if not settings.getbool("ROBOTSTXT_OBEY"):
-            raise NotConfigured("ROBOTSTXT_OBEY is False")
+        config = config if config is not None else RepConfig.from_settings(settings)
+        #: ROBOTSTXT_OBEY / dont_obey_robotstxt against REP_PURPOSE (NotConfigured if off).
+        self.obey = ObeyMode(settings, config)
         self.crawler = crawler
-        self.config = config = config if config is not None else RepConfig.from_settings(settings)
+        self.config = config
         self.stats = crawler.stats
         self._clock = clock
         store = open_store(config, settings)
@@ -164,7 +167,8 @@ class RobotsTxtMiddleware:
     async def process_request(
         self, request: Request, spider: Spider | None = None
     ) -> Request | Response | None:
-        if request.meta.get("dont_obey_robotstxt"):
+        obey = self.obey.of(request)
+        if obey is Obey.NOTHING:
             return None
         origin = self._origins.get(request.url)
         if origin is None:
@@ -181,7 +185,7 @@ class RobotsTxtMiddleware:
                 self._inc("rep/robotstxt/served_from_cache")
                 return cached
         agent = self.robots.agent(request)
-        self.robots.check(request, origin, entry, agent)
+        self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
         if self._tdm is None:
             self.usage.check(request, origin, entry, None, agent)
             return None
@@ -248,6 +252,11 @@ class RobotsTxtMiddleware:
         key = kind.held_key(origin)
         if kind.runner.closed or engine is None or key not in self.held:
             return
+        if _closing(engine):
+            # The spider is closing: a request scheduled now may reach a scheduler that
+            # has already saved its queue (JOBDIR) and be lost. It stays held, and is
+            # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
+            return
         released = 0
         for request in self.held.pop(key):
             released += 1
@@ -290,6 +299,7 @@ class RobotsTxtMiddleware:
 
     def _spider_opened(self, spider: Spider) -> None:
         engine = self._engine()
+        switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
         load_error = getattr(self.runner.store.store, "load_error", "")
@@ -326,3 +336,9 @@ class RobotsTxtMiddleware:
     def _inc(self, key: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(key, count)
+
+
+def _closing(engine: Any) -> bool:
+    """Whether the engine is closing the spider (Scrapy sets its slot's ``closing``)."""
+    slot = getattr(engine, "_slot", None)
+    return slot is None or getattr(slot, "closing", None) is not None

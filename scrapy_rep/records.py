@@ -6,7 +6,8 @@ Redis) only keep the encoded bytes.
 
 A record is ``magic \\n JSON header \\n zlib body``; the header holds the format version
 and a CRC-32 of the body. A record that does not decode, has another format version,
-names another origin or has times that are not numbers raises :class:`StoreCorrupt` and
+names another origin, has times that are not numbers or has neither a body nor a
+``true``/``false`` verdict raises :class:`StoreCorrupt` and
 is ignored by the caller. A body is inflated to at most 500 KiB whatever the record says.
 """
 
@@ -85,6 +86,10 @@ class SharedRecord:
             for value in (record.fetched_at, record.fresh_until, record.stale_until)
         ):
             raise StoreCorrupt("times are not numbers")
+        if not record.body_zlib and not isinstance(record.verdict, bool):
+            # Without a body only the verdict says what the document was: guessing it
+            # (``bool(None)``) turned "no tdmrep.json" into "everything reserved".
+            raise StoreCorrupt("a record without a body has no allow/disallow verdict")
         return record
 
     @property
@@ -142,7 +147,7 @@ def entry_of(
             raise StoreCorrupt(f"body does not inflate: {error}") from None
         rules = parse(body)
     else:
-        rules = stand_in(bool(record.verdict))
+        rules = stand_in(record.verdict is True)
     return CacheEntry(
         rules,
         record.outcome,

@@ -23,7 +23,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
 from scrapy_rep.origins import origin_of
-from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -70,6 +70,14 @@ _FATE_OF_REASON: Final = {
 }
 
 
+def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
+    """Why Crawl-delay sets no download delay in this crawl, as the crawl decides it
+    (:func:`crawl_delay_obeyed`, ``ROBOTSTXT_OBEY``); ``""`` when it does."""
+    if not settings.getbool("ROBOTSTXT_OBEY"):
+        return "ROBOTSTXT_OBEY is False"
+    return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
+
+
 @dataclass
 class _UrlReport:
     events: list[str] = field(default_factory=list)
@@ -89,6 +97,9 @@ class RepReport:
         self.max_urls = config.report_max_urls
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
+        #: Why a Crawl-delay read is not applied (``""``: it is), and its cap.
+        self.delay_not_obeyed = _delay_not_obeyed(config, crawler.settings)
+        self.delay_max = config.crawl_delay_max
         self.origins: dict[str, _OriginReport] = {}
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
@@ -108,6 +119,15 @@ class RepReport:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _delay_text(self, delay: float) -> str:
+        """What the crawl did with a Crawl-delay it read (the slots' floor, capped)."""
+        if self.delay_not_obeyed:
+            return f"crawl-delay {delay:g} s read, not obeyed ({self.delay_not_obeyed})"
+        if delay > self.delay_max:
+            cap = f"{self.delay_max:g} s (REP_CRAWL_DELAY_MAX)"
+            return f"crawl-delay {delay:g} s read, applied as {cap}"
+        return f"crawl-delay {delay:g} s"
 
     # ------------------------------------------------------------------ collecting
 
@@ -202,7 +222,7 @@ class RepReport:
             if report.held_unreachable:
                 extras.append(f"{report.held_unreachable} held while unreachable")
             if report.crawl_delay is not None:
-                extras.append(f"crawl-delay {report.crawl_delay:g} s")
+                extras.append(self._delay_text(report.crawl_delay))
             if extras:
                 lines.append(f"    {', '.join(extras)}")
             for sitemap in report.sitemaps:

@@ -333,3 +333,9 @@ def lifecycle_policy(
         lease_seconds=config.lease_timeout or timeout * (MAX_REDIRECTS + 1) + 5,
         store=store,
     )
+
+
+def crawl_delay_obeyed(config: RepConfig) -> bool:
+    """Whether ``Crawl-delay`` sets download delays: ``REP_OBEY_CRAWL_DELAY`` (yes by
+    default in every profile: docs/deviations.md). The crawl and its report ask the same."""
+    return config.obey_crawl_delay

@@ -1,6 +1,7 @@
 """Signals sent by scrapy_rep (connect with ``crawler.signals.connect(handler, signal)``).
 
-Scrapy's own ``robots_parsed`` signal is sent too, as by Scrapy's middleware.
+Scrapy's own ``robots_parsed`` signal is sent too, as by Scrapy's middleware: its
+handlers may be async, and the origin's requests wait until every handler has finished.
 """
 
 from __future__ import annotations

@@ -176,7 +176,10 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
         data = body.encode("utf-8", "surrogatepass")
     else:
         raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
-    truncated = len(data) > MAX_BODY_BYTES
+    # A body of exactly 500 KiB may be one cut there (the download stops at that many
+    # bytes and hands over the first 500 KiB): read it as cut, so the entries before
+    # the cut are kept. A complete array of that length parses the same either way.
+    truncated = len(data) >= MAX_BODY_BYTES
     text = data[:MAX_BODY_BYTES].decode("utf-8", "replace").lstrip("\ufeff")
     items, problem = array_items(text, truncated)
     if problem and logger.isEnabledFor(logging.DEBUG):

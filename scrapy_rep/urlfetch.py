@@ -23,6 +23,7 @@ from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP, Document, Fetched, Fet
 from scrapy_rep.origins import origin_of
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, TdmRepFile, parse_tdmrep
+from scrapy_rep.usage import tdm_stand_in
 
 T = TypeVar("T")
 
@@ -172,3 +173,41 @@ def read_robots_file(path: Path, profile: str) -> tuple[RobotsTxt, list[str]]:
             f"in a crawl; the cut falls in line {line}, and everything after it is ignored"
         )
     return parse_robotstxt(body, profile), notes
+
+
+@dataclass(frozen=True)
+class OriginTdm:
+    """An origin's tdmrep.json as the crawl would hold it (for AI purposes)."""
+
+    file: TdmRepFile
+    #: The outcome when it is unreachable and its requests would be dropped.
+    given_up: str | None
+    #: One line: ``tdmrep.json URL: outcome``.
+    line: str
+    unreachable: bool
+
+
+def robots_verdict(fetched: FetchedRobots, action: str) -> tuple[RobotsTxt, list[str]]:
+    """The rules the crawl ends up with for a fetched robots.txt: an unreachable one
+    holds the requests, then drops them (everything disallowed) or, with
+    ``REP_UNREACHABLE_ACTION = "allow"``, lets them through (SPEC §4, giving up)."""
+    if fetched.unreachable and action == "allow":
+        note = (
+            "note: unreachable: the crawl holds its requests, then lets them through "
+            "(REP_UNREACHABLE_ACTION = allow)"
+        )
+        return ALLOW_ALL, [note]
+    return fetched.rules, []
+
+
+def origin_tdm(origin_url: str, agent: str, timeout: float, action: str = "drop") -> OriginTdm:
+    """Fetch ``origin_url``'s tdmrep.json with the crawl's procedure. Unreachable: the crawl
+    holds its requests, then drops them (``REP_UNREACHABLE_ACTION``, "drop" by default) or
+    lets them through; the tools show that verdict and exit 3 (it is temporary)."""
+    file, fetched = fetch_tdmrep(origin_url, user_agent=agent, timeout=timeout)
+    line = f"tdmrep.json {origin_url}{TDMREP.path}: {fetched.outcome}"
+    if fetched.effect is not Effect.UNREACHABLE:
+        return OriginTdm(file, None, line, False)
+    if action == "drop":
+        return OriginTdm(tdm_stand_in(False), fetched.outcome, line, True)
+    return OriginTdm(tdm_stand_in(True), None, line, True)

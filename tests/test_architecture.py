@@ -44,6 +44,7 @@ PURE = (
     "purpose",
     "_purpose_table",
     "usage",
+    "verdicts",
     "urlfetch",
     "check",
     "standards",

@@ -274,4 +274,4 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
             check=False,
         )
         assert result.returncode == 0, result.stderr
-        assert "3  a robots.txt could not be fetched" in result.stdout
+        assert "3  a robots.txt (or a tdmrep.json) could not be fetched" in result.stdout

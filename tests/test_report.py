@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
@@ -26,7 +27,7 @@ def test_off_by_default_and_silent() -> None:
 
 
 def test_per_origin_and_per_url_lines() -> None:
-    report = make()
+    report = make(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
     rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
@@ -58,3 +59,53 @@ def test_bounded_outcomes_and_urls() -> None:
     text = report.render()
     assert "robots.txt: try 0 -> try 1 -> (5 more) -> try 7 -> try 8 -> try 9" in text
     assert "… and 3 more (REP_REPORT_MAX_URLS)" in text
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"REP_OBEY_CRAWL_DELAY": True}, "crawl-delay 2 s"),
+        ({"REP_OBEY_CRAWL_DELAY": True, "REP_CRAWL_DELAY_MAX": 1},
+         "crawl-delay 2 s read, applied as 1 s (REP_CRAWL_DELAY_MAX)"),
+        ({"REP_OBEY_CRAWL_DELAY": False},
+         "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is False)"),
+        ({"REP_PROFILE": "legacy"}, "crawl-delay 2 s"),  # obeyed in every profile
+        ({"REP_PROFILE": "google"}, "crawl-delay 2 s"),
+        ({"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_OBEY_CRAWL_DELAY": True},
+         "crawl-delay 2 s read, not obeyed (ROBOTSTXT_OBEY is False)"),
+    ],
+)  # fmt: skip
+def test_issue21_the_report_says_what_is_done_with_a_crawl_delay(
+    settings: dict[str, object], said: str
+) -> None:
+    """It said "crawl-delay 2 s" in the google profile, where it is not obeyed."""
+    report = make(**{"ROBOTSTXT_OBEY": True, **settings})
+    rules = parse_robotstxt("User-agent: *\nCrawl-delay: 2\n")
+    report._fetched(origin=A, rules=rules, outcome="200 (30 bytes)", sitemaps=())
+    lines = [line.strip() for line in report.render().splitlines() if "crawl-delay" in line]
+    assert lines == [said]
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue21_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
+    from robotsite import Sites, crawl, robots
+
+    from scrapy_rep import RobotsTxtMiddleware
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 2\n"))
+    settings = {"REP_REPORT": True, "REP_PROFILE": "google", "REP_OBEY_CRAWL_DELAY": False}
+    urls = [sites.url("a", "/1"), sites.url("a", "/2")]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == urls
+    [extension] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is False)" in extension.text
+    [middleware] = [
+        m
+        for m in crawler.engine.downloader.middleware.middlewares
+        if isinstance(m, RobotsTxtMiddleware)
+    ]  # and indeed no download slot got a crawl-delay floor
+    assert middleware.slots.floors == {}

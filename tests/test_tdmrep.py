@@ -413,6 +413,30 @@ def test_spec7_only_the_first_500_kib_count_even_for_10_mb() -> None:
         assert tdm.lookup("/p299999/x") is None
 
 
+def test_issue21_a_body_cut_at_exactly_500_kib_keeps_the_entries_before_the_cut() -> None:
+    """The download stops at 500 KiB and hands over exactly that many bytes: that body is
+    cut, not "invalid JSON" (it lost every reservation, entry 1 included)."""
+    from scrapy_rep.fetchprocedure import TDMREP, Fetched, FetchProcedure
+
+    entries = [{"location": "/books/*", "tdm-reservation": 1}]
+    entries += [{"location": f"/p{i}/", "tdm-reservation": 0} for i in range(30_000)]
+    huge = json.dumps(entries).encode()
+    fetched = FetchProcedure(TDMREP, "http://a.example/.well-known/tdmrep.json").on_response(
+        200, huge
+    )
+    assert isinstance(fetched, Fetched) and fetched.truncated
+    assert len(fetched.body) == MAX_BODY_BYTES
+    for body in (fetched.body, huge[:MAX_BODY_BYTES]):
+        tdm = parse_tdmrep(body)
+        assert tdm.lookup("/books/1") == TdmEntry(1, "/books/*", True, None)
+        assert 1 < len(tdm.entries) < len(entries)
+    # A complete array of exactly 500 KiB is still read whole.
+    whole = b'[{"location": "/books/*", "tdm-reservation": 1}]'
+    whole = whole[:-1] + b" " * (MAX_BODY_BYTES - len(whole)) + b"]"
+    assert len(whole) == MAX_BODY_BYTES
+    assert parse_tdmrep(whole).lookup("/books/1") == TdmEntry(1, "/books/*", True, None)
+
+
 def test_spec7_a_10_mb_json_value_that_is_not_an_array_within_2s() -> None:
     body = b'{"location": "' + b"a" * 10_000_000 + b'"}'
     with finishes_within(2):

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Releaser = Callable[["Origin", "CacheEntry[Any]", int], None]
+#: The actions that call the shared store (run one after the other, in order).
+_STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
 
 
 class ActionRunner:
@@ -62,6 +64,8 @@ class ActionRunner:
         self.triggers: dict[Origin, Any] = {}
         self._timers: dict[Any, Any] = {}
         self._tasks: set[Deferred[None]] = set()
+        #: Origins whose ``robots_parsed`` handlers still run: their requests wait.
+        self.announcing: set[Any] = set()
         self._watching_downloads = False
         self.closed = False
 
@@ -70,8 +74,13 @@ class ActionRunner:
         self.perform(self.lifecycle.handle(event, self._clock()))
 
     def perform(self, actions: list[do.Action]) -> None:
-        store_calls: list[do.Action] = []
-        for action in actions:
+        self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
+        store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
+        if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
+            self._run(self._store_calls(store_calls))
+
+    def _perform_here(self, actions: list[do.Action]) -> None:
+        for index, action in enumerate(actions):
             if isinstance(action, do.Stat):
                 self._inc(action.name, action.count)
             elif isinstance(action, do.Log):
@@ -82,13 +91,24 @@ class ActionRunner:
             elif isinstance(action, do.WakeAt):
                 self._wake_at(action.key, action.when)
             elif isinstance(action, do.Announce):
-                self._announce(action)
+                handlers = self._announce(action)
+                if handlers is not None:
+                    # As Scrapy's middleware: robots_parsed handlers may be async, and
+                    # the held requests go on once they have all finished.
+                    self.announcing.add(action.key)
+                    self._run(self._after(action.key, handlers, actions[index + 1 :]))
+                    return
             elif isinstance(action, do.StartDownload):
                 self._run(self._download(cast("Origin", action.key)))
-            else:
-                store_calls.append(action)
-        if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
-            self._run(self._store_calls(store_calls))
+
+    async def _after(
+        self, key: Any, handlers: Coroutine[Any, Any, Any], rest: list[do.Action]
+    ) -> None:
+        try:
+            await handlers  # send_catch_log_async logs a handler's error itself
+        finally:
+            self.announcing.discard(key)
+        self._perform_here(rest)
 
     def close(self) -> None:
         """The spider closed: no timer fires any more."""
@@ -154,7 +174,9 @@ class ActionRunner:
 
     # ------------------------------------------------------------------ signals
 
-    def _announce(self, action: do.Announce) -> None:
+    def _announce(self, action: do.Announce) -> Coroutine[Any, Any, Any] | None:
+        """Send the signals of a known or failed document; the ``robots_parsed`` handlers
+        (Scrapy's signal, which may have async handlers) as a coroutine to await."""
         origin = cast("Origin", action.key)
         document = self.lifecycle.document
         if document is not ROBOTS_TXT:
@@ -166,14 +188,8 @@ class ActionRunner:
                 outcome=action.outcome,
                 status=action.status,
             )
-            return
+            return None
         rules: RobotsTxt = action.rules
-        if action.known:
-            self.crawler.signals.send_catch_log(
-                signal=signals.robots_parsed,
-                robotparser=RobotParser.from_rules(rules),
-                request=self.triggers.pop(origin, None),
-            )
         self.crawler.signals.send_catch_log(
             signal=rep_signals.robotstxt_fetched,
             origin=str(origin),
@@ -182,6 +198,13 @@ class ActionRunner:
             outcome=action.outcome,
             status=action.status,
             sitemaps=rules.sitemaps,
+        )
+        if not action.known:
+            return None
+        return self.crawler.signals.send_catch_log_async(
+            signal=signals.robots_parsed,
+            robotparser=RobotParser.from_rules(rules),
+            request=self.triggers.pop(origin, None),
         )
 
     def _watch_downloads(self) -> None:

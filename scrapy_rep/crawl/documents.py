@@ -104,12 +104,16 @@ class OriginDocument(Generic[D]):
         lifecycle = self.lifecycle
         entry = lifecycle.fresh_entry(origin, now)
         if entry is not None:
+            if self.runner.announcing and origin in self.runner.announcing:
+                return None  # robots_parsed handlers still run (as in Scrapy): wait
             return entry
         self.runner.triggers.setdefault(origin, request)
         self.runner.perform(lifecycle.handle(do.RequestSeen(origin), now))
-        return lifecycle.usable_entry(origin, self._clock())
+        return self.usable_entry(origin)
 
     def usable_entry(self, origin: Origin) -> CacheEntry[D] | None:
+        if self.runner.announcing and origin in self.runner.announcing:
+            return None
         return self.lifecycle.usable_entry(origin, self._clock())
 
     def restart(self, origin: Origin) -> None:

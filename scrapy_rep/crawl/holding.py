@@ -9,7 +9,9 @@ crawl's concurrency. They are kept per origin in arrival order:
   folder), and taken back in order when the origin is released. A request that cannot
   be serialised (a callback that is not a spider method) stays in memory: a request is
   never dropped because memory is bounded;
-- when the spider closes: with ``JOBDIR`` they are saved for the next run; with
+- when the spider closes: with ``JOBDIR`` they are saved for the next run (those in
+  memory in ``scrapy_rep.state``, the spilled ones left in their disk queues, which the
+  state file names: a pause reads none of them back into memory); with
   scrapy-redis and ``SCHEDULER_PERSIST`` they go back to the shared queue; otherwise
   they are dropped with a WARNING, a stat and a ``request_refused`` signal.
 """
@@ -41,7 +43,8 @@ logger = logging.getLogger(__name__)
 STATE_FILE: Final = "scrapy_rep.state"
 #: Folder in ``JOBDIR`` for requests spilled to disk.
 SPILL_DIR: Final = "scrapy_rep.spill"
-_STATE_VERSION: Final = 2
+#: 3: spilled requests stay in their disk queues, named in the state file (2: all in it).
+_STATE_VERSION: Final = 3
 
 
 class HeldRequests:
@@ -121,30 +124,49 @@ class HeldRequests:
     # ------------------------------------------------------------------ pause and resume
 
     def resume(self, spider: Spider, engine: Any) -> int:
-        """Schedule again the requests a paused crawl kept in ``JOBDIR``; how many."""
-        held = load_held(self.crawler, spider)
-        for request in held:
+        """Schedule again the requests a paused crawl kept in ``JOBDIR``; how many. The
+        spilled ones are read one at a time from their disk queues, never all at once."""
+        memory, spilled = load_state(self.crawler, spider)
+        for request in memory:
             engine.crawl(request.replace(dont_filter=True))
-        if held:
-            logger.info("scrapy_rep: resumed %d held request(s) from JOBDIR", len(held))
-        return len(held)
+        count = len(memory)
+        root = spill_root(self.crawler)
+        for name in spilled:
+            if root is None or not (root / name).is_dir():
+                continue
+            queue = cast(Any, PickleFifoDiskQueue).from_crawler(self.crawler, str(root / name))
+            try:
+                while (request := queue.pop()) is not None:
+                    engine.crawl(request.replace(dont_filter=True))
+                    count += 1
+            finally:
+                queue.close()
+        if root is not None and spilled:
+            shutil.rmtree(root, ignore_errors=True)  # read: this run spills afresh
+        if count:
+            logger.info("scrapy_rep: resumed %d held request(s) from JOBDIR", count)
+        return count
 
     def close(self, spider: Spider, reason: str, scheduler: Any) -> None:
-        """Keep the held requests (JOBDIR, scrapy-redis) or drop them, saying so."""
-        held = {key: list(self.pop(key)) for key in self.origins()}
-        everything = [request for requests in held.values() for request in requests]
-        if self._spill_root is not None:
-            shutil.rmtree(self._spill_root, ignore_errors=True)
+        """Keep the held requests (JOBDIR, scrapy-redis) or drop them, saying so. None is
+        read back into memory from disk to do it (a pause with a million held requests
+        costs no more memory than the crawl did)."""
         path = state_path(self.crawler)
         if path is not None:
-            self._save(path, everything, spider)
-        elif everything and not self._return_to_shared_queue(everything, reason, scheduler):
-            self._drop(held, reason)
+            self._save(path, spider)
+            return
+        counts = {key: self.count(key) for key in self.origins()}
+        queue = _shared_queue(scheduler)
+        if queue is not None and counts:
+            self._return_to_shared_queue(queue, reason)
+        elif counts:
+            self._drop(counts, reason)
+        if self._spill_root is not None:
+            shutil.rmtree(self._spill_root, ignore_errors=True)
 
-    def _drop(self, held: dict[Hashable, list[Request]], reason: str) -> None:
-        count = sum(map(len, held.values()))
-        for requests in held.values():
-            for request in requests:
+    def _drop(self, counts: dict[Hashable, int], reason: str) -> None:
+        for key in list(counts):
+            for request in self.pop(key):
                 self.crawler.signals.send_catch_log(
                     rep_signals.request_refused,
                     request=request,
@@ -152,34 +174,27 @@ class HeldRequests:
                     message=f"Not downloaded: the spider closed ({reason}) while it was held",
                     response=None,
                 )
-        self._inc("rep/requests/dropped/spider_closed", count)
+        self._inc("rep/requests/dropped/spider_closed", sum(counts.values()))
         logger.warning(
             "scrapy_rep: the spider closed (%s) with %d request(s) held for unreachable "
             "robots.txt (%s); they were not downloaded. Set JOBDIR to keep them.",
             reason,
-            count,
-            ", ".join(f"{key}: {len(requests)}" for key, requests in held.items()),
+            sum(counts.values()),
+            ", ".join(f"{key}: {count}" for key, count in counts.items()),
         )
 
-    def _return_to_shared_queue(self, held: list[Request], reason: str, scheduler: Any) -> bool:
+    def _return_to_shared_queue(self, queue: Any, reason: str) -> None:
         """With scrapy-redis's scheduler and ``SCHEDULER_PERSIST``, a worker that stops
         puts its held requests back into the shared queue, for the other workers."""
-        queue = getattr(scheduler, "queue", None)
-        if (
-            scheduler is None
-            or type(scheduler).__module__.split(".")[0] != "scrapy_redis"
-            or not getattr(scheduler, "persist", False)
-            or not hasattr(queue, "push")
-        ):
-            return False
         returned = 0
-        for request in held:
-            try:
-                queue.push(request.replace(dont_filter=True))  # type: ignore[union-attr]
-                returned += 1
-            except Exception as error:  # the request is lost: say so
-                self._inc("rep/requests/dropped/spider_closed")
-                logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
+        for key in self.origins():
+            for request in self.pop(key):
+                try:
+                    queue.push(request.replace(dont_filter=True))
+                    returned += 1
+                except Exception as error:  # the request is lost: say so
+                    self._inc("rep/requests/dropped/spider_closed")
+                    logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
         self._inc("rep/requests/returned_to_queue", returned)
         logger.info(
             "scrapy_rep: the spider closed (%s); %d held request(s) went back to the "
@@ -187,25 +202,51 @@ class HeldRequests:
             reason,
             returned,
         )
-        return True
 
-    def _save(self, path: Path, held: list[Request], spider: Spider) -> None:
+    def _save(self, path: Path, spider: Spider) -> None:
+        """The requests held in memory go into the state file; the spilled ones stay in
+        their disk queues in ``JOBDIR``, which the state file names."""
         saved = []
-        for request in held:
-            try:
-                saved.append(request.to_dict(spider=spider))
-            except ValueError as error:  # a callback that is not a spider method
-                self._inc("rep/requests/dropped/not_serializable")
-                logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
+        for key in list(self._memory):
+            for request in self._memory.pop(key):
+                try:
+                    saved.append(request.to_dict(spider=spider))
+                except ValueError as error:  # a callback that is not a spider method
+                    self._inc("rep/requests/dropped/not_serializable")
+                    logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
+        self.in_memory = 0
+        spilled = [Path(queue.path).name for queue in self._disk.values()]
+        on_disk = sum(self._on_disk.values())
+        for queue in self._disk.values():
+            queue.close()  # its requests stay on disk for the next run
+        self._disk.clear()
+        self._on_disk.clear()
+        state = {"version": _STATE_VERSION, "held": saved, "spilled": spilled}
         temporary = path.with_suffix(".tmp")
         with temporary.open("wb") as file:
-            pickle.dump({"version": _STATE_VERSION, "held": saved}, file, pickle.HIGHEST_PROTOCOL)
+            pickle.dump(state, file, pickle.HIGHEST_PROTOCOL)
         temporary.replace(path)
-        logger.info("scrapy_rep: kept %d held request(s) in %s", len(saved), path)
+        logger.info(
+            "scrapy_rep: kept %d held request(s) in %s (%d in it, %d in their disk queues)",
+            len(saved) + on_disk, path, len(saved), on_disk,
+        )  # fmt: skip
 
     def _inc(self, key: str, count: int = 1) -> None:
         if self.crawler.stats is not None and count:
             self.crawler.stats.inc_value(key, count)
+
+
+def _shared_queue(scheduler: Any) -> Any:
+    """scrapy-redis's queue when its scheduler persists (``SCHEDULER_PERSIST``), else None."""
+    queue = getattr(scheduler, "queue", None)
+    if (
+        scheduler is None
+        or type(scheduler).__module__.split(".")[0] != "scrapy_redis"
+        or not getattr(scheduler, "persist", False)
+        or not hasattr(queue, "push")
+    ):
+        return None
+    return queue
 
 
 def state_path(crawler: Crawler) -> Path | None:
@@ -213,17 +254,28 @@ def state_path(crawler: Crawler) -> Path | None:
     return Path(directory) / STATE_FILE if directory else None
 
 
-def load_held(crawler: Crawler, spider: Spider) -> list[Request]:
-    """The requests a paused crawl kept in ``JOBDIR`` (none if unreadable, with a warning)."""
+def spill_root(crawler: Crawler) -> Path | None:
+    directory = job_dir(crawler.settings)
+    return Path(directory) / SPILL_DIR if directory else None
+
+
+def load_state(crawler: Crawler, spider: Spider) -> tuple[list[Request], list[str]]:
+    """What a paused crawl kept in ``JOBDIR``: the requests held in memory, and the names
+    of the disk queues (in ``SPILL_DIR``) holding the spilled ones. Nothing if the file is
+    unreadable (with a warning)."""
     path = state_path(crawler)
     if path is None or not path.exists():
-        return []
+        return [], []
     try:
         with path.open("rb") as file:
             saved = pickle.load(file)  # our own file in JOBDIR
-        if saved.get("version") != _STATE_VERSION:
-            raise ValueError(f"unknown version {saved.get('version')!r}")
-        return [request_from_dict(data, spider=spider) for data in saved["held"]]
+        version = saved.get("version")
+        if version not in (2, _STATE_VERSION):
+            raise ValueError(f"unknown version {version!r}")
+        spilled = [str(name) for name in saved.get("spilled", ())]
+        if any(Path(name).name != name or name in ("", ".", "..") for name in spilled):
+            raise ValueError("a spilled queue outside JOBDIR")
+        return [request_from_dict(data, spider=spider) for data in saved["held"]], spilled
     except Exception as error:  # a damaged file must not stop the crawl
         logger.warning("scrapy_rep: cannot read %s (%s); starting afresh", path, error)
-        return []
+        return [], []

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from scrapy_rep.audit import ROBOTS_KEY
-from scrapy_rep.settings import robots_agent
+from scrapy_rep.settings import crawl_delay_obeyed, robots_agent
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -38,7 +38,7 @@ class RobotsGate:
         settings = crawler.settings
         #: Whether ``Crawl-delay`` sets download delays (``REP_OBEY_CRAWL_DELAY``: yes in
         #: every profile unless set to False).
-        self.obey_crawl_delay = config.obey_crawl_delay
+        self.obey_crawl_delay = crawl_delay_obeyed(config)
         self.slots = slots
         self.stats = crawler.stats
         self._audit = bool(config.audit_file)
@@ -57,9 +57,23 @@ class RobotsGate:
         return header.decode("latin-1") if header else self._default_agent
 
     def check(
-        self, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt], agent: str
+        self,
+        request: Request,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        agent: str,
+        obey_rules: bool = True,
     ) -> None:
-        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``)."""
+        """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``).
+        ``obey_rules=False`` (``ROBOTSTXT_OBEY = False`` or ``dont_obey_robotstxt`` with a
+        purpose set): Allow/Disallow and Crawl-delay are not obeyed, but a robots.txt given
+        up on still drops the request: its opt-outs are not known (no "no" lost)."""
+        if not obey_rules:
+            if entry.unreachable and entry.rules.verdict is False:
+                self._inc("rep/requests/dropped/robotstxt_unreachable")
+                message = f"Dropped: robots.txt of {origin} {entry.outcome}"
+                self._refuse(request, "robotstxt_unreachable", message)
+            return
         rules = entry.rules
         if self._audit:  # the trail names the robots.txt and the line that decided
             decision = rules.decide(request.url, agent)

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
+from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
+from scrapy_rep.verdicts import RequestRules
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -57,8 +58,9 @@ class UsageGate:
     """Refuses requests the site's AI-usage signals deny for the crawl's purpose."""
 
     def __init__(self, crawler: Crawler, config: RepConfig, refuse: Refuse) -> None:
-        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
-        self.agents = config.purpose_agents
+        #: The one decision the crawl and both tools share (:mod:`scrapy_rep.verdicts`).
+        self.rules = RequestRules.of(config.purpose, config.purpose_unknown, config.purpose_agents)
+        self.policy = self.rules.policy
         self.stats = crawler.stats
         self._refuse = refuse
 
@@ -95,31 +97,27 @@ class UsageGate:
         tdm: CacheEntry[Any] | None,
         agent: str,
     ) -> None:
-        rules = entry.rules
-        url = request.url
-        for token in self.agents:
-            if not rules.allowed(url, token):
-                self._inc("robotstxt/forbidden")
-                self._inc("rep/requests/dropped/forbidden")
-                explanation = rules.decide(url, token).explanation
-                message = f"Forbidden by {origin.robots_url} for {token} ({explanation})"
-                self._refuse(request, "forbidden", message)
-        tdm_file = None
-        if tdm is not None:
-            if tdm.unreachable and tdm.rules is RESERVED_ALL:
-                self._inc("rep/requests/dropped/tdmrep_unreachable")
-                message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
-                self._refuse(request, "tdmrep_unreachable", message)
-            tdm_file = tdm.rules
-        before = self.policy.before_fetch(rules, url, agent, tdm_file, self.agents)
-        if before is NOTHING_BEFORE:
+        given_up = None
+        if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
+            given_up = tdm.outcome
+        refused, before = self.rules.refusal(
+            entry.rules,
+            request.url,
+            agent,
+            origin.robots_url,
+            None if tdm is None else tdm.rules,
+            given_up,
+        )
+        if before is not NOTHING_BEFORE:
+            request.meta[BEFORE_KEY] = (request.url, before)
+        if refused is None:
             return
-        request.meta[BEFORE_KEY] = (url, before)
-        refusal = self.policy.refuse_before(before)
-        if refusal is not None:
-            self._inc("rep/requests/dropped/purpose")
-            self._inc(f"rep/purpose/requests_dropped/{refusal.purpose}")
-            self._refuse(request, "purpose", f"Not fetched: {refusal.message}")
+        if refused.reason == "forbidden":
+            self._inc("robotstxt/forbidden")
+        elif refused.purpose is not None:
+            self._inc(f"rep/purpose/requests_dropped/{refused.purpose}")
+        self._inc(f"rep/requests/dropped/{refused.reason}")
+        self._refuse(request, refused.reason, refused.message)
 
     def _inc(self, key: str) -> None:
         if self.stats is not None:

@@ -56,6 +56,8 @@ class Lifecycle(SharedStoreSteps[D]):
         self.cache = cache
         self._parse = parse
         self._stand_in = stand_in
+        #: The two stand-ins, to tell a shared record which one an entry holds.
+        self._stand_ins: Final = ((stand_in(True), True), (stand_in(False), False))
         self._size_of = size_of
         self._states: dict[Key, OriginState] = {}
         self._queue: deque[Key] = deque()
@@ -303,6 +305,16 @@ class Lifecycle(SharedStoreSteps[D]):
 
     def _entry_of(self, record: SharedRecord) -> CacheEntry[D]:
         return entry_of(record, self._parse, self._stand_in, self._size_of)
+
+    def _verdict_of(self, entry: CacheEntry[D]) -> bool | None:
+        """``True``/``False``: the entry holds the allow/disallow-all stand-in (what a
+        record without a body stands for); ``None``: parsed rules, the body says it all.
+        Asked of the stand-ins themselves, not of a ``verdict`` attribute only robots.txt
+        has: a tdmrep.json "no file" was shared as ``None`` and read back as "reserved"."""
+        for rules, verdict in self._stand_ins:
+            if entry.rules is rules:
+                return verdict
+        return None
 
     def _name(self, key: Key) -> str:
         """The origin's name in the shared store."""

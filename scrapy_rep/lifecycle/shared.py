@@ -58,6 +58,9 @@ class SharedStoreSteps(Generic[D]):
     @abstractmethod
     def _enqueue(self, key: Key, state: OriginState, now: float) -> None: ...
 
+    @abstractmethod
+    def _verdict_of(self, entry: CacheEntry[D]) -> bool | None: ...
+
     def _record_loaded(self, key: Key, record: SharedRecord | None, now: float) -> None:
         state = self._states.get(key)
         if state is None or state.step not in (Step.LOOKUP, Step.RECHECK):
@@ -144,7 +147,7 @@ class SharedStoreSteps(Generic[D]):
         the usable ``entry`` (if any) and, while ``failing``, its retry schedule."""
         if self.policy.store is None:
             return
-        verdict = None if entry is None else getattr(entry.rules, "verdict", None)
+        verdict = None if entry is None else self._verdict_of(entry)
         if failing is None:
             schedule: tuple[int, float | None, float, str] = (0, None, 0.0, "")
         else:

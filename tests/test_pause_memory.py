@@ -1,0 +1,155 @@
+"""A pause with many held requests stays within bounded memory (issue 21, item 3).
+
+Held requests beyond ``REP_MAX_HELD_REQUESTS`` wait in disk queues. Pausing used to read
+every one of them back into memory to write one state pickle (84 MB for 9,800 requests);
+now they stay in their disk queues in ``JOBDIR`` and the state file names them. Memory is
+measured with tracemalloc (bytes, not time); ``benchmarks/pause_memory.py`` measures a
+million.
+"""
+
+from __future__ import annotations
+
+import pickle
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
+from scrapy import Request, Spider
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.holding import SPILL_DIR, STATE_FILE, HeldRequests
+
+SPILLED = 20_000
+LIMIT = 10
+#: Each request carries this much (a realistic request with headers and meta).
+PAYLOAD = "x" * 1_000
+
+
+class Counting:
+    """An engine that schedules nothing and keeps only the count and order of URLs."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.in_order = True
+
+    def crawl(self, request: Request) -> None:
+        if request.url != f"http://a.example/{self.count}":
+            self.in_order = False
+        self.count += 1
+
+
+def peak_bytes(action: Callable[[], Any]) -> int:
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        action()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def held_crawler(jobdir: Path) -> tuple[Any, Spider]:
+    crawler = get_crawler(Spider, {"JOBDIR": str(jobdir)})
+    spider = Spider("held")
+    crawler.spider = spider
+    return crawler, spider
+
+
+def test_issue21_a_pause_reads_no_spilled_request_back_into_memory(tmp_path: Path) -> None:
+    crawler, spider = held_crawler(tmp_path)
+    held = HeldRequests(crawler, LIMIT)
+    for n in range(LIMIT + SPILLED):
+        held.add("http://a.example", Request(f"http://a.example/{n}", meta={"p": PAYLOAD}))
+    assert held.in_memory == LIMIT and len(held) == LIMIT + SPILLED
+    spilled_bytes = SPILLED * len(PAYLOAD)  # 20 MB would come back into memory
+
+    peak = peak_bytes(lambda: held.close(spider, "shutdown", None))
+    assert peak < spilled_bytes / 20, peak  # a few hundred KB, not 20+ MB
+    state = pickle.loads((tmp_path / STATE_FILE).read_bytes())
+    assert len(state["held"]) == LIMIT and len(state["spilled"]) == 1
+    assert (tmp_path / STATE_FILE).stat().st_size < 100 * LIMIT * len(PAYLOAD) / 10
+
+    # The next run schedules every one of them again, in order, one at a time.
+    crawler, spider = held_crawler(tmp_path)
+    engine = Counting()
+    again = HeldRequests(crawler, LIMIT)
+    peak = peak_bytes(lambda: again.resume(spider, engine))
+    assert engine.count == LIMIT + SPILLED and engine.in_order
+    assert peak < spilled_bytes / 20, peak
+    assert not (tmp_path / SPILL_DIR).exists()  # read, then removed
+
+
+def test_issue21_a_state_file_of_the_previous_version_still_resumes(tmp_path: Path) -> None:
+    crawler, spider = held_crawler(tmp_path)
+    saved = [Request(f"http://a.example/{n}").to_dict(spider=spider) for n in range(3)]
+    (tmp_path / STATE_FILE).write_bytes(pickle.dumps({"version": 2, "held": saved}))
+    engine = Counting()
+    assert HeldRequests(crawler, LIMIT).resume(spider, engine) == 3
+    assert engine.count == 3 and engine.in_order
+
+
+@pytest.mark.parametrize("name", ["../elsewhere", "/etc", ".."])
+def test_issue21_a_state_file_naming_a_queue_outside_jobdir_is_refused(
+    tmp_path: Path, name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    crawler, spider = held_crawler(tmp_path)
+    state = {"version": 3, "held": [], "spilled": [name]}
+    (tmp_path / STATE_FILE).write_bytes(pickle.dumps(state))
+    assert HeldRequests(crawler, LIMIT).resume(spider, Counting()) == 0
+    assert "a spilled queue outside JOBDIR" in caplog.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_issue21_a_real_crawl_paused_with_spilled_requests_resumes_them_all(
+    tmp_path: Path,
+) -> None:
+    """robots.txt is down; 600 requests are held, 560 of them spilled; the crawl is
+    paused, the site comes back, the resumed crawl downloads every one of them."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    n = 600
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    urls = [sites.url("down", f"/{i}") for i in range(n)]
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path),
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "REP_MAX_HELD_REQUESTS": 40,
+        "LOG_LEVEL": "INFO",
+    }
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    stats: dict[str, Any] = {}
+    for _ in range(400):  # until every request is held (at most 20 s)
+        await deferLater(reactor, 0.05)
+        stats = first.stats.get_stats() if first.stats is not None else {}
+        if stats.get("rep/requests/held", 0) == n:
+            break
+    assert stats.get("rep/requests/held") == n
+    await deferred_from_coro(first.stop_async())
+    await running
+    assert stats.get("rep/requests/spilled") == n - 40
+    state = pickle.loads((tmp_path / STATE_FILE).read_bytes())
+    assert len(state["held"]) == 40 and len(state["spilled"]) == 1
+
+    down.script("/robots.txt", robots("User-agent: *\nDisallow: /1$\n"))
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert second.stats is not None and second.spider is not None
+    assert second.stats.get_value("rep/requests/resumed") == n
+    assert sorted(second.spider.downloaded) == sorted(u for u in urls if not u.endswith("/1"))
+    assert list(second.spider.dropped) == [sites.url("down", "/1")]
+    pages = [p for p in sites.requested("down") if p != "/robots.txt"]
+    assert sorted(pages) == sorted(f"/{i}" for i in range(n) if i != 1)  # each once

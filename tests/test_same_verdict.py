@@ -1,0 +1,235 @@
+"""The checker and the crawl say the same (issue 21, item 4).
+
+Every setting that changes a request's verdict is driven through a real crawl,
+``scrapy robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
+all three must agree on whether the URL is fetched. The tools decide through the crawl's
+own code (:mod:`scrapy_rep.verdicts`), so a new setting that is wired into one only shows
+up here.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import pytest_twisted
+from localhttp import QuietHandler, serving
+from robotsite import crawl
+
+from scrapy_rep.check import main as check_main
+
+PAGE = b"<html><body>page</body></html>"
+ANYONE = b"User-agent: *\nAllow: /\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    robots: bytes | int = ANYONE
+    tdmrep: bytes | int = 404
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: The crawl's verdict on /page (the tools must say the same).
+    fetched: bool = True
+    #: The tools' exit code.
+    exit_code: int = 0
+
+
+CASES = {
+    # REP_PURPOSE (default search): an explicit "no" for the crawl's purpose.
+    "search by default, Content-Signal search=no": Case(
+        b"User-agent: *\nContent-Signal: search=no\nAllow: /\n", fetched=False, exit_code=1
+    ),
+    "search by default, Content-Signal ai-train=no": Case(
+        b"User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n"
+    ),
+    "REP_PURPOSE ai-train, Content-Signal ai-train=no": Case(
+        b"User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n",
+        settings={"REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "REP_PURPOSE ai-train, Content-Usage train-ai=n": Case(
+        b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n",
+        settings={"REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "REP_PURPOSE ai-train, tdmrep.json reserves": Case(
+        tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]',
+        settings={"REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "REP_PURPOSE search, tdmrep.json reserves (not about search)": Case(
+        tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]'
+    ),
+    # REP_PURPOSE_AGENTS: the groups of the extra tokens are obeyed too.
+    "REP_PURPOSE_AGENTS GPTBot": Case(
+        b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+        settings={"REP_PURPOSE_AGENTS": "GPTBot"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "no REP_PURPOSE_AGENTS, a GPTBot group": Case(
+        b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+    ),
+    # REP_PROFILE: the legacy profile's first matching line.
+    "REP_PROFILE google, longest match": Case(b"User-agent: *\nDisallow: /\nAllow: /page\n"),
+    "REP_PROFILE legacy, first match": Case(
+        b"User-agent: *\nDisallow: /\nAllow: /page\n",
+        settings={"REP_PROFILE": "legacy"},
+        fetched=False,
+        exit_code=1,
+    ),
+    # USER_AGENT: the crawler's own group.
+    "USER_AGENT OtherBot has its own group": Case(
+        b"User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+        settings={"USER_AGENT": "OtherBot/2.0"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "ROBOTSTXT_USER_AGENT OtherBot has its own group": Case(
+        b"User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+        settings={"ROBOTSTXT_USER_AGENT": "OtherBot"},
+        fetched=False,
+        exit_code=1,
+    ),
+    # ROBOTSTXT_OBEY = False: Allow/Disallow off; the opt-outs of a purpose set still hold.
+    "ROBOTSTXT_OBEY False, Disallow: /": Case(
+        b"User-agent: *\nDisallow: /\n", settings={"ROBOTSTXT_OBEY": False}
+    ),
+    "ROBOTSTXT_OBEY False, no REP_PURPOSE, Content-Signal search=no": Case(
+        b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
+        settings={"ROBOTSTXT_OBEY": False},
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Disallow: /": Case(
+        b"User-agent: *\nDisallow: /\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Content-Signal ai-train=no": Case(
+        b"User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, tdmrep.json reserves": Case(
+        tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]',
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
+    ),
+    "ROBOTSTXT_OBEY False, REP_PURPOSE search, Content-Signal search=no": Case(
+        b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
+        settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "search"},
+        fetched=False,
+        exit_code=1,
+    ),
+    # REP_UNREACHABLE_ACTION: what an unreachable document comes to (exit 3: for now).
+    "robots.txt 503, REP_UNREACHABLE_ACTION drop": Case(
+        503, settings={"REP_UNREACHABLE_ACTION": "drop"}, fetched=False, exit_code=3
+    ),
+    "robots.txt 503, REP_UNREACHABLE_ACTION allow": Case(
+        503, settings={"REP_UNREACHABLE_ACTION": "allow"}, exit_code=3
+    ),
+    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION drop": Case(
+        tdmrep=503,
+        settings={"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_ACTION": "drop"},
+        fetched=False,
+        exit_code=3,
+    ),
+    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION allow": Case(
+        tdmrep=503,
+        settings={"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_ACTION": "allow"},
+        exit_code=3,
+    ),
+}
+
+#: The checker's option for each setting (it reads no Scrapy settings).
+CHECK_OPTIONS = {
+    "REP_PURPOSE": "--purpose",
+    "REP_PURPOSE_AGENTS": "--purpose-agents",
+    "REP_PROFILE": "--profile",
+    "USER_AGENT": "--user-agent",
+    "ROBOTSTXT_USER_AGENT": "--user-agent",  # given after USER_AGENT: it wins, as in Scrapy
+    "REP_UNREACHABLE_ACTION": "--unreachable-action",
+}
+USER_AGENT = "TestBot/1.0 (+https://example.com/bot)"
+
+
+@contextmanager
+def site(case: Case) -> Iterator[str]:
+    def answer(handler: QuietHandler, what: bytes | int, kind: str) -> None:
+        if isinstance(what, int):
+            handler.send(what, b"", {"Content-Type": "text/plain"})
+        else:
+            handler.send(200, what, {"Content-Type": kind})
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                answer(self, case.robots, "text/plain")
+            elif self.path == "/.well-known/tdmrep.json":
+                answer(self, case.tdmrep, "application/json")
+            else:
+                self.send(200, PAGE, {"Content-Type": "text/html"})
+
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def settings_of(case: Case) -> dict[str, Any]:
+    return {"USER_AGENT": USER_AGENT, **case.settings}
+
+
+def tool_verdict(output: str, url: str) -> bool:
+    lines = [line.strip() for line in output.splitlines() if url in line and "  " in line]
+    verdicts = {line.split()[0] for line in lines if line.split()[0] in ("allowed", "DISALLOWED")}
+    assert len(verdicts) == 1, output
+    return verdicts == {"allowed"}
+
+
+def run_check(case: Case, url: str) -> tuple[int, str]:
+    args = ["check", url, url, "--timeout", "5"]
+    for name, value in settings_of(case).items():
+        if name == "ROBOTSTXT_OBEY":
+            args += [] if value else ["--no-robotstxt-obey"]
+        else:
+            args += [CHECK_OPTIONS[name], value]
+    out = io.StringIO()
+    return check_main(args, out=out), out.getvalue()
+
+
+def run_scrapy_robots(case: Case, url: str) -> tuple[int, str]:
+    settings = [
+        arg for name, value in settings_of(case).items() for arg in ("-s", f"{name}={value}")
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "robots", "--timeout", "5", *settings, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest_twisted.ensureDeferred
+async def test_issue21_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None:
+    case = CASES[name]
+    with site(case) as base:
+        url = f"{base}/page"
+        settings = {**settings_of(case), "REP_UNREACHABLE_MAX_WAIT": 0}
+        _, spider = await crawl([url], settings)
+        crawled = url in spider.downloaded
+        check_code, check_output = run_check(case, url)
+        robots_code, robots_output = run_scrapy_robots(case, url)
+    assert crawled is case.fetched, spider.dropped
+    assert tool_verdict(check_output, url) is case.fetched, check_output
+    assert tool_verdict(robots_output, url) is case.fetched, robots_output
+    assert check_code == robots_code == case.exit_code, (check_output, robots_output)
