@@ -82,7 +82,7 @@ def compile_matcher(
     if verdict is not None:
         return _Verdict(verdict)
     patterns: list[str] = []
-    numbers: array[int] = array("i")
+    numbers: array[int] = array(codes.typecode)
     for group in groups:
         end = starts[group + 1] if group + 1 < len(starts) else len(values)
         patterns.extend(values[starts[group] : end])

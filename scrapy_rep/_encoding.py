@@ -10,6 +10,7 @@ way, so that the matchers of :mod:`scrapy_rep._matching` compare like with like.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 #: RFC 3986 §2.3 unreserved characters: their ``%xx`` escapes are decoded in "rfc9309" mode.
 _UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])")
@@ -18,7 +19,8 @@ _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 _PATH_START = re.compile(r"[/?;]")
 #: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
 #: and its path+query (group 1).
-_HTTP_PATH = re.compile(r"https?://[^/?;#]*(/[^#]*)")
+#: An http(s) URL with a path: group 1 is what :func:`path_of` returns for it.
+HTTP_PATH: Final = re.compile(r"https?://[^/?;#]*(/[^#]*)")
 
 
 def _encode_non_ascii(text: str, *, latin1: bool) -> str:
@@ -98,7 +100,7 @@ def path_of(url: str) -> str:
     as the host (``example.com/a?b`` gives ``/a?b``, ``a/b`` gives ``/b``, ``a`` gives
     ``/``, ``//host/p`` gives ``/p``); a URL starting with a single ``/`` is a path.
     """
-    found = _HTTP_PATH.match(url)
+    found = HTTP_PATH.match(url)
     if found is not None:  # the usual case, answered without the general scan below
         return found.group(1)
     search_start = 2 if url.startswith("//") else 0

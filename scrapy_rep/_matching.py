@@ -118,6 +118,8 @@ class LongestMatcher:
         ``wildcards``: ``*`` and a final ``$`` are special (SPEC §2); ``exact_at``: the
         positions of patterns that match only the path equal to them, whatever the mode.
         """
+        # The parser's line numbers come as 2-byte codes when they all fit.
+        code_type = "h" if isinstance(codes, array) and codes.typecode == "h" else "i"
         exact: dict[str, int] = {}
         if exact_at:
             for position in exact_at:
@@ -130,7 +132,7 @@ class LongestMatcher:
         if not exact and (not wildcards or ("*" not in joined and "$" not in joined)):
             literal = dict(zip(patterns, codes, strict=True))
             if len(literal) == len(patterns):
-                self._set_up(literal, exact, {})
+                self._set_up(literal, exact, {}, code_type)
                 return
             literal = {}
         wild: dict[str, list[_Raw]] = {}
@@ -145,16 +147,21 @@ class LongestMatcher:
                 old = literal.get(pattern)
                 if old is None or code > 0 > old:  # equal patterns: as _keep_better
                     literal[pattern] = code
-        self._set_up(literal, exact, wild)
+        self._set_up(literal, exact, wild, code_type)
 
     def _set_up(
-        self, literal: dict[str, int], exact: dict[str, int], wild: dict[str, list[_Raw]]
+        self,
+        literal: dict[str, int],
+        exact: dict[str, int],
+        wild: dict[str, list[_Raw]],
+        code_type: str,
     ) -> None:
         keys = sorted(literal.keys() | wild.keys()) if wild else sorted(literal)
         self._keys = keys
         #: The code of the literal pattern equal to each key, 0 when there is none.
-        self._literal = array("i", map(literal.get, keys, repeat(0)))
-        self._parent = array("i", [_UNKNOWN]) * len(keys)
+        # 2 bytes an entry where they fit (the parser's line numbers; fewer keys than that).
+        self._literal = array(code_type, map(literal.get, keys, repeat(0)))
+        self._parent = array("h" if len(keys) < 0x8000 else "i", [_UNKNOWN]) * len(keys)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled; split into segments in
         #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
@@ -185,8 +192,9 @@ class LongestMatcher:
                 best_priority = len(path) + 1
         literal = self._literal
         wild = self._wild
-        # Long paths first check that they hold every character of a wildcard pattern.
-        present = frozenset(path) if wild is not None and len(path) >= _LONG_PATH else None
+        if wild is not None and len(path) >= _LONG_PATH:
+            return self._match_long(path, index, best_priority, best)
+        split = self._split
         while index >= 0:
             code = literal[index]
             if code:
@@ -196,6 +204,44 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
+            if wild is not None and index in wild:
+                # The wildcard patterns of this key, longest first (inline: the hot path).
+                entries = split.get(index) if split is not None else None
+                if entries is None:
+                    entries = self._entries(index)
+                    split = self._split
+                start = len(keys[index])
+                for priority, code, inner, tail, anchored in entries:
+                    if priority < best_priority:
+                        break
+                    # Every pattern needs its last segment in the path: the usual reject.
+                    if tail not in path or (priority == best_priority and (best > 0 or code < 0)):
+                        continue
+                    if inner:
+                        if not match_rest(path, start, inner, tail, anchored):
+                            continue
+                    elif anchored:
+                        if len(path) - len(tail) < start or not path.endswith(tail):
+                            continue
+                    elif path.find(tail, start) < 0:
+                        continue
+                    best_priority, best = priority, code
+                    break
+            up = parent[index]
+            index = up if up != _UNKNOWN else self._find_parent(index)
+        return best
+
+    def _match_long(self, path: str, index: int, best_priority: int, best: int) -> int:
+        """:meth:`match` for a path of 4 KiB or more: a wildcard pattern is tried only when
+        the path holds every character of it (keeps a 100 KB URL in milliseconds)."""
+        keys, literal, parent, wild = self._keys, self._literal, self._parent, self._wild
+        present = frozenset(path)
+        while index >= 0:
+            code = literal[index]
+            if code:
+                priority = len(keys[index])
+                if priority > best_priority or (priority == best_priority and code > 0 > best):
+                    best_priority, best = priority, code
             if wild is not None and index in wild:
                 best_priority, best = self._try_wild(path, present, index, best_priority, best)
             up = parent[index]
@@ -261,6 +307,7 @@ class LongestMatcher:
         if entries is None:
             assert self._wild is not None
             entries = self._split[index] = _split_all(self._wild[index])
+            self._wild[index] = ()  # split now: only its presence is needed any more
         return entries
 
     def _find_parent(self, index: int) -> int:

@@ -12,6 +12,7 @@ import logging
 import math
 import re
 from array import array
+from sys import intern
 from typing import Final, NamedTuple
 
 from scrapy_rep.profiles import MAX_BODY_BYTES, ParseOptions
@@ -24,7 +25,11 @@ class Rules(NamedTuple):
     """What the parser hands to ``RobotsTxt`` (see its attributes)."""
 
     values: tuple[str, ...]
+    #: The distinct keys as written (``Disallow``, ``disallow``…, with the file's other
+    #: keys), and per rule the index of its key there: 1 byte a rule where a tuple of
+    #: strings costs 8.
     keys: tuple[str, ...]
+    key_of: bytes | array[int]
     codes: array[int]
     starts: array[int]
     tokens: dict[str, int | tuple[int, ...]]
@@ -40,7 +45,7 @@ class Rules(NamedTuple):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
 
-NO_RULES: Final = Rules((), (), array("i"), array("i"), {}, None, None, None)
+NO_RULES: Final = Rules((), (), b"", array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal and Content-Usage lines
 #: written before the first user-agent line, which apply to every crawler.
 FILE_WIDE: Final = -1
@@ -178,8 +183,9 @@ class Parser:
         lenient = options.lenient_syntax
         # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
         values: list[str] = []
-        rule_keys: list[str] = []
-        codes = array("i")
+        rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
+        # Signed line numbers: 2 bytes each when every one fits.
+        codes = array("h" if len(lines) < 0x8000 else "i")
         starts = array("i")
         tokens: dict[str, int | tuple[int, ...]] = {}
         more: dict[str, list[int]] = {}  # tokens named by several groups
@@ -189,7 +195,7 @@ class Parser:
         sitemaps: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
-        spellings: dict[str, tuple[int, str]] = {}
+        spellings: dict[str, tuple[int, int]] = {}
         values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
         group = -1
         in_agent_run = False
@@ -228,15 +234,15 @@ class Parser:
                 key, value = parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
             spelling = spellings.get(key)
             if spelling is None:
-                spelling = spellings[key] = (_kind_of(key, keys, lenient), key)
-            kind, key = spelling
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
+            kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = in_usage_run = False
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
                     values_append(value)
-                    keys_append(key)
+                    keys_append(key_index)
                     codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
                 if not in_agent_run or group < 0:
@@ -255,7 +261,7 @@ class Parser:
                     usage_groups += 1
                     in_usage_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
-                token = value.lower() if value.isalnum() else _agent_token(value, lenient)
+                token = intern(value.lower()) if value.isalnum() else _agent_token(value, lenient)
                 if token:
                     first = tokens.setdefault(token, group)
                     if first != group:
@@ -304,7 +310,7 @@ class Parser:
                     usage.setdefault(usage_group, []).append((number, value, ai_key))
                     if lenient and group >= 0:
                         values_append(value)
-                        keys_append(key)
+                        keys_append(key_index)
                         codes_append(number if kind == _ALLOW_AI else -number)
         for token, named in more.items():
             tokens[token] = tuple(named)
@@ -312,7 +318,9 @@ class Parser:
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
         rules = Rules(
             tuple(values),
-            tuple(rule_keys),
+            # The spellings as interned strings, shared by every file that uses them.
+            tuple(map(intern, spellings)),
+            bytes(rule_keys) if len(spellings) <= 0x100 else array("I", rule_keys),
             codes,
             starts,
             tokens,
@@ -377,4 +385,4 @@ def _agent_token(value: str, google: bool = False) -> str:
     text = value if value.isascii() else file_text(value)
     if google and text[:1].isspace():
         return ""
-    return product_token(text)
+    return intern(product_token(text))

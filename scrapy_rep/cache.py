@@ -7,9 +7,12 @@
   Beyond that an entry is kept *compressed* (its zlib body and outcome, no parsed rules)
   and parsed again when its origin is next asked about: a cache smaller than the set of
   origins a crawl is busy with costs CPU, never another robots.txt download.
-- All entries together, parsed (estimated) and compressed, stay within ``max_bytes``;
-  beyond that the least recently used compressed entries are dropped, then parsed ones.
-  The most recently stored entry always stays, however large: a crawl must decide.
+- All entries together, parsed (estimated) and compressed, stay within ``max_bytes``.
+  Parsed entries take at most half of it: beyond that the least recently used are
+  compressed (so one large robots.txt cannot flush the compressed tier, which would cost
+  a download per origin dropped). Beyond ``max_bytes`` the least recently used
+  compressed entries are dropped, then parsed ones. The most recently stored entry
+  always stays, however large: a crawl must decide.
 """
 
 from __future__ import annotations
@@ -98,6 +101,8 @@ class DocumentCache(Generic[D]):
         self.max_bytes = max_bytes
         self._reparse = reparse
         self._parsed: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
+        #: Estimated bytes of the parsed entries.
+        self._parsed_bytes = 0
         self._compressed: OrderedDict[Hashable, CacheEntry[Any]] = OrderedDict()
         #: Estimated bytes of all entries, parsed and compressed.
         self.bytes = 0
@@ -145,15 +150,21 @@ class DocumentCache(Generic[D]):
         self.discard(origin)
         self._parsed[origin] = entry
         self.bytes += entry.size
+        self._parsed_bytes += entry.size
         while len(self._parsed) > self.max_origins:
             self._compress_oldest()
-        while self.max_bytes is not None and self.bytes > self.max_bytes:
+        if self.max_bytes is None:
+            return
+        while self._parsed_bytes > self.max_bytes // 2 and len(self._parsed) > 1:
+            self._compress_oldest()
+        while self.bytes > self.max_bytes:
             if self._compressed:
                 _, dropped = self._compressed.popitem(last=False)
                 self.bytes -= dropped.compressed_size
             elif len(self._parsed) > 1:
                 _, evicted = self._parsed.popitem(last=False)
                 self.bytes -= evicted.size
+                self._parsed_bytes -= evicted.size
             else:
                 return
             self.evictions += 1
@@ -162,6 +173,7 @@ class DocumentCache(Generic[D]):
         entry = self._parsed.pop(origin, None)
         if entry is not None:
             self.bytes -= entry.size
+            self._parsed_bytes -= entry.size
         cold = self._compressed.pop(origin, None)
         if cold is not None:
             self.bytes -= cold.compressed_size
@@ -169,6 +181,7 @@ class DocumentCache(Generic[D]):
     def _compress_oldest(self) -> None:
         origin, entry = self._parsed.popitem(last=False)
         self.bytes -= entry.size
+        self._parsed_bytes -= entry.size
         if self._reparse is None:
             self.evictions += 1
             return

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep._compile import Matcher, Selection, compile_matcher, compile_usage
-from scrapy_rep._encoding import normalise_url_path, path_of
+from scrapy_rep._encoding import HTTP_PATH, normalise_url_path, path_of
 from scrapy_rep._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules, file_text
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.
@@ -33,6 +33,7 @@ from scrapy_rep.useragent import select_groups
 
 if TYPE_CHECKING:
     from scrapy_rep.aipref import ContentUsageRules
+_http_path: Final = HTTP_PATH.match
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
 
@@ -90,15 +91,17 @@ _ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
 class RobotsTxt:
     """A parsed robots.txt. Immutable from the outside; safe to share between requests.
 
-    The rules are held flat, in file order (one tuple of values, one of keys, an
-    ``array`` of signed line numbers, an ``array`` of group starts), so that a broad crawl
-    keeping thousands of parsed files holds few objects for the garbage collector to walk.
+    The rules are held flat, in file order (one tuple of values, one byte per rule naming
+    its key among the file's spellings, an ``array`` of signed line numbers, 2 bytes each
+    where they fit, an ``array`` of group starts), so that a broad crawl keeping thousands
+    of parsed files holds little memory and few objects for the garbage collector to walk.
     """
 
     __slots__ = (
         "_agents",
         "_codes",
         "_delays",
+        "_key_of",
         "_keys",
         "_signals",
         "_starts",
@@ -124,10 +127,12 @@ class RobotsTxt:
         self.sitemaps = sitemaps
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
-        #: Per rule: the value and the key as written, and its code (the line number,
-        #: negative for disallow); per group: the index of its first rule.
+        #: Per rule: the value and the key as written (an index into the distinct keys),
+        #: and its code (the line number, negative for disallow); per group: the index
+        #: of its first rule.
         self._values = rules.values
         self._keys = rules.keys
+        self._key_of = rules.key_of
         self._codes = rules.codes
         self._starts = rules.starts
         #: Product token (or ``*``) -> the group(s) naming it, in file order.
@@ -159,7 +164,9 @@ class RobotsTxt:
             matcher = self._matcher(selection)
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
-        path = path_of(url)
+        # path_of's usual case inline (the hot path): an http(s) URL with a path.
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
         if "%" in path or not path.isascii():
             path = normalise_url_path(path, self.options.percent_encoding)
         if matcher.match(path) >= 0:
@@ -182,7 +189,8 @@ class RobotsTxt:
             index = bisect_left(self._codes, abs(code), key=abs)
             value = file_text(self._values[index])
             kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
-            return Decision(code > 0, abs(code), kind, value, f"{self._keys[index]}: {value}")
+            key = self._keys[self._key_of[index]]
+            return Decision(code > 0, abs(code), kind, value, f"{key}: {value}")
         return Decision(True, reason=_NO_GROUP if not selection.groups else "no rule matches")
 
     def crawl_delay(self, user_agent: str) -> float | None:

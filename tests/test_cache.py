@@ -113,3 +113,19 @@ def test_cache_bound_with_100000_origins() -> None:
 def test_cache_needs_room_for_one() -> None:
     with pytest.raises(ValueError, match="max_origins"):
         DocumentCache(0)
+
+
+def test_spec4_one_large_parsed_entry_does_not_flush_the_compressed_tier() -> None:
+    # Parsed entries take at most half the byte bound: a 3 MB estimate (a robots.txt
+    # over 500 KiB) compresses older parsed entries instead of dropping every compressed
+    # one, each of which would cost a robots.txt download when its origin comes back.
+    cold = len(zlib.compress(BODY)) + COMPRESSED_OVERHEAD
+    bound = 3_000_000 * 2 + 100 * cold
+    cache: DocumentCache[RobotsTxt] = DocumentCache(100, bound, parse_robotstxt)
+    for n in range(50):
+        cache.put(n, parsed(size=2000))
+    cache.put("huge", parsed(size=3_000_000))
+    cache.put("huge2", parsed(size=3_000_000))
+    assert cache.evictions == 0 and len(cache) == 52
+    assert cache.parsed == 1  # the others were compressed, not dropped
+    assert cache.bytes <= cache.max_bytes  # type: ignore[operator]

@@ -1,0 +1,605 @@
+"""Broad-crawl scale (issue 25): 500,000 requests over 100,000 origins, one local server.
+
+Every origin is a host name of its own (``o0.test`` … ``o99999.test``) that the crawler's
+own resolver (:class:`LoopbackResolver`, set as ``TWISTED_DNS_RESOLVER``) maps to
+127.0.0.1, where ONE twisted.web server in a child process answers per ``Host`` header
+(so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` of
+the fault mix of ``tests/faultsite.py`` (rules, 404, 403, 500 forever, 503 then OK, 429,
+redirect chains and a loop, over 500 KiB, binary garbage, an HTML page with status 200,
+connection resets, stalls), scripted by the same ``script_origin`` as the tests.
+
+The spider requests every page of every origin, path-major (the first page of every
+origin, then the second…, so an origin comes back after all the others: the robots.txt
+cache must keep it). Each mode is crawled with a ``JOBDIR``, paused by SIGINT (as a
+person would, through Scrapy's graceful shutdown) after ``--pause-at`` of the requests
+have an outcome, and resumed in a new process:
+
+- ``none``: ``ROBOTSTXT_OBEY = False``, no add-on: the same crawl without robots handling;
+- ``rep``: the add-on with ``REP_CACHE_MAX_ORIGINS`` and ``REP_CACHE_MAX_BYTES`` well
+  below the working set, so entries are compressed and evicted.
+
+It reports, per mode, pages/s (page responses over the crawl's wall time, both phases),
+CPU seconds, peak RSS (each phase's process), and for ``rep``: every request's fate
+against the site's rules (lost, decided twice, differing from the plan, forbidden pages
+the server served), robots.txt downloads per origin by kind, the cache's stats, and the
+peak RSS against the bound the settings predict (see ``predicted_rss``).
+
+Usage: ``python benchmarks/broad.py [--origins 100000] [--requests 500000]
+[--cache-origins N] [--cache-bytes N] [--pause-at 0.5] [--modes none,rep] [--json F]``.
+``--requests`` is rounded to whole pages per origin (at least the 5 of the fault mix).
+Exit status 1 if any request was lost, decided twice, differs from the plan or a
+forbidden page was fetched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+MIB = 1024 * 1024
+#: Fate codes of a request, as the crawler saw it.
+FATES = ("none", "downloaded", "forbidden", "unreachable", "other")
+BASE_SETTINGS: dict[str, Any] = {
+    "TWISTED_REACTOR": REACTOR,
+    "TWISTED_DNS_RESOLVER": "__main__.LoopbackResolver",
+    "CONCURRENT_REQUESTS": 64,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
+    "DOWNLOAD_TIMEOUT": 5,
+    "COOKIES_ENABLED": False,
+    "LOG_LEVEL": "WARNING",
+    "TELNETCONSOLE_ENABLED": False,
+    # Each origin comes back only after all the others: no idle connection kept open.
+    "DEFAULT_REQUEST_HEADERS": {"Accept": "text/html,*/*;q=0.8", "Connection": "close"},
+    # Scrapy's default (DownloaderAwarePriorityQueue) keeps one disk queue per download
+    # slot under JOBDIR: one open file per host, "Too many open files" at 20,000 hosts.
+    "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",
+}
+REP_SETTINGS: dict[str, Any] = {
+    "ADDONS": {"scrapy_rep.Addon": 0},
+    "REP_ROBOTSTXT_TIMEOUT": 2,
+    "REP_UNREACHABLE_RETRY_DELAY": 1,
+    "REP_UNREACHABLE_MAX_WAIT": 10,
+}
+
+
+class LoopbackResolver:
+    """``TWISTED_DNS_RESOLVER``: every host name resolves to 127.0.0.1 (no lookup)."""
+
+    def __init__(self, reactor: Any) -> None:
+        self.reactor = reactor
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, reactor: Any) -> LoopbackResolver:
+        return cls(reactor)
+
+    def install_on_reactor(self) -> None:
+        from twisted.internet.interfaces import IResolverSimple
+        from zope.interface import directlyProvides
+
+        directlyProvides(self, IResolverSimple)
+        self.reactor.installResolver(self)
+
+    def getHostByName(self, name: str, timeout: Any = ()) -> Any:
+        from twisted.internet import defer
+
+        return defer.succeed("127.0.0.1")
+
+
+def page_paths(pages: int) -> tuple[str, ...]:
+    from faultsite import PATHS
+
+    return PATHS + tuple(f"/p/{n}" for n in range(pages - len(PATHS)))
+
+
+def origin_plan(number: int, seed: int, paths: tuple[str, ...], origin: Any = None) -> Any:
+    """The faultsite plan of origin ``number`` (scripting ``origin`` if given)."""
+    from faultsite import KINDS, script_origin
+    from robotsite import ScriptedOrigin
+
+    kind = KINDS[number % len(KINDS)]
+    target = origin if origin is not None else ScriptedOrigin(f"o{number}", [])
+    return script_origin(
+        target, f"o{number}", kind, random.Random(seed * 1_000_003 + number), paths
+    )
+
+
+# --- server (child process) -------------------------------------------------------------
+
+
+class Recorder:
+    """What the server was asked, per phase: robots.txt downloads per origin, page
+    fetches per request, forbidden pages served."""
+
+    def __init__(self, origins: int, paths: tuple[str, ...]) -> None:
+        self.origins = origins
+        self.path_index = {path: index for index, path in enumerate(paths)}
+        self.robots = array("H", bytes(2 * origins))
+        self.fetched = bytearray(origins * len(paths))
+        self.other = 0
+        self.not_allowed_served = 0
+        self.examples: list[str] = []
+
+
+def serve(origins: int, pages: int, seed: int) -> None:
+    """Serve every origin on one port by ``Host``; commands on stdin: reset, report."""
+    sys.path.insert(0, str(TESTS))
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor(REACTOR)
+    from faultsite import KINDS
+    from robotsite import ScriptedOrigin
+    from twisted.internet import reactor, threads
+    from twisted.web.resource import Resource
+    from twisted.web.server import Request, Site
+
+    paths = page_paths(pages)
+    recorder = Recorder(origins, paths)
+    live: dict[int, tuple[ScriptedOrigin, dict[str, str]]] = {}
+
+    class Sink(list[tuple[str, str]]):
+        def append(self, entry: tuple[str, str]) -> None:
+            number, path = int(entry[0][1:]), entry[1]
+            if path == "/robots.txt":
+                recorder.robots[number] += 1
+                return
+            index = recorder.path_index.get(path)
+            if index is None:
+                recorder.other += 1  # redirect hops
+                return
+            slot = index * origins + number
+            recorder.fetched[slot] = min(255, recorder.fetched[slot] + 1)
+            if live[number][1][path] != "downloaded":
+                recorder.not_allowed_served += 1
+                if len(recorder.examples) < 10:
+                    recorder.examples.append(f"o{number}.test{path}")
+
+    sink = Sink()
+
+    class ByHost(Resource):
+        isLeaf = True
+
+        def render_GET(self, request: Request) -> bytes | int:
+            host = (request.getHeader("host") or "").split(":")[0]
+            number = int(host.split(".")[0][1:])
+            if number not in live:
+                origin = ScriptedOrigin(f"o{number}", sink)
+                origin.times = _NoTimes()
+                plan = origin_plan(number, seed, paths, origin)
+                live[number] = (origin, plan.fates(paths))
+            return live[number][0].render_GET(request)
+
+    site = Site(ByHost(), timeout=10)
+    site.log = lambda request: None  # type: ignore[method-assign]  # no access log
+    port = reactor.listenTCP(0, site, interface="127.0.0.1", backlog=1024)  # type: ignore[attr-defined]
+    print(port.getHost().port, flush=True)
+
+    def report() -> str:
+        per_kind: dict[str, Counter[int]] = {}
+        for number in range(origins):
+            kind = KINDS[number % len(KINDS)]
+            per_kind.setdefault(kind, Counter())[recorder.robots[number]] += 1
+        return json.dumps(
+            {
+                "robots_by_kind": {k: dict(v) for k, v in per_kind.items()},
+                "robots_total": sum(recorder.robots),
+                "pages_served": sum(recorder.fetched),
+                "pages_served_twice": sum(1 for count in recorder.fetched if count > 1),
+                "not_allowed_served": recorder.not_allowed_served,
+                "examples": recorder.examples,
+                "hops": recorder.other,
+            }
+        )
+
+    def reset() -> None:
+        nonlocal recorder
+        for origin, _ in live.values():
+            for hanging in origin.hanging:
+                if not hanging.finished and not hanging._disconnected:
+                    hanging.finish()
+        live.clear()
+        recorder = Recorder(origins, paths)
+
+    def commands() -> None:
+        for line in sys.stdin:
+            if line.strip() == "report":
+                print(threads.blockingCallFromThread(reactor, report), flush=True)
+            elif line.strip() == "reset":
+                threads.blockingCallFromThread(reactor, reset)
+                print("ok", flush=True)
+        reactor.callFromThread(reactor.stop)  # type: ignore[attr-defined]
+
+    threads.deferToThread(commands)
+    reactor.run()  # type: ignore[attr-defined]
+
+
+class _NoTimes(dict[str, list[float]]):
+    """ScriptedOrigin's arrival times, not kept (memory)."""
+
+    def setdefault(self, key: str, default: Any = None) -> list[float]:
+        return []
+
+
+# --- crawler (child process, one per phase) ---------------------------------------------
+
+
+def crawl_phase(args: argparse.Namespace) -> None:
+    """One crawler process: crawl (from the JOBDIR state) and write the outcome file."""
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor(REACTOR)  # before faultsite imports the reactor
+    from faultsite import AGENT
+    from scrapy import Request, Spider, signals
+    from scrapy.crawler import CrawlerProcess
+
+    paths = page_paths(args.pages)
+    path_index = {path: index for index, path in enumerate(paths)}
+    origins, total = args.origins, args.origins * len(paths)
+    counts = bytearray(total)
+    fates = bytearray(total)
+    outcomes = 0
+    paused = False
+
+    def record(url: str, fate: int) -> None:
+        nonlocal outcomes, paused
+        rest = url[url.index("//o") + 3 :]
+        number = int(rest[: rest.index(".")])
+        slot = path_index[rest[rest.index("/") :]] * origins + number
+        counts[slot] = min(255, counts[slot] + 1)
+        fates[slot] = fate
+        outcomes += 1
+        if args.pause_after and outcomes >= args.pause_after and not paused:
+            paused = True
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: Scrapy's graceful stop
+
+    class BroadSpider(Spider):
+        name = "broad"
+
+        async def start(self) -> Any:
+            state: dict[str, int] = getattr(self, "state", {})
+            index = state.get("next", 0)
+            while index < total:
+                path, number = divmod(index, origins)
+                index += 1
+                state["next"] = index
+                yield Request(
+                    f"http://o{number}.test:{args.port}{paths[path]}",
+                    callback=self.parse,
+                    errback=self.failed,
+                    dont_filter=True,
+                )
+
+        def parse(self, response: Any) -> Any:
+            record(response.url, 1)
+            yield {"url": response.url}
+
+        def failed(self, failure: Any) -> None:
+            message = str(failure.value)
+            if message.startswith("Forbidden by "):
+                fate = 2
+            elif message.startswith("Dropped: robots.txt of ") and "unreachable" in message:
+                fate = 3
+            else:
+                fate = 4
+            record(failure.request.url, fate)
+
+    settings = {**BASE_SETTINGS, "USER_AGENT": AGENT, "JOBDIR": args.jobdir}
+    if args.crawl == "none":
+        settings["ROBOTSTXT_OBEY"] = False
+    else:
+        settings.update(REP_SETTINGS)
+        settings.update(
+            REP_CACHE_MAX_ORIGINS=args.cache_origins,
+            REP_CACHE_MAX_BYTES=args.cache_bytes,
+            REP_MAX_HELD_REQUESTS=args.held,
+        )
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(BroadSpider)
+    closed: dict[str, str] = {}
+
+    def on_closed(spider: Spider, reason: str) -> None:
+        closed["reason"] = reason
+
+    crawler.signals.connect(on_closed, signal=signals.spider_closed)  # a weak reference
+    wall, cpu = time.perf_counter(), time.process_time()
+    process.crawl(crawler)
+    process.start()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    stats = {k: v for k, v in (crawler.stats.get_stats() if crawler.stats else {}).items()}
+    result = {
+        "counts": bytes(counts),
+        "fates": bytes(fates),
+        "wall": wall,
+        "cpu": cpu,
+        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "reason": closed.get("reason", "?"),
+        "stats": {k: v for k, v in stats.items() if isinstance(v, int | float | str)},
+    }
+    Path(args.out).write_bytes(pickle.dumps(result))
+
+
+# --- orchestration (this process) -------------------------------------------------------
+
+
+def run_mode(mode: str, args: argparse.Namespace, port: int, workdir: Path) -> dict[str, Any]:
+    """Crawl ``mode`` in two phases (paused by SIGINT, resumed) with one JOBDIR."""
+    total = args.origins * args.pages
+    pause_after = int(total * args.pause_at) if args.pause_at else 0
+    phases = []
+    jobdir = workdir / f"job-{mode}"
+    for phase, pause in enumerate((pause_after, 0) if pause_after else (0,)):
+        out = workdir / f"{mode}-{phase}.pickle"
+        command = [
+            sys.executable,
+            __file__,
+            f"--crawl={mode}",
+            f"--origins={args.origins}",
+            f"--pages={args.pages}",
+            f"--port={port}",
+            f"--jobdir={jobdir}",
+            f"--out={out}",
+            f"--pause-after={pause}",
+            f"--cache-origins={args.cache_origins}",
+            f"--cache-bytes={args.cache_bytes}",
+            f"--held={args.held}",
+        ]
+        with (workdir / f"{mode}-{phase}.log").open("w") as log:
+            subprocess.run(command, check=True, stderr=log)
+        logged = Counter(
+            level
+            for line in (workdir / f"{mode}-{phase}.log").read_text().splitlines()
+            for level in ("WARNING", "ERROR", "CRITICAL")
+            if f"] {level}:" in line
+        )
+        phases.append(pickle.loads(out.read_bytes()))
+        phases[-1]["logged"] = dict(logged)
+        if phases[-1]["reason"] == "?" or logged["CRITICAL"]:
+            print((workdir / f"{mode}-{phase}.log").read_text()[-5000:], file=sys.stderr)
+            raise SystemExit(f"{mode}: the crawl did not run (see its log above)")
+    return combine(phases)
+
+
+def combine(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = bytearray(len(phases[0]["counts"]))
+    fates = bytearray(len(phases[0]["counts"]))
+    for phase in phases:
+        for slot, count in enumerate(phase["counts"]):
+            if count:
+                counts[slot] = min(255, counts[slot] + count)
+                fates[slot] = phase["fates"][slot]
+    merged: Counter[str] = Counter()
+    for phase in phases:
+        merged.update({k: v for k, v in phase["stats"].items() if isinstance(v, int)})
+    return {
+        "counts": counts,
+        "fates": fates,
+        "wall": sum(p["wall"] for p in phases),
+        "cpu": sum(p["cpu"] for p in phases),
+        "maxrss": max(p["maxrss"] for p in phases),
+        "maxrss_phases": [p["maxrss"] for p in phases],
+        "reasons": [p["reason"] for p in phases],
+        "logged": [p["logged"] for p in phases],
+        "stats": dict(merged),
+    }
+
+
+def expected_fates(args: argparse.Namespace) -> bytearray:
+    """The fate code of every request by the site's rules (faultsite's plan)."""
+    paths = page_paths(args.pages)
+    code = {name: FATES.index(name) for name in FATES}
+    expected = bytearray(args.origins * len(paths))
+    for number in range(args.origins):
+        fates = origin_plan(number, args.seed, paths).fates(paths)
+        for index, path in enumerate(paths):
+            expected[index * args.origins + number] = code[fates[path]]
+    return expected
+
+
+def predicted_rss(args: argparse.Namespace, baseline: int) -> int:
+    """The bound on the add-on's peak RSS that its settings set: the same crawl without
+    robots handling, plus the cache's budget (``REP_CACHE_MAX_BYTES``, parsed and
+    compressed tiers together), plus the held requests kept in memory (at most
+    ``REP_MAX_HELD_REQUESTS``, 2 KiB each), plus the robots.txt bodies being downloaded
+    (half of ``CONCURRENT_REQUESTS``, 500 KiB each at most), plus 64 MiB of slack for
+    the add-on's code and per-origin bookkeeping."""
+    in_flight = BASE_SETTINGS["CONCURRENT_REQUESTS"] // 2 * 500 * 1024
+    return baseline + args.cache_bytes + args.held * 2048 + in_flight + 64 * MIB
+
+
+def check(result: dict[str, Any], expected: bytearray, strict: bool) -> dict[str, int]:
+    """Lost, decided twice and differing requests (``strict``: against the plan)."""
+    lost = twice = wrong = 0
+    for slot, count in enumerate(result["counts"]):
+        if count == 0:
+            lost += 1
+        elif count > 1:
+            twice += 1
+        want = expected[slot] if strict else 1
+        if count and result["fates"][slot] != want:
+            wrong += 1
+    return {"lost": lost, "twice": twice, "wrong": wrong}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--origins", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=500_000)
+    parser.add_argument("--pages", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=20261123)
+    parser.add_argument("--cache-origins", type=int, help="REP_CACHE_MAX_ORIGINS")
+    parser.add_argument("--cache-bytes", type=int, help="REP_CACHE_MAX_BYTES")
+    parser.add_argument("--held", type=int, default=20_000, help="REP_MAX_HELD_REQUESTS")
+    parser.add_argument("--pause-at", type=float, default=0.5, help="0: no pause")
+    parser.add_argument("--modes", default="none,rep")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--workdir", help="keep the JOBDIRs and crawl logs here")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--crawl", help=argparse.SUPPRESS)
+    for hidden in ("--port", "--pause-after"):
+        parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
+    for hidden in ("--jobdir", "--out"):
+        parser.add_argument(hidden, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sys.path.insert(0, str(TESTS))
+    args.pages = args.pages or max(5, round(args.requests / args.origins))
+    # Well below the working set: 1 % of the origins parsed, and a byte budget whose
+    # half (the compressed tier's share at least) holds every origin compressed (under
+    # 1 KB each) and a few parsed robots.txt over 500 KiB (one origin in 17, each
+    # estimated at 3 MB parsed): a small share of the working set (18 GB parsed).
+    args.cache_origins = args.cache_origins or max(10, args.origins // 100)
+    args.cache_bytes = args.cache_bytes or args.origins * 2000 + 16 * MIB
+    if args.serve:
+        serve(args.origins, args.pages, args.seed)
+        return 0
+    if args.crawl:
+        crawl_phase(args)
+        return 0
+    return orchestrate(args)
+
+
+def orchestrate(args: argparse.Namespace) -> int:
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--serve",
+            f"--origins={args.origins}",
+            f"--pages={args.pages}",
+            f"--seed={args.seed}",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    port = int(server.stdout.readline())
+    results: dict[str, dict[str, Any]] = {}
+    served: dict[str, dict[str, Any]] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="scrapy_rep-broad-") as temporary:
+            workdir = args.workdir or temporary
+            Path(workdir).mkdir(parents=True, exist_ok=True)
+            for mode in args.modes.split(","):
+                server.stdin.write("reset\n")
+                server.stdin.flush()
+                assert server.stdout.readline().strip() == "ok"
+                results[mode] = run_mode(mode, args, port, Path(workdir))
+                server.stdin.write("report\n")
+                server.stdin.flush()
+                served[mode] = json.loads(server.stdout.readline())
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+    return report(args, results, served)
+
+
+def report(
+    args: argparse.Namespace, results: dict[str, dict[str, Any]], served: dict[str, Any]
+) -> int:
+    expected = expected_fates(args)
+    total = len(expected)
+    plan = Counter(FATES[code] for code in expected)
+    print(
+        f"{args.origins:,} origins × {args.pages} pages = {total:,} requests "
+        f"({plan['downloaded']:,} allowed, {plan['forbidden']:,} forbidden, "
+        f"{plan['unreachable']:,} behind an unreachable robots.txt); "
+        f"REP_CACHE_MAX_ORIGINS={args.cache_origins:,}, "
+        f"REP_CACHE_MAX_BYTES={args.cache_bytes / MIB:.1f} MiB, "
+        f"REP_MAX_HELD_REQUESTS={args.held:,}; pause at {args.pause_at:.0%}\n"
+    )
+    figures: dict[str, Any] = {"origins": args.origins, "requests": total, "modes": {}}
+    ok = True
+    print("| mode | wall s | CPU s | pages | pages/s | CPU ms/request | peak RSS MB (phases) |")
+    print("|---|---|---|---|---|---|---|")
+    for mode, result in results.items():
+        pages = sum(1 for fate in result["fates"] if fate == 1)
+        figures["modes"][mode] = row = {
+            "wall": result["wall"],
+            "cpu": result["cpu"],
+            "pages": pages,
+            "pages_per_s": pages / result["wall"],
+            "cpu_ms_per_request": 1000 * result["cpu"] / total,
+            "maxrss": result["maxrss"],
+            "maxrss_phases": result["maxrss_phases"],
+            "reasons": result["reasons"],
+            "logged": result["logged"],
+            "served": served[mode],
+            "stats": {k: v for k, v in result["stats"].items() if k.startswith("rep/")},
+            **check(result, expected, strict=mode == "rep"),
+        }
+        phases = ", ".join(f"{rss / MIB:.0f}" for rss in result["maxrss_phases"])
+        print(
+            f"| {mode} | {row['wall']:.1f} | {row['cpu']:.1f} | {pages:,} | "
+            f"{row['pages_per_s']:.0f} | {row['cpu_ms_per_request']:.2f} | "
+            f"{result['maxrss'] / MIB:.0f} ({phases}) |"
+        )
+    for mode, row in figures["modes"].items():
+        print(
+            f"\n{mode}: closed {row['reasons']}; log lines {row['logged']}; "
+            f"lost {row['lost']:,}, decided twice {row['twice']:,}, "
+            f"fate differs from the plan {row['wrong']:,}; server: "
+            f"{row['served']['pages_served']:,} pages served, "
+            f"{row['served']['pages_served_twice']:,} twice, "
+            f"{row['served']['robots_total']:,} robots.txt downloads"
+        )
+        ok = ok and not (row["lost"] or row["twice"] or row["wrong"])
+    if "rep" in figures["modes"]:
+        ok = report_rep(args, figures) and ok
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1, default=str))
+    print(f"\nall requests accounted for, none let through: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+def report_rep(args: argparse.Namespace, figures: dict[str, Any]) -> bool:
+    rep = figures["modes"]["rep"]
+    served = rep["served"]
+    print(
+        f"rep: forbidden or unreachable pages the server served: {served['not_allowed_served']:,}"
+    )
+    for example in served["examples"]:
+        print(f"  served: {example}")
+    print("rep: robots.txt downloads per origin, by kind (downloads: origins):")
+    for kind, histogram in served["robots_by_kind"].items():
+        origins = sum(histogram.values())
+        downloads = sum(int(k) * v for k, v in histogram.items())
+        spread = ", ".join(
+            f"{k}: {v:,}" for k, v in sorted(histogram.items(), key=lambda kv: int(kv[0]))
+        )
+        print(f"  {kind:20} {downloads / origins:5.2f} per origin  ({spread})")
+    print(f"rep: stats: {json.dumps(rep['stats'], sort_keys=True)}")
+    if "none" in figures["modes"]:
+        none = figures["modes"]["none"]
+        ratio = rep["pages_per_s"] / none["pages_per_s"]
+        decided = args.origins * args.pages
+        print(
+            f"rep: pages/s {ratio:.2f}× none; requests settled/s {decided / rep['wall']:.0f} "
+            f"against {decided / none['wall']:.0f} ({none['wall'] / rep['wall']:.2f}×); "
+            f"CPU per request {rep['cpu'] / none['cpu']:.2f}× none"
+        )
+        predicted = predicted_rss(args, none["maxrss"])
+        print(
+            f"rep: peak RSS {rep['maxrss'] / MIB:.0f} MB, predicted at most "
+            f"{predicted / MIB:.0f} MB (none's {none['maxrss'] / MIB:.0f} MB + settings)"
+        )
+        rep["ratio_pages_per_s"] = ratio
+        rep["predicted_rss"] = predicted
+    return served["not_allowed_served"] == 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
