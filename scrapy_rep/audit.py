@@ -63,7 +63,9 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.purpose import UsageDecision
     from scrapy_rep.robotstxt import Decision
+    from scrapy_rep.usage import Refusal
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
@@ -130,6 +132,7 @@ class AuditTrail:
         connect(self._held, signal=rep_signals.request_held)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._item_refused, signal=rep_signals.item_refused)
+        connect(self._file_checked, signal=rep_signals.file_checked)
 
     # ------------------------------------------------------------------ the requests
 
@@ -292,6 +295,22 @@ class AuditTrail:
         self._final(request.meta[ID_KEY][0], state, "fetched", **extra)
 
     @_guarded
+    @_guarded
+    def _file_checked(
+        self, url: str, decision: UsageDecision, reading: Any, refusal: Refusal | None, **_: Any
+    ) -> None:
+        """A file the media pipelines downloaded, held against the crawl's purposes."""
+        if refusal is None:
+            fate = "stored"
+        else:
+            fate = "marked" if self.config.purpose_action == "mark" else "refused"
+        record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
+        if refusal is not None:
+            record["refused_for"] = refusal.purpose
+            record["why"] = refusal.message
+        self.counts["files"] += 1
+        self._emit(record)
+
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.trails.AuditMiddleware`)."""
         state = self._state(request)

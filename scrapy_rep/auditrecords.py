@@ -160,6 +160,23 @@ def usage_part(decision: UsageDecision, robots_sha: str, tdm_sha: str) -> dict[s
     }
 
 
+def file_line(
+    run: str, url: str, fate: str, decision: UsageDecision, media: dict[str, Any]
+) -> dict[str, Any]:
+    """A file that FilesPipeline / ImagesPipeline downloaded and read for its own
+    statements (IPTC Data Mining, C2PA): ``fate`` is ``stored``, ``refused`` or
+    ``marked``; ``usage`` says which statement decided (docs/audit-trail.md)."""
+    return {
+        "type": "file",
+        "run": run,
+        "time": iso_time(),
+        "url": url,
+        "fate": fate,
+        "usage": usage_part(decision, "", ""),
+        "media": media,
+    }
+
+
 def end_line(run: str, reason: str, counts: dict[str, int]) -> dict[str, Any]:
     ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
     ordered.update({fate: counts.get(fate, 0) for fate in FATES})

@@ -25,7 +25,7 @@ from scrapy_rep.trailread import FATES, SCHEMA, Line, Trail, text
 from scrapy_rep.trailverify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
-COUNTED: Final = ("url", *FATES)
+COUNTED: Final = ("url", *FATES, "files")
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,10 @@ class _Verifier:
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
+        elif kind == "file":
+            # A media file's own statements are in its bytes, which the trail does not
+            # keep: its decision is taken as recorded (docs/audit-trail.md).
+            run.counts["files"] += 1
         elif kind == "end":
             self._end(line.number, record, run)
         else:

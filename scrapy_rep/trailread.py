@@ -30,7 +30,7 @@ from scrapy_rep.trailfile import SCHEMA as SCHEMA
 from scrapy_rep.trailfile import snapshot_dir
 
 #: The line types of schema v1.
-TYPES: Final = frozenset({"run", "snapshot", "url", "end"})
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end"})
 #: The fates a ``url`` line can have.
 FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
 

@@ -124,7 +124,20 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 f"line {line.number}: {record.get('url')} was redirected here "
                 f"(run {str(record.get('run'))[:8]})"
             )
+        elif kind == "file" and record.get("url") == url:
+            found += 1
+            lines += _file(line.number, record)
     return lines, found
+
+
+def _file(number: int, record: dict[str, Any]) -> list[str]:
+    """A file a media pipeline downloaded and read for its own statements."""
+    fate = {"stored": "stored", "refused": "not stored", "marked": "stored and marked"}
+    said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
+    text = [f"line {number}: file read for its own statements; {said}"]
+    if record.get("why"):
+        text.append(f"  why: {record['why']}")
+    return text + _usage(record.get("usage"))
 
 
 def _record(

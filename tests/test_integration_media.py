@@ -398,3 +398,36 @@ async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_els
     found = await run("ai-train", tmp_path, build=build_truncated)
     assert found["stored"] == {"ok.jpg"}
     assert found["results"]["cut.jpg"]["status"] == "refused"
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: "the audit trail gets the file's record with the deciding statement";
+    the trail stays verifiable and ``show`` tells a file's story."""
+    from scrapy_rep.trailcheck import verify
+    from scrapy_rep.trailread import Trail
+    from scrapy_rep.trailshow import story
+
+    trail = tmp_path / "trail.jsonl"
+    found = await run("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
+    files = {
+        str(line.record["url"]).rsplit("/", 1)[1]: line.record
+        for line in Trail(trail).lines()
+        if line.type == "file" and line.record is not None
+    }
+    assert set(files) == found["all"]  # one record per file read
+    refused = {name for name, record in files.items() if record["fate"] == "refused"}
+    assert refused == {name for name, r in found["results"].items() if r["status"] == "refused"}
+    prohibited = files["DMI-PROHIBITED.png"]
+    assert prohibited["refused_for"] == "ai-train"
+    assert prohibited["why"] == "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
+    deciding = prohibited["usage"]["signals"][prohibited["usage"]["decided_by"]["ai-train"]]
+    assert deciding["source"] == "XMP plus:DataMining DMI-PROHIBITED"
+    assert files["DMI-ALLOWED.jpg"]["fate"] == "stored"
+    result = verify(trail)
+    assert result.clean, result.findings
+    text, count = story(trail, prohibited["url"])
+    assert count == 1 and "not stored" in text[0]
+    assert any("DMI-PROHIBITED" in line for line in text)
