@@ -40,3 +40,26 @@ def chain_breaks(path: Path) -> list[int]:
             broken.append(number)
         prev = hashlib.sha256(line).hexdigest()
     return broken
+
+
+async def paused_and_resumed(
+    spidercls: Any, settings: dict[str, Any], urls: list[str], pause_after: int, wait: float
+) -> None:
+    """Crawl ``urls`` with ``settings`` (a JOBDIR), stop the crawl once its spider has
+    downloaded ``pause_after`` pages (or after ``wait`` seconds), then resume it in a
+    second crawler: a JOBDIR pause and resume as a user does it."""
+    from scrapy.utils.defer import deferred_from_coro
+    from scrapy.utils.test import get_crawler
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    first = get_crawler(spidercls, settings)
+    running = first.crawl(urls=urls)
+    for _ in range(int(wait / 0.05)):
+        await deferLater(reactor, 0.05)
+        spider = getattr(first, "spider", None)
+        if spider is not None and len(spider.downloaded) >= pause_after:
+            break
+    await deferred_from_coro(first.stop_async())
+    await running
+    await get_crawler(spidercls, settings).crawl(urls=urls)

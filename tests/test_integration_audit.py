@@ -16,13 +16,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url, chain_breaks, lines, url_records
+from audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
 from scrapy import Request, signals
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
-from twisted.internet.task import deferLater
 
 from scrapy_rep.audit import ID_KEY
 from scrapy_rep.crawl.trails import trail_of
@@ -207,18 +204,8 @@ async def test_issue20_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
         "REP_MAX_HELD_REQUESTS": 5,
         "CONCURRENT_REQUESTS": 4,
     }
-    first = get_crawler(MenuSpider, settings)
-    running = first.crawl(urls=starts)
-    for _ in range(400):  # pause once some pages are in (at most 20 s)
-        await deferLater(reactor, 0.05)
-        spider = getattr(first, "spider", None)
-        if spider is not None and len(spider.downloaded) >= 10:
-            break
-    await deferred_from_coro(first.stop_async())
-    await running
-    second = get_crawler(MenuSpider, settings)
-    try:
-        await second.crawl(urls=starts)
+    try:  # pause once some pages are in (at most 20 s)
+        await paused_and_resumed(MenuSpider, settings, starts, pause_after=10, wait=20)
     finally:
         await sites.close()
     records = url_records(audit)
@@ -452,18 +439,8 @@ async def test_issue20_10000_urls_paused_and_resumed_one_final_record_each(
         "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
         "LOG_LEVEL": "WARNING",
     }
-    first = get_crawler(ListSpider, settings)
-    running = first.crawl(urls=starts)
-    for _ in range(1200):  # pause a third of the way (at most 60 s)
-        await deferLater(reactor, 0.05)
-        spider = getattr(first, "spider", None)
-        if spider is not None and len(spider.downloaded) >= 2000:
-            break
-    await deferred_from_coro(first.stop_async())
-    await running
-    second = get_crawler(ListSpider, settings)
-    try:
-        await second.crawl(urls=starts)
+    try:  # pause a third of the way (at most 60 s)
+        await paused_and_resumed(ListSpider, settings, starts, pause_after=2000, wait=60)
     finally:
         await sites.close()
     records = url_records(audit)

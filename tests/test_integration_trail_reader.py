@@ -12,11 +12,8 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from audittrail import paused_and_resumed
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
-from scrapy.utils.defer import deferred_from_coro
-from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
-from twisted.internet.task import deferLater
 
 from scrapy_rep.trailcli import main
 from scrapy_rep.trailread import Trail
@@ -145,18 +142,8 @@ async def test_a_paused_and_resumed_crawl_verifies_clean(tmp_path: Path) -> None
         "RETRY_ENABLED": True, "RETRY_TIMES": 2, "CONCURRENT_REQUESTS": 8,
         "LOG_LEVEL": "WARNING",
     }  # fmt: skip
-    first = get_crawler(ListSpider, settings)
-    running = first.crawl(urls=starts)
-    for _ in range(600):  # pause once some pages are in (at most 30 s)
-        await deferLater(reactor, 0.05)
-        spider = getattr(first, "spider", None)
-        if spider is not None and len(spider.downloaded) >= 60:
-            break
-    await deferred_from_coro(first.stop_async())
-    await running
-    second = get_crawler(ListSpider, settings)
-    try:
-        await second.crawl(urls=starts)
+    try:  # pause once some pages are in (at most 30 s)
+        await paused_and_resumed(ListSpider, settings, starts, pause_after=60, wait=30)
     finally:
         await sites.close()
     status, out = audit("verify", str(trail))
