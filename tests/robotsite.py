@@ -156,6 +156,19 @@ BASE_SETTINGS: dict[str, Any] = {
 }
 
 
+def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
+    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+
+    def connect(crawler: Crawler) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
+
+    return connect
+
+
 async def crawl(
     urls: Sequence[str],
     settings: dict[str, Any] | None = None,

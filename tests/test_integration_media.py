@@ -10,8 +10,7 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, pdf, png, xmp_packet
-from robotsite import ListSpider, Reply, Sites, crawl, robots
-from scrapy import signals as scrapy_signals
+from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep import signals
 from scrapy_rep._c2pa import available
@@ -104,9 +103,7 @@ async def run(
     store = Path(settings.pop("IMAGES_STORE", tmp_path / f"store-{purpose}"))
 
     def connect(crawler: Any) -> None:
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
-        )
+        collecting_items(items)(crawler)
         crawler.signals.connect(
             lambda **kw: refused.append(kw), signal=signals.file_refused, weak=False
         )
@@ -309,10 +306,7 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
     GallerySpider.extra = {}
     items: list[Any] = []
 
-    def connect(crawler: Any) -> None:
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     settings = {
         "REP_PURPOSE": "ai-train",
@@ -346,10 +340,7 @@ async def test_files_pipeline_with_pdfs(tmp_path: Path) -> None:
     items: list[Any] = []
     FileSpider.file_urls = [sites.url("docs", "/no.pdf"), sites.url("docs", "/yes.pdf")]
 
-    def connect(crawler: Any) -> None:
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=scrapy_signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     try:
         await crawl(

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from audittrail import by_url, chain_breaks, lines
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
@@ -127,12 +127,7 @@ async def run(
     if purpose != "search":
         settings["REP_PURPOSE_AGENTS"] = ["GPTBot"]
 
-    def connect(crawler: Any) -> None:
-        from scrapy import signals
-
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     try:
         crawler, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
@@ -238,12 +233,7 @@ async def test_hostile_signals_are_unknown_and_never_lose_a_page(tmp_path: Path)
     urls = [sites.url("garbage", "/p"), sites.url("garbage", "/q"), sites.url("broken", "/p")]
     items: list[Any] = []
 
-    def connect(crawler: Any) -> None:
-        from scrapy import signals
-
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     try:
         crawler, spider = await crawl(urls, {"REP_PURPOSE": "ai-train"}, ItemSpider, connect)
@@ -312,12 +302,7 @@ async def test_a_child_request_with_its_parents_meta_does_not_inherit_its_signal
         "REP_AUDIT_FILE": str(audit),
     }
 
-    def connect(crawler: Any) -> None:
-        from scrapy import signals
-
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     try:
         _, spider = await crawl([sites.url("a", "/parent")], settings, MetaCopyingSpider, connect)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Reply, Sites, crawl, robots
+from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 
@@ -135,12 +135,7 @@ async def run(purpose: str, **extra: Any) -> tuple[Any, Any, dict[str, str], Sit
         **extra,
     }
 
-    def connect(crawler: Any) -> None:
-        from scrapy import signals
-
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
-        )
+    connect = collecting_items(items)
 
     try:
         crawler, spider = await crawl(list(urls.values()), settings, ItemSpider, connect)
@@ -242,13 +237,9 @@ async def gallery_crawl(
     }
 
     def connect(crawler: Any) -> None:
-        from scrapy import signals
-
         from scrapy_rep.signals import request_refused
 
-        crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
-        )
+        collecting_items(items)(crawler)
 
         def on_refused(request: Any, message: str, **_: Any) -> None:
             refused[request.url] = message
