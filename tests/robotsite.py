@@ -10,10 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import pairwise
+from typing import Any, ClassVar
 
 from scrapy import Request, Spider
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
+from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.python.failure import Failure
@@ -154,6 +157,41 @@ BASE_SETTINGS: dict[str, Any] = {
     "LOG_LEVEL": "DEBUG",
     "TELNETCONSOLE_ENABLED": False,
 }
+
+
+class TimedHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP handler, noting when the downloader hands it each request.
+
+    That moment is where a download slot's delay is measured from. The servers' arrival
+    times are not: they share the crawl's reactor, so a busy reactor can deliver one
+    request late and make the gap to the next one look shorter than the delay kept."""
+
+    #: URL -> when (``time.monotonic()``) each request for it was handed over.
+    sent: ClassVar[dict[str, list[float]]] = {}
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self.sent.clear()  # one crawl at a time: its own times only
+
+    async def download_request(self, request: Request) -> Response:
+        self.sent.setdefault(request.url, []).append(time.monotonic())
+        return await super().download_request(request)
+
+
+#: Settings that make a crawl record its send times in :attr:`TimedHandler.sent`.
+TIMED = {"DOWNLOAD_HANDLERS": {"http": "robotsite.TimedHandler"}}
+
+
+def page_gaps(base: str) -> list[float]:
+    """The gaps between consecutive page requests the crawl sent to the origin at ``base``
+    (robots.txt left out), from :attr:`TimedHandler.sent`."""
+    sent = sorted(
+        t
+        for url, times in TimedHandler.sent.items()
+        if url.startswith(base) and not url.endswith("/robots.txt")
+        for t in times
+    )
+    return [later - earlier for earlier, later in pairwise(sent)]
 
 
 def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
