@@ -98,7 +98,7 @@ class RobotsTxtMiddleware:
         #: The robots.txt verdict on each request.
         self.robots = RobotsGate(crawler, config, self.slots, self._refuse)
 
-        def document(kind: Document, parse: Any, stand_in: Any) -> OriginDocument[Any]:
+        def document(kind: Document[Any], parse: Any, stand_in: Any) -> OriginDocument[Any]:
             return OriginDocument(
                 crawler, kind, parse, stand_in, config, policy, timeout, client, self._release,
                 self.held.count, clock,

@@ -26,9 +26,12 @@ over Scrapy's engine and the checker over urllib, so the two cannot drift apart:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any
 from urllib.parse import urljoin
 
+from scrapy_rep.documentkind import ROBOTS_TXT as ROBOTS_TXT
+from scrapy_rep.documentkind import TDMREP as TDMREP
+from scrapy_rep.documentkind import DocumentKind
 from scrapy_rep.fetchpolicy import (
     MAX_REDIRECTS,
     Effect,
@@ -37,42 +40,10 @@ from scrapy_rep.fetchpolicy import (
     retry_after_seconds,
 )
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.tdmrep import WELL_KNOWN_PATH
 
-
-@dataclass(frozen=True)
-class Document:
-    """A per-origin document fetched by the same procedure and kept by the same cache."""
-
-    #: For people: ``robots.txt``.
-    name: str
-    #: Where it lives at the root of an origin.
-    path: str
-    #: What its absence means: ``everything allowed``.
-    when_absent: str
-    #: What an unreachable one means until it is back.
-    when_unreachable: str
-    #: Where its stats go: ``rep/robotstxt/…``.
-    stat_prefix: str
-
-
-ROBOTS_TXT: Final = Document(
-    "robots.txt",
-    "/robots.txt",
-    "everything allowed",
-    "temporarily everything disallowed",
-    "rep/robotstxt",
-)
-#: W3C TDMRep's file (report §3.1), fetched for AI purposes (``REP_PURPOSE``): "Failure
-#: to provide access to such a representation implies that the origin server does not
-#: implement this protocol", so a 4xx means no reservation.
-TDMREP: Final = Document(
-    "tdmrep.json",
-    WELL_KNOWN_PATH,
-    "no TDM reservation",
-    "TDM rights taken as reserved for now",
-    "rep/tdmrep",
-)
+#: The kind of document a procedure fetches (its ``name``, ``path`` and the words for its
+#: outcomes): :class:`~scrapy_rep.documentkind.DocumentKind`.
+Document = DocumentKind
 
 
 @dataclass(frozen=True)
@@ -114,7 +85,9 @@ class Fetched:
 class FetchProcedure:
     """The redirect chain of one download (SPEC §4, RFC 9309 §2.3.1.2)."""
 
-    def __init__(self, document: Document, url: str, max_redirects: int = MAX_REDIRECTS) -> None:
+    def __init__(
+        self, document: Document[Any], url: str, max_redirects: int = MAX_REDIRECTS
+    ) -> None:
         self.document = document
         self.url = url
         self.current = url

@@ -108,7 +108,11 @@ def fetch_robotstxt(
 
 
 def fetch_document(
-    url: str, document: Document, *, user_agent: str = DEFAULT_USER_AGENT, timeout: float = 10.0
+    url: str,
+    document: Document[Any],
+    *,
+    user_agent: str = DEFAULT_USER_AGENT,
+    timeout: float = 10.0,
 ) -> Fetched:
     """What fetching ``url`` (a per-origin document) came to, within ``timeout`` seconds."""
     procedure = FetchProcedure(document, url)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, cast
 
+from scrapy_rep.documentkind import RESERVED_ALL as RESERVED_ALL
+from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.purpose import (
     PURPOSE_INDEX,
     Purpose,
@@ -40,7 +42,7 @@ from scrapy_rep.purpose import (
     page_signals,
     tdmrep_signal,
 )
-from scrapy_rep.tdmrep import NO_FILE, NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
+from scrapy_rep.tdmrep import NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
 
 if TYPE_CHECKING:
     from scrapy_rep.aipref import Attached
@@ -245,13 +247,7 @@ def _entry_signal(entry: TdmEntry) -> UsageSignal:
     return tdmrep_signal(resolve(entry))
 
 
-#: Everything reserved: the verdict for an origin whose tdmrep.json stayed unreachable
-#: (``REP_UNREACHABLE_ACTION = "drop"``).
-RESERVED_ALL: Final = TdmRepFile([TdmEntry(0, "/", True, None)])
-
-
 def tdm_stand_in(allow: bool) -> TdmRepFile:
     """The tdmrep.json that stands in for an absent file (nothing reserved) or an
-    unreachable one given up on (everything reserved), as ``ALLOW_ALL`` and
-    ``DISALLOW_ALL`` do for robots.txt."""
-    return NO_FILE if allow else RESERVED_ALL
+    unreachable one given up on (everything reserved, :data:`RESERVED_ALL`)."""
+    return TDMREP.stand_in(allow)

@@ -56,7 +56,7 @@ class OriginDocument(Generic[D]):
     def __init__(
         self,
         crawler: Crawler,
-        document: Document,
+        document: Document[Any],
         parse: Callable[[bytes], D],
         stand_in: Callable[[bool], D],
         config: RepConfig,

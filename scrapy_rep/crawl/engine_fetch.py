@@ -85,7 +85,7 @@ class EngineFetcher:
         self,
         crawler: Crawler,
         timeout: float,
-        document: Document = ROBOTS_TXT,
+        document: Document[Any] = ROBOTS_TXT,
         slot_of: Callable[[Origin], object] = lambda origin: None,
     ) -> None:
         self.crawler = crawler

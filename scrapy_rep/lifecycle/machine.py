@@ -50,7 +50,7 @@ class Lifecycle(SharedStoreSteps[D]):
         stand_in: Callable[[bool], D],
         cache: DocumentCache[D],
         size_of: Callable[[D, bytes], int] = lambda rules, body: len(body),
-        document: Document = ROBOTS_TXT,
+        document: Document[Any] = ROBOTS_TXT,
     ) -> None:
         self.policy = policy
         self.document = document
