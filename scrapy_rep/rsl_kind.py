@@ -1,0 +1,33 @@
+"""The RSL license document as a :class:`~scrapy_rep.documentkind.DocumentKind` (pure).
+
+Its key is the license URL itself (found in robots.txt's ``License:`` line, a ``Link``
+header or an HTML ``<link rel="license">``), so its ``path`` is empty and one document
+is fetched once per license URL whichever origins name it. Stand-ins (RSL 1.0 and
+docs/purpose-notes.md §9): absent (a 4xx) means no license terms; unreachable (given up
+on) means no AI use for now, as tdmrep.json's "everything reserved".
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from scrapy_rep.documentkind import DocumentKind, body_size
+from scrapy_rep.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+
+#: Appended to a license URL to name its record in a shared store: a license URL may be
+#: any URL, even ``https://host/.well-known/tdmrep.json``; ``#`` never ends a key we store
+#: (keys are fragment-free URLs and origins), so the names never collide.
+STORE_SUFFIX: Final = "#rsl"
+
+RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
+    name="rsl",
+    path="",
+    when_absent="no license terms",
+    when_unreachable="no AI use for now",
+    stat_prefix="rep/rsl",
+    absent=ABSENT,
+    unreachable=UNREACHABLE,
+    parse=parse_rsl,
+    size_of=body_size,
+    store_suffix=STORE_SUFFIX,
+)

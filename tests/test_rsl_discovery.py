@@ -1,0 +1,162 @@
+"""Where RSL licenses are named: robots.txt's License line, the Link header, the HTML
+<link rel="license">; the RSL document kind through shared records; REP_RSL_LICENSES."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.cache import CacheEntry
+from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP
+from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
+from scrapy_rep.rsl import ABSENT, UNREACHABLE, RslDocument
+from scrapy_rep.rsl_discovery import html_licenses, link_header_licenses
+from scrapy_rep.rsl_kind import RSL
+from scrapy_rep.rsl_terms import decide
+from scrapy_rep.settings import RepConfig, RepSettingError
+
+PAGE = "http://a.example/dir/page"
+L = "https://a.example/license.xml"
+
+
+# --------------------------------------------------------------- robots.txt License:
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+def test_robots_txt_license_lines_are_file_wide(profile: str) -> None:
+    body = (
+        b"License: https://a.example/license.xml\n"
+        b"User-agent: *\nlicense: https://b.example/l.xml\nDisallow: /private\n\n"
+        b"User-agent: other\nLICENSE: https://a.example/license.xml\nDisallow: /\n"
+        b"License:\nSitemap: https://a.example/s.xml\n"
+    )
+    rules = parse_robotstxt(body, profile)
+    assert rules.licenses == (L, "https://b.example/l.xml")
+    assert rules.sitemaps == ("https://a.example/s.xml",)
+    # The License lines change no group: the rules read as without them.
+    kept = [line for line in body.split(b"\n") if b"icense" not in line.lower()]
+    without = parse_robotstxt(b"\n".join(kept), profile)
+    for path in ("/", "/private", "/x"):
+        for agent in ("bot", "other"):
+            url = "http://a.example" + path
+            assert rules.allowed(url, agent) == without.allowed(url, agent)
+
+
+def test_no_license_line_and_stand_ins() -> None:
+    assert parse_robotstxt(b"User-agent: *\nDisallow:\n").licenses == ()
+    assert ALLOW_ALL.licenses == ()
+
+
+# --------------------------------------------------------------- Link header
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([f'<{L}>; rel="license"; type="application/rsl+xml"'], (L,)),
+        (['</license.xml>; rel=license; type=application/rsl+xml'], (L.replace("https", "http"),)),
+        (['<l.xml>;type="Application/RSL+XML; charset=utf-8";REL="nofollow License"'],
+         ("http://a.example/dir/l.xml",)),
+        ([f'<{L}>; rel="license"'], ()),  # no type: not an RSL document (a CC license…)
+        ([f'<{L}>; rel="licence"; type="application/rsl+xml"'], ()),
+        ([f'<{L}>; rel="alternate"; type="application/rsl+xml"'], ()),
+        (['<javascript:alert(1)>; rel=license; type=application/rsl+xml'], ()),
+        ([b'</a>; rel="next", </b.xml>; title="x, y; z"; rel="license"; '
+          b'type="application/rsl+xml"'], ("http://a.example/b.xml",)),
+        ([f"<{L}>; rel=license; type=application/rsl+xml"] * 2, (L,)),
+        (["<unterminated; rel=license; type=application/rsl+xml"], ()),
+        (["garbage ;;; ,,, <>"], ()),
+        ([], ()),
+    ],
+)  # fmt: skip
+def test_link_header(values: list[str | bytes], expected: tuple[str, ...]) -> None:
+    assert link_header_licenses(values, PAGE) == expected
+
+
+def test_a_huge_link_header_is_read_in_linear_time() -> None:
+    value = "<x>; rel=" + '"' * 100_000 + ", " * 100_000
+    assert link_header_licenses([value], PAGE) == ()
+
+
+# --------------------------------------------------------------- HTML <link>
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ('<link rel="license" type="application/rsl+xml" href="/license.xml">',
+         ("http://a.example/license.xml",)),
+        (f'<head><LINK REL="License" TYPE="application/RSL+xml" HREF="{L}"></head>', (L,)),
+        ('<link rel="license" href="https://creativecommons.org/licenses/by/4.0/">'
+         '<p>application/rsl+xml</p>', ()),
+        ('<template><link rel="license" type="application/rsl+xml" href="/t.xml"></template>', ()),
+        ('<link rel="license" type="application/rsl+xml">', ()),  # no href
+        ('<link rel="license" type="application/rsl+xml" href="data:text/xml,<rsl/>">', ()),
+        ("<p>no links</p>", ()),
+        ("", ()),
+        ("\x00<<<rsl+xml>>>", ()),
+    ],
+)  # fmt: skip
+def test_html_link(html: str, expected: tuple[str, ...]) -> None:
+    assert html_licenses(html, PAGE) == expected
+
+
+# --------------------------------------------------------------- the document kind
+
+BODY = (
+    b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/books/*"><license>'
+    b'<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+)
+PROBES = ("http://a.example/", "http://a.example/books/1")
+
+
+def _round_trip(document: RslDocument, body: bytes) -> RslDocument:
+    import zlib
+
+    entry = CacheEntry(document, "200", 1.0, 2.0, 3.0, 200, zlib.compress(body) if body else b"")
+    record = RSL.record_of(L, entry, 0, None, 0.0, "200", 1.0)
+    assert record.origin == L + "#rsl"
+    return RSL.entry_of(record).rules
+
+
+@pytest.mark.parametrize(
+    ("document", "body"),
+    [(RSL.parse(BODY), BODY), (ABSENT, b""), (UNREACHABLE, b""), (RSL.parse(b"junk"), b"junk")],
+    ids=["parsed", "absent", "unreachable", "unreadable"],
+)
+def test_the_rsl_kind_round_trips_through_a_shared_record(
+    document: RslDocument, body: bytes
+) -> None:
+    back = _round_trip(document, body)
+    if not body:
+        assert back is document  # the stand-in itself, not a copy
+    for url in PROBES:
+        assert decide(back, url, frozenset(), L) == decide(document, url, frozenset(), L)
+
+
+def test_the_rsl_kind() -> None:
+    assert RSL.path == "" and RSL.url(L) == L
+    assert RSL.stand_in(True) is ABSENT and RSL.stand_in(False) is UNREACHABLE
+    assert RSL.verdict_of(ABSENT) is True and RSL.verdict_of(UNREACHABLE) is False
+    assert RSL.verdict_of(RSL.parse(BODY)) is None
+    assert str(RSL.hold_key(L)) == f"{L} (rsl)"
+    # Its records never take the name of another kind's, whatever the license URL.
+    tdm_url = "https://a.example/.well-known/tdmrep.json"
+    assert RSL.store_name(tdm_url) != TDMREP.store_name("https://a.example")
+    assert RSL.store_name("https://a.example") != ROBOTS_TXT.store_name("https://a.example")
+    assert RSL.stat_prefix not in (ROBOTS_TXT.stat_prefix, TDMREP.stat_prefix)
+
+
+# --------------------------------------------------------------- REP_RSL_LICENSES
+
+
+def test_rsl_licenses_setting() -> None:
+    assert RepConfig.defaults().rsl_licenses == ()
+    config = RepConfig.from_settings({"REP_RSL_LICENSES": f"{L}, https://ls.example/api,{L}"})
+    assert config.rsl_licenses == (L, "https://ls.example/api")
+    assert RepConfig.from_settings({"REP_RSL_LICENSES": [L]}).rsl_licenses == (L,)
+
+
+@pytest.mark.parametrize("value", ["license.xml", ["ftp://a/l"], [L, 3], "https://", 42])
+def test_rsl_licenses_setting_errors(value: object) -> None:
+    with pytest.raises(RepSettingError, match=r"^REP_RSL_LICENSES: expected"):
+        RepConfig.from_settings({"REP_RSL_LICENSES": value})
