@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
 import pytest
 
 from scrapy_rep.cache import CacheEntry
@@ -10,10 +14,11 @@ from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
 from scrapy_rep.rsl import ABSENT, UNREACHABLE, RslDocument
 from scrapy_rep.rsl_discovery import html_licenses, link_header_licenses
-from scrapy_rep.rsl_kind import RSL
+from scrapy_rep.rsl_kind import RSL, license_key, licenses_to_wait_for
 from scrapy_rep.rsl_terms import decide
 from scrapy_rep.settings import RepConfig, RepSettingError
 
+T = TypeVar("T")
 PAGE = "http://a.example/dir/page"
 L = "https://a.example/license.xml"
 
@@ -160,3 +165,69 @@ def test_rsl_licenses_setting() -> None:
 def test_rsl_licenses_setting_errors(value: object) -> None:
     with pytest.raises(RepSettingError, match=r"^REP_RSL_LICENSES: expected"):
         RepConfig.from_settings({"REP_RSL_LICENSES": value})
+
+
+def _complete(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that awaits nothing (the JOBDIR store works in memory and on
+    disk synchronously) to its end, without an event loop (the test reactor has one)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise AssertionError("the store awaited something")
+
+
+def test_the_rsl_kind_round_trips_through_the_jobdir_store(tmp_path: Path) -> None:
+    import zlib
+
+    from scrapy_rep.crawl.stores import JobdirStore
+
+    document = RSL.parse(BODY)
+    entry = CacheEntry(document, "200", 1.0, 2.0, 3.0, 200, zlib.compress(BODY))
+    absent = CacheEntry(ABSENT, "404", 1.0, 2.0, 3.0, 404)
+    tdm_url = "https://a.example/.well-known/tdmrep.json"
+
+    async def write() -> None:
+        store = JobdirStore(tmp_path / "robots", 100)
+        await store.save(RSL.record_of(L, entry, 0, None, 0.0, "200", 1.0), 10.0)
+        await store.save(RSL.record_of(tdm_url, absent, 0, None, 0.0, "404", 1.0), 10.0)
+        await store.close()
+
+    async def read() -> tuple[object, object, object]:
+        store = JobdirStore(tmp_path / "robots", 100)
+        return (
+            await store.load(RSL.store_name(L)),
+            await store.load(RSL.store_name(tdm_url)),
+            await store.load(TDMREP.store_name("https://a.example")),
+        )
+
+    _complete(write())
+    saved, saved_absent, tdm = _complete(read())
+    assert tdm is None  # the license at tdmrep.json's URL took no tdmrep.json record
+    back = RSL.entry_of(saved).rules  # type: ignore[arg-type]
+    for url in PROBES:
+        assert decide(back, url, frozenset(), L) == decide(document, url, frozenset(), L)
+    assert RSL.entry_of(saved_absent).rules is ABSENT  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        (f" {L}#frag ", L),
+        ("HTTP://a.example/l.xml", "HTTP://a.example/l.xml"),
+        ("/license.xml", None),
+        ("ftp://a.example/l.xml", None),
+        ("https://", None),
+        ("", None),
+    ],
+)
+def test_license_keys(url: str, key: str | None) -> None:
+    assert license_key(url) == key
+
+
+def test_only_ai_purposes_wait_for_licenses() -> None:
+    named = (L, f"{L}#x", "relative.xml", "https://b.example/l.xml")
+    assert licenses_to_wait_for(named, ("search",)) == ()
+    assert licenses_to_wait_for(named, ("search", "ai-input")) == (L, "https://b.example/l.xml")
+    assert licenses_to_wait_for((), ("ai-train",)) == ()
