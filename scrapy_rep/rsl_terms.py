@@ -188,3 +188,16 @@ def rsl_signals(
         if answer.allowed is not None:
             by_source.setdefault(answer.source, [None, None, None])[index] = answer.allowed
     return tuple(UsageSignal("rsl", (a[0], a[1], a[2]), source) for source, a in by_source.items())
+
+
+def licenses_signals(
+    documents: Iterable[tuple[str, RslDocument]], url: str, held: frozenset[str] = frozenset()
+) -> tuple[UsageSignal, ...]:
+    """The signals of every license document that applies to ``url`` (``(license URL,
+    document)`` pairs: an origin's ``License:`` lines, a page's ``Link`` / ``<link>``),
+    to be combined with the other vocabularies (any no wins)."""
+    return tuple(
+        signal
+        for license_url, document in documents
+        for signal in rsl_signals(document, url, held, license_url)
+    )

@@ -281,3 +281,19 @@ def test_signals_join_the_other_vocabularies() -> None:
     assert decision.allowed("ai-input") is True
     assert decision.allowed("ai-train") is False
     assert "(ai-train not listed)" in str(decision.decided_by("ai-train"))
+
+
+def test_several_license_documents_combine_with_any_no_winning() -> None:
+    from scrapy_rep.rsl_terms import licenses_signals
+
+    open_ = parse_rsl(rsl(content("/", lic(permits("all")))))
+    closed = parse_rsl(rsl(content("/books/", lic(prohibits("ai-input")))))
+    documents = [(LICENSE, open_), ("https://b.example/l.xml", closed), ("x", ABSENT)]
+    on_books = decide_signals(licenses_signals(documents, "http://a.example/books/1"))
+    assert (on_books.allowed("search"), on_books.allowed("ai-train")) == (True, True)
+    assert on_books.allowed("ai-input") is False
+    assert "https://b.example/l.xml" in str(on_books.decided_by("ai-input"))
+    elsewhere = decide_signals(licenses_signals(documents, "http://a.example/"))
+    assert elsewhere.allowed("ai-input") is True
+    unreachable = decide_signals(licenses_signals([(LICENSE, UNREACHABLE)], "/"))
+    assert unreachable.allowed("ai-train") is False and unreachable.allowed("search") is None
