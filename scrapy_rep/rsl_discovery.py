@@ -102,7 +102,12 @@ def html_licenses(text: str, base_url: str) -> tuple[str, ...]:
     if "rsl+xml" not in text.lower():
         return ()
     try:
-        root = lxml.html.document_fromstring(text)
+        # As UTF-8 bytes with the encoding given: lxml refuses a str that declares an
+        # encoding (<?xml … encoding=…?>, XHTML), which would hide its licenses.
+        data = text.encode("utf-8", "surrogatepass")
+        # A parser per call: lxml parsers are not to be shared between threads.
+        parser = lxml.html.HTMLParser(encoding="utf-8", no_network=True)
+        root = lxml.html.document_fromstring(data, parser=parser)
         elements = root.xpath(_LINK_XPATH)
     except (etree.LxmlError, ValueError):
         return ()

@@ -97,6 +97,9 @@ def test_a_huge_link_header_is_read_in_linear_time() -> None:
         ('<link rel="license" type="application/rsl+xml">', ()),  # no href
         ('<link rel="license" type="application/rsl+xml" href="data:text/xml,<rsl/>">', ()),
         ("<p>no links</p>", ()),
+        ('<?xml version="1.0" encoding="iso-8859-1"?><html><head><link rel="license" '
+         'type="application/rsl+xml" href="/caf\u00e9.xml"/></head></html>',
+         ("http://a.example/caf\u00e9.xml",)),
         ("", ()),
         ("\x00<<<rsl+xml>>>", ()),
     ],
