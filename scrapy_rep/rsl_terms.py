@@ -151,12 +151,21 @@ def answer_for(
     license_url: str = "",
 ) -> RslAnswer:
     """What ``document`` (found at ``license_url``) says about ``purpose`` for ``url``."""
-    index = PURPOSES.index(purpose)
+    matching = () if document.problem is not None else document.matching(url)
+    return _answer(document, matching, PURPOSES.index(purpose), held, license_url)
+
+
+def _answer(
+    document: RslDocument,
+    matching: tuple[RslContent, ...],
+    index: int,
+    held: frozenset[str],
+    license_url: str,
+) -> RslAnswer:
     if document.problem is not None:
         row = f"license document {'unreachable' if document.unreachable else 'unreadable'}"
         allowed = MAPPING[("rsl", row)].answers[index]
         return RslAnswer(allowed, _clip(f"RSL {license_url}: {document.problem}"), row)
-    matching = document.matching(url)
     prohibition = _prohibition(matching, index, license_url)
     if prohibition is not None:
         return prohibition
@@ -173,8 +182,12 @@ def answer_for(
 def decide(
     document: RslDocument, url: str, held: frozenset[str] = frozenset(), license_url: str = ""
 ) -> tuple[RslAnswer, RslAnswer, RslAnswer]:
-    """:func:`answer_for` each purpose, in :data:`PURPOSES` order."""
-    search, train, input_ = (answer_for(document, url, p, held, license_url) for p in PURPOSES)
+    """What ``document`` says about ``url`` for each purpose, in :data:`PURPOSES` order
+    (the ``<content>`` entries are matched once)."""
+    matching = () if document.problem is not None else document.matching(url)
+    search, train, input_ = (
+        _answer(document, matching, index, held, license_url) for index in range(3)
+    )
     return search, train, input_
 
 
