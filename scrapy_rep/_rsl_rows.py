@@ -1,9 +1,11 @@
 """The RSL 1.0 rows of the one mapping table (``_purpose_table.ROWS``), pure data.
 
 Each row: the signal as written, its answers for (``search``, ``ai-train``,
-``ai-input``), and the text that justifies it. RSL 1.0 §3.4.1 (Usage Classification
-Vocabulary) names ``all``, ``ai-all``, ``ai-train``, ``ai-input``, ``ai-index`` and
-``search``; the readings where the text is short are in docs/purpose-notes.md §9.
+``ai-input``), and the text that justifies it. RSL 1.0 §3.4.1 (Usage and User
+Classification Vocabularies, errata of 2026-01-16) has the usage tokens ``all``,
+``ai-all``, ``ai-train``, ``ai-input``, ``ai-index`` and ``search``; its definitions were
+not in any copy read, so each token is read by its name (paraphrased below, not quoted)
+and every reading is in docs/purpose-notes.md §9.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 _Answers = tuple[bool | None, bool | None, bool | None]
-_RSL: Final = "RSL 1.0 §3.4.1 usage vocabulary: "
+_RSL: Final = "RSL 1.0 §3.4.1 usage token, read by its name (definition not read): "
 #: usage token -> (the purposes it names, why).
 _TOKENS: Final[dict[str, tuple[_Answers, str]]] = {
     "all": ((True, True, True), '"all": every use of the asset -> all three purposes'),
@@ -76,7 +78,7 @@ RSL_ROWS: Final[tuple[tuple[str, _Answers, str], ...]] = (
     (
         "license document unreadable",
         _NO_AI,
-        "RSL 1.0 §3.1 <rsl>: the namespace is required and a document has one or more "
+        "RSL 1.0 <rsl>: the namespace is required and a document has one or more "
         "<content>; a body that is not such a document (or has a DTD, or is over 500 "
         "KiB) is terms we cannot read: no AI use (docs/purpose-notes.md §9)",
     ),

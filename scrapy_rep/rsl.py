@@ -2,20 +2,21 @@
 :class:`RslDocument` (pure).
 
 Follows the RSL 1.0 Specification (Recommendation, 2025-11-06,
-https://rslstandard.org/rsl). What is read:
+https://rslstandard.org/rsl; element names are cited, the section numbers of the
+elements were not in the copy read). What is read:
 
-- §3.1 ``<rsl xmlns="https://rslstandard.org/rsl">``, the root; or an RSS feed whose
+- ``<rsl xmlns="https://rslstandard.org/rsl">``, the root; or an RSS feed whose
   items hold ``<rsl:content>`` (the RSL module for feeds);
-- §3.2 ``<content url=… server=…>``: ``url`` is a full URL or a path "that follows the
+- ``<content url=… server=…>``: ``url`` is a full URL or a path "that follows the
   URL-matching rules of the Robots Exclusion Protocol (RFC 9309)" with ``*`` and ``$``;
   ``server``: "clients must obtain a license for this asset, even if the license is
   free";
-- §3.3-3.5 ``<license>`` with its ``<permits>`` / ``<prohibits>`` of ``type="usage"``
+- ``<license>`` with its ``<permits>`` / ``<prohibits>`` of ``type="usage"``
   (and ``user`` / ``geo``, kept as conditions we cannot check) and ``<payment type=…>``.
 
 The XML parser is lxml with entities, DTD loading and the network off and no huge-tree
 allowance; a document with a DTD is refused outright (RSL needs none). A body that is not
-an RSL document is :data:`UNREADABLE`-like (no AI use, docs/purpose-notes.md §9); the
+an RSL document is unreadable (no AI use, docs/purpose-notes.md §9); the
 decision per URL is in :mod:`scrapy_rep.rsl_terms`. Never raises on content.
 """
 
@@ -35,7 +36,7 @@ from scrapy_rep.profiles import MAX_BODY_BYTES
 
 logger = logging.getLogger(__name__)
 
-#: §3.1: "Must be set to https://rslstandard.org/rsl" (compared exactly).
+#: ``<rsl xmlns>``: "Must be set to https://rslstandard.org/rsl" (compared exactly).
 NAMESPACE: Final = "https://rslstandard.org/rsl"
 #: The media type of an RSL document (the HTTP and HTML discovery guides).
 MEDIA_TYPE: Final = "application/rsl+xml"
@@ -48,7 +49,7 @@ FREE_PAYMENTS: Final = frozenset({"free"})
 
 @dataclass(frozen=True, slots=True)
 class RslLicense:
-    """One ``<license>`` of a ``<content>`` (RSL 1.0 §3.3)."""
+    """One ``<license>`` of a ``<content>`` (RSL 1.0 ``<license>``)."""
 
     #: 1-based position inside its ``<content>``.
     index: int
@@ -71,7 +72,7 @@ class RslLicense:
 
 @dataclass(frozen=True, slots=True)
 class RslContent:
-    """One ``<content>`` (RSL 1.0 §3.2) and its licenses."""
+    """One ``<content>`` (RSL 1.0 ``<content>``) and its licenses."""
 
     #: 1-based position in the document.
     index: int
