@@ -34,6 +34,24 @@ _TOKENS: Final[dict[str, tuple[_Answers, str]]] = {
         "(not AI-generated summaries) -> search",
     ),
 }
+_GUIDES: Final = "RSL guides, token outside the 1.0 list read as its namesake: "
+#: Tokens the RSL guides themselves write (and earlier drafts had): a license that says
+#: ``<prohibits type="usage">train-ai</prohibits>`` (the guides' "Prohibit AI training"
+#: template) must not be read as saying nothing.
+_ALIASES: Final[dict[str, tuple[_Answers, str]]] = {
+    "train-ai": (
+        (None, True, None),
+        '"train-ai" (guides "RSL and AI Preferences" and "Getting Started", the IETF '
+        "aipref category) -> ai-train",
+    ),
+    "train-genai": ((None, True, None), '"train-genai" (IETF aipref) -> ai-train'),
+    "ai-use": ((None, None, True), '"ai-use" (IETF aipref vocab-08) -> ai-input'),
+    "tdm": (
+        (None, True, True),
+        '"tdm" (guide "Authenticating Web Crawlers"): text and data mining, which covers '
+        "AI training and AI input as TDMRep reads it -> ai-train and ai-input",
+    ),
+}
 _AI_INDEX: Final = (
     _RSL + '"ai-index": building an AI-powered index that feeds AI answers; its prohibits '
     "is a no for ai-input (the index is AI input), its permits grants nothing we crawl "
@@ -43,10 +61,11 @@ _AI_INDEX: Final = (
 
 def _rows() -> tuple[tuple[str, _Answers, str], ...]:
     rows: list[tuple[str, _Answers, str]] = []
-    for token, (answers, why) in _TOKENS.items():
-        denied: _Answers = tuple(None if a is None else False for a in answers)  # type: ignore[assignment]
-        rows.append((f"permits {token}", answers, _RSL + why))
-        rows.append((f"prohibits {token}", denied, _RSL + why + "; prohibits wins over permits"))
+    for prefix, tokens in ((_RSL, _TOKENS), (_GUIDES, _ALIASES)):
+        for token, (answers, why) in tokens.items():
+            denied: _Answers = tuple(None if a is None else False for a in answers)  # type: ignore[assignment]
+            rows.append((f"permits {token}", answers, prefix + why))
+            rows.append((f"prohibits {token}", denied, prefix + why + "; prohibits wins"))
     rows.append(("permits ai-index", (None, None, None), _AI_INDEX))
     rows.append(("prohibits ai-index", (None, None, False), _AI_INDEX))
     return tuple(rows)

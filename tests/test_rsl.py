@@ -80,12 +80,15 @@ DEEP = (
         (b'<!DOCTYPE rsl><rsl xmlns="https://rslstandard.org/rsl"><content url="/"/></rsl>', "DTD"),
         (DEEP, "not XML"),
         (EXTERNAL_ENTITY.decode().encode("utf-16"), "has a DTD"),
+        ('<rsl xmlns="https://rslstandard.org/rsl"><content url=\u201d/\u201d><license>'
+         '<prohibits type="usage">train-ai</prohibits></license></content></rsl>'.encode(),
+         "not XML"),
         (rsl(content("/")) + b" " * 600_000, "or more (cut)"),
     ],
     ids=[
         "empty", "robots.txt", "html", "no namespace", "http namespace", "namespace case",
         "root case", "no content", "truncated", "billion laughs", "external entity",
-        "bare doctype", "deep nesting", "utf-16 dtd", "huge",
+        "bare doctype", "deep nesting", "utf-16 dtd", "curly quotes", "huge",
     ],
 )  # fmt: skip
 def test_bodies_that_are_not_rsl_documents_are_unreadable(body: bytes, problem: str) -> None:
@@ -202,8 +205,15 @@ SEARCH_ONLY = rsl(content("/", lic(permits("search"))))
         (rsl(content("/", lic(permits("")))), (False, False, False)),  # permits nothing
         (rsl(content("/", lic(permits("all"), prohibits("ai-train")))), (True, False, True)),
         (rsl(content("/", lic(permits("all")), lic(prohibits("ai-input")))), (True, True, False)),
-        (rsl(content("/", lic(permits("tdm ai-use")))), (False, False, False)),  # unknown
-        (rsl(content("/", lic(prohibits("tdm")))), (None, None, None)),  # unknown: nothing
+        (rsl(content("/", lic(permits("bots ai-summarize")))), (False, False, False)),  # unknown
+        (rsl(content("/", lic(prohibits("ai-summarize")))), (None, None, None)),  # unknown
+        # Tokens of the RSL guides and IETF aipref, outside the 1.0 list.
+        (rsl(content("/", lic(prohibits("train-ai")))), (None, False, None)),
+        (rsl(content("/", lic(prohibits("train-genai")))), (None, False, None)),
+        (rsl(content("/", lic(prohibits("ai-use")))), (None, None, False)),
+        (rsl(content("/", lic(prohibits("tdm")))), (None, False, False)),
+        (rsl(content("/", lic(permits("tdm")))), (False, True, True)),
+        (rsl(content("/", lic(permits("train-ai")))), (False, True, False)),
         (rsl(content("/", lic())), (None, None, None)),
         (rsl(content("/")), (None, None, None)),
         (rsl(content("/other/", lic(prohibits("all")))), (None, None, None)),  # no match
