@@ -4,7 +4,8 @@
 
 - RSL 1.0 HTTP guide: ``Link: <license-URL>; rel="license"; type="application/rsl+xml"``
   (RFC 8288 syntax: several links separated by commas, parameters by semicolons).
-- RSL 1.0 HTML guide: ``<link rel="license" type="application/rsl+xml" href=…>``.
+- RSL 1.0 HTML guide: ``<link rel="license" type="application/rsl+xml" href=…>``, and
+  the license inline in ``<script type="application/rsl+xml">`` (File Format guide).
 
 Only links whose ``type`` is ``application/rsl+xml`` count: ``rel="license"`` alone also
 names Creative Commons and other human-readable licenses, which are not RSL documents.
@@ -15,13 +16,14 @@ once, in order. Nothing here raises on content; scanning is linear in the input.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urljoin
 
 import lxml.html
 from lxml import etree
 
-from scrapy_rep.rsl import MEDIA_TYPE
+from scrapy_rep.rsl import MEDIA_TYPE, RslDocument, parse_rsl
 
 #: A ``Link`` header value longer than this is read up to here (a guard, not a limit
 #: any real header reaches).
@@ -91,33 +93,59 @@ def link_header_licenses(values: Iterable[bytes | str], base_url: str) -> tuple[
     return tuple(found)
 
 
-#: ``<link>`` elements with an href, outside ``<template>`` and ``<script>`` text.
-_LINK_XPATH: Final = "//link[@href][@rel][not(ancestor::template)]"
+#: ``<link>`` elements with an href, and ``<script>`` elements (RSL File Format guide:
+#: "using a <script> tag with type="application/rsl+xml" to include the full license
+#: inline"), outside ``<template>``.
+_XPATH: Final = "(//link[@href][@rel] | //script[@type])[not(ancestor::template)]"
+
+
+@dataclass(frozen=True, slots=True)
+class PageLicenses:
+    """The RSL licenses an HTML page names or holds."""
+
+    #: ``<link rel="license" type="application/rsl+xml" href>`` URLs, absolute, once each.
+    urls: tuple[str, ...] = ()
+    #: ``<script type="application/rsl+xml">`` bodies, parsed (see ``parse_rsl``).
+    inline: tuple[RslDocument, ...] = ()
+
+
+NO_LICENSES: Final = PageLicenses()
+
+
+def _elements(text: str) -> list[etree._Element]:
+    # As UTF-8 bytes with the encoding given: lxml refuses a str that declares an
+    # encoding (<?xml … encoding=…?>, XHTML), which would hide its licenses. A parser
+    # per call: lxml parsers are not to be shared between threads.
+    parser = lxml.html.HTMLParser(encoding="utf-8", no_network=True)
+    root = lxml.html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
+    found = root.xpath(_XPATH)
+    return [e for e in found if isinstance(e, etree._Element)] if isinstance(found, list) else []
+
+
+def page_licenses(text: str, base_url: str) -> PageLicenses:
+    """The RSL licenses of an HTML page (``text``, decoded). Pages that do not mention
+    ``rsl+xml`` are not parsed at all."""
+    if "rsl+xml" not in text.lower():
+        return NO_LICENSES
+    try:
+        elements = _elements(text)
+    except (etree.LxmlError, ValueError):
+        return NO_LICENSES
+    urls: dict[str, None] = {}
+    inline: list[RslDocument] = []
+    for element in elements:
+        media_type = element.get("type") or ""
+        if element.tag == "script":
+            if media_type.split(";")[0].strip().lower() == MEDIA_TYPE:
+                inline.append(parse_rsl(element.text or ""))
+        elif _is_rsl(element.get("rel") or "", media_type):
+            url = _absolute(element.get("href") or "", base_url)
+            if url is not None:
+                urls[url] = None
+    return PageLicenses(tuple(urls), tuple(inline))
 
 
 def html_licenses(text: str, base_url: str) -> tuple[str, ...]:
     """The RSL license URLs named by ``<link rel="license" type="application/rsl+xml">``
-    in an HTML page (``text``, decoded). Pages that do not mention ``rsl+xml`` are not
-    parsed at all."""
-    if "rsl+xml" not in text.lower():
-        return ()
-    try:
-        # As UTF-8 bytes with the encoding given: lxml refuses a str that declares an
-        # encoding (<?xml … encoding=…?>, XHTML), which would hide its licenses.
-        data = text.encode("utf-8", "surrogatepass")
-        # A parser per call: lxml parsers are not to be shared between threads.
-        parser = lxml.html.HTMLParser(encoding="utf-8", no_network=True)
-        root = lxml.html.document_fromstring(data, parser=parser)
-        elements = root.xpath(_LINK_XPATH)
-    except (etree.LxmlError, ValueError):
-        return ()
-    found: dict[str, None] = {}
-    for element in elements if isinstance(elements, list) else ():
-        if not isinstance(element, etree._Element):
-            continue
-        rel, media_type = element.get("rel") or "", element.get("type") or ""
-        if _is_rsl(rel, media_type):
-            url = _absolute(element.get("href") or "", base_url)
-            if url is not None:
-                found[url] = None
-    return tuple(found)
+    in an HTML page (:func:`page_licenses`)."""
+    return page_licenses(text, base_url).urls

@@ -234,3 +234,25 @@ def test_only_ai_purposes_wait_for_licenses() -> None:
     assert licenses_to_wait_for(named, ("search",)) == ()
     assert licenses_to_wait_for(named, ("search", "ai-input")) == (L, "https://b.example/l.xml")
     assert licenses_to_wait_for((), ("ai-train",)) == ()
+
+
+def test_inline_licenses_in_script_elements() -> None:
+    from scrapy_rep.rsl_discovery import page_licenses
+
+    inline = (
+        '<script type="application/rsl+xml"><rsl xmlns="https://rslstandard.org/rsl">'
+        '<content url="/"><license><prohibits type="usage">ai-all</prohibits></license>'
+        "</content></rsl></script>"
+    )
+    page = page_licenses(
+        f'<html><head>{inline}<link rel="license" type="application/rsl+xml" href="/l.xml">'
+        '<script type="text/javascript">var rsl = "application/rsl+xml";</script></head>'
+        f"<body><template>{inline}</template></body></html>",
+        PAGE,
+    )
+    assert page.urls == ("http://a.example/l.xml",)
+    (document,) = page.inline
+    assert tuple(a.allowed for a in decide(document, PAGE)) == (None, False, False)
+    broken = page_licenses('<script type="application/rsl+xml">not xml</script>', PAGE)
+    assert broken.inline[0].problem is not None  # unreadable: no AI use
+    assert page_licenses("<p>nothing</p>", PAGE).inline == ()
