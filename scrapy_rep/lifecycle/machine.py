@@ -1,11 +1,12 @@
 """The lifecycle's transitions, all in one file (SPEC §4; the shape of h11's ``_state.py``).
 
-:data:`TRANSITIONS` names, for each :class:`Step` a key can be in and each event that can
-come, the handler that runs: it performs its actions and answers the next step, which
-:meth:`Lifecycle.handle` sets. ``step`` changes nowhere else. The pairs a step ignores
-are listed too (an answer that comes after the key moved on: a store record or a
-download after a restart, a lease answer after giving up, a timer already replaced).
-Pure: the key is any hashable value, and the kind says what the document is.
+:data:`TRANSITIONS`, at the end of this file, names for each :class:`Step` a key can be
+in and each event that can come the handler that runs: it performs its actions and
+answers the next step, which :meth:`Lifecycle.handle` sets (``_dispatch``). ``step``
+changes nowhere else. The pairs a step ignores are listed too (an answer that comes
+after the key moved on: a store record or a download after a restart, a lease answer
+after giving up, a timer already replaced). Pure: the key is any hashable value, and
+the kind says what the document is.
 """
 
 from __future__ import annotations
