@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from scrapy_rep.cache import CacheEntry
-    from scrapy_rep.origins import Origin
 
 logger = logging.getLogger(__name__)
 
@@ -86,21 +85,23 @@ class EngineFetcher:
         crawler: Crawler,
         timeout: float,
         document: Document[Any] = ROBOTS_TXT,
-        slot_of: Callable[[Origin], object] = lambda origin: None,
+        slot_of: Callable[[Hashable], object] = lambda key: None,
+        download_stats: str | None = None,
     ) -> None:
         self.crawler = crawler
         self.timeout = timeout
         self.document = document
         self.stats = crawler.stats
-        #: Scrapy's own stat names for robots.txt; ``rep/<document>/…`` for the others.
-        self._stat_prefix = "robotstxt" if document is ROBOTS_TXT else document.stat_prefix
+        #: Where the download stats go (Scrapy's own ``robotstxt/…`` for robots.txt: see
+        #: :mod:`scrapy_rep.crawl.kinds`); by default the kind's own prefix.
+        self._stat_prefix = download_stats or document.stat_prefix
         #: The download slot an origin's document goes through (``None``: Scrapy's
         #: default, the hostname): the slot of the request that triggered the fetch.
         self.slot_of = slot_of
 
-    async def fetch(self, origin: Origin) -> Fetched:
+    async def fetch(self, origin: Hashable) -> Fetched:
         """What downloading ``origin``'s document came to; never raises."""
-        procedure = FetchProcedure(self.document, f"{origin}{self.document.path}")
+        procedure = FetchProcedure(self.document, self.document.url(origin))
         try:
             return await self._follow(procedure, origin)
         except Exception as error:  # a bug in scrapy_rep: never stall, never blame the site
@@ -114,7 +115,7 @@ class EngineFetcher:
             )
             return procedure.on_internal_error(describe(error))
 
-    async def _follow(self, procedure: FetchProcedure, origin: Origin) -> Fetched:
+    async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
         engine = self.crawler.engine
         assert engine is not None
         download = engine.download_async
@@ -151,7 +152,7 @@ class EngineFetcher:
             )
         return step
 
-    def _request(self, url: str, origin: Origin, bypass_cache: bool) -> Request:
+    def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
         meta: dict[str, Any] = {
             "dont_obey_robotstxt": True,
             "dont_redirect": True,  # we count the hops (SPEC §4)

@@ -23,6 +23,7 @@ for 30 s (the process carries on with its own cache), a corrupt record counts as
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import pickle
@@ -215,20 +216,39 @@ def store_for(setting: str, jobdir: str | None = None, max_origins: int = 100_00
     return LocalStore()
 
 
+class _Health:
+    """What the clients of one store share: whether it is down, which records are corrupt."""
+
+    def __init__(self) -> None:
+        self.down_until = 0.0
+        #: Records found corrupt and not yet replaced: said once, not at every look.
+        self.corrupt: set[str] = set()
+
+
 class StoreClient:
     """A store as the middleware uses it: never raises. On an outage the process carries
     on with its own cache (and says so once per outage); a corrupt record is counted and
-    treated as none."""
+    treated as none, under the stats prefix of the kind whose record it is
+    (``rep/robotstxt/store_corrupt``, ``rep/tdmrep/store_corrupt``)."""
 
     def __init__(
-        self, store: RobotsStore, clock: Callable[[], float], count: Callable[[str], None]
+        self,
+        store: RobotsStore,
+        clock: Callable[[], float],
+        count: Callable[[str], None],
+        stat_prefix: str = "rep/robotstxt",
     ) -> None:
         self.store = store
+        self.stat_prefix = stat_prefix
         self._clock = clock
         self._count = count
-        self._down_until = 0.0
-        #: Records found corrupt and not yet replaced: said once, not at every look.
-        self._corrupt: set[str] = set()
+        self._health = _Health()
+
+    def for_kind(self, stat_prefix: str) -> StoreClient:
+        """The same store, its outages shared, counted under ``stat_prefix``."""
+        client = copy.copy(self)
+        client.stat_prefix = stat_prefix
+        return client
 
     @property
     def consulted(self) -> bool:
@@ -245,7 +265,7 @@ class StoreClient:
         await self._run(lambda: self.store.release(name), None)
 
     async def save(self, record: SharedRecord, keep_for: float) -> None:
-        self._corrupt.discard(record.origin)
+        self._health.corrupt.discard(record.origin)
         await self._run(lambda: self.store.save(record, keep_for), None)
 
     async def close(self) -> None:
@@ -255,21 +275,22 @@ class StoreClient:
             logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
 
     async def _run(self, operation: Callable[[], Awaitable[T]], default: T, name: str = "") -> T:
-        if not self.store.consulted or self._clock() < self._down_until:
+        health = self._health
+        if not self.store.consulted or self._clock() < health.down_until:
             return default
         try:
             return await operation()
         except StoreCorrupt as error:
-            if name in self._corrupt:
+            if name in health.corrupt:
                 return default
             if name:
-                self._corrupt.add(name)
-            self._count("rep/robotstxt/store_corrupt")
+                health.corrupt.add(name)
+            self._count(f"{self.stat_prefix}/store_corrupt")
             logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
             return default
         except Exception as error:  # any client error: the store is unavailable
-            self._count("rep/robotstxt/store_errors")
-            self._down_until = self._clock() + STORE_RETRY_AFTER
+            self._count(f"{self.stat_prefix}/store_errors")
+            health.down_until = self._clock() + STORE_RETRY_AFTER
             logger.warning(
                 "scrapy_rep: the %s robots.txt cache is unavailable (%s: %s); this process "
                 "carries on with its own cache and tries again in %.0f s",

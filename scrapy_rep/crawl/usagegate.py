@@ -16,12 +16,13 @@ After robots.txt allowed a request for the crawler's own name, :class:`UsageGate
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.crawl.trails import trail_of
+from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
 from scrapy_rep.verdicts import RequestRules
 
@@ -72,7 +73,7 @@ class UsageGate:
         request: Request,
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
-        tdm: CacheEntry[Any] | None,
+        documents: Mapping[str, CacheEntry[Any]],
         agent: str,
     ) -> None:
         """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent.
@@ -81,7 +82,7 @@ class UsageGate:
         scrapy_rep error and counted, and the request goes on to be checked again, with the
         page's own signals, after the fetch."""
         try:
-            self._check(request, origin, entry, tdm, agent)
+            self._check(request, origin, entry, documents.get(TDMREP.name), agent)
         except IgnoreRequest:
             raise
         except Exception:
