@@ -75,22 +75,22 @@ class RobotsTxtMiddleware:
         self.config = config
         self.stats = crawler.stats
         self._clock = clock
-        store = open_store(config, settings)
-        policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, self._inc)
         self.held = HeldRequests(crawler, config.max_held_requests)
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
         #: The robots.txt verdict on each request.
         self.robots = RobotsGate(crawler, config, self.slots, self._refuse)
         #: What the crawl is for, checked against the origin's signals (``REP_PURPOSE``).
         self.usage = UsageGate(crawler, config, self._refuse)
+        kinds = [kind for kind in CRAWL_KINDS if kind.needed(self.usage)]
+        store = open_store(config, settings, len(kinds))
+        policy, timeout = document_policy(config, settings, store)
+        client = StoreClient(store, clock, self._inc)
         #: Every document the crawl's purposes need, robots.txt first.
         self.documents: dict[str, OriginDocument[Any]] = {
             kind.name: OriginDocument(
                 crawler, kind, config, policy, timeout, client, self.held, clock
             )
-            for kind in CRAWL_KINDS
-            if kind.needed(self.usage)
+            for kind in kinds
         }
         self._robots: OriginDocument[RobotsTxt] = self.documents[ROBOTS_CRAWL.name]
         #: The documents a request needs after robots.txt (tdmrep.json for AI purposes).

@@ -21,9 +21,11 @@ def document_policy(config: RepConfig, settings: Any, store: RobotsStore) -> tup
     return lifecycle_policy(config, settings, timeout, name), timeout
 
 
-def open_store(config: RepConfig, settings: Any) -> RobotsStore:
-    """The crawl's shared store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``)."""
-    store = store_for(config.robotstxt_cache, job_dir(settings), config.cache_max_origins)
+def open_store(config: RepConfig, settings: Any, kinds: int = 1) -> RobotsStore:
+    """The crawl's shared store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``). The JOBDIR file
+    keeps what the ``kinds`` caches keep: ``REP_CACHE_MAX_BYTES`` of records each."""
+    max_bytes = config.cache_max_bytes * kinds
+    store = store_for(config.robotstxt_cache, job_dir(settings), max_bytes)
     if store.name == "redis" and not is_asyncio_reactor_installed():
         raise RepSettingError(
             "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "

@@ -100,17 +100,30 @@ class LocalStore:
 
 
 class JobdirStore:
-    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), at
-    most ``max_origins`` of them (the least recently used go first). One process per
-    JOBDIR, as Scrapy requires, so a lease is always granted."""
+    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), the
+    least recently used dropped beyond ``max_bytes`` of records (and beyond
+    ``max_origins`` of them, if given). One process per JOBDIR, as Scrapy requires, so a
+    lease is always granted.
+
+    The crawl bounds it by what its caches really keep (``REP_CACHE_MAX_BYTES`` per
+    document kind): a record takes no more bytes here than its entry does in the cache
+    (its compressed body and a header, against the body and :data:`~scrapy_rep.cache.
+    COMPRESSED_OVERHEAD`, or a parsed entry's larger estimate), so nothing the cache
+    keeps is forgotten at a pause (it was bounded by ``REP_CACHE_MAX_ORIGINS``, the
+    parsed tier only: a resumed broad crawl downloaded again what its cache still had)."""
 
     name = "jobdir"
     consulted = True
 
-    def __init__(self, path: Path, max_origins: int) -> None:
+    def __init__(
+        self, path: Path, max_origins: int | None = None, max_bytes: int | None = None
+    ) -> None:
         self.path = path
         self.max_origins = max_origins
+        self.max_bytes = max_bytes
         self._records: OrderedDict[str, bytes] = OrderedDict()
+        #: Bytes of the records kept (each counted with its name and STORED_OVERHEAD).
+        self.bytes = 0
         #: Why the file could not be read (it is then ignored), for the middleware's log.
         self.load_error = ""
         if path.exists():
@@ -123,6 +136,8 @@ class JobdirStore:
             except Exception as error:
                 self.load_error = f"{type(error).__name__}: {error}"
                 self._records.clear()
+        self.bytes = sum(_stored_size(name, data) for name, data in self._records.items())
+        self._trim()
 
     def __len__(self) -> int:
         return len(self._records)
@@ -135,10 +150,22 @@ class JobdirStore:
         return SharedRecord.decode(data, origin)
 
     async def save(self, record: SharedRecord, keep_for: float) -> None:
-        self._records[record.origin] = record.encode()
-        self._records.move_to_end(record.origin)
-        while len(self._records) > self.max_origins:
-            self._records.popitem(last=False)
+        data = record.encode()
+        old = self._records.pop(record.origin, None)
+        if old is not None:
+            self.bytes -= _stored_size(record.origin, old)
+        self._records[record.origin] = data
+        self.bytes += _stored_size(record.origin, data)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used records beyond the bounds (never the last one)."""
+        while len(self._records) > 1 and (
+            (self.max_origins is not None and len(self._records) > self.max_origins)
+            or (self.max_bytes is not None and self.bytes > self.max_bytes)
+        ):
+            name, data = self._records.popitem(last=False)
+            self.bytes -= _stored_size(name, data)
 
     async def acquire(self, origin: str, seconds: float) -> bool:
         return True
@@ -152,6 +179,15 @@ class JobdirStore:
             state = {"version": FORMAT_VERSION, "records": dict(self._records)}
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
         temporary.replace(self.path)
+
+
+#: Bytes a record kept in memory costs besides its name and data (the dict slot, the
+#: two objects' headers).
+STORED_OVERHEAD: Final = 200
+
+
+def _stored_size(name: str, data: bytes) -> int:
+    return len(name) + len(data) + STORED_OVERHEAD
 
 
 #: Deletes the lease only if this process still holds it.
@@ -206,13 +242,14 @@ class RedisStore:
         await self.client.aclose()
 
 
-def store_for(setting: str, jobdir: str | None = None, max_origins: int = 100_000) -> RobotsStore:
+def store_for(setting: str, jobdir: str | None = None, max_bytes: int | None = None) -> RobotsStore:
     """The store a ``REP_ROBOTSTXT_CACHE`` value (already validated) and ``JOBDIR`` name:
-    Redis when a URL is given, else the JOBDIR file when there is a JOBDIR, else none."""
+    Redis when a URL is given, else the JOBDIR file (at most ``max_bytes`` of records)
+    when there is a JOBDIR, else none."""
     if setting != "memory":
         return RedisStore(setting)
     if jobdir:
-        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_origins)
+        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_bytes=max_bytes)
     return LocalStore()
 
 
