@@ -33,6 +33,7 @@ from scrapy.http import Response
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import Hold, OriginDocument
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
@@ -68,7 +69,7 @@ class RobotsTxtMiddleware:
         clock: Callable[[], float] = time.time,
     ) -> None:
         settings = crawler.settings
-        config = config if config is not None else RepConfig.from_settings(settings)
+        config = config if config is not None else config_of(crawler)
         #: ROBOTSTXT_OBEY / dont_obey_robotstxt against REP_PURPOSE (NotConfigured if off).
         self.obey = ObeyMode(settings, config)
         self.crawler = crawler

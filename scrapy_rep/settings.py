@@ -1,9 +1,10 @@
 """All ``REP_*`` settings, read once and validated (SPEC §5).
 
 :data:`SETTINGS` is the one table of (setting, default, reader): every default is
-written there and nowhere else. Each component calls :meth:`RepConfig.from_settings` in
-its ``from_crawler`` (the add-on calls it too, so a wrong value stops the crawl at
-start); a wrong value raises :class:`RepSettingError`, naming the setting and the
+written there and nowhere else. A crawl reads it once per crawler
+(:func:`scrapy_rep.crawl.config.config_of`, which every component calls); the add-on and
+the commands read it from their settings (so a wrong value stops the crawl at start); a
+wrong value raises :class:`RepSettingError`, naming the setting and the
 accepted values. Pure: reads anything with a ``get(name, default)`` method.
 """
 

@@ -36,6 +36,8 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
@@ -53,13 +55,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``response.meta`` key holding the :class:`PageDirectives` of the response.
-META_KEY = "rep_directives"
-#: ``request.meta`` key: follow this request even from a nofollow page or link.
-IGNORE_NOFOLLOW_KEY = "rep_ignore_nofollow"
-#: ``response.meta`` key holding the page's :class:`UsageDecision`; under
-#: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
-USAGE_KEY = "rep_usage"
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their documented names here.
+META_KEY = meta.DIRECTIVES
+IGNORE_NOFOLLOW_KEY = meta.IGNORE_NOFOLLOW
+USAGE_KEY = meta.USAGE
 
 
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
@@ -67,9 +66,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
         super().__init__(crawler)
-        self.config = config = (
-            config if config is not None else RepConfig.from_settings(crawler.settings)
-        )
+        self.config = config = config if config is not None else config_of(crawler)
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()

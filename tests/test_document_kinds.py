@@ -329,3 +329,26 @@ async def test_held_requests_answers_per_origin_for_robots_txt_only(tmp_path: Pa
         await sites.close()
     # Held for robots.txt, then (its robots.txt known) for tdmrep.json.
     assert seen == [{sites.bases["a"]: 1}, {}]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every component of a crawl shares one RepConfig (issue 23): the REP_* settings are
+    read once the crawler's settings are frozen (before, by the add-on, to stop a wrong
+    value at start)."""
+    read_frozen: list[bool] = []
+    original = RepConfig.from_settings.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[RepConfig], settings: Any) -> RepConfig:
+        read_frozen.append(bool(getattr(settings, "frozen", False)))
+        return original(cls, settings)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(RepConfig, "from_settings", classmethod(counting))
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    settings = {"REP_PURPOSE": "ai-train", "REP_REPORT": True}
+    try:
+        await crawl([sites.url("a", "/a")], settings)
+    finally:
+        await sites.close()
+    assert read_frozen.count(True) == 1

@@ -266,7 +266,7 @@ class OriginDocument(Generic[D]):
         Scrapy's default): the document's requests go through it, so they count against
         the same per-slot concurrency and delay as that origin's pages."""
         trigger = self._triggers.get(key)
-        return trigger.meta.get("download_slot") if trigger is not None else None
+        return trigger.meta.get(meta.DOWNLOAD_SLOT) if trigger is not None else None
 
     # ------------------------------------------------------------------ close
 

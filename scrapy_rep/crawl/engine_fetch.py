@@ -34,6 +34,13 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
+from scrapy_rep.crawl.meta import (
+    DONT_OBEY_ROBOTSTXT,
+    DOWNLOAD_SLOT,
+    INFLATING,
+    RECEIVED,
+    ROBOTS_REQUEST,
+)
 from scrapy_rep.fetchprocedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -44,11 +51,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``request.meta`` key marking our own robots.txt downloads (value: the origin string).
-ROBOTS_REQUEST_KEY: Final = "rep_robotstxt_for"
-#: Set by the guard on a compressed answer: an ``IgnoreRequest`` after it is the bomb cap.
-_INFLATING_KEY: Final = "_rep_inflating"
-_RECEIVED_KEY: Final = "_rep_bytes"
+#: ``request.meta`` key marking our own robots.txt downloads (:data:`meta.ROBOTS_REQUEST`).
+ROBOTS_REQUEST_KEY: Final = ROBOTS_REQUEST
+_INFLATING_KEY: Final = INFLATING
+_RECEIVED_KEY: Final = RECEIVED
 #: A compressed robots.txt larger than this once inflated is refused (SPEC §4, §7).
 MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
 #: Priority of :class:`RobotsTxtResponseGuard`: its ``process_response`` runs after
@@ -154,7 +160,7 @@ class EngineFetcher:
 
     def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
         meta: dict[str, Any] = {
-            "dont_obey_robotstxt": True,
+            DONT_OBEY_ROBOTSTXT: True,
             "dont_redirect": True,  # we count the hops (SPEC §4)
             "dont_retry": True,  # we retry with backoff
             "handle_httpstatus_all": True,
@@ -168,7 +174,7 @@ class EngineFetcher:
             meta["dont_cache"] = True
         slot = self.slot_of(origin)
         if slot is not None:
-            meta["download_slot"] = slot
+            meta[DOWNLOAD_SLOT] = slot
         return Request(
             url, priority=DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True, meta=meta
         )

@@ -21,6 +21,8 @@ from scrapy_rep import signals
 from scrapy_rep._c2pa import available
 from scrapy_rep._purpose_table import MAPPING
 from scrapy_rep._xmp import Limits
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.crawl.usagegate import before_of
@@ -36,14 +38,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Where the page-directives middleware leaves a page's ``noimageai`` for its images
-#: (on the image request's meta, with ``url``; on the item, with ``urls``).
-IMAGE_USAGE_KEY: Final = "rep_image_usage"
-#: The key of a file's result (``item["files"]`` / ``item["images"]``) that says why
-#: the file was refused (a list of sentences).
-REFUSED_KEY: Final = "rep_refused"
-#: The key of a file's result that names what in it could not be read.
-UNREADABLE_KEY: Final = "rep_unreadable"
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
+IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
+REFUSED_KEY: Final = meta.REFUSED
+UNREADABLE_KEY: Final = meta.UNREADABLE
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
 
@@ -72,7 +70,7 @@ class MediaGate:
     """Reads each downloaded file for the crawl's AI purposes (``REP_MEDIA_*``)."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = RepConfig.from_settings(crawler.settings)
+        config = config_of(crawler)
         self.crawler = crawler
         self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
+from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
@@ -37,10 +38,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``request.meta`` key: ``(url, what the origin's documents said about it)`` (a
-#: :class:`scrapy_rep.usage.Before`). The URL is kept because spiders often copy a page's
-#: meta into the requests they yield: a child must not inherit its parent's signals.
-BEFORE_KEY: Final = "_rep_usage_before"
+#: ``request.meta`` key: what the origin's documents said (:data:`meta.USAGE_BEFORE`).
+BEFORE_KEY: Final = meta.USAGE_BEFORE
 
 Refuse = Callable[["Request", str, str], NoReturn]
 
