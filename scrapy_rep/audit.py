@@ -52,6 +52,7 @@ from scrapy_rep.crawl.auditfile import (
     save_state,
 )
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.usage import NOTHING_BEFORE
@@ -177,7 +178,7 @@ class AuditTrail:
         (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped, and the
         dupefilter counts them: one signal less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
-        self._inc("rep/audit/duplicates_dropped")
+        inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
             ref = request.meta.pop(ID_KEY)
             self.open.pop(ref[0], None)
@@ -388,14 +389,10 @@ class AuditTrail:
             )
 
     def internal_error(self, where: str) -> None:
-        self._inc("rep/audit/errors")
+        inc(self.stats, "rep/audit/errors")
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
 
 
 def _sha(state: list[Any]) -> str:

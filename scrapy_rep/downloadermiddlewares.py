@@ -43,6 +43,7 @@ from scrapy_rep.crawl.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.obey import Obey, ObeyMode
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.stores import StoreClient
 from scrapy_rep.crawl.usagegate import UsageGate
 from scrapy_rep.documentkind import HoldKey
@@ -85,7 +86,7 @@ class RobotsTxtMiddleware:
         kinds = [kind for kind in CRAWL_KINDS if kind.needed(self.usage)]
         store = open_store(config, settings, len(kinds))
         policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, self._inc)
+        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
         #: Every document the crawl's purposes need, robots.txt first.
         self.documents: dict[str, OriginDocument[Any]] = {
             kind.name: OriginDocument(
@@ -148,7 +149,7 @@ class RobotsTxtMiddleware:
         if request.url.endswith("/robots.txt") and request.method == "GET":
             cached = robots_response_from_cache(request, entry)
             if cached is not None:
-                self._inc("rep/robotstxt/served_from_cache")
+                inc(self.stats, "rep/robotstxt/served_from_cache")
                 return cached
         agent = self.robots.agent(request)
         self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
@@ -203,7 +204,7 @@ class RobotsTxtMiddleware:
             )
         resumed = self.held.resume(spider, engine)
         if resumed:
-            self._inc("rep/requests/resumed", resumed)
+            inc(self.stats, "rep/requests/resumed", resumed)
 
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         for document in self.documents.values():
@@ -215,7 +216,3 @@ class RobotsTxtMiddleware:
             self.held.close(spider, reason, self._scheduler)
         finally:
             await self.runner.store.close()
-
-    def _inc(self, key: str, count: int = 1) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key, count)

@@ -15,13 +15,15 @@ from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any, Final, Protocol
 
+from scrapy_rep import _purpose_table, profiles
 from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Policy
 
-PROFILES: Final = ("google", "rfc9309", "legacy")
+#: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.profiles.PROFILES`.
+PROFILES: Final = tuple(profiles.PROFILES)
 ACTIONS: Final = ("drop", "keep")
 UNREACHABLE_ACTIONS: Final = ("drop", "allow")
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.purpose`).
-PURPOSES: Final = ("search", "ai-train", "ai-input")
+PURPOSES: Final = _purpose_table.PURPOSES
 PURPOSE_ACTIONS: Final = ("drop", "mark")
 UNKNOWN_ANSWERS: Final = ("allow", "deny")
 DAY: Final = 86_400.0

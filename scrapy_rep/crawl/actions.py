@@ -18,6 +18,7 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.lifecycle import Lifecycle
 from scrapy_rep.lifecycle import events as do
 
@@ -91,7 +92,7 @@ class ActionRunner:
     def _perform_here(self, actions: list[do.Action]) -> None:
         for index, action in enumerate(actions):
             if isinstance(action, do.Stat):
-                self._inc(action.name, action.count)
+                inc(self.crawler.stats, action.name, action.count)
             elif isinstance(action, do.Log):
                 extra = {"spider": self.crawler.spider}
                 logger.log(action.level, action.message, *action.args, extra=extra)
@@ -200,10 +201,6 @@ class ActionRunner:
         self._watching_downloads = watching
         change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
         change(self.fetcher.bytes_received, signal=signals.bytes_received)
-
-    def _inc(self, key: str, count: int) -> None:
-        if self.crawler.stats is not None:
-            self.crawler.stats.inc_value(key, count)
 
 
 def call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:

@@ -32,6 +32,7 @@ from scrapy_rep.cache import CacheEntry, DocumentCache
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.actions import ActionRunner, call_later
 from scrapy_rep.crawl.engine_fetch import EngineFetcher
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.documentkind import HoldKey
 from scrapy_rep.lifecycle import Lifecycle
 from scrapy_rep.lifecycle import events as do
@@ -126,7 +127,7 @@ class OriginDocument(Generic[D]):
         del request.meta[meta.HOLDING]
         entry = await self._wait_for(key, request)
         if entry is None:
-            self._inc("rep/requests/dropped/spider_closed")
+            inc(self.stats, "rep/requests/dropped/spider_closed")
             raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
         return entry
 
@@ -187,8 +188,8 @@ class OriginDocument(Generic[D]):
     def hold(self, key: Hashable, request: Request) -> None:
         """Keep ``request`` until ``key``'s document is known (SPEC §4)."""
         if self._held.add(self.document.hold_key(key), request):
-            self._inc("rep/requests/spilled")
-        self._inc("rep/requests/held")
+            inc(self.stats, "rep/requests/spilled")
+        inc(self.stats, "rep/requests/held")
         self.crawler.signals.send_catch_log(
             rep_signals.request_held, request=request, origin=str(key)
         )
@@ -219,9 +220,9 @@ class OriginDocument(Generic[D]):
                 request.meta[meta.DECIDED] = (*others, mine)
         for request in again:
             engine.crawl(request)
-        self._inc("rep/requests/released", len(again))
+        inc(self.stats, "rep/requests/released", len(again))
         if failures:
-            self._inc("rep/requests/released_after_unreachable", len(again))
+            inc(self.stats, "rep/requests/released_after_unreachable", len(again))
 
     def _released(self, request: Request, key: Hashable, failures: int) -> Request:
         self.crawler.signals.send_catch_log(
@@ -278,10 +279,6 @@ class OriginDocument(Generic[D]):
                 waiter.callback(None)
         self._waiters.clear()
         self._carried.clear()
-
-    def _inc(self, key: str, count: int = 1) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key, count)
 
 
 def _others(decided: tuple[tuple[str, str], ...], name: str) -> tuple[tuple[str, str], ...]:

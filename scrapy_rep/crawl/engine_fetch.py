@@ -41,6 +41,7 @@ from scrapy_rep.crawl.meta import (
     RECEIVED,
     ROBOTS_REQUEST,
 )
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetchprocedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -111,7 +112,7 @@ class EngineFetcher:
         try:
             return await self._follow(procedure, origin)
         except Exception as error:  # a bug in scrapy_rep: never stall, never blame the site
-            self._inc(f"{self.document.stat_prefix}/internal_errors")
+            inc(self.stats, f"{self.document.stat_prefix}/internal_errors")
             logger.exception(
                 "scrapy_rep internal error while downloading the %s of %s; please "
                 "report it. Its requests are held and retried as if it were unreachable.",
@@ -129,22 +130,22 @@ class EngineFetcher:
         bypass_cache = False
         while isinstance(step, Follow):
             request = self._request(step.url, origin, bypass_cache)
-            self._inc(f"{self._stat_prefix}/request_count")
+            inc(self.stats, f"{self._stat_prefix}/request_count")
             try:
                 response = await download(request)
             except IgnoreRequest as error:
                 if request.meta.get(_INFLATING_KEY):  # our bomb cap: an invalid response
                     return procedure.on_network_error(describe(error))
-                self._inc(f"{self.document.stat_prefix}/ignored")
+                inc(self.stats, f"{self.document.stat_prefix}/ignored")
                 return procedure.on_ignored(describe(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
-                self._inc(f"{self._stat_prefix}/exception_count/{type(error)}")
+                inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
                 return procedure.on_network_error(describe(error))
-            self._inc(f"{self._stat_prefix}/response_count")
-            self._inc(f"{self._stat_prefix}/response_status_count/{response.status}")
+            inc(self.stats, f"{self._stat_prefix}/response_count")
+            inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
                 # Scrapy's HTTP cache replays a 429/5xx: never use it, ask the site.
-                self._inc(f"{self.document.stat_prefix}/httpcache_bypassed")
+                inc(self.stats, f"{self.document.stat_prefix}/httpcache_bypassed")
                 bypass_cache = True
                 continue
             bypass_cache = False
@@ -188,10 +189,6 @@ class EngineFetcher:
         request.meta[_RECEIVED_KEY] = received
         if received >= MAX_BODY_BYTES:
             raise StopDownload(fail=False)
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
 
 
 def _unreachable(status: int) -> bool:

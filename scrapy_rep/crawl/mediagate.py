@@ -25,6 +25,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.mediausage import MediaReading, read_media
 from scrapy_rep.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
@@ -102,7 +103,7 @@ class MediaGate:
             verdict = self._check(response, request, item)
         except Exception:  # never lose an item over a file's statements
             logger.exception("scrapy_rep: could not read the usage statements of %s", request)
-            self._inc("rep/media/errors")
+            inc(self.crawler.stats, "rep/media/errors")
             return None
         self._count(verdict)
         self.crawler.signals.send_catch_log(
@@ -135,7 +136,7 @@ class MediaGate:
         refusal = verdict.refusal
         assert refusal is not None
         stored = self.mark
-        self._inc(f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
+        inc(self.crawler.stats, f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
         logger.info(
             "scrapy_rep: %(action)s %(url)s: %(reasons)s",
             {
@@ -157,18 +158,14 @@ class MediaGate:
         )
 
     def _count(self, verdict: FileVerdict) -> None:
-        self._inc("rep/media/checked")
+        inc(self.crawler.stats, "rep/media/checked")
         reading = verdict.reading
         if reading.signals:
-            self._inc("rep/media/with_statements")
+            inc(self.crawler.stats, "rep/media/with_statements")
         if reading.unreadable:
-            self._inc("rep/media/unreadable")
+            inc(self.crawler.stats, "rep/media/unreadable")
         if reading.c2pa == "read":
-            self._inc("rep/media/c2pa_read")
-
-    def _inc(self, key: str) -> None:
-        if self.crawler.stats is not None:
-            self.crawler.stats.inc_value(key)
+            inc(self.crawler.stats, "rep/media/c2pa_read")
 
 
 def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
@@ -85,7 +86,7 @@ class UsageGate:
         except IgnoreRequest:
             raise
         except Exception:
-            self._inc("rep/purpose/internal_errors")
+            inc(self.stats, "rep/purpose/internal_errors")
             logger.exception(
                 "scrapy_rep internal error in the purpose check of %s; please report it. "
                 "The request goes on.",
@@ -119,12 +120,12 @@ class UsageGate:
         if refused is None:
             return
         if refused.reason == "forbidden":
-            self._inc("robotstxt/forbidden")
+            inc(self.stats, "robotstxt/forbidden")
             if trail is not None:  # the record names the REP_PURPOSE_AGENTS group that refused
                 self._note_agent(trail, request, origin, entry)
         elif refused.purpose is not None:
-            self._inc(f"rep/purpose/requests_dropped/{refused.purpose}")
-        self._inc(f"rep/requests/dropped/{refused.reason}")
+            inc(self.stats, f"rep/purpose/requests_dropped/{refused.purpose}")
+        inc(self.stats, f"rep/requests/dropped/{refused.reason}")
         self._refuse(request, refused.reason, refused.message)
 
     def _note_agent(
@@ -136,7 +137,3 @@ class UsageGate:
                 decision = rules.decide(request.url, token)
                 trail.robots_decided(request, str(origin), entry, token, decision)
                 return
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
