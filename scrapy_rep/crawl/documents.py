@@ -21,6 +21,7 @@ import itertools
 import logging
 import uuid
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from scrapy.exceptions import IgnoreRequest
@@ -64,6 +65,14 @@ class Hold:
 HOLD: Final = Hold()
 
 
+@dataclass
+class _Kept(Generic[D]):
+    """The entry released requests carry, and how many of them are still to come back."""
+
+    entry: CacheEntry[D]
+    to_come: int
+
+
 class OriginDocument(Generic[D]):
     """One document kind: ``lifecycle`` decides, ``runner`` performs, ``cache`` keeps,
     and the document holds and releases the requests that wait for it."""
@@ -100,8 +109,8 @@ class OriginDocument(Generic[D]):
         self._triggers: dict[Hashable, Request] = {}
         #: Requests awaiting the document in place (sent with ``engine.download_async``).
         self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
-        #: Entries released requests carry, by token: [entry, requests still to come].
-        self._carried: dict[str, list[Any]] = {}
+        #: Entries released requests carry, by token.
+        self._carried: dict[str, _Kept[D]] = {}
         self._run = uuid.uuid4().hex[:8]
         self._serial = itertools.count()
         fetcher = EngineFetcher(crawler, timeout, document, self._download_slot, kind.stats)
@@ -153,7 +162,7 @@ class OriginDocument(Generic[D]):
         """``request`` (and ``count - 1`` copies of its meta) is decided by ``entry``
         whatever the cache holds when it comes back: a token in its meta names it."""
         token = f"{self._run}.{next(self._serial)}"
-        self._carried[token] = [entry, count]
+        self._carried[token] = _Kept(entry, count)
         others = _others(request.meta.get(meta.DECIDED, ()), self.name)
         request.meta[meta.DECIDED] = (*others, (self.name, token))
 
@@ -177,11 +186,10 @@ class OriginDocument(Generic[D]):
         kept = self._carried.get(token)
         if kept is None:  # another run's token (JOBDIR), or already taken
             return None
-        kept[1] -= 1
-        if kept[1] <= 0:
+        kept.to_come -= 1
+        if kept.to_come <= 0:
             del self._carried[token]
-        entry: CacheEntry[D] = kept[0]
-        return entry
+        return kept.entry
 
     # ------------------------------------------------------------------ holding
 
