@@ -63,7 +63,7 @@ class ActionRunner:
         store: StoreClient,
         owner: DocumentOwner,
         clock: Callable[[], float],
-        kind: CrawlKind[Any] | None = None,
+        kind: CrawlKind[Any],
     ) -> None:
         self.crawler = crawler
         self.lifecycle = lifecycle
@@ -187,10 +187,8 @@ class ActionRunner:
     def _announce(self, action: do.Announce) -> Coroutine[Any, Any, Any] | None:
         """Send the signals of a known or failed document (its kind's announcer); the
         handlers that may be async (Scrapy's ``robots_parsed``) as a coroutine to await."""
-        if self._kind is None:
-            return None
         trigger = self._owner.trigger(action.key)
-        return self._kind.announce(self.crawler, self.lifecycle.document, action, trigger)
+        return self._kind.announce(self.crawler, self.lifecycle.kind, action, trigger)
 
     def _watch_downloads(self) -> None:
         """Listen to ``bytes_received`` only while a robots.txt download runs: it comes

@@ -97,11 +97,7 @@ class OriginDocument(Generic[D]):
         self.cache: DocumentCache[D] = DocumentCache(
             config.cache_max_origins, config.cache_max_bytes, document.parse
         )
-        # The kind itself, not its crawl copy: the lifecycle names robots.txt's records
-        # by comparing the kind with ROBOTS_TXT (test_shared_cache's corrupt record).
-        self.lifecycle: Lifecycle[D] = Lifecycle(
-            policy, document.parse, document.stand_in, self.cache, document.size_of, kind.kind
-        )
+        self.lifecycle: Lifecycle[D] = Lifecycle(policy, document, self.cache)
         self._clock = clock
         self._held = held
         #: The request that made each key's document be fetched (its download slot, and
