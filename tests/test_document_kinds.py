@@ -352,3 +352,26 @@ async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPa
     finally:
         await sites.close()
     assert read_frozen.count(True) == 1
+
+
+def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:
+    """Issue 23, item 1: the generic machinery reads a kind's fields; only
+    documentkind.py (the kinds' definitions) and crawl/kinds.py (their Scrapy side,
+    values not branches) name a kind."""
+    import re
+
+    import scrapy_rep
+
+    root = Path(scrapy_rep.__file__).parent
+    kind_test = re.compile(
+        r"(is|is not|==|!=)\s+(ROBOTS_TXT|TDMREP)\b|(ROBOTS_TXT|TDMREP)\.name\s*(==|!=)"
+        r"|\bTdmKey\b"
+    )
+    found = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "documentkind.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if kind_test.search(line)
+    ]
+    assert found == []
