@@ -35,7 +35,7 @@ from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
-from scrapy_rep.crawl.documents import Hold, OriginDocument
+from scrapy_rep.crawl.documents import HOLD, Hold, OriginDocument
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.holding import HeldRequests
@@ -143,9 +143,11 @@ class RobotsTxtMiddleware:
         origin = self._origins.get(request.url)
         if origin is None:
             return None  # data:, file:, about: (SPEC §3)
-        entry = await self._robots.decide(origin, request)
+        entry = self._robots.decide(origin, request)
         if isinstance(entry, Hold):
-            return request  # caught by _request_scheduled and held
+            if entry is HOLD:
+                return request  # caught by _request_scheduled and held
+            entry = await self._robots.wait(origin, request)
         if request.url.endswith("/robots.txt") and request.method == "GET":
             cached = robots_response_from_cache(request, entry)
             if cached is not None:
@@ -155,12 +157,14 @@ class RobotsTxtMiddleware:
         self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
         decided: dict[str, CacheEntry[Any]] = {}
         for document in self._usage_documents:
-            found = await document.decide(origin, request)
-            if isinstance(found, Hold):
+            found = document.decide(origin, request)
+            if found is HOLD:
                 self._robots.carry(request, entry)
                 for name, kept in decided.items():
                     self.documents[name].carry(request, kept)
                 return request
+            if isinstance(found, Hold):
+                found = await document.wait(origin, request)
             decided[document.name] = found
         self.usage.check(request, origin, entry, decided, agent)
         return None

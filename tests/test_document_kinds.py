@@ -258,7 +258,7 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     kind = crawl_kind.kind
     first, second = Request(f"{KEY}/a"), Request(f"{KEY}/b")
     for request in (first, second):
-        assert await deferred_from_coro(document.decide(KEY, request)) is HOLD
+        assert document.decide(KEY, request) is HOLD
         assert request.meta[meta.HOLDING] == kind.name
         del request.meta[meta.HOLDING]  # what request_scheduled does
         document.hold(KEY, request)
@@ -278,10 +278,10 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     pickle.dumps(token)  # small and plain: a released request may go to JOBDIR
     # Whatever the cache holds when it comes back, the released entry decides it.
     clock[0] = T0 + 100 * 86_400  # past its stale limit: the cache would fetch again
-    entry = await deferred_from_coro(document.decide(KEY, released))
+    entry = document.decide(KEY, released)
     assert isinstance(entry, CacheEntry) and entry.status == 200
     assert meta.DECIDED not in released.meta  # taken: a redirect does not carry it on
-    again = await deferred_from_coro(document.decide(KEY, engine.crawled[1]))
+    again = document.decide(KEY, engine.crawled[1])
     assert again is entry
     assert document._carried == {}  # every released request came back: nothing kept
 
@@ -293,7 +293,7 @@ async def test_a_token_of_another_run_decides_nothing(crawl_kind: CrawlKind[Any]
     clock = [T0]
     document, fetcher, _ = origin_document(crawl_kind, clock)
     request = Request(f"{KEY}/a", meta={meta.DECIDED: ((crawl_kind.name, "0123abcd.0"),)})
-    assert await deferred_from_coro(document.decide(KEY, request)) is HOLD
+    assert document.decide(KEY, request) is HOLD
     assert meta.DECIDED not in request.meta
     await until(lambda: bool(fetcher.asked))
     kind = crawl_kind.kind
@@ -375,3 +375,26 @@ def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> No
         if kind_test.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_request_that_comes_straight_back_waits_in_place(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """engine.download_async does not schedule a request handed back: it comes straight
+    back to process_request, which then waits for the document in place."""
+    from scrapy_rep.crawl.documents import WAIT
+
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    request = Request(f"{KEY}/a")
+    assert document.decide(KEY, request) is HOLD
+    assert document.decide(KEY, request) is WAIT
+    assert meta.HOLDING not in request.meta
+    waiting = deferred_from_coro(document.wait(KEY, request))
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(200, BODIES[kind.name])
+    entry = await waiting
+    assert isinstance(entry, CacheEntry) and entry.status == 200

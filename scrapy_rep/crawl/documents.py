@@ -53,16 +53,23 @@ D = TypeVar("D")
 
 
 class Hold:
-    """:meth:`OriginDocument.decide`'s answer when the request must wait for the document."""
+    """:meth:`OriginDocument.decide`'s answer when the request must wait for the document:
+    :data:`HOLD` or :data:`WAIT`."""
 
-    __slots__ = ()
+    __slots__ = ("wait",)
+
+    def __init__(self, wait: bool) -> None:
+        self.wait = wait
 
     def __repr__(self) -> str:
-        return "HOLD"
+        return "WAIT" if self.wait else "HOLD"
 
 
 #: Hold the request: hand it back to the engine, to be caught when it is scheduled.
-HOLD: Final = Hold()
+HOLD: Final = Hold(False)
+#: The request came straight back (sent by ``engine.download_async``, not the scheduler:
+#: it cannot leave the downloader): await :meth:`OriginDocument.wait`.
+WAIT: Final = Hold(True)
 
 
 @dataclass
@@ -115,11 +122,10 @@ class OriginDocument(Generic[D]):
 
     # ------------------------------------------------------------------ one request
 
-    async def decide(self, key: Hashable, request: Request) -> CacheEntry[D] | Hold:
+    def decide(self, key: Hashable, request: Request) -> CacheEntry[D] | Hold:
         """The entry that decides ``request`` now, or :data:`HOLD` (a fetch is under way
-        or starts). A request handed back to be held that comes straight back (sent by
-        ``engine.download_async``, not the scheduler: it cannot leave the downloader)
-        waits here instead."""
+        or starts), or :data:`WAIT` for a request handed back to be held that came
+        straight back."""
         entry = self._take_carried(request)
         if entry is not None:
             return entry
@@ -130,6 +136,11 @@ class OriginDocument(Generic[D]):
             request.meta[meta.HOLDING] = self.name
             return HOLD
         del request.meta[meta.HOLDING]
+        return WAIT
+
+    async def wait(self, key: Hashable, request: Request) -> CacheEntry[D]:
+        """The entry that decides ``request`` once the document is known, awaited in
+        place; ``IgnoreRequest`` if the spider closes first."""
         entry = await self._wait_for(key, request)
         if entry is None:
             inc(self.stats, "rep/requests/dropped/spider_closed")
