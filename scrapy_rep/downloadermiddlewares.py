@@ -44,7 +44,7 @@ from scrapy_rep.crawl.obey import Obey, ObeyMode
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.stores import StoreClient
+from scrapy_rep.crawl.storeclient import StoreClient
 from scrapy_rep.crawl.usagegate import UsageGate
 from scrapy_rep.documentkind import HoldKey
 from scrapy_rep.origins import OriginMemo

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.engine_fetch import EngineFetcher
     from scrapy_rep.crawl.kinds import CrawlKind
-    from scrapy_rep.crawl.stores import StoreClient
+    from scrapy_rep.crawl.storeclient import StoreClient
     from scrapy_rep.origins import Origin
 
 logger = logging.getLogger(__name__)

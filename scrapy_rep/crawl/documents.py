@@ -17,11 +17,8 @@ expired or been evicted meanwhile).
 
 from __future__ import annotations
 
-import itertools
 import logging
-import uuid
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from scrapy.exceptions import IgnoreRequest
@@ -32,6 +29,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.cache import CacheEntry, DocumentCache
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.actions import ActionRunner, call_later
+from scrapy_rep.crawl.carried import CarriedEntries
 from scrapy_rep.crawl.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.documentkind import HoldKey
@@ -44,7 +42,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.holding import HeldRequests
     from scrapy_rep.crawl.kinds import CrawlKind
-    from scrapy_rep.crawl.stores import StoreClient
+    from scrapy_rep.crawl.storeclient import StoreClient
     from scrapy_rep.fetchpolicy import Policy
     from scrapy_rep.settings import RepConfig
 
@@ -70,14 +68,6 @@ HOLD: Final = Hold(False)
 #: The request came straight back (sent by ``engine.download_async``, not the scheduler:
 #: it cannot leave the downloader): await :meth:`OriginDocument.wait`.
 WAIT: Final = Hold(True)
-
-
-@dataclass
-class _Kept(Generic[D]):
-    """The entry released requests carry, and how many of them are still to come back."""
-
-    entry: CacheEntry[D]
-    to_come: int
 
 
 class OriginDocument(Generic[D]):
@@ -112,10 +102,8 @@ class OriginDocument(Generic[D]):
         self._triggers: dict[Hashable, Request] = {}
         #: Requests awaiting the document in place (sent with ``engine.download_async``).
         self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
-        #: Entries released requests carry, by token.
-        self._carried: dict[str, _Kept[D]] = {}
-        self._run = uuid.uuid4().hex[:8]
-        self._serial = itertools.count()
+        #: The entries released requests carry, by a token in their meta.
+        self._carried: CarriedEntries[D] = CarriedEntries(self.name)
         fetcher = EngineFetcher(crawler, timeout, document, self._download_slot, kind.stats)
         store = store.for_kind(document.stat_prefix)
         self.runner = ActionRunner(crawler, self.lifecycle, fetcher, store, self, clock, kind)
@@ -126,7 +114,7 @@ class OriginDocument(Generic[D]):
         """The entry that decides ``request`` now, or :data:`HOLD` (a fetch is under way
         or starts), or :data:`WAIT` for a request handed back to be held that came
         straight back."""
-        entry = self._take_carried(request)
+        entry = self._carried.take(request)
         if entry is not None:
             return entry
         entry = self.entry(key, request)
@@ -165,38 +153,10 @@ class OriginDocument(Generic[D]):
             return None
         return self.lifecycle.usable_entry(key, self._clock())
 
-    def carry(self, request: Request, entry: CacheEntry[D], count: int = 1) -> None:
-        """``request`` (and ``count - 1`` copies of its meta) is decided by ``entry``
-        whatever the cache holds when it comes back: a token in its meta names it."""
-        token = f"{self._run}.{next(self._serial)}"
-        self._carried[token] = _Kept(entry, count)
-        others = _others(request.meta.get(meta.DECIDED, ()), self.name)
-        request.meta[meta.DECIDED] = (*others, (self.name, token))
-
-    def _take_carried(self, request: Request) -> CacheEntry[D] | None:
-        """The entry ``request`` was released with (its token taken from its meta)."""
-        decided = request.meta.get(meta.DECIDED)
-        if not decided:
-            return None
-        mine = [token for name, token in decided if name == self.name]
-        if not mine:
-            return None
-        rest = _others(decided, self.name)
-        if rest:
-            request.meta[meta.DECIDED] = rest
-        else:
-            del request.meta[meta.DECIDED]
-        found = [entry for entry in map(self._redeem, mine) if entry is not None]
-        return found[0] if found else None  # none: another run's token (JOBDIR)
-
-    def _redeem(self, token: str) -> CacheEntry[D] | None:
-        kept = self._carried.get(token)
-        if kept is None:  # another run's token (JOBDIR), or already taken
-            return None
-        kept.to_come -= 1
-        if kept.to_come <= 0:
-            del self._carried[token]
-        return kept.entry
+    def carry(self, request: Request, entry: CacheEntry[D]) -> None:
+        """``request`` is decided by ``entry`` whatever the cache holds when it comes back
+        (it is held for a later document)."""
+        self._carried.carry([request], entry)
 
     # ------------------------------------------------------------------ holding
 
@@ -227,12 +187,7 @@ class OriginDocument(Generic[D]):
             # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
             return
         again = [self._released(request, key, failures) for request in self._held.pop(hold_key)]
-        if again:
-            self.carry(again[0], entry, len(again))
-            mine = again[0].meta[meta.DECIDED][-1]
-            for request in again[1:]:
-                others = _others(request.meta.get(meta.DECIDED, ()), self.name)
-                request.meta[meta.DECIDED] = (*others, mine)
+        self._carried.carry(again, entry)
         for request in again:
             engine.crawl(request)
         inc(self.stats, "rep/requests/released", len(again))
@@ -294,10 +249,6 @@ class OriginDocument(Generic[D]):
                 waiter.callback(None)
         self._waiters.clear()
         self._carried.clear()
-
-
-def _others(decided: tuple[tuple[str, str], ...], name: str) -> tuple[tuple[str, str], ...]:
-    return tuple(pair for pair in decided if pair[0] != name)
 
 
 def _engine(crawler: Crawler) -> Any:
