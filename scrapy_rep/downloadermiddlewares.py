@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy import Request, signals
@@ -82,7 +82,7 @@ class RobotsTxtMiddleware:
         #: The robots.txt verdict on each request.
         self.robots = RobotsGate(crawler, config, self.slots, self._refuse)
         #: What the crawl is for, checked against the origin's signals (``REP_PURPOSE``).
-        self.usage = UsageGate(crawler, config, self._refuse)
+        self.usage = UsageGate(crawler, config, self._refuse, self.obey.purpose_set)
         kinds = [kind for kind in CRAWL_KINDS if kind.needed(self.usage)]
         store = open_store(config, settings, len(kinds))
         policy, timeout = document_policy(config, settings, store)
@@ -155,17 +155,18 @@ class RobotsTxtMiddleware:
                 return cached
         agent = self.robots.agent(request)
         self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
-        decided: dict[str, CacheEntry[Any]] = {}
+        decided: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         for document in self._usage_documents:
-            found = document.decide(origin, request)
-            if found is HOLD:
-                self._robots.carry(request, entry)
-                for name, kept in decided.items():
-                    self.documents[name].carry(request, kept)
-                return request
-            if isinstance(found, Hold):
-                found = await document.wait(origin, request)
-            decided[document.name] = found
+            for key in document.keys_of(origin, entry.rules):
+                found = document.decide(key, request)
+                if found is HOLD:
+                    self._robots.carry(request, entry, origin)
+                    for (name, kept_key), kept in decided.items():
+                        self.documents[name].carry(request, kept, kept_key)
+                    return request
+                if isinstance(found, Hold):
+                    found = await document.wait(key, request)
+                decided[document.name, key] = found
         self.usage.check(request, origin, entry, decided, agent)
         return None
 
@@ -179,10 +180,11 @@ class RobotsTxtMiddleware:
         name = request.meta.pop(meta.HOLDING, None)
         if name is None:
             return
-        origin = self._origins.get(request.url)
-        assert origin is not None  # only requests with an origin are held
-        document = self.documents[name]
-        document.hold(origin, request)
+        key = request.meta.pop(meta.HOLD_KEY, None)
+        if key is None:  # set with HOLDING; an origin when it is not there
+            key = self._origins.get(request.url)
+            assert key is not None  # only requests with an origin are held
+        self.documents[name].hold(key, request)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
 
     def _spider_idle(self) -> None:

@@ -15,10 +15,6 @@ from typing import Final
 from scrapy_rep.documentkind import DocumentKind, body_size
 from scrapy_rep.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 
-#: The purposes an origin's ``License:`` lines make its requests wait for (issue 23: the
-#: RSL document gates AI use; ``search`` is answered by robots.txt as before).
-AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
-
 #: Appended to a license URL to name its record in a shared store: a license URL may be
 #: any URL, even ``https://host/.well-known/tdmrep.json``; ``#`` never ends a key we store
 #: (keys are fragment-free URLs and origins), so the names never collide.
@@ -49,10 +45,9 @@ def license_key(url: str) -> str | None:
     return key
 
 
-def licenses_to_wait_for(licenses: Iterable[str], purposes: Iterable[str]) -> tuple[str, ...]:
-    """The license keys a request for ``purposes`` waits for, given its origin's
-    ``RobotsTxt.licenses``: none unless an AI purpose is among ``purposes``."""
-    if AI_PURPOSES.isdisjoint(purposes):
-        return ()
+def licenses_to_wait_for(licenses: Iterable[str]) -> tuple[str, ...]:
+    """The license keys a request of a crawl with a purpose waits for, given its
+    origin's ``RobotsTxt.licenses`` (every purpose: an RSL ``<prohibits>`` of ``search``
+    is a no for a search crawl, purpose-notes §9), without repeats or unusable URLs."""
     keys = (license_key(url) for url in licenses)
     return tuple(dict.fromkeys(key for key in keys if key is not None))

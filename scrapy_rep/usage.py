@@ -129,14 +129,19 @@ class UsagePolicy:
         agent: str,
         tdm: TdmRepFile | None = None,
         agents: Sequence[str] = (),
+        licenses: Sequence[UsageSignal] = (),
     ) -> Before:
         """The signals of robots.txt (the groups that apply to ``agent``, and to each of
         ``agents``: ``REP_PURPOSE_AGENTS``, whose groups speak for this crawl too) and of
-        tdmrep.json about ``url``. Call it only for URLs robots.txt allows: "no
-        preferences are implied for resources that are disallowed" (aipref attach §3.1)."""
+        tdmrep.json about ``url``, with ``licenses``: the signals of the RSL licenses
+        its ``License:`` lines name (:func:`scrapy_rep.rsl_terms.licenses_signals`).
+        Call it only for URLs robots.txt allows: "no preferences are implied for
+        resources that are disallowed" (aipref attach §3.1)."""
         signals = _robots_signals(rules, url, agent)
         for token in agents:
             signals = _more_robots_signals(signals, rules, url, token)
+        if licenses:  # the RSL licenses of its License: lines (purpose-notes §9)
+            signals = (*signals, *licenses)
         entry = tdm.lookup(url) if tdm is not None and self.needs_tdmrep else None
         if entry is None:
             return Before(signals, None, signals) if signals else NOTHING_BEFORE

@@ -7,20 +7,23 @@ so a URL reads the same everywhere (issue 21). It applies, in the crawl's order:
 - the robots.txt groups of ``REP_PURPOSE_AGENTS`` (SPEC §1 group selection, per token);
 - a tdmrep.json given up on (``REP_UNREACHABLE_ACTION = "drop"``): everything reserved;
 - an explicit "no" for a purpose of ``REP_PURPOSE`` (``search`` by default) from
-  robots.txt ``Content-Usage`` / ``Content-Signal`` or tdmrep.json
-  (docs/purpose-notes.md §5; unknown never refuses before the fetch).
+  robots.txt ``Content-Usage`` / ``Content-Signal``, tdmrep.json or the RSL licenses
+  robots.txt's ``License:`` lines name (docs/purpose-notes.md §5, §9; unknown never
+  refuses before the fetch).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from scrapy_rep.rsl_terms import held_licenses, licenses_signals
 from scrapy_rep.usage import NOTHING_BEFORE, Before, UsagePolicy
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.rsl import RslDocument
     from scrapy_rep.tdmrep import TdmRepFile
 
 
@@ -45,8 +48,11 @@ class RequestRules:
     agents: tuple[str, ...] = ()
     #: ``ROBOTSTXT_OBEY``: robots.txt's Allow/Disallow decide.
     obey_robots: bool = True
-    #: ``REP_PURPOSE`` was set: its opt-outs hold even with ``ROBOTSTXT_OBEY = False``.
+    #: ``REP_PURPOSE`` was set: its opt-outs hold even with ``ROBOTSTXT_OBEY = False``,
+    #: and the RSL licenses of robots.txt's ``License:`` lines are read.
     purpose_set: bool = False
+    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.rsl_terms.held_licenses`).
+    rsl_held: frozenset[str] = frozenset()
 
     @classmethod
     def of(
@@ -56,8 +62,11 @@ class RequestRules:
         agents: Iterable[str] = (),
         obey_robots: bool = True,
         purpose_set: bool = False,
+        rsl_licenses: Iterable[str] = (),
     ) -> RequestRules:
-        return cls(UsagePolicy.of(purposes, unknown), tuple(agents), obey_robots, purpose_set)
+        policy = UsagePolicy.of(purposes, unknown)
+        held = held_licenses(rsl_licenses)
+        return cls(policy, tuple(agents), obey_robots, purpose_set, held)
 
     @property
     def checks_anything(self) -> bool:
@@ -83,10 +92,12 @@ class RequestRules:
         robots_url: str,
         tdm: TdmRepFile | None = None,
         tdm_given_up: str | None = None,
+        licenses: Sequence[tuple[str, RslDocument]] = (),
     ) -> tuple[Refused | None, Before]:
         """Whether a URL robots.txt allows for ``agent`` is refused, and what the origin's
         documents said about it (for the page-level check after the fetch).
-        ``tdm_given_up``: the outcome of a tdmrep.json given up on (requests dropped)."""
+        ``tdm_given_up``: the outcome of a tdmrep.json given up on (requests dropped).
+        ``licenses``: ``(license URL, document)`` of robots.txt's ``License:`` lines."""
         for token in self.agents:
             if not rules.allowed(url, token):
                 explanation = rules.decide(url, token).explanation
@@ -96,7 +107,8 @@ class RequestRules:
             origin = robots_url.removesuffix("/robots.txt")
             message = f"Dropped: tdmrep.json of {origin} {tdm_given_up}"
             return Refused("tdmrep_unreachable", message), NOTHING_BEFORE
-        before = self.policy.before_fetch(rules, url, agent, tdm, self.agents)
+        rsl = licenses_signals(licenses, url, self.rsl_held) if licenses else ()
+        before = self.policy.before_fetch(rules, url, agent, tdm, self.agents, rsl)
         if before is NOTHING_BEFORE:
             return None, before
         refusal = self.policy.refuse_before(before)

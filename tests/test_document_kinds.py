@@ -37,6 +37,8 @@ from scrapy_rep.fetchpolicy import Policy
 from scrapy_rep.fetchprocedure import FetchProcedure
 from scrapy_rep.origins import Origin
 from scrapy_rep.records import SharedRecord, StoreCorrupt
+from scrapy_rep.rsl_kind import RSL
+from scrapy_rep.rsl_terms import decide
 from scrapy_rep.settings import RepConfig
 
 T0 = 1_000_000.0
@@ -44,6 +46,10 @@ KEY = Origin("http", "a.example", 80)
 BODIES = {
     ROBOTS_TXT.name: b"User-agent: *\nDisallow: /private\n",
     TDMREP.name: b'[{"location": "/private", "tdm-reservation": 1}]',
+    RSL.name: (
+        b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/private"><license>'
+        b'<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+    ),
 }
 KIND_IDS = [kind.name for kind in CRAWL_KINDS]
 
@@ -113,6 +119,9 @@ async def test_every_kind_round_trips_through_every_store(
         probe = f"{KEY}/private/x"
         if kind is ROBOTS_TXT:
             assert back.rules.allowed(probe, "TestBot") is False
+        elif kind is RSL:
+            assert decide(back.rules, probe) == decide(entry.rules, probe)
+            assert decide(back.rules, probe)[1].allowed is False  # its prohibits survived
         else:
             assert back.rules.values(probe) == entry.rules.values(probe)
     else:

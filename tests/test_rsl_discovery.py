@@ -229,11 +229,11 @@ def test_license_keys(url: str, key: str | None) -> None:
     assert license_key(url) == key
 
 
-def test_only_ai_purposes_wait_for_licenses() -> None:
+def test_licenses_to_wait_for_are_the_usable_named_urls_once() -> None:
+    """Every purpose waits (a search crawl too: an RSL can prohibit search)."""
     named = (L, f"{L}#x", "relative.xml", "https://b.example/l.xml")
-    assert licenses_to_wait_for(named, ("search",)) == ()
-    assert licenses_to_wait_for(named, ("search", "ai-input")) == (L, "https://b.example/l.xml")
-    assert licenses_to_wait_for((), ("ai-train",)) == ()
+    assert licenses_to_wait_for(named) == (L, "https://b.example/l.xml")
+    assert licenses_to_wait_for(()) == ()
 
 
 def test_inline_licenses_in_script_elements() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -29,6 +29,9 @@ class _Kept(Generic[D]):
 
     entry: CacheEntry[D]
     to_come: int
+    #: The key of the document the entry is of (one request may carry several keys'
+    #: entries of one kind: an RSL license per ``License:`` line).
+    key: Hashable = None
 
 
 class CarriedEntries(Generic[D]):
@@ -43,31 +46,45 @@ class CarriedEntries(Generic[D]):
     def __len__(self) -> int:
         return len(self._kept)
 
-    def carry(self, requests: Sequence[Request], entry: CacheEntry[D]) -> None:
-        """Each of ``requests`` is decided by ``entry`` when it comes back."""
+    def carry(self, requests: Sequence[Request], entry: CacheEntry[D], key: Hashable) -> None:
+        """Each of ``requests`` is decided by ``entry`` (``key``'s) when it comes back."""
         if not requests:
             return
         token = f"{self._run}.{next(self._serial)}"
-        self._kept[token] = _Kept(entry, len(requests))
+        self._kept[token] = _Kept(entry, len(requests), key)
         for request in requests:
-            others = _others(request.meta.get(meta.DECIDED, ()), self.name)
+            others = self._others(request.meta.get(meta.DECIDED, ()), key)
             request.meta[meta.DECIDED] = (*others, (self.name, token))
 
-    def take(self, request: Request) -> CacheEntry[D] | None:
-        """The entry ``request`` carries (its token taken from its meta), or ``None``."""
+    def take(self, request: Request, key: Hashable) -> CacheEntry[D] | None:
+        """The entry of ``key`` that ``request`` carries (its token taken from its meta),
+        or ``None``. Tokens of other keys of this kind stay; another run's go."""
         decided = request.meta.get(meta.DECIDED)
         if not decided:
             return None
         mine = [token for name, token in decided if name == self.name]
         if not mine:
             return None
-        rest = _others(decided, self.name)
+        rest = self._others(decided, key)
         if rest:
             request.meta[meta.DECIDED] = rest
         else:
             del request.meta[meta.DECIDED]
-        found = [entry for entry in map(self._redeem, mine) if entry is not None]
-        return found[0] if found else None
+        found = [self._redeem(token) for token in mine if self._is_of(token, key)]
+        entries = [entry for entry in found if entry is not None]
+        return entries[0] if entries else None
+
+    def _is_of(self, token: str, key: Hashable) -> bool:
+        kept = self._kept.get(token)
+        return kept is not None and kept.key == key
+
+    def _others(self, decided: Decided, key: Hashable) -> Decided:
+        """``decided`` without this kind's tokens of ``key`` (nor of another run)."""
+        return tuple(
+            pair
+            for pair in decided
+            if pair[0] != self.name or (pair[1] in self._kept and not self._is_of(pair[1], key))
+        )
 
     def clear(self) -> None:
         self._kept.clear()
@@ -80,7 +97,3 @@ class CarriedEntries(Generic[D]):
         if kept.to_come <= 0:
             del self._kept[token]
         return kept.entry
-
-
-def _others(decided: Decided, name: str) -> Decided:
-    return tuple(pair for pair in decided if pair[0] != name)

@@ -89,6 +89,8 @@ class OriginDocument(Generic[D]):
         self.crawler = crawler
         self.document = document
         self.name = document.name
+        #: The keys of the copies a request of an origin needs, given its robots.txt.
+        self.keys_of = kind.keys_of
         self.stats = crawler.stats
         #: Every key's copy (SPEC §4 "Caching").
         self.cache: DocumentCache[D] = DocumentCache(
@@ -114,16 +116,18 @@ class OriginDocument(Generic[D]):
         """The entry that decides ``request`` now, or :data:`HOLD` (a fetch is under way
         or starts), or :data:`WAIT` for a request handed back to be held that came
         straight back."""
-        entry = self._carried.take(request)
+        entry = self._carried.take(request, key)
         if entry is not None:
             return entry
         entry = self.entry(key, request)
         if entry is not None:
             return entry
-        if request.meta.get(meta.HOLDING) != self.name:
+        if request.meta.get(meta.HOLDING) != self.name or request.meta.get(meta.HOLD_KEY) != key:
             request.meta[meta.HOLDING] = self.name
+            request.meta[meta.HOLD_KEY] = key
             return HOLD
         del request.meta[meta.HOLDING]
+        request.meta.pop(meta.HOLD_KEY, None)
         return WAIT
 
     async def wait(self, key: Hashable, request: Request) -> CacheEntry[D]:
@@ -153,10 +157,10 @@ class OriginDocument(Generic[D]):
             return None
         return self.lifecycle.usable_entry(key, self._clock())
 
-    def carry(self, request: Request, entry: CacheEntry[D]) -> None:
-        """``request`` is decided by ``entry`` whatever the cache holds when it comes back
-        (it is held for a later document)."""
-        self._carried.carry([request], entry)
+    def carry(self, request: Request, entry: CacheEntry[D], key: Hashable) -> None:
+        """``request`` is decided by ``entry`` (``key``'s) whatever the cache holds when it
+        comes back (it is held for a later document)."""
+        self._carried.carry([request], entry, key)
 
     # ------------------------------------------------------------------ holding
 
@@ -187,7 +191,7 @@ class OriginDocument(Generic[D]):
             # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
             return
         again = [self._released(request, key, failures) for request in self._held.pop(hold_key)]
-        self._carried.carry(again, entry)
+        self._carried.carry(again, entry, key)
         for request in again:
             engine.crawl(request)
         inc(self.stats, "rep/requests/released", len(again))

@@ -19,6 +19,8 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP, DocumentKind
 from scrapy_rep.robotparser import RobotParser
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.rsl import RslDocument
+from scrapy_rep.rsl_kind import RSL, licenses_to_wait_for
 from scrapy_rep.tdmrep import TdmRepFile, parse_tdmrep
 
 if TYPE_CHECKING:
@@ -82,6 +84,10 @@ def _no_parser(crawler: Crawler, config: RepConfig) -> None:
     return None
 
 
+def _the_origin(origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
+    return (origin,)
+
+
 @dataclass(frozen=True)
 class CrawlKind(Generic[D]):
     """One document kind as a crawl fetches, announces and counts it."""
@@ -94,6 +100,9 @@ class CrawlKind(Generic[D]):
     needed: Callable[[UsageGate], bool] = _always
     #: The crawl's parser of it (``None``: the kind's own).
     parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
+    #: The keys of the copies a request of ``origin`` needs, given its robots.txt: the
+    #: origin itself, or for RSL the license URLs of its ``License:`` lines (maybe none).
+    keys: Callable[[Hashable, RobotsTxt], tuple[Hashable, ...]] = _the_origin
 
     @property
     def name(self) -> str:
@@ -109,9 +118,9 @@ class CrawlKind(Generic[D]):
         parse = self.parser(crawler, config)
         return self.kind if parse is None else self.kind.parsed_with(parse)
 
-    def key_of(self, origin: Hashable) -> Hashable:
-        """The key of the copy a request of ``origin`` needs (its origin, for now)."""
-        return origin
+    def keys_of(self, origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
+        """The keys of the copies a request of ``origin`` needs (``robots``: its rules)."""
+        return self.keys(origin, robots)
 
 
 def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
@@ -140,11 +149,24 @@ def _needs_tdmrep(usage: UsageGate) -> bool:
     return usage.policy.needs_tdmrep
 
 
+def _needs_rsl(usage: UsageGate) -> bool:
+    """Whether the crawl reads RSL licenses: ``REP_PURPOSE`` was set (any purpose: an
+    RSL ``<prohibits>`` of ``search`` holds for a search crawl; purpose-notes §9)."""
+    return usage.rules.purpose_set
+
+
+def _license_keys(origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
+    """The license URLs of robots.txt's ``License:`` lines (none: no RSL fetch)."""
+    return licenses_to_wait_for(robots.licenses) if robots.licenses else ()
+
+
 #: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
 ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
     ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
 )
 #: tdmrep.json, for AI purposes.
 TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser)
+#: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (issue 23 item 6).
+RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL, needed=_needs_rsl, keys=_license_keys)
 #: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).
-CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL)
+CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

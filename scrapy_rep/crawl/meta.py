@@ -43,6 +43,9 @@ UNREADABLE: Final = "rep_unreadable"
 #: set by ``process_request``, taken by ``request_scheduled`` (or, when it comes straight
 #: back, by ``process_request`` again, which then waits).
 HOLDING: Final = "_rep_holding"
+#: The key of the document a request was handed back to be held for (with
+#: :data:`HOLDING`; an origin, or an RSL license URL): taken at once, never queued.
+HOLD_KEY: Final = "_rep_hold_key"
 #: ``((kind name, token), …)``: the entries that decide a request, kept by their
 #: documents under these tokens (``OriginDocument.carry``). Set when a request is
 #: released (or held for a later document), taken by ``process_request``. A token of

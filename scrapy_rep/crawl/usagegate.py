@@ -16,7 +16,7 @@ After robots.txt allowed a request for the crawler's own name, :class:`UsageGate
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
@@ -25,6 +25,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.documentkind import TDMREP
+from scrapy_rep.rsl_kind import RSL
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
 from scrapy_rep.verdicts import RequestRules
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from scrapy_rep.cache import CacheEntry
     from scrapy_rep.origins import Origin
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.rsl import RslDocument
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)
@@ -59,9 +61,17 @@ def before_of(request: Request | None) -> Before:
 class UsageGate:
     """Refuses requests the site's AI-usage signals deny for the crawl's purpose."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig, refuse: Refuse) -> None:
+    def __init__(
+        self, crawler: Crawler, config: RepConfig, refuse: Refuse, purpose_set: bool = False
+    ) -> None:
         #: The one decision the crawl and both tools share (:mod:`scrapy_rep.verdicts`).
-        self.rules = RequestRules.of(config.purpose, config.purpose_unknown, config.purpose_agents)
+        self.rules = RequestRules.of(
+            config.purpose,
+            config.purpose_unknown,
+            config.purpose_agents,
+            purpose_set=purpose_set,
+            rsl_licenses=config.rsl_licenses,
+        )
         self.policy = self.rules.policy
         self.stats = crawler.stats
         self.crawler = crawler
@@ -73,7 +83,7 @@ class UsageGate:
         request: Request,
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
-        documents: Mapping[str, CacheEntry[Any]],
+        documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
         agent: str,
     ) -> None:
         """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent.
@@ -82,7 +92,8 @@ class UsageGate:
         scrapy_rep error and counted, and the request goes on to be checked again, with the
         page's own signals, after the fetch."""
         try:
-            self._check(request, origin, entry, documents.get(TDMREP.name), agent)
+            tdm = documents.get((TDMREP.name, origin))
+            self._check(request, origin, entry, tdm, _licenses(documents), agent)
         except IgnoreRequest:
             raise
         except Exception:
@@ -99,6 +110,7 @@ class UsageGate:
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
         tdm: CacheEntry[Any] | None,
+        licenses: tuple[tuple[str, RslDocument], ...],
         agent: str,
     ) -> None:
         trail = trail_of(self.crawler) if self._audit else None
@@ -114,6 +126,7 @@ class UsageGate:
             origin.robots_url,
             None if tdm is None else tdm.rules,
             given_up,
+            licenses,
         )
         if before is not NOTHING_BEFORE:
             request.meta[BEFORE_KEY] = (request.url, before)
@@ -137,3 +150,12 @@ class UsageGate:
                 decision = rules.decide(request.url, token)
                 trail.robots_decided(request, str(origin), entry, token, decision)
                 return
+
+
+def _licenses(
+    documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
+) -> tuple[tuple[str, RslDocument], ...]:
+    """The RSL licenses among the documents that decide a request: ``(URL, document)``."""
+    return tuple(
+        (str(key), found.rules) for (name, key), found in documents.items() if name == RSL.name
+    )
