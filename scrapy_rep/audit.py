@@ -112,6 +112,8 @@ class AuditTrail:
         self._seen: set[bytes] | None = None
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
+        #: RSL license URL -> the snapshot of its latest copy a request was decided with.
+        self._licenses: dict[str, str] = {}
         self._errors_logged = False
         self.resumes = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
@@ -239,6 +241,14 @@ class AuditTrail:
         except Exception:
             self.internal_error("document_used")
 
+    def license_used(self, license_url: str, entry: CacheEntry[Any]) -> None:
+        """An RSL license (robots.txt ``License:``) was checked for a request: its body
+        is kept, and the signals it gave name it (``usage.signals[].snapshot``)."""
+        try:
+            self._licenses[license_url] = self.writer.snapshot("rsl", license_url, entry)
+        except Exception:
+            self.internal_error("license_used")
+
     # ------------------------------------------------------------------ final fates
 
     def _redirected(self, key: str, request: Request) -> None:
@@ -270,7 +280,9 @@ class AuditTrail:
         before = before_of(request)
         extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
         if before is not NOTHING_BEFORE:
-            extra["usage"] = lines.usage_part(before.decision(), _sha(state), state[TDM])
+            extra["usage"] = lines.usage_part(
+                before.decision(), _sha(state), state[TDM], self._licenses
+            )
         self._final(ref[0], state, "refused", **extra)
 
     @_guarded
@@ -291,7 +303,7 @@ class AuditTrail:
             before = before_of(request)
             decision = before.decision() if before is not NOTHING_BEFORE else None
         if decision is not None and decision.signals:
-            extra["usage"] = lines.usage_part(decision, _sha(state), state[TDM])
+            extra["usage"] = lines.usage_part(decision, _sha(state), state[TDM], self._licenses)
         state[STATUS] = response.status
         self._final(request.meta[ID_KEY][0], state, "fetched", **extra)
 

@@ -6,12 +6,15 @@ builds dicts from values; the Scrapy side (:mod:`scrapy_rep.audit`) writes them.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import fields
 from datetime import datetime, timezone
 from importlib import metadata
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy_rep.purpose import PURPOSES
+from scrapy_rep.rsl_terms import license_url_of
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.standards import STANDARDS
 from scrapy_rep.trailfile import EMPTY_SHA256, SCHEMA
@@ -132,9 +135,15 @@ def robots_part(
     return part
 
 
-def usage_part(decision: UsageDecision, robots_sha: str, tdm_sha: str) -> dict[str, Any]:
+def usage_part(
+    decision: UsageDecision,
+    robots_sha: str,
+    tdm_sha: str,
+    licenses: Mapping[str, str] = MappingProxyType({}),
+) -> dict[str, Any]:
     """The AI-usage decision: the answer per purpose, the deciding signal's position per
-    decided purpose, and the signals (with the snapshot of the document they came from)."""
+    decided purpose, and the signals (with the snapshot of the document they came from;
+    ``licenses``: an RSL license URL's snapshot)."""
     signals = []
     for signal in decision.signals:
         answered = dict(zip(PURPOSES, signal.answers, strict=True))
@@ -147,6 +156,8 @@ def usage_part(decision: UsageDecision, robots_sha: str, tdm_sha: str) -> dict[s
             entry["snapshot"] = robots_sha
         elif signal.source.startswith("tdmrep.json") and tdm_sha:
             entry["snapshot"] = tdm_sha
+        elif signal.vocabulary == "rsl" and licenses.get(license_url_of(signal.source)):
+            entry["snapshot"] = licenses[license_url_of(signal.source)]
         signals.append(entry)
     decided_by = {}
     for purpose in PURPOSES:

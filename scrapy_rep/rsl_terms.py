@@ -57,6 +57,12 @@ def normalise_license_url(url: str) -> str:
     return (origin + ("" if slash < 0 else rest[slash:])).rstrip("/")
 
 
+def license_url_of(source: str) -> str:
+    """The license URL an :class:`RslAnswer` source names (``RSL <url> …``), or ``""``."""
+    parts = source.split(" ", 2)
+    return parts[1].rstrip(":") if len(parts) > 1 and parts[0] == "RSL" else ""
+
+
 def held_licenses(urls: Iterable[str]) -> frozenset[str]:
     """The ``REP_RSL_LICENSES`` values, normalised for :func:`decide`."""
     return frozenset(normalise_license_url(url) for url in urls if url.strip())

@@ -33,6 +33,7 @@ from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 from scrapy_rep.trailread import SnapshotStore, items, text
+from scrapy_rep.trailrsl import license_signals
 from scrapy_rep.usage import RESERVED_ALL, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
@@ -51,6 +52,7 @@ class RunContext:
     purposes: tuple[str, ...] = ("search",)
     unknown: str = "allow"
     unreachable_action: str = "drop"
+    rsl_licenses: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -67,6 +69,7 @@ class RunContext:
             purposes=tuple(purposes) or ("search",),
             unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
             unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
+            rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
         )
 
 
@@ -228,9 +231,14 @@ class Rederiver:
         signals = [s for s in items(signals) if isinstance(s, dict)]
         policy = UsagePolicy.of(run.purposes, run.unknown)
         tdm, problem = self._tdmrep(signals, origin, run) if policy.needs_tdmrep else (None, "")
+        licenses, problem = (
+            license_signals(signals, url, self.store, run.rsl_licenses)
+            if not problem
+            else ((), problem)
+        )
         if problem:
             return [problem]
-        before = policy.before_fetch(rules, url, agent, tdm)
+        before = policy.before_fetch(rules, url, agent, tdm, (), licenses)
         derived = {signal.source: signal.answers for signal in before.every}
         found = []
         for signal in signals:

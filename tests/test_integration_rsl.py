@@ -17,6 +17,8 @@ import pytest_twisted
 from audittrail import by_url
 from robotsite import Reply, Sites, crawl, robots
 
+from scrapy_rep.trailcheck import verify
+
 XML = {"Content-Type": "application/rsl+xml"}
 SERVER = "https://licenses.example/token"
 
@@ -111,6 +113,12 @@ async def test_each_purpose_obeys_the_licenses_robots_txt_names(
         assert '<prohibits type="usage">ai-train</prohibits>' in record["why"]
     server = records[sites.url("server", "/page")]
     assert f'server="{SERVER}" (license not held)' in server["why"]
+    usage = server["usage"]
+    deciding = usage["signals"][usage["decided_by"][purpose]]
+    assert deciding["vocabulary"] == "rsl" and deciding["snapshot"]  # the license kept
+    snapshot = (tmp_path / "audit.jsonl.d" / deciding["snapshot"]).read_bytes()
+    assert snapshot.startswith(b"<rsl") and SERVER.encode() in snapshot
+    assert [str(f) for f in verify(audit).findings] == []  # re-derived from the snapshots
 
 
 @pytest.mark.parametrize("held", [SERVER, "/server.xml"], ids=["server", "license URL"])

@@ -93,7 +93,8 @@ class UsageGate:
         page's own signals, after the fetch."""
         try:
             tdm = documents.get((TDMREP.name, origin))
-            self._check(request, origin, entry, tdm, _licenses(documents), agent)
+            licenses = _licenses(documents)
+            self._check(request, origin, entry, tdm, licenses, agent)
         except IgnoreRequest:
             raise
         except Exception:
@@ -110,10 +111,13 @@ class UsageGate:
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
         tdm: CacheEntry[Any] | None,
-        licenses: tuple[tuple[str, RslDocument], ...],
+        licenses: tuple[tuple[str, CacheEntry[RslDocument]], ...],
         agent: str,
     ) -> None:
         trail = trail_of(self.crawler) if self._audit else None
+        if trail is not None:  # the trail keeps each license that decides
+            for license_url, found in licenses:
+                trail.license_used(license_url, found)
         given_up = None
         if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
             given_up = tdm.outcome
@@ -126,7 +130,7 @@ class UsageGate:
             origin.robots_url,
             None if tdm is None else tdm.rules,
             given_up,
-            licenses,
+            [(license_url, found.rules) for license_url, found in licenses],
         )
         if before is not NOTHING_BEFORE:
             request.meta[BEFORE_KEY] = (request.url, before)
@@ -154,8 +158,6 @@ class UsageGate:
 
 def _licenses(
     documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
-) -> tuple[tuple[str, RslDocument], ...]:
-    """The RSL licenses among the documents that decide a request: ``(URL, document)``."""
-    return tuple(
-        (str(key), found.rules) for (name, key), found in documents.items() if name == RSL.name
-    )
+) -> tuple[tuple[str, CacheEntry[RslDocument]], ...]:
+    """The RSL licenses among the documents that decide a request: ``(URL, entry)``."""
+    return tuple((str(key), found) for (name, key), found in documents.items() if name == RSL.name)

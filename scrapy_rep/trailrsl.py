@@ -1,0 +1,37 @@
+"""The RSL licenses a trail record was decided with, re-derived from their snapshots
+(``scrapy_rep trail verify``; docs/audit-trail.md, docs/purpose-notes.md §9). Pure.
+
+A record's ``rsl`` signals name their license URL in their ``source`` (``RSL <url> …``)
+and the snapshot of its body; a license given up on as unreachable has no snapshot
+(nothing was read) and stands for the unreachable license: no AI use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from scrapy_rep.purpose import UsageSignal
+from scrapy_rep.rsl import UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.rsl_terms import held_licenses, license_url_of, licenses_signals
+from scrapy_rep.trailread import SnapshotStore, text
+
+
+def license_signals(
+    signals: Iterable[dict[str, Any]], url: str, store: SnapshotStore, held: Iterable[str]
+) -> tuple[tuple[UsageSignal, ...], str]:
+    """The signals today's engine draws about ``url`` from the licenses the recorded
+    ``signals`` name, and a problem (``""``: none) when a snapshot cannot be read."""
+    documents: dict[str, RslDocument] = {}
+    for signal in signals:
+        license_url = license_url_of(text(signal.get("source")))
+        if signal.get("vocabulary") != "rsl" or not license_url or license_url in documents:
+            continue
+        sha = text(signal.get("snapshot"))
+        document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE
+        if document is None:
+            return (), f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
+        documents[license_url] = document
+    if not documents:
+        return (), ""
+    return licenses_signals(documents.items(), url, held_licenses(held)), ""
