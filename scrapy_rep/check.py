@@ -25,7 +25,8 @@ from scrapy_rep.robotstxt import (
     RobotsTxt,
     parse_robotstxt,
 )
-from scrapy_rep.settings import RepSettingError, read_purposes, read_str_list
+from scrapy_rep.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
+from scrapy_rep.settings import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.urlfetch import (
     DEFAULT_USER_AGENT,
     OriginTdm,
@@ -80,11 +81,12 @@ def report(
     user_agent: str,
     request_rules: RequestRules | None = None,
     tdm: OriginTdm | None = None,
+    licenses: OriginLicenses = NO_LICENSES,
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
     crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
-    tdmrep.json)."""
+    tdmrep.json, the RSL ``licenses`` of its ``License:`` lines)."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
@@ -98,7 +100,7 @@ def report(
             robots_url = robots_url_for(url) or "robots.txt"
             tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
             refused, _ = request_rules.refusal(
-                rules, url, user_agent, robots_url, tdm_file, given_up
+                rules, url, user_agent, robots_url, tdm_file, given_up, licenses.documents
             )
             if refused is not None:
                 allowed, why = False, refused.message
@@ -162,6 +164,7 @@ def _parser() -> argparse.ArgumentParser:
         help="as ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given are checked",
     )
     check.add_argument("--purpose-agents", default="", help="REP_PURPOSE_AGENTS, comma-separated")
+    check.add_argument("--rsl-licenses", default="", help="REP_RSL_LICENSES, comma-separated")
     check.add_argument(
         "--unreachable-action",
         choices=("drop", "allow"),
@@ -215,6 +218,7 @@ def _usage_problem(options: argparse.Namespace) -> str:
             agents=read_str_list(vars(options), "purpose_agents", ()),
             obey_robots=options.robotstxt_obey,
             purpose_set=options.purpose is not None,
+            rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
         )
     except RepSettingError as error:
         return f"--{error}".replace("_", "-", 1)
@@ -231,6 +235,7 @@ class _Source:
     notes: list[str]
     unreachable: bool = False
     tdm: OriginTdm | None = None
+    licenses: OriginLicenses = NO_LICENSES
 
 
 def _check(options: argparse.Namespace, out: TextIO) -> int:
@@ -250,12 +255,15 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(f"sitemap: {sitemap}", file=out)
         if source.tdm is not None:
             print(source.tdm.line, file=out)
+        for line in source.licenses.lines:
+            print(line, file=out)
         lines, all_allowed = report(
-            source.rules, source.urls, agent, options.request_rules, source.tdm
+            source.rules, source.urls, agent, options.request_rules, source.tdm, source.licenses
         )
         for line in lines:
             print(line, file=out)
-        if source.unreachable or (source.tdm is not None and source.tdm.unreachable):
+        tdm_unreachable = source.tdm is not None and source.tdm.unreachable
+        if source.unreachable or tdm_unreachable or source.licenses.unreachable:
             code = EXIT_UNREACHABLE
         elif not all_allowed and code == EXIT_ALLOWED:
             code = EXIT_DISALLOWED
@@ -303,5 +311,8 @@ def _sources(options: argparse.Namespace) -> list[_Source]:
             tdm = origin_tdm(
                 origin_url, options.user_agent, options.timeout, options.unreachable_action
             )
-        sources.append(_Source(title, rules, urls, notes, fetched.unreachable, tdm))
+        licenses = origin_licenses(
+            rules, options.request_rules, options.user_agent, options.timeout
+        )
+        sources.append(_Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses))
     return sources

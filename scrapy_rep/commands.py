@@ -42,6 +42,8 @@ from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.purpose import PURPOSES, decide
 from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.rsl_terms import held_licenses, licenses_signals
+from scrapy_rep.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
 from scrapy_rep.urlfetch import (
@@ -134,6 +136,7 @@ class RobotsCommand(ScrapyCommand):
             config.purpose_agents,
             obey_robots(self.settings),
             self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
+            held_licenses(config.rsl_licenses),
         )
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
@@ -170,8 +173,12 @@ class RobotsCommand(ScrapyCommand):
                 origin_url = robots_url.removesuffix("/robots.txt")
                 tdm = origin_tdm(origin_url, agent, opts.timeout, config.unreachable_action)
                 print(f"\n{tdm.line}")
-            code = max(code, self._origin(rules, outcome, urls, agent, opts, config, tdm))
-            if unreachable or (tdm is not None and tdm.unreachable):
+            licenses = origin_licenses(rules, self.request_rules, agent, opts.timeout)
+            print(
+                "".join(f"\n{line}" for line in licenses.lines), end="\n" if licenses.lines else ""
+            )
+            code = max(code, self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses))
+            if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
                 code = EXIT_UNREACHABLE
         return code
 
@@ -184,6 +191,7 @@ class RobotsCommand(ScrapyCommand):
         opts: argparse.Namespace,
         config: RepConfig,
         tdm: OriginTdm | None = None,
+        licenses: OriginLicenses = NO_LICENSES,
     ) -> int:
         """Print one origin's block; its exit code."""
         print(f"\nrobots.txt {outcome}")
@@ -191,7 +199,7 @@ class RobotsCommand(ScrapyCommand):
         print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
         for sitemap in rules.sitemaps:
             print(f"  sitemap: {sitemap}")
-        lines, all_allowed = report(rules, urls, agent, self.request_rules, tdm)
+        lines, all_allowed = report(rules, urls, agent, self.request_rules, tdm, licenses)
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
@@ -203,7 +211,9 @@ class RobotsCommand(ScrapyCommand):
                     code = EXIT_UNREACHABLE
             if self.policy is not None and robots_allowed:
                 tdm_file = None if tdm is None else tdm.file
-                code = max(code, self._usage(url, rules, tdm_file, agent, opts.timeout, config))
+                code = max(
+                    code, self._usage(url, rules, tdm_file, agent, opts.timeout, config, licenses)
+                )
         return code
 
     def _usage(
@@ -214,11 +224,14 @@ class RobotsCommand(ScrapyCommand):
         agent: str,
         timeout: float,
         config: RepConfig,
+        licenses: OriginLicenses = NO_LICENSES,
     ) -> int:
         """Every usage signal about ``url`` and the answer per purpose; its exit code."""
         policy = self.policy
         assert policy is not None
-        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents)
+        held = self.request_rules.rsl_held
+        rsl = licenses_signals(licenses.documents, url, held)
+        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents, rsl)
         response = _response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")

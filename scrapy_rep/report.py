@@ -216,7 +216,8 @@ class RepReport:
             outcomes = list(report.outcomes)
             if report.outcomes_left_out:
                 outcomes.insert(2, f"({report.outcomes_left_out} more)")
-            lines.append(f"    robots.txt: {' -> '.join(outcomes) or 'not downloaded'}")
+            if outcomes or not report.documents:  # not for a document keyed by its URL (RSL)
+                lines.append(f"    robots.txt: {' -> '.join(outcomes) or 'not downloaded'}")
             for document, fetched in report.documents.items():
                 lines.append(f"    {document}: {' -> '.join(fetched)}")
             extras = []

@@ -135,3 +135,21 @@ async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
     assert fetched(spider, sites) == set(ORIGINS)
     assert sites.requested("lic") == []
     assert crawler.stats.get_value("rep/rsl/request_count") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_report_shows_each_license_and_the_element_that_refused() -> None:
+    from scrapy_rep.report import RepReport
+
+    crawler, _, sites = await run({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
+    report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
+    lines = report.text.splitlines()
+    license_url = sites.url("lic", "/no-train.xml")
+    at = lines.index(f"  {license_url}")
+    assert lines[at + 1].startswith("    rsl: 200 (")  # no "robots.txt: not downloaded"
+    assert lines[at + 2] == "    2 request(s) waited for it"  # two origins, one download
+    refused = lines[lines.index(f"  {sites.url('notrain', '/page')}") + 1]
+    assert refused == (
+        f'    Not fetched: ai-train denied by RSL {license_url} <content url="/"> license 1: '
+        '<prohibits type="usage">ai-train</prohibits>'
+    )

@@ -32,12 +32,27 @@ ANYONE = b"User-agent: *\nAllow: /\n"
 class Case:
     robots: bytes | int = ANYONE
     tdmrep: bytes | int = 404
+    #: The body (or status) of the RSL license at /license.xml; robots.txt names it in a
+    #: ``License:`` line when set.
+    rsl: bytes | int | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     #: The crawl's verdict on /page (the tools must say the same).
     fetched: bool = True
     #: The tools' exit code.
     exit_code: int = 0
 
+
+SERVER = "https://licenses.example/token"
+
+
+def rsl(body: str, content: str = '<content url="/">') -> bytes:
+    text = f'<rsl xmlns="https://rslstandard.org/rsl">{content}<license>{body}</license>'
+    return (text + "</content></rsl>").encode()
+
+
+NO_SEARCH = rsl('<prohibits type="usage">search</prohibits>')
+NO_TRAIN = rsl('<prohibits type="usage">ai-train</prohibits>')
+BEHIND_SERVER = rsl('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
 
 CASES = {
     # REP_PURPOSE (default search): an explicit "no" for the crawl's purpose.
@@ -147,6 +162,27 @@ CASES = {
         settings={"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_ACTION": "allow"},
         exit_code=3,
     ),
+    # RSL licenses of robots.txt's License: line (REP_PURPOSE set; REP_RSL_LICENSES).
+    "REP_PURPOSE search, RSL prohibits search": Case(
+        rsl=NO_SEARCH, settings={"REP_PURPOSE": "search"}, fetched=False, exit_code=1
+    ),
+    "no REP_PURPOSE, RSL prohibits search (not read)": Case(rsl=NO_SEARCH),
+    "REP_PURPOSE ai-train, RSL prohibits ai-train": Case(
+        rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
+    ),
+    "REP_PURPOSE ai-input, RSL prohibits ai-train": Case(
+        rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-input"}
+    ),
+    "REP_PURPOSE ai-train, RSL server=, not held": Case(
+        rsl=BEHIND_SERVER, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
+    ),
+    "REP_PURPOSE ai-train, RSL server=, REP_RSL_LICENSES holds it": Case(
+        rsl=BEHIND_SERVER, settings={"REP_PURPOSE": "ai-train", "REP_RSL_LICENSES": SERVER}
+    ),
+    "REP_PURPOSE ai-train, RSL 404 (no terms)": Case(rsl=404, settings={"REP_PURPOSE": "ai-train"}),
+    "REP_PURPOSE ai-train, RSL 503 (given up: no AI use)": Case(
+        rsl=503, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=3
+    ),
 }
 
 #: The checker's option for each setting (it reads no Scrapy settings).
@@ -157,6 +193,7 @@ CHECK_OPTIONS = {
     "USER_AGENT": "--user-agent",
     "ROBOTSTXT_USER_AGENT": "--user-agent",  # given after USER_AGENT: it wins, as in Scrapy
     "REP_UNREACHABLE_ACTION": "--unreachable-action",
+    "REP_RSL_LICENSES": "--rsl-licenses",
 }
 USER_AGENT = "TestBot/1.0 (+https://example.com/bot)"
 
@@ -172,7 +209,12 @@ def site(case: Case) -> Iterator[str]:
     class Handler(QuietHandler):
         def do_GET(self) -> None:
             if self.path == "/robots.txt":
-                answer(self, case.robots, "text/plain")
+                license_url = f"http://127.0.0.1:{self.server.server_port}/license.xml"
+                named = f"License: {license_url}\n".encode() if case.rsl is not None else b""
+                robots = case.robots + named if isinstance(case.robots, bytes) else case.robots
+                answer(self, robots, "text/plain")
+            elif self.path == "/license.xml" and case.rsl is not None:
+                answer(self, case.rsl, "application/rsl+xml")
             elif self.path == "/.well-known/tdmrep.json":
                 answer(self, case.tdmrep, "application/json")
             else:
