@@ -39,6 +39,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.images import ImageGate
+from scrapy_rep.crawl.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.stats import inc
@@ -46,7 +47,7 @@ from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.imageusage import record_for
-from scrapy_rep.purpose import UsageDecision
+from scrapy_rep.purpose import UsageDecision, UsageSignal, decide
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
 
@@ -83,6 +84,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         )
         #: noimageai pages: their images refused or marked (issue 22).
         self.images = ImageGate(crawler, self.usage.purposes, self._mark, self._refused)
+        #: The RSL licenses a page names (crawls that read RSL licenses).
+        self.licenses = PageLicenseReader(crawler, config)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -199,6 +202,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _audited_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
+        self._page_licenses(response, None)
         kept = dropped = 0
         try:
             for output in result:
@@ -211,9 +215,57 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         finally:
             self._page_done(response, kept, dropped)
 
+    def process_spider_output(
+        self, response: Response | None, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        self._page_licenses(response, None)
+        return super().process_spider_output(response, result)
+
+    async def process_spider_output_async(
+        self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        """Scrapy's own loop, after the page's RSL licenses are known (if it names any)."""
+        if response is not None and self.licenses.document() is not None:
+            await self._page_licenses_async(response)
+        async for output in result:
+            if (output := self._get_processed(output, response)) is not None:
+                yield output
+
+    async def _page_licenses_async(self, response: Response) -> None:
+        """The page's RSL licenses, awaited when not known yet (purpose notes §9)."""
+        try:
+            signals = await self.licenses.signals(response)
+        except Exception as error:  # never lose a page's output over its licenses
+            self._failed(response, "RSL licenses", error)
+            return
+        self._page_licenses(response, signals)
+
+    def _page_licenses(
+        self, response: Response | None, signals: tuple[UsageSignal, ...] | None
+    ) -> None:
+        """Add the page's RSL license signals (``None``: those known now) to its decision."""
+        if response is None:
+            return
+        try:
+            if signals is None:
+                signals = self.licenses.known_now(response)
+            if not signals:
+                return
+            decision, earlier = self.usage_of(response)
+            decision = decide((*decision.signals, *signals))
+            refusal = self.usage.refusal(decision)
+            if refusal is not None and earlier is None:
+                inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
+            self._usage[response] = (decision, refusal)
+            response.meta[USAGE_KEY] = decision
+        except Exception as error:  # never lose a page's output over its licenses
+            self._failed(response, "RSL licenses", error)
+
     async def _audited_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
+        if response is not None and self.licenses.document() is not None:
+            await self._page_licenses_async(response)
         kept = dropped = 0
         try:
             async for output in result:

@@ -13,19 +13,36 @@ from typing import Any
 
 from scrapy_rep.purpose import UsageSignal
 from scrapy_rep.rsl import UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.rsl_kind import licenses_to_wait_for
 from scrapy_rep.rsl_terms import held_licenses, license_url_of, licenses_signals
 from scrapy_rep.trailread import SnapshotStore, text
 
 
+def page_license(signal: dict[str, Any], named: Iterable[str]) -> bool:
+    """Whether ``signal`` is an RSL signal of a license the page named (not one of
+    robots.txt's ``named`` licenses)."""
+    if signal.get("vocabulary") != "rsl":
+        return False
+    return license_url_of(text(signal.get("source"))) not in licenses_to_wait_for(named)
+
+
 def license_signals(
-    signals: Iterable[dict[str, Any]], url: str, store: SnapshotStore, held: Iterable[str]
+    signals: Iterable[dict[str, Any]],
+    url: str,
+    store: SnapshotStore,
+    held: Iterable[str],
+    named: Iterable[str],
 ) -> tuple[tuple[UsageSignal, ...], str]:
-    """The signals today's engine draws about ``url`` from the licenses the recorded
-    ``signals`` name, and a problem (``""``: none) when a snapshot cannot be read."""
+    """The signals today's engine draws about ``url`` from the licenses of robots.txt
+    (``named``: its ``License:`` URLs) the recorded ``signals`` name, and a problem
+    (``""``: none) when a snapshot cannot be read."""
     documents: dict[str, RslDocument] = {}
+    keys = licenses_to_wait_for(named)
     for signal in signals:
         license_url = license_url_of(text(signal.get("source")))
-        if signal.get("vocabulary") != "rsl" or not license_url or license_url in documents:
+        if signal.get("vocabulary") != "rsl" or license_url not in keys:
+            continue
+        if license_url in documents:
             continue
         sha = text(signal.get("snapshot"))
         document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE

@@ -33,7 +33,7 @@ from scrapy_rep.purpose import PURPOSES
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 from scrapy_rep.trailread import SnapshotStore, items, text
-from scrapy_rep.trailrsl import license_signals
+from scrapy_rep.trailrsl import license_signals, page_license
 from scrapy_rep.usage import RESERVED_ALL, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
@@ -232,7 +232,7 @@ class Rederiver:
         policy = UsagePolicy.of(run.purposes, run.unknown)
         tdm, problem = self._tdmrep(signals, origin, run) if policy.needs_tdmrep else (None, "")
         licenses, problem = (
-            license_signals(signals, url, self.store, run.rsl_licenses)
+            license_signals(signals, url, self.store, run.rsl_licenses, rules.licenses)
             if not problem
             else ((), problem)
         )
@@ -242,7 +242,7 @@ class Rederiver:
         derived = {signal.source: signal.answers for signal in before.every}
         found = []
         for signal in signals:
-            if not signal.get("snapshot"):
+            if not signal.get("snapshot") or page_license(signal, rules.licenses):
                 continue  # a page's own signal: taken as recorded
             source = str(signal.get("source", ""))
             if source not in derived:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from audittrail import by_url
-from robotsite import Reply, Sites, crawl, robots
+from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep.trailcheck import verify
 
@@ -153,3 +153,58 @@ async def test_the_report_shows_each_license_and_the_element_that_refused() -> N
         f'    Not fetched: ai-train denied by RSL {license_url} <content url="/"> license 1: '
         '<prohibits type="usage">ai-train</prohibits>'
     )
+
+
+class ItemSpider(ListSpider):
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+def html(head: str = "", **headers: str) -> Reply:
+    body = f"<html><head>{head}</head><body>p</body></html>".encode()
+    return Reply(200, body, {"Content-Type": "text/html", **headers})
+
+
+@pytest.mark.parametrize("purpose", ["ai-train", "ai-input"])
+@pytest_twisted.ensureDeferred
+async def test_page_level_licenses_gate_the_pages_items(purpose: str, tmp_path: Path) -> None:
+    """A Link header, an HTML <link> and an inline <script> license: the page's items are
+    dropped when the license prohibits the purpose; a license not known yet is awaited
+    (fetched once, whichever pages name it)."""
+    sites = Sites()
+    lic = sites.add("lic")
+    lic.script("/no-train.xml", *LICENSES["/no-train.xml"])
+    lic.script("/no-input.xml", rsl('<prohibits type="usage">ai-input</prohibits>'))
+    pages = sites.add("pages")
+    train_url, input_url = sites.url("lic", "/no-train.xml"), sites.url("lic", "/no-input.xml")
+    link = f'<{train_url}>; rel="license"; type="application/rsl+xml"'
+    pages.script("/header", html(Link=link))
+    pages.script("/header2", html(Link=link))
+    pages.script(
+        "/html", html(f'<link rel="license" type="application/rsl+xml" href="{input_url}">')
+    )
+    inline = '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    inline += '<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+    pages.script("/inline", html(f'<script type="application/rsl+xml">{inline}</script>'))
+    paths = ["/header", "/header2", "/html", "/inline", "/plain"]
+    urls = [sites.url("pages", path) for path in paths]
+    items: list[Any] = []
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit), "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)  # page licenses gate items, not fetches
+    kept = {item["url"].rsplit("/", 1)[1] for item in items}
+    dropped = {"ai-train": {"header", "header2", "inline"}, "ai-input": {"html"}}[purpose]
+    assert kept == {path.strip("/") for path in paths} - dropped
+    assert sites.requested("lic").count("/no-train.xml") == 1
+    stats = crawler.stats.get_stats()
+    assert stats.get(f"rep/purpose/items_dropped/{purpose}") == len(dropped)
+    assert stats.get("rep/rsl/page_license_not_known") is None  # awaited, never guessed
+    record = by_url(audit)[sites.url("pages", "/html")]
+    signal = record["usage"]["signals"][0]
+    assert signal["vocabulary"] == "rsl" and input_url in signal["source"]
+    assert [str(f) for f in verify(audit).findings] == []
