@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scrapy import signals
@@ -157,7 +158,13 @@ def _needs_rsl(usage: UsageGate) -> bool:
 
 def _license_keys(origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
     """The license URLs of robots.txt's ``License:`` lines (none: no RSL fetch)."""
-    return licenses_to_wait_for(robots.licenses) if robots.licenses else ()
+    return _keys_of_licenses(robots.licenses) if robots.licenses else ()
+
+
+@lru_cache(maxsize=1024)
+def _keys_of_licenses(licenses: tuple[str, ...]) -> tuple[str, ...]:
+    """Once per distinct ``License:`` list, not per request."""
+    return licenses_to_wait_for(licenses)
 
 
 #: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
