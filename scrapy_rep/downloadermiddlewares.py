@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
 from weakref import WeakKeyDictionary
 
@@ -46,6 +47,7 @@ from scrapy_rep.crawl.documents import (
     open_store,
     robots_stand_in,
 )
+from scrapy_rep.crawl.early import cached_entry
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.obey import Obey, ObeyMode
@@ -157,6 +159,48 @@ class RobotsTxtMiddleware:
         """The ``Sitemap:`` URLs of ``url``'s origin's cached robots.txt (SPEC §5)."""
         rules = self.rules_for(url)
         return rules.sitemaps if rules is not None else ()
+
+    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+        """When the cached documents already refuse ``request`` (issue 25): a function
+        that refuses it as :meth:`process_request` does (counted, logged, signalled,
+        audited; it says whether it did). ``None`` otherwise, or when they are not
+        cached and fresh: the request goes on as usual. Reads the cache only, never
+        starts a fetch. Used by the spider middleware (:mod:`scrapy_rep.crawl.early`)."""
+        obey = self.obey.of(request)
+        origin = self._origins.get(request.url) if obey is not Obey.NOTHING else None
+        if origin is None or request.url.endswith("/robots.txt"):
+            return None
+        now = self._clock()
+        entry = cached_entry(self._robots, origin, now)
+        if entry is None:
+            return None
+        carried: Carried = {ROBOTS_TXT.name: entry}
+        agent = self.robots.agent(request)
+        if not self.robots.refuses(request.url, entry, agent, obey is Obey.ALL):
+            tdm = None
+            if self._tdm is not None:
+                tdm = cached_entry(self._tdm, origin, now)
+                if tdm is None:
+                    return None
+                carried[TDMREP.name] = tdm
+            if not self.usage.refuses(request.url, origin, entry, tdm, agent):
+                return None
+        return partial(self._refuse_known, request, carried)
+
+    def _refuse_known(self, request: Request, carried: Carried) -> bool:
+        """:meth:`process_request` with the entries that refused ``request``."""
+        self._carried[request] = carried
+        coroutine = self.process_request(request)
+        try:
+            coroutine.send(None)  # with every entry carried, it never suspends
+        except IgnoreRequest:
+            return True
+        except StopIteration:
+            return False
+        finally:
+            self._carried.pop(request, None)
+        coroutine.close()
+        return False
 
     def held_requests(self) -> dict[str, int]:
         """How many requests wait for each origin's robots.txt."""

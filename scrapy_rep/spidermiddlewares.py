@@ -36,6 +36,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.early import EarlyRefusal
 from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
@@ -85,6 +86,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         )
         #: noimageai pages: their images refused or marked (issue 22).
         self.images = ImageGate(crawler, self.usage.purposes, self._mark, self._refused)
+        #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
+        #: scheduler (issue 25).
+        self.early = EarlyRefusal(crawler)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -304,16 +308,17 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return None
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        if response is None:
-            return request
+        if response is None:  # from start(): only the early refusal applies
+            return self.early.request(request)
         if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self._by_follow(request, response):
             return None
         try:
             page = self.images.page(response, self.directives_of(response))
-            return request if page is None else self.images.request(request, response, page)
+            marked = request if page is None else self.images.request(request, response, page)
         except Exception as error:  # never lose a request over reading the page's images
             self._failed(response, "noimageai images", error)
             return request
+        return None if marked is None else self.early.request(marked)
 
     def _by_follow(self, request: Request, response: Response) -> bool:
         """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""

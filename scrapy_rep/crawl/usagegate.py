@@ -101,9 +101,7 @@ class UsageGate:
         agent: str,
     ) -> None:
         trail = trail_of(self.crawler) if self._audit else None
-        given_up = None
-        if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
-            given_up = tdm.outcome
+        given_up = _given_up(tdm)
         if tdm is not None and trail is not None:  # the trail keeps the file that decides
             trail.document_used(request, str(origin), tdm)
         refused, before = self.rules.refusal(
@@ -127,6 +125,21 @@ class UsageGate:
         self._inc(f"rep/requests/dropped/{refused.reason}")
         self._refuse(request, refused.reason, refused.message)
 
+    def refuses(
+        self,
+        url: str,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        tdm: CacheEntry[Any] | None,
+        agent: str,
+    ) -> bool:
+        """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        tdm_rules = None if tdm is None else tdm.rules
+        refused, _ = self.rules.refusal(
+            entry.rules, url, agent, origin.robots_url, tdm_rules, _given_up(tdm)
+        )
+        return refused is not None
+
     def _note_agent(
         self, trail: Any, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt]
     ) -> None:
@@ -140,3 +153,10 @@ class UsageGate:
     def _inc(self, key: str) -> None:
         if self.stats is not None:
             self.stats.inc_value(key)
+
+
+def _given_up(tdm: CacheEntry[Any] | None) -> str | None:
+    """The outcome of a tdmrep.json given up on (it reserves everything), else ``None``."""
+    if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
+        return tdm.outcome
+    return None
