@@ -128,7 +128,9 @@ class RobotsTxtMiddleware:
         self._waiters: dict[tuple[str, Origin], list[Deferred[Any]]] = {}
         self._scheduler: Any = None
         connect = crawler.signals.connect
-        connect(self._request_scheduled, signal=signals.request_scheduled)
+        # _request_scheduled is connected only while requests wait to be held: a
+        # receiver costs every scheduled request a dispatch (issue 25).
+        self._listening = False
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
@@ -250,6 +252,11 @@ class RobotsTxtMiddleware:
         if entry is not None:
             return entry
         if request not in self._to_hold:
+            if not self._listening:
+                self._listening = True
+                self.crawler.signals.connect(
+                    self._request_scheduled, signal=signals.request_scheduled
+                )
             self._to_hold[request] = kind
             if carried:
                 self._carried[request] = carried  # kept while it is held
@@ -271,7 +278,9 @@ class RobotsTxtMiddleware:
     # ------------------------------------------------------------------ holding
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        kind = self._to_hold.pop(request, None) if self._to_hold else None
+        kind = self._to_hold.pop(request, None)
+        if not self._to_hold:  # not now: the dispatch under way would skip a receiver
+            call_later(0, self._stop_listening)
         if kind is None:
             return
         origin = self._origins.get(request.url)
@@ -286,6 +295,13 @@ class RobotsTxtMiddleware:
         if entry is not None:  # the download finished in between
             call_later(0, self._release, kind, origin, entry, 0)
         raise IgnoreRequest("held until robots.txt is known")  # not enqueued, not logged
+
+    def _stop_listening(self) -> None:
+        if self._listening and not self._to_hold:
+            self._listening = False
+            self.crawler.signals.disconnect(
+                self._request_scheduled, signal=signals.request_scheduled
+            )
 
     def _release(self, kind: Any, origin: Origin, entry: Any, failures: int) -> None:
         """The requests held for ``kind`` of ``origin`` go on, carrying ``entry``."""
