@@ -309,7 +309,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
-            return self.early.request(request)
+            return self.early.request(request, start=True)
         if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self._by_follow(request, response):
             return None
         try:

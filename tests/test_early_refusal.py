@@ -76,10 +76,23 @@ class LinkSpider(Spider):
                 yield response.follow(path)
 
 
+class Passing:
+    """A project's spider middleware that sees the spider's output after ours (a lower
+    priority): it might change a request, so nothing is refused before it."""
+
+    def process_spider_output(self, response: Any, result: Any) -> Any:
+        yield from result
+
+    async def process_spider_output_async(self, response: Any, result: Any) -> Any:
+        async for output in result:
+            yield output
+
+
 def watch(refused: list[tuple[str, str, str]]) -> Any:
     def connect(crawler: Any) -> None:
         def on_refused(request: Request, reason: str, message: str, **_: Any) -> None:
-            refused.append((request.url, reason, message))
+            start = request.meta.get("is_start_request", False)  # StartSpiderMiddleware's
+            refused.append((request.url, reason, f"{message} start={start}"))
 
         def on_response(response: Any, **_: Any) -> None:
             spider = crawler.spider
@@ -152,8 +165,9 @@ AI = {"REP_PURPOSE": "ai-train", "REP_PURPOSE_AGENTS": ["GPTBot"]}
         ({}, 4),  # /private/start from start(), /private/1, /private/2, /doc.pdf
         (AI, 6),  # and /noai/1 (Content-Usage), /nogpt/1 (GPTBot's group)
         ({**AI, "ROBOTSTXT_OBEY": False}, 2),  # only the purpose's opt-outs
+        ({"SPIDER_MIDDLEWARES": {"test_early_refusal.Passing": 100}}, 0),
     ],
-    ids=["search", "ai-train", "ai-train-obey-false"],
+    ids=["search", "ai-train", "ai-train-obey-false", "middleware-after-ours"],
 )
 @pytest_twisted.ensureDeferred
 async def test_issue25_early_refusal_has_the_late_refusals_outcome(
@@ -164,7 +178,7 @@ async def test_issue25_early_refusal_has_the_late_refusals_outcome(
     refused_early: int,
 ) -> None:
     early = await run(tmp_path, "early", settings, caplog)
-    monkeypatch.setattr(EarlyRefusal, "request", lambda self, request: request)
+    monkeypatch.setattr(EarlyRefusal, "request", lambda self, request, start=False: request)
     late = await run(tmp_path, "late", settings, caplog)
 
     # The early path was taken: a's refused URLs, from a callback and from start(); not
@@ -178,6 +192,10 @@ async def test_issue25_early_refusal_has_the_late_refusals_outcome(
     refused_urls = [url for url, _, _ in early["refused"]]
     assert refused_urls.count("<a>/private/1") == obey  # its duplicate was filtered
     assert "<b>/private/x" in refused_urls
+    if obey:  # a start request is refused marked as one, early or late
+        assert ("<a>/private/start", "forbidden") in {(u, r) for u, r, _ in early["refused"]}
+        start = next(m for u, _, m in early["refused"] if u == "<a>/private/start")
+        assert start.endswith("start=True")
     assert early["stats"]["dupefilter/filtered"] == 1
     assert early["requested"] == late["requested"]
     refused_paths = [url[3:] for url in refused_urls if url.startswith("<a>")]

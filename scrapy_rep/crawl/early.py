@@ -23,10 +23,12 @@ Everything else goes on as before, unchanged:
 - a request with an errback (it is owed the ``IgnoreRequest`` failure);
 - a request for ``/robots.txt`` itself, and one with ``dont_obey_robotstxt`` under
   Scrapy's meaning;
-- every request, when another downloader middleware with a ``process_request`` runs
-  before ours (it might change or drop the request), or when the scheduler is not
-  Scrapy's own (its dupefilter is not known): then only ``dont_filter`` requests are
-  refused early in the second case, and none in the first.
+- every request, when a spider middleware other than Scrapy's ``StartSpiderMiddleware``
+  (whose mark on start requests is set here too) and ``HttpErrorMiddleware`` sees the
+  output after ours, or a downloader middleware other than Scrapy's offsite filter has
+  a ``process_request`` before ours: they might change or drop the request;
+- requests without ``dont_filter``, when the scheduler is not Scrapy's own (its
+  dupefilter is not known).
 
 Skipped for an early refusal, by design: Scrapy's ``scheduler/enqueued…``,
 ``scheduler/dequeued…`` and ``downloader/exception_…`` stats of the request.
@@ -60,6 +62,15 @@ REFUSED_EARLY = "rep/requests/refused_before_scheduling"
 #: Scrapy's offsite filter (it drops at ``request_scheduled``, which is sent here too)
 #: and the audit trail's (no ``process_request``).
 _BEFORE_OURS_OK = frozenset({"scrapy.downloadermiddlewares.offsite.OffsiteMiddleware"})
+#: Spider middlewares that may see the spider's output after ours: Scrapy's
+#: ``HttpErrorMiddleware`` (it reads responses only) and ``StartSpiderMiddleware`` (it
+#: marks start requests: done here too).
+_START = "scrapy.spidermiddlewares.start.StartSpiderMiddleware"
+_AFTER_OURS_OK = frozenset({_START, "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware"})
+
+
+def _name(component: object) -> str:
+    return f"{type(component).__module__}.{type(component).__qualname__}"
 
 
 def cached_entry(
@@ -81,29 +92,43 @@ class EarlyRefusal:
         #: ``RobotsTxtMiddleware.refusal_if_known`` of the crawl, found at spider_opened.
         self._refusal: Callable[[Request], Callable[[], bool] | None] | None = None
         self._dupefilter: Any = None
+        #: Scrapy's StartSpiderMiddleware would mark start requests after us.
+        self._mark_start = False
         self._stats = crawler.stats
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     def _opened(self) -> None:
         from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
+        from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
 
         engine = getattr(self.crawler, "_engine", None)
+        spider_side = getattr(getattr(engine, "scraper", None), "spidermw", None)
+        after_ours = []
+        for component in getattr(spider_side, "middlewares", ()):  # from the engine side
+            if isinstance(component, PageDirectivesMiddleware):
+                break
+            after_ours.append(_name(component))
+        else:
+            return  # not in the crawl's spider middlewares
+        if not set(after_ours) <= _AFTER_OURS_OK:
+            return  # another middleware sees the requests after ours: they may change
+        self._mark_start = _START in after_ours
         manager = getattr(getattr(engine, "downloader", None), "middleware", None)
         for method in getattr(manager, "methods", {}).get("process_request", ()):
             owner = getattr(method, "__self__", None)
             if isinstance(owner, RobotsTxtMiddleware):
                 self._refusal = owner.refusal_if_known
                 break
-            name = f"{type(owner).__module__}.{type(owner).__qualname__}"
-            if name not in _BEFORE_OURS_OK:
+            if _name(owner) not in _BEFORE_OURS_OK:
                 return  # it might change or drop the request: the late path decides
         scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
         if getattr(type(scheduler), "enqueue_request", None) is Scheduler.enqueue_request:
             self._dupefilter = getattr(scheduler, "df", None)
 
-    def request(self, request: Request) -> Request | None:
+    def request(self, request: Request, start: bool = False) -> Request | None:
         """``request`` to pass on, or ``None`` when it was refused (or dropped as the
-        engine would have) here. Never raises: a bug of ours passes the request on."""
+        engine would have) here; ``start``: it comes from ``start()``. Never raises: a
+        bug of ours passes the request on."""
         refusal = self._refusal
         if refusal is None or request.errback is not None:
             return request
@@ -116,6 +141,8 @@ class EarlyRefusal:
             return request
         if refuse is None:
             return request
+        if start and self._mark_start:
+            request.meta.setdefault("is_start_request", True)
         if not self._schedule(request):
             return None
         try:
