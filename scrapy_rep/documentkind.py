@@ -19,7 +19,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from scrapy_rep.cache import CacheEntry
 from scrapy_rep.records import SharedRecord, entry_of, record_of
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
-from scrapy_rep.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmEntry, TdmRepFile, parse_tdmrep
+from scrapy_rep.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 
 D = TypeVar("D")
 
@@ -141,9 +141,6 @@ ROBOTS_TXT: DocumentKind[RobotsTxt] = DocumentKind(
     parse=parse_robotstxt,
     size_of=robots_size,
 )
-
-#: tdmrep.json when its origin reserves everything (an unreachable file given up on).
-RESERVED_ALL = TdmRepFile([TdmEntry(0, "/", True, None)])
 
 #: W3C TDMRep's file (report §3.1), fetched for AI purposes (``REP_PURPOSE``): "Failure
 #: to provide access to such a representation implies that the origin server does not

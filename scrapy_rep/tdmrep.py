@@ -137,6 +137,9 @@ class TdmRepFile:
 
 #: No file (404, any failure, or a file that says nothing): nothing is reserved by it.
 NO_FILE: Final = TdmRepFile()
+#: Everything reserved: what an origin whose tdmrep.json stayed unreachable is taken to
+#: say until it is back (the reading that loses no "no").
+RESERVED_ALL: Final = TdmRepFile([TdmEntry(0, "/", True, None)])
 
 
 def _entry(index: int, item: object) -> TdmEntry | str:

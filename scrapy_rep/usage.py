@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, cast
 
-from scrapy_rep.documentkind import RESERVED_ALL as RESERVED_ALL
-from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.purpose import (
     PURPOSE_INDEX,
     Purpose,
@@ -42,7 +40,8 @@ from scrapy_rep.purpose import (
     page_signals,
     tdmrep_signal,
 )
-from scrapy_rep.tdmrep import NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
+from scrapy_rep.tdmrep import NO_FILE, NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
+from scrapy_rep.tdmrep import RESERVED_ALL as RESERVED_ALL
 
 if TYPE_CHECKING:
     from scrapy_rep.aipref import Attached
@@ -250,4 +249,4 @@ def _entry_signal(entry: TdmEntry) -> UsageSignal:
 def tdm_stand_in(allow: bool) -> TdmRepFile:
     """The tdmrep.json that stands in for an absent file (nothing reserved) or an
     unreachable one given up on (everything reserved, :data:`RESERVED_ALL`)."""
-    return TDMREP.stand_in(allow)
+    return NO_FILE if allow else RESERVED_ALL
