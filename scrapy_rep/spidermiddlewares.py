@@ -38,7 +38,12 @@ from w3lib.url import canonicalize_url
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.early import EarlyRefusal
 from scrapy_rep.crawl.images import ImageGate
-from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
+from scrapy_rep.crawl.pagereader import (
+    crawler_tokens,
+    may_link_nofollow,
+    read_page,
+    rel_nofollow_targets,
+)
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.crawl.usagegate import before_of
@@ -74,6 +79,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
+        #: Pages whose output passes every gate untouched (:meth:`_passes_all`).
+        self._plain: WeakKeyDictionary[Response, bool] = WeakKeyDictionary()
         self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
         self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self._mark = config.purpose_action == "mark"
@@ -107,7 +114,26 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         except AttributeError:  # a response without a request (built by hand)
             return
         self._count_page(directives)
-        response.meta[USAGE_KEY] = self.usage_of(response)[0]
+        decision, refusal = self.usage_of(response)
+        response.meta[USAGE_KEY] = decision
+        if self._passes_all(directives, refusal, response):
+            self._plain[response] = True
+
+    def _passes_all(
+        self, directives: PageDirectives, refusal: Refusal | None, response: Response
+    ) -> bool:
+        """Whether every item and request of the page passes on untouched: no noindex,
+        nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
+        crawl's purpose or marking (the usual page; its output then skips the gates)."""
+        return not (
+            directives.noindex
+            or directives.nofollow
+            or directives.noimageai
+            or directives.unavailable_after is not None
+            or refusal is not None
+            or self._mark
+            or (self.config.rel_nofollow and may_link_nofollow(response))
+        )
 
     def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
         """The page's usage decision for the crawl's purposes, and the refusal if it is
@@ -243,7 +269,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None:
+        if response is None or response in self._plain:
             return item
         item = self._by_directives(item, response)
         item = item if item is None else self._by_usage(item, response)
@@ -310,6 +336,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
             return self.early.request(request, start=True)
+        if response in self._plain:
+            return self.early.request(request)
         if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self._by_follow(request, response):
             return None
         try:
