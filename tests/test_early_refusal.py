@@ -203,3 +203,50 @@ async def test_issue25_early_refusal_has_the_late_refusals_outcome(
     assert "/private/dont-obey" in early["requested"]["a"]
     assert ("<a>/private/errback" in refused_urls) is obey
     assert [path for path in early["requested"]["b"] if "private" in path] == []
+
+
+def test_issue25_a_bug_in_the_early_path_never_loses_the_request(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from scrapy.dupefilters import RFPDupeFilter
+    from scrapy.utils.test import get_crawler
+
+    crawler = get_crawler(Spider)
+    early = EarlyRefusal(crawler)
+    early._dupefilter = RFPDupeFilter.from_crawler(crawler)
+
+    def broken_lookup(request: Request) -> Any:
+        raise RuntimeError("boom")
+
+    early._refusal = broken_lookup
+    request = Request("https://example.com/private")
+    assert early.request(request) is request  # decided late, as before
+
+    def broken_refusal() -> bool:
+        raise RuntimeError("boom")
+
+    early._refusal = lambda request: broken_refusal
+    with caplog.at_level(logging.ERROR, logger="scrapy_rep"):
+        passed = early.request(request)
+    # Scheduled already (its fingerprint is in the dupefilter): it goes on unfiltered.
+    assert passed is not None
+    assert passed.url == request.url
+    assert passed.dont_filter
+    assert "internal error refusing" in caplog.text
+
+
+def test_issue25_a_failing_dupefilter_in_the_early_path_never_loses_the_request() -> None:
+    from scrapy.utils.test import get_crawler
+
+    class Unwritable:
+        def request_seen(self, request: Request) -> bool:
+            raise OSError("JOBDIR/requests.seen: no space left on device")
+
+    crawler = get_crawler(Spider)
+    early = EarlyRefusal(crawler)
+    early._dupefilter = Unwritable()
+    early._refusal = lambda request: lambda: True
+    request = Request("https://example.com/private")
+    passed = early.request(request)  # raised out of the spider middleware before
+    assert passed is not None
+    assert passed.url == request.url

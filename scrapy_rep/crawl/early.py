@@ -143,13 +143,13 @@ class EarlyRefusal:
             return request
         if start and self._mark_start:
             request.meta.setdefault("is_start_request", True)
-        if not self._schedule(request):
-            return None
         try:
+            if not self._schedule(request):
+                return None
             refused = refuse()
         except Exception:  # never lose the request: the late path decides it
             logger.exception("scrapy_rep internal error refusing %s early", request)
-            refused = False
+            return request.replace(dont_filter=True)  # it may be in the dupefilter now
         if refused:
             if self._stats is not None:
                 self._stats.inc_value(REFUSED_EARLY)
