@@ -44,12 +44,7 @@ T0 = 1_000_000.0
 
 def machine(**policy: Any) -> Lifecycle[RobotsTxt]:
     settings = {"retry_delay": 10.0, "max_wait": 100.0, **policy}
-    return Lifecycle(
-        Policy(**settings),
-        parse_robotstxt,
-        lambda allow: ALLOW_ALL if allow else DISALLOW_ALL,
-        DocumentCache(100, reparse=parse_robotstxt),
-    )
+    return Lifecycle(Policy(**settings), ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
 
 
 def answer(status: int, body: bytes = b"", **headers: str) -> Fetched:

@@ -120,7 +120,7 @@ def lifecycle(kind: Kind, outcome: str, store: str) -> Lifecycle[Any]:
         store=store,
     )
     cache: DocumentCache[Any] = DocumentCache(100, reparse=kind.parse)
-    return Lifecycle(policy, kind.parse, kind.stand_in, cache, document=kind.document)
+    return Lifecycle(policy, kind.document.parsed_with(kind.parse), cache)
 
 
 def of(kind: type, actions: list[Action]) -> list[Any]:

@@ -179,7 +179,7 @@ class ActionRunner:
         (Scrapy's signal, which may have async handlers) as a coroutine to await."""
         origin = cast("Origin", action.key)
         document = self.lifecycle.document
-        if document is not ROBOTS_TXT:
+        if document.name != ROBOTS_TXT.name:  # the lifecycle has the crawl's parser: a copy
             self.crawler.signals.send_catch_log(
                 signal=rep_signals.document_fetched,
                 origin=str(origin),

@@ -73,9 +73,7 @@ class OriginDocument(Generic[D]):
         self.cache: DocumentCache[D] = DocumentCache(
             config.cache_max_origins, config.cache_max_bytes, parse
         )
-        self.lifecycle: Lifecycle[D] = Lifecycle(
-            policy, parse, stand_in, self.cache, estimated_size, document
-        )
+        self.lifecycle: Lifecycle[D] = Lifecycle(policy, document.parsed_with(parse), self.cache)
         self._clock = clock
         self.runner = ActionRunner(
             crawler,

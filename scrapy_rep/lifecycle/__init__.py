@@ -1,4 +1,4 @@
-"""An origin's robots.txt over time: every fetch decision of SPEC §4, as a state machine.
+"""A document over time, per key: every fetch decision of SPEC §4, as a state machine.
 
 Pure and sans-I/O, in the shape of h11's ``_state.py``: events come in as frozen
 objects (:class:`RequestSeen`, :class:`RecordLoaded`, :class:`LeaseAnswered`,
@@ -8,7 +8,15 @@ objects (:class:`RequestSeen`, :class:`RecordLoaded`, :class:`LeaseAnswered`,
 :class:`Stat`, :class:`Log`…) that the Scrapy adapter performs. No timer, download,
 store or request lives here.
 
-The phases of one origin (:meth:`Lifecycle.phase`):
+``Lifecycle(policy, kind, cache)``: one per :class:`~scrapy_rep.documentkind.DocumentKind`
+(robots.txt, tdmrep.json…), which says how to parse, stand in for, store and count the
+document; a key is any hashable value (an origin, or the URL of a document found by its
+URL). Where things live: ``machine.py`` holds the transition table (step, event type) ->
+handler and every handler; ``state.py`` what is known per key and the queries;
+``shared.py`` the entries a download or a give-up comes to; ``events.py`` the events
+and actions.
+
+The phases of one key (:meth:`Lifecycle.phase`):
 
 | phase | what is known | what is under way |
 |---|---|---|
@@ -27,6 +35,6 @@ failing does not count against ``max_wait``, since the site was not asked meanwh
 
 from scrapy_rep.lifecycle.machine import Lifecycle
 from scrapy_rep.lifecycle.shared import LEASE_POLL
-from scrapy_rep.lifecycle.state import Phase
+from scrapy_rep.lifecycle.state import Phase, Step
 
-__all__ = ["LEASE_POLL", "Lifecycle", "Phase"]
+__all__ = ["LEASE_POLL", "Lifecycle", "Phase", "Step"]

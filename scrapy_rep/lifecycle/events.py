@@ -15,7 +15,8 @@ from scrapy_rep.cache import CacheEntry
 from scrapy_rep.fetchprocedure import Fetched
 from scrapy_rep.records import SharedRecord
 
-#: What names an origin (the adapter's ``Origin``).
+#: What names one copy of the document: an ``Origin`` for robots.txt and tdmrep.json, a
+#: URL for a document found by its URL (an RSL license). Any hashable value does.
 Key = Hashable
 
 
@@ -59,6 +60,15 @@ class TimerFired:
     key: Key
 
 
+@dataclass(frozen=True)
+class SlotFreed:
+    """A download slot is free for ``key``, which waits in the queue for one. Sent by the
+    lifecycle itself when a download ends, never by the adapter."""
+
+    key: Key
+
+
+#: What the adapter sends to :meth:`~scrapy_rep.lifecycle.Lifecycle.handle`.
 Event = RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | TimerFired
 
 
