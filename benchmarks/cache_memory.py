@@ -21,7 +21,7 @@ import zlib
 from pathlib import Path
 
 from scrapy_rep.cache import CacheEntry, DocumentCache
-from scrapy_rep.downloadermiddlewares import _estimated_size
+from scrapy_rep.documentkind import robots_size as _estimated_size
 from scrapy_rep.origins import Origin
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 

@@ -35,6 +35,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import auditrecords as lines
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditfile import (
     ATTEMPTS,
     DONT_FILTER,
@@ -50,9 +51,10 @@ from scrapy_rep.crawl.auditfile import (
     resume,
     save_state,
 )
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.crawl.usagegate import before_of
-from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage import NOTHING_BEFORE
 from scrapy_rep.useragent import product_token
 
@@ -70,9 +72,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
 
-#: ``request.meta`` key: ``(id, url)`` of the request's record. The URL is checked:
-#: spiders often copy a page's meta into the requests they yield.
-ID_KEY: Final = "_rep_audit"
+#: ``request.meta`` key: ``(id, url)`` of the request's record (:data:`meta.AUDIT_ID`).
+ID_KEY: Final = meta.AUDIT_ID
 
 
 def _guarded(method: F) -> F:
@@ -92,7 +93,7 @@ class AuditTrail:
     """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = RepConfig.from_settings(crawler.settings)
+        config = config_of(crawler)
         if not config.audit_file:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.crawler = crawler
@@ -177,7 +178,7 @@ class AuditTrail:
         (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped, and the
         dupefilter counts them: one signal less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
-        self._inc("rep/audit/duplicates_dropped")
+        inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
             ref = request.meta.pop(ID_KEY)
             self.open.pop(ref[0], None)
@@ -285,7 +286,7 @@ class AuditTrail:
             extra["item_reason"] = state[ITEM_REASON]
         if state[NOFOLLOW]:
             extra["links_not_followed"] = state[NOFOLLOW]
-        decision = response.meta.get("rep_usage")
+        decision = response.meta.get(meta.USAGE)
         if decision is None:
             before = before_of(request)
             decision = before.decision() if before is not NOTHING_BEFORE else None
@@ -388,14 +389,10 @@ class AuditTrail:
             )
 
     def internal_error(self, where: str) -> None:
-        self._inc("rep/audit/errors")
+        inc(self.stats, "rep/audit/errors")
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
 
 
 def _sha(state: list[Any]) -> str:

@@ -45,13 +45,24 @@ def _index(purpose: str) -> int:
         raise ValueError(f"unknown purpose {purpose!r}; expected one of {PURPOSES}") from None
 
 
+def any_no_wins(answers: Iterable[bool | None]) -> tuple[bool | None, int | None]:
+    """The one merge of answers about one purpose, in order: the first explicit "no"
+    wins, else the first "yes", else unknown (``None``); and the position of the answer
+    that decided (the reading that loses no "no": SPEC, docs/purpose-notes.md)."""
+    result: bool | None = None
+    by: int | None = None
+    for position, answer in enumerate(answers):
+        if answer is False:
+            return False, position
+        if answer and result is None:
+            result, by = True, position
+    return result, by
+
+
 def _merge(rows: Iterable[Answers]) -> Answers:
     """Several rows of one signal: per purpose, a "no" wins over a "yes"."""
-    merged: list[bool | None] = [None, None, None]
-    for answers in rows:
-        for index, answer in enumerate(answers):
-            if answer is not None and merged[index] is not False:
-                merged[index] = answer
+    rows = tuple(rows)
+    merged = [any_no_wins(row[index] for row in rows)[0] for index in range(3)]
     return (merged[0], merged[1], merged[2])
 
 
@@ -201,16 +212,9 @@ class UsageDecision:
 
     def __init__(self, signals: Iterable[UsageSignal]) -> None:
         self.signals = tuple(signals)
-        answers: list[bool | None] = [None, None, None]
-        by: list[int | None] = [None, None, None]
-        for position, signal in enumerate(self.signals):
-            for index, answer in enumerate(signal.answers):
-                if answer is None or answers[index] is False:
-                    continue
-                if answer is False or answers[index] is None:
-                    answers[index], by[index] = answer, position
-        self._answers: Answers = (answers[0], answers[1], answers[2])
-        self._by = tuple(by)
+        merged = [any_no_wins(s.answers[index] for s in self.signals) for index in range(3)]
+        self._answers: Answers = (merged[0][0], merged[1][0], merged[2][0])
+        self._by = tuple(by for _, by in merged)
 
     def allowed(self, purpose: Purpose) -> bool | None:
         """``True`` allowed, ``False`` denied, ``None`` unknown."""
@@ -256,11 +260,4 @@ def decide(signals: Iterable[UsageSignal]) -> UsageDecision:
 def allowed(signals: Iterable[UsageSignal], purpose: Purpose) -> bool | None:
     """The answer for one purpose without building a decision (the hot path)."""
     index = _index(purpose)
-    result: bool | None = None
-    for signal in signals:
-        answer = signal.answers[index]
-        if answer is False:
-            return False
-        if answer:
-            result = True
-    return result
+    return any_no_wins(signal.answers[index] for signal in signals)[0]

@@ -22,7 +22,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.meta import ROBOTS_REQUEST
 from scrapy_rep.origins import origin_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 
@@ -93,7 +94,7 @@ class RepReport:
     """Collects what happened and prints the report when the spider closes."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = RepConfig.from_settings(crawler.settings)
+        config = config_of(crawler)
         if not config.report:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = config.report_max_urls
@@ -192,7 +193,7 @@ class RepReport:
             record.item_dropped = True
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
-        if ROBOTS_REQUEST_KEY in request.meta:
+        if ROBOTS_REQUEST in request.meta:
             return
         record = self._url(request.url, f"downloaded ({response.status})")
         if record is not None:

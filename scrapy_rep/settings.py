@@ -1,9 +1,10 @@
 """All ``REP_*`` settings, read once and validated (SPEC §5).
 
 :data:`SETTINGS` is the one table of (setting, default, reader): every default is
-written there and nowhere else. Each component calls :meth:`RepConfig.from_settings` in
-its ``from_crawler`` (the add-on calls it too, so a wrong value stops the crawl at
-start); a wrong value raises :class:`RepSettingError`, naming the setting and the
+written there and nowhere else. A crawl reads it once per crawler
+(:func:`scrapy_rep.crawl.config.config_of`, which every component calls); the add-on and
+the commands read it from their settings (so a wrong value stops the crawl at start); a
+wrong value raises :class:`RepSettingError`, naming the setting and the
 accepted values. Pure: reads anything with a ``get(name, default)`` method.
 """
 
@@ -14,13 +15,15 @@ from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any, Final, Protocol
 
+from scrapy_rep import _purpose_table, profiles
 from scrapy_rep.fetchpolicy import MAX_REDIRECTS, Policy
 
-PROFILES: Final = ("google", "rfc9309", "legacy")
+#: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.profiles.PROFILES`.
+PROFILES: Final = tuple(profiles.PROFILES)
 ACTIONS: Final = ("drop", "keep")
 UNREACHABLE_ACTIONS: Final = ("drop", "allow")
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.purpose`).
-PURPOSES: Final = ("search", "ai-train", "ai-input")
+PURPOSES: Final = _purpose_table.PURPOSES
 PURPOSE_ACTIONS: Final = ("drop", "mark")
 UNKNOWN_ANSWERS: Final = ("allow", "deny")
 DAY: Final = 86_400.0

@@ -36,6 +36,8 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.early import EarlyRefusal
 from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.crawl.pagereader import (
@@ -45,6 +47,7 @@ from scrapy_rep.crawl.pagereader import (
     rel_nofollow_targets,
 )
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.directives import EMPTY, PageDirectives
@@ -59,13 +62,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``response.meta`` key holding the :class:`PageDirectives` of the response.
-META_KEY = "rep_directives"
-#: ``request.meta`` key: follow this request even from a nofollow page or link.
-IGNORE_NOFOLLOW_KEY = "rep_ignore_nofollow"
-#: ``response.meta`` key holding the page's :class:`UsageDecision`; under
-#: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
-USAGE_KEY = "rep_usage"
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their documented names here.
+META_KEY = meta.DIRECTIVES
+IGNORE_NOFOLLOW_KEY = meta.IGNORE_NOFOLLOW
+USAGE_KEY = meta.USAGE
 
 
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
@@ -73,9 +73,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
         super().__init__(crawler)
-        self.config = config = (
-            config if config is not None else RepConfig.from_settings(crawler.settings)
-        )
+        self.config = config = config if config is not None else config_of(crawler)
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
@@ -176,7 +174,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             decision = policy.after_fetch(before, page)
         refusal = policy.refusal(decision)
         if refusal is not None:
-            self._inc(f"rep/purpose/pages_denied/{refusal.purpose}")
+            inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
         return decision, refusal
 
     def directives_of(self, response: Response) -> PageDirectives:
@@ -207,7 +205,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _failed(self, response: Response, what: str, error: Exception) -> None:
         """Reading a page failed: the page counts as having none of ``what``; logged once
         per response with its URL and counted in ``rep/directives/errors``."""
-        self._inc("rep/directives/errors")
+        inc(self.stats, "rep/directives/errors")
         logger.warning(
             "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "
             "having none",
@@ -265,7 +263,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         try:
             trail.page_done(response, kept, dropped)
         except Exception:  # the page's output is through; a bug of ours must not cost it
-            self._inc("rep/audit/errors")
+            inc(self.stats, "rep/audit/errors")
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
@@ -292,13 +290,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             try:
                 ItemAdapter(item)[USAGE_KEY] = decision.to_dict()
             except (KeyError, TypeError):  # an item class without that field
-                self._inc("rep/purpose/items_not_marked")
+                inc(self.stats, "rep/purpose/items_not_marked")
             if refusal is not None:
-                self._inc(f"rep/purpose/items_marked/{refusal.purpose}")
+                inc(self.stats, f"rep/purpose/items_marked/{refusal.purpose}")
             return item
         if refusal is None:
             return item
-        self._inc(f"rep/purpose/items_dropped/{refusal.purpose}")
+        inc(self.stats, f"rep/purpose/items_dropped/{refusal.purpose}")
         logger.debug(
             "Dropped an item of %(url)s: %(why)s",
             {"url": response.url, "why": refusal.message},
@@ -320,9 +318,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             return item
         reason = "noindex" if directives.noindex else "unavailable_after"
         if self.config.noindex_action == "keep":
-            self._inc(f"rep/directives/items_kept/{reason}")
+            inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
-        self._inc(f"rep/directives/items_dropped/{reason}")
+        inc(self.stats, f"rep/directives/items_dropped/{reason}")
         logger.debug(
             "Dropped an item of %(url)s: the page says %(reason)s (%(sources)s)",
             {"url": response.url, "reason": reason, "sources": "; ".join(directives.sources)},
@@ -353,14 +351,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         directives = self.directives_of(response)
         if directives.nofollow:
             if self.config.nofollow_action == "keep":
-                self._inc("rep/directives/requests_kept/nofollow")
+                inc(self.stats, "rep/directives/requests_kept/nofollow")
                 return False
-            self._inc("rep/directives/requests_dropped/nofollow")
+            inc(self.stats, "rep/directives/requests_dropped/nofollow")
             message = f"Not followed: {response.url} says nofollow"
             self._refused(request, response, "nofollow", message, "; ".join(directives.sources))
             return True
         if self.config.rel_nofollow and self._is_rel_nofollow(request, response):
-            self._inc("rep/directives/requests_dropped/rel_nofollow")
+            inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
             self._refused(request, response, "rel_nofollow", message)
             return True
@@ -389,7 +387,3 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self._failed(response, 'rel="nofollow" links', error)
         self._rel_targets[response] = targets
         return targets
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)

@@ -381,3 +381,22 @@ def test_decision_matches_the_naive_rule(rows: list[tuple[bool | None, ...]]) ->
         assert (None if by is None else signals.index(by)) == (
             None if expected is None else column.index(expected)
         )
+
+
+@pytest.mark.parametrize(
+    ("answers", "merged"),
+    [
+        ((), (None, None)),
+        ((None, None), (None, None)),
+        ((None, True, True), (True, 1)),
+        ((True, None, False, True), (False, 2)),
+        ((False, False), (False, 0)),
+    ],
+)
+def test_any_no_wins_is_the_one_merge(
+    answers: tuple[bool | None, ...], merged: tuple[bool | None, int | None]
+) -> None:
+    """The first "no" wins, else the first "yes", else unknown; with its position."""
+    from scrapy_rep.purpose import any_no_wins
+
+    assert any_no_wins(answers) == merged

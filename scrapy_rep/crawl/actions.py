@@ -4,39 +4,51 @@
 Twisted calls: downloads over the engine, store calls, timers on the reactor, stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
 timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
-Releasing held requests is the middleware's: it is handed a callback.
+Releasing held requests is the document's own (:class:`DocumentOwner`), and so are
+the requests that made each document be fetched.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Coroutine, Hashable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
-from scrapy_rep import signals as rep_signals
-from scrapy_rep.fetchprocedure import ROBOTS_TXT
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.lifecycle import Lifecycle
 from scrapy_rep.lifecycle import events as do
-from scrapy_rep.robotparser import RobotParser
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
 
     from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.engine_fetch import EngineFetcher
-    from scrapy_rep.crawl.stores import StoreClient
+    from scrapy_rep.crawl.kinds import CrawlKind
+    from scrapy_rep.crawl.storeclient import StoreClient
     from scrapy_rep.origins import Origin
-    from scrapy_rep.robotstxt import RobotsTxt
 
 logger = logging.getLogger(__name__)
 
-Releaser = Callable[["Origin", "CacheEntry[Any]", int], None]
 #: The actions that call the shared store (run one after the other, in order).
 _STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
+
+
+class DocumentOwner(Protocol):
+    """What a runner asks of the document whose lifecycle it runs."""
+
+    def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
+        """The requests held for ``key``'s document go on, decided by ``entry``."""
+
+    def held_count(self, key: Hashable) -> int:
+        """How many requests wait for ``key``'s document."""
+
+    def trigger(self, key: Hashable) -> Request | None:
+        """The request that made ``key``'s document be fetched."""
 
 
 class ActionRunner:
@@ -49,22 +61,20 @@ class ActionRunner:
         lifecycle: Lifecycle[Any],
         fetcher: EngineFetcher,
         store: StoreClient,
-        release: Releaser,
+        owner: DocumentOwner,
         clock: Callable[[], float],
-        held: Callable[[Origin], int],
+        kind: CrawlKind[Any],
     ) -> None:
         self.crawler = crawler
         self.lifecycle = lifecycle
         self.fetcher = fetcher
         self.store = store
-        self._release = release
+        self._owner = owner
         self._clock = clock
-        self._held = held
-        #: The request that made each origin's robots.txt be fetched (``robots_parsed``).
-        self.triggers: dict[Origin, Any] = {}
+        self._kind = kind
         self._timers: dict[Any, Any] = {}
         self._tasks: set[Deferred[None]] = set()
-        #: Origins whose ``robots_parsed`` handlers still run: their requests wait.
+        #: Keys whose ``robots_parsed`` handlers still run: their requests wait.
         self.announcing: set[Any] = set()
         self._watching_downloads = False
         self.closed = False
@@ -82,12 +92,12 @@ class ActionRunner:
     def _perform_here(self, actions: list[do.Action]) -> None:
         for index, action in enumerate(actions):
             if isinstance(action, do.Stat):
-                self._inc(action.name, action.count)
+                inc(self.crawler.stats, action.name, action.count)
             elif isinstance(action, do.Log):
                 extra = {"spider": self.crawler.spider}
                 logger.log(action.level, action.message, *action.args, extra=extra)
             elif isinstance(action, do.Release):
-                self._release(cast("Origin", action.key), action.entry, action.failures)
+                self._owner.release(action.key, action.entry, action.failures)
             elif isinstance(action, do.WakeAt):
                 self._wake_at(action.key, action.when)
             elif isinstance(action, do.Announce):
@@ -123,7 +133,7 @@ class ActionRunner:
     async def _download(self, origin: Origin) -> None:
         self._watch_downloads()
         fetched = await self.fetcher.fetch(origin)
-        self.handle(do.Downloaded(origin, fetched, self._held(origin)))
+        self.handle(do.Downloaded(origin, fetched, self._owner.held_count(origin)))
         self._watch_downloads()
 
     async def _store_calls(self, actions: list[do.Action]) -> None:
@@ -175,37 +185,10 @@ class ActionRunner:
     # ------------------------------------------------------------------ signals
 
     def _announce(self, action: do.Announce) -> Coroutine[Any, Any, Any] | None:
-        """Send the signals of a known or failed document; the ``robots_parsed`` handlers
-        (Scrapy's signal, which may have async handlers) as a coroutine to await."""
-        origin = cast("Origin", action.key)
-        document = self.lifecycle.document
-        if document.name != ROBOTS_TXT.name:  # the lifecycle has the crawl's parser: a copy
-            self.crawler.signals.send_catch_log(
-                signal=rep_signals.document_fetched,
-                origin=str(origin),
-                document=document.name,
-                url=f"{origin}{document.path}",
-                outcome=action.outcome,
-                status=action.status,
-            )
-            return None
-        rules: RobotsTxt = action.rules
-        self.crawler.signals.send_catch_log(
-            signal=rep_signals.robotstxt_fetched,
-            origin=str(origin),
-            robots_url=origin.robots_url,
-            rules=rules,
-            outcome=action.outcome,
-            status=action.status,
-            sitemaps=rules.sitemaps,
-        )
-        if not action.known:
-            return None
-        return self.crawler.signals.send_catch_log_async(
-            signal=signals.robots_parsed,
-            robotparser=RobotParser.from_rules(rules),
-            request=self.triggers.pop(origin, None),
-        )
+        """Send the signals of a known or failed document (its kind's announcer); the
+        handlers that may be async (Scrapy's ``robots_parsed``) as a coroutine to await."""
+        trigger = self._owner.trigger(action.key)
+        return self._kind.announce(self.crawler, self.lifecycle.kind, action, trigger)
 
     def _watch_downloads(self) -> None:
         """Listen to ``bytes_received`` only while a robots.txt download runs: it comes
@@ -216,10 +199,6 @@ class ActionRunner:
         self._watching_downloads = watching
         change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
         change(self.fetcher.bytes_received, signal=signals.bytes_received)
-
-    def _inc(self, key: str, count: int) -> None:
-        if self.crawler.stats is not None:
-            self.crawler.stats.inc_value(key, count)
 
 
 def call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
@@ -34,6 +34,14 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
+from scrapy_rep.crawl.meta import (
+    DONT_OBEY_ROBOTSTXT,
+    DOWNLOAD_SLOT,
+    INFLATING,
+    RECEIVED,
+    ROBOTS_REQUEST,
+)
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetchprocedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -41,15 +49,13 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from scrapy_rep.cache import CacheEntry
-    from scrapy_rep.origins import Origin
 
 logger = logging.getLogger(__name__)
 
-#: ``request.meta`` key marking our own robots.txt downloads (value: the origin string).
-ROBOTS_REQUEST_KEY: Final = "rep_robotstxt_for"
-#: Set by the guard on a compressed answer: an ``IgnoreRequest`` after it is the bomb cap.
-_INFLATING_KEY: Final = "_rep_inflating"
-_RECEIVED_KEY: Final = "_rep_bytes"
+#: ``request.meta`` key marking our own robots.txt downloads (:data:`meta.ROBOTS_REQUEST`).
+ROBOTS_REQUEST_KEY: Final = ROBOTS_REQUEST
+_INFLATING_KEY: Final = INFLATING
+_RECEIVED_KEY: Final = RECEIVED
 #: A compressed robots.txt larger than this once inflated is refused (SPEC §4, §7).
 MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
 #: Priority of :class:`RobotsTxtResponseGuard`: its ``process_response`` runs after
@@ -86,25 +92,27 @@ class EngineFetcher:
         crawler: Crawler,
         timeout: float,
         document: Document[Any] = ROBOTS_TXT,
-        slot_of: Callable[[Origin], object] = lambda origin: None,
+        slot_of: Callable[[Hashable], object] = lambda key: None,
+        download_stats: str | None = None,
     ) -> None:
         self.crawler = crawler
         self.timeout = timeout
         self.document = document
         self.stats = crawler.stats
-        #: Scrapy's own stat names for robots.txt; ``rep/<document>/…`` for the others.
-        self._stat_prefix = "robotstxt" if document is ROBOTS_TXT else document.stat_prefix
+        #: Where the download stats go (Scrapy's own ``robotstxt/…`` for robots.txt: see
+        #: :mod:`scrapy_rep.crawl.kinds`); by default the kind's own prefix.
+        self._stat_prefix = download_stats or document.stat_prefix
         #: The download slot an origin's document goes through (``None``: Scrapy's
         #: default, the hostname): the slot of the request that triggered the fetch.
         self.slot_of = slot_of
 
-    async def fetch(self, origin: Origin) -> Fetched:
+    async def fetch(self, origin: Hashable) -> Fetched:
         """What downloading ``origin``'s document came to; never raises."""
-        procedure = FetchProcedure(self.document, f"{origin}{self.document.path}")
+        procedure = FetchProcedure(self.document, self.document.url(origin))
         try:
             return await self._follow(procedure, origin)
         except Exception as error:  # a bug in scrapy_rep: never stall, never blame the site
-            self._inc(f"{self.document.stat_prefix}/internal_errors")
+            inc(self.stats, f"{self.document.stat_prefix}/internal_errors")
             logger.exception(
                 "scrapy_rep internal error while downloading the %s of %s; please "
                 "report it. Its requests are held and retried as if it were unreachable.",
@@ -114,7 +122,7 @@ class EngineFetcher:
             )
             return procedure.on_internal_error(describe(error))
 
-    async def _follow(self, procedure: FetchProcedure, origin: Origin) -> Fetched:
+    async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
         engine = self.crawler.engine
         assert engine is not None
         download = engine.download_async
@@ -122,22 +130,22 @@ class EngineFetcher:
         bypass_cache = False
         while isinstance(step, Follow):
             request = self._request(step.url, origin, bypass_cache)
-            self._inc(f"{self._stat_prefix}/request_count")
+            inc(self.stats, f"{self._stat_prefix}/request_count")
             try:
                 response = await download(request)
             except IgnoreRequest as error:
                 if request.meta.get(_INFLATING_KEY):  # our bomb cap: an invalid response
                     return procedure.on_network_error(describe(error))
-                self._inc(f"{self.document.stat_prefix}/ignored")
+                inc(self.stats, f"{self.document.stat_prefix}/ignored")
                 return procedure.on_ignored(describe(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
-                self._inc(f"{self._stat_prefix}/exception_count/{type(error)}")
+                inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
                 return procedure.on_network_error(describe(error))
-            self._inc(f"{self._stat_prefix}/response_count")
-            self._inc(f"{self._stat_prefix}/response_status_count/{response.status}")
+            inc(self.stats, f"{self._stat_prefix}/response_count")
+            inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
                 # Scrapy's HTTP cache replays a 429/5xx: never use it, ask the site.
-                self._inc(f"{self.document.stat_prefix}/httpcache_bypassed")
+                inc(self.stats, f"{self.document.stat_prefix}/httpcache_bypassed")
                 bypass_cache = True
                 continue
             bypass_cache = False
@@ -151,9 +159,9 @@ class EngineFetcher:
             )
         return step
 
-    def _request(self, url: str, origin: Origin, bypass_cache: bool) -> Request:
+    def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
         meta: dict[str, Any] = {
-            "dont_obey_robotstxt": True,
+            DONT_OBEY_ROBOTSTXT: True,
             "dont_redirect": True,  # we count the hops (SPEC §4)
             "dont_retry": True,  # we retry with backoff
             "handle_httpstatus_all": True,
@@ -167,7 +175,7 @@ class EngineFetcher:
             meta["dont_cache"] = True
         slot = self.slot_of(origin)
         if slot is not None:
-            meta["download_slot"] = slot
+            meta[DOWNLOAD_SLOT] = slot
         return Request(
             url, priority=DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True, meta=meta
         )
@@ -181,10 +189,6 @@ class EngineFetcher:
         request.meta[_RECEIVED_KEY] = received
         if received >= MAX_BODY_BYTES:
             raise StopDownload(fail=False)
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
 
 
 def _unreachable(status: int) -> bool:

@@ -32,6 +32,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -174,7 +175,7 @@ class HeldRequests:
                     message=f"Not downloaded: the spider closed ({reason}) while it was held",
                     response=None,
                 )
-        self._inc("rep/requests/dropped/spider_closed", sum(counts.values()))
+        inc(self.crawler.stats, "rep/requests/dropped/spider_closed", sum(counts.values()))
         logger.warning(
             "scrapy_rep: the spider closed (%s) with %d request(s) held for unreachable "
             "robots.txt (%s); they were not downloaded. Set JOBDIR to keep them.",
@@ -193,9 +194,10 @@ class HeldRequests:
                     queue.push(request.replace(dont_filter=True))
                     returned += 1
                 except Exception as error:  # the request is lost: say so
-                    self._inc("rep/requests/dropped/spider_closed")
+                    inc(self.crawler.stats, "rep/requests/dropped/spider_closed")
                     logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
-        self._inc("rep/requests/returned_to_queue", returned)
+        if returned:
+            inc(self.crawler.stats, "rep/requests/returned_to_queue", returned)
         logger.info(
             "scrapy_rep: the spider closed (%s); %d held request(s) went back to the "
             "shared scrapy-redis queue",
@@ -212,7 +214,7 @@ class HeldRequests:
                 try:
                     saved.append(request.to_dict(spider=spider))
                 except ValueError as error:  # a callback that is not a spider method
-                    self._inc("rep/requests/dropped/not_serializable")
+                    inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
                     logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
         self.in_memory = 0
         spilled = [Path(queue.path).name for queue in self._disk.values()]
@@ -230,10 +232,6 @@ class HeldRequests:
             "scrapy_rep: kept %d held request(s) in %s (%d in it, %d in their disk queues)",
             len(saved) + on_disk, path, len(saved), on_disk,
         )  # fmt: skip
-
-    def _inc(self, key: str, count: int = 1) -> None:
-        if self.crawler.stats is not None and count:
-            self.crawler.stats.inc_value(key, count)
 
 
 def _shared_queue(scheduler: Any) -> Any:

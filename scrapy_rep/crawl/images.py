@@ -28,6 +28,7 @@ from itemadapter import ItemAdapter
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.imageusage import (
     IMAGE_PURPOSES,
     IMAGE_USAGE_KEY,
@@ -104,11 +105,11 @@ class ImageGate:
             return request
         if self.refused:
             purpose = self.refused[0]
-            self._inc(f"rep/purpose/images_refused/{purpose}")
+            inc(self.stats, f"rep/purpose/images_refused/{purpose}")
             message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
             self._refuse(request, response, "purpose", message, page.record["source"])
             return None
-        self._inc("rep/purpose/images_marked")
+        inc(self.stats, "rep/purpose/images_marked")
         request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)
         return request
 
@@ -130,20 +131,16 @@ class ImageGate:
         if not covered:
             return item
         if self.refused:
-            self._inc(f"rep/purpose/image_urls_refused/{self.refused[0]}", len(covered))
+            inc(self.stats, f"rep/purpose/image_urls_refused/{self.refused[0]}", len(covered))
         try:
             adapter[IMAGE_USAGE_KEY] = for_item(page.record, covered)
         except (KeyError, TypeError):  # an item class without that field
-            self._inc("rep/purpose/items_not_marked")
+            inc(self.stats, "rep/purpose/items_not_marked")
         return item
 
     @staticmethod
     def _is_image(url: str, page: _Page) -> bool:
         return is_image_url(url) or canonicalize_url(url) in page.images
-
-    def _inc(self, key: str, count: int = 1) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key, count)
 
 
 def _page_images(response: Response) -> set[str]:

@@ -21,8 +21,11 @@ from scrapy_rep import signals
 from scrapy_rep._c2pa import available
 from scrapy_rep._purpose_table import MAPPING
 from scrapy_rep._xmp import Limits
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.mediausage import MediaReading, read_media
 from scrapy_rep.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
@@ -36,14 +39,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Where the page-directives middleware leaves a page's ``noimageai`` for its images
-#: (on the image request's meta, with ``url``; on the item, with ``urls``).
-IMAGE_USAGE_KEY: Final = "rep_image_usage"
-#: The key of a file's result (``item["files"]`` / ``item["images"]``) that says why
-#: the file was refused (a list of sentences).
-REFUSED_KEY: Final = "rep_refused"
-#: The key of a file's result that names what in it could not be read.
-UNREADABLE_KEY: Final = "rep_unreadable"
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
+IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
+REFUSED_KEY: Final = meta.REFUSED
+UNREADABLE_KEY: Final = meta.UNREADABLE
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
 
@@ -72,7 +71,7 @@ class MediaGate:
     """Reads each downloaded file for the crawl's AI purposes (``REP_MEDIA_*``)."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = RepConfig.from_settings(crawler.settings)
+        config = config_of(crawler)
         self.crawler = crawler
         self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
@@ -104,7 +103,7 @@ class MediaGate:
             verdict = self._check(response, request, item)
         except Exception:  # never lose an item over a file's statements
             logger.exception("scrapy_rep: could not read the usage statements of %s", request)
-            self._inc("rep/media/errors")
+            inc(self.crawler.stats, "rep/media/errors")
             return None
         self._count(verdict)
         self.crawler.signals.send_catch_log(
@@ -137,7 +136,7 @@ class MediaGate:
         refusal = verdict.refusal
         assert refusal is not None
         stored = self.mark
-        self._inc(f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
+        inc(self.crawler.stats, f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
         logger.info(
             "scrapy_rep: %(action)s %(url)s: %(reasons)s",
             {
@@ -159,18 +158,14 @@ class MediaGate:
         )
 
     def _count(self, verdict: FileVerdict) -> None:
-        self._inc("rep/media/checked")
+        inc(self.crawler.stats, "rep/media/checked")
         reading = verdict.reading
         if reading.signals:
-            self._inc("rep/media/with_statements")
+            inc(self.crawler.stats, "rep/media/with_statements")
         if reading.unreadable:
-            self._inc("rep/media/unreadable")
+            inc(self.crawler.stats, "rep/media/unreadable")
         if reading.c2pa == "read":
-            self._inc("rep/media/c2pa_read")
-
-    def _inc(self, key: str) -> None:
-        if self.crawler.stats is not None:
-            self.crawler.stats.inc_value(key)
+            inc(self.crawler.stats, "rep/media/c2pa_read")
 
 
 def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from scrapy_rep.crawl.engine_fetch import ROBOTS_REQUEST_KEY
+from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -69,9 +69,9 @@ class ObeyMode:
 
     def of(self, request: Request) -> Obey:
         """How much of robots.txt decides ``request``."""
-        if not request.meta.get("dont_obey_robotstxt"):
+        if not request.meta.get(DONT_OBEY_ROBOTSTXT):
             return Obey.ALL if self.obey_robots else Obey.USAGE
-        if not self.purpose_set or ROBOTS_REQUEST_KEY in request.meta:
+        if not self.purpose_set or ROBOTS_REQUEST in request.meta:
             return Obey.NOTHING  # Scrapy's meaning; and our own document requests
         if not self._noted:
             self._noted = True

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import crawl_delay_obeyed, robots_agent
 
@@ -77,7 +78,7 @@ class RobotsGate:
         up on still drops the request: its opt-outs are not known (no "no" lost)."""
         if not obey_rules:
             if entry.unreachable and entry.rules.verdict is False:
-                self._inc("rep/requests/dropped/robotstxt_unreachable")
+                inc(self.stats, "rep/requests/dropped/robotstxt_unreachable")
                 message = f"Dropped: robots.txt of {origin} {entry.outcome}"
                 self._refuse(request, "robotstxt_unreachable", message)
             return
@@ -91,7 +92,7 @@ class RobotsGate:
             allowed = rules.allowed(request.url, agent)
         if allowed:
             if entry.unreachable:
-                self._inc("rep/requests/allowed_unreachable")
+                inc(self.stats, "rep/requests/allowed_unreachable")
             if self.obey_crawl_delay:
                 self.slots.apply(request, origin, rules.crawl_delay(agent))
             return
@@ -102,12 +103,8 @@ class RobotsGate:
             )
         else:
             reason = "forbidden"
-            self._inc("robotstxt/forbidden")
+            inc(self.stats, "robotstxt/forbidden")
             explanation = rules.decide(request.url, agent).explanation
             message = f"Forbidden by {origin.robots_url} ({explanation})"
-        self._inc(f"rep/requests/dropped/{reason}")
+        inc(self.stats, f"rep/requests/dropped/{reason}")
         self._refuse(request, reason, message)
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)

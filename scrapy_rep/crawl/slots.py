@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -62,10 +64,10 @@ class CrawlDelaySlots:
             return
         downloader = engine.downloader
         crawl_delay = min(crawl_delay, self.maximum)
-        key = request.meta.get("download_slot")
+        key = request.meta.get(DOWNLOAD_SLOT)
         base = self._host_slots.get(str(key) if key else origin.host, {})
         if key is None:
-            key = request.meta["download_slot"] = str(origin)
+            key = request.meta[DOWNLOAD_SLOT] = str(origin)
         delay, jitter = float(base.get("delay", self._delay)), _jitter_of(base, self._jitter)
         floor = max(delay, crawl_delay / (1 - jitter) if jitter < 1 else 2 * crawl_delay)
         slot = downloader.slots.get(key)
@@ -95,7 +97,7 @@ class CrawlDelaySlots:
 
     def _restore_floor(self, response: Response, request: Request, **_: Any) -> None:
         """Runs after AutoThrottle's own handler (it connected first)."""
-        key = request.meta.get("download_slot")
+        key = request.meta.get(DOWNLOAD_SLOT)
         engine = self.crawler.engine
         if not isinstance(key, str) or engine is None:
             return

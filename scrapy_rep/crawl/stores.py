@@ -28,9 +28,8 @@ import os
 import pickle
 import socket
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Protocol
 
 from scrapy_rep.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
 
@@ -47,9 +46,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
-#: After a store error, this process works alone for this long (seconds).
-STORE_RETRY_AFTER: Final = 30.0
 
 #: The JOBDIR store's file.
 JOBDIR_FILE: Final = "scrapy_rep.robots"
@@ -99,17 +95,30 @@ class LocalStore:
 
 
 class JobdirStore:
-    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), at
-    most ``max_origins`` of them (the least recently used go first). One process per
-    JOBDIR, as Scrapy requires, so a lease is always granted."""
+    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), the
+    least recently used dropped beyond ``max_bytes`` of records (and beyond
+    ``max_origins`` of them, if given). One process per JOBDIR, as Scrapy requires, so a
+    lease is always granted.
+
+    The crawl bounds it by what its caches really keep (``REP_CACHE_MAX_BYTES`` per
+    document kind): a record takes no more bytes here than its entry does in the cache
+    (its compressed body and a header, against the body and :data:`~scrapy_rep.cache.
+    COMPRESSED_OVERHEAD`, or a parsed entry's larger estimate), so nothing the cache
+    keeps is forgotten at a pause (it was bounded by ``REP_CACHE_MAX_ORIGINS``, the
+    parsed tier only: a resumed broad crawl downloaded again what its cache still had)."""
 
     name = "jobdir"
     consulted = True
 
-    def __init__(self, path: Path, max_origins: int) -> None:
+    def __init__(
+        self, path: Path, max_origins: int | None = None, max_bytes: int | None = None
+    ) -> None:
         self.path = path
         self.max_origins = max_origins
+        self.max_bytes = max_bytes
         self._records: OrderedDict[str, bytes] = OrderedDict()
+        #: Bytes of the records kept (each counted with its name and STORED_OVERHEAD).
+        self.bytes = 0
         #: Why the file could not be read (it is then ignored), for the middleware's log.
         self.load_error = ""
         if path.exists():
@@ -122,6 +131,8 @@ class JobdirStore:
             except Exception as error:
                 self.load_error = f"{type(error).__name__}: {error}"
                 self._records.clear()
+        self.bytes = sum(_stored_size(name, data) for name, data in self._records.items())
+        self._trim()
 
     def __len__(self) -> int:
         return len(self._records)
@@ -134,10 +145,22 @@ class JobdirStore:
         return SharedRecord.decode(data, origin)
 
     async def save(self, record: SharedRecord, keep_for: float) -> None:
-        self._records[record.origin] = record.encode()
-        self._records.move_to_end(record.origin)
-        while len(self._records) > self.max_origins:
-            self._records.popitem(last=False)
+        data = record.encode()
+        old = self._records.pop(record.origin, None)
+        if old is not None:
+            self.bytes -= _stored_size(record.origin, old)
+        self._records[record.origin] = data
+        self.bytes += _stored_size(record.origin, data)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used records beyond the bounds (never the last one)."""
+        while len(self._records) > 1 and (
+            (self.max_origins is not None and len(self._records) > self.max_origins)
+            or (self.max_bytes is not None and self.bytes > self.max_bytes)
+        ):
+            name, data = self._records.popitem(last=False)
+            self.bytes -= _stored_size(name, data)
 
     async def acquire(self, origin: str, seconds: float) -> bool:
         return True
@@ -151,6 +174,15 @@ class JobdirStore:
             state = {"version": FORMAT_VERSION, "records": dict(self._records)}
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
         temporary.replace(self.path)
+
+
+#: Bytes a record kept in memory costs besides its name and data (the dict slot, the
+#: two objects' headers).
+STORED_OVERHEAD: Final = 200
+
+
+def _stored_size(name: str, data: bytes) -> int:
+    return len(name) + len(data) + STORED_OVERHEAD
 
 
 #: Deletes the lease only if this process still holds it.
@@ -205,77 +237,16 @@ class RedisStore:
         await self.client.aclose()
 
 
-def store_for(setting: str, jobdir: str | None = None, max_origins: int = 100_000) -> RobotsStore:
+def store_for(setting: str, jobdir: str | None = None, max_bytes: int | None = None) -> RobotsStore:
     """The store a ``REP_ROBOTSTXT_CACHE`` value (already validated) and ``JOBDIR`` name:
-    Redis when a URL is given, else the JOBDIR file when there is a JOBDIR, else none."""
+    Redis when a URL is given, else the JOBDIR file (at most ``max_bytes`` of records)
+    when there is a JOBDIR, else none."""
     if setting != "memory":
         return RedisStore(setting)
     if jobdir:
-        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_origins)
+        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_bytes=max_bytes)
     return LocalStore()
 
 
-class StoreClient:
-    """A store as the middleware uses it: never raises. On an outage the process carries
-    on with its own cache (and says so once per outage); a corrupt record is counted and
-    treated as none."""
-
-    def __init__(
-        self, store: RobotsStore, clock: Callable[[], float], count: Callable[[str], None]
-    ) -> None:
-        self.store = store
-        self._clock = clock
-        self._count = count
-        self._down_until = 0.0
-        #: Records found corrupt and not yet replaced: said once, not at every look.
-        self._corrupt: set[str] = set()
-
-    @property
-    def consulted(self) -> bool:
-        return self.store.consulted
-
-    async def load(self, name: str) -> SharedRecord | None:
-        return await self._run(lambda: self.store.load(name), None, name)
-
-    async def acquire(self, name: str, seconds: float) -> bool | None:
-        """``True``: leased; ``False``: another process has it; ``None``: store down."""
-        return await self._run(lambda: self.store.acquire(name, seconds), None)
-
-    async def release(self, name: str) -> None:
-        await self._run(lambda: self.store.release(name), None)
-
-    async def save(self, record: SharedRecord, keep_for: float) -> None:
-        self._corrupt.discard(record.origin)
-        await self._run(lambda: self.store.save(record, keep_for), None)
-
-    async def close(self) -> None:
-        try:
-            await self.store.close()
-        except Exception as error:  # closing must never fail the crawl's end
-            logger.debug("scrapy_rep: closing the %s store: %s", self.store.name, error)
-
-    async def _run(self, operation: Callable[[], Awaitable[T]], default: T, name: str = "") -> T:
-        if not self.store.consulted or self._clock() < self._down_until:
-            return default
-        try:
-            return await operation()
-        except StoreCorrupt as error:
-            if name in self._corrupt:
-                return default
-            if name:
-                self._corrupt.add(name)
-            self._count("rep/robotstxt/store_corrupt")
-            logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
-            return default
-        except Exception as error:  # any client error: the store is unavailable
-            self._count("rep/robotstxt/store_errors")
-            self._down_until = self._clock() + STORE_RETRY_AFTER
-            logger.warning(
-                "scrapy_rep: the %s robots.txt cache is unavailable (%s: %s); this process "
-                "carries on with its own cache and tries again in %.0f s",
-                self.store.name,
-                type(error).__name__,
-                error,
-                STORE_RETRY_AFTER,
-            )
-            return default
+# The client the middleware uses (re-exported here: its home is storeclient.py).
+from scrapy_rep.crawl.storeclient import StoreClient  # noqa: E402

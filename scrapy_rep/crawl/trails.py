@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import NotConfigured
 
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.crawl.config import config_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -31,7 +31,7 @@ class AuditMiddleware:
     reaches it is the request's final failure (retries and redirects are inside)."""
 
     def __init__(self, crawler: Crawler) -> None:
-        if not RepConfig.from_settings(crawler.settings).audit_file:
+        if not config_of(crawler).audit_file:
             raise NotConfigured
         self.crawler = crawler
 

@@ -16,12 +16,15 @@ After robots.txt allowed a request for the crawler's own name, :class:`UsageGate
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
+from scrapy_rep.documentkind import TDMREP
 from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
 from scrapy_rep.verdicts import RequestRules
 
@@ -36,10 +39,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: ``request.meta`` key: ``(url, what the origin's documents said about it)`` (a
-#: :class:`scrapy_rep.usage.Before`). The URL is kept because spiders often copy a page's
-#: meta into the requests they yield: a child must not inherit its parent's signals.
-BEFORE_KEY: Final = "_rep_usage_before"
+#: ``request.meta`` key: what the origin's documents said (:data:`meta.USAGE_BEFORE`).
+BEFORE_KEY: Final = meta.USAGE_BEFORE
 
 Refuse = Callable[["Request", str, str], NoReturn]
 
@@ -72,7 +73,7 @@ class UsageGate:
         request: Request,
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
-        tdm: CacheEntry[Any] | None,
+        documents: Mapping[str, CacheEntry[Any]],
         agent: str,
     ) -> None:
         """Raise ``IgnoreRequest`` (through ``refuse``) when the request must not be sent.
@@ -81,11 +82,11 @@ class UsageGate:
         scrapy_rep error and counted, and the request goes on to be checked again, with the
         page's own signals, after the fetch."""
         try:
-            self._check(request, origin, entry, tdm, agent)
+            self._check(request, origin, entry, documents.get(TDMREP.name), agent)
         except IgnoreRequest:
             raise
         except Exception:
-            self._inc("rep/purpose/internal_errors")
+            inc(self.stats, "rep/purpose/internal_errors")
             logger.exception(
                 "scrapy_rep internal error in the purpose check of %s; please report it. "
                 "The request goes on.",
@@ -117,12 +118,12 @@ class UsageGate:
         if refused is None:
             return
         if refused.reason == "forbidden":
-            self._inc("robotstxt/forbidden")
+            inc(self.stats, "robotstxt/forbidden")
             if trail is not None:  # the record names the REP_PURPOSE_AGENTS group that refused
                 self._note_agent(trail, request, origin, entry)
         elif refused.purpose is not None:
-            self._inc(f"rep/purpose/requests_dropped/{refused.purpose}")
-        self._inc(f"rep/requests/dropped/{refused.reason}")
+            inc(self.stats, f"rep/purpose/requests_dropped/{refused.purpose}")
+        inc(self.stats, f"rep/requests/dropped/{refused.reason}")
         self._refuse(request, refused.reason, refused.message)
 
     def refuses(
@@ -130,10 +131,11 @@ class UsageGate:
         url: str,
         origin: Origin,
         entry: CacheEntry[RobotsTxt],
-        tdm: CacheEntry[Any] | None,
+        documents: Mapping[str, CacheEntry[Any]],
         agent: str,
     ) -> bool:
         """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        tdm = documents.get(TDMREP.name)
         tdm_rules = None if tdm is None else tdm.rules
         refused, _ = self.rules.refusal(
             entry.rules, url, agent, origin.robots_url, tdm_rules, _given_up(tdm)
@@ -149,10 +151,6 @@ class UsageGate:
                 decision = rules.decide(request.url, token)
                 trail.robots_decided(request, str(origin), entry, token, decision)
                 return
-
-    def _inc(self, key: str) -> None:
-        if self.stats is not None:
-            self.stats.inc_value(key)
 
 
 def _given_up(tdm: CacheEntry[Any] | None) -> str | None:

@@ -1,0 +1,150 @@
+"""What the crawl adds to each document kind: how Scrapy hears of it (SPEC §4, §5).
+
+A :class:`~scrapy_rep.documentkind.DocumentKind` is pure; a :class:`CrawlKind` pairs it
+with its Scrapy side: the prefix of its download stats, the signals sent once it is
+known, how a crawl parses it, and whether the crawl's purposes need it. The middleware
+builds one :class:`~scrapy_rep.crawl.documents.OriginDocument` per needed kind of
+:data:`CRAWL_KINDS`: adding a kind is adding a value here, with no new branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from scrapy import signals
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.robotparser import RobotParser
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.tdmrep import TdmRepFile, parse_tdmrep
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.crawl.usagegate import UsageGate
+    from scrapy_rep.lifecycle.events import Announce
+    from scrapy_rep.settings import RepConfig
+
+D = TypeVar("D")
+#: ``announce(crawler, kind, action, trigger)``: send the signals of a known or failed
+#: document; a coroutine to await (handlers that may be async) or ``None``.
+Announcer = Callable[
+    ["Crawler", DocumentKind[Any], "Announce", "Request | None"],
+    "Coroutine[Any, Any, Any] | None",
+]
+
+
+def announce_document(
+    crawler: Crawler, kind: DocumentKind[Any], action: Announce, trigger: Request | None
+) -> None:
+    """scrapy_rep's ``document_fetched`` signal, for any kind."""
+    crawler.signals.send_catch_log(
+        signal=rep_signals.document_fetched,
+        origin=str(action.key),
+        document=kind.name,
+        url=kind.url(action.key),
+        outcome=action.outcome,
+        status=action.status,
+    )
+
+
+def announce_robots(
+    crawler: Crawler, kind: DocumentKind[Any], action: Announce, trigger: Request | None
+) -> Coroutine[Any, Any, Any] | None:
+    """``robotstxt_fetched``, then Scrapy's own ``robots_parsed`` (as Scrapy's middleware,
+    with the request that made it be fetched) once the rules are known."""
+    rules: RobotsTxt = action.rules
+    crawler.signals.send_catch_log(
+        signal=rep_signals.robotstxt_fetched,
+        origin=str(action.key),
+        robots_url=kind.url(action.key),
+        rules=rules,
+        outcome=action.outcome,
+        status=action.status,
+        sitemaps=rules.sitemaps,
+    )
+    if not action.known:
+        return None
+    return crawler.signals.send_catch_log_async(
+        signal=signals.robots_parsed, robotparser=RobotParser.from_rules(rules), request=trigger
+    )
+
+
+def _always(usage: UsageGate) -> bool:
+    return True
+
+
+def _no_parser(crawler: Crawler, config: RepConfig) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class CrawlKind(Generic[D]):
+    """One document kind as a crawl fetches, announces and counts it."""
+
+    kind: DocumentKind[D]
+    #: Prefix of its download stats (``…/request_count``); ``None``: the kind's own.
+    download_stats: str | None = None
+    announce: Announcer = announce_document
+    #: Whether a crawl needs it, given what the crawl is for (``REP_PURPOSE``).
+    needed: Callable[[UsageGate], bool] = _always
+    #: The crawl's parser of it (``None``: the kind's own).
+    parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def stats(self) -> str:
+        """Where its download stats go."""
+        return self.download_stats or self.kind.stat_prefix
+
+    def for_crawl(self, crawler: Crawler, config: RepConfig) -> DocumentKind[D]:
+        """The kind with the crawl's parser."""
+        parse = self.parser(crawler, config)
+        return self.kind if parse is None else self.kind.parsed_with(parse)
+
+    def key_of(self, origin: Hashable) -> Hashable:
+        """The key of the copy a request of ``origin`` needs (its origin, for now)."""
+        return origin
+
+
+def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
+    profile = config.profile
+
+    def parse(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile)
+
+    return parse
+
+
+def _tdmrep_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
+    stats = crawler.stats
+
+    def parse(body: bytes) -> TdmRepFile:
+        """tdmrep.json, its invalid (skipped) entries counted (issue 22)."""
+        tdm = parse_tdmrep(body)
+        if tdm.skipped and stats is not None:
+            stats.inc_value("rep/tdmrep/entries_skipped", tdm.skipped)
+        return tdm
+
+    return parse
+
+
+def _needs_tdmrep(usage: UsageGate) -> bool:
+    return usage.policy.needs_tdmrep
+
+
+#: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
+ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
+    ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
+)
+#: tdmrep.json, for AI purposes.
+TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser)
+#: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).
+CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL)

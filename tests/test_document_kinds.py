@@ -1,0 +1,400 @@
+"""Every document kind through the generic machinery (issue 23, items 1 and 2).
+
+Each kind of :data:`scrapy_rep.crawl.kinds.CRAWL_KINDS` (a third kind added there is
+tested here with no new line): its records round-trip through every store, its corrupt
+records are counted under its own stats prefix, and its :class:`OriginDocument` holds
+the requests that wait for it and releases them itself, each carrying the entry that
+decides it (a small token in ``request.meta``, never the entry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from redisserver import RedisServer, running_redis
+from robotsite import Reply, Sites, crawl, robots
+from scrapy import Request, Spider
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
+
+from scrapy_rep.cache import CacheEntry
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.documents import HOLD, OriginDocument
+from scrapy_rep.crawl.holding import HeldRequests
+from scrapy_rep.crawl.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.stores import JobdirStore, LocalStore, RedisStore, RobotsStore, StoreClient
+from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetchpolicy import Policy
+from scrapy_rep.fetchprocedure import FetchProcedure
+from scrapy_rep.origins import Origin
+from scrapy_rep.records import SharedRecord, StoreCorrupt
+from scrapy_rep.settings import RepConfig
+
+T0 = 1_000_000.0
+KEY = Origin("http", "a.example", 80)
+BODIES = {
+    ROBOTS_TXT.name: b"User-agent: *\nDisallow: /private\n",
+    TDMREP.name: b'[{"location": "/private", "tdm-reservation": 1}]',
+}
+KIND_IDS = [kind.name for kind in CRAWL_KINDS]
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    with running_redis(tmp_path_factory.mktemp("redis")) as server:
+        yield server
+
+
+def entries(kind: DocumentKind[Any]) -> dict[str, CacheEntry[Any]]:
+    """A parsed copy, the absent stand-in (a 404) and the unreachable one (given up)."""
+    body = BODIES[kind.name]
+    parsed = CacheEntry(kind.parse(body), "200", T0, T0 + 3600, T0 + 7200, 200, zlib.compress(body))
+    absent = CacheEntry(kind.absent, "404", T0, T0 + 3600, T0 + 7200, 404)
+    gave_up = CacheEntry(kind.unreachable, "gave up", T0, T0 + 3600, T0 + 7200, None, b"", True)
+    return {"parsed": parsed, "absent": absent, "unreachable": gave_up}
+
+
+async def save_and_load(
+    store: str, name: str, record: SharedRecord, tmp_path: Path, redis: RedisServer | None
+) -> SharedRecord | None:
+    """``record`` as the next reader of the real store finds it."""
+    writer: RobotsStore
+    if store == "memory":
+        writer = LocalStore()
+        await writer.save(record, 3600)
+        return await writer.load(name)
+    if store == "jobdir":
+        writer = JobdirStore(tmp_path / "scrapy_rep.robots", 100)
+        await writer.save(record, 3600)
+        await writer.close()  # the paused run
+        return await JobdirStore(tmp_path / "scrapy_rep.robots", 100).load(name)
+    assert redis is not None
+    writer, reader = RedisStore(redis.url, tmp_path.name), RedisStore(redis.url, tmp_path.name)
+    try:
+        await writer.save(record, 3600)
+        return await reader.load(name)
+    finally:
+        await writer.close()
+        await reader.close()
+
+
+@pytest.mark.parametrize("store", ["memory", "jobdir", "redis"])
+@pytest.mark.parametrize("what", ["parsed", "absent", "unreachable"])
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_every_kind_round_trips_through_every_store(
+    crawl_kind: CrawlKind[Any], what: str, store: str, tmp_path: Path, request: Any
+) -> None:
+    kind = crawl_kind.kind
+    entry = entries(kind)[what]
+    record = kind.record_of(KEY, entry, 0, None, 0.0, entry.outcome, T0)
+    name = kind.store_name(KEY)
+    redis = request.getfixturevalue("redis_server") if store == "redis" else None
+    loaded = await deferred_from_coro(save_and_load(store, name, record, tmp_path, redis))
+    if store == "memory":
+        assert loaded is None  # shares nothing: each process decides alone
+        return
+    assert loaded == record
+    back = kind.entry_of(loaded)
+    assert kind.verdict_of(back.rules) == kind.verdict_of(entry.rules)
+    assert (back.outcome, back.status, back.unreachable) == (
+        entry.outcome, entry.status, entry.unreachable,
+    )  # fmt: skip
+    if what == "parsed":
+        probe = f"{KEY}/private/x"
+        if kind is ROBOTS_TXT:
+            assert back.rules.allowed(probe, "TestBot") is False
+        else:
+            assert back.rules.values(probe) == entry.rules.values(probe)
+    else:
+        assert back.rules is entry.rules  # the kind's own stand-in
+
+
+def test_the_kinds_have_their_own_store_names_and_hold_keys() -> None:
+    """robots.txt's records keep their names from before there were other kinds."""
+    assert ROBOTS_TXT.store_name(KEY) == str(KEY)
+    assert TDMREP.store_name(KEY) == f"{KEY}/.well-known/tdmrep.json"
+    keys = {kind.kind.hold_key(KEY) for kind in CRAWL_KINDS}
+    assert len(keys) == len(CRAWL_KINDS)
+    assert str(ROBOTS_TXT.hold_key(KEY)) == str(KEY)  # held_requests() and spill names
+
+
+class FailingStore(LocalStore):
+    consulted = True
+    name = "broken"
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        raise self.error
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_store_troubles_are_counted_under_the_kind_of_the_record(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    counted: list[str] = []
+    prefix = crawl_kind.kind.stat_prefix
+    corrupt = StoreClient(FailingStore(StoreCorrupt("bad")), lambda: T0, counted.append)
+    await deferred_from_coro(corrupt.for_kind(prefix).load("x"))
+    broken = StoreClient(FailingStore(OSError("down")), lambda: T0, counted.append)
+    await deferred_from_coro(broken.for_kind(prefix).load("x"))
+    assert counted == [f"{prefix}/store_corrupt", f"{prefix}/store_errors"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_store_outage_is_shared_by_the_kinds() -> None:
+    """One outage, one count and one warning: the other kind does not ask a dead store."""
+    counted: list[str] = []
+    client = StoreClient(FailingStore(OSError("down")), lambda: T0, counted.append)
+    await deferred_from_coro(client.for_kind("rep/robotstxt").load("x"))
+    await deferred_from_coro(client.for_kind("rep/tdmrep").load("y"))
+    assert counted == ["rep/robotstxt/store_errors"]
+
+
+@pytest.fixture(scope="module")
+def shared_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    with running_redis(tmp_path_factory.mktemp("redis-crawl")) as server:
+        yield server
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_corrupt_tdmrep_record_is_counted_under_rep_tdmrep(
+    shared_redis: RedisServer,
+) -> None:
+    import redis
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    sites.origins["a"].script(TDMREP.path, Reply(200, b"[]", {"Content-Type": "application/json"}))
+    base = sites.bases["a"]
+    client = redis.Redis.from_url(shared_redis.url)
+    client.set(f"scrapy_rep:robots:{base}{TDMREP.path}", b"scrapy_rep/robots\n{not json}\n\x00")
+    settings = {"REP_ROBOTSTXT_CACHE": shared_redis.url, "REP_PURPOSE": "ai-train"}
+    try:
+        crawler, spider = await crawl([sites.url("a", "/a")], settings)
+    finally:
+        await sites.close()
+        client.close()
+    assert spider.downloaded == [sites.url("a", "/a")]
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/tdmrep/store_corrupt") == 1
+    assert crawler.stats.get_value("rep/robotstxt/store_corrupt") is None
+
+
+# ---------------------------------------------------------------------- OriginDocument
+
+
+class FakeFetcher:
+    """Answers each download when the test says so."""
+
+    def __init__(self, kind: DocumentKind[Any]) -> None:
+        self.kind = kind
+        self.asked: list[Any] = []
+        self.answers: dict[Any, Any] = {}
+
+    async def fetch(self, key: Any) -> Any:
+        self.asked.append(key)
+        for _ in range(1000):  # at most 10 s
+            if key in self.answers:
+                return self.answers.pop(key)
+            await asyncio.sleep(0.01)
+        raise AssertionError("the test never answered")
+
+    def bytes_received(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.crawled: list[Request] = []
+        self._slot = type("Slot", (), {"closing": None})()
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    for _ in range(1000):  # at most 10 s
+        if condition():
+            return
+        await deferLater(reactor, 0.01)
+    raise AssertionError("never happened")
+
+
+def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
+    crawler = get_crawler(Spider)
+    crawler.engine = FakeEngine()  # type: ignore[assignment]
+    crawler.stats.open_spider()  # type: ignore[union-attr]
+    config = RepConfig.from_settings(crawler.settings)
+    store = StoreClient(LocalStore(), lambda: clock[0], lambda name: None)
+    held = HeldRequests(crawler, 10)
+    document = OriginDocument(
+        crawler, crawl_kind, config, Policy(), 10.0, store, held, lambda: clock[0]
+    )
+    fetcher = FakeFetcher(crawl_kind.kind)
+    document.runner.fetcher = fetcher  # type: ignore[assignment]
+    return document, fetcher, crawler
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_origin_document_holds_and_releases_its_own_requests(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    first, second = Request(f"{KEY}/a"), Request(f"{KEY}/b")
+    for request in (first, second):
+        assert document.decide(KEY, request) is HOLD
+        assert request.meta[meta.HOLDING] == kind.name
+        del request.meta[meta.HOLDING]  # what request_scheduled does
+        document.hold(KEY, request)
+    assert document.held_counts() == {str(KEY): 2}
+    assert document.held_count(KEY) == 2
+    await until(lambda: bool(fetcher.asked))
+    assert fetcher.asked == [KEY]  # one download for both
+    procedure = FetchProcedure(kind, kind.url(KEY))
+    fetcher.answers[KEY] = procedure.on_response(200, BODIES[kind.name])
+    engine = crawler.engine
+    await until(lambda: len(engine.crawled) >= 2)
+    assert document.held_counts() == {}
+    assert [r.url for r in engine.crawled] == [first.url, second.url]
+    released = engine.crawled[0]
+    assert released.dont_filter
+    token = released.meta[meta.DECIDED]
+    pickle.dumps(token)  # small and plain: a released request may go to JOBDIR
+    # Whatever the cache holds when it comes back, the released entry decides it.
+    clock[0] = T0 + 100 * 86_400  # past its stale limit: the cache would fetch again
+    entry = document.decide(KEY, released)
+    assert isinstance(entry, CacheEntry) and entry.status == 200
+    assert meta.DECIDED not in released.meta  # taken: a redirect does not carry it on
+    again = document.decide(KEY, engine.crawled[1])
+    assert again is entry
+    assert len(document._carried) == 0  # every released request came back: nothing kept
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_token_of_another_run_decides_nothing(crawl_kind: CrawlKind[Any]) -> None:
+    """A released request read back from JOBDIR by the next run is decided afresh."""
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    request = Request(f"{KEY}/a", meta={meta.DECIDED: ((crawl_kind.name, "0123abcd.0"),)})
+    assert document.decide(KEY, request) is HOLD
+    assert meta.DECIDED not in request.meta
+    await until(lambda: bool(fetcher.asked))
+    kind = crawl_kind.kind
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(404)
+    await until(lambda: document.usable_entry(KEY) is not None)  # no download left running
+
+
+@pytest_twisted.ensureDeferred
+async def test_held_requests_answers_per_origin_for_robots_txt_only(tmp_path: Path) -> None:
+    """A request waiting for tdmrep.json is not waiting for robots.txt."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    sites.origins["a"].script(TDMREP.path, Reply(503))
+    seen: list[dict[str, int]] = []
+
+    def watch(crawler: Any) -> None:
+        from scrapy_rep.signals import request_held
+
+        def held(request: Any, origin: str) -> None:
+            middleware = next(
+                m
+                for m in crawler.engine.downloader.middleware.middlewares
+                if type(m).__name__ == "RobotsTxtMiddleware"
+            )
+            seen.append(dict(middleware.held_requests()))
+
+        crawler.signals.connect(held, signal=request_held, weak=False)
+
+    settings = {"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_MAX_WAIT": 0.5}
+    try:
+        await crawl([sites.url("a", "/a")], settings, on_crawler=watch)
+    finally:
+        await sites.close()
+    # Held for robots.txt, then (its robots.txt known) for tdmrep.json.
+    assert seen == [{sites.bases["a"]: 1}, {}]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every component of a crawl shares one RepConfig (issue 23): the REP_* settings are
+    read once the crawler's settings are frozen (before, by the add-on, to stop a wrong
+    value at start)."""
+    read_frozen: list[bool] = []
+    original = RepConfig.from_settings.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[RepConfig], settings: Any) -> RepConfig:
+        read_frozen.append(bool(getattr(settings, "frozen", False)))
+        return original(cls, settings)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(RepConfig, "from_settings", classmethod(counting))
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    settings = {"REP_PURPOSE": "ai-train", "REP_REPORT": True}
+    try:
+        await crawl([sites.url("a", "/a")], settings)
+    finally:
+        await sites.close()
+    assert read_frozen.count(True) == 1
+
+
+def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:
+    """Issue 23, item 1: the generic machinery reads a kind's fields; only
+    documentkind.py (the kinds' definitions) and crawl/kinds.py (their Scrapy side,
+    values not branches) name a kind."""
+    import re
+
+    import scrapy_rep
+
+    root = Path(scrapy_rep.__file__).parent
+    kind_test = re.compile(
+        r"(is|is not|==|!=)\s+(ROBOTS_TXT|TDMREP)\b|(ROBOTS_TXT|TDMREP)\.name\s*(==|!=)"
+        r"|\bTdmKey\b"
+    )
+    found = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "documentkind.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if kind_test.search(line)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_request_that_comes_straight_back_waits_in_place(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """engine.download_async does not schedule a request handed back: it comes straight
+    back to process_request, which then waits for the document in place."""
+    from scrapy_rep.crawl.documents import WAIT
+
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    request = Request(f"{KEY}/a")
+    assert document.decide(KEY, request) is HOLD
+    assert document.decide(KEY, request) is WAIT
+    assert meta.HOLDING not in request.meta
+    waiting = deferred_from_coro(document.wait(KEY, request))
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(200, BODIES[kind.name])
+    entry = await waiting
+    assert isinstance(entry, CacheEntry) and entry.status == 200

@@ -1,0 +1,53 @@
+"""The JOBDIR store keeps what the cache keeps (issue 25): bounded by
+``REP_CACHE_MAX_BYTES``, not by ``REP_CACHE_MAX_ORIGINS`` (the parsed tier of the cache
+only). A resumed crawl does not download again a robots.txt its cache still had."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest_twisted
+from robotsite import Sites, crawl, robots
+
+from scrapy_rep.crawl.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
+
+NAMES = ("a", "b", "c", "d")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_resumed_crawl_keeps_every_origin_its_cache_kept(tmp_path: Path) -> None:
+    sites = Sites()
+    for name in NAMES:
+        sites.add(name).script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    # One origin parsed at a time: the others are compressed in the cache, not forgotten.
+    settings = {"JOBDIR": str(tmp_path), "REP_CACHE_MAX_ORIGINS": 1}
+    try:
+        await crawl([sites.url(name, "/first") for name in NAMES], settings)
+        crawler, spider = await crawl([sites.url(name, "/second") for name in NAMES], settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(sites.url(name, "/second") for name in NAMES)
+    for name in NAMES:  # once, in the first run (it was twice for 3 origins in 4)
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/robotstxt/store_hits") == len(NAMES)
+
+
+def record(origin: str, body: bytes = b"") -> SharedRecord:
+    return SharedRecord(origin, body, True, 404, "404", 0.0, 1e18, 1e18)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_jobdir_store_drops_the_least_recently_used_beyond_its_bytes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "scrapy_rep.robots"
+    size = len("http://a.example") + len(record("http://a.example").encode()) + STORED_OVERHEAD
+    store = JobdirStore(path, max_bytes=2 * size)
+    for name in ("a", "b", "c"):
+        await store.save(record(f"http://{name}.example"), 60)
+    assert len(store) == 2 and store.bytes == 2 * size  # "a" was the least recently used
+    await store.close()
+    again = JobdirStore(path, max_bytes=size)  # a smaller bound on resume: trimmed
+    assert len(again) == 1
+    assert await again.load("http://c.example") == record("http://c.example")
