@@ -75,10 +75,12 @@ _GOOGLE_SEPARATOR = re.compile(r"[ \t]")
     _CONTENT_USAGE,
     _DISALLOW_AI,
     _ALLOW_AI,
-) = range(9)
+    _LICENSE,
+) = range(10)
 #: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
 #: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
-#: draft-canel-robots-ai-control-00.
+#: draft-canel-robots-ai-control-00; ``License`` (file-wide, like ``Sitemap``) is RSL 1.0's
+#: robots.txt directive.
 _KEYS: Final = {
     "user-agent": _USER_AGENT,
     "allow": _ALLOW,
@@ -89,6 +91,7 @@ _KEYS: Final = {
     "content-usage": _CONTENT_USAGE,
     "disallowaitraining": _DISALLOW_AI,
     "allowaitraining": _ALLOW_AI,
+    "license": _LICENSE,
 }
 #: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
 _LENIENT_KEYS: Final = {
@@ -168,8 +171,8 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...]]:
-        """The rule tables and the sitemaps of ``body``.
+    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...], tuple[str, ...]]:
+        """The rule tables, the sitemaps and the RSL licenses of ``body``.
 
         One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
         inline. Moving only the comment/colon split into a method cost 16 % of the parse
@@ -193,6 +196,7 @@ class Parser:
         signals: dict[int, dict[str, bool]] = {}
         usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
+        licenses: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
         spellings: dict[str, tuple[int, int]] = {}
@@ -275,6 +279,11 @@ class Parser:
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
+            elif kind == _LICENSE:
+                # RSL 1.0 robots.txt guide: "The License directive is global (not tied to
+                # any specific user agent)"; its URL is absolute. Like Sitemap: file-wide.
+                if value:
+                    licenses[file_text(value)] = None
             elif kind < 0:
                 self._skip(number, f"unknown key {file_text(key)!r}")
             elif kind == _CRAWL_DELAY:
@@ -332,7 +341,7 @@ class Parser:
             if usage_tokens is None
             else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
-        return rules, tuple(sitemaps)
+        return rules, tuple(sitemaps), tuple(licenses)
 
     def _skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from scrapy_rep._rsl_rows import RSL_ROWS
 from scrapy_rep.standards import STANDARDS
 
 Purpose = Literal["search", "ai-train", "ai-input"]
@@ -24,7 +25,7 @@ PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
 )
 
 Vocabulary = Literal[
-    "aipref", "content-signal", "tdmrep", "robots-meta", "robots-ai-control", "iptc", "cawg"
+    "aipref", "content-signal", "tdmrep", "robots-meta", "robots-ai-control", "iptc", "cawg", "rsl"
 ]
 #: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
 #: the signal says nothing about it.
@@ -261,6 +262,7 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE, "noai"),
     *_iptc_rows(),
     *_cawg_rows(),
+    *(MappingRow("rsl", signal, answers, source, "rsl") for signal, answers, source in RSL_ROWS),
 )
 #: :data:`ROWS` by (vocabulary, signal).
 MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(

@@ -109,6 +109,7 @@ class RobotsTxt:
         "_usage",
         "_usage_tokens",
         "_values",
+        "licenses",
         "options",
         "sitemaps",
         "verdict",
@@ -120,11 +121,14 @@ class RobotsTxt:
         rules: Rules,
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
+        licenses: tuple[str, ...] = (),
     ) -> None:
         #: The switches this file was parsed with.
         self.options = options
         #: ``Sitemap:`` URLs in file order, without duplicates.
         self.sitemaps = sitemaps
+        #: RSL 1.0 ``License:`` URLs (file-wide, any group) in file order, no duplicates.
+        self.licenses = licenses
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
         #: Per rule: the value and the key as written (an index into the distinct keys),
@@ -316,8 +320,8 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
         body = bytes(body)
     elif not isinstance(body, bytes):
         raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
-    rules, sitemaps = Parser(options).parse(body)
-    return RobotsTxt(options, rules, sitemaps)
+    rules, sitemaps, licenses = Parser(options).parse(body)
+    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:

@@ -167,6 +167,25 @@ def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -
     return chosen
 
 
+def read_url_list(
+    settings: SettingsLike, name: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """A list of absolute http(s) URLs (as :func:`read_str_list`), each once."""
+    values = read_str_list(settings, name, default)
+    wrong = [value for value in values if not _is_http_url(value)]
+    if wrong:
+        raise RepSettingError(
+            f"{name}: expected absolute http(s) URLs (license or license-server URLs), "
+            f"got {wrong[0]!r}"
+        )
+    return tuple(dict.fromkeys(values))
+
+
+def _is_http_url(value: str) -> bool:
+    scheme, sep, rest = value.partition("://")
+    return bool(sep) and scheme.lower() in ("http", "https") and bool(rest.split("/")[0])
+
+
 Reader = Callable[[SettingsLike, str, Any], Any]
 
 
@@ -241,6 +260,7 @@ SETTINGS: Final = (
     Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
+    Setting("REP_RSL_LICENSES", "rsl_licenses", (), read_url_list),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
     Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
 )
@@ -296,6 +316,8 @@ class RepConfig:
     media_max_scan_bytes: int
     media_max_packet_bytes: int
     media_max_packets: int
+    #: RSL licenses the crawl holds: license document or license-server URLs.
+    rsl_licenses: tuple[str, ...]
     audit_file: str
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool

@@ -30,4 +30,8 @@ STANDARDS: Final[dict[str, str]] = {
     "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
     "iptc-data-mining": "IPTC Photo Metadata Standard 2023.1 Data Mining (plus:DataMining)",
     "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
+    "rsl": (
+        "RSL 1.0 Specification (RSL-SPEC-1.0, Recommendation, 2025-11-06; "
+        "https://rslstandard.org/rsl) and its robots.txt / HTTP / HTML guides"
+    ),
 }
