@@ -25,7 +25,7 @@ from scrapy_rep.robotstxt import (
     RobotsTxt,
     parse_robotstxt,
 )
-from scrapy_rep.settings import RepSettingError, read_purposes, read_str_list
+from scrapy_rep.setting_readers import RepSettingError, read_purposes, read_str_list
 from scrapy_rep.urlfetch import (
     DEFAULT_USER_AGENT,
     OriginTdm,

@@ -42,7 +42,8 @@ from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.purpose import PURPOSES, decide
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
+from scrapy_rep.setting_readers import read_purposes
+from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
 from scrapy_rep.urlfetch import (
     OriginTdm,
