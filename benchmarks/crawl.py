@@ -21,7 +21,17 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
   it is sent and every page after (its headers, meta and directives);
 - ``rep_audit``: the add-on with ``REP_AUDIT_FILE`` (a temporary file): one chained JSON
   line per request, the robots.txt snapshots beside it; the table also gives the bytes
-  per ``url`` record.
+  per ``url`` record;
+- ``rep_ai_train_audit``: ``rep_ai_train`` with the audit trail on (issue 25's "+5 %
+  over search" target).
+
+With ``--items`` the spider yields an item per page (its title and links, read by CSS),
+as a real spider does; the page pass of the add-on then sees every item.
+
+With ``--fresh`` every crawl runs in a fresh Python process (one warm-up crawl, then the
+timed one), modes rotated within each round, so that no mode inherits another's heap or
+caches; the ratios are then the median of the per-round ratios of CPU per page, with
+their range.
 
 Modes run in ``--rounds`` rounds (order rotated each round) after an untimed warm-up crawl
 per mode. Per mode the table gives the median pages/s (page responses, i.e. responses that
@@ -51,7 +61,15 @@ from pathlib import Path
 from typing import Any
 
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
-MODES = ("none", "scrapy", "rep_robotstxt", "scrapy_rep", "rep_ai_train", "rep_audit")
+MODES = (
+    "none",
+    "scrapy",
+    "rep_robotstxt",
+    "scrapy_rep",
+    "rep_ai_train",
+    "rep_audit",
+    "rep_ai_train_audit",
+)
 #: Where ``rep_audit`` writes its trail (emptied before each crawl).
 AUDIT_FILE = Path(tempfile.gettempdir()) / "scrapy_rep-bench-audit.jsonl"
 ROBOTS_TXT = b"""\
@@ -210,7 +228,9 @@ def settings_for(mode: str) -> dict[str, Any]:
         settings["ADDONS"] = {"scrapy_rep.Addon": 0}
     if mode == "rep_ai_train":
         settings["REP_PURPOSE"] = "ai-train"
-    elif mode == "rep_audit":
+    if mode == "rep_ai_train_audit":
+        settings["REP_PURPOSE"] = "ai-train"
+    if mode in ("rep_audit", "rep_ai_train_audit"):
         settings["REP_AUDIT_FILE"] = str(AUDIT_FILE)
     return settings
 
@@ -218,6 +238,8 @@ def settings_for(mode: str) -> dict[str, Any]:
 #: ``--allowed-only``: request only the pages robots.txt allows, so every mode downloads
 #: the same pages and CPU per page compares like with like.
 ALLOWED_ONLY = False
+#: ``--items``: the spider yields an item per page (title and links read by CSS).
+ITEMS = False
 
 
 async def crawl(mode: str, ports: list[int], pages: int) -> Result:
@@ -242,10 +264,15 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
                         meta={"download_slot": f"127.0.0.1:{port}"},
                     )
 
-        def parse(self, response: Response) -> None:
+        def parse(self, response: Response) -> Any:
             type(self).received += 1
             if disallowed(urlparse_cached(response).path):
                 type(self).disallowed_received += 1
+            if ITEMS:
+                yield {
+                    "title": response.css("title::text").get(),
+                    "links": response.css("a::attr(href)").getall(),
+                }
 
     _remove_audit()
     runner = CrawlerRunner(settings_for(mode))
@@ -277,7 +304,7 @@ async def crawl(mode: str, ports: list[int], pages: int) -> Result:
 
 
 def _audit_size(mode: str) -> tuple[int, int]:
-    if mode != "rep_audit" or not AUDIT_FILE.exists():
+    if mode not in ("rep_audit", "rep_ai_train_audit") or not AUDIT_FILE.exists():
         return 0, 0
     records = [line for line in AUDIT_FILE.read_bytes().splitlines(True) if b'"type":"url"' in line]
     _remove_audit()
@@ -347,16 +374,24 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
         ("scrapy_rep", "scrapy"),
         ("rep_ai_train", "scrapy_rep"),
         ("rep_audit", "scrapy_rep"),
+        ("rep_ai_train_audit", "scrapy_rep"),
     ):
         if ours not in median or other not in median:
             continue
         ratio = median[ours] / median[other]
+        # The median of the per-round ratios of CPU per page (rounds are aligned: each
+        # round runs every mode once), with their range: noise that moves a whole round
+        # cancels out.
+        rounds_ = zip(results[ours], results[other], strict=False)
+        per_round = sorted((a.cpu / a.pages) / (b.cpu / b.pages) for a, b in rounds_)
         print(
             f"{ours} / {other}: {ratio:.3f} × pages/s "
             f"(throughput {(ratio - 1) * 100:+.1f} %); CPU per page {cpu[ours]:.2f} ms vs "
-            f"{cpu[other]:.2f} ms ({(cpu[ours] / cpu[other] - 1) * 100:+.1f} %)"
+            f"{cpu[other]:.2f} ms ({(cpu[ours] / cpu[other] - 1) * 100:+.1f} %); "
+            f"median of per-round CPU-per-page ratios {statistics.median(per_round):.3f} "
+            f"(range {per_round[0]:.3f}-{per_round[-1]:.3f}, {len(per_round)} rounds)"
         )
-    audit = results.get("rep_audit")
+    audit = results.get("rep_audit") or results.get("rep_ai_train_audit")
     if audit and audit[-1].audit_records:
         last = audit[-1]
         print(
@@ -365,6 +400,54 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
             f"request ({last.audit_bytes / last.audit_records * 1e6 / 2**20:.0f} MiB per "
             "1M requests)"
         )
+
+
+def run_fresh(
+    ports: list[int], pages: int, rounds: int, modes: tuple[str, ...], items: bool
+) -> dict[str, list[Result]]:
+    """Each crawl in a fresh process (warm-up crawl, then the timed one), modes rotated."""
+    results: dict[str, list[Result]] = {mode: [] for mode in modes}
+    for round_number in range(rounds):
+        shift = round_number % len(modes)
+        for mode in modes[shift:] + modes[:shift]:
+            command = [
+                sys.executable,
+                __file__,
+                f"--ports={json.dumps(ports)}",
+                f"--pages={pages}",
+                f"--modes={mode}",
+                "--rounds=1",
+            ]
+            command += ["--items"] * items + ["--allowed-only"] * ALLOWED_ONLY
+            out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+            result = Result(**json.loads(out.strip().splitlines()[-1]))
+            results[mode].append(result)
+            print(
+                f"round {round_number + 1}: {mode:<18} {result.pages_per_second:7.0f} pages/s "
+                f"CPU {result.cpu / result.pages * 1000:.3f} ms/page",
+                file=sys.stderr,
+            )
+    return results
+
+
+def child(ports: list[int], pages: int, mode: str) -> int:
+    """One warm-up crawl and one timed crawl of ``mode``; prints the Result as JSON."""
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor(REACTOR)
+    from scrapy.utils.log import configure_logging
+    from twisted.internet import defer, task
+
+    configure_logging({"LOG_LEVEL": "WARNING"})
+    results: dict[str, list[Result]] = {}
+
+    async def go(_reactor: object) -> None:
+        results.update(await run(ports, pages, 1, (mode,)))
+
+    with contextlib.suppress(SystemExit):
+        task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))
+    print(json.dumps(vars(results[mode][0])))
+    return 0
 
 
 def run_coroutine(coroutine: Any) -> Any:
@@ -437,14 +520,29 @@ def main() -> int:
         action="store_true",
         help="request only the pages robots.txt allows (the same pages in every mode)",
     )
+    parser.add_argument(
+        "--items", action="store_true", help="the spider yields an item per page (title, links)"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="every crawl in a fresh process (modes rotated)"
+    )
+    parser.add_argument(
+        "--no-unit", action="store_true", help="skip the middleware cost per request table"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY
+    global ALLOWED_ONLY, ITEMS
     ALLOWED_ONLY = args.allowed_only
+    ITEMS = args.items
+    modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
     if args.serve:
         serve(args.origins, args.pages)
         return 0
-    per_request_cost(args.origins, args.pages)
+    if args.ports:
+        return child(json.loads(args.ports), args.pages, modes[0])
+    if not args.no_unit:
+        per_request_cost(args.origins, args.pages)
 
     from scrapy.utils.reactor import install_reactor
 
@@ -463,9 +561,11 @@ def main() -> int:
         assert server.stdout is not None
         ports: list[int] = json.loads(server.stdout.readline())
         results: dict[str, list[Result]] = {}
+        if args.fresh:
+            results = run_fresh(ports, args.pages, args.rounds, modes, args.items)
+            raise SystemExit(0)
 
         async def go(_reactor: object) -> None:
-            modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
             results.update(await run(ports, args.pages, args.rounds, modes))
 
         task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))

@@ -32,7 +32,14 @@ from scrapy_rep._encoding import normalise_url_path as normalise_url_path
 from scrapy_rep._encoding import path_of as path_of
 from scrapy_rep._encoding import upper_escapes as upper_escapes
 from scrapy_rep._wildcards import FirstMatcher as FirstMatcher
-from scrapy_rep._wildcards import match_rest, split_segments
+from scrapy_rep._wildcards import (
+    _common_prefix_length,
+    _keep_better,
+    _Raw,
+    _split_all,
+    _Wild,
+    match_rest,
+)
 from scrapy_rep._wildcards import wildcard_match as wildcard_match
 
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
@@ -40,40 +47,6 @@ from scrapy_rep._wildcards import wildcard_match as wildcard_match
 _LONG_PATH: Final = 4096
 #: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
 _UNKNOWN: Final = -2
-
-
-def _common_prefix_length(a: str, b: str) -> int:
-    """The length of the longest common prefix of ``a`` and ``b`` (binary search, in C)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) >> 1
-        if a.startswith(b[:middle]):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-#: A pattern with ``*``: priority, code, the segments between the first and the last
-#: (empty ones dropped), the last segment, ``$``-anchored. The first segment is its key.
-_Wild = tuple[int, int, tuple[str, ...], str, bool]
-#: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
-_Raw = tuple[int, int, str]
-
-
-def _rank(raw: _Raw) -> tuple[int, bool]:
-    """Longest first; at equal length allow first (SPEC §1); the sort keeps file order."""
-    return -raw[0], raw[1] < 0
-
-
-def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
-    """The wildcard patterns of one key, split into segments, in the order they are tried."""
-    entries = []
-    for priority, code, pattern in sorted(raws, key=_rank):
-        anchored = pattern.endswith("$")
-        _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
-        entries.append((priority, code, inner, tail, anchored))
-    return tuple(entries)
 
 
 class LongestMatcher:
@@ -327,10 +300,3 @@ class LongestMatcher:
                 found = bisect_right(keys, target, 0, found) - 1
         self._parent[index] = found
         return found
-
-
-def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
-    """Equal patterns: allow wins (SPEC §1), otherwise the first line in the file."""
-    old = table.get(pattern)
-    if old is None or code > 0 > old:
-        table[pattern] = code

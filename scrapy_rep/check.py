@@ -26,7 +26,7 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
-from scrapy_rep.settings import RepSettingError, read_purposes, read_str_list, read_url_list
+from scrapy_rep.setting_readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.urlfetch import (
     DEFAULT_USER_AGENT,
     OriginTdm,

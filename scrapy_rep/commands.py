@@ -44,7 +44,8 @@ from scrapy_rep.purpose import PURPOSES, decide
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.rsl_terms import held_licenses, licenses_signals
 from scrapy_rep.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
-from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, read_purposes, robots_agent
+from scrapy_rep.setting_readers import read_purposes
+from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.tdmrep import TdmRepFile
 from scrapy_rep.urlfetch import (
     OriginTdm,

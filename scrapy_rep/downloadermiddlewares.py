@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Hashable
+from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy import Request, signals
@@ -36,6 +37,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import HOLD, Hold, OriginDocument
+from scrapy_rep.crawl.early import cached_entry
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.holding import HeldRequests
@@ -125,6 +127,50 @@ class RobotsTxtMiddleware:
         """The ``Sitemap:`` URLs of ``url``'s origin's cached robots.txt (SPEC §5)."""
         rules = self.rules_for(url)
         return rules.sitemaps if rules is not None else ()
+
+    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+        """When the cached documents already refuse ``request`` (issue 25): a function
+        that refuses it as :meth:`process_request` does (counted, logged, signalled,
+        audited; it says whether it did). ``None`` otherwise, or when they are not
+        cached and fresh: the request goes on as usual. Reads the cache only, never
+        starts a fetch. Used by the spider middleware (:mod:`scrapy_rep.crawl.early`)."""
+        obey = self.obey.of(request)
+        origin = self._origins.get(request.url) if obey is not Obey.NOTHING else None
+        if origin is None or request.url.endswith("/robots.txt"):
+            return None
+        now = self._clock()
+        entry = cached_entry(self._robots, origin, now)
+        if entry is None:
+            return None
+        carried: dict[tuple[str, Hashable], CacheEntry[Any]] = {(self._robots.name, origin): entry}
+        agent = self.robots.agent(request)
+        if not self.robots.refuses(request.url, entry, agent, obey is Obey.ALL):
+            for document in self._usage_documents:
+                for key in document.keys_of(origin, entry.rules):
+                    found = cached_entry(document, key, now)
+                    if found is None:
+                        return None
+                    carried[document.name, key] = found
+            if not self.usage.refuses(request.url, origin, entry, carried, agent):
+                return None
+        return partial(self._refuse_known, request, carried)
+
+    def _refuse_known(
+        self, request: Request, carried: dict[tuple[str, Hashable], CacheEntry[Any]]
+    ) -> bool:
+        """:meth:`process_request` with the entries that refused ``request`` carried
+        (each taken back by its document's ``decide``, per key)."""
+        for (name, key), entry in carried.items():
+            self.documents[name].carry(request, entry, key)
+        coroutine = self.process_request(request)
+        try:
+            coroutine.send(None)  # with every entry carried, it never suspends
+        except IgnoreRequest:
+            return True
+        except StopIteration:
+            return False
+        coroutine.close()
+        return False
 
     def held_requests(self) -> dict[str, int]:
         """How many requests wait for each origin's robots.txt."""

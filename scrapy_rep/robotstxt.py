@@ -15,12 +15,14 @@ logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from scrapy_rep._answers import ContentSignals as ContentSignals
+from scrapy_rep._answers import Decision as Decision
 from scrapy_rep._compile import Matcher, Selection, compile_matcher, compile_usage
 from scrapy_rep._encoding import HTTP_PATH, normalise_url_path, path_of
-from scrapy_rep._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules, file_text
+from scrapy_rep._lines import file_text
+from scrapy_rep._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.
 from scrapy_rep.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
@@ -36,51 +38,6 @@ if TYPE_CHECKING:
 _http_path: Final = HTTP_PATH.match
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The verdict for one URL and the robots.txt line that gave it."""
-
-    allowed: bool
-    #: 1-based line number of the deciding rule, ``None`` when no rule applied.
-    line: int | None = None
-    #: ``"allow"`` or ``"disallow"``, ``None`` when no rule applied.
-    rule: Literal["allow", "disallow"] | None = None
-    #: The pattern as written in the file.
-    pattern: str | None = None
-    #: The rule's line as written, without its comment (``Disallow: /private``).
-    line_text: str | None = None
-    #: Why there is no rule, e.g. "no group for this agent"; "" when a rule decided.
-    reason: str = ""
-
-    @property
-    def explanation(self) -> str:
-        """``"line 9: Disallow: /x"`` when a rule decided, else the reason (SPEC §5 messages)."""
-        if self.line is None:
-            return self.reason
-        return f"line {self.line}: {self.line_text}"
-
-    def __str__(self) -> str:
-        verdict = "allowed" if self.allowed else "disallowed"
-        if self.line is None:
-            return f"{verdict} ({self.reason})" if self.reason else verdict
-        return f"{verdict} by {self.explanation}"
-
-
-@dataclass(frozen=True)
-class ContentSignals:
-    """The Content Signals of a group (``Content-Signal: search=yes, ai-train=no``)."""
-
-    search: bool | None = None
-    ai_input: bool | None = None
-    ai_train: bool | None = None
-    #: Cloudflare's ``use=`` level (``immediate``, ``reference``, ``full``), the most
-    #: restrictive one when several apply; ``None`` when absent.
-    use: str | None = None
 
 
 _NO_SIGNALS: Final = ContentSignals()

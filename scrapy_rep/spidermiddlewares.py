@@ -38,9 +38,15 @@ from w3lib.url import canonicalize_url
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.early import EarlyRefusal
 from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.crawl.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.pagereader import crawler_tokens, read_page, rel_nofollow_targets
+from scrapy_rep.crawl.pagereader import (
+    crawler_tokens,
+    may_link_nofollow,
+    read_page,
+    rel_nofollow_targets,
+)
 from scrapy_rep.crawl.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
@@ -72,6 +78,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
         self.stats = crawler.stats
         self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
+        #: Pages whose output passes every gate untouched (:meth:`_passes_all`).
+        self._plain: WeakKeyDictionary[Response, bool] = WeakKeyDictionary()
         self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
         self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
         self._mark = config.purpose_action == "mark"
@@ -86,6 +94,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.images = ImageGate(crawler, self.usage.purposes, self._mark, self._refused)
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config)
+        #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
+        #: scheduler (issue 25).
+        self.early = EarlyRefusal(crawler)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -104,7 +115,26 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         except AttributeError:  # a response without a request (built by hand)
             return
         self._count_page(directives)
-        response.meta[USAGE_KEY] = self.usage_of(response)[0]
+        decision, refusal = self.usage_of(response)
+        response.meta[USAGE_KEY] = decision
+        if self._passes_all(directives, refusal, response):
+            self._plain[response] = True
+
+    def _passes_all(
+        self, directives: PageDirectives, refusal: Refusal | None, response: Response
+    ) -> bool:
+        """Whether every item and request of the page passes on untouched: no noindex,
+        nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
+        crawl's purpose or marking (the usual page; its output then skips the gates)."""
+        return not (
+            directives.noindex
+            or directives.nofollow
+            or directives.noimageai
+            or directives.unavailable_after is not None
+            or refusal is not None
+            or self._mark
+            or (self.config.rel_nofollow and may_link_nofollow(response))
+        )
 
     def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
         """The page's usage decision for the crawl's purposes, and the refusal if it is
@@ -258,6 +288,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
             self._usage[response] = (decision, refusal)
             response.meta[USAGE_KEY] = decision
+            if refusal is not None:  # its items go through the gates after all
+                self._plain.pop(response, None)
         except Exception as error:  # never lose a page's output over its licenses
             self._failed(response, "RSL licenses", error)
 
@@ -289,7 +321,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None:
+        if response is None or response in self._plain:
             return item
         item = self._by_directives(item, response)
         item = item if item is None else self._by_usage(item, response)
@@ -354,16 +386,19 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return None
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        if response is None:
-            return request
+        if response is None:  # from start(): only the early refusal applies
+            return self.early.request(request, start=True)
+        if response in self._plain:
+            return self.early.request(request)
         if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self._by_follow(request, response):
             return None
         try:
             page = self.images.page(response, self.directives_of(response))
-            return request if page is None else self.images.request(request, response, page)
+            marked = request if page is None else self.images.request(request, response, page)
         except Exception as error:  # never lose a request over reading the page's images
             self._failed(response, "noimageai images", error)
             return request
+        return None if marked is None else self.early.request(marked)
 
     def _by_follow(self, request: Request, response: Response) -> bool:
         """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""

@@ -16,7 +16,10 @@ import pytest
 import pytest_twisted
 from audittrail import by_url
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from scrapy import Request
 
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.early import REFUSED_EARLY
 from scrapy_rep.trailcheck import verify
 
 XML = {"Content-Type": "application/rsl+xml"}
@@ -208,3 +211,50 @@ async def test_page_level_licenses_gate_the_pages_items(purpose: str, tmp_path: 
     signal = record["usage"]["signals"][0]
     assert signal["vocabulary"] == "rsl" and input_url in signal["source"]
     assert [str(f) for f in verify(audit).findings] == []
+
+
+class LinkingSpider(ListSpider):
+    """The home page links to two pages a cached license prohibits and one it allows."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        if response.url.endswith("/home"):
+            for path in ("/books/1", "/books/2", "/free"):
+                yield Request(response.urljoin(path), callback=self.parse)  # no errback
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_cached_license_refuses_before_scheduling() -> None:
+    """Issue 25's early refusal sees the RSL licenses: once the license is cached, the
+    requests it prohibits are refused before the scheduler, naming the license."""
+    sites = Sites()
+    sites.add("lic").script(
+        "/books.xml",
+        rsl('<prohibits type="usage">ai-train</prohibits>', '<content url="/books/*">'),
+    )
+    license_url = sites.url("lic", "/books.xml")
+    sites.add("a").script(
+        "/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n")
+    )
+    refused: list[tuple[str, str]] = []
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda request, reason, message, **_: refused.append((request.url, message)),
+            signal=rep_signals.request_refused,
+            weak=False,
+        )
+
+    try:
+        crawler, spider = await crawl(
+            [sites.url("a", "/home")], {"REP_PURPOSE": "ai-train"}, LinkingSpider, connect
+        )
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == [sites.url("a", "/free"), sites.url("a", "/home")]
+    assert sorted(url for url, _ in refused) == [
+        sites.url("a", p) for p in ("/books/1", "/books/2")
+    ]
+    assert all(f'RSL {license_url} <content url="/books/*">' in m for _, m in refused)
+    assert crawler.stats.get_value(REFUSED_EARLY) == 2
+    assert sites.requested("lic") == ["/books.xml"]

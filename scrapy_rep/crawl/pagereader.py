@@ -172,12 +172,17 @@ def read_page(
 _NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
 
 
+def may_link_nofollow(response: Response) -> bool:
+    """Whether the page may have a ``rel="nofollow"`` link (it mentions "nofollow")."""
+    return isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body) is not None
+
+
 def rel_nofollow_targets(response: Response) -> frozenset[str]:
     """The URLs (canonicalised) that the page links to only with ``rel`` containing
     ``nofollow`` (SPEC §6); ``ugc`` and ``sponsored`` alone are followed. Parses only
     pages that mention "nofollow" at all."""
     targets: frozenset[str] = frozenset()
-    if isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body):
+    if isinstance(response, HtmlResponse) and may_link_nofollow(response):
         base = _base_url(response)
         nofollow: set[str] = set()
         followed: set[str] = set()

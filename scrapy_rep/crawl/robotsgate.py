@@ -58,6 +58,12 @@ class RobotsGate:
         header = request.headers.get(b"User-Agent")
         return header.decode("latin-1") if header else self._default_agent
 
+    def refuses(self, url: str, entry: CacheEntry[RobotsTxt], agent: str, obey_rules: bool) -> bool:
+        """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        if not obey_rules:
+            return entry.unreachable and entry.rules.verdict is False
+        return not entry.rules.allowed(url, agent)
+
     def check(
         self,
         request: Request,

@@ -1,10 +1,10 @@
 """The audit trail of each running crawl, for the components that feed it directly (a
-call costs less than a signal on the hot path; kept apart to avoid an import cycle), and
+call costs less than a signal on the hot path), as the :class:`Trail` they see, and
 :class:`AuditMiddleware`, which tells it a request's final download failure."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import NotConfigured
@@ -14,14 +14,34 @@ from scrapy_rep.crawl.config import config_of
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_rep.audit import AuditTrail
+    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.robotstxt import Decision
 
-TRAILS: WeakKeyDictionary[Crawler, AuditTrail] = WeakKeyDictionary()
+
+class Trail(Protocol):
+    """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
+    audit trail (:class:`scrapy_rep.audit.AuditTrail`) directly."""
+
+    def robots_decided(
+        self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision
+    ) -> None: ...
+
+    def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None: ...
+
+    def license_used(self, license_url: str, entry: CacheEntry[Any]) -> None: ...
+
+    def page_done(self, response: Response, kept: int, dropped: int) -> None: ...
+
+    def failed(self, request: Request, exception: BaseException) -> None: ...
 
 
-def trail_of(crawler: Crawler) -> AuditTrail | None:
+TRAILS: WeakKeyDictionary[Crawler, Trail] = WeakKeyDictionary()
+
+
+def trail_of(crawler: Crawler) -> Trail | None:
     """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
     return TRAILS.get(crawler)
 

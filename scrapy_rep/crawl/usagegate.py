@@ -118,9 +118,7 @@ class UsageGate:
         if trail is not None:  # the trail keeps each license that decides
             for license_url, found in licenses:
                 trail.license_used(license_url, found)
-        given_up = None
-        if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
-            given_up = tdm.outcome
+        given_up = _given_up(tdm)
         if tdm is not None and trail is not None:  # the trail keeps the file that decides
             trail.document_used(request, str(origin), tdm)
         refused, before = self.rules.refusal(
@@ -145,6 +143,23 @@ class UsageGate:
         inc(self.stats, f"rep/requests/dropped/{refused.reason}")
         self._refuse(request, refused.reason, refused.message)
 
+    def refuses(
+        self,
+        url: str,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
+        agent: str,
+    ) -> bool:
+        """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        tdm = documents.get((TDMREP.name, origin))
+        tdm_rules = None if tdm is None else tdm.rules
+        licenses = [(license_url, found.rules) for license_url, found in _licenses(documents)]
+        refused, _ = self.rules.refusal(
+            entry.rules, url, agent, origin.robots_url, tdm_rules, _given_up(tdm), licenses
+        )
+        return refused is not None
+
     def _note_agent(
         self, trail: Any, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt]
     ) -> None:
@@ -161,3 +176,10 @@ def _licenses(
 ) -> tuple[tuple[str, CacheEntry[RslDocument]], ...]:
     """The RSL licenses among the documents that decide a request: ``(URL, entry)``."""
     return tuple((str(key), found) for (name, key), found in documents.items() if name == RSL.name)
+
+
+def _given_up(tdm: CacheEntry[Any] | None) -> str | None:
+    """The outcome of a tdmrep.json given up on (it reserves everything), else ``None``."""
+    if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
+        return tdm.outcome
+    return None
