@@ -469,8 +469,8 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
-    from scrapy_rep.cache import CacheEntry
-    from scrapy_rep.origins import origin_of
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.origins import origin_of
 
     settings = {"ROBOTSTXT_OBEY": True, "USER_AGENT": "benchbot/1.0"}
     bases = [f"http://127.0.0.1:{8000 + n}" for n in range(origins)]

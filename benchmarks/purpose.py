@@ -21,7 +21,7 @@ Target (issue "Purpose-aware crawling"): under 10 µs per request with cached si
 (the documents parsed and cached, as in a crawl; first calls included).
 
 Then the audit trail's own cost per request (``REP_AUDIT_FILE``): a real
-:class:`scrapy_rep.audit.AuditTrail` on a real (not running) crawler, driven through
+:class:`scrapy_rep.crawl.audit.AuditTrail` on a real (not running) crawler, driven through
 what it does for one fetched page (the three Scrapy signals it listens to, sent as
 Scrapy sends them, then the page's output passed on and one record written to a file),
 with the robots.txt verdict on the request as the middleware leaves it. Also CPU time,
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.tdmrep import parse_tdmrep
-from scrapy_rep.usage import UsagePolicy
+from scrapy_rep.usage.policy import UsagePolicy
+from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"
@@ -118,8 +118,8 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.audit import ID_KEY, AuditTrail
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.crawl.audit import ID_KEY, AuditTrail
+    from scrapy_rep.fetch.cache import CacheEntry
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"
     rules = parse_robotstxt(text)

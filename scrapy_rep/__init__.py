@@ -28,18 +28,18 @@ except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = "0+unknown"
 
 if TYPE_CHECKING:
-    from scrapy_rep.addon import Addon
+    from scrapy_rep.crawl.addon import Addon
+    from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.pagereader import page_directives
-    from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
-    from scrapy_rep.robotparser import RobotParser
-    from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+    from scrapy_rep.crawl.robotparser import RobotParser
+    from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
 
 #: Name -> the module that defines it, imported when the name is first used.
 _LAZY = {
-    "Addon": "scrapy_rep.addon",
-    "PageDirectivesMiddleware": "scrapy_rep.spidermiddlewares",
-    "RobotParser": "scrapy_rep.robotparser",
-    "RobotsTxtMiddleware": "scrapy_rep.downloadermiddlewares",
+    "Addon": "scrapy_rep.crawl.addon",
+    "PageDirectivesMiddleware": "scrapy_rep.crawl.spidermiddlewares",
+    "RobotParser": "scrapy_rep.crawl.robotparser",
+    "RobotsTxtMiddleware": "scrapy_rep.crawl.downloadermiddlewares",
     "page_directives": "scrapy_rep.crawl.pagereader",
 }
 

@@ -3,7 +3,7 @@
 Prints, for each URL, whether the crawler may fetch it and the robots.txt line (or the
 group) that decided it, like a robots.txt tester. A URL as first argument has its
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
-(:mod:`scrapy_rep.fetchprocedure`, driven here over urllib), so the outcome reads the
+(:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
 same as in the crawl's log and report. Standard library only: nothing from Scrapy.
 """
 
@@ -19,15 +19,9 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from scrapy_rep import __version__
-from scrapy_rep.origins import origin_of
-from scrapy_rep.robotstxt import (
-    PROFILES,
-    RobotsTxt,
-    parse_robotstxt,
-)
-from scrapy_rep.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
-from scrapy_rep.setting_readers import RepSettingError, read_purposes, read_str_list, read_url_list
-from scrapy_rep.urlfetch import (
+from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
+from scrapy_rep.fetch.urlfetch import (
     DEFAULT_USER_AGENT,
     OriginTdm,
     fetch_robotstxt,
@@ -36,8 +30,14 @@ from scrapy_rep.urlfetch import (
     robots_url_for,
     robots_verdict,
 )
-from scrapy_rep.useragent import product_token
-from scrapy_rep.verdicts import RequestRules
+from scrapy_rep.robotstxt import (
+    PROFILES,
+    RobotsTxt,
+    parse_robotstxt,
+)
+from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
+from scrapy_rep.usage.verdicts import RequestRules
 
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy robots`` alike.
 EXIT_ALLOWED: Final = 0
@@ -171,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         default="drop",
         help="REP_UNREACHABLE_ACTION (default: drop)",
     )
-    # Parsed by scrapy_rep.trailcli (see main); listed here for --help.
+    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
     commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
     return parser
 
@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["audit"]:
-        from scrapy_rep.trailcli import main as audit  # only when asked: it reads trails
+        from scrapy_rep.trail.cli import main as audit  # only when asked: it reads trails
 
         return audit(arguments[1:], out)
     parser = _parser()

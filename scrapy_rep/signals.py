@@ -72,11 +72,11 @@ def send_refused(
 
 #: A file downloaded by ``FilesPipeline`` / ``ImagesPipeline`` (or a subclass) was held
 #: against the crawl's AI purposes (docs/media.md), whatever the outcome. Arguments:
-#: ``url``, ``request``, ``item``, ``decision`` (:class:`scrapy_rep.purpose.UsageDecision`
+#: ``url``, ``request``, ``item``, ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision`
 #: over every signal about the file: the origin's, the response headers', the page's
-#: ``noimageai`` and the file's own), ``reading`` (:class:`scrapy_rep.mediausage.
+#: ``noimageai`` and the file's own), ``reading`` (:class:`scrapy_rep.usage.mediausage.
 #: MediaReading`: the file's own statements and what could not be read) and ``refusal``
-#: (:class:`scrapy_rep.usage.Refusal` or ``None``).
+#: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``).
 file_checked = object()
 
 #: A downloaded file is denied for a purpose of the crawl: not stored

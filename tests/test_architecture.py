@@ -1,111 +1,177 @@
-"""The rule of ARCHITECTURE.md: the pure modules never import Scrapy, Twisted, asyncio or
-the adapters.
+"""The layering of ARCHITECTURE.md, enforced.
 
-Each module is imported in a fresh interpreter (this test process has Scrapy loaded),
-which then reports which of the forbidden modules ended up in ``sys.modules``.
+- Each subpackage imports only the floors below it (``LAYERS``), read from the source of
+  every module, imports inside functions included.
+- The pure floors never load Scrapy, Twisted, asyncio or the adapters: every pure module is
+  imported in a fresh interpreter (this test process has Scrapy loaded), which reports
+  which of the forbidden modules each import brought into ``sys.modules``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-PURE = (
-    "robotstxt",
-    "profiles",
-    "_parser",
-    "_compile",
-    "_matching",
-    "_encoding",
-    "_wildcards",
-    "useragent",
-    "origins",
-    "fetchpolicy",
-    "fetchprocedure",
-    "lifecycle",
-    "lifecycle.events",
-    "lifecycle.machine",
-    "lifecycle.shared",
-    "lifecycle.state",
-    "cache",
-    "records",
-    "directives",
-    "_dates",
-    "settings",
-    "setting_names",
-    "aipref",
-    "_aipref_vocab",
-    "tdmrep",
-    "_tdm_values",
-    "_json_array",
-    "purpose",
-    "_purpose_table",
-    "usage",
-    "verdicts",
-    "urlfetch",
-    "check",
-    "standards",
-    "trailread",
-    "trailverify",
-    "trailcheck",
-    "trailsummary",
-    "trailshow",
-    "trailhtml",
-    "trailcli",
-    "trailfile",
-    "auditrecords",
-    "imageusage",
-    "_xmp",
-    "_xmp_scan",
-    "_xmp_walkers",
-    "_c2pa",
-    "mediausage",
-)
-#: Scrapy's side: what a pure module must never load.
-ADAPTERS = (
-    "scrapy_rep.addon",
-    "scrapy_rep.crawl",
-    "scrapy_rep.commands",
-    "scrapy_rep.trailcommand",
-    "scrapy_rep.downloadermiddlewares",
-    "scrapy_rep.crawl.pagereader",
-    "scrapy_rep.report",
-    "scrapy_rep.robotparser",
-    "scrapy_rep.spidermiddlewares",
-)
-FORBIDDEN = ("scrapy", "twisted", "asyncio", *ADAPTERS)
+PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_rep"
+
+#: Each floor and the floors it may import, bottom up. A module outside every
+#: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of
+#: the import paths Scrapy settings name) is ``top``.
+LAYERS: dict[str, set[str]] = {
+    "robotstxt": set(),
+    "directives": set(),
+    "usage": {"robotstxt", "directives"},
+    "fetch": {"robotstxt", "usage"},
+    "settings": {"robotstxt", "directives", "usage", "fetch"},
+    "trail": {"robotstxt", "directives", "usage", "fetch", "settings"},
+    "crawl": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "top"},
+    "top": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "crawl"},
+}
+#: The floors that never import Scrapy, Twisted or asyncio.
+PURE_FLOORS = ("robotstxt", "directives", "usage", "fetch", "settings", "trail")
+#: Pure modules at the top: the checker and the signals' names.
+PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
+FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def floor_of(module: str) -> str:
+    """The floor of a dotted module name: its subpackage, or ``top``."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYERS and (PACKAGE / parts[1]).is_dir():
+        return parts[1]
+    return "top"
+
+
+def imported_by(module: str, path: Path) -> set[str]:
+    """The scrapy_rep modules ``module`` imports (absolute or relative, anywhere in it)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in names if name == "scrapy_rep" or name.startswith("scrapy_rep.")}
+
+
+def test_every_floor_imports_only_the_floors_below_it() -> None:
+    known = modules()
+    wrong = []
+    for module, path in known.items():
+        floor = floor_of(module)
+        for name in imported_by(module, path):
+            target = name if name in known else name.rpartition(".")[0]
+            if target not in known or target == "scrapy_rep":
+                continue
+            other = floor_of(target)
+            if other != floor and other not in LAYERS[floor]:
+                wrong.append(f"{module} ({floor}) imports {target} ({other})")
+    assert wrong == []
+
+
+def test_the_layering_check_sees_a_wrong_import() -> None:
+    """The control case: an import of the crawl floor from the engine is caught."""
+    assert floor_of("scrapy_rep.crawl.downloadermiddlewares") == "crawl"
+    assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
+    assert floor_of("scrapy_rep.downloadermiddlewares") == "top"
+
 
 REPORT = """
-import json, sys
-import scrapy_rep.{module}
+import importlib, json, sys
 forbidden = {forbidden!r}
-print(json.dumps(sorted(
-    name for name in sys.modules
-    if any(name == f or name.startswith(f + ".") for f in forbidden)
-)))
+report = {{}}
+for module in {modules!r}:
+    before = set(sys.modules)
+    importlib.import_module(module)
+    report[module] = sorted(
+        name for name in set(sys.modules) - before
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    )
+print(json.dumps(report))
 """
 
 
-def loaded_by(module: str) -> list[str]:
-    code = REPORT.format(module=module, forbidden=FORBIDDEN)
+def loaded_by(names: list[str]) -> dict[str, list[str]]:
+    """What importing each of ``names`` in turn loads of ``FORBIDDEN``, in a fresh
+    interpreter (a module that loads one is named: the ones after it cannot load it
+    again, but the first one already fails)."""
+    code = REPORT.format(modules=names, forbidden=FORBIDDEN)
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, result.stderr
-    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
-    return loaded
+    report: dict[str, list[str]] = json.loads(result.stdout.strip().splitlines()[-1])
+    return report
 
 
-@pytest.mark.parametrize("module", PURE)
-def test_a_pure_module_loads_no_scrapy_twisted_asyncio_or_adapter(module: str) -> None:
-    assert loaded_by(module) == []
+def pure_modules() -> list[str]:
+    return [module for module in modules() if floor_of(module) in PURE_FLOORS or module in PURE_TOP]
+
+
+def test_the_pure_floors_are_many() -> None:
+    names = pure_modules()
+    assert {floor_of(name) for name in names} >= set(PURE_FLOORS)
+    assert len(names) > 50
+
+
+@pytest.mark.parametrize("floor", [*PURE_FLOORS, "top"])
+def test_a_pure_module_loads_no_scrapy_twisted_asyncio_or_adapter(floor: str) -> None:
+    names = [name for name in pure_modules() if floor_of(name) == floor]
+    assert names
+    assert {name: loaded for name, loaded in loaded_by(names).items() if loaded} == {}
 
 
 def test_the_check_finds_an_adapter_when_one_is_loaded() -> None:
     """The control case: the same check sees Scrapy and the adapters when they are used."""
-    loaded = loaded_by("downloadermiddlewares")
+    loaded = loaded_by(["scrapy_rep.downloadermiddlewares"])["scrapy_rep.downloadermiddlewares"]
     assert "scrapy" in loaded and "twisted" in loaded
     assert "scrapy_rep.crawl" in loaded
+
+
+def architecture_sections() -> dict[str, str]:
+    """ARCHITECTURE.md's text under each ``## `floor/` `` heading, by floor."""
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
+    sections: dict[str, str] = {}
+    for part in text.split("\n## ")[1:]:
+        heading, _, body = part.partition("\n")
+        name = heading.split("`")[1].rstrip("/") if "`" in heading else heading
+        floor = "top" if name == "scrapy_rep" else name
+        sections[floor] = sections.get(floor, "") + body
+    return sections
+
+
+def test_architecture_md_names_every_module_under_its_floor() -> None:
+    """The layout and its description cannot drift apart: a new module needs its line."""
+    sections = architecture_sections()
+    missing = []
+    for module, path in modules().items():
+        if path.name == "__init__.py" and not ast.parse(path.read_text()).body[1:]:
+            continue  # a subpackage's docstring only
+        floor = floor_of(module)
+        text = sections.get(floor, "")
+        if f"`{path.name}`" not in text and f"`{path.parent.name}/`" not in text:
+            missing.append(f"{module} ({floor})")
+    assert missing == []

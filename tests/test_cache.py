@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from scrapy_rep.cache import COMPRESSED_OVERHEAD, CacheEntry, DocumentCache, Freshness
+from scrapy_rep.fetch.cache import COMPRESSED_OVERHEAD, CacheEntry, DocumentCache, Freshness
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 
 BODY = b"User-agent: *\nDisallow: /x\n"

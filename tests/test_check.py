@@ -13,8 +13,8 @@ import pytest
 from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import main
+from scrapy_rep.fetch.urlfetch import fetch_robotstxt, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.urlfetch import fetch_robotstxt, robots_url_for
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
 BIG_ROBOTS = b"User-agent: *\n" + b"# filler\n" * (MAX_BODY_BYTES // 9) + b"Disallow: /late\n"

@@ -18,7 +18,7 @@ import pytest_twisted
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.report import RepReport
+from scrapy_rep.crawl.report import RepReport
 
 PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 DEMO_PAGE = Path(__file__).resolve().parents[1] / "docs" / "demo.md"
@@ -161,7 +161,7 @@ def as_on_preferred_ports(report: RepReport, ports: dict[str, int]) -> str:
 
 
 def sorted_events(report: RepReport, url: str) -> list[str]:
-    from scrapy_rep.report import _event_order
+    from scrapy_rep.crawl.report import _event_order
 
     return sorted(report.urls[url].events, key=_event_order)
 

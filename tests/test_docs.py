@@ -218,7 +218,7 @@ def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
 
 
 def test_purpose_table_is_written_from_the_code() -> None:
-    from scrapy_rep._purpose_table import ROWS
+    from scrapy_rep.usage._purpose_table import ROWS
 
     assert "<!-- rep: purpose-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
     table = rep_tables().purpose_table("")

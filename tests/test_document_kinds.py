@@ -26,20 +26,20 @@ from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
-from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.stores import JobdirStore, LocalStore, RedisStore, RobotsStore, StoreClient
-from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetchpolicy import Policy
-from scrapy_rep.fetchprocedure import FetchProcedure
-from scrapy_rep.origins import Origin
-from scrapy_rep.records import SharedRecord, StoreCorrupt
-from scrapy_rep.rsl_kind import RSL
-from scrapy_rep.rsl_terms import decide
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.origins import Origin
+from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.procedure import FetchProcedure
+from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage.rsl_terms import decide
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)

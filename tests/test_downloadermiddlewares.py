@@ -20,7 +20,13 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep import Addon, RepConfig, RepSettingError, RobotsTxtMiddleware
+from scrapy_rep import (
+    Addon,
+    PageDirectivesMiddleware,
+    RepConfig,
+    RepSettingError,
+    RobotsTxtMiddleware,
+)
 from scrapy_rep.crawl.engine_fetch import RobotsTxtResponseGuard
 
 
@@ -97,9 +103,7 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     assert downloader[ScrapyRobotsTxtMiddleware] is None
     assert downloader[RobotsTxtMiddleware] == 100
     assert downloader[RobotsTxtResponseGuard] == 595
-    assert "scrapy_rep.spidermiddlewares.PageDirectivesMiddleware" in {
-        f"{c.__module__}.{c.__name__}" for c in settings.getdict("SPIDER_MIDDLEWARES")
-    }
+    assert PageDirectivesMiddleware in settings.getdict("SPIDER_MIDDLEWARES")
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
 

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_rep.fetchpolicy import (
+from scrapy_rep.fetch.policy import (
     Effect,
     cache_lifetime,
     effect_of_status,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.fetchpolicy import Effect
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.policy import Effect
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"

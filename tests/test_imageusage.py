@@ -1,5 +1,5 @@
 """``noimageai`` covers the images of its page (issue 22 item 5): the pure record
-(:mod:`scrapy_rep.imageusage`) and the gate on fake Scrapy responses."""
+(:mod:`scrapy_rep.usage.imageusage`) and the gate on fake Scrapy responses."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.images import ImageGate
 from scrapy_rep.directives import PageDirectives, combine
-from scrapy_rep.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
+from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, 
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.audit import ID_KEY
+from scrapy_rep.crawl.audit import ID_KEY
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepSettingError
 
@@ -376,7 +376,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
 
 def test_issue20_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
-    from scrapy_rep.trailfile import TrailFile
+    from scrapy_rep.trail.file import TrailFile
 
     trail = TrailFile(audit)
     for n in range(5):
@@ -473,7 +473,7 @@ async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
 ) -> None:
     import errno
 
-    from scrapy_rep.trailfile import TrailFile
+    from scrapy_rep.trail.file import TrailFile
 
     write = TrailFile.write
 
@@ -532,8 +532,8 @@ def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     import tracemalloc
     import zlib
 
-    from scrapy_rep.audit import AuditTrail
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.crawl.audit import AuditTrail
+    from scrapy_rep.fetch.cache import CacheEntry
 
     crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})
     trail = AuditTrail(crawler)

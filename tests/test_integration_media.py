@@ -13,7 +13,7 @@ from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, pdf, png, xmp_packet
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep import signals
-from scrapy_rep._c2pa import available
+from scrapy_rep.usage._c2pa import available
 
 JPEG = {"Content-Type": "image/jpeg"}
 PNG = {"Content-Type": "image/png"}
@@ -258,8 +258,8 @@ def test_the_addon_wraps_each_files_pipeline_keeping_its_name(listed: str) -> No
     from scrapy.pipelines.images import ImagesPipeline
     from scrapy.settings import Settings
 
-    from scrapy_rep.addon import Addon
-    from scrapy_rep.pipelines import MediaUsageMixin
+    from scrapy_rep.crawl.addon import Addon
+    from scrapy_rep.crawl.pipelines import MediaUsageMixin
 
     class MyImages(ImagesPipeline):
         pass
@@ -397,9 +397,9 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
 ) -> None:
     """Issue 26: "the audit trail gets the file's record with the deciding statement";
     the trail stays verifiable and ``show`` tells a file's story."""
-    from scrapy_rep.trailcheck import verify
-    from scrapy_rep.trailread import Trail
-    from scrapy_rep.trailshow import story
+    from scrapy_rep.trail.check import verify
+    from scrapy_rep.trail.read import Trail
+    from scrapy_rep.trail.show import story
 
     trail = tmp_path / "trail.jsonl"
     found = await run("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))

@@ -22,7 +22,7 @@ from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.usage import UsagePolicy
+from scrapy_rep.usage.policy import UsagePolicy
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'

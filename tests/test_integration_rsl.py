@@ -20,7 +20,7 @@ from scrapy import Request
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.early import REFUSED_EARLY
-from scrapy_rep.trailcheck import verify
+from scrapy_rep.trail.check import verify
 
 XML = {"Content-Type": "application/rsl+xml"}
 SERVER = "https://licenses.example/token"
@@ -142,7 +142,7 @@ async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_the_report_shows_each_license_and_the_element_that_refused() -> None:
-    from scrapy_rep.report import RepReport
+    from scrapy_rep.crawl.report import RepReport
 
     crawler, _, sites = await run({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
     report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))

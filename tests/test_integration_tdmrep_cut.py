@@ -18,7 +18,7 @@ from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.fetchprocedure import TDMREP
+from scrapy_rep.fetch.procedure import TDMREP
 
 FIRST = b'[{"location": "/books/*", "tdm-reservation": 1}'
 FILLER = b', {"location": "/filler/x", "tdm-reservation": 0}'

@@ -12,11 +12,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.cache import DocumentCache
-from scrapy_rep.fetchpolicy import Policy
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.lifecycle import LEASE_POLL, Lifecycle, Phase
-from scrapy_rep.lifecycle.events import (
+from scrapy_rep.fetch.cache import DocumentCache
+from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
+from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
@@ -34,7 +32,9 @@ from scrapy_rep.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.records import SharedRecord
+from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 
 A, B, C = "http://a.example", "http://b.example", "http://c.example"

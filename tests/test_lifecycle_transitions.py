@@ -19,12 +19,10 @@ from typing import Any, get_args
 
 import pytest
 
-from scrapy_rep.cache import DocumentCache
-from scrapy_rep.documentkind import DocumentKind, body_size
-from scrapy_rep.fetchpolicy import Policy
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.lifecycle import LEASE_POLL, Lifecycle, Phase
-from scrapy_rep.lifecycle.events import (
+from scrapy_rep.fetch.cache import DocumentCache
+from scrapy_rep.fetch.kinds import DocumentKind, body_size
+from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
+from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
@@ -44,9 +42,11 @@ from scrapy_rep.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.lifecycle.machine import EVENTS, TRANSITIONS
-from scrapy_rep.lifecycle.state import Step
-from scrapy_rep.records import SharedRecord
+from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
+from scrapy_rep.fetch.lifecycle.state import Step
+from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 A, B = "http://a.example", "http://b.example"

@@ -59,16 +59,16 @@ def test_engine_import_loads_no_scrapy_or_twisted(code: str) -> None:
 
 def test_the_control_case_sees_scrapy_loaded() -> None:
     """The probe itself works: importing the middleware does load Scrapy and Twisted."""
-    assert loaded_after("import scrapy_rep.downloadermiddlewares") == ["scrapy", "twisted"]
+    assert loaded_after("import scrapy_rep.crawl.downloadermiddlewares") == ["scrapy", "twisted"]
 
 
 @pytest.mark.parametrize(
     ("name", "module"),
     [
-        ("Addon", "scrapy_rep.addon"),
-        ("RobotsTxtMiddleware", "scrapy_rep.downloadermiddlewares"),
-        ("PageDirectivesMiddleware", "scrapy_rep.spidermiddlewares"),
-        ("RobotParser", "scrapy_rep.robotparser"),
+        ("Addon", "scrapy_rep.crawl.addon"),
+        ("RobotsTxtMiddleware", "scrapy_rep.crawl.downloadermiddlewares"),
+        ("PageDirectivesMiddleware", "scrapy_rep.crawl.spidermiddlewares"),
+        ("RobotParser", "scrapy_rep.crawl.robotparser"),
         ("page_directives", "scrapy_rep.crawl.pagereader"),
     ],
 )

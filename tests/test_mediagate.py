@@ -12,8 +12,8 @@ from scrapy.http import Response
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.addon import Addon
 from scrapy_rep.crawl import mediagate
+from scrapy_rep.crawl.addon import Addon
 from scrapy_rep.crawl.mediagate import MediaGate, page_noimageai
 from scrapy_rep.settings import RepSettingError
 

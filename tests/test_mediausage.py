@@ -1,5 +1,5 @@
 """IPTC Data Mining and C2PA/CAWG training-mining read from files the tests build
-(scrapy_rep.mediausage, scrapy_rep._xmp, scrapy_rep._c2pa)."""
+(scrapy_rep.usage.mediausage, scrapy_rep.usage._xmp, scrapy_rep.usage._c2pa)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from mediafiles import (
     xmp_packet,
 )
 
-from scrapy_rep._c2pa import available, manifest_signals
-from scrapy_rep._purpose_table import MAPPING
-from scrapy_rep._xmp import Limits, find_packets, sniff
-from scrapy_rep.mediausage import data_mining_values, read_media
-from scrapy_rep.purpose import PURPOSES, decide
+from scrapy_rep.usage._c2pa import available, manifest_signals
+from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage._xmp import Limits, find_packets, sniff
+from scrapy_rep.usage.mediausage import data_mining_values, read_media
+from scrapy_rep.usage.purpose import PURPOSES, decide
 
 Y, N, U = True, False, None
 

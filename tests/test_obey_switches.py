@@ -16,7 +16,7 @@ import pytest_twisted
 from robotsite import ListSpider, Reply, Sites, crawl, robots
 from scrapy import Request
 
-from scrapy_rep.fetchprocedure import TDMREP
+from scrapy_rep.fetch.procedure import TDMREP
 
 ROBOTS = "User-agent: *\nDisallow: /\nContent-Usage: /nt/ train-ai=n\n"
 

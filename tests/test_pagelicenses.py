@@ -10,11 +10,11 @@ from typing import Any
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.cache import CacheEntry
 from scrapy_rep.crawl.pagelicenses import PageLicenseReader
-from scrapy_rep.purpose import decide
-from scrapy_rep.rsl import parse_rsl
+from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.rsl import parse_rsl
 
 LICENSE = "https://lic.example/l.xml"
 NO_SEARCH = (

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep import parse_robotstxt
-from scrapy_rep.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
 from scrapy_rep.crawl.pagereader import page_directives
-from scrapy_rep.purpose import (
+from scrapy_rep.robotstxt import ContentSignals
+from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
+from scrapy_rep.usage.purpose import (
     MAPPING,
     MAX_SOURCE_CHARS,
     PURPOSES,
@@ -33,8 +34,7 @@ from scrapy_rep.purpose import (
     prefs_signal,
     tdmrep_signal,
 )
-from scrapy_rep.robotstxt import ContentSignals
-from scrapy_rep.tdmrep import header_values, meta_values, parse_tdmrep, resolve
+from scrapy_rep.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
 
 Y, N, U = True, False, None
 
@@ -397,6 +397,6 @@ def test_any_no_wins_is_the_one_merge(
     answers: tuple[bool | None, ...], merged: tuple[bool | None, int | None]
 ) -> None:
     """The first "no" wins, else the first "yes", else unknown; with its position."""
-    from scrapy_rep.purpose import any_no_wins
+    from scrapy_rep.usage.purpose import any_no_wins
 
     assert any_no_wins(answers) == merged

@@ -23,12 +23,10 @@ from redisserver import RedisServer, running_redis
 from robotsite import Reply, Sites, crawl, robots
 from scrapy.utils.defer import deferred_from_coro
 
-from scrapy_rep.cache import CacheEntry, DocumentCache
 from scrapy_rep.crawl.stores import JobdirStore, RedisStore, RobotsStore
-from scrapy_rep.fetchpolicy import Policy
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure
-from scrapy_rep.lifecycle import Lifecycle, Phase
-from scrapy_rep.lifecycle.events import (
+from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
+from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Downloaded,
@@ -41,10 +39,12 @@ from scrapy_rep.lifecycle.events import (
     StartDownload,
     WakeAt,
 )
-from scrapy_rep.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure
+from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
-from scrapy_rep.tdmrep import parse_tdmrep
-from scrapy_rep.usage import tdm_stand_in
+from scrapy_rep.usage.policy import tdm_stand_in
+from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 A = "http://a.example"
 T0 = 1_000_000.0

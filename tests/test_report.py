@@ -9,7 +9,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.report import RepReport
+from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
 
 A = "http://a.example"

@@ -14,7 +14,7 @@ import pytest_twisted
 from robotsite import Sites, crawl, robots
 from scrapy import signals
 
-from scrapy_rep.robotparser import RobotParser
+from scrapy_rep.crawl.robotparser import RobotParser
 
 
 @pytest_twisted.ensureDeferred

@@ -14,8 +14,8 @@ import gc
 
 import pytest
 
-from scrapy_rep.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules, UsagePrefs
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, ContentSignals, parse_robotstxt
+from scrapy_rep.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules, UsagePrefs
 
 Y, N, U = True, False, None
 PROFILES = ("google", "rfc9309", "legacy")

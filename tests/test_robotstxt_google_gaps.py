@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from scrapy_rep import Decision, parse_robotstxt
-from scrapy_rep.useragent import product_token
+from scrapy_rep.robotstxt.useragent import product_token
 
 PROFILES = ("google", "rfc9309", "legacy")
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_rep.cache import DocumentCache
-from scrapy_rep.fetchpolicy import Policy
-from scrapy_rep.fetchprocedure import Fetched, FetchProcedure
-from scrapy_rep.lifecycle import Lifecycle, Phase
-from scrapy_rep.lifecycle.events import (
+from scrapy_rep.fetch.cache import DocumentCache
+from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
+from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Downloaded,
@@ -23,9 +21,11 @@ from scrapy_rep.lifecycle.events import (
     StartDownload,
     Stat,
 )
-from scrapy_rep.rsl import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.rsl_kind import RSL
-from scrapy_rep.rsl_terms import decide
+from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
+from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument
+from scrapy_rep.usage.rsl_terms import decide
 
 L = "https://licenses.example/site-license.xml"
 BODY = (

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.setting_names import known_names, unknown_names, warning
 from scrapy_rep.settings import SETTINGS
+from scrapy_rep.settings.names import known_names, unknown_names, warning
 
 ADDON = {"ADDONS": {"scrapy_rep.Addon": 0}}
 
@@ -44,7 +44,7 @@ def test_every_setting_of_the_table_is_known() -> None:
 
 def test_addon_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
     settings = {**ADDON, "REP_PURPOSES": "ai-train", "rep_purpose": "ai-train", "REP_AUDIT": "a"}
-    with caplog.at_level(logging.WARNING, logger="scrapy_rep.addon"):
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep.crawl.addon"):
         get_crawler(settings_dict=settings)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings == [

@@ -346,7 +346,7 @@ async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() ->
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep.crawl.actions import ActionRunner
-    from scrapy_rep.lifecycle import events as do
+    from scrapy_rep.fetch.lifecycle import events as do
 
     done: list[str] = []
 

@@ -11,7 +11,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import PageDirectives, RepSettingError
-from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
 
 
 def make(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
@@ -64,7 +64,7 @@ def test_spec6_directives_on_meta_for_non_html_too() -> None:
 def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixture) -> None:
     mw = make()
     item, request = {"a": 1}, Request("https://e.com/next")
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.spidermiddlewares"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.crawl.spidermiddlewares"):
         assert run(mw, page(meta("noindex")), [item, request]) == [request]
     assert stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
@@ -97,7 +97,7 @@ def test_spec6_noindex_keep_only_records() -> None:
 def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixture) -> None:
     mw = make()
     item = {"a": 1}
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.spidermiddlewares"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.crawl.spidermiddlewares"):
         out = run(mw, page(meta("nofollow")), [item, Request("https://e.com/next")])
     assert out == [item]
     assert stat(mw, "rep/directives/requests_dropped/nofollow") == 1
@@ -214,7 +214,7 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
 def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import scrapy_rep.spidermiddlewares as module
+    import scrapy_rep.crawl.spidermiddlewares as module
 
     def broken(*args: Any, **kwargs: Any) -> PageDirectives:
         raise ValueError("lxml could not read an attribute")

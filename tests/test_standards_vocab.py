@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.aipref import CATEGORIES, combine, parse_prefs, parse_prefs_header
-from scrapy_rep.purpose import PURPOSES, ROWS, prefs_signal
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.standards import STANDARDS
-from scrapy_rep.usage import UsagePolicy
+from scrapy_rep.robotstxt.aipref import CATEGORIES, combine, parse_prefs, parse_prefs_header
+from scrapy_rep.usage.policy import UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSES, ROWS, prefs_signal
+from scrapy_rep.usage.standards import STANDARDS
 
 Y, N, U = True, False, None
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "purpose-notes.md"
@@ -88,7 +88,7 @@ def test_every_mapping_row_names_a_revision_of_the_one_table_and_the_docs_show_i
 def test_issue22_content_signal_use_key(
     line: str, use: str | None, expected: tuple[bool | None, ...]
 ) -> None:
-    from scrapy_rep.purpose import content_signal_signal
+    from scrapy_rep.usage.purpose import content_signal_signal
 
     signals = parse_robotstxt(f"User-agent: *\nContent-Signal: {line}\n").content_signals("x")
     assert signals.use == use

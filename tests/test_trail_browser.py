@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
-from scrapy_rep.trailcli import main
+from scrapy_rep.trail.cli import main
 
 HOSTILE = '/q"><img src=x onerror="document.title=1">'
 WIDTH, HEIGHT = 1200, 900

@@ -26,7 +26,7 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trailcli import main
+from scrapy_rep.trail.cli import main
 
 HOSTILE = '/"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;'
 

@@ -25,8 +25,8 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trailcheck import verify
-from scrapy_rep.trailread import Trail, TrailError
+from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.read import Trail, TrailError
 
 Lines = list[bytes]
 

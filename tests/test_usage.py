@@ -1,4 +1,4 @@
-"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.usage)."""
+"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.usage.policy)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,14 @@ import pytest
 
 from scrapy_rep.directives import combine
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
-from scrapy_rep.tdmrep import NO_FILE, NO_VALUES, header_values, meta_values, parse_tdmrep
-from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, PageSignals, UsagePolicy, tdm_stand_in
+from scrapy_rep.usage.policy import (
+    NOTHING_BEFORE,
+    RESERVED_ALL,
+    PageSignals,
+    UsagePolicy,
+    tdm_stand_in,
+)
+from scrapy_rep.usage.tdmrep import NO_FILE, NO_VALUES, header_values, meta_values, parse_tdmrep
 
 ROBOTS = parse_robotstxt(
     b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /ok/ train-ai=y\n"

@@ -2,7 +2,7 @@
 
 In a page, a line ``<!-- rep: settings-table -->`` becomes the table of every setting of
 :data:`scrapy_rep.settings.SETTINGS` (name, default) and ``<!-- rep: purpose-table -->``
-the mapping of :data:`scrapy_rep._purpose_table.ROWS`. The settings page must have a
+the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`. The settings page must have a
 section for each setting and none for a setting the code does not have: a difference is
 a warning (an error under ``-W``).
 """
@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep._purpose_table import ROWS
 from scrapy_rep.settings import SETTINGS
+from scrapy_rep.usage._purpose_table import ROWS
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -75,7 +75,7 @@ def purpose_table(_: str) -> str:
     ]
     for row in ROWS:
         answers = " | ".join(cell(answer) for answer in row.answers)
-        revision = getattr(row, "revision", "")  # from scrapy_rep.standards.STANDARDS
+        revision = getattr(row, "revision", "")  # from scrapy_rep.usage.standards.STANDARDS
         rows.append(f"| {row.vocabulary} | `{row.signal}` | {answers} | {revision} |")
     rows += ["", "Each row's source, as the code states it:", ""]
     rows += [f"- `{row.vocabulary}` `{row.signal}`: {row.source}" for row in ROWS]

@@ -1,6 +1,6 @@
 """The one place where the lifecycle's actions are carried out (SPEC §4).
 
-:class:`ActionRunner` turns each action of :mod:`scrapy_rep.lifecycle` into Scrapy and
+:class:`ActionRunner` turns each action of :mod:`scrapy_rep.fetch.lifecycle` into Scrapy and
 Twisted calls: downloads over the engine, store calls, timers on the reactor, stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
 timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
@@ -19,18 +19,18 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.lifecycle import Lifecycle
-from scrapy_rep.lifecycle import events as do
+from scrapy_rep.fetch.lifecycle import Lifecycle
+from scrapy_rep.fetch.lifecycle import events as do
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.engine_fetch import EngineFetcher
     from scrapy_rep.crawl.kinds import CrawlKind
     from scrapy_rep.crawl.storeclient import StoreClient
-    from scrapy_rep.origins import Origin
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.origins import Origin
 
 logger = logging.getLogger(__name__)
 

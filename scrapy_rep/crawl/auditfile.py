@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.utils.defer import deferred_from_coro
 
-from scrapy_rep import auditrecords as lines
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trailfile import EMPTY_SHA256, TrailFile, TrailFileError
+from scrapy_rep.trail import records as lines
+from scrapy_rep.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)

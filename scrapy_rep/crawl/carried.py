@@ -17,7 +17,7 @@ from scrapy_rep.crawl import meta
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.fetch.cache import CacheEntry
 
 D = TypeVar("D")
 Decided = tuple[tuple[str, str], ...]

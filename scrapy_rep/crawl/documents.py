@@ -1,7 +1,7 @@
 """The per-origin documents a crawl keeps: robots.txt always, tdmrep.json for AI purposes.
 
 An :class:`OriginDocument` is one kind's whole crawl-side life (SPEC §4): its cache, its
-lifecycle (the pure state machine of :mod:`scrapy_rep.lifecycle`, which makes every
+lifecycle (the pure state machine of :mod:`scrapy_rep.fetch.lifecycle`, which makes every
 fetch decision), the :class:`~scrapy_rep.crawl.actions.ActionRunner` that carries its
 actions out, and the requests waiting for it: its slice of the crawl's
 :class:`~scrapy_rep.crawl.holding.HeldRequests` (under the kind's ``HoldKey``), the
@@ -26,15 +26,15 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.cache import CacheEntry, DocumentCache
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.actions import ActionRunner, call_later
 from scrapy_rep.crawl.carried import CarriedEntries
 from scrapy_rep.crawl.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.documentkind import HoldKey
-from scrapy_rep.lifecycle import Lifecycle
-from scrapy_rep.lifecycle import events as do
+from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+from scrapy_rep.fetch.kinds import HoldKey
+from scrapy_rep.fetch.lifecycle import Lifecycle
+from scrapy_rep.fetch.lifecycle import events as do
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.holding import HeldRequests
     from scrapy_rep.crawl.kinds import CrawlKind
     from scrapy_rep.crawl.storeclient import StoreClient
-    from scrapy_rep.fetchpolicy import Policy
+    from scrapy_rep.fetch.policy import Policy
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)

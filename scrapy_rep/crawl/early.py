@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.documents import OriginDocument
+    from scrapy_rep.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +98,8 @@ class EarlyRefusal:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     def _opened(self) -> None:
-        from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
-        from scrapy_rep.spidermiddlewares import PageDirectivesMiddleware
+        from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
+        from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
 
         engine = getattr(self.crawler, "_engine", None)
         spider_side = getattr(getattr(engine, "scraper", None), "spidermw", None)

@@ -1,4 +1,4 @@
-"""robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetchprocedure`.
+"""robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetch.procedure`.
 
 Each hop is a Scrapy request sent with ``engine.download_async``: it passes the project's
 downloader middlewares (proxies, headers, Scrapy's HTTP cache…) but not the scheduler,
@@ -42,13 +42,13 @@ from scrapy_rep.crawl.meta import (
     ROBOTS_REQUEST,
 )
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetchprocedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """``noimageai`` on a page covers its images (the Scrapy side of
-:mod:`scrapy_rep.imageusage`; issue 22 item 5).
+:mod:`scrapy_rep.usage.imageusage`; issue 22 item 5).
 
 For a page whose directives say ``noimageai`` (for this crawler), from the callback's
 output:
@@ -29,7 +29,7 @@ from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.imageusage import (
+from scrapy_rep.usage.imageusage import (
     IMAGE_PURPOSES,
     IMAGE_USAGE_KEY,
     for_item,

@@ -1,6 +1,6 @@
 """What the crawl adds to each document kind: how Scrapy hears of it (SPEC §4, §5).
 
-A :class:`~scrapy_rep.documentkind.DocumentKind` is pure; a :class:`CrawlKind` pairs it
+A :class:`~scrapy_rep.fetch.kinds.DocumentKind` is pure; a :class:`CrawlKind` pairs it
 with its Scrapy side: the prefix of its download stats, the signals sent once it is
 known, how a crawl parses it, and whether the crawl's purposes need it. The middleware
 builds one :class:`~scrapy_rep.crawl.documents.OriginDocument` per needed kind of
@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from scrapy import signals
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.documentkind import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.robotparser import RobotParser
+from scrapy_rep.crawl.robotparser import RobotParser
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.rsl_kind import RSL, licenses_to_wait_for
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.rsl import RslDocument
-from scrapy_rep.rsl_kind import RSL, licenses_to_wait_for
-from scrapy_rep.tdmrep import TdmRepFile, parse_tdmrep
+from scrapy_rep.usage.rsl import RslDocument
+from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
     from scrapy_rep.crawl.usagegate import UsageGate
-    from scrapy_rep.lifecycle.events import Announce
+    from scrapy_rep.fetch.lifecycle.events import Announce
     from scrapy_rep.settings import RepConfig
 
 D = TypeVar("D")

@@ -1,5 +1,5 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
-:mod:`scrapy_rep.mediausage`; used by :mod:`scrapy_rep.pipelines`).
+:mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch
 (robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
@@ -18,19 +18,19 @@ from weakref import WeakKeyDictionary
 from itemadapter import ItemAdapter
 
 from scrapy_rep import signals
-from scrapy_rep._c2pa import available
-from scrapy_rep._purpose_table import MAPPING
-from scrapy_rep._xmp import Limits
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.usagegate import before_of
-from scrapy_rep.mediausage import MediaReading, read_media
-from scrapy_rep.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
 from scrapy_rep.settings import RepConfig, robots_agent
-from scrapy_rep.usage import TDM_PURPOSES, Refusal, UsagePolicy
+from scrapy_rep.usage._c2pa import available
+from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage._xmp import Limits
+from scrapy_rep.usage.mediausage import MediaReading, read_media
+from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -5,20 +5,20 @@ What goes in meta is small and plain (strings, tuples, JSON-able dicts): a reque
 be serialised (``JOBDIR``, scrapy-redis) and copied (``request.replace``, redirects, and
 spiders that copy a page's meta into the requests they yield). Never a parsed document
 or a cache entry. The per-image record's key is defined by the pure
-:mod:`scrapy_rep.imageusage` (a pure module imports nothing from here) and named here.
+:mod:`scrapy_rep.usage.imageusage` (a pure module imports nothing from here) and named here.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from scrapy_rep.imageusage import IMAGE_USAGE_KEY
+from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY
 
 # ---------------------------------------------------------------------- public
 
 #: ``response.meta``: the page's :class:`~scrapy_rep.directives.PageDirectives`.
 DIRECTIVES: Final = "rep_directives"
-#: ``response.meta``: the page's :class:`~scrapy_rep.purpose.UsageDecision`; under
+#: ``response.meta``: the page's :class:`~scrapy_rep.usage.purpose.UsageDecision`; under
 #: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
 USAGE: Final = "rep_usage"
 #: ``request.meta``: follow this request even from a nofollow page or link.
@@ -52,7 +52,7 @@ HOLD_KEY: Final = "_rep_hold_key"
 #: another run (a request read back from ``JOBDIR``) names nothing: decided afresh.
 DECIDED: Final = "_rep_decided"
 #: ``(url, what the origin's documents said about it)`` (a
-#: :class:`scrapy_rep.usage.Before`). The URL is kept because spiders often copy a page's
+#: :class:`scrapy_rep.usage.policy.Before`). The URL is kept because spiders often copy a page's
 #: meta into the requests they yield: a child must not inherit its parent's signals.
 USAGE_BEFORE: Final = "_rep_usage_before"
 #: ``(id, url)`` of the request's audit record (the URL is checked, as above).

@@ -22,19 +22,24 @@ from scrapy.http import TextResponse
 
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
-from scrapy_rep.rsl_discovery import NO_LICENSES, PageLicenses, link_header_licenses, page_licenses
-from scrapy_rep.rsl_kind import RSL, license_key
-from scrapy_rep.rsl_terms import held_licenses, licenses_signals
+from scrapy_rep.fetch.rsl_kind import RSL, license_key
+from scrapy_rep.usage.rsl_discovery import (
+    NO_LICENSES,
+    PageLicenses,
+    link_header_licenses,
+    page_licenses,
+)
+from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.documents import OriginDocument
-    from scrapy_rep.purpose import UsageSignal
-    from scrapy_rep.rsl import RslDocument
+    from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
+    from scrapy_rep.usage.purpose import UsageSignal
+    from scrapy_rep.usage.rsl import RslDocument
 
 logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
@@ -121,7 +126,7 @@ class PageLicenseReader:
 
 def _rsl_document(crawler: Crawler) -> OriginDocument[RslDocument] | None:
     """The downloader middleware's RSL document, if the crawl reads RSL licenses."""
-    from scrapy_rep.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
 
     engine = getattr(crawler, "_engine", None)
     manager = getattr(getattr(engine, "downloader", None), "middleware", None)

@@ -27,7 +27,7 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
-from scrapy_rep.useragent import product_token
+from scrapy_rep.robotstxt.useragent import product_token
 
 logger = logging.getLogger(__name__)
 

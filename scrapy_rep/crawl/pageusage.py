@@ -1,10 +1,10 @@
 """What a fetched page says about its own use (the Scrapy side of
-:meth:`scrapy_rep.usage.UsagePolicy.after_fetch`).
+:meth:`scrapy_rep.usage.policy.UsagePolicy.after_fetch`).
 
 Read from the response: the ``Content-Usage`` header (IETF aipref attach §2), the
 ``tdm-reservation`` / ``tdm-policy`` headers and ``<meta>`` elements (W3C TDMRep §3.2,
 §3.3; read only when the crawl has an AI purpose), and ``noai`` / ``noimageai`` from the
-page's directives, already read for :mod:`scrapy_rep.spidermiddlewares`.
+page's directives, already read for :mod:`scrapy_rep.crawl.spidermiddlewares`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.crawl.pagereader import meta_tags
-from scrapy_rep.tdmrep import NO_VALUES, header_values, meta_values
-from scrapy_rep.usage import PageSignals
+from scrapy_rep.usage.policy import PageSignals
+from scrapy_rep.usage.tdmrep import NO_VALUES, header_values, meta_values
 
 if TYPE_CHECKING:
     from scrapy.http import Response

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
     from scrapy_rep.crawl.slots import CrawlDelaySlots
-    from scrapy_rep.origins import Origin
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.origins import Origin
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.origins import Origin
+    from scrapy_rep.fetch.origins import Origin
 
 logger = logging.getLogger(__name__)
 

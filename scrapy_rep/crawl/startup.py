@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.trailfile import (
+from scrapy_rep.trail.file import (
     TrailFileError,
     check_folder,
     check_writable,

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from scrapy_rep.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 
 if TYPE_CHECKING:
     from scrapy_rep.crawl.stores import RobotsStore

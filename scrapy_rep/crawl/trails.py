@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_rep.cache import CacheEntry
+    from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.robotstxt import Decision
 
 
 class Trail(Protocol):
     """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
-    audit trail (:class:`scrapy_rep.audit.AuditTrail`) directly."""
+    audit trail (:class:`scrapy_rep.crawl.audit.AuditTrail`) directly."""
 
     def robots_decided(
         self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision

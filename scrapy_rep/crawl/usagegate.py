@@ -1,5 +1,5 @@
 """The crawl's purpose, checked before a request is sent (the Scrapy side of
-:mod:`scrapy_rep.usage`).
+:mod:`scrapy_rep.usage.policy`).
 
 After robots.txt allowed a request for the crawler's own name, :class:`UsageGate`:
 
@@ -24,20 +24,20 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
-from scrapy_rep.documentkind import TDMREP
-from scrapy_rep.rsl_kind import RSL
-from scrapy_rep.usage import NOTHING_BEFORE, RESERVED_ALL, Before
-from scrapy_rep.verdicts import RequestRules
+from scrapy_rep.fetch.kinds import TDMREP
+from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before
+from scrapy_rep.usage.verdicts import RequestRules
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.cache import CacheEntry
-    from scrapy_rep.origins import Origin
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.origins import Origin
     from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.rsl import RslDocument
     from scrapy_rep.settings import RepConfig
+    from scrapy_rep.usage.rsl import RslDocument
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class UsageGate:
     def __init__(
         self, crawler: Crawler, config: RepConfig, refuse: Refuse, purpose_set: bool = False
     ) -> None:
-        #: The one decision the crawl and both tools share (:mod:`scrapy_rep.verdicts`).
+        #: The one decision the crawl and both tools share (:mod:`scrapy_rep.usage.verdicts`).
         self.rules = RequestRules.of(
             config.purpose,
             config.purpose_unknown,

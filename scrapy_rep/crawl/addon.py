@@ -1,0 +1,109 @@
+"""The one-line switch for the whole suite (SPEC §5): ``ADDONS = {"scrapy_rep.Addon": 0}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.settings import SETTINGS_PRIORITIES, default_settings
+from scrapy.utils.misc import load_object
+
+from scrapy_rep.crawl.audit import AuditTrail
+from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
+from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.report import RepReport
+from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.crawl.startup import validate
+from scrapy_rep.crawl.trails import AuditMiddleware
+from scrapy_rep.settings import SETTINGS, RepConfig
+from scrapy_rep.settings.names import known_names, unknown_names, warning
+from scrapy_rep.usage.policy import TDM_PURPOSES
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings, Settings
+
+#: Scrapy's own robots.txt middleware, whose slot ours takes.
+SCRAPY_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+DOWNLOADER_PRIORITY = 100
+SPIDER_PRIORITY = 550
+REPORT_PRIORITY = 500
+AUDIT_PRIORITY = 500
+#: Outside every downloader middleware that retries or redirects: an exception reaching
+#: it is a request's final failure.
+AUDIT_MIDDLEWARE_PRIORITY = 10
+
+logger = logging.getLogger(__name__)
+
+
+class Addon:
+    """Enables scrapy_rep: our robots.txt middleware in place of Scrapy's (which is
+    switched off), the page-directives middleware, the end-of-crawl report (shown with
+    ``REP_REPORT = True``), the audit trail (written with ``REP_AUDIT_FILE``), and
+    ``ROBOTSTXT_OBEY = True`` unless the project set it to ``False`` itself."""
+
+    @classmethod
+    def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:
+        """The project's and the command line's settings, checked before anything runs."""
+        validate(settings)
+
+    def update_settings(self, settings: Settings) -> None:
+        validate(settings)  # with the spider's own settings too
+        # A component the project lists by hand keeps its own entry and priority.
+        setdefault = settings.setdefault_in_component_priority_dict
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
+        )
+        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
+        setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
+        setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
+        setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
+        if settings.get("REP_AUDIT_FILE"):  # nothing on the download path without a trail
+            setdefault("DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
+        if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
+            settings.set("ROBOTSTXT_OBEY", True, priority="addon")
+        wrap_media_pipelines(settings)
+        show_defaults(settings)
+        warn_unknown_names(settings)
+
+
+def wrap_media_pipelines(settings: Settings) -> None:
+    """For crawls with ai-train or ai-input (and ``REP_MEDIA_USAGE``), every
+    ``FilesPipeline`` subclass in ``ITEM_PIPELINES`` reads the statements inside the
+    files it downloads (docs/media.md): the class gets the mixin, keeping its name."""
+    from scrapy.pipelines.files import FilesPipeline
+
+    from scrapy_rep.crawl.pipelines import with_media_usage
+
+    config = RepConfig.from_settings(settings)
+    if not config.media_usage or TDM_PURPOSES.isdisjoint(config.purpose):
+        return
+    for key, priority in list(settings.getdict("ITEM_PIPELINES").items()):
+        if priority is None:
+            continue
+        try:
+            pipeline = load_object(key) if isinstance(key, str) else key
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue  # Scrapy names the wrong path itself when it loads the pipelines
+        if isinstance(pipeline, type) and issubclass(pipeline, FilesPipeline):
+            wrapped = with_media_usage(pipeline)
+            if wrapped is not pipeline:
+                settings.replace_in_component_priority_dict("ITEM_PIPELINES", pipeline, wrapped)
+
+
+def show_defaults(settings: BaseSettings) -> None:
+    """Every ``REP_*`` setting the project left unset gets its default, with the add-on's
+    priority, so that ``crawler.settings`` (a spider's ``self.settings``, ``scrapy shell``)
+    shows the value in force. A default that is derived from other settings (``None``)
+    stays unset."""
+    for setting in SETTINGS:
+        if setting.default is not None and settings.getpriority(setting.name) is None:
+            settings.set(setting.name, setting.default, priority="addon")
+
+
+def warn_unknown_names(settings: BaseSettings) -> None:
+    """A WARNING for each ``REP_*`` / ``ROBOTSTXT_*`` name that is no setting (a typo the
+    crawl would otherwise ignore in silence), with the closest real name."""
+    scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
+    for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
+        logger.warning(warning(name, closest))

@@ -1,0 +1,78 @@
+"""``scrapy audit {summary,verify,show,report} [TRAIL] …``: the trail reader of
+:mod:`scrapy_rep.trail.cli` as a Scrapy command. Without ``TRAIL``, the project's
+``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+
+from scrapy_rep.trail.cli import COMMANDS, EXIT_CODES, EXIT_UNUSABLE, main
+from scrapy_rep.trail.html import MAX_ROWS
+
+#: How many positional arguments each command takes with the trail (``show``: the URL).
+_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1}
+
+
+class AuditCommand(ScrapyCommand):
+    """``scrapy audit COMMAND [TRAIL] …``"""
+
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "{summary,verify,show,report} [TRAIL] [URL] [--html FILE]"
+
+    def short_desc(self) -> str:
+        return "Read the audit trail: summary, verify, show URL, report --html (scrapy_rep)"
+
+    def long_desc(self) -> str:
+        return (
+            "Read a scrapy_rep audit trail (REP_AUDIT_FILE when TRAIL is not given): "
+            "summary (counts per origin, purpose, deciding signal), verify (the hash chain, "
+            "the snapshots, every decision re-derived), show URL (one URL's story), "
+            "report --html FILE (one self-contained page).\n\n" + EXIT_CODES
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        group = parser.add_argument_group("scrapy_rep audit options")
+        group.add_argument("--html", metavar="FILE", help="report: the page to write")
+        group.add_argument(
+            "--head", metavar="SHA256", action="append", default=[],
+            help="verify: a head printed by an earlier verify (repeatable)",
+        )  # fmt: skip
+        group.add_argument("--json", action="store_true", help="verify: one JSON object")
+        group.add_argument(
+            "--max-rows",
+            type=int,
+            default=MAX_ROWS,
+            help=f"report: table rows (default {MAX_ROWS})",
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        self.exitcode = self._run(args, opts)
+
+    def _run(self, args: list[str], opts: argparse.Namespace) -> int:
+        assert self.settings is not None
+        if not args or args[0] not in COMMANDS:
+            print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+            return EXIT_UNUSABLE
+        command, rest = args[0], args[1:]
+        if len(rest) == _ARGUMENTS[command] - 1:
+            trail = self.settings.get("REP_AUDIT_FILE")
+            if not trail:
+                print("error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
+                return EXIT_UNUSABLE
+            rest = [str(trail), *rest]
+        argv = [command, *rest]
+        if command == "report" and opts.html:
+            argv += ["--html", opts.html, "--max-rows", str(opts.max_rows)]
+        if command == "verify":
+            argv += [arg for head in opts.head for arg in ("--head", head)]
+            argv += ["--json"] if opts.json else []
+        return main(argv, prog="scrapy audit")

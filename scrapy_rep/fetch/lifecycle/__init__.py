@@ -1,0 +1,40 @@
+"""A document over time, per key: every fetch decision of SPEC §4, as a state machine.
+
+Pure and sans-I/O, in the shape of h11's ``_state.py``: events come in as frozen
+objects (:class:`RequestSeen`, :class:`RecordLoaded`, :class:`LeaseAnswered`,
+:class:`Downloaded`, :class:`TimerFired`), the clock is an argument, and
+:meth:`Lifecycle.handle` answers with frozen actions (:class:`LoadRecord`,
+:class:`StartDownload`, :class:`WakeAt`, :class:`Release`, :class:`SaveRecord`,
+:class:`Stat`, :class:`Log`…) that the Scrapy adapter performs. No timer, download,
+store or request lives here.
+
+``Lifecycle(policy, kind, cache)``: one per :class:`~scrapy_rep.fetch.kinds.DocumentKind`
+(robots.txt, tdmrep.json…), which says how to parse, stand in for, store and count the
+document; a key is any hashable value (an origin, or the URL of a document found by its
+URL). Where things live: ``machine.py`` holds the transition table (step, event type) ->
+handler and every handler; ``state.py`` what is known per key and the queries;
+``shared.py`` the entries a download or a give-up comes to; ``events.py`` the events
+and actions.
+
+The phases of one key (:meth:`Lifecycle.phase`):
+
+| phase | what is known | what is under way |
+|---|---|---|
+| unknown | nothing | nothing: the next request starts a fetch |
+| fetching | nothing usable | a store lookup, a lease wait, a download slot or the download |
+| fresh | a copy within its lifetime | nothing |
+| stale | a copy past its lifetime, within the stale limit | nothing: next request refreshes |
+| stale-refreshing | a stale copy, still used | a refresh, or the wait to retry one |
+| failing | nothing usable; the download failed | the wait to retry; requests held |
+| gave-up | the give-up verdict (drop or allow) | nothing until it expires |
+
+One download slot is taken per download, at most ``concurrency`` at once (robots.txt
+files that hang cannot take the whole crawl); the time an origin waits for a slot while
+failing does not count against ``max_wait``, since the site was not asked meanwhile.
+"""
+
+from scrapy_rep.fetch.lifecycle.machine import Lifecycle
+from scrapy_rep.fetch.lifecycle.shared import LEASE_POLL
+from scrapy_rep.fetch.lifecycle.state import Phase, Step
+
+__all__ = ["LEASE_POLL", "Lifecycle", "Phase", "Step"]

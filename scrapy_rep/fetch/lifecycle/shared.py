@@ -1,0 +1,50 @@
+"""What a download or a give-up comes to (SPEC §4): the cache entries of
+:class:`scrapy_rep.fetch.lifecycle.Lifecycle`, as pure functions of the document kind, the
+policy and the time, and how often a process waiting for another one's download looks
+at the shared store. No step changes here: the transitions are all in
+:mod:`scrapy_rep.fetch.lifecycle.machine`."""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from typing import Final, TypeVar
+
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.kinds import DocumentKind
+from scrapy_rep.fetch.policy import Effect, Policy
+from scrapy_rep.fetch.procedure import Fetched
+
+D = TypeVar("D")
+
+#: How often a process waiting for another one's download looks at the store (seconds).
+LEASE_POLL: Final = 0.2
+
+
+def downloaded_entry(
+    kind: DocumentKind[D], policy: Policy, fetched: Fetched, now: float
+) -> CacheEntry[D]:
+    """The entry of the site's answer: the parsed document, or the absent stand-in (a
+    4xx, SPEC §4 "unavailable"), fresh for its ``Cache-Control`` lifetime and usable
+    while stale up to the stale limit."""
+    parsed = fetched.effect is Effect.PARSE
+    rules = kind.parse(fetched.body) if parsed else kind.absent
+    lifetime = policy.lifetime(fetched.cache_control)
+    body_zlib = zlib.compress(fetched.body) if parsed else b""
+    return CacheEntry(
+        rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
+        fetched.status, body_zlib, False, kind.size_of(rules, fetched.body) + len(body_zlib),
+        hashlib.sha256(fetched.body).hexdigest() if parsed else "", fetched.final_url,
+    )  # fmt: skip
+
+
+def gave_up_entry(
+    kind: DocumentKind[D], allow: bool, waited: float, last: str, lifetime: float, now: float
+) -> CacheEntry[D]:
+    """The give-up verdict (SPEC §4 "unreachable") after ``waited`` seconds, the last
+    attempt having come to ``last``: a stand-in for ``lifetime``, never stale (it is
+    tried again when it expires)."""
+    verdict = "treated as allowed (REP_UNREACHABLE_ACTION)" if allow else "requests dropped"
+    outcome = f"unreachable for {waited:.0f} s ({last}): {verdict}"
+    rules = kind.stand_in(allow)
+    return CacheEntry(rules, outcome, now, now + lifetime, now + lifetime, None, b"", True)

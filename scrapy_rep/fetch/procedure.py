@@ -1,0 +1,196 @@
+"""One download of a robots.txt (or tdmrep.json): the redirect chain and its outcome.
+
+Pure and sans-I/O (SPEC §4): the caller performs each HTTP request and feeds the answer
+in; the procedure says which URL to ask next or what the download came to, with the one
+sentence people see in logs, reports and the checker. The crawl's middleware drives it
+over Scrapy's engine and the checker over urllib, so the two cannot drift apart::
+
+    procedure = FetchProcedure(ROBOTS_TXT, origin.robots_url)
+    step = procedure.start
+    while isinstance(step, Follow):
+        answer = download(step.url)                    # the caller's I/O
+        step = procedure.on_response(answer.status, ...)
+    fetched = step                                     # a Fetched
+
+| answer | effect |
+|---|---|
+| 2xx | parse the body (first 500 KiB) |
+| 3xx with a usable ``Location`` | follow, 5 hops at most, any host |
+| more hops, a loop, an unusable target | as 404 |
+| 4xx except 429, 1xx, 3xx without ``Location`` | absent: everything allowed |
+| 429, 5xx, network error | unreachable: everything disallowed for now |
+| refused by another Scrapy component | absent (it is not the site's answer) |
+| an error in scrapy_rep itself | an internal error, named as ours |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
+from scrapy_rep.fetch.kinds import TDMREP as TDMREP
+from scrapy_rep.fetch.kinds import DocumentKind
+from scrapy_rep.fetch.policy import (
+    MAX_REDIRECTS,
+    Effect,
+    effect_of_status,
+    may_follow,
+    retry_after_seconds,
+)
+from scrapy_rep.robotstxt import MAX_BODY_BYTES
+
+#: The kind of document a procedure fetches (its ``name``, ``path`` and the words for its
+#: outcomes): :class:`~scrapy_rep.fetch.kinds.DocumentKind`.
+Document = DocumentKind
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Ask for ``url`` next."""
+
+    url: str
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What one download (with its redirects) came to."""
+
+    effect: Effect
+    #: One sentence for people: ``200 (1,234 bytes)``, ``404: no robots.txt, everything
+    #: allowed``, ``unreachable (TimeoutError: …)``.
+    outcome: str
+    #: The stat name under ``rep/robotstxt/outcome/``: ``parsed``, ``allow_all``,
+    #: ``unreachable``, ``network_error``, ``bad_redirect``, ``redirect_loop``,
+    #: ``too_many_redirects``, ``ignored``, ``internal_error``.
+    kind: str
+    #: The HTTP status of the last answer; ``None`` when there was none.
+    status: int | None = None
+    #: The body to parse (at most 500 KiB), for ``Effect.PARSE``.
+    body: bytes = b""
+    #: The body was cut at 500 KiB.
+    truncated: bool = False
+    cache_control: str | None = None
+    #: Seconds the site asked us to wait (``Retry-After``), for 429 and 5xx.
+    retry_after: float | None = None
+    #: Where the document was found after redirects.
+    final_url: str = ""
+
+    @property
+    def internal_error(self) -> bool:
+        return self.kind == "internal_error"
+
+
+class FetchProcedure:
+    """The redirect chain of one download (SPEC §4, RFC 9309 §2.3.1.2)."""
+
+    def __init__(
+        self, document: Document[Any], url: str, max_redirects: int = MAX_REDIRECTS
+    ) -> None:
+        self.document = document
+        self.url = url
+        self.current = url
+        self.max_redirects = max_redirects
+        self._seen = {url}
+
+    @property
+    def start(self) -> Follow:
+        """The first request to make."""
+        return Follow(self.url)
+
+    def on_response(
+        self,
+        status: int,
+        body: bytes = b"",
+        *,
+        location: str | None = None,
+        cache_control: str | None = None,
+        retry_after: str | None = None,
+        truncated: bool = False,
+    ) -> Follow | Fetched:
+        """The answer to the last request: the next URL, or what the download came to."""
+        effect = effect_of_status(status, has_location=bool(location))
+        if effect is Effect.FOLLOW:
+            assert location is not None
+            return self._redirect(status, location)
+        if effect is Effect.PARSE:
+            truncated = truncated or len(body) > MAX_BODY_BYTES
+            body = body[:MAX_BODY_BYTES]
+            size = f"{len(body):,} bytes" + (", cut at 500 KiB" if truncated else "")
+            return self._fetched(
+                effect, f"{status} ({size}{self._via})", "parsed", status,
+                body=body, truncated=truncated, cache_control=cache_control,
+            )  # fmt: skip
+        if effect is Effect.UNREACHABLE:
+            return self._fetched(
+                effect,
+                f"{status}: {self.document.when_unreachable}{self._via}",
+                "unreachable",
+                status,
+                retry_after=retry_after_seconds(retry_after),
+            )
+        what = "no" if 400 <= status < 500 else "no usable"
+        return self._fetched(
+            Effect.ALLOW_ALL,
+            f"{status}: {what} {self.document.name}, {self.document.when_absent}{self._via}",
+            "allow_all",
+            status,
+            cache_control=cache_control,
+        )
+
+    def on_network_error(self, description: str) -> Fetched:
+        """DNS, timeout, refused or reset connection, truncated or invalid answer."""
+        return self._fetched(Effect.UNREACHABLE, f"unreachable ({description})", "network_error")
+
+    def on_ignored(self, reason: str) -> Fetched:
+        """Another component refused the request: not the site's answer, and no retry can
+        change it, so the document counts as absent (Scrapy's middleware does the same)."""
+        outcome = f"not downloaded ({reason}): {self.document.when_absent}"
+        return self._fetched(Effect.ALLOW_ALL, outcome, "ignored")
+
+    def on_internal_error(self, description: str) -> Fetched:
+        """A bug in scrapy_rep: held and retried like an unreachable site, but named as ours."""
+        outcome = f"scrapy_rep internal error ({description})"
+        return self._fetched(Effect.UNREACHABLE, outcome, "internal_error")
+
+    # ------------------------------------------------------------------ internals
+
+    @property
+    def _via(self) -> str:
+        return "" if self.current == self.url else f", via redirect to {self.current}"
+
+    def _redirect(self, status: int, location: str) -> Follow | Fetched:
+        try:
+            target = urljoin(self.current, location.strip())
+        except ValueError:  # "http://[oops/": a Location that is not a URL
+            target = location.strip()
+        if not may_follow(target):  # never file:, data:, a broken host… (SPEC §7)
+            outcome = f"{status}: redirect to {target[:200]} not followed, treated as 404"
+            return self._fetched(Effect.ALLOW_ALL, outcome, "bad_redirect", status)
+        if target in self._seen:
+            outcome = f"{status}: redirect loop at {target[:200]}, treated as 404"
+            return self._fetched(Effect.ALLOW_ALL, outcome, "redirect_loop", status)
+        if len(self._seen) > self.max_redirects:
+            outcome = f"more than {self.max_redirects} redirects: treated as 404"
+            return self._fetched(Effect.ALLOW_ALL, outcome, "too_many_redirects", status)
+        self._seen.add(target)
+        self.current = target
+        return Follow(target)
+
+    def _fetched(
+        self,
+        effect: Effect,
+        outcome: str,
+        kind: str,
+        status: int | None = None,
+        *,
+        body: bytes = b"",
+        truncated: bool = False,
+        cache_control: str | None = None,
+        retry_after: float | None = None,
+    ) -> Fetched:
+        return Fetched(
+            effect, outcome, kind, status, body, truncated, cache_control, retry_after,
+            final_url=self.current,
+        )  # fmt: skip

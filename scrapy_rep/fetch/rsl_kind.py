@@ -1,0 +1,53 @@
+"""The RSL license document as a :class:`~scrapy_rep.fetch.kinds.DocumentKind` (pure).
+
+Its key is the license URL itself (found in robots.txt's ``License:`` line, a ``Link``
+header or an HTML ``<link rel="license">``), so its ``path`` is empty and one document
+is fetched once per license URL whichever origins name it. Stand-ins (RSL 1.0 and
+docs/purpose-notes.md §9): absent (a 4xx) means no license terms; unreachable (given up
+on) means no AI use for now, as tdmrep.json's "everything reserved".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from scrapy_rep.fetch.kinds import DocumentKind, body_size
+from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+
+#: Appended to a license URL to name its record in a shared store: a license URL may be
+#: any URL, even ``https://host/.well-known/tdmrep.json``; ``#`` never ends a key we store
+#: (keys are fragment-free URLs and origins), so the names never collide.
+STORE_SUFFIX: Final = "#rsl"
+
+RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
+    name="rsl",
+    path="",
+    when_absent="no license terms",
+    when_unreachable="no AI use for now",
+    stat_prefix="rep/rsl",
+    absent=ABSENT,
+    unreachable=UNREACHABLE,
+    parse=parse_rsl,
+    size_of=body_size,
+    store_suffix=STORE_SUFFIX,
+)
+
+
+def license_key(url: str) -> str | None:
+    """The key of a license URL as named (robots.txt, ``Link``, ``<link>``): without its
+    fragment and surrounding space; ``None`` if it is not an absolute http(s) URL (RSL's
+    robots.txt guide: "a fully qualified URL, including the protocol and host")."""
+    key = url.strip().split("#", 1)[0]
+    scheme, sep, rest = key.partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
+        return None
+    return key
+
+
+def licenses_to_wait_for(licenses: Iterable[str]) -> tuple[str, ...]:
+    """The license keys a request of a crawl with a purpose waits for, given its
+    origin's ``RobotsTxt.licenses`` (every purpose: an RSL ``<prohibits>`` of ``search``
+    is a no for a search crawl, purpose-notes §9), without repeats or unusable URLs."""
+    keys = (license_key(url) for url in licenses)
+    return tuple(dict.fromkeys(key for key in keys if key is not None))

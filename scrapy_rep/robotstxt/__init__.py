@@ -1,0 +1,291 @@
+"""robots.txt: bytes -> :class:`RobotsTxt` (groups, sitemaps, crawl-delay) and ``allowed()``.
+
+Pure: no Scrapy or Twisted imports. The behaviour is SPEC §1 (profile "google") and the
+switch table of SPEC §2 ("rfc9309", "legacy"); each switch is a field of
+:class:`ParseOptions` and can be overridden on its own::
+
+    rules = parse_robotstxt(body)                              # google
+    rules = parse_robotstxt(body, "rfc9309")
+    rules = parse_robotstxt(body, "google", merge_groups=False)  # one switch changed
+
+Parsing never raises on content: lines that are not ``key: value`` are skipped and
+logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
+from scrapy_rep.robotstxt._answers import Decision as Decision
+from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
+from scrapy_rep.robotstxt._encoding import HTTP_PATH, normalise_url_path, path_of
+from scrapy_rep.robotstxt._lines import file_text
+from scrapy_rep.robotstxt._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules
+
+# Re-exported (``X as X``): this module is where these names have always been imported from.
+from scrapy_rep.robotstxt.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES as MAX_BODY_BYTES
+from scrapy_rep.robotstxt.profiles import PROFILES as PROFILES
+from scrapy_rep.robotstxt.profiles import ParseOptions as ParseOptions
+from scrapy_rep.robotstxt.profiles import Profile as Profile
+from scrapy_rep.robotstxt.profiles import profile_options as profile_options
+from scrapy_rep.robotstxt.useragent import select_groups
+
+if TYPE_CHECKING:
+    from scrapy_rep.robotstxt.aipref import ContentUsageRules
+_http_path: Final = HTTP_PATH.match
+#: At most this many distinct user-agent strings are remembered per file (bounded memory).
+_AGENT_CACHE_SIZE: Final = 64
+
+
+_NO_SIGNALS: Final = ContentSignals()
+_NO_GROUP: Final = "no group for this agent and no '*' group"
+_ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+
+
+class RobotsTxt:
+    """A parsed robots.txt. Immutable from the outside; safe to share between requests.
+
+    The rules are held flat, in file order (one tuple of values, one byte per rule naming
+    its key among the file's spellings, an ``array`` of signed line numbers, 2 bytes each
+    where they fit, an ``array`` of group starts), so that a broad crawl keeping thousands
+    of parsed files holds little memory and few objects for the garbage collector to walk.
+    """
+
+    __slots__ = (
+        "_agents",
+        "_codes",
+        "_delays",
+        "_key_of",
+        "_keys",
+        "_signals",
+        "_starts",
+        "_tokens",
+        "_usage",
+        "_usage_tokens",
+        "_values",
+        "licenses",
+        "options",
+        "sitemaps",
+        "verdict",
+    )
+
+    def __init__(
+        self,
+        options: ParseOptions,
+        rules: Rules,
+        sitemaps: tuple[str, ...],
+        verdict: bool | None = None,
+        licenses: tuple[str, ...] = (),
+    ) -> None:
+        #: The switches this file was parsed with.
+        self.options = options
+        #: ``Sitemap:`` URLs in file order, without duplicates.
+        self.sitemaps = sitemaps
+        #: RSL 1.0 ``License:`` URLs (file-wide, any group) in file order, no duplicates.
+        self.licenses = licenses
+        #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
+        self.verdict = verdict
+        #: Per rule: the value and the key as written (an index into the distinct keys),
+        #: and its code (the line number, negative for disallow); per group: the index
+        #: of its first rule.
+        self._values = rules.values
+        self._keys = rules.keys
+        self._key_of = rules.key_of
+        self._codes = rules.codes
+        self._starts = rules.starts
+        #: Product token (or ``*``) -> the group(s) naming it, in file order.
+        self._tokens = rules.tokens
+        self._delays = rules.delays
+        self._signals = rules.signals
+        #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
+        self._usage = rules.usage
+        #: The groups of Content-Usage / Content-Signal when attach-05 §3 groups them
+        #: differently from allow/disallow (``None``: the same groups; docs/behaviour.md).
+        self._usage_tokens = rules.usage_tokens
+        #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
+        self._agents: dict[str, Selection] = {}
+
+    def __repr__(self) -> str:
+        if self.verdict is not None:
+            return f"<RobotsTxt {'allow' if self.verdict else 'disallow'}-all>"
+        return f"<RobotsTxt groups={len(self._starts)} sitemaps={len(self.sitemaps)}>"
+
+    # ---------------------------------------------------------------- queries
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
+        selection = self._agents.get(user_agent)
+        if selection is None:
+            selection = self._select(user_agent)
+        matcher = selection.matcher
+        if matcher is None:  # the hot path keeps this inline; see _matcher
+            matcher = self._matcher(selection)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        # path_of's usual case inline (the hot path): an http(s) URL with a path.
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if "%" in path or not path.isascii():
+            path = normalise_url_path(path, self.options.percent_encoding)
+        if matcher.match(path) >= 0:
+            return True
+        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+        return self.options.robots_txt_always_allowed and path == "/robots.txt"
+
+    def decide(self, url: str, user_agent: str) -> Decision:
+        """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
+        selection = self._selection(user_agent)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        if self.verdict is not None:
+            return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
+        path = normalise_url_path(path_of(url), self.options.percent_encoding)
+        if self.options.robots_txt_always_allowed and path == "/robots.txt":
+            return Decision(True, reason=_ALWAYS_ALLOWED)
+        code = self._matcher(selection).match(path)
+        if code:
+            index = bisect_left(self._codes, abs(code), key=abs)
+            value = file_text(self._values[index])
+            kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
+            key = self._keys[self._key_of[index]]
+            return Decision(code > 0, abs(code), kind, value, f"{key}: {value}")
+        return Decision(True, reason=_NO_GROUP if not selection.groups else "no rule matches")
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The ``Crawl-delay`` (seconds) of the group that applies to ``user_agent``."""
+        return self._selection(user_agent).crawl_delay
+
+    def content_signals(self, user_agent: str) -> ContentSignals:
+        """The ``Content-Signal`` values of the group that applies to ``user_agent``,
+        combined with the file-wide ones written before the first user-agent line (per
+        signal, one "no" beats any "yes")."""
+        return self._selection(user_agent).signals
+
+    def content_usage(self, user_agent: str) -> ContentUsageRules:
+        """The ``Content-Usage`` rules (draft-ietf-aipref-attach-05 §3) of the group(s)
+        that apply to ``user_agent``, selected as allow/disallow are, plus the file-wide
+        ones written before the first user-agent line. Compiled on first use and shared
+        by every crawler name that selects the same groups; empty when there are none.
+
+        Ask it only for URLs robots.txt allows: "no preferences are implied for
+        resources that are disallowed" (attach §3.1).
+        """
+        selection = self._selection(user_agent)
+        usage = selection.usage
+        if usage is None:
+            usage = selection.usage = compile_usage(
+                self.options, self._usage, selection.usage_groups
+            )
+        return usage
+
+    @property
+    def user_agents(self) -> tuple[str, ...]:
+        """The product tokens named by the file's groups (``*`` for the global group)."""
+        return tuple(self._tokens)
+
+    # ---------------------------------------------------------------- internals
+
+    def _matcher(self, selection: Selection) -> Matcher:
+        """The compiled rules of a group set, compiled on first use (once per file)."""
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = compile_matcher(
+                self.options, self.verdict, self._values, self._codes, self._starts,
+                selection.groups,
+            )  # fmt: skip
+        return matcher
+
+    def _selection(self, user_agent: str) -> Selection:
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        return selection if selection is not None else self._select(user_agent)
+
+    def _select(self, user_agent: str) -> Selection:
+        """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
+        options = self.options
+        groups = select_groups(  # raises TypeError on a non-str
+            self._tokens,
+            user_agent,
+            substring=options.agent_match == "substring",
+            merge=options.merge_groups,
+        )
+        usage_groups = groups
+        if self._usage_tokens is not None:
+            usage_groups = select_groups(
+                self._usage_tokens,
+                user_agent,
+                substring=options.agent_match == "substring",
+                merge=options.merge_groups,
+            )
+        agents = self._agents
+        for selection in agents.values():
+            if selection.groups == groups and selection.usage_groups == usage_groups:
+                break
+        else:
+            selection = Selection(
+                groups,
+                self._merged_delay(groups),
+                self._merged_signals(usage_groups),
+                usage_groups,
+            )
+        if len(agents) >= _AGENT_CACHE_SIZE:
+            agents.clear()
+        agents[user_agent] = selection
+        return selection
+
+    def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
+        """Merged groups: the largest delay (the most polite reading)."""
+        if self._delays is None:
+            return None
+        delays = [self._delays[g] for g in groups if g in self._delays]
+        return max(delays) if delays else None
+
+    def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:
+        """Merged groups and the file-wide signals: per signal, the more restrictive wins
+        (one "no" beats any "yes")."""
+        if self._signals is None:
+            return _NO_SIGNALS
+        merged: dict[str, bool] = {}
+        for group in (FILE_WIDE, *groups):
+            for name, value in self._signals.get(group, {}).items():
+                merged[name] = merged.get(name, True) and value
+        if not merged:
+            return _NO_SIGNALS
+        use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
+        return ContentSignals(
+            merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use
+        )
+
+
+_ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")
+_DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed")
+
+
+def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any) -> RobotsTxt:
+    """Parse a robots.txt body (SPEC §1, §2). Never raises on content.
+
+    ``body`` is the raw response body (or text); only its first 500 KiB count.
+    ``profile`` is ``"google"`` (default), ``"rfc9309"`` or ``"legacy"``; keyword
+    arguments override single switches of :class:`ParseOptions`.
+    """
+    options = profile_options(profile, **switches)
+    if isinstance(body, str):
+        body = body.encode("utf-8", "surrogatepass")
+    elif isinstance(body, (bytearray, memoryview)):
+        body = bytes(body)
+    elif not isinstance(body, bytes):
+        raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    rules, sitemaps, licenses = Parser(options).parse(body)
+    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
+
+
+def _stand_in(verdict: bool) -> RobotsTxt:
+    return RobotsTxt(PROFILES["google"], NO_RULES, (), verdict=verdict)
+
+
+#: Everything allowed (no robots.txt: 4xx, SPEC §4).
+ALLOW_ALL: Final = _stand_in(True)
+#: Everything disallowed (unreachable robots.txt: 5xx, 429, network error, SPEC §4).
+DISALLOW_ALL: Final = _stand_in(False)

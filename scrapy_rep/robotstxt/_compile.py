@@ -1,0 +1,183 @@
+"""The group set of a crawler: its merged settings, and its rules compiled for matching
+(SPEC §1 "Rule matching", §2) and for Content-Usage (draft-ietf-aipref-attach-05 §3).
+
+Pure: no Scrapy imports. A :class:`Selection` is shared by every crawler name that
+selects the same groups of one file. :func:`compile_matcher` turns the flat rule tables of the
+groups that apply to a crawler into a matcher of :mod:`scrapy_rep.robotstxt._matching`, patterns
+normalised once for every crawler that selects the same groups; :func:`compile_usage`
+does the same for the Content-Usage lines. Called on first use, never while parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
+from scrapy_rep.robotstxt._encoding import has_lower_escape, normalise_pattern
+from scrapy_rep.robotstxt._matching import LongestMatcher
+from scrapy_rep.robotstxt._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
+from scrapy_rep.robotstxt._wildcards import FirstMatcher
+from scrapy_rep.robotstxt.profiles import ParseOptions
+
+if TYPE_CHECKING:
+    from scrapy_rep.robotstxt import ContentSignals
+    from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules
+
+
+class _Verdict:
+    """The matcher of the allow-all / disallow-all stand-ins."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, allowed: bool) -> None:
+        self.code = 0 if allowed else -1
+
+    def match(self, path: str) -> int:
+        return self.code
+
+
+#: What a group set compiles to.
+Matcher: TypeAlias = LongestMatcher | FirstMatcher | _Verdict
+
+
+class Selection:
+    """The groups that apply to a crawler: merged settings, rules compiled on first use.
+
+    Shared by every crawler name that selects the same groups (Googlebot, Bingbot and
+    mybot usually all fall back to ``*``), so a group set is compiled once per file.
+    """
+
+    __slots__ = ("crawl_delay", "groups", "matcher", "signals", "usage", "usage_groups")
+
+    def __init__(
+        self,
+        groups: tuple[int, ...],
+        crawl_delay: float | None,
+        signals: ContentSignals,
+        usage_groups: tuple[int, ...] | None = None,
+    ) -> None:
+        self.groups = groups
+        #: The groups of the Content-Usage / Content-Signal lines (attach-05 §3 grouping);
+        #: the same as ``groups`` unless the file's two groupings differ.
+        self.usage_groups = groups if usage_groups is None else usage_groups
+        self.crawl_delay = crawl_delay
+        self.signals = signals
+        self.matcher: Matcher | None = None
+        #: The Content-Usage rules, compiled on the first ``content_usage()`` call.
+        self.usage: ContentUsageRules | None = None
+
+
+def compile_matcher(
+    options: ParseOptions,
+    verdict: bool | None,
+    values: Sequence[str],
+    codes: array[int],
+    starts: array[int],
+    groups: tuple[int, ...],
+) -> Matcher:
+    """The matcher of a group set: the rules of ``groups`` from the flat tables (see
+    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
+    if verdict is not None:
+        return _Verdict(verdict)
+    patterns: list[str] = []
+    numbers: array[int] = array(codes.typecode)
+    for group in groups:
+        end = starts[group + 1] if group + 1 < len(starts) else len(values)
+        patterns.extend(values[starts[group] : end])
+        numbers.extend(codes[starts[group] : end])
+    joined = "\n".join(patterns)
+    encoding = options.percent_encoding
+    # A few scans of all values in C tell whether any needs normalising (rarely).
+    if joined and (
+        joined[0] not in "/*"
+        or not joined.isascii()
+        or _NOT_ROOTED.search(joined) is not None
+        or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
+    ):
+        patterns = [normalise_pattern(value, encoding) for value in patterns]
+    exact_at: frozenset[int] = frozenset()
+    if options.index_html_is_directory and "/index.htm" in joined:
+        exact_at = _add_index_directories(patterns, numbers, options.wildcards)
+    if options.precedence == "first":
+        return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
+    return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+
+
+def compile_usage(
+    options: ParseOptions,
+    usage: Mapping[int, tuple[UsageLine, ...]] | None,
+    groups: tuple[int, ...],
+) -> ContentUsageRules:
+    """The Content-Usage rules of a group set, in file order, with the file-wide ones
+    beside them: those may only add restrictions, never lift a group's ``n``."""
+    # Imported here: http-sfv (through aipref) would add about a quarter to the import
+    # time of scrapy_rep.robotstxt, which only a purpose-aware crawl needs.
+    from scrapy_rep.robotstxt import aipref
+
+    if usage is None:
+        return aipref.NO_CONTENT_USAGE
+    own = [line for group in groups for line in usage.get(group, ())]
+    file_wide = usage.get(FILE_WIDE, ())
+    if not own and not file_wide:
+        return aipref.NO_CONTENT_USAGE
+    encoding, wildcards = options.percent_encoding, options.wildcards
+    extra = None
+    if file_wide:
+        extra = aipref.ContentUsageRules(
+            map(_usage_rule, file_wide), encoding=encoding, wildcards=wildcards
+        )
+    return aipref.ContentUsageRules(
+        map(_usage_rule, own), encoding=encoding, wildcards=wildcards, file_wide=extra
+    )
+
+
+def _usage_rule(line: UsageLine) -> ContentUsageRule:
+    """One Content-Usage line, or a draft-canel-robots-ai-control-00 rule read as the
+    train-ai path rule it states (``DisallowAITraining: /p`` -> ``/p train-ai=n``)."""
+    from scrapy_rep.robotstxt import aipref
+
+    number, value, key = line
+    # Latin-1 gives the file's bytes back (see scrapy_rep.robotstxt._parser).
+    if key == "Content-Usage":
+        return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+    prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
+    text = value.encode("latin-1").decode("utf-8", "replace")
+    return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)
+
+
+#: A value (after the first) that does not start with "/" or "*" (values hold no "\n").
+_NOT_ROOTED = re.compile(r"\n[^/*]")
+
+
+def _add_index_directories(
+    patterns: list[str], codes: array[int], wildcards: bool
+) -> frozenset[int]:
+    """Google: ``allow: /d/index.htm[l]`` also allows ``/d/`` exactly (SPEC §1).
+
+    The directory rule is always an exact match: ``/d/$`` with wildcards, else listed in
+    the returned positions. It is inserted right after its rule, so first-match precedence
+    sees it in the same place.
+    """
+    exact: list[int] = []
+    index = 0
+    while index < len(patterns):
+        pattern, code = patterns[index], codes[index]
+        index += 1
+        if code < 0:
+            continue
+        slash = pattern.rfind("/")
+        if pattern[slash:] not in ("/index.html", "/index.htm"):
+            continue
+        directory = pattern[: slash + 1]
+        if wildcards:
+            patterns.insert(index, directory + "$")
+        elif "*" not in directory:
+            exact.append(index)
+            patterns.insert(index, directory)
+        else:
+            continue
+        codes.insert(index, code)
+        index += 1
+    return frozenset(exact)

@@ -1,0 +1,121 @@
+"""Percent-encoding normalisation and the path of a URL (SPEC §1 "Rule matching", §2).
+
+Pure: no Scrapy imports. Strings here are "byte strings in disguise": the parser decodes
+robots.txt as Latin-1, so one character is one byte of the file and a non-ASCII byte is
+a character from U+0080 to U+00FF. URLs are ordinary text; their non-ASCII characters are
+percent-encoded as UTF-8 before matching. Patterns and URL paths are normalised the same
+way, so that the matchers of :mod:`scrapy_rep.robotstxt._matching` compare like with like.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: RFC 3986 §2.3 unreserved characters: their ``%xx`` escapes are decoded in "rfc9309" mode.
+_UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])")
+_LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
+#: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
+_PATH_START = re.compile(r"[/?;]")
+#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
+#: and its path+query (group 1).
+#: An http(s) URL with a path: group 1 is what :func:`path_of` returns for it.
+HTTP_PATH: Final = re.compile(r"https?://[^/?;#]*(/[^#]*)")
+
+
+def _encode_non_ascii(text: str, *, latin1: bool) -> str:
+    """Percent-encode every non-ASCII character (as UTF-8, or as its Latin-1 byte)."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if code < 0x80:
+            out.append(char)
+        elif latin1 and code < 0x100:
+            out.append(f"%{code:02X}")
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+    return "".join(out)
+
+
+def has_lower_escape(text: str) -> bool:
+    """Does ``text`` hold a ``%xx`` escape with a lowercase hex digit?"""
+    if len(text) > 64 and not any(letter in text for letter in "abcdef"):
+        return False  # six scans in C: quicker than the regex on long, escape-heavy text
+    return _LOWER_ESCAPE.search(text) is not None
+
+
+def upper_escapes(text: str) -> str:
+    """RFC 3986 §2.1: ``%xx`` escapes with uppercase hex (``%c3`` and ``%C3`` are one octet)."""
+    if not has_lower_escape(text):
+        return text
+    return _LOWER_ESCAPE.sub(lambda m: m.group(0).upper(), text)
+
+
+def _decode_unreserved(text: str) -> str:
+    """Decode escapes of unreserved characters; uppercase the hex of the others."""
+    if _UNRESERVED_ESCAPE.search(text) is not None:
+        text = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(0)[1:], 16)), text)
+    return upper_escapes(text)
+
+
+def normalise_pattern(value: str, encoding: str) -> str:
+    """A rule value as it is matched (SPEC §1 "Percent-encoding"; §2 for the modes).
+
+    ``value`` is Latin-1-decoded file content. A value that does not start with ``/`` or
+    ``*`` gets a leading ``/`` (SPEC §1: ``Disallow: fish/`` = ``Disallow: /fish/``).
+
+    - ``google``: non-ASCII bytes become ``%XX``; existing escapes get uppercase hex.
+    - ``rfc9309``: as ``google``, and escapes of unreserved characters are decoded
+      (RFC 9309 §2.2.2).
+    - ``none``: as written, but escapes get uppercase hex (legacy profile; the URL's
+      escapes are uppercased too, so both sides stay comparable).
+    """
+    if value[:1] not in ("/", "*"):
+        value = "/" + value
+    if encoding != "none" and not value.isascii():
+        value = _encode_non_ascii(value, latin1=True)
+    if "%" in value:
+        value = _decode_unreserved(value) if encoding == "rfc9309" else upper_escapes(value)
+    return value
+
+
+def normalise_url_path(path: str, encoding: str) -> str:
+    """A URL path+query as matched (SPEC §1 "Percent-encoding", §2).
+
+    Non-ASCII characters are encoded as UTF-8 ``%XX`` and escapes get uppercase hex in
+    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309 §2.2.2).
+    """
+    if not path.isascii():
+        path = _encode_non_ascii(path, latin1=False)
+    if "%" in path:
+        path = _decode_unreserved(path) if encoding == "rfc9309" else upper_escapes(path)
+    return path
+
+
+def path_of(url: str) -> str:
+    """The path, parameters and query of ``url``, without the fragment; ``/`` when empty.
+
+    SPEC §1 "Rule matching": read as google/robotstxt's ``GetPathParamsQuery`` reads it.
+    ``https://h/p;x?q#f`` gives ``/p;x?q``; a URL without a scheme loses its first part
+    as the host (``example.com/a?b`` gives ``/a?b``, ``a/b`` gives ``/b``, ``a`` gives
+    ``/``, ``//host/p`` gives ``/p``); a URL starting with a single ``/`` is a path.
+    """
+    found = HTTP_PATH.match(url)
+    if found is not None:  # the usual case, answered without the general scan below
+        return found.group(1)
+    search_start = 2 if url.startswith("//") else 0
+    early = _PATH_START.search(url, search_start)
+    protocol_end = url.find("://", search_start)
+    if protocol_end < 0 or (early is not None and early.start() < protocol_end):
+        protocol_end = search_start  # "://" after a path delimiter is not a scheme's
+    else:
+        protocol_end += 3
+    path_start = _PATH_START.search(url, protocol_end)
+    if path_start is None:
+        return "/"
+    start = path_start.start()
+    end = url.find("#", search_start)
+    if 0 <= end < start:
+        return "/"
+    path = url[start:end] if end >= 0 else url[start:]
+    return path if path[0] == "/" else "/" + path

@@ -1,0 +1,137 @@
+"""A robots.txt body as lines, and each line's key (SPEC §1). Pure.
+
+The first half of parsing (:mod:`scrapy_rep.robotstxt._parser` does the rest): the first 500 KiB,
+decoded byte for byte, cut into lines at LF, CR or CRLF; the keys of RFC 9309 and the
+extensions, with Google's misspellings and prefixes; a group name's product token.
+"""
+
+from __future__ import annotations
+
+import re
+from sys import intern
+from typing import Final
+
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES
+from scrapy_rep.robotstxt.useragent import is_global_agent, product_token
+
+
+def file_text(latin1: str) -> str:
+    """File content (decoded as Latin-1) as real text: UTF-8, invalid bytes replaced."""
+    if latin1.isascii():
+        return latin1
+    return latin1.encode("latin-1").decode("utf-8", "replace")
+
+
+_WHITESPACE = " \t\v\f"
+#: Google's separator of a line without a colon: a space or a tab, not \v or \f.
+_GOOGLE_SEPARATOR = re.compile(r"[ \t]")
+
+(
+    _USER_AGENT,
+    _ALLOW,
+    _DISALLOW,
+    _SITEMAP,
+    _CRAWL_DELAY,
+    _CONTENT_SIGNAL,
+    _CONTENT_USAGE,
+    _DISALLOW_AI,
+    _ALLOW_AI,
+    _LICENSE,
+) = range(10)
+#: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
+#: draft-canel-robots-ai-control-00; ``License`` (file-wide, like ``Sitemap``) is RSL 1.0's
+#: robots.txt directive.
+_KEYS: Final = {
+    "user-agent": _USER_AGENT,
+    "allow": _ALLOW,
+    "disallow": _DISALLOW,
+    "sitemap": _SITEMAP,
+    "crawl-delay": _CRAWL_DELAY,
+    "content-signal": _CONTENT_SIGNAL,
+    "content-usage": _CONTENT_USAGE,
+    "disallowaitraining": _DISALLOW_AI,
+    "allowaitraining": _ALLOW_AI,
+    "license": _LICENSE,
+}
+#: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
+_LENIENT_KEYS: Final = {
+    **_KEYS,
+    "useragent": _USER_AGENT,
+    "user agent": _USER_AGENT,
+    "dissallow": _DISALLOW,
+    "dissalow": _DISALLOW,
+    "disalow": _DISALLOW,
+    "diasllow": _DISALLOW,
+    "disallaw": _DISALLOW,
+    "site-map": _SITEMAP,
+}
+#: Google's parser also takes any key that *starts with* one of these (``disallowed:``).
+_PREFIX_KEYS: Final = tuple(
+    (name, kind)
+    for name, kind in _LENIENT_KEYS.items()
+    if kind in (_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP)
+)
+
+
+def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
+    """The kind of a key as written (case-insensitive, SPEC §1); ``-1`` when unknown.
+
+    Lenient (Google): also any key that *starts with* a known one (``disallowed:``), as
+    google/robotstxt's ``ParsedRobotsKey`` reads it.
+    """
+    lowered = key.lower()
+    kind = keys.get(lowered)
+    if kind is not None:
+        return kind
+    if lenient:
+        for name, kind in _PREFIX_KEYS:
+            if lowered.startswith(name):
+                return kind
+    return -1
+
+
+def _skip_bom(body: bytes) -> bytes:
+    """SPEC §1: a leading UTF-8 byte order mark, or the start of one, is skipped (Google)."""
+    if body.startswith(b"\xef\xbb\xbf"):
+        return body[3:]
+    if body.startswith(b"\xef\xbb"):
+        return body[2:]
+    return body[1:] if body.startswith(b"\xef") else body
+
+
+def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
+
+    ``nul_ends`` (google profile): a line ends at its first NUL byte, as in Google's
+    parser, which reads each line as a C string (robots.cc ``GetKeyAndValueFrom``).
+    """
+    # Latin-1 maps each byte to one character: nothing can fail to decode, and the
+    # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
+    text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
+        lines = [line[:limit] for line in lines]
+    if nul_ends and "\x00" in text:
+        lines = [line.partition("\x00")[0] for line in lines]
+    return lines
+
+
+def _agent_token(value: str, google: bool = False) -> str:
+    """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
+    whitespace) is the global group; any other value gives its product token, compared
+    as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+
+    ``google``: a name that starts with a space other than ASCII whitespace (U+00A0,
+    U+3000, U+001C-U+001F, U+0085…) names no crawler, as in Google's parser, which strips
+    only ASCII whitespace and then takes the leading letters, ``-`` and ``_``; the other
+    profiles skip such a space (docs/behaviour.md "Differences from Google's parser").
+    """
+    if is_global_agent(value):
+        return "*"
+    text = value if value.isascii() else file_text(value)
+    if google and text[:1].isspace():
+        return ""
+    return intern(product_token(text))

@@ -1,0 +1,193 @@
+"""Reading one ``REP_*`` setting: the readers of the settings table
+(:data:`scrapy_rep.settings.SETTINGS`), each of which raises :class:`RepSettingError`
+naming the setting when its value cannot be used (SPEC §5). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from os import PathLike
+from typing import Any, Final, Protocol
+
+from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+
+#: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
+PURPOSES: Final = _PURPOSES
+
+
+class RepSettingError(ValueError):
+    """A ``REP_*`` (or related Scrapy) setting has a value we cannot use."""
+
+
+class SettingsLike(Protocol):
+    """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
+
+def robots_agent(settings: SettingsLike) -> str:
+    """The crawler's identity for robots.txt and page directives: ``ROBOTSTXT_USER_AGENT``,
+    else ``USER_AGENT`` (SPEC §1 "User-agent matching")."""
+    return str(settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "")
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def read_choice(settings: SettingsLike, name: str, default: str, choices: Iterable[str]) -> str:
+    """A string setting that must be one of ``choices`` (compared case-insensitively)."""
+    accepted = tuple(choices)
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, str) and value.strip().lower() in accepted:
+        return value.strip().lower()
+    raise RepSettingError(
+        f"{name}: expected one of {', '.join(map(repr, accepted))}, got {value!r}"
+    )
+
+
+def read_bool(settings: SettingsLike, name: str, default: bool) -> bool:
+    """A boolean setting: True/False, 1/0, or the strings true/false/1/0/yes/no/on/off."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "1", "yes", "on"):
+            return True
+        if text in ("false", "0", "no", "off"):
+            return False
+    raise RepSettingError(f"{name}: expected a boolean (True or False), got {value!r}")
+
+
+def read_number(
+    settings: SettingsLike,
+    name: str,
+    default: float,
+    *,
+    minimum: float = 0.0,
+    maximum: float | None = None,
+) -> float:
+    """A number setting (int, float or numeric string) within ``[minimum, maximum]``."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise RepSettingError(f"{name}: expected a number, got {value!r}") from None
+    if number != number or number < minimum or (maximum is not None and number > maximum):
+        upper = "" if maximum is None else f" and at most {maximum:g}"
+        raise RepSettingError(
+            f"{name}: expected a number of at least {minimum:g}{upper}, got {value!r}"
+        )
+    return number
+
+
+def read_int(
+    settings: SettingsLike, name: str, default: int, *, minimum: int = 0, maximum: int | None = None
+) -> int:
+    """A whole-number setting within ``[minimum, maximum]``."""
+    number = read_number(settings, name, default, minimum=minimum, maximum=maximum)
+    if number != int(number) or number in (float("inf"), float("-inf")):
+        raise RepSettingError(f"{name}: expected a whole number, got {settings.get(name)!r}")
+    return int(number)
+
+
+def read_str(settings: SettingsLike, name: str, default: str = "") -> str:
+    """A string setting (a path or a name)."""
+    value = settings.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, (str, PathLike)):
+        return str(value)
+    raise RepSettingError(f"{name}: expected a string, got {value!r}")
+
+
+def read_store(settings: SettingsLike, name: str, default: str = "memory") -> str:
+    """``"memory"`` or a Redis URL (``redis://``, ``rediss://``, ``unix://``)."""
+    value = settings.get(name, default)
+    if value is None or value == "memory":
+        return "memory"
+    if isinstance(value, str) and value.split("://", 1)[0] in ("redis", "rediss", "unix"):
+        return value
+    raise RepSettingError(
+        f"{name}: expected 'memory' or a Redis URL (redis://host:port/db), got {value!r}"
+    )
+
+
+def read_str_list(
+    settings: SettingsLike, name: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """A list of strings: a list/tuple of str, or one comma-separated string."""
+    value = settings.get(name)
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value if item.strip())
+    raise RepSettingError(
+        f"{name}: expected a list of strings or a comma-separated string, got {value!r}"
+    )
+
+
+def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """One purpose or a list of them (each of :data:`PURPOSES`), without repeats."""
+    values = read_str_list(settings, name, default)
+    chosen = tuple(dict.fromkeys(value.lower() for value in values))
+    wrong = [value for value in chosen if value not in PURPOSES]
+    if wrong or not chosen:
+        raise RepSettingError(
+            f"{name}: expected one of {', '.join(map(repr, PURPOSES))} or a list of them, "
+            f"got {settings.get(name)!r}"
+        )
+    return chosen
+
+
+def read_url_list(
+    settings: SettingsLike, name: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """A list of absolute http(s) URLs (as :func:`read_str_list`), each once."""
+    values = read_str_list(settings, name, default)
+    wrong = [value for value in values if not _is_http_url(value)]
+    if wrong:
+        raise RepSettingError(
+            f"{name}: expected absolute http(s) URLs (license or license-server URLs), "
+            f"got {wrong[0]!r}"
+        )
+    return tuple(dict.fromkeys(values))
+
+
+def _is_http_url(value: str) -> bool:
+    scheme, sep, rest = value.partition("://")
+    return bool(sep) and scheme.lower() in ("http", "https") and bool(rest.split("/")[0])
+
+
+Reader = Callable[[SettingsLike, str, Any], Any]
+
+
+def _choice(choices: tuple[str, ...]) -> Reader:
+    return lambda settings, name, default: read_choice(settings, name, default, choices)
+
+
+def _number(minimum: float = 0.0) -> Reader:
+    return lambda settings, name, default: read_number(settings, name, default, minimum=minimum)
+
+
+def _whole(minimum: int = 0) -> Reader:
+    return lambda settings, name, default: read_int(settings, name, default, minimum=minimum)
+
+
+def _optional(reader: Reader) -> Reader:
+    """``None`` (unset) stays ``None``: the default is derived from other settings."""
+    return lambda settings, name, default: (
+        None if settings.get(name) is None else reader(settings, name, default)
+    )

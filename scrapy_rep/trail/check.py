@@ -1,0 +1,198 @@
+"""``audit verify``: the whole check of a trail, in one pass (pure).
+
+1. The hash chain (:class:`scrapy_rep.trail.read.Trail`): every line's ``prev`` is the
+   SHA-256 of the line before; a cut file or gzip stream shows.
+2. Each run is whole: it starts with a ``run`` line, ends with an ``end`` line whose
+   counts match its ``url`` lines; a crawl (a run and the runs that resume it, named by
+   their ``resumes``) has one final record per request id.
+3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
+4. Every decision is re-derived from its snapshots with today's engine
+   (:class:`scrapy_rep.trail.verify.Rederiver`).
+
+Problems are collected as :class:`Finding` (line number, URL, sentence), in file order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from scrapy_rep.trail.read import FATES, SCHEMA, Line, Trail, text
+from scrapy_rep.trail.verify import Rederiver, RunContext
+
+#: The end line's counts that are checked against the run's ``url`` lines.
+COUNTED: Final = ("url", *FATES, "files")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: where (line, URL; 0 and "" for the file as a whole) and what."""
+
+    line: int
+    url: str
+    what: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
+
+
+@dataclass
+class Verification:
+    """The result of :func:`verify`."""
+
+    path: Path
+    lines: int = 0
+    runs: int = 0
+    records: int = 0
+    snapshots: int = 0
+    #: SHA-256 of the last line: write it down to detect a later change of that line.
+    head: str = ""
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+@dataclass
+class _Run:
+    context: RunContext
+    start: int
+    #: The first run of the crawl this run resumes (itself when it is not a resume).
+    story: str = ""
+    counts: Counter[str] = field(default_factory=Counter)
+    ended: bool = False
+
+
+class _Verifier:
+    def __init__(self, trail: Trail) -> None:
+        self.trail = trail
+        self.result = Verification(trail.path)
+        self.rederiver = Rederiver(trail.snapshots)
+        self.runs: dict[str, _Run] = {}
+        #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
+        #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
+        self.final: set[bytes] = set()
+
+    def add(self, line: int, url: str, what: str) -> None:
+        self.result.findings.append(Finding(line, url, what))
+
+    def feed(self, line: Line) -> None:
+        record = line.record
+        if line.problem:
+            self.add(line.number, "", line.problem)
+        if record is None:
+            return
+        kind = line.type
+        run_id = str(record.get("run", ""))
+        if kind == "run":
+            self.result.runs += 1
+            resumed = self.runs.get(str(record.get("resumes")))
+            story = resumed.story if resumed is not None else run_id
+            self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
+            if record.get("schema") != SCHEMA:
+                self.add(line.number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
+                         f"this reader knows schema {SCHEMA}")  # fmt: skip
+            profile = record.get("profile")
+            if profile != self.runs[run_id].context.profile:
+                self.add(
+                    line.number,
+                    "",
+                    f"run {run_id[:8]}: unknown profile {profile!r}: "
+                    "its decisions are re-derived with the google profile",
+                )
+            return
+        run = self.runs.get(run_id)
+        if run is None:
+            self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
+            run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
+        if kind == "snapshot":
+            self._snapshot(line.number, record)
+        elif kind == "url":
+            self._url(line.number, record, run)
+        elif kind == "file":
+            # A media file's own statements are in its bytes, which the trail does not
+            # keep: its decision is taken as recorded (docs/audit-trail.md).
+            run.counts["files"] += 1
+        elif kind == "end":
+            self._end(line.number, record, run)
+        else:
+            self.add(line.number, "", f"unknown line type {kind!r}")
+
+    def _snapshot(self, number: int, record: dict[str, Any]) -> None:
+        self.result.snapshots += 1
+        self.rederiver.saw_snapshot(record)
+        sha = str(record.get("sha256", ""))
+        store = self.trail.snapshots
+        if not store.sound(sha):
+            self.add(
+                number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
+            )
+
+    def _url(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        self.result.records += 1
+        url = str(record.get("url", ""))
+        run.counts["url"] += 1
+        run.counts[str(record.get("fate"))] += 1
+        request = f"{run.story}\n{record.get('id') or url}"
+        key = hashlib.sha256(request.encode()).digest()[:8]
+        if key in self.final:
+            self.add(number, url, "a second final record for the same request id")
+        self.final.add(key)
+        if text(record.get("fate")) not in FATES:
+            self.add(number, url, f"unknown fate {record.get('fate')!r}")
+        for what in self.rederiver.differences(record, run.context):
+            self.add(number, url, what)
+
+    def _end(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        run.ended = True
+        counts = record.get("counts")
+        counts = counts if isinstance(counts, dict) else {}
+        for name in COUNTED:
+            said, seen = counts.get(name, 0), run.counts[name]
+            if said != seen:
+                self.add(
+                    number,
+                    "",
+                    f"run {run.context.run[:8]}: the end line counts {said} "
+                    f"{name} record(s), the trail holds {seen} (lines deleted or added)",
+                )
+
+    def finish(self) -> Verification:
+        result = self.result
+        chain = self.trail.chain
+        result.lines, result.head = chain.lines, chain.head
+        for problem in chain.problems:
+            self.add(0, "", problem)
+        for run in self.runs.values():
+            if not run.ended:
+                self.add(
+                    run.start,
+                    "",
+                    f"run {run.context.run[:8]} has no end line: the crawl "
+                    "was killed, or the trail was cut after it",
+                )
+        return result
+
+
+def verify(path: str | Path, heads: Iterable[str] = ()) -> Verification:
+    """Check the trail at ``path`` (raises :class:`scrapy_rep.trail.read.TrailError` when
+    it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
+    :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
+    change of what was then the last line, or a cut at a line boundary, shows too."""
+    trail = Trail(path)
+    verifier = _Verifier(trail)
+    wanted = {head.strip().lower() for head in heads}
+    for line in trail.lines():
+        verifier.feed(line)
+        wanted.discard(trail.chain.head)
+    result = verifier.finish()
+    for head in sorted(wanted):
+        what = f"no line hashes to the head {head} written down earlier: that line or one "
+        result.findings.append(Finding(0, "", what + "before it was changed or cut"))
+    return result

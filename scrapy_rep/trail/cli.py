@@ -1,0 +1,186 @@
+"""``python -m scrapy_rep audit …`` (and ``scrapy audit …``): read an audit trail.
+
+- ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
+- ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
+- ``audit show TRAIL URL``: the whole story of one URL;
+- ``audit report TRAIL --html FILE``: one self-contained HTML page.
+
+Standard library and scrapy_rep's pure modules only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, TextIO
+
+from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.html import MAX_ROWS, render, row_html
+from scrapy_rep.trail.read import Trail, TrailError
+from scrapy_rep.trail.show import story
+from scrapy_rep.trail.summary import Summary, summary_text
+
+EXIT_CLEAN: Final = 0
+EXIT_DIFFERENCES: Final = 1
+EXIT_UNUSABLE: Final = 2
+EXIT_CODES: Final = f"""exit codes (the same for `scrapy audit`):
+  {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
+  {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
+     decision that differs); show: no record of that URL; report: verify found problems
+  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument"""
+COMMANDS: Final = ("summary", "verify", "show", "report")
+
+
+def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
+    """The ``audit`` command line (shared with ``scrapy audit``)."""
+    top = argparse.ArgumentParser(
+        prog=prog,
+        description="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz).",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = top.add_subparsers(dest="command", metavar="{summary,verify,show,report}")
+    helps = {
+        "summary": "counts per origin, per purpose and per deciding signal",
+        "verify": "check the hash chain and snapshots; re-derive every decision",
+        "show": "the whole story of one URL",
+        "report": "write one self-contained HTML page (--html FILE)",
+    }
+    for name in COMMANDS:
+        command = commands.add_parser(
+            name,
+            help=helps[name],
+            description=helps[name],
+            epilog=EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.add_argument("trail", metavar="TRAIL", help="the trail file (.jsonl or .jsonl.gz)")
+        if name == "verify":
+            command.add_argument(
+                "--head",
+                metavar="SHA256",
+                action="append",
+                default=[],
+                help="a head printed by an earlier verify: it must still be "
+                "the hash of a line (repeatable)",
+            )
+            command.add_argument(
+                "--json", action="store_true", help="one JSON object: counts, head, findings"
+            )
+        if name == "show":
+            command.add_argument("url", metavar="URL", help="the URL (or request id)")
+        if name == "report":
+            command.add_argument("--html", metavar="FILE", required=True, help="the page to write")
+            command.add_argument(
+                "--max-rows",
+                type=int,
+                default=MAX_ROWS,
+                help=f"table rows at most (default: {MAX_ROWS})",
+            )
+    return top
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str = "") -> int:
+    """``audit …`` with ``argv`` (after ``audit``); the exit status (:data:`EXIT_CODES`)."""
+    out = out if out is not None else sys.stdout
+    top = parser(prog or "python -m scrapy_rep audit")
+    try:
+        options = top.parse_args(list(sys.argv[2:] if argv is None else argv))
+    except SystemExit as exit_:
+        return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
+    if options.command not in COMMANDS:
+        top.print_usage(sys.stderr)
+        print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        return _run(options, out)
+    except TrailError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except BrokenPipeError:  # `audit verify trail | head`: the reader went away
+        _silence(out)
+        return EXIT_DIFFERENCES
+
+
+def _silence(out: TextIO) -> None:
+    """Point ``out`` at /dev/null, so that Python's flush at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def _run(options: argparse.Namespace, out: TextIO) -> int:
+    if options.command == "summary":
+        summary = Summary()
+        for line in Trail(options.trail).lines():
+            summary.feed(line)
+        print("\n".join(summary_text(summary)), file=out)
+        return EXIT_CLEAN
+    if options.command == "verify":
+        return _verify(options.trail, out, options.head, options.json)
+    if options.command == "show":
+        lines, found = story(options.trail, options.url)
+        if not found:
+            lines.append(f"no record of {options.url} in {options.trail}")
+        print("\n".join(lines), file=out)
+        return EXIT_CLEAN if found else EXIT_DIFFERENCES
+    return _report(options, out)
+
+
+def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> int:
+    result = verify(path, heads)
+    code = EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+    if as_json:
+        summary = {
+            name: getattr(result, name)
+            for name in ("lines", "runs", "records", "snapshots", "head")
+        }
+        findings = [{"line": f.line, "url": f.url, "what": f.what} for f in result.findings]
+        print(
+            json.dumps({"trail": path, "clean": result.clean, **summary, "findings": findings}),
+            file=out,
+        )
+        return code
+    for finding in result.findings:
+        print(finding, file=out)
+    verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
+    print(
+        f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
+        f"{result.records} record(s), {result.snapshots} snapshot(s); "
+        f"head {result.head}",
+        file=out,
+    )
+    return code
+
+
+def _report(options: argparse.Namespace, out: TextIO) -> int:
+    if options.max_rows < 0:
+        print("error: --max-rows must be 0 or more", file=sys.stderr)
+        return EXIT_UNUSABLE
+    path = Path(options.trail)
+    summary, rows = Summary(), list[str]()
+    for line in Trail(path).lines():
+        record = summary.feed(line)
+        if record is not None and len(rows) < options.max_rows:
+            purposes = summary.purposes_of(record)
+            rows.append(row_html(line.number, record, purposes))
+    result = verify(path)
+    page = render(path, summary, rows, result)
+    try:
+        Path(options.html).write_text(page, encoding="utf-8")
+    except OSError as error:
+        print(f"error: cannot write {options.html}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    print(
+        f"{options.html}: {summary.total.requests} record(s), verify: "
+        f"{'clean' if result.clean else f'{len(result.findings)} problem(s)'}",
+        file=out,
+    )
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

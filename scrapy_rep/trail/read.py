@@ -1,0 +1,235 @@
+"""Reading an audit trail (``REP_AUDIT_FILE``, schema v1 of ``docs/audit-trail.md``): its
+lines, plain or gzip-compressed, checked against the hash chain, and its snapshots (pure).
+
+Every line carries ``prev``, the SHA-256 of the previous line's exact bytes (``""`` on the
+first line of the file). :class:`Trail` reads the lines in order and says, line by line,
+where the chain breaks: an edited line breaks the link of the line after it, a deleted
+line the link of the line that followed it, a cut file shows as a last line without its
+newline or a gzip stream without its end. The last line is protected by nothing after it:
+:attr:`ChainState.head` (the hash of the last line) is what an auditor writes down to
+detect a later change of it.
+
+The snapshots (``<trail>.d/<sha256>``, or ``<sha256>.gz``) are read by
+:class:`SnapshotStore`, which checks that their bytes still hash to their name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+# The writer's names, so that the two sides cannot disagree.
+from scrapy_rep.trail.file import EMPTY_SHA256 as EMPTY_SHA256
+from scrapy_rep.trail.file import SCHEMA as SCHEMA
+from scrapy_rep.trail.file import snapshot_dir
+
+#: The line types of schema v1.
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end"})
+#: The fates a ``url`` line can have.
+FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
+
+
+def text(value: Any) -> str:
+    """A field that must be a string: ``""`` when it is anything else."""
+    return value if isinstance(value, str) else ""
+
+
+def items(value: Any) -> list[Any]:
+    """A field that must be a list: ``[]`` when it is anything else."""
+    return value if isinstance(value, list) else []
+
+
+class TrailError(Exception):
+    """The input cannot be read as a trail at all (missing file, not a trail): one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the trail, as stored."""
+
+    #: 1-based line number in the (uncompressed) file.
+    number: int
+    raw: bytes
+    #: The JSON object, ``None`` when the line is not one.
+    record: dict[str, Any] | None
+    #: ``""``, or why the line breaks the chain or cannot be read.
+    problem: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.type_of(self.record) if self.record is not None else ""
+
+    @staticmethod
+    def type_of(record: dict[str, Any]) -> str:
+        kind = record.get("type")
+        return kind if isinstance(kind, str) else ""
+
+
+@dataclass
+class ChainState:
+    """The chain as read so far."""
+
+    #: SHA-256 hex of the last line read (``""`` before the first).
+    head: str = ""
+    lines: int = 0
+    #: Problems of the file as a whole (cut, unreadable tail), in the order found.
+    problems: list[str] = field(default_factory=list)
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Trail:
+    """A trail file read line by line (constant memory), its chain checked as it goes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.compressed = self.path.name.endswith(".gz")
+        self.chain = ChainState()
+        self.snapshots = SnapshotStore(snapshot_dir(self.path))
+        if not self.path.exists():
+            raise TrailError(f"{self.path}: no such file")
+        if not self.path.is_file():
+            raise TrailError(f"{self.path}: not a file")
+
+    def lines(self) -> Iterator[Line]:
+        """Every line, each with the problem of its chain link (if any). Raises
+        :class:`TrailError` when the file is not a trail: unreadable, not gzip while
+        named ``.gz``, or no line of it is a trail line."""
+        self.chain = chain = ChainState()
+        seen_trail_line = False
+        for raw in self._raw_lines():
+            chain.lines += 1
+            record = _parse(raw)
+            problem = self._link_problem(chain, raw, record)
+            if record is not None and Line.type_of(record) in TYPES:
+                seen_trail_line = True
+            chain.head = hashlib.sha256(raw).hexdigest()
+            yield Line(chain.lines, raw, record, problem)
+        if not seen_trail_line:
+            what = "empty" if chain.lines == 0 else "not an audit trail"
+            raise TrailError(f"{self.path}: {what}")
+
+    @staticmethod
+    def _link_problem(chain: ChainState, raw: bytes, record: dict[str, Any] | None) -> str:
+        number = chain.lines
+        if not raw.endswith(b"\n"):
+            chain.problems.append(f"line {number}: the file is cut (no newline at its end)")
+            return "cut: the line has no end"
+        if record is None:
+            return "not a JSON object: the line was changed or damaged"
+        prev = record.get("prev")
+        if prev == chain.head:
+            return ""
+        if chain.head == "":
+            return f"the first line's prev should be empty, it is {str(prev)[:16]!r}"
+        return (
+            f"chain broken: prev does not match line {number - 1} "
+            "(a line before it was changed, deleted or inserted)"
+        )
+
+    def _raw_lines(self) -> Iterator[bytes]:
+        try:
+            if not self.compressed:
+                with self.path.open("rb") as file:
+                    yield from file
+                return
+            with gzip.open(self.path, "rb") as stream:
+                yield from self._gzip_lines(stream)
+        except OSError as error:
+            raise TrailError(f"{self.path}: cannot read: {error.strerror or error}") from None
+
+    def _gzip_lines(self, stream: gzip.GzipFile) -> Iterator[bytes]:
+        pending = b""
+        try:
+            for raw in stream:
+                if pending:
+                    yield pending
+                pending = raw
+        except gzip.BadGzipFile as error:
+            if not pending and self.chain.lines == 0:
+                raise TrailError(f"{self.path}: not a gzip file ({error})") from None
+            self.chain.problems.append(f"after line {self.chain.lines + 1}: damaged gzip data")
+        except (EOFError, zlib.error):
+            self.chain.problems.append(
+                "the gzip stream is cut (its last member has no end): the file was truncated"
+            )
+        if pending:
+            yield pending
+
+
+def _is_sha256(name: object) -> bool:
+    return isinstance(name, str) and len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+class SnapshotStore:
+    """The snapshot bodies beside a trail, each read at most once per check."""
+
+    #: Parsed documents kept (bounded memory on a trail of many origins).
+    MAX_PARSED: Final = 256
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        #: sha256 -> the problem with its file ("" when it is sound).
+        self.checked: dict[str, str] = {}
+        self._parsed: dict[tuple[str, str], Any] = {}
+
+    def body(self, sha256: str) -> bytes | None:
+        """The body named ``sha256``; ``None`` when it is missing or its bytes no longer
+        hash to its name (:attr:`checked` says which)."""
+        if not _is_sha256(sha256):
+            self.checked[str(sha256)] = "not a SHA-256 name"
+            return None
+        if sha256 == EMPTY_SHA256:
+            self.checked[sha256] = ""
+            return b""
+        body = self._read(sha256)
+        if body is None:
+            self.checked[sha256] = f"missing: no file {sha256} in {self.directory}"
+            return None
+        if hashlib.sha256(body).hexdigest() != sha256:
+            self.checked[sha256] = "altered: its bytes no longer hash to its name"
+            return None
+        self.checked[sha256] = ""
+        return body
+
+    def sound(self, sha256: str) -> bool:
+        """Whether the body named ``sha256`` is present and unaltered (checked once)."""
+        if sha256 not in self.checked:
+            self.body(sha256)
+        return not self.checked.get(sha256)
+
+    def _read(self, sha256: str) -> bytes | None:
+        plain = self.directory / sha256
+        try:
+            return plain.read_bytes()
+        except OSError:
+            pass
+        try:
+            return gzip.decompress((self.directory / f"{sha256}.gz").read_bytes())
+        except (OSError, EOFError, zlib.error):
+            return None
+
+    def parsed(self, sha256: str, how: str, parse: Any) -> Any:
+        """``parse(body)`` for the body named ``sha256``, cached under ``(sha256, how)``;
+        ``None`` when the body is unusable."""
+        key = (sha256, how)
+        if key in self._parsed:
+            return self._parsed[key]
+        body = self.body(sha256)
+        value = None if body is None else parse(body)
+        if len(self._parsed) >= self.MAX_PARSED:
+            self._parsed.clear()
+        self._parsed[key] = value
+        return value

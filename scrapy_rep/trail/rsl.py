@@ -1,0 +1,54 @@
+"""The RSL licenses a trail record was decided with, re-derived from their snapshots
+(``scrapy_rep trail verify``; docs/audit-trail.md, docs/purpose-notes.md §9). Pure.
+
+A record's ``rsl`` signals name their license URL in their ``source`` (``RSL <url> …``)
+and the snapshot of its body; a license given up on as unreachable has no snapshot
+(nothing was read) and stands for the unreachable license: no AI use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from scrapy_rep.fetch.rsl_kind import licenses_to_wait_for
+from scrapy_rep.trail.read import SnapshotStore, text
+from scrapy_rep.usage.purpose import UsageSignal
+from scrapy_rep.usage.rsl import UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.usage.rsl_terms import held_licenses, license_url_of, licenses_signals
+
+
+def page_license(signal: dict[str, Any], named: Iterable[str]) -> bool:
+    """Whether ``signal`` is an RSL signal of a license the page named (not one of
+    robots.txt's ``named`` licenses)."""
+    if signal.get("vocabulary") != "rsl":
+        return False
+    return license_url_of(text(signal.get("source"))) not in licenses_to_wait_for(named)
+
+
+def license_signals(
+    signals: Iterable[dict[str, Any]],
+    url: str,
+    store: SnapshotStore,
+    held: Iterable[str],
+    named: Iterable[str],
+) -> tuple[tuple[UsageSignal, ...], str]:
+    """The signals today's engine draws about ``url`` from the licenses of robots.txt
+    (``named``: its ``License:`` URLs) the recorded ``signals`` name, and a problem
+    (``""``: none) when a snapshot cannot be read."""
+    documents: dict[str, RslDocument] = {}
+    keys = licenses_to_wait_for(named)
+    for signal in signals:
+        license_url = license_url_of(text(signal.get("source")))
+        if signal.get("vocabulary") != "rsl" or license_url not in keys:
+            continue
+        if license_url in documents:
+            continue
+        sha = text(signal.get("snapshot"))
+        document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE
+        if document is None:
+            return (), f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
+        documents[license_url] = document
+    if not documents:
+        return (), ""
+    return licenses_signals(documents.items(), url, held_licenses(held)), ""

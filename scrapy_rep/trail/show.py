@@ -1,0 +1,168 @@
+"""``audit show URL``: the whole story of one URL in a trail, in words (pure).
+
+Every ``url`` record of the URL (or of its request id), across runs, in file order: the
+run it belongs to, its fate, the robots.txt line that decided it and the snapshot it was
+read from, the usage signals and the answer per purpose, the items kept and dropped; the
+records that were redirected to it; and what today's engine says when it re-derives the
+decision from the snapshots (:mod:`scrapy_rep.trail.verify`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.trail.read import Trail, items
+from scrapy_rep.trail.verify import Rederiver, RunContext
+
+_FATES = {
+    "fetched": "was fetched",
+    "refused": "was refused",
+    "failed": "failed: no response after every attempt",
+    "redirected": "was redirected",
+    "unfinished": "was left unfinished when the crawl ended",
+}
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _fate(record: dict[str, Any]) -> str:
+    fate = str(record.get("fate"))
+    text = _FATES.get(fate, f"has the unknown fate {fate!r}")
+    if fate == "refused":
+        text += f" by {record.get('refused_by') or 'an unnamed check'}"
+    if fate == "redirected":
+        text += f" to {record.get('to')}"
+    extras = []
+    if record.get("attempts") == 0:
+        extras.append("never downloaded")
+    elif record.get("attempts") is not None:
+        extras.append(_plural(record.get("attempts"), "attempt"))
+    if record.get("status") is not None:
+        extras.append(f"HTTP {record.get('status')}")
+    text += f" ({', '.join(extras)})" if extras else ""
+    return text + (f": {record['why']}" if record.get("why") else "")
+
+
+def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
+    if not isinstance(robots, dict):
+        return ["  robots.txt: not recorded"]
+    origin = robots.get("origin") or origin_of(url)
+    agent = robots.get("agent") or "?"
+    if robots.get("line") is not None:
+        said = f"line {robots.get('line')} ({robots.get('rule')}) decided it for {agent}"
+    else:
+        said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
+    lines = [f"  robots.txt of {origin}: {said}"]
+    sha = str(robots.get("snapshot") or "")
+    meta = rederiver.meta(sha, f"{origin}/robots.txt")
+    if meta is not None:
+        lines.append(
+            f"    snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
+            f"HTTP {meta.get('status')}, {meta.get('outcome')}, {meta.get('bytes')} bytes"
+        )
+    elif sha:
+        lines.append(f"    snapshot {sha} (no snapshot line announces it)")
+    return lines
+
+
+def _usage(usage: Any) -> list[str]:
+    if not isinstance(usage, dict):
+        return []
+    lines = []
+    signals = [s for s in usage.get("signals") or () if isinstance(s, dict)]
+    for signal in signals:
+        answers = signal.get("answers") or {}
+        said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
+        where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
+        lines.append(
+            f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
+            f"{said or 'says nothing about these purposes'}{where}"
+        )
+    by = usage.get("decided_by") or {}
+    for purpose, answer in (usage.get("answers") or {}).items():
+        verdict = "unknown" if answer is None else "allowed" if answer else "denied"
+        index = by.get(purpose)
+        source = ""
+        if isinstance(index, int) and 0 <= index < len(signals):
+            source = f" by {signals[index].get('source')}"
+        lines.append(f"  {purpose}: {verdict}{source}")
+    return lines
+
+
+def _items(record: dict[str, Any]) -> list[str]:
+    if record.get("items_kept") is None and record.get("items_dropped") is None:
+        return []
+    line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
+    if record.get("item_reason"):
+        line += f" ({record['item_reason']})"
+    return [line]
+
+
+def story(path: str | Path, url: str) -> tuple[list[str], int]:
+    """The lines that tell ``url``'s story, and how many records speak of it."""
+    trail = Trail(path)
+    rederiver = Rederiver(trail.snapshots)
+    runs: dict[str, dict[str, Any]] = {}
+    lines: list[str] = []
+    found = 0
+    for line in trail.lines():
+        record = line.record or {}
+        kind = line.type
+        if kind == "run":
+            runs[str(record.get("run"))] = record
+        elif kind == "snapshot":
+            rederiver.saw_snapshot(record)
+        elif kind == "url" and url in (record.get("url"), record.get("id")):
+            found += 1
+            lines += _record(line.number, record, runs, rederiver)
+        elif kind == "url" and record.get("to") == url:
+            lines.append(
+                f"line {line.number}: {record.get('url')} was redirected here "
+                f"(run {str(record.get('run'))[:8]})"
+            )
+        elif kind == "file" and record.get("url") == url:
+            found += 1
+            lines += _file(line.number, record)
+    return lines, found
+
+
+def _file(number: int, record: dict[str, Any]) -> list[str]:
+    """A file a media pipeline downloaded and read for its own statements."""
+    fate = {"stored": "stored", "refused": "not stored", "marked": "stored and marked"}
+    said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
+    text = [f"line {number}: file read for its own statements; {said}"]
+    if record.get("why"):
+        text.append(f"  why: {record['why']}")
+    return text + _usage(record.get("usage"))
+
+
+def _record(
+    number: int,
+    record: dict[str, Any],
+    runs: dict[str, dict[str, Any]],
+    rederiver: Rederiver,
+) -> list[str]:
+    run = runs.get(str(record.get("run")), {})
+    lines = [
+        f"line {number}, {record.get('time')}: {record.get('url')} {_fate(record)}",
+        f"  run {record.get('run')} (spider {run.get('spider')}, started {run.get('time')}, "
+        f"purposes {', '.join(map(str, items(run.get('purposes')))) or '-'}, "
+        f"profile {run.get('profile')})",
+        f"  request id {record.get('id')}",
+    ]
+    lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
+    lines += _usage(record.get("usage"))
+    lines += _items(record)
+    differences = rederiver.differences(record, RunContext.of(run))
+    robots = record.get("robots")
+    if differences:
+        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
+    elif isinstance(robots, dict) and robots.get("snapshot"):
+        lines.append("  today's engine, from the snapshots: the same decision")
+    else:
+        lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
+    return lines

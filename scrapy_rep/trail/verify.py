@@ -1,0 +1,295 @@
+"""Re-deriving a trail's decisions from its snapshots with today's engine (pure).
+
+For each ``url`` line (schema v1, ``docs/audit-trail.md``), :class:`Rederiver` parses the
+robots.txt snapshot that decided it with the run's ``profile`` and asks the engine again
+(:func:`scrapy_rep.robotstxt.parse_robotstxt`):
+
+- a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
+  agent recorded and for every agent the run checked (``agents``);
+- a page refused by ``robots.txt`` must be disallowed, and the deciding line must be the
+  one recorded;
+- the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
+  ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
+  for a purpose of the run means the page was refused before it was fetched
+  (:meth:`scrapy_rep.usage.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
+  meta) have no snapshot and are taken as recorded.
+
+A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
+allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own sentence, ``unreachable for
+600 s (…): requests dropped`` or ``…: treated as allowed``, is read the same way),
+anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+unreachable; no status: the body as stored, empty for no file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.fetch.policy import Effect, effect_of_status
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
+from scrapy_rep.trail.read import SnapshotStore, items, text
+from scrapy_rep.trail.rsl import license_signals, page_license
+from scrapy_rep.usage.policy import RESERVED_ALL, UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSES
+from scrapy_rep.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
+
+#: Fates that mean the page was sent for: robots.txt allowed it.
+SENT: Final = frozenset({"fetched", "redirected", "failed"})
+#: ``refused_by`` values that a "no" of the usage signals explains.
+USAGE_REFUSALS: Final = frozenset({"purpose", "tdmrep.json"})
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run's header says that a decision depends on."""
+
+    run: str = ""
+    profile: str = "google"
+    agents: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ("search",)
+    unknown: str = "allow"
+    unreachable_action: str = "drop"
+    rsl_licenses: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, header: dict[str, Any]) -> RunContext:
+        """From a ``run`` line; anything missing or odd keeps its default."""
+        settings = header.get("settings")
+        settings = settings if isinstance(settings, dict) else {}
+        agents = header.get("agents")
+        purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
+        profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
+        return cls(
+            run=str(header.get("run", "")),
+            profile=profile if profile in PROFILES else "google",
+            agents=tuple(str(a) for a in agents) if isinstance(agents, list) else (),
+            purposes=tuple(purposes) or ("search",),
+            unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
+            unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
+            rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
+        )
+
+
+def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
+    """How the crawl read a robots.txt snapshot (see the module docstring)."""
+    meta = meta or {}
+    outcome = str(meta.get("outcome") or "parsed")
+    if outcome == "absent":
+        return Effect.ALLOW_ALL
+    if outcome == "unreachable":
+        return Effect.UNREACHABLE
+    if outcome == "gave-up":
+        return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
+    if outcome.startswith("unreachable for "):  # the lifecycle's words for giving up
+        allowed = "treated as allowed" in outcome
+        return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
+    status = meta.get("status")
+    if outcome in ("parsed", "cut") or not isinstance(status, int):
+        return Effect.PARSE
+    effect = effect_of_status(status)
+    return Effect.ALLOW_ALL if effect is Effect.FOLLOW else effect
+
+
+def _answers(value: Any) -> tuple[bool | None, ...]:
+    """A recorded signal's answers (``{"ai-train": false}``) in :data:`PURPOSES` order."""
+    if isinstance(value, dict):
+        return tuple(value.get(p) for p in PURPOSES)
+    if isinstance(value, list) and len(value) == len(PURPOSES):
+        return tuple(value)
+    return (None,) * len(PURPOSES)
+
+
+class Rederiver:
+    """Re-derives the decisions of ``url`` lines, fed the trail's lines in order."""
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self.store = store
+        #: sha256 -> its (latest) ``snapshot`` line.
+        self.snapshots: dict[str, dict[str, Any]] = {}
+        #: (sha256, document URL) -> its latest ``snapshot`` line: the outcome of a body
+        #: is the outcome at that URL (the empty body is every absent or unreachable file).
+        self.described: dict[tuple[str, str], dict[str, Any]] = {}
+        #: (kind, document URL) -> the sha256 of its latest snapshot line.
+        self.latest: dict[tuple[str, str], str] = {}
+
+    def saw_snapshot(self, record: dict[str, Any]) -> None:
+        sha, url = text(record.get("sha256")), text(record.get("url"))
+        self.snapshots[sha] = record
+        self.described[(sha, url)] = record
+        self.latest[(text(record.get("kind")), url)] = sha
+
+    def meta(self, sha: str, document: str) -> dict[str, Any] | None:
+        """The snapshot line of body ``sha`` fetched from ``document``, else any line of
+        that body: a snapshot line is written once per body, and in schema v1 the empty
+        body is always "absent" (a document given up on as unreachable has no snapshot)."""
+        meta = self.described.get((sha, document))
+        return meta if meta is not None else self.snapshots.get(sha)
+
+    def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+        """Every way ``record`` differs from what its snapshots say today (sentences)."""
+        url = str(record.get("url", ""))
+        robots = record.get("robots")
+        robots = robots if isinstance(robots, dict) else {}
+        agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
+        sha = text(robots.get("snapshot"))
+        if not sha:
+            return self._without_snapshot(record, robots, url, run)
+        origin = text(robots.get("origin")) or str(origin_of(url) or "")
+        rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
+        if rules is None:
+            return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+        found = self._robots_differences(record, robots, rules, url, agent, run)
+        if rules.allowed(url, agent):
+            found += self._usage_differences(record, rules, url, agent, origin, run)
+        return found
+
+    @staticmethod
+    def _without_snapshot(
+        record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
+    ) -> list[str]:
+        """A record no robots.txt body decided: nothing to re-derive, but a page sent for
+        needs a reason: its origin's robots.txt was given up on as unreachable and the
+        run's ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer then records the
+        crawl's sentence, "unreachable for … s …", in ``robots.why``)."""
+        fate = text(record.get("fate"))
+        if fate not in SENT or origin_of(url) is None:
+            return []
+        if "unreachable for " not in text(robots.get("why")):
+            return ["no robots.txt snapshot names what allowed it"]
+        if run.unreachable_action != "allow":
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
+        return []
+
+    # ------------------------------------------------------------------ robots.txt
+
+    def _robots(self, sha: str, document: str, run: RunContext) -> tuple[RobotsTxt | None, str]:
+        meta = self.meta(sha, document)
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is not Effect.PARSE:
+            if not self.store.sound(sha):
+                return None, self.store.checked.get(sha, "unreadable")
+            return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), ""
+        rules = self.store.parsed(sha, f"robots:{run.profile}", _robots_parser(run.profile))
+        if rules is None:
+            return None, self.store.checked.get(sha, "unreadable")
+        return rules, ""
+
+    @staticmethod
+    def _robots_differences(
+        record: dict[str, Any],
+        robots: dict[str, Any],
+        rules: RobotsTxt,
+        url: str,
+        agent: str,
+        run: RunContext,
+    ) -> list[str]:
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        decision = rules.decide(url, agent)
+        found = []
+        if fate in SENT and not decision.allowed:
+            found.append(
+                f"recorded {fate}, but robots.txt disallows it for {agent} ({decision.explanation})"
+            )
+        elif fate in SENT:
+            found += [
+                f"recorded {fate}, but robots.txt disallows it for {other} "
+                f"({rules.decide(url, other).explanation})"
+                for other in run.agents
+                if other != agent and not rules.allowed(url, other)
+            ]
+        if fate == "refused" and by == "robots.txt" and decision.allowed:
+            found.append(
+                f"recorded refused by robots.txt, but it allows it for {agent} "
+                f"({decision.explanation})"
+            )
+        line = robots.get("line")
+        if line != decision.line and (line is not None or fate != "unfinished"):
+            said = f"line {line}" if line is not None else "no line"
+            now = f"line {decision.line}" if decision.line is not None else "no line"
+            found.append(
+                f"recorded as decided by {said}, the snapshot gives {now} ({decision.explanation})"
+            )
+        return found
+
+    # ------------------------------------------------------------------ usage
+
+    def _usage_differences(
+        self,
+        record: dict[str, Any],
+        rules: RobotsTxt,
+        url: str,
+        agent: str,
+        origin: str,
+        run: RunContext,
+    ) -> list[str]:
+        usage = record.get("usage")
+        signals = usage.get("signals") if isinstance(usage, dict) else None
+        signals = [s for s in items(signals) if isinstance(s, dict)]
+        policy = UsagePolicy.of(run.purposes, run.unknown)
+        tdm, problem = self._tdmrep(signals, origin, run) if policy.needs_tdmrep else (None, "")
+        licenses, problem = (
+            license_signals(signals, url, self.store, run.rsl_licenses, rules.licenses)
+            if not problem
+            else ((), problem)
+        )
+        if problem:
+            return [problem]
+        before = policy.before_fetch(rules, url, agent, tdm, (), licenses)
+        derived = {signal.source: signal.answers for signal in before.every}
+        found = []
+        for signal in signals:
+            if not signal.get("snapshot") or page_license(signal, rules.licenses):
+                continue  # a page's own signal: taken as recorded
+            source = str(signal.get("source", ""))
+            if source not in derived:
+                found.append(f"usage signal {source!r} is not in its snapshot")
+            elif derived[source] != _answers(signal.get("answers")):
+                found.append(f"usage signal {source!r} answers differently today")
+        refusal = policy.refuse_before(before)
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        if refusal is not None and fate in SENT:
+            found.append(f"recorded {fate}, but {refusal.message} (before the fetch)")
+        if (
+            refusal is None
+            and fate == "refused"
+            and by in USAGE_REFUSALS
+            and tdm is not RESERVED_ALL
+        ):
+            found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
+        return found
+
+    def _tdmrep(
+        self, signals: list[dict[str, Any]], origin: str, run: RunContext
+    ) -> tuple[TdmRepFile | None, str]:
+        """The tdmrep.json the record was decided with (AI purposes only): the snapshot a
+        signal names, else the latest one of the URL's origin (``None``: the run read none)."""
+        sha = None
+        for signal in signals:
+            named = text(signal.get("snapshot"))
+            if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
+                sha = named
+        document = f"{origin}{WELL_KNOWN_PATH}"
+        if sha is None:
+            sha = self.latest.get(("tdmrep.json", document))
+        if sha is None:
+            return None, ""
+        meta = self.meta(sha, document)
+        if not self.store.sound(sha):
+            return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is Effect.UNREACHABLE:
+            return RESERVED_ALL, ""
+        if effect is Effect.ALLOW_ALL:
+            return NO_FILE, ""
+        return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
+
+
+def _robots_parser(profile: str) -> Any:
+    def parse(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile)
+
+    return parse

@@ -1,0 +1,1 @@
+"""The AI-usage signals and what they mean for each purpose. Pure."""

@@ -1,0 +1,270 @@
+"""The one table that maps each AI-usage signal onto the purposes (pure).
+
+Each row names the signal as written, what it means for ``search``, ``ai-train`` and
+``ai-input``, and the text that justifies it; a vocabulary with no word for a purpose
+says nothing about it (``None``). See ``docs/purpose-notes.md`` (its table is written
+from this one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal
+
+from scrapy_rep.usage._rsl_rows import RSL_ROWS
+from scrapy_rep.usage.standards import STANDARDS
+
+Purpose = Literal["search", "ai-train", "ai-input"]
+#: The purposes, in the order of :attr:`UsageSignal.answers`.
+PURPOSES: Final[tuple[Purpose, ...]] = ("search", "ai-train", "ai-input")
+#: Each purpose's position in :data:`PURPOSES` (and in every signal's answers).
+PURPOSE_INDEX: Final[Mapping[str, int]] = MappingProxyType(
+    {purpose: index for index, purpose in enumerate(PURPOSES)}
+)
+
+Vocabulary = Literal[
+    "aipref", "content-signal", "tdmrep", "robots-meta", "robots-ai-control", "iptc", "cawg", "rsl"
+]
+#: Per purpose (in :data:`PURPOSES` order): ``True`` allowed, ``False`` denied, ``None``
+#: the signal says nothing about it.
+Answers = tuple[bool | None, bool | None, bool | None]
+_NONE: Final[Answers] = (None, None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class MappingRow:
+    """One signal value and what it means for each purpose."""
+
+    vocabulary: Vocabulary
+    #: The signal as written: ``train-ai=n``, ``ai-input=yes``, ``tdm-reservation: 1``.
+    signal: str
+    answers: Answers
+    #: The text that justifies the row.
+    source: str
+    #: The row's standard, a key of :data:`scrapy_rep.usage.standards.STANDARDS`.
+    standard: str = "aipref-vocab"
+
+    @property
+    def revision(self) -> str:
+        """The revision of the source this row follows (the one table of revisions)."""
+        return STANDARDS[self.standard]
+
+
+_AIPREF_TRAIN = (
+    'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
+    "learned parameters of an AI model that is used to generate synthetic content in one "
+    'or more modalities"; vocab-08 (as summarised) narrows train-ai to generative models, '
+    "which the -07 text already says"
+)
+_AIPREF_USE = (
+    'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
+    "was not found in any stored copy): use of an asset as input to a generative AI model "
+    "where the user did not supply the asset"
+)
+_AI_CONTROL = (
+    "draft-canel-robots-ai-control-00 (Microsoft): DisallowAITraining / AllowAITraining "
+    '"path" rules of a robots.txt group for "the usage of the content ... for AI training"; '
+    "read as the train-ai=n / train-ai=y path rules of attach-05 §3"
+)
+_AIPREF_SEARCH = (
+    'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
+    "purpose of the application is to select assets and direct users to the location of "
+    'those assets" ... "This category does not include the use of assets to generate '
+    'summaries"'
+)
+_CS_SEARCH = (
+    'Cloudflare Content Signals Policy: "search: building a search index and providing '
+    "search results (e.g., returning hyperlinks and short excerpts from your website's "
+    'contents). Search does not include providing AI-generated search summaries."'
+)
+_CS_INPUT = (
+    'Cloudflare Content Signals Policy: "ai-input: inputting content into one or more AI '
+    "models (e.g., retrieval augmented generation, grounding, or other real-time taking of "
+    'content for generative AI search answers)."'
+)
+_CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
+_CS_USE = (
+    "Cloudflare's Content-Signal use= key (2026), as a secondary source defines it (the "
+    "primary text was not found): immediate: interact, but store and reuse nothing; "
+    "reference: index, excerpt and link back; full: summarise and reproduce"
+)
+_TDM = (
+    "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
+    'reserved) and its docs/tdm-meaning.md: "the use of web content by AI solutions falls '
+    'into the scope of the Articles 3 and 4 of the DSM Directive" (training and inference '
+    'input alike); "search engines ... are not affected by the TDM reservation"'
+)
+_NOAI = (
+    'DeviantArt (2022), who introduced the directives: content that "may not be used as '
+    'input to AI models"; third parties that "train machine-learning models of any kind '
+    "must ensure their training data set excludes all content for which either of these "
+    'directives are present"; nothing about search'
+)
+_NOIMAGEAI_PAGE = (
+    "DeviantArt (2022): noimageai on a page protects the images it shows; the page's own "
+    "text is not an image, so for the page itself it says nothing (choice, see "
+    "docs/purpose-notes.md)"
+)
+
+_CS: Final = "content-signal"
+_MS: Final = "robots-ai-control"
+_IPTC_STD: Final = "iptc-data-mining"
+_CAWG_STD: Final = "cawg-training-mining"
+_IPTC = (
+    'IPTC Photo Metadata Standard 2023.1 "Data Mining" (XMP plus:DataMining, values of the '
+    "PLUS LDF vocabulary http://ns.useplus.org/ldf/vocab/): "
+)
+_IPTC_TDM = "; allowed data mining says nothing about search indexing (docs/media.md)"
+_IPTC_ALL = (
+    "; since DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING exists to except search engine "
+    "indexing, plain Prohibited covers it too: a no for search as well (docs/media.md)"
+)
+_IPTC_SEE = (
+    "; the constraints are text a crawler cannot check: a no unless "
+    "REP_MEDIA_CONSTRAINTS_MET says the crawl meets them (docs/media.md)"
+)
+_CAWG = (
+    "CAWG Training and Data Mining assertion v1.1 (cawg.training-mining; C2PA 1.x "
+    "c2pa.training-mining, same entries): "
+)
+_CAWG_CONSTRAINED = (
+    '; "In the absence of additional information, constrained shall be treated as '
+    'equivalent to notAllowed"'
+)
+_CAWG_ENTRIES: Final = (
+    (
+        "ai_generative_training",
+        (None, True, None),
+        "training data to an AI/ML model that could generate assets -> ai-train",
+    ),
+    ("ai_training", (None, True, None), "data to train non-generative AI/ML models -> ai-train"),
+    (
+        "ai_inference",
+        (None, None, True),
+        "input to a trained AI/ML model for the purposes of inferring a result -> ai-input",
+    ),
+    (
+        "data_mining",
+        (None, True, True),
+        "extracted for determining patterns, trends, and "
+        "correlations -> ai-train and ai-input (a no for both; its allowed says nothing: the "
+        "training and inference entries speak for those)",
+    ),
+)
+
+
+def _denied(answers: Answers) -> Answers:
+    return (
+        None if answers[0] is None else False,
+        None if answers[1] is None else False,
+        None if answers[2] is None else False,
+    )
+
+
+def _cawg_rows() -> tuple[MappingRow, ...]:
+    """Per entry: allowed, notAllowed, constrained (a no), constrained with
+    ``REP_MEDIA_CONSTRAINTS_MET`` (nothing)."""
+    rows = []
+    for entry, purposes, meaning in _CAWG_ENTRIES:
+        source = _CAWG + f"cawg.{entry}: {meaning}"
+        allowed = _NONE if entry == "data_mining" else purposes
+        rows += [
+            MappingRow("cawg", f"{entry}=allowed", allowed, source, _CAWG_STD),
+            MappingRow("cawg", f"{entry}=notAllowed", _denied(purposes), source, _CAWG_STD),
+            MappingRow(
+                "cawg",
+                f"{entry}=constrained",
+                _denied(purposes),
+                source + _CAWG_CONSTRAINED,
+                _CAWG_STD,
+            ),
+            MappingRow("cawg", f"{entry}=constrained (constraints met)", _NONE, source, _CAWG_STD),
+        ]
+    return tuple(rows)
+
+
+def _iptc_rows() -> tuple[MappingRow, ...]:
+    """IPTC Data Mining values (plain ``DMI-PROHIBITED`` and the ``SEE*`` forms also
+    deny search: a separate value exists to except search engine indexing)."""
+    all_no: Answers = (False, False, False)
+    rows = (
+        ("DMI-UNSPECIFIED", _NONE, '"Unspecified - no prohibition defined"'),
+        ("DMI-ALLOWED", (None, True, True), '"Allowed"' + _IPTC_TDM),
+        ("DMI-PROHIBITED-AIMLTRAINING", (None, False, None), '"Prohibited for AI/ML training"'),
+        (
+            "DMI-PROHIBITED-GENAIMLTRAINING",
+            (None, False, None),
+            '"Prohibited for Generative AI/ML training" (ai-train covers all training)',
+        ),
+        (
+            "DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING",
+            (True, False, False),
+            '"Prohibited except for search engine indexing"',
+        ),
+        (
+            "DMI-PROHIBITED",
+            all_no,
+            '"Prohibited" (any DMI-PROHIBITED-* value we do not know reads as this)' + _IPTC_ALL,
+        ),
+        (
+            "DMI-PROHIBITED-SEECONSTRAINT",
+            all_no,
+            '"Prohibited, see plus:OtherConstraints"' + _IPTC_SEE,
+        ),
+        (
+            "DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR",
+            all_no,
+            '"Prohibited, see iptcExt:EmbdEncRightsExpr"' + _IPTC_SEE,
+        ),
+        (
+            "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
+            all_no,
+            '"Prohibited, see iptcExt:LinkedEncRightsExpr"' + _IPTC_SEE,
+        ),
+        (
+            "DMI-PROHIBITED-SEE* (constraints met)",
+            _NONE,
+            "a Prohibited, see ... value whose constraints REP_MEDIA_CONSTRAINTS_MET says the "
+            "crawl meets",
+        ),
+    )
+    return tuple(
+        MappingRow("iptc", value, answers, _IPTC + text, _IPTC_STD) for value, answers, text in rows
+    )
+
+
+#: Every signal value we understand and what it means per purpose (``search``,
+#: ``ai-train``, ``ai-input``). Anything not in this table says nothing.
+ROWS: Final[tuple[MappingRow, ...]] = (
+    MappingRow("aipref", "train-ai=y", (None, True, None), _AIPREF_TRAIN),
+    MappingRow("aipref", "train-ai=n", (None, False, None), _AIPREF_TRAIN),
+    MappingRow("aipref", "search=y", (True, None, None), _AIPREF_SEARCH),
+    MappingRow("aipref", "search=n", (False, None, None), _AIPREF_SEARCH),
+    MappingRow("aipref", "ai-use=y", (None, None, True), _AIPREF_USE),
+    MappingRow("aipref", "ai-use=n", (None, None, False), _AIPREF_USE),
+    MappingRow("robots-ai-control", "DisallowAITraining", (None, False, None), _AI_CONTROL, _MS),
+    MappingRow("robots-ai-control", "AllowAITraining", (None, True, None), _AI_CONTROL, _MS),
+    MappingRow("content-signal", "search=yes", (True, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "search=no", (False, None, None), _CS_SEARCH, _CS),
+    MappingRow("content-signal", "ai-train=yes", (None, True, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
+    MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
+    MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
+    MappingRow("content-signal", "use=immediate", (False, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=reference", (None, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=full", _NONE, _CS_USE, _CS),
+    MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
+    MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),
+    MappingRow("robots-meta", "noai", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI, "noai"),
+    MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE, "noai"),
+    *_iptc_rows(),
+    *_cawg_rows(),
+    *(MappingRow("rsl", signal, answers, source, "rsl") for signal, answers, source in RSL_ROWS),
+)
+#: :data:`ROWS` by (vocabulary, signal).
+MAPPING: Final[Mapping[tuple[str, str], MappingRow]] = MappingProxyType(
+    {(row.vocabulary, row.signal): row for row in ROWS}
+)

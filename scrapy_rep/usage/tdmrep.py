@@ -1,0 +1,215 @@
+"""W3C TDM Reservation Protocol (TDMRep): tdmrep.json, headers, HTML meta (pure).
+
+Follows the Final Community Group Report (``w3c/tdm-reservation-protocol``,
+``spec/index.html``, 2024). See ``docs/purpose-notes.md`` for the grammar and every
+choice made where the report is silent.
+
+- ``/.well-known/tdmrep.json``: a JSON array of ``{"location", "tdm-reservation",
+  "tdm-policy"}`` rules; locations are robots.txt-style patterns, matched
+  case-sensitively; "The most specific match is the first in sequence"
+  (:func:`parse_tdmrep`, :meth:`TdmRepFile.lookup`).
+- ``tdm-reservation`` / ``tdm-policy`` response headers (:func:`header_values`) and
+  ``<meta name="tdm-reservation">`` / ``<meta name="tdm-policy">`` (:func:`meta_values`).
+- Processing priority: the file, then the header, then the HTML meta, each superseding
+  the one before; "the absence of tdm-reservation and tdm-policy MUST not reset current
+  values" (:func:`resolve`).
+
+Nothing here raises on content: what cannot be read is unset, skipped, and logged at
+DEBUG. Only a wrong argument type raises.
+
+The file is read here (its JSON array by ``_json_array.py``); the header and meta values
+and the priority are in ``_tdm_values.py``, re-exported here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep.robotstxt._wildcards import FirstMatcher
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES
+from scrapy_rep.usage._json_array import array_items
+
+# Re-exported (``X as X``): this module is the public import path of these names.
+from scrapy_rep.usage._tdm_values import MAX_POLICY_CHARS as MAX_POLICY_CHARS
+from scrapy_rep.usage._tdm_values import NO_VALUES as NO_VALUES
+from scrapy_rep.usage._tdm_values import UNSET as UNSET
+from scrapy_rep.usage._tdm_values import TdmResolution as TdmResolution
+from scrapy_rep.usage._tdm_values import TdmValues as TdmValues
+from scrapy_rep.usage._tdm_values import header_values as header_values
+from scrapy_rep.usage._tdm_values import meta_values as meta_values
+from scrapy_rep.usage._tdm_values import policy_of, quote, reservation_from_json
+from scrapy_rep.usage._tdm_values import resolve as resolve
+
+logger = logging.getLogger(__name__)
+
+#: Where the file lives (report §3.1: "MUST be hosted in the /.well-known repository").
+WELL_KNOWN_PATH: Final = "/.well-known/tdmrep.json"
+#: At most this many skipped entries are logged one by one (then only a count).
+_LOG_LIMIT: Final = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TdmEntry:
+    """One rule of tdmrep.json."""
+
+    #: 1-based position in the array (counting skipped entries too).
+    index: int
+    #: The ``location`` as written.
+    location: str
+    reservation: bool | None
+    policy: str | None
+
+    @property
+    def source(self) -> str:
+        """``tdmrep.json entry 2 (location "/books/*")``, for the audit trail."""
+        return f"tdmrep.json entry {self.index} (location {json.dumps(self.location)})"
+
+    def values(self) -> TdmValues:
+        """The entry as one technique's values (for :func:`resolve`)."""
+        return TdmValues(self.reservation, self.policy, self.source)
+
+
+def _pattern(location: str) -> str:
+    """A location as matched: robots.txt-style (an absolute URL: its path);
+    percent-encoding as RFC 9309 §2.2.2 (report §3.1: escapes of unreserved characters
+    are decoded on both sides); a ``$`` before the end is a literal character, encoded
+    ``%24`` like a URL's."""
+    if location.startswith(("http://", "https://")):
+        # Silent in the report; an absolute URL is read as its path (the more
+        # restrictive reading: its reservation is not lost).
+        location = path_of(location)
+    latin1 = location.encode("utf-8", "surrogatepass").decode("latin-1")
+    pattern = normalise_pattern(latin1, "rfc9309")
+    if "$" in pattern[:-1]:
+        pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
+    return pattern
+
+
+def _url_path(url: str) -> str:
+    """report §3.1 (and RFC 9309 §2.2.3): special characters matched verbatim are
+    %-encoded, so the pattern ``/path/foo-%24`` matches the URL ``/path/foo-$``."""
+    path = normalise_url_path(path_of(url), "rfc9309")
+    if "$" in path or "*" in path:
+        path = path.replace("$", "%24").replace("*", "%2A")
+    return path
+
+
+class TdmRepFile:
+    """A parsed ``/.well-known/tdmrep.json``. Immutable; safe to share between requests."""
+
+    __slots__ = ("_matcher", "entries", "skipped")
+
+    def __init__(self, entries: Iterable[TdmEntry] = (), skipped: int = 0) -> None:
+        #: The usable entries in array order.
+        self.entries = tuple(entries)
+        #: How many array elements were invalid and skipped (counted in the crawl stats).
+        self.skipped = skipped
+        # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
+        self._matcher = FirstMatcher(
+            [_pattern(entry.location) for entry in self.entries],
+            range(1, len(self.entries) + 1),
+        )
+
+    def __repr__(self) -> str:
+        return f"<TdmRepFile entries={len(self.entries)} skipped={self.skipped}>"
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def lookup(self, url: str) -> TdmEntry | None:
+        """The entry that applies to ``url`` (an absolute URL or a path): the first one
+        in array order whose location matches; ``None`` (unset) when none does."""
+        if not self.entries:
+            return None
+        code = self._matcher.match(_url_path(url))
+        return self.entries[code - 1] if code else None
+
+    def values(self, url: str) -> TdmValues:
+        """What the file says about ``url`` (:data:`NO_VALUES` when nothing)."""
+        entry = self.lookup(url)
+        return NO_VALUES if entry is None else entry.values()
+
+
+#: No file (404, any failure, or a file that says nothing): nothing is reserved by it.
+NO_FILE: Final = TdmRepFile()
+#: Everything reserved: what an origin whose tdmrep.json stayed unreachable is taken to
+#: say until it is back (the reading that loses no "no").
+RESERVED_ALL: Final = TdmRepFile([TdmEntry(0, "/", True, None)])
+
+
+def _entry(index: int, item: object) -> TdmEntry | str:
+    """One array element -> an entry, or why it is skipped."""
+    if not isinstance(item, dict):
+        return f"not an object ({type(item).__name__})"
+    location = item.get("location")
+    if not isinstance(location, str):
+        return "no text location" if location is None else "location is not text"
+    location = location.strip()
+    if not location:
+        return "empty location"
+    reservation = reservation_from_json(item.get("tdm-reservation"))
+    if reservation is None:
+        # report §2.1 makes such a value "unset"; an unset entry that still matched
+        # first would hide every later entry, reservations included (issue 22): the
+        # entry is invalid and skipped, and matching goes on (docs/purpose-notes.md).
+        if "tdm-reservation" not in item:
+            return "no tdm-reservation"
+        return f"tdm-reservation {quote(item.get('tdm-reservation'))} is not 1 or 0"
+    return TdmEntry(index, location, reservation, policy_of(item.get("tdm-policy")))
+
+
+def parse_tdmrep(body: bytes | str) -> TdmRepFile:
+    """A tdmrep.json body -> :class:`TdmRepFile`. Never raises on content.
+
+    Only the first 500 KiB count (like robots.txt, SPEC §1): the entries wholly inside
+    them are kept. Invalid JSON or a value that is not an array says nothing
+    (:data:`NO_FILE`); an element that is not an object, has no text ``location``, or
+    a ``tdm-reservation`` other than 1 or 0 (report §2.1: a protocol error) is invalid:
+    it is skipped, counted in :attr:`TdmRepFile.skipped` and logged, and the next entry
+    is read, so it never hides a later reservation.
+    """
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        data = bytes(body)
+    elif isinstance(body, str):
+        data = body.encode("utf-8", "surrogatepass")
+    else:
+        raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    # A body of exactly 500 KiB may be one cut there (the download stops at that many
+    # bytes and hands over the first 500 KiB): read it as cut, so the entries before
+    # the cut are kept. A complete array of that length parses the same either way.
+    truncated = len(data) >= MAX_BODY_BYTES
+    text = data[:MAX_BODY_BYTES].decode("utf-8", "replace").lstrip("\ufeff")
+    items, problem = array_items(text, truncated)
+    if problem and logger.isEnabledFor(logging.DEBUG):
+        logger.debug("tdmrep.json: %s", problem)
+    if items is None:
+        return NO_FILE
+    entries: list[TdmEntry] = []
+    skipped = 0
+    for index, item in enumerate(items, 1):
+        entry = _entry(index, item)
+        if isinstance(entry, str):
+            skipped += 1
+            if skipped <= _LOG_LIMIT and logger.isEnabledFor(logging.DEBUG):
+                logger.debug("tdmrep.json entry %d skipped: %s", index, entry)
+            continue
+        entries.append(entry)
+    if skipped:
+        logger.info(
+            "tdmrep.json: skipped %d invalid entr%s", skipped, "y" if skipped == 1 else "ies"
+        )
+    return TdmRepFile(entries, skipped) if entries or skipped else NO_FILE
+
+
+def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:
+    """The file for a download outcome: a 2xx body is parsed; anything else (404, other
+    errors) means no file: "Failure to provide access to such a representation implies
+    that the origin server does not implement this protocol" (report §3.1)."""
+    if 200 <= status < 300:
+        return parse_tdmrep(body)
+    return NO_FILE
