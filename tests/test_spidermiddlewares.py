@@ -214,7 +214,7 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
 def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import scrapy_rep.crawl.spidermiddlewares as module
+    import scrapy_rep.crawl.pagestate as module
 
     def broken(*args: Any, **kwargs: Any) -> PageDirectives:
         raise ValueError("lxml could not read an attribute")
