@@ -4,7 +4,8 @@ Prints, for each URL, whether the crawler may fetch it and the robots.txt line (
 group) that decided it, like a robots.txt tester. A URL as first argument has its
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 (:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
-same as in the crawl's log and report. Standard library only: nothing from Scrapy.
+same as in the crawl's log and report. Standard library only: nothing from Scrapy. What
+is read per origin, and the line per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
 """
 
 from __future__ import annotations
@@ -13,28 +14,13 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Final, TextIO
 
 from scrapy_rep import __version__
-from scrapy_rep.fetch.origins import origin_of
-from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
-from scrapy_rep.fetch.urlfetch import (
-    DEFAULT_USER_AGENT,
-    OriginTdm,
-    fetch_robotstxt,
-    origin_tdm,
-    read_robots_file,
-    robots_url_for,
-    robots_verdict,
-)
-from scrapy_rep.robotstxt import (
-    PROFILES,
-    RobotsTxt,
-    parse_robotstxt,
-)
+from scrapy_rep.fetch.toolcheck import report as report
+from scrapy_rep.fetch.toolcheck import sources
+from scrapy_rep.fetch.urlfetch import DEFAULT_USER_AGENT
+from scrapy_rep.robotstxt import PROFILES
 from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.usage.verdicts import RequestRules
@@ -75,47 +61,11 @@ EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page=True)
 CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page=False)
 
 
-def report(
-    rules: RobotsTxt,
-    urls: Sequence[str],
-    user_agent: str,
-    request_rules: RequestRules | None = None,
-    tdm: OriginTdm | None = None,
-    licenses: OriginLicenses = NO_LICENSES,
-) -> tuple[list[str], bool]:
-    """One line per URL (with a note for a URL read as a path); and whether every URL is
-    allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
-    crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
-    tdmrep.json, the RSL ``licenses`` of its ``License:`` lines)."""
-    lines = []
-    all_allowed = True
-    width = max(len(url) for url in urls)
-    for url in urls:
-        if request_rules is None:
-            decision = rules.decide(url, user_agent)
-            allowed, why = decision.allowed, decision.explanation
-        else:
-            allowed, why = request_rules.robots_decision(rules, url, user_agent)
-        if allowed and request_rules is not None and request_rules.checks_anything:
-            robots_url = robots_url_for(url) or "robots.txt"
-            tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
-            refused, _ = request_rules.refusal(
-                rules, url, user_agent, robots_url, tdm_file, given_up, licenses.documents
-            )
-            if refused is not None:
-                allowed, why = False, refused.message
-        all_allowed = all_allowed and allowed
-        verdict = "allowed   " if allowed else "DISALLOWED"
-        lines.append(f"{verdict}  {url:<{width}}  {why}")
-        if origin_of(url) is None and not url.startswith("/"):
-            lines.append(f"            note: {url!r} has no scheme; it was read as a path")
-    return lines, all_allowed
-
-
 # --------------------------------------------------------------------------- the command
 
 
 def _parser() -> argparse.ArgumentParser:
+    """``python -m scrapy_rep {check,audit}`` (``audit`` is parsed by the trail's own)."""
     parser = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
         description="Check URLs against a robots.txt (a local file or fetched from a URL).",
@@ -138,6 +88,14 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help="a robots.txt file, or an http(s) URL whose origin's /robots.txt is fetched",
     )
+    _check_options(check)
+    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
+    commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
+    return parser
+
+
+def _check_options(check: argparse.ArgumentParser) -> None:
+    """The arguments and options of ``check`` (the robots file or URL is added above)."""
     check.add_argument("urls", metavar="URL", nargs="*", help="the URLs to check")
     check.add_argument(
         "--example",
@@ -171,9 +129,6 @@ def _parser() -> argparse.ArgumentParser:
         default="drop",
         help="REP_UNREACHABLE_ACTION (default: drop)",
     )
-    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
-    commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -225,27 +180,15 @@ def _usage_problem(options: argparse.Namespace) -> str:
     return ""
 
 
-@dataclass
-class _Source:
-    """One robots.txt and the URLs checked against it."""
-
-    title: str
-    rules: RobotsTxt
-    urls: list[str]
-    notes: list[str]
-    unreachable: bool = False
-    tdm: OriginTdm | None = None
-    licenses: OriginLicenses = NO_LICENSES
-
-
 def _check(options: argparse.Namespace, out: TextIO) -> int:
+    """Print each robots.txt's block; the exit status (the worst over the sources)."""
     agent, profile = options.user_agent, options.profile
     print(
         f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}",
         file=out,
     )
     code = EXIT_ALLOWED
-    for source in _sources(options):
+    for source in sources(options):
         print(f"robots.txt: {source.title}", file=out)
         for note in source.notes:
             print(note, file=out)
@@ -268,51 +211,3 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
         elif not all_allowed and code == EXIT_ALLOWED:
             code = EXIT_DISALLOWED
     return code
-
-
-def _sources(options: argparse.Namespace) -> list[_Source]:
-    """The robots.txt files to read and the URLs for each (raises ``OSError`` for an
-    unreadable file)."""
-    profile = options.profile
-    if options.example:
-        body = resources.files("scrapy_rep").joinpath("examples/robots.txt").read_bytes()
-        urls = ([options.robots] if options.robots else []) + options.urls
-        return [_Source("bundled example robots.txt", parse_robotstxt(body, profile), urls, [])]
-    first = robots_url_for(options.robots) if "://" in options.robots else None
-    if first is None:
-        rules, notes = read_robots_file(Path(options.robots), profile)
-        if options.request_rules.policy.needs_tdmrep:
-            notes.append("note: tdmrep.json is not checked against a local robots.txt file")
-        origins = {robots_url_for(url) for url in options.urls} - {None}
-        if len(origins) > 1:
-            notes.append(
-                f"note: the URLs are on {len(origins)} origins; in a crawl each origin has "
-                "its own robots.txt, here this file is checked for all of them"
-            )
-        return [_Source(options.robots, rules, options.urls, notes)]
-    by_origin: dict[str, list[str]] = {first: []}
-    for url in options.urls:
-        by_origin.setdefault(robots_url_for(url) or first, []).append(url)
-    sources = []
-    for robots_url, urls in by_origin.items():
-        if not urls:
-            continue
-        fetched = fetch_robotstxt(
-            robots_url, user_agent=options.user_agent, profile=profile, timeout=options.timeout
-        )
-        rules, notes = robots_verdict(fetched, options.unreachable_action)
-        if robots_url != first:
-            notes.append(f"note: these URLs are on another origin than {options.robots}: "
-                         "their own origin's robots.txt was fetched")  # fmt: skip
-        title = f"{robots_url}: {fetched.outcome}"
-        tdm = None
-        if options.request_rules.policy.needs_tdmrep:
-            origin_url = robots_url.removesuffix("/robots.txt")
-            tdm = origin_tdm(
-                origin_url, options.user_agent, options.timeout, options.unreachable_action
-            )
-        licenses = origin_licenses(
-            rules, options.request_rules, options.user_agent, options.timeout
-        )
-        sources.append(_Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses))
-    return sources
