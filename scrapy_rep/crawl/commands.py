@@ -15,17 +15,12 @@ own, and the answer for each purpose. The exit codes are the checker's
 from __future__ import annotations
 
 import argparse
-import http.client
 import sys
 import textwrap
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
-from scrapy.http import Headers
-from scrapy.responsetypes import responsetypes
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.check import (
@@ -37,7 +32,7 @@ from scrapy_rep.check import (
     report,
 )
 from scrapy_rep.crawl.mediagate import file_report
-from scrapy_rep.crawl.otherdirectives import describe_sources
+from scrapy_rep.crawl.pagefetch import page_report, page_response
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
@@ -48,7 +43,6 @@ from scrapy_rep.fetch.urlfetch import (
     read_robots_file,
     robots_url_for,
     robots_verdict,
-    within,
 )
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import product_token
@@ -59,9 +53,6 @@ from scrapy_rep.usage.purpose import PURPOSES, decide
 from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
 from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.usage.verdicts import RequestRules
-
-#: The most of a page read for ``--page`` (the directives are in headers and HTML).
-MAX_PAGE_BYTES = 10 * 1024 * 1024
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -118,30 +109,21 @@ class RobotsCommand(ScrapyCommand):
         self.exitcode = self._run(args, opts)
 
     def _run(self, args: list[str], opts: argparse.Namespace) -> int:
+        """Check every URL, one origin at a time; the exit status (the worst)."""
         assert self.settings is not None
         if not args:
             return _usage("give at least one URL")
         try:
             config = RepConfig.from_settings(self.settings)
-        except RepSettingError as error:
-            return _usage(str(error))
-        profile = opts.rep_profile or config.profile
-        agent = opts.user_agent or robots_agent(self.settings)
-        try:
             self.policy = _policy(opts.purpose, config)
         except RepSettingError as error:
             return _usage(str(error))
-        #: The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS).
-        self.request_rules = RequestRules(
-            self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
-            config.purpose_agents,
-            obey_robots(self.settings),
-            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
-            held_licenses(config.rsl_licenses),
-        )
+        self.request_rules = self._request_rules(config)
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
+        profile = opts.rep_profile or config.profile
+        agent = opts.user_agent or robots_agent(self.settings)
         print(
             f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}"
         )
@@ -158,29 +140,52 @@ class RobotsCommand(ScrapyCommand):
             by_origin.setdefault(str(robots_url_for(url)), []).append(url)
         code = EXIT_ALLOWED
         for robots_url, urls in by_origin.items():
-            if local is not None:
-                rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
-            else:
-                fetched = fetch_robotstxt(
-                    robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
-                )
-                rules, notes = robots_verdict(fetched, config.unreachable_action)
-                outcome = f"{robots_url}: {fetched.outcome}" + "".join(
-                    f"\n  {note}" for note in notes
-                )
-                unreachable = fetched.unreachable
-            tdm = None
-            if self.request_rules.policy.needs_tdmrep:
-                origin_url = robots_url.removesuffix("/robots.txt")
-                tdm = origin_tdm(origin_url, agent, opts.timeout, config.unreachable_action)
-                print(f"\n{tdm.line}")
-            licenses = origin_licenses(rules, self.request_rules, agent, opts.timeout)
-            print(
-                "".join(f"\n{line}" for line in licenses.lines), end="\n" if licenses.lines else ""
+            checked = self._check_origin(robots_url, urls, local, agent, profile, opts, config)
+            code = max(code, checked)
+        return code
+
+    def _request_rules(self, config: RepConfig) -> RequestRules:
+        """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS)."""
+        assert self.settings is not None
+        return RequestRules(
+            self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
+            config.purpose_agents,
+            obey_robots(self.settings),
+            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
+            held_licenses(config.rsl_licenses),
+        )
+
+    def _check_origin(
+        self,
+        robots_url: str,
+        urls: list[str],
+        local: RobotsTxt | None,
+        agent: str,
+        profile: str,
+        opts: argparse.Namespace,
+        config: RepConfig,
+    ) -> int:
+        """One origin's documents (its robots.txt unless ``local`` is given, tdmrep.json,
+        RSL licenses) and its block; its exit code (unreachable if one could not be had)."""
+        if local is not None:
+            rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
+        else:
+            fetched = fetch_robotstxt(
+                robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
             )
-            code = max(code, self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses))
-            if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
-                code = EXIT_UNREACHABLE
+            rules, notes = robots_verdict(fetched, config.unreachable_action)
+            outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
+            unreachable = fetched.unreachable
+        tdm = None
+        if self.request_rules.policy.needs_tdmrep:
+            origin_url = robots_url.removesuffix("/robots.txt")
+            tdm = origin_tdm(origin_url, agent, opts.timeout, config.unreachable_action)
+            print(f"\n{tdm.line}")
+        licenses = origin_licenses(rules, self.request_rules, agent, opts.timeout)
+        print("".join(f"\n{line}" for line in licenses.lines), end="\n" if licenses.lines else "")
+        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
+        if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
+            return EXIT_UNREACHABLE
         return code
 
     def _origin(
@@ -206,7 +211,7 @@ class RobotsCommand(ScrapyCommand):
             print(f"  {line}")
             robots_allowed = self.request_rules.robots_decision(rules, url, agent)[0]
             if opts.page and robots_allowed:
-                page_line, fetched = _page_report(url, agent, opts.timeout, config)
+                page_line, fetched = page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
@@ -233,7 +238,7 @@ class RobotsCommand(ScrapyCommand):
         held = self.request_rules.rsl_held
         rsl = licenses_signals(licenses.documents, url, held)
         before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents, rsl)
-        response = _response(url, agent, timeout)
+        response = page_response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")
             decision, code = before.decision(), EXIT_UNREACHABLE
@@ -276,18 +281,6 @@ def _answers(answers: tuple[bool | None, ...]) -> str:
     return ", ".join(said) or "says nothing about these purposes"
 
 
-def _response(url: str, user_agent: str, timeout: float) -> Any:
-    """The page as a Scrapy response, or why it could not be fetched."""
-    answer = within(timeout, lambda: _fetch_page(url, user_agent, timeout))
-    if answer is None:
-        return f"not fetched (no complete answer within {timeout:g} s)"
-    if isinstance(answer, str):
-        return answer
-    status, headers, body = answer
-    cls = responsetypes.from_args(headers=headers, url=url, body=body)
-    return cls(url=url, status=status, headers=headers, body=body)
-
-
 def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
     """``--purpose`` (one or several, comma-separated); ``RepSettingError`` if wrong."""
     if not purpose:
@@ -299,34 +292,3 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
 def _usage(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def _page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -> tuple[str, bool]:
-    """Fetch ``url`` and describe its directives; (text, fetched successfully)."""
-    response = _response(url, user_agent, timeout)
-    if isinstance(response, str):
-        return response, False
-    status = response.status
-    directives = page_directives(
-        response,
-        user_agent,
-        extra_tokens=config.directive_tokens,
-        meta_in_noscript=config.meta_in_noscript,
-    )
-    where = describe_sources(directives.sources, response)
-    return f"{status}, directives: {directives} ({where})", True
-
-
-def _fetch_page(url: str, user_agent: str, timeout: float) -> tuple[int, Headers, bytes] | str:
-    """``(status, headers, body)``, or why the page could not be fetched."""
-    request = urllib.request.Request(url, headers={"User-Agent": user_agent})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            status, raw_headers = answer.status, answer.headers
-            body = answer.read(MAX_PAGE_BYTES)
-    except urllib.error.HTTPError as error:
-        status, raw_headers, body = error.code, error.headers, error.read(MAX_PAGE_BYTES)
-    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as error:
-        return f"not fetched ({type(error).__name__}: {getattr(error, 'reason', error)})"
-    headers = Headers({name: raw_headers.get_all(name) for name in set(raw_headers)})
-    return status, headers, body
