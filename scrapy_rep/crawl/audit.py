@@ -40,7 +40,7 @@ from scrapy_rep.crawl.auditfile import FETCHED, ROBOTS, TDM, AuditWriter, resume
 from scrapy_rep.crawl.auditrequests import RequestEvents
 from scrapy_rep.crawl.auditstate import ID_KEY, guarded
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.trails import TRAILS
+from scrapy_rep.crawl.trails import TRAILS, AuditMiddleware
 from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.trail import records as lines
 
@@ -74,6 +74,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self._unfiltered: set[str] = set()
         self._new: Request | None = None
         self._seen: set[bytes] | None = None
+        self._direct = False
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
         self._licenses: dict[str, str] = {}
@@ -94,7 +95,6 @@ class AuditTrail(RequestEvents, FateEvents):
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._attempt, signal=signals.request_reached_downloader)
-        connect(self._received, signal=signals.response_received)
         connect(self._held, signal=rep_signals.request_held)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._item_refused, signal=rep_signals.item_refused)
@@ -151,6 +151,9 @@ class AuditTrail(RequestEvents, FateEvents):
         self._seen = seen if isinstance(seen, set) else None
         if self._seen is None:  # another dupefilter: its drops undo the records opened
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
+        self._direct = _audit_middleware_last(engine)
+        if not self._direct:
+            self.crawler.signals.connect(self._received, signal=signals.response_received)
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         self._emit(
@@ -180,3 +183,14 @@ class AuditTrail(RequestEvents, FateEvents):
             logger.info(
                 "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
             )
+
+
+def _audit_middleware_last(engine: Any) -> bool:
+    """Whether :class:`AuditMiddleware`'s ``process_response`` is the downloader's last:
+    the response it sees is then the one ``response_received`` would tell."""
+    downloader = getattr(engine, "downloader", None)
+    methods = getattr(getattr(downloader, "middleware", None), "methods", None)
+    chain = methods.get("process_response") if isinstance(methods, dict) else None
+    if not chain:
+        return False
+    return isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)

@@ -25,6 +25,8 @@ class RequestEvents(AuditState):
     #: The dupefilter's fingerprints (Scrapy's RFPDupeFilter), known at spider_opened.
     _seen: set[bytes] | None
     _fingerprint: Callable[[Request], bytes]
+    #: Responses come from AuditMiddleware, not from ``response_received``.
+    _direct: bool
 
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -88,6 +90,13 @@ class RequestEvents(AuditState):
         if state is not None:
             state[FETCHED] = True
             state[STATUS] = response.status
+
+    def downloaded(self, request: Request, response: Response) -> None:
+        """From :class:`scrapy_rep.crawl.trails.AuditMiddleware` when its
+        ``process_response`` is the last one (nothing can change the response after it):
+        then the trail has no ``response_received`` receiver (see ``_opened``)."""
+        if self._direct:
+            self._received(response, request)
 
     @guarded
     def _held(self, request: Request, **_: Any) -> None:
