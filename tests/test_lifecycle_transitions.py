@@ -52,7 +52,7 @@ from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 A, B = "http://a.example", "http://b.example"
 RULES = b"User-agent: *\nDisallow: /private\n"
 T0 = 1_000_000.0
-LIFECYCLE = Path(__file__).parent.parent / "scrapy_rep" / "lifecycle"
+LIFECYCLE = Path(__file__).parent.parent / "scrapy_rep" / "fetch" / "lifecycle"
 
 
 def fetched(status: int, body: bytes = b"") -> Fetched:
@@ -270,6 +270,7 @@ def test_a_step_changes_in_one_place_and_no_kind_is_tested() -> None:
     """``step`` is assigned only where an event is dispatched, and the lifecycle asks its
     kind, never which kind it is."""
     assignments = []
+    assert sorted(path.name for path in LIFECYCLE.glob("*.py"))[:1] == ["__init__.py"]
     for path in sorted(LIFECYCLE.glob("*.py")):
         source = path.read_text()
         assert "ROBOTS_TXT" not in source and "TDMREP" not in source, path.name

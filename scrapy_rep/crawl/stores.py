@@ -40,7 +40,6 @@ __all__ = [
     "RedisStore",
     "RobotsStore",
     "SharedRecord",
-    "StoreClient",
     "StoreCorrupt",
     "store_for",
 ]
@@ -246,7 +245,3 @@ def store_for(setting: str, jobdir: str | None = None, max_bytes: int | None = N
     if jobdir:
         return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_bytes=max_bytes)
     return LocalStore()
-
-
-# The client the middleware uses (re-exported here: its home is storeclient.py).
-from scrapy_rep.crawl.storeclient import StoreClient  # noqa: E402
