@@ -37,7 +37,7 @@ Skipped for an early refusal, by design: Scrapy's ``scheduler/enqueued…``,
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.crawl.documents import OriginDocument
-    from scrapy_rep.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
 
@@ -70,18 +68,6 @@ _AFTER_OURS_OK = frozenset({_START, "scrapy.spidermiddlewares.httperror.HttpErro
 
 def _name(component: object) -> str:
     return f"{type(component).__module__}.{type(component).__qualname__}"
-
-
-def cached_entry(
-    document: OriginDocument[Any], key: Hashable, now: float
-) -> CacheEntry[Any] | None:
-    """The fresh cached entry of ``document`` for ``key`` (an origin, or an RSL license
-    URL), or ``None``; never starts a fetch, nor a refresh (a stale entry answers
-    ``None``)."""
-    runner = document.runner
-    if runner.announcing and key in runner.announcing:
-        return None  # robots_parsed handlers still run: the late path waits for them
-    return document.lifecycle.fresh_entry(key, now)
 
 
 class EarlyRefusal:
