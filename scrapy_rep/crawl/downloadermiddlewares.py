@@ -41,6 +41,7 @@ from scrapy_rep.crawl.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.obey import Obey, ObeyMode
+from scrapy_rep.crawl.owners import OWNERS
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stats import inc
@@ -103,6 +104,7 @@ class RobotsTxtMiddleware:
             self._robots.cache, self._robots.lifecycle, self._robots.runner,
         )  # fmt: skip
         self._origins = OriginMemo()
+        OWNERS[crawler] = self  # for the spider side: crawl/owners.py
         self._scheduler: Any = None
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
