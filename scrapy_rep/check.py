@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep import __version__
+from scrapy_rep._version import __version__
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.fetch.urlfetch import (
