@@ -8,9 +8,9 @@ Scrapy nor Twisted.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+from scrapy_rep._version import __version__ as __version__
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import (
     ContentSignals,
@@ -20,12 +20,6 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.settings import RepConfig, RepSettingError
-
-try:
-    #: The installed distribution's version (its metadata, as pip and ``--version`` show).
-    __version__: str = version("scrapy_rep")
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
 
 if TYPE_CHECKING:
     from scrapy_rep.crawl.addon import Addon

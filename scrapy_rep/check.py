@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Final, TextIO
 
-from scrapy_rep import __version__
+from scrapy_rep._version import __version__
 from scrapy_rep.fetch.toolcheck import report as report
 from scrapy_rep.fetch.toolcheck import sources
 from scrapy_rep.fetch.urlfetch import DEFAULT_USER_AGENT

@@ -152,6 +152,15 @@ class OriginDocument(Generic[D]):
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
         return self.usable_entry(key)
 
+    def cached_entry(self, key: Hashable, now: float) -> CacheEntry[D] | None:
+        """The fresh cached entry of ``key`` (an origin, or an RSL license URL), or
+        ``None``; never starts a fetch, nor a refresh (a stale entry answers ``None``).
+        For the early refusal (:mod:`scrapy_rep.crawl.early`)."""
+        runner = self.runner
+        if runner.announcing and key in runner.announcing:
+            return None  # robots_parsed handlers still run: the late path waits for them
+        return self.lifecycle.fresh_entry(key, now)
+
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
         if self.runner.announcing and key in self.runner.announcing:
             return None

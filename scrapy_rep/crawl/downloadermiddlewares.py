@@ -36,12 +36,12 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import HOLD, Hold, OriginDocument
-from scrapy_rep.crawl.early import cached_entry
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.holding import HeldRequests
 from scrapy_rep.crawl.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.obey import Obey, ObeyMode
+from scrapy_rep.crawl.owners import OWNERS
 from scrapy_rep.crawl.robotsgate import RobotsGate
 from scrapy_rep.crawl.slots import CrawlDelaySlots
 from scrapy_rep.crawl.stats import inc
@@ -104,6 +104,7 @@ class RobotsTxtMiddleware:
             self._robots.cache, self._robots.lifecycle, self._robots.runner,
         )  # fmt: skip
         self._origins = OriginMemo()
+        OWNERS[crawler] = self  # for the spider side: crawl/owners.py
         self._scheduler: Any = None
         connect = crawler.signals.connect
         connect(self._request_scheduled, signal=signals.request_scheduled)
@@ -139,7 +140,7 @@ class RobotsTxtMiddleware:
         if origin is None or request.url.endswith("/robots.txt"):
             return None
         now = self._clock()
-        entry = cached_entry(self._robots, origin, now)
+        entry = self._robots.cached_entry(origin, now)
         if entry is None:
             return None
         carried: dict[tuple[str, Hashable], CacheEntry[Any]] = {(self._robots.name, origin): entry}
@@ -147,7 +148,7 @@ class RobotsTxtMiddleware:
         if not self.robots.refuses(request.url, entry, agent, obey is Obey.ALL):
             for document in self._usage_documents:
                 for key in document.keys_of(origin, entry.rules):
-                    found = cached_entry(document, key, now)
+                    found = document.cached_entry(key, now)
                     if found is None:
                         return None
                     carried[document.name, key] = found

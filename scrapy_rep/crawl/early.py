@@ -37,7 +37,7 @@ Skipped for an early refusal, by design: Scrapy's ``scheduler/enqueued…``,
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -45,12 +45,12 @@ from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from scrapy_rep.crawl.owners import owner_of
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.crawl.documents import OriginDocument
-    from scrapy_rep.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
 
@@ -72,23 +72,13 @@ def _name(component: object) -> str:
     return f"{type(component).__module__}.{type(component).__qualname__}"
 
 
-def cached_entry(
-    document: OriginDocument[Any], key: Hashable, now: float
-) -> CacheEntry[Any] | None:
-    """The fresh cached entry of ``document`` for ``key`` (an origin, or an RSL license
-    URL), or ``None``; never starts a fetch, nor a refresh (a stale entry answers
-    ``None``)."""
-    runner = document.runner
-    if runner.announcing and key in runner.announcing:
-        return None  # robots_parsed handlers still run: the late path waits for them
-    return document.lifecycle.fresh_entry(key, now)
-
-
 class EarlyRefusal:
     """The spider middleware's early refusal of the requests the cache already refuses."""
 
-    def __init__(self, crawler: Crawler) -> None:
+    def __init__(self, crawler: Crawler, page_middleware: object = None) -> None:
         self.crawler = crawler
+        #: The spider middleware this works for (its place in the chain matters).
+        self._page_middleware = page_middleware
         #: ``RobotsTxtMiddleware.refusal_if_known`` of the crawl, found at spider_opened.
         self._refusal: Callable[[Request], Callable[[], bool] | None] | None = None
         self._dupefilter: Any = None
@@ -98,14 +88,12 @@ class EarlyRefusal:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     def _opened(self) -> None:
-        from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
-        from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
-
+        owner = owner_of(self.crawler)
         engine = getattr(self.crawler, "_engine", None)
         spider_side = getattr(getattr(engine, "scraper", None), "spidermw", None)
         after_ours = []
         for component in getattr(spider_side, "middlewares", ()):  # from the engine side
-            if isinstance(component, PageDirectivesMiddleware):
+            if component is self._page_middleware:
                 break
             after_ours.append(_name(component))
         else:
@@ -115,11 +103,11 @@ class EarlyRefusal:
         self._mark_start = _START in after_ours
         manager = getattr(getattr(engine, "downloader", None), "middleware", None)
         for method in getattr(manager, "methods", {}).get("process_request", ()):
-            owner = getattr(method, "__self__", None)
-            if isinstance(owner, RobotsTxtMiddleware):
+            component = getattr(method, "__self__", None)
+            if component is owner and owner is not None:
                 self._refusal = owner.refusal_if_known
                 break
-            if _name(owner) not in _BEFORE_OURS_OK:
+            if _name(component) not in _BEFORE_OURS_OK:
                 return  # it might change or drop the request: the late path decides
         scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
         if getattr(type(scheduler), "enqueue_request", None) is Scheduler.enqueue_request:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 
+from scrapy_rep.crawl.owners import owner_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.fetch.rsl_kind import RSL, license_key
@@ -126,12 +127,8 @@ class PageLicenseReader:
 
 def _rsl_document(crawler: Crawler) -> OriginDocument[RslDocument] | None:
     """The downloader middleware's RSL document, if the crawl reads RSL licenses."""
-    from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
-
-    engine = getattr(crawler, "_engine", None)
-    manager = getattr(getattr(engine, "downloader", None), "middleware", None)
-    for component in getattr(manager, "middlewares", ()):
-        if isinstance(component, RobotsTxtMiddleware):
-            found: OriginDocument[RslDocument] | None = component.documents.get(RSL.name)
-            return found
-    return None
+    owner = owner_of(crawler)
+    if owner is None:
+        return None
+    found: OriginDocument[RslDocument] | None = owner.documents.get(RSL.name)
+    return found

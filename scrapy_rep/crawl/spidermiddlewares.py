@@ -79,7 +79,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.items = ItemGate(crawler, page, self.images)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
         #: scheduler (issue 25).
-        self.early = EarlyRefusal(crawler)
+        self.early = EarlyRefusal(crawler, self)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]

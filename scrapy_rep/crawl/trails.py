@@ -37,6 +37,8 @@ class Trail(Protocol):
 
     def failed(self, request: Request, exception: BaseException) -> None: ...
 
+    def downloaded(self, request: Request, response: Response) -> None: ...
+
 
 TRAILS: WeakKeyDictionary[Crawler, Trail] = WeakKeyDictionary()
 
@@ -48,7 +50,8 @@ def trail_of(crawler: Crawler) -> Trail | None:
 
 class AuditMiddleware:
     """The outermost downloader middleware (``REP_AUDIT_FILE``): an exception that
-    reaches it is the request's final failure (retries and redirects are inside)."""
+    reaches it is the request's final failure (retries and redirects are inside), and
+    the response that leaves it is the one the engine gets."""
 
     def __init__(self, crawler: Crawler) -> None:
         if not config_of(crawler).audit_file:
@@ -63,3 +66,11 @@ class AuditMiddleware:
         trail = TRAILS.get(self.crawler)
         if trail is not None:
             trail.failed(request, exception)
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        """The response Scrapy's engine gets, when this is the outermost
+        ``process_response`` (what ``response_received`` tells, one signal less a page)."""
+        trail = TRAILS.get(self.crawler)
+        if trail is not None:
+            trail.downloaded(request if response.request is None else response.request, response)
+        return response
