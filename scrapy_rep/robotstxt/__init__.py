@@ -30,6 +30,7 @@ from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES as MAX_BODY_BYTES
 from scrapy_rep.robotstxt.profiles import PROFILES as PROFILES
 from scrapy_rep.robotstxt.profiles import ParseOptions as ParseOptions
 from scrapy_rep.robotstxt.profiles import Profile as Profile
+from scrapy_rep.robotstxt.profiles import body_bytes
 from scrapy_rep.robotstxt.profiles import profile_options as profile_options
 from scrapy_rep.robotstxt.useragent import select_groups
 
@@ -271,12 +272,7 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
     arguments override single switches of :class:`ParseOptions`.
     """
     options = profile_options(profile, **switches)
-    if isinstance(body, str):
-        body = body.encode("utf-8", "surrogatepass")
-    elif isinstance(body, (bytearray, memoryview)):
-        body = bytes(body)
-    elif not isinstance(body, bytes):
-        raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    body = body_bytes(body)
     rules, sitemaps, licenses = Parser(options).parse(body)
     return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 

@@ -16,6 +16,19 @@ MAX_BODY_BYTES: Final = 512_000
 #: (``kMaxLineLen - 1``, with ``kMaxLineLen = 2083 * 8``).
 GOOGLE_MAX_LINE_BYTES: Final = 2083 * 8 - 1
 
+
+def body_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
+    """A document body as bytes, for every parser (robots.txt, tdmrep.json, RSL): text is
+    encoded as UTF-8 (lone surrogates kept), anything else is a ``TypeError``."""
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogatepass")
+    if isinstance(body, (bytearray, memoryview)):
+        return bytes(body)
+    raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+
+
 Profile = Literal["google", "rfc9309", "legacy"]
 
 

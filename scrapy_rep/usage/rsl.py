@@ -32,7 +32,7 @@ from lxml import etree
 
 from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
 from scrapy_rep.robotstxt._wildcards import wildcard_match
-from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -246,12 +246,7 @@ def parse_rsl(body: bytes | str) -> RslDocument:
     ``<rsl:content>``), or that has no ``<content>`` is unreadable: its ``problem`` says
     why, and it stands for "no AI use" (docs/purpose-notes.md §9).
     """
-    if isinstance(body, str):
-        body = body.encode("utf-8", "surrogatepass")
-    elif isinstance(body, (bytearray, memoryview)):
-        body = bytes(body)
-    elif not isinstance(body, bytes):
-        raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    body = body_bytes(body)
     if len(body) >= MAX_BODY_BYTES:
         return _unreadable(f"{MAX_BODY_BYTES} bytes or more (cut)")
     root = _root(body)

@@ -31,7 +31,7 @@ from typing import Final
 
 from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
-from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 from scrapy_rep.usage._json_array import array_items
 
 # Re-exported (``X as X``): this module is the public import path of these names.
@@ -173,12 +173,7 @@ def parse_tdmrep(body: bytes | str) -> TdmRepFile:
     it is skipped, counted in :attr:`TdmRepFile.skipped` and logged, and the next entry
     is read, so it never hides a later reservation.
     """
-    if isinstance(body, (bytes, bytearray, memoryview)):
-        data = bytes(body)
-    elif isinstance(body, str):
-        data = body.encode("utf-8", "surrogatepass")
-    else:
-        raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    data = body_bytes(body)
     # A body of exactly 500 KiB may be one cut there (the download stops at that many
     # bytes and hands over the first 500 KiB): read it as cut, so the entries before
     # the cut are kept. A complete array of that length parses the same either way.
