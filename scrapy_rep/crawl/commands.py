@@ -35,11 +35,11 @@ from scrapy_rep.crawl.mediagate import file_report
 from scrapy_rep.crawl.pagefetch import page_report, page_response
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
-from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
+from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses
+from scrapy_rep.fetch.toolcheck import further_documents
 from scrapy_rep.fetch.urlfetch import (
     OriginTdm,
     fetch_robotstxt,
-    origin_tdm,
     read_robots_file,
     robots_url_for,
     robots_verdict,
@@ -176,12 +176,11 @@ class RobotsCommand(ScrapyCommand):
             rules, notes = robots_verdict(fetched, config.unreachable_action)
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
-        tdm = None
-        if self.request_rules.policy.needs_tdmrep:
-            origin_url = robots_url.removesuffix("/robots.txt")
-            tdm = origin_tdm(origin_url, agent, opts.timeout, config.unreachable_action)
+        tdm, licenses = further_documents(
+            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
+        )
+        if tdm is not None:
             print(f"\n{tdm.line}")
-        licenses = origin_licenses(rules, self.request_rules, agent, opts.timeout)
         print("".join(f"\n{line}" for line in licenses.lines), end="\n" if licenses.lines else "")
         code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:

@@ -66,6 +66,24 @@ def report(
     return lines, all_allowed
 
 
+def further_documents(
+    robots_url: str,
+    rules: RobotsTxt,
+    request_rules: RequestRules,
+    agent: str,
+    timeout: float,
+    unreachable_action: str,
+) -> tuple[OriginTdm | None, OriginLicenses]:
+    """The documents after robots.txt that a crawl fetches for an origin, fetched as the
+    crawl would for both tools: its tdmrep.json for AI purposes, and the RSL licenses its
+    robots.txt names when a purpose is set."""
+    tdm = None
+    if request_rules.policy.needs_tdmrep:
+        origin_url = robots_url.removesuffix("/robots.txt")
+        tdm = origin_tdm(origin_url, agent, timeout, unreachable_action)
+    return tdm, origin_licenses(rules, request_rules, agent, timeout)
+
+
 @dataclass
 class Source:
     """One robots.txt and the URLs checked against it."""
@@ -114,14 +132,9 @@ def sources(options: argparse.Namespace) -> list[Source]:
             notes.append(f"note: these URLs are on another origin than {options.robots}: "
                          "their own origin's robots.txt was fetched")  # fmt: skip
         title = f"{robots_url}: {fetched.outcome}"
-        tdm = None
-        if options.request_rules.policy.needs_tdmrep:
-            origin_url = robots_url.removesuffix("/robots.txt")
-            tdm = origin_tdm(
-                origin_url, options.user_agent, options.timeout, options.unreachable_action
-            )
-        licenses = origin_licenses(
-            rules, options.request_rules, options.user_agent, options.timeout
-        )
+        tdm, licenses = further_documents(
+            robots_url, rules, options.request_rules, options.user_agent, options.timeout,
+            options.unreachable_action,
+        )  # fmt: skip
         sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses))
     return sources
