@@ -4,7 +4,8 @@ print (SPEC §4 for the fetch; the verdict as the crawl decides it).
 :func:`sources`: the robots.txt files a check reads (the bundled example, a local file,
 or each URL's origin's fetched over urllib, with its tdmrep.json and RSL licenses when
 the purposes need them). :func:`report`: one line per URL with its verdict and the line
-that decided it; shared with ``scrapy robots``. Standard library only.
+that decided it, and :func:`further_documents`: an origin's tdmrep.json and RSL
+licenses; both shared with ``scrapy robots``. Standard library only.
 """
 
 from __future__ import annotations
