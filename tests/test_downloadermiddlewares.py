@@ -16,7 +16,7 @@ import pytest
 import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
@@ -157,3 +157,32 @@ def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line_and_exit_2(
     )
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines() == [line]
+
+
+def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -> None:
+    """The middleware stops listening to ``request_scheduled`` once the requests it
+    handed back to be held have come through, but never while the signal is being sent:
+    pydispatch would then skip the receiver connected after it (issue 25)."""
+    from scrapy import signals
+
+    from scrapy_rep.crawl import meta
+
+    crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": True})
+    middleware = RobotsTxtMiddleware(crawler)
+    request = Request("http://example.com/a")
+    origin = middleware._origins.get(request.url)
+    request.meta[meta.HOLDING] = middleware._robots.name
+    request.meta[meta.HOLD_KEY] = origin
+    assert middleware._hand_back(request) is request
+    seen: list[str] = []
+    crawler.signals.connect(
+        lambda request, **_: seen.append(request.url),
+        signal=signals.request_scheduled,
+        weak=False,
+    )
+    results = crawler.signals.send_catch_log(
+        signals.request_scheduled, request=request, dont_log=IgnoreRequest
+    )
+    assert any(isinstance(getattr(r, "value", None), IgnoreRequest) for _, r in results)
+    assert seen == ["http://example.com/a"]
+    assert middleware.held_requests() == {str(origin): 1}

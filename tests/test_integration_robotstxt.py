@@ -8,6 +8,7 @@ reached the servers.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import pytest
@@ -30,7 +31,7 @@ from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.signals import request_refused, robotstxt_fetched
+from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 
 RULES = """\
 User-agent: *
@@ -630,3 +631,56 @@ async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_w
     assert spider.downloaded == [] and seen == ["spider_closed", "spider_closed"]
     assert stat(crawler, "rep/requests/dropped/spider_closed") == 2
     assert "the spider closed (closespider_timeout) with 2 request(s) held" in caplog.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_held_requests_are_caught_while_listening_and_no_other_receiver_misses_one() -> None:
+    """The middleware listens to ``request_scheduled`` only while requests it handed back
+    to be held have not come through (issue 25: a receiver costs every dispatch). A
+    receiver connected after it sees every dispatch the first one sees, and when the
+    crawl ends the middleware no longer listens."""
+    from pydispatch.dispatcher import getAllReceivers, liveReceivers
+
+    sites = Sites()
+    slow = Reply(200, b"User-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"})
+    sites.add("a").script("/robots.txt", replace(slow, delay=0.3))
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    paths = ["/", "/1", "/2", "/private/x", "/3"]
+    urls = [sites.url(name, path) for name in ("a", "b") for path in paths]
+    early: list[str] = []
+    late: list[str] = []
+    first_late = 0
+
+    def on_crawler(crawler: Any) -> None:
+        def held(**_: Any) -> None:
+            nonlocal first_late
+            if first_late == 0:  # connected after the middleware began to listen
+                first_late = len(early)
+                crawler.signals.connect(
+                    lambda request, **_: late.append(request.url),
+                    signal=signals.request_scheduled,
+                    weak=False,
+                )
+
+        crawler.signals.connect(
+            lambda request, **_: early.append(request.url),
+            signal=signals.request_scheduled,
+            weak=False,
+        )
+        crawler.signals.connect(held, signal=request_held, weak=False)
+
+    try:
+        crawler, spider = await crawl(urls, on_crawler=on_crawler)
+    finally:
+        await sites.close()
+    held_count = stat(crawler, "rep/requests/held")
+    assert held_count >= 2
+    assert stat(crawler, "rep/requests/released") == held_count
+    assert outcome(sites, spider, "a")[0] == {"/", "/1", "/2", "/3"}
+    assert set(outcome(sites, spider, "a")[1]) == {"/private/x"}
+    assert outcome(sites, spider, "b") == (set(paths), {})
+    assert first_late > 0
+    assert late == early[first_late - 1 :] or late == early[first_late:]
+    middleware = robots_middleware(crawler)
+    receivers = liveReceivers(getAllReceivers(crawler.signals.sender, signals.request_scheduled))
+    assert middleware._request_scheduled not in list(receivers)

@@ -33,6 +33,7 @@ from scrapy.http import Response
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.actions import call_later
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.documents import HOLD, Hold, OriginDocument
@@ -106,8 +107,11 @@ class RobotsTxtMiddleware:
         self._origins = OriginMemo()
         OWNERS[crawler] = self  # for the spider side: crawl/owners.py
         self._scheduler: Any = None
+        #: Requests handed back to be held that ``_request_scheduled`` has not caught yet;
+        #: it listens only while there are some (a receiver costs every dispatch).
+        self._marked = 0
+        self._listening = False
         connect = crawler.signals.connect
-        connect(self._request_scheduled, signal=signals.request_scheduled)
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
@@ -193,7 +197,8 @@ class RobotsTxtMiddleware:
         entry = self._robots.decide(origin, request)
         if isinstance(entry, Hold):
             if entry is HOLD:
-                return request  # caught by _request_scheduled and held
+                return self._hand_back(request)  # caught by _request_scheduled and held
+            self._unmarked()  # WAIT: it came straight back, its mark taken off
             entry = await self._robots.wait(origin, request)
         if request.url.endswith("/robots.txt") and request.method == "GET":
             cached = robots_response_from_cache(request, entry)
@@ -210,8 +215,9 @@ class RobotsTxtMiddleware:
                     self._robots.carry(request, entry, origin)
                     for (name, kept_key), kept in decided.items():
                         self.documents[name].carry(request, kept, kept_key)
-                    return request
+                    return self._hand_back(request)
                 if isinstance(found, Hold):
+                    self._unmarked()
                     found = await document.wait(key, request)
                 decided[document.name, key] = found
         self.usage.check(request, origin, entry, decided, agent)
@@ -223,10 +229,36 @@ class RobotsTxtMiddleware:
 
     # ------------------------------------------------------------------ holding
 
+    def _hand_back(self, request: Request) -> Request:
+        """Return ``request`` (marked by its document's ``decide``) to the engine, and
+        listen to ``request_scheduled`` until it comes through."""
+        self._marked += 1
+        if not self._listening:
+            self._listening = True
+            self.crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
+        return request
+
+    def _unmarked(self) -> None:
+        """A marked request came through (or straight back). When none is left, stop
+        listening to ``request_scheduled``, which comes for every request scheduled;
+        on the next turn of the reactor: disconnecting while the signal is being sent
+        would make pydispatch skip the receiver after ours."""
+        self._marked = max(0, self._marked - 1)
+        if self._marked == 0 and self._listening:
+            call_later(0, self._stop_listening)
+
+    def _stop_listening(self) -> None:
+        if self._marked == 0 and self._listening:
+            self._listening = False
+            self.crawler.signals.disconnect(
+                self._request_scheduled, signal=signals.request_scheduled
+            )
+
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
         name = request.meta.pop(meta.HOLDING, None)
         if name is None:
             return
+        self._unmarked()
         key = request.meta.pop(meta.HOLD_KEY, None)
         if key is None:  # set with HOLDING; an origin when it is not there
             key = self._origins.get(request.url)
