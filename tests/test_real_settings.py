@@ -7,10 +7,11 @@ limit, another component ignoring our robots.txt request, and crawl-delay combin
 the project's own delays, jitter, ``DOWNLOAD_SLOTS`` and AutoThrottle.
 
 Timing assertions here are lower bounds on the gap between two requests to one origin
-(politeness floors kept by the reactor's timers), measured where the crawl sends them
-(``robotsite.TimedHandler``): a busy machine can only make those gaps longer, never
-shorter. (The local servers share the crawl's reactor, so their arrival times can be
-late for one request and make a gap look shorter.)
+(politeness floors kept by the reactor's timers), read where Scrapy keeps them: the moment
+each request's download slot released it (``robotsite.TimedHandler``). A busy machine
+can only make those gaps longer, never shorter. (Neither the local servers' arrival times
+nor the moment the download handler runs would do: both can be late for one request and
+make the gap to the next one look shorter.)
 """
 
 from __future__ import annotations
