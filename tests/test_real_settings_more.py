@@ -1,0 +1,399 @@
+"""The audit trail, the media pipelines and RSL licenses with the rest of Scrapy switched
+on: each test is a real crawl against local origins that combines one feature with the
+settings real projects use at once (Scrapy's HTTP cache, AutoThrottle, a download delay
+with jitter, ``DOWNLOAD_SLOTS``, ``CONCURRENT_*`` limits, ``JOBDIR`` pause and resume,
+retries, small caches of our own, another middleware that ignores requests).
+
+Every test asserts outcomes (what was downloaded, stored, refused, and the trail's
+records), never timings; ``crawl()`` fails a test whose crawl logged an error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest_twisted
+from audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
+from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items, crawl, robots
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+
+from scrapy_rep.trail.check import verify
+
+HTML = {"Content-Type": "text/html"}
+
+#: Politeness a real project sets, all at once: AutoThrottle over a small download delay
+#: with jitter, one request at a time per host (every local origin is 127.0.0.1), few
+#: requests in the downloader at once (so that a pause stops a crawl half-way).
+POLITE: dict[str, Any] = {
+    "AUTOTHROTTLE_ENABLED": True,
+    "AUTOTHROTTLE_START_DELAY": 0.02,
+    "AUTOTHROTTLE_MAX_DELAY": 0.1,
+    "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
+    "DOWNLOAD_DELAY": 0.02,
+    "DOWNLOAD_DELAY_JITTER": 0.5,
+    "CONCURRENT_REQUESTS": 4,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+}
+
+
+def httpcache(tmp_path: Path) -> dict[str, Any]:
+    return {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(tmp_path / "httpcache")}
+
+
+class SkipFilter:
+    """A project's own downloader middleware that ignores every URL under ``/skip/``."""
+
+    def process_request(self, request: Request) -> None:
+        if "/skip/" in request.url:
+            raise IgnoreRequest("skipped by the project's own URL filter")
+
+
+class ItemSpider(ListSpider):
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+# --------------------------------------------------------------------------- audit trail
+
+AUDIT_ORIGINS = ("a", "b", "c")
+AUDIT_PATHS = [f"/p{n}" for n in range(8)] + ["/private/1", "/private/2", "/skip/1"]
+
+
+def audit_sites() -> tuple[Sites, list[str]]:
+    """Three origins (more than ``REP_CACHE_MAX_ORIGINS``): pages, two that robots.txt
+    forbids, one the project's filter ignores."""
+    sites = Sites()
+    for name in AUDIT_ORIGINS:
+        sites.add(name).script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    # Origin by origin in turn, so that the small cache of robots.txt copies churns.
+    urls = [sites.url(name, path) for path in AUDIT_PATHS for name in AUDIT_ORIGINS]
+    return sites, urls
+
+
+def expected_fate(url: str) -> str:
+    if "/private/" in url:
+        return "refused"
+    if "/skip/" in url:
+        return "failed"
+    return "fetched"
+
+
+def assert_trail(trail: Path, urls: list[str], runs: int) -> None:
+    """One final record per URL with its right fate, refusals naming robots.txt, and a
+    trail that ``verify`` re-derives clean."""
+    records = url_records(trail)
+    assert Counter(r["url"] for r in records) == Counter(urls)  # exactly one each
+    assert {r["url"]: r["fate"] for r in records} == {url: expected_fate(url) for url in urls}
+    for record in records:
+        if record["fate"] == "refused":
+            assert record["refused_by"] == "robots.txt", record
+            assert record["robots"]["rule"] == "Disallow: /private", record
+        if record["fate"] == "failed":
+            assert "skipped by the project's own URL filter" in record["why"], record
+    assert chain_breaks(trail) == []
+    assert len([line for line in lines(trail) if line["type"] == "run"]) == runs
+    result = verify(trail)
+    assert [str(finding) for finding in result.findings] == []
+    assert result.records == len(urls)
+
+
+@pytest_twisted.ensureDeferred
+async def test_audit_trail_with_cache_throttle_jobdir_and_a_filter_then_from_the_cache(
+    tmp_path: Path,
+) -> None:
+    """First a crawl paused and resumed (``JOBDIR``) with every setting on; then the same
+    crawl again, answered from Scrapy's HTTP cache: both trails hold one final record
+    per URL with the same fates."""
+    sites, urls = audit_sites()
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        **POLITE,
+        **httpcache(tmp_path),
+        "REP_CACHE_MAX_ORIGINS": 1,
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.SkipFilter": 500},
+        "LOG_LEVEL": "INFO",
+    }
+    try:  # pause once some pages are in (at most 20 s)
+        await paused_and_resumed(
+            ItemSpider,
+            {**settings, "REP_AUDIT_FILE": str(first), "JOBDIR": str(tmp_path / "job")},
+            urls,
+            pause_after=6,
+            wait=20,
+        )
+        network = len(sites.log)
+        crawler, spider = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(second)}, ItemSpider)
+    finally:
+        await sites.close()
+    forbidden = {url for url in urls if "/private/" in url}
+    assert not [path for _, path in sites.log if path.startswith(("/private", "/skip"))]
+    assert_trail(first, urls, runs=2)
+    runs = [line for line in lines(first) if line["type"] == "run"]
+    assert runs[1]["resumes"] == runs[0]["run"]
+    assert 0 < sum(r["run"] == runs[0]["run"] for r in url_records(first)) < len(urls)
+    # The second crawl: everything from Scrapy's cache, robots.txt included.
+    assert sites.log[network:] == []
+    assert stat(crawler, "httpcache/hit") >= len(urls) - len(forbidden) - 3
+    assert sorted(spider.downloaded) == sorted(u for u in urls if expected_fate(u) == "fetched")
+    assert_trail(second, urls, runs=1)
+    records = by_url(second)
+    assert all(records[url]["status"] == 200 for url in spider.downloaded)
+    print(sites.log)
+
+
+def stat(crawler: Any, key: str) -> Any:
+    return crawler.stats.get_value(key)
+
+
+# --------------------------------------------------------------------------- media pipelines
+
+JPEG = {"Content-Type": "image/jpeg"}
+PDF = {"Content-Type": "application/pdf"}
+IMAGES_PIPELINES = {
+    "scrapy.pipelines.images.ImagesPipeline": 1,
+    "scrapy.pipelines.files.FilesPipeline": 2,
+}
+
+
+class GallerySpider(ListSpider):
+    """Each page's item: its ``<img>`` sources for ImagesPipeline, its PDF links for
+    FilesPipeline."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {
+            "url": response.url,
+            "image_urls": [response.urljoin(u) for u in response.css("img::attr(src)").getall()],
+            "file_urls": [response.urljoin(u) for u in response.css("a::attr(href)").getall()],
+        }
+
+
+def media_sites() -> tuple[Sites, dict[str, str]]:
+    """A gallery whose images and PDFs carry their own statements, and a page that says
+    ``noimageai`` over images that allow everything themselves."""
+    from mediafiles import jpeg, pdf, xmp_packet
+
+    sites = Sites()
+    site = sites.add("site")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    media = sites.add("media")
+    media.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    files = {
+        "no.jpg": Reply(200, jpeg(xmp_packet("DMI-PROHIBITED"), (200, 0, 0)), JPEG),
+        "no-train.jpg": Reply(
+            200, jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"), (0, 200, 0)), JPEG
+        ),
+        "yes.jpg": Reply(200, jpeg(xmp_packet("DMI-ALLOWED"), (0, 0, 200)), JPEG),
+        "plain.jpg": Reply(200, jpeg(colour=(90, 90, 90)), JPEG),
+        "noimageai-1.jpg": Reply(200, jpeg(xmp_packet("DMI-ALLOWED"), (10, 20, 30)), JPEG),
+        "noimageai-2.jpg": Reply(200, jpeg(colour=(30, 20, 10)), JPEG),
+        "no.pdf": Reply(200, pdf(xmp_packet("DMI-PROHIBITED")), PDF),
+        "yes.pdf": Reply(200, pdf(xmp_packet("DMI-ALLOWED")), PDF),
+    }
+    for name, reply in files.items():
+        media.script(f"/{name}", reply)
+    urls = {name: sites.url("media", f"/{name}") for name in files}
+
+    def page(head: str, images: list[str], links: list[str]) -> Reply:
+        body = "".join(f'<img src="{urls[name]}">' for name in images)
+        body += "".join(f'<a href="{urls[name]}">{name}</a>' for name in links)
+        return Reply(200, f"<html><head>{head}</head><body>{body}</body></html>".encode(), HTML)
+
+    site.script(
+        "/gallery",
+        page("", ["no.jpg", "no-train.jpg", "yes.jpg", "plain.jpg"], ["no.pdf", "yes.pdf"]),
+    )
+    noimageai = '<meta name="robots" content="noimageai">'
+    site.script("/protected", page(noimageai, ["noimageai-1.jpg", "noimageai-2.jpg"], []))
+    return sites, urls
+
+
+@pytest_twisted.ensureDeferred
+async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slots(
+    tmp_path: Path,
+) -> None:
+    """ImagesPipeline and FilesPipeline for ai-train, twice into the same stores: first
+    from the network, then from Scrapy's HTTP cache. Each time the files that say "no"
+    and the images of the ``noimageai`` page are refused, the rest stored."""
+    sites, urls = media_sites()
+    pages = [sites.url("site", "/gallery"), sites.url("site", "/protected")]
+    images, files = tmp_path / "images", tmp_path / "files"
+    settings = {
+        **httpcache(tmp_path),
+        "REP_PURPOSE": "ai-train",
+        "ITEM_PIPELINES": IMAGES_PIPELINES,
+        "IMAGES_STORE": str(images),
+        "FILES_STORE": str(files),
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.02,
+        "AUTOTHROTTLE_MAX_DELAY": 0.1,
+        "CONCURRENT_REQUESTS": 2,
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, "jitter": 0.5}},
+    }
+    runs = []
+    try:
+        for n in (1, 2):
+            items: list[Any] = []
+            trail = tmp_path / f"trail{n}.jsonl"
+            crawler, spider = await crawl(
+                pages,
+                {**settings, "REP_AUDIT_FILE": str(trail)},
+                GallerySpider,
+                collecting_items(items),
+            )
+            runs.append((crawler, spider, items, trail, len(sites.log)))
+    finally:
+        await sites.close()
+    names = {url: name for name, url in urls.items()}
+    stored_images = {"yes.jpg", "plain.jpg"}
+    refused_images = {"no.jpg", "no-train.jpg"}
+    for number, (crawler, spider, items, trail, _) in enumerate(runs, 1):
+        assert sorted(spider.downloaded) == sorted(pages), number
+        by_page = {item["url"]: item for item in items}
+        gallery, protected = by_page[pages[0]], by_page[pages[1]]
+        results = {names[r["url"]]: r for r in gallery["images"] + gallery["files"]}
+        stored = {name for name, r in results.items() if r["path"]}
+        assert stored == stored_images | {"yes.pdf"}, number
+        for name in refused_images | {"no.pdf"}:
+            assert results[name]["status"] == "refused", (number, name)
+            assert results[name]["rep_refused"][0].startswith("ai-train denied by XMP"), name
+        # The noimageai page's images: taken out of the item, never downloaded.
+        assert protected["image_urls"] == []
+        assert sorted(protected["rep_image_usage"]["urls"]) == sorted(
+            urls[name] for name in ("noimageai-1.jpg", "noimageai-2.jpg")
+        )
+        assert {names[r["url"]] for r in protected["images"]} <= {
+            "noimageai-1.jpg",
+            "noimageai-2.jpg",
+        }
+        assert all(r["path"] is None for r in protected["images"]), number
+        assert stat(crawler, "rep/purpose/image_urls_refused/ai-train") == 2, number
+        assert stat(crawler, "rep/media/refused/ai-train") == 3, number
+        assert stat(crawler, "log_count/ERROR") is None
+        # On disk: exactly the stored files, whatever the second run replayed.
+        assert len(list((images / "full").iterdir())) == len(stored_images)
+        assert len(list((files / "full").iterdir())) == 1
+        file_records = [line for line in lines(trail) if line["type"] == "file"]
+        fates = {names[r["url"]]: r["fate"] for r in file_records}
+        assert fates == {
+            **{name: "refused" for name in refused_images | {"no.pdf"}},
+            **{name: "stored" for name in stored_images | {"yes.pdf"}},
+        }, number
+        assert [str(f) for f in verify(trail).findings] == []
+    requested = [path for name, path in sites.log if name == "media"]
+    assert "/noimageai-1.jpg" not in requested and "/noimageai-2.jpg" not in requested
+    # The second run came from the cache: nothing reached the sites.
+    assert runs[1][4] == runs[0][4]
+
+
+# --------------------------------------------------------------------------- RSL licenses
+
+RSL_XML = {"Content-Type": "application/rsl+xml"}
+NO_TRAIN = '<prohibits type="usage">ai-train</prohibits>'
+
+
+def rsl(body: str) -> Reply:
+    text = f'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>{body}'
+    return Reply(200, (text + "</license></content></rsl>").encode(), RSL_XML)
+
+
+#: origin -> the license its robots.txt names ("" none).
+RSL_ORIGINS = {
+    "notrain1": "/no-train.xml",
+    "notrain2": "/no-train.xml",
+    "permit1": "/permit.xml",
+    "permit2": "/permit.xml",
+    "none": "",
+}
+RSL_PATHS = [f"/p{n}" for n in range(6)] + ["/flaky"]
+
+
+def rsl_sites() -> tuple[Sites, list[str]]:
+    """Two licenses on their own origin, each answering 503 once before its terms; five
+    origins (more than the cache holds) naming them; a page on each that answers 503
+    once (Scrapy's retries: a 500, which the project keeps out of its HTTP cache)."""
+    sites = Sites()
+    lic = sites.add("lic")
+    lic.script("/no-train.xml", Reply(503), rsl(NO_TRAIN))
+    lic.script("/permit.xml", Reply(503), rsl('<permits type="usage">all</permits>'))
+    for name, path in RSL_ORIGINS.items():
+        line = f"License: {sites.url('lic', path)}\n" if path else ""
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{line}"))
+        origin.script("/flaky", Reply(500), Reply(200, b"<html>back</html>", HTML))
+    urls = [sites.url(name, path) for path in RSL_PATHS for name in RSL_ORIGINS]
+    return sites, urls
+
+
+def assert_rsl_trail(trail: Path, sites: Sites, urls: list[str]) -> None:
+    """Every page of a no-train origin refused by the license's own element (never as
+    unreachable: the 503 was retried), every other page fetched; one record each."""
+    license_url = sites.url("lic", "/no-train.xml")
+    records = url_records(trail)
+    assert Counter(r["url"] for r in records) == Counter(urls)
+    for record in records:
+        if "/notrain" in record["url"] or record["url"].startswith(
+            (sites.bases["notrain1"], sites.bases["notrain2"])
+        ):
+            assert record["fate"] == "refused", record
+            assert record["refused_by"] == "purpose", record
+            assert f"RSL {license_url}" in record["why"] and NO_TRAIN in record["why"], record
+        else:
+            assert (record["fate"], record["status"]) == ("fetched", 200), record
+    assert [str(f) for f in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_rsl_license_no_with_cache_jobdir_small_caches_and_retries(tmp_path: Path) -> None:
+    """ai-train over origins whose robots.txt names RSL licenses: a crawl paused and
+    resumed (``JOBDIR``) with Scrapy's HTTP cache, retries and caches of our own too
+    small for the origins; then the same crawl answered from Scrapy's cache. The
+    license's "no" refuses its origins' pages every time; the license that permits lets
+    its pages through although both answered 503 first."""
+    sites, urls = rsl_sites()
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        **httpcache(tmp_path),
+        "REP_PURPOSE": "ai-train",
+        "REP_CACHE_MAX_ORIGINS": 2,
+        "REP_CACHE_MAX_BYTES": 2048,
+        "RETRY_ENABLED": True,
+        "RETRY_TIMES": 2,
+        # As projects that retry do: a 500 stored in the cache would be replayed to every
+        # retry. The licenses' 503 is left to the cache: scrapy_rep must not take it.
+        "HTTPCACHE_IGNORE_HTTP_CODES": [500],
+        "CONCURRENT_REQUESTS": 2,
+        "LOG_LEVEL": "INFO",
+    }
+    try:
+        await paused_and_resumed(
+            ItemSpider,
+            {**settings, "REP_AUDIT_FILE": str(first), "JOBDIR": str(tmp_path / "job")},
+            urls,
+            pause_after=6,
+            wait=20,
+        )
+        crawler, spider = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(second)}, ItemSpider)
+    finally:
+        await sites.close()
+    allowed = [
+        u for u in urls if not u.startswith((sites.bases["notrain1"], sites.bases["notrain2"]))
+    ]
+    assert_rsl_trail(first, sites, urls)
+    runs = [line for line in lines(first) if line["type"] == "run"]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
+    assert 0 < sum(r["run"] == runs[0]["run"] for r in url_records(first)) < len(urls)
+    assert_rsl_trail(second, sites, urls)
+    assert sorted(spider.downloaded) == sorted(allowed)
+    assert set(spider.dropped) == set(urls) - set(allowed)
+    assert stat(crawler, "rep/purpose/requests_dropped/ai-train") == len(urls) - len(allowed)
+    # No page of a no-train origin ever reached its site (only its robots.txt and
+    # tdmrep.json did).
+    asked = {p for name, p in sites.log if name.startswith("notrain")}
+    assert asked == {"/robots.txt", "/.well-known/tdmrep.json"}
