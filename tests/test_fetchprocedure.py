@@ -113,3 +113,18 @@ def test_spec4_network_errors_ignored_requests_and_our_own_errors() -> None:
     ours = procedure().on_internal_error("AttributeError: oops")
     assert ours.effect is Effect.UNREACHABLE and ours.internal_error
     assert ours.outcome == "scrapy_rep internal error (AttributeError: oops)"
+
+
+def test_rsl_an_ignored_license_request_is_terms_not_read_never_no_terms() -> None:
+    """A license robots.txt points at, kept from us by another component: read as an
+    empty body, unreadable, so no ai-train and no ai-input (purpose-notes §9); as absent
+    it would lose the license's "no"."""
+    from scrapy_rep.fetch.rsl_kind import RSL
+    from scrapy_rep.usage.rsl import ABSENT
+
+    ignored = FetchProcedure(RSL, "http://lic.example/l.xml").on_ignored("IgnoreRequest: x")
+    assert (ignored.effect, ignored.kind, ignored.body) == (Effect.PARSE, "ignored", b"")
+    assert ignored.outcome == "not downloaded (IgnoreRequest: x): license terms not read, no AI use"
+    document = RSL.parse(ignored.body)
+    assert document is not ABSENT
+    assert document.problem == "license document unreadable: not XML (empty)"

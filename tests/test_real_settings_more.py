@@ -397,3 +397,51 @@ async def test_rsl_license_no_with_cache_jobdir_small_caches_and_retries(tmp_pat
     # tdmrep.json did).
     asked = {p for name, p in sites.log if name.startswith("notrain")}
     assert asked == {"/robots.txt", "/.well-known/tdmrep.json"}
+
+
+class OwnSitesOnly:
+    """A project's own filter: only the sites it means to crawl (``hosts``), by URL."""
+
+    bases: tuple[str, ...] = ()
+
+    def process_request(self, request: Request) -> None:
+        if not request.url.startswith(self.bases):
+            raise IgnoreRequest("not one of this project's sites")
+
+
+@pytest_twisted.ensureDeferred
+async def test_rsl_a_license_another_middleware_ignores_is_not_read_as_no_terms(
+    tmp_path: Path,
+) -> None:
+    """robots.txt names a license the project's own URL filter keeps the crawl from
+    downloading: the terms were never read, so they cannot be taken as "no terms"
+    (which would fetch the pages the license refuses to ai-train)."""
+    sites = Sites()
+    sites.add("lic").script("/no-train.xml", rsl(NO_TRAIN))
+    license_url = sites.url("lic", "/no-train.xml")
+    sites.add("a").script(
+        "/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n")
+    )
+    OwnSitesOnly.bases = (sites.bases["a"],)
+    urls = [sites.url("a", p) for p in ("/1", "/2")]
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_PURPOSE": "ai-train",
+        "REP_AUDIT_FILE": str(trail),
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.OwnSitesOnly": 500},
+    }
+    try:
+        _, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sites.requested("lic") == []
+    assert spider.downloaded == []
+    assert sorted(spider.dropped) == sorted(urls)
+    records = by_url(trail)
+    for url in urls:
+        assert records[url]["fate"] == "refused" and records[url]["refused_by"] == "purpose"
+        assert records[url]["why"] == (
+            f"Not fetched: ai-train denied by RSL {license_url}: "
+            "license document unreadable: not XML (empty)"
+        )
+    assert [str(f) for f in verify(trail).findings] == []

@@ -59,6 +59,11 @@ class DocumentKind(Generic[D]):
     #: Appended to the key to name its records in a shared store. robots.txt has none:
     #: its records kept their names from before there were other kinds.
     store_suffix: str = ""
+    #: What it means when another component refuses our request for it (not the site's
+    #: answer). ``""``: absent, as Scrapy reads robots.txt. Otherwise these words, and the
+    #: document is read as an empty body: a document the publisher pointed at (an RSL
+    #: license) whose terms could not be read is never "no terms".
+    when_ignored: str = ""
 
     def url(self, key: Hashable) -> str:
         """The URL the document of ``key`` is downloaded from."""

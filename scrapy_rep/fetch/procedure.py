@@ -19,7 +19,7 @@ over Scrapy's engine and the checker over urllib, so the two cannot drift apart:
 | more hops, a loop, an unusable target | as 404 |
 | 4xx except 429, 1xx, 3xx without ``Location`` | absent: everything allowed |
 | 429, 5xx, network error | unreachable: everything disallowed for now |
-| refused by another Scrapy component | absent (it is not the site's answer) |
+| refused by another Scrapy component | absent (not the site's answer); RSL: empty, unreadable |
 | an error in scrapy_rep itself | an internal error, named as ours |
 """
 
@@ -145,7 +145,12 @@ class FetchProcedure:
 
     def on_ignored(self, reason: str) -> Fetched:
         """Another component refused the request: not the site's answer, and no retry can
-        change it, so the document counts as absent (Scrapy's middleware does the same)."""
+        change it, so the document counts as absent (Scrapy's middleware does the same),
+        or, for a kind with ``when_ignored`` (an RSL license), as an empty body: terms
+        pointed at but not read lose no "no" (docs/purpose-notes.md §9)."""
+        if self.document.when_ignored:
+            outcome = f"not downloaded ({reason}): {self.document.when_ignored}"
+            return self._fetched(Effect.PARSE, outcome, "ignored")
         outcome = f"not downloaded ({reason}): {self.document.when_absent}"
         return self._fetched(Effect.ALLOW_ALL, outcome, "ignored")
 

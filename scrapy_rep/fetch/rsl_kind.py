@@ -4,7 +4,9 @@ Its key is the license URL itself (found in robots.txt's ``License:`` line, a ``
 header or an HTML ``<link rel="license">``), so its ``path`` is empty and one document
 is fetched once per license URL whichever origins name it. Stand-ins (RSL 1.0 and
 docs/purpose-notes.md §9): absent (a 4xx) means no license terms; unreachable (given up
-on) means no AI use for now, as tdmrep.json's "everything reserved".
+on) means no AI use for now, as tdmrep.json's "everything reserved"; a request for it
+that another component refused (``IgnoreRequest``) means its terms were not read: an
+empty body, unreadable, no AI use.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     parse=parse_rsl,
     size_of=body_size,
     store_suffix=STORE_SUFFIX,
+    # Another component kept us from the terms robots.txt or the page pointed at: read
+    # as unreadable (no ai-train, no ai-input), never as "no license terms".
+    when_ignored="license terms not read, no AI use",
 )
 
 

@@ -215,6 +215,8 @@ def _root(data: bytes) -> etree._Element | str:
     after the parse catches one the byte search missed (a UTF-16 body)."""
     if b"<!doctype" in data.lower():
         return _DTD
+    if not data.strip():  # lxml's own words for it name a line and a column
+        return "not XML (empty)"
     parser = etree.XMLParser(
         resolve_entities=False,
         no_network=True,
