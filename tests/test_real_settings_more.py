@@ -143,7 +143,11 @@ async def test_audit_trail_with_cache_throttle_jobdir_and_a_filter_then_from_the
     assert sorted(spider.downloaded) == sorted(u for u in urls if expected_fate(u) == "fetched")
     assert_trail(second, urls, runs=1)
     records = by_url(second)
-    assert all(records[url]["status"] == 200 for url in spider.downloaded)
+    # Answered by Scrapy's cache: status 200, and no download tried (attempts counts
+    # downloads; nothing else in the record says the cache answered).
+    assert {(records[url]["status"], records[url]["attempts"]) for url in spider.downloaded} == {
+        (200, 0)
+    }
     print(sites.log)
 
 
@@ -290,6 +294,77 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
     assert "/noimageai-1.jpg" not in requested and "/noimageai-2.jpg" not in requested
     # The second run came from the cache: nothing reached the sites.
     assert runs[1][4] == runs[0][4]
+
+
+class ImageLinkSpider(ListSpider):
+    """Asks for each ``<img>`` of an HTML page as a request of its own."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        if response.headers.get("Content-Type", b"").startswith(b"text/html"):
+            for src in response.css("img::attr(src)").getall():
+                yield Request(response.urljoin(src), callback=self.parse, errback=self.failed)
+            yield {"url": response.url}
+
+
+async def noimageai_requests(tmp_path: Path) -> tuple[Sites, Any, Any, Path]:
+    """A ``noimageai`` page and an open one, each showing images the spider asks for as
+    requests; ai-train with the HTTP cache, AutoThrottle and a ``DOWNLOAD_SLOTS`` entry."""
+    from mediafiles import jpeg
+
+    sites = Sites()
+    site = sites.add("site")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    head = '<meta name="robots" content="noimageai">'
+    body = '<img src="/i/1.jpg"><img src="/i/2.jpg">'
+    site.script("/protected", Reply(200, f"<html><head>{head}</head>{body}</html>".encode(), HTML))
+    site.script("/open", Reply(200, b'<html><img src="/i/3.jpg"></html>', HTML))
+    for n in (1, 2, 3):
+        site.script(f"/i/{n}.jpg", Reply(200, jpeg(colour=(n, 9, 9)), JPEG))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        **httpcache(tmp_path),
+        "REP_PURPOSE": "ai-train",
+        "REP_AUDIT_FILE": str(trail),
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.02,
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, "jitter": 0.5}},
+    }
+    pages = [sites.url("site", "/protected"), sites.url("site", "/open")]
+    try:
+        crawler, spider = await crawl(pages, settings, ImageLinkSpider)
+    finally:
+        await sites.close()
+    return sites, crawler, spider, trail
+
+
+@pytest_twisted.ensureDeferred
+async def test_media_image_requests_of_a_noimageai_page_are_refused(tmp_path: Path) -> None:
+    sites, crawler, spider, trail = await noimageai_requests(tmp_path)
+    assert [path for path in sites.requested("site") if path.startswith("/i/")] == ["/i/3.jpg"]
+    assert stat(crawler, "rep/purpose/images_refused/ai-train") == 2
+    assert sites.url("site", "/i/3.jpg") in spider.downloaded
+    page = by_url(trail)[sites.url("site", "/protected")]
+    assert page["usage"]["signals"][0]["source"] == '<meta name="robots" content="noimageai">'
+    assert [str(f) for f in verify(trail).findings] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an image request a noimageai page's refusal drops in the spider middleware "
+    "never reaches the scheduler: no url record, no count, no errback (the page's record "
+    "names its noimageai, not what was refused); reported to the lead",
+)
+@pytest_twisted.ensureDeferred
+async def test_media_the_trail_names_the_image_requests_noimageai_refused(
+    tmp_path: Path,
+) -> None:
+    sites, _, spider, trail = await noimageai_requests(tmp_path)
+    text = trail.read_text()
+    for n in (1, 2):
+        url = sites.url("site", f"/i/{n}.jpg")
+        assert url in text  # a refused record, as for a request robots.txt refuses
+        assert url in spider.dropped  # the errback told, as for every other refusal
 
 
 # --------------------------------------------------------------------------- RSL licenses
