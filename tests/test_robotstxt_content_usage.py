@@ -728,3 +728,26 @@ def test_a_file_without_ai_usage_lines_holds_no_extra_objects() -> None:
     # With them, a table of tuples of atoms, which the collector stops tracking.
     assert tracked_per_file(with_usage) == ["array", "array"]
     assert len(with_usage.content_usage("mybot")) == 1
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("text", "says_nothing"),
+    [
+        ("User-agent: *\nDisallow: /private\nCrawl-delay: 2\nSitemap: /s.xml\n", True),
+        ("", True),
+        ("Content-Usage: train-ai=n\nUser-agent: *\nDisallow: /x\n", False),
+        ("User-agent: *\nDisallow: /x\n\nUser-agent: other\nContent-Usage: /a train-ai=n\n", False),
+        ("User-agent: somebot\nContent-Signal: search=no\n", False),
+        ("Content-Signal: ai-train=no\n", False),
+        ("User-agent: *\nAllow: /\nLicense: https://example.com/license.xml\n", False),
+    ],
+)
+def test_states_no_usage_only_when_no_line_anywhere_speaks_of_usage(
+    text: str, says_nothing: bool, profile: str
+) -> None:
+    """The purpose check skips a robots.txt that says nothing of usage to any crawler; a
+    Content-Usage, Content-Signal or License line in any group, or before the first
+    group, is something."""
+    assert parse_robotstxt(text, profile=profile).states_no_usage is says_nothing
+    assert ALLOW_ALL.states_no_usage and DISALLOW_ALL.states_no_usage

@@ -183,6 +183,13 @@ class RobotsTxt:
         return usage
 
     @property
+    def states_no_usage(self) -> bool:
+        """No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
+        file: it says nothing of usage to any crawler (the usual file; the purpose
+        check's fast path)."""
+        return self._signals is None and self._usage is None and not self.licenses
+
+    @property
     def user_agents(self) -> tuple[str, ...]:
         """The product tokens named by the file's groups (``*`` for the global group)."""
         return tuple(self._tokens)

@@ -107,6 +107,8 @@ class RequestRules:
             origin = robots_url.removesuffix("/robots.txt")
             message = f"Dropped: tdmrep.json of {origin} {tdm_given_up}"
             return Refused("tdmrep_unreachable", message), NOTHING_BEFORE
+        if tdm is None and not licenses and rules.states_no_usage:
+            return None, NOTHING_BEFORE  # no signal anywhere: nothing to refuse or carry
         rsl = licenses_signals(licenses, url, self.rsl_held) if licenses else ()
         before = self.policy.before_fetch(rules, url, agent, tdm, self.agents, rsl)
         if before is NOTHING_BEFORE:
