@@ -179,9 +179,9 @@ class GallerySpider(ListSpider):
 
 
 def media_sites() -> tuple[Sites, dict[str, str]]:
-    """A gallery whose images and PDFs carry their own statements, and a page that says
-    ``noimageai`` over images that allow everything themselves."""
-    from mediafiles import jpeg, pdf, xmp_packet
+    """A gallery whose images (IPTC in XMP, C2PA/CAWG) and PDFs carry their own statements,
+    and a page that says ``noimageai`` over images that allow everything themselves."""
+    from mediafiles import c2pa_jpeg, jpeg, pdf, xmp_packet
 
     sites = Sites()
     site = sites.add("site")
@@ -192,6 +192,11 @@ def media_sites() -> tuple[Sites, dict[str, str]]:
         "no.jpg": Reply(200, jpeg(xmp_packet("DMI-PROHIBITED"), (200, 0, 0)), JPEG),
         "no-train.jpg": Reply(
             200, jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"), (0, 200, 0)), JPEG
+        ),
+        "c2pa-no.jpg": Reply(
+            200,
+            c2pa_jpeg({"cawg.ai_generative_training": "notAllowed"}, base=jpeg(colour=(6, 6, 6))),
+            JPEG,
         ),
         "yes.jpg": Reply(200, jpeg(xmp_packet("DMI-ALLOWED"), (0, 0, 200)), JPEG),
         "plain.jpg": Reply(200, jpeg(colour=(90, 90, 90)), JPEG),
@@ -211,7 +216,11 @@ def media_sites() -> tuple[Sites, dict[str, str]]:
 
     site.script(
         "/gallery",
-        page("", ["no.jpg", "no-train.jpg", "yes.jpg", "plain.jpg"], ["no.pdf", "yes.pdf"]),
+        page(
+            "",
+            ["no.jpg", "no-train.jpg", "c2pa-no.jpg", "yes.jpg", "plain.jpg"],
+            ["no.pdf", "yes.pdf"],
+        ),
     )
     noimageai = '<meta name="robots" content="noimageai">'
     site.script("/protected", page(noimageai, ["noimageai-1.jpg", "noimageai-2.jpg"], []))
@@ -256,7 +265,7 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         await sites.close()
     names = {url: name for name, url in urls.items()}
     stored_images = {"yes.jpg", "plain.jpg"}
-    refused_images = {"no.jpg", "no-train.jpg"}
+    refused_images = {"no.jpg", "no-train.jpg", "c2pa-no.jpg"}
     for number, (crawler, spider, items, trail, _) in enumerate(runs, 1):
         assert sorted(spider.downloaded) == sorted(pages), number
         by_page = {item["url"]: item for item in items}
@@ -266,7 +275,8 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         assert stored == stored_images | {"yes.pdf"}, number
         for name in refused_images | {"no.pdf"}:
             assert results[name]["status"] == "refused", (number, name)
-            assert results[name]["rep_refused"][0].startswith("ai-train denied by XMP"), name
+            statement = "C2PA" if name.startswith("c2pa") else "XMP"
+            assert results[name]["rep_refused"][0].startswith(f"ai-train denied by {statement}")
         # The noimageai page's images: taken out of the item, never downloaded.
         assert protected["image_urls"] == []
         assert sorted(protected["rep_image_usage"]["urls"]) == sorted(
@@ -278,7 +288,7 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         }
         assert all(r["path"] is None for r in protected["images"]), number
         assert stat(crawler, "rep/purpose/image_urls_refused/ai-train") == 2, number
-        assert stat(crawler, "rep/media/refused/ai-train") == 3, number
+        assert stat(crawler, "rep/media/refused/ai-train") == 4, number
         assert stat(crawler, "log_count/ERROR") is None
         # On disk: exactly the stored files, whatever the second run replayed.
         assert len(list((images / "full").iterdir())) == len(stored_images)
