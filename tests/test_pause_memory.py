@@ -153,3 +153,56 @@ async def test_issue21_a_real_crawl_paused_with_spilled_requests_resumes_them_al
     assert list(second.spider.dropped) == [sites.url("down", "/1")]
     pages = [p for p in sites.requested("down") if p != "/robots.txt"]
     assert sorted(pages) == sorted(f"/{i}" for i in range(n) if i != 1)  # each once
+
+
+def test_spilled_origins_keep_few_files_open_and_every_request_in_order(
+    tmp_path: Path,
+) -> None:
+    """A broad crawl spills for tens of thousands of origins: at most MAX_OPEN_QUEUES
+    disk queues are open at a time (at 100,000 origins the crawl ran out of file
+    handles); the others are closed and reopened where they were left."""
+    import os
+
+    from scrapy_rep.crawl.holding import MAX_OPEN_QUEUES
+
+    crawler, spider = held_crawler(tmp_path)
+    held = HeldRequests(crawler, 0)  # everything spills
+    origins = [f"http://o{n}.example" for n in range(MAX_OPEN_QUEUES * 4)]
+    fds_before = len(os.listdir("/proc/self/fd"))
+    for round_ in range(3):  # every origin comes back after all the others
+        for origin in origins:
+            held.add(origin, Request(f"{origin}/{round_}"))
+    assert len(held._open) <= MAX_OPEN_QUEUES
+    assert len(os.listdir("/proc/self/fd")) - fds_before <= 2 * MAX_OPEN_QUEUES + 4
+    assert len(held) == 3 * len(origins) and held.in_memory == 0
+    for origin in origins[::2]:  # released in any order, each one's requests in order
+        assert [r.url for r in held.pop(origin)] == [f"{origin}/{n}" for n in range(3)]
+    held.close(spider, "shutdown", None)  # a pause: every queue named, open or not
+    state = pickle.loads((tmp_path / STATE_FILE).read_bytes())
+    assert len(state["spilled"]) == len(origins[1::2])
+    crawler, spider = held_crawler(tmp_path)
+    engine = Counting()
+    assert HeldRequests(crawler, 0).resume(spider, engine) == 3 * len(origins[1::2])
+
+
+def test_a_request_that_cannot_be_spilled_stays_held_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No file handle left (or a full disk): the request is held in memory, beyond the
+    limit, counted and said once; it is never lost and no exception escapes."""
+    from scrapy.squeues import PickleFifoDiskQueue
+
+    def no_handles(*_: Any, **__: Any) -> Any:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(PickleFifoDiskQueue, "from_crawler", no_handles)
+    crawler, _ = held_crawler(tmp_path)
+    held = HeldRequests(crawler, 1)
+    for n in range(5):
+        held.add("http://a.example", Request(f"http://a.example/{n}"))
+    assert held.in_memory == 5 and len(held) == 5
+    assert crawler.stats.get_value("rep/requests/spill_errors") == 4
+    assert caplog.text.count("cannot spill held requests to disk") == 1
+    assert [r.url for r in held.pop("http://a.example")] == [
+        f"http://a.example/{n}" for n in range(5)
+    ]

@@ -6,9 +6,12 @@ crawl's concurrency. They are kept per origin in arrival order:
 - in memory up to ``REP_MAX_HELD_REQUESTS`` in all; beyond that an origin's further
   requests are spilled to disk, in Scrapy's own FIFO disk queues
   (``scrapy.squeues.PickleFifoDiskQueue``, one per origin, under ``JOBDIR`` or a temporary
-  folder), and taken back in order when the origin is released. A request that cannot
-  be serialised (a callback that is not a spider method) stays in memory: a request is
-  never dropped because memory is bounded;
+  folder), and taken back in order when the origin is released. At most
+  :data:`MAX_OPEN_QUEUES` of them are open at a time (each holds two files open; a
+  broad crawl spills for tens of thousands of origins); the others are closed and
+  reopened when used. A request that cannot be serialised (a callback that is not a
+  spider method) or written (a full disk, no file handle left) stays in memory: a
+  request is never dropped because memory is bounded;
 - when the spider closes: with ``JOBDIR`` they are saved for the next run (those in
   memory in ``scrapy_rep.state``, the spilled ones left in their disk queues, which the
   state file names: a pause reads none of them back into memory); with
@@ -23,6 +26,7 @@ import logging
 import pickle
 import shutil
 import tempfile
+from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -46,6 +50,9 @@ STATE_FILE: Final = "scrapy_rep.state"
 SPILL_DIR: Final = "scrapy_rep.spill"
 #: 3: spilled requests stay in their disk queues, named in the state file (2: all in it).
 _STATE_VERSION: Final = 3
+#: Disk queues kept open at a time (two file handles each), the least recently used
+#: closed beyond (issue 25: at 100,000 origins the process ran out of file handles).
+MAX_OPEN_QUEUES: Final = 64
 
 
 class HeldRequests:
@@ -55,8 +62,11 @@ class HeldRequests:
         self.crawler = crawler
         self.limit = limit
         self._memory: dict[Hashable, list[Request]] = {}
-        self._disk: dict[Hashable, Any] = {}
+        #: The open disk queues, least recently used first (at most MAX_OPEN_QUEUES).
+        self._open: OrderedDict[Hashable, Any] = OrderedDict()
+        #: How many requests each origin has on disk (its queue open or not).
         self._on_disk: dict[Hashable, int] = {}
+        self._spill_failed = False
         self.in_memory = 0
         self._spill_root: Path | None = None
 
@@ -73,8 +83,9 @@ class HeldRequests:
         return len(self._memory.get(key, ())) + self._on_disk.get(key, 0)
 
     def add(self, key: Hashable, request: Request) -> bool:
-        """Hold ``request``; ``True`` when it went to disk."""
-        spill = self.in_memory >= self.limit or key in self._disk
+        """Hold ``request``; ``True`` when it went to disk. Never fails: a request that
+        cannot go to disk is kept in memory."""
+        spill = self.in_memory >= self.limit or key in self._on_disk
         if spill and self._spill(key, request):
             return True
         self._memory.setdefault(key, []).append(request)
@@ -82,13 +93,21 @@ class HeldRequests:
         return False
 
     def pop(self, key: Hashable) -> Iterator[Request]:
-        """The held requests of ``key``, oldest first (memory, then disk), removed."""
+        """The held requests of ``key``, oldest first (memory, then disk), removed. If its
+        disk queue cannot be opened now, those stay on disk (held, counted, and taken
+        back at the next release, or kept by a pause)."""
         requests = self._memory.pop(key, [])
         self.in_memory -= len(requests)
         yield from requests
-        queue = self._disk.pop(key, None)
-        if queue is None:
+        if key not in self._on_disk:
             return
+        try:
+            queue = self._queue(key)
+        except Exception as error:
+            inc(self.crawler.stats, "rep/requests/spill_errors")
+            logger.error("scrapy_rep: cannot read the held requests of %s now: %s", key, error)
+            return
+        del self._open[key]
         self._on_disk.pop(key, None)
         try:
             while (request := queue.pop()) is not None:
@@ -97,19 +116,37 @@ class HeldRequests:
             queue.close()
 
     def _spill(self, key: Hashable, request: Request) -> bool:
-        queue = self._disk.get(key)
         try:
-            if queue is None:
-                queue = cast(Any, PickleFifoDiskQueue).from_crawler(
-                    self.crawler, str(self._path(key))
-                )
-                self._disk[key] = queue
-            queue.push(request)
-        except ValueError as error:  # not serialisable: it stays in memory
-            logger.debug("scrapy_rep: %s cannot be spilled to disk (%s)", request, error)
+            self._queue(key).push(request)
+        except Exception as error:  # not serialisable, no file handle, disk full: memory
+            if isinstance(error, ValueError):  # a callback that is not a spider method
+                logger.debug("scrapy_rep: %s cannot be spilled to disk (%s)", request, error)
+            else:
+                inc(self.crawler.stats, "rep/requests/spill_errors")
+                if not self._spill_failed:
+                    self._spill_failed = True
+                    logger.warning(
+                        "scrapy_rep: cannot spill held requests to disk (%s); they are "
+                        "kept in memory, beyond REP_MAX_HELD_REQUESTS",
+                        error,
+                    )
             return False
         self._on_disk[key] = self._on_disk.get(key, 0) + 1
         return True
+
+    def _queue(self, key: Hashable) -> Any:
+        """``key``'s disk queue, opened (or reopened where it was left) if it is closed;
+        the least recently used one is closed beyond :data:`MAX_OPEN_QUEUES`."""
+        queue = self._open.get(key)
+        if queue is not None:
+            self._open.move_to_end(key)
+            return queue
+        queue = cast(Any, PickleFifoDiskQueue).from_crawler(self.crawler, str(self._path(key)))
+        self._open[key] = queue
+        while len(self._open) > MAX_OPEN_QUEUES:
+            _, oldest = self._open.popitem(last=False)
+            oldest.close()  # its requests stay on disk, in order
+        return queue
 
     def _path(self, key: Hashable) -> Path:
         if self._spill_root is None:
@@ -217,11 +254,11 @@ class HeldRequests:
                     inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
                     logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
         self.in_memory = 0
-        spilled = [Path(queue.path).name for queue in self._disk.values()]
+        spilled = [self._path(key).name for key in self._on_disk]
         on_disk = sum(self._on_disk.values())
-        for queue in self._disk.values():
+        for queue in self._open.values():
             queue.close()  # its requests stay on disk for the next run
-        self._disk.clear()
+        self._open.clear()
         self._on_disk.clear()
         state = {"version": _STATE_VERSION, "held": saved, "spilled": spilled}
         temporary = path.with_suffix(".tmp")
