@@ -128,3 +128,29 @@ def test_rsl_an_ignored_license_request_is_terms_not_read_never_no_terms() -> No
     document = RSL.parse(ignored.body)
     assert document is not ABSENT
     assert document.problem == "license document unreadable: not XML (empty)"
+
+
+@pytest.mark.parametrize(("action", "reserved"), [("drop", True), ("allow", False)])
+def test_tdmrep_an_ignored_request_is_given_up_on_at_once(action: str, reserved: bool) -> None:
+    """A tdmrep.json kept from us by another component: what it reserves is not known,
+    so it is given up on at once (its unreachable stand-in, flagged unreachable so its
+    requests are dropped), unless REP_UNREACHABLE_ACTION is "allow"; robots.txt so
+    refused stays absent (Scrapy's reading)."""
+    from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_KIND
+    from scrapy_rep.fetch.kinds import TDMREP
+    from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
+    from scrapy_rep.fetch.policy import Policy
+    from scrapy_rep.robotstxt import ALLOW_ALL
+    from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
+
+    policy = Policy(unreachable_action=action)
+    ignored = FetchProcedure(TDMREP, "http://a.example").on_ignored("IgnoreRequest: x")
+    assert ignored.outcome == (
+        "not downloaded (IgnoreRequest: x): TDM rights taken as reserved for now"
+    )
+    entry = downloaded_entry(TDMREP, policy, ignored, 100.0)
+    assert entry.unreachable and entry.rules is (RESERVED_ALL if reserved else NO_FILE)
+    assert entry.fetched_at == 100.0 and entry.fresh_until == entry.stale_until > 100.0
+    robots = FetchProcedure(ROBOTS_KIND, "http://a.example").on_ignored("IgnoreRequest: x")
+    kept = downloaded_entry(ROBOTS_KIND, policy, robots, 100.0)
+    assert kept.rules is ALLOW_ALL and not kept.unreachable

@@ -546,30 +546,47 @@ class OwnPathsOnly:
             raise IgnoreRequest("no .well-known URLs in this project")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tdmrep.json refused by another component is read as absent (no reservation), "
-    "as robots.txt is; the reading that loses no 'no' is 'reserved for now', which needs "
-    "an immediate give-up path in the fetch lifecycle (not built: reported to the lead)",
-)
 @pytest_twisted.ensureDeferred
+@pytest.mark.parametrize(
+    ("purpose", "action", "fetched"),
+    [("ai-train", "drop", False), ("ai-train", "allow", True), ("search", "drop", True)],
+)
 async def test_tdmrep_a_file_another_middleware_ignores_is_not_read_as_no_reservation(
-    tmp_path: Path,
+    tmp_path: Path, purpose: str, action: str, fetched: bool
 ) -> None:
     """The same with tdmrep.json: it reserves TDM for every path, the project's filter
-    keeps the crawl from reading it, and the page must not be fetched for ai-train."""
+    keeps the crawl from reading it, and the page must not be fetched for ai-train: the
+    file is given up on at once, as an unreachable one is after REP_UNREACHABLE_MAX_WAIT
+    (``REP_UNREACHABLE_ACTION = "allow"`` lets it go on; a search crawl reads no
+    tdmrep.json). The trail says why and verifies."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     reserved = b'[{"location": "/*", "tdm-reservation": 1}]'
     a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
+    trail = tmp_path / "trail.jsonl"
     settings = {
-        "REP_PURPOSE": "ai-train",
+        "REP_PURPOSE": purpose,
+        "REP_UNREACHABLE_ACTION": action,
+        "REP_AUDIT_FILE": str(trail),
         "DOWNLOADER_MIDDLEWARES": {f"{__name__}.OwnPathsOnly": 500},
     }
+    page = sites.url("a", "/1")
     try:
-        _, spider = await crawl([sites.url("a", "/1")], settings)
+        crawler, spider = await crawl([page], settings)
     finally:
         await sites.close()
     assert "/.well-known/tdmrep.json" not in sites.requested("a")
-    assert spider.downloaded == []
+    assert spider.downloaded == ([page] if fetched else [])
+    record = by_url(trail)[page]
+    if fetched:
+        assert record["fate"] == "fetched"
+    else:
+        message = (
+            f"Dropped: tdmrep.json of {sites.bases['a']} not downloaded (IgnoreRequest: no "
+            ".well-known URLs in this project): TDM rights taken as reserved for now"
+        )
+        assert spider.dropped == {page: message}
+        assert record["fate"] == "refused" and record["why"] == message
+        assert crawler.stats.get_value("rep/requests/dropped/tdmrep_unreachable") == 1
+    assert [str(f) for f in verify(trail).findings] == []

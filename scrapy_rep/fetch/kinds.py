@@ -64,6 +64,11 @@ class DocumentKind(Generic[D]):
     #: document is read as an empty body: a document the publisher pointed at (an RSL
     #: license) whose terms could not be read is never "no terms".
     when_ignored: str = ""
+    #: ``True``: a request for it that another component refused is given up on at once,
+    #: as an unreachable one would be after ``REP_UNREACHABLE_MAX_WAIT`` (its unreachable
+    #: stand-in, unless ``REP_UNREACHABLE_ACTION = "allow"``): what it says is not known,
+    #: and a tdmrep.json not read may reserve TDM rights (no "no" lost).
+    ignored_gives_up: bool = False
 
     def url(self, key: Hashable) -> str:
         """The URL the document of ``key`` is downloaded from."""
@@ -150,7 +155,8 @@ ROBOTS_TXT: DocumentKind[RobotsTxt] = DocumentKind(
 #: W3C TDMRep's file (report §3.1), fetched for AI purposes (``REP_PURPOSE``): "Failure
 #: to provide access to such a representation implies that the origin server does not
 #: implement this protocol", so a 4xx means no reservation; an unreachable file given up
-#: on is taken as "everything reserved" (the reading that loses no "no").
+#: on is taken as "everything reserved" (the reading that loses no "no"), and so is a
+#: file another component kept the crawl from reading (``ignored_gives_up``).
 TDMREP: DocumentKind[TdmRepFile] = DocumentKind(
     name="tdmrep.json",
     path=WELL_KNOWN_PATH,
@@ -162,4 +168,5 @@ TDMREP: DocumentKind[TdmRepFile] = DocumentKind(
     parse=parse_tdmrep,
     size_of=body_size,
     store_suffix=WELL_KNOWN_PATH,
+    ignored_gives_up=True,
 )

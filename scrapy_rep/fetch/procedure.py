@@ -19,7 +19,7 @@ over Scrapy's engine and the checker over urllib, so the two cannot drift apart:
 | more hops, a loop, an unusable target | as 404 |
 | 4xx except 429, 1xx, 3xx without ``Location`` | absent: everything allowed |
 | 429, 5xx, network error | unreachable: everything disallowed for now |
-| refused by another Scrapy component | absent (not the site's answer); RSL: empty, unreadable |
+| refused by another Scrapy component | absent; an RSL license: empty; tdmrep.json: given up |
 | an error in scrapy_rep itself | an internal error, named as ours |
 """
 
@@ -145,14 +145,17 @@ class FetchProcedure:
 
     def on_ignored(self, reason: str) -> Fetched:
         """Another component refused the request: not the site's answer, and no retry can
-        change it, so the document counts as absent (Scrapy's middleware does the same),
-        or, for a kind with ``when_ignored`` (an RSL license), as an empty body: terms
-        pointed at but not read lose no "no" (docs/purpose-notes.md §9)."""
-        if self.document.when_ignored:
-            outcome = f"not downloaded ({reason}): {self.document.when_ignored}"
+        change it, so the document counts as absent (Scrapy's middleware does the same);
+        for a kind with ``when_ignored`` (an RSL license), as an empty body: terms
+        pointed at but not read lose no "no" (docs/purpose-notes.md §9); for a kind that
+        ``ignored_gives_up`` (tdmrep.json), as given up on at once (the lifecycle's
+        :func:`~scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
+        document = self.document
+        if document.when_ignored:
+            outcome = f"not downloaded ({reason}): {document.when_ignored}"
             return self._fetched(Effect.PARSE, outcome, "ignored")
-        outcome = f"not downloaded ({reason}): {self.document.when_absent}"
-        return self._fetched(Effect.ALLOW_ALL, outcome, "ignored")
+        words = document.when_unreachable if document.ignored_gives_up else document.when_absent
+        return self._fetched(Effect.ALLOW_ALL, f"not downloaded ({reason}): {words}", "ignored")
 
     def on_internal_error(self, description: str) -> Fetched:
         """A bug in scrapy_rep: held and retried like an unreachable site, but named as ours."""

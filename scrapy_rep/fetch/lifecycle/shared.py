@@ -26,10 +26,19 @@ def downloaded_entry(
 ) -> CacheEntry[D]:
     """The entry of the site's answer: the parsed document, or the absent stand-in (a
     4xx, SPEC §4 "unavailable"), fresh for its ``Cache-Control`` lifetime and usable
-    while stale up to the stale limit."""
+    while stale up to the stale limit. A request another component refused is not the
+    site's answer: for a kind that ``ignored_gives_up``, the give-up verdict at once."""
+    lifetime = policy.lifetime(fetched.cache_control)
+    if fetched.kind == "ignored" and kind.ignored_gives_up:
+        # Another component kept us from it: what it says is not known, and no retry can
+        # change that. Given up on at once, as after REP_UNREACHABLE_MAX_WAIT.
+        allow = policy.unreachable_action == "allow"
+        rules = kind.stand_in(allow)
+        return CacheEntry(
+            rules, fetched.outcome, now, now + lifetime, now + lifetime, None, b"", True
+        )
     parsed = fetched.effect is Effect.PARSE
     rules = kind.parse(fetched.body) if parsed else kind.absent
-    lifetime = policy.lifetime(fetched.cache_control)
     body_zlib = zlib.compress(fetched.body) if parsed else b""
     return CacheEntry(
         rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
