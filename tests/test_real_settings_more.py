@@ -359,22 +359,27 @@ async def test_media_image_requests_of_a_noimageai_page_are_refused(tmp_path: Pa
     assert [str(f) for f in verify(trail).findings] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an image request a noimageai page's refusal drops in the spider middleware "
-    "never reaches the scheduler: no url record, no count, no errback (the page's record "
-    "names its noimageai, not what was refused); reported to the lead",
-)
 @pytest_twisted.ensureDeferred
 async def test_media_the_trail_names_the_image_requests_noimageai_refused(
     tmp_path: Path,
 ) -> None:
-    sites, _, spider, trail = await noimageai_requests(tmp_path)
-    text = trail.read_text()
+    """An image request a noimageai page's refusal drops before the scheduler has its
+    record, refused with the page's reason, like a request robots.txt refuses (its
+    errback is not called: the request is dropped from the spider's output, as a
+    nofollow link is). The trail verifies."""
+    sites, _, _, trail = await noimageai_requests(tmp_path)
+    records = by_url(trail)
+    page = sites.url("site", "/protected")
+    source = f'<meta name="robots" content="noimageai"> on {page}'
     for n in (1, 2):
         url = sites.url("site", f"/i/{n}.jpg")
-        assert url in text  # a refused record, as for a request robots.txt refuses
-        assert url in spider.dropped  # the errback told, as for every other refusal
+        record = records[url]
+        assert record["fate"] == "refused" and record["refused_by"] == "purpose", record
+        assert record["why"] == (f"Not fetched: ai-train denied by {source} (an image of it)"), (
+            record
+        )
+    assert records[sites.url("site", "/i/3.jpg")]["fate"] == "fetched"
+    assert [str(f) for f in verify(trail).findings] == []
 
 
 # --------------------------------------------------------------------------- RSL licenses

@@ -146,9 +146,22 @@ class EarlyRefusal:
         # dupefilter must not see it again.
         return request.replace(dont_filter=True)
 
+    def announce(self, request: Request) -> bool:
+        """For a request the page pass refuses itself (an image of a ``noimageai`` page):
+        what the engine does before the scheduler's queue, so that it is recorded and
+        counted like every other request (the audit trail opens its record at
+        ``request_scheduled``); whether it got through (else it was dropped as the
+        engine would have: a duplicate, an offsite request). Never raises."""
+        try:
+            return self._schedule(request)
+        except Exception:  # the refusal still happens; only its record may be missing
+            logger.exception("scrapy_rep internal error announcing %s", request)
+            return True
+
     def _schedule(self, request: Request) -> bool:
         """What the engine does before the scheduler's queue (``_schedule_request``, the
-        dupefilter of Scrapy's ``Scheduler.enqueue_request``); whether it got through."""
+        dupefilter of Scrapy's ``Scheduler.enqueue_request`` when it is the crawl's);
+        whether it got through."""
         crawler = self.crawler
         results = crawler.signals.send_catch_log(
             signals.request_scheduled,
@@ -160,6 +173,8 @@ class EarlyRefusal:
             if isinstance(result, Failure) and isinstance(result.value, IgnoreRequest):
                 return False
         dupefilter = self._dupefilter
+        if dupefilter is None:  # another scheduler: its own checks are not ours to run
+            return True
         if not request.dont_filter and dupefilter.request_seen(request):
             dupefilter.log(request, crawler.spider)
             crawler.signals.send_catch_log(

@@ -74,12 +74,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: Pages whose output passes every gate untouched (the page's own table).
         self._plain = page.plain
         self.links = LinkGate(crawler, page)
-        #: noimageai pages: their images refused or marked (issue 22).
-        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self.links.refused)
-        self.items = ItemGate(crawler, page, self.images)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
         #: scheduler (issue 25).
         self.early = EarlyRefusal(crawler, self)
+        #: noimageai pages: their images refused or marked (issue 22).
+        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image)
+        self.items = ItemGate(crawler, page, self.images)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -87,6 +87,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _refuse_image(
+        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+    ) -> None:
+        """An image request of a noimageai page: scheduled as far as the engine would
+        (so that the audit trail has its record, and a duplicate is dropped as one),
+        then refused like any other request."""
+        if self.early.announce(request):
+            self.links.refused(request, response, reason, message, sources)
 
     # ------------------------------------------------------------------ input
 
