@@ -33,10 +33,7 @@ def downloaded_entry(
         # Another component kept us from it: what it says is not known, and no retry can
         # change that. Given up on at once, as after REP_UNREACHABLE_MAX_WAIT.
         allow = policy.unreachable_action == "allow"
-        rules = kind.stand_in(allow)
-        return CacheEntry(
-            rules, fetched.outcome, now, now + lifetime, now + lifetime, None, b"", True
-        )
+        return stand_in_entry(kind, allow, fetched.outcome, lifetime, now)
     parsed = fetched.effect is Effect.PARSE
     rules = kind.parse(fetched.body) if parsed else kind.absent
     body_zlib = zlib.compress(fetched.body) if parsed else b""
@@ -55,5 +52,13 @@ def gave_up_entry(
     tried again when it expires)."""
     verdict = "treated as allowed (REP_UNREACHABLE_ACTION)" if allow else "requests dropped"
     outcome = f"unreachable for {waited:.0f} s ({last}): {verdict}"
+    return stand_in_entry(kind, allow, outcome, lifetime, now)
+
+
+def stand_in_entry(
+    kind: DocumentKind[D], allow: bool, outcome: str, lifetime: float, now: float
+) -> CacheEntry[D]:
+    """A give-up verdict: the kind's absent (``allow``) or unreachable stand-in, marked
+    as given up on, for ``lifetime``, never stale (it is tried again when it expires)."""
     rules = kind.stand_in(allow)
     return CacheEntry(rules, outcome, now, now + lifetime, now + lifetime, None, b"", True)
