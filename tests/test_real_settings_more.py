@@ -58,6 +58,30 @@ class ItemSpider(ListSpider):
         yield {"url": response.url}
 
 
+async def paused_then_cached(
+    sites: Sites, urls: list[str], settings: dict[str, Any], first: Path, second: Path
+) -> tuple[int, Any, Any]:
+    """The crawl paused once some pages are in (at most 20 s) and resumed from ``JOBDIR``,
+    its trail in ``first``; then the same crawl again (answered from Scrapy's HTTP cache
+    when ``settings`` enable it), its trail in ``second``. The sites are closed at the
+    end. Returns the requests the sites had seen after the first crawl, and the second
+    crawl's crawler and spider."""
+    jobdir = first.parent / "job"
+    try:
+        await paused_and_resumed(
+            ItemSpider,
+            {**settings, "REP_AUDIT_FILE": str(first), "JOBDIR": str(jobdir)},
+            urls,
+            pause_after=6,
+            wait=20,
+        )
+        network = len(sites.log)
+        crawler, spider = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(second)}, ItemSpider)
+    finally:
+        await sites.close()
+    return network, crawler, spider
+
+
 # --------------------------------------------------------------------------- audit trail
 
 AUDIT_ORIGINS = ("a", "b", "c")
@@ -119,18 +143,7 @@ async def test_audit_trail_with_cache_throttle_jobdir_and_a_filter_then_from_the
         "DOWNLOADER_MIDDLEWARES": {f"{__name__}.SkipFilter": 500},
         "LOG_LEVEL": "INFO",
     }
-    try:  # pause once some pages are in (at most 20 s)
-        await paused_and_resumed(
-            ItemSpider,
-            {**settings, "REP_AUDIT_FILE": str(first), "JOBDIR": str(tmp_path / "job")},
-            urls,
-            pause_after=6,
-            wait=20,
-        )
-        network = len(sites.log)
-        crawler, spider = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(second)}, ItemSpider)
-    finally:
-        await sites.close()
+    network, crawler, spider = await paused_then_cached(sites, urls, settings, first, second)
     forbidden = {url for url in urls if "/private/" in url}
     assert not [path for _, path in sites.log if path.startswith(("/private", "/skip"))]
     assert_trail(first, urls, runs=2)
@@ -462,17 +475,7 @@ async def test_rsl_license_no_with_cache_jobdir_small_caches_and_retries(tmp_pat
         "CONCURRENT_REQUESTS": 2,
         "LOG_LEVEL": "INFO",
     }
-    try:
-        await paused_and_resumed(
-            ItemSpider,
-            {**settings, "REP_AUDIT_FILE": str(first), "JOBDIR": str(tmp_path / "job")},
-            urls,
-            pause_after=6,
-            wait=20,
-        )
-        crawler, spider = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(second)}, ItemSpider)
-    finally:
-        await sites.close()
+    _, crawler, spider = await paused_then_cached(sites, urls, settings, first, second)
     allowed = [
         u for u in urls if not u.startswith((sites.bases["notrain1"], sites.bases["notrain2"]))
     ]
