@@ -78,6 +78,14 @@ class UsageGate:
         self._audit = bool(config.audit_file)
         self._refuse = refuse
 
+    def _nothing_to_check(
+        self, entry: CacheEntry[RobotsTxt], documents: Mapping[tuple[str, Hashable], Any]
+    ) -> bool:
+        """No signal to read at all (the usual search crawl): no extra agents' groups, no
+        tdmrep.json or license decided, and no usage line anywhere in robots.txt. Then
+        :meth:`RequestRules.refusal` answers "nothing refused, nothing carried" too."""
+        return not documents and not self.rules.agents and entry.rules.states_no_usage
+
     def check(
         self,
         request: Request,
@@ -91,6 +99,8 @@ class UsageGate:
         A bug of ours in reading the signals never costs the request: it is logged as a
         scrapy_rep error and counted, and the request goes on to be checked again, with the
         page's own signals, after the fetch."""
+        if self._nothing_to_check(entry, documents):
+            return
         try:
             tdm = documents.get((TDMREP.name, origin))
             licenses = _licenses(documents)
@@ -152,6 +162,8 @@ class UsageGate:
         agent: str,
     ) -> bool:
         """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        if self._nothing_to_check(entry, documents):
+            return False
         tdm = documents.get((TDMREP.name, origin))
         tdm_rules = None if tdm is None else tdm.rules
         licenses = [(license_url, found.rules) for license_url, found in _licenses(documents)]
