@@ -33,6 +33,12 @@ timed one), modes rotated within each round, so that no mode inherits another's 
 caches; the ratios are then the median of the per-round ratios of CPU per page, with
 their range.
 
+With ``--fresh --cold`` there is no warm-up: each child process runs the one crawl, and
+its CPU figure is the whole process's, from the interpreter's start (the imports of
+Scrapy and of the add-on, the first use of every cache included: what a ``scrapy
+crawl`` pays). The package's bytecode is compiled first, as an install leaves it. This
+is the figure a target is read on; the warm figures leave first use out.
+
 Modes run in ``--rounds`` rounds (order rotated each round) after an untimed warm-up crawl
 per mode. Per mode the table gives the median pages/s (page responses, i.e. responses that
 are not robots.txt, over the crawl's wall time), the median wall and CPU seconds, and the
@@ -50,6 +56,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -240,6 +247,9 @@ def settings_for(mode: str) -> dict[str, Any]:
 ALLOWED_ONLY = False
 #: ``--items``: the spider yields an item per page (title and links read by CSS).
 ITEMS = False
+#: ``--cold`` (with ``--fresh``): no warm-up crawl, and the CPU figure is the whole child
+#: process's (interpreter start, the imports of Scrapy and the add-on, first use included).
+COLD = False
 
 
 async def crawl(mode: str, ports: list[int], pages: int) -> Result:
@@ -347,6 +357,12 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
         f"({allowed} allowed by robots.txt); median of {rounds} rounds; "
         "pages/s = non-robots.txt responses / wall s; counts from the last round"
         + ("; --allowed-only: only the allowed pages requested" if ALLOWED_ONLY else "")
+        + (
+            "; --cold: no warm-up, CPU s of the whole crawler process (interpreter start, "
+            "imports, first use)"
+            if COLD
+            else "; after a warm-up crawl in the same process (imports and first use not counted)"
+        )
         + "\n"
     )
     print(
@@ -402,10 +418,32 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
         )
 
 
+def _child_environment() -> dict[str, str]:
+    """A cold child loads bytecode as an installed package does (pip compiles it at
+    install); ``PYTHONDONTWRITEBYTECODE`` would make it compile the add-on's source."""
+    environment = dict(os.environ)
+    if COLD:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    return environment
+
+
+def _compile_packages() -> None:
+    """Bytecode for the add-on and this script, as an install leaves it (``--cold``)."""
+    import compileall
+
+    import scrapy_rep
+
+    for directory in (Path(scrapy_rep.__file__).parent, Path(__file__).parent):
+        compileall.compile_dir(directory, quiet=1)
+
+
 def run_fresh(
     ports: list[int], pages: int, rounds: int, modes: tuple[str, ...], items: bool
 ) -> dict[str, list[Result]]:
-    """Each crawl in a fresh process (warm-up crawl, then the timed one), modes rotated."""
+    """Each crawl in a fresh process (warm-up crawl, then the timed one; with ``--cold``
+    the only crawl, timed from the process's start), modes rotated."""
+    if COLD:
+        _compile_packages()
     results: dict[str, list[Result]] = {mode: [] for mode in modes}
     for round_number in range(rounds):
         shift = round_number % len(modes)
@@ -418,8 +456,10 @@ def run_fresh(
                 f"--modes={mode}",
                 "--rounds=1",
             ]
-            command += ["--items"] * items + ["--allowed-only"] * ALLOWED_ONLY
-            out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+            command += ["--items"] * items + ["--allowed-only"] * ALLOWED_ONLY + ["--cold"] * COLD
+            out = subprocess.run(
+                command, capture_output=True, text=True, check=True, env=_child_environment()
+            ).stdout
             result = Result(**json.loads(out.strip().splitlines()[-1]))
             results[mode].append(result)
             print(
@@ -431,7 +471,8 @@ def run_fresh(
 
 
 def child(ports: list[int], pages: int, mode: str) -> int:
-    """One warm-up crawl and one timed crawl of ``mode``; prints the Result as JSON."""
+    """One warm-up crawl and one timed crawl of ``mode`` (``--cold``: the one crawl, its
+    CPU counted from the process's start); prints the Result as JSON."""
     from scrapy.utils.reactor import install_reactor
 
     install_reactor(REACTOR)
@@ -442,7 +483,12 @@ def child(ports: list[int], pages: int, mode: str) -> int:
     results: dict[str, list[Result]] = {}
 
     async def go(_reactor: object) -> None:
-        results.update(await run(ports, pages, 1, (mode,)))
+        if COLD:
+            result = await crawl(mode, ports, pages)
+            result.cpu = time.process_time()  # the whole process, from its start
+            results[mode] = [result]
+        else:
+            results.update(await run(ports, pages, 1, (mode,)))
 
     with contextlib.suppress(SystemExit):
         task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))
@@ -527,14 +573,23 @@ def main() -> int:
         "--fresh", action="store_true", help="every crawl in a fresh process (modes rotated)"
     )
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="with --fresh: no warm-up crawl; CPU counted from the child process's start "
+        "(imports and first use included), bytecode compiled first as an install does",
+    )
+    parser.add_argument(
         "--no-unit", action="store_true", help="skip the middleware cost per request table"
     )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY, ITEMS
+    global ALLOWED_ONLY, ITEMS, COLD
     ALLOWED_ONLY = args.allowed_only
     ITEMS = args.items
+    COLD = args.cold
+    if COLD and not (args.fresh or args.ports):
+        parser.error("--cold needs --fresh (a cold crawl is one crawl in a fresh process)")
     modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
     if args.serve:
         serve(args.origins, args.pages)
