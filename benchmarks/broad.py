@@ -3,7 +3,8 @@
 Every origin is a host name of its own (``o0.test`` … ``o99999.test``) that the crawler's
 own resolver (:class:`LoopbackResolver`, set as ``TWISTED_DNS_RESOLVER``) maps to
 127.0.0.1, where ONE twisted.web server in a child process answers per ``Host`` header
-(so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` of
+(so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` (or the
+``--kinds`` given, in turn) of
 the fault mix of ``tests/faultsite.py`` (rules, 404, 403, 500 forever, 503 then OK, 429,
 redirect chains and a loop, over 500 KiB, binary garbage, an HTML page with status 200,
 connection resets, stalls), scripted by the same ``script_origin`` as the tests.
@@ -109,12 +110,24 @@ def page_paths(pages: int) -> tuple[str, ...]:
     return PATHS + tuple(f"/p/{n}" for n in range(pages - len(PATHS)))
 
 
+#: ``--kinds``: the faultsite kinds the origins cycle through (all of them by default).
+MIX: tuple[str, ...] = ()
+
+
+def kind_of(number: int) -> str:
+    """The robots.txt behaviour of origin ``number``: the mix's kinds in turn."""
+    from faultsite import KINDS
+
+    mix = MIX or KINDS
+    return mix[number % len(mix)]
+
+
 def origin_plan(number: int, seed: int, paths: tuple[str, ...], origin: Any = None) -> Any:
     """The faultsite plan of origin ``number`` (scripting ``origin`` if given)."""
-    from faultsite import KINDS, script_origin
+    from faultsite import script_origin
     from robotsite import ScriptedOrigin
 
-    kind = KINDS[number % len(KINDS)]
+    kind = kind_of(number)
     target = origin if origin is not None else ScriptedOrigin(f"o{number}", [])
     return script_origin(
         target, f"o{number}", kind, random.Random(seed * 1_000_003 + number), paths
@@ -144,7 +157,6 @@ def serve(origins: int, pages: int, seed: int) -> None:
     from scrapy.utils.reactor import install_reactor
 
     install_reactor(REACTOR)
-    from faultsite import KINDS
     from robotsite import ScriptedOrigin
     from twisted.internet import reactor, threads
     from twisted.web.resource import Resource
@@ -194,7 +206,7 @@ def serve(origins: int, pages: int, seed: int) -> None:
     def report() -> str:
         per_kind: dict[str, Counter[int]] = {}
         for number in range(origins):
-            kind = KINDS[number % len(KINDS)]
+            kind = kind_of(number)
             per_kind.setdefault(kind, Counter())[recorder.robots[number]] += 1
         return json.dumps(
             {
@@ -359,6 +371,7 @@ def run_mode(mode: str, args: argparse.Namespace, port: int, workdir: Path) -> d
             f"--cache-origins={args.cache_origins}",
             f"--cache-bytes={args.cache_bytes}",
             f"--held={args.held}",
+            f"--kinds={args.kinds}",
         ]
         with (workdir / f"{mode}-{phase}.log").open("w") as log:
             subprocess.run(command, check=True, stderr=log)
@@ -448,6 +461,12 @@ def main() -> int:
     parser.add_argument("--held", type=int, default=20_000, help="REP_MAX_HELD_REQUESTS")
     parser.add_argument("--pause-at", type=float, default=0.5, help="0: no pause")
     parser.add_argument("--modes", default="none,rep")
+    parser.add_argument(
+        "--kinds",
+        default="",
+        help="comma-separated faultsite kinds the origins cycle through (default: all 17; "
+        "'rules' alone: every origin has a good robots.txt)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--workdir", help="keep the JOBDIRs and crawl logs here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -458,6 +477,8 @@ def main() -> int:
         parser.add_argument(hidden, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(TESTS))
+    global MIX
+    MIX = tuple(kind for kind in args.kinds.split(",") if kind)
     args.pages = args.pages or max(5, round(args.requests / args.origins))
     # Well below the working set: 1 % of the origins parsed, and a byte budget whose
     # half (the compressed tier's share at least) holds every origin compressed (under
@@ -471,6 +492,11 @@ def main() -> int:
     if args.crawl:
         crawl_phase(args)
         return 0
+    from faultsite import KINDS  # here only: the children install their reactor first
+
+    unknown = sorted(set(MIX) - set(KINDS))
+    if unknown:
+        parser.error(f"--kinds: unknown {', '.join(unknown)} (of {', '.join(KINDS)})")
     return orchestrate(args)
 
 
@@ -483,6 +509,7 @@ def orchestrate(args: argparse.Namespace) -> int:
             f"--origins={args.origins}",
             f"--pages={args.pages}",
             f"--seed={args.seed}",
+            f"--kinds={args.kinds}",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
