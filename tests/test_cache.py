@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 
 import pytest
 
@@ -129,3 +130,47 @@ def test_spec4_one_large_parsed_entry_does_not_flush_the_compressed_tier() -> No
     assert cache.evictions == 0 and len(cache) == 52
     assert cache.parsed == 1  # the others were compressed, not dropped
     assert cache.bytes <= cache.max_bytes  # type: ignore[operator]
+
+
+def test_issue25_a_compact_entry_is_given_back_by_the_cache_while_it_holds_it() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    full = parsed()
+    cache.put("a", full)
+    kept = cache.compact(full)
+    assert kept.rules is None and kept.body_zlib == full.body_zlib  # no parsed rules kept
+    assert cache.restore("a", kept) is full  # the cache's own: nothing parsed
+    assert cache.reparsed == 0
+
+
+def test_issue25_a_compact_entry_the_cache_lost_is_parsed_again_the_same() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, max_bytes=1000, reparse=parse_robotstxt)
+    full = parsed()
+    cache.put("a", full)
+    kept = cache.compact(full)
+    cache.put("b", parsed(b"User-agent: *\nAllow: /\n"))  # "a" compressed, then dropped
+    assert "a" not in cache and cache.evictions == 1
+    again = cache.restore("a", kept)
+    assert not again.rules.allowed("https://h/x", "bot")
+    assert again.rules.allowed("https://h/y", "bot")
+    assert replace(again, rules=None) == kept and cache.reparsed == 1
+
+
+def test_issue25_a_compact_entry_is_never_answered_by_a_newer_version() -> None:
+    """What released a request decides it, even when the origin's robots.txt was
+    fetched again meanwhile (here: a newer file that allows everything)."""
+    cache: DocumentCache[RobotsTxt] = DocumentCache(4, reparse=parse_robotstxt)
+    old = parsed()
+    kept = cache.compact(old)
+    newer = replace(parsed(b"User-agent: *\nAllow: /\n"), fetched_at=50)
+    cache.put("a", newer)
+    again = cache.restore("a", kept)
+    assert again is not newer and not again.rules.allowed("https://h/x", "bot")
+
+
+def test_issue25_entries_without_a_body_are_kept_whole() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    stand_in = CacheEntry(DISALLOW_ALL, "gave up", 0, 100, 1000, unreachable=True)
+    assert cache.compact(stand_in) is stand_in and cache.restore("a", stand_in) is stand_in
+    without_reparse: DocumentCache[RobotsTxt] = DocumentCache(1)
+    full = parsed()
+    assert without_reparse.compact(full) is full

@@ -17,7 +17,7 @@ from scrapy_rep.crawl import meta
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 
 D = TypeVar("D")
 Decided = tuple[tuple[str, str], ...]
@@ -37,8 +37,11 @@ class _Kept(Generic[D]):
 class CarriedEntries(Generic[D]):
     """The carried entries of one document kind (``name``)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, cache: DocumentCache[D] | None = None) -> None:
         self.name = name
+        #: With a cache, entries carried ``compact`` keep no parsed rules: the cache
+        #: gives them back (:meth:`DocumentCache.restore`).
+        self._cache = cache
         self._kept: dict[str, _Kept[D]] = {}
         self._run = uuid.uuid4().hex[:8]
         self._serial = itertools.count()
@@ -46,10 +49,20 @@ class CarriedEntries(Generic[D]):
     def __len__(self) -> int:
         return len(self._kept)
 
-    def carry(self, requests: Sequence[Request], entry: CacheEntry[D], key: Hashable) -> None:
-        """Each of ``requests`` is decided by ``entry`` (``key``'s) when it comes back."""
+    def carry(
+        self,
+        requests: Sequence[Request],
+        entry: CacheEntry[D],
+        key: Hashable,
+        compact: bool = False,
+    ) -> None:
+        """Each of ``requests`` is decided by ``entry`` (``key``'s) when it comes back.
+        ``compact``: they may wait long (in the scheduler's queue), so the entry is kept
+        without its parsed rules and parsed again, the same, when they come back."""
         if not requests:
             return
+        if compact and self._cache is not None:
+            entry = self._cache.compact(entry)
         token = f"{self._run}.{next(self._serial)}"
         self._kept[token] = _Kept(entry, len(requests), key)
         for request in requests:
@@ -72,7 +85,11 @@ class CarriedEntries(Generic[D]):
             del request.meta[meta.DECIDED]
         found = [self._redeem(token) for token in mine if self._is_of(token, key)]
         entries = [entry for entry in found if entry is not None]
-        return entries[0] if entries else None
+        if not entries:
+            return None
+        if self._cache is not None:
+            return self._cache.restore(key, entries[0])
+        return entries[0]
 
     def _is_of(self, token: str, key: Hashable) -> bool:
         kept = self._kept.get(token)

@@ -105,7 +105,7 @@ class OriginDocument(Generic[D]):
         #: Requests awaiting the document in place (sent with ``engine.download_async``).
         self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
         #: The entries released requests carry, by a token in their meta.
-        self._carried: CarriedEntries[D] = CarriedEntries(self.name)
+        self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
         fetcher = EngineFetcher(crawler, timeout, document, self._download_slot, kind.stats)
         store = store.for_kind(document.stat_prefix)
         self.runner = ActionRunner(crawler, self.lifecycle, fetcher, store, self, clock, kind)
@@ -200,7 +200,7 @@ class OriginDocument(Generic[D]):
             # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
             return
         again = [self._released(request, key, failures) for request in self._held.pop(hold_key)]
-        self._carried.carry(again, entry, key)
+        self._carried.carry(again, entry, key, compact=True)
         for request in again:
             engine.crawl(request)
         inc(self.stats, "rep/requests/released", len(again))

@@ -139,6 +139,32 @@ class DocumentCache(Generic[D]):
         self.put(origin, cold)
         return cold
 
+    def compact(self, entry: CacheEntry[D]) -> CacheEntry[Any]:
+        """``entry`` without its parsed rules when its body can parse them again (as the
+        compressed tier keeps it), for a holder that needs it later: released requests
+        waiting in the scheduler must not keep every origin's rules parsed beyond
+        ``max_origins`` (issue 25: memory, and the garbage collector's work)."""
+        kept: CacheEntry[Any] = entry
+        if self._reparse is None or not entry.body_zlib or entry.rules is None:
+            return kept
+        return replace(kept, rules=None)
+
+    def restore(self, origin: Hashable, entry: CacheEntry[Any]) -> CacheEntry[D]:
+        """The entry :meth:`compact` made, parsed: the cache's own when it holds the same
+        version (every field equal but the rules), else parsed again from its body. Never
+        another version: what decided to release a request still decides it."""
+        if entry.rules is not None or not entry.body_zlib:
+            return entry  # not compacted
+        assert self._reparse is not None  # compact() only drops rules then
+        current = self.get(origin)
+        if current is not None:
+            bare: CacheEntry[Any] = current
+            if replace(bare, rules=None) == entry:
+                return current
+        body = zlib.decompressobj().decompress(entry.body_zlib, MAX_BODY_BYTES)
+        self.reparsed += 1
+        return replace(entry, rules=self._reparse(body))
+
     def peek(self, origin: Hashable) -> CacheEntry[Any] | None:
         """The entry of ``origin``, parsed or compressed (then without rules), without
         marking it used: for inspection."""

@@ -1,0 +1,45 @@
+"""The entries released requests carry (``scrapy_rep.crawl.carried``, issue 25): a
+request that waits in the scheduler's queue keeps a token, and its entry is kept without
+parsed rules, given back the same when the request comes back."""
+
+from __future__ import annotations
+
+import zlib
+
+from scrapy import Request
+
+from scrapy_rep.crawl.carried import CarriedEntries
+from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+
+BODY = b"User-agent: *\nDisallow: /private/\n"
+
+
+def _entry(body: bytes = BODY) -> CacheEntry[RobotsTxt]:
+    return CacheEntry(parse_robotstxt(body), "200", 0, 100, 1000, 200, zlib.compress(body))
+
+
+def test_issue25_released_requests_do_not_keep_the_parsed_rules() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+    entry = _entry()
+    cache.put("o", entry)
+    requests = [Request(f"https://o/private/{n}") for n in range(3)]
+    carried.carry(requests, entry, "o", compact=True)
+    back = carried.take(requests[0], "o")
+    assert back is entry  # still cached: the cache's own, nothing parsed again
+    cache.discard("o")  # evicted while the other two wait in the queue
+    again = carried.take(requests[1], "o")
+    assert again is not None and again.rules is not entry.rules  # not kept: parsed again
+    assert not again.rules.allowed("https://o/private/1", "bot")
+    assert again.rules.allowed("https://o/public", "bot")
+    assert len(carried) == 1 and cache.reparsed == 1
+
+
+def test_issue25_a_request_carried_for_its_next_document_keeps_the_entry_whole() -> None:
+    cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+    carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+    entry = _entry()
+    request = Request("https://o/private/1")
+    carried.carry([request], entry, "o")  # not compact: it comes back at once
+    assert carried.take(request, "o") is entry and cache.reparsed == 0
