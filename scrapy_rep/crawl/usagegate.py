@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 BEFORE_KEY: Final = meta.USAGE_BEFORE
 
 Refuse = Callable[["Request", str, str], NoReturn]
+#: The documents the purpose check reads among those that decided a request (the early
+#: pass passes robots.txt's entry among them too).
+_USAGE_DOCUMENTS: Final = frozenset((TDMREP.name, RSL.name))
 
 
 def before_of(request: Request | None) -> Before:
@@ -84,7 +87,9 @@ class UsageGate:
         """No signal to read at all (the usual search crawl): no extra agents' groups, no
         tdmrep.json or license decided, and no usage line anywhere in robots.txt. Then
         :meth:`RequestRules.refusal` answers "nothing refused, nothing carried" too."""
-        return not documents and not self.rules.agents and entry.rules.states_no_usage
+        if self.rules.agents or not entry.rules.states_no_usage:
+            return False
+        return not any(name in _USAGE_DOCUMENTS for name, _ in documents)
 
     def check(
         self,
