@@ -3,11 +3,12 @@
 Every origin is a host name of its own (``o0.test`` … ``o99999.test``) that the crawler's
 own resolver (:class:`LoopbackResolver`, set as ``TWISTED_DNS_RESOLVER``) maps to
 127.0.0.1, where ONE twisted.web server in a child process answers per ``Host`` header
-(so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` (or the
-``--kinds`` given, in turn) of
+(so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` of
 the fault mix of ``tests/faultsite.py`` (rules, 404, 403, 500 forever, 503 then OK, 429,
 redirect chains and a loop, over 500 KiB, binary garbage, an HTML page with status 200,
-connection resets, stalls), scripted by the same ``script_origin`` as the tests.
+connection resets, stalls), scripted by the same ``script_origin`` as the tests; with
+``--kinds``, as the kinds given, in turn (``--kinds rules``: a good robots.txt everywhere,
+the like-for-like crawl).
 
 The spider requests every page of every origin, path-major (the first page of every
 origin, then the second…, so an origin comes back after all the others: the robots.txt
