@@ -95,12 +95,11 @@ def longest_match_allowed(rules: list[RefRule], path: str) -> bool:
     """
     best_length = -1
     best_allow = True
-    path = normalise_url(path)
     for rule in rules:
         if not rule.pattern:
             continue
         pattern = normalise_pattern(rule.pattern)
-        if not wildcard_matches(pattern, path):
+        if not google_matches(rule.pattern, path):
             continue
         length = len(pattern.encode("utf-8"))
         if length > best_length or (length == best_length and rule.allow):
@@ -163,12 +162,23 @@ def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
     )
 
 
-def google_disallowed(patterns: list[str], path: str) -> bool:
-    """Does any of the (disallow) ``patterns`` match ``path`` (its escapes uppercased)?"""
+def google_matches(pattern: str, path: str) -> bool:
+    """Does ``pattern`` match ``path``, both with their escapes uppercased (SPEC §1)? A
+    dangling escape (``%`` and one lowercase hex digit at the end or before ``*``) also
+    matches with that digit uppercased: ``/%a`` keeps its "no" for the URL's ``/%ab``,
+    which is matched as ``/%AB``."""
     target = normalise_url(path)
-    return any(
-        wildcard_matches(normalise_pattern(pattern), target) for pattern in patterns if pattern
-    )
+    candidates = [normalise_pattern(pattern)]
+    for i in range(len(candidates[0]) - 1):
+        follows = candidates[0][i + 2 : i + 3]
+        if candidates[0][i] == "%" and candidates[0][i + 1] in "abcdef" and follows in ("", "*"):
+            candidates += [c[: i + 1] + c[i + 1].upper() + c[i + 2 :] for c in candidates]
+    return any(wildcard_matches(candidate, target) for candidate in candidates)
+
+
+def google_disallowed(patterns: list[str], path: str) -> bool:
+    """Does any of the (disallow) ``patterns`` match ``path`` (:func:`google_matches`)?"""
+    return any(google_matches(pattern, path) for pattern in patterns if pattern)
 
 
 # ---------------------------------------------------------------------------------------

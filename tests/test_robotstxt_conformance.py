@@ -2267,3 +2267,31 @@ def test_reference_matcher_self_check() -> None:
         assert reference.wildcard_matches(normalised, path) is matches, (pattern, path)
     assert reference.normalise_pattern("/ツ%aa") == "/%E3%83%84%AA"
     assert reference.normalise_pattern("fish/") == "/fish/"
+
+
+@pytest.mark.parametrize("profile", ["google", "legacy"])
+@pytest.mark.parametrize(
+    ("rule", "path", "allowed"),
+    [
+        ("/%a", "/%aa", False),  # the URL's escape is matched as %AA: the "no" still holds
+        ("/%a", "/%aB", False),
+        ("/%a", "/%az", False),  # not an escape in the URL: as written
+        ("/%A", "/%ab", False),
+        ("/%e", "/%E2%82%AC", False),
+        ("/%ax", "/%ab", True),  # not a dangling escape: no variant
+    ],
+)
+def test_a_dangling_escape_in_a_rule_keeps_its_no(
+    profile: str, rule: str, path: str, allowed: bool
+) -> None:
+    """Found by the property test against the legacy reference (CI, stop 30): a URL's
+    escapes are matched with uppercase hex, so ``Disallow: /%a`` no longer prefixed
+    ``/%aa`` once it was read as ``/%AA``."""
+    rules = parse_robotstxt(f"User-agent: *\nDisallow: {rule}\n", profile)
+    assert rules.allowed(url(path), "mybot") is allowed
+
+
+def test_a_dangling_escape_before_a_wildcard_keeps_its_no() -> None:
+    rules = parse_robotstxt("User-agent: *\nDisallow: /%a*x\nAllow: /%a$\n")
+    assert not rules.allowed(url("/%abx"), "mybot")
+    assert rules.allowed(url("/%ab"), "mybot")

@@ -97,12 +97,39 @@ def compile_matcher(
         or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
     ):
         patterns = [normalise_pattern(value, encoding) for value in patterns]
+    if encoding != "rfc9309" and "%" in joined and _DANGLING.search(joined) is not None:
+        patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
     if options.index_html_is_directory and "/index.htm" in joined:
         exact_at = _add_index_directories(patterns, numbers, options.wildcards)
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
     return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+
+
+#: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of
+#: a pattern, or before ``*``.
+_DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
+
+
+def _with_dangling_variants(
+    patterns: list[str], numbers: array[int], wildcards: bool
+) -> tuple[list[str], array[int]]:
+    """Each pattern with a dangling escape (``Disallow: /%a``) also as it matches a URL:
+    the URL's ``%ab`` is matched as ``%AB`` (SPEC §1 "Percent-encoding"), which ``/%a``
+    would no longer prefix. The variant with that hex digit uppercased (``/%A``) sits next
+    to the pattern, for the same line: a "no" stated that way is kept."""
+    dangling = re.compile(r"%[a-f](?=\*|$)" if wildcards else r"%[a-f]$")
+    out: list[str] = []
+    out_numbers: array[int] = array(numbers.typecode)
+    for pattern, number in zip(patterns, numbers, strict=True):
+        variants = [pattern]
+        for found in reversed(list(dangling.finditer(pattern))):
+            at = found.start() + 1
+            variants += [v[:at] + v[at].upper() + v[at + 1 :] for v in variants]
+        out.extend(variants)
+        out_numbers.extend([number] * len(variants))
+    return out, out_numbers
 
 
 def compile_usage(
