@@ -156,10 +156,23 @@ def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
     """Does any of the (disallow) ``patterns`` match ``path`` under RFC 9309 encoding?"""
     target = decode_unreserved(normalise_url(path))
     return any(
-        wildcard_matches(decode_unreserved(normalise_pattern(pattern)), target)
+        wildcard_matches(candidate, target)
         for pattern in patterns
         if pattern
+        for candidate in dangling_candidates(decode_unreserved(normalise_pattern(pattern)))
     )
+
+
+def dangling_candidates(pattern: str) -> list[str]:
+    """``pattern`` and, for each dangling escape in it (``%`` and one lowercase hex digit
+    at the end or before ``*``), the candidates with that digit uppercased: ``/%a`` keeps
+    its "no" for the URL's ``/%ab``, which is matched as ``/%AB``."""
+    candidates = [pattern]
+    for i in range(len(pattern) - 1):
+        follows = pattern[i + 2 : i + 3]
+        if pattern[i] == "%" and pattern[i + 1] in "abcdef" and follows in ("", "*"):
+            candidates += [c[: i + 1] + c[i + 1].upper() + c[i + 2 :] for c in candidates]
+    return candidates
 
 
 def google_matches(pattern: str, path: str) -> bool:
@@ -168,11 +181,7 @@ def google_matches(pattern: str, path: str) -> bool:
     matches with that digit uppercased: ``/%a`` keeps its "no" for the URL's ``/%ab``,
     which is matched as ``/%AB``."""
     target = normalise_url(path)
-    candidates = [normalise_pattern(pattern)]
-    for i in range(len(candidates[0]) - 1):
-        follows = candidates[0][i + 2 : i + 3]
-        if candidates[0][i] == "%" and candidates[0][i + 1] in "abcdef" and follows in ("", "*"):
-            candidates += [c[: i + 1] + c[i + 1].upper() + c[i + 2 :] for c in candidates]
+    candidates = dangling_candidates(normalise_pattern(pattern))
     return any(wildcard_matches(candidate, target) for candidate in candidates)
 
 

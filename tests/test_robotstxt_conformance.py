@@ -2269,7 +2269,7 @@ def test_reference_matcher_self_check() -> None:
     assert reference.normalise_pattern("fish/") == "/fish/"
 
 
-@pytest.mark.parametrize("profile", ["google", "legacy"])
+@pytest.mark.parametrize("profile", ["google", "legacy", "rfc9309"])
 @pytest.mark.parametrize(
     ("rule", "path", "allowed"),
     [

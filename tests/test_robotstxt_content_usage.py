@@ -751,3 +751,48 @@ def test_states_no_usage_only_when_no_line_anywhere_speaks_of_usage(
     group, is something."""
     assert parse_robotstxt(text, profile=profile).states_no_usage is says_nothing
     assert ALLOW_ALL.states_no_usage and DISALLOW_ALL.states_no_usage
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("rule", "path"),
+    [
+        ("/%C3", "/%c3%a9"),  # the URL's escapes are compared with uppercase hex
+        ("/%c3", "/%c3%a9"),
+        ("/caf%C3%A9", "/caf%c3%a9/menu"),
+        ("/%a", "/%aa"),  # a dangling escape keeps its "no" (as Disallow's)
+        ("/%a", "/%AB"),
+    ],
+)
+def test_a_content_usage_path_matches_a_url_with_lowercase_escapes(
+    profile: str, rule: str, path: str
+) -> None:
+    """Stop 31: Content-Usage compared an ASCII URL path as written, so the URL's
+    ``%c3`` missed a rule's ``%C3`` (normalised): ``train-ai=n`` was lost for it in the
+    default profile, while ``Disallow`` with the same path refused it."""
+    robots = parse_robotstxt(
+        f"User-agent: *\nAllow: /\nContent-Usage: {rule} train-ai=n\nDisallow: {rule}\n", profile
+    )
+    url = "https://example.com" + path
+    assert answers(robots.content_usage("mybot").prefs(url)) == (N, U)
+    if profile != "legacy":  # its Allow: / comes first and decides
+        assert not robots.allowed(url, "mybot")
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309"])
+def test_a_content_usage_path_with_utf8_matches_the_url_escaped_in_lowercase(
+    profile: str,
+) -> None:
+    robots = parse_robotstxt("User-agent: *\nContent-Usage: /café train-ai=n\n", profile)
+    assert answers(robots.content_usage("mybot").prefs("https://example.com/caf%c3%a9")) == (N, U)
+
+
+def test_a_dangling_escape_in_content_usage_keeps_its_no_only_where_it_may_continue() -> None:
+    robots = parse_robotstxt(
+        "User-agent: *\nContent-Usage: /%a$ train-ai=n\nContent-Usage: /%b*z train-ai=n\n"
+    )
+    usage = robots.content_usage("mybot")
+    assert usage.prefs("https://example.com/%aa") == UNKNOWN  # "$": the URL ends there
+    assert answers(usage.prefs("https://example.com/%a")) == (N, U)
+    assert answers(usage.prefs("https://example.com/%bcz")) == (N, U)
+    assert usage.prefs("https://example.com/%bc") == UNKNOWN

@@ -176,6 +176,12 @@ def test_download_outcomes() -> None:
         ("https://a.example/x/", "https://b.example/x/1", False),  # host differs
         ("https://a.example:8443/x/", "https://a.example/x/1", False),
         ("", "http://a.example/anything", True),  # no url: covers everything
+        ("/%C3", "http://a.example/%c3%a9", True),  # escapes compared in uppercase
+        ("/%a", "http://a.example/%aa", True),  # a dangling escape keeps its scope
+        ("/%a*z", "http://a.example/%abz", True),
+        ("/%a$", "http://a.example/%aa", False),  # "$": the URL ends after %a
+        ("/%a$", "http://a.example/%A", False),
+        ("/%a$", "http://a.example/%a", True),
     ],
 )
 def test_content_urls_match_with_robots_txt_rules(pattern: str, url: str, expected: bool) -> None:

@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from scrapy_rep.robotstxt._encoding import has_lower_escape, normalise_pattern
+from scrapy_rep.robotstxt._encoding import dangling_variants, has_lower_escape, normalise_pattern
 from scrapy_rep.robotstxt._matching import LongestMatcher
 from scrapy_rep.robotstxt._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
@@ -97,7 +97,7 @@ def compile_matcher(
         or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
     ):
         patterns = [normalise_pattern(value, encoding) for value in patterns]
-    if encoding != "rfc9309" and "%" in joined and _DANGLING.search(joined) is not None:
+    if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
     if options.index_html_is_directory and "/index.htm" in joined:
@@ -115,18 +115,12 @@ _DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
 def _with_dangling_variants(
     patterns: list[str], numbers: array[int], wildcards: bool
 ) -> tuple[list[str], array[int]]:
-    """Each pattern with a dangling escape (``Disallow: /%a``) also as it matches a URL:
-    the URL's ``%ab`` is matched as ``%AB`` (SPEC §1 "Percent-encoding"), which ``/%a``
-    would no longer prefix. The variant with that hex digit uppercased (``/%A``) sits next
-    to the pattern, for the same line: a "no" stated that way is kept."""
-    dangling = re.compile(r"%[a-f](?=\*|$)" if wildcards else r"%[a-f]$")
+    """Each pattern next to its dangling-escape variants (:func:`dangling_variants`),
+    for the same line."""
     out: list[str] = []
     out_numbers: array[int] = array(numbers.typecode)
     for pattern, number in zip(patterns, numbers, strict=True):
-        variants = [pattern]
-        for found in reversed(list(dangling.finditer(pattern))):
-            at = found.start() + 1
-            variants += [v[:at] + v[at].upper() + v[at + 1 :] for v in variants]
+        variants = dangling_variants(pattern, wildcards)
         out.extend(variants)
         out_numbers.extend([number] * len(variants))
     return out, out_numbers

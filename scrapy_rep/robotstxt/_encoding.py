@@ -92,6 +92,29 @@ def normalise_url_path(path: str, encoding: str) -> str:
     return path
 
 
+#: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of
+#: a pattern, or before ``*`` (with wildcards).
+_DANGLING_WILD = re.compile(r"%[a-f](?=\*|$)")
+_DANGLING_END = re.compile(r"%[a-f]$")
+
+
+def dangling_variants(pattern: str, wildcards: bool = True) -> list[str]:
+    """``pattern`` (normalised), and as it also matches a URL when it holds a dangling
+    escape (``Disallow: /%a``): the URL's ``%ab`` is matched as ``%AB`` (SPEC §1
+    "Percent-encoding"), which ``/%a`` would no longer prefix, so each variant with such
+    a digit uppercased (``/%A``) is added. A "no" stated that way is kept for the URL as
+    written. Escapes of unreserved characters that a ``%2``-``%7`` would start are not
+    covered (``rfc9309`` decodes them)."""
+    if "%" not in pattern:
+        return [pattern]
+    variants = [pattern]
+    dangling = _DANGLING_WILD if wildcards else _DANGLING_END
+    for found in reversed(list(dangling.finditer(pattern))):
+        at = found.start() + 1
+        variants += [v[:at] + v[at].upper() + v[at + 1 :] for v in variants]
+    return variants
+
+
 def path_of(url: str) -> str:
     """The path, parameters and query of ``url``, without the fragment; ``/`` when empty.
 

@@ -35,7 +35,12 @@ from scrapy_rep.robotstxt._aipref_vocab import as_bytes
 from scrapy_rep.robotstxt._aipref_vocab import combine as combine
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs as parse_prefs
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs_header as parse_prefs_header
-from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep.robotstxt._encoding import (
+    dangling_variants,
+    normalise_pattern,
+    normalise_url_path,
+    path_of,
+)
 from scrapy_rep.robotstxt._matching import LongestMatcher
 from scrapy_rep.robotstxt._wildcards import wildcard_match
 
@@ -139,6 +144,7 @@ class ContentUsageRules:
         "_file_wide",
         "_matcher",
         "_same_length",
+        "_variants",
         "_wildcards",
         "rules",
     )
@@ -174,10 +180,12 @@ class ContentUsageRules:
             (pattern, Attached(combine(r.prefs for r in group), tuple(group)))
             for pattern, group in by_pattern.items()
         )
+        #: Each entry's pattern and its dangling-escape variants (SPEC §1).
+        self._variants = tuple(dangling_variants(p, wildcards) for p, _ in self._entries)
         # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
         self._matcher = LongestMatcher(
-            [pattern for pattern, _ in self._entries],
-            range(1, len(self._entries) + 1),
+            [variant for variants in self._variants for variant in variants],
+            [code for code, vs in enumerate(self._variants, 1) for _ in vs],
             wildcards,
         )
         lengths: dict[int, list[int]] = {}
@@ -215,7 +223,7 @@ class ContentUsageRules:
         if not self._entries:
             return _NOTHING_ATTACHED
         path = path_of(url)
-        if not path.isascii() or self._encoding == "rfc9309":
+        if "%" in path or not path.isascii():  # as RobotsTxt.allowed: %c3 is %C3
             path = normalise_url_path(path, self._encoding)
         code = self._matcher.match(path)
         if not code:
@@ -236,7 +244,9 @@ class ContentUsageRules:
         return self.attach(url).prefs
 
     def _matches(self, index: int, path: str) -> bool:
-        pattern = self._entries[index][0]
+        return any(self._pattern_matches(p, path) for p in self._variants[index])
+
+    def _pattern_matches(self, pattern: str, path: str) -> bool:
         anchored = self._wildcards and pattern.endswith("$")
         body = pattern[:-1] if anchored else pattern
         segments = body.split("*") if self._wildcards else [body]

@@ -30,7 +30,12 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep.robotstxt._encoding import (
+    dangling_variants,
+    normalise_pattern,
+    normalise_url_path,
+    path_of,
+)
 from scrapy_rep.robotstxt._wildcards import wildcard_match
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 
@@ -83,7 +88,8 @@ class RslContent:
     licenses: tuple[RslLicense, ...]
     #: ``scheme://host[:port]`` lowercased for a full-URL ``url``; ``None`` for a path.
     origin: str | None = field(default=None, compare=False)
-    _segments: tuple[str, ...] = field(default=("/",), compare=False, repr=False)
+    #: The pattern's ``*``-separated segments, one tuple per dangling-escape variant.
+    _segments: tuple[tuple[str, ...], ...] = field(default=(("/",),), compare=False, repr=False)
     _anchored: bool = field(default=False, compare=False, repr=False)
 
     def matches(self, url: str) -> bool:
@@ -92,7 +98,8 @@ class RslContent:
         scheme and host (default ports dropped)."""
         if self.origin is not None and self.origin != origin_of(url):
             return False
-        return wildcard_match(_url_path(url), self._segments, self._anchored)
+        path = _url_path(url)
+        return any(wildcard_match(path, one, self._anchored) for one in self._segments)
 
     @property
     def element(self) -> str:
@@ -139,7 +146,9 @@ def make_content(
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
     # A "$" before the end is a literal character, as in a URL (%24).
-    segments = tuple(_STARS.sub("*", body.replace("$", "%24")).split("*"))
+    body = _STARS.sub("*", body.replace("$", "%24"))
+    variants = [body] if anchored else dangling_variants(body)  # "/%a$" ends the URL
+    segments = tuple(tuple(variant.split("*")) for variant in variants)
     return RslContent(index, written, server, licenses, origin, segments, anchored)
 
 

@@ -29,7 +29,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from scrapy_rep.robotstxt._encoding import normalise_pattern, normalise_url_path, path_of
+from scrapy_rep.robotstxt._encoding import (
+    dangling_variants,
+    normalise_pattern,
+    normalise_url_path,
+    path_of,
+)
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 from scrapy_rep.usage._json_array import array_items
@@ -110,9 +115,11 @@ class TdmRepFile:
         #: How many array elements were invalid and skipped (counted in the crawl stats).
         self.skipped = skipped
         # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
+        # A pattern's dangling-escape variants (SPEC §1) share its code.
+        variants = [dangling_variants(_pattern(entry.location)) for entry in self.entries]
         self._matcher = FirstMatcher(
-            [_pattern(entry.location) for entry in self.entries],
-            range(1, len(self.entries) + 1),
+            [variant for own in variants for variant in own],
+            [code for code, own in enumerate(variants, 1) for _ in own],
         )
 
     def __repr__(self) -> str:
