@@ -1,0 +1,67 @@
+"""Every path rule of the package matches a URL as ``Disallow`` does (SPEC §1 "Rule
+matching", "Percent-encoding"): a ``Content-Usage`` path in every profile, a tdmrep.json
+``location`` and an RSL ``<content url>`` (both RFC 9309's reading, as the ``rfc9309``
+profile's).
+
+A rule that matches fewer URLs than ``Disallow`` with the same path loses a site owner's
+"no". Stop 31 found one: ``Content-Usage`` compared an ASCII URL as written, so the URL's
+``%c3`` missed the rule's ``%C3``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.usage.rsl import make_content
+from scrapy_rep.usage.tdmrep import parse_tdmrep
+
+#: Escapes (hex digits of both cases, a dangling ``%``), an unreserved ``~`` and its
+#: escape ``%7E``, non-ASCII text, wildcards. Paths hold no ``$``, ``*``, ``2`` or ``4``:
+#: tdmrep.json and RSL read a URL's ``$`` and ``*`` as ``%24`` and ``%2A`` (TDMRep §3.1),
+#: which robots.txt does not.
+ALPHABET = "/%aAcCe3*$é~7Eb"
+PATTERNS = st.text(alphabet=ALPHABET, max_size=7).map(lambda text: "/" + text)
+PATHS = st.text(alphabet=ALPHABET.replace("*", "").replace("$", ""), max_size=8).map(
+    lambda text: "/" + text
+)
+URL = "https://example.com"
+
+
+def disallowed(pattern: str, path: str, profile: str) -> bool:
+    robots = parse_robotstxt(f"User-agent: *\nDisallow: {pattern}\n", profile)
+    return not robots.allowed(URL + path, "mybot")
+
+
+@settings(max_examples=600, deadline=None)
+@given(profile=st.sampled_from(["google", "rfc9309", "legacy"]), pattern=PATTERNS, path=PATHS)
+@example(profile="google", pattern="/%C3", path="/%c3%a9")
+@example(profile="google", pattern="/é", path="/%c3%a9")
+@example(profile="rfc9309", pattern="/%a", path="/%aa")
+def test_a_content_usage_path_matches_what_disallow_matches(
+    profile: str, pattern: str, path: str
+) -> None:
+    robots = parse_robotstxt(f"User-agent: *\nContent-Usage: {pattern} train-ai=n\n", profile)
+    applies = robots.content_usage("mybot").prefs(URL + path).train_ai is False
+    assert applies is disallowed(pattern, path, profile)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=PATTERNS, path=PATHS)
+@example(pattern="/%C3", path="/%c3%a9")
+@example(pattern="/%a", path="/%aa")
+def test_a_tdmrep_location_matches_what_disallow_matches(pattern: str, path: str) -> None:
+    tdm = parse_tdmrep(json.dumps([{"location": pattern, "tdm-reservation": 1}]))
+    assert (tdm.lookup(URL + path) is not None) is disallowed(pattern, path, "rfc9309")
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=PATTERNS, path=PATHS)
+@example(pattern="/%C3", path="/%c3%a9")
+@example(pattern="/%a", path="/%aa")
+def test_an_rsl_content_url_matches_what_disallow_matches(pattern: str, path: str) -> None:
+    content = make_content(1, pattern, None, ())
+    assert content.matches(URL + path) is disallowed(pattern, path, "rfc9309")
