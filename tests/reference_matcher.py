@@ -166,11 +166,14 @@ def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
 def dangling_candidates(pattern: str) -> list[str]:
     """``pattern`` and, for each dangling escape in it (``%`` and one lowercase hex digit
     at the end or before ``*``), the candidates with that digit uppercased: ``/%a`` keeps
-    its "no" for the URL's ``/%ab``, which is matched as ``/%AB``."""
+    its "no" for the URL's ``/%ab``, which is matched as ``/%AB``. Only the first two
+    (more is hostile: 2**n candidates); the others are matched as written."""
     candidates = [pattern]
     for i in range(len(pattern) - 1):
         follows = pattern[i + 2 : i + 3]
         if pattern[i] == "%" and pattern[i + 1] in "abcdef" and follows in ("", "*"):
+            if len(candidates) == 4:
+                break
             candidates += [c[: i + 1] + c[i + 1].upper() + c[i + 2 :] for c in candidates]
     return candidates
 

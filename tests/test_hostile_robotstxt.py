@@ -7,6 +7,7 @@ the time measured on a 2-core machine), never by comparing timings: a failure me
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from collections.abc import Iterator
@@ -17,6 +18,9 @@ import pytest
 
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from scrapy_rep.robotstxt._encoding import MAX_DANGLING
+from scrapy_rep.usage.rsl import make_content
+from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 
 class DidNotFinish(Exception):
@@ -106,6 +110,25 @@ def test_redos_shape_cve_2026_55520_within_1s() -> None:
     with finishes_within(1):
         for length in (10, 1_000, 30_000):
             assert rules.allowed("/" + "a" * length, "bot")
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+def test_a_rule_of_2000_dangling_escapes_parses_and_matches_within_2s(profile: str) -> None:
+    """Stop 31: each dangling escape (``%a`` at the end or before ``*``) doubled a rule's
+    variants, so ``/%a*%a*…`` made 2**n of them: 21 took a second, 30 would exhaust
+    memory. Only the first two get variants (:data:`MAX_DANGLING`)."""
+    rule = "/x" + "%a*" * 2000 + "%a"
+    body = f"User-agent: *\nDisallow: {rule}\nContent-Usage: {rule} train-ai=n\nDisallow: /y%a*%b\n"
+    with finishes_within(2):
+        rules = parse_robotstxt(body, profile)
+        assert rules.allowed("/x" + "%ab" * 100, "bot")  # the rule's last %a is not met
+        assert rules.content_usage("bot").prefs("/x" + "%ab" * 100).train_ai is None
+        # The first two keep their "no" (legacy: "*" is literal, so no match).
+        assert rules.allowed("/y%ab%bc", "bot") is (profile == "legacy")
+        tdm = parse_tdmrep(json.dumps([{"location": rule, "tdm-reservation": 1}]))
+        assert tdm.lookup("/x" + "%ab" * 100) is None
+        assert not make_content(1, rule, None, ()).matches("/x" + "%ab" * 100)
+    assert MAX_DANGLING == 2
 
 
 STRESS_URLS = [

@@ -96,6 +96,9 @@ def normalise_url_path(path: str, encoding: str) -> str:
 #: a pattern, or before ``*`` (with wildcards).
 _DANGLING_WILD = re.compile(r"%[a-f](?=\*|$)")
 _DANGLING_END = re.compile(r"%[a-f]$")
+#: At most this many dangling escapes of one pattern get variants (2**n of them): more is
+#: hostile (``/%a*%a*…`` would make millions), and the rest are matched as written.
+MAX_DANGLING = 2
 
 
 def dangling_variants(pattern: str, wildcards: bool = True) -> list[str]:
@@ -103,13 +106,14 @@ def dangling_variants(pattern: str, wildcards: bool = True) -> list[str]:
     escape (``Disallow: /%a``): the URL's ``%ab`` is matched as ``%AB`` (SPEC §1
     "Percent-encoding"), which ``/%a`` would no longer prefix, so each variant with such
     a digit uppercased (``/%A``) is added. A "no" stated that way is kept for the URL as
-    written. Escapes of unreserved characters that a ``%2``-``%7`` would start are not
-    covered (``rfc9309`` decodes them)."""
+    written. Only the first :data:`MAX_DANGLING` get variants. Escapes of unreserved
+    characters that a ``%2``-``%7`` would start are not covered (``rfc9309`` decodes
+    them)."""
     if "%" not in pattern:
         return [pattern]
     variants = [pattern]
     dangling = _DANGLING_WILD if wildcards else _DANGLING_END
-    for found in reversed(list(dangling.finditer(pattern))):
+    for found in reversed(list(dangling.finditer(pattern))[:MAX_DANGLING]):
         at = found.start() + 1
         variants += [v[:at] + v[at].upper() + v[at + 1 :] for v in variants]
     return variants
