@@ -65,3 +65,32 @@ def test_a_tdmrep_location_matches_what_disallow_matches(pattern: str, path: str
 def test_an_rsl_content_url_matches_what_disallow_matches(pattern: str, path: str) -> None:
     content = make_content(1, pattern, None, ())
     assert content.matches(URL + path) is disallowed(pattern, path, "rfc9309")
+
+
+AGENT_NAMES = st.sampled_from(
+    ["mybot", "MyBot", "mybot/1.0", "my", "mybot-news", "*", "other", "Mozilla/5.0 mybot"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    profile=st.sampled_from(["google", "rfc9309", "legacy"]),
+    groups=st.lists(st.lists(AGENT_NAMES, min_size=1, max_size=3), min_size=1, max_size=4),
+    crawler=st.sampled_from(["mybot", "MyBot/2.1", "Mozilla/5.0 (compatible; mybot/1.0)"]),
+)
+def test_content_usage_applies_in_the_groups_disallow_applies_in(
+    profile: str, groups: list[list[str]], crawler: str
+) -> None:
+    """SPEC §1 "User-agent matching" and attach §3: a group's Content-Usage lines apply
+    to the crawlers its Allow/Disallow lines apply to, whatever the names."""
+    body = "".join(
+        "".join(f"User-agent: {name}\n" for name in names)
+        + f"Disallow: /g{index}\nContent-Usage: /g{index} train-ai=n\n\n"
+        for index, names in enumerate(groups)
+    )
+    robots = parse_robotstxt(body, profile)
+    usage = robots.content_usage(crawler)
+    for index in range(len(groups)):
+        url = f"{URL}/g{index}"
+        opted_out = usage.prefs(url).train_ai is False
+        assert opted_out is (not robots.allowed(url, crawler)), index
