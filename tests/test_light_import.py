@@ -13,19 +13,22 @@ import pytest
 
 HEAVY = ("scrapy", "twisted")
 
-#: Prints, as JSON, the top-level packages among HEAVY that are in sys.modules at exit.
-REPORT_LOADED = (
-    "import atexit, json, sys\n"
-    f"heavy = {HEAVY!r}\n"
-    "atexit.register(lambda: print('LOADED=' + json.dumps(sorted({m.split('.')[0] "
-    "for m in sys.modules if m.split('.')[0] in heavy}))))\n"
-)
+
+def report_loaded(heavy: tuple[str, ...]) -> str:
+    """Code that prints, as JSON, the top-level packages among ``heavy`` that are in
+    sys.modules at exit."""
+    return (
+        "import atexit, json, sys\n"
+        f"heavy = {heavy!r}\n"
+        "atexit.register(lambda: print('LOADED=' + json.dumps(sorted({m.split('.')[0] "
+        "for m in sys.modules if m.split('.')[0] in heavy}))))\n"
+    )
 
 
-def loaded_after(code: str) -> list[str]:
-    """The heavy packages loaded by ``code`` run in a fresh interpreter."""
+def loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """The ``heavy`` packages loaded by ``code`` run in a fresh interpreter."""
     result = subprocess.run(
-        [sys.executable, "-c", REPORT_LOADED + code],
+        [sys.executable, "-c", report_loaded(heavy) + code],
         capture_output=True,
         text=True,
         timeout=120,
@@ -90,3 +93,30 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
         assert getattr(scrapy_rep, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         _ = scrapy_rep.Nope
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
+        "import scrapy_rep.check",
+        "import scrapy_rep.fetch.rslfetch, scrapy_rep.usage.rsl_discovery",
+        # python -m scrapy_rep check --example /x: reads no RSL document
+        "import runpy\n"
+        "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
+        "try:\n"
+        "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n",
+    ],
+    ids=["engine", "checker", "rsl-modules", "check-command"],
+)
+def test_engine_and_checker_load_no_lxml(code: str) -> None:
+    """lxml is imported when an RSL document or a page is parsed, not before."""
+    assert loaded_after(code, ("lxml",)) == []
+
+
+def test_parsing_an_rsl_document_loads_lxml() -> None:
+    """The control case: the probe sees lxml once a document is parsed."""
+    code = "from scrapy_rep.usage.rsl import parse_rsl\nparse_rsl(b'<rsl/>')"
+    assert loaded_after(code, ("lxml",)) == ["lxml"]

@@ -25,10 +25,8 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
-
-from lxml import etree
 
 from scrapy_rep.robotstxt._encoding import (
     dangling_variants,
@@ -38,6 +36,9 @@ from scrapy_rep.robotstxt._encoding import (
 )
 from scrapy_rep.robotstxt._wildcards import wildcard_match
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 logger = logging.getLogger(__name__)
 
@@ -221,11 +222,15 @@ def _content(index: int, element: etree._Element) -> RslContent:
 def _root(data: bytes) -> etree._Element | str:
     """The parsed root, or why there is none. A DTD is refused before lxml sees it
     (RSL needs none; libxml2 would otherwise read its entity declarations); the check
-    after the parse catches one the byte search missed (a UTF-16 body)."""
+    after the parse catches one the byte search missed (a UTF-16 body). lxml is
+    imported here, on the first document parsed: importing the engine or the checker
+    stays light."""
     if b"<!doctype" in data.lower():
         return _DTD
     if not data.strip():  # lxml's own words for it name a line and a column
         return "not XML (empty)"
+    from lxml import etree
+
     parser = etree.XMLParser(
         resolve_entities=False,
         no_network=True,

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin
 
-import lxml.html
-from lxml import etree
-
 from scrapy_rep.usage.rsl import MEDIA_TYPE, RslDocument, parse_rsl
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 #: A ``Link`` header value longer than this is read up to here (a guard, not a limit
 #: any real header reaches).
@@ -115,7 +115,11 @@ NO_LICENSES: Final = PageLicenses()
 def _elements(text: str) -> list[etree._Element]:
     # As UTF-8 bytes with the encoding given: lxml refuses a str that declares an
     # encoding (<?xml … encoding=…?>, XHTML), which would hide its licenses. A parser
-    # per call: lxml parsers are not to be shared between threads.
+    # per call: lxml parsers are not to be shared between threads. lxml is imported
+    # only when a page is parsed (a light import of the package).
+    import lxml.html
+    from lxml import etree
+
     parser = lxml.html.HTMLParser(encoding="utf-8", no_network=True)
     root = lxml.html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
     found = root.xpath(_XPATH)
@@ -127,6 +131,8 @@ def page_licenses(text: str, base_url: str) -> PageLicenses:
     ``rsl+xml`` are not parsed at all."""
     if "rsl+xml" not in text.lower():
         return NO_LICENSES
+    from lxml import etree
+
     try:
         elements = _elements(text)
     except (etree.LxmlError, ValueError):
