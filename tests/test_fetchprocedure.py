@@ -154,3 +154,49 @@ def test_tdmrep_an_ignored_request_is_given_up_on_at_once(action: str, reserved:
     robots = FetchProcedure(ROBOTS_KIND, "http://a.example").on_ignored("IgnoreRequest: x")
     kept = downloaded_entry(ROBOTS_KIND, policy, robots, 100.0)
     assert kept.rules is ALLOW_ALL and not kept.unreachable
+
+
+@pytest.mark.parametrize(
+    ("location", "kind"),
+    [("file:///etc/passwd", "bad_redirect"), ("data:,x", "bad_redirect"),
+     ("ftp://lic.example/l.xml", "bad_redirect"), ("http://[oops/l.xml", "bad_redirect"),
+     ("/l.xml", "redirect_loop"), (None, "bad_redirect")],
+)  # fmt: skip
+def test_rsl_a_license_that_cannot_be_followed_is_unreadable(
+    location: str | None, kind: str
+) -> None:
+    """A redirect to file:, data: or ftp:, a broken Location, a loop, or no Location: the
+    license is read as an empty body (no ai-train, no ai-input), as one another component
+    refused; as absent it would lose the license's "no" (purpose-notes §9)."""
+    from scrapy_rep.fetch.rsl_kind import RSL
+    from scrapy_rep.usage.rsl import ABSENT
+
+    fetched = final(
+        FetchProcedure(RSL, "http://lic.example/l.xml").on_response(301, location=location)
+    )
+    assert (fetched.effect, fetched.kind, fetched.body) == (Effect.PARSE, kind, b"")
+    assert fetched.outcome.startswith("301: ")
+    assert fetched.outcome.endswith(": license terms not read, no AI use")
+    document = RSL.parse(fetched.body)
+    assert document is not ABSENT and document.problem is not None
+
+
+def test_rsl_more_than_five_redirects_is_unreadable_five_are_followed() -> None:
+    from scrapy_rep.fetch.rsl_kind import RSL
+
+    fetch = FetchProcedure(RSL, "http://lic.example/l.xml")
+    for hop in range(1, 6):
+        assert fetch.on_response(302, location=f"/r{hop}") == Follow(f"http://lic.example/r{hop}")
+    fetched = final(fetch.on_response(302, location="/r6"))
+    assert (fetched.effect, fetched.kind, fetched.body) == (Effect.PARSE, "too_many_redirects", b"")
+    assert fetched.outcome == "302: more than 5 redirects: license terms not read, no AI use"
+
+
+def test_robots_txt_and_tdmrep_redirects_that_cannot_be_followed_stay_absent() -> None:
+    from scrapy_rep.fetch.procedure import TDMREP
+
+    for document in (ROBOTS_TXT, TDMREP):
+        fetched = final(FetchProcedure(document, URL).on_response(301, location="data:,x"))
+        assert (fetched.effect, fetched.kind) == (Effect.ALLOW_ALL, "bad_redirect")
+        bare = final(FetchProcedure(document, URL).on_response(301))
+        assert (bare.effect, bare.kind) == (Effect.ALLOW_ALL, "allow_all")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from audittrail import by_url
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, redirect, robots
 from scrapy import Request
 
 from scrapy_rep import signals as rep_signals
@@ -258,3 +258,51 @@ async def test_a_cached_license_refuses_before_scheduling() -> None:
     assert all(f'RSL {license_url} <content url="/books/*">' in m for _, m in refused)
     assert crawler.stats.get_value(REFUSED_EARLY) == 2
     assert sites.requested("lic") == ["/books.xml"]
+
+
+#: Redirects of a license that cannot be followed (the ``Location`` of the license).
+UNFOLLOWABLE = {
+    "loop": "/loop.xml",
+    "file": "file:///etc/passwd",
+    "ftp": "ftp://127.0.0.1/l.xml",
+    "data": "data:,x",
+    "broken": "http://[oops/l.xml",
+}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use() -> None:
+    """robots.txt's License: and a page's Link header name licenses that redirect in a
+    loop, more than 5 times, to file:, ftp: or data:, or to a broken Location: each is
+    unreadable (no AI use), never "no terms": the page is not fetched, the page's item
+    is refused (purpose-notes §9)."""
+    sites = Sites()
+    lic = sites.add("lic")
+    for name, location in UNFOLLOWABLE.items():
+        lic.script(f"/{name}.xml", redirect(location))
+    for hop in range(6):  # /hops.xml -> /h5 -> ... -> /h0 -> /permit.xml: 7 hops
+        lic.script("/hops.xml" if hop == 5 else f"/h{hop + 1}", redirect(f"/h{hop}"))
+    lic.script("/h0", redirect("/permit.xml"))
+    lic.script("/permit.xml", *LICENSES["/permit.xml"])
+    names = [*UNFOLLOWABLE, "hops"]
+    for name in names:
+        line = f"License: {sites.url('lic', f'/{name}.xml')}\n"
+        sites.add(name).script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{line}"))
+    pages = sites.add("pages")
+    for name in names:
+        link = f'<{sites.url("lic", f"/{name}.xml")}>; rel="license"; type="application/rsl+xml"'
+        pages.script(f"/{name}", html(Link=link))
+    urls = [sites.url(name, "/page") for name in names]
+    urls += [sites.url("pages", f"/{name}") for name in names]
+    items: list[Any] = []
+    settings = {"REP_PURPOSE": "ai-train", "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(sites.url("pages", f"/{n}") for n in names)
+    assert items == []  # every page's item refused
+    stats = crawler.stats.get_stats()
+    assert stats.get("rep/purpose/requests_dropped/ai-train") == len(names)
+    assert stats.get("rep/purpose/items_dropped/ai-train") == len(names)
+    assert "/permit.xml" not in sites.requested("lic")  # the sixth hop is never taken

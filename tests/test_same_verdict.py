@@ -35,6 +35,9 @@ class Case:
     #: The body (or status) of the RSL license at /license.xml; robots.txt names it in a
     #: ``License:`` line when set.
     rsl: bytes | int | None = None
+    #: The ``Location`` /license.xml redirects to (301) instead; ``/hopN`` redirects N
+    #: more times, then serves a license that permits everything.
+    rsl_location: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     #: The crawl's verdict on /page (the tools must say the same).
     fetched: bool = True
@@ -53,6 +56,16 @@ def rsl(body: str, content: str = '<content url="/">') -> bytes:
 NO_SEARCH = rsl('<prohibits type="usage">search</prohibits>')
 NO_TRAIN = rsl('<prohibits type="usage">ai-train</prohibits>')
 BEHIND_SERVER = rsl('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
+PERMIT_ALL = rsl('<permits type="usage">all</permits>')
+#: Redirects of the license that cannot be followed -> the ``Location`` of /license.xml.
+UNFOLLOWABLE = {
+    "redirect loop": "/license.xml",
+    "6 redirects": "/hop4",
+    "redirect to file:": "file:///etc/passwd",
+    "redirect to ftp:": "ftp://127.0.0.1/license.xml",
+    "redirect to data:": "data:,x",
+    "broken Location": "http://[oops/license.xml",
+}
 
 CASES = {
     # REP_PURPOSE (default search): an explicit "no" for the crawl's purpose.
@@ -183,6 +196,23 @@ CASES = {
     "REP_PURPOSE ai-train, RSL 503 (given up: no AI use)": Case(
         rsl=503, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=3
     ),
+    # A license that cannot be followed is unreadable (no AI use), never "no terms".
+    **{
+        f"REP_PURPOSE ai-train, RSL {what} (unreadable: no AI use)": Case(
+            rsl=PERMIT_ALL,
+            rsl_location=location,
+            settings={"REP_PURPOSE": "ai-train"},
+            fetched=False,
+            exit_code=1,
+        )
+        for what, location in UNFOLLOWABLE.items()
+    },
+    "REP_PURPOSE ai-train, RSL 301 without Location (unreadable: no AI use)": Case(
+        rsl=301, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
+    ),
+    "REP_PURPOSE ai-train, RSL after 5 redirects (followed)": Case(
+        rsl=PERMIT_ALL, rsl_location="/hop3", settings={"REP_PURPOSE": "ai-train"}
+    ),
 }
 
 #: The checker's option for each setting (it reads no Scrapy settings).
@@ -213,7 +243,13 @@ def site(case: Case) -> Iterator[str]:
                 named = f"License: {license_url}\n".encode() if case.rsl is not None else b""
                 robots = case.robots + named if isinstance(case.robots, bytes) else case.robots
                 answer(self, robots, "text/plain")
-            elif self.path == "/license.xml" and case.rsl is not None:
+            elif self.path == "/license.xml" and case.rsl_location is not None:
+                self.send(301, b"", {"Location": case.rsl_location})
+            elif self.path.startswith("/hop"):  # /hopN: N more redirects, then the license
+                left = int(self.path[4:])
+                target = f"/hop{left - 1}" if left > 0 else "/final.xml"
+                self.send(301, b"", {"Location": target})
+            elif self.path in ("/license.xml", "/final.xml") and case.rsl is not None:
                 answer(self, case.rsl, "application/rsl+xml")
             elif self.path == "/.well-known/tdmrep.json":
                 answer(self, case.tdmrep, "application/json")

@@ -62,7 +62,9 @@ class DocumentKind(Generic[D]):
     #: What it means when another component refuses our request for it (not the site's
     #: answer). ``""``: absent, as Scrapy reads robots.txt. Otherwise these words, and the
     #: document is read as an empty body: a document the publisher pointed at (an RSL
-    #: license) whose terms could not be read is never "no terms".
+    #: license) whose terms could not be read is never "no terms". Such a kind reads a
+    #: redirect chain that cannot be followed (a loop, too many hops, a target that is
+    #: not http(s), no usable ``Location``) the same way, not as absent.
     when_ignored: str = ""
     #: ``True``: a request for it that another component refused is given up on at once,
     #: as an unreachable one would be after ``REP_UNREACHABLE_MAX_WAIT`` (its unreachable

@@ -16,8 +16,8 @@ over Scrapy's engine and the checker over urllib, so the two cannot drift apart:
 |---|---|
 | 2xx | parse the body (first 500 KiB) |
 | 3xx with a usable ``Location`` | follow, 5 hops at most, any host |
-| more hops, a loop, an unusable target | as 404 |
-| 4xx except 429, 1xx, 3xx without ``Location`` | absent: everything allowed |
+| more hops, a loop, an unusable target | as 404; an RSL license: empty |
+| 4xx except 429, 1xx, 3xx without ``Location`` | absent; an RSL license's 3xx: empty |
 | 429, 5xx, network error | unreachable: everything disallowed for now |
 | refused by another Scrapy component | absent; an RSL license: empty; tdmrep.json: given up |
 | an error in scrapy_rep itself | an internal error, named as ours |
@@ -130,6 +130,9 @@ class FetchProcedure:
                 status,
                 retry_after=retry_after_seconds(retry_after),
             )
+        if 300 <= status < 400 and self.document.when_ignored:
+            # A 3xx without a Location: an RSL license that cannot be followed.
+            return self._not_followed(status, "redirect without a Location", "bad_redirect")
         what = "no" if 400 <= status < 500 else "no usable"
         return self._fetched(
             Effect.ALLOW_ALL,
@@ -174,17 +177,30 @@ class FetchProcedure:
         except ValueError:  # "http://[oops/": a Location that is not a URL
             target = location.strip()
         if not may_follow(target):  # never file:, data:, a broken host… (SPEC §7)
-            outcome = f"{status}: redirect to {target[:200]} not followed, treated as 404"
-            return self._fetched(Effect.ALLOW_ALL, outcome, "bad_redirect", status)
+            why = f"redirect to {target[:200]} not followed"
+            return self._not_followed(status, why, "bad_redirect")
         if target in self._seen:
-            outcome = f"{status}: redirect loop at {target[:200]}, treated as 404"
-            return self._fetched(Effect.ALLOW_ALL, outcome, "redirect_loop", status)
+            return self._not_followed(status, f"redirect loop at {target[:200]}", "redirect_loop")
         if len(self._seen) > self.max_redirects:
-            outcome = f"more than {self.max_redirects} redirects: treated as 404"
-            return self._fetched(Effect.ALLOW_ALL, outcome, "too_many_redirects", status)
+            why = f"more than {self.max_redirects} redirects"
+            return self._not_followed(status, why, "too_many_redirects")
         self._seen.add(target)
         self.current = target
         return Follow(target)
+
+    def _not_followed(self, status: int, why: str, kind: str) -> Fetched:
+        """A redirect chain that cannot be followed (SPEC §4, §7): as a 404 (absent);
+        for a kind with ``when_ignored`` (an RSL license), as a request another component
+        refused: an empty body, its terms not read, never "no terms" (RSL 1.0 robots.txt
+        guide: the terms must be retrieved before the content is processed;
+        docs/purpose-notes.md §9)."""
+        words = self.document.when_ignored
+        if words:
+            outcome = f"{status}: {why}: {words}"
+            return self._fetched(Effect.PARSE, outcome, kind, status)
+        if kind == "too_many_redirects":  # the words of robots.txt's outcome since SPEC §4
+            return self._fetched(Effect.ALLOW_ALL, f"{why}: treated as 404", kind, status)
+        return self._fetched(Effect.ALLOW_ALL, f"{status}: {why}, treated as 404", kind, status)
 
     def _fetched(
         self,

@@ -5,8 +5,9 @@ header or an HTML ``<link rel="license">``), so its ``path`` is empty and one do
 is fetched once per license URL whichever origins name it. Stand-ins (RSL 1.0 and
 docs/purpose-notes.md §9): absent (a 4xx) means no license terms; unreachable (given up
 on) means no AI use for now, as tdmrep.json's "everything reserved"; a request for it
-that another component refused (``IgnoreRequest``) means its terms were not read: an
-empty body, unreadable, no AI use.
+that another component refused (``IgnoreRequest``), or whose redirects cannot be
+followed (a loop, more than 5 hops, ``file:``/``ftp:``/``data:``, a broken or missing
+``Location``), means its terms were not read: an empty body, unreadable, no AI use.
 """
 
 from __future__ import annotations
