@@ -313,3 +313,66 @@ def test_several_license_documents_combine_with_any_no_winning() -> None:
     assert elsewhere.allowed("ai-input") is True
     unreachable = decide_signals(licenses_signals([(LICENSE, UNREACHABLE)], "/"))
     assert unreachable.allowed("ai-train") is False and unreachable.allowed("search") is None
+
+
+# ------------------------------------------------ tokens and extension elements
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["ai-train ai-input", "ai-train\tai-input", "\n    ai-train\n    ai-input\n  ",
+     "ai-train   ai-input", "ai-train\r\nai-input", "AI-TRAIN ai-input"],
+)  # fmt: skip
+def test_usage_tokens_are_separated_by_whitespace(written: str) -> None:
+    """RSL 1.0 §3.4.1: a usage value is a space-separated list of tokens."""
+    document = parse_rsl(rsl(content("/", lic(prohibits(written), permits(written)))))
+    (license_,) = document.contents[0].licenses
+    assert license_.prohibits == license_.permits == frozenset({"ai-train", "ai-input"})
+
+
+def test_every_token_of_the_list_is_mapped() -> None:
+    """``all ai-all ai-train ai-input ai-index search`` in one element: each token counts."""
+    every = "all ai-all ai-train ai-input ai-index search"
+    assert answers(rsl(content("/", lic(prohibits(every)))), "http://a.example/x") == (
+        False, False, False,
+    )  # fmt: skip
+    assert answers(rsl(content("/", lic(permits(every)))), "http://a.example/x") == (
+        True, True, True,
+    )  # fmt: skip
+    # Each token maps as its own row: ai-index prohibits only ai-input, search only search.
+    no_index_search = rsl(content("/", lic(prohibits("ai-index search"))))
+    assert answers(no_index_search, "http://a.example/x") == (False, None, False)
+
+
+EXT = 'xmlns:ext="https://example.com/rsl-ext"'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Unknown elements in another namespace, at every level.
+        f'<rsl xmlns="{NS}" {EXT}><ext:meta>x</ext:meta><content url="/"><ext:note/>'
+        '<license><ext:terms a="1">t</ext:terms><prohibits type="usage">ai-train'
+        "</prohibits></license></content><ext:after/></rsl>",
+        # Unknown elements in the RSL namespace (a later revision's), at every level.
+        f'<rsl xmlns="{NS}"><publisher>p</publisher><content url="/"><schema/><license>'
+        '<legal>see</legal><prohibits type="usage">ai-train</prohibits><future/>'
+        "</license></content></rsl>",
+        # Inside <prohibits>: ignored with its content; the tokens around it count.
+        f'<rsl xmlns="{NS}" {EXT}><content url="/"><license><prohibits type="usage">'
+        "search <ext:why>ai-train</ext:why>ai-train</prohibits></license></content></rsl>",
+        # A comment or a processing instruction between tokens separates them.
+        f'<rsl xmlns="{NS}"><content url="/"><license><prohibits type="usage">'
+        "search<!-- and -->ai-train</prohibits></license></content></rsl>",
+        f'<rsl xmlns="{NS}"><content url="/"><license><prohibits type="usage">'
+        "search<?x y?>ai-train</prohibits></license></content></rsl>",
+    ],
+    ids=["other namespace", "rsl namespace", "inside prohibits", "comment", "pi"],
+)
+def test_unknown_extension_elements_are_ignored_and_the_document_read(body: str) -> None:
+    """Errata 2026-08-07: unknown extension elements are ignored; the document is read."""
+    document = parse_rsl(body.encode())
+    assert document.problem is None
+    (license_,) = document.contents[0].licenses
+    assert "ai-train" in license_.prohibits and "ext:why" not in repr(license_)
+    assert answers(body.encode(), "http://a.example/x")[1] is False

@@ -12,7 +12,12 @@ elements were not in the copy read). What is read:
   ``server``: "clients must obtain a license for this asset, even if the license is
   free";
 - ``<license>`` with its ``<permits>`` / ``<prohibits>`` of ``type="usage"``
-  (and ``user`` / ``geo``, kept as conditions we cannot check) and ``<payment type=…>``.
+  (and ``user`` / ``geo``, kept as conditions we cannot check) and ``<payment type=…>``;
+  their values are tokens separated by whitespace (commas too, leniently): ``all ai-all
+  ai-train ai-input ai-index search`` (§3.4.1).
+
+Unknown extension elements, in the RSL namespace or another, are ignored with their
+content wherever they stand (errata 2026-08-07): the document is still read.
 
 The XML parser is lxml with entities, DTD loading and the network off and no huge-tree
 allowance; a document with a DTD is refused outright (RSL needs none). A body that is not
@@ -179,6 +184,16 @@ def _tokens(text: str | None) -> list[str]:
     return [token.lower() for token in _SEPARATORS.split(text or "") if token]
 
 
+def _own_text(element: etree._Element) -> str:
+    """The text of ``<permits>`` / ``<prohibits>`` itself: an unknown extension element
+    inside it is ignored (errata 2026-08-07) with its content, as are comments and
+    processing instructions, and each separates tokens (``ai-input<x/>ai-train`` is two):
+    the tokens after it still count."""
+    parts = [element.text or ""]
+    parts.extend(child.tail or "" for child in element)
+    return " ".join(parts)
+
+
 def _license(index: int, element: etree._Element) -> RslLicense:
     """One ``<license>``: its usage terms, conditions and payment types."""
     permits: set[str] | None = None
@@ -192,7 +207,7 @@ def _license(index: int, element: etree._Element) -> RslLicense:
         if tag in (_NS + "permits", _NS + "prohibits"):
             kind = (child.get("type") or "usage").strip().lower()
             verb = tag[len(_NS) :]
-            values = _tokens(child.text)
+            values = _tokens(_own_text(child))
             if kind != "usage":
                 conditions.append(f"{verb} {kind}: {' '.join(values)}")
             elif verb == "prohibits":
@@ -236,8 +251,9 @@ def _root(data: bytes) -> etree._Element | str:
         no_network=True,
         load_dtd=False,
         huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
+        # Kept, never merged: "ai-input<!-- -->ai-train" is two tokens (_own_text).
+        remove_comments=False,
+        remove_pis=False,
     )
     try:
         root = etree.fromstring(data, parser)
