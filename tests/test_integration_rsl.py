@@ -306,3 +306,42 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use() -> None:
     assert stats.get("rep/purpose/requests_dropped/ai-train") == len(names)
     assert stats.get("rep/purpose/items_dropped/ai-train") == len(names)
     assert "/permit.xml" not in sites.requested("lic")  # the sixth hop is never taken
+
+
+@pytest.mark.parametrize(
+    ("settings", "refused", "licenses"),
+    [
+        ({}, False, ["/permit.xml"]),  # TestBot: the * group's License only
+        ({"USER_AGENT": "OtherBot/2.0"}, True, ["/no-train.xml"]),  # its own group's
+        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, True, ["/permit.xml", "/no-train.xml"]),
+    ],
+    ids=["star group", "own group", "purpose agent's group"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_groups_license_lines_replace_the_file_wide_ones(
+    settings: dict[str, Any], refused: bool, licenses: list[str]
+) -> None:
+    """RSL 1.0 §4.4 (errata 2026-01-16): each crawler reads the License lines of its own
+    group (and those of the REP_PURPOSE_AGENTS groups it obeys), not the file-wide one
+    its group replaces nor another group's: only those are fetched."""
+    sites = Sites()
+    lic = sites.add("lic")
+    for path in ("/no-train.xml", "/permit.xml", "/file-wide.xml"):
+        lic.script(path, *(LICENSES.get(path) or LICENSES["/no-train.xml"]))
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            f"License: {sites.url('lic', '/file-wide.xml')}\n"  # prohibits ai-train
+            f"User-agent: OtherBot\nLicense: {sites.url('lic', '/no-train.xml')}\nAllow: /\n\n"
+            f"User-agent: *\nLicense: {sites.url('lic', '/permit.xml')}\nAllow: /\n"
+        ),
+    )
+    url = sites.url("a", "/page")
+    try:
+        _, spider = await crawl([url], {"REP_PURPOSE": "ai-train", **settings})
+    finally:
+        await sites.close()
+    assert (url not in spider.downloaded) is refused
+    assert sorted(sites.requested("lic")) == sorted(licenses)  # never the file-wide one
+    if refused:
+        assert sites.url("lic", "/no-train.xml") in spider.dropped[url]

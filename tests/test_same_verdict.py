@@ -57,6 +57,10 @@ NO_SEARCH = rsl('<prohibits type="usage">search</prohibits>')
 NO_TRAIN = rsl('<prohibits type="usage">ai-train</prohibits>')
 BEHIND_SERVER = rsl('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
 PERMIT_ALL = rsl('<permits type="usage">all</permits>')
+#: robots.txt with the license in OtherBot's group (``{license}``: its URL).
+OTHER_GROUPS_LICENSE = (
+    b"User-agent: OtherBot\nLicense: {license}\nAllow: /\n\nUser-agent: *\nAllow: /\n"
+)
 #: Redirects of the license that cannot be followed -> the ``Location`` of /license.xml.
 UNFOLLOWABLE = {
     "redirect loop": "/license.xml",
@@ -210,6 +214,17 @@ CASES = {
     "REP_PURPOSE ai-train, RSL 301 without Location (unreadable: no AI use)": Case(
         rsl=301, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
     ),
+    # RSL 1.0 §4.4: a group's License lines are its crawlers' only.
+    "REP_PURPOSE ai-train, RSL named in another group only": Case(
+        OTHER_GROUPS_LICENSE, rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-train"}
+    ),
+    "REP_PURPOSE ai-train, RSL named in a REP_PURPOSE_AGENTS group": Case(
+        OTHER_GROUPS_LICENSE,
+        rsl=NO_TRAIN,
+        settings={"REP_PURPOSE": "ai-train", "REP_PURPOSE_AGENTS": "OtherBot"},
+        fetched=False,
+        exit_code=1,
+    ),
     "REP_PURPOSE ai-train, RSL after 5 redirects (followed)": Case(
         rsl=PERMIT_ALL, rsl_location="/hop3", settings={"REP_PURPOSE": "ai-train"}
     ),
@@ -241,7 +256,11 @@ def site(case: Case) -> Iterator[str]:
             if self.path == "/robots.txt":
                 license_url = f"http://127.0.0.1:{self.server.server_port}/license.xml"
                 named = f"License: {license_url}\n".encode() if case.rsl is not None else b""
-                robots = case.robots + named if isinstance(case.robots, bytes) else case.robots
+                robots = case.robots
+                if isinstance(robots, bytes) and b"{license}" in robots:
+                    robots = robots.replace(b"{license}", license_url.encode())
+                elif isinstance(robots, bytes):
+                    robots += named
                 answer(self, robots, "text/plain")
             elif self.path == "/license.xml" and case.rsl_location is not None:
                 self.send(301, b"", {"Location": case.rsl_location})

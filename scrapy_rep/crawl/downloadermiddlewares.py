@@ -151,7 +151,7 @@ class RobotsTxtMiddleware:
         agent = self.robots.agent(request)
         if not self.robots.refuses(request.url, entry, agent, obey is Obey.ALL):
             for document in self._usage_documents:
-                for key in document.keys_of(origin, entry.rules):
+                for key in document.keys_of(origin, entry.rules, self._agents(agent)):
                     found = document.cached_entry(key, now)
                     if found is None:
                         return None
@@ -209,7 +209,7 @@ class RobotsTxtMiddleware:
         self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
         decided: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         for document in self._usage_documents:
-            for key in document.keys_of(origin, entry.rules):
+            for key in document.keys_of(origin, entry.rules, self._agents(agent)):
                 found = document.decide(key, request)
                 if found is HOLD:
                     self._robots.carry(request, entry, origin)
@@ -222,6 +222,11 @@ class RobotsTxtMiddleware:
                 decided[document.name, key] = found
         self.usage.check(request, origin, entry, decided, agent)
         return None
+
+    def _agents(self, agent: str) -> tuple[str, ...]:
+        """The agents whose robots.txt groups the crawl obeys: its own, then
+        ``REP_PURPOSE_AGENTS`` (their ``License:`` lines too, purpose-notes §9)."""
+        return (agent, *self.usage.rules.agents)
 
     def _refuse(self, request: Request, reason: str, message: str) -> NoReturn:
         rep_signals.send_refused(self.crawler, logger, request, reason, message)

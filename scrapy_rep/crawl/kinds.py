@@ -19,7 +19,7 @@ from scrapy import signals
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.robotparser import RobotParser
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.rsl_kind import RSL, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.usage.rsl import RslDocument
 from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
@@ -85,7 +85,9 @@ def _no_parser(crawler: Crawler, config: RepConfig) -> None:
     return None
 
 
-def _the_origin(origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
+def _the_origin(
+    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+) -> tuple[Hashable, ...]:
     return (origin,)
 
 
@@ -101,9 +103,10 @@ class CrawlKind(Generic[D]):
     needed: Callable[[UsageGate], bool] = _always
     #: The crawl's parser of it (``None``: the kind's own).
     parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
-    #: The keys of the copies a request of ``origin`` needs, given its robots.txt: the
-    #: origin itself, or for RSL the license URLs of its ``License:`` lines (maybe none).
-    keys: Callable[[Hashable, RobotsTxt], tuple[Hashable, ...]] = _the_origin
+    #: The keys of the copies a request of ``origin`` needs, given its robots.txt and the
+    #: agents whose groups the crawl obeys (its own, then ``REP_PURPOSE_AGENTS``): the
+    #: origin itself, or for RSL the license URLs of their ``License:`` lines (maybe none).
+    keys: Callable[[Hashable, RobotsTxt, tuple[str, ...]], tuple[Hashable, ...]] = _the_origin
 
     @property
     def name(self) -> str:
@@ -119,9 +122,12 @@ class CrawlKind(Generic[D]):
         parse = self.parser(crawler, config)
         return self.kind if parse is None else self.kind.parsed_with(parse)
 
-    def keys_of(self, origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
-        """The keys of the copies a request of ``origin`` needs (``robots``: its rules)."""
-        return self.keys(origin, robots)
+    def keys_of(
+        self, origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+    ) -> tuple[Hashable, ...]:
+        """The keys of the copies a request of ``origin`` needs (``robots``: its rules;
+        ``agents``: the crawler's agent, then ``REP_PURPOSE_AGENTS``)."""
+        return self.keys(origin, robots, agents)
 
 
 def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
@@ -156,9 +162,14 @@ def _needs_rsl(usage: UsageGate) -> bool:
     return usage.rules.purpose_set
 
 
-def _license_keys(origin: Hashable, robots: RobotsTxt) -> tuple[Hashable, ...]:
-    """The license URLs of robots.txt's ``License:`` lines (none: no RSL fetch)."""
-    return _keys_of_licenses(robots.licenses) if robots.licenses else ()
+def _license_keys(
+    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+) -> tuple[Hashable, ...]:
+    """The license URLs of the robots.txt ``License:`` lines that apply to the crawl's
+    agents (RSL 1.0 §4.4: a group's replace the file-wide ones; none: no RSL fetch)."""
+    if not robots.licenses:
+        return ()
+    return _keys_of_licenses(licenses_of_agents(robots, agents))
 
 
 @lru_cache(maxsize=1024)

@@ -13,10 +13,13 @@ followed (a loop, more than 5 hops, ``file:``/``ftp:``/``data:``, a broken or mi
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.fetch.kinds import DocumentKind, body_size
 from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+
+if TYPE_CHECKING:
+    from scrapy_rep.robotstxt import RobotsTxt
 
 #: Appended to a license URL to name its record in a shared store: a license URL may be
 #: any URL, even ``https://host/.well-known/tdmrep.json``; ``#`` never ends a key we store
@@ -57,3 +60,15 @@ def licenses_to_wait_for(licenses: Iterable[str]) -> tuple[str, ...]:
     is a no for a search crawl, purpose-notes §9), without repeats or unusable URLs."""
     keys = (license_key(url) for url in licenses)
     return tuple(dict.fromkeys(key for key in keys if key is not None))
+
+
+def licenses_of_agents(robots: RobotsTxt, agents: Iterable[str]) -> tuple[str, ...]:
+    """The ``License:`` URLs of ``robots`` that apply to a crawl obeying the groups of
+    ``agents`` (its own agent, then ``REP_PURPOSE_AGENTS``, obeyed as its own: their
+    licenses too), each once (RSL 1.0 §4.4, errata 2026-01-16; purpose-notes §9)."""
+    if not robots.licenses:
+        return ()
+    found: dict[str, None] = {}
+    for agent in agents:
+        found.update(dict.fromkeys(robots.licenses_for(agent)))
+    return tuple(found)

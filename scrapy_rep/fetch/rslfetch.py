@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.fetch.policy import Effect
-from scrapy_rep.fetch.rsl_kind import RSL, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
 from scrapy_rep.fetch.urlfetch import fetch_document
 from scrapy_rep.usage.rsl import RslDocument
 
@@ -36,11 +36,13 @@ NO_LICENSES: Final = OriginLicenses()
 def origin_licenses(
     rules: RobotsTxt, request_rules: RequestRules | None, agent: str, timeout: float
 ) -> OriginLicenses:
-    """Fetch the licenses ``rules`` name when the crawl would (a purpose is set)."""
+    """Fetch the licenses ``rules`` name for ``agent`` (and the ``REP_PURPOSE_AGENTS``
+    groups it obeys) when the crawl would (a purpose is set)."""
     if request_rules is None or not request_rules.purpose_set or not rules.licenses:
         return NO_LICENSES
     documents, lines, unreachable = [], [], False
-    for url in licenses_to_wait_for(rules.licenses):
+    named = licenses_of_agents(rules, (agent, *request_rules.agents))
+    for url in licenses_to_wait_for(named):
         fetched = fetch_document(url, RSL, user_agent=agent, timeout=timeout)
         if fetched.effect is Effect.PARSE:
             document = RSL.parse(fetched.body)

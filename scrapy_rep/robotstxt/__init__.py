@@ -61,6 +61,7 @@ class RobotsTxt:
         "_delays",
         "_key_of",
         "_keys",
+        "_licenses_by_group",
         "_signals",
         "_starts",
         "_tokens",
@@ -80,13 +81,17 @@ class RobotsTxt:
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
         licenses: tuple[str, ...] = (),
+        licenses_by_group: dict[int, tuple[str, ...]] | None = None,
     ) -> None:
         #: The switches this file was parsed with.
         self.options = options
         #: ``Sitemap:`` URLs in file order, without duplicates.
         self.sitemaps = sitemaps
-        #: RSL 1.0 ``License:`` URLs (file-wide, any group) in file order, no duplicates.
+        #: Every RSL 1.0 ``License:`` URL (file-wide or in a group) in file order, no
+        #: duplicates; those a crawler gets: :meth:`licenses_for`.
         self.licenses = licenses
+        #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: all are file-wide.
+        self._licenses_by_group = licenses_by_group
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
         #: Per rule: the value and the key as written (an index into the distinct keys),
@@ -181,6 +186,25 @@ class RobotsTxt:
                 self.options, self._usage, selection.usage_groups
             )
         return usage
+
+    def licenses_for(self, user_agent: str) -> tuple[str, ...]:
+        """The RSL ``License:`` URLs that apply to ``user_agent`` (RSL 1.0 §4.4.2-4.4.3,
+        errata 2026-01-16): those of its group, which replace the file-wide ones
+        (written outside any group); the file-wide ones for a crawler without a group or
+        whose group has none. Merged groups: each group's own, or else the file-wide
+        ones, together (docs/purpose-notes.md §9). In file order."""
+        by_group = self._licenses_by_group
+        if by_group is None:
+            return self.licenses
+        selection = self._selection(user_agent)
+        found = selection.licenses
+        if found is None:
+            file_wide = by_group.get(FILE_WIDE, ())
+            chosen = set(file_wide) if not selection.groups else set()
+            for group in selection.groups:
+                chosen.update(by_group.get(group, file_wide))
+            found = selection.licenses = tuple(url for url in self.licenses if url in chosen)
+        return found
 
     @property
     def states_no_usage(self) -> bool:
@@ -281,7 +305,9 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
     options = profile_options(profile, **switches)
     body = body_bytes(body)
     rules, sitemaps, licenses = Parser(options).parse(body)
-    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
+    return RobotsTxt(
+        options, rules, sitemaps, licenses=licenses.every, licenses_by_group=licenses.by_group
+    )
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:

@@ -49,7 +49,9 @@ class Selection:
     mybot usually all fall back to ``*``), so a group set is compiled once per file.
     """
 
-    __slots__ = ("crawl_delay", "groups", "matcher", "signals", "usage", "usage_groups")
+    __slots__ = (
+        "crawl_delay", "groups", "licenses", "matcher", "signals", "usage", "usage_groups",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -67,6 +69,8 @@ class Selection:
         self.matcher: Matcher | None = None
         #: The Content-Usage rules, compiled on the first ``content_usage()`` call.
         self.usage: ContentUsageRules | None = None
+        #: The RSL License URLs of the group set, on the first ``licenses_for()`` call.
+        self.licenses: tuple[str, ...] | None = None
 
 
 def compile_matcher(

@@ -59,6 +59,15 @@ class Rules(NamedTuple):
     usage_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
+class Licenses(NamedTuple):
+    """The RSL ``License:`` URLs of a file (RSL 1.0 §4.4, errata 2026-01-16)."""
+
+    #: Every one, in file order, without duplicates.
+    every: tuple[str, ...]
+    #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: every line is file-wide.
+    by_group: dict[int, tuple[str, ...]] | None = None
+
+
 #: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
@@ -85,7 +94,7 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...], tuple[str, ...]]:
+    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...], Licenses]:
         """The rule tables, the sitemaps and the RSL licenses of ``body``.
 
         One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
@@ -111,6 +120,11 @@ class Parser:
         usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
         licenses: dict[str, None] = {}
+        # RSL 1.0 §4.4 (errata 2026-01-16): License lines per group (FILE_WIDE: outside
+        # any group); those after the last group's last rule, at the end of the file.
+        scoped: dict[int, dict[str, None]] = {}
+        license_lines: list[tuple[int, int, str]] = []  # (group, line number, URL)
+        group_line = last_rule = 0  # where the current group began, the last rule line
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
         spellings: dict[str, tuple[int, int]] = {}
@@ -156,6 +170,7 @@ class Parser:
             kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = in_usage_run = False
+                last_rule = number
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
@@ -164,6 +179,7 @@ class Parser:
                     codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
                 if not in_agent_run or group < 0:
+                    group_line = number
                     group = len(starts)
                     starts.append(len(values))
                     in_agent_run = in_usage_run = True
@@ -194,13 +210,18 @@ class Parser:
                 if value:
                     sitemaps[file_text(value)] = None
             elif kind == _LICENSE:
-                # RSL 1.0 robots.txt guide: "The License directive is global (not tied to
-                # any specific user agent)"; its URL is absolute. Like Sitemap: file-wide.
+                # RSL 1.0 §4.4 (errata 2026-01-16): inside a group, for the group's
+                # crawlers (replacing the file-wide ones); outside any group, file-wide.
+                # It ends no run of user-agent lines (docs/purpose-notes.md §9).
                 if value:
-                    licenses[file_text(value)] = None
+                    url = file_text(value)
+                    licenses[url] = None
+                    scoped.setdefault(group, {})[url] = None
+                    license_lines.append((group, number, url))
             elif kind < 0:
                 self._skip(number, f"unknown key {file_text(key)!r}")
             elif kind == _CRAWL_DELAY:
+                last_rule = number
                 if group < 0:
                     # A crawl-delay before any user-agent line, or after a blank line
                     # ended a record (legacy), belongs to no group.
@@ -213,6 +234,7 @@ class Parser:
                 # their own grouping. Allow/disallow keep Google's grouping, which ignores
                 # them, in every profile: no Disallow is lost (docs/behaviour.md).
                 in_usage_run = False
+                last_rule = number
                 if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
                     in_agent_run = False
                 if usage_group < 0 and usage_groups:
@@ -255,7 +277,17 @@ class Parser:
             if usage_tokens is None
             else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
         )
-        return rules, tuple(sitemaps), tuple(licenses)
+        if license_lines and group >= 0 and last_rule > group_line:
+            # After the last group's last rule, at the end of the file (where Sitemap
+            # lines go, and where the guide's "global" License was written): the last
+            # group's and file-wide too, the reading that loses no license.
+            for line_group, at, url in license_lines:
+                if line_group == group and at > last_rule:
+                    scoped.setdefault(FILE_WIDE, {})[url] = None
+        by_group = (
+            None if set(scoped) <= {FILE_WIDE} else {g: tuple(urls) for g, urls in scoped.items()}
+        )
+        return rules, tuple(sitemaps), Licenses(tuple(licenses), by_group)
 
     def _skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""

@@ -32,6 +32,8 @@ STANDARDS: Final[dict[str, str]] = {
     "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
     "rsl": (
         "RSL 1.0 Specification (RSL-SPEC-1.0, Recommendation, 2025-11-06; "
-        "https://rslstandard.org/rsl) and its robots.txt / HTTP / HTML guides"
+        "https://rslstandard.org/rsl) and its robots.txt / HTTP / HTML guides; errata of "
+        "2026-01-16 (group License lines) and 2026-08-07 (extension elements ignored), read "
+        "from secondary sources"
     ),
 }
