@@ -271,7 +271,7 @@ UNFOLLOWABLE = {
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use() -> None:
+async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: Path) -> None:
     """robots.txt's License: and a page's Link header name licenses that redirect in a
     loop, more than 5 times, to file:, ftp: or data:, or to a broken Location: each is
     unreadable (no AI use), never "no terms": the page is not fetched, the page's item
@@ -295,12 +295,16 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use() -> None:
     urls = [sites.url(name, "/page") for name in names]
     urls += [sites.url("pages", f"/{name}") for name in names]
     items: list[Any] = []
-    settings = {"REP_PURPOSE": "ai-train", "ITEM_PIPELINES": {}}
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": "ai-train", "ITEM_PIPELINES": {}, "REP_AUDIT_FILE": str(audit)}
     try:
         crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
     finally:
         await sites.close()
     assert sorted(spider.downloaded) == sorted(sites.url("pages", f"/{n}") for n in names)
+    record = by_url(audit)[sites.url("loop", "/page")]
+    assert record["fate"] == "refused" and "license document unreadable" in record["why"]
+    assert [str(f) for f in verify(audit).findings] == []  # re-derived from the snapshots
     assert items == []  # every page's item refused
     stats = crawler.stats.get_stats()
     assert stats.get("rep/purpose/requests_dropped/ai-train") == len(names)
@@ -319,7 +323,7 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use() -> None:
 )
 @pytest_twisted.ensureDeferred
 async def test_a_groups_license_lines_replace_the_file_wide_ones(
-    settings: dict[str, Any], refused: bool, licenses: list[str]
+    settings: dict[str, Any], refused: bool, licenses: list[str], tmp_path: Path
 ) -> None:
     """RSL 1.0 §4.4 (errata 2026-01-16): each crawler reads the License lines of its own
     group (and those of the REP_PURPOSE_AGENTS groups it obeys), not the file-wide one
@@ -337,10 +341,13 @@ async def test_a_groups_license_lines_replace_the_file_wide_ones(
         ),
     )
     url = sites.url("a", "/page")
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(audit), **settings}
     try:
-        _, spider = await crawl([url], {"REP_PURPOSE": "ai-train", **settings})
+        _, spider = await crawl([url], settings)
     finally:
         await sites.close()
+    assert [str(f) for f in verify(audit).findings] == []
     assert (url not in spider.downloaded) is refused
     assert sorted(sites.requested("lic")) == sorted(licenses)  # never the file-wide one
     if refused:
