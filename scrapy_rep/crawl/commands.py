@@ -55,7 +55,7 @@ from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.usage.verdicts import RequestRules
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
+class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
     """Scrapy's layout of a command's help, with the description's own line breaks kept
     (argparse would reflow the exit-code table into one paragraph)."""
 
@@ -75,7 +75,7 @@ class RobotsCommand(ScrapyCommand):
         return "Check URLs against robots.txt and page directives (scrapy_rep)"
 
     def long_desc(self) -> str:
-        """Shown by ``-h`` as written (:class:`_HelpFormatter`): wrapped here."""
+        """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
         about = textwrap.fill(
             "Check URLs against each origin's robots.txt and, with --page, the pages' own "
             "directives, with the project's settings (REP_PROFILE, ROBOTSTXT_USER_AGENT or "
@@ -87,7 +87,7 @@ class RobotsCommand(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.formatter_class = _HelpFormatter
+        parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep options")
         group.add_argument("--robots-file", metavar="FILE", help="check against this robots.txt")
         group.add_argument(

@@ -28,11 +28,20 @@ from scrapy_rep.trail.summary import Summary, summary_text
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
-EXIT_CODES: Final = f"""exit codes (the same for `scrapy audit`):
+_EXIT_CODE_ROWS: Final = f"""
   {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
   {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
      decision that differs); show: no record of that URL; report: verify found problems
   {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument"""
+
+
+def exit_codes(same_for: str) -> str:
+    """The exit-code table for one tool's help, naming the other tool (``same_for``)."""
+    return f"exit codes (the same for {same_for}):{_EXIT_CODE_ROWS}"
+
+
+#: The table as ``python -m scrapy_rep audit --help`` shows it.
+EXIT_CODES: Final = exit_codes("`scrapy audit`")
 COMMANDS: Final = ("summary", "verify", "show", "report")
 
 
