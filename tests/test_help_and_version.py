@@ -91,7 +91,5 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
     docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]
     synopsis = section.split("```sh")[1].split("```")[0]
-    missing = options - {"--help", "--user-agent", "--example"} - set(
-        re.findall(r"--[a-z][a-z-]*", synopsis)
-    )
+    missing = options - {"--help"} - set(re.findall(r"--[a-z][a-z-]*", synopsis))
     assert not missing
