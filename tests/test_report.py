@@ -20,6 +20,28 @@ def make(**settings: object) -> RepReport:
     return RepReport(crawler)
 
 
+def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """A request dropped while the spider closes (held when CLOSESPIDER_PAGECOUNT stops
+    the crawl) is counted: the report said "nothing happened"."""
+    report = make()
+    report._refused(
+        Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
+    )
+    report._closed()
+    assert capsys.readouterr().err.rstrip().endswith("In short: 1 dropped")
+
+
+def test_the_report_is_printed_when_the_engine_stops() -> None:
+    from scrapy import signals
+
+    crawler = get_crawler(Spider, {"REP_REPORT": True})
+    report = RepReport(crawler)
+    crawler.signals.send_catch_log(signals.spider_closed, spider=None, reason="finished")
+    assert report.text == ""  # not yet: Scrapy's stats and "Spider closed" come first
+    crawler.signals.send_catch_log(signals.engine_stopped)
+    assert report.text.startswith("scrapy_rep report")
+
+
 def test_off_by_default_and_silent() -> None:
     with pytest.raises(NotConfigured) as raised:
         RepReport(get_crawler(Spider))

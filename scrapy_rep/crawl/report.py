@@ -5,8 +5,10 @@ Per origin: what its robots.txt downloads came to (status, redirects, size, cut 
 it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
 (the deciding line), held then released, not followed because of nofollow. Built from
 scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
-standard error when the spider closes (never standard output, where a feed such as
-``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``.
+standard error when the engine stops, after Scrapy's stats and its "Spider closed" line
+(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
+``REP_REPORT_FILE`` (which turns the report on by itself). Built then, it also counts the
+requests dropped while the spider closed.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ class RepReport:
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
-        if not config.report:
+        if not (config.report or config.report_file):
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = config.report_max_urls
         self.path = config.report_file
@@ -117,7 +119,9 @@ class RepReport:
         connect(self._item_refused, signal=rep_signals.item_refused)
         connect(self._response, signal=signals.response_received)
         connect(self._item, signal=signals.item_scraped)
-        connect(self._closed, signal=signals.spider_closed)
+        # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
+        # last thing a person sees, and after the held requests dropped at close.
+        connect(self._closed, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
