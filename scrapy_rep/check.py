@@ -147,16 +147,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_ALLOWED if exit_.code == 0 else EXIT_USAGE
     if options.command != "check":
         parser.print_usage(sys.stderr)
-        print("error: give a command: check or audit", file=sys.stderr)
+        print("scrapy_rep: error: give a command: check or audit", file=sys.stderr)
         return EXIT_USAGE
     problem = _usage_problem(options)
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"scrapy_rep: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         return _check(options, out)
     except OSError as error:
-        print(f"error: cannot read {options.robots}: {error.strerror or error}", file=sys.stderr)
+        print(
+            f"scrapy_rep: error: cannot read {options.robots}: {error.strerror or error}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
 
 

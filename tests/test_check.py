@@ -291,7 +291,7 @@ def test_cli_option_error_quotes_the_value_as_given(capsys: pytest.CaptureFixtur
     """Only the option's name is spelled with dashes: the value quoted stays as typed."""
     assert run("--example", "--purpose", "ai_train", "https://example.com/")[0] == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --purpose: ")
+    assert err.startswith("scrapy_rep: error: --purpose: ")
     assert "got 'ai_train'" in err
 
 

@@ -93,3 +93,28 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
     synopsis = section.split("```sh")[1].split("```")[0]
     missing = options - {"--help"} - set(re.findall(r"--[a-z][a-z-]*", synopsis))
     assert not missing
+
+
+def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
+    """One prefix for scrapy_rep's own error lines, as ``scrapy crawl`` prints a wrong
+    setting (tests/test_setting_errors.py): ``scrapy_rep: error: …``."""
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[1] / "example_project"
+    runs = [
+        ["-m", "scrapy_rep", "check", "/no/such/robots.txt", "https://e.com/"],
+        ["-m", "scrapy_rep", "audit", "verify", "/no/such/trail.jsonl"],
+        ["-m", "scrapy", "robots", "-s", "REP_PROFILE=gogle", "https://e.com/"],
+        ["-m", "scrapy", "audit", "verify", "/no/such/trail.jsonl"],
+    ]
+    for args in runs:
+        result = subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=project,
+        )
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith("scrapy_rep: error: "), (args, result.stderr)

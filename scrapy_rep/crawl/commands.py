@@ -289,5 +289,5 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
 
 
 def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"scrapy_rep: error: {message}", file=sys.stderr)
     return EXIT_USAGE

@@ -66,13 +66,13 @@ class AuditCommand(ScrapyCommand):
     def _run(self, args: list[str], opts: argparse.Namespace) -> int:
         assert self.settings is not None
         if not args or args[0] not in COMMANDS:
-            print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+            print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
             return EXIT_UNUSABLE
         command, rest = args[0], args[1:]
         if len(rest) == _ARGUMENTS[command] - 1:
             trail = self.settings.get("REP_AUDIT_FILE")
             if not trail:
-                print("error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
+                print("scrapy_rep: error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
                 return EXIT_UNUSABLE
             rest = [str(trail), *rest]
         argv = [command, *rest]

@@ -104,12 +104,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
         return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
     if options.command not in COMMANDS:
         top.print_usage(sys.stderr)
-        print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
         return EXIT_UNUSABLE
     try:
         return _run(options, out)
     except TrailError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"scrapy_rep: error: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
@@ -171,7 +171,7 @@ def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
     if options.max_rows < 0:
-        print("error: --max-rows must be 0 or more", file=sys.stderr)
+        print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
         return EXIT_UNUSABLE
     path = Path(options.trail)
     summary, rows = Summary(), list[str]()
@@ -185,7 +185,10 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        print(f"error: cannot write {options.html}: {error.strerror or error}", file=sys.stderr)
+        print(
+            f"scrapy_rep: error: cannot write {options.html}: {error.strerror or error}",
+            file=sys.stderr,
+        )
         return EXIT_UNUSABLE
     print(
         f"{options.html}: {summary.total.requests} record(s), verify: "
