@@ -72,6 +72,19 @@ def test_per_origin_and_per_url_lines() -> None:
     assert text.endswith("In short: 1 downloaded but item dropped, 1 forbidden by robots.txt\n")
 
 
+def test_a_url_downloaded_twice_is_said_once_with_its_count() -> None:
+    """A start URL linked back to is downloaded twice (``dont_filter``): the report said
+    "downloaded (200); downloaded (200); item kept; item kept"."""
+    report = make()
+    home = Request(f"{A}/")
+    response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
+    for _ in range(2):
+        report._response(response, home)
+        report._item(response)
+    assert f"  {A}/\n    downloaded (200) twice; item kept twice\n" in report.render()
+    assert report.render().endswith("In short: 1 downloaded\n")
+
+
 def test_bounded_outcomes_and_urls() -> None:
     report = make(REP_REPORT_MAX_URLS=2)
     for number in range(10):

@@ -239,9 +239,8 @@ class RepReport:
         counts: Counter[str] = Counter()
         for url in sorted(self.urls, key=_url_order):
             record = self.urls[url]
-            events = sorted(record.events, key=_event_order)
             lines.append(f"  {url}")
-            lines.append(f"    {'; '.join(events)}")
+            lines.append(f"    {'; '.join(_counted(sorted(record.events, key=_event_order)))}")
             counts[_fate(record)] += 1
         if self.untracked:
             lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
@@ -270,6 +269,19 @@ class RepReport:
 def _url_order(url: str) -> tuple[str, str]:
     origin = origin_of(url)
     return (str(origin) if origin is not None else "", url)
+
+
+def _counted(events: list[str]) -> list[str]:
+    """Equal events once, with how often they happened (a start URL linked back to is
+    downloaded twice: ``downloaded (200) twice``, not the same words twice)."""
+    counts = Counter(events)
+    said = []
+    for event in dict.fromkeys(events):
+        times = counts[event]
+        said.append(
+            event if times == 1 else f"{event} {'twice' if times == 2 else f'{times} times'}"
+        )
+    return said
 
 
 def _event_order(event: str) -> int:
