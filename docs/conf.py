@@ -1,8 +1,10 @@
 """Sphinx configuration: the scrapy_rep documentation site (``docs/``).
 
-Build: ``pip install -e ".[docs]"`` then ``sphinx-build -W -b html docs docs/_build/html``.
+Build: ``.venv/bin/pip install -e ".[docs]"`` then
+``.venv/bin/sphinx-build -W -b html docs docs/_build/html``.
 The pages are Markdown (MyST); ``_ext/rep_tables.py`` writes the settings table and the
-purpose mapping table from the code at build time, so they cannot drift from it.
+purpose mapping table from the code into the pages and checks them at build time, so
+they cannot drift from it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ exclude_patterns = ["_build"]
 # a link to a missing page or anchor is a warning (an error under -W).
 myst_heading_anchors = 4
 myst_enable_extensions = ["colon_fence"]
-html_theme = "alabaster"
+# The Read the Docs theme, as Scrapy's own documentation uses (the docs extra installs it).
+html_theme = "sphinx_rtd_theme"
 html_title = f"scrapy_rep {release}"
-html_theme_options = {"description": "The Robots Exclusion Protocol for Scrapy"}
+html_theme_options = {"navigation_depth": 3}
 nitpicky = True

@@ -66,4 +66,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names only (not this module's own imports such as ``Any``)."""
+    return sorted(__all__)

@@ -68,9 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     """``python -m scrapy_rep {check,audit}`` (``audit`` is parsed by the trail's own)."""
     parser = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
-        description="Check URLs against a robots.txt (a local file or fetched from a URL).",
-        epilog=CHECK_EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="scrapy_rep's tools without a Scrapy project: check URLs against a "
+        "robots.txt (a local file, or each URL's own, fetched), and read an audit trail.",
+        epilog="Each command's options and exit codes: python -m scrapy_rep check --help, "
+        "python -m scrapy_rep audit --help.",
     )
     parser.add_argument("--version", action="version", version=f"scrapy_rep {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="{check,audit}")
@@ -146,16 +147,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_ALLOWED if exit_.code == 0 else EXIT_USAGE
     if options.command != "check":
         parser.print_usage(sys.stderr)
-        print("error: give a command: check or audit", file=sys.stderr)
+        print("scrapy_rep: error: give a command: check or audit", file=sys.stderr)
         return EXIT_USAGE
     problem = _usage_problem(options)
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"scrapy_rep: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         return _check(options, out)
     except OSError as error:
-        print(f"error: cannot read {options.robots}: {error.strerror or error}", file=sys.stderr)
+        print(
+            f"scrapy_rep: error: cannot read {options.robots}: {error.strerror or error}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
 
 
@@ -163,8 +167,11 @@ def _usage_problem(options: argparse.Namespace) -> str:
     urls = ([options.robots] if options.robots else []) + options.urls
     if options.profile not in PROFILES:
         return f"--profile must be one of {', '.join(PROFILES)}, got {options.profile!r}"
-    if not (urls if options.example else urls[1:]):
-        return "give a robots.txt (file or URL, or --example) and at least one URL"
+    if not (urls if options.example or _only_a_url(options) else urls[1:]):
+        return (
+            "give a robots.txt (file or URL, or --example) and at least one URL, "
+            "or one URL alone (its own robots.txt is fetched)"
+        )
     if options.timeout <= 0:
         return f"--timeout must be a positive number of seconds, got {options.timeout:g}"
     try:
@@ -176,19 +183,35 @@ def _usage_problem(options: argparse.Namespace) -> str:
             rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
         )
     except RepSettingError as error:
-        return f"--{error}".replace("_", "-", 1)
+        return _as_option(str(error))
     return ""
+
+
+def _as_option(message: str) -> str:
+    """A settings reader's message (``purpose_agents: …``) as the option's (``--purpose-agents:
+    …``): only the name before the first colon is rewritten, never the value quoted after."""
+    name, colon, rest = message.partition(":")
+    return f"--{name.replace('_', '-')}{colon}{rest}"
+
+
+def _only_a_url(options: argparse.Namespace) -> bool:
+    """``check URL`` alone: the URL is checked against its own origin's robots.txt, as
+    ``scrapy robots URL`` does."""
+    return bool(options.robots) and not options.urls and "://" in options.robots
 
 
 def _check(options: argparse.Namespace, out: TextIO) -> int:
     """Print each robots.txt's block; the exit status (the worst over the sources)."""
     agent, profile = options.user_agent, options.profile
+    if _only_a_url(options) and not options.example:
+        options.urls = [options.robots]
+    sources_read = sources(options)  # an unreadable file fails here, before any output
     print(
         f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}",
         file=out,
     )
     code = EXIT_ALLOWED
-    for source in sources(options):
+    for source in sources_read:
         print(f"robots.txt: {source.title}", file=out)
         for note in source.notes:
             print(note, file=out)

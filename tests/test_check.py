@@ -265,7 +265,7 @@ def test_cli_a_file_over_500_kib_is_cut_and_says_where(tmp_path: Path) -> None:
 
 
 def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
-    for args in (["--help"], ["check", "--help"]):
+    for args in (["check", "--help"],):
         result = subprocess.run(
             [sys.executable, "-m", "scrapy_rep", *args],
             capture_output=True,
@@ -275,3 +275,37 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
         )
         assert result.returncode == 0, result.stderr
         assert "3  a robots.txt (or a tdmrep.json) could not be fetched" in result.stdout
+
+
+def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:
+    """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy robots
+    URL`` does (docs/cli.md)."""
+    status, output = run(f"{server}/private/x")
+    assert status == 1
+    assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
+    assert f"DISALLOWED  {server}/private/x  line 2: Disallow: /private/" in output
+    assert run(f"{server}/public")[0] == 0
+
+
+def test_cli_option_error_quotes_the_value_as_given(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the option's name is spelled with dashes: the value quoted stays as typed."""
+    assert run("--example", "--purpose", "ai_train", "https://example.com/")[0] == 2
+    err = capsys.readouterr().err
+    assert err.startswith("scrapy_rep: error: --purpose: ")
+    assert "got 'ai_train'" in err
+
+
+def test_cli_unreadable_file_prints_nothing_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    """The error comes alone: no ``user agent:`` line on stdout before it."""
+    status, output = run("/no/such/file/robots.txt", "https://e.com/")
+    assert status == 2
+    assert output == ""
+    assert "cannot read /no/such/file/robots.txt" in capsys.readouterr().err
+
+
+def test_dir_shows_only_public_names() -> None:
+    import scrapy_rep
+
+    names = set(dir(scrapy_rep))
+    assert {"Addon", "parse_robotstxt", "RobotsTxtMiddleware", "__version__"} <= names
+    assert not names & {"Any", "TYPE_CHECKING", "annotations", "import_module", "_LAZY"}

@@ -118,14 +118,14 @@ def test_robots_command_a_wrong_setting_is_one_line_and_a_usage_exit() -> None:
     status, output = scrapy_robots("-s", "REP_PROFILE=gogle", "http://e.com/")
     assert status == 2
     assert output.strip().splitlines() == [
-        "error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
+        "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
     ]
 
 
 def test_robots_command_a_url_without_a_scheme_is_a_usage_error() -> None:
     status, output = scrapy_robots("my.mail.ru/my/")
     assert status == 2
-    assert "error: not an absolute http(s) URL: 'my.mail.ru/my/'" in output
+    assert "scrapy_rep: error: not an absolute http(s) URL: 'my.mail.ru/my/'" in output
 
 
 def test_robots_command_a_file_over_500_kib_says_where_it_was_cut(tmp_path: Path) -> None:

@@ -64,3 +64,17 @@ def test_purpose_unknown_value_is_a_usage_error(port: int) -> None:
     status, output = scrapy_robots("--purpose", "training", f"http://127.0.0.1:{port}/x")
     assert status == 2, output
     assert "--purpose: expected one of 'search', 'ai-train', 'ai-input'" in output
+
+
+def test_rep_purpose_setting_explains_as_much_as_the_option(port: int) -> None:
+    """``-s REP_PURPOSE=ai-train`` tells what ``--purpose ai-train`` tells, and the
+    tdmrep.json line comes under the origin's robots.txt header, not above it."""
+    base = f"http://127.0.0.1:{port}"
+    by_option = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1")
+    by_setting = scrapy_robots("-s", "REP_PURPOSE=ai-train", f"{base}/articles/1")
+    assert by_setting == by_option
+    status, output = by_setting
+    assert status == 1, output
+    robots_header = output.index(f"robots.txt {base}/robots.txt: 200")
+    assert robots_header < output.index(f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (")
+    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output

@@ -199,8 +199,8 @@ def test_settings_table_is_written_from_the_code() -> None:
     for setting in SETTINGS:
         row = next(line for line in table.splitlines() if f"`{setting.name}`" in line)
         assert re.search(rf"\(#[a-z_-]*{setting.name.lower()}[a-z_-]*\)", row)  # its section
-        if setting.default is not None and not isinstance(setting.default, tuple):
-            assert f"`{setting.default!r}`" in row
+        stated = rep_tables().documented_defaults(page)[setting.name]
+        assert f"`{stated}`" in row  # as its section states it (`60`, not `60.0`)
 
 
 def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
@@ -263,3 +263,30 @@ def test_pages_with_generated_tables_are_read_at_every_build() -> None:
 
     pages = rep_tables().generated_pages(SimpleNamespace(srcdir=str(DOCS)))
     assert sorted(pages) == ["purpose-notes", "settings"]
+
+
+def test_generated_tables_are_written_into_the_pages_and_fresh() -> None:
+    """The settings and purpose tables stand in the Markdown files (a page read on GitHub
+    has them), and match the code: a stale table fails here and in the site's build."""
+    tables = rep_tables()
+    for page in ("settings.md", "purpose-notes.md"):
+        text = (DOCS / page).read_text(encoding="utf-8")
+        fresh, stale = tables.refreshed(text)
+        assert stale == [] and fresh == text, page
+    settings = (DOCS / "settings.md").read_text(encoding="utf-8")
+    assert "| [`REP_CRAWL_DELAY_MAX`](#rep_crawl_delay_max) | `60` |" in settings
+    assert '| [`REP_PURPOSE`](#rep_purpose) | `"search"` |' in settings
+    stale_page = settings.replace("| `60` |", "| `61` |", 1)
+    assert tables.refreshed(stale_page)[1] == [
+        "the settings-table written in the page is stale: run python docs/_ext/rep_tables.py"
+    ]
+
+
+def test_the_site_has_an_installation_page_and_titles_without_internal_numbers() -> None:
+    """Navigation shows page titles: none carries an issue number, and the landing page
+    leads to an Installation page."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "\ninstallation\n" in index and "(installation.md)" in index
+    for page in DOCS.glob("*.md"):
+        title = page.read_text(encoding="utf-8").splitlines()[0]
+        assert not re.search(r"\bissues? \d", title, re.IGNORECASE), (page.name, title)

@@ -46,10 +46,75 @@ def test_check_help_lists_only_the_options_check_has() -> None:
     check = _parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
     own = {option for action in check._actions for option in action.option_strings}
     assert "--purpose" in own and "--page" not in own
-    for args in (("check", "--help"), ("--help",)):
-        result = run("-m", "scrapy_rep", *args)
-        assert result.returncode == 0, result.stderr
-        assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
-        named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", result.stdout))
-        assert named <= own | {"--version", "--help"}, named - own
-        assert "exit codes (scrapy robots uses the same):" in result.stdout
+    result = run("-m", "scrapy_rep", "check", "--help")
+    assert result.returncode == 0, result.stderr
+    assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", result.stdout))
+    assert named <= own | {"--version", "--help"}, named - own
+    assert "exit codes (scrapy robots uses the same):" in result.stdout
+
+
+def test_top_level_help_describes_both_commands() -> None:
+    """``python -m scrapy_rep --help`` names both tools and where their options are."""
+    result = run("-m", "scrapy_rep", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "audit trail" in result.stdout.split("positional arguments")[0]
+    assert "check --help" in result.stdout and "audit --help" in result.stdout
+
+
+def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[1] / "example_project"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "audit", "-h"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=project,
+    )
+    assert result.returncode == 0, result.stderr
+    assert exit_code_rows(result.stdout) == ["0", "1", "2"]
+    assert "exit codes (the same for `python -m scrapy_rep audit`):" in result.stdout
+    assert "`scrapy audit`" not in result.stdout  # it does not point at itself
+
+
+def test_check_synopsis_in_the_docs_names_every_option() -> None:
+    """docs/cli.md's ``check`` synopsis lists every option ``check --help`` lists."""
+    from pathlib import Path
+
+    from scrapy_rep.check import _parser
+
+    check = _parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
+    options = {o for a in check._actions for o in a.option_strings if o.startswith("--")}
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]
+    synopsis = section.split("```sh")[1].split("```")[0]
+    missing = options - {"--help"} - set(re.findall(r"--[a-z][a-z-]*", synopsis))
+    assert not missing
+
+
+def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
+    """One prefix for scrapy_rep's own error lines, as ``scrapy crawl`` prints a wrong
+    setting (tests/test_setting_errors.py): ``scrapy_rep: error: …``."""
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[1] / "example_project"
+    runs = [
+        ["-m", "scrapy_rep", "check", "/no/such/robots.txt", "https://e.com/"],
+        ["-m", "scrapy_rep", "audit", "verify", "/no/such/trail.jsonl"],
+        ["-m", "scrapy", "robots", "-s", "REP_PROFILE=gogle", "https://e.com/"],
+        ["-m", "scrapy", "audit", "verify", "/no/such/trail.jsonl"],
+    ]
+    for args in runs:
+        result = subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=project,
+        )
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith("scrapy_rep: error: "), (args, result.stderr)

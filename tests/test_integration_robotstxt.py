@@ -630,7 +630,7 @@ async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_w
         await sites.close()
     assert spider.downloaded == [] and seen == ["spider_closed", "spider_closed"]
     assert stat(crawler, "rep/requests/dropped/spider_closed") == 2
-    assert "the spider closed (closespider_timeout) with 2 request(s) held" in caplog.text
+    assert "the spider closed (closespider_timeout) with 2 request(s) still held" in caplog.text
 
 
 @pytest_twisted.ensureDeferred
@@ -684,3 +684,23 @@ async def test_held_requests_are_caught_while_listening_and_no_other_receiver_mi
     middleware = robots_middleware(crawler)
     receivers = liveReceivers(getAllReceivers(crawler.signals.sender, signals.request_scheduled))
     assert middleware._request_scheduled not in list(receivers)
+
+
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_log_line_says_why_the_slot_delay_is_larger(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``Crawl-delay: 0.05`` with Scrapy's ±50 % jitter is a slot delay of 0.1 s: the INFO
+    line says that the crawl-delay is the shortest gap, not "0.05 s between requests
+    (delay 0.1 s)", which read as a contradiction (docs/behaviour.md, Crawl-delay)."""
+    sites = Sites()
+    sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0.05\n"))
+    settings = {"DOWNLOAD_DELAY_JITTER": 0.5}
+    caplog.set_level(logging.INFO, logger="scrapy_rep.crawl.slots")
+    try:
+        await crawl([sites.url("slow", f"/{i}") for i in range(2)], settings)
+    finally:
+        await sites.close()
+    [line] = [r.getMessage() for r in caplog.records if "Crawl-delay of" in r.getMessage()]
+    assert "at least 0.05 s between requests" in line
+    assert "delay 0.1 s with ±50% jitter, so no gap is shorter than 0.05 s" in line

@@ -20,6 +20,28 @@ def make(**settings: object) -> RepReport:
     return RepReport(crawler)
 
 
+def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """A request dropped while the spider closes (held when CLOSESPIDER_PAGECOUNT stops
+    the crawl) is counted: the report said "nothing happened"."""
+    report = make()
+    report._refused(
+        Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
+    )
+    report._closed()
+    assert capsys.readouterr().err.rstrip().endswith("In short: 1 dropped")
+
+
+def test_the_report_is_printed_when_the_engine_stops() -> None:
+    from scrapy import signals
+
+    crawler = get_crawler(Spider, {"REP_REPORT": True})
+    report = RepReport(crawler)
+    crawler.signals.send_catch_log(signals.spider_closed, spider=None, reason="finished")
+    assert report.text == ""  # not yet: Scrapy's stats and "Spider closed" come first
+    crawler.signals.send_catch_log(signals.engine_stopped)
+    assert report.text.startswith("scrapy_rep report")
+
+
 def test_off_by_default_and_silent() -> None:
     with pytest.raises(NotConfigured) as raised:
         RepReport(get_crawler(Spider))
@@ -48,6 +70,19 @@ def test_per_origin_and_per_url_lines() -> None:
     ) in text
     assert f"  {A}/x\n    Forbidden by line 2\n" in text
     assert text.endswith("In short: 1 downloaded but item dropped, 1 forbidden by robots.txt\n")
+
+
+def test_a_url_downloaded_twice_is_said_once_with_its_count() -> None:
+    """A start URL linked back to is downloaded twice (``dont_filter``): the report said
+    "downloaded (200); downloaded (200); item kept; item kept"."""
+    report = make()
+    home = Request(f"{A}/")
+    response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
+    for _ in range(2):
+        report._response(response, home)
+        report._item(response)
+    assert f"  {A}/\n    downloaded (200) twice; item kept twice\n" in report.render()
+    assert report.render().endswith("In short: 1 downloaded\n")
 
 
 def test_bounded_outcomes_and_urls() -> None:

@@ -73,7 +73,9 @@ def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) ->
     assert (status, out) == (2, "") and err.strip().count("\n") == 0 and "no such file" in err
     (tmp_path / "notes.txt").write_text("not a trail\n")
     status, out, err = cli("verify", str(tmp_path / "notes.txt"))
-    assert status == 2 and err == f"error: {tmp_path / 'notes.txt'}: not an audit trail\n"
+    assert (
+        status == 2 and err == f"scrapy_rep: error: {tmp_path / 'notes.txt'}: not an audit trail\n"
+    )
 
 
 def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:

@@ -1,10 +1,13 @@
-"""Sphinx extension: tables generated from the code at build time.
+"""Tables generated from the code, written into the pages and checked at build time.
 
-In a page, a line ``<!-- rep: settings-table -->`` becomes the table of every setting of
-:data:`scrapy_rep.settings.SETTINGS` (name, default) and ``<!-- rep: purpose-table -->``
-the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`. The settings page must have a
-section for each setting and none for a setting the code does not have: a difference is
-a warning (an error under ``-W``).
+In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
+hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default as
+its section states it), and those after ``<!-- rep: purpose-table -->`` the mapping of
+:data:`scrapy_rep.usage._purpose_table.ROWS`. The tables are written into the Markdown
+files, so a page reads whole on GitHub too: ``python docs/_ext/rep_tables.py`` rewrites
+them; a stale one is a warning when the site is built (an error under ``-W``) and fails
+``tests/test_docs.py``. The settings page must have a section for each setting and none
+for a setting the code does not have.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ try:  # Sphinx's logger turns a warning into a build error under -W
     logger: Any = sphinx_logging.getLogger(__name__)
 except ImportError:  # the tables' tests run without Sphinx
     logger = logging.getLogger(__name__)
-MARKER = re.compile(r"^<!-- rep: ([\w-]+) -->$", re.MULTILINE)
+#: A generated table: its start marker, the table as last written, the end marker.
+MARKER = re.compile(r"^<!-- rep: ([\w-]+) -->\n(.*?)^<!-- rep: end -->$", re.MULTILINE | re.DOTALL)
+END = "<!-- rep: end -->"
 #: A setting's own section on the settings page: "### `REP_X`" (or "`REP_X` and `REP_Y`").
 SECTION = re.compile(r"^#{2,4} (`[A-Z0-9_]+`(?: and `[A-Z0-9_]+`)*)$", re.MULTILINE)
 
@@ -47,7 +52,11 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
-def default_text(value: Any) -> str:
+def default_text(value: Any, stated: str | None = None) -> str:
+    """A default as the table shows it: as its section states it (``60``, ``"search"``),
+    which :func:`default_problems` checks against the code; else from the value."""
+    if stated is not None:
+        return f"`{stated}`"
     if value is None:
         return "derived (see its section)"
     if isinstance(value, tuple):
@@ -57,11 +66,12 @@ def default_text(value: Any) -> str:
 
 def settings_table(text: str) -> str:
     documented = sections(text)
+    stated = documented_defaults(text)
     rows = ["| setting | default |", "|---|---|"]
     for setting in SETTINGS:
         target = documented.get(setting.name)
         name = f"[`{setting.name}`](#{target})" if target else f"`{setting.name}`"
-        rows.append(f"| {name} | {default_text(setting.default)} |")
+        rows.append(f"| {name} | {default_text(setting.default, stated.get(setting.name))} |")
     return "\n".join(rows)
 
 
@@ -139,20 +149,47 @@ def default_problems(text: str) -> list[str]:
     ]
 
 
+def refreshed(text: str) -> tuple[str, list[str]]:
+    """The page with each generated table written afresh, and the tables that were stale
+    (or unknown) in ``text``."""
+    stale: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        make = TABLES.get(match.group(1))
+        if make is None:
+            stale.append(f"unknown generated table {match.group(1)!r}")
+            return match.group(0)
+        table = f"\n{make(text)}\n\n"  # blank lines: a Markdown table of its own
+        if match.group(2) != table:
+            stale.append(
+                f"the {match.group(1)} written in the page is stale: "
+                "run python docs/_ext/rep_tables.py"
+            )
+        return f"<!-- rep: {match.group(1)} -->\n{table}{END}"
+
+    return MARKER.sub(replace, text), stale
+
+
 def fill(app: Sphinx, docname: str, source: list[str]) -> None:
     text = source[0]
     if "<!-- rep: settings-table -->" in text:
         for problem in settings_page_problems(text) + default_problems(text):
             logger.warning(problem, location=docname)
+    source[0], stale = refreshed(text)
+    for problem in stale:
+        logger.warning(problem, location=docname)
 
-    def replace(match: re.Match[str]) -> str:
-        make = TABLES.get(match.group(1))
-        if make is None:
-            logger.warning("unknown generated table %r", match.group(1), location=docname)
-            return match.group(0)
-        return make(text)
 
-    source[0] = MARKER.sub(replace, text)
+def write_tables(docs: Path) -> list[str]:
+    """Rewrite the generated tables of every page under ``docs``; the pages changed."""
+    changed = []
+    for page in sorted(docs.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        new, _ = refreshed(text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed.append(page.name)
+    return changed
 
 
 def generated_pages(app: Sphinx, *_: Any) -> list[str]:
@@ -170,3 +207,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("source-read", fill)
     app.connect("env-get-outdated", generated_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    for name in write_tables(Path(__file__).resolve().parents[1]):
+        print(f"rewrote the generated tables of docs/{name}")

@@ -55,7 +55,7 @@ from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.usage.verdicts import RequestRules
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
+class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
     """Scrapy's layout of a command's help, with the description's own line breaks kept
     (argparse would reflow the exit-code table into one paragraph)."""
 
@@ -75,7 +75,7 @@ class RobotsCommand(ScrapyCommand):
         return "Check URLs against robots.txt and page directives (scrapy_rep)"
 
     def long_desc(self) -> str:
-        """Shown by ``-h`` as written (:class:`_HelpFormatter`): wrapped here."""
+        """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
         about = textwrap.fill(
             "Check URLs against each origin's robots.txt and, with --page, the pages' own "
             "directives, with the project's settings (REP_PROFILE, ROBOTSTXT_USER_AGENT or "
@@ -87,7 +87,7 @@ class RobotsCommand(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.formatter_class = _HelpFormatter
+        parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep options")
         group.add_argument("--robots-file", metavar="FILE", help="check against this robots.txt")
         group.add_argument(
@@ -115,7 +115,7 @@ class RobotsCommand(ScrapyCommand):
             return _usage("give at least one URL")
         try:
             config = RepConfig.from_settings(self.settings)
-            self.policy = _policy(opts.purpose, config)
+            self.policy = _policy(opts.purpose or self._purpose_setting(config), config)
         except RepSettingError as error:
             return _usage(str(error))
         self.request_rules = self._request_rules(config)
@@ -143,6 +143,13 @@ class RobotsCommand(ScrapyCommand):
             checked = self._check_origin(robots_url, urls, local, agent, profile, opts, config)
             code = max(code, checked)
         return code
+
+    def _purpose_setting(self, config: RepConfig) -> str | None:
+        """``REP_PURPOSE`` set by the project or ``-s``: explained as ``--purpose`` is."""
+        assert self.settings is not None
+        if self.settings.getpriority("REP_PURPOSE") in (None, SETTINGS_PRIORITIES["default"]):
+            return None
+        return ",".join(config.purpose)
 
     def _request_rules(self, config: RepConfig) -> RequestRules:
         """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS)."""
@@ -179,9 +186,6 @@ class RobotsCommand(ScrapyCommand):
         tdm, licenses = further_documents(
             robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
         )
-        if tdm is not None:
-            print(f"\n{tdm.line}")
-        print("".join(f"\n{line}" for line in licenses.lines), end="\n" if licenses.lines else "")
         code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
@@ -200,6 +204,10 @@ class RobotsCommand(ScrapyCommand):
     ) -> int:
         """Print one origin's block; its exit code."""
         print(f"\nrobots.txt {outcome}")
+        if tdm is not None:  # the origin's other documents, under its robots.txt header
+            print(f"  {tdm.line}")
+        for line in licenses.lines:
+            print(f"  {line}")
         delay = rules.crawl_delay(agent)
         print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
         for sitemap in rules.sitemaps:
@@ -289,5 +297,5 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
 
 
 def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"scrapy_rep: error: {message}", file=sys.stderr)
     return EXIT_USAGE

@@ -214,8 +214,9 @@ class HeldRequests:
                 )
         inc(self.crawler.stats, "rep/requests/dropped/spider_closed", sum(counts.values()))
         logger.warning(
-            "scrapy_rep: the spider closed (%s) with %d request(s) held for unreachable "
-            "robots.txt (%s); they were not downloaded. Set JOBDIR to keep them.",
+            "scrapy_rep: the spider closed (%s) with %d request(s) still held, waiting for "
+            "their origin's robots.txt, tdmrep.json or licenses or to be scheduled again "
+            "(%s); they were not downloaded. Set JOBDIR to keep them.",
             reason,
             sum(counts.values()),
             ", ".join(f"{key}: {count}" for key, count in counts.items()),

@@ -5,8 +5,10 @@ Per origin: what its robots.txt downloads came to (status, redirects, size, cut 
 it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
 (the deciding line), held then released, not followed because of nofollow. Built from
 scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
-standard error when the spider closes (never standard output, where a feed such as
-``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``.
+standard error when the engine stops, after Scrapy's stats and its "Spider closed" line
+(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
+``REP_REPORT_FILE`` (which turns the report on by itself). Built then, it also counts the
+requests dropped while the spider closed.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ class RepReport:
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
-        if not config.report:
+        if not (config.report or config.report_file):
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = config.report_max_urls
         self.path = config.report_file
@@ -117,7 +119,9 @@ class RepReport:
         connect(self._item_refused, signal=rep_signals.item_refused)
         connect(self._response, signal=signals.response_received)
         connect(self._item, signal=signals.item_scraped)
-        connect(self._closed, signal=signals.spider_closed)
+        # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
+        # last thing a person sees, and after the held requests dropped at close.
+        connect(self._closed, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -235,9 +239,8 @@ class RepReport:
         counts: Counter[str] = Counter()
         for url in sorted(self.urls, key=_url_order):
             record = self.urls[url]
-            events = sorted(record.events, key=_event_order)
             lines.append(f"  {url}")
-            lines.append(f"    {'; '.join(events)}")
+            lines.append(f"    {'; '.join(_counted(sorted(record.events, key=_event_order)))}")
             counts[_fate(record)] += 1
         if self.untracked:
             lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
@@ -266,6 +269,19 @@ class RepReport:
 def _url_order(url: str) -> tuple[str, str]:
     origin = origin_of(url)
     return (str(origin) if origin is not None else "", url)
+
+
+def _counted(events: list[str]) -> list[str]:
+    """Equal events once, with how often they happened (a start URL linked back to is
+    downloaded twice: ``downloaded (200) twice``, not the same words twice)."""
+    counts = Counter(events)
+    said = []
+    for event in dict.fromkeys(events):
+        times = counts[event]
+        said.append(
+            event if times == 1 else f"{event} {'twice' if times == 2 else f'{times} times'}"
+        )
+    return said
 
 
 def _event_order(event: str) -> int:

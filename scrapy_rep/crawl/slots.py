@@ -89,7 +89,7 @@ class CrawlDelaySlots:
             self._watching = True
             self.crawler.signals.connect(self._restore_floor, signal=signals.response_downloaded)
         if first:
-            self._log_first(origin, floor, crawl_delay, key)
+            self._log_first(origin, floor, crawl_delay, key, jitter if floor > delay else 0.0)
 
     @property
     def _jitter_key(self) -> str:
@@ -108,15 +108,27 @@ class CrawlDelaySlots:
         if slot is not None and slot.delay < floor:
             slot.delay = floor
 
-    def _log_first(self, origin: Origin, floor: float, crawl_delay: float, key: str) -> None:
+    def _log_first(
+        self, origin: Origin, floor: float, crawl_delay: float, key: str, jitter: float
+    ) -> None:
+        """One INFO line per origin: the crawl-delay as a shortest gap, and the slot delay
+        that gives it (larger when Scrapy's jitter draws each gap around it)."""
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("rep/crawl_delay/origins")
+        if jitter <= 0:
+            how = f"download slot {key!r}, delay {floor:.3g} s"
+        elif jitter < 1:
+            how = (
+                f"download slot {key!r}: delay {floor:.3g} s with ±{jitter:.0%} jitter, "
+                f"so no gap is shorter than {crawl_delay:.3g} s"
+            )
+        else:
+            how = f"download slot {key!r}: delay {floor:.3g} s, jitter turned down to ±50 %"
         logger.info(
-            "Crawl-delay of %s: %.3g s between requests (download slot %r, delay %.3g s)",
+            "Crawl-delay of %s: at least %.3g s between requests (%s)",
             origin,
             crawl_delay,
-            key,
-            floor,
+            how,
             extra={"spider": self.crawler.spider},
         )
 

@@ -61,7 +61,7 @@ def _check_files(config: RepConfig) -> None:
     checks = []
     if config.audit_file and config.audit_required:
         checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
-    if config.report and config.report_file:
+    if config.report_file:  # it turns the report on by itself
         checks.append(("REP_REPORT_FILE", Path(config.report_file), False))
     for name, path, chained in checks:
         try:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
-from scrapy_rep.trail.cli import COMMANDS, EXIT_CODES, EXIT_UNUSABLE, main
+from scrapy_rep.crawl.commands import TableHelpFormatter
+from scrapy_rep.trail.cli import COMMANDS, EXIT_UNUSABLE, exit_codes, main
 from scrapy_rep.trail.html import MAX_ROWS
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
@@ -31,15 +33,19 @@ class AuditCommand(ScrapyCommand):
         return "Read the audit trail: summary, verify, show URL, report --html (scrapy_rep)"
 
     def long_desc(self) -> str:
-        return (
+        """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
+        about = textwrap.fill(
             "Read a scrapy_rep audit trail (REP_AUDIT_FILE when TRAIL is not given): "
             "summary (counts per origin, purpose, deciding signal), verify (the hash chain, "
             "the snapshots, every decision re-derived), show URL (one URL's story), "
-            "report --html FILE (one self-contained page).\n\n" + EXIT_CODES
+            "report --html FILE (one self-contained page).",
+            width=80,
         )
+        return f"{about}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
+        parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep audit options")
         group.add_argument("--html", metavar="FILE", help="report: the page to write")
         group.add_argument(
@@ -60,13 +66,13 @@ class AuditCommand(ScrapyCommand):
     def _run(self, args: list[str], opts: argparse.Namespace) -> int:
         assert self.settings is not None
         if not args or args[0] not in COMMANDS:
-            print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+            print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
             return EXIT_UNUSABLE
         command, rest = args[0], args[1:]
         if len(rest) == _ARGUMENTS[command] - 1:
             trail = self.settings.get("REP_AUDIT_FILE")
             if not trail:
-                print("error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
+                print("scrapy_rep: error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
                 return EXIT_UNUSABLE
             rest = [str(trail), *rest]
         argv = [command, *rest]

@@ -28,11 +28,20 @@ from scrapy_rep.trail.summary import Summary, summary_text
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
-EXIT_CODES: Final = f"""exit codes (the same for `scrapy audit`):
+_EXIT_CODE_ROWS: Final = f"""
   {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
   {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
      decision that differs); show: no record of that URL; report: verify found problems
   {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument"""
+
+
+def exit_codes(same_for: str) -> str:
+    """The exit-code table for one tool's help, naming the other tool (``same_for``)."""
+    return f"exit codes (the same for {same_for}):{_EXIT_CODE_ROWS}"
+
+
+#: The table as ``python -m scrapy_rep audit --help`` shows it.
+EXIT_CODES: Final = exit_codes("`scrapy audit`")
 COMMANDS: Final = ("summary", "verify", "show", "report")
 
 
@@ -95,12 +104,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
         return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
     if options.command not in COMMANDS:
         top.print_usage(sys.stderr)
-        print(f"error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
         return EXIT_UNUSABLE
     try:
         return _run(options, out)
     except TrailError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"scrapy_rep: error: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
@@ -162,7 +171,7 @@ def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
     if options.max_rows < 0:
-        print("error: --max-rows must be 0 or more", file=sys.stderr)
+        print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
         return EXIT_UNUSABLE
     path = Path(options.trail)
     summary, rows = Summary(), list[str]()
@@ -176,7 +185,10 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        print(f"error: cannot write {options.html}: {error.strerror or error}", file=sys.stderr)
+        print(
+            f"scrapy_rep: error: cannot write {options.html}: {error.strerror or error}",
+            file=sys.stderr,
+        )
         return EXIT_UNUSABLE
     print(
         f"{options.html}: {summary.total.requests} record(s), verify: "
