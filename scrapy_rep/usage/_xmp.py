@@ -56,8 +56,10 @@ def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
     walker = WALKERS.get(kind, scan_packets)
     try:
         walker(view, scan, limits)
-    except (struct.error, IndexError, ValueError, zlib.error) as error:
+    except (struct.error, IndexError, ValueError, zlib.error, RecursionError) as error:
         scan.problems.append(f"broken {kind} structure ({error})")
     if kind == "mp4" and view[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
         scan_packets(view, scan, limits)
+    if scan.problems:  # something was not read wholly: its bytes keep their "no"
+        scan.raw.append(view)
     return scan
