@@ -184,6 +184,8 @@ def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> No
     reading = read_media(png(packet, compressed=True), limits=Limits(max_packet=64 * 1024))
     assert reading.unreadable and "limit 65536" in reading.problems[0]
     assert [s.source for s in reading.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+    plain = read_media(png(packet), limits=Limits(max_packet=64 * 1024))  # its bytes too
+    assert [s.source for s in plain.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
 
 
 def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:

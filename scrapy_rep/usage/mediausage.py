@@ -114,6 +114,7 @@ def read_media(
 def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:
     """One signal per ``plus:DataMining`` value in the packets of ``scan`` (problems found
     on the way are added to ``scan.problems``)."""
+    said: set[str] = set()  # the values read: the bytes not read add only others
     for index, packet in enumerate(scan.packets):
         if b"DataMining" not in packet:
             continue  # the usual packet: no statement, no parse
@@ -122,12 +123,13 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
         except ValueError as error:
             scan.problems.append(f"XMP packet {index + 1} unreadable ({error})")
             values = _bytes_values(packet)
+        said.update(values)
         for value in values:
             yield dmi_signal(value, f"XMP plus:DataMining {value}", constraints_met)
     for packet in scan.oversized:
         for value in _bytes_values(packet):
+            said.add(value)
             yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
-    said: set[str] = set()
     for data in scan.raw:
         for value in _raw_values(data):
             if value not in said:
