@@ -474,6 +474,19 @@ def test_a_cut_manifest_keeps_its_no_and_never_keeps_an_allowed() -> None:
     assert decided(list(read_media(cut, constraints_met=True).signals)) == (U, U, U)
 
 
+@needs_c2pa
+def test_without_c2pa_python_a_not_allowed_in_the_raw_bytes_still_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    data = _signed_no()
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    reading = read_media(data)
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert decided(list(reading.signals)) == (U, N, U)
+
+
 def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
