@@ -71,12 +71,15 @@ def send_refused(
 
 
 #: A file downloaded by ``FilesPipeline`` / ``ImagesPipeline`` (or a subclass) was held
-#: against the crawl's AI purposes (docs/media.md), whatever the outcome. Arguments:
-#: ``url``, ``request``, ``item``, ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision`
-#: over every signal about the file: the origin's, the response headers', the page's
-#: ``noimageai`` and the file's own), ``reading`` (:class:`scrapy_rep.usage.mediausage.
-#: MediaReading`: the file's own statements and what could not be read) and ``refusal``
-#: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``).
+#: against the crawl's AI purposes (docs/media.md), whatever the outcome; sent once the
+#: pipeline knows what became of it. Arguments: ``url``, ``request``, ``item``,
+#: ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision` over every signal about
+#: the file: the origin's, the response headers', the page's ``noimageai`` and the file's
+#: own), ``reading`` (:class:`scrapy_rep.usage.mediausage.MediaReading`: the file's own
+#: statements and what could not be read), ``refusal``
+#: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``), ``fate`` (``"stored"``,
+#: ``"marked"``, ``"refused"``: not stored, or ``"failed"``: the pipeline could not store
+#: it) and ``error`` (why it failed, else ``""``).
 file_checked = object()
 
 #: A downloaded file is denied for a purpose of the crawl: not stored

@@ -4,6 +4,7 @@ origin: for ai-train only the allowed images are stored, for search all of them.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -124,13 +125,19 @@ async def run(
         await sites.close()
     by_url = {url: name for name, url in urls.items()}
     (item,) = items
+    # Scrapy's contract: the result field holds only stored files, each with a path;
+    # the refused ones are in rep_refused_files.
+    assert all(r["path"] for r in item["images"]), item["images"]
+    refused_files = {by_url.get(r["url"], r["url"]): r for r in item.get("rep_refused_files", [])}
     results = {by_url.get(r["url"], r["url"]): r for r in item["images"]}
-    stored = {by_url.get(r["url"], r["url"]) for r in item["images"] if r["path"]}
+    stored = set(results)
+    assert not stored & set(refused_files)
+    results.update(refused_files)
     files = set((store / "full").iterdir()) if (store / "full").exists() else set()
     if not reused:
         assert len(files) == len(stored)  # what the item says is stored is what is on disk
     return {"results": results, "stored": stored, "all": set(urls), "stats": crawler.stats,
-            "refused": refused}  # fmt: skip
+            "refused": refused, "refused_files": set(refused_files)}  # fmt: skip
 
 
 def refused_names(values: set[str]) -> set[str]:
@@ -144,10 +151,12 @@ async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> 
     if available():
         refused.add("c2pa.jpg")
     assert found["stored"] == found["all"] - refused
+    assert found["refused_files"] == refused
     for name in refused:
         result = found["results"][name]
-        assert result["status"] == "refused" and result["path"] is None
+        assert result["purpose"] == "ai-train" and result["reason"] == result["rep_refused"][0]
         assert result["rep_refused"][0].startswith("ai-train denied by ")
+        assert result["reason"] == f"ai-train denied by {result['signal']}"
     assert found["results"]["DMI-PROHIBITED.png"]["rep_refused"] == [
         "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
     ]
@@ -233,8 +242,9 @@ async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path:
     assert "DMI-ALLOWED.jpg" not in found["stored"]
     # A URL the page's noimageai took out of the item before download is named too.
     gone = found["results"]["http://gone/x.jpg"]
-    assert gone["status"] == "refused" and gone["path"] is None
+    assert "http://gone/x.jpg" in found["refused_files"] and "path" not in gone
     assert gone["rep_refused"] == [f"ai-train denied by {source}"]
+    assert gone["signal"] == source and gone["purpose"] == "ai-train"
 
 
 @pytest_twisted.ensureDeferred
@@ -244,12 +254,15 @@ async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Pat
     found = await run("ai-train", tmp_path, build=build_cdn)
     assert found["stored"] == {"ok.jpg"}
     private, nontrain = found["results"]["private.jpg"], found["results"]["nontrain.jpg"]
-    assert private["status"] == nontrain["status"] == "refused"
+    assert found["refused_files"] == {"private.jpg", "nontrain.jpg"}
     assert private["rep_refused"][0].startswith("Forbidden by http://127.0.0.1:")
     assert private["rep_refused"][0].endswith("/robots.txt (line 2: Disallow: /private/)")
     assert nontrain["rep_refused"] == [
         "Not fetched: ai-train denied by robots.txt line 4: Content-Usage: /nontrain/ train-ai=n"
     ]
+    assert nontrain["reason"] == nontrain["rep_refused"][0] and nontrain["purpose"] == "ai-train"
+    assert nontrain["signal"] == "robots.txt line 4: Content-Usage: /nontrain/ train-ai=n"
+    assert private["signal"].endswith("/robots.txt line 2: Disallow: /private/")
     assert found["stats"].get_value("rep/media/checked") == 1  # only ok.jpg was downloaded
 
 
@@ -322,7 +335,8 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
     first, second = ({r["url"]: r["status"] for r in item["images"]} for item in items)
     assert set(first.values()) == {"downloaded"}  # all stored, the refused ones marked
     refused = {urls[name] for name in refused_names(TRAIN_REFUSED)}
-    assert {url for url, status in second.items() if status == "refused"} >= refused
+    assert {r["url"] for r in items[1]["rep_refused_files"]} >= refused
+    assert not refused & set(second)
     assert "uptodate" not in second.values()
 
 
@@ -357,11 +371,12 @@ async def test_files_pipeline_with_pdfs(tmp_path: Path) -> None:
         await sites.close()
     (item,) = items
     by_name = {r["url"].rsplit("/", 1)[1]: r for r in item["files"]}
-    assert by_name["no.pdf"]["status"] == "refused" and by_name["no.pdf"]["path"] is None
-    assert by_name["no.pdf"]["rep_refused"] == [  # plain Prohibited covers search too
+    assert set(by_name) == {"yes.pdf"} and by_name["yes.pdf"]["status"] == "downloaded"
+    (refused,) = item["rep_refused_files"]
+    assert refused["url"].endswith("/no.pdf") and refused["purpose"] == "search"
+    assert refused["rep_refused"] == [  # plain Prohibited covers search too
         "search denied by XMP plus:DataMining DMI-PROHIBITED"
     ]
-    assert by_name["yes.pdf"]["status"] == "downloaded"
     assert len(list((tmp_path / "files" / "full").iterdir())) == 1
 
 
@@ -388,7 +403,7 @@ async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_els
 ) -> None:
     found = await run("ai-train", tmp_path, build=build_truncated)
     assert found["stored"] == {"ok.jpg"}
-    assert found["results"]["cut.jpg"]["status"] == "refused"
+    assert found["refused_files"] == {"cut.jpg"}
 
 
 @pytest_twisted.ensureDeferred
@@ -410,7 +425,7 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
     }
     assert set(files) == found["all"]  # one record per file read
     refused = {name for name, record in files.items() if record["fate"] == "refused"}
-    assert refused == {name for name, r in found["results"].items() if r["status"] == "refused"}
+    assert refused == found["refused_files"]
     prohibited = files["DMI-PROHIBITED.png"]
     assert prohibited["refused_for"] == "ai-train"
     assert prohibited["why"] == "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
@@ -422,3 +437,225 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
     text, count = story(trail, prohibited["url"])
     assert count == 1 and "not stored" in text[0]
     assert any("DMI-PROHIBITED" in line for line in text)
+
+
+# --------------------------------------------------------------------------- failures
+
+
+class BothSpider(ListSpider):
+    """One item with files for FilesPipeline and images for ImagesPipeline."""
+
+    file_urls: ClassVar[list[str]] = []
+    image_urls: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.file_urls), "image_urls": list(self.image_urls)}
+
+
+def nested(head: bytes, depth: int = 1500) -> bytes:
+    """``head`` followed by ``depth`` nested ISO BMFF ``moov`` boxes around an XMP packet
+    saying DMI-PROHIBITED: RecursionError in the box walk before it was bounded."""
+    import struct
+
+    inner = xmp_packet("DMI-PROHIBITED")
+    inner = struct.pack(">I", len(inner) + 8) + b"XMP_" + inner
+    for _ in range(depth):
+        inner = struct.pack(">I", len(inner) + 8) + b"moov" + inner
+    return head + inner
+
+
+def avif() -> bytes:
+    """A real AVIF image (Pillow reads it, whatever follows its boxes)."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (1, 2, 3)).save(buffer, "AVIF")
+    return buffer.getvalue()
+
+
+async def both_crawl(
+    tmp_path: Path, files: dict[str, Reply], images: dict[str, Reply], **settings: Any
+) -> dict[str, Any]:
+    """A crawl with FilesPipeline and ImagesPipeline over ``files`` and ``images``
+    (path -> reply), with the audit trail; what the item, the trail and the disk say."""
+    from scrapy_rep.trail.read import Trail
+
+    sites = Sites()
+    site = sites.add("media")
+    for path, reply in {**files, **images}.items():
+        site.script(path, reply)
+    BothSpider.file_urls = [sites.url("media", path) for path in files]
+    BothSpider.image_urls = [sites.url("media", path) for path in images]
+    items: list[Any] = []
+    trail = tmp_path / "trail.jsonl"
+    from robotsite import BASE_SETTINGS
+    from scrapy.utils.test import get_crawler
+
+    crawler = get_crawler(
+        BothSpider,
+        {
+            **BASE_SETTINGS,
+            "REP_PURPOSE": "ai-train",
+            "ITEM_PIPELINES": {
+                "scrapy.pipelines.files.FilesPipeline": 1,
+                "scrapy.pipelines.images.ImagesPipeline": 2,
+            },
+            "FILES_STORE": str(tmp_path / "files"),
+            "IMAGES_STORE": str(tmp_path / "images"),
+            "REP_AUDIT_FILE": str(trail),
+            **settings,
+        },
+    )
+    collecting_items(items)(crawler)
+    try:  # Scrapy's own pipelines log an ERROR for a file they fail to store: see each test
+        await crawler.crawl(urls=[sites.url("media", "/")])
+    finally:
+        await sites.close()
+    (item,) = items
+    records = [line.record for line in Trail(trail).lines() if line.type == "file" and line.record]
+    on_disk = [path.name for store in ("files", "images") for path in (tmp_path / store).rglob("*")]
+    return {"item": item, "records": records, "stats": crawler.stats, "on_disk": on_disk}
+
+
+def name(url: object) -> str:
+    return str(url).rsplit("/", 1)[1]
+
+
+def our_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """ERROR lines of scrapy_rep's own loggers (Scrapy's pipelines log their own)."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and r.name.startswith("scrapy_rep")
+    ]
+
+
+@pytest_twisted.ensureDeferred
+async def test_media_that_breaks_the_reader_is_refused_with_one_record(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """1,500 nested ISO BMFF boxes (an MP4 for FilesPipeline, a real AVIF for
+    ImagesPipeline) raised RecursionError: logged as an ERROR and stored, with no
+    file record. The walk is bounded; the DMI-PROHIBITED inside keeps its "no"."""
+    mp4_head = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isommp41"
+    found = await both_crawl(
+        tmp_path,
+        {"/deep.mp4": Reply(200, nested(mp4_head), {"Content-Type": "video/mp4"})},
+        {"/deep.avif": Reply(200, nested(avif()), {"Content-Type": "image/avif"})},
+    )
+    item = found["item"]
+    assert item["files"] == [] and item["images"] == []
+    assert {name(r["url"]) for r in item["rep_refused_files"]} == {"deep.mp4", "deep.avif"}
+    for refused in item["rep_refused_files"]:
+        assert refused["reason"].startswith("ai-train denied by ")
+        assert "ISO BMFF boxes nested more than 16 deep" in refused["rep_unreadable"]
+    assert sorted((name(r["url"]), r["fate"]) for r in found["records"]) == [
+        ("deep.avif", "refused"),
+        ("deep.mp4", "refused"),
+    ]
+    assert [path for path in found["on_disk"] if path != "full"] == []
+    assert found["stats"].get_value("log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failure_of_the_check_refuses_the_file_without_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Any failure inside the gate fails closed for an AI purpose: not stored, one audit
+    record, a WARNING and a stat, no ERROR (the crawl helper checks there is none)."""
+    from scrapy_rep.crawl import mediagate
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(mediagate, "read_media", broken)
+    found = await both_crawl(
+        tmp_path,
+        {"/a.pdf": Reply(200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"})},
+        {"/b.jpg": Reply(200, jpeg(), JPEG)},
+    )
+    item = found["item"]
+    assert item["files"] == [] and item["images"] == []
+    reason = (
+        "ai-train denied by an unreadable file (the check failed: RecursionError: "
+        "maximum recursion depth exceeded)"
+    )
+    assert [r["reason"] for r in item["rep_refused_files"]] == [reason, reason]
+    assert sorted((name(r["url"]), r["fate"], r["why"]) for r in found["records"]) == [
+        ("a.pdf", "refused", reason),
+        ("b.jpg", "refused", reason),
+    ]
+    assert found["stats"].get_value("rep/media/errors") == 2
+    warned = [r for r in caplog.records if "could not read the usage statements" in r.message]
+    assert [r.levelname for r in warned] == ["WARNING", "WARNING"]
+    assert found["stats"].get_value("log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_audit_fate_is_written_once_the_pipeline_stored_the_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file ImagesPipeline cannot convert (no opt-out) was recorded as stored before
+    the pipeline failed on it; now its record says failed, with the pipeline's error."""
+    found = await both_crawl(
+        tmp_path,
+        {
+            "/doc.pdf": Reply(
+                200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"}
+            )
+        },
+        {
+            "/broken.jpg": Reply(200, b"\xff\xd8\xff\xe0 not an image at all", JPEG),
+            "/good.jpg": Reply(200, jpeg(), JPEG),
+        },
+    )
+    item = found["item"]
+    assert [name(r["url"]) for r in item["images"]] == ["good.jpg"]
+    assert [name(r["url"]) for r in item["files"]] == ["doc.pdf"]
+    assert "rep_refused_files" not in item
+    fates = {name(r["url"]): r for r in found["records"]}
+    assert {n: r["fate"] for n, r in fates.items()} == {
+        "doc.pdf": "stored",
+        "good.jpg": "stored",
+        "broken.jpg": "failed",
+    }
+    assert fates["broken.jpg"]["error"].startswith("FileException: ")
+    assert "error" not in fates["good.jpg"]
+    assert our_errors(caplog) == []
+    from scrapy_rep.trail.show import story
+
+    text, count = story(tmp_path / "trail.jsonl", fates["broken.jpg"]["url"])
+    assert count == 1 and "not stored: the pipeline failed" in text[0]
+    assert text[1].startswith("  error: FileException: ")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_store_that_fails_is_recorded_as_failed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store raises (its ``full`` folder is a file): no file is recorded as stored."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "full").write_bytes(b"not a folder")
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "full").write_bytes(b"not a folder")
+    found = await both_crawl(
+        tmp_path,
+        {
+            "/doc.pdf": Reply(
+                200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"}
+            )
+        },
+        {
+            "/good.jpg": Reply(200, jpeg(), JPEG),
+            "/no.jpg": Reply(200, jpeg(xmp_packet("DMI-PROHIBITED")), JPEG),
+        },
+    )
+    item = found["item"]
+    assert item["files"] == [] and item["images"] == []
+    assert [name(r["url"]) for r in item["rep_refused_files"]] == ["no.jpg"]
+    fates = {name(r["url"]): r["fate"] for r in found["records"]}
+    assert fates == {"doc.pdf": "failed", "good.jpg": "failed", "no.jpg": "refused"}
+    assert all(r["error"] for r in found["records"] if r["fate"] == "failed")
+    assert our_errors(caplog) == []

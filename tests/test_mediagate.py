@@ -64,15 +64,27 @@ def test_the_header_and_the_file_are_both_reasons() -> None:
     ]
 
 
-def test_the_check_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("purpose", ["ai-train", "ai-input", "search, ai-input"])
+def test_the_check_never_raises_and_fails_closed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, purpose: str
+) -> None:
+    """A failure of the check refuses the file for the crawl's AI purpose (docs/media.md,
+    "What happens to a file"), with a WARNING and a stat, no ERROR."""
+
     def broken(*_: Any, **__: Any) -> Any:
-        raise RuntimeError("a bug of ours")
+        raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(mediagate, "read_media", broken)
-    checker = gate()
-    assert checker.check(*response(jpeg()), {}) is None
+    checker = gate(REP_PURPOSE=purpose)
+    verdict = checker.check(*response(jpeg()), {})
+    assert verdict.refusal is not None and verdict.refusal.purpose == purpose.split(", ")[-1]
+    assert verdict.reading.problems == (
+        "the check failed: RecursionError: maximum recursion depth exceeded",
+    )
+    assert verdict.reading.format == "jpeg" and verdict.reading.unreadable
     assert checker.crawler.stats is not None
     assert checker.crawler.stats.get_value("rep/media/errors") == 1
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
 
 
 def test_a_record_copied_with_another_requests_meta_is_not_read() -> None:

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import struct
 import zlib
 from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -49,7 +52,7 @@ assert [value for value, _ in DMI_CASES] == list(DMI_VALUES)
 BUILDERS: dict[str, Callable[[bytes], bytes]] = {"jpeg": jpeg, "png": png}
 
 
-def answers(data: bytes, **kw: bool) -> tuple[bool | None, ...]:
+def answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
     decision = decide(read_media(data, **kw).signals)
     return tuple(decision.allowed(p) for p in PURPOSES)
 
@@ -181,6 +184,8 @@ def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> No
     reading = read_media(png(packet, compressed=True), limits=Limits(max_packet=64 * 1024))
     assert reading.unreadable and "limit 65536" in reading.problems[0]
     assert [s.source for s in reading.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+    plain = read_media(png(packet), limits=Limits(max_packet=64 * 1024))  # its bytes too
+    assert [s.source for s in plain.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
 
 
 def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:
@@ -192,11 +197,13 @@ def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:
     assert scan.packets == [] and len(scan.oversized[0]) == 1025
 
 
-def test_many_packets_are_capped() -> None:
+def test_many_packets_are_capped_and_a_no_past_the_cap_is_kept() -> None:
     data = jpeg([xmp_packet("DMI-UNSPECIFIED")] * 40 + [xmp_packet("DMI-PROHIBITED")])
     reading = read_media(data, limits=Limits(max_packets=16))
     assert "more than 16 XMP packets" in reading.problems
-    assert len(reading.signals) == 16
+    assert len(reading.signals) == 17  # 16 parsed, and the "no" of the bytes not read
+    assert reading.signals[-1].source == "XMP not wholly read mentions DMI-PROHIBITED"
+    assert answers(data, limits=Limits(max_packets=16)) == (N, N, N)
 
 
 @pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
@@ -206,6 +213,71 @@ def test_every_truncation_of_a_file_reads_without_raising(
     data = build(xmp_packet("DMI-PROHIBITED"))
     for cut in range(0, len(data), max(1, len(data) // 200)):
         read_media(data[:cut])  # never raises
+    assert answers(data) == (N, N, N)
+
+
+CUT_CASES = [
+    *FORMAT_CASES,
+    ("jpeg-extended", lambda p: jpeg_extended(p + b" " * 2000)),
+    ("heif", lambda p: mp4(p)[:8] + b"avif" + mp4(p)[12:]),
+]
+
+
+@pytest.mark.parametrize(("name", "build"), CUT_CASES, ids=[n for n, _ in CUT_CASES])
+def test_a_packet_cut_by_the_end_of_the_file_keeps_its_no(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    """docs/media.md, "Hostile files": a broken packet keeps its "no". The file ends in
+    the packet, after its DataMining value: what is left is searched as bytes."""
+    packet = xmp_packet("DMI-PROHIBITED", extra="<dc:x>" + "z" * 300 + "</dc:x>")
+    data = build(packet)
+    if "compressed" in name:  # the value is in the deflate stream: cut that stream
+        chunk = data.find(b"iTXt")
+        cut = data[: chunk + 4 + int.from_bytes(data[chunk - 4 : chunk], "big") - 10]
+    else:
+        cut = data[: data.find(b"DMI-PROHIBITED") + 100]
+    reading = read_media(cut)
+    assert reading.unreadable, reading
+    assert answers(cut) == (N, N, N), reading
+
+
+def test_a_pdf_packet_without_its_end_or_over_the_limit_keeps_its_no() -> None:
+    packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
+    unterminated = pdf(packet.replace(b'<?xpacket end="w"?>', b""))
+    assert answers(unterminated) == (U, N, U)
+    # Over 1 MiB: the packet's first value allows, a later one (past the limit) prohibits.
+    prohibited = b"<plus:DataMining>DMI-PROHIBITED</plus:DataMining></rdf:Description>"
+    huge = xmp_packet("DMI-ALLOWED", extra="<dc:x>" + "z" * 1_100_000 + "</dc:x>").replace(
+        b"</rdf:Description>", prohibited
+    )
+    reading = read_media(pdf(huge))
+    assert reading.unreadable and "unterminated within the limit" in reading.problems[0]
+    assert answers(pdf(huge)) == (N, N, N)
+
+
+def test_bytes_not_read_count_only_where_xmp_would_hold_the_value() -> None:
+    """A damaged PDF that only talks about the value (no DataMining near it, not after
+    the PLUS vocabulary) says nothing; one more byte of XMP form and it says no."""
+    text = b"<?xpacket begin='' The IPTC value DMI-PROHIBITED means: do not mine. " + b"." * 600
+    assert answers(pdf(text)[:-30]) == (U, U, U)
+    assert answers(pdf(text.replace(b"IPTC value ", b"ldf/vocab/"))[:-30]) == (N, N, N)
+
+
+def _box(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data) + 8) + kind + data
+
+
+@pytest.mark.parametrize("brand", [b"isom", b"avif"])
+def test_deeply_nested_boxes_are_bounded_and_keep_their_no(brand: bytes) -> None:
+    """1,500 nested ISO BMFF boxes raised RecursionError; the walk stops at a depth,
+    names it, and the packet inside still counts as bytes not read."""
+    inner = _box(b"XMP_", xmp_packet("DMI-PROHIBITED"))
+    for _ in range(1500):
+        inner = _box(b"moov", inner)
+    data = _box(b"ftyp", brand + b"\x00\x00\x00\x00mif1") + inner
+    reading = read_media(data)
+    assert reading.format == "mp4"
+    assert "ISO BMFF boxes nested more than 16 deep" in reading.problems
     assert answers(data) == (N, N, N)
 
 
@@ -349,6 +421,70 @@ def test_a_damaged_manifest_is_unreadable_not_a_crash(damage: tuple[int, int]) -
     reading = read_media(bytes(data))
     assert reading.c2pa.startswith("not read: ") and reading.unreadable
     assert reading.problems == (f"C2PA manifest {reading.c2pa}",)
+
+
+def _jumbf_box(data: bytes, label: bytes) -> range:
+    """The bytes of the JUMBF superbox labelled ``label`` (its ``jumb`` header on): the
+    label of a description box follows its toggles byte (3: requestable, labelled)."""
+    at = data.find(b"\x03" + label)
+    assert at > 0
+    start = data.rfind(b"jumb", 0, at) - 4
+    return range(start, start + int.from_bytes(data[start : start + 4], "big"))
+
+
+@lru_cache(maxsize=1)
+def _signed_no() -> bytes:
+    return c2pa_jpeg({"cawg.ai_training": "notAllowed"})
+
+
+@needs_c2pa
+@settings(max_examples=300, deadline=None)
+@given(
+    box=st.sampled_from([b"c2pa.claim", b"c2pa.signature"]),
+    where=st.floats(0, 1, exclude_max=True),
+    mask=st.integers(1, 255),
+)
+def test_a_damaged_claim_or_signature_never_loses_not_allowed(
+    box: bytes, where: float, mask: int
+) -> None:
+    """Any one byte of the claim or of the signature box changed: the library cannot
+    read the store (or finds it invalid), and the notAllowed of the assertion, intact in
+    the raw bytes, is kept (docs/media.md, "Hostile files")."""
+    data = bytearray(_signed_no())
+    region = _jumbf_box(bytes(data), box)
+    data[region[int(where * len(region))]] ^= mask
+    reading = read_media(bytes(data))
+    assert decided(list(reading.signals))[1] is N, reading
+
+
+@needs_c2pa
+def test_a_cut_manifest_keeps_its_no_and_never_keeps_an_allowed() -> None:
+    data = _signed_no()
+    cut = data[: _jumbf_box(data, b"c2pa.claim").start + 40]
+    reading = read_media(cut)
+    assert reading.c2pa.startswith("not read: ") and reading.unreadable
+    assert [s.source for s in reading.signals] == [
+        "C2PA cawg.training-mining cawg.ai_training: notAllowed"
+        " (in the raw bytes of a damaged manifest store)"
+    ]
+    assert decided(list(reading.signals)) == (U, N, U)
+    allowed = c2pa_jpeg({"cawg.ai_training": "allowed", "cawg.ai_inference": "constrained"})
+    cut = allowed[: _jumbf_box(allowed, b"c2pa.claim").start + 40]
+    assert decided(list(read_media(cut).signals)) == (U, U, N)
+    assert decided(list(read_media(cut, constraints_met=True).signals)) == (U, U, U)
+
+
+@needs_c2pa
+def test_without_c2pa_python_a_not_allowed_in_the_raw_bytes_still_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    data = _signed_no()
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    reading = read_media(data)
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert decided(list(reading.signals)) == (U, N, U)
 
 
 def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(

@@ -285,9 +285,10 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         gallery, protected = by_page[pages[0]], by_page[pages[1]]
         results = {names[r["url"]]: r for r in gallery["images"] + gallery["files"]}
         stored = {name for name, r in results.items() if r["path"]}
-        assert stored == stored_images | {"yes.pdf"}, number
+        assert stored == set(results) == stored_images | {"yes.pdf"}, number
+        results = {names[r["url"]]: r for r in gallery["rep_refused_files"]}
         for name in refused_images | {"no.pdf"}:
-            assert results[name]["status"] == "refused", (number, name)
+            assert results[name]["reason"] == results[name]["rep_refused"][0], (number, name)
             statement = "C2PA" if name.startswith("c2pa") else "XMP"
             assert results[name]["rep_refused"][0].startswith(f"ai-train denied by {statement}")
         # The noimageai page's images: taken out of the item, never downloaded.
@@ -295,11 +296,11 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         assert sorted(protected["rep_image_usage"]["urls"]) == sorted(
             urls[name] for name in ("noimageai-1.jpg", "noimageai-2.jpg")
         )
-        assert {names[r["url"]] for r in protected["images"]} <= {
+        assert protected["images"] == [], number
+        assert {names[r["url"]] for r in protected.get("rep_refused_files", [])} <= {
             "noimageai-1.jpg",
             "noimageai-2.jpg",
         }
-        assert all(r["path"] is None for r in protected["images"]), number
         assert stat(crawler, "rep/purpose/image_urls_refused/ai-train") == 2, number
         assert stat(crawler, "rep/media/refused/ai-train") == 4, number
         assert stat(crawler, "log_count/ERROR") is None

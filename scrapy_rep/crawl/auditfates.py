@@ -88,16 +88,28 @@ class FateEvents(AuditState):
 
     @guarded
     def _file_checked(
-        self, url: str, decision: UsageDecision, reading: Any, refusal: Refusal | None, **_: Any
+        self,
+        url: str,
+        decision: UsageDecision,
+        reading: Any,
+        refusal: Refusal | None,
+        fate: str = "",
+        error: str = "",
+        **_: Any,
     ) -> None:
-        """A file the media pipelines downloaded, held against the crawl's purposes."""
-        if refusal is None:
-            fate = "stored"
-        else:
-            fate = "marked" if self.config.purpose_action == "mark" else "refused"
+        """A file the media pipelines downloaded, held against the crawl's purposes, once
+        the pipeline knows its fate (``stored``, ``marked``, ``refused`` or ``failed``:
+        the pipeline could not store it, ``error`` says why)."""
+        if not fate:
+            if refusal is None:
+                fate = "stored"
+            else:
+                fate = "marked" if self.config.purpose_action == "mark" else "refused"
         record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
         if refusal is not None:
             record["refused_for"] = refusal.purpose
             record["why"] = refusal.message
+        if error:
+            record["error"] = error[:300]
         self.counts["files"] += 1
         self._emit(record)

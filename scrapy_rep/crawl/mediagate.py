@@ -11,6 +11,7 @@ the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
@@ -27,7 +28,7 @@ from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage._c2pa import available
 from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage._xmp import Limits
+from scrapy_rep.usage._xmp import Limits, sniff
 from scrapy_rep.usage.mediausage import MediaReading, read_media
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
@@ -44,6 +45,9 @@ IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
 REFUSED_KEY: Final = meta.REFUSED
 UNREADABLE_KEY: Final = meta.UNREADABLE
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
+#: The sentence of a robots.txt refusal (:mod:`scrapy_rep.crawl.robotsgate`,
+#: :mod:`scrapy_rep.usage.verdicts`): its robots.txt URL and the deciding rule.
+_FORBIDDEN: Final = re.compile(r"Forbidden by (\S+)(?: for \S+)? \((.*)\)\Z", re.DOTALL)
 _told_c2pa = False
 
 
@@ -83,29 +87,66 @@ class MediaGate:
         self.tokens = config.directive_tokens
         #: Why our downloader middleware refused a file's request (robots.txt, the
         #: origin's usage signals…), until the pipeline hears of the failure.
-        self._refused_before: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
+        self._refused_before: WeakKeyDictionary[Request, dict[str, Any]] = WeakKeyDictionary()
         if self.enabled:
             crawler.signals.connect(self._request_refused, signal=signals.request_refused)
             if self.c2pa:
                 _say_c2pa_once()
 
-    def _request_refused(self, request: Request, message: str, **_: Any) -> None:
-        self._refused_before[request] = message
+    def _request_refused(self, request: Request, reason: str, message: str, **_: Any) -> None:
+        purpose: str | None = None
+        statement: str | None = None
+        if reason == "purpose":
+            refusal = self.policy.refuse_before(before_of(request))
+            if refusal is not None and refusal.signal is not None:
+                purpose, statement = refusal.purpose, refusal.signal.source
+        elif reason == "forbidden":
+            rule = _FORBIDDEN.match(message)
+            statement = None if rule is None else f"{rule[1]} {rule[2]}"
+        entry = refused_file(request.url, purpose, message, statement, [message])
+        self._refused_before[request] = entry
 
-    def refused_before(self, request: Request) -> str | None:
-        """Why scrapy_rep refused ``request`` before it was sent (``None``: it did not)."""
+    def refused_before(self, request: Request) -> dict[str, Any] | None:
+        """The :func:`refused_file` entry of ``request`` if scrapy_rep refused it before
+        it was sent (robots.txt, the origin's usage signals), else ``None``."""
         return self._refused_before.pop(request, None)
 
-    def check(self, response: Response, request: Request, item: Any) -> FileVerdict | None:
-        """The verdict on one downloaded file; ``None`` if it could not be made (logged:
-        the file is then handled as Scrapy would, and counted)."""
+    def check(self, response: Response, request: Request, item: Any) -> FileVerdict:
+        """The verdict on one downloaded file. A failure of the check itself fails closed
+        (docs/media.md, "What happens to a file"): the file is refused for the crawl's
+        AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
         try:
             verdict = self._check(response, request, item)
-        except Exception:  # never lose an item over a file's statements
-            logger.exception("scrapy_rep: could not read the usage statements of %s", request)
+        except Exception as error:  # never lose an item over a file's statements
+            verdict = self._unchecked(response.body, error)
+            logger.warning(
+                "scrapy_rep: could not read the usage statements of %(request)s (%(error)s): "
+                "handled as a refusal for the crawl's AI purposes",
+                {"request": request, "error": verdict.reading.problems[0]},
+                extra={"spider": self.crawler.spider},
+            )
             inc(self.crawler.stats, "rep/media/errors")
-            return None
         self._count(verdict)
+        return verdict
+
+    def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
+        """The verdict on a file whose check failed: a "no" for ai-train and ai-input,
+        the reading that never loses a site owner's "no"."""
+        what = f"the check failed: {type(error).__name__}: {error}"[:200]
+        signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
+        reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
+        decision = decide((signal,))
+        refusal = self.policy.refusal(decision)
+        if refusal is None:  # a crawl without an AI purpose never gets here (not enabled)
+            refusal = Refusal("ai-train", signal)
+        return FileVerdict(decision, reading, refusal)
+
+    def settled(
+        self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
+    ) -> None:
+        """Send :data:`scrapy_rep.signals.file_checked` once the pipeline knows what became
+        of the file (``fate``: ``stored``, ``marked``, ``refused`` or ``failed``, with the
+        pipeline's ``error``): the audit trail's ``file`` record is written from it."""
         self.crawler.signals.send_catch_log(
             signals.file_checked,
             url=request.url,
@@ -114,8 +155,9 @@ class MediaGate:
             decision=verdict.decision,
             reading=verdict.reading,
             refusal=verdict.refusal,
+            fate=fate,
+            error=error,
         )
-        return verdict
 
     def _check(self, response: Response, request: Request, item: Any) -> FileVerdict:
         directives = page_directives(response, self.agent, extra_tokens=self.tokens)
@@ -131,11 +173,10 @@ class MediaGate:
         decision = decide(every)
         return FileVerdict(decision, reading, self.policy.refusal(decision))
 
-    def refused(self, verdict: FileVerdict, request: Request, item: Any) -> None:
-        """Count, log and signal a refused file (stored when marking)."""
+    def refused(self, verdict: FileVerdict, request: Request, item: Any, stored: bool) -> None:
+        """Count, log and signal a refused file (``stored``: marked, and stored)."""
         refusal = verdict.refusal
         assert refusal is not None
-        stored = self.mark
         inc(self.crawler.stats, f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
         logger.info(
             "scrapy_rep: %(action)s %(url)s: %(reasons)s",
@@ -166,6 +207,37 @@ class MediaGate:
             inc(self.crawler.stats, "rep/media/unreadable")
         if reading.c2pa == "read":
             inc(self.crawler.stats, "rep/media/c2pa_read")
+
+
+def refused_file(
+    url: str,
+    purpose: str | None,
+    reason: str,
+    statement: str | None,
+    reasons: list[str],
+) -> dict[str, Any]:
+    """One entry of an item's ``rep_refused_files`` (docs/media.md): the file's URL, the
+    refused purpose, the sentence, the deciding statement (``None``: nothing said, e.g.
+    ``REP_PURPOSE_UNKNOWN = "deny"``, or an unreachable document) and every statement
+    that denies it."""
+    return {
+        "url": url,
+        "purpose": purpose,
+        "reason": reason,
+        "signal": statement,
+        REFUSED_KEY: reasons,
+    }
+
+
+def verdict_refused_file(verdict: FileVerdict, url: str) -> dict[str, Any]:
+    """The ``rep_refused_files`` entry of a downloaded file refused by ``verdict``."""
+    refusal = verdict.refusal
+    assert refusal is not None
+    statement = None if refusal.signal is None else refusal.signal.source
+    entry = refused_file(url, refusal.purpose, refusal.message, statement, verdict.reasons)
+    if verdict.reading.unreadable:
+        entry[UNREADABLE_KEY] = list(verdict.reading.problems)
+    return entry
 
 
 def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:

@@ -36,6 +36,9 @@ ROBOTS_REQUEST: Final = "rep_robotstxt_for"
 REFUSED: Final = "rep_refused"
 #: The key of a file's result that names what in it could not be read.
 UNREADABLE: Final = "rep_unreadable"
+#: The item field listing the files refused for the crawl's purposes (not stored):
+#: ``item["files"]`` / ``item["images"]`` hold only stored files, as Scrapy's do.
+REFUSED_FILES: Final = "rep_refused_files"
 
 # ---------------------------------------------------------------------- private
 

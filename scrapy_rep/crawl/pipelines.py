@@ -4,9 +4,10 @@ they download (docs/media.md).
 For crawls whose purposes (``REP_PURPOSE``) include ``ai-train`` or ``ai-input``, each
 downloaded file is read before it is stored (:class:`scrapy_rep.crawl.mediagate.
 MediaGate`). A file denied for a purpose of the crawl is not stored
-(``REP_PURPOSE_ACTION = "drop"``: its result has ``"status": "refused"`` and no path) or
-is stored and marked (``"mark"``); either way its result in ``item["files"]`` /
-``item["images"]`` says why under ``"rep_refused"``.
+(``REP_PURPOSE_ACTION = "drop"``: it is listed in ``item["rep_refused_files"]``, never
+in ``item["files"]`` / ``item["images"]``, which hold only stored files with their
+``path``, as Scrapy's do) or is stored and marked (``"mark"``: its result says why
+under ``"rep_refused"``).
 
 The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass
 listed in ``ITEM_PIPELINES``, keeping the class name (so ``<NAME>_FILES_STORE``-style
@@ -28,7 +29,15 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.pipelines.media import _MediaRequestFiltered
 from scrapy.utils.defer import ensure_awaitable
 
-from scrapy_rep.crawl.mediagate import IMAGE_USAGE_KEY, REFUSED_KEY, UNREADABLE_KEY, MediaGate
+from scrapy_rep.crawl.mediagate import (
+    IMAGE_USAGE_KEY,
+    REFUSED_KEY,
+    UNREADABLE_KEY,
+    MediaGate,
+    refused_file,
+    verdict_refused_file,
+)
+from scrapy_rep.crawl.meta import REFUSED_FILES
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -73,42 +82,59 @@ class MediaUsageMixin(_Base):
         if not gate.enabled or response.status != 200 or not response.body:
             return await ensure_awaitable(store(response, request, info, item=item))
         verdict = gate.check(response, request, item)
-        if verdict is None:
-            return await ensure_awaitable(store(response, request, info, item=item))
         extra: dict[str, Any] = {}
         if verdict.reading.unreadable:
             extra[UNREADABLE_KEY] = list(verdict.reading.problems)
         if verdict.refusal is not None:
-            gate.refused(verdict, request, item)
             extra[REFUSED_KEY] = verdict.reasons
             if not gate.mark:
-                refused = {"url": request.url, "path": None, "checksum": None}
-                return cast("FileInfo", {**refused, "status": "refused", **extra})
-        result = await ensure_awaitable(store(response, request, info, item=item))
+                gate.refused(verdict, request, item, stored=False)
+                gate.settled(verdict, request, item, "refused")
+                entry = verdict_refused_file(verdict, request.url)
+                return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
+        try:
+            result = await ensure_awaitable(store(response, request, info, item=item))
+        except BaseException as error:  # the pipeline's own failure: recorded, then raised
+            gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
+            raise
+        if verdict.refusal is not None:
+            gate.refused(verdict, request, item, stored=True)
+        gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
         return cast("FileInfo", {**result, **extra}) if extra else result
 
     def media_failed(
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
         """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
-        usage signals) gets a refused result that says why (see :meth:`item_completed`)."""
+        usage signals) is listed as refused too (see :meth:`item_completed`)."""
         if self.rep_media.enabled and isinstance(failure.value, IgnoreRequest):
-            why = self.rep_media.refused_before(request)
-            if why is not None:
-                raise RefusedBeforeFetch(request.url, why)
+            entry = self.rep_media.refused_before(request)
+            if entry is not None:
+                raise RefusedBeforeFetch(entry)
         super().media_failed(failure, request, info)
         raise AssertionError("media_failed returned")  # pragma: no cover
 
     def item_completed(
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
     ) -> Any:
-        """Files refused before download get a refused result too, as do the URLs the
-        page's ``noimageai`` took out of the item, so the item says why each is missing."""
+        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do;
+        the refused ones (after or before download, and the URLs the page's
+        ``noimageai`` took out of the item) go to ``rep_refused_files``, each with why."""
+        refused: list[dict[str, Any]] = []
         if self.rep_media.enabled:
-            results = [_refused_result(ok, value) for ok, value in results]
+            kept: list[FileInfoOrError] = []
+            for result in results:
+                entry = _refused_entry(*result)
+                if entry is None:
+                    kept.append(result)
+                else:
+                    refused.append(entry)
+            results = kept
         item = super().item_completed(results, item, info)
         if self.rep_media.enabled:
-            _add_page_refusals(item, self._rep_result_field(), self.rep_media.policy.purposes)
+            field = self._rep_result_field()
+            refused += _page_refusals(item, field, refused, self.rep_media.policy.purposes)
+            _add_refused(item, refused)
         return item
 
     def _rep_result_field(self) -> str:
@@ -117,49 +143,69 @@ class MediaUsageMixin(_Base):
         return self.files_result_field
 
 
+#: The key under which a refused file's result carries its ``rep_refused_files`` entry
+#: from ``media_downloaded`` to ``item_completed`` (never seen in an item).
+_ENTRY = "_rep_refused_file"
+
+
 class RefusedBeforeFetch(_MediaRequestFiltered):
     """A file request that scrapy_rep refused before it was sent."""
 
-    def __init__(self, url: str, why: str) -> None:
-        super().__init__(why)
-        self.url = url
-        self.why = why
+    def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__(str(entry["reason"]))
+        self.entry = entry
 
 
-def _refused_result(ok: bool, value: Any) -> Any:
-    if ok or not isinstance(getattr(value, "value", None), RefusedBeforeFetch):
-        return (ok, value)
-    error = value.value
-    entry = {"url": error.url, "path": None, "checksum": None, "status": "refused"}
-    return (True, {**entry, REFUSED_KEY: [error.why]})
+def _refused_entry(ok: bool, value: Any) -> dict[str, Any] | None:
+    """The ``rep_refused_files`` entry a result carries, if the file was refused."""
+    if ok:
+        entry = value.get(_ENTRY) if isinstance(value, dict) else None
+        return entry if isinstance(entry, dict) else None
+    error = getattr(value, "value", None)
+    return error.entry if isinstance(error, RefusedBeforeFetch) else None
 
 
-def _add_page_refusals(item: Any, field: str, crawl_purposes: tuple[str, ...]) -> None:
+def _page_refusals(
+    item: Any, field: str, refused: list[dict[str, Any]], crawl_purposes: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """An entry for each URL the page's ``noimageai`` took out of the item before
+    download (``rep_image_usage``), unless the pipeline handled it."""
     try:
         adapter = ItemAdapter(item)
         record = adapter.get(IMAGE_USAGE_KEY)
-        if not isinstance(record, dict) or field not in adapter:
-            return
-        results = list(adapter[field] or [])
+        results = list(adapter.get(field) or [])
     except (TypeError, KeyError):
-        return
+        return []
+    if not isinstance(record, dict):
+        return []
     present = {result.get("url") for result in results if isinstance(result, dict)}
+    present |= {entry.get("url") for entry in refused}
     said = record.get("purposes") or ["ai-train", "ai-input"]
     purposes = [purpose for purpose in crawl_purposes if purpose in said]
     source = str(record.get("source") or "noimageai on the page")
+    entries = []
     for url in record.get("urls") or ():
         if url not in present and purposes:
             reasons = [f"{purpose} denied by {source}" for purpose in purposes]
-            results.append(
-                {
-                    "url": url,
-                    "path": None,
-                    "checksum": None,
-                    "status": "refused",
-                    REFUSED_KEY: reasons,
-                }
-            )
-    adapter[field] = results
+            entries.append(refused_file(url, purposes[0], reasons[0], source, reasons))
+            present.add(url)
+    return entries
+
+
+def _add_refused(item: Any, refused: list[dict[str, Any]]) -> None:
+    """Add ``refused`` to the item's ``rep_refused_files`` (kept from another media
+    pipeline of the same item), once per URL; an item that has no such field (a
+    ``scrapy.Item`` without it) is left as it is."""
+    if not refused:
+        return
+    try:
+        adapter = ItemAdapter(item)
+        known = list(adapter.get(REFUSED_FILES) or [])
+        urls = {entry.get("url") for entry in known if isinstance(entry, dict)}
+        known += [entry for entry in refused if entry["url"] not in urls]
+        adapter[REFUSED_FILES] = known
+    except (TypeError, KeyError):
+        return
 
 
 class RepFilesPipeline(MediaUsageMixin, FilesPipeline):

@@ -175,8 +175,8 @@ def file_line(
     run: str, url: str, fate: str, decision: UsageDecision, media: dict[str, Any]
 ) -> dict[str, Any]:
     """A file that FilesPipeline / ImagesPipeline downloaded and read for its own
-    statements (IPTC Data Mining, C2PA): ``fate`` is ``stored``, ``refused`` or
-    ``marked``; ``usage`` says which statement decided (docs/audit-trail.md)."""
+    statements (IPTC Data Mining, C2PA): ``fate`` is ``stored``, ``refused``, ``marked``
+    or ``failed``; ``usage`` says which statement decided (docs/audit-trail.md)."""
     return {
         "type": "file",
         "run": run,

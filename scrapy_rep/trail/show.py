@@ -132,11 +132,18 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
 
 def _file(number: int, record: dict[str, Any]) -> list[str]:
     """A file a media pipeline downloaded and read for its own statements."""
-    fate = {"stored": "stored", "refused": "not stored", "marked": "stored and marked"}
+    fate = {
+        "stored": "stored",
+        "refused": "not stored",
+        "marked": "stored and marked",
+        "failed": "not stored: the pipeline failed",
+    }
     said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
     text = [f"line {number}: file read for its own statements; {said}"]
     if record.get("why"):
         text.append(f"  why: {record['why']}")
+    if record.get("error"):
+        text.append(f"  error: {record['error']}")
     return text + _usage(record.get("usage"))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +43,18 @@ MIME_TYPES: Final = {
 SETTINGS: Final = {"verify": {"remote_manifest_fetch": False, "ocsp_fetch": False}}
 #: The JUMBF label of a C2PA manifest store: a file without these bytes has none.
 MARKER: Final = b"c2pa"
+#: The ``use`` of an entry of a training-and-mining assertion as CBOR (its serialisation
+#: in a manifest store) writes it: the text ``use``, then the text of its value...
+_RAW_USES: Final = (b"\x63use\x6anotAllowed", b"\x63use\x6bconstrained")
+#: ... preceded (within :data:`_RAW_BACK` bytes) by the entry's name and the header of
+#: its map. Read from the raw bytes of a store the library could not read or found
+#: invalid, so a damaged store keeps its "no" (docs/media.md, "Hostile files").
+_RAW_NAME: Final = re.compile(
+    rb"(cawg|c2pa)\.(ai_generative_training|ai_training|ai_inference|data_mining)[\xa1-\xb7]"
+)
+_RAW_BACK: Final = 160
+#: Entries looked at per value.
+_RAW_MAX: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,12 +83,13 @@ def read_c2pa(
     scan_limit = (limits or DEFAULT_LIMITS).max_scan
     if data.find(MARKER, 0, scan_limit) < 0:
         return C2paResult((), "none")
+    raw = raw_signals(data[:scan_limit], constraints_met)
     if len(data) > scan_limit:  # the library reads (and hashes) the whole file
-        return C2paResult((), "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES")
+        return C2paResult(raw, "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES")
     try:
         import c2pa
     except ImportError:
-        return _NOT_INSTALLED
+        return C2paResult(raw, _NOT_INSTALLED.status)
     mime = MIME_TYPES.get(sniff(data))
     try:
         with c2pa.Reader(mime, io.BytesIO(data), context=_context()) as reader:
@@ -83,13 +97,45 @@ def read_c2pa(
     except Exception as error:  # the library's errors: a store we cannot read, said so
         text = f"{type(error).__name__}: {error}"
         if "ManifestNotFound" in text or "NotSupported" in text:
-            return C2paResult((), "none")
+            status = "none" if not raw else "not read: no manifest store found in a damaged file"
+            return C2paResult(raw, status)
         if "Remote:" in text:
-            return C2paResult((), "not read: the manifest is remote (not fetched)")
-        return C2paResult((), f"not read: {text[:160]}")
+            return C2paResult(raw, "not read: the manifest is remote (not fetched)")
+        return C2paResult(raw, f"not read: {text[:160]}")
     if not isinstance(store, Mapping):
-        return C2paResult((), "not read: not a manifest store")
-    return C2paResult(tuple(manifest_signals(store, constraints_met)), "read")
+        return C2paResult(raw, "not read: not a manifest store")
+    signals = manifest_signals(store, constraints_met)
+    if _invalid(store):  # what the library dropped from a damaged store keeps its "no"
+        said = {signal.source for signal in signals}
+        signals += [s for s in raw if s.source.removesuffix(RAW_SUFFIX) not in said]
+    return C2paResult(tuple(signals), "read")
+
+
+#: The end of the source of a statement found in a store's raw bytes.
+RAW_SUFFIX: Final = " (in the raw bytes of a damaged manifest store)"
+
+
+def raw_signals(data: bytes, constraints_met: bool = False) -> tuple[UsageSignal, ...]:
+    """The ``notAllowed`` / ``constrained`` entries of the training-and-mining assertions
+    in ``data``'s raw bytes (never an ``allowed``: nothing vouches for it), each once."""
+    found: dict[str, UsageSignal] = {}
+    for literal in _RAW_USES:
+        use = literal[5:].decode("ascii")
+        pos = data.find(literal)
+        for _ in range(_RAW_MAX):
+            if pos < 0:
+                break
+            names = list(_RAW_NAME.finditer(data, max(0, pos - _RAW_BACK), pos))
+            if names:  # the nearest name before the use is its entry's
+                prefix, name = (part.decode("ascii") for part in names[-1].groups())
+                key = f"{name}={use}"
+                if use == "constrained" and constraints_met:
+                    key += " (constraints met)"
+                source = f"C2PA {prefix}.training-mining {prefix}.{name}: {use}{RAW_SUFFIX}"
+                signal = UsageSignal("cawg", MAPPING[("cawg", key)].answers, source)
+                found.setdefault(source, signal)
+            pos = data.find(literal, pos + len(literal))
+    return tuple(found.values())
 
 
 @lru_cache(maxsize=1)

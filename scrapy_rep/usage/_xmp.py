@@ -8,8 +8,10 @@ BE7ACFCB-97A9-42E8-9C71-999491E3AFAC or ``XMP_`` box in ``moov/udta``. PDF and a
 format: packet scanning for ``<?xpacket begin=`` ... ``<?xpacket end=...?>`` (Part 1 §7.3).
 
 Never raises on content: a cut or broken structure ends the walk and is named in
-:attr:`XmpScan.problems`. Bounded: bytes looked at, structure steps, packet size and
-packet count (:class:`Limits`).
+:attr:`XmpScan.problems`; the bytes of a file not read wholly are kept in
+:attr:`XmpScan.raw`, searched only for a prohibiting value (a broken packet keeps its
+"no", docs/media.md "Hostile files"). Bounded: bytes looked at, structure steps,
+container nesting, packet size and packet count (:class:`Limits`).
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
     walker = WALKERS.get(kind, scan_packets)
     try:
         walker(view, scan, limits)
-    except (struct.error, IndexError, ValueError, zlib.error) as error:
+    except (struct.error, IndexError, ValueError, zlib.error, RecursionError) as error:
         scan.problems.append(f"broken {kind} structure ({error})")
     if kind == "mp4" and view[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
         scan_packets(view, scan, limits)
+    if scan.problems:  # something was not read wholly: its bytes keep their "no"
+        scan.raw.append(view)
     return scan

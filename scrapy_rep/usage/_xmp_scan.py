@@ -38,6 +38,10 @@ class XmpScan:
     problems: list[str] = field(default_factory=list)
     #: Packets over :attr:`Limits.max_packet`: kept only for a plain byte search.
     oversized: list[bytes] = field(default_factory=list)
+    #: Bytes not wholly read as packets (a file whose walk met a problem: a cut or
+    #: unterminated packet, a broken structure, a limit): searched only for a
+    #: prohibiting value, so a broken packet keeps its "no" (docs/media.md).
+    raw: list[bytes] = field(default_factory=list)
 
     def add(self, packet: bytes, limits: Limits) -> bool:
         """Keep one packet; ``False`` when no more may be kept (the walk stops)."""

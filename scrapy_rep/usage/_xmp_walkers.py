@@ -37,6 +37,10 @@ HEIF_BRANDS: Final = frozenset(
 )
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
 MP4_CONTAINERS: Final = frozenset({b"moov", b"udta", b"meta", b"trak"})
+#: How deep those containers are walked (``moov/trak/meta`` is three): deeper nesting is
+#: hostile, named as a problem, and the walk stops (the count of boxes is bounded by
+#: :attr:`Limits.max_steps`).
+MP4_MAX_DEPTH: Final = 16
 
 
 @walk
@@ -102,6 +106,8 @@ def _png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
         length, kind = struct.unpack_from(">I4s", data, pos)
         stop = pos + 8 + length
         if stop > end:
+            if kind == b"iTXt" and data.startswith(PNG_XMP + b"\x00", pos + 8):
+                _cut_itxt(data[pos + 8 + len(PNG_XMP) + 1 : end], scan, limits)
             return truncated(scan, "PNG chunk")
         if kind == b"IEND":
             return
@@ -112,6 +118,17 @@ def _png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             elif not scan.add(packet, limits):
                 return
         pos = stop + 4  # CRC
+
+
+def _cut_itxt(body: bytes, scan: XmpScan, limits: Limits) -> None:
+    """An XMP ``iTXt`` chunk cut by the end of the file: what of its text is there
+    (inflated as far as it goes, when compressed) is kept for the byte search."""
+    try:
+        text = _itxt_text(body, limits)
+    except (IndexError, ValueError):
+        return  # cut before its text: the file's raw bytes are searched anyway
+    if text:
+        scan.raw.append(text)
 
 
 def _itxt_text(body: bytes, limits: Limits) -> bytes | None:
@@ -217,8 +234,13 @@ def _mp4(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
     _boxes(data, 0, len(data), scan, limits, steps)
 
 
-def _boxes(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps: Steps) -> bool:
+def _boxes(
+    data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps: Steps, depth: int = 0
+) -> bool:
     """Walk the boxes in ``data[pos:end]``; ``False`` when the walk must stop."""
+    if depth > MP4_MAX_DEPTH:
+        scan.problems.append(f"ISO BMFF boxes nested more than {MP4_MAX_DEPTH} deep")
+        return False
     while pos + 8 <= end:
         steps.step()
         size, kind = struct.unpack_from(">I4s", data, pos)
@@ -244,7 +266,7 @@ def _boxes(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps
             # container in QuickTime: its first child's type tells which.
             if kind == b"meta" and data[body + 4 : body + 8] not in (b"hdlr", b"XMP_", b"ilst"):
                 body += 4
-            if not _boxes(data, body, stop, scan, limits, steps):
+            if not _boxes(data, body, stop, scan, limits, steps, depth + 1):
                 return False
         pos = stop
     return True

@@ -42,6 +42,12 @@ SEE_VALUES: Final = frozenset(
 #: A DMI value in a packet the parser could not read (bounded byte search, so a broken
 #: packet that says "prohibited" still counts: the reading that loses no "no").
 _DMI_BYTES: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
+#: In bytes not read as a packet (:attr:`XmpScan.raw`), a value counts only where XMP
+#: would hold it: right after the PLUS vocabulary, or within this many bytes after the
+#: name ``DataMining`` (element, attribute, ``rdf:li`` items).
+_RAW_CONTEXT: Final = 512
+#: Values looked at in those bytes (each costs a look back).
+_RAW_MATCHES: Final = 64
 
 
 def _parser() -> etree.XMLParser:
@@ -108,6 +114,7 @@ def read_media(
 def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:
     """One signal per ``plus:DataMining`` value in the packets of ``scan`` (problems found
     on the way are added to ``scan.problems``)."""
+    said: set[str] = set()  # the values read: the bytes not read add only others
     for index, packet in enumerate(scan.packets):
         if b"DataMining" not in packet:
             continue  # the usual packet: no statement, no parse
@@ -116,15 +123,39 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
         except ValueError as error:
             scan.problems.append(f"XMP packet {index + 1} unreadable ({error})")
             values = _bytes_values(packet)
+        said.update(values)
         for value in values:
             yield dmi_signal(value, f"XMP plus:DataMining {value}", constraints_met)
     for packet in scan.oversized:
         for value in _bytes_values(packet):
+            said.add(value)
             yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
+    for data in scan.raw:
+        for value in _raw_values(data):
+            if value not in said:
+                said.add(value)
+                yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
 
 
 def _bytes_values(packet: bytes) -> list[str]:
     found = dict.fromkeys(m.group().decode("ascii") for m in _DMI_BYTES.finditer(packet))
+    return list(found)[:8]
+
+
+def _raw_values(data: bytes) -> list[str]:
+    """The prohibiting DMI values in bytes not read as a packet (a cut or unterminated
+    packet, the rest of a broken file), where XMP would hold them (the reading that
+    loses no "no": docs/media.md, "Hostile files")."""
+    found: dict[str, None] = {}
+    for count, match in enumerate(_DMI_BYTES.finditer(data)):
+        if count >= _RAW_MATCHES:
+            break
+        start = match.start()
+        if (
+            data.endswith(b"ldf/vocab/", 0, start)
+            or data.find(b"DataMining", max(0, start - _RAW_CONTEXT), start) >= 0
+        ):
+            found[match.group().decode("ascii")] = None
     return list(found)[:8]
 
 
