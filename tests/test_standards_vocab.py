@@ -78,14 +78,16 @@ def test_every_mapping_row_names_a_revision_of_the_one_table_and_the_docs_show_i
 @pytest.mark.parametrize(
     ("line", "use", "expected"),
     [
-        ("search=yes, ai-train=no, use=reference", "reference", (Y, N, N)),
-        ("use=immediate", "immediate", (N, N, N)),
+        # Cloudflare's managed robots.txt: use= is a condition, each purpose's key decides.
+        ("search=yes, ai-train=no, use=reference", "reference", (Y, N, U)),
+        ("use=immediate", "immediate", (U, U, U)),
         ("search=yes, use=full", "full", (Y, U, U)),
-        ("use=Reference", "reference", (U, N, N)),  # values are case-insensitive
+        ("use=Reference", "reference", (U, U, U)),  # values are case-insensitive
         ("use=later, ai-input=yes", None, (U, U, Y)),  # an unknown level is skipped
+        ("ai-input=no, use=full", "full", (U, U, N)),  # a "no" stays a "no"
     ],
 )
-def test_issue22_content_signal_use_key(
+def test_content_signal_use_is_a_condition_not_an_answer(
     line: str, use: str | None, expected: tuple[bool | None, ...]
 ) -> None:
     from scrapy_rep.usage.purpose import content_signal_signal
@@ -94,6 +96,7 @@ def test_issue22_content_signal_use_key(
     assert signals.use == use
     signal = content_signal_signal(signals)
     assert signal.answers == expected
+    assert signal.conditions == (() if use is None else (f"use={use}",))
     if use is not None:
         assert signal.source.endswith(f"use={use}")
 

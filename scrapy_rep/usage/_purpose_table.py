@@ -86,9 +86,11 @@ _CS_INPUT = (
 )
 _CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
 _CS_USE = (
-    "Cloudflare's Content-Signal use= key (2026), as a secondary source defines it (the "
-    "primary text was not found): immediate: interact, but store and reuse nothing; "
-    "reference: index, excerpt and link back; full: summarise and reproduce"
+    "Cloudflare changelog, 2026-08-31 (its /crawl endpoint): the use directive lets site "
+    'owners "express the maximum level at which their content may be used"; levels '
+    '"from least to most permissive" (reference, full; immediate, below reference, from a '
+    "secondary source). A condition on how content may be used, kept with the decision; not "
+    "a purpose opt-out: each purpose's own key decides"
 )
 _TDM = (
     "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
@@ -252,8 +254,8 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
     MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
     MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
-    MappingRow("content-signal", "use=immediate", (False, False, False), _CS_USE, _CS),
-    MappingRow("content-signal", "use=reference", (None, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=immediate", _NONE, _CS_USE, _CS),
+    MappingRow("content-signal", "use=reference", _NONE, _CS_USE, _CS),
     MappingRow("content-signal", "use=full", _NONE, _CS_USE, _CS),
     MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
     MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),
