@@ -53,15 +53,17 @@ class MappingRow:
 
 
 _AIPREF_TRAIN = (
-    'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
-    "learned parameters of an AI model that is used to generate synthetic content in one "
-    'or more modalities"; vocab-08 (as summarised) narrows train-ai to generative models, '
-    "which the -07 text already says"
+    'draft-ietf-aipref-vocab-08 §4.1 "AI Training": "Using an asset to modify the learned '
+    'parameters of a generative AI model" (§2: one "used to generate synthetic content", '
+    'not one used "for classification, ranking, or scoring"); "The training of models '
+    'that are used to perform exclusively non-generative tasks is not included". Our '
+    "ai-train covers any model: an n denies it whatever the model (the reading that keeps "
+    "the no), a y allows it"
 )
 _AIPREF_USE = (
-    'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
-    "was not found in any stored copy): use of an asset as input to a generative AI model "
-    "where the user did not supply the asset"
+    'draft-ietf-aipref-vocab-08 §4.2 "AI Use": "Using an asset as input to a generative AI '
+    'model, where the asset is not directly provided by the user"; it "does not include '
+    'any use that is included in the AI Training usage category"'
 )
 _AI_CONTROL = (
     "draft-canel-robots-ai-control-00 (Microsoft): DisallowAITraining / AllowAITraining "
@@ -69,10 +71,12 @@ _AI_CONTROL = (
     "read as the train-ai=n / train-ai=y path rules of attach-05 §3"
 )
 _AIPREF_SEARCH = (
-    'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
+    'draft-ietf-aipref-vocab-08 §4.3 "Search": use "in an application where the primary '
     "purpose of the application is to select assets and direct users to the location of "
-    'those assets" ... "This category does not include the use of assets to generate '
-    'summaries"'
+    'those assets", linking to the original and showing excerpts only to help judge '
+    'relevance; "This category does not include the use of assets to generate summaries"; '
+    'it "overrides any usage that falls into other categories" (a use inside search is '
+    "answered by search; it lifts no other category's n for our other purposes)"
 )
 _CS_SEARCH = (
     'Cloudflare Content Signals Policy: "search: building a search index and providing '

@@ -8,7 +8,7 @@ signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noa
 :data:`MAPPING`, whose rows name their source; a vocabulary that has no word for a
 purpose says nothing about it. :func:`decide` combines the signals of one resource
 into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
-"yes", else unknown (the rule of draft-ietf-aipref-vocab-07 §5.1, applied across
+"yes", else unknown (the rule of draft-ietf-aipref-vocab-08 §5.1, applied across
 vocabularies). See ``docs/purpose-notes.md``.
 """
 
