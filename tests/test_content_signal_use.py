@@ -87,6 +87,19 @@ def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
     json.dumps(marked), json.dumps(part)  # plain JSON
 
 
+def test_the_condition_of_a_purpose_agents_group_is_kept() -> None:
+    """REP_PURPOSE_AGENTS: another token's group speaks for the crawl, its use= too."""
+    rules = parse_robotstxt(
+        "User-agent: GPTBot\nContent-Signal: ai-train=no, use=reference\n\n"
+        "User-agent: *\nAllow: /\n"
+    )
+    before = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot", agents=["GPTBot"])
+    [signal] = before.signals
+    assert signal.source.endswith("(for GPTBot)")
+    assert signal.conditions == ("use=reference",)
+    assert before.decision().conditions == ("use=reference",)
+
+
 def test_without_a_use_level_there_is_no_condition() -> None:
     rules = parse_robotstxt("User-agent: *\nContent-Signal: ai-train=no\n")
     decision = UsagePolicy.of(["ai-train"]).before_fetch(rules, URL, "TestBot").decision()

@@ -215,7 +215,9 @@ def _more_robots_signals(
 @lru_cache(maxsize=1024)
 def _for_token(signal: UsageSignal, token: str) -> UsageSignal:
     """A signal of ``token``'s group, its source naming the token (for the audit trail)."""
-    return UsageSignal(signal.vocabulary, signal.answers, f"{signal.source} (for {token})")
+    return UsageSignal(
+        signal.vocabulary, signal.answers, f"{signal.source} (for {token})", signal.conditions
+    )
 
 
 def _says_something(signals: ContentSignals) -> bool:
