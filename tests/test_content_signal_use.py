@@ -290,3 +290,13 @@ async def test_marked_items_carry_the_condition_and_the_header_decides_ai_train(
     assert by_name["header /input-no"]["rep_usage"]["c"] == ["use=reference"]
     assert "c" not in by_name["header /all-yes"]["rep_usage"]
     assert crawler.stats.get_value("rep/purpose/items_marked/ai-train") == 1
+
+
+def test_audit_show_prints_the_conditions_of_a_record() -> None:
+    from scrapy_rep.trail.show import _usage
+
+    rules = parse_robotstxt(MANAGED)
+    decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
+    lines = _usage(usage_part(decision, "", ""))
+    assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
+    assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
