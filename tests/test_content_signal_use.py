@@ -211,8 +211,10 @@ def _build() -> tuple[Sites, dict[str, str]]:
     header.script(
         "/both", _page(**{"Content-Signal": "ai-train=yes", "Content-Usage": "train-ai=n"})
     )
+    header.script("/search-no", _page(**{"Content-Signal": "search=no"}))
     urls = {
         "managed /page": sites.url("managed", "/page"),
+        "header /search-no": sites.url("header", "/search-no"),
         "header /all-yes": sites.url("header", "/all-yes"),
         "header /input-no": sites.url("header", "/input-no"),
         "header /both": sites.url("header", "/both"),
@@ -300,3 +302,14 @@ def test_audit_show_prints_the_conditions_of_a_record() -> None:
     lines = _usage(usage_part(decision, "", ""))
     assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
     assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_search_crawl_reads_the_header_on_a_page_with_no_other_signal(
+    tmp_path: Path,
+) -> None:
+    """The search crawl's fast path (no tdmrep.json, no other page signal) still reads it."""
+    crawler, spider, urls, items = await _run("search", tmp_path)
+    assert _names(urls, spider.downloaded) == set(urls)
+    assert _names(urls, [item["url"] for item in items]) == set(urls) - {"header /search-no"}
+    assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1
