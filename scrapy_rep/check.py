@@ -224,8 +224,9 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
         for line in source.licenses.lines:
             print(line, file=out)
         lines, all_allowed = report(
-            source.rules, source.urls, agent, options.request_rules, source.tdm, source.licenses
-        )
+            source.rules, source.urls, agent, options.request_rules, source.tdm,
+            source.licenses, profile,
+        )  # fmt: skip
         for line in lines:
             print(line, file=out)
         tdm_unreachable = source.tdm is not None and source.tdm.unreachable

@@ -1,4 +1,4 @@
-"""The aipref reader: draft-ietf-aipref-vocab-07 ("vocab") and -attach-05 ("attach").
+"""The aipref reader: draft-ietf-aipref-vocab-08 ("vocab") and -attach-05 ("attach").
 
 Every example of both drafts is quoted in a case table below, then the processing rules
 clause by clause, then hostile input (nothing raises; a broken statement is unknown and
@@ -45,8 +45,9 @@ VOCAB_EXAMPLES = [
     # with the preference for other categories being unknown"
     ("train-ai=y, search=n", "vocab-6-format", (Y, N)),
     # §6.5.1: "the following results in all preferences being unknown, because the type
-    # of the parameter values (a boolean and a string respectively) are not tokens"
-    ('train-ai=y, train-ai, search=n, search="n"', "vocab-6.5.1-last-value", (U, U)),
+    # of the parameter values (a boolean and a string respectively) are not tokens".
+    # Deviation (docs/deviations.md): the String "n" keeps its "no".
+    ('train-ai=y, train-ai, search=n, search="n"', "vocab-6.5.1-last-value", (U, N)),
     # §6.5.2: "the following preference carries no parameters, and a preference to allow"
     ("train-ai;allow=n, train-ai=y", "vocab-6.5.2-parameters-of-selected", (Y, U)),
     # §6.5.2: "the following train-ai preference has parameters even though the
@@ -69,12 +70,19 @@ def test_spec_vocab_examples(value: str, expected: tuple[bool | None, bool | Non
     assert answers(parse_prefs(value.encode("ascii"))) == expected
 
 
-def test_spec_vocab_6_5_1_uppercase_keys_fail_the_whole_dictionary() -> None:
-    """vocab §6.5.1: "If the parsing of the Dictionary fails, preferences are unknown.
-    This includes where keys include uppercase characters"."""
-    assert parse_prefs("Train-AI=n") == UsagePrefs(error=parse_prefs("Train-AI=n").error)
-    assert answers(parse_prefs("train-ai=n, Search=y")) == (U, U)
+def test_spec_vocab_6_5_1_uppercase_keys_fail_the_dictionary_but_keep_their_no() -> None:
+    """vocab-08 §6.5.1: "If the parsing of the Dictionary fails, preferences are unknown.
+    This includes where keys include uppercase characters". Deviation
+    (docs/deviations.md): the statement's "no"s are kept, never its "yes"."""
+    prefs = parse_prefs("Train-AI=n")
+    assert (prefs.train_ai, prefs.search, prefs.ai_use) == (N, U, U)
+    assert "docs/deviations.md" in prefs.error
+    assert parse_prefs("Train-AI=y") == UsagePrefs(error=parse_prefs("Train-AI=y").error)
+    assert answers(parse_prefs("train-ai=n, Search=y")) == (N, U)  # the y is not read
+    assert answers(parse_prefs("TRAIN-AI=Y, search=N")) == (U, N)
+    assert parse_prefs("AI-Use=n").ai_use is False
     assert answers(parse_prefs("train-ai=n, search=y")) == (N, Y)
+    assert answers(parse_prefs("Train-AI=n,,")) == (U, U)  # broken beyond the case
 
 
 # --------------------------------------------------------------------------- vocab §6.5
@@ -97,7 +105,10 @@ PROCESSING_CASES = [
     ("train-ai=(n y);p=1", (U, U), "inner-list-with-parameters"),
     ("train-ai=yes", (U, U), "token-yes-is-not-y"),
     ("train-ai=Y", (U, U), "token-uppercase-Y"),
-    ("train-ai=N", (U, U), "token-uppercase-N"),
+    ("train-ai=N", (N, U), "token-uppercase-N-kept-as-no-deviation"),
+    ('train-ai="n"', (N, U), "string-n-kept-as-no-deviation"),
+    ('search="N"', (U, N), "string-uppercase-N-kept-as-no-deviation"),
+    ('train-ai="no"', (U, U), "string-no-is-not-n"),
     ("train-ai=*", (U, U), "token-star"),
     ('train-ai=n;reason="policy";until=@1', (N, U), "parameters-disregarded"),
     ("train-ai=y;n", (Y, U), "parameter-named-n-disregarded"),
@@ -138,7 +149,7 @@ def test_spec_vocab_6_5_unknown_is_not_an_error_but_broken_syntax_is_logged(
     """A value that is not a Token is "not an error" (no message); a dictionary that
     does not parse is logged at DEBUG with the reason."""
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep.robotstxt.aipref"):
-        assert parse_prefs('train-ai="n"') == UNKNOWN
+        assert parse_prefs('train-ai="y"') == UNKNOWN
         assert not caplog.records
         broken = parse_prefs("train-ai=n,,")
     assert broken.error.startswith("not a Structured Fields Dictionary")

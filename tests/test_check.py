@@ -309,3 +309,33 @@ def test_dir_shows_only_public_names() -> None:
     names = set(dir(scrapy_rep))
     assert {"Addon", "parse_robotstxt", "RobotsTxtMiddleware", "__version__"} <= names
     assert not names & {"Any", "TYPE_CHECKING", "annotations", "import_module", "_LAZY"}
+
+
+def test_check_google_profile_says_google_ignores_content_usage_and_content_signal(
+    tmp_path: Path,
+) -> None:
+    """google/robotstxt (reporting_robots.cc, commit 4af32e5) lists content-signal and
+    content-usage among its unsupported tags; DisallowAITraining is read as Disallow."""
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(
+        b"User-agent: *\nContent-Signal: search=yes, ai-train=no\n"
+        b"Content-Usage: /a ai-use=n\nDisallowAITraining: /ms\n"
+    )
+    note = " (read by scrapy_rep, ignored by Google's parser)"
+    urls = ("https://e.com/a", "https://e.com/b", "https://e.com/ms")
+    status, output = run("--purpose", "ai-input", str(robots), *urls)
+    assert status == 1
+    assert (
+        "DISALLOWED  https://e.com/a   Not fetched: ai-input denied by robots.txt line 3: "
+        f"Content-Usage: /a ai-use=n{note}\n"
+    ) in output
+    status, output = run("--purpose", "ai-train", str(robots), *urls)
+    assert (
+        "DISALLOWED  https://e.com/b   Not fetched: ai-train denied by robots.txt "
+        f"Content-Signal: search=yes, ai-train=no{note}\n"
+    ) in output
+    assert "DISALLOWED  https://e.com/ms  line 4: DisallowAITraining: /ms\n" in output
+    for profile in ("rfc9309", "legacy"):
+        status, output = run("--profile", profile, "--purpose", "ai-train", str(robots), *urls)
+        assert status == 1 and "Content-Signal: search=yes, ai-train=no\n" in output
+        assert "Google's parser" not in output

@@ -78,3 +78,28 @@ def test_rep_purpose_setting_explains_as_much_as_the_option(port: int) -> None:
     robots_header = output.index(f"robots.txt {base}/robots.txt: 200")
     assert robots_header < output.index(f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (")
     assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+
+
+def test_google_profile_says_google_ignores_content_usage_and_content_signal(port: int) -> None:
+    """google/robotstxt (reporting_robots.cc, commit 4af32e5) lists content-signal and
+    content-usage among its unsupported tags: the google profile says so for those lines."""
+    base = f"http://127.0.0.1:{port}"
+    note = "(read by scrapy_rep, ignored by Google's parser)"
+    status, output = scrapy_robots("--purpose", "ai-train,ai-input", f"{base}/articles/1")
+    assert status == 1, output
+    assert (
+        f"robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no) {note}" in output
+    )
+    assert (
+        f"robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no) {note}"
+    ) in output
+    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)\n' in output
+    assert (
+        f"Not fetched: ai-train denied by robots.txt line 3: Content-Usage: /articles/ "
+        f"train-ai=n {note}"
+    ) in output
+    status, output = scrapy_robots(
+        "--purpose", "ai-train", "--rep-profile", "rfc9309", f"{base}/articles/1"
+    )
+    assert status == 1, output
+    assert "ignored by Google's parser" not in output

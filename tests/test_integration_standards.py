@@ -79,7 +79,8 @@ def build() -> tuple[Sites, dict[str, str]]:
         ),
     )
     paths["msft"] = ["/private/x", "/private/ok/x", "/page"]
-    # 8. Content-Signal use=: reference keeps AI use out; immediate everything.
+    # 8. Content-Signal use=: a condition on use (Cloudflare changelog 2026-08-31), it
+    # refuses no purpose: reference and immediate alike.
     sites.add("cfuse").script(
         "/robots.txt", robots("User-agent: *\nContent-Signal: search=yes, use=reference\n")
     )
@@ -110,16 +111,15 @@ class ItemSpider(ListSpider):
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "search": ({"agents /gpt-no", "msft /private/x", "cfimm /page", "gedge /nul/x"}, set()),
+    "search": ({"agents /gpt-no", "msft /private/x", "gedge /nul/x"}, set()),
     "ai-train": (
         {"groups /a/x", "filewide /a/x", "filewide /b/x", "tdmbad /a/x"}
-        | {"agents /page", "agents /gpt-no", "msft /private/x", "cfuse /page", "cfimm /page"}
-        | {"gedge /nul/x"},
+        | {"agents /page", "agents /gpt-no", "msft /private/x", "gedge /nul/x"},
         set(),
     ),
     "ai-input": (
         {"tdmbad /a/x", "agents /page", "agents /free/x", "agents /gpt-no", "vocab08 /rag/x"}
-        | {"msft /private/x", "cfuse /page", "cfimm /page", "gedge /nul/x"},
+        | {"msft /private/x", "gedge /nul/x"},
         {"vocab08 /header"},
     ),
 }

@@ -241,7 +241,8 @@ def test_cloudflare_policy_without_signals_says_nothing() -> None:
     ("line", "expected"),
     [
         ("Content-Signal: ai-train=no, search=yes, ai-input=yes", (Y, N, Y)),  # contentsignals.org
-        ("Content-Signal: search=yes,ai-train=no,use=reference", (Y, N, N)),  # issue 22
+        # Cloudflare's managed default: use= is a condition, ai-input is left unknown.
+        ("Content-Signal: search=yes,ai-train=no,use=reference", (Y, N, U)),
         ("content-signal: search=no, ai-input=no, ai-train=no", (N, N, N)),
         ("Content-Signal: search=yes, ai-train=yes", (Y, Y, U)),
     ],

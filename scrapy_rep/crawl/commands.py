@@ -36,7 +36,7 @@ from scrapy_rep.crawl.pagefetch import page_report, page_response
 from scrapy_rep.crawl.pagereader import page_directives
 from scrapy_rep.crawl.pageusage import page_signals
 from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses
-from scrapy_rep.fetch.toolcheck import further_documents
+from scrapy_rep.fetch.toolcheck import further_documents, google_note
 from scrapy_rep.fetch.urlfetch import (
     OriginTdm,
     fetch_robotstxt,
@@ -66,6 +66,8 @@ class RobotsCommand(ScrapyCommand):
     requires_crawler_process = False
     #: ``--purpose``: the purposes whose usage signals are explained.
     policy: UsagePolicy | None = None
+    #: The robots.txt profile checked (``--rep-profile`` or ``REP_PROFILE``).
+    profile: str = "google"
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
@@ -122,7 +124,7 @@ class RobotsCommand(ScrapyCommand):
         without_origin = [url for url in args if robots_url_for(url) is None]
         if without_origin:
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
-        profile = opts.rep_profile or config.profile
+        profile = self.profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
         print(
             f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}"
@@ -212,7 +214,9 @@ class RobotsCommand(ScrapyCommand):
         print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
         for sitemap in rules.sitemaps:
             print(f"  sitemap: {sitemap}")
-        lines, all_allowed = report(rules, urls, agent, self.request_rules, tdm, licenses)
+        lines, all_allowed = report(
+            rules, urls, agent, self.request_rules, tdm, licenses, self.profile
+        )
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
@@ -259,7 +263,8 @@ class RobotsCommand(ScrapyCommand):
                 print(f"      {line}")
         print("      usage signals:" if decision.signals else "      usage signals: none")
         for signal in decision.signals:
-            print(f"        {signal.source}  ({_answers(signal.answers)})")
+            note = google_note(signal, self.profile)
+            print(f"        {signal.source}  ({_answers(signal.answers)}){note}")
         refusal = policy.refusal(decision)
         for purpose in policy.purposes:
             verdict = decision.verdict(purpose)

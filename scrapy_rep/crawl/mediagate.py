@@ -2,7 +2,7 @@
 :mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch
-(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
+(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``, ``Content-Signal``,
 ``tdm-reservation``, ``X-Robots-Tag: noai``/``noimageai``), the ``noimageai`` of the page
 that showed the image (``rep_image_usage``, from the page-directives middleware), and
 the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.

@@ -102,6 +102,7 @@ class PageState:
             and not policy.needs_tdmrep
             and not (directives.noai or directives.noimageai)
             and b"Content-Usage" not in response.headers
+            and b"Content-Signal" not in response.headers
         ):
             decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
         else:

@@ -2,6 +2,7 @@
 :meth:`scrapy_rep.usage.policy.UsagePolicy.after_fetch`).
 
 Read from the response: the ``Content-Usage`` header (IETF aipref attach §2), the
+``Content-Signal`` header (Cloudflare's converted pages; a page-level signal), the
 ``tdm-reservation`` / ``tdm-policy`` headers and ``<meta>`` elements (W3C TDMRep §3.2,
 §3.3; read only when the crawl has an AI purpose), and ``noai`` / ``noimageai`` from the
 page's directives, already read for :mod:`scrapy_rep.crawl.spidermiddlewares`.
@@ -38,6 +39,7 @@ def page_signals(
     ``embedded_by``: the ``noimageai`` of the page that showed this image, if any."""
     headers = response.headers
     content_usage = headers.getlist(b"Content-Usage") if b"Content-Usage" in headers else []
+    content_signal = headers.getlist(b"Content-Signal") if b"Content-Signal" in headers else []
     tdm_header = tdm_meta = NO_VALUES
     if tdm:
         if b"tdm-reservation" in headers or b"tdm-policy" in headers:
@@ -60,4 +62,5 @@ def page_signals(
         directives,
         content_type.lstrip().lower().startswith(b"image/"),
         embedded_by,
+        content_signal,
     )

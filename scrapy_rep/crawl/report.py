@@ -1,9 +1,10 @@
 """The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
 
 Per origin: what its robots.txt downloads came to (status, redirects, size, cut at
-500 KiB, unreachable and retried), its crawl-delay and sitemaps, and how many requests
-it held. Per URL: downloaded (and whether its item was kept), forbidden by robots.txt
-(the deciding line), held then released, not followed because of nofollow. Built from
+500 KiB, unreachable and retried), its crawl-delay, sitemaps and Content-Signal ``use=``
+level (a condition on use, docs/purpose-notes.md §2), and how many requests it held.
+Per URL: downloaded (and whether its item was kept), forbidden by robots.txt (the
+deciding line), held then released, not followed because of nofollow. Built from
 scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
 standard error when the engine stops, after Scrapy's stats and its "Spider closed" line
 (never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
@@ -64,6 +65,8 @@ class _OriginReport:
     outcomes_left_out: int = 0
     #: What the other documents' downloads came to (tdmrep.json), by document.
     documents: dict[str, list[str]] = field(default_factory=dict)
+    #: robots.txt's Content-Signal ``use=`` level for the crawler: a condition on use.
+    use: str | None = None
 
 
 #: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
@@ -163,6 +166,8 @@ class RepReport:
         report.sitemaps = sitemaps or report.sitemaps
         delay = rules.crawl_delay(self.agent) if self.agent else None
         report.crawl_delay = delay if delay is not None else report.crawl_delay
+        if self.agent:
+            report.use = rules.content_signals(self.agent).use
 
     def _document(self, origin: str, document: str, outcome: str, **_: Any) -> None:
         outcomes = self._origin(origin).documents.setdefault(document, [])
@@ -233,6 +238,11 @@ class RepReport:
                 extras.append(self._delay_text(report.crawl_delay))
             if extras:
                 lines.append(f"    {', '.join(extras)}")
+            if report.use is not None:
+                lines.append(
+                    f"    content use: at most {report.use} (Content-Signal use={report.use}: "
+                    "a condition on how its content may be used, which refuses no purpose)"
+                )
             for sitemap in report.sitemaps:
                 lines.append(f"    sitemap: {sitemap}")
         lines += ["", "URLs:"]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Final
 
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
@@ -27,7 +28,28 @@ from scrapy_rep.fetch.urlfetch import (
     robots_verdict,
 )
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.verdicts import RequestRules
+
+#: What both tools add, in the google profile, to a robots.txt ``Content-Signal`` or
+#: ``Content-Usage`` line they show: Google's parser lists both among its
+#: ``kUnsupportedTags`` (google/robotstxt reporting_robots.cc, commit 4af32e5,
+#: 2026-02-19): reported, never obeyed.
+GOOGLE_IGNORES: Final = "read by scrapy_rep, ignored by Google's parser"
+
+
+def google_note(signal: UsageSignal | None, profile: str) -> str:
+    """`` (read by scrapy_rep, ignored by Google's parser)`` for a signal from a robots.txt
+    ``Content-Signal`` or ``Content-Usage`` line in the google profile; else ``""``.
+    (``DisallowAITraining`` is not one: Google reads it as ``Disallow``.)"""
+    if (
+        profile == "google"
+        and signal is not None
+        and signal.vocabulary in ("content-signal", "aipref")
+        and signal.source.startswith("robots.txt")
+    ):
+        return f" ({GOOGLE_IGNORES})"
+    return ""
 
 
 def report(
@@ -37,11 +59,13 @@ def report(
     request_rules: RequestRules | None = None,
     tdm: OriginTdm | None = None,
     licenses: OriginLicenses = NO_LICENSES,
+    profile: str = "",
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
     crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
-    tdmrep.json, the RSL ``licenses`` of its ``License:`` lines)."""
+    tdmrep.json, the RSL ``licenses`` of its ``License:`` lines). ``profile``: the
+    robots.txt profile, for :func:`google_note`."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
@@ -58,7 +82,7 @@ def report(
                 rules, url, user_agent, robots_url, tdm_file, given_up, licenses.documents
             )
             if refused is not None:
-                allowed, why = False, refused.message
+                allowed, why = False, refused.message + google_note(refused.signal, profile)
         all_allowed = all_allowed and allowed
         verdict = "allowed   " if allowed else "DISALLOWED"
         lines.append(f"{verdict}  {url:<{width}}  {why}")

@@ -15,6 +15,7 @@ logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
@@ -22,7 +23,14 @@ from scrapy_rep.robotstxt._answers import Decision as Decision
 from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
 from scrapy_rep.robotstxt._encoding import HTTP_PATH, normalise_url_path, path_of
 from scrapy_rep.robotstxt._lines import file_text
-from scrapy_rep.robotstxt._parser import FILE_WIDE, NO_RULES, USE_LEVELS, Parser, Rules
+from scrapy_rep.robotstxt._parser import (
+    FILE_WIDE,
+    NO_RULES,
+    Parser,
+    Rules,
+    add_content_signal,
+)
+from scrapy_rep.robotstxt._parser import USE_LEVELS as USE_LEVELS
 
 # Re-exported (``X as X``): this module is where these names have always been imported from.
 from scrapy_rep.robotstxt.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
@@ -283,12 +291,27 @@ class RobotsTxt:
         for group in (FILE_WIDE, *groups):
             for name, value in self._signals.get(group, {}).items():
                 merged[name] = merged.get(name, True) and value
-        if not merged:
-            return _NO_SIGNALS
-        use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
-        return ContentSignals(
-            merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use
-        )
+        return _signals_of(merged)
+
+
+def _signals_of(merged: dict[str, bool]) -> ContentSignals:
+    """Merged ``Content-Signal`` items as :class:`ContentSignals` (the most restrictive
+    ``use=`` level)."""
+    if not merged:
+        return _NO_SIGNALS
+    use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
+    return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use)
+
+
+def parse_content_signal(values: Iterable[str]) -> ContentSignals:
+    """``Content-Signal`` values outside robots.txt (the HTTP response header, every
+    field line), read as the robots.txt line is: names and values case-insensitive, per
+    signal one "no" beats any "yes", the most restrictive ``use=`` level; items not
+    understood are skipped."""
+    merged: dict[str, bool] = {}
+    for value in values:
+        add_content_signal(merged, value)
+    return _signals_of(merged)
 
 
 _ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")

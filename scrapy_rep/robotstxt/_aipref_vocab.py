@@ -1,12 +1,15 @@
 """IETF AI Preferences vocabulary: one statement of preference -> :class:`UsagePrefs`
-(draft-ietf-aipref-vocab-07, "vocab", and the ``ai-use`` category of -08; pure).
+(draft-ietf-aipref-vocab-08, "vocab", 13 Sep 2026; pure).
 
 A statement is an RFC 9651 Structured Fields Dictionary whose keys are the category
-labels ``train-ai`` and ``search`` (and ``ai-use``, added by vocab-08: see
-docs/purpose-notes.md, read from summaries) and whose values are the Tokens ``y`` or
-``n`` (vocab §6.1, §6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
-combine per category (vocab §5.1, :func:`combine`). Re-exported by
-:mod:`scrapy_rep.robotstxt.aipref`, the public import path; logs on its logger.
+labels ``train-ai``, ``ai-use`` and ``search`` (vocab-08 §6.1 Table 1: three categories,
+no hierarchy; -07 had the first and the last) and whose values are the Tokens ``y`` or
+``n`` (§6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
+combine per category (§5.1, :func:`combine`). One deliberate deviation keeps a site's
+"no": a key with uppercase letters, or ``n`` written as a String or as ``N``, which §6.5
+and §6.5.1 make unknown, still disallows (never allows; docs/deviations.md).
+Re-exported by :mod:`scrapy_rep.robotstxt.aipref`, the public import path; logs on its
+logger.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from http_sfv.types import Token
 
 logger = logging.getLogger("scrapy_rep.robotstxt.aipref")
 
-#: vocab §6.1 Table 1: the category labels of -07, and ``ai-use`` of -08.
+#: vocab-08 §6.1 Table 1: the category labels (case-sensitive; unknown labels are
+#: ignored, §6.4). Kept in this order (the -07 labels first) for compatibility.
 CATEGORIES: Final = ("train-ai", "search", "ai-use")
 #: A statement longer than this is not parsed (all categories unknown). http-sfv slices
 #: its input once per member, so its time grows with the square of the length (a 500 KB
@@ -44,16 +48,17 @@ class UsagePrefs:
     """One statement of preference: per category ``True`` (``y``, allowed), ``False``
     (``n``, disallowed) or ``None`` (unknown) (vocab §3, §6.5)."""
 
-    #: ``train-ai``: "Using an asset to modify the learned parameters of an AI model
-    #: that is used to generate synthetic content" (vocab §4.1).
+    #: ``train-ai``: "Using an asset to modify the learned parameters of a generative AI
+    #: model" (vocab-08 §4.1; non-generative training is not included).
     train_ai: bool | None = None
     #: ``search``: use in an application whose primary purpose is to select assets and
-    #: direct users to their location (vocab §4.2).
+    #: direct users to their location (vocab-08 §4.3; it "overrides any usage that falls
+    #: into other categories").
     search: bool | None = None
     #: Why the statement was not understood ("" when it parsed); for messages only.
     error: str = ""
-    #: ``ai-use`` (vocab-08, as summarised): use of an asset as input to a generative
-    #: AI model where the user did not supply the asset.
+    #: ``ai-use``: "Using an asset as input to a generative AI model, where the asset is
+    #: not directly provided by the user" (vocab-08 §4.2).
     ai_use: bool | None = None
 
     def get(self, label: str) -> bool | None:
@@ -96,16 +101,39 @@ def _unknown(why: str, value: str | bytes) -> UsagePrefs:
 
 def _token_answer(member: object) -> bool | None:
     """vocab §6.5: the Token ``y`` allows, the Token ``n`` disallows; anything else
-    (an inner list, a string, a boolean, another token) is unknown. Parameters are
-    disregarded."""
+    (an inner list, a boolean, another token) is unknown. Parameters are disregarded.
+    Deviation (docs/deviations.md): ``"n"`` as a String and the Token ``N`` disallow
+    too, the reading that keeps a site's "no"; ``"y"`` and ``Y`` stay unknown."""
     if isinstance(member, Item):
         value = member.value
         if isinstance(value, Token):
             if value == "y":
                 return True
-            if value == "n":
+            if value in ("n", "N"):
                 return False
+        elif isinstance(value, str) and value in ("n", "N"):
+            return False
     return None
+
+
+def _kept_noes(data: bytes, why: str) -> UsagePrefs:
+    """A statement whose Dictionary does not parse is unknown (vocab §6.5.1), "This
+    includes where keys include uppercase characters". Deviation (docs/deviations.md):
+    when it parses with its ASCII letters lowercased, its "no"s are kept (``Train-AI=n``
+    disallows train-ai) and nothing else: no "yes" is read from it."""
+    dictionary = Dictionary()
+    try:
+        dictionary.parse(data.lower())
+    except Exception:  # http-sfv raises ValueError, IndexError, …: none may escape
+        return _unknown(why, data)
+    noes = [_token_answer(dictionary.get(label)) is False for label in CATEGORIES]
+    if not any(noes):
+        return _unknown(why, data)
+    kept = "uppercase keys (vocab §6.5.1: unknown); its 'n' values kept (docs/deviations.md)"
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("Content-Usage statement %s: %s", _quote(data), kept)
+    train_ai, search, ai_use = (False if no else None for no in noes)
+    return UsagePrefs(train_ai, search, error=kept, ai_use=ai_use)
 
 
 def parse_prefs(value: bytes | str) -> UsagePrefs:
@@ -128,7 +156,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
         dictionary.parse(data)
     except Exception as error:  # http-sfv raises ValueError, IndexError, …: none may escape
         cause = error.__cause__ or error
-        return _unknown(f"not a Structured Fields Dictionary ({cause})", data)
+        return _kept_noes(data, f"not a Structured Fields Dictionary ({cause})")
     train_ai = _token_answer(dictionary.get("train-ai"))
     search = _token_answer(dictionary.get("search"))
     ai_use = _token_answer(dictionary.get("ai-use"))

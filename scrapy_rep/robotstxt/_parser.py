@@ -87,6 +87,27 @@ _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": 
 USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
+def add_content_signal(own: dict[str, bool], value: str) -> list[str]:
+    """The items of one ``Content-Signal`` value (``search=yes, ai-train=no``) merged into
+    ``own``: per signal one "no" beats any "yes"; Cloudflare's ``use=`` level kept as
+    ``use_<level>`` (the most restrictive is read, :data:`USE_LEVELS`). Names and values
+    are case-insensitive. Returns the items not understood (skipped)."""
+    skipped = []
+    for item in value.split(","):
+        name, _, setting = item.partition("=")
+        key = name.strip(_WHITESPACE).lower()
+        answer = setting.strip(_WHITESPACE).lower()
+        if key == "use" and answer in USE_LEVELS:
+            own["use_" + answer] = True
+            continue
+        field = _SIGNAL_NAMES.get(key)
+        if field is None or answer not in ("yes", "no"):
+            skipped.append(item)
+            continue
+        own[field] = own.get(field, True) and answer == "yes"
+    return skipped
+
+
 class Parser:
     """One pass over the lines, building the flat rule tables (SPEC §1 "Groups", §2)."""
 
@@ -308,18 +329,11 @@ class Parser:
     def _content_signal(
         self, signals: dict[int, dict[str, bool]], group: int, value: str, number: int
     ) -> None:
-        for item in value.split(","):
-            name, _, setting = item.partition("=")
-            key = name.strip(_WHITESPACE).lower()
-            answer = setting.strip(_WHITESPACE).lower()
-            if key == "use" and answer in USE_LEVELS:
-                # Cloudflare's use= key: kept as "use_<level>"; merged groups keep the
-                # most restrictive level (ContentSignals.use).
-                signals.setdefault(group, {})["use_" + answer] = True
-                continue
-            field = _SIGNAL_NAMES.get(key)
-            if field is None or answer not in ("yes", "no"):
-                self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
-                continue
-            own = signals.setdefault(group, {})
-            own[field] = own.get(field, True) and answer == "yes"
+        own = signals.get(group)
+        fresh = own is None
+        if own is None:
+            own = {}
+        for item in add_content_signal(own, value):
+            self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
+        if fresh and own:
+            signals[group] = own

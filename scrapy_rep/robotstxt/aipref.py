@@ -1,13 +1,14 @@
 """IETF AI Preferences: ``Content-Usage`` statements -> :class:`UsagePrefs` (pure).
 
-Follows draft-ietf-aipref-vocab-07 ("vocab") and draft-ietf-aipref-attach-05
-("attach"), the latest revisions in ``ietf-wg-aipref/drafts`` (tagged 2026-08-19).
-See ``docs/purpose-notes.md`` for the grammar and every choice made where the drafts
-are silent.
+Follows draft-ietf-aipref-vocab-08 ("vocab", 13 Sep 2026) and
+draft-ietf-aipref-attach-05 ("attach"), the latest revisions in
+``ietf-wg-aipref/drafts``. See ``docs/purpose-notes.md`` for the grammar and every choice
+made where the drafts are silent, and ``docs/deviations.md`` for the "no"s kept that
+vocab reads as unknown.
 
 - A statement of preference is an RFC 9651 Structured Fields Dictionary whose keys are
-  the category labels ``train-ai`` and ``search`` and whose values are the Tokens ``y``
-  or ``n`` (vocab §6.1, §6.2): :func:`parse_prefs`.
+  the category labels ``train-ai``, ``ai-use`` and ``search`` and whose values are the
+  Tokens ``y`` or ``n`` (vocab §6.1, §6.2): :func:`parse_prefs`.
 - The same value arrives in the ``Content-Usage`` HTTP response header (attach §2,
   :func:`parse_prefs_header`) and in ``Content-Usage: [path] prefs`` robots.txt rules
   (attach §3, :func:`parse_content_usage_value`, :class:`ContentUsageRules`).

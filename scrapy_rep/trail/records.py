@@ -143,7 +143,8 @@ def usage_part(
 ) -> dict[str, Any]:
     """The AI-usage decision: the answer per purpose, the deciding signal's position per
     decided purpose, and the signals (with the snapshot of the document they came from;
-    ``licenses``: an RSL license URL's snapshot)."""
+    ``licenses``: an RSL license URL's snapshot), and the conditions on use they state
+    (Content-Signal ``use=``, docs/purpose-notes.md §2)."""
     signals = []
     for signal in decision.signals:
         answered = dict(zip(PURPOSES, signal.answers, strict=True))
@@ -152,6 +153,8 @@ def usage_part(
             "answers": {p: a for p, a in answered.items() if a is not None},
             "source": signal.source,
         }
+        if signal.conditions:
+            entry["conditions"] = list(signal.conditions)
         if signal.source.startswith("robots.txt") and robots_sha:
             entry["snapshot"] = robots_sha
         elif signal.source.startswith("tdmrep.json") and tdm_sha:
@@ -164,11 +167,14 @@ def usage_part(
         by = decision.decided_by(purpose)
         if by is not None:
             decided_by[purpose] = decision.signals.index(by)
-    return {
+    part: dict[str, Any] = {
         "answers": {p: decision.allowed(p) for p in PURPOSES},
         "decided_by": decided_by,
         "signals": signals,
     }
+    if decision.conditions:  # Content-Signal use=: a condition, not an answer
+        part["conditions"] = list(decision.conditions)
+    return part
 
 
 def file_line(

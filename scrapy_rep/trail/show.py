@@ -90,6 +90,9 @@ def _usage(usage: Any) -> list[str]:
         if isinstance(index, int) and 0 <= index < len(signals):
             source = f" by {signals[index].get('source')}"
         lines.append(f"  {purpose}: {verdict}{source}")
+    conditions = [str(c) for c in usage.get("conditions") or () if isinstance(c, str)]
+    if conditions:
+        lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
     return lines
 
 

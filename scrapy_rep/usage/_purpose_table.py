@@ -53,15 +53,17 @@ class MappingRow:
 
 
 _AIPREF_TRAIN = (
-    'draft-ietf-aipref-vocab-07 §4.1 "AI Model Training": "Using an asset to modify the '
-    "learned parameters of an AI model that is used to generate synthetic content in one "
-    'or more modalities"; vocab-08 (as summarised) narrows train-ai to generative models, '
-    "which the -07 text already says"
+    'draft-ietf-aipref-vocab-08 §4.1 "AI Training": "Using an asset to modify the learned '
+    'parameters of a generative AI model" (§2: one "used to generate synthetic content", '
+    'not one used "for classification, ranking, or scoring"); "The training of models '
+    'that are used to perform exclusively non-generative tasks is not included". Our '
+    "ai-train covers any model: an n denies it whatever the model (the reading that keeps "
+    "the no), a y allows it"
 )
 _AIPREF_USE = (
-    'draft-ietf-aipref-vocab-08 (13 Sep 2026) category "ai-use", as summarised (its body '
-    "was not found in any stored copy): use of an asset as input to a generative AI model "
-    "where the user did not supply the asset"
+    'draft-ietf-aipref-vocab-08 §4.2 "AI Use": "Using an asset as input to a generative AI '
+    'model, where the asset is not directly provided by the user"; it "does not include '
+    'any use that is included in the AI Training usage category"'
 )
 _AI_CONTROL = (
     "draft-canel-robots-ai-control-00 (Microsoft): DisallowAITraining / AllowAITraining "
@@ -69,10 +71,12 @@ _AI_CONTROL = (
     "read as the train-ai=n / train-ai=y path rules of attach-05 §3"
 )
 _AIPREF_SEARCH = (
-    'draft-ietf-aipref-vocab-07 §4.2 "Search": use "in an application where the primary '
+    'draft-ietf-aipref-vocab-08 §4.3 "Search": use "in an application where the primary '
     "purpose of the application is to select assets and direct users to the location of "
-    'those assets" ... "This category does not include the use of assets to generate '
-    'summaries"'
+    'those assets", linking to the original and showing excerpts only to help judge '
+    'relevance; "This category does not include the use of assets to generate summaries"; '
+    'it "overrides any usage that falls into other categories" (a use inside search is '
+    "answered by search; it lifts no other category's n for our other purposes)"
 )
 _CS_SEARCH = (
     'Cloudflare Content Signals Policy: "search: building a search index and providing '
@@ -86,9 +90,11 @@ _CS_INPUT = (
 )
 _CS_TRAIN = 'Cloudflare Content Signals Policy: "ai-train: training or fine-tuning AI models."'
 _CS_USE = (
-    "Cloudflare's Content-Signal use= key (2026), as a secondary source defines it (the "
-    "primary text was not found): immediate: interact, but store and reuse nothing; "
-    "reference: index, excerpt and link back; full: summarise and reproduce"
+    "Cloudflare changelog, 2026-08-31 (its /crawl endpoint): the use directive lets site "
+    'owners "express the maximum level at which their content may be used"; levels '
+    '"from least to most permissive" (reference, full; immediate, below reference, from a '
+    "secondary source). A condition on how content may be used, kept with the decision; not "
+    "a purpose opt-out: each purpose's own key decides"
 )
 _TDM = (
     "TDMRep report §2.1 (1: TDM rights are reserved, CDSM Directive Art. 4; 0: not "
@@ -252,8 +258,8 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("content-signal", "ai-train=no", (None, False, None), _CS_TRAIN, _CS),
     MappingRow("content-signal", "ai-input=yes", (None, None, True), _CS_INPUT, _CS),
     MappingRow("content-signal", "ai-input=no", (None, None, False), _CS_INPUT, _CS),
-    MappingRow("content-signal", "use=immediate", (False, False, False), _CS_USE, _CS),
-    MappingRow("content-signal", "use=reference", (None, False, False), _CS_USE, _CS),
+    MappingRow("content-signal", "use=immediate", _NONE, _CS_USE, _CS),
+    MappingRow("content-signal", "use=reference", _NONE, _CS_USE, _CS),
     MappingRow("content-signal", "use=full", _NONE, _CS_USE, _CS),
     MappingRow("tdmrep", "tdm-reservation: 1", (None, False, False), _TDM, "tdmrep"),
     MappingRow("tdmrep", "tdm-reservation: 0", (None, True, True), _TDM, "tdmrep"),

@@ -9,9 +9,9 @@ or several). :class:`UsagePolicy` answers two questions with the readers of
   and tdmrep.json. An explicit "no" for any purpose of the crawl: the request is not
   sent, as for a ``Disallow``.
 - **After a page is fetched** (:meth:`UsagePolicy.after_fetch`): the same signals plus
-  the page's own, the ``Content-Usage`` and ``tdm-reservation`` headers, the
-  ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing priority) and
-  ``noai`` / ``noimageai``. A "no" for any purpose: the page's items are dropped or
+  the page's own, the ``Content-Usage``, ``Content-Signal`` and ``tdm-reservation``
+  headers, the ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing
+  priority) and ``noai`` / ``noimageai``. A "no" for any purpose: the page's items are dropped or
   marked (``REP_PURPOSE_ACTION``). An unknown answer counts as allowed unless
   ``REP_PURPOSE_UNKNOWN = "deny"``; before the fetch it never refuses (the page may
   still say yes).
@@ -32,6 +32,7 @@ from scrapy_rep.usage.purpose import (
     Purpose,
     UsageDecision,
     UsageSignal,
+    content_signal_header_signal,
     content_signal_signal,
     content_usage_header_signal,
     content_usage_signals,
@@ -103,6 +104,8 @@ class PageSignals:
     #: The response is an image of a ``noimageai`` page: the sentence that says so
     #: (``<meta name="robots" content="noimageai"> on https://…``); "" when not.
     embedded_by: str = ""
+    #: Every ``Content-Signal`` header value (Cloudflare's converted pages).
+    content_signal: Sequence[bytes | str] = ()
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,8 @@ class UsagePolicy:
         signals = list(before.signals)
         if page.content_usage:
             signals.append(content_usage_header_signal(page.content_usage))
+        if page.content_signal:
+            signals.append(content_signal_header_signal(page.content_signal))
         tdm = resolve(before.tdm_entry, page.tdm_header, page.tdm_meta)
         if tdm.reservation is not None:
             signals.append(tdmrep_signal(tdm))
@@ -210,7 +215,9 @@ def _more_robots_signals(
 @lru_cache(maxsize=1024)
 def _for_token(signal: UsageSignal, token: str) -> UsageSignal:
     """A signal of ``token``'s group, its source naming the token (for the audit trail)."""
-    return UsageSignal(signal.vocabulary, signal.answers, f"{signal.source} (for {token})")
+    return UsageSignal(
+        signal.vocabulary, signal.answers, f"{signal.source} (for {token})", signal.conditions
+    )
 
 
 def _says_something(signals: ContentSignals) -> bool:

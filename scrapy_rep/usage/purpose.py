@@ -8,7 +8,7 @@ signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noa
 :data:`MAPPING`, whose rows name their source; a vocabulary that has no word for a
 purpose says nothing about it. :func:`decide` combines the signals of one resource
 into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
-"yes", else unknown (the rule of draft-ietf-aipref-vocab-07 §5.1, applied across
+"yes", else unknown (the rule of draft-ietf-aipref-vocab-08 §5.1, applied across
 vocabularies). See ``docs/purpose-notes.md``.
 """
 
@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from scrapy_rep.directives import PageDirectives
-from scrapy_rep.robotstxt import ContentSignals
+from scrapy_rep.robotstxt import USE_LEVELS, ContentSignals, parse_content_signal
 from scrapy_rep.robotstxt.aipref import Attached, ContentUsageRule, UsagePrefs, parse_prefs_header
 
 # Re-exported (``X as X``): this module is the public import path of these names.
@@ -81,6 +81,10 @@ class UsageSignal:
     #: ``header Content-Usage: ...``, ``tdmrep.json entry 2 (location "/books/*")``,
     #: ``<meta name="robots" content="noai">``.
     source: str
+    #: Conditions on use the signal states besides its answers, such as Content-Signal's
+    #: ``use=reference`` (docs/purpose-notes.md §2): carried with the decision, never an
+    #: answer about a purpose.
+    conditions: tuple[str, ...] = ()
 
     def answer(self, purpose: Purpose) -> bool | None:
         """``True`` allowed, ``False`` denied, ``None`` says nothing about ``purpose``."""
@@ -92,12 +96,20 @@ class UsageSignal:
     def to_dict(self) -> dict[str, Any]:
         """Compact JSON form: vocabulary, the purposes it answers, source."""
         answered = {p: a for p, a in zip(PURPOSES, self.answers, strict=True) if a is not None}
-        return {"v": self.vocabulary, "a": answered, "src": self.source}
+        found: dict[str, Any] = {"v": self.vocabulary, "a": answered, "src": self.source}
+        if self.conditions:
+            found["c"] = list(self.conditions)
+        return found
 
 
-def _signal(vocabulary: Vocabulary, keys: Iterable[str], source: str) -> UsageSignal:
+def _signal(
+    vocabulary: Vocabulary, keys: Iterable[str], source: str, conditions: tuple[str, ...] = ()
+) -> UsageSignal:
     return UsageSignal(
-        vocabulary, _merge(MAPPING[(vocabulary, key)].answers for key in keys), _clip(source)
+        vocabulary,
+        _merge(MAPPING[(vocabulary, key)].answers for key in keys),
+        _clip(source),
+        conditions,
     )
 
 
@@ -144,7 +156,10 @@ def content_signal_signal(
     signals: ContentSignals, source: str = "robots.txt Content-Signal"
 ) -> UsageSignal:
     """The ``Content-Signal`` values of the robots.txt group that applies to us
-    (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signals`)."""
+    (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signals`), or of the response header
+    (``source`` then names it). ``use=`` is a condition on use, kept on the signal: it
+    answers no purpose (Cloudflare changelog 2026-08-31: "the maximum level at which
+    their content may be used"; docs/purpose-notes.md §2)."""
     keys = [
         f"{name}={'yes' if value else 'no'}"
         for name, value in (
@@ -154,11 +169,25 @@ def content_signal_signal(
         )
         if value is not None
     ]
+    conditions: tuple[str, ...] = ()
     if signals.use is not None:
-        keys.append(f"use={signals.use}")
+        conditions = (f"use={signals.use}",)
+        keys.append(conditions[0])
     if source == "robots.txt Content-Signal" and keys:
         source = f"robots.txt Content-Signal: {', '.join(keys)}"
-    return _signal("content-signal", keys, source)
+    return _signal("content-signal", keys, source, conditions)
+
+
+def content_signal_header_signal(values: Iterable[bytes | str] | bytes | str) -> UsageSignal:
+    """The ``Content-Signal`` response header (Cloudflare sends
+    ``content-signal: ai-train=yes, search=yes, ai-input=yes`` on the pages it converts),
+    given all its values: read as a robots.txt ``Content-Signal`` line, a page-level
+    signal like the ``Content-Usage`` header (one "no" wins across values)."""
+    if isinstance(values, (str, bytes)):
+        values = [values]
+    texts = [v if isinstance(v, str) else bytes(v).decode("latin-1") for v in values]
+    source = "header Content-Signal: " + ", ".join(t.strip() for t in texts)
+    return content_signal_signal(parse_content_signal(texts), source)
 
 
 def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
@@ -209,13 +238,17 @@ class UsageDecision:
     signal considered. Across signals any explicit "no" wins, then any "yes", else
     unknown; the deciding signal is the first such one in the order given."""
 
-    __slots__ = ("_answers", "_by", "signals")
+    __slots__ = ("_answers", "_by", "conditions", "signals")
 
     def __init__(self, signals: Iterable[UsageSignal]) -> None:
         self.signals = tuple(signals)
         merged = [any_no_wins(s.answers[index] for s in self.signals) for index in range(3)]
         self._answers: Answers = (merged[0][0], merged[1][0], merged[2][0])
         self._by = tuple(by for _, by in merged)
+        #: The conditions on use of its signals (``("use=reference",)``), the most
+        #: restrictive ``use=`` level when several signals state one; they decide no
+        #: purpose (docs/purpose-notes.md §2).
+        self.conditions = _conditions(self.signals)
 
     def allowed(self, purpose: Purpose) -> bool | None:
         """``True`` allowed, ``False`` denied, ``None`` unknown."""
@@ -246,11 +279,32 @@ class UsageDecision:
         """Compact JSON audit record: ``a`` the answer per purpose (true / false /
         null), ``by`` the index in ``s`` of the deciding signal per decided purpose,
         ``s`` the signals considered (see :meth:`UsageSignal.to_dict`)."""
-        return {
+        found: dict[str, Any] = {
             "a": dict(zip(PURPOSES, self._answers, strict=True)),
             "by": {p: i for p, i in zip(PURPOSES, self._by, strict=True) if i is not None},
             "s": [signal.to_dict() for signal in self.signals],
         }
+        if self.conditions:
+            found["c"] = list(self.conditions)
+        return found
+
+
+def _conditions(signals: tuple[UsageSignal, ...]) -> tuple[str, ...]:
+    """The signals' conditions, once each; of several ``use=`` levels the most
+    restrictive (Cloudflare orders them "from least to most permissive")."""
+    found: list[str] = []
+    for signal in signals:
+        for condition in signal.conditions:
+            if condition not in found:
+                found.append(condition)
+    uses = [c for c in found if c.startswith("use=")]
+    if len(uses) > 1:
+        strictest = min(uses, key=lambda c: _USE_RANK.get(c[4:], len(USE_LEVELS)))
+        found = [c for c in found if not c.startswith("use=") or c == strictest]
+    return tuple(found)
+
+
+_USE_RANK: Final = {level: rank for rank, level in enumerate(USE_LEVELS)}
 
 
 def decide(signals: Iterable[UsageSignal]) -> UsageDecision:

@@ -17,8 +17,9 @@ STANDARDS: Final[dict[str, str]] = {
     ),
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
     "aipref-vocab": (
-        "draft-ietf-aipref-vocab-08 (13 Sep 2026; its ai-use category, read from summaries: "
-        "the body was not found) and -07 (19 Aug 2026, primary text; still accepted)"
+        "draft-ietf-aipref-vocab-08 (13 Sep 2026; primary text, ietf-wg-aipref/drafts "
+        "gh-pages draft-ietf-aipref-vocab-08/): train-ai, ai-use, search; -07 statements "
+        "keep their meaning"
     ),
     "aipref-attach": "draft-ietf-aipref-attach-05 (§3: Content-Usage is a rule of its group)",
     "robots-ai-control": "draft-canel-robots-ai-control-00 (21 Oct 2024, Microsoft)",

@@ -23,6 +23,7 @@ from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.usage.purpose import UsageSignal
     from scrapy_rep.usage.rsl import RslDocument
     from scrapy_rep.usage.tdmrep import TdmRepFile
 
@@ -37,6 +38,8 @@ class Refused:
     message: str
     #: The purpose denied (``reason == "purpose"``).
     purpose: str | None = None
+    #: The signal that said no (``reason == "purpose"``; ``None`` otherwise).
+    signal: UsageSignal | None = None
 
 
 @dataclass(frozen=True)
@@ -116,4 +119,5 @@ class RequestRules:
         refusal = self.policy.refuse_before(before)
         if refusal is None:
             return None, before
-        return Refused("purpose", f"Not fetched: {refusal.message}", refusal.purpose), before
+        message = f"Not fetched: {refusal.message}"
+        return Refused("purpose", message, refusal.purpose, refusal.signal), before
