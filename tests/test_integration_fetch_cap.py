@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from robotsite import ScriptedOrigin, Sites, crawl
+from robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
+from scrapy import Request, signals
+from scrapy.exceptions import StopDownload
 from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
 from scrapy_rep.fetch.procedure import TDMREP
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from scrapy_rep.trail.check import verify
 
 LICENSE_PATH = "/license.xml"
 PAGES = ("/private/p", "/first/p", "/last/p", "/free")
@@ -179,3 +183,44 @@ async def test_overlapping_downloads_each_count_their_own_500_kib() -> None:
         assert "tdmrep.json entry 1 " in dropped["/first/p"], dropped
         assert "tdmrep.json entry 9002 " in dropped["/last/p"], dropped
         assert [p for p in sites.requested(name) if p in PAGES] == ["/free"]
+
+
+STOP_AFTER = 100_000
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_tdmrep_json_another_component_cut_keeps_its_complete_entries(
+    tmp_path: Path,
+) -> None:
+    """A project's own ``bytes_received`` handler stops the tdmrep.json download after
+    100 KB: the fetch says the body was cut, so entry 1's reservation holds (read from
+    its length alone, the prefix was a complete but invalid file, ignored whole); the
+    audit trail's reader re-derives the same decisions from the snapshot."""
+    sites = Sites()
+    origin = sites.add("c")
+    origin.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    origin.script(TDMREP.path, Reply(200, tdmrep_body(), {"Content-Type": "application/json"}))
+    urls = [sites.url("c", "/first/p"), sites.url("c", "/free")]
+    audit = tmp_path / "audit.jsonl"
+
+    def on_crawler(crawler: Any) -> None:
+        received: dict[int, int] = {}
+
+        def stop_early(data: bytes, request: Request, **_: Any) -> None:
+            if request.url.endswith(TDMREP.path):
+                received[id(request)] = received.get(id(request), 0) + len(data)
+                if received[id(request)] >= STOP_AFTER:
+                    raise StopDownload(fail=False)
+
+        crawler.signals.connect(stop_early, signal=signals.bytes_received, weak=False)
+
+    settings = {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(audit)}
+    try:
+        crawler, spider = await crawl(urls, settings, on_crawler=on_crawler)
+    finally:
+        await sites.close()
+    assert crawler.stats.get_value("rep/tdmrep/outcome/truncated") == 1
+    assert spider.downloaded == [sites.url("c", "/free")]
+    assert "tdmrep.json entry 1 " in spider.dropped[sites.url("c", "/first/p")]
+    assert "/first/p" not in sites.requested("c")
+    assert [str(f) for f in verify(audit).findings] == []

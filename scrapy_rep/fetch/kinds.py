@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from scrapy_rep.fetch.cache import CacheEntry
@@ -69,6 +70,16 @@ class DocumentKind(Generic[D]):
     #: stand-in, unless ``REP_UNREACHABLE_ACTION = "allow"``): what it says is not known,
     #: and a tdmrep.json not read may reserve TDM rights (no "no" lost).
     ignored_gives_up: bool = False
+    #: A body the download cut short (``Fetched.truncated``: stopped at 500 KiB, or by
+    #: another component) as the document; ``None``: as :attr:`parse` reads any body.
+    #: The fetch says so, not the body's length (SPEC §4, RFC 9309 §2.5).
+    parse_cut: Callable[[bytes], D] | None = None
+
+    def read(self, body: bytes, truncated: bool) -> D:
+        """``body`` as the document, told whether the download cut it short."""
+        if truncated and self.parse_cut is not None:
+            return self.parse_cut(body)
+        return self.parse(body)
 
     def url(self, key: Hashable) -> str:
         """The URL the document of ``key`` is downloaded from."""
@@ -95,9 +106,12 @@ class DocumentKind(Generic[D]):
             return False
         return None
 
-    def parsed_with(self, parse: Callable[[bytes], D]) -> DocumentKind[D]:
-        """The same kind with another parser (the crawl's profile, a counting wrapper)."""
-        return replace(self, parse=parse)
+    def parsed_with(
+        self, parse: Callable[[bytes], D], parse_cut: Callable[[bytes], D] | None = None
+    ) -> DocumentKind[D]:
+        """The same kind with another parser (the crawl's profile, a counting wrapper),
+        and another one for a cut body (``None``: the kind's own)."""
+        return replace(self, parse=parse, parse_cut=parse_cut or self.parse_cut)
 
     # ------------------------------------------------------------------ shared records
 
@@ -121,7 +135,7 @@ class DocumentKind(Generic[D]):
 
     def entry_of(self, record: SharedRecord) -> CacheEntry[D]:
         """A cache entry from a shared record (raises ``StoreCorrupt`` if it is wrong)."""
-        return entry_of(record, self.parse, self.stand_in, self.size_of)
+        return entry_of(record, self.read, self.stand_in, self.size_of)
 
 
 def robots_size(rules: Any, body: bytes) -> int:
@@ -169,4 +183,6 @@ TDMREP: DocumentKind[TdmRepFile] = DocumentKind(
     size_of=body_size,
     store_suffix=WELL_KNOWN_PATH,
     ignored_gives_up=True,
+    # A cut file keeps the entries wholly inside the cut (purpose notes, choice 8).
+    parse_cut=partial(parse_tdmrep, truncated=True),
 )

@@ -12,6 +12,7 @@ empty body, unreadable, no AI use.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Final
 
 from scrapy_rep.fetch.kinds import DocumentKind, body_size
@@ -36,6 +37,8 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     # Another component kept us from the terms robots.txt or the page pointed at: read
     # as unreadable (no ai-train, no ai-input), never as "no license terms".
     when_ignored="license terms not read, no AI use",
+    # A cut license may have lost its prohibits: unreadable, no AI use.
+    parse_cut=partial(parse_rsl, truncated=True),
 )
 
 
