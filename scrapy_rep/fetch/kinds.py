@@ -146,6 +146,25 @@ def robots_size(rules: Any, body: bytes) -> int:
     return 2048 + 6 * len(body)
 
 
+def tdmrep_size(tdm: TdmRepFile, body: bytes) -> int:
+    """Bytes a parsed tdmrep.json keeps in memory: 1 KiB, and per entry 384 bytes plus
+    twice its location (its text and its pattern) and its policy, 64 more for a wildcard,
+    and 160 plus a location per further variant of a pattern (dangling escapes).
+    Measured with tracemalloc (parse plus one lookup): 500 KiB of short entries (11,371)
+    keeps 3.7 MB, 7.2 bytes per body byte (the body's size counted 0.5 MB), and 500 KiB
+    of escaped wildcard locations 9.6 MB; on 500 KiB files of short, long, wildcard and
+    escaped locations, with and without policies, the estimate is never low and high by
+    at most 22 %."""
+    entries = tdm.entries
+    locations = sum(len(entry.location) for entry in entries)
+    size = 1024 + 384 * len(entries) + 2 * locations
+    size += sum(len(entry.policy or "") + 64 * ("*" in entry.location) for entry in entries)
+    variants = tdm.rules - len(entries)
+    if variants:
+        size += variants * (160 + locations // len(entries))
+    return size
+
+
 def body_size(document: Any, body: bytes) -> int:
     """A parsed document estimated at its body's size (small documents)."""
     return len(body)
@@ -180,7 +199,7 @@ TDMREP: DocumentKind[TdmRepFile] = DocumentKind(
     absent=NO_FILE,
     unreachable=RESERVED_ALL,
     parse=parse_tdmrep,
-    size_of=body_size,
+    size_of=tdmrep_size,
     store_suffix=WELL_KNOWN_PATH,
     ignored_gives_up=True,
     # A cut file keeps the entries wholly inside the cut (purpose notes, choice 8).

@@ -107,7 +107,7 @@ def _url_path(url: str) -> str:
 class TdmRepFile:
     """A parsed ``/.well-known/tdmrep.json``. Immutable; safe to share between requests."""
 
-    __slots__ = ("_matcher", "entries", "skipped")
+    __slots__ = ("_matcher", "entries", "rules", "skipped")
 
     def __init__(self, entries: Iterable[TdmEntry] = (), skipped: int = 0) -> None:
         #: The usable entries in array order.
@@ -117,6 +117,8 @@ class TdmRepFile:
         # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
         # A pattern's dangling-escape variants (SPEC §1) share its code.
         variants = [dangling_variants(_pattern(entry.location)) for entry in self.entries]
+        #: How many patterns the matcher holds (an entry's variants each count).
+        self.rules = sum(len(own) for own in variants)
         self._matcher = FirstMatcher(
             [variant for own in variants for variant in own],
             [code for code, own in enumerate(variants, 1) for _ in own],
