@@ -102,6 +102,11 @@ class RslContent:
         return any(wildcard_match(path, one, self._anchored) for one in self._segments)
 
     @property
+    def variants(self) -> int:
+        """How many patterns it is matched with (its url's dangling-escape variants)."""
+        return len(self._segments)
+
+    @property
     def element(self) -> str:
         """``<content url="/news/*" server="…">``, for the audit trail."""
         server = "" if self.server is None else f' server="{self.server}"'
