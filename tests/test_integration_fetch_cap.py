@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
+from audittrail import lines
 from robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 from scrapy import Request, signals
 from scrapy.exceptions import StopDownload
@@ -223,4 +224,13 @@ async def test_a_tdmrep_json_another_component_cut_keeps_its_complete_entries(
     assert spider.downloaded == [sites.url("c", "/free")]
     assert "tdmrep.json entry 1 " in spider.dropped[sites.url("c", "/first/p")]
     assert "/first/p" not in sites.requested("c")
+    # The snapshot says how it was cut (not "at 500 KiB"), and the trail's reader reads
+    # it as cut, as the crawl did.
+    (snapshot,) = [
+        line
+        for line in lines(audit)
+        if line["type"] == "snapshot" and line["kind"] == "tdmrep.json"
+    ]
+    assert snapshot["detail"].endswith(" bytes, cut short: the download was stopped)")
+    assert STOP_AFTER <= snapshot["bytes"] < len(tdmrep_body()) // 2
     assert [str(f) for f in verify(audit).findings] == []
