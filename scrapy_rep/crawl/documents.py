@@ -94,7 +94,7 @@ class OriginDocument(Generic[D]):
         self.stats = crawler.stats
         #: Every key's copy (SPEC §4 "Caching").
         self.cache: DocumentCache[D] = DocumentCache(
-            config.cache_max_origins, config.cache_max_bytes, document.parse
+            config.cache_max_origins, config.cache_max_bytes, document.parse, document.parse_cut
         )
         self.lifecycle: Lifecycle[D] = Lifecycle(policy, document, self.cache)
         self._clock = clock

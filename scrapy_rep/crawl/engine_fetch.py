@@ -37,6 +37,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy_rep.crawl.meta import (
     DONT_OBEY_ROBOTSTXT,
     DOWNLOAD_SLOT,
+    FETCHED_AS,
     INFLATING,
     RECEIVED,
     ROBOTS_REQUEST,
@@ -170,6 +171,7 @@ class EngineFetcher:
             "download_warnsize": 0,
             "download_timeout": self.timeout,
             ROBOTS_REQUEST_KEY: str(origin),
+            FETCHED_AS: self.document.name,
         }
         if bypass_cache:
             meta["dont_cache"] = True
@@ -181,9 +183,12 @@ class EngineFetcher:
         )
 
     def bytes_received(self, data: bytes, request: Request, spider: Any = None) -> None:
-        """SPEC §4: stop a robots.txt download after 500 KiB (parse what came). Connected
-        to ``bytes_received`` only while a robots.txt download runs."""
-        if ROBOTS_REQUEST_KEY not in request.meta:
+        """SPEC §4: stop a download of this fetcher's kind after 500 KiB (parse what
+        came): RFC 9309 §2.5's 500 KiB is the least read. Connected to ``bytes_received``
+        only while a download of its kind runs; the fetchers of other kinds are connected
+        too while theirs run, so each counts only its own requests (``FETCHED_AS``): every
+        byte counts once, against its own document."""
+        if request.meta.get(FETCHED_AS) != self.document.name:
             return
         received = request.meta.get(_RECEIVED_KEY, 0) + len(data)
         request.meta[_RECEIVED_KEY] = received

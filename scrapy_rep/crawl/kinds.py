@@ -103,6 +103,8 @@ class CrawlKind(Generic[D]):
     needed: Callable[[UsageGate], bool] = _always
     #: The crawl's parser of it (``None``: the kind's own).
     parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
+    #: The crawl's parser of a body the download cut short (``None``: the kind's own).
+    parser_cut: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
     #: The keys of the copies a request of ``origin`` needs, given its robots.txt and the
     #: agents whose groups the crawl obeys (its own, then ``REP_PURPOSE_AGENTS``): the
     #: origin itself, or for RSL the license URLs of their ``License:`` lines (maybe none).
@@ -118,9 +120,11 @@ class CrawlKind(Generic[D]):
         return self.download_stats or self.kind.stat_prefix
 
     def for_crawl(self, crawler: Crawler, config: RepConfig) -> DocumentKind[D]:
-        """The kind with the crawl's parser."""
-        parse = self.parser(crawler, config)
-        return self.kind if parse is None else self.kind.parsed_with(parse)
+        """The kind with the crawl's parsers."""
+        parse, parse_cut = self.parser(crawler, config), self.parser_cut(crawler, config)
+        if parse is None and parse_cut is None:
+            return self.kind
+        return self.kind.parsed_with(parse or self.kind.parse, parse_cut)
 
     def keys_of(
         self, origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
@@ -140,11 +144,20 @@ def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], Rob
 
 
 def _tdmrep_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
+    return _tdmrep_counting(crawler, truncated=False)
+
+
+def _tdmrep_parser_cut(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
+    return _tdmrep_counting(crawler, truncated=True)
+
+
+def _tdmrep_counting(crawler: Crawler, truncated: bool) -> Callable[[bytes], TdmRepFile]:
     stats = crawler.stats
 
     def parse(body: bytes) -> TdmRepFile:
-        """tdmrep.json, its invalid (skipped) entries counted (issue 22)."""
-        tdm = parse_tdmrep(body)
+        """tdmrep.json (``truncated``: the download cut it), its invalid (skipped)
+        entries counted."""
+        tdm = parse_tdmrep(body, truncated)
         if tdm.skipped and stats is not None:
             stats.inc_value("rep/tdmrep/entries_skipped", tdm.skipped)
         return tdm
@@ -183,7 +196,9 @@ ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
     ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
 )
 #: tdmrep.json, for AI purposes.
-TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser)
+TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
+    TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser, parser_cut=_tdmrep_parser_cut
+)
 #: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (issue 23 item 6).
 RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL, needed=_needs_rsl, keys=_license_keys)
 #: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).

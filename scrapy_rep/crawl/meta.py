@@ -65,6 +65,10 @@ AUDIT_ID: Final = "_rep_audit"
 INFLATING: Final = "_rep_inflating"
 #: Bytes of a robots.txt download received so far (the 500 KiB stop).
 RECEIVED: Final = "_rep_bytes"
+#: The name of the document kind whose fetcher sent the request: only that fetcher
+#: counts its bytes (each kind's fetcher listens to ``bytes_received`` while one of its
+#: downloads runs, and each byte must count once against its own document's 500 KiB).
+FETCHED_AS: Final = "_rep_fetched_as"
 
 # ---------------------------------------------------------------------- Scrapy's own
 

@@ -66,6 +66,9 @@ class CacheEntry(Generic[D]):
     sha256: str = ""
     #: Where the document was found after redirects (``""``: not known, e.g. shared).
     final_url: str = ""
+    #: The download cut the body short (at 500 KiB, or another component stopped it):
+    #: parsed again as cut (``DocumentKind.read``).
+    truncated: bool = False
 
     def freshness(self, now: float) -> Freshness:
         if now < self.fresh_until:
@@ -92,14 +95,17 @@ class DocumentCache(Generic[D]):
         max_origins: int,
         max_bytes: int | None = None,
         reparse: Callable[[bytes], D] | None = None,
+        reparse_cut: Callable[[bytes], D] | None = None,
     ) -> None:
-        """``reparse`` parses a body again; without it, entries are never compressed and
-        the least recently used parsed ones are dropped instead."""
+        """``reparse`` parses a body again (``reparse_cut``, when given, a body the
+        download cut short); without it, entries are never compressed and the least
+        recently used parsed ones are dropped instead."""
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins}")
         self.max_origins = max_origins
         self.max_bytes = max_bytes
         self._reparse = reparse
+        self._reparse_cut = reparse_cut
         self._parsed: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
         #: Estimated bytes of the parsed entries.
         self._parsed_bytes = 0
@@ -134,7 +140,7 @@ class DocumentCache(Generic[D]):
         if cold.body_zlib:
             assert self._reparse is not None  # only then is anything compressed
             body = zlib.decompressobj().decompress(cold.body_zlib, MAX_BODY_BYTES)
-            cold = replace(cold, rules=self._reparse(body))
+            cold = replace(cold, rules=self._parse_again(body, cold.truncated))
             self.reparsed += 1
         self.put(origin, cold)
         return cold
@@ -163,7 +169,14 @@ class DocumentCache(Generic[D]):
                 return current
         body = zlib.decompressobj().decompress(entry.body_zlib, MAX_BODY_BYTES)
         self.reparsed += 1
-        return replace(entry, rules=self._reparse(body))
+        return replace(entry, rules=self._parse_again(body, entry.truncated))
+
+    def _parse_again(self, body: bytes, truncated: bool) -> D:
+        """A compressed entry's body parsed again, as cut if the download cut it."""
+        if truncated and self._reparse_cut is not None:
+            return self._reparse_cut(body)
+        assert self._reparse is not None  # only then is anything compressed
+        return self._reparse(body)
 
     def peek(self, origin: Hashable) -> CacheEntry[Any] | None:
         """The entry of ``origin``, parsed or compressed (then without rules), without

@@ -26,7 +26,7 @@ over Scrapy's engine and the checker over urllib, so the two cannot drift apart:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urljoin
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
@@ -44,6 +44,17 @@ from scrapy_rep.robotstxt import MAX_BODY_BYTES
 #: The kind of document a procedure fetches (its ``name``, ``path`` and the words for its
 #: outcomes): :class:`~scrapy_rep.fetch.kinds.DocumentKind`.
 Document = DocumentKind
+#: The words of an outcome whose body was cut at 500 KiB (``200 (512,000 bytes, cut at
+#: 500 KiB)``), and of one another component stopped before (a project's own
+#: ``bytes_received`` handler): the audit trail's snapshot detail says so, and its
+#: reader reads such a body as cut (:func:`was_cut`).
+CUT: Final = "cut at 500 KiB"
+CUT_SHORT: Final = "cut short: the download was stopped"
+
+
+def was_cut(outcome: str) -> bool:
+    """Whether an outcome sentence says the download cut its body."""
+    return CUT in outcome or CUT_SHORT in outcome
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,8 @@ class FetchProcedure:
         if effect is Effect.PARSE:
             truncated = truncated or len(body) > MAX_BODY_BYTES
             body = body[:MAX_BODY_BYTES]
-            size = f"{len(body):,} bytes" + (", cut at 500 KiB" if truncated else "")
+            cut = CUT if len(body) == MAX_BODY_BYTES else CUT_SHORT
+            size = f"{len(body):,} bytes" + (f", {cut}" if truncated else "")
             return self._fetched(
                 effect, f"{status} ({size}{self._via})", "parsed", status,
                 body=body, truncated=truncated, cache_control=cache_control,

@@ -55,10 +55,15 @@ class SharedRecord:
     failing_since: float | None = None
     #: No process tries again before this time (the shared retry schedule).
     retry_at: float = 0.0
+    #: The download cut the body short: read as cut (``DocumentKind.read``). In the
+    #: header only when true, so a record of a whole body reads as before.
+    truncated: bool = False
 
     def encode(self) -> bytes:
         """``magic \\n json header \\n body``, with a CRC-32 of the body in the header."""
         header = {k: v for k, v in asdict(self).items() if k != "body_zlib"}
+        if not self.truncated:
+            del header["truncated"]
         header["version"] = FORMAT_VERSION
         header["crc32"] = zlib.crc32(self.body_zlib)
         return _MAGIC + b"\n" + json.dumps(header).encode() + b"\n" + self.body_zlib
@@ -87,6 +92,8 @@ class SharedRecord:
             for value in (record.fetched_at, record.fresh_until, record.stale_until)
         ):
             raise StoreCorrupt("times are not numbers")
+        if not isinstance(record.truncated, bool):
+            raise StoreCorrupt("truncated is not true or false")
         if not record.body_zlib and not isinstance(record.verdict, bool):
             # Without a body only the verdict says what the document was: guessing it
             # (``bool(None)``) turned "no tdmrep.json" into "everything reserved".
@@ -129,24 +136,26 @@ def record_of(
         failures,
         failing_since,
         retry_at if failures else 0.0,
+        entry.truncated,
     )
 
 
 def entry_of(
     record: SharedRecord,
-    parse: Callable[[bytes], D],
+    read: Callable[[bytes, bool], D],
     stand_in: Callable[[bool], D],
     size_of: Callable[[D, bytes], int],
 ) -> CacheEntry[D]:
     """A local cache entry from a record: its body inflated to 500 KiB at most whatever the
-    record says and parsed, or the allow/disallow-all stand-in."""
+    record says and read (as cut if the download cut it), or the allow/disallow-all
+    stand-in."""
     body = b""
     if record.body_zlib:
         try:
             body = zlib.decompressobj().decompress(record.body_zlib, MAX_BODY_BYTES)
         except zlib.error as error:
             raise StoreCorrupt(f"body does not inflate: {error}") from None
-        rules = parse(body)
+        rules = read(body, record.truncated is True)
     else:
         rules = stand_in(record.verdict is True)
     return CacheEntry(
@@ -160,4 +169,5 @@ def entry_of(
         record.unreachable,
         size_of(rules, body) + len(record.body_zlib),
         hashlib.sha256(body).hexdigest() if record.body_zlib else "",
+        truncated=record.truncated is True and bool(record.body_zlib),
     )

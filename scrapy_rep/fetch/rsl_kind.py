@@ -13,9 +13,10 @@ followed (a loop, more than 5 hops, ``file:``/``ftp:``/``data:``, a broken or mi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
-from scrapy_rep.fetch.kinds import DocumentKind, body_size
+from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 
 if TYPE_CHECKING:
@@ -26,6 +27,25 @@ if TYPE_CHECKING:
 #: (keys are fragment-free URLs and origins), so the names never collide.
 STORE_SUFFIX: Final = "#rsl"
 
+
+def rsl_size(document: RslDocument, body: bytes) -> int:
+    """Bytes a parsed RSL document keeps in memory: 1 KiB, and per ``<content>`` 384
+    bytes plus three times its url (as written and its pattern's variants), per license
+    640 bytes, 100 per usage token and condition, 300 per payment, 200 per further
+    variant of a url's pattern. Measured with tracemalloc (parse plus one match): 500 KiB
+    of ``<content>`` elements keeps 1.4 to 8.4 MB (2.9 to 16.6 bytes per body byte, where
+    the body's size counted 0.5 MB); on short, long, full, escaped urls, with and without
+    licenses, payments and conditions, the estimate is never low and high by at most
+    60 %."""
+    size = 1024
+    for content in document.contents:
+        size += 384 + 3 * len(content.url) + 200 * (content.variants - 1)
+        for terms in content.licenses:
+            tokens = len(terms.permits or ()) + len(terms.prohibits) + len(terms.conditions)
+            size += 640 + 100 * tokens + 300 * len(terms.payments)
+    return size
+
+
 RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     name="rsl",
     path="",
@@ -35,11 +55,13 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     absent=ABSENT,
     unreachable=UNREACHABLE,
     parse=parse_rsl,
-    size_of=body_size,
+    size_of=rsl_size,
     store_suffix=STORE_SUFFIX,
     # Another component kept us from the terms robots.txt or the page pointed at: read
     # as unreadable (no ai-train, no ai-input), never as "no license terms".
     when_ignored="license terms not read, no AI use",
+    # A cut license may have lost its prohibits: unreadable, no AI use.
+    parse_cut=partial(parse_rsl, truncated=True),
 )
 
 

@@ -45,7 +45,7 @@ def origin_licenses(
     for url in licenses_to_wait_for(named):
         fetched = fetch_document(url, RSL, user_agent=agent, timeout=timeout)
         if fetched.effect is Effect.PARSE:
-            document = RSL.parse(fetched.body)
+            document = RSL.read(fetched.body, fetched.truncated)
         else:
             document = RSL.stand_in(fetched.effect is not Effect.UNREACHABLE)
             unreachable = unreachable or fetched.effect is Effect.UNREACHABLE

@@ -23,7 +23,7 @@ from scrapy_rep.fetch.policy import Effect
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
-from scrapy_rep.usage.tdmrep import NO_FILE, TdmRepFile, parse_tdmrep
+from scrapy_rep.usage.tdmrep import NO_FILE, TdmRepFile
 
 T = TypeVar("T")
 
@@ -130,7 +130,8 @@ def fetch_tdmrep(
     fetched = fetch_document(
         origin_url + TDMREP.path, TDMREP, user_agent=user_agent, timeout=timeout
     )
-    tdm = parse_tdmrep(fetched.body) if fetched.effect is Effect.PARSE else NO_FILE
+    parsed = fetched.effect is Effect.PARSE
+    tdm = TDMREP.read(fetched.body, fetched.truncated) if parsed else NO_FILE
     return tdm, fetched
 
 

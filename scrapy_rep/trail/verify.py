@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.fetch.policy import Effect, effect_of_status
+from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.trail.read import SnapshotStore, items, text
 from scrapy_rep.trail.rsl import license_signals, page_license
@@ -285,6 +286,8 @@ class Rederiver:
             return RESERVED_ALL, ""
         if effect is Effect.ALLOW_ALL:
             return NO_FILE, ""
+        if was_cut(str((meta or {}).get("detail") or "")):  # read as the crawl read it
+            return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
 
 

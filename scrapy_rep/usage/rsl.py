@@ -108,6 +108,11 @@ class RslContent:
         return any(wildcard_match(path, one, self._anchored) for one in self._segments)
 
     @property
+    def variants(self) -> int:
+        """How many patterns it is matched with (its url's dangling-escape variants)."""
+        return len(self._segments)
+
+    @property
     def element(self) -> str:
         """``<content url="/news/*" server="…">``, for the audit trail."""
         server = "" if self.server is None else f' server="{self.server}"'
@@ -270,10 +275,11 @@ def _root(data: bytes) -> etree._Element | str:
 _DTD: Final = "has a DTD (refused: entities are never expanded)"
 
 
-def parse_rsl(body: bytes | str) -> RslDocument:
+def parse_rsl(body: bytes | str, truncated: bool = False) -> RslDocument:
     """An RSL body -> :class:`RslDocument`. Never raises on content.
 
-    A body of 500 KiB or more (a download stops there: cut), one that is not XML, has a
+    A body the download cut short (``truncated``: the fetch says so, whatever its
+    length) or of 500 KiB or more (a download stops there: cut), one that is not XML, has a
     DTD, whose root is not ``<rsl>`` in the RSL namespace (nor a feed with
     ``<rsl:content>``), or that has no ``<content>`` is unreadable: its ``problem`` says
     why, and it stands for "no AI use" (docs/purpose-notes.md §9).
@@ -281,6 +287,8 @@ def parse_rsl(body: bytes | str) -> RslDocument:
     body = body_bytes(body)
     if len(body) >= MAX_BODY_BYTES:
         return _unreadable(f"{MAX_BODY_BYTES} bytes or more (cut)")
+    if truncated:  # its prohibits may be in the part that never came: no AI use
+        return _unreadable(f"cut short after {len(body):,} bytes")
     root = _root(body)
     if isinstance(root, str):
         return _unreadable(root)

@@ -107,7 +107,7 @@ def _url_path(url: str) -> str:
 class TdmRepFile:
     """A parsed ``/.well-known/tdmrep.json``. Immutable; safe to share between requests."""
 
-    __slots__ = ("_matcher", "entries", "skipped")
+    __slots__ = ("_matcher", "entries", "rules", "skipped")
 
     def __init__(self, entries: Iterable[TdmEntry] = (), skipped: int = 0) -> None:
         #: The usable entries in array order.
@@ -117,6 +117,8 @@ class TdmRepFile:
         # Rule codes are the entries' positions + 1 (non-zero, as the matcher needs).
         # A pattern's dangling-escape variants (SPEC §1) share its code.
         variants = [dangling_variants(_pattern(entry.location)) for entry in self.entries]
+        #: How many patterns the matcher holds (an entry's variants each count).
+        self.rules = sum(len(own) for own in variants)
         self._matcher = FirstMatcher(
             [variant for own in variants for variant in own],
             [code for code, own in enumerate(variants, 1) for _ in own],
@@ -170,21 +172,23 @@ def _entry(index: int, item: object) -> TdmEntry | str:
     return TdmEntry(index, location, reservation, policy_of(item.get("tdm-policy")))
 
 
-def parse_tdmrep(body: bytes | str) -> TdmRepFile:
+def parse_tdmrep(body: bytes | str, truncated: bool = False) -> TdmRepFile:
     """A tdmrep.json body -> :class:`TdmRepFile`. Never raises on content.
 
     Only the first 500 KiB count (like robots.txt, SPEC §1): the entries wholly inside
-    them are kept. Invalid JSON or a value that is not an array says nothing
-    (:data:`NO_FILE`); an element that is not an object, has no text ``location``, or
-    a ``tdm-reservation`` other than 1 or 0 (report §2.1: a protocol error) is invalid:
-    it is skipped, counted in :attr:`TdmRepFile.skipped` and logged, and the next entry
-    is read, so it never hides a later reservation.
+    them are kept, and so are those of a body the download cut short (``truncated``:
+    the fetch says so, whatever the body's length; SPEC §4). Invalid JSON or a value
+    that is not an array says nothing (:data:`NO_FILE`); an element that is not an
+    object, has no text ``location``, or a ``tdm-reservation`` other than 1 or 0
+    (report §2.1: a protocol error) is invalid: it is skipped, counted in
+    :attr:`TdmRepFile.skipped` and logged, and the next entry is read, so it never hides
+    a later reservation.
     """
     data = body_bytes(body)
     # A body of exactly 500 KiB may be one cut there (the download stops at that many
     # bytes and hands over the first 500 KiB): read it as cut, so the entries before
     # the cut are kept. A complete array of that length parses the same either way.
-    truncated = len(data) >= MAX_BODY_BYTES
+    truncated = truncated or len(data) >= MAX_BODY_BYTES
     text = data[:MAX_BODY_BYTES].decode("utf-8", "replace").lstrip("\ufeff")
     items, problem = array_items(text, truncated)
     if problem and logger.isEnabledFor(logging.DEBUG):

@@ -35,12 +35,13 @@ def downloaded_entry(
         allow = policy.unreachable_action == "allow"
         return stand_in_entry(kind, allow, fetched.outcome, lifetime, now)
     parsed = fetched.effect is Effect.PARSE
-    rules = kind.parse(fetched.body) if parsed else kind.absent
+    rules = kind.read(fetched.body, fetched.truncated) if parsed else kind.absent
     body_zlib = zlib.compress(fetched.body) if parsed else b""
     return CacheEntry(
         rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
         fetched.status, body_zlib, False, kind.size_of(rules, fetched.body) + len(body_zlib),
         hashlib.sha256(fetched.body).hexdigest() if parsed else "", fetched.final_url,
+        parsed and fetched.truncated,
     )  # fmt: skip
 
 
