@@ -81,6 +81,10 @@ def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
     return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
 
 
+#: Events that a URL can have more than once, each counted (a URL downloaded again).
+_COUNTED: Final = ("downloaded (", "item kept")
+
+
 @dataclass
 class _UrlReport:
     events: list[str] = field(default_factory=list)
@@ -88,6 +92,8 @@ class _UrlReport:
     refused: str = ""
     downloaded: bool = False
     item_dropped: bool = False
+    #: How many times a counted event happened (a URL downloaded again), when more than once.
+    times: Counter[str] = field(default_factory=Counter)
 
 
 class RepReport:
@@ -144,7 +150,9 @@ class RepReport:
                 self.untracked += 1
                 return None
             record = self.urls[url] = _UrlReport()
-        if not record.events or record.events[-1] != event:
+        if event.startswith(_COUNTED) and event in record.events:
+            record.times[event] = record.times[event] + 1 if event in record.times else 2
+        elif not record.events or record.events[-1] != event:
             record.events.append(event)
         return record
 
@@ -235,7 +243,7 @@ class RepReport:
         counts: Counter[str] = Counter()
         for url in sorted(self.urls, key=_url_order):
             record = self.urls[url]
-            events = sorted(record.events, key=_event_order)
+            events = [_times(e, record.times[e]) for e in sorted(record.events, key=_event_order)]
             lines.append(f"  {url}")
             lines.append(f"    {'; '.join(events)}")
             counts[_fate(record)] += 1
@@ -274,6 +282,18 @@ def _event_order(event: str) -> int:
         if event.startswith(prefix):
             return rank
     return len(_FATES)
+
+
+def _times(event: str, times: int) -> str:
+    """``downloaded (200)`` twice: ``downloaded twice (200)``; ``item kept`` 3 times:
+    ``3 items kept`` (a URL sent again, as a start URL that pages link back to)."""
+    if times < 2:
+        return event
+    if event == "item kept":
+        return f"{times} items kept"
+    head, _, tail = event.partition(" (")
+    count = "twice" if times == 2 else f"{times} times"
+    return f"{head} {count} ({tail}" if tail else f"{head} {count}"
 
 
 def _fate(record: _UrlReport) -> str:
