@@ -332,7 +332,7 @@ async def test_issue20_header_times_snapshots_chain_and_a_second_run_chained_on(
     assert [line["type"] for line in everything].count("end") == 2
     assert chain_breaks(audit) == []  # the second run chains on from the first
     header = everything[0]
-    assert header["schema"] == 1 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
+    assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
     assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
     assert header["settings"]["REP_CACHE_TTL"] == 3600 and "REP_PROFILE" in header["settings"]
     assert header["standards"]["robots.txt"].startswith("RFC 9309")

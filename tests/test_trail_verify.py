@@ -299,14 +299,15 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("fetched-without-a-robots-snapshot",
      one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
     ("two-final-records-for-one-request",
-     [*one(url_line("/a", robots=robots(None))), url_line("/a", robots=robots(None))], (ROBOTS,),
+     [run_line(), snapshot_line(), url_line("/a", robots=robots(None)),
+      url_line("/a", robots=robots(None))], (ROBOTS,),
      "a second final record for the same request id"),
     ("snapshot-name-is-a-path",
      one(url_line("/a", robots={**robots(None), "snapshot": "../../../../etc/hostname"})),
      (ROBOTS,),
      "robots.txt snapshot ../../../../… not a SHA-256 name"),
-    ("unknown-schema", [run_line(schema=2), snapshot_line(), url_line("/", robots=robots(None))],
-     (ROBOTS,), "run 01234567: schema 2; this reader knows schema 1"),
+    ("unknown-schema", [run_line(schema=3), snapshot_line(), url_line("/", robots=robots(None))],
+     (ROBOTS,), "run 01234567: schema 3; this reader knows schemas 1 and 2"),
     ("snapshot-line-of-unknown-run",
      [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots(None))],
      (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
@@ -378,3 +379,4 @@ def test_a_head_written_down_earlier_must_still_be_in_the_chain(tmp_path: Path) 
         ]
         assert any(f"no line hashes to the head {head}" in f for f in found), found
     assert verify(write_trail(tmp_path / "e.jsonl", lines=edited)).clean  # without the head
+

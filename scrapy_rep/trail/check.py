@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.trail.read import FATES, SCHEMA, Line, Trail, text
+from scrapy_rep.trail.file import SCHEMAS
+from scrapy_rep.trail.read import FATES, Line, Trail, text
 from scrapy_rep.trail.verify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -95,9 +96,10 @@ class _Verifier:
             resumed = self.runs.get(str(record.get("resumes")))
             story = resumed.story if resumed is not None else run_id
             self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
-            if record.get("schema") != SCHEMA:
+            if record.get("schema") not in SCHEMAS:
+                known = " and ".join(map(str, SCHEMAS))
                 self.add(line.number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
-                         f"this reader knows schema {SCHEMA}")  # fmt: skip
+                         f"this reader knows schemas {known}")  # fmt: skip
             profile = record.get("profile")
             if profile != self.runs[run_id].context.profile:
                 self.add(
