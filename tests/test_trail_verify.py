@@ -302,6 +302,9 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
      [run_line(), snapshot_line(), url_line("/a", robots=robots(None)),
       url_line("/a", robots=robots(None))], (ROBOTS,),
      "a second final record for the same request id"),
+    ("url-line-appended-after-the-end",
+     [*one(url_line("/a", robots=robots(None))), url_line("/b", robots=robots(None))], (ROBOTS,),
+     "line 5: http://site.test/b: url line of run 01234567 after its end line (line 4)"),
     ("snapshot-name-is-a-path",
      one(url_line("/a", robots={**robots(None), "snapshot": "../../../../etc/hostname"})),
      (ROBOTS,),
@@ -380,3 +383,21 @@ def test_a_head_written_down_earlier_must_still_be_in_the_chain(tmp_path: Path) 
         assert any(f"no line hashes to the head {head}" in f for f in found), found
     assert verify(write_trail(tmp_path / "e.jsonl", lines=edited)).clean  # without the head
 
+
+def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
+    tmp_path: Path,
+) -> None:
+    """Lines chained on after a run's end line, with that run's id, are no part of it:
+    reported, whatever head was written down, while a following run (its own run line
+    and id) is fine."""
+    first = encode(standard_records())
+    head = sha(first[-1])
+    forged = [url_line("/forged", robots=robots(None)), url_line("/more", robots=robots(None))]
+    path = write_trail(tmp_path / "t.jsonl", lines=first + encode(forged, prev=head))
+    result = verify(path, [head])
+    found = [str(f) for f in result.findings]
+    assert found == [
+        f"line {n}: http://site.test{p}: url line of run 01234567 after its end line (line 6): "
+        "appended after the run ended"
+        for n, p in ((7, "/forged"), (8, "/more"))
+    ], found
