@@ -401,3 +401,36 @@ def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
         "appended after the run ended"
         for n, p in ((7, "/forged"), (8, "/more"))
     ], found
+
+
+TDMREP_ALL = b'[{"location": "/*", "tdm-reservation": 1}]'
+DENIED_ALL = 'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/*")'
+
+
+@pytest.mark.parametrize(
+    ("named", "schema", "expected"),
+    [
+        (TDMREP, 2, ""),  # no entry of the version it names matched /a
+        (TDMREP_ALL, 2, DENIED_ALL),
+        (None, 2, ""),  # schema 2 names every version: none named, none read
+        (None, 1, DENIED_ALL),
+    ],
+    ids=["names-the-old-version", "names-the-new-version", "names-none", "schema-1-latest"],
+)  # fmt: skip
+def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
+    tmp_path: Path, named: bytes | None, schema: int, expected: str
+) -> None:
+    """tdmrep.json changed during the run: /a, which no entry of the first version
+    matched, is re-derived with the version its record names (schema 2), not the latest
+    one (what schema 1, which named none, falls back to)."""
+    extra = {} if named is None else {"tdmrep": sha(named)}
+    body = [
+        snapshot_line(),
+        snapshot_line(TDMREP, kind="tdmrep.json"),
+        snapshot_line(TDMREP_ALL, kind="tdmrep.json"),
+        url_line("/a", robots=robots(None), **extra),
+    ]
+    records = [run_line(schema=schema, purposes=["ai-train"]), *body, end_line(body)]
+    path = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP, TDMREP_ALL))
+    found = [str(f) for f in verify(path).findings]
+    assert [f for f in found if expected in f] if expected else found == [], found
