@@ -170,3 +170,58 @@ async def test_a_tdmrep_json_changed_mid_crawl_each_record_names_its_version(
         "purpose",
         sha[V2],
     )
+
+
+def rsl(usage: str) -> bytes:
+    return (
+        '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+        f"{usage}</license></content></rsl>"
+    ).encode()
+
+
+PERMITS = rsl('<permits type="usage">all</permits>')
+PROHIBITS = rsl('<prohibits type="usage">ai-train</prohibits>')
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
+    tmp_path: Path,
+) -> None:
+    """As for tdmrep.json: /first and /link are sent under the license that permits
+    everything, /second under its new version that prohibits ai-train. /first's record,
+    written last, names the version it was decided with, not the crawl's latest."""
+    sites = Sites()
+    lic = sites.add("lic")
+    xml = {"Content-Type": "application/rsl+xml"}
+    lic.script("/license.xml", Reply(200, PERMITS, xml), Reply(200, PROHIBITS, xml))
+    a = sites.add("a")
+    license_url = sites.url("lic", "/license.xml")
+    a.script("/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n"))
+    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=0.5))
+    a.script("/first", Reply(200, b"<html>first</html>", HTML, delay=2.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_PURPOSE": ["ai-train"],
+        "REP_CACHE_TTL": 0.2,
+        "REP_CACHE_MIN_TTL": 0.1,
+        "REP_CACHE_STALE_MAX": 0,
+        "ITEM_PIPELINES": {},
+        "LOG_LEVEL": "INFO",
+    }
+    try:
+        await crawl([sites.url("a", "/first"), sites.url("a", "/link")], settings, FollowSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    assert sites.requested("lic").count("/license.xml") >= 2
+    records = {r["url"]: r for r in url_records(trail)}
+    sha = {body: hashlib.sha256(body).hexdigest() for body in (PERMITS, PROHIBITS)}
+    for path in ("/first", "/link"):
+        record = records[sites.url("a", path)]
+        assert (record["fate"], record["rsl"]) == ("fetched", {license_url: sha[PERMITS]})
+        named = [s["snapshot"] for s in record["usage"]["signals"] if s["vocabulary"] == "rsl"]
+        assert named == [sha[PERMITS]]
+    second = records[sites.url("a", "/second")]
+    assert (second["fate"], second["refused_by"]) == ("refused", "purpose")
+    assert second["rsl"] == {license_url: sha[PROHIBITS]}
