@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
 from audittrail import lines, url_records
 from robotsite import Reply, Sites, crawl, robots
@@ -225,3 +226,45 @@ async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
     second = records[sites.url("a", "/second")]
     assert (second["fate"], second["refused_by"]) == ("refused", "purpose")
     assert second["rsl"] == {license_url: sha[PROHIBITS]}
+
+
+class DontObeySpider(FollowSpider):
+    """Its requests carry Scrapy's ``dont_obey_robotstxt``."""
+
+    name = "dont-obey"
+
+    async def start(self) -> Any:
+        for url in self.start_urls:
+            yield Request(url, meta={"dont_obey_robotstxt": True})
+
+
+@pytest.mark.parametrize(
+    ("settings", "spider", "why"),
+    [
+        ({"ROBOTSTXT_OBEY": False, "REP_PURPOSE": ["ai-train"]}, FollowSpider, "ROBOTSTXT_OBEY"),
+        ({"REP_PURPOSE": ["ai-train"]}, DontObeySpider, "dont_obey_robotstxt"),
+        ({}, DontObeySpider, "dont_obey_robotstxt"),  # no purpose: robots.txt not even read
+    ],
+    ids=["robotstxt-obey-false", "dont-obey-with-a-purpose", "dont-obey"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_robots_txt_is_not_obeyed_says_so_and_verifies_clean(
+    tmp_path: Path, settings: dict[str, Any], spider: type[FollowSpider], why: str
+) -> None:
+    """Allow/Disallow not obeyed: the record says so (``obeyed: false``), names the
+    robots.txt whose AI-usage opt-outs were obeyed, and verify does not read it as a
+    disallowed page fetched."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    trail = tmp_path / "trail.jsonl"
+    urls = [sites.url("a", "/private/a")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(trail), "ITEM_PIPELINES": {}, **settings}, spider)
+    finally:
+        await sites.close()
+    clean(trail)
+    [record] = url_records(trail)
+    assert record["fate"] == "fetched"
+    assert record["robots"]["obeyed"] is False and why in record["robots"]["why"]
+    assert ("snapshot" in record["robots"]) is bool(settings)

@@ -87,6 +87,10 @@ class AuditTrail(RequestEvents, FateEvents):
         self._direct = False
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
+        settings = crawler.settings
+        self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
+        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        self._robots_token = product_token(str(robots_agent))
         self._errors_logged = False
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
@@ -127,6 +131,19 @@ class AuditTrail(RequestEvents, FateEvents):
             state[ROBOTS] = (sha, token, decision.line, decision.line_text, why)
         except Exception:
             self.internal_error("robots_decided")
+
+    def robots_not_obeyed(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
+        """robots.txt was read for ``request`` but its Allow/Disallow lines were not obeyed
+        (its AI-usage opt-outs were): the record names the snapshot."""
+        try:
+            state = self._state(request)
+            robots = state[ROBOTS] if state is not None else None
+            if state is None or robots is None or len(robots) < 6 or robots[5]:
+                return  # not opened as not obeyed, or a line decided it since
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            state[ROBOTS] = (sha, *robots[1:])
+        except Exception:
+            self.internal_error("robots_not_obeyed")
 
     def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
         """The origin's tdmrep.json was checked for ``request``."""

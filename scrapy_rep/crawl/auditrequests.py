@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
 from scrapy_rep.crawl.auditstate import ID_KEY, AuditState, guarded
 from scrapy_rep.crawl.stats import inc
@@ -29,6 +30,9 @@ class RequestEvents(AuditState):
     _direct: bool
     #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
     sequence: int
+    #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
+    _obey_robots: bool
+    _robots_token: str
 
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -55,10 +59,22 @@ class RequestEvents(AuditState):
             self.counts["repeated"] += 1
         if request.dont_filter:
             self._unfiltered[url_key] = key
-        self.open[key] = [request.url, 0, None, 0, 0, "", None, None, False,
-                          request.dont_filter, None, earlier]  # fmt: skip
+        self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
+                          False, request.dont_filter, None, earlier]  # fmt: skip
         request.meta[ID_KEY] = (key, request.url)
         self._new = request
+
+    def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
+        """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
+        middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
+        if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+            why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
+        elif not self._obey_robots:
+            why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
+        else:
+            return None
+        return ("", self._robots_token, None, None, why, False)
 
     def _redirected(self, key: str, request: Request) -> None:
         """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""

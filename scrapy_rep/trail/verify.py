@@ -139,12 +139,17 @@ class Rederiver:
         robots = robots if isinstance(robots, dict) else {}
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
         sha = text(robots.get("snapshot"))
+        # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
+        # only the AI-usage opt-outs of its snapshot (if one was read) decided.
+        obeyed = robots.get("obeyed") is not False
         if not sha:
-            return self._without_snapshot(record, robots, url, run)
+            return self._without_snapshot(record, robots, url, run) if obeyed else []
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+        if not obeyed:
+            return self._usage_differences(record, rules, url, agent, origin, run)
         found = self._robots_differences(record, robots, rules, url, agent, run)
         if rules.allowed(url, agent):
             found += self._usage_differences(record, rules, url, agent, origin, run)
