@@ -268,3 +268,32 @@ async def test_a_page_whose_robots_txt_is_not_obeyed_says_so_and_verifies_clean(
     assert record["fate"] == "fetched"
     assert record["robots"]["obeyed"] is False and why in record["robots"]["why"]
     assert ("snapshot" in record["robots"]) is bool(settings)
+
+
+class AgainSpider(FollowSpider):
+    """Sends its start URL again once, with the response's meta (a common pattern)."""
+
+    name = "again"
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        if len(self.downloaded) == 1:
+            yield Request(response.url, meta=response.meta, dont_filter=True, callback=self.parse)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/")], {"REP_AUDIT_FILE": str(trail)}, AgainSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    assert spider.downloaded == [sites.url("a", "/")] * 2
+    first, second = url_records(trail)
+    assert first["fate"] == second["fate"] == "fetched"
+    assert second["again"] == first["id"] != second["id"]

@@ -39,8 +39,10 @@ class RequestEvents(AuditState):
         self._new = None
         ref = request.meta.get(ID_KEY)
         if ref is not None:
-            if ref[1] == request.url:
+            if ref[1] == request.url and ref[0] in self.open:
                 return  # its record goes on: held, released, retried, resumed
+            # A final record's meta on a request sent again (a spider's meta=response.meta):
+            # a new request, with a record of its own.
             if ref[1] in request.meta.get("redirect_urls", ()):
                 self._redirected(ref[0], request)
         fingerprint = self._fingerprint(request)
