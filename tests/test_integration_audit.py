@@ -332,7 +332,7 @@ async def test_issue20_header_times_snapshots_chain_and_a_second_run_chained_on(
     assert [line["type"] for line in everything].count("end") == 2
     assert chain_breaks(audit) == []  # the second run chains on from the first
     header = everything[0]
-    assert header["schema"] == 1 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
+    assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
     assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
     assert header["settings"]["REP_CACHE_TTL"] == 3600 and "REP_PROFILE" in header["settings"]
     assert header["standards"]["robots.txt"].startswith("RFC 9309")
@@ -374,6 +374,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
     return next(record for record in url_records(path) if record["url"] == url)
 
 
+@pytest.mark.trail_not_verified("lines of no run, written to test the chain")
 def test_issue20_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
     from scrapy_rep.trail.file import TrailFile
@@ -467,6 +468,7 @@ async def test_issue20_10000_urls_paused_and_resumed_one_final_record_each(
         assert allowed.line == robots_part.get("line"), record
 
 
+@pytest.mark.trail_not_verified("a full disk cuts the trail")
 @pytest_twisted.ensureDeferred
 async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -525,6 +527,7 @@ def test_issue20_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: P
         get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
 
 
+@pytest.mark.trail_not_verified("snapshot lines written without a run")
 def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     """The trail remembers snapshot names, never bodies: REP_CACHE_MAX_BYTES holds."""
     import hashlib

@@ -72,17 +72,21 @@ def test_per_origin_and_per_url_lines() -> None:
     assert text.endswith("In short: 1 downloaded but item dropped, 1 forbidden by robots.txt\n")
 
 
-def test_a_url_downloaded_twice_is_said_once_with_its_count() -> None:
-    """A start URL linked back to is downloaded twice (``dont_filter``): the report said
-    "downloaded (200); downloaded (200); item kept; item kept"."""
+def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
+    """A start URL (``dont_filter``) that a page links back to is downloaded twice."""
     report = make()
     home = Request(f"{A}/")
     response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
     for _ in range(2):
         report._response(response, home)
         report._item(response)
-    assert f"  {A}/\n    downloaded (200) twice; item kept twice\n" in report.render()
-    assert report.render().endswith("In short: 1 downloaded\n")
+    again = Request(f"{A}/again")
+    for _ in range(4):
+        report._response(HtmlResponse(again.url, body=b"", request=again), again)
+    text = report.render()
+    assert f"  {A}/\n    downloaded twice (200); 2 items kept\n" in text
+    assert f"  {A}/again\n    downloaded 4 times (200)\n" in text
+    assert text.endswith("In short: 2 downloaded\n")
 
 
 def test_bounded_outcomes_and_urls() -> None:

@@ -299,14 +299,18 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("fetched-without-a-robots-snapshot",
      one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
     ("two-final-records-for-one-request",
-     [*one(url_line("/a", robots=robots(None))), url_line("/a", robots=robots(None))], (ROBOTS,),
+     [run_line(), snapshot_line(), url_line("/a", robots=robots(None)),
+      url_line("/a", robots=robots(None))], (ROBOTS,),
      "a second final record for the same request id"),
+    ("url-line-appended-after-the-end",
+     [*one(url_line("/a", robots=robots(None))), url_line("/b", robots=robots(None))], (ROBOTS,),
+     "line 5: http://site.test/b: url line of run 01234567 after its end line (line 4)"),
     ("snapshot-name-is-a-path",
      one(url_line("/a", robots={**robots(None), "snapshot": "../../../../etc/hostname"})),
      (ROBOTS,),
      "robots.txt snapshot ../../../../… not a SHA-256 name"),
-    ("unknown-schema", [run_line(schema=2), snapshot_line(), url_line("/", robots=robots(None))],
-     (ROBOTS,), "run 01234567: schema 2; this reader knows schema 1"),
+    ("unknown-schema", [run_line(schema=3), snapshot_line(), url_line("/", robots=robots(None))],
+     (ROBOTS,), "run 01234567: schema 3; this reader knows schemas 1 and 2"),
     ("snapshot-line-of-unknown-run",
      [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots(None))],
      (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
@@ -378,3 +382,55 @@ def test_a_head_written_down_earlier_must_still_be_in_the_chain(tmp_path: Path) 
         ]
         assert any(f"no line hashes to the head {head}" in f for f in found), found
     assert verify(write_trail(tmp_path / "e.jsonl", lines=edited)).clean  # without the head
+
+
+def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
+    tmp_path: Path,
+) -> None:
+    """Lines chained on after a run's end line, with that run's id, are no part of it:
+    reported, whatever head was written down, while a following run (its own run line
+    and id) is fine."""
+    first = encode(standard_records())
+    head = sha(first[-1])
+    forged = [url_line("/forged", robots=robots(None)), url_line("/more", robots=robots(None))]
+    path = write_trail(tmp_path / "t.jsonl", lines=first + encode(forged, prev=head))
+    result = verify(path, [head])
+    found = [str(f) for f in result.findings]
+    assert found == [
+        f"line {n}: http://site.test{p}: url line of run 01234567 after its end line (line 6): "
+        "appended after the run ended"
+        for n, p in ((7, "/forged"), (8, "/more"))
+    ], found
+
+
+TDMREP_ALL = b'[{"location": "/*", "tdm-reservation": 1}]'
+DENIED_ALL = 'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/*")'
+
+
+@pytest.mark.parametrize(
+    ("named", "schema", "expected"),
+    [
+        (TDMREP, 2, ""),  # no entry of the version it names matched /a
+        (TDMREP_ALL, 2, DENIED_ALL),
+        (None, 2, ""),  # schema 2 names every version: none named, none read
+        (None, 1, DENIED_ALL),
+    ],
+    ids=["names-the-old-version", "names-the-new-version", "names-none", "schema-1-latest"],
+)  # fmt: skip
+def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
+    tmp_path: Path, named: bytes | None, schema: int, expected: str
+) -> None:
+    """tdmrep.json changed during the run: /a, which no entry of the first version
+    matched, is re-derived with the version its record names (schema 2), not the latest
+    one (what schema 1, which named none, falls back to)."""
+    extra = {} if named is None else {"tdmrep": sha(named)}
+    body = [
+        snapshot_line(),
+        snapshot_line(TDMREP, kind="tdmrep.json"),
+        snapshot_line(TDMREP_ALL, kind="tdmrep.json"),
+        url_line("/a", robots=robots(None), **extra),
+    ]
+    records = [run_line(schema=schema, purposes=["ai-train"]), *body, end_line(body)]
+    path = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP, TDMREP_ALL))
+    found = [str(f) for f in verify(path).findings]
+    assert [f for f in found if expected in f] if expected else found == [], found

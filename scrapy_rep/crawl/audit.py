@@ -4,10 +4,12 @@ lines: :mod:`scrapy_rep.trail.records`; file, chain and snapshots:
 :mod:`scrapy_rep.trail.file`).
 
 A URL is *requested* when the spider (or a start request) asked for it and the
-dupefilter let it through; a dropped duplicate is counted, never recorded. Its record is
-keyed by the request fingerprint (``id``), which survives retries, holding, redirects'
-bookkeeping and ``JOBDIR`` pause/resume. A request carries only ``(id, url)`` in its meta;
-the record's state waits in :attr:`AuditTrail.open` until its fate is final
+dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
+``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
+one record per request sent, which survives retries, holding, redirects' bookkeeping and
+``JOBDIR`` pause/resume; a URL sent again (``dont_filter``) is a record of its own. A
+request carries only ``(id, url)`` in its meta; the record's state waits in
+:attr:`AuditTrail.open` until its fate is final
 (:mod:`scrapy_rep.crawl.auditstate`; the requests' signals:
 :mod:`scrapy_rep.crawl.auditrequests`; the fates scrapy_rep tells:
 :mod:`scrapy_rep.crawl.auditfates`):
@@ -36,7 +38,15 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditfates import FateEvents
-from scrapy_rep.crawl.auditfile import FETCHED, ROBOTS, TDM, AuditWriter, resume, save_state
+from scrapy_rep.crawl.auditfile import (
+    FETCHED,
+    LICENSES,
+    ROBOTS,
+    TDM,
+    AuditWriter,
+    resume,
+    save_state,
+)
 from scrapy_rep.crawl.auditrequests import RequestEvents
 from scrapy_rep.crawl.auditstate import ID_KEY, guarded
 from scrapy_rep.crawl.config import config_of
@@ -71,15 +81,18 @@ class AuditTrail(RequestEvents, FateEvents):
         self.run = uuid.uuid4().hex
         self.jobdir = job_dir(crawler.settings)
         self.open: dict[str, list[Any]] = {}
-        self._unfiltered: set[str] = set()
+        self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
         self._seen: set[bytes] | None = None
         self._direct = False
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
-        self._licenses: dict[str, str] = {}
+        settings = crawler.settings
+        self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
+        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        self._robots_token = product_token(str(robots_agent))
         self._errors_logged = False
-        self.resumes = resume(self.jobdir, self.open, self._unfiltered)
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
@@ -119,6 +132,19 @@ class AuditTrail(RequestEvents, FateEvents):
         except Exception:
             self.internal_error("robots_decided")
 
+    def robots_not_obeyed(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
+        """robots.txt was read for ``request`` but its Allow/Disallow lines were not obeyed
+        (its AI-usage opt-outs were): the record names the snapshot."""
+        try:
+            state = self._state(request)
+            robots = state[ROBOTS] if state is not None else None
+            if state is None or robots is None or len(robots) < 6 or robots[5]:
+                return  # not opened as not obeyed, or a line decided it since
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            state[ROBOTS] = (sha, *robots[1:])
+        except Exception:
+            self.internal_error("robots_not_obeyed")
+
     def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
         """The origin's tdmrep.json was checked for ``request``."""
         try:
@@ -129,11 +155,19 @@ class AuditTrail(RequestEvents, FateEvents):
         except Exception:
             self.internal_error("document_used")
 
-    def license_used(self, license_url: str, entry: CacheEntry[Any]) -> None:
-        """An RSL license (robots.txt ``License:``) was checked for a request: its body
-        is kept, and the signals it gave name it (``usage.signals[].snapshot``)."""
+    def license_used(
+        self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
+    ) -> None:
+        """An RSL license was checked for ``request``: its body is kept, the record names
+        the version it was decided with (``rsl``), and so do the signals it gave
+        (``usage.signals[].snapshot``)."""
         try:
-            self._licenses[license_url] = self.writer.snapshot("rsl", license_url, entry)
+            sha = self.writer.snapshot("rsl", license_url, entry)
+            state = self._state(request)
+            if state is not None:
+                if state[LICENSES] is None:
+                    state[LICENSES] = {}
+                state[LICENSES][license_url] = sha
         except Exception:
             self.internal_error("license_used")
 
@@ -173,7 +207,12 @@ class AuditTrail(RequestEvents, FateEvents):
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
-        kept = {"run": self.run, "open": self.open, "final_unfiltered": [*self._unfiltered]}
+        kept = {
+            "run": self.run,
+            "open": self.open,
+            "unfiltered": self._unfiltered,
+            "sequence": self.sequence,
+        }
         save_state(self.jobdir, kept if paused else None)
         if paused:
             self.counts["open"] = len(self.open)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditfile import FETCHED, ITEM_REASON, NOFOLLOW, STATUS, TDM
+from scrapy_rep.crawl.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
 from scrapy_rep.crawl.auditstate import ID_KEY, AuditState, guarded, robots_sha
 from scrapy_rep.crawl.usagegate import before_of
 from scrapy_rep.trail import records as lines
@@ -24,9 +24,6 @@ if TYPE_CHECKING:
 
 class FateEvents(AuditState):
     """The final fates scrapy_rep's components tell the trail (signals and calls)."""
-
-    #: RSL license URL -> the snapshot of its latest copy a request was decided with.
-    _licenses: dict[str, str]
 
     @guarded
     def _refused(
@@ -51,7 +48,7 @@ class FateEvents(AuditState):
         extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
         if before is not NOTHING_BEFORE:
             extra["usage"] = lines.usage_part(
-                before.decision(), robots_sha(state), state[TDM], self._licenses
+                before.decision(), robots_sha(state), state[TDM] or "", state[LICENSES] or {}
             )
         self._final(ref[0], state, "refused", **extra)
 
@@ -74,7 +71,8 @@ class FateEvents(AuditState):
             decision = before.decision() if before is not NOTHING_BEFORE else None
         if decision is not None and decision.signals:
             sha = robots_sha(state)
-            extra["usage"] = lines.usage_part(decision, sha, state[TDM], self._licenses)
+            licenses = state[LICENSES] or {}
+            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
         state[STATUS] = response.status
         self._final(request.meta[ID_KEY][0], state, "fetched", **extra)
 

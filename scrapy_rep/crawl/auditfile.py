@@ -32,8 +32,14 @@ CLOSE_REASON: Final = "audit_trail_unwritable"
 JOBDIR_FILE: Final = "scrapy_rep.audit.json"
 #: Snapshot names remembered as written (beyond: the file in ``<trail>.d/`` says so).
 SNAPSHOT_MEMO: Final = 4096
-# The state of an open record: a list, small in memory and JSON for JOBDIR.
+# The state of an open record: a list, small in memory and JSON for JOBDIR. TDM: the
+# tdmrep.json snapshot the request was decided with (``None``: none was checked; ``""``:
+# given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
+# EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
 URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
+LICENSES, EARLIER = 10, 11
+#: The length of an open record's state.
+STATE_SIZE: Final = 12
 
 
 class AuditWriter:
@@ -44,7 +50,8 @@ class AuditWriter:
         self.path = Path(config.audit_file)
         self.required = config.audit_required
         self.run = run
-        self._snapshots: OrderedDict[str, None] = OrderedDict()
+        #: (sha256, document URL) of the snapshot lines this run wrote.
+        self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.file: TrailFile | None = None
         try:
             self.file = TrailFile(self.path)
@@ -64,18 +71,20 @@ class AuditWriter:
             self.failed(error)
 
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
-        """The snapshot name of ``entry``'s body, stored with its line the first time
-        (``""`` for the verdict of a document given up on as unreachable)."""
+        """The snapshot name of ``entry``'s body, stored the first time, with a line the
+        first time this run uses that body from ``url`` (``""`` for the verdict of a
+        document given up on as unreachable). Each run writes its own line (its own
+        fetch: time, status) for every document version it uses; the body in
+        ``<trail>.d`` is shared by every run of the file."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
-        if sha in self._snapshots:
-            self._snapshots.move_to_end(sha)
+        memo = (sha, url)
+        if memo in self._snapshots:
+            self._snapshots.move_to_end(memo)
             return sha
         file = self.file
-        # A body already in <trail>.d has its line in this file, unless the file is new
-        # (a <trail>.d left by an earlier file of that name): then the line is written.
-        if file is not None and not (file.chained and file.has_snapshot(sha)):
+        if file is not None:
             body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
             try:
                 file.write_snapshot(sha, body)
@@ -87,7 +96,7 @@ class AuditWriter:
                 entry.outcome, entry.fetched_at, len(body),
             )  # fmt: skip
             self.emit(line)
-        self._snapshots[sha] = None
+        self._snapshots[memo] = None
         if len(self._snapshots) > SNAPSHOT_MEMO:
             self._snapshots.popitem(last=False)
         return sha
@@ -140,21 +149,31 @@ def load_state(jobdir: str | None) -> dict[str, Any] | None:
         return None
 
 
-def resume(jobdir: str | None, open_records: dict[str, Any], unfiltered: set[str]) -> str | None:
-    """A resumed run: the paused run's id; its open records and the ids of its final
-    ``dont_filter`` records are added to ``open_records`` and ``unfiltered``."""
+def resume(
+    jobdir: str | None, open_records: dict[str, Any], unfiltered: dict[str, str]
+) -> tuple[str | None, int]:
+    """A resumed run: the paused run's id and the last request number it gave; its open
+    records and its ``dont_filter`` requests (URL key -> the id of the latest record)
+    are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no paused run."""
     saved = load_state(jobdir)
     if saved is None:
-        return None
+        return None, 0
     try:
         for key, state in saved["open"].items():
             state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
+            if len(state) < STATE_SIZE:  # saved by a version before schema 2
+                state[TDM] = state[TDM] or None
+                state += [None, ""][len(state) - LICENSES :]
             open_records[key] = state
-        unfiltered.update(saved["final_unfiltered"])
-        return str(saved["run"])
+        saved_unfiltered = saved.get("unfiltered")
+        if isinstance(saved_unfiltered, dict):
+            unfiltered.update(saved_unfiltered)
+        else:  # before schema 2: the final records' ids, each its URL key
+            unfiltered.update((key, key) for key in saved["final_unfiltered"])
+        return str(saved["run"]), int(saved.get("sequence", 0))
     except (KeyError, TypeError, IndexError, ValueError) as error:
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
-        return None
+        return None, 0
 
 
 def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditfile import (
     ATTEMPTS,
-    DONT_FILTER,
+    EARLIER,
     HELD,
+    LICENSES,
     ROBOTS,
     STATUS,
+    TDM,
     URL,
     AuditWriter,
 )
@@ -61,9 +63,10 @@ class AuditState:
     _emit: Callable[[dict[str, Any]], None]
     #: Open records: id -> state (see ``URL``… in :mod:`scrapy_rep.crawl.auditfile`).
     open: dict[str, list[Any]]
-    #: Ids of final records of ``dont_filter`` requests (the only ones the dupefilter
-    #: does not remember), so that a repeat is not a second record.
-    _unfiltered: set[str]
+    #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
+    #: request (the only ones the dupefilter does not remember), so that the next
+    #: request of that URL names it (``again``).
+    _unfiltered: dict[str, str]
     counts: Counter[str]
     _errors_logged: bool
 
@@ -77,8 +80,6 @@ class AuditState:
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
         del self.open[key]
-        if state[DONT_FILTER]:
-            self._unfiltered.add(key)
         record: dict[str, Any] = {
             "type": "url",
             "run": self.run,
@@ -90,11 +91,18 @@ class AuditState:
             "status": state[STATUS],
         }
         record.update(extra)
+        if state[EARLIER]:
+            record["again"] = state[EARLIER]
         if state[HELD]:
             record["held"] = state[HELD]
         robots = state[ROBOTS]
         if robots is not None:
             record["robots"] = lines.robots_part(*robots)
+        if state[TDM] is not None:
+            record["tdmrep"] = state[TDM]
+        licenses = state[LICENSES]
+        if licenses:
+            record["rsl"] = licenses
         self.counts[fate] += 1
         self._emit(record)
 

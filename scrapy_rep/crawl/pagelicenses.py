@@ -90,7 +90,9 @@ class PageLicenseReader:
             entry = document.usable_entry(url)
             if entry is None:
                 inc(self.stats, "rep/rsl/page_license_not_known")
-            pairs.append((url, RSL.unreachable if entry is None else self._used(url, entry)))
+            pairs.append(
+                (url, RSL.unreachable if entry is None else self._used(url, entry, response))
+            )
         return self._signals(response, found, pairs)
 
     async def signals(self, response: Response) -> tuple[UsageSignal, ...]:
@@ -108,7 +110,9 @@ class PageLicenseReader:
                     entry = await document.wait(url, response.request)
                 except IgnoreRequest:  # the spider closed first
                     entry = None
-            pairs.append((url, RSL.unreachable if entry is None else self._used(url, entry)))
+            pairs.append(
+                (url, RSL.unreachable if entry is None else self._used(url, entry, response))
+            )
         return self._signals(response, found, pairs)
 
     def _signals(
@@ -118,10 +122,10 @@ class PageLicenseReader:
         inline = [(f"{response.url} (inline)", document) for document in found.inline]
         return licenses_signals([*pairs, *inline], response.url, self._held)
 
-    def _used(self, url: str, entry: CacheEntry[RslDocument]) -> RslDocument:
+    def _used(self, url: str, entry: CacheEntry[RslDocument], response: Response) -> RslDocument:
         trail = trail_of(self.crawler)
         if trail is not None:
-            trail.license_used(url, entry)
+            trail.license_used(url, entry, response.request)
         return entry.rules
 
 

@@ -86,6 +86,10 @@ def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
     return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
 
 
+#: Events that a URL can have more than once, each counted (a URL downloaded again).
+_COUNTED: Final = ("downloaded (", "item kept")
+
+
 @dataclass
 class _UrlReport:
     events: list[str] = field(default_factory=list)
@@ -93,6 +97,8 @@ class _UrlReport:
     refused: str = ""
     downloaded: bool = False
     item_dropped: bool = False
+    #: How many times a counted event happened (a URL downloaded again), when more than once.
+    times: Counter[str] = field(default_factory=Counter)
 
 
 class RepReport:
@@ -151,7 +157,9 @@ class RepReport:
                 self.untracked += 1
                 return None
             record = self.urls[url] = _UrlReport()
-        if not record.events or record.events[-1] != event:
+        if event.startswith(_COUNTED) and event in record.events:
+            record.times[event] = record.times[event] + 1 if event in record.times else 2
+        elif not record.events or record.events[-1] != event:
             record.events.append(event)
         return record
 
@@ -249,8 +257,9 @@ class RepReport:
         counts: Counter[str] = Counter()
         for url in sorted(self.urls, key=_url_order):
             record = self.urls[url]
+            events = [_times(e, record.times[e]) for e in sorted(record.events, key=_event_order)]
             lines.append(f"  {url}")
-            lines.append(f"    {'; '.join(_counted(sorted(record.events, key=_event_order)))}")
+            lines.append(f"    {'; '.join(events)}")
             counts[_fate(record)] += 1
         if self.untracked:
             lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
@@ -281,25 +290,24 @@ def _url_order(url: str) -> tuple[str, str]:
     return (str(origin) if origin is not None else "", url)
 
 
-def _counted(events: list[str]) -> list[str]:
-    """Equal events once, with how often they happened (a start URL linked back to is
-    downloaded twice: ``downloaded (200) twice``, not the same words twice)."""
-    counts = Counter(events)
-    said = []
-    for event in dict.fromkeys(events):
-        times = counts[event]
-        said.append(
-            event if times == 1 else f"{event} {'twice' if times == 2 else f'{times} times'}"
-        )
-    return said
-
-
 def _event_order(event: str) -> int:
     """Events in the order they matter to a reader, whatever order the crawl sent them."""
     for rank, prefix in enumerate(("held", "downloaded", "item", "its links", "a rel")):
         if event.startswith(prefix):
             return rank
     return len(_FATES)
+
+
+def _times(event: str, times: int) -> str:
+    """``downloaded (200)`` twice: ``downloaded twice (200)``; ``item kept`` 3 times:
+    ``3 items kept`` (a URL sent again, as a start URL that pages link back to)."""
+    if times < 2:
+        return event
+    if event == "item kept":
+        return f"{times} items kept"
+    head, _, tail = event.partition(" (")
+    count = "twice" if times == 2 else f"{times} times"
+    return f"{head} {count} ({tail}" if tail else f"{head} {count}"
 
 
 def _fate(record: _UrlReport) -> str:

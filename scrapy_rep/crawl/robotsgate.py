@@ -77,6 +77,9 @@ class RobotsGate:
         purpose set): Allow/Disallow and Crawl-delay are not obeyed, but a robots.txt given
         up on still drops the request: its opt-outs are not known (no "no" lost)."""
         if not obey_rules:
+            trail = trail_of(self.crawler) if self._audit else None
+            if trail is not None:  # the trail names the robots.txt whose opt-outs decide
+                trail.robots_not_obeyed(request, str(origin), entry)
             if entry.unreachable and entry.rules.verdict is False:
                 inc(self.stats, "rep/requests/dropped/robotstxt_unreachable")
                 message = f"Dropped: robots.txt of {origin} {entry.outcome}"

@@ -132,7 +132,7 @@ class UsageGate:
         trail = trail_of(self.crawler) if self._audit else None
         if trail is not None:  # the trail keeps each license that decides
             for license_url, found in licenses:
-                trail.license_used(license_url, found)
+                trail.license_used(license_url, found, request)
         given_up = _given_up(tdm)
         if tdm is not None and trail is not None:  # the trail keeps the file that decides
             trail.document_used(request, str(origin), tdm)

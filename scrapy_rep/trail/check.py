@@ -3,8 +3,9 @@
 1. The hash chain (:class:`scrapy_rep.trail.read.Trail`): every line's ``prev`` is the
    SHA-256 of the line before; a cut file or gzip stream shows.
 2. Each run is whole: it starts with a ``run`` line, ends with an ``end`` line whose
-   counts match its ``url`` lines; a crawl (a run and the runs that resume it, named by
-   their ``resumes``) has one final record per request id.
+   counts match its ``url`` lines, and has no line after its ``end`` line; a crawl (a
+   run and the runs that resume it, named by their ``resumes``) has one final record
+   per request id.
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.trail.verify.Rederiver`).
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.trail.read import FATES, SCHEMA, Line, Trail, text
+from scrapy_rep.trail.file import SCHEMAS
+from scrapy_rep.trail.read import FATES, Line, Trail, text
 from scrapy_rep.trail.verify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -67,6 +69,8 @@ class _Run:
     story: str = ""
     counts: Counter[str] = field(default_factory=Counter)
     ended: bool = False
+    #: The line number of its end line (0: none yet).
+    end: int = 0
 
 
 class _Verifier:
@@ -95,9 +99,10 @@ class _Verifier:
             resumed = self.runs.get(str(record.get("resumes")))
             story = resumed.story if resumed is not None else run_id
             self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
-            if record.get("schema") != SCHEMA:
+            if record.get("schema") not in SCHEMAS:
+                known = " and ".join(map(str, SCHEMAS))
                 self.add(line.number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
-                         f"this reader knows schema {SCHEMA}")  # fmt: skip
+                         f"this reader knows schemas {known}")  # fmt: skip
             profile = record.get("profile")
             if profile != self.runs[run_id].context.profile:
                 self.add(
@@ -111,6 +116,13 @@ class _Verifier:
         if run is None:
             self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
             run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
+        elif run.ended:
+            # Nothing of a run comes after its end line: a line appended later (not by a
+            # following run, which has its own run line and id) is not the run's.
+            self.add(line.number, str(record.get("url", "")),
+                     f"{kind} line of run {run_id[:8]} after its end line (line {run.end}): "
+                     "appended after the run ended")  # fmt: skip
+            return
         if kind == "snapshot":
             self._snapshot(line.number, record)
         elif kind == "url":
@@ -150,7 +162,7 @@ class _Verifier:
             self.add(number, url, what)
 
     def _end(self, number: int, record: dict[str, Any], run: _Run) -> None:
-        run.ended = True
+        run.ended, run.end = True, number
         counts = record.get("counts")
         counts = counts if isinstance(counts, dict) else {}
         for name in COUNTED:

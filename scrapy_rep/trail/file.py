@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, Final
 
 #: The version of the trail's schema (the ``schema`` field of each ``run`` line).
-SCHEMA: Final = 1
+SCHEMA: Final = 2
+#: The schemas the reader knows (docs/audit-trail.md, "Schema versions").
+SCHEMAS: Final = (1, 2)
 #: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536

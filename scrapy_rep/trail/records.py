@@ -1,4 +1,4 @@
-"""The lines of the audit trail, schema 1 (docs/audit-trail.md): the ``run`` header, the
+"""The lines of the audit trail, schema 2 (docs/audit-trail.md): the ``run`` header, the
 ``snapshot`` of a document that decided, a ``url``'s record and the ``end`` line. Pure:
 builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit`) writes them.
 """
@@ -122,11 +122,16 @@ def snapshot_line(
 
 
 def robots_part(
-    sha256: str, agent: str, line: int | None, rule: str | None, why: str
+    sha256: str, agent: str, line: int | None, rule: str | None, why: str, obeyed: bool = True
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
-    robots.txt is the URL's origin's: no need to say it on every line."""
+    robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
+    its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
+    ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
+    AI-usage opt-outs were obeyed)."""
     part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
+    if not obeyed:
+        part["obeyed"] = False
     if line is not None:
         part["line"] = line
         part["rule"] = rule

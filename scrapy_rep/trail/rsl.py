@@ -8,13 +8,14 @@ and the snapshot of its body; a license given up on as unreachable has no snapsh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from scrapy_rep.fetch.rsl_kind import licenses_to_wait_for
 from scrapy_rep.trail.read import SnapshotStore, text
 from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.rsl import UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from scrapy_rep.usage.rsl_terms import held_licenses, license_url_of, licenses_signals
 
 
@@ -32,19 +33,27 @@ def license_signals(
     store: SnapshotStore,
     held: Iterable[str],
     named: Iterable[str],
+    checked: Mapping[str, str] = MappingProxyType({}),
+    absent: Callable[[str, str], bool] = lambda sha, url: False,
 ) -> tuple[tuple[UsageSignal, ...], str]:
     """The signals today's engine draws about ``url`` from the licenses of robots.txt
-    (``named``: its ``License:`` URLs) the recorded ``signals`` name, and a problem
-    (``""``: none) when a snapshot cannot be read."""
+    (``named``: its ``License:`` URLs) the recorded ``signals`` name, and those the record
+    names as checked (``checked``, schema 2: license URL -> snapshot, ``""`` for one given
+    up on), and a problem (``""``: none) when a snapshot cannot be read. ``absent(sha,
+    license URL)``: whether that snapshot is of no license file (a 404: no terms)."""
     documents: dict[str, RslDocument] = {}
     keys = licenses_to_wait_for(named)
-    for signal in signals:
-        license_url = license_url_of(text(signal.get("source")))
-        if signal.get("vocabulary") != "rsl" or license_url not in keys:
+    named_by_signals = [
+        (license_url_of(text(signal.get("source"))), text(signal.get("snapshot")))
+        for signal in signals
+        if signal.get("vocabulary") == "rsl"
+    ]
+    for license_url, sha in [*checked.items(), *named_by_signals]:
+        if license_url not in keys or license_url in documents:
             continue
-        if license_url in documents:
+        if sha and absent(sha, license_url):
+            documents[license_url] = ABSENT
             continue
-        sha = text(signal.get("snapshot"))
         document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE
         if document is None:
             return (), f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"

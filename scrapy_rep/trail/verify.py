@@ -1,6 +1,6 @@
 """Re-deriving a trail's decisions from its snapshots with today's engine (pure).
 
-For each ``url`` line (schema v1, ``docs/audit-trail.md``), :class:`Rederiver` parses the
+For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederiver` parses the
 robots.txt snapshot that decided it with the run's ``profile`` and asks the engine again
 (:func:`scrapy_rep.robotstxt.parse_robotstxt`):
 
@@ -54,6 +54,9 @@ class RunContext:
     unknown: str = "allow"
     unreachable_action: str = "drop"
     rsl_licenses: tuple[str, ...] = ()
+    #: The run's schema: from 2 on, a record names every document version it was decided
+    #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
+    schema: int = 2
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -71,6 +74,7 @@ class RunContext:
             unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
             unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
             rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
+            schema=header["schema"] if header.get("schema") in (1, 2) else 2,
         )
 
 
@@ -136,12 +140,17 @@ class Rederiver:
         robots = robots if isinstance(robots, dict) else {}
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
         sha = text(robots.get("snapshot"))
+        # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
+        # only the AI-usage opt-outs of its snapshot (if one was read) decided.
+        obeyed = robots.get("obeyed") is not False
         if not sha:
-            return self._without_snapshot(record, robots, url, run)
+            return self._without_snapshot(record, robots, url, run) if obeyed else []
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+        if not obeyed:
+            return self._usage_differences(record, rules, url, agent, origin, run)
         found = self._robots_differences(record, robots, rules, url, agent, run)
         if rules.allowed(url, agent):
             found += self._usage_differences(record, rules, url, agent, origin, run)
@@ -231,9 +240,22 @@ class Rederiver:
         signals = usage.get("signals") if isinstance(usage, dict) else None
         signals = [s for s in items(signals) if isinstance(s, dict)]
         policy = UsagePolicy.of(run.purposes, run.unknown)
-        tdm, problem = self._tdmrep(signals, origin, run) if policy.needs_tdmrep else (None, "")
+        tdm, problem = (
+            self._tdmrep(record, signals, origin, run) if policy.needs_tdmrep else (None, "")
+        )
+
+        def absent(sha: str, document: str) -> bool:
+            effect = robots_effect(self.meta(sha, document), run.unreachable_action)
+            return effect is Effect.ALLOW_ALL
+
+        checked = record.get("rsl")
+        checked = (
+            {text(k): text(v) for k, v in checked.items()} if isinstance(checked, dict) else {}
+        )
         licenses, problem = (
-            license_signals(signals, url, self.store, run.rsl_licenses, rules.licenses)
+            license_signals(
+                signals, url, self.store, run.rsl_licenses, rules.licenses, checked, absent
+            )
             if not problem
             else ((), problem)
         )
@@ -264,17 +286,21 @@ class Rederiver:
         return found
 
     def _tdmrep(
-        self, signals: list[dict[str, Any]], origin: str, run: RunContext
+        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
     ) -> tuple[TdmRepFile | None, str]:
-        """The tdmrep.json the record was decided with (AI purposes only): the snapshot a
-        signal names, else the latest one of the URL's origin (``None``: the run read none)."""
+        """The tdmrep.json the record was decided with (AI purposes only): the one it names
+        (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
+        recorded), else the snapshot a signal names, else (schema 1) the latest one of the
+        URL's origin (``None``: the run read none)."""
         sha = None
         for signal in signals:
             named = text(signal.get("snapshot"))
             if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
                 sha = named
         document = f"{origin}{WELL_KNOWN_PATH}"
-        if sha is None:
+        if "tdmrep" in record:
+            sha = text(record.get("tdmrep")) or None
+        elif sha is None and run.schema < 2:
             sha = self.latest.get(("tdmrep.json", document))
         if sha is None:
             return None, ""
