@@ -1,4 +1,5 @@
-"""Broad-crawl scale (issue 25): 500,000 requests over 100,000 origins, one local server.
+"""Broad-crawl scale (docs/decisions.md, 'Cost targets: no dearer than Scrapy's own handling'):
+500,000 requests over 100,000 origins, one local server.
 
 Every origin is a host name of its own (``o0.test`` … ``o99999.test``) that the crawler's
 own resolver (:class:`LoopbackResolver`, set as ``TWISTED_DNS_RESOLVER``) maps to

@@ -22,8 +22,8 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
 - ``rep_audit``: the add-on with ``REP_AUDIT_FILE`` (a temporary file): one chained JSON
   line per request, the robots.txt snapshots beside it; the table also gives the bytes
   per ``url`` record;
-- ``rep_ai_train_audit``: ``rep_ai_train`` with the audit trail on (issue 25's "+5 %
-  over search" target).
+- ``rep_ai_train_audit``: ``rep_ai_train`` with the audit trail on (the "+5 % over search"
+  target of docs/decisions.md, 'Cost targets: no dearer than Scrapy's own handling').
 
 With ``--items`` the spider yields an item per page (its title and links, read by CSS),
 as a real spider does; the page pass of the add-on then sees every item.

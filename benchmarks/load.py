@@ -1,4 +1,5 @@
-"""Load with faults (issue 6): 100,000 requests over 2,000 misbehaving local origins.
+"""Load with faults (SPEC §7: no request lost silently): 100,000 requests over 2,000
+misbehaving local origins.
 
 A child process serves the seeded fault mix of ``tests/faultsite.py`` (robots.txt rules,
 404, 403, 500 forever, 503 then recovery, 429 with ``Retry-After``, redirect chains of

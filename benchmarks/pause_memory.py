@@ -1,4 +1,5 @@
-"""Memory of a pause with many held requests (issue 21, item 3).
+"""Memory of a pause with many held requests (SPEC §4, §7; docs/decisions.md, 'A pause leaves
+spilled requests on disk').
 
 Holds N requests for one origin with ``REP_MAX_HELD_REQUESTS = LIMIT`` (the rest spill
 to disk), then pauses (``HeldRequests.close`` with a JOBDIR) and resumes

@@ -17,8 +17,8 @@ compilation of a group's rules and of its ``Content-Usage`` rules) is included:
 The garbage collector is on, nothing is warmed up, each figure is the median of 5
 rounds of CPU time (``time.process_time``: steadier than wall time on a shared
 machine). The purpose check's cost is the difference to ``robots``, in µs per request.
-Target (issue "Purpose-aware crawling"): under 10 µs per request with cached signals
-(the documents parsed and cached, as in a crawl; first calls included).
+Target (docs/benchmarks.md, 'Purpose and audit trail'): under 10 µs per request with cached
+signals (the documents parsed and cached, as in a crawl; first calls included).
 
 Then the audit trail's own cost per request (``REP_AUDIT_FILE``): a real
 :class:`scrapy_rep.crawl.audit.AuditTrail` on a real (not running) crawler, driven through

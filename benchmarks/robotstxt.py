@@ -60,7 +60,8 @@ STRESS_URLS = (
     "https://example.com/" + "a" * 100_000,
     "https://example.com/" + "ab" * 50_000 + "b",
 )
-#: Targets against Protego in the same run (ratios, issue 25), and absolute worst cases.
+#: Targets against Protego in the same run (ratios; docs/decisions.md, 'Cost targets: no dearer
+#: than Scrapy's own handling'), and absolute worst cases.
 PARSE_TARGET = 4.0
 CHECK_TARGET = 4.0
 COLD_TARGET = 5.0

@@ -1,8 +1,9 @@
-"""The entries that released requests carry (issue 23): a small token in each request's
-meta (:data:`~scrapy_rep.crawl.meta.DECIDED`), the entry kept here under it until the
-request comes back, whatever the cache holds by then (an entry may have expired or been
-evicted meanwhile). A token names its run: one read back from ``JOBDIR`` by the next run
-names nothing, and the request is decided afresh."""
+"""The entries that released requests carry (docs/decisions.md, 'Released requests carry
+their entry, not its parsed rules'): a small token in each request's meta
+(:data:`~scrapy_rep.crawl.meta.DECIDED`), the entry kept here under it until the request
+comes back, whatever the cache holds by then (an entry may have expired or been evicted
+meanwhile). A token names its run: one read back from ``JOBDIR`` by the next run names
+nothing, and the request is decided afresh."""
 
 from __future__ import annotations
 

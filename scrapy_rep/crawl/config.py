@@ -1,4 +1,5 @@
-"""The crawl's configuration, read once per crawler (issue 23: one home per constant)."""
+"""The crawl's configuration, read once per crawler (SPEC §5; docs/decisions.md, 'One home per
+constant, the configuration read once')."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Scrapy's own robots.txt middleware left on beside ours (issue 21, item 7).
+"""Scrapy's own robots.txt middleware left on beside ours (SPEC §5; docs/decisions.md,
+'Scrapy's robots.txt middleware left on is switched off').
 
 The add-on switches Scrapy's ``RobotsTxtMiddleware`` off. A project that lists ours in
 ``DOWNLOADER_MIDDLEWARES`` by hand and forgets the line that does it

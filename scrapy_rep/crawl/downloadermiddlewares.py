@@ -134,11 +134,12 @@ class RobotsTxtMiddleware:
         return rules.sitemaps if rules is not None else ()
 
     def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
-        """When the cached documents already refuse ``request`` (issue 25): a function
-        that refuses it as :meth:`process_request` does (counted, logged, signalled,
-        audited; it says whether it did). ``None`` otherwise, or when they are not
-        cached and fresh: the request goes on as usual. Reads the cache only, never
-        starts a fetch. Used by the spider middleware (:mod:`scrapy_rep.crawl.early`)."""
+        """When the cached documents already refuse ``request`` (docs/decisions.md, 'Early
+        refusal before the scheduler'): a function that refuses it as
+        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
+        it did). ``None`` otherwise, or when they are not cached and fresh: the request
+        goes on as usual. Reads the cache only, never starts a fetch. Used by the spider
+        middleware (:mod:`scrapy_rep.crawl.early`)."""
         obey = self.obey.of(request)
         origin = self._origins.get(request.url) if obey is not Obey.NOTHING else None
         if origin is None or request.url.endswith("/robots.txt"):

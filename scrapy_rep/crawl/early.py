@@ -1,5 +1,6 @@
 """Refusing a request before it is scheduled, when its origin's documents are cached
-(issue 25, item 1).
+(docs/decisions.md, 'Early refusal before the scheduler'; docs/behaviour.md, 'Refused before
+the scheduler').
 
 A request the spider yields (from a callback or from ``start()``) for a URL that its
 origin's cached robots.txt (and, for AI purposes, tdmrep.json) already refuses need not

@@ -51,7 +51,8 @@ SPILL_DIR: Final = "scrapy_rep.spill"
 #: 3: spilled requests stay in their disk queues, named in the state file (2: all in it).
 _STATE_VERSION: Final = 3
 #: Disk queues kept open at a time (two file handles each), the least recently used
-#: closed beyond (issue 25: at 100,000 origins the process ran out of file handles).
+#: closed beyond (at 100,000 origins the process ran out of file handles: docs/decisions.md,
+#: 'At most 64 spill queues are open at a time').
 MAX_OPEN_QUEUES: Final = 64
 
 

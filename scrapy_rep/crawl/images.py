@@ -1,5 +1,6 @@
 """``noimageai`` on a page covers its images (the Scrapy side of
-:mod:`scrapy_rep.usage.imageusage`; issue 22 item 5).
+:mod:`scrapy_rep.usage.imageusage`; docs/decisions.md, 'A page's noimageai covers the images
+it shows').
 
 For a page whose directives say ``noimageai`` (for this crawler), from the callback's
 output:

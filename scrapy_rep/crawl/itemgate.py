@@ -1,4 +1,5 @@
-"""The page pass's item gate (SPEC §6 "Effects in the crawl", ``REP_PURPOSE``, issue 22).
+"""The page pass's item gate (SPEC §6 "Effects in the crawl", ``REP_PURPOSE``:
+docs/purpose-notes.md §4a, §6).
 
 An item of a page that is not plain (:meth:`scrapy_rep.crawl.pagestate.PageState.passes_all`)
 goes through three checks, called one after the other by

@@ -199,7 +199,7 @@ ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
 TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
     TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser, parser_cut=_tdmrep_parser_cut
 )
-#: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (issue 23 item 6).
+#: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (docs/purpose-notes.md §9).
 RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL, needed=_needs_rsl, keys=_license_keys)
 #: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).
 CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

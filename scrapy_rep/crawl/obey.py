@@ -1,4 +1,5 @@
-"""What ``ROBOTSTXT_OBEY = False`` and ``dont_obey_robotstxt`` switch off (issue 21).
+"""What ``ROBOTSTXT_OBEY = False`` and ``dont_obey_robotstxt`` switch off (docs/decisions.md,
+'Not obeying robots.txt keeps the purpose's opt-outs').
 
 They are Scrapy's switches for robots.txt's Allow/Disallow rules, and they keep that
 meaning: no Allow/Disallow, no Crawl-delay. A purpose set in ``REP_PURPOSE`` is another

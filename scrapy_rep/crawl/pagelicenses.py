@@ -1,4 +1,4 @@
-"""Page-level RSL licenses (issue 23 item 6; docs/purpose-notes.md §9), for the spider
+"""Page-level RSL licenses (docs/purpose-notes.md §9, 'Page-level licenses'), for the spider
 middleware's page pass.
 
 A page names licenses in a ``Link: <…>; rel="license"; type="application/rsl+xml"``

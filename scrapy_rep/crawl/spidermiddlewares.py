@@ -75,9 +75,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._plain = page.plain
         self.links = LinkGate(crawler, page)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
-        #: scheduler (issue 25).
+        #: scheduler (docs/decisions.md, 'Early refusal before the scheduler').
         self.early = EarlyRefusal(crawler, self)
-        #: noimageai pages: their images refused or marked (issue 22).
+        #: noimageai pages: their images refused or marked (docs/decisions.md, 'A page's
+        #: noimageai covers the images it shows').
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image)
         self.items = ItemGate(crawler, page, self.images)
         if config.audit_file:  # the audit trail learns when a page's output is through

@@ -239,7 +239,8 @@ def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirec
             logger.debug("invalid value ignored: %r", text)
         else:
             unknown[lowered] = None
-    # SPEC §6 / issue 3: nosnippet and max-snippet:0 are the same thing, both ways.
+    # SPEC §6 (`max-snippet:0` = nosnippet): nosnippet and max-snippet:0 are the same thing,
+    # both ways.
     if flags.get("nosnippet") or max_snippet == 0:
         flags["nosnippet"] = True
         max_snippet = 0

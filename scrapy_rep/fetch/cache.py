@@ -149,7 +149,8 @@ class DocumentCache(Generic[D]):
         """``entry`` without its parsed rules when its body can parse them again (as the
         compressed tier keeps it), for a holder that needs it later: released requests
         waiting in the scheduler must not keep every origin's rules parsed beyond
-        ``max_origins`` (issue 25: memory, and the garbage collector's work)."""
+        ``max_origins`` (memory, and the garbage collector's work: docs/decisions.md, 'Released
+        requests carry their entry, not its parsed rules')."""
         kept: CacheEntry[Any] = entry
         if self._reparse is None or not entry.body_zlib or entry.rules is None:
             return kept

@@ -1,4 +1,5 @@
-"""``noimageai`` on a page covers the images of that page (pure; issue 22 item 5).
+"""``noimageai`` on a page covers the images of that page (pure; docs/decisions.md, 'A page's
+noimageai covers the images it shows').
 
 DeviantArt (2022), who introduced the directive: "an HTML tag with the noimageai
 directive is placed on the page and an HTTP header with the noai directive is sent when

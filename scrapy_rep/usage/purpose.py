@@ -217,7 +217,8 @@ def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSigna
 
 def embedded_image_signal(source: str) -> UsageSignal:
     """An image shown by a ``noimageai`` page (``source``: the page's directive and URL):
-    the page's noimageai covers it as ``noai`` would (DeviantArt 2022; issue 22)."""
+    the page's noimageai covers it as ``noai`` would (DeviantArt 2022; docs/purpose-notes.md
+    §4a)."""
     return _signal("robots-meta", ("noimageai (image response)",), source)
 
 

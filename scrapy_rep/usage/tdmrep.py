@@ -164,8 +164,9 @@ def _entry(index: int, item: object) -> TdmEntry | str:
     reservation = reservation_from_json(item.get("tdm-reservation"))
     if reservation is None:
         # report §2.1 makes such a value "unset"; an unset entry that still matched
-        # first would hide every later entry, reservations included (issue 22): the
-        # entry is invalid and skipped, and matching goes on (docs/purpose-notes.md).
+        # first would hide every later entry, reservations included: the entry is invalid
+        # and skipped, and matching goes on (docs/decisions.md, 'An invalid tdmrep.json entry
+        # is skipped'; docs/purpose-notes.md).
         if "tdm-reservation" not in item:
             return "no tdm-reservation"
         return f"tdm-reservation {quote(item.get('tdm-reservation'))} is not 1 or 0"

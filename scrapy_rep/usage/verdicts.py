@@ -2,7 +2,8 @@
 
 After robots.txt allowed a URL for the crawler's own name, the crawl (``UsageGate``),
 ``scrapy robots`` and ``python -m scrapy_rep check`` all ask :meth:`RequestRules.refusal`,
-so a URL reads the same everywhere (issue 21). It applies, in the crawl's order:
+so a URL reads the same everywhere (docs/decisions.md, 'The tools decide through the crawl's
+own code'). It applies, in the crawl's order:
 
 - the robots.txt groups of ``REP_PURPOSE_AGENTS`` (SPEC §1 group selection, per token);
 - a tdmrep.json given up on (``REP_UNREACHABLE_ACTION = "drop"``): everything reserved;
