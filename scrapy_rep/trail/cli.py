@@ -24,6 +24,7 @@ from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
 from scrapy_rep.trail.show import story
 from scrapy_rep.trail.summary import Summary, summary_text
+from scrapy_rep.trail.terminal import printable, write_lines
 
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
     try:
         return _run(options, out)
     except TrailError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(printable(f"error: {error}"), file=sys.stderr)
         return EXIT_UNUSABLE
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
@@ -121,7 +122,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         summary = Summary()
         for line in Trail(options.trail).lines():
             summary.feed(line)
-        print("\n".join(summary_text(summary)), file=out)
+        write_lines(summary_text(summary), out)
         return EXIT_CLEAN
     if options.command == "verify":
         return _verify(options.trail, out, options.head, options.json)
@@ -129,7 +130,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         lines, found = story(options.trail, options.url)
         if not found:
             lines.append(f"no record of {options.url} in {options.trail}")
-        print("\n".join(lines), file=out)
+        write_lines(lines, out)
         return EXIT_CLEAN if found else EXIT_DIFFERENCES
     return _report(options, out)
 
@@ -149,13 +150,15 @@ def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> 
         )
         return code
     for finding in result.findings:
-        print(finding, file=out)
+        print(printable(finding), file=out)
     verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
-    print(
-        f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-        f"{result.records} record(s), {result.snapshots} snapshot(s); "
-        f"head {result.head}",
-        file=out,
+    write_lines(
+        [
+            f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
+            f"{result.records} record(s), {result.snapshots} snapshot(s); "
+            f"head {result.head}"
+        ],
+        out,
     )
     return code
 
@@ -176,11 +179,9 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        print(f"error: cannot write {options.html}: {error.strerror or error}", file=sys.stderr)
+        what = f"error: cannot write {options.html}: {error.strerror or error}"
+        print(printable(what), file=sys.stderr)
         return EXIT_UNUSABLE
-    print(
-        f"{options.html}: {summary.total.requests} record(s), verify: "
-        f"{'clean' if result.clean else f'{len(result.findings)} problem(s)'}",
-        file=out,
-    )
+    verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
+    write_lines([f"{options.html}: {summary.total.requests} record(s), verify: {verdict}"], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

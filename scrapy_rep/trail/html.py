@@ -18,6 +18,7 @@ from typing import Any, Final
 from scrapy_rep.trail.check import Verification
 from scrapy_rep.trail.read import items
 from scrapy_rep.trail.summary import Summary, Tally, deciding_signal, origin_label
+from scrapy_rep.trail.terminal import printable
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -62,7 +63,9 @@ _CSP: Final = (
 
 
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """Text as HTML: control characters and bidi controls as visible escapes, then
+    :func:`html.escape`."""
+    return escape(printable("" if value is None else value), quote=True)
 
 
 def _totals(summary: Summary) -> str:
