@@ -153,3 +153,62 @@ def write_trail(
     for body in bodies:
         (snapshots / sha(body)).write_bytes(body)
     return path
+
+
+def origin_robots(origin: int) -> bytes:
+    """A robots.txt of its own for origin number ``origin`` (one snapshot each)."""
+    return b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n# origin %d\n" % origin
+
+
+def write_many_origins(
+    path: Path, origins: int, records: int, wrong: bool = False, skip_bodies: bool = False
+) -> Path:
+    """A plain trail of one run with ``records`` url lines over ``origins`` origins, each
+    with its own robots.txt snapshot, the records taking the origins in turn (as a crawl
+    interleaves them). ``wrong``: every record says robots.txt refused a page it allows
+    (two findings each). Written line by line (a million records in about 20 s)."""
+    snapshots = path.with_name(path.name + ".d")
+    snapshots.mkdir(parents=True, exist_ok=True)
+    fates: Counter[str] = Counter()
+    prev = ""
+    with path.open("wb") as file:
+
+        def put(record: dict[str, Any]) -> None:
+            nonlocal prev
+            line = json.dumps({**record, "prev": prev}, separators=(",", ":")).encode() + b"\n"
+            prev = hashlib.sha256(line).hexdigest()
+            file.write(line)
+
+        put(run_line())
+        for n in range(origins):
+            body = origin_robots(n)
+            if not skip_bodies:
+                (snapshots / sha(body)).write_bytes(body)
+            url = f"http://o{n}.test/robots.txt"
+            put({**snapshot_line(body), "url": url, "final_url": url})
+        for n in range(records):
+            origin, page = n % origins, n // origins
+            body = origin_robots(origin)
+            decided = {
+                "origin": f"http://o{origin}.test",
+                "snapshot": sha(body),
+                "agent": "testbot",
+            }
+            if page % 2 or wrong:
+                decided.update(line=2, rule="Disallow: /private")
+                path_ = f"/private/{page}" if not wrong else f"/{page}"
+                fate: dict[str, Any] = {"fate": "refused", "status": None}
+                fate.update(refused_by="robots.txt", why="Forbidden by robots.txt")
+            else:
+                decided["why"] = "no rule matches"
+                path_, fate = f"/{page}", {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
+            fates[fate["fate"]] += 1
+            put({"type": "url", "run": RUN, "time": "2026-11-23T14:00:02.000Z",
+                 "id": f"{n:040x}", "url": f"http://o{origin}.test{path_}", "attempts": 1,
+                 "status": 200, "robots": decided, **fate})  # fmt: skip
+        counts = {"url": records, "duplicates_dropped": 0}
+        for name in ("fetched", "refused", "failed", "redirected", "unfinished"):
+            counts[name] = fates[name]
+        put({"type": "end", "run": RUN, "time": "2026-11-23T14:00:09.000Z",
+             "reason": "finished", "counts": counts})  # fmt: skip
+    return path

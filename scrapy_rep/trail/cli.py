@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.check import Finding, verify
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
 from scrapy_rep.trail.show import story
@@ -136,31 +136,44 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
 
 
 def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> int:
-    result = verify(path, heads)
-    code = EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+    """Each finding printed as it is found (memory does not grow with them), then the
+    verdict; ``--json``: one JSON object, written as it goes too."""
     if as_json:
-        summary = {
-            name: getattr(result, name)
-            for name in ("lines", "runs", "records", "snapshots", "head")
-        }
-        findings = [{"line": f.line, "url": f.url, "what": f.what} for f in result.findings]
-        print(
-            json.dumps({"trail": path, "clean": result.clean, **summary, "findings": findings}),
-            file=out,
-        )
-        return code
-    for finding in result.findings:
-        print(printable(finding), file=out)
-    verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
+        return _verify_json(path, out, heads)
+    result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
+    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     write_lines(
         [
             f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-            f"{result.records} record(s), {result.snapshots} snapshot(s); "
-            f"head {result.head}"
+            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}"
         ],
         out,
     )
-    return code
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
+    """``{"trail": …, "findings": [… as found …], "clean": …, "lines": …, …}``."""
+    opened = False
+
+    def start() -> None:
+        nonlocal opened
+        if not opened:
+            out.write(f'{{"trail": {json.dumps(path)}, "findings": [')
+            opened = True
+
+    def sink(finding: Finding) -> None:
+        separator = ", " if opened else ""
+        start()
+        item = {"line": finding.line, "url": finding.url, "what": finding.what}
+        out.write(separator + json.dumps(item))
+
+    result = verify(path, heads, sink, keep=0)
+    start()
+    names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
+    tail = json.dumps({name: getattr(result, name) for name in names})
+    out.write(f"], {tail[1:]}\n")
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
@@ -182,6 +195,6 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         what = f"error: cannot write {options.html}: {error.strerror or error}"
         print(printable(what), file=sys.stderr)
         return EXIT_UNUSABLE
-    verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
+    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     write_lines([f"{options.html}: {summary.total.requests} record(s), verify: {verdict}"], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

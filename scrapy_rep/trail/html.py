@@ -151,11 +151,10 @@ def _verification(result: Verification | None) -> str:
             f"is whole and every decision re-derives the same (head {_e(result.head)})</p>"
         )
     items = "".join(f"<li>{_e(finding)}</li>" for finding in result.findings[:200])
-    more = len(result.findings) - 200
+    more = result.problems - min(len(result.findings), 200)
     tail = f"<li>… and {more} more</li>" if more > 0 else ""
     return (
-        f'<p class="bad" id="verify">verify: {len(result.findings)} problem(s)</p>'
-        f"<ul>{items}{tail}</ul>"
+        f'<p class="bad" id="verify">verify: {result.problems} problem(s)</p><ul>{items}{tail}</ul>'
     )
 
 
