@@ -39,9 +39,13 @@ class Finding:
     line: int
     url: str
     what: str
+    #: Not a problem: something that happened to the trail and is recorded in it (a
+    #: repair after a cut), listed for the reader.
+    event: bool = False
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
+        where += ": event" if self.event else ""
         return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
 
 
@@ -60,6 +64,10 @@ class Verification:
     findings: list[Finding] = field(default_factory=list)
     #: How many findings there were in all.
     problems: int = 0
+    #: The events (:attr:`Finding.event`: a repair), the first ``KEEP_FINDINGS``; they do
+    #: not make the trail unclean.
+    events: list[Finding] = field(default_factory=list)
+    event_count: int = 0
 
     @property
     def clean(self) -> bool:
@@ -74,6 +82,8 @@ class _Run:
     story: str = ""
     counts: Counter[str] = field(default_factory=Counter)
     ended: bool = False
+    #: The line of the ``repair`` that cut it short (0: none).
+    cut: int = 0
 
 
 class _Verifier:
@@ -91,12 +101,17 @@ class _Verifier:
         #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
         self.final: set[bytes] = set()
 
-    def add(self, line: int, url: str, what: str) -> None:
-        finding = Finding(line, url, what)
+    def add(self, line: int, url: str, what: str, event: bool = False) -> None:
+        finding = Finding(line, url, what, event)
         result = self.result
-        result.problems += 1
-        if len(result.findings) < self.keep:
-            result.findings.append(finding)
+        if event:
+            result.event_count += 1
+            if len(result.events) < KEEP_FINDINGS:
+                result.events.append(finding)
+        else:
+            result.problems += 1
+            if len(result.findings) < self.keep:
+                result.findings.append(finding)
         if self.sink is None:
             return
         if self.pending is None:
@@ -122,6 +137,9 @@ class _Verifier:
         if record is None:
             return
         kind = line.type
+        if kind == "repair":
+            self._repair(line.number, record)
+            return
         run_id = str(record.get("run", ""))
         if kind == "run":
             self.result.runs += 1
@@ -156,6 +174,21 @@ class _Verifier:
             self._end(line.number, record, run)
         else:
             self.add(line.number, "", f"unknown line type {kind!r}")
+
+    def _repair(self, number: int, record: dict[str, Any]) -> None:
+        """``audit repair`` dropped a cut line here: an event; the runs then open were
+        cut short, and miss their end line for that reason."""
+        cut = [run for run in self.runs.values() if not run.ended and not run.cut]
+        for run in cut:
+            run.cut = number
+        names = ", ".join(run.context.run[:8] for run in cut[:5]) + (", …" if len(cut) > 5 else "")
+        self.add(
+            number,
+            "",
+            f"repaired on {record.get('time')}: {record.get('dropped_bytes')} byte(s) of a cut "
+            "line dropped" + (f"; run(s) {names} end here, without their end line" if cut else ""),
+            event=True,
+        )
 
     def _snapshot(self, number: int, record: dict[str, Any]) -> None:
         self.result.snapshots += 1
@@ -203,7 +236,7 @@ class _Verifier:
         for problem in chain.problems:
             self.add(0, "", problem)
         for run in self.runs.values():
-            if not run.ended:
+            if not run.ended and not run.cut:
                 self.add(
                     run.start,
                     "",

@@ -3,7 +3,8 @@
 - ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
 - ``audit show TRAIL URL``: the whole story of one URL;
-- ``audit report TRAIL --html FILE``: one self-contained HTML page.
+- ``audit report TRAIL --html FILE``: one self-contained HTML page;
+- ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line.
 
 Standard library and scrapy_rep's pure modules only.
 """
@@ -22,6 +23,7 @@ from typing import Final, TextIO
 from scrapy_rep.trail.check import Finding, verify
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
+from scrapy_rep.trail.repair import repair
 from scrapy_rep.trail.show import story
 from scrapy_rep.trail.summary import Summary, summary_text
 from scrapy_rep.trail.terminal import printable, write_lines
@@ -31,10 +33,12 @@ EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
 EXIT_CODES: Final = f"""exit codes (the same for `scrapy audit`):
   {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
+     (events, such as a repair after a cut, are listed); repair: repaired, or nothing cut
   {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
      decision that differs); show: no record of that URL; report: verify found problems
-  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument"""
-COMMANDS: Final = ("summary", "verify", "show", "report")
+  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument; repair:
+     a trail a crawl is writing (locked), or that cannot be written"""
+COMMANDS: Final = ("summary", "verify", "show", "report", "repair")
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
@@ -45,12 +49,13 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = top.add_subparsers(dest="command", metavar="{summary,verify,show,report}")
+    commands = top.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
     helps = {
         "summary": "counts per origin, per purpose and per deciding signal",
         "verify": "check the hash chain and snapshots; re-derive every decision",
         "show": "the whole story of one URL",
         "report": "write one self-contained HTML page (--html FILE)",
+        "repair": "drop the cut line at the end of a trail, recorded in a repair line",
     }
     for name in COMMANDS:
         command = commands.add_parser(
@@ -126,6 +131,8 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         return EXIT_CLEAN
     if options.command == "verify":
         return _verify(options.trail, out, options.head, options.json)
+    if options.command == "repair":
+        return _repair(options.trail, out)
     if options.command == "show":
         lines, found = story(options.trail, options.url)
         if not found:
@@ -142,6 +149,7 @@ def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> 
         return _verify_json(path, out, heads)
     result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
+    verdict += f", {result.event_count} event(s)" if result.event_count else ""
     write_lines(
         [
             f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
@@ -163,6 +171,8 @@ def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
             opened = True
 
     def sink(finding: Finding) -> None:
+        if finding.event:
+            return  # in "events", after the findings
         separator = ", " if opened else ""
         start()
         item = {"line": finding.line, "url": finding.url, "what": finding.what}
@@ -171,9 +181,27 @@ def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
     result = verify(path, heads, sink, keep=0)
     start()
     names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
-    tail = json.dumps({name: getattr(result, name) for name in names})
+    tail = json.dumps(
+        {
+            **{name: getattr(result, name) for name in names},
+            "events": [{"line": e.line, "what": e.what} for e in result.events],
+        }
+    )
     out.write(f"], {tail[1:]}\n")
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _repair(path: str, out: TextIO) -> int:
+    done = repair(path)
+    if done.record is None:
+        write_lines([f"{path}: nothing to repair: it ends with a whole line"], out)
+    else:
+        write_lines(
+            [f"{path}: repaired: {done.dropped} byte(s) of a cut line dropped, "
+             "a repair line appended; `audit verify` lists it as an event"],
+            out,
+        )  # fmt: skip
+    return EXIT_CLEAN
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:

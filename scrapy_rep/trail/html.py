@@ -145,16 +145,19 @@ def _refusing(summary: Summary) -> str:
 def _verification(result: Verification | None) -> str:
     if result is None:
         return ""
+    events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
+    events = f'<ul id="events">{events}</ul>' if events else ""
     if result.clean:
         return (
             f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines '
-            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>"
+            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>" + events
         )
     items = "".join(f"<li>{_e(finding)}</li>" for finding in result.findings[:200])
     more = result.problems - min(len(result.findings), 200)
     tail = f"<li>… and {more} more</li>" if more > 0 else ""
     return (
-        f'<p class="bad" id="verify">verify: {result.problems} problem(s)</p><ul>{items}{tail}</ul>'
+        f'<p class="bad" id="verify">verify: {result.problems} problem(s)</p>'
+        f"<ul>{items}{tail}</ul>{events}"
     )
 
 

@@ -30,8 +30,8 @@ from scrapy_rep.trail.file import EMPTY_SHA256 as EMPTY_SHA256
 from scrapy_rep.trail.file import SCHEMA as SCHEMA
 from scrapy_rep.trail.file import snapshot_dir
 
-#: The line types of schema v1.
-TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end"})
+#: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut).
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair"})
 #: The fates a ``url`` line can have.
 FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
 
