@@ -14,6 +14,7 @@ from robotsite import BASE_SETTINGS, ListSpider
 from scrapy.utils.test import get_crawler
 from trailfactory import write_trail
 
+from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
 from scrapy_rep.trail.check import verify
 from scrapy_rep.trail.file import TrailFile, TrailFileError
@@ -92,3 +93,15 @@ def test_a_held_lock_refuses_a_crawl_and_a_second_writer(tmp_path: Path) -> None
         writer.close()
     TrailFile(trail).close()
     assert trail.read_bytes() == before
+
+
+def test_the_crawls_own_lock_does_not_fail_its_settings_checked_again(tmp_path: Path) -> None:
+    """``RobotParser`` checks the settings again while the crawl runs, its trail open."""
+    trail = write_trail(tmp_path / "trail.jsonl")
+    writer = TrailFile(trail)
+    try:
+        validate({**BASE_SETTINGS, "REP_AUDIT_FILE": str(trail)})
+        with pytest.raises(TrailFileError, match="is being written by another crawl"):
+            TrailFile(trail)
+    finally:
+        writer.close()

@@ -73,6 +73,10 @@ def check_writable(path: Path) -> None:
 LOCKED: Final = "is being written by another crawl (it is locked): a trail has one writer at a time"
 
 
+#: (device, inode) of the trails this process's writers hold locked.
+_HELD: Final[set[tuple[int, int]]] = set()
+
+
 def lock(file: IO[bytes], path: Path) -> None:
     """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
     it is closed), or raise :class:`TrailFileError` at once when another process holds
@@ -89,13 +93,17 @@ def lock(file: IO[bytes], path: Path) -> None:
 
 def check_unlocked(path: Path) -> None:
     """Raise :class:`TrailFileError` when another crawl holds the lock of the trail at
-    ``path`` (:func:`lock`); takes it only for the time of the check."""
+    ``path`` (:func:`lock`); takes it only for the time of the check. A lock this
+    process's own :class:`TrailFile` holds is not in the way (the settings are checked
+    again while the crawl runs); a second :class:`TrailFile` is still refused."""
     try:
         file = path.open("rb")
     except OSError:
         return  # new, or unreadable: said by the other checks
     with file:
-        lock(file, path)
+        status = os.fstat(file.fileno())
+        if (status.st_dev, status.st_ino) not in _HELD:
+            lock(file, path)
 
 
 def check_folder(path: Path) -> None:
@@ -208,6 +216,9 @@ class TrailFile:
         except BaseException:
             self._file.close()
             raise
+        status = os.fstat(self._file.fileno())
+        self._key = (status.st_dev, status.st_ino)
+        _HELD.add(self._key)
         #: The file had lines already: this run chains on from them.
         self.chained = bool(self.prev)
         self.snapshots = snapshot_dir(path)
@@ -244,4 +255,5 @@ class TrailFile:
         temporary.replace(target)
 
     def close(self) -> None:
+        _HELD.discard(self._key)
         self._file.close()
