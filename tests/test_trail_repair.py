@@ -154,3 +154,15 @@ def test_a_trail_cut_in_its_first_line(tmp_path: Path) -> None:
     assert done.dropped == 30 and done.record is not None and done.record["prev"] == ""
     result = verify(trail)
     assert result.clean and len(result.events) == 1
+
+
+def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:
+    trail = tmp_path / "trail.jsonl"
+    _, cut = cut_trail(trail)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "audit", "repair", "-s", f"REP_AUDIT_FILE={trail}"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped" in result.stdout
+    assert verify(trail).clean
