@@ -256,8 +256,9 @@ def verify(
     it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
     :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
     change of what was then the last line, or a cut at a line boundary, shows too.
-    ``sink`` is called with each finding as it is found (in file order; those of the
-    file as a whole last); the result keeps the first ``keep`` and counts them all."""
+    ``sink`` is called with each finding and event as it is found (in file order; those
+    of the file as a whole last); the result keeps the first ``keep`` findings and counts
+    them all."""
     trail = Trail(path)
     verifier = _Verifier(trail, sink, keep)
     wanted = {head.strip().lower() for head in heads}
