@@ -2,7 +2,8 @@
 and of findings.
 
 Writes trails of one run (``tests/trailfactory.py``: ``write_many_origins``): N records
-over 10 origins and over 10,000, each origin with its own robots.txt snapshot, the records
+over 10 origins and over 10,000, each origin with its own robots.txt snapshot (``--rules``
+more Disallow lines each: 30 by default, about 1 KB, a real file's size), the records
 taking the origins in turn as a crawl interleaves them; and the 10-origin trail with every
 record wrong (two findings each). Each is verified by ``python -m scrapy_rep audit verify``
 in a fresh process (its output to /dev/null), median of ``--rounds``; wall and CPU
@@ -47,19 +48,32 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--origins", type=int, nargs="+", default=[10, 10_000])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rules", type=int, default=30, help="Disallow lines more per robots.txt (default 30)"
+    )
     parser.add_argument("--code", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="real robots.txt files (e.g. ../shared/corpus/real) instead of generated ones",
+    )
     parser.add_argument("--no-findings", action="store_true", help="skip the wrong trail")
     options = parser.parse_args()
     sys.path.insert(0, str(TESTS))
     from trailfactory import write_many_origins
 
     codes = options.code or [CHECKOUT]
+    bodies: tuple[bytes, ...] = ()
+    if options.corpus:
+        files = sorted(p for p in options.corpus.rglob("*") if p.is_file())
+        bodies = tuple(p.read_bytes() for p in files)
+        print(f"# {len(bodies)} robots.txt files from {options.corpus}")
     with tempfile.TemporaryDirectory() as folder:
         trails = []
         for origins in options.origins:
             start = time.perf_counter()
             path = Path(folder) / f"o{origins}.jsonl"
-            write_many_origins(path, origins, options.records)
+            write_many_origins(path, origins, options.records, rules=options.rules, bodies=bodies)
             trails.append((f"{origins} origins, clean", path))
             took = time.perf_counter() - start
             size = path.stat().st_size / 1e6
@@ -67,7 +81,9 @@ def main() -> None:
         if not options.no_findings:
             path = Path(folder) / "wrong.jsonl"
             origins = min(options.origins)
-            write_many_origins(path, origins, options.records, wrong=True)
+            write_many_origins(
+                path, origins, options.records, wrong=True, rules=options.rules, bodies=bodies
+            )
             trails.append((f"{origins} origins, {2 * options.records} findings", path))
         print("| code | trail | records | wall s | CPU s | peak RSS MB | exit |")
         print("|---|---|---|---|---|---|---|")

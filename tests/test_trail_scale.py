@@ -47,20 +47,20 @@ def test_each_snapshot_is_parsed_once_past_256_origins(
     assert calls[0] == 300
 
 
-def test_the_cache_is_bounded_in_bytes_and_keeps_the_recently_used(tmp_path: Path) -> None:
-    bodies = [origin_robots(n) for n in range(3)]
+def test_the_cache_is_bounded_in_bytes_and_keeps_documents_under_origins_in_turn(
+    tmp_path: Path,
+) -> None:
+    bodies = [origin_robots(n) for n in range(40)]
     for body in bodies:
         (tmp_path / sha(body)).write_bytes(body)
-    store = SnapshotStore(tmp_path, max_bytes=2 * parsed_size(bodies[0]))
-    a, b, c = (sha(body) for body in bodies)
-    for name in (a, b, a, b, a):
-        assert store.parsed(name, "robots", parse_robotstxt) is not None
-    assert store.parses == 2
-    store.parsed(c, "robots", parse_robotstxt)  # b was used least recently: it goes
-    store.parsed(a, "robots", parse_robotstxt)
-    assert store.parses == 3
-    store.parsed(b, "robots", parse_robotstxt)
-    assert store.parses == 4
+    size = parsed_size(bodies[0])
+    store = SnapshotStore(tmp_path, max_bytes=20 * size)  # room for half of them
+    for _ in range(25):  # the 40 documents taken in turn, as a crawl's origins are
+        for body in bodies:
+            assert store.parsed(sha(body), "robots", parse_robotstxt) is not None
+            assert store._bytes <= 20 * size
+    # least recently used out, every one of the 1,000 uses would parse again
+    assert 40 < store.parses < 850, store.parses
 
 
 def test_findings_are_streamed_and_the_result_keeps_a_bounded_sample(tmp_path: Path) -> None:
