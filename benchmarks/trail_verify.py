@@ -36,7 +36,8 @@ def verify_once(trail: Path, code: Path) -> tuple[float, float, float, int]:
     env = {**os.environ, "PYTHONPATH": str(code)}
     command = [sys.executable, "-m", "scrapy_rep", "audit", "verify", str(trail)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    # run from the checkout: ``-m`` puts the working directory first on sys.path
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=code)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
