@@ -5,15 +5,16 @@ Writes trails of one run (``tests/trailfactory.py``: ``write_many_origins``): N 
 over 10 origins and over 10,000, each origin with its own robots.txt snapshot (``--rules``
 more Disallow lines each: 30 by default, about 1 KB, a real file's size), the records
 taking the origins in turn as a crawl interleaves them; and the 10-origin trail with every
-record wrong (two findings each). Each is verified by ``python -m scrapy_rep audit verify``
-in a fresh process (its output to /dev/null), median of ``--rounds``; wall and CPU
-seconds, and the process's peak RSS (``wait4``).
+decision reversed (one or two findings each). Each is verified by
+``python -m scrapy_rep audit verify`` in a fresh process (its output to /dev/null),
+median of ``--rounds``; wall and CPU seconds, and the process's peak RSS (``wait4``).
+``--corpus DIR``: real robots.txt files instead (``../shared/corpus/real``).
 
     python benchmarks/trail_verify.py                      # 1,000,000 records
     python benchmarks/trail_verify.py --records 200000 --code ../main   # another checkout
 
-``--code DIR`` runs the verify of that checkout (its ``PYTHONPATH``): the code before a
-change against the code after it, on the same trails.
+``--code DIR`` runs the verify of that checkout (its ``PYTHONPATH``, from its folder):
+the code before a change against the code after it, on the same trails.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def main() -> None:
             write_many_origins(
                 path, origins, options.records, wrong=True, rules=options.rules, bodies=bodies
             )
-            trails.append((f"{origins} origins, {2 * options.records} findings", path))
+            trails.append((f"{origins} origins, every decision reversed", path))
         print("| code | trail | records | wall s | CPU s | peak RSS MB | exit |")
         print("|---|---|---|---|---|---|---|")
         for code in codes:
