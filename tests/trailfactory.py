@@ -153,3 +153,97 @@ def write_trail(
     for body in bodies:
         (snapshots / sha(body)).write_bytes(body)
     return path
+
+
+def origin_robots(origin: int, rules: int = 0) -> bytes:
+    """A robots.txt of its own for origin number ``origin`` (one snapshot each), with
+    ``rules`` more Disallow lines after its own (a real file's size: about 30)."""
+    more = b"".join(b"Disallow: /section-%d/*.php$\n" % n for n in range(rules))
+    head = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n"
+    return head + more + b"# origin %d\n" % origin
+
+
+#: The paths asked of each origin of a trail written from real robots.txt files.
+PATHS = ("/", "/search?q=a", "/wp-admin/x", "/private/x", "/cart", "/img/a.jpg", "/p/1.php")
+
+
+def write_many_origins(
+    path: Path,
+    origins: int,
+    records: int,
+    wrong: bool = False,
+    rules: int = 0,
+    bodies: tuple[bytes, ...] = (),
+) -> Path:
+    """A plain trail of one run with ``records`` url lines over ``origins`` origins, each
+    with its own robots.txt snapshot, the records taking the origins in turn (as a crawl
+    interleaves them). ``wrong``: every record says robots.txt refused a page it allows
+    (two findings each). ``rules``: see :func:`origin_robots`. ``bodies``: real robots.txt
+    files instead, origin n the n-th (in turn) with its number in a comment, asked the
+    :data:`PATHS` in turn, each record what the engine decides (``wrong``: the opposite).
+    Written line by line (a million records in about 90 s on the shared machine)."""
+    from scrapy_rep.robotstxt import parse_robotstxt
+
+    snapshots = path.with_name(path.name + ".d")
+    snapshots.mkdir(parents=True, exist_ok=True)
+    fates: Counter[str] = Counter()
+    prev = ""
+    with path.open("wb") as file:
+
+        def put(record: dict[str, Any]) -> None:
+            nonlocal prev
+            line = json.dumps({**record, "prev": prev}, separators=(",", ":")).encode() + b"\n"
+            prev = hashlib.sha256(line).hexdigest()
+            file.write(line)
+
+        put(run_line())
+        shas, decisions = [], []
+        for n in range(origins):
+            if bodies:
+                body = bodies[n % len(bodies)] + b"\n# origin %d\n" % n
+                parsed = parse_robotstxt(body)
+                decided = [parsed.decide(f"http://o{n}.test{p}", "testbot") for p in PATHS]
+                decisions.append([(d.allowed, d.line) for d in decided])
+            else:
+                body = origin_robots(n, rules)
+            shas.append(sha(body))
+            (snapshots / shas[-1]).write_bytes(body)
+            url = f"http://o{n}.test/robots.txt"
+            put({**snapshot_line(body), "url": url, "final_url": url})
+        fate: dict[str, Any]
+        for n in range(records):
+            origin, page = n % origins, n // origins
+            decided = {
+                "origin": f"http://o{origin}.test",
+                "snapshot": shas[origin],
+                "agent": "testbot",
+            }
+            if bodies:
+                allowed, line = decisions[origin][page % len(PATHS)]
+                path_ = PATHS[page % len(PATHS)]
+                if line is None:
+                    decided["why"] = "no rule matches"
+                else:
+                    decided.update(line=line, rule="")
+                if allowed != wrong:
+                    fate = {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
+                else:
+                    fate = {"fate": "refused", "status": None, "refused_by": "robots.txt"}
+            elif page % 2 or wrong:
+                decided.update(line=2, rule="Disallow: /private")
+                path_ = f"/private/{page}" if not wrong else f"/{page}"
+                fate = {"fate": "refused", "status": None}
+                fate.update(refused_by="robots.txt", why="Forbidden by robots.txt")
+            else:
+                decided["why"] = "no rule matches"
+                path_, fate = f"/{page}", {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
+            fates[fate["fate"]] += 1
+            put({"type": "url", "run": RUN, "time": "2026-11-23T14:00:02.000Z",
+                 "id": f"{n:040x}", "url": f"http://o{origin}.test{path_}", "attempts": 1,
+                 "status": 200, "robots": decided, **fate})  # fmt: skip
+        counts = {"url": records, "duplicates_dropped": 0}
+        for name in ("fetched", "refused", "failed", "redirected", "unfinished"):
+            counts[name] = fates[name]
+        put({"type": "end", "run": RUN, "time": "2026-11-23T14:00:09.000Z",
+             "reason": "finished", "counts": counts})  # fmt: skip
+    return path

@@ -18,6 +18,7 @@ from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.trail.file import (
     TrailFileError,
     check_folder,
+    check_unlocked,
     check_writable,
     last_line_hash,
     snapshot_dir,
@@ -56,8 +57,9 @@ def _check_installed(config: RepConfig) -> None:
 
 def _check_files(config: RepConfig) -> None:
     """The files the crawl will write can be written (and an existing trail read back to
-    chain on), before its first request. A trail that is not required
-    (``REP_AUDIT_REQUIRED = False``) is only warned about, by the trail itself."""
+    chain on, and not locked by another crawl writing it), before its first request. A
+    trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about, by
+    the trail itself."""
     checks = []
     if config.audit_file and config.audit_required:
         checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
@@ -67,6 +69,7 @@ def _check_files(config: RepConfig) -> None:
         try:
             check_writable(path)
             if chained:
+                check_unlocked(path)
                 last_line_hash(path)
                 check_folder(snapshot_dir(path))
         except TrailFileError as error:

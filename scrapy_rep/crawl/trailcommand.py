@@ -17,7 +17,7 @@ from scrapy_rep.trail.cli import COMMANDS, EXIT_UNUSABLE, exit_codes, main
 from scrapy_rep.trail.html import MAX_ROWS
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
-_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1}
+_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1, "repair": 1}
 
 
 class AuditCommand(ScrapyCommand):
@@ -27,10 +27,10 @@ class AuditCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "{summary,verify,show,report} [TRAIL] [URL] [--html FILE]"
+        return "{summary,verify,show,report,repair} [TRAIL] [URL] [--html FILE]"
 
     def short_desc(self) -> str:
-        return "Read the audit trail: summary, verify, show URL, report --html (scrapy_rep)"
+        return "Read the audit trail: summary, verify, show URL, report --html, repair (scrapy_rep)"
 
     def long_desc(self) -> str:
         """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
@@ -38,7 +38,8 @@ class AuditCommand(ScrapyCommand):
             "Read a scrapy_rep audit trail (REP_AUDIT_FILE when TRAIL is not given): "
             "summary (counts per origin, purpose, deciding signal), verify (the hash chain, "
             "the snapshots, every decision re-derived), show URL (one URL's story), "
-            "report --html FILE (one self-contained page).",
+            "report --html FILE (one self-contained page), repair (drop the cut line at the "
+            "end of a trail, recorded in a repair line).",
             width=80,
         )
         return f"{about}\n\n{exit_codes('`python -m scrapy_rep audit`')}"

@@ -10,24 +10,28 @@
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.trail.verify.Rederiver`).
 
-Problems are collected as :class:`Finding` (line number, URL, sentence), in file order.
+Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
+caller's ``sink`` as they are found (the command line prints each at once); the result
+keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow with them.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.trail.file import SCHEMAS
-from scrapy_rep.trail.read import FATES, Line, Trail, text
+from scrapy_rep.trail.read import FATES, TYPES, Line, Trail, text
 from scrapy_rep.trail.verify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
 COUNTED: Final = ("url", *FATES, "files")
+#: Findings kept in :attr:`Verification.findings` (all are counted and streamed).
+KEEP_FINDINGS: Final = 1000
 
 
 @dataclass(frozen=True)
@@ -37,9 +41,13 @@ class Finding:
     line: int
     url: str
     what: str
+    #: Not a problem: something that happened to the trail and is recorded in it (a
+    #: repair after a cut), listed for the reader.
+    event: bool = False
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
+        where += ": event" if self.event else ""
         return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
 
 
@@ -54,11 +62,18 @@ class Verification:
     snapshots: int = 0
     #: SHA-256 of the last line: write it down to detect a later change of that line.
     head: str = ""
+    #: The first findings (at most the ``keep`` of :func:`verify`), in file order.
     findings: list[Finding] = field(default_factory=list)
+    #: How many findings there were in all.
+    problems: int = 0
+    #: The events (:attr:`Finding.event`: a repair), the first ``KEEP_FINDINGS``; they do
+    #: not make the trail unclean.
+    events: list[Finding] = field(default_factory=list)
+    event_count: int = 0
 
     @property
     def clean(self) -> bool:
-        return not self.findings
+        return not self.problems
 
 
 @dataclass
@@ -71,28 +86,64 @@ class _Run:
     ended: bool = False
     #: The line number of its end line (0: none yet).
     end: int = 0
+    #: The line of the ``repair`` that cut it short (0: none).
+    cut: int = 0
 
 
 class _Verifier:
-    def __init__(self, trail: Trail) -> None:
+    def __init__(self, trail: Trail, sink: Callable[[Finding], object] | None, keep: int) -> None:
         self.trail = trail
         self.result = Verification(trail.path)
+        self.sink = sink
+        self.keep = keep
+        #: Findings held back until a line shows the file is a trail (a file that is not
+        #: one is an error, not a list of findings), at most ``KEEP_FINDINGS``.
+        self.pending: list[Finding] | None = []
         self.rederiver = Rederiver(trail.snapshots)
         self.runs: dict[str, _Run] = {}
         #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
         #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
         self.final: set[bytes] = set()
 
-    def add(self, line: int, url: str, what: str) -> None:
-        self.result.findings.append(Finding(line, url, what))
+    def add(self, line: int, url: str, what: str, event: bool = False) -> None:
+        finding = Finding(line, url, what, event)
+        result = self.result
+        if event:
+            result.event_count += 1
+            if len(result.events) < KEEP_FINDINGS:
+                result.events.append(finding)
+        else:
+            result.problems += 1
+            if len(result.findings) < self.keep:
+                result.findings.append(finding)
+        if self.sink is None:
+            return
+        if self.pending is None:
+            self.sink(finding)
+            return
+        self.pending.append(finding)
+        if len(self.pending) >= KEEP_FINDINGS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the findings held back to the sink; the next ones go at once."""
+        pending, self.pending = self.pending or [], None
+        if self.sink is not None:
+            for finding in pending:
+                self.sink(finding)
 
     def feed(self, line: Line) -> None:
         record = line.record
+        if self.pending is not None and record is not None and line.type in TYPES:
+            self.flush()
         if line.problem:
             self.add(line.number, "", line.problem)
         if record is None:
             return
         kind = line.type
+        if kind == "repair":
+            self._repair(line.number, record)
+            return
         run_id = str(record.get("run", ""))
         if kind == "run":
             self.result.runs += 1
@@ -135,6 +186,21 @@ class _Verifier:
             self._end(line.number, record, run)
         else:
             self.add(line.number, "", f"unknown line type {kind!r}")
+
+    def _repair(self, number: int, record: dict[str, Any]) -> None:
+        """``audit repair`` dropped a cut line here: an event; the runs then open were
+        cut short, and miss their end line for that reason."""
+        cut = [run for run in self.runs.values() if not run.ended and not run.cut]
+        for run in cut:
+            run.cut = number
+        names = ", ".join(run.context.run[:8] for run in cut[:5]) + (", …" if len(cut) > 5 else "")
+        self.add(
+            number,
+            "",
+            f"repaired on {record.get('time')}: {record.get('dropped_bytes')} byte(s) of a cut "
+            "line dropped" + (f"; run(s) {names} end here, without their end line" if cut else ""),
+            event=True,
+        )
 
     def _snapshot(self, number: int, record: dict[str, Any]) -> None:
         self.result.snapshots += 1
@@ -182,7 +248,7 @@ class _Verifier:
         for problem in chain.problems:
             self.add(0, "", problem)
         for run in self.runs.values():
-            if not run.ended:
+            if not run.ended and not run.cut:
                 self.add(
                     run.start,
                     "",
@@ -192,13 +258,21 @@ class _Verifier:
         return result
 
 
-def verify(path: str | Path, heads: Iterable[str] = ()) -> Verification:
+def verify(
+    path: str | Path,
+    heads: Iterable[str] = (),
+    sink: Callable[[Finding], object] | None = None,
+    keep: int = KEEP_FINDINGS,
+) -> Verification:
     """Check the trail at ``path`` (raises :class:`scrapy_rep.trail.read.TrailError` when
     it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
     :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
-    change of what was then the last line, or a cut at a line boundary, shows too."""
+    change of what was then the last line, or a cut at a line boundary, shows too.
+    ``sink`` is called with each finding and event as it is found (in file order; those
+    of the file as a whole last); the result keeps the first ``keep`` findings and counts
+    them all."""
     trail = Trail(path)
-    verifier = _Verifier(trail)
+    verifier = _Verifier(trail, sink, keep)
     wanted = {head.strip().lower() for head in heads}
     for line in trail.lines():
         verifier.feed(line)
@@ -206,5 +280,6 @@ def verify(path: str | Path, heads: Iterable[str] = ()) -> Verification:
     result = verifier.finish()
     for head in sorted(wanted):
         what = f"no line hashes to the head {head} written down earlier: that line or one "
-        result.findings.append(Finding(0, "", what + "before it was changed or cut"))
+        verifier.add(0, "", what + "before it was changed or cut")
+    verifier.flush()
     return result

@@ -3,7 +3,8 @@
 - ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
 - ``audit show TRAIL URL``: the whole story of one URL;
-- ``audit report TRAIL --html FILE``: one self-contained HTML page.
+- ``audit report TRAIL --html FILE``: one self-contained HTML page;
+- ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line.
 
 Standard library and scrapy_rep's pure modules only.
 """
@@ -19,20 +20,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.check import Finding, verify
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
+from scrapy_rep.trail.repair import repair
 from scrapy_rep.trail.show import story
 from scrapy_rep.trail.summary import Summary, summary_text
+from scrapy_rep.trail.terminal import printable, write_lines
 
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
 _EXIT_CODE_ROWS: Final = f"""
   {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
+     (events, such as a repair after a cut, are listed); repair: repaired, or nothing cut
   {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
      decision that differs); show: no record of that URL; report: verify found problems
-  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument"""
+  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument; repair:
+     a trail a crawl is writing (locked), or that cannot be written"""
 
 
 def exit_codes(same_for: str) -> str:
@@ -42,7 +47,7 @@ def exit_codes(same_for: str) -> str:
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.
 EXIT_CODES: Final = exit_codes("`scrapy audit`")
-COMMANDS: Final = ("summary", "verify", "show", "report")
+COMMANDS: Final = ("summary", "verify", "show", "report", "repair")
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
@@ -53,12 +58,13 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = top.add_subparsers(dest="command", metavar="{summary,verify,show,report}")
+    commands = top.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
     helps = {
         "summary": "counts per origin, per purpose and per deciding signal",
         "verify": "check the hash chain and snapshots; re-derive every decision",
         "show": "the whole story of one URL",
         "report": "write one self-contained HTML page (--html FILE)",
+        "repair": "drop the cut line at the end of a trail, recorded in a repair line",
     }
     for name in COMMANDS:
         command = commands.add_parser(
@@ -109,7 +115,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
     try:
         return _run(options, out)
     except TrailError as error:
-        print(f"scrapy_rep: error: {error}", file=sys.stderr)
+        print(printable(f"scrapy_rep: error: {error}"), file=sys.stderr)
         return EXIT_UNUSABLE
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
@@ -130,43 +136,81 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         summary = Summary()
         for line in Trail(options.trail).lines():
             summary.feed(line)
-        print("\n".join(summary_text(summary)), file=out)
+        write_lines(summary_text(summary), out)
         return EXIT_CLEAN
     if options.command == "verify":
         return _verify(options.trail, out, options.head, options.json)
+    if options.command == "repair":
+        return _repair(options.trail, out)
     if options.command == "show":
         lines, found = story(options.trail, options.url)
         if not found:
             lines.append(f"no record of {options.url} in {options.trail}")
-        print("\n".join(lines), file=out)
+        write_lines(lines, out)
         return EXIT_CLEAN if found else EXIT_DIFFERENCES
     return _report(options, out)
 
 
 def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> int:
-    result = verify(path, heads)
-    code = EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+    """Each finding printed as it is found (memory does not grow with them), then the
+    verdict; ``--json``: one JSON object, written as it goes too."""
     if as_json:
-        summary = {
-            name: getattr(result, name)
-            for name in ("lines", "runs", "records", "snapshots", "head")
-        }
-        findings = [{"line": f.line, "url": f.url, "what": f.what} for f in result.findings]
-        print(
-            json.dumps({"trail": path, "clean": result.clean, **summary, "findings": findings}),
-            file=out,
-        )
-        return code
-    for finding in result.findings:
-        print(finding, file=out)
-    verdict = "clean" if result.clean else f"{len(result.findings)} problem(s)"
-    print(
-        f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-        f"{result.records} record(s), {result.snapshots} snapshot(s); "
-        f"head {result.head}",
-        file=out,
+        return _verify_json(path, out, heads)
+    result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
+    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
+    verdict += f", {result.event_count} event(s)" if result.event_count else ""
+    write_lines(
+        [
+            f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
+            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}"
+        ],
+        out,
     )
-    return code
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
+    """``{"trail": …, "findings": [… as found …], "clean": …, "lines": …, …}``."""
+    opened = False
+
+    def start() -> None:
+        nonlocal opened
+        if not opened:
+            out.write(f'{{"trail": {json.dumps(path)}, "findings": [')
+            opened = True
+
+    def sink(finding: Finding) -> None:
+        if finding.event:
+            return  # in "events", after the findings
+        separator = ", " if opened else ""
+        start()
+        item = {"line": finding.line, "url": finding.url, "what": finding.what}
+        out.write(separator + json.dumps(item))
+
+    result = verify(path, heads, sink, keep=0)
+    start()
+    names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
+    tail = json.dumps(
+        {
+            **{name: getattr(result, name) for name in names},
+            "events": [{"line": e.line, "what": e.what} for e in result.events],
+        }
+    )
+    out.write(f"], {tail[1:]}\n")
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _repair(path: str, out: TextIO) -> int:
+    done = repair(path)
+    if done.record is None:
+        write_lines([f"{path}: nothing to repair: it ends with a whole line"], out)
+    else:
+        write_lines(
+            [f"{path}: repaired: {done.dropped} byte(s) of a cut line dropped, "
+             "a repair line appended; `audit verify` lists it as an event"],
+            out,
+        )  # fmt: skip
+    return EXIT_CLEAN
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
@@ -185,14 +229,9 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        print(
-            f"scrapy_rep: error: cannot write {options.html}: {error.strerror or error}",
-            file=sys.stderr,
-        )
+        what = f"scrapy_rep: error: cannot write {options.html}: {error.strerror or error}"
+        print(printable(what), file=sys.stderr)
         return EXIT_UNUSABLE
-    print(
-        f"{options.html}: {summary.total.requests} record(s), verify: "
-        f"{'clean' if result.clean else f'{len(result.findings)} problem(s)'}",
-        file=out,
-    )
+    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
+    write_lines([f"{options.html}: {summary.total.requests} record(s), verify: {verdict}"], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

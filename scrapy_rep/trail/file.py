@@ -7,6 +7,9 @@ gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
 - A name ending in ``.gz`` is written as one gzip member per line, each written at once:
   a crash loses at most the line being written.
 - Snapshots: ``<trail>.d/<sha256>``, the body as the parser read it, written once.
+- One writer at a time: a crawl holds an exclusive ``flock`` on the trail while it
+  writes; a second crawl on the same file is refused at its start (two chains written
+  into one file would read as tampering).
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None  # type: ignore[assignment]
 
 #: The version of the trail's schema (the ``schema`` field of each ``run`` line).
 SCHEMA: Final = 2
@@ -63,6 +71,43 @@ def check_writable(path: Path) -> None:
     _check_creatable(path)
 
 
+#: Why a locked trail cannot be written.
+LOCKED: Final = "is being written by another crawl (it is locked): a trail has one writer at a time"
+
+
+#: (device, inode) of the trails this process's writers hold locked.
+_HELD: Final[set[tuple[int, int]]] = set()
+
+
+def lock(file: IO[bytes], path: Path) -> None:
+    """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
+    it is closed), or raise :class:`TrailFileError` at once when another process holds
+    it. Devices (``/dev/null``) and platforms without ``fcntl`` are not locked."""
+    if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        return
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise TrailFileError(f"{path} {LOCKED}") from None
+    except OSError:  # a file system without locks: written as before
+        return
+
+
+def check_unlocked(path: Path) -> None:
+    """Raise :class:`TrailFileError` when another crawl holds the lock of the trail at
+    ``path`` (:func:`lock`); takes it only for the time of the check. A lock this
+    process's own :class:`TrailFile` holds is not in the way (the settings are checked
+    again while the crawl runs); a second :class:`TrailFile` is still refused."""
+    try:
+        file = path.open("rb")
+    except OSError:
+        return  # new, or unreadable: said by the other checks
+    with file:
+        status = os.fstat(file.fileno())
+        if (status.st_dev, status.st_ino) not in _HELD:
+            lock(file, path)
+
+
 def check_folder(path: Path) -> None:
     """Raise :class:`TrailFileError` unless files can be written in the folder ``path``
     (made with its missing parents if need be). Creates nothing."""
@@ -102,7 +147,10 @@ def last_line_hash(path: Path) -> str:
     if last is None:
         return ""
     if not last.endswith(b"\n"):
-        raise TrailFileError(f"{path} ends with a cut line; move it away or repair it")
+        raise TrailFileError(
+            f"{path} ends with a cut line; repair it (python -m scrapy_rep audit repair "
+            f"{path}) or move it away"
+        )
     return hashlib.sha256(last).hexdigest()
 
 
@@ -131,7 +179,10 @@ def _last_gzip_line(path: Path) -> bytes | None:
             for line in file:
                 last = line
     except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-        raise TrailFileError(f"{path} is not a whole gzip file ({error})") from None
+        raise TrailFileError(
+            f"{path} is not a whole gzip file ({error}); repair it (python -m scrapy_rep "
+            f"audit repair {path}) or move it away"
+        ) from None
     return last
 
 
@@ -142,19 +193,36 @@ def _gzip_member(data: bytes) -> bytes:
     return compressor.compress(data) + compressor.flush()
 
 
+def encode_line(record: dict[str, Any], compressed: bool) -> tuple[bytes, bytes]:
+    """``record`` (its ``prev`` set) as a line, and as stored (one gzip member or not)."""
+    line = (_ENCODE(record) + "\n").encode()
+    return line, _gzip_member(line) if compressed else line
+
+
 class TrailFile:
     """Appends chained lines to the trail and stores snapshots beside it. Every method
     may raise ``OSError`` (a full disk): the caller decides what that means."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.prev = last_line_hash(path)
-        #: The file had lines already: this run chains on from them.
-        self.chained = bool(self.prev)
+        if path.exists():
+            check_unlocked(path)  # said before anything is created or read
+            last_line_hash(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._gzip = is_gzip(path)
         # Unbuffered: each line is one write() of whole bytes.
         self._file = path.open("ab", buffering=0)
+        try:
+            lock(self._file, path)  # held until close(): no other crawl appends
+            self.prev = last_line_hash(path)  # read under the lock
+        except BaseException:
+            self._file.close()
+            raise
+        status = os.fstat(self._file.fileno())
+        self._key = (status.st_dev, status.st_ino)
+        _HELD.add(self._key)
+        #: The file had lines already: this run chains on from them.
+        self.chained = bool(self.prev)
         self.snapshots = snapshot_dir(path)
         #: Lines written, and their bytes before compression.
         self.lines = 0
@@ -189,4 +257,5 @@ class TrailFile:
         temporary.replace(target)
 
     def close(self) -> None:
+        _HELD.discard(self._key)
         self._file.close()

@@ -18,6 +18,7 @@ from typing import Any, Final
 from scrapy_rep.trail.check import Verification
 from scrapy_rep.trail.read import items
 from scrapy_rep.trail.summary import Summary, Tally, deciding_signal, origin_label
+from scrapy_rep.trail.terminal import printable
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -62,7 +63,9 @@ _CSP: Final = (
 
 
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """Text as HTML: control characters and bidi controls as visible escapes, then
+    :func:`html.escape`."""
+    return escape(printable("" if value is None else value), quote=True)
 
 
 def _totals(summary: Summary) -> str:
@@ -142,17 +145,19 @@ def _refusing(summary: Summary) -> str:
 def _verification(result: Verification | None) -> str:
     if result is None:
         return ""
+    events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
+    events = f'<ul id="events">{events}</ul>' if events else ""
     if result.clean:
         return (
             f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines '
-            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>"
+            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>" + events
         )
     items = "".join(f"<li>{_e(finding)}</li>" for finding in result.findings[:200])
-    more = len(result.findings) - 200
+    more = result.problems - min(len(result.findings), 200)
     tail = f"<li>… and {more} more</li>" if more > 0 else ""
     return (
-        f'<p class="bad" id="verify">verify: {len(result.findings)} problem(s)</p>'
-        f"<ul>{items}{tail}</ul>"
+        f'<p class="bad" id="verify">verify: {result.problems} problem(s)</p>'
+        f"<ul>{items}{tail}</ul>{events}"
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.trail.read import Line, items
+from scrapy_rep.trail.terminal import printable
 
 #: The columns of every table, in order.
 COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
@@ -158,7 +159,8 @@ def table(title: str, rows: dict[str, Tally], extra: dict[str, int] | None = Non
     """A plain-text table, rows sorted by requests (most first)."""
     heads = [title, *COLUMNS] + (["denied"] if extra is not None else [])
     body = [
-        [name, *map(str, tally.row())] + ([str(extra.get(name, 0))] if extra is not None else [])
+        [printable(name), *map(str, tally.row())]
+        + ([str(extra.get(name, 0))] if extra is not None else [])
         for name, tally in sorted(rows.items(), key=lambda item: (-item[1].requests, item[0]))
     ]
     widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]

@@ -1,0 +1,153 @@
+"""The trail tools never pass crawled text raw to a terminal: control characters (C0, DEL,
+C1), bidi controls and the Unicode line separators in a trail are printed as escapes by
+``show``, ``summary``, ``verify``, ``report`` and ``scrapy audit``, so a hostile site cannot
+retitle or clear the auditor's terminal, nor print a fake line of output."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
+
+from scrapy_rep.trail.cli import main
+from scrapy_rep.trail.terminal import UNSAFE, printable
+
+#: Sets the terminal's title, rings the bell, clears the screen, then fakes a line.
+TITLE = "\x1b]0;pwned\x07\x1b[2J"
+FAKE = "\r\nline 1: http://site.test/FAKE was fetched"
+BIDI = "\u202egnp.exe\u2028\u2029\u2066\x85\x7f"
+#: Any character a terminal acts on: what no output line may hold.
+RAW = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+
+def hostile_trail(path: Path) -> Path:
+    signal = {
+        "vocabulary": "aipref",
+        "source": f"header Content-Usage: train-ai=n{TITLE}",
+        "answers": {"ai-train": False},
+    }
+    usage = {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+    decided = {**robots(None), "why": f"no rule{FAKE}", "origin": f"http://site.test{BIDI}"}
+    body: list[dict[str, Any]] = [
+        snapshot_line(),
+        url_line(
+            "/x",
+            fate="refused",
+            refused_by=f"purpose{TITLE}",
+            why=f"RSL says no{FAKE}",
+            robots=decided,
+            usage=usage,
+            item_reason=BIDI,
+        ),
+        url_line(f"/y{TITLE}{BIDI}", robots=robots(None), to=FAKE),
+    ]
+    records = [run_line(spider=f"spider{TITLE}", purposes=["search", "ai-train"]), *body]
+    return write_trail(path, [*records, end_line(body, reason=FAKE)])
+
+
+def audit(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def assert_safe(out: str) -> None:
+    assert not RAW.search(out), repr(RAW.search(out))
+    assert "FAKE was fetched" not in out.replace("\\r\\nline 1: http://site.test/FAKE", "")
+
+
+def test_show_escapes_control_characters_and_bidi(tmp_path: Path) -> None:
+    trail = hostile_trail(tmp_path / "t.jsonl")
+    status, out = audit("show", str(trail), "http://site.test/x")
+    assert status == 0
+    assert_safe(out)
+    assert "\\x1b]0;pwned\\x07\\x1b[2J" in out  # shown, as escapes
+    assert "RSL says no\\r\\nline 1: http://site.test/FAKE was fetched" in out
+    assert "http://site.test\\u202egnp.exe\\u2028\\u2029\\u2066\\x85\\x7f" in out
+    # one output line per line of the story: nothing a value holds starts a new one
+    assert not any(line.startswith("line 1: http://site.test/FAKE") for line in out.splitlines())
+
+
+def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
+    trail = hostile_trail(tmp_path / "t.jsonl")
+    status, out = audit("summary", str(trail))
+    assert status == 0
+    assert_safe(out)
+    assert "spider spider\\x1b]0;pwned" in out
+    # a table row stays one line, its columns aligned on the escaped text
+    rows = [line for line in out.splitlines() if line.startswith("http://site.test\\u202e")]
+    assert len(rows) == 1
+    (trail.parent / "t.jsonl.d").rename(trail.parent / "gone")  # findings name the URLs
+    status, out = audit("verify", str(trail))
+    assert status == 1
+    assert_safe(out)
+    assert "http://site.test/y\\x1b]0;pwned\\x07\\x1b[2J\\u202egnp.exe" in out
+
+
+def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -> None:
+    trail = hostile_trail(tmp_path / "t.jsonl")
+    status, out = audit("verify", str(trail), "--json")
+    assert_safe(out)
+    assert json.loads(out)["trail"] == str(trail)
+    page = tmp_path / f"r{TITLE}.html"
+    status, out = audit("report", str(trail), "--html", str(page))
+    assert status == 0
+    assert_safe(out)
+    html = page.read_text(encoding="utf-8")
+    assert "\x1b" not in html and "\u202e" not in html
+    assert "spider\\x1b]0;pwned\\x07\\x1b[2J" in html
+
+
+def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
+    trail = hostile_trail(tmp_path / "t.jsonl")
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "audit", "show", "http://site.test/x", "-s",
+         f"REP_AUDIT_FILE={trail}"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert_safe(result.stdout)
+    assert "RSL says no\\r\\nline 1" in result.stdout
+    err = io.StringIO()
+    missing = str(tmp_path / f"no{TITLE}.jsonl")
+    sys_stderr, sys.stderr = sys.stderr, err
+    try:
+        assert main(["verify", missing], io.StringIO()) == 2
+    finally:
+        sys.stderr = sys_stderr
+    assert_safe(err.getvalue().rstrip("\n"))
+    assert "no\\x1b]0;pwned" in err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\x1bb", "a\\x1bb"),
+        ("\r\n\t", "\\r\\n\\t"),
+        ("\x7f\x80\x9f", "\\x7f\\x80\\x9f"),
+        ("\u202e\u2066\u2069\u200f\u061c", "\\u202e\\u2066\\u2069\\u200f\\u061c"),
+        ("\u2028\u2029", "\\u2028\\u2029"),
+        ("\ud800", "\\ud800"),
+        ("café ü 日本 \u00a0 \\x1b", "café ü 日本 \u00a0 \\x1b"),
+    ],
+)
+def test_printable(raw: str, shown: str) -> None:
+    assert printable(raw) == shown
+
+
+@given(st.text())
+def test_printable_leaves_nothing_a_terminal_acts_on(value: str) -> None:
+    shown = printable(value)
+    assert not any(ord(c) in UNSAFE for c in shown)
+    assert printable(shown) == shown
+    shown.encode("utf-8")  # a lone surrogate would not even print
