@@ -51,6 +51,7 @@ def main() -> int:
     by_prop: Counter[str] = Counter()
     seeds_by_prop: dict[str, list[int]] = {}
     totals: Counter[str] = Counter()
+    untagged: list[int] = []
     redis = None if args.no_redis else RedisHolder()
     started = time.monotonic()
 
@@ -73,10 +74,12 @@ def main() -> int:
             print(f"seed {seed}: {status} {took:.1f}s {counts} {result.settings}", flush=True)
             if result.violations:
                 failing[seed] = result.violations
-                props = {v.prop for v in result.violations}
+                props = {f"{v.prop}/{v.tag}" if v.tag else v.prop for v in result.violations}
                 by_prop.update(props)
                 for prop in props:
                     seeds_by_prop.setdefault(prop, []).append(seed)
+                if any(not v.tag for v in result.violations):
+                    untagged.append(seed)
                 shown = result.violations if args.verbose else result.violations[: args.max_shown]
                 for violation in shown:
                     print(f"    {violation}", flush=True)
