@@ -24,15 +24,26 @@ import pytest
 import pytest_twisted
 from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_seed
 
-#: Seeds whose crawl passes on the code as it stands, chosen to cover every dimension
-#: between them (see the ids: purpose and the settings each turns on).
-SEEDS = [0, 3, 4, 6, 10, 11]
+#: Seeds whose crawl passes on the code as it stands and touches none of the defects
+#: being fixed elsewhere (no unfollowable license, at most one document over 500 KiB),
+#: chosen to cover every dimension between them:
+#: 0 search, 64 requests, retries, AutoThrottle, JOBDIR pause/resume, trail, files stored;
+#: 4 ai-input, small caches (1 origin, 2 KiB), JOBDIR, trail, a broken TIFF;
+#: 5 ai-input, HTTP cache, Redis, six cut deliveries, broken files;
+#: 17 ai-input, JOBDIR, trail, a cut document and a broken file;
+#: 20 search + ai-train, 1 request at a time, HTTP cache, Redis, a tdmrep.json over
+#: 500 KiB, three cut documents; 21 ai-train, 1 request, HTTP cache, cache of 1 origin;
+#: 22 search + ai-train, Redis, AutoThrottle, retries; 23 search, 1 request, JOBDIR.
+SEEDS = [0, 4, 5, 17, 20, 21, 22, 23]
 
 #: Seeds that fail because of a defect being fixed elsewhere: they pass once it is.
 PENDING = {
-    7: "an RSL license behind a redirect to ftp: is read as absent (no terms), not as "
-    "unreadable (no AI use)",
-    19: "an RSL license behind a redirect loop is read as absent (no terms)",
+    3: "an RSL license behind a redirect to ftp: is read as absent (no terms), not as "
+    "unreadable (no AI use): pages it refuses for ai-train are fetched",
+    11: "an RSL license behind a redirect loop is read as absent (no terms)",
+    26: "three tdmrep.json over 500 KiB downloaded at once: the 500 KiB stop counts their "
+    "bytes together, one is cut short (438,132 bytes), read as not JSON, and its "
+    "reservation of /p/* is lost (intermittent: it depends on the downloads overlapping)",
 }
 
 
@@ -76,7 +87,7 @@ async def test_the_trail_verifies_with_the_command_line_tool_too(tmp_path: Path)
     the same as the in-process ``verify`` the properties call."""
     sites = PropSites()
     try:
-        plan = generate(10, sites, tmp_path, None)
+        plan = generate(23, sites, tmp_path, None)
         plan.settings["REP_AUDIT_FILE"] = str(tmp_path / "trail.jsonl")
         expect = oracle(plan)
         await run_crawl(plan)
