@@ -650,6 +650,8 @@ def oracle(plan: Plan) -> Expect:
             for file_url in page.files:
                 expect.files[file_url] = "unrequested"
                 expect.before.setdefault(file_url, "its page was not fetched")
+                if url in expect.stand_ins:
+                    expect.stand_ins.setdefault(file_url, expect.stand_ins[url])
             continue
         if page.doc.is_cut:
             expect.failed_pages.add(url)
@@ -834,14 +836,29 @@ class Violation:
 
 def _tag(plan: Plan, violation: Violation) -> Violation:
     detail = violation.detail
+    base = violation.url[: violation.url.find("/", len("http://"))] if violation.url else ""
     if "license redirect" in detail:
         violation.tag = "rsl-unfollowable"
-    elif "tdmrep.json entry" in detail and violation.url:
-        base = violation.url[: violation.url.index("/", len("http://"))]
+    elif "tdmrep.json entry" in detail:
         doc = plan.tdmrep.get(base)
         if doc is not None and len(doc.body) > MAX_BODY_BYTES:
             violation.tag = "tdmrep-over-cap"
+    elif "robots.txt cut" in detail:
+        # A cut robots.txt read as rules: the 500 KiB stop counted the bytes of
+        # concurrent document downloads together and stopped it before the cut.
+        violation.tag = "robots-cut-read-as-capped"
     return violation
+
+
+def _tag_files(plan: Plan, found: list[Violation]) -> list[Violation]:
+    """A file's violation that follows from its page's (the page was wrongly fetched)
+    takes the page's tag."""
+    tags = {v.url: v.tag for v in found if v.tag and v.url in plan.pages}
+    for violation in found:
+        page = plan.files[violation.url].page if violation.url in plan.files else ""
+        if not violation.tag and page in tags:
+            violation.tag = tags[page]
+    return found
 
 
 def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
@@ -856,8 +873,9 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     for url, why in expect.before.items():
         if why and url in served:
             found.append(Violation("served-refused", url, f"oracle: {why}{note(url)}"))
+    reported = {v.url for v in found}
     for url, fate in expect.files.items():
-        if fate in ("unrequested", "refused-by-page") and url in served:
+        if fate in ("unrequested", "refused-by-page") and url in served and url not in reported:
             found.append(Violation("served-refused", url, f"oracle: {fate}{note(url)}"))
     # 2. Nothing the oracle allows is refused: every allowed page whole is downloaded.
     for url, why in expect.before.items():
@@ -913,7 +931,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     if errors:
         lines = "; ".join(errors[:3])
         found.append(Violation("logged-error", "", f"{len(errors)} ERROR line(s): {lines}"))
-    return [_tag(plan, violation) for violation in found]
+    return _tag_files(plan, [_tag(plan, violation) for violation in found])
 
 
 # --------------------------------------------------------------------------- one seed
