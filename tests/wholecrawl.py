@@ -86,6 +86,9 @@ class Doc:
     #: promised ``Content-Length``).
     delivery: str = "whole"
     cut_at: int = 0
+    #: ``slow``: in this many pieces, this many seconds apart
+    pieces: int = 5
+    pause: float = 0.03
 
     @property
     def is_cut(self) -> bool:
@@ -132,7 +135,7 @@ class PropOrigin(Resource):
             _write_pieces(request, _pieces(body, 4), 0.0, close=False)
         elif doc.delivery == "slow":
             request.setHeader("Content-Length", str(len(body)))
-            _write_pieces(request, _pieces(body, 5), 0.03, close=False)
+            _write_pieces(request, _pieces(body, doc.pieces), doc.pause, close=False)
         else:  # cut
             request.setHeader("Content-Length", str(len(body)))
             _write_pieces(request, _pieces(body[: doc.cut_at], 2), 0.0, close=True)
