@@ -914,6 +914,18 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
             found.append(Violation("file-not-stored", url, f"{got}{note(url)}"))
         if fate != "stored" and stored:
             found.append(Violation("file-stored", url, f"oracle: {fate}{note(url)}"))
+    # 4b. On disk (FILES_STORE keeps a file under the SHA-1 of its URL): every file the
+    # oracle stores is there, none it refuses.
+    import hashlib
+
+    store = Path(plan.settings["FILES_STORE"]) / "full"
+    on_disk = {path.stem for path in store.iterdir()} if store.is_dir() else set()
+    for url, fate in expect.files.items():
+        there = hashlib.sha1(url.encode()).hexdigest() in on_disk
+        if fate == "stored" and not there:
+            found.append(Violation("file-not-on-disk", url, f"oracle: stored{note(url)}"))
+        if fate != "stored" and there:
+            found.append(Violation("file-on-disk", url, f"oracle: {fate}{note(url)}"))
     # 5. The audit trail re-derives clean.
     trail = plan.settings.get("REP_AUDIT_FILE")
     if trail and Path(trail).exists():
