@@ -44,6 +44,8 @@ PENDING = {
     26: "three tdmrep.json over 500 KiB downloaded at once: the 500 KiB stop counts their "
     "bytes together, one is cut short (438,132 bytes), read as not JSON, and its "
     "reservation of /p/* is lost (intermittent: it depends on the downloads overlapping)",
+    65: "an MP4 cut inside its XMP box after its whole DMI-PROHIBITED value is stored for "
+    "ai-train: the cut packet is not searched for the value",
 }
 
 

@@ -85,3 +85,45 @@ async def test_a_rule_inside_the_first_500_kib_survives_a_concurrent_license_dow
     sites, crawler = await rule_at_the_end(with_license=True)
     assert ("a", "/private") not in sites.log
     assert crawler.stats.get_value("rep/robotstxt/outcome/truncated") is None
+
+
+#: Containers whose reader loses the "no" of a packet cut after its whole value.
+LOSES_A_CUT_PACKETS_NO = {"jpg", "png", "webp", "tif", "mp4", "pdf"}
+
+
+@pytest.mark.parametrize(
+    "container",
+    [
+        pytest.param(
+            container,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a file cut inside its XMP packet, after the whole DataMining value, "
+                "is read as saying nothing (the truncated container is named in "
+                "rep_unreadable, the packet is never searched for DMI-PROHIBITED)",
+            )
+            if container in LOSES_A_CUT_PACKETS_NO
+            else (),
+        )
+        for container in ("jpg", "png", "webp", "tif", "gif", "mp4", "pdf")
+    ],
+)
+def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str) -> None:
+    """docs/media.md, "Hostile files": a packet that cannot be parsed is still searched
+    for a ``DMI-PROHIBITED…`` value, so a broken packet that says prohibited keeps its
+    "no". Found by the whole-crawl run (seed 65: an MP4 cut so, stored for ai-train).
+    Every cut between the end of the value and the end of the file."""
+    from wholecrawl import PLUS_VOCAB, media_body
+
+    from scrapy_rep.usage.mediausage import read_media
+    from scrapy_rep.usage.purpose import decide
+
+    value = "DMI-PROHIBITED-AIMLTRAINING"  # odd length: the PNG packet is not compressed
+    body = media_body(container, value)
+    end = body.index((PLUS_VOCAB + value).encode()) + len(PLUS_VOCAB + value)
+    lost = [
+        cut
+        for cut in range(end + 1, len(body))
+        if decide(read_media(body[:cut]).signals).allowed("ai-train") is not False
+    ]
+    assert lost == [], f"{len(lost)} of {len(body) - end - 1} cuts lose the no, first {lost[0]}"

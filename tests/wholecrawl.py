@@ -57,7 +57,7 @@ from twisted.web.server import Request as WebRequest
 from scrapy_rep.directives import combine, header_directives, meta_directives
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.usage.imageusage import is_image_url
-from scrapy_rep.usage.mediausage import read_media
+from scrapy_rep.usage.mediausage import dmi_signal, read_media
 from scrapy_rep.usage.policy import TDM_PURPOSES, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import decide
 from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
@@ -69,6 +69,7 @@ TOKEN: Final = "TestBot"
 DELIVERIES: Final = ("whole", "chunked", "slow", "cut")
 HTML: Final = {"Content-Type": "text/html; charset=utf-8"}
 TEXT: Final = {"Content-Type": "text/plain"}
+PLUS_VOCAB: Final = "http://ns.useplus.org/ldf/vocab/"
 
 
 # --------------------------------------------------------------------------- serving
@@ -681,7 +682,7 @@ def oracle(plan: Plan) -> Expect:
         expect.kept[url] = kept
         for file_url in page.files:
             expect.files[file_url] = _file_fate(
-                plan, file_url, kept, page, directives, ai, before, policy
+                plan, file_url, kept, page, directives, ai, before, policy, expect
             )
     return expect
 
@@ -695,6 +696,7 @@ def _file_fate(
     ai: bool,
     before: Any,
     policy: UsagePolicy,
+    expect: Expect,
 ) -> str:
     if not kept:
         return "unrequested"
@@ -716,8 +718,19 @@ def _file_fate(
     )
     page_signals = PageSignals((), NO_VALUES, NO_VALUES, combine(found), image=True)
     origin = policy.after_fetch(seen, page_signals).signals
-    reading = read_media(plan_file.doc.body)
-    decision = decide((*origin, *reading.signals))
+    body = plan_file.doc.body
+    reading = read_media(body)
+    signals = reading.signals
+    value = plan_file.value
+    if plan_file.broken and value and (PLUS_VOCAB + value).encode() in body:
+        # docs/media.md, "Hostile files": a broken packet that says prohibited keeps its
+        # "no"; the file was cut after the whole value.
+        stated = dmi_signal(value, f"XMP plus:DataMining {value} (cut packet)")
+        if not any(signal.answers == stated.answers for signal in signals):
+            if False in stated.answers:
+                expect.stand_ins[url] = "cut XMP packet: the value is whole before the cut"
+            signals = (*signals, stated)
+    decision = decide((*origin, *signals))
     return "refused" if policy.refusal(decision) is not None else "stored"
 
 
@@ -846,6 +859,8 @@ def _tag(plan: Plan, violation: Violation) -> Violation:
         doc = plan.tdmrep.get(base)
         if doc is not None and len(doc.body) > MAX_BODY_BYTES:
             violation.tag = "tdmrep-over-cap"
+    elif "cut XMP packet" in detail:
+        violation.tag = "cut-xmp-packet"
     elif "robots.txt cut" in detail:
         # A cut robots.txt read as rules: the 500 KiB stop counted the bytes of
         # concurrent document downloads together and stopped it before the cut.
@@ -870,7 +885,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
 
     def note(url: str) -> str:
         extra = expect.stand_ins.get(url)
-        return f" (stand-in: {extra})" if extra else ""
+        return f" (oracle: {extra})" if extra else ""
 
     # 1. Nothing the oracle refuses is served: pages and files.
     for url, why in expect.before.items():
