@@ -30,6 +30,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--start", type=int, default=0)
+    parser.add_argument(
+        "--minutes", type=float, default=0, help="stop after this long (0: run every seed)"
+    )
     parser.add_argument("--no-redis", action="store_true", help="skip the Redis dimension")
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
@@ -56,7 +59,12 @@ def main() -> int:
     started = time.monotonic()
 
     async def run(_: Any) -> None:
+        ran = 0
         for seed in range(args.start, args.start + args.seeds):
+            if args.minutes and time.monotonic() - started > args.minutes * 60:
+                print(f"time budget of {args.minutes} min reached", flush=True)
+                break
+            ran += 1
             with tempfile.TemporaryDirectory(prefix=f"wholecrawl-{seed}-") as tmp:
                 t0 = time.monotonic()
                 try:
@@ -89,7 +97,7 @@ def main() -> int:
             redis.stop()
         elapsed = time.monotonic() - started
         print(
-            f"\nsummary: {args.seeds} seed(s) from {args.start} in {elapsed:.0f} s; "
+            f"\nsummary: {ran} seed(s) from {args.start} in {elapsed:.0f} s; "
             f"{len(failing)} with violations",
             flush=True,
         )
