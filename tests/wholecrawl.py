@@ -949,6 +949,27 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         result = verify(trail)
         for finding in result.findings:
             found.append(Violation("trail-verify", getattr(finding, "url", ""), str(finding)[:300]))
+        # One final record per page the spider asked for, refused exactly when the
+        # oracle refuses it (docs/audit-trail.md).
+        from collections import Counter
+
+        from audittrail import url_records
+
+        records = [r for r in url_records(Path(trail)) if r["url"] in plan.pages]
+        counts = Counter(r["url"] for r in records)
+        wrong = {v.url for v in found}
+        for url, why in expect.before.items():
+            if url not in plan.pages:
+                continue
+            if counts[url] != 1:
+                found.append(Violation("trail-records", url, f"{counts[url]} url records"))
+                continue
+            if url in wrong:
+                continue
+            (record,) = (r for r in records if r["url"] == url)
+            if bool(why) != (record["fate"] == "refused"):
+                what = f"fate {record['fate']}: {str(record.get('why', ''))[:200]}"
+                found.append(Violation("trail-records", url, f"{what}; oracle: {why or 'allowed'}"))
     elif trail:
         found.append(Violation("trail-verify", "", "no trail written"))
     # 6. No ERROR logged, but Scrapy's own about a download the plan cuts (its retry
