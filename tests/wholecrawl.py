@@ -1022,6 +1022,9 @@ class RedisHolder:
         if self.server is not None:
             self.server.stop()
             self.server = None
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            self.directory = None
 
 
 async def run_seed(seed: int, workdir: Path, redis: RedisHolder | None) -> SeedResult:
