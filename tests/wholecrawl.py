@@ -861,10 +861,11 @@ def _tag(plan: Plan, violation: Violation) -> Violation:
             violation.tag = "tdmrep-over-cap"
     elif "cut XMP packet" in detail:
         violation.tag = "cut-xmp-packet"
-    elif "robots.txt cut" in detail:
-        # A cut robots.txt read as rules: the 500 KiB stop counted the bytes of
-        # concurrent document downloads together and stopped it before the cut.
-        violation.tag = "robots-cut-read-as-capped"
+    elif any(cut in detail for cut in ("robots.txt cut", "tdmrep.json cut", "license cut")):
+        # A cut robots.txt (tdmrep.json, license) read as a document cut at 500 KiB:
+        # the 500 KiB stop counted the bytes of concurrent document downloads together
+        # and stopped it before the connection was cut.
+        violation.tag = "cut-read-as-capped"
     return violation
 
 
