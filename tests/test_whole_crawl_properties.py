@@ -37,14 +37,16 @@ from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_
 #: 22 search + ai-train, Redis, AutoThrottle, retries; 23 search, 1 request, JOBDIR.
 SEEDS = [0, 4, 5, 17, 20, 21, 22, 23]
 
-#: Seeds that fail because of a defect being fixed elsewhere: they pass once it is.
+#: Seeds that fail because of a defect being fixed elsewhere: they pass once it is
+#: (``benchmarks/whole_crawl_properties.py`` tags each violation with the defect).
 PENDING = {
     3: "an RSL license behind a redirect to ftp: is read as absent (no terms), not as "
     "unreadable (no AI use): pages it refuses for ai-train are fetched",
     11: "an RSL license behind a redirect loop is read as absent (no terms)",
-    26: "three tdmrep.json over 500 KiB downloaded at once: the 500 KiB stop counts their "
-    "bytes together, one is cut short (438,132 bytes), read as not JSON, and its "
-    "reservation of /p/* is lost (intermittent: it depends on the downloads overlapping)",
+    26: "a tdmrep.json over 500 KiB downloading while a document of another kind does is "
+    "stopped short of 500 KiB (each kind's bytes_received receiver adds every chunk to "
+    "the same count), read as not JSON, and its reservation of /p/* is lost "
+    "(intermittent: it depends on the downloads overlapping)",
     65: "an MP4 cut inside its XMP box after its whole DMI-PROHIBITED value is stored for "
     "ai-train: the cut packet is not searched for the value",
 }

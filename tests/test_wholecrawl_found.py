@@ -127,3 +127,33 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
         if decide(read_media(body[:cut]).signals).allowed("ai-train") is not False
     ]
     assert lost == [], f"{len(lost)} of {len(body) - end - 1} cuts lose the no, first {lost[0]}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an RSL license URL that cannot be followed (a redirect loop, a redirect to "
+    "ftp:) is read as absent (no terms: rep/rsl/outcome/bad_redirect), so the pages are "
+    "fetched for ai-train; its terms were never read, which purpose notes §9 reads as "
+    "unreadable (no AI use) for a license the crawl could not download",
+)
+@pytest.mark.parametrize("where", ["loop", "ftp"])
+@pytest_twisted.ensureDeferred
+async def test_an_unfollowable_license_is_not_read_as_no_terms(where: str) -> None:
+    """Found by the whole-crawl run (seeds 3: ftp, 11: loop)."""
+    from wholecrawl import redirect_doc
+
+    sites = PropSites()
+    try:
+        a = sites.add("a")
+        base = sites.bases["a"]
+        if where == "loop":
+            a.routes["/lic"] = redirect_doc(base + "/lic2")
+            a.routes["/lic2"] = redirect_doc(base + "/lic")
+        else:
+            a.routes["/lic"] = redirect_doc("ftp://127.0.0.1/license.xml")
+        a.routes["/robots.txt"] = Doc(200, f"User-agent: *\nLicense: {base}/lic\n".encode())
+        a.routes["/page"] = Doc(200, b"<html>a</html>", HTML)
+        await crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
+    finally:
+        await sites.close()
+    assert ("a", "/page") not in sites.log
