@@ -8,7 +8,7 @@ the same seed, and compares the servers' access log, the items, the stored files
 the audit trail with the oracle. Prints one line per seed, every violation with the
 seed that reproduces it, and a summary; exits 1 on any violation.
 
-Reproduce one seed: ``--seeds 1 --start SEED -v``.
+Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def main() -> int:
     parser.add_argument(
         "--minutes", type=float, default=0, help="stop after this long (0: run every seed)"
     )
+    parser.add_argument("--generation", type=int, default=1, help="the generator's revision (1, 2)")
     parser.add_argument("--no-redis", action="store_true", help="skip the Redis dimension")
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
@@ -68,7 +69,7 @@ def main() -> int:
             with tempfile.TemporaryDirectory(prefix=f"wholecrawl-{seed}-") as tmp:
                 t0 = time.monotonic()
                 try:
-                    result = await run_seed(seed, Path(tmp), redis)
+                    result = await run_seed(seed, Path(tmp), redis, args.generation)
                 except Exception as error:  # a crash of the harness or the crawl
                     print(f"seed {seed}: CRASH {type(error).__name__}: {error}", flush=True)
                     failing[seed] = [f"crash: {error}"]
@@ -109,7 +110,7 @@ def main() -> int:
         if failing:
             print(
                 f"reproduce one: python benchmarks/whole_crawl_properties.py --seeds 1 "
-                f"--start {min(failing)} -v"
+                f"--start {min(failing)} --generation {args.generation} -v"
             )
         code[0] = 1 if failing else 0
 

@@ -318,9 +318,21 @@ def _rsl(terms: str, url: str = "/") -> bytes:
     ).encode()
 
 
-def generate(seed: int, sites: PropSites, workdir: Path, redis_url: str | None) -> Plan:
-    """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings."""
+#: The generator's revisions: a seed names the same sites and settings in one revision
+#: for good (the long run's findings stay reproducible); a new kind of document comes
+#: in a new revision, drawn from a random source of its own.
+GENERATIONS: Final = (1, 2)
+
+
+def generate(
+    seed: int, sites: PropSites, workdir: Path, redis_url: str | None, generation: int = 1
+) -> Plan:
+    """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings.
+
+    Generation 2 adds robots.txt files between 256 KiB and 500 KiB whose last lines are
+    rules (``Disallow``, ``Content-Usage``), all of which count."""
     rng = random.Random(seed)
+    more = random.Random(f"{seed}/generation-2")
     notes: list[str] = []
     lic = sites.add("lic")
     lic_base = sites.bases["lic"]
@@ -410,6 +422,13 @@ def generate(seed: int, sites: PropSites, workdir: Path, redis_url: str | None) 
                 count = (MAX_BODY_BYTES + rng.randint(-40, 60_000)) // len(padding) + 1
                 tail = "Disallow: /p/1\nContent-Usage: train-ai=n\nContent-Signal: search=no\n"
                 tail += f"License: {lic_base}/late.xml\n"
+                body += (padding * count + tail).encode()
+            elif generation >= 2 and more.random() < 0.35:
+                padding = "# padding padding padding padding padding\n"
+                count = more.randint(262_144, MAX_BODY_BYTES - 2_000) // len(padding)
+                tail = more.choice(
+                    ("Disallow: /p/0\n", "Disallow: /p/\n", "Content-Usage: /p/ train-ai=n\n")
+                )
                 body += (padding * count + tail).encode()
             robots = _deliver(rng, Doc(200, body, dict(TEXT)), 0.08)
         if robots.delivery == "cut" and len(robots.body) > MAX_BODY_BYTES and rng.random() < 0.5:
@@ -859,6 +878,13 @@ def _tag(plan: Plan, violation: Violation) -> Violation:
         doc = plan.tdmrep.get(base)
         if doc is not None and len(doc.body) > MAX_BODY_BYTES:
             violation.tag = "tdmrep-over-cap"
+    elif (
+        "robots.txt" in detail
+        and 262_144 < len(plan.robots.get(base, Doc()).body) <= MAX_BODY_BYTES
+    ):
+        # A rule past 256 KiB of a robots.txt under 500 KiB lost: the 500 KiB stop
+        # counted the bytes of concurrent document downloads together.
+        violation.tag = "rule-lost-to-early-stop"
     elif "cut XMP packet" in detail:
         violation.tag = "cut-xmp-packet"
     elif any(cut in detail for cut in ("robots.txt cut", "tdmrep.json cut", "license cut")):
@@ -1028,10 +1054,13 @@ class RedisHolder:
             self.directory = None
 
 
-async def run_seed(seed: int, workdir: Path, redis: RedisHolder | None) -> SeedResult:
+async def run_seed(
+    seed: int, workdir: Path, redis: RedisHolder | None, generation: int = 1
+) -> SeedResult:
     sites = PropSites()
     try:
-        plan = generate(seed, sites, workdir, redis.url() if redis is not None else None)
+        redis_url = redis.url() if redis is not None else None
+        plan = generate(seed, sites, workdir, redis_url, generation)
         expect = oracle(plan)
         outcome = await run_crawl(plan)
     finally:
