@@ -1,0 +1,110 @@
+"""Whole-crawl properties, a fast slice of fixed seeds (tests/wholecrawl.py).
+
+Each seed builds origins over real HTTP on 127.0.0.1 (robots.txt under and over
+500 KiB, tdmrep.json with early and late reservations, RSL licenses on the same host,
+another host, redirected and unfollowable, pages with robots meta, ``X-Robots-Tag``,
+``Content-Usage``, ``noai``, media files with IPTC Data Mining in several containers,
+intact or broken; each document delivered whole, chunked, slowly or cut) and crawls
+them under settings drawn from the seed (``REP_PURPOSE``, the HTTP cache, a ``JOBDIR``
+pause and resume, the Redis store, small caches, 1 to 64 concurrent requests, retries,
+AutoThrottle, the audit trail). The oracle applies the pure functions to the documents
+as written; the properties: nothing the oracle refuses is served or stored, nothing it
+allows is lost, and the audit trail verifies.
+
+The long run over thousands of seeds is ``benchmarks/whole_crawl_properties.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import pytest_twisted
+from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_seed
+
+#: Seeds whose crawl passes on the code as it stands and touches none of the defects
+#: being fixed elsewhere (no unfollowable license, at most one document over 500 KiB),
+#: chosen to cover every dimension between them:
+#: 0 search, 64 requests, retries, AutoThrottle, JOBDIR pause/resume, trail, files stored;
+#: 4 ai-input, small caches (1 origin, 2 KiB), JOBDIR, trail, a broken TIFF;
+#: 5 ai-input, HTTP cache, Redis, six cut deliveries, broken files;
+#: 17 ai-input, JOBDIR, trail, a cut document and a broken file;
+#: 20 search + ai-train, 1 request at a time, HTTP cache, Redis, a tdmrep.json over
+#: 500 KiB, three cut documents; 21 ai-train, 1 request, HTTP cache, cache of 1 origin;
+#: 22 search + ai-train, Redis, AutoThrottle, retries; 23 search, 1 request, JOBDIR.
+SEEDS = [0, 4, 5, 17, 20, 21, 22, 23]
+
+#: Seeds that fail because of a defect being fixed elsewhere: they pass once it is
+#: (``benchmarks/whole_crawl_properties.py`` tags each violation with the defect).
+PENDING = {
+    3: "an RSL license behind a redirect to ftp: is read as absent (no terms), not as "
+    "unreadable (no AI use): pages it refuses for ai-train are fetched",
+    11: "an RSL license behind a redirect loop is read as absent (no terms)",
+    26: "a tdmrep.json over 500 KiB downloading while a document of another kind does is "
+    "stopped short of 500 KiB (each kind's bytes_received receiver adds every chunk to "
+    "the same count), read as not JSON, and its reservation of /p/* is lost "
+    "(intermittent: it depends on the downloads overlapping)",
+    65: "an MP4 cut inside its XMP box after its whole DMI-PROHIBITED value is stored for "
+    "ai-train: the cut packet is not searched for the value",
+}
+
+
+@pytest.fixture(scope="module")
+def redis() -> object:
+    holder = RedisHolder()
+    yield holder
+    holder.stop()
+
+
+async def _seed(seed: int, tmp_path: Path, redis: RedisHolder) -> None:
+    result = await run_seed(seed, tmp_path, redis)
+    for note in result.notes:  # e.g. the Redis dimension skipped: no redis-server
+        warnings.warn(f"seed {seed}: {note}", stacklevel=1)
+    assert [str(v) for v in result.violations] == [], (seed, result.settings)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(seed, marks=pytest.mark.xfail(reason=why, strict=False))
+        for seed, why in PENDING.items()
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_pending_a_fix(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_trail_verifies_with_the_command_line_tool_too(tmp_path: Path) -> None:
+    """``python -m scrapy_rep audit verify`` (what the properties ask of the trail) says
+    the same as the in-process ``verify`` the properties call."""
+    sites = PropSites()
+    try:
+        plan = generate(23, sites, tmp_path, None)
+        plan.settings["REP_AUDIT_FILE"] = str(tmp_path / "trail.jsonl")
+        expect = oracle(plan)
+        await run_crawl(plan)
+    finally:
+        await sites.close()
+    assert any(expect.kept.values())
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "audit", "verify", str(tmp_path / "trail.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
