@@ -35,21 +35,10 @@ from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_
 #: 20 search + ai-train, 1 request at a time, HTTP cache, Redis, a tdmrep.json over
 #: 500 KiB, three cut documents; 21 ai-train, 1 request, HTTP cache, cache of 1 origin;
 #: 22 search + ai-train, Redis, AutoThrottle, retries; 23 search, 1 request, JOBDIR.
-SEEDS = [0, 4, 5, 17, 20, 21, 22, 23]
-
-#: Seeds that fail because of a defect being fixed elsewhere: they pass once it is
-#: (``benchmarks/whole_crawl_properties.py`` tags each violation with the defect).
-PENDING = {
-    3: "an RSL license behind a redirect to ftp: is read as absent (no terms), not as "
-    "unreadable (no AI use): pages it refuses for ai-train are fetched",
-    11: "an RSL license behind a redirect loop is read as absent (no terms)",
-    26: "a tdmrep.json over 500 KiB downloading while a document of another kind does is "
-    "stopped short of 500 KiB (each kind's bytes_received receiver adds every chunk to "
-    "the same count), read as not JSON, and its reservation of /p/* is lost "
-    "(intermittent: it depends on the downloads overlapping)",
-    65: "an MP4 cut inside its XMP box after its whole DMI-PROHIBITED value is stored for "
-    "ai-train: the cut packet is not searched for the value",
-}
+#: 3 (a license behind a redirect to ftp:), 11 (a redirect loop), 26 (a tdmrep.json
+#: over 500 KiB downloading beside another document) and 65 (an MP4 cut inside its XMP
+#: packet) each found a defect that lost a "no"; they stay in the slice.
+SEEDS = [0, 3, 4, 5, 11, 17, 20, 21, 22, 23, 26, 65]
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +58,6 @@ async def _seed(seed: int, tmp_path: Path, redis: RedisHolder) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest_twisted.ensureDeferred
 async def test_whole_crawl_seed_keeps_every_property(
-    seed: int, tmp_path: Path, redis: RedisHolder
-) -> None:
-    await _seed(seed, tmp_path, redis)
-
-
-@pytest.mark.parametrize(
-    "seed",
-    [
-        pytest.param(seed, marks=pytest.mark.xfail(reason=why, strict=False))
-        for seed, why in PENDING.items()
-    ],
-)
-@pytest_twisted.ensureDeferred
-async def test_whole_crawl_seed_pending_a_fix(
     seed: int, tmp_path: Path, redis: RedisHolder
 ) -> None:
     await _seed(seed, tmp_path, redis)

@@ -1,6 +1,5 @@
 """Defects the whole-crawl property run found (tests/wholecrawl.py), each as a small
-deterministic crawl. They fail on the code they were found on (strict xfail): when a
-fix merges, the xfail turns into a failure that says to drop the mark."""
+deterministic crawl. Each failed on the code it was found on."""
 
 from __future__ import annotations
 
@@ -73,13 +72,6 @@ async def test_a_rule_inside_the_first_500_kib_is_obeyed_alone() -> None:
     assert crawler.stats.get_value("rep/robotstxt/outcome/truncated") is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the 500 KiB stop counts a chunk once per document kind downloading at that "
-    "moment (each kind's ActionRunner connects its own bytes_received receiver, each "
-    "adding to the same request's count): a robots.txt of 400,000 bytes is stopped "
-    "near 256,000 while an RSL license downloads, and its last Disallow is lost",
-)
 @pytest_twisted.ensureDeferred
 async def test_a_rule_inside_the_first_500_kib_survives_a_concurrent_license_download() -> None:
     sites, crawler = await rule_at_the_end(with_license=True)
@@ -87,26 +79,9 @@ async def test_a_rule_inside_the_first_500_kib_survives_a_concurrent_license_dow
     assert crawler.stats.get_value("rep/robotstxt/outcome/truncated") is None
 
 
-#: Containers whose reader loses the "no" of a packet cut after its whole value.
-LOSES_A_CUT_PACKETS_NO = {"jpg", "png", "webp", "tif", "mp4", "pdf"}
-
-
 @pytest.mark.parametrize(
     "container",
-    [
-        pytest.param(
-            container,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a file cut inside its XMP packet, after the whole DataMining value, "
-                "is read as saying nothing (the truncated container is named in "
-                "rep_unreadable, the packet is never searched for DMI-PROHIBITED)",
-            )
-            if container in LOSES_A_CUT_PACKETS_NO
-            else (),
-        )
-        for container in ("jpg", "png", "webp", "tif", "gif", "mp4", "pdf")
-    ],
+    ["jpg", "png", "webp", "tif", "gif", "mp4", "pdf"],
 )
 def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str) -> None:
     """docs/media.md, "Hostile files": a packet that cannot be parsed is still searched
@@ -129,13 +104,6 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     assert lost == [], f"{len(lost)} of {len(body) - end - 1} cuts lose the no, first {lost[0]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an RSL license URL that cannot be followed (a redirect loop, a redirect to "
-    "ftp:) is read as absent (no terms: rep/rsl/outcome/bad_redirect), so the pages are "
-    "fetched for ai-train; its terms were never read, which purpose notes §9 reads as "
-    "unreadable (no AI use) for a license the crawl could not download",
-)
 @pytest.mark.parametrize("where", ["loop", "ftp"])
 @pytest_twisted.ensureDeferred
 async def test_an_unfollowable_license_is_not_read_as_no_terms(where: str) -> None:
