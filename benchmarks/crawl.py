@@ -519,6 +519,7 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
+    from scrapy_rep.crawl.decidedearly import EarlyDecisions
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.fetch.origins import origin_of
 
@@ -543,10 +544,36 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
                 run_coroutine(middleware.process_request(request))
         return (time.perf_counter() - start) / len(requests) * 1e6
 
-    timings: dict[str, list[float]] = {"scrapy": [], "rep_robotstxt": []}
-    for _ in range(repeat):
+    allowed = [
+        request.url for request in requests if not disallowed("/" + request.url.split("/", 3)[3])
+    ]
+
+    def both_passes(reuse: bool) -> float:
+        """The spider middleware's early pass and the late check, for allowed requests
+        (new ones each time: the early pass's verdict goes with the request)."""
+        keep = EarlyDecisions.keep
+        if not reuse:  # as before: the late check decides again
+            EarlyDecisions.keep = lambda self, request, decision: None  # type: ignore[method-assign]
+        fresh = [Request(url) for url in allowed]
+        start = time.perf_counter()
+        for request in fresh:
+            ours.refusal_if_known(request)
+            run_coroutine(ours.process_request(request))
+        EarlyDecisions.keep = keep  # type: ignore[method-assign]
+        return (time.perf_counter() - start) / len(fresh) * 1e6
+
+    timings: dict[str, list[float]] = {
+        "scrapy": [],
+        "rep_robotstxt": [],
+        "rep_robotstxt, early pass + late check, allowed requests": [],
+        "the same, decided twice (the early verdict not reused)": [],
+    }
+    for round_ in range(repeat):
         timings["scrapy"].append(one_pass(scrapy_mw))
         timings["rep_robotstxt"].append(one_pass(ours))
+        both = list(timings)[2:]
+        for reuse in (True, False) if round_ % 2 else (False, True):
+            timings[both[0] if reuse else both[1]].append(both_passes(reuse))
     print(
         f"\nMiddleware cost per request, robots.txt cached ({len(requests)} requests, "
         f"best of {repeat}):\n"
