@@ -26,7 +26,9 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
   over search" target).
 
 With ``--items`` the spider yields an item per page (its title and links, read by CSS),
-as a real spider does; the page pass of the add-on then sees every item.
+as a real spider does; the page pass of the add-on then sees every item. With
+``--real-pages`` the pages are a real site's: 10 links each, one in ten with a robots
+meta tag (the rule ``/p/*9$`` disallows one ``/p/`` page in ten either way).
 
 With ``--fresh`` every crawl runs in a fresh Python process (one warm-up crawl, then the
 timed one), modes rotated within each round, so that no mode inherits another's heap or
@@ -130,13 +132,19 @@ def disallowed(path: str) -> bool:
     return path.startswith("/private/") or (path.startswith("/p/") and path.endswith("9"))
 
 
+#: ``--real-pages``: pages as a real site's: 10 links each, one in ten with a robots meta tag.
+REAL_PAGES = False
+
+
 def page_body(path: str, pages: int) -> bytes:
-    """A small HTML page with a few links; every 7th has a ``noarchive`` robots meta tag."""
+    """A small HTML page with a few links; every 7th has a ``noarchive`` robots meta tag.
+    With ``--real-pages``: 10 links, and every 10th has the meta tag."""
     number = int(path.rsplit("/", 1)[1])
-    meta = '<meta name="robots" content="noarchive">' if number % 7 == 0 else ""
+    every, steps = (10, (1, 2, 3, 5, 8, 13, 21, 34, 55, 89)) if REAL_PAGES else (7, (1, 2, 3, 5, 8))
+    meta = '<meta name="robots" content="noarchive">' if number % every == 0 else ""
     links = "".join(
         f'<li><a href="/p/{(number + step) % pages}">page {(number + step) % pages}</a></li>'
-        for step in (1, 2, 3, 5, 8)
+        for step in steps
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset=utf-8><title>Page {number}</title>{meta}"
@@ -601,6 +609,11 @@ def main() -> int:
         "--items", action="store_true", help="the spider yields an item per page (title, links)"
     )
     parser.add_argument(
+        "--real-pages",
+        action="store_true",
+        help="pages as a real site's: 10 links each, one in ten with a robots meta tag",
+    )
+    parser.add_argument(
         "--fresh", action="store_true", help="every crawl in a fresh process (modes rotated)"
     )
     parser.add_argument(
@@ -615,7 +628,8 @@ def main() -> int:
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY, ITEMS, COLD
+    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES
+    REAL_PAGES = args.real_pages
     ALLOWED_ONLY = args.allowed_only
     ITEMS = args.items
     COLD = args.cold
@@ -638,7 +652,8 @@ def main() -> int:
 
     configure_logging({"LOG_LEVEL": "WARNING"})
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", f"--origins={args.origins}", f"--pages={args.pages}"],
+        [sys.executable, __file__, "--serve", f"--origins={args.origins}", f"--pages={args.pages}"]
+        + ["--real-pages"] * REAL_PAGES,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
