@@ -4,14 +4,16 @@ The spider middleware's early pass (:mod:`scrapy_rep.crawl.early`) decides every
 whose origin's documents are cached (``RobotsTxtMiddleware.refusal_if_known``), and
 ``process_request`` used to decide it again: robots.txt matched twice, the purpose
 check run twice. When the early pass allows a request, the middleware now keeps what it
-found (:class:`EarlyDecision`) in :class:`EarlyDecisions`, under a small token put in the
-request's meta (:data:`~scrapy_rep.crawl.meta.DECIDED_EARLY`). ``process_request`` takes
-the token out first of all, and reuses the verdict only when nothing it depended on has
-changed (:meth:`EarlyDecision.holds`, :meth:`EarlyDecision.same_documents`):
+found (an :data:`EarlyDecision`, a plain tuple: this is the hot path) in
+:class:`EarlyDecisions`, under a small token put in the request's meta
+(:data:`~scrapy_rep.crawl.meta.DECIDED_EARLY`). ``process_request`` takes the token out
+first of all, and reuses the verdict only when nothing it depended on has changed (it
+compares the tuple's first four values itself; :func:`same_documents` the rest):
 
 - the same URL, the same agent (``ROBOTSTXT_USER_AGENT`` or the ``User-Agent`` header, as
-  read for the decision) and the same obey mode (``dont_obey_robotstxt``): a downloader
-  middleware that changed the request in between gets a fresh decision;
+  read for the decision) and the same obey mode (``dont_obey_robotstxt``): a component
+  that changed the request in between (a ``request_scheduled`` handler; a downloader
+  middleware before ours turns the early pass off altogether) gets a fresh decision;
 - the very same entry objects (``is``) that the documents give the late check: a newer
   robots.txt, tdmrep.json or license (a refresh, another process's record, a copy parsed
   again after compression) decides afresh.
@@ -28,7 +30,9 @@ The store is bounded (:data:`MAX_KEPT`, the oldest let go first): requests that 
 reach ``process_request`` (dropped by the dupefilter, the offsite filter, another
 middleware) cannot grow it without bound; a request whose verdict was let go is decided
 afresh. A token names its run: one read back from ``JOBDIR`` after a resume names
-nothing (and could only ever name a verdict on the same URL with this run's entries).
+nothing. The token only finds the verdict; what makes reusing it sound is that every
+input it was decided from is checked again (a token that named another request's
+verdict could only reuse a verdict on the same URL, agent and entries: the same one).
 """
 
 from __future__ import annotations
