@@ -26,7 +26,9 @@ every origin (interleaved, ``dont_filter=True``, one download slot per origin) t
   target of docs/decisions.md, 'Cost targets: no dearer than Scrapy's own handling').
 
 With ``--items`` the spider yields an item per page (its title and links, read by CSS),
-as a real spider does; the page pass of the add-on then sees every item.
+as a real spider does; the page pass of the add-on then sees every item. With
+``--real-pages`` the pages are a real site's: 10 links each, one in ten with a robots
+meta tag (the rule ``/p/*9$`` disallows one ``/p/`` page in ten either way).
 
 With ``--fresh`` every crawl runs in a fresh Python process (one warm-up crawl, then the
 timed one), modes rotated within each round, so that no mode inherits another's heap or
@@ -130,13 +132,19 @@ def disallowed(path: str) -> bool:
     return path.startswith("/private/") or (path.startswith("/p/") and path.endswith("9"))
 
 
+#: ``--real-pages``: pages as a real site's: 10 links each, one in ten with a robots meta tag.
+REAL_PAGES = False
+
+
 def page_body(path: str, pages: int) -> bytes:
-    """A small HTML page with a few links; every 7th has a ``noarchive`` robots meta tag."""
+    """A small HTML page with a few links; every 7th has a ``noarchive`` robots meta tag.
+    With ``--real-pages``: 10 links, and every 10th has the meta tag."""
     number = int(path.rsplit("/", 1)[1])
-    meta = '<meta name="robots" content="noarchive">' if number % 7 == 0 else ""
+    every, steps = (10, (1, 2, 3, 5, 8, 13, 21, 34, 55, 89)) if REAL_PAGES else (7, (1, 2, 3, 5, 8))
+    meta = '<meta name="robots" content="noarchive">' if number % every == 0 else ""
     links = "".join(
         f'<li><a href="/p/{(number + step) % pages}">page {(number + step) % pages}</a></li>'
-        for step in (1, 2, 3, 5, 8)
+        for step in steps
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset=utf-8><title>Page {number}</title>{meta}"
@@ -519,6 +527,7 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
+    from scrapy_rep.crawl.decidedearly import EarlyDecisions
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.fetch.origins import origin_of
 
@@ -543,10 +552,36 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
                 run_coroutine(middleware.process_request(request))
         return (time.perf_counter() - start) / len(requests) * 1e6
 
-    timings: dict[str, list[float]] = {"scrapy": [], "rep_robotstxt": []}
-    for _ in range(repeat):
+    allowed = [
+        request.url for request in requests if not disallowed("/" + request.url.split("/", 3)[3])
+    ]
+
+    def both_passes(reuse: bool) -> float:
+        """The spider middleware's early pass and the late check, for allowed requests
+        (new ones each time: the early pass's verdict goes with the request)."""
+        keep = EarlyDecisions.keep
+        if not reuse:  # as before: the late check decides again
+            EarlyDecisions.keep = lambda self, request, decision: None  # type: ignore[method-assign]
+        fresh = [Request(url) for url in allowed]
+        start = time.perf_counter()
+        for request in fresh:
+            ours.refusal_if_known(request)
+            run_coroutine(ours.process_request(request))
+        EarlyDecisions.keep = keep  # type: ignore[method-assign]
+        return (time.perf_counter() - start) / len(fresh) * 1e6
+
+    timings: dict[str, list[float]] = {
+        "scrapy": [],
+        "rep_robotstxt": [],
+        "rep_robotstxt, early pass + late check, allowed requests": [],
+        "the same, decided twice (the early verdict not reused)": [],
+    }
+    for round_ in range(repeat):
         timings["scrapy"].append(one_pass(scrapy_mw))
         timings["rep_robotstxt"].append(one_pass(ours))
+        both = list(timings)[2:]
+        for reuse in (True, False) if round_ % 2 else (False, True):
+            timings[both[0] if reuse else both[1]].append(both_passes(reuse))
     print(
         f"\nMiddleware cost per request, robots.txt cached ({len(requests)} requests, "
         f"best of {repeat}):\n"
@@ -574,6 +609,11 @@ def main() -> int:
         "--items", action="store_true", help="the spider yields an item per page (title, links)"
     )
     parser.add_argument(
+        "--real-pages",
+        action="store_true",
+        help="pages as a real site's: 10 links each, one in ten with a robots meta tag",
+    )
+    parser.add_argument(
         "--fresh", action="store_true", help="every crawl in a fresh process (modes rotated)"
     )
     parser.add_argument(
@@ -588,7 +628,8 @@ def main() -> int:
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY, ITEMS, COLD
+    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES
+    REAL_PAGES = args.real_pages
     ALLOWED_ONLY = args.allowed_only
     ITEMS = args.items
     COLD = args.cold
@@ -611,7 +652,8 @@ def main() -> int:
 
     configure_logging({"LOG_LEVEL": "WARNING"})
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", f"--origins={args.origins}", f"--pages={args.pages}"],
+        [sys.executable, __file__, "--serve", f"--origins={args.origins}", f"--pages={args.pages}"]
+        + ["--real-pages"] * REAL_PAGES,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

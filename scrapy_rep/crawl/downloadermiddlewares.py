@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -36,6 +37,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.actions import call_later
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.conflicts import switch_off_scrapy_middleware
+from scrapy_rep.crawl.decidedearly import Documents, EarlyDecisions, same_documents
 from scrapy_rep.crawl.documents import HOLD, Hold, OriginDocument
 from scrapy_rep.crawl.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.fetchsetup import document_policy, open_store
@@ -105,6 +107,8 @@ class RobotsTxtMiddleware:
             self._robots.cache, self._robots.lifecycle, self._robots.runner,
         )  # fmt: skip
         self._origins = OriginMemo()
+        #: The early pass's verdicts on the requests it allowed, until they come here.
+        self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self  # for the spider side: crawl/owners.py
         self._scheduler: Any = None
         #: Requests handed back to be held that ``_request_scheduled`` has not caught yet;
@@ -150,14 +154,21 @@ class RobotsTxtMiddleware:
             return None
         carried: dict[tuple[str, Hashable], CacheEntry[Any]] = {(self._robots.name, origin): entry}
         agent = self.robots.agent(request)
-        if not self.robots.refuses(request.url, entry, agent, obey is Obey.ALL):
+        url = request.url
+        refused, decision = self.robots.verdict(url, entry, agent, obey is Obey.ALL)
+        if not refused:
+            documents: Documents = ()
             for document in self._usage_documents:
                 for key in document.keys_of(origin, entry.rules, self._agents(agent)):
                     found = document.cached_entry(key, now)
                     if found is None:
                         return None
                     carried[document.name, key] = found
-            if not self.usage.refuses(request.url, origin, entry, carried, agent):
+                    documents += (((document.name, key), weakref.ref(found)),)
+            refused, before = self.usage.verdict(url, origin, entry, carried, agent)
+            if not refused:  # process_request reuses this verdict if nothing changed
+                early = (url, agent, obey, weakref.ref(entry), decision, documents, before)
+                self._decided_early.keep(request, early)
                 return None
         return partial(self._refuse_known, request, carried)
 
@@ -188,7 +199,10 @@ class RobotsTxtMiddleware:
         self, request: Request, spider: Spider | None = None
     ) -> Request | Response | None:
         """robots.txt's entry or hold, then its gate; then each further document the
-        crawl's purposes need, entry or hold; then the usage gate."""
+        crawl's purposes need, entry or hold; then the usage gate. A request the early
+        pass allowed is not decided again when nothing it depended on has changed
+        (:mod:`scrapy_rep.crawl.decidedearly`)."""
+        early = self._decided_early.take(request)
         obey = self.obey.of(request)
         if obey is Obey.NOTHING:
             return None
@@ -207,7 +221,25 @@ class RobotsTxtMiddleware:
                 inc(self.stats, "rep/robotstxt/served_from_cache")
                 return cached
         agent = self.robots.agent(request)
-        self.robots.check(request, origin, entry, agent, obey_rules=obey is Obey.ALL)
+        decision = None
+        if early is not None:  # the early pass's verdict, if nothing it read has changed
+            url, early_agent, early_obey, robots_entry, decision, documents, before = early
+            if (
+                url != request.url
+                or early_agent != agent
+                or early_obey is not obey
+                or robots_entry() is not entry
+            ):
+                early = decision = None
+        self.robots.check(
+            request,
+            origin,
+            entry,
+            agent,
+            obey_rules=obey is Obey.ALL,
+            allowed_early=early is not None,
+            decision=decision,
+        )
         decided: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         for document in self._usage_documents:
             for key in document.keys_of(origin, entry.rules, self._agents(agent)):
@@ -221,7 +253,10 @@ class RobotsTxtMiddleware:
                     self._unmarked()
                     found = await document.wait(key, request)
                 decided[document.name, key] = found
-        self.usage.check(request, origin, entry, decided, agent)
+        if early is not None and same_documents(documents, decided):
+            self.usage.passed(request, origin, decided, before)
+        else:
+            self.usage.check(request, origin, entry, decided, agent)
         return None
 
     def _agents(self, agent: str) -> tuple[str, ...]:
@@ -300,6 +335,7 @@ class RobotsTxtMiddleware:
     async def _spider_closed(self, spider: Spider, reason: str) -> None:
         for document in self.documents.values():
             document.close()
+        self._decided_early.clear()
         if self.stats is not None:
             self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
             self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)

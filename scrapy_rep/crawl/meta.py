@@ -54,6 +54,10 @@ HOLD_KEY: Final = "_rep_hold_key"
 #: released (or held for a later document), taken by ``process_request``. A token of
 #: another run (a request read back from ``JOBDIR``) names nothing: decided afresh.
 DECIDED: Final = "_rep_decided"
+#: A token naming the early pass's verdict on an allowed request, kept by the robots.txt
+#: middleware (:mod:`scrapy_rep.crawl.decidedearly`): set by the spider middleware's early
+#: pass, taken out first thing by ``process_request``. Another run's token names nothing.
+DECIDED_EARLY: Final = "_rep_early"
 #: ``(url, what the origin's documents said about it)`` (a
 #: :class:`scrapy_rep.usage.policy.Before`). The URL is kept because spiders often copy a page's
 #: meta into the requests they yield: a child must not inherit its parent's signals.

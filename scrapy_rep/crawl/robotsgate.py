@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.slots import CrawlDelaySlots
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.fetch.origins import Origin
-    from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.robotstxt import Decision, RobotsTxt
     from scrapy_rep.settings import RepConfig
 
 Refuse = Callable[["Request", str, str], NoReturn]
@@ -60,9 +60,20 @@ class RobotsGate:
 
     def refuses(self, url: str, entry: CacheEntry[RobotsTxt], agent: str, obey_rules: bool) -> bool:
         """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        return self.verdict(url, entry, agent, obey_rules)[0]
+
+    def verdict(
+        self, url: str, entry: CacheEntry[RobotsTxt], agent: str, obey_rules: bool
+    ) -> tuple[bool, Decision | None]:
+        """Whether :meth:`check` refuses a request for ``url``, and, with the audit trail
+        on, the :class:`Decision` it records (for :meth:`check`'s ``decision``, so that an
+        allowed request is matched once); no stats, no record."""
         if not obey_rules:
-            return entry.unreachable and entry.rules.verdict is False
-        return not entry.rules.allowed(url, agent)
+            return entry.unreachable and entry.rules.verdict is False, None
+        if self._audit:
+            decision = entry.rules.decide(url, agent)
+            return not decision.allowed, decision
+        return not entry.rules.allowed(url, agent), None
 
     def check(
         self,
@@ -71,11 +82,16 @@ class RobotsGate:
         entry: CacheEntry[RobotsTxt],
         agent: str,
         obey_rules: bool = True,
+        allowed_early: bool = False,
+        decision: Decision | None = None,
     ) -> None:
         """Let ``request`` go on, or raise ``IgnoreRequest`` (through ``refuse``).
         ``obey_rules=False`` (``ROBOTSTXT_OBEY = False`` or ``dont_obey_robotstxt`` with a
         purpose set): Allow/Disallow and Crawl-delay are not obeyed, but a robots.txt given
-        up on still drops the request: its opt-outs are not known (no "no" lost)."""
+        up on still drops the request: its opt-outs are not known (no "no" lost).
+        ``allowed_early``: :meth:`verdict` allowed this request with this ``entry`` and
+        ``agent`` (:mod:`scrapy_rep.crawl.decidedearly`), with ``decision`` if it kept
+        one: it is not matched again (with the trail on and no ``decision``, it is)."""
         if not obey_rules:
             trail = trail_of(self.crawler) if self._audit else None
             if trail is not None:  # the trail names the robots.txt whose opt-outs decide
@@ -88,11 +104,12 @@ class RobotsGate:
         rules = entry.rules
         trail = trail_of(self.crawler) if self._audit else None
         if trail is not None:  # the trail names the robots.txt and the line that decided
-            decision = rules.decide(request.url, agent)
+            if decision is None or not allowed_early:
+                decision = rules.decide(request.url, agent)
             trail.robots_decided(request, str(origin), entry, agent, decision)
             allowed = decision.allowed
         else:
-            allowed = rules.allowed(request.url, agent)
+            allowed = allowed_early or rules.allowed(request.url, agent)
         if allowed:
             if entry.unreachable:
                 inc(self.stats, "rep/requests/allowed_unreachable")

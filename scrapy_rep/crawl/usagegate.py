@@ -167,15 +167,58 @@ class UsageGate:
         agent: str,
     ) -> bool:
         """Whether :meth:`check` refuses a request for ``url``; no stats, no record."""
+        return self.verdict(url, origin, entry, documents, agent)[0]
+
+    def verdict(
+        self,
+        url: str,
+        origin: Origin,
+        entry: CacheEntry[RobotsTxt],
+        documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
+        agent: str,
+    ) -> tuple[bool, Before | None]:
+        """Whether :meth:`check` refuses a request for ``url``, and what it puts on the
+        request's meta (``None``: it has nothing to read), for :meth:`passed`; no stats,
+        no record."""
         if self._nothing_to_check(entry, documents):
-            return False
+            return False, None
         tdm = documents.get((TDMREP.name, origin))
         tdm_rules = None if tdm is None else tdm.rules
         licenses = [(license_url, found.rules) for license_url, found in _licenses(documents)]
-        refused, _ = self.rules.refusal(
+        refused, before = self.rules.refusal(
             entry.rules, url, agent, origin.robots_url, tdm_rules, _given_up(tdm), licenses
         )
-        return refused is not None
+        return refused is not None, before
+
+    def passed(
+        self,
+        request: Request,
+        origin: Origin,
+        documents: Mapping[tuple[str, Hashable], CacheEntry[Any]],
+        before: Before | None,
+    ) -> None:
+        """What :meth:`check` does for a request :meth:`verdict` allowed with these
+        ``documents`` (:mod:`scrapy_rep.crawl.decidedearly`), without deciding again: the
+        trail's calls, and ``before`` put on its meta."""
+        if before is None:  # nothing to read: check returned at once
+            return
+        try:
+            trail = trail_of(self.crawler) if self._audit else None
+            if trail is not None:
+                for license_url, found in _licenses(documents):
+                    trail.license_used(license_url, found)
+                tdm = documents.get((TDMREP.name, origin))
+                if tdm is not None:
+                    trail.document_used(request, str(origin), tdm)
+            if before is not NOTHING_BEFORE:
+                request.meta[BEFORE_KEY] = (request.url, before)
+        except Exception:
+            inc(self.stats, "rep/purpose/internal_errors")
+            logger.exception(
+                "scrapy_rep internal error in the purpose check of %s; please report it. "
+                "The request goes on.",
+                request,
+            )
 
     def _note_agent(
         self, trail: Any, request: Request, origin: Origin, entry: CacheEntry[RobotsTxt]
