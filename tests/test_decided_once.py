@@ -160,6 +160,9 @@ async def run(
 AI = {"REP_PURPOSE": "ai-train"}
 
 
+@pytest.mark.trail_not_verified(
+    "verified in run(), after the count: verify re-derives each decision with the engine"
+)
 @pytest.mark.parametrize(
     "settings",
     [{}, {"TRAIL": True}, AI, {**AI, "TRAIL": True}],
@@ -179,6 +182,12 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     twice = await run(tmp_path, "twice", settings, trail_on)
     twice_counts = dict(counted)
 
+    if trail_on:  # verified after the engine calls were counted (see the mark)
+        from scrapy_rep.trail.check import verify
+
+        for name in ("once", "twice"):
+            result = verify(tmp_path / f"{name}.jsonl")
+            assert result.clean, [str(finding) for finding in result.findings]
     for path in PAGES:  # decided early, not again late
         assert once_counts["robots", path] == 1, path
         assert twice_counts["robots", path] == 2, path
