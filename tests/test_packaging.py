@@ -70,15 +70,20 @@ def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             *(sys.executable, "-m", "pip", "--python", str(python)),
             *("install", "-q", "--no-deps", "--no-index", str(wheel)),
         ],
+        env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
         check=True,
     )
     return python
 
 
+def without_pythonpath() -> dict[str, str]:
+    """The environment without the caller's PYTHONPATH, which could put a checkout's
+    scrapy_rep before the wheel's."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
 def run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python args`` in ``cwd``, without the caller's PYTHONPATH (which could put a
-    checkout's scrapy_rep before the wheel's)."""
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    env = without_pythonpath()
     return subprocess.run(
         [str(python), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
