@@ -7,6 +7,7 @@ are skipped, saying so, unless ``REP_REQUIRE_REDIS=1`` (CI sets it) makes that a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -39,6 +40,17 @@ class RedisServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        """Start redis-server on ``self.port``. The port was free when it was chosen; if
+        another process (a parallel test worker) took it since, redis-server exits at once
+        and it is started again on another free port."""
+        for _ in range(5):
+            if self._start_once():
+                return
+            self.port = free_port()
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+        raise RuntimeError("redis-server did not start (5 ports tried)")
+
+    def _start_once(self) -> bool:
         self.process = subprocess.Popen(
             [
                 self.binary,
@@ -56,16 +68,37 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            if self.process.poll() is not None:  # exited: the port was taken
+                return False
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        return
+                pid = self._server_pid()
             except OSError:
                 time.sleep(0.05)
+                continue
+            if pid == self.process.pid:
+                return True
+            # Another worker's redis-server answers on this port: ours is about to exit.
+            self.process.wait(timeout=30)
+            return False
+        self.stop()
         raise RuntimeError("redis-server did not start")
+
+    def _server_pid(self) -> int:
+        """The process id of the redis-server answering on ``self.port`` (OSError if
+        none does yet)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            conn.sendall(b"INFO server\r\n")
+            data = b""
+            while not re.search(rb"process_id:\d+\r\n", data):
+                chunk = conn.recv(4096)
+                if not chunk:
+                    raise ConnectionError("redis-server closed the connection")
+                data += chunk
+        match = re.search(rb"process_id:(\d+)\r\n", data)
+        assert match is not None
+        return int(match.group(1))
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -28,6 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "setup.cfg", "README.md", "LICENSE", "scrapy_rep")
 
 
+#: The tests of the wheel share one build and venv: one pytest-xdist worker runs them all.
+wheel_group = pytest.mark.xdist_group("wheel")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("wheel")
@@ -66,15 +70,26 @@ def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             *(sys.executable, "-m", "pip", "--python", str(python)),
             *("install", "-q", "--no-deps", "--no-index", str(wheel)),
         ],
+        env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
         check=True,
     )
     return python
 
 
+def without_pythonpath() -> dict[str, str]:
+    """The environment without the caller's PYTHONPATH, which could put a checkout's
+    scrapy_rep before the wheel's."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
 def run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    env = without_pythonpath()
+    return subprocess.run(
+        [str(python), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
+@wheel_group
 def test_wheel_contains_license_type_marker_and_example(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "scrapy_rep/py.typed" in names
@@ -83,6 +98,7 @@ def test_wheel_contains_license_type_marker_and_example(wheel: Path) -> None:
     assert not [n for n in names if "__pycache__" in n or n.startswith("tests/")]
 
 
+@wheel_group
 def test_wheel_metadata(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
@@ -96,12 +112,14 @@ def test_wheel_metadata(wheel: Path) -> None:
     assert not re.search(r'^Requires-Dist: (mypy|ruff).*extra == "test"', metadata, re.M)
 
 
+@wheel_group
 def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None:
     result = run(venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)")
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()).is_relative_to(venv_python.parents[1])
 
 
+@wheel_group
 def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path: Path) -> None:
     urls = ["https://example.com/shop/", "https://example.com/shop/cart"]
     result = run(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
@@ -114,6 +132,7 @@ def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path
     assert allowed.returncode == 0, allowed.stderr
 
 
+@wheel_group
 def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> None:
     code = (
         "from importlib.metadata import distribution\n"
@@ -155,11 +174,21 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
 # --------------------------------------------------------------------------- the sdist
 
 
+#: The sdist tests share one build: pytest-xdist gives them to one worker (--dist loadgroup).
+sdist_group = pytest.mark.xdist_group("sdist")
+
+
 @pytest.fixture(scope="module")
 def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist built from this checkout (setuptools' PEP 517 backend, from pip's usual
-    index as the wheel's is), unpacked."""
+    """The sdist built from a copy of this checkout (setuptools' PEP 517 backend, from
+    pip's usual index as the wheel's is), unpacked. The copy is all of the checkout but its
+    git data, virtualenvs and egg-info (the build writes an egg-info where it runs), so
+    MANIFEST.in alone decides what is shipped."""
     tmp = tmp_path_factory.mktemp("sdist")
+    checkout = tmp / "checkout"
+    shutil.copytree(
+        ROOT, checkout, ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info"), symlinks=True
+    )
     backend = tmp / "backend"
     subprocess.run(
         [
@@ -172,7 +201,7 @@ def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
     subprocess.run(
         [sys.executable, "-c", build],
-        cwd=ROOT,
+        cwd=checkout,
         env={**os.environ, "PYTHONPATH": str(backend)},
         check=True,
         capture_output=True,
@@ -184,6 +213,7 @@ def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@sdist_group
 def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> None:
     for name in (
         "tests/conftest.py",
@@ -206,8 +236,10 @@ def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> Non
     assert not (unpacked_sdist / "docs" / "_build").exists()
 
 
+@sdist_group
 def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
-    """The unpacked sdist's own scrapy_rep (first on the path) passes its own tests."""
+    """The unpacked sdist's own scrapy_rep (first on the path) passes its own tests (in
+    one process, -n 0: the suite around this test already has a worker per core)."""
     env = {**os.environ, "PYTHONPATH": str(unpacked_sdist)}
     where = subprocess.run(
         [sys.executable, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"],
@@ -220,7 +252,7 @@ def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
     assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
     tests = ["tests/test_docs.py", "tests/test_check.py", "tests/test_robotstxt_conformance.py"]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
         cwd=unpacked_sdist,
         env=env,
         capture_output=True,
