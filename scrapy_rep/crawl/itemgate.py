@@ -20,6 +20,8 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.trail.export import preferences_of
+from scrapy_rep.trail.records import usage_part
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -37,6 +39,8 @@ class ItemGate:
         self.page = page
         self.images = images
         self._keep_noindex = page.config.noindex_action == "keep"
+        #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
+        self._preferences_field = page.config.item_preferences_field
 
     def by_directives(self, item: Any, response: Response) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed."""
@@ -59,7 +63,8 @@ class ItemGate:
         return None
 
     def by_usage(self, item: Any, response: Response) -> Any:
-        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl."""
+        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl; a kept
+        item gets its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
         decision, refusal = self.page.usage_of(response)
         if self.page.mark:
             try:
@@ -68,9 +73,9 @@ class ItemGate:
                 inc(self.stats, "rep/purpose/items_not_marked")
             if refusal is not None:
                 inc(self.stats, f"rep/purpose/items_marked/{refusal.purpose}")
-            return item
+            return self._with_preferences(item, decision)
         if refusal is None:
-            return item
+            return self._with_preferences(item, decision)
         inc(self.stats, f"rep/purpose/items_dropped/{refusal.purpose}")
         logger.debug(
             "Dropped an item of %(url)s: %(why)s",
@@ -85,6 +90,19 @@ class ItemGate:
             message=refusal.message,
         )
         return None
+
+    def _with_preferences(self, item: Any, decision: Any) -> Any:
+        """The item with its page's preferences, as an ``audit export`` line gives them
+        (without the snapshot hashes: the trail's record is written after the item)."""
+        name = self._preferences_field
+        if not name:
+            return item
+        value = preferences_of(usage_part(decision, "", "") if decision.signals else None)
+        try:
+            ItemAdapter(item)[name] = value
+        except (KeyError, TypeError):  # an item class without that field
+            inc(self.stats, "rep/purpose/items_without_preferences")
+        return item
 
     def by_images(self, item: Any, response: Response) -> Any:
         """The image URLs of an item of a noimageai page, refused or marked (a bug of ours

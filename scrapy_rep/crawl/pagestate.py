@@ -64,7 +64,8 @@ class PageState:
     ) -> bool:
         """Whether every item and request of the page passes on untouched: no noindex,
         nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
-        crawl's purpose or marking (the usual page; its output then skips the gates)."""
+        crawl's purpose, marking or preferences field (the usual page; its output then
+        skips the gates)."""
         return not (
             directives.noindex
             or directives.nofollow
@@ -72,6 +73,7 @@ class PageState:
             or directives.unavailable_after is not None
             or refusal is not None
             or self.mark
+            or bool(self.config.item_preferences_field)
             or (self.config.rel_nofollow and may_link_nofollow(response))
         )
 

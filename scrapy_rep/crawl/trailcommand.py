@@ -1,4 +1,4 @@
-"""``scrapy audit {summary,verify,show,report} [TRAIL] …``: the trail reader of
+"""``scrapy audit {summary,verify,show,report,repair,export} [TRAIL] …``: the trail reader of
 :mod:`scrapy_rep.trail.cli` as a Scrapy command. Without ``TRAIL``, the project's
 ``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
 """
@@ -17,7 +17,7 @@ from scrapy_rep.trail.cli import COMMANDS, EXIT_UNUSABLE, exit_codes, main
 from scrapy_rep.trail.html import MAX_ROWS
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
-_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1, "repair": 1}
+_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1, "repair": 1, "export": 1}
 
 
 class AuditCommand(ScrapyCommand):
@@ -27,10 +27,13 @@ class AuditCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "{summary,verify,show,report,repair} [TRAIL] [URL] [--html FILE]"
+        return "{summary,verify,show,report,repair,export} [TRAIL] [URL] [--html FILE] [--out FILE]"
 
     def short_desc(self) -> str:
-        return "Read the audit trail: summary, verify, show URL, report --html, repair (scrapy_rep)"
+        return (
+            "Read the audit trail: summary, verify, show URL, report --html, repair, export "
+            "(scrapy_rep)"
+        )
 
     def long_desc(self) -> str:
         """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
@@ -39,7 +42,8 @@ class AuditCommand(ScrapyCommand):
             "summary (counts per origin, purpose, deciding signal), verify (the hash chain, "
             "the snapshots, every decision re-derived), show URL (one URL's story), "
             "report --html FILE (one self-contained page), repair (drop the cut line at the "
-            "end of a trail, recorded in a repair line).",
+            "end of a trail, recorded in a repair line), export (the preferences of every kept "
+            "page and stored file, one JSON line each; verify --export FILE checks one).",
             width=80,
         )
         return f"{about}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
@@ -54,6 +58,11 @@ class AuditCommand(ScrapyCommand):
             help="verify: a head printed by an earlier verify (repeatable)",
         )  # fmt: skip
         group.add_argument("--json", action="store_true", help="verify: one JSON object")
+        group.add_argument("--export", metavar="FILE", help="verify: also check this export")
+        group.add_argument("--out", metavar="FILE", help="export: the file (default: stdout)")
+        group.add_argument(
+            "--summary", metavar="FILE", help="export: the Markdown summary (default: stderr)"
+        )
         group.add_argument(
             "--max-rows",
             type=int,
@@ -82,4 +91,8 @@ class AuditCommand(ScrapyCommand):
         if command == "verify":
             argv += [arg for head in opts.head for arg in ("--head", head)]
             argv += ["--json"] if opts.json else []
+            argv += ["--export", opts.export] if opts.export else []
+        if command == "export":
+            argv += ["--out", opts.out] if opts.out else []
+            argv += ["--summary", opts.summary] if opts.summary else []
         return main(argv, prog="scrapy audit")

@@ -89,6 +89,7 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_ACTION", "purpose_action", "drop", _choice(PURPOSE_ACTIONS)),
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
+    Setting("REP_ITEM_PREFERENCES_FIELD", "item_preferences_field", "", read_str),
     Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
     Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
     Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
@@ -141,6 +142,9 @@ class RepConfig:
     purpose_unknown: str
     #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
     purpose_agents: tuple[str, ...]
+    #: ``""``: off; else the item field each kept item gets its page's preferences in
+    #: (the form of an ``audit export`` line's, docs/audit-trail.md).
+    item_preferences_field: str
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool

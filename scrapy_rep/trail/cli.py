@@ -4,7 +4,8 @@
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
 - ``audit show TRAIL URL``: the whole story of one URL;
 - ``audit report TRAIL --html FILE``: one self-contained HTML page;
-- ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line.
+- ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line;
+- ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
 
 Standard library and scrapy_rep's pure modules only.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from scrapy_rep.trail.check import Finding, verify
+from scrapy_rep.trail.export import build, check_export, encode, summary_markdown
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
 from scrapy_rep.trail.repair import repair
@@ -35,7 +37,8 @@ _EXIT_CODE_ROWS: Final = f"""
   {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
      (events, such as a repair after a cut, are listed); repair: repaired, or nothing cut
   {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
-     decision that differs); show: no record of that URL; report: verify found problems
+     decision that differs; with --export, an export line that differs); show: no record
+     of that URL; report: verify found problems
   {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument; repair:
      a trail a crawl is writing (locked), or that cannot be written"""
 
@@ -47,7 +50,7 @@ def exit_codes(same_for: str) -> str:
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.
 EXIT_CODES: Final = exit_codes("`scrapy audit`")
-COMMANDS: Final = ("summary", "verify", "show", "report", "repair")
+COMMANDS: Final = ("summary", "verify", "show", "report", "repair", "export")
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
@@ -65,6 +68,7 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         "show": "the whole story of one URL",
         "report": "write one self-contained HTML page (--html FILE)",
         "repair": "drop the cut line at the end of a trail, recorded in a repair line",
+        "export": "the preferences of every kept page and stored file, one JSON line each",
     }
     for name in COMMANDS:
         command = commands.add_parser(
@@ -86,6 +90,16 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             )
             command.add_argument(
                 "--json", action="store_true", help="one JSON object: counts, head, findings"
+            )
+            command.add_argument(
+                "--export",
+                metavar="FILE",
+                help="also check an `audit export` of the trail: every line as the trail gives it",
+            )
+        if name == "export":
+            command.add_argument("--out", metavar="FILE", help="the export (default: stdout)")
+            command.add_argument(
+                "--summary", metavar="FILE", help="the Markdown summary (default: stderr)"
             )
         if name == "show":
             command.add_argument("url", metavar="URL", help="the URL (or request id)")
@@ -139,9 +153,11 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         write_lines(summary_text(summary), out)
         return EXIT_CLEAN
     if options.command == "verify":
-        return _verify(options.trail, out, options.head, options.json)
+        return _verify(options.trail, out, options.head, options.json, options.export)
     if options.command == "repair":
         return _repair(options.trail, out)
+    if options.command == "export":
+        return _export(options, out)
     if options.command == "show":
         lines, found = story(options.trail, options.url)
         if not found:
@@ -151,12 +167,19 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     return _report(options, out)
 
 
-def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> int:
+def _verify(
+    path: str, out: TextIO, heads: list[str], as_json: bool = False, export: str | None = None
+) -> int:
     """Each finding printed as it is found (memory does not grow with them), then the
-    verdict; ``--json``: one JSON object, written as it goes too."""
+    verdict; ``--json``: one JSON object, written as it goes too. ``export``: an ``audit
+    export`` file checked against the trail too (its differences are findings)."""
     if as_json:
-        return _verify_json(path, out, heads)
+        return _verify_json(path, out, heads, export)
     result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
+    if export is not None:
+        result.problems += check_export(
+            path, export, lambda url, what: print(printable(Finding(0, url, what)), file=out)
+        )
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     verdict += f", {result.event_count} event(s)" if result.event_count else ""
     write_lines(
@@ -169,7 +192,7 @@ def _verify(path: str, out: TextIO, heads: list[str], as_json: bool = False) -> 
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
 
 
-def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
+def _verify_json(path: str, out: TextIO, heads: list[str], export: str | None = None) -> int:
     """``{"trail": …, "findings": [… as found …], "clean": …, "lines": …, …}``."""
     opened = False
 
@@ -188,6 +211,8 @@ def _verify_json(path: str, out: TextIO, heads: list[str]) -> int:
         out.write(separator + json.dumps(item))
 
     result = verify(path, heads, sink, keep=0)
+    if export is not None:
+        result.problems += check_export(path, export, lambda u, w: sink(Finding(0, u, w)))
     start()
     names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
     tail = json.dumps(
@@ -210,6 +235,29 @@ def _repair(path: str, out: TextIO) -> int:
              "a repair line appended; `audit verify` lists it as an event"],
             out,
         )  # fmt: skip
+    return EXIT_CLEAN
+
+
+def _export(options: argparse.Namespace, out: TextIO) -> int:
+    """``audit export``: the export to ``--out`` (or ``out``), the summary to
+    ``--summary`` (or stderr)."""
+    export = build(options.trail)
+    text = "".join(encode(line) + "\n" for line in [export.header, *export.assets])
+    name = options.out or ""
+    summary = "\n".join(summary_markdown(export, Path(name).name if name else "")) + "\n"
+    try:
+        if options.out:
+            Path(options.out).write_text(text, encoding="utf-8")
+        else:
+            out.write(text)
+        if options.summary:
+            Path(options.summary).write_text(summary, encoding="utf-8")
+    except OSError as error:
+        what = f"scrapy_rep: error: cannot write: {error.filename}: {error.strerror or error}"
+        print(printable(what), file=sys.stderr)
+        return EXIT_UNUSABLE
+    if not options.summary:
+        write_lines(summary.splitlines(), sys.stderr)
     return EXIT_CLEAN
 
 
