@@ -216,7 +216,7 @@ _STATE_CLASS: Final = {
 }
 
 
-def row_html(number: int, record: dict[str, Any], purposes: list[str]) -> str:
+def row_html(number: int | str, record: dict[str, Any], purposes: list[str]) -> str:
     """One table row for one ``url`` record."""
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
@@ -228,7 +228,7 @@ def row_html(number: int, record: dict[str, Any], purposes: list[str]) -> str:
     asked = ", ".join(p + (" (denied)" if denied(record, p) else "") for p in purposes)
     why = f' title="{_e(record["why"])}"' if record.get("why") else ""
     tds = [
-        f"<td>{number}</td>",
+        f"<td>{_e(number)}</td>",
         f'<td class="time">{_e(record.get("time"))}</td>',
         f'<td class="run" title="{_e(run)}">{_e(run[:8])}</td>',
         f"<td>{_e(asked)}</td>",
