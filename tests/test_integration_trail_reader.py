@@ -101,7 +101,7 @@ async def test_a_real_crawl_verifies_clean_and_tampering_shows(
 
     page = tmp_path / "report.html"
     assert audit("report", str(trail), "--html", str(page))[0] == 0
-    assert urls["a /private/x"] in page.read_text()
+    assert urls["a /private/x"] in page.read_text().replace("<wbr>", "")  # wrap points
 
 
 def _lines(trail: Path) -> list[bytes]:

@@ -63,6 +63,7 @@ def page(tmp_path: Path) -> Path:
 
 
 def rows(dom: str) -> list[str]:
+    dom = dom.replace("<wbr>", "")  # where a long URL may wrap
     table = re.split(r'<table id="records"[^>]*>', dom, maxsplit=1)[1].split("</table>", 1)[0]
     return re.findall(r"<tr[^>]*>.*?</tr>", table.split("<tbody>", 1)[1], re.S)
 
@@ -84,7 +85,7 @@ def test_report_unfiltered_shows_every_row_and_hostile_url_as_text(
     assert len(rows(dom)) == 11 and not any(row.startswith("<tr hidden") for row in rows(dom))
     assert '<span id="shown">11</span>' in dom and 'data-filter=""' in dom
     assert "<img" not in dom  # the hostile URL stayed text
-    assert '/q"&gt;&lt;img src=x onerror="document.title=1"&gt;' in dom
+    assert '/q"&gt;&lt;img src=x onerror="document.title=1"&gt;' in dom.replace("<wbr>", "")
     assert "<title>Audit trail: trail.jsonl</title>" in dom
 
 

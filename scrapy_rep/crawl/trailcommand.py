@@ -1,4 +1,4 @@
-"""``scrapy audit {summary,verify,show,report,repair,export} [TRAIL] …``: the trail reader of
+"""``scrapy audit {summary,verify,show,report,repair,export} [TRAIL…] …``: the trail reader of
 :mod:`scrapy_rep.trail.cli` as a Scrapy command. Without ``TRAIL``, the project's
 ``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
 """
@@ -27,7 +27,9 @@ class AuditCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "{summary,verify,show,report,repair,export} [TRAIL] [URL] [--html FILE] [--out FILE]"
+        return (
+            "{summary,verify,show,report,repair,export} [TRAIL...] [URL] [--html FILE] [--out FILE]"
+        )
 
     def short_desc(self) -> str:
         return (
@@ -43,7 +45,9 @@ class AuditCommand(ScrapyCommand):
             "the snapshots, every decision re-derived), show URL (one URL's story), "
             "report --html FILE (one self-contained page), repair (drop the cut line at the "
             "end of a trail, recorded in a repair line), export (the preferences of every kept "
-            "page and stored file, one JSON line each; verify --export FILE checks one).",
+            "page and stored file, one JSON line each; verify --export FILE checks one). "
+            "summary, verify, show and report take several TRAIL files: several workers' "
+            "trails read as one.",
             width=80,
         )
         return f"{about}\n\n{exit_codes('`python -m scrapy_rep audit`')}"

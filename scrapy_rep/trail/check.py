@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -263,6 +263,7 @@ def verify(
     heads: Iterable[str] = (),
     sink: Callable[[Finding], object] | None = None,
     keep: int = KEEP_FINDINGS,
+    also: Sequence[str | Path] = (),
 ) -> Verification:
     """Check the trail at ``path`` (raises :class:`scrapy_rep.trail.read.TrailError` when
     it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
@@ -270,8 +271,9 @@ def verify(
     change of what was then the last line, or a cut at a line boundary, shows too.
     ``sink`` is called with each finding and event as it is found (in file order; those
     of the file as a whole last); the result keeps the first ``keep`` findings and counts
-    them all."""
-    trail = Trail(path)
+    them all. ``also``: the other trails checked with this one (several workers'): a
+    snapshot is looked for in their folders too."""
+    trail = Trail(path, also)
     verifier = _Verifier(trail, sink, keep)
     wanted = {head.strip().lower() for head in heads}
     for line in trail.lines():
@@ -283,3 +285,75 @@ def verify(
         verifier.add(0, "", what + "before it was changed or cut")
     verifier.flush()
     return result
+
+
+@dataclass(frozen=True)
+class _Final:
+    """A final record of a URL, in one of several trails."""
+
+    trail: int
+    line: int
+    time: str
+    id: str
+    again: str
+    run: str
+    fate: str
+
+
+def across(
+    paths: Sequence[str | Path], sink: Callable[[Path, Finding], object] | None = None
+) -> tuple[int, int]:
+    """Several trails checked as one (workers sharing a queue, such as scrapy-redis, each
+    writing its own trail): a URL with final records in two trails must have the later
+    one tied to the earlier by ``again``, unless it is a re-queue after a crash: the
+    earlier record was left open (``unfinished``, or its run has no end line) in one
+    worker's trail and the URL was finished in another's (an event). Each problem and
+    event goes to ``sink`` with the trail it is in (the later record's); the counts of
+    problems and events. Keeps the URLs' final records in memory (one small tuple each)."""
+    finals: dict[str, list[_Final]] = {}
+    ended: set[tuple[int, str]] = set()
+    for number, path in enumerate(paths):
+        for line in Trail(path).lines():
+            record = line.record
+            if record is None:
+                continue
+            if line.type == "end":
+                ended.add((number, str(record.get("run", ""))))
+            elif line.type == "url":
+                finals.setdefault(str(record.get("url", "")), []).append(
+                    _Final(number, line.number, str(record.get("time", "")),
+                           str(record.get("id", "")), str(record.get("again") or ""),
+                           str(record.get("run", "")), str(record.get("fate", "")))
+                )  # fmt: skip
+    problems = events = 0
+    names = [Path(path).name for path in paths]
+    for url, records in finals.items():
+        if len({r.trail for r in records}) < 2:
+            continue
+        records.sort(key=lambda r: (r.time, r.trail, r.line))
+        for place, final in enumerate(records):
+            before = [r for r in records[:place] if r.trail != final.trail]
+            if not before or final.again in {r.id for r in records[:place]}:
+                continue
+            left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+            if left:
+                first = left[-1]
+                how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+                what = (
+                    f"re-queued after a crash: left {how} in {names[first.trail]} line "
+                    f"{first.line}, finished here"
+                )
+                events += 1
+                finding = Finding(final.line, url, what, event=True)
+            else:
+                first = before[-1]
+                problems += 1
+                finding = Finding(
+                    final.line,
+                    url,
+                    f"a second final record of this URL (the first: {names[first.trail]} line "
+                    f"{first.line}, {first.fate}), not tied to it by `again`",
+                )
+            if sink is not None:
+                sink(Path(paths[final.trail]), finding)
+    return problems, events

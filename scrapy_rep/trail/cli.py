@@ -7,6 +7,9 @@
 - ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line;
 - ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
 
+``summary``, ``verify``, ``show`` and ``report`` take several TRAIL files (several
+workers' trails): each chain verified on its own, the records read together.
+
 Standard library and scrapy_rep's pure modules only.
 """
 
@@ -21,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep.trail.check import Finding, verify
+from scrapy_rep.trail.check import Finding, Verification, across, verify
 from scrapy_rep.trail.export import build, check_export, encode, summary_markdown
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
@@ -78,7 +81,18 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             epilog=EXIT_CODES,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        command.add_argument("trail", metavar="TRAIL", help="the trail file (.jsonl or .jsonl.gz)")
+        if name in ("repair", "export"):
+            command.add_argument(
+                "trail", metavar="TRAIL", help="the trail file (.jsonl or .jsonl.gz)"
+            )
+        else:
+            command.add_argument(
+                "trail",
+                metavar="TRAIL",
+                nargs="+",
+                help="the trail file (.jsonl or .jsonl.gz); several: several workers' trails "
+                "read as one (each chain checked on its own)",
+            )
         if name == "verify":
             command.add_argument(
                 "--head",
@@ -148,23 +162,73 @@ def _silence(out: TextIO) -> None:
 def _run(options: argparse.Namespace, out: TextIO) -> int:
     if options.command == "summary":
         summary = Summary()
-        for line in Trail(options.trail).lines():
-            summary.feed(line)
+        for path in options.trail:
+            for line in Trail(path).lines():
+                summary.feed(line)
         write_lines(summary_text(summary), out)
         return EXIT_CLEAN
     if options.command == "verify":
-        return _verify(options.trail, out, options.head, options.json, options.export)
+        if len(options.trail) > 1:
+            if options.export:
+                print("scrapy_rep: error: --export takes one TRAIL", file=sys.stderr)
+                return EXIT_UNUSABLE
+            return _verify_several(options.trail, out, options.head, options.json)
+        return _verify(options.trail[0], out, options.head, options.json, options.export)
     if options.command == "repair":
         return _repair(options.trail, out)
     if options.command == "export":
         return _export(options, out)
     if options.command == "show":
-        lines, found = story(options.trail, options.url)
-        if not found:
-            lines.append(f"no record of {options.url} in {options.trail}")
-        write_lines(lines, out)
-        return EXIT_CLEAN if found else EXIT_DIFFERENCES
+        return _show(options.trail, options.url, out)
     return _report(options, out)
+
+
+def _show(paths: list[str], url: str, out: TextIO) -> int:
+    """The story of ``url`` in each trail (several: each headed by its name)."""
+    lines, found = [], 0
+    for path in paths:
+        told, count = story(path, url)
+        if len(paths) > 1 and count:
+            told = [f"{path}:", *told]
+        lines += told
+        found += count
+    if not found:
+        lines.append(f"no record of {url} in {', '.join(paths)}")
+    write_lines(lines, out)
+    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+
+
+def _verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: bool) -> int:
+    """Each trail's chain verified on its own (its findings headed by its name; snapshots
+    looked for in every trail's folder), then the records across them (:func:`across`)."""
+    if heads or as_json:
+        print("scrapy_rep: error: --head and --json take one TRAIL", file=sys.stderr)
+        return EXIT_UNUSABLE
+    problems = events = 0
+    verdicts = []
+    for path in paths:
+
+        def sink(finding: Finding, path: str = path) -> None:
+            print(printable(f"{path}: {finding}"), file=out)
+
+        result = verify(path, (), sink, keep=0, also=paths)
+        problems += result.problems
+        events += result.event_count
+        verdict = "clean" if result.clean else f"{result.problems} problem(s)"
+        verdict += f", {result.event_count} event(s)" if result.event_count else ""
+        verdicts.append(
+            f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
+            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}"
+        )
+    crossed, crossed_events = across(
+        paths, lambda path, finding: print(printable(f"{path}: {finding}"), file=out)
+    )
+    problems += crossed
+    events += crossed_events
+    verdict = "clean" if not problems else f"{problems} problem(s)"
+    verdict += f", {events} event(s)" if events else ""
+    write_lines([*verdicts, f"{len(paths)} trails as one: {verdict}"], out)
+    return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
 
 
 def _verify(
@@ -261,19 +325,49 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
     return EXIT_CLEAN
 
 
+def _add(result: Verification, name: str, finding: Finding) -> None:
+    """Count ``finding`` of the trail ``name`` in ``result``."""
+    finding = Finding(finding.line, finding.url, f"{name}: {finding.what}", finding.event)
+    if finding.event:
+        result.event_count += 1
+        result.events.append(finding)
+    else:
+        result.problems += 1
+        result.findings.append(finding)
+
+
+def _join(result: Verification, name: str, one: Verification) -> None:
+    """Add one trail's verification (``name``: the trail's, before each finding) to the
+    report's verification of several trails."""
+    for count in ("lines", "runs", "records", "snapshots", "problems", "event_count"):
+        setattr(result, count, getattr(result, count) + getattr(one, count))
+    prefix = f"{name}: " if name else ""
+    result.findings += [Finding(f.line, f.url, prefix + f.what) for f in one.findings]
+    result.events += [Finding(f.line, f.url, prefix + f.what, True) for f in one.events]
+
+
 def _report(options: argparse.Namespace, out: TextIO) -> int:
     if options.max_rows < 0:
         print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
         return EXIT_UNUSABLE
-    path = Path(options.trail)
+    paths = [Path(path) for path in options.trail]
     summary, rows = Summary(), list[str]()
-    for line in Trail(path).lines():
-        record = summary.feed(line)
-        if record is not None and len(rows) < options.max_rows:
-            purposes = summary.purposes_of(record)
-            rows.append(row_html(line.number, record, purposes))
-    result = verify(path)
-    page = render(path, summary, rows, result)
+    for path in paths:
+        for line in Trail(path).lines():
+            record = summary.feed(line)
+            if record is not None and len(rows) < options.max_rows:
+                purposes = summary.purposes_of(record)
+                number = f"{path.name}:{line.number}" if len(paths) > 1 else line.number
+                rows.append(row_html(number, record, purposes))
+    result = verify(paths[0], also=paths)
+    if len(paths) > 1:
+        result = Verification(paths[0], head=result.head)
+        for path in paths:
+            _join(result, path.name, verify(path, also=paths))
+        crossed = Verification(paths[0])
+        across(paths, lambda path, finding: _add(crossed, path.name, finding))
+        _join(result, "", crossed)
+    page = render(Path(", ".join(path.name for path in paths)), summary, rows, result)
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:

@@ -10,6 +10,7 @@ page's address fills it in, so a filtered view can be linked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
@@ -17,7 +18,14 @@ from typing import Any, Final
 
 from scrapy_rep.trail.check import Verification
 from scrapy_rep.trail.read import items
-from scrapy_rep.trail.summary import Summary, Tally, deciding_signal, origin_label
+from scrapy_rep.trail.summary import (
+    Summary,
+    Tally,
+    deciding_signal,
+    denied,
+    items_dropped,
+    origin_label,
+)
 from scrapy_rep.trail.terminal import printable
 
 #: Table rows written at most (the counts above it always cover every record).
@@ -31,16 +39,22 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .totals{display:flex;gap:12px;flex-wrap:wrap}
 .total{border:1px solid #ccc;border-radius:6px;padding:6px 10px;min-width:70px}
 .total b{display:block;font-size:22px}
-.chart{display:grid;grid-template-columns:minmax(120px,260px) 1fr 70px;gap:4px 8px;
+.chart{display:grid;grid-template-columns:minmax(120px,380px) 1fr 70px;gap:4px 8px;
  align-items:center;max-width:1100px}
 .label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .bar{display:flex;height:16px;background:#eee}
 .bar span{display:block;height:100%}
 .refused{background:#c0392b}.fetched{background:#27ae60}.other{background:#95a5a6}
+.dropped{background:#e67e22}
 .key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
-table{border-collapse:collapse;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.url{word-break:break-all;min-width:220px;max-width:460px}
+table{border-collapse:collapse;font-size:13px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 5px;text-align:left;vertical-align:top;
+ overflow-wrap:break-word}
+th{background:#f4f4f4}td.url,td.said,td.ua{overflow-wrap:anywhere}
+td.url{min-width:160px;max-width:420px}td.said{min-width:120px;max-width:300px}
+td.ua{min-width:160px;max-width:260px}
+td.time,td.run{white-space:nowrap;overflow-wrap:normal}
+td.fate span{display:inline-block;width:10px;height:10px;margin-right:4px}
 .scroll{overflow-x:auto;max-width:100%}
 .ok{color:#1e7e34}.bad{color:#b00020}
 input#q{font-size:14px;padding:4px 8px;width:380px}
@@ -73,6 +87,7 @@ def _totals(summary: Summary) -> str:
     boxes = [
         ("requested URLs", total.requests),
         ("fetched", total.fetched),
+        ("fetched, item dropped", total.fetched_dropped),
         ("refused", total.refused),
         ("failed, redirected, unfinished", total.other),
         ("items kept", total.kept),
@@ -87,7 +102,8 @@ def _totals(summary: Summary) -> str:
 
 
 def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
-    """Stacked CSS bars: refused, fetched, other, each as a share of the largest row."""
+    """Stacked CSS bars: refused, fetched, fetched with its items dropped, other, each as
+    a share of the largest row."""
     chosen = sorted(rows, key=lambda item: (-item[1].requests, item[0]))[:CHART_ROWS]
     most = max((tally.requests for _, tally in chosen), default=0) or 1
     parts = [f'<div class="chart" id="{chart_id}">']
@@ -96,7 +112,8 @@ def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
             f'<span class="{kind}" style="width:{100 * n / most:.2f}%" title="{n} {kind}"></span>'
             for kind, n in (
                 ("refused", tally.refused),
-                ("fetched", tally.fetched),
+                ("fetched", tally.fetched - tally.fetched_dropped),
+                ("dropped", tally.fetched_dropped),
                 ("other", tally.other),
             )
             if n
@@ -107,6 +124,19 @@ def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
         )
     parts.append("</div>")
     return "".join(parts)
+
+
+def _run_cell(column: int, cell: Any) -> str:
+    """A cell of the runs table: run ids (``run``, ``resumes``: 32 characters) shortened
+    to 8, whole on hover; timestamps on one line; the rest wraps at separators (a spider
+    name's ``_`` too)."""
+    if column in (0, 8) and cell:
+        return f'<td class="run" title="{_e(cell)}">{_e(str(cell)[:8])}</td>'
+    if column in (1, 9):
+        return f'<td class="time">{_e(cell)}</td>'
+    if column == 7:
+        return f'<td class="ua">{url_html(cell)}</td>'
+    return f"<td>{url_html(cell)}</td>"
 
 
 def _runs(summary: Summary) -> str:
@@ -121,7 +151,9 @@ def _runs(summary: Summary) -> str:
             ", ".join(map(str, items(run.get("agents")))), run.get("user_agent"),
             run.get("resumes") or "", end.get("time", "no end line"), end.get("reason", ""),
         ]  # fmt: skip
-        rows.append("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in cells) + "</tr>")
+        #: Run ids (32 characters) shortened to 8, whole on hover; timestamps on one line;
+        #: the user agent wraps at its separators.
+        rows.append(f"<tr>{''.join(_run_cell(i, cell) for i, cell in enumerate(cells))}</tr>")
     heads = ("run", "started", "spider", "version", "purposes", "profile", "agents",
              "user agent", "resumes", "ended", "reason")  # fmt: skip
     head = "".join(f"<th>{h}</th>" for h in heads)
@@ -161,37 +193,62 @@ def _verification(result: Verification | None) -> str:
     )
 
 
-def row_html(number: int, record: dict[str, Any], purposes: list[str]) -> str:
+#: Where a long URL may break: after these characters.
+_BREAKS: Final = re.compile(r"(?<=[/?&=#;,.\-_])")
+
+
+def url_html(url: Any) -> str:
+    """A URL as text that wraps after ``/ ? & = # ; , . - _`` (``<wbr>``), not mid-word
+    (a CSS fallback breaks a word too long for its cell anywhere)."""
+    return "<wbr>".join(_e(piece) for piece in _BREAKS.split(printable(url or "")))
+
+
+def state(record: dict[str, Any]) -> str:
+    """The record's state as the report draws it: its fate, or ``fetched, item dropped``
+    for a fetched page whose items were dropped after the fetch."""
+    return "fetched, item dropped" if items_dropped(record) else str(record.get("fate"))
+
+
+_STATE_CLASS: Final = {
+    "refused": "refused",
+    "fetched": "fetched",
+    "fetched, item dropped": "dropped",
+}
+
+
+def row_html(number: int | str, record: dict[str, Any], purposes: list[str]) -> str:
     """One table row for one ``url`` record."""
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
     rule = robots.get("rule") if robots.get("line") is not None else robots.get("why")
     reason = record.get("refused_by") or record.get("item_reason") or ""
-    cells = [
-        number,
-        record.get("time"),
-        record.get("url"),
-        record.get("fate"),
-        reason,
-        deciding_signal(record, purposes),
-        rule,
-        record.get("status"),
-        record.get("items_kept"),
-        record.get("items_dropped"),
-        origin_label(record),
+    run = str(record.get("run") or "")
+    shown = state(record)
+    colour = _STATE_CLASS.get(shown, "other")
+    asked = ", ".join(p + (" (denied)" if denied(record, p) else "") for p in purposes)
+    why = f' title="{_e(record["why"])}"' if record.get("why") else ""
+    tds = [
+        f"<td>{_e(number)}</td>",
+        f'<td class="time">{_e(record.get("time"))}</td>',
+        f'<td class="run" title="{_e(run)}">{_e(run[:8])}</td>',
+        f"<td>{_e(asked)}</td>",
+        f'<td class="url">{url_html(record.get("url"))}</td>',
+        # the fate cell shows the record's ``why`` on hover
+        f'<td class="fate"{why}><span class="{colour}"></span>{_e(shown)}</td>',
+        f"<td>{_e(reason)}</td>",
+        f'<td class="said">{_e(deciding_signal(record, purposes, said=True))}</td>',
+        f"<td>{url_html(rule)}</td>",
+        *(f"<td>{_e(record.get(name))}</td>" for name in ("status", "items_kept", "items_dropped")),
+        f"<td>{url_html(origin_label(record))}</td>",
     ]
-    #: The URL cell wraps anywhere; the fate cell shows the record's ``why`` on hover.
-    attributes = {
-        2: ' class="url"',
-        3: f' title="{_e(record["why"])}"' if record.get("why") else "",
-    }
-    tds = "".join(f"<td{attributes.get(i, '')}>{_e(c)}</td>" for i, c in enumerate(cells))
-    return f"<tr>{tds}</tr>"
+    return f"<tr>{''.join(tds)}</tr>"
 
 
 _HEADS: Final = (
     "line",
     "time",
+    "run",
+    "purposes",
     "URL",
     "fate",
     "reason",
@@ -213,7 +270,8 @@ def render(
     heads = "".join(f"<th>{h}</th>" for h in _HEADS)
     key = (
         '<p class="key"><span class="refused"></span>refused<span class="fetched"></span>'
-        'fetched<span class="other"></span>failed, redirected, unfinished</p>'
+        'fetched<span class="dropped"></span>fetched, item dropped'
+        '<span class="other"></span>failed, redirected, unfinished</p>'
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -226,7 +284,7 @@ def render(
 {_verification(result)}
 <h2>Totals</h2><div class="totals">{_totals(summary)}</div>
 <h2>Runs</h2><div class="scroll">{_runs(summary)}</div>
-<h2>Decisions by deciding signal</h2>{key}{_chart("by-signal", summary.by_signal.items())}
+<h2>Decisions by deciding signal</h2>{key}{_chart("by-signal", summary.by_said.items())}
 <h2>Decisions by origin</h2>{_chart("by-origin", summary.by_origin.items())}
 <h2>Top refusing origins</h2>{_refusing(summary)}
 <h2>Records</h2>

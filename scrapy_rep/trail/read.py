@@ -20,7 +20,7 @@ import hashlib
 import json
 import random
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -94,11 +94,14 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
 class Trail:
     """A trail file read line by line (constant memory), its chain checked as it goes."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, also: Sequence[str | Path] = ()) -> None:
+        """``also``: other trails read with this one (several workers' trails): a
+        snapshot missing from this trail's folder is looked for in theirs too."""
         self.path = Path(path)
         self.compressed = self.path.name.endswith(".gz")
         self.chain = ChainState()
-        self.snapshots = SnapshotStore(snapshot_dir(self.path))
+        others = [snapshot_dir(Path(other)) for other in also if Path(other) != self.path]
+        self.snapshots = SnapshotStore(snapshot_dir(self.path), others=others)
         if not self.path.exists():
             raise TrailError(f"{self.path}: no such file")
         if not self.path.is_file():
@@ -203,8 +206,13 @@ class SnapshotStore:
     #: about 700 MB); a trail of 10,000 origins of real robots.txt files needs about 410.
     MAX_PARSED_BYTES: Final = 512 * 1024 * 1024
 
-    def __init__(self, directory: Path, max_bytes: int = MAX_PARSED_BYTES) -> None:
+    def __init__(
+        self, directory: Path, max_bytes: int = MAX_PARSED_BYTES, others: Sequence[Path] = ()
+    ) -> None:
         self.directory = directory
+        #: The snapshot folders of the other trails read with this one, searched in turn
+        #: for a body this one lacks (a worker's record naming a snapshot another stored).
+        self.others = list(others)
         #: sha256 -> the problem with its file ("" when it is sound).
         self.checked: dict[str, str] = {}
         self.max_bytes = max_bytes
@@ -229,7 +237,8 @@ class SnapshotStore:
             return b""
         body = self._read(sha256)
         if body is None:
-            self.checked[sha256] = f"missing: no file {sha256} in {self.directory}"
+            where = f"{self.directory}" + " or ".join(["", *map(str, self.others)])
+            self.checked[sha256] = f"missing: no file {sha256} in {where}"
             return None
         if hashlib.sha256(body).hexdigest() != sha256:
             self.checked[sha256] = "altered: its bytes no longer hash to its name"
@@ -244,13 +253,25 @@ class SnapshotStore:
         return not self.checked.get(sha256)
 
     def _read(self, sha256: str) -> bytes | None:
-        plain = self.directory / sha256
+        for directory in (self.directory, *self.others):
+            body = self._read_in(directory, sha256)
+            if body is not None and hashlib.sha256(body).hexdigest() == sha256:
+                return body
+        # none sound: this folder's copy (or another's), so that the check says altered
+        for directory in (self.directory, *self.others):
+            body = self._read_in(directory, sha256)
+            if body is not None:
+                return body
+        return None
+
+    @staticmethod
+    def _read_in(directory: Path, sha256: str) -> bytes | None:
         try:
-            return plain.read_bytes()
+            return (directory / sha256).read_bytes()
         except OSError:
             pass
         try:
-            return gzip.decompress((self.directory / f"{sha256}.gz").read_bytes())
+            return gzip.decompress((directory / f"{sha256}.gz").read_bytes())
         except (OSError, EOFError, zlib.error):
             return None
 

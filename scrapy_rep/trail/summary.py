@@ -33,6 +33,9 @@ class Tally:
     other: int = 0
     kept: int = 0
     dropped: int = 0
+    #: Of ``fetched``: the pages whose items were all dropped after the fetch
+    #: (:func:`items_dropped`); not a column of the text tables.
+    fetched_dropped: int = 0
 
     def add(self, record: dict[str, Any]) -> None:
         self.requests += 1
@@ -41,6 +44,7 @@ class Tally:
             self.refused += 1
         elif fate == "fetched":
             self.fetched += 1
+            self.fetched_dropped += items_dropped(record)
         else:
             self.other += 1
         self.kept += _count(record.get("items_kept"))
@@ -52,6 +56,16 @@ class Tally:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def items_dropped(record: dict[str, Any]) -> bool:
+    """A fetched page whose items were dropped after the fetch (a usage signal, noindex,
+    unavailable_after): items dropped and none kept."""
+    return (
+        record.get("fate") == "fetched"
+        and _count(record.get("items_dropped")) > 0
+        and not _count(record.get("items_kept"))
+    )
 
 
 def origin_label(record: dict[str, Any]) -> str:
@@ -79,17 +93,25 @@ def denied(record: dict[str, Any], purpose: str) -> bool:
     return isinstance(answers, dict) and answers.get(purpose) is False
 
 
-def deciding_signal(record: dict[str, Any], purposes: list[str]) -> str:
-    """See the module docstring."""
+def _named(decider: dict[str, Any], said: bool) -> str:
+    """A deciding signal's vocabulary, or (``said``) what the site said: its ``source``."""
+    if said and decider.get("source"):
+        return str(decider["source"])
+    return str(decider.get("vocabulary"))
+
+
+def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = False) -> str:
+    """See the module docstring. ``said``: name a usage signal by what the site said (its
+    ``source``: ``header Content-Usage: train-ai=n``), not by its vocabulary."""
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
     if record.get("fate") == "refused":
         by = str(record.get("refused_by") or "unknown")
         decider = _decider(usage, no[0]) if no and by != "robots.txt" else None
-        return f"refused by {by} ({decider.get('vocabulary')})" if decider else f"refused by {by}"
+        return f"refused by {by} ({_named(decider, said)})" if decider else f"refused by {by}"
     if no:
         decider = _decider(usage, no[0])
-        return f"denied by {decider.get('vocabulary') if decider else 'a usage signal'}"
+        return f"denied by {_named(decider, said) if decider else 'a usage signal'}"
     robots = record.get("robots")
     if isinstance(robots, dict) and robots.get("line") is not None:
         return "allowed by a robots.txt rule"
@@ -107,6 +129,8 @@ class Summary:
     #: Per purpose: the pages a signal denied it for.
     denied: Counter[str] = field(default_factory=Counter)
     by_signal: dict[str, Tally] = field(default_factory=dict)
+    #: The same, each usage signal named by what the site said (the HTML report's).
+    by_said: dict[str, Tally] = field(default_factory=dict)
     runs: list[dict[str, Any]] = field(default_factory=list)
     ends: list[dict[str, Any]] = field(default_factory=list)
     snapshots: int = 0
@@ -148,6 +172,7 @@ class Summary:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
             self.denied[purpose] += denied(record, purpose)
         self.by_signal.setdefault(deciding_signal(record, purposes), Tally()).add(record)
+        self.by_said.setdefault(deciding_signal(record, purposes, True), Tally()).add(record)
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""
