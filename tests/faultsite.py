@@ -1,5 +1,5 @@
-"""A seeded mix of misbehaving origins (issue 6): what each robots.txt does, what each
-page says, and what a correct crawler must end up doing with every URL.
+"""A seeded mix of misbehaving origins (SPEC §4 outcomes, SPEC §7): what each robots.txt
+does, what each page says, and what a correct crawler must end up doing with every URL.
 
 Used by the fault-injection crawl test and by ``benchmarks/load.py``. Every origin is a
 :class:`robotsite.ScriptedOrigin` on its own 127.0.0.1 port; :func:`build` returns the

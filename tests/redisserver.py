@@ -1,4 +1,5 @@
-"""A throwaway ``redis-server`` on 127.0.0.1 for the shared-cache tests (issue 7).
+"""A throwaway ``redis-server`` on 127.0.0.1 for the shared-cache tests
+(docs/deployment.md, 'Several processes: the shared cache on Redis').
 
 Debian's ``redis-server`` (``.ci/run`` installs it). Without it the tests that need it
 are skipped, saying so, unless ``REP_REQUIRE_REDIS=1`` (CI sets it) makes that a failure.

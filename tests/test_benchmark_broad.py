@@ -1,6 +1,7 @@
-"""Smoke test of ``benchmarks/broad.py`` (issue 25) at a small scale, not timed: one
-local server answering 17 host names (one origin per fault kind), a crawl paused by
-SIGINT and resumed from its JOBDIR, every request's fate checked against the plan."""
+"""Smoke test of ``benchmarks/broad.py`` (docs/benchmarks-broad.md) at a small scale, not
+timed: one local server answering 17 host names (one origin per fault kind), a crawl
+paused by SIGINT and resumed from its JOBDIR, every request's fate checked against the
+plan."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_spec4_one_large_parsed_entry_does_not_flush_the_compressed_tier() -> No
     assert cache.bytes <= cache.max_bytes  # type: ignore[operator]
 
 
-def test_issue25_a_compact_entry_is_given_back_by_the_cache_while_it_holds_it() -> None:
+def test_a_compact_entry_is_given_back_by_the_cache_while_it_holds_it() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     full = parsed()
     cache.put("a", full)
@@ -142,7 +142,7 @@ def test_issue25_a_compact_entry_is_given_back_by_the_cache_while_it_holds_it() 
     assert cache.reparsed == 0
 
 
-def test_issue25_a_compact_entry_the_cache_lost_is_parsed_again_the_same() -> None:
+def test_a_compact_entry_the_cache_lost_is_parsed_again_the_same() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, max_bytes=1000, reparse=parse_robotstxt)
     full = parsed()
     cache.put("a", full)
@@ -155,7 +155,7 @@ def test_issue25_a_compact_entry_the_cache_lost_is_parsed_again_the_same() -> No
     assert replace(again, rules=None) == kept and cache.reparsed == 1
 
 
-def test_issue25_a_compact_entry_is_never_answered_by_a_newer_version() -> None:
+def test_a_compact_entry_is_never_answered_by_a_newer_version() -> None:
     """What released a request decides it, even when the origin's robots.txt was
     fetched again meanwhile (here: a newer file that allows everything)."""
     cache: DocumentCache[RobotsTxt] = DocumentCache(4, reparse=parse_robotstxt)
@@ -167,7 +167,7 @@ def test_issue25_a_compact_entry_is_never_answered_by_a_newer_version() -> None:
     assert again is not newer and not again.rules.allowed("https://h/x", "bot")
 
 
-def test_issue25_entries_without_a_body_are_kept_whole() -> None:
+def test_entries_without_a_body_are_kept_whole() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     stand_in = CacheEntry(DISALLOW_ALL, "gave up", 0, 100, 1000, unreachable=True)
     assert cache.compact(stand_in) is stand_in and cache.restore("a", stand_in) is stand_in

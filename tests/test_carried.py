@@ -1,6 +1,7 @@
-"""The entries released requests carry (``scrapy_rep.crawl.carried``, issue 25): a
-request that waits in the scheduler's queue keeps a token, and its entry is kept without
-parsed rules, given back the same when the request comes back."""
+"""The entries released requests carry (``scrapy_rep.crawl.carried``; docs/decisions.md,
+'Released requests carry their entry, not its parsed rules'): a request that waits in the
+scheduler's queue keeps a token, and its entry is kept without parsed rules, given back
+the same when the request comes back."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def _entry(body: bytes = BODY) -> CacheEntry[RobotsTxt]:
     return CacheEntry(parse_robotstxt(body), "200", 0, 100, 1000, 200, zlib.compress(body))
 
 
-def test_issue25_released_requests_do_not_keep_the_parsed_rules() -> None:
+def test_released_requests_do_not_keep_the_parsed_rules() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
     entry = _entry()
@@ -36,7 +37,7 @@ def test_issue25_released_requests_do_not_keep_the_parsed_rules() -> None:
     assert len(carried) == 1 and cache.reparsed == 1
 
 
-def test_issue25_a_request_carried_for_its_next_document_keeps_the_entry_whole() -> None:
+def test_a_request_carried_for_its_next_document_keeps_the_entry_whole() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
     entry = _entry()

@@ -1,4 +1,5 @@
-"""``scrapy robots``: the Scrapy command, against a local server (issue 5, SPEC §4)."""
+"""``scrapy robots``: the Scrapy command, against a local server (docs/cli.md, '`scrapy
+robots`'; SPEC §4)."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def test_spec6_max_image_preview_most_restrictive() -> None:
     assert combine(["max-image-preview:huge"]).max_image_preview is None
 
 
-def test_issue3_nosnippet_and_max_snippet_0_are_the_same_both_ways() -> None:
+def test_nosnippet_and_max_snippet_0_are_the_same_both_ways() -> None:
     assert combine(["nosnippet"]).max_snippet == 0
     assert combine(["max-snippet:0"]).nosnippet
     assert combine(["nosnippet", "max-snippet:30"]).max_snippet == 0

@@ -1,4 +1,5 @@
-"""Every document kind through the generic machinery (issue 23, items 1 and 2).
+"""Every document kind through the generic machinery (docs/decisions.md, 'Per-origin
+documents are kinds of one machinery').
 
 Each kind of :data:`scrapy_rep.crawl.kinds.CRAWL_KINDS` (a third kind added there is
 tested here with no new line): its records round-trip through every store, its corrupt
@@ -292,8 +293,9 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     entry = document.decide(KEY, released)
     assert isinstance(entry, CacheEntry) and entry.status == 200
     assert meta.DECIDED not in released.meta  # taken: a redirect does not carry it on
-    # The released requests keep no parsed rules while they wait (issue 25): once the
-    # cache has lost the entry, the same version is parsed again from its body.
+    # The released requests keep no parsed rules while they wait (docs/decisions.md,
+    # 'Released requests carry their entry, not its parsed rules'): once the cache has
+    # lost the entry, the same version is parsed again from its body.
     document.cache.discard(KEY)
     again = document.decide(KEY, engine.crawled[1])
     assert isinstance(again, CacheEntry) and again.rules is not entry.rules
@@ -348,9 +350,10 @@ async def test_held_requests_answers_per_origin_for_robots_txt_only(tmp_path: Pa
 
 @pytest_twisted.ensureDeferred
 async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every component of a crawl shares one RepConfig (issue 23): the REP_* settings are
-    read once the crawler's settings are frozen (before, by the add-on, to stop a wrong
-    value at start)."""
+    """Every component of a crawl shares one RepConfig (SPEC §5; docs/decisions.md, 'One
+    home per constant, the configuration read once'): the REP_* settings are read once the
+    crawler's settings are frozen (before, by the add-on, to stop a wrong value at
+    start)."""
     read_frozen: list[bool] = []
     original = RepConfig.from_settings.__func__  # type: ignore[attr-defined]
 
@@ -370,9 +373,9 @@ async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPa
 
 
 def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:
-    """Issue 23, item 1: the generic machinery reads a kind's fields; only
-    fetch/kinds.py (the kinds' definitions) and crawl/kinds.py (their Scrapy side,
-    values not branches) name a kind."""
+    """The generic machinery reads a kind's fields (docs/decisions.md, 'Per-origin
+    documents are kinds of one machinery'); only fetch/kinds.py (the kinds' definitions)
+    and crawl/kinds.py (their Scrapy side, values not branches) name a kind."""
     import re
 
     import scrapy_rep

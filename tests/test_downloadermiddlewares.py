@@ -162,7 +162,8 @@ def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line_and_exit_2(
 def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -> None:
     """The middleware stops listening to ``request_scheduled`` once the requests it
     handed back to be held have come through, but never while the signal is being sent:
-    pydispatch would then skip the receiver connected after it (issue 25)."""
+    pydispatch would then skip the receiver connected after it (docs/decisions.md,
+    '`request_scheduled` is listened to only while requests wait')."""
     from scrapy import signals
 
     from scrapy_rep.crawl import meta

@@ -1,8 +1,8 @@
-"""Issue 25, item 1: a request the cached robots.txt (tdmrep.json) already refuses is
-refused in the spider middleware's output pass, before the scheduler, with the same
-outcome as the downloader middleware's refusal: stats, log line, ``request_refused``,
-audit record. Real crawls against local sites, each run twice: with the early path, and
-with it switched off (every request refused late, as before)."""
+"""A request the cached robots.txt (tdmrep.json) already refuses is refused in the spider
+middleware's output pass, before the scheduler (docs/decisions.md, 'Early refusal before
+the scheduler'), with the same outcome as the downloader middleware's refusal: stats, log
+line, ``request_refused``, audit record. Real crawls against local sites, each run twice:
+with the early path, and with it switched off (every request refused late, as before)."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ AI = {"REP_PURPOSE": "ai-train", "REP_PURPOSE_AGENTS": ["GPTBot"]}
     ids=["search", "ai-train", "ai-train-obey-false", "middleware-after-ours"],
 )
 @pytest_twisted.ensureDeferred
-async def test_issue25_early_refusal_has_the_late_refusals_outcome(
+async def test_early_refusal_has_the_late_refusals_outcome(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -205,7 +205,7 @@ async def test_issue25_early_refusal_has_the_late_refusals_outcome(
     assert [path for path in early["requested"]["b"] if "private" in path] == []
 
 
-def test_issue25_a_bug_in_the_early_path_never_loses_the_request(
+def test_a_bug_in_the_early_path_never_loses_the_request(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from scrapy.dupefilters import RFPDupeFilter
@@ -235,7 +235,7 @@ def test_issue25_a_bug_in_the_early_path_never_loses_the_request(
     assert "internal error refusing" in caplog.text
 
 
-def test_issue25_a_failing_dupefilter_in_the_early_path_never_loses_the_request() -> None:
+def test_a_failing_dupefilter_in_the_early_path_never_loses_the_request() -> None:
     from scrapy.utils.test import get_crawler
 
     class Unwritable:

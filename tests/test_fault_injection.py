@@ -1,5 +1,5 @@
-"""Fault injection (issue 6): 204 misbehaving origins crawled at once, nothing lost,
-nothing let through.
+"""Fault injection (SPEC §4 outcomes, SPEC §7): 204 misbehaving origins crawled at once,
+nothing lost, nothing let through.
 
 Every origin on its own 127.0.0.1 port has a robots.txt behaviour from a seeded mix
 (:mod:`faultsite`): rules, 404, 403, 500 forever, 503 then recovery, 429 with
@@ -135,7 +135,7 @@ def check_robots_downloads(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue6_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -> None:
+async def test_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -> None:
     plan = build(ORIGINS)
     urls = plan.urls()
     expected = plan.expected()
@@ -214,7 +214,7 @@ async def test_issue6_204_faulty_origins_every_url_accounted_for_once(tmp_path: 
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue6_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
+async def test_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
     tmp_path: Path,
 ) -> None:
     plan = build(3 * len(KINDS), seed=7)

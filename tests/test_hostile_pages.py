@@ -1,4 +1,5 @@
-"""Worst-case page input (issue 6): huge pages, huge headers, huge URLs.
+"""Worst-case page input (SPEC §7: hostile input is bounded): huge pages, huge headers,
+huge URLs.
 
 Each bound is in the test's name and enforced by an alarm about 10-20× the time measured
 on this project's 2-core machine (never by comparing timings).

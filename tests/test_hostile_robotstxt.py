@@ -117,9 +117,9 @@ def test_redos_shape_cve_2026_55520_within_1s() -> None:
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
 def test_a_rule_of_2000_dangling_escapes_parses_and_matches_within_2s(profile: str) -> None:
-    """Stop 31: each dangling escape (``%a`` at the end or before ``*``) doubled a rule's
-    variants, so ``/%a*%a*…`` made 2**n of them: 21 took a second, 30 would exhaust
-    memory. Only the first two get variants (:data:`MAX_DANGLING`)."""
+    """Each dangling escape (``%a`` at the end or before ``*``) doubled a rule's variants,
+    so ``/%a*%a*…`` made 2**n of them: 21 took a second, 30 would exhaust memory. Only the
+    first two get variants (:data:`MAX_DANGLING`)."""
     rule = "/x" + "%a*" * 2000 + "%a"
     body = f"User-agent: *\nDisallow: {rule}\nContent-Usage: {rule} train-ai=n\nDisallow: /y%a*%b\n"
     with finishes_within(2):

@@ -1,5 +1,6 @@
-"""``noimageai`` covers the images of its page (issue 22 item 5): the pure record
-(:mod:`scrapy_rep.usage.imageusage`) and the gate on fake Scrapy responses."""
+"""``noimageai`` covers the images of its page (docs/decisions.md, 'A page's noimageai
+covers the images it shows'): the pure record (:mod:`scrapy_rep.usage.imageusage`) and the
+gate on fake Scrapy responses."""
 
 from __future__ import annotations
 

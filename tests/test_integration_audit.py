@@ -1,6 +1,6 @@
-"""The audit trail as evidence (issue 20), in real crawls against local sites: one record
-per requested URL whatever the duplicates, retries, redirects and pauses; small requests;
-a trail that cannot be written stops the crawl; the content an auditor needs."""
+"""The audit trail as evidence (docs/audit-trail.md), in real crawls against local sites:
+one record per requested URL whatever the duplicates, retries, redirects and pauses; small
+requests; a trail that cannot be written stops the crawl; the content an auditor needs."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def menu_site(pages: int) -> tuple[Sites, list[str]]:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_duplicates_are_counted_not_recorded_and_memory_stays_flat(
+async def test_duplicates_are_counted_not_recorded_and_memory_stays_flat(
     tmp_path: Path,
 ) -> None:
     sites, paths = menu_site(30)
@@ -110,7 +110,7 @@ class UrlDupeFilter:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path) -> None:
+async def test_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path) -> None:
     sites, paths = menu_site(10)
     MenuSpider.menu = tuple(paths) * 2
     audit = tmp_path / "trail.jsonl"
@@ -128,7 +128,7 @@ async def test_issue20_another_dupefilters_drops_are_counted_not_recorded(tmp_pa
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_retries_are_one_record_with_the_final_fate_and_attempts(
+async def test_retries_are_one_record_with_the_final_fate_and_attempts(
     tmp_path: Path,
 ) -> None:
     sites = Sites()
@@ -160,7 +160,7 @@ async def test_issue20_retries_are_one_record_with_the_final_fate_and_attempts(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_a_redirected_request_carries_a_small_reference(tmp_path: Path) -> None:
+async def test_a_redirected_request_carries_a_small_reference(tmp_path: Path) -> None:
     sites = Sites()
     a = sites.add("a")
     rules = "".join(f"Disallow: /secret/{n}/*.pdf$\n" for n in range(8000))  # ~230 KB
@@ -188,7 +188,7 @@ async def test_issue20_a_redirected_request_carries_a_small_reference(tmp_path: 
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
+async def test_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
     tmp_path: Path,
 ) -> None:
     sites, paths = menu_site(60)
@@ -251,7 +251,7 @@ def unusable(tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["directory", "under a file", "read-only"])
 @pytest.mark.parametrize("setting", ["REP_AUDIT_FILE", "REP_REPORT_FILE"])
-def test_issue20_an_unusable_output_file_stops_the_crawl_with_exit_2(
+def test_an_unusable_output_file_stops_the_crawl_with_exit_2(
     tmp_path: Path, kind: str, setting: str
 ) -> None:
     (tmp_path / "spider.py").write_text(SPIDER)
@@ -269,7 +269,7 @@ def test_issue20_an_unusable_output_file_stops_the_crawl_with_exit_2(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_a_write_error_closes_the_spider_saying_so_once(
+async def test_a_write_error_closes_the_spider_saying_so_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     sites = Sites()
@@ -290,7 +290,7 @@ async def test_issue20_a_write_error_closes_the_spider_saying_so_once(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_audit_not_required_the_crawl_goes_on_without_its_trail(
+async def test_audit_not_required_the_crawl_goes_on_without_its_trail(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     sites = Sites()
@@ -312,7 +312,7 @@ async def test_issue20_audit_not_required_the_crawl_goes_on_without_its_trail(
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
 @pytest_twisted.ensureDeferred
-async def test_issue20_header_times_snapshots_chain_and_a_second_run_chained_on(
+async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
     tmp_path: Path, name: str
 ) -> None:
     sites = Sites()
@@ -353,7 +353,7 @@ async def test_issue20_header_times_snapshots_chain_and_a_second_run_chained_on(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
+async def test_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
     tmp_path: Path,
 ) -> None:
     sites = Sites()
@@ -375,7 +375,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
 
 
 @pytest.mark.trail_not_verified("lines of no run, written to test the chain")
-def test_issue20_tampering_breaks_the_chain(tmp_path: Path) -> None:
+def test_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
     from scrapy_rep.trail.file import TrailFile
 
@@ -428,7 +428,7 @@ def plan_10000(sites: Sites, origins: int = 10, per_origin: int = 1000) -> dict[
     ],
 )
 @pytest_twisted.ensureDeferred
-async def test_issue20_urls_paused_and_resumed_one_final_record_each(
+async def test_urls_paused_and_resumed_one_final_record_each(
     tmp_path: Path, per_origin: int, pause_after: int
 ) -> None:
     """10 origins of ``per_origin`` URLs each (1,000 in the suite; 10,000 in the soak run),
@@ -480,7 +480,7 @@ async def test_issue20_urls_paused_and_resumed_one_final_record_each(
 
 @pytest.mark.trail_not_verified("a full disk cuts the trail")
 @pytest_twisted.ensureDeferred
-async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
+async def test_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import errno
@@ -523,14 +523,14 @@ async def test_issue20_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
     assert len(url_records(audit)) == 4
 
 
-def test_issue20_a_snapshot_folder_that_is_a_file_stops_the_crawl_at_start(tmp_path: Path) -> None:
+def test_a_snapshot_folder_that_is_a_file_stops_the_crawl_at_start(tmp_path: Path) -> None:
     (tmp_path / "trail.jsonl.d").write_text("not a folder")
     audit = tmp_path / "trail.jsonl"
     with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .*trail.jsonl.d is not a folder"):
         get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
 
 
-def test_issue20_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: Path) -> None:
+def test_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: Path) -> None:
     audit = tmp_path / "trail.jsonl"
     audit.write_bytes(b'{"type":"run","prev":""}\n{"type":"url","pr')
     with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .* cut line"):
@@ -538,7 +538,7 @@ def test_issue20_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: P
 
 
 @pytest.mark.trail_not_verified("snapshot lines written without a run")
-def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
+def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     """The trail remembers snapshot names, never bodies: REP_CACHE_MAX_BYTES holds."""
     import hashlib
     import os
@@ -568,7 +568,7 @@ def test_issue20_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_requests_held_when_the_spider_closes_are_refused_closed(
+async def test_requests_held_when_the_spider_closes_are_refused_closed(
     tmp_path: Path,
 ) -> None:
     sites = Sites()
@@ -596,7 +596,7 @@ async def test_issue20_requests_held_when_the_spider_closes_are_refused_closed(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue20_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
+async def test_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
     tmp_path: Path,
 ) -> None:
     """100 origins with distinct 80 KB robots.txt files (8 MB, about 5 MB compressed)

@@ -1,7 +1,8 @@
 """The audit trail learns a response from :class:`AuditMiddleware` when its
 ``process_response`` is the downloader's last (one signal receiver less per page), and
 from ``response_received`` when a project's middleware comes after it: the records are
-the same either way (issue 23)."""
+the same either way (docs/decisions.md, 'The audit trail takes responses from its own
+middleware')."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def receivers(crawler: Any) -> list[Any]:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue23_the_outermost_audit_middleware_tells_the_response(tmp_path: Path) -> None:
+async def test_the_outermost_audit_middleware_tells_the_response(tmp_path: Path) -> None:
     sites, urls = site()
     audit = tmp_path / "trail.jsonl"
     try:
@@ -61,7 +62,7 @@ async def test_issue23_the_outermost_audit_middleware_tells_the_response(tmp_pat
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue23_a_middleware_after_ours_leaves_the_response_to_the_signal(
+async def test_a_middleware_after_ours_leaves_the_response_to_the_signal(
     tmp_path: Path,
 ) -> None:
     sites, urls = site()

@@ -410,8 +410,8 @@ async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_els
 async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
     tmp_path: Path,
 ) -> None:
-    """Issue 26: "the audit trail gets the file's record with the deciding statement";
-    the trail stays verifiable and ``show`` tells a file's story."""
+    """docs/media.md, 'Signals, stats, audit': the audit trail gets the file's record with
+    the deciding statement; the trail stays verifiable and ``show`` tells a file's story."""
     from scrapy_rep.trail.check import verify
     from scrapy_rep.trail.read import Trail
     from scrapy_rep.trail.show import story

@@ -636,9 +636,10 @@ async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_w
 @pytest_twisted.ensureDeferred
 async def test_held_requests_are_caught_while_listening_and_no_other_receiver_misses_one() -> None:
     """The middleware listens to ``request_scheduled`` only while requests it handed back
-    to be held have not come through (issue 25: a receiver costs every dispatch). A
-    receiver connected after it sees every dispatch the first one sees, and when the
-    crawl ends the middleware no longer listens."""
+    to be held have not come through (a receiver costs every dispatch: docs/decisions.md,
+    '`request_scheduled` is listened to only while requests wait'). A receiver connected
+    after it sees every dispatch the first one sees, and when the crawl ends the
+    middleware no longer listens."""
     from pydispatch.dispatcher import getAllReceivers, liveReceivers
 
     sites = Sites()

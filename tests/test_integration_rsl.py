@@ -1,4 +1,5 @@
-"""RSL licenses named by robots.txt ``License:`` lines, in real crawls (issue 23 item 6).
+"""RSL licenses named by robots.txt ``License:`` lines, in real crawls
+(docs/purpose-notes.md §9).
 
 Local origins name license documents served by a separate origin: one that prohibits
 ``ai-train``, one that prohibits ``search``, one that permits everything, one behind a
@@ -225,8 +226,9 @@ class LinkingSpider(ListSpider):
 
 @pytest_twisted.ensureDeferred
 async def test_a_cached_license_refuses_before_scheduling() -> None:
-    """Issue 25's early refusal sees the RSL licenses: once the license is cached, the
-    requests it prohibits are refused before the scheduler, naming the license."""
+    """The early refusal (docs/decisions.md, 'Early refusal before the scheduler') sees the
+    RSL licenses: once the license is cached, the requests it prohibits are refused before
+    the scheduler, naming the license."""
     sites = Sites()
     sites.add("lic").script(
         "/books.xml",

@@ -1,5 +1,6 @@
-"""Issue 22 in real crawls: every opt-out the standards review found lost, and the newer
-vocabulary, each on its own local origin.
+"""The opt-outs once lost at the standards' edges, and the newer vocabulary
+(docs/purpose-notes.md; docs/decisions.md, 'The reading that loses no opt-out'), in real
+crawls, each on its own local origin.
 
 One crawl per purpose over all the origins; each asserts the exact sets of URLs fetched,
 URLs not fetched, and items kept. The crawler is ``TestBot`` (robotsite.BASE_SETTINGS).
@@ -151,7 +152,9 @@ def names(urls: dict[str, str], found: Any) -> set[str]:
 
 @pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
 @pytest_twisted.ensureDeferred
-async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) -> None:
+async def test_every_opt_out_in_a_real_crawl_fetched_not_fetched_kept(
+    purpose: str, tmp_path: Path
+) -> None:
     crawler, spider, urls, sites, items = await run(purpose)
     every = set(urls)
     not_fetched, items_dropped = EXPECTED[purpose]
@@ -168,7 +171,7 @@ async def test_issue22_fetched_not_fetched_kept(purpose: str, tmp_path: Path) ->
 
 @pytest.mark.parametrize(("purpose", "fetched"), [("search", True), ("ai-train", False)])
 @pytest_twisted.ensureDeferred
-async def test_issue22_rfc9309_reads_disallowaitraining_only_as_train_ai(
+async def test_rfc9309_reads_disallowaitraining_only_as_train_ai(
     purpose: str, fetched: bool
 ) -> None:
     _, spider, urls, _, _ = await run(purpose, REP_PROFILE="rfc9309")
@@ -262,7 +265,7 @@ def _paths(urls: Any) -> set[str]:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue22_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_path: Path) -> None:
+async def test_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_path: Path) -> None:
     crawler, spider, sites, items, stored = await gallery_crawl(tmp_path, REP_PURPOSE="ai-train")
     served = {path for _, path in sites.log}
     # Fetched: the page, its link, the PDF of file_urls; never an image of the page.
@@ -279,7 +282,7 @@ async def test_issue22_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_pa
     assert record["source"].startswith('<meta name="robots" content="noimageai"> on http')
     assert _paths(record["urls"]) == {"img/a.png", "img/e.png", "img/c.png"}
     # FilesPipeline stores only the PDF; the images noimageai took out of the item are
-    # listed as refused, saying why (the media reading of issue 26 combined).
+    # listed as refused, saying why (combined with the media reading, docs/media.md).
     files = {f["url"].rsplit("/", 1)[1]: f for f in gallery["files"] + gallery["images"]}
     assert list(files) == ["doc.pdf"] and files["doc.pdf"]["status"] == "downloaded"
     refused_files = {f["url"].rsplit("/", 1)[1]: f for f in gallery["rep_refused_files"]}
@@ -292,7 +295,7 @@ async def test_issue22_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_pa
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue22_noimageai_images_are_marked_under_mark(tmp_path: Path) -> None:
+async def test_noimageai_images_are_marked_under_mark(tmp_path: Path) -> None:
     crawler, spider, _, items, _ = await gallery_crawl(
         tmp_path, REP_PURPOSE="ai-input", REP_PURPOSE_ACTION="mark"
     )
@@ -313,7 +316,7 @@ async def test_issue22_noimageai_images_are_marked_under_mark(tmp_path: Path) ->
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue22_noimageai_says_nothing_to_a_search_crawl(tmp_path: Path) -> None:
+async def test_noimageai_says_nothing_to_a_search_crawl(tmp_path: Path) -> None:
     _, spider, _, items, stored = await gallery_crawl(tmp_path, REP_PURPOSE="search")
     assert len(stored) == 4  # two images (a, e) and two files (doc.pdf, c.png)
     assert len(spider.downloaded) == 6 and not spider.dropped

@@ -1,4 +1,5 @@
-"""A tdmrep.json over 500 KiB in a real ai-train crawl (issue 21, item 2).
+"""A tdmrep.json over 500 KiB in a real ai-train crawl (SPEC §4 cap; docs/purpose-notes.md
+§7, choice 8).
 
 The download stops after 500 KiB and parses what came (docs/purpose-notes.md, choice 8:
 the entries before the cut are kept). A page reserved by entry 1 of a 2 MB file, or of a
@@ -71,7 +72,7 @@ def huge_file() -> bytes:
 
 @pytest.mark.parametrize("served", ["2 MB file", "endless file"])
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_page_reserved_by_entry_1_of_a_huge_tdmrep_json_is_not_fetched(
+async def test_a_page_reserved_by_entry_1_of_a_huge_tdmrep_json_is_not_fetched(
     served: str, tmp_path: Path
 ) -> None:
     sites = Sites()

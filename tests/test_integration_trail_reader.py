@@ -1,6 +1,6 @@
-"""End to end (issue 20): a real crawl writes its trail, ``audit verify`` finds it clean
-(every decision re-derived from the snapshots the crawl stored), and flipping one byte or
-deleting one line of it makes ``verify`` exit 1."""
+"""End to end (docs/audit-trail.md, 'Reading the trail'): a real crawl writes its trail,
+``audit verify`` finds it clean (every decision re-derived from the snapshots the crawl
+stored), and flipping one byte or deleting one line of it makes ``verify`` exit 1."""
 
 from __future__ import annotations
 

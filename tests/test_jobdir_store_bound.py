@@ -1,6 +1,7 @@
-"""The JOBDIR store keeps what the cache keeps (issue 25): bounded by
-``REP_CACHE_MAX_BYTES``, not by ``REP_CACHE_MAX_ORIGINS`` (the parsed tier of the cache
-only). A resumed crawl does not download again a robots.txt its cache still had."""
+"""The JOBDIR store keeps what the cache keeps (docs/deployment.md, 'Pause and resume
+with `JOBDIR`'): bounded by ``REP_CACHE_MAX_BYTES``, not by ``REP_CACHE_MAX_ORIGINS`` (the
+parsed tier of the cache only). A resumed crawl does not download again a robots.txt its
+cache still had."""
 
 from __future__ import annotations
 

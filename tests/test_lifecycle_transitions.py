@@ -1,4 +1,5 @@
-"""The lifecycle's transition table, driven pair by pair (issue 23, item 3; SPEC §4).
+"""The lifecycle's transition table, driven pair by pair (SPEC §4; docs/decisions.md,
+'The lifecycle's transitions are one table').
 
 Each case puts an origin in one :class:`Step`, sends one event and asserts the actions
 and the next step. The events a step ignores (a store answer after a restart, a lease

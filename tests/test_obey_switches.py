@@ -1,4 +1,5 @@
-"""``ROBOTSTXT_OBEY = False`` and ``dont_obey_robotstxt`` with a purpose (issue 21, item 5).
+"""``ROBOTSTXT_OBEY = False`` and ``dont_obey_robotstxt`` with a purpose
+(docs/decisions.md, 'Not obeying robots.txt keeps the purpose's opt-outs').
 
 They switch off robots.txt's Allow/Disallow (Scrapy's meaning) but not the opt-outs of a
 purpose set in ``REP_PURPOSE``, and the crawl says so once. Without ``REP_PURPOSE`` they
@@ -38,7 +39,7 @@ def build() -> tuple[Sites, list[str]]:
 
 @pytest.mark.parametrize("switch", ["ROBOTSTXT_OBEY", "dont_obey_robotstxt"])
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_purpose_set_keeps_its_opt_outs_when_robotstxt_is_not_obeyed(
+async def test_a_purpose_set_keeps_its_opt_outs_when_robotstxt_is_not_obeyed(
     switch: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     sites, urls = build()
@@ -70,7 +71,7 @@ async def test_issue21_a_purpose_set_keeps_its_opt_outs_when_robotstxt_is_not_ob
 
 @pytest.mark.parametrize("switch", ["ROBOTSTXT_OBEY", "dont_obey_robotstxt"])
 @pytest_twisted.ensureDeferred
-async def test_issue21_without_a_purpose_set_the_switches_turn_everything_off(switch: str) -> None:
+async def test_without_a_purpose_set_the_switches_turn_everything_off(switch: str) -> None:
     sites, urls = build()
     settings: dict[str, Any] = {}
     spider_class: type[ListSpider] = ListSpider
@@ -87,7 +88,7 @@ async def test_issue21_without_a_purpose_set_the_switches_turn_everything_off(sw
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_robotstxt_given_up_on_still_drops_when_allow_disallow_is_off() -> None:
+async def test_a_robotstxt_given_up_on_still_drops_when_allow_disallow_is_off() -> None:
     """Its opt-outs are not known: nothing is let through on a guess."""
     sites = Sites()
     sites.add("a").script("/robots.txt", Reply(503))

@@ -4,7 +4,7 @@ matching", "Percent-encoding"): a ``Content-Usage`` path in every profile, a tdm
 profile's).
 
 A rule that matches fewer URLs than ``Disallow`` with the same path loses a site owner's
-"no". Stop 31 found one: ``Content-Usage`` compared an ASCII URL as written, so the URL's
+"no". One was found: ``Content-Usage`` compared an ASCII URL as written, so the URL's
 ``%c3`` missed the rule's ``%C3``.
 """
 

@@ -1,4 +1,5 @@
-"""A pause while downloads are in flight loses nothing (issue 21, item 9).
+"""A pause while downloads are in flight loses nothing (SPEC §4: pausing with a JOBDIR
+loses no held request).
 
 Held requests released into Scrapy's scheduler after it had saved its JOBDIR queue (the
 spider closing) were lost, and the queue files they went into lost more in the resumed
@@ -51,7 +52,7 @@ async def until(condition: Any, tries: int = 200) -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_requests_released_while_the_spider_closes_are_kept(
+async def test_requests_released_while_the_spider_closes_are_kept(
     tmp_path: Path,
 ) -> None:
     """The held requests go on after the ``robots_parsed`` handlers; here the only one
@@ -86,7 +87,7 @@ async def test_issue21_requests_released_while_the_spider_closes_are_kept(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_pause_under_load_loses_and_repeats_nothing(tmp_path: Path) -> None:
+async def test_a_pause_under_load_loses_and_repeats_nothing(tmp_path: Path) -> None:
     """Six origins whose robots.txt and pages answer slowly; the crawl is stopped at its
     first response, with robots.txt downloads and pages in flight, then resumed: every
     page is in exactly one run's output."""

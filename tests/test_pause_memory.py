@@ -1,4 +1,5 @@
-"""A pause with many held requests stays within bounded memory (issue 21, item 3).
+"""A pause with many held requests stays within bounded memory (SPEC §4, §7;
+docs/decisions.md, 'A pause leaves spilled requests on disk').
 
 Held requests beyond ``REP_MAX_HELD_REQUESTS`` wait in disk queues. Pausing used to read
 every one of them back into memory to write one state pickle (84 MB for 9,800 requests);
@@ -61,7 +62,7 @@ def held_crawler(jobdir: Path) -> tuple[Any, Spider]:
     return crawler, spider
 
 
-def test_issue21_a_pause_reads_no_spilled_request_back_into_memory(tmp_path: Path) -> None:
+def test_a_pause_reads_no_spilled_request_back_into_memory(tmp_path: Path) -> None:
     crawler, spider = held_crawler(tmp_path)
     held = HeldRequests(crawler, LIMIT)
     for n in range(LIMIT + SPILLED):
@@ -85,7 +86,7 @@ def test_issue21_a_pause_reads_no_spilled_request_back_into_memory(tmp_path: Pat
     assert not (tmp_path / SPILL_DIR).exists()  # read, then removed
 
 
-def test_issue21_a_state_file_of_the_previous_version_still_resumes(tmp_path: Path) -> None:
+def test_a_state_file_of_the_previous_version_still_resumes(tmp_path: Path) -> None:
     crawler, spider = held_crawler(tmp_path)
     saved = [Request(f"http://a.example/{n}").to_dict(spider=spider) for n in range(3)]
     (tmp_path / STATE_FILE).write_bytes(pickle.dumps({"version": 2, "held": saved}))
@@ -95,7 +96,7 @@ def test_issue21_a_state_file_of_the_previous_version_still_resumes(tmp_path: Pa
 
 
 @pytest.mark.parametrize("name", ["../elsewhere", "/etc", ".."])
-def test_issue21_a_state_file_naming_a_queue_outside_jobdir_is_refused(
+def test_a_state_file_naming_a_queue_outside_jobdir_is_refused(
     tmp_path: Path, name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     crawler, spider = held_crawler(tmp_path)
@@ -106,7 +107,7 @@ def test_issue21_a_state_file_naming_a_queue_outside_jobdir_is_refused(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_real_crawl_paused_with_spilled_requests_resumes_them_all(
+async def test_a_real_crawl_paused_with_spilled_requests_resumes_them_all(
     tmp_path: Path,
 ) -> None:
     """robots.txt is down; 600 requests are held, 560 of them spilled; the crawl is

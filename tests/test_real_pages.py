@@ -1,6 +1,7 @@
-"""Pages that real sites serve and that used to cost a page's output (issue "Real sites,
-real settings"): a stray control byte inside a tag, UTF-16 pages, a robots meta name
-written with character references, an item yielded from ``start()`` with the report on.
+"""Pages that real sites serve and that used to cost a page's output (docs/behaviour.md,
+'Page-level directives'): a stray control byte inside a tag, UTF-16 pages, a robots meta
+name written with character references, an item yielded from ``start()`` with the report
+on.
 
 Each test is a real crawl with the add-on against local origins.
 """

@@ -1,4 +1,4 @@
-"""The add-on with the Scrapy settings real projects use (issue "Real sites, real settings").
+"""The add-on with the Scrapy settings real projects use (docs/usage.md).
 
 Each test is a real crawl against local origins that reproduces a defect found when the
 suite was tried from outside: Scrapy's HTTP cache, a malformed robots.txt redirect, a

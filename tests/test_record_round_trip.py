@@ -1,4 +1,5 @@
-"""What one process saved, another reads the same (issue 21, item 1; SPEC §4 shared cache).
+"""What one process saved, another reads the same (SPEC §4 shared cache;
+docs/decisions.md, 'Stored records round-trip or are refused').
 
 Each document kind (robots.txt, tdmrep.json) × each download outcome (parsed, absent
 4xx, unreachable, given up, cut at 500 KiB) × each store (the JOBDIR file, Redis): a
@@ -189,7 +190,7 @@ def released(actions: list[Action]) -> CacheEntry[Any] | None:
 @pytest.mark.parametrize("outcome", OUTCOMES)
 @pytest.mark.parametrize("kind_name", list(KINDS))
 @pytest_twisted.ensureDeferred
-async def test_issue21_every_kind_and_outcome_round_trips_through_every_store(
+async def test_every_kind_and_outcome_round_trips_through_every_store(
     kind_name: str, outcome: str, store: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     kind = KINDS[kind_name]
@@ -220,7 +221,7 @@ async def test_issue21_every_kind_and_outcome_round_trips_through_every_store(
         assert zlib.decompress(theirs.body_zlib) == zlib.decompress(mine.body_zlib)
 
 
-def test_issue21_the_matrix_probes_tell_the_outcomes_apart() -> None:
+def test_the_matrix_probes_tell_the_outcomes_apart() -> None:
     """The probes are not blind: within each kind, the verdicts of "absent", "given up
     (drop)" and "parsed" differ, and the parsed file reserves/disallows /private."""
     for kind in KINDS.values():
@@ -233,7 +234,7 @@ def test_issue21_the_matrix_probes_tell_the_outcomes_apart() -> None:
         assert len(set(verdicts.values())) == 3, verdicts
 
 
-def test_issue21_a_bodyless_record_without_a_verdict_is_refused_not_guessed() -> None:
+def test_a_bodyless_record_without_a_verdict_is_refused_not_guessed() -> None:
     """``verdict: null`` without a body (what the old code wrote for "no tdmrep.json")
     says nothing: it is ignored (and the document downloaded again), never read as
     ``bool(None)``, "everything reserved"."""
@@ -243,11 +244,12 @@ def test_issue21_a_bodyless_record_without_a_verdict_is_refused_not_guessed() ->
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_two_jobdir_ai_train_runs_against_a_404_tdmrep_json_keep_the_page(
+async def test_two_jobdir_ai_train_runs_against_a_404_tdmrep_json_keep_the_page(
     tmp_path: Path,
 ) -> None:
-    """The issue's own crawl: the first run kept the page, the second (reading tdmrep.json's
-    404 from the JOBDIR cache) refused it as "reserved by tdmrep.json entry 0"."""
+    """The crawl that showed it: the first run kept the page, the second (reading
+    tdmrep.json's 404 from the JOBDIR cache) refused it as "reserved by tdmrep.json entry
+    0"."""
     sites = Sites()
     origin = sites.add("a")
     origin.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))

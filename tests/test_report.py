@@ -124,7 +124,7 @@ def test_a_report_file_that_fails_at_the_end_is_printed_instead(
          "crawl-delay 2 s read, not obeyed (ROBOTSTXT_OBEY is False)"),
     ],
 )  # fmt: skip
-def test_issue21_the_report_says_what_is_done_with_a_crawl_delay(
+def test_the_report_says_what_is_done_with_a_crawl_delay(
     settings: dict[str, object], said: str
 ) -> None:
     """It said "crawl-delay 2 s" in the google profile, where it is not obeyed."""
@@ -136,7 +136,7 @@ def test_issue21_the_report_says_what_is_done_with_a_crawl_delay(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
+async def test_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
     from robotsite import Sites, crawl, robots
 
     from scrapy_rep import RobotsTxtMiddleware

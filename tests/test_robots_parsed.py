@@ -1,4 +1,4 @@
-"""Scrapy's ``robots_parsed`` signal with sync and async handlers (issue 21, item 6).
+"""Scrapy's ``robots_parsed`` signal with sync and async handlers (SPEC §5).
 
 Scrapy documents that ``robots_parsed`` supports asynchronous handlers, and its own
 middleware awaits them (``send_catch_log_async``) before the requests waiting for that
@@ -18,7 +18,7 @@ from scrapy_rep.crawl.robotparser import RobotParser
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_sync_and_async_robots_parsed_handlers_run_before_the_page() -> None:
+async def test_sync_and_async_robots_parsed_handlers_run_before_the_page() -> None:
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
     events: list[str] = []

@@ -16,7 +16,7 @@ URL = "https://example.com"
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
-def test_issue22_they_are_train_ai_path_rules(profile: str) -> None:
+def test_ai_training_lines_are_train_ai_path_rules(profile: str) -> None:
     rules = parse_robotstxt(BODY, profile).content_usage("TestBot")
     assert rules.prefs(f"{URL}/private/x").train_ai is N
     assert rules.prefs(f"{URL}/private/ok/x").train_ai is Y
@@ -27,19 +27,19 @@ def test_issue22_they_are_train_ai_path_rules(profile: str) -> None:
     ]
 
 
-def test_issue22_google_also_reads_them_as_disallow_and_allow() -> None:
+def test_google_also_reads_ai_training_lines_as_disallow_and_allow() -> None:
     robots = parse_robotstxt(BODY, "google")
     decision = robots.decide(f"{URL}/private/x", "TestBot")
     assert not decision.allowed and decision.explanation == "line 2: DisallowAITraining: /private"
     assert robots.allowed(f"{URL}/private/ok/x", "TestBot")  # AllowAITraining: an Allow
 
 
-def test_issue22_rfc9309_reads_only_the_train_ai_rule() -> None:
+def test_rfc9309_reads_only_the_train_ai_rule() -> None:
     robots = parse_robotstxt(BODY, "rfc9309")
     assert robots.allowed(f"{URL}/private/x", "TestBot")
 
 
-def test_issue22_the_crawl_refuses_ai_train_before_the_fetch() -> None:
+def test_the_crawl_refuses_ai_train_before_the_fetch() -> None:
     robots = parse_robotstxt(BODY, "rfc9309")
     policy = UsagePolicy.of(["ai-train"])
     refusal = policy.refuse_before(policy.before_fetch(robots, f"{URL}/private/x", "TestBot"))
@@ -50,7 +50,7 @@ def test_issue22_the_crawl_refuses_ai_train_before_the_fetch() -> None:
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309"])
-def test_issue22_grouping_google_ends_the_run_only_in_its_profile(profile: str) -> None:
+def test_grouping_google_ends_the_run_only_in_its_profile(profile: str) -> None:
     """As a Disallow (Google) the line ends a run of user-agent lines for allow/disallow;
     as an unknown key (rfc9309) it does not; for the train-ai reading it always does."""
     body = "User-agent: a\nDisallowAITraining: /\nUser-agent: b\nDisallow: /x\n"
@@ -62,7 +62,7 @@ def test_issue22_grouping_google_ends_the_run_only_in_its_profile(profile: str) 
     assert robots.content_usage("b").prefs(f"{URL}/y").train_ai is U
 
 
-def test_issue22_empty_and_file_wide_lines() -> None:
+def test_empty_and_file_wide_ai_training_lines() -> None:
     body = "DisallowAITraining: /all-ai\nUser-agent: *\nDisallowAITraining:\nAllowAITraining: /\n"
     robots = parse_robotstxt(body)
     assert robots.allowed(f"{URL}/all-ai/x", "TestBot")  # Google: a rule before any group

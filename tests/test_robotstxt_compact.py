@@ -1,6 +1,6 @@
-"""Issue 25: the parsed tables a broad crawl keeps by the thousand are compact (shared
-key spellings, one byte per rule key, two bytes per line number), with the same answers
-and the same quoted lines."""
+"""The parsed tables a broad crawl keeps by the thousand are compact (docs/decisions.md,
+'A parsed robots.txt is kept compact'): shared key spellings, one byte per rule key, two
+bytes per line number, with the same answers and the same quoted lines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from scrapy_rep.robotstxt import parse_robotstxt
 
 
 def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:
-    """Issue 25: a broad crawl keeps thousands of parsed files; a rule's key costs one
+    """A broad crawl keeps thousands of parsed files; a rule's key costs one
     byte and the spellings are one string for every file, yet decide() still quotes
     each line as written."""
     first = parse_robotstxt(b"User-agent: *\nDisallow: /wp-admin/\nallow: /wp-admin/a\n")

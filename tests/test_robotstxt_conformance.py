@@ -2284,7 +2284,7 @@ def test_reference_matcher_self_check() -> None:
 def test_a_dangling_escape_in_a_rule_keeps_its_no(
     profile: str, rule: str, path: str, allowed: bool
 ) -> None:
-    """Found by the property test against the legacy reference (CI, stop 30): a URL's
+    """Found by the property test against the legacy reference (in CI): a URL's
     escapes are matched with uppercase hex, so ``Disallow: /%a`` no longer prefixed
     ``/%aa`` once it was read as ``/%AA``."""
     rules = parse_robotstxt(f"User-agent: *\nDisallow: {rule}\n", profile)

@@ -233,7 +233,7 @@ def test_merged_groups_combine_like_one_group() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_issue22_a_content_usage_line_ends_a_user_agent_run_for_usage_only(profile: str) -> None:
+def test_a_content_usage_line_ends_a_user_agent_run_for_usage_only(profile: str) -> None:
     """attach-05 §3: ``content-usage`` is a ``rule``, so it ends a run of user-agent lines:
     a's Content-Usage is not b's. Allow/disallow keep Google's grouping (unknown lines
     ignored; SPEC §1), so b's Disallow still applies to a too (docs/behaviour.md)."""
@@ -245,22 +245,23 @@ def test_issue22_a_content_usage_line_ends_a_user_agent_run_for_usage_only(profi
     assert not robots.allowed("https://example.com/x", "a")
 
 
-#: The issue's file: two groups under attach-05, one merged group before the fix.
-ISSUE22_GROUPS = (
+#: The file that showed the leak: two groups under attach-05, one merged group before the
+#: fix.
+TWO_GROUPS_UNDER_ATTACH05 = (
     "User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: mybot\nContent-Usage: /a train-ai=y\n"
 )
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_issue22_only_the_named_group_gets_its_content_usage(profile: str) -> None:
-    robots = parse_robotstxt(ISSUE22_GROUPS, profile)
+def test_only_the_named_group_gets_its_content_usage(profile: str) -> None:
+    robots = parse_robotstxt(TWO_GROUPS_UNDER_ATTACH05, profile)
     assert answers(robots.content_usage("otherbot").prefs("/a/x")) == (N, U)
     assert answers(robots.content_usage("mybot").prefs("/a/x")) == (Y, U)
     assert answers(robots.content_usage("mybot").prefs("/b")) == (U, U)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_issue22_a_content_signal_line_ends_a_user_agent_run(profile: str) -> None:
+def test_a_content_signal_line_ends_a_user_agent_run(profile: str) -> None:
     body = (
         "User-agent: *\nContent-Signal: ai-train=no\n"
         "User-agent: mybot\nContent-Signal: ai-train=yes\n"
@@ -270,7 +271,7 @@ def test_issue22_a_content_signal_line_ends_a_user_agent_run(profile: str) -> No
     assert robots.content_signals("mybot") == ContentSignals(ai_train=True)
 
 
-def test_issue22_where_the_two_groupings_part() -> None:
+def test_where_the_two_groupings_part() -> None:
     """The file where Google's grouping (allow/disallow) and attach-05's (Content-Usage)
     part: one allow/disallow group for a and b, two Content-Usage groups."""
     body = (
@@ -354,7 +355,7 @@ def test_group_less_content_usage_applies_to_every_crawler(
     assert lines_of(robots.content_usage("someone-else")) == expected[:1]
 
 
-def test_issue22_group_less_content_usage_only_adds_restrictions() -> None:
+def test_group_less_content_usage_only_adds_restrictions() -> None:
     """A file-wide line keeps its file-wide reading but only adds restrictions: it is
     matched on its own and combined with the group's answer (any ``n`` wins), so the
     group's more specific ``/ok/ train-ai=y`` does not lift the file-wide ``n``."""
@@ -370,9 +371,9 @@ def test_issue22_group_less_content_usage_only_adds_restrictions() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_issue22_a_file_wide_yes_never_lifts_a_groups_no(profile: str) -> None:
-    """The issue's file: ``/a train-ai=y`` before the first group is longer than the
-    group's path-less ``n``, but may not lift it."""
+def test_a_file_wide_yes_never_lifts_a_groups_no(profile: str) -> None:
+    """The file that showed it: ``/a train-ai=y`` before the first group is longer than
+    the group's path-less ``n``, but may not lift it."""
     body = "Content-Usage: /a train-ai=y\nUser-agent: *\nContent-Usage: train-ai=n\n"
     rules = parse_robotstxt(body, profile).content_usage("mybot")
     assert answers(rules.prefs("https://example.com/a/x")) == (N, U)
@@ -769,9 +770,9 @@ def test_states_no_usage_only_when_no_line_anywhere_speaks_of_usage(
 def test_a_content_usage_path_matches_a_url_with_lowercase_escapes(
     profile: str, rule: str, path: str
 ) -> None:
-    """Stop 31: Content-Usage compared an ASCII URL path as written, so the URL's
-    ``%c3`` missed a rule's ``%C3`` (normalised): ``train-ai=n`` was lost for it in the
-    default profile, while ``Disallow`` with the same path refused it."""
+    """An earlier version's bug: Content-Usage compared an ASCII URL path as written, so
+    the URL's ``%c3`` missed a rule's ``%C3`` (normalised): ``train-ai=n`` was lost for it
+    in the default profile, while ``Disallow`` with the same path refused it."""
     robots = parse_robotstxt(
         f"User-agent: *\nAllow: /\nContent-Usage: {rule} train-ai=n\nDisallow: {rule}\n", profile
     )

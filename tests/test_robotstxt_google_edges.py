@@ -1,5 +1,6 @@
-"""The engine's last differences from Google's parser (issue 22), matched in the google
-profile as google/robotstxt ``robots.cc`` reads them (commit 22b355f, 2026-04-01):
+"""The engine's last differences from Google's parser (docs/behaviour.md, 'Differences
+from Google's parser'), matched in the google profile as google/robotstxt ``robots.cc``
+reads them (commit 22b355f, 2026-04-01):
 
 - a line ends at a NUL byte: each line is a C string (``GetKeyAndValueFrom``);
 - only ASCII whitespace is stripped before a ``User-agent`` name, and the name is its
@@ -35,7 +36,7 @@ def allowed(body: bytes, agent: str, profile: str = "google") -> bool:
     ],
     ids=["in-a-value", "in-a-name", "after-a-comment", "at-the-start"],
 )
-def test_issue22_a_nul_byte_ends_the_line_in_the_google_profile(
+def test_a_nul_byte_ends_the_line_in_the_google_profile(
     body: bytes, agent: str, google: bool, others: bool
 ) -> None:
     assert allowed(body, agent) is google
@@ -43,7 +44,7 @@ def test_issue22_a_nul_byte_ends_the_line_in_the_google_profile(
 
 
 @pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\x1c", "\x1d", "\x1e", "\x1f", "\u0085"])
-def test_issue22_a_unicode_or_c0_space_before_a_name_names_no_crawler(space: str) -> None:
+def test_a_unicode_or_c0_space_before_a_name_names_no_crawler(space: str) -> None:
     body = f"User-agent: *\nDisallow: /a\n\nUser-agent: {space}mybot\nAllow: /\n".encode()
     robots = parse_robotstxt(body)
     # Google: that group names nobody, so mybot keeps the "*" group's Disallow.
@@ -54,7 +55,7 @@ def test_issue22_a_unicode_or_c0_space_before_a_name_names_no_crawler(space: str
 
 
 @pytest.mark.parametrize("separator", ["\x0b", "\x0c"])
-def test_issue22_a_vertical_tab_or_form_feed_is_no_key_value_separator(separator: str) -> None:
+def test_a_vertical_tab_or_form_feed_is_no_key_value_separator(separator: str) -> None:
     body = f"User-agent: *\nDisallow{separator}/a\n".encode()
     assert allowed(body, "mybot")
     # ...but a space or a tab still is, with \\v or \\f as whitespace around the value.
@@ -62,7 +63,7 @@ def test_issue22_a_vertical_tab_or_form_feed_is_no_key_value_separator(separator
     assert not allowed(b"User-agent: *\nDisallow\t/a\n", "mybot")
 
 
-def test_issue22_the_two_words_rule_counts_spaces_and_tabs_only() -> None:
+def test_the_two_words_rule_counts_spaces_and_tabs_only() -> None:
     """robots.cc: after the first space or tab, the value may hold no further space or
     tab; a vertical tab inside the value does not make a third word."""
     assert not allowed(b"User-agent \x0bmybot\nDisallow /a\n", "mybot")

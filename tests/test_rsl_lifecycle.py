@@ -1,6 +1,7 @@
 """The RSL license document goes through the same fetch procedure and lifecycle as
-robots.txt and tdmrep.json (issue 23 item 6): one download per license URL, its
-outcomes' stand-ins, its stats and its shared record, driven by plain calls."""
+robots.txt and tdmrep.json (docs/decisions.md, 'Per-origin documents are kinds of one
+machinery'): one download per license URL, its outcomes' stand-ins, its stats and its
+shared record, driven by plain calls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The checker and the crawl say the same (issue 21, item 4).
+"""The checker and the crawl say the same (docs/decisions.md, 'The tools decide through
+the crawl's own code').
 
 Every setting that changes a request's verdict is driven through a real crawl,
 ``scrapy robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
@@ -317,7 +318,7 @@ def run_scrapy_robots(case: Case, url: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize("name", list(CASES))
 @pytest_twisted.ensureDeferred
-async def test_issue21_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None:
+async def test_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None:
     case = CASES[name]
     with site(case) as base:
         url = f"{base}/page"

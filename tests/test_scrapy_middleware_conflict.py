@@ -1,4 +1,5 @@
-"""Set up by hand with Scrapy's robots.txt middleware still on (issue 21, item 7).
+"""Set up by hand with Scrapy's robots.txt middleware still on (SPEC §5;
+docs/decisions.md, 'Scrapy's robots.txt middleware left on is switched off').
 
 Without the add-on, a project that lists scrapy_rep's middleware and forgets to set
 Scrapy's to ``None`` ran both: each robots.txt fetched twice, Scrapy's middleware refusing
@@ -16,7 +17,7 @@ from robotsite import Sites, crawl, robots
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_scrapys_middleware_left_on_is_switched_off_with_one_warning(
+async def test_scrapys_middleware_left_on_is_switched_off_with_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     sites = Sites()
@@ -46,7 +47,7 @@ async def test_issue21_scrapys_middleware_left_on_is_switched_off_with_one_warni
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue21_with_the_add_on_there_is_nothing_to_switch_off(
+async def test_with_the_add_on_there_is_nothing_to_switch_off(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     sites = Sites()

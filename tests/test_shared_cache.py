@@ -1,4 +1,5 @@
-"""The robots.txt cache shared through Redis (issue 7), with a real ``redis-server``.
+"""The robots.txt cache shared through Redis (docs/deployment.md, 'Several processes: the
+shared cache on Redis'), with a real ``redis-server``.
 
 Crawler processes (``tests/worker.py``) share one Redis; the local origins they crawl are
 served by this test process, whose access log says how often each robots.txt was asked.
@@ -44,7 +45,7 @@ def record(origin: str = "http://a.example", **changes: Any) -> SharedRecord:
 # ---------------------------------------------------------------------- records (pure)
 
 
-def test_issue7_records_round_trip_and_foreign_or_broken_ones_are_refused() -> None:
+def test_shared_records_round_trip_and_foreign_or_broken_ones_are_refused() -> None:
     original = record(failures=2, failing_since=5.0, retry_at=9.5)
     assert SharedRecord.decode(original.encode(), original.origin) == original
     data = original.encode()
@@ -77,7 +78,7 @@ def redis_server(tmp_path: Path) -> Any:
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_redis_store_records_and_leases(redis_server: RedisServer) -> None:
+async def test_redis_store_records_and_leases(redis_server: RedisServer) -> None:
     one, two = RedisStore(redis_server.url), RedisStore(redis_server.url)
     try:
         origin = "http://a.example"
@@ -118,7 +119,7 @@ async def run_workers(settings: dict[str, Any], *url_lists: list[str]) -> list[d
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_two_workers_download_each_robotstxt_once(redis_server: RedisServer) -> None:
+async def test_two_workers_download_each_robotstxt_once(redis_server: RedisServer) -> None:
     sites = Sites()
     names = [f"s{n}" for n in range(4)]
     for name in names:
@@ -141,7 +142,7 @@ async def test_issue7_two_workers_download_each_robotstxt_once(redis_server: Red
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_a_503_is_retried_on_one_schedule_by_all_workers(
+async def test_a_503_is_retried_on_one_schedule_by_all_workers(
     redis_server: RedisServer,
 ) -> None:
     sites = Sites()
@@ -160,7 +161,7 @@ async def test_issue7_a_503_is_retried_on_one_schedule_by_all_workers(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_a_worker_killed_mid_download_does_not_block_the_origin(
+async def test_a_worker_killed_mid_download_does_not_block_the_origin(
     redis_server: RedisServer,
 ) -> None:
     sites = Sites()
@@ -200,7 +201,7 @@ async def test_issue7_a_worker_killed_mid_download_does_not_block_the_origin(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_corrupt_records_are_ignored_and_replaced(redis_server: RedisServer) -> None:
+async def test_corrupt_records_are_ignored_and_replaced(redis_server: RedisServer) -> None:
     import redis
 
     sites = Sites()
@@ -223,7 +224,7 @@ async def test_issue7_corrupt_records_are_ignored_and_replaced(redis_server: Red
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
+async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     sites = Sites()
@@ -263,7 +264,7 @@ async def test_issue7_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_scrapy_redis_a_stopping_worker_returns_its_held_requests(
+async def test_scrapy_redis_a_stopping_worker_returns_its_held_requests(
     redis_server: RedisServer,
 ) -> None:
     pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed")
@@ -316,7 +317,7 @@ async def test_issue7_scrapy_redis_a_stopping_worker_returns_its_held_requests(
 
 
 @pytest_twisted.ensureDeferred
-async def test_issue7_jobdir_store_keeps_records_across_runs_within_its_bound(
+async def test_jobdir_store_keeps_records_across_runs_within_its_bound(
     tmp_path: Path,
 ) -> None:
     from scrapy_rep.crawl.stores import JobdirStore

@@ -29,12 +29,12 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "purpose-notes.md"
         ("search=y", (Y, U, U)),
     ],
 )
-def test_issue22_ai_use_answers_ai_input(statement: str, expected: tuple[bool | None, ...]) -> None:
+def test_ai_use_answers_ai_input(statement: str, expected: tuple[bool | None, ...]) -> None:
     signal = prefs_signal(parse_prefs(statement), "header Content-Usage: " + statement)
     assert signal.answers == expected
 
 
-def test_issue22_ai_use_in_the_vocabulary_and_its_combination() -> None:
+def test_ai_use_in_the_vocabulary_and_its_combination() -> None:
     assert CATEGORIES == ("train-ai", "search", "ai-use")
     prefs = parse_prefs("ai-use=n")
     assert prefs.get("ai-use") is False and str(prefs) == "ai-use=n" and prefs
@@ -42,7 +42,7 @@ def test_issue22_ai_use_in_the_vocabulary_and_its_combination() -> None:
     assert (both.ai_use, both.search, both.train_ai) == (N, Y, U)
 
 
-def test_issue22_a_robotstxt_ai_use_rule_refuses_ai_input_before_the_fetch() -> None:
+def test_a_robotstxt_ai_use_rule_refuses_ai_input_before_the_fetch() -> None:
     rules = parse_robotstxt("User-agent: *\nContent-Usage: /rag ai-use=n\n")
     url = "https://example.com/rag/1"
     before = UsagePolicy.of(["ai-input"]).before_fetch(rules, url, "TestBot")
@@ -52,7 +52,7 @@ def test_issue22_a_robotstxt_ai_use_rule_refuses_ai_input_before_the_fetch() -> 
     assert UsagePolicy.of(["ai-train", "search"]).refuse_before(before) is None
 
 
-def test_issue22_search_yes_never_lifts_another_categorys_no() -> None:
+def test_search_yes_never_lifts_another_categorys_no() -> None:
     """vocab-08 §4.3: search "overrides any usage that falls into other categories": a use
     inside a search application. Our ai-train / ai-input are not one: it lifts no n."""
     signal = prefs_signal(parse_prefs("search=y, ai-use=n, train-ai=n"), "h")
@@ -161,7 +161,7 @@ def test_content_signal_use_is_a_condition_not_an_answer(
         assert signal.source.endswith(f"use={use}")
 
 
-def test_issue22_use_merges_to_the_most_restrictive_level() -> None:
+def test_content_signal_use_merges_to_the_most_restrictive_level() -> None:
     body = "Content-Signal: use=full\nUser-agent: *\nContent-Signal: use=reference\n"
     assert parse_robotstxt(body).content_signals("x").use == "reference"
     body = "Content-Signal: use=immediate\nUser-agent: *\nContent-Signal: use=full\n"

@@ -140,7 +140,7 @@ PATTERN_CASES = [
     ("/café/", "/caf%c3%a9/x", True, "non-ascii-location"),
     ("books/", "/books/1", True, "relative-location-reads-as-rooted"),
     ("https://provider.com/books/*", "/books/1", True, "absolute-url-location"),
-    # Stop 31: a dangling escape keeps its reservation for the URL's %ab, read as %AB.
+    # A dangling escape keeps its reservation for the URL's %ab, read as %AB.
     ("/%a", "/%ab", True, "dangling-escape"),
     ("/%a*z", "/%abz", True, "dangling-escape-before-star"),
     ("/%a$", "/%ab", False, "dangling-escape-then-dollar"),
@@ -197,9 +197,10 @@ JSON_RESERVATIONS = [
 def test_spec_tdmrep_2_1_reservation_values_in_the_file(
     value: object, expected: bool | None
 ) -> None:
-    """ "Other values are considered protocol errors." Such an entry is invalid (issue
-    22): it is skipped and counted, and the next entry that matches applies, so it
-    never hides a later reservation."""
+    """ "Other values are considered protocol errors." Such an entry is invalid
+    (docs/decisions.md, 'An invalid tdmrep.json entry is skipped'): it is skipped and
+    counted, and the next entry that matches applies, so it never hides a later
+    reservation."""
     body = json.dumps(
         [{"location": "/a", "tdm-reservation": value}, {"location": "/", "tdm-reservation": 1}]
     )
@@ -212,8 +213,8 @@ def test_spec_tdmrep_2_1_reservation_values_in_the_file(
         assert (entry.index, entry.reservation, tdm.skipped) == (1, expected, 0)
 
 
-def test_issue22_a_bad_entry_does_not_hide_later_ones(caplog: pytest.LogCaptureFixture) -> None:
-    """The issue's file: the first entry's "yes" is not 1 or 0."""
+def test_a_bad_tdmrep_entry_does_not_hide_later_ones(caplog: pytest.LogCaptureFixture) -> None:
+    """The file that showed it: the first entry's "yes" is not 1 or 0."""
     body = '[{"location":"/a","tdm-reservation":"yes"},{"location":"/","tdm-reservation":1}]'
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep.usage.tdmrep"):
         tdm = parse_tdmrep(body)
@@ -423,7 +424,7 @@ def test_spec7_only_the_first_500_kib_count_even_for_10_mb() -> None:
         assert tdm.lookup("/p299999/x") is None
 
 
-def test_issue21_a_body_cut_at_exactly_500_kib_keeps_the_entries_before_the_cut() -> None:
+def test_a_body_cut_at_exactly_500_kib_keeps_the_entries_before_the_cut() -> None:
     """The download stops at 500 KiB and hands over exactly that many bytes: that body is
     cut, not "invalid JSON" (it lost every reservation, entry 1 included)."""
     from scrapy_rep.fetch.procedure import TDMREP, Fetched, FetchProcedure

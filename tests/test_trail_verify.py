@@ -1,6 +1,6 @@
-"""``audit verify`` on trails the tests write per schema v1 (issue 20): the hash chain,
-truncation, deletion, edits, gzip, missing or altered snapshots, and decisions that
-today's engine re-derives differently."""
+"""``audit verify`` on trails the tests write per schema v1 (docs/audit-trail.md,
+'`verify`'): the hash chain, truncation, deletion, edits, gzip, missing or altered
+snapshots, and decisions that today's engine re-derives differently."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """``REP_PURPOSE_AGENTS``: the groups of those tokens speak for the crawl, their
-``Content-Usage`` and ``Content-Signal`` lines as well as their Disallow lines (issue 22)."""
+``Content-Usage`` and ``Content-Signal`` lines as well as their Disallow lines
+(docs/purpose-notes.md §7a)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ BODY = (
 )
 
 
-def test_issue22_the_purpose_agents_content_usage_and_content_signal_apply() -> None:
+def test_the_purpose_agents_content_usage_and_content_signal_apply() -> None:
     rules = parse_robotstxt(BODY)
     policy = UsagePolicy.of(["ai-train"])
     alone = policy.before_fetch(rules, "https://example.com/page", "TestBot")
@@ -34,7 +35,7 @@ def test_issue22_the_purpose_agents_content_usage_and_content_signal_apply() -> 
     assert UsagePolicy.of(["ai-input"]).refuse_before(free) is not None
 
 
-def test_issue22_a_shared_group_is_counted_once() -> None:
+def test_a_group_shared_with_a_purpose_agent_is_counted_once() -> None:
     """When the crawler and the token fall back to the same ``*`` group, its signals are
     not repeated."""
     rules = parse_robotstxt("User-agent: *\nContent-Usage: train-ai=n\n")

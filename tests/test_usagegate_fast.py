@@ -1,7 +1,8 @@
-"""The purpose check's early return (issue 25): with nothing to read (no extra agents,
-no tdmrep.json or license among the documents, no usage line in robots.txt) it answers
-without the full decision, in the late check and in the early pass, which passes
-robots.txt's own entry among the documents."""
+"""The purpose check's early return (docs/decisions.md, 'The purpose check returns early
+when there is nothing to read'): with nothing to read (no extra agents, no tdmrep.json or
+license among the documents, no usage line in robots.txt) it answers without the full
+decision, in the late check and in the early pass, which passes robots.txt's own entry
+among the documents."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _full_decision_called(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return called
 
 
-def test_issue25_nothing_to_read_answers_at_once_in_both_passes(
+def test_nothing_to_read_answers_at_once_in_both_passes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     gate = _gate({"REP_PURPOSE": "ai-train"})
@@ -58,7 +59,7 @@ def test_issue25_nothing_to_read_answers_at_once_in_both_passes(
 
 
 @pytest.mark.parametrize("case", ["tdmrep.json decided", "REP_PURPOSE_AGENTS", "usage line"])
-def test_issue25_with_something_to_read_the_full_decision_runs(
+def test_with_something_to_read_the_full_decision_runs(
     case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings: dict[str, Any] = {"REP_PURPOSE": "ai-train"}

@@ -1,4 +1,6 @@
-"""``scrapy robots URL --purpose``: each signal issue 22 added, with its source line."""
+"""``scrapy robots URL --purpose``: each newer signal (vocab-08 ``ai-use``,
+``DisallowAITraining``, Content-Signal ``use=``; docs/purpose-notes.md), with its source
+line."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def port() -> Iterator[int]:
         yield free_port
 
 
-def test_issue22_each_new_signal_with_its_source_line(port: int) -> None:
+def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     status, output = scrapy_robots(
         "--purpose", "ai-train,ai-input", "--rep-profile", "rfc9309",
