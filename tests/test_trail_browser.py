@@ -1,6 +1,7 @@
 """The HTML report of ``audit report --html`` in a real browser: headless Chromium
 (Debian's ``chromium``, which ``.ci/run`` installs) loads the page offline, runs its
-script, and we assert on the DOM it ends with and on a screenshot (issue 20).
+script, and we assert on the DOM it ends with and on a screenshot (docs/audit-trail.md,
+"Reading the trail").
 
 Without Chromium the tests skip, saying so, unless ``REP_REQUIRE_CHROMIUM=1`` (CI sets it
 when the package is installed) makes that a failure.

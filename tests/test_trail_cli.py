@@ -1,5 +1,6 @@
-"""``python -m scrapy_rep audit …`` and ``scrapy audit …`` (issue 20): summary, verify,
-show, report, and their exit codes (0 clean, 1 problems found, 2 unusable input)."""
+"""``python -m scrapy_rep audit …`` and ``scrapy audit …`` (docs/audit-trail.md, "Reading
+the trail"): summary, verify, show, report, and their exit codes (0 clean, 1 problems
+found, 2 unusable input)."""
 
 from __future__ import annotations
 
