@@ -291,3 +291,26 @@ def test_the_site_has_an_installation_page_and_titles_without_internal_numbers()
     for page in DOCS.glob("*.md"):
         title = page.read_text(encoding="utf-8").splitlines()[0]
         assert not re.search(r"\bissues? \d", title, re.IGNORECASE), (page.name, title)
+
+
+def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -> None:
+    """A rule cites the spec or the docs section that states it, and a design choice its
+    entry in docs/decisions.md: a future maintainer cannot read this project's issues.
+    Other projects' issues (Scrapy's, the aipref working group's) may be cited by name."""
+    root = DOCS.parent
+    files = [
+        *root.glob("scrapy_rep/**/*.py"),
+        *(page for page in DOCS.glob("*.md") if page.name != "changelog.md"),
+        *root.glob("tests/*.py"),
+        *root.glob("benchmarks/*.py"),
+        root / "README.md",
+        root / "ARCHITECTURE.md",
+    ]
+    cited = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in re.finditer(r"\b(\w+ )?issues? #?\d+", line, re.IGNORECASE):
+                if (match.group(1) or "").strip().lower() not in {"scrapy", "its", "aipref"}:
+                    cited.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert cited == []
+    assert not [p for p in root.glob("tests/*.py") if re.search(r"issue\d", p.name)]
