@@ -1,0 +1,181 @@
+"""One crawl run by several real worker processes, each writing its own audit trail,
+checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
+
+The workers (``tests/worker.py``) share one ``redis-server`` as the robots.txt store
+(``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
+served by this test process. The trails are then read with ``python -m scrapy_rep audit``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from redisserver import RedisServer, running_redis
+from robotsite import Reply, Sites, robots
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.utils import getProcessOutputAndValue
+
+TESTS = Path(__file__).resolve().parent
+RULES = "User-agent: *\nDisallow: /private\n"
+NAMES = ("a", "b", "c")
+PATHS = ("/1", "/2", "/3", "/private/1", "/private/2")
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Any:
+    with running_redis(tmp_path) as server:
+        yield server
+
+
+def shared_settings(server: RedisServer) -> dict[str, Any]:
+    """One robots.txt store and one scrapy-redis queue for every worker."""
+    pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed")
+    return {
+        "REP_ROBOTSTXT_CACHE": server.url,
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "SCHEDULER_PERSIST": True,
+        "REDIS_URL": server.url,
+        "CONCURRENT_REQUESTS": 2,
+        "DOWNLOAD_TIMEOUT": 30,
+        "REP_ROBOTSTXT_TIMEOUT": 30,
+    }
+
+
+def worker_command(urls: list[str], settings: dict[str, Any]) -> list[str]:
+    return [str(TESTS / "worker.py"), json.dumps({"urls": urls, "settings": settings})]
+
+
+async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    out, err, code = await getProcessOutputAndValue(
+        sys.executable, worker_command(urls, settings), env=env, path=str(TESTS)
+    )
+    assert code == 0, err.decode()[-3000:]
+    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def audit(*argv: str) -> tuple[int, str]:
+    """``python -m scrapy_rep audit …`` in a process of its own: (exit code, stdout)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "audit", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def records(trail: Path, kind: str = "url") -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in trail.read_text().splitlines() if line.strip()]
+    return [line for line in lines if line.get("type") == kind]
+
+
+def several_origins() -> tuple[Sites, list[str]]:
+    """Origins with one robots.txt each; pages answer a little late, so that both workers
+    take requests from the shared queue while the other is still crawling."""
+    sites = Sites()
+    for name in NAMES:
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots(RULES))
+        for path in PATHS:
+            page = f"<html><body>page {path}</body></html>".encode()
+            origin.script(path, Reply(200, page, {"Content-Type": "text/html"}, delay=0.5))
+    return sites, [sites.url(n, p) for n in NAMES for p in PATHS]
+
+
+def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
+    """The checks of several workers' trails read as one; their url records."""
+    status, out = audit("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == f"{len(trails)} trails as one: clean", out
+    found = [record for trail in trails for record in records(trail)]
+    # One final record per requested URL, across the trails.
+    assert Counter(r["url"] for r in found) == Counter(urls)
+    # The robots.txt each decision was made against is kept by one of the workers.
+    folders = [Path(f"{trail}.d") for trail in trails]
+    for record in found:
+        sha = record["robots"]["snapshot"]
+        assert sha, record
+        assert any((folder / sha).is_file() for folder in folders), record
+        refused = record["url"].split("/", 3)[3].startswith("private")
+        assert record["fate"] == ("refused" if refused else "fetched"), record
+    status, out = audit("summary", *map(str, trails))
+    assert status == 0, out
+    assert f"{len(urls)} " in out, out
+    return found
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_one_store_their_trails_verify_as_one(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """The URL list split between two workers sharing the robots.txt store: each origin's
+    robots.txt is downloaded once, by one worker; the other adopts it from Redis, and its
+    records still name a snapshot that verify finds."""
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "DOWNLOAD_TIMEOUT": 30}
+    sites, urls = several_origins()
+    halves = [urls[0::2], urls[1::2]]  # every origin in both halves
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        running = [
+            Deferred.fromCoroutine(run_worker(half, {**settings, "REP_AUDIT_FILE": str(trail)}))
+            for half, trail in zip(halves, trails, strict=True)
+        ]
+        results = await gatherResults(running)
+    finally:
+        await sites.close()
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    stats = [result["stats"] for result in results]
+    assert sum(s.get("rep/robotstxt/store_hits", 0) for s in stats) == len(NAMES)
+    found = check_as_one(trails, urls)
+    # Each worker decided pages of every origin: the one that did not download an
+    # origin's robots.txt read it from the store, and its own folder keeps the snapshot.
+    for trail in trails:
+        origins = {"/".join(r["url"].split("/")[:3]) for r in records(trail)}
+        assert origins == set(sites.bases.values()), trail
+        for record in records(trail):
+            assert (Path(f"{trail}.d") / record["robots"]["snapshot"]).is_file(), record
+    assert len(found) == len(urls)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="product defect: a url record is opened by the worker that puts a request into "
+    "the shared scrapy-redis queue, not by the one that takes it; the first writes it "
+    "'unfinished' at its end, the second opens another record or none",
+)
+@pytest_twisted.ensureDeferred
+async def test_two_workers_one_queue_one_store_their_trails_verify_as_one(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    settings = shared_settings(redis_server)
+    sites, urls = several_origins()
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        running = [
+            Deferred.fromCoroutine(run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trail)}))
+            for trail in trails
+        ]
+        results = await gatherResults(running)
+    finally:
+        await sites.close()
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+        pages = [p for p in sites.requested(name) if p != "/robots.txt"]
+        assert sorted(pages) == sorted(p for p in PATHS if not p.startswith("/private"))
+    downloaded = sorted(u for result in results for u in result["downloaded"])
+    assert downloaded == sorted(u for u in urls if "/private" not in u)
+    if not all(result["downloaded"] for result in results):
+        pytest.skip("one worker took every request from the queue before the other started")
+    check_as_one(trails, urls)
