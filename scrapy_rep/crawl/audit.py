@@ -84,6 +84,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
         self._seen: set[bytes] | None = None
+        self._shared = False
+        self._taken: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
         self._tokens: dict[str, str] = {}
@@ -185,6 +187,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self._seen = seen if isinstance(seen, set) else None
         if self._seen is None:  # another dupefilter: its drops undo the records opened
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
+        self._share_records(scheduler)
         self._direct = _audit_middleware_last(engine)
         if not self._direct:
             self.crawler.signals.connect(self._received, signal=signals.response_received)
@@ -199,6 +202,9 @@ class AuditTrail(RequestEvents, FateEvents):
         paused = bool(self.jobdir) and reason != "finished"
         why = f"the crawl ended ({reason}) before its fate was known"
         for key, state in list(self.open.items()):
+            if self._shared and key not in self._taken:
+                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
+                continue
             if state[FETCHED]:
                 self._final(key, state, "fetched", why="its page's output was not seen")
             elif not paused:

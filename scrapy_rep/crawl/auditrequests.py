@@ -23,6 +23,10 @@ class RequestEvents(AuditState):
     """The signal handlers that open a record and follow it until its fate is final."""
 
     _new: Request | None
+    #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
+    #: the ids of the open records whose request this worker took from it.
+    _shared: bool
+    _taken: set[str]
     #: The dupefilter's fingerprints (Scrapy's RFPDupeFilter), known at spider_opened.
     _seen: set[bytes] | None
     _fingerprint: Callable[[Request], bytes]
@@ -40,6 +44,7 @@ class RequestEvents(AuditState):
         ref = request.meta.get(ID_KEY)
         if ref is not None:
             if ref[1] == request.url and ref[0] in self.open:
+                self._taken.discard(ref[0])  # back in a shared queue: for any worker
                 return  # its record goes on: held, released, retried, resumed
             # A final record's meta on a request sent again (a spider's meta=response.meta):
             # a new request, with a record of its own.
@@ -65,6 +70,37 @@ class RequestEvents(AuditState):
                           False, request.dont_filter, None, earlier]  # fmt: skip
         request.meta[ID_KEY] = (key, request.url)
         self._new = request
+
+    def _share_records(self, scheduler: Any) -> None:
+        """With scrapy-redis's scheduler, workers share one queue: a request's record is
+        kept by the worker that takes the request from the queue, not by the one that
+        put it there (its record would stay open there, and end ``unfinished``)."""
+        if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
+            return
+        take = getattr(scheduler, "next_request", None)
+        if take is None:
+            return
+        self._shared = True
+
+        def next_request() -> Request | None:
+            request = take()
+            if request is not None:
+                self._took(request)
+            return request  # type: ignore[no-any-return]
+
+        scheduler.next_request = next_request
+
+    @guarded
+    def _took(self, request: Request) -> None:
+        """This worker took ``request`` from the shared queue: its record is this
+        worker's now (opened here if another worker scheduled it, under the same id)."""
+        ref = request.meta.get(ID_KEY)
+        if ref is None or ref[1] != request.url:
+            return
+        if ref[0] not in self.open:
+            self.open[ref[0]] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
+                                 None, False, request.dont_filter, None, ""]  # fmt: skip
+        self._taken.add(ref[0])
 
     def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
