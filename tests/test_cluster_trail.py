@@ -20,7 +20,9 @@ import pytest
 import pytest_twisted
 from redisserver import RedisServer, running_redis
 from robotsite import Reply, Sites, robots
+from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
 TESTS = Path(__file__).resolve().parent
@@ -76,8 +78,13 @@ def audit(*argv: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-def records(trail: Path, kind: str = "url") -> list[dict[str, Any]]:
-    lines = [json.loads(line) for line in trail.read_text().splitlines() if line.strip()]
+def records(trail: Path, kind: str = "url", whole: bool = False) -> list[dict[str, Any]]:
+    """The ``kind`` lines of ``trail``; ``whole``: of a trail being written (its last line
+    may be cut), the whole lines only."""
+    text = trail.read_text()
+    if whole:
+        text = text[: text.rfind("\n") + 1]
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [line for line in lines if line.get("type") == kind]
 
 
@@ -184,3 +191,58 @@ async def test_two_workers_one_queue_one_store_their_trails_verify_as_one(
         fetched = sorted(r["url"] for r in records(trail) if r["fate"] == "fetched")
         assert fetched == result["downloaded"], trail  # each worker wrote what it fetched
     assert not any(r["fate"] == "unfinished" for r in found)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 is killed (SIGKILL) while one page hangs; its URLs are given again to
+    worker 2, which reads the robots.txt from the store. Verified as one, each URL that
+    both trails finished is a re-queue after a crash (an event); the killed run's
+    missing end line is the one problem."""
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "DOWNLOAD_TIMEOUT": 60}
+    sites, urls = several_origins()
+    hanging = sites.url("c", "/3")
+    sites.origins["c"].script("/3", Reply(hang=True), Reply(200, b"<html>3</html>"))
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    doomed = subprocess.Popen(
+        [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join((str(TESTS), str(TESTS.parent)))},
+        cwd=TESTS,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(1200):  # until every URL but the hanging one is final (at most 60 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if trails[0].exists() and len(records(trails[0], whole=True)) == len(urls) - 1:
+                break
+        finished = {r["url"] for r in records(trails[0])}
+        assert finished == set(urls) - {hanging}
+        doomed.kill()  # no end line; the hanging page has no record
+        doomed.wait(timeout=30)
+        result = await run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trails[1])})
+    finally:
+        if doomed.poll() is None:
+            doomed.kill()
+        await sites.close()
+    assert hanging in result["downloaded"]
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    assert result["stats"].get("rep/robotstxt/store_hits") == len(NAMES)
+    status, out = audit("repair", str(trails[0]))  # a kill may cut the last line
+    assert status == 0, out
+    status, out = audit("verify", *map(str, trails))
+    assert status == 1, out
+    lines = out.splitlines()
+    problems = [line for line in lines if ": line " in line and ": event: " not in line]
+    assert len(problems) == 1 and "has no end line" in problems[0], out
+    requeued = [line for line in lines if "re-queued after a crash: left open" in line]
+    assert len(requeued) == len(finished), out
+    assert all(line.startswith(f"{trails[1]}: ") for line in requeued), out
+    assert lines[-1] == f"2 trails as one: 1 problem(s), {len(finished)} event(s)", out
+    # Every URL has its final record in worker 2's trail, whose snapshots it keeps.
+    assert Counter(r["url"] for r in records(trails[1])) == Counter(urls)
+    for record in records(trails[1]):
+        assert (Path(f"{trails[1]}.d") / record["robots"]["snapshot"]).is_file(), record
