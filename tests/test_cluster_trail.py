@@ -246,3 +246,56 @@ async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems
     assert Counter(r["url"] for r in records(trails[1])) == Counter(urls)
     for record in records(trails[1]):
         assert (Path(f"{trails[1]}.d") / record["robots"]["snapshot"]).is_file(), record
+
+
+@pytest_twisted.ensureDeferred
+async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_takers(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 stops (SIGTERM) while it holds the requests of an origin whose robots.txt
+    answers 503; scrapy-redis's queue gets them back and worker 2 finishes them. Their
+    records are worker 2's only: verified as one, clean."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 2,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots(RULES))
+    held = [sites.url("down", p) for p in ("/1", "/2", "/private/1")]
+    urls = [*held, sites.url("up", "/3")]
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first = subprocess.Popen(
+        [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join((str(TESTS), str(TESTS.parent)))},
+        cwd=TESTS,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(1200):  # until "up" was crawled and "down" refused (at most 60 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/3" in sites.requested("up") and "/robots.txt" in sites.requested("down"):
+                break
+        await deferLater(reactor, 0.5)  # type: ignore[arg-type]
+        first.terminate()  # a graceful stop while three requests are held
+        out, _ = first.communicate(timeout=60)
+        stopped = json.loads(out.decode().strip().splitlines()[-1])
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        second = await run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trails[1])})
+    finally:
+        if first.poll() is None:
+            first.kill()
+        await sites.close()
+    assert stopped["stats"]["rep/requests/returned_to_queue"] == len(held)
+    assert second["downloaded"] == sorted(held[:2])
+    # Worker 1 wrote no record of the requests it returned: worker 2 did, once each.
+    (end,) = records(trails[0], "end")
+    assert end["reason"] == "shutdown" and end["counts"]["left_in_queue"] == len(held)
+    assert [r["url"] for r in records(trails[0])] == [sites.url("up", "/3")]
+    assert sorted(r["url"] for r in records(trails[1])) == sorted(held)
+    status, out = audit("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out

@@ -163,6 +163,9 @@ class RequestEvents(AuditState):
         state = self._state(request)
         if state is not None:
             state[HELD] += 1
+            if self._shared:  # released, it goes back to the shared queue; still held
+                # when the spider closes, it is returned to it: either way, for any worker
+                self._taken.discard(request.meta[ID_KEY][0])
 
     @guarded
     def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
