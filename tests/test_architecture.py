@@ -110,8 +110,6 @@ CRAWL_TOP = {
     "scrapy_rep.crawl.engine_fetch",
     "scrapy_rep.crawl.trailcommand",
 }
-#: Imports against that order made for type checking only (under ``TYPE_CHECKING``).
-CRAWL_TYPE_ONLY = {("scrapy_rep.crawl.documents.kinds", "scrapy_rep.crawl.requests.usagegate")}
 
 
 def crawl_room_of(module: str) -> str:
@@ -136,7 +134,7 @@ def test_every_crawl_subpackage_imports_only_the_ones_below_it() -> None:
             other = crawl_room_of(target)
             if target == "scrapy_rep.crawl" or other in {room, ""}:
                 continue
-            if other not in CRAWL_ROOMS[room] and (module, target) not in CRAWL_TYPE_ONLY:
+            if other not in CRAWL_ROOMS[room]:
                 wrong.append(f"{module} ({room or 'crawl/'}) imports {target} ({other})")
     assert wrong == []
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from scrapy import signals
 
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.crawl.requests.usagegate import UsageGate
     from scrapy_rep.fetch.lifecycle.events import Announce
     from scrapy_rep.settings import RepConfig
+    from scrapy_rep.usage.policy import UsagePolicy
+    from scrapy_rep.usage.verdicts import RequestRules
 
 D = TypeVar("D")
 #: ``announce(crawler, kind, action, trigger)``: send the signals of a known or failed
@@ -77,7 +78,18 @@ def announce_robots(
     )
 
 
-def _always(usage: UsageGate) -> bool:
+class UsageNeeds(Protocol):
+    """What a kind asks of the crawl's usage gate (``UsageGate``, in ``requests/``) to
+    know whether the crawl needs it: ``documents/`` imports nothing of ``requests/``."""
+
+    @property
+    def policy(self) -> UsagePolicy: ...
+
+    @property
+    def rules(self) -> RequestRules: ...
+
+
+def _always(usage: UsageNeeds) -> bool:
     return True
 
 
@@ -100,7 +112,7 @@ class CrawlKind(Generic[D]):
     download_stats: str | None = None
     announce: Announcer = announce_document
     #: Whether a crawl needs it, given what the crawl is for (``REP_PURPOSE``).
-    needed: Callable[[UsageGate], bool] = _always
+    needed: Callable[[UsageNeeds], bool] = _always
     #: The crawl's parser of it (``None``: the kind's own).
     parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
     #: The crawl's parser of a body the download cut short (``None``: the kind's own).
@@ -165,11 +177,11 @@ def _tdmrep_counting(crawler: Crawler, truncated: bool) -> Callable[[bytes], Tdm
     return parse
 
 
-def _needs_tdmrep(usage: UsageGate) -> bool:
+def _needs_tdmrep(usage: UsageNeeds) -> bool:
     return usage.policy.needs_tdmrep
 
 
-def _needs_rsl(usage: UsageGate) -> bool:
+def _needs_rsl(usage: UsageNeeds) -> bool:
     """Whether the crawl reads RSL licenses: ``REP_PURPOSE`` was set (any purpose: an
     RSL ``<prohibits>`` of ``search`` holds for a search crawl; purpose-notes §9)."""
     return usage.rules.purpose_set
