@@ -527,7 +527,7 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
-    from scrapy_rep.crawl.decidedearly import EarlyDecisions
+    from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.fetch.origins import origin_of
 

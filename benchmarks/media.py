@@ -103,7 +103,7 @@ def gate_cost(data: bytes) -> float:
     from scrapy.http import Response
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.mediagate import MediaGate
+    from scrapy_rep.crawl.media.mediagate import MediaGate
 
     gate = MediaGate(get_crawler(Spider, {"REP_PURPOSE": "ai-train"}))
     request = Request("https://example.com/a.jpg")

@@ -25,7 +25,7 @@ from typing import Any
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.holding import STATE_FILE, HeldRequests
+from scrapy_rep.crawl.documents.holding import STATE_FILE, HeldRequests
 
 ORIGIN = "http://a.example"
 

@@ -21,7 +21,7 @@ Target (docs/benchmarks.md, 'Purpose and audit trail'): under 10 µs per request
 signals (the documents parsed and cached, as in a crawl; first calls included).
 
 Then the audit trail's own cost per request (``REP_AUDIT_FILE``): a real
-:class:`scrapy_rep.crawl.audit.AuditTrail` on a real (not running) crawler, driven through
+:class:`scrapy_rep.crawl.audit.audit.AuditTrail` on a real (not running) crawler, driven through
 what it does for one fetched page (the three Scrapy signals it listens to, sent as
 Scrapy sends them, then the page's output passed on and one record written to a file),
 with the robots.txt verdict on the request as the middleware leaves it. Also CPU time,
@@ -118,7 +118,7 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.audit import ID_KEY, AuditTrail
+    from scrapy_rep.crawl.audit.audit import ID_KEY, AuditTrail
     from scrapy_rep.fetch.cache import CacheEntry
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"

@@ -23,18 +23,18 @@ from scrapy_rep.settings import RepConfig, RepSettingError
 
 if TYPE_CHECKING:
     from scrapy_rep.crawl.addon import Addon
-    from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
-    from scrapy_rep.crawl.pagereader import page_directives
+    from scrapy_rep.crawl.page.pagereader import page_directives
+    from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.robotparser import RobotParser
-    from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
 
 #: Name -> the module that defines it, imported when the name is first used.
 _LAZY = {
     "Addon": "scrapy_rep.crawl.addon",
-    "PageDirectivesMiddleware": "scrapy_rep.crawl.spidermiddlewares",
+    "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",
     "RobotParser": "scrapy_rep.crawl.robotparser",
-    "RobotsTxtMiddleware": "scrapy_rep.crawl.downloadermiddlewares",
-    "page_directives": "scrapy_rep.crawl.pagereader",
+    "RobotsTxtMiddleware": "scrapy_rep.crawl.requests.downloadermiddlewares",
+    "page_directives": "scrapy_rep.crawl.page.pagereader",
 }
 
 __all__ = [

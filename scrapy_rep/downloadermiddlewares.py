@@ -1,4 +1,6 @@
 """The import path Scrapy settings name (``scrapy_rep.downloadermiddlewares.…``): the classes
-live in :mod:`scrapy_rep.crawl.downloadermiddlewares`."""
+live in :mod:`scrapy_rep.crawl.requests.downloadermiddlewares`."""
 
-from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware as RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.downloadermiddlewares import (
+    RobotsTxtMiddleware as RobotsTxtMiddleware,
+)

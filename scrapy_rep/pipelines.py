@@ -1,8 +1,8 @@
 """The import path Scrapy settings name (``scrapy_rep.pipelines.…``): the classes
-live in :mod:`scrapy_rep.crawl.pipelines`."""
+live in :mod:`scrapy_rep.crawl.media.pipelines`."""
 
-from scrapy_rep.crawl.pipelines import MediaUsageMixin as MediaUsageMixin
-from scrapy_rep.crawl.pipelines import RefusedBeforeFetch as RefusedBeforeFetch
-from scrapy_rep.crawl.pipelines import RepFilesPipeline as RepFilesPipeline
-from scrapy_rep.crawl.pipelines import RepImagesPipeline as RepImagesPipeline
-from scrapy_rep.crawl.pipelines import with_media_usage as with_media_usage
+from scrapy_rep.crawl.media.pipelines import MediaUsageMixin as MediaUsageMixin
+from scrapy_rep.crawl.media.pipelines import RefusedBeforeFetch as RefusedBeforeFetch
+from scrapy_rep.crawl.media.pipelines import RepFilesPipeline as RepFilesPipeline
+from scrapy_rep.crawl.media.pipelines import RepImagesPipeline as RepImagesPipeline
+from scrapy_rep.crawl.media.pipelines import with_media_usage as with_media_usage

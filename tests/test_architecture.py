@@ -92,9 +92,63 @@ def test_every_floor_imports_only_the_floors_below_it() -> None:
     assert wrong == []
 
 
+#: Inside ``crawl/``: each subpackage and the subpackages it may import (ARCHITECTURE.md,
+#: "crawl/"). The modules at ``crawl/`` level (``""``) are the shared basics, which import
+#: no subpackage, except ``CRAWL_TOP``: the add-on and the re-exports of old import paths.
+CRAWL_ROOMS: dict[str, set[str]] = {
+    "": set(),
+    "documents": set(),
+    "requests": {"documents"},
+    "audit": {"requests", "documents"},
+    "page": {"requests", "documents"},
+    "media": {"page", "requests", "documents"},
+    "tools": {"media", "page", "requests", "documents"},
+}
+CRAWL_TOP = {
+    "scrapy_rep.crawl.addon",
+    "scrapy_rep.crawl.commands",
+    "scrapy_rep.crawl.engine_fetch",
+    "scrapy_rep.crawl.trailcommand",
+}
+
+
+def crawl_room_of(module: str) -> str:
+    """The subpackage of ``crawl/`` a module is in, or ``""`` for the crawl/ level."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[2] in CRAWL_ROOMS:
+        return parts[2]
+    return ""
+
+
+def test_every_crawl_subpackage_imports_only_the_ones_below_it() -> None:
+    known = modules()
+    wrong = []
+    for module, path in known.items():
+        if floor_of(module) != "crawl" or module in CRAWL_TOP:
+            continue
+        room = crawl_room_of(module)
+        for name in imported_by(module, path):
+            target = name if name in known else name.rpartition(".")[0]
+            if target not in known or floor_of(target) != "crawl":
+                continue
+            other = crawl_room_of(target)
+            if target == "scrapy_rep.crawl" or other in {room, ""}:
+                continue
+            if other not in CRAWL_ROOMS[room]:
+                wrong.append(f"{module} ({room or 'crawl/'}) imports {target} ({other})")
+    assert wrong == []
+
+
+def test_the_crawl_rooms_are_the_subpackages() -> None:
+    rooms = {path.name for path in (PACKAGE / "crawl").iterdir() if (path / "__init__.py").exists()}
+    assert rooms == set(CRAWL_ROOMS) - {""}
+    assert crawl_room_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "requests"
+    assert crawl_room_of("scrapy_rep.crawl.meta") == ""
+
+
 def test_the_layering_check_sees_a_wrong_import() -> None:
     """The control case: an import of the crawl floor from the engine is caught."""
-    assert floor_of("scrapy_rep.crawl.downloadermiddlewares") == "crawl"
+    assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
     assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
     assert floor_of("scrapy_rep.downloadermiddlewares") == "top"
 

@@ -1,4 +1,4 @@
-"""The entries released requests carry (``scrapy_rep.crawl.carried``; docs/decisions.md,
+"""The entries released requests carry (``scrapy_rep.crawl.documents.carried``; docs/decisions.md,
 'Released requests carry their entry, not its parsed rules'): a request that waits in the
 scheduler's queue keeps a token, and its entry is kept without parsed rules, given back
 the same when the request comes back."""
@@ -9,7 +9,7 @@ import zlib
 
 from scrapy import Request
 
-from scrapy_rep.crawl.carried import CarriedEntries
+from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 

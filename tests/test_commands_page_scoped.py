@@ -9,7 +9,7 @@ import pytest
 from localhttp import QuietHandler, serving
 from test_commands import scrapy_robots
 
-from scrapy_rep.crawl.otherdirectives import describe_sources
+from scrapy_rep.crawl.page.otherdirectives import describe_sources
 
 PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
 

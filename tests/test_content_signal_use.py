@@ -23,7 +23,7 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.pageusage import page_signals
+from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt

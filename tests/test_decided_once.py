@@ -23,7 +23,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.decidedearly import EarlyDecisions
+from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.origins import origin_of
@@ -183,7 +183,7 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     twice_counts = dict(counted)
 
     if trail_on:  # verified after the engine calls were counted (see the mark)
-        from scrapy_rep.trail.check import verify
+        from scrapy_rep.trail.verification import verify
 
         for name in ("once", "twice"):
             result = verify(tmp_path / f"{name}.jsonl")

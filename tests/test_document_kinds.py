@@ -1,7 +1,7 @@
 """Every document kind through the generic machinery (docs/decisions.md, 'Per-origin
 documents are kinds of one machinery').
 
-Each kind of :data:`scrapy_rep.crawl.kinds.CRAWL_KINDS` (a third kind added there is
+Each kind of :data:`scrapy_rep.crawl.documents.kinds.CRAWL_KINDS` (a third kind added there is
 tested here with no new line): its records round-trip through every store, its corrupt
 records are counted under its own stats prefix, and its :class:`OriginDocument` holds
 the requests that wait for it and releases them itself, each carrying the entry that
@@ -29,11 +29,11 @@ from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.documents import HOLD, OriginDocument
-from scrapy_rep.crawl.holding import HeldRequests
-from scrapy_rep.crawl.kinds import CRAWL_KINDS, CrawlKind
-from scrapy_rep.crawl.storeclient import StoreClient
-from scrapy_rep.crawl.stores import JobdirStore, LocalStore, RedisStore, RobotsStore
+from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
+from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.documents.storeclient import StoreClient
+from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore, RobotsStore
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
 from scrapy_rep.fetch.origins import Origin
@@ -375,7 +375,7 @@ async def test_a_crawl_reads_its_configuration_once(monkeypatch: pytest.MonkeyPa
 def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:
     """The generic machinery reads a kind's fields (docs/decisions.md, 'Per-origin
     documents are kinds of one machinery'); only fetch/kinds.py (the kinds' definitions)
-    and crawl/kinds.py (their Scrapy side, values not branches) name a kind."""
+    and crawl/documents/kinds.py (their Scrapy side, values not branches) name a kind."""
     import re
 
     import scrapy_rep
@@ -402,7 +402,7 @@ async def test_a_request_that_comes_straight_back_waits_in_place(
 ) -> None:
     """engine.download_async does not schedule a request handed back: it comes straight
     back to process_request, which then waits for the document in place."""
-    from scrapy_rep.crawl.documents import WAIT
+    from scrapy_rep.crawl.documents.documents import WAIT
 
     clock = [T0]
     document, fetcher, _ = origin_document(crawl_kind, clock)

@@ -27,7 +27,7 @@ from scrapy_rep import (
     RepSettingError,
     RobotsTxtMiddleware,
 )
-from scrapy_rep.crawl.engine_fetch import RobotsTxtResponseGuard
+from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
 
 
 @pytest_twisted.ensureDeferred

@@ -19,7 +19,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.early import REFUSED_EARLY, EarlyRefusal
+from scrapy_rep.crawl.requests.early import REFUSED_EARLY, EarlyRefusal
 
 HTML = {"Content-Type": "text/html"}
 ROBOTS_A = (

@@ -14,7 +14,7 @@ from scrapy.utils.test import get_crawler
 from test_hostile_robotstxt import finishes_within
 
 from scrapy_rep import RobotsTxtMiddleware, page_directives
-from scrapy_rep.crawl.pagereader import meta_tags
+from scrapy_rep.crawl.page.pagereader import meta_tags
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import parse_robotstxt

@@ -11,7 +11,7 @@ import scrapy
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.images import ImageGate
+from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.directives import PageDirectives, combine
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
 

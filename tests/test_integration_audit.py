@@ -21,7 +21,7 @@ from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, 
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.audit import ID_KEY
+from scrapy_rep.crawl.audit.audit import ID_KEY
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepSettingError
 
@@ -545,7 +545,7 @@ def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     import tracemalloc
     import zlib
 
-    from scrapy_rep.crawl.audit import AuditTrail
+    from scrapy_rep.crawl.audit.audit import AuditTrail
     from scrapy_rep.fetch.cache import CacheEntry
 
     crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})

@@ -18,7 +18,7 @@ from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider
 
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.verification import verify
 
 HTML = {"Content-Type": "text/html"}
 
@@ -302,7 +302,7 @@ async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
 def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None:
     """A paused crawl's open records, saved by the version before (ten fields, keyed by
     the bare fingerprint, the final dont_filter ids as a list), go on in the resumed run."""
-    from scrapy_rep.crawl.auditfile import EARLIER, LICENSES, STATE_SIZE, TDM, resume
+    from scrapy_rep.crawl.audit.auditfile import EARLIER, LICENSES, STATE_SIZE, TDM, resume
 
     robots_part = ["a" * 64, "testbot", 2, "Allow: /", ""]
     old = ["http://a.test/x", 1, None, 0, 1, "", robots_part, "", False, False]

@@ -29,7 +29,7 @@ from twisted.web.server import Request as WebRequest
 
 from scrapy_rep.fetch.procedure import TDMREP
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.trail.check import verify
+from scrapy_rep.trail.verification import verify
 
 LICENSE_PATH = "/license.xml"
 PAGES = ("/private/p", "/first/p", "/last/p", "/free")

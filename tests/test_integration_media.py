@@ -272,7 +272,7 @@ def test_the_addon_wraps_each_files_pipeline_keeping_its_name(listed: str) -> No
     from scrapy.settings import Settings
 
     from scrapy_rep.crawl.addon import Addon
-    from scrapy_rep.crawl.pipelines import MediaUsageMixin
+    from scrapy_rep.crawl.media.pipelines import MediaUsageMixin
 
     class MyImages(ImagesPipeline):
         pass
@@ -298,7 +298,7 @@ def test_without_c2pa_python_the_crawl_says_once_that_c2pa_is_not_read(
     from scrapy import Spider
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl import mediagate
+    from scrapy_rep.crawl.media import mediagate
 
     monkeypatch.setitem(sys.modules, "c2pa", None)
     monkeypatch.setattr(mediagate, "_told_c2pa", False)
@@ -412,9 +412,9 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
 ) -> None:
     """docs/media.md, 'Signals, stats, audit': the audit trail gets the file's record with
     the deciding statement; the trail stays verifiable and ``show`` tells a file's story."""
-    from scrapy_rep.trail.check import verify
     from scrapy_rep.trail.read import Trail
     from scrapy_rep.trail.show import story
+    from scrapy_rep.trail.verification import verify
 
     trail = tmp_path / "trail.jsonl"
     found = await run("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
@@ -565,7 +565,7 @@ async def test_a_failure_of_the_check_refuses_the_file_without_an_error(
 ) -> None:
     """Any failure inside the gate fails closed for an AI purpose: not stored, one audit
     record, a WARNING and a stat, no ERROR (the crawl helper checks there is none)."""
-    from scrapy_rep.crawl import mediagate
+    from scrapy_rep.crawl.media import mediagate
 
     def broken(*_: Any, **__: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest_twisted
 from robotsite import Sites, crawl, robots
 
-from scrapy_rep.crawl.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
+from scrapy_rep.crawl.documents.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
 
 NAMES = ("a", "b", "c", "d")
 

@@ -62,17 +62,20 @@ def test_engine_import_loads_no_scrapy_or_twisted(code: str) -> None:
 
 def test_the_control_case_sees_scrapy_loaded() -> None:
     """The probe itself works: importing the middleware does load Scrapy and Twisted."""
-    assert loaded_after("import scrapy_rep.crawl.downloadermiddlewares") == ["scrapy", "twisted"]
+    assert loaded_after("import scrapy_rep.crawl.requests.downloadermiddlewares") == [
+        "scrapy",
+        "twisted",
+    ]
 
 
 @pytest.mark.parametrize(
     ("name", "module"),
     [
         ("Addon", "scrapy_rep.crawl.addon"),
-        ("RobotsTxtMiddleware", "scrapy_rep.crawl.downloadermiddlewares"),
-        ("PageDirectivesMiddleware", "scrapy_rep.crawl.spidermiddlewares"),
+        ("RobotsTxtMiddleware", "scrapy_rep.crawl.requests.downloadermiddlewares"),
+        ("PageDirectivesMiddleware", "scrapy_rep.crawl.page.spidermiddlewares"),
         ("RobotParser", "scrapy_rep.crawl.robotparser"),
-        ("page_directives", "scrapy_rep.crawl.pagereader"),
+        ("page_directives", "scrapy_rep.crawl.page.pagereader"),
     ],
 )
 def test_scrapy_facing_names_still_resolve(name: str, module: str) -> None:

@@ -1,4 +1,4 @@
-"""MediaGate (scrapy_rep.crawl.mediagate) on fake Scrapy responses: every signal about a
+"""MediaGate (scrapy_rep.crawl.media.mediagate) on fake Scrapy responses: every signal about a
 downloaded file makes one decision; the check never raises; its settings."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from scrapy.http import Response
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl import mediagate
 from scrapy_rep.crawl.addon import Addon
-from scrapy_rep.crawl.mediagate import MediaGate, page_noimageai
+from scrapy_rep.crawl.media import mediagate
+from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
 from scrapy_rep.settings import RepSettingError
 
 URL = "https://example.com/a.jpg"

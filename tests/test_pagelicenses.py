@@ -1,4 +1,4 @@
-"""The page's RSL licenses as the spider middleware reads them (crawl/pagelicenses.py),
+"""The page's RSL licenses as the spider middleware reads them (crawl/page/pagelicenses.py),
 with a stand-in for the crawl's RSL document: which licenses a page names, what a cached
 one says, and what a license not known yet counts as on Scrapy's sync output path."""
 
@@ -10,7 +10,7 @@ from typing import Any
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.pagelicenses import PageLicenseReader
+from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.purpose import decide

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse
 
 from scrapy_rep import page_directives
-from scrapy_rep.crawl.pagereader import meta_tags
+from scrapy_rep.crawl.page.pagereader import meta_tags
 
 
 def html(

@@ -23,7 +23,7 @@ from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.holding import SPILL_DIR, STATE_FILE, HeldRequests
+from scrapy_rep.crawl.documents.holding import SPILL_DIR, STATE_FILE, HeldRequests
 
 SPILLED = 20_000
 LIMIT = 10
@@ -164,7 +164,7 @@ def test_spilled_origins_keep_few_files_open_and_every_request_in_order(
     handles); the others are closed and reopened where they were left."""
     import os
 
-    from scrapy_rep.crawl.holding import MAX_OPEN_QUEUES
+    from scrapy_rep.crawl.documents.holding import MAX_OPEN_QUEUES
 
     crawler, spider = held_crawler(tmp_path)
     held = HeldRequests(crawler, 0)  # everything spills

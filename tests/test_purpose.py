@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep import parse_robotstxt
-from scrapy_rep.crawl.pagereader import page_directives
+from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.robotstxt import ContentSignals
 from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
 from scrapy_rep.usage.purpose import (

@@ -24,7 +24,7 @@ from redisserver import RedisServer, running_redis
 from robotsite import Reply, Sites, crawl, robots
 from scrapy.utils.defer import deferred_from_coro
 
-from scrapy_rep.crawl.stores import JobdirStore, RedisStore, RobotsStore
+from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (

@@ -284,7 +284,7 @@ def _complete(coroutine: Coroutine[Any, Any, T]) -> T:
 def test_the_rsl_kind_round_trips_through_the_jobdir_store(tmp_path: Path) -> None:
     import zlib
 
-    from scrapy_rep.crawl.stores import JobdirStore
+    from scrapy_rep.crawl.documents.stores import JobdirStore
 
     document = RSL.parse(BODY)
     entry = CacheEntry(document, "200", 1.0, 2.0, 3.0, 200, zlib.compress(BODY))

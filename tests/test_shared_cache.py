@@ -28,7 +28,7 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
-from scrapy_rep.crawl.stores import RedisStore, SharedRecord, StoreCorrupt
+from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord, StoreCorrupt
 from scrapy_rep.signals import robotstxt_fetched
 
 TESTS = Path(__file__).resolve().parent
@@ -320,7 +320,7 @@ async def test_scrapy_redis_a_stopping_worker_returns_its_held_requests(
 async def test_jobdir_store_keeps_records_across_runs_within_its_bound(
     tmp_path: Path,
 ) -> None:
-    from scrapy_rep.crawl.stores import JobdirStore
+    from scrapy_rep.crawl.documents.stores import JobdirStore
 
     path = tmp_path / "scrapy_rep.robots"
     store = JobdirStore(path, max_origins=2)
@@ -346,7 +346,7 @@ async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() ->
     from scrapy import Spider
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.actions import ActionRunner
+    from scrapy_rep.crawl.documents.actions import ActionRunner
     from scrapy_rep.fetch.lifecycle import events as do
 
     done: list[str] = []

@@ -11,7 +11,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import PageDirectives, RepSettingError
-from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 
 
 def make(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
@@ -214,7 +214,7 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
 def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import scrapy_rep.crawl.pagestate as module
+    import scrapy_rep.crawl.page.pagestate as module
 
     def broken(*args: Any, **kwargs: Any) -> PageDirectives:
         raise ValueError("lxml could not read an attribute")

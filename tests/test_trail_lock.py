@@ -16,8 +16,8 @@ from trailfactory import write_trail
 
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trail.check import verify
 from scrapy_rep.trail.file import TrailFile, TrailFileError
+from scrapy_rep.trail.verification import verify
 
 SPIDER = """
 import scrapy

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from trailfactory import encode, sha, standard_records, write_trail
 
-from scrapy_rep.trail.check import verify
 from scrapy_rep.trail.cli import main
 from scrapy_rep.trail.file import TrailFile, TrailFileError
 from scrapy_rep.trail.read import TrailError
 from scrapy_rep.trail.repair import repair
+from scrapy_rep.trail.verification import verify
 
 SPIDER = """
 import scrapy

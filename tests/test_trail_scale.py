@@ -16,9 +16,9 @@ from trailfactory import origin_robots, sha, write_many_origins
 
 import scrapy_rep.trail.verify as rederive
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.trail.check import KEEP_FINDINGS, Finding, verify
 from scrapy_rep.trail.cli import main
 from scrapy_rep.trail.read import SnapshotStore, parsed_size
+from scrapy_rep.trail.verification import KEEP_FINDINGS, Finding, verify
 
 
 def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:

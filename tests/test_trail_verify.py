@@ -25,8 +25,8 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trail.check import verify
 from scrapy_rep.trail.read import Trail, TrailError
+from scrapy_rep.trail.verification import verify
 
 Lines = list[bytes]
 

@@ -12,7 +12,7 @@ import pytest
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.usagegate import UsageGate
+from scrapy_rep.crawl.requests.usagegate import UsageGate
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import TDMREP
 from scrapy_rep.fetch.origins import origin_of

@@ -973,7 +973,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 5. The audit trail re-derives clean.
     trail = plan.settings.get("REP_AUDIT_FILE")
     if trail and Path(trail).exists():
-        from scrapy_rep.trail.check import verify
+        from scrapy_rep.trail.verification import verify
 
         result = verify(trail)
         for finding in result.findings:

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.misc import load_object
 
-from scrapy_rep.crawl.audit import AuditTrail
-from scrapy_rep.crawl.downloadermiddlewares import RobotsTxtMiddleware
-from scrapy_rep.crawl.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.audit.audit import AuditTrail
+from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.crawl.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
@@ -73,7 +73,7 @@ def wrap_media_pipelines(settings: Settings) -> None:
     files it downloads (docs/media.md): the class gets the mixin, keeping its name."""
     from scrapy.pipelines.files import FilesPipeline
 
-    from scrapy_rep.crawl.pipelines import with_media_usage
+    from scrapy_rep.crawl.media.pipelines import with_media_usage
 
     config = RepConfig.from_settings(settings)
     if not config.media_usage or TDM_PURPOSES.isdisjoint(config.purpose):

@@ -55,7 +55,7 @@ HOLD_KEY: Final = "_rep_hold_key"
 #: another run (a request read back from ``JOBDIR``) names nothing: decided afresh.
 DECIDED: Final = "_rep_decided"
 #: A token naming the early pass's verdict on an allowed request, kept by the robots.txt
-#: middleware (:mod:`scrapy_rep.crawl.decidedearly`): set by the spider middleware's early
+#: middleware (:mod:`scrapy_rep.crawl.requests.decidedearly`): set by the spider middleware's early
 #: pass, taken out first thing by ``process_request``. Another run's token names nothing.
 DECIDED_EARLY: Final = "_rep_early"
 #: ``(url, what the origin's documents said about it)`` (a

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 class Trail(Protocol):
     """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
-    audit trail (:class:`scrapy_rep.crawl.audit.AuditTrail`) directly."""
+    audit trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly."""
 
     def robots_decided(
         self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision

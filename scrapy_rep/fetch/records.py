@@ -1,7 +1,7 @@
 """Shared cache records: what one process tells the others about an origin (SPEC §4).
 
 Pure: the encoding and decoding of :class:`SharedRecord`, and the conversions between a
-record and a cache entry. The stores (:mod:`scrapy_rep.crawl.stores`: the JOBDIR file,
+record and a cache entry. The stores (:mod:`scrapy_rep.crawl.documents.stores`: the JOBDIR file,
 Redis) only keep the encoded bytes.
 
 A record is ``magic \\n JSON header \\n zlib body``; the header holds the format version

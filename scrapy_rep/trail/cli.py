@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep.trail.check import Finding, Verification, across, verify
 from scrapy_rep.trail.export import build, check_export, encode, summary_markdown
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
@@ -32,6 +31,7 @@ from scrapy_rep.trail.repair import repair
 from scrapy_rep.trail.show import story
 from scrapy_rep.trail.summary import Summary, summary_text
 from scrapy_rep.trail.terminal import printable, write_lines
+from scrapy_rep.trail.verification import Finding, Verification, across, verify
 
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1

@@ -16,7 +16,6 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.trail.check import Verification
 from scrapy_rep.trail.read import items
 from scrapy_rep.trail.summary import (
     Summary,
@@ -27,6 +26,7 @@ from scrapy_rep.trail.summary import (
     origin_label,
 )
 from scrapy_rep.trail.terminal import printable
+from scrapy_rep.trail.verification import Verification
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000

@@ -1,6 +1,6 @@
 """The lines of the audit trail, schema 2 (docs/audit-trail.md): the ``run`` header, the
 ``snapshot`` of a document that decided, a ``url``'s record and the ``end`` line. Pure:
-builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit`) writes them.
+builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
 """
 
 from __future__ import annotations

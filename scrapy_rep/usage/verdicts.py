@@ -75,7 +75,7 @@ class RequestRules:
     @property
     def checks_anything(self) -> bool:
         """``False``: ``ROBOTSTXT_OBEY = False`` without a purpose set: nothing is checked
-        (Scrapy's meaning; ``scrapy_rep.crawl.obey``)."""
+        (Scrapy's meaning; ``scrapy_rep.crawl.requests.obey``)."""
         return self.obey_robots or self.purpose_set
 
     def robots_decision(self, rules: RobotsTxt, url: str, agent: str) -> tuple[bool, str]:

@@ -1,0 +1,242 @@
+"""The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
+final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
+lines: :mod:`scrapy_rep.trail.records`; file, chain and snapshots:
+:mod:`scrapy_rep.trail.file`).
+
+A URL is *requested* when the spider (or a start request) asked for it and the
+dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
+``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
+one record per request sent, which survives retries, holding, redirects' bookkeeping and
+``JOBDIR`` pause/resume; a URL sent again (``dont_filter``) is a record of its own. A
+request carries only ``(id, url)`` in its meta; the record's state waits in
+:attr:`AuditTrail.open` until its fate is final
+(:mod:`scrapy_rep.crawl.audit.auditstate`; the requests' signals:
+:mod:`scrapy_rep.crawl.audit.auditrequests`; the fates scrapy_rep tells:
+:mod:`scrapy_rep.crawl.audit.auditfates`):
+
+- refused by scrapy_rep: when it is refused (``request_refused``);
+- fetched: when the spider's output for its page has gone through scrapy_rep's spider
+  middleware (:meth:`AuditTrail.page_done`);
+- redirected by Scrapy: when the next URL is scheduled (``to``);
+- failed: when the exception leaves the outermost downloader middleware
+  (:class:`scrapy_rep.crawl.trails.AuditMiddleware`), after every retry;
+- unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
+  records are kept in ``JOBDIR`` for the resumed run instead).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.job import job_dir
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.audit.auditfates import FateEvents
+from scrapy_rep.crawl.audit.auditfile import (
+    FETCHED,
+    LICENSES,
+    ROBOTS,
+    TDM,
+    AuditWriter,
+    resume,
+    save_state,
+)
+from scrapy_rep.crawl.audit.auditrequests import RequestEvents
+from scrapy_rep.crawl.audit.auditstate import ID_KEY, guarded
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.trails import TRAILS, AuditMiddleware
+from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.trail import records as lines
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.robotstxt import Decision
+
+__all__ = ["ID_KEY", "AuditTrail"]
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.audit")
+
+
+class AuditTrail(RequestEvents, FateEvents):
+    """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        config = config_of(crawler)
+        if not config.audit_file:
+            raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        self.crawler = crawler
+        self.config = config
+        self.path = Path(config.audit_file)
+        self.stats = crawler.stats
+        self.run = uuid.uuid4().hex
+        self.jobdir = job_dir(crawler.settings)
+        self.open: dict[str, list[Any]] = {}
+        self._unfiltered: dict[str, str] = {}
+        self._new: Request | None = None
+        self._seen: set[bytes] | None = None
+        self._shared = False
+        self._taken: set[str] = set()
+        self._direct = False
+        self.counts: Counter[str] = Counter()
+        self._tokens: dict[str, str] = {}
+        settings = crawler.settings
+        self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
+        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        self._robots_token = product_token(str(robots_agent))
+        self._errors_logged = False
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self.writer = AuditWriter(crawler, config, self.run)
+        self._emit = self.writer.emit
+        self._fingerprint = crawler.request_fingerprinter.fingerprint
+        self._connect(crawler)
+        TRAILS[crawler] = self
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def _connect(self, crawler: Crawler) -> None:
+        connect = crawler.signals.connect
+        connect(self._opened, signal=signals.spider_opened)
+        connect(self._scheduled, signal=signals.request_scheduled)
+        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self._held, signal=rep_signals.request_held)
+        connect(self._refused, signal=rep_signals.request_refused)
+        connect(self._item_refused, signal=rep_signals.item_refused)
+        connect(self._file_checked, signal=rep_signals.file_checked)
+
+    # ------------------------------------------------------------------ decisions
+
+    def robots_decided(
+        self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision
+    ) -> None:
+        """robots.txt decided ``request`` for ``agent`` (from :mod:`scrapy_rep.crawl`)."""
+        try:
+            state = self._state(request)
+            if state is None:
+                return
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            token = self._tokens.get(agent)
+            if token is None:  # the name robots.txt groups are matched by, not the whole UA
+                token = self._tokens[agent] = product_token(agent) or agent
+            why = f"robots.txt {entry.outcome}" if entry.unreachable else decision.reason
+            state[ROBOTS] = (sha, token, decision.line, decision.line_text, why)
+        except Exception:
+            self.internal_error("robots_decided")
+
+    def robots_not_obeyed(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
+        """robots.txt was read for ``request`` but its Allow/Disallow lines were not obeyed
+        (its AI-usage opt-outs were): the record names the snapshot."""
+        try:
+            state = self._state(request)
+            robots = state[ROBOTS] if state is not None else None
+            if state is None or robots is None or len(robots) < 6 or robots[5]:
+                return  # not opened as not obeyed, or a line decided it since
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            state[ROBOTS] = (sha, *robots[1:])
+        except Exception:
+            self.internal_error("robots_not_obeyed")
+
+    def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
+        """The origin's tdmrep.json was checked for ``request``."""
+        try:
+            state = self._state(request)
+            if state is not None:
+                url = f"{origin}/.well-known/tdmrep.json"
+                state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
+        except Exception:
+            self.internal_error("document_used")
+
+    def license_used(
+        self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
+    ) -> None:
+        """An RSL license was checked for ``request``: its body is kept, the record names
+        the version it was decided with (``rsl``), and so do the signals it gave
+        (``usage.signals[].snapshot``)."""
+        try:
+            sha = self.writer.snapshot("rsl", license_url, entry)
+            state = self._state(request)
+            if state is not None:
+                if state[LICENSES] is None:
+                    state[LICENSES] = {}
+                state[LICENSES][license_url] = sha
+        except Exception:
+            self.internal_error("license_used")
+
+    # ------------------------------------------------------------------ open and close
+
+    @guarded
+    def _opened(self, spider: Any = None, **_: Any) -> None:
+        # Connected now, after every component: the robots.txt middleware refuses the
+        # requests it still holds in its own spider_closed handler, before ours runs.
+        self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
+        engine = getattr(self.crawler, "_engine", None)
+        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        # RFPDupeFilter's own set (its public ``fingerprints`` is deprecated: a copy).
+        seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
+        self._seen = seen if isinstance(seen, set) else None
+        if self._seen is None:  # another dupefilter: its drops undo the records opened
+            self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
+        self._share_records(scheduler)
+        self._direct = _audit_middleware_last(engine)
+        if not self._direct:
+            self.crawler.signals.connect(self._received, signal=signals.response_received)
+        spider_name = getattr(spider, "name", "") or ""
+        settings = self.crawler.settings
+        self._emit(
+            lines.run_line(self.run, self.config, settings, spider_name, self.resumes, self.jobdir)
+        )
+
+    @guarded
+    def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
+        paused = bool(self.jobdir) and reason != "finished"
+        why = f"the crawl ended ({reason}) before its fate was known"
+        for key, state in list(self.open.items()):
+            if self._shared and key not in self._taken:
+                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
+                continue
+            if state[FETCHED]:
+                self._final(key, state, "fetched", why="its page's output was not seen")
+            elif not paused:
+                self._final(key, state, "unfinished", why=why)
+        if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
+            dropped = int(self.stats.get_value("dupefilter/filtered", 0))
+            self.counts["duplicates_dropped"] = dropped
+            self.stats.set_value("rep/audit/duplicates_dropped", dropped)
+        kept = {
+            "run": self.run,
+            "open": self.open,
+            "unfiltered": self._unfiltered,
+            "sequence": self.sequence,
+        }
+        save_state(self.jobdir, kept if paused else None)
+        if paused:
+            self.counts["open"] = len(self.open)
+        self._emit(lines.end_line(self.run, reason, dict(self.counts)))
+        written = self.writer.close()
+        if written:
+            logger.info(
+                "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
+            )
+
+
+def _audit_middleware_last(engine: Any) -> bool:
+    """Whether :class:`AuditMiddleware`'s ``process_response`` is the downloader's last:
+    the response it sees is then the one ``response_received`` would tell."""
+    downloader = getattr(engine, "downloader", None)
+    methods = getattr(getattr(downloader, "middleware", None), "methods", None)
+    chain = methods.get("process_response") if isinstance(methods, dict) else None
+    if not chain:
+        return False
+    return isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)

@@ -1,0 +1,190 @@
+"""The Scrapy side of the audit trail's file: opening it (or saying why not), writing
+lines and snapshots, and what a write error means for the crawl (``REP_AUDIT_REQUIRED``);
+the open records of a paused crawl, kept in ``JOBDIR`` for the resumed run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import zlib
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy.utils.defer import deferred_from_coro
+
+from scrapy_rep.settings import RepSettingError
+from scrapy_rep.trail import records as lines
+from scrapy_rep.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.settings import RepConfig
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.auditfile")
+
+#: The close reason when the trail cannot be written (``REP_AUDIT_REQUIRED``).
+CLOSE_REASON: Final = "audit_trail_unwritable"
+#: File in ``JOBDIR``: the open records of a paused run, for the resumed one.
+JOBDIR_FILE: Final = "scrapy_rep.audit.json"
+#: Snapshot names remembered as written (beyond: the file in ``<trail>.d/`` says so).
+SNAPSHOT_MEMO: Final = 4096
+# The state of an open record: a list, small in memory and JSON for JOBDIR. TDM: the
+# tdmrep.json snapshot the request was decided with (``None``: none was checked; ``""``:
+# given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
+# EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
+URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
+LICENSES, EARLIER = 10, 11
+#: The length of an open record's state.
+STATE_SIZE: Final = 12
+
+
+class AuditWriter:
+    """Writes the lines of one run; after a write error, nothing more (said once)."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig, run: str) -> None:
+        self.crawler = crawler
+        self.path = Path(config.audit_file)
+        self.required = config.audit_required
+        self.run = run
+        #: (sha256, document URL) of the snapshot lines this run wrote.
+        self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.file: TrailFile | None = None
+        try:
+            self.file = TrailFile(self.path)
+        except (TrailFileError, OSError) as error:
+            message = f"REP_AUDIT_FILE: {error}"
+            if self.required:
+                raise RepSettingError(message) from None
+            logger.warning("scrapy_rep: %s; the crawl goes on without its audit trail", message)
+
+    def emit(self, record: dict[str, Any]) -> None:
+        file = self.file
+        if file is None:
+            return
+        try:
+            file.write(record)
+        except OSError as error:
+            self.failed(error)
+
+    def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
+        """The snapshot name of ``entry``'s body, stored the first time, with a line the
+        first time this run uses that body from ``url`` (``""`` for the verdict of a
+        document given up on as unreachable). Each run writes its own line (its own
+        fetch: time, status) for every document version it uses; the body in
+        ``<trail>.d`` is shared by every run of the file."""
+        sha = entry.sha256 or EMPTY_SHA256
+        if entry.unreachable:  # given up on: nothing was read, nothing to store
+            return ""
+        memo = (sha, url)
+        if memo in self._snapshots:
+            self._snapshots.move_to_end(memo)
+            return sha
+        file = self.file
+        if file is not None:
+            body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+            try:
+                file.write_snapshot(sha, body)
+            except OSError as error:
+                self.failed(error)
+                return sha
+            line = lines.snapshot_line(
+                self.run, entry.sha256, kind, url, entry.final_url, entry.status,
+                entry.outcome, entry.fetched_at, len(body),
+            )  # fmt: skip
+            self.emit(line)
+        self._snapshots[memo] = None
+        if len(self._snapshots) > SNAPSHOT_MEMO:
+            self._snapshots.popitem(last=False)
+        return sha
+
+    def failed(self, error: OSError) -> None:
+        """Logged once and counted; the spider closes saying so (``REP_AUDIT_REQUIRED``),
+        or the crawl goes on without its trail."""
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value("rep/audit/write_errors")
+        if self.file is None:
+            return
+        with contextlib.suppress(OSError):
+            self.file.close()
+        self.file = None
+        logger.log(
+            logging.ERROR if self.required else logging.WARNING,
+            "scrapy_rep: the audit trail (REP_AUDIT_FILE = %s) cannot be written (%s); %s",
+            self.path, error.strerror or error,
+            "closing the spider" if self.required else "the crawl goes on without it",
+        )  # fmt: skip
+        engine = getattr(self.crawler, "_engine", None)
+        if self.required and engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
+
+    def close(self) -> int:
+        """Close the file; the lines written."""
+        if self.file is None:
+            return 0
+        written = self.file.lines
+        self.file.close()
+        self.file = None
+        return written
+
+
+def load_state(jobdir: str | None) -> dict[str, Any] | None:
+    """The state a paused run saved in ``jobdir`` (``None``: none, or unreadable)."""
+    if not jobdir:
+        return None
+    path = Path(jobdir) / JOBDIR_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(saved, dict) or not isinstance(saved.get("open"), dict):
+            raise ValueError("not a saved audit state")
+        return saved
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        logger.warning("scrapy_rep: %s is unreadable (%s)", path, error)
+        return None
+
+
+def resume(
+    jobdir: str | None, open_records: dict[str, Any], unfiltered: dict[str, str]
+) -> tuple[str | None, int]:
+    """A resumed run: the paused run's id and the last request number it gave; its open
+    records and its ``dont_filter`` requests (URL key -> the id of the latest record)
+    are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no paused run."""
+    saved = load_state(jobdir)
+    if saved is None:
+        return None, 0
+    try:
+        for key, state in saved["open"].items():
+            state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
+            if len(state) < STATE_SIZE:  # saved by a version before schema 2
+                state[TDM] = state[TDM] or None
+                state += [None, ""][len(state) - LICENSES :]
+            open_records[key] = state
+        saved_unfiltered = saved.get("unfiltered")
+        if isinstance(saved_unfiltered, dict):
+            unfiltered.update(saved_unfiltered)
+        else:  # before schema 2: the final records' ids, each its URL key
+            unfiltered.update((key, key) for key in saved["final_unfiltered"])
+        return str(saved["run"]), int(saved.get("sequence", 0))
+    except (KeyError, TypeError, IndexError, ValueError) as error:
+        logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
+        return None, 0
+
+
+def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:
+    """Keep ``state`` in ``jobdir`` for the resumed run (``None``: nothing to keep)."""
+    if not jobdir:
+        return
+    path = Path(jobdir) / JOBDIR_FILE
+    if state is None:
+        path.unlink(missing_ok=True)
+        return
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(state), encoding="utf-8")
+    temporary.replace(path)

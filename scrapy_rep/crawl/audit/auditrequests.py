@@ -1,0 +1,174 @@
+"""The audit trail's record of a request until its fate is final (docs/audit-trail.md):
+opened when the request is scheduled (not for a dropped duplicate; a request sent again
+is a record of its own), then its attempts, response status, holds and item refusal as
+Scrapy's and scrapy_rep's signals tell them; a redirect is final when the next URL is
+scheduled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
+from scrapy_rep.crawl.audit.auditstate import ID_KEY, AuditState, guarded
+from scrapy_rep.crawl.stats import inc
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.http import Response
+
+
+class RequestEvents(AuditState):
+    """The signal handlers that open a record and follow it until its fate is final."""
+
+    _new: Request | None
+    #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
+    #: the ids of the open records whose request this worker took from it.
+    _shared: bool
+    _taken: set[str]
+    #: The dupefilter's fingerprints (Scrapy's RFPDupeFilter), known at spider_opened.
+    _seen: set[bytes] | None
+    _fingerprint: Callable[[Request], bytes]
+    #: Responses come from AuditMiddleware, not from ``response_received``.
+    _direct: bool
+    #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
+    sequence: int
+    #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
+    _obey_robots: bool
+    _robots_token: str
+
+    @guarded
+    def _scheduled(self, request: Request, **_: Any) -> None:
+        self._new = None
+        ref = request.meta.get(ID_KEY)
+        if ref is not None:
+            if ref[1] == request.url and ref[0] in self.open:
+                self._taken.discard(ref[0])  # back in a shared queue: for any worker
+                return  # its record goes on: held, released, retried, resumed
+            # A final record's meta on a request sent again (a spider's meta=response.meta):
+            # a new request, with a record of its own.
+            if ref[1] in request.meta.get("redirect_urls", ()):
+                self._redirected(ref[0], request)
+        fingerprint = self._fingerprint(request)
+        seen = self._seen is not None and fingerprint in self._seen
+        if seen and not request.dont_filter:
+            return  # the dupefilter drops it: counted by the dupefilter (the usual case)
+        # Every request sent has a record of its own: its id is the URL key (the request
+        # fingerprint) and the request's number in the crawl. A URL asked again (a start
+        # request, dont_filter, that a page links back to) is a second record, with
+        # ``again``: the id of the earlier one, when the trail knows it.
+        url_key = fingerprint.hex()
+        self.sequence += 1
+        key = f"{url_key}-{self.sequence}"
+        earlier = self._unfiltered.get(url_key, "")
+        if earlier or seen:
+            self.counts["repeated"] += 1
+        if request.dont_filter:
+            self._unfiltered[url_key] = key
+        self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
+                          False, request.dont_filter, None, earlier]  # fmt: skip
+        request.meta[ID_KEY] = (key, request.url)
+        self._new = request
+
+    def _share_records(self, scheduler: Any) -> None:
+        """With scrapy-redis's scheduler, workers share one queue: a request's record is
+        kept by the worker that takes the request from the queue, not by the one that
+        put it there (its record would stay open there, and end ``unfinished``)."""
+        if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
+            return
+        take = getattr(scheduler, "next_request", None)
+        if take is None:
+            return
+        self._shared = True
+
+        def next_request() -> Request | None:
+            request = take()
+            if request is not None:
+                self._took(request)
+            return request  # type: ignore[no-any-return]
+
+        scheduler.next_request = next_request
+
+    @guarded
+    def _took(self, request: Request) -> None:
+        """This worker took ``request`` from the shared queue: its record is this
+        worker's now (opened here if another worker scheduled it, under the same id)."""
+        ref = request.meta.get(ID_KEY)
+        if ref is None or ref[1] != request.url:
+            return
+        if ref[0] not in self.open:
+            self.open[ref[0]] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
+                                 None, False, request.dont_filter, None, ""]  # fmt: skip
+        self._taken.add(ref[0])
+
+    def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
+        """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
+        middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
+        if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+            why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
+        elif not self._obey_robots:
+            why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
+        else:
+            return None
+        return ("", self._robots_token, None, None, why, False)
+
+    def _redirected(self, key: str, request: Request) -> None:
+        """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""
+        state = self.open.get(key)
+        if state is not None:
+            reasons = request.meta.get("redirect_reasons") or [None]
+            state[STATUS] = reasons[-1] if isinstance(reasons[-1], int) else None
+            self._final(key, state, "redirected", to=request.url)
+
+    @guarded
+    def _dropped(self, request: Request, **_: Any) -> None:
+        """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
+        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped, and the
+        dupefilter counts them: one signal less per duplicate link)."""
+        self.counts["duplicates_dropped"] += 1
+        inc(self.stats, "rep/audit/duplicates_dropped")
+        if request is self._new:
+            ref = request.meta.pop(ID_KEY)
+            self.open.pop(ref[0], None)
+            url_key = ref[0].partition("-")[0]
+            if self._unfiltered.get(url_key) == ref[0]:
+                del self._unfiltered[url_key]
+        self._new = None
+
+    @guarded
+    def _attempt(self, request: Request, **_: Any) -> None:
+        state = self._state(request)
+        if state is not None:
+            state[ATTEMPTS] += 1
+            state[STATUS] = None
+
+    @guarded
+    def _received(self, response: Response, request: Request, **_: Any) -> None:
+        state = self._state(request)
+        if state is not None:
+            state[FETCHED] = True
+            state[STATUS] = response.status
+
+    def downloaded(self, request: Request, response: Response) -> None:
+        """From :class:`scrapy_rep.crawl.trails.AuditMiddleware` when its
+        ``process_response`` is the last one (nothing can change the response after it):
+        then the trail has no ``response_received`` receiver (see ``_opened``)."""
+        if self._direct:
+            self._received(response, request)
+
+    @guarded
+    def _held(self, request: Request, **_: Any) -> None:
+        state = self._state(request)
+        if state is not None:
+            state[HELD] += 1
+            if self._shared:  # released, it goes back to the shared queue; still held
+                # when the spider closes, it is returned to it: either way, for any worker
+                self._taken.discard(request.meta[ID_KEY][0])
+
+    @guarded
+    def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
+        state = self._state(getattr(response, "request", None))
+        if state is not None:
+            state[ITEM_REASON] = reason

@@ -1,0 +1,210 @@
+"""The one place where the lifecycle's actions are carried out (SPEC §4).
+
+:class:`ActionRunner` turns each action of :mod:`scrapy_rep.fetch.lifecycle` into Scrapy and
+Twisted calls: downloads over the engine, store calls, timers on the reactor, stats,
+log lines and signals. What comes back (a download's outcome, the store's answer, a
+timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
+Releasing held requests is the document's own (:class:`DocumentOwner`), and so are
+the requests that made each document be fetched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine, Hashable
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from scrapy import signals
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
+
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.lifecycle import Lifecycle
+from scrapy_rep.fetch.lifecycle import events as do
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
+    from scrapy_rep.crawl.documents.kinds import CrawlKind
+    from scrapy_rep.crawl.documents.storeclient import StoreClient
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.origins import Origin
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.actions")
+
+#: The actions that call the shared store (run one after the other, in order).
+_STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
+
+
+class DocumentOwner(Protocol):
+    """What a runner asks of the document whose lifecycle it runs."""
+
+    def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
+        """The requests held for ``key``'s document go on, decided by ``entry``."""
+
+    def held_count(self, key: Hashable) -> int:
+        """How many requests wait for ``key``'s document."""
+
+    def trigger(self, key: Hashable) -> Request | None:
+        """The request that made ``key``'s document be fetched."""
+
+
+class ActionRunner:
+    """Performs the actions of one document kind's lifecycle (robots.txt, tdmrep.json)
+    for the robots.txt middleware."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        lifecycle: Lifecycle[Any],
+        fetcher: EngineFetcher,
+        store: StoreClient,
+        owner: DocumentOwner,
+        clock: Callable[[], float],
+        kind: CrawlKind[Any],
+    ) -> None:
+        self.crawler = crawler
+        self.lifecycle = lifecycle
+        self.fetcher = fetcher
+        self.store = store
+        self._owner = owner
+        self._clock = clock
+        self._kind = kind
+        self._timers: dict[Any, Any] = {}
+        self._tasks: set[Deferred[None]] = set()
+        #: Keys whose ``robots_parsed`` handlers still run: their requests wait.
+        self.announcing: set[Any] = set()
+        self._watching_downloads = False
+        self.closed = False
+
+    def handle(self, event: do.Event) -> None:
+        """Give ``event`` to the lifecycle now and perform what it decides."""
+        self.perform(self.lifecycle.handle(event, self._clock()))
+
+    def perform(self, actions: list[do.Action]) -> None:
+        self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
+        store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
+        if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
+            self._run(self._store_calls(store_calls))
+
+    def _perform_here(self, actions: list[do.Action]) -> None:
+        for index, action in enumerate(actions):
+            if isinstance(action, do.Stat):
+                inc(self.crawler.stats, action.name, action.count)
+            elif isinstance(action, do.Log):
+                extra = {"spider": self.crawler.spider}
+                logger.log(action.level, action.message, *action.args, extra=extra)
+            elif isinstance(action, do.Release):
+                self._owner.release(action.key, action.entry, action.failures)
+            elif isinstance(action, do.WakeAt):
+                self._wake_at(action.key, action.when)
+            elif isinstance(action, do.Announce):
+                handlers = self._announce(action)
+                if handlers is not None:
+                    # As Scrapy's middleware: robots_parsed handlers may be async, and
+                    # the held requests go on once they have all finished.
+                    self.announcing.add(action.key)
+                    self._run(self._after(action.key, handlers, actions[index + 1 :]))
+                    return
+            elif isinstance(action, do.StartDownload):
+                self._run(self._download(cast("Origin", action.key)))
+
+    async def _after(
+        self, key: Any, handlers: Coroutine[Any, Any, Any], rest: list[do.Action]
+    ) -> None:
+        try:
+            await handlers  # send_catch_log_async logs a handler's error itself
+        finally:
+            self.announcing.discard(key)
+        self._perform_here(rest)
+
+    def close(self) -> None:
+        """The spider closed: no timer fires any more."""
+        self.closed = True
+        for timer in self._timers.values():
+            if timer.active():
+                timer.cancel()
+        self._timers.clear()
+
+    # ------------------------------------------------------------------ I/O
+
+    async def _download(self, origin: Origin) -> None:
+        self._watch_downloads()
+        fetched = await self.fetcher.fetch(origin)
+        self.handle(do.Downloaded(origin, fetched, self._owner.held_count(origin)))
+        self._watch_downloads()
+
+    async def _store_calls(self, actions: list[do.Action]) -> None:
+        """One after the other: concurrent calls could reach the store out of order (a
+        lease released before the record it guards is saved lets another process see
+        neither, and download again)."""
+        for action in actions:
+            await self._store_call(action)
+
+    async def _store_call(self, action: do.Action) -> None:
+        if isinstance(action, do.LoadRecord):
+            record = await self.store.load(action.name)
+            self.handle(do.RecordLoaded(action.key, record))
+        elif isinstance(action, do.AcquireLease):
+            granted = await self.store.acquire(action.name, action.seconds)
+            self.handle(do.LeaseAnswered(action.key, granted))
+        elif isinstance(action, do.SaveRecord):
+            await self.store.save(action.record, action.keep_for)
+        elif isinstance(action, do.ReleaseLease):
+            await self.store.release(action.name)
+
+    def _wake_at(self, key: Any, when: float) -> None:
+        timer = self._timers.pop(key, None)
+        if timer is not None and timer.active():
+            timer.cancel()
+
+        def fire() -> None:
+            self._timers.pop(key, None)
+            if not self.closed:
+                self.handle(do.TimerFired(key))
+
+        self._timers[key] = call_later(max(0.0, when - self._clock()), fire)
+
+    def _run(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = deferred_from_coro(coroutine)
+        self._tasks.add(task)
+
+        def done(result: Any) -> None:
+            self._tasks.discard(task)
+            if hasattr(result, "getTracebackObject"):  # a Failure: a bug of ours
+                logger.error(
+                    "scrapy_rep internal error; please report it",
+                    exc_info=(result.type, result.value, result.getTracebackObject()),
+                    extra={"spider": self.crawler.spider},
+                )
+
+        task.addBoth(done)
+
+    # ------------------------------------------------------------------ signals
+
+    def _announce(self, action: do.Announce) -> Coroutine[Any, Any, Any] | None:
+        """Send the signals of a known or failed document (its kind's announcer); the
+        handlers that may be async (Scrapy's ``robots_parsed``) as a coroutine to await."""
+        trigger = self._owner.trigger(action.key)
+        return self._kind.announce(self.crawler, self.lifecycle.kind, action, trigger)
+
+    def _watch_downloads(self) -> None:
+        """Listen to ``bytes_received`` only while a robots.txt download runs: it comes
+        for every chunk of every response, and a receiver makes each cost a call."""
+        watching = self.lifecycle.running > 0
+        if watching == self._watching_downloads:
+            return
+        self._watching_downloads = watching
+        change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
+        change(self.fetcher.bytes_received, signal=signals.bytes_received)
+
+
+def call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:
+    """``reactor.callLater``; imported late so that importing this module never installs
+    a reactor."""
+    from twisted.internet import reactor
+
+    return cast(Any, reactor).callLater(delay, function, *args)

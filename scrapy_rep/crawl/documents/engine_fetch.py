@@ -1,0 +1,241 @@
+"""robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetch.procedure`.
+
+Each hop is a Scrapy request sent with ``engine.download_async``: it passes the project's
+downloader middlewares (proxies, headers, Scrapy's HTTP cache…) but not the scheduler,
+and takes none of the spider's concurrency slots. Around it:
+
+- the body stops after 500 KiB (``bytes_received``), without failing (SPEC §4);
+- :class:`RobotsTxtResponseGuard` caps the inflation of a compressed robots.txt at
+  16 MiB whatever answered it, the network or Scrapy's HTTP cache (a "zip bomb" is an
+  invalid response: unreachable);
+- an unreachable answer (429, 5xx) replayed by Scrapy's HTTP cache is never used: the
+  hop is asked again past the cache;
+- a request another component refuses (``IgnoreRequest``: a URL filter, the HTTP cache
+  with ``HTTPCACHE_IGNORE_MISSING``) is not the site's answer: robots.txt counts as absent;
+- an exception in scrapy_rep's own code is an internal error, logged as ours.
+
+Each hop goes through the Scrapy download slot of the request that made the origin's
+robots.txt be fetched (its ``download_slot`` meta, else Scrapy's default: the hostname),
+so robots.txt counts against the same per-slot concurrency and delay as that origin's
+pages, and never waits in another origin's queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest, StopDownload
+from scrapy.http import Headers, Response
+from scrapy.http.request import NO_CALLBACK
+from scrapy.responsetypes import responsetypes
+from scrapy.utils.httpobj import urlparse_cached
+
+from scrapy_rep.crawl.meta import (
+    DONT_OBEY_ROBOTSTXT,
+    DOWNLOAD_SLOT,
+    FETCHED_AS,
+    INFLATING,
+    RECEIVED,
+    ROBOTS_REQUEST,
+)
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
+from scrapy_rep.robotstxt import MAX_BODY_BYTES
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.fetch.cache import CacheEntry
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.engine_fetch")
+
+#: ``request.meta`` key marking our own robots.txt downloads (:data:`meta.ROBOTS_REQUEST`).
+ROBOTS_REQUEST_KEY: Final = ROBOTS_REQUEST
+_INFLATING_KEY: Final = INFLATING
+_RECEIVED_KEY: Final = RECEIVED
+#: A compressed robots.txt larger than this once inflated is refused (SPEC §4, §7).
+MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
+#: Priority of :class:`RobotsTxtResponseGuard`: its ``process_response`` runs after
+#: Scrapy's HTTP cache (900) and before its decompression (590).
+GUARD_PRIORITY: Final = 595
+DOWNLOAD_PRIORITY: Final = 1000
+
+
+class RobotsTxtResponseGuard:
+    """A downloader middleware that caps the inflation of robots.txt answers.
+
+    Scrapy's decompression reads ``download_maxsize``, which robots.txt requests set to 0
+    so that a large plain robots.txt is cut at 500 KiB instead of refused; a compressed
+    answer gets the 16 MiB cap here, whether it came from the network or the HTTP cache.
+    """
+
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
+        if ROBOTS_REQUEST_KEY in request.meta:
+            encoding = response.headers.get(b"Content-Encoding") or b""
+            if encoding.strip().lower() not in (b"", b"identity"):
+                request.meta["download_maxsize"] = MAX_INFLATED_BYTES
+                request.meta[_INFLATING_KEY] = True
+        return response
+
+
+class EngineFetcher:
+    """Downloads one origin's robots.txt (or another per-origin ``document``, with
+    redirects) through the crawl's engine."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        timeout: float,
+        document: Document[Any] = ROBOTS_TXT,
+        slot_of: Callable[[Hashable], object] = lambda key: None,
+        download_stats: str | None = None,
+    ) -> None:
+        self.crawler = crawler
+        self.timeout = timeout
+        self.document = document
+        self.stats = crawler.stats
+        #: Where the download stats go (Scrapy's own ``robotstxt/…`` for robots.txt: see
+        #: :mod:`scrapy_rep.crawl.documents.kinds`); by default the kind's own prefix.
+        self._stat_prefix = download_stats or document.stat_prefix
+        #: The download slot an origin's document goes through (``None``: Scrapy's
+        #: default, the hostname): the slot of the request that triggered the fetch.
+        self.slot_of = slot_of
+
+    async def fetch(self, origin: Hashable) -> Fetched:
+        """What downloading ``origin``'s document came to; never raises."""
+        procedure = FetchProcedure(self.document, self.document.url(origin))
+        try:
+            return await self._follow(procedure, origin)
+        except Exception as error:  # a bug in scrapy_rep: never stall, never blame the site
+            inc(self.stats, f"{self.document.stat_prefix}/internal_errors")
+            logger.exception(
+                "scrapy_rep internal error while downloading the %s of %s; please "
+                "report it. Its requests are held and retried as if it were unreachable.",
+                self.document.name,
+                origin,
+                extra={"spider": self.crawler.spider},
+            )
+            return procedure.on_internal_error(describe(error))
+
+    async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
+        engine = self.crawler.engine
+        assert engine is not None
+        download = engine.download_async
+        step: Follow | Fetched = procedure.start
+        bypass_cache = False
+        while isinstance(step, Follow):
+            request = self._request(step.url, origin, bypass_cache)
+            inc(self.stats, f"{self._stat_prefix}/request_count")
+            try:
+                response = await download(request)
+            except IgnoreRequest as error:
+                if request.meta.get(_INFLATING_KEY):  # our bomb cap: an invalid response
+                    return procedure.on_network_error(describe(error))
+                inc(self.stats, f"{self.document.stat_prefix}/ignored")
+                return procedure.on_ignored(describe(error))
+            except Exception as error:  # DNS, timeout, refused/reset, truncated
+                inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
+                return procedure.on_network_error(describe(error))
+            inc(self.stats, f"{self._stat_prefix}/response_count")
+            inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
+            if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
+                # Scrapy's HTTP cache replays a 429/5xx: never use it, ask the site.
+                inc(self.stats, f"{self.document.stat_prefix}/httpcache_bypassed")
+                bypass_cache = True
+                continue
+            bypass_cache = False
+            step = procedure.on_response(
+                response.status,
+                response.body,
+                location=_header(response, b"Location"),
+                cache_control=_header(response, b"Cache-Control"),
+                retry_after=_header(response, b"Retry-After"),
+                truncated="download_stopped" in response.flags,
+            )
+        return step
+
+    def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
+        meta: dict[str, Any] = {
+            DONT_OBEY_ROBOTSTXT: True,
+            "dont_redirect": True,  # we count the hops (SPEC §4)
+            "dont_retry": True,  # we retry with backoff
+            "handle_httpstatus_all": True,
+            "allow_offsite": True,  # a cross-host redirect is still followed
+            "download_maxsize": 0,  # we stop at 500 KiB ourselves, without failing
+            "download_warnsize": 0,
+            "download_timeout": self.timeout,
+            ROBOTS_REQUEST_KEY: str(origin),
+            FETCHED_AS: self.document.name,
+        }
+        if bypass_cache:
+            meta["dont_cache"] = True
+        slot = self.slot_of(origin)
+        if slot is not None:
+            meta[DOWNLOAD_SLOT] = slot
+        return Request(
+            url, priority=DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True, meta=meta
+        )
+
+    def bytes_received(self, data: bytes, request: Request, spider: Any = None) -> None:
+        """SPEC §4: stop a download of this fetcher's kind after 500 KiB (parse what
+        came): RFC 9309 §2.5's 500 KiB is the least read. Connected to ``bytes_received``
+        only while a download of its kind runs; the fetchers of other kinds are connected
+        too while theirs run, so each counts only its own requests (``FETCHED_AS``): every
+        byte counts once, against its own document."""
+        if request.meta.get(FETCHED_AS) != self.document.name:
+            return
+        received = request.meta.get(_RECEIVED_KEY, 0) + len(data)
+        request.meta[_RECEIVED_KEY] = received
+        if received >= MAX_BODY_BYTES:
+            raise StopDownload(fail=False)
+
+
+def _unreachable(status: int) -> bool:
+    return status == 429 or status >= 500
+
+
+def _header(response: Response, name: bytes) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
+
+
+def describe(error: BaseException) -> str:
+    """One short line for an error (Twisted's ``ResponseFailed`` wraps a list of
+    failures: name the first; Scrapy's ``DownloadFailedError`` wraps Twisted's error)."""
+    while error.__cause__ is not None and not getattr(error, "reasons", None):
+        error = error.__cause__
+    reasons = getattr(error, "reasons", None)
+    if reasons:
+        first = reasons[0]
+        error = getattr(first, "value", first)
+    text = str(error).strip()
+    name = type(error).__name__
+    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
+    return line if len(line) <= 200 else line[:199] + "…"
+
+
+def robots_response_from_cache(request: Request, entry: CacheEntry[Any]) -> Response | None:
+    """A spider's own request for a robots.txt we have (a SitemapSpider's ``sitemap_urls``),
+    answered from the cache: no second download (SPEC §5). ``None``: download it."""
+    parts = urlparse_cached(request)
+    if parts.path != "/robots.txt" or parts.query or entry.unreachable or entry.status is None:
+        return None
+    if entry.body_zlib:
+        status, body = 200, zlib.decompress(entry.body_zlib)
+    elif 400 <= entry.status < 500:
+        status, body = entry.status, b""
+    else:
+        return None
+    headers = Headers({"Content-Type": "text/plain"})
+    cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
+    flags = ["cached", "scrapy_rep"]
+    return cls(
+        url=request.url, status=status, headers=headers, body=body, flags=flags, request=request
+    )

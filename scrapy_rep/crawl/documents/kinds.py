@@ -1,0 +1,217 @@
+"""What the crawl adds to each document kind: how Scrapy hears of it (SPEC §4, §5).
+
+A :class:`~scrapy_rep.fetch.kinds.DocumentKind` is pure; a :class:`CrawlKind` pairs it
+with its Scrapy side: the prefix of its download stats, the signals sent once it is
+known, how a crawl parses it, and whether the crawl's purposes need it. The middleware
+builds one :class:`~scrapy_rep.crawl.documents.documents.OriginDocument` per needed kind of
+:data:`CRAWL_KINDS`: adding a kind is adding a value here, with no new branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Hashable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from scrapy import signals
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.robotparser import RobotParser
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.usage.rsl import RslDocument
+from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.fetch.lifecycle.events import Announce
+    from scrapy_rep.settings import RepConfig
+    from scrapy_rep.usage.policy import UsagePolicy
+    from scrapy_rep.usage.verdicts import RequestRules
+
+D = TypeVar("D")
+#: ``announce(crawler, kind, action, trigger)``: send the signals of a known or failed
+#: document; a coroutine to await (handlers that may be async) or ``None``.
+Announcer = Callable[
+    ["Crawler", DocumentKind[Any], "Announce", "Request | None"],
+    "Coroutine[Any, Any, Any] | None",
+]
+
+
+def announce_document(
+    crawler: Crawler, kind: DocumentKind[Any], action: Announce, trigger: Request | None
+) -> None:
+    """scrapy_rep's ``document_fetched`` signal, for any kind."""
+    crawler.signals.send_catch_log(
+        signal=rep_signals.document_fetched,
+        origin=str(action.key),
+        document=kind.name,
+        url=kind.url(action.key),
+        outcome=action.outcome,
+        status=action.status,
+    )
+
+
+def announce_robots(
+    crawler: Crawler, kind: DocumentKind[Any], action: Announce, trigger: Request | None
+) -> Coroutine[Any, Any, Any] | None:
+    """``robotstxt_fetched``, then Scrapy's own ``robots_parsed`` (as Scrapy's middleware,
+    with the request that made it be fetched) once the rules are known."""
+    rules: RobotsTxt = action.rules
+    crawler.signals.send_catch_log(
+        signal=rep_signals.robotstxt_fetched,
+        origin=str(action.key),
+        robots_url=kind.url(action.key),
+        rules=rules,
+        outcome=action.outcome,
+        status=action.status,
+        sitemaps=rules.sitemaps,
+    )
+    if not action.known:
+        return None
+    return crawler.signals.send_catch_log_async(
+        signal=signals.robots_parsed, robotparser=RobotParser.from_rules(rules), request=trigger
+    )
+
+
+class UsageNeeds(Protocol):
+    """What a kind asks of the crawl's usage gate (``UsageGate``, in ``requests/``) to
+    know whether the crawl needs it: ``documents/`` imports nothing of ``requests/``."""
+
+    @property
+    def policy(self) -> UsagePolicy: ...
+
+    @property
+    def rules(self) -> RequestRules: ...
+
+
+def _always(usage: UsageNeeds) -> bool:
+    return True
+
+
+def _no_parser(crawler: Crawler, config: RepConfig) -> None:
+    return None
+
+
+def _the_origin(
+    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+) -> tuple[Hashable, ...]:
+    return (origin,)
+
+
+@dataclass(frozen=True)
+class CrawlKind(Generic[D]):
+    """One document kind as a crawl fetches, announces and counts it."""
+
+    kind: DocumentKind[D]
+    #: Prefix of its download stats (``…/request_count``); ``None``: the kind's own.
+    download_stats: str | None = None
+    announce: Announcer = announce_document
+    #: Whether a crawl needs it, given what the crawl is for (``REP_PURPOSE``).
+    needed: Callable[[UsageNeeds], bool] = _always
+    #: The crawl's parser of it (``None``: the kind's own).
+    parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
+    #: The crawl's parser of a body the download cut short (``None``: the kind's own).
+    parser_cut: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
+    #: The keys of the copies a request of ``origin`` needs, given its robots.txt and the
+    #: agents whose groups the crawl obeys (its own, then ``REP_PURPOSE_AGENTS``): the
+    #: origin itself, or for RSL the license URLs of their ``License:`` lines (maybe none).
+    keys: Callable[[Hashable, RobotsTxt, tuple[str, ...]], tuple[Hashable, ...]] = _the_origin
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def stats(self) -> str:
+        """Where its download stats go."""
+        return self.download_stats or self.kind.stat_prefix
+
+    def for_crawl(self, crawler: Crawler, config: RepConfig) -> DocumentKind[D]:
+        """The kind with the crawl's parsers."""
+        parse, parse_cut = self.parser(crawler, config), self.parser_cut(crawler, config)
+        if parse is None and parse_cut is None:
+            return self.kind
+        return self.kind.parsed_with(parse or self.kind.parse, parse_cut)
+
+    def keys_of(
+        self, origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+    ) -> tuple[Hashable, ...]:
+        """The keys of the copies a request of ``origin`` needs (``robots``: its rules;
+        ``agents``: the crawler's agent, then ``REP_PURPOSE_AGENTS``)."""
+        return self.keys(origin, robots, agents)
+
+
+def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
+    profile = config.profile
+
+    def parse(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile)
+
+    return parse
+
+
+def _tdmrep_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
+    return _tdmrep_counting(crawler, truncated=False)
+
+
+def _tdmrep_parser_cut(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
+    return _tdmrep_counting(crawler, truncated=True)
+
+
+def _tdmrep_counting(crawler: Crawler, truncated: bool) -> Callable[[bytes], TdmRepFile]:
+    stats = crawler.stats
+
+    def parse(body: bytes) -> TdmRepFile:
+        """tdmrep.json (``truncated``: the download cut it), its invalid (skipped)
+        entries counted."""
+        tdm = parse_tdmrep(body, truncated)
+        if tdm.skipped and stats is not None:
+            stats.inc_value("rep/tdmrep/entries_skipped", tdm.skipped)
+        return tdm
+
+    return parse
+
+
+def _needs_tdmrep(usage: UsageNeeds) -> bool:
+    return usage.policy.needs_tdmrep
+
+
+def _needs_rsl(usage: UsageNeeds) -> bool:
+    """Whether the crawl reads RSL licenses: ``REP_PURPOSE`` was set (any purpose: an
+    RSL ``<prohibits>`` of ``search`` holds for a search crawl; purpose-notes §9)."""
+    return usage.rules.purpose_set
+
+
+def _license_keys(
+    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
+) -> tuple[Hashable, ...]:
+    """The license URLs of the robots.txt ``License:`` lines that apply to the crawl's
+    agents (RSL 1.0 §4.4: a group's replace the file-wide ones; none: no RSL fetch)."""
+    if not robots.licenses:
+        return ()
+    return _keys_of_licenses(licenses_of_agents(robots, agents))
+
+
+@lru_cache(maxsize=1024)
+def _keys_of_licenses(licenses: tuple[str, ...]) -> tuple[str, ...]:
+    """Once per distinct ``License:`` list, not per request."""
+    return licenses_to_wait_for(licenses)
+
+
+#: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
+ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
+    ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
+)
+#: tdmrep.json, for AI purposes.
+TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
+    TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser, parser_cut=_tdmrep_parser_cut
+)
+#: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (docs/purpose-notes.md §9).
+RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL, needed=_needs_rsl, keys=_license_keys)
+#: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).
+CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

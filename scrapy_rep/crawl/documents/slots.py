@@ -1,0 +1,150 @@
+"""Crawl-delay in Scrapy's download slots (SPEC §5): politeness can only go up.
+
+When ``Crawl-delay`` is honoured, the gap between two requests to an origin is at least
+the larger of its crawl-delay (capped by ``REP_CRAWL_DELAY_MAX``) and what the project
+configured for that host:
+
+- The origin gets a download slot of its own (``download_slot`` = the origin), so the
+  delay never slows other origins of the same host; the slot starts from the host's
+  ``DOWNLOAD_SLOTS`` entry (concurrency, delay, jitter) or ``DOWNLOAD_DELAY``. A request
+  that names a slot already keeps it, and that slot gets the delay.
+- Scrapy's jitter draws each gap from ``delay × (1 ± jitter)``; the slot's delay is set
+  so that the shortest gap is still the crawl-delay: ``crawl_delay / (1 - jitter)``
+  (with the usual ±50 %, twice the crawl-delay on average), and never below the delay
+  the project configured.
+- AutoThrottle adjusts slot delays after every response and may lower them to
+  ``DOWNLOAD_DELAY``; for the slots with a crawl-delay the floor is put back right after.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy import signals
+
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from scrapy_rep.fetch.origins import Origin
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.slots")
+
+#: At most this many slots keep a crawl-delay floor (bounded memory in broad crawls).
+MAX_SLOTS: Final = 10_000
+
+
+class CrawlDelaySlots:
+    """Applies each origin's crawl-delay to its download slot."""
+
+    def __init__(self, crawler: Crawler, maximum: float) -> None:
+        self.crawler = crawler
+        self.maximum = maximum
+        settings = crawler.settings
+        self._host_slots: dict[str, dict[str, Any]] = settings.getdict("DOWNLOAD_SLOTS")
+        self._delay = settings.getfloat("DOWNLOAD_DELAY")
+        self._jitter = _default_jitter(settings)
+        self._uses_jitter_key = "DOWNLOAD_DELAY_JITTER" in settings
+        self._autothrottle = settings.getbool("AUTOTHROTTLE_ENABLED")
+        #: Slot key -> the smallest delay it may have.
+        self.floors: OrderedDict[str, float] = OrderedDict()
+        self._watching = False
+
+    def apply(self, request: Request, origin: Origin, crawl_delay: float | None) -> None:
+        """Give ``request`` the slot of ``origin`` with its crawl-delay floor."""
+        if not crawl_delay or crawl_delay <= 0:
+            return
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        downloader = engine.downloader
+        crawl_delay = min(crawl_delay, self.maximum)
+        key = request.meta.get(DOWNLOAD_SLOT)
+        base = self._host_slots.get(str(key) if key else origin.host, {})
+        if key is None:
+            key = request.meta[DOWNLOAD_SLOT] = str(origin)
+        delay, jitter = float(base.get("delay", self._delay)), _jitter_of(base, self._jitter)
+        floor = max(delay, crawl_delay / (1 - jitter) if jitter < 1 else 2 * crawl_delay)
+        slot = downloader.slots.get(key)
+        if slot is not None and slot.delay < floor:
+            slot.delay = floor
+        if self.floors.get(key, 0.0) >= floor:
+            self.floors.move_to_end(key)
+            return
+        first = key not in self.floors
+        self.floors[key] = floor
+        settings = {**downloader.per_slot_settings.get(key, base), "delay": floor}
+        if jitter >= 1:
+            settings[self._jitter_key] = 0.5 if self._uses_jitter_key else True
+        downloader.per_slot_settings[key] = settings  # for the slot made next
+        if len(self.floors) > MAX_SLOTS:
+            oldest, _ = self.floors.popitem(last=False)
+            downloader.per_slot_settings.pop(oldest, None)
+        if self._autothrottle and not self._watching:
+            self._watching = True
+            self.crawler.signals.connect(self._restore_floor, signal=signals.response_downloaded)
+        if first:
+            self._log_first(origin, floor, crawl_delay, key, jitter if floor > delay else 0.0)
+
+    @property
+    def _jitter_key(self) -> str:
+        return "jitter" if self._uses_jitter_key else "randomize_delay"
+
+    def _restore_floor(self, response: Response, request: Request, **_: Any) -> None:
+        """Runs after AutoThrottle's own handler (it connected first)."""
+        key = request.meta.get(DOWNLOAD_SLOT)
+        engine = self.crawler.engine
+        if not isinstance(key, str) or engine is None:
+            return
+        floor = self.floors.get(key)
+        if floor is None:
+            return
+        slot = engine.downloader.slots.get(key)
+        if slot is not None and slot.delay < floor:
+            slot.delay = floor
+
+    def _log_first(
+        self, origin: Origin, floor: float, crawl_delay: float, key: str, jitter: float
+    ) -> None:
+        """One INFO line per origin: the crawl-delay as a shortest gap, and the slot delay
+        that gives it (larger when Scrapy's jitter draws each gap around it)."""
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value("rep/crawl_delay/origins")
+        if jitter <= 0:
+            how = f"download slot {key!r}, delay {floor:.3g} s"
+        elif jitter < 1:
+            how = (
+                f"download slot {key!r}: delay {floor:.3g} s with ±{jitter:.0%} jitter, "
+                f"so no gap is shorter than {crawl_delay:.3g} s"
+            )
+        else:
+            how = f"download slot {key!r}: delay {floor:.3g} s, jitter turned down to ±50 %"
+        logger.info(
+            "Crawl-delay of %s: at least %.3g s between requests (%s)",
+            origin,
+            crawl_delay,
+            how,
+            extra={"spider": self.crawler.spider},
+        )
+
+
+def _default_jitter(settings: Any) -> float:
+    """The jitter of slots that set none: ``DOWNLOAD_DELAY_JITTER`` (Scrapy 2.19+) or
+    ``RANDOMIZE_DOWNLOAD_DELAY`` (±50 % when on)."""
+    if "DOWNLOAD_DELAY_JITTER" in settings:
+        return max(0.0, float(settings.getfloat("DOWNLOAD_DELAY_JITTER")))
+    return 0.5 if settings.getbool("RANDOMIZE_DOWNLOAD_DELAY", True) else 0.0
+
+
+def _jitter_of(slot_settings: dict[str, Any], default: float) -> float:
+    if "jitter" in slot_settings:
+        return max(0.0, float(slot_settings["jitter"]))
+    if "randomize_delay" in slot_settings:
+        return 0.5 if slot_settings["randomize_delay"] else 0.0
+    return default

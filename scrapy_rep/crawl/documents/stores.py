@@ -1,0 +1,248 @@
+"""Where robots.txt outcomes are kept beyond one process: the store clients (SPEC §4).
+
+Every crawler process keeps its own parsed rules in :class:`scrapy_rep.fetch.cache.DocumentCache`.
+A *store* is the layer behind it, asked when that cache has no fresh copy and told every
+download's outcome:
+
+- :class:`LocalStore` (``REP_ROBOTSTXT_CACHE = "memory"``, the default, no ``JOBDIR``)
+  keeps nothing beyond the process: each process downloads and decides alone.
+- :class:`JobdirStore` (``REP_ROBOTSTXT_CACHE = "memory"`` and a ``JOBDIR``) keeps the
+  records in a file of the crawl's ``JOBDIR``: the cache survives pause and resume.
+- :class:`RedisStore` (``REP_ROBOTSTXT_CACHE = "redis://host:port/db"``) keeps one
+  record per origin in Redis: the raw body (zlib, at most 500 KiB before compression),
+  the fetch outcome, when it was fetched, until when it is fresh and usable when stale,
+  and the "temporarily unreachable" schedule (failures, first failure, next try). A lease
+  (``SET NX PX``) lets only one process download an origin's robots.txt at a time; a
+  process that dies mid-download loses its lease when it times out.
+
+Records are encoded and checked by :mod:`scrapy_rep.fetch.records`; a record that does not
+decode, has another format version, or names another origin is ignored.
+:class:`StoreClient` wraps a store for the middleware: a store that fails is left alone
+for 30 s (the process carries on with its own cache), a corrupt record counts as none.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import socket
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from scrapy_rep.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
+
+__all__ = [
+    "JOBDIR_FILE",
+    "JobdirStore",
+    "LocalStore",
+    "RedisStore",
+    "RobotsStore",
+    "SharedRecord",
+    "StoreCorrupt",
+    "store_for",
+]
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.stores")
+
+#: The JOBDIR store's file.
+JOBDIR_FILE: Final = "scrapy_rep.robots"
+
+
+class RobotsStore(Protocol):
+    """What the middleware needs from a shared store. Any method may raise
+    ``StoreUnavailable``-like errors (``OSError``, the client's own); the middleware
+    then carries on with its process-local cache."""
+
+    #: For logs and stats: "memory", "jobdir", "redis".
+    name: str
+    #: Whether the store is asked at all (it keeps records beyond the process's cache).
+    consulted: bool
+
+    async def load(self, origin: str) -> SharedRecord | None: ...
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None: ...
+
+    async def acquire(self, origin: str, seconds: float) -> bool: ...
+
+    async def release(self, origin: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalStore:
+    """Shares nothing: every process decides alone (the default)."""
+
+    name = "memory"
+    consulted = False
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        return None
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        return None
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        return True
+
+    async def release(self, origin: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class JobdirStore:
+    """Records in ``JOBDIR/scrapy_rep.robots`` (read at start, written at close), the
+    least recently used dropped beyond ``max_bytes`` of records (and beyond
+    ``max_origins`` of them, if given). One process per JOBDIR, as Scrapy requires, so a
+    lease is always granted.
+
+    The crawl bounds it by what its caches really keep (``REP_CACHE_MAX_BYTES`` per
+    document kind): a record takes no more bytes here than its entry does in the cache
+    (its compressed body and a header, against the body and :data:`~scrapy_rep.fetch.cache.
+    COMPRESSED_OVERHEAD`, or a parsed entry's larger estimate), so nothing the cache
+    keeps is forgotten at a pause (it was bounded by ``REP_CACHE_MAX_ORIGINS``, the
+    parsed tier only: a resumed broad crawl downloaded again what its cache still had)."""
+
+    name = "jobdir"
+    consulted = True
+
+    def __init__(
+        self, path: Path, max_origins: int | None = None, max_bytes: int | None = None
+    ) -> None:
+        self.path = path
+        self.max_origins = max_origins
+        self.max_bytes = max_bytes
+        self._records: OrderedDict[str, bytes] = OrderedDict()
+        #: Bytes of the records kept (each counted with its name and STORED_OVERHEAD).
+        self.bytes = 0
+        #: Why the file could not be read (it is then ignored), for the middleware's log.
+        self.load_error = ""
+        if path.exists():
+            try:
+                with path.open("rb") as file:
+                    saved = pickle.load(file)  # our own file in JOBDIR
+                if saved.get("version") != FORMAT_VERSION:
+                    raise ValueError(f"unknown version {saved.get('version')!r}")
+                self._records.update(saved["records"])
+            except Exception as error:
+                self.load_error = f"{type(error).__name__}: {error}"
+                self._records.clear()
+        self.bytes = sum(_stored_size(name, data) for name, data in self._records.items())
+        self._trim()
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        data = self._records.get(origin)
+        if data is None:
+            return None
+        self._records.move_to_end(origin)
+        return SharedRecord.decode(data, origin)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        data = record.encode()
+        old = self._records.pop(record.origin, None)
+        if old is not None:
+            self.bytes -= _stored_size(record.origin, old)
+        self._records[record.origin] = data
+        self.bytes += _stored_size(record.origin, data)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used records beyond the bounds (never the last one)."""
+        while len(self._records) > 1 and (
+            (self.max_origins is not None and len(self._records) > self.max_origins)
+            or (self.max_bytes is not None and self.bytes > self.max_bytes)
+        ):
+            name, data = self._records.popitem(last=False)
+            self.bytes -= _stored_size(name, data)
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        return True
+
+    async def release(self, origin: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        temporary = self.path.with_suffix(".tmp")
+        with temporary.open("wb") as file:
+            state = {"version": FORMAT_VERSION, "records": dict(self._records)}
+            pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
+        temporary.replace(self.path)
+
+
+#: Bytes a record kept in memory costs besides its name and data (the dict slot, the
+#: two objects' headers).
+STORED_OVERHEAD: Final = 200
+
+
+def _stored_size(name: str, data: bytes) -> int:
+    return len(name) + len(data) + STORED_OVERHEAD
+
+
+#: Deletes the lease only if this process still holds it.
+_RELEASE: Final = """
+if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """Records and leases in Redis (``pip install scrapy_rep[redis]``)."""
+
+    name = "redis"
+    consulted = True
+
+    def __init__(self, url: str, prefix: str = "scrapy_rep", timeout: float = 2.0) -> None:
+        try:
+            import redis.asyncio
+        except ImportError:  # pragma: no cover - depends on the installation
+            raise ImportError(
+                "REP_ROBOTSTXT_CACHE names Redis, but the redis package is missing: "
+                "pip install 'scrapy_rep[redis]'"
+            ) from None
+        self.url = url
+        self.prefix = prefix
+        self.client: Any = redis.asyncio.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        #: Identifies this process's leases.
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+
+    def _key(self, kind: str, origin: str) -> str:
+        return f"{self.prefix}:{kind}:{origin}"
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        data = await self.client.get(self._key("robots", origin))
+        return None if data is None else SharedRecord.decode(data, origin)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        milliseconds = max(1000, int(keep_for * 1000))
+        await self.client.set(self._key("robots", record.origin), record.encode(), px=milliseconds)
+
+    async def acquire(self, origin: str, seconds: float) -> bool:
+        milliseconds = max(1, int(seconds * 1000))
+        key = self._key("lease", origin)
+        return bool(await self.client.set(key, self.owner, nx=True, px=milliseconds))
+
+    async def release(self, origin: str) -> None:
+        await self.client.eval(_RELEASE, 1, self._key("lease", origin), self.owner)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def store_for(setting: str, jobdir: str | None = None, max_bytes: int | None = None) -> RobotsStore:
+    """The store a ``REP_ROBOTSTXT_CACHE`` value (already validated) and ``JOBDIR`` name:
+    Redis when a URL is given, else the JOBDIR file (at most ``max_bytes`` of records)
+    when there is a JOBDIR, else none."""
+    if setting != "memory":
+        return RedisStore(setting)
+    if jobdir:
+        return JobdirStore(Path(jobdir) / JOBDIR_FILE, max_bytes=max_bytes)
+    return LocalStore()

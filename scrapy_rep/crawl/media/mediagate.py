@@ -1,0 +1,310 @@
+"""A downloaded file held against the crawl's AI purposes (the Scrapy side of
+:mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
+
+Every signal about the file makes one decision: what the origin said before the fetch
+(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``, ``Content-Signal``,
+``tdm-reservation``, ``X-Robots-Tag: noai``/``noimageai``), the ``noimageai`` of the page
+that showed the image (``rep_image_usage``, from the page-directives middleware), and
+the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
+
+from itemadapter import ItemAdapter
+
+from scrapy_rep import signals
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.page.pagereader import page_directives
+from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.requests.usagegate import before_of
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.usage._c2pa import available
+from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage._xmp import Limits, sniff
+from scrapy_rep.usage.mediausage import MediaReading, read_media
+from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.mediagate")
+
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
+IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
+REFUSED_KEY: Final = meta.REFUSED
+UNREADABLE_KEY: Final = meta.UNREADABLE
+_NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
+#: The sentence of a robots.txt refusal (:mod:`scrapy_rep.crawl.requests.robotsgate`,
+#: :mod:`scrapy_rep.usage.verdicts`): its robots.txt URL and the deciding rule.
+_FORBIDDEN: Final = re.compile(r"Forbidden by (\S+)(?: for \S+)? \((.*)\)\Z", re.DOTALL)
+_told_c2pa = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdict:
+    """What the gate found about one file."""
+
+    decision: UsageDecision
+    reading: MediaReading
+    refusal: Refusal | None
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every statement that denies the refused purpose (several sources can say no)."""
+        if self.refusal is None:
+            return []
+        if self.refusal.signal is None:
+            return [self.refusal.message]
+        index = PURPOSE_INDEX[self.refusal.purpose]
+        denying = [s.source for s in self.decision.signals if s.answers[index] is False]
+        return [f"{self.refusal.purpose} denied by {source}" for source in denying]
+
+
+class MediaGate:
+    """Reads each downloaded file for the crawl's AI purposes (``REP_MEDIA_*``)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        config = config_of(crawler)
+        self.crawler = crawler
+        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
+        self.mark = config.purpose_action == "mark"
+        self.constraints_met = config.media_constraints_met
+        self.c2pa = config.media_c2pa
+        self.limits = limits_of(config)
+        self.agent = robots_agent(crawler.settings)
+        self.tokens = config.directive_tokens
+        #: Why our downloader middleware refused a file's request (robots.txt, the
+        #: origin's usage signals…), until the pipeline hears of the failure.
+        self._refused_before: WeakKeyDictionary[Request, dict[str, Any]] = WeakKeyDictionary()
+        if self.enabled:
+            crawler.signals.connect(self._request_refused, signal=signals.request_refused)
+            if self.c2pa:
+                _say_c2pa_once()
+
+    def _request_refused(self, request: Request, reason: str, message: str, **_: Any) -> None:
+        purpose: str | None = None
+        statement: str | None = None
+        if reason == "purpose":
+            refusal = self.policy.refuse_before(before_of(request))
+            if refusal is not None and refusal.signal is not None:
+                purpose, statement = refusal.purpose, refusal.signal.source
+        elif reason == "forbidden":
+            rule = _FORBIDDEN.match(message)
+            statement = None if rule is None else f"{rule[1]} {rule[2]}"
+        entry = refused_file(request.url, purpose, message, statement, [message])
+        self._refused_before[request] = entry
+
+    def refused_before(self, request: Request) -> dict[str, Any] | None:
+        """The :func:`refused_file` entry of ``request`` if scrapy_rep refused it before
+        it was sent (robots.txt, the origin's usage signals), else ``None``."""
+        return self._refused_before.pop(request, None)
+
+    def check(self, response: Response, request: Request, item: Any) -> FileVerdict:
+        """The verdict on one downloaded file. A failure of the check itself fails closed
+        (docs/media.md, "What happens to a file"): the file is refused for the crawl's
+        AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
+        try:
+            verdict = self._check(response, request, item)
+        except Exception as error:  # never lose an item over a file's statements
+            verdict = self._unchecked(response.body, error)
+            logger.warning(
+                "scrapy_rep: could not read the usage statements of %(request)s (%(error)s): "
+                "handled as a refusal for the crawl's AI purposes",
+                {"request": request, "error": verdict.reading.problems[0]},
+                extra={"spider": self.crawler.spider},
+            )
+            inc(self.crawler.stats, "rep/media/errors")
+        self._count(verdict)
+        return verdict
+
+    def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
+        """The verdict on a file whose check failed: a "no" for ai-train and ai-input,
+        the reading that never loses a site owner's "no"."""
+        what = f"the check failed: {type(error).__name__}: {error}"[:200]
+        signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
+        reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
+        decision = decide((signal,))
+        refusal = self.policy.refusal(decision)
+        if refusal is None:  # a crawl without an AI purpose never gets here (not enabled)
+            refusal = Refusal("ai-train", signal)
+        return FileVerdict(decision, reading, refusal)
+
+    def settled(
+        self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
+    ) -> None:
+        """Send :data:`scrapy_rep.signals.file_checked` once the pipeline knows what became
+        of the file (``fate``: ``stored``, ``marked``, ``refused`` or ``failed``, with the
+        pipeline's ``error``): the audit trail's ``file`` record is written from it."""
+        self.crawler.signals.send_catch_log(
+            signals.file_checked,
+            url=request.url,
+            request=request,
+            item=item,
+            decision=verdict.decision,
+            reading=verdict.reading,
+            refusal=verdict.refusal,
+            fate=fate,
+            error=error,
+        )
+
+    def _check(self, response: Response, request: Request, item: Any) -> FileVerdict:
+        directives = page_directives(response, self.agent, extra_tokens=self.tokens)
+        page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
+        origin = self.policy.after_fetch(before_of(request), page).signals
+        reading = read_media(
+            response.body,
+            limits=self.limits,
+            constraints_met=self.constraints_met,
+            c2pa=self.c2pa,
+        )
+        every = (*origin, *page_noimageai(request, item), *reading.signals)
+        decision = decide(every)
+        return FileVerdict(decision, reading, self.policy.refusal(decision))
+
+    def refused(self, verdict: FileVerdict, request: Request, item: Any, stored: bool) -> None:
+        """Count, log and signal a refused file (``stored``: marked, and stored)."""
+        refusal = verdict.refusal
+        assert refusal is not None
+        inc(self.crawler.stats, f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
+        logger.info(
+            "scrapy_rep: %(action)s %(url)s: %(reasons)s",
+            {
+                "action": "marked" if stored else "not stored",
+                "url": request.url,
+                "reasons": "; ".join(verdict.reasons),
+            },
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            signals.file_refused,
+            url=request.url,
+            request=request,
+            item=item,
+            purpose=refusal.purpose,
+            message=refusal.message,
+            statement=None if refusal.signal is None else refusal.signal.source,
+            stored=stored,
+        )
+
+    def _count(self, verdict: FileVerdict) -> None:
+        inc(self.crawler.stats, "rep/media/checked")
+        reading = verdict.reading
+        if reading.signals:
+            inc(self.crawler.stats, "rep/media/with_statements")
+        if reading.unreadable:
+            inc(self.crawler.stats, "rep/media/unreadable")
+        if reading.c2pa == "read":
+            inc(self.crawler.stats, "rep/media/c2pa_read")
+
+
+def refused_file(
+    url: str,
+    purpose: str | None,
+    reason: str,
+    statement: str | None,
+    reasons: list[str],
+) -> dict[str, Any]:
+    """One entry of an item's ``rep_refused_files`` (docs/media.md): the file's URL, the
+    refused purpose, the sentence, the deciding statement (``None``: nothing said, e.g.
+    ``REP_PURPOSE_UNKNOWN = "deny"``, or an unreachable document) and every statement
+    that denies it."""
+    return {
+        "url": url,
+        "purpose": purpose,
+        "reason": reason,
+        "signal": statement,
+        REFUSED_KEY: reasons,
+    }
+
+
+def verdict_refused_file(verdict: FileVerdict, url: str) -> dict[str, Any]:
+    """The ``rep_refused_files`` entry of a downloaded file refused by ``verdict``."""
+    refusal = verdict.refusal
+    assert refusal is not None
+    statement = None if refusal.signal is None else refusal.signal.source
+    entry = refused_file(url, refusal.purpose, refusal.message, statement, verdict.reasons)
+    if verdict.reading.unreadable:
+        entry[UNREADABLE_KEY] = list(verdict.reading.problems)
+    return entry
+
+
+def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:
+    """The ``noimageai`` of the page that showed this image, as the page-directives
+    middleware recorded it (on the request, or on the item for its image URLs)."""
+    found = []
+    record = request.meta.get(IMAGE_USAGE_KEY)
+    if isinstance(record, dict) and record.get("url") == request.url:
+        found.append(record)
+    try:
+        on_item = ItemAdapter(item).get(IMAGE_USAGE_KEY) if item is not None else None
+    except TypeError:
+        on_item = None
+    if isinstance(on_item, dict) and request.url in (on_item.get("urls") or ()):
+        found.append(on_item)
+    return [_record_signal(record) for record in found[:1]]
+
+
+def _record_signal(record: dict[str, Any]) -> UsageSignal:
+    purposes = record.get("purposes") or ("ai-train", "ai-input")
+    answers = tuple(
+        False if purpose in purposes and answer is False else None
+        for purpose, answer in zip(PURPOSE_INDEX, _NOIMAGEAI, strict=True)
+    )
+    source = str(record.get("source") or "noimageai on the page")[:200]
+    return UsageSignal("robots-meta", (answers[0], answers[1], answers[2]), source)
+
+
+def _say_c2pa_once() -> None:
+    global _told_c2pa
+    if not _told_c2pa and not available():
+        _told_c2pa = True
+        logger.warning(
+            "scrapy_rep: c2pa-python is not installed: C2PA statements in downloaded "
+            "files are not read (pip install 'scrapy_rep[media]'); IPTC Data Mining is"
+        )
+
+
+def limits_of(config: RepConfig) -> Limits:
+    """The scan limits of ``REP_MEDIA_MAX_*``."""
+    return Limits(
+        max_scan=config.media_max_scan_bytes,
+        max_packet=config.media_max_packet_bytes,
+        max_packets=config.media_max_packets,
+    )
+
+
+def file_report(
+    response: Response, config: RepConfig, policy: UsagePolicy
+) -> tuple[tuple[UsageSignal, ...], list[str]]:
+    """For ``scrapy robots --purpose``: the statements inside a downloaded file (any
+    response but an HTML page), as the pipelines read them; (signals, lines to print)."""
+    from scrapy.http import HtmlResponse
+
+    if isinstance(response, HtmlResponse) or not response.body:
+        return (), []
+    if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
+        return (), ["file: statements inside files are read for ai-train / ai-input only"]
+    reading = read_media(
+        response.body,
+        limits=limits_of(config),
+        constraints_met=config.media_constraints_met,
+        c2pa=config.media_c2pa,
+    )
+    lines = [f"file: {reading.format}, {len(reading.signals)} statement(s) inside"]
+    lines += [f"file: unreadable: {problem}" for problem in reading.problems]
+    if reading.c2pa == "not read: not installed":
+        lines.append("file: C2PA not read (c2pa-python is not installed)")
+    return reading.signals, lines

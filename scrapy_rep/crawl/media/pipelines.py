@@ -1,0 +1,227 @@
+"""``FilesPipeline`` / ``ImagesPipeline`` that honour the statements inside the files
+they download (docs/media.md).
+
+For crawls whose purposes (``REP_PURPOSE``) include ``ai-train`` or ``ai-input``, each
+downloaded file is read before it is stored (:class:`scrapy_rep.crawl.media.mediagate.
+MediaGate`). A file denied for a purpose of the crawl is not stored
+(``REP_PURPOSE_ACTION = "drop"``: it is listed in ``item["rep_refused_files"]``, never
+in ``item["files"]`` / ``item["images"]``, which hold only stored files with their
+``path``, as Scrapy's do) or is stored and marked (``"mark"``: its result says why
+under ``"rep_refused"``).
+
+The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass
+listed in ``ITEM_PIPELINES``, keeping the class name (so ``<NAME>_FILES_STORE``-style
+settings still apply). Without the add-on, list :class:`RepFilesPipeline` /
+:class:`RepImagesPipeline`, or mix :class:`MediaUsageMixin` into your own subclass.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NoReturn, cast
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import IgnoreRequest
+from scrapy.pipelines.files import FilesPipeline
+from scrapy.pipelines.images import ImagesPipeline
+
+# Private in Scrapy (2.19, our lowest): the one failure the media pipeline neither logs
+# as an error nor puts in the item; item_completed below turns ours into a result.
+from scrapy.pipelines.media import _MediaRequestFiltered
+from scrapy.utils.defer import ensure_awaitable
+
+from scrapy_rep.crawl.media.mediagate import (
+    IMAGE_USAGE_KEY,
+    REFUSED_KEY,
+    UNREADABLE_KEY,
+    MediaGate,
+    refused_file,
+    verdict_refused_file,
+)
+from scrapy_rep.crawl.meta import REFUSED_FILES
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.http import Response
+    from scrapy.pipelines.media import FileInfo, FileInfoOrError, MediaPipeline
+    from twisted.python.failure import Failure
+
+    _Base = FilesPipeline
+else:
+    _Base = object
+
+
+class MediaUsageMixin(_Base):
+    """Put before a ``FilesPipeline`` subclass: ``class P(MediaUsageMixin, FilesPipeline)``."""
+
+    rep_media: MediaGate
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rep_media = MediaGate(self.crawler)
+
+    def media_to_download(
+        self, request: Request, info: MediaPipeline.SpiderInfo, *, item: Any = None
+    ) -> Any:
+        """A stored copy is not taken as up to date when files are checked: it cannot
+        show what the file says now (``ImagesPipeline`` stores a re-encoded image without
+        its metadata), so the file is downloaded and read again."""
+        if self.rep_media.enabled:
+            return None
+        return super().media_to_download(request, info, item=item)
+
+    async def media_downloaded(
+        self,
+        response: Response,
+        request: Request,
+        info: MediaPipeline.SpiderInfo,
+        *,
+        item: Any = None,
+    ) -> FileInfo:
+        gate = self.rep_media
+        store = super().media_downloaded
+        if not gate.enabled or response.status != 200 or not response.body:
+            return await ensure_awaitable(store(response, request, info, item=item))
+        verdict = gate.check(response, request, item)
+        extra: dict[str, Any] = {}
+        if verdict.reading.unreadable:
+            extra[UNREADABLE_KEY] = list(verdict.reading.problems)
+        if verdict.refusal is not None:
+            extra[REFUSED_KEY] = verdict.reasons
+            if not gate.mark:
+                gate.refused(verdict, request, item, stored=False)
+                gate.settled(verdict, request, item, "refused")
+                entry = verdict_refused_file(verdict, request.url)
+                return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
+        try:
+            result = await ensure_awaitable(store(response, request, info, item=item))
+        except BaseException as error:  # the pipeline's own failure: recorded, then raised
+            gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
+            raise
+        if verdict.refusal is not None:
+            gate.refused(verdict, request, item, stored=True)
+        gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
+        return cast("FileInfo", {**result, **extra}) if extra else result
+
+    def media_failed(
+        self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
+    ) -> NoReturn:
+        """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
+        usage signals) is listed as refused too (see :meth:`item_completed`)."""
+        if self.rep_media.enabled and isinstance(failure.value, IgnoreRequest):
+            entry = self.rep_media.refused_before(request)
+            if entry is not None:
+                raise RefusedBeforeFetch(entry)
+        super().media_failed(failure, request, info)
+        raise AssertionError("media_failed returned")  # pragma: no cover
+
+    def item_completed(
+        self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
+    ) -> Any:
+        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do;
+        the refused ones (after or before download, and the URLs the page's
+        ``noimageai`` took out of the item) go to ``rep_refused_files``, each with why."""
+        refused: list[dict[str, Any]] = []
+        if self.rep_media.enabled:
+            kept: list[FileInfoOrError] = []
+            for result in results:
+                entry = _refused_entry(*result)
+                if entry is None:
+                    kept.append(result)
+                else:
+                    refused.append(entry)
+            results = kept
+        item = super().item_completed(results, item, info)
+        if self.rep_media.enabled:
+            field = self._rep_result_field()
+            refused += _page_refusals(item, field, refused, self.rep_media.policy.purposes)
+            _add_refused(item, refused)
+        return item
+
+    def _rep_result_field(self) -> str:
+        if isinstance(self, ImagesPipeline):
+            return self.images_result_field
+        return self.files_result_field
+
+
+#: The key under which a refused file's result carries its ``rep_refused_files`` entry
+#: from ``media_downloaded`` to ``item_completed`` (never seen in an item).
+_ENTRY = "_rep_refused_file"
+
+
+class RefusedBeforeFetch(_MediaRequestFiltered):
+    """A file request that scrapy_rep refused before it was sent."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__(str(entry["reason"]))
+        self.entry = entry
+
+
+def _refused_entry(ok: bool, value: Any) -> dict[str, Any] | None:
+    """The ``rep_refused_files`` entry a result carries, if the file was refused."""
+    if ok:
+        entry = value.get(_ENTRY) if isinstance(value, dict) else None
+        return entry if isinstance(entry, dict) else None
+    error = getattr(value, "value", None)
+    return error.entry if isinstance(error, RefusedBeforeFetch) else None
+
+
+def _page_refusals(
+    item: Any, field: str, refused: list[dict[str, Any]], crawl_purposes: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """An entry for each URL the page's ``noimageai`` took out of the item before
+    download (``rep_image_usage``), unless the pipeline handled it."""
+    try:
+        adapter = ItemAdapter(item)
+        record = adapter.get(IMAGE_USAGE_KEY)
+        results = list(adapter.get(field) or [])
+    except (TypeError, KeyError):
+        return []
+    if not isinstance(record, dict):
+        return []
+    present = {result.get("url") for result in results if isinstance(result, dict)}
+    present |= {entry.get("url") for entry in refused}
+    said = record.get("purposes") or ["ai-train", "ai-input"]
+    purposes = [purpose for purpose in crawl_purposes if purpose in said]
+    source = str(record.get("source") or "noimageai on the page")
+    entries = []
+    for url in record.get("urls") or ():
+        if url not in present and purposes:
+            reasons = [f"{purpose} denied by {source}" for purpose in purposes]
+            entries.append(refused_file(url, purposes[0], reasons[0], source, reasons))
+            present.add(url)
+    return entries
+
+
+def _add_refused(item: Any, refused: list[dict[str, Any]]) -> None:
+    """Add ``refused`` to the item's ``rep_refused_files`` (kept from another media
+    pipeline of the same item), once per URL; an item that has no such field (a
+    ``scrapy.Item`` without it) is left as it is."""
+    if not refused:
+        return
+    try:
+        adapter = ItemAdapter(item)
+        known = list(adapter.get(REFUSED_FILES) or [])
+        urls = {entry.get("url") for entry in known if isinstance(entry, dict)}
+        known += [entry for entry in refused if entry["url"] not in urls]
+        adapter[REFUSED_FILES] = known
+    except (TypeError, KeyError):
+        return
+
+
+class RepFilesPipeline(MediaUsageMixin, FilesPipeline):
+    """``FilesPipeline`` that honours the statements inside the files (docs/media.md)."""
+
+
+class RepImagesPipeline(MediaUsageMixin, ImagesPipeline):
+    """``ImagesPipeline`` that honours the statements inside the images (docs/media.md)."""
+
+
+def with_media_usage(pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
+    """``pipeline`` with :class:`MediaUsageMixin` in front, under the same name (the
+    add-on's replacement for each ``FilesPipeline`` subclass in ``ITEM_PIPELINES``)."""
+    if issubclass(pipeline, MediaUsageMixin):
+        return pipeline
+    wrapped = type(pipeline.__name__, (MediaUsageMixin, pipeline), {"__module__": __name__})
+    wrapped.__qualname__ = pipeline.__qualname__
+    wrapped.__doc__ = pipeline.__doc__
+    return wrapped

@@ -1,0 +1,184 @@
+"""``noimageai`` on a page covers its images (the Scrapy side of
+:mod:`scrapy_rep.usage.imageusage`; docs/decisions.md, 'A page's noimageai covers the images
+it shows').
+
+For a page whose directives say ``noimageai`` (for this crawler), from the callback's
+output:
+
+- a request for an image of the page (an ``<img>`` / ``<picture>`` source of it, a URL an
+  item of the page carries, or a URL with an image extension) is refused when the crawl
+  has an AI purpose and ``REP_PURPOSE_ACTION = "drop"``; otherwise it carries the record
+  in ``request.meta["rep_image_usage"]``, and the image's own usage decision then
+  includes the page's ``noimageai``;
+- an item's ``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs)
+  lose those URLs under ``"drop"``, so Scrapy's ImagesPipeline and FilesPipeline never
+  download or store them; the item gets ``rep_image_usage`` (the record and the URLs).
+
+A crawl without an AI purpose under ``"drop"`` changes nothing (noimageai says nothing
+about search); under ``"mark"`` every crawl marks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from itemadapter import ItemAdapter
+from scrapy.http import TextResponse
+from w3lib.url import canonicalize_url
+
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.usage.imageusage import (
+    IMAGE_PURPOSES,
+    IMAGE_USAGE_KEY,
+    for_item,
+    for_request,
+    is_image_url,
+    page_record,
+)
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from scrapy_rep.directives import PageDirectives
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.images")
+
+#: The attributes of a page that name one image, and those that list candidates.
+_SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
+_SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
+
+Refuse = Callable[["Request", "Response", str, str, str], None]
+
+
+class _Page:
+    """A noimageai page: its record and the canonical URLs of its images."""
+
+    __slots__ = ("images", "record")
+
+    def __init__(self, record: dict[str, Any], images: set[str]) -> None:
+        self.record = record
+        self.images = images
+
+
+class ImageGate:
+    """Refuses or marks the images of ``noimageai`` pages (see the module docstring)."""
+
+    def __init__(
+        self, crawler: Crawler, purposes: tuple[str, ...], mark: bool, refuse: Refuse
+    ) -> None:
+        self.stats = crawler.stats
+        settings = crawler.settings
+        self.fields = (
+            settings.get("IMAGES_URLS_FIELD") or "image_urls",
+            settings.get("FILES_URLS_FIELD") or "file_urls",
+        )
+        #: The crawl's purposes that a page's noimageai refuses (none: mark only).
+        self.refused = () if mark else tuple(p for p in purposes if p in IMAGE_PURPOSES)
+        #: Whether anything is done: refusing for an AI purpose, or marking. A search
+        #: crawl under "drop" leaves the images and items as they are.
+        self.active = mark or bool(self.refused)
+        self._refuse = refuse
+        self._pages: WeakKeyDictionary[Response, _Page | None] = WeakKeyDictionary()
+
+    def page(self, response: Response, directives: PageDirectives) -> _Page | None:
+        """The noimageai page ``response`` is (``None``: it is not one), read once."""
+        if not self.active or not directives.noimageai:
+            return None
+        if response in self._pages:
+            return self._pages[response]
+        source = next(
+            (s for s in directives.sources if "noimageai" in s.lower()),
+            "robots directive noimageai",
+        )
+        page = _Page(page_record(response.url, source), _page_images(response))
+        self._pages[response] = page
+        return page
+
+    def request(self, request: Request, response: Response, page: _Page) -> Request | None:
+        """A request yielded by a noimageai page: refused, marked, or as it was."""
+        url = request.url
+        if not (is_image_url(url) or canonicalize_url(url) in page.images):
+            return request
+        if self.refused:
+            purpose = self.refused[0]
+            inc(self.stats, f"rep/purpose/images_refused/{purpose}")
+            message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
+            self._refuse(request, response, "purpose", message, page.record["source"])
+            return None
+        inc(self.stats, "rep/purpose/images_marked")
+        request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)
+        return request
+
+    def item(self, item: Any, page: _Page) -> Any:
+        """An item of a noimageai page: its image URLs refused (removed) or marked."""
+        adapter = ItemAdapter(item)
+        covered: list[str] = []
+        for index, name in enumerate(self.fields):
+            urls = adapter.get(name) if name in adapter else None
+            if not isinstance(urls, (list, tuple)) or not urls:
+                continue
+            images = [
+                u for u in urls if isinstance(u, str) and (index == 0 or self._is_image(u, page))
+            ]
+            page.images.update(canonicalize_url(u) for u in images)
+            covered.extend(images)
+            if images and self.refused:
+                adapter[name] = [u for u in urls if u not in images]
+        if not covered:
+            return item
+        if self.refused:
+            inc(self.stats, f"rep/purpose/image_urls_refused/{self.refused[0]}", len(covered))
+        try:
+            adapter[IMAGE_USAGE_KEY] = for_item(page.record, covered)
+        except (KeyError, TypeError):  # an item class without that field
+            inc(self.stats, "rep/purpose/items_not_marked")
+        return item
+
+    @staticmethod
+    def _is_image(url: str, page: _Page) -> bool:
+        return is_image_url(url) or canonicalize_url(url) in page.images
+
+
+def _page_images(response: Response) -> set[str]:
+    """The canonical URLs of the images an HTML page shows (``src``, each ``srcset``
+    candidate); none for a response that is not text."""
+    if not isinstance(response, TextResponse):
+        return set()
+    urls = [value.strip() for value in response.xpath(_SRC_XPATH).getall()]
+    for value in response.xpath(_SRCSET_XPATH).getall():
+        urls.extend(_srcset_urls(value))
+    found: set[str] = set()
+    for url in urls:
+        try:
+            found.add(canonicalize_url(response.urljoin(url)))
+        except ValueError:
+            continue
+    return found
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URLs of a ``srcset`` (HTML "parse a srcset attribute": a URL may hold commas;
+    one that ends with commas has no descriptors)."""
+    urls: list[str] = []
+    index, end = 0, len(value)
+    while index < end:
+        while index < end and (value[index].isspace() or value[index] == ","):
+            index += 1
+        start = index
+        while index < end and not value[index].isspace():
+            index += 1
+        url = value[start:index]
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            while index < end and value[index] != ",":  # the descriptors
+                index += 1
+        if url:
+            urls.append(url)
+    return urls

@@ -1,0 +1,115 @@
+"""The page pass's item gate (SPEC §6 "Effects in the crawl", ``REP_PURPOSE``:
+docs/purpose-notes.md §4a, §6).
+
+An item of a page that is not plain (:meth:`scrapy_rep.crawl.page.pagestate.PageState.passes_all`)
+goes through three checks, called one after the other by
+:meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_item`:
+noindex / ``unavailable_after`` (:meth:`ItemGate.by_directives`), the page's usage
+decision (:meth:`ItemGate.by_usage`) and its noimageai images (:meth:`ItemGate.by_images`).
+Each returns the item, or ``None`` when it is dropped (counted, logged at DEBUG and sent as
+:data:`scrapy_rep.signals.item_refused`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.page.pagestate import PageState, logger
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.trail.export import preferences_of
+from scrapy_rep.trail.records import usage_part
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from scrapy_rep.crawl.page.images import ImageGate
+
+
+class ItemGate:
+    """Drops or marks the items of a page by its directives and its usage decision."""
+
+    def __init__(self, crawler: Crawler, page: PageState, images: ImageGate) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.page = page
+        self.images = images
+        self._keep_noindex = page.config.noindex_action == "keep"
+        #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
+        self._preferences_field = page.config.item_preferences_field
+
+    def by_directives(self, item: Any, response: Response) -> Any:
+        """SPEC §6: noindex, or an ``unavailable_after`` that has passed."""
+        directives = self.page.directives_of(response)
+        if not directives.blocks_indexing():
+            return item
+        reason = "noindex" if directives.noindex else "unavailable_after"
+        if self._keep_noindex:
+            inc(self.stats, f"rep/directives/items_kept/{reason}")
+            return item
+        inc(self.stats, f"rep/directives/items_dropped/{reason}")
+        logger.debug(
+            "Dropped an item of %(url)s: the page says %(reason)s (%(sources)s)",
+            {"url": response.url, "reason": reason, "sources": "; ".join(directives.sources)},
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            rep_signals.item_refused, item=item, response=response, reason=reason
+        )
+        return None
+
+    def by_usage(self, item: Any, response: Response) -> Any:
+        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl; a kept
+        item gets its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
+        decision, refusal = self.page.usage_of(response)
+        if self.page.mark:
+            try:
+                ItemAdapter(item)[meta.USAGE] = decision.to_dict()
+            except (KeyError, TypeError):  # an item class without that field
+                inc(self.stats, "rep/purpose/items_not_marked")
+            if refusal is not None:
+                inc(self.stats, f"rep/purpose/items_marked/{refusal.purpose}")
+            return self._with_preferences(item, decision)
+        if refusal is None:
+            return self._with_preferences(item, decision)
+        inc(self.stats, f"rep/purpose/items_dropped/{refusal.purpose}")
+        logger.debug(
+            "Dropped an item of %(url)s: %(why)s",
+            {"url": response.url, "why": refusal.message},
+            extra={"spider": self.crawler.spider},
+        )
+        self.crawler.signals.send_catch_log(
+            rep_signals.item_refused,
+            item=item,
+            response=response,
+            reason="purpose",
+            message=refusal.message,
+        )
+        return None
+
+    def _with_preferences(self, item: Any, decision: Any) -> Any:
+        """The item with its page's preferences, as an ``audit export`` line gives them
+        (without the snapshot hashes: the trail's record is written after the item)."""
+        name = self._preferences_field
+        if not name:
+            return item
+        value = preferences_of(usage_part(decision, "", "") if decision.signals else None)
+        try:
+            ItemAdapter(item)[name] = value
+        except (KeyError, TypeError):  # an item class without that field
+            inc(self.stats, "rep/purpose/items_without_preferences")
+        return item
+
+    def by_images(self, item: Any, response: Response) -> Any:
+        """The image URLs of an item of a noimageai page, refused or marked (a bug of ours
+        is logged and counted, and never costs the item)."""
+        try:
+            page = self.images.page(response, self.page.directives_of(response))
+            return item if page is None else self.images.item(item, page)
+        except Exception as error:
+            self.page.failed(response, "noimageai images", error)
+            return item

@@ -1,0 +1,80 @@
+"""The page pass's request gate: nofollow and ``rel="nofollow"`` (SPEC §6).
+
+A request yielded by a page that says ``nofollow`` is dropped (``REP_NOFOLLOW_ACTION``),
+and so is one for a link the page marks only with ``rel="nofollow"``
+(``REP_REL_NOFOLLOW``; ``ugc`` and ``sponsored`` alone are followed). Each drop is
+counted, logged at DEBUG and sent as :data:`scrapy_rep.signals.request_refused`. Asked
+by :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_request`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from w3lib.url import canonicalize_url
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
+from scrapy_rep.crawl.page.pagestate import PageState, logger
+from scrapy_rep.crawl.stats import inc
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+
+class LinkGate:
+    """Whether a page's nofollow (or a rel="nofollow" link) drops a request."""
+
+    def __init__(self, crawler: Crawler, page: PageState) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.page = page
+        self._keep_nofollow = page.config.nofollow_action == "keep"
+        self._rel_nofollow = page.config.rel_nofollow
+        self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
+
+    def by_follow(self, request: Request, response: Response) -> bool:
+        """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""
+        directives = self.page.directives_of(response)
+        if directives.nofollow:
+            if self._keep_nofollow:
+                inc(self.stats, "rep/directives/requests_kept/nofollow")
+                return False
+            inc(self.stats, "rep/directives/requests_dropped/nofollow")
+            message = f"Not followed: {response.url} says nofollow"
+            self.refused(request, response, "nofollow", message, "; ".join(directives.sources))
+            return True
+        if self._rel_nofollow and self._is_rel_nofollow(request, response):
+            inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")
+            message = f'Not followed: {response.url} links to it only with rel="nofollow"'
+            self.refused(request, response, "rel_nofollow", message)
+            return True
+        return False
+
+    def refused(
+        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+    ) -> None:
+        """Log ``request`` as refused by the page and send ``request_refused``."""
+        rep_signals.send_refused(
+            self.crawler, logger, request, reason, message, response, detail=sources
+        )
+
+    def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
+        targets = self._rel_nofollow_targets(response)
+        return bool(targets) and canonicalize_url(request.url) in targets
+
+    def _rel_nofollow_targets(self, response: Response) -> frozenset[str]:
+        """URLs the page links to only with ``rel`` containing ``nofollow`` (cached)."""
+        cached = self._rel_targets.get(response)
+        if cached is not None:
+            return cached
+        try:
+            targets = rel_nofollow_targets(response)
+        except Exception as error:  # never lose a page's links over one broken tag
+            targets = frozenset()
+            self.page.failed(response, 'rel="nofollow" links', error)
+        self._rel_targets[response] = targets
+        return targets

@@ -1,0 +1,225 @@
+"""Read the page-level directives of a Scrapy response (SPEC §6 "Sources").
+
+- Every ``X-Robots-Tag`` header, for any content type.
+- For HTML/XHTML: every ``<meta name=… content=…>`` whose name is ``robots`` or one of
+  the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
+  ``<template>`` (and ``<noscript>`` when switched off); comments never count.
+
+A page with no robots meta tag pays only for one case-insensitive byte search: the HTML
+is parsed only when one of the meta names occurs in the body, and then through the
+response's own (cached) selector, so a spider's later ``response.css()`` parses nothing
+again. :func:`rel_nofollow_targets` reads the page's ``rel="nofollow"`` links the same
+way (only pages that mention "nofollow" are parsed).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Collection, Iterable
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urljoin
+
+from lxml import etree
+from scrapy.http import HtmlResponse, Response
+from scrapy.utils.response import get_base_url
+from w3lib.url import canonicalize_url
+
+from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
+from scrapy_rep.robotstxt.useragent import product_token
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.pagereader")
+
+_EXCLUDED = ("script", "style", "template")
+
+
+def _mentions_any(response: HtmlResponse, names: Collection[str]) -> bool:
+    """The cheap check: may any meta name occur in the page at all (case-insensitively)?
+
+    ``bytes.lower`` and ``in`` run in C at memory speed; a case-insensitive regex would
+    cost more than the HTML parse it is meant to avoid. The byte search only works when
+    the page's encoding writes ASCII as ASCII: UTF-16 and UTF-32 pages are searched in
+    their decoded text. A meta tag with a character reference (``name="r&#111;bots"``)
+    always gets the parse.
+    """
+    if not _ascii_compatible(response.encoding):
+        text = response.text.lower()
+        return any(name in text for name in names)
+    lowered = response.body.lower()
+    if any(name.encode("ascii", "ignore") in lowered for name in names):
+        return True
+    return _REFERENCE_IN_META.search(lowered) is not None
+
+
+#: ``&#`` inside a ``<meta`` tag (bounded, so the search stays linear).
+_REFERENCE_IN_META = re.compile(rb"<meta\b[^>]{0,4000}?&#")
+
+
+@lru_cache(maxsize=64)
+def _ascii_compatible(encoding: str) -> bool:
+    """Does ``encoding`` write ASCII text as the same bytes (UTF-8, Latin-1, cp1252…)?"""
+    try:
+        return "robots<meta>".encode(encoding) == b"robots<meta>"
+    except (LookupError, UnicodeError):
+        return False
+
+
+def attribute_of(element: Any, name: str) -> str:
+    """One attribute of a parsed element; ``""`` if absent or unreadable. Reading only
+    that attribute (not ``element.attrib``) copes with a stray control byte elsewhere in
+    the tag, which lxml reads as an attribute name it cannot hand over."""
+    try:
+        value = element.root.get(name)
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+@lru_cache(maxsize=64)
+def _meta_xpath(noscript: bool) -> str:
+    excluded = (*_EXCLUDED, "noscript") if not noscript else _EXCLUDED
+    conditions = "".join(f"[not(ancestor::{tag})]" for tag in excluded)
+    return f"//meta[@name][@content]{conditions}"
+
+
+def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The lowercased product tokens a crawler answers to (its own first)."""
+    tokens = [product_token(user_agent)]
+    tokens.extend(product_token(token) for token in extra)
+    return tuple(dict.fromkeys(token for token in tokens if token))
+
+
+@lru_cache(maxsize=64)
+def _meta_names(
+    tokens: tuple[str, ...], other_names: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The robots meta names of a crawler, and those plus ``other_names``: computed once
+    per crawler, not per page."""
+    names = frozenset(("robots", *tokens))
+    return names, names | other_names
+
+
+def meta_tags(
+    response: Response, names: Collection[str], *, noscript: bool = True
+) -> list[tuple[str, str]]:
+    """``(name, content)`` of the robots meta tags of an HTML response (names lowercased)."""
+    if not isinstance(response, HtmlResponse):
+        return []
+    if not _mentions_any(response, names):
+        return []  # no meta name occurs anywhere: no parse needed
+    try:
+        elements = response.selector.xpath(_meta_xpath(noscript))
+    except (ValueError, etree.LxmlError) as error:
+        logger.debug("robots meta tags not read from %s: %s", response.url, error)
+        return []
+    found = []
+    for element in elements:
+        name = attribute_of(element, "name").strip().lower()
+        if name in names:
+            found.append((name, attribute_of(element, "content")))
+    return found
+
+
+def page_directives(
+    response: Response,
+    user_agent: str,
+    *,
+    extra_tokens: Iterable[str] = (),
+    meta_in_noscript: bool = True,
+) -> PageDirectives:
+    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6).
+
+    ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
+    crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
+    """
+    tokens = crawler_tokens(user_agent, extra_tokens)
+    return read_page(response, tokens, meta_in_noscript=meta_in_noscript)[0]
+
+
+def read_page(
+    response: Response,
+    tokens: tuple[str, ...],
+    *,
+    meta_in_noscript: bool = True,
+    other_names: frozenset[str] = frozenset(),
+) -> tuple[PageDirectives, list[tuple[str, str]]]:
+    """The directives of ``response`` for the crawler ``tokens`` (lowercased), and the
+    ``(name, content)`` of its meta tags named one of ``other_names`` (``tdm-reservation``
+    …), found in the same single look at the page."""
+    directives: list[str] = []
+    sources: list[str] = []
+    for raw in response.headers.getlist(b"X-Robots-Tag"):
+        value = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        applying = header_directives(value, tokens)
+        if applying:
+            directives.extend(applying)
+            sources.append(f"X-Robots-Tag: {value.strip()}")
+    names, wanted = _meta_names(tokens, other_names)
+    others: list[tuple[str, str]] = []
+    for name, content in meta_tags(response, wanted, noscript=meta_in_noscript):
+        if name not in names:
+            others.append((name, content))
+            continue
+        applying = meta_directives(content)
+        if applying:
+            directives.extend(applying)
+            sources.append(f'<meta name="{name}" content="{content.strip()}">')
+    return (combine(directives, sources) if directives else EMPTY), others
+
+
+#: A cheap hint that a page may have a rel="nofollow" link.
+_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
+
+
+def may_link_nofollow(response: Response) -> bool:
+    """Whether the page may have a ``rel="nofollow"`` link (it mentions "nofollow")."""
+    return isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body) is not None
+
+
+def rel_nofollow_targets(response: Response) -> frozenset[str]:
+    """The URLs (canonicalised) that the page links to only with ``rel`` containing
+    ``nofollow`` (SPEC §6); ``ugc`` and ``sponsored`` alone are followed. Parses only
+    pages that mention "nofollow" at all."""
+    targets: frozenset[str] = frozenset()
+    if isinstance(response, HtmlResponse) and may_link_nofollow(response):
+        base = _base_url(response)
+        nofollow: set[str] = set()
+        followed: set[str] = set()
+        for link in _links(response):
+            url = _absolute(base, attribute_of(link, "href"))
+            if url is None:
+                continue
+            rel = attribute_of(link, "rel").lower().split()
+            (nofollow if "nofollow" in rel else followed).add(url)
+        targets = frozenset(nofollow - followed)
+    return targets
+
+
+def _links(response: HtmlResponse) -> list[Any]:
+    """The page's ``<a href>`` and ``<area href>`` elements; none if Scrapy's selector
+    rejects the page (it raises on a broken ``<base href>``)."""
+    try:
+        return list(response.xpath("//a[@href]|//area[@href]"))
+    except ValueError:
+        logger.debug("Cannot read the links of %s (invalid <base href>)", response)
+        return []
+
+
+def _base_url(response: HtmlResponse) -> str:
+    """The page's ``<base href>`` or, if that is unusable, the response URL."""
+    try:
+        return get_base_url(response)
+    except ValueError:
+        return response.url
+
+
+def _absolute(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base`` and canonicalised; ``None`` for a broken URL
+    (``http://[oops/``, a port over 65535): a bad link must not cost the page's output."""
+    try:
+        return canonicalize_url(urljoin(base, href.strip()))
+    except ValueError:
+        logger.debug("Ignoring a link with an invalid URL: %r", href)
+        return None

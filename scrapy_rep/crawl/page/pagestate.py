@@ -1,0 +1,203 @@
+"""What the page pass knows of each response, read once (SPEC §6, purpose notes §9).
+
+:class:`PageState` reads a response's directives (robots meta, ``X-Robots-Tag``), its
+usage decision for the crawl's purposes (the origin's signals, the page's own and its
+RSL licenses) and whether its output passes every gate untouched, each once per
+response object and never from ``response.meta`` (spiders copy a page's meta into the
+requests they yield). Reading never fails a page: a bug or a broken page counts as
+having nothing to say, logged once and counted in ``rep/directives/errors``. Used by
+:class:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` and its gates
+(:mod:`scrapy_rep.crawl.page.itemgate`, :mod:`scrapy_rep.crawl.page.linkgate`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_page
+from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
+from scrapy_rep.crawl.requests.usagegate import before_of
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.directives import EMPTY, PageDirectives
+from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.usage.imageusage import record_for
+from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
+from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+#: The page pass's one logger, under the name it has always had (users filter on it).
+logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
+
+
+class PageState:
+    """Each response's directives and usage decision, read once (SPEC §6)."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.stats = crawler.stats
+        self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
+        self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.mark = config.purpose_action == "mark"
+        #: Pages whose output passes every gate untouched (:meth:`passes_all`).
+        self.plain: WeakKeyDictionary[Response, bool] = WeakKeyDictionary()
+        self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
+        #: For AI purposes, TDMRep's meta tags are found in the same look at the page as
+        #: the robots meta tags.
+        self._other_names = TDM_NAMES if self.usage.needs_tdmrep else frozenset()
+        self._other_meta: WeakKeyDictionary[Response, list[tuple[str, str]]] = WeakKeyDictionary()
+        self._usage: WeakKeyDictionary[Response, tuple[UsageDecision, Refusal | None]] = (
+            WeakKeyDictionary()
+        )
+        #: The RSL licenses a page names (crawls that read RSL licenses).
+        self.licenses = PageLicenseReader(crawler, config)
+
+    def passes_all(
+        self, directives: PageDirectives, refusal: Refusal | None, response: Response
+    ) -> bool:
+        """Whether every item and request of the page passes on untouched: no noindex,
+        nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
+        crawl's purpose, marking or preferences field (the usual page; its output then
+        skips the gates)."""
+        return not (
+            directives.noindex
+            or directives.nofollow
+            or directives.noimageai
+            or directives.unavailable_after is not None
+            or refusal is not None
+            or self.mark
+            or bool(self.config.item_preferences_field)
+            or (self.config.rel_nofollow and may_link_nofollow(response))
+        )
+
+    def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+        """The page's usage decision for the crawl's purposes, and the refusal if it is
+        denied (read once per response; reading never fails a page)."""
+        known = self._usage.get(response)
+        if known is None:
+            try:
+                known = self._read_usage(response)
+            except Exception as error:  # never lose a page's output over its signals
+                self.failed(response, "usage signals", error)
+                known = (NO_SIGNALS, None)
+            self._usage[response] = known
+        return known
+
+    def _read_usage(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+        policy = self.usage
+        request = response.request
+        before = before_of(request)
+        directives = self.directives_of(response)
+        embedded = None  # an image of a noimageai page (its request carries the record)
+        if request is not None and request.meta:
+            embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
+        if (
+            before is NOTHING_BEFORE
+            and embedded is None
+            and not policy.needs_tdmrep
+            and not (directives.noai or directives.noimageai)
+            and b"Content-Usage" not in response.headers
+            and b"Content-Signal" not in response.headers
+        ):
+            decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
+        else:
+            page = page_signals(
+                response,
+                directives,
+                tdm=policy.needs_tdmrep,
+                noscript=self.config.meta_in_noscript,
+                tdm_meta_tags=self._other_meta.get(response),
+                embedded_by="" if embedded is None else str(embedded.get("source", "")),
+            )
+            decision = policy.after_fetch(before, page)
+        refusal = policy.refusal(decision)
+        if refusal is not None:
+            inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
+        return decision, refusal
+
+    def directives_of(self, response: Response) -> PageDirectives:
+        """The directives of ``response`` for this crawler, read once per response.
+
+        Remembered per response object, never taken from ``response.meta``: spiders often
+        copy a page's meta into the requests they yield, and a child page must not
+        inherit its parent's directives.
+        """
+        directives = self._directives.get(response)
+        if directives is None:
+            others: list[tuple[str, str]] = []
+            try:
+                directives, others = read_page(
+                    response,
+                    self.tokens,
+                    meta_in_noscript=self.config.meta_in_noscript,
+                    other_names=self._other_names,
+                )
+            except Exception as error:  # never lose a page's output over its directives
+                directives = EMPTY
+                self.failed(response, "directives", error)
+            self._directives[response] = directives
+            if self._other_names:
+                self._other_meta[response] = others
+        return directives
+
+    def failed(self, response: Response, what: str, error: Exception) -> None:
+        """Reading a page failed: the page counts as having none of ``what``; logged once
+        per response with its URL and counted in ``rep/directives/errors``."""
+        inc(self.stats, "rep/directives/errors")
+        logger.warning(
+            "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "
+            "having none",
+            {"what": what, "url": response.url, "error": f"{type(error).__name__}: {error}"},
+            extra={"spider": self.crawler.spider},
+        )
+
+    def count_page(self, directives: PageDirectives) -> None:
+        """The ``rep/directives/…_pages`` stats of a page with directives."""
+        if self.stats is None or directives is EMPTY:
+            return
+        self.stats.inc_value("rep/directives/pages_with_directives")
+        if directives.noindex:
+            self.stats.inc_value("rep/directives/noindex_pages")
+        if directives.nofollow:
+            self.stats.inc_value("rep/directives/nofollow_pages")
+        if directives.is_expired():
+            self.stats.inc_value("rep/directives/expired_pages")
+
+    async def licenses_async(self, response: Response) -> None:
+        """The page's RSL licenses, awaited when not known yet (purpose notes §9)."""
+        try:
+            signals = await self.licenses.signals(response)
+        except Exception as error:  # never lose a page's output over its licenses
+            self.failed(response, "RSL licenses", error)
+            return
+        self.add_licenses(response, signals)
+
+    def add_licenses(
+        self, response: Response | None, signals: tuple[UsageSignal, ...] | None
+    ) -> None:
+        """Add the page's RSL license signals (``None``: those known now) to its decision."""
+        if response is None:
+            return
+        try:
+            if signals is None:
+                signals = self.licenses.known_now(response)
+            if not signals:
+                return
+            decision, earlier = self.usage_of(response)
+            decision = decide((*decision.signals, *signals))
+            refusal = self.usage.refusal(decision)
+            if refusal is not None and earlier is None:
+                inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
+            self._usage[response] = (decision, refusal)
+            response.meta[meta.USAGE] = decision
+            if refusal is not None:  # its items go through the gates after all
+                self.plain.pop(response, None)
+        except Exception as error:  # never lose a page's output over its licenses
+            self.failed(response, "RSL licenses", error)

@@ -1,0 +1,201 @@
+"""noindex / nofollow gating in the crawl (SPEC §6 "Effects in the crawl").
+
+``PageDirectivesMiddleware`` reads every response's directives before the callback runs
+and puts them on ``response.meta["rep_directives"]``. Then, from the callback's output:
+
+- items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped
+  (``REP_NOINDEX_ACTION = "drop"``) or only recorded (``"keep"``);
+- requests from a nofollow page are dropped (``REP_NOFOLLOW_ACTION``), unless their meta
+  has ``rep_ignore_nofollow = True``;
+- requests for links that the page marks ``rel="nofollow"`` (and links to nowhere else
+  on the page) are dropped (``REP_REL_NOFOLLOW``); ``ugc`` and ``sponsored`` alone are
+  followed.
+
+Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with the URL and
+the directive that caused it.
+
+It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
+signals (robots.txt, tdmrep.json; see :mod:`scrapy_rep.crawl.requests.usagegate`) and the
+page's own (:mod:`scrapy_rep.crawl.page.pageusage`) make one
+:class:`scrapy_rep.usage.purpose.UsageDecision`,
+put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
+items dropped (``REP_PURPOSE_ACTION = "drop"``) or marked (``"mark"``: every item gets
+``rep_usage``, the decision as a dict).
+
+The middleware is the sequencer: the page's reading is :mod:`scrapy_rep.crawl.page.pagestate`,
+the item gate :mod:`scrapy_rep.crawl.page.itemgate`, the request gate
+:mod:`scrapy_rep.crawl.page.linkgate`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+from scrapy.http import Response
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.page.images import ImageGate
+from scrapy_rep.crawl.page.itemgate import ItemGate
+from scrapy_rep.crawl.page.linkgate import LinkGate
+from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.requests.early import EarlyRefusal
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.crawl.trails import trail_of
+from scrapy_rep.settings import RepConfig
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+#: Named as before ``crawl/`` had subpackages: log settings name it.
+logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
+
+#: The keys of :mod:`scrapy_rep.crawl.meta`, by their documented names here.
+META_KEY = meta.DIRECTIVES
+IGNORE_NOFOLLOW_KEY = meta.IGNORE_NOFOLLOW
+USAGE_KEY = meta.USAGE
+
+
+class PageDirectivesMiddleware(BaseSpiderMiddleware):
+    """Reads page-level directives and gates items and requests by them (SPEC §6)."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
+        super().__init__(crawler)
+        self.config = config = config if config is not None else config_of(crawler)
+        self.stats = crawler.stats
+        #: Each response's directives and usage decision, read once.
+        self.page = page = PageState(crawler, config)
+        self.tokens = page.tokens
+        self.usage = page.usage
+        self.licenses = page.licenses
+        #: Pages whose output passes every gate untouched (the page's own table).
+        self._plain = page.plain
+        self.links = LinkGate(crawler, page)
+        #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
+        #: scheduler (docs/decisions.md, 'Early refusal before the scheduler').
+        self.early = EarlyRefusal(crawler, self)
+        #: noimageai pages: their images refused or marked (docs/decisions.md, 'A page's
+        #: noimageai covers the images it shows').
+        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image)
+        self.items = ItemGate(crawler, page, self.images)
+        if config.audit_file:  # the audit trail learns when a page's output is through
+            self.process_spider_output = self._audited_output  # type: ignore[method-assign]
+            self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def _refuse_image(
+        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+    ) -> None:
+        """An image request of a noimageai page: scheduled as far as the engine would
+        (so that the audit trail has its record, and a duplicate is dropped as one),
+        then refused like any other request."""
+        if self.early.announce(request):
+            self.links.refused(request, response, reason, message, sources)
+
+    # ------------------------------------------------------------------ input
+
+    def process_spider_input(self, response: Response) -> None:
+        """Put the directives on ``response.meta`` before the callback runs."""
+        page = self.page
+        directives = page.directives_of(response)
+        try:
+            response.meta[META_KEY] = directives
+        except AttributeError:  # a response without a request (built by hand)
+            return
+        page.count_page(directives)
+        decision, refusal = page.usage_of(response)
+        response.meta[USAGE_KEY] = decision
+        if page.passes_all(directives, refusal, response):
+            self._plain[response] = True
+
+    # ------------------------------------------------------------------ output
+
+    def _audited_output(
+        self, response: Response | None, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        self.page.add_licenses(response, None)
+        kept = dropped = 0
+        try:
+            for output in result:
+                processed = self._get_processed(output, response)
+                if processed is not None:
+                    kept += not isinstance(processed, Request)
+                    yield processed
+                elif not isinstance(output, Request):
+                    dropped += 1
+        finally:
+            self._page_done(response, kept, dropped)
+
+    def process_spider_output(
+        self, response: Response | None, result: Iterable[Any], spider: Any = None
+    ) -> Iterable[Any]:
+        self.page.add_licenses(response, None)
+        return super().process_spider_output(response, result)
+
+    async def process_spider_output_async(
+        self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        """Scrapy's own loop, after the page's RSL licenses are known (if it names any)."""
+        if response is not None and self.licenses.document() is not None:
+            await self.page.licenses_async(response)
+        async for output in result:
+            if (output := self._get_processed(output, response)) is not None:
+                yield output
+
+    async def _audited_output_async(
+        self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
+    ) -> AsyncIterator[Any]:
+        if response is not None and self.licenses.document() is not None:
+            await self.page.licenses_async(response)
+        kept = dropped = 0
+        try:
+            async for output in result:
+                processed = self._get_processed(output, response)
+                if processed is not None:
+                    kept += not isinstance(processed, Request)
+                    yield processed
+                elif not isinstance(output, Request):
+                    dropped += 1
+        finally:
+            self._page_done(response, kept, dropped)
+
+    def _page_done(self, response: Response | None, kept: int, dropped: int) -> None:
+        trail = trail_of(self.crawler)
+        if response is None or trail is None:
+            return
+        try:
+            trail.page_done(response, kept, dropped)
+        except Exception:  # the page's output is through; a bug of ours must not cost it
+            inc(self.stats, "rep/audit/errors")
+            logger.exception("scrapy_rep internal error writing the audit record of %s", response)
+
+    def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        if response is None or response in self._plain:
+            return item
+        items = self.items
+        item = items.by_directives(item, response)
+        item = item if item is None else items.by_usage(item, response)
+        return item if item is None else items.by_images(item, response)
+
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        if response is None:  # from start(): only the early refusal applies
+            return self.early.request(request, start=True)
+        if response in self._plain:
+            return self.early.request(request)
+        if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self.links.by_follow(request, response):
+            return None
+        try:
+            page = self.images.page(response, self.page.directives_of(response))
+            marked = request if page is None else self.images.request(request, response, page)
+        except Exception as error:  # never lose a request over reading the page's images
+            self.page.failed(response, "noimageai images", error)
+            return request
+        return None if marked is None else self.early.request(marked)

@@ -1,0 +1,32 @@
+"""The robots.txt middleware of each running crawl, as the spider-side components see it
+(the early refusal, a page's RSL licenses): what they ask of it, without importing it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+from weakref import WeakKeyDictionary
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.crawl.documents.documents import OriginDocument
+
+
+class DocumentsOwner(Protocol):
+    """What :class:`scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware` offers."""
+
+    #: Every document the crawl's purposes need, by kind name.
+    documents: dict[str, OriginDocument[Any]]
+
+    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None: ...
+
+
+OWNERS: WeakKeyDictionary[Crawler, DocumentsOwner] = WeakKeyDictionary()
+
+
+def owner_of(crawler: Crawler) -> DocumentsOwner | None:
+    """The crawl's robots.txt middleware, once it is built."""
+    return OWNERS.get(crawler)
