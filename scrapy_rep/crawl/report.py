@@ -97,7 +97,7 @@ class _UrlReport:
     refused: str = ""
     downloaded: bool = False
     item_dropped: bool = False
-    #: How many times a counted event happened (a URL downloaded again), when more than once.
+    #: How many times each counted event happened (a URL downloaded again).
     times: Counter[str] = field(default_factory=Counter)
 
 
@@ -157,9 +157,11 @@ class RepReport:
                 self.untracked += 1
                 return None
             record = self.urls[url] = _UrlReport()
-        if event.startswith(_COUNTED) and event in record.events:
-            record.times[event] = record.times[event] + 1 if event in record.times else 2
-        elif not record.events or record.events[-1] != event:
+        if event.startswith(_COUNTED):
+            record.times[event] += 1
+            if record.times[event] > 1:  # said once, with its count (:func:`_times`)
+                return record
+        if not record.events or record.events[-1] != event:
             record.events.append(event)
         return record
 
