@@ -528,7 +528,10 @@ def crawl_settings(
         settings["REP_AUDIT_FILE"] = str(workdir / "trail.jsonl")
     if rng.random() < 0.25:
         if redis_url is None:
-            notes.append("redis: not installed, dimension skipped")
+            notes.append(
+                "the Redis store (redis-server is not installed; Debian: apt-get install "
+                "redis-server)"
+            )
         else:
             settings["REP_ROBOTSTXT_CACHE"] = redis_url
     phases = 1
