@@ -16,8 +16,8 @@ from robotsite import Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request, Spider, signals
 from twisted.internet import reactor
 from twisted.web.resource import Resource
-from twisted.web.server import Site
 from twisted.web.server import Request as WebRequest
+from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
 
@@ -63,10 +63,8 @@ async def test_a_mozilla_style_user_agent_is_matched_by_the_name_after_compatibl
         Reply(200, b'<html><head><meta name="mybot" content="noindex"></head></html>',
               {"Content-Type": "text/html"}),
     )  # fmt: skip
-    site.script(
-        "/header",
-        Reply(200, b"<html></html>", {"Content-Type": "text/html", "X-Robots-Tag": "mybot: noindex"}),
-    )  # fmt: skip
+    header = {"Content-Type": "text/html", "X-Robots-Tag": "mybot: noindex"}
+    site.script("/header", Reply(200, b"<html></html>", header))
     trail = tmp_path / "trail.jsonl"
     items: list[Any] = []
     paths = ("/private/a", "/meta", "/header", "/ok")
