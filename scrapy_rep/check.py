@@ -5,7 +5,7 @@ group) that decided it, like a robots.txt tester. A URL as first argument has it
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 (:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
 same as in the crawl's log and report. Standard library only: nothing from Scrapy. What
-is read per origin, and the line per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
+is read per origin, and the line per URL, are :mod:`scrapy_rep.checker.report`'s.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from typing import Final, TextIO
 
 from scrapy_rep._version import __version__
-from scrapy_rep.fetch.toolcheck import report as report
-from scrapy_rep.fetch.toolcheck import sources
-from scrapy_rep.fetch.urlfetch import DEFAULT_USER_AGENT
+from scrapy_rep.checker.download import DEFAULT_USER_AGENT
+from scrapy_rep.checker.report import report as report
+from scrapy_rep.checker.report import sources
 from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.verdict import RequestRules, obey_of
 
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy robots`` alike.
 EXIT_ALLOWED: Final = 0
@@ -178,10 +178,10 @@ def _usage_problem(options: argparse.Namespace) -> str:
         options.request_rules = RequestRules.of(
             read_purposes(vars(options), "purpose", ("search",)),
             agents=read_str_list(vars(options), "purpose_agents", ()),
-            obey_robots=options.robotstxt_obey,
             purpose_set=options.purpose is not None,
             rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
         )
+        options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     except RepSettingError as error:
         return _as_option(str(error))
     return ""
@@ -207,7 +207,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
         options.urls = [options.robots]
     sources_read = sources(options)  # an unreadable file fails here, before any output
     print(
-        f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}",
+        f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}",
         file=out,
     )
     code = EXIT_ALLOWED
@@ -225,7 +225,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(line, file=out)
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile,
+            source.licenses, profile, options.obey, source.given_up,
         )  # fmt: skip
         for line in lines:
             print(line, file=out)

@@ -27,13 +27,23 @@ LAYERS: dict[str, set[str]] = {
     "directives": set(),
     "usage": {"robotstxt", "directives"},
     "fetch": {"robotstxt", "usage"},
-    "settings": {"robotstxt", "directives", "usage", "fetch"},
-    "trail": {"robotstxt", "directives", "usage", "fetch", "settings"},
-    "crawl": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "top"},
-    "top": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "crawl"},
-}
+    "verdict": {"robotstxt", "directives", "usage", "fetch"},
+    "settings": {"robotstxt", "directives", "usage", "fetch", "verdict"},
+    "trail": {"robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "checker": {"robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "crawl": {
+        "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
+        "top",
+    },
+    "top": {
+        "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
+        "crawl",
+    },
+}  # fmt: skip
 #: The floors that never import Scrapy, Twisted or asyncio.
-PURE_FLOORS = ("robotstxt", "directives", "usage", "fetch", "settings", "trail")
+PURE_FLOORS = (
+    "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
+)  # fmt: skip
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
 FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")

@@ -13,7 +13,7 @@ import pytest
 from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import main
-from scrapy_rep.fetch.urlfetch import fetch_robotstxt, robots_url_for
+from scrapy_rep.checker.download import fetch_robotstxt, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
@@ -166,7 +166,7 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
     status, output = run(f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0")
     assert status == 1
     assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
-    assert "product token mybot" in output
+    assert "crawler name mybot" in output
 
 
 def test_cli_example_is_bundled() -> None:
@@ -236,7 +236,10 @@ def test_cli_exit_3_when_a_robotstxt_is_unreachable(server: str) -> None:
     status, output = run("http://127.0.0.1:1/", "http://127.0.0.1:1/x", "--timeout", "5")
     assert status == 3, output
     assert "unreachable (URLError: [Errno 111] Connection refused)" in output
-    assert "DISALLOWED  http://127.0.0.1:1/x  everything is disallowed" in output
+    assert (
+        "DISALLOWED  http://127.0.0.1:1/x  Dropped: robots.txt of http://127.0.0.1:1 unreachable"
+        in output
+    )
 
 
 def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch import urlfetch
+from scrapy_rep.checker import download as urlfetch
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
 from scrapy_rep.fetch.policy import Policy

@@ -13,6 +13,8 @@ from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtRes
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
+from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
@@ -54,6 +56,7 @@ class Addon:
             "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
         )
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        setdefault("DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT

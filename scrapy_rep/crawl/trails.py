@@ -18,20 +18,16 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.robotstxt import Decision
+    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
 
 class Trail(Protocol):
     """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
     audit trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly."""
 
-    def robots_decided(
-        self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision
+    def decided(
+        self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
     ) -> None: ...
-
-    def robots_not_obeyed(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None: ...
-
-    def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None: ...
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None

@@ -32,6 +32,7 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
+from scrapy_rep.verdict import RequestRules
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
 PROFILES: Final = tuple(profiles.PROFILES)
@@ -206,3 +207,18 @@ def crawl_delay_obeyed(config: RepConfig) -> bool:
     """Whether ``Crawl-delay`` sets download delays: ``REP_OBEY_CRAWL_DELAY`` (yes by
     default in every profile: docs/deviations.md). The crawl and its report ask the same."""
     return config.obey_crawl_delay
+
+
+def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
+    """The settings that decide a request (:func:`scrapy_rep.verdict.decide`), for the crawl
+    and both tools. ``purpose_set``: ``REP_PURPOSE`` was set (not only its default), so its
+    opt-outs hold even when robots.txt is not obeyed, and RSL licenses are read. With the
+    audit trail on, an allowed request keeps robots.txt's deciding line."""
+    return RequestRules.of(
+        config.purpose,
+        config.purpose_unknown,
+        config.purpose_agents,
+        purpose_set=purpose_set,
+        rsl_licenses=config.rsl_licenses,
+        explain=bool(config.audit_file),
+    )

@@ -13,7 +13,7 @@ from importlib import metadata
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.trail.file import EMPTY_SHA256, SCHEMA
 from scrapy_rep.usage.purpose import PURPOSES
@@ -77,7 +77,7 @@ def run_line(
         "version": package_version(),
         "standards": dict(STANDARDS),
         "spider": spider,
-        "agents": [product_token(robots_agent), *config.purpose_agents],
+        "agents": [crawler_name(robots_agent), *config.purpose_agents],
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
@@ -122,16 +122,25 @@ def snapshot_line(
 
 
 def robots_part(
-    sha256: str, agent: str, line: int | None, rule: str | None, why: str, obeyed: bool = True
+    sha256: str,
+    agent: str,
+    line: int | None,
+    rule: str | None,
+    why: str,
+    obeyed: bool = True,
+    overridden: str = "",
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
     robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
     its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
     ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
-    AI-usage opt-outs were obeyed)."""
+    AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry."""
     part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
     if not obeyed:
         part["obeyed"] = False
+    if overridden:
+        part["overridden"] = overridden
     if line is not None:
         part["line"] = line
         part["rule"] = rule

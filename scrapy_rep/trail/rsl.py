@@ -14,9 +14,8 @@ from typing import Any
 
 from scrapy_rep.fetch.rsl_kind import licenses_to_wait_for
 from scrapy_rep.trail.read import SnapshotStore, text
-from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
-from scrapy_rep.usage.rsl_terms import held_licenses, license_url_of, licenses_signals
+from scrapy_rep.usage.rsl_terms import license_url_of
 
 
 def page_license(signal: dict[str, Any], named: Iterable[str]) -> bool:
@@ -27,20 +26,18 @@ def page_license(signal: dict[str, Any], named: Iterable[str]) -> bool:
     return license_url_of(text(signal.get("source"))) not in licenses_to_wait_for(named)
 
 
-def license_signals(
+def license_documents(
     signals: Iterable[dict[str, Any]],
-    url: str,
     store: SnapshotStore,
-    held: Iterable[str],
     named: Iterable[str],
     checked: Mapping[str, str] = MappingProxyType({}),
     absent: Callable[[str, str], bool] = lambda sha, url: False,
-) -> tuple[tuple[UsageSignal, ...], str]:
-    """The signals today's engine draws about ``url`` from the licenses of robots.txt
-    (``named``: its ``License:`` URLs) the recorded ``signals`` name, and those the record
-    names as checked (``checked``, schema 2: license URL -> snapshot, ``""`` for one given
-    up on), and a problem (``""``: none) when a snapshot cannot be read. ``absent(sha,
-    license URL)``: whether that snapshot is of no license file (a 404: no terms)."""
+) -> tuple[dict[str, RslDocument], str]:
+    """The licenses of robots.txt (``named``: its ``License:`` URLs) that the recorded
+    ``signals`` name, and those the record names as checked (``checked``, schema 2: license
+    URL -> snapshot, ``""`` for one given up on), read from their snapshots; and a problem
+    (``""``: none) when a snapshot cannot be read. ``absent(sha, license URL)``: whether
+    that snapshot is of no license file (a 404: no terms)."""
     documents: dict[str, RslDocument] = {}
     keys = licenses_to_wait_for(named)
     named_by_signals = [
@@ -56,8 +53,6 @@ def license_signals(
             continue
         document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE
         if document is None:
-            return (), f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
+            return {}, f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
         documents[license_url] = document
-    if not documents:
-        return (), ""
-    return licenses_signals(documents.items(), url, held_licenses(held)), ""
+    return documents, ""

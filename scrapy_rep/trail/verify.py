@@ -24,18 +24,33 @@ unreachable; no status: the body as stored, empty for no file).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.origins import Origin, origin_of
 from scrapy_rep.fetch.policy import Effect, effect_of_status
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.trail.read import SnapshotStore, items, text
-from scrapy_rep.trail.rsl import license_signals, page_license
-from scrapy_rep.usage.policy import RESERVED_ALL, UsagePolicy
+from scrapy_rep.trail.rsl import license_documents, page_license
+from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES
+from scrapy_rep.usage.rsl import ABSENT
 from scrapy_rep.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
+from scrapy_rep.verdict import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    Allowed,
+    Obey,
+    Refused,
+    RequestFacts,
+    RequestRules,
+    Verdict,
+    decide,
+)
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})
@@ -146,15 +161,100 @@ class Rederiver:
         if not sha:
             return self._without_snapshot(record, robots, url, run) if obeyed else []
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
-        rules, problem = self._robots(sha, f"{origin}/robots.txt", run)
+        rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"]
-        if not obeyed:
-            return self._usage_differences(record, rules, url, agent, origin, run)
-        found = self._robots_differences(record, robots, rules, url, agent, run)
-        if rules.allowed(url, agent):
-            found += self._usage_differences(record, rules, url, agent, origin, run)
+        return self._rederived(record, robots, rules, effect, url, agent, origin, run, obeyed)
+
+    def _rederived(
+        self,
+        record: dict[str, Any],
+        robots: dict[str, Any],
+        rules: RobotsTxt,
+        effect: Effect,
+        url: str,
+        agent: str,
+        origin: str,
+        run: RunContext,
+        obeyed: bool,
+    ) -> list[str]:
+        """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
+        on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names."""
+        usage = record.get("usage")
+        signals = usage.get("signals") if isinstance(usage, dict) else None
+        signals = [s for s in items(signals) if isinstance(s, dict)]
+        request_rules = RequestRules.of(
+            run.purposes, run.unknown, run.agents[1:], purpose_set=True, explain=True,
+            rsl_licenses=run.rsl_licenses,
+        )  # fmt: skip
+        documents, problem = self._documents(record, signals, rules, url, origin, run)
+        if problem:
+            return [problem]
+        robots_entry = _entry(rules, effect is Effect.UNREACHABLE)
+        documents[ROBOTS, None] = robots_entry
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            found = documents.get((kind, key if kind == LICENSE else None))
+            return found if found is not None or kind != LICENSE else _entry(ABSENT)
+
+        target = origin_of(url) or Origin("", "", None)
+        facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE)
+        verdict = decide(facts, request_rules, known)
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        found: list[str] = []
+        if obeyed:
+            found += self._robots_differences(record, robots, verdict, url, agent, rules)
+        before = getattr(verdict, "before", NOTHING_BEFORE)
+        derived = {signal.source: signal.answers for signal in before.every}
+        for signal in signals if not _robots_refused(verdict) else ():
+            if not signal.get("snapshot") or page_license(signal, rules.licenses):
+                continue  # a page's own signal: taken as recorded
+            source = str(signal.get("source", ""))
+            if source not in derived:
+                found.append(f"usage signal {source!r} is not in its snapshot")
+            elif derived[source] != _answers(signal.get("answers")):
+                found.append(f"usage signal {source!r} answers differently today")
+        if isinstance(verdict, Refused) and verdict.reason == "purpose" and fate in SENT:
+            found.append(f"recorded {fate}, but {verdict.message.removeprefix('Not fetched: ')} "
+                         "(before the fetch)")  # fmt: skip
+        if isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable" and fate in SENT:
+            found.append(f"recorded {fate}, but {verdict.message}")
+        if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
+            found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
         return found
+
+    def _documents(
+        self,
+        record: dict[str, Any],
+        signals: list[dict[str, Any]],
+        rules: RobotsTxt,
+        url: str,
+        origin: str,
+        run: RunContext,
+    ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:
+        """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
+        entries, and a problem when a snapshot cannot be read."""
+        documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
+        if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
+            tdm, problem = self._tdmrep(record, signals, origin, run)
+            if problem:
+                return documents, problem
+            documents[TDM, None] = _entry(
+                NO_FILE if tdm is None else tdm, tdm is RESERVED_ALL, "given up on"
+            )
+
+        def absent(sha: str, document: str) -> bool:
+            effect = robots_effect(self.meta(sha, document), run.unreachable_action)
+            return effect is Effect.ALLOW_ALL
+
+        checked = record.get("rsl")
+        checked = (
+            {text(k): text(v) for k, v in checked.items()} if isinstance(checked, dict) else {}
+        )
+        licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
+        for license_url, document in licenses.items():
+            documents[LICENSE, license_url] = _entry(document)
+        return documents, problem
 
     @staticmethod
     def _without_snapshot(
@@ -176,42 +276,44 @@ class Rederiver:
 
     # ------------------------------------------------------------------ robots.txt
 
-    def _robots(self, sha: str, document: str, run: RunContext) -> tuple[RobotsTxt | None, str]:
+    def _robots(
+        self, sha: str, document: str, run: RunContext
+    ) -> tuple[RobotsTxt | None, Effect, str]:
         meta = self.meta(sha, document)
         effect = robots_effect(meta, run.unreachable_action)
         if effect is not Effect.PARSE:
             if not self.store.sound(sha):
-                return None, self.store.checked.get(sha, "unreadable")
-            return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), ""
+                return None, effect, self.store.checked.get(sha, "unreadable")
+            return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), effect, ""
         rules = self.store.parsed(sha, f"robots:{run.profile}", _robots_parser(run.profile))
         if rules is None:
-            return None, self.store.checked.get(sha, "unreadable")
-        return rules, ""
+            return None, effect, self.store.checked.get(sha, "unreadable")
+        return rules, effect, ""
 
     @staticmethod
     def _robots_differences(
         record: dict[str, Any],
         robots: dict[str, Any],
-        rules: RobotsTxt,
+        verdict: Verdict,
         url: str,
         agent: str,
-        run: RunContext,
+        rules: RobotsTxt,
     ) -> list[str]:
+        """The recorded fate and deciding line held against robots.txt's part of the
+        verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
         fate, by = text(record.get("fate")), text(record.get("refused_by"))
-        decision = rules.decide(url, agent)
         found = []
-        if fate in SENT and not decision.allowed:
+        if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
+            decision = verdict.robots
+        else:
+            decision = rules.decide(url, agent)
+        if fate in SENT and _robots_refused(verdict):
+            assert isinstance(verdict, Refused) and verdict.robots is not None
             found.append(
-                f"recorded {fate}, but robots.txt disallows it for {agent} ({decision.explanation})"
+                f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
+                f"({verdict.robots.explanation})"
             )
-        elif fate in SENT:
-            found += [
-                f"recorded {fate}, but robots.txt disallows it for {other} "
-                f"({rules.decide(url, other).explanation})"
-                for other in run.agents
-                if other != agent and not rules.allowed(url, other)
-            ]
-        if fate == "refused" and by == "robots.txt" and decision.allowed:
+        if fate == "refused" and by == "robots.txt" and not _robots_refused(verdict):
             found.append(
                 f"recorded refused by robots.txt, but it allows it for {agent} "
                 f"({decision.explanation})"
@@ -223,66 +325,6 @@ class Rederiver:
             found.append(
                 f"recorded as decided by {said}, the snapshot gives {now} ({decision.explanation})"
             )
-        return found
-
-    # ------------------------------------------------------------------ usage
-
-    def _usage_differences(
-        self,
-        record: dict[str, Any],
-        rules: RobotsTxt,
-        url: str,
-        agent: str,
-        origin: str,
-        run: RunContext,
-    ) -> list[str]:
-        usage = record.get("usage")
-        signals = usage.get("signals") if isinstance(usage, dict) else None
-        signals = [s for s in items(signals) if isinstance(s, dict)]
-        policy = UsagePolicy.of(run.purposes, run.unknown)
-        tdm, problem = (
-            self._tdmrep(record, signals, origin, run) if policy.needs_tdmrep else (None, "")
-        )
-
-        def absent(sha: str, document: str) -> bool:
-            effect = robots_effect(self.meta(sha, document), run.unreachable_action)
-            return effect is Effect.ALLOW_ALL
-
-        checked = record.get("rsl")
-        checked = (
-            {text(k): text(v) for k, v in checked.items()} if isinstance(checked, dict) else {}
-        )
-        licenses, problem = (
-            license_signals(
-                signals, url, self.store, run.rsl_licenses, rules.licenses, checked, absent
-            )
-            if not problem
-            else ((), problem)
-        )
-        if problem:
-            return [problem]
-        before = policy.before_fetch(rules, url, agent, tdm, (), licenses)
-        derived = {signal.source: signal.answers for signal in before.every}
-        found = []
-        for signal in signals:
-            if not signal.get("snapshot") or page_license(signal, rules.licenses):
-                continue  # a page's own signal: taken as recorded
-            source = str(signal.get("source", ""))
-            if source not in derived:
-                found.append(f"usage signal {source!r} is not in its snapshot")
-            elif derived[source] != _answers(signal.get("answers")):
-                found.append(f"usage signal {source!r} answers differently today")
-        refusal = policy.refuse_before(before)
-        fate, by = text(record.get("fate")), text(record.get("refused_by"))
-        if refusal is not None and fate in SENT:
-            found.append(f"recorded {fate}, but {refusal.message} (before the fetch)")
-        if (
-            refusal is None
-            and fate == "refused"
-            and by in USAGE_REFUSALS
-            and tdm is not RESERVED_ALL
-        ):
-            found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
         return found
 
     def _tdmrep(
@@ -315,6 +357,22 @@ class Rederiver:
         if was_cut(str((meta or {}).get("detail") or "")):  # read as the crawl read it
             return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
+
+
+def _robots_refused(verdict: Verdict) -> bool:
+    """Whether robots.txt's Allow/Disallow refused it (for the crawler or a
+    ``REP_PURPOSE_AGENTS`` token), or a robots.txt given up on."""
+    return (
+        isinstance(verdict, Refused)
+        and verdict.document == ROBOTS
+        and (verdict.reason != "purpose")
+    )
+
+
+def _entry(rules: Any, unreachable: bool = False, outcome: str = "") -> CacheEntry[Any]:
+    """A snapshot's document as the entry the crawl decided with."""
+    never = float("inf")
+    return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)
 
 
 def _robots_parser(profile: str) -> Any:

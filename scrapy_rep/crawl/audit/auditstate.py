@@ -1,16 +1,15 @@
 """The audit trail's open records and how one becomes final (docs/audit-trail.md, "url
 records"): the state :class:`scrapy_rep.crawl.audit.audit.AuditTrail` keeps per requested URL
-(a list indexed by :mod:`scrapy_rep.crawl.audit.auditfile`'s ``URL``…), found from a request's
-``(id, url)`` meta, and the ``url`` line written when its fate is final."""
+(a list indexed by :mod:`scrapy_rep.crawl.audit.auditfile`'s ``URL``…), found from the id in
+the request's state, and the ``url`` line written when its fate is final."""
 
 from __future__ import annotations
 
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import (
     ATTEMPTS,
     EARLIER,
@@ -22,6 +21,7 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
+from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.trail import records as lines
 
@@ -33,11 +33,8 @@ if TYPE_CHECKING:
 
     from scrapy_rep.settings import RepConfig
 
-logger = logging.getLogger("scrapy_rep.crawl.audit")
+logger = logging.getLogger("scrapy_rep.crawl.audit.audit")
 F = TypeVar("F", bound=Callable[..., None])
-
-#: ``request.meta`` key: ``(id, url)`` of the request's record (:data:`meta.AUDIT_ID`).
-ID_KEY: Final = meta.AUDIT_ID
 
 
 def guarded(method: F) -> F:
@@ -72,10 +69,8 @@ class AuditState:
 
     def _state(self, request: Request | None) -> list[Any] | None:
         """The open record of ``request`` (``None``: none, or not this URL's)."""
-        ref = request.meta.get(ID_KEY) if request is not None else None
-        if ref is None or ref[1] != request.url:  # type: ignore[union-attr]
-            return None
-        return self.open.get(ref[0])
+        key = record_id(request)
+        return self.open.get(key) if key else None
 
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
@@ -112,6 +107,15 @@ class AuditState:
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
+
+
+def record_id(request: Request | None) -> str:
+    """The id of ``request``'s own audit record (``""``: none; its state's
+    :attr:`~scrapy_rep.crawl.requeststate.RequestState.audit`)."""
+    if request is None:
+        return ""
+    state = state_of(request)
+    return "" if state is None else state.audit
 
 
 def robots_sha(state: list[Any]) -> str:

@@ -11,7 +11,6 @@ the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
@@ -23,7 +22,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
-from scrapy_rep.crawl.requests.usagegate import before_of
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage._c2pa import available
@@ -38,17 +37,15 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.mediagate")
+    from scrapy_rep.verdict import Refused
+
+logger = logging.getLogger(__name__)
 
 #: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
 IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
 REFUSED_KEY: Final = meta.REFUSED
 UNREADABLE_KEY: Final = meta.UNREADABLE
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
-#: The sentence of a robots.txt refusal (:mod:`scrapy_rep.crawl.requests.robotsgate`,
-#: :mod:`scrapy_rep.usage.verdicts`): its robots.txt URL and the deciding rule.
-_FORBIDDEN: Final = re.compile(r"Forbidden by (\S+)(?: for \S+)? \((.*)\)\Z", re.DOTALL)
 _told_c2pa = False
 
 
@@ -94,16 +91,12 @@ class MediaGate:
             if self.c2pa:
                 _say_c2pa_once()
 
-    def _request_refused(self, request: Request, reason: str, message: str, **_: Any) -> None:
-        purpose: str | None = None
-        statement: str | None = None
-        if reason == "purpose":
-            refusal = self.policy.refuse_before(before_of(request))
-            if refusal is not None and refusal.signal is not None:
-                purpose, statement = refusal.purpose, refusal.signal.source
-        elif reason == "forbidden":
-            rule = _FORBIDDEN.match(message)
-            statement = None if rule is None else f"{rule[1]} {rule[2]}"
+    def _request_refused(
+        self, request: Request, reason: str, message: str, verdict: Refused | None = None, **_: Any
+    ) -> None:
+        purpose = statement = None
+        if verdict is not None:  # refused before it was sent: the verdict says by what
+            purpose, statement = verdict.purpose, verdict.statement
         entry = refused_file(request.url, purpose, message, statement, [message])
         self._refused_before[request] = entry
 

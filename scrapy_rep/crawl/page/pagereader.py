@@ -27,7 +27,7 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 
 #: Named as before ``crawl/`` had subpackages: log settings name it.
 logger = logging.getLogger("scrapy_rep.crawl.pagereader")
@@ -85,8 +85,10 @@ def _meta_xpath(noscript: bool) -> str:
 
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """The lowercased product tokens a crawler answers to (its own first)."""
-    tokens = [product_token(user_agent)]
+    """The lowercased product tokens a crawler answers to: its name as it presents itself
+    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`: in a Mozilla-style User-Agent,
+    the name after ``compatible;``), then ``extra``."""
+    tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
 

@@ -15,7 +15,7 @@ Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with t
 the directive that caused it.
 
 It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
-signals (robots.txt, tdmrep.json; see :mod:`scrapy_rep.crawl.requests.usagegate`) and the
+signals (robots.txt, tdmrep.json, before the request was sent: :mod:`scrapy_rep.verdict`) and the
 page's own (:mod:`scrapy_rep.crawl.page.pageusage`) make one
 :class:`scrapy_rep.usage.purpose.UsageDecision`,
 put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
@@ -52,13 +52,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
-
-#: The keys of :mod:`scrapy_rep.crawl.meta`, by their documented names here.
-META_KEY = meta.DIRECTIVES
-IGNORE_NOFOLLOW_KEY = meta.IGNORE_NOFOLLOW
-USAGE_KEY = meta.USAGE
+logger = logging.getLogger(__name__)
 
 
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
@@ -73,15 +67,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.tokens = page.tokens
         self.usage = page.usage
         self.licenses = page.licenses
-        #: Pages whose output passes every gate untouched (the page's own table).
-        self._plain = page.plain
         self.links = LinkGate(crawler, page)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
         #: scheduler (docs/decisions.md, 'Early refusal before the scheduler').
         self.early = EarlyRefusal(crawler, self)
         #: noimageai pages: their images refused or marked (docs/decisions.md, 'A page's
         #: noimageai covers the images it shows').
-        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image)
+        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
@@ -107,14 +99,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         page = self.page
         directives = page.directives_of(response)
         try:
-            response.meta[META_KEY] = directives
+            response.meta[meta.DIRECTIVES] = directives
         except AttributeError:  # a response without a request (built by hand)
             return
         page.count_page(directives)
         decision, refusal = page.usage_of(response)
-        response.meta[USAGE_KEY] = decision
+        response.meta[meta.USAGE] = decision
         if page.passes_all(directives, refusal, response):
-            self._plain[response] = True
+            page.page_of(response).plain = True
 
     # ------------------------------------------------------------------ output
 
@@ -178,7 +170,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None or response in self._plain:
+        if response is None or self.page.is_plain(response):
             return item
         items = self.items
         item = items.by_directives(item, response)
@@ -188,9 +180,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
             return self.early.request(request, start=True)
-        if response in self._plain:
+        if self.page.is_plain(response):
             return self.early.request(request)
-        if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self.links.by_follow(request, response):
+        if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(request, response):
             return None
         try:
             page = self.images.page(response, self.page.directives_of(response))

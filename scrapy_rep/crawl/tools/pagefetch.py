@@ -13,9 +13,9 @@ from typing import Any
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
+from scrapy_rep.checker.download import within
 from scrapy_rep.crawl.page.otherdirectives import describe_sources
 from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.fetch.urlfetch import within
 from scrapy_rep.settings import RepConfig
 
 #: The most of a page read for ``--page`` (the directives are in headers and HTML).

@@ -31,28 +31,28 @@ from scrapy_rep.check import (
     EXIT_USAGE,
     report,
 )
-from scrapy_rep.crawl.media.mediagate import file_report
-from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.crawl.page.pageusage import page_signals
-from scrapy_rep.crawl.tools.pagefetch import page_report, page_response
-from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses
-from scrapy_rep.fetch.toolcheck import further_documents, google_note
-from scrapy_rep.fetch.urlfetch import (
+from scrapy_rep.checker.download import (
     OriginTdm,
     fetch_robotstxt,
     read_robots_file,
     robots_url_for,
     robots_verdict,
 )
+from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses
+from scrapy_rep.checker.report import further_documents, google_note, robots_allows
+from scrapy_rep.crawl.media.mediagate import file_report
+from scrapy_rep.crawl.page.pagereader import page_directives
+from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.tools.pagefetch import page_report, page_response
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, decide
 from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
 from scrapy_rep.usage.tdmrep import TdmRepFile
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.verdict import RequestRules, obey_of
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -126,9 +126,7 @@ class RobotsCommand(ScrapyCommand):
             return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
         profile = self.profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
-        print(
-            f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}"
-        )
+        print(f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}")
         local: RobotsTxt | None = None
         if opts.robots_file:
             try:
@@ -154,13 +152,17 @@ class RobotsCommand(ScrapyCommand):
         return ",".join(config.purpose)
 
     def _request_rules(self, config: RepConfig) -> RequestRules:
-        """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS)."""
+        """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS), and
+        how much of robots.txt it obeys."""
         assert self.settings is not None
+        purpose_set = (
+            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None
+        )
+        self.obey = obey_of(obey_robots(self.settings), purpose_set)
         return RequestRules(
             self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
             config.purpose_agents,
-            obey_robots(self.settings),
-            self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
+            purpose_set,
             held_licenses(config.rsl_licenses),
         )
 
@@ -176,6 +178,7 @@ class RobotsCommand(ScrapyCommand):
     ) -> int:
         """One origin's documents (its robots.txt unless ``local`` is given, tdmrep.json,
         RSL licenses) and its block; its exit code (unreachable if one could not be had)."""
+        given_up = None
         if local is not None:
             rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
         else:
@@ -185,10 +188,11 @@ class RobotsCommand(ScrapyCommand):
             rules, notes = robots_verdict(fetched, config.unreachable_action)
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
+            given_up = fetched.outcome if unreachable and not notes else None
         tdm, licenses = further_documents(
             robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
         )
-        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
+        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, given_up)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
         return code
@@ -203,8 +207,10 @@ class RobotsCommand(ScrapyCommand):
         config: RepConfig,
         tdm: OriginTdm | None = None,
         licenses: OriginLicenses = NO_LICENSES,
+        given_up: str | None = None,
     ) -> int:
-        """Print one origin's block; its exit code."""
+        """Print one origin's block; its exit code. ``given_up``: its robots.txt was given
+        up on as unreachable (the outcome)."""
         print(f"\nrobots.txt {outcome}")
         if tdm is not None:  # the origin's other documents, under its robots.txt header
             print(f"  {tdm.line}")
@@ -215,12 +221,13 @@ class RobotsCommand(ScrapyCommand):
         for sitemap in rules.sitemaps:
             print(f"  sitemap: {sitemap}")
         lines, all_allowed = report(
-            rules, urls, agent, self.request_rules, tdm, licenses, self.profile
-        )
+            rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
+            given_up,
+        )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            robots_allowed = self.request_rules.robots_decision(rules, url, agent)[0]
+            robots_allowed = robots_allows(rules, url, agent, self.obey)
             if opts.page and robots_allowed:
                 page_line, fetched = page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")

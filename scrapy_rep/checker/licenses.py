@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from scrapy_rep.checker.download import fetch_document
 from scrapy_rep.fetch.policy import Effect
 from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
-from scrapy_rep.fetch.urlfetch import fetch_document
 from scrapy_rep.usage.rsl import RslDocument
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.usage.verdicts import RequestRules
+    from scrapy_rep.verdict import RequestRules
 
 
 @dataclass(frozen=True)

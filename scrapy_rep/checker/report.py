@@ -11,15 +11,13 @@ licenses; both shared with ``scrapy robots``. Standard library only.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from scrapy_rep.fetch.origins import origin_of
-from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licenses
-from scrapy_rep.fetch.urlfetch import (
+from scrapy_rep.checker.download import (
     OriginTdm,
     fetch_robotstxt,
     origin_tdm,
@@ -27,9 +25,25 @@ from scrapy_rep.fetch.urlfetch import (
     robots_url_for,
     robots_verdict,
 )
+from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.origins import Origin, origin_of
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.usage.tdmrep import NO_FILE
+from scrapy_rep.verdict import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    Allowed,
+    Obey,
+    Refused,
+    RequestFacts,
+    RequestRules,
+    Verdict,
+    decide,
+)
 
 #: What both tools add, in the google profile, to a robots.txt ``Content-Signal`` or
 #: ``Content-Usage`` line they show: Google's parser lists both among its
@@ -60,35 +74,91 @@ def report(
     tdm: OriginTdm | None = None,
     licenses: OriginLicenses = NO_LICENSES,
     profile: str = "",
+    obey: Obey = Obey.ALL,
+    robots_outcome: str | None = None,
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
-    allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
-    crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
-    tdmrep.json, the RSL ``licenses`` of its ``License:`` lines). ``profile``: the
-    robots.txt profile, for :func:`google_note`."""
+    allowed. Each URL is decided as the crawl decides it, by
+    :func:`scrapy_rep.verdict.decide`: robots.txt (``rules``; ``robots_outcome``: it was
+    given up on as unreachable, and this is why), then with ``request_rules`` the
+    purposes, their extra agents, tdmrep.json and the RSL ``licenses`` of its
+    ``License:`` lines. A robots.txt refusal shows its deciding line; any other refusal
+    the crawl's own sentence. ``profile``: the robots.txt profile, for
+    :func:`google_note`."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
+    agent = crawler_name(user_agent)
+    documents = _documents(rules, tdm, licenses, robots_outcome)
+    decide_with = request_rules if request_rules is not None else RequestRules(explain=True)
+    decide_with = replace(decide_with, explain=True)
+
+    def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        return documents.get((kind, key if kind == LICENSE else None))
+
     for url in urls:
-        if request_rules is None:
-            decision = rules.decide(url, user_agent)
-            allowed, why = decision.allowed, decision.explanation
-        else:
-            allowed, why = request_rules.robots_decision(rules, url, user_agent)
-        if allowed and request_rules is not None and request_rules.checks_anything:
-            robots_url = robots_url_for(url) or "robots.txt"
-            tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
-            refused, _ = request_rules.refusal(
-                rules, url, user_agent, robots_url, tdm_file, given_up, licenses.documents
-            )
-            if refused is not None:
-                allowed, why = False, refused.message + google_note(refused.signal, profile)
+        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey)
+        verdict = decide(facts, decide_with, known)
+        allowed, why = _line(verdict, agent, profile)
         all_allowed = all_allowed and allowed
-        verdict = "allowed   " if allowed else "DISALLOWED"
-        lines.append(f"{verdict}  {url:<{width}}  {why}")
+        verdict_word = "allowed   " if allowed else "DISALLOWED"
+        lines.append(f"{verdict_word}  {url:<{width}}  {why}")
         if origin_of(url) is None and not url.startswith("/"):
             lines.append(f"            note: {url!r} has no scheme; it was read as a path")
     return lines, all_allowed
+
+
+#: The origin a URL given as a path is checked under (a local robots.txt file).
+_LOCAL: Final = Origin("file", "", None)
+
+
+def _documents(
+    rules: RobotsTxt,
+    tdm: OriginTdm | None,
+    licenses: OriginLicenses,
+    robots_outcome: str | None,
+) -> dict[tuple[str, Hashable], CacheEntry[Any]]:
+    """The documents a check read, as the entries the crawl would hold (one origin's:
+    keyed by kind, and by URL for the licenses)."""
+    found: dict[tuple[str, Hashable], CacheEntry[Any]] = {
+        (ROBOTS, None): _entry(rules, robots_outcome)
+    }
+    # tdmrep.json not read (a local robots.txt file: the check says so): nothing reserved
+    found[TDM, None] = _entry(NO_FILE) if tdm is None else _entry(tdm.file, tdm.given_up)
+    for url, document in licenses.documents:
+        found[LICENSE, url] = _entry(document, None)
+    return found
+
+
+def _entry(rules: Any, given_up: str | None = None) -> CacheEntry[Any]:
+    """A document as an entry: ``given_up``, the outcome of one given up on as
+    unreachable (its requests are dropped)."""
+    never = float("inf")
+    outcome = given_up or "read by the checker"
+    return CacheEntry(rules, outcome, 0.0, never, never, unreachable=given_up is not None)
+
+
+def robots_allows(rules: RobotsTxt, url: str, user_agent: str, obey: Obey = Obey.ALL) -> bool:
+    """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it (the tools
+    fetch a page only then)."""
+    entry = _entry(rules, None)
+    facts = RequestFacts(url, origin_of(url) or _LOCAL, crawler_name(user_agent), obey)
+    return not isinstance(decide(facts, RequestRules(), lambda kind, key: entry), Refused)
+
+
+def _line(verdict: Verdict, agent: str, profile: str) -> tuple[bool, str]:
+    """Whether the URL is allowed, and why, in the crawl's words."""
+    if isinstance(verdict, Refused):
+        if verdict.reason == "forbidden" and verdict.agent == agent and verdict.robots:
+            return False, verdict.robots.explanation
+        return False, verdict.message + google_note(verdict.signal, profile)
+    if isinstance(verdict, Allowed):
+        if not verdict.checked:
+            return True, "not checked: ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
+        if verdict.robots is None:
+            return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+        return True, verdict.robots.explanation
+    return True, f"not decided: the {verdict.document} of {verdict.key} was not read"
 
 
 def further_documents(
@@ -120,6 +190,8 @@ class Source:
     unreachable: bool = False
     tdm: OriginTdm | None = None
     licenses: OriginLicenses = NO_LICENSES
+    #: The outcome of a robots.txt given up on as unreachable (its requests dropped).
+    given_up: str | None = None
 
 
 def sources(options: argparse.Namespace) -> list[Source]:
@@ -161,5 +233,8 @@ def sources(options: argparse.Namespace) -> list[Source]:
             robots_url, rules, options.request_rules, options.user_agent, options.timeout,
             options.unreachable_action,
         )  # fmt: skip
-        sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses))
+        given_up = fetched.outcome if fetched.unreachable and not notes else None
+        sources.append(
+            Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, given_up)
+        )
     return sources
