@@ -359,6 +359,56 @@ def test_a_trail_that_starts_with_a_repair_line_is_a_problem(tmp_path: Path) -> 
     ]
 
 
+def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
+    tmp_path: Path,
+) -> None:
+    """None of the other tools presents a repaired trail as whole: each names the repair
+    and the run it cut short."""
+    trail = tmp_path / "trail.jsonl"
+    cut_trail(trail)
+    record = repair(trail).record
+    assert record is not None
+    status, out = audit("summary", str(trail))
+    assert status == 0
+    assert (
+        f"run {SECOND} 2026-11-23T14:00:00.000Z spider test purposes search profile google "
+        "(no end line: cut short, repaired at line 12)"
+    ) in out.splitlines()
+    assert (
+        f"line 12: repaired on {record['time']} after a cut ({record['dropped_bytes']} byte(s) "
+        "dropped): the trail is not whole; `audit verify` says what cannot be accounted for"
+    ) in out.splitlines()
+    status, out = audit("show", str(trail), "http://site.test/")
+    assert status == 0 and out.splitlines()[-2:] == [
+        "note: run ffffffff has no end line (cut short, repaired at line 12): a later record "
+        "of this URL may be lost; `audit verify` reports it",
+        "note: the trail was repaired after a cut (line(s) 12): the line the cut took is "
+        "lost, and it may have been about this URL",
+    ]
+    html = tmp_path / "report.html"
+    status, out = audit("report", str(trail), "--html", str(html))
+    assert status == 1 and out.endswith("verify: 1 problem(s)\n")
+    page = html.read_text(encoding="utf-8")
+    assert '<p class="bad" id="verify">verify: 1 problem(s)</p>' in page
+    assert "no end line: cut short, repaired at line 12" in page
+    export, summary = tmp_path / "export.jsonl", tmp_path / "export.md"
+    assert audit("export", str(trail), "--out", str(export), "--summary", str(summary))[0] == 0
+    header = json.loads(export.read_text().splitlines()[0])
+    assert header["repairs"] == [
+        {"line": 12, "time": record["time"], "dropped_bytes": record["dropped_bytes"],
+         "open_runs": [SECOND]}
+    ]  # fmt: skip
+    assert header["to"] == "2026-11-23T14:00:02.000Z"  # the crawl's, not the repair's time
+    assert (
+        "- **The trail is not whole**: repaired after a cut at line 12 "
+        f"({record['dropped_bytes']} byte(s) dropped); run(s) `ffffffff` without their end "
+        "line: what they did after their last line is not in the trail (`audit verify` "
+        "reports it)"
+    ) in summary.read_text().splitlines()
+    status, out = audit("verify", str(trail), "--export", str(export))
+    assert status == 1 and "export" not in out  # the export is the trail's; the trail is cut
+
+
 # ------------------------------------------------------------------ the property
 
 
