@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
 from scrapy_rep.robotstxt._answers import Decision as Decision
 from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
-from scrapy_rep.robotstxt._encoding import HTTP_PATH, normalise_url_path, path_of
+from scrapy_rep.robotstxt._encoding import (
+    ESCAPES_SPECIALS,
+    HTTP_PATH,
+    normalise_url_path,
+    path_of,
+)
 from scrapy_rep.robotstxt._lines import file_text
 from scrapy_rep.robotstxt._parser import (
     FILE_WIDE,
@@ -67,6 +72,7 @@ class RobotsTxt:
         "_agents",
         "_codes",
         "_delays",
+        "_encodes_specials",
         "_key_of",
         "_keys",
         "_licenses_by_group",
@@ -113,6 +119,9 @@ class RobotsTxt:
         #: Product token (or ``*``) -> the group(s) naming it, in file order.
         self._tokens = rules.tokens
         self._delays = rules.delays
+        #: The profile's percent-encoding reads a URL's ``*`` and ``$`` as ``%2A`` and
+        #: ``%24`` (RFC 9309 §2.2.3, the 1996 draft's octets): such a URL is normalised.
+        self._encodes_specials = options.percent_encoding in ESCAPES_SPECIALS
         self._signals = rules.signals
         #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
         self._usage = rules.usage
@@ -142,7 +151,11 @@ class RobotsTxt:
         # path_of's usual case inline (the hot path): an http(s) URL with a path.
         found = _http_path(url)
         path = found.group(1) if found is not None else path_of(url)
-        if "%" in path or not path.isascii():
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
             path = normalise_url_path(path, self.options.percent_encoding)
         if matcher.match(path) >= 0:
             return True

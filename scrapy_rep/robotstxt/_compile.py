@@ -15,7 +15,12 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from scrapy_rep.robotstxt._encoding import dangling_variants, has_lower_escape, normalise_pattern
+from scrapy_rep.robotstxt._encoding import (
+    ESCAPES_SPECIALS,
+    dangling_variants,
+    has_lower_escape,
+    normalise_pattern,
+)
 from scrapy_rep.robotstxt._matching import LongestMatcher
 from scrapy_rep.robotstxt._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
@@ -93,14 +98,18 @@ def compile_matcher(
         numbers.extend(codes[starts[group] : end])
     joined = "\n".join(patterns)
     encoding = options.percent_encoding
+    specials = encoding in ESCAPES_SPECIALS
     # A few scans of all values in C tell whether any needs normalising (rarely).
     if joined and (
         joined[0] not in "/*"
         or not joined.isascii()
         or _NOT_ROOTED.search(joined) is not None
-        or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
+        or ("%" in joined and (specials or has_lower_escape(joined)))
+        or (specials and "$" in joined)
+        or (specials and not options.wildcards and "*" in joined)
     ):
-        patterns = [normalise_pattern(value, encoding) for value in patterns]
+        wildcards = options.wildcards
+        patterns = [normalise_pattern(value, encoding, wildcards) for value in patterns]
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
