@@ -1499,13 +1499,17 @@ def test_all_profiles_crawl_delay_per_group(profile: str, agent: str, delay: flo
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_all_profiles_crawl_delay_is_float_and_does_not_end_group(profile: str) -> None:
+def test_all_profiles_crawl_delay_is_float_and_belongs_to_the_agents_above(profile: str) -> None:
+    """A delay is the user-agent lines' just above it; allow/disallow keep Google's
+    grouping: b's Disallow is a's too (docs/behaviour.md; tests/test_robotstxt_crawl_delay.py)."""
     rules = parse_robotstxt(
         "User-agent: a\nCrawl-delay: 10\nUser-agent: b\nDisallow: /x\n", profile
     )
-    delay = rules.crawl_delay("b")
+    delay = rules.crawl_delay("a")
     assert isinstance(delay, float)
     assert delay == 10.0
+    assert rules.crawl_delay("b") is None
+    assert rules.allowed(url("/x"), "b") is False
     assert rules.allowed(url("/x"), "a") is False
 
 
@@ -1517,8 +1521,9 @@ def test_wp_crawl_delay_example() -> None:
         )
 
 
-def test_crawl_delay_without_any_group() -> None:
-    assert parse_robotstxt("Crawl-delay: 5\n").crawl_delay("mybot") is None
+def test_crawl_delay_without_any_group_applies_to_every_crawler() -> None:
+    """docs/decisions.md: a delay before the first group asks every crawler to slow down."""
+    assert parse_robotstxt("Crawl-delay: 5\n").crawl_delay("mybot") == 5.0
     assert parse_robotstxt(b"").crawl_delay("mybot") is None
 
 

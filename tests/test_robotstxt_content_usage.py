@@ -435,10 +435,10 @@ def test_group_less_content_signal_applies_to_every_crawler(
     assert robots.allowed("https://example.com/", "mybot")
 
 
-def test_crawl_delay_before_any_group_is_still_skipped() -> None:
-    """Only the AI-usage statements are read file-wide; a crawl-delay is a group setting."""
+def test_crawl_delay_before_any_group_is_file_wide_too() -> None:
+    """A crawl-delay there asks every crawler to slow down (docs/decisions.md)."""
     robots = parse_robotstxt("Crawl-delay: 5\nContent-Signal: ai-train=no\nUser-agent: *\n")
-    assert robots.crawl_delay("mybot") is None
+    assert robots.crawl_delay("mybot") == 5.0
     assert robots.content_signals("mybot").ai_train is False
 
 

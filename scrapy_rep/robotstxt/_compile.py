@@ -55,7 +55,8 @@ class Selection:
     """
 
     __slots__ = (
-        "crawl_delay", "groups", "licenses", "matcher", "signals", "usage", "usage_groups",
+        "crawl_delay", "delay_groups", "groups", "licenses", "matcher", "signals", "usage",
+        "usage_groups",
     )  # fmt: skip
 
     def __init__(
@@ -64,11 +65,15 @@ class Selection:
         crawl_delay: float | None,
         signals: ContentSignals,
         usage_groups: tuple[int, ...] | None = None,
+        delay_groups: tuple[int, ...] | None = None,
     ) -> None:
         self.groups = groups
         #: The groups of the Content-Usage / Content-Signal lines (attach-05 §3 grouping);
         #: the same as ``groups`` unless the file's two groupings differ.
         self.usage_groups = groups if usage_groups is None else usage_groups
+        #: The groups of the Crawl-delay lines (a delay belongs to the user-agent lines
+        #: just above it); the same as ``groups`` unless those groupings differ.
+        self.delay_groups = groups if delay_groups is None else delay_groups
         self.crawl_delay = crawl_delay
         self.signals = signals
         self.matcher: Matcher | None = None
