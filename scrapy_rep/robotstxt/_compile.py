@@ -22,7 +22,12 @@ from scrapy_rep.robotstxt._encoding import (
     normalise_pattern,
 )
 from scrapy_rep.robotstxt._matching import LongestMatcher
-from scrapy_rep.robotstxt._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
+from scrapy_rep.robotstxt._parser import (
+    ALLOW_AI_TRAINING,
+    CONTENT_USAGE_NO_COLON,
+    FILE_WIDE,
+    UsageLine,
+)
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
 from scrapy_rep.robotstxt.profiles import ParseOptions
 
@@ -181,6 +186,11 @@ def _usage_rule(line: UsageLine) -> ContentUsageRule:
     # Latin-1 gives the file's bytes back (see scrapy_rep.robotstxt._parser).
     if key == "Content-Usage":
         return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+    if key == CONTENT_USAGE_NO_COLON:
+        # attach-05 §3 requires the colon: only the line's "no"s (docs/deviations.md).
+        rule = aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+        why = "no colon (attach-05 §3): only its 'n' values are read (docs/deviations.md)"
+        return rule._replace(prefs=aipref.noes_of(rule.prefs, why), key=key)
     prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
     text = value.encode("latin-1").decode("utf-8", "replace")
     return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)

@@ -83,6 +83,10 @@ FILE_WIDE: Final = -1
 #: Keys of the draft-canel-robots-ai-control-00 rules, as named in messages.
 DISALLOW_AI_TRAINING: Final = "DisallowAITraining"
 ALLOW_AI_TRAINING: Final = "AllowAITraining"
+#: How a ``Content-Usage`` line without a colon (google profile) is named in messages:
+#: attach-05 §3's grammar requires the colon, so only its "no"s are read
+#: (docs/deviations.md).
+CONTENT_USAGE_NO_COLON: Final = "Content-Usage (no colon)"
 
 
 #: Content Signals policy keys -> ContentSignals fields.
@@ -91,21 +95,24 @@ _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": 
 USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
-def add_content_signal(own: dict[str, bool], value: str) -> list[str]:
+def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False) -> list[str]:
     """The items of one ``Content-Signal`` value (``search=yes, ai-train=no``) merged into
     ``own``: per signal one "no" beats any "yes"; Cloudflare's ``use=`` level kept as
     ``use_<level>`` (the most restrictive is read, :data:`USE_LEVELS`). Names and values
-    are case-insensitive. Returns the items not understood (skipped)."""
+    are case-insensitive. Returns the items not understood (skipped).
+
+    ``noes_only``: the value of a malformed line (no colon), of which only the "no"s
+    are read; its other items are returned as skipped (docs/deviations.md)."""
     skipped = []
     for item in value.split(","):
         name, _, setting = item.partition("=")
         key = name.strip(_WHITESPACE).lower()
         answer = setting.strip(_WHITESPACE).lower()
-        if key == "use" and answer in USE_LEVELS:
+        if key == "use" and answer in USE_LEVELS and not noes_only:
             own["use_" + answer] = True
             continue
         field = _SIGNAL_NAMES.get(key)
-        if field is None or answer not in ("yes", "no"):
+        if field is None or answer not in ("yes", "no") or (noes_only and answer == "yes"):
             skipped.append(item)
             continue
         own[field] = own.get(field, True) and answer == "yes"
@@ -281,30 +288,43 @@ class Parser:
                     # down; a group's own delay can only lengthen it (docs/decisions.md).
                     self._crawl_delay(delays, FILE_WIDE, value, number)
             else:
-                # Content-Usage, Content-Signal and the AI-training rules are rules of
-                # their group (attach-05 §3): they end a run of user-agent lines for
-                # their own grouping. Allow/disallow keep Google's grouping, which ignores
-                # them, in every profile: no Disallow is lost (docs/behaviour.md).
-                in_usage_run = False
+                # Content-Usage and the AI-training rules are rules of their group
+                # (attach-05 §3, draft-canel-robots-ai-control-00): they end a run of
+                # user-agent lines for their own grouping. Content-Signal is another
+                # record (RFC 9309 §2.2.4: it "MUST NOT terminate a group"), as Sitemap
+                # and Crawl-delay are: it ends nothing. Allow/disallow keep Google's
+                # grouping, which ignores them all, in every profile: no Disallow is lost
+                # (docs/behaviour.md).
                 last_rule = number
-                if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
-                    in_agent_run = in_delay_run = False
+                if kind != _CONTENT_SIGNAL:
+                    in_usage_run = False
+                    if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
+                        in_agent_run = in_delay_run = False
                 if usage_group < 0 and usage_groups:
                     # After a blank line ended a record (legacy): no group.
                     self._skip(number, "group setting outside any group")
                     continue
                 # Before the first user-agent line (usage_group -1, FILE_WIDE): they
                 # apply to every crawler, and may only add restrictions (docs).
+                # Without a colon (google profile; the grammars require one) a line
+                # gives its "no"s only, never a "yes" (docs/deviations.md).
                 if kind == _CONTENT_USAGE:
                     if value:
-                        usage.setdefault(usage_group, []).append((number, value, "Content-Usage"))
+                        key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
+                        usage.setdefault(usage_group, []).append((number, value, key_name))
                 elif kind == _CONTENT_SIGNAL:
-                    self._content_signal(signals, usage_group, value, number)
+                    self._content_signal(signals, usage_group, value, number, not colon)
                 elif value:
                     # draft-canel-robots-ai-control-00: a train-ai path rule; Google reads
                     # any key starting with "disallow" / "allow" as that rule (kept).
-                    ai_key = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
-                    usage.setdefault(usage_group, []).append((number, value, ai_key))
+                    if kind == _DISALLOW_AI:
+                        usage.setdefault(usage_group, []).append(
+                            (number, value, DISALLOW_AI_TRAINING)
+                        )
+                    elif colon:
+                        usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
+                    else:
+                        self._skip(number, "no colon: no train-ai 'yes' from it")
                     if lenient and group >= 0:
                         values_append(value)
                         keys_append(key_index)
@@ -360,14 +380,20 @@ class Parser:
         return True
 
     def _content_signal(
-        self, signals: dict[int, dict[str, bool]], group: int, value: str, number: int
+        self,
+        signals: dict[int, dict[str, bool]],
+        group: int,
+        value: str,
+        number: int,
+        noes_only: bool,
     ) -> None:
         own = signals.get(group)
         fresh = own is None
         if own is None:
             own = {}
-        for item in add_content_signal(own, value):
-            self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
+        for item in add_content_signal(own, value, noes_only):
+            why = "only its 'no's are read without a colon" if noes_only else "not understood"
+            self._skip(number, f"content-signal item {file_text(item)!r}: {why}")
         if fresh and own:
             signals[group] = own
 

@@ -34,6 +34,7 @@ from scrapy_rep.robotstxt._aipref_vocab import UNKNOWN as UNKNOWN
 from scrapy_rep.robotstxt._aipref_vocab import UsagePrefs as UsagePrefs
 from scrapy_rep.robotstxt._aipref_vocab import as_bytes
 from scrapy_rep.robotstxt._aipref_vocab import combine as combine
+from scrapy_rep.robotstxt._aipref_vocab import noes_of as noes_of
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs as parse_prefs
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs_header as parse_prefs_header
 from scrapy_rep.robotstxt._encoding import (
