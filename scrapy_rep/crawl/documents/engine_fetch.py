@@ -34,6 +34,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
+from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
 from scrapy_rep.crawl.meta import (
     DONT_OBEY_ROBOTSTXT,
     DOWNLOAD_SLOT,
@@ -43,6 +44,7 @@ from scrapy_rep.crawl.meta import (
     ROBOTS_REQUEST,
 )
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.policy import FailureClass
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -107,6 +109,8 @@ class EngineFetcher:
         #: The download slot an origin's document goes through (``None``: Scrapy's
         #: default, the hostname): the slot of the request that triggered the fetch.
         self.slot_of = slot_of
+        #: Why a name did not resolve, when Twisted's resolver does not say.
+        self.dns = DnsAsker()
 
     async def fetch(self, origin: Hashable) -> Fetched:
         """What downloading ``origin``'s document came to; never raises."""
@@ -142,7 +146,8 @@ class EngineFetcher:
                 return procedure.on_ignored(describe(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
                 inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
-                return procedure.on_network_error(describe(error))
+                failure = await self._failure_of(error, request)
+                return procedure.on_network_error(describe(error), failure)
             inc(self.stats, f"{self._stat_prefix}/response_count")
             inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
@@ -160,6 +165,16 @@ class EngineFetcher:
                 truncated="download_stopped" in response.flags,
             )
         return step
+
+    async def _failure_of(self, error: Exception, request: Request) -> FailureClass:
+        """What the failed download says about the host (docs/decisions.md, "A host that
+        cannot be connected to is given up on quickly"): a name lookup that failed
+        without saying why is asked again of the system resolver."""
+        failure = failure_of(error, via_proxy=bool(request.meta.get("proxy")))
+        if failure is None:
+            host = urlparse_cached(request).hostname or ""
+            failure = await self.dns.failure(host, self.timeout)
+        return failure
 
     def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
         meta: dict[str, Any] = {
