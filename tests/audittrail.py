@@ -43,11 +43,17 @@ def chain_breaks(path: Path) -> list[int]:
 
 
 async def paused_and_resumed(
-    spidercls: Any, settings: dict[str, Any], urls: list[str], pause_after: int, wait: float
+    spidercls: Any,
+    settings: dict[str, Any],
+    urls: list[str],
+    pause_after: int,
+    wait: float,
+    resumed: dict[str, Any] | None = None,
 ) -> None:
     """Crawl ``urls`` with ``settings`` (a JOBDIR), stop the crawl once its spider has
     downloaded ``pause_after`` pages (or after ``wait`` seconds), then resume it in a
-    second crawler: a JOBDIR pause and resume as a user does it."""
+    second crawler: a JOBDIR pause and resume as a user does it. ``resumed``: settings
+    the second crawl changes (another ``REP_AUDIT_FILE``)."""
     from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
     from twisted.internet import reactor
@@ -62,4 +68,4 @@ async def paused_and_resumed(
             break
     await deferred_from_coro(first.stop_async())
     await running
-    await get_crawler(spidercls, settings).crawl(urls=urls)
+    await get_crawler(spidercls, {**settings, **(resumed or {})}).crawl(urls=urls)

@@ -84,8 +84,34 @@ def wildcard_matches(pattern: str, path: str) -> bool:
 
 
 def prefix_matches(pattern: str, path: str) -> bool:
-    """Legacy (1994/1996) matching: the pattern is a plain prefix, `*` and `$` literal."""
-    return path.startswith(pattern)
+    """Legacy (1994/1996) matching: the pattern is a plain prefix, `*` and `$` literal,
+    both compared as the 1996 draft §3.2.2 compares them (:func:`legacy_octets`)."""
+    return legacy_octets(path).startswith(legacy_octets(pattern))
+
+
+def legacy_octets(text: str) -> str:
+    """1996 draft §3.2.2: "If a %xx encoded octet is encountered it is unencoded prior to
+    comparison, unless it is the "/" character". An escape of a printable ASCII character
+    stands for that character; ``%2F``, ``%25`` (so that no new escape appears) and the
+    others stay escapes, with uppercase hex. ``*`` and ``$``, plain characters here, are
+    written as their escapes, the form RFC 9309 §2.2.3 gives them (both forms are one
+    octet). A ``%`` that starts no escape stays as it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        escape = text[i + 1 : i + 3]
+        if char == "%" and len(escape) == 2 and all(c in HEX_DIGITS for c in escape):
+            octet = chr(int(escape, 16))
+            if " " <= octet <= "~" and octet not in "/%*$":
+                out.append(octet)
+            else:
+                out.append("%" + escape.upper())
+            i += 3
+            continue
+        out.append({"*": "%2A", "$": "%24"}.get(char, char))
+        i += 1
+    return "".join(out)
 
 
 def longest_match_allowed(rules: list[RefRule], path: str) -> bool:
@@ -152,14 +178,32 @@ def decode_unreserved(text: str) -> str:
     return "".join(out)
 
 
+def rfc9309_special_as_escape(text: str, keep_final_dollar: bool) -> str:
+    """RFC 9309 §2.2.3: a ``*`` or ``$`` matched verbatim is written ``%2A`` / ``%24``.
+    In a URL every one is; in a pattern only a ``$`` before the end (``*`` is always the
+    wildcard, a final ``$`` the anchor)."""
+    out = []
+    for index, char in enumerate(text):
+        last = index == len(text) - 1
+        if char == "*" and not keep_final_dollar:
+            out.append("%2A")
+        elif char == "$" and not (keep_final_dollar and last):
+            out.append("%24")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def rfc9309_disallowed(patterns: list[str], path: str) -> bool:
     """Does any of the (disallow) ``patterns`` match ``path`` under RFC 9309 encoding?"""
-    target = decode_unreserved(normalise_url(path))
+    target = rfc9309_special_as_escape(decode_unreserved(normalise_url(path)), False)
     return any(
         wildcard_matches(candidate, target)
         for pattern in patterns
         if pattern
-        for candidate in dangling_candidates(decode_unreserved(normalise_pattern(pattern)))
+        for candidate in dangling_candidates(
+            rfc9309_special_as_escape(decode_unreserved(normalise_pattern(pattern)), True)
+        )
     )
 
 

@@ -89,8 +89,9 @@ def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
 
 def test_the_condition_of_a_purpose_agents_group_is_kept() -> None:
     """REP_PURPOSE_AGENTS: another token's group speaks for the crawl, its use= too."""
+    # "Disallow:" ends GPTBot's group: a Content-Signal line ends none (RFC 9309 §2.2.4).
     rules = parse_robotstxt(
-        "User-agent: GPTBot\nContent-Signal: ai-train=no, use=reference\n\n"
+        "User-agent: GPTBot\nContent-Signal: ai-train=no, use=reference\nDisallow:\n\n"
         "User-agent: *\nAllow: /\n"
     )
     before = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot", agents=["GPTBot"])

@@ -8,6 +8,8 @@ import pytest
 
 from scrapy_rep.fetch.policy import (
     Effect,
+    FailureClass,
+    Policy,
     cache_lifetime,
     effect_of_status,
     may_follow,
@@ -124,3 +126,35 @@ def test_spec4_odd_retry_after_values_are_clamped_or_absent_never_an_error(
     value: str, seconds: float | None
 ) -> None:
     assert retry_after_seconds(value) == seconds
+
+
+WAIT_LIMITS = [
+    (FailureClass.SERVER, 600.0),
+    (FailureClass.TIMEOUT, 600.0),
+    (FailureClass.CONNECTION_LOST, 600.0),
+    (FailureClass.DNS_FAILED, 600.0),
+    (FailureClass.PROXY, 600.0),
+    (FailureClass.OTHER, 600.0),
+    (FailureClass.REFUSED, 10.0),
+    (FailureClass.NO_SUCH_HOST, 10.0),
+    (FailureClass.TLS, 10.0),
+]
+
+
+@pytest.mark.parametrize(("failure", "limit"), WAIT_LIMITS, ids=[f.value for f, _ in WAIT_LIMITS])
+def test_spec4_how_long_each_failure_holds_the_requests(
+    failure: FailureClass, limit: float
+) -> None:
+    """docs/decisions.md, "A host that cannot be connected to is given up on quickly"."""
+    assert Policy().wait_limit(failure) == limit
+    assert failure.cannot_connect is (limit == 10.0)
+    # Never longer than max_wait: 0 gives up on every failure at once.
+    assert Policy(max_wait=0.0).wait_limit(failure) == 0.0
+    assert Policy(max_wait=5.0, connect_max_wait=60.0).wait_limit(failure) == 5.0
+
+
+def test_spec4_a_give_up_lasts_the_wait_it_ended_at_least_the_retry_delay_doubling() -> None:
+    policy = Policy(retry_delay=30.0, max_wait=600.0, connect_max_wait=10.0, cache_ttl=3600.0)
+    assert [policy.gave_up_lifetime(n) for n in (1, 2, 3, 4)] == [600, 1200, 2400, 3600]
+    assert [policy.gave_up_lifetime(n, 10.0) for n in (1, 2, 3)] == [30, 60, 120]
+    assert Policy(retry_delay=1.0).gave_up_lifetime(1, 10.0) == 10.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.fetch.policy import Effect
+from scrapy_rep.fetch.policy import Effect, FailureClass
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -115,6 +115,19 @@ def test_spec4_network_errors_ignored_requests_and_our_own_errors() -> None:
     ours = procedure().on_internal_error("AttributeError: oops")
     assert ours.effect is Effect.UNREACHABLE and ours.internal_error
     assert ours.outcome == "scrapy_rep internal error (AttributeError: oops)"
+
+
+def test_spec4_an_unreachable_answer_says_what_failed_for_the_wait() -> None:
+    """A 429/5xx is the server's; a network error is what the driver names (nothing named:
+    OTHER, held as long as a 5xx); our own error is OTHER; a usable answer has none."""
+    assert final(procedure().on_response(503)).failure is FailureClass.SERVER
+    assert final(procedure().on_response(429)).failure is FailureClass.SERVER
+    assert final(procedure().on_response(404)).failure is None
+    assert final(procedure().on_response(200, b"")).failure is None
+    refused = procedure().on_network_error("ConnectionRefusedError: …", FailureClass.REFUSED)
+    assert refused.failure is FailureClass.REFUSED and refused.kind == "network_error"
+    assert procedure().on_network_error("?").failure is FailureClass.OTHER
+    assert procedure().on_internal_error("AttributeError: oops").failure is FailureClass.OTHER
 
 
 def test_rsl_an_ignored_license_request_is_terms_not_read_never_no_terms() -> None:

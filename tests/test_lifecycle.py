@@ -211,7 +211,11 @@ def test_spec4_network_errors_and_our_own_errors_are_held_and_retried() -> None:
     ]:
         life = machine()
         actions = download(life, A, fetched, T0)
-        assert stats(actions) == {f"rep/robotstxt/outcome/{kind}": 1}
+        # Not named by the driver: held as long as a 5xx.
+        assert stats(actions) == {
+            f"rep/robotstxt/outcome/{kind}": 1,
+            "rep/robotstxt/failure/other": 1,
+        }
         assert of(WakeAt, actions) == [WakeAt(A, T0 + 10)] and of(Release, actions) == []
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from scrapy_rep.fetch.lifecycle.events import (
 )
 from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
 from scrapy_rep.fetch.lifecycle.state import Step
-from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
@@ -54,6 +55,14 @@ A, B = "http://a.example", "http://b.example"
 RULES = b"User-agent: *\nDisallow: /private\n"
 T0 = 1_000_000.0
 LIFECYCLE = Path(__file__).parent.parent / "scrapy_rep" / "fetch" / "lifecycle"
+#: ``connect_max_wait`` of these machines: shorter than the first retry delay (10 s).
+CONNECT_WAIT = 4.0
+
+
+def failed(failure: FailureClass) -> Fetched:
+    """A download that got no answer, for the reason ``failure`` (the driver's reading)."""
+    procedure = FetchProcedure(ROBOTS_TXT, f"{A}/robots.txt")
+    return procedure.on_network_error(f"{failure.value} error", failure)
 
 
 def fetched(status: int, body: bytes = b"") -> Fetched:
@@ -83,7 +92,10 @@ FAILING = record(
 def machine(
     store: str | None = None, concurrency: int = 4, max_wait: float = 100.0
 ) -> Lifecycle[RobotsTxt]:
-    policy = Policy(retry_delay=10.0, max_wait=max_wait, store=store, concurrency=concurrency)
+    policy = Policy(
+        retry_delay=10.0, max_wait=max_wait, connect_max_wait=CONNECT_WAIT, store=store,
+        concurrency=concurrency,
+    )  # fmt: skip
     return Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
 
 
@@ -189,7 +201,21 @@ HANDLED = [
     ),
     Case(
         Step.DOWNLOAD, Downloaded(A, fetched(503)),
-        [Stat("rep/robotstxt/outcome/unreachable"), Announce, Log, WakeAt(A, T0 + 10)],
+        [Stat("rep/robotstxt/outcome/unreachable"), Stat("rep/robotstxt/failure/server"),
+         Announce, Log, Log, WakeAt(A, T0 + 10)],
+        Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
+    ),
+    # A host that cannot be connected to: the same row, a shorter wait (CONNECT_WAIT).
+    Case(
+        Step.DOWNLOAD, Downloaded(A, failed(FailureClass.REFUSED)),
+        [Stat("rep/robotstxt/outcome/network_error"), Stat("rep/robotstxt/failure/refused"),
+         Announce, Log, Log, WakeAt(A, T0 + CONNECT_WAIT)],
+        Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
+    ),
+    Case(
+        Step.DOWNLOAD, Downloaded(A, failed(FailureClass.TIMEOUT)),
+        [Stat("rep/robotstxt/outcome/network_error"), Stat("rep/robotstxt/failure/timeout"),
+         Announce, Log, Log, WakeAt(A, T0 + 10)],
         Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
     ),
     Case(
@@ -329,3 +355,219 @@ def test_a_kind_keyed_by_url_goes_through_the_same_machine() -> None:
     other.handle(RecordLoaded(LICENSE_URL, save.record), T0 + 1)
     entry = other.fresh_entry(LICENSE_URL, T0 + 1)
     assert entry is not None and entry.rules == body
+
+
+# ----------------------------------------------------------------- how long a failure holds
+
+#: Failures that say the host cannot be connected to: given up on after CONNECT_WAIT.
+CANNOT_CONNECT = [FailureClass.REFUSED, FailureClass.NO_SUCH_HOST, FailureClass.TLS]
+#: Failures that may pass (or be ours): held for max_wait, as a 5xx.
+MAY_PASS = [
+    FailureClass.TIMEOUT, FailureClass.CONNECTION_LOST, FailureClass.DNS_FAILED,
+    FailureClass.PROXY, FailureClass.OTHER,
+]  # fmt: skip
+
+
+def failing(life: Lifecycle[RobotsTxt], answer: Fetched, at: float, held: int = 2) -> list[Action]:
+    """The retry timer fires at ``at`` and the download it starts comes to ``answer``."""
+    assert of(StartDownload, life.handle(TimerFired(A), at)) == [StartDownload(A)]
+    return life.handle(Downloaded(A, answer, held=held), at)
+
+
+def first_failure(life: Lifecycle[RobotsTxt], answer: Fetched, held: int = 2) -> list[Action]:
+    assert life.handle(RequestSeen(A), T0) == [StartDownload(A)]
+    return life.handle(Downloaded(A, answer, held=held), T0)
+
+
+def of(kind: type, actions: list[Action]) -> list[Any]:
+    return [action for action in actions if isinstance(action, kind)]
+
+
+def logs(actions: list[Action], level: int) -> list[str]:
+    return [log.message % log.args for log in of(Log, actions) if log.level == level]
+
+
+@pytest.mark.parametrize("failure", CANNOT_CONNECT, ids=lambda f: f.value)
+def test_a_host_that_cannot_be_connected_to_is_given_up_on_after_the_connect_wait(
+    failure: FailureClass,
+) -> None:
+    """Refused, no such host, a failed TLS handshake: one more try at CONNECT_WAIT (the
+    backoff's 10 s cut to the wait), then the held requests are dropped (complete
+    disallow, RFC 9309 §2.3.1.4), not held for max_wait (100 s)."""
+    life = machine()
+    actions = first_failure(life, failed(failure))
+    assert of(WakeAt, actions) == [WakeAt(A, T0 + CONNECT_WAIT)] and of(Release, actions) == []
+    actions = failing(life, failed(failure), T0 + CONNECT_WAIT)
+    [release] = of(Release, actions)
+    assert release.entry.unreachable and release.entry.rules.verdict is False  # dropped
+    assert release.entry.outcome == (
+        f"unreachable for 4 s (unreachable ({failure.value} error)): requests dropped"
+    )
+    assert {s.name for s in of(Stat, actions)} >= {
+        "rep/robotstxt/gave_up", "rep/robotstxt/gave_up_connect",
+        f"rep/robotstxt/failure/{failure.value}",
+    }  # fmt: skip
+    [warning] = logs(actions, logging.WARNING)
+    assert warning.endswith(
+        f"2 held request(s) will be dropped ({failure.words}: given up on after 4 s)"
+    )
+    assert life.phase(A, T0 + CONNECT_WAIT) is Phase.GAVE_UP and of(WakeAt, actions) == []
+
+
+@pytest.mark.parametrize("failure", MAY_PASS, ids=lambda f: f.value)
+def test_a_failure_that_may_pass_holds_as_long_as_a_5xx(failure: FailureClass) -> None:
+    """Timeouts, resets, a DNS lookup that failed for now, a proxy error, anything not
+    named: the 5xx schedule (10, 20, 40 s, cut at max_wait = 100 s), then given up on."""
+    life = machine()
+    actions = first_failure(life, failed(failure))
+    assert of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
+    wakes = [T0 + 10]
+    for _ in range(3):
+        actions = failing(life, failed(failure), wakes[-1])
+        assert of(Release, actions) == []
+        [wake] = of(WakeAt, actions)
+        wakes.append(wake.when)
+    assert [w - T0 for w in wakes] == [10, 30, 70, 100]
+    actions = failing(life, failed(failure), T0 + 100)
+    [release] = of(Release, actions)
+    assert release.entry.unreachable and release.entry.outcome.startswith("unreachable for 100 s")
+    assert Stat("rep/robotstxt/gave_up_connect") not in actions
+
+
+def test_allow_lets_a_5xx_through_but_never_a_host_that_cannot_be_connected_to() -> None:
+    """``unreachable_action = "allow"`` is for the long outage: after the connect wait the
+    requests are dropped all the same (the host may be back before robots.txt is read)."""
+    policy = Policy(retry_delay=10.0, max_wait=100.0, connect_max_wait=4.0,
+                    unreachable_action="allow")  # fmt: skip
+    life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
+    first_failure(life, failed(FailureClass.REFUSED))
+    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
+    assert release.entry.rules.verdict is False and "requests dropped" in release.entry.outcome
+    life.handle(RequestSeen(B), T0)
+    actions = life.handle(Downloaded(B, fetched(503), held=1), T0)
+    now = T0
+    while of(WakeAt, actions):
+        [wake] = of(WakeAt, actions)
+        now = wake.when
+        life.handle(TimerFired(B), now)
+        actions = life.handle(Downloaded(B, fetched(503), held=1), now)
+    [release] = of(Release, actions)
+    assert now == T0 + 100 and release.entry.rules.verdict is True  # let through
+
+
+def test_a_connect_wait_as_long_as_max_wait_is_an_ordinary_give_up() -> None:
+    """``connect_max_wait`` is never more than ``max_wait``; at ``max_wait`` the failures
+    are held as any other, and ``unreachable_action`` applies to them."""
+    policy = Policy(retry_delay=10.0, max_wait=30.0, connect_max_wait=600.0,
+                    unreachable_action="allow")  # fmt: skip
+    assert policy.wait_limit(FailureClass.REFUSED) == 30.0
+    life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
+    actions = first_failure(life, failed(FailureClass.REFUSED))
+    assert of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
+    failing(life, failed(FailureClass.REFUSED), T0 + 10)
+    actions = failing(life, failed(FailureClass.REFUSED), T0 + 30)
+    [release] = of(Release, actions)
+    assert release.entry.rules.verdict is True and "gave_up_connect" not in str(actions)
+
+
+def test_a_host_that_answered_5xx_and_then_refuses_is_given_up_on_at_once() -> None:
+    """The wait counts from the first failure in a row, whatever the failures were."""
+    life = machine()
+    first_failure(life, fetched(503))
+    actions = failing(life, failed(FailureClass.REFUSED), T0 + 10)
+    [release] = of(Release, actions)
+    assert release.entry.outcome.startswith("unreachable for 10 s") and release.failures == 2
+
+
+def test_a_refused_host_then_answering_5xx_waits_for_max_wait() -> None:
+    """The wait of the last failure decides: a host back up but failing is a busy one."""
+    life = machine()
+    first_failure(life, failed(FailureClass.REFUSED))
+    actions = failing(life, fetched(503), T0 + CONNECT_WAIT)
+    assert of(Release, actions) == [] and of(WakeAt, actions) == [WakeAt(A, T0 + 24)]
+
+
+def test_the_given_up_verdict_lasts_the_connect_wait_then_a_later_request_fetches_again() -> None:
+    """Never more than a while: the verdict lasts max(connect wait, retry delay) = 10 s,
+    doubling while the host stays down, and a request after it downloads again; a host
+    back up is then read and decides."""
+    life = machine()
+    first_failure(life, failed(FailureClass.REFUSED))
+    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
+    assert release.entry.fresh_until == T0 + 4 + 10
+    assert life.handle(RequestSeen(A), T0 + 13) == []  # the verdict decides: dropped
+    assert life.phase(A, T0 + 13) is Phase.GAVE_UP
+    now = T0 + 15
+    assert life.handle(RequestSeen(A), now) == [StartDownload(A)]
+    life.handle(Downloaded(A, failed(FailureClass.REFUSED), held=1), now)
+    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), now + 4))
+    assert release.entry.fresh_until == now + 4 + 20  # given up on again: twice as long
+    now += 4 + 21
+    assert life.handle(RequestSeen(A), now) == [StartDownload(A)]
+    [release] = of(Release, life.handle(Downloaded(A, fetched(200, RULES), held=1), now))
+    assert not release.entry.unreachable and life.phase(A, now) is Phase.FRESH
+    assert not release.entry.rules.allowed(f"{A}/private", "bot")
+
+
+def test_a_stale_copy_still_decides_while_the_host_cannot_be_connected_to() -> None:
+    """RFC 9309 §2.4 / SPEC §4: an expired copy stays in use while refreshes fail, for any
+    failure; nothing is given up on."""
+    policy = Policy(retry_delay=10.0, max_wait=100.0, connect_max_wait=4.0, cache_ttl=60.0,
+                    min_ttl=0.0)  # fmt: skip
+    life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
+    life.handle(RequestSeen(A), T0)
+    life.handle(Downloaded(A, fetched(200, RULES), held=0), T0)
+    life.handle(RequestSeen(A), T0 + 61)
+    actions = life.handle(Downloaded(A, failed(FailureClass.REFUSED), held=1), T0 + 61)
+    [release] = of(Release, actions)
+    assert not release.entry.unreachable and release.entry.outcome == "200 (33 bytes)"
+    assert Stat("rep/robotstxt/stale_kept") in actions
+
+
+def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() -> None:
+    """One INFO line per origin and wait (the held requests, until when: the time of day
+    and the seconds left), a DEBUG line per failure: a broad crawl's log is not flooded."""
+    life = machine()
+    actions = first_failure(life, failed(FailureClass.REFUSED), held=2)
+    [info] = logs(actions, logging.INFO)
+    until = time.strftime("%H:%M:%S", time.localtime(T0 + CONNECT_WAIT))
+    assert info == (
+        f"robots.txt of {A} is unreachable (connection refused); holding 2 request(s), "
+        f"retrying until {until} (in 4 s)"
+    )
+    assert logs(actions, logging.DEBUG) == [
+        f"robots.txt of {A}: unreachable (refused error); holding its 2 request(s), retry 1 in 4 s"
+    ]
+    life = machine()
+    actions = first_failure(life, fetched(503), held=3)
+    [info] = logs(actions, logging.INFO)
+    assert info.endswith(
+        "is unreachable (503); holding 3 request(s), retrying until "
+        f"{time.strftime('%H:%M:%S', time.localtime(T0 + 100))} (in 100 s)"
+    )
+    actions = failing(life, fetched(503), T0 + 10, held=5)
+    assert logs(actions, logging.INFO) == []  # the same wait: no second INFO line
+    assert logs(actions, logging.DEBUG) == [
+        f"robots.txt of {A}: 503: temporarily everything disallowed; holding its 5 "
+        "request(s), retry 2 in 20 s"
+    ]
+
+
+def test_the_end_of_the_crawl_sums_up_the_origins_given_up_on_by_failure() -> None:
+    life = machine()
+    assert life.summary() == []
+    for key in (A, B):
+        life.handle(RequestSeen(key), T0)
+        life.handle(Downloaded(key, failed(FailureClass.REFUSED), held=1), T0)
+        life.handle(TimerFired(key), T0 + 4)
+        life.handle(Downloaded(key, failed(FailureClass.REFUSED), held=1), T0 + 4)
+    life.handle(RequestSeen("http://c.example"), T0)
+    life.handle(Downloaded("http://c.example", failed(FailureClass.NO_SUCH_HOST)), T0)
+    life.handle(TimerFired("http://c.example"), T0 + 4)
+    life.handle(Downloaded("http://c.example", failed(FailureClass.NO_SUCH_HOST)), T0 + 4)
+    [line] = life.summary()
+    assert isinstance(line, Log) and line.level == logging.INFO
+    assert line.message % line.args == (
+        "scrapy_rep: 3 robots.txt given up on as unreachable in this crawl "
+        "(2 connection refused, 1 no such host)"
+    )

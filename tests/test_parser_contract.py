@@ -34,8 +34,6 @@ class BaseRobotParserContract:
     index_html_is_directory = True
     #: a record's name matches as a substring of the crawler's name (legacy only)
     agent_substring = False
-    #: patterns compared as written, no percent-encoding of non-ASCII (legacy only)
-    percent_as_given = False
 
     def parse(self, body: bytes) -> RobotParser:
         crawler = None if self.profile is None else get_crawler(settings_dict=self.settings())
@@ -138,8 +136,8 @@ class BaseRobotParserContract:
 
     def test_bytes_url_and_user_agent(self) -> None:
         rp = self.parse("User-agent: FooBot\nDisallow: /ツ\n".encode())
-        assert rp.allowed(f"{SITE}/%E3%83%84".encode(), b"FooBot") is self.percent_as_given
-        assert rp.allowed(f"{SITE}/%E3%83%84", "FooBot/1.0 (+https://x)") is self.percent_as_given
+        assert rp.allowed(f"{SITE}/%E3%83%84".encode(), b"FooBot") is False
+        assert rp.allowed(f"{SITE}/%E3%83%84", "FooBot/1.0 (+https://x)") is False
         assert rp.allowed(f"{SITE}/other".encode(), b"FooBot") is True
         assert rp.allowed(f"{SITE}/%E3%83%84".encode(), b"OtherBot") is True
 
@@ -204,7 +202,14 @@ class TestLegacyProfile(BaseRobotParserContract):
     lenient_syntax = False
     index_html_is_directory = False
     agent_substring = True
-    percent_as_given = True
+
+    def test_escapes_are_decoded_but_a_slashs(self) -> None:
+        """1996 draft §3.2.2: ``/%7ejoe/index.html`` matches ``/~joe/index.html``;
+        ``/a%2fb.html`` does not match ``/a/b.html``."""
+        rp = self.parse(b"User-agent: *\nDisallow: /%7ejoe/index.html\nDisallow: /a%2fb.html\n")
+        assert rp.allowed(f"{SITE}/~joe/index.html", "mybot") is False
+        assert rp.allowed(f"{SITE}/a/b.html", "mybot") is True
+        assert rp.allowed(f"{SITE}/a%2Fb.html", "mybot") is False
 
     def test_first_matching_line_wins(self) -> None:
         rp = self.parse(b"User-Agent: *\nDisallow: /pics/\nAllow: /pics/public/\n")

@@ -20,14 +20,18 @@ from scrapy_rep.usage.rsl import make_content
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 #: Escapes (hex digits of both cases, a dangling ``%``), an unreserved ``~`` and its
-#: escape ``%7E``, non-ASCII text, wildcards. Paths hold no ``$``, ``*``, ``2`` or ``4``:
-#: tdmrep.json and RSL read a URL's ``$`` and ``*`` as ``%24`` and ``%2A`` (TDMRep §3.1),
-#: which robots.txt does not.
+#: escape ``%7E``, non-ASCII text, wildcards. Paths hold no ``$``, ``*``, ``2`` or ``4``
+#: here: the google profile matches a URL's ``$`` and ``*`` as written, tdmrep.json, RSL
+#: and the rfc9309 profile as ``%24`` and ``%2A`` (TDMRep §3.1, RFC 9309 §2.2.3).
 ALPHABET = "/%aAcCe3*$é~7Eb"
 PATTERNS = st.text(alphabet=ALPHABET, max_size=7).map(lambda text: "/" + text)
 PATHS = st.text(alphabet=ALPHABET.replace("*", "").replace("$", ""), max_size=8).map(
     lambda text: "/" + text
 )
+#: For the documents read as RFC 9309 reads robots.txt: paths with ``*``, ``$`` and
+#: their escapes too.
+RFC9309_PATTERNS = st.text(alphabet=ALPHABET + "2A4", max_size=7).map(lambda text: "/" + text)
+RFC9309_PATHS = st.text(alphabet=ALPHABET + "2A4", max_size=8).map(lambda text: "/" + text)
 URL = "https://example.com"
 
 
@@ -50,18 +54,24 @@ def test_a_content_usage_path_matches_what_disallow_matches(
 
 
 @settings(max_examples=300, deadline=None)
-@given(pattern=PATTERNS, path=PATHS)
+@given(pattern=RFC9309_PATTERNS, path=RFC9309_PATHS)
 @example(pattern="/%C3", path="/%c3%a9")
 @example(pattern="/%a", path="/%aa")
+@example(pattern="/a%2A", path="/a*")
+@example(pattern="/a%24", path="/a$")
+@example(pattern="/a$b", path="/a$b")
 def test_a_tdmrep_location_matches_what_disallow_matches(pattern: str, path: str) -> None:
     tdm = parse_tdmrep(json.dumps([{"location": pattern, "tdm-reservation": 1}]))
     assert (tdm.lookup(URL + path) is not None) is disallowed(pattern, path, "rfc9309")
 
 
 @settings(max_examples=300, deadline=None)
-@given(pattern=PATTERNS, path=PATHS)
+@given(pattern=RFC9309_PATTERNS, path=RFC9309_PATHS)
 @example(pattern="/%C3", path="/%c3%a9")
 @example(pattern="/%a", path="/%aa")
+@example(pattern="/a%2A", path="/a*")
+@example(pattern="/a%24", path="/a$")
+@example(pattern="/a$b", path="/a$b")
 def test_an_rsl_content_url_matches_what_disallow_matches(pattern: str, path: str) -> None:
     content = make_content(1, pattern, None, ())
     assert content.matches(URL + path) is disallowed(pattern, path, "rfc9309")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import reference_matcher as reference
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep import ContentSignals, Decision, parse_robotstxt
@@ -1086,12 +1086,9 @@ def test_all_profiles_str_and_bytes_bodies_agree(profile: str) -> None:
     for body in (text, text.encode("utf-8")):
         rules = parse_robotstxt(body, profile)
         encoded = "/%E3%83%84"
-        if profile == "legacy":
-            # percent_encoding "none": the pattern is compared as written.
-            assert rules.allowed(url(encoded + "/x"), "mybot") is True
-        else:
-            assert rules.allowed(url(encoded + "/x"), "mybot") is False
-            assert rules.allowed(url(encoded + "/ok"), "mybot") is True
+        assert rules.allowed(url(encoded + "/x"), "mybot") is False
+        # legacy: the first matching line decides, the Disallow.
+        assert rules.allowed(url(encoded + "/ok"), "mybot") is (profile != "legacy")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1238,13 +1235,28 @@ def test_rfc9309_percent_encoding(pattern: str, path: str, matches: bool) -> Non
     assert is_allowed(body, path, profile="rfc9309") is not matches
 
 
+#: The 1996 draft §3.2.2 compares octets, escapes decoded but for "/" (its own table is
+#: in tests/test_robotstxt_standard_examples.py).
 PERCENT_LEGACY: list[tuple[str, str, str, bool]] = [
     ("as-given", "/%aa", "/%aa", True),
     # SPEC §1: escapes of both sides get uppercase hex in every profile.
     ("hex-case-insensitive", "/%aa", "/%AA", True),
     ("hex-case-insensitive-url", "/%AA", "/%aa", True),
-    ("raw-utf8-not-encoded", "/ツ", "/%E3%83%84", False),
-    ("no-decode", "/foo/bar/%62%61%7A", "/foo/bar/baz", False),
+    ("raw-utf8-is-its-octets", "/ツ", "/%E3%83%84", True),
+    ("encoded-utf8-lowercase", "/%e3%83%84", "/%E3%83%84", True),
+    ("decode-unreserved", "/foo/bar/%62%61%7A", "/foo/bar/baz", True),
+    ("decode-reserved-question-mark", "/a%3Fb", "/a?b", True),
+    ("decode-url-side", "/a?b", "/a%3fb", True),
+    ("slash-stays", "/a%2Fb", "/a/b", False),
+    ("slash-stays-url", "/a/b", "/a%2fb", False),
+    ("star-is-plain", "/a*", "/a%2Ab", True),
+    ("star-is-plain-url", "/a%2a", "/a*b", True),
+    ("star-no-wildcard", "/a*c", "/abc", False),
+    ("dollar-is-plain", "/a$", "/a$b", True),
+    ("dollar-is-plain-url", "/a%24", "/a$", True),
+    # "%25" stays an escape, so that decoding makes no new one.
+    ("percent-escape-stays", "/a%2541", "/a%2541", True),
+    ("percent-escape-not-the-octet-it-spells", "/a%2541", "/aA", False),
 ]
 
 
@@ -1253,7 +1265,7 @@ PERCENT_LEGACY: list[tuple[str, str, str, bool]] = [
     [case[1:] for case in PERCENT_LEGACY],
     ids=[case[0] for case in PERCENT_LEGACY],
 )
-def test_legacy_percent_encoding_as_given(pattern: str, path: str, matches: bool) -> None:
+def test_legacy_percent_encoding_compares_octets(pattern: str, path: str, matches: bool) -> None:
     body = f"User-agent: *\nDisallow: {pattern}\n"
     assert is_allowed(body, path, profile="legacy") is not matches
 
@@ -1487,13 +1499,17 @@ def test_all_profiles_crawl_delay_per_group(profile: str, agent: str, delay: flo
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_all_profiles_crawl_delay_is_float_and_does_not_end_group(profile: str) -> None:
+def test_all_profiles_crawl_delay_is_float_and_belongs_to_the_agents_above(profile: str) -> None:
+    """A delay is the user-agent lines' just above it; allow/disallow keep Google's
+    grouping: b's Disallow is a's too (docs/behaviour.md; tests/test_robotstxt_crawl_delay.py)."""
     rules = parse_robotstxt(
         "User-agent: a\nCrawl-delay: 10\nUser-agent: b\nDisallow: /x\n", profile
     )
-    delay = rules.crawl_delay("b")
+    delay = rules.crawl_delay("a")
     assert isinstance(delay, float)
     assert delay == 10.0
+    assert rules.crawl_delay("b") is None
+    assert rules.allowed(url("/x"), "b") is False
     assert rules.allowed(url("/x"), "a") is False
 
 
@@ -1505,8 +1521,9 @@ def test_wp_crawl_delay_example() -> None:
         )
 
 
-def test_crawl_delay_without_any_group() -> None:
-    assert parse_robotstxt("Crawl-delay: 5\n").crawl_delay("mybot") is None
+def test_crawl_delay_without_any_group_applies_to_every_crawler() -> None:
+    """docs/decisions.md: a delay before the first group asks every crawler to slow down."""
+    assert parse_robotstxt("Crawl-delay: 5\n").crawl_delay("mybot") == 5.0
     assert parse_robotstxt(b"").crawl_delay("mybot") is None
 
 
@@ -1814,7 +1831,7 @@ PROFILE_OPTIONS: dict[str, dict[str, Any]] = {
         "max_line_length": None,
         "index_html_is_directory": False,
         "robots_txt_always_allowed": False,
-        "percent_encoding": "none",
+        "percent_encoding": "legacy",
         "obey_crawl_delay": True,
     },
 }
@@ -1939,7 +1956,7 @@ PROBES = [
         "User-agent: *\nDisallow: /foo/bar/%62%61%7A\n",
         "/foo/bar/baz",
         "mybot",
-        {"rfc9309": False, "google": True, "none": True},
+        {"rfc9309": False, "google": True, "legacy": False, "none": True},
     ),
     Probe(
         "unreserved-url",
@@ -1947,7 +1964,25 @@ PROBES = [
         "User-agent: *\nDisallow: /foo/bar/baz\n",
         "/foo/bar/%62%61%7A",
         "mybot",
-        {"rfc9309": False, "google": True, "none": True},
+        {"rfc9309": False, "google": True, "legacy": False, "none": True},
+    ),
+    # 1996 draft §3.2.2: every escape but "/"'s is decoded; RFC 9309 only unreserved ones.
+    Probe(
+        "ascii-escape",
+        "percent_encoding",
+        "User-agent: *\nDisallow: /a%3Cd.html\n",
+        "/a<d.html",
+        "mybot",
+        {"rfc9309": True, "google": True, "legacy": False, "none": True},
+    ),
+    # RFC 9309 §2.2.3: a URL's "*" is matched as "%2A" (the 1996 draft: one octet).
+    Probe(
+        "special",
+        "percent_encoding",
+        "User-agent: *\nDisallow: /a%2A.html\n",
+        "/a*.html",
+        "mybot",
+        {"rfc9309": False, "google": True, "legacy": False, "none": True},
     ),
     Probe(
         "utf8",
@@ -1955,7 +1990,7 @@ PROBES = [
         "User-agent: *\nDisallow: /ツ\n",
         "/%E3%83%84",
         "mybot",
-        {"rfc9309": False, "google": False, "none": True},
+        {"rfc9309": False, "google": False, "legacy": False, "none": True},
     ),
     # SPEC §1: escapes compare case-insensitively whatever the percent_encoding switch.
     Probe(
@@ -1964,7 +1999,7 @@ PROBES = [
         "User-agent: *\nDisallow: /%aa\n",
         "/%AA",
         "mybot",
-        {"google": False, "rfc9309": False, "none": False},
+        {"google": False, "rfc9309": False, "legacy": False, "none": False},
     ),
     Probe(
         "hex-case-url",
@@ -1972,7 +2007,7 @@ PROBES = [
         "User-agent: *\nDisallow: /%AA\n",
         "/%aa",
         "mybot",
-        {"google": False, "rfc9309": False, "none": False},
+        {"google": False, "rfc9309": False, "legacy": False, "none": False},
     ),
 ]
 PROBE_CASES = [
@@ -2020,7 +2055,7 @@ SWITCH_VALUES: dict[str, tuple[Any, ...]] = {
     "max_line_length": (16663, None),
     "index_html_is_directory": (True, False),
     "robots_txt_always_allowed": (True, False),
-    "percent_encoding": ("google", "rfc9309", "none"),
+    "percent_encoding": ("google", "rfc9309", "legacy", "none"),
 }
 
 
@@ -2173,6 +2208,8 @@ legacy_rule_lists = st.lists(
 
 @settings(max_examples=200, deadline=None)
 @given(rules=legacy_rule_lists, path=paths)
+@example(rules=[reference.RefRule(False, "/%")], path="/*")  # "%" starts no escape
+@example(rules=[reference.RefRule(False, "/%2a")], path="/*")  # one octet, two forms
 def test_legacy_engine_agrees_with_reference_first_match(
     rules: list[reference.RefRule], path: str
 ) -> None:
@@ -2185,8 +2222,38 @@ def test_legacy_engine_agrees_with_reference_first_match(
 # question (the length of a pattern before or after encoding) arises.
 GOOGLE_PATTERN_TOKENS = ["/", "a", "b", "*", "$", "%", "é", "%c3%a9", "%C3%A9", "%2F", "%2f", "~"]
 GOOGLE_PATH_TOKENS = ["/", "a", "b", "*", "$", "%", "%C3%A9", "%c3%a9", "%2F", "%2f", "~", "%7E"]
-RFC_PATTERN_TOKENS = ["/", "a", "b", "~", "*", "$", "%61", "%62", "%7E", "%7e", "%2F", "é"]
-RFC_PATH_TOKENS = ["/", "a", "b", "~", "%61", "%62", "%7E", "%7e", "%2F", "%C3%A9"]
+RFC_PATTERN_TOKENS = [
+    "/",
+    "a",
+    "b",
+    "~",
+    "*",
+    "$",
+    "%61",
+    "%62",
+    "%7E",
+    "%7e",
+    "%2F",
+    "é",
+    "%2A",
+    "%24",
+]
+RFC_PATH_TOKENS = [
+    "/",
+    "a",
+    "b",
+    "~",
+    "%61",
+    "%62",
+    "%7E",
+    "%7e",
+    "%2F",
+    "%C3%A9",
+    "*",
+    "$",
+    "%2a",
+    "%24",
+]
 
 
 def token_strings(tokens: list[str], max_size: int) -> st.SearchStrategy[str]:
@@ -2213,6 +2280,9 @@ def test_google_percent_encoding_agrees_with_reference(patterns: list[str], path
     patterns=st.lists(rooted(token_strings(RFC_PATTERN_TOKENS, 5)), min_size=1, max_size=4),
     path=st.builds(lambda rest: "/" + rest, token_strings(RFC_PATH_TOKENS, 6)),
 )
+@example(patterns=["/a%2A"], path="/a*")  # RFC 9309 §2.2.3
+@example(patterns=["/%24"], path="/$")
+@example(patterns=["/a$b"], path="/a$b")
 def test_rfc9309_percent_encoding_agrees_with_reference(patterns: list[str], path: str) -> None:
     body = "User-agent: *\n" + "".join(f"Disallow: {p}\n" for p in patterns)
     expected = not reference.rfc9309_disallowed(patterns, path)

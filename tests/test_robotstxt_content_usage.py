@@ -261,14 +261,44 @@ def test_only_the_named_group_gets_its_content_usage(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_a_content_signal_line_ends_a_user_agent_run(profile: str) -> None:
+def test_a_content_signal_line_ends_no_user_agent_run(profile: str) -> None:
+    """RFC 9309 §2.2.4: other records "MUST NOT terminate a group"; Content-Signal is one
+    (no grammar makes it a rule). Both signals are the one group's: one "no" wins."""
     body = (
         "User-agent: *\nContent-Signal: ai-train=no\n"
         "User-agent: mybot\nContent-Signal: ai-train=yes\n"
     )
     robots = parse_robotstxt(body, profile)
     assert robots.content_signals("otherbot") == ContentSignals(ai_train=False)
-    assert robots.content_signals("mybot") == ContentSignals(ai_train=True)
+    assert robots.content_signals("mybot") == ContentSignals(ai_train=False)
+
+
+#: A line between two user-agent lines -> does it split the Content-Usage group?
+BETWEEN_CASES = [
+    ("Content-Usage: /p train-ai=y", True, "content-usage-attach-05-rule"),
+    ("DisallowAITraining: /q", True, "ai-training-rule"),
+    ("Content-Signal: ai-train=no", False, "content-signal"),
+    ("Sitemap: https://example.com/s.xml", False, "sitemap"),
+    ("Crawl-delay: 5", False, "crawl-delay"),
+    ("License: https://example.com/l.xml", False, "license"),
+    ("Unknown-Key: x", False, "unknown"),
+    ("# a comment", False, "comment"),
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("between", "splits"), [c[:2] for c in BETWEEN_CASES], ids=[c[2] for c in BETWEEN_CASES]
+)
+def test_which_lines_split_the_content_usage_group(
+    profile: str, between: str, splits: bool
+) -> None:
+    """Only the rules of attach-05 §3 (and draft-canel's) end a run of user-agent lines
+    for Content-Usage; every other record ends none (RFC 9309 §2.2.4)."""
+    body = f"User-agent: a\n{between}\nUser-agent: b\nContent-Usage: train-ai=n\n"
+    robots = parse_robotstxt(body, profile)
+    assert robots.content_usage("b").prefs("/x").train_ai is False
+    assert (robots.content_usage("a").prefs("/x").train_ai is False) is not splits
 
 
 def test_where_the_two_groupings_part() -> None:
@@ -435,10 +465,10 @@ def test_group_less_content_signal_applies_to_every_crawler(
     assert robots.allowed("https://example.com/", "mybot")
 
 
-def test_crawl_delay_before_any_group_is_still_skipped() -> None:
-    """Only the AI-usage statements are read file-wide; a crawl-delay is a group setting."""
+def test_crawl_delay_before_any_group_is_file_wide_too() -> None:
+    """A crawl-delay there asks every crawler to slow down (docs/decisions.md)."""
     robots = parse_robotstxt("Crawl-delay: 5\nContent-Signal: ai-train=no\nUser-agent: *\n")
-    assert robots.crawl_delay("mybot") is None
+    assert robots.crawl_delay("mybot") == 5.0
     assert robots.content_signals("mybot").ai_train is False
 
 
@@ -605,6 +635,74 @@ def test_spec2_strict_profiles_need_the_colon(profile: str) -> None:
     assert robots.content_usage("mybot") is NO_CONTENT_USAGE
     robots = parse_robotstxt("User-agent: *\nCONTENT-usage: train-ai=n\n", profile)
     assert lines_of(robots.content_usage("mybot")) == [2]
+
+
+#: google profile, a line without a colon (read as Google reads its own keys: two words):
+#: (line, train-ai, search, id). attach-05 §3's grammar requires the colon; a malformed
+#: line gives its "no"s, never a "yes" (docs/deviations.md).
+NO_COLON_CASES = [
+    ("Content-Usage train-ai=n", N, U, "no-kept"),
+    ("Content-Usage train-ai=y", U, U, "yes-never"),
+    ("Content-Usage train-ai=n,search=y", N, U, "no-kept-yes-dropped"),
+    ("Content-Usage search=n,train-ai=y", U, N, "other-no-kept"),
+    ("Content-Usage Train-AI=n", N, U, "uppercase-key-no-kept"),
+    ("Content-Usage train-ai=n, search=y", U, U, "three-words-not-a-line"),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "train_ai", "search"),
+    [c[:3] for c in NO_COLON_CASES],
+    ids=[c[3] for c in NO_COLON_CASES],
+)
+def test_google_a_content_usage_line_without_colon_never_says_yes(
+    line: str, train_ai: bool | None, search: bool | None
+) -> None:
+    rules = parse_robotstxt(f"User-agent: *\n{line}\n").content_usage("mybot")
+    attached = rules.attach("https://example.com/a")
+    assert answers(attached.prefs) == (train_ai, search)
+    for rule in attached.rules:
+        assert rule.source == f"robots.txt line 2: Content-Usage (no colon): {line.split()[1]}"
+
+
+def test_google_a_colon_less_yes_cannot_lift_a_file_wide_or_group_no() -> None:
+    body = "Content-Usage: train-ai=n\nUser-agent: *\nContent-Usage train-ai=y\n"
+    assert parse_robotstxt(body).content_usage("mybot").prefs("/x").train_ai is False
+    body = "User-agent: *\nContent-Usage train-ai=y\n"
+    assert parse_robotstxt(body).content_usage("mybot").prefs("/x").train_ai is None
+
+
+#: The other AI-usage lines without a colon (google profile): (line, signals, id).
+NO_COLON_SIGNAL_CASES = [
+    ("Content-Signal ai-train=no", ContentSignals(ai_train=False), "no-kept"),
+    ("Content-Signal ai-train=yes", ContentSignals(), "yes-never"),
+    ("Content-Signal search=yes,ai-train=no", ContentSignals(ai_train=False), "yes-dropped"),
+    ("Content-Signal use=full", ContentSignals(), "use-level-dropped"),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "signals"),
+    [c[:2] for c in NO_COLON_SIGNAL_CASES],
+    ids=[c[2] for c in NO_COLON_SIGNAL_CASES],
+)
+def test_google_a_content_signal_line_without_colon_never_says_yes(
+    line: str, signals: ContentSignals
+) -> None:
+    assert parse_robotstxt(f"User-agent: *\n{line}\n").content_signals("mybot") == signals
+
+
+def test_google_ai_training_rules_without_colon_keep_the_no_only() -> None:
+    """``DisallowAITraining /x`` keeps its "no"; ``AllowAITraining /y`` gives no train-ai
+    "yes". Both stay what Google reads them as: a disallow / an allow line."""
+    body = "User-agent: *\nDisallow: /\nDisallowAITraining /x\nAllowAITraining /y\n"
+    robots = parse_robotstxt(body)
+    usage = robots.content_usage("mybot")
+    assert usage.prefs("https://example.com/x").train_ai is False
+    assert usage.prefs("https://example.com/y").train_ai is None
+    assert [rule.key for rule in usage.rules] == ["DisallowAITraining"]
+    assert robots.allowed("https://example.com/y", "mybot")
+    assert not robots.allowed("https://example.com/x", "mybot")
 
 
 # --------------------------------------------------------------------------- values

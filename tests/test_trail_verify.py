@@ -5,14 +5,17 @@ snapshots, and decisions that today's engine re-derives differently."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_twisted
 from trailfactory import (
     ROBOTS,
+    RUN,
     TDMREP,
     encode,
     end_line,
@@ -110,6 +113,24 @@ def test_a_gzip_trail_cut_inside_its_last_member_is_reported(tmp_path: Path) -> 
     path.write_bytes(path.read_bytes()[:-5])  # the last member loses its CRC and size
     found = [str(f) for f in verify(path).findings]
     assert any("gzip stream is cut" in f for f in found), found
+    # Its text is all there, but unchecked: a cut line, no record (as `audit repair`,
+    # which drops it, reads it): the run has no end line.
+    assert "line 1: run 01234567 has no end line: the crawl was killed, or the trail was " \
+        "cut after it" in found, found  # fmt: skip
+    assert "line 6: cut: the line has no end" in found, found
+
+
+def test_a_line_cut_just_before_its_newline_is_no_record(tmp_path: Path) -> None:
+    """Whole JSON, but no newline: the end of the file fell inside the line, which is no
+    evidence of what it would have said."""
+    path = write_trail(tmp_path / "t.jsonl")
+    path.write_bytes(path.read_bytes()[:-1])
+    found = [str(f) for f in verify(path).findings]
+    assert found == [
+        "line 6: cut: the line has no end",
+        "file: line 6: the file is cut (no newline at its end)",
+        "line 1: run 01234567 has no end line: the crawl was killed, or the trail was cut after it",
+    ], found
 
 
 def test_a_second_run_appended_chains_to_the_first(tmp_path: Path) -> None:
@@ -434,3 +455,157 @@ def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
     path = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP, TDMREP_ALL))
     found = [str(f) for f in verify(path).findings]
     assert [f for f in found if expected in f] if expected else found == [], found
+
+
+def test_a_run_line_that_reuses_a_run_id_is_a_problem(tmp_path: Path) -> None:
+    """A run's id is its own (the writer draws a new one each run): a second run line
+    with it is no new run, but lines passed off as that run's."""
+    first = encode(standard_records())
+    again = encode([run_line(), url_line("/more", robots=robots(None))], prev=sha(first[-1]))
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "t.jsonl", lines=first + again)).findings
+    ]
+    assert found[0] == (
+        "line 7: run 01234567: a second run line for this id (the first: line 1): a run's id "
+        "is its own"
+    ), found
+
+
+# ------------------------------------------------------------------ a resumed run
+
+PAUSED = RUN
+RESUMED = "f" * 32
+
+
+def paused_run() -> list[dict[str, Any]]:
+    """A run paused with JOBDIR (its end line's reason ``shutdown``)."""
+    records = standard_records()
+    records[-1] = {**records[-1], "reason": "shutdown"}
+    return records
+
+
+def resumed_run(head: str, trail: str = "paused.jsonl", resumes: str = PAUSED) -> list[Any]:
+    """The run that resumes :func:`paused_run`, naming it, its trail and its end line."""
+    body = [
+        snapshot_line(run=RESUMED),
+        url_line("/resumed", run=RESUMED, robots=robots(None)),
+    ]
+    head_line = run_line(run=RESUMED, resumes=resumes, resumes_trail=trail, resumes_head=head)
+    return [head_line, *body, end_line(body, run=RESUMED)]
+
+
+def test_a_run_resumed_into_a_new_trail_names_the_paused_run_missing(tmp_path: Path) -> None:
+    """A JOBDIR crawl resumed into another REP_AUDIT_FILE: the new trail alone lacks the
+    paused run (a problem naming its id), unless the paused run's trail is given too."""
+    paused = encode(paused_run())
+    first = write_trail(tmp_path / "paused.jsonl", lines=paused)
+    second = write_trail(tmp_path / "resumed.jsonl", resumed_run(sha(paused[-1])))
+    assert [str(f) for f in verify(second).findings] == [
+        f"line 1: run ffffffff resumes run {PAUSED} (paused with JOBDIR; its trail: "
+        "paused.jsonl), which is not in this trail: the crawl's records before the pause are "
+        "missing; verify the trails together (audit verify EARLIER THIS)"
+    ]
+    assert verify(second, also=[first, second]).clean
+    assert verify(first, also=[first, second]).clean
+    status, out = cli("verify", str(second))
+    assert status == 1 and f"resumes run {PAUSED}" in out
+    status, out = cli("verify", str(first), str(second))
+    assert status == 0 and out.splitlines()[-1] == "2 trails as one: clean", out
+    # The paused run's end line is the last of its file: nothing there protects it, the
+    # resumed run's header does.
+    first.write_bytes(b"".join([*paused[:-1], paused[-1].replace(b'"shutdown"', b'"finished"')]))
+    assert verify(first).clean
+    assert [f.what for f in verify(second, also=[first]).findings] == [
+        f"run ffffffff resumes run {PAUSED} (in paused.jsonl) from its end line hashing to "
+        f"{sha(paused[-1])[:16]}…, which is no end line of that run there: it was changed or cut"
+    ]
+    other = write_trail(tmp_path / "other.jsonl", lines=encode([run_line(run="d" * 32)]))
+    found = [f.what for f in verify(second, also=[other]).findings]
+    assert found and "nor in the other trails given" in found[0], found
+
+
+def test_a_run_resumed_in_the_same_trail_is_checked_against_the_paused_runs_end(
+    tmp_path: Path,
+) -> None:
+    paused = encode(paused_run())
+    resumed = encode(resumed_run(sha(paused[-1]), "t.jsonl"), prev=sha(paused[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=paused + resumed)).clean
+    wrong = encode(resumed_run("0" * 64, "t.jsonl"), prev=sha(paused[-1]))
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=paused + wrong)).findings
+    ]
+    assert found == [
+        f"line 7: run ffffffff resumes run 01234567 from its end line hashing to "
+        f"{'0' * 16}…, but that run's end line (line 6) hashes to {sha(paused[-1])[:16]}…: "
+        "it was changed"
+    ]
+    open_paused = paused[:-1]
+    early = encode(resumed_run(""), prev=sha(open_paused[-1]))
+    found = [
+        str(f)
+        for f in verify(write_trail(tmp_path / "v.jsonl", lines=open_paused + early)).findings
+    ]
+    assert "line 6: run ffffffff resumes run 01234567, which has no end line before it: " \
+        "a run resumes a paused run, ended" in found, found  # fmt: skip
+    later = encode(resumed_run("", resumes=RESUMED.replace("f", "e")))
+    later += encode([{**r, "run": "e" * 32} for r in standard_records()], prev=sha(later[-1]))
+    found = [str(f) for f in verify(write_trail(tmp_path / "w.jsonl", lines=later)).findings]
+    assert found == [f"line 1: run ffffffff resumes run {'e' * 32}, which starts after it (line 5)"]
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    from io import StringIO
+
+    from scrapy_rep.trail.cli import main
+
+    out = StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+@pytest.mark.trail_not_verified("the resumed run's trail is verified with the paused one's")
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones(
+    tmp_path: Path,
+) -> None:
+    """A real JOBDIR crawl paused with requests in flight and resumed with another
+    REP_AUDIT_FILE: the resumed run's header names the paused run, its trail and the
+    hash of its end line; the new trail alone is a problem naming the paused run, the
+    two together are clean."""
+    from audittrail import lines, paused_and_resumed
+    from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
+
+    sites = Sites()
+    origin = sites.add("a")
+    urls = [sites.url("a", f"/p{n}") for n in range(12)]
+    for n in (2, 3):  # in flight at the pause; the rest wait in the JOBDIR queue
+        origin.script(f"/p{n}", Reply(200, b"<html>slow</html>", {"Content-Type": "text/html"},
+                                      delay=0.5))  # fmt: skip
+    first, second = tmp_path / "paused.jsonl", tmp_path / "resumed.jsonl"
+    settings = {**BASE_SETTINGS, "REP_AUDIT_FILE": str(first), "JOBDIR": str(tmp_path / "job"),
+                "CONCURRENT_REQUESTS": 2}  # fmt: skip
+    try:
+        await paused_and_resumed(
+            ListSpider, settings, urls, pause_after=2, wait=20,
+            resumed={"REP_AUDIT_FILE": str(second)},
+        )  # fmt: skip
+    finally:
+        await sites.close()
+    paused, resumed = lines(first), lines(second)
+    [header] = [line for line in resumed if line["type"] == "run"]
+    assert paused[-1]["type"] == "end" and paused[-1]["reason"] == "shutdown"
+    assert paused[-1]["counts"]["open"] > 0
+    assert header["resumes"] == paused[0]["run"] and header["resumes_trail"] == str(first)
+    assert (
+        header["resumes_head"]
+        == hashlib.sha256(first.read_bytes().splitlines(True)[-1]).hexdigest()
+    )
+    assert {r["url"] for r in paused + resumed if r["type"] == "url"} == set(urls)
+    status, out = cli("verify", str(second))
+    assert status == 1, out
+    assert out.splitlines()[0] == (
+        f"line 1: run {header['run'][:8]} resumes run {paused[0]['run']} (paused with JOBDIR; "
+        f"its trail: {first}), which is not in this trail: the crawl's records before the "
+        "pause are missing; verify the trails together (audit verify EARLIER THIS)"
+    )
+    status, out = cli("verify", str(first), str(second))
+    assert status == 0, out

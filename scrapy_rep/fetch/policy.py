@@ -6,6 +6,11 @@
 | 3xx | follow, at most 5 hops, any host; more hops or a loop: as 404 |
 | 4xx except 429 | no robots.txt: everything allowed |
 | 429, 5xx, network error | everything temporarily disallowed; retry later |
+
+How long the requests are held depends on the failure (:class:`FailureClass`): a host
+that cannot be connected to at all (refused, no such host, a TLS handshake that fails)
+is given up on after ``connect_max_wait``, every other failure after ``max_wait``
+(docs/decisions.md, "A host that cannot be connected to is given up on quickly").
 """
 
 from __future__ import annotations
@@ -35,6 +40,59 @@ class Effect(enum.Enum):
     FOLLOW = "follow"
     ALLOW_ALL = "allow_all"
     UNREACHABLE = "unreachable"
+
+
+class FailureClass(enum.Enum):
+    """Why a download got no usable answer (SPEC §4's "unreachable" row, RFC 9309
+    §2.3.1.4: "unreachable due to server or network errors"), as far as the driver can
+    tell. Each one holds the requests and means complete disallow meanwhile; they differ
+    only in how long they are held (:meth:`Policy.wait_limit`)."""
+
+    #: A 429 or 5xx: the site answered, and says to wait.
+    SERVER = "server"
+    #: No complete answer in time (the site may be slow or overloaded).
+    TIMEOUT = "timeout"
+    #: The connection was reset or closed before a complete answer (something listens).
+    CONNECTION_LOST = "connection_lost"
+    #: Nothing listens on the port: the host cannot serve any page.
+    REFUSED = "refused"
+    #: The host name does not exist (NXDOMAIN) or has no address.
+    NO_SUCH_HOST = "no_such_host"
+    #: The name lookup failed for now (the resolver did not answer, or said "try again").
+    DNS_FAILED = "dns_failed"
+    #: The TLS handshake failed: the host cannot serve any page over https.
+    TLS = "tls"
+    #: The proxy between us and the host failed: nothing is known about the host.
+    PROXY = "proxy"
+    #: Anything else: an invalid answer, an error the driver cannot name, our own bug.
+    OTHER = "other"
+
+    @property
+    def cannot_connect(self) -> bool:
+        """The host cannot be connected to at all: its pages cannot be fetched either,
+        so holding them longer only delays the end of the crawl."""
+        return self in _CANNOT_CONNECT
+
+    @property
+    def words(self) -> str:
+        """A few words for the log: ``connection refused``, ``no such host``…"""
+        return _WORDS[self]
+
+
+_CANNOT_CONNECT: Final = frozenset(
+    {FailureClass.REFUSED, FailureClass.NO_SUCH_HOST, FailureClass.TLS}
+)
+_WORDS: Final = {
+    FailureClass.SERVER: "server error (429/5xx)",
+    FailureClass.TIMEOUT: "timed out",
+    FailureClass.CONNECTION_LOST: "connection lost",
+    FailureClass.REFUSED: "connection refused",
+    FailureClass.NO_SUCH_HOST: "no such host",
+    FailureClass.DNS_FAILED: "DNS lookup failed",
+    FailureClass.TLS: "TLS handshake failed",
+    FailureClass.PROXY: "proxy error",
+    FailureClass.OTHER: "no usable answer",
+}
 
 
 def effect_of_status(status: int, has_location: bool = True) -> Effect:
@@ -120,6 +178,9 @@ class Policy:
     retry_delay: float = 30.0
     #: How long requests are held for an unreachable document before giving up.
     max_wait: float = 600.0
+    #: How long they are held when the host cannot be connected to
+    #: (:attr:`FailureClass.cannot_connect`); at most ``max_wait``.
+    connect_max_wait: float = 10.0
     #: ``"drop"`` or ``"allow"`` the held requests after giving up.
     unreachable_action: str = "drop"
     #: Lifetime without ``Cache-Control``, and the bounds of ``max-age``.
@@ -143,9 +204,19 @@ class Policy:
         upper = max(self.retry_delay, self.max_wait)
         return retry_delay(failures - 1, self.retry_delay, upper, retry_after)
 
-    def gave_up_lifetime(self, times: int) -> float:
-        """How long a give-up verdict lasts: ``max_wait``, doubling each time the same
+    def wait_limit(self, failure: FailureClass) -> float:
+        """How long requests are held after a download failed with ``failure`` (counted
+        from the first failure in a row): ``connect_max_wait`` when the host cannot be
+        connected to, else ``max_wait``, never more than ``max_wait``."""
+        if failure.cannot_connect:
+            return min(self.connect_max_wait, self.max_wait)
+        return self.max_wait
+
+    def gave_up_lifetime(self, times: int, waited_for: float | None = None) -> float:
+        """How long a give-up verdict lasts: the wait it ended (``waited_for``, by
+        default ``max_wait``; at least ``retry_delay``), doubling each time the same
         origin is given up on again (a dead site is not probed every few seconds all
         crawl long), at most the cache lifetime."""
-        base = max(self.max_wait, self.retry_delay)
+        limit = self.max_wait if waited_for is None else waited_for
+        base = max(limit, self.retry_delay)
         return min(base * math.pow(2, min(times - 1, 30)), max(base, self.cache_ttl))

@@ -35,6 +35,7 @@ from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.policy import (
     MAX_REDIRECTS,
     Effect,
+    FailureClass,
     effect_of_status,
     may_follow,
     retry_after_seconds,
@@ -87,6 +88,9 @@ class Fetched:
     retry_after: float | None = None
     #: Where the document was found after redirects.
     final_url: str = ""
+    #: Why it is unreachable (``Effect.UNREACHABLE`` only): how long its requests are
+    #: held depends on it (:meth:`~scrapy_rep.fetch.policy.Policy.wait_limit`).
+    failure: FailureClass | None = None
 
     @property
     def internal_error(self) -> bool:
@@ -141,6 +145,7 @@ class FetchProcedure:
                 "unreachable",
                 status,
                 retry_after=retry_after_seconds(retry_after),
+                failure=FailureClass.SERVER,
             )
         if 300 <= status < 400 and self.document.when_ignored:
             # A 3xx without a Location: an RSL license that cannot be followed.
@@ -154,9 +159,13 @@ class FetchProcedure:
             cache_control=cache_control,
         )
 
-    def on_network_error(self, description: str) -> Fetched:
-        """DNS, timeout, refused or reset connection, truncated or invalid answer."""
-        return self._fetched(Effect.UNREACHABLE, f"unreachable ({description})", "network_error")
+    def on_network_error(
+        self, description: str, failure: FailureClass = FailureClass.OTHER
+    ) -> Fetched:
+        """DNS, timeout, refused or reset connection, truncated or invalid answer;
+        ``failure`` says which, as far as the driver can tell."""
+        outcome = f"unreachable ({description})"
+        return self._fetched(Effect.UNREACHABLE, outcome, "network_error", failure=failure)
 
     def on_ignored(self, reason: str) -> Fetched:
         """Another component refused the request: not the site's answer, and no retry can
@@ -175,7 +184,9 @@ class FetchProcedure:
     def on_internal_error(self, description: str) -> Fetched:
         """A bug in scrapy_rep: held and retried like an unreachable site, but named as ours."""
         outcome = f"scrapy_rep internal error ({description})"
-        return self._fetched(Effect.UNREACHABLE, outcome, "internal_error")
+        return self._fetched(
+            Effect.UNREACHABLE, outcome, "internal_error", failure=FailureClass.OTHER
+        )
 
     # ------------------------------------------------------------------ internals
 
@@ -225,8 +236,9 @@ class FetchProcedure:
         truncated: bool = False,
         cache_control: str | None = None,
         retry_after: float | None = None,
+        failure: FailureClass | None = None,
     ) -> Fetched:
         return Fetched(
             effect, outcome, kind, status, body, truncated, cache_control, retry_after,
-            final_url=self.current,
+            final_url=self.current, failure=failure,
         )  # fmt: skip

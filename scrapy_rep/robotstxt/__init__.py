@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
 from scrapy_rep.robotstxt._answers import Decision as Decision
 from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
-from scrapy_rep.robotstxt._encoding import HTTP_PATH, normalise_url_path, path_of
+from scrapy_rep.robotstxt._encoding import (
+    ESCAPES_SPECIALS,
+    HTTP_PATH,
+    normalise_url_path,
+    path_of,
+)
 from scrapy_rep.robotstxt._lines import file_text
 from scrapy_rep.robotstxt._parser import (
     FILE_WIDE,
@@ -66,7 +71,9 @@ class RobotsTxt:
     __slots__ = (
         "_agents",
         "_codes",
+        "_delay_tokens",
         "_delays",
+        "_encodes_specials",
         "_key_of",
         "_keys",
         "_licenses_by_group",
@@ -112,7 +119,14 @@ class RobotsTxt:
         self._starts = rules.starts
         #: Product token (or ``*``) -> the group(s) naming it, in file order.
         self._tokens = rules.tokens
+        #: Group (or ``FILE_WIDE``) -> its Crawl-delay; the groups are those of
+        #: ``_delay_tokens`` when it is set (a delay belongs to the user-agent lines
+        #: just above it, docs/behaviour.md), else those of allow/disallow.
         self._delays = rules.delays
+        self._delay_tokens = rules.delay_tokens
+        #: The profile's percent-encoding reads a URL's ``*`` and ``$`` as ``%2A`` and
+        #: ``%24`` (RFC 9309 §2.2.3, the 1996 draft's octets): such a URL is normalised.
+        self._encodes_specials = options.percent_encoding in ESCAPES_SPECIALS
         self._signals = rules.signals
         #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
         self._usage = rules.usage
@@ -142,7 +156,11 @@ class RobotsTxt:
         # path_of's usual case inline (the hot path): an http(s) URL with a path.
         found = _http_path(url)
         path = found.group(1) if found is not None else path_of(url)
-        if "%" in path or not path.isascii():
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
             path = normalise_url_path(path, self.options.percent_encoding)
         if matcher.match(path) >= 0:
             return True
@@ -169,7 +187,9 @@ class RobotsTxt:
         return Decision(True, reason=_NO_GROUP if not selection.groups else "no rule matches")
 
     def crawl_delay(self, user_agent: str) -> float | None:
-        """The ``Crawl-delay`` (seconds) of the group that applies to ``user_agent``."""
+        """The ``Crawl-delay`` (seconds) that applies to ``user_agent``: its group's (a
+        delay belongs to the user-agent lines just above it), at least the one written
+        before the first group; the largest of merged groups."""
         return self._selection(user_agent).crawl_delay
 
     def content_signals(self, user_agent: str) -> ContentSignals:
@@ -259,27 +279,46 @@ class RobotsTxt:
                 substring=options.agent_match == "substring",
                 merge=options.merge_groups,
             )
+        delay_groups = groups
+        if self._delay_tokens is not None:
+            delay_groups = select_groups(
+                self._delay_tokens,
+                user_agent,
+                substring=options.agent_match == "substring",
+                merge=options.merge_groups,
+            )
         agents = self._agents
+        same_rules: Selection | None = None
         for selection in agents.values():
-            if selection.groups == groups and selection.usage_groups == usage_groups:
-                break
+            if selection.groups == groups:
+                if (
+                    selection.usage_groups == usage_groups
+                    and selection.delay_groups == delay_groups
+                ):
+                    break
+                same_rules = selection
         else:
             selection = Selection(
                 groups,
-                self._merged_delay(groups),
+                self._merged_delay(delay_groups),
                 self._merged_signals(usage_groups),
                 usage_groups,
+                delay_groups,
             )
+            if same_rules is not None:
+                # The same allow/disallow groups, other AI-usage or delay groups: one
+                # compiled matcher for both.
+                selection.matcher = same_rules.matcher
         if len(agents) >= _AGENT_CACHE_SIZE:
             agents.clear()
         agents[user_agent] = selection
         return selection
 
     def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
-        """Merged groups: the largest delay (the most polite reading)."""
+        """Merged groups and the file-wide delay: the largest (the most polite reading)."""
         if self._delays is None:
             return None
-        delays = [self._delays[g] for g in groups if g in self._delays]
+        delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
         return max(delays) if delays else None
 
     def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:

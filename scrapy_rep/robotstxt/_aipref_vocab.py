@@ -179,6 +179,15 @@ def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
     return parse_prefs(b", ".join(parts))
 
 
+def noes_of(prefs: UsagePrefs, why: str) -> UsagePrefs:
+    """Only the "no"s of a statement read from a malformed line (``why``): its "yes"
+    values are unknown (docs/deviations.md: a malformed line never gives a "yes")."""
+    train_ai, search, ai_use = (
+        False if value is False else None for value in (prefs.train_ai, prefs.search, prefs.ai_use)
+    )
+    return UsagePrefs(train_ai, search, error=why, ai_use=ai_use)
+
+
 def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
     """vocab §5.1 "Combining Preferences", per category: if any statement disallows,
     disallowed; otherwise if any allows, allowed; otherwise unknown."""

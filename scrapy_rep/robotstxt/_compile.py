@@ -15,9 +15,19 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from scrapy_rep.robotstxt._encoding import dangling_variants, has_lower_escape, normalise_pattern
+from scrapy_rep.robotstxt._encoding import (
+    ESCAPES_SPECIALS,
+    dangling_variants,
+    has_lower_escape,
+    normalise_pattern,
+)
 from scrapy_rep.robotstxt._matching import LongestMatcher
-from scrapy_rep.robotstxt._parser import ALLOW_AI_TRAINING, FILE_WIDE, UsageLine
+from scrapy_rep.robotstxt._parser import (
+    ALLOW_AI_TRAINING,
+    CONTENT_USAGE_NO_COLON,
+    FILE_WIDE,
+    UsageLine,
+)
 from scrapy_rep.robotstxt._wildcards import FirstMatcher
 from scrapy_rep.robotstxt.profiles import ParseOptions
 
@@ -50,7 +60,8 @@ class Selection:
     """
 
     __slots__ = (
-        "crawl_delay", "groups", "licenses", "matcher", "signals", "usage", "usage_groups",
+        "crawl_delay", "delay_groups", "groups", "licenses", "matcher", "signals", "usage",
+        "usage_groups",
     )  # fmt: skip
 
     def __init__(
@@ -59,11 +70,15 @@ class Selection:
         crawl_delay: float | None,
         signals: ContentSignals,
         usage_groups: tuple[int, ...] | None = None,
+        delay_groups: tuple[int, ...] | None = None,
     ) -> None:
         self.groups = groups
         #: The groups of the Content-Usage / Content-Signal lines (attach-05 §3 grouping);
         #: the same as ``groups`` unless the file's two groupings differ.
         self.usage_groups = groups if usage_groups is None else usage_groups
+        #: The groups of the Crawl-delay lines (a delay belongs to the user-agent lines
+        #: just above it); the same as ``groups`` unless those groupings differ.
+        self.delay_groups = groups if delay_groups is None else delay_groups
         self.crawl_delay = crawl_delay
         self.signals = signals
         self.matcher: Matcher | None = None
@@ -93,14 +108,18 @@ def compile_matcher(
         numbers.extend(codes[starts[group] : end])
     joined = "\n".join(patterns)
     encoding = options.percent_encoding
+    specials = encoding in ESCAPES_SPECIALS
     # A few scans of all values in C tell whether any needs normalising (rarely).
     if joined and (
         joined[0] not in "/*"
         or not joined.isascii()
         or _NOT_ROOTED.search(joined) is not None
-        or ("%" in joined and (encoding == "rfc9309" or has_lower_escape(joined)))
+        or ("%" in joined and (specials or has_lower_escape(joined)))
+        or (specials and "$" in joined)
+        or (specials and not options.wildcards and "*" in joined)
     ):
-        patterns = [normalise_pattern(value, encoding) for value in patterns]
+        wildcards = options.wildcards
+        patterns = [normalise_pattern(value, encoding, wildcards) for value in patterns]
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
@@ -167,6 +186,11 @@ def _usage_rule(line: UsageLine) -> ContentUsageRule:
     # Latin-1 gives the file's bytes back (see scrapy_rep.robotstxt._parser).
     if key == "Content-Usage":
         return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+    if key == CONTENT_USAGE_NO_COLON:
+        # attach-05 §3 requires the colon: only the line's "no"s (docs/deviations.md).
+        rule = aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+        why = "no colon (attach-05 §3): only its 'n' values are read (docs/deviations.md)"
+        return rule._replace(prefs=aipref.noes_of(rule.prefs, why), key=key)
     prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
     text = value.encode("latin-1").decode("utf-8", "replace")
     return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)

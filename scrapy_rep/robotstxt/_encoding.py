@@ -14,6 +14,17 @@ from typing import Final
 
 #: RFC 3986 §2.3 unreserved characters: their ``%xx`` escapes are decoded in "rfc9309" mode.
 _UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])")
+#: 1996 draft §3.2.2: "If a %xx encoded octet is encountered it is unencoded prior to
+#: comparison, unless it is the "/" character": the escapes decoded in "legacy" mode, of
+#: every printable ASCII character but ``/``, and but ``%``, ``*`` and ``$`` (kept as
+#: escapes so that decoding makes no new escape, and matched as a URL's ``*`` and ``$``
+#: are, see :data:`ESCAPES_SPECIALS`).
+_ASCII_ESCAPE = re.compile(r"%(?:2[0-36-9B-Eb-e]|[3-6][0-9A-Fa-f]|7[0-9A-Ea-e])")
+#: The modes that match ``*`` and ``$`` of a URL (and those a pattern holds as plain
+#: characters) as ``%2A`` and ``%24``: RFC 9309 §2.2.3 ("If crawlers match special
+#: characters verbatim in the URI, crawlers SHOULD use "%" encoding"), and the 1996
+#: draft, whose octets are compared decoded (there, both forms are one octet).
+ESCAPES_SPECIALS: Final = frozenset({"rfc9309", "legacy"})
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 #: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
 _PATH_START = re.compile(r"[/?;]")
@@ -51,14 +62,19 @@ def upper_escapes(text: str) -> str:
     return _LOWER_ESCAPE.sub(lambda m: m.group(0).upper(), text)
 
 
-def _decode_unreserved(text: str) -> str:
-    """Decode escapes of unreserved characters; uppercase the hex of the others."""
-    if _UNRESERVED_ESCAPE.search(text) is not None:
-        text = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(0)[1:], 16)), text)
+def _decode(text: str, escapes: re.Pattern[str]) -> str:
+    """Decode the ``escapes``; uppercase the hex of the others."""
+    if escapes.search(text) is not None:
+        text = escapes.sub(lambda m: chr(int(m.group(0)[1:], 16)), text)
     return upper_escapes(text)
 
 
-def normalise_pattern(value: str, encoding: str) -> str:
+#: The escapes each mode decodes (see :func:`normalise_pattern`); the others only get
+#: uppercase hex.
+_DECODED: Final = {"rfc9309": _UNRESERVED_ESCAPE, "legacy": _ASCII_ESCAPE}
+
+
+def normalise_pattern(value: str, encoding: str, wildcards: bool = True) -> str:
     """A rule value as it is matched (SPEC §1 "Percent-encoding"; §2 for the modes).
 
     ``value`` is Latin-1-decoded file content. A value that does not start with ``/`` or
@@ -66,16 +82,26 @@ def normalise_pattern(value: str, encoding: str) -> str:
 
     - ``google``: non-ASCII bytes become ``%XX``; existing escapes get uppercase hex.
     - ``rfc9309``: as ``google``, and escapes of unreserved characters are decoded
-      (RFC 9309 §2.2.2).
-    - ``none``: as written, but escapes get uppercase hex (legacy profile; the URL's
-      escapes are uppercased too, so both sides stay comparable).
+      (RFC 9309 §2.2.2); a ``*`` or ``$`` that is no wildcard (``$`` before the end, or
+      either without ``wildcards``) is a plain character, matched as ``%2A`` / ``%24``
+      like a URL's (RFC 9309 §2.2.3).
+    - ``legacy``: as ``rfc9309``, but the escapes of every printable ASCII character
+      except ``/`` are decoded (1996 draft §3.2.2).
+    - ``none``: as written, but escapes get uppercase hex (the URL's escapes are
+      uppercased too, so both sides stay comparable).
     """
     if value[:1] not in ("/", "*"):
         value = "/" + value
     if encoding != "none" and not value.isascii():
         value = _encode_non_ascii(value, latin1=True)
     if "%" in value:
-        value = _decode_unreserved(value) if encoding == "rfc9309" else upper_escapes(value)
+        decoded = None if encoding == "google" else _DECODED.get(encoding)
+        value = upper_escapes(value) if decoded is None else _decode(value, decoded)
+    if encoding in ESCAPES_SPECIALS and ("*" in value or "$" in value):
+        if not wildcards:
+            value = value.replace("*", "%2A").replace("$", "%24")
+        elif "$" in value[:-1]:
+            value = value[:-1].replace("$", "%24") + value[-1]
     return value
 
 
@@ -83,12 +109,19 @@ def normalise_url_path(path: str, encoding: str) -> str:
     """A URL path+query as matched (SPEC §1 "Percent-encoding", §2).
 
     Non-ASCII characters are encoded as UTF-8 ``%XX`` and escapes get uppercase hex in
-    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309 §2.2.2).
+    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309
+    §2.2.2), ``legacy`` those of every printable ASCII character but ``/`` (1996 draft
+    §3.2.2); both match the URL's ``*`` and ``$`` as ``%2A`` and ``%24`` (RFC 9309
+    §2.2.3), the form a rule writes them in when they are not wildcards.
     """
     if not path.isascii():
         path = _encode_non_ascii(path, latin1=False)
     if "%" in path:
-        path = _decode_unreserved(path) if encoding == "rfc9309" else upper_escapes(path)
+        # The google profile's usual case first: one call, as before the other modes.
+        decoded = None if encoding == "google" else _DECODED.get(encoding)
+        path = upper_escapes(path) if decoded is None else _decode(path, decoded)
+    if encoding in ESCAPES_SPECIALS and ("*" in path or "$" in path):
+        path = path.replace("*", "%2A").replace("$", "%24")
     return path
 
 

@@ -57,6 +57,9 @@ class Rules(NamedTuple):
     #: The groups of ``signals`` and ``usage`` when they differ from those of the
     #: allow/disallow rules (``tokens``); ``None``: the same groups.
     usage_tokens: dict[str, int | tuple[int, ...]] | None = None
+    #: The groups of ``delays`` when they differ from those of the allow/disallow rules
+    #: (a Crawl-delay line ends a run of user-agent lines); ``None``: the same groups.
+    delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
 class Licenses(NamedTuple):
@@ -73,12 +76,17 @@ class Licenses(NamedTuple):
 UsageLine = tuple[int, str, str]
 
 NO_RULES: Final = Rules((), (), b"", array("i"), array("i"), {}, None, None, None)
-#: The group key of the file-wide statements: Content-Signal and Content-Usage lines
-#: written before the first user-agent line, which apply to every crawler.
+#: The group key of the file-wide statements: Content-Signal, Content-Usage and
+#: Crawl-delay lines written before the first user-agent line, which apply to every
+#: crawler (docs/decisions.md, "Lines before the first group only add restrictions").
 FILE_WIDE: Final = -1
 #: Keys of the draft-canel-robots-ai-control-00 rules, as named in messages.
 DISALLOW_AI_TRAINING: Final = "DisallowAITraining"
 ALLOW_AI_TRAINING: Final = "AllowAITraining"
+#: How a ``Content-Usage`` line without a colon (google profile) is named in messages:
+#: attach-05 §3's grammar requires the colon, so only its "no"s are read
+#: (docs/deviations.md).
+CONTENT_USAGE_NO_COLON: Final = "Content-Usage (no colon)"
 
 
 #: Content Signals policy keys -> ContentSignals fields.
@@ -87,21 +95,24 @@ _SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": 
 USE_LEVELS: Final = ("immediate", "reference", "full")
 
 
-def add_content_signal(own: dict[str, bool], value: str) -> list[str]:
+def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False) -> list[str]:
     """The items of one ``Content-Signal`` value (``search=yes, ai-train=no``) merged into
     ``own``: per signal one "no" beats any "yes"; Cloudflare's ``use=`` level kept as
     ``use_<level>`` (the most restrictive is read, :data:`USE_LEVELS`). Names and values
-    are case-insensitive. Returns the items not understood (skipped)."""
+    are case-insensitive. Returns the items not understood (skipped).
+
+    ``noes_only``: the value of a malformed line (no colon), of which only the "no"s
+    are read; its other items are returned as skipped (docs/deviations.md)."""
     skipped = []
     for item in value.split(","):
         name, _, setting = item.partition("=")
         key = name.strip(_WHITESPACE).lower()
         answer = setting.strip(_WHITESPACE).lower()
-        if key == "use" and answer in USE_LEVELS:
+        if key == "use" and answer in USE_LEVELS and not noes_only:
             own["use_" + answer] = True
             continue
         field = _SIGNAL_NAMES.get(key)
-        if field is None or answer not in ("yes", "no"):
+        if field is None or answer not in ("yes", "no") or (noes_only and answer == "yes"):
             skipped.append(item)
             continue
         own[field] = own.get(field, True) and answer == "yes"
@@ -159,6 +170,14 @@ class Parser:
         usage_groups = 0
         in_usage_run = False
         usage_tokens: dict[str, list[int]] | None = None
+        # The groups of Crawl-delay, which refine Google's the same way: a delay belongs
+        # to the user-agent lines just above it, as crawler-commons, texting_robots and
+        # robots-parser read it (Google ignores the key), so a valid Crawl-delay line ends
+        # a run of user-agent lines for it (docs/decisions.md).
+        delay_group = -1
+        delay_groups = 0
+        in_delay_run = False
+        delay_tokens: dict[str, list[int]] | None = None
         for number, line in enumerate(lines, 1):
             # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
@@ -174,6 +193,7 @@ class Parser:
                     if blank_ends and not comment:
                         group, in_agent_run = -1, False
                         usage_group, in_usage_run = -1, False
+                        delay_group, in_delay_run = -1, False
                     continue
                 if not lenient:
                     self._skip(number, "no colon")
@@ -190,7 +210,7 @@ class Parser:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
             kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
-                in_agent_run = in_usage_run = False
+                in_agent_run = in_usage_run = in_delay_run = False
                 last_rule = number
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
@@ -203,18 +223,28 @@ class Parser:
                     group_line = number
                     group = len(starts)
                     starts.append(len(values))
-                    in_agent_run = in_usage_run = True
+                    in_agent_run = in_usage_run = in_delay_run = True
                     usage_group = usage_groups
                     usage_groups += 1
-                elif not in_usage_run:
-                    # An AI line ended the run for Content-Usage only: the two groupings
-                    # part from here on (until then they are the same, so no second
-                    # table is kept: most files never get here).
-                    if usage_tokens is None:
-                        usage_tokens = {t: list(more.get(t, (g,))) for t, g in tokens.items()}  # type: ignore[arg-type]
-                    usage_group = usage_groups
-                    usage_groups += 1
-                    in_usage_run = True
+                    delay_group = delay_groups
+                    delay_groups += 1
+                elif not (in_usage_run and in_delay_run):
+                    # A Content-Usage line (or a Crawl-delay line) ended the run for its
+                    # own grouping only: it parts from Google's from here on (until then
+                    # they are the same, so no table of its own is kept: most files
+                    # never get here).
+                    if not in_usage_run:
+                        if usage_tokens is None:
+                            usage_tokens = _groups_so_far(tokens, more)
+                        usage_group = usage_groups
+                        usage_groups += 1
+                        in_usage_run = True
+                    if not in_delay_run:
+                        if delay_tokens is None:
+                            delay_tokens = _groups_so_far(tokens, more)
+                        delay_group = delay_groups
+                        delay_groups += 1
+                        in_delay_run = True
                 # The usual plain name ("Googlebot") needs no product-token scan.
                 token = intern(value.lower()) if value.isalnum() else _agent_token(value, lenient)
                 if token:
@@ -227,6 +257,10 @@ class Parser:
                         by_usage = usage_tokens.setdefault(token, [usage_group])
                         if by_usage[-1] != usage_group:
                             by_usage.append(usage_group)
+                    if delay_tokens is not None:
+                        by_delay = delay_tokens.setdefault(token, [delay_group])
+                        if by_delay[-1] != delay_group:
+                            by_delay.append(delay_group)
             elif kind == _SITEMAP:
                 if value:
                     sitemaps[file_text(value)] = None
@@ -243,37 +277,54 @@ class Parser:
                 self._skip(number, f"unknown key {file_text(key)!r}")
             elif kind == _CRAWL_DELAY:
                 last_rule = number
-                if group < 0:
-                    # A crawl-delay before any user-agent line, or after a blank line
-                    # ended a record (legacy), belongs to no group.
+                if delay_group >= 0:
+                    if self._crawl_delay(delays, delay_group, value, number):
+                        in_delay_run = False  # a malformed one ends nothing
+                elif delay_groups:
+                    # After a blank line ended a record (legacy): no group.
                     self._skip(number, "group setting outside any group")
                 else:
-                    self._crawl_delay(delays, group, value, number)
+                    # Before the first user-agent line: every crawler is asked to slow
+                    # down; a group's own delay can only lengthen it (docs/decisions.md).
+                    self._crawl_delay(delays, FILE_WIDE, value, number)
             else:
-                # Content-Usage, Content-Signal and the AI-training rules are rules of
-                # their group (attach-05 §3): they end a run of user-agent lines for
-                # their own grouping. Allow/disallow keep Google's grouping, which ignores
-                # them, in every profile: no Disallow is lost (docs/behaviour.md).
-                in_usage_run = False
+                # Content-Usage and the AI-training rules are rules of their group
+                # (attach-05 §3, draft-canel-robots-ai-control-00): they end a run of
+                # user-agent lines for their own grouping. Content-Signal is another
+                # record (RFC 9309 §2.2.4: it "MUST NOT terminate a group"), as Sitemap
+                # and Crawl-delay are: it ends nothing. Allow/disallow keep Google's
+                # grouping, which ignores them all, in every profile: no Disallow is lost
+                # (docs/behaviour.md).
                 last_rule = number
-                if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
-                    in_agent_run = False
+                if kind != _CONTENT_SIGNAL:
+                    in_usage_run = False
+                    if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
+                        in_agent_run = in_delay_run = False
                 if usage_group < 0 and usage_groups:
                     # After a blank line ended a record (legacy): no group.
                     self._skip(number, "group setting outside any group")
                     continue
                 # Before the first user-agent line (usage_group -1, FILE_WIDE): they
                 # apply to every crawler, and may only add restrictions (docs).
+                # Without a colon (google profile; the grammars require one) a line
+                # gives its "no"s only, never a "yes" (docs/deviations.md).
                 if kind == _CONTENT_USAGE:
                     if value:
-                        usage.setdefault(usage_group, []).append((number, value, "Content-Usage"))
+                        key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
+                        usage.setdefault(usage_group, []).append((number, value, key_name))
                 elif kind == _CONTENT_SIGNAL:
-                    self._content_signal(signals, usage_group, value, number)
+                    self._content_signal(signals, usage_group, value, number, not colon)
                 elif value:
                     # draft-canel-robots-ai-control-00: a train-ai path rule; Google reads
                     # any key starting with "disallow" / "allow" as that rule (kept).
-                    ai_key = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
-                    usage.setdefault(usage_group, []).append((number, value, ai_key))
+                    if kind == _DISALLOW_AI:
+                        usage.setdefault(usage_group, []).append(
+                            (number, value, DISALLOW_AI_TRAINING)
+                        )
+                    elif colon:
+                        usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
+                    else:
+                        self._skip(number, "no colon: no train-ai 'yes' from it")
                     if lenient and group >= 0:
                         values_append(value)
                         keys_append(key_index)
@@ -293,10 +344,9 @@ class Parser:
             delays or None,
             signals or None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
-            # Usage groups only refine allow/disallow groups: as many means the same.
-            None
-            if usage_tokens is None
-            else {t: g[0] if len(g) == 1 else tuple(g) for t, g in usage_tokens.items()},
+            # Most files: the groupings never part, and no table of their own is kept.
+            None if usage_tokens is None else _packed(usage_tokens),
+            None if delay_tokens is None else _packed(delay_tokens),
         )
         if license_lines and group >= 0 and last_rule > group_line:
             # After the last group's last rule, at the end of the file (where Sitemap
@@ -316,24 +366,46 @@ class Parser:
         if self.skipped <= 20 and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt line %d skipped: %s", number, why)
 
-    def _crawl_delay(self, delays: dict[int, float], group: int, value: str, number: int) -> None:
+    def _crawl_delay(self, delays: dict[int, float], group: int, value: str, number: int) -> bool:
+        """A group's delay (several: the largest, the most polite); ``False`` when the
+        value is not a number of seconds (the line is skipped)."""
         try:
             delay = float(value)
         except ValueError:
             delay = math.nan
         if not math.isfinite(delay) or delay < 0:
             self._skip(number, f"crawl-delay is not a number of seconds: {file_text(value)!r}")
-            return
+            return False
         delays[group] = max(delays.get(group, delay), delay)
+        return True
 
     def _content_signal(
-        self, signals: dict[int, dict[str, bool]], group: int, value: str, number: int
+        self,
+        signals: dict[int, dict[str, bool]],
+        group: int,
+        value: str,
+        number: int,
+        noes_only: bool,
     ) -> None:
         own = signals.get(group)
         fresh = own is None
         if own is None:
             own = {}
-        for item in add_content_signal(own, value):
-            self._skip(number, f"content-signal item not understood: {file_text(item)!r}")
+        for item in add_content_signal(own, value, noes_only):
+            why = "only its 'no's are read without a colon" if noes_only else "not understood"
+            self._skip(number, f"content-signal item {file_text(item)!r}: {why}")
         if fresh and own:
             signals[group] = own
+
+
+def _groups_so_far(
+    tokens: dict[str, int | tuple[int, ...]], more: dict[str, list[int]]
+) -> dict[str, list[int]]:
+    """Each token's groups so far, as a grouping that parts from Google's here starts
+    its own table (its group numbers are Google's up to this line)."""
+    return {token: list(more.get(token, (group,))) for token, group in tokens.items()}  # type: ignore[arg-type]
+
+
+def _packed(groups: dict[str, list[int]]) -> dict[str, int | tuple[int, ...]]:
+    """A grouping's table as ``RobotsTxt`` keeps it (one group: its number)."""
+    return {token: named[0] if len(named) == 1 else tuple(named) for token, named in groups.items()}

@@ -34,9 +34,11 @@ from scrapy_rep.robotstxt._aipref_vocab import UNKNOWN as UNKNOWN
 from scrapy_rep.robotstxt._aipref_vocab import UsagePrefs as UsagePrefs
 from scrapy_rep.robotstxt._aipref_vocab import as_bytes
 from scrapy_rep.robotstxt._aipref_vocab import combine as combine
+from scrapy_rep.robotstxt._aipref_vocab import noes_of as noes_of
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs as parse_prefs
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs_header as parse_prefs_header
 from scrapy_rep.robotstxt._encoding import (
+    ESCAPES_SPECIALS,
     dangling_variants,
     normalise_pattern,
     normalise_url_path,
@@ -154,7 +156,7 @@ class ContentUsageRules:
         self,
         rules: Iterable[ContentUsageRule],
         *,
-        encoding: Literal["google", "rfc9309", "none"] = "google",
+        encoding: Literal["google", "rfc9309", "legacy", "none"] = "google",
         wildcards: bool = True,
         file_wide: ContentUsageRules | None = None,
     ) -> None:
@@ -174,7 +176,7 @@ class ContentUsageRules:
             if rule.path is None:
                 pattern = ""
             else:
-                pattern = normalise_pattern(rule.path.decode("latin-1"), encoding)
+                pattern = normalise_pattern(rule.path.decode("latin-1"), encoding, wildcards)
             by_pattern.setdefault(pattern, []).append(rule)
         #: One entry per distinct pattern: (pattern, what it attaches).
         self._entries: tuple[tuple[str, Attached], ...] = tuple(
@@ -224,7 +226,8 @@ class ContentUsageRules:
         if not self._entries:
             return _NOTHING_ATTACHED
         path = path_of(url)
-        if "%" in path or not path.isascii():  # as RobotsTxt.allowed: %c3 is %C3
+        # As RobotsTxt.allowed: %c3 is %C3, and (rfc9309, legacy) a "*" is "%2A".
+        if "%" in path or not path.isascii() or self._encoding in ESCAPES_SPECIALS:
             path = normalise_url_path(path, self._encoding)
         code = self._matcher.match(path)
         if not code:

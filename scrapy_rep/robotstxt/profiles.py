@@ -54,8 +54,9 @@ class ParseOptions:
     index_html_is_directory: bool = True
     #: ``/robots.txt`` is always allowed (RFC 9309 §2.2.2).
     robots_txt_always_allowed: bool = False
-    #: ``"google"``, ``"rfc9309"`` or ``"none"``: see :func:`normalise_pattern`.
-    percent_encoding: Literal["google", "rfc9309", "none"] = "google"
+    #: ``"google"``, ``"rfc9309"``, ``"legacy"`` (1996 draft §3.2.2) or ``"none"``: see
+    #: :func:`scrapy_rep.robotstxt._encoding.normalise_pattern`.
+    percent_encoding: Literal["google", "rfc9309", "legacy", "none"] = "google"
     #: Whether the profile's reference (Google's parser, RFC 9309, the 1996 draft) honours
     #: crawl-delay. The crawl obeys it in every profile unless ``REP_OBEY_CRAWL_DELAY`` is
     #: False (docs/settings.md says why).
@@ -64,7 +65,9 @@ class ParseOptions:
     def __post_init__(self) -> None:
         _check_choice("precedence", self.precedence, ("longest", "first"))
         _check_choice("agent_match", self.agent_match, ("token", "substring"))
-        _check_choice("percent_encoding", self.percent_encoding, ("google", "rfc9309", "none"))
+        _check_choice(
+            "percent_encoding", self.percent_encoding, ("google", "rfc9309", "legacy", "none")
+        )
         for name in (
             "wildcards",
             "merge_groups",
@@ -107,7 +110,7 @@ PROFILES: Final[dict[str, ParseOptions]] = {
         lenient_syntax=False,
         max_line_length=None,
         index_html_is_directory=False,
-        percent_encoding="none",
+        percent_encoding="legacy",
         obey_crawl_delay=True,
     ),
 }

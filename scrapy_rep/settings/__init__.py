@@ -66,6 +66,7 @@ SETTINGS: Final = (
     Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
     Setting("REP_UNREACHABLE_RETRY_DELAY", "unreachable_retry_delay", 30.0, _number(0.001)),
     Setting("REP_UNREACHABLE_MAX_WAIT", "unreachable_max_wait", 600.0, _number()),
+    Setting("REP_UNREACHABLE_CONNECT_MAX_WAIT", "unreachable_connect_max_wait", 10.0, _number()),
     Setting("REP_UNREACHABLE_ACTION", "unreachable_action", "drop", _choice(UNREACHABLE_ACTIONS)),
     Setting("REP_ROBOTSTXT_TIMEOUT", "robotstxt_timeout", 30.0, _number(0.001)),
     Setting("REP_MAX_HELD_REQUESTS", "max_held_requests", 100_000, _whole(1)),
@@ -115,6 +116,9 @@ class RepConfig:
     crawl_delay_max: float
     unreachable_retry_delay: float
     unreachable_max_wait: float
+    #: How long a host that cannot be connected to (refused, no such host, TLS) holds
+    #: its requests; at most ``unreachable_max_wait``.
+    unreachable_connect_max_wait: float
     unreachable_action: str
     robotstxt_timeout: float
     max_held_requests: int
@@ -192,6 +196,7 @@ def lifecycle_policy(
     return Policy(
         retry_delay=config.unreachable_retry_delay,
         max_wait=config.unreachable_max_wait,
+        connect_max_wait=config.unreachable_connect_max_wait,
         unreachable_action=config.unreachable_action,
         cache_ttl=config.cache_ttl,
         min_ttl=config.cache_min_ttl,

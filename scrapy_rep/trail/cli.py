@@ -43,7 +43,8 @@ _EXIT_CODE_ROWS: Final = f"""
      decision that differs; with --export, an export line that differs); show: no record
      of that URL; report: verify found problems
   {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument; repair:
-     a trail a crawl is writing (locked), or that cannot be written"""
+     a trail a crawl is writing (locked), damaged otherwise than by a cut at its end,
+     or that cannot be written (the file is left as it was)"""
 
 
 def exit_codes(same_for: str) -> str:
@@ -294,11 +295,13 @@ def _repair(path: str, out: TextIO) -> int:
     if done.record is None:
         write_lines([f"{path}: nothing to repair: it ends with a whole line"], out)
     else:
-        write_lines(
-            [f"{path}: repaired: {done.dropped} byte(s) of a cut line dropped, "
-             "a repair line appended; `audit verify` lists it as an event"],
-            out,
-        )  # fmt: skip
+        said = (f"{path}: repaired: {done.dropped} byte(s) of a cut line dropped, a repair "
+                "line appended; `audit verify` lists it as an event")  # fmt: skip
+        if done.open_runs:
+            runs = ", ".join(run[:8] for run in done.open_runs)
+            said += (f", and reports run(s) {runs}: without their end line, what they did "
+                     "after their last whole line cannot be accounted for")  # fmt: skip
+        write_lines([said], out)
     return EXIT_CLEAN
 
 

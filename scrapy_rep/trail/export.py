@@ -102,6 +102,9 @@ class Export:
     assets: list[dict[str, Any]] = field(default_factory=list)
     #: Whether the header's ``head`` was reached (:func:`build` with ``until``).
     reached: bool = True
+    #: The runs without their end line (killed, or cut short by a repair): their assets
+    #: may be fewer than they kept.
+    unended: list[str] = field(default_factory=list)
 
 
 def build(path: str | Path, until: str = "") -> Export:
@@ -114,13 +117,26 @@ def build(path: str | Path, until: str = "") -> Export:
     first = last = ""
     assets: dict[tuple[str, str, str], dict[str, Any]] = {}
     head, count, reached = "", 0, not until
+    unended: dict[str, None] = {}
+    repaired: set[str] = set()
+    repairs: list[dict[str, Any]] = []
     for line in trail.lines():
         record = line.record or {}
         moment = text(record.get("time"))
-        if moment:
+        if moment and line.type != "repair":  # a repair's time is not the crawl's
             first = first or moment
             last = moment
+        if line.type == "repair":  # it cut short the runs then open
+            cut = [run for run in unended if run not in repaired]
+            repaired.update(cut)
+            dropped = record.get("dropped_bytes")
+            repairs.append(
+                {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
+            )
+        elif line.type == "end":
+            unended.pop(text(record.get("run")), None)
         if line.type == "run":
+            unended[text(record.get("run"))] = None
             run_purposes = [text(p) for p in items(record.get("purposes"))]
             spider = text(record.get("spider"))
             runs.append(
@@ -147,7 +163,9 @@ def build(path: str | Path, until: str = "") -> Export:
         "to": last,
         "assets": {"pages": pages, "files": len(assets) - pages},
     }
-    return Export(header, list(assets.values()), reached)
+    if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
+        header["repairs"] = repairs
+    return Export(header, list(assets.values()), reached, list(unended))
 
 
 def _add(
@@ -203,6 +221,7 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
         f"- Crawled from {header['from'] or '-'} to {header['to'] or '-'}, "
         f"{len(header['runs'])} run(s), purposes: {', '.join(header['purposes']) or '-'}",
         f"- Assets kept: {assets['pages']} page(s), {assets['files']} file(s)",
+        *_not_whole(export),
         "",
         "| category | allowed | disallowed | unknown |",
         "|---|---|---|---|",
@@ -219,6 +238,22 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
     lines.append("\"unknown\": no signal spoke about the category. Check the export against "
                  "its trail: `python -m scrapy_rep audit verify TRAIL --export FILE`.")  # fmt: skip
     return lines
+
+
+def _not_whole(export: Export) -> list[str]:
+    """The summary's line saying what the trail lacks, if anything: repairs after a cut,
+    runs without their end line."""
+    said = []
+    for repair in export.header.get("repairs", ()):
+        said.append(f"repaired after a cut at line {repair['line']} "
+                    f"({repair['dropped_bytes']} byte(s) dropped)")  # fmt: skip
+    if export.unended:
+        runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
+        said.append(f"run(s) {runs} without their end line: what they did after their "
+                    "last line is not in the trail")  # fmt: skip
+    if not said:
+        return []
+    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)"]
 
 
 # --------------------------------------------------------------------------- checking

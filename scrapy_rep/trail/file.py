@@ -243,6 +243,12 @@ class TrailFile:
         self.lines += 1
         self.bytes += len(line)
 
+    def next_hash(self, record: dict[str, Any]) -> str:
+        """The SHA-256 the line of ``record`` will have if it is the next one written
+        (:meth:`write` sets its ``prev`` to the same value): what a paused run keeps in
+        ``JOBDIR`` of its end line before writing it, for the run that resumes it."""
+        return hashlib.sha256((_ENCODE({**record, "prev": self.prev}) + "\n").encode()).hexdigest()
+
     def has_snapshot(self, sha256: str) -> bool:
         return (self.snapshots / sha256).exists()
 

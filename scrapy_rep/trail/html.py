@@ -24,6 +24,7 @@ from scrapy_rep.trail.summary import (
     denied,
     items_dropped,
     origin_label,
+    unended,
 )
 from scrapy_rep.trail.terminal import printable
 from scrapy_rep.trail.verification import Verification
@@ -149,7 +150,8 @@ def _runs(summary: Summary) -> str:
             run.get("run"), run.get("time"), run.get("spider"), run.get("version"),
             ", ".join(map(str, items(run.get("purposes")))), run.get("profile"),
             ", ".join(map(str, items(run.get("agents")))), run.get("user_agent"),
-            run.get("resumes") or "", end.get("time", "no end line"), end.get("reason", ""),
+            run.get("resumes") or "", end.get("time", unended(summary, run)),
+            end.get("reason", ""),
         ]  # fmt: skip
         #: Run ids (32 characters) shortened to 8, whole on hover; timestamps on one line;
         #: the user agent wraps at its separators.

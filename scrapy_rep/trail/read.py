@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 # The writer's names, so that the two sides cannot disagree.
 from scrapy_rep.trail.file import EMPTY_SHA256 as EMPTY_SHA256
@@ -110,13 +110,15 @@ class Trail:
     def lines(self) -> Iterator[Line]:
         """Every line, each with the problem of its chain link (if any). Raises
         :class:`TrailError` when the file is not a trail: unreadable, not gzip while
-        named ``.gz``, or no line of it is a trail line."""
+        named ``.gz``, or no line of it is a trail line. A cut line (the end of the file
+        inside it: no newline, or a gzip member without its end) is no record: its
+        ``record`` is ``None``, whatever its bytes hold."""
         self.chain = chain = ChainState()
         seen_trail_line = False
-        for raw in self._raw_lines():
+        for raw, whole in self._raw_lines():
             chain.lines += 1
-            record = _parse(raw)
-            problem = self._link_problem(chain, raw, record)
+            record = _parse(raw) if whole else None
+            problem = self._link_problem(chain, raw, record, whole)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
             chain.head = hashlib.sha256(raw).hexdigest()
@@ -126,10 +128,13 @@ class Trail:
             raise TrailError(f"{self.path}: {what}")
 
     @staticmethod
-    def _link_problem(chain: ChainState, raw: bytes, record: dict[str, Any] | None) -> str:
+    def _link_problem(
+        chain: ChainState, raw: bytes, record: dict[str, Any] | None, whole: bool
+    ) -> str:
         number = chain.lines
-        if not raw.endswith(b"\n"):
-            chain.problems.append(f"line {number}: the file is cut (no newline at its end)")
+        if not whole:
+            if not raw.endswith(b"\n"):
+                chain.problems.append(f"line {number}: the file is cut (no newline at its end)")
             return "cut: the line has no end"
         if record is None:
             return "not a JSON object: the line was changed or damaged"
@@ -143,37 +148,98 @@ class Trail:
             "(a line before it was changed, deleted or inserted)"
         )
 
-    def _raw_lines(self) -> Iterator[bytes]:
+    def _raw_lines(self) -> Iterator[tuple[bytes, bool]]:
+        """Each line's bytes (uncompressed) and whether it is whole."""
         try:
-            if not self.compressed:
-                with self.path.open("rb") as file:
-                    yield from file
-                return
-            with gzip.open(self.path, "rb") as stream:
-                yield from self._gzip_lines(stream)
+            with self.path.open("rb") as file:
+                if not self.compressed:
+                    for raw in file:
+                        yield raw, raw.endswith(b"\n")
+                    return
+                yield from self._gzip_lines(file)
         except OSError as error:
             raise TrailError(f"{self.path}: cannot read: {error.strerror or error}") from None
 
-    def _gzip_lines(self, stream: gzip.GzipFile) -> Iterator[bytes]:
+    def _gzip_lines(self, file: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+        end = GzipEnd()
         pending = b""
-        try:
-            for raw in stream:
-                if pending:
-                    yield pending
-                pending = raw
-        except gzip.BadGzipFile as error:
-            if not pending and self.chain.lines == 0:
-                raise TrailError(f"{self.path}: not a gzip file ({error})") from None
-            self.chain.problems.append(f"after line {self.chain.lines + 1}: damaged gzip data")
-        except (EOFError, zlib.error):
+        for text in gzip_members(file, end):
+            pending += text
+            start = 0
+            while (newline := pending.find(b"\n", start)) >= 0:
+                yield pending[start : newline + 1], True
+                start = newline + 1
+            pending = pending[start:]
+        if end.how == "damaged" and end.members == 0:
+            raise TrailError(f"{self.path}: not a gzip file")
+        if pending + end.rest:
+            yield pending + end.rest, False
+        if end.how == "cut":
             self.chain.problems.append(
                 "the gzip stream is cut (its last member has no end): the file was truncated"
             )
-        if pending:
-            yield pending
+        elif end.how == "damaged":
+            self.chain.problems.append(f"after line {self.chain.lines}: damaged gzip data")
 
 
-def _is_sha256(name: object) -> bool:
+#: Compressed bytes handed to the decompressor at a time: a member (one line) is a few
+#: hundred bytes, and what follows a member's end in them is copied at each end.
+_GZIP_STEP: Final = 8192
+_GZIP_CHUNK: Final = 1 << 20
+
+
+@dataclass
+class GzipEnd:
+    """How the members of a gzip file end (:func:`gzip_members`)."""
+
+    #: The offset in the file after the last whole member.
+    end: int = 0
+    #: Whole members read.
+    members: int = 0
+    #: ``""``: the file ends after a whole member; ``"cut"``: it ends inside a member;
+    #: ``"damaged"``: bytes that are not gzip data follow the last whole member.
+    how: str = ""
+    #: The text decompressed from the member cut or damaged (never checked: its CRC and
+    #: size were not reached).
+    rest: bytes = b""
+
+
+def gzip_members(file: IO[bytes], end: GzipEnd) -> Iterator[bytes]:
+    """The text of each whole member of the gzip file ``file`` (read from its start), in
+    order: a member whose end was read, its CRC-32 and size checked by zlib. ``end`` says
+    where the whole members end and how the file ends. One reader for ``verify`` and
+    ``audit repair``, so that the two agree on which lines are whole."""
+    buffer, position, base = b"", 0, file.tell()
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    text: list[bytes] = []
+    started = False  # bytes of the current member were read
+    while True:
+        if position >= len(buffer):
+            base += len(buffer)
+            buffer, position = file.read(_GZIP_CHUNK), 0
+            if not buffer:
+                if started:
+                    end.how, end.rest = "cut", b"".join(text)
+                return
+        piece = memoryview(buffer)[position : position + _GZIP_STEP]
+        try:
+            text.append(decompressor.decompress(piece))
+        except zlib.error:
+            end.how, end.rest = "damaged", b"".join(text)
+            return
+        started = True
+        if not decompressor.eof:
+            position += len(piece)
+            continue
+        position += len(piece) - len(decompressor.unused_data)
+        end.end, end.members = base + position, end.members + 1
+        yield b"".join(text)
+        text, started = [], False
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+
+def is_sha256(name: object) -> bool:
+    """Whether ``name`` is a SHA-256 in lowercase hex (a snapshot's name)."""
     return isinstance(name, str) and len(name) == 64 and all(c in "0123456789abcdef" for c in name)
 
 
@@ -229,7 +295,7 @@ class SnapshotStore:
     def body(self, sha256: str) -> bytes | None:
         """The body named ``sha256``; ``None`` when it is missing or its bytes no longer
         hash to its name (:attr:`checked` says which)."""
-        if not _is_sha256(sha256):
+        if not is_sha256(sha256):
             self.checked[str(sha256)] = "not a SHA-256 name"
             return None
         if sha256 == EMPTY_SHA256:

@@ -61,8 +61,14 @@ def run_line(
     spider: str,
     resumes: str | None,
     jobdir: str | None,
+    resumes_trail: str | None = None,
+    resumes_head: str | None = None,
 ) -> dict[str, Any]:
-    """The header of one run: what was crawled, by whom, under which rules."""
+    """The header of one run: what was crawled, by whom, under which rules. A run resumed
+    from ``JOBDIR`` names the paused run (``resumes``), the trail it was written to
+    (``resumes_trail``, as its ``REP_AUDIT_FILE`` said) and the SHA-256 of its end line
+    (``resumes_head``), so that ``audit verify`` can tell when the paused run is not in
+    the trails it is given, and that the one given ends as it did."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
     effective = {s.name: getattr(config, s.field) for s in SETTINGS}
@@ -83,6 +89,8 @@ def run_line(
         "profile": config.profile,
         "settings": effective,
         "resumes": resumes,
+        "resumes_trail": resumes_trail if resumes else None,
+        "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
     }
 

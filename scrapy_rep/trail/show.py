@@ -112,15 +112,28 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
     runs: dict[str, dict[str, Any]] = {}
     lines: list[str] = []
     found = 0
+    #: Runs still without their end line; those a repair cut short (its line); the
+    #: runs of the records told; the repairs' lines.
+    unended: dict[str, int] = {}
+    told: dict[str, None] = {}
+    repairs: list[int] = []
     for line in trail.lines():
         record = line.record or {}
         kind = line.type
         if kind == "run":
             runs[str(record.get("run"))] = record
+            unended[str(record.get("run"))] = 0
+        elif kind == "end":
+            unended.pop(str(record.get("run")), None)
+        elif kind == "repair":
+            repairs.append(line.number)
+            cut = [run for run, repaired in unended.items() if not repaired]
+            unended.update(dict.fromkeys(cut, line.number))
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
         elif kind == "url" and url in (record.get("url"), record.get("id")):
             found += 1
+            told[str(record.get("run"))] = None
             lines += _record(line.number, record, runs, rederiver)
         elif kind == "url" and record.get("to") == url:
             lines.append(
@@ -129,8 +142,27 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
             )
         elif kind == "file" and record.get("url") == url:
             found += 1
+            told[str(record.get("run"))] = None
             lines += _file(line.number, record)
+    if found:
+        lines += _not_whole(told, unended, repairs)
     return lines, found
+
+
+def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int]) -> list[str]:
+    """What the story may lack: a run of its records without its end line (cut short by
+    a repair, or killed), a cut line a repair dropped."""
+    notes = []
+    for run in told:
+        if run in unended:
+            how = f"cut short, repaired at line {unended[run]}" if unended[run] else "killed or cut"
+            notes.append(f"note: run {run[:8]} has no end line ({how}): a later record of this "
+                         "URL may be lost; `audit verify` reports it")  # fmt: skip
+    if repairs:
+        notes.append(f"note: the trail was repaired after a cut (line(s) "
+                     f"{', '.join(map(str, repairs))}): the line the cut took is lost, and it "
+                     "may have been about this URL")  # fmt: skip
+    return notes
 
 
 def _file(number: int, record: dict[str, Any]) -> list[str]:

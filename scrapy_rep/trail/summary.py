@@ -136,6 +136,12 @@ class Summary:
     snapshots: int = 0
     #: Lines that are not trail lines (damaged).
     unreadable: int = 0
+    #: The ``repair`` lines (``audit repair`` after a cut): line number and record.
+    repairs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: The runs a repair cut short (their end line lost), and the repair's line.
+    cut: dict[str, int] = field(default_factory=dict)
+    #: The runs read so far without their end line.
+    open: dict[str, None] = field(default_factory=dict)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
 
     def feed(self, line: Line) -> dict[str, Any] | None:
@@ -146,6 +152,7 @@ class Summary:
             self.unreadable += 1
         elif kind == "run":
             self.runs.append(record)
+            self.open[str(record.get("run"))] = None
             purposes = record.get("purposes")
             self._purposes[str(record.get("run"))] = (
                 [str(p) for p in purposes] if isinstance(purposes, list) else ["search"]
@@ -154,6 +161,11 @@ class Summary:
             self.snapshots += 1
         elif kind == "end":
             self.ends.append(record)
+            self.open.pop(str(record.get("run")), None)
+        elif kind == "repair":  # the runs still open were cut short there
+            self.repairs.append((line.number, record))
+            self.cut.update(dict.fromkeys(self.open, line.number))
+            self.open.clear()
         elif kind == "url":
             self._url(record)
             return record
@@ -198,6 +210,15 @@ def table(title: str, rows: dict[str, Tally], extra: dict[str, int] | None = Non
     return lines
 
 
+def unended(summary: Summary, run: dict[str, Any]) -> str:
+    """``""`` for a run with its end line, else that it has none, and whether a repair
+    cut it short: its records and counts are partial."""
+    run_id = str(run.get("run"))
+    if run_id in summary.cut:
+        return f"no end line: cut short, repaired at line {summary.cut[run_id]}"
+    return "no end line" if run_id in summary.open else ""
+
+
 def summary_text(summary: Summary) -> list[str]:
     """The ``audit summary`` output."""
     total = summary.total
@@ -211,6 +232,13 @@ def summary_text(summary: Summary) -> list[str]:
         lines.append(
             f"run {run.get('run')} {run.get('time')} spider {run.get('spider')} "
             f"purposes {purposes} profile {run.get('profile')}"
+            + (f" ({why})" if (why := unended(summary, run)) else "")
+        )
+    for number, repair in summary.repairs:
+        lines.append(
+            f"line {number}: repaired on {repair.get('time')} after a cut "
+            f"({repair.get('dropped_bytes')} byte(s) dropped): the trail is not whole; "
+            "`audit verify` says what cannot be accounted for"
         )
     if summary.unreadable:
         lines.append(f"{summary.unreadable} unreadable line(s): run `audit verify`")

@@ -2,10 +2,14 @@
 
 1. The hash chain (:class:`scrapy_rep.trail.read.Trail`): every line's ``prev`` is the
    SHA-256 of the line before; a cut file or gzip stream shows.
-2. Each run is whole: it starts with a ``run`` line, ends with an ``end`` line whose
-   counts match its ``url`` lines, and has no line after its ``end`` line; a crawl (a
-   run and the runs that resume it, named by their ``resumes``) has one final record
-   per request id.
+2. Each run is whole: it starts with a ``run`` line (its id used by no other run line),
+   ends with an ``end`` line whose counts match its ``url`` lines, and has no line after
+   its ``end`` line, nor after a ``repair`` line that ended it: a repair records a cut,
+   it does not account for what the cut took, so a run still open at a repair is
+   reported as having no end line. A crawl (a run and the runs that resume it, named by
+   their ``resumes``) has one final record per request id, and a run that resumes
+   another (``JOBDIR``) finds it before it in this trail, or in another one given with
+   it, ending in the line its header names (``resumes_head``).
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.trail.verify.Rederiver`).
@@ -25,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.trail.file import SCHEMAS
-from scrapy_rep.trail.read import FATES, TYPES, Line, Trail, text
+from scrapy_rep.trail.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
 from scrapy_rep.trail.verify import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -88,6 +92,23 @@ class _Run:
     end: int = 0
     #: The line of the ``repair`` that cut it short (0: none).
     cut: int = 0
+    #: The number of its last line so far.
+    last: int = 0
+    #: The SHA-256 of its end line (``""``: none yet).
+    end_hash: str = ""
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """A run line that resumes a run (``resumes``) not found before it in the trail."""
+
+    line: int
+    run: str
+    resumes: str
+    #: The trail the paused run was written to, and the hash of its end line, as the
+    #: resumed run's header names them (``""``: not named).
+    trail: str
+    head: str
 
 
 class _Verifier:
@@ -104,6 +125,10 @@ class _Verifier:
         #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
         #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
         self.final: set[bytes] = set()
+        #: The runs resumed by a run of this trail but not found before it.
+        self.unresolved: list[_Resume] = []
+        #: The other trails given with this one (where a resumed run may be).
+        self.others: list[Path] = []
 
     def add(self, line: int, url: str, what: str, event: bool = False) -> None:
         finding = Finding(line, url, what, event)
@@ -146,34 +171,25 @@ class _Verifier:
             return
         run_id = str(record.get("run", ""))
         if kind == "run":
-            self.result.runs += 1
-            resumed = self.runs.get(str(record.get("resumes")))
-            story = resumed.story if resumed is not None else run_id
-            self.runs[run_id] = _Run(RunContext.of(record), line.number, story)
-            if record.get("schema") not in SCHEMAS:
-                known = " and ".join(map(str, SCHEMAS))
-                self.add(line.number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
-                         f"this reader knows schemas {known}")  # fmt: skip
-            profile = record.get("profile")
-            if profile != self.runs[run_id].context.profile:
-                self.add(
-                    line.number,
-                    "",
-                    f"run {run_id[:8]}: unknown profile {profile!r}: "
-                    "its decisions are re-derived with the google profile",
-                )
+            self._run(line.number, record, run_id)
             return
         run = self.runs.get(run_id)
         if run is None:
             self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
             run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
         elif run.ended:
-            # Nothing of a run comes after its end line: a line appended later (not by a
-            # following run, which has its own run line and id) is not the run's.
+            # Nothing of a run comes after its end line, or after the repair that ended
+            # it: a line appended later (not by a following run, which has its own run
+            # line and id) is not the run's.
+            after = (
+                f"after the repair at line {run.cut} that ended it: appended after the repair"
+                if run.cut
+                else f"after its end line (line {run.end}): appended after the run ended"
+            )
             self.add(line.number, str(record.get("url", "")),
-                     f"{kind} line of run {run_id[:8]} after its end line (line {run.end}): "
-                     "appended after the run ended")  # fmt: skip
+                     f"{kind} line of run {run_id[:8]} {after}")  # fmt: skip
             return
+        run.last = line.number
         if kind == "snapshot":
             self._snapshot(line.number, record)
         elif kind == "url":
@@ -183,24 +199,83 @@ class _Verifier:
             # keep: its decision is taken as recorded (docs/audit-trail.md).
             run.counts["files"] += 1
         elif kind == "end":
-            self._end(line.number, record, run)
+            self._end(line, record, run)
         else:
             self.add(line.number, "", f"unknown line type {kind!r}")
 
+    def _run(self, number: int, record: dict[str, Any], run_id: str) -> None:
+        self.result.runs += 1
+        earlier = self.runs.get(run_id)
+        if earlier is not None:
+            self.add(number, "", f"run {run_id[:8]}: a second run line for this id (the "
+                     f"first: line {earlier.start}): a run's id is its own")  # fmt: skip
+        resumes = record.get("resumes")
+        resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
+        story = resumed.story if resumed is not None else run_id
+        self.runs[run_id] = _Run(RunContext.of(record), number, story, last=number)
+        if isinstance(resumes, str) and resumes:
+            resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
+                             text(record.get("resumes_head")))  # fmt: skip
+            if resumed is None:
+                self.unresolved.append(resume)
+            else:
+                self._resumed_here(resume, resumed)
+        if record.get("schema") not in SCHEMAS:
+            known = " and ".join(map(str, SCHEMAS))
+            self.add(number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
+                     f"this reader knows schemas {known}")  # fmt: skip
+        profile = record.get("profile")
+        if profile != self.runs[run_id].context.profile:
+            self.add(
+                number,
+                "",
+                f"run {run_id[:8]}: unknown profile {profile!r}: "
+                "its decisions are re-derived with the google profile",
+            )
+
+    def _resumed_here(self, resume: _Resume, resumed: _Run) -> None:
+        """``resume`` names a run read before it in this trail: that run paused (its end
+        line) before, and the end line is the one the resumed run's header names."""
+        what = f"run {resume.run[:8]} resumes run {resume.resumes[:8]}"
+        if not resumed.ended:
+            self.add(resume.line, "", f"{what}, which has no end line before it: "
+                     "a run resumes a paused run, ended")  # fmt: skip
+        elif resume.head and resumed.end_hash and resume.head != resumed.end_hash:
+            self.add(resume.line, "", f"{what} from its end line hashing to "
+                     f"{resume.head[:16]}…, but that run's end line (line {resumed.end}) "
+                     f"hashes to {resumed.end_hash[:16]}…: it was changed")  # fmt: skip
+
     def _repair(self, number: int, record: dict[str, Any]) -> None:
-        """``audit repair`` dropped a cut line here: an event; the runs then open were
-        cut short, and miss their end line for that reason."""
-        cut = [run for run in self.runs.values() if not run.ended and not run.cut]
+        """``audit repair`` dropped a cut line here: an event. It accounts for the cut
+        bytes, nothing more: each run then open has no end line (the crawl was killed, or
+        lines went before the cut) and is a problem, and the repair ends it. What the
+        line claims (the lines it kept, the runs it left open) must be what the trail
+        holds."""
+        cut = [run for run in self.runs.values() if not run.ended]
+        dropped, dropped_sha = record.get("dropped_bytes"), record.get("dropped_sha256")
+        self.add(number, "", f"repaired on {record.get('time')}: {dropped} byte(s) of a cut "
+                 "line dropped", event=True)  # fmt: skip
+        if number == 1:
+            self.add(number, "", "the trail starts with a repair: its first line was cut, "
+                     "and nothing of what it held can be checked")  # fmt: skip
+        if not _count(dropped) or not is_sha256(dropped_sha):
+            self.add(number, "", "the repair line does not say what it dropped "
+                     "(dropped_bytes, dropped_sha256)")  # fmt: skip
+        kept = record.get("kept_lines")
+        if kept is not None and kept != number - 1:
+            self.add(number, "", f"the repair line says it kept {kept!r} whole line(s), "
+                     f"{number - 1} come before it: lines were added or deleted")  # fmt: skip
+        claimed = record.get("open_runs")
+        found = [run.context.run for run in cut]
+        if claimed is not None and claimed != found:
+            self.add(number, "", f"the repair line names the open run(s) {_ids(claimed)}, "
+                     f"the trail has {_ids(found) or 'none'} open there")  # fmt: skip
         for run in cut:
-            run.cut = number
-        names = ", ".join(run.context.run[:8] for run in cut[:5]) + (", …" if len(cut) > 5 else "")
-        self.add(
-            number,
-            "",
-            f"repaired on {record.get('time')}: {record.get('dropped_bytes')} byte(s) of a cut "
-            "line dropped" + (f"; run(s) {names} end here, without their end line" if cut else ""),
-            event=True,
-        )
+            run.ended, run.end, run.cut = True, number, number
+            self.add(run.start, "", f"run {run.context.run[:8]} has no end line: it was "
+                     f"open when the repair at line {number} dropped a cut line (the crawl "
+                     "was killed, or lines were cut from the trail's end before the "
+                     f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
 
     def _snapshot(self, number: int, record: dict[str, Any]) -> None:
         self.result.snapshots += 1
@@ -227,8 +302,10 @@ class _Verifier:
         for what in self.rederiver.differences(record, run.context):
             self.add(number, url, what)
 
-    def _end(self, number: int, record: dict[str, Any], run: _Run) -> None:
+    def _end(self, line: Line, record: dict[str, Any], run: _Run) -> None:
+        number = line.number
         run.ended, run.end = True, number
+        run.end_hash = hashlib.sha256(line.raw).hexdigest()
         counts = record.get("counts")
         counts = counts if isinstance(counts, dict) else {}
         for name in COUNTED:
@@ -248,14 +325,74 @@ class _Verifier:
         for problem in chain.problems:
             self.add(0, "", problem)
         for run in self.runs.values():
-            if not run.ended and not run.cut:
+            if not run.ended:
                 self.add(
                     run.start,
                     "",
                     f"run {run.context.run[:8]} has no end line: the crawl "
                     "was killed, or the trail was cut after it",
                 )
+        self._resumed_elsewhere()
         return result
+
+    def _resumed_elsewhere(self) -> None:
+        """The runs resumed by a run of this trail and not found before it: in the other
+        trails given (read once each, only when needed), else a problem naming them."""
+        later = [r for r in self.unresolved if r.resumes in self.runs]
+        for resume in later:
+            self.add(resume.line, "", f"run {resume.run[:8]} resumes run {resume.resumes}, "
+                     f"which starts after it (line {self.runs[resume.resumes].start})")  # fmt: skip
+        wanted = {r.resumes for r in self.unresolved if r.resumes not in self.runs}
+        found = _runs_in(self.others, wanted) if wanted else {}
+        for resume in self.unresolved:
+            if resume.resumes in self.runs:
+                continue
+            where = found.get(resume.resumes)
+            what = f"run {resume.run[:8]} resumes run {resume.resumes}"
+            if where is None:
+                written = (
+                    f" (paused with JOBDIR; its trail: {resume.trail})" if resume.trail else ""
+                )
+                elsewhere = " nor in the other trails given" if self.others else ""
+                self.add(resume.line, "", f"{what}{written}, which is not in this trail"
+                         f"{elsewhere}: the crawl's records before the pause are missing; "
+                         "verify the trails together (audit verify EARLIER THIS)")  # fmt: skip
+            elif resume.head and resume.head not in where[1]:
+                self.add(resume.line, "", f"{what} (in {where[0].name}) from its end line "
+                         f"hashing to {resume.head[:16]}…, which is no end line of that "
+                         "run there: it was changed or cut")  # fmt: skip
+
+
+def _count(value: Any) -> bool:
+    """A count of one or more (not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _ids(runs: Any) -> str:
+    """Run ids, each shortened to 8 characters, for a sentence."""
+    if not isinstance(runs, list):
+        return repr(runs)
+    return ", ".join(str(run)[:8] for run in runs)
+
+
+def _runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:
+    """Where each run of ``wanted`` is among the trails at ``paths`` (the first that has
+    its run line), with the SHA-256 of each of its end lines there."""
+    found: dict[str, tuple[Path, set[str]]] = {}
+    for path in paths:
+        try:
+            for line in Trail(path).lines():
+                record = line.record
+                run = str(record.get("run", "")) if record is not None else ""
+                if run not in wanted:
+                    continue
+                if line.type == "run" and run not in found:
+                    found[run] = (path, set())
+                elif line.type == "end" and run in found and found[run][0] == path:
+                    found[run][1].add(hashlib.sha256(line.raw).hexdigest())
+        except TrailError:
+            continue  # not a trail: said when it is verified itself
+    return found
 
 
 def verify(
@@ -275,6 +412,7 @@ def verify(
     snapshot is looked for in their folders too."""
     trail = Trail(path, also)
     verifier = _Verifier(trail, sink, keep)
+    verifier.others = [Path(other) for other in also if Path(other) != trail.path]
     wanted = {head.strip().lower() for head in heads}
     for line in trail.lines():
         verifier.feed(line)

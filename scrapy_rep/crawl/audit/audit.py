@@ -44,6 +44,7 @@ from scrapy_rep.crawl.audit.auditfile import (
     ROBOTS,
     TDM,
     AuditWriter,
+    paused_state,
     resume,
     save_state,
 )
@@ -198,9 +199,14 @@ class AuditTrail(RequestEvents, FateEvents):
             self.crawler.signals.connect(self._received, signal=signals.response_received)
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
+        paused = self.resumes
         self._emit(
-            lines.run_line(self.run, self.config, settings, spider_name, self.resumes, self.jobdir)
-        )
+            lines.run_line(
+                self.run, self.config, settings, spider_name,
+                paused.run if paused else None, self.jobdir,
+                paused.trail if paused else None, paused.head if paused else None,
+            )
+        )  # fmt: skip
 
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
@@ -218,16 +224,15 @@ class AuditTrail(RequestEvents, FateEvents):
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
-        kept = {
-            "run": self.run,
-            "open": self.open,
-            "unfiltered": self._unfiltered,
-            "sequence": self.sequence,
-        }
-        save_state(self.jobdir, kept if paused else None)
         if paused:
             self.counts["open"] = len(self.open)
-        self._emit(lines.end_line(self.run, reason, dict(self.counts)))
+        end = lines.end_line(self.run, reason, dict(self.counts))
+        # Kept before the end line is written (a crash between leaves a state to resume
+        # and a run without its end line, which verify reports), with that line's hash.
+        kept = {"open": self.open, "unfiltered": self._unfiltered, "sequence": self.sequence}
+        head = self.writer.next_hash(end)
+        save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
+        self._emit(end)
         written = self.writer.close()
         if written:
             logger.info(

@@ -9,6 +9,7 @@ import json
 import logging
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -102,6 +103,11 @@ class AuditWriter:
             self._snapshots.popitem(last=False)
         return sha
 
+    def next_hash(self, record: dict[str, Any]) -> str:
+        """The SHA-256 ``record``'s line will have when it is written next (``""``: the
+        trail is not written)."""
+        return self.file.next_hash(record) if self.file is not None else ""
+
     def failed(self, error: OSError) -> None:
         """Logged once and counted; the spider closes saying so (``REP_AUDIT_REQUIRED``),
         or the crawl goes on without its trail."""
@@ -150,12 +156,32 @@ def load_state(jobdir: str | None) -> dict[str, Any] | None:
         return None
 
 
+@dataclass(frozen=True)
+class Paused:
+    """The paused run a resumed run carries on, as its header names it."""
+
+    #: The paused run's id (the header's ``resumes``).
+    run: str
+    #: The trail it was written to (its ``REP_AUDIT_FILE``; ``None``: not kept, a state
+    #: saved by an earlier version).
+    trail: str | None = None
+    #: The SHA-256 of its end line (``None``: not kept, or its trail was not written).
+    head: str | None = None
+
+
+def paused_state(run: str, trail: Path, head: str, state: dict[str, Any]) -> dict[str, Any]:
+    """What a paused run keeps in ``JOBDIR``: ``state`` (its open records, ...), and the
+    trail and end line (``head``: its hash) the run that resumes it names in its header."""
+    return {"run": run, **state, "trail": str(trail), "head": head}
+
+
 def resume(
     jobdir: str | None, open_records: dict[str, Any], unfiltered: dict[str, str]
-) -> tuple[str | None, int]:
-    """A resumed run: the paused run's id and the last request number it gave; its open
-    records and its ``dont_filter`` requests (URL key -> the id of the latest record)
-    are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no paused run."""
+) -> tuple[Paused | None, int]:
+    """A resumed run: the paused run (its id, trail and end line's hash) and the last
+    request number it gave; its open records and its ``dont_filter`` requests (URL key
+    -> the id of the latest record) are added to ``open_records`` and ``unfiltered``.
+    ``(None, 0)``: no paused run."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0
@@ -171,7 +197,13 @@ def resume(
             unfiltered.update(saved_unfiltered)
         else:  # before schema 2: the final records' ids, each its URL key
             unfiltered.update((key, key) for key in saved["final_unfiltered"])
-        return str(saved["run"]), int(saved.get("sequence", 0))
+        trail, head = saved.get("trail"), saved.get("head")
+        paused = Paused(
+            str(saved["run"]),
+            trail if isinstance(trail, str) and trail else None,
+            head if isinstance(head, str) and head else None,
+        )
+        return paused, int(saved.get("sequence", 0))
     except (KeyError, TypeError, IndexError, ValueError) as error:
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0

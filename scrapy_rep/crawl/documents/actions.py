@@ -122,12 +122,14 @@ class ActionRunner:
         self._perform_here(rest)
 
     def close(self) -> None:
-        """The spider closed: no timer fires any more."""
+        """The spider closed: no timer fires any more; the lifecycle's summary is logged
+        (the documents given up on, by failure)."""
         self.closed = True
         for timer in self._timers.values():
             if timer.active():
                 timer.cancel()
         self._timers.clear()
+        self._perform_here(self.lifecycle.summary())
 
     # ------------------------------------------------------------------ I/O
 

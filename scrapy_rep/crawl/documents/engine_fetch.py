@@ -36,9 +36,11 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
+from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.policy import FailureClass
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
@@ -100,6 +102,8 @@ class EngineFetcher:
         #: request that triggered the fetch (``request.meta`` items; none: Scrapy's
         #: default slot, the hostname, and no proxy).
         self.route_of = route_of
+        #: Why a name did not resolve, when Twisted's resolver does not say.
+        self.dns = DnsAsker()
 
     async def fetch(self, origin: Hashable) -> Fetched:
         """What downloading ``origin``'s document came to; never raises."""
@@ -136,7 +140,8 @@ class EngineFetcher:
                 return procedure.on_ignored(describe(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
                 inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
-                return procedure.on_network_error(describe(error))
+                failure = await self._failure_of(error, request)
+                return procedure.on_network_error(describe(error), failure)
             inc(self.stats, f"{self._stat_prefix}/response_count")
             inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:
@@ -154,6 +159,16 @@ class EngineFetcher:
                 truncated="download_stopped" in response.flags,
             )
         return step
+
+    async def _failure_of(self, error: Exception, request: Request) -> FailureClass:
+        """What the failed download says about the host (docs/decisions.md, "A host that
+        cannot be connected to is given up on quickly"): a name lookup that failed
+        without saying why is asked again of the system resolver."""
+        failure = failure_of(error, via_proxy=bool(request.meta.get("proxy")))
+        if failure is None:
+            host = urlparse_cached(request).hostname or ""
+            failure = await self.dns.failure(host, self.timeout)
+        return failure
 
     def _request(self, url: str, origin: Hashable, bypass_cache: bool) -> Request:
         meta: dict[str, Any] = {
@@ -179,7 +194,7 @@ class EngineFetcher:
         """SPEC §4: stop a download of this fetcher's kind after 500 KiB (parse what
         came): RFC 9309 §2.5's 500 KiB is the least read. Connected to ``bytes_received``
         only while a download of its kind runs; the fetchers of other kinds are connected
-        too while theirs run, so each counts only its own requests (``FETCHED_AS``): every
+        too while theirs run, so each counts only its own requests (``FetchState.kind``): every
         byte counts once, against its own document."""
         state = fetch_state_of(request)
         if state is None or state.kind != self.document.name:

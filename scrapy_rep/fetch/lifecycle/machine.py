@@ -34,8 +34,8 @@ from scrapy_rep.fetch.lifecycle.events import (
     WakeAt,
 )
 from scrapy_rep.fetch.lifecycle.shared import LEASE_POLL, downloaded_entry, gave_up_entry
-from scrapy_rep.fetch.lifecycle.state import Keys, OriginState, Step
-from scrapy_rep.fetch.policy import Effect
+from scrapy_rep.fetch.lifecycle.state import Keys, OriginState, Step, clock_time, seconds
+from scrapy_rep.fetch.policy import Effect, FailureClass
 from scrapy_rep.fetch.procedure import Fetched
 from scrapy_rep.fetch.records import SharedRecord
 
@@ -162,11 +162,17 @@ class Lifecycle(Keys[D]):
     def _failed(
         self, key: Key, state: OriginState, fetched: Fetched, held: int, now: float
     ) -> Step:
-        """SPEC §4: 429, 5xx, network error: stale copy, hold and retry, or give up."""
+        """SPEC §4: 429, 5xx, network error: stale copy, hold and retry, or give up. The
+        requests are held for :meth:`Policy.wait_limit` of the failure, counted from the
+        first failure in a row (docs/decisions.md, "A host that cannot be connected to
+        is given up on quickly"); one INFO line when the wait begins, DEBUG per retry."""
         policy = self.policy
+        failure = fetched.failure or FailureClass.OTHER
         state.failures += 1
         state.last_outcome = fetched.outcome
+        self._stat(f"failure/{failure.value}")
         self._do(Announce(key, self.kind.unreachable, fetched.outcome, fetched.status, False))
+        begins = state.failing_since is None  # a new wait: said once, at INFO
         if state.failing_since is None:
             state.failing_since = now
         delay = policy.backoff(state.failures, fetched.retry_after)
@@ -183,33 +189,60 @@ class Lifecycle(Keys[D]):
             self._do(Release(key, old, state.failures))
             return Step.IDLE  # no timer: the next request after the backoff tries
         waited = now - state.failing_since - state.queued
-        if waited >= policy.max_wait:
-            return self._give_up(key, state, held, waited, now)
-        delay = min(delay, policy.max_wait - waited)
-        self._log(
-            logging.INFO, "%s of %s: %s; holding its %d request(s), retry %d in %.3g s",
-            self.kind.name, key, fetched.outcome, held, state.failures, delay,
-        )  # fmt: skip
+        limit = policy.wait_limit(failure)
+        if waited >= limit:
+            return self._give_up(key, state, held, waited, now, failure)
+        delay = min(delay, limit - waited)
         state.retry_at = now + delay
+        if begins:
+            left = limit - waited
+            self._log(
+                logging.INFO,
+                "%s of %s is unreachable (%s); holding %d request(s), retrying until %s "
+                "(in %s s)",
+                self.kind.name, key, _why(fetched, failure), held,
+                clock_time(now + left), seconds(left),
+            )  # fmt: skip
+        self._log(
+            logging.DEBUG, "%s of %s: %s; holding its %d request(s), retry %d in %s s",
+            self.kind.name, key, fetched.outcome, held, state.failures, seconds(delay),
+        )  # fmt: skip
         self._do(WakeAt(key, state.retry_at))
         self._share(key, None, state, now)
         return Step.RETRY_WAIT
 
-    def _give_up(self, key: Key, state: OriginState, held: int, waited: float, now: float) -> Step:
-        """``max_wait`` is over and no good copy exists: the held requests are dropped, or
-        allowed, for :meth:`Policy.gave_up_lifetime`."""
-        allow = self.policy.unreachable_action == "allow"
+    def _give_up(
+        self, key: Key, state: OriginState, held: int, waited: float, now: float,
+        failure: FailureClass,
+    ) -> Step:  # fmt: skip
+        """No good copy exists and the wait for ``failure`` is over: after ``max_wait``
+        the held requests are dropped, or allowed (``unreachable_action``); after the
+        shorter ``connect_max_wait`` of a host that cannot be connected to, always
+        dropped (a few seconds are not the long outage "allow" is for, and the host may
+        be back before its robots.txt is read). The verdict lasts
+        :meth:`Policy.gave_up_lifetime`."""
+        policy = self.policy
+        limit = policy.wait_limit(failure)
+        early = waited < policy.max_wait  # the shorter wait of a host one cannot connect to
+        allow = policy.unreachable_action == "allow" and not early
         times = self._given_up_again(key)
-        lifetime = self.policy.gave_up_lifetime(times)
+        lifetime = policy.gave_up_lifetime(times, limit)
         entry = gave_up_entry(self.kind, allow, waited, state.last_outcome, lifetime, now)
         self.cache.put(key, entry)
         self._states.pop(key, None)
         self._stat("gave_up")
+        if early:
+            self._stat("gave_up_connect")
+        if times == 1:
+            self.gave_up_by_failure[failure] += 1
         self._do(Announce(key, entry.rules, entry.outcome, None, False))
+        fate = "go on" if allow else "will be dropped"
+        if early:
+            fate += f" ({failure.words}: given up on after {seconds(limit)} s)"
         self._log(
             logging.WARNING if times == 1 else logging.INFO,  # WARNING once, INFO if still down
             "%s of %s %s; %d held request(s) %s",
-            self.kind.name, key, entry.outcome, held, "go on" if allow else "will be dropped",
+            self.kind.name, key, entry.outcome, held, fate,
         )  # fmt: skip
         self._share(key, entry, state, now)
         self._do(Release(key, entry, state.failures))
@@ -277,6 +310,14 @@ class Lifecycle(Keys[D]):
         """Has the process holding the lease finished?"""
         self._do(LoadRecord(key, self.kind.store_name(key)))
         return Step.LOOKUP
+
+
+def _why(fetched: Fetched, failure: FailureClass) -> str:
+    """Why a document is unreachable, in a few words: the status the site answered, or
+    what kind of network failure it was (the whole outcome when that is not known)."""
+    if fetched.status is not None:
+        return str(fetched.status)
+    return fetched.outcome if failure is FailureClass.OTHER else failure.words
 
 
 #: One transition: performs its actions and answers the key's next step.

@@ -12,6 +12,7 @@ from typing import Final, TypeVar
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import DocumentKind
+from scrapy_rep.fetch.lifecycle.state import seconds
 from scrapy_rep.fetch.policy import Effect, Policy
 from scrapy_rep.fetch.procedure import Fetched
 
@@ -52,7 +53,7 @@ def gave_up_entry(
     attempt having come to ``last``: a stand-in for ``lifetime``, never stale (it is
     tried again when it expires)."""
     verdict = "treated as allowed (REP_UNREACHABLE_ACTION)" if allow else "requests dropped"
-    outcome = f"unreachable for {waited:.0f} s ({last}): {verdict}"
+    outcome = f"unreachable for {seconds(waited)} s ({last}): {verdict}"
     return stand_in_entry(kind, allow, outcome, lifetime, now)
 
 

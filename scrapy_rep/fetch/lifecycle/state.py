@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections import OrderedDict, deque
+import time
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache, Freshness
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.lifecycle.events import Action, Key, Log, ReleaseLease, SaveRecord, Stat
-from scrapy_rep.fetch.policy import Policy
+from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 
 D = TypeVar("D")
@@ -86,6 +87,9 @@ class Keys(Generic[D]):
         self._running = 0
         #: How often each key was given up on, for the doubling of the give-up lifetime.
         self._gave_up: OrderedDict[Key, int] = OrderedDict()
+        #: Keys given up on (the first time in a row: one WARNING each), by the failure
+        #: that ended the wait, for the line at the end of the crawl.
+        self.gave_up_by_failure: Counter[FailureClass] = Counter()
         self._actions: list[Action] = []
 
     def usable_entry(self, key: Key, now: float) -> CacheEntry[D] | None:
@@ -130,6 +134,18 @@ class Keys(Generic[D]):
     @property
     def running(self) -> int:
         return self._running
+
+    def summary(self) -> list[Action]:
+        """At the end of the crawl: one INFO line saying how many keys were given up on
+        as unreachable, by failure (each has had its WARNING), or nothing."""
+        if not self.gave_up_by_failure:
+            return []
+        total = sum(self.gave_up_by_failure.values())
+        by_failure = ", ".join(
+            f"{count} {failure.words}" for failure, count in self.gave_up_by_failure.most_common()
+        )
+        message = "scrapy_rep: %d %s given up on as unreachable in this crawl (%s)"
+        return [Log(logging.INFO, message, (total, self.kind.name, by_failure))]
 
     # ------------------------------------------------------------------ actions
 
@@ -182,3 +198,14 @@ class Keys(Generic[D]):
                 message = "scrapy_rep: ignoring a %s record: %s"
                 self._log(logging.WARNING, message, self.policy.store, error)
             return None
+
+
+def clock_time(when: float) -> str:
+    """``when`` (seconds since the epoch) as the local time of day, as log lines show it."""
+    return time.strftime("%H:%M:%S", time.localtime(when))
+
+
+def seconds(value: float) -> str:
+    """A number of seconds for people: whole seconds from 10 on (``600``, ``1,200``),
+    two significant digits below (``4.5``, ``0.2``)."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"

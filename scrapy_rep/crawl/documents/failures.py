@@ -1,0 +1,160 @@
+"""What a failed download of a per-origin document was: the exception Scrapy's download
+handler raised, read as a :class:`~scrapy_rep.fetch.policy.FailureClass` (SPEC §4's
+"unreachable" row, RFC 9309 §2.3.1.4). The lifecycle holds the document's requests
+for as long as that class says (docs/decisions.md, "A host that cannot be connected to
+is given up on quickly"); this module only names the failure.
+
+Scrapy 2.19 wraps Twisted's errors (``DownloadConnectionRefusedError``,
+``CannotResolveHostError``, ``DownloadTimeoutError``, ``DownloadFailedError``…) and keeps
+the original as ``__cause__``; Twisted's ``ResponseFailed`` lists its reasons. The whole
+chain is read, and only a sure sign makes a failure one that gives up quickly: a refused
+connection, a name the resolver says does not exist, a TLS handshake that failed.
+Anything not recognised is :attr:`FailureClass.OTHER`, held as long as a 5xx.
+
+Twisted's resolver keeps no reason for a failed lookup ("no results for hostname
+lookup"): the system resolver is asked once more (:class:`DnsAsker`), in a thread,
+to tell a name that does not exist from a lookup that failed for now.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import ssl
+from collections.abc import Callable, Iterator
+from typing import Final
+
+from OpenSSL import SSL
+from scrapy.core.downloader.handlers.http11 import TunnelError
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    ResponseDataLossError,
+)
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet import error as tx
+from twisted.internet.defer import DeferredSemaphore
+from twisted.internet.threads import deferToThread
+from twisted.web.client import ResponseFailed
+
+from scrapy_rep.fetch.policy import FailureClass
+
+#: ``getaddrinfo`` errors that say the name has no address: it does not exist (NXDOMAIN),
+#: or has no record of any address family. Every other one (``EAI_AGAIN``: the
+#: resolver did not answer or said "try again"; ``EAI_FAIL``: it refused or failed) may
+#: be ours, and is held like a timeout.
+NO_SUCH_HOST_ERRORS: Final = frozenset(
+    code
+    for code in (
+        socket.EAI_NONAME,
+        getattr(socket, "EAI_NODATA", None),
+        getattr(socket, "EAI_ADDRFAMILY", None),
+    )
+    if code is not None
+)
+#: TLS errors that are no handshake failure: the connection went away meanwhile.
+_TLS_CONNECTION_LOST: Final = (
+    SSL.SysCallError, SSL.ZeroReturnError, ssl.SSLEOFError, ssl.SSLZeroReturnError,
+    ssl.SSLSyscallError,
+)  # fmt: skip
+_TLS: Final = (SSL.Error, ssl.SSLError, tx.SSLError, tx.VerifyError, tx.CertificateError)
+_TIMEOUTS: Final = (DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError, TimeoutError)
+_LOST: Final = (
+    tx.ConnectionClosed, ResponseFailed, DownloadFailedError, ResponseDataLossError,
+    ConnectionError,
+)  # fmt: skip
+#: At most this many lookups of the system resolver at a time: they run in the
+#: reactor's thread pool, which Scrapy's own DNS lookups use too.
+DNS_ASKS_AT_ONCE: Final = 2
+
+
+def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | None:
+    """What ``error`` (raised downloading a document) says about its host; ``None``: a
+    failed name lookup that gives no reason (ask :class:`DnsAsker`). ``via_proxy``:
+    the request went through a proxy, so a failure to connect is the proxy's."""
+    chain = list(causes(error))
+    if via_proxy or any(isinstance(e, TunnelError) or _names_a_proxy(e) for e in chain):
+        return FailureClass.PROXY
+    for cause in chain:
+        if isinstance(cause, _TLS_CONNECTION_LOST):
+            return FailureClass.CONNECTION_LOST
+        if isinstance(cause, _TLS):
+            return FailureClass.TLS
+        if isinstance(cause, socket.gaierror):
+            return lookup_failure(cause.errno)
+    if any(_refused(e) for e in chain):
+        return FailureClass.REFUSED
+    if any(isinstance(e, (tx.DNSLookupError, CannotResolveHostError)) for e in chain):
+        return None
+    if any(isinstance(e, _TIMEOUTS) for e in chain):
+        return FailureClass.TIMEOUT
+    if any(isinstance(e, _LOST) for e in chain):
+        return FailureClass.CONNECTION_LOST
+    return FailureClass.OTHER
+
+
+def lookup_failure(code: int | None) -> FailureClass:
+    """A ``getaddrinfo`` error code as a failure: no such host, or a lookup that failed."""
+    return FailureClass.NO_SUCH_HOST if code in NO_SUCH_HOST_ERRORS else FailureClass.DNS_FAILED
+
+
+def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:
+    """``error``, what it was raised from, and the reasons a Twisted ``ResponseFailed``
+    lists, depth first (at most ``depth`` levels: a chain is never a loop, but bounded)."""
+    yield error
+    if depth <= 0:
+        return
+    for reason in getattr(error, "reasons", None) or ():
+        value = getattr(reason, "value", reason)
+        if isinstance(value, BaseException):
+            yield from causes(value, depth - 1)
+    if error.__cause__ is not None:
+        yield from causes(error.__cause__, depth - 1)
+
+
+def _refused(error: BaseException) -> bool:
+    """Nothing listens: the host answered the connection with a reset (ECONNREFUSED)."""
+    if isinstance(error, (tx.ConnectionRefusedError, ConnectionRefusedError)):
+        return True
+    return isinstance(error, OSError) and error.errno == errno.ECONNREFUSED
+
+
+def _names_a_proxy(error: BaseException) -> bool:
+    """The proxy errors of the optional download handlers (httpx's ``ProxyError``,
+    aiohttp's ``ClientProxyConnectionError`` and ``ClientHttpProxyError``), by name:
+    those libraries are not imported for this."""
+    return "Proxy" in type(error).__name__
+
+
+def system_lookup(host: str) -> object:
+    """The system resolver's addresses of ``host`` (raises ``socket.gaierror``)."""
+    return socket.getaddrinfo(host, None)
+
+
+class DnsAsker:
+    """Asks the system resolver why a name did not resolve, a few lookups at a time."""
+
+    def __init__(self, lookup: Callable[[str], object] | None = None) -> None:
+        #: ``None``: :func:`system_lookup`, looked up when asking.
+        self._lookup = lookup
+        self._at_once = DeferredSemaphore(DNS_ASKS_AT_ONCE)
+
+    async def failure(self, host: str, timeout: float) -> FailureClass:
+        """:attr:`~FailureClass.NO_SUCH_HOST` if the resolver says ``host`` has no
+        address; else :attr:`~FailureClass.DNS_FAILED` (it failed for now, gave no answer
+        within ``timeout`` seconds, or resolves now: a failure that passed)."""
+        from twisted.internet import reactor  # late: importing this installs none
+
+        await maybe_deferred_to_future(self._at_once.acquire())
+        try:
+            lookup = deferToThread(self._lookup or system_lookup, host)
+            lookup.addTimeout(timeout, reactor)
+            await maybe_deferred_to_future(lookup)
+        except socket.gaierror as error:
+            return lookup_failure(error.errno)
+        except Exception:  # no answer in time, or an error that says nothing of the name
+            return FailureClass.DNS_FAILED
+        finally:
+            self._at_once.release()
+        return FailureClass.DNS_FAILED
