@@ -113,7 +113,7 @@ def test_spec5_the_addon_and_a_by_hand_entry_give_one_middleware_and_no_warning(
 ) -> None:
     settings = {
         "ADDONS": {Addon: 0},
-        "DOWNLOADER_MIDDLEWARES": {"scrapy_rep.downloadermiddlewares.RobotsTxtMiddleware": 120},
+        "DOWNLOADER_MIDDLEWARES": {"scrapy_rep.RobotsTxtMiddleware": 120},
     }
     crawler = get_crawler(Spider, settings)
     middlewares = crawler.settings.getdict("DOWNLOADER_MIDDLEWARES")

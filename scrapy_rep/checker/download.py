@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.fetch.policy import Effect
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import NO_FILE, TdmRepFile
@@ -109,7 +110,7 @@ def fetch_robotstxt(
 
 def fetch_document(
     url: str,
-    document: Document[Any],
+    document: DocumentKind[Any],
     *,
     user_agent: str = DEFAULT_USER_AGENT,
     timeout: float = 10.0,

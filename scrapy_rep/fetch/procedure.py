@@ -42,9 +42,6 @@ from scrapy_rep.fetch.policy import (
 )
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
-#: The kind of document a procedure fetches (its ``name``, ``path`` and the words for its
-#: outcomes): :class:`~scrapy_rep.fetch.kinds.DocumentKind`.
-Document = DocumentKind
 #: The words of an outcome whose body was cut at 500 KiB (``200 (512,000 bytes, cut at
 #: 500 KiB)``), and of one another component stopped before (a project's own
 #: ``bytes_received`` handler): the audit trail's snapshot detail says so, and its
@@ -101,7 +98,7 @@ class FetchProcedure:
     """The redirect chain of one download (SPEC §4, RFC 9309 §2.3.1.2)."""
 
     def __init__(
-        self, document: Document[Any], url: str, max_redirects: int = MAX_REDIRECTS
+        self, document: DocumentKind[Any], url: str, max_redirects: int = MAX_REDIRECTS
     ) -> None:
         self.document = document
         self.url = url

@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.auditfile")
+logger = logging.getLogger(__name__)
 
 #: The close reason when the trail cannot be written (``REP_AUDIT_REQUIRED``).
 CLOSE_REASON: Final = "audit_trail_unwritable"

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.settings import RepConfig
 
-logger = logging.getLogger("scrapy_rep.crawl.audit.audit")
+logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
 
 

@@ -156,8 +156,6 @@ class OriginDocument(Generic[D]):
         lifecycle = self.lifecycle
         entry = lifecycle.fresh_entry(key, now)
         if entry is not None:
-            if self.runner.announcing and key in self.runner.announcing:
-                return None  # robots_parsed handlers still run (as in Scrapy): wait
             return entry
         self._triggers.setdefault(key, request)
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
@@ -166,15 +164,12 @@ class OriginDocument(Generic[D]):
     def cached_entry(self, key: Hashable, now: float) -> CacheEntry[D] | None:
         """The fresh cached entry of ``key`` (an origin, or an RSL license URL), or
         ``None``; never starts a fetch, nor a refresh (a stale entry answers ``None``).
-        For the early pass before the scheduler (:mod:`scrapy_rep.crawl.requests.early`)."""
-        runner = self.runner
-        if runner.announcing and key in runner.announcing:
-            return None  # robots_parsed handlers still run: the late path waits for them
+        For the early pass before the scheduler (:mod:`scrapy_rep.crawl.requests.early`).
+        A document whose ``robots_parsed`` handlers still run is not in the cache yet (the
+        lifecycle's step ``ANNOUNCING``)."""
         return self.lifecycle.fresh_entry(key, now)
 
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
-        if self.runner.announcing and key in self.runner.announcing:
-            return None
         return self.lifecycle.usable_entry(key, self._clock())
 
     def carry(self, request: Request, entry: CacheEntry[D], key: Hashable) -> None:

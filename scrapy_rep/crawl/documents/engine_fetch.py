@@ -40,8 +40,9 @@ from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.policy import FailureClass
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class EngineFetcher:
         self,
         crawler: Crawler,
         timeout: float,
-        document: Document[Any] = ROBOTS_TXT,
+        document: DocumentKind[Any] = ROBOTS_TXT,
         route_of: Callable[[Hashable], dict[str, Any]] = lambda key: {},
         download_stats: str | None = None,
     ) -> None:

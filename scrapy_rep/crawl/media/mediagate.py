@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
-IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
-REFUSED_KEY: Final = meta.REFUSED
-UNREADABLE_KEY: Final = meta.UNREADABLE
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
 
@@ -219,7 +215,7 @@ def refused_file(
         "purpose": purpose,
         "reason": reason,
         "signal": statement,
-        REFUSED_KEY: reasons,
+        meta.REFUSED: reasons,
     }
 
 
@@ -230,7 +226,7 @@ def verdict_refused_file(verdict: FileVerdict, url: str) -> dict[str, Any]:
     statement = None if refusal.signal is None else refusal.signal.source
     entry = refused_file(url, refusal.purpose, refusal.message, statement, verdict.reasons)
     if verdict.reading.unreadable:
-        entry[UNREADABLE_KEY] = list(verdict.reading.problems)
+        entry[meta.UNREADABLE] = list(verdict.reading.problems)
     return entry
 
 
@@ -238,11 +234,11 @@ def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:
     """The ``noimageai`` of the page that showed this image, as the page-directives
     middleware recorded it (on the request, or on the item for its image URLs)."""
     found = []
-    record = request.meta.get(IMAGE_USAGE_KEY)
+    record = request.meta.get(meta.IMAGE_USAGE)
     if isinstance(record, dict) and record.get("url") == request.url:
         found.append(record)
     try:
-        on_item = ItemAdapter(item).get(IMAGE_USAGE_KEY) if item is not None else None
+        on_item = ItemAdapter(item).get(meta.IMAGE_USAGE) if item is not None else None
     except TypeError:
         on_item = None
     if isinstance(on_item, dict) and request.url in (on_item.get("urls") or ()):

@@ -47,8 +47,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.page.pagestate import PageState
     from scrapy_rep.directives import PageDirectives
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.images")
+logger = logging.getLogger(__name__)
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"

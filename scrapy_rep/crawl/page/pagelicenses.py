@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     from scrapy_rep.usage.purpose import UsageSignal
     from scrapy_rep.usage.rsl import RslDocument
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.pagelicenses")
+logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 

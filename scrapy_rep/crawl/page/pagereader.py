@@ -29,8 +29,7 @@ from w3lib.url import canonicalize_url
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.pagereader")
+logger = logging.getLogger(__name__)
 
 _EXCLUDED = ("script", "style", "template")
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
-logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
+logger = logging.getLogger(__name__)
 
 
 #: :attr:`Page.images` before the page's images were looked for.
