@@ -81,8 +81,8 @@ def before_of(request: Request | None) -> Before:
     (:data:`~scrapy_rep.usage.policy.NOTHING_BEFORE`: nothing, or it was not checked)."""
     if request is None:
         return NOTHING_BEFORE
-    state = state_of(request)
-    if state is None or state.before is None:
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url or state.before is None:
         return NOTHING_BEFORE
     return state.before
 

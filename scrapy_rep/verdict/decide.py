@@ -42,6 +42,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
@@ -150,6 +151,11 @@ class RequestRules:
             {override.host: override for override in overrides},
             explain,
         )
+
+    @cached_property
+    def needs_tdmrep(self) -> bool:
+        """Whether tdmrep.json decides requests (an AI purpose): read once."""
+        return self.policy.needs_tdmrep
 
     def documents(self) -> tuple[str, ...]:
         """The kinds of document this crawl's requests may need, robots.txt first."""
@@ -291,7 +297,7 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
         if not txt.allowed(url, token):
             return _robots_refusal(origin, robots, url, token, used, None, named=True)
     tdm = None
-    if rules.policy.needs_tdmrep:
+    if rules.needs_tdmrep:
         tdm = known(TDM, origin)
         if tdm is None:
             return Wait(TDM, origin, used)

@@ -98,6 +98,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        #: The product token of each agent name recorded.
+        self._tokens: dict[str, str] = {}
         settings = crawler.settings
         self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
@@ -142,7 +144,10 @@ class AuditTrail(RequestEvents, FateEvents):
             robots = used[0][2]
             sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
             agent = verdict.agent if isinstance(verdict, Refused) else facts.agent
-            agent = product_token(agent) or agent  # a REP_PURPOSE_AGENTS token as written
+            token = self._tokens.get(agent)
+            if token is None:  # a REP_PURPOSE_AGENTS token as written: its product token
+                token = self._tokens[agent] = product_token(agent) or agent
+            agent = token
             decision = verdict.robots
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
                 previous = state[ROBOTS]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded, record_id
-from scrapy_rep.crawl.requeststate import any_state, update
+from scrapy_rep.crawl.requeststate import KEY, RequestState, update
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -42,7 +42,9 @@ class RequestEvents(AuditState):
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
         self._new = None
-        ref = any_state(request)
+        ref = request.meta.get(KEY)
+        if type(ref) is not RequestState:
+            ref = None
         if ref is not None and ref.audit:
             if ref.url == request.url and ref.audit in self.open:
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
@@ -69,7 +71,10 @@ class RequestEvents(AuditState):
             self._unfiltered[url_key] = key
         self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
                           False, request.dont_filter, None, earlier]  # fmt: skip
-        update(request, audit=key)
+        if ref is not None and ref.url == request.url:  # the state, replaced inline
+            request.meta[KEY] = ref._replace(audit=key)
+        else:
+            request.meta[KEY] = RequestState(request.url, key)
         self._new = request
 
     def _share_records(self, scheduler: Any) -> None:

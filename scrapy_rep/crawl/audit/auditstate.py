@@ -21,7 +21,7 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
-from scrapy_rep.crawl.requeststate import state_of
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.trail import records as lines
 
@@ -68,9 +68,14 @@ class AuditState:
     _errors_logged: bool
 
     def _state(self, request: Request | None) -> list[Any] | None:
-        """The open record of ``request`` (``None``: none, or not this URL's)."""
-        key = record_id(request)
-        return self.open.get(key) if key else None
+        """The open record of ``request`` (``None``: none, or not this URL's). Inline:
+        several times per request."""
+        if request is None:
+            return None
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.url != request.url or not state.audit:
+            return None
+        return self.open.get(state.audit)
 
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
@@ -114,8 +119,10 @@ def record_id(request: Request | None) -> str:
     :attr:`~scrapy_rep.crawl.requeststate.RequestState.audit`)."""
     if request is None:
         return ""
-    state = state_of(request)
-    return "" if state is None else state.audit
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url:
+        return ""
+    return state.audit
 
 
 def robots_sha(state: list[Any]) -> str:

@@ -82,6 +82,8 @@ class ActionRunner:
         self.perform(self.lifecycle.handle(event, self._clock()))
 
     def perform(self, actions: list[do.Action]) -> None:
+        if not actions:  # the usual answer to a request while a fetch is under way
+            return
         self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
         store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
         if store_calls:  # in the lifecycle's order: a record is saved before its lease goes

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -78,10 +78,17 @@ class CarriedEntries(Generic[D]):
         self._kept[token] = _Kept(entry, len(requests), key)
         self._tokens[key] = self._tokens.get(key, 0) + 1
         self.used(key, entry)
-        for request in requests:
-            state = state_of(request)
-            carried = () if state is None else self._others(state.carried, key)
-            update(request, carried=(*carried, (self.name, token)))
+        mine = (self.name, token)
+        for request in requests:  # each request's state, replaced inline (a batch)
+            state = request.meta.get(KEY)
+            if type(state) is not RequestState or state.url != request.url:
+                request.meta[KEY] = RequestState(request.url, carried=(mine,))
+            elif not state.carried:
+                request.meta[KEY] = state._replace(carried=(mine,))
+            else:
+                request.meta[KEY] = state._replace(
+                    carried=(*self._others(state.carried, key), mine)
+                )
 
     def used(self, key: Hashable, entry: CacheEntry[D]) -> None:
         """A request was decided with ``entry`` (``key``'s): carried versions older than
@@ -99,21 +106,29 @@ class CarriedEntries(Generic[D]):
         or ``None``; ``current(key)``: the cache's own usable version, which decides
         instead when it is newer. Tokens of other keys of this kind stay; another run's
         go."""
-        state = state_of(request)
-        if state is None or not state.carried:
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.url != request.url or not state.carried:
             return None
-        mine = [token for name, token in state.carried if name == self.name]
-        if not mine:
+        entry: CacheEntry[D] | None = None
+        rest: list[tuple[str, str]] = []
+        for pair in state.carried:
+            kept = self._kept.get(pair[1]) if pair[0] == self.name else None
+            if kept is None:
+                if pair[0] != self.name:
+                    rest.append(pair)  # another kind's; this kind's of another run go
+            elif kept.key != key:
+                rest.append(pair)
+            else:
+                found = self._redeem(pair[1], kept)
+                entry = entry or found
+        request.meta[KEY] = state._replace(carried=tuple(rest))
+        if entry is None:
             return None
-        update(request, carried=self._others(state.carried, key))
-        found = [self._redeem(token) for token in mine if self._is_of(token, key)]
-        entries = [entry for entry in found if entry is not None]
-        if not entries:
-            return None
-        entry = entries[0]
-        now = current(key)
-        if now is not None and now.fetched_at >= entry.fetched_at:
-            return now
+        newest = self._cache.peek(key) if self._cache is not None else None
+        if newest is not None and newest.fetched_at >= entry.fetched_at:
+            now = current(key)
+            if now is not None and now.fetched_at >= entry.fetched_at:
+                return now
         if entry.fetched_at < self._newest.get(key, 0.0):
             return None  # a newer version decided requests since: never an older one
         if self._cache is not None:
@@ -139,10 +154,8 @@ class CarriedEntries(Generic[D]):
         self._tokens.clear()
         self._newest.clear()
 
-    def _redeem(self, token: str) -> CacheEntry[D] | None:
-        kept = self._kept.get(token)
-        if kept is None:  # another run's token (JOBDIR), or already taken
-            return None
+    def _redeem(self, token: str, kept: _Kept[D]) -> CacheEntry[D]:
+        """One request of those ``kept`` carries came back."""
         kept.to_come -= 1
         if kept.to_come <= 0:
             del self._kept[token]

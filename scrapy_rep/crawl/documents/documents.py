@@ -33,7 +33,7 @@ from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import engine_closing, running_engine
-from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
@@ -133,12 +133,15 @@ class OriginDocument(Generic[D]):
         engine, to be held when it is scheduled), or :data:`WAIT` when it was handed back
         for it already and came straight back (sent by ``engine.download_async``: await
         :meth:`wait`)."""
-        state = state_of(request)
+        state = request.meta.get(KEY)
         hold = (self.name, key)
-        if state is None or state.hold != hold:
-            update(request, hold=hold)
+        if type(state) is not RequestState or state.url != request.url:
+            request.meta[KEY] = RequestState(request.url, hold=hold)
             return HOLD
-        update(request, hold=None)
+        if state.hold != hold:
+            request.meta[KEY] = state._replace(hold=hold)
+            return HOLD
+        request.meta[KEY] = state._replace(hold=None)
         return WAIT
 
     async def wait(self, key: Hashable, request: Request) -> CacheEntry[D]:

@@ -71,8 +71,8 @@ class RobotsTxtResponseGuard:
     def process_response(
         self, request: Request, response: Response, spider: Any = None
     ) -> Response:
-        state = fetch_state_of(request)
-        if state is not None:
+        state = request.meta.get(KEY)  # inline: every response passes here
+        if type(state) is FetchState:
             encoding = response.headers.get(b"Content-Encoding") or b""
             if encoding.strip().lower() not in (b"", b"identity"):
                 request.meta["download_maxsize"] = MAX_INFLATED_BYTES

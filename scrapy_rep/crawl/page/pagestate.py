@@ -109,10 +109,14 @@ class PageState:
         page = self.pages.get(response)
         return page is not None and page.plain
 
-    def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+    def usage_of(
+        self, response: Response, page: Page | None = None
+    ) -> tuple[UsageDecision, Refusal | None]:
         """The page's usage decision for the crawl's purposes, and the refusal if it is
-        denied (read once per response; reading never fails a page)."""
-        page = self.page_of(response)
+        denied (read once per response; reading never fails a page). ``page``: its
+        :class:`Page`, when the caller has it."""
+        if page is None:
+            page = self.page_of(response)
         known = page.usage
         if known is None:
             try:
@@ -127,7 +131,7 @@ class PageState:
         policy = self.usage
         request = response.request
         before = before_of(request)
-        directives = self.directives_of(response)
+        directives = self.directives_of(response, page)
         embedded = None  # an image of a noimageai page (its request carries the record)
         if request is not None and request.meta:
             embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
@@ -155,14 +159,15 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
         return decision, refusal
 
-    def directives_of(self, response: Response) -> PageDirectives:
+    def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
         """The directives of ``response`` for this crawler, read once per response.
 
         Remembered per response object, never taken from ``response.meta``: spiders often
         copy a page's meta into the requests they yield, and a child page must not
         inherit its parent's directives.
         """
-        page = self.page_of(response)
+        if page is None:
+            page = self.page_of(response)
         directives = page.directives
         if directives is None:
             others: list[tuple[str, str]] = []

@@ -96,17 +96,18 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def process_spider_input(self, response: Response) -> None:
         """Put the directives on ``response.meta`` before the callback runs."""
-        page = self.page
-        directives = page.directives_of(response)
+        state = self.page
+        page = state.page_of(response)
+        directives = state.directives_of(response, page)
         try:
             response.meta[meta.DIRECTIVES] = directives
         except AttributeError:  # a response without a request (built by hand)
             return
-        page.count_page(directives)
-        decision, refusal = page.usage_of(response)
+        state.count_page(directives)
+        decision, refusal = state.usage_of(response, page)
         response.meta[meta.USAGE] = decision
-        if page.passes_all(directives, refusal, response):
-            page.page_of(response).plain = True
+        if state.passes_all(directives, refusal, response):
+            page.plain = True
 
     # ------------------------------------------------------------------ output
 

@@ -31,7 +31,7 @@ import itertools
 import secrets
 from typing import TYPE_CHECKING, Final
 
-from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -57,13 +57,16 @@ class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
         self[token] = (facts, verdict)
         if len(self) > self._limit:
             del self[next(iter(self))]  # the oldest: its request may never come
-        update(request, early=token)
+        state = request.meta.get(KEY)  # the state's early token, set inline (hot path)
+        if type(state) is RequestState and state.url == request.url:
+            request.meta[KEY] = state._replace(early=token)
+        else:
+            request.meta[KEY] = RequestState(request.url, early=token)
 
-    def take(self, request: Request) -> tuple[RequestFacts, Allowed] | None:
-        """The early verdict on ``request``, its token taken out of its state (it does not
-        travel on with a redirect, a retry or a held request), or ``None``."""
-        state = state_of(request)
+    def take(self, state: RequestState | None) -> tuple[RequestFacts, Allowed] | None:
+        """The early verdict named by a request's state, or ``None``; taken out, so it
+        serves once (the token in the state is spent when the request is decided). The
+        late check does the same inline."""
         if state is None or not state.early:
             return None
-        update(request, early=0)
         return self.pop(state.early, None)

@@ -50,7 +50,7 @@ from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import HoldKey
@@ -191,11 +191,14 @@ class RobotsTxtMiddleware:
         """The verdict on ``request`` (reused from the early pass when nothing it was
         reached on has changed), then what it means: on, refused, or held until the
         document it waits for is known."""
-        kept = self._decided_early.take(request)
+        state = request.meta.get(KEY)  # its own state, read inline (the hot path)
+        if type(state) is not RequestState or state.url != request.url:
+            state = None
+        kept = self._decided_early.pop(state.early, None) if state and state.early else None
         facts = self.facts.of(request)
         if facts.origin is None:
             return None  # data:, file:, about: (SPEC §3); or nothing obeyed
-        known = self._known(request)
+        known = self._known(request, state is not None and bool(state.carried))
         verdict: Verdict
         if kept is not None and self._same(kept, facts, known):
             verdict = kept[1]
@@ -239,10 +242,16 @@ class RobotsTxtMiddleware:
             message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
             return Refused("internal_error", message, ROBOTS, facts.agent)
 
-    def _known(self, request: Request) -> Known:
+    def _known(self, request: Request, carries: bool = True) -> Known:
         """The version of each document that decides ``request`` now (``None``: it waits;
-        asking may start a fetch)."""
+        asking may start a fetch). ``carries``: it may carry versions (a released request)."""
         documents = self.documents
+        if not carries:  # the usual request: the cache's versions
+
+            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+                return documents[kind].entry(key, request)
+
+            return current
 
         def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             return documents[kind].entry_for(key, request)
@@ -255,19 +264,27 @@ class RobotsTxtMiddleware:
         document versions decide it now."""
         if kept[0] != facts:
             return False
-        return all(known(kind, key) is entry for kind, key, entry in kept[1].used)
+        for kind, key, entry in kept[1].used:
+            if known(kind, key) is not entry:
+                return False
+        return True
 
     def decide_sent(self, request: Request) -> Verdict | None:
-        """The verdict on ``request`` as it is about to be sent, when it was reached on
-        other facts (a later middleware changed its User-Agent or its URL; the check of
+        """The verdict on ``request`` as it is about to be sent, when it was reached for
+        another crawler's name (a later middleware changed its User-Agent; the check of
         :mod:`scrapy_rep.crawl.requests.sentcheck`): ``None`` when nothing changed."""
-        state = state_of(request)
-        if state is None or not state.agent:
-            return None  # not decided here (not obeyed, no origin, or another URL now)
-        facts = self.facts.of(request)
-        if facts.agent == state.agent or facts.origin is None:
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or not state.agent:
+            return None  # not decided here (not obeyed, no origin)
+        headers = request.headers
+        header = headers.get(b"User-Agent") if headers else None
+        name = self.facts.names.get(header) if header else None  # known names: no call
+        if (name or self.facts.name(request)) == state.agent:
             return None
-        return decide(facts, self.rules, self._known(request))
+        facts = self.facts.of(request)
+        if facts.origin is None:
+            return None
+        return self._decide(request, facts, self._known(request))
 
     # ------------------------------------------------------------------ holding
 
@@ -297,12 +314,12 @@ class RobotsTxtMiddleware:
             )
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        state = state_of(request)
-        if state is None or state.hold is None:
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.hold is None or state.url != request.url:
             return
         self._unmarked()
         name, key = state.hold
-        update(request, hold=None)
+        request.meta[KEY] = state._replace(hold=None)
         self.documents[name].hold(key, request)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
 

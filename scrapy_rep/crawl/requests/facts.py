@@ -69,8 +69,10 @@ class FactsReader:
         project_agent = str(settings.get("USER_AGENT") or "")
         #: The name of the project's ``USER_AGENT`` (or ``ROBOTSTXT_USER_AGENT``).
         self.default_name = self.fixed_name or crawler_name(project_agent)
-        self._names: dict[bytes, str] = {}
+        #: The crawler's name in each ``User-Agent`` header seen (a rotator's few).
+        self.names: dict[bytes, str] = {}
         self.origins = OriginMemo()
+        self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
         if not self.fixed_name and is_browser(project_agent):
             logger.warning(
                 "scrapy_rep: USER_AGENT %r is a browser's, with no crawler's name after "
@@ -99,16 +101,29 @@ class FactsReader:
         header = headers.get(b"User-Agent") if headers else None
         if not header:  # usual: Scrapy's UserAgentMiddleware runs after ours
             return self.default_name
-        name = self._names.get(header)
+        name = self.names.get(header)
         if name is None:
-            if len(self._names) >= _MAX_NAMES:
-                self._names.clear()
-            name = self._names[header] = crawler_name(header.decode("latin-1"))
+            if len(self.names) >= _MAX_NAMES:
+                self.names.clear()
+            name = self.names[header] = crawler_name(header.decode("latin-1"))
         return name
 
     def of(self, request: Request) -> RequestFacts:
-        """The facts of ``request`` as it is now."""
-        obey = self.obey(request)
+        """The facts of ``request`` as it is now (:meth:`obey`, :meth:`name` and the
+        origin, inline: the hot path, twice per request)."""
         url = request.url
-        origin = self.origins.get(url) if obey is not Obey.NOTHING else None
-        return RequestFacts(url, origin, self.name(request), obey)
+        meta = request.meta
+        if not meta.get(DONT_OBEY_ROBOTSTXT):
+            obey = self._obey_default
+        else:
+            obey = self.obey(request)
+            if obey is Obey.NOTHING:
+                return RequestFacts(url, None, self.default_name, obey)
+        name: str | None = self.fixed_name
+        if not name:
+            headers = request.headers
+            header = headers.get(b"User-Agent") if headers else None
+            name = self.names.get(header) if header else self.default_name
+            if name is None:
+                name = self.name(request)
+        return RequestFacts(url, self.origins.get(url), name, obey)

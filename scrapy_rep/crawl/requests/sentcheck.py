@@ -9,8 +9,7 @@ name), the request is decided again, with the same function, for the name it is 
 with. A refusal is performed as any other (stats, log, signal, audit trail). A document
 the new name needs that is not known yet (an RSL license of another group) cannot be
 waited for here: the request is dropped, with a stat and a log line saying why, never
-sent on the old name's verdict. A request whose URL a later component changed is handed
-back to the engine, to be decided for its new URL from the start.
+sent on the old name's verdict.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.crawl.requests.owners import owner_of
-from scrapy_rep.crawl.requeststate import any_state
+from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
 
@@ -42,20 +41,24 @@ class SentRequestCheck:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self._owner: DocumentsOwner | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
     def process_request(self, request: Request, spider: Any = None) -> Request | None:
-        state = any_state(request)
-        if state is None or not state.agent:
-            return None  # not decided by us: nothing obeyed, no origin
-        if state.url != request.url:
-            return request.replace(dont_filter=True)  # decided afresh for its new URL
-        owner = owner_of(self.crawler)
+        owner = self._owner
         if owner is None:
-            return None
+            owner = self._owner = owner_of(self.crawler)
+            if owner is None:
+                return None
+        state = request.meta.get(KEY)  # the usual request: the name it was decided for
+        if type(state) is RequestState:
+            headers = request.headers
+            header = headers.get(b"User-Agent") if headers else None
+            if header and owner.facts.names.get(header) == state.agent:
+                return None
         try:
             verdict = owner.decide_sent(request)
         except Exception:  # never lose a request over a bug of ours: the verdict stands
