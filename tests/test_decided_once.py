@@ -359,8 +359,8 @@ def test_verdicts_of_requests_that_never_come_are_bounded() -> None:
     for request in requests:
         kept.keep(request, RequestFacts(request.url, ORIGIN, "testbot"), Allowed())
     assert len(kept) == 3
-    assert kept.take(requests[0]) is None  # the oldest were let go
-    assert kept.take(requests[4]) is not None
+    assert kept.take(state_of(requests[0])) is None  # the oldest were let go
+    assert kept.take(state_of(requests[4])) is not None
 
 
 @pytest_twisted.ensureDeferred

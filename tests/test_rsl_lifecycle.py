@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lifecycles import Announcing
+
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (
@@ -38,7 +40,7 @@ T0 = 1_000_000.0
 
 def machine(**policy: Any) -> Lifecycle[RslDocument]:
     settings = {"retry_delay": 10.0, "max_wait": 100.0, **policy}
-    return Lifecycle(Policy(**settings), RSL, DocumentCache(100, reparse=RSL.parse))
+    return Announcing(Policy(**settings), RSL, DocumentCache(100, reparse=RSL.parse))
 
 
 def answer(status: int, body: bytes = b"") -> Fetched:

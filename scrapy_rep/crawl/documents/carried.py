@@ -100,17 +100,18 @@ class CarriedEntries(Generic[D]):
         self,
         request: Request,
         key: Hashable,
-        current: Callable[[Hashable], CacheEntry[D] | None],
+        current: Callable[[Hashable], CacheEntry[D] | None] | None = None,
     ) -> CacheEntry[D] | None:
         """The entry of ``key`` that ``request`` carries (its token taken from its state),
-        or ``None``; ``current(key)``: the cache's own usable version, which decides
-        instead when it is newer. Tokens of other keys of this kind stay; another run's
-        go."""
+        or ``None``; ``current(key)``: the cache's own usable version (by default what the
+        cache holds), which decides instead when it is at least as new. Tokens of other
+        keys of this kind stay; another run's go."""
         state = request.meta.get(KEY)
         if type(state) is not RequestState or state.url != request.url or not state.carried:
             return None
         entry: CacheEntry[D] | None = None
         rest: list[tuple[str, str]] = []
+        newest_used = self._newest.get(key, 0.0)  # before its last token is redeemed
         for pair in state.carried:
             kept = self._kept.get(pair[1]) if pair[0] == self.name else None
             if kept is None:
@@ -126,10 +127,11 @@ class CarriedEntries(Generic[D]):
             return None
         newest = self._cache.peek(key) if self._cache is not None else None
         if newest is not None and newest.fetched_at >= entry.fetched_at:
-            now = current(key)
+            assert self._cache is not None
+            now = (current or self._cache.get)(key)
             if now is not None and now.fetched_at >= entry.fetched_at:
                 return now
-        if entry.fetched_at < self._newest.get(key, 0.0):
+        if entry.fetched_at < newest_used:
             return None  # a newer version decided requests since: never an older one
         if self._cache is not None:
             return self._cache.restore(key, entry)
