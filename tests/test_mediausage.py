@@ -272,6 +272,42 @@ def test_an_unseen_packet_beside_an_allowed_one_is_still_a_no() -> None:
     assert answers(data) == (U, N, N)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from([b"tEXt", b"zTXt", b"iTXt"]),
+    keyword=st.sampled_from([CHUNK_XMP, b"Raw profile type xmp", b"Raw profile type APP1",
+                             b"Raw profile type 8bim"]),
+    body=st.binary(max_size=300),
+    compress=st.booleans(),
+)  # fmt: skip
+def test_any_text_chunk_that_may_hold_xmp_reads_without_raising(
+    kind: bytes, keyword: bytes, body: bytes, compress: bool
+) -> None:
+    """Whatever a PNG text chunk that may hold XMP contains (compressed or not), the
+    reading never raises; what it cannot read is unreadable."""
+    text = zlib.compress(body) if compress else body
+    read_media(png_with(png(), png_chunk(kind, keyword + b"\x00" + text)), c2pa=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(order=st.sampled_from([b"II*\x00", b"MM\x00*"]), body=st.binary(max_size=400))
+def test_any_tiff_structure_in_a_jpeg_exif_block_reads_without_raising(
+    order: bytes, body: bytes
+) -> None:
+    payload = b"Exif\x00\x00" + order + body
+    data = jpeg()
+    read_media(data[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + data[2:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_packet_bytes_read_without_raising(packet: bytes) -> None:
+    """A packet's encoding, found from any bytes (BOMs and zero bytes included)."""
+    read_media(jpeg(packet), c2pa=False)
+    read_media(jpeg(b"\xff\xfe" + packet), c2pa=False)
+    read_media(jpeg(b"\x00\x00\xfe\xff" + packet), c2pa=False)
+
+
 def test_text_that_is_there_but_malformed_keeps_the_byte_search_not_a_refusal() -> None:
     """Malformed XML, a DTD: the text can be searched, so only a "no" in it counts."""
     assert answers(jpeg(xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b""))) == (U, U, U)

@@ -61,6 +61,8 @@ _WIDE: Final = tuple(
 UNSEEN_ANSWERS: Final = (None, False, False)
 #: Distinct values kept per packet (prohibiting ones first when there are more).
 _MAX_VALUES: Final = 32
+#: Signals of unreadable XMP per file (one says "no"; the rest are in the problems).
+_MAX_UNSEEN: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
             if value not in said:
                 said.add(value)
                 yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
-    for what in dict.fromkeys(scan.unseen):
+    for what in list(dict.fromkeys(scan.unseen))[:_MAX_UNSEEN]:
         yield UsageSignal("iptc", UNSEEN_ANSWERS, f"unreadable XMP ({what})"[:200])
 
 
