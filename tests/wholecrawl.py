@@ -1227,8 +1227,9 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     cut = [url for url, doc in plan.docs.items() if doc.is_cut]
     cut += [url for url, fate in expect.files.items() if fate == "failed"]
     errors = [line for line in outcome.error_lines if not any(url in line for url in cut)]
-    if any(f.doc.is_cut for f in plan.files.values()):  # Scrapy's media pipeline logs a
-        # failed file download at ERROR, without its URL
+    if any(f.doc.is_cut for f in plan.files.values()) or "failed" in expect.files.values():
+        # Scrapy's media pipeline logs a failed file download (or an image it cannot
+        # convert, once more) at ERROR, without its URL
         errors = [line for line in errors if "FileException" not in line]
     if errors:
         lines = "; ".join(errors[:3])

@@ -55,8 +55,9 @@ def walk_png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
         length, kind = struct.unpack_from(">I4s", data, pos)
         stop = pos + 8 + length
         cut = stop > end
-        if kind in _TEXT_CHUNKS and not _text_chunk(kind, data[pos + 8 : stop], cut, scan, limits,
-                                                    steps):  # fmt: skip
+        # Only these chunks are copied out (not the image data).
+        text = data[pos + 8 : stop] if kind in _TEXT_CHUNKS else None
+        if text is not None and not _text_chunk(kind, text, cut, scan, limits, steps):
             return
         if cut:
             return truncated(scan, "PNG chunk")

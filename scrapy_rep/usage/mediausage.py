@@ -155,7 +155,8 @@ def _packet_values(written: list[str]) -> list[str]:
     tokens = list(dict.fromkeys(token for token in map(_token, written) if token))
     if len(tokens) > _MAX_VALUES:
         prohibiting = [token for token in tokens if token.startswith("DMI-PROHIBITED")]
-        tokens = (prohibiting + [t for t in tokens if t not in prohibiting])[:_MAX_VALUES]
+        others = [token for token in tokens if not token.startswith("DMI-PROHIBITED")]
+        tokens = (prohibiting + others)[:_MAX_VALUES]
     return tokens
 
 
