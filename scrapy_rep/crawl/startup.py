@@ -45,7 +45,7 @@ def validate(settings: SettingsLike) -> RepConfig:
         config = RepConfig.from_settings(settings)
         for name in SCRAPY_BOOLEANS:  # Scrapy's getbool would stop the crawl with a traceback
             read_bool(settings, name, False)
-        name_warnings(settings, config)
+        name_warnings(settings, config)  # raises for the names that stop the crawl
         _check_installed(config)
         _check_files(config)
     except RepSettingError as error:
