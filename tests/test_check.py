@@ -278,7 +278,7 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
 
 
 def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:
-    """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy robots
+    """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy rep-robots
     URL`` does (docs/cli.md)."""
     status, output = run(f"{server}/private/x")
     assert status == 1

@@ -1,4 +1,4 @@
-"""``python -m scrapy_rep audit …`` and ``scrapy audit …`` (docs/audit-trail.md, "Reading
+"""``python -m scrapy_rep audit …`` and ``scrapy rep-audit …`` (docs/audit-trail.md, "Reading
 the trail"): summary, verify, show, report, and their exit codes (0 clean, 1 problems
 found, 2 unusable input)."""
 
@@ -45,7 +45,7 @@ def audit(*argv: str) -> tuple[int, str]:
 
 
 def cli(*argv: str, scrapy: bool = False, cwd: Path | None = None) -> tuple[int, str, str]:
-    command = ["-m", "scrapy", "audit"] if scrapy else ["-m", "scrapy_rep", "audit"]
+    command = ["-m", "scrapy", "rep-audit"] if scrapy else ["-m", "scrapy_rep", "audit"]
     result = subprocess.run(
         [sys.executable, *command, *argv],
         capture_output=True,

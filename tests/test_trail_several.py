@@ -118,13 +118,13 @@ def test_scrapy_audit_passes_several_files_through(tmp_path: Path) -> None:
     trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
     for argv in (["verify", *trails], ["show", *trails, "http://site.test/3"]):
         result = subprocess.run(
-            [sys.executable, "-m", "scrapy", "audit", *argv],
+            [sys.executable, "-m", "scrapy", "rep-audit", *argv],
             capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
         )  # fmt: skip
         assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith(f"{trails[1]}:\n")
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", "summary", *trails],
+        [sys.executable, "-m", "scrapy", "rep-audit", "summary", *trails],
         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip
     assert result.stdout.startswith("2 run(s), 3 requested URL(s)"), result.stderr

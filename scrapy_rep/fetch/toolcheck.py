@@ -5,7 +5,7 @@ print (SPEC §4 for the fetch; the verdict as the crawl decides it).
 or each URL's origin's fetched over urllib, with its tdmrep.json and RSL licenses when
 the purposes need them). :func:`report`: one line per URL with its verdict and the line
 that decided it, and :func:`further_documents`: an origin's tdmrep.json and RSL
-licenses; both shared with ``scrapy robots``. Standard library only.
+licenses; both shared with ``scrapy rep-robots``. Standard library only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """robots.txt fetched with urllib: the tools' driver of the fetch procedure.
 
-``python -m scrapy_rep check`` and ``scrapy robots`` fetch robots.txt here, with the
+``python -m scrapy_rep check`` and ``scrapy rep-robots`` fetch robots.txt here, with the
 procedure the crawl uses (:mod:`scrapy_rep.fetch.procedure`), so the outcome reads the
 same in both. Standard library only. Every fetch is bounded in wall-clock time
 (:func:`within`): socket timeouts bound each read, not a site that sends a byte a second.

@@ -39,6 +39,8 @@ ACTIONS: Final = ("drop", "keep")
 UNREACHABLE_ACTIONS: Final = ("drop", "allow")
 PURPOSE_ACTIONS: Final = ("drop", "mark")
 UNKNOWN_ANSWERS: Final = ("allow", "deny")
+#: ``REP_UNKNOWN_SETTINGS``: what an unknown ``REP_*`` name does (settings/names.py).
+UNKNOWN_SETTING_ACTIONS: Final = ("error", "warn")
 DAY: Final = 86_400.0
 MIB: Final = 1024 * 1024
 
@@ -60,6 +62,7 @@ class Setting:
 #: table from this one, and each setting needs its section there).
 #: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
+    Setting("REP_UNKNOWN_SETTINGS", "unknown_settings", "error", _choice(UNKNOWN_SETTING_ACTIONS)),
     Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
     Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),
     Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
@@ -108,6 +111,8 @@ class RepConfig:
     """Every ``REP_*`` setting, validated (fields in :data:`SETTINGS` order; defaults
     there). ``None`` in an optional field means "derived from other settings"."""
 
+    #: ``"error"``: an unknown ``REP_*`` name stops the crawl; ``"warn"``: a WARNING.
+    unknown_settings: str
     profile: str
     #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
     #: ``False`` (Google's behaviour).

@@ -1,4 +1,4 @@
-"""``python -m scrapy_rep audit …`` (and ``scrapy audit …``): read an audit trail.
+"""``python -m scrapy_rep audit …`` (and ``scrapy rep-audit …``): read an audit trail.
 
 - ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
@@ -53,12 +53,12 @@ def exit_codes(same_for: str) -> str:
 
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.
-EXIT_CODES: Final = exit_codes("`scrapy audit`")
+EXIT_CODES: Final = exit_codes("`scrapy rep-audit`")
 COMMANDS: Final = ("summary", "verify", "show", "report", "repair", "export")
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
-    """The ``audit`` command line (shared with ``scrapy audit``)."""
+    """The ``audit`` command line (shared with ``scrapy rep-audit``)."""
     top = argparse.ArgumentParser(
         prog=prog,
         description="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz).",

@@ -1,7 +1,7 @@
 """The verdict on one request before it is sent, once for the crawl and both tools (pure).
 
 After robots.txt allowed a URL for the crawler's own name, the crawl (``UsageGate``),
-``scrapy robots`` and ``python -m scrapy_rep check`` all ask :meth:`RequestRules.refusal`,
+``scrapy rep-robots`` and ``python -m scrapy_rep check`` all ask :meth:`RequestRules.refusal`,
 so a URL reads the same everywhere (docs/decisions.md, 'The tools decide through the crawl's
 own code'). It applies, in the crawl's order:
 

@@ -289,7 +289,7 @@ def limits_of(config: RepConfig) -> Limits:
 def file_report(
     response: Response, config: RepConfig, policy: UsagePolicy
 ) -> tuple[tuple[UsageSignal, ...], list[str]]:
-    """For ``scrapy robots --purpose``: the statements inside a downloaded file (any
+    """For ``scrapy rep-robots --purpose``: the statements inside a downloaded file (any
     response but an HTML page), as the pipelines read them; (signals, lines to print)."""
     from scrapy.http import HtmlResponse
 

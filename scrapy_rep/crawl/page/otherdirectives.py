@@ -1,5 +1,5 @@
 """What a page says to other crawlers: the robots headers and meta tags present that did
-not apply to ours (another crawler's scope), for ``scrapy robots --page`` to show
+not apply to ours (another crawler's scope), for ``scrapy rep-robots --page`` to show
 instead of "no robots meta tag or header" (Google's robots meta specification:
 crawler-scoped ``X-Robots-Tag`` values and ``<meta name="googlebot">``)."""
 

@@ -1,4 +1,4 @@
-"""``scrapy robots URL…``: what robots.txt and the pages say, with the project's settings.
+"""``scrapy rep-robots URL…``: what robots.txt and the pages say, with the project's settings.
 
 The robots.txt side is the checker of :mod:`scrapy_rep.check` (one fetch procedure, two
 entry points): each origin's robots.txt is fetched once with the fetch rules of SPEC §4,
@@ -61,7 +61,7 @@ class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatt
 
 
 class RobotsCommand(ScrapyCommand):
-    """``scrapy robots [--robots-file FILE] [--page] URL…``"""
+    """``scrapy rep-robots [--robots-file FILE] [--page] URL…``"""
 
     requires_crawler_process = False
     #: ``--purpose``: the purposes whose usage signals are explained.
