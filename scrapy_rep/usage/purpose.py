@@ -4,9 +4,9 @@ A crawl has one or more purposes (:data:`PURPOSES`): ``search`` (building a sear
 index that links to the pages), ``ai-train`` (training AI models) and ``ai-input``
 (feeding pages into a model at inference time: RAG, grounding). Each machine-readable
 signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noai`` /
-``noimageai``) is turned into a :class:`UsageSignal` through ONE table,
-:data:`MAPPING`, whose rows name their source; a vocabulary that has no word for a
-purpose says nothing about it. :func:`decide` combines the signals of one resource
+``noimageai``, ``noml``, ``noarchive``) is turned into a :class:`UsageSignal` through
+ONE table, :data:`MAPPING`, whose rows name their source; a vocabulary that has no word
+for a purpose says nothing about it. :func:`decide` combines the signals of one resource
 into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
 "yes", else unknown (the rule of draft-ietf-aipref-vocab-08 §5.1, applied across
 vocabularies). See ``docs/purpose-notes.md``.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -199,10 +200,14 @@ def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
     return _signal("tdmrep", (key,), resolution.source or key)
 
 
-def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSignal, ...]:
-    """``noai`` / ``noimageai`` from the robots meta tags and ``X-Robots-Tag`` headers
-    that apply to us (SPEC §6). ``image``: the response itself is an image
-    (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``."""
+def page_signals(
+    directives: PageDirectives, *, image: bool, noarchive_no_train: bool = True
+) -> tuple[UsageSignal, ...]:
+    """``noai`` / ``noimageai`` / ``noml`` / ``noarchive`` from the robots meta tags and
+    ``X-Robots-Tag`` headers that apply to us (SPEC §6). ``image``: the response itself is
+    an image (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``.
+    ``noarchive_no_train``: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``, ``noarchive`` read as Bing
+    and Amazon document it, a no for AI training (docs/purpose-notes.md §4b)."""
     found = []
     if directives.noai:
         found.append(("noai", "noai"))
@@ -210,8 +215,47 @@ def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSigna
         found.append(
             ("noimageai", "noimageai (image response)" if image else "noimageai (other response)")
         )
+    if directives.noml:
+        found.append(("noml", "noml"))
+    if directives.noarchive and noarchive_no_train:
+        found.append(("noarchive", "noarchive"))
     return tuple(
         _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
+    )
+
+
+def speaks_of_use(directives: PageDirectives, *, noarchive_no_train: bool = True) -> bool:
+    """Whether :func:`page_signals` finds anything in ``directives`` (the page pass reads
+    no usage signals of a page that has none to give)."""
+    return (
+        directives.noai
+        or directives.noimageai
+        or directives.noml
+        or (directives.noarchive and noarchive_no_train)
+    )
+
+
+def file_index_signals(
+    directives: PageDirectives, now: datetime | None = None
+) -> tuple[UsageSignal, ...]:
+    """``noindex`` (``none``, an ``unavailable_after`` that has passed: SPEC §6) and
+    ``noimageindex`` in the ``X-Robots-Tag`` of a file a media pipeline downloaded: a no
+    for ``ai-train`` and ``ai-input``, as img2dataset reads them by default (the media
+    gate asks only while ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on; docs/media.md)."""
+    found = []
+    if directives.blocks_indexing(now):
+        if directives.noindex:
+            word = "noindex" if _said(directives, "noindex") else "none"
+        else:
+            word = "unavailable_after"
+        found.append(("noindex (downloaded file)", _directive_source(directives, word)))
+    if directives.noimageindex:
+        found.append(
+            ("noimageindex (downloaded file)", _directive_source(directives, "noimageindex"))
+        )
+    return tuple(
+        _signal("robots-meta", (key,), f"{source} (REP_MEDIA_NOINDEX_MEANS_NO_AI)")
+        for key, source in found
     )
 
 
@@ -220,6 +264,10 @@ def embedded_image_signal(source: str) -> UsageSignal:
     the page's noimageai covers it as ``noai`` would (DeviantArt 2022; docs/purpose-notes.md
     §4a)."""
     return _signal("robots-meta", ("noimageai (image response)",), source)
+
+
+def _said(directives: PageDirectives, word: str) -> bool:
+    return any(word in source.lower() for source in directives.sources)
 
 
 def _directive_source(directives: PageDirectives, word: str) -> str:
