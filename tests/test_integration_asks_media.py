@@ -212,6 +212,7 @@ async def gallery(tmp_path: Path, **settings: Any) -> tuple[Any, Any, Path, list
         "/doc.pdf",
         Reply(200, pdf(xmp_packet("DMI-UNSPECIFIED")), {"Content-Type": "application/pdf"}),
     )
+    tmp_path.mkdir(exist_ok=True)
     trail = tmp_path / "trail.jsonl"
     items: list[Any] = []
     every = {
@@ -238,6 +239,8 @@ async def gallery(tmp_path: Path, **settings: Any) -> tuple[Any, Any, Path, list
 async def test_a_pages_noimageindex_keeps_its_images_out_of_an_ai_train_crawl(
     tmp_path: Path,
 ) -> None:
+    """As noimageai does: the linked image is not fetched, the item's image URL is taken
+    out and listed as refused; unless REP_MEDIA_NOINDEX_MEANS_NO_AI is off."""
     crawler, spider, trail, items = await gallery(tmp_path)
     downloaded = {url.rsplit("/", 1)[1] for url in spider.downloaded}
     assert downloaded == {"gallery", "page2"}  # the linked image was refused
@@ -262,10 +265,8 @@ async def test_a_pages_noimageindex_keeps_its_images_out_of_an_ai_train_crawl(
     result = verify(trail)
     assert result.clean, result.findings
 
-
-@pytest_twisted.ensureDeferred
-async def test_a_pages_noimageindex_says_nothing_with_the_setting_off(tmp_path: Path) -> None:
-    _, spider, _, items = await gallery(tmp_path, REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
+    # REP_MEDIA_NOINDEX_MEANS_NO_AI = False: the page's noimageindex says nothing to AI
+    _, spider, _, items = await gallery(tmp_path / "off", REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
     downloaded = {url.rsplit("/", 1)[1] for url in spider.downloaded}
     assert downloaded == {"gallery", "page2", "b.png"}
     (item,) = items
