@@ -31,7 +31,7 @@ IMAGES = {
     "ours.png": ("TestBot: noindex", "X-Robots-Tag: TestBot: noindex" + SETTING),
     "other.jpg": ("otherbot: noindex", ""),
     "noml.png": ("noml", "X-Robots-Tag: noml"),
-    "noarchive.jpg": ("noarchive", "X-Robots-Tag: noarchive"),
+    "noarchive.jpg": ("noarchive", "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"),
     "plain.png": ("", ""),
 }
 FILES = {

@@ -30,6 +30,7 @@ def page(head: str = "", **headers: str) -> Reply:
 NOML_META = '<meta name="robots" content="noml">'
 OUR_NOML_META = '<meta name="testbot" content="noml">'
 NOARCHIVE_META = '<meta name="robots" content="noarchive">'
+READ_AS = " (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"
 #: path -> (page, the source the decision names; "" for a page that says nothing to us).
 PAGES = {
     "/noml-meta": (page(NOML_META), NOML_META),
@@ -37,10 +38,10 @@ PAGES = {
     "/noml-header": (page(**{"X-Robots-Tag": "noml"}), "X-Robots-Tag: noml"),
     "/noml-scoped": (page(**{"X-Robots-Tag": "TestBot: noml"}), "X-Robots-Tag: TestBot: noml"),
     "/noml-other": (page(**{"X-Robots-Tag": "otherbot: noml"}), ""),
-    "/noarchive-meta": (page(NOARCHIVE_META), NOARCHIVE_META),
+    "/noarchive-meta": (page(NOARCHIVE_META), NOARCHIVE_META + READ_AS),
     "/noarchive-header": (
         page(**{"X-Robots-Tag": "noarchive, nosnippet"}),
-        "X-Robots-Tag: noarchive, nosnippet",
+        "X-Robots-Tag: noarchive, nosnippet" + READ_AS,
     ),
     "/plain": (page(), ""),
 }

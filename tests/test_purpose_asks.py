@@ -106,7 +106,8 @@ def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
     on = UsagePolicy.of(["ai-train", "ai-input"]).after_fetch(NOTHING_BEFORE, page)
     assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "unknown"
     by = on.decided_by("ai-train")
-    assert by is not None and by.source == '<meta name="robots" content="noarchive">'
+    assert by is not None
+    assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
     off = UsagePolicy.of(["ai-train"], noarchive_no_train=False)
     assert off.after_fetch(NOTHING_BEFORE, page).signals == ()
     assert page_signals(directives, image=False, noarchive_no_train=False) == ()
@@ -150,6 +151,15 @@ def test_noindex_and_noimageindex_on_a_file_deny_both_ai_purposes(
     signals = file_index_signals(header(value), now)
     assert [s.source for s in signals] == sources
     assert all(s.answers == (U, N, N) for s in signals)
+
+
+def test_a_long_source_keeps_the_name_of_the_setting_whole() -> None:
+    long = "noindex, " + "x" * 300
+    (signal,) = file_index_signals(header(long))
+    assert len(signal.source) == 200
+    assert signal.source.endswith("… (REP_MEDIA_NOINDEX_MEANS_NO_AI)")
+    (signal,) = page_signals(header("noarchive, " + "x" * 300), image=False)
+    assert signal.source.endswith("… (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)")
 
 
 def test_a_files_index_signals_come_from_its_response_headers() -> None:

@@ -38,6 +38,10 @@ from scrapy_rep.usage.tdmrep import TdmResolution
 _NONE: Final[Answers] = (None, None, None)
 #: Longest source text kept in a signal (header values can be long).
 MAX_SOURCE_CHARS: Final = 200
+#: The settings under which a search directive is read as an AI opt-out, named in the
+#: source of each signal they give (the audit trail says which reading decided).
+NOARCHIVE_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_TRAIN"
+NOINDEX_SETTING: Final = "REP_MEDIA_NOINDEX_MEANS_NO_AI"
 
 
 def _index(purpose: str) -> int:
@@ -68,8 +72,14 @@ def _merge(rows: Iterable[Answers]) -> Answers:
     return (merged[0], merged[1], merged[2])
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_SOURCE_CHARS else text[: MAX_SOURCE_CHARS - 1] + "…"
+def _clip(text: str, most: int = MAX_SOURCE_CHARS) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _read_under(source: str, setting: str) -> str:
+    """``source`` naming the setting under which it was read, the name kept whole."""
+    suffix = f" ({setting})"
+    return _clip(source, MAX_SOURCE_CHARS - len(suffix)) + suffix
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,11 +227,13 @@ def page_signals(
         )
     if directives.noml:
         found.append(("noml", "noml"))
-    if directives.noarchive and noarchive_no_train:
-        found.append(("noarchive", "noarchive"))
-    return tuple(
+    signals = tuple(
         _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
     )
+    if directives.noarchive and noarchive_no_train:  # a reading the setting chose: named
+        source = _read_under(_directive_source(directives, "noarchive"), NOARCHIVE_SETTING)
+        signals = (*signals, _signal("robots-meta", ("noarchive",), source))
+    return signals
 
 
 def speaks_of_use(directives: PageDirectives, *, noarchive_no_train: bool = True) -> bool:
@@ -254,7 +266,7 @@ def file_index_signals(
             ("noimageindex (downloaded file)", _directive_source(directives, "noimageindex"))
         )
     return tuple(
-        _signal("robots-meta", (key,), f"{source} (REP_MEDIA_NOINDEX_MEANS_NO_AI)")
+        _signal("robots-meta", (key,), _read_under(source, NOINDEX_SETTING))
         for key, source in found
     )
 
