@@ -89,6 +89,17 @@ def test_noml_for_another_crawler_says_nothing_to_ours() -> None:
         assert page_signals(page_directives(response, "MyBot/1.0"), image=False) == ()
 
 
+def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
+    """``scrapy robots --page`` lists what a page says to other crawlers when nothing
+    applied to ours: a meta tag is listed when it holds a robots directive."""
+    from scrapy_rep.crawl.page.otherdirectives import describe_sources
+
+    response = html('<meta name="otherbot" content="noml">')
+    assert describe_sources((), response) == (
+        'none for this crawler; for other crawlers: <meta name="otherbot" content="noml">'
+    )
+
+
 def test_noml_signal_names_where_it_was_said() -> None:
     (signal,) = page_signals(
         page_directives(html(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"), image=True
