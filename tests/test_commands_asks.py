@@ -1,4 +1,4 @@
-"""``scrapy robots URL --purpose``: a page's ``noml`` and ``noarchive``, and a file's
+"""``scrapy rep-robots URL --purpose``: a page's ``noml`` and ``noarchive``, and a file's
 ``X-Robots-Tag: noindex`` / ``noimageindex``, shown among the page's signals with where
 each was said, and the answer they give (docs/purpose-notes.md §4b-§4c)."""
 

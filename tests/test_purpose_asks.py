@@ -90,7 +90,7 @@ def test_noml_for_another_crawler_says_nothing_to_ours() -> None:
 
 
 def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
-    """``scrapy robots --page`` lists what a page says to other crawlers when nothing
+    """``scrapy rep-robots --page`` lists what a page says to other crawlers when nothing
     applied to ours: a meta tag is listed when it holds a robots directive."""
     from scrapy_rep.crawl.page.otherdirectives import describe_sources
 
