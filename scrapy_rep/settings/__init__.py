@@ -94,8 +94,10 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
     Setting("REP_ITEM_PREFERENCES_FIELD", "item_preferences_field", "", read_str),
+    Setting("REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "noarchive_means_no_ai_train", True, read_bool),
     Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
     Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
+    Setting("REP_MEDIA_NOINDEX_MEANS_NO_AI", "media_noindex_means_no_ai", True, read_bool),
     Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
     Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
@@ -154,11 +156,18 @@ class RepConfig:
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
     item_preferences_field: str
+    #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
+    #: it (docs/decisions.md, 'noarchive is a no for AI training').
+    noarchive_means_no_ai_train: bool
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool
     #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
     media_constraints_met: bool
+    #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
+    #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
+    #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
+    media_noindex_means_no_ai: bool
     #: Read C2PA manifests (when ``c2pa-python`` is installed).
     media_c2pa: bool
     media_max_scan_bytes: int

@@ -157,7 +157,12 @@ class RobotsCommand(ScrapyCommand):
         """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS)."""
         assert self.settings is not None
         return RequestRules(
-            self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
+            self.policy
+            or UsagePolicy.of(
+                config.purpose,
+                config.purpose_unknown,
+                noarchive_no_train=config.noarchive_means_no_ai_train,
+            ),
             config.purpose_agents,
             obey_robots(self.settings),
             self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None,
@@ -257,7 +262,7 @@ class RobotsCommand(ScrapyCommand):
             directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
-            inside, lines = file_report(response, config, policy)  # docs/media.md
+            inside, lines = file_report(response, config, policy, directives)  # docs/media.md
             decision = decide((*decision.signals, *inside)) if inside else decision
             for line in lines:
                 print(f"      {line}")
@@ -298,7 +303,9 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
     if not purpose:
         return None
     purposes = read_purposes({"--purpose": purpose}, "--purpose", ())
-    return UsagePolicy.of(purposes, config.purpose_unknown)
+    return UsagePolicy.of(
+        purposes, config.purpose_unknown, noarchive_no_train=config.noarchive_means_no_ai_train
+    )
 
 
 def _usage(message: str) -> int:
