@@ -396,14 +396,14 @@ class RepReport:
         fates: Counter[str] = Counter()
         kept = 0
         dropped: Counter[str] = Counter()
-        links: Counter[str] = Counter()
+        links = 0
         for record in self.urls.values():
             fates.update(record.fates)
             if record.in_flight:
                 fates["no response"] += 1
             kept += record.items_kept
             dropped.update(record.items_dropped)
-            links["link"] += sum(record.times[e] for e in record.events if _is_link(e))
+            links += sum(record.times[event] for event in record.events if _is_link(event))
         order = [*_FATES, *sorted(set(fates) - set(_FATES))]
         parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
         requests = sum(fates.values())
@@ -416,7 +416,7 @@ class RepReport:
                 items += f", {sum(dropped.values())} dropped ({reasons})"
             said.append(items)
         if links:
-            said.append(f"{_plural(links['link'], 'link')} not followed (never requested)")
+            said.append(f"{_plural(links, 'link')} not followed (never requested)")
         return "; ".join(said) if requests or links else "nothing happened"
 
     def _closed(self, **_: Any) -> None:
