@@ -545,8 +545,7 @@ def closing_lines(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
         lines.append(
             f"scrapy_rep: {_plural(total, 'item')} dropped ({', '.join(parts)}); {'; '.join(keep)}"
         )
-    kept = int(stats.get("rep/directives/items_kept/noindex", 0) or 0)
-    kept += int(stats.get("rep/directives/items_kept/unavailable_after", 0) or 0)
+    kept = sum(int(stats.get(f"rep/directives/items_kept/{r}", 0) or 0) for r in _ITEM_REASONS)
     if kept:
         lines.append(
             f"scrapy_rep: {_plural(kept, 'item')} of noindex pages kept "
