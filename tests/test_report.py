@@ -481,8 +481,6 @@ async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_count
     DEBUG, and one line at the end counts all 7."""
     from robotsite import Reply, Sites, crawl, robots
 
-    from scrapy_rep.crawl.loglimit import FIRST_AT_INFO
-
     sites = Sites()
     for number in range(7):
         origin = sites.add(f"o{number}")
@@ -500,9 +498,7 @@ async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_count
     for name, is_it in kinds.items():
         said = [(r.levelno, r.getMessage()) for r in caplog.records if is_it(r.getMessage())]
         assert [level for level, _ in said] == [logging.INFO] * 5 + [logging.DEBUG] * 2, name
-        assert said[4][1].endswith(
-            f"(the first {FIRST_AT_INFO} such lines are at INFO, the rest at DEBUG)"
-        ), name
+        assert said[4][1].endswith("(the first 5 such lines are at INFO, the rest at DEBUG)"), name
     info = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert "scrapy_rep: crawl-delay applied to 7 origins (the first 5 said at INFO)" in info
     assert (
