@@ -42,7 +42,7 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.meta import ROBOTS_REQUEST
+from scrapy_rep.crawl.meta import ROBOTS_REQUEST, SCHEDULED
 from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 
@@ -150,8 +150,6 @@ class _UrlReport:
     fates: Counter[str] = field(default_factory=Counter)
     #: Failed robots.txt downloads its request was held through (``request_released``).
     held_failures: int = 0
-    #: It went through Scrapy's scheduler (a request of the crawl, not a pipeline's).
-    scheduled: bool = False
     #: Its latest download attempt left the downloader and nothing has said since what
     #: came of it (a response, a redirect): a download that got no response, at the end.
     in_flight: bool = False
@@ -217,13 +215,13 @@ class RepReport:
     def _origin(self, name: str) -> _OriginReport:
         return self.origins.setdefault(name, _OriginReport())
 
-    def _record(self, url: str, counted: bool = True) -> _UrlReport | None:
+    def _record(self, url: str) -> _UrlReport | None:
         """``url``'s record, new if there is room (``REP_REPORT_MAX_URLS``); past it, the
-        event is ``counted`` among those of URLs left out."""
+        event is counted among those of URLs left out."""
         record = self.urls.get(url)
         if record is None:
             if len(self.urls) >= self.max_urls:
-                self.untracked += counted
+                self.untracked += 1
                 return None
             record = self.urls[url] = _UrlReport()
         return record
@@ -297,9 +295,7 @@ class RepReport:
         (``redirected``), as the trail's record of the source ends there."""
         if ROBOTS_REQUEST in request.meta:
             return
-        record = self._record(request.url, counted=False)  # a duplicate is scheduled too
-        if record is not None:
-            record.scheduled = True
+        request.meta[SCHEDULED] = request.url  # a request of the crawl (no record yet)
         sources = request.meta.get("redirect_urls")
         if not sources:
             return
@@ -313,10 +309,10 @@ class RepReport:
         source.fates["redirected"] += 1
 
     def _left_downloader(self, request: Request, **_: Any) -> None:
-        if ROBOTS_REQUEST in request.meta:
+        if request.meta.get(SCHEDULED) != request.url:  # robots.txt, a pipeline's file
             return
-        record = self.urls.get(request.url)
-        if record is not None and record.scheduled:
+        record = self._record(request.url)
+        if record is not None:
             record.in_flight = True  # until its response, redirect or retry says more
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
@@ -326,7 +322,7 @@ class RepReport:
         if record is None:
             return
         record.in_flight = False
-        if not record.scheduled:  # a media pipeline's download: no request of the crawl
+        if request.meta.get(SCHEDULED) != request.url:  # an item pipeline's download
             self._url(request.url, f"downloaded by an item pipeline ({response.status})")
             return
         self._url(request.url, f"downloaded ({response.status})")
