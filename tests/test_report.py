@@ -523,3 +523,15 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
     assert set(_SUMMARIES) <= strings
+
+
+def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> None:
+    report = make()
+    home = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
+    message = f'Not followed: {A}/ links to it only with rel="nofollow"'
+    for _ in range(3):  # the home page downloaded three times
+        report._refused(Request(f"{A}/ads"), "rel_nofollow", message, home)
+    text = report.render()
+    assert f"  {A}/ads\n    {message} (3 times)\n" in text
+    assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text
+    assert text.endswith("In short: 0 requests; 3 links not followed (never requested)\n")

@@ -509,7 +509,7 @@ def _times(event: str, times: int) -> str:
         return event
     head, _, tail = event.partition(" (")
     count = "twice" if times == 2 else f"{times} times"
-    return f"{head} {count} ({tail}" if tail else f"{head} {count}"
+    return f"{head} {count} ({tail}" if tail else f"{event} ({count})"
 
 
 # ---------------------------------------------------------------------- closing lines
