@@ -225,7 +225,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(line, file=out)
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile,
+            source.licenses, profile, source.held,
         )  # fmt: skip
         for line in lines:
             print(line, file=out)

@@ -236,7 +236,11 @@ def test_cli_exit_3_when_a_robotstxt_is_unreachable(server: str) -> None:
     status, output = run("http://127.0.0.1:1/", "http://127.0.0.1:1/x", "--timeout", "5")
     assert status == 3, output
     assert "unreachable (URLError: [Errno 111] Connection refused)" in output
-    assert "DISALLOWED  http://127.0.0.1:1/x  everything is disallowed" in output
+    # Temporary, and not what a crawl ends with (it holds the request and retries).
+    assert (
+        "DISALLOWED  http://127.0.0.1:1/x  disallowed while robots.txt is unreachable "
+        "(temporary; a crawl holds the request and retries)"
+    ) in output
 
 
 def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:

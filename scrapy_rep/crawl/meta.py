@@ -64,6 +64,9 @@ DECIDED_EARLY: Final = "_rep_early"
 USAGE_BEFORE: Final = "_rep_usage_before"
 #: ``(id, url)`` of the request's audit record (the URL is checked, as above).
 AUDIT_ID: Final = "_rep_audit"
+#: The URL of a request the report saw scheduled (``REP_REPORT``): a request of the
+#: crawl, not an item pipeline's download (checked against the URL, as above).
+SCHEDULED: Final = "_rep_scheduled"
 #: Set by the response guard on a compressed answer: an ``IgnoreRequest`` after it is
 #: the inflation cap.
 INFLATING: Final = "_rep_inflating"

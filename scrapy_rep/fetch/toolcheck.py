@@ -22,6 +22,7 @@ from scrapy_rep.fetch.rslfetch import NO_LICENSES, OriginLicenses, origin_licens
 from scrapy_rep.fetch.urlfetch import (
     OriginTdm,
     fetch_robotstxt,
+    held_reason,
     origin_tdm,
     read_robots_file,
     robots_url_for,
@@ -60,12 +61,14 @@ def report(
     tdm: OriginTdm | None = None,
     licenses: OriginLicenses = NO_LICENSES,
     profile: str = "",
+    held: str = "",
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. With ``request_rules``, a URL robots.txt allows is decided further as the
     crawl decides it (:meth:`RequestRules.refusal`: the purposes, their extra agents,
     tdmrep.json, the RSL ``licenses`` of its ``License:`` lines). ``profile``: the
-    robots.txt profile, for :func:`google_note`."""
+    robots.txt profile, for :func:`google_note`. ``held``: why robots.txt disallows a URL
+    while it is unreachable (:func:`held_reason`): temporary."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
@@ -75,6 +78,8 @@ def report(
             allowed, why = decision.allowed, decision.explanation
         else:
             allowed, why = request_rules.robots_decision(rules, url, user_agent)
+        if not allowed and held:
+            why = held
         if allowed and request_rules is not None and request_rules.checks_anything:
             robots_url = robots_url_for(url) or "robots.txt"
             tdm_file, given_up = (None, None) if tdm is None else (tdm.file, tdm.given_up)
@@ -120,6 +125,8 @@ class Source:
     unreachable: bool = False
     tdm: OriginTdm | None = None
     licenses: OriginLicenses = NO_LICENSES
+    #: Why its URLs are disallowed while robots.txt is unreachable (``""``: it is not).
+    held: str = ""
 
 
 def sources(options: argparse.Namespace) -> list[Source]:
@@ -161,5 +168,6 @@ def sources(options: argparse.Namespace) -> list[Source]:
             robots_url, rules, options.request_rules, options.user_agent, options.timeout,
             options.unreachable_action,
         )  # fmt: skip
-        sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses))
+        held = held_reason(fetched)
+        sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, held))
     return sources

@@ -205,6 +205,16 @@ def robots_verdict(fetched: FetchedRobots, action: str) -> tuple[RobotsTxt, list
     return fetched.rules, []
 
 
+def held_reason(fetched: FetchedRobots) -> str:
+    """Why both tools call a URL disallowed while its robots.txt is unreachable (SPEC §4:
+    a 429, 5xx or network error disallows everything for now): temporary, and not what
+    the crawl ends with, which holds the request and retries; ``""`` when reachable."""
+    if not fetched.unreachable:
+        return ""
+    said = f"answers {fetched.status}" if fetched.status is not None else "is unreachable"
+    return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
+
+
 def origin_tdm(origin_url: str, agent: str, timeout: float, action: str = "drop") -> OriginTdm:
     """Fetch ``origin_url``'s tdmrep.json with the crawl's procedure. Unreachable: the crawl
     holds its requests, then drops them (``REP_UNREACHABLE_ACTION``, "drop" by default) or

@@ -28,7 +28,7 @@ from scrapy_rep.trail.export import build, check_export, encode, summary_markdow
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
 from scrapy_rep.trail.repair import repair
-from scrapy_rep.trail.show import story
+from scrapy_rep.trail.show import no_record, story
 from scrapy_rep.trail.summary import Summary, summary_text
 from scrapy_rep.trail.terminal import printable, write_lines
 from scrapy_rep.trail.verification import Finding, Verification, across, verify
@@ -194,7 +194,7 @@ def _show(paths: list[str], url: str, out: TextIO) -> int:
         lines += told
         found += count
     if not found:
-        lines.append(f"no record of {url} in {', '.join(paths)}")
+        lines += no_record(paths, url)
     write_lines(lines, out)
     return EXIT_CLEAN if found else EXIT_DIFFERENCES
 

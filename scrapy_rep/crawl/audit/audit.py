@@ -90,6 +90,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        self.item_why: dict[str, str] = {}
+        self.not_followed: dict[str, list[str]] = {}
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
         self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")

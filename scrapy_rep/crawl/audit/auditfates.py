@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
-from scrapy_rep.crawl.audit.auditstate import ID_KEY, AuditState, guarded, robots_sha
+from scrapy_rep.crawl.audit.auditstate import (
+    ID_KEY,
+    NOT_FOLLOWED_KEPT,
+    AuditState,
+    guarded,
+    robots_sha,
+)
 from scrapy_rep.crawl.requests.usagegate import before_of
 from scrapy_rep.trail import records as lines
 from scrapy_rep.usage.policy import NOTHING_BEFORE
@@ -36,9 +42,13 @@ class FateEvents(AuditState):
     ) -> None:
         if reason in ("nofollow", "rel_nofollow"):  # a link, never requested: counted
             self.counts["not_followed"] += 1
-            page = self._state(getattr(response, "request", None))
-            if page is not None:
+            linking = getattr(response, "request", None)
+            page = self._state(linking)
+            if page is not None and linking is not None:
                 page[NOFOLLOW] += 1
+                links = self.not_followed.setdefault(linking.meta[ID_KEY][0], [])
+                if len(links) < NOT_FOLLOWED_KEPT:  # the count says how many in all
+                    links.append(request.url)
             return
         ref = request.meta.get(ID_KEY)
         state = self._state(request)
@@ -60,11 +70,18 @@ class FateEvents(AuditState):
         state = self._state(request)
         if state is None or request is None:
             return
+        key = request.meta[ID_KEY][0]
+        item_why = self.item_why.pop(key, "")
+        not_followed = self.not_followed.pop(key, [])
         extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
         if state[ITEM_REASON]:
             extra["item_reason"] = state[ITEM_REASON]
+            if item_why:
+                extra["item_why"] = item_why
         if state[NOFOLLOW]:
             extra["links_not_followed"] = state[NOFOLLOW]
+            if not_followed:
+                extra["not_followed"] = not_followed
         decision = response.meta.get(meta.USAGE)
         if decision is None:
             before = before_of(request)

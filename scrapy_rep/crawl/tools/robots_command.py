@@ -40,6 +40,7 @@ from scrapy_rep.fetch.toolcheck import further_documents, google_note
 from scrapy_rep.fetch.urlfetch import (
     OriginTdm,
     fetch_robotstxt,
+    held_reason,
     read_robots_file,
     robots_url_for,
     robots_verdict,
@@ -181,6 +182,7 @@ class RobotsCommand(ScrapyCommand):
     ) -> int:
         """One origin's documents (its robots.txt unless ``local`` is given, tdmrep.json,
         RSL licenses) and its block; its exit code (unreachable if one could not be had)."""
+        held = ""
         if local is not None:
             rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
         else:
@@ -190,10 +192,11 @@ class RobotsCommand(ScrapyCommand):
             rules, notes = robots_verdict(fetched, config.unreachable_action)
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
+            held = held_reason(fetched)
         tdm, licenses = further_documents(
             robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
         )
-        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
+        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, held)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
         return code
@@ -208,8 +211,10 @@ class RobotsCommand(ScrapyCommand):
         config: RepConfig,
         tdm: OriginTdm | None = None,
         licenses: OriginLicenses = NO_LICENSES,
+        held: str = "",
     ) -> int:
-        """Print one origin's block; its exit code."""
+        """Print one origin's block; its exit code. ``held``: why a URL is disallowed
+        while robots.txt is unreachable (temporary)."""
         print(f"\nrobots.txt {outcome}")
         if tdm is not None:  # the origin's other documents, under its robots.txt header
             print(f"  {tdm.line}")
@@ -220,7 +225,7 @@ class RobotsCommand(ScrapyCommand):
         for sitemap in rules.sitemaps:
             print(f"  sitemap: {sitemap}")
         lines, all_allowed = report(
-            rules, urls, agent, self.request_rules, tdm, licenses, self.profile
+            rules, urls, agent, self.request_rules, tdm, licenses, self.profile, held
         )
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
