@@ -304,7 +304,7 @@ READ_CASES = [
     (
         "robots after a title and a script",
         "<!DOCTYPE html><html><head><meta charset=utf-8><title>Robots</title>"
-        "<script>var s = '<meta name=\"robots\" content=\"x\">';</script>"
+        '<script>var s = \'<meta name="robots" content="x">\';</script>'
         '<meta name="robots" content="noarchive"></head><body></body></html>',
         [("robots", "noarchive")],
     ),
@@ -318,12 +318,12 @@ READ_CASES = [
         '<a title=\'<meta name="robots" content="noindex">\'>x</a>',
         [],
     ),
-    ("in the body", '<body><p>x</p><META NAME="MyBot" CONTENT="NOINDEX"></body>', [("mybot", "NOINDEX")]),
+    ("in the body", '<p>x</p><META NAME="MyBot" CONTENT="NOINDEX">', [("mybot", "NOINDEX")]),
     ("a quoted >", '<meta content="a>b" name="robots">', [("robots", "a>b")]),
-    ("character reference in the name", '<meta name="r&#111;bots" content="x">', [("robots", "x")]),
-    ("character reference in the content", "<meta name=robots content='no&#105;ndex'>", [("robots", "noindex")]),
-    ("noscript counts", "<noscript><meta name=robots content=noindex></noscript>", [("robots", "noindex")]),
-]  # fmt: skip
+    ("reference in the name", '<meta name="r&#111;bots" content="x">', [("robots", "x")]),
+    ("reference in the content", "<meta name=robots content='no&#105;x'>", [("robots", "noix")]),
+    ("noscript counts", "<noscript><meta name=robots content=a></noscript>", [("robots", "a")]),
+]
 
 
 @pytest.mark.parametrize(("case", "html", "expected"), READ_CASES, ids=[c[0] for c in READ_CASES])
@@ -368,6 +368,7 @@ def test_noscript_switched_off_sends_a_page_with_noscript_to_the_parse() -> None
 
 
 # ---------------------------------------------------------------- encodings
+
 
 @pytest.mark.parametrize(
     ("encoding", "transparent"),
@@ -418,10 +419,12 @@ HOSTILE = {
     "10 MB of metas opening quotes": b'<meta name="' * 850_000,
     "10 MB of metas with a robots name each, none closed": b"<meta name=robots content=" * 400_000,
     "10 MB of attribute names": b"<meta " + b"a " * 5_000_000,
-    "a title of 10 MB of < before the tag": b"<title>" + b"<" * 10_000_000
-    + b"</title><meta name=robots content=x>",
-    "a div attribute of 10 MB before the tag": b'<div title="' + b"<meta " * 1_700_000
-    + b'"><meta name=robots content=x>',
+    "a title of 10 MB of < before the tag": (
+        b"<title>" + b"<" * 10_000_000 + b"</title><meta name=robots content=x>"
+    ),
+    "a div attribute of 10 MB before the tag": (
+        b'<div title="' + b"<meta " * 1_700_000 + b'"><meta name=robots content=x>'
+    ),
     "10 MB of comments opening": b"<!--" * 2_500_000 + b"<meta name=robots content=x>",
     "10 MB of dashes in a comment": b"<!--" + b"-" * 10_000_000 + b"<meta name=robots content=x>",
     "10 MB of scripts opening": b"<script>" * 1_250_000 + b"<meta name=robots content=x>",

@@ -184,12 +184,17 @@ def test_speed_parse_reuses_the_response_selector() -> None:
 MISSED_CASES = [
     (
         "reference after a quoted >",
-        '<meta content="noindex" data-x="a>b" name="r&#111;bots">'.encode(),
+        b'<meta content="noindex" data-x="a>b" name="r&#111;bots">',
         "utf-8",
         "mybot",
     ),
     ("NUL inside the name", b'<meta name="rob\x00ots" content="noindex">', "utf-8", "mybot"),
-    ("Kelvin sign for k", '<meta name="\u212aBOT" content="noindex">'.encode(), "utf-8", "KBot/1.0"),
+    (
+        "Kelvin sign for k",
+        '<meta name="\u212aBOT" content="noindex">'.encode(),
+        "utf-8",
+        "KBot/1.0",
+    ),
     ("named reference", b'<meta name="my&lowbar;bot" content="noindex">', "utf-8", "My_Bot/1.0"),
     (
         "reference in a UTF-16 page",

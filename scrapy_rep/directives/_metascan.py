@@ -136,15 +136,26 @@ _END_TAG: Final = re.compile(b"</" + _TAG_NAME + _at_once(_ANY_ATTRIBUTES, "e") 
 @lru_cache(maxsize=2)
 def _tokens(noscript: bool) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """One token that leaves the tokenizer in the data state, and a run of them: text, a
-    ``<`` that starts nothing (§13.2.5.6), the doctype (it ends at the first ``>``), an
-    end tag, a start tag but of the elements above (and ``<noscript>`` when its tags do
-    not count)."""
+    ``<`` that starts nothing (§13.2.5.6), the doctype (it ends at the first ``>``), a
+    comment with no ``--`` inside, an element of raw text with no ``<`` inside (the
+    others are read by :func:`_token_end`), an end tag, a start tag but of the elements
+    above (and ``<noscript>`` when its tags do not count)."""
     special = (*_RAW_TEXT, *_UNREAD) if noscript else (*_RAW_TEXT, *_UNREAD, b"noscript")
+    raw_texts = [
+        b"<%s(?=[\t\n\f\r />])" % name
+        + _at_once(_ANY_ATTRIBUTES, f"rs{number}")
+        + b">[^<]*</%s(?=[\t\n\f\r />])" % name
+        + _at_once(_ANY_ATTRIBUTES, f"re{number}")
+        + b">"
+        for number, name in enumerate(_RAW_TEXT)
+    ]
     token = b"|".join(
         (
             rb"[^<]+",
             rb"<(?![a-z!?/])",
             rb"<!doctype[^>]*>",
+            rb"<!--(?!-?>)[^-]*(?:-[^-]+){0,%d}-->" % MAX_PIECES,
+            *raw_texts,
             b"</" + _TAG_NAME + _at_once(_ANY_ATTRIBUTES, "e") + b">",
             b"<(?!(?:%s)[\t\n\f\r />])" % b"|".join(special)
             + _TAG_NAME
@@ -265,7 +276,7 @@ def _read_up_to(lowered: bytes, position: int, start: int, noscript: bool) -> in
     comes first is not read here."""
     token, run = _tokens(noscript)
     while True:
-        position = run.match(lowered, position, start).end()
+        position = run.match(lowered, position, start).end()  # type: ignore[union-attr]  # a run of no token matches too
         if position == start:
             return start
         end = _token_end(lowered, position, token)
@@ -299,11 +310,6 @@ def _token_end(lowered: bytes, position: int, token: re.Pattern[bytes]) -> int |
     return None if end_tag is None else end_tag.end()
 
 
-def _plain(value: bytes) -> bool:
-    """A value that reads as its bytes: ASCII, no reference, no carriage return."""
-    return value.isascii() and b"&" not in value and b"\r" not in value
-
-
 def _wanted_tag(
     body: bytes, lowered: bytes, start: int, end: int, names: frozenset[str]
 ) -> Found | None:
@@ -314,17 +320,19 @@ def _wanted_tag(
         if attribute == b"name" and name is None:
             name = double or single or unquoted
         elif attribute == b"content" and content is None:
-            content = b""
+            content = double or single or unquoted
     if name is None or content is None:
         return None
-    if not (name.isascii() and b"&" not in name):
+    if not name.isascii() or b"&" in name:
         return body[start:end]  # a parser reads what the name says
-    if name.decode("ascii").strip() not in names:
+    text = name.decode("ascii").strip()
+    if text not in names:
         return None
-    for attribute, double, single, unquoted in _ATTRIBUTE.findall(body, start + 5, end):
-        if attribute.lower() == b"content":
-            content = double or single or unquoted
-            break
-    if not _plain(content):
-        return body[start:end]
-    return name.decode("ascii").strip(), content.decode("ascii")
+    if lowered[start:end] != body[start:end]:  # the content as written, not lowercased
+        for attribute, double, single, unquoted in _ATTRIBUTE.findall(body, start + 5, end):
+            if attribute.lower() == b"content":
+                content = double or single or unquoted
+                break
+    if not content.isascii() or b"&" in content or b"\r" in content:
+        return body[start:end]  # a reference, a non-ASCII character, a carriage return
+    return text, content.decode("ascii")

@@ -5,11 +5,16 @@
   the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
   ``<template>`` (and ``<noscript>`` when switched off); comments never count.
 
-A page with no robots meta tag pays only for one case-insensitive byte search: the HTML
-is parsed only when one of the meta names occurs in the body, and then through the
-response's own (cached) selector, so a spider's later ``response.css()`` parses nothing
-again. :func:`rel_nofollow_targets` reads the page's ``rel="nofollow"`` links the same
-way (only pages that mention "nofollow" are parsed).
+The meta tags are read from the page's bytes (:func:`scan_meta_tags`: one
+case-insensitive search on a page with no meta name, the tags and the text before them
+read as the HTML standard's tokenizer reads them on a page with one), so the usual page
+is not parsed at all. Where the scan cannot be certain (a tag after a ``<template>``, an
+unusual comment, a tag outside the attribute grammar it reads, an encoding whose bytes
+do not show the markup) the page is parsed with lxml through the response's own (cached)
+selector, so a spider's later ``response.css()`` parses nothing again; a tag whose name
+or content holds a character reference is parsed alone. :func:`rel_nofollow_targets`
+reads the page's ``rel="nofollow"`` links with the parse (only pages that mention
+"nofollow" are parsed).
 """
 
 from __future__ import annotations
@@ -87,7 +92,7 @@ def meta_tags(
     if byte_transparent(encoding):
         scanned = scan_meta_tags(response.body, wanted, noscript=noscript)
         if scanned is not None:
-            found = _decoded(scanned, wanted, encoding)
+            found = _decoded(scanned, wanted, encoding) if scanned else []
             if found is not None:
                 return found
     elif "<meta" not in response.text.replace("\x00", "").lower():
@@ -138,6 +143,7 @@ def _get(element: Any, name: str) -> str | None:
 def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> list[tuple[str, str]]:
     """The meta tags as the parsed page has them: the response's own (cached) selector,
     so a spider's later ``response.css()`` parses nothing again."""
+    selector: Selector
     try:
         selector = response.selector
     except ValueError:  # Scrapy's selector reads <base href> first, and raises on a broken one
