@@ -264,7 +264,7 @@ def assert_same(html: str) -> None:
             assert fast == full_parse(body, noscript), (html, noscript)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(page())
 def test_the_scan_reads_what_the_parse_reads(html: str) -> None:
     assert_same(html)
