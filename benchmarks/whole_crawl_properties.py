@@ -33,7 +33,9 @@ def main() -> int:
     parser.add_argument(
         "--minutes", type=float, default=0, help="stop after this long (0: run every seed)"
     )
-    parser.add_argument("--generation", type=int, default=1, help="the generator's revision (1, 2)")
+    parser.add_argument(
+        "--generation", type=int, default=3, help="the generator's revision (1, 2, 3; default 3)"
+    )
     parser.add_argument("--no-redis", action="store_true", help="skip the Redis dimension")
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")

@@ -25,7 +25,7 @@ from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.verdict import RequestRules, obey_of
 
-#: The exit codes of ``python -m scrapy_rep check`` and ``scrapy robots`` alike.
+#: The exit codes of ``python -m scrapy_rep check`` and ``scrapy rep-robots`` alike.
 EXIT_ALLOWED: Final = 0
 EXIT_DISALLOWED: Final = 1
 EXIT_USAGE: Final = 2
@@ -55,10 +55,10 @@ def exit_code_table(same_for: str, *, page: bool) -> str:
     return "\n".join(lines)
 
 
-#: The exit codes of ``scrapy robots``, as its ``--help`` shows them.
+#: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
 EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page=True)
 #: The exit codes of ``python -m scrapy_rep check`` (it has no --page).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy robots", page=False)
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", page=False)
 
 
 # --------------------------------------------------------------------------- the command
@@ -196,7 +196,7 @@ def _as_option(message: str) -> str:
 
 def _only_a_url(options: argparse.Namespace) -> bool:
     """``check URL`` alone: the URL is checked against its own origin's robots.txt, as
-    ``scrapy robots URL`` does."""
+    ``scrapy rep-robots URL`` does."""
     return bool(options.robots) and not options.urls and "://" in options.robots
 
 
@@ -225,7 +225,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(line, file=out)
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile, options.obey, source.given_up,
+            source.licenses, profile, options.obey, source.held,
         )  # fmt: skip
         for line in lines:
             print(line, file=out)

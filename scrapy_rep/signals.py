@@ -48,8 +48,10 @@ request_refused = object()
 
 #: An item was dropped because of its page's directives (SPEC §6) or because the page is
 #: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
-#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and, for
-#: ``"purpose"``, ``message`` (``"ai-train denied by header Content-Usage: train-ai=n"``).
+#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and ``message``,
+#: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
+#: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
+#: train-ai=n"``).
 item_refused = object()
 
 

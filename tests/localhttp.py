@@ -1,5 +1,5 @@
 """A plain threaded HTTP server on 127.0.0.1 for tests of the synchronous tools
-(``python -m scrapy_rep check``, ``scrapy robots``), which run without a reactor."""
+(``python -m scrapy_rep check``, ``scrapy rep-robots``), which run without a reactor."""
 
 from __future__ import annotations
 

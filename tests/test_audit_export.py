@@ -300,7 +300,7 @@ def _file_line(path: str, fate: str) -> dict[str, Any]:
 
 def test_stored_and_marked_files_are_assets_refused_ones_are_not(tmp_path: Path) -> None:
     """A hand-made trail: ``file`` lines stored, marked, refused and failed; pages
-    fetched with and without items kept, refused; and ``scrapy audit export``."""
+    fetched with and without items kept, refused; and ``scrapy rep-audit export``."""
     body = [
         snapshot_line(),
         url_line("/", robots=robots_part(None)),
@@ -331,7 +331,7 @@ def test_stored_and_marked_files_are_assets_refused_ones_are_not(tmp_path: Path)
     assert code == EXIT_CLEAN, printed_verify
     # under scrapy, with the project's REP_AUDIT_FILE
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", "export", "--out", str(tmp_path / "s.jsonl"),
+        [sys.executable, "-m", "scrapy", "rep-audit", "export", "--out", str(tmp_path / "s.jsonl"),
          "--summary", str(tmp_path / "s.md"), "-s", f"REP_AUDIT_FILE={trail}"],
         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip

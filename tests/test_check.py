@@ -236,10 +236,11 @@ def test_cli_exit_3_when_a_robotstxt_is_unreachable(server: str) -> None:
     status, output = run("http://127.0.0.1:1/", "http://127.0.0.1:1/x", "--timeout", "5")
     assert status == 3, output
     assert "unreachable (URLError: [Errno 111] Connection refused)" in output
+    # Temporary, and not what a crawl ends with (it holds the request and retries).
     assert (
-        "DISALLOWED  http://127.0.0.1:1/x  Dropped: robots.txt of http://127.0.0.1:1 unreachable"
-        in output
-    )
+        "DISALLOWED  http://127.0.0.1:1/x  disallowed while robots.txt is unreachable "
+        "(temporary; a crawl holds the request and retries)"
+    ) in output
 
 
 def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:
@@ -281,7 +282,7 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
 
 
 def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:
-    """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy robots
+    """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy rep-robots
     URL`` does (docs/cli.md)."""
     status, output = run(f"{server}/private/x")
     assert status == 1

@@ -1,5 +1,5 @@
-"""``scrapy robots``: the Scrapy command, against a local server (docs/cli.md, '`scrapy
-robots`'; SPEC §4)."""
+"""``scrapy rep-robots``: the Scrapy command, against a local server (docs/cli.md,
+'`scrapy rep-robots`'; SPEC §4)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def port() -> Iterator[int]:
 
 def scrapy_robots(*args: str, cwd: Path | None = None) -> tuple[int, str]:
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "robots", "-s", "USER_AGENT=TestBot/1.0", *args],
+        [sys.executable, "-m", "scrapy", "rep-robots", "-s", "USER_AGENT=TestBot/1.0", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -135,3 +135,23 @@ def test_robots_command_a_file_over_500_kib_says_where_it_was_cut(tmp_path: Path
     status, output = scrapy_robots("--robots-file", str(robots), "http://e.com/")
     assert status == 0, output
     assert "only the first 500 KiB (512,000 bytes)" in output and "the cut falls in line" in output
+
+
+def test_the_commands_are_named_for_whose_they_are(tmp_path: Path) -> None:
+    """The entry points add ``rep-robots`` and ``rep-audit`` to every project of the
+    environment; the generic ``robots`` and ``audit`` are not ours to take (docs/decisions.md,
+    'The Scrapy commands are named rep-robots and rep-audit')."""
+    listing = subprocess.run(
+        [sys.executable, "-m", "scrapy", "-h"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    commands = {line.split()[0] for line in listing.stdout.splitlines() if line.startswith("  ")}
+    assert {"rep-robots", "rep-audit"} <= commands
+    assert not {"robots", "audit"} & commands
+    for old in ("robots", "audit"):
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy", old, "-h"],
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        )  # fmt: skip
+        assert result.returncode == 2
+        assert f"Unknown command: {old}" in result.stdout

@@ -1,4 +1,4 @@
-"""``scrapy robots --purpose ai-train FILE_URL``: what a file says inside itself."""
+"""``scrapy rep-robots --purpose ai-train FILE_URL``: what a file says inside itself."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``scrapy robots --page`` says what a page holds for other crawlers when none of its
+"""``scrapy rep-robots --page`` says what a page holds for other crawlers when none of its
 directives apply to ours, instead of "no robots meta tag or header"."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``scrapy robots URL --purpose``: every AI-usage signal about a URL, and the answer."""
+"""``scrapy rep-robots URL --purpose``: every AI-usage signal about a URL, and the answer."""
 
 from __future__ import annotations
 

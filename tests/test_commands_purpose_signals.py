@@ -1,4 +1,4 @@
-"""``scrapy robots URL --purpose``: each newer signal (vocab-08 ``ai-use``,
+"""``scrapy rep-robots URL --purpose``: each newer signal (vocab-08 ``ai-use``,
 ``DisallowAITraining``, Content-Signal ``use=``; docs/purpose-notes.md), with its source
 line."""
 

@@ -31,11 +31,11 @@ def exit_code_rows(text: str) -> list[str]:
 
 
 def test_scrapy_robots_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
-    result = run("-m", "scrapy", "robots", "-h")
+    result = run("-m", "scrapy", "rep-robots", "-h")
     assert result.returncode == 0, result.stderr
     assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
     assert "exit codes (python -m scrapy_rep check uses the same):" in result.stdout
-    assert "`scrapy robots`" not in result.stdout  # it does not point at itself
+    assert "`scrapy rep-robots`" not in result.stdout  # it does not point at itself
     assert "--purpose" in result.stdout and "--page" in result.stdout  # its own options
     assert max(len(line) for line in EXIT_CODES.splitlines()) <= 80
 
@@ -51,7 +51,7 @@ def test_check_help_lists_only_the_options_check_has() -> None:
     assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", result.stdout))
     assert named <= own | {"--version", "--help"}, named - own
-    assert "exit codes (scrapy robots uses the same):" in result.stdout
+    assert "exit codes (scrapy rep-robots uses the same):" in result.stdout
 
 
 def test_top_level_help_describes_both_commands() -> None:
@@ -67,7 +67,7 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
 
     project = Path(__file__).resolve().parents[1] / "example_project"
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", "-h"],
+        [sys.executable, "-m", "scrapy", "rep-audit", "-h"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -77,7 +77,7 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
     assert result.returncode == 0, result.stderr
     assert exit_code_rows(result.stdout) == ["0", "1", "2"]
     assert "exit codes (the same for `python -m scrapy_rep audit`):" in result.stdout
-    assert "`scrapy audit`" not in result.stdout  # it does not point at itself
+    assert "`scrapy rep-audit`" not in result.stdout  # it does not point at itself
 
 
 def test_check_synopsis_in_the_docs_names_every_option() -> None:
@@ -104,8 +104,8 @@ def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
     runs = [
         ["-m", "scrapy_rep", "check", "/no/such/robots.txt", "https://e.com/"],
         ["-m", "scrapy_rep", "audit", "verify", "/no/such/trail.jsonl"],
-        ["-m", "scrapy", "robots", "-s", "REP_PROFILE=gogle", "https://e.com/"],
-        ["-m", "scrapy", "audit", "verify", "/no/such/trail.jsonl"],
+        ["-m", "scrapy", "rep-robots", "-s", "REP_PROFILE=gogle", "https://e.com/"],
+        ["-m", "scrapy", "rep-audit", "verify", "/no/such/trail.jsonl"],
     ]
     for args in runs:
         result = subprocess.run(

@@ -4,13 +4,26 @@ origin: for ai-train only the allowed images are stored, for search all of them.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
-from mediafiles import DMI_VALUES, c2pa_jpeg, jpeg, pdf, png, xmp_packet
+from mediafiles import (
+    DMI_VALUES,
+    c2pa_jpeg,
+    encoded,
+    jpeg,
+    pdf,
+    png,
+    png_chunk,
+    png_raw_profile,
+    png_with,
+    tiff_in,
+    xmp_packet,
+)
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep import signals
@@ -659,3 +672,146 @@ async def test_a_store_that_fails_is_recorded_as_failed(
     assert fates == {"doc.pdf": "failed", "good.jpg": "failed", "no.jpg": "refused"}
     assert all(r["error"] for r in found["records"] if r["fate"] == "failed")
     assert our_errors(caplog) == []
+
+
+# ------------------------------------------------------------------ XMP as ExifTool reads it
+
+NO = xmp_packet("DMI-PROHIBITED")
+TIFF = {"Content-Type": "image/tiff"}
+#: The forms of IPTC Data Mining that were stored for ai-train, "unknown" in the export
+#: and not even unreadable, though ExifTool reads DMI-PROHIBITED in each
+#: (tests/test_xmp_exiftool.py): name -> (body, headers).
+EXIFTOOL_FORMS: dict[str, tuple[bytes, dict[str, str]]] = {
+    "qualified.jpg": (jpeg(xmp_packet("DMI-PROHIBITED", form="qualified")), JPEG),
+    "described.jpg": (jpeg(xmp_packet("DMI-PROHIBITED", form="described")), JPEG),
+    "li-resource.png": (png(xmp_packet("DMI-PROHIBITED", form="li-resource")), PNG),
+    "utf-16-be.jpg": (jpeg(encoded(NO, "utf-16-be")), JPEG),
+    "utf-16-le.jpg": (jpeg(encoded(NO, "utf-16-le")), JPEG),
+    "utf-32-le.jpg": (jpeg(encoded(NO, "utf-32-le")), JPEG),
+    "text.png": (png(xmp_packet("DMI-PROHIBITED", begin=""), chunk="tEXt"), PNG),
+    "ztxt.png": (png(NO, chunk="zTXt"), PNG),
+    "raw-profile.png": (png_raw_profile(NO), PNG),
+    "ifd1.tif": (tiff_in(NO, "ifd1"), TIFF),
+}
+STATEMENT = "XMP plus:DataMining DMI-PROHIBITED"
+
+
+async def forms_crawl(tmp_path: Path, **settings: Any) -> dict[str, Any]:
+    """Each form, and a plain JPEG, through FilesPipeline and through ImagesPipeline."""
+    files = {
+        f"/files/{n}": Reply(200, body, headers) for n, (body, headers) in EXIFTOOL_FORMS.items()
+    }
+    images = {
+        f"/images/{n}": Reply(200, body, headers) for n, (body, headers) in EXIFTOOL_FORMS.items()
+    }
+    files["/files/plain.jpg"] = images["/images/plain.jpg"] = Reply(200, jpeg(), JPEG)
+    return await both_crawl(tmp_path, files, images, **settings)
+
+
+def _path(url: object) -> str:
+    return "/" + "/".join(str(url).rsplit("/", 2)[1:])
+
+
+def _audit(*argv: str) -> tuple[int, str]:
+    import io
+
+    from scrapy_rep.trail.cli import main
+
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def _exported_files(trail: Path) -> list[dict[str, Any]]:
+    """The file lines of ``audit export`` (after its header)."""
+    code, printed = _audit("export", str(trail))
+    assert code == 0
+    _header, *assets = (json.loads(line) for line in printed.splitlines())
+    return [asset for asset in assets if asset["asset"] == "file"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_every_form_exiftool_reads_is_refused_by_both_pipelines(tmp_path: Path) -> None:
+    """ai-train, FilesPipeline and ImagesPipeline: each form is refused (not stored),
+    the trail has its statement, ``audit verify`` is clean, ``audit export`` has only
+    the plain files."""
+    found = await forms_crawl(tmp_path)
+    item = found["item"]
+    assert [_path(r["url"]) for r in item["files"]] == ["/files/plain.jpg"]
+    assert [_path(r["url"]) for r in item["images"]] == ["/images/plain.jpg"]
+    refused = {_path(r["url"]): r for r in item["rep_refused_files"]}
+    assert set(refused) == {f"/{kind}/{n}" for kind in ("files", "images") for n in EXIFTOOL_FORMS}
+    for entry in refused.values():
+        assert entry["signal"] == STATEMENT and "rep_unreadable" not in entry
+        assert entry["rep_refused"] == [f"ai-train denied by {STATEMENT}"]
+    records = {_path(r["url"]): r for r in found["records"]}
+    for path in refused:
+        record = records[path]
+        assert record["fate"] == "refused" and record["why"] == f"ai-train denied by {STATEMENT}"
+        usage = record["usage"]
+        assert usage["signals"][usage["decided_by"]["ai-train"]]["source"] == STATEMENT
+    assert {r["fate"] for p, r in records.items() if p.endswith("plain.jpg")} == {"stored"}
+    assert len([name for name in found["on_disk"] if name != "full"]) == 2  # the plain ones
+    trail = tmp_path / "trail.jsonl"
+    code, said = _audit("verify", str(trail))
+    assert code == 0, said
+    assert sorted(_path(a["url"]) for a in _exported_files(trail)) == [
+        "/files/plain.jpg",
+        "/images/plain.jpg",
+    ]
+    assert found["stats"].get_value("rep/media/refused/ai-train") == 2 * len(EXIFTOOL_FORMS)
+    assert found["stats"].get_value("rep/media/unreadable") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_every_form_exiftool_reads_is_a_no_in_the_export_when_marked(
+    tmp_path: Path,
+) -> None:
+    """``REP_PURPOSE_ACTION = "mark"``: each form is stored with its mark, and ``audit
+    export`` says ai-train (and search, ai-input: plain DMI-PROHIBITED) disallowed, by
+    the file's own statement; it said "unknown"."""
+    found = await forms_crawl(tmp_path, REP_PURPOSE_ACTION="mark")
+    trail = tmp_path / "trail.jsonl"
+    code, said = _audit("verify", str(trail))
+    assert code == 0, said
+    exported = {_path(a["url"]): a for a in _exported_files(trail)}
+    forms = {f"/{kind}/{n}" for kind in ("files", "images") for n in EXIFTOOL_FORMS}
+    assert set(exported) == forms | {"/files/plain.jpg", "/images/plain.jpg"}
+    for path in forms:
+        line = exported[path]
+        assert line["preferences"] == dict.fromkeys(
+            ("search", "ai-train", "ai-input"), "disallowed"
+        )
+        assert [s["source"] for s in line["signals"]] == [STATEMENT]
+    assert exported["/files/plain.jpg"]["preferences"]["ai-train"] == "unknown"
+    marked = [r for r in (*found["item"]["files"], *found["item"]["images"]) if "rep_refused" in r]
+    assert {_path(r["url"]) for r in marked} == forms
+
+
+UNSEEN_FORMS: dict[str, tuple[bytes, dict[str, str]]] = {
+    "ztxt-not-deflate.png": (
+        png_with(png(), png_chunk(b"zTXt", b"XML:com.adobe.xmp\x00\x00" + b"\x00" * 64)),
+        PNG,
+    ),
+    "ebcdic.jpg": (jpeg(xmp_packet("DMI-PROHIBITED", begin="").decode().encode("cp500")), JPEG),
+}
+
+
+@pytest_twisted.ensureDeferred
+async def test_xmp_that_cannot_be_read_fails_closed_in_both_pipelines(tmp_path: Path) -> None:
+    """A zTXt XMP chunk that does not inflate, a packet in an encoding not read: the
+    file is unreadable and refused for ai-train (it was stored)."""
+    files = {
+        f"/files/{n}": Reply(200, body, headers) for n, (body, headers) in UNSEEN_FORMS.items()
+    }
+    images = {
+        f"/images/{n}": Reply(200, body, headers) for n, (body, headers) in UNSEEN_FORMS.items()
+    }
+    found = await both_crawl(tmp_path, files, images)
+    item = found["item"]
+    assert item["files"] == [] and item["images"] == []
+    refused = {_path(r["url"]): r for r in item["rep_refused_files"]}
+    assert set(refused) == {f"/{kind}/{n}" for kind in ("files", "images") for n in UNSEEN_FORMS}
+    for entry in refused.values():
+        assert entry["signal"].startswith("unreadable XMP (")
+        assert entry["rep_unreadable"][0].startswith("unreadable XMP: ")
+    assert _audit("verify", str(tmp_path / "trail.jsonl"))[0] == 0

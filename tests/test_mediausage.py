@@ -14,15 +14,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mediafiles import (
     DMI_VALUES,
+    RDF_FORMS,
     c2pa_jpeg,
+    encoded,
     gif,
     jpeg,
+    jpeg_exif,
     jpeg_extended,
+    jpeg_photoshop,
     mp4,
     pdf,
     png,
     png_chunk,
+    png_exif,
+    png_raw_profile,
+    png_with,
+    text_chunk,
     tiff,
+    tiff_block,
+    tiff_in,
     webp,
     xmp_packet,
 )
@@ -74,9 +84,234 @@ def test_see_constraint_values_say_nothing_when_the_crawl_meets_the_constraints(
     assert answers(jpeg(xmp_packet(value)), constraints_met=True) == (U, U, U)
 
 
-@pytest.mark.parametrize("form", ["element", "attribute", "resource"])
-def test_the_three_rdf_forms_of_the_property(form: str) -> None:
-    assert answers(png(xmp_packet("DMI-PROHIBITED", form=form))) == (N, N, N)
+@pytest.mark.parametrize("form", ["attribute", *RDF_FORMS])
+def test_xmp_part1_every_rdf_form_of_the_property(form: str) -> None:
+    """XMP Part 1 §7.9.2: a simple value, an attribute, ``rdf:resource``, an array
+    (``rdf:li`` with text, ``rdf:resource`` or a qualified value), a qualified value
+    (``rdf:parseType="Resource"``, a nested ``rdf:Description``, an ``rdf:value``
+    attribute): each is the value, its qualifier is not. Qualified values and
+    ``rdf:li rdf:resource`` said nothing before."""
+    packet = xmp_packet("DMI-PROHIBITED", form=form)
+    assert data_mining_values(packet) == ["DMI-PROHIBITED"]
+    reading = read_media(png(packet))
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert not reading.unreadable and answers(png(packet)) == (N, N, N)
+
+
+def _packet_with(body: str) -> bytes:
+    return xmp_packet().replace(b"</rdf:Description>", body.encode() + b"</rdf:Description>", 1)
+
+
+RDF_EDGE_CASES = [
+    # A struct without rdf:value: its field is not the property's value (ExifTool names
+    # it XMP-plus:DataMiningSource).
+    ('<plus:DataMining rdf:parseType="Resource"><q:source>http://ns.useplus.org/ldf/vocab/'
+     "DMI-PROHIBITED</q:source></plus:DataMining>", []),
+    # A blank node described elsewhere (rdf:nodeID), as ExifTool reads it.
+    ('<plus:DataMining rdf:nodeID="b1"/></rdf:Description><rdf:Description rdf:nodeID="b1">'
+     "<rdf:value>DMI-PROHIBITED</rdf:value>", ["DMI-PROHIBITED"]),
+    # A nodeID that names itself ends.
+    ('<plus:DataMining rdf:nodeID="b1"/></rdf:Description><rdf:Description rdf:nodeID="b1">'
+     '<rdf:value rdf:nodeID="b1"/>', []),
+    # An empty element's rdf:about (ExifTool takes it as the value).
+    ('<plus:DataMining rdf:about="DMI-PROHIBITED-AIMLTRAINING"/>', ["DMI-PROHIBITED-AIMLTRAINING"]),
+    # A value of a value, and an array of both kinds: each value once, in order.
+    ('<plus:DataMining rdf:parseType="Resource"><rdf:value rdf:parseType="Resource"><rdf:value>'
+     "DMI-ALLOWED</rdf:value></rdf:value></plus:DataMining>", ["DMI-ALLOWED"]),
+    ("<plus:DataMining><rdf:Bag><rdf:li>DMI-ALLOWED</rdf:li><rdf:li "
+     'rdf:resource="DMI-PROHIBITED"/><rdf:li>DMI-ALLOWED</rdf:li></rdf:Bag></plus:DataMining>',
+     ["DMI-ALLOWED", "DMI-PROHIBITED"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "expected"), RDF_EDGE_CASES)
+def test_rdf_forms_exiftool_reads_and_what_is_not_the_value(body: str, expected: list[str]) -> None:
+    assert data_mining_values(_packet_with(body)) == expected
+
+
+def test_a_thousand_values_are_kept_to_32_prohibiting_ones_first() -> None:
+    items = "".join(f"<rdf:li>DMI-ALLOWED-{n}</rdf:li>" for n in range(1000))
+    packet = _packet_with(
+        f"<plus:DataMining><rdf:Bag>{items}<rdf:li>DMI-PROHIBITED</rdf:li></rdf:Bag>"
+        "</plus:DataMining>"
+    )
+    values = data_mining_values(packet)
+    assert len(values) == 32 and values[0] == "DMI-PROHIBITED"
+    assert answers(jpeg(packet)) == (N, N, N)
+
+
+# --------------------------------------------------------------------------- encodings
+
+ENCODINGS = ["utf-16-be", "utf-16-le", "utf-32-be", "utf-32-le", "utf-16", "utf-32", "utf-8-sig"]
+
+
+@pytest.mark.parametrize("codec", ENCODINGS)
+@pytest.mark.parametrize("where", ["jpeg", "pdf"])
+def test_iso16684_7_3_2_a_packet_in_utf16_or_utf32(codec: str, where: str) -> None:
+    """A packet is UTF-8, UTF-16 or UTF-32, either byte order, with or without a
+    byte-order mark; in a JPEG segment, and found by packet scanning (PDF). It said
+    nothing before (not even "unreadable")."""
+    packet = encoded(xmp_packet("DMI-PROHIBITED", form="qualified"), codec)
+    data = jpeg(packet) if where == "jpeg" else pdf(packet)
+    reading = read_media(data)
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert not reading.unreadable
+
+
+def test_a_utf16_packet_declared_utf16_and_an_8bit_one_declared_utf16() -> None:
+    declaration = '<?xml version="1.0" encoding="UTF-16"?>'
+    packet = declaration.encode() + xmp_packet("DMI-PROHIBITED")
+    assert answers(jpeg(encoded(packet, "utf-16-le"))) == (N, N, N)
+    assert answers(jpeg(packet)) == (N, N, N)  # transcoded to UTF-8, declaration kept
+
+
+def test_a_latin1_packet_declared_so_is_read() -> None:
+    packet = b'<?xml version="1.0" encoding="ISO-8859-1"?>' + xmp_packet(
+        "DMI-PROHIBITED", extra="<dc:x>caf\u00e9</dc:x>"
+    ).decode().encode("latin-1", errors="replace")
+    reading = read_media(jpeg(packet))
+    assert not reading.unreadable and answers(jpeg(packet)) == (N, N, N)
+
+
+# ---------------------------------------------------------------- where ExifTool reads XMP
+
+LOCATION_CASES = [
+    ("png-tEXt", lambda p: png(p, chunk="tEXt")),
+    ("png-zTXt", lambda p: png(p, chunk="zTXt")),
+    ("png-raw-profile-zTXt", png_raw_profile),
+    ("png-raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
+    ("png-raw-profile-iTXt", lambda p: png_raw_profile(p, chunk="iTXt")),
+    ("png-eXIf", png_exif),
+    ("tiff-ifd0", lambda p: tiff_in(p, "ifd0")),
+    ("tiff-ifd1", lambda p: tiff_in(p, "ifd1")),
+    ("tiff-ifd2", lambda p: tiff_in(p, "ifd2")),
+    ("tiff-exif-ifd", lambda p: tiff_in(p, "exif")),
+    ("tiff-subifd", lambda p: tiff_in(p, "subifd")),
+    ("jpeg-exif-ifd0", jpeg_exif),
+    ("jpeg-exif-exif-ifd", lambda p: jpeg_exif(p, "exif")),
+    ("jpeg-photoshop-app13", jpeg_photoshop),
+    ("webp-EXIF", lambda p: _webp_exif(p)),
+]
+
+
+def _webp_exif(packet: bytes) -> bytes:
+    body = webp(b"")
+    block = tiff_block({0: {700: packet}})
+    chunk = b"EXIF" + struct.pack("<I", len(block)) + block + b"\x00" * (len(block) & 1)
+    riff = body[12:] + chunk
+    return b"RIFF" + struct.pack("<I", len(riff) + 4) + b"WEBP" + riff
+
+
+@pytest.mark.parametrize(("name", "build"), LOCATION_CASES, ids=[n for n, _ in LOCATION_CASES])
+def test_xmp_where_exiftool_reads_it(name: str, build: Callable[[bytes], bytes]) -> None:
+    """PNG text chunks of every kind, ImageMagick's raw profiles, every IFD of a TIFF
+    structure (the chain, the Exif IFD, SubIFDs; in a JPEG's, PNG's or WebP's Exif
+    block too), Photoshop image resources: ExifTool reads the packet there
+    (tests/test_xmp_exiftool.py); none of these was read before."""
+    data = build(xmp_packet("DMI-PROHIBITED", begin=""))
+    reading = read_media(data)
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"], reading
+    assert not reading.unreadable
+
+
+def test_a_tiff_ifd_loop_and_a_wild_offset_are_bounded() -> None:
+    data = bytearray(tiff_in(xmp_packet("DMI-PROHIBITED"), "ifd1"))
+    first = struct.unpack_from("<I", data, 4)[0]
+    count = struct.unpack_from("<H", data, first)[0]
+    data[first + 2 + 12 * count : first + 6 + 12 * count] = struct.pack("<I", first)  # IFD0 -> IFD0
+    reading = read_media(bytes(data))
+    assert reading.signals == () and not reading.unreadable  # IFD1 is no longer linked
+    data[4:8] = struct.pack("<I", 10**9)
+    assert read_media(bytes(data)).problems == ("file truncated in a TIFF IFD",)
+
+
+# ---------------------------------------------------------- unreadable XMP fails closed
+
+CHUNK_XMP = b"XML:com.adobe.xmp"
+EBCDIC = xmp_packet("DMI-PROHIBITED", begin="").decode().encode("cp500")
+UNSEEN_CASES = [
+    ("zTXt that does not inflate",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x00" + b"not deflate at all"))),
+    ("compressed iTXt that does not inflate",
+     png_with(png(), png_chunk(b"iTXt", CHUNK_XMP + b"\x00\x01\x00\x00\x00" + b"garbage"))),
+    ("zTXt compression method 1",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x01" + zlib.compress(xmp_packet())))),
+    ("zTXt whose compressed text ends early",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x00" + zlib.compress(b"x" * 999)[:-9]))),
+    ("raw profile that is not hexadecimal",
+     png_with(png(), text_chunk(b"\nxmp\n     10\nnot hex digits\n", chunk="zTXt",
+                                keyword=b"Raw profile type xmp"))),
+    ("raw profile without its header",
+     png_with(png(), text_chunk(xmp_packet("DMI-ALLOWED").hex().encode(), chunk="tEXt",
+                                keyword=b"Raw profile type xmp"))),
+    ("UTF-16 packet that does not decode",
+     jpeg(b"\xff\xfe" + "<?xpacket begin=".encode("utf-16-le") + b"\x00\xd8<\x00")),
+    ("packet in an encoding not read",
+     jpeg(b'<?xml version="1.0" encoding="cp500"?>' + EBCDIC)),
+    ("packet with no XML in it (EBCDIC)", jpeg(EBCDIC)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "data"), UNSEEN_CASES, ids=[n for n, _ in UNSEEN_CASES])
+def test_xmp_whose_text_cannot_be_seen_fails_closed_for_the_ai_purposes(
+    name: str, data: bytes
+) -> None:
+    """docs/media.md, "Hostile files": XMP that is there but whose text cannot be got at
+    (no byte search can see a "no" in it) is unreadable and a "no" for ai-train and
+    ai-input. Before, such a file said nothing and was stored."""
+    reading = read_media(data)
+    assert reading.unreadable, reading
+    assert any(p.startswith("unreadable XMP: ") for p in reading.problems), reading.problems
+    assert [s.source.split(" (")[0] for s in reading.signals] == ["unreadable XMP"]
+    assert answers(data) == (U, N, N)
+
+
+def test_an_unseen_packet_beside_an_allowed_one_is_still_a_no() -> None:
+    unseen = xmp_packet(begin="").decode().encode("cp500")
+    data = jpeg([xmp_packet("DMI-ALLOWED"), unseen])
+    assert answers(data) == (U, N, N)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from([b"tEXt", b"zTXt", b"iTXt"]),
+    keyword=st.sampled_from([CHUNK_XMP, b"Raw profile type xmp", b"Raw profile type APP1",
+                             b"Raw profile type 8bim"]),
+    body=st.binary(max_size=300),
+    compress=st.booleans(),
+)  # fmt: skip
+def test_any_text_chunk_that_may_hold_xmp_reads_without_raising(
+    kind: bytes, keyword: bytes, body: bytes, compress: bool
+) -> None:
+    """Whatever a PNG text chunk that may hold XMP contains (compressed or not), the
+    reading never raises; what it cannot read is unreadable."""
+    text = zlib.compress(body) if compress else body
+    read_media(png_with(png(), png_chunk(kind, keyword + b"\x00" + text)), c2pa=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(order=st.sampled_from([b"II*\x00", b"MM\x00*"]), body=st.binary(max_size=400))
+def test_any_tiff_structure_in_a_jpeg_exif_block_reads_without_raising(
+    order: bytes, body: bytes
+) -> None:
+    payload = b"Exif\x00\x00" + order + body
+    data = jpeg()
+    read_media(data[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + data[2:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_packet_bytes_read_without_raising(packet: bytes) -> None:
+    """A packet's encoding, found from any bytes (BOMs and zero bytes included)."""
+    read_media(jpeg(packet), c2pa=False)
+    read_media(jpeg(b"\xff\xfe" + packet), c2pa=False)
+    read_media(jpeg(b"\x00\x00\xfe\xff" + packet), c2pa=False)
+
+
+def test_text_that_is_there_but_malformed_keeps_the_byte_search_not_a_refusal() -> None:
+    """Malformed XML, a DTD: the text can be searched, so only a "no" in it counts."""
+    assert answers(jpeg(xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b""))) == (U, U, U)
+    assert answers(jpeg(BILLION_LAUGHS)) == (U, U, U)
 
 
 def test_a_bare_token_and_an_unknown_prohibited_value_read_as_prohibited() -> None:
@@ -220,6 +455,13 @@ CUT_CASES = [
     *FORMAT_CASES,
     ("jpeg-extended", lambda p: jpeg_extended(p + b" " * 2000)),
     ("heif", lambda p: mp4(p)[:8] + b"avif" + mp4(p)[12:]),
+    ("jpeg-utf-16-le", lambda p: jpeg(encoded(p, "utf-16-le"))),
+    ("pdf-utf-32-be", lambda p: pdf(encoded(p, "utf-32-be"))),
+    ("png-tEXt", lambda p: png(p, chunk="tEXt")),
+    ("png-zTXt-compressed", lambda p: png(p, chunk="zTXt")),
+    ("png-raw-profile-compressed", png_raw_profile),
+    ("png-raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
+    ("tiff-ifd1", lambda p: tiff_in(p, "ifd1")),
 ]
 
 
@@ -232,8 +474,13 @@ def test_a_packet_cut_by_the_end_of_the_file_keeps_its_no(
     packet = xmp_packet("DMI-PROHIBITED", extra="<dc:x>" + "z" * 300 + "</dc:x>")
     data = build(packet)
     if "compressed" in name:  # the value is in the deflate stream: cut that stream
-        chunk = data.find(b"iTXt")
+        chunk = max(data.find(kind) for kind in (b"iTXt", b"zTXt"))
         cut = data[: chunk + 4 + int.from_bytes(data[chunk - 4 : chunk], "big") - 10]
+    elif "raw-profile" in name:  # the value is hexadecimal: cut after it
+        cut = data[: data.find(b"DMI-PROHIBITED".hex().encode()) + 200]
+    elif "utf" in name:
+        wide = "DMI-PROHIBITED".encode(name.split("-", 1)[1])
+        cut = data[: data.find(wide) + 100 * len(wide) // 14]
     else:
         cut = data[: data.find(b"DMI-PROHIBITED") + 100]
     reading = read_media(cut)

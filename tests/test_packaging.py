@@ -107,7 +107,9 @@ def test_wheel_metadata(wheel: Path) -> None:
     assert "Project-URL:" not in metadata and "Home-page:" not in metadata
     assert re.search(r"^Name: scrapy[_-]rep$", metadata, re.MULTILINE)
     assert "License-File: LICENSE" in metadata
-    assert "Classifier: Programming Language :: Python :: 3.10" in metadata
+    for classifier in declared_classifiers():
+        assert f"Classifier: {classifier}\n" in metadata
+    assert f"Summary: {metadata_field('description')}\n" in metadata
     # The linters are not test dependencies.
     assert not re.search(r'^Requires-Dist: (mypy|ruff).*extra == "test"', metadata, re.M)
 
@@ -147,10 +149,82 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert [tuple(line[:3]) for line in lines] == [
-        ("audit", "scrapy_rep.crawl.tools.audit_command", "AuditCommand"),
-        ("robots", "scrapy_rep.crawl.tools.robots_command", "RobotsCommand"),
+        ("rep-audit", "scrapy_rep.crawl.tools.audit_command", "AuditCommand"),
+        ("rep-robots", "scrapy_rep.crawl.tools.robots_command", "RobotsCommand"),
     ]
     assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)
+
+
+def metadata_field(name: str) -> str:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    return config["metadata"][name].strip()
+
+
+def declared_classifiers() -> list[str]:
+    return metadata_field("classifiers").splitlines()
+
+
+def test_classifiers_are_pypis_and_say_what_the_package_is() -> None:
+    from trove_classifiers import classifiers as pypi_classifiers
+
+    classifiers = declared_classifiers()
+    assert sorted(set(classifiers) - pypi_classifiers) == []  # PyPI would refuse the upload
+    statuses = [c for c in classifiers if c.startswith("Development Status :: ")]
+    assert statuses in (["Development Status :: 3 - Alpha"], ["Development Status :: 4 - Beta"])
+    assert {
+        "Framework :: Scrapy",
+        "Topic :: Internet :: WWW/HTTP :: Indexing/Search",
+        "Typing :: Typed",
+    } <= set(classifiers)
+
+
+def test_every_python_from_the_oldest_to_the_newest_is_declared() -> None:
+    """The classifiers name every minor version from python_requires to the newest one
+    named (.ci/run tests each of them), with no gap: 3.12 was missing."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    oldest = re.fullmatch(r">=\s*3\.(\d+)", config["options"]["python_requires"].strip())
+    assert oldest
+    minors = [
+        int(m) for m in re.findall(r"^Programming Language :: Python :: 3\.(\d+)$",
+                                   metadata_field("classifiers"), re.M)
+    ]  # fmt: skip
+    assert minors == list(range(int(oldest.group(1)), max(minors) + 1))
+    assert 12 in minors
+
+
+def test_ci_runs_every_declared_python() -> None:
+    """.ci/run reads the versions from the classifiers: the oldest, the newest, and a loop
+    over the others (the machine's python3 runs in its first step)."""
+    run = (ROOT / ".ci" / "run").read_text()
+    classifier_versions = (
+        "sed -n 's/^ *Programming Language :: Python :: \\(3\\.[0-9]*\\) *$/\\1/p' setup.cfg"
+    )
+    assert f"NEWEST=$({classifier_versions} | sort -V | tail -n 1)" in run
+    assert f"for version in $({classifier_versions} | sort -V); do" in run
+    assert 'run_suite "py$version" "$(find_python "$version")" --upgrade' in run
+
+
+def test_summary_is_one_line_with_purposes_and_the_audit_trail() -> None:
+    summary = metadata_field("description")
+    assert "\n" not in summary and len(summary) <= 200
+    for part in ("robots.txt", "X-Robots-Tag", "purpose", "ai-train", "ai-input", "audit trail"):
+        assert part in summary, part
+
+
+def test_changelog_has_one_section_for_the_unreleased_version() -> None:
+    """One section for the version being made (no separate "Unreleased" above it), and
+    no "Breaking" entry before anything was released to break."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)$", text, re.M)
+    version = metadata_field("version")
+    assert re.fullmatch(rf"{re.escape(version)} \((unreleased|\d{{4}}-\d\d-\d\d)\)", sections[0])
+    assert sum("unreleased" in section.lower() for section in sections) <= 1
+    released = [section for section in sections if "unreleased" not in section.lower()]
+    if not released:
+        assert sections == [f"{version} (unreleased)"]
+        assert not re.search(r"\bbreaking\b", text, re.I)
 
 
 def lower_bounds() -> dict[str, str]:

@@ -2,7 +2,7 @@
 the crawl's own code').
 
 Every setting that changes a request's verdict is driven through a real crawl,
-``scrapy robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
+``scrapy rep-robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
 all three must agree on whether the URL is fetched. The tools decide through the crawl's
 own decision (:func:`scrapy_rep.verdict.decide`), so a new setting that is wired into one only
 shows up here.
@@ -307,7 +307,7 @@ def run_scrapy_robots(case: Case, url: str) -> tuple[int, str]:
         arg for name, value in settings_of(case).items() for arg in ("-s", f"{name}={value}")
     ]
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "robots", "--timeout", "5", *settings, url],
+        [sys.executable, "-m", "scrapy", "rep-robots", "--timeout", "5", *settings, url],
         capture_output=True,
         text=True,
         timeout=120,

@@ -183,7 +183,7 @@ def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:
     trail = tmp_path / "trail.jsonl"
     _, cut = cut_trail(trail)
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", "repair", "-s", f"REP_AUDIT_FILE={trail}"],
+        [sys.executable, "-m", "scrapy", "rep-audit", "repair", "-s", f"REP_AUDIT_FILE={trail}"],
         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

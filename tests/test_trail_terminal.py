@@ -1,6 +1,6 @@
 """The trail tools never pass crawled text raw to a terminal: control characters (C0, DEL,
 C1), bidi controls and the Unicode line separators in a trail are printed as escapes by
-``show``, ``summary``, ``verify``, ``report`` and ``scrapy audit``, so a hostile site cannot
+``show``, ``summary``, ``verify``, ``report`` and ``scrapy rep-audit``, so a hostile site cannot
 retitle or clear the auditor's terminal, nor print a fake line of output."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -
 def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", "show", "http://site.test/x", "-s",
+        [sys.executable, "-m", "scrapy", "rep-audit", "show", "http://site.test/x", "-s",
          f"REP_AUDIT_FILE={trail}"],
         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip

@@ -4,7 +4,9 @@ Each seed builds origins over real HTTP on 127.0.0.1 (robots.txt under and over
 500 KiB, tdmrep.json with early and late reservations, RSL licenses on the same host,
 another host, redirected and unfollowable, pages with robots meta, ``X-Robots-Tag``,
 ``Content-Usage``, ``noai``, media files with IPTC Data Mining in several containers,
-intact or broken; each document delivered whole, chunked, slowly or cut) and crawls
+intact or broken, from generation 3 in every form ExifTool reads, with C2PA manifests,
+through FilesPipeline and ImagesPipeline; each document delivered whole, chunked,
+slowly or cut) and crawls
 them under settings drawn from the seed (``REP_PURPOSE``, the HTTP cache, a ``JOBDIR``
 pause and resume, the Redis store, small caches, 1 to 64 concurrent requests, retries,
 AutoThrottle, the audit trail). The oracle applies the pure functions to the documents
@@ -39,6 +41,14 @@ from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_
 #: over 500 KiB downloading beside another document) and 65 (an MP4 cut inside its XMP
 #: packet) each found a defect that lost a "no"; they stay in the slice.
 SEEDS = [0, 3, 4, 5, 11, 17, 20, 21, 22, 23, 26, 65]
+#: Generation 3 (the media forms, C2PA, ImagesPipeline), each with files stored and
+#: refused through both pipelines, and the trail:
+#: 4 ai-input, JOBDIR pause/resume, 64 requests: an ImageMagick raw profile, XMP only in
+#: a TIFF SubIFD, the qualified and nested-description forms, a zTXt XMP chunk that
+#: does not inflate (fails closed);
+#: 105 search + ai-train, 4 requests: a C2PA/CAWG manifest, XMP in a PNG eXIf chunk,
+#: in a TIFF's third IFD, in a JPEG's Photoshop resources, rdf:li rdf:resource.
+GENERATION_3_SEEDS = [4, 105]
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +58,8 @@ def redis() -> object:
     holder.stop()
 
 
-async def _seed(seed: int, tmp_path: Path, redis: RedisHolder) -> None:
-    result = await run_seed(seed, tmp_path, redis)
+async def _seed(seed: int, tmp_path: Path, redis: RedisHolder, generation: int = 1) -> None:
+    result = await run_seed(seed, tmp_path, redis, generation)
     assert [str(v) for v in result.violations] == [], (seed, result.settings)
     if result.notes:  # a dimension the machine lacks a tool for (no redis-server)
         missing = f"seed {seed} passed without a dimension: {'; '.join(result.notes)}"
@@ -64,6 +74,14 @@ async def test_whole_crawl_seed_keeps_every_property(
     seed: int, tmp_path: Path, redis: RedisHolder
 ) -> None:
     await _seed(seed, tmp_path, redis)
+
+
+@pytest.mark.parametrize("seed", GENERATION_3_SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_with_media_forms_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis, generation=3)
 
 
 @pytest_twisted.ensureDeferred

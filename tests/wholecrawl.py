@@ -13,7 +13,12 @@ real HTTP on 127.0.0.1 (one port each, plus a license origin on a port of its ow
 - pages with robots meta tags, ``X-Robots-Tag`` (also scoped to another bot),
   ``Content-Usage`` headers, ``noai`` / ``noimageai`` and TDMRep headers and meta;
 - media files (:mod:`mediafiles`) with IPTC Data Mining in several containers, intact
-  or broken (cut), some with ``X-Robots-Tag: noai``;
+  or broken (cut), some with ``X-Robots-Tag: noai``; from generation 3 in every form
+  ExifTool reads (the RDF forms of a value, UTF-16 / UTF-32 packets, PNG ``tEXt`` /
+  ``zTXt`` and raw profiles, XMP in a TIFF's later IFDs, a JPEG's Exif and Photoshop
+  blocks), XMP that cannot be read (fails closed), C2PA/CAWG manifests, and half of the
+  images through ``ImagesPipeline`` (the rest, and every other file, through
+  ``FilesPipeline``);
 
 each document delivered whole, chunked, slowly, or cut (the connection closed before
 the ``Content-Length`` promised). The crawl's settings come from the same seed:
@@ -23,7 +28,9 @@ the ``Content-Length`` promised). The crawl's settings come from the same seed:
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
 ``parse_rsl``, ``scrapy_rep.verdict.decide``, ``UsagePolicy.after_fetch``, the directives
-parsers, ``read_media``) to the documents as they were written, with the stand-ins of
+parsers, ``read_media``: the pure reader) to the documents as they were written (and
+checks that the reader finds the statement the generator wrote in every intact file;
+an image the pipeline's own conversion cannot open is a failed download), with the stand-ins of
 docs/behaviour.md "Fetch outcomes" for what cannot be read whole (a cut robots.txt is
 unreachable: its origin's requests are dropped once given up on; a cut tdmrep.json is
 given up on: TDM rights reserved, AI requests dropped; a cut RSL license is unreachable:
@@ -221,6 +228,11 @@ class FilePlan:
     value: str | None
     broken: bool
     doc: Doc
+    #: Where and how the statement is written (:data:`MEDIA_FORMS`; ``element``: a
+    #: plain packet where the container keeps it), and the pipeline that downloads the
+    #: file: ``files`` (``FilesPipeline``) or ``images`` (``ImagesPipeline``).
+    form: str = "element"
+    pipeline: str = "files"
 
 
 @dataclass
@@ -318,6 +330,106 @@ def media_body(container: str, value: str | None) -> bytes:
     return {"webp": webp, "tif": tiff, "gif": gif, "mp4": mp4, "pdf": pdf}[container](packet)
 
 
+#: Generation 3: the forms of a file's statement per container, besides the plain
+#: packet: the RDF forms of a value, packets in UTF-16 / UTF-32, the places ExifTool
+#: reads XMP besides the one of XMP Part 3, XMP that cannot be read (``unseen``: a
+#: zTXt XMP chunk that does not inflate, a packet in EBCDIC), a C2PA/CAWG manifest.
+RDF_VALUE_FORMS: Final = ("qualified", "described", "li-resource", "value-attribute")
+MEDIA_FORMS: Final = {
+    "jpg": ("element", *RDF_VALUE_FORMS, "utf-16-be", "utf-16-le", "utf-32-le", "exif-ifd0",
+            "photoshop", "unseen-ebcdic", "c2pa"),
+    "png": ("element", "qualified", "li-resource", "tEXt", "zTXt", "raw-zTXt", "raw-tEXt",
+            "eXIf", "unseen-ztxt"),
+    "tif": ("element", "qualified", "ifd1", "ifd2", "exif", "subifd"),
+    "webp": ("element", *RDF_VALUE_FORMS),
+    "gif": ("element", *RDF_VALUE_FORMS),
+    "mp4": ("element", *RDF_VALUE_FORMS, "utf-16-le"),
+    "pdf": ("element", *RDF_VALUE_FORMS, "utf-16-be", "utf-32-le"),
+}  # fmt: skip
+IMAGE_CONTAINERS: Final = ("jpg", "png", "webp", "tif", "gif")
+#: The CAWG training-and-mining entries a ``c2pa`` file carries for each value.
+C2PA_ENTRIES: Final = {
+    None: {"cawg.ai_inference": "constrained"},
+    "DMI-PROHIBITED": {"cawg.ai_training": "notAllowed", "cawg.ai_inference": "notAllowed"},
+    "DMI-ALLOWED": {"cawg.ai_training": "allowed", "cawg.ai_inference": "allowed"},
+    "DMI-PROHIBITED-AIMLTRAINING": {"cawg.ai_generative_training": "notAllowed"},
+    "DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING": {"cawg.data_mining": "constrained"},
+}
+
+
+@lru_cache(maxsize=512)
+def form_body(container: str, value: str | None, form: str) -> bytes:
+    """A file whose statement ``value`` is written in ``form`` (:data:`MEDIA_FORMS`)."""
+    from mediafiles import (
+        c2pa_jpeg,
+        encoded,
+        gif,
+        jpeg,
+        jpeg_exif,
+        jpeg_photoshop,
+        mp4,
+        pdf,
+        png,
+        png_chunk,
+        png_exif,
+        png_raw_profile,
+        png_with,
+        tiff_in,
+        webp,
+        xmp_packet,
+    )  # fmt: skip
+
+    if form == "element":
+        return media_body(container, value)
+    if form == "c2pa":
+        return c2pa_jpeg(C2PA_ENTRIES[value])
+    if form == "unseen-ztxt":
+        return png_with(png(), png_chunk(b"zTXt", b"XML:com.adobe.xmp\x00\x00" + b"\x00" * 40))
+    packet = xmp_packet(value, form=form if form in RDF_VALUE_FORMS else "element")
+    if form == "unseen-ebcdic":
+        return jpeg(xmp_packet(value, begin="").decode().encode("cp500"))
+    if form.startswith("utf-"):
+        packet = encoded(packet, form)
+    elif form in ("tEXt", "zTXt"):
+        return png(xmp_packet(value, begin=""), chunk=form)
+    elif form.startswith("raw-"):
+        return png_raw_profile(packet, chunk=form[4:])
+    elif form in ("ifd1", "ifd2", "exif", "subifd"):
+        return tiff_in(packet, form)
+    builders = {"jpg": jpeg, "png": png, "webp": webp, "gif": gif, "mp4": mp4, "pdf": pdf,
+                "tif": lambda p: tiff_in(p, "ifd0")}  # fmt: skip
+    special = {"exif-ifd0": jpeg_exif, "photoshop": jpeg_photoshop, "eXIf": png_exif}
+    return special.get(form, builders[container])(packet)
+
+
+def written_statements(plan_file: FilePlan) -> list[str]:
+    """The sources of the signals the reader must find in an intact file, from what the
+    generator wrote in it."""
+    if plan_file.form.startswith("unseen"):
+        return ["unreadable XMP"]
+    if plan_file.form == "c2pa":
+        entries = C2PA_ENTRIES[plan_file.value]
+        return [f"C2PA cawg.training-mining {name}: {use}" for name, use in entries.items()]
+    return [] if plan_file.value is None else [f"XMP plus:DataMining {plan_file.value}"]
+
+
+def _images_pipeline_converts(body: bytes) -> bool:
+    """Whether ``ImagesPipeline`` (Scrapy 2.19 ``get_images`` / ``convert_image``) can
+    open and convert ``body``: a cut image it cannot is a failed download."""
+    import io
+
+    from PIL import Image, ImageOps
+
+    try:
+        image = ImageOps.exif_transpose(Image.open(io.BytesIO(body)))
+        if image.mode != "RGB":
+            image = image.convert("RGBA").convert("RGB")
+        image.save(io.BytesIO(), "JPEG")
+    except Exception:  # what Pillow raises on a broken image varies: any is a failure
+        return False
+    return True
+
+
 def _delivery(rng: random.Random, cut: float = 0.12) -> str:
     if rng.random() < cut:
         return "cut"
@@ -341,7 +453,7 @@ def _rsl(terms: str, url: str = "/") -> bytes:
 #: The generator's revisions: a seed names the same sites and settings in one revision
 #: for good (the long run's findings stay reproducible); a new kind of document comes
 #: in a new revision, drawn from a random source of its own.
-GENERATIONS: Final = (1, 2)
+GENERATIONS: Final = (1, 2, 3)
 
 
 def generate(
@@ -350,9 +462,12 @@ def generate(
     """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings.
 
     Generation 2 adds robots.txt files between 256 KiB and 500 KiB whose last lines are
-    rules (``Disallow``, ``Content-Usage``), all of which count."""
+    rules (``Disallow``, ``Content-Usage``), all of which count. Generation 3 writes the
+    media files' statements in the forms of :data:`MEDIA_FORMS` and downloads half of
+    the images with ``ImagesPipeline``."""
     rng = random.Random(seed)
     more = random.Random(f"{seed}/generation-2")
+    third = random.Random(f"{seed}/generation-3")
     notes: list[str] = []
     lic = sites.add("lic")
     lic_base = sites.bases["lic"]
@@ -412,10 +527,23 @@ def generate(
                 headers["X-Robots-Tag"] = "noai"
             path = f"/m/{n}.{container}"
             doc = _deliver(rng, Doc(200, body, headers), 0.1)
+            form, pipeline = "element", "files"
+            if generation >= 3:  # from its own source: the draws above stay generation 1's
+                form = third.choice(MEDIA_FORMS[container])
+                if container in IMAGE_CONTAINERS and third.random() < 0.5:
+                    pipeline = "images"
+                if form != "element":
+                    doc.body = form_body(container, value, form)
+                    if broken:
+                        doc.body = doc.body[: third.randrange(len(doc.body) // 3, len(doc.body))]
+                    if doc.delivery == "cut":
+                        doc.cut_at = third.randrange(0, len(doc.body))
             serve(origin, base, path, doc)
             page = rng.choice(paths)
             file_paths[page].append(path)
-            files[base + path] = FilePlan(base + path, base + page, container, value, broken, doc)
+            files[base + path] = FilePlan(
+                base + path, base + page, container, value, broken, doc, form, pipeline
+            )
         # ---- robots.txt
         group = ["User-agent: *"]
         before = []
@@ -508,8 +636,71 @@ def generate(
             )
     if rng.random() < 0.3:  # the late license named past robots.txt's cap: must not be read
         serve(lic, lic_base, "/late.xml", Doc(200, _rsl(RSL_TERMS[2]), {}))
+    if generation >= 3 and third.random() < 0.7:
+        _media_origin(third, sites, serve, robots_docs, tdm_docs, pages, files)
     settings, phases = crawl_settings(rng, workdir, redis_url, notes)
+    if any(plan_file.pipeline == "images" for plan_file in files.values()):
+        settings["ITEM_PIPELINES"] = {
+            "scrapy.pipelines.files.FilesPipeline": 1,
+            "scrapy.pipelines.images.ImagesPipeline": 2,
+        }
+        settings["IMAGES_STORE"] = str(workdir / "images")
     return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes)
+
+
+def _media_origin(
+    rng: random.Random,
+    sites: PropSites,
+    serve: Any,
+    robots_docs: dict[str, Doc],
+    tdm_docs: dict[str, Doc],
+    pages: dict[str, PagePlan],
+    files: dict[str, FilePlan],
+) -> None:
+    """Generation 3: an origin that says nothing (no robots.txt, no tdmrep.json) whose
+    pages show media files in the forms of :data:`MEDIA_FORMS`, so that each crawl for
+    an AI purpose reads some: stored or refused by what they say, through both
+    pipelines, intact, cut as written or cut in delivery."""
+    origin = sites.add("media")
+    base = sites.bases["media"]
+    robots_docs[base] = Doc(404, b"", dict(TEXT))
+    tdm_docs[base] = Doc(404, b"", dict(TEXT))
+    serve(origin, base, "/robots.txt", robots_docs[base])
+    serve(origin, base, "/.well-known/tdmrep.json", tdm_docs[base])
+    values = (None, "DMI-PROHIBITED", "DMI-ALLOWED", "DMI-PROHIBITED-AIMLTRAINING",
+              "DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING")  # fmt: skip
+    count = 0
+    for number in range(rng.randint(1, 3)):
+        path = f"/gallery/{number}"
+        shown: list[str] = []
+        for _ in range(rng.randint(1, 5)):
+            container = rng.choice(CONTAINERS)
+            value, form = rng.choice(values), rng.choice(MEDIA_FORMS[container])
+            body = form_body(container, value, form)
+            broken = rng.random() < 0.15
+            if broken:
+                body = body[: rng.randrange(len(body) // 3, len(body))]
+            headers = {"Content-Type": CONTENT_TYPES[container]}
+            if rng.random() < 0.1:
+                headers["X-Robots-Tag"] = "noai"
+            file_path = f"/media/{count}.{container}"
+            count += 1
+            pipeline = "images" if container in IMAGE_CONTAINERS and rng.random() < 0.5 else "files"
+            doc = _deliver(rng, Doc(200, body, headers), 0.08)
+            serve(origin, base, file_path, doc)
+            shown.append(file_path)
+            files[base + file_path] = FilePlan(
+                base + file_path, base + path, container, value, broken, doc, form, pipeline
+            )
+        meta = "noimageai" if rng.random() < 0.1 else ""
+        head = f'<meta name="robots" content="{meta}">' if meta else ""
+        links = "".join(f'<a class="f" href="{p}">f</a>' for p in shown)
+        body = f"<html><head>{head}</head><body>{path}{links}</body></html>".encode()
+        doc = _deliver(rng, Doc(200, body, dict(HTML)), 0.05)
+        serve(origin, base, path, doc)
+        pages[base + path] = PagePlan(
+            base + path, doc, [base + p for p in shown], meta, "", "noimageai" in meta
+        )
 
 
 def crawl_settings(
@@ -564,9 +755,9 @@ def crawl_settings(
 def describe(plan: Plan) -> str:
     keys = ("REP_PURPOSE", "CONCURRENT_REQUESTS", "RETRY_ENABLED", "HTTPCACHE_ENABLED",
             "AUTOTHROTTLE_ENABLED", "REP_CACHE_MAX_ORIGINS", "REP_CACHE_MAX_BYTES",
-            "REP_ROBOTSTXT_CACHE", "JOBDIR", "REP_AUDIT_FILE")  # fmt: skip
+            "REP_ROBOTSTXT_CACHE", "JOBDIR", "REP_AUDIT_FILE", "IMAGES_STORE")  # fmt: skip
     shown = {k: plan.settings[k] for k in keys if k in plan.settings}
-    for key in ("JOBDIR", "REP_AUDIT_FILE", "REP_ROBOTSTXT_CACHE"):
+    for key in ("JOBDIR", "REP_AUDIT_FILE", "REP_ROBOTSTXT_CACHE", "IMAGES_STORE"):
         if key in shown:
             shown[key] = "on"
     return json.dumps(shown, default=str)
@@ -589,6 +780,9 @@ class Expect:
     failed_pages: set[str] = field(default_factory=set)
     #: URLs whose expectation rests on a documented stand-in (why)
     stand_ins: dict[str, str] = field(default_factory=dict)
+    #: file URL -> a statement the generator wrote in the intact file that the pure
+    #: reader did not find (a property of the reader, checked before any crawl)
+    unread: dict[str, str] = field(default_factory=dict)
 
 
 def _purposes(settings: dict[str, Any]) -> tuple[str, ...]:
@@ -706,6 +900,12 @@ def oracle(plan: Plan) -> Expect:
         assert isinstance(verdict, Allowed), verdict
         return "", verdict.before
 
+    for url, plan_file in plan.files.items():  # the reader, on every intact file
+        if not plan_file.broken:
+            found = [signal.source for signal in read_media(plan_file.doc.body).signals]
+            for statement in written_statements(plan_file):
+                if not any(source.startswith(statement) for source in found):
+                    expect.unread[url] = f"{plan_file.form}: {statement} not read ({found})"
     for url, page in plan.pages.items():
         why, seen = before(url)
         expect.before[url] = why
@@ -760,16 +960,18 @@ def _file_fate(
 ) -> str:
     if not kept:
         return "unrequested"
-    if page.noimageai and ai and is_image_url(url):
-        return "refused-by-page"
+    plan_file = plan.files[url]
+    if page.noimageai and ai and (is_image_url(url) or plan_file.pipeline == "images"):
+        return "refused-by-page"  # every URL of an item's images field is an image
     why, seen = before(url)
     if why:
         return "refused"
-    plan_file = plan.files[url]
     if plan_file.doc.is_cut:
         return "failed"
+    body = plan_file.doc.body
+    converts = plan_file.pipeline == "files" or _images_pipeline_converts(body)
     if not ai:
-        return "stored"
+        return "stored" if converts else "failed"
     headers = plan_file.doc.headers
     found = (
         header_directives(headers["X-Robots-Tag"], (TOKEN.lower(),))
@@ -778,7 +980,6 @@ def _file_fate(
     )
     page_signals = PageSignals((), NO_VALUES, NO_VALUES, combine(found), image=True)
     origin = policy.after_fetch(seen, page_signals).signals
-    body = plan_file.doc.body
     reading = read_media(body)
     signals = reading.signals
     value = plan_file.value
@@ -791,7 +992,9 @@ def _file_fate(
                 expect.stand_ins[url] = "cut XMP packet: the value is whole before the cut"
             signals = (*signals, stated)
     decision = decide((*origin, *signals))
-    return "refused" if policy.refusal(decision) is not None else "stored"
+    if policy.refusal(decision) is not None:
+        return "refused"
+    return "stored" if converts else "failed"
 
 
 # --------------------------------------------------------------------------- the crawl
@@ -800,9 +1003,12 @@ def _file_fate(
 class WholeSpider(Spider):
     name = "wholecrawl"
 
-    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+    def __init__(self, urls: list[str], image_urls: frozenset[str] = frozenset(), **kwargs: Any):
         super().__init__(**kwargs)
         self.urls = urls
+        #: the file URLs that go to ImagesPipeline (``image_urls``), the others to
+        #: FilesPipeline (``file_urls``)
+        self.image_urls = image_urls
         self.downloaded: list[str] = []
         self.failed: dict[str, str] = {}
 
@@ -812,8 +1018,12 @@ class WholeSpider(Spider):
 
     def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
-        links = response.css("a.f::attr(href)").getall()
-        yield {"url": response.url, "file_urls": [response.urljoin(u) for u in links]}
+        links = [response.urljoin(u) for u in response.css("a.f::attr(href)").getall()]
+        item: dict[str, Any] = {"url": response.url}
+        item["file_urls"] = [u for u in links if u not in self.image_urls]
+        if self.image_urls:
+            item["image_urls"] = [u for u in links if u in self.image_urls]
+        yield item
 
     def errback(self, failure: Failure) -> None:
         self.failed[failure.request.url] = str(failure.value)  # type: ignore[attr-defined]
@@ -866,11 +1076,12 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
     from scrapy.utils.test import get_crawler
     from twisted.internet.task import deferLater
 
+    images = frozenset(u for u, f in plan.files.items() if f.pipeline == "images")
     for phase in range(plan.phases):
         crawler = get_crawler(WholeSpider, plan.settings)
         collect(crawler)
         if phase == 0 and plan.phases == 2:
-            running = crawler.crawl(urls=urls)
+            running = crawler.crawl(urls=urls, image_urls=images)
             pause_after = max(1, len(urls) // 3)
             for _ in range(200):
                 await deferLater(reactor, 0.05)
@@ -883,7 +1094,7 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
                 await deferred_from_coro(crawler.stop_async())
             await running
         else:
-            await crawler.crawl(urls=urls)
+            await crawler.crawl(urls=urls, image_urls=images)
         spider = crawler.spider
         outcome.downloaded.update(spider.downloaded)
         outcome.failed.update(spider.failed)
@@ -987,7 +1198,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 4. Files: stored exactly when the oracle stores them.
     results: dict[str, dict[str, Any]] = {}
     for item in outcome.items:
-        for result in item.get("files", ()):
+        for result in (*item.get("files", ()), *item.get("images", ())):
             results[result["url"]] = result
     for url, fate in expect.files.items():
         result = results.get(url)
@@ -997,14 +1208,17 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
             found.append(Violation("file-not-stored", url, f"{got}{note(url)}"))
         if fate != "stored" and stored:
             found.append(Violation("file-stored", url, f"oracle: {fate}{note(url)}"))
-    # 4b. On disk (FILES_STORE keeps a file under the SHA-1 of its URL): every file the
-    # oracle stores is there, none it refuses.
+    # 4b. On disk (FILES_STORE / IMAGES_STORE keep a file under the SHA-1 of its URL):
+    # every file the oracle stores is there, none it refuses.
     import hashlib
 
-    store = Path(plan.settings["FILES_STORE"]) / "full"
-    on_disk = {path.stem for path in store.iterdir()} if store.is_dir() else set()
+    on_disk: dict[str, set[str]] = {}
+    for pipeline, key in (("files", "FILES_STORE"), ("images", "IMAGES_STORE")):
+        store = Path(plan.settings.get(key, "-")) / "full"
+        on_disk[pipeline] = {path.stem for path in store.iterdir()} if store.is_dir() else set()
     for url, fate in expect.files.items():
-        there = hashlib.sha1(url.encode()).hexdigest() in on_disk
+        stored_in = on_disk[plan.files[url].pipeline]
+        there = hashlib.sha1(url.encode()).hexdigest() in stored_in
         if fate == "stored" and not there:
             found.append(Violation("file-not-on-disk", url, f"oracle: stored{note(url)}"))
         if fate != "stored" and there:
@@ -1040,12 +1254,18 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
                 found.append(Violation("trail-records", url, f"{what}; oracle: {why or 'allowed'}"))
     elif trail:
         found.append(Violation("trail-verify", "", "no trail written"))
+    # 4c. The pure reader finds what the generator wrote in every intact file.
+    for url, detail in expect.unread.items():
+        found.append(Violation("reader-lost-statement", url, detail))
     # 6. No ERROR logged, but Scrapy's own about a download the plan cuts (its retry
-    # middleware logs "Gave up retrying" at ERROR, its media pipeline the FileException).
+    # middleware logs "Gave up retrying" at ERROR, its media pipeline the FileException)
+    # and about an image ImagesPipeline cannot convert (the oracle's "failed").
     cut = [url for url, doc in plan.docs.items() if doc.is_cut]
+    cut += [url for url, fate in expect.files.items() if fate == "failed"]
     errors = [line for line in outcome.error_lines if not any(url in line for url in cut)]
-    if any(f.doc.is_cut for f in plan.files.values()):  # Scrapy's media pipeline logs a
-        # failed file download at ERROR, without its URL
+    if any(f.doc.is_cut for f in plan.files.values()) or "failed" in expect.files.values():
+        # Scrapy's media pipeline logs a failed file download (or an image it cannot
+        # convert, once more) at ERROR, without its URL
         errors = [line for line in errors if "FileException" not in line]
     if errors:
         lines = "; ".join(errors[:3])
@@ -1115,6 +1335,13 @@ async def run_seed(
         "stored": sum(1 for f in expect.files.values() if f == "stored"),
         "refused": sum(1 for why in expect.before.values() if why),
         "served": len(plan.sites.log),
+        # the media files: downloaded and checked (stored or refused by what they say, or
+        # their headers), refused so; through ImagesPipeline; in another form than a
+        # plain packet
+        "files_checked": sum(1 for f in expect.files.values() if f in ("stored", "refused")),
+        "files_refused": sum(1 for f in expect.files.values() if f == "refused"),
+        "images": sum(1 for f in plan.files.values() if f.pipeline == "images"),
+        "forms": sum(1 for f in plan.files.values() if f.form != "element"),
     }
     return SeedResult(seed, describe(plan), violations, counts, plan.notes)
 

@@ -333,7 +333,7 @@ def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> De
 def main() -> None:
     """``python -m demo.site`` (from ``example_project``): serve the demo site until Ctrl-C.
 
-    Prints one line per origin (``name URL``), for trying ``scrapy robots`` or
+    Prints one line per origin (``name URL``), for trying ``scrapy rep-robots`` or
     ``python -m scrapy_rep check`` against it. The flaky origin answers its first
     robots.txt request with a 503, as in the demo crawl.
     """

@@ -1,6 +1,6 @@
 """robots.txt fetched with urllib: the tools' driver of the fetch procedure.
 
-``python -m scrapy_rep check`` and ``scrapy robots`` fetch robots.txt here, with the
+``python -m scrapy_rep check`` and ``scrapy rep-robots`` fetch robots.txt here, with the
 procedure the crawl uses (:mod:`scrapy_rep.fetch.procedure`), so the outcome reads the
 same in both. Standard library only. Every fetch is bounded in wall-clock time
 (:func:`within`): socket timeouts bound each read, not a site that sends a byte a second.
@@ -204,6 +204,16 @@ def robots_verdict(fetched: FetchedRobots, action: str) -> tuple[RobotsTxt, list
         )
         return ALLOW_ALL, [note]
     return fetched.rules, []
+
+
+def held_reason(fetched: FetchedRobots) -> str:
+    """Why both tools call a URL disallowed while its robots.txt is unreachable (SPEC §4:
+    a 429, 5xx or network error disallows everything for now): temporary, and not what
+    the crawl ends with, which holds the request and retries; ``""`` when reachable."""
+    if not fetched.unreachable:
+        return ""
+    said = f"answers {fetched.status}" if fetched.status is not None else "is unreachable"
+    return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
 
 
 def origin_tdm(origin_url: str, agent: str, timeout: float, action: str = "drop") -> OriginTdm:

@@ -1,5 +1,5 @@
 """The RSL licenses an origin's robots.txt names, fetched as the crawl holds them, for
-``scrapy robots`` and ``python -m scrapy_rep check`` (docs/purpose-notes.md §9, 'Which crawls
+``scrapy rep-robots`` and ``python -m scrapy_rep check`` (docs/purpose-notes.md §9, 'Which crawls
 wait for the license'): read only when a purpose is set, as in the crawl; a 4xx is no terms;
 one that stays unreachable is what the crawl ends with once it gives up (no AI use), and the
 tools exit 3 (it is temporary)."""

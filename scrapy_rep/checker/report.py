@@ -5,7 +5,7 @@ print (SPEC §4 for the fetch; the verdict as the crawl decides it).
 or each URL's origin's fetched over urllib, with its tdmrep.json and RSL licenses when
 the purposes need them). :func:`report`: one line per URL with its verdict and the line
 that decided it, and :func:`further_documents`: an origin's tdmrep.json and RSL
-licenses; both shared with ``scrapy robots``. Standard library only.
+licenses; both shared with ``scrapy rep-robots``. Standard library only.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Final
 from scrapy_rep.checker.download import (
     OriginTdm,
     fetch_robotstxt,
+    held_reason,
     origin_tdm,
     read_robots_file,
     robots_url_for,
@@ -75,21 +76,21 @@ def report(
     licenses: OriginLicenses = NO_LICENSES,
     profile: str = "",
     obey: Obey = Obey.ALL,
-    robots_outcome: str | None = None,
+    held: str = "",
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. Each URL is decided as the crawl decides it, by
-    :func:`scrapy_rep.verdict.decide`: robots.txt (``rules``; ``robots_outcome``: it was
-    given up on as unreachable, and this is why), then with ``request_rules`` the
-    purposes, their extra agents, tdmrep.json and the RSL ``licenses`` of its
-    ``License:`` lines. A robots.txt refusal shows its deciding line; any other refusal
-    the crawl's own sentence. ``profile``: the robots.txt profile, for
+    :func:`scrapy_rep.verdict.decide`: robots.txt (``rules``; ``held``: it is unreachable
+    now, and why its URLs are disallowed for now: :func:`held_reason`, temporary), then
+    with ``request_rules`` the purposes, their extra agents, tdmrep.json and the RSL
+    ``licenses`` of its ``License:`` lines. A robots.txt refusal shows its deciding line;
+    any other refusal the crawl's own sentence. ``profile``: the robots.txt profile, for
     :func:`google_note`."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
     agent = crawler_name(user_agent)
-    documents = _documents(rules, tdm, licenses, robots_outcome)
+    documents = _documents(rules, tdm, licenses, held)
     decide_with = request_rules if request_rules is not None else RequestRules(explain=True)
     decide_with = replace(decide_with, explain=True)
 
@@ -99,7 +100,7 @@ def report(
     for url in urls:
         facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey)
         verdict = decide(facts, decide_with, known)
-        allowed, why = _line(verdict, agent, profile)
+        allowed, why = _line(verdict, agent, profile, held)
         all_allowed = all_allowed and allowed
         verdict_word = "allowed   " if allowed else "DISALLOWED"
         lines.append(f"{verdict_word}  {url:<{width}}  {why}")
@@ -116,12 +117,12 @@ def _documents(
     rules: RobotsTxt,
     tdm: OriginTdm | None,
     licenses: OriginLicenses,
-    robots_outcome: str | None,
+    held: str,
 ) -> dict[tuple[str, Hashable], CacheEntry[Any]]:
     """The documents a check read, as the entries the crawl would hold (one origin's:
     keyed by kind, and by URL for the licenses)."""
     found: dict[tuple[str, Hashable], CacheEntry[Any]] = {
-        (ROBOTS, None): _entry(rules, robots_outcome)
+        (ROBOTS, None): _entry(rules, held or None)
     }
     # tdmrep.json not read (a local robots.txt file: the check says so): nothing reserved
     found[TDM, None] = _entry(NO_FILE) if tdm is None else _entry(tdm.file, tdm.given_up)
@@ -146,9 +147,12 @@ def robots_allows(rules: RobotsTxt, url: str, user_agent: str, obey: Obey = Obey
     return not isinstance(decide(facts, RequestRules(), lambda kind, key: entry), Refused)
 
 
-def _line(verdict: Verdict, agent: str, profile: str) -> tuple[bool, str]:
-    """Whether the URL is allowed, and why, in the crawl's words."""
+def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, str]:
+    """Whether the URL is allowed, and why, in the crawl's words (``held``: robots.txt is
+    unreachable now: the crawl would hold the request, not drop it yet)."""
     if isinstance(verdict, Refused):
+        if verdict.reason == "robotstxt_unreachable" and held:
+            return False, held
         if verdict.reason == "forbidden" and verdict.agent == agent and verdict.robots:
             return False, verdict.robots.explanation
         return False, verdict.message + google_note(verdict.signal, profile)
@@ -190,8 +194,8 @@ class Source:
     unreachable: bool = False
     tdm: OriginTdm | None = None
     licenses: OriginLicenses = NO_LICENSES
-    #: The outcome of a robots.txt given up on as unreachable (its requests dropped).
-    given_up: str | None = None
+    #: Why its URLs are disallowed while robots.txt is unreachable (``""``: it is not).
+    held: str = ""
 
 
 def sources(options: argparse.Namespace) -> list[Source]:
@@ -233,8 +237,6 @@ def sources(options: argparse.Namespace) -> list[Source]:
             robots_url, rules, options.request_rules, options.user_agent, options.timeout,
             options.unreachable_action,
         )  # fmt: skip
-        given_up = fetched.outcome if fetched.unreachable and not notes else None
-        sources.append(
-            Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, given_up)
-        )
+        held = held_reason(fetched)
+        sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, held))
     return sources

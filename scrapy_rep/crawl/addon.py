@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from scrapy.settings import SETTINGS_PRIORITIES, default_settings
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.crawl.audit.audit import AuditTrail
@@ -15,10 +15,9 @@ from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
-from scrapy_rep.crawl.startup import validate
+from scrapy_rep.crawl.startup import name_warnings, validate
 from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
-from scrapy_rep.settings.names import known_names, unknown_names, warning
 from scrapy_rep.usage.policy import TDM_PURPOSES
 
 if TYPE_CHECKING:
@@ -49,7 +48,7 @@ class Addon:
         validate(settings)
 
     def update_settings(self, settings: Settings) -> None:
-        validate(settings)  # with the spider's own settings too
+        config = validate(settings)  # with the spider's own settings too
         # A component the project lists by hand keeps its own entry and priority.
         setdefault = settings.setdefault_in_component_priority_dict
         settings.set_in_component_priority_dict(
@@ -67,7 +66,7 @@ class Addon:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
         show_defaults(settings)
-        warn_unknown_names(settings)
+        warn_unknown_names(settings, config)
 
 
 def wrap_media_pipelines(settings: Settings) -> None:
@@ -104,9 +103,9 @@ def show_defaults(settings: BaseSettings) -> None:
             settings.set(setting.name, setting.default, priority="addon")
 
 
-def warn_unknown_names(settings: BaseSettings) -> None:
-    """A WARNING for each ``REP_*`` / ``ROBOTSTXT_*`` name that is no setting (a typo the
-    crawl would otherwise ignore in silence), with the closest real name."""
-    scrapy_names = (name for name in dir(default_settings) if name.startswith("ROBOTSTXT_"))
-    for name, closest in unknown_names(list(settings), known_names(scrapy_names)):
-        logger.warning(warning(name, closest))
+def warn_unknown_names(settings: BaseSettings, config: RepConfig) -> None:
+    """A WARNING for each unknown ``REP_*`` / ``ROBOTSTXT_*`` name that does not stop the
+    crawl (``REP_UNKNOWN_SETTINGS = "warn"``, or a ``ROBOTSTXT_*`` name close to none),
+    with the closest real name: logged once, here, where Scrapy's logging is set up."""
+    for line in name_warnings(settings, config):
+        logger.warning(line)

@@ -19,13 +19,14 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from scrapy_rep.crawl.meta import STATE
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
 
 if TYPE_CHECKING:
     from scrapy import Request
 
 #: The ``request.meta`` key of scrapy_rep's state of a request.
-KEY: Final = "_rep"
+KEY: Final = STATE
 
 
 class RequestState(NamedTuple):
@@ -51,6 +52,9 @@ class RequestState(NamedTuple):
     #: The crawler's name the verdict was reached for (the User-Agent check before it is
     #: sent compares it with the one it is sent with); ``""``: not decided.
     agent: str = ""
+    #: The end-of-crawl report saw it scheduled: a request of the crawl, not an item
+    #: pipeline's download (``REP_REPORT``).
+    scheduled: bool = False
 
 
 def state_of(request: Request) -> RequestState | None:

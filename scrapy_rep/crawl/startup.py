@@ -1,6 +1,8 @@
-"""Settings checked before a crawl starts (SPEC §5), and the files the crawl will write
-(``REP_AUDIT_FILE``, ``REP_REPORT_FILE``): a wrong one stops the crawl with one
-line naming the setting and exit status 2 under the ``scrapy`` command, or raises
+"""Settings checked before a crawl starts (SPEC §5): every ``REP_*`` value, the booleans
+Scrapy reads for us (``ROBOTSTXT_OBEY``), the names (a misspelled ``REP_*`` name:
+:mod:`scrapy_rep.settings.names`), and the files the crawl will write
+(``REP_AUDIT_FILE``, ``REP_REPORT_FILE``). A wrong one stops the crawl with one line
+naming the setting and exit status 2 under the ``scrapy`` command, or raises
 :class:`~scrapy_rep.settings.RepSettingError` in a program that runs a crawl itself.
 
 Used by the add-on and by :class:`scrapy_rep.RobotParser` (``ROBOTSTXT_PARSER`` without
@@ -9,12 +11,16 @@ the add-on), so both paths stop the same way.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy_rep.check import EXIT_USAGE
 from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings.names import check_names, known_names
+from scrapy_rep.settings.readers import read_bool
 from scrapy_rep.trail.file import (
     TrailFileError,
     check_folder,
@@ -28,10 +34,18 @@ if TYPE_CHECKING:
     from scrapy_rep.settings import SettingsLike
 
 
+#: Scrapy's boolean settings that our components read (with the one boolean reader).
+SCRAPY_BOOLEANS = ("ROBOTSTXT_OBEY",)
+
+
 def validate(settings: SettingsLike) -> RepConfig:
-    """Every ``REP_*`` setting, and what it needs installed; the config if all is well."""
+    """Every ``REP_*`` setting, the names, and what they need installed; the config if all
+    is well."""
     try:
         config = RepConfig.from_settings(settings)
+        for name in SCRAPY_BOOLEANS:  # Scrapy's getbool would stop the crawl with a traceback
+            read_bool(settings, name, False)
+        name_warnings(settings, config)  # raises for the names that stop the crawl
         _check_installed(config)
         _check_files(config)
     except RepSettingError as error:
@@ -40,6 +54,31 @@ def validate(settings: SettingsLike) -> RepConfig:
         print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
         raise SystemExit(EXIT_USAGE) from None
     return config
+
+
+def name_warnings(settings: SettingsLike, config: RepConfig) -> list[str]:
+    """The WARNING lines for the unknown setting names that do not stop the crawl; raises
+    :class:`RepSettingError` for those that do (``REP_UNKNOWN_SETTINGS``)."""
+    names = list(settings) if isinstance(settings, Iterable) else []
+    names += settings_module_names()
+    return check_names(names, known_names(scrapy_robotstxt_names()), config.unknown_settings)
+
+
+def settings_module_names() -> list[str]:
+    """The names of the project's settings module (``SCRAPY_SETTINGS_MODULE``, once Scrapy
+    has imported it) that are not all upper case: Scrapy reads only upper-case names from
+    it, so ``rep_purpose = "ai-train"`` there is silently left out of the settings."""
+    module = sys.modules.get(os.environ.get("SCRAPY_SETTINGS_MODULE") or "")
+    if module is None:
+        return []
+    return [name for name in vars(module) if not name.isupper() and not name.startswith("_")]
+
+
+def scrapy_robotstxt_names() -> list[str]:
+    """The ``ROBOTSTXT_*`` settings the running Scrapy defines."""
+    from scrapy.settings import default_settings
+
+    return [name for name in dir(default_settings) if name.startswith("ROBOTSTXT_")]
 
 
 def _check_installed(config: RepConfig) -> None:
@@ -59,12 +98,19 @@ def _check_files(config: RepConfig) -> None:
     """The files the crawl will write can be written (and an existing trail read back to
     chain on, and not locked by another crawl writing it), before its first request. A
     trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about, by
-    the trail itself."""
+    the trail itself. The trail makes its missing folders; the report, written at the
+    end, needs its folder to exist now."""
     checks = []
     if config.audit_file and config.audit_required:
         checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
     if config.report_file:  # it turns the report on by itself
-        checks.append(("REP_REPORT_FILE", Path(config.report_file), False))
+        report = Path(config.report_file)
+        if not report.parent.exists():  # the trail makes its folders, the report does not
+            raise RepSettingError(
+                f"REP_REPORT_FILE: {report} cannot be written: the folder {report.parent} "
+                "does not exist"
+            )
+        checks.append(("REP_REPORT_FILE", report, False))
     for name, path, chained in checks:
         try:
             check_writable(path)

@@ -40,6 +40,8 @@ ACTIONS: Final = ("drop", "keep")
 UNREACHABLE_ACTIONS: Final = ("drop", "allow")
 PURPOSE_ACTIONS: Final = ("drop", "mark")
 UNKNOWN_ANSWERS: Final = ("allow", "deny")
+#: ``REP_UNKNOWN_SETTINGS``: what an unknown ``REP_*`` name does (settings/names.py).
+UNKNOWN_SETTING_ACTIONS: Final = ("error", "warn")
 DAY: Final = 86_400.0
 MIB: Final = 1024 * 1024
 
@@ -61,6 +63,7 @@ class Setting:
 #: table from this one, and each setting needs its section there).
 #: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
+    Setting("REP_UNKNOWN_SETTINGS", "unknown_settings", "error", _choice(UNKNOWN_SETTING_ACTIONS)),
     Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
     Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),
     Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
@@ -92,8 +95,10 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
     Setting("REP_ITEM_PREFERENCES_FIELD", "item_preferences_field", "", read_str),
+    Setting("REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "noarchive_means_no_ai_train", True, read_bool),
     Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
     Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
+    Setting("REP_MEDIA_NOINDEX_MEANS_NO_AI", "media_noindex_means_no_ai", True, read_bool),
     Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
     Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
@@ -109,6 +114,8 @@ class RepConfig:
     """Every ``REP_*`` setting, validated (fields in :data:`SETTINGS` order; defaults
     there). ``None`` in an optional field means "derived from other settings"."""
 
+    #: ``"error"``: an unknown ``REP_*`` name stops the crawl; ``"warn"``: a WARNING.
+    unknown_settings: str
     profile: str
     #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
     #: ``False`` (Google's behaviour).
@@ -150,11 +157,18 @@ class RepConfig:
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
     item_preferences_field: str
+    #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
+    #: it (docs/decisions.md, 'noarchive is a no for AI training').
+    noarchive_means_no_ai_train: bool
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool
     #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
     media_constraints_met: bool
+    #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
+    #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
+    #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
+    media_noindex_means_no_ai: bool
     #: Read C2PA manifests (when ``c2pa-python`` is installed).
     media_c2pa: bool
     media_max_scan_bytes: int

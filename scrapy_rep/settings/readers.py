@@ -47,22 +47,38 @@ def read_choice(settings: SettingsLike, name: str, default: str, choices: Iterab
     )
 
 
+#: The spellings of a boolean setting: those Scrapy's ``Settings.getbool`` reads, so
+#: that one ``settings.py`` has one vocabulary (docs/decisions.md, 'One reader for every
+#: boolean setting'). Nothing else is a boolean: ``"yes"``, ``"no"``, ``"on"``, ``2`` and
+#: ``"TRUE"`` are refused.
+BOOLEAN_SPELLINGS: Final[dict[bool | int | str, bool]] = {
+    True: True,  # also 1 (equal to True)
+    False: False,  # also 0
+    "True": True,
+    "true": True,
+    "1": True,
+    "False": False,
+    "false": False,
+    "0": False,
+}
+
+
 def read_bool(settings: SettingsLike, name: str, default: bool) -> bool:
-    """A boolean setting: True/False, 1/0, or the strings true/false/1/0/yes/no/on/off."""
+    """A boolean setting, in one of the :data:`BOOLEAN_SPELLINGS` (``True``/``False``,
+    ``1``/``0``, ``"True"``/``"False"``, ``"true"``/``"false"``, ``"1"``/``"0"``); any
+    other value raises :class:`RepSettingError` naming the setting, as a malformed input
+    must never yield a "yes" or a "no" that was not written."""
     value = settings.get(name, default)
     if value is None:
         return default
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("true", "1", "yes", "on"):
-            return True
-        if text in ("false", "0", "no", "off"):
-            return False
-    raise RepSettingError(f"{name}: expected a boolean (True or False), got {value!r}")
+    if type(value) in (bool, int, str):  # not 1.0, which equals 1
+        known = BOOLEAN_SPELLINGS.get(value)
+        if known is not None:
+            return known
+    raise RepSettingError(
+        f"{name}: expected a boolean (True, False, 1, 0, 'true', 'false', '1' or '0'), "
+        f"got {value!r}"
+    )
 
 
 def read_number(

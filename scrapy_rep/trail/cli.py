@@ -1,4 +1,4 @@
-"""``python -m scrapy_rep audit …`` (and ``scrapy audit …``): read an audit trail.
+"""``python -m scrapy_rep audit …`` (and ``scrapy rep-audit …``): read an audit trail.
 
 - ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
@@ -28,7 +28,7 @@ from scrapy_rep.trail.export import build, check_export, encode, summary_markdow
 from scrapy_rep.trail.html import MAX_ROWS, render, row_html
 from scrapy_rep.trail.read import Trail, TrailError
 from scrapy_rep.trail.repair import repair
-from scrapy_rep.trail.show import story
+from scrapy_rep.trail.show import no_record, story
 from scrapy_rep.trail.summary import Summary, summary_text
 from scrapy_rep.trail.terminal import printable, write_lines
 from scrapy_rep.trail.verification import Finding, Verification, across, verify
@@ -53,12 +53,12 @@ def exit_codes(same_for: str) -> str:
 
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.
-EXIT_CODES: Final = exit_codes("`scrapy audit`")
+EXIT_CODES: Final = exit_codes("`scrapy rep-audit`")
 COMMANDS: Final = ("summary", "verify", "show", "report", "repair", "export")
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
-    """The ``audit`` command line (shared with ``scrapy audit``)."""
+    """The ``audit`` command line (shared with ``scrapy rep-audit``)."""
     top = argparse.ArgumentParser(
         prog=prog,
         description="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz).",
@@ -194,7 +194,7 @@ def _show(paths: list[str], url: str, out: TextIO) -> int:
         lines += told
         found += count
     if not found:
-        lines.append(f"no record of {url} in {', '.join(paths)}")
+        lines += no_record(paths, url)
     write_lines(lines, out)
     return EXIT_CLEAN if found else EXIT_DIFFERENCES
 

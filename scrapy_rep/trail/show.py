@@ -96,12 +96,39 @@ def _usage(usage: Any) -> list[str]:
     return lines
 
 
+#: The item reasons a page's directives give (a header or a meta tag said them).
+_DIRECTIVE_REASONS = ("noindex", "unavailable_after")
+
+
 def _items(record: dict[str, Any]) -> list[str]:
+    """The items kept and dropped, and why: what said the noindex (``noindex by header
+    X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
+    ``item_why``; a trail written before it was recorded says it does not know."""
     if record.get("items_kept") is None and record.get("items_dropped") is None:
         return []
     line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
-    if record.get("item_reason"):
-        line += f" ({record['item_reason']})"
+    reason = record.get("item_reason")
+    if record.get("item_why"):
+        line += f" ({record['item_why']})"
+    elif reason in _DIRECTIVE_REASONS:
+        line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
+    elif reason:
+        line += f" ({reason})"
+    return [line]
+
+
+def _links(record: dict[str, Any]) -> list[str]:
+    """The links the page's nofollow or ``rel="nofollow"`` kept from being requested: no
+    records of their own (``not_followed`` names the first 20)."""
+    count = record.get("links_not_followed")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return []
+    named = [str(url) for url in record.get("not_followed") or () if isinstance(url, str)]
+    line = f"  links not followed (never requested, no records of their own): {count}"
+    if named:
+        line += f": {', '.join(named)}"
+        if count > len(named):
+            line += f" and {count - len(named)} more"
     return [line]
 
 
@@ -199,6 +226,7 @@ def _record(
     lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
     lines += _usage(record.get("usage"))
     lines += _items(record)
+    lines += _links(record)
     differences = rederiver.differences(record, RunContext.of(run))
     robots = record.get("robots")
     if differences:
@@ -207,4 +235,53 @@ def _record(
         lines.append("  today's engine, from the snapshots: the same decision")
     else:
         lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
+    return lines
+
+
+def no_record(paths: list[str], url: str) -> list[str]:
+    """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
+    does: a record is a request sent (or refused). A link a page's nofollow or
+    ``rel="nofollow"`` kept from being requested is none; it is named in the record of
+    the page that held it (``not_followed``), whose story follows."""
+    where = ", ".join(paths)
+    lines = [f"no record of {url} in {where}: no request was sent for it"]
+    pages: list[tuple[str, int, str]] = []
+    unnamed: list[tuple[str, int, str]] = []
+    for path in paths:
+        for line in Trail(path).lines():
+            record = line.record
+            if line.type != "url" or not record or not record.get("links_not_followed"):
+                continue
+            named = record.get("not_followed") or ()
+            page = (path, line.number, str(record.get("url")))
+            if url in named:
+                pages.append(page)
+            elif not isinstance(named, list) or len(named) < record["links_not_followed"]:
+                unnamed.append(page)
+    if pages:
+        lines.append(
+            "it is a link not followed: the page below said nofollow, or linked it only with "
+            'rel="nofollow", so it was never requested; the page\'s record names it'
+        )
+        for path, number, page_url in dict.fromkeys(pages):
+            lines += [f"{path}, line {number}: the page {page_url}", *story(path, page_url)[0]]
+        return lines
+    lines += [
+        "a URL has a record when a request was sent or refused for it; none was:",
+        '- a link not followed (nofollow, rel="nofollow") is no request: the trail names it '
+        "in the record of the page that held it (`not_followed`), and names it on no page",
+        "- a duplicate the dupefilter dropped is counted in its run's end line "
+        "(`duplicates_dropped`), never recorded",
+        "- a URL the crawl never met leaves no trace",
+    ]
+    if unnamed:
+        shown = unnamed[:5]
+        lines.append(
+            f"{len(unnamed)} page(s) had links not followed that the trail does not name (a "
+            "page names 20 at most, and trails written before `not_followed` was recorded "
+            "name none); it may be one of theirs:"
+        )
+        lines += [f"  {path}, line {number}: {page_url}" for path, number, page_url in shown]
+        if len(unnamed) > len(shown):
+            lines.append(f"  … and {len(unnamed) - len(shown)} more")
     return lines

@@ -219,13 +219,25 @@ def unended(summary: Summary, run: dict[str, Any]) -> str:
     return "no end line" if run_id in summary.open else ""
 
 
+def _not_followed(end: dict[str, Any]) -> int:
+    """The links a run's pages kept from being requested (its end line's count)."""
+    counts = end.get("counts")
+    return _count(counts.get("not_followed")) if isinstance(counts, dict) else 0
+
+
 def summary_text(summary: Summary) -> list[str]:
     """The ``audit summary`` output."""
     total = summary.total
     fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
+    not_followed = sum(
+        _count((end.get("counts") or {}).get("not_followed")) for end in summary.ends
+    )
+    links = f", {not_followed} link(s) not followed (never requested: no records)"
     lines = [
         f"{len(summary.runs)} run(s), {total.requests} requested URL(s) ({fates or 'none'}), "
-        f"{total.kept} item(s) kept, {total.dropped} dropped, {summary.snapshots} snapshot(s)",
+        f"{total.kept} item(s) kept, {total.dropped} dropped"
+        + (links if not_followed else "")
+        + f", {summary.snapshots} snapshot(s)",
     ]
     for run in summary.runs:
         purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"

@@ -5,7 +5,7 @@ clear the terminal of whoever runs ``audit show``, a CR or LF inside a value cou
 fake line of output, a bidi override could reorder what is read. :func:`printable` writes
 every such character as a visible escape (``\\x1b``, ``\\r``, ``\\u202e``); every text output
 of the trail tools (``show``, ``summary``, ``verify``'s findings, ``report``'s and
-``repair``'s lines, their errors, ``scrapy audit``) passes through it.
+``repair``'s lines, their errors, ``scrapy rep-audit``) passes through it.
 """
 
 from __future__ import annotations

@@ -5,12 +5,19 @@ JPEG APP1 with the ``http://ns.adobe.com/xap/1.0/`` signature, PNG ``iTXt`` keyw
 ``XML:com.adobe.xmp``, WebP (RIFF) ``XMP `` chunk, TIFF tag 700 in IFD0, GIF89a
 application extension ``XMP DataXMP``, ISO BMFF (MP4, MOV) ``uuid`` box
 BE7ACFCB-97A9-42E8-9C71-999491E3AFAC or ``XMP_`` box in ``moov/udta``. PDF and any other
-format: packet scanning for ``<?xpacket begin=`` ... ``<?xpacket end=...?>`` (Part 1 §7.3).
+format: packet scanning for ``<?xpacket begin=`` ... ``<?xpacket end=...?>`` (Part 1 §7.3),
+in UTF-8, UTF-16 and UTF-32. And where ExifTool reads XMP besides: tag 700 in every IFD
+of a TIFF structure (a TIFF's chain, Exif IFD and SubIFDs; a JPEG's, PNG's or WebP's
+Exif block), Photoshop image resource 0x0424, PNG ``tEXt`` / ``zTXt`` chunks and
+ImageMagick's raw profiles (:mod:`scrapy_rep.usage._xmp_tiff`,
+:mod:`scrapy_rep.usage._xmp_png`).
 
 Never raises on content: a cut or broken structure ends the walk and is named in
 :attr:`XmpScan.problems`; the bytes of a file not read wholly are kept in
 :attr:`XmpScan.raw`, searched only for a prohibiting value (a broken packet keeps its
-"no", docs/media.md "Hostile files"). Bounded: bytes looked at, structure steps,
+"no", docs/media.md "Hostile files"). XMP found whose text cannot be got at (a chunk
+that does not inflate, a raw profile that is not hexadecimal) is named in
+:attr:`XmpScan.unseen`: it fails closed. Bounded: bytes looked at, structure steps,
 container nesting, packet size and packet count (:class:`Limits`).
 """
 

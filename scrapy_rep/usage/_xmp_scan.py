@@ -2,7 +2,8 @@
 
 :class:`Limits` (settings ``REP_MEDIA_MAX_*``), :class:`XmpScan`, the step budget of a
 structure walk, and packet scanning (XMP Part 1 §7.3), the one search that needs no
-knowledge of the format.
+knowledge of the format, in each encoding a packet may have (UTF-8, UTF-16 and UTF-32,
+big- and little-endian: ISO 16684-1 §7.3.2, the ``begin`` attribute's U+FEFF).
 """
 
 from __future__ import annotations
@@ -13,6 +14,13 @@ from typing import Final
 
 PACKET_BEGIN: Final = b"<?xpacket begin="
 PACKET_END: Final = b"<?xpacket end="
+#: The wide encodings of a packet by width, each width with a few bytes that a packet
+#: header holds in both byte orders (shifted by a byte in big-endian), looked for first:
+#: a file without a wide packet costs one search per width.
+WIDE_ENCODINGS: Final = (
+    ("acket".encode("utf-16-le"), ("utf-16-be", "utf-16-le")),
+    ("acket".encode("utf-32-le"), ("utf-32-be", "utf-32-le")),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,16 @@ class XmpScan:
     #: unterminated packet, a broken structure, a limit): searched only for a
     #: prohibiting value, so a broken packet keeps its "no" (docs/media.md).
     raw: list[bytes] = field(default_factory=list)
+    #: XMP found whose text cannot be got at (a chunk that does not inflate, a raw
+    #: profile that is not hex, a packet in an encoding not read): no byte search can
+    #: see a "no" in it, so the file is refused for the AI purposes (docs/media.md,
+    #: "Hostile files"). Each is named in :attr:`problems` too.
+    unseen: list[str] = field(default_factory=list)
+
+    def cannot_see(self, what: str) -> None:
+        """XMP is there but its text cannot be read (see :attr:`unseen`)."""
+        self.unseen.append(what)
+        self.problems.append(f"unreadable XMP: {what}")
 
     def add(self, packet: bytes, limits: Limits) -> bool:
         """Keep one packet; ``False`` when no more may be kept (the walk stops)."""
@@ -87,18 +105,42 @@ def truncated(scan: XmpScan, what: str) -> None:
 
 
 def scan_packets(data: bytes, scan: XmpScan, limits: Limits) -> None:
-    """Packet scanning (XMP Part 1 §7.3): each ``<?xpacket begin=`` to its end PI."""
+    """Packet scanning (XMP Part 1 §7.3): each ``<?xpacket begin=`` to its end PI, in
+    UTF-8 and in the wide encodings (XMP Part 3 §1.1, "Scanning files for XMP packets")."""
+    taken: list[range] = []
+    if not _scan(data, scan, limits, (PACKET_BEGIN, PACKET_END, b"?>"), taken):
+        return
+    for probe, codecs in WIDE_ENCODINGS:
+        if probe not in data:
+            continue
+        for codec in codecs:
+            marks = tuple(mark.decode().encode(codec) for mark in (PACKET_BEGIN, PACKET_END, b"?>"))
+            if not _scan(data, scan, limits, marks, taken):
+                return
+
+
+def _scan(
+    data: bytes, scan: XmpScan, limits: Limits, marks: tuple[bytes, ...], taken: list[range]
+) -> bool:
+    """The packets of one encoding (``marks``: its begin, end and ``?>``), but where a
+    packet already found is (a wide packet read again a byte or three further on, in
+    the other byte order); ``False`` when the scan must stop."""
+    begin_mark, end_mark, close = marks
     pos = 0
     while True:
-        begin = data.find(PACKET_BEGIN, pos)
+        begin = data.find(begin_mark, pos)
         if begin < 0:
-            return
-        end = data.find(PACKET_END, begin, begin + limits.max_packet + len(PACKET_END))
+            return True
+        if any(begin in packet for packet in taken):
+            pos = begin + 1
+            continue
+        end = data.find(end_mark, begin, begin + limits.max_packet + len(end_mark))
         if end < 0:
             scan.problems.append(f"XMP packet at byte {begin} unterminated within the limit")
-            return
-        close = data.find(b"?>", end)
-        stop = len(data) if close < 0 else close + 2
+            return False
+        stop = data.find(close, end)
+        stop = len(data) if stop < 0 else stop + len(close)
+        taken.append(range(begin, stop))
         if not scan.add(data[begin:stop], limits):
-            return
+            return False
         pos = stop

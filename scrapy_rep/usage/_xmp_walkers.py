@@ -1,6 +1,9 @@
 """The walk of each format to its XMP packets (pure; see :mod:`scrapy_rep.usage._xmp`).
 
-Where each format keeps its packet: Adobe XMP Specification Part 3, "Storage in files".
+Where each format keeps its packet: Adobe XMP Specification Part 3, "Storage in files",
+and where ExifTool reads one besides: the TIFF structure of a JPEG's, a PNG's or a
+WebP's Exif block (tag 700, :mod:`scrapy_rep.usage._xmp_tiff`), the Photoshop image
+resources of a JPEG (APP13), the PNG text chunks (:mod:`scrapy_rep.usage._xmp_png`).
 Each walker stops at a cut or broken structure, naming it in the scan's problems, and
 spends one step of the budget per segment, chunk, box or block.
 """
@@ -8,10 +11,10 @@ spends one step of the budget per segment, chunk, box or block.
 from __future__ import annotations
 
 import struct
-import zlib
 from collections.abc import Callable
 from typing import Final
 
+from scrapy_rep.usage._xmp_png import EXIF_HEADER, walk_png
 from scrapy_rep.usage._xmp_scan import (
     PACKET_END,
     Limits,
@@ -21,15 +24,16 @@ from scrapy_rep.usage._xmp_scan import (
     truncated,
     walk,
 )
+from scrapy_rep.usage._xmp_tiff import image_resources, tiff_structure
 
 JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
 #: Extended XMP (XMP Part 3 §1.1.3.1): the rest of a packet too big for one segment,
 #: in APP1 segments of GUID (32), full length (4), offset (4), then a piece.
 JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
-PNG_XMP: Final = b"XML:com.adobe.xmp"
+#: Photoshop image resources (APP13), where resource 0x0424 is XMP (ExifTool reads it).
+JPEG_PHOTOSHOP: Final = b"Photoshop 3.0\x00"
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
-TIFF_XMP_TAG: Final = 700
 #: HEIF / AVIF brands: XMP is an item of the ``meta`` box (ISO/IEC 23008-12), not walked
 #: here: such files are scanned for packets when no ``uuid`` / ``XMP_`` box held one.
 HEIF_BRANDS: Final = frozenset(
@@ -73,9 +77,23 @@ def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
                     return
             elif marker == 0xE1 and data.startswith(JPEG_XMP_EXTENSION, pos + 4):
                 _extension_piece(data[pos + 4 + len(JPEG_XMP_EXTENSION) : stop], extended)
+            elif marker == 0xE1 and data.startswith(EXIF_HEADER, pos + 4):
+                if not _exif(data[pos + 4 : stop], scan, limits, steps, "JPEG Exif"):
+                    return
+            elif marker == 0xED and data.startswith(JPEG_PHOTOSHOP, pos + 4):
+                body = data[pos + 4 + len(JPEG_PHOTOSHOP) : stop]
+                if not image_resources(body, scan, limits, steps, "JPEG APP13"):
+                    return
             pos = stop
     finally:
         _extended_packets(extended, scan, limits)
+
+
+def _exif(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+    """An Exif block (``Exif\\0\\0`` and a TIFF structure, or the structure alone)."""
+    if block.startswith(EXIF_HEADER):
+        block = block[len(EXIF_HEADER) :]
+    return tiff_structure(block, scan, limits, steps, where)
 
 
 def _extension_piece(body: bytes, extended: dict[bytes, tuple[int, dict[int, bytes]]]) -> None:
@@ -98,57 +116,6 @@ def _extended_packets(
 
 
 @walk
-def _png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
-    """PNG chunks up to IEND; XMP is the ``iTXt`` chunk with keyword ``XML:com.adobe.xmp``."""
-    pos, end = 8, len(data)
-    while pos + 8 <= end:
-        steps.step()
-        length, kind = struct.unpack_from(">I4s", data, pos)
-        stop = pos + 8 + length
-        if stop > end:
-            if kind == b"iTXt" and data.startswith(PNG_XMP + b"\x00", pos + 8):
-                _cut_itxt(data[pos + 8 + len(PNG_XMP) + 1 : end], scan, limits)
-            return truncated(scan, "PNG chunk")
-        if kind == b"IEND":
-            return
-        if kind == b"iTXt" and data.startswith(PNG_XMP + b"\x00", pos + 8):
-            packet = _itxt_text(data[pos + 8 + len(PNG_XMP) + 1 : stop], limits)
-            if packet is None:
-                scan.problems.append("unreadable compressed iTXt XMP")
-            elif not scan.add(packet, limits):
-                return
-        pos = stop + 4  # CRC
-
-
-def _cut_itxt(body: bytes, scan: XmpScan, limits: Limits) -> None:
-    """An XMP ``iTXt`` chunk cut by the end of the file: what of its text is there
-    (inflated as far as it goes, when compressed) is kept for the byte search."""
-    try:
-        text = _itxt_text(body, limits)
-    except (IndexError, ValueError):
-        return  # cut before its text: the file's raw bytes are searched anyway
-    if text:
-        scan.raw.append(text)
-
-
-def _itxt_text(body: bytes, limits: Limits) -> bytes | None:
-    """The text of an iTXt chunk after its keyword: flag, method, language, translated
-    keyword, text (PNG §11.3.4.5); compressed text is inflated up to the packet limit + 1."""
-    compressed = body[0]
-    rest = body[2:]
-    language_end = rest.index(b"\x00")
-    translated_end = rest.index(b"\x00", language_end + 1)
-    text = rest[translated_end + 1 :]
-    if not compressed:
-        return text
-    inflater = zlib.decompressobj()
-    try:
-        return inflater.decompress(text, limits.max_packet + 1)
-    except zlib.error:
-        return None
-
-
-@walk
 def _webp(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
     """RIFF chunks of a WebP file; XMP is the ``XMP `` chunk (WebP container §Extended)."""
     pos, end = 12, len(data)
@@ -160,22 +127,15 @@ def _webp(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             return truncated(scan, "RIFF chunk")
         if kind == b"XMP " and not scan.add(data[pos + 8 : stop], limits):
             return
+        if kind == b"EXIF" and not _exif(data[pos + 8 : stop], scan, limits, steps, "WebP EXIF"):
+            return
         pos = stop + (length & 1)
 
 
-def _tiff(data: bytes, scan: XmpScan, limits: Limits) -> None:
-    """Tag 700 (XMP, BYTE or UNDEFINED) of the first IFD (TIFF/EP; XMP Part 3 §1.1.5)."""
-    order = "<" if data[:2] == b"II" else ">"
-    (ifd,) = struct.unpack_from(order + "I", data, 4)
-    (count,) = struct.unpack_from(order + "H", data, ifd)
-    for index in range(min(count, limits.max_steps)):
-        tag, kind, length, value = struct.unpack_from(order + "HHII", data, ifd + 2 + 12 * index)
-        if tag == TIFF_XMP_TAG and kind in (1, 7):
-            start = ifd + 2 + 12 * index + 8 if length <= 4 else value
-            if start + length > len(data):
-                return truncated(scan, "TIFF XMP tag")
-            scan.add(data[start : start + length], limits)
-            return
+@walk
+def _tiff(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
+    """Tag 700 in every IFD of the file (:mod:`scrapy_rep.usage._xmp_tiff`)."""
+    tiff_structure(data, scan, limits, steps, "TIFF")
 
 
 @walk
@@ -274,7 +234,7 @@ def _boxes(
 
 WALKERS: Final[dict[str, Callable[[bytes, XmpScan, Limits], None]]] = {
     "jpeg": _jpeg,
-    "png": _png,
+    "png": walk_png,
     "webp": _webp,
     "tiff": _tiff,
     "gif": _gif,

@@ -5,8 +5,10 @@ Two standards carry an AI opt-out in the file itself, so it travels with every c
 - IPTC Photo Metadata Standard 2023.1 "Data Mining" (also Video Metadata Hub 1.5): XMP
   ``plus:DataMining`` (namespace ``http://ns.useplus.org/ldf/xmp/1.0/``) holding a PLUS
   LDF vocabulary URI ``http://ns.useplus.org/ldf/vocab/DMI-*``. The packets come from
-  :mod:`scrapy_rep.usage._xmp`; each is parsed with lxml, entities never expanded, no DTD, no
-  network, no huge trees.
+  :mod:`scrapy_rep.usage._xmp`, their text from :mod:`scrapy_rep.usage._xmp_text` (UTF-8,
+  UTF-16, UTF-32), the values from :mod:`scrapy_rep.usage._xmp_rdf` (every RDF form of
+  XMP Part 1 §7.9), parsed with lxml, entities never expanded, no DTD, no network, no
+  huge trees.
 - The C2PA / CAWG training-and-mining assertions (:mod:`scrapy_rep.usage._c2pa`).
 
 :func:`read_media` turns a file's bytes into a :class:`MediaReading`: the signals, mapped
@@ -21,16 +23,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lxml import etree
-
 from scrapy_rep.usage._c2pa import C2paResult, read_c2pa
 from scrapy_rep.usage._xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
+from scrapy_rep.usage._xmp_rdf import PLUS_NS as PLUS_NS
+from scrapy_rep.usage._xmp_rdf import RDF_NS as RDF_NS
+from scrapy_rep.usage._xmp_rdf import property_values
+from scrapy_rep.usage._xmp_text import Undecodable, packet_text
 from scrapy_rep.usage.purpose import MAPPING, UsageSignal
 
-PLUS_NS: Final = "http://ns.useplus.org/ldf/xmp/1.0/"
 PLUS_VOCAB: Final = "http://ns.useplus.org/ldf/vocab/"
-RDF_NS: Final = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-_DATA_MINING: Final = f"{{{PLUS_NS}}}DataMining"
 #: The values whose text says "see" constraints a crawler cannot check.
 SEE_VALUES: Final = frozenset(
     {
@@ -48,21 +49,20 @@ _DMI_BYTES: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
 _RAW_CONTEXT: Final = 512
 #: Values looked at in those bytes (each costs a look back).
 _RAW_MATCHES: Final = 64
-
-
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        huge_tree=False,
-        load_dtd=False,
-        dtd_validation=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
-
-
-_PARSER: Final = _parser()
+#: Those bytes are searched in the wide encodings of a packet too, where one of them
+#: holds a DMI value: (codec, its bytes per character, ``DMI-PROHIBITED`` in it).
+_WIDE: Final = tuple(
+    (codec, unit, "DMI-PROHIBITED".encode(codec))
+    for codec, unit in (("utf-16-le", 2), ("utf-16-be", 2), ("utf-32-le", 4), ("utf-32-be", 4))
+)
+#: What XMP that is there but cannot be read says (docs/media.md, "Hostile files"): a
+#: "no" for both AI purposes, nothing for search (the reading that loses no "no": its
+#: statement cannot be seen, not even by a byte search). (search, ai-train, ai-input)
+UNSEEN_ANSWERS: Final = (None, False, False)
+#: Distinct values kept per packet (prohibiting ones first when there are more).
+_MAX_VALUES: Final = 32
+#: Signals of unreadable XMP per file (one says "no"; the rest are in the problems).
+_MAX_UNSEEN: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,22 +112,33 @@ def read_media(
 
 
 def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:
-    """One signal per ``plus:DataMining`` value in the packets of ``scan`` (problems found
-    on the way are added to ``scan.problems``)."""
+    """One signal per ``plus:DataMining`` value in the packets of ``scan``, and one "no"
+    for the AI purposes per XMP that is there but cannot be read (problems found on the
+    way are added to ``scan.problems``)."""
     said: set[str] = set()  # the values read: the bytes not read add only others
     for index, packet in enumerate(scan.packets):
-        if b"DataMining" not in packet:
+        try:
+            text = packet_text(packet)
+        except Undecodable as error:
+            scan.cannot_see(f"XMP packet {index + 1} is {error}")
+            continue
+        if b"DataMining" not in text.data:
             continue  # the usual packet: no statement, no parse
         try:
-            values = data_mining_values(packet)
+            values = _packet_values(property_values(text))
         except ValueError as error:
             scan.problems.append(f"XMP packet {index + 1} unreadable ({error})")
-            values = _bytes_values(packet)
+            values = _bytes_values(text.data)
         said.update(values)
         for value in values:
             yield dmi_signal(value, f"XMP plus:DataMining {value}", constraints_met)
     for packet in scan.oversized:
-        for value in _bytes_values(packet):
+        try:
+            data = packet_text(packet).data
+        except Undecodable as error:
+            scan.cannot_see(f"an oversized XMP packet is {error}")
+            continue
+        for value in _bytes_values(data):
             said.add(value)
             yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
     for data in scan.raw:
@@ -135,6 +146,18 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
             if value not in said:
                 said.add(value)
                 yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
+    for what in list(dict.fromkeys(scan.unseen))[:_MAX_UNSEEN]:
+        yield UsageSignal("iptc", UNSEEN_ANSWERS, f"unreadable XMP ({what})"[:200])
+
+
+def _packet_values(written: list[str]) -> list[str]:
+    """The DMI tokens of a packet's values, each once, at most :data:`_MAX_VALUES`."""
+    tokens = list(dict.fromkeys(token for token in map(_token, written) if token))
+    if len(tokens) > _MAX_VALUES:
+        prohibiting = [token for token in tokens if token.startswith("DMI-PROHIBITED")]
+        others = [token for token in tokens if not token.startswith("DMI-PROHIBITED")]
+        tokens = (prohibiting + others)[:_MAX_VALUES]
+    return tokens
 
 
 def _bytes_values(packet: bytes) -> list[str]:
@@ -145,7 +168,20 @@ def _bytes_values(packet: bytes) -> list[str]:
 def _raw_values(data: bytes) -> list[str]:
     """The prohibiting DMI values in bytes not read as a packet (a cut or unterminated
     packet, the rest of a broken file), where XMP would hold them (the reading that
-    loses no "no": docs/media.md, "Hostile files")."""
+    loses no "no": docs/media.md, "Hostile files"), in UTF-8 and in the wide encodings
+    of a packet (each decoded from where its ``DMI-PROHIBITED`` is aligned)."""
+    found = dict.fromkeys(_ascii_raw_values(data))
+    for codec, unit, marker in _WIDE:
+        at = data.find(marker)
+        if at >= 0:
+            start = at % unit
+            wide = data[start : len(data) - (len(data) - start) % unit]
+            text = wide.decode(codec, errors="replace").encode("utf-8", errors="replace")
+            found.update(dict.fromkeys(_ascii_raw_values(text)))
+    return list(found)[:8]
+
+
+def _ascii_raw_values(data: bytes) -> list[str]:
     found: dict[str, None] = {}
     for count, match in enumerate(_DMI_BYTES.finditer(data)):
         if count >= _RAW_MATCHES:
@@ -156,39 +192,15 @@ def _raw_values(data: bytes) -> list[str]:
             or data.find(b"DataMining", max(0, start - _RAW_CONTEXT), start) >= 0
         ):
             found[match.group().decode("ascii")] = None
-    return list(found)[:8]
+    return list(found)
 
 
 def data_mining_values(packet: bytes) -> list[str]:
     """The ``plus:DataMining`` values of one packet (the DMI token: ``DMI-PROHIBITED``);
-    raises :class:`ValueError` if the packet is not XML we read."""
-    if b"<!DOCTYPE" in packet or b"<!ENTITY" in packet:
-        raise ValueError("a DTD in an XMP packet")
-    try:
-        root = etree.fromstring(packet, _PARSER)
-    except etree.XMLSyntaxError as error:
-        raise ValueError(f"XML: {error}") from None
-    if root is None:
-        raise ValueError("no XML element")
-    values: list[str] = []
-    for element in root.iter():
-        if not isinstance(element.tag, str):
-            continue
-        attribute = element.get(_DATA_MINING)
-        if attribute is not None:
-            values.append(attribute)
-        if element.tag == _DATA_MINING:
-            values.extend(_element_values(element))
-    return [token for token in map(_token, values) if token]
-
-
-def _element_values(element: Any) -> list[str]:
-    """An element's value: its text, its ``rdf:resource``, or its ``rdf:li`` items."""
-    resource = element.get(f"{{{RDF_NS}}}resource")
-    if resource:
-        return [resource]
-    items = [li.text or "" for li in element.iter(f"{{{RDF_NS}}}li")]
-    return items or [element.text or ""]
+    raises :class:`ValueError` if the packet is not XML we read (:class:`Undecodable`,
+    a subclass, when its text cannot be got at)."""
+    text = packet_text(packet)
+    return _packet_values(property_values(text))
 
 
 def _token(value: str) -> str:

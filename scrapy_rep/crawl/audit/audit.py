@@ -98,6 +98,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        self.item_why: dict[str, str] = {}
+        self.not_followed: dict[str, list[str]] = {}
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
-from scrapy_rep.crawl.audit.auditstate import AuditState, guarded, record_id, robots_sha
+from scrapy_rep.crawl.audit.auditstate import (
+    NOT_FOLLOWED_KEPT,
+    AuditState,
+    guarded,
+    record_id,
+    robots_sha,
+)
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.trail import records as lines
 from scrapy_rep.usage.policy import NOTHING_BEFORE
@@ -38,9 +44,13 @@ class FateEvents(AuditState):
     ) -> None:
         if reason in ("nofollow", "rel_nofollow"):  # a link, never requested: counted
             self.counts["not_followed"] += 1
-            page = self._state(getattr(response, "request", None))
-            if page is not None:
+            linking = getattr(response, "request", None)
+            page = self._state(linking)
+            if page is not None and linking is not None:
                 page[NOFOLLOW] += 1
+                links = self.not_followed.setdefault(record_id(linking), [])
+                if len(links) < NOT_FOLLOWED_KEPT:  # the count says how many in all
+                    links.append(request.url)
             return
         key = record_id(request)
         state = self.open.get(key) if key else None
@@ -62,11 +72,18 @@ class FateEvents(AuditState):
         state = self._state(request)
         if state is None or request is None:
             return
+        key = record_id(request)
+        item_why = self.item_why.pop(key, "")
+        not_followed = self.not_followed.pop(key, [])
         extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
         if state[ITEM_REASON]:
             extra["item_reason"] = state[ITEM_REASON]
+            if item_why:
+                extra["item_why"] = item_why
         if state[NOFOLLOW]:
             extra["links_not_followed"] = state[NOFOLLOW]
+            if not_followed:
+                extra["not_followed"] = not_followed
         decision = response.meta.get(meta.USAGE)
         if decision is None:
             before = before_of(request)

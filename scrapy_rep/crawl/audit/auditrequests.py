@@ -175,7 +175,12 @@ class RequestEvents(AuditState):
                 self._taken.discard(record_id(request))
 
     @guarded
-    def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
-        state = self._state(getattr(response, "request", None))
-        if state is not None:
+    def _item_refused(
+        self, response: Response | None, reason: str, message: str = "", **_: Any
+    ) -> None:
+        request = getattr(response, "request", None)
+        state = self._state(request)
+        if state is not None and request is not None:
             state[ITEM_REASON] = reason
+            if message:  # what said it: ``noindex by header X-Robots-Tag: none``
+                self.item_why[record_id(request)] = message

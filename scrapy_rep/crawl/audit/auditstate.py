@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy_rep.crawl.audit.auditfile import (
     ATTEMPTS,
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
+
+#: At most this many links not followed are named in a page's record (``not_followed``;
+#: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
+NOT_FOLLOWED_KEPT: Final = 20
 
 
 def guarded(method: F) -> F:
@@ -66,6 +70,11 @@ class AuditState:
     _unfiltered: dict[str, str]
     counts: Counter[str]
     _errors_logged: bool
+    #: Per open record of a page, until its output is through (``page_done``): the
+    #: sentence its items' refusal came with, and the first links its nofollow or
+    #: ``rel="nofollow"`` kept from being requested (:data:`NOT_FOLLOWED_KEPT`).
+    item_why: dict[str, str]
+    not_followed: dict[str, list[str]]
 
     def _state(self, request: Request | None) -> list[Any] | None:
         """The open record of ``request`` (``None``: none, or not this URL's). Inline:

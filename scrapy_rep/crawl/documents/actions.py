@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Hashable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
@@ -36,6 +37,19 @@ logger = logging.getLogger(__name__)
 
 #: The actions that call the shared store (run one after the other, in order).
 _STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
+
+#: The lifecycle's INFO lines are each about one origin (the wait for an unreachable
+#: document begins, it is back, a stale copy is kept): the first few of each at INFO,
+#: the rest at DEBUG (:mod:`scrapy_rep.crawl.loglimit`). What the end of the crawl says
+#: of those known by their message; another is counted by its message.
+_SUMMARIES: Final = {
+    "%s of %s is unreachable (%s); holding %d request(s), retrying until %s (in %s s)":
+        "%s of %s origins was unreachable for a while (their requests held and retried)",
+    "%s of %s is back after %d failed attempt(s): %s":
+        "%s of %s origins came back after failed downloads",
+    "%s of %s: %s; keeping the copy fetched %.0f s ago, next try in %.0f s":
+        "%s of %s origins was unreachable; a stale copy was kept",
+}  # fmt: skip
 
 
 class DocumentOwner(Protocol):
@@ -76,6 +90,8 @@ class ActionRunner:
         self._tasks: set[Deferred[None]] = set()
         self._watching_downloads = False
         self.closed = False
+        #: The per-origin INFO lines, by message: said for the first origins only.
+        self._first = FirstFew()
 
     def handle(self, event: do.Event) -> None:
         """Give ``event`` to the lifecycle now and perform what it decides."""
@@ -94,8 +110,7 @@ class ActionRunner:
             if isinstance(action, do.Stat):
                 inc(self.crawler.stats, action.name, action.count)
             elif isinstance(action, do.Log):
-                extra = {"spider": self.crawler.spider}
-                logger.log(action.level, action.message, *action.args, extra=extra)
+                self._log(action)
             elif isinstance(action, do.Release):
                 self._owner.release(action.key, action.entry, action.failures)
             elif isinstance(action, do.WakeAt):
@@ -118,15 +133,41 @@ class ActionRunner:
             if known and not self.closed:
                 self.handle(do.Announced(key))
 
+    def _log(self, action: do.Log, summary: bool = False) -> None:
+        """A lifecycle's line; one of its per-origin INFO lines at INFO for the first few
+        origins of the crawl only (not the summary at the end)."""
+        level, message, args = action.level, action.message, action.args
+        if level == logging.INFO and not summary:
+            level = self._first.level(message)
+            if note := self._first.note(message):
+                message, args = f"{message}%s", (*args, note)
+        logger.log(level, message, *args, extra={"spider": self.crawler.spider})
+
     def close(self) -> None:
         """The spider closed: no timer fires any more; the lifecycle's summary is logged
-        (the documents given up on, by failure)."""
+        (the documents given up on, by failure), and the count of each per-origin line
+        some of which went to DEBUG."""
         self.closed = True
         for timer in self._timers.values():
             if timer.active():
                 timer.cancel()
         self._timers.clear()
-        self._perform_here(self.lifecycle.summary())
+        for action in self.lifecycle.summary():
+            if isinstance(action, do.Log):
+                self._log(action, summary=True)
+            else:
+                self._perform_here([action])
+        extra = {"spider": self.crawler.spider}
+        for message in self._first.counts:
+            count = self._first.beyond(message)
+            if count and message in _SUMMARIES:
+                said = _SUMMARIES[message]
+                logger.info(
+                    f"scrapy_rep: {said}", self.lifecycle.kind.name, f"{count:,}", extra=extra
+                )
+            elif count:
+                logger.info("scrapy_rep: %s lines like %r in this crawl (the first %d at INFO)",
+                            f"{count:,}", message, self._first.limit, extra=extra)  # fmt: skip
 
     # ------------------------------------------------------------------ I/O
 

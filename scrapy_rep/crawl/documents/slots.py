@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 
+from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class CrawlDelaySlots:
         #: Slot key -> the smallest delay it may have.
         self.floors: OrderedDict[str, float] = OrderedDict()
         self._watching = False
+        #: The per-origin INFO line, said for the first few origins only.
+        self._first = FirstFew()
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
     def apply(self, request: Request, origin: Origin, crawl_delay: float | None) -> None:
         """Give ``request`` the slot of ``origin`` with its crawl-delay floor."""
@@ -111,8 +115,9 @@ class CrawlDelaySlots:
     def _log_first(
         self, origin: Origin, floor: float, crawl_delay: float, key: str, jitter: float
     ) -> None:
-        """One INFO line per origin: the crawl-delay as a shortest gap, and the slot delay
-        that gives it (larger when Scrapy's jitter draws each gap around it)."""
+        """One line per origin: the crawl-delay as a shortest gap, and the slot delay that
+        gives it (larger when Scrapy's jitter draws each gap around it); at INFO for the
+        first origins of the crawl, then at DEBUG (:mod:`scrapy_rep.crawl.loglimit`)."""
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("rep/crawl_delay/origins")
         if jitter <= 0:
@@ -124,13 +129,26 @@ class CrawlDelaySlots:
             )
         else:
             how = f"download slot {key!r}: delay {floor:.3g} s, jitter turned down to ±50 %"
-        logger.info(
-            "Crawl-delay of %s: at least %.3g s between requests (%s)",
+        logger.log(
+            self._first.level("crawl-delay"),
+            "Crawl-delay of %s: at least %.3g s between requests (%s)%s",
             origin,
             crawl_delay,
             how,
+            self._first.note("crawl-delay"),
             extra={"spider": self.crawler.spider},
         )
+
+    def _closed(self, **_: Any) -> None:
+        """The count of origins with a crawl-delay, when not every one was said at INFO."""
+        count = self._first.beyond("crawl-delay")
+        if count:
+            logger.info(
+                "scrapy_rep: crawl-delay applied to %s origins (the first %d said at INFO)",
+                f"{count:,}",
+                self._first.limit,
+                extra={"spider": self.crawler.spider},
+            )
 
 
 def _default_jitter(settings: Any) -> float:

@@ -2,8 +2,10 @@
 :mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch
-(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``, ``Content-Signal``,
-``tdm-reservation``, ``X-Robots-Tag: noai``/``noimageai``), the ``noimageai`` of the page
+(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
+``Content-Signal``, ``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` /
+``noml`` / ``noarchive``, and ``noindex`` / ``noimageindex`` under
+``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the page
 that showed the image (``rep_image_usage``, from the page-directives middleware), and
 the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 """
@@ -24,13 +26,20 @@ from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage._c2pa import available
 from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage._xmp import Limits, sniff
 from scrapy_rep.usage.mediausage import MediaReading, read_media
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+from scrapy_rep.usage.purpose import (
+    PURPOSE_INDEX,
+    UsageDecision,
+    UsageSignal,
+    decide,
+    file_index_signals,
+)
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -71,7 +80,13 @@ class MediaGate:
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
         self.crawler = crawler
-        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.policy = UsagePolicy.of(
+            config.purpose,
+            config.purpose_unknown,
+            noarchive_no_train=config.noarchive_means_no_ai_train,
+        )
+        #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
+        self.noindex_no_ai = config.media_noindex_means_no_ai
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
@@ -153,13 +168,14 @@ class MediaGate:
         directives = page_directives(response, self.agent, extra_tokens=self.tokens)
         page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
         origin = self.policy.after_fetch(before_of(request), page).signals
+        indexing = file_index_signals(directives) if self.noindex_no_ai else ()
         reading = read_media(
             response.body,
             limits=self.limits,
             constraints_met=self.constraints_met,
             c2pa=self.c2pa,
         )
-        every = (*origin, *page_noimageai(request, item), *reading.signals)
+        every = (*origin, *indexing, *page_noimageai(request, item), *reading.signals)
         decision = decide(every)
         return FileVerdict(decision, reading, self.policy.refusal(decision))
 
@@ -276,16 +292,22 @@ def limits_of(config: RepConfig) -> Limits:
 
 
 def file_report(
-    response: Response, config: RepConfig, policy: UsagePolicy
+    response: Response,
+    config: RepConfig,
+    policy: UsagePolicy,
+    directives: PageDirectives = EMPTY,
 ) -> tuple[tuple[UsageSignal, ...], list[str]]:
-    """For ``scrapy robots --purpose``: the statements inside a downloaded file (any
-    response but an HTML page), as the pipelines read them; (signals, lines to print)."""
+    """For ``scrapy rep-robots --purpose``: what a downloaded file (any response but an HTML
+    page) says about itself as the pipelines read it, its ``X-Robots-Tag`` ``noindex`` /
+    ``noimageindex`` (``directives``: its directives) and the statements inside it;
+    (signals, lines to print)."""
     from scrapy.http import HtmlResponse
 
     if isinstance(response, HtmlResponse) or not response.body:
         return (), []
     if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
         return (), ["file: statements inside files are read for ai-train / ai-input only"]
+    indexing = file_index_signals(directives) if config.media_noindex_means_no_ai else ()
     reading = read_media(
         response.body,
         limits=limits_of(config),
@@ -296,4 +318,4 @@ def file_report(
     lines += [f"file: unreadable: {problem}" for problem in reading.problems]
     if reading.c2pa == "not read: not installed":
         lines.append("file: C2PA not read (c2pa-python is not installed)")
-    return reading.signals, lines
+    return (*indexing, *reading.signals), lines

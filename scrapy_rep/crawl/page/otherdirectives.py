@@ -1,5 +1,5 @@
 """What a page says to other crawlers: the robots headers and meta tags present that did
-not apply to ours (another crawler's scope), for ``scrapy robots --page`` to show
+not apply to ours (another crawler's scope), for ``scrapy rep-robots --page`` to show
 instead of "no robots meta tag or header" (Google's robots meta specification:
 crawler-scoped ``X-Robots-Tag`` values and ``<meta name="googlebot">``)."""
 
@@ -10,7 +10,7 @@ from typing import Any, Final
 
 #: Words that make a meta tag's content read as robots directives.
 DIRECTIVE_WORDS: Final = re.compile(
-    r"\b(noindex|nofollow|none|noarchive|nosnippet|noimageindex|noai|noimageai|"
+    r"\b(noindex|nofollow|none|noarchive|nosnippet|noimageindex|noai|noimageai|noml|"
     r"unavailable_after|max-snippet|notranslate)\b",
     re.IGNORECASE,
 )

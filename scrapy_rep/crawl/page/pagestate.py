@@ -26,7 +26,7 @@ from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide
+from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -69,7 +69,13 @@ class PageState:
         self.config = config
         self.stats = crawler.stats
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
-        self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.usage = UsagePolicy.of(
+            config.purpose,
+            config.purpose_unknown,
+            noarchive_no_train=config.noarchive_means_no_ai_train,
+        )
+        #: A page's noimageindex covers its images (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
+        self.noimageindex_covers = config.media_noindex_means_no_ai
         self.mark = config.purpose_action == "mark"
         #: What is known of each response (while it lives).
         self.pages: WeakKeyDictionary[Response, Page] = WeakKeyDictionary()
@@ -83,13 +89,14 @@ class PageState:
         self, directives: PageDirectives, refusal: Refusal | None, response: Response
     ) -> bool:
         """Whether every item and request of the page passes on untouched: no noindex,
-        nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
-        crawl's purpose, marking or preferences field (the usual page; its output then
-        skips the gates)."""
+        nofollow, unavailable_after, noimageai (noimageindex, when it covers the images),
+        rel="nofollow" link, refusal for the crawl's purpose, marking or preferences field
+        (the usual page; its output then skips the gates)."""
         return not (
             directives.noindex
             or directives.nofollow
             or directives.noimageai
+            or (directives.noimageindex and self.noimageindex_covers)
             or directives.unavailable_after is not None
             or refusal is not None
             or self.mark
@@ -139,7 +146,7 @@ class PageState:
             before is NOTHING_BEFORE
             and embedded is None
             and not policy.needs_tdmrep
-            and not (directives.noai or directives.noimageai)
+            and not speaks_of_use(directives, noarchive_no_train=policy.noarchive_no_train)
             and b"Content-Usage" not in response.headers
             and b"Content-Signal" not in response.headers
         ):

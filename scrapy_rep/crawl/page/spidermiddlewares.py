@@ -33,7 +33,7 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
@@ -43,6 +43,7 @@ from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
@@ -75,6 +76,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: noimageai covers the images it shows').
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
+        crawler.signals.connect(self._closing, signal=signals.spider_closed)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -91,6 +93,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         then refused like any other request."""
         if self.early.announce(request):
             self.links.refused(request, response, reason, message, sources)
+
+    def _closing(self, **_: Any) -> None:
+        """At INFO, before Scrapy's stats: the items dropped and the links not followed,
+        by reason, and the setting that keeps them (docs/switching.md)."""
+        stats = self.stats.get_stats() if self.stats is not None else {}
+        for line in closing_lines(stats, self.config):
+            logger.info(line, extra={"spider": self.crawler.spider})
 
     # ------------------------------------------------------------------ input
 

@@ -57,7 +57,14 @@ class Performer:
         before = None if verdict.before is NOTHING_BEFORE else verdict.before
         if type(state) is RequestState and state.url == request.url:
             request.meta[KEY] = RequestState(
-                state.url, state.audit, state.hold, state.carried, 0, before, facts.agent
+                state.url,
+                state.audit,
+                state.hold,
+                state.carried,
+                0,
+                before,
+                facts.agent,
+                state.scheduled,
             )
         else:
             request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, facts.agent)

@@ -1,4 +1,4 @@
-"""``scrapy audit {summary,verify,show,report,repair,export} [TRAIL…] …``: the trail reader of
+"""``scrapy rep-audit {summary,verify,show,report,repair,export} [TRAIL…] …``: the trail reader of
 :mod:`scrapy_rep.trail.cli` as a Scrapy command. Without ``TRAIL``, the project's
 ``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
 """
@@ -21,7 +21,7 @@ _ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1, "repair": 1, "e
 
 
 class AuditCommand(ScrapyCommand):
-    """``scrapy audit COMMAND [TRAIL] …``"""
+    """``scrapy rep-audit COMMAND [TRAIL] …``"""
 
     requires_crawler_process = False
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
@@ -99,4 +99,4 @@ class AuditCommand(ScrapyCommand):
         if command == "export":
             argv += ["--out", opts.out] if opts.out else []
             argv += ["--summary", opts.summary] if opts.summary else []
-        return main(argv, prog="scrapy audit")
+        return main(argv, prog="scrapy rep-audit")

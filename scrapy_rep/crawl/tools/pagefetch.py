@@ -1,4 +1,4 @@
-"""The pages ``scrapy robots --page`` / ``--purpose`` fetch: one page over urllib as a
+"""The pages ``scrapy rep-robots --page`` / ``--purpose`` fetch: one page over urllib as a
 Scrapy response (its first 10 MiB, within the timeout), and its directives described
 (SPEC §6), with where each one was found.
 """

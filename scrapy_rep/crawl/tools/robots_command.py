@@ -1,4 +1,4 @@
-"""``scrapy robots URL…``: what robots.txt and the pages say, with the project's settings.
+"""``scrapy rep-robots URL…``: what robots.txt and the pages say, with the project's settings.
 
 The robots.txt side is the checker of :mod:`scrapy_rep.check` (one fetch procedure, two
 entry points): each origin's robots.txt is fetched once with the fetch rules of SPEC §4,
@@ -34,6 +34,7 @@ from scrapy_rep.check import (
 from scrapy_rep.checker.download import (
     OriginTdm,
     fetch_robotstxt,
+    held_reason,
     read_robots_file,
     robots_url_for,
     robots_verdict,
@@ -61,7 +62,7 @@ class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatt
 
 
 class RobotsCommand(ScrapyCommand):
-    """``scrapy robots [--robots-file FILE] [--page] URL…``"""
+    """``scrapy rep-robots [--robots-file FILE] [--page] URL…``"""
 
     requires_crawler_process = False
     #: ``--purpose``: the purposes whose usage signals are explained.
@@ -160,7 +161,12 @@ class RobotsCommand(ScrapyCommand):
         )
         self.obey = obey_of(obey_robots(self.settings), purpose_set)
         return RequestRules(
-            self.policy or UsagePolicy.of(config.purpose, config.purpose_unknown),
+            self.policy
+            or UsagePolicy.of(
+                config.purpose,
+                config.purpose_unknown,
+                noarchive_no_train=config.noarchive_means_no_ai_train,
+            ),
             config.purpose_agents,
             purpose_set,
             held_licenses(config.rsl_licenses),
@@ -178,7 +184,7 @@ class RobotsCommand(ScrapyCommand):
     ) -> int:
         """One origin's documents (its robots.txt unless ``local`` is given, tdmrep.json,
         RSL licenses) and its block; its exit code (unreachable if one could not be had)."""
-        given_up = None
+        held = ""
         if local is not None:
             rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
         else:
@@ -188,11 +194,11 @@ class RobotsCommand(ScrapyCommand):
             rules, notes = robots_verdict(fetched, config.unreachable_action)
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
-            given_up = fetched.outcome if unreachable and not notes else None
+            held = held_reason(fetched)
         tdm, licenses = further_documents(
             robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
         )
-        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, given_up)
+        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, held)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
         return code
@@ -207,10 +213,10 @@ class RobotsCommand(ScrapyCommand):
         config: RepConfig,
         tdm: OriginTdm | None = None,
         licenses: OriginLicenses = NO_LICENSES,
-        given_up: str | None = None,
+        held: str = "",
     ) -> int:
-        """Print one origin's block; its exit code. ``given_up``: its robots.txt was given
-        up on as unreachable (the outcome)."""
+        """Print one origin's block; its exit code. ``held``: why a URL is disallowed
+        while robots.txt is unreachable (temporary)."""
         print(f"\nrobots.txt {outcome}")
         if tdm is not None:  # the origin's other documents, under its robots.txt header
             print(f"  {tdm.line}")
@@ -222,7 +228,7 @@ class RobotsCommand(ScrapyCommand):
             print(f"  sitemap: {sitemap}")
         lines, all_allowed = report(
             rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
-            given_up,
+            held,
         )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
@@ -264,7 +270,7 @@ class RobotsCommand(ScrapyCommand):
             directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
-            inside, lines = file_report(response, config, policy)  # docs/media.md
+            inside, lines = file_report(response, config, policy, directives)  # docs/media.md
             decision = decide((*decision.signals, *inside)) if inside else decision
             for line in lines:
                 print(f"      {line}")
@@ -305,7 +311,9 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
     if not purpose:
         return None
     purposes = read_purposes({"--purpose": purpose}, "--purpose", ())
-    return UsagePolicy.of(purposes, config.purpose_unknown)
+    return UsagePolicy.of(
+        purposes, config.purpose_unknown, noarchive_no_train=config.noarchive_means_no_ai_train
+    )
 
 
 def _usage(message: str) -> int:

@@ -1,0 +1,74 @@
+"""A real Scrapy project with the add-on, made by ``scrapy startproject``, and
+``scrapy crawl`` run in it as a user runs it (a subprocess: its exit status and output).
+
+Its spider ``one`` asks for the URLs given (none by default: the crawl then ends at
+once, having made no request), so a test sees whether the crawl started at all.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SPIDER = """
+import scrapy
+
+
+class One(scrapy.Spider):
+    name = "one"
+    start_urls = {urls!r}
+
+    def parse(self, response):
+        yield {{"url": response.url}}
+"""
+
+
+@dataclass(frozen=True)
+class Crawl:
+    status: int
+    stdout: str
+    stderr: str
+
+    def error_lines(self) -> list[str]:
+        """The ``scrapy_rep: error:`` lines (the setting errors) of standard error."""
+        return [line for line in self.stderr.splitlines() if "scrapy_rep: error:" in line]
+
+
+def make_project(tmp_path: Path, settings: str, urls: tuple[str, ...] = ()) -> Path:
+    """``scrapy startproject proj`` with the add-on, ``settings`` (Python lines) added to
+    its settings.py, and the spider ``one``; the project's folder."""
+    subprocess.run(
+        [sys.executable, "-m", "scrapy", "startproject", "proj"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    project = tmp_path / "proj"
+    settings_py = project / "proj" / "settings.py"
+    text = settings_py.read_text()
+    assert "ADDONS = {}" in text
+    text = text.replace("ADDONS = {}", 'ADDONS = {"scrapy_rep.Addon": 0}')
+    settings_py.write_text(f"{text}\nTELNETCONSOLE_ENABLED = False\n{settings}\n")
+    (project / "proj" / "spiders" / "one.py").write_text(SPIDER.format(urls=list(urls)))
+    return project
+
+
+def scrapy_crawl(project: Path, *args: str) -> Crawl:
+    """``scrapy crawl one`` in ``project``, with more command-line arguments."""
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "one", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return Crawl(result.returncode, result.stdout, result.stderr)
+
+
+def crawl_with(tmp_path: Path, settings: str, *args: str) -> Crawl:
+    """A new project with ``settings``, crawled once."""
+    return scrapy_crawl(make_project(tmp_path, settings), *args)
