@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from scrapy_rep import signals
     from scrapy_rep.crawl.addon import Addon
     from scrapy_rep.crawl.audit.audit import AuditTrail
+    from scrapy_rep.crawl.auditing import AuditMiddleware
     from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
     from scrapy_rep.crawl.media.pipelines import (
         MediaUsageMixin,
@@ -38,14 +39,13 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
     from scrapy_rep.crawl.robotparser import RobotParser
-    from scrapy_rep.crawl.trails import AuditMiddleware
 
 #: Name -> the module that defines it, imported when the name is first used. These are the
 #: stable paths of every component a project names in its settings (docs/usage.md):
 #: ``"scrapy_rep.RobotsTxtMiddleware"``, ``"scrapy_rep.RepImagesPipeline"``…
 _LAZY = {
     "Addon": "scrapy_rep.crawl.addon",
-    "AuditMiddleware": "scrapy_rep.crawl.trails",
+    "AuditMiddleware": "scrapy_rep.crawl.auditing",
     "AuditTrail": "scrapy_rep.crawl.audit.audit",
     "MediaUsageMixin": "scrapy_rep.crawl.media.pipelines",
     "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",

@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a robots.txt file, or an http(s) URL whose origin's /robots.txt is fetched",
     )
     _check_options(check)
-    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
+    # Parsed by scrapy_rep.audit.cli (see main); listed here for --help.
     commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
     return parser
 
@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["audit"]:
-        from scrapy_rep.trail.cli import main as audit  # only when asked: it reads trails
+        from scrapy_rep.audit.cli import main as audit  # only when asked: it reads trails
 
         return audit(arguments[1:], out)
     parser = _parser()

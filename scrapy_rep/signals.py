@@ -87,7 +87,7 @@ def send_refused(
 #: pipeline knows what became of it. Arguments: ``url``, ``request``, ``item``,
 #: ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision` over every signal about
 #: the file: the origin's, the response headers', the page's ``noimageai`` and the file's
-#: own), ``reading`` (:class:`scrapy_rep.usage.mediausage.MediaReading`: the file's own
+#: own), ``reading`` (:class:`scrapy_rep.usage.media.reading.MediaReading`: the file's own
 #: statements and what could not be read), ``refusal``
 #: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``), ``fate`` (``"stored"``,
 #: ``"marked"``, ``"refused"``: not stored, or ``"failed"``: the pipeline could not store

@@ -23,26 +23,28 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_rep"
 #: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of
 #: the import paths Scrapy settings name) is ``top``.
 LAYERS: dict[str, set[str]] = {
-    "robotstxt": set(),
+    "urls": set(),
+    "robotstxt": {"urls"},
     "directives": set(),
-    "usage": {"robotstxt", "directives"},
-    "fetch": {"robotstxt", "usage"},
-    "verdict": {"robotstxt", "directives", "usage", "fetch"},
-    "settings": {"robotstxt", "directives", "usage", "fetch", "verdict"},
-    "trail": {"robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
-    "checker": {"robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "usage": {"urls", "robotstxt", "directives"},
+    "fetch": {"urls", "robotstxt", "usage"},
+    "verdict": {"urls", "robotstxt", "directives", "usage", "fetch"},
+    "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
+    "audit": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "checker": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
     "crawl": {
-        "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
-        "top",
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "top",
     },
     "top": {
-        "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
-        "crawl",
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "crawl",
     },
 }  # fmt: skip
 #: The floors that never import Scrapy, Twisted or asyncio.
 PURE_FLOORS = (
-    "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail", "checker",
+    "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+    "checker",
 )  # fmt: skip
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
@@ -112,7 +114,7 @@ CRAWL_ROOMS: dict[str, set[str]] = {
     "audit": {"requests", "documents"},
     "page": {"requests", "documents"},
     "media": {"page", "requests", "documents"},
-    "tools": {"media", "page", "requests", "documents"},
+    "commands": {"media", "page", "requests", "documents"},
 }
 CRAWL_TOP = {"scrapy_rep.crawl.addon"}
 

@@ -23,12 +23,12 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import TRAILS
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requeststate import KEY, state_of
-from scrapy_rep.crawl.trails import TRAILS
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
@@ -186,7 +186,7 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     twice_counts = dict(counted)
 
     if trail_on:  # verified after the engine calls were counted (see the mark)
-        from scrapy_rep.trail.verification import verify
+        from scrapy_rep.audit.verify import verify
 
         for name in ("once", "twice"):
             result = verify(tmp_path / f"{name}.jsonl")

@@ -36,13 +36,13 @@ from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStor
 from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.origins import Origin
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.rsl_terms import decide
+from scrapy_rep.urls.origins import Origin
+from scrapy_rep.usage.rsl.terms import decide
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)

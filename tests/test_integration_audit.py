@@ -21,8 +21,8 @@ from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, 
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requeststate import state_of
-from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepSettingError
 
 HTML = {"Content-Type": "text/html"}
@@ -381,7 +381,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
 @pytest.mark.trail_not_verified("lines of no run, written to test the chain")
 def test_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
-    from scrapy_rep.trail.file import TrailFile
+    from scrapy_rep.audit.file import TrailFile
 
     trail = TrailFile(audit)
     for n in range(5):
@@ -489,7 +489,7 @@ async def test_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
 ) -> None:
     import errno
 
-    from scrapy_rep.trail.file import TrailFile
+    from scrapy_rep.audit.file import TrailFile
 
     write = TrailFile.write
 

@@ -33,9 +33,9 @@ from scrapy_rep.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 
 A, B, C = "http://a.example", "http://b.example", "http://c.example"

@@ -47,9 +47,9 @@ from scrapy_rep.fetch.lifecycle.events import (
 )
 from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
 from scrapy_rep.fetch.lifecycle.state import Step
-from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import FailureClass, Policy
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 A, B = "http://a.example", "http://b.example"

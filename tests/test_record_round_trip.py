@@ -42,9 +42,9 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     WakeAt,
 )
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep

@@ -1,13 +1,19 @@
 """RSL 1.0 license documents: parsing (hostile XML included), URL matching and the
-answer per purpose (scrapy_rep.usage.rsl, scrapy_rep.usage.rsl_terms)."""
+answer per purpose (scrapy_rep.usage.rsl.document, scrapy_rep.usage.rsl.terms)."""
 
 from __future__ import annotations
 
 import pytest
 
 from scrapy_rep.usage.purpose import decide as decide_signals
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, make_content, parse_rsl, rsl_for_response
-from scrapy_rep.usage.rsl_terms import answer_for, decide, held_licenses, rsl_signals
+from scrapy_rep.usage.rsl.document import (
+    ABSENT,
+    UNREACHABLE,
+    make_content,
+    parse_rsl,
+    rsl_for_response,
+)
+from scrapy_rep.usage.rsl.terms import answer_for, decide, held_licenses, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -300,7 +306,7 @@ def test_signals_join_the_other_vocabularies() -> None:
 
 
 def test_several_license_documents_combine_with_any_no_winning() -> None:
-    from scrapy_rep.usage.rsl_terms import licenses_signals
+    from scrapy_rep.usage.rsl.terms import licenses_signals
 
     open_ = parse_rsl(rsl(content("/", lic(permits("all")))))
     closed = parse_rsl(rsl(content("/books/", lic(prohibits("ai-input")))))

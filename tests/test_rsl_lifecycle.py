@@ -24,11 +24,11 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     Stat,
 )
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
 from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl_terms import decide
+from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
+from scrapy_rep.usage.rsl.terms import decide
 
 L = "https://licenses.example/site-license.xml"
 BODY = (

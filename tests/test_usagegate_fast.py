@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import RESERVED_ALL
-from scrapy_rep.usage.rsl import parse_rsl
+from scrapy_rep.usage.rsl.document import parse_rsl
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import (
     LICENSE,

@@ -63,14 +63,14 @@ from twisted.web.server import Request as WebRequest
 
 from scrapy_rep.directives import combine, header_directives, meta_directives
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
-from scrapy_rep.usage.mediausage import dmi_signal, read_media
+from scrapy_rep.usage.media.reading import dmi_signal, read_media
 from scrapy_rep.usage.policy import RESERVED_ALL, TDM_PURPOSES, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import decide
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from scrapy_rep.usage.tdmrep import (
     NO_FILE,
     NO_VALUES,
@@ -1226,7 +1226,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 5. The audit trail re-derives clean.
     trail = plan.settings.get("REP_AUDIT_FILE")
     if trail and Path(trail).exists():
-        from scrapy_rep.trail.verification import verify
+        from scrapy_rep.audit.verify import verify
 
         result = verify(trail)
         for finding in result.findings:

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.origins import origin_of
-from scrapy_rep.fetch.policy import Effect
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.rules import Effect
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import NO_FILE, TdmRepFile
 

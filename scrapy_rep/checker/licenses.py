@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.checker.download import fetch_document
-from scrapy_rep.fetch.policy import Effect
 from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
-from scrapy_rep.usage.rsl import RslDocument
+from scrapy_rep.fetch.rules import Effect
+from scrapy_rep.usage.rsl.document import RslDocument
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt

@@ -28,9 +28,9 @@ from scrapy_rep.checker.download import (
 )
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import Origin, origin_of
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.tdmrep import NO_FILE
 from scrapy_rep.verdict import (

@@ -9,6 +9,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.crawl.audit.audit import AuditTrail
+from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
@@ -16,7 +17,6 @@ from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import name_warnings, validate
-from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.usage.policy import TDM_PURPOSES
 

@@ -44,8 +44,8 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import state_of, update
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
+from scrapy_rep.urls.origins import origin_of
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -32,7 +32,7 @@ from urllib.parse import urljoin
 from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
 from scrapy_rep.fetch.kinds import TDMREP as TDMREP
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.policy import (
+from scrapy_rep.fetch.rules import (
     MAX_REDIRECTS,
     Effect,
     FailureClass,
@@ -86,7 +86,7 @@ class Fetched:
     #: Where the document was found after redirects.
     final_url: str = ""
     #: Why it is unreachable (``Effect.UNREACHABLE`` only): how long its requests are
-    #: held depends on it (:meth:`~scrapy_rep.fetch.policy.Policy.wait_limit`).
+    #: held depends on it (:meth:`~scrapy_rep.fetch.rules.Policy.wait_limit`).
     failure: FailureClass | None = None
 
     @property

@@ -48,12 +48,12 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
 from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
-from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
+from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
 
 if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.fetch.origins import Origin
     from scrapy_rep.robotstxt import Decision, RobotsTxt
+    from scrapy_rep.urls.origins import Origin
     from scrapy_rep.usage.purpose import UsageSignal
 
 #: The document kinds a request may need, by name (:class:`Wait`, :attr:`Used`).
@@ -124,7 +124,7 @@ class RequestRules:
     #: ``REP_PURPOSE`` was set: its opt-outs hold even when robots.txt is not obeyed, and
     #: the RSL licenses of robots.txt's ``License:`` lines are read.
     purpose_set: bool = False
-    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.usage.rsl_terms.held_licenses`).
+    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.usage.rsl.terms.held_licenses`).
     rsl_held: frozenset[str] = frozenset()
     #: Hosts (lowercase, IDNA) whose robots.txt Allow/Disallow an override lets through.
     overrides: Mapping[str, Override] = field(default_factory=dict)

@@ -1,7 +1,7 @@
 """The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
 final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
-lines: :mod:`scrapy_rep.trail.records`; file, chain and snapshots:
-:mod:`scrapy_rep.trail.file`).
+lines: :mod:`scrapy_rep.audit.lines`; file, chain and snapshots:
+:mod:`scrapy_rep.audit.file`).
 
 A URL is *requested* when the spider (or a start request) asked for it and the
 dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
@@ -19,7 +19,7 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
   middleware (:meth:`AuditTrail.page_done`);
 - redirected by Scrapy: when the next URL is scheduled (``to``);
 - failed: when the exception leaves the outermost downloader middleware
-  (:class:`scrapy_rep.crawl.trails.AuditMiddleware`), after every retry;
+  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
   records are kept in ``JOBDIR`` for the resumed run instead).
 """
@@ -37,6 +37,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
@@ -50,6 +51,7 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
+from scrapy_rep.crawl.auditing import TRAILS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
@@ -57,9 +59,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     seen_fingerprints,
 )
-from scrapy_rep.crawl.trails import TRAILS, AuditMiddleware
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
-from scrapy_rep.trail import records as lines
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
 from scrapy_rep.verdict import Allowed, Obey, Refused

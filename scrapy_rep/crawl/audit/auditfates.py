@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
 from scrapy_rep.crawl.audit.auditstate import (
@@ -17,7 +18,6 @@ from scrapy_rep.crawl.audit.auditstate import (
     robots_sha,
 )
 from scrapy_rep.crawl.requeststate import before_of
-from scrapy_rep.trail import records as lines
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class FateEvents(AuditState):
         self._final(record_id(request), state, "fetched", **extra)
 
     def failed(self, request: Request, exception: BaseException) -> None:
-        """No response after every retry (:class:`scrapy_rep.crawl.trails.AuditMiddleware`)."""
+        """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
         state = self._state(request)
         if state is None or state[FETCHED]:
             return

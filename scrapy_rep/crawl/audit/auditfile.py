@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.utils.defer import deferred_from_coro
 
+from scrapy_rep.audit import lines
+from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trail import records as lines
-from scrapy_rep.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -159,7 +159,7 @@ class RequestEvents(AuditState):
             state[STATUS] = response.status
 
     def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`scrapy_rep.crawl.trails.AuditMiddleware` when its
+        """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
         ``process_response`` is the last one (nothing can change the response after it):
         then the trail has no ``response_received`` receiver (see ``_opened``)."""
         if self._direct:

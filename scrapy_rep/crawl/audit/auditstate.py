@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfile import (
     ATTEMPTS,
     EARLIER,
@@ -23,7 +24,6 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.trail import records as lines
 
 if TYPE_CHECKING:
     from collections import Counter

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.fetch.origins import Origin
+    from scrapy_rep.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
 

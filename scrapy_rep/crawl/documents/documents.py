@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
-    from scrapy_rep.fetch.policy import Policy
+    from scrapy_rep.fetch.rules import Policy
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)

@@ -41,8 +41,8 @@ from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.policy import FailureClass
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.rules import FailureClass
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:

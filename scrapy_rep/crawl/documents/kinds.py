@@ -21,7 +21,7 @@ from scrapy_rep.crawl.robotparser import RobotParser
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
 from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.usage.rsl import RslDocument
+from scrapy_rep.usage.rsl.document import RslDocument
 from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
-:mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
+:mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch
 (robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
@@ -28,10 +28,10 @@ from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, robots_agent
-from scrapy_rep.usage._c2pa import available
 from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage._xmp import Limits, sniff
-from scrapy_rep.usage.mediausage import MediaReading, read_media
+from scrapy_rep.usage.media.c2pa import available
+from scrapy_rep.usage.media.reading import MediaReading, read_media
+from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import (
     PURPOSE_INDEX,

@@ -38,6 +38,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
@@ -46,7 +47,6 @@ from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
-from scrapy_rep.fetch.origins import OriginMemo
 from scrapy_rep.robotstxt.useragent import crawler_name, is_browser
+from scrapy_rep.urls.origins import OriginMemo
 from scrapy_rep.verdict import Obey, RequestFacts
 
 if TYPE_CHECKING:

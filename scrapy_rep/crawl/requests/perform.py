@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, NoReturn
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 

@@ -36,9 +36,9 @@ from scrapy_rep.fetch.lifecycle.events import (
 )
 from scrapy_rep.fetch.lifecycle.shared import LEASE_POLL, downloaded_entry, gave_up_entry
 from scrapy_rep.fetch.lifecycle.state import Keys, OriginState, Step, clock_time, seconds
-from scrapy_rep.fetch.policy import Effect, FailureClass
 from scrapy_rep.fetch.procedure import Fetched
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import Effect, FailureClass
 
 D = TypeVar("D")
 

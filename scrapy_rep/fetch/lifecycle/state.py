@@ -14,8 +14,8 @@ from typing import Any, Final, Generic, TypeVar
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache, Freshness
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.lifecycle.events import Action, Key, Log, ReleaseLease, SaveRecord, Stat
-from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rules import FailureClass, Policy
 
 D = TypeVar("D")
 
