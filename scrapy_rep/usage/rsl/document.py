@@ -31,7 +31,6 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urlsplit
 
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 from scrapy_rep.urls.encoding import (
@@ -40,6 +39,7 @@ from scrapy_rep.urls.encoding import (
     normalise_url_path,
     path_of,
 )
+from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.urls.wildcards import wildcard_match
 
 if TYPE_CHECKING:
@@ -92,8 +92,10 @@ class RslContent:
     #: The ``server`` attribute: a license must be obtained there first.
     server: str | None
     licenses: tuple[RslLicense, ...]
-    #: ``scheme://host[:port]`` lowercased for a full-URL ``url``; ``None`` for a path.
-    origin: str | None = field(default=None, compare=False)
+    #: The origin of a full-URL ``url`` (scheme, IDNA host, port: as robots.txt origins
+    #: are compared, so a Unicode host matches the punycode one requests are sent to);
+    #: ``None`` for a path.
+    origin: Origin | None = field(default=None, compare=False)
     #: The pattern's ``*``-separated segments, one tuple per dangling-escape variant.
     _segments: tuple[tuple[str, ...], ...] = field(default=(("/",),), compare=False, repr=False)
     _anchored: bool = field(default=False, compare=False, repr=False)
@@ -101,7 +103,8 @@ class RslContent:
     def matches(self, url: str) -> bool:
         """Does the request ``url`` fall under this entry? Paths with RFC 9309 rules
         (``*``, ``$``, percent-encoding as §2.2.2); a full-URL entry also needs the same
-        scheme and host (default ports dropped)."""
+        origin (:func:`scrapy_rep.urls.origins.origin_of`: IDNA host, default ports
+        dropped)."""
         if self.origin is not None and self.origin != origin_of(url):
             return False
         path = _url_path(url)
@@ -117,21 +120,6 @@ class RslContent:
         """``<content url="/news/*" server="…">``, for the audit trail."""
         server = "" if self.server is None else f' server="{self.server}"'
         return f'<content url="{self.url}"{server}>'
-
-
-def origin_of(url: str) -> str | None:
-    """``scheme://host[:port]`` of ``url``, lowercased, default port dropped."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if not parts.scheme or not parts.hostname:
-        return None
-    scheme = parts.scheme.lower()
-    default = {"http": 80, "https": 443}.get(scheme)
-    shown = "" if port is None or port == default else f":{port}"
-    return f"{scheme}://{parts.hostname}{shown}"
 
 
 def _url_path(url: str) -> str:

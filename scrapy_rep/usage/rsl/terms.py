@@ -21,9 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage._purpose_table import MAPPING, PURPOSES, Answers
 from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.rsl.document import RslContent, RslDocument, RslLicense, origin_of
+from scrapy_rep.usage.rsl.document import RslContent, RslDocument, RslLicense
 
 _NONE: Final[Answers] = (None, None, None)
 _MAX_CHARS: Final = 200
@@ -46,15 +47,16 @@ SAYS_NOTHING: Final = RslAnswer(None)
 
 
 def normalise_license_url(url: str) -> str:
-    """A license or server URL as compared with ``REP_RSL_LICENSES``: scheme and host
-    lowercased, default port and a final ``/`` dropped, no fragment."""
+    """A license or server URL as compared with ``REP_RSL_LICENSES``: its origin as
+    robots.txt origins are compared (scheme and host lowercased, the host in IDNA, the
+    default port dropped), a final ``/`` dropped, no fragment."""
     text = url.strip().split("#", 1)[0]
     origin = origin_of(text)
     if origin is None:
         return text.rstrip("/")
     rest = text.split("://", 1)[1]
     slash = rest.find("/")
-    return (origin + ("" if slash < 0 else rest[slash:])).rstrip("/")
+    return (str(origin) + ("" if slash < 0 else rest[slash:])).rstrip("/")
 
 
 def license_url_of(source: str) -> str:
