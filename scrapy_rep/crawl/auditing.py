@@ -1,5 +1,5 @@
 """The audit trail of each running crawl, for the components that feed it directly (a
-call costs less than a signal on the hot path), as the :class:`Trail` they see, and
+call costs less than a signal on the hot path), as the :class:`TrailWriter` they see, and
 :class:`AuditMiddleware`, which tells it a request's final download failure."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
 
-class Trail(Protocol):
+class TrailWriter(Protocol):
     """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
     audit trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly."""
 
@@ -40,10 +40,10 @@ class Trail(Protocol):
     def downloaded(self, request: Request, response: Response) -> None: ...
 
 
-TRAILS: WeakKeyDictionary[Crawler, Trail] = WeakKeyDictionary()
+TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
 
 
-def trail_of(crawler: Crawler) -> Trail | None:
+def trail_of(crawler: Crawler) -> TrailWriter | None:
     """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
     return TRAILS.get(crawler)
 
