@@ -208,12 +208,15 @@ class RobotsCommand(ScrapyCommand):
             fetched = fetch_robotstxt(
                 robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
             )
-            rules, notes = robots_verdict(fetched, config.unreachable_action)
+            rules, notes = robots_verdict(
+                fetched, config.unreachable_action, _connect_drops(config)
+            )
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
         tdm, licenses = further_documents(
-            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
-        )
+            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action,
+            _connect_drops(config),
+        )  # fmt: skip
         code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
@@ -308,6 +311,12 @@ def obey_robots(settings: Any) -> bool:
     if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
         return True
     return bool(settings.getbool("ROBOTSTXT_OBEY"))
+
+
+def _connect_drops(config: RepConfig) -> bool:
+    """A host that cannot be connected to is given up on first, and always dropped
+    (``REP_UNREACHABLE_CONNECT_MAX_WAIT`` shorter than ``REP_UNREACHABLE_MAX_WAIT``)."""
+    return config.unreachable_connect_max_wait < config.unreachable_max_wait
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:
