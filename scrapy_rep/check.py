@@ -4,8 +4,10 @@ Prints, for each URL, whether the crawler may fetch it and the robots.txt line (
 group) that decided it, like a robots.txt tester. A URL as first argument has its
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 (:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
-same as in the crawl's log and report. Standard library only: nothing from Scrapy. What
-is read per origin, and the line per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
+same as in the crawl's log and report. Standard library only: nothing from Scrapy. The
+arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy robots`` reads its
+own (the same message for the same bad input); what is read per origin, and the line
+per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
 """
 
 from __future__ import annotations

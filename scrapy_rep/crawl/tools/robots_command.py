@@ -10,6 +10,8 @@ each allowed page and prints its meta / ``X-Robots-Tag`` directives. ``--purpose
 AI-usage signal about each URL, the origin's (robots.txt, tdmrep.json) and the page's
 own, and the answer for each purpose. The exit codes are the checker's
 (:data:`scrapy_rep.check.EXIT_CODES`); a URL denied for a purpose counts as disallowed.
+The URLs, paths, ``--robots-file`` and ``--timeout`` are read by
+:mod:`scrapy_rep.checker.inputs`, as the checker reads its own.
 """
 
 from __future__ import annotations
