@@ -61,7 +61,7 @@ def run_check(url: str, *options: str) -> tuple[int, str]:
 
 def run_robots(url: str, *settings: str) -> tuple[int, str]:
     result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "robots", "--timeout", "5", *settings, url],
+        [sys.executable, "-m", "scrapy", "rep-robots", "--timeout", "5", *settings, url],
         capture_output=True,
         text=True,
         timeout=120,
