@@ -28,12 +28,15 @@ LAYERS: dict[str, set[str]] = {
     "usage": {"robotstxt", "directives"},
     "fetch": {"robotstxt", "usage"},
     "settings": {"robotstxt", "directives", "usage", "fetch"},
+    "checker": {"robotstxt", "directives", "usage", "fetch", "settings"},
     "trail": {"robotstxt", "directives", "usage", "fetch", "settings"},
-    "crawl": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "top"},
-    "top": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "crawl"},
-}
+    "crawl": {
+        "robotstxt", "directives", "usage", "fetch", "settings", "checker", "trail", "top",
+    },
+    "top": {"robotstxt", "directives", "usage", "fetch", "settings", "checker", "trail", "crawl"},
+}  # fmt: skip
 #: The floors that never import Scrapy, Twisted or asyncio.
-PURE_FLOORS = ("robotstxt", "directives", "usage", "fetch", "settings", "trail")
+PURE_FLOORS = ("robotstxt", "directives", "usage", "fetch", "settings", "checker", "trail")
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
 FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
