@@ -251,11 +251,20 @@ def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None
     assert "their own origin's robots.txt was fetched" in output
 
 
-def test_cli_a_url_without_a_scheme_is_said_to_be_read_as_a_path(tmp_path: Path) -> None:
+def test_cli_a_url_without_a_scheme_is_a_usage_error_against_a_file_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was read as a path (``/private/x``), silently checking another URL than the
+    one meant; a path is given as one (docs/cli.md, "What the tools accept")."""
     robots = tmp_path / "robots.txt"
     robots.write_bytes(ROBOTS)
-    _, output = run(str(robots), "my.mail.ru/private/x")
-    assert "note: 'my.mail.ru/private/x' has no scheme; it was read as a path" in output
+    status, output = run(str(robots), "my.mail.ru/private/x")
+    assert (status, output) == (2, "")
+    err = capsys.readouterr().err
+    assert (
+        err == "scrapy_rep: error: 'my.mail.ru/private/x' has no scheme: add http:// or https://\n"
+    )
+    assert run(str(robots), "/private/x")[0] == 1  # the path itself is checked
 
 
 def test_cli_a_file_over_500_kib_is_cut_and_says_where(tmp_path: Path) -> None:

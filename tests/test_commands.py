@@ -126,7 +126,7 @@ def test_robots_command_a_wrong_setting_is_one_line_and_a_usage_exit() -> None:
 def test_robots_command_a_url_without_a_scheme_is_a_usage_error() -> None:
     status, output = scrapy_robots("my.mail.ru/my/")
     assert status == 2
-    assert "scrapy_rep: error: not an absolute http(s) URL: 'my.mail.ru/my/'" in output
+    assert output == "scrapy_rep: error: 'my.mail.ru/my/' has no scheme: add http:// or https://\n"
 
 
 def test_robots_command_a_file_over_500_kib_says_where_it_was_cut(tmp_path: Path) -> None:

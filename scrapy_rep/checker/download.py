@@ -8,10 +8,13 @@ same in both. Standard library only. Every fetch is bounded in wall-clock time
 
 from __future__ import annotations
 
+import errno
 import http.client
 import socket
+import ssl
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +23,7 @@ from typing import Any, Final, TypeVar
 
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure, Follow
-from scrapy_rep.fetch.rules import Effect
+from scrapy_rep.fetch.rules import Effect, FailureClass, lookup_failure
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import tdm_stand_in
@@ -48,6 +51,8 @@ class FetchedRobots:
     final_url: str | None = None
     #: The robots.txt could not be fetched (429, 5xx, network error, no answer in time).
     unreachable: bool = False
+    #: Why it could not be (``unreachable`` only), as the crawl reads its own failures.
+    failure: FailureClass | None = None
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -104,8 +109,9 @@ def fetch_robotstxt(
         rules = DISALLOW_ALL if fetched.effect is Effect.UNREACHABLE else ALLOW_ALL
     unreachable = fetched.effect is Effect.UNREACHABLE
     return FetchedRobots(
-        url, rules, fetched.outcome, fetched.status, fetched.final_url, unreachable
-    )
+        url, rules, fetched.outcome, fetched.status, fetched.final_url, unreachable,
+        fetched.failure,
+    )  # fmt: skip
 
 
 def fetch_document(
@@ -119,7 +125,9 @@ def fetch_document(
     procedure = FetchProcedure(document, url)
     fetched = within(timeout, lambda: _follow(procedure, user_agent, timeout))
     if fetched is None:
-        fetched = procedure.on_network_error(f"timed out: no complete answer within {timeout:g} s")
+        fetched = procedure.on_network_error(
+            f"timed out: no complete answer within {timeout:g} s", FailureClass.TIMEOUT
+        )
     return fetched
 
 
@@ -153,7 +161,8 @@ def _follow(procedure: FetchProcedure, user_agent: str, timeout: float) -> Fetch
             reason = getattr(error, "reason", error)
             if isinstance(reason, socket.timeout | TimeoutError):
                 reason = "timed out"
-            return procedure.on_network_error(f"{type(error).__name__}: {reason}")
+            failure = failure_of(error, via_proxy=_via_proxy(step.url))
+            return procedure.on_network_error(f"{type(error).__name__}: {reason}", failure)
         step = procedure.on_response(
             status,
             body,
@@ -163,6 +172,47 @@ def _follow(procedure: FetchProcedure, user_agent: str, timeout: float) -> Fetch
             truncated=truncated,
         )
     return step
+
+
+#: TLS errors that are no handshake failure: the connection went away meanwhile.
+_TLS_CONNECTION_LOST: Final = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError)
+
+
+def failure_of(error: BaseException, *, via_proxy: bool = False) -> FailureClass:
+    """What a urllib error says about the host, read as the crawl reads Scrapy's
+    (:mod:`scrapy_rep.crawl.documents.failures`; docs/decisions.md, "A host that cannot
+    be connected to is given up on quickly"), so that both tools show what the crawl
+    does: only a refused connection, a name the resolver says does not exist and a
+    failed TLS handshake cannot connect; a request through a proxy fails the proxy's."""
+    if via_proxy:
+        return FailureClass.PROXY
+    reason = getattr(error, "reason", None)  # URLError wraps the socket's error
+    for cause in (error, reason) if isinstance(reason, BaseException) else (error,):
+        if isinstance(cause, _TLS_CONNECTION_LOST):
+            return FailureClass.CONNECTION_LOST
+        if isinstance(cause, ssl.SSLError):  # certificate verification included
+            return FailureClass.TLS
+        if isinstance(cause, socket.gaierror):
+            return lookup_failure(cause.errno)
+        if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == (
+            errno.ECONNREFUSED
+        ):
+            return FailureClass.REFUSED
+        if isinstance(cause, TimeoutError):  # socket.timeout is TimeoutError
+            return FailureClass.TIMEOUT
+        if isinstance(cause, ConnectionError | http.client.IncompleteRead):
+            return FailureClass.CONNECTION_LOST  # reset, aborted, closed before the answer
+    return FailureClass.OTHER
+
+
+def _via_proxy(url: str) -> bool:
+    """urllib sends ``url`` through a proxy of the environment (``https_proxy``…,
+    unless ``no_proxy`` names the host), as its default opener does."""
+    parts = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies()
+    if parts.scheme not in proxies:
+        return False
+    return not urllib.request.proxy_bypass(parts.hostname or "")
 
 
 def read_robots_file(path: Path, profile: str) -> tuple[RobotsTxt, list[str]]:
@@ -193,17 +243,39 @@ class OriginTdm:
     unreachable: bool
 
 
-def robots_verdict(fetched: FetchedRobots, action: str) -> tuple[RobotsTxt, list[str]]:
+def given_up(failure: FailureClass | None, action: str, connect_drops: bool = True) -> str:
+    """What the crawl does with the held requests once it gives up on a document that
+    failed with ``failure``: ``action`` (``REP_UNREACHABLE_ACTION``), but always "drop"
+    for a host that cannot be connected to, given up on after the shorter
+    ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` (``connect_drops``: that wait is shorter than
+    ``REP_UNREACHABLE_MAX_WAIT``, as by default; the lifecycle's ``_give_up``)."""
+    if failure is not None and failure.cannot_connect and connect_drops:
+        return "drop"
+    return action
+
+
+def robots_verdict(
+    fetched: FetchedRobots, action: str, connect_drops: bool = True
+) -> tuple[RobotsTxt, list[str]]:
     """The rules the crawl ends up with for a fetched robots.txt: an unreachable one
     holds the requests, then drops them (everything disallowed) or, with
-    ``REP_UNREACHABLE_ACTION = "allow"``, lets them through (SPEC §4, giving up)."""
-    if fetched.unreachable and action == "allow":
+    ``REP_UNREACHABLE_ACTION = "allow"``, lets them through (SPEC §4, giving up), except
+    on a host that cannot be connected to (:func:`given_up`)."""
+    if not fetched.unreachable or action != "allow":
+        return fetched.rules, []
+    if given_up(fetched.failure, action, connect_drops) == "drop":
+        assert fetched.failure is not None
         note = (
-            "note: unreachable: the crawl holds its requests, then lets them through "
-            "(REP_UNREACHABLE_ACTION = allow)"
+            f"note: unreachable ({fetched.failure.words}): the crawl gives up on it after "
+            "REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its requests, even with "
+            "REP_UNREACHABLE_ACTION = allow"
         )
-        return ALLOW_ALL, [note]
-    return fetched.rules, []
+        return fetched.rules, [note]
+    note = (
+        "note: unreachable: the crawl holds its requests, then lets them through "
+        "(REP_UNREACHABLE_ACTION = allow)"
+    )
+    return ALLOW_ALL, [note]
 
 
 def held_reason(fetched: FetchedRobots) -> str:
@@ -216,14 +288,17 @@ def held_reason(fetched: FetchedRobots) -> str:
     return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
 
 
-def origin_tdm(origin_url: str, agent: str, timeout: float, action: str = "drop") -> OriginTdm:
+def origin_tdm(
+    origin_url: str, agent: str, timeout: float, action: str = "drop", connect_drops: bool = True
+) -> OriginTdm:
     """Fetch ``origin_url``'s tdmrep.json with the crawl's procedure. Unreachable: the crawl
     holds its requests, then drops them (``REP_UNREACHABLE_ACTION``, "drop" by default) or
-    lets them through; the tools show that verdict and exit 3 (it is temporary)."""
+    lets them through (not on a host that cannot be connected to: :func:`given_up`); the
+    tools show that verdict and exit 3 (it is temporary)."""
     file, fetched = fetch_tdmrep(origin_url, user_agent=agent, timeout=timeout)
     line = f"tdmrep.json {origin_url}{TDMREP.path}: {fetched.outcome}"
     if fetched.effect is not Effect.UNREACHABLE:
         return OriginTdm(file, None, line, False)
-    if action == "drop":
+    if given_up(fetched.failure, action, connect_drops) == "drop":
         return OriginTdm(tdm_stand_in(False), fetched.outcome, line, True)
     return OriginTdm(tdm_stand_in(True), None, line, True)

@@ -172,14 +172,16 @@ def further_documents(
     agent: str,
     timeout: float,
     unreachable_action: str,
+    connect_drops: bool = True,
 ) -> tuple[OriginTdm | None, OriginLicenses]:
     """The documents after robots.txt that a crawl fetches for an origin, fetched as the
     crawl would for both tools: its tdmrep.json for AI purposes, and the RSL licenses its
-    robots.txt names when a purpose is set."""
+    robots.txt names when a purpose is set (``connect_drops``: see
+    :func:`~scrapy_rep.checker.download.given_up`)."""
     tdm = None
     if request_rules.policy.needs_tdmrep:
         origin_url = robots_url.removesuffix("/robots.txt")
-        tdm = origin_tdm(origin_url, agent, timeout, unreachable_action)
+        tdm = origin_tdm(origin_url, agent, timeout, unreachable_action, connect_drops)
     return tdm, origin_licenses(rules, request_rules, agent, timeout)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+import socket
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -93,6 +94,26 @@ _WORDS: Final = {
     FailureClass.PROXY: "proxy error",
     FailureClass.OTHER: "no usable answer",
 }
+
+
+#: ``getaddrinfo`` errors that say the name has no address: it does not exist (NXDOMAIN),
+#: or has no record of any address family. Every other one (``EAI_AGAIN``: the
+#: resolver did not answer or said "try again"; ``EAI_FAIL``: it refused or failed) may
+#: be ours, and is held like a timeout. Read by the crawl and by both tools' fetcher.
+NO_SUCH_HOST_ERRORS: Final = frozenset(
+    code
+    for code in (
+        socket.EAI_NONAME,
+        getattr(socket, "EAI_NODATA", None),
+        getattr(socket, "EAI_ADDRFAMILY", None),
+    )
+    if code is not None
+)
+
+
+def lookup_failure(code: int | None) -> FailureClass:
+    """A ``getaddrinfo`` error code as a failure: no such host, or a lookup that failed."""
+    return FailureClass.NO_SUCH_HOST if code in NO_SUCH_HOST_ERRORS else FailureClass.DNS_FAILED
 
 
 def effect_of_status(status: int, has_location: bool = True) -> Effect:

@@ -10,6 +10,8 @@ each allowed page and prints its meta / ``X-Robots-Tag`` directives. ``--purpose
 AI-usage signal about each URL, the origin's (robots.txt, tdmrep.json) and the page's
 own, and the answer for each purpose. The exit codes are the checker's
 (:data:`scrapy_rep.check.EXIT_CODES`); a URL denied for a purpose counts as disallowed.
+The URLs, paths, ``--robots-file`` and ``--timeout`` are read by
+:mod:`scrapy_rep.checker.inputs`, as the checker reads its own.
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ from scrapy_rep.checker.download import (
     read_robots_file,
     robots_url_for,
     robots_verdict,
+)
+from scrapy_rep.checker.inputs import (
+    InputError,
+    Paths,
+    parse_timeout,
+    parse_url,
+    unreadable_file,
 )
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses
 from scrapy_rep.checker.report import further_documents, google_note, robots_allows
@@ -106,7 +115,9 @@ class RobotsCommand(ScrapyCommand):
             help=f"explain the AI-usage signals for these purposes ({', '.join(PURPOSES)}; "
             "comma-separated); fetches each allowed page",
         )
-        group.add_argument("--timeout", type=float, default=10.0, help="seconds (default: 10)")
+        group.add_argument(
+            "--timeout", default="10", help="seconds per fetch (default: 10; at most 86400)"
+        )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         self.exitcode = self._run(args, opts)
@@ -122,28 +133,40 @@ class RobotsCommand(ScrapyCommand):
         except RepSettingError as error:
             return _usage(str(error))
         self.request_rules = self._request_rules(config)
-        without_origin = [url for url in args if robots_url_for(url) is None]
-        if without_origin:
-            return _usage(f"not an absolute http(s) URL: {without_origin[0]!r}")
+        try:  # the same words as python -m scrapy_rep check for the same input
+            for url in args:
+                parse_url(url, self._paths(opts))
+            opts.timeout = parse_timeout(opts.timeout)
+        except InputError as error:
+            return _usage(str(error))
         profile = self.profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
-        print(f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}")
         local: RobotsTxt | None = None
-        if opts.robots_file:
+        notes: list[str] = []
+        if opts.robots_file:  # read before any output: an unreadable file comes alone
             try:
                 local, notes = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
-                return _usage(f"cannot read {opts.robots_file}: {error.strerror or error}")
-            for note in notes:
-                print(note)
+                return _usage(str(unreadable_file(opts.robots_file, error.strerror or str(error))))
+        print(f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}")
+        for note in notes:
+            print(note)
         by_origin: dict[str, list[str]] = {}
-        for url in args:
-            by_origin.setdefault(str(robots_url_for(url)), []).append(url)
+        for url in args:  # a path (against a local file only) has no origin
+            by_origin.setdefault(robots_url_for(url) or "", []).append(url)
         code = EXIT_ALLOWED
         for robots_url, urls in by_origin.items():
             checked = self._check_origin(robots_url, urls, local, agent, profile, opts, config)
             code = max(code, checked)
         return code
+
+    def _paths(self, opts: argparse.Namespace) -> Paths:
+        """Whether a path is checked (against ``--robots-file``, when no page is
+        fetched: ``--page`` and a purpose fetch each page), and why not."""
+        if not opts.robots_file:
+            return Paths.NEED_A_FILE
+        pages = opts.page or self.policy is not None
+        return Paths.PAGES_FETCHED if pages else Paths.ACCEPTED
 
     def _purpose_setting(self, config: RepConfig) -> str | None:
         """``REP_PURPOSE`` set by the project or ``-s``: explained as ``--purpose`` is."""
@@ -191,13 +214,16 @@ class RobotsCommand(ScrapyCommand):
             fetched = fetch_robotstxt(
                 robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
             )
-            rules, notes = robots_verdict(fetched, config.unreachable_action)
+            rules, notes = robots_verdict(
+                fetched, config.unreachable_action, _connect_drops(config)
+            )
             outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
             unreachable = fetched.unreachable
             held = held_reason(fetched)
         tdm, licenses = further_documents(
-            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action
-        )
+            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action,
+            _connect_drops(config),
+        )  # fmt: skip
         code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, held)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
@@ -295,6 +321,12 @@ def obey_robots(settings: Any) -> bool:
     if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
         return True
     return bool(settings.getbool("ROBOTSTXT_OBEY"))
+
+
+def _connect_drops(config: RepConfig) -> bool:
+    """A host that cannot be connected to is given up on first, and always dropped
+    (``REP_UNREACHABLE_CONNECT_MAX_WAIT`` shorter than ``REP_UNREACHABLE_MAX_WAIT``)."""
+    return config.unreachable_connect_max_wait < config.unreachable_max_wait
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:

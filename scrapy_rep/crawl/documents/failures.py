@@ -38,21 +38,8 @@ from twisted.internet.defer import DeferredSemaphore
 from twisted.internet.threads import deferToThread
 from twisted.web.client import ResponseFailed
 
-from scrapy_rep.fetch.rules import FailureClass
+from scrapy_rep.fetch.rules import FailureClass, lookup_failure
 
-#: ``getaddrinfo`` errors that say the name has no address: it does not exist (NXDOMAIN),
-#: or has no record of any address family. Every other one (``EAI_AGAIN``: the
-#: resolver did not answer or said "try again"; ``EAI_FAIL``: it refused or failed) may
-#: be ours, and is held like a timeout.
-NO_SUCH_HOST_ERRORS: Final = frozenset(
-    code
-    for code in (
-        socket.EAI_NONAME,
-        getattr(socket, "EAI_NODATA", None),
-        getattr(socket, "EAI_ADDRFAMILY", None),
-    )
-    if code is not None
-)
 #: TLS errors that are no handshake failure: the connection went away meanwhile.
 _TLS_CONNECTION_LOST: Final = (
     SSL.SysCallError, SSL.ZeroReturnError, ssl.SSLEOFError, ssl.SSLZeroReturnError,
@@ -92,11 +79,6 @@ def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | 
     if any(isinstance(e, _LOST) for e in chain):
         return FailureClass.CONNECTION_LOST
     return FailureClass.OTHER
-
-
-def lookup_failure(code: int | None) -> FailureClass:
-    """A ``getaddrinfo`` error code as a failure: no such host, or a lookup that failed."""
-    return FailureClass.NO_SUCH_HOST if code in NO_SUCH_HOST_ERRORS else FailureClass.DNS_FAILED
 
 
 def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:
