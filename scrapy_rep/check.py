@@ -5,9 +5,9 @@ group) that decided it, like a robots.txt tester. A URL as first argument has it
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 (:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
 same as in the crawl's log and report. Standard library only: nothing from Scrapy. The
-arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy robots`` reads its
-own (the same message for the same bad input); what is read per origin, and the line
-per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
+arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy rep-robots`` reads
+its own (the same message for the same bad input); what is read per origin, and the line
+per URL, are :mod:`scrapy_rep.checker.report`'s.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Final, TextIO
 
 from scrapy_rep._version import __version__
+from scrapy_rep.checker.download import DEFAULT_USER_AGENT
 from scrapy_rep.checker.inputs import (
     InputError,
     Paths,
@@ -28,13 +29,12 @@ from scrapy_rep.checker.inputs import (
     parse_url,
     unreadable_file,
 )
-from scrapy_rep.fetch.toolcheck import report as report
-from scrapy_rep.fetch.toolcheck import sources
-from scrapy_rep.fetch.urlfetch import DEFAULT_USER_AGENT
+from scrapy_rep.checker.report import report as report
+from scrapy_rep.checker.report import sources
 from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.verdict import RequestRules, obey_of
 
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy rep-robots`` alike.
 EXIT_ALLOWED: Final = 0
@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a robots.txt file, or an http(s) URL whose origin's /robots.txt is fetched",
     )
     _check_options(check)
-    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
+    # Parsed by scrapy_rep.audit.cli (see main); listed here for --help.
     commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
     return parser
 
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["audit"]:
-        from scrapy_rep.trail.cli import main as audit  # only when asked: it reads trails
+        from scrapy_rep.audit.cli import main as audit  # only when asked: it reads trails
 
         return audit(arguments[1:], out)
     parser = _parser()
@@ -196,10 +196,10 @@ def _usage_problem(options: argparse.Namespace) -> str:
         options.request_rules = RequestRules.of(
             read_purposes(vars(options), "purpose", ("search",)),
             agents=read_str_list(vars(options), "purpose_agents", ()),
-            obey_robots=options.robotstxt_obey,
             purpose_set=options.purpose is not None,
             rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
         )
+        options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     except RepSettingError as error:
         return _as_option(str(error))
     return ""
@@ -238,7 +238,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
     agent, profile = options.user_agent, options.profile
     sources_read = sources(options)  # an unreadable file fails here, before any output
     print(
-        f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}",
+        f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}",
         file=out,
     )
     code = EXIT_ALLOWED
@@ -256,7 +256,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(line, file=out)
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile, source.held,
+            source.licenses, profile, options.obey, source.held,
         )  # fmt: skip
         for line in lines:
             print(line, file=out)

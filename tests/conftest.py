@@ -50,9 +50,9 @@ def _every_trail_verified(
     if request.node.get_closest_marker("trail_not_verified") is not None:
         yield
         return
-    from scrapy_rep.trail.file import TrailFile
-    from scrapy_rep.trail.read import TrailError
-    from scrapy_rep.trail.verification import verify
+    from scrapy_rep.audit.file import TrailFile
+    from scrapy_rep.audit.read import TrailError
+    from scrapy_rep.audit.verify import verify
 
     findings: list[str] = []
     close = TrailFile.close

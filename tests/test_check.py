@@ -13,7 +13,7 @@ import pytest
 from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import main
-from scrapy_rep.fetch.urlfetch import fetch_robotstxt, robots_url_for
+from scrapy_rep.checker.download import fetch_robotstxt, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
@@ -166,7 +166,7 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
     status, output = run(f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0")
     assert status == 1
     assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
-    assert "product token mybot" in output
+    assert "crawler name mybot" in output
 
 
 def test_cli_example_is_bundled() -> None:

@@ -24,9 +24,9 @@ from robotsite import crawl
 
 from scrapy_rep.check import EXIT_UNREACHABLE
 from scrapy_rep.check import main as check_main
+from scrapy_rep.checker.download import failure_of
 from scrapy_rep.crawl.documents.failures import failure_of as crawl_failure_of
-from scrapy_rep.fetch.policy import FailureClass
-from scrapy_rep.fetch.urlfetch import failure_of
+from scrapy_rep.fetch.rules import FailureClass
 
 DROPPED = (
     "the crawl gives up on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its "

@@ -31,7 +31,7 @@ from twisted.web._newclient import ResponseNeverReceived
 from twisted.web.client import ResponseFailed
 
 from scrapy_rep.crawl.documents.failures import DnsAsker, causes, failure_of
-from scrapy_rep.fetch.policy import FailureClass
+from scrapy_rep.fetch.rules import FailureClass
 
 
 def wrapped(outer: BaseException, inner: BaseException) -> BaseException:

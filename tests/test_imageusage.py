@@ -12,7 +12,9 @@ from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.page.images import ImageGate
+from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.directives import PageDirectives, combine
+from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
 
 
@@ -69,7 +71,8 @@ def gate(purposes: tuple[str, ...], mark: bool = False) -> tuple[ImageGate, list
     crawler = get_crawler(settings_dict={"FILES_URLS_FIELD": "files_to_get"})
     crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
     refused: list[Any] = []
-    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args))
+    pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
+    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)
     return images, refused, crawler.stats
 
 

@@ -18,9 +18,9 @@ import pytest_twisted
 from mediafiles import jpeg, pdf, png, xmp_packet
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl
 
-from scrapy_rep.trail.cli import EXIT_CLEAN, main
-from scrapy_rep.trail.read import Trail
-from scrapy_rep.trail.verification import verify
+from scrapy_rep.audit.cli import EXIT_CLEAN, main
+from scrapy_rep.audit.read import Trail
+from scrapy_rep.audit.verify import verify
 
 SETTING = " (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
 #: name -> (X-Robots-Tag, the source that denies ai-train, or "" when stored).

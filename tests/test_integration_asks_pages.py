@@ -16,8 +16,8 @@ import pytest_twisted
 from audittrail import by_url
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
-from scrapy_rep.trail.cli import EXIT_CLEAN, main
-from scrapy_rep.trail.verification import verify
+from scrapy_rep.audit.cli import EXIT_CLEAN, main
+from scrapy_rep.audit.verify import verify
 
 HTML = {"Content-Type": "text/html"}
 

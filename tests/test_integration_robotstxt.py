@@ -707,7 +707,7 @@ async def test_crawl_delay_log_line_says_why_the_slot_delay_is_larger(
     sites = Sites()
     sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0.05\n"))
     settings = {"DOWNLOAD_DELAY_JITTER": 0.5}
-    caplog.set_level(logging.INFO, logger="scrapy_rep.crawl.slots")
+    caplog.set_level(logging.INFO, logger="scrapy_rep")
     try:
         await crawl([sites.url("slow", f"/{i}") for i in range(2)], settings)
     finally:

@@ -21,6 +21,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagereader import page_directives
+from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.directives import combine, header_directives
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
@@ -208,7 +209,8 @@ def gate(purposes: tuple[str, ...], **settings: Any) -> tuple[ImageGate, list[An
     crawler = get_crawler(settings_dict=settings)
     crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
     refused: list[Any] = []
-    return ImageGate(crawler, purposes, False, lambda *args: refused.append(args)), refused
+    pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
+    return ImageGate(crawler, purposes, False, lambda *args: refused.append(args), pages), refused
 
 
 def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:

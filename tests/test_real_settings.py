@@ -29,8 +29,8 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.signals import request_reached_downloader
 
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.signals import request_held, robotstxt_fetched
+from scrapy_rep.urls.origins import origin_of
 
 
 def stat(crawler: Any, key: str) -> Any:

@@ -21,7 +21,7 @@ from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items,
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.trail.verification import verify
+from scrapy_rep.audit.verify import verify
 
 HTML = {"Content-Type": "text/html"}
 

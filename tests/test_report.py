@@ -386,7 +386,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path)
     from audittrail import lines as trail_lines
     from robotsite import crawl
 
-    from scrapy_rep.trail.cli import main
+    from scrapy_rep.audit.cli import main
 
     sites = a_site()
     trail = tmp_path / "audit.jsonl"

@@ -27,7 +27,7 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trail.cli import main
+from scrapy_rep.audit.cli import main
 
 HOSTILE = '/"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;'
 

@@ -22,7 +22,7 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trail.cli import main
+from scrapy_rep.audit.cli import main
 
 OTHER = "fedcba9876543210fedcba9876543210"
 

@@ -9,12 +9,14 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.crawl.audit.audit import AuditTrail
+from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
+from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import name_warnings, validate
-from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.usage.policy import TDM_PURPOSES
 
@@ -53,6 +55,7 @@ class Addon:
             "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
         )
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        setdefault("DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT

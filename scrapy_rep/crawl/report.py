@@ -42,9 +42,10 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.meta import ROBOTS_REQUEST, SCHEDULED
-from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.crawl.meta import ROBOTS_REQUEST
+from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
+from scrapy_rep.urls.origins import origin_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -295,7 +296,7 @@ class RepReport:
         (``redirected``), as the trail's record of the source ends there."""
         if ROBOTS_REQUEST in request.meta:
             return
-        request.meta[SCHEDULED] = request.url  # a request of the crawl (no record yet)
+        update(request, scheduled=True)  # a request of the crawl (no record yet)
         sources = request.meta.get("redirect_urls")
         if not sources:
             return
@@ -309,7 +310,8 @@ class RepReport:
         source.fates["redirected"] += 1
 
     def _left_downloader(self, request: Request, **_: Any) -> None:
-        if request.meta.get(SCHEDULED) != request.url:  # robots.txt, a pipeline's file
+        state = state_of(request)
+        if state is None or not state.scheduled:  # robots.txt, a pipeline's file
             return
         record = self._record(request.url)
         if record is not None:
@@ -322,7 +324,8 @@ class RepReport:
         if record is None:
             return
         record.in_flight = False
-        if request.meta.get(SCHEDULED) != request.url:  # an item pipeline's download
+        state = state_of(request)
+        if state is None or not state.scheduled:  # an item pipeline's download
             self._url(request.url, f"downloaded by an item pipeline ({response.status})")
             return
         self._url(request.url, f"downloaded ({response.status})")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from scrapy_rep.fetch.policy import MAX_REDIRECTS, Policy
+from scrapy_rep.fetch.rules import MAX_REDIRECTS, Policy
 from scrapy_rep.robotstxt import profiles
 from scrapy_rep.settings.readers import PURPOSES as PURPOSES
 from scrapy_rep.settings.readers import (
@@ -23,6 +23,7 @@ from scrapy_rep.settings.readers import (
     _optional,
     _whole,
     read_bool,
+    read_overrides,
     read_purposes,
     read_store,
     read_str,
@@ -32,6 +33,7 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
+from scrapy_rep.verdict import Override, RequestRules
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
 PROFILES: Final = tuple(profiles.PROFILES)
@@ -103,6 +105,7 @@ SETTINGS: Final = (
     Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
     Setting("REP_RSL_LICENSES", "rsl_licenses", (), read_url_list),
+    Setting("REP_OVERRIDES", "overrides", (), read_overrides),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
     Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
 )
@@ -175,6 +178,8 @@ class RepConfig:
     media_max_packets: int
     #: RSL licenses the crawl holds: license document or license-server URLs.
     rsl_licenses: tuple[str, ...]
+    #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
+    overrides: tuple[tuple[str, str, str], ...]
     audit_file: str
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool
@@ -225,3 +230,19 @@ def crawl_delay_obeyed(config: RepConfig) -> bool:
     """Whether ``Crawl-delay`` sets download delays: ``REP_OBEY_CRAWL_DELAY`` (yes by
     default in every profile: docs/deviations.md). The crawl and its report ask the same."""
     return config.obey_crawl_delay
+
+
+def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
+    """The settings that decide a request (:func:`scrapy_rep.verdict.decide`), for the crawl
+    and both tools. ``purpose_set``: ``REP_PURPOSE`` was set (not only its default), so its
+    opt-outs hold even when robots.txt is not obeyed, and RSL licenses are read. With the
+    audit trail on, an allowed request keeps robots.txt's deciding line."""
+    return RequestRules.of(
+        config.purpose,
+        config.purpose_unknown,
+        config.purpose_agents,
+        purpose_set=purpose_set,
+        rsl_licenses=config.rsl_licenses,
+        overrides=[Override(*entry) for entry in config.overrides],
+        explain=bool(config.audit_file),
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
-from scrapy_rep.usage._rsl_rows import RSL_ROWS
+from scrapy_rep.usage.rsl._rows import RSL_ROWS
 from scrapy_rep.usage.standards import STANDARDS
 
 Purpose = Literal["search", "ai-train", "ai-input"]

@@ -141,7 +141,7 @@ class UsagePolicy:
         """The signals of robots.txt (the groups that apply to ``agent``, and to each of
         ``agents``: ``REP_PURPOSE_AGENTS``, whose groups speak for this crawl too) and of
         tdmrep.json about ``url``, with ``licenses``: the signals of the RSL licenses
-        its ``License:`` lines name (:func:`scrapy_rep.usage.rsl_terms.licenses_signals`).
+        its ``License:`` lines name (:func:`scrapy_rep.usage.rsl.terms.licenses_signals`).
         Call it only for URLs robots.txt allows: "no preferences are implied for
         resources that are disallowed" (aipref attach §3.1)."""
         signals = _robots_signals(rules, url, agent)

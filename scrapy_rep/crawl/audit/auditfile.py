@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.utils.defer import deferred_from_coro
 
+from scrapy_rep.audit import lines
+from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trail import records as lines
-from scrapy_rep.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.auditfile")
+logger = logging.getLogger(__name__)
 
 #: The close reason when the trail cannot be written (``REP_AUDIT_REQUIRED``).
 CLOSE_REASON: Final = "audit_trail_unwritable"

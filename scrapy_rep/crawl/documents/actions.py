@@ -31,10 +31,9 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.fetch.origins import Origin
+    from scrapy_rep.urls.origins import Origin
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.actions")
+logger = logging.getLogger(__name__)
 
 #: The actions that call the shared store (run one after the other, in order).
 _STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
@@ -89,8 +88,6 @@ class ActionRunner:
         self._kind = kind
         self._timers: dict[Any, Any] = {}
         self._tasks: set[Deferred[None]] = set()
-        #: Keys whose ``robots_parsed`` handlers still run: their requests wait.
-        self.announcing: set[Any] = set()
         self._watching_downloads = False
         self.closed = False
         #: The per-origin INFO lines, by message: said for the first origins only.
@@ -101,13 +98,15 @@ class ActionRunner:
         self.perform(self.lifecycle.handle(event, self._clock()))
 
     def perform(self, actions: list[do.Action]) -> None:
+        if not actions:  # the usual answer to a request while a fetch is under way
+            return
         self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
         store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
         if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
             self._run(self._store_calls(store_calls))
 
     def _perform_here(self, actions: list[do.Action]) -> None:
-        for index, action in enumerate(actions):
+        for action in actions:
             if isinstance(action, do.Stat):
                 inc(self.crawler.stats, action.name, action.count)
             elif isinstance(action, do.Log):
@@ -118,23 +117,21 @@ class ActionRunner:
                 self._wake_at(action.key, action.when)
             elif isinstance(action, do.Announce):
                 handlers = self._announce(action)
-                if handlers is not None:
-                    # As Scrapy's middleware: robots_parsed handlers may be async, and
-                    # the held requests go on once they have all finished.
-                    self.announcing.add(action.key)
-                    self._run(self._after(action.key, handlers, actions[index + 1 :]))
-                    return
+                if handlers is not None:  # as Scrapy's middleware: they may be async
+                    self._run(self._after(action.key, handlers, action.known))
+                elif action.known:
+                    self.handle(do.Announced(action.key))
             elif isinstance(action, do.StartDownload):
                 self._run(self._download(cast("Origin", action.key)))
 
-    async def _after(
-        self, key: Any, handlers: Coroutine[Any, Any, Any], rest: list[do.Action]
-    ) -> None:
+    async def _after(self, key: Any, handlers: Coroutine[Any, Any, Any], known: bool) -> None:
+        """Once every handler is done, the lifecycle lets the document decide (its step
+        ``ANNOUNCING`` ends) and releases the requests held for it."""
         try:
             await handlers  # send_catch_log_async logs a handler's error itself
         finally:
-            self.announcing.discard(key)
-        self._perform_here(rest)
+            if known and not self.closed:
+                self.handle(do.Announced(key))
 
     def _log(self, action: do.Log, summary: bool = False) -> None:
         """A lifecycle's line; one of its per-origin INFO lines at INFO for the first few

@@ -32,10 +32,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.fetch.origins import Origin
+    from scrapy_rep.urls.origins import Origin
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.slots")
+logger = logging.getLogger(__name__)
 
 #: At most this many slots keep a crawl-delay floor (bounded memory in broad crawls).
 MAX_SLOTS: Final = 10_000

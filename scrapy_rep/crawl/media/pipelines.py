@@ -29,14 +29,8 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.pipelines.media import _MediaRequestFiltered
 from scrapy.utils.defer import ensure_awaitable
 
-from scrapy_rep.crawl.media.mediagate import (
-    IMAGE_USAGE_KEY,
-    REFUSED_KEY,
-    UNREADABLE_KEY,
-    MediaGate,
-    refused_file,
-    verdict_refused_file,
-)
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.media.mediagate import MediaGate, refused_file, verdict_refused_file
 from scrapy_rep.crawl.meta import REFUSED_FILES
 
 if TYPE_CHECKING:
@@ -84,9 +78,9 @@ class MediaUsageMixin(_Base):
         verdict = gate.check(response, request, item)
         extra: dict[str, Any] = {}
         if verdict.reading.unreadable:
-            extra[UNREADABLE_KEY] = list(verdict.reading.problems)
+            extra[meta.UNREADABLE] = list(verdict.reading.problems)
         if verdict.refusal is not None:
-            extra[REFUSED_KEY] = verdict.reasons
+            extra[meta.REFUSED] = verdict.reasons
             if not gate.mark:
                 gate.refused(verdict, request, item, stored=False)
                 gate.settled(verdict, request, item, "refused")
@@ -172,7 +166,7 @@ def _page_refusals(
     download (``rep_image_usage``), unless the pipeline handled it."""
     try:
         adapter = ItemAdapter(item)
-        record = adapter.get(IMAGE_USAGE_KEY)
+        record = adapter.get(meta.IMAGE_USAGE)
         results = list(adapter.get(field) or [])
     except (TypeError, KeyError):
         return []

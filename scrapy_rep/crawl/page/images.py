@@ -23,13 +23,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.page.pagestate import NOT_READ
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.usage.imageusage import (
     IMAGE_PURPOSES,
@@ -46,10 +46,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.page.pagestate import PageState
     from scrapy_rep.directives import PageDirectives
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.images")
+logger = logging.getLogger(__name__)
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
@@ -74,7 +74,12 @@ class ImageGate:
     """Refuses or marks the images of ``noimageai`` pages (see the module docstring)."""
 
     def __init__(
-        self, crawler: Crawler, purposes: tuple[str, ...], mark: bool, refuse: Refuse
+        self,
+        crawler: Crawler,
+        purposes: tuple[str, ...],
+        mark: bool,
+        refuse: Refuse,
+        pages: PageState,
     ) -> None:
         self.stats = crawler.stats
         settings = crawler.settings
@@ -92,7 +97,8 @@ class ImageGate:
         #: crawl under "drop" leaves the images and items as they are.
         self.active = mark or bool(self.refused)
         self._refuse = refuse
-        self._pages: WeakKeyDictionary[Response, _Page | None] = WeakKeyDictionary()
+        #: What the page pass knows of each response (its images are kept there).
+        self._pages = pages
 
     def page(self, response: Response, directives: PageDirectives) -> _Page | None:
         """The noimageai page ``response`` is (``None``: it is not one), read once."""
@@ -104,15 +110,16 @@ class ImageGate:
             word, purposes = "noimageindex", INDEX_IMAGE_PURPOSES
         else:
             return None
-        if response in self._pages:
-            return self._pages[response]
+        known = self._pages.page_of(response)
+        if known.images is not NOT_READ:
+            return known.images  # type: ignore[return-value]
         source = next(
             (s for s in directives.sources if word in s.lower()), f"robots directive {word}"
         )
         record = page_record(response.url, source, purposes)
         refused = tuple(p for p in self.refused if p in purposes)
         page = _Page(record, _page_images(response), refused)
-        self._pages[response] = page
+        known.images = page
         return page
 
     def request(self, request: Request, response: Response, page: _Page) -> Request | None:

@@ -19,12 +19,12 @@ from weakref import WeakKeyDictionary
 from itemadapter import ItemAdapter
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.export import preferences_of
+from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import PageDirectives, combine, header_directives, meta_directives
-from scrapy_rep.trail.export import preferences_of
-from scrapy_rep.trail.records import usage_part
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

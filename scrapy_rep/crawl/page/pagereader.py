@@ -34,10 +34,9 @@ from w3lib.url import canonicalize_url
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
 from scrapy_rep.directives._metascan import Found, byte_transparent, scan_meta_tags
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.pagereader")
+logger = logging.getLogger(__name__)
 
 _EXCLUDED = ("script", "style", "template")
 
@@ -61,8 +60,10 @@ def _meta_xpath(noscript: bool) -> str:
 
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """The lowercased product tokens a crawler answers to (its own first)."""
-    tokens = [product_token(user_agent)]
+    """The lowercased product tokens a crawler answers to: its name as it presents itself
+    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`: in a Mozilla-style User-Agent,
+    the name after ``compatible;``), then ``extra``."""
+    tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
 
