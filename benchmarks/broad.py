@@ -364,6 +364,27 @@ def census(crawler: Any) -> dict[str, Any]:
     }
 
 
+def apply_gc(how: str, crawler: Any) -> None:
+    """``--gc``: what a project may do to the collector of its crawl process (the add-on
+    never does it itself): ``freeze`` (``gc.freeze()`` when the spider opens, every
+    component loaded, as docs/broad-crawls.md shows), ``threshold=A,B,C``
+    (``gc.set_threshold``), both joined by ``+``; ``default``: nothing. Frozen objects
+    are out of the census's count."""
+    from scrapy import signals
+
+    def freeze() -> None:
+        gc.collect()
+        gc.freeze()
+
+    for part in filter(None, how.split("+")):
+        if part == "freeze":
+            crawler.signals.connect(freeze, signal=signals.spider_opened, weak=False)
+        elif part.startswith("threshold="):
+            gc.set_threshold(*(int(n) for n in part.removeprefix("threshold=").split(",")))
+        elif part != "default":
+            raise SystemExit(f"--gc: unknown {part!r}")
+
+
 def crawl_phase(args: argparse.Namespace) -> None:
     """One crawler process: crawl (from the JOBDIR state) and write the outcome file."""
     from scrapy.utils.reactor import install_reactor
@@ -448,6 +469,7 @@ def crawl_phase(args: argparse.Namespace) -> None:
         closed["reason"] = reason
 
     crawler.signals.connect(on_closed, signal=signals.spider_closed)  # a weak reference
+    apply_gc(args.gc, crawler)
     collections = FullCollections()
     gc.callbacks.append(collections)
     profile = None
@@ -516,6 +538,7 @@ def run_mode(
                 f"--held={args.held}",
                 f"--kinds={args.kinds}",
                 f"--objects-after={census_at}",
+                f"--gc={args.gc}",
             ]
             + ["--profile"] * args.profile
             + ["--default-cache"] * args.default_cache
@@ -641,6 +664,12 @@ def main() -> int:
         default=0.5,
         help="count GC-tracked objects when this share of the requests is settled",
     )
+    parser.add_argument(
+        "--gc",
+        default="default",
+        help="the crawl processes' collector: default, freeze, threshold=A,B,C or "
+        "freeze+threshold=A,B,C (what a project may set; the add-on never does)",
+    )
     for hidden in ("--port", "--pause-after", "--objects-after"):
         parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
     for hidden in ("--jobdir", "--out"):
@@ -739,6 +768,7 @@ def report(
         f"({plan['downloaded']:,} allowed, {plan['forbidden']:,} forbidden, "
         f"{plan['unreachable']:,} behind an unreachable robots.txt); {cache}, "
         f"REP_MAX_HELD_REQUESTS={args.held:,}; pause at {args.pause_at:.0%}; "
+        f"the collector: {args.gc}; "
         f"{len(rounds)} round(s), modes interleaved and rotated; the medians of the rounds\n"
     )
     figures: dict[str, Any] = {
