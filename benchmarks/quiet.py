@@ -44,8 +44,12 @@ class LoadWindow:
         return self.start <= QUIET_LOAD and end <= QUIET_LOAD + self.own_cores
 
     def line(self) -> str:
-        """``load average 0.21 at start, 1.34 at end: quiet`` (or ``NOT QUIET``)."""
-        end = self.end if self.end is not None else load()
+        """``load average 0.21 at start, 1.34 at end: quiet`` (or ``NOT QUIET``); before
+        :meth:`close`, the start's alone."""
+        if self.end is None:
+            state = "quiet" if self.start <= QUIET_LOAD else "NOT QUIET"
+            return f"load average {self.start:.2f} at start ({state})"
+        end = self.end
         verdict = "quiet" if self.quiet else "NOT QUIET: no target may be read from it"
         return (
             f"load average {self.start:.2f} at start, {end:.2f} at end "
