@@ -208,16 +208,47 @@ def rep_tables():  # type: ignore[no-untyped-def]
 
 
 def test_settings_table_is_written_from_the_code() -> None:
+    """Each row: the setting, linked to its section; its default in words a reader
+    counts in; what it does, in one line (the setting's own ``help``)."""
     from scrapy_rep.settings import SETTINGS
 
     page = (DOCS / "settings.md").read_text(encoding="utf-8")
     assert "<!-- rep: settings-table -->" in page
-    table = rep_tables().settings_table(page)
+    tables = rep_tables()
+    table = tables.settings_table(page)
+    assert table.splitlines()[0] == "| setting | default | what it does |"
     for setting in SETTINGS:
         row = next(line for line in table.splitlines() if f"`{setting.name}`" in line)
         assert re.search(rf"\(#[a-z_-]*{setting.name.lower()}[a-z_-]*\)", row)  # its section
-        stated = rep_tables().documented_defaults(page)[setting.name]
-        assert f"`{stated}`" in row  # as its section states it (`60`, not `60.0`)
+        assert f"| {tables.default_text(setting)} | {setting.help} |" in row
+    for raw in ("536870912", "86400", "604800", "2592000", "33554432", "1048576", "None"):
+        assert raw not in table  # a number of bytes or seconds a reader must work out
+
+
+def test_every_setting_says_what_it_does_in_one_line_and_counts_in_its_unit() -> None:
+    from scrapy_rep.settings import SETTINGS
+
+    for setting in SETTINGS:
+        assert setting.help and "\n" not in setting.help and len(setting.help) <= 80, setting
+        assert not setting.help.endswith("."), setting.name
+        number = isinstance(setting.default, int | float) and not isinstance(setting.default, bool)
+        timed = re.search(r"DELAY|WAIT|TIMEOUT|TTL|STALE", setting.name)
+        if timed and (number or setting.default is None):
+            assert setting.unit == "seconds", setting.name
+        if setting.name.endswith("_BYTES"):
+            assert setting.unit == "bytes", setting.name
+        if setting.default is None or setting.default == "":
+            assert setting.shown, f"{setting.name}: say what its default means"
+
+
+def test_defaults_are_shown_in_the_units_a_reader_counts_in() -> None:
+    tables = rep_tables()
+    durations = {30: "30 s", 60: "60 s", 0.5: "0.5 s", 600: "10 min", 3600: "1 h",
+                 86400: "1 day", 604800: "7 days", 2592000: "30 days", 90: "90 s"}  # fmt: skip
+    assert {seconds: tables.duration_text(seconds) for seconds in durations} == durations
+    sizes = {536870912: "512 MiB", 1048576: "1 MiB", 2048: "2 KiB", 1000: "1,000 bytes"}
+    assert {size: tables.size_text(size) for size in sizes} == sizes
+    assert tables.number_text(100000) == "100,000"
 
 
 def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
@@ -291,9 +322,10 @@ def test_generated_tables_are_written_into_the_pages_and_fresh() -> None:
         fresh, stale = tables.refreshed(text)
         assert stale == [] and fresh == text, page
     settings = (DOCS / "settings.md").read_text(encoding="utf-8")
-    assert "| [`REP_CRAWL_DELAY_MAX`](#rep_crawl_delay_max) | `60` |" in settings
+    assert "| [`REP_CACHE_MAX_BYTES`](#rep_cache_max_bytes) | 512 MiB | The memory" in settings
+    assert "| [`REP_CACHE_TTL`](#rep_cache_ttl) | 1 day |" in settings
     assert '| [`REP_PURPOSE`](#rep_purpose) | `"search"` |' in settings
-    stale_page = settings.replace("| `60` |", "| `61` |", 1)
+    stale_page = settings.replace("| 512 MiB |", "| 536870912 |", 1)
     assert tables.refreshed(stale_page)[1] == [
         "the settings-table written in the page is stale: run python docs/_ext/rep_tables.py"
     ]
