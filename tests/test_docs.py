@@ -140,41 +140,92 @@ def test_settings_the_docs_name_exist() -> None:
     assert sorted(known - named) == []  # and every setting is documented
 
 
-#: ``crawl/`` paths the changelog names that still hold: the rest of its older entries name
-#: the modules of ``crawl/`` where they stood before its subpackages.
-CHANGELOG_KEPT: set[str] = set()
-#: Logger names the docs give that name no module: the loggers of ``crawl/`` kept their
-#: names when it got subpackages.
-LOGGERS = {"scrapy_rep.crawl.spidermiddlewares"}
+#: The pages for contributors, which may name the package's private modules (the
+#: architecture, the decisions and the benchmarks cite the code); every other page is
+#: for users and names only the public API.
+CONTRIBUTOR_PAGES = {
+    ROOT / "ARCHITECTURE.md",
+    DOCS / "decisions.md",
+    DOCS / "release.md",
+    *DOCS.glob("benchmarks*.md"),
+    *DOCS.glob("contributing/*.md"),
+}
+USER_PAGES = [
+    page for page in PAGES if page not in CONTRIBUTOR_PAGES and page.name != "CHANGELOG.md"
+]
+#: A dotted name of the package, or a path of one of its files (its bundled example
+#: robots.txt is no module).
+PACKAGE_NAME = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
+PACKAGE_PATH = re.compile(r"(?<![\w/.-])scrapy_rep/(?!examples/)[\w/.]+")
 
 
-def test_modules_the_docs_name_exist() -> None:
+def resolves(dotted: str) -> bool:
+    """Whether ``dotted`` names a module of the package or an attribute of one."""
     import importlib
 
-    missing = []
-    pattern = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
-    found = set()
-    for page in PAGES:
-        names = set(pattern.findall(page.read_text(encoding="utf-8")))
-        if page.name == "CHANGELOG.md":
-            names = {n for n in names if not n.startswith("scrapy_rep.crawl.")} | CHANGELOG_KEPT
-        found |= names
-    for dotted in found - LOGGERS:
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                value = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            try:
-                for attribute in parts[cut:]:
-                    value = getattr(value, attribute)
-            except AttributeError:
-                missing.append(dotted)
-            break
-        else:
-            missing.append(dotted)
-    assert sorted(missing) == []
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                value = getattr(value, attribute)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def private_names(text: str) -> list[str]:
+    """The names of ``text`` outside the public API: a dotted name whose first part after
+    ``scrapy_rep.`` is not in ``scrapy_rep.__all__`` (``signals`` is: the module), or a
+    path of a file of the package."""
+    import scrapy_rep
+
+    named = []
+    for dotted in PACKAGE_NAME.findall(text):
+        if dotted.split(".")[1] not in scrapy_rep.__all__ or not resolves(dotted):
+            named.append(dotted)
+    return named + PACKAGE_PATH.findall(text)
+
+
+def test_private_names_are_told_from_public_ones() -> None:
+    text = (
+        "`scrapy_rep.RobotsTxtMiddleware`, `scrapy_rep.signals.request_refused`, "
+        "`scrapy_rep.RobotParser.from_crawler`, `scrapy_rep.crawl.page.spidermiddlewares`, "
+        "`scrapy_rep.robotstxt.ALLOW_ALL`, `scrapy_rep.Nothing`, `scrapy_rep/fetch/cache.py`, "
+        "`scrapy_rep/examples/robots.txt`"
+    )
+    assert private_names(text) == [
+        "scrapy_rep.crawl.page.spidermiddlewares",
+        "scrapy_rep.robotstxt.ALLOW_ALL",
+        "scrapy_rep.Nothing",
+        "scrapy_rep/fetch/cache.py",
+    ]
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=[p.name for p in USER_PAGES])
+def test_user_pages_name_only_the_public_api(page: Path) -> None:
+    """Everything outside ``scrapy_rep.__all__`` (and the ``scrapy_rep.signals`` module)
+    is private: a user page names none of it, by module or by file. Loggers too: they are
+    documented once, as the ``scrapy_rep`` tree."""
+    assert private_names(page.read_text(encoding="utf-8")) == []
+
+
+def test_the_logger_tree_is_documented() -> None:
+    text = (DOCS / "behaviour.md").read_text(encoding="utf-8")
+    section = text.split("## What the log says\n", 1)[1].split("\n## ", 1)[0]
+    assert "logger under `scrapy_rep`" in section
+    assert 'logging.getLogger("scrapy_rep")' in section
+
+
+def test_every_name_the_contributor_pages_give_exists() -> None:
+    named = set()
+    for page in sorted(CONTRIBUTOR_PAGES):
+        named |= set(PACKAGE_NAME.findall(page.read_text(encoding="utf-8")))
+    assert sorted(dotted for dotted in named if not resolves(dotted)) == []
 
 
 def test_stats_the_docs_name_exist_and_the_codes_stats_are_documented() -> None:
@@ -362,3 +413,13 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
                     cited.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     assert cited == []
     assert not [p for p in root.glob("tests/*.py") if re.search(r"issue\d", p.name)]
+
+
+def test_the_api_page_lists_every_public_name() -> None:
+    """docs/api.md's table of public names is ``scrapy_rep.__all__``, no more, no less."""
+    import scrapy_rep
+
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    table = page.split("| names | what they are |", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`(\w+)`", "".join(row.split(" | ")[0] for row in table.splitlines())))
+    assert listed == set(scrapy_rep.__all__)
