@@ -423,3 +423,24 @@ def test_the_api_page_lists_every_public_name() -> None:
     table = page.split("| names | what they are |", 1)[1].split("\n\n", 1)[0]
     listed = set(re.findall(r"`(\w+)`", "".join(row.split(" | ")[0] for row in table.splitlines())))
     assert listed == set(scrapy_rep.__all__)
+
+
+def test_the_faq_answers_a_newcomers_questions_each_with_a_link() -> None:
+    """docs/faq.md: each question a newcomer asks, answered in a few lines that link to
+    the page saying it in full; the site's index and the README lead to it."""
+    text = (DOCS / "faq.md").read_text(encoding="utf-8")
+    answers = dict(re.findall(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL))
+    for asked in (
+        "items dropped", "crawl waiting", "Scrapy's behaviour", "User-Agent",
+        "decided again", "scrapy-playwright", "prove", "permission",
+    ):  # fmt: skip
+        question = next((q for q in answers if asked.lower() in q.lower()), None)
+        assert question, f"the FAQ does not ask about {asked!r}"
+        assert re.search(r"\]\([a-z-]+\.md(#[\w-]+)?\)", answers[question]), question
+        assert len(answers[question].split()) <= 250, question
+    playwright = next(a for q, a in answers.items() if "scrapy-playwright" in q)
+    if (DOCS / "plugins.md").exists():
+        assert "(plugins.md" in playwright
+    assert "(faq.md)" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "\nfaq\n" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "(docs/faq.md)" in README.read_text(encoding="utf-8")
