@@ -150,9 +150,7 @@ CONTRIBUTOR_PAGES = {
     *DOCS.glob("benchmarks*.md"),
     *DOCS.glob("contributing/*.md"),
 }
-USER_PAGES = [
-    page for page in PAGES if page not in CONTRIBUTOR_PAGES and page.name != "CHANGELOG.md"
-]
+USER_PAGES = [page for page in PAGES if page not in CONTRIBUTOR_PAGES]
 #: A dotted name of the package, or a path of one of its files (its bundled example
 #: robots.txt is no module).
 PACKAGE_NAME = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
@@ -404,6 +402,7 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
         *root.glob("benchmarks/*.py"),
         root / "README.md",
         root / "ARCHITECTURE.md",
+        root / "CHANGELOG.md",
     ]
     cited = []
     for path in files:
@@ -444,3 +443,14 @@ def test_the_faq_answers_a_newcomers_questions_each_with_a_link() -> None:
     assert "(faq.md)" in (DOCS / "index.md").read_text(encoding="utf-8")
     assert "\nfaq\n" in (DOCS / "index.md").read_text(encoding="utf-8")
     assert "(docs/faq.md)" in README.read_text(encoding="utf-8")
+
+
+def test_the_changelog_says_what_a_user_gets_by_area() -> None:
+    """CHANGELOG.md is written for the users of a release: its entries are grouped by
+    area, and name no file of the package, no test or benchmark, no internal issue (the
+    test above) and no private module (the user pages' test)."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    areas = re.findall(r"^### (.+)$", text, re.MULTILINE)
+    assert {"Settings", "robots.txt", "The audit trail", "Command-line tools"} <= set(areas)
+    assert not [area for area in areas if re.search(r"earlier|issue|\d", area, re.I)]
+    assert re.findall(r"[\w/]+\.py\b|\btests?/|benchmarks/|\.ci/", text) == []
