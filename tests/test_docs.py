@@ -36,16 +36,10 @@ def links(markdown: str, target: str) -> list[str]:
     return re.findall(rf"\]\({re.escape(target)}(?:#([^)]*))?\)", markdown)
 
 
-@pytest.mark.parametrize(
-    ("source", "target"),
-    [(README, "docs/behaviour.md"), (BEHAVIOUR, "")],
-    ids=["README", "behaviour.md"],
-)
-def test_links_into_the_behaviour_reference_resolve(source: Path, target: str) -> None:
+def test_links_into_the_behaviour_reference_resolve() -> None:
     known = anchors(BEHAVIOUR.read_text(encoding="utf-8"))
-    text = source.read_text(encoding="utf-8")
-    found = links(text, target) if target else re.findall(r"\]\(#([^)]*)\)", text)
-    assert found, f"no links from {source.name} into the behaviour reference"
+    found = re.findall(r"\]\(#([^)]*)\)", BEHAVIOUR.read_text(encoding="utf-8"))
+    assert found, "no links inside the behaviour reference"
     assert [fragment for fragment in found if fragment and fragment not in known] == []
 
 
@@ -76,7 +70,7 @@ def test_behaviour_reference_covers_the_documented_topics() -> None:
 # --------------------------------------------------------------------------- every page
 
 DOCS = ROOT / "docs"
-PAGES = sorted([README, ROOT / "CHANGELOG.md", *DOCS.glob("*.md")])
+PAGES = sorted([README, ROOT / "CHANGELOG.md", *DOCS.glob("*.md"), *DOCS.glob("contributing/*.md")])
 LINK = re.compile(r"\]\(([^)\s]*)\)")
 
 
@@ -105,10 +99,12 @@ def test_every_relative_link_resolves(page: Path) -> None:
     assert broken == []
 
 
-def test_readme_links_into_the_docs() -> None:
-    targets = {target for target, _ in relative_links(README)}
-    for page in ("settings", "deployment", "behaviour", "purpose-notes", "benchmarks"):
-        assert f"docs/{page}.md" in targets
+def test_readme_names_the_docs_pages() -> None:
+    """The README names the docs' pages by their paths (it is also the PyPI description,
+    where a relative link leads nowhere: tests/test_readme.py)."""
+    named = set(re.findall(r"`(docs/[\w/-]+\.md)`", README.read_text(encoding="utf-8")))
+    for page in ("settings", "deployment", "behaviour", "purpose-notes", "benchmarks", "faq"):
+        assert f"docs/{page}.md" in named
 
 
 def documented_text() -> str:
@@ -398,6 +394,7 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
     files = [
         *root.glob("scrapy_rep/**/*.py"),
         *(page for page in DOCS.glob("*.md") if page.name != "changelog.md"),
+        *DOCS.glob("contributing/*.md"),
         *root.glob("tests/*.py"),
         *root.glob("benchmarks/*.py"),
         root / "README.md",
@@ -442,7 +439,7 @@ def test_the_faq_answers_a_newcomers_questions_each_with_a_link() -> None:
         assert "(plugins.md" in playwright
     assert "(faq.md)" in (DOCS / "index.md").read_text(encoding="utf-8")
     assert "\nfaq\n" in (DOCS / "index.md").read_text(encoding="utf-8")
-    assert "(docs/faq.md)" in README.read_text(encoding="utf-8")
+    assert "`docs/faq.md`" in README.read_text(encoding="utf-8")
 
 
 def test_the_changelog_says_what_a_user_gets_by_area() -> None:
@@ -454,3 +451,40 @@ def test_the_changelog_says_what_a_user_gets_by_area() -> None:
     assert {"Settings", "robots.txt", "The audit trail", "Command-line tools"} <= set(areas)
     assert not [area for area in areas if re.search(r"earlier|issue|\d", area, re.I)]
     assert re.findall(r"[\w/]+\.py\b|\btests?/|benchmarks/|\.ci/", text) == []
+
+
+#: What belongs to the contributor pages: the test suite's switches, CI, the tests and
+#: benchmarks by path, the corpus beside the checkout, the spec the code cites.
+CONTRIBUTOR_DETAIL = re.compile(
+    r"\.\./shared|REP_REQUIRE_|REP_CORPUS|REP_SOAK|(?<![\w.-])\.ci/|(?<![\w.-])tests/"
+    r"|(?<![\w.-])benchmarks/|SPEC §"
+)
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=[p.name for p in USER_PAGES])
+def test_user_pages_carry_no_contributor_detail(page: Path) -> None:
+    """The user pages (and the README) leave the test suite, CI and the benchmarks'
+    scripts to the contributor pages (docs/contributing/, the decisions, the
+    benchmarks, the release)."""
+    found = CONTRIBUTOR_DETAIL.findall(page.read_text(encoding="utf-8"))
+    assert found == []
+
+
+def test_the_contributor_pages_are_a_section_of_their_own() -> None:
+    """The site's index lists the contributor pages under a caption of their own, after
+    every user page; the contributor landing page leads to the testing page, which
+    names every switch of the suite."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    toctrees = re.findall(r"```\{toctree\}\n(.*?)```", index, re.DOTALL)
+    contributing = next(tree for tree in toctrees if ":caption: Contributing" in tree)
+    assert toctrees[-1] == contributing
+    listed = set(contributing.split()) - {":maxdepth:", "1", ":caption:", "Contributing"}
+    expected = {f"contributing/{p.stem}" for p in DOCS.glob("contributing/*.md")}
+    expected |= {"decisions", "release"} | {p.stem for p in DOCS.glob("benchmarks*.md")}
+    assert listed == expected
+    for tree in toctrees[:-1]:
+        assert not set(tree.split()) & expected, tree
+    testing = (DOCS / "contributing" / "testing.md").read_text(encoding="utf-8")
+    for switch in ("REP_REQUIRE_REDIS", "REP_REQUIRE_CHROMIUM", "REP_REQUIRE_EXIFTOOL",
+                   "REP_CORPUS", "REP_SOAK"):  # fmt: skip
+        assert switch in testing, switch
