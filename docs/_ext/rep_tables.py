@@ -1,13 +1,13 @@
 """Tables generated from the code, written into the pages and checked at build time.
 
 In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
-hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default in
-its unit, the setting's one-line ``help``), and those after ``<!-- rep: purpose-table -->`` the mapping of
-:data:`scrapy_rep.usage._purpose_table.ROWS`. The tables are written into the Markdown
-files, so a page reads whole on GitHub too: ``python docs/_ext/rep_tables.py`` rewrites
-them; a stale one is a warning when the site is built (an error under ``-W``) and fails
-``tests/test_docs.py``. The settings page must have a section for each setting and none
-for a setting the code does not have.
+hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default
+in its unit, the setting's one-line ``help``), and those after
+``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`.
+The tables are written into the Markdown files, so a page reads whole on GitHub too:
+``python docs/_ext/rep_tables.py`` rewrites them; a stale one is a warning when the
+site is built (an error under ``-W``) and fails ``tests/test_docs.py``. The settings
+page must have a section for each setting and none for a setting the code does not have.
 """
 
 from __future__ import annotations
@@ -84,8 +84,10 @@ def default_text(setting: Setting) -> str:
     value = setting.default
     if value is None:
         return setting.shown
-    if isinstance(value, bool) or isinstance(value, str):
-        text = f"`{value!r}`".replace("'", '"')
+    if isinstance(value, bool):
+        text = f"`{value}`"
+    elif isinstance(value, str):
+        text = f'`"{value}"`'
     elif isinstance(value, tuple):
         text = f'`"{value[0]}"`' if len(value) == 1 else f"`{list(value)!r}`"
     elif setting.unit == "seconds":
