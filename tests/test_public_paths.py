@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,8 +69,9 @@ async def test_the_start_up_log_names_the_components_by_their_public_paths(
     assert lists["addons"] == "[<scrapy_rep.Addon>]"
 
 
-def test_every_registered_path_is_a_public_name_of_the_package() -> None:
-    crawler = get_crawler(Spider, {"ADDONS": {Addon: 0}, "REP_AUDIT_FILE": "trail.jsonl"})
+def test_every_registered_path_is_a_public_name_of_the_package(tmp_path: Path) -> None:
+    trail = str(tmp_path / "trail.jsonl")  # the start-up check creates it
+    crawler = get_crawler(Spider, {"ADDONS": {Addon: 0}, "REP_AUDIT_FILE": trail})
     for setting, paths in REGISTERED.items():
         keys = crawler.settings.getdict(setting)
         for path in paths:
