@@ -22,12 +22,10 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import (
     Addon,
-    PageDirectivesMiddleware,
     RepConfig,
     RepSettingError,
     RobotsTxtMiddleware,
 )
-from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
 
 
 @pytest_twisted.ensureDeferred
@@ -101,9 +99,9 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     assert settings.getbool("ROBOTSTXT_OBEY") is True
     downloader = settings.getdict("DOWNLOADER_MIDDLEWARES")
     assert downloader[ScrapyRobotsTxtMiddleware] is None
-    assert downloader[RobotsTxtMiddleware] == 100
-    assert downloader[RobotsTxtResponseGuard] == 595
-    assert PageDirectivesMiddleware in settings.getdict("SPIDER_MIDDLEWARES")
+    assert downloader["scrapy_rep.RobotsTxtMiddleware"] == 100
+    assert downloader["scrapy_rep.RobotsTxtResponseGuard"] == 595
+    assert "scrapy_rep.PageDirectivesMiddleware" in settings.getdict("SPIDER_MIDDLEWARES")
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
 
