@@ -9,6 +9,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.crawl.audit.audit import AuditTrail
+from scrapy_rep.crawl.compat import switch_off_base_component
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
@@ -49,9 +50,7 @@ class Addon:
         config = validate(settings)  # with the spider's own settings too
         # A component the project lists by hand keeps its own entry and priority.
         setdefault = settings.setdefault_in_component_priority_dict
-        settings.set_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
-        )
+        switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_MIDDLEWARE)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)

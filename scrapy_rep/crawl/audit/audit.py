@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,7 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import ID_KEY, guarded
+from scrapy_rep.crawl.compat import running_engine, seen_fingerprints
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.trails import TRAILS, AuditMiddleware
 from scrapy_rep.robotstxt.useragent import product_token
@@ -85,7 +87,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self.open: dict[str, list[Any]] = {}
         self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
-        self._seen: set[bytes] | None = None
+        self._seen: Callable[[bytes], bool] | None = None
         self._shared = False
         self._taken: set[str] = set()
         self._direct = False
@@ -182,11 +184,9 @@ class AuditTrail(RequestEvents, FateEvents):
         # Connected now, after every component: the robots.txt middleware refuses the
         # requests it still holds in its own spider_closed handler, before ours runs.
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
-        engine = getattr(self.crawler, "_engine", None)
+        engine = running_engine(self.crawler)
         scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
-        # RFPDupeFilter's own set (its public ``fingerprints`` is deprecated: a copy).
-        seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
-        self._seen = seen if isinstance(seen, set) else None
+        self._seen = seen_fingerprints(scheduler)  # RFPDupeFilter's, read where it is
         if self._seen is None:  # another dupefilter: its drops undo the records opened
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
         self._share_records(scheduler)

@@ -27,6 +27,7 @@ from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.compat import running_engine
 from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
@@ -191,7 +192,7 @@ class OriginDocument(Generic[D]):
         for waiter in self._waiters.pop(key, ()):
             waiter.callback(entry)
         self._triggers.pop(key, None)
-        engine = _engine(self.crawler)
+        engine = running_engine(self.crawler)
         hold_key = self.document.hold_key(key)
         if self.runner.closed or engine is None or hold_key not in self._held:
             return
@@ -263,14 +264,6 @@ class OriginDocument(Generic[D]):
                 waiter.callback(None)
         self._waiters.clear()
         self._carried.clear()
-
-
-def _engine(crawler: Crawler) -> Any:
-    """The running engine, or ``None`` before the crawl starts and after it ends."""
-    try:
-        return crawler.engine
-    except RuntimeError:  # Scrapy 2.19: "Crawler.engine is not set yet"
-        return None
 
 
 def _closing(engine: Any) -> bool:

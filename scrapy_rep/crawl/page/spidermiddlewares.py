@@ -102,7 +102,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     # ------------------------------------------------------------------ input
 
-    def process_spider_input(self, response: Response) -> None:
+    def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs."""
         page = self.page
         directives = page.directives_of(response)
@@ -138,7 +138,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
         self.page.add_licenses(response, None)
-        return super().process_spider_output(response, result)
+        return self._processed(response, result)
+
+    def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
+        """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
+        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about)."""
+        for output in result:
+            if (output := self._get_processed(output, response)) is not None:
+                yield output
 
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None

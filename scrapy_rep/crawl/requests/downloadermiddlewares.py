@@ -34,6 +34,7 @@ from scrapy.http import Response
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.compat import running_engine
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.documents.actions import call_later
 from scrapy_rep.crawl.documents.documents import HOLD, Hold, OriginDocument
@@ -320,7 +321,7 @@ class RobotsTxtMiddleware:
     # ------------------------------------------------------------------ open and close
 
     def _spider_opened(self, spider: Spider) -> None:
-        engine = self.crawler.engine
+        engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)

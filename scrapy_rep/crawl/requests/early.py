@@ -46,6 +46,7 @@ from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from scrapy_rep.crawl.compat import running_engine
 from scrapy_rep.crawl.requests.owners import owner_of
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class EarlyRefusal:
 
     def _opened(self) -> None:
         owner = owner_of(self.crawler)
-        engine = getattr(self.crawler, "_engine", None)
+        engine = running_engine(self.crawler)
         spider_side = getattr(getattr(engine, "scraper", None), "spidermw", None)
         after_ours = []
         for component in getattr(spider_side, "middlewares", ()):  # from the engine side
