@@ -10,6 +10,7 @@ import pytest
 import scrapy
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
+from scrapyversions import open_stats
 
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.directives import PageDirectives, combine
@@ -67,7 +68,7 @@ class Declared(scrapy.Item):
 
 def gate(purposes: tuple[str, ...], mark: bool = False) -> tuple[ImageGate, list[Any], Any]:
     crawler = get_crawler(settings_dict={"FILES_URLS_FIELD": "files_to_get"})
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
+    open_stats(crawler)
     refused: list[Any] = []
     images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args))
     return images, refused, crawler.stats

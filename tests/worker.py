@@ -17,7 +17,7 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 from robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
-from scrapy.utils.defer import deferred_from_coro  # noqa: E402
+from scrapyversions import stop as stop_crawl  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402
 
 
@@ -33,7 +33,7 @@ def main() -> None:
 
         def stop() -> defer.Deferred[None]:  # SIGTERM: stop the crawl gracefully first
             if crawler.crawling:
-                deferred_from_coro(crawler.stop_async())
+                stop_crawl(crawler)
             return collected  # and let the results be collected before the reactor stops
 
         reactor.addSystemEventTrigger("before", "shutdown", stop)  # type: ignore[attr-defined]
