@@ -180,10 +180,10 @@ class TimedHandler(HTTP11DownloadHandler):
         self._timed_crawler: Crawler = args[-1]
         self.sent.clear()  # one crawl at a time: its own times only
 
-    def _note(self, request: Request) -> None:
+    def _note(self, request: Request, where: str = "transferring") -> None:
         engine = self._timed_crawler.engine
         assert engine is not None
-        slots = [s for s in engine.downloader.slots.values() if request in s.transferring]
+        slots = [s for s in engine.downloader.slots.values() if request in getattr(s, where)]
         assert len(slots) == 1, f"no single download slot is transferring {request}"
         self.sent.setdefault(request.url, []).append(slots[0].lastseen)
 
@@ -196,7 +196,7 @@ class TimedHandler(HTTP11DownloadHandler):
     else:  # Scrapy 2.13: a Deferred
 
         def download_request(self, request: Request, spider: Spider) -> Any:  # type: ignore[override]
-            self._note(request)
+            self._note(request, "active")  # "transferring" only once this returns
             return super().download_request(request, spider)  # type: ignore[call-arg]
 
 

@@ -31,7 +31,7 @@ from scrapy.spiders import SitemapSpider
 from scrapy.utils.test import get_crawler
 from scrapyversions import jitter, stop
 
-from scrapy_rep.crawl.compat import ROBOTS_PARSED
+from scrapy_rep.crawl.compat import ROBOTS_PARSED, download
 from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 
 RULES = """\
@@ -585,7 +585,8 @@ async def test_spec7_held_requests_are_bounded_and_robotstxt_has_its_own_timeout
 
 
 class DirectDownloadSpider(ListSpider):
-    """Downloads through ``engine.download_async`` from a callback (no scheduler)."""
+    """Downloads through ``engine.download_async`` (``engine.download`` before Scrapy 2.14)
+    from a callback (no scheduler)."""
 
     async def parse(self, response: Any) -> None:  # type: ignore[override]
         self.downloaded.append(response.url)
@@ -593,7 +594,7 @@ class DirectDownloadSpider(ListSpider):
         assert self.crawler.engine is not None
         for path in ("/direct", "/x"):
             try:
-                direct = await self.crawler.engine.download_async(Request(base + path))
+                direct = await download(self.crawler, Request(base + path))
                 self.downloaded.append(direct.url)
             except IgnoreRequest as error:
                 self.dropped[base + path] = str(error)

@@ -44,8 +44,8 @@ pytestmark = [
 def splash() -> None:
     """Skip unless scrapy-splash is installed and can be imported: its latest release
     (0.11.1) imports ``scrapy.utils.url.canonicalize_url``, which Scrapy 2.16 removed
-    (scrapy-splash issue 332), so these tests run with Scrapy 2.13 to 2.15 (``.ci/run``
-    runs them with the lowest Scrapy)."""
+    (https://github.com/scrapy-plugins/scrapy-splash/issues/332), so these tests run with
+    Scrapy 2.13 to 2.15 (``.ci/run`` runs them with the lowest Scrapy)."""
     require_plugin("scrapy_splash", "test")
     try:
         import scrapy_splash  # noqa: F401
@@ -54,7 +54,7 @@ def splash() -> None:
             raise
         pytest.skip(
             f"scrapy-splash cannot be imported with Scrapy {scrapy.__version__} "
-            f"(scrapy-splash issue 332: {error})"
+            f"(https://github.com/scrapy-plugins/scrapy-splash/issues/332: {error})"
         )
 
 
@@ -82,7 +82,8 @@ class SplashSpider(ListSpider):
 
 def splash_settings(splash_url: str) -> dict[str, Any]:
     """scrapy-splash's README settings; the slot policy is Scrapy's own, as scrapy-splash
-    0.11.1's default calls a ``Downloader`` method Scrapy 2.14 removed (its issue 330)."""
+    0.11.1's default calls a ``Downloader`` method Scrapy 2.14 removed
+    (https://github.com/scrapy-plugins/scrapy-splash/issues/330)."""
     return {
         "SPLASH_URL": splash_url,
         "SPLASH_SLOT_POLICY": "scrapy_default",

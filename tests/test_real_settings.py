@@ -144,7 +144,7 @@ async def test_httpcache_ignore_missing_without_a_cached_robotstxt_allows_at_onc
 class IgnoreRobotsTxt:
     """A project's URL filter that refuses every robots.txt request."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if request.url.endswith("/robots.txt"):
             raise IgnoreRequest("robots.txt URLs are filtered by this project")
 

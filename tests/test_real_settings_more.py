@@ -48,7 +48,7 @@ def httpcache(tmp_path: Path) -> dict[str, Any]:
 class SkipFilter:
     """A project's own downloader middleware that ignores every URL under ``/skip/``."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if "/skip/" in request.url:
             raise IgnoreRequest("skipped by the project's own URL filter")
 
@@ -500,7 +500,7 @@ class OwnSitesOnly:
 
     bases: tuple[str, ...] = ()
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if not request.url.startswith(self.bases):
             raise IgnoreRequest("not one of this project's sites")
 
@@ -551,7 +551,7 @@ async def test_rsl_a_license_another_middleware_ignores_is_not_read_as_no_terms(
 class OwnPathsOnly:
     """A project's own filter by path: nothing under ``/.well-known/``."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if "/.well-known/" in request.url:
             raise IgnoreRequest("no .well-known URLs in this project")
 

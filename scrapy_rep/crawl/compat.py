@@ -24,7 +24,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
 import scrapy
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASYNC_ENGINE",
+    "ASYNC_SPIDER_OUTPUT",
     "COMPONENTS_BY_CLASS",
     "DELAY_JITTER",
     "EXIT_FROM_THE_CRAWL",
@@ -107,7 +108,12 @@ async def send_catch_log_async(signals: SignalManager, signal: object, **kwargs:
 
 def close_spider(crawler: Crawler, reason: str) -> None:
     """Ask the running engine to close the spider (``close_spider_async``, Scrapy 2.14;
-    ``close_spider(spider, reason)`` before); nothing when the crawl is not running."""
+    ``close_spider(spider, reason)`` before); nothing when the crawl is not running.
+
+    Scrapy 2.13 cannot close a spider before its engine runs (from a ``spider_opened``
+    handler: its ``Crawler.stop`` then fails, "Engine not running"), so there the spider
+    is closed as soon as the engine runs."""
+    from scrapy import signals
     from scrapy.utils.defer import deferred_from_coro
 
     engine = running_engine(crawler)
@@ -115,8 +121,21 @@ def close_spider(crawler: Crawler, reason: str) -> None:
         return
     if ASYNC_ENGINE:
         deferred_from_coro(engine.close_spider_async(reason=reason))
-    else:
+        return
+    if engine.running:
         engine.close_spider(crawler.spider, reason)
+        return
+
+    def close_once_running() -> None:
+        if engine.running:
+            engine.close_spider(crawler.spider, reason)
+
+    def engine_started(**_: Any) -> None:
+        from twisted.internet import reactor
+
+        cast(Any, reactor).callLater(0, close_once_running)
+
+    crawler.signals.connect(engine_started, signal=signals.engine_started, weak=False)
 
 
 async def awaited(value: Any) -> Any:
@@ -186,6 +205,13 @@ def switch_off_base_component(settings: BaseSettings, name: str, path: str) -> N
     settings.set(name, components, settings.getpriority(name) or 0)
 
 
+# ---------------------------------------------------------------------- Scrapy 2.16
+
+#: Scrapy 2.16 gives every spider middleware the spider's output as an async iterable
+#: (its ``process_spider_output_async``); 2.13 to 2.15 give a middleware that has both
+#: methods the sync one when the callback's output is sync (a plain generator).
+ASYNC_SPIDER_OUTPUT: Final = SCRAPY >= (2, 16)
+
 # ---------------------------------------------------------------------- Scrapy 2.18
 
 #: Scrapy 2.18: ``Crawler.engine`` (and ``stats``…) raise ``RuntimeError`` until the crawl
@@ -226,12 +252,13 @@ class _DropFiltered(logging.Filter):
         self.refused = refused
 
     def filter(self, record: logging.LogRecord) -> bool:
-        # Logged from an errback (Scrapy 2.13): exc_info holds no exception, the message
-        # is the Failure.
-        error = record.exc_info[1] if record.exc_info else None
-        if error is None:
-            error = getattr(record.msg, "value", None)
-        return not isinstance(error, self.refused)
+        # Logged from an errback (Scrapy 2.13), the message is the Failure and exc_info
+        # holds whatever else was being handled.
+        errors = (
+            record.exc_info[1] if record.exc_info else None,
+            getattr(record.msg, "value", None),
+        )
+        return not any(isinstance(error, self.refused) for error in errors)
 
 
 def quiet_media_failures(refused: type[BaseException]) -> None:

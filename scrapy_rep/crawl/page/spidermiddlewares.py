@@ -38,6 +38,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.compat import ASYNC_SPIDER_OUTPUT
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
@@ -86,6 +87,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
+        if config.purpose and not ASYNC_SPIDER_OUTPUT:
+            # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
+            # page's own RSL licenses could not be awaited (a license not known yet would
+            # count as given up on): the async method alone, Scrapy upgrades the output.
+            self.process_spider_output = self.process_spider_output_async  # type: ignore[assignment]
+            self.process_spider_output_async = None  # type: ignore[assignment]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
