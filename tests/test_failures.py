@@ -2,8 +2,8 @@
 handlers raise (SPEC §4's "unreachable" row; docs/decisions.md, "A host that cannot be
 connected to is given up on quickly"): table-driven over the exceptions as Scrapy 2.15
 and newer wrap them (the Twisted error kept as ``__cause__``, Twisted's ``ResponseFailed``
-with its list of reasons) and as 2.13 and 2.14 raise them (Twisted's, bare), and the system resolver asked again when Twisted's resolver gives
-no reason."""
+with its list of reasons) and as 2.13 and 2.14 raise them (Twisted's, bare), and the
+system resolver asked again when Twisted's resolver gives no reason."""
 
 from __future__ import annotations
 

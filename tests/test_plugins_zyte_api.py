@@ -91,3 +91,21 @@ async def test_zyte_api_recipe_sends_robotstxt_straight_to_the_site() -> None:
     assert spider.downloaded == [sites.url("site", "/open")]
     assert list(spider.dropped) == [sites.url("site", "/private")]
     assert crawler.stats.get_value("scrapy-zyte-api/success") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_zyte_api_a_404_robotstxt_through_the_api_allows_everything() -> None:
+    """Zyte API passes the site's own status on (its ``statusCode``): a robots.txt the site
+    does not have (404) means everything is allowed, as it would directly."""
+    require_plugin("scrapy_zyte_api", "plugins")
+    api = FakeZyteApi({path: page for path, page in PAGES.items() if path != "/robots.txt"})
+    api_url, stop = await serving(api)
+    try:
+        crawler, spider = await crawl(
+            [f"{TARGET}/open", f"{TARGET}/private"], zyte_settings(api_url)
+        )
+    finally:
+        await stop()
+    assert api.asked[0] == f"{TARGET}/robots.txt"
+    assert sorted(spider.downloaded) == [f"{TARGET}/open", f"{TARGET}/private"]
+    assert crawler.stats.get_value("robotstxt/response_status_count/404") == 1
