@@ -45,6 +45,7 @@ from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.early import EarlyRefusal
+from scrapy_rep.crawl.requests.obey import purpose_is_set
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepConfig
@@ -87,7 +88,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
-        if config.purpose and not ASYNC_SPIDER_OUTPUT:
+        if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's own RSL licenses could not be awaited (a license not known yet would
             # count as given up on): the async method alone, Scrapy upgrades the output.

@@ -47,6 +47,13 @@ class Obey(enum.Enum):
     NOTHING = "nothing"
 
 
+def purpose_is_set(settings: Any) -> bool:
+    """Whether ``REP_PURPOSE`` is in the project's (or the spider's, or the command
+    line's) settings: above the priority at which the add-on writes its defaults."""
+    priority = settings.getpriority("REP_PURPOSE")
+    return priority is not None and priority > SETTINGS_PRIORITIES["addon"]
+
+
 class ObeyMode:
     """``ROBOTSTXT_OBEY``, ``REP_PURPOSE`` and a request's ``dont_obey_robotstxt``."""
 
@@ -54,8 +61,7 @@ class ObeyMode:
         self.obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         #: ``REP_PURPOSE`` is in the project's (or the spider's, or the command line's)
         #: settings: above the priority at which the add-on writes its defaults.
-        priority = settings.getpriority("REP_PURPOSE")
-        self.purpose_set = priority is not None and priority > SETTINGS_PRIORITIES["addon"]
+        self.purpose_set = purpose_is_set(settings)
         self._purposes = ", ".join(config.purpose)
         self._noted = False
         if not self.obey_robots and not self.purpose_set:
