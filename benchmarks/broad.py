@@ -314,7 +314,7 @@ def crawl_phase(args: argparse.Namespace) -> None:
                 fate = 4
             record(failure.request.url, fate)
 
-    from scrapy_rep.crawl.compat import SCRAPY
+    from scrapy_rep.crawl.internals import SCRAPY
 
     settings = {**BASE_SETTINGS, "USER_AGENT": AGENT, "JOBDIR": args.jobdir}
     if SCRAPY < (2, 15):  # the resolver setting's name before TWISTED_DNS_RESOLVER

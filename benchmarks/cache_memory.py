@@ -22,8 +22,8 @@ from pathlib import Path
 
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import robots_size as _estimated_size
-from scrapy_rep.fetch.origins import Origin
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import Origin
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -15,7 +15,8 @@ to its end (imports and interpreter start left out), with the add-on on:
   robots.txt takes a second to answer: held, then released.
 
 A request's cost is the scenario's calls less ``base``'s, over ``--origins`` × ``--per``
-requests (``held``: its calls less ``allowed``'s, per request, is what holding adds).
+requests; ``held``: its calls less ``allowed``'s, over the requests it held more (how many
+are held depends on how fast ``start()`` is consumed while robots.txt is awaited).
 Two counts: calls of functions in scrapy_rep's own files, and every call (Scrapy's,
 Twisted's, the standard library's: what the add-on makes the crawl do). With the spider
 yielding an item per page (``--items``), the page pass's calls are in the figures too.
@@ -288,9 +289,12 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     for name, against in (("allowed", "base"), ("refused", "base"), ("held", "allowed")):
         row, other = results[name], results[against]
-        mine = (row["mine"] - other["mine"]) / requests
-        total = (row["total"] - other["total"]) / requests
-        label = "held (added to allowed)" if name == "held" else name
+        # A held request's cost: what holding adds, over the requests held (how many are
+        # held depends on how fast start() is consumed while robots.txt is awaited).
+        count = max(1, row["held"] - other["held"]) if name == "held" else requests
+        mine = (row["mine"] - other["mine"]) / count
+        total = (row["total"] - other["total"]) / count
+        label = "held (added to allowed, per request held)" if name == "held" else name
         print(
             f"| {label} | {mine:.1f} | {total:.1f} | {row['pages']} | {row['forbidden']} | "
             f"{row['held']} |"

@@ -91,7 +91,7 @@ def crawl(plan: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     from scrapy.crawler import CrawlerRunner
     from twisted.internet import defer, task
 
-    from scrapy_rep.fetch.origins import origin_of
+    from scrapy_rep.urls.origins import origin_of
 
     downloaded: list[str] = []
     failures: list[tuple[str, str]] = []

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from mediafiles import c2pa_jpeg, jpeg, mp4, pdf, png, xmp_packet
 from PIL import Image
 
-from scrapy_rep.usage._c2pa import available
-from scrapy_rep.usage.mediausage import read_media
+from scrapy_rep.usage.media.c2pa import available
+from scrapy_rep.usage.media.reading import read_media
 
 BOMB = (
     b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'

@@ -20,43 +20,79 @@ from scrapy_rep.robotstxt import (
     parse_robotstxt,
 )
 from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.verdict import Allowed, Refused, Wait
 
 if TYPE_CHECKING:
+    from scrapy_rep import signals
     from scrapy_rep.crawl.addon import Addon
+    from scrapy_rep.crawl.audit.audit import AuditTrail
+    from scrapy_rep.crawl.auditing import AuditMiddleware
+    from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
+    from scrapy_rep.crawl.media.pipelines import (
+        MediaUsageMixin,
+        RepFilesPipeline,
+        RepImagesPipeline,
+    )
     from scrapy_rep.crawl.page.pagereader import page_directives
     from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
+    from scrapy_rep.crawl.report import RepReport
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
     from scrapy_rep.crawl.robotparser import RobotParser
 
-#: Name -> the module that defines it, imported when the name is first used.
+#: Name -> the module that defines it, imported when the name is first used. These are the
+#: stable paths of every component a project names in its settings (docs/usage.md):
+#: ``"scrapy_rep.RobotsTxtMiddleware"``, ``"scrapy_rep.RepImagesPipeline"``…
 _LAZY = {
     "Addon": "scrapy_rep.crawl.addon",
+    "AuditMiddleware": "scrapy_rep.crawl.auditing",
+    "AuditTrail": "scrapy_rep.crawl.audit.audit",
+    "MediaUsageMixin": "scrapy_rep.crawl.media.pipelines",
     "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",
+    "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
+    "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
+    "RepReport": "scrapy_rep.crawl.report",
     "RobotParser": "scrapy_rep.crawl.robotparser",
     "RobotsTxtMiddleware": "scrapy_rep.crawl.requests.downloadermiddlewares",
+    "RobotsTxtResponseGuard": "scrapy_rep.crawl.documents.engine_fetch",
+    "SentRequestCheck": "scrapy_rep.crawl.requests.sentcheck",
     "page_directives": "scrapy_rep.crawl.page.pagereader",
 }
 
 __all__ = [
     "Addon",
+    "Allowed",
+    "AuditMiddleware",
+    "AuditTrail",
     "ContentSignals",
     "Decision",
+    "MediaUsageMixin",
     "PageDirectives",
     "PageDirectivesMiddleware",
     "ParseOptions",
+    "Refused",
     "RepConfig",
+    "RepFilesPipeline",
+    "RepImagesPipeline",
+    "RepReport",
     "RepSettingError",
     "RobotParser",
     "RobotsTxt",
     "RobotsTxtMiddleware",
+    "RobotsTxtResponseGuard",
+    "SentRequestCheck",
+    "Wait",
     "__version__",
     "page_directives",
     "parse_robotstxt",
+    "signals",
 ]
 
 
 def __getattr__(name: str) -> Any:
     """PEP 562: import a Scrapy-facing name on first use."""
+    if name == "signals":
+        return import_module("scrapy_rep.signals")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,26 +4,37 @@ Prints, for each URL, whether the crawler may fetch it and the robots.txt line (
 group) that decided it, like a robots.txt tester. A URL as first argument has its
 origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 (:mod:`scrapy_rep.fetch.procedure`, driven here over urllib), so the outcome reads the
-same as in the crawl's log and report. Standard library only: nothing from Scrapy. What
-is read per origin, and the line per URL, are :mod:`scrapy_rep.fetch.toolcheck`'s.
+same as in the crawl's log and report. Standard library only: nothing from Scrapy. The
+arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy rep-robots`` reads
+its own (the same message for the same bad input); what is read per origin, and the line
+per URL, are :mod:`scrapy_rep.checker.report`'s.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
 from typing import Final, TextIO
 
 from scrapy_rep._version import __version__
-from scrapy_rep.fetch.toolcheck import report as report
-from scrapy_rep.fetch.toolcheck import sources
-from scrapy_rep.fetch.urlfetch import DEFAULT_USER_AGENT
+from scrapy_rep.checker.download import DEFAULT_USER_AGENT
+from scrapy_rep.checker.inputs import (
+    InputError,
+    Paths,
+    first_is_url,
+    parse_timeout,
+    parse_url,
+    unreadable_file,
+)
+from scrapy_rep.checker.report import report as report
+from scrapy_rep.checker.report import sources
 from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.verdict import RequestRules, obey_of
 
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy rep-robots`` alike.
 EXIT_ALLOWED: Final = 0
@@ -90,14 +101,19 @@ def _parser() -> argparse.ArgumentParser:
         help="a robots.txt file, or an http(s) URL whose origin's /robots.txt is fetched",
     )
     _check_options(check)
-    # Parsed by scrapy_rep.trail.cli (see main); listed here for --help.
+    # Parsed by scrapy_rep.audit.cli (see main); listed here for --help.
     commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
     return parser
 
 
 def _check_options(check: argparse.ArgumentParser) -> None:
     """The arguments and options of ``check`` (the robots file or URL is added above)."""
-    check.add_argument("urls", metavar="URL", nargs="*", help="the URLs to check")
+    check.add_argument(
+        "urls",
+        metavar="URL",
+        nargs="*",
+        help="the URLs to check (http or https; against a file, a path)",
+    )
     check.add_argument(
         "--example",
         action="store_true",
@@ -111,7 +127,7 @@ def _check_options(check: argparse.ArgumentParser) -> None:
     )
     check.add_argument("--profile", default="google", help="google (default), rfc9309, legacy")
     check.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds for each robots.txt (default: 10)"
+        "--timeout", default="10", help="seconds for each robots.txt (default: 10; at most 86400)"
     )
     check.add_argument(
         "--purpose", help="REP_PURPOSE: search (default), ai-train, ai-input, comma-separated"
@@ -137,7 +153,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["audit"]:
-        from scrapy_rep.trail.cli import main as audit  # only when asked: it reads trails
+        from scrapy_rep.audit.cli import main as audit  # only when asked: it reads trails
 
         return audit(arguments[1:], out)
     parser = _parser()
@@ -156,32 +172,34 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         return _check(options, out)
     except OSError as error:
-        print(
-            f"scrapy_rep: error: cannot read {options.robots}: {error.strerror or error}",
-            file=sys.stderr,
-        )
+        unreadable = unreadable_file(options.robots, error.strerror or str(error))
+        print(f"scrapy_rep: error: {unreadable}", file=sys.stderr)
         return EXIT_USAGE
 
 
+#: ``check`` without a URL to check.
+NO_URL: Final = (
+    "give a robots.txt (file or URL, or --example) and at least one URL, "
+    "or one URL alone (its own robots.txt is fetched)"
+)
+
+
 def _usage_problem(options: argparse.Namespace) -> str:
-    urls = ([options.robots] if options.robots else []) + options.urls
     if options.profile not in PROFILES:
         return f"--profile must be one of {', '.join(PROFILES)}, got {options.profile!r}"
-    if not (urls if options.example or _only_a_url(options) else urls[1:]):
-        return (
-            "give a robots.txt (file or URL, or --example) and at least one URL, "
-            "or one URL alone (its own robots.txt is fetched)"
-        )
-    if options.timeout <= 0:
-        return f"--timeout must be a positive number of seconds, got {options.timeout:g}"
+    try:
+        options.timeout = parse_timeout(options.timeout)
+        _read_arguments(options)
+    except InputError as error:
+        return str(error)
     try:
         options.request_rules = RequestRules.of(
             read_purposes(vars(options), "purpose", ("search",)),
             agents=read_str_list(vars(options), "purpose_agents", ()),
-            obey_robots=options.robotstxt_obey,
             purpose_set=options.purpose is not None,
             rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
         )
+        options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     except RepSettingError as error:
         return _as_option(str(error))
     return ""
@@ -194,20 +212,33 @@ def _as_option(message: str) -> str:
     return f"--{name.replace('_', '-')}{colon}{rest}"
 
 
-def _only_a_url(options: argparse.Namespace) -> bool:
-    """``check URL`` alone: the URL is checked against its own origin's robots.txt, as
-    ``scrapy rep-robots URL`` does."""
-    return bool(options.robots) and not options.urls and "://" in options.robots
+def _read_arguments(options: argparse.Namespace) -> None:
+    """The robots.txt and the URLs to check, read by :mod:`scrapy_rep.checker.inputs`
+    as ``scrapy rep-robots`` reads its own: ``options.urls`` becomes every URL to check (a
+    URL alone is checked against its own origin's robots.txt, as ``scrapy rep-robots URL``
+    does); ``options.robots`` the robots.txt file or URL (``None`` with ``--example``).
+    A path is checked only against a local file. Raises :class:`InputError`."""
+    urls, paths = options.urls, Paths.ACCEPTED  # against a local file
+    if options.example:  # the bundled file: every argument is a URL or a path
+        urls = ([options.robots] if options.robots else []) + urls
+        options.robots = None
+    elif options.robots and first_is_url(
+        options.robots, alone=not urls, is_file=os.path.exists(options.robots)
+    ):
+        paths = Paths.NEED_A_FILE
+        parse_url(options.robots, paths)
+        urls = urls or [options.robots]
+    if not urls:
+        raise InputError(NO_URL)
+    options.urls = [parse_url(url, paths) for url in urls]
 
 
 def _check(options: argparse.Namespace, out: TextIO) -> int:
     """Print each robots.txt's block; the exit status (the worst over the sources)."""
     agent, profile = options.user_agent, options.profile
-    if _only_a_url(options) and not options.example:
-        options.urls = [options.robots]
     sources_read = sources(options)  # an unreadable file fails here, before any output
     print(
-        f"user agent: {agent} (product token {product_token(agent) or '-'}), profile {profile}",
+        f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}",
         file=out,
     )
     code = EXIT_ALLOWED
@@ -225,7 +256,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
             print(line, file=out)
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile,
+            source.licenses, profile, options.obey, source.held,
         )  # fmt: skip
         for line in lines:
             print(line, file=out)

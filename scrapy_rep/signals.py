@@ -38,15 +38,20 @@ request_held = object()
 request_released = object()
 
 #: A request was not downloaded because of the REP. Arguments: ``request``, ``reason``
-#: (``"forbidden"``, ``"robotstxt_unreachable"``, ``"spider_closed"``, ``"nofollow"``,
-#: ``"rel_nofollow"``), ``message`` (the sentence that is also logged) and ``response``
-#: (the page that linked to it, for nofollow; else ``None``).
+#: (``"forbidden"``, ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
+#: ``"spider_closed"``, ``"nofollow"``, ``"rel_nofollow"``, ``"noimageai"``), ``message``
+#: (the sentence that is also logged), ``response`` (the page that linked to it, for
+#: nofollow; else ``None``) and ``verdict``: for a request refused before it was sent, the
+#: :class:`scrapy_rep.verdict.Refused` value (the document and its version, the line or
+#: signal, the agent, the purpose; docs/reference.md), else ``None``.
 request_refused = object()
 
 #: An item was dropped because of its page's directives (SPEC §6) or because the page is
 #: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
-#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and, for
-#: ``"purpose"``, ``message`` (``"ai-train denied by header Content-Usage: train-ai=n"``).
+#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and ``message``,
+#: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
+#: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
+#: train-ai=n"``).
 item_refused = object()
 
 
@@ -58,15 +63,22 @@ def send_refused(
     message: str,
     response: Response | None = None,
     detail: str = "",
+    verdict: Any = None,
 ) -> None:
     """Log a refused request at DEBUG (with ``detail``, e.g. the directive's source) and
-    send :data:`request_refused`: one place for both middlewares."""
+    send :data:`request_refused` (with ``verdict``, the refusal's value): one place for
+    both middlewares."""
     logger.debug(
         "%(message)s%(detail)s: %(request)s",
         {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
         extra={"spider": crawler.spider},
     )
-    kwargs: dict[str, Any] = {"request": request, "reason": reason, "message": message}
+    kwargs: dict[str, Any] = {
+        "request": request,
+        "reason": reason,
+        "message": message,
+        "verdict": verdict,
+    }
     crawler.signals.send_catch_log(request_refused, response=response, **kwargs)
 
 
@@ -75,7 +87,7 @@ def send_refused(
 #: pipeline knows what became of it. Arguments: ``url``, ``request``, ``item``,
 #: ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision` over every signal about
 #: the file: the origin's, the response headers', the page's ``noimageai`` and the file's
-#: own), ``reading`` (:class:`scrapy_rep.usage.mediausage.MediaReading`: the file's own
+#: own), ``reading`` (:class:`scrapy_rep.usage.media.reading.MediaReading`: the file's own
 #: statements and what could not be read), ``refusal``
 #: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``), ``fate`` (``"stored"``,
 #: ``"marked"``, ``"refused"``: not stored, or ``"failed"``: the pipeline could not store

@@ -32,7 +32,7 @@ def corpus_dir() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from scrapy_rep.crawl.compat import SCRAPY
+    from scrapy_rep.crawl.internals import SCRAPY
 
     if SCRAPY < (2, 17):
         # Scrapy 2.13 to 2.16 leave the file of an empty disk queue open when a JOBDIR
@@ -61,9 +61,9 @@ def _every_trail_verified(
     if request.node.get_closest_marker("trail_not_verified") is not None:
         yield
         return
-    from scrapy_rep.trail.file import TrailFile
-    from scrapy_rep.trail.read import TrailError
-    from scrapy_rep.trail.verification import verify
+    from scrapy_rep.audit.file import TrailFile
+    from scrapy_rep.audit.read import TrailError
+    from scrapy_rep.audit.verify import verify
 
     findings: list[str] = []
     close = TrailFile.close

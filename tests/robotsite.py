@@ -24,7 +24,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.crawl.compat import ASYNC_ENGINE
+from scrapy_rep.crawl.internals import ASYNC_ENGINE
 
 
 @dataclass(frozen=True)

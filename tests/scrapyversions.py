@@ -1,5 +1,5 @@
 """What the tests themselves do differently on the Scrapy releases the package supports
-(2.13 and newer; the package's own differences are in ``scrapy_rep.crawl.compat``).
+(2.13 and newer; the package's own differences are in ``scrapy_rep.crawl.internals``).
 
 Each helper names the release that changed what it covers; the tests call these and
 never ask which Scrapy they run on.
@@ -15,7 +15,7 @@ from scrapy.crawler import Crawler
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
-from scrapy_rep.crawl.compat import ASYNC_ENGINE, COMPONENTS_BY_CLASS, DELAY_JITTER, SCRAPY
+from scrapy_rep.crawl.internals import ASYNC_ENGINE, COMPONENTS_BY_CLASS, DELAY_JITTER, SCRAPY
 
 
 def stop(crawler: Crawler) -> Deferred[Any]:

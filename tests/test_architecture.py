@@ -23,17 +23,29 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_rep"
 #: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of
 #: the import paths Scrapy settings name) is ``top``.
 LAYERS: dict[str, set[str]] = {
-    "robotstxt": set(),
+    "urls": set(),
+    "robotstxt": {"urls"},
     "directives": set(),
-    "usage": {"robotstxt", "directives"},
-    "fetch": {"robotstxt", "usage"},
-    "settings": {"robotstxt", "directives", "usage", "fetch"},
-    "trail": {"robotstxt", "directives", "usage", "fetch", "settings"},
-    "crawl": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "top"},
-    "top": {"robotstxt", "directives", "usage", "fetch", "settings", "trail", "crawl"},
-}
+    "usage": {"urls", "robotstxt", "directives"},
+    "fetch": {"urls", "robotstxt", "usage"},
+    "verdict": {"urls", "robotstxt", "directives", "usage", "fetch"},
+    "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
+    "audit": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "checker": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "crawl": {
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "top",
+    },
+    "top": {
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "crawl",
+    },
+}  # fmt: skip
 #: The floors that never import Scrapy, Twisted or asyncio.
-PURE_FLOORS = ("robotstxt", "directives", "usage", "fetch", "settings", "trail")
+PURE_FLOORS = (
+    "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+    "checker",
+)  # fmt: skip
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
 FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
@@ -102,14 +114,9 @@ CRAWL_ROOMS: dict[str, set[str]] = {
     "audit": {"requests", "documents"},
     "page": {"requests", "documents"},
     "media": {"page", "requests", "documents"},
-    "tools": {"media", "page", "requests", "documents"},
+    "commands": {"media", "page", "requests", "documents"},
 }
-CRAWL_TOP = {
-    "scrapy_rep.crawl.addon",
-    "scrapy_rep.crawl.commands",
-    "scrapy_rep.crawl.engine_fetch",
-    "scrapy_rep.crawl.trailcommand",
-}
+CRAWL_TOP = {"scrapy_rep.crawl.addon"}
 
 
 def crawl_room_of(module: str) -> str:
@@ -150,7 +157,7 @@ def test_the_layering_check_sees_a_wrong_import() -> None:
     """The control case: an import of the crawl floor from the engine is caught."""
     assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
     assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
-    assert floor_of("scrapy_rep.downloadermiddlewares") == "top"
+    assert floor_of("scrapy_rep.signals") == "top"
 
 
 REPORT = """
@@ -200,7 +207,8 @@ def test_a_pure_module_loads_no_scrapy_twisted_asyncio_or_adapter(floor: str) ->
 
 def test_the_check_finds_an_adapter_when_one_is_loaded() -> None:
     """The control case: the same check sees Scrapy and the adapters when they are used."""
-    loaded = loaded_by(["scrapy_rep.downloadermiddlewares"])["scrapy_rep.downloadermiddlewares"]
+    adapter = "scrapy_rep.crawl.requests.downloadermiddlewares"
+    loaded = loaded_by([adapter])[adapter]
     assert "scrapy" in loaded and "twisted" in loaded
     assert "scrapy_rep.crawl" in loaded
 

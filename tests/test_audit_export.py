@@ -35,8 +35,8 @@ from trailfactory import (
     robots as robots_part,
 )
 
-from scrapy_rep.trail.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, main
-from scrapy_rep.trail.export import EXPORT_VERSION, preferences_of
+from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, main
+from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
 from scrapy_rep.usage.purpose import PURPOSES
 
 ROBOTS = "User-agent: *\nContent-Signal: search=yes, use=reference\nDisallow: /private\n"

@@ -10,7 +10,7 @@ import pytest
 
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.robotstxt.profiles import body_bytes
-from scrapy_rep.usage.rsl import parse_rsl
+from scrapy_rep.usage.rsl.document import parse_rsl
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 PARSERS: list[Callable[[Any], Any]] = [parse_robotstxt, parse_tdmrep, parse_rsl]

@@ -6,6 +6,7 @@ the same when the request comes back."""
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 
 from scrapy import Request
 
@@ -44,3 +45,30 @@ def test_a_request_carried_for_its_next_document_keeps_the_entry_whole() -> None
     request = Request("https://o/private/1")
     carried.carry([request], entry, "o")  # not compact: it comes back at once
     assert carried.take(request, "o") is entry and cache.reparsed == 0
+
+
+def test_a_newer_version_in_the_cache_decides_instead_of_the_carried_one() -> None:
+    """docs/decisions.md, 'One request, one verdict': never released against an older
+    robots.txt than the process knows."""
+    cache: DocumentCache[RobotsTxt] = DocumentCache(10, reparse=parse_robotstxt)
+    carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+    old = _entry(b"User-agent: *\nAllow: /\n")
+    request = Request("https://o/private/1")
+    carried.carry([request], old, "o", compact=True)
+    newer = replace(_entry(), fetched_at=old.fetched_at + 1)
+    cache.put("o", newer)
+    assert carried.take(request, "o") is newer
+
+
+def test_a_carried_version_older_than_one_used_is_let_go() -> None:
+    """Once a request of this process was decided with a newer version (since evicted from
+    a small cache), an older carried one decides nothing: the request is decided afresh."""
+    cache: DocumentCache[RobotsTxt] = DocumentCache(10, reparse=parse_robotstxt)
+    carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+    old = _entry(b"User-agent: *\nAllow: /\n")
+    request = Request("https://o/private/1")
+    carried.carry([request], old, "o", compact=True)
+    carried.used("o", replace(_entry(), fetched_at=old.fetched_at + 1))
+    assert cache.peek("o") is None  # the newer one is not in the cache any more
+    assert carried.take(request, "o") is None
+    assert len(carried) == 0

@@ -13,7 +13,7 @@ import pytest
 from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import main
-from scrapy_rep.fetch.urlfetch import fetch_robotstxt, robots_url_for
+from scrapy_rep.checker.download import fetch_robotstxt, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
@@ -166,7 +166,7 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
     status, output = run(f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0")
     assert status == 1
     assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
-    assert "product token mybot" in output
+    assert "crawler name mybot" in output
 
 
 def test_cli_example_is_bundled() -> None:
@@ -236,7 +236,11 @@ def test_cli_exit_3_when_a_robotstxt_is_unreachable(server: str) -> None:
     status, output = run("http://127.0.0.1:1/", "http://127.0.0.1:1/x", "--timeout", "5")
     assert status == 3, output
     assert "unreachable (URLError: [Errno 111] Connection refused)" in output
-    assert "DISALLOWED  http://127.0.0.1:1/x  everything is disallowed" in output
+    # Temporary, and not what a crawl ends with (it holds the request and retries).
+    assert (
+        "DISALLOWED  http://127.0.0.1:1/x  disallowed while robots.txt is unreachable "
+        "(temporary; a crawl holds the request and retries)"
+    ) in output
 
 
 def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:
@@ -247,11 +251,20 @@ def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None
     assert "their own origin's robots.txt was fetched" in output
 
 
-def test_cli_a_url_without_a_scheme_is_said_to_be_read_as_a_path(tmp_path: Path) -> None:
+def test_cli_a_url_without_a_scheme_is_a_usage_error_against_a_file_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was read as a path (``/private/x``), silently checking another URL than the
+    one meant; a path is given as one (docs/cli.md, "What the tools accept")."""
     robots = tmp_path / "robots.txt"
     robots.write_bytes(ROBOTS)
-    _, output = run(str(robots), "my.mail.ru/private/x")
-    assert "note: 'my.mail.ru/private/x' has no scheme; it was read as a path" in output
+    status, output = run(str(robots), "my.mail.ru/private/x")
+    assert (status, output) == (2, "")
+    err = capsys.readouterr().err
+    assert (
+        err == "scrapy_rep: error: 'my.mail.ru/private/x' has no scheme: add http:// or https://\n"
+    )
+    assert run(str(robots), "/private/x")[0] == 1  # the path itself is checked
 
 
 def test_cli_a_file_over_500_kib_is_cut_and_says_where(tmp_path: Path) -> None:

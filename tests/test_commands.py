@@ -52,7 +52,7 @@ def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     status, output = scrapy_robots(f"{base}/private/a", f"{base}/public")
     assert status == 1, output
-    assert "product token testbot" in output
+    assert "crawler name testbot" in output
     assert f"robots.txt {base}/robots.txt: 200 (" in output
     assert "crawl-delay: 2 s" in output and "sitemap: http://x/sitemap.xml" in output
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private/" in output
@@ -110,7 +110,7 @@ def test_robots_command_rep_profile_and_user_agent_options(tmp_path: Path) -> No
     status, output = scrapy_robots("--rep-profile", "legacy", "--robots-file", str(robots), url)
     assert status == 1 and "profile legacy" in output
     status, output = scrapy_robots("-A", "OtherBot/3.0", "--robots-file", str(robots), url)
-    assert status == 1 and "product token otherbot" in output
+    assert status == 1 and "crawler name otherbot" in output
     # Scrapy's own --profile (cProfile) is left alone: no profile file is written here.
     assert not (tmp_path / "rfc9309").exists()
 
@@ -126,7 +126,7 @@ def test_robots_command_a_wrong_setting_is_one_line_and_a_usage_exit() -> None:
 def test_robots_command_a_url_without_a_scheme_is_a_usage_error() -> None:
     status, output = scrapy_robots("my.mail.ru/my/")
     assert status == 2
-    assert "scrapy_rep: error: not an absolute http(s) URL: 'my.mail.ru/my/'" in output
+    assert output == "scrapy_rep: error: 'my.mail.ru/my/' has no scheme: add http:// or https://\n"
 
 
 def test_robots_command_a_file_over_500_kib_says_where_it_was_cut(tmp_path: Path) -> None:

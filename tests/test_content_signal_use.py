@@ -23,12 +23,12 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from scrapy_rep.robotstxt.aipref import parse_prefs
-from scrapy_rep.trail.records import usage_part
 from scrapy_rep.usage.policy import PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import (
     content_signal_header_signal,
@@ -296,7 +296,7 @@ async def test_marked_items_carry_the_condition_and_the_header_decides_ai_train(
 
 
 def test_audit_show_prints_the_conditions_of_a_record() -> None:
-    from scrapy_rep.trail.show import _usage
+    from scrapy_rep.audit.show import _usage
 
     rules = parse_robotstxt(MANAGED)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()

@@ -23,13 +23,16 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import TRAILS
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-from scrapy_rep.crawl.trails import TRAILS
+from scrapy_rep.crawl.requeststate import KEY, state_of
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
+from scrapy_rep.verdict import Allowed, RequestFacts
 
 HTML = {"Content-Type": "text/html"}
 ROBOTS = (
@@ -41,10 +44,10 @@ PAGES = ["/p1", "/p2", "/p3", "/p4"]
 
 
 def matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:
-    """Every robots.txt match (``allowed`` or ``decide``) and every purpose decision
-    (``refusal``), counted by (what, URL path)."""
+    """Every robots.txt match (``allowed`` or ``decide``) and every reading of the purposes'
+    signals (``before_fetch``), counted by (what, URL path)."""
     counted: Counter[tuple[str, str]] = Counter()
-    allowed, decide, refusal = RobotsTxt.allowed, RobotsTxt.decide, RequestRules.refusal
+    allowed, decide, refusal = RobotsTxt.allowed, RobotsTxt.decide, UsagePolicy.before_fetch
 
     def path(url: str) -> str:
         return "/" + url.split("/", 3)[3]
@@ -57,13 +60,13 @@ def matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:
         counted["robots", path(url)] += 1
         return decide(self, url, agent)
 
-    def counting_refusal(self: RequestRules, rules: Any, url: str, *args: Any) -> Any:
+    def counting_refusal(self: UsagePolicy, rules: Any, url: str, *args: Any) -> Any:
         counted["purpose", path(url)] += 1
         return refusal(self, rules, url, *args)
 
     monkeypatch.setattr(RobotsTxt, "allowed", counting_allowed)
     monkeypatch.setattr(RobotsTxt, "decide", counting_decide)
-    monkeypatch.setattr(RequestRules, "refusal", counting_refusal)
+    monkeypatch.setattr(UsagePolicy, "before_fetch", counting_refusal)
     return counted
 
 
@@ -124,7 +127,7 @@ async def run(
             seen[response.url.split("/", 3)[3]] = (
                 key is not None and key.startswith("http://127.0.0.1:"),
                 None if slot is None else slot.delay,
-                request.meta.get(meta.USAGE_BEFORE, (None, None))[1],
+                getattr(state_of(request), "before", None),
             )
 
         crawler.signals.connect(on_response, signal=signals.response_received, weak=False)
@@ -178,12 +181,12 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     once = await run(tmp_path, "once", settings, trail_on)
     once_counts = dict(counted)
     counted.clear()
-    monkeypatch.setattr(EarlyDecisions, "keep", lambda self, request, decision: None)
+    monkeypatch.setattr(EarlyDecisions, "keep", lambda self, request, facts, verdict: None)
     twice = await run(tmp_path, "twice", settings, trail_on)
     twice_counts = dict(counted)
 
     if trail_on:  # verified after the engine calls were counted (see the mark)
-        from scrapy_rep.trail.verification import verify
+        from scrapy_rep.audit.verify import verify
 
         for name in ("once", "twice"):
             result = verify(tmp_path / f"{name}.jsonl")
@@ -207,6 +210,13 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
 
 # ---------------------------------------------------------------------- the fresh paths
 
+
+def early_token(request: Request) -> int:
+    """The token of the early pass's verdict in the request's state (0: none)."""
+    state = state_of(request)
+    return 0 if state is None else state.early
+
+
 URL = "https://site.example/page"
 ORIGIN = origin_of(URL)
 assert ORIGIN is not None
@@ -220,13 +230,10 @@ class Trail:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, Any]] = []
 
-    def robots_decided(self, request: Request, origin: str, entry: Any, agent: str, d: Any) -> None:
-        self.calls.append(("robots_decided", request.url, d))
+    def decided(self, request: Request, facts: Any, verdict: Any) -> None:
+        self.calls.append(("decided", request.url, verdict.robots))
 
-    def document_used(self, request: Request, origin: str, entry: Any) -> None:
-        self.calls.append(("document_used", request.url, entry))
-
-    def license_used(self, license_url: str, entry: Any) -> None:
+    def license_used(self, license_url: str, entry: Any, request: Any = None) -> None:
         self.calls.append(("license_used", license_url, entry))
 
 
@@ -240,7 +247,9 @@ def middleware(trail: Trail | None = None, **settings: Any) -> RobotsTxtMiddlewa
     if trail is not None:
         TRAILS[crawler] = trail  # type: ignore[assignment]
     put(ours, ALLOW)
-    for document in ours._usage_documents:  # tdmrep.json, for a purpose
+    for name, document in ours.documents.items():  # tdmrep.json, for a purpose
+        if name == ROBOTS_KIND:
+            continue
         document.cache.put(ORIGIN, CacheEntry(parse_tdmrep(b"[]"), "200", 0, 1e18, 1e18, 200))
     return ours
 
@@ -264,10 +273,10 @@ def test_reused_late_with_the_trail_the_same_record(monkeypatch: pytest.MonkeyPa
     counted = matches(monkeypatch)
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
-    assert meta.DECIDED_EARLY in request.meta
+    assert early_token(request)
     late(ours, request)
     assert counted == {("robots", "/page"): 1}
-    assert meta.DECIDED_EARLY not in request.meta  # taken out: it travels no further
+    assert not early_token(request)  # taken out: it travels no further
     assert len(ours._decided_early) == 0
     # The same record as a request decided late only.
     again = Request(URL)
@@ -285,7 +294,7 @@ def test_a_request_changed_between_the_passes_is_decided_afresh(
     counted = matches(monkeypatch)
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
-    assert meta.DECIDED_EARLY in request.meta  # kept: reused if nothing changed
+    assert early_token(request)  # kept: reused if nothing changed
     if change == "url":  # the token travels with the meta a replaced request copies
         request = request.replace(url="https://site.example/private/1")
     elif change == "user-agent":
@@ -327,18 +336,18 @@ def test_a_token_of_another_run_names_nothing(monkeypatch: pytest.MonkeyPatch) -
     assert first.refusal_if_known(request) is None
     saved = pickle.dumps(request.to_dict())
     resumed = request_from_dict(pickle.loads(saved))
-    assert meta.DECIDED_EARLY in resumed.meta
+    assert early_token(resumed)
     second = middleware()
     counted = matches(monkeypatch)
     late(second, resumed)
     assert counted == {("robots", "/page"): 1}
-    assert meta.DECIDED_EARLY not in resumed.meta
+    assert not early_token(resumed)
     # Even a token that happened to name a verdict of this run reuses nothing that the
     # request's own inputs do not give again (here: another URL's).
     other = Request("https://site.example/other")
     assert second.refusal_if_known(other) is None
     again = request_from_dict(pickle.loads(saved))
-    again.meta[meta.DECIDED_EARLY] = other.meta[meta.DECIDED_EARLY]
+    again.meta[KEY] = again.meta[KEY]._replace(early=early_token(other))
     counted.clear()
     late(second, again)
     assert counted == {("robots", "/page"): 1}
@@ -348,10 +357,10 @@ def test_verdicts_of_requests_that_never_come_are_bounded() -> None:
     kept = EarlyDecisions(limit=3)
     requests = [Request(f"{URL}/{n}") for n in range(5)]
     for request in requests:
-        kept.keep(request, (request.url, "", None, None, None, (), None))  # type: ignore[arg-type]
+        kept.keep(request, RequestFacts(request.url, ORIGIN, "testbot"), Allowed())
     assert len(kept) == 3
-    assert kept.take(requests[0]) is None  # the oldest were let go
-    assert kept.take(requests[4]) is not None
+    assert kept.take(state_of(requests[0])) is None  # the oldest were let go
+    assert kept.take(state_of(requests[4])) is not None
 
 
 @pytest_twisted.ensureDeferred

@@ -18,24 +18,27 @@ import pytest_twisted
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.report import RepReport
+from scrapy_rep.crawl.report import RepReport, _said
 
 PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 DEMO_PAGE = Path(__file__).resolve().parents[1] / "docs" / "demo.md"
 
-KEPT = "downloaded (200); item kept"
+KEPT = "downloaded (200); 1 item kept"
 #: Every URL the demo meets, by origin name and path, and what must happen to it.
 EXPECTED: dict[tuple[str, str], str] = {
-    ("shop", "/"): KEPT + '; a rel="nofollow" link not followed',
+    ("shop", "/"): KEPT + '; 1 link not followed (rel="nofollow")',
     ("shop", "/ads/landing"): 'Not followed: {shop}/ links to it only with rel="nofollow"',
     ("shop", "/api/items.json"): "Forbidden by {shop}/robots.txt (line 9: Disallow: /*.json$)",
     ("shop", "/api/items.json?v=2"): KEPT,
     ("shop", "/community/post"): KEPT,
-    ("shop", "/expired"): "downloaded (200); item dropped (unavailable_after)",
-    ("shop", "/files/catalogue.pdf"): "downloaded (200); item dropped (noindex)",
+    ("shop", "/expired"): "downloaded (200); 1 item dropped (unavailable_after by "
+    '<meta name="robots" content="unavailable_after: 2020-01-01">)',
+    ("shop", "/files/catalogue.pdf"): "downloaded (200); 1 item dropped (noindex by header "
+    "X-Robots-Tag: none)",
     ("shop", "/fresh"): KEPT,
-    ("shop", "/nofollow"): KEPT + "; its links not followed (nofollow)",
-    ("shop", "/noindex"): "downloaded (200); item dropped (noindex)",
+    ("shop", "/nofollow"): KEPT + "; 1 link not followed (the page says nofollow)",
+    ("shop", "/noindex"): "downloaded (200); 1 item dropped (noindex by "
+    '<meta name="robots" content="noindex">)',
     ("shop", "/private/accounts"): "Forbidden by {shop}/robots.txt (line 6: Disallow: /private/)",
     ("shop", "/private/press/"): KEPT,
     ("shop", "/products/1"): KEPT,
@@ -44,10 +47,11 @@ EXPECTED: dict[tuple[str, str], str] = {
     ("shop", "/products/4"): "Not followed: {shop}/nofollow says nofollow",
     ("shop", "/products/5"): "Not followed: {shop}/scoped says nofollow",
     ("shop", "/products?sort=price"): "Forbidden by {shop}/robots.txt (line 8: Disallow: /*?sort=)",
-    ("shop", "/scoped"): KEPT + "; its links not followed (nofollow)",
+    ("shop", "/scoped"): KEPT + "; 1 link not followed (the page says nofollow)",
     ("open", "/"): KEPT,
     ("open", "/anything/goes"): KEPT,
-    ("flaky", "/"): "held while robots.txt was unreachable (1x), released; " + KEPT,
+    ("flaky", "/"): "held while robots.txt was unreachable (1 failed download), then released; "
+    + KEPT,
     ("flaky", "/drafts/1"): "Forbidden by {flaky}/robots.txt (line 2: Disallow: /drafts/)",
     ("flaky", "/page"): KEPT,
     ("moved", "/"): KEPT,
@@ -72,11 +76,11 @@ EXPECTED_AI_TRAIN: dict[tuple[str, str], str] = {
     ("ai", "/articles/1"): "Not fetched: ai-train denied by "
     + _CU.format(line=4, value="/articles/ train-ai=n"),
     ("ai", "/books/1"): 'Not fetched: ai-train denied by tdmrep.json entry 1 (location "/books/*")',
-    ("ai", "/header"): "downloaded (200); item dropped (ai-train denied by header Content-Usage: "
-    "train-ai=n)",
-    ("ai", "/tdm-meta"): "downloaded (200); item dropped (ai-train denied by "
+    ("ai", "/header"): "downloaded (200); 1 item dropped (ai-train denied by header "
+    "Content-Usage: train-ai=n)",
+    ("ai", "/tdm-meta"): "downloaded (200); 1 item dropped (ai-train denied by "
     '<meta name="tdm-reservation" content="1">)',
-    ("ai", "/noai"): "downloaded (200); item dropped (ai-train denied by "
+    ("ai", "/noai"): "downloaded (200); 1 item dropped (ai-train denied by "
     '<meta name="robots" content="noai">)',
 }
 EXPECTED_AI_TRAIN = {key: fate for key, fate in EXPECTED_AI_TRAIN.items() if fate is not None}
@@ -116,7 +120,7 @@ async def test_demo_crawl_does_what_the_docs_say_url_by_url(
 
     table = EXPECTED if purpose == "search" else EXPECTED_AI_TRAIN
     expected = {bases[name] + path: fate.format(**bases) for (name, path), fate in table.items()}
-    actual = {url: "; ".join(sorted_events(report, url)) for url in report.urls}
+    actual = {url: "; ".join(_said(record)) for url, record in report.urls.items()}
     assert actual == expected
 
     # Forbidden and not-followed URLs never reached a server; the rest did, once each.
@@ -158,12 +162,6 @@ def as_on_preferred_ports(report: RepReport, ports: dict[str, int]) -> str:
     shown.origins = {moved(url): record for url, record in report.origins.items()}
     shown.urls = {moved(url): record for url, record in report.urls.items()}
     return moved(shown.render())
-
-
-def sorted_events(report: RepReport, url: str) -> list[str]:
-    from scrapy_rep.crawl.report import _event_order
-
-    return sorted(report.urls[url].events, key=_event_order)
 
 
 def documented_report(which: str = "") -> str:

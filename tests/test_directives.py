@@ -40,6 +40,8 @@ FLAG_CASES = [
     ("noimageindex", {"noimageindex"}),
     ("indexifembedded", {"indexifembedded"}),
     ("noai, noimageai", {"noai", "noimageai"}),
+    ("noml", {"noml"}),  # Mojeek's NoML proposal (noml.info)
+    ("NoML, noindex", {"noml", "noindex"}),
     ("all", set()),
     ("index, follow", set()),
     ("noindex, all, index, follow", {"noindex"}),  # no-ops never cancel a negative one

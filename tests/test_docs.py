@@ -142,7 +142,7 @@ def test_settings_the_docs_name_exist() -> None:
 
 #: ``crawl/`` paths the changelog names that still hold: the rest of its older entries name
 #: the modules of ``crawl/`` where they stood before its subpackages.
-CHANGELOG_KEPT = {"scrapy_rep.crawl.audit.AuditTrail"}
+CHANGELOG_KEPT: set[str] = set()
 #: Logger names the docs give that name no module: the loggers of ``crawl/`` kept their
 #: names when it got subpackages.
 LOGGERS = {"scrapy_rep.crawl.spidermiddlewares"}

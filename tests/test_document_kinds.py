@@ -29,21 +29,21 @@ from scrapyversions import open_stats
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
-from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore, RobotsStore
+from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.origins import Origin
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.rsl_terms import decide
+from scrapy_rep.urls.origins import Origin
+from scrapy_rep.usage.rsl.terms import decide
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)
@@ -261,6 +261,23 @@ def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
     return document, fetcher, crawler
 
 
+def entry_or_hold(document: Any, key: Any, request: Request) -> Any:
+    """What the middleware asks of a document: the entry that decides ``request``, else
+    whether it is held (handed back) or waits in place (it came straight back)."""
+    entry = document.entry_for(key, request)
+    return entry if entry is not None else document.hold_or_wait(key, request)
+
+
+def hold_of(request: Request) -> Any:
+    state = state_of(request)
+    return None if state is None else state.hold
+
+
+def carried_of(request: Request) -> Any:
+    state = state_of(request)
+    return () if state is None else state.carried
+
+
 @pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
 @pytest_twisted.ensureDeferred
 async def test_origin_document_holds_and_releases_its_own_requests(
@@ -271,9 +288,9 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     kind = crawl_kind.kind
     first, second = Request(f"{KEY}/a"), Request(f"{KEY}/b")
     for request in (first, second):
-        assert document.decide(KEY, request) is HOLD
-        assert request.meta[meta.HOLDING] == kind.name
-        del request.meta[meta.HOLDING]  # what request_scheduled does
+        assert entry_or_hold(document, KEY, request) is HOLD
+        assert hold_of(request) == (kind.name, KEY)
+        update(request, hold=None)  # what request_scheduled does
         document.hold(KEY, request)
     assert document.held_counts() == {str(KEY): 2}
     assert document.held_count(KEY) == 2
@@ -287,18 +304,18 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     assert [r.url for r in engine.crawled] == [first.url, second.url]
     released = engine.crawled[0]
     assert released.dont_filter
-    token = released.meta[meta.DECIDED]
+    token = carried_of(released)
     pickle.dumps(token)  # small and plain: a released request may go to JOBDIR
     # Whatever the cache holds when it comes back, the released entry decides it.
     clock[0] = T0 + 100 * 86_400  # past its stale limit: the cache would fetch again
-    entry = document.decide(KEY, released)
+    entry = entry_or_hold(document, KEY, released)
     assert isinstance(entry, CacheEntry) and entry.status == 200
-    assert meta.DECIDED not in released.meta  # taken: a redirect does not carry it on
+    assert carried_of(released) == ()  # taken: a redirect does not carry it on
     # The released requests keep no parsed rules while they wait (docs/decisions.md,
     # 'Released requests carry their entry, not its parsed rules'): once the cache has
     # lost the entry, the same version is parsed again from its body.
     document.cache.discard(KEY)
-    again = document.decide(KEY, engine.crawled[1])
+    again = entry_or_hold(document, KEY, engine.crawled[1])
     assert isinstance(again, CacheEntry) and again.rules is not entry.rules
     assert replace(again, rules=None) == replace(entry, rules=None)
     assert len(document._carried) == 0  # every released request came back: nothing kept
@@ -310,9 +327,10 @@ async def test_a_token_of_another_run_decides_nothing(crawl_kind: CrawlKind[Any]
     """A released request read back from JOBDIR by the next run is decided afresh."""
     clock = [T0]
     document, fetcher, _ = origin_document(crawl_kind, clock)
-    request = Request(f"{KEY}/a", meta={meta.DECIDED: ((crawl_kind.name, "0123abcd.0"),)})
-    assert document.decide(KEY, request) is HOLD
-    assert meta.DECIDED not in request.meta
+    request = Request(f"{KEY}/a")
+    update(request, carried=((crawl_kind.name, "0123abcd.0"),))
+    assert entry_or_hold(document, KEY, request) is HOLD
+    assert carried_of(request) == ()
     await until(lambda: bool(fetcher.asked))
     kind = crawl_kind.kind
     fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(404)
@@ -409,9 +427,9 @@ async def test_a_request_that_comes_straight_back_waits_in_place(
     document, fetcher, _ = origin_document(crawl_kind, clock)
     kind = crawl_kind.kind
     request = Request(f"{KEY}/a")
-    assert document.decide(KEY, request) is HOLD
-    assert document.decide(KEY, request) is WAIT
-    assert meta.HOLDING not in request.meta
+    assert entry_or_hold(document, KEY, request) is HOLD
+    assert entry_or_hold(document, KEY, request) is WAIT
+    assert hold_of(request) is None
     waiting = deferred_from_coro(document.wait(KEY, request))
     await until(lambda: bool(fetcher.asked))
     fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(200, BODIES[kind.name])

@@ -116,11 +116,13 @@ def test_spec5_the_addon_and_a_by_hand_entry_give_one_middleware_and_no_warning(
 ) -> None:
     settings = {
         "ADDONS": {Addon: 0},
-        "DOWNLOADER_MIDDLEWARES": {"scrapy_rep.downloadermiddlewares.RobotsTxtMiddleware": 120},
+        "DOWNLOADER_MIDDLEWARES": {"scrapy_rep.RobotsTxtMiddleware": 120},
     }
     crawler = get_crawler(Spider, settings)
     middlewares = crawler.settings.getdict("DOWNLOADER_MIDDLEWARES")
-    entries = [key for key in middlewares if "scrapy_rep" in str(key) and "Guard" not in str(key)]
+    entries = [
+        key for key in middlewares if "scrapy_rep" in str(key) and "RobotsTxtMiddleware" in str(key)
+    ]
     assert len(entries) == 1 and middlewares[entries[0]] == 120  # the project's own entry
     enabled = enabled_components(crawler.settings, "DOWNLOADER_MIDDLEWARES")
     assert enabled.count(RobotsTxtMiddleware) == 1
@@ -170,14 +172,13 @@ def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -
     '`request_scheduled` is listened to only while requests wait')."""
     from scrapy import signals
 
-    from scrapy_rep.crawl import meta
+    from scrapy_rep.crawl.requeststate import update
 
     crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": True})
     middleware = RobotsTxtMiddleware(crawler)
     request = Request("http://example.com/a")
-    origin = middleware._origins.get(request.url)
-    request.meta[meta.HOLDING] = middleware._robots.name
-    request.meta[meta.HOLD_KEY] = origin
+    origin = middleware.facts.origins.get(request.url)
+    update(request, hold=(middleware._robots.name, origin))
     assert middleware._hand_back(request) is request
     seen: list[str] = []
     crawler.signals.connect(

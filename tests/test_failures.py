@@ -24,9 +24,9 @@ from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseNeverReceived, _DataLoss
 from twisted.web.client import ResponseFailed
 
-from scrapy_rep.crawl.compat import SCRAPY
 from scrapy_rep.crawl.documents.failures import DnsAsker, causes, failure_of
-from scrapy_rep.fetch.policy import FailureClass
+from scrapy_rep.crawl.internals import SCRAPY
+from scrapy_rep.fetch.rules import FailureClass
 
 if SCRAPY >= (2, 15):
     from scrapy.exceptions import (

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.fetch.policy import Effect, FailureClass
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.rules import Effect, FailureClass
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"
@@ -135,7 +135,7 @@ def test_rsl_an_ignored_license_request_is_terms_not_read_never_no_terms() -> No
     empty body, unreadable, so no ai-train and no ai-input (purpose-notes §9); as absent
     it would lose the license's "no"."""
     from scrapy_rep.fetch.rsl_kind import RSL
-    from scrapy_rep.usage.rsl import ABSENT
+    from scrapy_rep.usage.rsl.document import ABSENT
 
     ignored = FetchProcedure(RSL, "http://lic.example/l.xml").on_ignored("IgnoreRequest: x")
     assert (ignored.effect, ignored.kind, ignored.body) == (Effect.PARSE, "ignored", b"")
@@ -154,7 +154,7 @@ def test_tdmrep_an_ignored_request_is_given_up_on_at_once(action: str, reserved:
     from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_KIND
     from scrapy_rep.fetch.kinds import TDMREP
     from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
-    from scrapy_rep.fetch.policy import Policy
+    from scrapy_rep.fetch.rules import Policy
     from scrapy_rep.robotstxt import ALLOW_ALL
     from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
 
@@ -184,7 +184,7 @@ def test_rsl_a_license_that_cannot_be_followed_is_unreadable(
     license is read as an empty body (no ai-train, no ai-input), as one another component
     refused; as absent it would lose the license's "no" (purpose-notes §9)."""
     from scrapy_rep.fetch.rsl_kind import RSL
-    from scrapy_rep.usage.rsl import ABSENT
+    from scrapy_rep.usage.rsl.document import ABSENT
 
     fetched = final(
         FetchProcedure(RSL, "http://lic.example/l.xml").on_response(301, location=location)

@@ -16,8 +16,8 @@ from test_hostile_robotstxt import finishes_within
 from scrapy_rep import RobotsTxtMiddleware, page_directives
 from scrapy_rep.crawl.page.pagereader import meta_tags
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
 
 
 def test_20_mb_page_with_10000_meta_tags_within_60s() -> None:

@@ -18,8 +18,8 @@ import pytest
 
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.robotstxt._encoding import MAX_DANGLING
-from scrapy_rep.usage.rsl import make_content
+from scrapy_rep.urls.encoding import MAX_DANGLING
+from scrapy_rep.usage.rsl.document import make_content
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 

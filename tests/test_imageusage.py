@@ -13,7 +13,9 @@ from scrapy.utils.test import get_crawler
 from scrapyversions import open_stats
 
 from scrapy_rep.crawl.page.images import ImageGate
+from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.directives import PageDirectives, combine
+from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
 
 
@@ -70,7 +72,8 @@ def gate(purposes: tuple[str, ...], mark: bool = False) -> tuple[ImageGate, list
     crawler = get_crawler(settings_dict={"FILES_URLS_FIELD": "files_to_get"})
     open_stats(crawler)
     refused: list[Any] = []
-    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args))
+    pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
+    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)
     return images, refused, crawler.stats
 
 

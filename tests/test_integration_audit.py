@@ -21,8 +21,8 @@ from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, 
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.audit.audit import ID_KEY
-from scrapy_rep.crawl.trails import trail_of
+from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.settings import RepSettingError
 
 HTML = {"Content-Type": "text/html"}
@@ -183,8 +183,12 @@ async def test_a_redirected_request_carries_a_small_reference(tmp_path: Path) ->
     assert len(redirected) == 1
     meta = {k: v for k, v in redirected[0].meta.items() if k != "download_slot"}
     assert len(pickle.dumps(meta)) < 2048  # was 188 KiB: the parsed robots.txt
-    assert redirected[0].meta[ID_KEY] == (by_url(audit)[sites.url("a", "/new")]["id"],
-                                          sites.url("a", "/new"))  # fmt: skip
+    state = state_of(redirected[0])
+    assert state is not None
+    assert (state.audit, state.url) == (
+        by_url(audit)[sites.url("a", "/new")]["id"],
+        sites.url("a", "/new"),
+    )
 
 
 @pytest_twisted.ensureDeferred
@@ -377,7 +381,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
 @pytest.mark.trail_not_verified("lines of no run, written to test the chain")
 def test_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
-    from scrapy_rep.trail.file import TrailFile
+    from scrapy_rep.audit.file import TrailFile
 
     trail = TrailFile(audit)
     for n in range(5):
@@ -485,7 +489,7 @@ async def test_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
 ) -> None:
     import errno
 
-    from scrapy_rep.trail.file import TrailFile
+    from scrapy_rep.audit.file import TrailFile
 
     write = TrailFile.write
 

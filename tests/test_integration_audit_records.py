@@ -17,8 +17,8 @@ from audittrail import lines, url_records
 from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider
 
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.trail.verification import verify
 
 HTML = {"Content-Type": "text/html"}
 

@@ -16,7 +16,7 @@ from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, signals
 from scrapy.http import Response
 
-from scrapy_rep.crawl.trails import trail_of
+from scrapy_rep.crawl.auditing import trail_of
 
 HTML = {"Content-Type": "text/html"}
 

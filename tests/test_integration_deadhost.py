@@ -22,7 +22,7 @@ import pytest_twisted
 from audittrail import by_url
 from robotsite import Reply, Sites, crawl
 
-from scrapy_rep.trail.cli import main as audit
+from scrapy_rep.audit.cli import main as audit
 
 #: The waits as a project that sets nothing has them (the tests' own are shorter).
 DEFAULT_WAITS: dict[str, Any] = {

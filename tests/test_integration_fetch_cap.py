@@ -27,9 +27,9 @@ from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.fetch.procedure import TDMREP
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.trail.verification import verify
 
 LICENSE_PATH = "/license.xml"
 PAGES = ("/private/p", "/first/p", "/last/p", "/free")

@@ -27,7 +27,7 @@ from mediafiles import (
 from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep import signals
-from scrapy_rep.usage._c2pa import available
+from scrapy_rep.usage.media.c2pa import available
 
 JPEG = {"Content-Type": "image/jpeg"}
 PNG = {"Content-Type": "image/png"}
@@ -425,9 +425,9 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
 ) -> None:
     """docs/media.md, 'Signals, stats, audit': the audit trail gets the file's record with
     the deciding statement; the trail stays verifiable and ``show`` tells a file's story."""
-    from scrapy_rep.trail.read import Trail
-    from scrapy_rep.trail.show import story
-    from scrapy_rep.trail.verification import verify
+    from scrapy_rep.audit.read import Trail
+    from scrapy_rep.audit.show import story
+    from scrapy_rep.audit.verify import verify
 
     trail = tmp_path / "trail.jsonl"
     found = await run("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
@@ -493,7 +493,7 @@ async def both_crawl(
 ) -> dict[str, Any]:
     """A crawl with FilesPipeline and ImagesPipeline over ``files`` and ``images``
     (path -> reply), with the audit trail; what the item, the trail and the disk say."""
-    from scrapy_rep.trail.read import Trail
+    from scrapy_rep.audit.read import Trail
 
     sites = Sites()
     site = sites.add("media")
@@ -637,7 +637,7 @@ async def test_the_audit_fate_is_written_once_the_pipeline_stored_the_file(
     assert fates["broken.jpg"]["error"].startswith("FileException: ")
     assert "error" not in fates["good.jpg"]
     assert our_errors(caplog) == []
-    from scrapy_rep.trail.show import story
+    from scrapy_rep.audit.show import story
 
     text, count = story(tmp_path / "trail.jsonl", fates["broken.jpg"]["url"])
     assert count == 1 and "not stored: the pipeline failed" in text[0]
@@ -715,7 +715,7 @@ def _path(url: object) -> str:
 def _audit(*argv: str) -> tuple[int, str]:
     import io
 
-    from scrapy_rep.trail.cli import main
+    from scrapy_rep.audit.cli import main
 
     out = io.StringIO()
     return main(list(argv), out), out.getvalue()

@@ -149,9 +149,11 @@ async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: 
     assert names(urls, spider.downloaded) == ALL - not_fetched
     assert names(urls, spider.dropped) == not_fetched
     assert names(urls, [item["url"] for item in items]) == ALL - not_fetched - items_dropped
-    # tdmrep.json is fetched once per origin for AI purposes, never for search.
+    # tdmrep.json is fetched once per origin for AI purposes, never for search; never for
+    # "agents", whose robots.txt refuses every URL to GPTBot before tdmrep.json is needed.
     tdm_fetches = sum(path == "/.well-known/tdmrep.json" for _, path in sites.log)
-    assert tdm_fetches == (0 if purpose == "search" else len(sites.origins))
+    assert tdm_fetches == (0 if purpose == "search" else len(sites.origins) - 1)
+    assert "/.well-known/tdmrep.json" not in sites.requested("agents")
     # Nothing that was not to be fetched reached a server.
     fetched_paths = {(name, path) for name, path in sites.log}
     for name in not_fetched:
@@ -319,9 +321,12 @@ async def test_a_child_request_with_its_parents_meta_does_not_inherit_its_signal
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_bug_in_the_purpose_check_never_costs_the_request(
+async def test_a_bug_while_deciding_drops_the_request_saying_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """docs/decisions.md, 'A bug of ours while deciding drops the request': never sent
+    unchecked (the "no" may be what could not be read), never lost in silence."""
+
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug")
 
@@ -334,8 +339,12 @@ async def test_a_bug_in_the_purpose_check_never_costs_the_request(
     finally:
         await sites.close()
     assert crawler.spider is not None and crawler.stats is not None
-    assert crawler.spider.downloaded == [sites.url("a", "/x")]
-    assert crawler.stats.get_value("rep/purpose/internal_errors") == 1
+    assert crawler.spider.downloaded == []
+    assert "/x" not in sites.requested("a")
+    dropped = crawler.spider.dropped[sites.url("a", "/x")]
+    assert dropped.startswith("Dropped: scrapy_rep could not decide it (internal error: ")
+    assert crawler.stats.get_value("rep/requests/internal_errors") == 1
+    assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
     assert crawler.stats.get_value("log_count/ERROR") == 1  # named as ours, once
 
 

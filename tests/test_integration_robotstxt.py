@@ -31,7 +31,7 @@ from scrapy.spiders import SitemapSpider
 from scrapy.utils.test import get_crawler
 from scrapyversions import jitter, stop
 
-from scrapy_rep.crawl.compat import ROBOTS_PARSED, download
+from scrapy_rep.crawl.internals import ROBOTS_PARSED, download
 from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 
 RULES = """\
@@ -710,7 +710,7 @@ async def test_crawl_delay_log_line_says_why_the_slot_delay_is_larger(
     sites = Sites()
     sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0.05\n"))
     settings = jitter(0.5)
-    caplog.set_level(logging.INFO, logger="scrapy_rep.crawl.slots")
+    caplog.set_level(logging.INFO, logger="scrapy_rep")
     try:
         await crawl([sites.url("slow", f"/{i}") for i in range(2)], settings)
     finally:

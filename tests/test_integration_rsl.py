@@ -20,8 +20,8 @@ from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, redirec
 from scrapy import Request
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY
-from scrapy_rep.trail.verification import verify
 
 XML = {"Content-Type": "application/rsl+xml"}
 SERVER = "https://licenses.example/token"

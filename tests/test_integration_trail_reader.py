@@ -15,8 +15,8 @@ import pytest_twisted
 from audittrail import paused_and_resumed
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 
-from scrapy_rep.trail.cli import main
-from scrapy_rep.trail.read import Trail
+from scrapy_rep.audit.cli import main
+from scrapy_rep.audit.read import Trail
 
 ROBOTS_A = (
     "User-agent: *\nDisallow: /private\nContent-Usage: /books/ train-ai=n\n\n"

@@ -28,6 +28,7 @@ from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
+    Announced,
     Downloaded,
     Event,
     LeaseAnswered,
@@ -46,9 +47,9 @@ from scrapy_rep.fetch.lifecycle.events import (
 )
 from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
 from scrapy_rep.fetch.lifecycle.state import Step
-from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import FailureClass, Policy
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 A, B = "http://a.example", "http://b.example"
@@ -104,7 +105,7 @@ def arrive(step: Step, store: str | None) -> Lifecycle[RobotsTxt]:
     if step is Step.QUEUED:
         life = machine(concurrency=1)
         assert life.handle(RequestSeen(B), T0) == [StartDownload(B)]  # B takes the slot
-    elif step in (Step.IDLE, Step.DOWNLOAD, Step.RETRY_WAIT):
+    elif step in (Step.IDLE, Step.DOWNLOAD, Step.RETRY_WAIT, Step.ANNOUNCING):
         life = machine(store)
     else:
         life = machine("redis")
@@ -121,6 +122,7 @@ def arrive(step: Step, store: str | None) -> Lifecycle[RobotsTxt]:
         Step.QUEUED: [RequestSeen(A)],
         Step.DOWNLOAD: start,
         Step.RETRY_WAIT: [*start, Downloaded(A, fetched(503), held=1)],
+        Step.ANNOUNCING: [*start, Downloaded(A, fetched(200, RULES))],
     }
     for event in path[step]:
         life.handle(event, T0)
@@ -159,8 +161,8 @@ HANDLED = [
     Case(Step.LOOKUP, RecordLoaded(A, None), [AcquireLease(A, A, 185.0)], Step.LEASE),
     Case(
         Step.LOOKUP, RecordLoaded(A, record()),
-        [Stat("rep/robotstxt/store_hits"), Announce, Release], Step.IDLE,
-        check=lambda life: life.phase(A, T0) is Phase.FRESH,
+        [Stat("rep/robotstxt/store_hits"), Announce], Step.ANNOUNCING,
+        check=lambda life: life.phase(A, T0) is Phase.FETCHING,  # its handlers still run
     ),
     Case(
         Step.LOOKUP, RecordLoaded(A, FAILING),
@@ -186,7 +188,7 @@ HANDLED = [
     Case(Step.RECHECK, RecordLoaded(A, None), [StartDownload(A)], Step.DOWNLOAD),
     Case(
         Step.RECHECK, RecordLoaded(A, record()),
-        [ReleaseLease(A, A), Stat("rep/robotstxt/store_hits"), Announce, Release], Step.IDLE,
+        [ReleaseLease(A, A), Stat("rep/robotstxt/store_hits"), Announce], Step.ANNOUNCING,
     ),
     Case(  # looking again under the lease: a corrupt record is not counted twice
         Step.RECHECK, RecordLoaded(A, record(body_zlib=b"not zlib")),
@@ -196,8 +198,13 @@ HANDLED = [
          check=lambda life: life.running == 2),
     Case(
         Step.DOWNLOAD, Downloaded(A, fetched(200, RULES)),
-        [Stat("rep/robotstxt/outcome/parsed"), Log, Announce, Release], Step.IDLE,
-        check=lambda life: life.phase(A, T0) is Phase.FRESH and life.running == 0,
+        [Stat("rep/robotstxt/outcome/parsed"), Log, Announce], Step.ANNOUNCING,
+        check=lambda life: life.fresh_entry(A, T0) is None and life.running == 0,
+    ),
+    # The signals of a known document were handled: it decides, its requests go on.
+    Case(
+        Step.ANNOUNCING, Announced(A), [Release], Step.IDLE,
+        check=lambda life: life.phase(A, T0) is Phase.FRESH and life.fresh_entry(A, T0),
     ),
     Case(
         Step.DOWNLOAD, Downloaded(A, fetched(503)),
@@ -235,6 +242,7 @@ SAMPLES: dict[type[Any], Any] = {
     LeaseAnswered: LeaseAnswered(A, True),
     Downloaded: Downloaded(A, fetched(200, RULES)),
     TimerFired: TimerFired(A),
+    Announced: Announced(A),
     SlotFreed: SlotFreed(A),
 }
 
@@ -342,7 +350,7 @@ def test_a_kind_keyed_by_url_goes_through_the_same_machine() -> None:
     assert [a.name for a in actions if isinstance(a, Stat)] == ["rep/license/outcome/parsed"]
     [save] = [a for a in actions if isinstance(a, SaveRecord)]
     assert save.record.origin == name and zlib.decompress(save.record.body_zlib) == body
-    [release] = [a for a in actions if isinstance(a, Release)]
+    [release] = of(Release, life.handle(Announced(LICENSE_URL), T0))
     assert release.entry.rules == body and release.entry.size == len(body) + len(
         save.record.body_zlib
     )
@@ -353,6 +361,7 @@ def test_a_kind_keyed_by_url_goes_through_the_same_machine() -> None:
     other: Lifecycle[bytes] = Lifecycle(Policy(store="redis"), BY_URL, DocumentCache(10))
     other.handle(RequestSeen(LICENSE_URL), T0)
     other.handle(RecordLoaded(LICENSE_URL, save.record), T0 + 1)
+    other.handle(Announced(LICENSE_URL), T0 + 1)
     entry = other.fresh_entry(LICENSE_URL, T0 + 1)
     assert entry is not None and entry.rules == body
 
@@ -504,7 +513,8 @@ def test_the_given_up_verdict_lasts_the_connect_wait_then_a_later_request_fetche
     assert release.entry.fresh_until == now + 4 + 20  # given up on again: twice as long
     now += 4 + 21
     assert life.handle(RequestSeen(A), now) == [StartDownload(A)]
-    [release] = of(Release, life.handle(Downloaded(A, fetched(200, RULES), held=1), now))
+    life.handle(Downloaded(A, fetched(200, RULES), held=1), now)
+    [release] = of(Release, life.handle(Announced(A), now))
     assert not release.entry.unreachable and life.phase(A, now) is Phase.FRESH
     assert not release.entry.rules.allowed(f"{A}/private", "bot")
 
@@ -517,6 +527,7 @@ def test_a_stale_copy_still_decides_while_the_host_cannot_be_connected_to() -> N
     life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
     life.handle(RequestSeen(A), T0)
     life.handle(Downloaded(A, fetched(200, RULES), held=0), T0)
+    life.handle(Announced(A), T0)
     life.handle(RequestSeen(A), T0 + 61)
     actions = life.handle(Downloaded(A, failed(FailureClass.REFUSED), held=1), T0 + 61)
     [release] = of(Release, actions)

@@ -103,7 +103,7 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
     [
         "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
         "import scrapy_rep.check",
-        "import scrapy_rep.fetch.rslfetch, scrapy_rep.usage.rsl_discovery",
+        "import scrapy_rep.checker.licenses, scrapy_rep.usage.rsl.discovery",
         # python -m scrapy_rep check --example /x: reads no RSL document
         "import runpy\n"
         "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
@@ -121,5 +121,5 @@ def test_engine_and_checker_load_no_lxml(code: str) -> None:
 
 def test_parsing_an_rsl_document_loads_lxml() -> None:
     """The control case: the probe sees lxml once a document is parsed."""
-    code = "from scrapy_rep.usage.rsl import parse_rsl\nparse_rsl(b'<rsl/>')"
+    code = "from scrapy_rep.usage.rsl.document import parse_rsl\nparse_rsl(b'<rsl/>')"
     assert loaded_after(code, ("lxml",)) == ["lxml"]

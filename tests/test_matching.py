@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_matcher import wildcard_matches as naive_match
 
-from scrapy_rep.robotstxt._matching import (
+from scrapy_rep.urls.matching import (
     FirstMatcher,
     LongestMatcher,
     normalise_pattern,

@@ -1,5 +1,5 @@
 """IPTC Data Mining and C2PA/CAWG training-mining read from files the tests build
-(scrapy_rep.usage.mediausage, scrapy_rep.usage._xmp, scrapy_rep.usage._c2pa)."""
+(scrapy_rep.usage.media.reading, scrapy_rep.usage.media.xmp, scrapy_rep.usage.media.c2pa)."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ from mediafiles import (
     xmp_packet,
 )
 
-from scrapy_rep.usage._c2pa import available, manifest_signals
 from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage._xmp import Limits, find_packets, sniff
-from scrapy_rep.usage.mediausage import data_mining_values, read_media
+from scrapy_rep.usage.media.c2pa import available, manifest_signals
+from scrapy_rep.usage.media.reading import data_mining_values, read_media
+from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
 from scrapy_rep.usage.purpose import PURPOSES, decide
 
 Y, N, U = True, False, None

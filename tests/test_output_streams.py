@@ -94,7 +94,9 @@ def test_the_report_comes_last_after_scrapys_stats_and_spider_closed(
     report = result.stderr.index("scrapy_rep report")
     assert result.stderr.index("Dumping Scrapy stats") < report
     assert result.stderr.index("Spider closed (finished)") < report
-    assert result.stderr.rstrip().endswith("In short: 2 downloaded, 1 forbidden by robots.txt")
+    assert result.stderr.rstrip().endswith(
+        "In short: 3 requests (2 downloaded, 1 forbidden by robots.txt); 2 items kept"
+    )
 
 
 def test_a_report_file_alone_turns_the_report_on(port: int, tmp_path: Path) -> None:
@@ -136,4 +138,4 @@ def test_a_crawl_closed_early_names_its_held_requests_truly(port: int, tmp_path:
     [warning] = re.findall(
         r"WARNING: scrapy_rep: the spider closed .* (\d+) request", result.stderr
     )
-    assert re.search(rf"In short: .*\b{warning} dropped\n", result.stderr)
+    assert re.search(rf"In short: .*\b{warning} dropped: the spider closed\)\n", result.stderr)

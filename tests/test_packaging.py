@@ -149,8 +149,8 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert [tuple(line[:3]) for line in lines] == [
-        ("rep-audit", "scrapy_rep.crawl.tools.audit_command", "AuditCommand"),
-        ("rep-robots", "scrapy_rep.crawl.tools.robots_command", "RobotsCommand"),
+        ("rep-audit", "scrapy_rep.crawl.commands.audit_command", "AuditCommand"),
+        ("rep-robots", "scrapy_rep.crawl.commands.robots_command", "RobotsCommand"),
     ]
     assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)
 

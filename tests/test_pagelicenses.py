@@ -14,7 +14,7 @@ from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.purpose import decide
-from scrapy_rep.usage.rsl import parse_rsl
+from scrapy_rep.usage.rsl.document import parse_rsl
 
 LICENSE = "https://lic.example/l.xml"
 NO_SEARCH = (

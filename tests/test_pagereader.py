@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse
 
 from scrapy_rep import page_directives
-from scrapy_rep.crawl.page.pagereader import meta_tags
+from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
+from scrapy_rep.directives._metascan import scan_meta_tags
 
 
 def html(
@@ -149,12 +150,100 @@ def test_speed_no_parse_without_a_robots_meta_name() -> None:
     assert response._cached_selector is None  # nobody built a selector (no HTML parse)
 
 
+def test_speed_a_robots_meta_tag_is_read_without_a_parse() -> None:
+    """SPEC §6 "Speed": the usual robots meta tag is read from the page's bytes."""
+    response = html(
+        '<!DOCTYPE html><html><head><meta charset=utf-8><title>t</title><meta name="robots" '
+        'content="noindex"></head><body>' + "<p>x</p>" * 1000 + "</body></html>"
+    )
+    assert page_directives(response, "mybot").noindex
+    assert response._cached_selector is None  # nobody built a selector (no HTML parse)
+
+
+def test_speed_a_character_reference_parses_the_tag_not_the_page() -> None:
+    response = html('<html><head><meta name="r&#111;bots" content="no&#105;ndex"></head></html>')
+    directives = page_directives(response, "mybot")
+    assert directives.noindex
+    assert directives.sources == ('<meta name="robots" content="noindex">',)
+    assert response._cached_selector is None
+
+
 def test_speed_parse_reuses_the_response_selector() -> None:
-    response = html('<html><head><meta name="robots" content="noindex"></head></html>')
-    page_directives(response, "mybot")
+    """A page the scan cannot read with certainty (a bogus comment before the tag) is
+    parsed through the response's own selector, which the spider then reuses."""
+    response = html('<html><head><!x><meta name="robots" content="noindex"></head></html>')
+    assert page_directives(response, "mybot").noindex
     selector = response.selector
     assert page_directives(response, "mybot").noindex
     assert response.selector is selector  # the spider's later css()/xpath() parse nothing again
+
+
+#: Tags the parse reads as robots meta tags and the page reader used to miss: its check
+#: whether a page could hold one looked for the name's bytes, or ``&#`` before the first
+#: ``>`` of a tag, and gave up when Scrapy's selector rejected a broken ``<base href>``.
+MISSED_CASES = [
+    (
+        "reference after a quoted >",
+        b'<meta content="noindex" data-x="a>b" name="r&#111;bots">',
+        "utf-8",
+        "mybot",
+    ),
+    ("NUL inside the name", b'<meta name="rob\x00ots" content="noindex">', "utf-8", "mybot"),
+    (
+        "Kelvin sign for k",
+        '<meta name="\u212aBOT" content="noindex">'.encode(),
+        "utf-8",
+        "KBot/1.0",
+    ),
+    ("named reference", b'<meta name="my&lowbar;bot" content="noindex">', "utf-8", "My_Bot/1.0"),
+    (
+        "reference in a UTF-16 page",
+        '<html><head><meta name="r&#111;bots" content="noindex"></head></html>'.encode("utf-16"),
+        "utf-16",
+        "mybot",
+    ),
+    (
+        "broken base href",
+        b'<html><head><base href="http://[oops/"><meta name=robots content=noindex></head></html>',
+        "utf-8",
+        "mybot",
+    ),
+    (
+        "broken base href, page parsed",
+        b'<html><head><base href="http://[oops/"><!x><meta name=robots content=noindex>',
+        "utf-8",
+        "mybot",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "body", "encoding", "agent"), MISSED_CASES, ids=[c[0] for c in MISSED_CASES]
+)
+def test_spec6_a_tag_the_parse_reads_is_never_missed(
+    case: str, body: bytes, encoding: str, agent: str
+) -> None:
+    response = HtmlResponse("https://e.com/", body=body, encoding=encoding)
+    assert page_directives(response, agent).noindex
+
+
+@pytest.mark.parametrize(
+    ("case", "body", "expected"), SOURCE_CASES, ids=[c[0] for c in SOURCE_CASES]
+)
+def test_spec6_meta_sources_are_read_without_a_parse(
+    case: str, body: str, expected: set[str]
+) -> None:
+    """Each source case reads the same from the page's bytes as from its parse; only
+    tags after a ``<template>``, or a ``<noscript>`` whose tags do not count, are left
+    to the parse."""
+    names = frozenset({"robots", "mybot"})
+    for noscript in (True, False):
+        found = scan_meta_tags(body.encode(), names, noscript=noscript)
+        parsed = _parsed(html(body), names, noscript)
+        if found is None:
+            assert case == "template" or (case == "noscript-counts" and not noscript)
+        else:
+            assert _decoded(found, names, "utf-8") == parsed
 
 
 def test_huge_page_with_10000_meta_tags() -> None:

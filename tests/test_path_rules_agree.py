@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.usage.rsl import make_content
+from scrapy_rep.usage.rsl.document import make_content
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 
 #: Escapes (hex digits of both cases, a dangling ``%``), an unreserved ``~`` and its

@@ -18,7 +18,7 @@ from pluginservers import FakeSplash, Pages, require_plugin, serving
 from robotsite import ListSpider, Sites, crawl, robots
 from scrapy import Request
 
-from scrapy_rep.crawl.compat import SCRAPY
+from scrapy_rep.crawl.internals import SCRAPY
 
 RULES = "User-agent: *\nDisallow: /private\n"
 PAGES: Pages = {

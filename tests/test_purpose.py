@@ -183,6 +183,15 @@ PAGE_CASES = [
     ("other-bot", html(headers={"X-Robots-Tag": "otherbot: noai"}), False, (U, U, U)),
     ("noindex-says-nothing", html('<meta name="robots" content="noindex">'), False, (U, U, U)),
     ("both", html('<meta name="robots" content="noai, noimageai">'), False, (U, N, N)),
+    # Mojeek's noml: no machine learning, training or applications; search stays open.
+    ("meta-noml", html('<meta name="robots" content="noml">'), False, (U, N, N)),
+    ("header-noml", html(headers={"X-Robots-Tag": "noml"}), False, (U, N, N)),
+    ("scoped-noml", html(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
+    ("our-meta-noml", html('<meta name="mybot" content="noml">'), False, (U, N, N)),
+    ("other-bot-noml", html(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
+    # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)
+    ("meta-noarchive", html('<meta name="robots" content="noarchive">'), False, (U, N, U)),
+    ("header-noarchive", html(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, U)),
 ]
 
 

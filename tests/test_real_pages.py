@@ -166,4 +166,4 @@ async def test_the_report_takes_an_item_from_start_without_an_error(tmp_path: An
     finally:
         await sites.close()
     assert spider.downloaded == [sites.url("a", "/")]
-    assert "downloaded (200); item kept" in report.read_text()
+    assert "downloaded (200); 1 item kept" in report.read_text()

@@ -30,8 +30,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.signals import request_reached_downloader
 from scrapyversions import jitter, slot_jitter
 
-from scrapy_rep.fetch.origins import origin_of
 from scrapy_rep.signals import request_held, robotstxt_fetched
+from scrapy_rep.urls.origins import origin_of
 
 
 def stat(crawler: Any, key: str) -> Any:

@@ -22,7 +22,7 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapyversions import jitter, slot_jitter
 
-from scrapy_rep.trail.verification import verify
+from scrapy_rep.audit.verify import verify
 
 HTML = {"Content-Type": "text/html"}
 

@@ -20,12 +20,14 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from lifecycles import Announcing
 from redisserver import RedisServer, running_redis
 from robotsite import Reply, Sites, crawl, robots
 from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+from scrapy_rep.fetch.kinds import DocumentKind as Document
 from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
@@ -40,9 +42,9 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     WakeAt,
 )
-from scrapy_rep.fetch.policy import Policy
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Document, Fetched, FetchProcedure
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep
@@ -121,7 +123,7 @@ def lifecycle(kind: Kind, outcome: str, store: str) -> Lifecycle[Any]:
         store=store,
     )
     cache: DocumentCache[Any] = DocumentCache(100, reparse=kind.parse)
-    return Lifecycle(policy, kind.document.parsed_with(kind.parse), cache)
+    return Announcing(policy, kind.document.parsed_with(kind.parse), cache)
 
 
 def of(kind: type, actions: list[Action]) -> list[Any]:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import logging
+from pathlib import Path
+from typing import Any
+
 import pytest
 import pytest_twisted
 from scrapy import Request, Spider
@@ -28,7 +33,11 @@ def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str
         Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
     )
     report._closed()
-    assert capsys.readouterr().err.rstrip().endswith("In short: 1 dropped")
+    assert (
+        capsys.readouterr()
+        .err.rstrip()
+        .endswith("In short: 1 request (1 dropped: the spider closed)")
+    )
 
 
 def test_the_report_is_printed_when_the_engine_stops() -> None:
@@ -54,22 +63,27 @@ def test_per_origin_and_per_url_lines() -> None:
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
     page = Request(f"{A}/page")
+    report._scheduled(page)
     report._held(page, origin=A)
     report._released(page, origin=A, failures=1)
     response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=page)
+    report._left_downloader(page)
     report._response(response, page)
-    report._item_refused(response, reason="noindex")
+    report._item_refused(response, reason="noindex", message="noindex by header X-Robots-Tag: none")
     report._refused(Request(f"{A}/x"), "forbidden", "Forbidden by line 2", None)
     text = report.render()
     assert f"  {A}\n    robots.txt: 503: down -> 200 (40 bytes)\n" in text
     assert "1 request(s) waited for it, 1 held while unreachable, crawl-delay 2 s" in text
     assert f"    sitemap: {A}/map.xml" in text
     assert (
-        f"  {A}/page\n    held while robots.txt was unreachable (1x), released; "
-        "downloaded (200); item dropped (noindex)\n"
+        f"  {A}/page\n    held while robots.txt was unreachable (1 failed download), then "
+        "released; downloaded (200); 1 item dropped (noindex by header X-Robots-Tag: none)\n"
     ) in text
     assert f"  {A}/x\n    Forbidden by line 2\n" in text
-    assert text.endswith("In short: 1 downloaded but item dropped, 1 forbidden by robots.txt\n")
+    assert text.endswith(
+        "In short: 2 requests (1 downloaded, 1 forbidden by robots.txt); "
+        "0 items kept, 1 dropped (noindex)\n"
+    )
 
 
 def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
@@ -78,15 +92,18 @@ def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     home = Request(f"{A}/")
     response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
     for _ in range(2):
+        report._scheduled(home)
         report._response(response, home)
         report._item(response)
     again = Request(f"{A}/again")
     for _ in range(4):
+        report._scheduled(again)
         report._response(HtmlResponse(again.url, body=b"", request=again), again)
     text = report.render()
     assert f"  {A}/\n    downloaded twice (200); 2 items kept\n" in text
     assert f"  {A}/again\n    downloaded 4 times (200)\n" in text
-    assert text.endswith("In short: 2 downloaded\n")
+    # Each download is a request of its own, as each is a record of the audit trail.
+    assert text.endswith("In short: 6 requests (6 downloaded); 2 items kept\n")
 
 
 def test_bounded_outcomes_and_urls() -> None:
@@ -97,7 +114,7 @@ def test_bounded_outcomes_and_urls() -> None:
         report._refused(Request(f"{A}/{number}"), "forbidden", "Forbidden", None)
     text = report.render()
     assert "robots.txt: try 0 -> try 1 -> (5 more) -> try 7 -> try 8 -> try 9" in text
-    assert "… and 3 more (REP_REPORT_MAX_URLS)" in text
+    assert "… and 3 more event(s) of other URLs (REP_REPORT_MAX_URLS)" in text
 
 
 def test_a_report_file_that_fails_at_the_end_is_printed_instead(
@@ -158,3 +175,363 @@ async def test_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
         if isinstance(m, RobotsTxtMiddleware)
     ]  # and indeed no download slot got a crawl-delay floor
     assert middleware.slots.floors == {}
+
+
+# ---------------------------------------------------------------------- what it says
+
+
+def robots_line(report: RepReport) -> str:
+    [line] = [line for line in report.render().splitlines() if "robots.txt:" in line]
+    return line.strip()
+
+
+def test_the_same_outcome_in_a_row_is_said_once_with_its_count() -> None:
+    """A host refusing connections said the same error four times on one line."""
+    report = make()
+    refused = (
+        "unreachable (ConnectionRefusedError: Connection was refused by other side: 111: "
+        "Connection refused.)"
+    )
+    for _ in range(4):
+        report._fetched(origin=A, rules=DISALLOW_ALL, outcome=refused, sitemaps=())
+    gave_up = f"unreachable for 10 s ({refused}): requests dropped"
+    report._fetched(origin=A, rules=DISALLOW_ALL, outcome=gave_up, sitemaps=())
+    # The give-up does not quote the failure the line has just said either.
+    assert (
+        robots_line(report)
+        == f"robots.txt: {refused} (x4) -> unreachable for 10 s: requests dropped"
+    )
+
+
+def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
+    """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
+    report = make()
+    page = Request(f"{A}/p")
+    report._scheduled(page)
+    report._held(page, origin=A)
+    report._released(page, origin=A, failures=4)
+    message = f"Dropped: robots.txt of {A} unreachable for 600 s (503: …): requests dropped"
+    report._refused(page, "robotstxt_unreachable", message, None)
+    text = report.render()
+    assert (
+        f"  {A}/p\n    held while robots.txt was unreachable (4 failed downloads), then dropped "
+        "when robots.txt was given up on (see its origin above)\n"
+    ) in text
+    assert "released" not in text
+    assert text.endswith("In short: 1 request (1 dropped: robots.txt unreachable)\n")
+
+
+def test_the_closing_line_counts_pages_and_items_apart() -> None:
+    """ "4 downloaded" counted pages whose items were not dropped, read as 4 items kept:
+    here 4 pages, 4 items kept (3 of one page, none of another), 2 dropped."""
+    report = make()
+    for path, kept, dropped in (("/a", 3, 0), ("/b", 0, 0), ("/c", 1, 0), ("/d", 0, 2)):
+        request = Request(A + path)
+        report._scheduled(request)
+        response = HtmlResponse(request.url, body=b"", request=request)
+        report._left_downloader(request)
+        report._response(response, request)
+        for _ in range(kept):
+            report._item(response)
+        for _ in range(dropped):
+            report._item_refused(response, reason="purpose", message="ai-train denied by x")
+    text = report.render()
+    assert f"  {A}/a\n    downloaded (200); 3 items kept\n" in text
+    assert f"  {A}/b\n    downloaded (200)\n" in text
+    assert f"  {A}/d\n    downloaded (200); 2 items dropped (ai-train denied by x)\n" in text
+    assert text.endswith("In short: 4 requests (4 downloaded); 4 items kept, 2 dropped (purpose)\n")
+
+
+def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
+    """What the trail records as ``failed`` and ``redirected`` the report listed not at all."""
+    report = make()
+    lost = Request(f"{A}/lost")
+    report._scheduled(lost)
+    report._left_downloader(lost)  # no response, no retry: the download failed
+    moved = Request(f"{A}/old")
+    report._scheduled(moved)
+    report._left_downloader(moved)
+    target = Request(f"{A}/new", meta={"redirect_urls": [moved.url], "redirect_reasons": [301]})
+    for _ in range(2):  # held on the way, scheduled again: one redirect
+        report._scheduled(target)
+    report._left_downloader(target)
+    report._response(HtmlResponse(target.url, body=b"", request=target), target)
+    text = report.render()
+    assert f"  {A}/lost\n    not downloaded: no response after every attempt\n" in text
+    assert f"  {A}/old\n    redirected (301) to {A}/new\n" in text
+    assert text.endswith("In short: 3 requests (1 downloaded, 1 redirected, 1 no response)\n")
+
+
+def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
+    report = make()
+    image = Request(f"{A}/a.jpg")  # engine.download by a media pipeline: never scheduled
+    report._left_downloader(image)
+    report._response(HtmlResponse(image.url, body=b"", request=image), image)
+    text = report.render()
+    assert "Other downloads (files an item pipeline fetched: no request of the crawl):\n" in text
+    assert f"  {A}/a.jpg\n    downloaded by an item pipeline (200)\n" in text
+    assert text.endswith("In short: nothing happened\n")
+
+
+@pytest.mark.parametrize(
+    ("stats", "lines"),
+    [
+        ({}, []),
+        (
+            {"rep/directives/items_dropped/noindex": 4,
+             "rep/directives/items_dropped/unavailable_after": 1},
+            ["scrapy_rep: 5 items dropped (4 from noindex pages, 1 past unavailable_after); "
+             "REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages"],
+        ),
+        (
+            {"rep/purpose/items_dropped/ai-train": 2},
+            ["scrapy_rep: 2 items dropped (2 denied for ai-train); REP_PURPOSE_ACTION = 'mark' "
+             "keeps those denied for a purpose, marked"],
+        ),
+        (
+            {"rep/directives/items_kept/noindex": 1},
+            ["scrapy_rep: 1 item of noindex pages kept (REP_NOINDEX_ACTION = 'keep')"],
+        ),
+        (
+            {"rep/directives/requests_dropped/nofollow": 1200,
+             "rep/directives/requests_dropped/rel_nofollow": 1},
+            ['scrapy_rep: 1,201 links not followed (1,200 on nofollow pages, 1 rel="nofollow"); '
+             "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"],
+        ),
+    ],
+)  # fmt: skip
+def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
+    stats: dict[str, int], lines: list[str]
+) -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.report import closing_lines
+    from scrapy_rep.settings import RepConfig
+
+    keep = "keep" if "rep/directives/items_kept/noindex" in stats else "drop"
+    config = RepConfig.from_settings(Settings({"REP_NOINDEX_ACTION": keep}))
+    assert closing_lines(stats, config) == lines
+
+
+# ---------------------------------------------------------------------- real crawls
+
+HTML = {"Content-Type": "text/html"}
+
+
+def page(body: str, **headers: str) -> Any:
+    from robotsite import Reply
+
+    return Reply(200, f"<html><head>{body}</head></html>".encode(), {**HTML, **headers})
+
+
+class FollowSpider(Spider):
+    """One item per page, every link followed."""
+
+    name = "follow"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        for url in self.urls:  # as Scrapy's own start requests: dont_filter
+            yield Request(url, dont_filter=True, errback=self.failed)
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, errback=self.failed)
+
+    def failed(self, failure: Any) -> None:
+        """A download that got no answer (``/lost``): expected, not an error."""
+
+
+def a_site() -> Any:
+    """A page of every kind the report and the trail tell: a redirect, a download that
+    gets no answer, a page robots.txt forbids, noindex in a header and in a meta tag, a
+    nofollow page and a rel="nofollow" link (never requested), a link back home (the
+    start URL, sent with ``dont_filter``: downloaded twice)."""
+    from robotsite import Reply, Sites, redirect, robots
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    links = ["/meta", "/header", "/nofollow", "/private/x", "/old", "/lost", "/"]
+    anchors = "".join(f'<a href="{link}">x</a>' for link in links)
+    site.script("/", page(f'{anchors}<a rel="nofollow" href="/ads">ad</a>'))
+    site.script("/meta", page('<meta name="robots" content="noindex">'))
+    site.script("/header", page("", **{"X-Robots-Tag": "noindex"}))
+    site.script("/nofollow", page('<meta name="robots" content="nofollow"><a href="/never">n</a>'))
+    site.script("/old", redirect("/new"))
+    site.script("/lost", Reply(reset=True))
+    return sites
+
+
+def sections(text: str) -> dict[str, dict[str, str]]:
+    """The report's URL lists: heading -> {URL: its line}."""
+    found: dict[str, dict[str, str]] = {}
+    for block in text.split("\n\n"):
+        heading, *rest = block.splitlines()
+        if heading.endswith(":") and not heading.startswith(("robots.txt", "In short")):
+            found[heading] = {rest[i].strip(): rest[i + 1].strip() for i in range(0, len(rest), 2)}
+    return found
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path) -> None:
+    """The report listed 10 URLs where the trail had 7 records: links not followed are
+    no requests (a list of their own), and it missed the redirect and the download that
+    got no answer. Now every request of the trail is a URL of the report's first list,
+    counted alike, and the links not followed are the ones the pages' records name."""
+    from audittrail import lines as trail_lines
+    from robotsite import crawl
+
+    from scrapy_rep.audit.cli import main
+
+    sites = a_site()
+    trail = tmp_path / "audit.jsonl"
+    settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
+    base = sites.bases["a"]
+    try:
+        crawler, _ = await crawl([base + "/"], settings, spider=FollowSpider)
+    finally:
+        await sites.close()
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    listed = sections(report.text)
+    requested = listed["URLs requested (the audit trail has a record of each request):"]
+    links = listed[
+        "Links not followed (never requested, so no record of their own: the audit trail "
+        "counts them on the page that held them):"
+    ]
+    records = [line for line in trail_lines(trail) if line["type"] == "url"]
+    [end] = [line for line in trail_lines(trail) if line["type"] == "end"]
+    assert set(requested) == {record["url"] for record in records}
+    assert {path.removeprefix(base) for path in requested} == {
+        "/", "/meta", "/header", "/nofollow", "/private/x", "/old", "/new", "/lost"
+    }  # fmt: skip
+    named = {url for record in records for url in record.get("not_followed", ())}
+    assert set(links) == named == {base + "/ads", base + "/never"}
+    # Counted alike: the start URL twice (two records), the links as the end line does.
+    assert len(records) == 9
+    assert report.summary().startswith(
+        "9 requests (6 downloaded, 1 redirected, 1 forbidden by robots.txt, 1 no response); "
+    )
+    assert report.summary().endswith(f"; {end['counts']['not_followed']} links not followed "
+                                     "(never requested)")  # fmt: skip
+    assert requested[base + "/old"] == f"redirected (301) to {base}/new"
+    assert requested[base + "/lost"] == "not downloaded: no response after every attempt"
+    # What said the noindex, in the report and in the trail alike.
+    by_url = {record["url"]: record for record in records}
+    for path, said in (
+        ("/header", "noindex by header X-Robots-Tag: noindex"),
+        ("/meta", 'noindex by <meta name="robots" content="noindex">'),
+    ):
+        assert requested[base + path] == f"downloaded (200); 1 item dropped ({said})"
+        assert by_url[base + path]["item_why"] == said
+        out = io.StringIO()
+        main(["show", str(trail), base + path], out)
+        assert f"  items: 0 kept, 1 dropped ({said})" in out.getvalue()
+    # audit show on a link not followed: why it has no record, and the page's record.
+    out = io.StringIO()
+    assert main(["show", str(trail), base + "/never"], out) == 1
+    shown = out.getvalue()
+    assert f"no record of {base}/never in {trail}: no request was sent for it" in shown
+    assert "it is a link not followed" in shown
+    assert f"{base}/nofollow was fetched (1 attempt, HTTP 200)" in shown
+    assert f"links not followed (never requested, no records of their own): 1: {base}/never" in (
+        shown
+    )
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The same spider gave 4 items with the add-on and 9 without, and nothing at INFO
+    said why: the items of noindex pages are dropped by default."""
+    from robotsite import crawl
+
+    sites = a_site()
+    base = sites.bases["a"]
+    expired = page('<meta name="robots" content="unavailable_after: 2020-01-01">')
+    sites.origins["a"].script("/meta", expired)
+    caplog.set_level(logging.INFO)
+    try:
+        await crawl([base + "/"], {"LOG_LEVEL": "INFO"}, spider=FollowSpider)
+    finally:
+        await sites.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert (
+        "scrapy_rep: 2 items dropped (1 from noindex pages, 1 past unavailable_after); "
+        "REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages"
+    ) in said
+    assert (
+        'scrapy_rep: 3 links not followed (1 on nofollow pages, 2 rel="nofollow"); '
+        "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"
+    ) in said  # the home page, downloaded twice, links /ads twice
+
+
+@pytest_twisted.ensureDeferred
+async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One INFO line per origin for Crawl-delay and for an unreachable robots.txt flooded
+    a broad crawl's log: 7 origins, each with a crawl-delay and a robots.txt that answers
+    503 once. The first 5 of each line are at INFO (the fifth says so), the other 2 at
+    DEBUG, and one line at the end counts all 7."""
+    from robotsite import Reply, Sites, crawl, robots
+
+    sites = Sites()
+    for number in range(7):
+        origin = sites.add(f"o{number}")
+        origin.script("/robots.txt", Reply(503), robots("User-agent: *\nCrawl-delay: 0.01\n"))
+    caplog.set_level(logging.DEBUG)
+    try:
+        await crawl([base + "/" for base in sites.bases.values()], {"LOG_LEVEL": "DEBUG"})
+    finally:
+        await sites.close()
+    kinds = {
+        "crawl-delay": lambda m: m.startswith("Crawl-delay of "),
+        "unreachable": lambda m: " is unreachable (503); holding 1 request(s)" in m,
+        "back": lambda m: " is back after 1 failed attempt(s)" in m,
+    }
+    for name, is_it in kinds.items():
+        said = [(r.levelno, r.getMessage()) for r in caplog.records if is_it(r.getMessage())]
+        assert [level for level, _ in said] == [logging.INFO] * 5 + [logging.DEBUG] * 2, name
+        assert said[4][1].endswith("(the first 5 such lines are at INFO, the rest at DEBUG)"), name
+    info = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert "scrapy_rep: crawl-delay applied to 7 origins (the first 5 said at INFO)" in info
+    assert (
+        "scrapy_rep: robots.txt of 7 origins was unreachable for a while (their requests "
+        "held and retried)"
+    ) in info
+    assert "scrapy_rep: robots.txt of 7 origins came back after failed downloads" in info
+
+
+def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None:
+    """The end-of-crawl counts are found by the lifecycle's messages: a message changed
+    there must be changed here too."""
+    import ast
+    import inspect
+
+    from scrapy_rep.crawl.documents.actions import _SUMMARIES
+    from scrapy_rep.fetch.lifecycle import machine
+
+    strings = {
+        node.value
+        for node in ast.walk(ast.parse(inspect.getsource(machine)))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert set(_SUMMARIES) <= strings
+
+
+def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> None:
+    report = make()
+    home = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
+    message = f'Not followed: {A}/ links to it only with rel="nofollow"'
+    for _ in range(3):  # the home page downloaded three times
+        report._refused(Request(f"{A}/ads"), "rel_nofollow", message, home)
+    text = report.render()
+    assert f"  {A}/ads\n    {message} (3 times)\n" in text
+    assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text
+    assert text.endswith("In short: 0 requests; 3 links not followed (never requested)\n")

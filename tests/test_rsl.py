@@ -1,13 +1,19 @@
 """RSL 1.0 license documents: parsing (hostile XML included), URL matching and the
-answer per purpose (scrapy_rep.usage.rsl, scrapy_rep.usage.rsl_terms)."""
+answer per purpose (scrapy_rep.usage.rsl.document, scrapy_rep.usage.rsl.terms)."""
 
 from __future__ import annotations
 
 import pytest
 
 from scrapy_rep.usage.purpose import decide as decide_signals
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, make_content, parse_rsl, rsl_for_response
-from scrapy_rep.usage.rsl_terms import answer_for, decide, held_licenses, rsl_signals
+from scrapy_rep.usage.rsl.document import (
+    ABSENT,
+    UNREACHABLE,
+    make_content,
+    parse_rsl,
+    rsl_for_response,
+)
+from scrapy_rep.usage.rsl.terms import answer_for, decide, held_licenses, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -125,7 +131,7 @@ def test_a_document_is_read_into_frozen_values() -> None:
     assert one.conditions == ("prohibits user: commercial",) and one.conditional
     assert two.prohibits == frozenset({"ai-train"}) and two.payments == ("purchase",)
     assert two.permits is None and two.conditional
-    assert second.server == "https://ls.example/api" and second.origin == "https://a.example"
+    assert second.server == "https://ls.example/api" and str(second.origin) == "https://a.example"
     assert second.licenses[0].permits is None and not second.licenses[0].conditional
     with pytest.raises(AttributeError):
         first.url = "/"  # type: ignore[misc]
@@ -300,7 +306,7 @@ def test_signals_join_the_other_vocabularies() -> None:
 
 
 def test_several_license_documents_combine_with_any_no_winning() -> None:
-    from scrapy_rep.usage.rsl_terms import licenses_signals
+    from scrapy_rep.usage.rsl.terms import licenses_signals
 
     open_ = parse_rsl(rsl(content("/", lic(permits("all")))))
     closed = parse_rsl(rsl(content("/books/", lic(prohibits("ai-input")))))
@@ -376,3 +382,17 @@ def test_unknown_extension_elements_are_ignored_and_the_document_read(body: str)
     (license_,) = document.contents[0].licenses
     assert "ai-train" in license_.prohibits and "ext:why" not in repr(license_)
     assert answers(body.encode(), "http://a.example/x")[1] is False
+
+
+def test_a_unicode_host_in_content_url_matches_the_punycode_url_requests_are_sent_to() -> None:
+    """Scrapy sends ``exämple.com`` as ``xn--exmple-cua.com``: an RSL ``<content url>``
+    written with the Unicode host covers it, as robots.txt origins are compared (one
+    ``origin_of`` for every floor); a prohibits there is never lost."""
+    body = (
+        '<rsl xmlns="https://rslstandard.org/rsl"><content url="https://exämple.com/books/*">'
+        '<license><prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+    ).encode()
+    document = parse_rsl(body)
+    sent = "https://xn--exmple-cua.com/books/1"
+    assert document.contents[0].matches(sent)
+    assert not document.contents[0].matches("https://example.com/books/1")

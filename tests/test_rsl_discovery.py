@@ -14,9 +14,9 @@ from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
 from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
 from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl_discovery import html_licenses, link_header_licenses
-from scrapy_rep.usage.rsl_terms import decide
+from scrapy_rep.usage.rsl.discovery import html_licenses, link_header_licenses
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
+from scrapy_rep.usage.rsl.terms import decide
 
 T = TypeVar("T")
 PAGE = "http://a.example/dir/page"
@@ -337,7 +337,7 @@ def test_licenses_to_wait_for_are_the_usable_named_urls_once() -> None:
 
 
 def test_inline_licenses_in_script_elements() -> None:
-    from scrapy_rep.usage.rsl_discovery import page_licenses
+    from scrapy_rep.usage.rsl.discovery import page_licenses
 
     inline = (
         '<script type="application/rsl+xml"><rsl xmlns="https://rslstandard.org/rsl">'

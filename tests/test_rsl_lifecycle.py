@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lifecycles import Announcing
+
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (
@@ -22,11 +24,11 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     Stat,
 )
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
 from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl_terms import decide
+from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
+from scrapy_rep.usage.rsl.terms import decide
 
 L = "https://licenses.example/site-license.xml"
 BODY = (
@@ -38,7 +40,7 @@ T0 = 1_000_000.0
 
 def machine(**policy: Any) -> Lifecycle[RslDocument]:
     settings = {"retry_delay": 10.0, "max_wait": 100.0, **policy}
-    return Lifecycle(Policy(**settings), RSL, DocumentCache(100, reparse=RSL.parse))
+    return Announcing(Policy(**settings), RSL, DocumentCache(100, reparse=RSL.parse))
 
 
 def answer(status: int, body: bytes = b"") -> Fetched:

@@ -4,8 +4,8 @@ the crawl's own code').
 Every setting that changes a request's verdict is driven through a real crawl,
 ``scrapy rep-robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
 all three must agree on whether the URL is fetched. The tools decide through the crawl's
-own code (:mod:`scrapy_rep.usage.verdicts`), so a new setting that is wired into one only shows
-up here.
+own decision (:func:`scrapy_rep.verdict.decide`), so a new setting that is wired into one only
+shows up here.
 """
 
 from __future__ import annotations

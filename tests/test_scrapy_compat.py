@@ -1,4 +1,4 @@
-"""``scrapy_rep.crawl.compat``: each difference between the supported Scrapy releases,
+"""``scrapy_rep.crawl.internals``: each difference between the supported Scrapy releases,
 checked against the installed Scrapy (``.ci/run`` runs the suite with the lowest, 2.13,
 and the newest). The crawls of the rest of the suite check that they are used."""
 
@@ -22,18 +22,20 @@ from scrapy.utils.test import get_crawler
 from scrapyversions import enabled_components
 from twisted.python.failure import Failure
 
-from scrapy_rep.crawl import compat
+from scrapy_rep.crawl import internals
+from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
 from scrapy_rep.crawl.media.pipelines import RefusedBeforeFetch
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
-from scrapy_rep.crawl.trails import AuditMiddleware
+from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Every method Scrapy calls on our components, with the ``spider`` Scrapy 2.13 passes.
 COMPONENT_METHODS = [
     (RobotsTxtMiddleware, "process_request"),
+    (SentRequestCheck, "process_request"),
     (RobotsTxtResponseGuard, "process_response"),
     (AuditMiddleware, "process_exception"),
     (AuditMiddleware, "process_response"),
@@ -61,22 +63,22 @@ def test_component_methods_take_an_optional_spider(component: type, name: str) -
     [("2.13.0", (2, 13)), ("2.19.0", (2, 19)), ("2.20.0.dev0", (2, 20)), ("3.0.0rc1", (3, 0))],
 )
 def test_release_of(version: str, release: tuple[int, int]) -> None:
-    assert compat.release_of(version) == release
+    assert internals.release_of(version) == release
 
 
 def test_the_installed_scrapy_is_supported_and_the_lowest_is_the_declared_one() -> None:
-    assert compat.SCRAPY == compat.release_of(scrapy.__version__) >= compat.LOWEST
+    assert internals.SCRAPY == internals.release_of(scrapy.__version__) >= internals.LOWEST
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
     [declared] = re.findall(r"^scrapy>=([\d.]+)$", config["options"]["install_requires"], re.M)
-    assert tuple(int(part) for part in declared.split(".")[:2]) == compat.LOWEST
+    assert tuple(int(part) for part in declared.split(".")[:2]) == internals.LOWEST
 
 
 def test_seen_fingerprints_reads_the_dupefilter_of_this_scrapy() -> None:
     crawler = get_crawler(Spider)
     dupefilter = RFPDupeFilter.from_crawler(crawler)
     scheduler = type("Scheduler", (), {"df": dupefilter})()
-    seen = compat.seen_fingerprints(scheduler)
+    seen = internals.seen_fingerprints(scheduler)
     assert seen is not None
     request = Request("http://example.com/a")
     fingerprint = crawler.request_fingerprinter.fingerprint(request)  # type: ignore[union-attr]
@@ -85,27 +87,27 @@ def test_seen_fingerprints_reads_the_dupefilter_of_this_scrapy() -> None:
     assert seen(fingerprint)  # the live set, not a copy
     assert not seen(crawler.request_fingerprinter.fingerprint(Request("http://example.com/b")))  # type: ignore[union-attr]
     other = type("Scheduler", (), {"df": object()})()
-    assert compat.seen_fingerprints(other) is None
+    assert internals.seen_fingerprints(other) is None
 
 
 def test_switch_off_base_component_leaves_scrapys_robots_middleware_out() -> None:
     settings = Settings({"DOWNLOADER_MIDDLEWARES": {"scrapy_rep.RobotsTxtMiddleware": 100}})
     path = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
-    compat.switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", path)
+    internals.switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", path)
     enabled = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
     assert [c.__name__ for c in enabled].count("RobotsTxtMiddleware") == 1
     assert RobotsTxtMiddleware in enabled
 
 
 def test_running_engine_is_none_before_the_crawl() -> None:
-    assert compat.running_engine(get_crawler(Spider)) is None
+    assert internals.running_engine(get_crawler(Spider)) is None
 
 
 def test_media_failure_filter_drops_only_our_refusals() -> None:
     """Before Scrapy 2.18 the media pipeline logs every failed file with its traceback;
     scrapy_rep's refusals are dropped from that log, from an errback (the Failure as the
     message) or an except block (exc_info)."""
-    drop = compat._DropFiltered(RefusedBeforeFetch)
+    drop = internals._DropFiltered(RefusedBeforeFetch)
     refused = RefusedBeforeFetch({"reason": "Forbidden by robots.txt"})
 
     def record(msg: object, exc_info: Any = None) -> logging.LogRecord:
@@ -130,7 +132,7 @@ async def test_closing_the_spider_when_it_opens_logs_no_scrapy_error(
     sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     crawler = get_crawler(ListSpider, BASE_SETTINGS)
     crawler.signals.connect(
-        lambda **_: compat.close_spider(crawler, "closed_at_once"),
+        lambda **_: internals.close_spider(crawler, "closed_at_once"),
         signal=signals.spider_opened,
         weak=False,
     )

@@ -103,7 +103,12 @@ async def test_redis_store_records_and_leases(redis_server: RedisServer) -> None
 
 
 async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
-    config = json.dumps({"urls": urls, "settings": settings})
+    return await run_config({"urls": urls, "settings": settings})
+
+
+async def run_config(worker: dict[str, Any]) -> dict[str, Any]:
+    """One crawler process (``tests/worker.py``) with its whole configuration."""
+    config = json.dumps(worker)
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     out, err, code = await getProcessOutputAndValue(
         sys.executable, [str(TESTS / "worker.py"), config], env=env, path=str(TESTS)
@@ -139,6 +144,47 @@ async def test_two_workers_download_each_robotstxt_once(redis_server: RedisServe
     stats = [result["stats"] for result in results]
     assert sum(s.get("rep/robotstxt/store_hits", 0) for s in stats) == len(names)
     assert sum(s.get("robotstxt/request_count", 0) for s in stats) == len(names)
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_never_release_a_request_against_an_older_robots_txt(
+    redis_server: RedisServer,
+) -> None:
+    """robots.txt v1 allows everything for a second, v2 disallows ``/w``; two workers share
+    it through Redis. Each holds its ``/w`` requests for v1 and releases them with it; the
+    pages they link to refresh the stale v1, so each worker reads v2 (downloaded, or from
+    the store) while its released ``/w`` requests still wait in its scheduler. None of them
+    is sent on v1's word after that (docs/decisions.md, 'One request, one verdict')."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script(
+        "/robots.txt",
+        Reply(200, b"User-agent: *\nAllow: /\n", {"Cache-Control": "max-age=1"}, delay=0.5),
+        robots("User-agent: *\nDisallow: /w\n"),
+    )
+    settings = {
+        "REP_ROBOTSTXT_CACHE": redis_server.url,
+        "CONCURRENT_REQUESTS": 2,
+        "DOWNLOAD_DELAY": 0.05,
+        "REP_CACHE_MIN_TTL": 0,
+    }
+
+    def config(name: str) -> dict[str, Any]:
+        starts = [sites.url("a", f"/w/{name}{n}") for n in range(30)]
+        follow = {url: [sites.url("a", f"/x/{name}{n}")] for n, url in enumerate(starts)}
+        return {"urls": starts, "settings": settings, "follow": follow,
+                "watch": sites.url("a", "/w/")}  # fmt: skip
+
+    try:
+        results = await gatherResults(
+            [Deferred.fromCoroutine(run_config(config(name))) for name in ("p", "q")]
+        )
+    finally:
+        await sites.close()
+    for result in results:
+        assert result["stats"].get("rep/requests/held", 0) >= 10  # released with v1
+        assert result["stats"].get("rep/requests/dropped/forbidden", 0) >= 1  # v2 decided
+        assert result["sent_after_disallow"] == []
 
 
 @pytest_twisted.ensureDeferred

@@ -64,7 +64,7 @@ def test_spec6_directives_on_meta_for_non_html_too() -> None:
 def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixture) -> None:
     mw = make()
     item, request = {"a": 1}, Request("https://e.com/next")
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.crawl.spidermiddlewares"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         assert run(mw, page(meta("noindex")), [item, request]) == [request]
     assert stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
@@ -97,7 +97,7 @@ def test_spec6_noindex_keep_only_records() -> None:
 def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixture) -> None:
     mw = make()
     item = {"a": 1}
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.crawl.spidermiddlewares"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         out = run(mw, page(meta("nofollow")), [item, Request("https://e.com/next")])
     assert out == [item]
     assert stat(mw, "rep/directives/requests_dropped/nofollow") == 1

@@ -216,7 +216,7 @@ def test_spec_tdmrep_2_1_reservation_values_in_the_file(
 def test_a_bad_tdmrep_entry_does_not_hide_later_ones(caplog: pytest.LogCaptureFixture) -> None:
     """The file that showed it: the first entry's "yes" is not 1 or 0."""
     body = '[{"location":"/a","tdm-reservation":"yes"},{"location":"/","tdm-reservation":1}]'
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.usage.tdmrep"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         tdm = parse_tdmrep(body)
     entry = tdm.lookup("/a/x")
     assert entry is not None and (entry.index, entry.reservation) == (2, True)
@@ -358,7 +358,7 @@ BROKEN_FILES = [
 
 @pytest.mark.parametrize("body", [b for b, _ in BROKEN_FILES], ids=[i for _, i in BROKEN_FILES])
 def test_spec7_broken_files_say_nothing(body: bytes, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.usage.tdmrep"), finishes_within(2):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"), finishes_within(2):
         tdm = parse_tdmrep(body)
     assert tdm is NO_FILE and tdm.lookup("/") is None
     if body.strip() not in (b"[]",):
@@ -383,7 +383,7 @@ SKIPPED_ENTRIES = [
 def test_spec7_unusable_entries_are_skipped_and_logged(
     body: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep.usage.tdmrep"):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         tdm = parse_tdmrep(body)
     assert [entry.location for entry in tdm.entries] == ["/a"]
     entry = tdm.lookup("/a/b")

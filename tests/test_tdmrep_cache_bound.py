@@ -13,9 +13,9 @@ import pytest
 
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
-from scrapy_rep.fetch.policy import Policy
 from scrapy_rep.fetch.procedure import TDMREP, Fetched, FetchProcedure
 from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
 

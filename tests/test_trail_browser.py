@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
-from scrapy_rep.trail.cli import main
+from scrapy_rep.audit.cli import main
 
 HOSTILE = '/q"><img src=x onerror="document.title=1">'
 WIDTH, HEIGHT = 1200, 900

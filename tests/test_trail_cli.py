@@ -27,7 +27,7 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trail.cli import main
+from scrapy_rep.audit.cli import main
 
 HOSTILE = '/"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;'
 
@@ -214,7 +214,8 @@ def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
     status, out = audit("show", str(path), "http://site.test/new")
     assert status == 0
     assert "http://site.test/old was redirected here" in out
-    assert "items: 0 kept, 2 dropped (noindex)" in out
+    # A trail written before item_why was recorded: the source is not known.
+    assert "items: 0 kept, 2 dropped (noindex: whether a header or a meta tag said it" in out
     assert 'usage signal [robots-meta] <meta name="robots" content="noai">: ai-train no' in out
     assert 'ai-train: denied by <meta name="robots" content="noai">' in out
     assert "search: unknown" in out

@@ -16,7 +16,7 @@ from PIL import Image
 from test_trail_browser import browse
 from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
-from scrapy_rep.trail.cli import main
+from scrapy_rep.audit.cli import main
 
 WIDTH, HEIGHT = 1280, 900
 AIPREF = "header Content-Usage: train-ai=n"

@@ -14,10 +14,10 @@ from robotsite import BASE_SETTINGS, ListSpider
 from scrapy.utils.test import get_crawler
 from trailfactory import write_trail
 
+from scrapy_rep.audit.file import TrailFile, TrailFileError
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trail.file import TrailFile, TrailFileError
-from scrapy_rep.trail.verification import verify
 
 SPIDER = """
 import scrapy
@@ -30,7 +30,7 @@ class S(scrapy.Spider):
 HOLDER = """
 import sys
 from pathlib import Path
-from scrapy_rep.trail.file import TrailFile
+from scrapy_rep.audit.file import TrailFile
 trail = TrailFile(Path(sys.argv[1]))
 print("locked", flush=True)
 sys.stdin.read()

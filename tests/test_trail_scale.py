@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from trailfactory import origin_robots, sha, write_many_origins
 
-import scrapy_rep.trail.verify as rederive
+import scrapy_rep.audit.rederive as rederive
+from scrapy_rep.audit.cli import main
+from scrapy_rep.audit.read import SnapshotStore, parsed_size
+from scrapy_rep.audit.verify import KEEP_FINDINGS, Finding, verify
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.trail.cli import main
-from scrapy_rep.trail.read import SnapshotStore, parsed_size
-from scrapy_rep.trail.verification import KEEP_FINDINGS, Finding, verify
 
 
 def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:

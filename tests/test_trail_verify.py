@@ -28,8 +28,8 @@ from trailfactory import (
     write_trail,
 )
 
-from scrapy_rep.trail.read import Trail, TrailError
-from scrapy_rep.trail.verification import verify
+from scrapy_rep.audit.read import Trail, TrailError
+from scrapy_rep.audit.verify import verify
 
 Lines = list[bytes]
 
@@ -556,7 +556,7 @@ def test_a_run_resumed_in_the_same_trail_is_checked_against_the_paused_runs_end(
 def cli(*argv: str) -> tuple[int, str]:
     from io import StringIO
 
-    from scrapy_rep.trail.cli import main
+    from scrapy_rep.audit.cli import main
 
     out = StringIO()
     return main(list(argv), out), out.getvalue()

@@ -90,7 +90,7 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     Every cut between the end of the value and the end of the file."""
     from wholecrawl import PLUS_VOCAB, media_body
 
-    from scrapy_rep.usage.mediausage import read_media
+    from scrapy_rep.usage.media.reading import read_media
     from scrapy_rep.usage.purpose import decide
 
     value = "DMI-PROHIBITED-AIMLTRAINING"  # odd length: the PNG packet is not compressed

@@ -38,7 +38,7 @@ from mediafiles import (
     xmp_packet,
 )
 
-from scrapy_rep.usage.mediausage import read_media
+from scrapy_rep.usage.media.reading import read_media
 from scrapy_rep.usage.purpose import PURPOSES, decide
 
 PROHIBITED = PLUS_VOCAB + "DMI-PROHIBITED"

@@ -27,7 +27,7 @@ the ``Content-Length`` promised). The crawl's settings come from the same seed:
 64, retries, AutoThrottle, the audit trail.
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
-``parse_rsl``, ``RequestRules.refusal``, ``UsagePolicy.after_fetch``, the directives
+``parse_rsl``, ``scrapy_rep.verdict.decide``, ``UsagePolicy.after_fetch``, the directives
 parsers, ``read_media``: the pure reader) to the documents as they were written (and
 checks that the reader finds the statement the generator wrote in every intact file;
 an image the pipeline's own conversion cannot open is a failed download), with the stand-ins of
@@ -63,14 +63,34 @@ from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
 from scrapy_rep.directives import combine, header_directives, meta_directives
+from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
-from scrapy_rep.usage.mediausage import dmi_signal, read_media
-from scrapy_rep.usage.policy import TDM_PURPOSES, PageSignals, UsagePolicy
+from scrapy_rep.usage.media.reading import dmi_signal, read_media
+from scrapy_rep.usage.policy import RESERVED_ALL, TDM_PURPOSES, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import decide
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
-from scrapy_rep.usage.tdmrep import NO_VALUES, TdmRepFile, header_values, meta_values, parse_tdmrep
-from scrapy_rep.usage.verdicts import RequestRules
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.usage.tdmrep import (
+    NO_FILE,
+    NO_VALUES,
+    TdmRepFile,
+    header_values,
+    meta_values,
+    parse_tdmrep,
+)
+from scrapy_rep.verdict import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    Allowed,
+    Obey,
+    Refused,
+    RequestFacts,
+    RequestRules,
+)
+from scrapy_rep.verdict import decide as verdict_of
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
 TOKEN: Final = "TestBot"
@@ -811,6 +831,12 @@ def license_doc(plan: Plan, url: str) -> tuple[RslDocument, str]:
     return UNREACHABLE, "license unreachable"
 
 
+def _entry(document: Any, given_up: str = "") -> CacheEntry[Any]:
+    """A document as the entry the crawl decides with (``given_up``: given up on)."""
+    never = float("inf")
+    return CacheEntry(document, given_up or "read", 0.0, never, never, unreachable=bool(given_up))
+
+
 def oracle(plan: Plan) -> Expect:
     purposes = _purposes(plan.settings)
     ai = not TDM_PURPOSES.isdisjoint(purposes)
@@ -851,19 +877,29 @@ def oracle(plan: Plan) -> Expect:
         if robots is None:
             expect.stand_ins[url] = why
             return why, None
-        allowed, explanation = rules.robots_decision(robots, url, AGENT)
-        if not allowed:
-            return f"robots.txt: {explanation}", None
-        refusal, seen = rules.refusal(
-            robots, url, AGENT, base + "/robots.txt", tdm, given_up, licenses
-        )
+        documents: dict[tuple[str, Any], CacheEntry[Any]] = {(ROBOTS, None): _entry(robots)}
+        if ai:
+            documents[TDM, None] = (
+                _entry(RESERVED_ALL, given_up) if given_up else _entry(tdm or NO_FILE)
+            )
+        for license_url, document in licenses:
+            documents[LICENSE, license_url] = _entry(document)
+
+        def known(kind: str, key: Any) -> CacheEntry[Any] | None:
+            return documents.get((kind, key if kind == LICENSE else None))
+
+        facts = RequestFacts(url, origin_of(url), crawler_name(AGENT), Obey.ALL)
+        verdict = verdict_of(facts, rules, known)
+        if isinstance(verdict, Refused) and verdict.reason == "forbidden" and verdict.robots:
+            return f"robots.txt: {verdict.robots.explanation}", None
         if given_up:
             expect.stand_ins[url] = "tdmrep.json " + given_up
         if notes:
             expect.stand_ins[url] = "; ".join(notes)
-        if refusal is not None:
-            return refusal.message, None
-        return "", seen
+        if isinstance(verdict, Refused):
+            return verdict.message, None
+        assert isinstance(verdict, Allowed), verdict
+        return "", verdict.before
 
     for url, plan_file in plan.files.items():  # the reader, on every intact file
         if not plan_file.broken:
@@ -1190,7 +1226,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 5. The audit trail re-derives clean.
     trail = plan.settings.get("REP_AUDIT_FILE")
     if trail and Path(trail).exists():
-        from scrapy_rep.trail.verification import verify
+        from scrapy_rep.audit.verify import verify
 
         result = verify(trail)
         for finding in result.findings:

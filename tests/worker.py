@@ -2,32 +2,62 @@
 
 CONFIG_JSON holds ``urls`` and ``settings``; the result is printed as one JSON line:
 the URLs downloaded, the URLs dropped with their reasons, and the ``rep/`` and
-``robotstxt/`` stats.
+``robotstxt/`` stats. Optional: ``follow`` (page URL -> the URLs its callback yields), and
+``watch`` (a URL prefix): the requests under it that reached the downloader after the
+worker read a robots.txt that disallows the prefix (``sent_after_disallow``).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from scrapy.utils.reactor import install_reactor
 
 install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 from robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
+from scrapy import Request, signals  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
 from scrapyversions import stop as stop_crawl  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402
 
 
+class FollowSpider(ListSpider):
+    """ListSpider whose pages yield the URLs ``follow`` names for them."""
+
+    follow: ClassVar[dict[str, list[str]]] = {}
+
+    def parse(self, response: Any) -> Any:
+        super().parse(response)
+        for url in self.follow.get(response.url, ()):
+            yield Request(url, callback=self.parse, errback=self.failed)
+
+
 def main() -> None:
     config = json.loads(sys.argv[1])
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"sent_after_disallow": []}
+    FollowSpider.follow = config.get("follow", {})
+    watch = config.get("watch")
+    disallowed: list[bool] = []
+
+    def fetched(rules: Any, **_: Any) -> None:
+        if watch and not rules.allowed(watch + "probe", "testbot"):
+            disallowed.append(True)
+
+    def reached(request: Any, **_: Any) -> None:
+        if disallowed and watch and request.url.startswith(watch):
+            result["sent_after_disallow"].append(request.url)
 
     async def go(_reactor: object) -> None:
         runner = CrawlerRunner({**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]})
-        crawler = runner.create_crawler(ListSpider)
+        crawler = runner.create_crawler(FollowSpider)
+        if watch:
+            from scrapy_rep.signals import robotstxt_fetched
+
+            crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
+            crawler.signals.connect(reached, signal=signals.request_reached_downloader, weak=False)
 
         collected: defer.Deferred[None] = defer.Deferred()
 

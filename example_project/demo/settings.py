@@ -5,8 +5,9 @@ One line enables the whole suite (robots.txt enforcement and page-level directiv
 ones, each documented in docs/settings.md.
 
 Run it from this directory: ``scrapy crawl demo`` (the embedded demo site), or
-``scrapy crawl demo -a start_url=https://example.com/`` for a real site; add
-``-O items.jsonl`` for the items.
+``scrapy crawl demo -a start_url=https://example.com/`` for a real site (that site only,
+links at most 2 deep, at most 50 responses: see the spider); add ``-O items.jsonl``
+for the items.
 """
 
 BOT_NAME = "demo"

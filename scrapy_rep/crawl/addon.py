@@ -9,13 +9,15 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from scrapy_rep.crawl.audit.audit import AuditTrail
-from scrapy_rep.crawl.compat import switch_off_base_component
+from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.internals import switch_off_base_component
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
+from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import name_warnings, validate
-from scrapy_rep.crawl.trails import AuditMiddleware
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.usage.policy import TDM_PURPOSES
 
@@ -52,6 +54,7 @@ class Addon:
         setdefault = settings.setdefault_in_component_priority_dict
         switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_MIDDLEWARE)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        setdefault("DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT

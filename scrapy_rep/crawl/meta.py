@@ -42,37 +42,9 @@ REFUSED_FILES: Final = "rep_refused_files"
 
 # ---------------------------------------------------------------------- private
 
-#: The name of the document kind a request was handed back to be held for (SPEC §4):
-#: set by ``process_request``, taken by ``request_scheduled`` (or, when it comes straight
-#: back, by ``process_request`` again, which then waits).
-HOLDING: Final = "_rep_holding"
-#: The key of the document a request was handed back to be held for (with
-#: :data:`HOLDING`; an origin, or an RSL license URL): taken at once, never queued.
-HOLD_KEY: Final = "_rep_hold_key"
-#: ``((kind name, token), …)``: the entries that decide a request, kept by their
-#: documents under these tokens (``OriginDocument.carry``). Set when a request is
-#: released (or held for a later document), taken by ``process_request``. A token of
-#: another run (a request read back from ``JOBDIR``) names nothing: decided afresh.
-DECIDED: Final = "_rep_decided"
-#: A token naming the early pass's verdict on an allowed request, kept by the robots.txt
-#: middleware (:mod:`scrapy_rep.crawl.requests.decidedearly`): set by the spider middleware's early
-#: pass, taken out first thing by ``process_request``. Another run's token names nothing.
-DECIDED_EARLY: Final = "_rep_early"
-#: ``(url, what the origin's documents said about it)`` (a
-#: :class:`scrapy_rep.usage.policy.Before`). The URL is kept because spiders often copy a page's
-#: meta into the requests they yield: a child must not inherit its parent's signals.
-USAGE_BEFORE: Final = "_rep_usage_before"
-#: ``(id, url)`` of the request's audit record (the URL is checked, as above).
-AUDIT_ID: Final = "_rep_audit"
-#: Set by the response guard on a compressed answer: an ``IgnoreRequest`` after it is
-#: the inflation cap.
-INFLATING: Final = "_rep_inflating"
-#: Bytes of a robots.txt download received so far (the 500 KiB stop).
-RECEIVED: Final = "_rep_bytes"
-#: The name of the document kind whose fetcher sent the request: only that fetcher
-#: counts its bytes (each kind's fetcher listens to ``bytes_received`` while one of its
-#: downloads runs, and each byte must count once against its own document's 500 KiB).
-FETCHED_AS: Final = "_rep_fetched_as"
+#: scrapy_rep's own state of a request, one value under one key
+#: (:mod:`scrapy_rep.crawl.requeststate`).
+STATE: Final = "_rep"
 
 # ---------------------------------------------------------------------- Scrapy's own
 

@@ -1,15 +1,30 @@
 """The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
 
 Per origin: what its robots.txt downloads came to (status, redirects, size, cut at
-500 KiB, unreachable and retried), its crawl-delay, sitemaps and Content-Signal ``use=``
-level (a condition on use, docs/purpose-notes.md §2), and how many requests it held.
-Per URL: downloaded (and whether its item was kept), forbidden by robots.txt (the
-deciding line), held then released, not followed because of nofollow. Built from
-scrapy_rep's signals and Scrapy's ``response_received`` / ``item_scraped``; printed to
-standard error when the engine stops, after Scrapy's stats and its "Spider closed" line
-(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
-``REP_REPORT_FILE`` (which turns the report on by itself). Built then, it also counts the
-requests dropped while the spider closed.
+500 KiB, unreachable and retried; the same outcome in a row said once, with its count),
+its crawl-delay, sitemaps and Content-Signal ``use=`` level (a condition on use,
+docs/purpose-notes.md §2), and how many requests it held.
+
+Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
+the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
+(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``),
+redirected, forbidden by robots.txt (the deciding line), refused for the crawl's
+purpose, held while robots.txt was unreachable then released or dropped, or left
+without a response. **Links not followed** are the links a page's nofollow or
+``rel="nofollow"`` kept from being requested: no request, so no record of their own
+(the trail counts them on the page that held them). The closing line counts requests as
+the trail does (a URL sent twice is two), items, and the links not followed.
+
+Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
+``request_left_downloader`` for downloads that got no response, ``response_received``,
+``item_scraped``); printed to standard error when the engine stops, after Scrapy's stats
+and its "Spider closed" line (never standard output, where a feed such as ``-o -:jsonl``
+may go), or written to ``REP_REPORT_FILE`` (which turns the report on by itself). Built
+then, it also counts the requests dropped while the spider closed.
+
+:func:`closing_lines` are the INFO lines every crawl with the add-on logs when the spider
+closes (items dropped, links not followed, by reason, and the setting that keeps them),
+report or not.
 """
 
 from __future__ import annotations
@@ -17,6 +32,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -27,8 +43,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
-from scrapy_rep.fetch.origins import origin_of
+from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
+from scrapy_rep.urls.origins import origin_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -40,23 +57,55 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
+#: A page's links not followed, by the refusal's reason: what the page's line says.
 _NOT_FOLLOWED: Final = {
-    "nofollow": "its links not followed (nofollow)",
-    "rel_nofollow": 'a rel="nofollow" link not followed',
+    "nofollow": "not followed (the page says nofollow)",
+    "rel_nofollow": 'not followed (rel="nofollow")',
 }
+#: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
+_FATE_OF_REASON: Final = {
+    "forbidden": "forbidden by robots.txt",
+    "purpose": "not fetched for the crawl's purpose",
+    "robotstxt_unreachable": "dropped: robots.txt unreachable",
+    "tdmrep_unreachable": "dropped: tdmrep.json unreachable",
+    "spider_closed": "dropped: the spider closed",
+}
+#: The fates of requests in the closing line, in this order (the rest after them).
 _FATES: Final = (
     "downloaded",
-    "downloaded but item dropped",
+    "redirected",
     "forbidden by robots.txt",
     "not fetched for the crawl's purpose",
+    "dropped: robots.txt unreachable",
+    "dropped: tdmrep.json unreachable",
+    "dropped: the spider closed",
     "dropped",
-    "not followed",
+    "no response",
 )
+#: What ``audit show`` says of a failed record, and the report of a URL that got none.
+NO_RESPONSE: Final = "no response after every attempt"
+#: Why an item was dropped (``item_refused``'s reason) in the closing lines.
+_ITEM_REASONS: Final = {
+    "noindex": "from noindex pages",
+    "unavailable_after": "past unavailable_after",
+}
+
+
+@dataclass
+class _Outcome:
+    """One robots.txt (or other document) outcome of an origin, and how many times in a
+    row it came (a host refusing connections says the same at every try)."""
+
+    text: str
+    times: int = 1
+
+    def __str__(self) -> str:
+        return self.text if self.times == 1 else f"{self.text} (x{self.times})"
 
 
 @dataclass
 class _OriginReport:
-    outcomes: list[str] = field(default_factory=list)
+    outcomes: list[_Outcome] = field(default_factory=list)
     crawl_delay: float | None = None
     sitemaps: tuple[str, ...] = ()
     waited: int = 0
@@ -64,18 +113,22 @@ class _OriginReport:
     #: Outcomes left out between the first and the last few (an origin down all crawl).
     outcomes_left_out: int = 0
     #: What the other documents' downloads came to (tdmrep.json), by document.
-    documents: dict[str, list[str]] = field(default_factory=dict)
+    documents: dict[str, list[_Outcome]] = field(default_factory=dict)
     #: robots.txt's Content-Signal ``use=`` level for the crawler: a condition on use.
     use: str | None = None
 
 
-#: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
-_FATE_OF_REASON: Final = {
-    "forbidden": "forbidden by robots.txt",
-    "purpose": "not fetched for the crawl's purpose",
-    "nofollow": "not followed",
-    "rel_nofollow": "not followed",
-}
+def _add_outcome(outcomes: list[_Outcome], text: str) -> bool:
+    """Append ``text``, or count it again when it repeats the last one; whether it was
+    appended. A give-up that quotes the failure before it does not quote it again."""
+    if outcomes:
+        last = outcomes[-1]
+        if last.text == text:
+            last.times += 1
+            return False
+        text = text.replace(f" ({last.text})", "")
+    outcomes.append(_Outcome(text))
+    return True
 
 
 def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
@@ -86,19 +139,30 @@ def _delay_not_obeyed(config: RepConfig, settings: Any) -> str:
     return "" if crawl_delay_obeyed(config) else "REP_OBEY_CRAWL_DELAY is False"
 
 
-#: Events that a URL can have more than once, each counted (a URL downloaded again).
-_COUNTED: Final = ("downloaded (", "item kept")
-
-
 @dataclass
 class _UrlReport:
+    #: What happened, each said once (in the order of :func:`_event_order` when shown).
     events: list[str] = field(default_factory=list)
+    #: How many times each counted event happened (downloads, items, links, refusals).
+    times: Counter[str] = field(default_factory=Counter)
     #: The reason of the last ``request_refused`` signal for this URL, if any.
     refused: str = ""
-    downloaded: bool = False
-    item_dropped: bool = False
-    #: How many times each counted event happened (a URL downloaded again).
-    times: Counter[str] = field(default_factory=Counter)
+    #: Requests of this URL by fate (the closing line's words), as the trail counts them.
+    fates: Counter[str] = field(default_factory=Counter)
+    #: Failed robots.txt downloads its request was held through (``request_released``).
+    held_failures: int = 0
+    #: Its latest download attempt left the downloader and nothing has said since what
+    #: came of it (a response, a redirect): a download that got no response, at the end.
+    in_flight: bool = False
+    #: Items of this page kept and dropped (by reason), for the closing line.
+    items_kept: int = 0
+    items_dropped: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def requested(self) -> bool:
+        """Whether a request was sent or refused for it: a ``url`` record of the trail
+        (a link not followed is not one)."""
+        return bool(self.fates) or self.in_flight
 
 
 class RepReport:
@@ -126,6 +190,8 @@ class RepReport:
         connect(self._released, signal=rep_signals.request_released)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._item_refused, signal=rep_signals.item_refused)
+        connect(self._scheduled, signal=signals.request_scheduled)
+        connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
         connect(self._item, signal=signals.item_scraped)
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
@@ -150,18 +216,24 @@ class RepReport:
     def _origin(self, name: str) -> _OriginReport:
         return self.origins.setdefault(name, _OriginReport())
 
-    def _url(self, url: str, event: str) -> _UrlReport | None:
+    def _record(self, url: str) -> _UrlReport | None:
+        """``url``'s record, new if there is room (``REP_REPORT_MAX_URLS``); past it, the
+        event is counted among those of URLs left out."""
         record = self.urls.get(url)
         if record is None:
             if len(self.urls) >= self.max_urls:
                 self.untracked += 1
                 return None
             record = self.urls[url] = _UrlReport()
-        if event.startswith(_COUNTED):
-            record.times[event] += 1
-            if record.times[event] > 1:  # said once, with its count (:func:`_times`)
-                return record
-        if not record.events or record.events[-1] != event:
+        return record
+
+    def _url(self, url: str, event: str) -> _UrlReport | None:
+        """``url``'s record with ``event`` said (once) and counted."""
+        record = self._record(url)
+        if record is None:
+            return None
+        record.times[event] += 1
+        if event not in record.events:
             record.events.append(event)
         return record
 
@@ -169,10 +241,9 @@ class RepReport:
         self, origin: str, rules: RobotsTxt, outcome: str, sitemaps: tuple[str, ...], **_: Any
     ) -> None:
         report = self._origin(origin)
-        if len(report.outcomes) >= _MAX_OUTCOMES:  # keep the first two and the latest
-            del report.outcomes[2]
+        if _add_outcome(report.outcomes, outcome) and len(report.outcomes) > _MAX_OUTCOMES:
+            del report.outcomes[2]  # keep the first two and the latest
             report.outcomes_left_out += 1
-        report.outcomes.append(outcome)
         report.sitemaps = sitemaps or report.sitemaps
         delay = rules.crawl_delay(self.agent) if self.agent else None
         report.crawl_delay = delay if delay is not None else report.crawl_delay
@@ -181,9 +252,8 @@ class RepReport:
 
     def _document(self, origin: str, document: str, outcome: str, **_: Any) -> None:
         outcomes = self._origin(origin).documents.setdefault(document, [])
-        if len(outcomes) >= _MAX_OUTCOMES:
+        if _add_outcome(outcomes, outcome) and len(outcomes) > _MAX_OUTCOMES:
             del outcomes[2]
-        outcomes.append(outcome)
 
     def _held(self, request: Request, origin: str, **_: Any) -> None:
         self._origin(origin).waited += 1
@@ -191,16 +261,26 @@ class RepReport:
     def _released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
         if failures:
             self._origin(origin).held_unreachable += 1
-            self._url(request.url, f"held while robots.txt was unreachable ({failures}x), released")
+            record = self._record(request.url)
+            if record is not None:
+                record.held_failures = max(record.held_failures, failures)
 
     def _refused(
         self, request: Request, reason: str, message: str, response: Response | None, **_: Any
     ) -> None:
-        record = self._url(request.url, message)
+        if reason in _NOT_FOLLOWED:  # a link never requested; the page that held it
+            self._url(request.url, message)
+            if response is not None:
+                self._url(response.url, _NOT_FOLLOWED[reason])
+            return
+        if reason == "robotstxt_unreachable":  # said with the hold: one phrase
+            record = self._record(request.url)
+        else:
+            record = self._url(request.url, message)
         if record is not None:
             record.refused = reason
-        if response is not None and reason in _NOT_FOLLOWED:
-            self._url(response.url, _NOT_FOLLOWED[reason])
+            record.fates[_FATE_OF_REASON.get(reason, "dropped")] += 1
+            record.in_flight = False
 
     def _item_refused(
         self, response: Response | None, reason: str, message: str = "", **_: Any
@@ -209,36 +289,71 @@ class RepReport:
             return
         record = self._url(response.url, f"item dropped ({message or reason})")
         if record is not None:
-            record.item_dropped = True
+            record.items_dropped[reason] += 1
+
+    def _scheduled(self, request: Request, **_: Any) -> None:
+        """A request of the crawl; one that follows a redirect ends its source's request
+        (``redirected``), as the trail's record of the source ends there."""
+        if ROBOTS_REQUEST in request.meta:
+            return
+        update(request, scheduled=True)  # a request of the crawl (no record yet)
+        sources = request.meta.get("redirect_urls")
+        if not sources:
+            return
+        source = self.urls.get(sources[-1])
+        if source is None or not source.in_flight:  # said already (a held one comes back)
+            return
+        source.in_flight = False
+        reasons: list[Any] = list(request.meta.get("redirect_reasons") or ())
+        status = f" ({reasons[-1]})" if reasons and len(reasons) == len(sources) else ""
+        self._url(sources[-1], f"redirected{status} to {request.url}")
+        source.fates["redirected"] += 1
+
+    def _left_downloader(self, request: Request, **_: Any) -> None:
+        state = state_of(request)
+        if state is None or not state.scheduled:  # robots.txt, a pipeline's file
+            return
+        record = self._record(request.url)
+        if record is not None:
+            record.in_flight = True  # until its response, redirect or retry says more
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
         if ROBOTS_REQUEST in request.meta:
             return
-        record = self._url(request.url, f"downloaded ({response.status})")
-        if record is not None:
-            record.downloaded = True
+        record = self._record(request.url)
+        if record is None:
+            return
+        record.in_flight = False
+        state = state_of(request)
+        if state is None or not state.scheduled:  # an item pipeline's download
+            self._url(request.url, f"downloaded by an item pipeline ({response.status})")
+            return
+        self._url(request.url, f"downloaded ({response.status})")
+        record.fates["downloaded"] += 1
 
     def _item(self, response: Response | None, **_: Any) -> None:
         if response is None:  # an item from start(): it belongs to no URL
             return
-        self._url(response.url, "item kept")
+        record = self._url(response.url, "item kept")
+        if record is not None:
+            record.items_kept += 1
 
     # ------------------------------------------------------------------ printing
 
-    def render(self) -> str:
+    def _origin_lines(self) -> list[str]:
         documents = sorted({d for report in self.origins.values() for d in report.documents})
         heading = " and ".join(["robots.txt", *documents])
-        lines = ["scrapy_rep report", "", f"{heading} per origin:"]
+        lines = [f"{heading} per origin:"]
         for name in sorted(self.origins):
             report = self.origins[name]
             lines.append(f"  {name}")
-            outcomes = list(report.outcomes)
+            outcomes = list(map(str, report.outcomes))
             if report.outcomes_left_out:
                 outcomes.insert(2, f"({report.outcomes_left_out} more)")
             if outcomes or not report.documents:  # not for a document keyed by its URL (RSL)
                 lines.append(f"    robots.txt: {' -> '.join(outcomes) or 'not downloaded'}")
             for document, fetched in report.documents.items():
-                lines.append(f"    {document}: {' -> '.join(fetched)}")
+                lines.append(f"    {document}: {' -> '.join(map(str, fetched))}")
             extras = []
             if report.waited:
                 extras.append(f"{report.waited} request(s) waited for it")
@@ -255,19 +370,53 @@ class RepReport:
                 )
             for sitemap in report.sitemaps:
                 lines.append(f"    sitemap: {sitemap}")
-        lines += ["", "URLs:"]
-        counts: Counter[str] = Counter()
+        return lines
+
+    def render(self) -> str:
+        lines = ["scrapy_rep report", "", *self._origin_lines()]
+        sections: dict[str, list[str]] = {heading: [] for heading in _SECTIONS}
         for url in sorted(self.urls, key=_url_order):
             record = self.urls[url]
-            events = [_times(e, record.times[e]) for e in sorted(record.events, key=_event_order)]
-            lines.append(f"  {url}")
-            lines.append(f"    {'; '.join(events)}")
-            counts[_fate(record)] += 1
+            if record.events or record.requested:
+                section = sections[_section(record)]
+                section += [f"  {url}", f"    {'; '.join(_said(record))}"]
+        for heading, section in sections.items():
+            if section or heading == _REQUESTED:
+                lines += ["", heading, *section]
         if self.untracked:
-            lines.append(f"  … and {self.untracked} more (REP_REPORT_MAX_URLS)")
-        summary = ", ".join(f"{counts[what]} {what}" for what in _FATES if counts[what])
-        lines += ["", f"In short: {summary or 'nothing happened'}"]
+            lines.append(f"  … and {self.untracked} more event(s) of other URLs "
+                         "(REP_REPORT_MAX_URLS)")  # fmt: skip
+        lines += ["", f"In short: {self.summary()}"]
         return "\n".join(lines) + "\n"
+
+    def summary(self) -> str:
+        """The closing line: requests by fate (as the trail counts its records), items
+        kept and dropped (by reason), links not followed."""
+        fates: Counter[str] = Counter()
+        kept = 0
+        dropped: Counter[str] = Counter()
+        links = 0
+        for record in self.urls.values():
+            fates.update(record.fates)
+            if record.in_flight:
+                fates["no response"] += 1
+            kept += record.items_kept
+            dropped.update(record.items_dropped)
+            links += sum(record.times[event] for event in record.events if _is_link(event))
+        order = [*_FATES, *sorted(set(fates) - set(_FATES))]
+        parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
+        requests = sum(fates.values())
+        said = [f"{_plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
+        if kept or dropped:
+            items = f"{_plural(kept, 'item')} kept"
+            if dropped:
+                reasons = ", ".join(f"{n} {r}" for r, n in sorted(dropped.items()))
+                reasons = reasons if len(dropped) > 1 else next(iter(dropped))
+                items += f", {sum(dropped.values())} dropped ({reasons})"
+            said.append(items)
+        if links:
+            said.append(f"{_plural(links, 'link')} not followed (never requested)")
+        return "; ".join(said) if requests or links else "nothing happened"
 
     def _closed(self, **_: Any) -> None:
         self.text = self.render()
@@ -287,34 +436,129 @@ class RepReport:
         sys.stderr.flush()
 
 
+#: The report's lists of URLs, by what they are (:func:`_section`).
+_REQUESTED: Final = "URLs requested (the audit trail has a record of each request):"
+_LINKS: Final = (
+    "Links not followed (never requested, so no record of their own: the audit trail "
+    "counts them on the page that held them):"
+)
+_OTHER: Final = "Other downloads (files an item pipeline fetched: no request of the crawl):"
+_SECTIONS: Final = (_REQUESTED, _LINKS, _OTHER)
+
+
+def _section(record: _UrlReport) -> str:
+    """The list a URL belongs in: a request sent or refused, a link only ever not
+    followed, or a file only an item pipeline downloaded."""
+    if record.requested:
+        return _REQUESTED
+    if all(map(_is_link, record.events)):
+        return _LINKS
+    return _OTHER
+
+
+def _is_link(event: str) -> bool:
+    """A link's event: not followed because of a page's nofollow or rel="nofollow"."""
+    return event.startswith("Not followed")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def _url_order(url: str) -> tuple[str, str]:
     origin = origin_of(url)
     return (str(origin) if origin is not None else "", url)
 
 
+#: The events in the order they matter to a reader, by how they begin.
+_ORDER: Final = ("held", "downloaded", "redirected", "item", "not followed (", "Not followed")
+
+
 def _event_order(event: str) -> int:
     """Events in the order they matter to a reader, whatever order the crawl sent them."""
-    for rank, prefix in enumerate(("held", "downloaded", "item", "its links", "a rel")):
+    for rank, prefix in enumerate(_ORDER):
         if event.startswith(prefix):
             return rank
-    return len(_FATES)
+    return len(_ORDER)
+
+
+def _said(record: _UrlReport) -> list[str]:
+    """The events of one URL, in order, each with its count; a hold and what came of it
+    in one phrase; a download that got no response at the end."""
+    said = [_times(event, record.times[event]) for event in sorted(record.events, key=_event_order)]
+    if record.held_failures:
+        tries = _plural(record.held_failures, "failed download")
+        if record.refused == "robotstxt_unreachable":
+            then = "then dropped when robots.txt was given up on (see its origin above)"
+        else:
+            then = "then released"
+        said.insert(0, f"held while robots.txt was unreachable ({tries}), {then}")
+    elif record.refused == "robotstxt_unreachable":
+        said.insert(0, "dropped: robots.txt was given up on as unreachable (see its origin above)")
+    if record.in_flight:
+        said.append(f"not downloaded: {NO_RESPONSE}")
+    return said
 
 
 def _times(event: str, times: int) -> str:
-    """``downloaded (200)`` twice: ``downloaded twice (200)``; ``item kept`` 3 times:
-    ``3 items kept`` (a URL sent again, as a start URL that pages link back to)."""
+    """An event with its count: ``downloaded twice (200)``, ``3 items kept``, ``2 items
+    dropped (noindex …)``, ``2 links not followed (…)`` (a URL sent again, as a start URL
+    that pages link back to; a page with many items or links)."""
+    if event.startswith("item "):
+        return f"{_plural(times, 'item')} {event.removeprefix('item ')}"
+    if event.startswith("not followed ("):
+        return f"{_plural(times, 'link')} {event}"
     if times < 2:
         return event
-    if event == "item kept":
-        return f"{times} items kept"
     head, _, tail = event.partition(" (")
     count = "twice" if times == 2 else f"{times} times"
-    return f"{head} {count} ({tail}" if tail else f"{head} {count}"
+    return f"{head} {count} ({tail}" if tail else f"{event} ({count})"
 
 
-def _fate(record: _UrlReport) -> str:
-    """The one-word fate of a URL, for the closing line (from what happened, not from
-    the wording of the log lines)."""
-    if record.downloaded:
-        return "downloaded but item dropped" if record.item_dropped else "downloaded"
-    return _FATE_OF_REASON.get(record.refused, "dropped")
+# ---------------------------------------------------------------------- closing lines
+
+
+def closing_lines(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
+    """The INFO lines of a crawl's end (from its stats): the items dropped and the links
+    not followed, by reason, each with the setting that keeps them (docs/switching.md).
+    The biggest differences from Scrapy's ``ROBOTSTXT_OBEY``, said where users read."""
+    lines = []
+    dropped = {
+        reason: int(stats.get(f"rep/directives/items_dropped/{reason}", 0) or 0)
+        for reason in _ITEM_REASONS
+    }
+    purposes = {
+        key.rsplit("/", 1)[1]: int(value or 0)
+        for key, value in stats.items()
+        if key.startswith("rep/purpose/items_dropped/")
+    }
+    total = sum(dropped.values()) + sum(purposes.values())
+    if total:
+        parts = [f"{n:,} {_ITEM_REASONS[reason]}" for reason, n in dropped.items() if n]
+        parts += [f"{n:,} denied for {purpose}" for purpose, n in sorted(purposes.items()) if n]
+        keep = []
+        if any(dropped.values()):
+            keep.append("REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages")
+        if any(purposes.values()):
+            keep.append("REP_PURPOSE_ACTION = 'mark' keeps those denied for a purpose, marked")
+        lines.append(
+            f"scrapy_rep: {_plural(total, 'item')} dropped ({', '.join(parts)}); {'; '.join(keep)}"
+        )
+    kept = sum(int(stats.get(f"rep/directives/items_kept/{r}", 0) or 0) for r in _ITEM_REASONS)
+    if kept:
+        lines.append(
+            f"scrapy_rep: {_plural(kept, 'item')} of noindex pages kept "
+            f"(REP_NOINDEX_ACTION = {config.noindex_action!r})"
+        )
+    nofollow = int(stats.get("rep/directives/requests_dropped/nofollow", 0) or 0)
+    rel = int(stats.get("rep/directives/requests_dropped/rel_nofollow", 0) or 0)
+    if nofollow or rel:
+        parts = [f"{nofollow:,} on nofollow pages"] if nofollow else []
+        parts += [f'{rel:,} rel="nofollow"'] if rel else []
+        keep = ["REP_NOFOLLOW_ACTION = 'keep'"] if nofollow else []
+        keep += ["REP_REL_NOFOLLOW = False"] if rel else []
+        lines.append(
+            f"scrapy_rep: {_plural(nofollow + rel, 'link')} not followed ({', '.join(parts)}); "
+            f"{' and '.join(keep)} {'follows' if len(keep) == 1 else 'follow'} them"
+        )
+    return lines

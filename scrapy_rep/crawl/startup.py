@@ -17,12 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scrapy_rep.check import EXIT_USAGE
-from scrapy_rep.crawl.compat import exit_command
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.settings.names import check_names, known_names
-from scrapy_rep.settings.readers import read_bool
-from scrapy_rep.trail.file import (
+from scrapy_rep.audit.file import (
     TrailFileError,
     check_folder,
     check_unlocked,
@@ -30,6 +25,11 @@ from scrapy_rep.trail.file import (
     last_line_hash,
     snapshot_dir,
 )
+from scrapy_rep.check import EXIT_USAGE
+from scrapy_rep.crawl.internals import exit_command
+from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings.names import check_names, known_names
+from scrapy_rep.settings.readers import read_bool
 
 if TYPE_CHECKING:
     from scrapy_rep.settings import SettingsLike

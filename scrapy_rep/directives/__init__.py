@@ -33,6 +33,10 @@ FLAGS: Final = (
     "indexifembedded",
     "noai",
     "noimageai",
+    # Mojeek's NoML proposal (noml.info, 2023): "a new 'noml' value to the already-existing
+    # meta and X-Robots tag", for content that may be searched but not used in machine
+    # learning; read like noai (docs/purpose-notes.md §4b).
+    "noml",
 )
 #: Directives that change nothing and never cancel a negative one.
 NO_OPS: Final = frozenset({"all", "index", "follow"})
@@ -67,6 +71,7 @@ class PageDirectives:
     indexifembedded: bool = False
     noai: bool = False
     noimageai: bool = False
+    noml: bool = False
     #: Characters of snippet allowed; 0 = nosnippet, -1 = no limit, None = not given.
     max_snippet: int | None = None
     #: ``"none"``, ``"standard"`` or ``"large"``; None = not given.

@@ -5,7 +5,7 @@ fetched, cached, shared and waited for the same way (SPEC §4). Pure.
 No code outside a kind's own definition asks which kind it has: the procedure, the
 lifecycle, the cache, the stores and the held requests read these fields.
 
-A kind's *key* names one copy of the document: the :class:`~scrapy_rep.fetch.origins.Origin`
+A kind's *key* names one copy of the document: the :class:`~scrapy_rep.urls.origins.Origin`
 for robots.txt and tdmrep.json (the document is at ``path`` of it); for a document found
 by its URL (an RSL license), the URL itself, with an empty ``path``.
 """

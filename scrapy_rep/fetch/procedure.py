@@ -32,7 +32,7 @@ from urllib.parse import urljoin
 from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
 from scrapy_rep.fetch.kinds import TDMREP as TDMREP
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.policy import (
+from scrapy_rep.fetch.rules import (
     MAX_REDIRECTS,
     Effect,
     FailureClass,
@@ -42,9 +42,6 @@ from scrapy_rep.fetch.policy import (
 )
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
-#: The kind of document a procedure fetches (its ``name``, ``path`` and the words for its
-#: outcomes): :class:`~scrapy_rep.fetch.kinds.DocumentKind`.
-Document = DocumentKind
 #: The words of an outcome whose body was cut at 500 KiB (``200 (512,000 bytes, cut at
 #: 500 KiB)``), and of one another component stopped before (a project's own
 #: ``bytes_received`` handler): the audit trail's snapshot detail says so, and its
@@ -89,7 +86,7 @@ class Fetched:
     #: Where the document was found after redirects.
     final_url: str = ""
     #: Why it is unreachable (``Effect.UNREACHABLE`` only): how long its requests are
-    #: held depends on it (:meth:`~scrapy_rep.fetch.policy.Policy.wait_limit`).
+    #: held depends on it (:meth:`~scrapy_rep.fetch.rules.Policy.wait_limit`).
     failure: FailureClass | None = None
 
     @property
@@ -101,7 +98,7 @@ class FetchProcedure:
     """The redirect chain of one download (SPEC §4, RFC 9309 §2.3.1.2)."""
 
     def __init__(
-        self, document: Document[Any], url: str, max_redirects: int = MAX_REDIRECTS
+        self, document: DocumentKind[Any], url: str, max_redirects: int = MAX_REDIRECTS
     ) -> None:
         self.document = document
         self.url = url

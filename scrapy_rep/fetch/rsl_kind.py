@@ -17,7 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.usage.rsl import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt

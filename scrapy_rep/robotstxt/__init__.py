@@ -21,12 +21,6 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
 from scrapy_rep.robotstxt._answers import Decision as Decision
 from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
-from scrapy_rep.robotstxt._encoding import (
-    ESCAPES_SPECIALS,
-    HTTP_PATH,
-    normalise_url_path,
-    path_of,
-)
 from scrapy_rep.robotstxt._lines import file_text
 from scrapy_rep.robotstxt._parser import (
     FILE_WIDE,
@@ -46,6 +40,12 @@ from scrapy_rep.robotstxt.profiles import Profile as Profile
 from scrapy_rep.robotstxt.profiles import body_bytes
 from scrapy_rep.robotstxt.profiles import profile_options as profile_options
 from scrapy_rep.robotstxt.useragent import select_groups
+from scrapy_rep.urls.encoding import (
+    ESCAPES_SPECIALS,
+    HTTP_PATH,
+    normalise_url_path,
+    path_of,
+)
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt.aipref import ContentUsageRules

@@ -23,7 +23,7 @@ from http_sfv.dictionary import Dictionary
 from http_sfv.item import Item
 from http_sfv.types import Token
 
-logger = logging.getLogger("scrapy_rep.robotstxt.aipref")
+logger = logging.getLogger(__name__)
 
 #: vocab-08 §6.1 Table 1: the category labels (case-sensitive; unknown labels are
 #: ignored, §6.4). Kept in this order (the -07 labels first) for compatibility.

@@ -3,7 +3,7 @@
 
 Pure: no Scrapy imports. A :class:`Selection` is shared by every crawler name that
 selects the same groups of one file. :func:`compile_matcher` turns the flat rule tables of the
-groups that apply to a crawler into a matcher of :mod:`scrapy_rep.robotstxt._matching`, patterns
+groups that apply to a crawler into a matcher of :mod:`scrapy_rep.urls.matching`, patterns
 normalised once for every crawler that selects the same groups; :func:`compile_usage`
 does the same for the Content-Usage lines. Called on first use, never while parsing.
 """
@@ -15,21 +15,21 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from scrapy_rep.robotstxt._encoding import (
-    ESCAPES_SPECIALS,
-    dangling_variants,
-    has_lower_escape,
-    normalise_pattern,
-)
-from scrapy_rep.robotstxt._matching import LongestMatcher
 from scrapy_rep.robotstxt._parser import (
     ALLOW_AI_TRAINING,
     CONTENT_USAGE_NO_COLON,
     FILE_WIDE,
     UsageLine,
 )
-from scrapy_rep.robotstxt._wildcards import FirstMatcher
 from scrapy_rep.robotstxt.profiles import ParseOptions
+from scrapy_rep.urls.encoding import (
+    ESCAPES_SPECIALS,
+    dangling_variants,
+    has_lower_escape,
+    normalise_pattern,
+)
+from scrapy_rep.urls.matching import LongestMatcher
+from scrapy_rep.urls.wildcards import FirstMatcher
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import ContentSignals

@@ -36,7 +36,7 @@ from scrapy_rep.robotstxt._lines import (
 )
 from scrapy_rep.robotstxt.profiles import ParseOptions
 
-logger = logging.getLogger("scrapy_rep.robotstxt")
+logger = logging.getLogger(__name__)
 
 
 class Rules(NamedTuple):

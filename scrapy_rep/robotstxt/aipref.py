@@ -37,15 +37,15 @@ from scrapy_rep.robotstxt._aipref_vocab import combine as combine
 from scrapy_rep.robotstxt._aipref_vocab import noes_of as noes_of
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs as parse_prefs
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs_header as parse_prefs_header
-from scrapy_rep.robotstxt._encoding import (
+from scrapy_rep.urls.encoding import (
     ESCAPES_SPECIALS,
     dangling_variants,
     normalise_pattern,
     normalise_url_path,
     path_of,
 )
-from scrapy_rep.robotstxt._matching import LongestMatcher
-from scrapy_rep.robotstxt._wildcards import wildcard_match
+from scrapy_rep.urls.matching import LongestMatcher
+from scrapy_rep.urls.wildcards import wildcard_match
 
 #: attach §3.2: the rule value ends at the first CR, LF or "#".
 _VALUE_ENDS: Final = ("\r", "\n", "#")

@@ -55,7 +55,7 @@ class ParseOptions:
     #: ``/robots.txt`` is always allowed (RFC 9309 §2.2.2).
     robots_txt_always_allowed: bool = False
     #: ``"google"``, ``"rfc9309"``, ``"legacy"`` (1996 draft §3.2.2) or ``"none"``: see
-    #: :func:`scrapy_rep.robotstxt._encoding.normalise_pattern`.
+    #: :func:`scrapy_rep.urls.encoding.normalise_pattern`.
     percent_encoding: Literal["google", "rfc9309", "legacy", "none"] = "google"
     #: Whether the profile's reference (Google's parser, RFC 9309, the 1996 draft) honours
     #: crawl-delay. The crawl obeys it in every profile unless ``REP_OBEY_CRAWL_DELAY`` is

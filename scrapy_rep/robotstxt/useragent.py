@@ -32,6 +32,32 @@ def product_token(user_agent: str) -> str:
     return match.group(0).lower() if match else ""
 
 
+#: ``compatible; Name/1.0`` in a Mozilla-style User-Agent: the crawler's name (Google's
+#: crawlers: ``Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)``,
+#: also after a browser's tokens, as Googlebot Smartphone and bingbot write it).
+_COMPATIBLE = re.compile(r"compatible;\s*([^\s*\"(),/:;<=>?@\[\\\]{}]+)", re.IGNORECASE)
+
+
+def crawler_name(user_agent: str) -> str:
+    """The crawler's name as it presents itself in ``user_agent``, lowercased: the
+    :func:`product_token`, except in a Mozilla-style string, where it is the token after
+    ``compatible;`` (Google's crawlers, and the crawlers that write their User-Agent as
+    they do, are matched by that name: SPEC §1, "User-agent matching"). A Mozilla-style
+    string without it is a browser's: its name is ``mozilla`` (see :func:`is_browser`)."""
+    token = product_token(user_agent)
+    if token == "mozilla":
+        found = _COMPATIBLE.search(user_agent)
+        if found:
+            return found.group(1).lower()
+    return token
+
+
+def is_browser(user_agent: str) -> bool:
+    """Whether ``user_agent`` is a browser's (a Mozilla-style string that names no crawler
+    after ``compatible;``): robots.txt groups would be matched for ``mozilla``."""
+    return crawler_name(user_agent) == "mozilla"
+
+
 def is_global_agent(value: str) -> bool:
     """SPEC §1: a robots.txt ``user-agent`` value of ``*`` alone, or ``*`` followed by
     (ASCII) whitespace, names the global group."""

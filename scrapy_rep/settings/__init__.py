@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from scrapy_rep.fetch.policy import MAX_REDIRECTS, Policy
+from scrapy_rep.fetch.rules import MAX_REDIRECTS, Policy
 from scrapy_rep.robotstxt import profiles
 from scrapy_rep.settings.readers import PURPOSES as PURPOSES
 from scrapy_rep.settings.readers import (
@@ -23,6 +23,7 @@ from scrapy_rep.settings.readers import (
     _optional,
     _whole,
     read_bool,
+    read_overrides,
     read_purposes,
     read_store,
     read_str,
@@ -32,6 +33,7 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
+from scrapy_rep.verdict import Override, RequestRules
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
 PROFILES: Final = tuple(profiles.PROFILES)
@@ -94,13 +96,16 @@ SETTINGS: Final = (
     Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
     Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
     Setting("REP_ITEM_PREFERENCES_FIELD", "item_preferences_field", "", read_str),
+    Setting("REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "noarchive_means_no_ai_train", True, read_bool),
     Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
     Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
+    Setting("REP_MEDIA_NOINDEX_MEANS_NO_AI", "media_noindex_means_no_ai", True, read_bool),
     Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
     Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
     Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
     Setting("REP_RSL_LICENSES", "rsl_licenses", (), read_url_list),
+    Setting("REP_OVERRIDES", "overrides", (), read_overrides),
     Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
     Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
 )
@@ -154,11 +159,18 @@ class RepConfig:
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
     item_preferences_field: str
+    #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
+    #: it (docs/decisions.md, 'noarchive is a no for AI training').
+    noarchive_means_no_ai_train: bool
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool
     #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
     media_constraints_met: bool
+    #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
+    #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
+    #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
+    media_noindex_means_no_ai: bool
     #: Read C2PA manifests (when ``c2pa-python`` is installed).
     media_c2pa: bool
     media_max_scan_bytes: int
@@ -166,6 +178,8 @@ class RepConfig:
     media_max_packets: int
     #: RSL licenses the crawl holds: license document or license-server URLs.
     rsl_licenses: tuple[str, ...]
+    #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
+    overrides: tuple[tuple[str, str, str], ...]
     audit_file: str
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool
@@ -216,3 +230,19 @@ def crawl_delay_obeyed(config: RepConfig) -> bool:
     """Whether ``Crawl-delay`` sets download delays: ``REP_OBEY_CRAWL_DELAY`` (yes by
     default in every profile: docs/deviations.md). The crawl and its report ask the same."""
     return config.obey_crawl_delay
+
+
+def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
+    """The settings that decide a request (:func:`scrapy_rep.verdict.decide`), for the crawl
+    and both tools. ``purpose_set``: ``REP_PURPOSE`` was set (not only its default), so its
+    opt-outs hold even when robots.txt is not obeyed, and RSL licenses are read. With the
+    audit trail on, an allowed request keeps robots.txt's deciding line."""
+    return RequestRules.of(
+        config.purpose,
+        config.purpose_unknown,
+        config.purpose_agents,
+        purpose_set=purpose_set,
+        rsl_licenses=config.rsl_licenses,
+        overrides=[Override(*entry) for entry in config.overrides],
+        explain=bool(config.audit_file),
+    )

@@ -5,10 +5,13 @@ naming the setting when its value cannot be used (SPEC §5). Pure.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
+from datetime import date, datetime, timezone
 from os import PathLike
 from typing import Any, Final, Protocol
 
+from scrapy_rep.urls.origins import host_key
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
 
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
@@ -180,6 +183,78 @@ def read_url_list(
             f"got {wrong[0]!r}"
         )
     return tuple(dict.fromkeys(values))
+
+
+#: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``.
+OverrideEntry = tuple[str, str, str]
+
+
+def read_overrides(
+    settings: SettingsLike,
+    name: str,
+    default: tuple[OverrideEntry, ...] = (),
+    today: date | None = None,
+) -> tuple[OverrideEntry, ...]:
+    """Authorized exceptions to hosts' robots.txt Allow/Disallow (Nutch's robots.txt
+    allow-list, with who authorized it and until when): a list of ``{"host": …,
+    "reason": …, "expires": "YYYY-MM-DD"}`` (or a JSON string of one), each host once.
+    The host is compared as a robots.txt origin's (lowercase, IDNA, no port); the reason
+    must say something; an entry that has expired (``expires`` before ``today``, UTC)
+    stops the crawl, so an authorization is never used past its date."""
+    value = settings.get(name, default)
+    if value is None or value == default:
+        return default
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else []
+        except ValueError:
+            raise RepSettingError(
+                f"{name}: expected a list of {{'host', 'reason', 'expires'}} entries (or "
+                f"JSON of one), got {value!r}"
+            ) from None
+    if not isinstance(value, (list, tuple)):
+        raise RepSettingError(
+            f"{name}: expected a list of {{'host', 'reason', 'expires'}} entries, got {value!r}"
+        )
+    today = today or datetime.now(timezone.utc).date()
+    found: dict[str, OverrideEntry] = {}
+    for entry in value:
+        host, reason, expires = _override(name, entry)
+        ends = _expiry(name, host, expires)
+        if ends < today:
+            raise RepSettingError(
+                f"{name}: the override of {host} expired on {ends.isoformat()}; renew the "
+                f"authorization and its date, or remove it"
+            )
+        found[host] = (host, reason, ends.isoformat())
+    return tuple(found.values())
+
+
+def _override(name: str, entry: Any) -> tuple[str, str, str]:
+    if not isinstance(entry, dict) or set(entry) != {"host", "reason", "expires"}:
+        raise RepSettingError(
+            f"{name}: each entry needs exactly 'host', 'reason' and 'expires', got {entry!r}"
+        )
+    host, reason, expires = entry["host"], entry["reason"], entry["expires"]
+    if not isinstance(host, str) or not host.strip() or any(c in host for c in "/:@ "):
+        raise RepSettingError(
+            f"{name}: 'host' must be a host name (no scheme or port), got {host!r}"
+        )
+    if not isinstance(reason, str) or not reason.strip():
+        raise RepSettingError(
+            f"{name}: the override of {host} needs a 'reason' (who authorized it)"
+        )
+    return host_key(host.strip()), reason.strip(), str(expires)
+
+
+def _expiry(name: str, host: str, expires: str) -> date:
+    try:
+        return date.fromisoformat(expires.strip()[:10])
+    except ValueError:
+        raise RepSettingError(
+            f"{name}: the override of {host} needs 'expires' as a date (YYYY-MM-DD), "
+            f"got {expires!r}"
+        ) from None
 
 
 def _is_http_url(value: str) -> bool:

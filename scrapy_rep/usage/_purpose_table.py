@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
-from scrapy_rep.usage._rsl_rows import RSL_ROWS
+from scrapy_rep.usage.rsl._rows import RSL_ROWS
 from scrapy_rep.usage.standards import STANDARDS
 
 Purpose = Literal["search", "ai-train", "ai-input"]
@@ -113,6 +113,40 @@ _NOIMAGEAI_PAGE = (
     "text is not an image, so for the page itself it says nothing (choice, see "
     "docs/purpose-notes.md)"
 )
+_NOML = (
+    'Mojeek, NoML proposal (noml.info, 2023): noml in robots meta or X-Robots-Tag "could be '
+    "used to instruct any service (e.g. a search engine or AI builder) that any data from that "
+    'page should not be used in machine learning"; its signatories ask for a way to say '
+    'whether content "can be utilized for machine learning training and applications": a no '
+    "for ai-train and for ai-input (a model fed the page at inference is such an application); "
+    "its table leaves the page in search, which is no yes: nothing about search"
+)
+_NOARCHIVE = (
+    'Bing Webmaster Blog (Sep 2023): "for content in our Bing Index that is labeled '
+    "NOARCHIVE, Bing will not use the content for training Microsoft's generative AI "
+    'foundation models"; Amazon (developer.amazon.com/amazonbot): the page-level meta tag '
+    'NOARCHIVE signals "that you do not want your crawled data to be used for training large '
+    'language models". Its first meaning (no cached copy) speaks of no purpose of ours: a no '
+    "for ai-train while REP_NOARCHIVE_MEANS_NO_AI_TRAIN is on, the default (docs/decisions.md, "
+    "'noarchive is a no for AI training')"
+)
+_INDEX_FILES = (
+    'img2dataset (README; the default of --disallowed_header_directives): "Websites can pass '
+    "the http headers X-Robots-Tag: noai, X-Robots-Tag: noindex, X-Robots-Tag: noimageai and "
+    'X-Robots-Tag: noimageindex. By default img2dataset will ignore images with such headers"; '
+    "Google's robots meta specification: noindex \"Do not show this page, media, or resource in "
+    'search results", noimageindex "Do not index images on this page". A file kept out of '
+    "every index is kept out of AI datasets: a no for ai-train and ai-input while "
+    "REP_MEDIA_NOINDEX_MEANS_NO_AI is on, the default (docs/decisions.md, 'noindex on a "
+    "downloaded file is a no for AI')"
+)
+_INDEX_PAGE_IMAGES = (
+    _INDEX_FILES + "; a page's noimageindex speaks for the images it shows, as its noimageai "
+    "does (docs/purpose-notes.md §4a)"
+)
+_SEARCH_BY_DIRECTIVES = (
+    "; search: the directive itself decides (REP_NOINDEX_ACTION), not the purpose table"
+)
 
 _CS: Final = "content-signal"
 _MS: Final = "robots-ai-control"
@@ -191,6 +225,21 @@ def _cawg_rows() -> tuple[MappingRow, ...]:
     return tuple(rows)
 
 
+def _index_rows() -> tuple[MappingRow, ...]:
+    """``noindex`` / ``noimageindex`` on a file a media pipeline downloaded (its own
+    ``X-Robots-Tag``), a page's ``noimageindex`` for the images it shows, and both when
+    ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is off."""
+    both_ai: Answers = (None, False, False)
+    std = "index-on-files"
+    rows = (
+        ("noindex (downloaded file)", both_ai, _INDEX_FILES + _SEARCH_BY_DIRECTIVES),
+        ("noimageindex (downloaded file)", both_ai, _INDEX_FILES + _SEARCH_BY_DIRECTIVES),
+        ("noimageindex (images of the page)", both_ai, _INDEX_PAGE_IMAGES),
+        ("noindex / noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI off)", _NONE, _INDEX_FILES),
+    )
+    return tuple(MappingRow("robots-meta", key, answers, text, std) for key, answers, text in rows)
+
+
 def _iptc_rows() -> tuple[MappingRow, ...]:
     """IPTC Data Mining values (plain ``DMI-PROHIBITED`` and the ``SEE*`` forms also
     deny search: a separate value exists to except search engine indexing)."""
@@ -266,6 +315,16 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     MappingRow("robots-meta", "noai", (None, False, False), _NOAI, "noai"),
     MappingRow("robots-meta", "noimageai (image response)", (None, False, False), _NOAI, "noai"),
     MappingRow("robots-meta", "noimageai (other response)", _NONE, _NOIMAGEAI_PAGE, "noai"),
+    MappingRow("robots-meta", "noml", (None, False, False), _NOML, "noml"),
+    MappingRow("robots-meta", "noarchive", (None, False, None), _NOARCHIVE, "noarchive-ai"),
+    MappingRow(
+        "robots-meta",
+        "noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN off)",
+        _NONE,
+        _NOARCHIVE,
+        "noarchive-ai",
+    ),
+    *_index_rows(),
     *_iptc_rows(),
     *_cawg_rows(),
     *(MappingRow("rsl", signal, answers, source, "rsl") for signal, answers, source in RSL_ROWS),

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-logger = logging.getLogger("scrapy_rep.usage.tdmrep")
+logger = logging.getLogger(__name__)
 
 #: A ``tdm-policy`` longer than this is ignored (it is only reported, never fetched here).
 MAX_POLICY_CHARS: Final = 2048

@@ -7,7 +7,10 @@ the image is directly downloaded". So a page's ``noimageai`` speaks for the imag
 shows: requests for them and the image URLs its items carry are refused for ``ai-train``
 and ``ai-input`` (``REP_PURPOSE_ACTION = "drop"``) or carry :data:`IMAGE_USAGE_KEY`
 (``"mark"``), a small JSON-able record that other components (a media pipeline reading
-IPTC / C2PA opt-outs inside the files) can combine with their own verdict.
+IPTC / C2PA opt-outs inside the files) can combine with their own verdict. A page's
+``noimageindex`` ("Do not index images on this page", Google) does the same while
+``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on (docs/decisions.md, 'noindex on a downloaded
+file is a no for AI').
 """
 
 from __future__ import annotations
@@ -26,6 +29,17 @@ IMAGE_PURPOSES: Final[tuple[str, ...]] = tuple(
     purpose
     for purpose, answer in zip(
         PURPOSES, MAPPING[("robots-meta", "noimageai (image response)")].answers, strict=True
+    )
+    if answer is False
+)
+#: The purposes a page's ``noimageindex`` refuses for its images while
+#: ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on (the row "noimageindex (images of the page)").
+INDEX_IMAGE_PURPOSES: Final[tuple[str, ...]] = tuple(
+    purpose
+    for purpose, answer in zip(
+        PURPOSES,
+        MAPPING[("robots-meta", "noimageindex (images of the page)")].answers,
+        strict=True,
     )
     if answer is False
 )
@@ -72,11 +86,14 @@ def is_image_url(url: str) -> bool:
     return dot > path.rfind("/") and path[dot + 1 :].lower() in IMAGE_EXTENSIONS
 
 
-def page_record(page_url: str, directive: str) -> dict[str, Any]:
-    """The record of a ``noimageai`` page: the purposes refused and the sentence that
-    says why (``directive``: the directive as the page wrote it)."""
+def page_record(
+    page_url: str, directive: str, purposes: tuple[str, ...] = IMAGE_PURPOSES
+) -> dict[str, Any]:
+    """The record of a ``noimageai`` page (or a ``noimageindex`` one: ``purposes``
+    :data:`INDEX_IMAGE_PURPOSES`): the purposes refused and the sentence that says why
+    (``directive``: the directive as the page wrote it)."""
     return {
-        "purposes": list(IMAGE_PURPOSES),
+        "purposes": list(purposes),
         "source": f"{directive} on {page_url}",
         "page": page_url,
     }

@@ -11,10 +11,10 @@ or several). :class:`UsagePolicy` answers two questions with the readers of
 - **After a page is fetched** (:meth:`UsagePolicy.after_fetch`): the same signals plus
   the page's own, the ``Content-Usage``, ``Content-Signal`` and ``tdm-reservation``
   headers, the ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing
-  priority) and ``noai`` / ``noimageai``. A "no" for any purpose: the page's items are dropped or
-  marked (``REP_PURPOSE_ACTION``). An unknown answer counts as allowed unless
-  ``REP_PURPOSE_UNKNOWN = "deny"``; before the fetch it never refuses (the page may
-  still say yes).
+  priority) and ``noai`` / ``noimageai`` / ``noml`` / ``noarchive``. A "no" for any
+  purpose: the page's items are dropped or marked (``REP_PURPOSE_ACTION``). An unknown
+  answer counts as allowed unless ``REP_PURPOSE_UNKNOWN = "deny"``; before the fetch it
+  never refuses (the page may still say yes).
 
 With several purposes, a page must be allowed for every one of them: the crawl uses it
 for all of them.
@@ -115,10 +115,14 @@ class UsagePolicy:
     purposes: tuple[Purpose, ...] = ("search",)
     #: ``REP_PURPOSE_UNKNOWN = "deny"``: a purpose nothing speaks about is refused.
     unknown_denies: bool = False
+    #: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``: a page's ``noarchive`` is a no for ai-train.
+    noarchive_no_train: bool = True
 
     @classmethod
-    def of(cls, purposes: Iterable[str], unknown: str = "allow") -> UsagePolicy:
-        return cls(tuple(cast(Purpose, p) for p in purposes), unknown == "deny")
+    def of(
+        cls, purposes: Iterable[str], unknown: str = "allow", *, noarchive_no_train: bool = True
+    ) -> UsagePolicy:
+        return cls(tuple(cast(Purpose, p) for p in purposes), unknown == "deny", noarchive_no_train)
 
     @property
     def needs_tdmrep(self) -> bool:
@@ -137,7 +141,7 @@ class UsagePolicy:
         """The signals of robots.txt (the groups that apply to ``agent``, and to each of
         ``agents``: ``REP_PURPOSE_AGENTS``, whose groups speak for this crawl too) and of
         tdmrep.json about ``url``, with ``licenses``: the signals of the RSL licenses
-        its ``License:`` lines name (:func:`scrapy_rep.usage.rsl_terms.licenses_signals`).
+        its ``License:`` lines name (:func:`scrapy_rep.usage.rsl.terms.licenses_signals`).
         Call it only for URLs robots.txt allows: "no preferences are implied for
         resources that are disallowed" (aipref attach §3.1)."""
         signals = _robots_signals(rules, url, agent)
@@ -173,7 +177,11 @@ class UsagePolicy:
         if tdm.reservation is not None:
             signals.append(tdmrep_signal(tdm))
         if page.directives is not None:
-            signals.extend(page_signals(page.directives, image=page.image))
+            signals.extend(
+                page_signals(
+                    page.directives, image=page.image, noarchive_no_train=self.noarchive_no_train
+                )
+            )
         if page.embedded_by:
             signals.append(embedded_image_signal(page.embedded_by))
         return decide(signals)

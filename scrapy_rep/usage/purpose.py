@@ -4,9 +4,9 @@ A crawl has one or more purposes (:data:`PURPOSES`): ``search`` (building a sear
 index that links to the pages), ``ai-train`` (training AI models) and ``ai-input``
 (feeding pages into a model at inference time: RAG, grounding). Each machine-readable
 signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noai`` /
-``noimageai``) is turned into a :class:`UsageSignal` through ONE table,
-:data:`MAPPING`, whose rows name their source; a vocabulary that has no word for a
-purpose says nothing about it. :func:`decide` combines the signals of one resource
+``noimageai``, ``noml``, ``noarchive``) is turned into a :class:`UsageSignal` through
+ONE table, :data:`MAPPING`, whose rows name their source; a vocabulary that has no word
+for a purpose says nothing about it. :func:`decide` combines the signals of one resource
 into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
 "yes", else unknown (the rule of draft-ietf-aipref-vocab-08 §5.1, applied across
 vocabularies). See ``docs/purpose-notes.md``.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -37,6 +38,10 @@ from scrapy_rep.usage.tdmrep import TdmResolution
 _NONE: Final[Answers] = (None, None, None)
 #: Longest source text kept in a signal (header values can be long).
 MAX_SOURCE_CHARS: Final = 200
+#: The settings under which a search directive is read as an AI opt-out, named in the
+#: source of each signal they give (the audit trail says which reading decided).
+NOARCHIVE_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_TRAIN"
+NOINDEX_SETTING: Final = "REP_MEDIA_NOINDEX_MEANS_NO_AI"
 
 
 def _index(purpose: str) -> int:
@@ -67,8 +72,14 @@ def _merge(rows: Iterable[Answers]) -> Answers:
     return (merged[0], merged[1], merged[2])
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_SOURCE_CHARS else text[: MAX_SOURCE_CHARS - 1] + "…"
+def _clip(text: str, most: int = MAX_SOURCE_CHARS) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _read_under(source: str, setting: str) -> str:
+    """``source`` naming the setting under which it was read, the name kept whole."""
+    suffix = f" ({setting})"
+    return _clip(source, MAX_SOURCE_CHARS - len(suffix)) + suffix
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +210,14 @@ def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
     return _signal("tdmrep", (key,), resolution.source or key)
 
 
-def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSignal, ...]:
-    """``noai`` / ``noimageai`` from the robots meta tags and ``X-Robots-Tag`` headers
-    that apply to us (SPEC §6). ``image``: the response itself is an image
-    (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``."""
+def page_signals(
+    directives: PageDirectives, *, image: bool, noarchive_no_train: bool = True
+) -> tuple[UsageSignal, ...]:
+    """``noai`` / ``noimageai`` / ``noml`` / ``noarchive`` from the robots meta tags and
+    ``X-Robots-Tag`` headers that apply to us (SPEC §6). ``image``: the response itself is
+    an image (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``.
+    ``noarchive_no_train``: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``, ``noarchive`` read as Bing
+    and Amazon document it, a no for AI training (docs/purpose-notes.md §4b)."""
     found = []
     if directives.noai:
         found.append(("noai", "noai"))
@@ -210,8 +225,49 @@ def page_signals(directives: PageDirectives, *, image: bool) -> tuple[UsageSigna
         found.append(
             ("noimageai", "noimageai (image response)" if image else "noimageai (other response)")
         )
-    return tuple(
+    if directives.noml:
+        found.append(("noml", "noml"))
+    signals = tuple(
         _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
+    )
+    if directives.noarchive and noarchive_no_train:  # a reading the setting chose: named
+        source = _read_under(_directive_source(directives, "noarchive"), NOARCHIVE_SETTING)
+        signals = (*signals, _signal("robots-meta", ("noarchive",), source))
+    return signals
+
+
+def speaks_of_use(directives: PageDirectives, *, noarchive_no_train: bool = True) -> bool:
+    """Whether :func:`page_signals` finds anything in ``directives`` (the page pass reads
+    no usage signals of a page that has none to give)."""
+    return (
+        directives.noai
+        or directives.noimageai
+        or directives.noml
+        or (directives.noarchive and noarchive_no_train)
+    )
+
+
+def file_index_signals(
+    directives: PageDirectives, now: datetime | None = None
+) -> tuple[UsageSignal, ...]:
+    """``noindex`` (``none``, an ``unavailable_after`` that has passed: SPEC §6) and
+    ``noimageindex`` in the ``X-Robots-Tag`` of a file a media pipeline downloaded: a no
+    for ``ai-train`` and ``ai-input``, as img2dataset reads them by default (the media
+    gate asks only while ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on; docs/media.md)."""
+    found = []
+    if directives.blocks_indexing(now):
+        if directives.noindex:
+            word = "noindex" if _said(directives, "noindex") else "none"
+        else:
+            word = "unavailable_after"
+        found.append(("noindex (downloaded file)", _directive_source(directives, word)))
+    if directives.noimageindex:
+        found.append(
+            ("noimageindex (downloaded file)", _directive_source(directives, "noimageindex"))
+        )
+    return tuple(
+        _signal("robots-meta", (key,), _read_under(source, NOINDEX_SETTING))
+        for key, source in found
     )
 
 
@@ -220,6 +276,10 @@ def embedded_image_signal(source: str) -> UsageSignal:
     the page's noimageai covers it as ``noai`` would (DeviantArt 2022; docs/purpose-notes.md
     §4a)."""
     return _signal("robots-meta", ("noimageai (image response)",), source)
+
+
+def _said(directives: PageDirectives, word: str) -> bool:
+    return any(word in source.lower() for source in directives.sources)
 
 
 def _directive_source(directives: PageDirectives, word: str) -> str:

@@ -29,6 +29,15 @@ STANDARDS: Final[dict[str, str]] = {
     ),
     "tdmrep": "W3C TDMRep Community Group Final Report (2024); invalid entries skipped",
     "noai": "DeviantArt noai / noimageai directives (2022); noimageai covers the page's images",
+    "noml": "Mojeek's NoML proposal and open letter (Oct 2023, noml.info): noml",
+    "noarchive-ai": (
+        "noarchive as an AI-training opt-out: Bing Webmaster Blog (Sep 2023) and Amazon's "
+        "Amazonbot page (developer.amazon.com/amazonbot)"
+    ),
+    "index-on-files": (
+        "noindex / noimageindex on a downloaded file as an AI opt-out: img2dataset's default "
+        "disallowed_header_directives; Google's robots meta specification for their meaning"
+    ),
     "iptc-data-mining": "IPTC Photo Metadata Standard 2023.1 Data Mining (plus:DataMining)",
     "cawg-training-mining": "CAWG Training and Data Mining assertion v1.1; C2PA 1.x",
     "rsl": (

@@ -29,14 +29,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from scrapy_rep.robotstxt._encoding import (
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
+from scrapy_rep.urls.encoding import (
     dangling_variants,
     normalise_pattern,
     normalise_url_path,
     path_of,
 )
-from scrapy_rep.robotstxt._wildcards import FirstMatcher
-from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
+from scrapy_rep.urls.wildcards import FirstMatcher
 from scrapy_rep.usage._json_array import array_items
 
 # Re-exported (``X as X``): this module is the public import path of these names.

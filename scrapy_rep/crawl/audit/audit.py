@@ -1,7 +1,7 @@
 """The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
 final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
-lines: :mod:`scrapy_rep.trail.records`; file, chain and snapshots:
-:mod:`scrapy_rep.trail.file`).
+lines: :mod:`scrapy_rep.audit.lines`; file, chain and snapshots:
+:mod:`scrapy_rep.audit.file`).
 
 A URL is *requested* when the spider (or a start request) asked for it and the
 dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
@@ -19,7 +19,7 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
   middleware (:meth:`AuditTrail.page_done`);
 - redirected by Scrapy: when the next URL is scheduled (``to``);
 - failed: when the exception leaves the outermost downloader middleware
-  (:class:`scrapy_rep.crawl.trails.AuditMiddleware`), after every retry;
+  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
   records are kept in ``JOBDIR`` for the resumed run instead).
 """
@@ -38,6 +38,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
@@ -50,12 +51,19 @@ from scrapy_rep.crawl.audit.auditfile import (
     save_state,
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
-from scrapy_rep.crawl.audit.auditstate import ID_KEY, guarded
-from scrapy_rep.crawl.compat import running_engine, seen_fingerprints
+from scrapy_rep.crawl.audit.auditstate import guarded
+from scrapy_rep.crawl.auditing import TRAILS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.trails import TRAILS, AuditMiddleware
-from scrapy_rep.robotstxt.useragent import product_token
-from scrapy_rep.trail import records as lines
+from scrapy_rep.crawl.internals import (
+    downloader_methods,
+    engine_scheduler,
+    running_engine,
+    seen_fingerprints,
+)
+from scrapy_rep.robotstxt.useragent import crawler_name, product_token
+from scrapy_rep.verdict import LICENSE as LICENSE_KIND
+from scrapy_rep.verdict import TDM as TDM_KIND
+from scrapy_rep.verdict import Allowed, Obey, Refused
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -63,12 +71,11 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.robotstxt import Decision
+    from scrapy_rep.verdict import RequestFacts
 
-__all__ = ["ID_KEY", "AuditTrail"]
+__all__ = ["AuditTrail"]
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.audit")
+logger = logging.getLogger(__name__)
 
 
 class AuditTrail(RequestEvents, FateEvents):
@@ -92,11 +99,14 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        self.item_why: dict[str, str] = {}
+        self.not_followed: dict[str, list[str]] = {}
+        #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
         self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
-        self._robots_token = product_token(str(robots_agent))
+        self._robots_token = crawler_name(str(robots_agent))
         self._errors_logged = False
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
@@ -121,45 +131,47 @@ class AuditTrail(RequestEvents, FateEvents):
 
     # ------------------------------------------------------------------ decisions
 
-    def robots_decided(
-        self, request: Request, origin: str, entry: CacheEntry[Any], agent: str, decision: Decision
-    ) -> None:
-        """robots.txt decided ``request`` for ``agent`` (from :mod:`scrapy_rep.crawl`)."""
+    def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
+        """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the
+        record names the robots.txt version and the line that decided it for the agent
+        whose group decided (or why none did, or that Allow/Disallow were not obeyed), the
+        tdmrep.json and RSL license versions it was decided with."""
         try:
             state = self._state(request)
             if state is None:
                 return
-            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
+            used = verdict.used
+            if not used:
+                return
+            origin = str(used[0][1])
+            robots = used[0][2]
+            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+            agent = verdict.agent if isinstance(verdict, Refused) else facts.agent
             token = self._tokens.get(agent)
-            if token is None:  # the name robots.txt groups are matched by, not the whole UA
+            if token is None:  # a REP_PURPOSE_AGENTS token as written: its product token
                 token = self._tokens[agent] = product_token(agent) or agent
-            why = f"robots.txt {entry.outcome}" if entry.unreachable else decision.reason
-            state[ROBOTS] = (sha, token, decision.line, decision.line_text, why)
+            agent = token
+            decision = verdict.robots
+            if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
+                previous = state[ROBOTS]
+                if previous is not None and len(previous) >= 6 and not previous[5]:
+                    state[ROBOTS] = (sha, *previous[1:])
+            elif decision is not None:
+                why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
+                overridden = ""
+                if isinstance(verdict, Allowed) and verdict.overridden is not None:
+                    override = verdict.overridden
+                    overridden = f"{override.reason} (until {override.expires})"
+                state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
+                                 overridden)  # fmt: skip
+            for kind, key, entry in used[1:]:
+                if kind == TDM_KIND:
+                    url = f"{key}/.well-known/tdmrep.json"
+                    state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
+                elif kind == LICENSE_KIND:
+                    self.license_used(str(key), entry, request)
         except Exception:
-            self.internal_error("robots_decided")
-
-    def robots_not_obeyed(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
-        """robots.txt was read for ``request`` but its Allow/Disallow lines were not obeyed
-        (its AI-usage opt-outs were): the record names the snapshot."""
-        try:
-            state = self._state(request)
-            robots = state[ROBOTS] if state is not None else None
-            if state is None or robots is None or len(robots) < 6 or robots[5]:
-                return  # not opened as not obeyed, or a line decided it since
-            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", entry)
-            state[ROBOTS] = (sha, *robots[1:])
-        except Exception:
-            self.internal_error("robots_not_obeyed")
-
-    def document_used(self, request: Request, origin: str, entry: CacheEntry[Any]) -> None:
-        """The origin's tdmrep.json was checked for ``request``."""
-        try:
-            state = self._state(request)
-            if state is not None:
-                url = f"{origin}/.well-known/tdmrep.json"
-                state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
-        except Exception:
-            self.internal_error("document_used")
+            self.internal_error("decided")
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
@@ -185,7 +197,7 @@ class AuditTrail(RequestEvents, FateEvents):
         # requests it still holds in its own spider_closed handler, before ours runs.
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
         engine = running_engine(self.crawler)
-        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        scheduler = engine_scheduler(engine)
         self._seen = seen_fingerprints(scheduler)  # RFPDupeFilter's, read where it is
         if self._seen is None:  # another dupefilter: its drops undo the records opened
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
@@ -239,9 +251,7 @@ class AuditTrail(RequestEvents, FateEvents):
 def _audit_middleware_last(engine: Any) -> bool:
     """Whether :class:`AuditMiddleware`'s ``process_response`` is the downloader's last:
     the response it sees is then the one ``response_received`` would tell."""
-    downloader = getattr(engine, "downloader", None)
-    methods = getattr(getattr(downloader, "middleware", None), "methods", None)
-    chain = methods.get("process_response") if isinstance(methods, dict) else None
+    chain = downloader_methods(engine, "process_response")
     if not chain:
         return False
     return isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
-from scrapy_rep.crawl.audit.auditstate import ID_KEY, AuditState, guarded, robots_sha
-from scrapy_rep.crawl.requests.usagegate import before_of
-from scrapy_rep.trail import records as lines
+from scrapy_rep.crawl.audit.auditstate import (
+    NOT_FOLLOWED_KEPT,
+    AuditState,
+    guarded,
+    record_id,
+    robots_sha,
+)
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
@@ -20,6 +26,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.usage.policy import Refusal
     from scrapy_rep.usage.purpose import UsageDecision
+    from scrapy_rep.verdict import Refused
 
 
 class FateEvents(AuditState):
@@ -32,25 +39,30 @@ class FateEvents(AuditState):
         reason: str,
         message: str,
         response: Response | None = None,
+        verdict: Refused | None = None,
         **_: Any,
     ) -> None:
         if reason in ("nofollow", "rel_nofollow"):  # a link, never requested: counted
             self.counts["not_followed"] += 1
-            page = self._state(getattr(response, "request", None))
-            if page is not None:
+            linking = getattr(response, "request", None)
+            page = self._state(linking)
+            if page is not None and linking is not None:
                 page[NOFOLLOW] += 1
+                links = self.not_followed.setdefault(record_id(linking), [])
+                if len(links) < NOT_FOLLOWED_KEPT:  # the count says how many in all
+                    links.append(request.url)
             return
-        ref = request.meta.get(ID_KEY)
-        state = self._state(request)
-        if state is None or ref is None:
+        key = record_id(request)
+        state = self.open.get(key) if key else None
+        if state is None:
             return
-        before = before_of(request)
+        before = verdict.before if verdict is not None else before_of(request)
         extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
         if before is not NOTHING_BEFORE:
             extra["usage"] = lines.usage_part(
                 before.decision(), robots_sha(state), state[TDM] or "", state[LICENSES] or {}
             )
-        self._final(ref[0], state, "refused", **extra)
+        self._final(key, state, "refused", **extra)
 
     @guarded
     def page_done(self, response: Response, kept: int, dropped: int) -> None:
@@ -60,11 +72,18 @@ class FateEvents(AuditState):
         state = self._state(request)
         if state is None or request is None:
             return
+        key = record_id(request)
+        item_why = self.item_why.pop(key, "")
+        not_followed = self.not_followed.pop(key, [])
         extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
         if state[ITEM_REASON]:
             extra["item_reason"] = state[ITEM_REASON]
+            if item_why:
+                extra["item_why"] = item_why
         if state[NOFOLLOW]:
             extra["links_not_followed"] = state[NOFOLLOW]
+            if not_followed:
+                extra["not_followed"] = not_followed
         decision = response.meta.get(meta.USAGE)
         if decision is None:
             before = before_of(request)
@@ -74,15 +93,15 @@ class FateEvents(AuditState):
             licenses = state[LICENSES] or {}
             extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
         state[STATUS] = response.status
-        self._final(request.meta[ID_KEY][0], state, "fetched", **extra)
+        self._final(record_id(request), state, "fetched", **extra)
 
     def failed(self, request: Request, exception: BaseException) -> None:
-        """No response after every retry (:class:`scrapy_rep.crawl.trails.AuditMiddleware`)."""
+        """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
         state = self._state(request)
         if state is None or state[FETCHED]:
             return
         why = f"{type(exception).__name__}: {exception}".rstrip(": ")
-        self._final(request.meta[ID_KEY][0], state, "failed", why=why)
+        self._final(record_id(request), state, "failed", why=why)
 
     @guarded
     def _file_checked(

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from scrapy_rep.crawl.compat import close_spider
+from scrapy_rep.audit import lines
+from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
+from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.settings import RepSettingError
-from scrapy_rep.trail import records as lines
-from scrapy_rep.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.auditfile")
+logger = logging.getLogger(__name__)
 
 #: The close reason when the trail cannot be written (``REP_AUDIT_REQUIRED``).
 CLOSE_REASON: Final = "audit_trail_unwritable"

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
-from scrapy_rep.crawl.audit.auditstate import ID_KEY, AuditState, guarded
+from scrapy_rep.crawl.audit.auditstate import AuditState, guarded, record_id
+from scrapy_rep.crawl.requeststate import KEY, RequestState, update
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -41,15 +42,17 @@ class RequestEvents(AuditState):
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
         self._new = None
-        ref = request.meta.get(ID_KEY)
-        if ref is not None:
-            if ref[1] == request.url and ref[0] in self.open:
-                self._taken.discard(ref[0])  # back in a shared queue: for any worker
+        ref = request.meta.get(KEY)
+        if type(ref) is not RequestState:
+            ref = None
+        if ref is not None and ref.audit:
+            if ref.url == request.url and ref.audit in self.open:
+                self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                 return  # its record goes on: held, released, retried, resumed
             # A final record's meta on a request sent again (a spider's meta=response.meta):
             # a new request, with a record of its own.
-            if ref[1] in request.meta.get("redirect_urls", ()):
-                self._redirected(ref[0], request)
+            if ref.url in request.meta.get("redirect_urls", ()):
+                self._redirected(ref.audit, request)
         fingerprint = self._fingerprint(request)
         seen = self._seen is not None and self._seen(fingerprint)
         if seen and not request.dont_filter:
@@ -68,7 +71,10 @@ class RequestEvents(AuditState):
             self._unfiltered[url_key] = key
         self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
                           False, request.dont_filter, None, earlier]  # fmt: skip
-        request.meta[ID_KEY] = (key, request.url)
+        if ref is not None and ref.url == request.url:  # the state, replaced inline
+            request.meta[KEY] = ref._replace(audit=key)
+        else:
+            request.meta[KEY] = RequestState(request.url, key)
         self._new = request
 
     def _share_records(self, scheduler: Any) -> None:
@@ -94,13 +100,13 @@ class RequestEvents(AuditState):
     def _took(self, request: Request) -> None:
         """This worker took ``request`` from the shared queue: its record is this
         worker's now (opened here if another worker scheduled it, under the same id)."""
-        ref = request.meta.get(ID_KEY)
-        if ref is None or ref[1] != request.url:
+        key = record_id(request)
+        if not key:
             return
-        if ref[0] not in self.open:
-            self.open[ref[0]] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
-                                 None, False, request.dont_filter, None, ""]  # fmt: skip
-        self._taken.add(ref[0])
+        if key not in self.open:
+            self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
+                              None, False, request.dont_filter, None, ""]  # fmt: skip
+        self._taken.add(key)
 
     def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
@@ -130,10 +136,11 @@ class RequestEvents(AuditState):
         self.counts["duplicates_dropped"] += 1
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
-            ref = request.meta.pop(ID_KEY)
-            self.open.pop(ref[0], None)
-            url_key = ref[0].partition("-")[0]
-            if self._unfiltered.get(url_key) == ref[0]:
+            key = record_id(request)
+            update(request, audit="")
+            self.open.pop(key, None)
+            url_key = key.partition("-")[0]
+            if self._unfiltered.get(url_key) == key:
                 del self._unfiltered[url_key]
         self._new = None
 
@@ -152,7 +159,7 @@ class RequestEvents(AuditState):
             state[STATUS] = response.status
 
     def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`scrapy_rep.crawl.trails.AuditMiddleware` when its
+        """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
         ``process_response`` is the last one (nothing can change the response after it):
         then the trail has no ``response_received`` receiver (see ``_opened``)."""
         if self._direct:
@@ -165,10 +172,15 @@ class RequestEvents(AuditState):
             state[HELD] += 1
             if self._shared:  # released, it goes back to the shared queue; still held
                 # when the spider closes, it is returned to it: either way, for any worker
-                self._taken.discard(request.meta[ID_KEY][0])
+                self._taken.discard(record_id(request))
 
     @guarded
-    def _item_refused(self, response: Response | None, reason: str, **_: Any) -> None:
-        state = self._state(getattr(response, "request", None))
-        if state is not None:
+    def _item_refused(
+        self, response: Response | None, reason: str, message: str = "", **_: Any
+    ) -> None:
+        request = getattr(response, "request", None)
+        state = self._state(request)
+        if state is not None and request is not None:
             state[ITEM_REASON] = reason
+            if message:  # what said it: ``noindex by header X-Robots-Tag: none``
+                self.item_why[record_id(request)] = message

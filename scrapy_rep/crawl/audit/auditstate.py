@@ -1,7 +1,7 @@
 """The audit trail's open records and how one becomes final (docs/audit-trail.md, "url
 records"): the state :class:`scrapy_rep.crawl.audit.audit.AuditTrail` keeps per requested URL
-(a list indexed by :mod:`scrapy_rep.crawl.audit.auditfile`'s ``URL``…), found from a request's
-``(id, url)`` meta, and the ``url`` line written when its fate is final."""
+(a list indexed by :mod:`scrapy_rep.crawl.audit.auditfile`'s ``URL``…), found from the id in
+the request's state, and the ``url`` line written when its fate is final."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
-from scrapy_rep.crawl import meta
+from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfile import (
     ATTEMPTS,
     EARLIER,
@@ -22,8 +22,8 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.trail import records as lines
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -33,11 +33,12 @@ if TYPE_CHECKING:
 
     from scrapy_rep.settings import RepConfig
 
-logger = logging.getLogger("scrapy_rep.crawl.audit")
+logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
 
-#: ``request.meta`` key: ``(id, url)`` of the request's record (:data:`meta.AUDIT_ID`).
-ID_KEY: Final = meta.AUDIT_ID
+#: At most this many links not followed are named in a page's record (``not_followed``;
+#: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
+NOT_FOLLOWED_KEPT: Final = 20
 
 
 def guarded(method: F) -> F:
@@ -69,13 +70,21 @@ class AuditState:
     _unfiltered: dict[str, str]
     counts: Counter[str]
     _errors_logged: bool
+    #: Per open record of a page, until its output is through (``page_done``): the
+    #: sentence its items' refusal came with, and the first links its nofollow or
+    #: ``rel="nofollow"`` kept from being requested (:data:`NOT_FOLLOWED_KEPT`).
+    item_why: dict[str, str]
+    not_followed: dict[str, list[str]]
 
     def _state(self, request: Request | None) -> list[Any] | None:
-        """The open record of ``request`` (``None``: none, or not this URL's)."""
-        ref = request.meta.get(ID_KEY) if request is not None else None
-        if ref is None or ref[1] != request.url:  # type: ignore[union-attr]
+        """The open record of ``request`` (``None``: none, or not this URL's). Inline:
+        several times per request."""
+        if request is None:
             return None
-        return self.open.get(ref[0])
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.url != request.url or not state.audit:
+            return None
+        return self.open.get(state.audit)
 
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
@@ -112,6 +121,17 @@ class AuditState:
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
+
+
+def record_id(request: Request | None) -> str:
+    """The id of ``request``'s own audit record (``""``: none; its state's
+    :attr:`~scrapy_rep.crawl.requeststate.RequestState.audit`)."""
+    if request is None:
+        return ""
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url:
+        return ""
+    return state.audit
 
 
 def robots_sha(state: list[Any]) -> str:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Hashable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
@@ -30,13 +31,25 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
     from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.fetch.origins import Origin
+    from scrapy_rep.urls.origins import Origin
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.actions")
+logger = logging.getLogger(__name__)
 
 #: The actions that call the shared store (run one after the other, in order).
 _STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
+
+#: The lifecycle's INFO lines are each about one origin (the wait for an unreachable
+#: document begins, it is back, a stale copy is kept): the first few of each at INFO,
+#: the rest at DEBUG (:mod:`scrapy_rep.crawl.loglimit`). What the end of the crawl says
+#: of those known by their message; another is counted by its message.
+_SUMMARIES: Final = {
+    "%s of %s is unreachable (%s); holding %d request(s), retrying until %s (in %s s)":
+        "%s of %s origins was unreachable for a while (their requests held and retried)",
+    "%s of %s is back after %d failed attempt(s): %s":
+        "%s of %s origins came back after failed downloads",
+    "%s of %s: %s; keeping the copy fetched %.0f s ago, next try in %.0f s":
+        "%s of %s origins was unreachable; a stale copy was kept",
+}  # fmt: skip
 
 
 class DocumentOwner(Protocol):
@@ -75,61 +88,86 @@ class ActionRunner:
         self._kind = kind
         self._timers: dict[Any, Any] = {}
         self._tasks: set[Deferred[None]] = set()
-        #: Keys whose ``robots_parsed`` handlers still run: their requests wait.
-        self.announcing: set[Any] = set()
         self._watching_downloads = False
         self.closed = False
+        #: The per-origin INFO lines, by message: said for the first origins only.
+        self._first = FirstFew()
 
     def handle(self, event: do.Event) -> None:
         """Give ``event`` to the lifecycle now and perform what it decides."""
         self.perform(self.lifecycle.handle(event, self._clock()))
 
     def perform(self, actions: list[do.Action]) -> None:
+        if not actions:  # the usual answer to a request while a fetch is under way
+            return
         self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
         store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
         if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
             self._run(self._store_calls(store_calls))
 
     def _perform_here(self, actions: list[do.Action]) -> None:
-        for index, action in enumerate(actions):
+        for action in actions:
             if isinstance(action, do.Stat):
                 inc(self.crawler.stats, action.name, action.count)
             elif isinstance(action, do.Log):
-                extra = {"spider": self.crawler.spider}
-                logger.log(action.level, action.message, *action.args, extra=extra)
+                self._log(action)
             elif isinstance(action, do.Release):
                 self._owner.release(action.key, action.entry, action.failures)
             elif isinstance(action, do.WakeAt):
                 self._wake_at(action.key, action.when)
             elif isinstance(action, do.Announce):
                 handlers = self._announce(action)
-                if handlers is not None:
-                    # As Scrapy's middleware: robots_parsed handlers may be async, and
-                    # the held requests go on once they have all finished.
-                    self.announcing.add(action.key)
-                    self._run(self._after(action.key, handlers, actions[index + 1 :]))
-                    return
+                if handlers is not None:  # as Scrapy's middleware: they may be async
+                    self._run(self._after(action.key, handlers, action.known))
+                elif action.known:
+                    self.handle(do.Announced(action.key))
             elif isinstance(action, do.StartDownload):
                 self._run(self._download(cast("Origin", action.key)))
 
-    async def _after(
-        self, key: Any, handlers: Coroutine[Any, Any, Any], rest: list[do.Action]
-    ) -> None:
+    async def _after(self, key: Any, handlers: Coroutine[Any, Any, Any], known: bool) -> None:
+        """Once every handler is done, the lifecycle lets the document decide (its step
+        ``ANNOUNCING`` ends) and releases the requests held for it."""
         try:
             await handlers  # send_catch_log_async logs a handler's error itself
         finally:
-            self.announcing.discard(key)
-        self._perform_here(rest)
+            if known and not self.closed:
+                self.handle(do.Announced(key))
+
+    def _log(self, action: do.Log, summary: bool = False) -> None:
+        """A lifecycle's line; one of its per-origin INFO lines at INFO for the first few
+        origins of the crawl only (not the summary at the end)."""
+        level, message, args = action.level, action.message, action.args
+        if level == logging.INFO and not summary:
+            level = self._first.level(message)
+            if note := self._first.note(message):
+                message, args = f"{message}%s", (*args, note)
+        logger.log(level, message, *args, extra={"spider": self.crawler.spider})
 
     def close(self) -> None:
         """The spider closed: no timer fires any more; the lifecycle's summary is logged
-        (the documents given up on, by failure)."""
+        (the documents given up on, by failure), and the count of each per-origin line
+        some of which went to DEBUG."""
         self.closed = True
         for timer in self._timers.values():
             if timer.active():
                 timer.cancel()
         self._timers.clear()
-        self._perform_here(self.lifecycle.summary())
+        for action in self.lifecycle.summary():
+            if isinstance(action, do.Log):
+                self._log(action, summary=True)
+            else:
+                self._perform_here([action])
+        extra = {"spider": self.crawler.spider}
+        for message in self._first.counts:
+            count = self._first.beyond(message)
+            if count and message in _SUMMARIES:
+                said = _SUMMARIES[message]
+                logger.info(
+                    f"scrapy_rep: {said}", self.lifecycle.kind.name, f"{count:,}", extra=extra
+                )
+            elif count:
+                logger.info("scrapy_rep: %s lines like %r in this crawl (the first %d at INFO)",
+                            f"{count:,}", message, self._first.limit, extra=extra)  # fmt: skip
 
     # ------------------------------------------------------------------ I/O
 

@@ -1,19 +1,25 @@
-"""The entries that released requests carry (docs/decisions.md, 'Released requests carry
-their entry, not its parsed rules'): a small token in each request's meta
-(:data:`~scrapy_rep.crawl.meta.DECIDED`), the entry kept here under it until the request
-comes back, whatever the cache holds by then (an entry may have expired or been evicted
-meanwhile). A token names its run: one read back from ``JOBDIR`` by the next run names
-nothing, and the request is decided afresh."""
+"""The document versions that released requests carry (docs/decisions.md, 'Released
+requests carry their entry, not its parsed rules'): a small token in each request's state
+(:attr:`~scrapy_rep.crawl.requeststate.RequestState.carried`), the entry kept here under
+it until the request comes back, whatever the cache holds by then (an entry may have
+expired or been evicted meanwhile). A token names its run: one read back from ``JOBDIR``
+by the next run names nothing, and the request is decided afresh.
+
+A carried version never decides against a newer one (docs/decisions.md, 'One request, one
+verdict'): when the request comes back, the cache's own version decides if it is newer,
+and a carried version older than one this process has already decided with for that key
+is let go (the request is then decided from the cache, or held again).
+"""
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -21,7 +27,6 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 
 D = TypeVar("D")
-Decided = tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -44,6 +49,10 @@ class CarriedEntries(Generic[D]):
         #: gives them back (:meth:`DocumentCache.restore`).
         self._cache = cache
         self._kept: dict[str, _Kept[D]] = {}
+        #: Per key with carried entries: how many tokens, and the newest version
+        #: (``fetched_at``) any request of this process was decided with.
+        self._tokens: dict[Hashable, int] = {}
+        self._newest: dict[Hashable, float] = {}
         self._run = uuid.uuid4().hex[:8]
         self._serial = itertools.count()
 
@@ -57,61 +66,105 @@ class CarriedEntries(Generic[D]):
         key: Hashable,
         compact: bool = False,
     ) -> None:
-        """Each of ``requests`` is decided by ``entry`` (``key``'s) when it comes back.
-        ``compact``: they may wait long (in the scheduler's queue), so the entry is kept
-        without its parsed rules and parsed again, the same, when they come back."""
+        """Each of ``requests`` is decided by ``entry`` (``key``'s) when it comes back,
+        unless a newer version is known by then. ``compact``: they may wait long (in the
+        scheduler's queue), so the entry is kept without its parsed rules and parsed
+        again, the same, when they come back."""
         if not requests:
             return
         if compact and self._cache is not None:
             entry = self._cache.compact(entry)
         token = f"{self._run}.{next(self._serial)}"
         self._kept[token] = _Kept(entry, len(requests), key)
-        for request in requests:
-            others = self._others(request.meta.get(meta.DECIDED, ()), key)
-            request.meta[meta.DECIDED] = (*others, (self.name, token))
+        self._tokens[key] = self._tokens.get(key, 0) + 1
+        self.used(key, entry)
+        mine = (self.name, token)
+        for request in requests:  # each request's state, replaced inline (a batch)
+            state = request.meta.get(KEY)
+            if type(state) is not RequestState or state.url != request.url:
+                request.meta[KEY] = RequestState(request.url, carried=(mine,))
+            elif not state.carried:
+                request.meta[KEY] = state._replace(carried=(mine,))
+            else:
+                request.meta[KEY] = state._replace(
+                    carried=(*self._others(state.carried, key), mine)
+                )
 
-    def take(self, request: Request, key: Hashable) -> CacheEntry[D] | None:
-        """The entry of ``key`` that ``request`` carries (its token taken from its meta),
-        or ``None``. Tokens of other keys of this kind stay; another run's go."""
-        decided = request.meta.get(meta.DECIDED)
-        if not decided:
+    def used(self, key: Hashable, entry: CacheEntry[D]) -> None:
+        """A request was decided with ``entry`` (``key``'s): carried versions older than
+        it may no longer decide one."""
+        if key in self._tokens and entry.fetched_at > self._newest.get(key, 0.0):
+            self._newest[key] = entry.fetched_at
+
+    def take(
+        self,
+        request: Request,
+        key: Hashable,
+        current: Callable[[Hashable], CacheEntry[D] | None] | None = None,
+    ) -> CacheEntry[D] | None:
+        """The entry of ``key`` that ``request`` carries (its token taken from its state),
+        or ``None``; ``current(key)``: the cache's own usable version (by default what the
+        cache holds), which decides instead when it is at least as new. Tokens of other
+        keys of this kind stay; another run's go."""
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.url != request.url or not state.carried:
             return None
-        mine = [token for name, token in decided if name == self.name]
-        if not mine:
+        entry: CacheEntry[D] | None = None
+        rest: list[tuple[str, str]] = []
+        newest_used = self._newest.get(key, 0.0)  # before its last token is redeemed
+        for pair in state.carried:
+            kept = self._kept.get(pair[1]) if pair[0] == self.name else None
+            if kept is None:
+                if pair[0] != self.name:
+                    rest.append(pair)  # another kind's; this kind's of another run go
+            elif kept.key != key:
+                rest.append(pair)
+            else:
+                found = self._redeem(pair[1], kept)
+                entry = entry or found
+        request.meta[KEY] = state._replace(carried=tuple(rest))
+        if entry is None:
             return None
-        rest = self._others(decided, key)
-        if rest:
-            request.meta[meta.DECIDED] = rest
-        else:
-            del request.meta[meta.DECIDED]
-        found = [self._redeem(token) for token in mine if self._is_of(token, key)]
-        entries = [entry for entry in found if entry is not None]
-        if not entries:
-            return None
+        newest = self._cache.peek(key) if self._cache is not None else None
+        if newest is not None and newest.fetched_at >= entry.fetched_at:
+            assert self._cache is not None
+            now = (current or self._cache.get)(key)
+            if now is not None and now.fetched_at >= entry.fetched_at:
+                return now
+        if entry.fetched_at < newest_used:
+            return None  # a newer version decided requests since: never an older one
         if self._cache is not None:
-            return self._cache.restore(key, entries[0])
-        return entries[0]
+            return self._cache.restore(key, entry)
+        return entry
 
     def _is_of(self, token: str, key: Hashable) -> bool:
         kept = self._kept.get(token)
         return kept is not None and kept.key == key
 
-    def _others(self, decided: Decided, key: Hashable) -> Decided:
-        """``decided`` without this kind's tokens of ``key`` (nor of another run)."""
+    def _others(
+        self, carried: tuple[tuple[str, str], ...], key: Hashable
+    ) -> tuple[tuple[str, str], ...]:
+        """``carried`` without this kind's tokens of ``key`` (nor of another run)."""
         return tuple(
             pair
-            for pair in decided
+            for pair in carried
             if pair[0] != self.name or (pair[1] in self._kept and not self._is_of(pair[1], key))
         )
 
     def clear(self) -> None:
         self._kept.clear()
+        self._tokens.clear()
+        self._newest.clear()
 
-    def _redeem(self, token: str) -> CacheEntry[D] | None:
-        kept = self._kept.get(token)
-        if kept is None:  # another run's token (JOBDIR), or already taken
-            return None
+    def _redeem(self, token: str, kept: _Kept[D]) -> CacheEntry[D]:
+        """One request of those ``kept`` carries came back."""
         kept.to_come -= 1
         if kept.to_come <= 0:
             del self._kept[token]
+            left = self._tokens.get(kept.key, 1) - 1
+            if left:
+                self._tokens[kept.key] = left
+            else:
+                self._tokens.pop(kept.key, None)
+                self._newest.pop(kept.key, None)
         return kept.entry

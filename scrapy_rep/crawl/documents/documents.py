@@ -6,13 +6,15 @@ fetch decision), the :class:`~scrapy_rep.crawl.documents.actions.ActionRunner` t
 actions out, and the requests waiting for it: its slice of the crawl's
 :class:`~scrapy_rep.crawl.documents.holding.HeldRequests` (under the kind's ``HoldKey``), the
 requests awaiting it in place, and the request that made each copy be fetched. It
-answers one question per request (:meth:`OriginDocument.decide`): the entry that decides
-it, or :data:`HOLD`; and it releases its own held requests when the lifecycle says so.
+answers one question per request (:meth:`OriginDocument.entry_for`): the version that
+decides it, or none yet (the request then waits: :meth:`OriginDocument.hold_or_wait`); and
+it releases its own held requests when the lifecycle says so.
 
-A released request carries a small record in ``request.meta`` (:data:`~scrapy_rep.crawl.
-meta.DECIDED`): a token under which the document keeps the entry it was released with,
-until the request comes back, whatever the cache holds by then (an entry may have
-expired or been evicted meanwhile).
+A released request carries a small token in its state
+(:attr:`~scrapy_rep.crawl.requeststate.RequestState.carried`) under which the document
+keeps the entry it was released with, until the request comes back, whatever the cache
+holds by then (an entry may have expired or been evicted meanwhile), unless a newer version
+is known by then (:mod:`scrapy_rep.crawl.documents.carried`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.compat import running_engine
 from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
+from scrapy_rep.crawl.internals import engine_closing, running_engine
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
@@ -44,16 +47,17 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
-    from scrapy_rep.fetch.policy import Policy
+    from scrapy_rep.fetch.rules import Policy
     from scrapy_rep.settings import RepConfig
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.documents")
+logger = logging.getLogger(__name__)
 D = TypeVar("D")
+#: The ``request.meta`` items of a request's route that its documents' requests take.
+_ROUTE: Final = (meta.DOWNLOAD_SLOT, "proxy")
 
 
 class Hold:
-    """:meth:`OriginDocument.decide`'s answer when the request must wait for the document:
+    """:meth:`OriginDocument.hold_or_wait`'s answer when the request must wait for it:
     :data:`HOLD` or :data:`WAIT`."""
 
     __slots__ = ("wait",)
@@ -91,8 +95,6 @@ class OriginDocument(Generic[D]):
         self.crawler = crawler
         self.document = document
         self.name = document.name
-        #: The keys of the copies a request of an origin needs, given its robots.txt.
-        self.keys_of = kind.keys_of
         self.stats = crawler.stats
         #: Every key's copy (SPEC §4 "Caching").
         self.cache: DocumentCache[D] = DocumentCache(
@@ -106,30 +108,40 @@ class OriginDocument(Generic[D]):
         self._triggers: dict[Hashable, Request] = {}
         #: Requests awaiting the document in place (sent with ``engine.download_async``).
         self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
-        #: The entries released requests carry, by a token in their meta.
+        #: The entries released requests carry, by a token in their state.
         self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
-        fetcher = EngineFetcher(crawler, timeout, document, self._download_slot, kind.stats)
+        fetcher = EngineFetcher(crawler, timeout, document, self._route, kind.stats)
         store = store.for_kind(document.stat_prefix)
         self.runner = ActionRunner(crawler, self.lifecycle, fetcher, store, self, clock, kind)
 
     # ------------------------------------------------------------------ one request
 
-    def decide(self, key: Hashable, request: Request) -> CacheEntry[D] | Hold:
-        """The entry that decides ``request`` now, or :data:`HOLD` (a fetch is under way
-        or starts), or :data:`WAIT` for a request handed back to be held that came
-        straight back."""
-        entry = self._carried.take(request, key)
-        if entry is not None:
-            return entry
-        entry = self.entry(key, request)
-        if entry is not None:
-            return entry
-        if request.meta.get(meta.HOLDING) != self.name or request.meta.get(meta.HOLD_KEY) != key:
-            request.meta[meta.HOLDING] = self.name
-            request.meta[meta.HOLD_KEY] = key
+    def entry_for(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
+        """The version of ``key``'s document that decides ``request`` now: the one it
+        carries (unless a newer one is known), else the cache's fresh one, else (a fetch
+        or a refresh starts) a stale one still usable; ``None``: none, it must wait."""
+        entry = self._carried.take(request, key, self.usable_entry)
+        if entry is None:
+            entry = self.entry(key, request)
+            if entry is None:
+                return None
+        self._carried.used(key, entry)
+        return entry
+
+    def hold_or_wait(self, key: Hashable, request: Request) -> Hold:
+        """``request`` must wait for ``key``'s document: :data:`HOLD` (hand it back to the
+        engine, to be held when it is scheduled), or :data:`WAIT` when it was handed back
+        for it already and came straight back (sent by ``engine.download_async``: await
+        :meth:`wait`)."""
+        state = request.meta.get(KEY)
+        hold = (self.name, key)
+        if type(state) is not RequestState or state.url != request.url:
+            request.meta[KEY] = RequestState(request.url, hold=hold)
             return HOLD
-        del request.meta[meta.HOLDING]
-        request.meta.pop(meta.HOLD_KEY, None)
+        if state.hold != hold:
+            request.meta[KEY] = state._replace(hold=hold)
+            return HOLD
+        request.meta[KEY] = state._replace(hold=None)
         return WAIT
 
     async def wait(self, key: Hashable, request: Request) -> CacheEntry[D]:
@@ -147,8 +159,6 @@ class OriginDocument(Generic[D]):
         lifecycle = self.lifecycle
         entry = lifecycle.fresh_entry(key, now)
         if entry is not None:
-            if self.runner.announcing and key in self.runner.announcing:
-                return None  # robots_parsed handlers still run (as in Scrapy): wait
             return entry
         self._triggers.setdefault(key, request)
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
@@ -157,20 +167,17 @@ class OriginDocument(Generic[D]):
     def cached_entry(self, key: Hashable, now: float) -> CacheEntry[D] | None:
         """The fresh cached entry of ``key`` (an origin, or an RSL license URL), or
         ``None``; never starts a fetch, nor a refresh (a stale entry answers ``None``).
-        For the early refusal (:mod:`scrapy_rep.crawl.requests.early`)."""
-        runner = self.runner
-        if runner.announcing and key in runner.announcing:
-            return None  # robots_parsed handlers still run: the late path waits for them
+        For the early pass before the scheduler (:mod:`scrapy_rep.crawl.requests.early`).
+        A document whose ``robots_parsed`` handlers still run is not in the cache yet (the
+        lifecycle's step ``ANNOUNCING``)."""
         return self.lifecycle.fresh_entry(key, now)
 
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
-        if self.runner.announcing and key in self.runner.announcing:
-            return None
         return self.lifecycle.usable_entry(key, self._clock())
 
     def carry(self, request: Request, entry: CacheEntry[D], key: Hashable) -> None:
-        """``request`` is decided by ``entry`` (``key``'s) whatever the cache holds when it
-        comes back (it is held for a later document)."""
+        """``request`` is decided by ``entry`` (``key``'s) when it comes back, unless a
+        newer version is known by then (it is held for a later document)."""
         self._carried.carry([request], entry, key)
 
     # ------------------------------------------------------------------ holding
@@ -196,7 +203,7 @@ class OriginDocument(Generic[D]):
         hold_key = self.document.hold_key(key)
         if self.runner.closed or engine is None or hold_key not in self._held:
             return
-        if _closing(engine):
+        if engine_closing(engine):
             # The spider is closing: a request scheduled now may reach a scheduler that
             # has already saved its queue (JOBDIR) and be lost. It stays held, and is
             # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
@@ -247,12 +254,16 @@ class OriginDocument(Generic[D]):
         self._waiters.setdefault(key, []).append(waiter)
         return await maybe_deferred_to_future(waiter)
 
-    def _download_slot(self, key: Hashable) -> object:
-        """The download slot of the request that triggered ``key``'s fetch (``None``:
-        Scrapy's default): the document's requests go through it, so they count against
-        the same per-slot concurrency and delay as that origin's pages."""
+    def _route(self, key: Hashable) -> dict[str, Any]:
+        """The route of the request that triggered ``key``'s fetch, which the document's
+        requests take: its download slot (none: Scrapy's default), so they count against
+        the same per-slot concurrency and delay as that origin's pages; and its proxy, so
+        the site is asked by the way its pages are."""
         trigger = self._triggers.get(key)
-        return trigger.meta.get(meta.DOWNLOAD_SLOT) if trigger is not None else None
+        if trigger is None:
+            return {}
+        trigger_meta = trigger.meta
+        return {name: trigger_meta[name] for name in _ROUTE if trigger_meta.get(name)}
 
     # ------------------------------------------------------------------ close
 
@@ -264,9 +275,3 @@ class OriginDocument(Generic[D]):
                 waiter.callback(None)
         self._waiters.clear()
         self._carried.clear()
-
-
-def _closing(engine: Any) -> bool:
-    """Whether the engine is closing the spider (Scrapy sets its slot's ``closing``)."""
-    slot = getattr(engine, "_slot", None)
-    return slot is None or getattr(slot, "closing", None) is not None

@@ -1,7 +1,7 @@
 """robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetch.procedure`.
 
 Each hop is a Scrapy request sent with ``engine.download_async``
-(:func:`scrapy_rep.crawl.compat.download`): it passes the project's downloader
+(:func:`scrapy_rep.crawl.internals.download`): it passes the project's downloader
 middlewares (proxies, headers, Scrapy's HTTP cache…) but not the scheduler, and takes
 none of the spider's concurrency slots. Around it:
 
@@ -15,10 +15,12 @@ none of the spider's concurrency slots. Around it:
   with ``HTTPCACHE_IGNORE_MISSING``) is not the site's answer: robots.txt counts as absent;
 - an exception in scrapy_rep's own code is an internal error, logged as ours.
 
-Each hop goes through the Scrapy download slot of the request that made the origin's
-robots.txt be fetched (its ``download_slot`` meta, else Scrapy's default: the hostname),
-so robots.txt counts against the same per-slot concurrency and delay as that origin's
-pages, and never waits in another origin's queue.
+Each hop takes the route of the request that made the origin's robots.txt be fetched: its
+Scrapy download slot (its ``download_slot`` meta, else Scrapy's default: the hostname), so
+robots.txt counts against the same per-slot concurrency and delay as that origin's pages
+and never waits in another origin's queue; and its proxy (``proxy`` meta), so robots.txt
+is asked of the site by the way its pages are (docs/decisions.md, 'One request, one
+verdict').
 """
 
 from __future__ import annotations
@@ -35,19 +37,14 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
-from scrapy_rep.crawl.compat import download
 from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
-from scrapy_rep.crawl.meta import (
-    DONT_OBEY_ROBOTSTXT,
-    DOWNLOAD_SLOT,
-    FETCHED_AS,
-    INFLATING,
-    RECEIVED,
-    ROBOTS_REQUEST,
-)
+from scrapy_rep.crawl.internals import download
+from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
+from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.policy import FailureClass
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Document, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.kinds import DocumentKind
+from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.rules import FailureClass
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
@@ -55,13 +52,8 @@ if TYPE_CHECKING:
 
     from scrapy_rep.fetch.cache import CacheEntry
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.engine_fetch")
+logger = logging.getLogger(__name__)
 
-#: ``request.meta`` key marking our own robots.txt downloads (:data:`meta.ROBOTS_REQUEST`).
-ROBOTS_REQUEST_KEY: Final = ROBOTS_REQUEST
-_INFLATING_KEY: Final = INFLATING
-_RECEIVED_KEY: Final = RECEIVED
 #: A compressed robots.txt larger than this once inflated is refused (SPEC §4, §7).
 MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
 #: Priority of :class:`RobotsTxtResponseGuard`: its ``process_response`` runs after
@@ -81,11 +73,12 @@ class RobotsTxtResponseGuard:
     def process_response(
         self, request: Request, response: Response, spider: Any = None
     ) -> Response:
-        if ROBOTS_REQUEST_KEY in request.meta:
+        state = request.meta.get(KEY)  # inline: every response passes here
+        if type(state) is FetchState:
             encoding = response.headers.get(b"Content-Encoding") or b""
             if encoding.strip().lower() not in (b"", b"identity"):
                 request.meta["download_maxsize"] = MAX_INFLATED_BYTES
-                request.meta[_INFLATING_KEY] = True
+                state.inflating = True
         return response
 
 
@@ -97,8 +90,8 @@ class EngineFetcher:
         self,
         crawler: Crawler,
         timeout: float,
-        document: Document[Any] = ROBOTS_TXT,
-        slot_of: Callable[[Hashable], object] = lambda key: None,
+        document: DocumentKind[Any] = ROBOTS_TXT,
+        route_of: Callable[[Hashable], dict[str, Any]] = lambda key: {},
         download_stats: str | None = None,
     ) -> None:
         self.crawler = crawler
@@ -108,9 +101,10 @@ class EngineFetcher:
         #: Where the download stats go (Scrapy's own ``robotstxt/…`` for robots.txt: see
         #: :mod:`scrapy_rep.crawl.documents.kinds`); by default the kind's own prefix.
         self._stat_prefix = download_stats or document.stat_prefix
-        #: The download slot an origin's document goes through (``None``: Scrapy's
-        #: default, the hostname): the slot of the request that triggered the fetch.
-        self.slot_of = slot_of
+        #: The route an origin's document takes: the download slot and the proxy of the
+        #: request that triggered the fetch (``request.meta`` items; none: Scrapy's
+        #: default slot, the hostname, and no proxy).
+        self.route_of = route_of
         #: Why a name did not resolve, when Twisted's resolver does not say.
         self.dns = DnsAsker()
 
@@ -139,7 +133,8 @@ class EngineFetcher:
             try:
                 response = await download(self.crawler, request)
             except IgnoreRequest as error:
-                if request.meta.get(_INFLATING_KEY):  # our bomb cap: an invalid response
+                state = fetch_state_of(request)
+                if state is not None and state.inflating:  # our bomb cap: an invalid response
                     return procedure.on_network_error(describe(error))
                 inc(self.stats, f"{self.document.stat_prefix}/ignored")
                 return procedure.on_ignored(describe(error))
@@ -185,14 +180,12 @@ class EngineFetcher:
             "download_maxsize": 0,  # we stop at 500 KiB ourselves, without failing
             "download_warnsize": 0,
             "download_timeout": self.timeout,
-            ROBOTS_REQUEST_KEY: str(origin),
-            FETCHED_AS: self.document.name,
+            ROBOTS_REQUEST: str(origin),
+            KEY: FetchState(self.document.name),
+            **self.route_of(origin),
         }
         if bypass_cache:
             meta["dont_cache"] = True
-        slot = self.slot_of(origin)
-        if slot is not None:
-            meta[DOWNLOAD_SLOT] = slot
         return Request(
             url, priority=DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True, meta=meta
         )
@@ -201,13 +194,13 @@ class EngineFetcher:
         """SPEC §4: stop a download of this fetcher's kind after 500 KiB (parse what
         came): RFC 9309 §2.5's 500 KiB is the least read. Connected to ``bytes_received``
         only while a download of its kind runs; the fetchers of other kinds are connected
-        too while theirs run, so each counts only its own requests (``FETCHED_AS``): every
+        too while theirs run, so each counts only its own requests (``FetchState.kind``): every
         byte counts once, against its own document."""
-        if request.meta.get(FETCHED_AS) != self.document.name:
+        state = fetch_state_of(request)
+        if state is None or state.kind != self.document.name:
             return
-        received = request.meta.get(_RECEIVED_KEY, 0) + len(data)
-        request.meta[_RECEIVED_KEY] = received
-        if received >= MAX_BODY_BYTES:
+        state.received += len(data)
+        if state.received >= MAX_BODY_BYTES:
             raise StopDownload(fail=False)
 
 

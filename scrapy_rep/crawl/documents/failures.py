@@ -1,5 +1,5 @@
 """What a failed download of a per-origin document was: the exception Scrapy's download
-handler raised, read as a :class:`~scrapy_rep.fetch.policy.FailureClass` (SPEC §4's
+handler raised, read as a :class:`~scrapy_rep.fetch.rules.FailureClass` (SPEC §4's
 "unreachable" row, RFC 9309 §2.3.1.4). The lifecycle holds the document's requests
 for as long as that class says (docs/decisions.md, "A host that cannot be connected to
 is given up on quickly"); this module only names the failure.
@@ -7,7 +7,7 @@ is given up on quickly"); this module only names the failure.
 Scrapy 2.15 and newer wrap Twisted's errors (``DownloadConnectionRefusedError``,
 ``CannotResolveHostError``, ``DownloadTimeoutError``, ``DownloadFailedError``…) and keep
 the original as ``__cause__`` (2.13 and 2.14 raise Twisted's own:
-:mod:`scrapy_rep.crawl.compat`); Twisted's ``ResponseFailed`` lists its reasons. The whole
+:mod:`scrapy_rep.crawl.internals`); Twisted's ``ResponseFailed`` lists its reasons. The whole
 chain is read, and only a sure sign makes a failure one that gives up quickly: a refused
 connection, a name the resolver says does not exist, a TLS handshake that failed.
 Anything not recognised is :attr:`FailureClass.OTHER`, held as long as a 5xx.
@@ -33,22 +33,9 @@ from twisted.internet.defer import DeferredSemaphore
 from twisted.internet.threads import deferToThread
 from twisted.web.client import ResponseFailed
 
-from scrapy_rep.crawl.compat import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS
-from scrapy_rep.fetch.policy import FailureClass
+from scrapy_rep.crawl.internals import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS
+from scrapy_rep.fetch.rules import FailureClass, lookup_failure
 
-#: ``getaddrinfo`` errors that say the name has no address: it does not exist (NXDOMAIN),
-#: or has no record of any address family. Every other one (``EAI_AGAIN``: the
-#: resolver did not answer or said "try again"; ``EAI_FAIL``: it refused or failed) may
-#: be ours, and is held like a timeout.
-NO_SUCH_HOST_ERRORS: Final = frozenset(
-    code
-    for code in (
-        socket.EAI_NONAME,
-        getattr(socket, "EAI_NODATA", None),
-        getattr(socket, "EAI_ADDRFAMILY", None),
-    )
-    if code is not None
-)
 #: TLS errors that are no handshake failure: the connection went away meanwhile.
 _TLS_CONNECTION_LOST: Final = (
     SSL.SysCallError, SSL.ZeroReturnError, ssl.SSLEOFError, ssl.SSLZeroReturnError,
@@ -85,11 +72,6 @@ def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | 
     if any(isinstance(e, _LOST) for e in chain):
         return FailureClass.CONNECTION_LOST
     return FailureClass.OTHER
-
-
-def lookup_failure(code: int | None) -> FailureClass:
-    """A ``getaddrinfo`` error code as a failure: no such host, or a lookup that failed."""
-    return FailureClass.NO_SUCH_HOST if code in NO_SUCH_HOST_ERRORS else FailureClass.DNS_FAILED
 
 
 def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:

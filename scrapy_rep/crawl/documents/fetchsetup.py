@@ -11,7 +11,7 @@ from scrapy_rep.crawl.documents.stores import RobotsStore, store_for
 from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
 
 if TYPE_CHECKING:
-    from scrapy_rep.fetch.policy import Policy
+    from scrapy_rep.fetch.rules import Policy
 
 
 def document_policy(config: RepConfig, settings: Any, store: RobotsStore) -> tuple[Policy, float]:

@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.holding")
+logger = logging.getLogger(__name__)
 
 #: File in ``JOBDIR`` holding the held requests across pause/resume.
 STATE_FILE: Final = "scrapy_rep.state"

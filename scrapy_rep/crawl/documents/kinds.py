@@ -2,25 +2,25 @@
 
 A :class:`~scrapy_rep.fetch.kinds.DocumentKind` is pure; a :class:`CrawlKind` pairs it
 with its Scrapy side: the prefix of its download stats, the signals sent once it is
-known, how a crawl parses it, and whether the crawl's purposes need it. The middleware
-builds one :class:`~scrapy_rep.crawl.documents.documents.OriginDocument` per needed kind of
-:data:`CRAWL_KINDS`: adding a kind is adding a value here, with no new branch.
+known, and how a crawl parses it. The middleware builds one
+:class:`~scrapy_rep.crawl.documents.documents.OriginDocument` per kind of :data:`CRAWL_KINDS`
+its requests may need: adding a kind is adding a value here (and its step in
+:func:`scrapy_rep.verdict.decide`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.compat import ROBOTS_PARSED, send_catch_log_async
+from scrapy_rep.crawl.internals import ROBOTS_PARSED, send_catch_log_async
 from scrapy_rep.crawl.robotparser import RobotParser
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.usage.rsl import RslDocument
+from scrapy_rep.usage.rsl.document import RslDocument
 from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
 
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
     from scrapy_rep.fetch.lifecycle.events import Announce
     from scrapy_rep.settings import RepConfig
-    from scrapy_rep.usage.policy import UsagePolicy
-    from scrapy_rep.usage.verdicts import RequestRules
 
 D = TypeVar("D")
 #: ``announce(crawler, kind, action, trigger)``: send the signals of a known or failed
@@ -77,29 +75,8 @@ def announce_robots(
     )
 
 
-class UsageNeeds(Protocol):
-    """What a kind asks of the crawl's usage gate (``UsageGate``, in ``requests/``) to
-    know whether the crawl needs it: ``documents/`` imports nothing of ``requests/``."""
-
-    @property
-    def policy(self) -> UsagePolicy: ...
-
-    @property
-    def rules(self) -> RequestRules: ...
-
-
-def _always(usage: UsageNeeds) -> bool:
-    return True
-
-
 def _no_parser(crawler: Crawler, config: RepConfig) -> None:
     return None
-
-
-def _the_origin(
-    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
-) -> tuple[Hashable, ...]:
-    return (origin,)
 
 
 @dataclass(frozen=True)
@@ -110,16 +87,10 @@ class CrawlKind(Generic[D]):
     #: Prefix of its download stats (``…/request_count``); ``None``: the kind's own.
     download_stats: str | None = None
     announce: Announcer = announce_document
-    #: Whether a crawl needs it, given what the crawl is for (``REP_PURPOSE``).
-    needed: Callable[[UsageNeeds], bool] = _always
     #: The crawl's parser of it (``None``: the kind's own).
     parser: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
     #: The crawl's parser of a body the download cut short (``None``: the kind's own).
     parser_cut: Callable[[Crawler, RepConfig], Callable[[bytes], D] | None] = _no_parser
-    #: The keys of the copies a request of ``origin`` needs, given its robots.txt and the
-    #: agents whose groups the crawl obeys (its own, then ``REP_PURPOSE_AGENTS``): the
-    #: origin itself, or for RSL the license URLs of their ``License:`` lines (maybe none).
-    keys: Callable[[Hashable, RobotsTxt, tuple[str, ...]], tuple[Hashable, ...]] = _the_origin
 
     @property
     def name(self) -> str:
@@ -136,13 +107,6 @@ class CrawlKind(Generic[D]):
         if parse is None and parse_cut is None:
             return self.kind
         return self.kind.parsed_with(parse or self.kind.parse, parse_cut)
-
-    def keys_of(
-        self, origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
-    ) -> tuple[Hashable, ...]:
-        """The keys of the copies a request of ``origin`` needs (``robots``: its rules;
-        ``agents``: the crawler's agent, then ``REP_PURPOSE_AGENTS``)."""
-        return self.keys(origin, robots, agents)
 
 
 def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
@@ -176,41 +140,16 @@ def _tdmrep_counting(crawler: Crawler, truncated: bool) -> Callable[[bytes], Tdm
     return parse
 
 
-def _needs_tdmrep(usage: UsageNeeds) -> bool:
-    return usage.policy.needs_tdmrep
-
-
-def _needs_rsl(usage: UsageNeeds) -> bool:
-    """Whether the crawl reads RSL licenses: ``REP_PURPOSE`` was set (any purpose: an
-    RSL ``<prohibits>`` of ``search`` holds for a search crawl; purpose-notes §9)."""
-    return usage.rules.purpose_set
-
-
-def _license_keys(
-    origin: Hashable, robots: RobotsTxt, agents: tuple[str, ...]
-) -> tuple[Hashable, ...]:
-    """The license URLs of the robots.txt ``License:`` lines that apply to the crawl's
-    agents (RSL 1.0 §4.4: a group's replace the file-wide ones; none: no RSL fetch)."""
-    if not robots.licenses:
-        return ()
-    return _keys_of_licenses(licenses_of_agents(robots, agents))
-
-
-@lru_cache(maxsize=1024)
-def _keys_of_licenses(licenses: tuple[str, ...]) -> tuple[str, ...]:
-    """Once per distinct ``License:`` list, not per request."""
-    return licenses_to_wait_for(licenses)
-
-
 #: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
 ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
     ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
 )
 #: tdmrep.json, for AI purposes.
 TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
-    TDMREP, needed=_needs_tdmrep, parser=_tdmrep_parser, parser_cut=_tdmrep_parser_cut
+    TDMREP, parser=_tdmrep_parser, parser_cut=_tdmrep_parser_cut
 )
 #: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (docs/purpose-notes.md §9).
-RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL, needed=_needs_rsl, keys=_license_keys)
-#: Every kind a crawl may fetch, robots.txt first (it decides whether a request goes).
+RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL)
+#: Every kind a crawl may fetch, robots.txt first; a crawl builds those its requests may
+#: need (:meth:`scrapy_rep.verdict.RequestRules.documents`).
 CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 
-from scrapy_rep.crawl.compat import DELAY_JITTER, running_engine
+from scrapy_rep.crawl.internals import DELAY_JITTER, running_engine
+from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 
 if TYPE_CHECKING:
@@ -32,10 +33,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.fetch.origins import Origin
+    from scrapy_rep.urls.origins import Origin
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.slots")
+logger = logging.getLogger(__name__)
 
 #: At most this many slots keep a crawl-delay floor (bounded memory in broad crawls).
 MAX_SLOTS: Final = 10_000
@@ -56,6 +56,9 @@ class CrawlDelaySlots:
         #: Slot key -> the smallest delay it may have.
         self.floors: OrderedDict[str, float] = OrderedDict()
         self._watching = False
+        #: The per-origin INFO line, said for the first few origins only.
+        self._first = FirstFew()
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
     def apply(self, request: Request, origin: Origin, crawl_delay: float | None) -> None:
         """Give ``request`` the slot of ``origin`` with its crawl-delay floor."""
@@ -113,8 +116,9 @@ class CrawlDelaySlots:
     def _log_first(
         self, origin: Origin, floor: float, crawl_delay: float, key: str, jitter: float
     ) -> None:
-        """One INFO line per origin: the crawl-delay as a shortest gap, and the slot delay
-        that gives it (larger when Scrapy's jitter draws each gap around it)."""
+        """One line per origin: the crawl-delay as a shortest gap, and the slot delay that
+        gives it (larger when Scrapy's jitter draws each gap around it); at INFO for the
+        first origins of the crawl, then at DEBUG (:mod:`scrapy_rep.crawl.loglimit`)."""
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value("rep/crawl_delay/origins")
         if jitter <= 0:
@@ -126,13 +130,26 @@ class CrawlDelaySlots:
             )
         else:
             how = f"download slot {key!r}: delay {floor:.3g} s, jitter turned down to ±50 %"
-        logger.info(
-            "Crawl-delay of %s: at least %.3g s between requests (%s)",
+        logger.log(
+            self._first.level("crawl-delay"),
+            "Crawl-delay of %s: at least %.3g s between requests (%s)%s",
             origin,
             crawl_delay,
             how,
+            self._first.note("crawl-delay"),
             extra={"spider": self.crawler.spider},
         )
+
+    def _closed(self, **_: Any) -> None:
+        """The count of origins with a crawl-delay, when not every one was said at INFO."""
+        count = self._first.beyond("crawl-delay")
+        if count:
+            logger.info(
+                "scrapy_rep: crawl-delay applied to %s origins (the first %d said at INFO)",
+                f"{count:,}",
+                self._first.limit,
+                extra={"spider": self.crawler.spider},
+            )
 
 
 def _default_jitter(settings: Any) -> float:

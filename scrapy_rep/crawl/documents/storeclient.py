@@ -16,7 +16,7 @@ from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.stores import RobotsStore
 
-logger = logging.getLogger("scrapy_rep.crawl.stores")
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 #: After a store error, this process works alone for this long (seconds).
 STORE_RETRY_AFTER: Final = 30.0

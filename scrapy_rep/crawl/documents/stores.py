@@ -44,8 +44,7 @@ __all__ = [
     "store_for",
 ]
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.stores")
+logger = logging.getLogger(__name__)
 
 #: The JOBDIR store's file.
 JOBDIR_FILE: Final = "scrapy_rep.robots"

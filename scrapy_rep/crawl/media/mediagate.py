@@ -1,9 +1,11 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
-:mod:`scrapy_rep.usage.mediausage`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
+:mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch
-(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``, ``Content-Signal``,
-``tdm-reservation``, ``X-Robots-Tag: noai``/``noimageai``), the ``noimageai`` of the page
+(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
+``Content-Signal``, ``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` /
+``noml`` / ``noarchive``, and ``noindex`` / ``noimageindex`` under
+``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the page
 that showed the image (``rep_image_usage``, from the page-directives middleware), and
 the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 """
@@ -11,7 +13,6 @@ the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
@@ -23,32 +24,33 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
-from scrapy_rep.crawl.requests.usagegate import before_of
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, robots_agent
-from scrapy_rep.usage._c2pa import available
 from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage._xmp import Limits, sniff
-from scrapy_rep.usage.mediausage import MediaReading, read_media
+from scrapy_rep.usage.media.c2pa import available
+from scrapy_rep.usage.media.reading import MediaReading, read_media
+from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+from scrapy_rep.usage.purpose import (
+    PURPOSE_INDEX,
+    UsageDecision,
+    UsageSignal,
+    decide,
+    file_index_signals,
+)
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.mediagate")
+    from scrapy_rep.verdict import Refused
 
-#: The keys of :mod:`scrapy_rep.crawl.meta`, by their former names.
-IMAGE_USAGE_KEY: Final = meta.IMAGE_USAGE
-REFUSED_KEY: Final = meta.REFUSED
-UNREADABLE_KEY: Final = meta.UNREADABLE
+logger = logging.getLogger(__name__)
+
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
-#: The sentence of a robots.txt refusal (:mod:`scrapy_rep.crawl.requests.robotsgate`,
-#: :mod:`scrapy_rep.usage.verdicts`): its robots.txt URL and the deciding rule.
-_FORBIDDEN: Final = re.compile(r"Forbidden by (\S+)(?: for \S+)? \((.*)\)\Z", re.DOTALL)
 _told_c2pa = False
 
 
@@ -78,7 +80,13 @@ class MediaGate:
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
         self.crawler = crawler
-        self.policy = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.policy = UsagePolicy.of(
+            config.purpose,
+            config.purpose_unknown,
+            noarchive_no_train=config.noarchive_means_no_ai_train,
+        )
+        #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
+        self.noindex_no_ai = config.media_noindex_means_no_ai
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
@@ -94,16 +102,12 @@ class MediaGate:
             if self.c2pa:
                 _say_c2pa_once()
 
-    def _request_refused(self, request: Request, reason: str, message: str, **_: Any) -> None:
-        purpose: str | None = None
-        statement: str | None = None
-        if reason == "purpose":
-            refusal = self.policy.refuse_before(before_of(request))
-            if refusal is not None and refusal.signal is not None:
-                purpose, statement = refusal.purpose, refusal.signal.source
-        elif reason == "forbidden":
-            rule = _FORBIDDEN.match(message)
-            statement = None if rule is None else f"{rule[1]} {rule[2]}"
+    def _request_refused(
+        self, request: Request, reason: str, message: str, verdict: Refused | None = None, **_: Any
+    ) -> None:
+        purpose = statement = None
+        if verdict is not None:  # refused before it was sent: the verdict says by what
+            purpose, statement = verdict.purpose, verdict.statement
         entry = refused_file(request.url, purpose, message, statement, [message])
         self._refused_before[request] = entry
 
@@ -164,13 +168,14 @@ class MediaGate:
         directives = page_directives(response, self.agent, extra_tokens=self.tokens)
         page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
         origin = self.policy.after_fetch(before_of(request), page).signals
+        indexing = file_index_signals(directives) if self.noindex_no_ai else ()
         reading = read_media(
             response.body,
             limits=self.limits,
             constraints_met=self.constraints_met,
             c2pa=self.c2pa,
         )
-        every = (*origin, *page_noimageai(request, item), *reading.signals)
+        every = (*origin, *indexing, *page_noimageai(request, item), *reading.signals)
         decision = decide(every)
         return FileVerdict(decision, reading, self.policy.refusal(decision))
 
@@ -226,7 +231,7 @@ def refused_file(
         "purpose": purpose,
         "reason": reason,
         "signal": statement,
-        REFUSED_KEY: reasons,
+        meta.REFUSED: reasons,
     }
 
 
@@ -237,7 +242,7 @@ def verdict_refused_file(verdict: FileVerdict, url: str) -> dict[str, Any]:
     statement = None if refusal.signal is None else refusal.signal.source
     entry = refused_file(url, refusal.purpose, refusal.message, statement, verdict.reasons)
     if verdict.reading.unreadable:
-        entry[UNREADABLE_KEY] = list(verdict.reading.problems)
+        entry[meta.UNREADABLE] = list(verdict.reading.problems)
     return entry
 
 
@@ -245,11 +250,11 @@ def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:
     """The ``noimageai`` of the page that showed this image, as the page-directives
     middleware recorded it (on the request, or on the item for its image URLs)."""
     found = []
-    record = request.meta.get(IMAGE_USAGE_KEY)
+    record = request.meta.get(meta.IMAGE_USAGE)
     if isinstance(record, dict) and record.get("url") == request.url:
         found.append(record)
     try:
-        on_item = ItemAdapter(item).get(IMAGE_USAGE_KEY) if item is not None else None
+        on_item = ItemAdapter(item).get(meta.IMAGE_USAGE) if item is not None else None
     except TypeError:
         on_item = None
     if isinstance(on_item, dict) and request.url in (on_item.get("urls") or ()):
@@ -287,16 +292,22 @@ def limits_of(config: RepConfig) -> Limits:
 
 
 def file_report(
-    response: Response, config: RepConfig, policy: UsagePolicy
+    response: Response,
+    config: RepConfig,
+    policy: UsagePolicy,
+    directives: PageDirectives = EMPTY,
 ) -> tuple[tuple[UsageSignal, ...], list[str]]:
-    """For ``scrapy rep-robots --purpose``: the statements inside a downloaded file (any
-    response but an HTML page), as the pipelines read them; (signals, lines to print)."""
+    """For ``scrapy rep-robots --purpose``: what a downloaded file (any response but an HTML
+    page) says about itself as the pipelines read it, its ``X-Robots-Tag`` ``noindex`` /
+    ``noimageindex`` (``directives``: its directives) and the statements inside it;
+    (signals, lines to print)."""
     from scrapy.http import HtmlResponse
 
     if isinstance(response, HtmlResponse) or not response.body:
         return (), []
     if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
         return (), ["file: statements inside files are read for ai-train / ai-input only"]
+    indexing = file_index_signals(directives) if config.media_noindex_means_no_ai else ()
     reading = read_media(
         response.body,
         limits=limits_of(config),
@@ -307,4 +318,4 @@ def file_report(
     lines += [f"file: unreadable: {problem}" for problem in reading.problems]
     if reading.c2pa == "not read: not installed":
         lines.append("file: C2PA not read (c2pa-python is not installed)")
-    return reading.signals, lines
+    return (*indexing, *reading.signals), lines

@@ -25,14 +25,13 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.images import ImagesPipeline
 
+from scrapy_rep.crawl import meta
+
 # MediaRequestFiltered: Scrapy's private _MediaRequestFiltered (2.18+), the one failure
 # the media pipeline neither logs as an error nor puts in the item; item_completed below
 # turns ours into a result.
-from scrapy_rep.crawl.compat import MediaRequestFiltered, awaited, quiet_media_failures
+from scrapy_rep.crawl.internals import MediaRequestFiltered, awaited, quiet_media_failures
 from scrapy_rep.crawl.media.mediagate import (
-    IMAGE_USAGE_KEY,
-    REFUSED_KEY,
-    UNREADABLE_KEY,
     FileVerdict,
     MediaGate,
     refused_file,
@@ -93,9 +92,9 @@ class MediaUsageMixin(_Base):
         verdict = gate.check(response, request, item)
         extra: dict[str, Any] = {}
         if verdict.reading.unreadable:
-            extra[UNREADABLE_KEY] = list(verdict.reading.problems)
+            extra[meta.UNREADABLE] = list(verdict.reading.problems)
         if verdict.refusal is not None:
-            extra[REFUSED_KEY] = verdict.reasons
+            extra[meta.REFUSED] = verdict.reasons
             if not gate.mark:
                 gate.refused(verdict, request, item, stored=False)
                 gate.settled(verdict, request, item, "refused")
@@ -214,7 +213,7 @@ def _page_refusals(
     download (``rep_image_usage``), unless the pipeline handled it."""
     try:
         adapter = ItemAdapter(item)
-        record = adapter.get(IMAGE_USAGE_KEY)
+        record = adapter.get(meta.IMAGE_USAGE)
         results = list(adapter.get(field) or [])
     except (TypeError, KeyError):
         return []

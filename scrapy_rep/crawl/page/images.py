@@ -23,16 +23,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.page.pagestate import NOT_READ
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.usage.imageusage import (
     IMAGE_PURPOSES,
     IMAGE_USAGE_KEY,
+    INDEX_IMAGE_PURPOSES,
     for_item,
     for_request,
     is_image_url,
@@ -44,10 +46,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.page.pagestate import PageState
     from scrapy_rep.directives import PageDirectives
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.images")
+logger = logging.getLogger(__name__)
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
@@ -57,20 +59,27 @@ Refuse = Callable[["Request", "Response", str, str, str], None]
 
 
 class _Page:
-    """A noimageai page: its record and the canonical URLs of its images."""
+    """A noimageai page: its record, the canonical URLs of its images and the crawl's
+    purposes its directive refuses them for (none: marked)."""
 
-    __slots__ = ("images", "record")
+    __slots__ = ("images", "record", "refused")
 
-    def __init__(self, record: dict[str, Any], images: set[str]) -> None:
+    def __init__(self, record: dict[str, Any], images: set[str], refused: tuple[str, ...]) -> None:
         self.record = record
         self.images = images
+        self.refused = refused
 
 
 class ImageGate:
     """Refuses or marks the images of ``noimageai`` pages (see the module docstring)."""
 
     def __init__(
-        self, crawler: Crawler, purposes: tuple[str, ...], mark: bool, refuse: Refuse
+        self,
+        crawler: Crawler,
+        purposes: tuple[str, ...],
+        mark: bool,
+        refuse: Refuse,
+        pages: PageState,
     ) -> None:
         self.stats = crawler.stats
         settings = crawler.settings
@@ -78,26 +87,39 @@ class ImageGate:
             settings.get("IMAGES_URLS_FIELD") or "image_urls",
             settings.get("FILES_URLS_FIELD") or "file_urls",
         )
-        #: The crawl's purposes that a page's noimageai refuses (none: mark only).
-        self.refused = () if mark else tuple(p for p in purposes if p in IMAGE_PURPOSES)
+        #: A page's noimageindex covers its images too (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
+        self.noimageindex = config_of(crawler).media_noindex_means_no_ai
+        said = set(IMAGE_PURPOSES) | (set(INDEX_IMAGE_PURPOSES) if self.noimageindex else set())
+        #: The crawl's purposes that a page's noimageai (noimageindex) may refuse (none:
+        #: mark only).
+        self.refused = () if mark else tuple(p for p in purposes if p in said)
         #: Whether anything is done: refusing for an AI purpose, or marking. A search
         #: crawl under "drop" leaves the images and items as they are.
         self.active = mark or bool(self.refused)
         self._refuse = refuse
-        self._pages: WeakKeyDictionary[Response, _Page | None] = WeakKeyDictionary()
+        #: What the page pass knows of each response (its images are kept there).
+        self._pages = pages
 
     def page(self, response: Response, directives: PageDirectives) -> _Page | None:
         """The noimageai page ``response`` is (``None``: it is not one), read once."""
-        if not self.active or not directives.noimageai:
+        if not self.active:
             return None
-        if response in self._pages:
-            return self._pages[response]
+        if directives.noimageai:
+            word, purposes = "noimageai", IMAGE_PURPOSES
+        elif directives.noimageindex and self.noimageindex:
+            word, purposes = "noimageindex", INDEX_IMAGE_PURPOSES
+        else:
+            return None
+        known = self._pages.page_of(response)
+        if known.images is not NOT_READ:
+            return known.images  # type: ignore[return-value]
         source = next(
-            (s for s in directives.sources if "noimageai" in s.lower()),
-            "robots directive noimageai",
+            (s for s in directives.sources if word in s.lower()), f"robots directive {word}"
         )
-        page = _Page(page_record(response.url, source), _page_images(response))
-        self._pages[response] = page
+        record = page_record(response.url, source, purposes)
+        refused = tuple(p for p in self.refused if p in purposes)
+        page = _Page(record, _page_images(response), refused)
+        known.images = page
         return page
 
     def request(self, request: Request, response: Response, page: _Page) -> Request | None:
@@ -105,8 +127,8 @@ class ImageGate:
         url = request.url
         if not (is_image_url(url) or canonicalize_url(url) in page.images):
             return request
-        if self.refused:
-            purpose = self.refused[0]
+        if page.refused:
+            purpose = page.refused[0]
             inc(self.stats, f"rep/purpose/images_refused/{purpose}")
             message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
             self._refuse(request, response, "purpose", message, page.record["source"])
@@ -128,12 +150,12 @@ class ImageGate:
             ]
             page.images.update(canonicalize_url(u) for u in images)
             covered.extend(images)
-            if images and self.refused:
+            if images and page.refused:
                 adapter[name] = [u for u in urls if u not in images]
         if not covered:
             return item
-        if self.refused:
-            inc(self.stats, f"rep/purpose/image_urls_refused/{self.refused[0]}", len(covered))
+        if page.refused:
+            inc(self.stats, f"rep/purpose/image_urls_refused/{page.refused[0]}", len(covered))
         try:
             adapter[IMAGE_USAGE_KEY] = for_item(page.record, covered)
         except (KeyError, TypeError):  # an item class without that field

@@ -12,16 +12,19 @@ Each returns the item, or ``None`` when it is dropped (counted, logged at DEBUG 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from typing import TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.export import preferences_of
+from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.trail.export import preferences_of
-from scrapy_rep.trail.records import usage_part
+from scrapy_rep.directives import PageDirectives, combine, header_directives, meta_directives
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -41,6 +44,8 @@ class ItemGate:
         self._keep_noindex = page.config.noindex_action == "keep"
         #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
         self._preferences_field = page.config.item_preferences_field
+        #: Per page: what said its noindex (``noindex by header X-Robots-Tag: none``).
+        self._said: WeakKeyDictionary[Response, str] = WeakKeyDictionary()
 
     def by_directives(self, item: Any, response: Response) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed."""
@@ -52,13 +57,17 @@ class ItemGate:
             inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
         inc(self.stats, f"rep/directives/items_dropped/{reason}")
+        message = self._said.get(response)
+        if message is None:  # once per page, whatever its number of items
+            message = f"{reason} by {said_by(directives, reason, self.page.tokens)}"
+            self._said[response] = message
         logger.debug(
-            "Dropped an item of %(url)s: the page says %(reason)s (%(sources)s)",
-            {"url": response.url, "reason": reason, "sources": "; ".join(directives.sources)},
+            "Dropped an item of %(url)s: %(message)s",
+            {"url": response.url, "message": message},
             extra={"spider": self.crawler.spider},
         )
         self.crawler.signals.send_catch_log(
-            rep_signals.item_refused, item=item, response=response, reason=reason
+            rep_signals.item_refused, item=item, response=response, reason=reason, message=message
         )
         return None
 
@@ -113,3 +122,28 @@ class ItemGate:
         except Exception as error:
             self.page.failed(response, "noimageai images", error)
             return item
+
+
+#: A meta tag's source as :func:`scrapy_rep.crawl.page.pagereader.read_page` writes it.
+_META_SOURCE: Final = re.compile(r'<meta name="[^"]*" content="(.*)">', re.DOTALL)
+
+
+def said_by(directives: PageDirectives, reason: str, tokens: tuple[str, ...]) -> str:
+    """Which of the page's sources said ``reason`` (``noindex``, or an
+    ``unavailable_after`` that has passed): ``header X-Robots-Tag: none``, ``<meta
+    name="robots" content="noindex">``, joined by "and" when several did (SPEC §6: the
+    header and the meta tags combine). Each source is read again on its own, with the
+    crawler's tokens for a header's scoped parts; if none can be told apart, all."""
+    saying = []
+    for source in directives.sources:
+        if source.startswith("X-Robots-Tag: "):
+            words = header_directives(source.removeprefix("X-Robots-Tag: "), tokens)
+            label = f"header {source}"
+        else:
+            match = _META_SOURCE.fullmatch(source)
+            words = meta_directives(match.group(1)) if match else []
+            label = source
+        own = combine(words)
+        if own.noindex if reason == "noindex" else own.is_expired():
+            saying.append(label)
+    return " and ".join(saying) or "; ".join(directives.sources) or "the page"

@@ -10,7 +10,6 @@ by :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_p
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 from w3lib.url import canonicalize_url
 
@@ -34,7 +33,6 @@ class LinkGate:
         self.page = page
         self._keep_nofollow = page.config.nofollow_action == "keep"
         self._rel_nofollow = page.config.rel_nofollow
-        self._rel_targets: WeakKeyDictionary[Response, frozenset[str]] = WeakKeyDictionary()
 
     def by_follow(self, request: Request, response: Response) -> bool:
         """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""
@@ -68,13 +66,13 @@ class LinkGate:
 
     def _rel_nofollow_targets(self, response: Response) -> frozenset[str]:
         """URLs the page links to only with ``rel`` containing ``nofollow`` (cached)."""
-        cached = self._rel_targets.get(response)
-        if cached is not None:
-            return cached
+        page = self.page.page_of(response)
+        if page.rel_targets is not None:
+            return page.rel_targets
         try:
             targets = rel_nofollow_targets(response)
         except Exception as error:  # never lose a page's links over one broken tag
             targets = frozenset()
             self.page.failed(response, 'rel="nofollow" links', error)
-        self._rel_targets[response] = targets
+        page.rel_targets = targets
         return targets

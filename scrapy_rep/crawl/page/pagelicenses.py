@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Final
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.fetch.rsl_kind import RSL, license_key
-from scrapy_rep.usage.rsl_discovery import (
+from scrapy_rep.usage.rsl.discovery import (
     NO_LICENSES,
     PageLicenses,
     link_header_licenses,
     page_licenses,
 )
-from scrapy_rep.usage.rsl_terms import held_licenses, licenses_signals
+from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -40,10 +40,9 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
     from scrapy_rep.usage.purpose import UsageSignal
-    from scrapy_rep.usage.rsl import RslDocument
+    from scrapy_rep.usage.rsl.document import RslDocument
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.pagelicenses")
+logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 

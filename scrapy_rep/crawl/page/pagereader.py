@@ -5,11 +5,16 @@
   the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
   ``<template>`` (and ``<noscript>`` when switched off); comments never count.
 
-A page with no robots meta tag pays only for one case-insensitive byte search: the HTML
-is parsed only when one of the meta names occurs in the body, and then through the
-response's own (cached) selector, so a spider's later ``response.css()`` parses nothing
-again. :func:`rel_nofollow_targets` reads the page's ``rel="nofollow"`` links the same
-way (only pages that mention "nofollow" are parsed).
+The meta tags are read from the page's bytes (:func:`scan_meta_tags`: one
+case-insensitive search on a page with no meta name, the tags and the text before them
+read as the HTML standard's tokenizer reads them on a page with one), so the usual page
+is not parsed at all. Where the scan cannot be certain (a tag after a ``<template>``, an
+unusual comment, a tag outside the attribute grammar it reads, an encoding whose bytes
+do not show the markup) the page is parsed with lxml through the response's own (cached)
+selector, so a spider's later ``response.css()`` parses nothing again; a tag whose name
+or content holds a character reference is parsed alone. :func:`rel_nofollow_targets`
+reads the page's ``rel="nofollow"`` links with the parse (only pages that mention
+"nofollow" are parsed).
 """
 
 from __future__ import annotations
@@ -22,48 +27,18 @@ from typing import Any
 from urllib.parse import urljoin
 
 from lxml import etree
+from parsel import Selector
 from scrapy.http import HtmlResponse, Response
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
-from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.directives._metascan import Found, byte_transparent, scan_meta_tags
+from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.pagereader")
+logger = logging.getLogger(__name__)
 
 _EXCLUDED = ("script", "style", "template")
-
-
-def _mentions_any(response: HtmlResponse, names: Collection[str]) -> bool:
-    """The cheap check: may any meta name occur in the page at all (case-insensitively)?
-
-    ``bytes.lower`` and ``in`` run in C at memory speed; a case-insensitive regex would
-    cost more than the HTML parse it is meant to avoid. The byte search only works when
-    the page's encoding writes ASCII as ASCII: UTF-16 and UTF-32 pages are searched in
-    their decoded text. A meta tag with a character reference (``name="r&#111;bots"``)
-    always gets the parse.
-    """
-    if not _ascii_compatible(response.encoding):
-        text = response.text.lower()
-        return any(name in text for name in names)
-    lowered = response.body.lower()
-    if any(name.encode("ascii", "ignore") in lowered for name in names):
-        return True
-    return _REFERENCE_IN_META.search(lowered) is not None
-
-
-#: ``&#`` inside a ``<meta`` tag (bounded, so the search stays linear).
-_REFERENCE_IN_META = re.compile(rb"<meta\b[^>]{0,4000}?&#")
-
-
-@lru_cache(maxsize=64)
-def _ascii_compatible(encoding: str) -> bool:
-    """Does ``encoding`` write ASCII text as the same bytes (UTF-8, Latin-1, cp1252…)?"""
-    try:
-        return "robots<meta>".encode(encoding) == b"robots<meta>"
-    except (LookupError, UnicodeError):
-        return False
 
 
 def attribute_of(element: Any, name: str) -> str:
@@ -85,8 +60,10 @@ def _meta_xpath(noscript: bool) -> str:
 
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """The lowercased product tokens a crawler answers to (its own first)."""
-    tokens = [product_token(user_agent)]
+    """The lowercased product tokens a crawler answers to: its name as it presents itself
+    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`: in a Mozilla-style User-Agent,
+    the name after ``compatible;``), then ``extra``."""
+    tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
 
@@ -104,13 +81,76 @@ def _meta_names(
 def meta_tags(
     response: Response, names: Collection[str], *, noscript: bool = True
 ) -> list[tuple[str, str]]:
-    """``(name, content)`` of the robots meta tags of an HTML response (names lowercased)."""
+    """``(name, content)`` of the robots meta tags of an HTML response (names lowercased).
+
+    The page's bytes are scanned first (:func:`scan_meta_tags`); the page is parsed only
+    where the scan cannot be certain, and a tag only where its attributes need decoding.
+    """
     if not isinstance(response, HtmlResponse):
         return []
-    if not _mentions_any(response, names):
-        return []  # no meta name occurs anywhere: no parse needed
+    wanted = names if isinstance(names, frozenset) else frozenset(names)
+    encoding = response.encoding
+    if byte_transparent(encoding):
+        scanned = scan_meta_tags(response.body, wanted, noscript=noscript)
+        if scanned is not None:
+            found = _decoded(scanned, wanted, encoding) if scanned else []
+            if found is not None:
+                return found
+    elif "<meta" not in response.text.replace("\x00", "").lower():
+        return []  # no meta tag at all (UTF-16, UTF-32… pages, read in their text)
+    return _parsed(response, wanted, noscript)
+
+
+def _decoded(
+    scanned: list[Found], names: frozenset[str], encoding: str
+) -> list[tuple[str, str]] | None:
+    """The scan's tags, each tag it hands back read by the HTML parser alone; ``None``
+    if one cannot be decoded as the page is (the page is parsed then)."""
+    found: list[tuple[str, str]] = []
+    for tag in scanned:
+        if isinstance(tag, tuple):
+            found.append(tag)
+            continue
+        try:
+            text = tag.decode(encoding)
+        except UnicodeDecodeError:
+            return None
+        root = etree.fromstring(text.encode("utf-8"), _tag_parser())
+        element = None if root is None else root.find(".//meta")
+        if element is None:
+            continue
+        name, content = _get(element, "name"), _get(element, "content")
+        if name is not None and content is not None and name.strip().lower() in names:
+            found.append((name.strip().lower(), content))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _tag_parser() -> etree.HTMLParser:
+    """The parser of one tag: parsel's (libxml2's HTML parser, recovering, UTF-8 in)."""
+    return etree.HTMLParser(recover=True, encoding="utf-8", huge_tree=True)
+
+
+def _get(element: Any, name: str) -> str | None:
+    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand
+    it over (a control character in the tag; see :func:`attribute_of`)."""
     try:
-        elements = response.selector.xpath(_meta_xpath(noscript))
+        value = element.get(name)
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else None
+
+
+def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> list[tuple[str, str]]:
+    """The meta tags as the parsed page has them: the response's own (cached) selector,
+    so a spider's later ``response.css()`` parses nothing again."""
+    selector: Selector
+    try:
+        selector = response.selector
+    except ValueError:  # Scrapy's selector reads <base href> first, and raises on a broken one
+        selector = Selector(text=response.text, type="html")
+    try:
+        elements = selector.xpath(_meta_xpath(noscript))
     except (ValueError, etree.LxmlError) as error:
         logger.debug("robots meta tags not read from %s: %s", response.url, error)
         return []

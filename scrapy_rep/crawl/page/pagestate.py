@@ -13,49 +13,75 @@ having nothing to say, logged once and counted in ``rep/directives/errors``. Use
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_page
 from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
-from scrapy_rep.crawl.requests.usagegate import before_of
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide
+from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
-logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
+logger = logging.getLogger(__name__)
+
+
+#: :attr:`Page.images` before the page's images were looked for.
+NOT_READ: Final = object()
+
+
+class Page:
+    """What the page pass knows of one response, each part read once, when first asked."""
+
+    __slots__ = ("directives", "images", "other_meta", "plain", "rel_targets", "usage")
+
+    def __init__(self) -> None:
+        #: Its directives for this crawler (``None``: not read yet).
+        self.directives: PageDirectives | None = None
+        #: TDMRep's meta tags, found in the same look at the page (AI purposes).
+        self.other_meta: list[tuple[str, str]] = []
+        #: Its usage decision for the crawl's purposes, and the refusal if it is denied.
+        self.usage: tuple[UsageDecision, Refusal | None] | None = None
+        #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
+        self.plain = False
+        #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
+        self.rel_targets: frozenset[str] | None = None
+        #: Its ``noimageai`` images (:mod:`scrapy_rep.crawl.page.images`).
+        self.images: object = NOT_READ
 
 
 class PageState:
-    """Each response's directives and usage decision, read once (SPEC §6)."""
+    """Each response's directives and usage decision, read once (SPEC §6): one
+    :class:`Page` per response, held while the response lives."""
 
     def __init__(self, crawler: Crawler, config: RepConfig) -> None:
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
-        self.usage = UsagePolicy.of(config.purpose, config.purpose_unknown)
+        self.usage = UsagePolicy.of(
+            config.purpose,
+            config.purpose_unknown,
+            noarchive_no_train=config.noarchive_means_no_ai_train,
+        )
+        #: A page's noimageindex covers its images (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
+        self.noimageindex_covers = config.media_noindex_means_no_ai
         self.mark = config.purpose_action == "mark"
-        #: Pages whose output passes every gate untouched (:meth:`passes_all`).
-        self.plain: WeakKeyDictionary[Response, bool] = WeakKeyDictionary()
-        self._directives: WeakKeyDictionary[Response, PageDirectives] = WeakKeyDictionary()
+        #: What is known of each response (while it lives).
+        self.pages: WeakKeyDictionary[Response, Page] = WeakKeyDictionary()
         #: For AI purposes, TDMRep's meta tags are found in the same look at the page as
         #: the robots meta tags.
         self._other_names = TDM_NAMES if self.usage.needs_tdmrep else frozenset()
-        self._other_meta: WeakKeyDictionary[Response, list[tuple[str, str]]] = WeakKeyDictionary()
-        self._usage: WeakKeyDictionary[Response, tuple[UsageDecision, Refusal | None]] = (
-            WeakKeyDictionary()
-        )
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config)
 
@@ -63,13 +89,14 @@ class PageState:
         self, directives: PageDirectives, refusal: Refusal | None, response: Response
     ) -> bool:
         """Whether every item and request of the page passes on untouched: no noindex,
-        nofollow, unavailable_after, noimageai, rel="nofollow" link, refusal for the
-        crawl's purpose, marking or preferences field (the usual page; its output then
-        skips the gates)."""
+        nofollow, unavailable_after, noimageai (noimageindex, when it covers the images),
+        rel="nofollow" link, refusal for the crawl's purpose, marking or preferences field
+        (the usual page; its output then skips the gates)."""
         return not (
             directives.noindex
             or directives.nofollow
             or directives.noimageai
+            or (directives.noimageindex and self.noimageindex_covers)
             or directives.unavailable_after is not None
             or refusal is not None
             or self.mark
@@ -77,24 +104,41 @@ class PageState:
             or (self.config.rel_nofollow and may_link_nofollow(response))
         )
 
-    def usage_of(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+    def page_of(self, response: Response) -> Page:
+        """What is known of ``response`` (a new :class:`Page` the first time)."""
+        page = self.pages.get(response)
+        if page is None:
+            page = self.pages[response] = Page()
+        return page
+
+    def is_plain(self, response: Response) -> bool:
+        """Whether ``response``'s output passes every gate untouched."""
+        page = self.pages.get(response)
+        return page is not None and page.plain
+
+    def usage_of(
+        self, response: Response, page: Page | None = None
+    ) -> tuple[UsageDecision, Refusal | None]:
         """The page's usage decision for the crawl's purposes, and the refusal if it is
-        denied (read once per response; reading never fails a page)."""
-        known = self._usage.get(response)
+        denied (read once per response; reading never fails a page). ``page``: its
+        :class:`Page`, when the caller has it."""
+        if page is None:
+            page = self.page_of(response)
+        known = page.usage
         if known is None:
             try:
-                known = self._read_usage(response)
+                known = self._read_usage(response, page)
             except Exception as error:  # never lose a page's output over its signals
                 self.failed(response, "usage signals", error)
                 known = (NO_SIGNALS, None)
-            self._usage[response] = known
+            page.usage = known
         return known
 
-    def _read_usage(self, response: Response) -> tuple[UsageDecision, Refusal | None]:
+    def _read_usage(self, response: Response, page: Page) -> tuple[UsageDecision, Refusal | None]:
         policy = self.usage
         request = response.request
         before = before_of(request)
-        directives = self.directives_of(response)
+        directives = self.directives_of(response, page)
         embedded = None  # an image of a noimageai page (its request carries the record)
         if request is not None and request.meta:
             embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
@@ -102,34 +146,36 @@ class PageState:
             before is NOTHING_BEFORE
             and embedded is None
             and not policy.needs_tdmrep
-            and not (directives.noai or directives.noimageai)
+            and not speaks_of_use(directives, noarchive_no_train=policy.noarchive_no_train)
             and b"Content-Usage" not in response.headers
             and b"Content-Signal" not in response.headers
         ):
             decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
         else:
-            page = page_signals(
+            signals = page_signals(
                 response,
                 directives,
                 tdm=policy.needs_tdmrep,
                 noscript=self.config.meta_in_noscript,
-                tdm_meta_tags=self._other_meta.get(response),
+                tdm_meta_tags=page.other_meta if self._other_names else None,
                 embedded_by="" if embedded is None else str(embedded.get("source", "")),
             )
-            decision = policy.after_fetch(before, page)
+            decision = policy.after_fetch(before, signals)
         refusal = policy.refusal(decision)
         if refusal is not None:
             inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
         return decision, refusal
 
-    def directives_of(self, response: Response) -> PageDirectives:
+    def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
         """The directives of ``response`` for this crawler, read once per response.
 
         Remembered per response object, never taken from ``response.meta``: spiders often
         copy a page's meta into the requests they yield, and a child page must not
         inherit its parent's directives.
         """
-        directives = self._directives.get(response)
+        if page is None:
+            page = self.page_of(response)
+        directives = page.directives
         if directives is None:
             others: list[tuple[str, str]] = []
             try:
@@ -142,9 +188,8 @@ class PageState:
             except Exception as error:  # never lose a page's output over its directives
                 directives = EMPTY
                 self.failed(response, "directives", error)
-            self._directives[response] = directives
-            if self._other_names:
-                self._other_meta[response] = others
+            page.directives = directives
+            page.other_meta = others
         return directives
 
     def failed(self, response: Response, what: str, error: Exception) -> None:
@@ -195,9 +240,10 @@ class PageState:
             refusal = self.usage.refusal(decision)
             if refusal is not None and earlier is None:
                 inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
-            self._usage[response] = (decision, refusal)
+            page = self.page_of(response)
+            page.usage = (decision, refusal)
             response.meta[meta.USAGE] = decision
             if refusal is not None:  # its items go through the gates after all
-                self.plain.pop(response, None)
+                page.plain = False
         except Exception as error:  # never lose a page's output over its licenses
             self.failed(response, "RSL licenses", error)

@@ -15,7 +15,7 @@ Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with t
 the directive that caused it.
 
 It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
-signals (robots.txt, tdmrep.json; see :mod:`scrapy_rep.crawl.requests.usagegate`) and the
+signals (robots.txt, tdmrep.json, before the request was sent: :mod:`scrapy_rep.verdict`) and the
 page's own (:mod:`scrapy_rep.crawl.page.pageusage`) make one
 :class:`scrapy_rep.usage.purpose.UsageDecision`,
 put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
@@ -33,34 +33,29 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.compat import ASYNC_SPIDER_OUTPUT
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
-from scrapy_rep.crawl.requests.obey import purpose_is_set
+from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.trails import trail_of
 from scrapy_rep.settings import RepConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.spidermiddlewares")
-
-#: The keys of :mod:`scrapy_rep.crawl.meta`, by their documented names here.
-META_KEY = meta.DIRECTIVES
-IGNORE_NOFOLLOW_KEY = meta.IGNORE_NOFOLLOW
-USAGE_KEY = meta.USAGE
+logger = logging.getLogger(__name__)
 
 
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
@@ -75,16 +70,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.tokens = page.tokens
         self.usage = page.usage
         self.licenses = page.licenses
-        #: Pages whose output passes every gate untouched (the page's own table).
-        self._plain = page.plain
         self.links = LinkGate(crawler, page)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
         #: scheduler (docs/decisions.md, 'Early refusal before the scheduler').
         self.early = EarlyRefusal(crawler, self)
         #: noimageai pages: their images refused or marked (docs/decisions.md, 'A page's
         #: noimageai covers the images it shows').
-        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image)
+        self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
+        crawler.signals.connect(self._closing, signal=signals.spider_closed)
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
@@ -108,21 +102,29 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if self.early.announce(request):
             self.links.refused(request, response, reason, message, sources)
 
+    def _closing(self, **_: Any) -> None:
+        """At INFO, before Scrapy's stats: the items dropped and the links not followed,
+        by reason, and the setting that keeps them (docs/switching.md)."""
+        stats = self.stats.get_stats() if self.stats is not None else {}
+        for line in closing_lines(stats, self.config):
+            logger.info(line, extra={"spider": self.crawler.spider})
+
     # ------------------------------------------------------------------ input
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs."""
-        page = self.page
-        directives = page.directives_of(response)
+        state = self.page
+        page = state.page_of(response)
+        directives = state.directives_of(response, page)
         try:
-            response.meta[META_KEY] = directives
+            response.meta[meta.DIRECTIVES] = directives
         except AttributeError:  # a response without a request (built by hand)
             return
-        page.count_page(directives)
-        decision, refusal = page.usage_of(response)
-        response.meta[USAGE_KEY] = decision
-        if page.passes_all(directives, refusal, response):
-            self._plain[response] = True
+        state.count_page(directives)
+        decision, refusal = state.usage_of(response, page)
+        response.meta[meta.USAGE] = decision
+        if state.passes_all(directives, refusal, response):
+            page.plain = True
 
     # ------------------------------------------------------------------ output
 
@@ -193,7 +195,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None or response in self._plain:
+        if response is None or self.page.is_plain(response):
             return item
         items = self.items
         item = items.by_directives(item, response)
@@ -203,9 +205,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
             return self.early.request(request, start=True)
-        if response in self._plain:
+        if self.page.is_plain(response):
             return self.early.request(request)
-        if not request.meta.get(IGNORE_NOFOLLOW_KEY) and self.links.by_follow(request, response):
+        if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(request, response):
             return None
         try:
             page = self.images.page(response, self.page.directives_of(response))

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyMiddleware
 
+from scrapy_rep.crawl.internals import downloader_middleware
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.conflicts")
+logger = logging.getLogger(__name__)
 
 SCRAPY_MIDDLEWARE: Final = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
@@ -28,7 +29,7 @@ SCRAPY_MIDDLEWARE: Final = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMidd
 def switch_off_scrapy_middleware(crawler: Crawler, engine: Any) -> bool:
     """Take Scrapy's robots.txt middleware out of ``engine``'s downloader middlewares;
     whether it was there."""
-    manager = getattr(getattr(engine, "downloader", None), "middleware", None)
+    manager = downloader_middleware(engine)
     if manager is None:
         return False
     theirs = [mw for mw in manager.middlewares if isinstance(mw, ScrapyMiddleware)]

@@ -1,74 +1,84 @@
-"""robots.txt enforcement in a crawl: the downloader middleware (SPEC §3-§5), and the
-crawl's purpose checked against the origin's AI-usage signals before a request is sent.
+"""robots.txt and the crawl's purposes enforced before each request is sent: the
+downloader middleware (SPEC §3-§5).
 
-A thin adapter. :mod:`scrapy_rep.fetch.lifecycle` makes every fetch decision of SPEC §4 (when
-to download, retry, keep a stale copy, give up, share); this class only sequences:
+A thin adapter around one pure decision (:func:`scrapy_rep.verdict.decide`, the verdict on
+the facts of the request: :mod:`scrapy_rep.crawl.requests.facts`). :mod:`scrapy_rep.fetch.lifecycle`
+makes every fetch decision of SPEC §4 (when to download, retry, keep a stale copy, give up,
+share); this class only sequences:
 
-- ``process_request`` asks each document the crawl needs
-  (:class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, one per
-  :data:`~scrapy_rep.crawl.documents.kinds.CRAWL_KINDS` value the crawl's purposes need) for the
-  entry that decides the request, robots.txt first, then the gates:
-  :mod:`scrapy_rep.crawl.requests.robotsgate` (allowed requests go on, with crawl-delay through
-  :mod:`scrapy_rep.crawl.documents.slots`; forbidden ones raise ``IgnoreRequest`` naming the
-  robots.txt line) and :mod:`scrapy_rep.crawl.requests.usagegate` (what the site's AI-usage
-  signals deny, for ``REP_PURPOSE``).
-- A document without a usable copy answers ``HOLD``: the request is returned from
-  ``process_request`` (Scrapy schedules it again) and caught in ``request_scheduled``
-  (which drops a scheduled request when a handler raises ``IgnoreRequest``), so it leaves
-  the downloader and takes none of the crawl's concurrency; the document holds it
-  (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself once it is known.
+- ``process_request`` asks the verdict, with the version of each document the crawl knows
+  (:class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, one per kind the crawl's
+  purposes need: robots.txt, tdmrep.json for AI purposes, RSL licenses with a purpose set),
+  and has :mod:`scrapy_rep.crawl.requests.perform` do what it means: on through the
+  origin's crawl-delay slot, or refused (``IgnoreRequest`` naming the line or the signal).
+- A document not known yet (the verdict :class:`~scrapy_rep.verdict.Wait`): the request is
+  returned from ``process_request`` (Scrapy schedules it again) and caught in
+  ``request_scheduled`` (which drops a scheduled request when a handler raises
+  ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's concurrency;
+  the document holds it (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself
+  once it is known.
+- The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) asks the same
+  verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
+  (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
+  on has changed.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import weakref
 from collections.abc import Callable, Coroutine, Hashable
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 
-from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.compat import running_engine
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.documents.actions import call_later
-from scrapy_rep.crawl.documents.documents import HOLD, Hold, OriginDocument
+from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.documents.holding import HeldRequests
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.storeclient import StoreClient
+from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware
-from scrapy_rep.crawl.requests.decidedearly import Documents, EarlyDecisions, same_documents
-from scrapy_rep.crawl.requests.obey import Obey, ObeyMode
+from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
+from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
-from scrapy_rep.crawl.requests.robotsgate import RobotsGate
-from scrapy_rep.crawl.requests.usagegate import UsageGate
+from scrapy_rep.crawl.requests.perform import Performer
+from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import HoldKey
-from scrapy_rep.fetch.origins import OriginMemo
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings import RepConfig, request_rules
+from scrapy_rep.verdict import (
+    ROBOTS,
+    Allowed,
+    Known,
+    Refused,
+    RequestFacts,
+    Verdict,
+    Wait,
+    decide,
+)
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.downloadermiddlewares")
+logger = logging.getLogger(__name__)
 Entry = CacheEntry[RobotsTxt]
 
 
 class RobotsTxtMiddleware:
-    """Obeys each origin's robots.txt (SPEC §3-§5); replaces Scrapy's middleware."""
+    """Obeys each origin's robots.txt and the crawl's purposes (SPEC §3-§5); replaces
+    Scrapy's middleware."""
 
     def __init__(
         self,
@@ -78,19 +88,20 @@ class RobotsTxtMiddleware:
     ) -> None:
         settings = crawler.settings
         config = config if config is not None else config_of(crawler)
-        #: ROBOTSTXT_OBEY / dont_obey_robotstxt against REP_PURPOSE (NotConfigured if off).
-        self.obey = ObeyMode(settings, config)
+        #: The facts of each request (NotConfigured if nothing is to be obeyed).
+        self.facts = FactsReader(settings, config)
+        #: The crawl's settings that decide a request.
+        self.rules = request_rules(config, self.facts.purpose_set)
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
         self._clock = clock
         self.held = HeldRequests(crawler, config.max_held_requests)
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
-        #: The robots.txt verdict on each request.
-        self.robots = RobotsGate(crawler, config, self.slots, self._refuse)
-        #: What the crawl is for, checked against the origin's signals (``REP_PURPOSE``).
-        self.usage = UsageGate(crawler, config, self._refuse, self.obey.purpose_set)
-        kinds = [kind for kind in CRAWL_KINDS if kind.needed(self.usage)]
+        #: What each verdict means for the crawl.
+        self.perform = Performer(crawler, config, self.slots)
+        needed = self.rules.documents()
+        kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
         store = open_store(config, settings, len(kinds))
         policy, timeout = document_policy(config, settings, store)
         client = StoreClient(store, clock, lambda key: inc(self.stats, key))
@@ -102,13 +113,10 @@ class RobotsTxtMiddleware:
             for kind in kinds
         }
         self._robots: OriginDocument[RobotsTxt] = self.documents[ROBOTS_CRAWL.name]
-        #: The documents a request needs after robots.txt (tdmrep.json for AI purposes).
-        self._usage_documents = tuple(self.documents.values())[1:]
         #: The robots.txt of every origin seen, and its lifecycle.
         self.cache, self.lifecycle, self.runner = (
             self._robots.cache, self._robots.lifecycle, self._robots.runner,
         )  # fmt: skip
-        self._origins = OriginMemo()
         #: The early pass's verdicts on the requests it allowed, until they come here.
         self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self  # for the spider side: crawl/requests/owners.py
@@ -130,7 +138,7 @@ class RobotsTxtMiddleware:
 
     def rules_for(self, url: str) -> RobotsTxt | None:
         """The cached rules of ``url``'s origin (any freshness), or ``None``."""
-        origin = self._origins.get(url)
+        origin = self.facts.origins.get(url)
         entry = self.cache.get(origin) if origin is not None else None
         return entry.rules if entry is not None else None
 
@@ -139,141 +147,149 @@ class RobotsTxtMiddleware:
         rules = self.rules_for(url)
         return rules.sitemaps if rules is not None else ()
 
-    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
-        """When the cached documents already refuse ``request`` (docs/decisions.md, 'Early
-        refusal before the scheduler'): a function that refuses it as
-        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
-        it did). ``None`` otherwise, or when they are not cached and fresh: the request
-        goes on as usual. Reads the cache only, never starts a fetch. Used by the spider
-        middleware (:mod:`scrapy_rep.crawl.requests.early`)."""
-        obey = self.obey.of(request)
-        origin = self._origins.get(request.url) if obey is not Obey.NOTHING else None
-        if origin is None or request.url.endswith("/robots.txt"):
-            return None
-        now = self._clock()
-        entry = self._robots.cached_entry(origin, now)
-        if entry is None:
-            return None
-        carried: dict[tuple[str, Hashable], CacheEntry[Any]] = {(self._robots.name, origin): entry}
-        agent = self.robots.agent(request)
-        url = request.url
-        refused, decision = self.robots.verdict(url, entry, agent, obey is Obey.ALL)
-        if not refused:
-            documents: Documents = ()
-            for document in self._usage_documents:
-                for key in document.keys_of(origin, entry.rules, self._agents(agent)):
-                    found = document.cached_entry(key, now)
-                    if found is None:
-                        return None
-                    carried[document.name, key] = found
-                    documents += (((document.name, key), weakref.ref(found)),)
-            refused, before = self.usage.verdict(url, origin, entry, carried, agent)
-            if not refused:  # process_request reuses this verdict if nothing changed
-                early = (url, agent, obey, weakref.ref(entry), decision, documents, before)
-                self._decided_early.keep(request, early)
-                return None
-        return partial(self._refuse_known, request, carried)
-
-    def _refuse_known(
-        self, request: Request, carried: dict[tuple[str, Hashable], CacheEntry[Any]]
-    ) -> bool:
-        """:meth:`process_request` with the entries that refused ``request`` carried
-        (each taken back by its document's ``decide``, per key)."""
-        for (name, key), entry in carried.items():
-            self.documents[name].carry(request, entry, key)
-        coroutine = self.process_request(request)
-        try:
-            coroutine.send(None)  # with every entry carried, it never suspends
-        except IgnoreRequest:
-            return True
-        except StopIteration:
-            return False
-        coroutine.close()
-        return False
-
     def held_requests(self) -> dict[str, int]:
         """How many requests wait for each origin's robots.txt."""
         return self._robots.held_counts()
+
+    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+        """The early pass (docs/decisions.md, 'Early refusal before the scheduler'): when
+        the cached documents already refuse ``request``, a function that refuses it as
+        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
+        it did); ``None`` otherwise, or when they are not all cached and fresh (it goes on
+        as usual). An allowed request's verdict is kept for :meth:`process_request`. Reads
+        the cache only: never starts a fetch. Used by the spider middleware
+        (:mod:`scrapy_rep.crawl.requests.early`)."""
+        facts = self.facts.of(request)
+        if facts.origin is None or request.url.endswith("/robots.txt"):
+            return None
+        now = self._clock()
+        documents = self.documents
+
+        def cached(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            return documents[kind].cached_entry(key, now)
+
+        verdict = decide(facts, self.rules, cached)
+        if isinstance(verdict, Wait):
+            return None
+        if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
+            self._decided_early.keep(request, facts, verdict)
+            return None
+        return partial(self._refuse_early, request, facts, verdict)
+
+    def _refuse_early(self, request: Request, facts: RequestFacts, verdict: Refused) -> bool:
+        try:
+            self.perform.refused(request, facts, verdict)
+        except IgnoreRequest:
+            return True
+        return False  # never: refused() always raises
 
     # ------------------------------------------------------------------ the request path
 
     async def process_request(
         self, request: Request, spider: Spider | None = None
     ) -> Request | Response | None:
-        """robots.txt's entry or hold, then its gate; then each further document the
-        crawl's purposes need, entry or hold; then the usage gate. A request the early
-        pass allowed is not decided again when nothing it depended on has changed
-        (:mod:`scrapy_rep.crawl.requests.decidedearly`)."""
-        early = self._decided_early.take(request)
-        obey = self.obey.of(request)
-        if obey is Obey.NOTHING:
-            return None
-        origin = self._origins.get(request.url)
-        if origin is None:
-            return None  # data:, file:, about: (SPEC §3)
-        entry = self._robots.decide(origin, request)
-        if isinstance(entry, Hold):
-            if entry is HOLD:
+        """The verdict on ``request`` (reused from the early pass when nothing it was
+        reached on has changed), then what it means: on, refused, or held until the
+        document it waits for is known."""
+        state = request.meta.get(KEY)  # its own state, read inline (the hot path)
+        if type(state) is not RequestState or state.url != request.url:
+            state = None
+        kept = self._decided_early.pop(state.early, None) if state and state.early else None
+        facts = self.facts.of(request)
+        if facts.origin is None:
+            return None  # data:, file:, about: (SPEC §3); or nothing obeyed
+        known = self._known(request, state is not None and bool(state.carried))
+        verdict: Verdict
+        if kept is not None and self._same(kept, facts, known):
+            verdict = kept[1]
+        else:
+            verdict = self._decide(request, facts, known)
+        while isinstance(verdict, Wait):
+            document = self.documents[verdict.document]
+            if document.hold_or_wait(verdict.key, request) is HOLD:
+                for kind, key, entry in verdict.used:  # decided by them when it comes back
+                    self.documents[kind].carry(request, entry, key)
                 return self._hand_back(request)  # caught by _request_scheduled and held
-            self._unmarked()  # WAIT: it came straight back, its mark taken off
-            entry = await self._robots.wait(origin, request)
-        if request.url.endswith("/robots.txt") and request.method == "GET":
-            cached = robots_response_from_cache(request, entry)
+            self._unmarked()  # it came straight back, its mark taken off: wait in place
+            await document.wait(verdict.key, request)
+            verdict = self._decide(request, facts, known)
+        if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
+            cached = robots_response_from_cache(request, verdict.used[0][2])
             if cached is not None:
                 inc(self.stats, "rep/robotstxt/served_from_cache")
                 return cached
-        agent = self.robots.agent(request)
-        decision = None
-        if early is not None:  # the early pass's verdict, if nothing it read has changed
-            url, early_agent, early_obey, robots_entry, decision, documents, before = early
-            if (
-                url != request.url
-                or early_agent != agent
-                or early_obey is not obey
-                or robots_entry() is not entry
-            ):
-                early = decision = None
-        self.robots.check(
-            request,
-            origin,
-            entry,
-            agent,
-            obey_rules=obey is Obey.ALL,
-            allowed_early=early is not None,
-            decision=decision,
-        )
-        decided: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
-        for document in self._usage_documents:
-            for key in document.keys_of(origin, entry.rules, self._agents(agent)):
-                found = document.decide(key, request)
-                if found is HOLD:
-                    self._robots.carry(request, entry, origin)
-                    for (name, kept_key), kept in decided.items():
-                        self.documents[name].carry(request, kept, kept_key)
-                    return self._hand_back(request)
-                if isinstance(found, Hold):
-                    self._unmarked()
-                    found = await document.wait(key, request)
-                decided[document.name, key] = found
-        if early is not None and same_documents(documents, decided):
-            self.usage.passed(request, origin, decided, before)
-        else:
-            self.usage.check(request, origin, entry, decided, agent)
+        if isinstance(verdict, Refused):
+            self.perform.refused(request, facts, verdict)
+        self.perform.allowed(request, facts, verdict)
         return None
 
-    def _agents(self, agent: str) -> tuple[str, ...]:
-        """The agents whose robots.txt groups the crawl obeys: its own, then
-        ``REP_PURPOSE_AGENTS`` (their ``License:`` lines too, purpose-notes §9)."""
-        return (agent, *self.usage.rules.agents)
+    def _decide(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
+        """The verdict on ``request``. A bug of ours while deciding (docs/decisions.md, 'A
+        bug of ours while deciding drops the request'): the request is refused, never sent
+        unchecked (its site's "no" may be what could not be read), with an ERROR naming it
+        ours, ``rep/requests/internal_errors`` and ``rep/requests/dropped/internal_error``."""
+        try:
+            return decide(facts, self.rules, known)
+        except Exception as error:
+            inc(self.stats, "rep/requests/internal_errors")
+            logger.exception(
+                "scrapy_rep internal error deciding %(request)s; it is dropped, never sent "
+                "unchecked. Please report it.",
+                {"request": request},
+                extra={"spider": self.crawler.spider},
+            )
+            what = f"{type(error).__name__}: {error}"[:200]
+            message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
+            return Refused("internal_error", message, ROBOTS, facts.agent)
 
-    def _refuse(self, request: Request, reason: str, message: str) -> NoReturn:
-        rep_signals.send_refused(self.crawler, logger, request, reason, message)
-        raise IgnoreRequest(message)
+    def _known(self, request: Request, carries: bool = True) -> Known:
+        """The version of each document that decides ``request`` now (``None``: it waits;
+        asking may start a fetch). ``carries``: it may carry versions (a released request)."""
+        documents = self.documents
+        if not carries:  # the usual request: the cache's versions
+
+            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+                return documents[kind].entry(key, request)
+
+            return current
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            return documents[kind].entry_for(key, request)
+
+        return known
+
+    @staticmethod
+    def _same(kept: tuple[RequestFacts, Allowed], facts: RequestFacts, known: Known) -> bool:
+        """Whether the early pass's verdict still holds: the same facts, and the very same
+        document versions decide it now."""
+        if kept[0] != facts:
+            return False
+        for kind, key, entry in kept[1].used:  # noqa: SIM110 (no generator on the hot path)
+            if known(kind, key) is not entry:
+                return False
+        return True
+
+    def decide_sent(self, request: Request) -> Verdict | None:
+        """The verdict on ``request`` as it is about to be sent, when it was reached for
+        another crawler's name (a later middleware changed its User-Agent; the check of
+        :mod:`scrapy_rep.crawl.requests.sentcheck`): ``None`` when nothing changed."""
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or not state.agent:
+            return None  # not decided here (not obeyed, no origin)
+        headers = request.headers
+        header = headers.get(b"User-Agent") if headers else None
+        name = self.facts.names.get(header) if header else None  # known names: no call
+        if (name or self.facts.name(request)) == state.agent:
+            return None
+        facts = self.facts.of(request)
+        if facts.origin is None:
+            return None
+        return self._decide(request, facts, self._known(request))
 
     # ------------------------------------------------------------------ holding
 
     def _hand_back(self, request: Request) -> Request:
-        """Return ``request`` (marked by its document's ``decide``) to the engine, and
+        """Return ``request`` (marked by its document's ``hold_or_wait``) to the engine, and
         listen to ``request_scheduled`` until it comes through."""
         self._marked += 1
         if not self._listening:
@@ -298,14 +314,12 @@ class RobotsTxtMiddleware:
             )
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        name = request.meta.pop(meta.HOLDING, None)
-        if name is None:
+        state = request.meta.get(KEY)
+        if type(state) is not RequestState or state.hold is None or state.url != request.url:
             return
         self._unmarked()
-        key = request.meta.pop(meta.HOLD_KEY, None)
-        if key is None:  # set with HOLDING; an origin when it is not there
-            key = self._origins.get(request.url)
-            assert key is not None  # only requests with an origin are held
+        name, key = state.hold
+        request.meta[KEY] = state._replace(hold=None)
         self.documents[name].hold(key, request)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
 
@@ -324,7 +338,7 @@ class RobotsTxtMiddleware:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
-        self._scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        self._scheduler = engine_scheduler(engine)
         load_error = getattr(self.runner.store.store, "load_error", "")
         if load_error:
             logger.warning(

@@ -46,7 +46,12 @@ from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
-from scrapy_rep.crawl.compat import running_engine
+from scrapy_rep.crawl.internals import (
+    downloader_methods,
+    engine_scheduler,
+    running_engine,
+    spider_middlewares,
+)
 from scrapy_rep.crawl.requests.owners import owner_of
 
 if TYPE_CHECKING:
@@ -54,8 +59,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 
-#: Named as before ``crawl/`` had subpackages: log settings name it.
-logger = logging.getLogger("scrapy_rep.crawl.early")
+logger = logging.getLogger(__name__)
 
 #: Stats key: requests refused before they were scheduled (also counted where the late
 #: path counts them: ``robotstxt/forbidden``, ``rep/requests/dropped/…``).
@@ -93,9 +97,8 @@ class EarlyRefusal:
     def _opened(self) -> None:
         owner = owner_of(self.crawler)
         engine = running_engine(self.crawler)
-        spider_side = getattr(getattr(engine, "scraper", None), "spidermw", None)
         after_ours = []
-        for component in getattr(spider_side, "middlewares", ()):  # from the engine side
+        for component in spider_middlewares(engine) or ():  # from the engine side
             if component is self._page_middleware:
                 break
             after_ours.append(_name(component))
@@ -104,15 +107,14 @@ class EarlyRefusal:
         if not set(after_ours) <= _AFTER_OURS_OK:
             return  # another middleware sees the requests after ours: they may change
         self._mark_start = _START in after_ours
-        manager = getattr(getattr(engine, "downloader", None), "middleware", None)
-        for method in getattr(manager, "methods", {}).get("process_request", ()):
+        for method in downloader_methods(engine, "process_request"):
             component = getattr(method, "__self__", None)
             if component is owner and owner is not None:
                 self._refusal = owner.refusal_if_known
                 break
             if _name(component) not in _BEFORE_OURS_OK:
                 return  # it might change or drop the request: the late path decides
-        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        scheduler = engine_scheduler(engine)
         if getattr(type(scheduler), "enqueue_request", None) is Scheduler.enqueue_request:
             self._dupefilter = getattr(scheduler, "df", None)
 

@@ -1,5 +1,6 @@
 """The robots.txt middleware of each running crawl, as the spider-side components see it
-(the early refusal, a page's RSL licenses): what they ask of it, without importing it."""
+(the early refusal, a page's RSL licenses, the check of a request as sent): what they ask
+of it, without importing it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from scrapy_rep.crawl.documents.documents import OriginDocument
+    from scrapy_rep.crawl.requests.facts import FactsReader
+    from scrapy_rep.crawl.requests.perform import Performer
+    from scrapy_rep.verdict import Verdict
 
 
 class DocumentsOwner(Protocol):
@@ -20,8 +24,13 @@ class DocumentsOwner(Protocol):
 
     #: Every document the crawl's purposes need, by kind name.
     documents: dict[str, OriginDocument[Any]]
+    #: The facts of each request, and what each verdict means.
+    facts: FactsReader
+    perform: Performer
 
     def refusal_if_known(self, request: Request) -> Callable[[], bool] | None: ...
+
+    def decide_sent(self, request: Request) -> Verdict | None: ...
 
 
 OWNERS: WeakKeyDictionary[Crawler, DocumentsOwner] = WeakKeyDictionary()

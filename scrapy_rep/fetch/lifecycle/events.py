@@ -69,7 +69,15 @@ class SlotFreed:
 
 
 #: What the adapter sends to :meth:`~scrapy_rep.fetch.lifecycle.Lifecycle.handle`.
-Event = RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | TimerFired
+@dataclass(frozen=True)
+class Announced:
+    """Every handler of the signals sent for a newly known document has finished (Scrapy's
+    ``robots_parsed`` handlers may be async: the requests wait for them, as in Scrapy)."""
+
+    key: Key
+
+
+Event = RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | TimerFired | Announced
 
 
 # --------------------------------------------------------------------------- actions

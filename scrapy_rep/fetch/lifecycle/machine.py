@@ -20,6 +20,7 @@ from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
+    Announced,
     Downloaded,
     Event,
     Key,
@@ -35,9 +36,9 @@ from scrapy_rep.fetch.lifecycle.events import (
 )
 from scrapy_rep.fetch.lifecycle.shared import LEASE_POLL, downloaded_entry, gave_up_entry
 from scrapy_rep.fetch.lifecycle.state import Keys, OriginState, Step, clock_time, seconds
-from scrapy_rep.fetch.policy import Effect, FailureClass
 from scrapy_rep.fetch.procedure import Fetched
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import Effect, FailureClass
 
 D = TypeVar("D")
 
@@ -141,7 +142,6 @@ class Lifecycle(Keys[D]):
 
     def _succeeded(self, key: Key, state: OriginState, fetched: Fetched, now: float) -> Step:
         entry = downloaded_entry(self.kind, self.policy, fetched, now)
-        self.cache.put(key, entry)
         self._share(key, entry, None, now)
         self._gave_up.pop(key, None)
         name = self.kind.name
@@ -154,8 +154,23 @@ class Lifecycle(Keys[D]):
                 logging.INFO, "%s of %s is back after %d failed attempt(s): %s",
                 name, key, state.failures, fetched.outcome,
             )  # fmt: skip
+        return self._announce(key, state, entry, fetched.outcome, fetched.status)
+
+    def _announce(
+        self, key: Key, state: OriginState, entry: Any, outcome: str, status: int | None
+    ) -> Step:
+        """A newly known document: its signals are sent; it decides its requests once
+        every handler is done (:meth:`_announced`)."""
+        state.announced = entry
+        self._do(Announce(key, entry.rules, outcome, status, True))
+        return Step.ANNOUNCING
+
+    def _announced(self, key: Key, state: OriginState, event: Announced, now: float) -> Step:
+        """The document decides from now on; the requests held for it go on."""
+        entry = state.announced
+        assert entry is not None  # set with the step
+        self.cache.put(key, entry)
         self._states.pop(key, None)
-        self._do(Announce(key, entry.rules, fetched.outcome, fetched.status, True))
         self._do(Release(key, entry, state.failures))
         return Step.IDLE
 
@@ -275,13 +290,10 @@ class Lifecycle(Keys[D]):
             return None
         self._give_back_lease(key, state)
         if record.fresh_until > now:
-            self.cache.put(key, entry)
             self._stat("store_hits")
             note = f" (from the {self.policy.store} cache)"
-            self._do(Announce(key, entry.rules, entry.outcome + note, entry.status, True))
-            self._states.pop(key, None)
-            self._do(Release(key, entry, state.failures))
-            return Step.IDLE
+            self._states[key] = state
+            return self._announce(key, state, entry, entry.outcome + note, entry.status)
         # Another process is failing to download: keep to its retry schedule.
         state.failures = max(state.failures, record.failures)
         state.failing_since = record.failing_since or state.failing_since
@@ -323,8 +335,10 @@ def _why(fetched: Fetched, failure: FailureClass) -> str:
 #: One transition: performs its actions and answers the key's next step.
 Handler = Callable[[Lifecycle[Any], Key, OriginState, Any, float], Step]
 
-#: Every event type the machine meets: the adapter's five, and its own :class:`SlotFreed`.
-EVENTS: Final = (RequestSeen, RecordLoaded, LeaseAnswered, Downloaded, TimerFired, SlotFreed)
+#: Every event type the machine meets: the adapter's six, and its own :class:`SlotFreed`.
+EVENTS: Final = (
+    RequestSeen, RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed,
+)  # fmt: skip
 
 
 def _ignoring(*events: type[Any]) -> dict[type[Any], Handler]:
@@ -335,19 +349,25 @@ def _ignoring(*events: type[Any]) -> dict[type[Any], Handler]:
 #: under way waits for it; every other event is for one step only.
 TRANSITIONS: Final[dict[Step, dict[type[Any], Handler]]] = {
     Step.IDLE: {RequestSeen: Lifecycle._request,
-                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired, SlotFreed)},
+                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced,
+                            SlotFreed)},
     Step.LOOKUP: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._looked_up,
-                  **_ignoring(LeaseAnswered, Downloaded, TimerFired, SlotFreed)},
+                  **_ignoring(LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed)},
     Step.LEASE: {RequestSeen: Lifecycle._meanwhile, LeaseAnswered: Lifecycle._lease_answered,
-                 **_ignoring(RecordLoaded, Downloaded, TimerFired, SlotFreed)},
+                 **_ignoring(RecordLoaded, Downloaded, TimerFired, Announced, SlotFreed)},
     Step.LEASE_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._look_again,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, SlotFreed)},
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, Announced,
+                                  SlotFreed)},
     Step.RECHECK: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._rechecked,
-                   **_ignoring(LeaseAnswered, Downloaded, TimerFired, SlotFreed)},
+                   **_ignoring(LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed)},
     Step.QUEUED: {RequestSeen: Lifecycle._meanwhile, SlotFreed: Lifecycle._start,
-                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired)},
+                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced)},
     Step.DOWNLOAD: {RequestSeen: Lifecycle._meanwhile, Downloaded: Lifecycle._downloaded,
-                    **_ignoring(RecordLoaded, LeaseAnswered, TimerFired, SlotFreed)},
+                    **_ignoring(RecordLoaded, LeaseAnswered, TimerFired, Announced, SlotFreed)},
     Step.RETRY_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._retry,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, SlotFreed)},
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, Announced,
+                                  SlotFreed)},
+    Step.ANNOUNCING: {RequestSeen: Lifecycle._meanwhile, Announced: Lifecycle._announced,
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired,
+                                  SlotFreed)},
 }  # fmt: skip

@@ -13,8 +13,8 @@ from typing import Final, TypeVar
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.lifecycle.state import seconds
-from scrapy_rep.fetch.policy import Effect, Policy
 from scrapy_rep.fetch.procedure import Fetched
+from scrapy_rep.fetch.rules import Effect, Policy
 
 D = TypeVar("D")
 

@@ -14,8 +14,8 @@ from typing import Any, Final, Generic, TypeVar
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache, Freshness
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.lifecycle.events import Action, Key, Log, ReleaseLease, SaveRecord, Stat
-from scrapy_rep.fetch.policy import FailureClass, Policy
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rules import FailureClass, Policy
 
 D = TypeVar("D")
 
@@ -47,6 +47,9 @@ class Step(enum.Enum):
     QUEUED = "queued"
     DOWNLOAD = "download"
     RETRY_WAIT = "retry-wait"
+    #: The document is known: the signals that say so are being handled (Scrapy's
+    #: ``robots_parsed`` handlers may be async); its requests wait until they are done.
+    ANNOUNCING = "announcing"
 
 
 # --------------------------------------------------------------------------- the keys
@@ -69,6 +72,8 @@ class OriginState:
     retry_at: float = 0.0
     last_outcome: str = ""
     leased: bool = False
+    #: While announcing: the entry the requests go on with, once every handler is done.
+    announced: CacheEntry[Any] | None = None
 
 
 class Keys(Generic[D]):

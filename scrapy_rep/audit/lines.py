@@ -1,0 +1,224 @@
+"""The lines of the audit trail, schema 2 (docs/audit-trail.md): the ``run`` header, the
+``snapshot`` of a document that decided, a ``url``'s record and the ``end`` line. Pure:
+builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import fields
+from datetime import datetime, timezone
+from importlib import metadata
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy_rep.audit.file import EMPTY_SHA256, SCHEMA
+from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.settings import SETTINGS, RepConfig
+from scrapy_rep.usage.purpose import PURPOSES
+from scrapy_rep.usage.rsl.terms import license_url_of
+from scrapy_rep.usage.standards import STANDARDS
+
+if TYPE_CHECKING:
+    from scrapy_rep.usage.purpose import UsageDecision
+
+#: A refused request's ``reason`` (the ``request_refused`` signal's) -> ``refused_by``.
+REFUSED_BY: Final = {
+    "forbidden": "robots.txt",
+    "robotstxt_unreachable": "unreachable",
+    "tdmrep_unreachable": "unreachable",
+    "purpose": "purpose",
+    "spider_closed": "closed",
+}
+#: The fates of a ``url`` record, in the order of the ``end`` line's counts.
+FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
+
+_second: list[Any] = [-1, ""]
+
+
+def iso_time(now: float | None = None) -> str:
+    """ISO 8601 UTC with milliseconds: ``2026-11-23T14:05:09.123Z``."""
+    now = time.time() if now is None else now
+    second = int(now)
+    if second != _second[0]:  # formatted once per second
+        stamp = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _second[:] = [second, stamp]
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("scrapy_rep")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
+
+
+def run_line(
+    run: str,
+    config: RepConfig,
+    settings: Any,
+    spider: str,
+    resumes: str | None,
+    jobdir: str | None,
+    resumes_trail: str | None = None,
+    resumes_head: str | None = None,
+) -> dict[str, Any]:
+    """The header of one run: what was crawled, by whom, under which rules. A run resumed
+    from ``JOBDIR`` names the paused run (``resumes``), the trail it was written to
+    (``resumes_trail``, as its ``REP_AUDIT_FILE`` said) and the SHA-256 of its end line
+    (``resumes_head``), so that ``audit verify`` can tell when the paused run is not in
+    the trails it is given, and that the one given ends as it did."""
+    user_agent = str(settings.get("USER_AGENT") or "")
+    robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
+    effective = {s.name: getattr(config, s.field) for s in SETTINGS}
+    effective = {k: list(v) if isinstance(v, tuple) else v for k, v in effective.items()}
+    effective["ROBOTSTXT_OBEY"] = bool(settings.getbool("ROBOTSTXT_OBEY"))
+    effective["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
+    return {
+        "type": "run",
+        "schema": SCHEMA,
+        "run": run,
+        "time": iso_time(),
+        "version": package_version(),
+        "standards": dict(STANDARDS),
+        "spider": spider,
+        "agents": [crawler_name(robots_agent), *config.purpose_agents],
+        "user_agent": user_agent,
+        "purposes": list(config.purpose),
+        "profile": config.profile,
+        "settings": effective,
+        "resumes": resumes,
+        "resumes_trail": resumes_trail if resumes else None,
+        "resumes_head": resumes_head if resumes else None,
+        "jobdir": jobdir,
+    }
+
+
+assert {f.name for f in fields(RepConfig)} == {s.field for s in SETTINGS}
+
+
+def snapshot_line(
+    run: str,
+    sha256: str,
+    kind: str,
+    url: str,
+    final_url: str,
+    status: int | None,
+    detail: str,
+    fetched: float,
+    size: int,
+) -> dict[str, Any]:
+    """A document body that decided something (stored as ``<trail>.d/<sha256>``):
+    ``parsed`` (its rules decide), or ``absent`` (no file: nothing is reserved). The
+    verdict of a document given up on as unreachable has no snapshot: nothing was read
+    (the record's ``why`` says what happened)."""
+    return {
+        "type": "snapshot",
+        "run": run,
+        "time": iso_time(),
+        "sha256": sha256 or EMPTY_SHA256,  # "" for no body: that of the empty body
+        "kind": kind,
+        "url": url,
+        "final_url": final_url or None,
+        "status": status,
+        "outcome": "parsed" if sha256 else "absent",
+        "detail": detail,
+        "fetched": iso_time(fetched),
+        "bytes": size,
+    }
+
+
+def robots_part(
+    sha256: str,
+    agent: str,
+    line: int | None,
+    rule: str | None,
+    why: str,
+    obeyed: bool = True,
+    overridden: str = "",
+) -> dict[str, Any]:
+    """The robots.txt line that decided a URL for ``agent`` (or why none did). The
+    robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
+    its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
+    ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
+    AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry."""
+    part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
+    if not obeyed:
+        part["obeyed"] = False
+    if overridden:
+        part["overridden"] = overridden
+    if line is not None:
+        part["line"] = line
+        part["rule"] = rule
+    else:
+        part["why"] = why
+    return part
+
+
+def usage_part(
+    decision: UsageDecision,
+    robots_sha: str,
+    tdm_sha: str,
+    licenses: Mapping[str, str] = MappingProxyType({}),
+) -> dict[str, Any]:
+    """The AI-usage decision: the answer per purpose, the deciding signal's position per
+    decided purpose, and the signals (with the snapshot of the document they came from;
+    ``licenses``: an RSL license URL's snapshot), and the conditions on use they state
+    (Content-Signal ``use=``, docs/purpose-notes.md §2)."""
+    signals = []
+    for signal in decision.signals:
+        answered = dict(zip(PURPOSES, signal.answers, strict=True))
+        entry: dict[str, Any] = {
+            "vocabulary": signal.vocabulary,
+            "answers": {p: a for p, a in answered.items() if a is not None},
+            "source": signal.source,
+        }
+        if signal.conditions:
+            entry["conditions"] = list(signal.conditions)
+        if signal.source.startswith("robots.txt") and robots_sha:
+            entry["snapshot"] = robots_sha
+        elif signal.source.startswith("tdmrep.json") and tdm_sha:
+            entry["snapshot"] = tdm_sha
+        elif signal.vocabulary == "rsl" and licenses.get(license_url_of(signal.source)):
+            entry["snapshot"] = licenses[license_url_of(signal.source)]
+        signals.append(entry)
+    decided_by = {}
+    for purpose in PURPOSES:
+        by = decision.decided_by(purpose)
+        if by is not None:
+            decided_by[purpose] = decision.signals.index(by)
+    part: dict[str, Any] = {
+        "answers": {p: decision.allowed(p) for p in PURPOSES},
+        "decided_by": decided_by,
+        "signals": signals,
+    }
+    if decision.conditions:  # Content-Signal use=: a condition, not an answer
+        part["conditions"] = list(decision.conditions)
+    return part
+
+
+def file_line(
+    run: str, url: str, fate: str, decision: UsageDecision, media: dict[str, Any]
+) -> dict[str, Any]:
+    """A file that FilesPipeline / ImagesPipeline downloaded and read for its own
+    statements (IPTC Data Mining, C2PA): ``fate`` is ``stored``, ``refused``, ``marked``
+    or ``failed``; ``usage`` says which statement decided (docs/audit-trail.md)."""
+    return {
+        "type": "file",
+        "run": run,
+        "time": iso_time(),
+        "url": url,
+        "fate": fate,
+        "usage": usage_part(decision, "", ""),
+        "media": media,
+    }
+
+
+def end_line(run: str, reason: str, counts: dict[str, int]) -> dict[str, Any]:
+    ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
+    ordered.update({fate: counts.get(fate, 0) for fate in FATES})
+    ordered["duplicates_dropped"] = counts.get("duplicates_dropped", 0)
+    ordered.update({k: v for k, v in counts.items() if k not in ordered})
+    return {"type": "end", "run": run, "time": iso_time(), "reason": reason, "counts": ordered}

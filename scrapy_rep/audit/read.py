@@ -1,0 +1,373 @@
+"""Reading an audit trail (``REP_AUDIT_FILE``, schema v1 of ``docs/audit-trail.md``): its
+lines, plain or gzip-compressed, checked against the hash chain, and its snapshots (pure).
+
+Every line carries ``prev``, the SHA-256 of the previous line's exact bytes (``""`` on the
+first line of the file). :class:`Trail` reads the lines in order and says, line by line,
+where the chain breaks: an edited line breaks the link of the line after it, a deleted
+line the link of the line that followed it, a cut file shows as a last line without its
+newline or a gzip stream without its end. The last line is protected by nothing after it:
+:attr:`ChainState.head` (the hash of the last line) is what an auditor writes down to
+detect a later change of it.
+
+The snapshots (``<trail>.d/<sha256>``, or ``<sha256>.gz``) are read by
+:class:`SnapshotStore`, which checks that their bytes still hash to their name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final
+
+# The writer's names, so that the two sides cannot disagree.
+from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
+from scrapy_rep.audit.file import SCHEMA as SCHEMA
+from scrapy_rep.audit.file import snapshot_dir
+
+#: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut).
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair"})
+#: The fates a ``url`` line can have.
+FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
+
+
+def text(value: Any) -> str:
+    """A field that must be a string: ``""`` when it is anything else."""
+    return value if isinstance(value, str) else ""
+
+
+def items(value: Any) -> list[Any]:
+    """A field that must be a list: ``[]`` when it is anything else."""
+    return value if isinstance(value, list) else []
+
+
+class TrailError(Exception):
+    """The input cannot be read as a trail at all (missing file, not a trail): one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the trail, as stored."""
+
+    #: 1-based line number in the (uncompressed) file.
+    number: int
+    raw: bytes
+    #: The JSON object, ``None`` when the line is not one.
+    record: dict[str, Any] | None
+    #: ``""``, or why the line breaks the chain or cannot be read.
+    problem: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.type_of(self.record) if self.record is not None else ""
+
+    @staticmethod
+    def type_of(record: dict[str, Any]) -> str:
+        kind = record.get("type")
+        return kind if isinstance(kind, str) else ""
+
+
+@dataclass
+class ChainState:
+    """The chain as read so far."""
+
+    #: SHA-256 hex of the last line read (``""`` before the first).
+    head: str = ""
+    lines: int = 0
+    #: Problems of the file as a whole (cut, unreadable tail), in the order found.
+    problems: list[str] = field(default_factory=list)
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Trail:
+    """A trail file read line by line (constant memory), its chain checked as it goes."""
+
+    def __init__(self, path: str | Path, also: Sequence[str | Path] = ()) -> None:
+        """``also``: other trails read with this one (several workers' trails): a
+        snapshot missing from this trail's folder is looked for in theirs too."""
+        self.path = Path(path)
+        self.compressed = self.path.name.endswith(".gz")
+        self.chain = ChainState()
+        others = [snapshot_dir(Path(other)) for other in also if Path(other) != self.path]
+        self.snapshots = SnapshotStore(snapshot_dir(self.path), others=others)
+        if not self.path.exists():
+            raise TrailError(f"{self.path}: no such file")
+        if not self.path.is_file():
+            raise TrailError(f"{self.path}: not a file")
+
+    def lines(self) -> Iterator[Line]:
+        """Every line, each with the problem of its chain link (if any). Raises
+        :class:`TrailError` when the file is not a trail: unreadable, not gzip while
+        named ``.gz``, or no line of it is a trail line. A cut line (the end of the file
+        inside it: no newline, or a gzip member without its end) is no record: its
+        ``record`` is ``None``, whatever its bytes hold."""
+        self.chain = chain = ChainState()
+        seen_trail_line = False
+        for raw, whole in self._raw_lines():
+            chain.lines += 1
+            record = _parse(raw) if whole else None
+            problem = self._link_problem(chain, raw, record, whole)
+            if record is not None and Line.type_of(record) in TYPES:
+                seen_trail_line = True
+            chain.head = hashlib.sha256(raw).hexdigest()
+            yield Line(chain.lines, raw, record, problem)
+        if not seen_trail_line:
+            what = "empty" if chain.lines == 0 else "not an audit trail"
+            raise TrailError(f"{self.path}: {what}")
+
+    @staticmethod
+    def _link_problem(
+        chain: ChainState, raw: bytes, record: dict[str, Any] | None, whole: bool
+    ) -> str:
+        number = chain.lines
+        if not whole:
+            if not raw.endswith(b"\n"):
+                chain.problems.append(f"line {number}: the file is cut (no newline at its end)")
+            return "cut: the line has no end"
+        if record is None:
+            return "not a JSON object: the line was changed or damaged"
+        prev = record.get("prev")
+        if prev == chain.head:
+            return ""
+        if chain.head == "":
+            return f"the first line's prev should be empty, it is {str(prev)[:16]!r}"
+        return (
+            f"chain broken: prev does not match line {number - 1} "
+            "(a line before it was changed, deleted or inserted)"
+        )
+
+    def _raw_lines(self) -> Iterator[tuple[bytes, bool]]:
+        """Each line's bytes (uncompressed) and whether it is whole."""
+        try:
+            with self.path.open("rb") as file:
+                if not self.compressed:
+                    for raw in file:
+                        yield raw, raw.endswith(b"\n")
+                    return
+                yield from self._gzip_lines(file)
+        except OSError as error:
+            raise TrailError(f"{self.path}: cannot read: {error.strerror or error}") from None
+
+    def _gzip_lines(self, file: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+        end = GzipEnd()
+        pending = b""
+        for text in gzip_members(file, end):
+            pending += text
+            start = 0
+            while (newline := pending.find(b"\n", start)) >= 0:
+                yield pending[start : newline + 1], True
+                start = newline + 1
+            pending = pending[start:]
+        if end.how == "damaged" and end.members == 0:
+            raise TrailError(f"{self.path}: not a gzip file")
+        if pending + end.rest:
+            yield pending + end.rest, False
+        if end.how == "cut":
+            self.chain.problems.append(
+                "the gzip stream is cut (its last member has no end): the file was truncated"
+            )
+        elif end.how == "damaged":
+            self.chain.problems.append(f"after line {self.chain.lines}: damaged gzip data")
+
+
+#: Compressed bytes handed to the decompressor at a time: a member (one line) is a few
+#: hundred bytes, and what follows a member's end in them is copied at each end.
+_GZIP_STEP: Final = 8192
+_GZIP_CHUNK: Final = 1 << 20
+
+
+@dataclass
+class GzipEnd:
+    """How the members of a gzip file end (:func:`gzip_members`)."""
+
+    #: The offset in the file after the last whole member.
+    end: int = 0
+    #: Whole members read.
+    members: int = 0
+    #: ``""``: the file ends after a whole member; ``"cut"``: it ends inside a member;
+    #: ``"damaged"``: bytes that are not gzip data follow the last whole member.
+    how: str = ""
+    #: The text decompressed from the member cut or damaged (never checked: its CRC and
+    #: size were not reached).
+    rest: bytes = b""
+
+
+def gzip_members(file: IO[bytes], end: GzipEnd) -> Iterator[bytes]:
+    """The text of each whole member of the gzip file ``file`` (read from its start), in
+    order: a member whose end was read, its CRC-32 and size checked by zlib. ``end`` says
+    where the whole members end and how the file ends. One reader for ``verify`` and
+    ``audit repair``, so that the two agree on which lines are whole."""
+    buffer, position, base = b"", 0, file.tell()
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    text: list[bytes] = []
+    started = False  # bytes of the current member were read
+    while True:
+        if position >= len(buffer):
+            base += len(buffer)
+            buffer, position = file.read(_GZIP_CHUNK), 0
+            if not buffer:
+                if started:
+                    end.how, end.rest = "cut", b"".join(text)
+                return
+        piece = memoryview(buffer)[position : position + _GZIP_STEP]
+        try:
+            text.append(decompressor.decompress(piece))
+        except zlib.error:
+            end.how, end.rest = "damaged", b"".join(text)
+            return
+        started = True
+        if not decompressor.eof:
+            position += len(piece)
+            continue
+        position += len(piece) - len(decompressor.unused_data)
+        end.end, end.members = base + position, end.members + 1
+        yield b"".join(text)
+        text, started = [], False
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+
+def is_sha256(name: object) -> bool:
+    """Whether ``name`` is a SHA-256 in lowercase hex (a snapshot's name)."""
+    return isinstance(name, str) and len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def parsed_size(body: bytes) -> int:
+    """Bytes a parsed document is counted for in the cache of :class:`SnapshotStore`:
+    what a parsed robots.txt keeps (:func:`scrapy_rep.fetch.kinds.robots_size`), an
+    over-estimate for the smaller tdmrep.json and RSL documents."""
+    return 2048 + 6 * len(body)
+
+
+class SnapshotStore:
+    """The snapshot bodies beside a trail, each read at most once per check while its
+    parsed document stays in the cache.
+
+    The parsed documents are kept up to :attr:`max_bytes` (:func:`parsed_size` each): a
+    trail's records come in crawl order, interleaving origins, so every origin's document
+    is needed again and again. A bound on the number of documents (256, emptied when
+    full) made a trail of 300 origins parse each document for each record. Within the
+    bound in bytes (about 200,000 median robots.txt files, 12,000 of the mean size of
+    real ones) nothing is parsed twice. Beyond it, of two documents taken at random (a seeded
+    generator: the same work each run), the one parsed later makes room: the least
+    recently used would be, under origins taken in turn, the very next one needed, so
+    that every record missed; this keeps a stable part of them while the crawl's origins
+    stay, and lets the old ones go when they change (in a simulation with room for half
+    the origins: 73 % of the records parse again under origins in turn, 75 % under a
+    moving set of origins, against 100 % least recently used out)."""
+
+    #: The default bound of the cache of parsed documents, in :func:`parsed_size` bytes.
+    #: No more than the former bound of 256 documents could take (256 files of 500 KiB:
+    #: about 700 MB); a trail of 10,000 origins of real robots.txt files needs about 410.
+    MAX_PARSED_BYTES: Final = 512 * 1024 * 1024
+
+    def __init__(
+        self, directory: Path, max_bytes: int = MAX_PARSED_BYTES, others: Sequence[Path] = ()
+    ) -> None:
+        self.directory = directory
+        #: The snapshot folders of the other trails read with this one, searched in turn
+        #: for a body this one lacks (a worker's record naming a snapshot another stored).
+        self.others = list(others)
+        #: sha256 -> the problem with its file ("" when it is sound).
+        self.checked: dict[str, str] = {}
+        self.max_bytes = max_bytes
+        #: (sha256, how) -> (the parsed document, its size, its place in ``_keys``, the
+        #: number of its parse).
+        self._parsed: dict[tuple[str, str], tuple[Any, int, int, int]] = {}
+        self._keys: list[tuple[str, str]] = []
+        self._bytes = 0
+        self._random = random.Random(0)
+        #: Documents parsed so far (a document parsed again after it left the cache
+        #: counts again).
+        self.parses = 0
+
+    def body(self, sha256: str) -> bytes | None:
+        """The body named ``sha256``; ``None`` when it is missing or its bytes no longer
+        hash to its name (:attr:`checked` says which)."""
+        if not is_sha256(sha256):
+            self.checked[str(sha256)] = "not a SHA-256 name"
+            return None
+        if sha256 == EMPTY_SHA256:
+            self.checked[sha256] = ""
+            return b""
+        body = self._read(sha256)
+        if body is None:
+            where = f"{self.directory}" + " or ".join(["", *map(str, self.others)])
+            self.checked[sha256] = f"missing: no file {sha256} in {where}"
+            return None
+        if hashlib.sha256(body).hexdigest() != sha256:
+            self.checked[sha256] = "altered: its bytes no longer hash to its name"
+            return None
+        self.checked[sha256] = ""
+        return body
+
+    def sound(self, sha256: str) -> bool:
+        """Whether the body named ``sha256`` is present and unaltered (checked once)."""
+        if sha256 not in self.checked:
+            self.body(sha256)
+        return not self.checked.get(sha256)
+
+    def _read(self, sha256: str) -> bytes | None:
+        for directory in (self.directory, *self.others):
+            body = self._read_in(directory, sha256)
+            if body is not None and hashlib.sha256(body).hexdigest() == sha256:
+                return body
+        # none sound: this folder's copy (or another's), so that the check says altered
+        for directory in (self.directory, *self.others):
+            body = self._read_in(directory, sha256)
+            if body is not None:
+                return body
+        return None
+
+    @staticmethod
+    def _read_in(directory: Path, sha256: str) -> bytes | None:
+        try:
+            return (directory / sha256).read_bytes()
+        except OSError:
+            pass
+        try:
+            return gzip.decompress((directory / f"{sha256}.gz").read_bytes())
+        except (OSError, EOFError, zlib.error):
+            return None
+
+    def parsed(self, sha256: str, how: str, parse: Any) -> Any:
+        """``parse(body)`` for the body named ``sha256``, cached under ``(sha256, how)``;
+        ``None`` when the body is unusable."""
+        key = (sha256, how)
+        cached = self._parsed.get(key)
+        if cached is not None:
+            return cached[0]
+        body = self.body(sha256)
+        value = None
+        if body is not None:
+            value = parse(body)
+            self.parses += 1
+        size = parsed_size(body or b"")
+        while self._keys and self._bytes + size > self.max_bytes:
+            one, two = (self._random.randrange(len(self._keys)) for _ in range(2))
+            later = self._parsed[self._keys[one]][3] > self._parsed[self._keys[two]][3]
+            self._evict(one if later else two)
+        self._parsed[key] = (value, size, len(self._keys), self.parses)
+        self._keys.append(key)
+        self._bytes += size
+        return value
+
+    def _evict(self, place: int) -> None:
+        keys = self._keys
+        key, last = keys[place], keys.pop()
+        self._bytes -= self._parsed.pop(key)[1]
+        if last != key:
+            keys[place] = last
+            value, size, _, number = self._parsed[last]
+            self._parsed[last] = (value, size, place, number)

@@ -1,0 +1,411 @@
+"""Re-deriving a trail's decisions from its snapshots with today's engine (pure).
+
+For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederiver` parses the
+robots.txt snapshot that decided it with the run's ``profile`` and asks the engine again
+(:func:`scrapy_rep.robotstxt.parse_robotstxt`):
+
+- a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
+  agent recorded and for every agent the run checked (``agents``);
+- a page refused by ``robots.txt`` must be disallowed, and the deciding line must be the
+  one recorded;
+- the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
+  ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
+  for a purpose of the run means the page was refused before it was fetched
+  (:meth:`scrapy_rep.usage.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
+  meta) have no snapshot and are taken as recorded.
+
+A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
+allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own sentence, ``unreachable for
+600 s (…): requests dropped`` or ``…: treated as allowed``, is read the same way),
+anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+unreachable; no status: the body as stored, empty for no file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scrapy_rep.audit.licenses import license_documents, page_license
+from scrapy_rep.audit.read import SnapshotStore, items, text
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.procedure import TDMREP, was_cut
+from scrapy_rep.fetch.rules import Effect, effect_of_status
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import Origin, origin_of
+from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSES
+from scrapy_rep.usage.rsl.document import ABSENT
+from scrapy_rep.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
+from scrapy_rep.verdict import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    Allowed,
+    Obey,
+    Override,
+    Refused,
+    RequestFacts,
+    RequestRules,
+    Verdict,
+    decide,
+)
+
+#: Fates that mean the page was sent for: robots.txt allowed it.
+SENT: Final = frozenset({"fetched", "redirected", "failed"})
+#: ``refused_by`` values that a "no" of the usage signals explains.
+USAGE_REFUSALS: Final = frozenset({"purpose", "tdmrep.json"})
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run's header says that a decision depends on."""
+
+    run: str = ""
+    profile: str = "google"
+    agents: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ("search",)
+    unknown: str = "allow"
+    unreachable_action: str = "drop"
+    rsl_licenses: tuple[str, ...] = ()
+    #: The run's schema: from 2 on, a record names every document version it was decided
+    #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
+    schema: int = 2
+    #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
+    overrides: tuple[Override, ...] = ()
+
+    @classmethod
+    def of(cls, header: dict[str, Any]) -> RunContext:
+        """From a ``run`` line; anything missing or odd keeps its default."""
+        settings = header.get("settings")
+        settings = settings if isinstance(settings, dict) else {}
+        agents = header.get("agents")
+        purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
+        profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
+        return cls(
+            run=str(header.get("run", "")),
+            profile=profile if profile in PROFILES else "google",
+            agents=tuple(str(a) for a in agents) if isinstance(agents, list) else (),
+            purposes=tuple(purposes) or ("search",),
+            unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
+            unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
+            rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
+            overrides=_overrides(settings.get("REP_OVERRIDES")),
+            schema=header["schema"] if header.get("schema") in (1, 2) else 2,
+        )
+
+
+def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
+    """How the crawl read a robots.txt snapshot (see the module docstring)."""
+    meta = meta or {}
+    outcome = str(meta.get("outcome") or "parsed")
+    if outcome == "absent":
+        return Effect.ALLOW_ALL
+    if outcome == "unreachable":
+        return Effect.UNREACHABLE
+    if outcome == "gave-up":
+        return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
+    if outcome.startswith("unreachable for "):  # the lifecycle's words for giving up
+        allowed = "treated as allowed" in outcome
+        return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
+    status = meta.get("status")
+    if outcome in ("parsed", "cut") or not isinstance(status, int):
+        return Effect.PARSE
+    effect = effect_of_status(status)
+    return Effect.ALLOW_ALL if effect is Effect.FOLLOW else effect
+
+
+def _answers(value: Any) -> tuple[bool | None, ...]:
+    """A recorded signal's answers (``{"ai-train": false}``) in :data:`PURPOSES` order."""
+    if isinstance(value, dict):
+        return tuple(value.get(p) for p in PURPOSES)
+    if isinstance(value, list) and len(value) == len(PURPOSES):
+        return tuple(value)
+    return (None,) * len(PURPOSES)
+
+
+class Rederiver:
+    """Re-derives the decisions of ``url`` lines, fed the trail's lines in order."""
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self.store = store
+        #: sha256 -> its (latest) ``snapshot`` line.
+        self.snapshots: dict[str, dict[str, Any]] = {}
+        #: (sha256, document URL) -> its latest ``snapshot`` line: the outcome of a body
+        #: is the outcome at that URL (the empty body is every absent or unreachable file).
+        self.described: dict[tuple[str, str], dict[str, Any]] = {}
+        #: (kind, document URL) -> the sha256 of its latest snapshot line.
+        self.latest: dict[tuple[str, str], str] = {}
+
+    def saw_snapshot(self, record: dict[str, Any]) -> None:
+        sha, url = text(record.get("sha256")), text(record.get("url"))
+        self.snapshots[sha] = record
+        self.described[(sha, url)] = record
+        self.latest[(text(record.get("kind")), url)] = sha
+
+    def meta(self, sha: str, document: str) -> dict[str, Any] | None:
+        """The snapshot line of body ``sha`` fetched from ``document``, else any line of
+        that body: a snapshot line is written once per body, and in schema v1 the empty
+        body is always "absent" (a document given up on as unreachable has no snapshot)."""
+        meta = self.described.get((sha, document))
+        return meta if meta is not None else self.snapshots.get(sha)
+
+    def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+        """Every way ``record`` differs from what its snapshots say today (sentences)."""
+        url = str(record.get("url", ""))
+        robots = record.get("robots")
+        robots = robots if isinstance(robots, dict) else {}
+        agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
+        sha = text(robots.get("snapshot"))
+        # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
+        # only the AI-usage opt-outs of its snapshot (if one was read) decided.
+        obeyed = robots.get("obeyed") is not False
+        if not sha:
+            return self._without_snapshot(record, robots, url, run) if obeyed else []
+        origin = text(robots.get("origin")) or str(origin_of(url) or "")
+        rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
+        if rules is None:
+            return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+        return self._rederived(record, robots, rules, effect, url, agent, origin, run, obeyed)
+
+    def _rederived(
+        self,
+        record: dict[str, Any],
+        robots: dict[str, Any],
+        rules: RobotsTxt,
+        effect: Effect,
+        url: str,
+        agent: str,
+        origin: str,
+        run: RunContext,
+        obeyed: bool,
+    ) -> list[str]:
+        """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
+        on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names."""
+        usage = record.get("usage")
+        signals = usage.get("signals") if isinstance(usage, dict) else None
+        signals = [s for s in items(signals) if isinstance(s, dict)]
+        request_rules = RequestRules.of(
+            run.purposes, run.unknown, run.agents[1:], purpose_set=True, explain=True,
+            rsl_licenses=run.rsl_licenses, overrides=run.overrides,
+        )  # fmt: skip
+        documents, problem = self._documents(record, signals, rules, url, origin, run)
+        if problem:
+            return [problem]
+        robots_entry = _entry(rules, effect is Effect.UNREACHABLE)
+        documents[ROBOTS, None] = robots_entry
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            found = documents.get((kind, key if kind == LICENSE else None))
+            return found if found is not None or kind != LICENSE else _entry(ABSENT)
+
+        target = origin_of(url) or Origin("", "", None)
+        facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE)
+        verdict = decide(facts, request_rules, known)
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        found: list[str] = []
+        if obeyed:
+            found += self._robots_differences(record, robots, verdict, url, agent, rules)
+            found += _override_differences(robots, verdict)
+        before = getattr(verdict, "before", NOTHING_BEFORE)
+        derived = {signal.source: signal.answers for signal in before.every}
+        for signal in signals if not _robots_refused(verdict) else ():
+            if not signal.get("snapshot") or page_license(signal, rules.licenses):
+                continue  # a page's own signal: taken as recorded
+            source = str(signal.get("source", ""))
+            if source not in derived:
+                found.append(f"usage signal {source!r} is not in its snapshot")
+            elif derived[source] != _answers(signal.get("answers")):
+                found.append(f"usage signal {source!r} answers differently today")
+        if isinstance(verdict, Refused) and verdict.reason == "purpose" and fate in SENT:
+            found.append(f"recorded {fate}, but {verdict.message.removeprefix('Not fetched: ')} "
+                         "(before the fetch)")  # fmt: skip
+        if isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable" and fate in SENT:
+            found.append(f"recorded {fate}, but {verdict.message}")
+        if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
+            found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
+        return found
+
+    def _documents(
+        self,
+        record: dict[str, Any],
+        signals: list[dict[str, Any]],
+        rules: RobotsTxt,
+        url: str,
+        origin: str,
+        run: RunContext,
+    ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:
+        """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
+        entries, and a problem when a snapshot cannot be read."""
+        documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
+        if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
+            tdm, problem = self._tdmrep(record, signals, origin, run)
+            if problem:
+                return documents, problem
+            documents[TDM, None] = _entry(
+                NO_FILE if tdm is None else tdm, tdm is RESERVED_ALL, "given up on"
+            )
+
+        def absent(sha: str, document: str) -> bool:
+            effect = robots_effect(self.meta(sha, document), run.unreachable_action)
+            return effect is Effect.ALLOW_ALL
+
+        checked = record.get("rsl")
+        checked = (
+            {text(k): text(v) for k, v in checked.items()} if isinstance(checked, dict) else {}
+        )
+        licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
+        for license_url, document in licenses.items():
+            documents[LICENSE, license_url] = _entry(document)
+        return documents, problem
+
+    @staticmethod
+    def _without_snapshot(
+        record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
+    ) -> list[str]:
+        """A record no robots.txt body decided: nothing to re-derive, but a page sent for
+        needs a reason: its origin's robots.txt was given up on as unreachable and the
+        run's ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer then records the
+        crawl's sentence, "unreachable for … s …", in ``robots.why``)."""
+        fate = text(record.get("fate"))
+        if fate not in SENT or origin_of(url) is None:
+            return []
+        if "unreachable for " not in text(robots.get("why")):
+            return ["no robots.txt snapshot names what allowed it"]
+        if run.unreachable_action != "allow":
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
+        return []
+
+    # ------------------------------------------------------------------ robots.txt
+
+    def _robots(
+        self, sha: str, document: str, run: RunContext
+    ) -> tuple[RobotsTxt | None, Effect, str]:
+        meta = self.meta(sha, document)
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is not Effect.PARSE:
+            if not self.store.sound(sha):
+                return None, effect, self.store.checked.get(sha, "unreadable")
+            return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), effect, ""
+        rules = self.store.parsed(sha, f"robots:{run.profile}", _robots_parser(run.profile))
+        if rules is None:
+            return None, effect, self.store.checked.get(sha, "unreadable")
+        return rules, effect, ""
+
+    @staticmethod
+    def _robots_differences(
+        record: dict[str, Any],
+        robots: dict[str, Any],
+        verdict: Verdict,
+        url: str,
+        agent: str,
+        rules: RobotsTxt,
+    ) -> list[str]:
+        """The recorded fate and deciding line held against robots.txt's part of the
+        verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
+        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        found = []
+        if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
+            decision = verdict.robots
+        else:
+            decision = rules.decide(url, agent)
+        if fate in SENT and _robots_refused(verdict):
+            assert isinstance(verdict, Refused) and verdict.robots is not None
+            found.append(
+                f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
+                f"({verdict.robots.explanation})"
+            )
+        if fate == "refused" and by == "robots.txt" and not _robots_refused(verdict):
+            found.append(
+                f"recorded refused by robots.txt, but it allows it for {agent} "
+                f"({decision.explanation})"
+            )
+        line = robots.get("line")
+        if line != decision.line and (line is not None or fate != "unfinished"):
+            said = f"line {line}" if line is not None else "no line"
+            now = f"line {decision.line}" if decision.line is not None else "no line"
+            found.append(
+                f"recorded as decided by {said}, the snapshot gives {now} ({decision.explanation})"
+            )
+        return found
+
+    def _tdmrep(
+        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
+    ) -> tuple[TdmRepFile | None, str]:
+        """The tdmrep.json the record was decided with (AI purposes only): the one it names
+        (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
+        recorded), else the snapshot a signal names, else (schema 1) the latest one of the
+        URL's origin (``None``: the run read none)."""
+        sha = None
+        for signal in signals:
+            named = text(signal.get("snapshot"))
+            if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
+                sha = named
+        document = f"{origin}{WELL_KNOWN_PATH}"
+        if "tdmrep" in record:
+            sha = text(record.get("tdmrep")) or None
+        elif sha is None and run.schema < 2:
+            sha = self.latest.get(("tdmrep.json", document))
+        if sha is None:
+            return None, ""
+        meta = self.meta(sha, document)
+        if not self.store.sound(sha):
+            return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is Effect.UNREACHABLE:
+            return RESERVED_ALL, ""
+        if effect is Effect.ALLOW_ALL:
+            return NO_FILE, ""
+        if was_cut(str((meta or {}).get("detail") or "")):  # read as the crawl read it
+            return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
+        return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
+
+
+def _overrides(value: Any) -> tuple[Override, ...]:
+    """A run header's ``REP_OVERRIDES`` (``[[host, reason, expires], …]``); anything odd
+    counts as none, so a record that claims an override is then reported."""
+    found = []
+    for entry in items(value):
+        if isinstance(entry, list) and len(entry) == 3 and all(isinstance(x, str) for x in entry):
+            found.append(Override(entry[0], entry[1], entry[2]))
+    return tuple(found)
+
+
+def _override_differences(robots: dict[str, Any], verdict: Verdict) -> list[str]:
+    """An override must be recorded where the run's ``REP_OVERRIDES`` let a request
+    through that robots.txt disallows, and only there."""
+    recorded = text(robots.get("overridden"))
+    overridden = isinstance(verdict, Allowed) and verdict.overridden is not None
+    if overridden and not recorded:
+        return ["robots.txt disallows it and the run's REP_OVERRIDES let it through, but "
+                "the record does not say it was overridden"]  # fmt: skip
+    if recorded and not overridden:
+        return [f"recorded as overridden ({recorded}), but no override of the run's "
+                "REP_OVERRIDES covers it"]  # fmt: skip
+    return []
+
+
+def _robots_refused(verdict: Verdict) -> bool:
+    """Whether robots.txt's Allow/Disallow refused it (for the crawler or a
+    ``REP_PURPOSE_AGENTS`` token), or a robots.txt given up on."""
+    return (
+        isinstance(verdict, Refused)
+        and verdict.document == ROBOTS
+        and (verdict.reason != "purpose")
+    )
+
+
+def _entry(rules: Any, unreachable: bool = False, outcome: str = "") -> CacheEntry[Any]:
+    """A snapshot's document as the entry the crawl decided with."""
+    never = float("inf")
+    return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)
+
+
+def _robots_parser(profile: str) -> Any:
+    def parse(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile)
+
+    return parse

@@ -1,0 +1,287 @@
+"""``audit show URL``: the whole story of one URL in a trail, in words (pure).
+
+Every ``url`` record of the URL (or of its request id), across runs, in file order: the
+run it belongs to, its fate, the robots.txt line that decided it and the snapshot it was
+read from, the usage signals and the answer per purpose, the items kept and dropped; the
+records that were redirected to it; and what today's engine says when it re-derives the
+decision from the snapshots (:mod:`scrapy_rep.audit.rederive`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy_rep.audit.read import Trail, items
+from scrapy_rep.audit.rederive import Rederiver, RunContext
+from scrapy_rep.urls.origins import origin_of
+
+_FATES = {
+    "fetched": "was fetched",
+    "refused": "was refused",
+    "failed": "failed: no response after every attempt",
+    "redirected": "was redirected",
+    "unfinished": "was left unfinished when the crawl ended",
+}
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _fate(record: dict[str, Any]) -> str:
+    fate = str(record.get("fate"))
+    text = _FATES.get(fate, f"has the unknown fate {fate!r}")
+    if fate == "refused":
+        text += f" by {record.get('refused_by') or 'an unnamed check'}"
+    if fate == "redirected":
+        text += f" to {record.get('to')}"
+    extras = []
+    if record.get("attempts") == 0:
+        extras.append("never downloaded")
+    elif record.get("attempts") is not None:
+        extras.append(_plural(record.get("attempts"), "attempt"))
+    if record.get("status") is not None:
+        extras.append(f"HTTP {record.get('status')}")
+    text += f" ({', '.join(extras)})" if extras else ""
+    return text + (f": {record['why']}" if record.get("why") else "")
+
+
+def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
+    if not isinstance(robots, dict):
+        return ["  robots.txt: not recorded"]
+    origin = robots.get("origin") or origin_of(url)
+    agent = robots.get("agent") or "?"
+    if robots.get("line") is not None:
+        said = f"line {robots.get('line')} ({robots.get('rule')}) decided it for {agent}"
+    else:
+        said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
+    lines = [f"  robots.txt of {origin}: {said}"]
+    sha = str(robots.get("snapshot") or "")
+    meta = rederiver.meta(sha, f"{origin}/robots.txt")
+    if meta is not None:
+        lines.append(
+            f"    snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
+            f"HTTP {meta.get('status')}, {meta.get('outcome')}, {meta.get('bytes')} bytes"
+        )
+    elif sha:
+        lines.append(f"    snapshot {sha} (no snapshot line announces it)")
+    return lines
+
+
+def _usage(usage: Any) -> list[str]:
+    if not isinstance(usage, dict):
+        return []
+    lines = []
+    signals = [s for s in usage.get("signals") or () if isinstance(s, dict)]
+    for signal in signals:
+        answers = signal.get("answers") or {}
+        said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
+        where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
+        lines.append(
+            f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
+            f"{said or 'says nothing about these purposes'}{where}"
+        )
+    by = usage.get("decided_by") or {}
+    for purpose, answer in (usage.get("answers") or {}).items():
+        verdict = "unknown" if answer is None else "allowed" if answer else "denied"
+        index = by.get(purpose)
+        source = ""
+        if isinstance(index, int) and 0 <= index < len(signals):
+            source = f" by {signals[index].get('source')}"
+        lines.append(f"  {purpose}: {verdict}{source}")
+    conditions = [str(c) for c in usage.get("conditions") or () if isinstance(c, str)]
+    if conditions:
+        lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
+    return lines
+
+
+#: The item reasons a page's directives give (a header or a meta tag said them).
+_DIRECTIVE_REASONS = ("noindex", "unavailable_after")
+
+
+def _items(record: dict[str, Any]) -> list[str]:
+    """The items kept and dropped, and why: what said the noindex (``noindex by header
+    X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
+    ``item_why``; a trail written before it was recorded says it does not know."""
+    if record.get("items_kept") is None and record.get("items_dropped") is None:
+        return []
+    line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
+    reason = record.get("item_reason")
+    if record.get("item_why"):
+        line += f" ({record['item_why']})"
+    elif reason in _DIRECTIVE_REASONS:
+        line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
+    elif reason:
+        line += f" ({reason})"
+    return [line]
+
+
+def _links(record: dict[str, Any]) -> list[str]:
+    """The links the page's nofollow or ``rel="nofollow"`` kept from being requested: no
+    records of their own (``not_followed`` names the first 20)."""
+    count = record.get("links_not_followed")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return []
+    named = [str(url) for url in record.get("not_followed") or () if isinstance(url, str)]
+    line = f"  links not followed (never requested, no records of their own): {count}"
+    if named:
+        line += f": {', '.join(named)}"
+        if count > len(named):
+            line += f" and {count - len(named)} more"
+    return [line]
+
+
+def story(path: str | Path, url: str) -> tuple[list[str], int]:
+    """The lines that tell ``url``'s story, and how many records speak of it."""
+    trail = Trail(path)
+    rederiver = Rederiver(trail.snapshots)
+    runs: dict[str, dict[str, Any]] = {}
+    lines: list[str] = []
+    found = 0
+    #: Runs still without their end line; those a repair cut short (its line); the
+    #: runs of the records told; the repairs' lines.
+    unended: dict[str, int] = {}
+    told: dict[str, None] = {}
+    repairs: list[int] = []
+    for line in trail.lines():
+        record = line.record or {}
+        kind = line.type
+        if kind == "run":
+            runs[str(record.get("run"))] = record
+            unended[str(record.get("run"))] = 0
+        elif kind == "end":
+            unended.pop(str(record.get("run")), None)
+        elif kind == "repair":
+            repairs.append(line.number)
+            cut = [run for run, repaired in unended.items() if not repaired]
+            unended.update(dict.fromkeys(cut, line.number))
+        elif kind == "snapshot":
+            rederiver.saw_snapshot(record)
+        elif kind == "url" and url in (record.get("url"), record.get("id")):
+            found += 1
+            told[str(record.get("run"))] = None
+            lines += _record(line.number, record, runs, rederiver)
+        elif kind == "url" and record.get("to") == url:
+            lines.append(
+                f"line {line.number}: {record.get('url')} was redirected here "
+                f"(run {str(record.get('run'))[:8]})"
+            )
+        elif kind == "file" and record.get("url") == url:
+            found += 1
+            told[str(record.get("run"))] = None
+            lines += _file(line.number, record)
+    if found:
+        lines += _not_whole(told, unended, repairs)
+    return lines, found
+
+
+def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int]) -> list[str]:
+    """What the story may lack: a run of its records without its end line (cut short by
+    a repair, or killed), a cut line a repair dropped."""
+    notes = []
+    for run in told:
+        if run in unended:
+            how = f"cut short, repaired at line {unended[run]}" if unended[run] else "killed or cut"
+            notes.append(f"note: run {run[:8]} has no end line ({how}): a later record of this "
+                         "URL may be lost; `audit verify` reports it")  # fmt: skip
+    if repairs:
+        notes.append(f"note: the trail was repaired after a cut (line(s) "
+                     f"{', '.join(map(str, repairs))}): the line the cut took is lost, and it "
+                     "may have been about this URL")  # fmt: skip
+    return notes
+
+
+def _file(number: int, record: dict[str, Any]) -> list[str]:
+    """A file a media pipeline downloaded and read for its own statements."""
+    fate = {
+        "stored": "stored",
+        "refused": "not stored",
+        "marked": "stored and marked",
+        "failed": "not stored: the pipeline failed",
+    }
+    said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
+    text = [f"line {number}: file read for its own statements; {said}"]
+    if record.get("why"):
+        text.append(f"  why: {record['why']}")
+    if record.get("error"):
+        text.append(f"  error: {record['error']}")
+    return text + _usage(record.get("usage"))
+
+
+def _record(
+    number: int,
+    record: dict[str, Any],
+    runs: dict[str, dict[str, Any]],
+    rederiver: Rederiver,
+) -> list[str]:
+    run = runs.get(str(record.get("run")), {})
+    lines = [
+        f"line {number}, {record.get('time')}: {record.get('url')} {_fate(record)}",
+        f"  run {record.get('run')} (spider {run.get('spider')}, started {run.get('time')}, "
+        f"purposes {', '.join(map(str, items(run.get('purposes')))) or '-'}, "
+        f"profile {run.get('profile')})",
+        f"  request id {record.get('id')}",
+    ]
+    lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
+    lines += _usage(record.get("usage"))
+    lines += _items(record)
+    lines += _links(record)
+    differences = rederiver.differences(record, RunContext.of(run))
+    robots = record.get("robots")
+    if differences:
+        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
+    elif isinstance(robots, dict) and robots.get("snapshot"):
+        lines.append("  today's engine, from the snapshots: the same decision")
+    else:
+        lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
+    return lines
+
+
+def no_record(paths: list[str], url: str) -> list[str]:
+    """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
+    does: a record is a request sent (or refused). A link a page's nofollow or
+    ``rel="nofollow"`` kept from being requested is none; it is named in the record of
+    the page that held it (``not_followed``), whose story follows."""
+    where = ", ".join(paths)
+    lines = [f"no record of {url} in {where}: no request was sent for it"]
+    pages: list[tuple[str, int, str]] = []
+    unnamed: list[tuple[str, int, str]] = []
+    for path in paths:
+        for line in Trail(path).lines():
+            record = line.record
+            if line.type != "url" or not record or not record.get("links_not_followed"):
+                continue
+            named = record.get("not_followed") or ()
+            page = (path, line.number, str(record.get("url")))
+            if url in named:
+                pages.append(page)
+            elif not isinstance(named, list) or len(named) < record["links_not_followed"]:
+                unnamed.append(page)
+    if pages:
+        lines.append(
+            "it is a link not followed: the page below said nofollow, or linked it only with "
+            'rel="nofollow", so it was never requested; the page\'s record names it'
+        )
+        for path, number, page_url in dict.fromkeys(pages):
+            lines += [f"{path}, line {number}: the page {page_url}", *story(path, page_url)[0]]
+        return lines
+    lines += [
+        "a URL has a record when a request was sent or refused for it; none was:",
+        '- a link not followed (nofollow, rel="nofollow") is no request: the trail names it '
+        "in the record of the page that held it (`not_followed`), and names it on no page",
+        "- a duplicate the dupefilter dropped is counted in its run's end line "
+        "(`duplicates_dropped`), never recorded",
+        "- a URL the crawl never met leaves no trace",
+    ]
+    if unnamed:
+        shown = unnamed[:5]
+        lines.append(
+            f"{len(unnamed)} page(s) had links not followed that the trail does not name (a "
+            "page names 20 at most, and trails written before `not_followed` was recorded "
+            "name none); it may be one of theirs:"
+        )
+        lines += [f"  {path}, line {number}: {page_url}" for path, number, page_url in shown]
+        if len(unnamed) > len(shown):
+            lines.append(f"  … and {len(unnamed) - len(shown)} more")
+    return lines

@@ -1,0 +1,263 @@
+"""``audit summary``: a trail's counts per origin, per purpose and per deciding signal
+(pure). The HTML report (:mod:`scrapy_rep.audit.html`) draws the same numbers.
+
+Per record (``url`` line): the *deciding signal* is what its fate came from: for a refused
+request, ``refused by`` its ``refused_by`` (with the vocabulary of the signal that said
+"no" for a refusal by purpose: ``refused by purpose (aipref)``); for a page whose items a
+usage signal denied, ``denied by`` that signal's vocabulary; else ``allowed by a
+robots.txt rule`` when a robots.txt line allowed it, ``no rule (allowed)`` when none spoke.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy_rep.audit.read import Line, items
+from scrapy_rep.audit.terminal import printable
+from scrapy_rep.urls.origins import origin_of
+
+#: The columns of every table, in order.
+COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
+
+
+@dataclass
+class Tally:
+    """The counts of one row."""
+
+    requests: int = 0
+    refused: int = 0
+    fetched: int = 0
+    #: failed, redirected, unfinished.
+    other: int = 0
+    kept: int = 0
+    dropped: int = 0
+    #: Of ``fetched``: the pages whose items were all dropped after the fetch
+    #: (:func:`items_dropped`); not a column of the text tables.
+    fetched_dropped: int = 0
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.requests += 1
+        fate = record.get("fate")
+        if fate == "refused":
+            self.refused += 1
+        elif fate == "fetched":
+            self.fetched += 1
+            self.fetched_dropped += items_dropped(record)
+        else:
+            self.other += 1
+        self.kept += _count(record.get("items_kept"))
+        self.dropped += _count(record.get("items_dropped"))
+
+    def row(self) -> tuple[int, ...]:
+        return tuple(getattr(self, name) for name in COLUMNS)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def items_dropped(record: dict[str, Any]) -> bool:
+    """A fetched page whose items were dropped after the fetch (a usage signal, noindex,
+    unavailable_after): items dropped and none kept."""
+    return (
+        record.get("fate") == "fetched"
+        and _count(record.get("items_dropped")) > 0
+        and not _count(record.get("items_kept"))
+    )
+
+
+def origin_label(record: dict[str, Any]) -> str:
+    robots = record.get("robots")
+    if isinstance(robots, dict) and robots.get("origin"):
+        return str(robots["origin"])
+    origin = origin_of(str(record.get("url", "")))
+    return str(origin) if origin is not None else "(no origin)"
+
+
+def _decider(usage: Any, purpose: str) -> dict[str, Any] | None:
+    """The signal that decided ``purpose`` in a recorded usage decision."""
+    if not isinstance(usage, dict):
+        return None
+    index = (usage.get("decided_by") or {}).get(purpose)
+    signals = usage.get("signals") or []
+    if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
+        return signals[index]  # type: ignore[no-any-return]
+    return None
+
+
+def denied(record: dict[str, Any], purpose: str) -> bool:
+    usage = record.get("usage")
+    answers = usage.get("answers") if isinstance(usage, dict) else None
+    return isinstance(answers, dict) and answers.get(purpose) is False
+
+
+def _named(decider: dict[str, Any], said: bool) -> str:
+    """A deciding signal's vocabulary, or (``said``) what the site said: its ``source``."""
+    if said and decider.get("source"):
+        return str(decider["source"])
+    return str(decider.get("vocabulary"))
+
+
+def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = False) -> str:
+    """See the module docstring. ``said``: name a usage signal by what the site said (its
+    ``source``: ``header Content-Usage: train-ai=n``), not by its vocabulary."""
+    usage = record.get("usage")
+    no = [p for p in purposes if denied(record, p)]
+    if record.get("fate") == "refused":
+        by = str(record.get("refused_by") or "unknown")
+        decider = _decider(usage, no[0]) if no and by != "robots.txt" else None
+        return f"refused by {by} ({_named(decider, said)})" if decider else f"refused by {by}"
+    if no:
+        decider = _decider(usage, no[0])
+        return f"denied by {_named(decider, said) if decider else 'a usage signal'}"
+    robots = record.get("robots")
+    if isinstance(robots, dict) and robots.get("line") is not None:
+        return "allowed by a robots.txt rule"
+    return "no rule (allowed)"
+
+
+@dataclass
+class Summary:
+    """Every table, filled line by line (:meth:`feed`)."""
+
+    fates: Counter[str] = field(default_factory=Counter)
+    total: Tally = field(default_factory=Tally)
+    by_origin: dict[str, Tally] = field(default_factory=dict)
+    by_purpose: dict[str, Tally] = field(default_factory=dict)
+    #: Per purpose: the pages a signal denied it for.
+    denied: Counter[str] = field(default_factory=Counter)
+    by_signal: dict[str, Tally] = field(default_factory=dict)
+    #: The same, each usage signal named by what the site said (the HTML report's).
+    by_said: dict[str, Tally] = field(default_factory=dict)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    ends: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: int = 0
+    #: Lines that are not trail lines (damaged).
+    unreadable: int = 0
+    #: The ``repair`` lines (``audit repair`` after a cut): line number and record.
+    repairs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: The runs a repair cut short (their end line lost), and the repair's line.
+    cut: dict[str, int] = field(default_factory=dict)
+    #: The runs read so far without their end line.
+    open: dict[str, None] = field(default_factory=dict)
+    _purposes: dict[str, list[str]] = field(default_factory=dict)
+
+    def feed(self, line: Line) -> dict[str, Any] | None:
+        """Count one line; the record if it is a ``url`` line."""
+        record = line.record
+        kind = line.type
+        if record is None:
+            self.unreadable += 1
+        elif kind == "run":
+            self.runs.append(record)
+            self.open[str(record.get("run"))] = None
+            purposes = record.get("purposes")
+            self._purposes[str(record.get("run"))] = (
+                [str(p) for p in purposes] if isinstance(purposes, list) else ["search"]
+            )
+        elif kind == "snapshot":
+            self.snapshots += 1
+        elif kind == "end":
+            self.ends.append(record)
+            self.open.pop(str(record.get("run")), None)
+        elif kind == "repair":  # the runs still open were cut short there
+            self.repairs.append((line.number, record))
+            self.cut.update(dict.fromkeys(self.open, line.number))
+            self.open.clear()
+        elif kind == "url":
+            self._url(record)
+            return record
+        return None
+
+    def purposes_of(self, record: dict[str, Any]) -> list[str]:
+        """The purposes of the run of ``record``."""
+        return self._purposes.get(str(record.get("run")), ["search"])
+
+    def _url(self, record: dict[str, Any]) -> None:
+        purposes = self.purposes_of(record)
+        self.fates[str(record.get("fate"))] += 1
+        self.total.add(record)
+        self.by_origin.setdefault(origin_label(record), Tally()).add(record)
+        for purpose in purposes:
+            self.by_purpose.setdefault(purpose, Tally()).add(record)
+            self.denied[purpose] += denied(record, purpose)
+        self.by_signal.setdefault(deciding_signal(record, purposes), Tally()).add(record)
+        self.by_said.setdefault(deciding_signal(record, purposes, True), Tally()).add(record)
+
+    def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
+        """The origins with the most refused requests (ties: by name)."""
+        refusing = [(o, t) for o, t in self.by_origin.items() if t.refused]
+        return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
+
+
+def table(title: str, rows: dict[str, Tally], extra: dict[str, int] | None = None) -> list[str]:
+    """A plain-text table, rows sorted by requests (most first)."""
+    heads = [title, *COLUMNS] + (["denied"] if extra is not None else [])
+    body = [
+        [printable(name), *map(str, tally.row())]
+        + ([str(extra.get(name, 0))] if extra is not None else [])
+        for name, tally in sorted(rows.items(), key=lambda item: (-item[1].requests, item[0]))
+    ]
+    widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]
+    lines = []
+    for row in [heads, *body]:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def unended(summary: Summary, run: dict[str, Any]) -> str:
+    """``""`` for a run with its end line, else that it has none, and whether a repair
+    cut it short: its records and counts are partial."""
+    run_id = str(run.get("run"))
+    if run_id in summary.cut:
+        return f"no end line: cut short, repaired at line {summary.cut[run_id]}"
+    return "no end line" if run_id in summary.open else ""
+
+
+def _not_followed(end: dict[str, Any]) -> int:
+    """The links a run's pages kept from being requested (its end line's count)."""
+    counts = end.get("counts")
+    return _count(counts.get("not_followed")) if isinstance(counts, dict) else 0
+
+
+def summary_text(summary: Summary) -> list[str]:
+    """The ``audit summary`` output."""
+    total = summary.total
+    fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
+    not_followed = sum(
+        _count((end.get("counts") or {}).get("not_followed")) for end in summary.ends
+    )
+    links = f", {not_followed} link(s) not followed (never requested: no records)"
+    lines = [
+        f"{len(summary.runs)} run(s), {total.requests} requested URL(s) ({fates or 'none'}), "
+        f"{total.kept} item(s) kept, {total.dropped} dropped"
+        + (links if not_followed else "")
+        + f", {summary.snapshots} snapshot(s)",
+    ]
+    for run in summary.runs:
+        purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
+        lines.append(
+            f"run {run.get('run')} {run.get('time')} spider {run.get('spider')} "
+            f"purposes {purposes} profile {run.get('profile')}"
+            + (f" ({why})" if (why := unended(summary, run)) else "")
+        )
+    for number, repair in summary.repairs:
+        lines.append(
+            f"line {number}: repaired on {repair.get('time')} after a cut "
+            f"({repair.get('dropped_bytes')} byte(s) dropped): the trail is not whole; "
+            "`audit verify` says what cannot be accounted for"
+        )
+    if summary.unreadable:
+        lines.append(f"{summary.unreadable} unreadable line(s): run `audit verify`")
+    for title, rows, extra in (
+        ("origin", summary.by_origin, None),
+        ("purpose", summary.by_purpose, dict(summary.denied)),
+        ("deciding signal", summary.by_signal, None),
+    ):
+        lines += ["", *table(title, rows, extra)]
+    return lines

@@ -1,0 +1,497 @@
+"""``audit verify``: the whole check of a trail, in one pass (pure).
+
+1. The hash chain (:class:`scrapy_rep.audit.read.Trail`): every line's ``prev`` is the
+   SHA-256 of the line before; a cut file or gzip stream shows.
+2. Each run is whole: it starts with a ``run`` line (its id used by no other run line),
+   ends with an ``end`` line whose counts match its ``url`` lines, and has no line after
+   its ``end`` line, nor after a ``repair`` line that ended it: a repair records a cut,
+   it does not account for what the cut took, so a run still open at a repair is
+   reported as having no end line. A crawl (a run and the runs that resume it, named by
+   their ``resumes``) has one final record per request id, and a run that resumes
+   another (``JOBDIR``) finds it before it in this trail, or in another one given with
+   it, ending in the line its header names (``resumes_head``).
+3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
+4. Every decision is re-derived from its snapshots with today's engine
+   (:class:`scrapy_rep.audit.rederive.Rederiver`).
+
+Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
+caller's ``sink`` as they are found (the command line prints each at once); the result
+keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from scrapy_rep.audit.file import SCHEMAS
+from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
+from scrapy_rep.audit.rederive import Rederiver, RunContext
+
+#: The end line's counts that are checked against the run's ``url`` lines.
+COUNTED: Final = ("url", *FATES, "files")
+#: Findings kept in :attr:`Verification.findings` (all are counted and streamed).
+KEEP_FINDINGS: Final = 1000
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: where (line, URL; 0 and "" for the file as a whole) and what."""
+
+    line: int
+    url: str
+    what: str
+    #: Not a problem: something that happened to the trail and is recorded in it (a
+    #: repair after a cut), listed for the reader.
+    event: bool = False
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        where += ": event" if self.event else ""
+        return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
+
+
+@dataclass
+class Verification:
+    """The result of :func:`verify`."""
+
+    path: Path
+    lines: int = 0
+    runs: int = 0
+    records: int = 0
+    snapshots: int = 0
+    #: SHA-256 of the last line: write it down to detect a later change of that line.
+    head: str = ""
+    #: The first findings (at most the ``keep`` of :func:`verify`), in file order.
+    findings: list[Finding] = field(default_factory=list)
+    #: How many findings there were in all.
+    problems: int = 0
+    #: The events (:attr:`Finding.event`: a repair), the first ``KEEP_FINDINGS``; they do
+    #: not make the trail unclean.
+    events: list[Finding] = field(default_factory=list)
+    event_count: int = 0
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class _Run:
+    context: RunContext
+    start: int
+    #: The first run of the crawl this run resumes (itself when it is not a resume).
+    story: str = ""
+    counts: Counter[str] = field(default_factory=Counter)
+    ended: bool = False
+    #: The line number of its end line (0: none yet).
+    end: int = 0
+    #: The line of the ``repair`` that cut it short (0: none).
+    cut: int = 0
+    #: The number of its last line so far.
+    last: int = 0
+    #: The SHA-256 of its end line (``""``: none yet).
+    end_hash: str = ""
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """A run line that resumes a run (``resumes``) not found before it in the trail."""
+
+    line: int
+    run: str
+    resumes: str
+    #: The trail the paused run was written to, and the hash of its end line, as the
+    #: resumed run's header names them (``""``: not named).
+    trail: str
+    head: str
+
+
+class _Verifier:
+    def __init__(self, trail: Trail, sink: Callable[[Finding], object] | None, keep: int) -> None:
+        self.trail = trail
+        self.result = Verification(trail.path)
+        self.sink = sink
+        self.keep = keep
+        #: Findings held back until a line shows the file is a trail (a file that is not
+        #: one is an error, not a list of findings), at most ``KEEP_FINDINGS``.
+        self.pending: list[Finding] | None = []
+        self.rederiver = Rederiver(trail.snapshots)
+        self.runs: dict[str, _Run] = {}
+        #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
+        #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
+        self.final: set[bytes] = set()
+        #: The runs resumed by a run of this trail but not found before it.
+        self.unresolved: list[_Resume] = []
+        #: The other trails given with this one (where a resumed run may be).
+        self.others: list[Path] = []
+
+    def add(self, line: int, url: str, what: str, event: bool = False) -> None:
+        finding = Finding(line, url, what, event)
+        result = self.result
+        if event:
+            result.event_count += 1
+            if len(result.events) < KEEP_FINDINGS:
+                result.events.append(finding)
+        else:
+            result.problems += 1
+            if len(result.findings) < self.keep:
+                result.findings.append(finding)
+        if self.sink is None:
+            return
+        if self.pending is None:
+            self.sink(finding)
+            return
+        self.pending.append(finding)
+        if len(self.pending) >= KEEP_FINDINGS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the findings held back to the sink; the next ones go at once."""
+        pending, self.pending = self.pending or [], None
+        if self.sink is not None:
+            for finding in pending:
+                self.sink(finding)
+
+    def feed(self, line: Line) -> None:
+        record = line.record
+        if self.pending is not None and record is not None and line.type in TYPES:
+            self.flush()
+        if line.problem:
+            self.add(line.number, "", line.problem)
+        if record is None:
+            return
+        kind = line.type
+        if kind == "repair":
+            self._repair(line.number, record)
+            return
+        run_id = str(record.get("run", ""))
+        if kind == "run":
+            self._run(line.number, record, run_id)
+            return
+        run = self.runs.get(run_id)
+        if run is None:
+            self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
+            run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
+        elif run.ended:
+            # Nothing of a run comes after its end line, or after the repair that ended
+            # it: a line appended later (not by a following run, which has its own run
+            # line and id) is not the run's.
+            after = (
+                f"after the repair at line {run.cut} that ended it: appended after the repair"
+                if run.cut
+                else f"after its end line (line {run.end}): appended after the run ended"
+            )
+            self.add(line.number, str(record.get("url", "")),
+                     f"{kind} line of run {run_id[:8]} {after}")  # fmt: skip
+            return
+        run.last = line.number
+        if kind == "snapshot":
+            self._snapshot(line.number, record)
+        elif kind == "url":
+            self._url(line.number, record, run)
+        elif kind == "file":
+            # A media file's own statements are in its bytes, which the trail does not
+            # keep: its decision is taken as recorded (docs/audit-trail.md).
+            run.counts["files"] += 1
+        elif kind == "end":
+            self._end(line, record, run)
+        else:
+            self.add(line.number, "", f"unknown line type {kind!r}")
+
+    def _run(self, number: int, record: dict[str, Any], run_id: str) -> None:
+        self.result.runs += 1
+        earlier = self.runs.get(run_id)
+        if earlier is not None:
+            self.add(number, "", f"run {run_id[:8]}: a second run line for this id (the "
+                     f"first: line {earlier.start}): a run's id is its own")  # fmt: skip
+        resumes = record.get("resumes")
+        resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
+        story = resumed.story if resumed is not None else run_id
+        self.runs[run_id] = _Run(RunContext.of(record), number, story, last=number)
+        if isinstance(resumes, str) and resumes:
+            resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
+                             text(record.get("resumes_head")))  # fmt: skip
+            if resumed is None:
+                self.unresolved.append(resume)
+            else:
+                self._resumed_here(resume, resumed)
+        if record.get("schema") not in SCHEMAS:
+            known = " and ".join(map(str, SCHEMAS))
+            self.add(number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
+                     f"this reader knows schemas {known}")  # fmt: skip
+        profile = record.get("profile")
+        if profile != self.runs[run_id].context.profile:
+            self.add(
+                number,
+                "",
+                f"run {run_id[:8]}: unknown profile {profile!r}: "
+                "its decisions are re-derived with the google profile",
+            )
+
+    def _resumed_here(self, resume: _Resume, resumed: _Run) -> None:
+        """``resume`` names a run read before it in this trail: that run paused (its end
+        line) before, and the end line is the one the resumed run's header names."""
+        what = f"run {resume.run[:8]} resumes run {resume.resumes[:8]}"
+        if not resumed.ended:
+            self.add(resume.line, "", f"{what}, which has no end line before it: "
+                     "a run resumes a paused run, ended")  # fmt: skip
+        elif resume.head and resumed.end_hash and resume.head != resumed.end_hash:
+            self.add(resume.line, "", f"{what} from its end line hashing to "
+                     f"{resume.head[:16]}…, but that run's end line (line {resumed.end}) "
+                     f"hashes to {resumed.end_hash[:16]}…: it was changed")  # fmt: skip
+
+    def _repair(self, number: int, record: dict[str, Any]) -> None:
+        """``audit repair`` dropped a cut line here: an event. It accounts for the cut
+        bytes, nothing more: each run then open has no end line (the crawl was killed, or
+        lines went before the cut) and is a problem, and the repair ends it. What the
+        line claims (the lines it kept, the runs it left open) must be what the trail
+        holds."""
+        cut = [run for run in self.runs.values() if not run.ended]
+        dropped, dropped_sha = record.get("dropped_bytes"), record.get("dropped_sha256")
+        self.add(number, "", f"repaired on {record.get('time')}: {dropped} byte(s) of a cut "
+                 "line dropped", event=True)  # fmt: skip
+        if number == 1:
+            self.add(number, "", "the trail starts with a repair: its first line was cut, "
+                     "and nothing of what it held can be checked")  # fmt: skip
+        if not _count(dropped) or not is_sha256(dropped_sha):
+            self.add(number, "", "the repair line does not say what it dropped "
+                     "(dropped_bytes, dropped_sha256)")  # fmt: skip
+        kept = record.get("kept_lines")
+        if kept is not None and kept != number - 1:
+            self.add(number, "", f"the repair line says it kept {kept!r} whole line(s), "
+                     f"{number - 1} come before it: lines were added or deleted")  # fmt: skip
+        claimed = record.get("open_runs")
+        found = [run.context.run for run in cut]
+        if claimed is not None and claimed != found:
+            self.add(number, "", f"the repair line names the open run(s) {_ids(claimed)}, "
+                     f"the trail has {_ids(found) or 'none'} open there")  # fmt: skip
+        for run in cut:
+            run.ended, run.end, run.cut = True, number, number
+            self.add(run.start, "", f"run {run.context.run[:8]} has no end line: it was "
+                     f"open when the repair at line {number} dropped a cut line (the crawl "
+                     "was killed, or lines were cut from the trail's end before the "
+                     f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
+
+    def _snapshot(self, number: int, record: dict[str, Any]) -> None:
+        self.result.snapshots += 1
+        self.rederiver.saw_snapshot(record)
+        sha = str(record.get("sha256", ""))
+        store = self.trail.snapshots
+        if not store.sound(sha):
+            self.add(
+                number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
+            )
+
+    def _url(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        self.result.records += 1
+        url = str(record.get("url", ""))
+        run.counts["url"] += 1
+        run.counts[str(record.get("fate"))] += 1
+        request = f"{run.story}\n{record.get('id') or url}"
+        key = hashlib.sha256(request.encode()).digest()[:8]
+        if key in self.final:
+            self.add(number, url, "a second final record for the same request id")
+        self.final.add(key)
+        if text(record.get("fate")) not in FATES:
+            self.add(number, url, f"unknown fate {record.get('fate')!r}")
+        for what in self.rederiver.differences(record, run.context):
+            self.add(number, url, what)
+
+    def _end(self, line: Line, record: dict[str, Any], run: _Run) -> None:
+        number = line.number
+        run.ended, run.end = True, number
+        run.end_hash = hashlib.sha256(line.raw).hexdigest()
+        counts = record.get("counts")
+        counts = counts if isinstance(counts, dict) else {}
+        for name in COUNTED:
+            said, seen = counts.get(name, 0), run.counts[name]
+            if said != seen:
+                self.add(
+                    number,
+                    "",
+                    f"run {run.context.run[:8]}: the end line counts {said} "
+                    f"{name} record(s), the trail holds {seen} (lines deleted or added)",
+                )
+
+    def finish(self) -> Verification:
+        result = self.result
+        chain = self.trail.chain
+        result.lines, result.head = chain.lines, chain.head
+        for problem in chain.problems:
+            self.add(0, "", problem)
+        for run in self.runs.values():
+            if not run.ended:
+                self.add(
+                    run.start,
+                    "",
+                    f"run {run.context.run[:8]} has no end line: the crawl "
+                    "was killed, or the trail was cut after it",
+                )
+        self._resumed_elsewhere()
+        return result
+
+    def _resumed_elsewhere(self) -> None:
+        """The runs resumed by a run of this trail and not found before it: in the other
+        trails given (read once each, only when needed), else a problem naming them."""
+        later = [r for r in self.unresolved if r.resumes in self.runs]
+        for resume in later:
+            self.add(resume.line, "", f"run {resume.run[:8]} resumes run {resume.resumes}, "
+                     f"which starts after it (line {self.runs[resume.resumes].start})")  # fmt: skip
+        wanted = {r.resumes for r in self.unresolved if r.resumes not in self.runs}
+        found = _runs_in(self.others, wanted) if wanted else {}
+        for resume in self.unresolved:
+            if resume.resumes in self.runs:
+                continue
+            where = found.get(resume.resumes)
+            what = f"run {resume.run[:8]} resumes run {resume.resumes}"
+            if where is None:
+                written = (
+                    f" (paused with JOBDIR; its trail: {resume.trail})" if resume.trail else ""
+                )
+                elsewhere = " nor in the other trails given" if self.others else ""
+                self.add(resume.line, "", f"{what}{written}, which is not in this trail"
+                         f"{elsewhere}: the crawl's records before the pause are missing; "
+                         "verify the trails together (audit verify EARLIER THIS)")  # fmt: skip
+            elif resume.head and resume.head not in where[1]:
+                self.add(resume.line, "", f"{what} (in {where[0].name}) from its end line "
+                         f"hashing to {resume.head[:16]}…, which is no end line of that "
+                         "run there: it was changed or cut")  # fmt: skip
+
+
+def _count(value: Any) -> bool:
+    """A count of one or more (not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _ids(runs: Any) -> str:
+    """Run ids, each shortened to 8 characters, for a sentence."""
+    if not isinstance(runs, list):
+        return repr(runs)
+    return ", ".join(str(run)[:8] for run in runs)
+
+
+def _runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:
+    """Where each run of ``wanted`` is among the trails at ``paths`` (the first that has
+    its run line), with the SHA-256 of each of its end lines there."""
+    found: dict[str, tuple[Path, set[str]]] = {}
+    for path in paths:
+        try:
+            for line in Trail(path).lines():
+                record = line.record
+                run = str(record.get("run", "")) if record is not None else ""
+                if run not in wanted:
+                    continue
+                if line.type == "run" and run not in found:
+                    found[run] = (path, set())
+                elif line.type == "end" and run in found and found[run][0] == path:
+                    found[run][1].add(hashlib.sha256(line.raw).hexdigest())
+        except TrailError:
+            continue  # not a trail: said when it is verified itself
+    return found
+
+
+def verify(
+    path: str | Path,
+    heads: Iterable[str] = (),
+    sink: Callable[[Finding], object] | None = None,
+    keep: int = KEEP_FINDINGS,
+    also: Sequence[str | Path] = (),
+) -> Verification:
+    """Check the trail at ``path`` (raises :class:`scrapy_rep.audit.read.TrailError` when
+    it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
+    :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
+    change of what was then the last line, or a cut at a line boundary, shows too.
+    ``sink`` is called with each finding and event as it is found (in file order; those
+    of the file as a whole last); the result keeps the first ``keep`` findings and counts
+    them all. ``also``: the other trails checked with this one (several workers'): a
+    snapshot is looked for in their folders too."""
+    trail = Trail(path, also)
+    verifier = _Verifier(trail, sink, keep)
+    verifier.others = [Path(other) for other in also if Path(other) != trail.path]
+    wanted = {head.strip().lower() for head in heads}
+    for line in trail.lines():
+        verifier.feed(line)
+        wanted.discard(trail.chain.head)
+    result = verifier.finish()
+    for head in sorted(wanted):
+        what = f"no line hashes to the head {head} written down earlier: that line or one "
+        verifier.add(0, "", what + "before it was changed or cut")
+    verifier.flush()
+    return result
+
+
+@dataclass(frozen=True)
+class _Final:
+    """A final record of a URL, in one of several trails."""
+
+    trail: int
+    line: int
+    time: str
+    id: str
+    again: str
+    run: str
+    fate: str
+
+
+def across(
+    paths: Sequence[str | Path], sink: Callable[[Path, Finding], object] | None = None
+) -> tuple[int, int]:
+    """Several trails checked as one (workers sharing a queue, such as scrapy-redis, each
+    writing its own trail): a URL with final records in two trails must have the later
+    one tied to the earlier by ``again``, unless it is a re-queue after a crash: the
+    earlier record was left open (``unfinished``, or its run has no end line) in one
+    worker's trail and the URL was finished in another's (an event). Each problem and
+    event goes to ``sink`` with the trail it is in (the later record's); the counts of
+    problems and events. Keeps the URLs' final records in memory (one small tuple each)."""
+    finals: dict[str, list[_Final]] = {}
+    ended: set[tuple[int, str]] = set()
+    for number, path in enumerate(paths):
+        for line in Trail(path).lines():
+            record = line.record
+            if record is None:
+                continue
+            if line.type == "end":
+                ended.add((number, str(record.get("run", ""))))
+            elif line.type == "url":
+                finals.setdefault(str(record.get("url", "")), []).append(
+                    _Final(number, line.number, str(record.get("time", "")),
+                           str(record.get("id", "")), str(record.get("again") or ""),
+                           str(record.get("run", "")), str(record.get("fate", "")))
+                )  # fmt: skip
+    problems = events = 0
+    names = [Path(path).name for path in paths]
+    for url, records in finals.items():
+        if len({r.trail for r in records}) < 2:
+            continue
+        records.sort(key=lambda r: (r.time, r.trail, r.line))
+        for place, final in enumerate(records):
+            before = [r for r in records[:place] if r.trail != final.trail]
+            if not before or final.again in {r.id for r in records[:place]}:
+                continue
+            left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+            if left:
+                first = left[-1]
+                how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+                what = (
+                    f"re-queued after a crash: left {how} in {names[first.trail]} line "
+                    f"{first.line}, finished here"
+                )
+                events += 1
+                finding = Finding(final.line, url, what, event=True)
+            else:
+                first = before[-1]
+                problems += 1
+                finding = Finding(
+                    final.line,
+                    url,
+                    f"a second final record of this URL (the first: {names[first.trail]} line "
+                    f"{first.line}, {first.fate}), not tied to it by `again`",
+                )
+            if sink is not None:
+                sink(Path(paths[final.trail]), finding)
+    return problems, events

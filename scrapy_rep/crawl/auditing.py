@@ -1,0 +1,80 @@
+"""The audit trail of each running crawl, for the components that feed it directly (a
+call costs less than a signal on the hot path), as the :class:`TrailWriter` they see, and
+:class:`AuditMiddleware`, which tells it a request's final download failure."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+from weakref import WeakKeyDictionary
+
+from scrapy.exceptions import NotConfigured
+
+from scrapy_rep.crawl.config import config_of
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
+
+
+class TrailWriter(Protocol):
+    """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
+    audit trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly."""
+
+    def decided(
+        self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
+    ) -> None: ...
+
+    def license_used(
+        self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
+    ) -> None: ...
+
+    def page_done(self, response: Response, kept: int, dropped: int) -> None: ...
+
+    def failed(self, request: Request, exception: BaseException) -> None: ...
+
+    def downloaded(self, request: Request, response: Response) -> None: ...
+
+
+TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
+
+
+def trail_of(crawler: Crawler) -> TrailWriter | None:
+    """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
+    return TRAILS.get(crawler)
+
+
+class AuditMiddleware:
+    """The outermost downloader middleware (``REP_AUDIT_FILE``): an exception that
+    reaches it is the request's final failure (retries and redirects are inside), and
+    the response that leaves it is the one the engine gets."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        if not config_of(crawler).audit_file:
+            raise NotConfigured
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: object = None
+    ) -> None:
+        trail = TRAILS.get(self.crawler)
+        if trail is not None:
+            trail.failed(request, exception)
+
+    def process_response(
+        self, request: Request, response: Response, spider: object = None
+    ) -> Response:
+        """The response Scrapy's engine gets, when this is the outermost
+        ``process_response`` (what ``response_received`` tells, one signal less a page)."""
+        trail = TRAILS.get(self.crawler)
+        if trail is not None:
+            trail.downloaded(request if response.request is None else response.request, response)
+        return response

@@ -1,0 +1,118 @@
+"""Performing a verdict (:mod:`scrapy_rep.verdict`) on a Scrapy request: the one place that
+does what a verdict means for the crawl, whichever pass reached it (the downloader
+middleware, its early pass before the scheduler, the check of the request as sent).
+
+- **Allowed**: the origin's crawl-delay on its download slot (SPEC §5,
+  :mod:`scrapy_rep.crawl.documents.slots`), the stats, what the purposes' signals said
+  kept in the request's state for the check of its page after the fetch, and the audit
+  trail's record of the versions and the line that decided it.
+- **Refused**: the stats (Scrapy's ``robotstxt/forbidden``, ``rep/requests/dropped/…``,
+  ``rep/purpose/requests_dropped/…``), the audit trail's record, one DEBUG log line and the
+  ``request_refused`` signal with the verdict itself (docs/reference.md, 'Signals'), then
+  ``IgnoreRequest``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, NoReturn
+
+from scrapy.exceptions import IgnoreRequest
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.settings import crawl_delay_obeyed
+from scrapy_rep.usage.policy import NOTHING_BEFORE
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
+    from scrapy_rep.settings import RepConfig
+    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
+
+logger = logging.getLogger(__name__)
+
+
+class Performer:
+    """Does what each verdict of one crawl means."""
+
+    def __init__(self, crawler: Crawler, config: RepConfig, slots: CrawlDelaySlots) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.slots = slots
+        #: ``REP_OBEY_CRAWL_DELAY`` (yes in every profile unless set to False).
+        self.obey_crawl_delay = crawl_delay_obeyed(config)
+        self._audit = bool(config.audit_file)
+        self._overridden: set[str] = set()
+
+    def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
+        """``request`` goes on. Its state says for which name it was decided (the check of
+        the request as sent compares it) and what the origin's documents said; its early
+        token is spent: one new state, built inline (the hot path)."""
+        state = request.meta.get(KEY)
+        before = None if verdict.before is NOTHING_BEFORE else verdict.before
+        if type(state) is RequestState and state.url == request.url:
+            request.meta[KEY] = RequestState(
+                state.url,
+                state.audit,
+                state.hold,
+                state.carried,
+                0,
+                before,
+                facts.agent,
+                state.scheduled,
+            )
+        else:
+            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, facts.agent)
+        if not verdict.used:
+            return
+        robots = verdict.used[0][2]
+        if verdict.obeyed:
+            if robots.unreachable:
+                inc(self.stats, "rep/requests/allowed_unreachable")
+            if self.obey_crawl_delay and facts.origin is not None:
+                self.slots.apply(request, facts.origin, robots.rules.crawl_delay(facts.agent))
+        if verdict.overridden is not None:
+            self._note_override(request, verdict)
+        if self._audit:
+            trail = trail_of(self.crawler)
+            if trail is not None:
+                trail.decided(request, facts, verdict)
+
+    def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
+        """``request`` is refused: counted, recorded, logged, signalled; raises
+        ``IgnoreRequest``."""
+        reason = verdict.reason
+        if reason == "forbidden":
+            inc(self.stats, "robotstxt/forbidden")
+        elif reason == "purpose" and verdict.purpose is not None:
+            inc(self.stats, f"rep/purpose/requests_dropped/{verdict.purpose}")
+        inc(self.stats, f"rep/requests/dropped/{reason}")
+        if self._audit:
+            trail = trail_of(self.crawler)
+            if trail is not None:
+                trail.decided(request, facts, verdict)
+        rep_signals.send_refused(
+            self.crawler, logger, request, reason, verdict.message, verdict=verdict
+        )
+        raise IgnoreRequest(verdict.message)
+
+    def _note_override(self, request: Request, verdict: Allowed) -> None:
+        """A request robots.txt disallows, let through by an authorized override: counted,
+        and said once per host at INFO (every one is in the audit trail)."""
+        override = verdict.overridden
+        assert override is not None
+        inc(self.stats, "rep/requests/overridden")
+        if override.host not in self._overridden:
+            self._overridden.add(override.host)
+            logger.info(
+                "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
+                "override in REP_OVERRIDES (%(reason)s, until %(expires)s)",
+                {"host": override.host, "url": request.url, "reason": override.reason,
+                 "expires": override.expires},
+                extra={"spider": self.crawler.spider},
+            )  # fmt: skip

@@ -1,4 +1,0 @@
-"""The Scrapy side of the command-line tools: ``scrapy rep-robots`` (the checker's command,
-:mod:`~scrapy_rep.crawl.tools.robots_command`, with the page fetch it reports on) and
-``scrapy rep-audit`` (the audit-trail tools' command,
-:mod:`~scrapy_rep.crawl.tools.audit_command`)."""

@@ -1,0 +1,99 @@
+"""Where a robots.txt applies: the origin of a URL (SPEC §3).
+
+Pure: no Scrapy imports. One robots.txt per origin (scheme, host, port); default ports
+are folded (``http://e.com:80/`` = ``http://e.com/``); hosts are lowercased and
+internationalised names compared in their IDNA (punycode) form; an IP address is its
+own host. ``data:``, ``file:`` and ``about:`` URLs are never checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+from urllib.parse import urlsplit
+
+#: RFC 3986 default ports of the schemes robots.txt is fetched for.
+DEFAULT_PORTS: Final = {"http": 80, "https": 443, "ftp": 21}
+#: Schemes whose URLs are never checked against a robots.txt (SPEC §3).
+UNCHECKED_SCHEMES: Final = frozenset({"data", "file", "about"})
+
+
+class Origin(NamedTuple):
+    """Scheme, host (lowercase, IDNA) and port (``None`` for the scheme's default)."""
+
+    scheme: str
+    host: str
+    port: int | None
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}" + (f":{self.port}" if self.port is not None else "")
+
+    @property
+    def robots_url(self) -> str:
+        """``/robots.txt`` at the root of the origin, never in a sub-folder (SPEC §3)."""
+        return f"{self}/robots.txt"
+
+
+def _idna(host: str) -> str:
+    """Lowercase; non-ASCII labels to punycode (``exämple.com`` -> ``xn--exmple-cua.com``)."""
+    host = host.lower().rstrip(".")
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        # Not valid IDNA 2003: encode label by label with plain punycode.
+        labels = [
+            label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+            for label in host.split(".")
+        ]
+        return ".".join(labels)
+
+
+def host_key(host: str) -> str:
+    """A host as an origin holds it: lowercase, its internationalised labels in IDNA."""
+    return _idna(host)
+
+
+def origin_of(url: str) -> Origin | None:
+    """The origin of ``url``; ``None`` when robots.txt does not apply (data:, file:,
+    about:, or no host)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be str, not {type(url).__name__}")
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None  # an invalid port or IPv6 literal: nothing to look up
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme in UNCHECKED_SCHEMES or not scheme or not host:
+        return None
+    if port is not None and DEFAULT_PORTS.get(scheme) == port:
+        port = None
+    return Origin(scheme, _idna(host), port)
+
+
+#: ``scheme://authority`` at the start of a URL: the memo key of its origin.
+_ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
+_MAX_MEMO: Final = 100_000
+
+
+class OriginMemo:
+    """:func:`origin_of` remembered by ``scheme://authority`` (the per-request hot path),
+    for at most 100,000 authorities."""
+
+    def __init__(self) -> None:
+        self._origins: dict[str, Origin | None] = {}
+
+    def get(self, url: str) -> Origin | None:
+        match = _ORIGIN_PART.match(url)
+        key = match.group() if match else url
+        try:
+            return self._origins[key]
+        except KeyError:
+            if len(self._origins) >= _MAX_MEMO:
+                self._origins.clear()
+            origin = self._origins[key] = origin_of(url)
+            return origin

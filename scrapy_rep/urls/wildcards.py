@@ -1,0 +1,146 @@
+"""``*``/``$`` patterns as literal segments, and the first-match matcher (SPEC §1, §2).
+
+Pure: no Scrapy imports. A pattern is split at its ``*`` into literal segments, found
+left to right with ``str.find``: for ``*``-only globs the leftmost placement of every
+segment is always a valid choice, so nothing is ever retried and the time is linear in
+URL × pattern length. :class:`FirstMatcher` (legacy profile, tdmrep.json) tries the rules
+in file order; :class:`scrapy_rep.urls.matching.LongestMatcher` uses the same primitives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+_STARS = re.compile(r"\*\*+")
+
+
+def wildcard_match(path: str, segments: Sequence[str], anchored: bool) -> bool:
+    """Does ``path`` match the pattern ``"*".join(segments)`` (+ ``$`` if ``anchored``)?
+
+    The first segment is anchored at the start; every other one is placed at its leftmost
+    occurrence after the previous one, which is always a valid choice for ``*``-only
+    globs, so the cost is one left-to-right scan: O(len(path) × len(segments)).
+    """
+    first = segments[0]
+    if not path.startswith(first):
+        return False
+    if len(segments) == 1:
+        return not anchored or len(path) == len(first)
+    return match_rest(path, len(first), segments[1:-1], segments[-1], anchored)
+
+
+def match_rest(path: str, position: int, inner: Sequence[str], tail: str, anchored: bool) -> bool:
+    """The segments after the first, from ``position`` on (see :func:`wildcard_match`)."""
+    for segment in inner:
+        found = path.find(segment, position)
+        if found < 0:
+            return False
+        position = found + len(segment)
+    if anchored:
+        return len(path) - len(tail) >= position and path.endswith(tail)
+    return path.find(tail, position) >= 0
+
+
+def split_segments(body: str, anchored: bool) -> tuple[str, tuple[str, ...], str, bool]:
+    """``(first, inner, tail, anchored)`` of a pattern body with at least one ``*``.
+
+    Simplified without changing what matches: a run of stars is one star, and a final
+    star (``/*x*``, ``/*x*$``) is dropped, the last segment before it becoming the tail.
+    """
+    if "**" in body:
+        body = _STARS.sub("*", body)
+    segments = body.split("*")
+    first, tail = segments[0], segments[-1]
+    inner: tuple[str, ...] = ()
+    if len(segments) > 2:
+        inner = tuple(filter(None, segments[1:-1]))
+    if not tail:
+        anchored = False
+        if inner:
+            inner, tail = inner[:-1], inner[-1]
+    return first, inner, tail, anchored
+
+
+class FirstMatcher:
+    """The rules of one record in file order; the first matching line decides (legacy, SPEC §2)."""
+
+    __slots__ = ("_rules",)
+
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        codes: Sequence[int],
+        wildcards: bool = True,
+        exact_at: Collection[int] = (),
+    ):
+        """As :class:`LongestMatcher`, with ``patterns`` in file order."""
+        #: (first segment, the others or None for a literal, tail, $-anchored, code)
+        rules: list[tuple[str, tuple[str, ...] | None, str, bool, int]] = []
+        for position, (pattern, code) in enumerate(zip(patterns, codes, strict=True)):
+            if position in exact_at:
+                rules.append((pattern, None, "", True, code))
+                continue
+            anchored = wildcards and pattern.endswith("$")
+            body = pattern[:-1] if anchored else pattern
+            if wildcards and "*" in body:
+                rules.append((*split_segments(body, anchored), code))
+            else:
+                rules.append((body, None, "", anchored, code))
+        self._rules = tuple(rules)
+
+    def match(self, path: str) -> int:
+        """The code of the first rule in file order that matches ``path``; ``0`` if none."""
+        for first, inner, tail, anchored, code in self._rules:
+            if not path.startswith(first):
+                continue
+            if inner is None:
+                if not anchored or len(path) == len(first):
+                    return code
+            elif match_rest(path, len(first), inner, tail, anchored):
+                return code
+        return 0
+
+
+# ------------------------------------------------ helpers of the longest-match matcher
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b`` (binary search, in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) >> 1
+        if a.startswith(b[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+#: A pattern with ``*``: priority, code, the segments between the first and the last
+#: (empty ones dropped), the last segment, ``$``-anchored. The first segment is its key.
+_Wild = tuple[int, int, tuple[str, ...], str, bool]
+#: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
+_Raw = tuple[int, int, str]
+
+
+def _rank(raw: _Raw) -> tuple[int, bool]:
+    """Longest first; at equal length allow first (SPEC §1); the sort keeps file order."""
+    return -raw[0], raw[1] < 0
+
+
+def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
+    """The wildcard patterns of one key, split into segments, in the order they are tried."""
+    entries = []
+    for priority, code, pattern in sorted(raws, key=_rank):
+        anchored = pattern.endswith("$")
+        _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
+        entries.append((priority, code, inner, tail, anchored))
+    return tuple(entries)
+
+
+def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
+    """Equal patterns: allow wins (SPEC §1), otherwise the first line in the file."""
+    old = table.get(pattern)
+    if old is None or code > 0 > old:
+        table[pattern] = code

@@ -1,0 +1,186 @@
+"""The XMP of a PNG file (pure; see :mod:`scrapy_rep.usage.media.xmp`).
+
+XMP Part 3 §1.1.4 puts the packet in an ``iTXt`` chunk with keyword
+``XML:com.adobe.xmp``; ExifTool reads that keyword in ``tEXt`` and ``zTXt`` chunks as
+well (PNG.pm, ``TextualData``), and three more places:
+
+- ImageMagick's raw profiles: a text chunk (``zTXt`` as ImageMagick writes it, or
+  ``tEXt`` / ``iTXt``) with keyword ``Raw profile type xmp`` whose text is a newline,
+  the profile's name, a newline, its length in decimal, a newline, then the profile in
+  hexadecimal (ExifTool's ``ProcessProfile``); ``Raw profile type APP1`` / ``exif``
+  holding XMP (after the JPEG APP1 signature) or a TIFF structure, and ``Raw profile
+  type 8bim`` / ``iptc`` holding Photoshop image resources;
+- the ``eXIf`` chunk (PNG 1.2 extension, a TIFF structure).
+
+Compressed text is inflated up to the packet limit (+ 1 byte, to see it is over). A
+chunk that does not inflate, uses a compression method other than 0 (deflate), or a
+raw profile that is not hexadecimal holds XMP whose text cannot be seen: named in
+:attr:`XmpScan.unseen`, it fails closed. A chunk cut by the end of the file gives what
+is there of its text to the byte search.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from typing import Final
+
+from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
+from scrapy_rep.usage.media._xmp_tiff import TIFF_HEADERS, image_resources, tiff_structure
+
+PNG_XMP: Final = b"XML:com.adobe.xmp"
+JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
+EXIF_HEADER: Final = b"Exif\x00\x00"
+#: ImageMagick's raw profiles that may hold XMP, by keyword: what their bytes are.
+RAW_PROFILES: Final = {
+    b"Raw profile type xmp": "xmp",
+    b"Raw profile type APP1": "app1",
+    b"Raw profile type exif": "app1",
+    b"Raw profile type 8bim": "irb",
+    b"Raw profile type iptc": "irb",
+}
+_TEXT_CHUNKS: Final = (b"tEXt", b"zTXt", b"iTXt")
+#: A raw profile's header: newline, name, newline, spaces, length, newline.
+_PROFILE_HEADER: Final = re.compile(rb"\n([^\n]{0,80})\n {0,20}(\d{1,12})\n")
+_NOT_HEX_SPACE: Final = re.compile(rb"[ \t\r\n]+")
+
+
+@walk
+def walk_png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
+    """PNG chunks up to IEND (PNG §5.3): the text chunks and ``eXIf`` above."""
+    pos, end = 8, len(data)
+    while pos + 8 <= end:
+        steps.step()
+        length, kind = struct.unpack_from(">I4s", data, pos)
+        stop = pos + 8 + length
+        cut = stop > end
+        # Only these chunks are copied out (not the image data).
+        text = data[pos + 8 : stop] if kind in _TEXT_CHUNKS else None
+        if text is not None and not _text_chunk(kind, text, cut, scan, limits, steps):
+            return
+        if cut:
+            return truncated(scan, "PNG chunk")
+        if kind == b"IEND":
+            return
+        if kind == b"eXIf":
+            body = data[pos + 8 : stop]
+            body = body[len(EXIF_HEADER) :] if body.startswith(EXIF_HEADER) else body
+            if not tiff_structure(body, scan, limits, steps, "PNG eXIf"):
+                return
+        pos = stop + 4  # CRC
+
+
+def _text_chunk(
+    kind: bytes, body: bytes, cut: bool, scan: XmpScan, limits: Limits, steps: Steps
+) -> bool:
+    """One text chunk (PNG §11.3.4); ``False``: stop the walk (the packet count)."""
+    keyword, _, rest = body.partition(b"\x00")
+    profile = RAW_PROFILES.get(keyword)
+    if keyword != PNG_XMP and profile is None:
+        return True
+    where = f"{kind.decode()} {keyword.decode()}"
+    # A raw profile's hexadecimal is about twice its bytes, plus its header.
+    limit = limits.max_packet if profile is None else 2 * limits.max_packet + 4096
+    text, over = _chunk_text(kind, rest, limit, cut, scan, where)
+    if text is None:
+        return True
+    if cut:  # what is there of its text: for the byte search only
+        scan.raw.append(text if profile is None else _hex_prefix(text))
+        return True
+    if profile is None:
+        return scan.add(text, limits)
+    profile_bytes = _raw_profile(text, over, scan, where)
+    if profile_bytes is None:
+        return True
+    if over:
+        scan.problems.append(f"{where}: over the packet limit")
+        scan.oversized.append(profile_bytes)
+        return True
+    return _profile(profile, profile_bytes, scan, limits, steps, where)
+
+
+def _chunk_text(
+    kind: bytes, rest: bytes, limit: int, cut: bool, scan: XmpScan, where: str
+) -> tuple[bytes | None, bool]:
+    """The text of a chunk after its keyword, inflated up to ``limit`` bytes (and
+    whether it went over); ``None`` when it cannot be read (named as unseen)."""
+    method: int | None = None
+    if kind == b"zTXt":
+        method, text = (rest[0] if rest else 0), rest[1:]
+    elif kind == b"iTXt":
+        if len(rest) < 2:
+            return (b"", False) if cut else _unseen(scan, f"{where}: no text")
+        flag, compression = rest[0], rest[1]
+        language_end = rest.find(b"\x00", 2)
+        translated_end = rest.find(b"\x00", language_end + 1) if language_end >= 0 else -1
+        if translated_end < 0:
+            return (b"", False) if cut else _unseen(scan, f"{where}: no text")
+        text = rest[translated_end + 1 :]
+        method = compression if flag else None
+    else:
+        text = rest
+    if method is None:
+        return text, len(text) > limit
+    if method != 0:
+        return (b"", False) if cut else _unseen(scan, f"{where}: compression method {method}")
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(text, limit + 1)
+    except zlib.error as error:
+        return (b"", False) if cut else _unseen(scan, f"{where}: does not inflate ({error})")
+    if not cut and not inflater.eof and len(inflated) <= limit:
+        return _unseen(scan, f"{where}: its compressed text ends early")
+    return inflated, len(inflated) > limit
+
+
+def _unseen(scan: XmpScan, what: str) -> tuple[None, bool]:
+    scan.cannot_see(what)
+    return None, False
+
+
+def _raw_profile(text: bytes, over: bool, scan: XmpScan, where: str) -> bytes | None:
+    """The bytes of an ImageMagick raw profile (a hexadecimal text after its header);
+    ``None`` when it is not one (named as unseen). A length other than the header's
+    is named as a problem and what is there is read (as ExifTool does)."""
+    header = _PROFILE_HEADER.match(text)
+    if header is None:
+        scan.cannot_see(f"{where}: no raw profile header")
+        return None
+    digits = _NOT_HEX_SPACE.sub(b"", text[header.end() :])
+    if over:
+        digits = digits[: len(digits) & ~1]
+    try:
+        profile = bytes.fromhex(digits.decode("ascii"))
+    except (ValueError, UnicodeDecodeError):
+        scan.cannot_see(f"{where}: not hexadecimal")
+        return None
+    if not over and len(profile) != int(header[2]):
+        scan.problems.append(f"{where}: {len(profile)} bytes, its header says {int(header[2])}")
+    return profile
+
+
+def _hex_prefix(text: bytes) -> bytes:
+    """What decodes of a cut raw profile (for the byte search)."""
+    header = _PROFILE_HEADER.match(text)
+    digits = _NOT_HEX_SPACE.sub(b"", text[header.end() :] if header else b"")
+    usable = re.match(rb"[0-9A-Fa-f]*", digits)
+    hex_digits = usable.group() if usable else b""
+    return bytes.fromhex(hex_digits[: len(hex_digits) & ~1].decode("ascii"))
+
+
+def _profile(
+    profile: str, data: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str
+) -> bool:
+    """The XMP of a decoded raw profile, by what it holds."""
+    if profile == "xmp":
+        return scan.add(data, limits)
+    if profile == "irb":
+        return image_resources(data, scan, limits, steps, where)
+    if data.startswith(JPEG_XMP):
+        return scan.add(data[len(JPEG_XMP) :], limits)
+    if data.startswith(EXIF_HEADER):
+        data = data[len(EXIF_HEADER) :]
+    if data[:4] in TIFF_HEADERS:
+        return tiff_structure(data, scan, limits, steps, where)
+    return True

@@ -1,0 +1,146 @@
+"""The bounds of an XMP search and what it found (pure; see :mod:`scrapy_rep.usage.media.xmp`).
+
+:class:`Limits` (settings ``REP_MEDIA_MAX_*``), :class:`XmpScan`, the step budget of a
+structure walk, and packet scanning (XMP Part 1 §7.3), the one search that needs no
+knowledge of the format, in each encoding a packet may have (UTF-8, UTF-16 and UTF-32,
+big- and little-endian: ISO 16684-1 §7.3.2, the ``begin`` attribute's U+FEFF).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+PACKET_BEGIN: Final = b"<?xpacket begin="
+PACKET_END: Final = b"<?xpacket end="
+#: The wide encodings of a packet by width, each width with a few bytes that a packet
+#: header holds in both byte orders (shifted by a byte in big-endian), looked for first:
+#: a file without a wide packet costs one search per width.
+WIDE_ENCODINGS: Final = (
+    ("acket".encode("utf-16-le"), ("utf-16-be", "utf-16-le")),
+    ("acket".encode("utf-32-le"), ("utf-32-be", "utf-32-le")),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a file is looked at (settings ``REP_MEDIA_MAX_*``)."""
+
+    #: Bytes of the file looked at: structures past it are not walked, not scanned.
+    max_scan: int = 32 * 1024 * 1024
+    #: Longest packet read; a longer one is named as a problem (and not parsed).
+    max_packet: int = 1024 * 1024
+    #: Packets kept per file.
+    max_packets: int = 16
+    #: Segments, chunks, boxes or blocks walked per file.
+    max_steps: int = 100_000
+
+
+@dataclass(slots=True)
+class XmpScan:
+    """The packets found in one file, and what stopped the walk early."""
+
+    format: str
+    packets: list[bytes] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    #: Packets over :attr:`Limits.max_packet`: kept only for a plain byte search.
+    oversized: list[bytes] = field(default_factory=list)
+    #: Bytes not wholly read as packets (a file whose walk met a problem: a cut or
+    #: unterminated packet, a broken structure, a limit): searched only for a
+    #: prohibiting value, so a broken packet keeps its "no" (docs/media.md).
+    raw: list[bytes] = field(default_factory=list)
+    #: XMP found whose text cannot be got at (a chunk that does not inflate, a raw
+    #: profile that is not hex, a packet in an encoding not read): no byte search can
+    #: see a "no" in it, so the file is refused for the AI purposes (docs/media.md,
+    #: "Hostile files"). Each is named in :attr:`problems` too.
+    unseen: list[str] = field(default_factory=list)
+
+    def cannot_see(self, what: str) -> None:
+        """XMP is there but its text cannot be read (see :attr:`unseen`)."""
+        self.unseen.append(what)
+        self.problems.append(f"unreadable XMP: {what}")
+
+    def add(self, packet: bytes, limits: Limits) -> bool:
+        """Keep one packet; ``False`` when no more may be kept (the walk stops)."""
+        if len(self.packets) + len(self.oversized) >= limits.max_packets:
+            self.problems.append(f"more than {limits.max_packets} XMP packets")
+            return False
+        if len(packet) > limits.max_packet:
+            self.problems.append(f"XMP packet of {len(packet)} bytes (limit {limits.max_packet})")
+            self.oversized.append(packet)
+        else:
+            self.packets.append(packet)
+        return True
+
+
+class Stop(Exception):
+    """The step budget is spent."""
+
+
+class Steps:
+    def __init__(self, limits: Limits) -> None:
+        self.left = limits.max_steps
+
+    def step(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise Stop
+
+
+def walk(
+    walker: Callable[[bytes, XmpScan, Limits, Steps], None],
+) -> Callable[[bytes, XmpScan, Limits], None]:
+    def run(data: bytes, scan: XmpScan, limits: Limits) -> None:
+        try:
+            walker(data, scan, limits, Steps(limits))
+        except Stop:
+            scan.problems.append(f"more than {limits.max_steps} structure steps")
+
+    return run
+
+
+def truncated(scan: XmpScan, what: str) -> None:
+    scan.problems.append(f"file truncated in a {what}")
+
+
+def scan_packets(data: bytes, scan: XmpScan, limits: Limits) -> None:
+    """Packet scanning (XMP Part 1 §7.3): each ``<?xpacket begin=`` to its end PI, in
+    UTF-8 and in the wide encodings (XMP Part 3 §1.1, "Scanning files for XMP packets")."""
+    taken: list[range] = []
+    if not _scan(data, scan, limits, (PACKET_BEGIN, PACKET_END, b"?>"), taken):
+        return
+    for probe, codecs in WIDE_ENCODINGS:
+        if probe not in data:
+            continue
+        for codec in codecs:
+            marks = tuple(mark.decode().encode(codec) for mark in (PACKET_BEGIN, PACKET_END, b"?>"))
+            if not _scan(data, scan, limits, marks, taken):
+                return
+
+
+def _scan(
+    data: bytes, scan: XmpScan, limits: Limits, marks: tuple[bytes, ...], taken: list[range]
+) -> bool:
+    """The packets of one encoding (``marks``: its begin, end and ``?>``), but where a
+    packet already found is (a wide packet read again a byte or three further on, in
+    the other byte order); ``False`` when the scan must stop."""
+    begin_mark, end_mark, close = marks
+    pos = 0
+    while True:
+        begin = data.find(begin_mark, pos)
+        if begin < 0:
+            return True
+        if any(begin in packet for packet in taken):
+            pos = begin + 1
+            continue
+        end = data.find(end_mark, begin, begin + limits.max_packet + len(end_mark))
+        if end < 0:
+            scan.problems.append(f"XMP packet at byte {begin} unterminated within the limit")
+            return False
+        stop = data.find(close, end)
+        stop = len(data) if stop < 0 else stop + len(close)
+        taken.append(range(begin, stop))
+        if not scan.add(data[begin:stop], limits):
+            return False
+        pos = stop

@@ -1,0 +1,129 @@
+"""XMP inside a TIFF structure or a Photoshop image resource block (pure; see
+:mod:`scrapy_rep.usage.media.xmp`).
+
+A TIFF structure is a TIFF file, and the Exif block of a JPEG (APP1 ``Exif``), a PNG
+(``eXIf``, ImageMagick's ``Raw profile type exif`` / ``APP1``) or a WebP (``EXIF``). XMP
+is tag 700 (XMP Part 3 §1.1.5); TIFF/EP puts it in IFD0, ExifTool reads it in any IFD it
+walks: the IFD chain (IFD0, IFD1, … of a multi-page file), the Exif IFD (tag 34665) and
+the SubIFDs (tag 330), and in the Photoshop image resources of tag 34377. Photoshop
+image resources (JPEG APP13 ``Photoshop 3.0``, TIFF tag 34377, PNG ``Raw profile type
+8bim``) hold XMP as resource 0x0424 (Photoshop File Formats Specification, "Image
+resource blocks"; ExifTool reads it).
+
+Every offset is checked against the block; an IFD is walked once (a loop of offsets
+ends); each entry and resource spends a step of the budget.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Final
+
+from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated
+
+TIFF_HEADERS: Final = (b"II*\x00", b"MM\x00*")
+TIFF_XMP_TAG: Final = 700
+#: Tags whose values are offsets of further IFDs walked for tag 700.
+_EXIF_IFD: Final = 34665
+_SUB_IFDS: Final = 330
+_PHOTOSHOP: Final = 34377
+#: Bytes per value of each TIFF field type (TIFF 6.0 §2, and 13: IFD, TIFF Technical
+#: Note 1); an entry of another type is skipped.
+_TYPE_SIZES: Final = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4,
+                      12: 8, 13: 4}  # fmt: skip
+#: SubIFD offsets read from one entry (DNG files have a few).
+_MAX_SUB_IFDS: Final = 32
+PHOTOSHOP_SIGNATURES: Final = (b"8BIM", b"PHUT", b"DCSR", b"AgHg", b"MeSa")
+IRB_XMP: Final = 0x0424
+
+
+def tiff_structure(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+    """The XMP of every IFD of the TIFF structure ``block`` (offsets from its start);
+    ``False`` when the walk of the whole file must stop (the packet count)."""
+    if block[:4] not in TIFF_HEADERS or len(block) < 8:
+        scan.problems.append(f"{where}: not a TIFF structure")
+        return True
+    order = "<" if block[:2] == b"II" else ">"
+    queue = [_u32(block, 4, order)]
+    seen: set[int] = set()
+    while queue:
+        ifd = queue.pop(0)
+        if ifd == 0 or ifd in seen:
+            continue
+        seen.add(ifd)
+        if ifd + 2 > len(block):
+            truncated(scan, f"{where} IFD")
+            continue
+        (count,) = struct.unpack_from(order + "H", block, ifd)
+        for index in range(count):
+            steps.step()
+            entry = ifd + 2 + 12 * index
+            if entry + 12 > len(block):
+                truncated(scan, f"{where} IFD")
+                break
+            if not _entry(block, entry, order, queue, scan, limits, steps, where):
+                return False
+        else:
+            after = ifd + 2 + 12 * count
+            if after + 4 <= len(block):
+                queue.append(_u32(block, after, order))
+    return True
+
+
+def _entry(
+    block: bytes,
+    entry: int,
+    order: str,
+    queue: list[int],
+    scan: XmpScan,
+    limits: Limits,
+    steps: Steps,
+    where: str,
+) -> bool:
+    """One IFD entry: XMP kept, further IFDs queued; ``False``: stop the walk."""
+    tag, kind, count = struct.unpack_from(order + "HHI", block, entry)
+    if tag not in (TIFF_XMP_TAG, _EXIF_IFD, _SUB_IFDS, _PHOTOSHOP) or kind not in _TYPE_SIZES:
+        return True
+    length = _TYPE_SIZES[kind] * count
+    start = entry + 8 if length <= 4 else _u32(block, entry + 8, order)
+    if start + length > len(block):
+        truncated(scan, f"{where} tag {tag}")
+        return True
+    if tag == TIFF_XMP_TAG:
+        return scan.add(block[start : start + length], limits)
+    if tag == _PHOTOSHOP:
+        return image_resources(block[start : start + length], scan, limits, steps, where)
+    if kind in (4, 13):  # LONG or IFD: the offsets of the Exif IFD or the SubIFDs
+        for index in range(min(count, _MAX_SUB_IFDS)):
+            queue.append(_u32(block, start + 4 * index, order))
+    return True
+
+
+def image_resources(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+    """Resource 0x0424 (XMP) of Photoshop image resource blocks: signature, id, Pascal
+    name padded to even, size, data padded to even; ``False``: stop the walk."""
+    pos = 0
+    while pos + 12 <= len(block) and block[pos : pos + 4] in PHOTOSHOP_SIGNATURES:
+        steps.step()
+        (resource,) = struct.unpack_from(">H", block, pos + 4)
+        name = block[pos + 6]
+        size_at = pos + 6 + name + 1 + ((name + 1) & 1)
+        if size_at + 4 > len(block):
+            break
+        (size,) = struct.unpack_from(">I", block, size_at)
+        data = size_at + 4
+        if data + size > len(block):
+            truncated(scan, f"{where} image resource")
+            return True
+        if resource == IRB_XMP and not scan.add(block[data : data + size], limits):
+            return False
+        pos = data + size + (size & 1)
+    return True
+
+
+def _u32(block: bytes, at: int, order: str) -> int:
+    """An offset, or one past the block when it is cut there (checked by the caller)."""
+    if at + 4 > len(block):
+        return len(block) + 1
+    (value,) = struct.unpack_from(order + "I", block, at)
+    return int(value)

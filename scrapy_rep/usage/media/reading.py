@@ -1,0 +1,226 @@
+"""What a downloaded file says about its own use, inside the file (pure).
+
+Two standards carry an AI opt-out in the file itself, so it travels with every copy:
+
+- IPTC Photo Metadata Standard 2023.1 "Data Mining" (also Video Metadata Hub 1.5): XMP
+  ``plus:DataMining`` (namespace ``http://ns.useplus.org/ldf/xmp/1.0/``) holding a PLUS
+  LDF vocabulary URI ``http://ns.useplus.org/ldf/vocab/DMI-*``. The packets come from
+  :mod:`scrapy_rep.usage.media.xmp`, their text from :mod:`scrapy_rep.usage.media._xmp_text` (UTF-8,
+  UTF-16, UTF-32), the values from :mod:`scrapy_rep.usage.media._xmp_rdf` (every RDF form of
+  XMP Part 1 §7.9), parsed with lxml, entities never expanded, no DTD, no network, no
+  huge trees.
+- The C2PA / CAWG training-and-mining assertions (:mod:`scrapy_rep.usage.media.c2pa`).
+
+:func:`read_media` turns a file's bytes into a :class:`MediaReading`: the signals, mapped
+onto the purposes through the one table (:mod:`scrapy_rep.usage._purpose_table`), what could
+not be read, and whether C2PA was read. Never raises on content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scrapy_rep.usage.media._xmp_rdf import PLUS_NS as PLUS_NS
+from scrapy_rep.usage.media._xmp_rdf import RDF_NS as RDF_NS
+from scrapy_rep.usage.media._xmp_rdf import property_values
+from scrapy_rep.usage.media._xmp_text import Undecodable, packet_text
+from scrapy_rep.usage.media.c2pa import C2paResult, read_c2pa
+from scrapy_rep.usage.media.xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
+from scrapy_rep.usage.purpose import MAPPING, UsageSignal
+
+PLUS_VOCAB: Final = "http://ns.useplus.org/ldf/vocab/"
+#: The values whose text says "see" constraints a crawler cannot check.
+SEE_VALUES: Final = frozenset(
+    {
+        "DMI-PROHIBITED-SEECONSTRAINT",
+        "DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR",
+        "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
+    }
+)
+#: A DMI value in a packet the parser could not read (bounded byte search, so a broken
+#: packet that says "prohibited" still counts: the reading that loses no "no").
+_DMI_BYTES: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
+#: In bytes not read as a packet (:attr:`XmpScan.raw`), a value counts only where XMP
+#: would hold it: right after the PLUS vocabulary, or within this many bytes after the
+#: name ``DataMining`` (element, attribute, ``rdf:li`` items).
+_RAW_CONTEXT: Final = 512
+#: Values looked at in those bytes (each costs a look back).
+_RAW_MATCHES: Final = 64
+#: Those bytes are searched in the wide encodings of a packet too, where one of them
+#: holds a DMI value: (codec, its bytes per character, ``DMI-PROHIBITED`` in it).
+_WIDE: Final = tuple(
+    (codec, unit, "DMI-PROHIBITED".encode(codec))
+    for codec, unit in (("utf-16-le", 2), ("utf-16-be", 2), ("utf-32-le", 4), ("utf-32-be", 4))
+)
+#: What XMP that is there but cannot be read says (docs/media.md, "Hostile files"): a
+#: "no" for both AI purposes, nothing for search (the reading that loses no "no": its
+#: statement cannot be seen, not even by a byte search). (search, ai-train, ai-input)
+UNSEEN_ANSWERS: Final = (None, False, False)
+#: Distinct values kept per packet (prohibiting ones first when there are more).
+_MAX_VALUES: Final = 32
+#: Signals of unreadable XMP per file (one says "no"; the rest are in the problems).
+_MAX_UNSEEN: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class MediaReading:
+    """What one file says about its use."""
+
+    #: ``"jpeg"``, ``"png"``, … ``"unknown"``.
+    format: str
+    signals: tuple[UsageSignal, ...]
+    #: What could not be read (a broken packet, a cut file, a limit reached).
+    problems: tuple[str, ...]
+    #: Whether the C2PA manifest was read: ``"read"``, ``"none"`` (no manifest),
+    #: ``"not read: …"`` (library missing or the manifest broken).
+    c2pa: str
+
+    @property
+    def unreadable(self) -> bool:
+        """Something in the file could not be read (a statement may be hidden in it)."""
+        return bool(self.problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "signals": [signal.to_dict() for signal in self.signals],
+            "problems": list(self.problems),
+            "c2pa": self.c2pa,
+        }
+
+
+def read_media(
+    data: bytes,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    constraints_met: bool = False,
+    c2pa: bool = True,
+) -> MediaReading:
+    """The statements of one file (``constraints_met``: ``REP_MEDIA_CONSTRAINTS_MET``;
+    ``c2pa``: read the C2PA manifest too, when the library is installed)."""
+    scan = find_packets(data, limits)
+    signals = list(xmp_signals(scan, constraints_met=constraints_met))
+    problems = list(scan.problems)
+    result = read_c2pa(data, limits, constraints_met) if c2pa else C2paResult((), "not read")
+    signals.extend(result.signals)
+    if result.status.startswith("not read:") and result.status != "not read: not installed":
+        problems.append(f"C2PA manifest {result.status}")
+    return MediaReading(scan.format, tuple(signals), tuple(problems), result.status)
+
+
+def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:
+    """One signal per ``plus:DataMining`` value in the packets of ``scan``, and one "no"
+    for the AI purposes per XMP that is there but cannot be read (problems found on the
+    way are added to ``scan.problems``)."""
+    said: set[str] = set()  # the values read: the bytes not read add only others
+    for index, packet in enumerate(scan.packets):
+        try:
+            text = packet_text(packet)
+        except Undecodable as error:
+            scan.cannot_see(f"XMP packet {index + 1} is {error}")
+            continue
+        if b"DataMining" not in text.data:
+            continue  # the usual packet: no statement, no parse
+        try:
+            values = _packet_values(property_values(text))
+        except ValueError as error:
+            scan.problems.append(f"XMP packet {index + 1} unreadable ({error})")
+            values = _bytes_values(text.data)
+        said.update(values)
+        for value in values:
+            yield dmi_signal(value, f"XMP plus:DataMining {value}", constraints_met)
+    for packet in scan.oversized:
+        try:
+            data = packet_text(packet).data
+        except Undecodable as error:
+            scan.cannot_see(f"an oversized XMP packet is {error}")
+            continue
+        for value in _bytes_values(data):
+            said.add(value)
+            yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
+    for data in scan.raw:
+        for value in _raw_values(data):
+            if value not in said:
+                said.add(value)
+                yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
+    for what in list(dict.fromkeys(scan.unseen))[:_MAX_UNSEEN]:
+        yield UsageSignal("iptc", UNSEEN_ANSWERS, f"unreadable XMP ({what})"[:200])
+
+
+def _packet_values(written: list[str]) -> list[str]:
+    """The DMI tokens of a packet's values, each once, at most :data:`_MAX_VALUES`."""
+    tokens = list(dict.fromkeys(token for token in map(_token, written) if token))
+    if len(tokens) > _MAX_VALUES:
+        prohibiting = [token for token in tokens if token.startswith("DMI-PROHIBITED")]
+        others = [token for token in tokens if not token.startswith("DMI-PROHIBITED")]
+        tokens = (prohibiting + others)[:_MAX_VALUES]
+    return tokens
+
+
+def _bytes_values(packet: bytes) -> list[str]:
+    found = dict.fromkeys(m.group().decode("ascii") for m in _DMI_BYTES.finditer(packet))
+    return list(found)[:8]
+
+
+def _raw_values(data: bytes) -> list[str]:
+    """The prohibiting DMI values in bytes not read as a packet (a cut or unterminated
+    packet, the rest of a broken file), where XMP would hold them (the reading that
+    loses no "no": docs/media.md, "Hostile files"), in UTF-8 and in the wide encodings
+    of a packet (each decoded from where its ``DMI-PROHIBITED`` is aligned)."""
+    found = dict.fromkeys(_ascii_raw_values(data))
+    for codec, unit, marker in _WIDE:
+        at = data.find(marker)
+        if at >= 0:
+            start = at % unit
+            wide = data[start : len(data) - (len(data) - start) % unit]
+            text = wide.decode(codec, errors="replace").encode("utf-8", errors="replace")
+            found.update(dict.fromkeys(_ascii_raw_values(text)))
+    return list(found)[:8]
+
+
+def _ascii_raw_values(data: bytes) -> list[str]:
+    found: dict[str, None] = {}
+    for count, match in enumerate(_DMI_BYTES.finditer(data)):
+        if count >= _RAW_MATCHES:
+            break
+        start = match.start()
+        if (
+            data.endswith(b"ldf/vocab/", 0, start)
+            or data.find(b"DataMining", max(0, start - _RAW_CONTEXT), start) >= 0
+        ):
+            found[match.group().decode("ascii")] = None
+    return list(found)
+
+
+def data_mining_values(packet: bytes) -> list[str]:
+    """The ``plus:DataMining`` values of one packet (the DMI token: ``DMI-PROHIBITED``);
+    raises :class:`ValueError` if the packet is not XML we read (:class:`Undecodable`,
+    a subclass, when its text cannot be got at)."""
+    text = packet_text(packet)
+    return _packet_values(property_values(text))
+
+
+def _token(value: str) -> str:
+    """``http://ns.useplus.org/ldf/vocab/DMI-ALLOWED`` -> ``DMI-ALLOWED`` ("" if not DMI)."""
+    text = value.strip()
+    if text.startswith(PLUS_VOCAB):
+        text = text[len(PLUS_VOCAB) :]
+    text = text.upper()
+    return text[:80] if text.startswith("DMI-") else ""
+
+
+def dmi_signal(token: str, source: str, constraints_met: bool = False) -> UsageSignal:
+    """A DMI value as a signal (table rows ``iptc``); an unknown ``DMI-PROHIBITED-*``
+    reads as ``DMI-PROHIBITED``, any other unknown value says nothing."""
+    if token in SEE_VALUES and constraints_met:
+        key = "DMI-PROHIBITED-SEE* (constraints met)"
+    elif ("iptc", token) in MAPPING:
+        key = token
+    elif token.startswith("DMI-PROHIBITED"):
+        key = "DMI-PROHIBITED"
+    else:
+        key = "DMI-UNSPECIFIED"
+    return UsageSignal("iptc", MAPPING[("iptc", key)].answers, source[:200])

@@ -1,0 +1,40 @@
+"""May this request go? The one decision of the crawl, its early pass, both tools, the
+trail's re-derivation and the media gate (:mod:`scrapy_rep.verdict.decide`)."""
+
+from scrapy_rep.verdict.decide import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    UNCHECKED,
+    Allowed,
+    Known,
+    Obey,
+    Override,
+    Refused,
+    RequestFacts,
+    RequestRules,
+    Used,
+    Verdict,
+    Wait,
+    decide,
+    obey_of,
+)
+
+__all__ = [
+    "LICENSE",
+    "ROBOTS",
+    "TDM",
+    "UNCHECKED",
+    "Allowed",
+    "Known",
+    "Obey",
+    "Override",
+    "Refused",
+    "RequestFacts",
+    "RequestRules",
+    "Used",
+    "Verdict",
+    "Wait",
+    "decide",
+    "obey_of",
+]

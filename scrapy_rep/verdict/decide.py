@@ -1,0 +1,368 @@
+"""May this request go? The one decision, on the facts of the request as it is sent (pure).
+
+:func:`decide` takes what is known about one request (:class:`RequestFacts`: its URL and
+origin, the crawler's name as it presents itself, how much of robots.txt it obeys), the
+crawl's settings that decide (:class:`RequestRules`) and a way to look up the version of
+each per-origin document the process knows (``known``), and answers one value:
+
+- :class:`Allowed`: it may be sent, with what robots.txt's deciding line and the purposes'
+  signals said (:class:`~scrapy_rep.usage.policy.Before`, for the page-level check
+  after the fetch) and the document versions it was decided with;
+- :class:`Refused`: it must not be sent: the source document and its version, the line or
+  the signal that said no, the agent whose group it is, the purpose, one sentence;
+- :class:`Wait`: a document it needs is not known yet (which one, for which key).
+
+The crawl's downloader middleware (and its early pass before the scheduler), both
+command-line tools, ``audit verify``'s re-derivation and the media gate ask this
+function, so a request reads the same everywhere (docs/decisions.md, 'One request, one
+verdict'). A new opt-out rule is one branch here.
+
+The order (each step only for a request the previous ones allow):
+
+1. no origin (``data:``, ``file:``, ``about:``; SPEC §3) or nothing obeyed
+   (``ROBOTSTXT_OBEY = False`` without a purpose, Scrapy's ``dont_obey_robotstxt``):
+   allowed, nothing checked;
+2. robots.txt (SPEC §1, §5): its Allow/Disallow for the crawler's name, unless
+   Allow/Disallow are not obeyed (then only a robots.txt given up on as unreachable
+   refuses: its opt-outs are not known, docs/decisions.md 'Not obeying robots.txt keeps the
+   purpose's opt-outs'), or the origin's host has an authorized override
+   (``REP_OVERRIDES``: recorded as overridden);
+3. the groups of ``REP_PURPOSE_AGENTS`` (obeyed as the crawler's own; never overridden);
+4. the further documents the purposes need: the origin's tdmrep.json for AI purposes,
+   the RSL licenses of robots.txt's ``License:`` lines for a crawl with ``REP_PURPOSE``
+   set (purpose-notes §9; RSL 1.0 §4.4);
+5. a tdmrep.json given up on as unreachable (``REP_UNREACHABLE_ACTION = "drop"``);
+6. an explicit "no" for a purpose of the crawl in robots.txt (``Content-Usage``,
+   ``Content-Signal``), tdmrep.json or those licenses (unknown never refuses before the
+   fetch: the page may still say yes).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
+
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
+from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
+from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
+
+if TYPE_CHECKING:
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.robotstxt import Decision, RobotsTxt
+    from scrapy_rep.urls.origins import Origin
+    from scrapy_rep.usage.purpose import UsageSignal
+
+#: The document kinds a request may need, by name (:class:`Wait`, :attr:`Used`).
+ROBOTS: Final = ROBOTS_TXT.name
+TDM: Final = TDMREP.name
+LICENSE: Final = RSL.name
+
+#: Every document version a verdict was reached with: ``(kind name, key, entry)``,
+#: robots.txt first.
+Used: TypeAlias = "tuple[tuple[str, Hashable, CacheEntry[Any]], ...]"
+#: How a caller gives the documents it knows: the entry of ``(kind name, key)``, or
+#: ``None`` when it has none usable now (the verdict is then :class:`Wait`).
+Known: TypeAlias = "Callable[[str, Hashable], CacheEntry[Any] | None]"
+
+
+class Obey(enum.Enum):
+    """How much of robots.txt decides one request (``ROBOTSTXT_OBEY``,
+    ``dont_obey_robotstxt`` and ``REP_PURPOSE``; docs/behaviour.md)."""
+
+    #: Allow/Disallow, Crawl-delay and the purpose's opt-outs.
+    ALL = "all"
+    #: Only the purpose's opt-outs (robots.txt not obeyed, a purpose set).
+    USAGE = "usage"
+    #: Nothing (Scrapy's meaning: no purpose was set).
+    NOTHING = "nothing"
+
+
+def obey_of(obey_robots: bool, purpose_set: bool, dont_obey: bool = False) -> Obey:
+    """How much of robots.txt decides a request: ``ROBOTSTXT_OBEY``, whether ``REP_PURPOSE``
+    was set, and the request's ``dont_obey_robotstxt`` (docs/decisions.md, 'Not obeying
+    robots.txt keeps the purpose's opt-outs')."""
+    if obey_robots and not dont_obey:
+        return Obey.ALL
+    return Obey.USAGE if purpose_set else Obey.NOTHING
+
+
+class RequestFacts(NamedTuple):
+    """What is known about one request as it is sent."""
+
+    url: str
+    #: Its origin (``None``: ``data:``, ``file:``, ``about:``, no host; SPEC §3).
+    origin: Origin | None
+    #: The crawler's name as it presents itself: ``ROBOTSTXT_USER_AGENT``, else the product
+    #: token of the ``User-Agent`` sent (:func:`scrapy_rep.robotstxt.useragent.crawler_name`).
+    agent: str
+    obey: Obey = Obey.ALL
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """An authorized exception to a host's robots.txt Allow/Disallow (``REP_OVERRIDES``,
+    as Nutch's robots.txt allow-list): who authorized it, and until when."""
+
+    host: str
+    reason: str
+    #: The date it expires (ISO 8601, as written in the setting).
+    expires: str
+
+
+@dataclass(frozen=True)
+class RequestRules:
+    """The crawl's settings that decide a request (``REP_PURPOSE``, ``REP_PURPOSE_UNKNOWN``,
+    ``REP_PURPOSE_AGENTS``, ``REP_RSL_LICENSES``, ``REP_OVERRIDES``), read once."""
+
+    policy: UsagePolicy = field(default_factory=UsagePolicy)
+    #: ``REP_PURPOSE_AGENTS``: further product tokens whose groups the crawl obeys.
+    agents: tuple[str, ...] = ()
+    #: ``REP_PURPOSE`` was set: its opt-outs hold even when robots.txt is not obeyed, and
+    #: the RSL licenses of robots.txt's ``License:`` lines are read.
+    purpose_set: bool = False
+    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.usage.rsl.terms.held_licenses`).
+    rsl_held: frozenset[str] = frozenset()
+    #: Hosts (lowercase, IDNA) whose robots.txt Allow/Disallow an override lets through.
+    overrides: Mapping[str, Override] = field(default_factory=dict)
+    #: Keep robots.txt's deciding line for an allowed request too (the audit trail names
+    #: it); without, an allowed request is matched without building a ``Decision``.
+    explain: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        purposes: Iterable[str] = ("search",),
+        unknown: str = "allow",
+        agents: Iterable[str] = (),
+        purpose_set: bool = False,
+        rsl_licenses: Iterable[str] = (),
+        overrides: Iterable[Override] = (),
+        explain: bool = False,
+    ) -> RequestRules:
+        return cls(
+            UsagePolicy.of(purposes, unknown),
+            tuple(agents),
+            purpose_set,
+            held_licenses(rsl_licenses),
+            {override.host: override for override in overrides},
+            explain,
+        )
+
+    @cached_property
+    def needs_tdmrep(self) -> bool:
+        """Whether tdmrep.json decides requests (an AI purpose): read once."""
+        return self.policy.needs_tdmrep
+
+    def documents(self) -> tuple[str, ...]:
+        """The kinds of document this crawl's requests may need, robots.txt first."""
+        kinds = [ROBOTS]
+        if self.policy.needs_tdmrep:
+            kinds.append(TDM)
+        if self.purpose_set:
+            kinds.append(LICENSE)
+        return tuple(kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """The request may be sent."""
+
+    #: The document versions it was decided with (robots.txt first; empty: nothing was
+    #: checked).
+    used: Used = ()
+    #: robots.txt's verdict for the crawler's name (``None``: not matched: Allow/Disallow
+    #: not obeyed, or kept only with :attr:`RequestRules.explain`).
+    robots: Decision | None = None
+    #: What the origin's documents said about it, for the check after the fetch.
+    before: Before = NOTHING_BEFORE
+    #: Allow/Disallow decided it (``False``: not obeyed, or nothing checked).
+    obeyed: bool = False
+    #: The override that let it through although robots.txt disallows it.
+    overridden: Override | None = None
+
+    @property
+    def checked(self) -> bool:
+        """Whether any document was read for it."""
+        return bool(self.used)
+
+    @property
+    def robots_entry(self) -> CacheEntry[RobotsTxt] | None:
+        return self.used[0][2] if self.used else None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The request must not be sent, and why."""
+
+    #: ``forbidden`` (robots.txt disallows it, for the crawler or a ``REP_PURPOSE_AGENTS``
+    #: token), ``robotstxt_unreachable``, ``tdmrep_unreachable`` (given up on) or
+    #: ``purpose`` (an explicit "no" for a purpose of the crawl).
+    reason: str
+    #: One sentence, as logs, the ``request_refused`` signal and the audit trail say it.
+    message: str
+    #: The kind of the document that said no (``robots.txt``, ``tdmrep.json``, ``rsl``).
+    document: str
+    #: The agent whose robots.txt group decided (the crawler's name or a
+    #: ``REP_PURPOSE_AGENTS`` token).
+    agent: str
+    #: The document versions it was decided with (robots.txt first).
+    used: Used = ()
+    #: robots.txt's verdict for :attr:`agent` (its deciding line): the refusing one when
+    #: robots.txt refused, else the allowing one (kept with :attr:`RequestRules.explain`).
+    robots: Decision | None = None
+    #: The purpose denied (``reason == "purpose"``).
+    purpose: str | None = None
+    #: The signal that said no (``reason == "purpose"``).
+    signal: UsageSignal | None = None
+    #: What the origin's documents said (``reason == "purpose"``).
+    before: Before = NOTHING_BEFORE
+
+    @property
+    def version(self) -> str:
+        """The SHA-256 of the deciding document's body (``""``: a stand-in, no body)."""
+        for kind, _key, entry in self.used:
+            if kind == self.document:
+                return entry.sha256
+        return ""
+
+    @property
+    def line(self) -> int | None:
+        """The robots.txt line that refused it (1-based), if robots.txt did."""
+        if self.document != ROBOTS or self.reason == "purpose" or self.robots is None:
+            return None
+        return self.robots.line
+
+    @property
+    def statement(self) -> str | None:
+        """What said no, in words: the robots.txt URL and its line, or the signal's
+        source; ``None`` when nothing said it (a document given up on)."""
+        if self.signal is not None:
+            return self.signal.source
+        if self.reason == "forbidden" and self.robots is not None and self.used:
+            return f"{self.used[0][1]}/robots.txt {self.robots.explanation}"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A document the verdict needs is not known yet."""
+
+    #: Its kind's name.
+    document: str
+    #: Its key: the origin (robots.txt, tdmrep.json) or the license URL (RSL).
+    key: Hashable
+    #: The document versions the verdict has used so far (robots.txt first).
+    used: Used = ()
+
+
+Verdict: TypeAlias = "Allowed | Refused | Wait"
+
+#: A request nothing is checked for.
+UNCHECKED: Final = Allowed()
+
+
+def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
+    """The verdict on one request (see the module docstring for the order)."""
+    origin = facts.origin
+    if origin is None or facts.obey is Obey.NOTHING:
+        return UNCHECKED
+    robots = known(ROBOTS, origin)
+    if robots is None:
+        return Wait(ROBOTS, origin)
+    url, agent = facts.url, facts.agent
+    txt = robots.rules
+    used: Used = ((ROBOTS, origin, robots),)
+    decision: Decision | None = None
+    overridden = None
+    obeyed = facts.obey is Obey.ALL
+    if obeyed:
+        if rules.explain:
+            decision = txt.decide(url, agent)
+            allowed = decision.allowed
+        else:
+            allowed = txt.allowed(url, agent)
+        if not allowed:
+            overridden = rules.overrides.get(origin.host) if rules.overrides else None
+            if overridden is None or robots.unreachable:
+                return _robots_refusal(origin, robots, url, agent, used, decision)
+    elif robots.unreachable and txt.verdict is False:
+        return _robots_refusal(origin, robots, url, agent, used, None)
+    if overridden is not None and decision is None:
+        decision = txt.decide(url, agent)
+    for token in rules.agents:
+        if not txt.allowed(url, token):
+            return _robots_refusal(origin, robots, url, token, used, None, named=True)
+    tdm = None
+    if rules.needs_tdmrep:
+        tdm = known(TDM, origin)
+        if tdm is None:
+            return Wait(TDM, origin, used)
+        used += ((TDM, origin, tdm),)
+    licenses: list[tuple[str, Any]] = []
+    if rules.purpose_set and txt.licenses:
+        for key in licenses_to_wait_for(licenses_of_agents(txt, (agent, *rules.agents))):
+            found = known(LICENSE, key)
+            if found is None:
+                return Wait(LICENSE, key, used)
+            used += ((LICENSE, key, found),)
+            licenses.append((key, found.rules))
+    if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
+        message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
+        return Refused("tdmrep_unreachable", message, TDM, agent, used, decision)
+    before = NOTHING_BEFORE
+    if tdm is not None or licenses or not txt.states_no_usage:
+        rsl = licenses_signals(licenses, url, rules.rsl_held) if licenses else ()
+        tdm_file = None if tdm is None else tdm.rules
+        before = rules.policy.before_fetch(txt, url, agent, tdm_file, rules.agents, rsl)
+        refusal = rules.policy.refuse_before(before) if before is not NOTHING_BEFORE else None
+        if refusal is not None:
+            signal = refusal.signal
+            document = _document_of(signal)
+            return Refused(
+                "purpose",
+                f"Not fetched: {refusal.message}",
+                document,
+                agent,
+                used,
+                decision,
+                purpose=refusal.purpose,
+                signal=signal,
+                before=before,
+            )
+    return Allowed(used, decision, before, obeyed, overridden)
+
+
+def _robots_refusal(
+    origin: Origin,
+    robots: CacheEntry[RobotsTxt],
+    url: str,
+    agent: str,
+    used: Used,
+    decision: Decision | None,
+    named: bool = False,
+) -> Refused:
+    """robots.txt refuses ``url`` for ``agent``: forbidden, or dropped as unreachable (a
+    robots.txt given up on: its opt-outs are not known; SPEC §4). ``named``: ``agent`` is
+    a ``REP_PURPOSE_AGENTS`` token, which the sentence names."""
+    if decision is None:
+        decision = robots.rules.decide(url, agent)
+    if robots.unreachable:
+        message = f"Dropped: robots.txt of {origin} {robots.outcome}"
+        return Refused("robotstxt_unreachable", message, ROBOTS, agent, used, decision)
+    token = f" for {agent}" if named else ""
+    message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
+    return Refused("forbidden", message, ROBOTS, agent, used, decision)
+
+
+#: The document a refusing signal before the fetch comes from, by its vocabulary.
+_DOCUMENT_OF: Final = {"tdmrep": TDM, "rsl": LICENSE}
+
+
+def _document_of(signal: UsageSignal | None) -> str:
+    """The kind of document a refusing signal came from: robots.txt's ``Content-Usage``
+    and ``Content-Signal`` lines, tdmrep.json or an RSL license."""
+    return ROBOTS if signal is None else _DOCUMENT_OF.get(signal.vocabulary, ROBOTS)

@@ -1,0 +1,188 @@
+"""Both command-line tools on a host that cannot be connected to (SPEC §4; docs/decisions.md,
+"A host that cannot be connected to is given up on quickly"): the crawl gives up on a
+robots.txt whose host refuses connections, has no such name or fails the TLS handshake
+after ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` and drops its requests even with
+``REP_UNREACHABLE_ACTION = "allow"``; the tools read urllib's failure the same way and
+say what the crawl does: DISALLOWED, exit 3, and why.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import socket
+import ssl
+import subprocess
+import sys
+import urllib.error
+from collections.abc import Iterator
+
+import pytest
+import pytest_twisted
+from localhttp import QuietHandler, serving
+from robotsite import crawl
+
+from scrapy_rep.check import EXIT_UNREACHABLE
+from scrapy_rep.check import main as check_main
+from scrapy_rep.checker.download import failure_of
+from scrapy_rep.crawl.documents.failures import failure_of as crawl_failure_of
+from scrapy_rep.fetch.rules import FailureClass
+
+DROPPED = (
+    "the crawl gives up on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its "
+    "requests, even with REP_UNREACHABLE_ACTION = allow"
+)
+
+
+def closed_port() -> int:
+    """A 127.0.0.1 port nothing listens on: bound, read, closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Plain(QuietHandler):
+    """Plain HTTP: an ``https://`` request to it fails the TLS handshake."""
+
+    def do_GET(self) -> None:
+        self.send(200, b"User-agent: *\nAllow: /\n", {"Content-Type": "text/plain"})
+
+
+@pytest.fixture(scope="module")
+def plain_port() -> Iterator[int]:
+    with serving(Plain) as port:
+        yield port
+
+
+def run_check(url: str, *options: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return check_main(["check", url, *options, "--timeout", "5"], out=out), out.getvalue()
+
+
+def run_robots(url: str, *settings: str) -> tuple[int, str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-robots", "--timeout", "5", *settings, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def url_of(kind: str, plain_port: int) -> str:
+    if kind == "refused":
+        return f"http://127.0.0.1:{closed_port()}/a"
+    return f"https://127.0.0.1:{plain_port}/a"  # plain HTTP behind https://: TLS fails
+
+
+@pytest.mark.parametrize(
+    ("kind", "words"), [("refused", "connection refused"), ("tls", "TLS handshake failed")]
+)
+def test_both_tools_drop_a_host_that_cannot_be_connected_to_even_under_allow(
+    kind: str, words: str, plain_port: int
+) -> None:
+    url = url_of(kind, plain_port)
+    check_code, check_output = run_check(url, "--unreachable-action", "allow")
+    robots_code, robots_output = run_robots(url, "-s", "REP_UNREACHABLE_ACTION=allow")
+    for code, output in ((check_code, check_output), (robots_code, robots_output)):
+        assert code == EXIT_UNREACHABLE, output
+        assert f"DISALLOWED  {url}" in output, output
+        assert f"note: unreachable ({words}): {DROPPED}" in output, output
+        assert "lets them through" not in output
+
+
+def test_scrapy_robots_lets_it_through_when_the_connect_wait_is_the_whole_wait(
+    plain_port: int,
+) -> None:
+    """With ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` as long as ``REP_UNREACHABLE_MAX_WAIT`` the
+    crawl gives up at the same time for every failure, and "allow" lets the requests
+    through: the tool reads both settings as the crawl does."""
+    url = url_of("refused", plain_port)
+    code, output = run_robots(
+        url, "-s", "REP_UNREACHABLE_ACTION=allow", "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=600"
+    )
+    assert code == EXIT_UNREACHABLE, output
+    assert f"allowed     {url}" in output and "lets them through" in output, output
+
+
+def test_a_503_is_still_let_through_under_allow() -> None:
+    """Only a host that cannot be connected to is dropped: a 503 waits the long wait,
+    then "allow" lets its requests through, in the tools as in the crawl."""
+
+    class Down(QuietHandler):
+        def do_GET(self) -> None:
+            self.send(503, b"down", {"Content-Type": "text/plain"})
+
+    with serving(Down) as port:
+        url = f"http://127.0.0.1:{port}/a"
+        code, output = run_check(url, "--unreachable-action", "allow")
+    assert code == EXIT_UNREACHABLE
+    assert f"allowed     {url}" in output and "lets them through" in output
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_crawl_and_both_tools_agree_on_a_refused_host_under_allow() -> None:
+    url = f"http://127.0.0.1:{closed_port()}/a"
+    settings = {"REP_UNREACHABLE_ACTION": "allow", "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
+    _, spider = await crawl([url], settings)
+    assert list(spider.dropped) == [url] and spider.downloaded == []
+    check_code, check_output = run_check(url, "--unreachable-action", "allow")
+    robots_code, robots_output = run_robots(
+        url, *(arg for name, value in settings.items() for arg in ("-s", f"{name}={value}"))
+    )
+    assert f"DISALLOWED  {url}" in check_output and f"DISALLOWED  {url}" in robots_output
+    assert check_code == robots_code == EXIT_UNREACHABLE
+
+
+#: A urllib error (or what it wraps), and what the crawl reads from the same error.
+URLLIB_ERRORS: dict[str, tuple[BaseException, FailureClass]] = {
+    "refused": (ConnectionRefusedError(111, "Connection refused"), FailureClass.REFUSED),
+    "no such name": (
+        socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
+        FailureClass.NO_SUCH_HOST,
+    ),
+    "lookup failed for now": (
+        socket.gaierror(socket.EAI_AGAIN, "Temporary failure"),
+        FailureClass.DNS_FAILED,
+    ),
+    "certificate": (ssl.SSLCertVerificationError(1, "certificate verify failed"), FailureClass.TLS),
+    "wrong TLS version": (ssl.SSLError(1, "wrong version number"), FailureClass.TLS),
+    "TLS connection closed": (ssl.SSLEOFError(8, "EOF"), FailureClass.CONNECTION_LOST),
+    "timeout": (TimeoutError("timed out"), FailureClass.TIMEOUT),
+    "reset": (
+        ConnectionResetError(104, "Connection reset by peer"),
+        FailureClass.CONNECTION_LOST,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(URLLIB_ERRORS))
+def test_urllib_failures_are_read_as_the_crawl_reads_them(name: str) -> None:
+    reason, expected = URLLIB_ERRORS[name]
+    assert failure_of(urllib.error.URLError(reason)) is expected  # as urlopen raises it
+    assert failure_of(reason) is expected  # raised while reading the answer
+    assert crawl_failure_of(reason) is expected  # the crawl's reading of the same error
+
+
+def test_urllib_failures_the_crawl_has_no_twin_for() -> None:
+    assert failure_of(http.client.RemoteDisconnected("closed")) is FailureClass.CONNECTION_LOST
+    assert failure_of(http.client.IncompleteRead(b"")) is FailureClass.CONNECTION_LOST
+    assert failure_of(http.client.BadStatusLine("x")) is FailureClass.OTHER
+    assert failure_of(ValueError("unknown url type")) is FailureClass.OTHER
+    refused = urllib.error.URLError(ConnectionRefusedError(111, "refused"))
+    assert failure_of(refused, via_proxy=True) is FailureClass.PROXY  # the proxy's failure
+
+
+def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """urllib sends it through ``http_proxy``: a refused connection is the proxy's, held
+    the long wait, and "allow" lets the requests through, as in the crawl."""
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    url = "http://robots.example/a"
+    code, output = run_check(url, "--unreachable-action", "allow")
+    assert code == EXIT_UNREACHABLE, output
+    assert f"allowed     {url}" in output and "lets them through" in output, output

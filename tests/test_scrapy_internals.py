@@ -1,0 +1,99 @@
+"""Scrapy's private attributes that scrapy_rep reads (scrapy_rep/crawl/internals.py), each
+checked against a running crawl of the installed Scrapy: if a Scrapy release moves one, this
+fails here, naming it, instead of a crawl quietly taking the slower path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest_twisted
+import scrapy
+from robotsite import BASE_SETTINGS, Sites, robots
+from scrapy import Request, Spider, signals
+from scrapy.core.scheduler import Scheduler
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl import internals
+from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_versions_checked_include_the_installed_scrapy_or_say_so() -> None:
+    """``CHECKED_WITH`` names the releases these reads were checked against; the installed
+    one is among them (CI runs the lowest declared and the newest), and the lowest is the
+    one ``.ci/lowest-constraints.txt`` pins."""
+    assert scrapy.__version__ in internals.CHECKED_WITH, (
+        f"Scrapy {scrapy.__version__} is installed: check scrapy_rep/crawl/internals.py "
+        f"against it and add it to CHECKED_WITH {internals.CHECKED_WITH}"
+    )
+    pinned = (ROOT / ".ci" / "lowest-constraints.txt").read_text(encoding="utf-8")
+    [lowest] = re.findall(r"^scrapy==([\d.]+)$", pinned, re.M)
+    assert lowest in internals.CHECKED_WITH
+    assert internals.release_of(lowest) == internals.LOWEST
+
+
+@pytest_twisted.ensureDeferred
+async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    seen: dict[str, Any] = {}
+
+    class Probe(Spider):
+        name = "probe"
+
+        async def start(self) -> Any:
+            yield Request(sites.url("a", "/x"))
+
+        def parse(self, response: Any) -> None:
+            engine = internals.running_engine(self.crawler)
+            seen["engine"] = engine
+            seen["scheduler"] = internals.engine_scheduler(engine)
+            seen["closing"] = internals.engine_closing(engine)
+            seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
+            seen["process_request"] = internals.downloader_methods(engine, "process_request")
+            seen["manager"] = internals.downloader_middleware(engine)
+            seen["spider_middlewares"] = internals.spider_middlewares(engine)
+
+    crawler = get_crawler(Probe, BASE_SETTINGS)
+    closing: list[bool] = []
+    crawler.signals.connect(
+        lambda spider, reason: closing.append(
+            internals.engine_closing(internals.running_engine(crawler))
+        ),
+        signal=signals.spider_closed,
+        weak=False,
+    )
+    assert internals.running_engine(crawler) is None  # before the crawl: no engine
+    try:
+        await crawler.crawl()
+    finally:
+        await sites.close()
+    assert seen["engine"] is crawler.engine
+    assert isinstance(seen["scheduler"], Scheduler)
+    assert seen["closing"] is False
+    assert closing == [True]
+    # The dupefilter's own record (its set, of bytes in 2.19, of hex strings before): the
+    # page's request is in it, another is not.
+    fingerprint = crawler.request_fingerprinter.fingerprint  # type: ignore[union-attr]
+    assert seen["seen"] is not None
+    assert seen["seen"](fingerprint(Request(sites.url("a", "/x"))))
+    assert not seen["seen"](fingerprint(Request(sites.url("a", "/y"))))
+    owners = [getattr(m, "__self__", None) for m in seen["process_request"]]
+    assert any(isinstance(owner, RobotsTxtMiddleware) for owner in owners)
+    assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
+    names = [type(m).__name__ for m in seen["spider_middlewares"]]
+    assert "PageDirectivesMiddleware" in names
+
+
+def test_each_read_answers_none_where_the_attribute_is_missing() -> None:
+    """A Scrapy that moved an attribute degrades to the late path, never an exception."""
+    nothing = object()
+    assert internals.engine_scheduler(nothing) is None
+    assert internals.engine_closing(nothing) is True
+    assert internals.seen_fingerprints(nothing) is None
+    assert internals.downloader_methods(nothing, "process_request") == []
+    assert internals.downloader_middleware(nothing) is None
+    assert internals.spider_middlewares(nothing) is None
