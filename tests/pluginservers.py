@@ -44,7 +44,8 @@ def page(pages: Pages, url: str) -> tuple[int, str, bytes]:
 
 class FakeZyteApi(Resource):
     """``POST /v1/extract`` as Zyte API answers an HTTP request (``httpResponseBody``,
-    ``httpResponseHeaders``): the page of ``pages`` its URL names, with its status."""
+    ``httpResponseHeaders``) or a browser request (``browserHtml``): the page of ``pages``
+    its URL names, with its status."""
 
     isLeaf = True
 
@@ -53,15 +54,20 @@ class FakeZyteApi(Resource):
         self.pages = pages
         #: The URLs asked for, in order.
         self.asked: list[str] = []
+        #: The parameters of each request, by URL (the last one).
+        self.queries: dict[str, dict[str, Any]] = {}
 
     def render_POST(self, request: WebRequest) -> bytes:
         query: dict[str, Any] = json.loads(request.content.read())  # type: ignore[union-attr]
         url = str(query["url"])
         self.asked.append(url)
+        self.queries[url] = query
         status, content_type, body = page(self.pages, url)
         answer: dict[str, Any] = {"url": url, "statusCode": status}
         if query.get("httpResponseBody"):
             answer["httpResponseBody"] = base64.b64encode(body).decode()
+        if query.get("browserHtml"):
+            answer["browserHtml"] = body.decode()
         if query.get("httpResponseHeaders"):
             answer["httpResponseHeaders"] = [{"name": "Content-Type", "value": content_type}]
         request.setHeader("Content-Type", "application/json")

@@ -3,7 +3,9 @@
 
 What it shows: in transparent mode the robots.txt request goes through Zyte API like
 every other request (one API request per origin: a billed request), a page robots.txt
-disallows is never sent to the API, and the recipe of docs/plugins.md (a downloader
+disallows is never sent to the API, robots.txt is asked for as a plain HTTP request
+whatever the page asks of the API, the origin's Crawl-delay spaces the pages in the
+download slot scrapy-zyte-api gives them, and the recipe of docs/plugins.md (a downloader
 middleware that sets ``zyte_api_automap = False`` on scrapy_rep's own requests) sends
 robots.txt straight to the site instead.
 """
@@ -14,7 +16,10 @@ from typing import Any
 
 import pytest_twisted
 from pluginservers import FakeZyteApi, Pages, require_plugin, serving
-from robotsite import Sites, crawl, robots
+from robotsite import ListSpider, Sites, crawl, robots
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
+from scrapyversions import jitter
 
 RULES = "User-agent: *\nDisallow: /private\n"
 PAGES: Pages = {
@@ -65,6 +70,59 @@ async def test_zyte_api_transparent_mode_robotstxt_goes_through_the_api_once() -
     assert "robots.txt" in spider.dropped[f"{TARGET}/private"]
     assert crawler.stats.get_value("robotstxt/request_count") == 1
     assert crawler.stats.get_value("scrapy-zyte-api/success") == 3
+
+
+class BrowserHtmlSpider(ListSpider):
+    """Asks Zyte API for each page rendered by a browser (``browserHtml``)."""
+
+    name = "browser_html"
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            meta = {"zyte_api_automap": {"browserHtml": True}}
+            yield Request(url, self.parse, errback=self.failed, meta=meta)
+
+
+@pytest_twisted.ensureDeferred
+async def test_zyte_api_robotstxt_is_a_plain_request_and_crawl_delay_spaces_the_pages() -> None:
+    """robots.txt takes the page's download slot (which scrapy-zyte-api's spider middleware
+    gave it: ``zyte-api@…``) but not its Zyte API parameters: an HTTP request, never a
+    browser render; and that slot has the origin's Crawl-delay floor."""
+    require_plugin("scrapy_zyte_api", "plugins")
+    pages = {**PAGES, "/robots.txt": (200, "text/plain", b"User-agent: *\nCrawl-delay: 0.2\n")}
+    api = FakeZyteApi(pages)
+    api_url, stop = await serving(api)
+    downloaded: list[tuple[str, str, float]] = []
+
+    def watch(crawler: Crawler) -> None:
+        def on_response(response: Any, request: Request, spider: Any) -> None:
+            slot_key = request.meta.get("download_slot")
+            slot = crawler.engine.downloader.slots.get(slot_key)  # type: ignore[union-attr]
+            downloaded.append((request.url, slot_key, slot.delay if slot else -1.0))
+
+        crawler.signals.connect(on_response, signal=signals.response_downloaded, weak=False)
+
+    settings = {**zyte_settings(api_url), **jitter(0)}
+    try:
+        await crawl(
+            [f"{TARGET}/open", f"{TARGET}/open?again=1"],
+            settings,
+            spider=BrowserHtmlSpider,
+            on_crawler=watch,
+        )
+    finally:
+        await stop()
+    robots_query = api.queries[f"{TARGET}/robots.txt"]
+    assert robots_query.get("httpResponseBody") is True
+    assert "browserHtml" not in robots_query
+    assert api.queries[f"{TARGET}/open"].get("browserHtml") is True
+    slots = {url: (key, delay) for url, key, delay in downloaded}
+    robots_slot, _ = slots[f"{TARGET}/robots.txt"]
+    assert robots_slot.startswith("zyte-api@")
+    for page_url in (f"{TARGET}/open", f"{TARGET}/open?again=1"):
+        page_slot, delay = slots[page_url]
+        assert page_slot == robots_slot
+        assert delay >= 0.2
 
 
 @pytest_twisted.ensureDeferred
