@@ -312,7 +312,10 @@ def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
 
 
 # ---------------------------------------------------------------------- every release
-# Private attributes that are the same in every supported release (2.13 to 2.19).
+# Private attributes that are the same in every supported release (2.13 to 2.19). One
+# more is not read here but inherited: ``BaseSpiderMiddleware._get_processed`` (its
+# dispatch to ``get_processed_request`` / ``get_processed_item``), which the page pass's
+# own output loops call (crawl/page/spidermiddlewares.py), the same in 2.13 to 2.19.
 
 
 def engine_scheduler(engine: Any) -> Any:
