@@ -23,12 +23,10 @@ from scrapyversions import enabled_components
 
 from scrapy_rep import (
     Addon,
-    PageDirectivesMiddleware,
     RepConfig,
     RepSettingError,
     RobotsTxtMiddleware,
 )
-from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
 
 
 @pytest_twisted.ensureDeferred
@@ -104,9 +102,9 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     enabled = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
     assert ScrapyRobotsTxtMiddleware not in enabled
     assert RobotsTxtMiddleware in enabled
-    assert downloader[RobotsTxtMiddleware] == 100
-    assert downloader[RobotsTxtResponseGuard] == 595
-    assert PageDirectivesMiddleware in settings.getdict("SPIDER_MIDDLEWARES")
+    assert downloader["scrapy_rep.RobotsTxtMiddleware"] == 100
+    assert downloader["scrapy_rep.RobotsTxtResponseGuard"] == 595
+    assert "scrapy_rep.PageDirectivesMiddleware" in settings.getdict("SPIDER_MIDDLEWARES")
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
 
