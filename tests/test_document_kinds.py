@@ -25,6 +25,7 @@ from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
+from scrapyversions import open_stats
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
@@ -248,7 +249,7 @@ async def until(condition: Callable[[], bool]) -> None:
 def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
     crawler = get_crawler(Spider)
     crawler.engine = FakeEngine()  # type: ignore[assignment]
-    crawler.stats.open_spider()  # type: ignore[union-attr]
+    open_stats(crawler)
     config = RepConfig.from_settings(crawler.settings)
     store = StoreClient(LocalStore(), lambda: clock[0], lambda name: None)
     held = HeldRequests(crawler, 10)

@@ -21,8 +21,8 @@ from audittrail import url_records
 from faultsite import AGENT, KINDS, PATHS, Plan, build
 from robotsite import BASE_SETTINGS
 from scrapy import Request, Spider, signals
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
+from scrapyversions import stop
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
@@ -230,7 +230,7 @@ async def test_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
         spider = getattr(first, "spider", None)
         if spider is not None and len(spider.downloaded) >= len(allowed) // 3:
             break
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     second = get_crawler(FaultSpider, settings)
     try:

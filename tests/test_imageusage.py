@@ -10,6 +10,7 @@ import pytest
 import scrapy
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
+from scrapyversions import open_stats
 
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
@@ -69,7 +70,7 @@ class Declared(scrapy.Item):
 
 def gate(purposes: tuple[str, ...], mark: bool = False) -> tuple[ImageGate, list[Any], Any]:
     crawler = get_crawler(settings_dict={"FILES_URLS_FIELD": "files_to_get"})
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
+    open_stats(crawler)
     refused: list[Any] = []
     pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
     images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)

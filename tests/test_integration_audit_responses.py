@@ -24,7 +24,9 @@ HTML = {"Content-Type": "text/html"}
 class GoneMiddleware:
     """A project's middleware outside scrapy_rep's: it turns a 404 into a 410."""
 
-    def process_response(self, request: Request, response: Response) -> Response:
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
         return response.replace(status=410) if response.status == 404 else response
 
 

@@ -19,8 +19,8 @@ import pytest_twisted
 from audittrail import by_url, chain_breaks, lines
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
+from scrapyversions import stop
 
 from scrapy_rep.usage.policy import UsagePolicy
 
@@ -376,7 +376,7 @@ async def test_jobdir_pause_while_tdmrep_json_is_down_and_resume(tmp_path: Path)
         if stats.get("rep/tdmrep/outcome/unreachable") and held == 2:
             break
     assert held == 2
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     origin.script("/.well-known/tdmrep.json", Reply(200, TDMREP))  # the file is back
     second = get_crawler(ListSpider, settings)

@@ -20,8 +20,9 @@ import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
 from scrapy import signals
 from scrapy.core.scheduler import Scheduler
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
+from scrapyversions import needs_scrapy, stop
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
@@ -51,6 +52,7 @@ async def until(condition: Any, tries: int = 200) -> None:
         await deferLater(reactor, 0.05)  # type: ignore[arg-type]
 
 
+@needs_scrapy((2, 18), "pausing from a robots_parsed handler")
 @pytest_twisted.ensureDeferred
 async def test_requests_released_while_the_spider_closes_are_kept(
     tmp_path: Path,
@@ -67,7 +69,7 @@ async def test_requests_released_while_the_spider_closes_are_kept(
     reasons: list[str] = []
 
     async def pause_meanwhile(**_: Any) -> None:
-        deferred_from_coro(first.stop_async())  # as SIGINT does
+        stop(first)  # as SIGINT does
         reasons.append(await maybe_deferred_to_future(closed))
 
     first.signals.connect(pause_meanwhile, signal=signals.robots_parsed, weak=False)
@@ -119,7 +121,7 @@ async def test_a_pause_under_load_loses_and_repeats_nothing(tmp_path: Path) -> N
     first.signals.connect(response, signal=signals.response_received, weak=False)
     running = first.crawl(urls=urls)
     await until(lambda: responses)
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     second = get_crawler(ListSpider, settings)
     try:

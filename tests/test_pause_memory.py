@@ -20,8 +20,8 @@ import pytest
 import pytest_twisted
 from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
 from scrapy import Request, Spider
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
+from scrapyversions import stop
 
 from scrapy_rep.crawl.documents.holding import SPILL_DIR, STATE_FILE, HeldRequests
 
@@ -136,7 +136,7 @@ async def test_a_real_crawl_paused_with_spilled_requests_resumes_them_all(
         if stats.get("rep/requests/held", 0) == n:
             break
     assert stats.get("rep/requests/held") == n
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     assert stats.get("rep/requests/spilled") == n - 40
     state = pickle.loads((tmp_path / STATE_FILE).read_bytes())

@@ -18,6 +18,7 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
+from scrapyversions import open_stats
 
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagereader import page_directives
@@ -207,7 +208,7 @@ GALLERY = b'<html><head><meta name="robots" content="noimageindex"></head><body>
 
 def gate(purposes: tuple[str, ...], **settings: Any) -> tuple[ImageGate, list[Any]]:
     crawler = get_crawler(settings_dict=settings)
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
+    open_stats(crawler)
     refused: list[Any] = []
     pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
     return ImageGate(crawler, purposes, False, lambda *args: refused.append(args), pages), refused

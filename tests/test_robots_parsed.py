@@ -13,10 +13,12 @@ from typing import Any
 import pytest_twisted
 from robotsite import Sites, crawl, robots
 from scrapy import signals
+from scrapyversions import needs_scrapy
 
 from scrapy_rep.crawl.robotparser import RobotParser
 
 
+@needs_scrapy((2, 18), "the robots_parsed signal")
 @pytest_twisted.ensureDeferred
 async def test_sync_and_async_robots_parsed_handlers_run_before_the_page() -> None:
     sites = Sites()

@@ -4,6 +4,8 @@ fails here, naming it, instead of a crawl quietly taking the slower path."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest_twisted
@@ -16,14 +18,21 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep.crawl import internals
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def test_the_versions_checked_include_the_installed_scrapy_or_say_so() -> None:
     """``CHECKED_WITH`` names the releases these reads were checked against; the installed
-    one is among them (CI runs the lowest declared and the newest)."""
+    one is among them (CI runs the lowest declared and the newest), and the lowest is the
+    one ``.ci/lowest-constraints.txt`` pins."""
     assert scrapy.__version__ in internals.CHECKED_WITH, (
         f"Scrapy {scrapy.__version__} is installed: check scrapy_rep/crawl/internals.py "
         f"against it and add it to CHECKED_WITH {internals.CHECKED_WITH}"
     )
+    pinned = (ROOT / ".ci" / "lowest-constraints.txt").read_text(encoding="utf-8")
+    [lowest] = re.findall(r"^scrapy==([\d.]+)$", pinned, re.M)
+    assert lowest in internals.CHECKED_WITH
+    assert internals.release_of(lowest) == internals.LOWEST
 
 
 @pytest_twisted.ensureDeferred
@@ -66,7 +75,12 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert isinstance(seen["scheduler"], Scheduler)
     assert seen["closing"] is False
     assert closing == [True]
-    assert isinstance(seen["seen"], set) and len(seen["seen"]) == 1
+    # The dupefilter's own record (its set, of bytes in 2.19, of hex strings before): the
+    # page's request is in it, another is not.
+    fingerprint = crawler.request_fingerprinter.fingerprint  # type: ignore[union-attr]
+    assert seen["seen"] is not None
+    assert seen["seen"](fingerprint(Request(sites.url("a", "/x"))))
+    assert not seen["seen"](fingerprint(Request(sites.url("a", "/y"))))
     owners = [getattr(m, "__self__", None) for m in seen["process_request"]]
     assert any(isinstance(owner, RobotsTxtMiddleware) for owner in owners)
     assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")

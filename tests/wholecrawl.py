@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy import Request, Spider, signals
+from scrapyversions import stop
 from twisted.internet import reactor
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
@@ -1072,7 +1073,6 @@ async def run_crawl(plan: Plan) -> Outcome:
 
 
 async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -> None:
-    from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
     from twisted.internet.task import deferLater
 
@@ -1091,7 +1091,7 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
                 if running.called:
                     break
             if not running.called:
-                await deferred_from_coro(crawler.stop_async())
+                await stop(crawler)
             await running
         else:
             await crawler.crawl(urls=urls, image_urls=images)

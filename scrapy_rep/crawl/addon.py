@@ -11,6 +11,7 @@ from scrapy.utils.misc import load_object
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.internals import switch_off_base_component
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
@@ -53,9 +54,7 @@ class Addon:
 
     def update_settings(self, settings: Settings) -> None:
         config = validate(settings)  # with the spider's own settings too
-        settings.set_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
-        )
+        switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_MIDDLEWARE)
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
