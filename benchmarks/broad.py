@@ -360,7 +360,7 @@ def census(crawler: Any) -> dict[str, Any]:
     return {
         "tracked": total,
         "owners": {k: v for k, v in sorted(owners.items(), key=lambda kv: -kv[1]) if v},
-        "kinds": {owner: dict(found.most_common(4)) for owner, found in kinds.items() if found},
+        "kinds": {owner: dict(found.most_common(8)) for owner, found in kinds.items() if found},
     }
 
 
