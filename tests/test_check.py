@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from localhttp import QuietHandler, serving
 
 from scrapy_rep.check import main
 from scrapy_rep.checker.download import fetch_robotstxt, robots_url_for
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from tests.support.localhttp import QuietHandler, serving
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
 BIG_ROBOTS = b"User-agent: *\n" + b"# filler\n" * (MAX_BODY_BYTES // 9) + b"Disallow: /late\n"

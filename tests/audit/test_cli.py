@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trailfactory import (
+
+from scrapy_rep.audit.cli import main
+from tests.support.trailfactory import (
     ROBOTS,
     TDMREP,
     encode,
@@ -26,8 +28,6 @@ from trailfactory import (
     url_line,
     write_trail,
 )
-
-from scrapy_rep.audit.cli import main
 
 HOSTILE = '/"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;'
 

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trailfactory import (
+from scrapy_rep.audit.cli import main
+from tests.support.trailfactory import (
     ROBOTS,
     RUN,
     end_line,
@@ -21,8 +22,6 @@ from trailfactory import (
     url_line,
     write_trail,
 )
-
-from scrapy_rep.audit.cli import main
 
 OTHER = "fedcba9876543210fedcba9876543210"
 

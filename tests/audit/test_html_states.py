@@ -13,10 +13,17 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from test_trail_browser import browse
-from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
 from scrapy_rep.audit.cli import main
+from tests.integration.test_audit_browser import browse
+from tests.support.trailfactory import (
+    end_line,
+    robots,
+    run_line,
+    snapshot_line,
+    url_line,
+    write_trail,
+)
 
 WIDTH, HEIGHT = 1280, 900
 AIPREF = "header Content-Usage: train-ai=n"

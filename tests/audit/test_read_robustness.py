@@ -10,10 +10,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from trailfactory import encode, standard_records, write_trail
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.verify import verify
+from tests.support.trailfactory import encode, standard_records, write_trail
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -23,13 +23,20 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trailfactory import encode, end_line, sha, standard_records, url_line, write_trail
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.audit.read import TrailError
 from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.verify import verify
+from tests.support.trailfactory import (
+    encode,
+    end_line,
+    sha,
+    standard_records,
+    url_line,
+    write_trail,
+)
 
 SPIDER = """
 import scrapy

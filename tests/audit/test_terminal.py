@@ -16,10 +16,17 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.terminal import UNSAFE, printable
+from tests.support.trailfactory import (
+    end_line,
+    robots,
+    run_line,
+    snapshot_line,
+    url_line,
+    write_trail,
+)
 
 #: Sets the terminal's title, rings the bell, clears the screen, then fakes a line.
 TITLE = "\x1b]0;pwned\x07\x1b[2J"

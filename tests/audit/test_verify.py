@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from trailfactory import (
+
+from scrapy_rep.audit.read import Trail, TrailError
+from scrapy_rep.audit.verify import verify
+from tests.support.trailfactory import (
     ROBOTS,
     RUN,
     TDMREP,
@@ -27,9 +30,6 @@ from trailfactory import (
     url_line,
     write_trail,
 )
-
-from scrapy_rep.audit.read import Trail, TrailError
-from scrapy_rep.audit.verify import verify
 
 Lines = list[bytes]
 
@@ -571,8 +571,8 @@ async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones
     REP_AUDIT_FILE: the resumed run's header names the paused run, its trail and the
     hash of its end line; the new trail alone is a problem naming the paused run, the
     two together are clean."""
-    from audittrail import lines, paused_and_resumed
-    from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
+    from tests.support.audittrail import lines, paused_and_resumed
+    from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
 
     sites = Sites()
     origin = sites.add("a")

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trailfactory import origin_robots, sha, write_many_origins
 
 import scrapy_rep.audit.rederive as rederive
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.read import SnapshotStore, parsed_size
 from scrapy_rep.audit.verify import KEEP_FINDINGS, Finding, verify
 from scrapy_rep.robotstxt import parse_robotstxt
+from tests.support.trailfactory import origin_robots, sha, write_many_origins
 
 
 def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:

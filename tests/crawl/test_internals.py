@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest_twisted
 import scrapy
-from robotsite import BASE_SETTINGS, Sites, robots
 from scrapy import Request, Spider, signals
 from scrapy.core.scheduler import Scheduler
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl import internals
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+from tests.support.robotsite import BASE_SETTINGS, Sites, robots
 
 
 def test_the_versions_checked_include_the_installed_scrapy_or_say_so() -> None:

@@ -154,9 +154,8 @@ def test_the_report_says_what_is_done_with_a_crawl_delay(
 
 @pytest_twisted.ensureDeferred
 async def test_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
-    from robotsite import Sites, crawl, robots
-
     from scrapy_rep import RobotsTxtMiddleware
+    from tests.support.robotsite import Sites, crawl, robots
 
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 2\n"))
@@ -319,7 +318,7 @@ HTML = {"Content-Type": "text/html"}
 
 
 def page(body: str, **headers: str) -> Any:
-    from robotsite import Reply
+    from tests.support.robotsite import Reply
 
     return Reply(200, f"<html><head>{body}</head></html>".encode(), {**HTML, **headers})
 
@@ -351,7 +350,7 @@ def a_site() -> Any:
     gets no answer, a page robots.txt forbids, noindex in a header and in a meta tag, a
     nofollow page and a rel="nofollow" link (never requested), a link back home (the
     start URL, sent with ``dont_filter``: downloaded twice)."""
-    from robotsite import Reply, Sites, redirect, robots
+    from tests.support.robotsite import Reply, Sites, redirect, robots
 
     sites = Sites()
     site = sites.add("a")
@@ -383,10 +382,9 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path)
     no requests (a list of their own), and it missed the redirect and the download that
     got no answer. Now every request of the trail is a URL of the report's first list,
     counted alike, and the links not followed are the ones the pages' records name."""
-    from audittrail import lines as trail_lines
-    from robotsite import crawl
-
     from scrapy_rep.audit.cli import main
+    from tests.support.audittrail import lines as trail_lines
+    from tests.support.robotsite import crawl
 
     sites = a_site()
     trail = tmp_path / "audit.jsonl"
@@ -449,7 +447,7 @@ async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
 ) -> None:
     """The same spider gave 4 items with the add-on and 9 without, and nothing at INFO
     said why: the items of noindex pages are dropped by default."""
-    from robotsite import crawl
+    from tests.support.robotsite import crawl
 
     sites = a_site()
     base = sites.bases["a"]
@@ -479,7 +477,7 @@ async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_count
     a broad crawl's log: 7 origins, each with a crawl-delay and a robots.txt that answers
     503 once. The first 5 of each line are at INFO (the fifth says so), the other 2 at
     DEBUG, and one line at the end counts all 7."""
-    from robotsite import Reply, Sites, crawl, robots
+    from tests.support.robotsite import Reply, Sites, crawl, robots
 
     sites = Sites()
     for number in range(7):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from scrapy.settings import Settings
-from scrapyproject import crawl_with
 
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
+from tests.support.scrapyproject import crawl_with
 
 
 @pytest.mark.parametrize("missing", ["nope", "nope/deeper"])

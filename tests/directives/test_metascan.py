@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
-from test_hostile_robotstxt import finishes_within
 
 from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
 from scrapy_rep.directives._metascan import byte_transparent, scan_meta_tags
+from tests.robotstxt.test_robotstxt_hostile import finishes_within
 
 NAMES = frozenset({"robots", "mybot", "kbot", "tdm-reservation"})
 

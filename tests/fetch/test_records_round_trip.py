@@ -20,9 +20,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from lifecycles import Announcing
-from redisserver import RedisServer, running_redis
-from robotsite import Reply, Sites, crawl, robots
 from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
@@ -48,6 +45,9 @@ from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep
+from tests.support.lifecycles import Announcing
+from tests.support.redisserver import RedisServer, running_redis
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 A = "http://a.example"
 T0 = 1_000_000.0

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lifecycles import Announcing
-
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (
@@ -29,6 +27,7 @@ from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
 from scrapy_rep.usage.rsl.terms import decide
+from tests.support.lifecycles import Announcing
 
 L = "https://licenses.example/site-license.xml"
 BODY = (

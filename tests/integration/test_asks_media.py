@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest_twisted
-from mediafiles import jpeg, pdf, png, xmp_packet
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl
 
 from scrapy_rep.audit.cli import EXIT_CLEAN, main
 from scrapy_rep.audit.read import Trail
 from scrapy_rep.audit.verify import verify
+from tests.support.mediafiles import jpeg, pdf, png, xmp_packet
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl
 
 SETTING = " (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
 #: name -> (X-Robots-Tag, the source that denies ai-train, or "" when stored).

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from audittrail import by_url
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 from scrapy_rep.audit.cli import EXIT_CLEAN, main
 from scrapy_rep.audit.verify import verify
+from tests.support.audittrail import by_url
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 

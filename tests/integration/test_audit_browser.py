@@ -18,9 +18,16 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from trailfactory import end_line, robots, run_line, snapshot_line, url_line, write_trail
 
 from scrapy_rep.audit.cli import main
+from tests.support.trailfactory import (
+    end_line,
+    robots,
+    run_line,
+    snapshot_line,
+    url_line,
+    write_trail,
+)
 
 HOSTILE = '/q"><img src=x onerror="document.title=1">'
 WIDTH, HEIGHT = 1200, 900

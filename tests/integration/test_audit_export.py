@@ -20,9 +20,13 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import lines as trail_lines
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
-from trailfactory import (
+
+from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, main
+from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
+from scrapy_rep.usage.purpose import PURPOSES
+from tests.support.audittrail import lines as trail_lines
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.trailfactory import (
     ORIGIN,
     RUN,
     end_line,
@@ -31,13 +35,9 @@ from trailfactory import (
     url_line,
     write_trail,
 )
-from trailfactory import (
+from tests.support.trailfactory import (
     robots as robots_part,
 )
-
-from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, main
-from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
-from scrapy_rep.usage.purpose import PURPOSES
 
 ROBOTS = "User-agent: *\nContent-Signal: search=yes, use=reference\nDisallow: /private\n"
 PAGE = b"<html><body>p</body></html>"

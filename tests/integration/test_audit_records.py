@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import lines, url_records
-from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
+from tests.support.audittrail import lines, url_records
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 

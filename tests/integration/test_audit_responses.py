@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from audittrail import by_url
 from pydispatch import dispatcher
-from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, signals
 from scrapy.http import Response
 
 from scrapy_rep.crawl.auditing import trail_of
+from tests.support.audittrail import by_url
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 

@@ -1,7 +1,7 @@
 """One crawl run by several real worker processes, each writing its own audit trail,
 checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
 
-The workers (``tests/worker.py``) share one ``redis-server`` as the robots.txt store
+The workers (``tests/support/worker.py``) share one ``redis-server`` as the robots.txt store
 (``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
 served by this test process. The trails are then read with ``python -m scrapy_rep audit``.
 """
@@ -9,7 +9,6 @@ served by this test process. The trails are then read with ``python -m scrapy_re
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -18,14 +17,15 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from redisserver import RedisServer, running_redis
-from robotsite import Reply, Sites, robots
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
-TESTS = Path(__file__).resolve().parent
+from tests.support.paths import ROOT, SUPPORT, checkout_environment
+from tests.support.redisserver import RedisServer, running_redis
+from tests.support.robotsite import Reply, Sites, robots
+
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
 PATHS = ("/1", "/2", "/3", "/private/1", "/private/2")
@@ -53,14 +53,13 @@ def shared_settings(server: RedisServer) -> dict[str, Any]:
 
 
 def worker_command(urls: list[str], settings: dict[str, Any]) -> list[str]:
-    return [str(TESTS / "worker.py"), json.dumps({"urls": urls, "settings": settings})]
+    return [str(SUPPORT / "worker.py"), json.dumps({"urls": urls, "settings": settings})]
 
 
 async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
-    # This checkout's scrapy_rep, not the one the virtualenv may have installed.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(TESTS), str(TESTS.parent)))}
+    env = checkout_environment()
     out, err, code = await getProcessOutputAndValue(
-        sys.executable, worker_command(urls, settings), env=env, path=str(TESTS)
+        sys.executable, worker_command(urls, settings), env=env, path=str(ROOT)
     )
     assert code == 0, err.decode()[-3000:]
     return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -73,7 +72,7 @@ def audit(*argv: str) -> tuple[int, str]:
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+        env=checkout_environment(),
     )
     return done.returncode, done.stdout + done.stderr
 
@@ -208,8 +207,8 @@ async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     doomed = subprocess.Popen(
         [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join((str(TESTS), str(TESTS.parent)))},
-        cwd=TESTS,
+        env=checkout_environment(),
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -269,8 +268,8 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     first = subprocess.Popen(
         [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join((str(TESTS), str(TESTS.parent)))},
-        cwd=TESTS,
+        env=checkout_environment(),
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from localhttp import QuietHandler, serving
+
+from tests.support.localhttp import QuietHandler, serving
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://x/sitemap.xml\n"
 PAGE = b'<html><head><meta name="robots" content="noindex, max-snippet:10"></head></html>'

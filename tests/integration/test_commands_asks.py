@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from localhttp import QuietHandler, serving
-from mediafiles import jpeg
-from test_commands import scrapy_robots
+
+from tests.integration.test_commands import scrapy_robots
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.mediafiles import jpeg
 
 PAGES = {
     "/noml": (b'<html><head><meta name="robots" content="noml"></head></html>', {}),

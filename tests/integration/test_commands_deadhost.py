@@ -19,14 +19,14 @@ from collections.abc import Iterator
 
 import pytest
 import pytest_twisted
-from localhttp import QuietHandler, serving
-from robotsite import crawl
 
 from scrapy_rep.check import EXIT_UNREACHABLE
 from scrapy_rep.check import main as check_main
 from scrapy_rep.checker.download import failure_of
 from scrapy_rep.crawl.documents.failures import failure_of as crawl_failure_of
 from scrapy_rep.fetch.rules import FailureClass
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.robotsite import crawl
 
 DROPPED = (
     "the crawl gives up on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its "

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from localhttp import QuietHandler, serving
-from mediafiles import jpeg, png, xmp_packet
-from test_commands import scrapy_robots
+
+from tests.integration.test_commands import scrapy_robots
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.mediafiles import jpeg, png, xmp_packet
 
 FILES = {
     "/prohibited.jpg": (jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING")), "image/jpeg"),

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from localhttp import QuietHandler, serving
-from test_commands import scrapy_robots
 
 from scrapy_rep.crawl.page.otherdirectives import describe_sources
+from tests.integration.test_commands import scrapy_robots
+from tests.support.localhttp import QuietHandler, serving
 
 PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from localhttp import QuietHandler, serving
-from test_commands import scrapy_robots
+
+from tests.integration.test_commands import scrapy_robots
+from tests.support.localhttp import QuietHandler, serving
 
 ROBOTS = b"""User-agent: GPTBot
 Content-Usage: /gpt train-ai=n

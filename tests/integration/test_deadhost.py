@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url
-from robotsite import Reply, Sites, crawl
 
 from scrapy_rep.audit.cli import main as audit
+from tests.support.audittrail import by_url
+from tests.support.robotsite import Reply, Sites, crawl
 
 #: The waits as a project that sets nothing has them (the tests' own are shorter).
 DEFAULT_WAITS: dict[str, Any] = {

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,9 +18,10 @@ from scrapy import signals
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.report import RepReport, _said
+from tests.support.paths import DOCS, EXAMPLE_PROJECT
 
-PROJECT = Path(__file__).resolve().parents[1] / "example_project"
-DEMO_PAGE = Path(__file__).resolve().parents[1] / "docs" / "demo.md"
+PROJECT = EXAMPLE_PROJECT
+DEMO_PAGE = DOCS / "demo.md"
 
 KEPT = "downloaded (200); 1 item kept"
 #: Every URL the demo meets, by origin name and path, and what must happen to it.

@@ -7,16 +7,17 @@ page at ``CLOSESPIDER_PAGECOUNT``."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import Reply, Sites, robots
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.test import get_crawler, get_reactor_settings
 
-PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+from tests.support.paths import EXAMPLE_PROJECT
+from tests.support.robotsite import Reply, Sites, robots
+
+PROJECT = EXAMPLE_PROJECT
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ import subprocess
 import sys
 import threading
 import urllib.request
-from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+from tests.support.paths import EXAMPLE_PROJECT
+
+PROJECT = EXAMPLE_PROJECT
 #: How long to wait for each line before calling the server hung (not a timing check).
 LINE_TIMEOUT = 60
 

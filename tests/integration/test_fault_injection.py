@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from audittrail import url_records
-from faultsite import AGENT, KINDS, PATHS, Plan, build
-from robotsite import BASE_SETTINGS
 from scrapy import Request, Spider, signals
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
@@ -28,6 +25,9 @@ from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
 from scrapy_rep import signals as rep_signals
+from tests.support.audittrail import url_records
+from tests.support.faultsite import AGENT, KINDS, PATHS, Plan, build
+from tests.support.robotsite import BASE_SETTINGS
 
 ORIGINS = 12 * len(KINDS)  # 204
 SETTINGS: dict[str, Any] = {

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from audittrail import lines
-from robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 from scrapy import Request, signals
 from scrapy.exceptions import StopDownload
 from twisted.internet import reactor
@@ -30,6 +28,8 @@ from twisted.web.server import Request as WebRequest
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.fetch.procedure import TDMREP
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from tests.support.audittrail import lines
+from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 
 LICENSE_PATH = "/license.xml"
 PAGES = ("/private/p", "/first/p", "/last/p", "/free")

@@ -11,7 +11,10 @@ from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
-from mediafiles import (
+
+from scrapy_rep import signals
+from scrapy_rep.usage.media.c2pa import available
+from tests.support.mediafiles import (
     DMI_VALUES,
     c2pa_jpeg,
     encoded,
@@ -24,10 +27,7 @@ from mediafiles import (
     tiff_in,
     xmp_packet,
 )
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
-
-from scrapy_rep import signals
-from scrapy_rep.usage.media.c2pa import available
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 JPEG = {"Content-Type": "image/jpeg"}
 PNG = {"Content-Type": "image/png"}
@@ -503,8 +503,9 @@ async def both_crawl(
     BothSpider.image_urls = [sites.url("media", path) for path in images]
     items: list[Any] = []
     trail = tmp_path / "trail.jsonl"
-    from robotsite import BASE_SETTINGS
     from scrapy.utils.test import get_crawler
+
+    from tests.support.robotsite import BASE_SETTINGS
 
     crawler = get_crawler(
         BothSpider,
@@ -680,7 +681,7 @@ NO = xmp_packet("DMI-PROHIBITED")
 TIFF = {"Content-Type": "image/tiff"}
 #: The forms of IPTC Data Mining that were stored for ai-train, "unknown" in the export
 #: and not even unreadable, though ExifTool reads DMI-PROHIBITED in each
-#: (tests/test_xmp_exiftool.py): name -> (body, headers).
+#: (tests/integration/test_xmp_exiftool.py): name -> (body, headers).
 EXIFTOOL_FORMS: dict[str, tuple[bytes, dict[str, str]]] = {
     "qualified.jpg": (jpeg(xmp_packet("DMI-PROHIBITED", form="qualified")), JPEG),
     "described.jpg": (jpeg(xmp_packet("DMI-PROHIBITED", form="described")), JPEG),

@@ -4,7 +4,7 @@
 They switch off robots.txt's Allow/Disallow (Scrapy's meaning) but not the opt-outs of a
 purpose set in ``REP_PURPOSE``, and the crawl says so once. Without ``REP_PURPOSE`` they
 switch everything off, as before. (The same settings through the tools:
-``tests/test_same_verdict.py``.)
+``tests/integration/test_same_verdict.py``.)
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Reply, Sites, crawl, robots
 from scrapy import Request
 
 from scrapy_rep.fetch.procedure import TDMREP
+from tests.support.robotsite import ListSpider, Reply, Sites, crawl, robots
 
 ROBOTS = "User-agent: *\nDisallow: /\nContent-Usage: /nt/ train-ai=n\n"
 

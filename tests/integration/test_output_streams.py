@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from localhttp import QuietHandler, serving
+
+from tests.support.localhttp import QuietHandler, serving
 
 SPIDER = """
 import scrapy

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest_twisted
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
 from scrapy import signals
 from scrapy.core.scheduler import Scheduler
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
@@ -25,6 +24,8 @@ from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
+
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
 
 PAGE = Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
 

@@ -16,13 +16,21 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url, chain_breaks, lines
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.usage.policy import UsagePolicy
+from tests.support.audittrail import by_url, chain_breaks, lines
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'

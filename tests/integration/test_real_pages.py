@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import Reply, Sites, crawl
 from scrapy import Request, Spider, signals
 from scrapy.linkextractors import LinkExtractor
+
+from tests.support.robotsite import Reply, Sites, crawl
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 

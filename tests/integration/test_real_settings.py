@@ -24,13 +24,22 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import TIMED, ListSpider, Reply, Sites, crawl, page_gaps, redirect, robots
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.signals import request_reached_downloader
 
 from scrapy_rep.signals import request_held, robotstxt_fetched
 from scrapy_rep.urls.origins import origin_of
+from tests.support.robotsite import (
+    TIMED,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    page_gaps,
+    redirect,
+    robots,
+)
 
 
 def stat(crawler: Any, key: str) -> Any:

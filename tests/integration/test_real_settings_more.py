@@ -16,12 +16,20 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.audit.verify import verify
+from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 
 HTML = {"Content-Type": "text/html"}
 
@@ -194,7 +202,7 @@ class GallerySpider(ListSpider):
 def media_sites() -> tuple[Sites, dict[str, str]]:
     """A gallery whose images (IPTC in XMP, C2PA/CAWG) and PDFs carry their own statements,
     and a page that says ``noimageai`` over images that allow everything themselves."""
-    from mediafiles import c2pa_jpeg, jpeg, pdf, xmp_packet
+    from tests.support.mediafiles import c2pa_jpeg, jpeg, pdf, xmp_packet
 
     sites = Sites()
     site = sites.add("site")
@@ -334,7 +342,7 @@ class ImageLinkSpider(ListSpider):
 async def noimageai_requests(tmp_path: Path) -> tuple[Sites, Any, Any, Path]:
     """A ``noimageai`` page and an open one, each showing images the spider asks for as
     requests; ai-train with the HTTP cache, AutoThrottle and a ``DOWNLOAD_SLOTS`` entry."""
-    from mediafiles import jpeg
+    from tests.support.mediafiles import jpeg
 
     sites = Sites()
     site = sites.add("site")

@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url
-from robotsite import Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request, Spider, signals
 from twisted.internet import reactor
 from twisted.web.resource import Resource
@@ -20,6 +18,8 @@ from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
+from tests.support.audittrail import by_url
+from tests.support.robotsite import Reply, Sites, collecting_items, crawl, robots
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"

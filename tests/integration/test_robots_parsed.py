@@ -11,10 +11,10 @@ import asyncio
 from typing import Any
 
 import pytest_twisted
-from robotsite import Sites, crawl, robots
 from scrapy import signals
 
 from scrapy_rep.crawl.robotparser import RobotParser
+from tests.support.robotsite import Sites, crawl, robots
 
 
 @pytest_twisted.ensureDeferred

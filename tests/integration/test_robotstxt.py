@@ -13,7 +13,14 @@ from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
-from robotsite import (
+from scrapy import Request, signals
+from scrapy.exceptions import IgnoreRequest
+from scrapy.spiders import SitemapSpider
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
+from tests.support.robotsite import (
     BASE_SETTINGS,
     TIMED,
     ListSpider,
@@ -25,13 +32,6 @@ from robotsite import (
     redirect,
     robots,
 )
-from scrapy import Request, signals
-from scrapy.exceptions import IgnoreRequest
-from scrapy.spiders import SitemapSpider
-from scrapy.utils.defer import deferred_from_coro
-from scrapy.utils.test import get_crawler
-
-from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 
 RULES = """\
 User-agent: *

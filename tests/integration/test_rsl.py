@@ -15,13 +15,21 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, redirect, robots
 from scrapy import Request
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY
+from tests.support.audittrail import by_url
+from tests.support.robotsite import (
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    redirect,
+    robots,
+)
 
 XML = {"Content-Type": "application/rsl+xml"}
 SERVER = "https://licenses.example/token"

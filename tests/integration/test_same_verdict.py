@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from localhttp import QuietHandler, serving
-from robotsite import crawl
 
 from scrapy_rep.check import main as check_main
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.robotsite import crawl
 
 PAGE = b"<html><body>page</body></html>"
 ANYONE = b"User-agent: *\nAllow: /\n"

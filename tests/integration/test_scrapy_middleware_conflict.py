@@ -13,7 +13,8 @@ import logging
 
 import pytest
 import pytest_twisted
-from robotsite import Sites, crawl, robots
+
+from tests.support.robotsite import Sites, crawl, robots
 
 
 @pytest_twisted.ensureDeferred

@@ -1,7 +1,7 @@
 """The robots.txt cache shared through Redis (docs/deployment.md, 'Several processes: the
 shared cache on Redis'), with a real ``redis-server``.
 
-Crawler processes (``tests/worker.py``) share one Redis; the local origins they crawl are
+Crawler processes (``tests/support/worker.py``) share one Redis; the local origins they crawl are
 served by this test process, whose access log says how often each robots.txt was asked.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
@@ -20,8 +19,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from redisserver import RedisServer, running_redis
-from robotsite import Reply, Sites, crawl, robots
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
@@ -30,8 +27,10 @@ from twisted.internet.utils import getProcessOutputAndValue
 
 from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord, StoreCorrupt
 from scrapy_rep.signals import robotstxt_fetched
+from tests.support.paths import ROOT, SUPPORT, checkout_environment
+from tests.support.redisserver import RedisServer, running_redis
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
-TESTS = Path(__file__).resolve().parent
 RULES = "User-agent: *\nDisallow: /x\n"
 
 
@@ -107,11 +106,11 @@ async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any
 
 
 async def run_config(worker: dict[str, Any]) -> dict[str, Any]:
-    """One crawler process (``tests/worker.py``) with its whole configuration."""
+    """One crawler process (``tests/support/worker.py``) with its whole configuration."""
     config = json.dumps(worker)
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    env = checkout_environment()
     out, err, code = await getProcessOutputAndValue(
-        sys.executable, [str(TESTS / "worker.py"), config], env=env, path=str(TESTS)
+        sys.executable, [str(SUPPORT / "worker.py"), config], env=env, path=str(ROOT)
     )
     assert code == 0, err.decode()[-3000:]
     return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -222,9 +221,9 @@ async def test_a_worker_killed_mid_download_does_not_block_the_origin(
     urls = [sites.url("slow", p) for p in ("/a", "/x")]
     config = json.dumps({"urls": urls, "settings": settings})
     doomed = subprocess.Popen(
-        [sys.executable, str(TESTS / "worker.py"), config],
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
-        cwd=TESTS,
+        [sys.executable, str(SUPPORT / "worker.py"), config],
+        env=checkout_environment(),
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -285,8 +284,9 @@ async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
             stopped.append(origin)
             redis_server.stop()
 
-    from robotsite import BASE_SETTINGS, ListSpider
     from scrapy.utils.test import get_crawler
+
+    from tests.support.robotsite import BASE_SETTINGS, ListSpider
 
     crawler = get_crawler(
         ListSpider,
@@ -332,9 +332,9 @@ async def test_scrapy_redis_a_stopping_worker_returns_its_held_requests(
     urls = [*held_urls, sites.url("up", "/3")]
     config = json.dumps({"urls": urls, "settings": settings})
     first = subprocess.Popen(
-        [sys.executable, str(TESTS / "worker.py"), config],
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
-        cwd=TESTS,
+        [sys.executable, str(SUPPORT / "worker.py"), config],
+        env=checkout_environment(),
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
 from scrapy_rep.fetch.procedure import TDMREP
+from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 
 FIRST = b'[{"location": "/books/*", "tdm-reservation": 1}'
 FILLER = b', {"location": "/filler/x", "tdm-reservation": 0}'

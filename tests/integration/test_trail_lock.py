@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from robotsite import BASE_SETTINGS, ListSpider
 from scrapy.utils.test import get_crawler
-from trailfactory import write_trail
 
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
+from tests.support.robotsite import BASE_SETTINGS, ListSpider
+from tests.support.trailfactory import write_trail
 
 SPIDER = """
 import scrapy

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import paused_and_resumed
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.read import Trail
+from tests.support.audittrail import paused_and_resumed
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
 
 ROBOTS_A = (
     "User-agent: *\nDisallow: /private\nContent-Usage: /books/ train-ai=n\n\n"

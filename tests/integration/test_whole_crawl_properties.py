@@ -1,4 +1,4 @@
-"""Whole-crawl properties, a fast slice of fixed seeds (tests/wholecrawl.py).
+"""Whole-crawl properties, a fast slice of fixed seeds (tests/support/wholecrawl.py).
 
 Each seed builds origins over real HTTP on 127.0.0.1 (robots.txt under and over
 500 KiB, tdmrep.json with early and late reservations, RSL licenses on the same host,
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
-from wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_seed
+
+from tests.support.wholecrawl import PropSites, RedisHolder, generate, oracle, run_crawl, run_seed
 
 #: Seeds whose crawl passes on the code as it stands and touches none of the defects
 #: being fixed elsewhere (no unfollowable license, at most one document over 500 KiB),

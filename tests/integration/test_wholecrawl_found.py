@@ -1,4 +1,4 @@
-"""Defects the whole-crawl property run found (tests/wholecrawl.py), each as a small
+"""Defects the whole-crawl property run found (tests/support/wholecrawl.py), each as a small
 deterministic crawl. Each failed on the code it was found on."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from wholecrawl import AGENT, Doc, PropSites, WholeSpider
+
+from tests.support.wholecrawl import AGENT, Doc, PropSites, WholeSpider
 
 HTML = {"Content-Type": "text/html"}
 
@@ -88,10 +89,9 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     for a ``DMI-PROHIBITED…`` value, so a broken packet that says prohibited keeps its
     "no". Found by the whole-crawl run (seed 65: an MP4 cut so, stored for ai-train).
     Every cut between the end of the value and the end of the file."""
-    from wholecrawl import PLUS_VOCAB, media_body
-
     from scrapy_rep.usage.media.reading import read_media
     from scrapy_rep.usage.purpose import decide
+    from tests.support.wholecrawl import PLUS_VOCAB, media_body
 
     value = "DMI-PROHIBITED-AIMLTRAINING"  # odd length: the PNG packet is not compressed
     body = media_body(container, value)
@@ -108,7 +108,7 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
 @pytest_twisted.ensureDeferred
 async def test_an_unfollowable_license_is_not_read_as_no_terms(where: str) -> None:
     """Found by the whole-crawl run (seeds 3: ftp, 11: loop)."""
-    from wholecrawl import redirect_doc
+    from tests.support.wholecrawl import redirect_doc
 
     sites = PropSites()
     try:

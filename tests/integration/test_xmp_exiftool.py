@@ -1,6 +1,6 @@
 """What ExifTool reads, we read: IPTC Data Mining (XMP ``plus:DataMining``) in files that
 ExifTool itself writes, in every form it can write, and in the forms it cannot write
-but reads (built by ``tests/mediafiles.py``), each checked with
+but reads (built by ``tests/support/mediafiles.py``), each checked with
 ``exiftool -X -XMP-plus:all`` before ``read_media`` reads it (docs/media.md, "Where the
 XMP packet is looked for").
 
@@ -24,7 +24,10 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from mediafiles import (
+
+from scrapy_rep.usage.media.reading import read_media
+from scrapy_rep.usage.purpose import PURPOSES, decide
+from tests.support.mediafiles import (
     PLUS_VOCAB,
     RDF_FORMS,
     encoded,
@@ -37,9 +40,6 @@ from mediafiles import (
     webp,
     xmp_packet,
 )
-
-from scrapy_rep.usage.media.reading import read_media
-from scrapy_rep.usage.purpose import PURPOSES, decide
 
 PROHIBITED = PLUS_VOCAB + "DMI-PROHIBITED"
 MISSING = "exiftool is not installed (Debian: apt-get install libimage-exiftool-perl)"

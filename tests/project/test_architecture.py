@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_rep"
+from tests.support.paths import PACKAGE
 
 #: Each floor and the floors it may import, bottom up. A module outside every
 #: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "broad.py"
+from tests.support.paths import BENCHMARKS
+
+SCRIPT = BENCHMARKS / "broad.py"
 
 
 def test_broad_benchmark_accounts_for_every_request(tmp_path: Path) -> None:

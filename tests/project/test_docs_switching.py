@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 from scrapy.settings import Settings
 
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.settings import SETTINGS, RepConfig
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "switching.md"
 #: Scrapy's own settings the page may name.
 SCRAPY = {"ROBOTSTXT_OBEY", "ROBOTSTXT_USER_AGENT"}

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 #: What a wheel is built from (the rest of the checkout is not packaged).
 SOURCES = ("pyproject.toml", "setup.cfg", "README.md", "LICENSE", "scrapy_rep")
 
@@ -291,10 +292,11 @@ def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> None:
     for name in (
         "tests/conftest.py",
-        "tests/localhttp.py",
-        "tests/robotsite.py",
-        "tests/faultsite.py",
-        "tests/worker.py",
+        "tests/__init__.py",
+        "tests/support/localhttp.py",
+        "tests/support/robotsite.py",
+        "tests/support/faultsite.py",
+        "tests/support/worker.py",
         "docs/conf.py",
         "docs/_ext/rep_tables.py",
         "docs/behaviour.md",
@@ -304,8 +306,11 @@ def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> Non
         "MANIFEST.in",
     ):
         assert (unpacked_sdist / name).is_file(), name
-    shipped = {p.name for p in (unpacked_sdist / "tests").iterdir()}
-    assert shipped >= {p.name for p in (ROOT / "tests").glob("*.py")}
+
+    def python_files(root: Path) -> set[Path]:
+        return {path.relative_to(root) for path in (root / "tests").rglob("*.py")}
+
+    assert python_files(unpacked_sdist) >= python_files(ROOT)
     assert not list(unpacked_sdist.rglob("__pycache__"))
     assert not (unpacked_sdist / "docs" / "_build").exists()
 
@@ -324,7 +329,11 @@ def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
         check=True,
     )
     assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
-    tests = ["tests/test_docs.py", "tests/test_check.py", "tests/test_robotstxt_conformance.py"]
+    tests = [
+        "tests/test_docs.py",
+        "tests/test_check.py",
+        "tests/robotstxt/test_robotstxt_conformance.py",
+    ]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
         cwd=unpacked_sdist,

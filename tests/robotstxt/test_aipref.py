@@ -13,9 +13,6 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_matcher import normalise_pattern as ref_normalise
-from reference_matcher import wildcard_matches as ref_matches
-from test_hostile_robotstxt import finishes_within
 
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.robotstxt.aipref import (
@@ -29,6 +26,9 @@ from scrapy_rep.robotstxt.aipref import (
     parse_prefs,
     parse_prefs_header,
 )
+from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.reference_matcher import normalise_pattern as ref_normalise
+from tests.support.reference_matcher import wildcard_matches as ref_matches
 
 Y, N, U = True, False, None
 
@@ -427,7 +427,7 @@ PATTERN_CHARS = st.text(alphabet="ab/*$", min_size=0, max_size=6)
 )
 def test_spec_attach_3_1_against_reference(rules: list[tuple[str | None, bool]], path: str) -> None:
     """The longest matching path (in bytes; an absent path has length 0) decides; equally
-    long matching paths combine (any n wins). Reference: tests/reference_matcher.py."""
+    long matching paths combine (any n wins). Reference: tests/support/reference_matcher.py."""
     values = [
         f"{p} train-ai={'y' if a else 'n'}" if p else f"train-ai={'y' if a else 'n'}"
         for p, a in rules

@@ -19,11 +19,11 @@ import itertools
 from typing import Any
 
 import pytest
-import reference_matcher as reference
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep import ContentSignals, Decision, parse_robotstxt
+from tests.support import reference_matcher as reference
 
 PROFILES = ("google", "rfc9309", "legacy")
 ORIGIN = "https://example.com"
@@ -1236,7 +1236,7 @@ def test_rfc9309_percent_encoding(pattern: str, path: str, matches: bool) -> Non
 
 
 #: The 1996 draft §3.2.2 compares octets, escapes decoded but for "/" (its own table is
-#: in tests/test_robotstxt_standard_examples.py).
+#: in tests/robotstxt/test_robotstxt_standard_examples.py).
 PERCENT_LEGACY: list[tuple[str, str, str, bool]] = [
     ("as-given", "/%aa", "/%aa", True),
     # SPEC §1: escapes of both sides get uppercase hex in every profile.
@@ -1501,7 +1501,8 @@ def test_all_profiles_crawl_delay_per_group(profile: str, agent: str, delay: flo
 @pytest.mark.parametrize("profile", PROFILES)
 def test_all_profiles_crawl_delay_is_float_and_belongs_to_the_agents_above(profile: str) -> None:
     """A delay is the user-agent lines' just above it; allow/disallow keep Google's
-    grouping: b's Disallow is a's too (docs/behaviour.md; tests/test_robotstxt_crawl_delay.py)."""
+    grouping: b's Disallow is a's too (docs/behaviour.md;
+    tests/robotstxt/test_robotstxt_crawl_delay.py)."""
     rules = parse_robotstxt(
         "User-agent: a\nCrawl-delay: 10\nUser-agent: b\nDisallow: /x\n", profile
     )
@@ -2177,7 +2178,7 @@ def test_decision_is_frozen() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# The engine agrees with the slow reference matcher (tests/reference_matcher.py)
+# The engine agrees with the slow reference matcher (tests/support/reference_matcher.py)
 # ---------------------------------------------------------------------------------------
 
 PATTERN_CHARS = "/ab*$%"

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep import ContentSignals, Decision, RobotsTxt, parse_robotstxt
+from tests.support.paths import ROOT
 
 PROFILES = ("google", "rfc9309", "legacy")
 AGENTS = ("Googlebot", "mybot", "Scrapy/2.19 (+https://scrapy.org)")
@@ -145,10 +146,10 @@ def test_corpus_answers_are_deterministic_in_process(corpus_dir: Path) -> None:
 
 
 SUBPROCESS_SCRIPT = """
-import json, sys
+import importlib, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-import test_robotstxt_robustness as t
+t = importlib.import_module(sys.argv[3])
 corpus = Path(sys.argv[2])
 files = [Path(name) for name in json.load(sys.stdin)]
 json.dump(t.sample_answers(corpus, files), sys.stdout)
@@ -163,7 +164,14 @@ def test_corpus_answers_are_deterministic_across_processes(
     expected = json.loads(json.dumps(sample_answers(corpus_dir, files)))
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     result = subprocess.run(
-        [sys.executable, "-c", SUBPROCESS_SCRIPT, str(Path(__file__).parent), str(corpus_dir)],
+        [
+            sys.executable,
+            "-c",
+            SUBPROCESS_SCRIPT,
+            str(ROOT),
+            str(corpus_dir),
+            sample_answers.__module__,
+        ],
         input=json.dumps([str(path) for path in files]),
         capture_output=True,
         text=True,

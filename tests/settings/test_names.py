@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
-from scrapyproject import crawl_with, make_project
 
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import SETTINGS, RepSettingError
 from scrapy_rep.settings.names import known_names, unknown_names, warning
+from tests.support.scrapyproject import crawl_with, make_project
 
 ADDON = {"ADDONS": {"scrapy_rep.Addon": 0}}
 

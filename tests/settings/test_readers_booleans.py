@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from scrapy.settings import Settings
-from scrapyproject import crawl_with
 
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError
 from scrapy_rep.settings.readers import read_bool
+from tests.support.scrapyproject import crawl_with
 
 #: Every boolean setting of the table (its default is a bool).
 BOOLEANS = [s for s in SETTINGS if isinstance(s.default, bool)]

@@ -12,8 +12,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url
-from robotsite import Sites, crawl, robots
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RepSettingError
@@ -22,6 +20,8 @@ from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.settings.readers import read_overrides
+from tests.support.audittrail import by_url
+from tests.support.robotsite import Sites, crawl, robots
 
 TODAY = date(2026, 11, 24)
 PERMISSION = "written permission of the site owner, 2026-11-01"

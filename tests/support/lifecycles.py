@@ -14,7 +14,7 @@ class Announcing(Lifecycle[D]):
     """A lifecycle whose known documents' ``Announce`` is answered at once with
     ``Announced``, as the adapter does when no signal handler is async: the actions that
     follow (the ``Release``) come in the same list. The step ``ANNOUNCING`` itself is
-    driven in tests/test_lifecycle_transitions.py."""
+    driven in tests/fetch/lifecycle/test_machine.py."""
 
     def handle(self, event: Any, now: float) -> list[Action]:
         actions = super().handle(event, now)

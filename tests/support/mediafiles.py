@@ -4,7 +4,7 @@ ImageMagick's raw profiles, every IFD of a TIFF, a JPEG's Exif and Photoshop blo
 the packet in each RDF form and encoding of XMP, and C2PA-signed files (``c2pa-python``
 and a throwaway certificate chain made with ``cryptography``).
 
-``tests/test_xmp_exiftool.py`` checks that ExifTool reads DMI-PROHIBITED in every form
+``tests/integration/test_xmp_exiftool.py`` checks that ExifTool reads DMI-PROHIBITED in every form
 built here."""
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ class TimedHandler(HTTP11DownloadHandler):
 
 
 #: Settings that make a crawl record its send times in :attr:`TimedHandler.sent`.
-TIMED = {"DOWNLOAD_HANDLERS": {"http": "robotsite.TimedHandler"}}
+TIMED = {"DOWNLOAD_HANDLERS": {"http": "tests.support.robotsite.TimedHandler"}}
 
 
 def page_gaps(base: str) -> list[float]:

@@ -38,7 +38,7 @@ no AI use; a cut page or file is a failed download). :func:`check` compares the 
 with it: what the servers served, the items kept, the files stored, and the audit
 trail's ``verify``.
 
-Used by ``tests/test_whole_crawl_properties.py`` (a fast slice of fixed seeds) and by
+Used by ``tests/integration/test_whole_crawl_properties.py`` (a fast slice of fixed seeds) and by
 ``benchmarks/whole_crawl_properties.py`` (thousands of seeds).
 """
 
@@ -320,7 +320,7 @@ RSL_TERMS: Final = (
 
 @lru_cache(maxsize=256)
 def media_body(container: str, value: str | None) -> bytes:
-    from mediafiles import gif, jpeg, mp4, pdf, png, tiff, webp, xmp_packet
+    from tests.support.mediafiles import gif, jpeg, mp4, pdf, png, tiff, webp, xmp_packet
 
     packet = xmp_packet(value)
     if container == "jpg":
@@ -360,7 +360,7 @@ C2PA_ENTRIES: Final = {
 @lru_cache(maxsize=512)
 def form_body(container: str, value: str | None, form: str) -> bytes:
     """A file whose statement ``value`` is written in ``form`` (:data:`MEDIA_FORMS`)."""
-    from mediafiles import (
+    from tests.support.mediafiles import (
         c2pa_jpeg,
         encoded,
         gif,
@@ -1235,7 +1235,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         # oracle refuses it (docs/audit-trail.md).
         from collections import Counter
 
-        from audittrail import url_records
+        from tests.support.audittrail import url_records
 
         records = [r for r in url_records(Path(trail)) if r["url"] in plan.pages]
         counts = Counter(r["url"] for r in records)
@@ -1296,7 +1296,7 @@ class RedisHolder:
         if shutil.which("redis-server") is None:
             return None
         if self.server is None:
-            from redisserver import RedisServer
+            from tests.support.redisserver import RedisServer
 
             self.directory = Path(tempfile.mkdtemp(prefix="wholecrawl-redis-"))
             self.server = RedisServer(self.directory)

@@ -17,11 +17,12 @@ from scrapy.utils.reactor import install_reactor
 
 install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
-from robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
 from scrapy import Request, signals  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
 from scrapy.utils.defer import deferred_from_coro  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402
+
+from tests.support.robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
 
 
 class FollowSpider(ListSpider):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_matcher import wildcard_matches as naive_match
 
 from scrapy_rep.urls.matching import (
     FirstMatcher,
@@ -15,6 +14,7 @@ from scrapy_rep.urls.matching import (
     path_of,
     wildcard_match,
 )
+from tests.support.reference_matcher import wildcard_matches as naive_match
 
 Spec = tuple[str, bool]  # (normalised pattern, allow)
 

@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import by_url, chain_breaks
-from robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
@@ -36,6 +34,8 @@ from scrapy_rep.usage.purpose import (
     decide,
     prefs_signal,
 )
+from tests.support.audittrail import by_url, chain_breaks
+from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 Y, N, U = True, False, None
 #: Cloudflare's managed robots.txt (its default from 2026-09-15).

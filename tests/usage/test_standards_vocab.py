@@ -4,8 +4,6 @@ revisions."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from scrapy_rep.robotstxt import parse_robotstxt
@@ -13,9 +11,10 @@ from scrapy_rep.robotstxt.aipref import CATEGORIES, combine, parse_prefs, parse_
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, ROWS, prefs_signal
 from scrapy_rep.usage.standards import STANDARDS
+from tests.support.paths import DOCS
 
 Y, N, U = True, False, None
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "purpose-notes.md"
+PURPOSE_NOTES = DOCS / "purpose-notes.md"
 
 
 @pytest.mark.parametrize(
@@ -107,7 +106,7 @@ def test_vocab08_case_sensitive_labels_unknown_labels_and_the_kept_noes(
 
 
 def test_vocab08_the_deviations_are_documented() -> None:
-    text = (DOCS.parent / "deviations.md").read_text(encoding="utf-8")
+    text = (DOCS / "deviations.md").read_text(encoding="utf-8")
     assert "Train-AI=n" in text and 'train-ai="n"' in text and "vocab-08" in text
 
 
@@ -118,7 +117,7 @@ def test_the_revision_followed_is_vocab08_read_in_full() -> None:
 
 
 def test_every_mapping_row_names_a_revision_of_the_one_table_and_the_docs_show_it() -> None:
-    text = DOCS.read_text(encoding="utf-8")
+    text = PURPOSE_NOTES.read_text(encoding="utf-8")
     start = text.index("## 5. The mapping onto purposes")
     table = text[start : text.index("Why these rows:", start)]
     if "<!-- rep: purpose-table -->" in table:  # the docs build writes it from ROWS
@@ -172,7 +171,7 @@ def _generated_purpose_table() -> str:
     """The mapping table as the documentation build writes it (docs/_ext/rep_tables.py)."""
     import importlib.util
 
-    path = DOCS.parent / "_ext" / "rep_tables.py"
+    path = DOCS / "_ext" / "rep_tables.py"
     spec = importlib.util.spec_from_file_location("rep_tables", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -14,14 +14,6 @@ import logging
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_matcher import (
-    dangling_candidates,
-    decode_unreserved,
-    normalise_url,
-    wildcard_matches,
-)
-from reference_matcher import normalise_pattern as ref_normalise
-from test_hostile_robotstxt import finishes_within
 
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 from scrapy_rep.usage.tdmrep import (
@@ -39,6 +31,14 @@ from scrapy_rep.usage.tdmrep import (
     resolve,
     tdmrep_for_response,
 )
+from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.reference_matcher import (
+    dangling_candidates,
+    decode_unreserved,
+    normalise_url,
+    wildcard_matches,
+)
+from tests.support.reference_matcher import normalise_pattern as ref_normalise
 
 POLICY = "https://provider.com/policies/policy.json"
 
@@ -504,7 +504,7 @@ def test_spec7_any_bytes_never_raise(body: bytes) -> None:
 def test_spec_tdmrep_3_1_first_match_against_reference(
     entries: list[tuple[str, bool]], path: str
 ) -> None:
-    """Reference: the first entry whose location matches (tests/reference_matcher.py,
+    """Reference: the first entry whose location matches (tests/support/reference_matcher.py,
     RFC 9309 percent-encoding on both sides)."""
     body = json.dumps([{"location": loc, "tdm-reservation": int(r)} for loc, r in entries])
     expected = None

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
 from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.documents.holding import SPILL_DIR, STATE_FILE, HeldRequests
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
 
 SPILLED = 20_000
 LIMIT = 10

@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from redisserver import RedisServer, running_redis
-from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
@@ -43,6 +41,8 @@ from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
 from scrapy_rep.usage.rsl.terms import decide
+from tests.support.redisserver import RedisServer, running_redis
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest_twisted
-from robotsite import Sites, crawl, robots
 
 from scrapy_rep.crawl.documents.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
+from tests.support.robotsite import Sites, crawl, robots
 
 NAMES = ("a", "b", "c", "d")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mediafiles import jpeg, xmp_packet
 from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy.settings import Settings
@@ -16,6 +15,7 @@ from scrapy_rep.crawl.addon import Addon
 from scrapy_rep.crawl.media import mediagate
 from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
 from scrapy_rep.settings import RepSettingError
+from tests.support.mediafiles import jpeg, xmp_packet
 
 URL = "https://example.com/a.jpg"
 

@@ -11,13 +11,13 @@ import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.test import get_crawler
-from test_hostile_robotstxt import finishes_within
 
 from scrapy_rep import RobotsTxtMiddleware, page_directives
 from scrapy_rep.crawl.page.pagereader import meta_tags
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
+from tests.robotstxt.test_robotstxt_hostile import finishes_within
 
 
 def test_20_mb_page_with_10000_meta_tags_within_60s() -> None:

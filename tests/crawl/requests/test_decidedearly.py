@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import lines
-from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.request import request_from_dict
@@ -33,6 +31,8 @@ from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
 from scrapy_rep.verdict import Allowed, RequestFacts
+from tests.support.audittrail import lines
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 ROBOTS = (
@@ -371,7 +371,10 @@ async def test_a_crawler_name_changed_after_the_early_pass_is_decided_afresh(
     /p3's request OtherBot, whose group forbids /p3: refused late, never fetched."""
     counted = matches(monkeypatch)
     result = await run(
-        tmp_path, "agent", {"EXTENSIONS": {"test_decided_once.ChangeAgent": 0}}, False
+        tmp_path,
+        "agent",
+        {"EXTENSIONS": {"tests.crawl.requests.test_decidedearly.ChangeAgent": 0}},
+        False,
     )
     assert "/p3" not in result["requested"]
     assert {"/p1", "/p2", "/p4"} <= set(result["requested"])

@@ -1,8 +1,8 @@
 """The robots.txt middleware's Scrapy side: enabling, settings, requests it never checks.
 
 The fetch decisions of SPEC §4 are tested on the pure state machine
-(tests/test_lifecycle.py, tests/test_fetchprocedure.py) and in real crawls
-(tests/test_integration_robotstxt.py, tests/test_real_settings.py).
+(tests/fetch/lifecycle/test_lifecycle.py, tests/fetch/test_procedure.py) and in real crawls
+(tests/integration/test_robotstxt.py, tests/integration/test_real_settings.py).
 """
 
 from __future__ import annotations

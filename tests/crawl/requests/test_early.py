@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from audittrail import lines
-from robotsite import Reply, Sites, crawl, robots
 from scrapy import Request, Spider, signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY, EarlyRefusal
+from tests.support.audittrail import lines
+from tests.support.robotsite import Reply, Sites, crawl, robots
 
 HTML = {"Content-Type": "text/html"}
 ROBOTS_A = (
@@ -165,7 +165,7 @@ AI = {"REP_PURPOSE": "ai-train", "REP_PURPOSE_AGENTS": ["GPTBot"]}
         ({}, 4),  # /private/start from start(), /private/1, /private/2, /doc.pdf
         (AI, 6),  # and /noai/1 (Content-Usage), /nogpt/1 (GPTBot's group)
         ({**AI, "ROBOTSTXT_OBEY": False}, 2),  # only the purpose's opt-outs
-        ({"SPIDER_MIDDLEWARES": {"test_early_refusal.Passing": 100}}, 0),
+        ({"SPIDER_MIDDLEWARES": {"tests.crawl.requests.test_early.Passing": 100}}, 0),
     ],
     ids=["search", "ai-train", "ai-train-obey-false", "middleware-after-ours"],
 )

@@ -11,7 +11,6 @@ import zlib
 from typing import Any
 
 import pytest
-from lifecycles import Announcing
 
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
@@ -37,6 +36,7 @@ from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from tests.support.lifecycles import Announcing
 
 A, B, C = "http://a.example", "http://b.example", "http://c.example"
 RULES = b"User-agent: *\nDisallow: /private\n"

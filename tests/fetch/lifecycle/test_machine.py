@@ -16,7 +16,6 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -51,11 +50,12 @@ from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.fetch.rules import FailureClass, Policy
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from tests.support.paths import PACKAGE
 
 A, B = "http://a.example", "http://b.example"
 RULES = b"User-agent: *\nDisallow: /private\n"
 T0 = 1_000_000.0
-LIFECYCLE = Path(__file__).parent.parent / "scrapy_rep" / "fetch" / "lifecycle"
+LIFECYCLE = PACKAGE / "fetch" / "lifecycle"
 #: ``connect_max_wait`` of these machines: shorter than the first retry delay (10 s).
 CONNECT_WAIT = 4.0
 

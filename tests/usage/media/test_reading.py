@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mediafiles import (
+
+from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage.media.c2pa import available, manifest_signals
+from scrapy_rep.usage.media.reading import data_mining_values, read_media
+from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
+from scrapy_rep.usage.purpose import PURPOSES, decide
+from tests.support.mediafiles import (
     DMI_VALUES,
     RDF_FORMS,
     c2pa_jpeg,
@@ -36,12 +42,6 @@ from mediafiles import (
     webp,
     xmp_packet,
 )
-
-from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage.media.c2pa import available, manifest_signals
-from scrapy_rep.usage.media.reading import data_mining_values, read_media
-from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
-from scrapy_rep.usage.purpose import PURPOSES, decide
 
 Y, N, U = True, False, None
 
@@ -207,7 +207,7 @@ def test_xmp_where_exiftool_reads_it(name: str, build: Callable[[bytes], bytes])
     """PNG text chunks of every kind, ImageMagick's raw profiles, every IFD of a TIFF
     structure (the chain, the Exif IFD, SubIFDs; in a JPEG's, PNG's or WebP's Exif
     block too), Photoshop image resources: ExifTool reads the packet there
-    (tests/test_xmp_exiftool.py); none of these was read before."""
+    (tests/integration/test_xmp_exiftool.py); none of these was read before."""
     data = build(xmp_packet("DMI-PROHIBITED", begin=""))
     reading = read_media(data)
     assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"], reading
@@ -775,7 +775,7 @@ def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
 def test_a_remote_manifest_is_not_fetched_in_the_crawl() -> None:
     """The library would fetch a remote manifest (and OCSP answers) in the crawl's
     thread; ours never reaches the network: the manifest is named as not read."""
-    from localhttp import QuietHandler, serving
+    from tests.support.localhttp import QuietHandler, serving
 
     hits: list[str] = []
 
