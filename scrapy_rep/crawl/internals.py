@@ -2,9 +2,9 @@
 
 Scrapy gives no public way to ask these questions; each function says what it reads, and
 answers ``None`` (or the safe default) when the attribute is not there, so a Scrapy that
-moved it degrades to the late path instead of failing. ``tests/crawl/test_internals.py``
-checks each one against a running crawl of the installed Scrapy; it was checked against
-the Scrapy versions in :data:`CHECKED_WITH`.
+moved it degrades to the late path instead of failing.
+``tests/integration/test_scrapy_internals.py`` checks each one against a running crawl of
+the installed Scrapy; it was checked against the Scrapy versions in :data:`CHECKED_WITH`.
 """
 
 from __future__ import annotations

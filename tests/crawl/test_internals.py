@@ -1,20 +1,13 @@
-"""Scrapy's private attributes that scrapy_rep reads (scrapy_rep/crawl/internals.py), each
-checked against a running crawl of the installed Scrapy: if a Scrapy release moves one, this
-fails here, naming it, instead of a crawl quietly taking the slower path."""
+"""Scrapy's private attributes that scrapy_rep reads (scrapy_rep/crawl/internals.py): the
+releases they were checked against, and the safe default of each where it is missing.
+Each is checked against a running crawl of the installed Scrapy in
+tests/integration/test_scrapy_internals.py."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest_twisted
 import scrapy
-from scrapy import Request, Spider, signals
-from scrapy.core.scheduler import Scheduler
-from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl import internals
-from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
-from tests.support.robotsite import BASE_SETTINGS, Sites, robots
 
 
 def test_the_versions_checked_include_the_installed_scrapy_or_say_so() -> None:
@@ -24,54 +17,6 @@ def test_the_versions_checked_include_the_installed_scrapy_or_say_so() -> None:
         f"Scrapy {scrapy.__version__} is installed: check scrapy_rep/crawl/internals.py "
         f"against it and add it to CHECKED_WITH {internals.CHECKED_WITH}"
     )
-
-
-@pytest_twisted.ensureDeferred
-async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
-    sites = Sites()
-    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
-    seen: dict[str, Any] = {}
-
-    class Probe(Spider):
-        name = "probe"
-
-        async def start(self) -> Any:
-            yield Request(sites.url("a", "/x"))
-
-        def parse(self, response: Any) -> None:
-            engine = internals.running_engine(self.crawler)
-            seen["engine"] = engine
-            seen["scheduler"] = internals.engine_scheduler(engine)
-            seen["closing"] = internals.engine_closing(engine)
-            seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
-            seen["process_request"] = internals.downloader_methods(engine, "process_request")
-            seen["manager"] = internals.downloader_middleware(engine)
-            seen["spider_middlewares"] = internals.spider_middlewares(engine)
-
-    crawler = get_crawler(Probe, BASE_SETTINGS)
-    closing: list[bool] = []
-    crawler.signals.connect(
-        lambda spider, reason: closing.append(
-            internals.engine_closing(internals.running_engine(crawler))
-        ),
-        signal=signals.spider_closed,
-        weak=False,
-    )
-    assert internals.running_engine(crawler) is None  # before the crawl: no engine
-    try:
-        await crawler.crawl()
-    finally:
-        await sites.close()
-    assert seen["engine"] is crawler.engine
-    assert isinstance(seen["scheduler"], Scheduler)
-    assert seen["closing"] is False
-    assert closing == [True]
-    assert isinstance(seen["seen"], set) and len(seen["seen"]) == 1
-    owners = [getattr(m, "__self__", None) for m in seen["process_request"]]
-    assert any(isinstance(owner, RobotsTxtMiddleware) for owner in owners)
-    assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
-    names = [type(m).__name__ for m in seen["spider_middlewares"]]
-    assert "PageDirectivesMiddleware" in names
 
 
 def test_each_read_answers_none_where_the_attribute_is_missing() -> None:

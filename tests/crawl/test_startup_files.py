@@ -11,7 +11,6 @@ from scrapy.settings import Settings
 
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
-from tests.support.scrapyproject import crawl_with
 
 
 @pytest.mark.parametrize("missing", ["nope", "nope/deeper"])
@@ -44,20 +43,3 @@ def test_audit_file_in_a_missing_folder_passes(tmp_path: Path) -> None:
     ``audit/crawl.jsonl.gz``): no error there."""
     trail = tmp_path / "audit" / "crawl.jsonl"
     assert validate(Settings({"REP_AUDIT_FILE": str(trail)})).audit_file == str(trail)
-
-
-def test_report_in_a_missing_folder_stops_scrapy_crawl(tmp_path: Path) -> None:
-    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "out/report.txt"')
-    assert crawl.status == 2, crawl.stderr
-    assert "Traceback" not in crawl.stderr
-    assert crawl.error_lines() == [
-        "scrapy_rep: error: REP_REPORT_FILE: out/report.txt cannot be written: the folder "
-        "out does not exist"
-    ]
-    assert "Spider opened" not in crawl.stderr
-
-
-def test_report_in_an_existing_folder_is_written(tmp_path: Path) -> None:
-    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "report.txt"')
-    assert crawl.status == 0, crawl.stderr
-    assert "In short: nothing happened" in (tmp_path / "proj" / "report.txt").read_text()

@@ -4,7 +4,6 @@ documents, and anything else stops the crawl at start naming the setting (exit 2
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +12,6 @@ from scrapy.settings import Settings
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError
 from scrapy_rep.settings.readers import read_bool
-from tests.support.scrapyproject import crawl_with
 
 #: Every boolean setting of the table (its default is a bool).
 BOOLEANS = [s for s in SETTINGS if isinstance(s.default, bool)]
@@ -71,34 +69,3 @@ def test_robotstxt_obey_is_read_by_the_same_reader(value: Any) -> None:
     with pytest.raises(RepSettingError, match=r"^ROBOTSTXT_OBEY: expected a boolean "):
         validate(Settings({"ROBOTSTXT_OBEY": value}))
     assert validate(Settings({"ROBOTSTXT_OBEY": "false"})).report is False
-
-
-@pytest.mark.parametrize(
-    ("line", "error"),
-    [
-        (
-            'REP_OBEY_CRAWL_DELAY = "no"',
-            "REP_OBEY_CRAWL_DELAY: expected a boolean (True, False, 1, 0, 'true', 'false', "
-            "'1' or '0'), got 'no'",
-        ),
-        (
-            'ROBOTSTXT_OBEY = "no"',  # it ended in a traceback from Scrapy's getbool
-            "ROBOTSTXT_OBEY: expected a boolean (True, False, 1, 0, 'true', 'false', "
-            "'1' or '0'), got 'no'",
-        ),
-    ],
-)
-def test_a_wrong_boolean_stops_scrapy_crawl(tmp_path: Path, line: str, error: str) -> None:
-    crawl = crawl_with(tmp_path, line)
-    assert crawl.status == 2, crawl.stderr
-    assert "Traceback" not in crawl.stderr
-    assert crawl.error_lines() == [f"scrapy_rep: error: {error}"]
-    assert "Spider opened" not in crawl.stderr
-
-
-def test_a_boolean_on_the_command_line(tmp_path: Path) -> None:
-    """``-s NAME=true`` is a string: accepted, and the crawl runs."""
-    crawl = crawl_with(tmp_path, "", "-s", "REP_OBEY_CRAWL_DELAY=false", "-s", "REP_REPORT=1")
-    assert crawl.status == 0, crawl.stderr
-    assert "Spider closed (finished)" in crawl.stderr
-    assert "In short: nothing happened" in crawl.stderr  # the report, turned on by "1"

@@ -1,7 +1,7 @@
 """The JOBDIR store keeps what the cache keeps (docs/deployment.md, 'Pause and resume
 with `JOBDIR`'): bounded by ``REP_CACHE_MAX_BYTES``, not by ``REP_CACHE_MAX_ORIGINS`` (the
 parsed tier of the cache only). A resumed crawl does not download again a robots.txt its
-cache still had."""
+cache still had: tests/integration/test_jobdir_store_bound.py."""
 
 from __future__ import annotations
 
@@ -10,28 +10,6 @@ from pathlib import Path
 import pytest_twisted
 
 from scrapy_rep.crawl.documents.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
-from tests.support.robotsite import Sites, crawl, robots
-
-NAMES = ("a", "b", "c", "d")
-
-
-@pytest_twisted.ensureDeferred
-async def test_a_resumed_crawl_keeps_every_origin_its_cache_kept(tmp_path: Path) -> None:
-    sites = Sites()
-    for name in NAMES:
-        sites.add(name).script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
-    # One origin parsed at a time: the others are compressed in the cache, not forgotten.
-    settings = {"JOBDIR": str(tmp_path), "REP_CACHE_MAX_ORIGINS": 1}
-    try:
-        await crawl([sites.url(name, "/first") for name in NAMES], settings)
-        crawler, spider = await crawl([sites.url(name, "/second") for name in NAMES], settings)
-    finally:
-        await sites.close()
-    assert sorted(spider.downloaded) == sorted(sites.url(name, "/second") for name in NAMES)
-    for name in NAMES:  # once, in the first run (it was twice for 3 origins in 4)
-        assert sites.requested(name).count("/robots.txt") == 1, name
-    assert crawler.stats is not None
-    assert crawler.stats.get_value("rep/robotstxt/store_hits") == len(NAMES)
 
 
 def record(origin: str, body: bytes = b"") -> SharedRecord:

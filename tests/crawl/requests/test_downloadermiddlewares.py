@@ -7,9 +7,6 @@ The fetch decisions of SPEC §4 are tested on the pure state machine
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,41 +121,6 @@ def test_spec5_the_addon_and_a_by_hand_entry_give_one_middleware_and_no_warning(
     with_base = crawler.settings.get_component_priority_dict_with_base("DOWNLOADER_MIDDLEWARES")
     assert with_base is not None
     assert "multiple keys" not in caplog.text
-
-
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}, %s}
-    start_urls = ["http://127.0.0.1:1/"]
-"""
-
-
-@pytest.mark.parametrize(
-    ("where", "line"),
-    [
-        ("custom", "scrapy_rep: error: REP_CACHE_TTL: expected a number, got 'a day'"),
-        ("command", "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', "
-         "'legacy', got 'gogle'"),
-    ],
-)  # fmt: skip
-def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line_and_exit_2(
-    tmp_path: Path, where: str, line: str
-) -> None:
-    custom = '"REP_CACHE_TTL": "a day"' if where == "custom" else ""
-    (tmp_path / "spider.py").write_text(SPIDER % custom)
-    extra = ["-s", "REP_PROFILE=gogle"] if where == "command" else []
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0", *extra],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().splitlines() == [line]
 
 
 def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -> None:
