@@ -7,16 +7,14 @@ from 2026-09-15) is ``Content-Signal: search=yes,ai-train=no,use=reference``: an
 ai-input crawl must not refuse such a site. The condition travels with the decision, the
 marked items, the audit trail and the report. Cloudflare's converted pages send the same
 signals as a response header, read as a page-level signal (docs/purpose-notes.md §2).
+Real crawls: tests/integration/test_content_signal_use.py.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
-import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
@@ -34,24 +32,18 @@ from scrapy_rep.usage.purpose import (
     decide,
     prefs_signal,
 )
-from tests.support.audittrail import by_url, chain_breaks
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.answers import purpose_answers
+from tests.support.documents import CLOUDFLARE_MANAGED
 
 Y, N, U = True, False, None
-#: Cloudflare's managed robots.txt (its default from 2026-09-15).
-MANAGED = "User-agent: *\nContent-Signal: search=yes,ai-train=no,use=reference\nAllow: /\n"
 URL = "https://example.com/article"
-
-
-def answers(decision: Any) -> tuple[bool | None, ...]:
-    return tuple(decision.allowed(p) for p in ("search", "ai-train", "ai-input"))
 
 
 # --------------------------------------------------------------------------- use= (unit)
 
 
 def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
-    rules = parse_robotstxt(MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
     for purposes in (["ai-input"], ["search"], ["search", "ai-input"]):
         policy = UsagePolicy.of(purposes)
         assert policy.refuse_before(policy.before_fetch(rules, URL, "TestBot")) is None
@@ -66,14 +58,14 @@ def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
 def test_use_immediate_denies_nothing_its_own_keys_decide() -> None:
     rules = parse_robotstxt("User-agent: *\nContent-Signal: search=yes, use=immediate\n")
     decision = UsagePolicy.of(["search"]).before_fetch(rules, URL, "TestBot").decision()
-    assert answers(decision) == (Y, U, U)
+    assert purpose_answers(decision) == (Y, U, U)
     assert decision.conditions == ("use=immediate",)
 
 
 def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
-    rules = parse_robotstxt(MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
-    assert answers(decision) == (Y, N, U)
+    assert purpose_answers(decision) == (Y, N, U)
     assert decision.conditions == ("use=reference",)
     marked = decision.to_dict()
     assert marked["c"] == ["use=reference"]
@@ -147,7 +139,7 @@ def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
     assert list(page.content_signal) == [b"ai-train=yes, search=yes, ai-input=yes"]
     policy = UsagePolicy.of(["ai-train"])
     decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
-    assert answers(decision) == (Y, Y, Y)
+    assert purpose_answers(decision) == (Y, Y, Y)
     [signal] = decision.signals
     assert signal.vocabulary == "content-signal"
     assert signal.source == "header Content-Signal: ai-train=yes, search=yes, ai-input=yes"
@@ -156,10 +148,10 @@ def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
 
 def test_no_wins_across_the_header_and_the_other_signals() -> None:
     policy = UsagePolicy.of(["ai-train"])
-    before = policy.before_fetch(parse_robotstxt(MANAGED), URL, "TestBot")
+    before = policy.before_fetch(parse_robotstxt(CLOUDFLARE_MANAGED), URL, "TestBot")
     page = PageSignals(content_signal=["ai-train=yes, search=yes, ai-input=yes"])
     decision = policy.after_fetch(before, page)
-    assert answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
+    assert purpose_answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
     assert decision.decided_by("ai-train") is not None
     assert decision.decided_by("ai-train").source.startswith("robots.txt Content-Signal")
     # The header's no beats a Content-Usage header's y, and names itself.
@@ -183,7 +175,9 @@ def test_the_report_names_an_origins_use_level() -> None:
     crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
     report = RepReport(crawler)
     origin = "http://a.example"
-    report._fetched(origin=origin, rules=parse_robotstxt(MANAGED), outcome="200", sitemaps=())
+    report._fetched(
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_MANAGED), outcome="200", sitemaps=()
+    )
     report._refused(Request(f"{origin}/x"), "forbidden", "Forbidden", None)
     text = report.render()
     assert (
@@ -196,121 +190,14 @@ def test_the_report_names_an_origins_use_level() -> None:
     assert "content use" not in report.render()
 
 
-# --------------------------------------------------------------------------- real crawls
-
-
-def _page(**headers: str) -> Reply:
-    return Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html", **headers})
-
-
-def _build() -> tuple[Sites, dict[str, str]]:
-    sites = Sites()
-    sites.add("managed").script("/robots.txt", robots(MANAGED))
-    header = sites.add("header")
-    header.script("/all-yes", _page(**{"content-signal": "ai-train=yes, search=yes, ai-input=yes"}))
-    header.script("/input-no", _page(**{"Content-Signal": "ai-input=no, use=reference"}))
-    header.script(
-        "/both", _page(**{"Content-Signal": "ai-train=yes", "Content-Usage": "train-ai=n"})
-    )
-    header.script("/search-no", _page(**{"Content-Signal": "search=no"}))
-    urls = {
-        "managed /page": sites.url("managed", "/page"),
-        "header /search-no": sites.url("header", "/search-no"),
-        "header /all-yes": sites.url("header", "/all-yes"),
-        "header /input-no": sites.url("header", "/input-no"),
-        "header /both": sites.url("header", "/both"),
-    }
-    return sites, urls
-
-
-class _ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
-
-
-async def _run(
-    purpose: str, tmp_path: Path, **extra: Any
-) -> tuple[Any, Any, dict[str, str], list[Any]]:
-    sites, urls = _build()
-    items: list[Any] = []
-    settings = {
-        "REP_PURPOSE": purpose,
-        "REP_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
-        "REP_REPORT": True,
-        "REP_REPORT_FILE": str(tmp_path / "report.txt"),
-        "ITEM_PIPELINES": {},
-        **extra,
-    }
-    try:
-        crawler, spider = await crawl(list(urls.values()), settings, _ItemSpider,
-                                      collecting_items(items))  # fmt: skip
-    finally:
-        await sites.close()
-    return crawler, spider, urls, items
-
-
-def _names(urls: dict[str, str], found: Any) -> set[str]:
-    by = {url: name for name, url in urls.items()}
-    return {by[url] for url in found}
-
-
-@pytest_twisted.ensureDeferred
-async def test_an_ai_input_crawl_fetches_a_managed_site_and_obeys_the_header(
-    tmp_path: Path,
-) -> None:
-    _, spider, urls, items = await _run("ai-input", tmp_path)
-    assert _names(urls, spider.downloaded) == set(urls)  # nothing refused before the fetch
-    # the header's ai-input=no drops the page's item; the others are kept
-    assert _names(urls, [item["url"] for item in items]) == set(urls) - {"header /input-no"}
-    records = {name: by_url(tmp_path / "audit.jsonl")[url] for name, url in urls.items()}
-    managed = records["managed /page"]
-    assert managed["fate"] == "fetched" and managed["usage"]["conditions"] == ["use=reference"]
-    assert managed["usage"]["answers"] == {"search": True, "ai-train": False, "ai-input": None}
-    denied = records["header /input-no"]
-    assert denied["item_reason"] == "purpose"
-    deciding = denied["usage"]["signals"][denied["usage"]["decided_by"]["ai-input"]]
-    assert deciding["source"] == "header Content-Signal: ai-input=no, use=reference"
-    assert deciding["vocabulary"] == "content-signal" and "snapshot" not in deciding
-    assert denied["usage"]["conditions"] == ["use=reference"]
-    assert chain_breaks(tmp_path / "audit.jsonl") == []
-    report = (tmp_path / "report.txt").read_text(encoding="utf-8")
-    assert "content use: at most reference (Content-Signal use=reference" in report
-
-
-@pytest_twisted.ensureDeferred
-async def test_marked_items_carry_the_condition_and_the_header_decides_ai_train(
-    tmp_path: Path,
-) -> None:
-    crawler, spider, urls, items = await _run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
-    # robots.txt's ai-train=no refuses the managed site before the fetch
-    assert _names(urls, spider.downloaded) == set(urls) - {"managed /page"}
-    by_name = {name: item for item in items for name, url in urls.items() if item["url"] == url}
-    assert by_name["header /all-yes"]["rep_usage"]["a"]["ai-train"] is True
-    both = by_name["header /both"]["rep_usage"]
-    assert both["a"]["ai-train"] is False  # Content-Usage train-ai=n beats the header's yes
-    assert both["s"][both["by"]["ai-train"]]["src"] == "header Content-Usage: train-ai=n"
-    assert by_name["header /input-no"]["rep_usage"]["c"] == ["use=reference"]
-    assert "c" not in by_name["header /all-yes"]["rep_usage"]
-    assert crawler.stats.get_value("rep/purpose/items_marked/ai-train") == 1
+# --------------------------------------------------------------------------- the audit trail
 
 
 def test_audit_show_prints_the_conditions_of_a_record() -> None:
     from scrapy_rep.audit.show import _usage
 
-    rules = parse_robotstxt(MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
     lines = _usage(usage_part(decision, "", ""))
     assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
     assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
-
-
-@pytest_twisted.ensureDeferred
-async def test_a_search_crawl_reads_the_header_on_a_page_with_no_other_signal(
-    tmp_path: Path,
-) -> None:
-    """The search crawl's fast path (no tdmrep.json, no other page signal) still reads it."""
-    crawler, spider, urls, items = await _run("search", tmp_path)
-    assert _names(urls, spider.downloaded) == set(urls)
-    assert _names(urls, [item["url"] for item in items]) == set(urls) - {"header /search-no"}
-    assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1
