@@ -4,7 +4,6 @@ found, 2 unusable input)."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import subprocess
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.cli import main
+from tests.support.tools import audit_process, audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
     TDMREP,
@@ -39,77 +38,63 @@ def page_usage(vocabulary: str, source: str) -> dict[str, Any]:
     return {"answers": answers, "decided_by": {"ai-train": 0}, "signals": [signal]}
 
 
-def audit(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
-def cli(*argv: str, scrapy: bool = False, cwd: Path | None = None) -> tuple[int, str, str]:
-    command = ["-m", "scrapy", "rep-audit"] if scrapy else ["-m", "scrapy_rep", "audit"]
-    result = subprocess.run(
-        [sys.executable, *command, *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
-    return result.returncode, result.stdout, result.stderr
-
-
 @pytest.fixture
 def trail(tmp_path: Path) -> Path:
     return write_trail(tmp_path / "trail.jsonl")
 
 
 def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) -> None:
-    status, out, err = cli("verify", str(trail))
+    status, out, err = audit_process("verify", str(trail))
     assert status == 0, err
     assert re.search(r"trail\.jsonl: clean: 6 line\(s\), 1 run\(s\), 3 record\(s\)", out)
     lines = trail.read_bytes().splitlines(keepends=True)
     trail.write_bytes(b"".join(lines[:3] + lines[4:]))  # a line deleted
-    status, out, err = cli("verify", str(trail))
+    status, out, err = audit_process("verify", str(trail))
     assert status == 1 and "line 4: chain broken" in out, out + err
-    status, out, err = cli("verify", str(tmp_path / "nothing.jsonl"))
+    status, out, err = audit_process("verify", str(tmp_path / "nothing.jsonl"))
     assert (status, out) == (2, "") and err.strip().count("\n") == 0 and "no such file" in err
     (tmp_path / "notes.txt").write_text("not a trail\n")
-    status, out, err = cli("verify", str(tmp_path / "notes.txt"))
+    status, out, err = audit_process("verify", str(tmp_path / "notes.txt"))
     assert (
         status == 2 and err == f"scrapy_rep: error: {tmp_path / 'notes.txt'}: not an audit trail\n"
     )
 
 
 def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
-    status, out, err = cli("verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path)
+    status, out, err = audit_process(
+        "verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
+    )
     assert status == 0 and "clean" in out, out + err
-    status, out, err = cli(
+    status, out, err = audit_process(
         "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
     )
     assert status == 0 and "http://site.test/ was fetched" in out, out + err
-    status, out, err = cli("verify", scrapy=True, cwd=tmp_path)
+    status, out, err = audit_process("verify", scrapy=True, cwd=tmp_path)
     assert status == 2 and "give TRAIL, or set REP_AUDIT_FILE" in err
-    status, out, err = cli("summary", str(tmp_path / "missing"), scrapy=True, cwd=tmp_path)
+    status, out, err = audit_process(
+        "summary", str(tmp_path / "missing"), scrapy=True, cwd=tmp_path
+    )
     assert status == 2 and "no such file" in err
 
 
 def test_verify_head_option(trail: Path) -> None:
     head = sha(trail.read_bytes().splitlines(keepends=True)[-1])
-    assert audit("verify", str(trail), "--head", head)[0] == 0
-    status, out = audit("verify", str(trail), "--head", head, "--head", "0" * 64)
+    assert audit_tool("verify", str(trail), "--head", head)[0] == 0
+    status, out = audit_tool("verify", str(trail), "--head", head, "--head", "0" * 64)
     assert status == 1 and f"no line hashes to the head {'0' * 64}" in out
-    status, out, err = cli("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
+    status, out, err = audit_process("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
                            scrapy=True, cwd=trail.parent)  # fmt: skip
     assert status == 1 and "no line hashes to the head" in out, out + err
 
 
 def test_verify_json(trail: Path) -> None:
-    status, out = audit("verify", str(trail), "--json")
+    status, out = audit_tool("verify", str(trail), "--json")
     result = json.loads(out)
     assert status == 0 and result["clean"] is True and result["findings"] == []
     assert (result["lines"], result["runs"], result["records"], result["snapshots"]) == (6, 1, 3, 1)
     assert result["head"] == sha(trail.read_bytes().splitlines(keepends=True)[-1])
     (trail.parent / "trail.jsonl.d" / sha(ROBOTS)).unlink()
-    status, out = audit("verify", str(trail), "--json")
+    status, out = audit_tool("verify", str(trail), "--json")
     result = json.loads(out)
     assert status == 1 and result["clean"] is False
     assert result["findings"][1] == {
@@ -118,17 +103,18 @@ def test_verify_json(trail: Path) -> None:
         "what": f"robots.txt snapshot {sha(ROBOTS)[:12]}… missing: no file {sha(ROBOTS)} in "
         f"{trail.parent / 'trail.jsonl.d'}",
     }
-    status, out, err = cli("verify", "--json", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True,
-                           cwd=trail.parent)  # fmt: skip
+    status, out, err = audit_process(
+        "verify", "--json", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=trail.parent
+    )
     assert status == 1 and json.loads(out)["clean"] is False, err
 
 
 def test_usage_errors_exit_2(trail: Path) -> None:
-    assert audit()[0] == 2
-    assert audit("frobnicate", str(trail))[0] == 2
-    assert audit("report", str(trail))[0] == 2  # --html is required
-    assert audit("show", str(trail))[0] == 2  # no URL
-    assert audit("--help")[0] == 0
+    assert audit_tool()[0] == 2
+    assert audit_tool("frobnicate", str(trail))[0] == 2
+    assert audit_tool("report", str(trail))[0] == 2  # --html is required
+    assert audit_tool("show", str(trail))[0] == 2  # no URL
+    assert audit_tool("--help")[0] == 0
 
 
 def test_summary_counts_per_origin_purpose_and_signal(tmp_path: Path) -> None:
@@ -152,7 +138,7 @@ def test_summary_counts_per_origin_purpose_and_signal(tmp_path: Path) -> None:
         ),
     ]
     records = [run_line(purposes=["search", "ai-train"]), *body, end_line(body)]
-    status, out = audit("summary", str(write_trail(tmp_path / "t.jsonl", records)))
+    status, out = audit_tool("summary", str(write_trail(tmp_path / "t.jsonl", records)))
     assert status == 0
     assert "1 run(s), 5 requested URL(s) (1 failed, 2 fetched, 2 refused), 4 item(s) kept" in out
     assert re.search(r"^http://site\.test +5 +2 +2 +1 +4 +1$", out, re.M), out
@@ -172,7 +158,7 @@ def test_show_tells_the_story_of_one_url_across_runs(tmp_path: Path) -> None:
     lines = encode(first)
     lines += encode(second, prev=sha(lines[-1]))
     path = write_trail(tmp_path / "t.jsonl", lines=lines)
-    status, out = audit("show", str(path), "http://site.test/private/x")
+    status, out = audit_tool("show", str(path), "http://site.test/private/x")
     assert status == 0
     assert out.count("http://site.test/private/x was refused by robots.txt (1 attempt)") == 2
     assert "run ffffffffffffffffffffffffffffffff (spider test" in out
@@ -184,14 +170,14 @@ def test_show_tells_the_story_of_one_url_across_runs(tmp_path: Path) -> None:
         in out
     )
     assert out.count("today's engine, from the snapshots: the same decision") == 2
-    status, out = audit("show", str(path), "http://site.test/never")
+    status, out = audit_tool("show", str(path), "http://site.test/never")
     assert status == 1 and "no record of http://site.test/never" in out
 
 
 def test_show_says_when_todays_engine_differs(tmp_path: Path) -> None:
     path = write_trail(tmp_path / "t.jsonl")
     (tmp_path / "t.jsonl.d" / sha(ROBOTS)).unlink()
-    status, out = audit("show", str(path), "http://site.test/")
+    status, out = audit_tool("show", str(path), "http://site.test/")
     assert status == 0 and "today's engine DIFFERS: robots.txt snapshot" in out and "missing" in out
 
 
@@ -211,7 +197,7 @@ def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
         ),
     ]
     path = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
-    status, out = audit("show", str(path), "http://site.test/new")
+    status, out = audit_tool("show", str(path), "http://site.test/new")
     assert status == 0
     assert "http://site.test/old was redirected here" in out
     # A trail written before item_why was recorded: the source is not known.
@@ -229,7 +215,7 @@ def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> Non
     records = [run_line(spider=HOSTILE), *body, end_line(body)]
     trail = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP))
     page = tmp_path / "report.html"
-    status, out = audit("report", str(trail), "--html", str(page))
+    status, out = audit_tool("report", str(trail), "--html", str(page))
     assert status == 0, out
     html = page.read_text().replace("<wbr>", "")  # where long text may wrap
     assert "<script>alert" not in html and "<img" not in html
@@ -251,17 +237,17 @@ def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> Non
 def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) -> None:
     trail = write_trail(tmp_path / "t.jsonl", bodies=())
     page = tmp_path / "r.html"
-    status, out = audit("report", str(trail), "--html", str(page), "--max-rows", "1")
+    status, out = audit_tool("report", str(trail), "--html", str(page), "--max-rows", "1")
     assert status == 1 and "verify: 4 problem(s)" in out
     html = page.read_text()
     records = html.split('<table id="records">', 1)[1]
     assert records.count("<tr><td>") == 1
     assert "The table shows the first 1 records of 3." in html
-    assert audit("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
+    assert audit_tool("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
 
 
 def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
-    status, out, err = cli("verify", str(trail))
+    status, out, err = audit_process("verify", str(trail))
     assert status == 0 and "clean" in out, err
     result = subprocess.run([sys.executable, "-m", "scrapy_rep", "--help"], capture_output=True,
                             text=True, timeout=120, check=False)  # fmt: skip
@@ -274,7 +260,7 @@ def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path:
     refused = {"fate": "refused", "refused_by": "unreachable", "attempts": 0, "status": None}
     body = [url_line("/x", why=gave_up, robots=decided, **refused)]
     path = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
-    status, out = audit("show", str(path), "http://site.test/x")
+    status, out = audit_tool("show", str(path), "http://site.test/x")
     assert status == 0
     assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
     assert f"robots.txt of http://site.test: no line decided it for testbot: {gave_up}" in out

@@ -4,13 +4,12 @@ its own, the records are read together (docs/audit-trail.md, "Several workers").
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.audit.cli import main
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
     RUN,
@@ -38,11 +37,6 @@ def two(tmp_path: Path, first: list[dict[str, Any]], second: list[dict[str, Any]
     return [str(a), str(b)]
 
 
-def audit(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
 def snapshotted(run: str, paths: list[str]) -> list[dict[str, Any]]:
     records = worker(run, paths)
     return [records[0], {**snapshot_line(), "run": run}, *records[1:]]
@@ -51,24 +45,24 @@ def snapshotted(run: str, paths: list[str]) -> list[dict[str, Any]]:
 def test_two_workers_verify_clean_with_a_snapshot_stored_by_the_other(tmp_path: Path) -> None:
     trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
     assert not (Path(trails[1] + ".d") / sha(ROBOTS)).exists()
-    status, out = audit("verify", *trails)
+    status, out = audit_tool("verify", *trails)
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean"
     # alone, worker B's trail misses the snapshot
-    status, out = audit("verify", trails[1])
+    status, out = audit_tool("verify", trails[1])
     assert status == 1 and "missing: no file" in out
 
 
 def test_summary_counts_across_the_files(tmp_path: Path) -> None:
     trails = two(tmp_path, worker(RUN, ["/1", "/2"]), worker(OTHER, ["/3"]))
-    status, out = audit("summary", *trails)
+    status, out = audit_tool("summary", *trails)
     assert status == 0
     assert out.startswith("2 run(s), 3 requested URL(s) (3 fetched)")
 
 
 def test_a_url_finished_twice_without_again_is_a_problem(tmp_path: Path) -> None:
     trails = two(tmp_path, worker(RUN, ["/1", "/2"]), worker(OTHER, ["/2"]))
-    status, out = audit("verify", *trails)
+    status, out = audit_tool("verify", *trails)
     assert status == 1, out
     assert "b.jsonl: line 2: http://site.test/2: a second final record of this URL " in out
     assert "(the first: a.jsonl line 3, fetched), not tied to it by `again`" in out
@@ -80,7 +74,7 @@ def test_a_url_sent_again_names_the_other_workers_record(tmp_path: Path) -> None
     second = worker(OTHER, ["/2"])
     second[1] = {**second[1], "again": first[2]["id"], "id": "1" * 40,
                  "time": "2026-11-23T14:00:05.000Z"}  # fmt: skip
-    status, out = audit("verify", *two(tmp_path, first, second))
+    status, out = audit_tool("verify", *two(tmp_path, first, second))
     assert status == 0, out
 
 
@@ -89,7 +83,7 @@ def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:
     crashed.append(url_line("/2", fate="unfinished", status=None, why="killed"))
     finished = worker(OTHER, ["/2"])
     finished[1] = {**finished[1], "time": "2026-11-23T14:05:00.000Z"}
-    status, out = audit("verify", *two(tmp_path, crashed, finished))
+    status, out = audit_tool("verify", *two(tmp_path, crashed, finished))
     assert "b.jsonl: line 2: event: http://site.test/2: re-queued after a crash: left " in out
     assert "unfinished in a.jsonl line 3, finished here" in out
     assert "second final record" not in out
@@ -101,15 +95,15 @@ def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:
 def test_report_and_show_read_every_file(tmp_path: Path) -> None:
     trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
     page = tmp_path / "r.html"
-    status, out = audit("report", *trails, "--html", str(page))
+    status, out = audit_tool("report", *trails, "--html", str(page))
     assert status == 0, out
     html = page.read_text()
     assert "<title>Audit trail: a.jsonl, b.jsonl</title>" in html
     assert "<td>a.jsonl:3</td>" in html and "<td>b.jsonl:3</td>" in html
     assert '<div class="total" id="total-0"><b>3</b>' in html
-    status, out = audit("show", *trails, "http://site.test/3")
+    status, out = audit_tool("show", *trails, "http://site.test/3")
     assert status == 0 and out.startswith(f"{trails[1]}:\n")
-    status, out = audit("show", *trails, "http://site.test/4")
+    status, out = audit_tool("show", *trails, "http://site.test/4")
     assert status == 1
     assert out.startswith(f"no record of http://site.test/4 in {trails[0]}, {trails[1]}: ")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import gzip
 import hashlib
-import io
 import json
 import os
 import subprocess
@@ -24,11 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.audit.read import TrailError
 from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.verify import verify
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     encode,
     end_line,
@@ -46,11 +45,6 @@ class S(scrapy.Spider):
     start_urls: list[str] = []
 """
 SECOND = "f" * 32
-
-
-def audit(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
 
 
 def crawl(trail: Path) -> subprocess.CompletedProcess[str]:
@@ -81,7 +75,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
 ) -> None:
     trail = tmp_path / name
     whole, cut = cut_trail(trail)
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1 and "cut" in out
     result = crawl(trail)  # refused at start, as before: the chain cannot go on
     assert result.returncode == 2
@@ -89,7 +83,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
     assert line.startswith(f"scrapy_rep: error: REP_AUDIT_FILE: {trail} ")
     assert line.endswith(f"; repair it (python -m scrapy_rep audit repair {trail}) or move it away")
 
-    status, out = audit("repair", str(trail))
+    status, out = audit_tool("repair", str(trail))
     assert status == 0
     assert out == (
         f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped, a repair line "
@@ -106,7 +100,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
     assert (record["kept_lines"], record["open_runs"]) == (11, [SECOND])
 
     # The cut took the second run's end line: the repair says so, it does not excuse it.
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1, out
     assert out.splitlines()[:2] == [
         f"line 12: event: repaired on {record['time']}: {len(cut)} byte(s) of a cut line dropped",
@@ -115,19 +109,19 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
         "repair): nothing of it after line 11 is in the trail",
     ]
     assert f"{trail}: 1 problem(s), 1 event(s): 12 line(s), 2 run(s), 6 record(s)" in out
-    status, out = audit("verify", str(trail), "--json")
+    status, out = audit_tool("verify", str(trail), "--json")
     assert status == 1 and json.loads(out)["events"] == [
         {"line": 12, "what": f"repaired on {record['time']}: {len(cut)} byte(s) of a cut line "
          "dropped"}
     ]  # fmt: skip
-    assert audit("repair", str(trail)) == (
+    assert audit_tool("repair", str(trail)) == (
         0,
         f"{trail}: nothing to repair: it ends with a whole line\n",
     )
 
     result = crawl(trail)  # the next crawl chains on the repair line
     assert result.returncode == 0, result.stderr
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1, out  # the cut run stays a problem; the new run is whole
     assert "1 problem(s), 1 event(s): 14 line(s), 3 run(s)" in out
 
@@ -154,9 +148,9 @@ def test_a_run_left_open_after_a_repair_is_still_a_problem(tmp_path: Path) -> No
 def test_repair_refuses_what_it_must_not_touch(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_bytes(b"a note\nwithout an end")
-    assert audit("repair", str(notes))[0] == 2
+    assert audit_tool("repair", str(notes))[0] == 2
     assert notes.read_bytes() == b"a note\nwithout an end"
-    assert audit("repair", str(tmp_path / "missing.jsonl"))[0] == 2
+    assert audit_tool("repair", str(tmp_path / "missing.jsonl"))[0] == 2
     trail = tmp_path / "trail.jsonl"
     whole, cut = cut_trail(trail)
     with trail.open("rb") as held:  # a crawl is writing it
@@ -224,13 +218,13 @@ def test_lines_deleted_from_the_end_then_junk_stay_a_problem_after_the_repair(
     lines = two_runs()
     write_trail(trail, lines=lines)
     trail.write_bytes(b"".join(stored(lines[:-deleted], name.endswith(".gz"))) + b"junk")
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1 and "has no end line" in out, out
-    status, out = audit("repair", str(trail))
+    status, out = audit_tool("repair", str(trail))
     assert status == 0 and "repaired: 4 byte(s) of a cut line dropped" in out, out
     open_run = "ffffffff" if deleted < 7 else "01234567"
     assert f"and reports run(s) {open_run}: without their end line" in out
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1, out
     kept = 12 - deleted
     assert f"run {open_run} has no end line: it was open when the repair at line {kept + 1}" in out
@@ -247,9 +241,9 @@ def test_a_trail_cut_to_20_bytes_and_junk_is_refused_not_repaired(
     data = gzip.decompress(trail.read_bytes()) if name.endswith(".gz") else trail.read_bytes()
     trail.write_bytes((gzip.compress(data)[:20] if name.endswith(".gz") else data[:20]) + b"xx")
     before = trail.read_bytes()
-    status, _ = audit("repair", str(trail))
+    status, _ = audit_tool("repair", str(trail))
     assert status == 2 and trail.read_bytes() == before
-    assert audit("verify", str(trail))[0] == 2
+    assert audit_tool("verify", str(trail))[0] == 2
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
@@ -303,7 +297,7 @@ def test_repair_leaves_a_file_that_is_not_a_trail_as_it_was(
     path.write_bytes(NOT_TRAILS[name])
     os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
     before = path.stat()
-    assert audit("repair", str(path))[0] == 2
+    assert audit_tool("repair", str(path))[0] == 2
     [said] = capsys.readouterr().err.splitlines()
     assert said.startswith(f"scrapy_rep: error: {path}: ")
     assert "not repaired: " in said and "not an audit trail" in said, said
@@ -375,7 +369,7 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
     cut_trail(trail)
     record = repair(trail).record
     assert record is not None
-    status, out = audit("summary", str(trail))
+    status, out = audit_tool("summary", str(trail))
     assert status == 0
     assert (
         f"run {SECOND} 2026-11-23T14:00:00.000Z spider test purposes search profile google "
@@ -385,7 +379,7 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
         f"line 12: repaired on {record['time']} after a cut ({record['dropped_bytes']} byte(s) "
         "dropped): the trail is not whole; `audit verify` says what cannot be accounted for"
     ) in out.splitlines()
-    status, out = audit("show", str(trail), "http://site.test/")
+    status, out = audit_tool("show", str(trail), "http://site.test/")
     assert status == 0 and out.splitlines()[-2:] == [
         "note: run ffffffff has no end line (cut short, repaired at line 12): a later record "
         "of this URL may be lost; `audit verify` reports it",
@@ -393,13 +387,13 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
         "lost, and it may have been about this URL",
     ]
     html = tmp_path / "report.html"
-    status, out = audit("report", str(trail), "--html", str(html))
+    status, out = audit_tool("report", str(trail), "--html", str(html))
     assert status == 1 and out.endswith("verify: 1 problem(s)\n")
     page = html.read_text(encoding="utf-8")
     assert '<p class="bad" id="verify">verify: 1 problem(s)</p>' in page
     assert "no end line: cut short, repaired at line 12" in page
     export, summary = tmp_path / "export.jsonl", tmp_path / "export.md"
-    assert audit("export", str(trail), "--out", str(export), "--summary", str(summary))[0] == 0
+    assert audit_tool("export", str(trail), "--out", str(export), "--summary", str(summary))[0] == 0
     header = json.loads(export.read_text().splitlines()[0])
     assert header["repairs"] == [
         {"line": 12, "time": record["time"], "dropped_bytes": record["dropped_bytes"],
@@ -412,7 +406,7 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
         "line: what they did after their last line is not in the trail (`audit verify` "
         "reports it)"
     ) in summary.read_text().splitlines()
-    status, out = audit("verify", str(trail), "--export", str(export))
+    status, out = audit_tool("verify", str(trail), "--export", str(export))
     assert status == 1 and "export" not in out  # the export is the trail's; the trail is cut
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.terminal import UNSAFE, printable
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     end_line,
     robots,
@@ -63,11 +64,6 @@ def hostile_trail(path: Path) -> Path:
     return write_trail(path, [*records, end_line(body, reason=FAKE)])
 
 
-def audit(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
 def assert_safe(out: str) -> None:
     assert not RAW.search(out), repr(RAW.search(out))
     assert "FAKE was fetched" not in out.replace("\\r\\nline 1: http://site.test/FAKE", "")
@@ -75,7 +71,7 @@ def assert_safe(out: str) -> None:
 
 def test_show_escapes_control_characters_and_bidi(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
-    status, out = audit("show", str(trail), "http://site.test/x")
+    status, out = audit_tool("show", str(trail), "http://site.test/x")
     assert status == 0
     assert_safe(out)
     assert "\\x1b]0;pwned\\x07\\x1b[2J" in out  # shown, as escapes
@@ -87,7 +83,7 @@ def test_show_escapes_control_characters_and_bidi(tmp_path: Path) -> None:
 
 def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
-    status, out = audit("summary", str(trail))
+    status, out = audit_tool("summary", str(trail))
     assert status == 0
     assert_safe(out)
     assert "spider spider\\x1b]0;pwned" in out
@@ -95,7 +91,7 @@ def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
     rows = [line for line in out.splitlines() if line.startswith("http://site.test\\u202e")]
     assert len(rows) == 1
     (trail.parent / "t.jsonl.d").rename(trail.parent / "gone")  # findings name the URLs
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 1
     assert_safe(out)
     assert "http://site.test/y\\x1b]0;pwned\\x07\\x1b[2J\\u202egnp.exe" in out
@@ -103,11 +99,11 @@ def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
 
 def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
-    status, out = audit("verify", str(trail), "--json")
+    status, out = audit_tool("verify", str(trail), "--json")
     assert_safe(out)
     assert json.loads(out)["trail"] == str(trail)
     page = tmp_path / f"r{TITLE}.html"
-    status, out = audit("report", str(trail), "--html", str(page))
+    status, out = audit_tool("report", str(trail), "--html", str(page))
     assert status == 0
     assert_safe(out)
     html = page.read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ import pytest_twisted
 
 from scrapy_rep.audit.read import Trail, TrailError
 from scrapy_rep.audit.verify import verify
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
     RUN,
@@ -507,9 +508,9 @@ def test_a_run_resumed_into_a_new_trail_names_the_paused_run_missing(tmp_path: P
     ]
     assert verify(second, also=[first, second]).clean
     assert verify(first, also=[first, second]).clean
-    status, out = cli("verify", str(second))
+    status, out = audit_tool("verify", str(second))
     assert status == 1 and f"resumes run {PAUSED}" in out
-    status, out = cli("verify", str(first), str(second))
+    status, out = audit_tool("verify", str(first), str(second))
     assert status == 0 and out.splitlines()[-1] == "2 trails as one: clean", out
     # The paused run's end line is the last of its file: nothing there protects it, the
     # resumed run's header does.
@@ -553,15 +554,6 @@ def test_a_run_resumed_in_the_same_trail_is_checked_against_the_paused_runs_end(
     assert found == [f"line 1: run ffffffff resumes run {'e' * 32}, which starts after it (line 5)"]
 
 
-def cli(*argv: str) -> tuple[int, str]:
-    from io import StringIO
-
-    from scrapy_rep.audit.cli import main
-
-    out = StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
 @pytest.mark.trail_not_verified("the resumed run's trail is verified with the paused one's")
 @pytest_twisted.ensureDeferred
 async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones(
@@ -600,12 +592,12 @@ async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones
         == hashlib.sha256(first.read_bytes().splitlines(True)[-1]).hexdigest()
     )
     assert {r["url"] for r in paused + resumed if r["type"] == "url"} == set(urls)
-    status, out = cli("verify", str(second))
+    status, out = audit_tool("verify", str(second))
     assert status == 1, out
     assert out.splitlines()[0] == (
         f"line 1: run {header['run'][:8]} resumes run {paused[0]['run']} (paused with JOBDIR; "
         f"its trail: {first}), which is not in this trail: the crawl's records before the "
         "pause are missing; verify the trails together (audit verify EARLIER THIS)"
     )
-    status, out = cli("verify", str(first), str(second))
+    status, out = audit_tool("verify", str(first), str(second))
     assert status == 0, out

@@ -11,7 +11,6 @@ the items.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import subprocess
 import sys
@@ -21,11 +20,12 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, main
+from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
 from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
 from scrapy_rep.usage.purpose import PURPOSES
 from tests.support.audittrail import lines as trail_lines
 from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,
@@ -78,14 +78,9 @@ async def _crawl(tmp_path: Path, **extra: Any) -> tuple[Path, dict[str, str], li
     return trail, urls, items
 
 
-def _run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
 def _export(trail: Path, tmp_path: Path) -> tuple[Path, list[dict[str, Any]], str]:
     out, summary = tmp_path / "export.jsonl", tmp_path / "summary.md"
-    code, _ = _run("export", str(trail), "--out", str(out), "--summary", str(summary))
+    code, _ = audit_tool("export", str(trail), "--out", str(out), "--summary", str(summary))
     assert code == EXIT_CLEAN
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     return out, lines, summary.read_text(encoding="utf-8")
@@ -154,7 +149,7 @@ async def test_the_export_round_trips_through_verify(
 ) -> None:
     tmp_path, (trail, _, _) = await _crawled(tmp_path_factory)
     out, _, _ = _export(trail, tmp_path)
-    code, printed = _run("verify", str(trail), "--export", str(out))
+    code, printed = audit_tool("verify", str(trail), "--export", str(out))
     assert code == EXIT_CLEAN, printed
     assert ": clean:" in printed
 
@@ -190,7 +185,7 @@ async def test_a_changed_export_is_caught(
     tmp_path, (trail, _, _) = await _crawled(tmp_path_factory)
     out, _, _ = _export(trail, tmp_path)
     changed = _altered(out, change)
-    code, printed = _run("verify", str(trail), "--export", str(changed))
+    code, printed = audit_tool("verify", str(trail), "--export", str(changed))
     assert code == EXIT_DIFFERENCES, printed
     assert expected in printed, printed
     assert "problem(s)" in printed.splitlines()[-1]
@@ -210,7 +205,7 @@ async def test_a_disallowed_edited_to_allowed_is_caught(
     ]  # fmt: skip
     changed = tmp_path / "forged.jsonl"
     changed.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
-    code, printed = _run("verify", str(trail), "--export", str(changed), "--json")
+    code, printed = audit_tool("verify", str(trail), "--export", str(changed), "--json")
     assert code == EXIT_DIFFERENCES
     found = json.loads(printed)
     assert not found["clean"] and found["problems"] == 1
@@ -236,9 +231,9 @@ async def test_an_export_made_before_a_run_was_appended_still_verifies(
     longer.write_bytes(data)
     if not (tmp_path / "longer.jsonl.d").exists():
         (tmp_path / "longer.jsonl.d").symlink_to(tmp_path / "trail.jsonl.d")
-    assert _run("verify", str(longer))[0] == EXIT_CLEAN
+    assert audit_tool("verify", str(longer))[0] == EXIT_CLEAN
     # the export names the head it was made at: lines appended later are not in it
-    code, printed = _run("verify", str(longer), "--export", str(out))
+    code, printed = audit_tool("verify", str(longer), "--export", str(out))
     assert code == EXIT_CLEAN, printed
 
 
@@ -249,9 +244,9 @@ async def test_not_an_export_and_a_missing_one(
     _, (trail, _, _) = await _crawled(tmp_path_factory)
     other = tmp_path / "other.jsonl"
     other.write_text('{"a": 1}\n')
-    code, printed = _run("verify", str(trail), "--export", str(other))
+    code, printed = audit_tool("verify", str(trail), "--export", str(other))
     assert code == EXIT_DIFFERENCES and "not an export header" in printed
-    code, _ = _run("verify", str(trail), "--export", str(tmp_path / "missing.jsonl"))
+    code, _ = audit_tool("verify", str(trail), "--export", str(tmp_path / "missing.jsonl"))
     assert code == EXIT_UNUSABLE
 
 
@@ -312,7 +307,7 @@ def test_stored_and_marked_files_are_assets_refused_ones_are_not(tmp_path: Path)
     end = end_line(body)
     end["counts"]["files"] = 4
     trail = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end])
-    code, printed = _run("export", str(trail))
+    code, printed = audit_tool("export", str(trail))
     assert code == EXIT_CLEAN
     header, *assets = (json.loads(line) for line in printed.splitlines())
     assert header["assets"] == {"pages": 1, "files": 2}
@@ -327,7 +322,7 @@ def test_stored_and_marked_files_are_assets_refused_ones_are_not(tmp_path: Path)
     assert assets[0]["preferences"] == dict.fromkeys(PURPOSES, "unknown")
     out = tmp_path / "export.jsonl"
     out.write_text(printed, encoding="utf-8")
-    code, printed_verify = _run("verify", str(trail), "--export", str(out))
+    code, printed_verify = audit_tool("verify", str(trail), "--export", str(out))
     assert code == EXIT_CLEAN, printed_verify
     # under scrapy, with the project's REP_AUDIT_FILE
     result = subprocess.run(

@@ -25,6 +25,7 @@ from twisted.internet.utils import getProcessOutputAndValue
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
 from tests.support.redisserver import RedisServer, running_redis
 from tests.support.robotsite import Reply, Sites, robots
+from tests.support.tools import audit_process
 
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
@@ -65,18 +66,6 @@ async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any
     return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def audit(*argv: str) -> tuple[int, str]:
-    """``python -m scrapy_rep audit …`` in a process of its own: (exit code, stdout)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "scrapy_rep", "audit", *argv],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=checkout_environment(),
-    )
-    return done.returncode, done.stdout + done.stderr
-
-
 def records(trail: Path, kind: str = "url", whole: bool = False) -> list[dict[str, Any]]:
     """The ``kind`` lines of ``trail``; ``whole``: of a trail being written (its last line
     may be cut), the whole lines only."""
@@ -102,7 +91,7 @@ def several_origins() -> tuple[Sites, list[str]]:
 
 def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
     """The checks of several workers' trails read as one; their url records."""
-    status, out = audit("verify", *map(str, trails))
+    status, out, _ = audit_process("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == f"{len(trails)} trails as one: clean", out
     found = [record for trail in trails for record in records(trail)]
@@ -116,7 +105,7 @@ def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
         assert any((folder / sha).is_file() for folder in folders), record
         fate = "refused" if "/private/" in record["url"] else "fetched"
         assert record["fate"] == fate, record
-    status, out = audit("summary", *map(str, trails))
+    status, out, _ = audit_process("summary", *map(str, trails))
     assert status == 0, out
     refused = sum("/private/" in url for url in urls)
     counted = f"{len(urls)} requested URL(s) ({len(urls) - refused} fetched, {refused} refused)"
@@ -230,9 +219,9 @@ async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems
     for name in NAMES:
         assert sites.requested(name).count("/robots.txt") == 1, name
     assert result["stats"].get("rep/robotstxt/store_hits") == len(NAMES)
-    status, out = audit("repair", str(trails[0]))  # a kill may cut the last line
+    status, out, _ = audit_process("repair", str(trails[0]))  # a kill may cut the last line
     assert status == 0, out
-    status, out = audit("verify", *map(str, trails))
+    status, out, _ = audit_process("verify", *map(str, trails))
     assert status == 1, out
     lines = out.splitlines()
     problems = [line for line in lines if ": line " in line and ": event: " not in line]
@@ -295,6 +284,6 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
     assert end["reason"] == "shutdown" and end["counts"]["left_in_queue"] == len(held)
     assert [r["url"] for r in records(trails[0])] == [sites.url("up", "/3")]
     assert sorted(r["url"] for r in records(trails[1])) == sorted(held)
-    status, out = audit("verify", *map(str, trails))
+    status, out, _ = audit_process("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out

@@ -28,6 +28,7 @@ from tests.support.mediafiles import (
     xmp_packet,
 )
 from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.tools import audit_tool
 
 JPEG = {"Content-Type": "image/jpeg"}
 PNG = {"Content-Type": "image/png"}
@@ -713,18 +714,9 @@ def _path(url: object) -> str:
     return "/" + "/".join(str(url).rsplit("/", 2)[1:])
 
 
-def _audit(*argv: str) -> tuple[int, str]:
-    import io
-
-    from scrapy_rep.audit.cli import main
-
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
-
-
 def _exported_files(trail: Path) -> list[dict[str, Any]]:
     """The file lines of ``audit export`` (after its header)."""
-    code, printed = _audit("export", str(trail))
+    code, printed = audit_tool("export", str(trail))
     assert code == 0
     _header, *assets = (json.loads(line) for line in printed.splitlines())
     return [asset for asset in assets if asset["asset"] == "file"]
@@ -753,7 +745,7 @@ async def test_every_form_exiftool_reads_is_refused_by_both_pipelines(tmp_path: 
     assert {r["fate"] for p, r in records.items() if p.endswith("plain.jpg")} == {"stored"}
     assert len([name for name in found["on_disk"] if name != "full"]) == 2  # the plain ones
     trail = tmp_path / "trail.jsonl"
-    code, said = _audit("verify", str(trail))
+    code, said = audit_tool("verify", str(trail))
     assert code == 0, said
     assert sorted(_path(a["url"]) for a in _exported_files(trail)) == [
         "/files/plain.jpg",
@@ -772,7 +764,7 @@ async def test_every_form_exiftool_reads_is_a_no_in_the_export_when_marked(
     the file's own statement; it said "unknown"."""
     found = await forms_crawl(tmp_path, REP_PURPOSE_ACTION="mark")
     trail = tmp_path / "trail.jsonl"
-    code, said = _audit("verify", str(trail))
+    code, said = audit_tool("verify", str(trail))
     assert code == 0, said
     exported = {_path(a["url"]): a for a in _exported_files(trail)}
     forms = {f"/{kind}/{n}" for kind in ("files", "images") for n in EXIFTOOL_FORMS}
@@ -815,4 +807,4 @@ async def test_xmp_that_cannot_be_read_fails_closed_in_both_pipelines(tmp_path: 
     for entry in refused.values():
         assert entry["signal"].startswith("unreadable XMP (")
         assert entry["rep_unreadable"][0].startswith("unreadable XMP: ")
-    assert _audit("verify", str(tmp_path / "trail.jsonl"))[0] == 0
+    assert audit_tool("verify", str(tmp_path / "trail.jsonl"))[0] == 0

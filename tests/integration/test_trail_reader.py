@@ -5,7 +5,6 @@ stored), and flipping one byte or deleting one line of it makes ``verify`` exit 
 from __future__ import annotations
 
 import gzip
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -13,10 +12,10 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.read import Trail
 from tests.support.audittrail import paused_and_resumed
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from tests.support.tools import audit_tool
 
 ROBOTS_A = (
     "User-agent: *\nDisallow: /private\nContent-Usage: /books/ train-ai=n\n\n"
@@ -30,11 +29,6 @@ class ItemSpider(ListSpider):
     def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
         yield {"url": response.url}
-
-
-def audit(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return main(list(argv), out), out.getvalue()
 
 
 async def crawl_with_trail(trail: Path, purpose: str) -> dict[str, str]:
@@ -72,35 +66,35 @@ async def test_a_real_crawl_verifies_clean_and_tampering_shows(
 ) -> None:
     trail = tmp_path / name
     urls = await crawl_with_trail(trail, purpose)
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 0, out
     assert f"{len(urls) + 1} record(s)" in out  # and the redirect's target
-    status, out = audit("summary", str(trail))
+    status, out = audit_tool("summary", str(trail))
     assert status == 0 and f"{len(urls) + 1} requested URL(s)" in out
-    status, out = audit("show", str(trail), urls["a /private/x"])
+    status, out = audit_tool("show", str(trail), urls["a /private/x"])
     assert status == 0 and "was refused by robots.txt" in out
     assert "today's engine, from the snapshots: the same decision" in out
     refused = ["a /gpt-no", "c /", "c /x"]
     refused += ["a /books/1", "a /reserved/1"] if purpose == "ai-train" else []
     for key in refused:
-        assert "was refused" in audit("show", str(trail), urls[key])[1], key
-    assert "failed" in audit("show", str(trail), urls["a /reset"])[1]
-    assert "was redirected to" in audit("show", str(trail), urls["a /old"])[1]
+        assert "was refused" in audit_tool("show", str(trail), urls[key])[1], key
+    assert "failed" in audit_tool("show", str(trail), urls["a /reset"])[1]
+    assert "was redirected to" in audit_tool("show", str(trail), urls["a /old"])[1]
 
     lines = _lines(trail)
     flipped = list(lines)
     flipped[2] = flipped[2].replace(b"127.0.0.1", b"127.0.0.2", 1)
     assert flipped[2] != lines[2]
     _write(tmp_path / f"flipped-{name}", flipped, trail)
-    status, out = audit("verify", str(tmp_path / f"flipped-{name}"))
+    status, out = audit_tool("verify", str(tmp_path / f"flipped-{name}"))
     assert status == 1 and "line 4: chain broken" in out, out
 
     _write(tmp_path / f"deleted-{name}", lines[:3] + lines[4:], trail)
-    status, out = audit("verify", str(tmp_path / f"deleted-{name}"))
+    status, out = audit_tool("verify", str(tmp_path / f"deleted-{name}"))
     assert status == 1 and "line 4: chain broken" in out, out
 
     page = tmp_path / "report.html"
-    assert audit("report", str(trail), "--html", str(page))[0] == 0
+    assert audit_tool("report", str(trail), "--html", str(page))[0] == 0
     assert urls["a /private/x"] in page.read_text().replace("<wbr>", "")  # wrap points
 
 
@@ -146,12 +140,12 @@ async def test_a_paused_and_resumed_crawl_verifies_clean(tmp_path: Path) -> None
         await paused_and_resumed(ListSpider, settings, starts, pause_after=60, wait=30)
     finally:
         await sites.close()
-    status, out = audit("verify", str(trail))
+    status, out = audit_tool("verify", str(trail))
     assert status == 0, out
     assert "2 run(s)" in out and "450 record(s)" not in out  # the redirects' targets too
     records = int(out.split(" record(s)")[0].rsplit(" ", 1)[1])
     assert records == 450 + 10 * 3  # each start once, plus the 10 redirect targets per origin
-    status, out = audit("summary", str(trail))
+    status, out = audit_tool("summary", str(trail))
     runs = [line.record for line in Trail(trail).lines() if line.type == "run"]
     assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
     forbidden = len({url for url in starts if "/private/" in url})
