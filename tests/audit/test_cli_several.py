@@ -7,43 +7,24 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
+    OTHER_RUN,
     ROBOTS,
     RUN,
-    end_line,
-    robots,
-    run_line,
     sha,
-    snapshot_line,
+    snapshotted_records,
     url_line,
-    write_trail,
+    worker_records,
+    worker_trails,
 )
-
-OTHER = "fedcba9876543210fedcba9876543210"
-
-
-def worker(run: str, paths: list[str], **extra: Any) -> list[dict[str, Any]]:
-    body = [url_line(p, robots=robots(None), run=run, **extra) for p in paths]
-    return [run_line(run=run), *body, end_line(body, run=run)]
-
-
-def two(tmp_path: Path, first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[str]:
-    """Worker A's trail stores the robots.txt snapshot; worker B's names it only."""
-    a = write_trail(tmp_path / "a.jsonl", first)
-    b = write_trail(tmp_path / "b.jsonl", second, bodies=())
-    return [str(a), str(b)]
-
-
-def snapshotted(run: str, paths: list[str]) -> list[dict[str, Any]]:
-    records = worker(run, paths)
-    return [records[0], {**snapshot_line(), "run": run}, *records[1:]]
 
 
 def test_two_workers_verify_clean_with_a_snapshot_stored_by_the_other(tmp_path: Path) -> None:
-    trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
+    trails = worker_trails(
+        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
+    )
     assert not (Path(trails[1] + ".d") / sha(ROBOTS)).exists()
     status, out = audit_tool("verify", *trails)
     assert status == 0, out
@@ -54,14 +35,18 @@ def test_two_workers_verify_clean_with_a_snapshot_stored_by_the_other(tmp_path: 
 
 
 def test_summary_counts_across_the_files(tmp_path: Path) -> None:
-    trails = two(tmp_path, worker(RUN, ["/1", "/2"]), worker(OTHER, ["/3"]))
+    trails = worker_trails(
+        tmp_path, worker_records(RUN, ["/1", "/2"]), worker_records(OTHER_RUN, ["/3"])
+    )
     status, out = audit_tool("summary", *trails)
     assert status == 0
     assert out.startswith("2 run(s), 3 requested URL(s) (3 fetched)")
 
 
 def test_a_url_finished_twice_without_again_is_a_problem(tmp_path: Path) -> None:
-    trails = two(tmp_path, worker(RUN, ["/1", "/2"]), worker(OTHER, ["/2"]))
+    trails = worker_trails(
+        tmp_path, worker_records(RUN, ["/1", "/2"]), worker_records(OTHER_RUN, ["/2"])
+    )
     status, out = audit_tool("verify", *trails)
     assert status == 1, out
     assert "b.jsonl: line 2: http://site.test/2: a second final record of this URL " in out
@@ -70,20 +55,20 @@ def test_a_url_finished_twice_without_again_is_a_problem(tmp_path: Path) -> None
 
 
 def test_a_url_sent_again_names_the_other_workers_record(tmp_path: Path) -> None:
-    first = worker(RUN, ["/1", "/2"])
-    second = worker(OTHER, ["/2"])
+    first = worker_records(RUN, ["/1", "/2"])
+    second = worker_records(OTHER_RUN, ["/2"])
     second[1] = {**second[1], "again": first[2]["id"], "id": "1" * 40,
                  "time": "2026-11-23T14:00:05.000Z"}  # fmt: skip
-    status, out = audit_tool("verify", *two(tmp_path, first, second))
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
     assert status == 0, out
 
 
 def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:
-    crashed = worker(RUN, ["/1"])[:-1]  # killed: no end line
+    crashed = worker_records(RUN, ["/1"])[:-1]  # killed: no end line
     crashed.append(url_line("/2", fate="unfinished", status=None, why="killed"))
-    finished = worker(OTHER, ["/2"])
+    finished = worker_records(OTHER_RUN, ["/2"])
     finished[1] = {**finished[1], "time": "2026-11-23T14:05:00.000Z"}
-    status, out = audit_tool("verify", *two(tmp_path, crashed, finished))
+    status, out = audit_tool("verify", *worker_trails(tmp_path, crashed, finished))
     assert "b.jsonl: line 2: event: http://site.test/2: re-queued after a crash: left " in out
     assert "unfinished in a.jsonl line 3, finished here" in out
     assert "second final record" not in out
@@ -93,7 +78,9 @@ def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:
 
 
 def test_report_and_show_read_every_file(tmp_path: Path) -> None:
-    trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
+    trails = worker_trails(
+        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
+    )
     page = tmp_path / "r.html"
     status, out = audit_tool("report", *trails, "--html", str(page))
     assert status == 0, out
@@ -109,7 +96,9 @@ def test_report_and_show_read_every_file(tmp_path: Path) -> None:
 
 
 def test_scrapy_audit_passes_several_files_through(tmp_path: Path) -> None:
-    trails = two(tmp_path, snapshotted(RUN, ["/1", "/2"]), snapshotted(OTHER, ["/3"]))
+    trails = worker_trails(
+        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
+    )
     for argv in (["verify", *trails], ["show", *trails, "http://site.test/3"]):
         result = subprocess.run(
             [sys.executable, "-m", "scrapy", "rep-audit", *argv],

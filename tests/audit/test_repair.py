@@ -29,10 +29,13 @@ from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.verify import verify
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
+    SECOND_RUN,
+    cut_trail,
     encode,
     end_line,
     sha,
     standard_records,
+    stored_lines,
     url_line,
     write_trail,
 )
@@ -44,7 +47,6 @@ class S(scrapy.Spider):
     custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
     start_urls: list[str] = []
 """
-SECOND = "f" * 32
 
 
 def crawl(trail: Path) -> subprocess.CompletedProcess[str]:
@@ -54,19 +56,6 @@ def crawl(trail: Path) -> subprocess.CompletedProcess[str]:
          "-s", f"REP_AUDIT_FILE={trail}"],
         capture_output=True, text=True, timeout=120, check=False, cwd=trail.parent,
     )  # fmt: skip
-
-
-def cut_trail(path: Path) -> tuple[bytes, bytes]:
-    """Two runs, the second cut in the middle of its last line (its end line); the bytes
-    kept and the bytes of the cut line, as stored."""
-    lines = encode(standard_records())
-    second = [{**record, "run": SECOND} for record in standard_records()]
-    lines += encode(second, prev=sha(lines[-1]))
-    stored = [gzip.compress(line) for line in lines] if path.name.endswith(".gz") else lines
-    whole, last = b"".join(stored[:-1]), stored[-1][: len(stored[-1]) // 2]
-    write_trail(path, lines=lines)
-    path.write_bytes(whole + last)
-    return whole, last
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
@@ -97,7 +86,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
     assert record["type"] == "repair" and record["dropped_bytes"] == len(cut)
     assert record["dropped_sha256"] == hashlib.sha256(cut).hexdigest()
     assert record["prev"] == sha(lines[-2]) and record["time"].endswith("Z")
-    assert (record["kept_lines"], record["open_runs"]) == (11, [SECOND])
+    assert (record["kept_lines"], record["open_runs"]) == (11, [SECOND_RUN])
 
     # The cut took the second run's end line: the repair says so, it does not excuse it.
     status, out = audit_tool("verify", str(trail))
@@ -195,15 +184,12 @@ def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ a repair launders nothing
 
 
-def stored(lines: list[bytes], gz: bool) -> list[bytes]:
-    """The lines as the writer stores them (one gzip member each for a ``.gz`` trail)."""
-    return [gzip.compress(line) for line in lines] if gz else lines
-
-
 def two_runs() -> list[bytes]:
     """Two whole runs, chained: 12 lines."""
     lines = encode(standard_records())
-    return lines + encode([{**r, "run": SECOND} for r in standard_records()], prev=sha(lines[-1]))
+    return lines + encode(
+        [{**r, "run": SECOND_RUN} for r in standard_records()], prev=sha(lines[-1])
+    )
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
@@ -217,7 +203,7 @@ def test_lines_deleted_from_the_end_then_junk_stay_a_problem_after_the_repair(
     trail = tmp_path / name
     lines = two_runs()
     write_trail(trail, lines=lines)
-    trail.write_bytes(b"".join(stored(lines[:-deleted], name.endswith(".gz"))) + b"junk")
+    trail.write_bytes(b"".join(stored_lines(lines[:-deleted], name.endswith(".gz"))) + b"junk")
     status, out = audit_tool("verify", str(trail))
     assert status == 1 and "has no end line" in out, out
     status, out = audit_tool("repair", str(trail))
@@ -258,10 +244,10 @@ def test_lines_appended_after_a_repair_are_reported_even_with_its_head(
     data = trail.read_bytes()
     lines = (gzip.decompress(data) if name.endswith(".gz") else data).splitlines(keepends=True)
     head = sha(lines[-1])
-    second = [{**r, "run": SECOND} for r in standard_records()]
-    forged = encode([url_line("/forged", run=SECOND), second[-1]], prev=head)
+    second = [{**r, "run": SECOND_RUN} for r in standard_records()]
+    forged = encode([url_line("/forged", run=SECOND_RUN), second[-1]], prev=head)
     third = encode([{**r, "run": "e" * 32} for r in standard_records()], prev=sha(forged[-1]))
-    trail.write_bytes(data + b"".join(stored(forged + third, name.endswith(".gz"))))
+    trail.write_bytes(data + b"".join(stored_lines(forged + third, name.endswith(".gz"))))
     result = verify(trail, [head])
     assert [str(f) for f in result.findings][1:] == [
         "line 13: http://site.test/forged: url line of run ffffffff after the repair at line "
@@ -310,7 +296,7 @@ def test_a_gzip_trail_damaged_inside_is_not_repaired(tmp_path: Path) -> None:
     """Damage before whole members is not a cut at the end: dropping it and everything
     after it would drop whole lines (here a whole run)."""
     trail = tmp_path / "trail.jsonl.gz"
-    members = stored(two_runs(), gz=True)
+    members = stored_lines(two_runs(), gz=True)
     members[5] = members[5][:10] + bytes(b ^ 0xFF for b in members[5][10:20]) + members[5][20:]
     trail.write_bytes(b"".join(members))
     with pytest.raises(TrailError, match="damaged inside, not cut at its end"):
@@ -372,7 +358,7 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
     status, out = audit_tool("summary", str(trail))
     assert status == 0
     assert (
-        f"run {SECOND} 2026-11-23T14:00:00.000Z spider test purposes search profile google "
+        f"run {SECOND_RUN} 2026-11-23T14:00:00.000Z spider test purposes search profile google "
         "(no end line: cut short, repaired at line 12)"
     ) in out.splitlines()
     assert (
@@ -397,7 +383,7 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
     header = json.loads(export.read_text().splitlines()[0])
     assert header["repairs"] == [
         {"line": 12, "time": record["time"], "dropped_bytes": record["dropped_bytes"],
-         "open_runs": [SECOND]}
+         "open_runs": [SECOND_RUN]}
     ]  # fmt: skip
     assert header["to"] == "2026-11-23T14:00:02.000Z"  # the crawl's, not the repair's time
     assert (
@@ -435,9 +421,11 @@ def test_a_cut_after_whole_runs_is_all_a_repair_accounts_for(
     write_trail(trail, lines=lines)
     gz = name.endswith(".gz")
     if damage == "junk":
-        trail.write_bytes(b"".join(stored(lines, gz)) + bytes(9))
+        trail.write_bytes(b"".join(stored_lines(lines, gz)) + bytes(9))
     else:
-        trail.write_bytes(b"".join(stored(lines[:6], gz)) + stored(lines[6:7], gz)[0][:40])
+        trail.write_bytes(
+            b"".join(stored_lines(lines[:6], gz)) + stored_lines(lines[6:7], gz)[0][:40]
+        )
     found = [f.what for f in verify(trail).findings]
     assert found and all(any(cut in what for cut in CUT_FINDINGS) for what in found), found
     done = repair(trail)
@@ -497,7 +485,7 @@ def test_a_repair_never_turns_a_failing_trail_into_a_passing_one(
     whole lines are kept byte for byte, and a file repair refuses is left as it was."""
     with tempfile.TemporaryDirectory() as folder:
         path = write_trail(Path(folder) / ("t.jsonl.gz" if gz else "t.jsonl"), lines=lines)
-        data = b"".join(stored(lines[: max(len(lines) - deleted, 0)], gz))
+        data = b"".join(stored_lines(lines[: max(len(lines) - deleted, 0)], gz))
         kind, value = damage
         data = data[: max(len(data) - value, 0)] if kind == "cut" else data + value
         path.write_bytes(data)

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -21,59 +19,17 @@ from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.terminal import UNSAFE, printable
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
-    end_line,
-    robots,
-    run_line,
-    snapshot_line,
-    url_line,
-    write_trail,
+    TITLE,
+    assert_terminal_safe,
+    hostile_trail,
 )
-
-#: Sets the terminal's title, rings the bell, clears the screen, then fakes a line.
-TITLE = "\x1b]0;pwned\x07\x1b[2J"
-FAKE = "\r\nline 1: http://site.test/FAKE was fetched"
-BIDI = "\u202egnp.exe\u2028\u2029\u2066\x85\x7f"
-#: Any character a terminal acts on: what no output line may hold.
-RAW = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
-)
-
-
-def hostile_trail(path: Path) -> Path:
-    signal = {
-        "vocabulary": "aipref",
-        "source": f"header Content-Usage: train-ai=n{TITLE}",
-        "answers": {"ai-train": False},
-    }
-    usage = {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
-    decided = {**robots(None), "why": f"no rule{FAKE}", "origin": f"http://site.test{BIDI}"}
-    body: list[dict[str, Any]] = [
-        snapshot_line(),
-        url_line(
-            "/x",
-            fate="refused",
-            refused_by=f"purpose{TITLE}",
-            why=f"RSL says no{FAKE}",
-            robots=decided,
-            usage=usage,
-            item_reason=BIDI,
-        ),
-        url_line(f"/y{TITLE}{BIDI}", robots=robots(None), to=FAKE),
-    ]
-    records = [run_line(spider=f"spider{TITLE}", purposes=["search", "ai-train"]), *body]
-    return write_trail(path, [*records, end_line(body, reason=FAKE)])
-
-
-def assert_safe(out: str) -> None:
-    assert not RAW.search(out), repr(RAW.search(out))
-    assert "FAKE was fetched" not in out.replace("\\r\\nline 1: http://site.test/FAKE", "")
 
 
 def test_show_escapes_control_characters_and_bidi(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
     status, out = audit_tool("show", str(trail), "http://site.test/x")
     assert status == 0
-    assert_safe(out)
+    assert_terminal_safe(out)
     assert "\\x1b]0;pwned\\x07\\x1b[2J" in out  # shown, as escapes
     assert "RSL says no\\r\\nline 1: http://site.test/FAKE was fetched" in out
     assert "http://site.test\\u202egnp.exe\\u2028\\u2029\\u2066\\x85\\x7f" in out
@@ -85,7 +41,7 @@ def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
     status, out = audit_tool("summary", str(trail))
     assert status == 0
-    assert_safe(out)
+    assert_terminal_safe(out)
     assert "spider spider\\x1b]0;pwned" in out
     # a table row stays one line, its columns aligned on the escaped text
     rows = [line for line in out.splitlines() if line.startswith("http://site.test\\u202e")]
@@ -93,19 +49,19 @@ def test_summary_and_verify_escape_control_characters(tmp_path: Path) -> None:
     (trail.parent / "t.jsonl.d").rename(trail.parent / "gone")  # findings name the URLs
     status, out = audit_tool("verify", str(trail))
     assert status == 1
-    assert_safe(out)
+    assert_terminal_safe(out)
     assert "http://site.test/y\\x1b]0;pwned\\x07\\x1b[2J\\u202egnp.exe" in out
 
 
 def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
     status, out = audit_tool("verify", str(trail), "--json")
-    assert_safe(out)
+    assert_terminal_safe(out)
     assert json.loads(out)["trail"] == str(trail)
     page = tmp_path / f"r{TITLE}.html"
     status, out = audit_tool("report", str(trail), "--html", str(page))
     assert status == 0
-    assert_safe(out)
+    assert_terminal_safe(out)
     html = page.read_text(encoding="utf-8")
     assert "\x1b" not in html and "\u202e" not in html
     assert "spider\\x1b]0;pwned\\x07\\x1b[2J" in html
@@ -119,7 +75,7 @@ def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert_safe(result.stdout)
+    assert_terminal_safe(result.stdout)
     assert "RSL says no\\r\\nline 1" in result.stdout
     err = io.StringIO()
     missing = str(tmp_path / f"no{TITLE}.jsonl")
@@ -128,7 +84,7 @@ def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
         assert main(["verify", missing], io.StringIO()) == 2
     finally:
         sys.stderr = sys_stderr
-    assert_safe(err.getvalue().rstrip("\n"))
+    assert_terminal_safe(err.getvalue().rstrip("\n"))
     assert "no\\x1b]0;pwned" in err.getvalue()
 
 

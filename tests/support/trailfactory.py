@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,97 @@ def write_many_origins(
         put({"type": "end", "run": RUN, "time": "2026-11-23T14:00:09.000Z",
              "reason": "finished", "counts": counts})  # fmt: skip
     return path
+
+
+# --------------------------------------------------------------------------- cut trails
+
+#: The run id of the second run of a cut trail.
+SECOND_RUN = "f" * 32
+
+
+def cut_trail(path: Path) -> tuple[bytes, bytes]:
+    """Two runs, the second cut in the middle of its last line (its end line); the bytes
+    kept and the bytes of the cut line, as stored."""
+    lines = encode(standard_records())
+    second = [{**record, "run": SECOND_RUN} for record in standard_records()]
+    lines += encode(second, prev=sha(lines[-1]))
+    kept = stored_lines(lines, path.name.endswith(".gz"))
+    whole, last = b"".join(kept[:-1]), kept[-1][: len(kept[-1]) // 2]
+    write_trail(path, lines=lines)
+    path.write_bytes(whole + last)
+    return whole, last
+
+
+def stored_lines(lines: list[bytes], gz: bool) -> list[bytes]:
+    """The lines as the writer stores them (one gzip member each for a ``.gz`` trail)."""
+    return [gzip.compress(line) for line in lines] if gz else lines
+
+
+# --------------------------------------------------------------------------- several workers
+
+#: The run id of a second worker.
+OTHER_RUN = "fedcba9876543210fedcba9876543210"
+
+
+def worker_records(run: str, paths: list[str], **extra: Any) -> list[dict[str, Any]]:
+    body = [url_line(p, robots=robots(None), run=run, **extra) for p in paths]
+    return [run_line(run=run), *body, end_line(body, run=run)]
+
+
+def worker_trails(
+    tmp_path: Path, first: list[dict[str, Any]], second: list[dict[str, Any]]
+) -> list[str]:
+    """Worker A's trail stores the robots.txt snapshot; worker B's names it only."""
+    a = write_trail(tmp_path / "a.jsonl", first)
+    b = write_trail(tmp_path / "b.jsonl", second, bodies=())
+    return [str(a), str(b)]
+
+
+def snapshotted_records(run: str, paths: list[str]) -> list[dict[str, Any]]:
+    records = worker_records(run, paths)
+    return [records[0], {**snapshot_line(), "run": run}, *records[1:]]
+
+
+# --------------------------------------------------------------------------- hostile text
+
+#: Sets the terminal's title, rings the bell, clears the screen, then fakes a line.
+TITLE = "\x1b]0;pwned\x07\x1b[2J"
+FAKE = "\r\nline 1: http://site.test/FAKE was fetched"
+BIDI = "\u202egnp.exe\u2028\u2029\u2066\x85\x7f"
+#: Any character a terminal acts on: what no output line may hold.
+TERMINAL_UNSAFE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+
+def hostile_trail(path: Path) -> Path:
+    """A trail whose crawled text (URLs, reasons, sources, the spider's name) holds
+    :data:`TITLE`, :data:`FAKE` and :data:`BIDI`."""
+    signal = {
+        "vocabulary": "aipref",
+        "source": f"header Content-Usage: train-ai=n{TITLE}",
+        "answers": {"ai-train": False},
+    }
+    usage = {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+    decided = {**robots(None), "why": f"no rule{FAKE}", "origin": f"http://site.test{BIDI}"}
+    body: list[dict[str, Any]] = [
+        snapshot_line(),
+        url_line(
+            "/x",
+            fate="refused",
+            refused_by=f"purpose{TITLE}",
+            why=f"RSL says no{FAKE}",
+            robots=decided,
+            usage=usage,
+            item_reason=BIDI,
+        ),
+        url_line(f"/y{TITLE}{BIDI}", robots=robots(None), to=FAKE),
+    ]
+    records = [run_line(spider=f"spider{TITLE}", purposes=["search", "ai-train"]), *body]
+    return write_trail(path, [*records, end_line(body, reason=FAKE)])
+
+
+def assert_terminal_safe(out: str) -> None:
+    """``out`` holds no character a terminal acts on, and no faked line of output."""
+    assert not TERMINAL_UNSAFE.search(out), repr(TERMINAL_UNSAFE.search(out))
+    assert "FAKE was fetched" not in out.replace("\\r\\nline 1: http://site.test/FAKE", "")
