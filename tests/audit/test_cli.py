@@ -1,19 +1,15 @@
 """``python -m scrapy_rep audit …`` and ``scrapy rep-audit …`` (docs/audit-trail.md, "Reading
 the trail"): summary, verify, show, report, and their exit codes (0 clean, 1 problems
-found, 2 unusable input)."""
+found, 2 unusable input), run in this process (as processes of their own:
+tests/integration/test_audit_cli.py)."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.support.tools import audit_process, audit_tool
+from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
     TDMREP,
@@ -38,78 +34,8 @@ def page_usage(vocabulary: str, source: str) -> dict[str, Any]:
     return {"answers": answers, "decided_by": {"ai-train": 0}, "signals": [signal]}
 
 
-@pytest.fixture
-def trail(tmp_path: Path) -> Path:
-    return write_trail(tmp_path / "trail.jsonl")
-
-
-def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) -> None:
-    status, out, err = audit_process("verify", str(trail))
-    assert status == 0, err
-    assert re.search(r"trail\.jsonl: clean: 6 line\(s\), 1 run\(s\), 3 record\(s\)", out)
-    lines = trail.read_bytes().splitlines(keepends=True)
-    trail.write_bytes(b"".join(lines[:3] + lines[4:]))  # a line deleted
-    status, out, err = audit_process("verify", str(trail))
-    assert status == 1 and "line 4: chain broken" in out, out + err
-    status, out, err = audit_process("verify", str(tmp_path / "nothing.jsonl"))
-    assert (status, out) == (2, "") and err.strip().count("\n") == 0 and "no such file" in err
-    (tmp_path / "notes.txt").write_text("not a trail\n")
-    status, out, err = audit_process("verify", str(tmp_path / "notes.txt"))
-    assert (
-        status == 2 and err == f"scrapy_rep: error: {tmp_path / 'notes.txt'}: not an audit trail\n"
-    )
-
-
-def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
-    status, out, err = audit_process(
-        "verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
-    )
-    assert status == 0 and "clean" in out, out + err
-    status, out, err = audit_process(
-        "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
-    )
-    assert status == 0 and "http://site.test/ was fetched" in out, out + err
-    status, out, err = audit_process("verify", scrapy=True, cwd=tmp_path)
-    assert status == 2 and "give TRAIL, or set REP_AUDIT_FILE" in err
-    status, out, err = audit_process(
-        "summary", str(tmp_path / "missing"), scrapy=True, cwd=tmp_path
-    )
-    assert status == 2 and "no such file" in err
-
-
-def test_verify_head_option(trail: Path) -> None:
-    head = sha(trail.read_bytes().splitlines(keepends=True)[-1])
-    assert audit_tool("verify", str(trail), "--head", head)[0] == 0
-    status, out = audit_tool("verify", str(trail), "--head", head, "--head", "0" * 64)
-    assert status == 1 and f"no line hashes to the head {'0' * 64}" in out
-    status, out, err = audit_process("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
-                           scrapy=True, cwd=trail.parent)  # fmt: skip
-    assert status == 1 and "no line hashes to the head" in out, out + err
-
-
-def test_verify_json(trail: Path) -> None:
-    status, out = audit_tool("verify", str(trail), "--json")
-    result = json.loads(out)
-    assert status == 0 and result["clean"] is True and result["findings"] == []
-    assert (result["lines"], result["runs"], result["records"], result["snapshots"]) == (6, 1, 3, 1)
-    assert result["head"] == sha(trail.read_bytes().splitlines(keepends=True)[-1])
-    (trail.parent / "trail.jsonl.d" / sha(ROBOTS)).unlink()
-    status, out = audit_tool("verify", str(trail), "--json")
-    result = json.loads(out)
-    assert status == 1 and result["clean"] is False
-    assert result["findings"][1] == {
-        "line": 3,
-        "url": "http://site.test/",
-        "what": f"robots.txt snapshot {sha(ROBOTS)[:12]}… missing: no file {sha(ROBOTS)} in "
-        f"{trail.parent / 'trail.jsonl.d'}",
-    }
-    status, out, err = audit_process(
-        "verify", "--json", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=trail.parent
-    )
-    assert status == 1 and json.loads(out)["clean"] is False, err
-
-
-def test_usage_errors_exit_2(trail: Path) -> None:
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    trail = write_trail(tmp_path / "trail.jsonl")
     assert audit_tool()[0] == 2
     assert audit_tool("frobnicate", str(trail))[0] == 2
     assert audit_tool("report", str(trail))[0] == 2  # --html is required
@@ -246,14 +172,6 @@ def test_report_exit_1_when_verify_finds_problems_and_row_cap(tmp_path: Path) ->
     assert audit_tool("report", str(trail), "--html", str(tmp_path / "no" / "dir.html"))[0] == 2
 
 
-def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
-    status, out, err = audit_process("verify", str(trail))
-    assert status == 0 and "clean" in out, err
-    result = subprocess.run([sys.executable, "-m", "scrapy_rep", "--help"], capture_output=True,
-                            text=True, timeout=120, check=False)  # fmt: skip
-    assert result.returncode == 0 and "audit" in result.stdout and "check" in result.stdout
-
-
 def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path: Path) -> None:
     gave_up = "robots.txt unreachable for 600 s (503): requests dropped"
     decided = {"agent": "testbot", "why": gave_up}
@@ -265,20 +183,3 @@ def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path:
     assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
     assert f"robots.txt of http://site.test: no line decided it for testbot: {gave_up}" in out
     assert "no robots.txt snapshot to re-derive it from (nothing was read)" in out
-
-
-def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
-    """``audit verify trail | head``: the pipe closes early; exit 1, nothing on stderr."""
-    body = [snapshot_line(), *(url_line(f"/p/{n}", robots=robots(None)) for n in range(3000))]
-    trail = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)], bodies=())
-    process = subprocess.Popen(
-        [sys.executable, "-m", "scrapy_rep", "audit", "verify", str(trail)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.read(100)  # 3,001 findings: far more than a pipe holds
-    process.stdout.close()
-    with process.stderr:
-        error = process.stderr.read()
-    assert process.wait(timeout=120) == 1
-    assert error == b""

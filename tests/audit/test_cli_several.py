@@ -1,11 +1,10 @@
 """Several trails read as one (scrapy-redis workers, each writing its own trail):
 ``audit verify|summary|report|show`` take several TRAIL files; each chain is verified on
-its own, the records are read together (docs/audit-trail.md, "Several workers")."""
+its own, the records are read together (docs/audit-trail.md, "Several workers").
+``scrapy rep-audit`` with several files: tests/integration/test_audit_cli.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.support.tools import audit_tool
@@ -93,21 +92,3 @@ def test_report_and_show_read_every_file(tmp_path: Path) -> None:
     status, out = audit_tool("show", *trails, "http://site.test/4")
     assert status == 1
     assert out.startswith(f"no record of http://site.test/4 in {trails[0]}, {trails[1]}: ")
-
-
-def test_scrapy_audit_passes_several_files_through(tmp_path: Path) -> None:
-    trails = worker_trails(
-        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
-    )
-    for argv in (["verify", *trails], ["show", *trails, "http://site.test/3"]):
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy", "rep-audit", *argv],
-            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-        )  # fmt: skip
-        assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.startswith(f"{trails[1]}:\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "summary", *trails],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.stdout.startswith("2 run(s), 3 requested URL(s)"), result.stderr

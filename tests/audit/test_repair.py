@@ -4,17 +4,15 @@ recorded in a ``repair`` line chained on them, ``verify`` lists it as an event, 
 next crawl chains on. A repair launders nothing: what it cannot account for (a run
 without its end line, lines after the repair, a trail with nothing whole before it)
 stays a problem of ``verify``, and a file that is not a trail, or is damaged otherwise
-than by a cut at its end, is left as it was."""
+than by a cut at its end, is left as it was. The next crawl and ``scrapy rep-audit repair``:
+tests/integration/test_audit_cli.py."""
 
 from __future__ import annotations
 
 import fcntl
 import gzip
-import hashlib
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -39,80 +37,6 @@ from tests.support.trailfactory import (
     url_line,
     write_trail,
 )
-
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
-    start_urls: list[str] = []
-"""
-
-
-def crawl(trail: Path) -> subprocess.CompletedProcess[str]:
-    (trail.parent / "spider.py").write_text(SPIDER)
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
-         "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=trail.parent,
-    )  # fmt: skip
-
-
-@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
-def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chains_on(
-    tmp_path: Path, name: str
-) -> None:
-    trail = tmp_path / name
-    whole, cut = cut_trail(trail)
-    status, out = audit_tool("verify", str(trail))
-    assert status == 1 and "cut" in out
-    result = crawl(trail)  # refused at start, as before: the chain cannot go on
-    assert result.returncode == 2
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith(f"scrapy_rep: error: REP_AUDIT_FILE: {trail} ")
-    assert line.endswith(f"; repair it (python -m scrapy_rep audit repair {trail}) or move it away")
-
-    status, out = audit_tool("repair", str(trail))
-    assert status == 0
-    assert out == (
-        f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped, a repair line "
-        "appended; `audit verify` lists it as an event, and reports run(s) ffffffff: without "
-        "their end line, what they did after their last whole line cannot be accounted for\n"
-    )
-    data = trail.read_bytes()
-    assert data.startswith(whole)  # the whole lines, as they were
-    lines = (gzip.decompress(data) if name.endswith(".gz") else data).splitlines(keepends=True)
-    record = json.loads(lines[-1])
-    assert record["type"] == "repair" and record["dropped_bytes"] == len(cut)
-    assert record["dropped_sha256"] == hashlib.sha256(cut).hexdigest()
-    assert record["prev"] == sha(lines[-2]) and record["time"].endswith("Z")
-    assert (record["kept_lines"], record["open_runs"]) == (11, [SECOND_RUN])
-
-    # The cut took the second run's end line: the repair says so, it does not excuse it.
-    status, out = audit_tool("verify", str(trail))
-    assert status == 1, out
-    assert out.splitlines()[:2] == [
-        f"line 12: event: repaired on {record['time']}: {len(cut)} byte(s) of a cut line dropped",
-        "line 7: run ffffffff has no end line: it was open when the repair at line 12 dropped "
-        "a cut line (the crawl was killed, or lines were cut from the trail's end before the "
-        "repair): nothing of it after line 11 is in the trail",
-    ]
-    assert f"{trail}: 1 problem(s), 1 event(s): 12 line(s), 2 run(s), 6 record(s)" in out
-    status, out = audit_tool("verify", str(trail), "--json")
-    assert status == 1 and json.loads(out)["events"] == [
-        {"line": 12, "what": f"repaired on {record['time']}: {len(cut)} byte(s) of a cut line "
-         "dropped"}
-    ]  # fmt: skip
-    assert audit_tool("repair", str(trail)) == (
-        0,
-        f"{trail}: nothing to repair: it ends with a whole line\n",
-    )
-
-    result = crawl(trail)  # the next crawl chains on the repair line
-    assert result.returncode == 0, result.stderr
-    status, out = audit_tool("verify", str(trail))
-    assert status == 1, out  # the cut run stays a problem; the new run is whole
-    assert "1 problem(s), 1 event(s): 14 line(s), 3 run(s)" in out
 
 
 def test_a_run_left_open_after_a_repair_is_still_a_problem(tmp_path: Path) -> None:
@@ -167,18 +91,6 @@ def test_a_trail_cut_in_its_first_line_is_not_repaired(tmp_path: Path, name: str
     assert trail.read_bytes() == before
     with pytest.raises(TrailError, match="not an audit trail"):
         verify(trail)
-
-
-def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:
-    trail = tmp_path / "trail.jsonl"
-    _, cut = cut_trail(trail)
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "repair", "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped" in result.stdout
-    assert [f.line for f in verify(trail).findings] == [7]  # the cut run has no end line
 
 
 # ------------------------------------------------------------------ a repair launders nothing

@@ -1,21 +1,18 @@
 """The trail tools never pass crawled text raw to a terminal: control characters (C0, DEL,
 C1), bidi controls and the Unicode line separators in a trail are printed as escapes by
 ``show``, ``summary``, ``verify``, ``report`` and ``scrapy rep-audit``, so a hostile site cannot
-retitle or clear the auditor's terminal, nor print a fake line of output."""
+retitle or clear the auditor's terminal, nor print a fake line of output (``scrapy
+rep-audit``: tests/integration/test_audit_cli.py)."""
 
 from __future__ import annotations
 
-import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.terminal import UNSAFE, printable
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
@@ -65,27 +62,6 @@ def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -
     html = page.read_text(encoding="utf-8")
     assert "\x1b" not in html and "\u202e" not in html
     assert "spider\\x1b]0;pwned\\x07\\x1b[2J" in html
-
-
-def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
-    trail = hostile_trail(tmp_path / "t.jsonl")
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "show", "http://site.test/x", "-s",
-         f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert_terminal_safe(result.stdout)
-    assert "RSL says no\\r\\nline 1" in result.stdout
-    err = io.StringIO()
-    missing = str(tmp_path / f"no{TITLE}.jsonl")
-    sys_stderr, sys.stderr = sys.stderr, err
-    try:
-        assert main(["verify", missing], io.StringIO()) == 2
-    finally:
-        sys.stderr = sys_stderr
-    assert_terminal_safe(err.getvalue().rstrip("\n"))
-    assert "no\\x1b]0;pwned" in err.getvalue()
 
 
 @pytest.mark.parametrize(
