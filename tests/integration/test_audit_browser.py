@@ -9,52 +9,29 @@ when the package is installed) makes that a failure.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from scrapy_rep.audit.cli import main
+from tests.support.browser import browse, chromium
 from tests.support.trailfactory import (
     end_line,
+    html_report,
+    report_states_records,
     robots,
     run_line,
     snapshot_line,
     url_line,
-    write_trail,
 )
 
 HOSTILE = '/q"><img src=x onerror="document.title=1">'
 WIDTH, HEIGHT = 1200, 900
-
-
-def chromium() -> str:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        message = "chromium is not installed (Debian: apt-get install chromium)"
-        if os.environ.get("REP_REQUIRE_CHROMIUM") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
-
-
-def browse(tmp_path: Path, url: str, *options: str) -> str:
-    """Run headless Chromium on ``url`` with ``options``; its stdout."""
-    profile = tmp_path / "profile"
-    profile.mkdir(exist_ok=True)
-    command = [
-        chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={profile}", *options, url,
-    ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout
 
 
 @pytest.fixture
@@ -64,10 +41,7 @@ def page(tmp_path: Path) -> Path:
     body += [url_line(f"/private/{n}", fate="refused", refused_by="robots.txt",
                       robots=robots(2, "Disallow: /private")) for n in range(4)]  # fmt: skip
     body += [url_line(HOSTILE, robots=robots(None))]
-    trail = write_trail(tmp_path / "trail.jsonl", [run_line(), *body, end_line(body)])
-    html = tmp_path / "report.html"
-    assert main(["report", str(trail), "--html", str(html)]) == 0
-    return html
+    return html_report(tmp_path, [run_line(), *body, end_line(body)])
 
 
 def rows(dom: str) -> list[str]:
@@ -125,3 +99,47 @@ def test_without_chromium_the_tests_skip_saying_why_unless_required(
     monkeypatch.setenv("REP_REQUIRE_CHROMIUM", "1")
     with pytest.raises(pytest.fail.Exception, match="chromium is not installed"):
         chromium()
+
+
+#: The window the report's tables must fit.
+STATES_WIDTH, STATES_HEIGHT = 1280, 900
+
+
+MEASURE = """<script>(function(){var d=document.documentElement,out={page:d.scrollWidth,
+view:d.clientWidth,tables:{},wrapped:0};document.querySelectorAll("table").forEach(function(t){
+out.tables[t.id]=[t.scrollWidth,t.parentElement.clientWidth];});
+document.querySelectorAll("td.time").forEach(function(c){var r=document.createRange();
+r.selectNodeContents(c);if(r.getClientRects().length>1)out.wrapped++;});
+document.body.setAttribute("data-measure",JSON.stringify(out));})();</script></body>"""
+
+
+def test_in_chromium_the_tables_fit_1280_px_with_a_screenshot_per_state(tmp_path: Path) -> None:
+    """The report of a run in every state (tests/audit/test_html_states.py reads its
+    page): its tables fit a 1280 px window, timestamps on one line, and each state's
+    colour shows in a screenshot per filter (kept under ``tmp_path``)."""
+    html = html_report(tmp_path, report_states_records(), clean=False)
+    page = html.read_text(encoding="utf-8")
+    # The page's own CSP allows its inline scripts: a copy with a measuring one added.
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.replace("</body>", MEASURE, 1), encoding="utf-8")
+    dom = browse(
+        tmp_path, measured.as_uri(), f"--window-size={STATES_WIDTH},{STATES_HEIGHT}", "--dump-dom"
+    )
+    found = re.search(r'data-measure="([^"]*)"', dom)
+    assert found is not None, dom[-2000:]
+    out = json.loads(found.group(1).replace("&quot;", '"'))
+    assert out["page"] <= STATES_WIDTH, out
+    for name, (width, room) in out["tables"].items():
+        assert width <= room, (name, out)
+    assert out["wrapped"] == 0, out
+    tall = 1700  # the filtered table shows below the charts
+    for query in ("", "item dropped", "private", "noai"):
+        shot = tmp_path / f"report-{query.replace(' ', '-') or 'all'}.png"
+        url = html.as_uri() + (f"#q={query}" if query else "")
+        browse(tmp_path, url, f"--screenshot={shot}", f"--window-size={STATES_WIDTH},{tall}")
+        with Image.open(shot) as image:
+            assert image.size == (STATES_WIDTH, tall)
+            colours = {
+                c for _, c in image.convert("RGB").getcolors(STATES_WIDTH * STATES_HEIGHT) or []
+            }
+        assert (230, 126, 34) in colours  # the orange of "fetched, item dropped" (legend, bars)

@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.support.tools import audit_tool
+
 RUN = "0123456789abcdef0123456789abcdef"
 ROBOTS = b"""User-agent: *
 Disallow: /private
@@ -342,3 +344,58 @@ def assert_terminal_safe(out: str) -> None:
     """``out`` holds no character a terminal acts on, and no faked line of output."""
     assert not TERMINAL_UNSAFE.search(out), repr(TERMINAL_UNSAFE.search(out))
     assert "FAKE was fetched" not in out.replace("\\r\\nline 1: http://site.test/FAKE", "")
+
+
+# --------------------------------------------------------------------------- the report's states
+
+AIPREF_SOURCE = "header Content-Usage: train-ai=n"
+NOAI_META = '<meta name="robots" content="noai">'
+LONG_PATH = (
+    "/catalogue/section-one/sub-section-two/a-rather-long-product-name"
+    "?colour=red&size=xl&ref=abcdef"
+)
+
+
+def denying_usage(vocabulary: str, source: str) -> dict[str, Any]:
+    return {
+        "answers": {"search": None, "ai-train": False, "ai-input": None},
+        "decided_by": {"ai-train": 0},
+        "signals": [{"vocabulary": vocabulary, "answers": {"ai-train": False}, "source": source}],
+    }
+
+
+def dropped_line(path: str, vocabulary: str, source: str) -> dict[str, Any]:
+    return url_line(path, robots=robots(None), items_kept=0, items_dropped=1,
+                    item_reason="purpose", usage=denying_usage(vocabulary, source))  # fmt: skip
+
+
+def report_states_records() -> list[dict[str, Any]]:
+    """A run in every state the HTML report draws: fetched, items dropped by a header's
+    and by a meta tag's signal, refused by robots.txt, a long URL. It resumes a run the
+    trail does not hold: a report of it finds that one problem."""
+    run = run_line(
+        purposes=["ai-train"],
+        agents=["testbot", "Google-Extended", "GPTBot", "CCBot", "anthropic-ai"],
+        user_agent="Mozilla/5.0 (compatible; testbot/1.0; +https://example.test/bot-info-page)",
+        profile="google",
+        resumes="fedcba9876543210fedcba9876543210",
+        spider="a_spider_with_a_long_descriptive_name",
+    )
+    body = [snapshot_line()]
+    body += [url_line(f"/docs/{n}", robots=robots(None)) for n in range(3)]
+    body += [dropped_line(f"/aipref/{n}", "aipref", AIPREF_SOURCE) for n in range(3)]
+    body += [dropped_line(f"/meta/{n}", "robots-meta", NOAI_META) for n in range(2)]
+    body += [url_line("/private/1", fate="refused", status=None, refused_by="robots.txt",
+                      robots=robots(2, "Disallow: /private"))]  # fmt: skip
+    body += [url_line(LONG_PATH, robots=robots(None))]
+    return [run, *body, end_line(body, reason="closespider_itemcount")]
+
+
+def html_report(directory: Path, records: list[dict[str, Any]], clean: bool = True) -> Path:
+    """The page ``audit report --html`` makes of a trail of ``records`` written in
+    ``directory``; ``clean``: the report finds no problem (exit status 0)."""
+    trail = write_trail(directory / "trail.jsonl", records)
+    html = directory / "report.html"
+    status, said = audit_tool("report", str(trail), "--html", str(html))
+    assert status == (0 if clean else 1), said
+    return html
