@@ -147,7 +147,7 @@ class Case:
         return f"{self.step.value}+{type(self.event).__name__}"
 
 
-def matches(actions: list[Action], expected: list[Any]) -> bool:
+def actions_match(actions: list[Action], expected: list[Any]) -> bool:
     """Each action equals the expected one, or is of the expected type."""
     return len(actions) == len(expected) and all(
         isinstance(action, want) if isinstance(want, type) else action == want
@@ -259,7 +259,7 @@ UNCHANGED = [
 def test_each_transition_gives_its_actions_and_its_next_step(case: Case) -> None:
     life = arrive(case.step, case.store)
     actions = life.handle(case.event, case.at)
-    assert matches(actions, case.actions), actions
+    assert actions_match(actions, case.actions), actions
     assert life.step_of(A) is case.then
     assert case.check(life)
 
