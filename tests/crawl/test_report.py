@@ -16,6 +16,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
+from tests.support.robotsite import html_page
 
 A = "http://a.example"
 
@@ -62,13 +63,13 @@ def test_per_origin_and_per_url_lines() -> None:
     rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
-    page = Request(f"{A}/page")
-    report._scheduled(page)
-    report._held(page, origin=A)
-    report._released(page, origin=A, failures=1)
-    response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=page)
-    report._left_downloader(page)
-    report._response(response, page)
+    html_page = Request(f"{A}/page")
+    report._scheduled(html_page)
+    report._held(html_page, origin=A)
+    report._released(html_page, origin=A, failures=1)
+    response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
+    report._left_downloader(html_page)
+    report._response(response, html_page)
     report._item_refused(response, reason="noindex", message="noindex by header X-Robots-Tag: none")
     report._refused(Request(f"{A}/x"), "forbidden", "Forbidden by line 2", None)
     text = report.render()
@@ -205,12 +206,12 @@ def test_the_same_outcome_in_a_row_is_said_once_with_its_count() -> None:
 def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
     """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
     report = make()
-    page = Request(f"{A}/p")
-    report._scheduled(page)
-    report._held(page, origin=A)
-    report._released(page, origin=A, failures=4)
+    html_page = Request(f"{A}/p")
+    report._scheduled(html_page)
+    report._held(html_page, origin=A)
+    report._released(html_page, origin=A, failures=4)
     message = f"Dropped: robots.txt of {A} unreachable for 600 s (503: …): requests dropped"
-    report._refused(page, "robotstxt_unreachable", message, None)
+    report._refused(html_page, "robotstxt_unreachable", message, None)
     text = report.render()
     assert (
         f"  {A}/p\n    held while robots.txt was unreachable (4 failed downloads), then dropped "
@@ -314,14 +315,6 @@ def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
 
 # ---------------------------------------------------------------------- real crawls
 
-HTML = {"Content-Type": "text/html"}
-
-
-def page(body: str, **headers: str) -> Any:
-    from tests.support.robotsite import Reply
-
-    return Reply(200, f"<html><head>{body}</head></html>".encode(), {**HTML, **headers})
-
 
 class FollowSpider(Spider):
     """One item per page, every link followed."""
@@ -357,10 +350,12 @@ def a_site() -> Any:
     site.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
     links = ["/meta", "/header", "/nofollow", "/private/x", "/old", "/lost", "/"]
     anchors = "".join(f'<a href="{link}">x</a>' for link in links)
-    site.script("/", page(f'{anchors}<a rel="nofollow" href="/ads">ad</a>'))
-    site.script("/meta", page('<meta name="robots" content="noindex">'))
-    site.script("/header", page("", **{"X-Robots-Tag": "noindex"}))
-    site.script("/nofollow", page('<meta name="robots" content="nofollow"><a href="/never">n</a>'))
+    site.script("/", html_page(f'{anchors}<a rel="nofollow" href="/ads">ad</a>'))
+    site.script("/meta", html_page('<meta name="robots" content="noindex">'))
+    site.script("/header", html_page("", **{"X-Robots-Tag": "noindex"}))
+    site.script(
+        "/nofollow", html_page('<meta name="robots" content="nofollow"><a href="/never">n</a>')
+    )
     site.script("/old", redirect("/new"))
     site.script("/lost", Reply(reset=True))
     return sites
@@ -451,7 +446,7 @@ async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
 
     sites = a_site()
     base = sites.bases["a"]
-    expired = page('<meta name="robots" content="unavailable_after: 2020-01-01">')
+    expired = html_page('<meta name="robots" content="unavailable_after: 2020-01-01">')
     sites.origins["a"].script("/meta", expired)
     caplog.set_level(logging.INFO)
     try:

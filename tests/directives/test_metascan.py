@@ -250,7 +250,7 @@ def block(draw: Any, depth: int = 0) -> str:
 
 
 @st.composite
-def page(draw: Any) -> str:
+def generated_page(draw: Any) -> str:
     blocks = draw(st.lists(block(), min_size=1, max_size=6))
     head = draw(st.sampled_from(["", "<!DOCTYPE html>", "<html><head><meta charset=utf-8>"]))
     return head + "".join(blocks)
@@ -265,7 +265,7 @@ def assert_same(html: str) -> None:
 
 
 @settings(max_examples=600, deadline=None)
-@given(page())
+@given(generated_page())
 def test_the_scan_reads_what_the_parse_reads(html: str) -> None:
     assert_same(html)
 

@@ -17,15 +17,14 @@ import pytest_twisted
 from scrapy_rep.audit.cli import EXIT_CLEAN, main
 from scrapy_rep.audit.verify import verify
 from tests.support.audittrail import by_url
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
-
-
-def page(head: str = "", **headers: str) -> Reply:
-    body = f"<html><head>{head}</head><body>p</body></html>".encode()
-    return Reply(200, body, {**HTML, **headers})
-
+from tests.support.robotsite import (
+    ListSpider,
+    Sites,
+    collecting_items,
+    crawl,
+    html_page,
+    robots,
+)
 
 NOML_META = '<meta name="robots" content="noml">'
 OUR_NOML_META = '<meta name="testbot" content="noml">'
@@ -33,17 +32,17 @@ NOARCHIVE_META = '<meta name="robots" content="noarchive">'
 READ_AS = " (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"
 #: path -> (page, the source the decision names; "" for a page that says nothing to us).
 PAGES = {
-    "/noml-meta": (page(NOML_META), NOML_META),
-    "/noml-our-meta": (page(OUR_NOML_META), OUR_NOML_META),
-    "/noml-header": (page(**{"X-Robots-Tag": "noml"}), "X-Robots-Tag: noml"),
-    "/noml-scoped": (page(**{"X-Robots-Tag": "TestBot: noml"}), "X-Robots-Tag: TestBot: noml"),
-    "/noml-other": (page(**{"X-Robots-Tag": "otherbot: noml"}), ""),
-    "/noarchive-meta": (page(NOARCHIVE_META), NOARCHIVE_META + READ_AS),
+    "/noml-meta": (html_page(NOML_META), NOML_META),
+    "/noml-our-meta": (html_page(OUR_NOML_META), OUR_NOML_META),
+    "/noml-header": (html_page(**{"X-Robots-Tag": "noml"}), "X-Robots-Tag: noml"),
+    "/noml-scoped": (html_page(**{"X-Robots-Tag": "TestBot: noml"}), "X-Robots-Tag: TestBot: noml"),
+    "/noml-other": (html_page(**{"X-Robots-Tag": "otherbot: noml"}), ""),
+    "/noarchive-meta": (html_page(NOARCHIVE_META), NOARCHIVE_META + READ_AS),
     "/noarchive-header": (
-        page(**{"X-Robots-Tag": "noarchive, nosnippet"}),
+        html_page(**{"X-Robots-Tag": "noarchive, nosnippet"}),
         "X-Robots-Tag: noarchive, nosnippet" + READ_AS,
     ),
-    "/plain": (page(), ""),
+    "/plain": (html_page(), ""),
 }
 NOML = {path for path, (_, source) in PAGES.items() if path.startswith("/noml") and source}
 NOARCHIVE = {path for path in PAGES if path.startswith("/noarchive")}

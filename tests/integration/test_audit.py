@@ -23,9 +23,17 @@ from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.settings import RepSettingError
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, redirect, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    HTML,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    redirect,
+    robots,
+)
 
-HTML = {"Content-Type": "text/html"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 

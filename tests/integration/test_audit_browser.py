@@ -35,7 +35,7 @@ WIDTH, HEIGHT = 1200, 900
 
 
 @pytest.fixture
-def page(tmp_path: Path) -> Path:
+def report_page(tmp_path: Path) -> Path:
     body = [snapshot_line()]
     body += [url_line(f"/docs/{n}", robots=robots(None)) for n in range(6)]
     body += [url_line(f"/private/{n}", fate="refused", refused_by="robots.txt",
@@ -50,8 +50,8 @@ def rows(dom: str) -> list[str]:
     return re.findall(r"<tr[^>]*>.*?</tr>", table.split("<tbody>", 1)[1], re.S)
 
 
-def test_report_filter_runs_in_the_browser(page: Path, tmp_path: Path) -> None:
-    dom = browse(tmp_path, f"{page.as_uri()}#q=private", "--dump-dom")
+def test_report_filter_runs_in_the_browser(report_page: Path, tmp_path: Path) -> None:
+    dom = browse(tmp_path, f"{report_page.as_uri()}#q=private", "--dump-dom")
     assert 'data-ready="1"' in dom  # the script ran to its end
     shown = [row for row in rows(dom) if not row.startswith("<tr hidden")]
     assert len(rows(dom)) == 11 and len(shown) == 4
@@ -61,9 +61,9 @@ def test_report_filter_runs_in_the_browser(page: Path, tmp_path: Path) -> None:
 
 
 def test_report_unfiltered_shows_every_row_and_hostile_url_as_text(
-    page: Path, tmp_path: Path
+    report_page: Path, tmp_path: Path
 ) -> None:
-    dom = browse(tmp_path, page.as_uri(), "--dump-dom")
+    dom = browse(tmp_path, report_page.as_uri(), "--dump-dom")
     assert len(rows(dom)) == 11 and not any(row.startswith("<tr hidden") for row in rows(dom))
     assert '<span id="shown">11</span>' in dom and 'data-filter=""' in dom
     assert "<img" not in dom  # the hostile URL stayed text
@@ -71,9 +71,11 @@ def test_report_unfiltered_shows_every_row_and_hostile_url_as_text(
     assert "<title>Audit trail: trail.jsonl</title>" in dom
 
 
-def test_report_screenshot(page: Path, tmp_path: Path) -> None:
+def test_report_screenshot(report_page: Path, tmp_path: Path) -> None:
     shot = tmp_path / "report.png"
-    browse(tmp_path, page.as_uri(), f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}")
+    browse(
+        tmp_path, report_page.as_uri(), f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}"
+    )
     data = shot.read_bytes()
     if os.environ.get("REP_KEEP_SCREENSHOT"):
         Path(os.environ["REP_KEEP_SCREENSHOT"]).write_bytes(data)
@@ -118,10 +120,10 @@ def test_in_chromium_the_tables_fit_1280_px_with_a_screenshot_per_state(tmp_path
     page): its tables fit a 1280 px window, timestamps on one line, and each state's
     colour shows in a screenshot per filter (kept under ``tmp_path``)."""
     html = html_report(tmp_path, report_states_records(), clean=False)
-    page = html.read_text(encoding="utf-8")
+    text = html.read_text(encoding="utf-8")
     # The page's own CSP allows its inline scripts: a copy with a measuring one added.
     measured = tmp_path / "measured.html"
-    measured.write_text(page.replace("</body>", MEASURE, 1), encoding="utf-8")
+    measured.write_text(text.replace("</body>", MEASURE, 1), encoding="utf-8")
     dom = browse(
         tmp_path, measured.as_uri(), f"--window-size={STATES_WIDTH},{STATES_HEIGHT}", "--dump-dom"
     )

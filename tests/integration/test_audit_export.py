@@ -24,7 +24,14 @@ from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
 from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
 from scrapy_rep.usage.purpose import PURPOSES
 from tests.support.audittrail import lines as trail_lines
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import (
+    ListSpider,
+    Sites,
+    collecting_items,
+    crawl,
+    html_page,
+    robots,
+)
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ORIGIN,
@@ -43,11 +50,6 @@ ROBOTS = "User-agent: *\nContent-Signal: search=yes, use=reference\nDisallow: /p
 PAGE = b"<html><body>p</body></html>"
 
 
-def _page(head: str = "", **headers: str) -> Reply:
-    body = f"<html><head>{head}</head><body>p</body></html>".encode() if head else PAGE
-    return Reply(200, body, {"Content-Type": "text/html", **headers})
-
-
 class ItemSpider(ListSpider):
     def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
@@ -58,11 +60,11 @@ async def _crawl(tmp_path: Path, **extra: Any) -> tuple[Path, dict[str, str], li
     sites = Sites()
     site = sites.add("a")
     site.script("/robots.txt", robots(ROBOTS))
-    site.script("/train-yes", _page(**{"Content-Signal": "ai-train=yes"}))
-    site.script("/plain", _page())
-    site.script("/search-no", _page(**{"Content-Signal": "search=no"}))
-    site.script("/noai", _page('<meta name="robots" content="noai">'))
-    site.script("/private/x", _page())
+    site.script("/train-yes", html_page(**{"Content-Signal": "ai-train=yes"}))
+    site.script("/plain", html_page())
+    site.script("/search-no", html_page(**{"Content-Signal": "search=no"}))
+    site.script("/noai", html_page('<meta name="robots" content="noai">'))
+    site.script("/private/x", html_page())
     urls = {
         name: sites.url("a", name)
         for name in ("/train-yes", "/plain", "/search-no", "/noai", "/private/x")

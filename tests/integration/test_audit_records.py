@@ -18,14 +18,7 @@ from scrapy import Request, Spider
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import lines, url_records
-from tests.support.robotsite import Reply, Sites, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
-
-
-def page(*links: str) -> Reply:
-    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
-    return Reply(200, f"<html><body>{anchors}</body></html>".encode(), HTML)
+from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
 
 
 class FollowSpider(Spider):
@@ -49,9 +42,9 @@ def home_site() -> Sites:
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
-    a.script("/", page("/one", "/two", "/private/x"))
-    a.script("/one", page("/", "/two"))
-    a.script("/two", page("/", "/one"))
+    a.script("/", links_page("/one", "/two", "/private/x"))
+    a.script("/one", links_page("/", "/two"))
+    a.script("/two", links_page("/", "/one"))
     return sites
 
 

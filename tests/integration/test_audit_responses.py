@@ -16,9 +16,7 @@ from scrapy.http import Response
 
 from scrapy_rep.crawl.auditing import trail_of
 from tests.support.audittrail import by_url
-from tests.support.robotsite import Reply, Sites, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
+from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 
 
 class GoneMiddleware:

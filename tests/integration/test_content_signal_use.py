@@ -12,23 +12,28 @@ import pytest_twisted
 
 from tests.support.audittrail import by_url, chain_breaks
 from tests.support.documents import CLOUDFLARE_MANAGED
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
-
-
-def _page(**headers: str) -> Reply:
-    return Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html", **headers})
+from tests.support.robotsite import (
+    ListSpider,
+    Sites,
+    collecting_items,
+    crawl,
+    html_page,
+    robots,
+)
 
 
 def _build() -> tuple[Sites, dict[str, str]]:
     sites = Sites()
     sites.add("managed").script("/robots.txt", robots(CLOUDFLARE_MANAGED))
     header = sites.add("header")
-    header.script("/all-yes", _page(**{"content-signal": "ai-train=yes, search=yes, ai-input=yes"}))
-    header.script("/input-no", _page(**{"Content-Signal": "ai-input=no, use=reference"}))
     header.script(
-        "/both", _page(**{"Content-Signal": "ai-train=yes", "Content-Usage": "train-ai=n"})
+        "/all-yes", html_page(**{"content-signal": "ai-train=yes, search=yes, ai-input=yes"})
     )
-    header.script("/search-no", _page(**{"Content-Signal": "search=no"}))
+    header.script("/input-no", html_page(**{"Content-Signal": "ai-input=no, use=reference"}))
+    header.script(
+        "/both", html_page(**{"Content-Signal": "ai-train=yes", "Content-Usage": "train-ai=n"})
+    )
+    header.script("/search-no", html_page(**{"Content-Signal": "search=no"}))
     urls = {
         "managed /page": sites.url("managed", "/page"),
         "header /search-no": sites.url("header", "/search-no"),

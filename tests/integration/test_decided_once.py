@@ -18,10 +18,7 @@ from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import lines
 from tests.support.counting import counted_matches
-from tests.support.robotsite import Reply, Sites, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
-
+from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 
 ROBOTS = (
     "User-agent: *\nDisallow: /private\nCrawl-delay: 0.05\nContent-Usage: train-ai=y\n"

@@ -15,7 +15,7 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.test import get_crawler, get_reactor_settings
 
 from tests.support.paths import EXAMPLE_PROJECT
-from tests.support.robotsite import Reply, Sites, robots
+from tests.support.robotsite import Sites, links_page, robots
 
 PROJECT = EXAMPLE_PROJECT
 
@@ -31,11 +31,6 @@ def demo(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str, Any], dict[str
 
     settings = {name: getattr(demo.settings, name) for name in dir(demo.settings) if name.isupper()}
     return DemoSpider, settings, dict(REAL_SITE_BOUNDS)
-
-
-def page(*links: str) -> Reply:
-    body = "".join(f'<a href="{link}">{link}</a>' for link in links)
-    return Reply(200, f"<html><body>{body}</body></html>".encode(), {"Content-Type": "text/html"})
 
 
 async def crawl_demo(spider: Any, settings: dict[str, Any], start_url: str) -> Crawler:
@@ -65,7 +60,7 @@ async def test_a_real_site_crawl_stays_on_its_host_and_stops_at_the_depth_limit(
     other = sites.bases["second"].replace("127.0.0.1", "localhost")  # another host
     first.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     for depth in range(6):  # /d0 -> /d1 -> ... and every page links to the other host
-        first.script(f"/d{depth}", page(f"/d{depth + 1}", f"{other}/from-d{depth}"))
+        first.script(f"/d{depth}", links_page(f"/d{depth + 1}", f"{other}/from-d{depth}"))
     second.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     try:
         crawler = await crawl_demo(spider, settings, sites.url("first", "/d0"))
@@ -87,7 +82,7 @@ async def test_a_real_site_crawl_stops_after_the_page_count(demo: Any) -> None:
     sites.add("second")
     other = sites.bases["second"].replace("127.0.0.1", "localhost")
     wide = [f"/w/{n}" for n in range(3 * bounds["CLOSESPIDER_PAGECOUNT"])]
-    first.script("/", page(f"{other}/", *wide))
+    first.script("/", links_page(f"{other}/", *wide))
     try:
         crawler = await crawl_demo(spider, settings, sites.url("first", "/"))
     finally:

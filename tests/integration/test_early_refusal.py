@@ -19,10 +19,7 @@ from twisted.internet.defer import Deferred
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY, EarlyRefusal
 from tests.support.audittrail import lines
-from tests.support.robotsite import Reply, Sites, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
-
+from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 
 ROBOTS_A = (
     "User-agent: *\nDisallow: /private\nDisallow: /*.pdf$\nContent-Usage: /noai train-ai=n\n"

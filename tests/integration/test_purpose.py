@@ -29,19 +29,13 @@ from tests.support.robotsite import (
     Sites,
     collecting_items,
     crawl,
+    html_page,
     robots,
 )
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
 )
-HTML = {"Content-Type": "text/html"}
-
-
-def page(body: str = "", **headers: str) -> Reply:
-    return Reply(
-        200, f"<html><head>{body}</head><body>p</body></html>".encode(), {**HTML, **headers}
-    )
 
 
 def build() -> tuple[Sites, dict[str, str]]:
@@ -63,13 +57,14 @@ def build() -> tuple[Sites, dict[str, str]]:
     tdm = sites.add("tdm")
     tdm.script("/.well-known/tdmrep.json", Reply(200, TDMREP, {"Content-Type": "application/json"}))
     hdr = sites.add("hdr")
-    hdr.script("/cu-header", page(**{"Content-Usage": "train-ai=n"}))
-    hdr.script("/tdm-header", page(**{"tdm-reservation": "1"}))
-    hdr.script("/tdm-meta", page('<meta name="tdm-reservation" content="1">'))
-    hdr.script("/noai", page(**{"X-Robots-Tag": "noai"}))
-    hdr.script("/noai-meta", page('<meta name="robots" content="noai, noimageai">'))
+    hdr.script("/cu-header", html_page(**{"Content-Usage": "train-ai=n"}))
+    hdr.script("/tdm-header", html_page(**{"tdm-reservation": "1"}))
+    hdr.script("/tdm-meta", html_page('<meta name="tdm-reservation" content="1">'))
+    hdr.script("/noai", html_page(**{"X-Robots-Tag": "noai"}))
+    hdr.script("/noai-meta", html_page('<meta name="robots" content="noai, noimageai">'))
     hdr.script(
-        "/lifted", page('<meta name="tdm-reservation" content="0">', **{"tdm-reservation": "1"})
+        "/lifted",
+        html_page('<meta name="tdm-reservation" content="0">', **{"tdm-reservation": "1"}),
     )
     sites.add("agents").script(
         "/robots.txt", robots("User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
@@ -231,8 +226,8 @@ async def test_hostile_signals_are_unknown_and_never_lose_a_page(tmp_path: Path)
     garbage = sites.add("garbage")
     big = b"[" + b'{"location": "/x", "tdm-reservation": 1},' * 60_000 + b"oops"
     garbage.script("/.well-known/tdmrep.json", Reply(200, big))  # 2.4 MB, cut, not JSON
-    garbage.script("/p", page(**{"Content-Usage": "Train-AI=n,,", "tdm-reservation": "2"}))
-    garbage.script("/q", page('<meta name="tdm-reservation" content="yes">'))
+    garbage.script("/p", html_page(**{"Content-Usage": "Train-AI=n,,", "tdm-reservation": "2"}))
+    garbage.script("/q", html_page('<meta name="tdm-reservation" content="yes">'))
     broken = sites.add("broken")
     broken.script(
         "/.well-known/tdmrep.json", Reply(200, b'{"location": "/", "tdm-reservation": 1}')

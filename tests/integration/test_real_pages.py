@@ -53,7 +53,7 @@ def collect_items(items: list[str]) -> Any:
     return connect
 
 
-def page(body: bytes, **headers: str) -> Reply:
+def utf8_page(body: bytes, **headers: str) -> Reply:
     return Reply(200, body, {**HTML, **headers})
 
 
@@ -84,7 +84,9 @@ async def test_a_stray_control_byte_in_a_tag_loses_neither_the_item_nor_the_link
         b'<html><head><meta name="description" content="x"\x01></head><body>'
         b'<a href="/next"\x01>next</a> <a href="/ad" rel="nofollow"\x01>ad</a></body></html>'
     )
-    sites, crawler, items = await crawl_site({"/": page(body), "/next": page(b"<p>next</p>")})
+    sites, crawler, items = await crawl_site(
+        {"/": utf8_page(body), "/next": utf8_page(b"<p>next</p>")}
+    )
     assert paths(sites, items) == {"/", "/next"}
     assert sites.requested("a").count("/ad") == 0  # its rel="nofollow" was still read
     assert crawler.stats.get_value("rep/directives/errors") is None  # nothing failed
@@ -97,7 +99,7 @@ async def test_a_stray_control_byte_does_not_hide_a_noindex_on_the_same_page() -
         b'<meta name="robots" content="noindex, nofollow"></head>'
         b'<body><a href="/next">next</a></body></html>'
     )
-    sites, _, items = await crawl_site({"/": page(body), "/next": page(b"<p>next</p>")})
+    sites, _, items = await crawl_site({"/": utf8_page(body), "/next": utf8_page(b"<p>next</p>")})
     assert items == []
     assert sites.requested("a") == ["/robots.txt", "/"]
 
@@ -119,7 +121,7 @@ async def test_a_noindex_nofollow_in_a_utf16_or_utf32_page_is_honoured(
         '<body><a href="/next">next</a></body></html>'
     )
     reply = Reply(200, html.encode(encoding), headers)
-    sites, _, items = await crawl_site({"/": reply, "/next": page(b"<p>next</p>")})
+    sites, _, items = await crawl_site({"/": reply, "/next": utf8_page(b"<p>next</p>")})
     assert items == [], name
     assert "/next" not in sites.requested("a"), name
 
@@ -131,7 +133,7 @@ async def test_a_robots_meta_name_written_with_character_references_counts(name:
         f'<html><head><meta name="{name}" content="noindex, nofollow"></head>'
         '<body><a href="/next">next</a></body></html>'
     ).encode()
-    sites, _, items = await crawl_site({"/": page(body), "/next": page(b"<p>next</p>")})
+    sites, _, items = await crawl_site({"/": utf8_page(body), "/next": utf8_page(b"<p>next</p>")})
     assert items == []
     assert "/next" not in sites.requested("a")
 

@@ -23,6 +23,7 @@ from scrapy_rep.audit.verify import verify
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
 from tests.support.robotsite import (
     BASE_SETTINGS,
+    HTML,
     ListSpider,
     Reply,
     Sites,
@@ -30,8 +31,6 @@ from tests.support.robotsite import (
     crawl,
     robots,
 )
-
-HTML = {"Content-Type": "text/html"}
 
 #: Politeness a real project sets, all at once: AutoThrottle over a small download delay
 #: with jitter, one request at a time per host (every local origin is 127.0.0.1), few

@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
-
-HTML = {"Content-Type": "text/html"}
+from tests.support.robotsite import HTML, ListSpider, Reply, Sites, collecting_items, crawl, robots
 
 
 def build() -> tuple[Sites, dict[str, str]]:

@@ -14,7 +14,7 @@ import pytest_twisted
 
 from scrapy_rep.audit.read import Trail
 from tests.support.audittrail import paused_and_resumed
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from tests.support.robotsite import BASE_SETTINGS, HTML, ListSpider, Reply, Sites, crawl, robots
 from tests.support.tools import audit_tool
 
 ROBOTS_A = (
@@ -22,7 +22,6 @@ ROBOTS_A = (
     "User-agent: GPTBot\nDisallow: /gpt-no\n"
 )
 TDMREP = b'[{"location": "/reserved/*", "tdm-reservation": 1}]'
-HTML = {"Content-Type": "text/html"}
 
 
 class ItemSpider(ListSpider):

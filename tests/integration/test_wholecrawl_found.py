@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 import pytest_twisted
 
+from tests.support.robotsite import HTML
 from tests.support.wholecrawl import AGENT, Doc, PropSites, WholeSpider
-
-HTML = {"Content-Type": "text/html"}
 
 
 async def crawl(sites: PropSites, urls: list[str], **settings: Any) -> Any:

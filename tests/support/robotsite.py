@@ -46,6 +46,23 @@ def redirect(location: str, status: int = 301) -> Reply:
     return Reply(status, b"", {"Location": location})
 
 
+#: The headers of an HTML page.
+HTML = {"Content-Type": "text/html"}
+
+
+def html_page(head: str = "", **headers: str) -> Reply:
+    """An HTML page whose ``<head>`` holds ``head`` (a meta tag, a link), with ``headers``."""
+    return Reply(
+        200, f"<html><head>{head}</head><body>p</body></html>".encode(), {**HTML, **headers}
+    )
+
+
+def links_page(*links: str) -> Reply:
+    """An HTML page that links to each of ``links``."""
+    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
+    return Reply(200, f"<html><body>{anchors}</body></html>".encode(), HTML)
+
+
 class ScriptedOrigin(Resource):
     isLeaf = True
 

@@ -80,14 +80,14 @@ def meta(word: str) -> PageDirectives:
     return combine([word], [f'<meta name="robots" content="{word}">'])
 
 
-def page() -> tuple[HtmlResponse, Any]:
+def noimageai_page() -> tuple[HtmlResponse, Any]:
     url = "https://e.com/g/page"
     return HtmlResponse(url, body=PAGE, request=Request(url)), meta("noimageai")
 
 
 def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
     images, refused, stats = gate(("search", "ai-input"))
-    response, directives = page()
+    response, directives = noimageai_page()
     found = images.page(response, directives)
     assert found is not None
     urls = ("https://e.com/b", "https://e.com/c,d", "https://e.com/g/img/e", "https://x.org/z.gif")
@@ -102,7 +102,7 @@ def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
 
 def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
     images, _, stats = gate(("ai-train",))
-    response, directives = page()
+    response, directives = noimageai_page()
     found = images.page(response, directives)
     assert found is not None
     item = {
@@ -123,14 +123,14 @@ def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
 
 def test_a_search_crawl_under_drop_changes_nothing() -> None:
     images, _, _ = gate(("search",))
-    response, directives = page()
+    response, directives = noimageai_page()
     assert images.page(response, directives) is None
 
 
 def test_mark_keeps_the_images_with_the_record() -> None:
     for purposes, mark in ((("ai-train",), True), (("search",), True)):
         images, refused, _ = gate(purposes, mark)
-        response, directives = page()
+        response, directives = noimageai_page()
         found = images.page(response, directives)
         assert found is not None
         request = images.request(Request("https://e.com/a.png"), response, found)
@@ -144,5 +144,5 @@ def test_mark_keeps_the_images_with_the_record() -> None:
 
 def test_a_page_without_noimageai_is_not_one() -> None:
     images, _, _ = gate(("ai-train",))
-    response, _ = page()
+    response, _ = noimageai_page()
     assert images.page(response, meta("noai")) is None

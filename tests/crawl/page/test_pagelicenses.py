@@ -40,7 +40,7 @@ def reader(entries: dict[str, CacheEntry[Any]]) -> tuple[PageLicenseReader, Any]
     return found, crawler
 
 
-def page(head: str = "", **headers: str) -> HtmlResponse:
+def page_with_head(head: str = "", **headers: str) -> HtmlResponse:
     body = f"<html><head>{head}</head><body>p</body></html>".encode()
     url = "https://site.example/page"
     return HtmlResponse(url, body=body, headers=headers, request=Request(url))
@@ -52,13 +52,15 @@ def entry(body: bytes) -> CacheEntry[Any]:
 
 def test_a_page_without_licenses_says_nothing() -> None:
     found, _ = reader({})
-    assert found.known_now(page('<link rel="license" href="https://cc.example/by">')) == ()
+    assert (
+        found.known_now(page_with_head('<link rel="license" href="https://cc.example/by">')) == ()
+    )
 
 
 def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
     found, _ = reader({LICENSE: entry(NO_SEARCH)})
     link = f'<{LICENSE}>; rel="license"; type="application/rsl+xml"'
-    decision = decide(found.known_now(page(Link=link)))
+    decision = decide(found.known_now(page_with_head(Link=link)))
     assert decision.allowed("search") is False
     assert LICENSE in decision.decided_by("search").source  # type: ignore[union-attr]
 
@@ -66,7 +68,7 @@ def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
 def test_a_license_not_known_yet_on_the_sync_path_is_no_ai_use_and_counted() -> None:
     found, crawler = reader({})
     html = f'<link rel="license" type="application/rsl+xml" href="{LICENSE}">'
-    decision = decide(found.known_now(page(html)))
+    decision = decide(found.known_now(page_with_head(html)))
     assert (decision.allowed("ai-train"), decision.allowed("ai-input")) == (False, False)
     assert decision.allowed("search") is None  # not concerned: not a "no" we invent
     assert crawler.stats.get_value("rep/rsl/page_license_not_known") == 1

@@ -21,7 +21,7 @@ def make(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
     return mw
 
 
-def page(
+def page_response(
     body: str = "", headers: dict[str, str] | None = None, url: str = "https://e.com/p"
 ) -> HtmlResponse:
     response = HtmlResponse(url, body=body.encode(), headers=headers or {}, encoding="utf-8")
@@ -47,7 +47,7 @@ def stat(mw: PageDirectivesMiddleware, key: str) -> int:
 
 def test_spec6_directives_on_response_meta_before_the_callback() -> None:
     mw = make()
-    response = page(meta("noindex"))
+    response = page_response(meta("noindex"))
     mw.process_spider_input(response)
     directives = response.meta["rep_directives"]
     assert isinstance(directives, PageDirectives) and directives.noindex
@@ -65,14 +65,14 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
     mw = make()
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        assert run(mw, page(meta("noindex")), [item, request]) == [request]
+        assert run(mw, page_response(meta("noindex")), [item, request]) == [request]
     assert stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
 
 def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
     mw = make()
-    parent = page(meta("noindex"))
+    parent = page_response(meta("noindex"))
     mw.process_spider_input(parent)
     child = HtmlResponse("https://e.com/child", body=b"<html></html>", encoding="utf-8")
     child.request = Request("https://e.com/child", meta=dict(parent.meta))  # type: ignore[misc]
@@ -83,14 +83,14 @@ def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
 
 def test_spec6_expired_unavailable_after_drops_items() -> None:
     mw = make()
-    assert run(mw, page(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
+    assert run(mw, page_response(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
     assert stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
-    assert run(mw, page(meta("unavailable_after: 2999-01-01")), [{"a": 1}]) == [{"a": 1}]
+    assert run(mw, page_response(meta("unavailable_after: 2999-01-01")), [{"a": 1}]) == [{"a": 1}]
 
 
 def test_spec6_noindex_keep_only_records() -> None:
     mw = make({"REP_NOINDEX_ACTION": "keep"})
-    assert run(mw, page(meta("noindex")), [{"a": 1}]) == [{"a": 1}]
+    assert run(mw, page_response(meta("noindex")), [{"a": 1}]) == [{"a": 1}]
     assert stat(mw, "rep/directives/items_kept/noindex") == 1
 
 
@@ -98,7 +98,7 @@ def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixt
     mw = make()
     item = {"a": 1}
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        out = run(mw, page(meta("nofollow")), [item, Request("https://e.com/next")])
+        out = run(mw, page_response(meta("nofollow")), [item, Request("https://e.com/next")])
     assert out == [item]
     assert stat(mw, "rep/directives/requests_dropped/nofollow") == 1
     assert "nofollow" in caplog.text and "https://e.com/next" in caplog.text
@@ -106,31 +106,31 @@ def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixt
 
 def test_spec6_none_drops_both() -> None:
     mw = make()
-    assert run(mw, page(meta("none")), [{"a": 1}, Request("https://e.com/next")]) == []
+    assert run(mw, page_response(meta("none")), [{"a": 1}, Request("https://e.com/next")]) == []
 
 
 def test_spec6_nofollow_opt_out_in_request_meta() -> None:
     mw = make()
     request = Request("https://e.com/next", meta={"rep_ignore_nofollow": True})
-    assert run(mw, page(meta("nofollow")), [request]) == [request]
+    assert run(mw, page_response(meta("nofollow")), [request]) == [request]
 
 
 def test_spec6_nofollow_keep_action() -> None:
     mw = make({"REP_NOFOLLOW_ACTION": "keep"})
     request = Request("https://e.com/next")
-    assert run(mw, page(meta("nofollow")), [request]) == [request]
+    assert run(mw, page_response(meta("nofollow")), [request]) == [request]
     assert stat(mw, "rep/directives/requests_kept/nofollow") == 1
 
 
 def test_spec6_crawler_token_from_robotstxt_user_agent() -> None:
     mw = make({"ROBOTSTXT_USER_AGENT": "OtherBot"})
-    assert run(mw, page(meta("noindex", name="otherbot")), [{"a": 1}]) == []
-    assert run(make(), page(meta("noindex", name="otherbot")), [{"a": 1}]) == [{"a": 1}]
+    assert run(mw, page_response(meta("noindex", name="otherbot")), [{"a": 1}]) == []
+    assert run(make(), page_response(meta("noindex", name="otherbot")), [{"a": 1}]) == [{"a": 1}]
 
 
 def test_spec6_directive_tokens_setting_adds_tokens() -> None:
     mw = make({"REP_DIRECTIVE_TOKENS": ["googlebot"]})
-    assert run(mw, page(meta("noindex", name="googlebot")), [{"a": 1}]) == []
+    assert run(mw, page_response(meta("noindex", name="googlebot")), [{"a": 1}]) == []
 
 
 LINKS = (
@@ -144,7 +144,7 @@ LINKS = (
 
 def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
     mw = make()
-    response = page(f"<html><body>{LINKS}</body></html>")
+    response = page_response(f"<html><body>{LINKS}</body></html>")
     requests = [
         Request(f"https://e.com{p}") for p in ("/sponsored", "/ugc", "/sp", "/both", "/plain")
     ]
@@ -160,13 +160,13 @@ def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
 
 def test_spec6_rel_nofollow_can_be_switched_off() -> None:
     mw = make({"REP_REL_NOFOLLOW": False})
-    response = page(f"<html><body>{LINKS}</body></html>")
+    response = page_response(f"<html><body>{LINKS}</body></html>")
     assert len(run(mw, response, [Request("https://e.com/sponsored")])) == 1
 
 
 def test_spec6_rel_nofollow_respects_base_href() -> None:
     mw = make()
-    response = page(
+    response = page_response(
         '<html><head><base href="https://cdn.e.com/x/"></head>'
         '<body><a href="y" rel="nofollow">y</a></body></html>'
     )
@@ -189,7 +189,7 @@ def test_wrong_setting_names_the_setting(name: str, value: object) -> None:
 
 def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
     mw = make()
-    response = page(
+    response = page_response(
         "<html><body>"
         '<a href="http://[oops/x" rel="nofollow">a</a>'
         '<a href="http://e.com:99999/" rel="nofollow">b</a>'
@@ -202,7 +202,7 @@ def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
 
 def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
     mw = make()
-    response = page(
+    response = page_response(
         '<html><head><base href="http://[broken/"></head><body>'
         '<a href="/sponsored" rel="nofollow">c</a></body></html>'
     )
@@ -221,7 +221,7 @@ def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
 
     monkeypatch.setattr(module, "read_page", broken)
     mw = make()
-    response = page(meta("noindex, nofollow").format(links=""))
+    response = page_response(meta("noindex, nofollow").format(links=""))
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.WARNING):
         assert run(mw, response, [item, request]) == [item, request]
