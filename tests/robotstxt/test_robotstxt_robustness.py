@@ -2,8 +2,8 @@
 
 - every file of ``../shared/corpus`` (real, junk, synthetic) parses in every profile and
   answers a few URLs without raising;
-- answers are deterministic: twice in one process, and in fresh processes with other
-  ``PYTHONHASHSEED`` values;
+- answers are deterministic: twice in one process (in fresh processes with other
+  ``PYTHONHASHSEED`` values: tests/integration/test_robotstxt_robustness.py);
 - Hypothesis: random bytes, robots-like text and random URLs never make it raise;
 - hand-made hostile bodies: invalid UTF-8, NUL bytes, a 2 MiB line, an HTML error page;
 - a wrong argument type raises ``TypeError``.
@@ -12,9 +12,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,76 +19,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep import ContentSignals, Decision, RobotsTxt, parse_robotstxt
-from tests.support.paths import ROOT
-
-PROFILES = ("google", "rfc9309", "legacy")
-AGENTS = ("Googlebot", "mybot", "Scrapy/2.19 (+https://scrapy.org)")
-#: URLs asked of every file, besides a few of its own from urls.jsonl.
-GENERIC_URLS = (
-    "https://example.com/",
-    "https://example.com/robots.txt",
-    "https://example.com/a/b;p?q=1#frag",
-    "https://example.com/%E3%83%84/index.html",
-    "/" + "ab*" * 700,
+from scrapy_rep import ContentSignals, parse_robotstxt
+from tests.support.corpus import (
+    AGENTS,
+    PROFILES,
+    check_types,
+    corpus_files,
+    own_urls,
+    sample_answers,
+    sample_files,
+    urls_for,
 )
-#: How many of each real file's own URLs (urls.jsonl gives 50) are asked.
-OWN_URLS_PER_FILE = 3
-
-Answers = list[Any]
-
-
-def corpus_files(corpus_dir: Path, kind: str) -> list[Path]:
-    return sorted(path for path in (corpus_dir / kind).rglob("*") if path.is_file())
-
-
-def own_urls(corpus_dir: Path) -> dict[str, list[str]]:
-    """File (relative to the corpus) -> its URLs from ``urls.jsonl`` (first line: agents)."""
-    urls: dict[str, list[str]] = {}
-    path = corpus_dir / "urls.jsonl"
-    if not path.is_file():
-        return urls
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            record = json.loads(line)
-            if "file" in record:
-                urls[record["file"]] = record["urls"]
-    return urls
-
-
-def answers(rules: RobotsTxt, urls: list[str]) -> Answers:
-    """Everything the public API says about ``urls``, in a comparable (JSON) form."""
-    out: Answers = [list(rules.sitemaps)]
-    for agent in AGENTS:
-        out.append(rules.crawl_delay(agent))
-        signals = rules.content_signals(agent)
-        out.append([signals.search, signals.ai_input, signals.ai_train])
-        for target in urls:
-            decision = rules.decide(target, agent)
-            out.append([decision.allowed, decision.line, decision.rule, decision.pattern])
-    return out
-
-
-def check_types(rules: RobotsTxt, urls: list[str]) -> None:
-    assert isinstance(rules.sitemaps, tuple)
-    assert all(isinstance(sitemap, str) for sitemap in rules.sitemaps)
-    for agent in AGENTS:
-        delay = rules.crawl_delay(agent)
-        assert delay is None or isinstance(delay, float)
-        assert isinstance(rules.content_signals(agent), ContentSignals)
-        for target in urls:
-            allowed = rules.allowed(target, agent)
-            assert isinstance(allowed, bool)
-            decision = rules.decide(target, agent)
-            assert isinstance(decision, Decision)
-            assert decision.allowed is allowed
-            assert decision.rule in (None, "allow", "disallow")
-            assert (decision.line is None) is (decision.rule is None)
-
-
-def urls_for(relative: str, urls: dict[str, list[str]]) -> list[str]:
-    return urls.get(relative, [])[:OWN_URLS_PER_FILE] + list(GENERIC_URLS)
-
 
 # ---------------------------------------------------------------------------------------
 # The corpus
@@ -115,26 +53,6 @@ def test_corpus_never_raises(corpus_dir: Path, kind: str, profile: str) -> None:
     assert not failures, "\n".join(failures[:20])
 
 
-def sample_files(corpus_dir: Path) -> list[Path]:
-    """Every 50th real and 20th junk file and every synthetic file: ~60 files."""
-    return (
-        corpus_files(corpus_dir, "real")[::50]
-        + corpus_files(corpus_dir, "junk")[::20]
-        + corpus_files(corpus_dir, "synthetic")
-    )
-
-
-def sample_answers(corpus_dir: Path, files: list[Path]) -> Answers:
-    urls = own_urls(corpus_dir)
-    out: Answers = []
-    for path in files:
-        body = path.read_bytes()
-        targets = urls_for(path.relative_to(corpus_dir).as_posix(), urls)
-        for profile in PROFILES:
-            out.append(answers(parse_robotstxt(body, profile), targets))
-    return out
-
-
 def test_corpus_answers_are_deterministic_in_process(corpus_dir: Path) -> None:
     files = sample_files(corpus_dir)
     first = sample_answers(corpus_dir, files)
@@ -143,43 +61,6 @@ def test_corpus_answers_are_deterministic_in_process(corpus_dir: Path) -> None:
     flat = json.dumps(first)
     assert "true" in flat
     assert "false" in flat
-
-
-SUBPROCESS_SCRIPT = """
-import importlib, json, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-t = importlib.import_module(sys.argv[3])
-corpus = Path(sys.argv[2])
-files = [Path(name) for name in json.load(sys.stdin)]
-json.dump(t.sample_answers(corpus, files), sys.stdout)
-"""
-
-
-@pytest.mark.parametrize("hash_seed", ["0", "4242"])
-def test_corpus_answers_are_deterministic_across_processes(
-    corpus_dir: Path, hash_seed: str
-) -> None:
-    files = sample_files(corpus_dir)
-    expected = json.loads(json.dumps(sample_answers(corpus_dir, files)))
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            SUBPROCESS_SCRIPT,
-            str(ROOT),
-            str(corpus_dir),
-            sample_answers.__module__,
-        ],
-        input=json.dumps([str(path) for path in files]),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert json.loads(result.stdout) == expected
 
 
 # ---------------------------------------------------------------------------------------
