@@ -30,7 +30,7 @@ def rule_heavy(seed: int) -> bytes:
     return body
 
 
-def fetched(body: bytes) -> Fetched:
+def cut_tdmrep_fetched(body: bytes) -> Fetched:
     step = FetchProcedure(TDMREP, "https://example.com" + TDMREP.path).on_response(200, body)
     assert isinstance(step, Fetched) and step.truncated
     return step
@@ -64,7 +64,7 @@ def test_the_cache_bound_holds_for_rule_heavy_tdmrep_json_files() -> None:
         for seed in range(8):
             cache.put(
                 f"https://o{seed}.example",
-                downloaded_entry(TDMREP, Policy(), fetched(rule_heavy(seed)), 0.0),
+                downloaded_entry(TDMREP, Policy(), cut_tdmrep_fetched(rule_heavy(seed)), 0.0),
             )
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0]

@@ -45,7 +45,7 @@ from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep
-from tests.support.lifecycles import Announcing
+from tests.support.lifecycles import Announcing, actions_of
 from tests.support.redisserver import RedisServer, running_redis
 from tests.support.robotsite import Reply, Sites, crawl, robots
 
@@ -98,7 +98,7 @@ KINDS = {
 }
 
 
-def fetched(kind: Kind, outcome: str) -> Fetched:
+def fetched_as(kind: Kind, outcome: str) -> Fetched:
     procedure = FetchProcedure(kind.document, A + kind.document.path)
     answer = {
         "parsed": lambda: procedure.on_response(200, kind.body),
@@ -126,20 +126,16 @@ def lifecycle(kind: Kind, outcome: str, store: str) -> Lifecycle[Any]:
     return Announcing(policy, kind.document.parsed_with(kind.parse), cache)
 
 
-def of(kind: type, actions: list[Action]) -> list[Any]:
-    return [action for action in actions if isinstance(action, kind)]
-
-
 def first_process(kind: Kind, outcome: str, store: str) -> tuple[list[Action], SharedRecord]:
     """Downloads under the lease; what it did and the record it shared."""
     life = lifecycle(kind, outcome, store)
     [load] = life.handle(RequestSeen(A), T0)
     assert isinstance(load, LoadRecord)
-    assert of(AcquireLease, life.handle(RecordLoaded(A, None), T0))
-    assert of(LoadRecord, life.handle(LeaseAnswered(A, True), T0))  # looks once more
+    assert actions_of(AcquireLease, life.handle(RecordLoaded(A, None), T0))
+    assert actions_of(LoadRecord, life.handle(LeaseAnswered(A, True), T0))  # looks once more
     assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
-    actions = life.handle(Downloaded(A, fetched(kind, outcome), held=1), T0 + 1)
-    [save] = of(SaveRecord, actions)
+    actions = life.handle(Downloaded(A, fetched_as(kind, outcome), held=1), T0 + 1)
+    [save] = actions_of(SaveRecord, actions)
     return actions, save.record
 
 
@@ -184,7 +180,7 @@ async def through_store(
 
 
 def released(actions: list[Action]) -> CacheEntry[Any] | None:
-    releases = of(Release, actions)
+    releases = actions_of(Release, actions)
     return releases[0].entry if releases else None
 
 
@@ -204,7 +200,11 @@ async def test_every_kind_and_outcome_round_trips_through_every_store(
     mine, theirs = released(actions), released(adopted)
     if outcome == "unreachable":  # nothing usable: both keep to one retry schedule
         assert mine is None and theirs is None
-        assert of(WakeAt, adopted) == [WakeAt(A, record.retry_at)] == of(WakeAt, actions)
+        assert (
+            actions_of(WakeAt, adopted)
+            == [WakeAt(A, record.retry_at)]
+            == actions_of(WakeAt, actions)
+        )
         assert life.phase(A, T0 + 2) is Phase.FAILING
         return
     assert mine is not None and theirs is not None, adopted

@@ -95,7 +95,7 @@ async def run(settings: dict[str, Any], held: str = "") -> tuple[Any, Any, Sites
     return crawler, spider, sites
 
 
-def fetched(spider: Any, sites: Sites) -> set[str]:
+def pages_fetched(spider: Any, sites: Sites) -> set[str]:
     return {name for name in ORIGINS if sites.url(name, "/page") in spider.downloaded}
 
 
@@ -106,7 +106,7 @@ async def test_each_purpose_obeys_the_licenses_robots_txt_names(
 ) -> None:
     audit = tmp_path / "audit.jsonl"
     crawler, spider, sites = await run({"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit)})
-    assert fetched(spider, sites) == set(ORIGINS) - REFUSED[purpose]
+    assert pages_fetched(spider, sites) == set(ORIGINS) - REFUSED[purpose]
     for name in REFUSED[purpose]:
         assert sites.url(name, "/page") in spider.dropped  # refused, never lost silently
     requested = sites.requested("lic")
@@ -137,14 +137,14 @@ async def test_each_purpose_obeys_the_licenses_robots_txt_names(
 @pytest_twisted.ensureDeferred
 async def test_a_held_license_lifts_the_server_requirement(held: str) -> None:
     crawler, spider, sites = await run({"REP_PURPOSE": "ai-input"}, held)
-    assert fetched(spider, sites) == set(ORIGINS) - {"down"}
+    assert pages_fetched(spider, sites) == set(ORIGINS) - {"down"}
     assert crawler.stats.get_value("rep/purpose/requests_dropped/ai-input") == 1
 
 
 @pytest_twisted.ensureDeferred
 async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
     crawler, spider, sites = await run({})
-    assert fetched(spider, sites) == set(ORIGINS)
+    assert pages_fetched(spider, sites) == set(ORIGINS)
     assert sites.requested("lic") == []
     assert crawler.stats.get_value("rep/rsl/request_count") is None
 

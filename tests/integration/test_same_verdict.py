@@ -30,7 +30,7 @@ ANYONE = b"User-agent: *\nAllow: /\n"
 
 
 @dataclass(frozen=True)
-class Case:
+class SettingCase:
     robots: bytes | int = ANYONE
     tdmrep: bytes | int = 404
     #: The body (or status) of the RSL license at /license.xml; robots.txt names it in a
@@ -74,136 +74,138 @@ UNFOLLOWABLE = {
 
 CASES = {
     # REP_PURPOSE (default search): an explicit "no" for the crawl's purpose.
-    "search by default, Content-Signal search=no": Case(
+    "search by default, Content-Signal search=no": SettingCase(
         b"User-agent: *\nContent-Signal: search=no\nAllow: /\n", fetched=False, exit_code=1
     ),
-    "search by default, Content-Signal ai-train=no": Case(
+    "search by default, Content-Signal ai-train=no": SettingCase(
         b"User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n"
     ),
-    "REP_PURPOSE ai-train, Content-Signal ai-train=no": Case(
+    "REP_PURPOSE ai-train, Content-Signal ai-train=no": SettingCase(
         b"User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n",
         settings={"REP_PURPOSE": "ai-train"},
         fetched=False,
         exit_code=1,
     ),
-    "REP_PURPOSE ai-train, Content-Usage train-ai=n": Case(
+    "REP_PURPOSE ai-train, Content-Usage train-ai=n": SettingCase(
         b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n",
         settings={"REP_PURPOSE": "ai-train"},
         fetched=False,
         exit_code=1,
     ),
-    "REP_PURPOSE ai-train, tdmrep.json reserves": Case(
+    "REP_PURPOSE ai-train, tdmrep.json reserves": SettingCase(
         tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]',
         settings={"REP_PURPOSE": "ai-train"},
         fetched=False,
         exit_code=1,
     ),
-    "REP_PURPOSE search, tdmrep.json reserves (not about search)": Case(
+    "REP_PURPOSE search, tdmrep.json reserves (not about search)": SettingCase(
         tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]'
     ),
     # REP_PURPOSE_AGENTS: the groups of the extra tokens are obeyed too.
-    "REP_PURPOSE_AGENTS GPTBot": Case(
+    "REP_PURPOSE_AGENTS GPTBot": SettingCase(
         b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
         settings={"REP_PURPOSE_AGENTS": "GPTBot"},
         fetched=False,
         exit_code=1,
     ),
-    "no REP_PURPOSE_AGENTS, a GPTBot group": Case(
+    "no REP_PURPOSE_AGENTS, a GPTBot group": SettingCase(
         b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
     ),
     # REP_PROFILE: the legacy profile's first matching line.
-    "REP_PROFILE google, longest match": Case(b"User-agent: *\nDisallow: /\nAllow: /page\n"),
-    "REP_PROFILE legacy, first match": Case(
+    "REP_PROFILE google, longest match": SettingCase(b"User-agent: *\nDisallow: /\nAllow: /page\n"),
+    "REP_PROFILE legacy, first match": SettingCase(
         b"User-agent: *\nDisallow: /\nAllow: /page\n",
         settings={"REP_PROFILE": "legacy"},
         fetched=False,
         exit_code=1,
     ),
     # USER_AGENT: the crawler's own group.
-    "USER_AGENT OtherBot has its own group": Case(
+    "USER_AGENT OtherBot has its own group": SettingCase(
         b"User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
         settings={"USER_AGENT": "OtherBot/2.0"},
         fetched=False,
         exit_code=1,
     ),
-    "ROBOTSTXT_USER_AGENT OtherBot has its own group": Case(
+    "ROBOTSTXT_USER_AGENT OtherBot has its own group": SettingCase(
         b"User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
         settings={"ROBOTSTXT_USER_AGENT": "OtherBot"},
         fetched=False,
         exit_code=1,
     ),
     # ROBOTSTXT_OBEY = False: Allow/Disallow off; the opt-outs of a purpose set still hold.
-    "ROBOTSTXT_OBEY False, Disallow: /": Case(
+    "ROBOTSTXT_OBEY False, Disallow: /": SettingCase(
         b"User-agent: *\nDisallow: /\n", settings={"ROBOTSTXT_OBEY": False}
     ),
-    "ROBOTSTXT_OBEY False, no REP_PURPOSE, Content-Signal search=no": Case(
+    "ROBOTSTXT_OBEY False, no REP_PURPOSE, Content-Signal search=no": SettingCase(
         b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
         settings={"ROBOTSTXT_OBEY": False},
     ),
-    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Disallow: /": Case(
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Disallow: /": SettingCase(
         b"User-agent: *\nDisallow: /\n",
         settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
     ),
-    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Content-Signal ai-train=no": Case(
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, Content-Signal ai-train=no": SettingCase(
         b"User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n",
         settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
         fetched=False,
         exit_code=1,
     ),
-    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, tdmrep.json reserves": Case(
+    "ROBOTSTXT_OBEY False, REP_PURPOSE ai-train, tdmrep.json reserves": SettingCase(
         tdmrep=b'[{"location": "/page", "tdm-reservation": 1}]',
         settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train"},
         fetched=False,
         exit_code=1,
     ),
-    "ROBOTSTXT_OBEY False, REP_PURPOSE search, Content-Signal search=no": Case(
+    "ROBOTSTXT_OBEY False, REP_PURPOSE search, Content-Signal search=no": SettingCase(
         b"User-agent: *\nContent-Signal: search=no\nAllow: /\n",
         settings={"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "search"},
         fetched=False,
         exit_code=1,
     ),
     # REP_UNREACHABLE_ACTION: what an unreachable document comes to (exit 3: for now).
-    "robots.txt 503, REP_UNREACHABLE_ACTION drop": Case(
+    "robots.txt 503, REP_UNREACHABLE_ACTION drop": SettingCase(
         503, settings={"REP_UNREACHABLE_ACTION": "drop"}, fetched=False, exit_code=3
     ),
-    "robots.txt 503, REP_UNREACHABLE_ACTION allow": Case(
+    "robots.txt 503, REP_UNREACHABLE_ACTION allow": SettingCase(
         503, settings={"REP_UNREACHABLE_ACTION": "allow"}, exit_code=3
     ),
-    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION drop": Case(
+    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION drop": SettingCase(
         tdmrep=503,
         settings={"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_ACTION": "drop"},
         fetched=False,
         exit_code=3,
     ),
-    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION allow": Case(
+    "ai-train, tdmrep.json 503, REP_UNREACHABLE_ACTION allow": SettingCase(
         tdmrep=503,
         settings={"REP_PURPOSE": "ai-train", "REP_UNREACHABLE_ACTION": "allow"},
         exit_code=3,
     ),
     # RSL licenses of robots.txt's License: line (REP_PURPOSE set; REP_RSL_LICENSES).
-    "REP_PURPOSE search, RSL prohibits search": Case(
+    "REP_PURPOSE search, RSL prohibits search": SettingCase(
         rsl=NO_SEARCH, settings={"REP_PURPOSE": "search"}, fetched=False, exit_code=1
     ),
-    "no REP_PURPOSE, RSL prohibits search (not read)": Case(rsl=NO_SEARCH),
-    "REP_PURPOSE ai-train, RSL prohibits ai-train": Case(
+    "no REP_PURPOSE, RSL prohibits search (not read)": SettingCase(rsl=NO_SEARCH),
+    "REP_PURPOSE ai-train, RSL prohibits ai-train": SettingCase(
         rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
     ),
-    "REP_PURPOSE ai-input, RSL prohibits ai-train": Case(
+    "REP_PURPOSE ai-input, RSL prohibits ai-train": SettingCase(
         rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-input"}
     ),
-    "REP_PURPOSE ai-train, RSL server=, not held": Case(
+    "REP_PURPOSE ai-train, RSL server=, not held": SettingCase(
         rsl=BEHIND_SERVER, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
     ),
-    "REP_PURPOSE ai-train, RSL server=, REP_RSL_LICENSES holds it": Case(
+    "REP_PURPOSE ai-train, RSL server=, REP_RSL_LICENSES holds it": SettingCase(
         rsl=BEHIND_SERVER, settings={"REP_PURPOSE": "ai-train", "REP_RSL_LICENSES": SERVER}
     ),
-    "REP_PURPOSE ai-train, RSL 404 (no terms)": Case(rsl=404, settings={"REP_PURPOSE": "ai-train"}),
-    "REP_PURPOSE ai-train, RSL 503 (given up: no AI use)": Case(
+    "REP_PURPOSE ai-train, RSL 404 (no terms)": SettingCase(
+        rsl=404, settings={"REP_PURPOSE": "ai-train"}
+    ),
+    "REP_PURPOSE ai-train, RSL 503 (given up: no AI use)": SettingCase(
         rsl=503, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=3
     ),
     # A license that cannot be followed is unreadable (no AI use), never "no terms".
     **{
-        f"REP_PURPOSE ai-train, RSL {what} (unreadable: no AI use)": Case(
+        f"REP_PURPOSE ai-train, RSL {what} (unreadable: no AI use)": SettingCase(
             rsl=PERMIT_ALL,
             rsl_location=location,
             settings={"REP_PURPOSE": "ai-train"},
@@ -212,21 +214,21 @@ CASES = {
         )
         for what, location in UNFOLLOWABLE.items()
     },
-    "REP_PURPOSE ai-train, RSL 301 without Location (unreadable: no AI use)": Case(
+    "REP_PURPOSE ai-train, RSL 301 without Location (unreadable: no AI use)": SettingCase(
         rsl=301, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
     ),
     # RSL 1.0 §4.4: a group's License lines are its crawlers' only.
-    "REP_PURPOSE ai-train, RSL named in another group only": Case(
+    "REP_PURPOSE ai-train, RSL named in another group only": SettingCase(
         OTHER_GROUPS_LICENSE, rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-train"}
     ),
-    "REP_PURPOSE ai-train, RSL named in a REP_PURPOSE_AGENTS group": Case(
+    "REP_PURPOSE ai-train, RSL named in a REP_PURPOSE_AGENTS group": SettingCase(
         OTHER_GROUPS_LICENSE,
         rsl=NO_TRAIN,
         settings={"REP_PURPOSE": "ai-train", "REP_PURPOSE_AGENTS": "OtherBot"},
         fetched=False,
         exit_code=1,
     ),
-    "REP_PURPOSE ai-train, RSL after 5 redirects (followed)": Case(
+    "REP_PURPOSE ai-train, RSL after 5 redirects (followed)": SettingCase(
         rsl=PERMIT_ALL, rsl_location="/hop3", settings={"REP_PURPOSE": "ai-train"}
     ),
 }
@@ -245,7 +247,7 @@ USER_AGENT = "TestBot/1.0 (+https://example.com/bot)"
 
 
 @contextmanager
-def site(case: Case) -> Iterator[str]:
+def site(case: SettingCase) -> Iterator[str]:
     def answer(handler: QuietHandler, what: bytes | int, kind: str) -> None:
         if isinstance(what, int):
             handler.send(what, b"", {"Content-Type": "text/plain"})
@@ -280,7 +282,7 @@ def site(case: Case) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-def settings_of(case: Case) -> dict[str, Any]:
+def settings_of(case: SettingCase) -> dict[str, Any]:
     return {"USER_AGENT": USER_AGENT, **case.settings}
 
 
@@ -291,7 +293,7 @@ def tool_verdict(output: str, url: str) -> bool:
     return verdicts == {"allowed"}
 
 
-def run_check(case: Case, url: str) -> tuple[int, str]:
+def run_check(case: SettingCase, url: str) -> tuple[int, str]:
     args = ["check", url, url, "--timeout", "5"]
     for name, value in settings_of(case).items():
         if name == "ROBOTSTXT_OBEY":
@@ -302,7 +304,7 @@ def run_check(case: Case, url: str) -> tuple[int, str]:
     return check_main(args, out=out), out.getvalue()
 
 
-def run_scrapy_robots(case: Case, url: str) -> tuple[int, str]:
+def run_scrapy_robots(case: SettingCase, url: str) -> tuple[int, str]:
     settings = [
         arg for name, value in settings_of(case).items() for arg in ("-s", f"{name}={value}")
     ]

@@ -47,14 +47,12 @@ from scrapy_rep.fetch.lifecycle.events import (
 from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
 from scrapy_rep.fetch.lifecycle.state import Step
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.fetch.rules import FailureClass, Policy
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from tests.support.lifecycles import RULES, T0, actions_of, robots_fetched, shared_record
 from tests.support.paths import PACKAGE
 
 A, B = "http://a.example", "http://b.example"
-RULES = b"User-agent: *\nDisallow: /private\n"
-T0 = 1_000_000.0
 LIFECYCLE = PACKAGE / "fetch" / "lifecycle"
 #: ``connect_max_wait`` of these machines: shorter than the first retry delay (10 s).
 CONNECT_WAIT = 4.0
@@ -66,31 +64,14 @@ def failed(failure: FailureClass) -> Fetched:
     return procedure.on_network_error(f"{failure.value} error", failure)
 
 
-def fetched(status: int, body: bytes = b"") -> Fetched:
-    answer = FetchProcedure(ROBOTS_TXT, f"{A}/robots.txt").on_response(status, body)
-    assert isinstance(answer, Fetched)
-    return answer
-
-
-def record(**fields: Any) -> SharedRecord:
-    """Another process's record of A: fresh rules unless ``fields`` say otherwise."""
-    values: dict[str, Any] = {
-        "origin": A, "body_zlib": zlib.compress(RULES), "verdict": None, "status": 200,
-        "outcome": "200 (33 bytes)", "fetched_at": T0 - 10, "fresh_until": T0 + 100,
-        "stale_until": T0 + 1000,
-    }  # fmt: skip
-    values.update(fields)
-    return SharedRecord(**values)
-
-
 #: Another process is failing: nothing usable, retry at T0 + 40.
-FAILING = record(
+FAILING = shared_record(
     body_zlib=b"", verdict=False, status=None, fresh_until=0.0, stale_until=0.0,
     failures=2, failing_since=T0 - 30, retry_at=T0 + 40,
 )  # fmt: skip
 
 
-def machine(
+def stepwise_lifecycle(
     store: str | None = None, concurrency: int = 4, max_wait: float = 100.0
 ) -> Lifecycle[RobotsTxt]:
     policy = Policy(
@@ -103,12 +84,12 @@ def machine(
 def arrive(step: Step, store: str | None) -> Lifecycle[RobotsTxt]:
     """A machine whose origin A is in ``step`` at T0 (by events only)."""
     if step is Step.QUEUED:
-        life = machine(concurrency=1)
+        life = stepwise_lifecycle(concurrency=1)
         assert life.handle(RequestSeen(B), T0) == [StartDownload(B)]  # B takes the slot
     elif step in (Step.IDLE, Step.DOWNLOAD, Step.RETRY_WAIT, Step.ANNOUNCING):
-        life = machine(store)
+        life = stepwise_lifecycle(store)
     else:
-        life = machine("redis")
+        life = stepwise_lifecycle("redis")
     #: With a store, the download starts once the store is found down.
     start: list[Event] = [RequestSeen(A)]
     if store is not None:
@@ -121,8 +102,8 @@ def arrive(step: Step, store: str | None) -> Lifecycle[RobotsTxt]:
         Step.RECHECK: [RequestSeen(A), RecordLoaded(A, None), LeaseAnswered(A, True)],
         Step.QUEUED: [RequestSeen(A)],
         Step.DOWNLOAD: start,
-        Step.RETRY_WAIT: [*start, Downloaded(A, fetched(503), held=1)],
-        Step.ANNOUNCING: [*start, Downloaded(A, fetched(200, RULES))],
+        Step.RETRY_WAIT: [*start, Downloaded(A, robots_fetched(503), held=1)],
+        Step.ANNOUNCING: [*start, Downloaded(A, robots_fetched(200, RULES))],
     }
     for event in path[step]:
         life.handle(event, T0)
@@ -131,7 +112,7 @@ def arrive(step: Step, store: str | None) -> Lifecycle[RobotsTxt]:
 
 
 @dataclass(frozen=True)
-class Case:
+class Row:
     step: Step
     event: Any
     #: The actions, in order, or their types when the values are long (entries, logs).
@@ -156,80 +137,81 @@ def actions_match(actions: list[Action], expected: list[Any]) -> bool:
 
 
 HANDLED = [
-    Case(Step.IDLE, RequestSeen(A), [StartDownload(A)], Step.DOWNLOAD),
-    Case(Step.IDLE, RequestSeen(A), [LoadRecord(A, A)], Step.LOOKUP, store="redis"),
-    Case(Step.LOOKUP, RecordLoaded(A, None), [AcquireLease(A, A, 185.0)], Step.LEASE),
-    Case(
-        Step.LOOKUP, RecordLoaded(A, record()),
+    Row(Step.IDLE, RequestSeen(A), [StartDownload(A)], Step.DOWNLOAD),
+    Row(Step.IDLE, RequestSeen(A), [LoadRecord(A, A)], Step.LOOKUP, store="redis"),
+    Row(Step.LOOKUP, RecordLoaded(A, None), [AcquireLease(A, A, 185.0)], Step.LEASE),
+    Row(
+        Step.LOOKUP, RecordLoaded(A, shared_record()),
         [Stat("rep/robotstxt/store_hits"), Announce], Step.ANNOUNCING,
         check=lambda life: life.phase(A, T0) is Phase.FETCHING,  # its handlers still run
     ),
-    Case(
+    Row(
         Step.LOOKUP, RecordLoaded(A, FAILING),
         [Stat("rep/robotstxt/store_schedule_followed"), WakeAt(A, T0 + 40)], Step.RETRY_WAIT,
     ),
-    Case(
-        Step.LOOKUP, RecordLoaded(A, record(fresh_until=T0 - 1, failures=1, retry_at=T0 + 40)),
+    Row(
+        Step.LOOKUP,
+        RecordLoaded(A, shared_record(fresh_until=T0 - 1, failures=1, retry_at=T0 + 40)),
         [Stat("rep/robotstxt/store_schedule_followed"), Release], Step.IDLE,
         check=lambda life: life.phase(A, T0) is Phase.STALE_REFRESHING,
     ),
-    Case(
-        Step.LOOKUP, RecordLoaded(A, record(fresh_until=T0 - 1)),  # stale, nobody trying
+    Row(
+        Step.LOOKUP, RecordLoaded(A, shared_record(fresh_until=T0 - 1)),  # stale, nobody trying
         [AcquireLease], Step.LEASE,
     ),
-    Case(
-        Step.LOOKUP, RecordLoaded(A, record(body_zlib=b"not zlib")),
+    Row(
+        Step.LOOKUP, RecordLoaded(A, shared_record(body_zlib=b"not zlib")),
         [Stat("rep/robotstxt/store_corrupt"), Log, AcquireLease], Step.LEASE,
     ),
-    Case(Step.LEASE, LeaseAnswered(A, True), [LoadRecord(A, A)], Step.RECHECK),
-    Case(Step.LEASE, LeaseAnswered(A, False), [WakeAt(A, T0 + LEASE_POLL)], Step.LEASE_WAIT),
-    Case(Step.LEASE, LeaseAnswered(A, None), [StartDownload(A)], Step.DOWNLOAD),
-    Case(Step.LEASE_WAIT, TimerFired(A), [LoadRecord(A, A)], Step.LOOKUP),
-    Case(Step.RECHECK, RecordLoaded(A, None), [StartDownload(A)], Step.DOWNLOAD),
-    Case(
-        Step.RECHECK, RecordLoaded(A, record()),
+    Row(Step.LEASE, LeaseAnswered(A, True), [LoadRecord(A, A)], Step.RECHECK),
+    Row(Step.LEASE, LeaseAnswered(A, False), [WakeAt(A, T0 + LEASE_POLL)], Step.LEASE_WAIT),
+    Row(Step.LEASE, LeaseAnswered(A, None), [StartDownload(A)], Step.DOWNLOAD),
+    Row(Step.LEASE_WAIT, TimerFired(A), [LoadRecord(A, A)], Step.LOOKUP),
+    Row(Step.RECHECK, RecordLoaded(A, None), [StartDownload(A)], Step.DOWNLOAD),
+    Row(
+        Step.RECHECK, RecordLoaded(A, shared_record()),
         [ReleaseLease(A, A), Stat("rep/robotstxt/store_hits"), Announce], Step.ANNOUNCING,
     ),
-    Case(  # looking again under the lease: a corrupt record is not counted twice
-        Step.RECHECK, RecordLoaded(A, record(body_zlib=b"not zlib")),
+    Row(  # looking again under the lease: a corrupt record is not counted twice
+        Step.RECHECK, RecordLoaded(A, shared_record(body_zlib=b"not zlib")),
         [StartDownload(A)], Step.DOWNLOAD,
     ),
-    Case(Step.QUEUED, SlotFreed(A), [StartDownload(A)], Step.DOWNLOAD,
+    Row(Step.QUEUED, SlotFreed(A), [StartDownload(A)], Step.DOWNLOAD,
          check=lambda life: life.running == 2),
-    Case(
-        Step.DOWNLOAD, Downloaded(A, fetched(200, RULES)),
+    Row(
+        Step.DOWNLOAD, Downloaded(A, robots_fetched(200, RULES)),
         [Stat("rep/robotstxt/outcome/parsed"), Log, Announce], Step.ANNOUNCING,
         check=lambda life: life.fresh_entry(A, T0) is None and life.running == 0,
     ),
     # The signals of a known document were handled: it decides, its requests go on.
-    Case(
+    Row(
         Step.ANNOUNCING, Announced(A), [Release], Step.IDLE,
         check=lambda life: life.phase(A, T0) is Phase.FRESH and life.fresh_entry(A, T0),
     ),
-    Case(
-        Step.DOWNLOAD, Downloaded(A, fetched(503)),
+    Row(
+        Step.DOWNLOAD, Downloaded(A, robots_fetched(503)),
         [Stat("rep/robotstxt/outcome/unreachable"), Stat("rep/robotstxt/failure/server"),
          Announce, Log, Log, WakeAt(A, T0 + 10)],
         Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
     ),
     # A host that cannot be connected to: the same row, a shorter wait (CONNECT_WAIT).
-    Case(
+    Row(
         Step.DOWNLOAD, Downloaded(A, failed(FailureClass.REFUSED)),
         [Stat("rep/robotstxt/outcome/network_error"), Stat("rep/robotstxt/failure/refused"),
          Announce, Log, Log, WakeAt(A, T0 + CONNECT_WAIT)],
         Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
     ),
-    Case(
+    Row(
         Step.DOWNLOAD, Downloaded(A, failed(FailureClass.TIMEOUT)),
         [Stat("rep/robotstxt/outcome/network_error"), Stat("rep/robotstxt/failure/timeout"),
          Announce, Log, Log, WakeAt(A, T0 + 10)],
         Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
     ),
-    Case(
+    Row(
         Step.RETRY_WAIT, TimerFired(A), [Stat("rep/robotstxt/retries"), StartDownload(A)],
         Step.DOWNLOAD, at=T0 + 10,
     ),
-    Case(
+    Row(
         Step.RETRY_WAIT, TimerFired(A),
         [Stat("rep/robotstxt/retries"), LoadRecord(A, A)], Step.LOOKUP, store="redis", at=T0 + 10,
     ),
@@ -238,9 +220,9 @@ HANDLED = [
 #: One event of each type, as it could come at any time.
 SAMPLES: dict[type[Any], Any] = {
     RequestSeen: RequestSeen(A),
-    RecordLoaded: RecordLoaded(A, record()),
+    RecordLoaded: RecordLoaded(A, shared_record()),
     LeaseAnswered: LeaseAnswered(A, True),
-    Downloaded: Downloaded(A, fetched(200, RULES)),
+    Downloaded: Downloaded(A, robots_fetched(200, RULES)),
     TimerFired: TimerFired(A),
     Announced: Announced(A),
     SlotFreed: SlotFreed(A),
@@ -248,7 +230,7 @@ SAMPLES: dict[type[Any], Any] = {
 
 #: Every pair the table ignores, and RequestSeen while a fetch is under way (it waits).
 UNCHANGED = [
-    Case(step, SAMPLES[event], [], step)
+    Row(step, SAMPLES[event], [], step)
     for step in Step
     for event, handler in TRANSITIONS[step].items()
     if handler.__name__ == "_ignore" or (event is RequestSeen and step is not Step.IDLE)
@@ -256,7 +238,7 @@ UNCHANGED = [
 
 
 @pytest.mark.parametrize("case", HANDLED, ids=lambda case: case.id)
-def test_each_transition_gives_its_actions_and_its_next_step(case: Case) -> None:
+def test_each_transition_gives_its_actions_and_its_next_step(case: Row) -> None:
     life = arrive(case.step, case.store)
     actions = life.handle(case.event, case.at)
     assert actions_match(actions, case.actions), actions
@@ -265,7 +247,7 @@ def test_each_transition_gives_its_actions_and_its_next_step(case: Case) -> None
 
 
 @pytest.mark.parametrize("case", UNCHANGED, ids=lambda case: case.id)
-def test_an_event_a_step_does_not_take_changes_nothing(case: Case) -> None:
+def test_an_event_a_step_does_not_take_changes_nothing(case: Row) -> None:
     """Stale answers (after a restart, after giving up, a replaced timer) and requests
     while a fetch is under way: no action, the same step, the same phase."""
     life = arrive(case.step, case.store)
@@ -276,10 +258,12 @@ def test_an_event_a_step_does_not_take_changes_nothing(case: Case) -> None:
 
 
 def test_stale_answers_after_a_give_up_and_a_restart_change_nothing() -> None:
-    life = machine("redis", max_wait=0.0)
+    life = stepwise_lifecycle("redis", max_wait=0.0)
     for event in (RequestSeen(A), RecordLoaded(A, None), LeaseAnswered(A, None)):
         life.handle(event, T0)
-    [release] = [a for a in life.handle(Downloaded(A, fetched(503)), T0) if isinstance(a, Release)]
+    [release] = [
+        a for a in life.handle(Downloaded(A, robots_fetched(503)), T0) if isinstance(a, Release)
+    ]
     assert release.entry.unreachable and life.phase(A, T0) is Phase.GAVE_UP
     # The answers of the attempts before the give-up, arriving late:
     for late in (LeaseAnswered(A, True), RecordLoaded(A, None), TimerFired(A), SAMPLES[Downloaded]):
@@ -350,7 +334,7 @@ def test_a_kind_keyed_by_url_goes_through_the_same_machine() -> None:
     assert [a.name for a in actions if isinstance(a, Stat)] == ["rep/license/outcome/parsed"]
     [save] = [a for a in actions if isinstance(a, SaveRecord)]
     assert save.record.origin == name and zlib.decompress(save.record.body_zlib) == body
-    [release] = of(Release, life.handle(Announced(LICENSE_URL), T0))
+    [release] = actions_of(Release, life.handle(Announced(LICENSE_URL), T0))
     assert release.entry.rules == body and release.entry.size == len(body) + len(
         save.record.body_zlib
     )
@@ -379,7 +363,7 @@ MAY_PASS = [
 
 def failing(life: Lifecycle[RobotsTxt], answer: Fetched, at: float, held: int = 2) -> list[Action]:
     """The retry timer fires at ``at`` and the download it starts comes to ``answer``."""
-    assert of(StartDownload, life.handle(TimerFired(A), at)) == [StartDownload(A)]
+    assert actions_of(StartDownload, life.handle(TimerFired(A), at)) == [StartDownload(A)]
     return life.handle(Downloaded(A, answer, held=held), at)
 
 
@@ -388,12 +372,8 @@ def first_failure(life: Lifecycle[RobotsTxt], answer: Fetched, held: int = 2) ->
     return life.handle(Downloaded(A, answer, held=held), T0)
 
 
-def of(kind: type, actions: list[Action]) -> list[Any]:
-    return [action for action in actions if isinstance(action, kind)]
-
-
 def logs(actions: list[Action], level: int) -> list[str]:
-    return [log.message % log.args for log in of(Log, actions) if log.level == level]
+    return [log.message % log.args for log in actions_of(Log, actions) if log.level == level]
 
 
 @pytest.mark.parametrize("failure", CANNOT_CONNECT, ids=lambda f: f.value)
@@ -403,16 +383,19 @@ def test_a_host_that_cannot_be_connected_to_is_given_up_on_after_the_connect_wai
     """Refused, no such host, a failed TLS handshake: one more try at CONNECT_WAIT (the
     backoff's 10 s cut to the wait), then the held requests are dropped (complete
     disallow, RFC 9309 §2.3.1.4), not held for max_wait (100 s)."""
-    life = machine()
+    life = stepwise_lifecycle()
     actions = first_failure(life, failed(failure))
-    assert of(WakeAt, actions) == [WakeAt(A, T0 + CONNECT_WAIT)] and of(Release, actions) == []
+    assert (
+        actions_of(WakeAt, actions) == [WakeAt(A, T0 + CONNECT_WAIT)]
+        and actions_of(Release, actions) == []
+    )
     actions = failing(life, failed(failure), T0 + CONNECT_WAIT)
-    [release] = of(Release, actions)
+    [release] = actions_of(Release, actions)
     assert release.entry.unreachable and release.entry.rules.verdict is False  # dropped
     assert release.entry.outcome == (
         f"unreachable for 4 s (unreachable ({failure.value} error)): requests dropped"
     )
-    assert {s.name for s in of(Stat, actions)} >= {
+    assert {s.name for s in actions_of(Stat, actions)} >= {
         "rep/robotstxt/gave_up", "rep/robotstxt/gave_up_connect",
         f"rep/robotstxt/failure/{failure.value}",
     }  # fmt: skip
@@ -420,25 +403,25 @@ def test_a_host_that_cannot_be_connected_to_is_given_up_on_after_the_connect_wai
     assert warning.endswith(
         f"2 held request(s) will be dropped ({failure.words}: given up on after 4 s)"
     )
-    assert life.phase(A, T0 + CONNECT_WAIT) is Phase.GAVE_UP and of(WakeAt, actions) == []
+    assert life.phase(A, T0 + CONNECT_WAIT) is Phase.GAVE_UP and actions_of(WakeAt, actions) == []
 
 
 @pytest.mark.parametrize("failure", MAY_PASS, ids=lambda f: f.value)
 def test_a_failure_that_may_pass_holds_as_long_as_a_5xx(failure: FailureClass) -> None:
     """Timeouts, resets, a DNS lookup that failed for now, a proxy error, anything not
     named: the 5xx schedule (10, 20, 40 s, cut at max_wait = 100 s), then given up on."""
-    life = machine()
+    life = stepwise_lifecycle()
     actions = first_failure(life, failed(failure))
-    assert of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
+    assert actions_of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
     wakes = [T0 + 10]
     for _ in range(3):
         actions = failing(life, failed(failure), wakes[-1])
-        assert of(Release, actions) == []
-        [wake] = of(WakeAt, actions)
+        assert actions_of(Release, actions) == []
+        [wake] = actions_of(WakeAt, actions)
         wakes.append(wake.when)
     assert [w - T0 for w in wakes] == [10, 30, 70, 100]
     actions = failing(life, failed(failure), T0 + 100)
-    [release] = of(Release, actions)
+    [release] = actions_of(Release, actions)
     assert release.entry.unreachable and release.entry.outcome.startswith("unreachable for 100 s")
     assert Stat("rep/robotstxt/gave_up_connect") not in actions
 
@@ -450,17 +433,17 @@ def test_allow_lets_a_5xx_through_but_never_a_host_that_cannot_be_connected_to()
                     unreachable_action="allow")  # fmt: skip
     life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
     first_failure(life, failed(FailureClass.REFUSED))
-    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
+    [release] = actions_of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
     assert release.entry.rules.verdict is False and "requests dropped" in release.entry.outcome
     life.handle(RequestSeen(B), T0)
-    actions = life.handle(Downloaded(B, fetched(503), held=1), T0)
+    actions = life.handle(Downloaded(B, robots_fetched(503), held=1), T0)
     now = T0
-    while of(WakeAt, actions):
-        [wake] = of(WakeAt, actions)
+    while actions_of(WakeAt, actions):
+        [wake] = actions_of(WakeAt, actions)
         now = wake.when
         life.handle(TimerFired(B), now)
-        actions = life.handle(Downloaded(B, fetched(503), held=1), now)
-    [release] = of(Release, actions)
+        actions = life.handle(Downloaded(B, robots_fetched(503), held=1), now)
+    [release] = actions_of(Release, actions)
     assert now == T0 + 100 and release.entry.rules.verdict is True  # let through
 
 
@@ -472,49 +455,51 @@ def test_a_connect_wait_as_long_as_max_wait_is_an_ordinary_give_up() -> None:
     assert policy.wait_limit(FailureClass.REFUSED) == 30.0
     life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
     actions = first_failure(life, failed(FailureClass.REFUSED))
-    assert of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
+    assert actions_of(WakeAt, actions) == [WakeAt(A, T0 + 10)]
     failing(life, failed(FailureClass.REFUSED), T0 + 10)
     actions = failing(life, failed(FailureClass.REFUSED), T0 + 30)
-    [release] = of(Release, actions)
+    [release] = actions_of(Release, actions)
     assert release.entry.rules.verdict is True and "gave_up_connect" not in str(actions)
 
 
 def test_a_host_that_answered_5xx_and_then_refuses_is_given_up_on_at_once() -> None:
     """The wait counts from the first failure in a row, whatever the failures were."""
-    life = machine()
-    first_failure(life, fetched(503))
+    life = stepwise_lifecycle()
+    first_failure(life, robots_fetched(503))
     actions = failing(life, failed(FailureClass.REFUSED), T0 + 10)
-    [release] = of(Release, actions)
+    [release] = actions_of(Release, actions)
     assert release.entry.outcome.startswith("unreachable for 10 s") and release.failures == 2
 
 
 def test_a_refused_host_then_answering_5xx_waits_for_max_wait() -> None:
     """The wait of the last failure decides: a host back up but failing is a busy one."""
-    life = machine()
+    life = stepwise_lifecycle()
     first_failure(life, failed(FailureClass.REFUSED))
-    actions = failing(life, fetched(503), T0 + CONNECT_WAIT)
-    assert of(Release, actions) == [] and of(WakeAt, actions) == [WakeAt(A, T0 + 24)]
+    actions = failing(life, robots_fetched(503), T0 + CONNECT_WAIT)
+    assert actions_of(Release, actions) == [] and actions_of(WakeAt, actions) == [
+        WakeAt(A, T0 + 24)
+    ]
 
 
 def test_the_given_up_verdict_lasts_the_connect_wait_then_a_later_request_fetches_again() -> None:
     """Never more than a while: the verdict lasts max(connect wait, retry delay) = 10 s,
     doubling while the host stays down, and a request after it downloads again; a host
     back up is then read and decides."""
-    life = machine()
+    life = stepwise_lifecycle()
     first_failure(life, failed(FailureClass.REFUSED))
-    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
+    [release] = actions_of(Release, failing(life, failed(FailureClass.REFUSED), T0 + 4))
     assert release.entry.fresh_until == T0 + 4 + 10
     assert life.handle(RequestSeen(A), T0 + 13) == []  # the verdict decides: dropped
     assert life.phase(A, T0 + 13) is Phase.GAVE_UP
     now = T0 + 15
     assert life.handle(RequestSeen(A), now) == [StartDownload(A)]
     life.handle(Downloaded(A, failed(FailureClass.REFUSED), held=1), now)
-    [release] = of(Release, failing(life, failed(FailureClass.REFUSED), now + 4))
+    [release] = actions_of(Release, failing(life, failed(FailureClass.REFUSED), now + 4))
     assert release.entry.fresh_until == now + 4 + 20  # given up on again: twice as long
     now += 4 + 21
     assert life.handle(RequestSeen(A), now) == [StartDownload(A)]
-    life.handle(Downloaded(A, fetched(200, RULES), held=1), now)
-    [release] = of(Release, life.handle(Announced(A), now))
+    life.handle(Downloaded(A, robots_fetched(200, RULES), held=1), now)
+    [release] = actions_of(Release, life.handle(Announced(A), now))
     assert not release.entry.unreachable and life.phase(A, now) is Phase.FRESH
     assert not release.entry.rules.allowed(f"{A}/private", "bot")
 
@@ -526,11 +511,11 @@ def test_a_stale_copy_still_decides_while_the_host_cannot_be_connected_to() -> N
                     min_ttl=0.0)  # fmt: skip
     life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
     life.handle(RequestSeen(A), T0)
-    life.handle(Downloaded(A, fetched(200, RULES), held=0), T0)
+    life.handle(Downloaded(A, robots_fetched(200, RULES), held=0), T0)
     life.handle(Announced(A), T0)
     life.handle(RequestSeen(A), T0 + 61)
     actions = life.handle(Downloaded(A, failed(FailureClass.REFUSED), held=1), T0 + 61)
-    [release] = of(Release, actions)
+    [release] = actions_of(Release, actions)
     assert not release.entry.unreachable and release.entry.outcome == "200 (33 bytes)"
     assert Stat("rep/robotstxt/stale_kept") in actions
 
@@ -538,7 +523,7 @@ def test_a_stale_copy_still_decides_while_the_host_cannot_be_connected_to() -> N
 def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() -> None:
     """One INFO line per origin and wait (the held requests, until when: the time of day
     and the seconds left), a DEBUG line per failure: a broad crawl's log is not flooded."""
-    life = machine()
+    life = stepwise_lifecycle()
     actions = first_failure(life, failed(FailureClass.REFUSED), held=2)
     [info] = logs(actions, logging.INFO)
     until = time.strftime("%H:%M:%S", time.localtime(T0 + CONNECT_WAIT))
@@ -549,14 +534,14 @@ def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() ->
     assert logs(actions, logging.DEBUG) == [
         f"robots.txt of {A}: unreachable (refused error); holding its 2 request(s), retry 1 in 4 s"
     ]
-    life = machine()
-    actions = first_failure(life, fetched(503), held=3)
+    life = stepwise_lifecycle()
+    actions = first_failure(life, robots_fetched(503), held=3)
     [info] = logs(actions, logging.INFO)
     assert info.endswith(
         "is unreachable (503); holding 3 request(s), retrying until "
         f"{time.strftime('%H:%M:%S', time.localtime(T0 + 100))} (in 100 s)"
     )
-    actions = failing(life, fetched(503), T0 + 10, held=5)
+    actions = failing(life, robots_fetched(503), T0 + 10, held=5)
     assert logs(actions, logging.INFO) == []  # the same wait: no second INFO line
     assert logs(actions, logging.DEBUG) == [
         f"robots.txt of {A}: 503: temporarily everything disallowed; holding its 5 "
@@ -565,7 +550,7 @@ def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() ->
 
 
 def test_the_end_of_the_crawl_sums_up_the_origins_given_up_on_by_failure() -> None:
-    life = machine()
+    life = stepwise_lifecycle()
     assert life.summary() == []
     for key in (A, B):
         life.handle(RequestSeen(key), T0)
