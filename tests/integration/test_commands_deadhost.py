@@ -8,13 +8,10 @@ say what the crawl does: DISALLOWED, exit 3, and why.
 
 from __future__ import annotations
 
-import http.client
 import io
 import socket
-import ssl
 import subprocess
 import sys
-import urllib.error
 from collections.abc import Iterator
 
 import pytest
@@ -22,9 +19,6 @@ import pytest_twisted
 
 from scrapy_rep.check import EXIT_UNREACHABLE
 from scrapy_rep.check import main as check_main
-from scrapy_rep.checker.download import failure_of
-from scrapy_rep.crawl.documents.failures import failure_of as crawl_failure_of
-from scrapy_rep.fetch.rules import FailureClass
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.robotsite import crawl
 
@@ -133,45 +127,6 @@ async def test_the_crawl_and_both_tools_agree_on_a_refused_host_under_allow() ->
     )
     assert f"DISALLOWED  {url}" in check_output and f"DISALLOWED  {url}" in robots_output
     assert check_code == robots_code == EXIT_UNREACHABLE
-
-
-#: A urllib error (or what it wraps), and what the crawl reads from the same error.
-URLLIB_ERRORS: dict[str, tuple[BaseException, FailureClass]] = {
-    "refused": (ConnectionRefusedError(111, "Connection refused"), FailureClass.REFUSED),
-    "no such name": (
-        socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
-        FailureClass.NO_SUCH_HOST,
-    ),
-    "lookup failed for now": (
-        socket.gaierror(socket.EAI_AGAIN, "Temporary failure"),
-        FailureClass.DNS_FAILED,
-    ),
-    "certificate": (ssl.SSLCertVerificationError(1, "certificate verify failed"), FailureClass.TLS),
-    "wrong TLS version": (ssl.SSLError(1, "wrong version number"), FailureClass.TLS),
-    "TLS connection closed": (ssl.SSLEOFError(8, "EOF"), FailureClass.CONNECTION_LOST),
-    "timeout": (TimeoutError("timed out"), FailureClass.TIMEOUT),
-    "reset": (
-        ConnectionResetError(104, "Connection reset by peer"),
-        FailureClass.CONNECTION_LOST,
-    ),
-}
-
-
-@pytest.mark.parametrize("name", list(URLLIB_ERRORS))
-def test_urllib_failures_are_read_as_the_crawl_reads_them(name: str) -> None:
-    reason, expected = URLLIB_ERRORS[name]
-    assert failure_of(urllib.error.URLError(reason)) is expected  # as urlopen raises it
-    assert failure_of(reason) is expected  # raised while reading the answer
-    assert crawl_failure_of(reason) is expected  # the crawl's reading of the same error
-
-
-def test_urllib_failures_the_crawl_has_no_twin_for() -> None:
-    assert failure_of(http.client.RemoteDisconnected("closed")) is FailureClass.CONNECTION_LOST
-    assert failure_of(http.client.IncompleteRead(b"")) is FailureClass.CONNECTION_LOST
-    assert failure_of(http.client.BadStatusLine("x")) is FailureClass.OTHER
-    assert failure_of(ValueError("unknown url type")) is FailureClass.OTHER
-    refused = urllib.error.URLError(ConnectionRefusedError(111, "refused"))
-    assert failure_of(refused, via_proxy=True) is FailureClass.PROXY  # the proxy's failure
 
 
 def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from scrapy_rep.crawl.page.otherdirectives import describe_sources
 from tests.integration.test_commands import scrapy_robots
 from tests.support.localhttp import QuietHandler, serving
 
@@ -40,7 +39,3 @@ def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
         "(none for this crawler; for other crawlers: X-Robots-Tag: otherbot: noindex; "
         '<meta name="googlebot" content="noindex, nofollow">)'
     ) in output
-
-
-def test_sources_that_apply_are_listed_as_before() -> None:
-    assert describe_sources(("X-Robots-Tag: noindex",), object()) == "X-Robots-Tag: noindex"

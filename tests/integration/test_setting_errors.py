@@ -9,12 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from scrapy.utils.test import get_crawler
-
-from scrapy_rep import RepSettingError
-from scrapy_rep.crawl.startup import validate
-
 SPIDER = """
 import scrapy
 
@@ -79,14 +73,3 @@ def test_wrong_profile_with_only_the_parser(tmp_path: Path) -> None:
     assert one_error_line(stderr) == (
         "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
     )
-
-
-def test_outside_the_scrapy_command_the_error_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "redis", None)
-    with pytest.raises(RepSettingError, match=r"^REP_ROBOTSTXT_CACHE: .* needs the redis package"):
-        validate({"REP_ROBOTSTXT_CACHE": "redis://127.0.0.1:1/0"})
-    crawler = get_crawler(settings_dict={"REP_PROFILE": "gogle"})
-    from scrapy_rep import RobotParser
-
-    with pytest.raises(RepSettingError, match=r"^REP_PROFILE: "):
-        RobotParser.from_crawler(crawler, b"")

@@ -7,13 +7,10 @@ served by this test process, whose access log says how often each robots.txt was
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import time
 import zlib
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +22,9 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
-from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord, StoreCorrupt
+from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
 from scrapy_rep.signals import robotstxt_fetched
+from tests.support.lifecycles import shared_record
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
 from tests.support.redisserver import RedisServer, running_redis
 from tests.support.robotsite import Reply, Sites, crawl, robots
@@ -34,37 +32,7 @@ from tests.support.robotsite import Reply, Sites, crawl, robots
 RULES = "User-agent: *\nDisallow: /x\n"
 
 
-def record(origin: str = "http://a.example", **changes: Any) -> SharedRecord:
-    base = SharedRecord(
-        origin, zlib.compress(RULES.encode()), None, 200, "200 (27 bytes)", 1.0, 2.0, 3.0
-    )
-    return replace(base, **changes)
-
-
 # ---------------------------------------------------------------------- records (pure)
-
-
-def test_shared_records_round_trip_and_foreign_or_broken_ones_are_refused() -> None:
-    original = record(failures=2, failing_since=5.0, retry_at=9.5)
-    assert SharedRecord.decode(original.encode(), original.origin) == original
-    data = original.encode()
-    broken = {
-        "another origin": (data, "http://b.example", "stored under"),
-        "garbage": (b"\x00\xff" * 20, original.origin, "undecodable"),
-        "truncated body": (data[:-3], original.origin, "checksum"),
-        "other magic": (b"other" + data[len(b"scrapy_rep/robots") :], original.origin, "not a"),
-        "other version": (data.replace(b'"version": 1', b'"version": 99'), original.origin,
-                          "another format version"),
-        "bad json": (data.replace(b'"status": 200', b'"status": 200,,'), original.origin,
-                     "undecodable"),
-        "unknown field": (data.replace(b'"status"', b'"statuz"'), original.origin, "undecodable"),
-        "times not numbers": (replace(original, fetched_at="x").encode(), original.origin,
-                              "times are not numbers"),
-    }  # fmt: skip
-    for name, (payload, origin, why) in broken.items():
-        with pytest.raises(StoreCorrupt, match=why):
-            SharedRecord.decode(payload, origin)
-        assert SharedRecord.decode(data, original.origin) == original, name
 
 
 # ---------------------------------------------------------------------- the store
@@ -82,8 +50,8 @@ async def test_redis_store_records_and_leases(redis_server: RedisServer) -> None
     try:
         origin = "http://a.example"
         assert await deferred_from_coro(one.load(origin)) is None
-        await deferred_from_coro(one.save(record(), 60))
-        assert await deferred_from_coro(two.load(origin)) == record()
+        await deferred_from_coro(one.save(shared_record(), 60))
+        assert await deferred_from_coro(two.load(origin)) == shared_record()
         # One lease at a time; only its owner releases it; it times out by itself.
         assert await deferred_from_coro(one.acquire(origin, 0.5))
         assert not await deferred_from_coro(two.acquire(origin, 0.5))
@@ -360,64 +328,3 @@ async def test_scrapy_redis_a_stopping_worker_returns_its_held_requests(
     assert second["downloaded"] == [sites.url("down", "/1"), sites.url("down", "/2")]
     assert list(second["dropped"]) == [sites.url("down", "/x")]
     assert [p for p in sites.requested("down") if p != "/robots.txt"] == ["/1", "/2"]
-
-
-@pytest_twisted.ensureDeferred
-async def test_jobdir_store_keeps_records_across_runs_within_its_bound(
-    tmp_path: Path,
-) -> None:
-    from scrapy_rep.crawl.documents.stores import JobdirStore
-
-    path = tmp_path / "scrapy_rep.robots"
-    store = JobdirStore(path, max_origins=2)
-    for name in ("a", "b", "c"):
-        await store.save(record(f"http://{name}.example"), 60)
-    assert len(store) == 2  # "a" was the least recently used
-    await store.close()
-    again = JobdirStore(path, max_origins=2)
-    assert again.load_error == ""
-    assert await again.load("http://a.example") is None
-    assert await again.load("http://c.example") == record("http://c.example")
-    assert await again.acquire("http://c.example", 1)  # one process per JOBDIR
-    path.write_bytes(b"not a pickle")
-    broken = JobdirStore(path, max_origins=2)
-    assert broken.load_error and len(broken) == 0
-
-
-@pytest_twisted.ensureDeferred
-async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() -> None:
-    """The lifecycle says "save the record, then release the lease"; the store calls run in
-    that order even when saving is the slower call (concurrent calls let a lease go
-    before its record was saved: another worker then saw neither and downloaded again)."""
-    from scrapy import Spider
-    from scrapy.utils.test import get_crawler
-
-    from scrapy_rep.crawl.documents.actions import ActionRunner
-    from scrapy_rep.fetch.lifecycle import events as do
-
-    done: list[str] = []
-
-    class SlowSavingStore:
-        async def save(self, record: Any, keep_for: float) -> None:
-            await asyncio.sleep(0.2)  # Redis is slower to save than to delete a key
-            done.append("save")
-
-        async def release(self, name: str) -> None:
-            done.append("release")
-
-    record = SharedRecord("http://a", b"", True, 404, "404", 0.0, 1e18, 1e18)
-    runner = ActionRunner(
-        get_crawler(Spider),
-        None,
-        None,
-        SlowSavingStore(),
-        None,
-        time.time,
-        len,  # type: ignore[arg-type]
-    )
-    runner.perform([do.SaveRecord("http://a", record, 60.0), do.ReleaseLease("http://a", "a")])
-    for _ in range(40):
-        await deferLater(reactor, 0.05)
-        if len(done) == 2:
-            break
-    assert done == ["save", "release"]

@@ -14,7 +14,6 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.audit.verify import verify
-from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
 from tests.support.robotsite import BASE_SETTINGS, ListSpider
 from tests.support.trailfactory import write_trail
@@ -93,15 +92,3 @@ def test_a_held_lock_refuses_a_crawl_and_a_second_writer(tmp_path: Path) -> None
         writer.close()
     TrailFile(trail).close()
     assert trail.read_bytes() == before
-
-
-def test_the_crawls_own_lock_does_not_fail_its_settings_checked_again(tmp_path: Path) -> None:
-    """``RobotParser`` checks the settings again while the crawl runs, its trail open."""
-    trail = write_trail(tmp_path / "trail.jsonl")
-    writer = TrailFile(trail)
-    try:
-        validate({**BASE_SETTINGS, "REP_AUDIT_FILE": str(trail)})
-        with pytest.raises(TrailFileError, match="is being written by another crawl"):
-            TrailFile(trail)
-    finally:
-        writer.close()
