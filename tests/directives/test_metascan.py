@@ -19,7 +19,7 @@ from scrapy.http import HtmlResponse
 
 from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
 from scrapy_rep.directives._metascan import byte_transparent, scan_meta_tags
-from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.bounds import finishes_within
 
 NAMES = frozenset({"robots", "mybot", "kbot", "tdm-reservation"})
 

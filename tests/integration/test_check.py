@@ -7,16 +7,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from scrapy_rep.checker.download import fetch_robotstxt
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, base_url_fixture
 from tests.support.tools import ROBOTS_TXT, ROBOTS_TXT_OVER_500_KIB, check_tool
 
 
-class Handler(QuietHandler):
+class RobotsTxtCasesHandler(QuietHandler):
     """Routes by path; see the tests for what each path does."""
 
     def do_GET(self) -> None:
@@ -54,10 +53,7 @@ class Handler(QuietHandler):
             self.send(404, b"<h1>Not found</h1>")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with serving(Handler) as port:
-        yield f"http://127.0.0.1:{port}"
+server = base_url_fixture(RobotsTxtCasesHandler, name="server")
 
 
 def fetch(url: str) -> tuple[bool, bool, str]:

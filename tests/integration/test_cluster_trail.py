@@ -23,19 +23,13 @@ from twisted.internet.task import deferLater
 from twisted.internet.utils import getProcessOutputAndValue
 
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
-from tests.support.redisserver import RedisServer, running_redis
+from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, robots
 from tests.support.tools import audit_process
 
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
 PATHS = ("/1", "/2", "/3", "/private/1", "/private/2")
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Any:
-    with running_redis(tmp_path) as server:
-        yield server
 
 
 def shared_settings(server: RedisServer) -> dict[str, Any]:

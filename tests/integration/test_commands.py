@@ -6,18 +6,16 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://x/sitemap.xml\n"
 PAGE = b'<html><head><meta name="robots" content="noindex, max-snippet:10"></head></html>'
 
 
-class Handler(QuietHandler):
+class TwoHostsHandler(QuietHandler):
     def do_GET(self) -> None:
         host_port = self.headers.get("Host", "")
         if self.path == "/robots.txt" and host_port.startswith("127.0.0.1"):
@@ -31,22 +29,7 @@ class Handler(QuietHandler):
             self.send(404, b"not found", {"Content-Type": "text/html"})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serving(Handler) as free_port:
-        yield free_port
-
-
-def scrapy_robots(*args: str, cwd: Path | None = None) -> tuple[int, str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-robots", "-s", "USER_AGENT=TestBot/1.0", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
-    return result.returncode, result.stdout + result.stderr
+port = port_fixture(TwoHostsHandler)
 
 
 def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:

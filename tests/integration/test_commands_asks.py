@@ -4,13 +4,9 @@ each was said, and the answer they give (docs/purpose-notes.md §4b-§4c)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.test_commands import scrapy_robots
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, base_url_fixture
 from tests.support.mediafiles import jpeg
+from tests.support.tools import scrapy_robots
 
 PAGES = {
     "/noml": (b'<html><head><meta name="robots" content="noml"></head></html>', {}),
@@ -23,7 +19,7 @@ PAGES = {
 }
 
 
-class Handler(QuietHandler):
+class AsksPagesHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path in PAGES:
             body, headers = PAGES[self.path]
@@ -32,10 +28,7 @@ class Handler(QuietHandler):
             self.send(404, b"", {"Content-Type": "text/plain"})
 
 
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    with serving(Handler) as free_port:
-        yield f"http://127.0.0.1:{free_port}"
+base = base_url_fixture(AsksPagesHandler)
 
 
 def test_a_pages_noml_is_shown_and_denies_both_ai_purposes(base: str) -> None:

@@ -8,31 +8,20 @@ say what the crawl does: DISALLOWED, exit 3, and why.
 
 from __future__ import annotations
 
-import io
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 import pytest_twisted
 
 from scrapy_rep.check import EXIT_UNREACHABLE
-from scrapy_rep.check import main as check_main
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, free_port, serving
 from tests.support.robotsite import crawl
+from tests.support.tools import check_tool, scrapy_robots
 
 DROPPED = (
     "the crawl gives up on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its "
     "requests, even with REP_UNREACHABLE_ACTION = allow"
 )
-
-
-def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on: bound, read, closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Plain(QuietHandler):
@@ -48,25 +37,19 @@ def plain_port() -> Iterator[int]:
         yield port
 
 
-def run_check(url: str, *options: str) -> tuple[int, str]:
-    out = io.StringIO()
-    return check_main(["check", url, *options, "--timeout", "5"], out=out), out.getvalue()
+def check_within_5s(url: str, *options: str) -> tuple[int, str]:
+    """``python -m scrapy_rep check URL OPTIONS --timeout 5``."""
+    return check_tool(url, *options, "--timeout", "5")
 
 
-def run_robots(url: str, *settings: str) -> tuple[int, str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-robots", "--timeout", "5", *settings, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr
+def robots_within_5s(url: str, *settings: str) -> tuple[int, str]:
+    """``scrapy rep-robots --timeout 5 SETTINGS URL`` with no ``USER_AGENT`` of ours."""
+    return scrapy_robots("--timeout", "5", *settings, url, user_agent=None)
 
 
 def url_of(kind: str, plain_port: int) -> str:
     if kind == "refused":
-        return f"http://127.0.0.1:{closed_port()}/a"
+        return f"http://127.0.0.1:{free_port()}/a"
     return f"https://127.0.0.1:{plain_port}/a"  # plain HTTP behind https://: TLS fails
 
 
@@ -77,8 +60,8 @@ def test_both_tools_drop_a_host_that_cannot_be_connected_to_even_under_allow(
     kind: str, words: str, plain_port: int
 ) -> None:
     url = url_of(kind, plain_port)
-    check_code, check_output = run_check(url, "--unreachable-action", "allow")
-    robots_code, robots_output = run_robots(url, "-s", "REP_UNREACHABLE_ACTION=allow")
+    check_code, check_output = check_within_5s(url, "--unreachable-action", "allow")
+    robots_code, robots_output = robots_within_5s(url, "-s", "REP_UNREACHABLE_ACTION=allow")
     for code, output in ((check_code, check_output), (robots_code, robots_output)):
         assert code == EXIT_UNREACHABLE, output
         assert f"DISALLOWED  {url}" in output, output
@@ -93,7 +76,7 @@ def test_scrapy_robots_lets_it_through_when_the_connect_wait_is_the_whole_wait(
     crawl gives up at the same time for every failure, and "allow" lets the requests
     through: the tool reads both settings as the crawl does."""
     url = url_of("refused", plain_port)
-    code, output = run_robots(
+    code, output = robots_within_5s(
         url, "-s", "REP_UNREACHABLE_ACTION=allow", "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=600"
     )
     assert code == EXIT_UNREACHABLE, output
@@ -110,19 +93,19 @@ def test_a_503_is_still_let_through_under_allow() -> None:
 
     with serving(Down) as port:
         url = f"http://127.0.0.1:{port}/a"
-        code, output = run_check(url, "--unreachable-action", "allow")
+        code, output = check_within_5s(url, "--unreachable-action", "allow")
     assert code == EXIT_UNREACHABLE
     assert f"allowed     {url}" in output and "lets them through" in output
 
 
 @pytest_twisted.ensureDeferred
 async def test_the_crawl_and_both_tools_agree_on_a_refused_host_under_allow() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/a"
+    url = f"http://127.0.0.1:{free_port()}/a"
     settings = {"REP_UNREACHABLE_ACTION": "allow", "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
     _, spider = await crawl([url], settings)
     assert list(spider.dropped) == [url] and spider.downloaded == []
-    check_code, check_output = run_check(url, "--unreachable-action", "allow")
-    robots_code, robots_output = run_robots(
+    check_code, check_output = check_within_5s(url, "--unreachable-action", "allow")
+    robots_code, robots_output = robots_within_5s(
         url, *(arg for name, value in settings.items() for arg in ("-s", f"{name}={value}"))
     )
     assert f"DISALLOWED  {url}" in check_output and f"DISALLOWED  {url}" in robots_output
@@ -134,10 +117,10 @@ def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(
 ) -> None:
     """urllib sends it through ``http_proxy``: a refused connection is the proxy's, held
     the long wait, and "allow" lets the requests through, as in the crawl."""
-    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{free_port()}")
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
     url = "http://robots.example/a"
-    code, output = run_check(url, "--unreachable-action", "allow")
+    code, output = check_within_5s(url, "--unreachable-action", "allow")
     assert code == EXIT_UNREACHABLE, output
     assert f"allowed     {url}" in output and "lets them through" in output, output

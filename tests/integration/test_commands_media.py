@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.test_commands import scrapy_robots
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, base_url_fixture
 from tests.support.mediafiles import jpeg, png, xmp_packet
+from tests.support.tools import scrapy_robots
 
 FILES = {
     "/prohibited.jpg": (jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING")), "image/jpeg"),
@@ -18,7 +14,7 @@ FILES = {
 }
 
 
-class Handler(QuietHandler):
+class MediaFilesHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path in FILES:
             body, kind = FILES[self.path]
@@ -27,10 +23,7 @@ class Handler(QuietHandler):
             self.send(404, b"", {"Content-Type": "text/plain"})
 
 
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    with serving(Handler) as free_port:
-        yield f"http://127.0.0.1:{free_port}"
+base = base_url_fixture(MediaFilesHandler)
 
 
 def test_a_file_that_prohibits_training_is_denied(base: str) -> None:

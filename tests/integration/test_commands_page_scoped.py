@@ -3,17 +3,13 @@ directives apply to ours, instead of "no robots meta tag or header"."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.test_commands import scrapy_robots
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
 
 PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
 
 
-class Handler(QuietHandler):
+class ScopedPageHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self.send(404, b"", {"Content-Type": "text/plain"})
@@ -24,10 +20,7 @@ class Handler(QuietHandler):
             self.send(200, b"<html></html>", {"Content-Type": "text/html"})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serving(Handler) as free_port:
-        yield free_port
+port = port_fixture(ScopedPageHandler)
 
 
 def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:

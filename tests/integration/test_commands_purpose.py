@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.test_commands import scrapy_robots
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
 
 ROBOTS = b"""User-agent: *
 Allow: /
@@ -18,7 +14,7 @@ TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}]'
 PAGE = b'<html><head><meta name="robots" content="noai"></head><body>p</body></html>'
 
 
-class Handler(QuietHandler):
+class PurposeSignalsHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self.send(200, ROBOTS, {"Content-Type": "text/plain"})
@@ -31,10 +27,7 @@ class Handler(QuietHandler):
             self.send(200, PAGE, {"Content-Type": "text/html"})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serving(Handler) as free_port:
-        yield free_port
+port = port_fixture(PurposeSignalsHandler)
 
 
 def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:

@@ -4,12 +4,8 @@ line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.test_commands import scrapy_robots
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
 
 ROBOTS = b"""User-agent: GPTBot
 Content-Usage: /gpt train-ai=n
@@ -22,7 +18,7 @@ Content-Signal: search=yes, use=reference
 """
 
 
-class Handler(QuietHandler):
+class NewerSignalsHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self.send(200, ROBOTS, {"Content-Type": "text/plain"})
@@ -32,10 +28,7 @@ class Handler(QuietHandler):
             self.send(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serving(Handler) as free_port:
-        yield free_port
+port = port_fixture(NewerSignalsHandler)
 
 
 def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -> None:

@@ -22,6 +22,7 @@ import pytest_twisted
 
 from scrapy_rep.audit.cli import main as audit
 from tests.support.audittrail import by_url
+from tests.support.localhttp import free_port
 from tests.support.robotsite import Reply, Sites, crawl
 
 #: The waits as a project that sets nothing has them (the tests' own are shorter).
@@ -32,13 +33,6 @@ DEFAULT_WAITS: dict[str, Any] = {
 #: Held for 600 s before this change: a crawl that is not over by then failed.
 BOUND = {"CLOSESPIDER_TIMEOUT": 60}
 UNTIL = r"retrying until \d\d:\d\d:\d\d \(in (?P<seconds>[\d.,]+) s\)"
-
-
-def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on: bound, read, closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def messages(caplog: Any, level: int, logger: str = "scrapy_rep") -> list[str]:
@@ -65,7 +59,7 @@ async def test_two_start_urls_on_a_port_that_refuses_connections_end_the_crawl_i
     """The 600 s wait of a 5xx is not a refused connection's: one more try after
     ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` (10 s), then the two requests are dropped with
     their reason, the stats, a WARNING, the audit trail's records and a summary line."""
-    base = f"http://127.0.0.1:{closed_port()}"
+    base = f"http://127.0.0.1:{free_port()}"
     urls = [f"{base}/a", f"{base}/b"]
     trail = tmp_path / "trail.jsonl"
     settings = {**DEFAULT_WAITS, **BOUND, "REP_AUDIT_FILE": str(trail)}
@@ -228,7 +222,7 @@ async def test_allow_never_lets_through_a_host_that_cannot_be_connected_to(
     """``REP_UNREACHABLE_ACTION = "allow"`` is for the long outage: a refused host's
     requests are dropped after the connect wait all the same (robots.txt never read:
     complete disallow), and ``audit verify`` finds the trail sound."""
-    base = f"http://127.0.0.1:{closed_port()}"
+    base = f"http://127.0.0.1:{free_port()}"
     trail = tmp_path / "trail.jsonl"
     settings = {
         "REP_UNREACHABLE_ACTION": "allow", "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3,

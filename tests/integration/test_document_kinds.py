@@ -34,12 +34,6 @@ KEY = Origin("http", "a.example", 80)
 KIND_IDS = [kind.name for kind in CRAWL_KINDS]
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    with running_redis(tmp_path_factory.mktemp("redis")) as server:
-        yield server
-
-
 def entries(kind: DocumentKind[Any]) -> dict[str, CacheEntry[Any]]:
     """A parsed copy, the absent stand-in (a 404) and the unreachable one (given up)."""
     body = KIND_BODIES[kind.name]
@@ -84,7 +78,7 @@ async def test_every_kind_round_trips_through_every_store(
     entry = entries(kind)[what]
     record = kind.record_of(KEY, entry, 0, None, 0.0, entry.outcome, T0)
     name = kind.store_name(KEY)
-    redis = request.getfixturevalue("redis_server") if store == "redis" else None
+    redis = request.getfixturevalue("module_redis_server") if store == "redis" else None
     loaded = await deferred_from_coro(save_and_load(store, name, record, tmp_path, redis))
     if store == "memory":
         assert loaded is None  # shares nothing: each process decides alone

@@ -11,12 +11,9 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, port_fixture
 
 SPIDER = """
 import scrapy
@@ -40,7 +37,7 @@ class Items(scrapy.Spider):
 """
 
 
-class Handler(QuietHandler):
+class SlowLocalhostHandler(QuietHandler):
     def do_GET(self) -> None:
         if self.path == "/robots.txt" and self.headers.get("Host", "").startswith("localhost"):
             time.sleep(3)  # still downloading when the first page closes the spider
@@ -51,10 +48,7 @@ class Handler(QuietHandler):
             self.send(200, b"<html><body>hi</body></html>", {"Content-Type": "text/html"})
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serving(Handler) as free_port:
-        yield free_port
+port = port_fixture(SlowLocalhostHandler)
 
 
 def runspider(tmp_path: Path, port: int, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_
 from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from tests.support.lifecycles import Announcing, actions_of
-from tests.support.redisserver import RedisServer, running_redis
+from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots
 
 A = "http://a.example"
@@ -148,12 +148,6 @@ def second_process(
     return life, life.handle(RecordLoaded(A, record), T0 + 2)
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    with running_redis(tmp_path_factory.mktemp("redis")) as server:
-        yield server
-
-
 async def through_store(
     store_name: str, record: SharedRecord, tmp_path: Path, redis: RedisServer | None
 ) -> SharedRecord | None:
@@ -192,7 +186,7 @@ async def test_every_kind_and_outcome_round_trips_through_every_store(
     kind_name: str, outcome: str, store: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     kind = KINDS[kind_name]
-    redis = request.getfixturevalue("redis_server") if store == "redis" else None
+    redis = request.getfixturevalue("module_redis_server") if store == "redis" else None
     actions, record = first_process(kind, outcome, store)
     loaded = await deferred_from_coro(through_store(store, record, tmp_path, redis))
     assert loaded == record  # byte for byte, field for field

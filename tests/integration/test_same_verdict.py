@@ -293,7 +293,7 @@ def tool_verdict(output: str, url: str) -> bool:
     return verdicts == {"allowed"}
 
 
-def run_check(case: SettingCase, url: str) -> tuple[int, str]:
+def check_case(case: SettingCase, url: str) -> tuple[int, str]:
     args = ["check", url, url, "--timeout", "5"]
     for name, value in settings_of(case).items():
         if name == "ROBOTSTXT_OBEY":
@@ -327,7 +327,7 @@ async def test_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None
         settings = {**settings_of(case), "REP_UNREACHABLE_MAX_WAIT": 0}
         _, spider = await crawl([url], settings)
         crawled = url in spider.downloaded
-        check_code, check_output = run_check(case, url)
+        check_code, check_output = check_case(case, url)
         robots_code, robots_output = run_scrapy_robots(case, url)
     assert crawled is case.fetched, spider.dropped
     assert tool_verdict(check_output, url) is case.fetched, check_output

@@ -11,7 +11,6 @@ import json
 import subprocess
 import sys
 import zlib
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.lifecycles import shared_record
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
-from tests.support.redisserver import RedisServer, running_redis
+from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots
 
 RULES = "User-agent: *\nDisallow: /x\n"
@@ -36,12 +35,6 @@ RULES = "User-agent: *\nDisallow: /x\n"
 
 
 # ---------------------------------------------------------------------- the store
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Any:
-    with running_redis(tmp_path) as server:
-        yield server
 
 
 @pytest_twisted.ensureDeferred

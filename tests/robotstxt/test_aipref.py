@@ -26,7 +26,7 @@ from scrapy_rep.robotstxt.aipref import (
     parse_prefs,
     parse_prefs_header,
 )
-from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.bounds import finishes_within
 from tests.support.reference_matcher import normalise_pattern as ref_normalise
 from tests.support.reference_matcher import wildcard_matches as ref_matches
 

@@ -49,3 +49,20 @@ def audit_process(
         env=checkout_environment(),
     )
     return result.returncode, result.stdout, result.stderr
+
+
+def scrapy_robots(
+    *args: str, cwd: Path | None = None, user_agent: str | None = "TestBot/1.0"
+) -> tuple[int, str]:
+    """``scrapy rep-robots ARGS`` in a process of its own (with ``USER_AGENT`` set to
+    ``user_agent`` unless ``None``): (exit status, stdout and stderr)."""
+    agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-robots", *agent, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+    )
+    return result.returncode, result.stdout + result.stderr

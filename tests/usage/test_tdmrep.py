@@ -31,7 +31,7 @@ from scrapy_rep.usage.tdmrep import (
     resolve,
     tdmrep_for_response,
 )
-from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.bounds import finishes_within
 from tests.support.reference_matcher import (
     dangling_candidates,
     decode_unreserved,

@@ -17,7 +17,7 @@ from scrapy_rep.crawl.page.pagereader import meta_tags
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
-from tests.robotstxt.test_robotstxt_hostile import finishes_within
+from tests.support.bounds import finishes_within
 
 
 def test_20_mb_page_with_10000_meta_tags_within_60s() -> None:
