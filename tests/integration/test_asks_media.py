@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest_twisted
 
@@ -20,7 +20,7 @@ from scrapy_rep.audit.cli import EXIT_CLEAN, main
 from scrapy_rep.audit.read import Trail
 from scrapy_rep.audit.verify import verify
 from tests.support.mediafiles import jpeg, pdf, png, xmp_packet
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl
+from tests.support.robotsite import BothSpider, ListSpider, Reply, Sites, collecting_items, crawl
 
 SETTING = " (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
 #: name -> (X-Robots-Tag, the source that denies ai-train, or "" when stored).
@@ -42,16 +42,6 @@ FILES = {
 EVERY = {**IMAGES, **FILES}
 INDEXED = {name for name, (_, source) in EVERY.items() if source.endswith(SETTING)}
 REFUSED = {name for name, (_, source) in EVERY.items() if source}
-
-
-class BothSpider(ListSpider):
-    """One item with files for FilesPipeline and images for ImagesPipeline."""
-
-    file_urls: ClassVar[list[str]] = []
-    image_urls: ClassVar[list[str]] = []
-
-    def parse(self, response: Any) -> Any:
-        yield {"file_urls": list(self.file_urls), "image_urls": list(self.image_urls)}
 
 
 def body(name: str, index: int) -> tuple[bytes, str]:
@@ -186,7 +176,7 @@ GALLERY = (
 )
 
 
-class GallerySpider(ListSpider):
+class GalleryItemSpider(ListSpider):
     def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
         if response.url.endswith("/gallery"):
@@ -228,7 +218,7 @@ async def gallery(tmp_path: Path, **settings: Any) -> tuple[Any, Any, Path, list
     }  # fmt: skip
     try:
         crawler, spider = await crawl(
-            [sites.url("gallery", "/gallery")], every, GallerySpider, collecting_items(items)
+            [sites.url("gallery", "/gallery")], every, GalleryItemSpider, collecting_items(items)
         )
     finally:
         await sites.close()

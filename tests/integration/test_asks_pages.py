@@ -18,7 +18,7 @@ from scrapy_rep.audit.cli import EXIT_CLEAN, main
 from scrapy_rep.audit.verify import verify
 from tests.support.audittrail import by_url
 from tests.support.robotsite import (
-    ListSpider,
+    ItemSpider,
     Sites,
     collecting_items,
     crawl,
@@ -46,12 +46,6 @@ PAGES = {
 }
 NOML = {path for path, (_, source) in PAGES.items() if path.startswith("/noml") and source}
 NOARCHIVE = {path for path in PAGES if path.startswith("/noarchive")}
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 async def crawl_pages(

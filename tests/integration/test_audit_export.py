@@ -25,7 +25,7 @@ from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
 from scrapy_rep.usage.purpose import PURPOSES
 from tests.support.audittrail import lines as trail_lines
 from tests.support.robotsite import (
-    ListSpider,
+    ItemSpider,
     Sites,
     collecting_items,
     crawl,
@@ -48,12 +48,6 @@ from tests.support.trailfactory import (
 
 ROBOTS = "User-agent: *\nContent-Signal: search=yes, use=reference\nDisallow: /private\n"
 PAGE = b"<html><body>p</body></html>"
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 async def _crawl(tmp_path: Path, **extra: Any) -> tuple[Path, dict[str, str], list[Any]]:

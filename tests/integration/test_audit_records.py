@@ -21,7 +21,7 @@ from tests.support.audittrail import lines, url_records
 from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
 
 
-class FollowSpider(Spider):
+class StartUrlsFollowSpider(Spider):
     """Scrapy's own start requests (``start_urls``, ``dont_filter=True``), then every link."""
 
     name = "follow"
@@ -61,7 +61,7 @@ async def test_a_start_url_linked_back_to_is_two_records_and_verifies_clean(
     trail = tmp_path / "trail.jsonl"
     settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True, "LOG_LEVEL": "INFO"}
     try:
-        crawler, _ = await crawl([sites.url("a", "/")], settings, FollowSpider)
+        crawler, _ = await crawl([sites.url("a", "/")], settings, StartUrlsFollowSpider)
     finally:
         await sites.close()
     clean(trail)
@@ -98,7 +98,7 @@ async def test_three_runs_appended_to_one_trail_verify_clean_each_with_its_own_f
     settings = {"REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
     try:
         for _ in range(3):
-            await crawl([sites.url("a", "/")], settings, FollowSpider)
+            await crawl([sites.url("a", "/")], settings, StartUrlsFollowSpider)
     finally:
         await sites.close()
     clean(trail)
@@ -148,7 +148,9 @@ async def test_a_tdmrep_json_changed_mid_crawl_each_record_names_its_version(
         "LOG_LEVEL": "INFO",
     }
     try:
-        await crawl([sites.url("a", "/first"), sites.url("a", "/link")], settings, FollowSpider)
+        await crawl(
+            [sites.url("a", "/first"), sites.url("a", "/link")], settings, StartUrlsFollowSpider
+        )
     finally:
         await sites.close()
     clean(trail)
@@ -204,7 +206,9 @@ async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
         "LOG_LEVEL": "INFO",
     }
     try:
-        await crawl([sites.url("a", "/first"), sites.url("a", "/link")], settings, FollowSpider)
+        await crawl(
+            [sites.url("a", "/first"), sites.url("a", "/link")], settings, StartUrlsFollowSpider
+        )
     finally:
         await sites.close()
     clean(trail)
@@ -221,7 +225,7 @@ async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
     assert second["rsl"] == {license_url: sha[PROHIBITS]}
 
 
-class DontObeySpider(FollowSpider):
+class DontObeyFollowSpider(StartUrlsFollowSpider):
     """Its requests carry Scrapy's ``dont_obey_robotstxt``."""
 
     name = "dont-obey"
@@ -234,15 +238,19 @@ class DontObeySpider(FollowSpider):
 @pytest.mark.parametrize(
     ("settings", "spider", "why"),
     [
-        ({"ROBOTSTXT_OBEY": False, "REP_PURPOSE": ["ai-train"]}, FollowSpider, "ROBOTSTXT_OBEY"),
-        ({"REP_PURPOSE": ["ai-train"]}, DontObeySpider, "dont_obey_robotstxt"),
-        ({}, DontObeySpider, "dont_obey_robotstxt"),  # no purpose: robots.txt not even read
+        (
+            {"ROBOTSTXT_OBEY": False, "REP_PURPOSE": ["ai-train"]},
+            StartUrlsFollowSpider,
+            "ROBOTSTXT_OBEY",
+        ),
+        ({"REP_PURPOSE": ["ai-train"]}, DontObeyFollowSpider, "dont_obey_robotstxt"),
+        ({}, DontObeyFollowSpider, "dont_obey_robotstxt"),  # no purpose: robots.txt not even read
     ],
     ids=["robotstxt-obey-false", "dont-obey-with-a-purpose", "dont-obey"],
 )
 @pytest_twisted.ensureDeferred
 async def test_a_page_whose_robots_txt_is_not_obeyed_says_so_and_verifies_clean(
-    tmp_path: Path, settings: dict[str, Any], spider: type[FollowSpider], why: str
+    tmp_path: Path, settings: dict[str, Any], spider: type[StartUrlsFollowSpider], why: str
 ) -> None:
     """Allow/Disallow not obeyed: the record says so (``obeyed: false``), names the
     robots.txt whose AI-usage opt-outs were obeyed, and verify does not read it as a
@@ -263,7 +271,7 @@ async def test_a_page_whose_robots_txt_is_not_obeyed_says_so_and_verifies_clean(
     assert ("snapshot" in record["robots"]) is bool(settings)
 
 
-class AgainSpider(FollowSpider):
+class AgainSpider(StartUrlsFollowSpider):
     """Sends its start URL again once, with the response's meta (a common pattern)."""
 
     name = "again"

@@ -27,7 +27,15 @@ from tests.support.mediafiles import (
     tiff_in,
     xmp_packet,
 )
-from tests.support.robotsite import ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import (
+    BothSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 from tests.support.tools import audit_tool
 
 JPEG = {"Content-Type": "image/jpeg"}
@@ -73,7 +81,7 @@ def build() -> tuple[Sites, dict[str, str]]:
     return sites, {name: sites.url("img", path) for name, path in paths.items()}
 
 
-class GallerySpider(ListSpider):
+class ImageUrlsSpider(ListSpider):
     image_urls: ClassVar[list[str]] = []
     extra: ClassVar[dict[str, Any]] = {}
 
@@ -111,8 +119,8 @@ async def run(
     **settings: Any,
 ) -> dict[str, Any]:
     sites, urls = build()
-    GallerySpider.image_urls = list(urls.values())
-    GallerySpider.extra = extra(urls) if extra else {}
+    ImageUrlsSpider.image_urls = list(urls.values())
+    ImageUrlsSpider.extra = extra(urls) if extra else {}
     items: list[Any] = []
     refused: list[dict[str, Any]] = []
     store = Path(settings.pop("IMAGES_STORE", tmp_path / f"store-{purpose}"))
@@ -132,7 +140,7 @@ async def run(
                 "IMAGES_STORE": str(store),
                 **settings,
             },
-            GallerySpider,
+            ImageUrlsSpider,
             connect,
         )
     finally:
@@ -329,8 +337,8 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
     """A first crawl marks and stores everything; a second one into the same store must
     not take the stored copies as up to date (FILES_EXPIRES) without reading them."""
     sites, urls = build()
-    GallerySpider.image_urls = list(urls.values())
-    GallerySpider.extra = {}
+    ImageUrlsSpider.image_urls = list(urls.values())
+    ImageUrlsSpider.extra = {}
     items: list[Any] = []
 
     connect = collecting_items(items)
@@ -342,8 +350,8 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
     }
     try:
         page = [sites.url("img", "/gallery")]
-        await crawl(page, {**settings, "REP_PURPOSE_ACTION": "mark"}, GallerySpider, connect)
-        await crawl(page, settings, GallerySpider, connect)
+        await crawl(page, {**settings, "REP_PURPOSE_ACTION": "mark"}, ImageUrlsSpider, connect)
+        await crawl(page, settings, ImageUrlsSpider, connect)
     finally:
         await sites.close()
     first, second = ({r["url"]: r["status"] for r in item["images"]} for item in items)
@@ -454,16 +462,6 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
 
 
 # --------------------------------------------------------------------------- failures
-
-
-class BothSpider(ListSpider):
-    """One item with files for FilesPipeline and images for ImagesPipeline."""
-
-    file_urls: ClassVar[list[str]] = []
-    image_urls: ClassVar[list[str]] = []
-
-    def parse(self, response: Any) -> Any:
-        yield {"file_urls": list(self.file_urls), "image_urls": list(self.image_urls)}
 
 
 def nested(head: bytes, depth: int = 1500) -> bytes:

@@ -24,6 +24,7 @@ from scrapy_rep.usage.policy import UsagePolicy
 from tests.support.audittrail import by_url, chain_breaks, lines
 from tests.support.robotsite import (
     BASE_SETTINGS,
+    ItemSpider,
     ListSpider,
     Reply,
     Sites,
@@ -87,12 +88,6 @@ def build() -> tuple[Sites, dict[str, str]]:
         "agents /page": sites.url("agents", "/page"),
     }
     return sites, urls
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 ALL = {

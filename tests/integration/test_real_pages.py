@@ -20,7 +20,7 @@ from tests.support.robotsite import Reply, Sites, crawl
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 
 
-class FollowSpider(Spider):
+class LinkExtractorSpider(Spider):
     """One item per page, and every link of every page followed."""
 
     name = "follow"
@@ -71,7 +71,7 @@ async def crawl_site(pages: dict[str, Reply]) -> tuple[Sites, Any, list[str]]:
     items: list[str] = []
     try:
         crawler, _ = await crawl(
-            [sites.url("a", "/")], spider=FollowSpider, on_crawler=collect_items(items)
+            [sites.url("a", "/")], spider=LinkExtractorSpider, on_crawler=collect_items(items)
         )
     finally:
         await sites.close()

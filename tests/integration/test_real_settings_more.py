@@ -24,6 +24,7 @@ from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_res
 from tests.support.robotsite import (
     BASE_SETTINGS,
     HTML,
+    ItemSpider,
     ListSpider,
     Reply,
     Sites,
@@ -57,12 +58,6 @@ class SkipFilter:
     def process_request(self, request: Request) -> None:
         if "/skip/" in request.url:
             raise IgnoreRequest("skipped by the project's own URL filter")
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 async def paused_then_cached(
@@ -185,7 +180,7 @@ IMAGES_PIPELINES = {
 }
 
 
-class GallerySpider(ListSpider):
+class PageMediaSpider(ListSpider):
     """Each page's item: its ``<img>`` sources for ImagesPipeline, its PDF links for
     FilesPipeline."""
 
@@ -277,7 +272,7 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
             crawler, spider = await crawl(
                 pages,
                 {**settings, "REP_AUDIT_FILE": str(trail)},
-                GallerySpider,
+                PageMediaSpider,
                 collecting_items(items),
             )
             runs.append((crawler, spider, items, trail, len(sites.log)))

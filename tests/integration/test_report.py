@@ -41,7 +41,7 @@ async def test_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
     assert middleware.slots.floors == {}
 
 
-class FollowSpider(Spider):
+class FollowLinksSpider(Spider):
     """One item per page, every link followed."""
 
     name = "follow"
@@ -111,7 +111,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path)
     settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
     base = sites.bases["a"]
     try:
-        crawler, _ = await crawl([base + "/"], settings, spider=FollowSpider)
+        crawler, _ = await crawl([base + "/"], settings, spider=FollowLinksSpider)
     finally:
         await sites.close()
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
@@ -175,7 +175,7 @@ async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
     sites.origins["a"].script("/meta", expired)
     caplog.set_level(logging.INFO)
     try:
-        await crawl([base + "/"], {"LOG_LEVEL": "INFO"}, spider=FollowSpider)
+        await crawl([base + "/"], {"LOG_LEVEL": "INFO"}, spider=FollowLinksSpider)
     finally:
         await sites.close()
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from scrapy import Request, Spider, signals
+from scrapy import Request, signals
 from twisted.internet import reactor
 from twisted.web.resource import Resource
 from twisted.web.server import Request as WebRequest
@@ -19,34 +19,11 @@ from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.audittrail import by_url
-from tests.support.robotsite import Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import ItemSpider, Reply, Sites, collecting_items, crawl, robots
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
 MYBOT_RULES = "User-agent: mybot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n"
-
-
-class ItemSpider(Spider):
-    """Yields one item per page; records what was dropped."""
-
-    name = "items"
-
-    def __init__(self, urls: list[str], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.urls = urls
-        self.downloaded: list[str] = []
-        self.dropped: dict[str, str] = {}
-
-    async def start(self) -> Any:
-        for url in self.urls:
-            yield Request(url, errback=self.failed)
-
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
-
-    def failed(self, failure: Any) -> None:
-        self.dropped[failure.request.url] = str(failure.value)
 
 
 @pytest_twisted.ensureDeferred

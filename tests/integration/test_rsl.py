@@ -22,6 +22,7 @@ from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY
 from tests.support.audittrail import by_url
 from tests.support.robotsite import (
+    ItemSpider,
     ListSpider,
     Reply,
     Sites,
@@ -165,12 +166,6 @@ async def test_the_report_shows_each_license_and_the_element_that_refused() -> N
         f'    Not fetched: ai-train denied by RSL {license_url} <content url="/"> license 1: '
         '<prohibits type="usage">ai-train</prohibits>'
     )
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 def html(head: str = "", **headers: str) -> Reply:

@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from tests.support.robotsite import HTML, ListSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import (
+    HTML,
+    ItemSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 
 
 def build() -> tuple[Sites, dict[str, str]]:
@@ -101,12 +110,6 @@ def build() -> tuple[Sites, dict[str, str]]:
         f"{name} {path}": sites.url(name, path) for name, some in paths.items() for path in some
     }
     return sites, urls
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 #: purpose -> (not fetched, fetched but items dropped); the rest is fetched and kept.
@@ -198,7 +201,7 @@ GALLERY = (
 )
 
 
-class GallerySpider(ListSpider):
+class GalleryAndImagesSpider(ListSpider):
     """Yields the gallery's item (with image_urls / file_urls) and a request for every
     image and link of the page."""
 
@@ -250,7 +253,7 @@ async def gallery_crawl(
 
     try:
         crawler, spider = await crawl(
-            [sites.url("gallery", "/gallery")], every, GallerySpider, connect
+            [sites.url("gallery", "/gallery")], every, GalleryAndImagesSpider, connect
         )
     finally:
         await sites.close()

@@ -7,14 +7,22 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_twisted
 
 from scrapy_rep.audit.read import Trail
 from tests.support.audittrail import paused_and_resumed
-from tests.support.robotsite import BASE_SETTINGS, HTML, ListSpider, Reply, Sites, crawl, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    HTML,
+    ItemSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    robots,
+)
 from tests.support.tools import audit_tool
 
 ROBOTS_A = (
@@ -22,12 +30,6 @@ ROBOTS_A = (
     "User-agent: GPTBot\nDisallow: /gpt-no\n"
 )
 TDMREP = b'[{"location": "/reserved/*", "tdm-reservation": 1}]'
-
-
-class ItemSpider(ListSpider):
-    def parse(self, response: Any) -> Any:
-        self.downloaded.append(response.url)
-        yield {"url": response.url}
 
 
 async def crawl_with_trail(trail: Path, purpose: str) -> dict[str, str]:

@@ -163,6 +163,24 @@ class ListSpider(Spider):
         self.dropped[failure.request.url] = str(failure.value)  # type: ignore[attr-defined]
 
 
+class ItemSpider(ListSpider):
+    """ListSpider that yields one item per page, ``{"url": ...}``."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+class BothSpider(ListSpider):
+    """One item with files for FilesPipeline and images for ImagesPipeline."""
+
+    file_urls: ClassVar[list[str]] = []
+    image_urls: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.file_urls), "image_urls": list(self.image_urls)}
+
+
 #: Settings for test crawls: the add-on, short waits, no noise.
 BASE_SETTINGS: dict[str, Any] = {
     "ADDONS": {"scrapy_rep.Addon": 0},

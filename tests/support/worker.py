@@ -25,7 +25,7 @@ from twisted.internet import defer, reactor, task  # noqa: E402
 from tests.support.robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
 
 
-class FollowSpider(ListSpider):
+class ScriptedFollowSpider(ListSpider):
     """ListSpider whose pages yield the URLs ``follow`` names for them."""
 
     follow: ClassVar[dict[str, list[str]]] = {}
@@ -39,7 +39,7 @@ class FollowSpider(ListSpider):
 def main() -> None:
     config = json.loads(sys.argv[1])
     result: dict[str, Any] = {"sent_after_disallow": []}
-    FollowSpider.follow = config.get("follow", {})
+    ScriptedFollowSpider.follow = config.get("follow", {})
     watch = config.get("watch")
     disallowed: list[bool] = []
 
@@ -53,7 +53,7 @@ def main() -> None:
 
     async def go(_reactor: object) -> None:
         runner = CrawlerRunner({**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]})
-        crawler = runner.create_crawler(FollowSpider)
+        crawler = runner.create_crawler(ScriptedFollowSpider)
         if watch:
             from scrapy_rep.signals import robotstxt_fetched
 
