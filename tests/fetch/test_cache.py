@@ -13,7 +13,7 @@ from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robot
 BODY = b"User-agent: *\nDisallow: /x\n"
 
 
-def entry(at: float = 0, fresh: float = 100, stale: float = 1000) -> CacheEntry[RobotsTxt]:
+def absent_entry(at: float = 0, fresh: float = 100, stale: float = 1000) -> CacheEntry[RobotsTxt]:
     return CacheEntry(ALLOW_ALL, "404", at, at + fresh, at + stale)
 
 
@@ -34,16 +34,16 @@ def parsed(body: bytes = BODY, size: int = 1000) -> CacheEntry[RobotsTxt]:
     ],
 )
 def test_spec4_entry_fresh_then_stale_then_expired(now: float, freshness: Freshness) -> None:
-    assert entry().freshness(now) is freshness
-    assert entry().usable(now) is (freshness is not Freshness.EXPIRED)
+    assert absent_entry().freshness(now) is freshness
+    assert absent_entry().usable(now) is (freshness is not Freshness.EXPIRED)
 
 
 def test_spec4_without_reparsing_the_lru_bound_drops_the_least_recently_used() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(2)
-    cache.put("a", entry())
-    cache.put("b", entry())
+    cache.put("a", absent_entry())
+    cache.put("b", absent_entry())
     cache.get("a")  # a is now the most recently used
-    cache.put("c", entry())
+    cache.put("c", absent_entry())
     assert "b" not in cache and "a" in cache and "c" in cache
     assert cache.evictions == 1 and len(cache) == 2
 

@@ -18,6 +18,7 @@ from scrapy import Request, Spider
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import lines, url_records
+from tests.support.documents import rsl_license
 from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
 
 
@@ -168,15 +169,8 @@ async def test_a_tdmrep_json_changed_mid_crawl_each_record_names_its_version(
     )
 
 
-def rsl(usage: str) -> bytes:
-    return (
-        '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
-        f"{usage}</license></content></rsl>"
-    ).encode()
-
-
-PERMITS = rsl('<permits type="usage">all</permits>')
-PROHIBITS = rsl('<prohibits type="usage">ai-train</prohibits>')
+PERMITS = rsl_license('<permits type="usage">all</permits>')
+PROHIBITS = rsl_license('<prohibits type="usage">ai-train</prohibits>')
 
 
 @pytest_twisted.ensureDeferred

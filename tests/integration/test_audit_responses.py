@@ -26,7 +26,7 @@ class GoneMiddleware:
         return response.replace(status=410) if response.status == 404 else response
 
 
-def site() -> tuple[Sites, list[str]]:
+def page_and_missing_site() -> tuple[Sites, list[str]]:
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
@@ -44,7 +44,7 @@ def receivers(crawler: Any) -> list[Any]:
 
 @pytest_twisted.ensureDeferred
 async def test_the_outermost_audit_middleware_tells_the_response(tmp_path: Path) -> None:
-    sites, urls = site()
+    sites, urls = page_and_missing_site()
     audit = tmp_path / "trail.jsonl"
     try:
         crawler, _ = await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
@@ -63,7 +63,7 @@ async def test_the_outermost_audit_middleware_tells_the_response(tmp_path: Path)
 async def test_a_middleware_after_ours_leaves_the_response_to_the_signal(
     tmp_path: Path,
 ) -> None:
-    sites, urls = site()
+    sites, urls = page_and_missing_site()
     audit = tmp_path / "trail.jsonl"
     settings = {
         "REP_AUDIT_FILE": str(audit),

@@ -23,7 +23,7 @@ import pytest_twisted
 from scrapy_rep.audit.cli import main as audit
 from tests.support.audittrail import by_url
 from tests.support.localhttp import free_port
-from tests.support.robotsite import Reply, Sites, crawl
+from tests.support.robotsite import Reply, Sites, crawl, stat
 
 #: The waits as a project that sets nothing has them (the tests' own are shorter).
 DEFAULT_WAITS: dict[str, Any] = {
@@ -46,10 +46,6 @@ def waited(reason: str) -> float:
     found = re.search(r" unreachable for ([\d.]+) s \(", reason)
     assert found, reason
     return float(found[1])
-
-
-def stat(crawler: Any, key: str) -> Any:
-    return crawler.stats.get_value(key)
 
 
 @pytest_twisted.ensureDeferred

@@ -32,7 +32,7 @@ TDMREP = b'[{"location": "/p2", "tdm-reservation": 0}]'
 PAGES = ["/p1", "/p2", "/p3", "/p4"]
 
 
-def site() -> Sites:
+def home_site() -> Sites:
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots(ROBOTS))
@@ -78,7 +78,7 @@ class ChangeAgent:
 async def run(
     tmp_path: Path, name: str, settings: dict[str, Any], trail_on: bool
 ) -> dict[str, Any]:
-    sites = site()
+    sites = home_site()
     HomeSpider.sites = sites
     seen: dict[str, Any] = {}
 

@@ -31,7 +31,7 @@ ROBOTS_A = (
 LINKS = ["/p1", "/private/1", "/private/2", "/doc.pdf", "/nogpt/1", "/noai/1", "/private/1"]
 
 
-def site() -> Sites:
+def two_origins_site() -> Sites:
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots(ROBOTS_A))
@@ -111,7 +111,7 @@ async def run(
     tmp_path: Path, name: str, settings: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> dict[str, Any]:
     """One crawl of the site; what it did."""
-    sites = site()
+    sites = two_origins_site()
     LinkSpider.sites = sites
     trail = tmp_path / f"{name}.jsonl"
     refused: list[tuple[str, str, str]] = []

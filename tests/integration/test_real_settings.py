@@ -39,11 +39,8 @@ from tests.support.robotsite import (
     page_gaps,
     redirect,
     robots,
+    stat,
 )
-
-
-def stat(crawler: Any, key: str) -> Any:
-    return crawler.stats.get_value(key)
 
 
 def paths(sites: Sites, urls: list[str], name: str) -> set[str]:

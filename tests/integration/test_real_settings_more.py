@@ -31,6 +31,8 @@ from tests.support.robotsite import (
     collecting_items,
     crawl,
     robots,
+    rsl_reply,
+    stat,
 )
 
 #: Politeness a real project sets, all at once: AutoThrottle over a small download delay
@@ -164,10 +166,6 @@ async def test_audit_trail_with_cache_throttle_jobdir_and_a_filter_then_from_the
         (200, 0)
     }
     print(sites.log)
-
-
-def stat(crawler: Any, key: str) -> Any:
-    return crawler.stats.get_value(key)
 
 
 # --------------------------------------------------------------------------- media pipelines
@@ -400,13 +398,7 @@ async def test_media_the_trail_names_the_image_requests_noimageai_refused(
 
 # --------------------------------------------------------------------------- RSL licenses
 
-RSL_XML = {"Content-Type": "application/rsl+xml"}
 NO_TRAIN = '<prohibits type="usage">ai-train</prohibits>'
-
-
-def rsl(body: str) -> Reply:
-    text = f'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>{body}'
-    return Reply(200, (text + "</license></content></rsl>").encode(), RSL_XML)
 
 
 #: origin -> the license its robots.txt names ("" none).
@@ -426,8 +418,8 @@ def rsl_sites() -> tuple[Sites, list[str]]:
     once (Scrapy's retries: a 500, which the project keeps out of its HTTP cache)."""
     sites = Sites()
     lic = sites.add("lic")
-    lic.script("/no-train.xml", Reply(503), rsl(NO_TRAIN))
-    lic.script("/permit.xml", Reply(503), rsl('<permits type="usage">all</permits>'))
+    lic.script("/no-train.xml", Reply(503), rsl_reply(NO_TRAIN))
+    lic.script("/permit.xml", Reply(503), rsl_reply('<permits type="usage">all</permits>'))
     for name, path in RSL_ORIGINS.items():
         line = f"License: {sites.url('lic', path)}\n" if path else ""
         origin = sites.add(name)
@@ -514,7 +506,7 @@ async def test_rsl_a_license_another_middleware_ignores_is_not_read_as_no_terms(
     downloading: the terms were never read, so they cannot be taken as "no terms"
     (which would fetch the pages the license refuses to ai-train)."""
     sites = Sites()
-    sites.add("lic").script("/no-train.xml", rsl(NO_TRAIN))
+    sites.add("lic").script("/no-train.xml", rsl_reply(NO_TRAIN))
     license_url = sites.url("lic", "/no-train.xml")
     a = sites.add("a")
     a.script("/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n"))

@@ -31,6 +31,7 @@ from tests.support.robotsite import (
     page_gaps,
     redirect,
     robots,
+    stat,
 )
 
 RULES = """\
@@ -50,10 +51,6 @@ def outcome(sites: Sites, spider: ListSpider, name: str) -> tuple[set[str], dict
     downloaded = {url[len(base) :] for url in spider.downloaded if url.startswith(base)}
     dropped = {url[len(base) :]: why for url, why in spider.dropped.items() if url.startswith(base)}
     return downloaded, dropped
-
-
-def stat(crawler: Any, key: str) -> Any:
-    return crawler.stats.get_value(key)
 
 
 @pytest_twisted.ensureDeferred

@@ -28,25 +28,21 @@ from tests.support.robotsite import (
     Sites,
     collecting_items,
     crawl,
+    html_page,
     redirect,
     robots,
+    rsl_reply,
 )
 
-XML = {"Content-Type": "application/rsl+xml"}
 SERVER = "https://licenses.example/token"
 
 
-def rsl(body: str, content: str = '<content url="/">') -> Reply:
-    text = f'<rsl xmlns="https://rslstandard.org/rsl">{content}<license>{body}</license>'
-    return Reply(200, (text + "</content></rsl>").encode(), XML)
-
-
 LICENSES = {
-    "/no-train.xml": [rsl('<prohibits type="usage">ai-train</prohibits>')],
-    "/no-search.xml": [rsl('<prohibits type="usage">search</prohibits>')],
-    "/permit.xml": [rsl('<permits type="usage">all</permits>')],
+    "/no-train.xml": [rsl_reply('<prohibits type="usage">ai-train</prohibits>')],
+    "/no-search.xml": [rsl_reply('<prohibits type="usage">search</prohibits>')],
+    "/permit.xml": [rsl_reply('<permits type="usage">all</permits>')],
     "/server.xml": [
-        rsl('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
+        rsl_reply('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
     ],
     "/down.xml": [Reply(503)],
     "/gone.xml": [Reply(404)],
@@ -168,11 +164,6 @@ async def test_the_report_shows_each_license_and_the_element_that_refused() -> N
     )
 
 
-def html(head: str = "", **headers: str) -> Reply:
-    body = f"<html><head>{head}</head><body>p</body></html>".encode()
-    return Reply(200, body, {"Content-Type": "text/html", **headers})
-
-
 @pytest.mark.parametrize("purpose", ["ai-train", "ai-input"])
 @pytest_twisted.ensureDeferred
 async def test_page_level_licenses_gate_the_pages_items(purpose: str, tmp_path: Path) -> None:
@@ -182,18 +173,18 @@ async def test_page_level_licenses_gate_the_pages_items(purpose: str, tmp_path: 
     sites = Sites()
     lic = sites.add("lic")
     lic.script("/no-train.xml", *LICENSES["/no-train.xml"])
-    lic.script("/no-input.xml", rsl('<prohibits type="usage">ai-input</prohibits>'))
+    lic.script("/no-input.xml", rsl_reply('<prohibits type="usage">ai-input</prohibits>'))
     pages = sites.add("pages")
     train_url, input_url = sites.url("lic", "/no-train.xml"), sites.url("lic", "/no-input.xml")
     link = f'<{train_url}>; rel="license"; type="application/rsl+xml"'
-    pages.script("/header", html(Link=link))
-    pages.script("/header2", html(Link=link))
+    pages.script("/header", html_page(Link=link))
+    pages.script("/header2", html_page(Link=link))
     pages.script(
-        "/html", html(f'<link rel="license" type="application/rsl+xml" href="{input_url}">')
+        "/html", html_page(f'<link rel="license" type="application/rsl+xml" href="{input_url}">')
     )
     inline = '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
     inline += '<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
-    pages.script("/inline", html(f'<script type="application/rsl+xml">{inline}</script>'))
+    pages.script("/inline", html_page(f'<script type="application/rsl+xml">{inline}</script>'))
     paths = ["/header", "/header2", "/html", "/inline", "/plain"]
     urls = [sites.url("pages", path) for path in paths]
     items: list[Any] = []
@@ -235,7 +226,7 @@ async def test_a_cached_license_refuses_before_scheduling() -> None:
     sites = Sites()
     sites.add("lic").script(
         "/books.xml",
-        rsl('<prohibits type="usage">ai-train</prohibits>', '<content url="/books/*">'),
+        rsl_reply('<prohibits type="usage">ai-train</prohibits>', '<content url="/books/*">'),
     )
     license_url = sites.url("lic", "/books.xml")
     sites.add("a").script(
@@ -296,7 +287,7 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: 
     pages = sites.add("pages")
     for name in names:
         link = f'<{sites.url("lic", f"/{name}.xml")}>; rel="license"; type="application/rsl+xml"'
-        pages.script(f"/{name}", html(Link=link))
+        pages.script(f"/{name}", html_page(Link=link))
     urls = [sites.url(name, "/page") for name in names]
     urls += [sites.url("pages", f"/{name}") for name in names]
     items: list[Any] = []

@@ -22,6 +22,7 @@ import pytest
 import pytest_twisted
 
 from scrapy_rep.check import main as check_main
+from tests.support.documents import rsl_license
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.robotsite import crawl
 
@@ -49,15 +50,12 @@ class SettingCase:
 SERVER = "https://licenses.example/token"
 
 
-def rsl(body: str, content: str = '<content url="/">') -> bytes:
-    text = f'<rsl xmlns="https://rslstandard.org/rsl">{content}<license>{body}</license>'
-    return (text + "</content></rsl>").encode()
-
-
-NO_SEARCH = rsl('<prohibits type="usage">search</prohibits>')
-NO_TRAIN = rsl('<prohibits type="usage">ai-train</prohibits>')
-BEHIND_SERVER = rsl('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
-PERMIT_ALL = rsl('<permits type="usage">all</permits>')
+NO_SEARCH = rsl_license('<prohibits type="usage">search</prohibits>')
+NO_TRAIN = rsl_license('<prohibits type="usage">ai-train</prohibits>')
+BEHIND_SERVER = rsl_license(
+    '<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">'
+)
+PERMIT_ALL = rsl_license('<permits type="usage">all</permits>')
 #: robots.txt with the license in OtherBot's group (``{license}``: its URL).
 OTHER_GROUPS_LICENSE = (
     b"User-agent: OtherBot\nLicense: {license}\nAllow: /\n\nUser-agent: *\nAllow: /\n"
@@ -247,7 +245,7 @@ USER_AGENT = "TestBot/1.0 (+https://example.com/bot)"
 
 
 @contextmanager
-def site(case: SettingCase) -> Iterator[str]:
+def serving_case(case: SettingCase) -> Iterator[str]:
     def answer(handler: QuietHandler, what: bytes | int, kind: str) -> None:
         if isinstance(what, int):
             handler.send(what, b"", {"Content-Type": "text/plain"})
@@ -322,7 +320,7 @@ def run_scrapy_robots(case: SettingCase, url: str) -> tuple[int, str]:
 @pytest_twisted.ensureDeferred
 async def test_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None:
     case = CASES[name]
-    with site(case) as base:
+    with serving_case(case) as base:
         url = f"{base}/page"
         settings = {**settings_of(case), "REP_UNREACHABLE_MAX_WAIT": 0}
         _, spider = await crawl([url], settings)

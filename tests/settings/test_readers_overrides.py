@@ -22,7 +22,7 @@ TODAY = date(2026, 11, 24)
 PERMISSION = "written permission of the site owner, 2026-11-01"
 
 
-def entry(**changes: Any) -> dict[str, Any]:
+def override_entry(**changes: Any) -> dict[str, Any]:
     return {"host": "Example.COM", "reason": PERMISSION, "expires": "2027-06-30", **changes}
 
 
@@ -31,20 +31,23 @@ def read(value: Any) -> Any:
 
 
 def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
-    assert read([entry()]) == (("example.com", PERMISSION, "2027-06-30"),)
+    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-06-30"),)
     assert read('[{"host": "b.example", "reason": "ok by mail", "expires": "2027-01-01"}]') == (
         ("b.example", "ok by mail", "2027-01-01"),
     )
-    assert read([entry(host="exämple.com")])[0][0] == "xn--exmple-cua.com"
+    assert read([override_entry(host="exämple.com")])[0][0] == "xn--exmple-cua.com"
 
 
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ([entry(expires="2026-11-23")], "the override of example.com expired on 2026-11-23"),
-        ([entry(reason=" ")], "needs a 'reason'"),
-        ([entry(expires="next year")], "needs 'expires' as a date (YYYY-MM-DD)"),
-        ([entry(host="https://example.com")], "'host' must be a host name"),
+        (
+            [override_entry(expires="2026-11-23")],
+            "the override of example.com expired on 2026-11-23",
+        ),
+        ([override_entry(reason=" ")], "needs a 'reason'"),
+        ([override_entry(expires="next year")], "needs 'expires' as a date (YYYY-MM-DD)"),
+        ([override_entry(host="https://example.com")], "'host' must be a host name"),
         ([{"host": "example.com"}], "needs exactly 'host', 'reason' and 'expires'"),
         ("{not json", "expected a list of"),
         (42, "expected a list of"),
@@ -58,11 +61,11 @@ def test_a_wrong_or_expired_override_stops_the_crawl_naming_it(value: Any, says:
 
 
 def test_an_expired_override_refuses_the_crawl_at_start() -> None:
-    expired = [entry(expires="2020-01-01")]
+    expired = [override_entry(expires="2020-01-01")]
     crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
     with pytest.raises(RepSettingError, match="expired on 2020-01-01"):
         validate(crawler.settings)
-    assert RepConfig.from_settings({"REP_OVERRIDES": [entry()]}).overrides
+    assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
 
 
 def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid() -> None:

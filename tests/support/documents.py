@@ -21,3 +21,10 @@ KIND_BODIES = {
         b'<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
     ),
 }
+
+
+def rsl_license(body: str, content: str = '<content url="/">') -> bytes:
+    """An RSL document whose ``content`` holds one license of ``body`` (its usage
+    elements, its payment...)."""
+    text = f'<rsl xmlns="https://rslstandard.org/rsl">{content}<license>{body}</license>'
+    return (text + "</content></rsl>").encode()

@@ -24,6 +24,8 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
+from tests.support.documents import rsl_license
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -266,3 +268,18 @@ async def crawl(
     assert crawler.stats is not None
     assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"
     return crawler, crawler.spider
+
+
+def stat(crawler: Crawler, key: str) -> Any:
+    """The crawl's stat ``key`` (``None`` when it was never counted)."""
+    assert crawler.stats is not None
+    return crawler.stats.get_value(key)
+
+
+#: The headers of an RSL license document.
+RSL_XML = {"Content-Type": "application/rsl+xml"}
+
+
+def rsl_reply(body: str, content: str = '<content url="/">') -> Reply:
+    """An RSL license document (tests/support/documents.py's ``rsl_license``) served."""
+    return Reply(200, rsl_license(body, content), RSL_XML)

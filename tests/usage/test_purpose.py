@@ -12,7 +12,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scrapy.http import HtmlResponse, Response
+from scrapy.http import Response
 
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.crawl.page.pagereader import page_directives
@@ -35,6 +35,7 @@ from scrapy_rep.usage.purpose import (
     tdmrep_signal,
 )
 from scrapy_rep.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
+from tests.support.fakes import ARTICLE, article_page
 
 Y, N, U = True, False, None
 
@@ -155,43 +156,45 @@ def test_mapping_rows(signal: UsageSignal, expected: tuple[bool | None, ...]) ->
     assert tuple(signal.answer(p) for p in PURPOSES) == expected
 
 
-PAGE = "https://example.com/art/1"
-
-
-def html(meta: str = "", headers: dict[str, str] | None = None) -> HtmlResponse:
-    body = f"<html><head>{meta}</head><body>art</body></html>".encode()
-    return HtmlResponse(url=PAGE, body=body, headers=headers or {})
-
-
 #: (response, is it an image, expected (search, ai-train, ai-input)).
 PAGE_CASES = [
-    ("meta-noai", html('<meta name="robots" content="noai">'), False, (U, N, N)),
-    ("header-noai", html(headers={"X-Robots-Tag": "noai"}), False, (U, N, N)),
-    ("meta-noimageai-page", html('<meta name="robots" content="noimageai">'), False, (U, U, U)),
+    ("meta-noai", article_page('<meta name="robots" content="noai">'), False, (U, N, N)),
+    ("header-noai", article_page(headers={"X-Robots-Tag": "noai"}), False, (U, N, N)),
+    (
+        "meta-noimageai-page",
+        article_page('<meta name="robots" content="noimageai">'),
+        False,
+        (U, U, U),
+    ),
     (
         "image-noimageai",
-        Response(url=PAGE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noimageai"}),
+        Response(url=ARTICLE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noimageai"}),
         True,
         (U, N, N),
     ),
     (
         "image-noai",
-        Response(url=PAGE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noai"}),
+        Response(url=ARTICLE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noai"}),
         True,
         (U, N, N),
     ),
-    ("other-bot", html(headers={"X-Robots-Tag": "otherbot: noai"}), False, (U, U, U)),
-    ("noindex-says-nothing", html('<meta name="robots" content="noindex">'), False, (U, U, U)),
-    ("both", html('<meta name="robots" content="noai, noimageai">'), False, (U, N, N)),
+    ("other-bot", article_page(headers={"X-Robots-Tag": "otherbot: noai"}), False, (U, U, U)),
+    (
+        "noindex-says-nothing",
+        article_page('<meta name="robots" content="noindex">'),
+        False,
+        (U, U, U),
+    ),
+    ("both", article_page('<meta name="robots" content="noai, noimageai">'), False, (U, N, N)),
     # Mojeek's noml: no machine learning, training or applications; search stays open.
-    ("meta-noml", html('<meta name="robots" content="noml">'), False, (U, N, N)),
-    ("header-noml", html(headers={"X-Robots-Tag": "noml"}), False, (U, N, N)),
-    ("scoped-noml", html(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
-    ("our-meta-noml", html('<meta name="mybot" content="noml">'), False, (U, N, N)),
-    ("other-bot-noml", html(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
+    ("meta-noml", article_page('<meta name="robots" content="noml">'), False, (U, N, N)),
+    ("header-noml", article_page(headers={"X-Robots-Tag": "noml"}), False, (U, N, N)),
+    ("scoped-noml", article_page(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
+    ("our-meta-noml", article_page('<meta name="mybot" content="noml">'), False, (U, N, N)),
+    ("other-bot-noml", article_page(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
     # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)
-    ("meta-noarchive", html('<meta name="robots" content="noarchive">'), False, (U, N, U)),
-    ("header-noarchive", html(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, U)),
+    ("meta-noarchive", article_page('<meta name="robots" content="noarchive">'), False, (U, N, U)),
+    ("header-noarchive", article_page(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, U)),
 ]
 
 
@@ -209,11 +212,11 @@ def test_mapping_noai_noimageai(
 
 def test_page_signal_sources_quote_the_tag() -> None:
     signals = page_signals(
-        page_directives(html('<meta name="robots" content="noai">'), "MyBot"), image=False
+        page_directives(article_page('<meta name="robots" content="noai">'), "MyBot"), image=False
     )
     assert [s.source for s in signals] == ['<meta name="robots" content="noai">']
     noimage = page_signals(
-        page_directives(html(headers={"X-Robots-Tag": "noimageai"}), "MyBot"), image=False
+        page_directives(article_page(headers={"X-Robots-Tag": "noimageai"}), "MyBot"), image=False
     )
     assert [s.source for s in noimage] == ["X-Robots-Tag: noimageai"]
     assert noimage[0].answers == (U, U, U)  # recorded, says nothing about the page
@@ -315,7 +318,7 @@ def test_decision_across_all_vocabularies_for_one_page() -> None:
         b'{"location": "/books/*", "tdm-reservation": 1}]'
     )
     url = "https://example.com/books/1.html"
-    response = html('<meta name="tdm-reservation" content="0">')
+    response = article_page('<meta name="tdm-reservation" content="0">')
     signals = [
         content_signal_signal(robots.content_signals("Scrapy")),
         *content_usage_signals(rules.attach(url)),

@@ -27,14 +27,9 @@ from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import MAPPING, file_index_signals, page_signals, speaks_of_use
+from tests.support.fakes import ARTICLE, article_page
 
 Y, N, U = True, False, None
-PAGE = "https://example.com/art/1"
-
-
-def html(meta: str = "", headers: dict[str, str] | None = None) -> HtmlResponse:
-    body = f"<html><head>{meta}</head><body>art</body></html>".encode()
-    return HtmlResponse(url=PAGE, body=body, headers=headers or {})
 
 
 def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
@@ -84,8 +79,8 @@ def test_noml_is_a_flag_that_no_op_directives_never_cancel() -> None:
 
 def test_noml_for_another_crawler_says_nothing_to_ours() -> None:
     for response in (
-        html('<meta name="otherbot" content="noml">'),
-        html(headers={"X-Robots-Tag": "otherbot: noml"}),
+        article_page('<meta name="otherbot" content="noml">'),
+        article_page(headers={"X-Robots-Tag": "otherbot: noml"}),
     ):
         assert page_signals(page_directives(response, "MyBot/1.0"), image=False) == ()
 
@@ -95,7 +90,7 @@ def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
     applied to ours: a meta tag is listed when it holds a robots directive."""
     from scrapy_rep.crawl.page.otherdirectives import describe_sources
 
-    response = html('<meta name="otherbot" content="noml">')
+    response = article_page('<meta name="otherbot" content="noml">')
     assert describe_sources((), response) == (
         'none for this crawler; for other crawlers: <meta name="otherbot" content="noml">'
     )
@@ -103,7 +98,8 @@ def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
 
 def test_noml_signal_names_where_it_was_said() -> None:
     (signal,) = page_signals(
-        page_directives(html(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"), image=True
+        page_directives(article_page(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"),
+        image=True,
     )
     assert signal.source == "X-Robots-Tag: mybot: noml"
     assert signal.vocabulary == "robots-meta" and signal.answers == (U, N, N)
@@ -113,7 +109,7 @@ def test_noml_signal_names_where_it_was_said() -> None:
 
 
 def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
-    directives = page_directives(html('<meta name="robots" content="noarchive">'), "MyBot")
+    directives = page_directives(article_page('<meta name="robots" content="noarchive">'), "MyBot")
     page = PageSignals(directives=directives)
     on = UsagePolicy.of(["ai-train", "ai-input"]).after_fetch(NOTHING_BEFORE, page)
     assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "unknown"
@@ -176,7 +172,7 @@ def test_a_long_source_keeps_the_name_of_the_setting_whole() -> None:
 
 def test_a_files_index_signals_come_from_its_response_headers() -> None:
     response = Response(
-        url=PAGE + ".jpg", body=b"\xff\xd8", headers={"X-Robots-Tag": "MyBot: noimageindex"}
+        url=ARTICLE + ".jpg", body=b"\xff\xd8", headers={"X-Robots-Tag": "MyBot: noimageindex"}
     )
     (signal,) = file_index_signals(page_directives(response, "MyBot/1.0"))
     assert signal.source == "X-Robots-Tag: MyBot: noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"

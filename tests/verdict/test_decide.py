@@ -35,7 +35,7 @@ ORIGIN = origin_of(URL)
 LICENSE_URL = "https://e.com/license.xml"
 
 
-def entry(rules: Any, unreachable: bool = False, sha: str = "") -> CacheEntry[Any]:
+def known_entry(rules: Any, unreachable: bool = False, sha: str = "") -> CacheEntry[Any]:
     return CacheEntry(rules, "200 (10 bytes)" if not unreachable else "unreachable (503)",
                       0.0, 1e18, 1e18, unreachable=unreachable, sha256=sha)  # fmt: skip
 
@@ -52,7 +52,7 @@ def known(**documents: CacheEntry[Any]) -> Any:
 
 
 def robots(text: str, sha: str = "abc") -> CacheEntry[Any]:
-    return entry(parse_robotstxt(text.encode()), sha=sha)
+    return known_entry(parse_robotstxt(text.encode()), sha=sha)
 
 
 def facts(url: str = URL, agent: str = "mybot", obey: Obey = Obey.ALL) -> RequestFacts:
@@ -89,7 +89,7 @@ def test_allowed_keeps_the_deciding_line_only_when_asked_to_explain() -> None:
 
 
 def test_a_robots_txt_given_up_on_drops_even_when_allow_disallow_is_not_obeyed() -> None:
-    given_up = entry(DISALLOW_ALL, unreachable=True)
+    given_up = known_entry(DISALLOW_ALL, unreachable=True)
     for obey in (Obey.ALL, Obey.USAGE):
         verdict = decide(facts(obey=obey), RequestRules(), known(robots=given_up))
         assert isinstance(verdict, Refused) and verdict.reason == "robotstxt_unreachable"
@@ -105,7 +105,7 @@ def test_not_obeyed_allow_disallow_lets_a_disallowed_url_through() -> None:
 def test_a_purpose_agents_group_refuses_naming_its_token() -> None:
     found = robots("User-agent: gptbot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
     rules = RequestRules.of(("ai-train",), agents=("gptbot",))
-    verdict = decide(facts(), rules, known(robots=found, tdm=entry(parse_tdmrep(b"[]"))))
+    verdict = decide(facts(), rules, known(robots=found, tdm=known_entry(parse_tdmrep(b"[]"))))
     assert isinstance(verdict, Refused) and verdict.agent == "gptbot"
     assert verdict.message == (
         "Forbidden by https://e.com/robots.txt for gptbot (line 2: Disallow: /private)"
@@ -120,7 +120,7 @@ def test_ai_purposes_wait_for_tdmrep_json_carrying_what_was_used() -> None:
 
 def test_a_tdmrep_json_given_up_on_drops() -> None:
     found = robots("User-agent: *\nAllow: /\n")
-    tdm = entry(RESERVED_ALL, unreachable=True)
+    tdm = known_entry(RESERVED_ALL, unreachable=True)
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable"
     assert verdict.document == TDM
@@ -132,7 +132,7 @@ def test_a_tdmrep_json_given_up_on_drops() -> None:
 )
 def test_a_robots_txt_usage_no_refuses_for_the_purpose(line: str, document: str) -> None:
     found = robots(f"User-agent: mybot\n{line}\n\nUser-agent: *\nAllow: /\n")
-    tdm = entry(parse_tdmrep(b"[]"))
+    tdm = known_entry(parse_tdmrep(b"[]"))
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused)
     assert (verdict.reason, verdict.purpose, verdict.document) == ("purpose", "ai-train", document)
@@ -142,7 +142,7 @@ def test_a_robots_txt_usage_no_refuses_for_the_purpose(line: str, document: str)
 
 def test_a_tdmrep_reservation_refuses_naming_tdmrep_json() -> None:
     found = robots("User-agent: *\nAllow: /\n")
-    tdm = entry(parse_tdmrep(b'[{"location": "/private/*", "tdm-reservation": 1}]'))
+    tdm = known_entry(parse_tdmrep(b'[{"location": "/private/*", "tdm-reservation": 1}]'))
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused) and verdict.document == TDM
 
@@ -157,7 +157,7 @@ def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
         b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
         b'<prohibits type="usage">search</prohibits></license></content></rsl>'
     )
-    verdict = decide(facts(), rules, known(robots=found, license=entry(parse_rsl(body))))
+    verdict = decide(facts(), rules, known(robots=found, license=known_entry(parse_rsl(body))))
     assert isinstance(verdict, Refused) and verdict.document == LICENSE
     assert verdict.purpose == "search"
 
@@ -172,7 +172,7 @@ def test_an_override_lets_a_disallowed_url_through_recorded_as_overridden() -> N
 
 def test_an_override_never_lets_an_unreachable_robots_txt_or_an_ai_group_through() -> None:
     override = Override("e.com", "permission", "2027-01-01")
-    given_up = entry(DISALLOW_ALL, unreachable=True)
+    given_up = known_entry(DISALLOW_ALL, unreachable=True)
     verdict = decide(facts(), RequestRules.of(overrides=[override]), known(robots=given_up))
     assert isinstance(verdict, Refused)
     found = robots("User-agent: gptbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")

@@ -20,11 +20,11 @@ URL = "https://site.example/page"
 FACTS = RequestFacts(URL, origin_of(URL), "bot")
 
 
-def entry(rules: Any) -> CacheEntry[Any]:
+def fresh_entry(rules: Any) -> CacheEntry[Any]:
     return CacheEntry(rules, "200", 0, 1e9, 1e9)
 
 
-PLAIN = entry(parse_robotstxt(b"User-agent: *\nDisallow: /private/\n"))
+PLAIN = fresh_entry(parse_robotstxt(b"User-agent: *\nDisallow: /private/\n"))
 
 
 def _signals_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -54,15 +54,15 @@ def test_with_something_to_read_the_signals_are_read(
     if case == "tdmrep.json":
         rules = RequestRules.of(("ai-train",))
         tdm = parse_tdmrep(b'[{"location": "/private/*", "tdm-reservation": 1}]')
-        documents[TDM] = entry(tdm)
+        documents[TDM] = fresh_entry(tdm)
     elif case == "REP_PURPOSE_AGENTS":
         body = b"User-agent: *\nAllow: /\n\nUser-agent: gptbot\nContent-Usage: train-ai=n\n"
-        documents[ROBOTS] = entry(parse_robotstxt(body))
+        documents[ROBOTS] = fresh_entry(parse_robotstxt(body))
         rules = RequestRules.of(("ai-train",), agents=("GPTBot",))
-        documents[TDM] = entry(parse_tdmrep(b"[]"))
+        documents[TDM] = fresh_entry(parse_tdmrep(b"[]"))
     else:
         body = b"User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n\n"
-        documents[ROBOTS] = entry(parse_robotstxt(body))
+        documents[ROBOTS] = fresh_entry(parse_robotstxt(body))
     called = _signals_read(monkeypatch)
     decide(FACTS, rules, lambda kind, key: documents[kind])
     assert called == ["before_fetch"]

@@ -46,7 +46,7 @@ def page_with_head(head: str = "", **headers: str) -> HtmlResponse:
     return HtmlResponse(url, body=body, headers=headers, request=Request(url))
 
 
-def entry(body: bytes) -> CacheEntry[Any]:
+def license_entry(body: bytes) -> CacheEntry[Any]:
     return CacheEntry(parse_rsl(body), "200", 0, 1e12, 1e12, 200, zlib.compress(body))
 
 
@@ -58,7 +58,7 @@ def test_a_page_without_licenses_says_nothing() -> None:
 
 
 def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
-    found, _ = reader({LICENSE: entry(NO_SEARCH)})
+    found, _ = reader({LICENSE: license_entry(NO_SEARCH)})
     link = f'<{LICENSE}>; rel="license"; type="application/rsl+xml"'
     decision = decide(found.known_now(page_with_head(Link=link)))
     assert decision.allowed("search") is False

@@ -14,7 +14,7 @@ from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
 from scrapy_rep.directives._metascan import scan_meta_tags
 
 
-def html(
+def html_response(
     body: str, headers: dict[str, str | list[str]] | None = None, url: str = "https://e.com/p"
 ) -> HtmlResponse:
     return HtmlResponse(url, body=body.encode(), headers=headers or {}, encoding="utf-8")
@@ -93,16 +93,16 @@ SOURCE_CASES = [
     ("case", "body", "expected"), SOURCE_CASES, ids=[c[0] for c in SOURCE_CASES]
 )
 def test_spec6_meta_sources(case: str, body: str, expected: set[str]) -> None:
-    assert flags(page_directives(html(body), "mybot/1.0")) == expected
+    assert flags(page_directives(html_response(body), "mybot/1.0")) == expected
 
 
 def test_spec6_noscript_can_be_switched_off() -> None:
     body = '<html><body><noscript><meta name="robots" content="noindex"></noscript></body></html>'
-    assert not page_directives(html(body), "mybot", meta_in_noscript=False).noindex
+    assert not page_directives(html_response(body), "mybot", meta_in_noscript=False).noindex
 
 
 def test_spec6_every_x_robots_tag_header_counts_and_meta_does_not_override() -> None:
-    response = html(
+    response = html_response(
         '<html><head><meta name="robots" content="index, follow"></head></html>',
         headers={"X-Robots-Tag": ["noarchive", "mybot: noindex", "otherbot: nofollow"]},
     )
@@ -122,7 +122,7 @@ def test_spec6_non_html_uses_headers_only() -> None:
 
 def test_spec6_extra_tokens_apply() -> None:
     body = '<html><head><meta name="googlebot" content="noindex"></head></html>'
-    response = html(body, headers={"X-Robots-Tag": "googlebot: nofollow"})
+    response = html_response(body, headers={"X-Robots-Tag": "googlebot: nofollow"})
     assert flags(page_directives(response, "mybot")) == set()
     assert flags(page_directives(response, "mybot", extra_tokens=["Googlebot"])) == {
         "noindex",
@@ -131,7 +131,7 @@ def test_spec6_extra_tokens_apply() -> None:
 
 
 def test_sources_say_where_each_directive_came_from() -> None:
-    response = html(
+    response = html_response(
         '<html><head><meta name="robots" content="noindex"></head></html>',
         headers={"X-Robots-Tag": "nofollow"},
     )
@@ -143,7 +143,7 @@ def test_sources_say_where_each_directive_came_from() -> None:
 
 def test_speed_no_parse_without_a_robots_meta_name() -> None:
     """SPEC §6 "Speed": a page without any meta name is not parsed at all."""
-    response = html(
+    response = html_response(
         "<html><head><title>plain</title></head><body>" + "<p>x</p>" * 1000 + "</body></html>"
     )
     assert not page_directives(response, "mybot")
@@ -152,7 +152,7 @@ def test_speed_no_parse_without_a_robots_meta_name() -> None:
 
 def test_speed_a_robots_meta_tag_is_read_without_a_parse() -> None:
     """SPEC §6 "Speed": the usual robots meta tag is read from the page's bytes."""
-    response = html(
+    response = html_response(
         '<!DOCTYPE html><html><head><meta charset=utf-8><title>t</title><meta name="robots" '
         'content="noindex"></head><body>' + "<p>x</p>" * 1000 + "</body></html>"
     )
@@ -161,7 +161,9 @@ def test_speed_a_robots_meta_tag_is_read_without_a_parse() -> None:
 
 
 def test_speed_a_character_reference_parses_the_tag_not_the_page() -> None:
-    response = html('<html><head><meta name="r&#111;bots" content="no&#105;ndex"></head></html>')
+    response = html_response(
+        '<html><head><meta name="r&#111;bots" content="no&#105;ndex"></head></html>'
+    )
     directives = page_directives(response, "mybot")
     assert directives.noindex
     assert directives.sources == ('<meta name="robots" content="noindex">',)
@@ -171,7 +173,7 @@ def test_speed_a_character_reference_parses_the_tag_not_the_page() -> None:
 def test_speed_parse_reuses_the_response_selector() -> None:
     """A page the scan cannot read with certainty (a bogus comment before the tag) is
     parsed through the response's own selector, which the spider then reuses."""
-    response = html('<html><head><!x><meta name="robots" content="noindex"></head></html>')
+    response = html_response('<html><head><!x><meta name="robots" content="noindex"></head></html>')
     assert page_directives(response, "mybot").noindex
     selector = response.selector
     assert page_directives(response, "mybot").noindex
@@ -239,7 +241,7 @@ def test_spec6_meta_sources_are_read_without_a_parse(
     names = frozenset({"robots", "mybot"})
     for noscript in (True, False):
         found = scan_meta_tags(body.encode(), names, noscript=noscript)
-        parsed = _parsed(html(body), names, noscript)
+        parsed = _parsed(html_response(body), names, noscript)
         if found is None:
             assert case == "template" or (case == "noscript-counts" and not noscript)
         else:
@@ -248,7 +250,7 @@ def test_spec6_meta_sources_are_read_without_a_parse(
 
 def test_huge_page_with_10000_meta_tags() -> None:
     tags = '<meta name="robots" content="noarchive">' * 10_000
-    response = html(f"<html><head>{tags}</head><body>{'x' * 1_000_000}</body></html>")
+    response = html_response(f"<html><head>{tags}</head><body>{'x' * 1_000_000}</body></html>")
     assert page_directives(response, "mybot").noarchive
     assert len(meta_tags(response, frozenset({"robots"}))) == 10_000
 

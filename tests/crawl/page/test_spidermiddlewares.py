@@ -40,7 +40,7 @@ def run(mw: PageDirectivesMiddleware, response: Response, output: list[Any]) -> 
     return list(mw.process_spider_output(response, output))
 
 
-def stat(mw: PageDirectivesMiddleware, key: str) -> int:
+def middleware_stat(mw: PageDirectivesMiddleware, key: str) -> int:
     assert mw.stats is not None
     return int(mw.stats.get_value(key, 0))
 
@@ -66,7 +66,7 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         assert run(mw, page_response(meta("noindex")), [item, request]) == [request]
-    assert stat(mw, "rep/directives/items_dropped/noindex") == 1
+    assert middleware_stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
 
@@ -84,14 +84,14 @@ def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
 def test_spec6_expired_unavailable_after_drops_items() -> None:
     mw = make()
     assert run(mw, page_response(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
-    assert stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
+    assert middleware_stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
     assert run(mw, page_response(meta("unavailable_after: 2999-01-01")), [{"a": 1}]) == [{"a": 1}]
 
 
 def test_spec6_noindex_keep_only_records() -> None:
     mw = make({"REP_NOINDEX_ACTION": "keep"})
     assert run(mw, page_response(meta("noindex")), [{"a": 1}]) == [{"a": 1}]
-    assert stat(mw, "rep/directives/items_kept/noindex") == 1
+    assert middleware_stat(mw, "rep/directives/items_kept/noindex") == 1
 
 
 def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixture) -> None:
@@ -100,7 +100,7 @@ def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
         out = run(mw, page_response(meta("nofollow")), [item, Request("https://e.com/next")])
     assert out == [item]
-    assert stat(mw, "rep/directives/requests_dropped/nofollow") == 1
+    assert middleware_stat(mw, "rep/directives/requests_dropped/nofollow") == 1
     assert "nofollow" in caplog.text and "https://e.com/next" in caplog.text
 
 
@@ -119,7 +119,7 @@ def test_spec6_nofollow_keep_action() -> None:
     mw = make({"REP_NOFOLLOW_ACTION": "keep"})
     request = Request("https://e.com/next")
     assert run(mw, page_response(meta("nofollow")), [request]) == [request]
-    assert stat(mw, "rep/directives/requests_kept/nofollow") == 1
+    assert middleware_stat(mw, "rep/directives/requests_kept/nofollow") == 1
 
 
 def test_spec6_crawler_token_from_robotstxt_user_agent() -> None:
@@ -155,7 +155,7 @@ def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
         "https://e.com/both",
         "https://e.com/plain",
     ]
-    assert stat(mw, "rep/directives/requests_dropped/rel_nofollow") == 1
+    assert middleware_stat(mw, "rep/directives/requests_dropped/rel_nofollow") == 1
 
 
 def test_spec6_rel_nofollow_can_be_switched_off() -> None:

@@ -19,7 +19,7 @@ NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
 
 
-def rsl(*contents: str) -> bytes:
+def doc(*contents: str) -> bytes:
     return f'<rsl xmlns="{NS}">{"".join(contents)}</rsl>'.encode()
 
 
@@ -79,7 +79,7 @@ DEEP = (
         (b'<rsl xmlns="http://rslstandard.org/rsl"><content url="/"/></rsl>', "is not <rsl>"),
         (b'<rsl xmlns="https://rslstandard.org/RSL"><content url="/"/></rsl>', "is not <rsl>"),
         (b'<RSL xmlns="https://rslstandard.org/rsl"><content url="/"/></RSL>', "is not <rsl>"),
-        (rsl(), "no <content>"),
+        (doc(), "no <content>"),
         (b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/">', "not XML"),
         (BILLION_LAUGHS, "has a DTD"),
         (EXTERNAL_ENTITY, "has a DTD"),
@@ -89,7 +89,7 @@ DEEP = (
         ('<rsl xmlns="https://rslstandard.org/rsl"><content url=\u201d/\u201d><license>'
          '<prohibits type="usage">train-ai</prohibits></license></content></rsl>'.encode(),
          "not XML"),
-        (rsl(content("/")) + b" " * 600_000, "or more (cut)"),
+        (doc(content("/")) + b" " * 600_000, "or more (cut)"),
     ],
     ids=[
         "empty", "robots.txt", "html", "no namespace", "http namespace", "namespace case",
@@ -113,7 +113,7 @@ def test_hostile_documents_expand_nothing() -> None:
 
 
 def test_a_document_is_read_into_frozen_values() -> None:
-    body = rsl(
+    body = doc(
         content(
             "/news/*",
             lic(permits("search AI-Input, ai-train"), prohibits("commercial", "user")),
@@ -151,8 +151,8 @@ def test_download_outcomes() -> None:
     assert rsl_for_response(404, b"") is ABSENT
     assert rsl_for_response(429, b"") is UNREACHABLE
     assert rsl_for_response(503, b"") is UNREACHABLE
-    assert rsl_for_response(200, rsl(content("/"))).problem is None
-    assert decide(ABSENT, "http://a.example/") == decide(parse_rsl(rsl(content("/"))), "/")
+    assert rsl_for_response(200, doc(content("/"))).problem is None
+    assert decide(ABSENT, "http://a.example/") == decide(parse_rsl(doc(content("/"))), "/")
     assert tuple(a.allowed for a in decide(ABSENT, "http://a.example/")) == (None,) * 3
     assert tuple(a.allowed for a in decide(UNREACHABLE, "/")) == (None, False, False)
 
@@ -196,56 +196,56 @@ def test_content_urls_match_with_robots_txt_rules(pattern: str, url: str, expect
 
 # ------------------------------------------------------------------------ decisions
 
-SEARCH_ONLY = rsl(content("/", lic(permits("search"))))
+SEARCH_ONLY = doc(content("/", lic(permits("search"))))
 
 
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        (rsl(content("/", lic(prohibits("ai-all")))), (None, False, False)),
-        (rsl(content("/", lic(prohibits("all")))), (False, False, False)),
-        (rsl(content("/", lic(prohibits("ai-train")))), (None, False, None)),
-        (rsl(content("/", lic(prohibits("ai-input")))), (None, None, False)),
-        (rsl(content("/", lic(prohibits("ai-index")))), (None, None, False)),
-        (rsl(content("/", lic(prohibits("search")))), (False, None, None)),
-        (rsl(content("/", lic(prohibits("Ai-Train")))), (None, False, None)),  # case
-        (rsl(content("/", lic(prohibits("ai-train,ai-input")))), (None, False, False)),
+        (doc(content("/", lic(prohibits("ai-all")))), (None, False, False)),
+        (doc(content("/", lic(prohibits("all")))), (False, False, False)),
+        (doc(content("/", lic(prohibits("ai-train")))), (None, False, None)),
+        (doc(content("/", lic(prohibits("ai-input")))), (None, None, False)),
+        (doc(content("/", lic(prohibits("ai-index")))), (None, None, False)),
+        (doc(content("/", lic(prohibits("search")))), (False, None, None)),
+        (doc(content("/", lic(prohibits("Ai-Train")))), (None, False, None)),  # case
+        (doc(content("/", lic(prohibits("ai-train,ai-input")))), (None, False, False)),
         (SEARCH_ONLY, (True, False, False)),  # not listed: not permitted
-        (rsl(content("/", lic(permits("all")))), (True, True, True)),
-        (rsl(content("/", lic(permits("ai-all")))), (False, True, True)),
-        (rsl(content("/", lic(permits("ai-index")))), (False, False, False)),
-        (rsl(content("/", lic(permits("")))), (False, False, False)),  # permits nothing
-        (rsl(content("/", lic(permits("all"), prohibits("ai-train")))), (True, False, True)),
-        (rsl(content("/", lic(permits("all")), lic(prohibits("ai-input")))), (True, True, False)),
-        (rsl(content("/", lic(permits("bots ai-summarize")))), (False, False, False)),  # unknown
-        (rsl(content("/", lic(prohibits("ai-summarize")))), (None, None, None)),  # unknown
+        (doc(content("/", lic(permits("all")))), (True, True, True)),
+        (doc(content("/", lic(permits("ai-all")))), (False, True, True)),
+        (doc(content("/", lic(permits("ai-index")))), (False, False, False)),
+        (doc(content("/", lic(permits("")))), (False, False, False)),  # permits nothing
+        (doc(content("/", lic(permits("all"), prohibits("ai-train")))), (True, False, True)),
+        (doc(content("/", lic(permits("all")), lic(prohibits("ai-input")))), (True, True, False)),
+        (doc(content("/", lic(permits("bots ai-summarize")))), (False, False, False)),  # unknown
+        (doc(content("/", lic(prohibits("ai-summarize")))), (None, None, None)),  # unknown
         # Tokens of the RSL guides and IETF aipref, outside the 1.0 list.
-        (rsl(content("/", lic(prohibits("train-ai")))), (None, False, None)),
-        (rsl(content("/", lic(prohibits("train-genai")))), (None, False, None)),
-        (rsl(content("/", lic(prohibits("ai-use")))), (None, None, False)),
-        (rsl(content("/", lic(prohibits("tdm")))), (None, False, False)),
-        (rsl(content("/", lic(permits("tdm")))), (False, True, True)),
-        (rsl(content("/", lic(permits("train-ai")))), (False, True, False)),
-        (rsl(content("/", lic())), (None, None, None)),
-        (rsl(content("/")), (None, None, None)),
-        (rsl(content("/other/", lic(prohibits("all")))), (None, None, None)),  # no match
+        (doc(content("/", lic(prohibits("train-ai")))), (None, False, None)),
+        (doc(content("/", lic(prohibits("train-genai")))), (None, False, None)),
+        (doc(content("/", lic(prohibits("ai-use")))), (None, None, False)),
+        (doc(content("/", lic(prohibits("tdm")))), (None, False, False)),
+        (doc(content("/", lic(permits("tdm")))), (False, True, True)),
+        (doc(content("/", lic(permits("train-ai")))), (False, True, False)),
+        (doc(content("/", lic())), (None, None, None)),
+        (doc(content("/")), (None, None, None)),
+        (doc(content("/other/", lic(prohibits("all")))), (None, None, None)),  # no match
         # Two licenses: offers. The best grant counts; silence beats a no.
-        (rsl(content("/", lic(permits("search")), lic(permits("ai-train")))), (True, True, False)),
-        (rsl(content("/", lic(permits("search")), lic())), (True, None, None)),
+        (doc(content("/", lic(permits("search")), lic(permits("ai-train")))), (True, True, False)),
+        (doc(content("/", lic(permits("search")), lic())), (True, None, None)),
         # Two contents covering the URL: any no wins.
-        (rsl(content("/", lic(permits("all"))), content("/x", lic(permits("search")))),
+        (doc(content("/", lic(permits("all"))), content("/x", lic(permits("search")))),
          (True, False, False)),
         # Paid or conditional licenses grant nothing unless held.
-        (rsl(content("/", lic(permits("all"), '<payment type="purchase"/>'))),
+        (doc(content("/", lic(permits("all"), '<payment type="purchase"/>'))),
          (False, False, False)),
-        (rsl(content("/", lic(permits("all"), '<payment type="free"/>'))), (True, True, True)),
-        (rsl(content("/", lic(permits("all"), '<payment type="attribution"/>'))),
+        (doc(content("/", lic(permits("all"), '<payment type="free"/>'))), (True, True, True)),
+        (doc(content("/", lic(permits("all"), '<payment type="attribution"/>'))),
          (False, False, False)),
-        (rsl(content("/", lic(permits("all"), permits("EU", "geo")))), (False, False, False)),
-        (rsl(content("/", lic(permits("all")), server="https://ls.example/")),
+        (doc(content("/", lic(permits("all"), permits("EU", "geo")))), (False, False, False)),
+        (doc(content("/", lic(permits("all")), server="https://ls.example/")),
          (False, False, False)),
-        (rsl(content("/", lic(), server="https://ls.example/")), (False, False, False)),
-        (rsl(content("/", lic(permits("search")), lic(permits("all"), '<payment type="use"/>'))),
+        (doc(content("/", lic(), server="https://ls.example/")), (False, False, False)),
+        (doc(content("/", lic(permits("search")), lic(permits("all"), '<payment type="use"/>'))),
          (True, False, False)),
     ],
 )  # fmt: skip
@@ -254,7 +254,7 @@ def test_answers_per_purpose(body: bytes, expected: tuple[bool | None, ...]) -> 
 
 
 def test_a_held_license_grants_what_it_permits_but_never_lifts_a_prohibits() -> None:
-    paid = rsl(
+    paid = doc(
         content(
             "/", lic(permits("search")), lic(permits("ai-all"), '<payment type="subscription"/>')
         )
@@ -267,7 +267,7 @@ def test_a_held_license_grants_what_it_permits_but_never_lifts_a_prohibits() -> 
     assert answers(paid, "http://a.example/", ("https://b.example/license.xml",)) == (
         True, False, False,
     )  # fmt: skip
-    served = rsl(
+    served = doc(
         content("/", lic(permits("all"), prohibits("ai-train")), server="https://ls.example/api")
     )
     assert answers(served, "/", ("https://ls.example/api",)) == (True, False, True)
@@ -275,7 +275,7 @@ def test_a_held_license_grants_what_it_permits_but_never_lifts_a_prohibits() -> 
 
 
 def test_the_deciding_element_is_named() -> None:
-    body = rsl(
+    body = doc(
         content("/", lic(permits("search"))),
         content("/books/*", lic(prohibits("ai-train")), server="https://ls.example/"),
     )
@@ -295,7 +295,7 @@ def test_the_deciding_element_is_named() -> None:
 
 
 def test_signals_join_the_other_vocabularies() -> None:
-    document = parse_rsl(rsl(content("/", lic(permits("search ai-input")))))
+    document = parse_rsl(doc(content("/", lic(permits("search ai-input")))))
     signals = rsl_signals(document, "http://a.example/", frozenset(), LICENSE)
     assert {s.vocabulary for s in signals} == {"rsl"}
     decision = decide_signals(signals)
@@ -308,8 +308,8 @@ def test_signals_join_the_other_vocabularies() -> None:
 def test_several_license_documents_combine_with_any_no_winning() -> None:
     from scrapy_rep.usage.rsl.terms import licenses_signals
 
-    open_ = parse_rsl(rsl(content("/", lic(permits("all")))))
-    closed = parse_rsl(rsl(content("/books/", lic(prohibits("ai-input")))))
+    open_ = parse_rsl(doc(content("/", lic(permits("all")))))
+    closed = parse_rsl(doc(content("/books/", lic(prohibits("ai-input")))))
     documents = [(LICENSE, open_), ("https://b.example/l.xml", closed), ("x", ABSENT)]
     on_books = decide_signals(licenses_signals(documents, "http://a.example/books/1"))
     assert (on_books.allowed("search"), on_books.allowed("ai-train")) == (True, True)
@@ -331,7 +331,7 @@ def test_several_license_documents_combine_with_any_no_winning() -> None:
 )  # fmt: skip
 def test_usage_tokens_are_separated_by_whitespace(written: str) -> None:
     """RSL 1.0 §3.4.1: a usage value is a space-separated list of tokens."""
-    document = parse_rsl(rsl(content("/", lic(prohibits(written), permits(written)))))
+    document = parse_rsl(doc(content("/", lic(prohibits(written), permits(written)))))
     (license_,) = document.contents[0].licenses
     assert license_.prohibits == license_.permits == frozenset({"ai-train", "ai-input"})
 
@@ -339,14 +339,14 @@ def test_usage_tokens_are_separated_by_whitespace(written: str) -> None:
 def test_every_token_of_the_list_is_mapped() -> None:
     """``all ai-all ai-train ai-input ai-index search`` in one element: each token counts."""
     every = "all ai-all ai-train ai-input ai-index search"
-    assert answers(rsl(content("/", lic(prohibits(every)))), "http://a.example/x") == (
+    assert answers(doc(content("/", lic(prohibits(every)))), "http://a.example/x") == (
         False, False, False,
     )  # fmt: skip
-    assert answers(rsl(content("/", lic(permits(every)))), "http://a.example/x") == (
+    assert answers(doc(content("/", lic(permits(every)))), "http://a.example/x") == (
         True, True, True,
     )  # fmt: skip
     # Each token maps as its own row: ai-index prohibits only ai-input, search only search.
-    no_index_search = rsl(content("/", lic(prohibits("ai-index search"))))
+    no_index_search = doc(content("/", lic(prohibits("ai-index search"))))
     assert answers(no_index_search, "http://a.example/x") == (False, None, False)
 
 
