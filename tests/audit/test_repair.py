@@ -346,7 +346,7 @@ def test_a_cut_after_whole_runs_is_all_a_repair_accounts_for(
     assert result.clean and len(result.events) == 1, result.findings
 
 
-def outcome(path: Path) -> tuple[bool, bool]:
+def verify_outcome(path: Path) -> tuple[bool, bool]:
     """Whether ``verify`` fails on the trail at ``path``, and whether for a reason other
     than a cut at its end (a file that is not a trail at all counts as one)."""
     try:
@@ -401,13 +401,13 @@ def test_a_repair_never_turns_a_failing_trail_into_a_passing_one(
         kind, value = damage
         data = data[: max(len(data) - value, 0)] if kind == "cut" else data + value
         path.write_bytes(data)
-        fails, other_reasons = outcome(path)
+        fails, other_reasons = verify_outcome(path)
         try:
             done = repair(path)
         except TrailError:
             done = None
             assert path.read_bytes() == data
-        fails_after, _ = outcome(path)
+        fails_after, _ = verify_outcome(path)
         if other_reasons:
             assert fails_after
         elif fails:  # only the cut: the repair is for that

@@ -15,7 +15,7 @@ from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
 A = "http://a.example"
 
 
-def make(**settings: object) -> RepReport:
+def report_of(**settings: object) -> RepReport:
     crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot", **settings})
     return RepReport(crawler)
 
@@ -23,7 +23,7 @@ def make(**settings: object) -> RepReport:
 def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
     """A request dropped while the spider closes (held when CLOSESPIDER_PAGECOUNT stops
     the crawl) is counted: the report said "nothing happened"."""
-    report = make()
+    report = report_of()
     report._refused(
         Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
     )
@@ -53,7 +53,7 @@ def test_off_by_default_and_silent() -> None:
 
 
 def test_per_origin_and_per_url_lines() -> None:
-    report = make(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
+    report = report_of(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
     rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
@@ -83,7 +83,7 @@ def test_per_origin_and_per_url_lines() -> None:
 
 def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     """A start URL (``dont_filter``) that a page links back to is downloaded twice."""
-    report = make()
+    report = report_of()
     home = Request(f"{A}/")
     response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
     for _ in range(2):
@@ -102,7 +102,7 @@ def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
 
 
 def test_bounded_outcomes_and_urls() -> None:
-    report = make(REP_REPORT_MAX_URLS=2)
+    report = report_of(REP_REPORT_MAX_URLS=2)
     for number in range(10):
         report._fetched(origin=A, rules=DISALLOW_ALL, outcome=f"try {number}", sitemaps=())
     for number in range(5):
@@ -115,7 +115,7 @@ def test_bounded_outcomes_and_urls() -> None:
 def test_a_report_file_that_fails_at_the_end_is_printed_instead(
     capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    report = make(REP_REPORT_FILE="/dev/full")
+    report = report_of(REP_REPORT_FILE="/dev/full")
     report._closed()
     assert "scrapy_rep report" in capsys.readouterr().err  # not lost
     [error] = [r for r in caplog.records if r.levelname == "ERROR"]
@@ -140,7 +140,7 @@ def test_the_report_says_what_is_done_with_a_crawl_delay(
     settings: dict[str, object], said: str
 ) -> None:
     """It said "crawl-delay 2 s" in the google profile, where it is not obeyed."""
-    report = make(**{"ROBOTSTXT_OBEY": True, **settings})
+    report = report_of(**{"ROBOTSTXT_OBEY": True, **settings})
     rules = parse_robotstxt("User-agent: *\nCrawl-delay: 2\n")
     report._fetched(origin=A, rules=rules, outcome="200 (30 bytes)", sitemaps=())
     lines = [line.strip() for line in report.render().splitlines() if "crawl-delay" in line]
@@ -157,7 +157,7 @@ def robots_line(report: RepReport) -> str:
 
 def test_the_same_outcome_in_a_row_is_said_once_with_its_count() -> None:
     """A host refusing connections said the same error four times on one line."""
-    report = make()
+    report = report_of()
     refused = (
         "unreachable (ConnectionRefusedError: Connection was refused by other side: 111: "
         "Connection refused.)"
@@ -175,7 +175,7 @@ def test_the_same_outcome_in_a_row_is_said_once_with_its_count() -> None:
 
 def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
     """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
-    report = make()
+    report = report_of()
     html_page = Request(f"{A}/p")
     report._scheduled(html_page)
     report._held(html_page, origin=A)
@@ -194,7 +194,7 @@ def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
 def test_the_closing_line_counts_pages_and_items_apart() -> None:
     """ "4 downloaded" counted pages whose items were not dropped, read as 4 items kept:
     here 4 pages, 4 items kept (3 of one page, none of another), 2 dropped."""
-    report = make()
+    report = report_of()
     for path, kept, dropped in (("/a", 3, 0), ("/b", 0, 0), ("/c", 1, 0), ("/d", 0, 2)):
         request = Request(A + path)
         report._scheduled(request)
@@ -214,7 +214,7 @@ def test_the_closing_line_counts_pages_and_items_apart() -> None:
 
 def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
     """What the trail records as ``failed`` and ``redirected`` the report listed not at all."""
-    report = make()
+    report = report_of()
     lost = Request(f"{A}/lost")
     report._scheduled(lost)
     report._left_downloader(lost)  # no response, no retry: the download failed
@@ -233,7 +233,7 @@ def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
 
 
 def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
-    report = make()
+    report = report_of()
     image = Request(f"{A}/a.jpg")  # engine.download by a media pipeline: never scheduled
     report._left_downloader(image)
     report._response(HtmlResponse(image.url, body=b"", request=image), image)
@@ -304,7 +304,7 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
 
 
 def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> None:
-    report = make()
+    report = report_of()
     home = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
     message = f'Not followed: {A}/ links to it only with rel="nofollow"'
     for _ in range(3):  # the home page downloaded three times

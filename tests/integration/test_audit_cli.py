@@ -145,7 +145,7 @@ class S(scrapy.Spider):
 """
 
 
-def crawl(trail: Path) -> subprocess.CompletedProcess[str]:
+def runspider_with_trail(trail: Path) -> subprocess.CompletedProcess[str]:
     (trail.parent / "spider.py").write_text(SPIDER)
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
@@ -162,7 +162,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
     whole, cut = cut_trail(trail)
     status, out = audit_tool("verify", str(trail))
     assert status == 1 and "cut" in out
-    result = crawl(trail)  # refused at start, as before: the chain cannot go on
+    result = runspider_with_trail(trail)  # refused at start, as before: the chain cannot go on
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"scrapy_rep: error: REP_AUDIT_FILE: {trail} ")
@@ -204,7 +204,7 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
         f"{trail}: nothing to repair: it ends with a whole line\n",
     )
 
-    result = crawl(trail)  # the next crawl chains on the repair line
+    result = runspider_with_trail(trail)  # the next crawl chains on the repair line
     assert result.returncode == 0, result.stderr
     status, out = audit_tool("verify", str(trail))
     assert status == 1, out  # the cut run stays a problem; the new run is whole

@@ -25,7 +25,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, until
 
 PAGE = Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
 
@@ -43,13 +43,6 @@ class SaysWhenClosed(Scheduler):
             return None
         type(self).closed.callback(reason)
         return deferLater(reactor, 0.5)  # type: ignore[arg-type]
-
-
-async def until(condition: Any, tries: int = 200) -> None:
-    for _ in range(tries):  # at most 10 s; the condition is an event, not a duration
-        if condition():
-            return
-        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
 
 
 @pytest_twisted.ensureDeferred

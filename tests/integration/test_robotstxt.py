@@ -45,7 +45,7 @@ Disallow: /*.pdf$
 """
 
 
-def outcome(sites: Sites, spider: ListSpider, name: str) -> tuple[set[str], dict[str, str]]:
+def paths_outcome(sites: Sites, spider: ListSpider, name: str) -> tuple[set[str], dict[str, str]]:
     """Paths downloaded and dropped (with reasons) for origin ``name``."""
     base = sites.bases[name]
     downloaded = {url[len(base) :] for url in spider.downloaded if url.startswith(base)}
@@ -62,7 +62,7 @@ async def test_spec4_200_rules_decide_with_the_deciding_line_one_download_per_or
         crawler, spider = await crawl([sites.url("a", p) for p in paths])
     finally:
         await sites.close()
-    downloaded, dropped = outcome(sites, spider, "a")
+    downloaded, dropped = paths_outcome(sites, spider, "a")
     assert downloaded == {"/", "/private/ok", "/doc.pdf?x", "/other"}
     robots_url = sites.url("a", "/robots.txt")
     assert dropped == {
@@ -93,7 +93,7 @@ async def test_spec4_4xx_means_everything_allowed_401_and_403_included() -> None
     finally:
         await sites.close()
     for name in names:
-        assert outcome(sites, spider, name) == ({"/", "/x"}, {}), name
+        assert paths_outcome(sites, spider, name) == ({"/", "/x"}, {}), name
     assert stat(crawler, "rep/robotstxt/outcome/allow_all") == 4
 
 
@@ -112,11 +112,11 @@ async def test_spec4_503_then_200_held_requests_are_crawled_after_recovery() -> 
         crawler, spider = await crawl(urls)
     finally:
         await sites.close()
-    assert outcome(sites, spider, "flaky") == (
+    assert paths_outcome(sites, spider, "flaky") == (
         {"/", "/y"},
         {"/x": f"Forbidden by {sites.url('flaky', '/robots.txt')} (line 2: Disallow: /x)"},
     )
-    assert outcome(sites, spider, "ok") == ({"/z"}, {})
+    assert paths_outcome(sites, spider, "ok") == ({"/z"}, {})
     # The error page of a 503 is never read as rules (Scrapy's middleware would allow all).
     assert sites.requested("flaky").count("/robots.txt") == 3
     assert stat(crawler, "rep/robotstxt/retries") == 2
@@ -136,8 +136,8 @@ async def test_spec4_429_retry_after_is_honoured() -> None:
         _, spider = await crawl([sites.url("busy", "/"), sites.url("busy", "/x")], TIMED)
     finally:
         await sites.close()
-    assert outcome(sites, spider, "busy")[0] == {"/"}
-    assert set(outcome(sites, spider, "busy")[1]) == {"/x"}
+    assert paths_outcome(sites, spider, "busy")[0] == {"/"}
+    assert set(paths_outcome(sites, spider, "busy")[1]) == {"/x"}
     assert len(origin.times["/robots.txt"]) == 2
     first, second = TimedHandler.sent[sites.url("busy", "/robots.txt")]
     # REP_UNREACHABLE_RETRY_DELAY is 0.2 s in these tests; Retry-After asked for 1 s.
@@ -165,11 +165,11 @@ async def test_spec4_redirects_3_hops_followed_6_hops_mean_allow_all_loops_too()
         crawler, spider = await crawl(urls)
     finally:
         await sites.close()
-    assert outcome(sites, spider, "three")[0] == {"/"}
-    assert list(outcome(sites, spider, "three")[1]) == ["/x"]
+    assert paths_outcome(sites, spider, "three")[0] == {"/"}
+    assert list(paths_outcome(sites, spider, "three")[1]) == ["/x"]
     assert sites.requested("three")[:4] == ["/robots.txt", "/r1", "/r2", "/r3"]
     # Six hops: five are followed, then "treated as 404" and everything is allowed.
-    assert outcome(sites, spider, "six") == ({"/", "/x"}, {})
+    assert paths_outcome(sites, spider, "six") == ({"/", "/x"}, {})
     assert [p for p in sites.requested("six") if p.startswith("/r")] == [
         "/robots.txt",
         "/r1",
@@ -178,7 +178,7 @@ async def test_spec4_redirects_3_hops_followed_6_hops_mean_allow_all_loops_too()
         "/r4",
         "/r5",
     ]
-    assert outcome(sites, spider, "loop") == ({"/", "/x"}, {})
+    assert paths_outcome(sites, spider, "loop") == ({"/", "/x"}, {})
     assert stat(crawler, "rep/robotstxt/outcome/too_many_redirects") == 1
     assert stat(crawler, "rep/robotstxt/outcome/redirect_loop") == 1
 
@@ -192,7 +192,7 @@ async def test_spec4_cross_host_redirect_is_followed_and_applies_to_the_original
         _, spider = await crawl([sites.url("source", "/"), sites.url("source", "/x")])
     finally:
         await sites.close()
-    downloaded, dropped = outcome(sites, spider, "source")
+    downloaded, dropped = paths_outcome(sites, spider, "source")
     assert downloaded == {"/"}
     assert list(dropped) == ["/x"]
     assert sites.requested("target") == ["/rules.txt"]
@@ -209,8 +209,8 @@ async def test_spec4_a_2_mb_robotstxt_is_cut_at_500_kib_and_not_downloaded_whole
     finally:
         await sites.close()
     assert len(body) > 2_000_000
-    assert outcome(sites, spider, "big")[0] == {"/late"}
-    assert list(outcome(sites, spider, "big")[1]) == ["/early"]
+    assert paths_outcome(sites, spider, "big")[0] == {"/late"}
+    assert list(paths_outcome(sites, spider, "big")[1]) == ["/early"]
     assert stat(crawler, "rep/robotstxt/outcome/truncated") == 1
     # The download stopped after 500 KiB (plus at most a few network chunks).
     assert stat(crawler, "downloader/response_bytes") < 1_000_000
@@ -227,13 +227,13 @@ async def test_spec4_a_robotstxt_that_hangs_holds_then_drops_with_the_reason() -
         crawler, spider = await crawl(urls, settings)
     finally:
         await sites.close()
-    downloaded, dropped = outcome(sites, spider, "hang")
+    downloaded, dropped = paths_outcome(sites, spider, "hang")
     assert downloaded == set()
     assert set(dropped) == {"/", "/a"}
     for reason in dropped.values():
         assert reason.startswith(f"Dropped: robots.txt of {sites.bases['hang']} unreachable for")
         assert "requests dropped" in reason
-    assert outcome(sites, spider, "fine") == ({"/b"}, {})
+    assert paths_outcome(sites, spider, "fine") == ({"/b"}, {})
     assert sites.requested("hang") == ["/robots.txt"] * len(sites.requested("hang"))
     assert len(sites.requested("hang")) >= 2  # retried before giving up
     assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") == 2
@@ -249,7 +249,7 @@ async def test_spec4_unreachable_action_allow_lets_held_requests_go_on() -> None
         crawler, spider = await crawl([sites.url("down", p) for p in ("/", "/a")], settings)
     finally:
         await sites.close()
-    assert outcome(sites, spider, "down") == ({"/", "/a"}, {})
+    assert paths_outcome(sites, spider, "down") == ({"/", "/a"}, {})
     assert stat(crawler, "rep/requests/allowed_unreachable") == 2
 
 
@@ -276,8 +276,8 @@ async def test_spec3_two_ports_of_one_host_are_two_origins_with_their_own_rules(
         _, spider = await crawl(urls)
     finally:
         await sites.close()
-    assert outcome(sites, spider, "a")[0] == {"/b"}
-    assert outcome(sites, spider, "b")[0] == {"/a"}
+    assert paths_outcome(sites, spider, "a")[0] == {"/b"}
+    assert paths_outcome(sites, spider, "b")[0] == {"/a"}
     assert set(spider.dropped) == {sites.url("a", "/a"), sites.url("b", "/b")}
 
 
@@ -321,7 +321,7 @@ async def test_spec5_robotstxt_user_agent_and_the_robots_parsed_signal() -> None
         await sites.close()
     spider = crawler.spider
     assert isinstance(spider, ListSpider)
-    assert outcome(sites, spider, "a")[0] == {"/y"}
+    assert paths_outcome(sites, spider, "a")[0] == {"/y"}
     assert seen == [(False, sites.url("a", "/x"))]
 
 
@@ -520,8 +520,8 @@ async def test_spec4_offsite_filtering_does_not_stop_a_cross_host_robotstxt_redi
         await sites.close()
     # Scrapy's OffsiteMiddleware would drop the hop to "localhost" (not in
     # allowed_domains), and robots.txt would then count as missing: everything allowed.
-    assert outcome(sites, spider, "source")[0] == {"/"}
-    assert list(outcome(sites, spider, "source")[1]) == ["/x"]
+    assert paths_outcome(sites, spider, "source")[0] == {"/"}
+    assert list(paths_outcome(sites, spider, "source")[1]) == ["/x"]
     assert sites.requested("target") == ["/rules.txt"]
 
 
@@ -543,12 +543,12 @@ async def test_spec7_hostile_robotstxt_responses_are_bounded() -> None:
         await sites.close()
     assert len(bomb) < 100_000
     # The bomb is refused once it inflates past 16 MiB: an invalid response, unreachable.
-    assert outcome(sites, spider, "bomb")[0] == set()
-    assert all("unreachable" in why for why in outcome(sites, spider, "bomb")[1].values())
+    assert paths_outcome(sites, spider, "bomb")[0] == set()
+    assert all("unreachable" in why for why in paths_outcome(sites, spider, "bomb")[1].values())
     # A normal compressed robots.txt is read.
-    assert outcome(sites, spider, "gzip")[0] == {"/"}
+    assert paths_outcome(sites, spider, "gzip")[0] == {"/"}
     # A redirect to a local file is not followed (as a 404: everything allowed).
-    assert outcome(sites, spider, "local") == ({"/", "/x"}, {})
+    assert paths_outcome(sites, spider, "local") == ({"/", "/x"}, {})
     assert stat(crawler, "rep/robotstxt/outcome/bad_redirect") == 1
 
 
@@ -606,7 +606,7 @@ async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robot
     finally:
         await sites.close()
     # The direct request cannot leave the downloader to be held: it waited for the rules.
-    assert outcome(sites, spider, "other") == (
+    assert paths_outcome(sites, spider, "other") == (
         {"/direct"},
         {"/x": f"Forbidden by {sites.url('other', '/robots.txt')} (line 2: Disallow: /x)"},
     )
@@ -684,9 +684,9 @@ async def test_held_requests_are_caught_while_listening_and_no_other_receiver_mi
     held_count = stat(crawler, "rep/requests/held")
     assert held_count >= 2
     assert stat(crawler, "rep/requests/released") == held_count
-    assert outcome(sites, spider, "a")[0] == {"/", "/1", "/2", "/3"}
-    assert set(outcome(sites, spider, "a")[1]) == {"/private/x"}
-    assert outcome(sites, spider, "b") == (set(paths), {})
+    assert paths_outcome(sites, spider, "a")[0] == {"/", "/1", "/2", "/3"}
+    assert set(paths_outcome(sites, spider, "a")[1]) == {"/private/x"}
+    assert paths_outcome(sites, spider, "b") == (set(paths), {})
     assert first_late > 0
     assert late == early[first_late - 1 :] or late == early[first_late:]
     middleware = robots_middleware(crawler)

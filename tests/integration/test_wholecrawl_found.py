@@ -12,7 +12,7 @@ from tests.support.robotsite import HTML
 from tests.support.wholecrawl import AGENT, Doc, PropSites, WholeSpider
 
 
-async def crawl(sites: PropSites, urls: list[str], **settings: Any) -> Any:
+async def whole_crawl(sites: PropSites, urls: list[str], **settings: Any) -> Any:
     from scrapy.utils.test import get_crawler
 
     crawler = get_crawler(
@@ -58,7 +58,7 @@ async def rule_at_the_end(with_license: bool) -> tuple[PropSites, Any]:
         )
         lic.routes["/l.xml"] = Doc(200, rsl, {}, "slow", pieces=10, pause=0.25)
         urls = [sites.bases["b"] + "/page", sites.bases["a"] + "/private"]
-        crawler = await crawl(sites, urls, REP_PURPOSE="search")
+        crawler = await whole_crawl(sites, urls, REP_PURPOSE="search")
     finally:
         await sites.close()
     return sites, crawler
@@ -120,7 +120,7 @@ async def test_an_unfollowable_license_is_not_read_as_no_terms(where: str) -> No
             a.routes["/lic"] = redirect_doc("ftp://127.0.0.1/license.xml")
         a.routes["/robots.txt"] = Doc(200, f"User-agent: *\nLicense: {base}/lic\n".encode())
         a.routes["/page"] = Doc(200, b"<html>a</html>", HTML)
-        await crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
+        await whole_crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
     finally:
         await sites.close()
     assert ("a", "/page") not in sites.log

@@ -26,15 +26,12 @@ from scrapy_rep.robotstxt.aipref import (
     parse_prefs,
     parse_prefs_header,
 )
+from tests.support.answers import train_ai_and_search
 from tests.support.bounds import finishes_within
 from tests.support.reference_matcher import normalise_pattern as ref_normalise
 from tests.support.reference_matcher import wildcard_matches as ref_matches
 
 Y, N, U = True, False, None
-
-
-def answers(prefs: UsagePrefs) -> tuple[bool | None, bool | None]:
-    return prefs.train_ai, prefs.search
 
 
 # --------------------------------------------------------------------------- vocab examples
@@ -66,8 +63,8 @@ VOCAB_EXAMPLES = [
     ids=[i for _, i, _ in VOCAB_EXAMPLES],
 )
 def test_spec_vocab_examples(value: str, expected: tuple[bool | None, bool | None]) -> None:
-    assert answers(parse_prefs(value)) == expected
-    assert answers(parse_prefs(value.encode("ascii"))) == expected
+    assert train_ai_and_search(parse_prefs(value)) == expected
+    assert train_ai_and_search(parse_prefs(value.encode("ascii"))) == expected
 
 
 def test_spec_vocab_6_5_1_uppercase_keys_fail_the_dictionary_but_keep_their_no() -> None:
@@ -78,11 +75,11 @@ def test_spec_vocab_6_5_1_uppercase_keys_fail_the_dictionary_but_keep_their_no()
     assert (prefs.train_ai, prefs.search, prefs.ai_use) == (N, U, U)
     assert "docs/deviations.md" in prefs.error
     assert parse_prefs("Train-AI=y") == UsagePrefs(error=parse_prefs("Train-AI=y").error)
-    assert answers(parse_prefs("train-ai=n, Search=y")) == (N, U)  # the y is not read
-    assert answers(parse_prefs("TRAIN-AI=Y, search=N")) == (U, N)
+    assert train_ai_and_search(parse_prefs("train-ai=n, Search=y")) == (N, U)  # the y is not read
+    assert train_ai_and_search(parse_prefs("TRAIN-AI=Y, search=N")) == (U, N)
     assert parse_prefs("AI-Use=n").ai_use is False
-    assert answers(parse_prefs("train-ai=n, search=y")) == (N, Y)
-    assert answers(parse_prefs("Train-AI=n,,")) == (U, U)  # broken beyond the case
+    assert train_ai_and_search(parse_prefs("train-ai=n, search=y")) == (N, Y)
+    assert train_ai_and_search(parse_prefs("Train-AI=n,,")) == (U, U)  # broken beyond the case
 
 
 # --------------------------------------------------------------------------- vocab §6.5
@@ -140,7 +137,7 @@ PROCESSING_CASES = [
     ids=[i for _, _, i in PROCESSING_CASES],
 )
 def test_spec_vocab_6_5_processing(value: str, expected: tuple[bool | None, bool | None]) -> None:
-    assert answers(parse_prefs(value)) == expected
+    assert train_ai_and_search(parse_prefs(value)) == expected
 
 
 def test_spec_vocab_6_5_unknown_is_not_an_error_but_broken_syntax_is_logged(
@@ -160,9 +157,11 @@ def test_spec_vocab_6_5_unknown_is_not_an_error_but_broken_syntax_is_logged(
 def test_spec_vocab_6_3_text_is_encoded_before_processing() -> None:
     """vocab §6.3: strings are encoded (ASCII/UTF-8) before processing; non-ASCII bytes
     are not valid Structured Fields, so the whole statement is unknown."""
-    assert answers(parse_prefs("train-ai=n")) == answers(parse_prefs(b"train-ai=n"))
+    assert train_ai_and_search(parse_prefs("train-ai=n")) == train_ai_and_search(
+        parse_prefs(b"train-ai=n")
+    )
     for value in ("train-ai=n, search=ÿ", "trаin-ai=n", b"train-ai=n, x=\xff", "train-ai=\ud800"):
-        assert answers(parse_prefs(value)) == (U, U)
+        assert train_ai_and_search(parse_prefs(value)) == (U, U)
 
 
 # --------------------------------------------------------------------------- vocab §5.1
@@ -187,7 +186,7 @@ COMBINE_CASES = [
 def test_spec_vocab_5_1_combining(
     statements: list[tuple[bool | None, bool | None]], expected: tuple[bool | None, bool | None]
 ) -> None:
-    assert answers(combine(UsagePrefs(t, s) for t, s in statements)) == expected
+    assert train_ai_and_search(combine(UsagePrefs(t, s) for t, s in statements)) == expected
 
 
 # --------------------------------------------------------------------------- attach §2
@@ -196,12 +195,12 @@ def test_spec_vocab_5_1_combining(
 def test_spec_attach_2_header_field_lines_are_one_dictionary() -> None:
     """attach §2: the field is a Dictionary; several field lines are one field (RFC 9110
     §5.3), so a later line's key overrides, and one broken line spoils the field."""
-    assert answers(parse_prefs_header([b"train-ai=n"])) == (N, U)
-    assert answers(parse_prefs_header([b"train-ai=n", b"search=y"])) == (N, Y)
-    assert answers(parse_prefs_header(["train-ai=n", "train-ai=y"])) == (Y, U)
-    assert answers(parse_prefs_header([b"train-ai=n", b"search=Y=Z"])) == (U, U)
+    assert train_ai_and_search(parse_prefs_header([b"train-ai=n"])) == (N, U)
+    assert train_ai_and_search(parse_prefs_header([b"train-ai=n", b"search=y"])) == (N, Y)
+    assert train_ai_and_search(parse_prefs_header(["train-ai=n", "train-ai=y"])) == (Y, U)
+    assert train_ai_and_search(parse_prefs_header([b"train-ai=n", b"search=Y=Z"])) == (U, U)
     assert parse_prefs_header([]) == UNKNOWN
-    assert answers(parse_prefs_header(b"search=n")) == (U, N)
+    assert train_ai_and_search(parse_prefs_header(b"search=n")) == (U, N)
 
 
 # --------------------------------------------------------------------------- attach §3.2
@@ -237,7 +236,7 @@ def test_spec_attach_3_2_rule_value(
     value: str, path: bytes | None, expected: tuple[bool | None, bool | None]
 ) -> None:
     got_path, prefs = parse_content_usage_value(value)
-    assert (got_path, answers(prefs)) == (path, expected)
+    assert (got_path, train_ai_and_search(prefs)) == (path, expected)
     assert parse_content_usage_value(value.encode("utf-8"))[0] == path
 
 
@@ -290,7 +289,7 @@ def test_spec_attach_3_4_example_table(
     assert robots.allowed(url, "OtherBot") is crawl
     if crawl:
         rules = content_usage_rules(ATTACH_EXAMPLE, lines={4, 5})
-        assert answers(rules.prefs(url)) == expected
+        assert train_ai_and_search(rules.prefs(url)) == expected
 
 
 def test_spec_attach_3_4_examplebot_uses_its_own_group() -> None:
@@ -301,7 +300,7 @@ def test_spec_attach_3_4_examplebot_uses_its_own_group() -> None:
     rules = content_usage_rules(ATTACH_EXAMPLE, lines={9})
     for path in ("/test", "/never/test", "/ai-ok/test"):
         assert robots.allowed("https://example.com" + path, "ExampleBot/1.0")
-        assert answers(rules.prefs(path)) == (Y, U)
+        assert train_ai_and_search(rules.prefs(path)) == (Y, U)
 
 
 def test_spec_attach_1_2_robots_example() -> None:
@@ -309,7 +308,7 @@ def test_spec_attach_1_2_robots_example() -> None:
     body = "User-Agent: *\nAllow: /\nContent-Usage: train-ai=n\n"
     rules = content_usage_rules(body)
     attached = rules.attach("https://example.com/any/page?x=1")
-    assert answers(attached.prefs) == (N, U)
+    assert train_ai_and_search(attached.prefs) == (N, U)
     assert [r.source for r in attached.rules] == ["robots.txt line 3: Content-Usage: train-ai=n"]
 
 
@@ -355,7 +354,7 @@ def test_spec_attach_3_1_rule_semantics(
     values: list[str], path: str, expected: tuple[bool | None, bool | None], lines: list[int]
 ) -> None:
     attached = rules_of(*values).attach("https://example.com" + path)
-    assert answers(attached.prefs) == expected
+    assert train_ai_and_search(attached.prefs) == expected
     assert [rule.line for rule in attached.rules] == lines
 
 
@@ -367,15 +366,15 @@ def test_spec_attach_3_1_legacy_profile_matches_plain_prefixes() -> None:
         wildcards=False,
     )
     assert rules.prefs("/x.pdf") == UNKNOWN
-    assert answers(rules.prefs("/*.pdf")) == (N, U)
-    assert answers(rules.prefs("/a$b")) == (U, N)
+    assert train_ai_and_search(rules.prefs("/*.pdf")) == (N, U)
+    assert train_ai_and_search(rules.prefs("/a$b")) == (U, N)
     assert rules.prefs("/a") == UNKNOWN
 
 
 def test_spec_attach_3_1_rfc9309_encoding_decodes_unreserved_escapes() -> None:
     rules = ContentUsageRules([ContentUsageRule.parse("/%61bc train-ai=n", 1)], encoding="rfc9309")
-    assert answers(rules.prefs("/abc")) == (N, U)
-    assert answers(rules.prefs("/%61bc")) == (N, U)
+    assert train_ai_and_search(rules.prefs("/abc")) == (N, U)
+    assert train_ai_and_search(rules.prefs("/%61bc")) == (N, U)
 
 
 def test_rule_source_names_the_line() -> None:

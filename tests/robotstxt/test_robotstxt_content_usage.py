@@ -15,14 +15,11 @@ import gc
 import pytest
 
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, ContentSignals, parse_robotstxt
-from scrapy_rep.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules, UsagePrefs
+from scrapy_rep.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules
+from tests.support.answers import train_ai_and_search
 
 Y, N, U = True, False, None
 PROFILES = ("google", "rfc9309", "legacy")
-
-
-def answers(prefs: UsagePrefs) -> tuple[bool | None, bool | None]:
-    return prefs.train_ai, prefs.search
 
 
 def lines_of(rules: ContentUsageRules) -> list[int]:
@@ -79,7 +76,7 @@ def test_attach_3_4_example_table(
     if expected is None:
         return  # "no preferences are implied for resources that are disallowed" (§3.1)
     attached = robots.content_usage(agent).attach(url)
-    assert answers(attached.prefs) == expected
+    assert train_ai_and_search(attached.prefs) == expected
     assert [rule.line for rule in attached.rules] == deciding
 
 
@@ -89,8 +86,8 @@ def test_attach_3_4_example_in_the_legacy_profile() -> None:
     robots = parse_robotstxt(ATTACH_EXAMPLE, "legacy")
     assert robots.allowed("https://example.com/never/test", "OtherBot")
     rules = robots.content_usage("OtherBot")
-    assert answers(rules.prefs("https://example.com/never/test")) == (N, U)
-    assert answers(rules.prefs("https://example.com/ai-ok/test")) == (Y, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/never/test")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/ai-ok/test")) == (Y, U)
     assert lines_of(robots.content_usage("ExampleBot")) == [9]
 
 
@@ -228,7 +225,7 @@ def test_merged_groups_combine_like_one_group() -> None:
         "User-agent: *\nContent-Usage: /a train-ai=n, search=y\n"
     )
     attached = parse_robotstxt(body).content_usage("mybot").attach("https://example.com/a/1")
-    assert answers(attached.prefs) == (N, Y)
+    assert train_ai_and_search(attached.prefs) == (N, Y)
     assert [rule.line for rule in attached.rules] == [2, 6]
 
 
@@ -255,9 +252,9 @@ TWO_GROUPS_UNDER_ATTACH05 = (
 @pytest.mark.parametrize("profile", PROFILES)
 def test_only_the_named_group_gets_its_content_usage(profile: str) -> None:
     robots = parse_robotstxt(TWO_GROUPS_UNDER_ATTACH05, profile)
-    assert answers(robots.content_usage("otherbot").prefs("/a/x")) == (N, U)
-    assert answers(robots.content_usage("mybot").prefs("/a/x")) == (Y, U)
-    assert answers(robots.content_usage("mybot").prefs("/b")) == (U, U)
+    assert train_ai_and_search(robots.content_usage("otherbot").prefs("/a/x")) == (N, U)
+    assert train_ai_and_search(robots.content_usage("mybot").prefs("/a/x")) == (Y, U)
+    assert train_ai_and_search(robots.content_usage("mybot").prefs("/b")) == (U, U)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -394,9 +391,9 @@ def test_group_less_content_usage_only_adds_restrictions() -> None:
         "Content-Usage: /ok/ train-ai=y\n"
     )
     rules = parse_robotstxt(body).content_usage("mybot")
-    assert answers(rules.prefs("https://example.com/x")) == (N, Y)
+    assert train_ai_and_search(rules.prefs("https://example.com/x")) == (N, Y)
     attached = rules.attach("https://example.com/ok/x")
-    assert answers(attached.prefs) == (N, U)
+    assert train_ai_and_search(attached.prefs) == (N, U)
     assert [rule.line for rule in attached.rules] == [1, 4]
 
 
@@ -406,13 +403,13 @@ def test_a_file_wide_yes_never_lifts_a_groups_no(profile: str) -> None:
     the group's path-less ``n``, but may not lift it."""
     body = "Content-Usage: /a train-ai=y\nUser-agent: *\nContent-Usage: train-ai=n\n"
     rules = parse_robotstxt(body, profile).content_usage("mybot")
-    assert answers(rules.prefs("https://example.com/a/x")) == (N, U)
-    assert answers(rules.prefs("https://example.com/b")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/a/x")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/b")) == (N, U)
     # Where the group is silent, the file-wide reading stands.
     body = "Content-Usage: /a train-ai=y\nUser-agent: *\nContent-Usage: /b train-ai=n\n"
     rules = parse_robotstxt(body, profile).content_usage("mybot")
-    assert answers(rules.prefs("https://example.com/a/x")) == (Y, U)
-    assert answers(rules.prefs("https://example.com/b")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/a/x")) == (Y, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/b")) == (N, U)
     assert rules.attach("https://example.com/a/x") is rules.attach("https://example.com/a/y")
 
 
@@ -626,7 +623,7 @@ def test_spec1_content_usage_field_name_is_case_insensitive_without_prefix_rule(
     rules = parse_robotstxt(f"User-agent: *\n{line}\n").content_usage("mybot")
     assert lines_of(rules) == ([2] if read else [])
     if read:
-        assert answers(rules.prefs("/x")) == (N, U)
+        assert train_ai_and_search(rules.prefs("/x")) == (N, U)
 
 
 @pytest.mark.parametrize("profile", ["rfc9309", "legacy"])
@@ -660,7 +657,7 @@ def test_google_a_content_usage_line_without_colon_never_says_yes(
 ) -> None:
     rules = parse_robotstxt(f"User-agent: *\n{line}\n").content_usage("mybot")
     attached = rules.attach("https://example.com/a")
-    assert answers(attached.prefs) == (train_ai, search)
+    assert train_ai_and_search(attached.prefs) == (train_ai, search)
     for rule in attached.rules:
         assert rule.source == f"robots.txt line 2: Content-Usage (no colon): {line.split()[1]}"
 
@@ -740,7 +737,7 @@ def test_attach_3_2_rule_values_never_raise(
     robots = parse_robotstxt(body, profile)
     rules = robots.content_usage("mybot")
     assert lines_of(rules) == [3]
-    assert answers(rules.prefs("https://example.com/a/b")) == expected
+    assert train_ai_and_search(rules.prefs("https://example.com/a/b")) == expected
     assert robots.allowed("https://example.com/a/b", "mybot")
 
 
@@ -749,7 +746,7 @@ def test_a_broken_statement_next_to_good_ones() -> None:
     body = "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: search=(\n"
     rules = parse_robotstxt(body).content_usage("mybot")
     assert lines_of(rules) == [2, 3]
-    assert answers(rules.prefs("/x")) == (N, U)
+    assert train_ai_and_search(rules.prefs("/x")) == (N, U)
 
 
 def test_an_empty_value_is_ignored_like_an_empty_rule() -> None:
@@ -765,9 +762,9 @@ def test_value_bytes_are_the_files_bytes() -> None:
     )
     rules = parse_robotstxt(body).content_usage("mybot")
     assert [rule.path for rule in rules.rules] == ["/café/".encode(), b"/\xff/"]
-    assert answers(rules.prefs("https://example.com/caf%C3%A9/menu")) == (N, U)
-    assert answers(rules.prefs("https://example.com/café/menu")) == (N, U)
-    assert answers(rules.prefs("https://example.com/%FF/x")) == (U, N)
+    assert train_ai_and_search(rules.prefs("https://example.com/caf%C3%A9/menu")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/café/menu")) == (N, U)
+    assert train_ai_and_search(rules.prefs("https://example.com/%FF/x")) == (U, N)
     assert rules.rules[0].value == "/café/ train-ai=n"
 
 
@@ -797,13 +794,13 @@ def test_spec2_profiles_match_paths_as_allow_disallow(
     Disallow", under the profile's percent-encoding and wildcard switches."""
     body = "User-agent: *\nContent-Usage: /%61 train-ai=n\nContent-Usage: /x*.pdf$ train-ai=n\n"
     rules = parse_robotstxt(body, profile).content_usage("mybot")
-    assert answers(rules.prefs("https://example.com" + path)) == expected
+    assert train_ai_and_search(rules.prefs("https://example.com" + path)) == expected
 
 
 def test_switches_override_the_profile() -> None:
     body = "User-agent: *\nContent-Usage: /x*.pdf$ train-ai=n\n"
     rules = parse_robotstxt(body, "google", wildcards=False).content_usage("mybot")
-    assert answers(rules.prefs("/x/y.pdf")) == (U, U)
+    assert train_ai_and_search(rules.prefs("/x/y.pdf")) == (U, U)
 
 
 # --------------------------------------------------------------------------- cost
@@ -875,7 +872,7 @@ def test_a_content_usage_path_matches_a_url_with_lowercase_escapes(
         f"User-agent: *\nAllow: /\nContent-Usage: {rule} train-ai=n\nDisallow: {rule}\n", profile
     )
     url = "https://example.com" + path
-    assert answers(robots.content_usage("mybot").prefs(url)) == (N, U)
+    assert train_ai_and_search(robots.content_usage("mybot").prefs(url)) == (N, U)
     if profile != "legacy":  # its Allow: / comes first and decides
         assert not robots.allowed(url, "mybot")
 
@@ -885,7 +882,9 @@ def test_a_content_usage_path_with_utf8_matches_the_url_escaped_in_lowercase(
     profile: str,
 ) -> None:
     robots = parse_robotstxt("User-agent: *\nContent-Usage: /café train-ai=n\n", profile)
-    assert answers(robots.content_usage("mybot").prefs("https://example.com/caf%c3%a9")) == (N, U)
+    assert train_ai_and_search(
+        robots.content_usage("mybot").prefs("https://example.com/caf%c3%a9")
+    ) == (N, U)
 
 
 def test_a_dangling_escape_in_content_usage_keeps_its_no_only_where_it_may_continue() -> None:
@@ -894,6 +893,6 @@ def test_a_dangling_escape_in_content_usage_keeps_its_no_only_where_it_may_conti
     )
     usage = robots.content_usage("mybot")
     assert usage.prefs("https://example.com/%aa") == UNKNOWN  # "$": the URL ends there
-    assert answers(usage.prefs("https://example.com/%a")) == (N, U)
-    assert answers(usage.prefs("https://example.com/%bcz")) == (N, U)
+    assert train_ai_and_search(usage.prefs("https://example.com/%a")) == (N, U)
+    assert train_ai_and_search(usage.prefs("https://example.com/%bcz")) == (N, U)
     assert usage.prefs("https://example.com/%bc") == UNKNOWN

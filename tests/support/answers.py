@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scrapy_rep.robotstxt.aipref import UsagePrefs
 from scrapy_rep.usage.purpose import PURPOSES
 
 
@@ -11,3 +12,8 @@ def purpose_answers(decision: Any) -> tuple[bool | None, ...]:
     """Whether ``decision`` allows each purpose, in :data:`PURPOSES` order (search,
     ai-train, ai-input): ``None`` where nothing said."""
     return tuple(decision.allowed(purpose) for purpose in PURPOSES)
+
+
+def train_ai_and_search(prefs: UsagePrefs) -> tuple[bool | None, bool | None]:
+    """What a statement of preference says of ``train-ai`` and ``search``."""
+    return prefs.train_ai, prefs.search

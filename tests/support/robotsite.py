@@ -19,6 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
+from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
@@ -283,3 +284,12 @@ RSL_XML = {"Content-Type": "application/rsl+xml"}
 def rsl_reply(body: str, content: str = '<content url="/">') -> Reply:
     """An RSL license document (tests/support/documents.py's ``rsl_license``) served."""
     return Reply(200, rsl_license(body, content), RSL_XML)
+
+
+async def until(condition: Callable[[], Any], seconds: float = 10.0) -> None:
+    """Wait (in the reactor) until ``condition()`` is true; fail after ``seconds``."""
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await deferLater(reactor, 0.01)
+    raise AssertionError(f"never happened within {seconds} s")

@@ -830,7 +830,7 @@ def license_doc(plan: Plan, url: str) -> tuple[RslDocument, str]:
     return UNREACHABLE, "license unreachable"
 
 
-def _entry(document: Any, given_up: str = "") -> CacheEntry[Any]:
+def _decided_entry(document: Any, given_up: str = "") -> CacheEntry[Any]:
     """A document as the entry the crawl decides with (``given_up``: given up on)."""
     never = float("inf")
     return CacheEntry(document, given_up or "read", 0.0, never, never, unreachable=bool(given_up))
@@ -876,13 +876,15 @@ def oracle(plan: Plan) -> Expect:
         if robots is None:
             expect.stand_ins[url] = why
             return why, None
-        documents: dict[tuple[str, Any], CacheEntry[Any]] = {(ROBOTS, None): _entry(robots)}
+        documents: dict[tuple[str, Any], CacheEntry[Any]] = {(ROBOTS, None): _decided_entry(robots)}
         if ai:
             documents[TDM, None] = (
-                _entry(RESERVED_ALL, given_up) if given_up else _entry(tdm or NO_FILE)
+                _decided_entry(RESERVED_ALL, given_up)
+                if given_up
+                else _decided_entry(tdm or NO_FILE)
             )
         for license_url, document in licenses:
-            documents[LICENSE, license_url] = _entry(document)
+            documents[LICENSE, license_url] = _decided_entry(document)
 
         def known(kind: str, key: Any) -> CacheEntry[Any] | None:
             return documents.get((kind, key if kind == LICENSE else None))

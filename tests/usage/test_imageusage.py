@@ -9,13 +9,10 @@ from typing import Any
 import pytest
 import scrapy
 from scrapy.http import HtmlResponse, Request
-from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.page.images import ImageGate
-from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.directives import PageDirectives, combine
-from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
+from tests.support.fakes import image_gate
 
 
 @pytest.mark.parametrize(
@@ -67,26 +64,17 @@ class Declared(scrapy.Item):
     file_urls = scrapy.Field()
 
 
-def gate(purposes: tuple[str, ...], mark: bool = False) -> tuple[ImageGate, list[Any], Any]:
-    crawler = get_crawler(settings_dict={"FILES_URLS_FIELD": "files_to_get"})
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
-    refused: list[Any] = []
-    pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
-    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)
-    return images, refused, crawler.stats
-
-
-def meta(word: str) -> PageDirectives:
+def meta_directives(word: str) -> PageDirectives:
     return combine([word], [f'<meta name="robots" content="{word}">'])
 
 
 def noimageai_page() -> tuple[HtmlResponse, Any]:
     url = "https://e.com/g/page"
-    return HtmlResponse(url, body=PAGE, request=Request(url)), meta("noimageai")
+    return HtmlResponse(url, body=PAGE, request=Request(url)), meta_directives("noimageai")
 
 
 def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
-    images, refused, stats = gate(("search", "ai-input"))
+    images, refused, stats = image_gate(("search", "ai-input"), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
     found = images.page(response, directives)
     assert found is not None
@@ -101,7 +89,7 @@ def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
 
 
 def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
-    images, _, stats = gate(("ai-train",))
+    images, _, stats = image_gate(("ai-train",), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
     found = images.page(response, directives)
     assert found is not None
@@ -122,14 +110,14 @@ def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
 
 
 def test_a_search_crawl_under_drop_changes_nothing() -> None:
-    images, _, _ = gate(("search",))
+    images, _, _ = image_gate(("search",), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
     assert images.page(response, directives) is None
 
 
 def test_mark_keeps_the_images_with_the_record() -> None:
     for purposes, mark in ((("ai-train",), True), (("search",), True)):
-        images, refused, _ = gate(purposes, mark)
+        images, refused, _ = image_gate(purposes, mark, FILES_URLS_FIELD="files_to_get")
         response, directives = noimageai_page()
         found = images.page(response, directives)
         assert found is not None
@@ -143,6 +131,6 @@ def test_mark_keeps_the_images_with_the_record() -> None:
 
 
 def test_a_page_without_noimageai_is_not_one() -> None:
-    images, _, _ = gate(("ai-train",))
+    images, _, _ = image_gate(("ai-train",), FILES_URLS_FIELD="files_to_get")
     response, _ = noimageai_page()
-    assert images.page(response, meta("noai")) is None
+    assert images.page(response, meta_directives("noai")) is None

@@ -17,17 +17,14 @@ from typing import Any
 import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
-from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.directives import combine, header_directives
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import MAPPING, file_index_signals, page_signals, speaks_of_use
-from tests.support.fakes import ARTICLE, article_page
+from tests.support.fakes import ARTICLE, article_page, image_gate
 
 Y, N, U = True, False, None
 
@@ -201,19 +198,11 @@ def test_both_settings_are_on_by_default_and_read_as_booleans(name: str) -> None
 GALLERY = b'<html><head><meta name="robots" content="noimageindex"></head><body><img src="/a.png">'
 
 
-def gate(purposes: tuple[str, ...], **settings: Any) -> tuple[ImageGate, list[Any]]:
-    crawler = get_crawler(settings_dict=settings)
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
-    refused: list[Any] = []
-    pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
-    return ImageGate(crawler, purposes, False, lambda *args: refused.append(args), pages), refused
-
-
 def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     url = "https://e.com/g/page"
     response = HtmlResponse(url, body=GALLERY, request=Request(url))
     directives = page_directives(response, "MyBot/1.0")
-    images, refused = gate(("ai-train",))
+    images, refused, _ = image_gate(("ai-train",))
     page = images.page(response, directives)
     assert page is not None
     assert page.record["source"] == f'<meta name="robots" content="noimageindex"> on {url}'
@@ -223,7 +212,7 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     images.item(item, page)
     assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
     # off: the page says nothing about its images; a search crawl is not affected either
-    off, _ = gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
+    off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
     assert off.page(response, directives) is None
-    search, _ = gate(("search",))
+    search, _, _ = image_gate(("search",))
     assert search.page(response, directives) is None

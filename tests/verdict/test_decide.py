@@ -51,7 +51,7 @@ def known(**documents: CacheEntry[Any]) -> Any:
     return look
 
 
-def robots(text: str, sha: str = "abc") -> CacheEntry[Any]:
+def robots_entry(text: str, sha: str = "abc") -> CacheEntry[Any]:
     return known_entry(parse_robotstxt(text.encode()), sha=sha)
 
 
@@ -69,7 +69,7 @@ def test_robots_txt_not_known_yet_means_wait_for_it() -> None:
 
 
 def test_robots_txt_disallow_refuses_with_its_document_version_and_line() -> None:
-    found = robots("User-agent: mybot\nDisallow: /private\n", sha="f00d")
+    found = robots_entry("User-agent: mybot\nDisallow: /private\n", sha="f00d")
     verdict = decide(facts(), RequestRules(), known(robots=found))
     assert isinstance(verdict, Refused)
     assert (verdict.reason, verdict.document, verdict.agent) == ("forbidden", ROBOTS, "mybot")
@@ -80,7 +80,7 @@ def test_robots_txt_disallow_refuses_with_its_document_version_and_line() -> Non
 
 
 def test_allowed_keeps_the_deciding_line_only_when_asked_to_explain() -> None:
-    found = robots("User-agent: *\nAllow: /private\n")
+    found = robots_entry("User-agent: *\nAllow: /private\n")
     plain = decide(facts(), RequestRules(), known(robots=found))
     explained = decide(facts(), RequestRules(explain=True), known(robots=found))
     assert isinstance(plain, Allowed) and plain.robots is None and plain.obeyed
@@ -97,13 +97,13 @@ def test_a_robots_txt_given_up_on_drops_even_when_allow_disallow_is_not_obeyed()
 
 
 def test_not_obeyed_allow_disallow_lets_a_disallowed_url_through() -> None:
-    found = robots("User-agent: *\nDisallow: /\n")
+    found = robots_entry("User-agent: *\nDisallow: /\n")
     verdict = decide(facts(obey=Obey.USAGE), RequestRules(), known(robots=found))
     assert isinstance(verdict, Allowed) and not verdict.obeyed
 
 
 def test_a_purpose_agents_group_refuses_naming_its_token() -> None:
-    found = robots("User-agent: gptbot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
+    found = robots_entry("User-agent: gptbot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
     rules = RequestRules.of(("ai-train",), agents=("gptbot",))
     verdict = decide(facts(), rules, known(robots=found, tdm=known_entry(parse_tdmrep(b"[]"))))
     assert isinstance(verdict, Refused) and verdict.agent == "gptbot"
@@ -113,13 +113,13 @@ def test_a_purpose_agents_group_refuses_naming_its_token() -> None:
 
 
 def test_ai_purposes_wait_for_tdmrep_json_carrying_what_was_used() -> None:
-    found = robots("User-agent: *\nAllow: /\n")
+    found = robots_entry("User-agent: *\nAllow: /\n")
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found))
     assert verdict == Wait(TDM, ORIGIN, ((ROBOTS, ORIGIN, found),))
 
 
 def test_a_tdmrep_json_given_up_on_drops() -> None:
-    found = robots("User-agent: *\nAllow: /\n")
+    found = robots_entry("User-agent: *\nAllow: /\n")
     tdm = known_entry(RESERVED_ALL, unreachable=True)
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable"
@@ -131,7 +131,7 @@ def test_a_tdmrep_json_given_up_on_drops() -> None:
     [("Content-Signal: ai-train=no", ROBOTS), ("Content-Usage: train-ai=n", ROBOTS)],
 )
 def test_a_robots_txt_usage_no_refuses_for_the_purpose(line: str, document: str) -> None:
-    found = robots(f"User-agent: mybot\n{line}\n\nUser-agent: *\nAllow: /\n")
+    found = robots_entry(f"User-agent: mybot\n{line}\n\nUser-agent: *\nAllow: /\n")
     tdm = known_entry(parse_tdmrep(b"[]"))
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused)
@@ -141,14 +141,14 @@ def test_a_robots_txt_usage_no_refuses_for_the_purpose(line: str, document: str)
 
 
 def test_a_tdmrep_reservation_refuses_naming_tdmrep_json() -> None:
-    found = robots("User-agent: *\nAllow: /\n")
+    found = robots_entry("User-agent: *\nAllow: /\n")
     tdm = known_entry(parse_tdmrep(b'[{"location": "/private/*", "tdm-reservation": 1}]'))
     verdict = decide(facts(), RequestRules.of(("ai-train",)), known(robots=found, tdm=tdm))
     assert isinstance(verdict, Refused) and verdict.document == TDM
 
 
 def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
-    found = robots(f"License: {LICENSE_URL}\nUser-agent: *\nAllow: /\n")
+    found = robots_entry(f"License: {LICENSE_URL}\nUser-agent: *\nAllow: /\n")
     rules = RequestRules.of(("search",), purpose_set=True)
     assert decide(facts(), rules, known(robots=found)) == Wait(
         LICENSE, LICENSE_URL, ((ROBOTS, ORIGIN, found),)
@@ -163,7 +163,7 @@ def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
 
 
 def test_an_override_lets_a_disallowed_url_through_recorded_as_overridden() -> None:
-    found = robots("User-agent: *\nDisallow: /private\n")
+    found = robots_entry("User-agent: *\nDisallow: /private\n")
     override = Override("e.com", "written permission of 2026-11-01", "2027-01-01")
     verdict = decide(facts(), RequestRules.of(overrides=[override]), known(robots=found))
     assert isinstance(verdict, Allowed) and verdict.overridden == override
@@ -175,7 +175,7 @@ def test_an_override_never_lets_an_unreachable_robots_txt_or_an_ai_group_through
     given_up = known_entry(DISALLOW_ALL, unreachable=True)
     verdict = decide(facts(), RequestRules.of(overrides=[override]), known(robots=given_up))
     assert isinstance(verdict, Refused)
-    found = robots("User-agent: gptbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
+    found = robots_entry("User-agent: gptbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
     rules = RequestRules.of(("search",), agents=("gptbot",), overrides=[override])
     assert isinstance(decide(facts(), rules, known(robots=found)), Refused)
 

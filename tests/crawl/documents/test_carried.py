@@ -17,14 +17,14 @@ from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 BODY = b"User-agent: *\nDisallow: /private/\n"
 
 
-def _entry(body: bytes = BODY) -> CacheEntry[RobotsTxt]:
+def carried_entry(body: bytes = BODY) -> CacheEntry[RobotsTxt]:
     return CacheEntry(parse_robotstxt(body), "200", 0, 100, 1000, 200, zlib.compress(body))
 
 
 def test_released_requests_do_not_keep_the_parsed_rules() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
-    entry = _entry()
+    entry = carried_entry()
     cache.put("o", entry)
     requests = [Request(f"https://o/private/{n}") for n in range(3)]
     carried.carry(requests, entry, "o", compact=True)
@@ -41,7 +41,7 @@ def test_released_requests_do_not_keep_the_parsed_rules() -> None:
 def test_a_request_carried_for_its_next_document_keeps_the_entry_whole() -> None:
     cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
-    entry = _entry()
+    entry = carried_entry()
     request = Request("https://o/private/1")
     carried.carry([request], entry, "o")  # not compact: it comes back at once
     assert carried.take(request, "o") is entry and cache.reparsed == 0
@@ -52,10 +52,10 @@ def test_a_newer_version_in_the_cache_decides_instead_of_the_carried_one() -> No
     robots.txt than the process knows."""
     cache: DocumentCache[RobotsTxt] = DocumentCache(10, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
-    old = _entry(b"User-agent: *\nAllow: /\n")
+    old = carried_entry(b"User-agent: *\nAllow: /\n")
     request = Request("https://o/private/1")
     carried.carry([request], old, "o", compact=True)
-    newer = replace(_entry(), fetched_at=old.fetched_at + 1)
+    newer = replace(carried_entry(), fetched_at=old.fetched_at + 1)
     cache.put("o", newer)
     assert carried.take(request, "o") is newer
 
@@ -65,10 +65,10 @@ def test_a_carried_version_older_than_one_used_is_let_go() -> None:
     a small cache), an older carried one decides nothing: the request is decided afresh."""
     cache: DocumentCache[RobotsTxt] = DocumentCache(10, reparse=parse_robotstxt)
     carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
-    old = _entry(b"User-agent: *\nAllow: /\n")
+    old = carried_entry(b"User-agent: *\nAllow: /\n")
     request = Request("https://o/private/1")
     carried.carry([request], old, "o", compact=True)
-    carried.used("o", replace(_entry(), fetched_at=old.fetched_at + 1))
+    carried.used("o", replace(carried_entry(), fetched_at=old.fetched_at + 1))
     assert cache.peek("o") is None  # the newer one is not in the cache any more
     assert carried.take(request, "o") is None
     assert len(carried) == 0

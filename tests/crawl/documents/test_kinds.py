@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ import pytest_twisted
 from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
-from twisted.internet.task import deferLater
 
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
@@ -40,6 +37,7 @@ from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
+from tests.support.robotsite import until
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)
@@ -120,14 +118,6 @@ class FakeEngine:
 
     def crawl(self, request: Request) -> None:
         self.crawled.append(request)
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    for _ in range(1000):  # at most 10 s
-        if condition():
-            return
-        await deferLater(reactor, 0.01)
-    raise AssertionError("never happened")
 
 
 def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:

@@ -20,7 +20,7 @@ from tests.support.mediafiles import jpeg, xmp_packet
 URL = "https://example.com/a.jpg"
 
 
-def gate(**settings: Any) -> MediaGate:
+def media_gate(**settings: Any) -> MediaGate:
     return MediaGate(get_crawler(Spider, {"REP_PURPOSE": "ai-train", **settings}))
 
 
@@ -32,7 +32,7 @@ def response(body: bytes, **headers: str) -> tuple[Response, Request]:
 
 
 def test_a_file_nothing_speaks_about_is_refused_when_unknown_denies() -> None:
-    checker = gate(REP_PURPOSE_UNKNOWN="deny")
+    checker = media_gate(REP_PURPOSE_UNKNOWN="deny")
     verdict = checker.check(*response(jpeg()), {})
     assert verdict is not None and verdict.refusal is not None
     assert verdict.reasons == ["no signal allows ai-train (REP_PURPOSE_UNKNOWN = 'deny')"]
@@ -49,14 +49,14 @@ def test_a_file_nothing_speaks_about_is_refused_when_unknown_denies() -> None:
     ],
 )
 def test_the_file_responses_own_headers_count(headers: dict[str, str], source: str) -> None:
-    verdict = gate().check(*response(jpeg(), **headers), {})
+    verdict = media_gate().check(*response(jpeg(), **headers), {})
     assert verdict is not None and verdict.refusal is not None
     assert verdict.refusal.signal is not None and verdict.refusal.signal.source == source
 
 
 def test_the_header_and_the_file_are_both_reasons() -> None:
     data = jpeg(xmp_packet("DMI-PROHIBITED"))
-    verdict = gate().check(*response(data, **{"X-Robots-Tag": "noai"}), {})
+    verdict = media_gate().check(*response(data, **{"X-Robots-Tag": "noai"}), {})
     assert verdict is not None
     assert verdict.reasons == [
         "ai-train denied by X-Robots-Tag: noai",
@@ -75,7 +75,7 @@ def test_the_check_never_raises_and_fails_closed(
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(mediagate, "read_media", broken)
-    checker = gate(REP_PURPOSE=purpose)
+    checker = media_gate(REP_PURPOSE=purpose)
     verdict = checker.check(*response(jpeg()), {})
     assert verdict.refusal is not None and verdict.refusal.purpose == purpose.split(", ")[-1]
     assert verdict.reading.problems == (
@@ -116,7 +116,7 @@ def test_wrong_media_settings_stop_the_crawl_naming_the_setting(
 
 
 def test_media_usage_off_reads_nothing_and_wraps_nothing() -> None:
-    assert not gate(REP_MEDIA_USAGE=False).enabled
+    assert not media_gate(REP_MEDIA_USAGE=False).enabled
     settings = Settings(
         {
             "REP_PURPOSE": "ai-train",

@@ -14,7 +14,7 @@ from scrapy_rep import PageDirectives, RepSettingError
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 
 
-def make(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
+def page_middleware(settings: dict[str, Any] | None = None) -> PageDirectivesMiddleware:
     crawler = get_crawler(Spider, {"USER_AGENT": "MyBot/1.0", **(settings or {})})
     crawler.spider = Spider("test")
     mw = PageDirectivesMiddleware.from_crawler(crawler)
@@ -29,7 +29,7 @@ def page_response(
     return response
 
 
-def meta(content: str, name: str = "robots") -> str:
+def meta_page(content: str, name: str = "robots") -> str:
     return (
         f'<html><head><meta name="{name}" content="{content}"></head><body>{{links}}</body></html>'
     )
@@ -46,15 +46,15 @@ def middleware_stat(mw: PageDirectivesMiddleware, key: str) -> int:
 
 
 def test_spec6_directives_on_response_meta_before_the_callback() -> None:
-    mw = make()
-    response = page_response(meta("noindex"))
+    mw = page_middleware()
+    response = page_response(meta_page("noindex"))
     mw.process_spider_input(response)
     directives = response.meta["rep_directives"]
     assert isinstance(directives, PageDirectives) and directives.noindex
 
 
 def test_spec6_directives_on_meta_for_non_html_too() -> None:
-    mw = make()
+    mw = page_middleware()
     response = Response("https://e.com/a.pdf", headers={"X-Robots-Tag": "none"})
     response.request = Request("https://e.com/a.pdf")  # type: ignore[misc]
     mw.process_spider_input(response)
@@ -62,17 +62,17 @@ def test_spec6_directives_on_meta_for_non_html_too() -> None:
 
 
 def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixture) -> None:
-    mw = make()
+    mw = page_middleware()
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        assert run(mw, page_response(meta("noindex")), [item, request]) == [request]
+        assert run(mw, page_response(meta_page("noindex")), [item, request]) == [request]
     assert middleware_stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
 
 def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
-    mw = make()
-    parent = page_response(meta("noindex"))
+    mw = page_middleware()
+    parent = page_response(meta_page("noindex"))
     mw.process_spider_input(parent)
     child = HtmlResponse("https://e.com/child", body=b"<html></html>", encoding="utf-8")
     child.request = Request("https://e.com/child", meta=dict(parent.meta))  # type: ignore[misc]
@@ -82,55 +82,61 @@ def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
 
 
 def test_spec6_expired_unavailable_after_drops_items() -> None:
-    mw = make()
-    assert run(mw, page_response(meta("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
+    mw = page_middleware()
+    assert run(mw, page_response(meta_page("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
     assert middleware_stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
-    assert run(mw, page_response(meta("unavailable_after: 2999-01-01")), [{"a": 1}]) == [{"a": 1}]
+    assert run(mw, page_response(meta_page("unavailable_after: 2999-01-01")), [{"a": 1}]) == [
+        {"a": 1}
+    ]
 
 
 def test_spec6_noindex_keep_only_records() -> None:
-    mw = make({"REP_NOINDEX_ACTION": "keep"})
-    assert run(mw, page_response(meta("noindex")), [{"a": 1}]) == [{"a": 1}]
+    mw = page_middleware({"REP_NOINDEX_ACTION": "keep"})
+    assert run(mw, page_response(meta_page("noindex")), [{"a": 1}]) == [{"a": 1}]
     assert middleware_stat(mw, "rep/directives/items_kept/noindex") == 1
 
 
 def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixture) -> None:
-    mw = make()
+    mw = page_middleware()
     item = {"a": 1}
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        out = run(mw, page_response(meta("nofollow")), [item, Request("https://e.com/next")])
+        out = run(mw, page_response(meta_page("nofollow")), [item, Request("https://e.com/next")])
     assert out == [item]
     assert middleware_stat(mw, "rep/directives/requests_dropped/nofollow") == 1
     assert "nofollow" in caplog.text and "https://e.com/next" in caplog.text
 
 
 def test_spec6_none_drops_both() -> None:
-    mw = make()
-    assert run(mw, page_response(meta("none")), [{"a": 1}, Request("https://e.com/next")]) == []
+    mw = page_middleware()
+    assert (
+        run(mw, page_response(meta_page("none")), [{"a": 1}, Request("https://e.com/next")]) == []
+    )
 
 
 def test_spec6_nofollow_opt_out_in_request_meta() -> None:
-    mw = make()
+    mw = page_middleware()
     request = Request("https://e.com/next", meta={"rep_ignore_nofollow": True})
-    assert run(mw, page_response(meta("nofollow")), [request]) == [request]
+    assert run(mw, page_response(meta_page("nofollow")), [request]) == [request]
 
 
 def test_spec6_nofollow_keep_action() -> None:
-    mw = make({"REP_NOFOLLOW_ACTION": "keep"})
+    mw = page_middleware({"REP_NOFOLLOW_ACTION": "keep"})
     request = Request("https://e.com/next")
-    assert run(mw, page_response(meta("nofollow")), [request]) == [request]
+    assert run(mw, page_response(meta_page("nofollow")), [request]) == [request]
     assert middleware_stat(mw, "rep/directives/requests_kept/nofollow") == 1
 
 
 def test_spec6_crawler_token_from_robotstxt_user_agent() -> None:
-    mw = make({"ROBOTSTXT_USER_AGENT": "OtherBot"})
-    assert run(mw, page_response(meta("noindex", name="otherbot")), [{"a": 1}]) == []
-    assert run(make(), page_response(meta("noindex", name="otherbot")), [{"a": 1}]) == [{"a": 1}]
+    mw = page_middleware({"ROBOTSTXT_USER_AGENT": "OtherBot"})
+    assert run(mw, page_response(meta_page("noindex", name="otherbot")), [{"a": 1}]) == []
+    assert run(
+        page_middleware(), page_response(meta_page("noindex", name="otherbot")), [{"a": 1}]
+    ) == [{"a": 1}]
 
 
 def test_spec6_directive_tokens_setting_adds_tokens() -> None:
-    mw = make({"REP_DIRECTIVE_TOKENS": ["googlebot"]})
-    assert run(mw, page_response(meta("noindex", name="googlebot")), [{"a": 1}]) == []
+    mw = page_middleware({"REP_DIRECTIVE_TOKENS": ["googlebot"]})
+    assert run(mw, page_response(meta_page("noindex", name="googlebot")), [{"a": 1}]) == []
 
 
 LINKS = (
@@ -143,7 +149,7 @@ LINKS = (
 
 
 def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
-    mw = make()
+    mw = page_middleware()
     response = page_response(f"<html><body>{LINKS}</body></html>")
     requests = [
         Request(f"https://e.com{p}") for p in ("/sponsored", "/ugc", "/sp", "/both", "/plain")
@@ -159,13 +165,13 @@ def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
 
 
 def test_spec6_rel_nofollow_can_be_switched_off() -> None:
-    mw = make({"REP_REL_NOFOLLOW": False})
+    mw = page_middleware({"REP_REL_NOFOLLOW": False})
     response = page_response(f"<html><body>{LINKS}</body></html>")
     assert len(run(mw, response, [Request("https://e.com/sponsored")])) == 1
 
 
 def test_spec6_rel_nofollow_respects_base_href() -> None:
-    mw = make()
+    mw = page_middleware()
     response = page_response(
         '<html><head><base href="https://cdn.e.com/x/"></head>'
         '<body><a href="y" rel="nofollow">y</a></body></html>'
@@ -184,11 +190,11 @@ def test_spec6_rel_nofollow_respects_base_href() -> None:
 )
 def test_wrong_setting_names_the_setting(name: str, value: object) -> None:
     with pytest.raises(RepSettingError, match=name):
-        make({name: value})
+        page_middleware({name: value})
 
 
 def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
-    mw = make()
+    mw = page_middleware()
     response = page_response(
         "<html><body>"
         '<a href="http://[oops/x" rel="nofollow">a</a>'
@@ -201,7 +207,7 @@ def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
 
 
 def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
-    mw = make()
+    mw = page_middleware()
     response = page_response(
         '<html><head><base href="http://[broken/"></head><body>'
         '<a href="/sponsored" rel="nofollow">c</a></body></html>'
@@ -220,8 +226,8 @@ def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
         raise ValueError("lxml could not read an attribute")
 
     monkeypatch.setattr(module, "read_page", broken)
-    mw = make()
-    response = page_response(meta("noindex, nofollow").format(links=""))
+    mw = page_middleware()
+    response = page_response(meta_page("noindex, nofollow").format(links=""))
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.WARNING):
         assert run(mw, response, [item, request]) == [item, request]

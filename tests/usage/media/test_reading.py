@@ -17,7 +17,8 @@ from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available, manifest_signals
 from scrapy_rep.usage.media.reading import data_mining_values, read_media
 from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
-from scrapy_rep.usage.purpose import PURPOSES, decide
+from scrapy_rep.usage.purpose import decide
+from tests.support.answers import purpose_answers
 from tests.support.mediafiles import (
     DMI_VALUES,
     RDF_FORMS,
@@ -62,11 +63,6 @@ assert [value for value, _ in DMI_CASES] == list(DMI_VALUES)
 BUILDERS: dict[str, Callable[[bytes], bytes]] = {"jpeg": jpeg, "png": png}
 
 
-def answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
-    decision = decide(read_media(data, **kw).signals)
-    return tuple(decision.allowed(p) for p in PURPOSES)
-
-
 @pytest.mark.parametrize("fmt", sorted(BUILDERS))
 @pytest.mark.parametrize(("value", "expected"), DMI_CASES, ids=[v for v, _ in DMI_CASES])
 def test_iptc_2023_1_data_mining_in_jpeg_and_png(
@@ -76,12 +72,12 @@ def test_iptc_2023_1_data_mining_in_jpeg_and_png(
     reading = read_media(data)
     assert reading.format == fmt and not reading.unreadable
     assert [s.source for s in reading.signals] == [f"XMP plus:DataMining {value}"]
-    assert answers(data) == expected
+    assert media_answers(data) == expected
 
 
 @pytest.mark.parametrize("value", [v for v in DMI_VALUES if "SEE" in v])
 def test_see_constraint_values_say_nothing_when_the_crawl_meets_the_constraints(value: str) -> None:
-    assert answers(jpeg(xmp_packet(value)), constraints_met=True) == (U, U, U)
+    assert media_answers(jpeg(xmp_packet(value)), constraints_met=True) == (U, U, U)
 
 
 @pytest.mark.parametrize("form", ["attribute", *RDF_FORMS])
@@ -95,7 +91,7 @@ def test_xmp_part1_every_rdf_form_of_the_property(form: str) -> None:
     assert data_mining_values(packet) == ["DMI-PROHIBITED"]
     reading = read_media(png(packet))
     assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
-    assert not reading.unreadable and answers(png(packet)) == (N, N, N)
+    assert not reading.unreadable and media_answers(png(packet)) == (N, N, N)
 
 
 def _packet_with(body: str) -> bytes:
@@ -137,7 +133,7 @@ def test_a_thousand_values_are_kept_to_32_prohibiting_ones_first() -> None:
     )
     values = data_mining_values(packet)
     assert len(values) == 32 and values[0] == "DMI-PROHIBITED"
-    assert answers(jpeg(packet)) == (N, N, N)
+    assert media_answers(jpeg(packet)) == (N, N, N)
 
 
 # --------------------------------------------------------------------------- encodings
@@ -161,8 +157,8 @@ def test_iso16684_7_3_2_a_packet_in_utf16_or_utf32(codec: str, where: str) -> No
 def test_a_utf16_packet_declared_utf16_and_an_8bit_one_declared_utf16() -> None:
     declaration = '<?xml version="1.0" encoding="UTF-16"?>'
     packet = declaration.encode() + xmp_packet("DMI-PROHIBITED")
-    assert answers(jpeg(encoded(packet, "utf-16-le"))) == (N, N, N)
-    assert answers(jpeg(packet)) == (N, N, N)  # transcoded to UTF-8, declaration kept
+    assert media_answers(jpeg(encoded(packet, "utf-16-le"))) == (N, N, N)
+    assert media_answers(jpeg(packet)) == (N, N, N)  # transcoded to UTF-8, declaration kept
 
 
 def test_a_latin1_packet_declared_so_is_read() -> None:
@@ -170,7 +166,7 @@ def test_a_latin1_packet_declared_so_is_read() -> None:
         "DMI-PROHIBITED", extra="<dc:x>caf\u00e9</dc:x>"
     ).decode().encode("latin-1", errors="replace")
     reading = read_media(jpeg(packet))
-    assert not reading.unreadable and answers(jpeg(packet)) == (N, N, N)
+    assert not reading.unreadable and media_answers(jpeg(packet)) == (N, N, N)
 
 
 # ---------------------------------------------------------------- where ExifTool reads XMP
@@ -263,13 +259,13 @@ def test_xmp_whose_text_cannot_be_seen_fails_closed_for_the_ai_purposes(
     assert reading.unreadable, reading
     assert any(p.startswith("unreadable XMP: ") for p in reading.problems), reading.problems
     assert [s.source.split(" (")[0] for s in reading.signals] == ["unreadable XMP"]
-    assert answers(data) == (U, N, N)
+    assert media_answers(data) == (U, N, N)
 
 
 def test_an_unseen_packet_beside_an_allowed_one_is_still_a_no() -> None:
     unseen = xmp_packet(begin="").decode().encode("cp500")
     data = jpeg([xmp_packet("DMI-ALLOWED"), unseen])
-    assert answers(data) == (U, N, N)
+    assert media_answers(data) == (U, N, N)
 
 
 @settings(max_examples=300, deadline=None)
@@ -310,8 +306,8 @@ def test_any_packet_bytes_read_without_raising(packet: bytes) -> None:
 
 def test_text_that_is_there_but_malformed_keeps_the_byte_search_not_a_refusal() -> None:
     """Malformed XML, a DTD: the text can be searched, so only a "no" in it counts."""
-    assert answers(jpeg(xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b""))) == (U, U, U)
-    assert answers(jpeg(BILLION_LAUGHS)) == (U, U, U)
+    assert media_answers(jpeg(xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b""))) == (U, U, U)
+    assert media_answers(jpeg(BILLION_LAUGHS)) == (U, U, U)
 
 
 def test_a_bare_token_and_an_unknown_prohibited_value_read_as_prohibited() -> None:
@@ -320,7 +316,7 @@ def test_a_bare_token_and_an_unknown_prohibited_value_read_as_prohibited() -> No
         b"<plus:DataMining>dmi-prohibited-newkind</plus:DataMining></rdf:Description>",
     )
     assert data_mining_values(packet) == ["DMI-PROHIBITED-NEWKIND"]
-    assert answers(jpeg(packet)) == (N, N, N)
+    assert media_answers(jpeg(packet)) == (N, N, N)
 
 
 def test_another_namespace_with_the_same_local_name_is_not_read() -> None:
@@ -374,18 +370,18 @@ def test_xmp_found_where_each_format_keeps_it(name: str, build: Callable[[bytes]
     scan = find_packets(build(packet))
     assert scan.format == name.split("-")[0] and scan.problems == []
     assert len(scan.packets) == 1 and b"DMI-PROHIBITED-GENAIMLTRAINING" in scan.packets[0]
-    assert answers(build(packet)) == (U, N, U)
+    assert media_answers(build(packet)) == (U, N, U)
 
 
 def test_packet_scanning_for_an_unknown_format() -> None:
     data = b"some container " + xmp_packet("DMI-PROHIBITED") + b" trailing"
     assert sniff(data) == "unknown"
-    assert answers(data) == (N, N, N)
+    assert media_answers(data) == (N, N, N)
 
 
 def test_two_packets_any_no_wins() -> None:
     data = jpeg([xmp_packet("DMI-ALLOWED"), xmp_packet("DMI-PROHIBITED-AIMLTRAINING")])
-    assert answers(data) == (U, N, Y)
+    assert media_answers(data) == (U, N, Y)
 
 
 # --------------------------------------------------------------------------- hostile files
@@ -410,7 +406,7 @@ def test_malformed_xml_is_unreadable_but_a_prohibited_value_in_it_still_counts()
     broken = xmp_packet("DMI-PROHIBITED-AIMLTRAINING").replace(b"</rdf:RDF>", b"</rdf:XX>")
     reading = read_media(png(broken))
     assert reading.unreadable and "XML" in reading.problems[0]
-    assert answers(png(broken)) == (U, N, U)
+    assert media_answers(png(broken)) == (U, N, U)
 
 
 def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> None:
@@ -438,7 +434,7 @@ def test_many_packets_are_capped_and_a_no_past_the_cap_is_kept() -> None:
     assert "more than 16 XMP packets" in reading.problems
     assert len(reading.signals) == 17  # 16 parsed, and the "no" of the bytes not read
     assert reading.signals[-1].source == "XMP not wholly read mentions DMI-PROHIBITED"
-    assert answers(data, limits=Limits(max_packets=16)) == (N, N, N)
+    assert media_answers(data, limits=Limits(max_packets=16)) == (N, N, N)
 
 
 @pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
@@ -448,7 +444,7 @@ def test_every_truncation_of_a_file_reads_without_raising(
     data = build(xmp_packet("DMI-PROHIBITED"))
     for cut in range(0, len(data), max(1, len(data) // 200)):
         read_media(data[:cut])  # never raises
-    assert answers(data) == (N, N, N)
+    assert media_answers(data) == (N, N, N)
 
 
 CUT_CASES = [
@@ -485,13 +481,13 @@ def test_a_packet_cut_by_the_end_of_the_file_keeps_its_no(
         cut = data[: data.find(b"DMI-PROHIBITED") + 100]
     reading = read_media(cut)
     assert reading.unreadable, reading
-    assert answers(cut) == (N, N, N), reading
+    assert media_answers(cut) == (N, N, N), reading
 
 
 def test_a_pdf_packet_without_its_end_or_over_the_limit_keeps_its_no() -> None:
     packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
     unterminated = pdf(packet.replace(b'<?xpacket end="w"?>', b""))
-    assert answers(unterminated) == (U, N, U)
+    assert media_answers(unterminated) == (U, N, U)
     # Over 1 MiB: the packet's first value allows, a later one (past the limit) prohibits.
     prohibited = b"<plus:DataMining>DMI-PROHIBITED</plus:DataMining></rdf:Description>"
     huge = xmp_packet("DMI-ALLOWED", extra="<dc:x>" + "z" * 1_100_000 + "</dc:x>").replace(
@@ -499,15 +495,15 @@ def test_a_pdf_packet_without_its_end_or_over_the_limit_keeps_its_no() -> None:
     )
     reading = read_media(pdf(huge))
     assert reading.unreadable and "unterminated within the limit" in reading.problems[0]
-    assert answers(pdf(huge)) == (N, N, N)
+    assert media_answers(pdf(huge)) == (N, N, N)
 
 
 def test_bytes_not_read_count_only_where_xmp_would_hold_the_value() -> None:
     """A damaged PDF that only talks about the value (no DataMining near it, not after
     the PLUS vocabulary) says nothing; one more byte of XMP form and it says no."""
     text = b"<?xpacket begin='' The IPTC value DMI-PROHIBITED means: do not mine. " + b"." * 600
-    assert answers(pdf(text)[:-30]) == (U, U, U)
-    assert answers(pdf(text.replace(b"IPTC value ", b"ldf/vocab/"))[:-30]) == (N, N, N)
+    assert media_answers(pdf(text)[:-30]) == (U, U, U)
+    assert media_answers(pdf(text.replace(b"IPTC value ", b"ldf/vocab/"))[:-30]) == (N, N, N)
 
 
 def _box(kind: bytes, data: bytes) -> bytes:
@@ -525,7 +521,7 @@ def test_deeply_nested_boxes_are_bounded_and_keep_their_no(brand: bytes) -> None
     reading = read_media(data)
     assert reading.format == "mp4"
     assert "ISO BMFF boxes nested more than 16 deep" in reading.problems
-    assert answers(data) == (N, N, N)
+    assert media_answers(data) == (N, N, N)
 
 
 def test_a_cut_jpeg_segment_is_named() -> None:
@@ -591,8 +587,7 @@ def store(
 
 
 def decided(signals: list) -> tuple[bool | None, ...]:  # type: ignore[type-arg]
-    decision = decide(signals)
-    return tuple(decision.allowed(p) for p in PURPOSES)
+    return purpose_answers(decide(signals))
 
 
 @pytest.mark.parametrize(("entries", "expected"), C2PA_CASES, ids=[str(e) for e, _ in C2PA_CASES])
@@ -751,7 +746,7 @@ def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
     data = jpeg_extended(extended)
     scan = find_packets(data)
     assert scan.problems == [] and extended in scan.packets
-    assert answers(data) == (U, N, U)
+    assert media_answers(data) == (U, N, U)
     assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
 
 
@@ -766,9 +761,9 @@ def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
         b"meta", b"\x00" * 4 + box(b"idat", packet)
     )
     assert find_packets(avif).format == "mp4"
-    assert answers(avif) == (U, N, U)
+    assert media_answers(avif) == (U, N, U)
     video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
-    assert answers(video) == (U, U, U)
+    assert media_answers(video) == (U, U, U)
 
 
 @needs_c2pa
@@ -802,3 +797,8 @@ def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() 
     assert reading.c2pa == "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES"
     assert reading.unreadable and reading.signals == ()
     assert read_media(data).c2pa == "read"
+
+
+def media_answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
+    """What a file says of each purpose, read by ``read_media``."""
+    return purpose_answers(decide(read_media(data, **kw).signals))

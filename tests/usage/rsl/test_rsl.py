@@ -40,7 +40,7 @@ def prohibits(values: str, kind: str = "usage") -> str:
     return f'<prohibits type="{kind}">{values}</prohibits>'
 
 
-def answers(body: bytes, url: str, held: tuple[str, ...] = ()) -> tuple[bool | None, ...]:
+def rsl_answers(body: bytes, url: str, held: tuple[str, ...] = ()) -> tuple[bool | None, ...]:
     document = parse_rsl(body)
     return tuple(a.allowed for a in decide(document, url, held_licenses(held), LICENSE))
 
@@ -143,8 +143,8 @@ def test_an_rss_feed_with_the_rsl_module_is_read() -> None:
         '<rsl:content url="/post/1"><rsl:license><rsl:prohibits type="usage">ai-all'
         "</rsl:prohibits></rsl:license></rsl:content></item></channel></rss>"
     ).encode()
-    assert answers(feed, "http://a.example/post/1") == (None, False, False)
-    assert answers(feed, "http://a.example/post/2") == (None, None, None)
+    assert rsl_answers(feed, "http://a.example/post/1") == (None, False, False)
+    assert rsl_answers(feed, "http://a.example/post/2") == (None, None, None)
 
 
 def test_download_outcomes() -> None:
@@ -250,7 +250,7 @@ SEARCH_ONLY = doc(content("/", lic(permits("search"))))
     ],
 )  # fmt: skip
 def test_answers_per_purpose(body: bytes, expected: tuple[bool | None, ...]) -> None:
-    assert answers(body, "http://a.example/x") == expected
+    assert rsl_answers(body, "http://a.example/x") == expected
 
 
 def test_a_held_license_grants_what_it_permits_but_never_lifts_a_prohibits() -> None:
@@ -259,19 +259,19 @@ def test_a_held_license_grants_what_it_permits_but_never_lifts_a_prohibits() -> 
             "/", lic(permits("search")), lic(permits("ai-all"), '<payment type="subscription"/>')
         )
     )
-    assert answers(paid, "http://a.example/") == (True, False, False)
-    assert answers(paid, "http://a.example/", (LICENSE,)) == (True, True, True)
-    assert answers(paid, "http://a.example/", ("HTTPS://A.EXAMPLE:443/license.xml/",)) == (
+    assert rsl_answers(paid, "http://a.example/") == (True, False, False)
+    assert rsl_answers(paid, "http://a.example/", (LICENSE,)) == (True, True, True)
+    assert rsl_answers(paid, "http://a.example/", ("HTTPS://A.EXAMPLE:443/license.xml/",)) == (
         True, True, True,
     )  # fmt: skip
-    assert answers(paid, "http://a.example/", ("https://b.example/license.xml",)) == (
+    assert rsl_answers(paid, "http://a.example/", ("https://b.example/license.xml",)) == (
         True, False, False,
     )  # fmt: skip
     served = doc(
         content("/", lic(permits("all"), prohibits("ai-train")), server="https://ls.example/api")
     )
-    assert answers(served, "/", ("https://ls.example/api",)) == (True, False, True)
-    assert answers(served, "/", ()) == (False, False, False)
+    assert rsl_answers(served, "/", ("https://ls.example/api",)) == (True, False, True)
+    assert rsl_answers(served, "/", ()) == (False, False, False)
 
 
 def test_the_deciding_element_is_named() -> None:
@@ -339,15 +339,15 @@ def test_usage_tokens_are_separated_by_whitespace(written: str) -> None:
 def test_every_token_of_the_list_is_mapped() -> None:
     """``all ai-all ai-train ai-input ai-index search`` in one element: each token counts."""
     every = "all ai-all ai-train ai-input ai-index search"
-    assert answers(doc(content("/", lic(prohibits(every)))), "http://a.example/x") == (
+    assert rsl_answers(doc(content("/", lic(prohibits(every)))), "http://a.example/x") == (
         False, False, False,
     )  # fmt: skip
-    assert answers(doc(content("/", lic(permits(every)))), "http://a.example/x") == (
+    assert rsl_answers(doc(content("/", lic(permits(every)))), "http://a.example/x") == (
         True, True, True,
     )  # fmt: skip
     # Each token maps as its own row: ai-index prohibits only ai-input, search only search.
     no_index_search = doc(content("/", lic(prohibits("ai-index search"))))
-    assert answers(no_index_search, "http://a.example/x") == (False, None, False)
+    assert rsl_answers(no_index_search, "http://a.example/x") == (False, None, False)
 
 
 EXT = 'xmlns:ext="https://example.com/rsl-ext"'
@@ -381,7 +381,7 @@ def test_unknown_extension_elements_are_ignored_and_the_document_read(body: str)
     assert document.problem is None
     (license_,) = document.contents[0].licenses
     assert "ai-train" in license_.prohibits and "ext:why" not in repr(license_)
-    assert answers(body.encode(), "http://a.example/x")[1] is False
+    assert rsl_answers(body.encode(), "http://a.example/x")[1] is False
 
 
 def test_a_unicode_host_in_content_url_matches_the_punycode_url_requests_are_sent_to() -> None:
