@@ -60,9 +60,9 @@ def serve(origins: int, pages: int) -> None:
     install_reactor(REACTOR)
     from twisted.internet import reactor, threads
 
-    from tests.support.faultsite import AGENT, build
+    from tests.support.faultsite import AGENT, start_fault_mix
 
-    plan = build(origins, extra_pages=max(0, pages - 5))
+    plan = start_fault_mix(origins, extra_pages=max(0, pages - 5))
     assert SETTINGS.get("USER_AGENT", AGENT) == AGENT
     print(
         json.dumps(

@@ -15,7 +15,7 @@ from tests.support.trailfactory import (
     TDMREP,
     encode,
     end_line,
-    robots,
+    robots_part,
     run_line,
     sha,
     snapshot_line,
@@ -46,20 +46,20 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 def test_summary_counts_per_origin_purpose_and_signal(tmp_path: Path) -> None:
     body = [
         snapshot_line(),
-        url_line("/", robots=robots(None), items_kept=3, items_dropped=1),
+        url_line("/", robots=robots_part(None), items_kept=3, items_dropped=1),
         url_line(
             "/private/x",
             fate="refused",
             refused_by="robots.txt",
-            robots=robots(2, "Disallow: /private"),
+            robots=robots_part(2, "Disallow: /private"),
         ),
-        url_line("/private/ok/1", robots=robots(3, "Allow: /private/ok")),
-        url_line("/gone", fate="failed", robots=robots(None), attempts=3),
+        url_line("/private/ok/1", robots=robots_part(3, "Allow: /private/ok")),
+        url_line("/gone", fate="failed", robots=robots_part(None), attempts=3),
         url_line(
             "/b",
             fate="refused",
             refused_by="purpose",
-            robots=robots(None),
+            robots=robots_part(None),
             usage=page_usage("aipref", "header Content-Usage: train-ai=n"),
         ),
     ]
@@ -111,11 +111,15 @@ def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
     body = [
         snapshot_line(),
         url_line(
-            "/old", fate="redirected", to="http://site.test/new", status=301, robots=robots(None)
+            "/old",
+            fate="redirected",
+            to="http://site.test/new",
+            status=301,
+            robots=robots_part(None),
         ),
         url_line(
             "/new",
-            robots=robots(None),
+            robots=robots_part(None),
             items_kept=0,
             items_dropped=2,
             item_reason="noindex",
@@ -136,7 +140,9 @@ def test_show_usage_items_and_redirects(tmp_path: Path) -> None:
 def test_report_escapes_hostile_strings_and_loads_nothing(tmp_path: Path) -> None:
     body = [
         snapshot_line(),
-        url_line(HOSTILE, fate="refused", refused_by=HOSTILE, why=HOSTILE, robots=robots(None)),
+        url_line(
+            HOSTILE, fate="refused", refused_by=HOSTILE, why=HOSTILE, robots=robots_part(None)
+        ),
     ]
     records = [run_line(spider=HOSTILE), *body, end_line(body)]
     trail = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP))

@@ -21,7 +21,7 @@ from tests.support.trailfactory import (
     TDMREP,
     encode,
     end_line,
-    robots,
+    robots_part,
     run_line,
     sha,
     snapshot_line,
@@ -158,7 +158,7 @@ OTHER_ORIGIN = "http://other.test"
 
 def other(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
     """A record of OTHER_ORIGIN, decided by the empty body."""
-    decided = {**robots(None, body=b""), "origin": OTHER_ORIGIN}
+    decided = {**robots_part(None, body=b""), "origin": OTHER_ORIGIN}
     return url_line(path, fate=fate, url=OTHER_ORIGIN + path, robots=decided, **extra)
 
 
@@ -179,7 +179,7 @@ def test_the_empty_body_is_read_with_the_outcome_of_its_own_origin(
     line when there is one, else with the body's line (absent: everything allowed)."""
     body = [
         snapshot_line(b"", outcome="absent", status=404),
-        url_line("/", robots=robots(None, body=b"")),
+        url_line("/", robots=robots_part(None, body=b"")),
     ]
     if outcome is not None:
         body.append(
@@ -221,9 +221,9 @@ def one(record: dict[str, Any], body: bytes = ROBOTS, **run: Any) -> list[dict[s
 
 GPTBOT = b"User-agent: GPTBot\nDisallow: /\n"
 CU_SOURCE = "robots.txt line 3: Content-Usage: /books/ train-ai=n"
-BY_USAGE_ROBOTS = robots(2, "Allow: /", body=USAGE_ROBOTS)
+BY_USAGE_ROBOTS = robots_part(2, "Allow: /", body=USAGE_ROBOTS)
 UNREACHABLE = snapshot_line(b"", outcome="unreachable", status=503)
-NO_ROBOTS = robots(None, body=b"")
+NO_ROBOTS = robots_part(None, body=b"")
 AI = {"purposes": ["ai-train"]}
 DROPPED = "unreachable for 600 s (503): requests dropped"
 ALLOWED = "unreachable for 3 s (503): treated as allowed (REP_UNREACHABLE_ACTION)"
@@ -256,16 +256,17 @@ def tdm_run(record: dict[str, Any], **run: Any) -> list[dict[str, Any]]:
 #: (id, records, bodies, the difference expected or "" for clean)
 DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("fetched-but-now-disallowed",
-     one(url_line("/a", robots=robots(None, body=OTHER)), OTHER), (OTHER,),
+     one(url_line("/a", robots=robots_part(None, body=OTHER)), OTHER), (OTHER,),
      "recorded fetched, but robots.txt disallows it for testbot (line 2: Disallow: /)"),
     ("refused-but-now-allowed",
-     one(refused("/a", "robots.txt", robots(2, "Disallow: /private"))), (ROBOTS,),
+     one(refused("/a", "robots.txt", robots_part(2, "Disallow: /private"))), (ROBOTS,),
      "recorded refused by robots.txt, but it allows it"),
     ("deciding-line-differs",
-     one(url_line("/private/ok/1", robots=robots(2, "Disallow: /private"))), (ROBOTS,),
+     one(url_line("/private/ok/1", robots=robots_part(2, "Disallow: /private"))), (ROBOTS,),
      "recorded as decided by line 2, the snapshot gives line 3"),
     ("an-extra-agent-forbidden",
-     one(url_line("/a", robots=robots(None, body=GPTBOT)), GPTBOT, agents=["testbot", "GPTBot"]),
+     one(url_line("/a", robots=robots_part(None, body=GPTBOT)), GPTBOT,
+         agents=["testbot", "GPTBot"]),
      (GPTBOT,), "robots.txt disallows it for GPTBot"),
     ("absent-robots-allows-all", one(url_line("/a", robots=NO_ROBOTS), b""), (), ""),
     ("unreachable-robots-refuses",
@@ -287,15 +288,15 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
      one(refused("/books/1", "purpose", BY_USAGE_ROBOTS, usage=usage(True)), USAGE_ROBOTS, **AI),
      (USAGE_ROBOTS,), "answers differently today"),
     ("refused-by-purpose-but-nothing-says-no",
-     one(refused("/a", "purpose", robots(None)), **AI), (ROBOTS,),
+     one(refused("/a", "purpose", robots_part(None)), **AI), (ROBOTS,),
      "recorded refused by purpose, but its snapshots deny no purpose"),
     ("tdmrep-reserved-but-fetched",
-     tdm_run(url_line("/books/1", robots=robots(None)), **AI), (ROBOTS, TDMREP),
+     tdm_run(url_line("/books/1", robots=robots_part(None)), **AI), (ROBOTS, TDMREP),
      'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/books/*")'),
     ("tdmrep-reserved-and-refused",
-     tdm_run(refused("/books/1", "tdmrep.json", robots(None)), **AI), (ROBOTS, TDMREP), ""),
+     tdm_run(refused("/books/1", "tdmrep.json", robots_part(None)), **AI), (ROBOTS, TDMREP), ""),
     ("tdmrep-only-for-ai-purposes",
-     tdm_run(url_line("/books/1", robots=robots(None))), (ROBOTS, TDMREP), ""),
+     tdm_run(url_line("/books/1", robots=robots_part(None))), (ROBOTS, TDMREP), ""),
     ("crawl-words-gave-up-dropped", words(DROPPED, None, url_line("/a", robots=NO_ROBOTS)), (),
      "recorded fetched, but robots.txt disallows"),
     ("crawl-words-gave-up-allowed", words(ALLOWED, None, url_line("/a", robots=NO_ROBOTS)), (), ""),
@@ -303,8 +304,8 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("crawl-words-503-refuses",
      words("503: unreachable", 503, refused("/a", "unreachable", NO_ROBOTS)), (), ""),
     ("crawl-words-200-parsed",
-     words("200 (88 bytes)", 200, url_line("/private/a", robots=robots(None)), ROBOTS), (ROBOTS,),
-     "recorded fetched, but robots.txt disallows"),
+     words("200 (88 bytes)", 200, url_line("/private/a", robots=robots_part(None)), ROBOTS),
+     (ROBOTS,), "recorded fetched, but robots.txt disallows"),
     ("given-up-and-allowed-by-the-setting",
      [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
       url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {ALLOWED}"})], (), ""),
@@ -314,25 +315,27 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("given-up-and-refused",
      [run_line(), refused("/a", "unreachable", GAVE_UP_DROPPED)], (), ""),
     ("no-origin-in-robots",
-     one(url_line("/private/a", robots={k: v for k, v in robots(None).items() if k != "origin"})),
+     one(url_line("/private/a",
+                  robots={k: v for k, v in robots_part(None).items() if k != "origin"})),
      (ROBOTS,), "recorded fetched, but robots.txt disallows it"),
     ("fetched-without-a-robots-snapshot",
      one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
     ("two-final-records-for-one-request",
-     [run_line(), snapshot_line(), url_line("/a", robots=robots(None)),
-      url_line("/a", robots=robots(None))], (ROBOTS,),
+     [run_line(), snapshot_line(), url_line("/a", robots=robots_part(None)),
+      url_line("/a", robots=robots_part(None))], (ROBOTS,),
      "a second final record for the same request id"),
     ("url-line-appended-after-the-end",
-     [*one(url_line("/a", robots=robots(None))), url_line("/b", robots=robots(None))], (ROBOTS,),
-     "line 5: http://site.test/b: url line of run 01234567 after its end line (line 4)"),
+     [*one(url_line("/a", robots=robots_part(None))), url_line("/b", robots=robots_part(None))],
+     (ROBOTS,), "line 5: http://site.test/b: url line of run 01234567 after its end line (line 4)"),
     ("snapshot-name-is-a-path",
-     one(url_line("/a", robots={**robots(None), "snapshot": "../../../../etc/hostname"})),
+     one(url_line("/a", robots={**robots_part(None), "snapshot": "../../../../etc/hostname"})),
      (ROBOTS,),
      "robots.txt snapshot ../../../../… not a SHA-256 name"),
-    ("unknown-schema", [run_line(schema=3), snapshot_line(), url_line("/", robots=robots(None))],
+    ("unknown-schema",
+     [run_line(schema=3), snapshot_line(), url_line("/", robots=robots_part(None))],
      (ROBOTS,), "run 01234567: schema 3; this reader knows schemas 1 and 2"),
     ("snapshot-line-of-unknown-run",
-     [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots(None))],
+     [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots_part(None))],
      (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
 ]  # fmt: skip
 
@@ -412,7 +415,10 @@ def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
     and id) is fine."""
     first = encode(standard_records())
     head = sha(first[-1])
-    forged = [url_line("/forged", robots=robots(None)), url_line("/more", robots=robots(None))]
+    forged = [
+        url_line("/forged", robots=robots_part(None)),
+        url_line("/more", robots=robots_part(None)),
+    ]
     path = write_trail(tmp_path / "t.jsonl", lines=first + encode(forged, prev=head))
     result = verify(path, [head])
     found = [str(f) for f in result.findings]
@@ -448,7 +454,7 @@ def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
         snapshot_line(),
         snapshot_line(TDMREP, kind="tdmrep.json"),
         snapshot_line(TDMREP_ALL, kind="tdmrep.json"),
-        url_line("/a", robots=robots(None), **extra),
+        url_line("/a", robots=robots_part(None), **extra),
     ]
     records = [run_line(schema=schema, purposes=["ai-train"]), *body, end_line(body)]
     path = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP, TDMREP_ALL))
@@ -460,7 +466,7 @@ def test_a_run_line_that_reuses_a_run_id_is_a_problem(tmp_path: Path) -> None:
     """A run's id is its own (the writer draws a new one each run): a second run line
     with it is no new run, but lines passed off as that run's."""
     first = encode(standard_records())
-    again = encode([run_line(), url_line("/more", robots=robots(None))], prev=sha(first[-1]))
+    again = encode([run_line(), url_line("/more", robots=robots_part(None))], prev=sha(first[-1]))
     found = [
         str(f) for f in verify(write_trail(tmp_path / "t.jsonl", lines=first + again)).findings
     ]
@@ -487,7 +493,7 @@ def resumed_run(head: str, trail: str = "paused.jsonl", resumes: str = PAUSED) -
     """The run that resumes :func:`paused_run`, naming it, its trail and its end line."""
     body = [
         snapshot_line(run=RESUMED),
-        url_line("/resumed", run=RESUMED, robots=robots(None)),
+        url_line("/resumed", run=RESUMED, robots=robots_part(None)),
     ]
     head_line = run_line(run=RESUMED, resumes=resumes, resumes_trail=trail, resumes_head=head)
     return [head_line, *body, end_line(body, run=RESUMED)]

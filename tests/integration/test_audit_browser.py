@@ -24,7 +24,7 @@ from tests.support.trailfactory import (
     end_line,
     html_report,
     report_states_records,
-    robots,
+    robots_part,
     run_line,
     snapshot_line,
     url_line,
@@ -37,10 +37,10 @@ WIDTH, HEIGHT = 1200, 900
 @pytest.fixture
 def report_page(tmp_path: Path) -> Path:
     body = [snapshot_line()]
-    body += [url_line(f"/docs/{n}", robots=robots(None)) for n in range(6)]
+    body += [url_line(f"/docs/{n}", robots=robots_part(None)) for n in range(6)]
     body += [url_line(f"/private/{n}", fate="refused", refused_by="robots.txt",
-                      robots=robots(2, "Disallow: /private")) for n in range(4)]  # fmt: skip
-    body += [url_line(HOSTILE, robots=robots(None))]
+                      robots=robots_part(2, "Disallow: /private")) for n in range(4)]  # fmt: skip
+    body += [url_line(HOSTILE, robots=robots_part(None))]
     return html_report(tmp_path, [run_line(), *body, end_line(body)])
 
 

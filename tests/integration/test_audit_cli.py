@@ -29,7 +29,7 @@ from tests.support.trailfactory import (
     cut_trail,
     end_line,
     hostile_trail,
-    robots,
+    robots_part,
     run_line,
     sha,
     snapshot_line,
@@ -121,7 +121,10 @@ def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
 
 def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     """``audit verify trail | head``: the pipe closes early; exit 1, nothing on stderr."""
-    body = [snapshot_line(), *(url_line(f"/p/{n}", robots=robots(None)) for n in range(3000))]
+    body = [
+        snapshot_line(),
+        *(url_line(f"/p/{n}", robots=robots_part(None)) for n in range(3000)),
+    ]
     trail = write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)], bodies=())
     process = subprocess.Popen(
         [sys.executable, "-m", "scrapy_rep", "audit", "verify", str(trail)],

@@ -37,13 +37,11 @@ from tests.support.trailfactory import (
     ORIGIN,
     RUN,
     end_line,
+    robots_part,
     run_line,
     snapshot_line,
     url_line,
     write_trail,
-)
-from tests.support.trailfactory import (
-    robots as robots_part,
 )
 
 ROBOTS = "User-agent: *\nContent-Signal: search=yes, use=reference\nDisallow: /private\n"

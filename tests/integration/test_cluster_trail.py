@@ -20,12 +20,12 @@ import pytest_twisted
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
-from twisted.internet.utils import getProcessOutputAndValue
 
-from tests.support.paths import ROOT, SUPPORT, checkout_environment
+from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, robots
 from tests.support.tools import audit_process
+from tests.support.workers import run_worker, worker_command
 
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
@@ -45,19 +45,6 @@ def shared_settings(server: RedisServer) -> dict[str, Any]:
         "DOWNLOAD_TIMEOUT": 30,
         "REP_ROBOTSTXT_TIMEOUT": 30,
     }
-
-
-def worker_command(urls: list[str], settings: dict[str, Any]) -> list[str]:
-    return [str(SUPPORT / "worker.py"), json.dumps({"urls": urls, "settings": settings})]
-
-
-async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
-    env = checkout_environment()
-    out, err, code = await getProcessOutputAndValue(
-        sys.executable, worker_command(urls, settings), env=env, path=str(ROOT)
-    )
-    assert code == 0, err.decode()[-3000:]
-    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def records(trail: Path, kind: str = "url", whole: bool = False) -> list[dict[str, Any]]:
@@ -189,7 +176,12 @@ async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems
     sites.origins["c"].script("/3", Reply(hang=True), Reply(200, b"<html>3</html>"))
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     doomed = subprocess.Popen(
-        [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
+        [
+            sys.executable,
+            *worker_command(
+                {"urls": urls, "settings": {**settings, "REP_AUDIT_FILE": str(trails[0])}}
+            ),
+        ],
         env=checkout_environment(),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -250,7 +242,12 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
     urls = [*held, sites.url("up", "/3")]
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     first = subprocess.Popen(
-        [sys.executable, *worker_command(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})],
+        [
+            sys.executable,
+            *worker_command(
+                {"urls": urls, "settings": {**settings, "REP_AUDIT_FILE": str(trails[0])}}
+            ),
+        ],
         env=checkout_environment(),
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -32,7 +32,7 @@ TDMREP = b'[{"location": "/p2", "tdm-reservation": 0}]'
 PAGES = ["/p1", "/p2", "/p3", "/p4"]
 
 
-def home_site() -> Sites:
+def pages_site() -> Sites:
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots(ROBOTS))
@@ -75,10 +75,10 @@ class ChangeAgent:
             request.headers["User-Agent"] = "OtherBot/2.0"
 
 
-async def run(
+async def crawl_home(
     tmp_path: Path, name: str, settings: dict[str, Any], trail_on: bool
 ) -> dict[str, Any]:
-    sites = home_site()
+    sites = pages_site()
     HomeSpider.sites = sites
     seen: dict[str, Any] = {}
 
@@ -140,11 +140,11 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     settings = dict(settings)
     trail_on = settings.pop("TRAIL", False)
     counted = counted_matches(monkeypatch)
-    once = await run(tmp_path, "once", settings, trail_on)
+    once = await crawl_home(tmp_path, "once", settings, trail_on)
     once_counts = dict(counted)
     counted.clear()
     monkeypatch.setattr(EarlyDecisions, "keep", lambda self, request, facts, verdict: None)
-    twice = await run(tmp_path, "twice", settings, trail_on)
+    twice = await crawl_home(tmp_path, "twice", settings, trail_on)
     twice_counts = dict(counted)
 
     if trail_on:  # verified after the engine calls were counted (see the mark)
@@ -177,7 +177,7 @@ async def test_a_crawler_name_changed_after_the_early_pass_is_decided_afresh(
     """A ``request_scheduled`` handler (after the early pass, before the late check) names
     /p3's request OtherBot, whose group forbids /p3: refused late, never fetched."""
     counted = counted_matches(monkeypatch)
-    result = await run(
+    result = await crawl_home(
         tmp_path,
         "agent",
         {"EXTENSIONS": {f"{__name__}.ChangeAgent": 0}},

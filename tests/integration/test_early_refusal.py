@@ -107,7 +107,7 @@ def watch(refused: list[tuple[str, str, str]]) -> Any:
     return connect
 
 
-async def run(
+async def crawl_two_origins(
     tmp_path: Path, name: str, settings: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> dict[str, Any]:
     """One crawl of the site; what it did."""
@@ -178,9 +178,9 @@ async def test_early_refusal_has_the_late_refusals_outcome(
     settings: dict[str, Any],
     refused_early: int,
 ) -> None:
-    early = await run(tmp_path, "early", settings, caplog)
+    early = await crawl_two_origins(tmp_path, "early", settings, caplog)
     monkeypatch.setattr(EarlyRefusal, "request", lambda self, request, start=False: request)
-    late = await run(tmp_path, "late", settings, caplog)
+    late = await crawl_two_origins(tmp_path, "late", settings, caplog)
 
     # The early path was taken: a's refused URLs, from a callback and from start(); not
     # b's, whose robots.txt was not cached, nor the duplicate (the dupefilter's).

@@ -26,7 +26,7 @@ from twisted.python.failure import Failure
 
 from scrapy_rep import signals as rep_signals
 from tests.support.audittrail import url_records
-from tests.support.faultsite import AGENT, KINDS, PATHS, Plan, build
+from tests.support.faultsite import AGENT, KINDS, PATHS, FaultPlan, start_fault_mix
 from tests.support.robotsite import BASE_SETTINGS
 
 ORIGINS = 12 * len(KINDS)  # 204
@@ -104,7 +104,7 @@ def unreachable_downloads_at_most(elapsed: float) -> int:
 
 
 def check_robots_downloads(
-    plan: Plan, outcomes: dict[str, list[str]], elapsed: float = 0.0
+    plan: FaultPlan, outcomes: dict[str, list[str]], elapsed: float = 0.0
 ) -> None:
     """robots.txt once per origin and cache lifetime, plus the retries the policy asks:
     ``outcomes`` (origin URL -> what each download came to, in order, as the crawl told
@@ -136,7 +136,7 @@ def check_robots_downloads(
 
 @pytest_twisted.ensureDeferred
 async def test_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -> None:
-    plan = build(ORIGINS)
+    plan = start_fault_mix(ORIGINS)
     urls = plan.urls()
     expected = plan.expected()
     audit = tmp_path / "audit.jsonl"
@@ -217,7 +217,7 @@ async def test_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -
 async def test_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
     tmp_path: Path,
 ) -> None:
-    plan = build(3 * len(KINDS), seed=7)
+    plan = start_fault_mix(3 * len(KINDS), seed=7)
     urls = plan.urls()
     expected = plan.expected()
     allowed = sorted(url for url, fate in expected.items() if fate == "downloaded")

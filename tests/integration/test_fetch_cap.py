@@ -109,7 +109,7 @@ class GatedOrigin(ScriptedOrigin):
         return NOT_DONE_YET
 
 
-def build() -> tuple[Sites, dict[str, GatedOrigin]]:
+def gated_sites() -> tuple[Sites, dict[str, GatedOrigin]]:
     sites = Sites()
     origins: dict[str, GatedOrigin] = {}
 
@@ -137,7 +137,7 @@ def build() -> tuple[Sites, dict[str, GatedOrigin]]:
 
 @pytest_twisted.ensureDeferred
 async def test_overlapping_downloads_each_count_their_own_500_kib() -> None:
-    sites, origins = build()
+    sites, origins = gated_sites()
     urls = [sites.url(name, path) for path in PAGES for name in origins]
     fetched: list[tuple[str, str]] = []
 

@@ -50,7 +50,7 @@ TRAIN_REFUSED = {v for v in DMI_VALUES if v.startswith("DMI-PROHIBITED")}
 INPUT_REFUSED = TRAIN_REFUSED - {"DMI-PROHIBITED-AIMLTRAINING", "DMI-PROHIBITED-GENAIMLTRAINING"}
 
 
-def build() -> tuple[Sites, dict[str, str]]:
+def image_sites() -> tuple[Sites, dict[str, str]]:
     sites = Sites()
     img = sites.add("img")
     paths: dict[str, str] = {}
@@ -110,11 +110,11 @@ def build_cdn() -> tuple[Sites, dict[str, str]]:
     return sites, {name: sites.url("cdn", path) for name, path in paths.items()}
 
 
-async def run(
+async def crawl_gallery(
     purpose: str,
     tmp_path: Path,
     extra: Any = None,
-    build: Any = build,
+    build: Any = image_sites,
     reused: bool = False,
     **settings: Any,
 ) -> dict[str, Any]:
@@ -168,7 +168,7 @@ def refused_names(values: set[str]) -> set[str]:
 
 @pytest_twisted.ensureDeferred
 async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> None:
-    found = await run("ai-train", tmp_path)
+    found = await crawl_gallery("ai-train", tmp_path)
     refused = refused_names(TRAIN_REFUSED) | {"noai-header.jpg", "huge.png"}
     if available():
         refused.add("c2pa.jpg")
@@ -208,14 +208,14 @@ async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> 
 
 @pytest_twisted.ensureDeferred
 async def test_ai_input_refuses_only_what_denies_inference(tmp_path: Path) -> None:
-    found = await run("ai-input", tmp_path)
+    found = await crawl_gallery("ai-input", tmp_path)
     refused = refused_names(INPUT_REFUSED) | {"noai-header.jpg", "huge.png"}
     assert found["stored"] == found["all"] - refused
 
 
 @pytest_twisted.ensureDeferred
 async def test_search_stores_every_image_and_reads_none(tmp_path: Path) -> None:
-    found = await run("search", tmp_path)
+    found = await crawl_gallery("search", tmp_path)
     assert found["stored"] == found["all"]
     assert found["stats"].get_value("rep/media/checked") is None
     assert all("rep_refused" not in r for r in found["results"].values())
@@ -223,7 +223,7 @@ async def test_search_stores_every_image_and_reads_none(tmp_path: Path) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_mark_stores_everything_and_says_which_are_denied(tmp_path: Path) -> None:
-    found = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
+    found = await crawl_gallery("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
     assert found["stored"] == found["all"]
     marked = {name for name, r in found["results"].items() if "rep_refused" in r}
     assert refused_names(TRAIN_REFUSED) <= marked
@@ -233,7 +233,7 @@ async def test_mark_stores_everything_and_says_which_are_denied(tmp_path: Path) 
 
 @pytest_twisted.ensureDeferred
 async def test_constraints_met_lets_the_see_constraint_values_through(tmp_path: Path) -> None:
-    found = await run("ai-train", tmp_path, REP_MEDIA_CONSTRAINTS_MET=True)
+    found = await crawl_gallery("ai-train", tmp_path, REP_MEDIA_CONSTRAINTS_MET=True)
     see = {v for v in DMI_VALUES if "SEE" in v}
     assert refused_names(see) <= found["stored"]
     assert not refused_names(TRAIN_REFUSED - see) & found["stored"]
@@ -255,7 +255,7 @@ async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path:
             }
         }
 
-    found = await run("ai-train", tmp_path, record)
+    found = await crawl_gallery("ai-train", tmp_path, record)
     assert found["results"]["DMI-PROHIBITED.jpg"]["rep_refused"] == [
         f"ai-train denied by {source}",
         "ai-train denied by XMP plus:DataMining DMI-PROHIBITED",
@@ -273,7 +273,7 @@ async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path:
 async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Path) -> None:
     """Images on another origin: robots.txt disallows one, its Content-Usage denies
     ai-train for another; neither is downloaded, and the item says why."""
-    found = await run("ai-train", tmp_path, build=build_cdn)
+    found = await crawl_gallery("ai-train", tmp_path, build=build_cdn)
     assert found["stored"] == {"ok.jpg"}
     private, nontrain = found["results"]["private.jpg"], found["results"]["nontrain.jpg"]
     assert found["refused_files"] == {"private.jpg", "nontrain.jpg"}
@@ -336,7 +336,7 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
 ) -> None:
     """A first crawl marks and stores everything; a second one into the same store must
     not take the stored copies as up to date (FILES_EXPIRES) without reading them."""
-    sites, urls = build()
+    sites, urls = image_sites()
     ImageUrlsSpider.image_urls = list(urls.values())
     ImageUrlsSpider.extra = {}
     items: list[Any] = []
@@ -423,7 +423,7 @@ def build_truncated() -> tuple[Sites, dict[str, str]]:
 async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_else(
     tmp_path: Path,
 ) -> None:
-    found = await run("ai-train", tmp_path, build=build_truncated)
+    found = await crawl_gallery("ai-train", tmp_path, build=build_truncated)
     assert found["stored"] == {"ok.jpg"}
     assert found["refused_files"] == {"cut.jpg"}
 
@@ -439,7 +439,7 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
     from scrapy_rep.audit.verify import verify
 
     trail = tmp_path / "trail.jsonl"
-    found = await run("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
+    found = await crawl_gallery("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
     files = {
         str(line.record["url"]).rsplit("/", 1)[1]: line.record
         for line in Trail(trail).lines()

@@ -29,7 +29,7 @@ class DontObeySpider(ListSpider):
             yield Request(url, callback=self.parse, errback=self.failed, meta=meta)
 
 
-def build() -> tuple[Sites, list[str]]:
+def purpose_site() -> tuple[Sites, list[str]]:
     sites = Sites()
     origin = sites.add("a")
     origin.script("/robots.txt", robots(ROBOTS))
@@ -42,7 +42,7 @@ def build() -> tuple[Sites, list[str]]:
 async def test_a_purpose_set_keeps_its_opt_outs_when_robotstxt_is_not_obeyed(
     switch: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sites, urls = build()
+    sites, urls = purpose_site()
     settings: dict[str, Any] = {"REP_PURPOSE": "ai-train", "LOG_LEVEL": "INFO"}
     spider_class: type[ListSpider] = ListSpider
     if switch == "ROBOTSTXT_OBEY":
@@ -72,7 +72,7 @@ async def test_a_purpose_set_keeps_its_opt_outs_when_robotstxt_is_not_obeyed(
 @pytest.mark.parametrize("switch", ["ROBOTSTXT_OBEY", "dont_obey_robotstxt"])
 @pytest_twisted.ensureDeferred
 async def test_without_a_purpose_set_the_switches_turn_everything_off(switch: str) -> None:
-    sites, urls = build()
+    sites, urls = purpose_site()
     settings: dict[str, Any] = {}
     spider_class: type[ListSpider] = ListSpider
     if switch == "ROBOTSTXT_OBEY":

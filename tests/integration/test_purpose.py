@@ -39,7 +39,7 @@ TDMREP = (
 )
 
 
-def build() -> tuple[Sites, dict[str, str]]:
+def signal_sites() -> tuple[Sites, dict[str, str]]:
     sites = Sites()
     cu = sites.add("cu")  # draft-ietf-aipref-attach-05 §3.4
     cu.script(
@@ -110,10 +110,10 @@ EXPECTED = {
 }
 
 
-async def run(
+async def crawl_for_purpose(
     purpose: str, tmp_path: Path, **extra: Any
 ) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
-    sites, urls = build()
+    sites, urls = signal_sites()
     items: list[Any] = []
     audit = tmp_path / f"audit-{purpose}.jsonl"
     settings = {
@@ -134,7 +134,7 @@ async def run(
     return crawler, spider, urls, sites, items
 
 
-def names(urls: dict[str, str], found: Any) -> set[str]:
+def names_found(urls: dict[str, str], found: Any) -> set[str]:
     by_url = {url: name for name, url in urls.items()}
     return {by_url[url] for url in found}
 
@@ -142,11 +142,11 @@ def names(urls: dict[str, str], found: Any) -> set[str]:
 @pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
 @pytest_twisted.ensureDeferred
 async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: Path) -> None:
-    _, spider, urls, sites, items = await run(purpose, tmp_path)
+    _, spider, urls, sites, items = await crawl_for_purpose(purpose, tmp_path)
     not_fetched, items_dropped = EXPECTED[purpose]
-    assert names(urls, spider.downloaded) == ALL - not_fetched
-    assert names(urls, spider.dropped) == not_fetched
-    assert names(urls, [item["url"] for item in items]) == ALL - not_fetched - items_dropped
+    assert names_found(urls, spider.downloaded) == ALL - not_fetched
+    assert names_found(urls, spider.dropped) == not_fetched
+    assert names_found(urls, [item["url"] for item in items]) == ALL - not_fetched - items_dropped
     # tdmrep.json is fetched once per origin for AI purposes, never for search; never for
     # "agents", whose robots.txt refuses every URL to GPTBot before tdmrep.json is needed.
     tdm_fetches = sum(path == "/.well-known/tdmrep.json" for _, path in sites.log)
@@ -161,7 +161,7 @@ async def test_purpose_decides_what_is_fetched_and_kept(purpose: str, tmp_path: 
 
 @pytest_twisted.ensureDeferred
 async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path) -> None:
-    _, _, urls, _, _ = await run("ai-train", tmp_path)
+    _, _, urls, _, _ = await crawl_for_purpose("ai-train", tmp_path)
     audit = tmp_path / "audit-ai-train.jsonl"
     records = by_url(audit)
     assert sorted(records) == sorted(urls.values())  # every request once
@@ -200,7 +200,9 @@ async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path
 
 @pytest_twisted.ensureDeferred
 async def test_mark_keeps_every_item_with_its_decision(tmp_path: Path) -> None:
-    crawler, _, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_ACTION="mark")
+    crawler, _, urls, _, items = await crawl_for_purpose(
+        "ai-train", tmp_path, REP_PURPOSE_ACTION="mark"
+    )
     by_name = {name: item for item in items for name, url in urls.items() if item["url"] == url}
     assert by_name["hdr /noai"]["rep_usage"]["a"]["ai-train"] is False
     assert by_name["hdr /plain"]["rep_usage"]["a"]["ai-train"] is None
@@ -209,8 +211,8 @@ async def test_mark_keeps_every_item_with_its_decision(tmp_path: Path) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_unknown_deny_keeps_only_pages_that_say_yes(tmp_path: Path) -> None:
-    _, _, urls, _, items = await run("ai-train", tmp_path, REP_PURPOSE_UNKNOWN="deny")
-    kept = names(urls, [item["url"] for item in items])
+    _, _, urls, _, items = await crawl_for_purpose("ai-train", tmp_path, REP_PURPOSE_UNKNOWN="deny")
+    kept = names_found(urls, [item["url"] for item in items])
     # Only an explicit yes: Content-Usage train-ai=y, tdm-reservation 0 (file or meta).
     assert kept == {"cu /ai-ok/test", "tdm /free", "hdr /lifted"}
 

@@ -15,7 +15,7 @@ import pytest_twisted
 from scrapy import Request, Spider, signals
 from scrapy.linkextractors import LinkExtractor
 
-from tests.support.robotsite import Reply, Sites, crawl
+from tests.support.robotsite import Reply, Sites, crawl, paths_of
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 
@@ -57,11 +57,6 @@ def utf8_page(body: bytes, **headers: str) -> Reply:
     return Reply(200, body, {**HTML, **headers})
 
 
-def paths(sites: Sites, urls: list[str]) -> set[str]:
-    base = sites.bases["a"]
-    return {url[len(base) :] for url in urls if url.startswith(base)}
-
-
 async def crawl_site(pages: dict[str, Reply]) -> tuple[Sites, Any, list[str]]:
     sites = Sites()
     origin = sites.add("a")
@@ -87,7 +82,7 @@ async def test_a_stray_control_byte_in_a_tag_loses_neither_the_item_nor_the_link
     sites, crawler, items = await crawl_site(
         {"/": utf8_page(body), "/next": utf8_page(b"<p>next</p>")}
     )
-    assert paths(sites, items) == {"/", "/next"}
+    assert paths_of(sites, items) == {"/", "/next"}
     assert sites.requested("a").count("/ad") == 0  # its rel="nofollow" was still read
     assert crawler.stats.get_value("rep/directives/errors") is None  # nothing failed
 

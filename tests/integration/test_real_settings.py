@@ -37,15 +37,12 @@ from tests.support.robotsite import (
     Sites,
     crawl,
     page_gaps,
+    paths_of,
     redirect,
     robots,
+    robots_middleware,
     stat,
 )
-
-
-def paths(sites: Sites, urls: list[str], name: str) -> set[str]:
-    base = sites.bases[name]
-    return {url[len(base) :] for url in urls if url.startswith(base)}
 
 
 def cache_settings(tmp_path: Path, **extra: Any) -> dict[str, Any]:
@@ -95,9 +92,9 @@ async def test_httpcache_a_503_robotstxt_is_never_replayed(tmp_path: Path) -> No
         _, second = await crawl([sites.url("flaky", "/y")], settings)
     finally:
         await sites.close()
-    assert paths(sites, first.downloaded, "flaky") == {"/"}
-    assert list(paths(sites, list(first.dropped), "flaky")) == ["/x"]
-    assert paths(sites, second.downloaded, "flaky") == {"/y"}
+    assert paths_of(sites, first.downloaded, "flaky") == {"/"}
+    assert list(paths_of(sites, list(first.dropped), "flaky")) == ["/x"]
+    assert paths_of(sites, second.downloaded, "flaky") == {"/y"}
 
 
 @pytest_twisted.ensureDeferred
@@ -116,8 +113,8 @@ async def test_httpcache_a_good_robotstxt_is_replayed_offline_and_still_decides(
     finally:
         await sites.close()
     assert sites.log[before:] == []
-    assert paths(sites, spider.downloaded, "shop") == {"/"}
-    assert list(paths(sites, list(spider.dropped), "shop")) == ["/x"]
+    assert paths_of(sites, spider.downloaded, "shop") == {"/"}
+    assert list(paths_of(sites, list(spider.dropped), "shop")) == ["/x"]
     assert stat(crawler, "robotstxt/forbidden") == 1
 
 
@@ -135,7 +132,7 @@ async def test_httpcache_ignore_missing_without_a_cached_robotstxt_allows_at_onc
         await sites.close()
     # The page itself is missing from the cache too (Scrapy's middleware ignores it);
     # what matters: robots.txt was decided at once, not held and retried.
-    assert "/p" in paths(sites, list(spider.dropped), "a")
+    assert "/p" in paths_of(sites, list(spider.dropped), "a")
     assert "robots.txt" not in spider.dropped[sites.url("a", "/p")]
     assert stat(crawler, "rep/robotstxt/outcome/ignored") == 1
     assert stat(crawler, "rep/robotstxt/retries") is None
@@ -169,7 +166,7 @@ async def test_a_robotstxt_request_ignored_by_another_middleware_allows_everythi
             crawler, spider = await crawl([sites.url("a", p) for p in ("/1", "/2")], settings)
     finally:
         await sites.close()
-    assert paths(sites, spider.downloaded, "a") == {"/1", "/2"}
+    assert paths_of(sites, spider.downloaded, "a") == {"/1", "/2"}
     assert sites.requested("a").count("/robots.txt") == 0
     assert stat(crawler, "rep/robotstxt/outcome/ignored") == 1
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -189,7 +186,7 @@ async def test_a_malformed_robotstxt_redirect_counts_as_404() -> None:
         crawler, spider = await crawl([sites.url("a", p) for p in ("/", "/x")])
     finally:
         await sites.close()
-    assert paths(sites, spider.downloaded, "a") == {"/", "/x"}
+    assert paths_of(sites, spider.downloaded, "a") == {"/", "/x"}
     assert stat(crawler, "rep/robotstxt/outcome/bad_redirect") == 1
 
 
@@ -210,8 +207,8 @@ async def test_a_released_request_keeps_its_verdict_when_the_copy_expires_at_onc
     finally:
         await sites.close()
     assert stat(crawler, "finish_reason") == "finished"
-    assert paths(sites, spider.downloaded, "a") == {f"/{n}" for n in range(20)}
-    assert list(paths(sites, list(spider.dropped), "a")) == ["/x"]
+    assert paths_of(sites, spider.downloaded, "a") == {f"/{n}" for n in range(20)}
+    assert list(paths_of(sites, list(spider.dropped), "a")) == ["/x"]
     # Each request is decided once: at most one robots.txt download per request.
     assert sites.requested("a").count("/robots.txt") <= len(urls)
 
@@ -482,12 +479,3 @@ async def test_start_urls_through_a_robotstxt_outage_lose_nothing(N: int, held_l
     assert most_in_memory[0] == held_limit
     assert stat(crawler, "rep/requests/spilled") == N - held_limit
     assert stat(crawler, "rep/requests/dropped/robotstxt_unreachable") is None
-
-
-def robots_middleware(crawler: Any) -> Any:
-    from scrapy_rep import RobotsTxtMiddleware
-
-    for middleware in crawler.engine.downloader.middleware.middlewares:
-        if isinstance(middleware, RobotsTxtMiddleware):
-            return middleware
-    raise AssertionError("scrapy_rep's middleware is not enabled")

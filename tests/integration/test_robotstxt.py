@@ -31,6 +31,7 @@ from tests.support.robotsite import (
     page_gaps,
     redirect,
     robots,
+    robots_middleware,
     stat,
 )
 
@@ -435,16 +436,6 @@ async def test_spec5_sitemap_spider_naming_robotstxt_causes_one_download() -> No
     assert fetched == [(base, (f"{base}/map.xml",))]
     assert crawler.stats is not None
     assert crawler.stats.get_value("rep/robotstxt/served_from_cache") == 1
-
-
-def robots_middleware(crawler: Any) -> Any:
-    from scrapy_rep import RobotsTxtMiddleware
-
-    assert crawler.engine is not None
-    for middleware in crawler.engine.downloader.middleware.middlewares:
-        if isinstance(middleware, RobotsTxtMiddleware):
-            return middleware
-    raise AssertionError("scrapy_rep's middleware is not enabled")
 
 
 @pytest_twisted.ensureDeferred

@@ -67,7 +67,7 @@ REFUSED = {
 }
 
 
-def build() -> Sites:
+def license_sites() -> Sites:
     sites = Sites()
     lic = sites.add("lic")
     for path, replies in LICENSES.items():
@@ -78,10 +78,10 @@ def build() -> Sites:
     return sites
 
 
-async def run(settings: dict[str, Any], held: str = "") -> tuple[Any, Any, Sites]:
+async def crawl_every_origin(settings: dict[str, Any], held: str = "") -> tuple[Any, Any, Sites]:
     """A crawl of every origin's /page; ``held``: a license path of the lic origin (or
     a server URL) for ``REP_RSL_LICENSES``."""
-    sites = build()
+    sites = license_sites()
     if held:
         settings["REP_RSL_LICENSES"] = [held if "://" in held else sites.url("lic", held)]
     urls = [sites.url(name, "/page") for name in ORIGINS]
@@ -102,7 +102,9 @@ async def test_each_purpose_obeys_the_licenses_robots_txt_names(
     purpose: str, tmp_path: Path
 ) -> None:
     audit = tmp_path / "audit.jsonl"
-    crawler, spider, sites = await run({"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit)})
+    crawler, spider, sites = await crawl_every_origin(
+        {"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit)}
+    )
     assert pages_fetched(spider, sites) == set(ORIGINS) - REFUSED[purpose]
     for name in REFUSED[purpose]:
         assert sites.url(name, "/page") in spider.dropped  # refused, never lost silently
@@ -133,14 +135,14 @@ async def test_each_purpose_obeys_the_licenses_robots_txt_names(
 @pytest.mark.parametrize("held", [SERVER, "/server.xml"], ids=["server", "license URL"])
 @pytest_twisted.ensureDeferred
 async def test_a_held_license_lifts_the_server_requirement(held: str) -> None:
-    crawler, spider, sites = await run({"REP_PURPOSE": "ai-input"}, held)
+    crawler, spider, sites = await crawl_every_origin({"REP_PURPOSE": "ai-input"}, held)
     assert pages_fetched(spider, sites) == set(ORIGINS) - {"down"}
     assert crawler.stats.get_value("rep/purpose/requests_dropped/ai-input") == 1
 
 
 @pytest_twisted.ensureDeferred
 async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
-    crawler, spider, sites = await run({})
+    crawler, spider, sites = await crawl_every_origin({})
     assert pages_fetched(spider, sites) == set(ORIGINS)
     assert sites.requested("lic") == []
     assert crawler.stats.get_value("rep/rsl/request_count") is None
@@ -150,7 +152,7 @@ async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
 async def test_the_report_shows_each_license_and_the_element_that_refused() -> None:
     from scrapy_rep.crawl.report import RepReport
 
-    crawler, _, sites = await run({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
+    crawler, _, sites = await crawl_every_origin({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
     report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
     lines = report.text.splitlines()
     license_url = sites.url("lic", "/no-train.xml")

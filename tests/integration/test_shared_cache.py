@@ -19,7 +19,6 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
-from twisted.internet.utils import getProcessOutputAndValue
 
 from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
 from scrapy_rep.signals import robotstxt_fetched
@@ -27,6 +26,7 @@ from tests.support.lifecycles import shared_record
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots
+from tests.support.workers import run_config, run_worker
 
 RULES = "User-agent: *\nDisallow: /x\n"
 
@@ -60,21 +60,6 @@ async def test_redis_store_records_and_leases(redis_server: RedisServer) -> None
 
 
 # ---------------------------------------------------------------------- crawls
-
-
-async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:
-    return await run_config({"urls": urls, "settings": settings})
-
-
-async def run_config(worker: dict[str, Any]) -> dict[str, Any]:
-    """One crawler process (``tests/support/worker.py``) with its whole configuration."""
-    config = json.dumps(worker)
-    env = checkout_environment()
-    out, err, code = await getProcessOutputAndValue(
-        sys.executable, [str(SUPPORT / "worker.py"), config], env=env, path=str(ROOT)
-    )
-    assert code == 0, err.decode()[-3000:]
-    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 async def run_workers(settings: dict[str, Any], *url_lists: list[str]) -> list[dict[str, Any]]:

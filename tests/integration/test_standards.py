@@ -26,7 +26,7 @@ from tests.support.robotsite import (
 )
 
 
-def build() -> tuple[Sites, dict[str, str]]:
+def edge_sites() -> tuple[Sites, dict[str, str]]:
     sites = Sites()
     paths: dict[str, list[str]] = {}
     # 1. attach-05 §3: Content-Usage ends a run of user-agent lines. Only otherbot's
@@ -128,8 +128,10 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
 }
 
 
-async def run(purpose: str, **extra: Any) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
-    sites, urls = build()
+async def crawl_edges(
+    purpose: str, **extra: Any
+) -> tuple[Any, Any, dict[str, str], Sites, list[Any]]:
+    sites, urls = edge_sites()
     items: list[Any] = []
     settings = {
         "REP_PURPOSE": purpose,
@@ -147,7 +149,7 @@ async def run(purpose: str, **extra: Any) -> tuple[Any, Any, dict[str, str], Sit
     return crawler, spider, urls, sites, items
 
 
-def names(urls: dict[str, str], found: Any) -> set[str]:
+def known_names_found(urls: dict[str, str], found: Any) -> set[str]:
     by_url = {url: name for name, url in urls.items()}
     return {by_url[url] for url in found if url in by_url}
 
@@ -157,12 +159,15 @@ def names(urls: dict[str, str], found: Any) -> set[str]:
 async def test_every_opt_out_in_a_real_crawl_fetched_not_fetched_kept(
     purpose: str, tmp_path: Path
 ) -> None:
-    crawler, spider, urls, sites, items = await run(purpose)
+    crawler, spider, urls, sites, items = await crawl_edges(purpose)
     every = set(urls)
     not_fetched, items_dropped = EXPECTED[purpose]
-    assert names(urls, spider.downloaded) == every - not_fetched
-    assert names(urls, spider.dropped) == not_fetched
-    assert names(urls, [item["url"] for item in items]) == every - not_fetched - items_dropped
+    assert known_names_found(urls, spider.downloaded) == every - not_fetched
+    assert known_names_found(urls, spider.dropped) == not_fetched
+    assert (
+        known_names_found(urls, [item["url"] for item in items])
+        == every - not_fetched - items_dropped
+    )
     fetched = set(sites.log)
     for name in not_fetched:
         origin, path = name.split(" ")
@@ -176,8 +181,8 @@ async def test_every_opt_out_in_a_real_crawl_fetched_not_fetched_kept(
 async def test_rfc9309_reads_disallowaitraining_only_as_train_ai(
     purpose: str, fetched: bool
 ) -> None:
-    _, spider, urls, _, _ = await run(purpose, REP_PROFILE="rfc9309")
-    got = {name for name in names(urls, spider.downloaded) if name.startswith("msft ")}
+    _, spider, urls, _, _ = await crawl_edges(purpose, REP_PROFILE="rfc9309")
+    got = {name for name in known_names_found(urls, spider.downloaded) if name.startswith("msft ")}
     assert got == {"msft /private/ok/x", "msft /page"} | ({"msft /private/x"} if fetched else set())
 
 

@@ -83,7 +83,7 @@ def without_pythonpath() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
-def run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_in_venv(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = without_pythonpath()
     return subprocess.run(
         [str(python), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
@@ -117,7 +117,9 @@ def test_wheel_metadata(wheel: Path) -> None:
 
 @wheel_group
 def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None:
-    result = run(venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)")
+    result = run_in_venv(
+        venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"
+    )
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()).is_relative_to(venv_python.parents[1])
 
@@ -125,13 +127,13 @@ def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None
 @wheel_group
 def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path: Path) -> None:
     urls = ["https://example.com/shop/", "https://example.com/shop/cart"]
-    result = run(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
+    result = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
     # Exit status 1: at least one URL is disallowed (the README's table).
     assert result.returncode == 1, result.stderr
     assert "robots.txt: bundled example robots.txt" in result.stdout
     assert re.search(r"^allowed +https://example\.com/shop/ ", result.stdout, re.M)
     assert re.search(r"^DISALLOWED +https://example\.com/shop/cart +line 5:", result.stdout, re.M)
-    allowed = run(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", urls[0])
+    allowed = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", urls[0])
     assert allowed.returncode == 0, allowed.stderr
 
 
@@ -146,7 +148,7 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
         "    command = ep.load()\n"
         "    print(ep.name, command.__module__, command.__name__, inspect.getfile(command))\n"
     )
-    result = run(venv_python, tmp_path, "-c", code)
+    result = run_in_venv(venv_python, tmp_path, "-c", code)
     assert result.returncode == 0, result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert [tuple(line[:3]) for line in lines] == [
@@ -198,13 +200,13 @@ def test_every_python_from_the_oldest_to_the_newest_is_declared() -> None:
 def test_ci_runs_every_declared_python() -> None:
     """.ci/run reads the versions from the classifiers: the oldest, the newest, and a loop
     over the others (the machine's python3 runs in its first step)."""
-    run = (ROOT / ".ci" / "run").read_text()
+    run_in_venv = (ROOT / ".ci" / "run").read_text()
     classifier_versions = (
         "sed -n 's/^ *Programming Language :: Python :: \\(3\\.[0-9]*\\) *$/\\1/p' setup.cfg"
     )
-    assert f"NEWEST=$({classifier_versions} | sort -V | tail -n 1)" in run
-    assert f"for version in $({classifier_versions} | sort -V); do" in run
-    assert 'run_suite "py$version" "$(find_python "$version")" --upgrade' in run
+    assert f"NEWEST=$({classifier_versions} | sort -V | tail -n 1)" in run_in_venv
+    assert f"for version in $({classifier_versions} | sort -V); do" in run_in_venv
+    assert 'run_suite "py$version" "$(find_python "$version")" --upgrade' in run_in_venv
 
 
 def test_summary_is_one_line_with_purposes_and_the_audit_trail() -> None:

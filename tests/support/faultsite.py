@@ -79,7 +79,7 @@ class OriginPlan:
 
 
 @dataclass
-class Plan:
+class FaultPlan:
     sites: Sites
     origins: dict[str, OriginPlan]
     #: The page paths of every origin.
@@ -129,9 +129,9 @@ def _over_500_kib() -> bytes:
     return (RULES + padding + "Disallow: /a\n" + padding).encode()
 
 
-def build(
+def start_fault_mix(
     count: int, seed: int = 20261122, kinds: Iterable[str] = KINDS, extra_pages: int = 0
-) -> Plan:
+) -> FaultPlan:
     """Start ``count`` origins with a seeded mix of behaviours; returns the plan.
 
     Each origin has the pages :data:`PATHS` plus ``extra_pages`` more (``/p/0``…)."""
@@ -144,7 +144,7 @@ def build(
         kind = kinds[number % len(kinds)]
         name = f"o{number:04d}-{kind}"
         origins[name] = script_origin(sites.add(name), name, kind, rng, paths)
-    return Plan(sites, origins, paths)
+    return FaultPlan(sites, origins, paths)
 
 
 def script_origin(

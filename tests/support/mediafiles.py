@@ -277,21 +277,22 @@ def gif(packet: bytes) -> bytes:
     return body[:-1] + extension + b"\x3b"
 
 
-def _box(kind: bytes, data: bytes) -> bytes:
+def box(kind: bytes, data: bytes) -> bytes:
+    """An ISO BMFF box (MP4, AVIF, HEIF) of ``kind`` around ``data``."""
     return struct.pack(">I", len(data) + 8) + kind + data
 
 
 def mp4(packet: bytes, *, where: str = "uuid", mdat_bytes: int = 64) -> bytes:
     """A minimal ISO BMFF file: ftyp, then the packet in a top-level ``uuid`` box or in
     ``moov/udta/XMP_``, then an mdat."""
-    ftyp = _box(b"ftyp", b"isom\x00\x00\x02\x00isomiso2mp41")
+    ftyp = box(b"ftyp", b"isom\x00\x00\x02\x00isomiso2mp41")
     if where == "uuid":
-        xmp = _box(b"uuid", bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC") + packet)
+        xmp = box(b"uuid", bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC") + packet)
     else:
-        xmp = _box(b"moov", _box(b"udta", _box(b"XMP_", packet)))
+        xmp = box(b"moov", box(b"udta", box(b"XMP_", packet)))
     if mdat_bytes > 64:  # a large file: the media data first, the XMP after it
-        return ftyp + _box(b"mdat", b"\x00" * mdat_bytes) + xmp
-    return ftyp + xmp + _box(b"mdat", b"\x00" * mdat_bytes)
+        return ftyp + box(b"mdat", b"\x00" * mdat_bytes) + xmp
+    return ftyp + xmp + box(b"mdat", b"\x00" * mdat_bytes)
 
 
 def pdf(packet: bytes) -> bytes:

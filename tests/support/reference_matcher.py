@@ -31,10 +31,10 @@ def normalise_pattern(pattern: str) -> str:
     """
     if not pattern.startswith(("/", "*")):
         pattern = "/" + pattern
-    return encode(pattern)
+    return percent_encode(pattern)
 
 
-def encode(text: str) -> str:
+def percent_encode(text: str) -> str:
     """Escapes with uppercase hex, non-ASCII characters percent-encoded as UTF-8."""
     out: list[str] = []
     i = 0
@@ -56,7 +56,7 @@ def encode(text: str) -> str:
 def normalise_url(path: str) -> str:
     """SPEC §1 "Percent-encoding", URL side: as for patterns (RFC 3986 §2.1: ``%c3`` and
     ``%C3`` are the same octet), without the leading-slash rule."""
-    return encode(path)
+    return percent_encode(path)
 
 
 def wildcard_matches(pattern: str, path: str) -> bool:

@@ -8,7 +8,7 @@ can assert exactly what reached the servers.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, ClassVar
@@ -293,3 +293,20 @@ async def until(condition: Callable[[], Any], seconds: float = 10.0) -> None:
             return
         await deferLater(reactor, 0.01)
     raise AssertionError(f"never happened within {seconds} s")
+
+
+def robots_middleware(crawler: Crawler) -> Any:
+    """scrapy_rep's downloader middleware as the crawl's downloader holds it."""
+    from scrapy_rep import RobotsTxtMiddleware
+
+    assert crawler.engine is not None
+    for middleware in crawler.engine.downloader.middleware.middlewares:
+        if isinstance(middleware, RobotsTxtMiddleware):
+            return middleware
+    raise AssertionError("scrapy_rep's middleware is not enabled")
+
+
+def paths_of(sites: Sites, urls: Iterable[str], name: str = "a") -> set[str]:
+    """The paths of the ``urls`` on origin ``name``."""
+    base = sites.bases[name]
+    return {url[len(base) :] for url in urls if url.startswith(base)}

@@ -66,7 +66,7 @@ def snapshot_line(body: bytes = ROBOTS, kind: str = "robots.txt", **extra: Any) 
     }
 
 
-def robots(
+def robots_part(
     line: int | None, rule: str = "", body: bytes = ROBOTS, agent: str = "testbot"
 ) -> dict[str, Any]:
     decided: dict[str, Any] = {"origin": ORIGIN, "snapshot": sha(body), "agent": agent}
@@ -113,16 +113,16 @@ def standard_records() -> list[dict[str, Any]]:
     """One run: a fetched page, one refused by robots.txt, one allowed by a line."""
     body = [
         snapshot_line(),
-        url_line("/", robots=robots(None)),
+        url_line("/", robots=robots_part(None)),
         url_line(
             "/private/x",
             fate="refused",
             status=None,
             refused_by="robots.txt",
             why="Forbidden by robots.txt",
-            robots=robots(2, "Disallow: /private"),
+            robots=robots_part(2, "Disallow: /private"),
         ),
-        url_line("/private/ok/1", robots=robots(3, "Allow: /private/ok")),
+        url_line("/private/ok/1", robots=robots_part(3, "Allow: /private/ok")),
     ]
     return [run_line(), *body, end_line(body)]
 
@@ -283,7 +283,7 @@ OTHER_RUN = "fedcba9876543210fedcba9876543210"
 
 
 def worker_records(run: str, paths: list[str], **extra: Any) -> list[dict[str, Any]]:
-    body = [url_line(p, robots=robots(None), run=run, **extra) for p in paths]
+    body = [url_line(p, robots=robots_part(None), run=run, **extra) for p in paths]
     return [run_line(run=run), *body, end_line(body, run=run)]
 
 
@@ -322,7 +322,11 @@ def hostile_trail(path: Path) -> Path:
         "answers": {"ai-train": False},
     }
     usage = {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
-    decided = {**robots(None), "why": f"no rule{FAKE}", "origin": f"http://site.test{BIDI}"}
+    decided = {
+        **robots_part(None),
+        "why": f"no rule{FAKE}",
+        "origin": f"http://site.test{BIDI}",
+    }
     body: list[dict[str, Any]] = [
         snapshot_line(),
         url_line(
@@ -334,7 +338,7 @@ def hostile_trail(path: Path) -> Path:
             usage=usage,
             item_reason=BIDI,
         ),
-        url_line(f"/y{TITLE}{BIDI}", robots=robots(None), to=FAKE),
+        url_line(f"/y{TITLE}{BIDI}", robots=robots_part(None), to=FAKE),
     ]
     records = [run_line(spider=f"spider{TITLE}", purposes=["search", "ai-train"]), *body]
     return write_trail(path, [*records, end_line(body, reason=FAKE)])
@@ -365,7 +369,7 @@ def denying_usage(vocabulary: str, source: str) -> dict[str, Any]:
 
 
 def dropped_line(path: str, vocabulary: str, source: str) -> dict[str, Any]:
-    return url_line(path, robots=robots(None), items_kept=0, items_dropped=1,
+    return url_line(path, robots=robots_part(None), items_kept=0, items_dropped=1,
                     item_reason="purpose", usage=denying_usage(vocabulary, source))  # fmt: skip
 
 
@@ -382,12 +386,12 @@ def report_states_records() -> list[dict[str, Any]]:
         spider="a_spider_with_a_long_descriptive_name",
     )
     body = [snapshot_line()]
-    body += [url_line(f"/docs/{n}", robots=robots(None)) for n in range(3)]
+    body += [url_line(f"/docs/{n}", robots=robots_part(None)) for n in range(3)]
     body += [dropped_line(f"/aipref/{n}", "aipref", AIPREF_SOURCE) for n in range(3)]
     body += [dropped_line(f"/meta/{n}", "robots-meta", NOAI_META) for n in range(2)]
     body += [url_line("/private/1", fate="refused", status=None, refused_by="robots.txt",
-                      robots=robots(2, "Disallow: /private"))]  # fmt: skip
-    body += [url_line(LONG_PATH, robots=robots(None))]
+                      robots=robots_part(2, "Disallow: /private"))]  # fmt: skip
+    body += [url_line(LONG_PATH, robots=robots_part(None))]
     return [run, *body, end_line(body, reason="closespider_itemcount")]
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.usage.rsl.document import make_content
 from scrapy_rep.usage.tdmrep import parse_tdmrep
+from tests.support.answers import disallow_forbids
 
 #: Escapes (hex digits of both cases, a dangling ``%``), an unreserved ``~`` and its
 #: escape ``%7E``, non-ASCII text, wildcards. Paths hold no ``$``, ``*``, ``2`` or ``4``
@@ -35,11 +36,6 @@ RFC9309_PATHS = st.text(alphabet=ALPHABET + "2A4", max_size=8).map(lambda text: 
 URL = "https://example.com"
 
 
-def disallowed(pattern: str, path: str, profile: str) -> bool:
-    robots = parse_robotstxt(f"User-agent: *\nDisallow: {pattern}\n", profile)
-    return not robots.allowed(URL + path, "mybot")
-
-
 @settings(max_examples=600, deadline=None)
 @given(profile=st.sampled_from(["google", "rfc9309", "legacy"]), pattern=PATTERNS, path=PATHS)
 @example(profile="google", pattern="/%C3", path="/%c3%a9")
@@ -50,7 +46,7 @@ def test_a_content_usage_path_matches_what_disallow_matches(
 ) -> None:
     robots = parse_robotstxt(f"User-agent: *\nContent-Usage: {pattern} train-ai=n\n", profile)
     applies = robots.content_usage("mybot").prefs(URL + path).train_ai is False
-    assert applies is disallowed(pattern, path, profile)
+    assert applies is disallow_forbids(pattern, path, profile, URL)
 
 
 @settings(max_examples=300, deadline=None)
@@ -62,7 +58,7 @@ def test_a_content_usage_path_matches_what_disallow_matches(
 @example(pattern="/a$b", path="/a$b")
 def test_a_tdmrep_location_matches_what_disallow_matches(pattern: str, path: str) -> None:
     tdm = parse_tdmrep(json.dumps([{"location": pattern, "tdm-reservation": 1}]))
-    assert (tdm.lookup(URL + path) is not None) is disallowed(pattern, path, "rfc9309")
+    assert (tdm.lookup(URL + path) is not None) is disallow_forbids(pattern, path, "rfc9309", URL)
 
 
 @settings(max_examples=300, deadline=None)
@@ -74,7 +70,7 @@ def test_a_tdmrep_location_matches_what_disallow_matches(pattern: str, path: str
 @example(pattern="/a$b", path="/a$b")
 def test_an_rsl_content_url_matches_what_disallow_matches(pattern: str, path: str) -> None:
     content = make_content(1, pattern, None, ())
-    assert content.matches(URL + path) is disallowed(pattern, path, "rfc9309")
+    assert content.matches(URL + path) is disallow_forbids(pattern, path, "rfc9309", URL)
 
 
 AGENT_NAMES = st.sampled_from(

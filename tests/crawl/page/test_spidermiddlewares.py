@@ -35,7 +35,7 @@ def meta_page(content: str, name: str = "robots") -> str:
     )
 
 
-def run(mw: PageDirectivesMiddleware, response: Response, output: list[Any]) -> list[Any]:
+def page_pass(mw: PageDirectivesMiddleware, response: Response, output: list[Any]) -> list[Any]:
     mw.process_spider_input(response)
     return list(mw.process_spider_output(response, output))
 
@@ -65,7 +65,7 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
     mw = page_middleware()
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        assert run(mw, page_response(meta_page("noindex")), [item, request]) == [request]
+        assert page_pass(mw, page_response(meta_page("noindex")), [item, request]) == [request]
     assert middleware_stat(mw, "rep/directives/items_dropped/noindex") == 1
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
@@ -77,22 +77,24 @@ def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
     child = HtmlResponse("https://e.com/child", body=b"<html></html>", encoding="utf-8")
     child.request = Request("https://e.com/child", meta=dict(parent.meta))  # type: ignore[misc]
     assert child.meta["rep_directives"].noindex  # what the spider copied
-    assert run(mw, child, [{"a": 1}]) == [{"a": 1}]
+    assert page_pass(mw, child, [{"a": 1}]) == [{"a": 1}]
     assert not child.meta["rep_directives"].noindex
 
 
 def test_spec6_expired_unavailable_after_drops_items() -> None:
     mw = page_middleware()
-    assert run(mw, page_response(meta_page("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
+    assert (
+        page_pass(mw, page_response(meta_page("unavailable_after: 2001-01-01")), [{"a": 1}]) == []
+    )
     assert middleware_stat(mw, "rep/directives/items_dropped/unavailable_after") == 1
-    assert run(mw, page_response(meta_page("unavailable_after: 2999-01-01")), [{"a": 1}]) == [
+    assert page_pass(mw, page_response(meta_page("unavailable_after: 2999-01-01")), [{"a": 1}]) == [
         {"a": 1}
     ]
 
 
 def test_spec6_noindex_keep_only_records() -> None:
     mw = page_middleware({"REP_NOINDEX_ACTION": "keep"})
-    assert run(mw, page_response(meta_page("noindex")), [{"a": 1}]) == [{"a": 1}]
+    assert page_pass(mw, page_response(meta_page("noindex")), [{"a": 1}]) == [{"a": 1}]
     assert middleware_stat(mw, "rep/directives/items_kept/noindex") == 1
 
 
@@ -100,7 +102,9 @@ def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixt
     mw = page_middleware()
     item = {"a": 1}
     with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        out = run(mw, page_response(meta_page("nofollow")), [item, Request("https://e.com/next")])
+        out = page_pass(
+            mw, page_response(meta_page("nofollow")), [item, Request("https://e.com/next")]
+        )
     assert out == [item]
     assert middleware_stat(mw, "rep/directives/requests_dropped/nofollow") == 1
     assert "nofollow" in caplog.text and "https://e.com/next" in caplog.text
@@ -109,34 +113,35 @@ def test_spec6_nofollow_drops_requests_keeps_items(caplog: pytest.LogCaptureFixt
 def test_spec6_none_drops_both() -> None:
     mw = page_middleware()
     assert (
-        run(mw, page_response(meta_page("none")), [{"a": 1}, Request("https://e.com/next")]) == []
+        page_pass(mw, page_response(meta_page("none")), [{"a": 1}, Request("https://e.com/next")])
+        == []
     )
 
 
 def test_spec6_nofollow_opt_out_in_request_meta() -> None:
     mw = page_middleware()
     request = Request("https://e.com/next", meta={"rep_ignore_nofollow": True})
-    assert run(mw, page_response(meta_page("nofollow")), [request]) == [request]
+    assert page_pass(mw, page_response(meta_page("nofollow")), [request]) == [request]
 
 
 def test_spec6_nofollow_keep_action() -> None:
     mw = page_middleware({"REP_NOFOLLOW_ACTION": "keep"})
     request = Request("https://e.com/next")
-    assert run(mw, page_response(meta_page("nofollow")), [request]) == [request]
+    assert page_pass(mw, page_response(meta_page("nofollow")), [request]) == [request]
     assert middleware_stat(mw, "rep/directives/requests_kept/nofollow") == 1
 
 
 def test_spec6_crawler_token_from_robotstxt_user_agent() -> None:
     mw = page_middleware({"ROBOTSTXT_USER_AGENT": "OtherBot"})
-    assert run(mw, page_response(meta_page("noindex", name="otherbot")), [{"a": 1}]) == []
-    assert run(
+    assert page_pass(mw, page_response(meta_page("noindex", name="otherbot")), [{"a": 1}]) == []
+    assert page_pass(
         page_middleware(), page_response(meta_page("noindex", name="otherbot")), [{"a": 1}]
     ) == [{"a": 1}]
 
 
 def test_spec6_directive_tokens_setting_adds_tokens() -> None:
     mw = page_middleware({"REP_DIRECTIVE_TOKENS": ["googlebot"]})
-    assert run(mw, page_response(meta_page("noindex", name="googlebot")), [{"a": 1}]) == []
+    assert page_pass(mw, page_response(meta_page("noindex", name="googlebot")), [{"a": 1}]) == []
 
 
 LINKS = (
@@ -154,7 +159,7 @@ def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
     requests = [
         Request(f"https://e.com{p}") for p in ("/sponsored", "/ugc", "/sp", "/both", "/plain")
     ]
-    out = run(mw, response, requests)
+    out = page_pass(mw, response, requests)
     assert [r.url for r in out] == [
         "https://e.com/ugc",
         "https://e.com/sp",
@@ -167,7 +172,7 @@ def test_spec6_rel_nofollow_links_not_followed_ugc_sponsored_are() -> None:
 def test_spec6_rel_nofollow_can_be_switched_off() -> None:
     mw = page_middleware({"REP_REL_NOFOLLOW": False})
     response = page_response(f"<html><body>{LINKS}</body></html>")
-    assert len(run(mw, response, [Request("https://e.com/sponsored")])) == 1
+    assert len(page_pass(mw, response, [Request("https://e.com/sponsored")])) == 1
 
 
 def test_spec6_rel_nofollow_respects_base_href() -> None:
@@ -176,7 +181,7 @@ def test_spec6_rel_nofollow_respects_base_href() -> None:
         '<html><head><base href="https://cdn.e.com/x/"></head>'
         '<body><a href="y" rel="nofollow">y</a></body></html>'
     )
-    assert run(mw, response, [Request("https://cdn.e.com/x/y")]) == []
+    assert page_pass(mw, response, [Request("https://cdn.e.com/x/y")]) == []
 
 
 @pytest.mark.parametrize(
@@ -203,7 +208,7 @@ def test_spec7_broken_hrefs_are_skipped_the_others_still_count() -> None:
         "</body></html>"
     )
     requests = [Request("https://e.com/sponsored"), Request("https://e.com/plain")]
-    assert [r.url for r in run(mw, response, requests)] == ["https://e.com/plain"]
+    assert [r.url for r in page_pass(mw, response, requests)] == ["https://e.com/plain"]
 
 
 def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
@@ -214,7 +219,7 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
     )
     requests = [Request("https://e.com/sponsored"), Request("https://e.com/plain")]
     # The links cannot be resolved, so none is known to be nofollow: both go on.
-    assert len(run(mw, response, requests)) == 2
+    assert len(page_pass(mw, response, requests)) == 2
 
 
 def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
@@ -230,7 +235,7 @@ def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
     response = page_response(meta_page("noindex, nofollow").format(links=""))
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.WARNING):
-        assert run(mw, response, [item, request]) == [item, request]
+        assert page_pass(mw, response, [item, request]) == [item, request]
     assert mw.stats is not None
     assert mw.stats.get_value("rep/directives/errors") == 1
     assert [r.getMessage() for r in caplog.records] == [

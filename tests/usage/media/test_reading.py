@@ -22,6 +22,7 @@ from tests.support.answers import purpose_answers
 from tests.support.mediafiles import (
     DMI_VALUES,
     RDF_FORMS,
+    box,
     c2pa_jpeg,
     encoded,
     gif,
@@ -506,18 +507,14 @@ def test_bytes_not_read_count_only_where_xmp_would_hold_the_value() -> None:
     assert media_answers(pdf(text.replace(b"IPTC value ", b"ldf/vocab/"))[:-30]) == (N, N, N)
 
 
-def _box(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data) + 8) + kind + data
-
-
 @pytest.mark.parametrize("brand", [b"isom", b"avif"])
 def test_deeply_nested_boxes_are_bounded_and_keep_their_no(brand: bytes) -> None:
     """1,500 nested ISO BMFF boxes raised RecursionError; the walk stops at a depth,
     names it, and the packet inside still counts as bytes not read."""
-    inner = _box(b"XMP_", xmp_packet("DMI-PROHIBITED"))
+    inner = box(b"XMP_", xmp_packet("DMI-PROHIBITED"))
     for _ in range(1500):
-        inner = _box(b"moov", inner)
-    data = _box(b"ftyp", brand + b"\x00\x00\x00\x00mif1") + inner
+        inner = box(b"moov", inner)
+    data = box(b"ftyp", brand + b"\x00\x00\x00\x00mif1") + inner
     reading = read_media(data)
     assert reading.format == "mp4"
     assert "ISO BMFF boxes nested more than 16 deep" in reading.problems
@@ -753,9 +750,6 @@ def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
 def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
     """XMP in a HEIF/AVIF ``meta`` item (not walked): the file is scanned for packets."""
     packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
-
-    def box(kind: bytes, data: bytes) -> bytes:
-        return (len(data) + 8).to_bytes(4, "big") + kind + data
 
     avif = box(b"ftyp", b"avif\x00\x00\x00\x00mif1") + box(
         b"meta", b"\x00" * 4 + box(b"idat", packet)
