@@ -11,7 +11,7 @@ from typing import Any
 import pytest_twisted
 
 from tests.support.audittrail import by_url, chain_breaks
-from tests.support.documents import CLOUDFLARE_MANAGED
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 from tests.support.robotsite import (
     ListSpider,
     Sites,
@@ -24,7 +24,7 @@ from tests.support.robotsite import (
 
 def _build() -> tuple[Sites, dict[str, str]]:
     sites = Sites()
-    sites.add("managed").script("/robots.txt", robots(CLOUDFLARE_MANAGED))
+    sites.add("managed").script("/robots.txt", robots(CLOUDFLARE_USE_REFERENCE))
     header = sites.add("header")
     header.script(
         "/all-yes", html_page(**{"content-signal": "ai-train=yes, search=yes, ai-input=yes"})

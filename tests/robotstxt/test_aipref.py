@@ -28,6 +28,7 @@ from scrapy_rep.robotstxt.aipref import (
 )
 from tests.support.answers import train_ai_and_search
 from tests.support.bounds import finishes_within
+from tests.support.documents import ATTACH_EXAMPLE
 from tests.support.reference_matcher import normalise_pattern as ref_normalise
 from tests.support.reference_matcher import wildcard_matches as ref_matches
 
@@ -253,19 +254,6 @@ def content_usage_rules(robots: str, lines: set[int] | None = None) -> ContentUs
             rules.append(ContentUsageRule.parse(match.group(1).encode("utf-8"), number))
     return ContentUsageRules(rules)
 
-
-#: attach §3.4 "Example" (Figure 2), verbatim.
-ATTACH_EXAMPLE = """\
-User-Agent: *
-Allow: /
-Disallow: /never/
-Content-Usage: train-ai=n
-Content-Usage: /ai-ok/ train-ai=y
-
-User-Agent: ExampleBot
-Allow: /
-Content-Usage: train-ai=y
-"""
 
 #: attach §3.4 Table 1: path, crawl, usage preference (None: "N/A").
 ATTACH_TABLE = [

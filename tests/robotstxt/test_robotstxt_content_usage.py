@@ -17,6 +17,7 @@ import pytest
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, ContentSignals, parse_robotstxt
 from scrapy_rep.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules
 from tests.support.answers import train_ai_and_search
+from tests.support.documents import ATTACH_EXAMPLE
 
 Y, N, U = True, False, None
 PROFILES = ("google", "rfc9309", "legacy")
@@ -28,18 +29,6 @@ def lines_of(rules: ContentUsageRules) -> list[int]:
 
 # --------------------------------------------------------------------------- attach §3.4
 
-#: attach §3.4 "Example" (Figure 2), verbatim.
-ATTACH_EXAMPLE = """\
-User-Agent: *
-Allow: /
-Disallow: /never/
-Content-Usage: train-ai=n
-Content-Usage: /ai-ok/ train-ai=y
-
-User-Agent: ExampleBot
-Allow: /
-Content-Usage: train-ai=y
-"""
 
 #: attach §3.4 Table 1 and the paragraph after it: (agent, path, crawl, expected
 #: (train-ai, search), deciding lines). ``None``: "N/A", disallowed, nothing implied.

@@ -8,9 +8,22 @@ from scrapy_rep.fetch.rsl_kind import RSL
 
 #: Cloudflare's managed robots.txt (its default from 2026-09-15): a Content-Signal with a
 #: ``use=`` condition.
-CLOUDFLARE_MANAGED = (
+CLOUDFLARE_USE_REFERENCE = (
     "User-agent: *\nContent-Signal: search=yes,ai-train=no,use=reference\nAllow: /\n"
 )
+
+#: draft-ietf-aipref-attach-05 §3.4 "Example" (Figure 2), verbatim.
+ATTACH_EXAMPLE = """\
+User-Agent: *
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+
+User-Agent: ExampleBot
+Allow: /
+Content-Usage: train-ai=y
+"""
 
 #: A body of each kind of per-origin document whose rules refuse ``/private``.
 KIND_BODIES = {

@@ -33,7 +33,7 @@ from scrapy_rep.usage.purpose import (
     prefs_signal,
 )
 from tests.support.answers import purpose_answers
-from tests.support.documents import CLOUDFLARE_MANAGED
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
 Y, N, U = True, False, None
 URL = "https://example.com/article"
@@ -43,7 +43,7 @@ URL = "https://example.com/article"
 
 
 def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
-    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
     for purposes in (["ai-input"], ["search"], ["search", "ai-input"]):
         policy = UsagePolicy.of(purposes)
         assert policy.refuse_before(policy.before_fetch(rules, URL, "TestBot")) is None
@@ -63,7 +63,7 @@ def test_use_immediate_denies_nothing_its_own_keys_decide() -> None:
 
 
 def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
-    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
     assert purpose_answers(decision) == (Y, N, U)
     assert decision.conditions == ("use=reference",)
@@ -148,7 +148,7 @@ def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
 
 def test_no_wins_across_the_header_and_the_other_signals() -> None:
     policy = UsagePolicy.of(["ai-train"])
-    before = policy.before_fetch(parse_robotstxt(CLOUDFLARE_MANAGED), URL, "TestBot")
+    before = policy.before_fetch(parse_robotstxt(CLOUDFLARE_USE_REFERENCE), URL, "TestBot")
     page = PageSignals(content_signal=["ai-train=yes, search=yes, ai-input=yes"])
     decision = policy.after_fetch(before, page)
     assert purpose_answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
@@ -176,7 +176,7 @@ def test_the_report_names_an_origins_use_level() -> None:
     report = RepReport(crawler)
     origin = "http://a.example"
     report._fetched(
-        origin=origin, rules=parse_robotstxt(CLOUDFLARE_MANAGED), outcome="200", sitemaps=()
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
     )
     report._refused(Request(f"{origin}/x"), "forbidden", "Forbidden", None)
     text = report.render()
@@ -196,7 +196,7 @@ def test_the_report_names_an_origins_use_level() -> None:
 def test_audit_show_prints_the_conditions_of_a_record() -> None:
     from scrapy_rep.audit.show import _usage
 
-    rules = parse_robotstxt(CLOUDFLARE_MANAGED)
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
     lines = _usage(usage_part(decision, "", ""))
     assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
