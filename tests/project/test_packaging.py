@@ -332,7 +332,7 @@ def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
     )
     assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
     tests = [
-        "tests/test_docs.py",
+        "tests/project/test_docs.py",
         "tests/test_check.py",
         "tests/robotstxt/test_robotstxt_conformance.py",
     ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 BEHAVIOUR = ROOT / "docs" / "behaviour.md"
 
@@ -317,7 +317,7 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
     files = [
         *root.glob("scrapy_rep/**/*.py"),
         *(page for page in DOCS.glob("*.md") if page.name != "changelog.md"),
-        *root.glob("tests/*.py"),
+        *root.glob("tests/**/*.py"),
         *root.glob("benchmarks/*.py"),
         root / "README.md",
         root / "ARCHITECTURE.md",
@@ -329,4 +329,4 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
                 if (match.group(1) or "").strip().lower() not in {"scrapy", "its", "aipref"}:
                     cited.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     assert cited == []
-    assert not [p for p in root.glob("tests/*.py") if re.search(r"issue\d", p.name)]
+    assert not [p for p in root.glob("tests/**/*.py") if re.search(r"issue\d", p.name)]

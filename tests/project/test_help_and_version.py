@@ -65,7 +65,7 @@ def test_top_level_help_describes_both_commands() -> None:
 def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
     from pathlib import Path
 
-    project = Path(__file__).resolve().parents[1] / "example_project"
+    project = Path(__file__).resolve().parents[2] / "example_project"
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "rep-audit", "-h"],
         capture_output=True,
@@ -88,7 +88,7 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
 
     check = _parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
     options = {o for a in check._actions for o in a.option_strings if o.startswith("--")}
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
     section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]
     synopsis = section.split("```sh")[1].split("```")[0]
     missing = options - {"--help"} - set(re.findall(r"--[a-z][a-z-]*", synopsis))
@@ -97,10 +97,10 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
 
 def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
     """One prefix for scrapy_rep's own error lines, as ``scrapy crawl`` prints a wrong
-    setting (tests/test_setting_errors.py): ``scrapy_rep: error: …``."""
+    setting (tests/integration/test_setting_errors.py): ``scrapy_rep: error: …``."""
     from pathlib import Path
 
-    project = Path(__file__).resolve().parents[1] / "example_project"
+    project = Path(__file__).resolve().parents[2] / "example_project"
     runs = [
         ["-m", "scrapy_rep", "check", "/no/such/robots.txt", "https://e.com/"],
         ["-m", "scrapy_rep", "audit", "verify", "/no/such/trail.jsonl"],
