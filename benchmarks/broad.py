@@ -316,7 +316,11 @@ def crawl_phase(args: argparse.Namespace) -> None:
                 fate = 4
             record(failure.request.url, fate)
 
+    from scrapy_rep.crawl.internals import SCRAPY
+
     settings = {**BASE_SETTINGS, "USER_AGENT": AGENT, "JOBDIR": args.jobdir}
+    if SCRAPY < (2, 15):  # the resolver setting's name before TWISTED_DNS_RESOLVER
+        settings["DNS_RESOLVER"] = settings.pop("TWISTED_DNS_RESOLVER")
     if args.crawl in ("none", "scrapy"):
         settings["ROBOTSTXT_OBEY"] = args.crawl == "scrapy"
     else:

@@ -1,5 +1,9 @@
 """scrapy_rep: the Robots Exclusion Protocol, completely and correctly, for Scrapy.
 
+:data:`__all__` is the public API: the names the docs give (docs/api.md), every
+component a project names in its settings, and :mod:`scrapy_rep.signals`. Every other
+module of the package is private and may change in any release.
+
 The Scrapy-facing names (middlewares, add-on, parser adapter) are imported on first use
 (PEP 562), so ``import scrapy_rep.robotstxt`` and the ``check`` command load neither
 Scrapy nor Twisted.
@@ -13,13 +17,17 @@ from typing import TYPE_CHECKING, Any
 from scrapy_rep._version import __version__ as __version__
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import (
+    ALLOW_ALL,
+    DISALLOW_ALL,
     ContentSignals,
     Decision,
     ParseOptions,
     RobotsTxt,
     parse_robotstxt,
 )
+from scrapy_rep.robotstxt.aipref import ContentUsageRules
 from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.usage.standards import STANDARDS
 from scrapy_rep.verdict import Allowed, Refused, Wait
 
 if TYPE_CHECKING:
@@ -60,11 +68,15 @@ _LAZY = {
 }
 
 __all__ = [
+    "ALLOW_ALL",
+    "DISALLOW_ALL",
+    "STANDARDS",
     "Addon",
     "Allowed",
     "AuditMiddleware",
     "AuditTrail",
     "ContentSignals",
+    "ContentUsageRules",
     "Decision",
     "MediaUsageMixin",
     "PageDirectives",

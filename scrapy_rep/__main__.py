@@ -1,7 +1,99 @@
-"""``python -m scrapy_rep check …``: see :mod:`scrapy_rep.check`."""
+"""``python -m scrapy_rep``: the tools that need no Scrapy project.
 
+``check`` is :mod:`scrapy_rep.check` (the robots.txt checker), ``audit`` is
+:mod:`scrapy_rep.audit.cli` (the audit trail's reader); this module only hands the
+arguments after the command's name to the one named, and says what both offer
+(``--help``) and which version is installed (``--version``). Each command's module is
+imported only when it is named, so ``check`` loads nothing of the trail reader.
+"""
+
+from __future__ import annotations
+
+import argparse
 import sys
+import textwrap
+from collections.abc import Sequence
+from typing import Final, TextIO
 
-from scrapy_rep.check import main
+from scrapy_rep._version import __version__
 
-sys.exit(main())
+#: The exit status of a command line that names no command, or a wrong one.
+EXIT_USAGE: Final = 2
+#: The width the help fits in (a terminal's 80 columns).
+HELP_WIDTH: Final = 80
+
+
+def commands_table() -> str:
+    """Every command and what it does, one row each (wrapped to :data:`HELP_WIDTH`)."""
+    from scrapy_rep.audit.cli import HELPS, SYNOPSES
+    from scrapy_rep.check import SUMMARY
+
+    rows = [("check ROBOTS_FILE_OR_URL URL...", SUMMARY)]
+    rows += [(f"audit {name} {SYNOPSES[name]}", HELPS[name]) for name in HELPS]
+    column = max(len(synopsis) for synopsis, _ in rows) + 4
+    lines = ["commands:"]
+    for synopsis, summary in rows:
+        lines += textwrap.wrap(
+            summary,
+            width=HELP_WIDTH,
+            initial_indent=f"  {synopsis}".ljust(column),
+            subsequent_indent=" " * column,
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    """``python -m scrapy_rep`` without a command: its ``--help`` and ``--version``."""
+    about = textwrap.fill(
+        "scrapy_rep's tools without a Scrapy project: check URLs against a robots.txt (a "
+        "local file, or each URL's own, fetched), and read an audit trail.",
+        width=HELP_WIDTH,
+    )
+    where = "\n".join(
+        [
+            "Each command's options and exit codes:",
+            "  python -m scrapy_rep check --help",
+            "  python -m scrapy_rep audit --help",
+            "  python -m scrapy_rep audit verify --help (and each audit command's own)",
+        ]
+    )
+    top = argparse.ArgumentParser(
+        prog="python -m scrapy_rep",
+        usage="python -m scrapy_rep [-h] [--version] {check,audit} ...",
+        description=f"{about}\n\n{commands_table()}",
+        epilog=where,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action="version", version=f"scrapy_rep {__version__}")
+    return top
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """``python -m scrapy_rep …`` with ``argv`` (``None``: ``sys.argv[1:]``); the exit
+    status: the command's own, or :data:`EXIT_USAGE` for a command line without one."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command, rest = (arguments[0], arguments[1:]) if arguments else ("", [])
+    if command == "check":
+        from scrapy_rep.check import run
+
+        return run(rest, out)
+    if command == "audit":
+        from scrapy_rep.audit.cli import main as audit
+
+        return audit(rest, out)
+    top = parser()
+    if not command.startswith("-"):  # no command, or an unknown one
+        top.print_usage(sys.stderr)
+        named = f"unknown command {command!r}: " if command else ""
+        print(f"scrapy_rep: error: {named}give a command: check or audit", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        top.parse_args(arguments)  # --help and --version exit here
+    except SystemExit as exit_:
+        return 0 if exit_.code == 0 else EXIT_USAGE
+    return EXIT_USAGE  # not reached: argparse exits on every option it knows
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,7 +7,8 @@ origin's ``/robots.txt`` fetched by the same procedure the crawl uses
 same as in the crawl's log and report. Standard library only: nothing from Scrapy. The
 arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy rep-robots`` reads
 its own (the same message for the same bad input); what is read per origin, and the line
-per URL, are :mod:`scrapy_rep.checker.report`'s.
+per URL, are :mod:`scrapy_rep.checker.report`'s. ``python -m scrapy_rep`` (its
+``__main__``) hands the arguments after ``check`` to :func:`run`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import textwrap
 from collections.abc import Sequence
 from typing import Final, TextIO
 
-from scrapy_rep._version import __version__
 from scrapy_rep.checker.download import DEFAULT_USER_AGENT
 from scrapy_rep.checker.inputs import (
     InputError,
@@ -36,6 +36,8 @@ from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.verdict import RequestRules, obey_of
 
+#: The width every help text of the tools fits in (a terminal's 80 columns).
+HELP_WIDTH: Final = 80
 #: The exit codes of ``python -m scrapy_rep check`` and ``scrapy rep-robots`` alike.
 EXIT_ALLOWED: Final = 0
 EXIT_DISALLOWED: Final = 1
@@ -58,7 +60,7 @@ def exit_code_table(same_for: str, *, page: bool) -> str:
         *textwrap.wrap(
             f"{EXIT_UNREACHABLE}  {fetched} could not be fetched: the verdicts shown for its "
             'URLs are temporary ("everything disallowed for now")',
-            width=80,
+            width=HELP_WIDTH,
             initial_indent="  ",
             subsequent_indent="     ",
         ),
@@ -74,23 +76,20 @@ CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", page=False)
 
 # --------------------------------------------------------------------------- the command
 
+#: What ``check`` does, as its ``--help`` and ``python -m scrapy_rep --help`` say it.
+SUMMARY: Final = "check URLs against a robots.txt"
 
-def _parser() -> argparse.ArgumentParser:
-    """``python -m scrapy_rep {check,audit}`` (``audit`` is parsed by the trail's own)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m scrapy_rep",
-        description="scrapy_rep's tools without a Scrapy project: check URLs against a "
-        "robots.txt (a local file, or each URL's own, fetched), and read an audit trail.",
-        epilog="Each command's options and exit codes: python -m scrapy_rep check --help, "
-        "python -m scrapy_rep audit --help.",
+
+def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
+    """The ``check`` command line (``python -m scrapy_rep`` dispatches to it)."""
+    description = textwrap.fill(
+        "Check URLs against a robots.txt. With a URL as first argument, the robots.txt of "
+        "each URL's own origin is fetched.",
+        width=HELP_WIDTH,
     )
-    parser.add_argument("--version", action="version", version=f"scrapy_rep {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{check,audit}")
-    check = commands.add_parser(
-        "check",
-        help="check URLs against a robots.txt",
-        description="Check URLs against a robots.txt. With a URL as first argument, the "
-        "robots.txt of each URL's own origin is fetched.",
+    check = argparse.ArgumentParser(
+        prog=prog,
+        description=description,
         epilog=CHECK_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -101,9 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a robots.txt file, or an http(s) URL whose origin's /robots.txt is fetched",
     )
     _check_options(check)
-    # Parsed by scrapy_rep.audit.cli (see main); listed here for --help.
-    commands.add_parser("audit", help="read an audit trail: summary, verify, show, report")
-    return parser
+    return check
 
 
 def _check_options(check: argparse.ArgumentParser) -> None:
@@ -149,22 +146,23 @@ def _check_options(check: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """``python -m scrapy_rep``; returns the exit status (see :data:`EXIT_CODES`)."""
-    out = out if out is not None else sys.stdout
+    """``python -m scrapy_rep check …`` as typed: ``argv`` is what follows
+    ``python -m scrapy_rep`` and starts with ``check`` (``None``: ``sys.argv[1:]``).
+    Returns the exit status (see :data:`CHECK_EXIT_CODES`)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["audit"]:
-        from scrapy_rep.audit.cli import main as audit  # only when asked: it reads trails
+    if arguments[:1] != ["check"]:
+        print("scrapy_rep: error: give the command: check", file=sys.stderr)
+        return EXIT_USAGE
+    return run(arguments[1:], out)
 
-        return audit(arguments[1:], out)
-    parser = _parser()
+
+def run(argv: Sequence[str], out: TextIO | None = None) -> int:
+    """The checker on ``argv``, the arguments after ``check``; the exit status."""
+    out = out if out is not None else sys.stdout
     try:
-        options = parser.parse_args(arguments)
+        options = parser().parse_args(list(argv))
     except SystemExit as exit_:
         return EXIT_ALLOWED if exit_.code == 0 else EXIT_USAGE
-    if options.command != "check":
-        parser.print_usage(sys.stderr)
-        print("scrapy_rep: error: give a command: check or audit", file=sys.stderr)
-        return EXIT_USAGE
     problem = _usage_problem(options)
     if problem:
         print(f"scrapy_rep: error: {problem}", file=sys.stderr)

@@ -1,13 +1,13 @@
 """Tables generated from the code, written into the pages and checked at build time.
 
 In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
-hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default as
-its section states it), and those after ``<!-- rep: purpose-table -->`` the mapping of
-:data:`scrapy_rep.usage._purpose_table.ROWS`. The tables are written into the Markdown
-files, so a page reads whole on GitHub too: ``python docs/_ext/rep_tables.py`` rewrites
-them; a stale one is a warning when the site is built (an error under ``-W``) and fails
-``tests/project/test_docs.py``. The settings page must have a section for each setting and none
-for a setting the code does not have.
+hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default
+in its unit, the setting's one-line ``help``), and those after
+``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`.
+The tables are written into the Markdown files, so a page reads whole on GitHub too:
+``python docs/_ext/rep_tables.py`` rewrites them; a stale one is a warning when the
+site is built (an error under ``-W``) and fails ``tests/project/test_docs.py``. The settings
+page must have a section for each setting and none for a setting the code does not have.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep.settings import SETTINGS
+from scrapy_rep.settings import SETTINGS, Setting
 from scrapy_rep.usage._purpose_table import ROWS
 
 if TYPE_CHECKING:
@@ -52,26 +52,61 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
-def default_text(value: Any, stated: str | None = None) -> str:
-    """A default as the table shows it: as its section states it (``60``, ``"search"``),
-    which :func:`default_problems` checks against the code; else from the value."""
-    if stated is not None:
-        return f"`{stated}`"
+def number_text(value: float) -> str:
+    """A whole number with thousands separators (``100,000``), else as written."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def duration_text(seconds: float) -> str:
+    """Seconds as a reader counts them: ``30 s``, ``60 s``, ``10 min``, ``1 day``,
+    ``7 days`` (under two minutes in seconds, else the largest unit that divides it)."""
+    if seconds >= 120:
+        for size, unit in ((86_400, "day"), (3_600, "h"), (60, "min")):
+            if seconds % size == 0:
+                count = int(seconds // size)
+                return f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''}"
+    return f"{number_text(seconds)} s"
+
+
+def size_text(size: int) -> str:
+    """Bytes in the largest binary unit that divides them: ``512 MiB``, ``1 KiB``."""
+    for power, unit in ((3, "GiB"), (2, "MiB"), (1, "KiB")):
+        if size >= 1024**power and size % 1024**power == 0:
+            return f"{size // 1024**power} {unit}"
+    return f"{number_text(size)} bytes"
+
+
+def default_text(setting: Setting) -> str:
+    """A setting's default as the table shows it to a reader: a number in its unit
+    (``30 s``, ``1 day``, ``512 MiB``, ``100,000``), a value as a project writes it
+    (``True``, ``"drop"``, ``[]``), with the setting's ``shown`` words where the value
+    cannot say it (``None``: derived from other settings; ``""``: off)."""
+    value = setting.default
     if value is None:
-        return "derived (see its section)"
-    if isinstance(value, tuple):
-        value = list(value)
-    return f"`{value!r}`"
+        return setting.shown
+    if isinstance(value, bool):
+        text = f"`{value}`"
+    elif isinstance(value, str):
+        text = f'`"{value}"`'
+    elif isinstance(value, tuple):
+        text = f'`"{value[0]}"`' if len(value) == 1 else f"`{list(value)!r}`"
+    elif setting.unit == "seconds":
+        text = duration_text(value)
+    elif setting.unit == "bytes":
+        text = size_text(value)
+    else:
+        text = number_text(value)
+    return f"{text} ({setting.shown})" if setting.shown else text
 
 
 def settings_table(text: str) -> str:
+    """Each setting: a link to its section, its default, what it does (one line)."""
     documented = sections(text)
-    stated = documented_defaults(text)
-    rows = ["| setting | default |", "|---|---|"]
+    rows = ["| setting | default | what it does |", "|---|---|---|"]
     for setting in SETTINGS:
         target = documented.get(setting.name)
         name = f"[`{setting.name}`](#{target})" if target else f"`{setting.name}`"
-        rows.append(f"| {name} | {default_text(setting.default, stated.get(setting.name))} |")
+        rows.append(f"| {name} | {default_text(setting)} | {setting.help} |")
     return "\n".join(rows)
 
 

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
@@ -36,15 +37,23 @@ from scrapy_rep.audit.verify import Finding, Verification, across, verify
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
-_EXIT_CODE_ROWS: Final = f"""
-  {EXIT_CLEAN}  done; verify: the trail is whole and every decision re-derives the same
-     (events, such as a repair after a cut, are listed); repair: repaired, or nothing cut
-  {EXIT_DIFFERENCES}  verify: problems found (chain broken, snapshot missing or altered, a
-     decision that differs; with --export, an export line that differs); show: no record
-     of that URL; report: verify found problems
-  {EXIT_UNUSABLE}  unusable input: a missing file, not a trail, a wrong argument; repair:
-     a trail a crawl is writing (locked), damaged otherwise than by a cut at its end,
-     or that cannot be written (the file is left as it was)"""
+#: What each exit status means, for every command.
+_EXIT_MEANINGS: Final = {
+    EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
+    "(events, such as a repair after a cut, are listed); repair: repaired, or nothing cut",
+    EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
+    "decision that differs; with --export, an export line that differs); show: no record "
+    "of that URL; report: verify found problems",
+    EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
+    "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
+    "that cannot be written (the file is left as it was)",
+}
+#: The exit-code table's rows, wrapped to a terminal's 80 columns.
+_EXIT_CODE_ROWS: Final = "".join(
+    "\n"
+    + textwrap.fill(f"{code}  {meaning}", width=80, initial_indent="  ", subsequent_indent="     ")
+    for code, meaning in _EXIT_MEANINGS.items()
+)
 
 
 def exit_codes(same_for: str) -> str:
@@ -54,7 +63,25 @@ def exit_codes(same_for: str) -> str:
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.
 EXIT_CODES: Final = exit_codes("`scrapy rep-audit`")
-COMMANDS: Final = ("summary", "verify", "show", "report", "repair", "export")
+#: Each command, with what it does (its ``--help``, and ``python -m scrapy_rep --help``).
+HELPS: Final = {
+    "summary": "counts per origin, per purpose and per deciding signal",
+    "verify": "check the hash chain and snapshots; re-derive every decision",
+    "show": "the whole story of one URL",
+    "report": "write one self-contained HTML page (--html FILE)",
+    "repair": "drop the cut line at the end of a trail, recorded in a repair line",
+    "export": "the preferences of every kept page and stored file, one JSON line each",
+}
+COMMANDS: Final = tuple(HELPS)
+#: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
+SYNOPSES: Final = {
+    "summary": "TRAIL...",
+    "verify": "TRAIL...",
+    "show": "TRAIL... URL",
+    "report": "TRAIL... --html FILE",
+    "repair": "TRAIL",
+    "export": "TRAIL",
+}
 
 
 def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
@@ -66,19 +93,11 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = top.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
-    helps = {
-        "summary": "counts per origin, per purpose and per deciding signal",
-        "verify": "check the hash chain and snapshots; re-derive every decision",
-        "show": "the whole story of one URL",
-        "report": "write one self-contained HTML page (--html FILE)",
-        "repair": "drop the cut line at the end of a trail, recorded in a repair line",
-        "export": "the preferences of every kept page and stored file, one JSON line each",
-    }
     for name in COMMANDS:
         command = commands.add_parser(
             name,
-            help=helps[name],
-            description=helps[name],
+            help=HELPS[name],
+            description=HELPS[name],
             epilog=EXIT_CODES,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )

@@ -229,9 +229,7 @@ def summary_text(summary: Summary) -> list[str]:
     """The ``audit summary`` output."""
     total = summary.total
     fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
-    not_followed = sum(
-        _count((end.get("counts") or {}).get("not_followed")) for end in summary.ends
-    )
+    not_followed = sum(_not_followed(end) for end in summary.ends)
     links = f", {not_followed} link(s) not followed (never requested: no records)"
     lines = [
         f"{len(summary.runs)} run(s), {total.requests} requested URL(s) ({fates or 'none'}), "

@@ -11,6 +11,7 @@ from scrapy.utils.misc import load_object
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
+from scrapy_rep.crawl.internals import switch_off_base_component
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
@@ -42,6 +43,10 @@ class Addon:
     ``REP_REPORT = True``), the audit trail (written with ``REP_AUDIT_FILE``), and
     ``ROBOTSTXT_OBEY = True`` unless the project set it to ``False`` itself."""
 
+    def __repr__(self) -> str:
+        """As Scrapy's "Enabled addons" log line shows it: by its public path."""
+        return "<scrapy_rep.Addon>"
+
     @classmethod
     def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:
         """The project's and the command line's settings, checked before anything runs."""
@@ -49,24 +54,44 @@ class Addon:
 
     def update_settings(self, settings: Settings) -> None:
         config = validate(settings)  # with the spider's own settings too
-        # A component the project lists by hand keeps its own entry and priority.
-        setdefault = settings.setdefault_in_component_priority_dict
-        settings.set_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", load_object(SCRAPY_MIDDLEWARE), None
-        )
-        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
-        setdefault("DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
-        setdefault("DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
-        setdefault("SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
-        setdefault("EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
-        setdefault("EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
+        switch_off_base_component(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_MIDDLEWARE)
+        register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
+        register(settings, "DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
+        register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
+        register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
+        register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
+        register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
         if settings.get("REP_AUDIT_FILE"):  # nothing on the download path without a trail
-            setdefault("DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
+            register(settings, "DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
         show_defaults(settings)
         warn_unknown_names(settings, config)
+
+
+def public_path(component: type) -> str:
+    """The path the docs give a component, ``"scrapy_rep.RobotsTxtMiddleware"``: the
+    package's lazy name (``scrapy_rep.__getattr__``), which ``load_object`` resolves."""
+    return f"scrapy_rep.{component.__name__}"
+
+
+def register(settings: BaseSettings, name: str, component: type, priority: int) -> None:
+    """``component`` in the component priority setting ``name`` (``DOWNLOADER_MIDDLEWARES``
+    …) under its :func:`public_path`, so that Scrapy's "Enabled downloader middlewares"
+    log line names it as the docs do. A component the project lists by hand, under any
+    path, keeps its own entry and priority (as Scrapy's
+    ``setdefault_in_component_priority_dict`` does; a key that does not load is left to
+    Scrapy, which names it when it loads the components)."""
+    components = settings.getdict(name)
+    for key in components:
+        try:
+            if (load_object(key) if isinstance(key, str) else key) is component:
+                return
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue
+    components[public_path(component)] = priority
+    settings.set(name, components, settings.getpriority(name) or 0)
 
 
 def wrap_media_pipelines(settings: Settings) -> None:

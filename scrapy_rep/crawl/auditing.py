@@ -62,12 +62,16 @@ class AuditMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    def process_exception(self, request: Request, exception: Exception) -> None:
+    def process_exception(
+        self, request: Request, exception: Exception, spider: object = None
+    ) -> None:
         trail = TRAILS.get(self.crawler)
         if trail is not None:
             trail.failed(request, exception)
 
-    def process_response(self, request: Request, response: Response) -> Response:
+    def process_response(
+        self, request: Request, response: Response, spider: object = None
+    ) -> Response:
         """The response Scrapy's engine gets, when this is the outermost
         ``process_response`` (what ``response_received`` tells, one signal less a page)."""
         trail = TRAILS.get(self.crawler)

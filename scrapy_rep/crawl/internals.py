@@ -1,28 +1,321 @@
-"""Every private attribute of Scrapy that scrapy_rep reads, in one place.
+"""What scrapy_rep depends on in Scrapy beyond its stable public API, in one place: the
+differences between the Scrapy releases it supports, and every private attribute it reads.
 
-Scrapy gives no public way to ask these questions; each function says what it reads, and
-answers ``None`` (or the safe default) when the attribute is not there, so a Scrapy that
-moved it degrades to the late path instead of failing.
-``tests/integration/test_scrapy_internals.py`` checks each one against a running crawl of
-the installed Scrapy; it was checked against the Scrapy versions in :data:`CHECKED_WITH`.
+One module, not two: the private attributes are where the releases differ most
+(``Crawler._engine`` appeared in 2.18, the dupefilter's fingerprints moved in 2.19), so a
+split would put half of each difference on each side. Each name below covers one
+difference or one read, says the release that brought it, and answers the safe default
+(``None``, nothing) when an attribute is not there, so a Scrapy that moved one degrades
+to the slower path instead of failing. The rest of the package calls these names and
+never asks which Scrapy it runs on; when the lowest supported release passes a point's
+version, the point goes and its callers use Scrapy's own name (docs/installation.md has
+the table for users).
+
+scrapy_rep supports Scrapy 2.13 and newer (:data:`LOWEST`): Scrapy 2.12 and older import
+``w3lib.url._safe_chars``, which w3lib 2.5 (our lowest, for its reading of UTF-16 pages)
+no longer has. ``tests/integration/test_scrapy_internals.py`` checks each read against a running
+crawl of the installed Scrapy; they were checked against the releases in
+:data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest).
+
+One difference is not here but in the signatures: Scrapy 2.13 passes ``spider=`` to
+every component method (``process_request``, ``process_response``, ``process_exception``,
+``process_spider_output``…); 2.14 and newer call them without it, and warn only about a
+method that *requires* it. So each of our component methods takes an optional ``spider``
+that it ignores (``tests/test_scrapy_compat.py`` checks them all).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+
+import scrapy
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.misc import load_object
+from twisted.internet.defer import Deferred
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.settings import BaseSettings
+    from scrapy.signalmanager import SignalManager
 
-#: The Scrapy releases these reads were checked against (``.ci/run`` tests the lowest the
-#: package declares and the newest).
-CHECKED_WITH: Final = ("2.19.0",)
+
+__all__ = [
+    "ASYNC_ENGINE",
+    "ASYNC_SPIDER_OUTPUT",
+    "CHECKED_WITH",
+    "COMPONENTS_BY_CLASS",
+    "DELAY_JITTER",
+    "EXIT_FROM_THE_CRAWL",
+    "LATE_ATTRIBUTES",
+    "LOOKUP_ERRORS",
+    "LOST_ERRORS",
+    "LOWEST",
+    "MEDIA_REQUEST_FILTERED",
+    "ROBOTS_PARSED",
+    "SCRAPY",
+    "TIMEOUT_ERRORS",
+    "MediaRequestFiltered",
+    "awaited",
+    "close_spider",
+    "download",
+    "downloader_methods",
+    "downloader_middleware",
+    "engine_closing",
+    "engine_scheduler",
+    "exit_command",
+    "quiet_media_failures",
+    "release_of",
+    "running_engine",
+    "seen_fingerprints",
+    "send_catch_log_async",
+    "spider_middlewares",
+    "switch_off_base_component",
+]
+
+
+def release_of(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a Scrapy version string (``"2.13.3"``, ``"2.20.0.dev0"``)."""
+    major, minor = version.split(".")[:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+
+
+#: The installed Scrapy, as ``(major, minor)``.
+SCRAPY: Final = release_of(scrapy.__version__)
+#: The oldest Scrapy release scrapy_rep supports (setup.cfg's ``scrapy>=`` says the same;
+#: ``tests/test_scrapy_compat.py`` checks it).
+LOWEST: Final = (2, 13)
+#: The Scrapy releases the reads and differences below were checked against: the lowest
+#: declared (``.ci/lowest-constraints.txt``) and the newest.
+CHECKED_WITH: Final = ("2.13.0", "2.19.0")
+
+# ---------------------------------------------------------------------- Scrapy 2.14
+
+#: Scrapy 2.14: ``ExecutionEngine.download_async``, ``SignalManager.send_catch_log_async``,
+#: ``ExecutionEngine.close_spider_async``; 2.13 has only their Deferred forms.
+ASYNC_ENGINE: Final = SCRAPY >= (2, 14)
+
+
+async def download(crawler: Crawler, request: Request) -> Response:
+    """``request`` downloaded through the engine (its downloader middlewares, not the
+    scheduler): ``engine.download_async`` (Scrapy 2.14), ``engine.download`` before."""
+    engine = running_engine(crawler)
+    if engine is None:
+        raise RuntimeError("the crawl's engine is not running")
+    if ASYNC_ENGINE:
+        response: Response = await engine.download_async(request)
+        return response
+    return await maybe_deferred_to_future(engine.download(request))
+
+
+async def send_catch_log_async(signals: SignalManager, signal: object, **kwargs: Any) -> Any:
+    """Send ``signal`` (when awaited), awaiting the handlers that return a coroutine or a
+    Deferred: ``send_catch_log_async`` (Scrapy 2.14), ``send_catch_log_deferred`` before."""
+    if ASYNC_ENGINE:
+        return await signals.send_catch_log_async(signal=signal, **kwargs)
+    return await maybe_deferred_to_future(signals.send_catch_log_deferred(signal=signal, **kwargs))
+
+
+def close_spider(crawler: Crawler, reason: str) -> None:
+    """Ask the running engine to close the spider (``close_spider_async``, Scrapy 2.14;
+    ``close_spider(spider, reason)`` before); nothing when the crawl is not running.
+
+    Scrapy 2.13 cannot close a spider before its engine runs (from a ``spider_opened``
+    handler: its ``Crawler.stop`` then fails, "Engine not running"), so there the spider
+    is closed as soon as the engine runs."""
+    from scrapy import signals
+    from scrapy.utils.defer import deferred_from_coro
+
+    engine = running_engine(crawler)
+    if engine is None:
+        return
+    if ASYNC_ENGINE:
+        deferred_from_coro(engine.close_spider_async(reason=reason))
+        return
+    if engine.running:
+        engine.close_spider(crawler.spider, reason)
+        return
+
+    def close_once_running() -> None:
+        if engine.running:
+            engine.close_spider(crawler.spider, reason)
+
+    def engine_started(**_: Any) -> None:
+        from twisted.internet import reactor
+
+        cast(Any, reactor).callLater(0, close_once_running)
+
+    crawler.signals.connect(engine_started, signal=signals.engine_started, weak=False)
+
+
+async def awaited(value: Any) -> Any:
+    """``value``, awaited if it is a coroutine or a Deferred (Scrapy 2.14's
+    ``ensure_awaitable``, which 2.13 lacks)."""
+    if isinstance(value, Deferred):
+        return await maybe_deferred_to_future(value)
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+#: Scrapy 2.14 starts a crawl (and runs the add-ons' ``update_settings``) in a coroutine,
+#: out of which ``SystemExit`` ends the ``scrapy`` command; 2.13 in a Deferred, which
+#: catches it (the command then goes on and exits 0, with a traceback).
+EXIT_FROM_THE_CRAWL: Final = ASYNC_ENGINE
+
+
+def exit_command(status: int) -> NoReturn:
+    """End the ``scrapy`` command with ``status`` (a wrong setting, its line printed):
+    ``SystemExit`` (Scrapy 2.14+), or at once on 2.13, where nothing else can end it from
+    inside the crawl's start (the crawl has opened nothing yet: no file, no connection)."""
+    if EXIT_FROM_THE_CRAWL:
+        raise SystemExit(status)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+# ---------------------------------------------------------------------- Scrapy 2.15
+
+#: Scrapy 2.15 wraps the download handler's errors in its own exceptions (the original
+#: as ``__cause__``); 2.13 and 2.14 raise Twisted's own (``DNSLookupError``,
+#: ``TimeoutError``, ``ResponseFailed``…), which :mod:`~scrapy_rep.crawl.documents.failures`
+#: reads as well. Each tuple is empty before 2.15.
+LOOKUP_ERRORS: tuple[type[Exception], ...] = ()
+TIMEOUT_ERRORS: tuple[type[Exception], ...] = ()
+LOST_ERRORS: tuple[type[Exception], ...] = ()
+if SCRAPY >= (2, 15):
+    from scrapy.exceptions import (
+        CannotResolveHostError,
+        DownloadFailedError,
+        DownloadTimeoutError,
+        ResponseDataLossError,
+    )
+
+    LOOKUP_ERRORS = (CannotResolveHostError,)
+    TIMEOUT_ERRORS = (DownloadTimeoutError,)
+    LOST_ERRORS = (DownloadFailedError, ResponseDataLossError)
+
+#: Scrapy 2.15 merges a component priority setting with its ``_BASE`` by the class each
+#: key names (``get_component_priority_dict_with_base``); 2.13 and 2.14 by the key as
+#: written, so a component of ``DOWNLOADER_MIDDLEWARES_BASE`` is switched off only under
+#: the import path that setting names it by.
+COMPONENTS_BY_CLASS: Final = SCRAPY >= (2, 15)
+
+
+def switch_off_base_component(settings: BaseSettings, name: str, path: str) -> None:
+    """Switch off the component a ``_BASE`` setting lists as ``path`` (``name``:
+    ``DOWNLOADER_MIDDLEWARES``…): under its class (Scrapy 2.15+), else under ``path``
+    (one key only: two keys for the same class at one priority are an error in 2.15+)."""
+    if COMPONENTS_BY_CLASS:
+        settings.set_in_component_priority_dict(name, load_object(path), None)
+        return
+    components = settings.getdict(name)
+    components[path] = None
+    settings.set(name, components, settings.getpriority(name) or 0)
+
+
+# ---------------------------------------------------------------------- Scrapy 2.16
+
+#: Scrapy 2.16 gives every spider middleware the spider's output as an async iterable
+#: (its ``process_spider_output_async``); 2.13 to 2.15 give a middleware that has both
+#: methods the sync one when the callback's output is sync (a plain generator).
+ASYNC_SPIDER_OUTPUT: Final = SCRAPY >= (2, 16)
+
+# ---------------------------------------------------------------------- Scrapy 2.18
+
+#: Scrapy 2.18: ``Crawler.engine`` (and ``stats``…) raise ``RuntimeError`` until the crawl
+#: starts, their value kept in ``Crawler._engine``; before, ``engine`` is a plain
+#: attribute, ``None`` until then.
+LATE_ATTRIBUTES: Final = SCRAPY >= (2, 18)
 
 
 def running_engine(crawler: Crawler) -> Any:
-    """The crawl's engine, or ``None`` before the crawl starts and after it ends
-    (``Crawler._engine``: the public ``Crawler.engine`` raises then, since Scrapy 2.19)."""
-    return getattr(crawler, "_engine", None)
+    """The crawl's engine, or ``None`` before the crawl starts and after it ends, on every
+    release: ``Crawler._engine`` (private, Scrapy 2.18+) or ``Crawler.engine`` before."""
+    if LATE_ATTRIBUTES:
+        return getattr(crawler, "_engine", None)
+    return getattr(crawler, "engine", None)
+
+
+#: Scrapy 2.18: the ``robots_parsed`` signal (sent by its robots.txt middleware once a
+#: robots.txt is parsed; scrapy_rep sends it too). Before, there is no such signal and
+#: nothing to send.
+ROBOTS_PARSED: object | None = getattr(scrapy.signals, "robots_parsed", None)
+
+#: Scrapy 2.18: ``scrapy.pipelines.media._MediaRequestFiltered`` (private), the media
+#: request failure the media pipelines neither log as an error nor put in the item.
+#: Before, every failure is logged with its traceback: :func:`quiet_media_failures`
+#: silences ours.
+MEDIA_REQUEST_FILTERED: Final = SCRAPY >= (2, 18)
+if TYPE_CHECKING or MEDIA_REQUEST_FILTERED:
+    from scrapy.pipelines.media import _MediaRequestFiltered as MediaRequestFiltered
+else:
+    from scrapy.pipelines.files import FileException as MediaRequestFiltered
+
+
+class _DropFiltered(logging.Filter):
+    """Drops the pipeline's ERROR line for a file request scrapy_rep refused (its own
+    log line, stat and audit record say it already)."""
+
+    def __init__(self, refused: type[BaseException]) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        # Logged from an errback (Scrapy 2.13), the message is the Failure and exc_info
+        # holds whatever else was being handled.
+        errors = (
+            record.exc_info[1] if record.exc_info else None,
+            getattr(record.msg, "value", None),
+        )
+        return not any(isinstance(error, self.refused) for error in errors)
+
+
+def quiet_media_failures(refused: type[BaseException]) -> None:
+    """Before Scrapy 2.18, have ``scrapy.pipelines.media`` log no error for a refusal of
+    ours (``refused``), as 2.18 does not for ``_MediaRequestFiltered``; once per process."""
+    if MEDIA_REQUEST_FILTERED:
+        return
+    media_logger = logging.getLogger("scrapy.pipelines.media")
+    if not any(isinstance(f, _DropFiltered) for f in media_logger.filters):
+        media_logger.addFilter(_DropFiltered(refused))
+
+
+# ---------------------------------------------------------------------- Scrapy 2.19
+
+#: Scrapy 2.19: ``DOWNLOAD_DELAY_JITTER`` and the per-slot ``jitter``; before, only
+#: ``RANDOMIZE_DOWNLOAD_DELAY`` and the per-slot ``randomize_delay`` (±50 % or nothing).
+#: :mod:`~scrapy_rep.crawl.documents.slots` reads either.
+DELAY_JITTER: Final = SCRAPY >= (2, 19)
+
+
+def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
+    """Whether Scrapy's ``RFPDupeFilter`` has seen a fingerprint, or ``None`` with another
+    dupefilter. Scrapy 2.19 keeps them as bytes in its private ``_fingerprints`` (the
+    public ``fingerprints`` is a deprecated copy); before, as hex strings in the public,
+    live ``fingerprints`` set."""
+    dupefilter = getattr(scheduler, "df", None)
+    if SCRAPY >= (2, 19):
+        seen = getattr(dupefilter, "_fingerprints", None)
+        return seen.__contains__ if isinstance(seen, set) else None
+    hex_seen = getattr(dupefilter, "fingerprints", None)
+    if not isinstance(hex_seen, set):
+        return None
+    return lambda fingerprint: fingerprint.hex() in hex_seen
+
+
+# ---------------------------------------------------------------------- every release
+# Private attributes that are the same in every supported release (2.13 to 2.19). One
+# more is not read here but inherited: ``BaseSpiderMiddleware._get_processed`` (its
+# dispatch to ``get_processed_request`` / ``get_processed_item``), which the page pass's
+# own output loops call (crawl/page/spidermiddlewares.py), the same in 2.13 to 2.19.
 
 
 def engine_scheduler(engine: Any) -> Any:
@@ -35,14 +328,6 @@ def engine_closing(engine: Any) -> bool:
     or the slot is gone)."""
     slot = getattr(engine, "_slot", None)
     return slot is None or getattr(slot, "closing", None) is not None
-
-
-def seen_fingerprints(scheduler: Any) -> set[bytes] | None:
-    """The fingerprints Scrapy's ``RFPDupeFilter`` has seen (its ``_fingerprints`` set:
-    the public ``fingerprints`` is a deprecated copy), or ``None`` with another
-    dupefilter."""
-    seen = getattr(getattr(scheduler, "df", None), "_fingerprints", None)
-    return seen if isinstance(seen, set) else None
 
 
 def downloader_middleware(engine: Any) -> Any:

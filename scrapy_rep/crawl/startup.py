@@ -26,6 +26,7 @@ from scrapy_rep.audit.file import (
     snapshot_dir,
 )
 from scrapy_rep.check import EXIT_USAGE
+from scrapy_rep.crawl.internals import exit_command
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
@@ -52,7 +53,7 @@ def validate(settings: SettingsLike) -> RepConfig:
         if not _under_scrapy_command():
             raise
         print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_USAGE) from None
+        exit_command(EXIT_USAGE)
     return config
 
 

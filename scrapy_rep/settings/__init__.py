@@ -11,7 +11,7 @@ accepted values. Pure: reads anything with a ``get(name, default)`` method.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from scrapy_rep.fetch.rules import MAX_REDIRECTS, Policy
 from scrapy_rep.robotstxt import profiles
@@ -50,64 +50,356 @@ MIB: Final = 1024 * 1024
 # --------------------------------------------------------------------------- the table
 
 
+#: What a number counts, for the settings table (``30 s``, ``512 MiB``).
+Unit = Literal["", "seconds", "bytes"]
+
+
 @dataclass(frozen=True)
 class Setting:
-    """One ``REP_*`` setting: its :class:`RepConfig` field, default and reader."""
+    """One ``REP_*`` setting: its :class:`RepConfig` field, default and reader, and how
+    docs/settings.md's table shows it (written from these, ``docs/_ext/rep_tables.py``):
+    ``help``, one line of what it does; ``unit``, what a number counts; ``shown``, the
+    default in words where the value cannot say it (``None``: derived; ``""``: off)."""
 
     name: str
     field: str
     default: Any
     read: Reader
+    help: str
+    unit: Unit = ""
+    shown: str = ""
 
 
 #: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
 #: table from this one, and each setting needs its section there).
 #: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
 SETTINGS: Final = (
-    Setting("REP_UNKNOWN_SETTINGS", "unknown_settings", "error", _choice(UNKNOWN_SETTING_ACTIONS)),
-    Setting("REP_PROFILE", "profile", "google", _choice(PROFILES)),
-    Setting("REP_OBEY_CRAWL_DELAY", "obey_crawl_delay", True, read_bool),
-    Setting("REP_CRAWL_DELAY_MAX", "crawl_delay_max", 60.0, _number()),
-    Setting("REP_UNREACHABLE_RETRY_DELAY", "unreachable_retry_delay", 30.0, _number(0.001)),
-    Setting("REP_UNREACHABLE_MAX_WAIT", "unreachable_max_wait", 600.0, _number()),
-    Setting("REP_UNREACHABLE_CONNECT_MAX_WAIT", "unreachable_connect_max_wait", 10.0, _number()),
-    Setting("REP_UNREACHABLE_ACTION", "unreachable_action", "drop", _choice(UNREACHABLE_ACTIONS)),
-    Setting("REP_ROBOTSTXT_TIMEOUT", "robotstxt_timeout", 30.0, _number(0.001)),
-    Setting("REP_MAX_HELD_REQUESTS", "max_held_requests", 100_000, _whole(1)),
-    Setting("REP_CACHE_TTL", "cache_ttl", DAY, _number()),
-    Setting("REP_CACHE_MIN_TTL", "cache_min_ttl", 60.0, _number()),
-    Setting("REP_CACHE_MAX_TTL", "cache_max_ttl", 7 * DAY, _number()),  # checked below
-    Setting("REP_CACHE_STALE_MAX", "cache_stale_max", 30 * DAY, _number()),
-    Setting("REP_CACHE_MAX_ORIGINS", "cache_max_origins", 100_000, _whole(1)),
-    Setting("REP_CACHE_MAX_BYTES", "cache_max_bytes", 512 * MIB, _whole(1)),
-    Setting("REP_ROBOTSTXT_CONCURRENCY", "robotstxt_concurrency", None, _optional(_whole(1))),
-    Setting("REP_ROBOTSTXT_CACHE", "robotstxt_cache", "memory", read_store),
-    Setting("REP_LEASE_TIMEOUT", "lease_timeout", None, _optional(_number(0.1))),
-    Setting("REP_REPORT", "report", False, read_bool),
-    Setting("REP_REPORT_FILE", "report_file", "", read_str),
-    Setting("REP_REPORT_MAX_URLS", "report_max_urls", 200, _whole(1)),
-    Setting("REP_NOINDEX_ACTION", "noindex_action", "drop", _choice(ACTIONS)),
-    Setting("REP_NOFOLLOW_ACTION", "nofollow_action", "drop", _choice(ACTIONS)),
-    Setting("REP_REL_NOFOLLOW", "rel_nofollow", True, read_bool),
-    Setting("REP_DIRECTIVE_TOKENS", "directive_tokens", (), read_str_list),
-    Setting("REP_META_IN_NOSCRIPT", "meta_in_noscript", True, read_bool),
-    Setting("REP_PURPOSE", "purpose", ("search",), read_purposes),
-    Setting("REP_PURPOSE_ACTION", "purpose_action", "drop", _choice(PURPOSE_ACTIONS)),
-    Setting("REP_PURPOSE_UNKNOWN", "purpose_unknown", "allow", _choice(UNKNOWN_ANSWERS)),
-    Setting("REP_PURPOSE_AGENTS", "purpose_agents", (), read_str_list),
-    Setting("REP_ITEM_PREFERENCES_FIELD", "item_preferences_field", "", read_str),
-    Setting("REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "noarchive_means_no_ai_train", True, read_bool),
-    Setting("REP_MEDIA_USAGE", "media_usage", True, read_bool),
-    Setting("REP_MEDIA_CONSTRAINTS_MET", "media_constraints_met", False, read_bool),
-    Setting("REP_MEDIA_NOINDEX_MEANS_NO_AI", "media_noindex_means_no_ai", True, read_bool),
-    Setting("REP_MEDIA_C2PA", "media_c2pa", True, read_bool),
-    Setting("REP_MEDIA_MAX_SCAN_BYTES", "media_max_scan_bytes", 32 * MIB, _whole(1024)),
-    Setting("REP_MEDIA_MAX_PACKET_BYTES", "media_max_packet_bytes", MIB, _whole(1024)),
-    Setting("REP_MEDIA_MAX_PACKETS", "media_max_packets", 16, _whole(1)),
-    Setting("REP_RSL_LICENSES", "rsl_licenses", (), read_url_list),
-    Setting("REP_OVERRIDES", "overrides", (), read_overrides),
-    Setting("REP_AUDIT_FILE", "audit_file", "", read_str),
-    Setting("REP_AUDIT_REQUIRED", "audit_required", True, read_bool),
+    Setting(
+        "REP_UNKNOWN_SETTINGS",
+        "unknown_settings",
+        "error",
+        _choice(UNKNOWN_SETTING_ACTIONS),
+        help="What a misspelled `REP_*` name does: stop the crawl, or a WARNING",
+    ),
+    Setting(
+        "REP_PROFILE",
+        "profile",
+        "google",
+        _choice(PROFILES),
+        help="How robots.txt is read: as Google does, as RFC 9309 says, or the 1990s drafts",
+    ),
+    Setting(
+        "REP_OBEY_CRAWL_DELAY",
+        "obey_crawl_delay",
+        True,
+        read_bool,
+        help="Obey robots.txt's `Crawl-delay` between an origin's requests",
+    ),
+    Setting(
+        "REP_CRAWL_DELAY_MAX",
+        "crawl_delay_max",
+        60.0,
+        _number(),
+        help="The longest `Crawl-delay` obeyed; a longer one is cut to it",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_UNREACHABLE_RETRY_DELAY",
+        "unreachable_retry_delay",
+        30.0,
+        _number(0.001),
+        help="The wait before a robots.txt that failed is tried again (then doubled)",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_UNREACHABLE_MAX_WAIT",
+        "unreachable_max_wait",
+        600.0,
+        _number(),
+        help="How long requests wait for an unreachable robots.txt, then give up",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_UNREACHABLE_CONNECT_MAX_WAIT",
+        "unreachable_connect_max_wait",
+        10.0,
+        _number(),
+        help="The same wait for a host that cannot be connected to at all",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_UNREACHABLE_ACTION",
+        "unreachable_action",
+        "drop",
+        _choice(UNREACHABLE_ACTIONS),
+        help="Once given up on: drop the waiting requests, or let them through",
+    ),
+    Setting(
+        "REP_ROBOTSTXT_TIMEOUT",
+        "robotstxt_timeout",
+        30.0,
+        _number(0.001),
+        help="The download timeout of a robots.txt request",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_MAX_HELD_REQUESTS",
+        "max_held_requests",
+        100_000,
+        _whole(1),
+        help="Requests waiting for a robots.txt kept in memory; more are spilled to disk",
+    ),
+    Setting(
+        "REP_CACHE_TTL",
+        "cache_ttl",
+        DAY,
+        _number(),
+        help="How long a robots.txt stays fresh when its response has no `Cache-Control`",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_CACHE_MIN_TTL",
+        "cache_min_ttl",
+        60.0,
+        _number(),
+        help="The shortest freshness `Cache-Control` can give a robots.txt",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_CACHE_MAX_TTL",  # at least REP_CACHE_MIN_TTL: checked by RepConfig
+        "cache_max_ttl",
+        7 * DAY,
+        _number(),
+        help="The longest freshness `Cache-Control` can give a robots.txt",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_CACHE_STALE_MAX",
+        "cache_stale_max",
+        30 * DAY,
+        _number(),
+        help="How long an expired robots.txt is still used while its refresh fails",
+        unit="seconds",
+    ),
+    Setting(
+        "REP_CACHE_MAX_ORIGINS",
+        "cache_max_origins",
+        100_000,
+        _whole(1),
+        help="Origins whose robots.txt is kept parsed; the others are kept compressed",
+    ),
+    Setting(
+        "REP_CACHE_MAX_BYTES",
+        "cache_max_bytes",
+        512 * MIB,
+        _whole(1),
+        help="The memory every cached robots.txt may take together",
+        unit="bytes",
+    ),
+    Setting(
+        "REP_ROBOTSTXT_CONCURRENCY",
+        "robotstxt_concurrency",
+        None,
+        _optional(_whole(1)),
+        help="robots.txt downloads at a time",
+        shown="half of `CONCURRENT_REQUESTS`",
+    ),
+    Setting(
+        "REP_ROBOTSTXT_CACHE",
+        "robotstxt_cache",
+        "memory",
+        read_store,
+        help="Where robots.txt copies are kept: in memory, or in a Redis shared by processes",
+    ),
+    Setting(
+        "REP_LEASE_TIMEOUT",
+        "lease_timeout",
+        None,
+        _optional(_number(0.1)),
+        help="How long one process may hold an origin's download (shared cache)",
+        unit="seconds",
+        shown="six robots.txt timeouts plus 5 s",
+    ),
+    Setting(
+        "REP_REPORT",
+        "report",
+        False,
+        read_bool,
+        help="At the end, a report of what happened to each origin and URL, and why",
+    ),
+    Setting(
+        "REP_REPORT_FILE",
+        "report_file",
+        "",
+        read_str,
+        help="The file the report is written to (setting it turns the report on)",
+        shown="standard error",
+    ),
+    Setting(
+        "REP_REPORT_MAX_URLS",
+        "report_max_urls",
+        200,
+        _whole(1),
+        help="URLs the report lists one by one",
+    ),
+    Setting(
+        "REP_NOINDEX_ACTION",
+        "noindex_action",
+        "drop",
+        _choice(ACTIONS),
+        help="Items of a `noindex` page: dropped, or kept",
+    ),
+    Setting(
+        "REP_NOFOLLOW_ACTION",
+        "nofollow_action",
+        "drop",
+        _choice(ACTIONS),
+        help="Requests from a `nofollow` page: dropped, or kept",
+    ),
+    Setting(
+        "REP_REL_NOFOLLOW",
+        "rel_nofollow",
+        True,
+        read_bool,
+        help='Links marked `rel="nofollow"` are not followed',
+    ),
+    Setting(
+        "REP_DIRECTIVE_TOKENS",
+        "directive_tokens",
+        (),
+        read_str_list,
+        help="More names whose robots meta tags and `X-Robots-Tag` apply to the crawl",
+    ),
+    Setting(
+        "REP_META_IN_NOSCRIPT",
+        "meta_in_noscript",
+        True,
+        read_bool,
+        help="Robots meta tags inside `<noscript>` count",
+    ),
+    Setting(
+        "REP_PURPOSE",
+        "purpose",
+        ("search",),
+        read_purposes,
+        help="What the crawl is for: `search`, `ai-train`, `ai-input`",
+    ),
+    Setting(
+        "REP_PURPOSE_ACTION",
+        "purpose_action",
+        "drop",
+        _choice(PURPOSE_ACTIONS),
+        help="Items of a page denied for a purpose of the crawl: dropped, or marked",
+    ),
+    Setting(
+        "REP_PURPOSE_UNKNOWN",
+        "purpose_unknown",
+        "allow",
+        _choice(UNKNOWN_ANSWERS),
+        help="What a purpose no signal speaks about means: allowed, or denied",
+    ),
+    Setting(
+        "REP_PURPOSE_AGENTS",
+        "purpose_agents",
+        (),
+        read_str_list,
+        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…)",
+    ),
+    Setting(
+        "REP_ITEM_PREFERENCES_FIELD",
+        "item_preferences_field",
+        "",
+        read_str,
+        help="An item field that gets its page's AI-usage preferences",
+        shown="off",
+    ),
+    Setting(
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "noarchive_means_no_ai_train",
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-train`",
+    ),
+    Setting(
+        "REP_MEDIA_USAGE",
+        "media_usage",
+        True,
+        read_bool,
+        help="Read the opt-outs inside downloaded files (AI purposes)",
+    ),
+    Setting(
+        "REP_MEDIA_CONSTRAINTS_MET",
+        "media_constraints_met",
+        False,
+        read_bool,
+        help="The crawl meets the constraints a file's statements may set",
+    ),
+    Setting(
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+        "media_noindex_means_no_ai",
+        True,
+        read_bool,
+        help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
+    ),
+    Setting(
+        "REP_MEDIA_C2PA",
+        "media_c2pa",
+        True,
+        read_bool,
+        help="Read C2PA manifests (when `c2pa-python` is installed)",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_SCAN_BYTES",
+        "media_max_scan_bytes",
+        32 * MIB,
+        _whole(1024),
+        help="Bytes of a downloaded file searched for its statements",
+        unit="bytes",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_PACKET_BYTES",
+        "media_max_packet_bytes",
+        MIB,
+        _whole(1024),
+        help="The longest XMP packet read",
+        unit="bytes",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_PACKETS",
+        "media_max_packets",
+        16,
+        _whole(1),
+        help="XMP packets read per file",
+    ),
+    Setting(
+        "REP_RSL_LICENSES",
+        "rsl_licenses",
+        (),
+        read_url_list,
+        help="The RSL licenses the crawl holds (their URLs)",
+    ),
+    Setting(
+        "REP_OVERRIDES",
+        "overrides",
+        (),
+        read_overrides,
+        help="Hosts whose owner allowed going past their robots.txt: who, until when",
+    ),
+    Setting(
+        "REP_AUDIT_FILE",
+        "audit_file",
+        "",
+        read_str,
+        help="The audit trail: a record of each request's fate and what decided it",
+        shown="no trail",
+    ),
+    Setting(
+        "REP_AUDIT_REQUIRED",
+        "audit_required",
+        True,
+        read_bool,
+        help="A trail that cannot be written stops the crawl",
+    ),
 )
 
 

@@ -22,7 +22,9 @@ from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 class GoneMiddleware:
     """A project's middleware outside scrapy_rep's: it turns a 404 into a 410."""
 
-    def process_response(self, request: Request, response: Response) -> Response:
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
         return response.replace(status=410) if response.status == 404 else response
 
 

@@ -81,10 +81,12 @@ class Passing:
     """A project's spider middleware that sees the spider's output after ours (a lower
     priority): it might change a request, so nothing is refused before it."""
 
-    def process_spider_output(self, response: Any, result: Any) -> Any:
+    def process_spider_output(self, response: Any, result: Any, spider: Any = None) -> Any:
         yield from result
 
-    async def process_spider_output_async(self, response: Any, result: Any) -> Any:
+    async def process_spider_output_async(
+        self, response: Any, result: Any, spider: Any = None
+    ) -> Any:
         async for output in result:
             yield output
 

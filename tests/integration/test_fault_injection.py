@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest_twisted
 from scrapy import Request, Spider, signals
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
@@ -28,6 +27,7 @@ from scrapy_rep import signals as rep_signals
 from tests.support.audittrail import url_records
 from tests.support.faultsite import AGENT, KINDS, PATHS, FaultPlan, start_fault_mix
 from tests.support.robotsite import BASE_SETTINGS
+from tests.support.scrapyversions import stop
 
 ORIGINS = 12 * len(KINDS)  # 204
 SETTINGS: dict[str, Any] = {
@@ -230,7 +230,7 @@ async def test_stopped_half_way_and_resumed_with_jobdir_same_final_sets(
         spider = getattr(first, "spider", None)
         if spider is not None and len(spider.downloaded) >= len(allowed) // 3:
             break
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     second = get_crawler(FaultSpider, settings)
     try:

@@ -19,13 +19,14 @@ from typing import Any, ClassVar
 import pytest_twisted
 from scrapy import signals
 from scrapy.core.scheduler import Scheduler
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, until
+from tests.support.scrapyversions import needs_scrapy, stop
 
 PAGE = Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
 
@@ -45,6 +46,7 @@ class SaysWhenClosed(Scheduler):
         return deferLater(reactor, 0.5)  # type: ignore[arg-type]
 
 
+@needs_scrapy((2, 18), "pausing from a robots_parsed handler")
 @pytest_twisted.ensureDeferred
 async def test_requests_released_while_the_spider_closes_are_kept(
     tmp_path: Path,
@@ -61,7 +63,7 @@ async def test_requests_released_while_the_spider_closes_are_kept(
     reasons: list[str] = []
 
     async def pause_meanwhile(**_: Any) -> None:
-        deferred_from_coro(first.stop_async())  # as SIGINT does
+        stop(first)  # as SIGINT does
         reasons.append(await maybe_deferred_to_future(closed))
 
     first.signals.connect(pause_meanwhile, signal=signals.robots_parsed, weak=False)
@@ -113,7 +115,7 @@ async def test_a_pause_under_load_loses_and_repeats_nothing(tmp_path: Path) -> N
     first.signals.connect(response, signal=signals.response_received, weak=False)
     running = first.crawl(urls=urls)
     await until(lambda: responses)
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     second = get_crawler(ListSpider, settings)
     try:

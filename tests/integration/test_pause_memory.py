@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest_twisted
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.documents.holding import STATE_FILE
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
+from tests.support.scrapyversions import stop
 
 
 @pytest_twisted.ensureDeferred
@@ -47,7 +47,7 @@ async def test_a_real_crawl_paused_with_spilled_requests_resumes_them_all(
         if stats.get("rep/requests/held", 0) == n:
             break
     assert stats.get("rep/requests/held") == n
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     assert stats.get("rep/requests/spilled") == n - 40
     state = pickle.loads((tmp_path / STATE_FILE).read_bytes())

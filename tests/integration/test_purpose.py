@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.usage.policy import UsagePolicy
@@ -33,6 +32,7 @@ from tests.support.robotsite import (
     html_page,
     robots,
 )
+from tests.support.scrapyversions import stop
 
 TDMREP = (
     b'[{"location": "/books/*", "tdm-reservation": 1}, {"location": "/*", "tdm-reservation": 0}]'
@@ -376,7 +376,7 @@ async def test_jobdir_pause_while_tdmrep_json_is_down_and_resume(tmp_path: Path)
         if stats.get("rep/tdmrep/outcome/unreachable") and held == 2:
             break
     assert held == 2
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     origin.script("/.well-known/tdmrep.json", Reply(200, TDMREP))  # the file is back
     second = get_crawler(ListSpider, settings)

@@ -43,6 +43,7 @@ from tests.support.robotsite import (
     robots_middleware,
     stat,
 )
+from tests.support.scrapyversions import jitter, slot_jitter
 
 
 def cache_settings(tmp_path: Path, **extra: Any) -> dict[str, Any]:
@@ -146,7 +147,7 @@ async def test_httpcache_ignore_missing_without_a_cached_robotstxt_allows_at_onc
 class IgnoreRobotsTxt:
     """A project's URL filter that refuses every robots.txt request."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if request.url.endswith("/robots.txt"):
             raise IgnoreRequest("robots.txt URLs are filtered by this project")
 
@@ -306,7 +307,7 @@ async def test_robotstxt_goes_through_the_download_slot_of_its_origins_pages() -
     settings = {
         # One request a second to the host: the robots.txt files of the other origins
         # take 6 s of its slot, the pages have slots of their own without a delay.
-        "DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}},
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, **slot_jitter(0)}},
         "REP_UNREACHABLE_MAX_WAIT": 4.0,
     }
     slots: list[tuple[str, object]] = []
@@ -390,25 +391,25 @@ async def min_gap(crawl_delay: float, pages: int, settings: dict[str, Any]) -> f
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_never_shortens_the_projects_download_delay() -> None:
-    settings = {"DOWNLOAD_DELAY": 1.0, "DOWNLOAD_DELAY_JITTER": 0}
+    settings = {"DOWNLOAD_DELAY": 1.0, **jitter(0)}
     assert await min_gap(0.001, 4, settings) >= 0.95
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_is_a_floor_under_scrapys_jitter() -> None:
-    assert await min_gap(0.4, 6, {"DOWNLOAD_DELAY_JITTER": 0.5}) >= 0.38
+    assert await min_gap(0.4, 6, jitter(0.5)) >= 0.38
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_keeps_the_download_slots_setting_of_the_host() -> None:
-    settings = {"DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, "jitter": 0}}}
+    settings = {"DOWNLOAD_SLOTS": {"127.0.0.1": {"delay": 1.0, **slot_jitter(0)}}}
     assert await min_gap(0.1, 4, settings) >= 0.95
 
 
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_is_not_lowered_by_autothrottle() -> None:
     settings = {
-        "DOWNLOAD_DELAY_JITTER": 0,
+        **jitter(0),
         "AUTOTHROTTLE_ENABLED": True,
         "AUTOTHROTTLE_START_DELAY": 0.0,
         "AUTOTHROTTLE_TARGET_CONCURRENCY": 8.0,

@@ -34,6 +34,7 @@ from tests.support.robotsite import (
     rsl_reply,
     stat,
 )
+from tests.support.scrapyversions import jitter, slot_jitter
 
 #: Politeness a real project sets, all at once: AutoThrottle over a small download delay
 #: with jitter, one request at a time per host (every local origin is 127.0.0.1), few
@@ -44,7 +45,7 @@ POLITE: dict[str, Any] = {
     "AUTOTHROTTLE_MAX_DELAY": 0.1,
     "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
     "DOWNLOAD_DELAY": 0.02,
-    "DOWNLOAD_DELAY_JITTER": 0.5,
+    **jitter(0.5),
     "CONCURRENT_REQUESTS": 4,
     "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
 }
@@ -57,7 +58,7 @@ def httpcache(tmp_path: Path) -> dict[str, Any]:
 class SkipFilter:
     """A project's own downloader middleware that ignores every URL under ``/skip/``."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if "/skip/" in request.url:
             raise IgnoreRequest("skipped by the project's own URL filter")
 
@@ -260,7 +261,7 @@ async def test_media_pipelines_for_ai_train_with_cache_throttle_and_download_slo
         "AUTOTHROTTLE_START_DELAY": 0.02,
         "AUTOTHROTTLE_MAX_DELAY": 0.1,
         "CONCURRENT_REQUESTS": 2,
-        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, "jitter": 0.5}},
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, **slot_jitter(0.5)}},
     }
     runs = []
     try:
@@ -352,7 +353,7 @@ async def noimageai_requests(tmp_path: Path) -> tuple[Sites, Any, Any, Path]:
         "REP_AUDIT_FILE": str(trail),
         "AUTOTHROTTLE_ENABLED": True,
         "AUTOTHROTTLE_START_DELAY": 0.02,
-        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, "jitter": 0.5}},
+        "DOWNLOAD_SLOTS": {"127.0.0.1": {"concurrency": 1, "delay": 0.02, **slot_jitter(0.5)}},
     }
     pages = [sites.url("site", "/protected"), sites.url("site", "/open")]
     try:
@@ -493,7 +494,7 @@ class OwnSitesOnly:
 
     bases: tuple[str, ...] = ()
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if not request.url.startswith(self.bases):
             raise IgnoreRequest("not one of this project's sites")
 
@@ -544,7 +545,7 @@ async def test_rsl_a_license_another_middleware_ignores_is_not_read_as_no_terms(
 class OwnPathsOnly:
     """A project's own filter by path: nothing under ``/.well-known/``."""
 
-    def process_request(self, request: Request) -> None:
+    def process_request(self, request: Request, spider: Any = None) -> None:
         if "/.well-known/" in request.url:
             raise IgnoreRequest("no .well-known URLs in this project")
 

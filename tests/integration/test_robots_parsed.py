@@ -15,8 +15,10 @@ from scrapy import signals
 
 from scrapy_rep.crawl.robotparser import RobotParser
 from tests.support.robotsite import Sites, crawl, robots
+from tests.support.scrapyversions import needs_scrapy
 
 
+@needs_scrapy((2, 18), "the robots_parsed signal")
 @pytest_twisted.ensureDeferred
 async def test_sync_and_async_robots_parsed_handlers_run_before_the_page() -> None:
     sites = Sites()

@@ -16,9 +16,9 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import SitemapSpider
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep.crawl.internals import ROBOTS_PARSED, download
 from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 from tests.support.robotsite import (
     BASE_SETTINGS,
@@ -34,6 +34,7 @@ from tests.support.robotsite import (
     robots_middleware,
     stat,
 )
+from tests.support.scrapyversions import jitter, stop
 
 RULES = """\
 User-agent: *
@@ -315,7 +316,8 @@ async def test_spec5_robotstxt_user_agent_and_the_robots_parsed_signal() -> None
 
     crawler_settings = {"ROBOTSTXT_USER_AGENT": "otherbot"}
     crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **crawler_settings})
-    crawler.signals.connect(parsed, signal=signals.robots_parsed)
+    if ROBOTS_PARSED is not None:  # Scrapy 2.18+
+        crawler.signals.connect(parsed, signal=ROBOTS_PARSED)
     try:
         await crawler.crawl(urls=[sites.url("a", "/x"), sites.url("a", "/y")])
     finally:
@@ -323,7 +325,7 @@ async def test_spec5_robotstxt_user_agent_and_the_robots_parsed_signal() -> None
     spider = crawler.spider
     assert isinstance(spider, ListSpider)
     assert paths_outcome(sites, spider, "a")[0] == {"/y"}
-    assert seen == [(False, sites.url("a", "/x"))]
+    assert seen == ([(False, sites.url("a", "/x"))] if ROBOTS_PARSED is not None else [])
 
 
 @pytest_twisted.ensureDeferred
@@ -336,7 +338,7 @@ async def test_spec5_crawl_delay_slows_only_its_origin_and_is_capped() -> None:
     settings = {
         "REP_OBEY_CRAWL_DELAY": True,
         "REP_CRAWL_DELAY_MAX": 0.4,
-        "DOWNLOAD_DELAY_JITTER": 0,
+        **jitter(0),
         **TIMED,
     }
     try:
@@ -360,7 +362,7 @@ async def test_crawl_delay_is_obeyed_by_default_in_every_profile(profile: str) -
     capped by REP_CRAWL_DELAY_MAX (docs: settings, REP_OBEY_CRAWL_DELAY)."""
     sites = Sites()
     sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
-    settings = {"REP_PROFILE": profile, "REP_CRAWL_DELAY_MAX": 0.05, "DOWNLOAD_DELAY_JITTER": 0}
+    settings = {"REP_PROFILE": profile, "REP_CRAWL_DELAY_MAX": 0.05, **jitter(0)}
     try:
         crawler, spider = await crawl([sites.url("slow", f"/{i}") for i in range(3)], settings)
     finally:
@@ -457,7 +459,7 @@ async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -
         if engine_running and sum(robots_middleware(first).held_requests().values()) == 3:
             break
     assert robots_middleware(first).held_requests() == {sites.bases["down"]: 3}
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     assert first.stats is not None
     assert first.stats.get_value("finish_reason") == "shutdown"
@@ -571,7 +573,8 @@ async def test_spec7_held_requests_are_bounded_and_robotstxt_has_its_own_timeout
 
 
 class DirectDownloadSpider(ListSpider):
-    """Downloads through ``engine.download_async`` from a callback (no scheduler)."""
+    """Downloads through ``engine.download_async`` (``engine.download`` before Scrapy 2.14)
+    from a callback (no scheduler)."""
 
     async def parse(self, response: Any) -> None:  # type: ignore[override]
         self.downloaded.append(response.url)
@@ -579,7 +582,7 @@ class DirectDownloadSpider(ListSpider):
         assert self.crawler.engine is not None
         for path in ("/direct", "/x"):
             try:
-                direct = await self.crawler.engine.download_async(Request(base + path))
+                direct = await download(self.crawler, Request(base + path))
                 self.downloaded.append(direct.url)
             except IgnoreRequest as error:
                 self.dropped[base + path] = str(error)
@@ -694,7 +697,7 @@ async def test_crawl_delay_log_line_says_why_the_slot_delay_is_larger(
     (delay 0.1 s)", which read as a contradiction (docs/behaviour.md, Crawl-delay)."""
     sites = Sites()
     sites.add("slow").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0.05\n"))
-    settings = {"DOWNLOAD_DELAY_JITTER": 0.5}
+    settings = jitter(0.5)
     caplog.set_level(logging.INFO, logger="scrapy_rep")
     try:
         await crawl([sites.url("slow", f"/{i}") for i in range(2)], settings)

@@ -36,16 +36,10 @@ def links(markdown: str, target: str) -> list[str]:
     return re.findall(rf"\]\({re.escape(target)}(?:#([^)]*))?\)", markdown)
 
 
-@pytest.mark.parametrize(
-    ("source", "target"),
-    [(README, "docs/behaviour.md"), (BEHAVIOUR, "")],
-    ids=["README", "behaviour.md"],
-)
-def test_links_into_the_behaviour_reference_resolve(source: Path, target: str) -> None:
+def test_links_into_the_behaviour_reference_resolve() -> None:
     known = anchors(BEHAVIOUR.read_text(encoding="utf-8"))
-    text = source.read_text(encoding="utf-8")
-    found = links(text, target) if target else re.findall(r"\]\(#([^)]*)\)", text)
-    assert found, f"no links from {source.name} into the behaviour reference"
+    found = re.findall(r"\]\(#([^)]*)\)", BEHAVIOUR.read_text(encoding="utf-8"))
+    assert found, "no links inside the behaviour reference"
     assert [fragment for fragment in found if fragment and fragment not in known] == []
 
 
@@ -76,7 +70,7 @@ def test_behaviour_reference_covers_the_documented_topics() -> None:
 # --------------------------------------------------------------------------- every page
 
 DOCS = ROOT / "docs"
-PAGES = sorted([README, ROOT / "CHANGELOG.md", *DOCS.glob("*.md")])
+PAGES = sorted([README, ROOT / "CHANGELOG.md", *DOCS.glob("*.md"), *DOCS.glob("contributing/*.md")])
 LINK = re.compile(r"\]\(([^)\s]*)\)")
 
 
@@ -105,10 +99,12 @@ def test_every_relative_link_resolves(page: Path) -> None:
     assert broken == []
 
 
-def test_readme_links_into_the_docs() -> None:
-    targets = {target for target, _ in relative_links(README)}
-    for page in ("settings", "deployment", "behaviour", "purpose-notes", "benchmarks"):
-        assert f"docs/{page}.md" in targets
+def test_readme_names_the_docs_pages() -> None:
+    """The README names the docs' pages by their paths (it is also the PyPI description,
+    where a relative link leads nowhere: tests/project/test_readme.py)."""
+    named = set(re.findall(r"`(docs/[\w/-]+\.md)`", README.read_text(encoding="utf-8")))
+    for page in ("settings", "deployment", "behaviour", "purpose-notes", "benchmarks", "faq"):
+        assert f"docs/{page}.md" in named
 
 
 def documented_text() -> str:
@@ -134,47 +130,96 @@ def test_settings_the_docs_name_exist() -> None:
     named = set(re.findall(r"\bREP_[A-Z0-9_]*[A-Z0-9]\b(?![*…])", documented_text()))
     # The test suite's switches: CI's, and the README's for the corpus and soak runs.
     named -= {"REP_REQUIRE_REDIS", "REP_REQUIRE_CHROMIUM", "REP_REQUIRE_EXIFTOOL", "REP_CORPUS",
-              "REP_SOAK"}  # fmt: skip
+              "REP_SOAK", "REP_REQUIRE_PLUGINS"}  # fmt: skip
     named -= {"REP_PURPOSES"}  # the settings page's example of a misspelled name
     assert sorted(named - known) == []
     assert sorted(known - named) == []  # and every setting is documented
 
 
-#: ``crawl/`` paths the changelog names that still hold: the rest of its older entries name
-#: the modules of ``crawl/`` where they stood before its subpackages.
-CHANGELOG_KEPT: set[str] = set()
-#: Logger names the docs give that name no module: the loggers of ``crawl/`` kept their
-#: names when it got subpackages.
-LOGGERS = {"scrapy_rep.crawl.spidermiddlewares"}
+#: The pages for contributors, which may name the package's private modules (the
+#: architecture, the decisions and the benchmarks cite the code); every other page is
+#: for users and names only the public API.
+CONTRIBUTOR_PAGES = {
+    ROOT / "ARCHITECTURE.md",
+    DOCS / "decisions.md",
+    DOCS / "release.md",
+    *DOCS.glob("benchmarks*.md"),
+    *DOCS.glob("contributing/*.md"),
+}
+USER_PAGES = [page for page in PAGES if page not in CONTRIBUTOR_PAGES]
+#: A dotted name of the package, or a path of one of its files (its bundled example
+#: robots.txt is no module).
+PACKAGE_NAME = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
+PACKAGE_PATH = re.compile(r"(?<![\w/.-])scrapy_rep/(?!examples/)[\w/.]+")
 
 
-def test_modules_the_docs_name_exist() -> None:
+def resolves(dotted: str) -> bool:
+    """Whether ``dotted`` names a module of the package or an attribute of one."""
     import importlib
 
-    missing = []
-    pattern = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
-    found = set()
-    for page in PAGES:
-        names = set(pattern.findall(page.read_text(encoding="utf-8")))
-        if page.name == "CHANGELOG.md":
-            names = {n for n in names if not n.startswith("scrapy_rep.crawl.")} | CHANGELOG_KEPT
-        found |= names
-    for dotted in found - LOGGERS:
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                value = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            try:
-                for attribute in parts[cut:]:
-                    value = getattr(value, attribute)
-            except AttributeError:
-                missing.append(dotted)
-            break
-        else:
-            missing.append(dotted)
-    assert sorted(missing) == []
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                value = getattr(value, attribute)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def private_names(text: str) -> list[str]:
+    """The names of ``text`` outside the public API: a dotted name whose first part after
+    ``scrapy_rep.`` is not in ``scrapy_rep.__all__`` (``signals`` is: the module), or a
+    path of a file of the package."""
+    import scrapy_rep
+
+    named = []
+    for dotted in PACKAGE_NAME.findall(text):
+        if dotted.split(".")[1] not in scrapy_rep.__all__ or not resolves(dotted):
+            named.append(dotted)
+    return named + PACKAGE_PATH.findall(text)
+
+
+def test_private_names_are_told_from_public_ones() -> None:
+    text = (
+        "`scrapy_rep.RobotsTxtMiddleware`, `scrapy_rep.signals.request_refused`, "
+        "`scrapy_rep.RobotParser.from_crawler`, `scrapy_rep.crawl.page.spidermiddlewares`, "
+        "`scrapy_rep.robotstxt.ALLOW_ALL`, `scrapy_rep.Nothing`, `scrapy_rep/fetch/cache.py`, "
+        "`scrapy_rep/examples/robots.txt`"
+    )
+    assert private_names(text) == [
+        "scrapy_rep.crawl.page.spidermiddlewares",
+        "scrapy_rep.robotstxt.ALLOW_ALL",
+        "scrapy_rep.Nothing",
+        "scrapy_rep/fetch/cache.py",
+    ]
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=[p.name for p in USER_PAGES])
+def test_user_pages_name_only_the_public_api(page: Path) -> None:
+    """Everything outside ``scrapy_rep.__all__`` (and the ``scrapy_rep.signals`` module)
+    is private: a user page names none of it, by module or by file. Loggers too: they are
+    documented once, as the ``scrapy_rep`` tree."""
+    assert private_names(page.read_text(encoding="utf-8")) == []
+
+
+def test_the_logger_tree_is_documented() -> None:
+    text = (DOCS / "behaviour.md").read_text(encoding="utf-8")
+    section = text.split("## What the log says\n", 1)[1].split("\n## ", 1)[0]
+    assert "logger under `scrapy_rep`" in section
+    assert 'logging.getLogger("scrapy_rep")' in section
+
+
+def test_every_name_the_contributor_pages_give_exists() -> None:
+    named = set()
+    for page in sorted(CONTRIBUTOR_PAGES):
+        named |= set(PACKAGE_NAME.findall(page.read_text(encoding="utf-8")))
+    assert sorted(dotted for dotted in named if not resolves(dotted)) == []
 
 
 def test_stats_the_docs_name_exist_and_the_codes_stats_are_documented() -> None:
@@ -208,16 +253,47 @@ def rep_tables():  # type: ignore[no-untyped-def]
 
 
 def test_settings_table_is_written_from_the_code() -> None:
+    """Each row: the setting, linked to its section; its default in words a reader
+    counts in; what it does, in one line (the setting's own ``help``)."""
     from scrapy_rep.settings import SETTINGS
 
     page = (DOCS / "settings.md").read_text(encoding="utf-8")
     assert "<!-- rep: settings-table -->" in page
-    table = rep_tables().settings_table(page)
+    tables = rep_tables()
+    table = tables.settings_table(page)
+    assert table.splitlines()[0] == "| setting | default | what it does |"
     for setting in SETTINGS:
         row = next(line for line in table.splitlines() if f"`{setting.name}`" in line)
         assert re.search(rf"\(#[a-z_-]*{setting.name.lower()}[a-z_-]*\)", row)  # its section
-        stated = rep_tables().documented_defaults(page)[setting.name]
-        assert f"`{stated}`" in row  # as its section states it (`60`, not `60.0`)
+        assert f"| {tables.default_text(setting)} | {setting.help} |" in row
+    for raw in ("536870912", "86400", "604800", "2592000", "33554432", "1048576", "None"):
+        assert raw not in table  # a number of bytes or seconds a reader must work out
+
+
+def test_every_setting_says_what_it_does_in_one_line_and_counts_in_its_unit() -> None:
+    from scrapy_rep.settings import SETTINGS
+
+    for setting in SETTINGS:
+        assert setting.help and "\n" not in setting.help and len(setting.help) <= 80, setting
+        assert not setting.help.endswith("."), setting.name
+        number = isinstance(setting.default, int | float) and not isinstance(setting.default, bool)
+        timed = re.search(r"DELAY|WAIT|TIMEOUT|TTL|STALE", setting.name)
+        if timed and (number or setting.default is None):
+            assert setting.unit == "seconds", setting.name
+        if setting.name.endswith("_BYTES"):
+            assert setting.unit == "bytes", setting.name
+        if setting.default is None or setting.default == "":
+            assert setting.shown, f"{setting.name}: say what its default means"
+
+
+def test_defaults_are_shown_in_the_units_a_reader_counts_in() -> None:
+    tables = rep_tables()
+    durations = {30: "30 s", 60: "60 s", 0.5: "0.5 s", 600: "10 min", 3600: "1 h",
+                 86400: "1 day", 604800: "7 days", 2592000: "30 days", 90: "90 s"}  # fmt: skip
+    assert {seconds: tables.duration_text(seconds) for seconds in durations} == durations
+    sizes = {536870912: "512 MiB", 1048576: "1 MiB", 2048: "2 KiB", 1000: "1,000 bytes"}
+    assert {size: tables.size_text(size) for size in sizes} == sizes
+    assert tables.number_text(100000) == "100,000"
 
 
 def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
@@ -291,9 +367,10 @@ def test_generated_tables_are_written_into_the_pages_and_fresh() -> None:
         fresh, stale = tables.refreshed(text)
         assert stale == [] and fresh == text, page
     settings = (DOCS / "settings.md").read_text(encoding="utf-8")
-    assert "| [`REP_CRAWL_DELAY_MAX`](#rep_crawl_delay_max) | `60` |" in settings
+    assert "| [`REP_CACHE_MAX_BYTES`](#rep_cache_max_bytes) | 512 MiB | The memory" in settings
+    assert "| [`REP_CACHE_TTL`](#rep_cache_ttl) | 1 day |" in settings
     assert '| [`REP_PURPOSE`](#rep_purpose) | `"search"` |' in settings
-    stale_page = settings.replace("| `60` |", "| `61` |", 1)
+    stale_page = settings.replace("| 512 MiB |", "| 536870912 |", 1)
     assert tables.refreshed(stale_page)[1] == [
         "the settings-table written in the page is stale: run python docs/_ext/rep_tables.py"
     ]
@@ -317,10 +394,12 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
     files = [
         *root.glob("scrapy_rep/**/*.py"),
         *(page for page in DOCS.glob("*.md") if page.name != "changelog.md"),
+        *DOCS.glob("contributing/*.md"),
         *root.glob("tests/**/*.py"),
         *root.glob("benchmarks/*.py"),
         root / "README.md",
         root / "ARCHITECTURE.md",
+        root / "CHANGELOG.md",
     ]
     cited = []
     for path in files:
@@ -330,3 +409,82 @@ def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -
                     cited.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     assert cited == []
     assert not [p for p in root.glob("tests/**/*.py") if re.search(r"issue\d", p.name)]
+
+
+def test_the_api_page_lists_every_public_name() -> None:
+    """docs/api.md's table of public names is ``scrapy_rep.__all__``, no more, no less."""
+    import scrapy_rep
+
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    table = page.split("| names | what they are |", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`(\w+)`", "".join(row.split(" | ")[0] for row in table.splitlines())))
+    assert listed == set(scrapy_rep.__all__)
+
+
+def test_the_faq_answers_a_newcomers_questions_each_with_a_link() -> None:
+    """docs/faq.md: each question a newcomer asks, answered in a few lines that link to
+    the page saying it in full; the site's index and the README lead to it."""
+    text = (DOCS / "faq.md").read_text(encoding="utf-8")
+    answers = dict(re.findall(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL))
+    for asked in (
+        "items dropped", "crawl waiting", "Scrapy's behaviour", "User-Agent",
+        "decided again", "scrapy-playwright", "prove", "permission",
+    ):  # fmt: skip
+        question = next((q for q in answers if asked.lower() in q.lower()), None)
+        assert question, f"the FAQ does not ask about {asked!r}"
+        assert re.search(r"\]\([a-z-]+\.md(#[\w-]+)?\)", answers[question]), question
+        assert len(answers[question].split()) <= 250, question
+    playwright = next(a for q, a in answers.items() if "scrapy-playwright" in q)
+    if (DOCS / "plugins.md").exists():
+        assert "(plugins.md" in playwright
+    assert "(faq.md)" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "\nfaq\n" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "`docs/faq.md`" in README.read_text(encoding="utf-8")
+
+
+def test_the_changelog_says_what_a_user_gets_by_area() -> None:
+    """CHANGELOG.md is written for the users of a release: its entries are grouped by
+    area, and name no file of the package, no test or benchmark, no internal issue (the
+    test above) and no private module (the user pages' test)."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    areas = re.findall(r"^### (.+)$", text, re.MULTILINE)
+    assert {"Settings", "robots.txt", "The audit trail", "Command-line tools"} <= set(areas)
+    assert not [area for area in areas if re.search(r"earlier|issue|\d", area, re.I)]
+    assert re.findall(r"[\w/]+\.py\b|\btests?/|benchmarks/|\.ci/", text) == []
+
+
+#: What belongs to the contributor pages: the test suite's switches, CI, the tests and
+#: benchmarks by path, the corpus beside the checkout, the spec the code cites.
+CONTRIBUTOR_DETAIL = re.compile(
+    r"\.\./shared|REP_REQUIRE_|REP_CORPUS|REP_SOAK|(?<![\w.-])\.ci/|(?<![\w.-])tests/"
+    r"|(?<![\w.-])benchmarks/|SPEC §"
+)
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=[p.name for p in USER_PAGES])
+def test_user_pages_carry_no_contributor_detail(page: Path) -> None:
+    """The user pages (and the README) leave the test suite, CI and the benchmarks'
+    scripts to the contributor pages (docs/contributing/, the decisions, the
+    benchmarks, the release)."""
+    found = CONTRIBUTOR_DETAIL.findall(page.read_text(encoding="utf-8"))
+    assert found == []
+
+
+def test_the_contributor_pages_are_a_section_of_their_own() -> None:
+    """The site's index lists the contributor pages under a caption of their own, after
+    every user page; the contributor landing page leads to the testing page, which
+    names every switch of the suite."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    toctrees = re.findall(r"```\{toctree\}\n(.*?)```", index, re.DOTALL)
+    contributing = next(tree for tree in toctrees if ":caption: Contributing" in tree)
+    assert toctrees[-1] == contributing
+    listed = set(contributing.split()) - {":maxdepth:", "1", ":caption:", "Contributing"}
+    expected = {f"contributing/{p.stem}" for p in DOCS.glob("contributing/*.md")}
+    expected |= {"decisions", "release"} | {p.stem for p in DOCS.glob("benchmarks*.md")}
+    assert listed == expected
+    for tree in toctrees[:-1]:
+        assert not set(tree.split()) & expected, tree
+    testing = (DOCS / "contributing" / "testing.md").read_text(encoding="utf-8")
+    for switch in ("REP_REQUIRE_REDIS", "REP_REQUIRE_CHROMIUM", "REP_REQUIRE_EXIFTOOL",
+                   "REP_CORPUS", "REP_SOAK"):  # fmt: skip
+        assert switch in testing, switch

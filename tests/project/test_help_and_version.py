@@ -3,10 +3,13 @@ help texts that match each tool (its own options, the exit-code table as a table
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from importlib.metadata import version
+
+import pytest
 
 import scrapy_rep
 from scrapy_rep.check import EXIT_CODES
@@ -41,9 +44,9 @@ def test_scrapy_robots_help_keeps_the_exit_code_table_and_names_the_other_tool()
 
 
 def test_check_help_lists_only_the_options_check_has() -> None:
-    from scrapy_rep.check import _parser
+    from scrapy_rep.check import parser
 
-    check = _parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
+    check = parser()
     own = {option for action in check._actions for option in action.option_strings}
     assert "--purpose" in own and "--page" not in own
     result = run("-m", "scrapy_rep", "check", "--help")
@@ -58,8 +61,66 @@ def test_top_level_help_describes_both_commands() -> None:
     """``python -m scrapy_rep --help`` names both tools and where their options are."""
     result = run("-m", "scrapy_rep", "--help")
     assert result.returncode == 0, result.stderr
-    assert "audit trail" in result.stdout.split("positional arguments")[0]
+    assert "audit trail" in result.stdout.split("commands:")[0]
     assert "check --help" in result.stdout and "audit --help" in result.stdout
+
+
+def test_top_level_help_lists_every_command() -> None:
+    """Every command of both tools has a row of its own: ``check`` and each ``audit``
+    command (``repair`` and ``export`` were left out)."""
+    from scrapy_rep.audit.cli import COMMANDS
+
+    result = run("-m", "scrapy_rep", "--help")
+    assert result.returncode == 0, result.stderr
+    rows = re.findall(r"^  (check|audit \w+) ", result.stdout, re.MULTILINE)
+    assert rows == ["check", *(f"audit {command}" for command in COMMANDS)]
+    assert {"repair", "export"} <= set(COMMANDS)
+
+
+def test_a_command_line_without_a_known_command_is_a_usage_error() -> None:
+    for args, said in (([], "give a command"), (["chek"], "unknown command 'chek'")):
+        result = run("-m", "scrapy_rep", *args)
+        assert result.returncode == 2
+        assert f"scrapy_rep: error: {said}" in result.stderr, result.stderr
+
+
+#: Every help text of both tools: (command line, folder it runs in).
+HELPS = [
+    ["-m", "scrapy_rep", "--help"],
+    ["-m", "scrapy_rep", "check", "--help"],
+    ["-m", "scrapy_rep", "audit", "--help"],
+    *(["-m", "scrapy_rep", "audit", command, "--help"] for command in
+      ("summary", "verify", "show", "report", "repair", "export")),
+    ["-m", "scrapy", "rep-robots", "-h"],
+    ["-m", "scrapy", "rep-audit", "-h"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", HELPS, ids=[" ".join(args[1:]) for args in HELPS])
+def test_every_help_fits_80_columns(args: list[str]) -> None:
+    """In an 80-column terminal no line of any ``--help`` runs past the edge: argparse
+    wraps what it lays out, and what we lay out ourselves (descriptions, the exit-code
+    tables, the commands) is wrapped to 80 too."""
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[1] / "example_project"
+    env = {**os.environ, "COLUMNS": "80"}
+    result = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n") > 5
+    wide = [line for line in result.stdout.splitlines() if len(line) > 80]
+    assert wide == []
+
+
+def test_every_audit_command_is_in_scrapy_rep_audit_help() -> None:
+    from scrapy_rep.audit.cli import COMMANDS
+    from scrapy_rep.crawl.commands.audit_command import AuditCommand
+
+    about = AuditCommand().long_desc()
+    assert [c for c in COMMANDS if not re.search(rf"^  {c} ", about, re.MULTILINE)] == []
 
 
 def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
@@ -84,9 +145,9 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
     """docs/cli.md's ``check`` synopsis lists every option ``check --help`` lists."""
     from pathlib import Path
 
-    from scrapy_rep.check import _parser
+    from scrapy_rep.check import parser
 
-    check = _parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
+    check = parser()
     options = {o for a in check._actions for o in a.option_strings if o.startswith("--")}
     docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
     section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]

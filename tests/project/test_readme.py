@@ -100,3 +100,36 @@ def test_quick_start_commands_work_pasted_into_one_shell(tmp_path: Path) -> None
         f"pip {tmp_path} install -q -e .[test]",
         f"python {tmp_path} -m pytest -rs",
     ]
+
+
+# --------------------------------------------------------------------------- as PyPI shows it
+
+
+def test_the_readme_is_the_long_description() -> None:
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    assert config["metadata"]["long_description"].strip() == "file: README.md"
+
+
+def test_the_long_description_has_no_relative_link() -> None:
+    """On PyPI a relative link (``docs/settings.md``) leads nowhere, and the docs have no
+    address yet (docs/release.md: the package names none until one exists): the README
+    names the pages instead. A link it keeps goes to an absolute http(s) address."""
+    targets = re.findall(r"\]\(([^)\s]*)", TEXT)  # Markdown links and images
+    targets += re.findall(r"\b(?:href|src)=[\"']([^\"']*)", TEXT)  # and HTML ones
+    assert [target for target in targets if not re.match(r"https?://", target)] == []
+
+
+def test_every_page_the_readme_names_exists_in_the_source_distribution() -> None:
+    """Each ``docs/….md`` the README names is a page of the repository, which the sdist
+    ships whole (MANIFEST.in), and each section it names is a heading of that page."""
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    assert re.search(r"^graft docs$", manifest, re.MULTILINE)
+    named = re.findall(r"`((?:docs/[\w/-]+|CHANGELOG|ARCHITECTURE)\.md)`", TEXT)
+    assert len(set(named)) >= 15
+    assert [page for page in named if not (ROOT / page).is_file()] == []
+    for page, heading in re.findall(r"`(docs/[\w/-]+\.md)`, section \"([^\"]+)\"", TEXT):
+        headings = re.findall(r"^#{1,6} (.+)$", (ROOT / page).read_text(encoding="utf-8"), re.M)
+        assert heading in headings, (page, heading)

@@ -54,10 +54,11 @@ async def paused_and_resumed(
     downloaded ``pause_after`` pages (or after ``wait`` seconds), then resume it in a
     second crawler: a JOBDIR pause and resume as a user does it. ``resumed``: settings
     the second crawl changes (another ``REP_AUDIT_FILE``)."""
-    from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
     from twisted.internet import reactor
     from twisted.internet.task import deferLater
+
+    from tests.support.scrapyversions import stop
 
     first = get_crawler(spidercls, settings)
     running = first.crawl(urls=urls)
@@ -66,6 +67,6 @@ async def paused_and_resumed(
         spider = getattr(first, "spider", None)
         if spider is not None and len(spider.downloaded) >= pause_after:
             break
-    await deferred_from_coro(first.stop_async())
+    await stop(first)
     await running
     await get_crawler(spidercls, {**settings, **(resumed or {})}).crawl(urls=urls)

@@ -11,6 +11,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.settings import RepConfig
+from tests.support.scrapyversions import open_stats
 
 #: The URL of the article page.
 ARTICLE = "https://example.com/art/1"
@@ -28,7 +29,7 @@ def image_gate(
     """The gate of a ``noimageai`` page's images for ``purposes`` on a crawler of its own:
     the gate, the images it refused (as the refusal callback got them), the stats."""
     crawler = get_crawler(settings_dict=settings)
-    crawler.stats.open_spider()  # type: ignore[union-attr,call-arg]
+    open_stats(crawler)
     refused: list[Any] = []
     pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
     images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)

@@ -25,6 +25,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
+from scrapy_rep.crawl.internals import ASYNC_ENGINE
 from tests.support.documents import rsl_license
 
 
@@ -210,18 +211,30 @@ class TimedHandler(HTTP11DownloadHandler):
     #: URL -> when (``time.monotonic()``) its download slot released each request for it.
     sent: ClassVar[dict[str, list[float]]] = {}
 
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        self._timed_crawler = crawler
+    def __init__(self, *args: Any) -> None:
+        # (crawler) since Scrapy 2.14; (settings, crawler) before.
+        super().__init__(*args)
+        self._timed_crawler: Crawler = args[-1]
         self.sent.clear()  # one crawl at a time: its own times only
 
-    async def download_request(self, request: Request) -> Response:
+    def _note(self, request: Request, where: str = "transferring") -> None:
         engine = self._timed_crawler.engine
         assert engine is not None
-        slots = [s for s in engine.downloader.slots.values() if request in s.transferring]
+        slots = [s for s in engine.downloader.slots.values() if request in getattr(s, where)]
         assert len(slots) == 1, f"no single download slot is transferring {request}"
         self.sent.setdefault(request.url, []).append(slots[0].lastseen)
-        return await super().download_request(request)
+
+    if ASYNC_ENGINE:  # Scrapy 2.14: a coroutine, without the spider
+
+        async def download_request(self, request: Request) -> Response:
+            self._note(request)
+            return await super().download_request(request)
+
+    else:  # Scrapy 2.13: a Deferred
+
+        def download_request(self, request: Request, spider: Spider) -> Any:  # type: ignore[override]
+            self._note(request, "active")  # "transferring" only once this returns
+            return super().download_request(request, spider)  # type: ignore[call-arg]
 
 
 #: Settings that make a crawl record its send times in :attr:`TimedHandler.sent`.

@@ -90,6 +90,7 @@ from scrapy_rep.verdict import (
     RequestRules,
 )
 from scrapy_rep.verdict import decide as verdict_of
+from tests.support.scrapyversions import stop
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
 TOKEN: Final = "TestBot"
@@ -1074,7 +1075,6 @@ async def run_crawl(plan: Plan) -> Outcome:
 
 
 async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -> None:
-    from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
     from twisted.internet.task import deferLater
 
@@ -1093,7 +1093,7 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
                 if running.called:
                     break
             if not running.called:
-                await deferred_from_coro(crawler.stop_async())
+                await stop(crawler)
             await running
         else:
             await crawler.crawl(urls=urls, image_urls=images)

@@ -19,21 +19,23 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 from scrapy import Request, signals  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
-from scrapy.utils.defer import deferred_from_coro  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402
 
 from tests.support.robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
+from tests.support.scrapyversions import stop as stop_crawl  # noqa: E402
 
 
 class ScriptedFollowSpider(ListSpider):
-    """ListSpider whose pages yield the URLs ``follow`` names for them."""
+    """ListSpider whose pages yield the URLs ``follow`` names for them, ahead of the start
+    URLs still waiting (priority 1: Scrapy 2.13's scheduler takes the start requests first
+    among requests of one priority, 2.14 and newer the others)."""
 
     follow: ClassVar[dict[str, list[str]]] = {}
 
     def parse(self, response: Any) -> Any:
         super().parse(response)
         for url in self.follow.get(response.url, ()):
-            yield Request(url, callback=self.parse, errback=self.failed)
+            yield Request(url, callback=self.parse, errback=self.failed, priority=1)
 
 
 def main() -> None:
@@ -64,7 +66,7 @@ def main() -> None:
 
         def stop() -> defer.Deferred[None]:  # SIGTERM: stop the crawl gracefully first
             if crawler.crawling:
-                deferred_from_coro(crawler.stop_async())
+                stop_crawl(crawler)
             return collected  # and let the results be collected before the reactor stops
 
         reactor.addSystemEventTrigger("before", "shutdown", stop)  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,7 +94,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self.open: dict[str, list[Any]] = {}
         self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
-        self._seen: set[bytes] | None = None
+        self._seen: Callable[[bytes], bool] | None = None
         self._shared = False
         self._taken: set[str] = set()
         self._direct = False
@@ -197,7 +198,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
         engine = running_engine(self.crawler)
         scheduler = engine_scheduler(engine)
-        self._seen = seen_fingerprints(scheduler)
+        self._seen = seen_fingerprints(scheduler)  # RFPDupeFilter's, read where it is
         if self._seen is None:  # another dupefilter: its drops undo the records opened
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
         self._share_records(scheduler)

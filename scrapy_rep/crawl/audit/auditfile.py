@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from scrapy.utils.defer import deferred_from_coro
-
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
+from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.settings import RepSettingError
 
 if TYPE_CHECKING:
@@ -124,9 +123,8 @@ class AuditWriter:
             self.path, error.strerror or error,
             "closing the spider" if self.required else "the crawl goes on without it",
         )  # fmt: skip
-        engine = getattr(self.crawler, "_engine", None)
-        if self.required and engine is not None:
-            deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
+        if self.required:
+            close_spider(self.crawler, CLOSE_REASON)
 
     def close(self) -> int:
         """Close the file; the lines written."""

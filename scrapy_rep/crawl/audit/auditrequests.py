@@ -28,8 +28,8 @@ class RequestEvents(AuditState):
     #: the ids of the open records whose request this worker took from it.
     _shared: bool
     _taken: set[str]
-    #: The dupefilter's fingerprints (Scrapy's RFPDupeFilter), known at spider_opened.
-    _seen: set[bytes] | None
+    #: Whether Scrapy's RFPDupeFilter has seen a fingerprint, known at spider_opened.
+    _seen: Callable[[bytes], bool] | None
     _fingerprint: Callable[[Request], bytes]
     #: Responses come from AuditMiddleware, not from ``response_received``.
     _direct: bool
@@ -54,7 +54,7 @@ class RequestEvents(AuditState):
             if ref.url in request.meta.get("redirect_urls", ()):
                 self._redirected(ref.audit, request)
         fingerprint = self._fingerprint(request)
-        seen = self._seen is not None and fingerprint in self._seen
+        seen = self._seen is not None and self._seen(fingerprint)
         if seen and not request.dont_filter:
             return  # the dupefilter drops it: counted by the dupefilter (the usual case)
         # Every request sent has a record of its own: its id is the URL key (the request

@@ -1,4 +1,4 @@
-"""``scrapy rep-audit {summary,verify,show,report,repair,export} [TRAIL…] …``: the trail reader of
+"""``scrapy rep-audit COMMAND [TRAIL…] …``: the trail reader of
 :mod:`scrapy_rep.audit.cli` as a Scrapy command. Without ``TRAIL``, the project's
 ``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
 """
@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
-from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, exit_codes, main
+from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
 from scrapy_rep.audit.html import MAX_ROWS
+from scrapy_rep.check import HELP_WIDTH
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
@@ -27,9 +28,7 @@ class AuditCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return (
-            "{summary,verify,show,report,repair,export} [TRAIL...] [URL] [--html FILE] [--out FILE]"
-        )
+        return "COMMAND [TRAIL...] [URL] [options]"
 
     def short_desc(self) -> str:
         return (
@@ -40,17 +39,25 @@ class AuditCommand(ScrapyCommand):
     def long_desc(self) -> str:
         """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
         about = textwrap.fill(
-            "Read a scrapy_rep audit trail (REP_AUDIT_FILE when TRAIL is not given): "
-            "summary (counts per origin, purpose, deciding signal), verify (the hash chain, "
-            "the snapshots, every decision re-derived), show URL (one URL's story), "
-            "report --html FILE (one self-contained page), repair (drop the cut line at the "
-            "end of a trail, recorded in a repair line), export (the preferences of every kept "
-            "page and stored file, one JSON line each; verify --export FILE checks one). "
-            "summary, verify, show and report take several TRAIL files: several workers' "
-            "trails read as one.",
-            width=80,
+            "Read a scrapy_rep audit trail: the TRAIL files named, else the project's "
+            "REP_AUDIT_FILE. summary, verify, show and report take several TRAIL files: "
+            "several workers' trails read as one. COMMAND is one of:",
+            width=HELP_WIDTH,
         )
-        return f"{about}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
+        column = max(map(len, COMMANDS)) + 4
+        rows = [
+            line
+            for name in COMMANDS
+            for line in textwrap.wrap(
+                HELPS[name],
+                width=HELP_WIDTH,
+                initial_indent=f"  {name}".ljust(column),
+                subsequent_indent=" " * column,
+                break_on_hyphens=False,
+            )
+        ]
+        table = "\n".join(rows)
+        return f"{about}\n{table}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)

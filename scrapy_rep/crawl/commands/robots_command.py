@@ -31,6 +31,7 @@ from scrapy_rep.check import (
     EXIT_DISALLOWED,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
+    HELP_WIDTH,
     report,
 )
 from scrapy_rep.checker.download import (
@@ -93,7 +94,7 @@ class RobotsCommand(ScrapyCommand):
             "directives, with the project's settings (REP_PROFILE, ROBOTSTXT_USER_AGENT or "
             "USER_AGENT). Note: Scrapy's own --profile writes a cProfile file; the "
             "robots.txt profile is --rep-profile (or -s REP_PROFILE=...).",
-            width=80,
+            width=HELP_WIDTH,
         )
         return f"{about}\n\n{EXIT_CODES}"
 

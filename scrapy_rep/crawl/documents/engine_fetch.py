@@ -1,8 +1,9 @@
 """robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetch.procedure`.
 
-Each hop is a Scrapy request sent with ``engine.download_async``: it passes the project's
-downloader middlewares (proxies, headers, Scrapy's HTTP cache…) but not the scheduler,
-and takes none of the spider's concurrency slots. Around it:
+Each hop is a Scrapy request sent with ``engine.download_async``
+(:func:`scrapy_rep.crawl.internals.download`): it passes the project's downloader
+middlewares (proxies, headers, Scrapy's HTTP cache…) but not the scheduler, and takes
+none of the spider's concurrency slots. Around it:
 
 - the body stops after 500 KiB (``bytes_received``), without failing (SPEC §4);
 - :class:`RobotsTxtResponseGuard` caps the inflation of a compressed robots.txt at
@@ -37,6 +38,7 @@ from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
 from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
+from scrapy_rep.crawl.internals import download
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
@@ -123,16 +125,13 @@ class EngineFetcher:
             return procedure.on_internal_error(describe(error))
 
     async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
-        engine = self.crawler.engine
-        assert engine is not None
-        download = engine.download_async
         step: Follow | Fetched = procedure.start
         bypass_cache = False
         while isinstance(step, Follow):
             request = self._request(step.url, origin, bypass_cache)
             inc(self.stats, f"{self._stat_prefix}/request_count")
             try:
-                response = await download(request)
+                response = await download(self.crawler, request)
             except IgnoreRequest as error:
                 state = fetch_state_of(request)
                 if state is not None and state.inflating:  # our bomb cap: an invalid response

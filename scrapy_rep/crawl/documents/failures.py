@@ -4,9 +4,10 @@ handler raised, read as a :class:`~scrapy_rep.fetch.rules.FailureClass` (SPEC §
 for as long as that class says (docs/decisions.md, "A host that cannot be connected to
 is given up on quickly"); this module only names the failure.
 
-Scrapy 2.19 wraps Twisted's errors (``DownloadConnectionRefusedError``,
-``CannotResolveHostError``, ``DownloadTimeoutError``, ``DownloadFailedError``…) and keeps
-the original as ``__cause__``; Twisted's ``ResponseFailed`` lists its reasons. The whole
+Scrapy 2.15 and newer wrap Twisted's errors (``DownloadConnectionRefusedError``,
+``CannotResolveHostError``, ``DownloadTimeoutError``, ``DownloadFailedError``…) and keep
+the original as ``__cause__`` (2.13 and 2.14 raise Twisted's own:
+:mod:`scrapy_rep.crawl.internals`); Twisted's ``ResponseFailed`` lists its reasons. The whole
 chain is read, and only a sure sign makes a failure one that gives up quickly: a refused
 connection, a name the resolver says does not exist, a TLS handshake that failed.
 Anything not recognised is :attr:`FailureClass.OTHER`, held as long as a 5xx.
@@ -26,18 +27,13 @@ from typing import Final
 
 from OpenSSL import SSL
 from scrapy.core.downloader.handlers.http11 import TunnelError
-from scrapy.exceptions import (
-    CannotResolveHostError,
-    DownloadFailedError,
-    DownloadTimeoutError,
-    ResponseDataLossError,
-)
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import error as tx
 from twisted.internet.defer import DeferredSemaphore
 from twisted.internet.threads import deferToThread
 from twisted.web.client import ResponseFailed
 
+from scrapy_rep.crawl.internals import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS
 from scrapy_rep.fetch.rules import FailureClass, lookup_failure
 
 #: TLS errors that are no handshake failure: the connection went away meanwhile.
@@ -46,11 +42,8 @@ _TLS_CONNECTION_LOST: Final = (
     ssl.SSLSyscallError,
 )  # fmt: skip
 _TLS: Final = (SSL.Error, ssl.SSLError, tx.SSLError, tx.VerifyError, tx.CertificateError)
-_TIMEOUTS: Final = (DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError, TimeoutError)
-_LOST: Final = (
-    tx.ConnectionClosed, ResponseFailed, DownloadFailedError, ResponseDataLossError,
-    ConnectionError,
-)  # fmt: skip
+_TIMEOUTS: Final = (*TIMEOUT_ERRORS, tx.TimeoutError, tx.TCPTimedOutError, TimeoutError)
+_LOST: Final = (*LOST_ERRORS, tx.ConnectionClosed, ResponseFailed, ConnectionError)
 #: At most this many lookups of the system resolver at a time: they run in the
 #: reactor's thread pool, which Scrapy's own DNS lookups use too.
 DNS_ASKS_AT_ONCE: Final = 2
@@ -72,7 +65,7 @@ def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | 
             return lookup_failure(cause.errno)
     if any(_refused(e) for e in chain):
         return FailureClass.REFUSED
-    if any(isinstance(e, (tx.DNSLookupError, CannotResolveHostError)) for e in chain):
+    if any(isinstance(e, (tx.DNSLookupError, *LOOKUP_ERRORS)) for e in chain):
         return None
     if any(isinstance(e, _TIMEOUTS) for e in chain):
         return FailureClass.TIMEOUT

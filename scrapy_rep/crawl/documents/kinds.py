@@ -14,9 +14,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from scrapy import signals
-
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.internals import ROBOTS_PARSED, send_catch_log_async
 from scrapy_rep.crawl.robotparser import RobotParser
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
 from scrapy_rep.fetch.rsl_kind import RSL
@@ -69,10 +68,10 @@ def announce_robots(
         status=action.status,
         sitemaps=rules.sitemaps,
     )
-    if not action.known:
+    if not action.known or ROBOTS_PARSED is None:  # no such signal before Scrapy 2.18
         return None
-    return crawler.signals.send_catch_log_async(
-        signal=signals.robots_parsed, robotparser=RobotParser.from_rules(rules), request=trigger
+    return send_catch_log_async(
+        crawler.signals, ROBOTS_PARSED, robotparser=RobotParser.from_rules(rules), request=trigger
     )
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 
+from scrapy_rep.crawl.internals import DELAY_JITTER, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 
@@ -50,7 +51,7 @@ class CrawlDelaySlots:
         self._host_slots: dict[str, dict[str, Any]] = settings.getdict("DOWNLOAD_SLOTS")
         self._delay = settings.getfloat("DOWNLOAD_DELAY")
         self._jitter = _default_jitter(settings)
-        self._uses_jitter_key = "DOWNLOAD_DELAY_JITTER" in settings
+        self._uses_jitter_key = DELAY_JITTER
         self._autothrottle = settings.getbool("AUTOTHROTTLE_ENABLED")
         #: Slot key -> the smallest delay it may have.
         self.floors: OrderedDict[str, float] = OrderedDict()
@@ -63,7 +64,7 @@ class CrawlDelaySlots:
         """Give ``request`` the slot of ``origin`` with its crawl-delay floor."""
         if not crawl_delay or crawl_delay <= 0:
             return
-        engine = self.crawler.engine
+        engine = running_engine(self.crawler)
         if engine is None:
             return
         downloader = engine.downloader
@@ -102,7 +103,7 @@ class CrawlDelaySlots:
     def _restore_floor(self, response: Response, request: Request, **_: Any) -> None:
         """Runs after AutoThrottle's own handler (it connected first)."""
         key = request.meta.get(DOWNLOAD_SLOT)
-        engine = self.crawler.engine
+        engine = running_engine(self.crawler)
         if not isinstance(key, str) or engine is None:
             return
         floor = self.floors.get(key)
@@ -153,8 +154,8 @@ class CrawlDelaySlots:
 
 def _default_jitter(settings: Any) -> float:
     """The jitter of slots that set none: ``DOWNLOAD_DELAY_JITTER`` (Scrapy 2.19+) or
-    ``RANDOMIZE_DOWNLOAD_DELAY`` (±50 % when on)."""
-    if "DOWNLOAD_DELAY_JITTER" in settings:
+    ``RANDOMIZE_DOWNLOAD_DELAY`` (±50 % when on; before 2.19, the only one)."""
+    if DELAY_JITTER:
         return max(0.0, float(settings.getfloat("DOWNLOAD_DELAY_JITTER")))
     return 0.5 if settings.getbool("RANDOMIZE_DOWNLOAD_DELAY", True) else 0.0
 

@@ -17,6 +17,7 @@ settings still apply). Without the add-on, list :class:`RepFilesPipeline` /
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from itemadapter import ItemAdapter
@@ -24,17 +25,25 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.images import ImagesPipeline
 
-# Private in Scrapy (2.19, our lowest): the one failure the media pipeline neither logs
-# as an error nor puts in the item; item_completed below turns ours into a result.
-from scrapy.pipelines.media import _MediaRequestFiltered
-from scrapy.utils.defer import ensure_awaitable
-
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.media.mediagate import MediaGate, refused_file, verdict_refused_file
+
+# MediaRequestFiltered: Scrapy's private _MediaRequestFiltered (2.18+), the one failure
+# the media pipeline neither logs as an error nor puts in the item; item_completed below
+# turns ours into a result.
+from scrapy_rep.crawl.internals import MediaRequestFiltered, awaited, quiet_media_failures
+from scrapy_rep.crawl.media.mediagate import (
+    FileVerdict,
+    MediaGate,
+    refused_file,
+    verdict_refused_file,
+)
 from scrapy_rep.crawl.meta import REFUSED_FILES
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from scrapy import Request
+    from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.pipelines.media import FileInfo, FileInfoOrError, MediaPipeline
     from twisted.python.failure import Failure
@@ -49,9 +58,11 @@ class MediaUsageMixin(_Base):
 
     rep_media: MediaGate
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args: Any, crawler: Crawler, **kwargs: Any) -> None:
+        # ``crawler`` by name: Scrapy 2.13 passes it only to an ``__init__`` that names it.
+        super().__init__(*args, crawler=crawler, **kwargs)
         self.rep_media = MediaGate(self.crawler)
+        quiet_media_failures(RefusedBeforeFetch)
 
     def media_to_download(
         self, request: Request, info: MediaPipeline.SpiderInfo, *, item: Any = None
@@ -63,18 +74,21 @@ class MediaUsageMixin(_Base):
             return None
         return super().media_to_download(request, info, item=item)
 
-    async def media_downloaded(
+    def media_downloaded(
         self,
         response: Response,
         request: Request,
         info: MediaPipeline.SpiderInfo,
         *,
         item: Any = None,
-    ) -> FileInfo:
+    ) -> Any:
+        """The file read, then stored (or not). Scrapy's own ``media_downloaded`` is a
+        coroutine since Scrapy 2.15, which awaits what this returns: a coroutine then;
+        before, a plain method whose result is not awaited (2.14), and so is this."""
         gate = self.rep_media
         store = super().media_downloaded
         if not gate.enabled or response.status != 200 or not response.body:
-            return await ensure_awaitable(store(response, request, info, item=item))
+            return store(response, request, info, item=item)
         verdict = gate.check(response, request, item)
         extra: dict[str, Any] = {}
         if verdict.reading.unreadable:
@@ -87,14 +101,47 @@ class MediaUsageMixin(_Base):
                 entry = verdict_refused_file(verdict, request.url)
                 return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
         try:
-            result = await ensure_awaitable(store(response, request, info, item=item))
+            stored = store(response, request, info, item=item)
         except BaseException as error:  # the pipeline's own failure: recorded, then raised
-            gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
+            self._rep_failed(verdict, request, item, error)
             raise
+        if inspect.isawaitable(stored):
+            return self._rep_stored_async(stored, verdict, request, item, extra)
+        return self._rep_stored(stored, verdict, request, item, extra)
+
+    async def _rep_stored_async(
+        self,
+        stored: Awaitable[FileInfo],
+        verdict: FileVerdict,
+        request: Request,
+        item: Any,
+        extra: dict[str, Any],
+    ) -> FileInfo:
+        try:
+            result: FileInfo = await awaited(stored)
+        except BaseException as error:  # the pipeline's own failure: recorded, then raised
+            self._rep_failed(verdict, request, item, error)
+            raise
+        return self._rep_stored(result, verdict, request, item, extra)
+
+    def _rep_stored(
+        self,
+        result: FileInfo,
+        verdict: FileVerdict,
+        request: Request,
+        item: Any,
+        extra: dict[str, Any],
+    ) -> FileInfo:
+        gate = self.rep_media
         if verdict.refusal is not None:
             gate.refused(verdict, request, item, stored=True)
         gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
         return cast("FileInfo", {**result, **extra}) if extra else result
+
+    def _rep_failed(
+        self, verdict: FileVerdict, request: Request, item: Any, error: BaseException
+    ) -> None:
+        self.rep_media.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
 
     def media_failed(
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
@@ -142,7 +189,7 @@ class MediaUsageMixin(_Base):
 _ENTRY = "_rep_refused_file"
 
 
-class RefusedBeforeFetch(_MediaRequestFiltered):
+class RefusedBeforeFetch(MediaRequestFiltered):
     """A file request that scrapy_rep refused before it was sent."""
 
     def __init__(self, entry: dict[str, Any]) -> None:

@@ -40,12 +40,14 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
+from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig
 
@@ -80,6 +82,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if config.audit_file:  # the audit trail learns when a page's output is through
             self.process_spider_output = self._audited_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
+        if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
+            # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
+            # page's own RSL licenses could not be awaited (a license not known yet would
+            # count as given up on): the async method alone, Scrapy upgrades the output.
+            self.process_spider_output = self.process_spider_output_async  # type: ignore[assignment]
+            self.process_spider_output_async = None  # type: ignore[assignment]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -103,7 +111,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     # ------------------------------------------------------------------ input
 
-    def process_spider_input(self, response: Response) -> None:
+    def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs."""
         state = self.page
         page = state.page_of(response)
@@ -140,7 +148,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
         self.page.add_licenses(response, None)
-        return super().process_spider_output(response, result)
+        return self._processed(response, result)
+
+    def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
+        """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
+        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about)."""
+        for output in result:
+            if (output := self._get_processed(output, response)) is not None:
+                yield output
 
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None

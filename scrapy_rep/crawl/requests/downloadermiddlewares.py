@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +44,7 @@ from scrapy_rep.crawl.documents.holding import HeldRequests
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.internals import engine_scheduler
+from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
@@ -335,7 +335,7 @@ class RobotsTxtMiddleware:
     # ------------------------------------------------------------------ open and close
 
     def _spider_opened(self, spider: Spider) -> None:
-        engine = self.crawler.engine
+        engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = engine_scheduler(engine)
@@ -348,14 +348,25 @@ class RobotsTxtMiddleware:
         if resumed:
             inc(self.stats, "rep/requests/resumed", resumed)
 
-    async def _spider_closed(self, spider: Spider, reason: str) -> None:
-        for document in self.documents.values():
-            document.close()
-        self._decided_early.clear()
-        if self.stats is not None:
-            self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
-            self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
+    def _spider_closed(self, spider: Spider, reason: str) -> Coroutine[Any, Any, None]:
+        """The held requests are refused (or kept in ``JOBDIR``) at once, before the
+        ``spider_closed`` handlers connected later run (the audit trail's: it records
+        them); then the store is closed, awaited by Scrapy. Not a coroutine function:
+        Scrapy 2.13 would start its first part only after the other handlers."""
+        failed: Exception | None = None
         try:
+            for document in self.documents.values():
+                document.close()
+            self._decided_early.clear()
+            if self.stats is not None:
+                self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
+                self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
             self.held.close(spider, reason, self._scheduler)
-        finally:
-            await self.runner.store.close()
+        except Exception as error:  # raised once the store is closed
+            failed = error
+        return self._close_store(failed)
+
+    async def _close_store(self, failed: Exception | None) -> None:
+        await self.runner.store.close()
+        if failed is not None:
+            raise failed

@@ -43,15 +43,21 @@ _DONT_OBEY_NOTE: Final = (
 _MAX_NAMES: Final = 1024
 
 
+def purpose_is_set(settings: Any) -> bool:
+    """Whether ``REP_PURPOSE`` is in the project's (or the spider's, or the command
+    line's) settings: above the priority at which the add-on writes its defaults."""
+    priority = settings.getpriority("REP_PURPOSE")
+    return priority is not None and priority > SETTINGS_PRIORITIES["addon"]
+
+
 class FactsReader:
     """Reads the facts of each request of one crawl."""
 
     def __init__(self, settings: Any, config: RepConfig) -> None:
         self.obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         #: ``REP_PURPOSE`` is in the project's (or the spider's, or the command line's)
-        #: settings: above the priority at which the add-on writes its defaults.
-        priority = settings.getpriority("REP_PURPOSE")
-        self.purpose_set = priority is not None and priority > SETTINGS_PRIORITIES["addon"]
+        #: settings.
+        self.purpose_set = purpose_is_set(settings)
         self._purposes = ", ".join(config.purpose)
         self._noted = False
         if not self.obey_robots and not self.purpose_set:

@@ -1,9 +1,9 @@
 """What a failed robots.txt download was, read from the exceptions Scrapy's download
 handlers raise (SPEC §4's "unreachable" row; docs/decisions.md, "A host that cannot be
-connected to is given up on quickly"): table-driven over the exceptions as Scrapy 2.19
-wraps them (the Twisted error kept as ``__cause__``, Twisted's ``ResponseFailed`` with
-its list of reasons), and the system resolver asked again when Twisted's resolver gives
-no reason."""
+connected to is given up on quickly"): table-driven over the exceptions as Scrapy 2.15
+and newer wrap them (the Twisted error kept as ``__cause__``, Twisted's ``ResponseFailed``
+with its list of reasons) and as 2.13 and 2.14 raise them (Twisted's, bare), and the
+system resolver asked again when Twisted's resolver gives no reason."""
 
 from __future__ import annotations
 
@@ -17,21 +17,42 @@ import pytest
 import pytest_twisted
 from OpenSSL import SSL
 from scrapy.core.downloader.handlers.http11 import TunnelError
-from scrapy.exceptions import (
-    CannotResolveHostError,
-    DownloadConnectionRefusedError,
-    DownloadFailedError,
-    DownloadTimeoutError,
-    ResponseDataLossError,
-)
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import error as tx
 from twisted.python.failure import Failure
-from twisted.web._newclient import ResponseNeverReceived
+from twisted.web._newclient import ResponseNeverReceived, _DataLoss
 from twisted.web.client import ResponseFailed
 
 from scrapy_rep.crawl.documents.failures import DnsAsker, causes, failure_of
+from scrapy_rep.crawl.internals import SCRAPY
 from scrapy_rep.fetch.rules import FailureClass
+from tests.support.scrapyversions import needs_scrapy
+
+if SCRAPY >= (2, 15):
+    from scrapy.exceptions import (
+        CannotResolveHostError,
+        DownloadConnectionRefusedError,
+        DownloadFailedError,
+        DownloadTimeoutError,
+        ResponseDataLossError,
+    )
+else:  # Scrapy 2.13 and 2.14 raise Twisted's errors bare: stand-ins for the wrappers,
+    # whose causes are read all the same (the cases of the classes alone skip there).
+
+    class CannotResolveHostError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class DownloadConnectionRefusedError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class DownloadFailedError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class DownloadTimeoutError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class ResponseDataLossError(Exception):  # type: ignore[no-redef]
+        pass
 
 
 def wrapped(outer: BaseException, inner: BaseException) -> BaseException:
@@ -101,17 +122,35 @@ CASES: list[tuple[str, BaseException, FailureClass | None]] = [
     ("httpx's proxy error", wrapped(DownloadConnectionRefusedError("x"), ProxyError()),
      FailureClass.PROXY),
     ("something else", ValueError("?"), FailureClass.OTHER),
+    # As Scrapy 2.13 and 2.14 raise them (and Twisted under Scrapy's wrappers since).
+    ("download timeout, Twisted's", tx.TimeoutError("took longer than 30 s"),
+     FailureClass.TIMEOUT),
+    ("data loss, Twisted's", ResponseFailed([Failure(_DataLoss())]),
+     FailureClass.CONNECTION_LOST),
+    ("twisted DNS failure, bare", NO_RESULTS, None),
 ]  # fmt: skip
+#: The cases that only Scrapy 2.15's own exception classes make.
+SCRAPY_CLASSES_ONLY = {"download timeout", "data loss"}
+PARAMS = [
+    pytest.param(
+        *case[1:],
+        id=case[0],
+        marks=[needs_scrapy((2, 15), "Scrapy's download exceptions")]
+        if case[0] in SCRAPY_CLASSES_ONLY
+        else [],
+    )
+    for case in CASES
+]
 
 
-@pytest.mark.parametrize(("error", "failure"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("error", "failure"), PARAMS)
 def test_each_exception_is_read_as_its_failure(
     error: BaseException, failure: FailureClass | None
 ) -> None:
     assert failure_of(error) is failure
 
 
-@pytest.mark.parametrize(("error", "failure"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("error", "failure"), PARAMS)
 def test_through_a_proxy_every_failure_is_the_proxys(
     error: BaseException, failure: FailureClass | None
 ) -> None:

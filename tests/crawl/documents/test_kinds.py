@@ -38,6 +38,7 @@ from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
 from tests.support.robotsite import until
+from tests.support.scrapyversions import open_stats
 
 T0 = 1_000_000.0
 KEY = Origin("http", "a.example", 80)
@@ -123,7 +124,7 @@ class FakeEngine:
 def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
     crawler = get_crawler(Spider)
     crawler.engine = FakeEngine()  # type: ignore[assignment]
-    crawler.stats.open_spider()  # type: ignore[union-attr]
+    open_stats(crawler)
     config = RepConfig.from_settings(crawler.settings)
     store = StoreClient(LocalStore(), lambda: clock[0], lambda name: None)
     held = HeldRequests(crawler, 10)

@@ -19,12 +19,11 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import (
     Addon,
-    PageDirectivesMiddleware,
     RepConfig,
     RepSettingError,
     RobotsTxtMiddleware,
 )
-from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
+from tests.support.scrapyversions import enabled_components
 
 
 @pytest_twisted.ensureDeferred
@@ -97,10 +96,12 @@ def test_spec5_addon_replaces_scrapys_middleware_and_turns_obey_on() -> None:
     settings = crawler.settings
     assert settings.getbool("ROBOTSTXT_OBEY") is True
     downloader = settings.getdict("DOWNLOADER_MIDDLEWARES")
-    assert downloader[ScrapyRobotsTxtMiddleware] is None
-    assert downloader[RobotsTxtMiddleware] == 100
-    assert downloader[RobotsTxtResponseGuard] == 595
-    assert PageDirectivesMiddleware in settings.getdict("SPIDER_MIDDLEWARES")
+    enabled = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
+    assert ScrapyRobotsTxtMiddleware not in enabled
+    assert RobotsTxtMiddleware in enabled
+    assert downloader["scrapy_rep.RobotsTxtMiddleware"] == 100
+    assert downloader["scrapy_rep.RobotsTxtResponseGuard"] == 595
+    assert "scrapy_rep.PageDirectivesMiddleware" in settings.getdict("SPIDER_MIDDLEWARES")
     kept_off = get_crawler(Spider, {"ADDONS": {Addon: 0}, "ROBOTSTXT_OBEY": False})
     assert kept_off.settings.getbool("ROBOTSTXT_OBEY") is False
 
@@ -118,8 +119,9 @@ def test_spec5_the_addon_and_a_by_hand_entry_give_one_middleware_and_no_warning(
         key for key in middlewares if "scrapy_rep" in str(key) and "RobotsTxtMiddleware" in str(key)
     ]
     assert len(entries) == 1 and middlewares[entries[0]] == 120  # the project's own entry
-    with_base = crawler.settings.get_component_priority_dict_with_base("DOWNLOADER_MIDDLEWARES")
-    assert with_base is not None
+    enabled = enabled_components(crawler.settings, "DOWNLOADER_MIDDLEWARES")
+    assert enabled.count(RobotsTxtMiddleware) == 1
+    assert ScrapyRobotsTxtMiddleware not in enabled
     assert "multiple keys" not in caplog.text
 
 
