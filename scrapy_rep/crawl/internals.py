@@ -21,7 +21,7 @@ One difference is not here but in the signatures: Scrapy 2.13 passes ``spider=``
 every component method (``process_request``, ``process_response``, ``process_exception``,
 ``process_spider_output``…); 2.14 and newer call them without it, and warn only about a
 method that *requires* it. So each of our component methods takes an optional ``spider``
-that it ignores (``tests/test_scrapy_compat.py`` checks them all).
+that it ignores (``tests/crawl/test_internals_compat.py`` checks them all).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def release_of(version: str) -> tuple[int, int]:
 #: The installed Scrapy, as ``(major, minor)``.
 SCRAPY: Final = release_of(scrapy.__version__)
 #: The oldest Scrapy release scrapy_rep supports (setup.cfg's ``scrapy>=`` says the same;
-#: ``tests/test_scrapy_compat.py`` checks it).
+#: ``tests/crawl/test_internals_compat.py`` checks it).
 LOWEST: Final = (2, 13)
 #: The Scrapy releases the reads and differences below were checked against: the lowest
 #: declared (``.ci/lowest-constraints.txt``) and the newest.

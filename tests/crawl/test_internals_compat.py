@@ -1,6 +1,7 @@
 """``scrapy_rep.crawl.internals``: each difference between the supported Scrapy releases,
 checked against the installed Scrapy (``.ci/run`` runs the suite with the lowest, 2.13,
-and the newest). The crawls of the rest of the suite check that they are used."""
+and the newest). The crawls of the rest of the suite check that they are used (one closes
+its spider as it opens: tests/integration/test_scrapy_internals.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,9 @@ import configparser
 import inspect
 import logging
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_twisted
 import scrapy
 from scrapy import Request, Spider
 from scrapy.dupefilters import RFPDupeFilter
@@ -27,10 +26,8 @@ from scrapy_rep.crawl.media.pipelines import RefusedBeforeFetch
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Sites, robots
+from tests.support.paths import ROOT
 from tests.support.scrapyversions import enabled_components
-
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Every method Scrapy calls on our components, with the ``spider`` Scrapy 2.13 passes.
 COMPONENT_METHODS = [
@@ -117,30 +114,3 @@ def test_media_failure_filter_drops_only_our_refusals() -> None:
     assert not drop.filter(record("x", (RefusedBeforeFetch, refused, None)))
     assert drop.filter(record(Failure(ValueError("a real failure"))))
     assert drop.filter(record("x", (ValueError, ValueError(), None)))
-
-
-@pytest_twisted.ensureDeferred
-async def test_closing_the_spider_when_it_opens_logs_no_scrapy_error(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """A spider closed from a ``spider_opened`` handler (the audit trail that cannot be
-    written): Scrapy 2.13 cannot close it before its engine runs, so it is closed then;
-    no ERROR from Scrapy ("Engine not running"), and nothing fetched."""
-    from scrapy import signals
-
-    sites = Sites()
-    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
-    crawler = get_crawler(ListSpider, BASE_SETTINGS)
-    crawler.signals.connect(
-        lambda **_: internals.close_spider(crawler, "closed_at_once"),
-        signal=signals.spider_opened,
-        weak=False,
-    )
-    try:
-        await crawler.crawl(urls=[sites.url("a", f"/{n}") for n in range(3)])
-    finally:
-        await sites.close()
-    assert crawler.stats is not None
-    assert crawler.stats.get_value("finish_reason") == "closed_at_once"
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
-    assert sites.requested("a") == []

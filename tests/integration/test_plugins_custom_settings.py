@@ -48,7 +48,7 @@ class TrainingSpider(ListSpider):
     custom_settings: ClassVar[dict[str, Any]] = {"REP_PURPOSE": "ai-train"}
 
 
-async def crawl_site(
+async def crawl_open_and_private(
     spider: type[ListSpider], settings: dict[str, Any] | None = None
 ) -> tuple[Sites, Any, Any]:
     sites = Sites()
@@ -69,7 +69,7 @@ def paths(sites: Sites, urls: Any) -> set[str]:
 
 @pytest_twisted.ensureDeferred
 async def test_custom_settings_the_addon_in_one_spider_of_a_project_without_it() -> None:
-    sites, crawler, spider = await crawl_site(AddonSpider, NO_ADDON)
+    sites, crawler, spider = await crawl_open_and_private(AddonSpider, NO_ADDON)
     assert paths(sites, spider.downloaded) == {"/open"}
     assert paths(sites, spider.dropped) == {"/private"}
     assert sites.requested("site").count("/robots.txt") == 1
@@ -79,7 +79,7 @@ async def test_custom_settings_the_addon_in_one_spider_of_a_project_without_it()
 @pytest_twisted.ensureDeferred
 async def test_custom_settings_a_spider_takes_the_project_addon_out() -> None:
     assert BASE_SETTINGS["ADDONS"] == {"scrapy_rep.Addon": 0}  # the project has it
-    sites, crawler, spider = await crawl_site(NoAddonSpider)
+    sites, crawler, spider = await crawl_open_and_private(NoAddonSpider)
     assert paths(sites, spider.downloaded) == {"/open", "/private"}
     assert "/robots.txt" not in sites.requested("site")  # ROBOTSTXT_OBEY: Scrapy's False
     assert not [key for key in crawler.stats.get_stats() if key.startswith("rep/")]
@@ -89,7 +89,7 @@ async def test_custom_settings_a_spider_takes_the_project_addon_out() -> None:
 async def test_custom_settings_without_the_addon_scrapys_own_middleware_obeys() -> None:
     """A project that sets ``ROBOTSTXT_OBEY = True`` itself: a spider that takes the
     add-on out gets Scrapy's own robots.txt middleware (and its parser) back."""
-    sites, crawler, spider = await crawl_site(NoAddonSpider, {"ROBOTSTXT_OBEY": True})
+    sites, crawler, spider = await crawl_open_and_private(NoAddonSpider, {"ROBOTSTXT_OBEY": True})
     assert paths(sites, spider.downloaded) == {"/open"}
     assert "Forbidden by robots.txt" in spider.dropped[sites.url("site", "/private")]
     assert crawler.stats.get_value("robotstxt/forbidden") == 1
@@ -98,7 +98,7 @@ async def test_custom_settings_without_the_addon_scrapys_own_middleware_obeys() 
 
 @pytest_twisted.ensureDeferred
 async def test_custom_settings_robotstxt_obey_false_in_one_spider() -> None:
-    sites, _, spider = await crawl_site(NotObeyingSpider)
+    sites, _, spider = await crawl_open_and_private(NotObeyingSpider)
     assert paths(sites, spider.downloaded) == {"/open", "/private"}
     assert "/robots.txt" not in sites.requested("site")  # no purpose: nothing to ask it
 
@@ -107,9 +107,9 @@ async def test_custom_settings_robotstxt_obey_false_in_one_spider() -> None:
 async def test_custom_settings_a_spiders_own_purpose() -> None:
     """Two spiders of one project: the one whose purpose robots.txt refuses
     (``Content-Signal: ai-train=no``) fetches nothing; the other one what is allowed."""
-    sites, _, training = await crawl_site(TrainingSpider)
+    sites, _, training = await crawl_open_and_private(TrainingSpider)
     assert training.downloaded == []
     assert paths(sites, training.dropped) == {"/open", "/private"}
     assert "ai-train" in training.dropped[sites.url("site", "/open")]
-    sites, _, plain = await crawl_site(ListSpider)
+    sites, _, plain = await crawl_open_and_private(ListSpider)
     assert paths(sites, plain.downloaded) == {"/open"}

@@ -12,14 +12,12 @@ past every Scrapy middleware: robots.txt is not asked about them.
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
-import pytest
 import pytest_twisted
 from scrapy import Request
 
+from tests.support.browser import chromium
 from tests.support.pluginservers import require_plugin
 from tests.support.robotsite import ListSpider, Reply, Sites, crawl, robots
 
@@ -29,18 +27,6 @@ PIXEL = bytes.fromhex(
     "47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b"
 )
 OPEN_PAGE = b'<html><body>open <img src="/private/pixel.gif"></body></html>'
-
-
-def chromium() -> str:
-    """Debian's chromium, or a skip saying why (a failure under ``REP_REQUIRE_CHROMIUM=1``,
-    which CI sets once it has installed the package)."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        message = "chromium is not installed (Debian: apt-get install chromium)"
-        if os.environ.get("REP_REQUIRE_CHROMIUM") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
 
 
 class BrowserSpider(ListSpider):

@@ -17,7 +17,7 @@ import scrapy
 from scrapy import Request
 
 from scrapy_rep.crawl.internals import SCRAPY
-from tests.support.pluginservers import FakeSplash, Pages, require_plugin, serving
+from tests.support.pluginservers import FakeSplash, Pages, require_plugin, serving_resource
 from tests.support.robotsite import ListSpider, Sites, crawl, robots
 
 RULES = "User-agent: *\nDisallow: /private\n"
@@ -105,7 +105,7 @@ async def test_splash_robotstxt_comes_from_the_site_and_disallowed_pages_never_r
     site = sites.add("site")
     site.script("/robots.txt", robots(RULES))
     fake = FakeSplash(PAGES)
-    splash_url, stop = await serving(fake)
+    splash_url, stop = await serving_resource(fake)
     try:
         crawler, spider = await crawl(
             [sites.url("site", "/open"), sites.url("site", "/private")],
@@ -134,7 +134,7 @@ async def test_splash_request_to_splash_itself_is_not_checked() -> None:
     site = sites.add("site")
     site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     fake = FakeSplash(PAGES)
-    splash_url, stop = await serving(fake)
+    splash_url, stop = await serving_resource(fake)
     try:
         crawler, spider = await crawl(
             [sites.url("site", "/open")], splash_settings(splash_url), spider=SplashSpider

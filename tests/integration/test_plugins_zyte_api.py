@@ -18,7 +18,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
 
-from tests.support.pluginservers import FakeZyteApi, Pages, require_plugin, serving
+from tests.support.pluginservers import FakeZyteApi, Pages, require_plugin, serving_resource
 from tests.support.robotsite import ListSpider, Sites, crawl, robots
 from tests.support.scrapyversions import jitter
 
@@ -54,7 +54,7 @@ def zyte_settings(api_url: str) -> dict[str, Any]:
 async def test_zyte_api_transparent_mode_robotstxt_goes_through_the_api_once() -> None:
     require_plugin("scrapy_zyte_api", "plugins")
     api = FakeZyteApi(PAGES)
-    api_url, stop = await serving(api)
+    api_url, stop = await serving_resource(api)
     try:
         crawler, spider = await crawl(
             [f"{TARGET}/open", f"{TARGET}/private", f"{TARGET}/open?again=1"],
@@ -92,7 +92,7 @@ async def test_zyte_api_robotstxt_is_a_plain_request_and_crawl_delay_spaces_the_
     require_plugin("scrapy_zyte_api", "plugins")
     pages = {**PAGES, "/robots.txt": (200, "text/plain", b"User-agent: *\nCrawl-delay: 0.2\n")}
     api = FakeZyteApi(pages)
-    api_url, stop = await serving(api)
+    api_url, stop = await serving_resource(api)
     downloaded: list[tuple[str, str, float]] = []
 
     def watch(crawler: Crawler) -> None:
@@ -133,7 +133,7 @@ async def test_zyte_api_recipe_sends_robotstxt_straight_to_the_site() -> None:
     site = sites.add("site")
     site.script("/robots.txt", robots(RULES))
     api = FakeZyteApi(PAGES)
-    api_url, stop = await serving(api)
+    api_url, stop = await serving_resource(api)
     settings = zyte_settings(api_url)
     settings["DOWNLOADER_MIDDLEWARES"] = {
         f"{__name__}.RobotsTxtStraightToTheSite": 50,  # before the add-on's (100)
@@ -158,7 +158,7 @@ async def test_zyte_api_a_404_robotstxt_through_the_api_allows_everything() -> N
     does not have (404) means everything is allowed, as it would directly."""
     require_plugin("scrapy_zyte_api", "plugins")
     api = FakeZyteApi({path: page for path, page in PAGES.items() if path != "/robots.txt"})
-    api_url, stop = await serving(api)
+    api_url, stop = await serving_resource(api)
     try:
         crawler, spider = await crawl(
             [f"{TARGET}/open", f"{TARGET}/private"], zyte_settings(api_url)

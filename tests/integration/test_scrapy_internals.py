@@ -4,8 +4,10 @@ fails here, naming it, instead of a crawl quietly taking the slower path."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import pytest
 import pytest_twisted
 from scrapy import Request, Spider, signals
 from scrapy.core.scheduler import Scheduler
@@ -13,7 +15,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl import internals
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
-from tests.support.robotsite import BASE_SETTINGS, Sites, robots
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Sites, robots
 
 
 @pytest_twisted.ensureDeferred
@@ -67,3 +69,30 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
     names = [type(m).__name__ for m in seen["spider_middlewares"]]
     assert "PageDirectivesMiddleware" in names
+
+
+@pytest_twisted.ensureDeferred
+async def test_closing_the_spider_when_it_opens_logs_no_scrapy_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A spider closed from a ``spider_opened`` handler (the audit trail that cannot be
+    written): Scrapy 2.13 cannot close it before its engine runs, so it is closed then;
+    no ERROR from Scrapy ("Engine not running"), and nothing fetched."""
+    from scrapy import signals
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    crawler = get_crawler(ListSpider, BASE_SETTINGS)
+    crawler.signals.connect(
+        lambda **_: internals.close_spider(crawler, "closed_at_once"),
+        signal=signals.spider_opened,
+        weak=False,
+    )
+    try:
+        await crawler.crawl(urls=[sites.url("a", f"/{n}") for n in range(3)])
+    finally:
+        await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("finish_reason") == "closed_at_once"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert sites.requested("a") == []

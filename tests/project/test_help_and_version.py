@@ -103,7 +103,7 @@ def test_every_help_fits_80_columns(args: list[str]) -> None:
     tables, the commands) is wrapped to 80 too."""
     from pathlib import Path
 
-    project = Path(__file__).resolve().parents[1] / "example_project"
+    project = Path(__file__).resolve().parents[2] / "example_project"
     env = {**os.environ, "COLUMNS": "80"}
     result = subprocess.run(
         [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,

@@ -13,6 +13,8 @@ import pytest
 
 
 def chromium() -> str:
+    """Debian's chromium, or a skip saying why (a failure under ``REP_REQUIRE_CHROMIUM=1``,
+    which CI sets once it has installed the package)."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         message = "chromium is not installed (Debian: apt-get install chromium)"

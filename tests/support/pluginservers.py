@@ -103,7 +103,7 @@ class FakeSplash(Resource):
         return b""
 
 
-async def serving(resource: Resource) -> tuple[str, Callable[[], Any]]:
+async def serving_resource(resource: Resource) -> tuple[str, Callable[[], Any]]:
     """Serve ``resource`` on a free 127.0.0.1 port: its base URL and a stop function."""
     port = reactor.listenTCP(0, Site(resource), interface="127.0.0.1")  # type: ignore[attr-defined]
     return f"http://127.0.0.1:{port.getHost().port}", port.stopListening
