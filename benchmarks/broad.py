@@ -5,7 +5,7 @@ Every origin is a host name of its own (``o0.test`` … ``o99999.test``) that th
 own resolver (:class:`LoopbackResolver`, set as ``TWISTED_DNS_RESOLVER``) maps to
 127.0.0.1, where ONE twisted.web server in a child process answers per ``Host`` header
 (so the crawler's CPU is measured alone). Origin *n* behaves as kind ``KINDS[n % 17]`` of
-the fault mix of ``tests/faultsite.py`` (rules, 404, 403, 500 forever, 503 then OK, 429,
+the fault mix of ``tests/support/faultsite.py`` (rules, 404, 403, 500 forever, 503 then OK, 429,
 redirect chains and a loop, over 500 KiB, binary garbage, an HTML page with status 200,
 connection resets, stalls), scripted by the same ``script_origin`` as the tests; with
 ``--kinds``, as the kinds given, in turn (``--kinds rules``: a good robots.txt everywhere,
@@ -68,7 +68,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
+CHECKOUT = Path(__file__).resolve().parents[1]  # tests.support.* from the checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quiet import LoadWindow, load, spread  # noqa: E402
 
@@ -126,7 +126,7 @@ def page_paths(pages: int) -> tuple[str, ...]:
     """The paths requested on every origin: fewer than faultsite's five for a short run
     (``--requests`` under 5 per origin), taken so that an allowed and a forbidden page
     come first (``/`` and ``/private/b`` under the ``rules`` kind)."""
-    from faultsite import PATHS
+    from tests.support.faultsite import PATHS
 
     if pages < len(PATHS):
         short = ("/", "/private/b", *(path for path in PATHS if path not in ("/", "/private/b")))
@@ -140,7 +140,7 @@ MIX: tuple[str, ...] = ()
 
 def kind_of(number: int) -> str:
     """The robots.txt behaviour of origin ``number``: the mix's kinds in turn."""
-    from faultsite import KINDS
+    from tests.support.faultsite import KINDS
 
     mix = MIX or KINDS
     return mix[number % len(mix)]
@@ -148,8 +148,8 @@ def kind_of(number: int) -> str:
 
 def origin_plan(number: int, seed: int, paths: tuple[str, ...], origin: Any = None) -> Any:
     """The faultsite plan of origin ``number`` (scripting ``origin`` if given)."""
-    from faultsite import script_origin
-    from robotsite import ScriptedOrigin
+    from tests.support.faultsite import script_origin
+    from tests.support.robotsite import ScriptedOrigin
 
     kind = kind_of(number)
     target = origin if origin is not None else ScriptedOrigin(f"o{number}", [])
@@ -177,14 +177,15 @@ class Recorder:
 
 def serve(origins: int, pages: int, seed: int) -> None:
     """Serve every origin on one port by ``Host``; commands on stdin: reset, report."""
-    sys.path.insert(0, str(TESTS))
+    sys.path.insert(0, str(CHECKOUT))
     from scrapy.utils.reactor import install_reactor
 
     install_reactor(REACTOR)
-    from robotsite import ScriptedOrigin
     from twisted.internet import reactor, threads
     from twisted.web.resource import Resource
     from twisted.web.server import Request, Site
+
+    from tests.support.robotsite import ScriptedOrigin
 
     paths = page_paths(pages)
     recorder = Recorder(origins, paths)
@@ -390,9 +391,10 @@ def crawl_phase(args: argparse.Namespace) -> None:
     from scrapy.utils.reactor import install_reactor
 
     install_reactor(REACTOR)  # before faultsite imports the reactor
-    from faultsite import AGENT
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
+
+    from tests.support.faultsite import AGENT
 
     paths = page_paths(args.pages)
     path_index = {path: index for index, path in enumerate(paths)}
@@ -679,7 +681,7 @@ def main() -> int:
     for hidden in ("--jobdir", "--out"):
         parser.add_argument(hidden, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sys.path.insert(0, str(TESTS))
+    sys.path.insert(0, str(CHECKOUT))
     global MIX
     MIX = tuple(kind for kind in args.kinds.split(",") if kind)
     args.pages = args.pages or max(1, round(args.requests / args.origins))
@@ -698,7 +700,7 @@ def main() -> int:
     if args.crawl:
         crawl_phase(args)
         return 0
-    from faultsite import KINDS  # here only: the children install their reactor first
+    from tests.support.faultsite import KINDS  # here only: the children install their reactor first
 
     unknown = sorted(set(MIX) - set(KINDS))
     if unknown:

@@ -1,7 +1,7 @@
 """Load with faults (SPEC §7: no request lost silently): 100,000 requests over 2,000
 misbehaving local origins.
 
-A child process serves the seeded fault mix of ``tests/faultsite.py`` (robots.txt rules,
+A child process serves the seeded fault mix of ``tests/support/faultsite.py`` (robots.txt rules,
 404, 403, 500 forever, 503 then recovery, 429 with ``Retry-After``, redirect chains of
 1-8 hops and a loop, over 500 KiB, binary garbage, an HTML error page with status 200,
 connection resets, stalls; pages with random ``X-Robots-Tag`` directives), one port per
@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
+CHECKOUT = Path(__file__).resolve().parents[1]  # tests.support.* from the checkout
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 SETTINGS: dict[str, Any] = {
     "TWISTED_REACTOR": REACTOR,
@@ -54,14 +54,15 @@ SETTINGS: dict[str, Any] = {
 
 def serve(origins: int, pages: int) -> None:
     """Child process: start the fault mix, print the plan, then the access log on request."""
-    sys.path.insert(0, str(TESTS))
+    sys.path.insert(0, str(CHECKOUT))
     from scrapy.utils.reactor import install_reactor
 
     install_reactor(REACTOR)
-    from faultsite import AGENT, build
     from twisted.internet import reactor, threads
 
-    plan = build(origins, extra_pages=max(0, pages - 5))
+    from tests.support.faultsite import AGENT, start_fault_mix
+
+    plan = start_fault_mix(origins, extra_pages=max(0, pages - 5))
     assert SETTINGS.get("USER_AGENT", AGENT) == AGENT
     print(
         json.dumps(
@@ -118,7 +119,7 @@ def crawl(plan: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {}
 
     async def go(_reactor: object) -> None:
-        from faultsite import AGENT
+        from tests.support.faultsite import AGENT
 
         runner = CrawlerRunner({**SETTINGS, "USER_AGENT": AGENT, **extra})
         crawler = runner.create_crawler(LoadSpider)
@@ -153,7 +154,7 @@ def main() -> int:
     parser.add_argument("--held-limit", type=int, help="REP_MAX_HELD_REQUESTS")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sys.path.insert(0, str(TESTS))
+    sys.path.insert(0, str(CHECKOUT))
     if args.serve:
         serve(args.origins, args.pages)
         return 0

@@ -1,6 +1,6 @@
 """What reading a downloaded file's own statements costs per file (docs/media.md).
 
-For files the script builds (with the tests' builders, ``tests/mediafiles.py``):
+For files the script builds (with the tests' builders, ``tests/support/mediafiles.py``):
 ``read_media()`` (XMP found and parsed, the C2PA marker looked for, the manifest read
 with ``c2pa-python`` when there is one), then the whole check the pipelines run per
 file (``MediaGate.check``: the response's headers, the page's noimageai, the file) on a
@@ -22,13 +22,13 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support.mediafiles
 
-from mediafiles import c2pa_jpeg, jpeg, mp4, pdf, png, xmp_packet
 from PIL import Image
 
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import read_media
+from tests.support.mediafiles import c2pa_jpeg, jpeg, mp4, pdf, png, xmp_packet
 
 BOMB = (
     b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'

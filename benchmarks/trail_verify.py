@@ -1,7 +1,7 @@
 """``audit verify`` on large trails: time and peak memory against the number of origins
 and of findings.
 
-Writes trails of one run (``tests/trailfactory.py``: ``write_many_origins``): N records
+Writes trails of one run (``tests/support/trailfactory.py``: ``write_many_origins``): N records
 over 10 origins and over 10,000, each origin with its own robots.txt snapshot (``--rules``
 more Disallow lines each: 30 by default, about 1 KB, a real file's size), the records
 taking the origins in turn as a crawl interleaves them; and the 10-origin trail with every
@@ -28,7 +28,6 @@ import tempfile
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -61,8 +60,8 @@ def main() -> None:
     )
     parser.add_argument("--no-findings", action="store_true", help="skip the wrong trail")
     options = parser.parse_args()
-    sys.path.insert(0, str(TESTS))
-    from trailfactory import write_many_origins
+    sys.path.insert(0, str(CHECKOUT))
+    from tests.support.trailfactory import write_many_origins
 
     codes = options.code or [CHECKOUT]
     bodies: tuple[bytes, ...] = ()

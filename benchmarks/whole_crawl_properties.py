@@ -1,4 +1,4 @@
-"""Whole-crawl property run over many seeds (tests/wholecrawl.py).
+"""Whole-crawl property run over many seeds (tests/support/wholecrawl.py).
 
     python benchmarks/whole_crawl_properties.py --seeds 500 --start 0
 
@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
 
@@ -51,7 +50,7 @@ def main() -> int:
     logging.getLogger("scrapy").setLevel(logging.ERROR)
     logging.getLogger("scrapy_rep").setLevel(logging.ERROR)
 
-    from wholecrawl import RedisHolder, run_seed
+    from tests.support.wholecrawl import RedisHolder, run_seed
 
     failing: dict[int, list[Any]] = {}
     by_prop: Counter[str] = Counter()

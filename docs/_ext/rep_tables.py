@@ -6,7 +6,7 @@ in its unit, the setting's one-line ``help``), and those after
 ``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`.
 The tables are written into the Markdown files, so a page reads whole on GitHub too:
 ``python docs/_ext/rep_tables.py`` rewrites them; a stale one is a warning when the
-site is built (an error under ``-W``) and fails ``tests/test_docs.py``. The settings
+site is built (an error under ``-W``) and fails ``tests/project/test_docs.py``. The settings
 page must have a section for each setting and none for a setting the code does not have.
 """
 

@@ -13,7 +13,7 @@ the table for users).
 
 scrapy_rep supports Scrapy 2.13 and newer (:data:`LOWEST`): Scrapy 2.12 and older import
 ``w3lib.url._safe_chars``, which w3lib 2.5 (our lowest, for its reading of UTF-16 pages)
-no longer has. ``tests/test_scrapy_internals.py`` checks each read against a running
+no longer has. ``tests/integration/test_scrapy_internals.py`` checks each read against a running
 crawl of the installed Scrapy; they were checked against the releases in
 :data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest).
 
@@ -21,7 +21,7 @@ One difference is not here but in the signatures: Scrapy 2.13 passes ``spider=``
 every component method (``process_request``, ``process_response``, ``process_exception``,
 ``process_spider_output``…); 2.14 and newer call them without it, and warn only about a
 method that *requires* it. So each of our component methods takes an optional ``spider``
-that it ignores (``tests/test_scrapy_compat.py`` checks them all).
+that it ignores (``tests/crawl/test_internals_compat.py`` checks them all).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def release_of(version: str) -> tuple[int, int]:
 #: The installed Scrapy, as ``(major, minor)``.
 SCRAPY: Final = release_of(scrapy.__version__)
 #: The oldest Scrapy release scrapy_rep supports (setup.cfg's ``scrapy>=`` says the same;
-#: ``tests/test_scrapy_compat.py`` checks it).
+#: ``tests/crawl/test_internals_compat.py`` checks it).
 LOWEST: Final = (2, 13)
 #: The Scrapy releases the reads and differences below were checked against: the lowest
 #: declared (``.ci/lowest-constraints.txt``) and the newest.

@@ -1,0 +1,94 @@
+"""Several trails read as one (scrapy-redis workers, each writing its own trail):
+``audit verify|summary|report|show`` take several TRAIL files; each chain is verified on
+its own, the records are read together (docs/audit-trail.md, "Several workers").
+``scrapy rep-audit`` with several files: tests/integration/test_audit_cli.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.tools import audit_tool
+from tests.support.trailfactory import (
+    OTHER_RUN,
+    ROBOTS,
+    RUN,
+    sha,
+    snapshotted_records,
+    url_line,
+    worker_records,
+    worker_trails,
+)
+
+
+def test_two_workers_verify_clean_with_a_snapshot_stored_by_the_other(tmp_path: Path) -> None:
+    trails = worker_trails(
+        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
+    )
+    assert not (Path(trails[1] + ".d") / sha(ROBOTS)).exists()
+    status, out = audit_tool("verify", *trails)
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean"
+    # alone, worker B's trail misses the snapshot
+    status, out = audit_tool("verify", trails[1])
+    assert status == 1 and "missing: no file" in out
+
+
+def test_summary_counts_across_the_files(tmp_path: Path) -> None:
+    trails = worker_trails(
+        tmp_path, worker_records(RUN, ["/1", "/2"]), worker_records(OTHER_RUN, ["/3"])
+    )
+    status, out = audit_tool("summary", *trails)
+    assert status == 0
+    assert out.startswith("2 run(s), 3 requested URL(s) (3 fetched)")
+
+
+def test_a_url_finished_twice_without_again_is_a_problem(tmp_path: Path) -> None:
+    trails = worker_trails(
+        tmp_path, worker_records(RUN, ["/1", "/2"]), worker_records(OTHER_RUN, ["/2"])
+    )
+    status, out = audit_tool("verify", *trails)
+    assert status == 1, out
+    assert "b.jsonl: line 2: http://site.test/2: a second final record of this URL " in out
+    assert "(the first: a.jsonl line 3, fetched), not tied to it by `again`" in out
+    assert out.splitlines()[-1] == "2 trails as one: 1 problem(s)"
+
+
+def test_a_url_sent_again_names_the_other_workers_record(tmp_path: Path) -> None:
+    first = worker_records(RUN, ["/1", "/2"])
+    second = worker_records(OTHER_RUN, ["/2"])
+    second[1] = {**second[1], "again": first[2]["id"], "id": "1" * 40,
+                 "time": "2026-11-23T14:00:05.000Z"}  # fmt: skip
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 0, out
+
+
+def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:
+    crashed = worker_records(RUN, ["/1"])[:-1]  # killed: no end line
+    crashed.append(url_line("/2", fate="unfinished", status=None, why="killed"))
+    finished = worker_records(OTHER_RUN, ["/2"])
+    finished[1] = {**finished[1], "time": "2026-11-23T14:05:00.000Z"}
+    status, out = audit_tool("verify", *worker_trails(tmp_path, crashed, finished))
+    assert "b.jsonl: line 2: event: http://site.test/2: re-queued after a crash: left " in out
+    assert "unfinished in a.jsonl line 3, finished here" in out
+    assert "second final record" not in out
+    # the crashed run misses its end line: that stays a problem of worker A's trail
+    assert status == 1 and "a.jsonl: line 1: run 01234567 has no end line" in out
+    assert out.splitlines()[-1] == "2 trails as one: 1 problem(s), 1 event(s)"
+
+
+def test_report_and_show_read_every_file(tmp_path: Path) -> None:
+    trails = worker_trails(
+        tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
+    )
+    page = tmp_path / "r.html"
+    status, out = audit_tool("report", *trails, "--html", str(page))
+    assert status == 0, out
+    html = page.read_text()
+    assert "<title>Audit trail: a.jsonl, b.jsonl</title>" in html
+    assert "<td>a.jsonl:3</td>" in html and "<td>b.jsonl:3</td>" in html
+    assert '<div class="total" id="total-0"><b>3</b>' in html
+    status, out = audit_tool("show", *trails, "http://site.test/3")
+    assert status == 0 and out.startswith(f"{trails[1]}:\n")
+    status, out = audit_tool("show", *trails, "http://site.test/4")
+    assert status == 1
+    assert out.startswith(f"no record of http://site.test/4 in {trails[0]}, {trails[1]}: ")

@@ -1,0 +1,558 @@
+"""``audit verify`` on trails the tests write per schema v1 (docs/audit-trail.md,
+'`verify`'): the hash chain, truncation, deletion, edits, gzip, missing or altered
+snapshots, and decisions that today's engine re-derives differently."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.read import Trail, TrailError
+from scrapy_rep.audit.verify import verify
+from tests.support.tools import audit_tool
+from tests.support.trailfactory import (
+    ROBOTS,
+    RUN,
+    TDMREP,
+    encode,
+    end_line,
+    robots_part,
+    run_line,
+    sha,
+    snapshot_line,
+    standard_records,
+    url_line,
+    write_trail,
+)
+
+Lines = list[bytes]
+
+
+def flip_inside_url(lines: Lines) -> Lines:
+    """One byte of a URL changed: the line is still JSON, the next link breaks."""
+    lines[3] = lines[3].replace(b"/private/x", b"/private/y")
+    return lines
+
+
+def flip_to_garbage(lines: Lines) -> Lines:
+    lines[2] = lines[2].replace(b"{", b"[", 1)
+    return lines
+
+
+def delete_line(lines: Lines) -> Lines:
+    del lines[3]
+    return lines
+
+
+def cut_mid_line(lines: Lines) -> Lines:
+    lines[-1] = lines[-1][:20]
+    return lines
+
+
+def drop_end_line(lines: Lines) -> Lines:
+    return lines[:-1]
+
+
+def swap_lines(lines: Lines) -> Lines:
+    lines[2], lines[3] = lines[3], lines[2]
+    return lines
+
+
+def insert_line(lines: Lines) -> Lines:
+    extra = json.dumps({**url_line("/added"), "prev": ""}).encode() + b"\n"
+    return [*lines[:3], extra, *lines[3:]]
+
+
+def unchanged(lines: Lines) -> Lines:
+    return lines
+
+
+#: (id, how the lines are changed, the finding expected, or "" for clean).
+TAMPERING: list[tuple[str, Callable[[Lines], Lines], str]] = [
+    ("valid-chain", unchanged, ""),
+    ("flipped-byte-in-a-url", flip_inside_url, "line 5: chain broken"),
+    ("flipped-byte-breaks-json", flip_to_garbage, "line 3: not a JSON object"),
+    ("deleted-line", delete_line, "line 4: chain broken"),
+    ("deleted-line-counts", delete_line, "the end line counts 3 url record(s), the trail holds 2"),
+    ("truncated-mid-line", cut_mid_line, "the file is cut"),
+    ("truncated-at-a-line-end", drop_end_line, "has no end line"),
+    ("swapped-lines", swap_lines, "line 3: chain broken"),
+    ("inserted-line", insert_line, "line 4: chain broken"),
+]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+@pytest.mark.parametrize(("change", "expected"), [(c, e) for _, c, e in TAMPERING],
+                         ids=[i for i, _, _ in TAMPERING])  # fmt: skip
+def test_verify_finds_every_tampering(
+    tmp_path: Path, suffix: str, change: Callable[[Lines], Lines], expected: str
+) -> None:
+    path = write_trail(tmp_path / f"trail{suffix}", lines=change(encode(standard_records())))
+    result = verify(path)
+    found = [str(finding) for finding in result.findings]
+    if not expected:
+        assert found == [] and result.clean and result.records == 3
+    else:
+        assert any(expected in finding for finding in found), found
+
+
+def test_verify_head_is_the_hash_of_the_last_line(tmp_path: Path) -> None:
+    lines = encode(standard_records())
+    result = verify(write_trail(tmp_path / "t.jsonl", lines=lines))
+    assert result.head == sha(lines[-1]) and result.lines == len(lines)
+
+
+def test_a_gzip_trail_cut_inside_its_last_member_is_reported(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl.gz")
+    path.write_bytes(path.read_bytes()[:-5])  # the last member loses its CRC and size
+    found = [str(f) for f in verify(path).findings]
+    assert any("gzip stream is cut" in f for f in found), found
+    # Its text is all there, but unchecked: a cut line, no record (as `audit repair`,
+    # which drops it, reads it): the run has no end line.
+    assert "line 1: run 01234567 has no end line: the crawl was killed, or the trail was " \
+        "cut after it" in found, found  # fmt: skip
+    assert "line 6: cut: the line has no end" in found, found
+
+
+def test_a_line_cut_just_before_its_newline_is_no_record(tmp_path: Path) -> None:
+    """Whole JSON, but no newline: the end of the file fell inside the line, which is no
+    evidence of what it would have said."""
+    path = write_trail(tmp_path / "t.jsonl")
+    path.write_bytes(path.read_bytes()[:-1])
+    found = [str(f) for f in verify(path).findings]
+    assert found == [
+        "line 6: cut: the line has no end",
+        "file: line 6: the file is cut (no newline at its end)",
+        "line 1: run 01234567 has no end line: the crawl was killed, or the trail was cut after it",
+    ], found
+
+
+def test_a_second_run_appended_chains_to_the_first(tmp_path: Path) -> None:
+    first = encode(standard_records())
+    second = encode([{**r, "run": "f" * 32} for r in standard_records()], prev=sha(first[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=first + second)).clean
+    restarted = encode([{**r, "run": "f" * 32} for r in standard_records()])  # prev ""
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=first + restarted)).findings
+    ]
+    assert any("line 7: chain broken" in f for f in found), found
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+def test_a_missing_snapshot_is_listed_with_every_record_it_decided(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl", bodies=())
+    found = [str(f) for f in verify(path).findings]
+    assert sum("missing" in f for f in found) == 4, found  # the snapshot line and 3 records
+    assert any(f.startswith("line 3: http://site.test/: robots.txt snapshot") for f in found)
+
+
+OTHER_ORIGIN = "http://other.test"
+
+
+def other(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
+    """A record of OTHER_ORIGIN, decided by the empty body."""
+    decided = {**robots_part(None, body=b""), "origin": OTHER_ORIGIN}
+    return url_line(path, fate=fate, url=OTHER_ORIGIN + path, robots=decided, **extra)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "record", "expected"),
+    [
+        (None, other("/private/a"), ""),
+        ("unreachable", other("/a", "refused", refused_by="unreachable"), ""),
+        ("unreachable", other("/a"), "recorded fetched, but robots.txt disallows it"),
+        ("absent", other("/a"), ""),
+    ],
+    ids=["absent-by-the-bodys-line", "unreachable-refused", "unreachable-fetched", "absent"],
+)  # fmt: skip
+def test_the_empty_body_is_read_with_the_outcome_of_its_own_origin(
+    tmp_path: Path, outcome: str | None, record: dict[str, Any], expected: str
+) -> None:
+    """The empty body is every absent robots.txt: read with its own origin's snapshot
+    line when there is one, else with the body's line (absent: everything allowed)."""
+    body = [
+        snapshot_line(b"", outcome="absent", status=404),
+        url_line("/", robots=robots_part(None, body=b"")),
+    ]
+    if outcome is not None:
+        body.append(
+            snapshot_line(b"", outcome=outcome, status=503, url=f"{OTHER_ORIGIN}/robots.txt")
+        )
+    body.append(record)
+    found = [
+        str(f)
+        for f in verify(
+            write_trail(tmp_path / "t.jsonl", [run_line(), *body, end_line(body)])
+        ).findings
+    ]
+    assert [f for f in found if expected in f] if expected else found == [], found
+
+
+def test_a_snapshot_read_from_its_gz_file(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl", bodies=())
+    (tmp_path / "t.jsonl.d" / f"{sha(ROBOTS)}.gz").write_bytes(gzip.compress(ROBOTS))
+    assert verify(path).clean
+
+
+def test_a_snapshot_whose_bytes_changed_is_reported(tmp_path: Path) -> None:
+    path = write_trail(tmp_path / "t.jsonl")
+    (tmp_path / "t.jsonl.d" / sha(ROBOTS)).write_bytes(ROBOTS.replace(b"/private", b"/privat"))
+    found = [str(f) for f in verify(path).findings]
+    assert any("altered: its bytes no longer hash to its name" in f for f in found), found
+
+
+# ------------------------------------------------------------------ re-derivation
+
+OTHER = b"User-agent: *\nDisallow: /\n"
+USAGE_ROBOTS = b"User-agent: *\nAllow: /\nContent-Usage: /books/ train-ai=n\n"
+
+
+def one(record: dict[str, Any], body: bytes = ROBOTS, **run: Any) -> list[dict[str, Any]]:
+    body_lines = [snapshot_line(body), record]
+    return [run_line(**run), *body_lines, end_line(body_lines)]
+
+
+GPTBOT = b"User-agent: GPTBot\nDisallow: /\n"
+CU_SOURCE = "robots.txt line 3: Content-Usage: /books/ train-ai=n"
+BY_USAGE_ROBOTS = robots_part(2, "Allow: /", body=USAGE_ROBOTS)
+UNREACHABLE = snapshot_line(b"", outcome="unreachable", status=503)
+NO_ROBOTS = robots_part(None, body=b"")
+AI = {"purposes": ["ai-train"]}
+DROPPED = "unreachable for 600 s (503): requests dropped"
+ALLOWED = "unreachable for 3 s (503): treated as allowed (REP_UNREACHABLE_ACTION)"
+ABSENT = "404: no robots.txt, everything allowed"
+GAVE_UP_DROPPED = {"agent": "testbot", "why": f"robots.txt {DROPPED}"}
+
+
+def words(
+    outcome: str, status: int | None, record: dict[str, Any], body: bytes = b""
+) -> list[dict[str, Any]]:
+    """A run whose robots.txt snapshot has the crawl's own outcome sentence."""
+    return [run_line(), snapshot_line(body, status=status, outcome=outcome), record]
+
+
+def usage(answer: bool) -> dict[str, Any]:
+    """A recorded usage decision: the Content-Usage line of USAGE_ROBOTS said ``answer``."""
+    signal = {"vocabulary": "aipref", "answers": {"ai-train": answer}, "source": CU_SOURCE,
+              "snapshot": sha(USAGE_ROBOTS)}  # fmt: skip
+    return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+
+
+def refused(path: str, by: str, decided: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return url_line(path, fate="refused", refused_by=by, robots=decided, **extra)
+
+
+def tdm_run(record: dict[str, Any], **run: Any) -> list[dict[str, Any]]:
+    return [run_line(**run), snapshot_line(), snapshot_line(TDMREP, kind="tdmrep.json"), record]
+
+
+#: (id, records, bodies, the difference expected or "" for clean)
+DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
+    ("fetched-but-now-disallowed",
+     one(url_line("/a", robots=robots_part(None, body=OTHER)), OTHER), (OTHER,),
+     "recorded fetched, but robots.txt disallows it for testbot (line 2: Disallow: /)"),
+    ("refused-but-now-allowed",
+     one(refused("/a", "robots.txt", robots_part(2, "Disallow: /private"))), (ROBOTS,),
+     "recorded refused by robots.txt, but it allows it"),
+    ("deciding-line-differs",
+     one(url_line("/private/ok/1", robots=robots_part(2, "Disallow: /private"))), (ROBOTS,),
+     "recorded as decided by line 2, the snapshot gives line 3"),
+    ("an-extra-agent-forbidden",
+     one(url_line("/a", robots=robots_part(None, body=GPTBOT)), GPTBOT,
+         agents=["testbot", "GPTBot"]),
+     (GPTBOT,), "robots.txt disallows it for GPTBot"),
+    ("absent-robots-allows-all", one(url_line("/a", robots=NO_ROBOTS), b""), (), ""),
+    ("unreachable-robots-refuses",
+     [run_line(), UNREACHABLE, refused("/a", "unreachable", NO_ROBOTS)], (), ""),
+    ("fetched-although-unreachable",
+     [run_line(), UNREACHABLE, url_line("/a", robots=NO_ROBOTS)], (),
+     "recorded fetched, but robots.txt disallows"),
+    ("gave-up-with-allow",
+     [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
+      snapshot_line(b"", outcome="gave-up", status=None), url_line("/a", robots=NO_ROBOTS)],
+     (), ""),
+    ("content-usage-no-but-fetched",
+     one(url_line("/books/1", robots=BY_USAGE_ROBOTS), USAGE_ROBOTS, **AI), (USAGE_ROBOTS,),
+     f"recorded fetched, but ai-train denied by {CU_SOURCE}"),
+    ("content-usage-refusal-re-derived",
+     one(refused("/books/1", "purpose", BY_USAGE_ROBOTS, usage=usage(False)), USAGE_ROBOTS, **AI),
+     (USAGE_ROBOTS,), ""),
+    ("usage-signal-answers-differently",
+     one(refused("/books/1", "purpose", BY_USAGE_ROBOTS, usage=usage(True)), USAGE_ROBOTS, **AI),
+     (USAGE_ROBOTS,), "answers differently today"),
+    ("refused-by-purpose-but-nothing-says-no",
+     one(refused("/a", "purpose", robots_part(None)), **AI), (ROBOTS,),
+     "recorded refused by purpose, but its snapshots deny no purpose"),
+    ("tdmrep-reserved-but-fetched",
+     tdm_run(url_line("/books/1", robots=robots_part(None)), **AI), (ROBOTS, TDMREP),
+     'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/books/*")'),
+    ("tdmrep-reserved-and-refused",
+     tdm_run(refused("/books/1", "tdmrep.json", robots_part(None)), **AI), (ROBOTS, TDMREP), ""),
+    ("tdmrep-only-for-ai-purposes",
+     tdm_run(url_line("/books/1", robots=robots_part(None))), (ROBOTS, TDMREP), ""),
+    ("crawl-words-gave-up-dropped", words(DROPPED, None, url_line("/a", robots=NO_ROBOTS)), (),
+     "recorded fetched, but robots.txt disallows"),
+    ("crawl-words-gave-up-allowed", words(ALLOWED, None, url_line("/a", robots=NO_ROBOTS)), (), ""),
+    ("crawl-words-404", words(ABSENT, 404, url_line("/private/a", robots=NO_ROBOTS)), (), ""),
+    ("crawl-words-503-refuses",
+     words("503: unreachable", 503, refused("/a", "unreachable", NO_ROBOTS)), (), ""),
+    ("crawl-words-200-parsed",
+     words("200 (88 bytes)", 200, url_line("/private/a", robots=robots_part(None)), ROBOTS),
+     (ROBOTS,), "recorded fetched, but robots.txt disallows"),
+    ("given-up-and-allowed-by-the-setting",
+     [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
+      url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {ALLOWED}"})], (), ""),
+    ("given-up-allowed-but-the-setting-drops",
+     [run_line(), url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {ALLOWED}"})], (),
+     "given up on as unreachable and the run's REP_UNREACHABLE_ACTION is not 'allow'"),
+    ("given-up-and-refused",
+     [run_line(), refused("/a", "unreachable", GAVE_UP_DROPPED)], (), ""),
+    ("no-origin-in-robots",
+     one(url_line("/private/a",
+                  robots={k: v for k, v in robots_part(None).items() if k != "origin"})),
+     (ROBOTS,), "recorded fetched, but robots.txt disallows it"),
+    ("fetched-without-a-robots-snapshot",
+     one(url_line("/a")), (ROBOTS,), "no robots.txt snapshot names what allowed it"),
+    ("two-final-records-for-one-request",
+     [run_line(), snapshot_line(), url_line("/a", robots=robots_part(None)),
+      url_line("/a", robots=robots_part(None))], (ROBOTS,),
+     "a second final record for the same request id"),
+    ("url-line-appended-after-the-end",
+     [*one(url_line("/a", robots=robots_part(None))), url_line("/b", robots=robots_part(None))],
+     (ROBOTS,), "line 5: http://site.test/b: url line of run 01234567 after its end line (line 4)"),
+    ("snapshot-name-is-a-path",
+     one(url_line("/a", robots={**robots_part(None), "snapshot": "../../../../etc/hostname"})),
+     (ROBOTS,),
+     "robots.txt snapshot ../../../../… not a SHA-256 name"),
+    ("unknown-schema",
+     [run_line(schema=3), snapshot_line(), url_line("/", robots=robots_part(None))],
+     (ROBOTS,), "run 01234567: schema 3; this reader knows schemas 1 and 2"),
+    ("snapshot-line-of-unknown-run",
+     [run_line(), {**snapshot_line(), "run": "9" * 32}, url_line("/a", robots=robots_part(None))],
+     (ROBOTS,), "snapshot line of run '99999999', which has no run line"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("records", "bodies", "expected"), [c[1:] for c in DECISIONS],
+                         ids=[c[0] for c in DECISIONS])  # fmt: skip
+def test_verify_re_derives_each_decision(
+    tmp_path: Path, records: list[dict[str, Any]], bodies: tuple[bytes, ...], expected: str
+) -> None:
+    if records[-1]["type"] != "end":
+        records = [*records, end_line(records)]
+    result = verify(write_trail(tmp_path / "t.jsonl", records, bodies=bodies))
+    found = [str(finding) for finding in result.findings]
+    if expected:
+        assert any(expected in finding for finding in found), found
+    else:
+        assert found == []
+
+
+# ------------------------------------------------------------------ not a trail
+
+
+def test_not_a_trail(tmp_path: Path) -> None:
+    cases = {
+        "missing.jsonl": None,
+        "empty.jsonl": b"",
+        "text.jsonl": b"hello\nworld\nthis is not\na trail\n",
+        "array.jsonl": b"[1, 2]\n",
+        "plain.jsonl.gz": b'{"type": "run"}\n',
+        "gzip-of-text.jsonl.gz": gzip.compress(b"just text\n"),
+    }
+    for name, content in cases.items():
+        if content is not None:
+            (tmp_path / name).write_bytes(content)
+        with pytest.raises(TrailError, match=name.replace(".", r"\.")):
+            verify(tmp_path / name)
+    damaged = encode(standard_records())
+    damaged[:3] = [b"garbage\n"] * 3  # a trail whose first lines were destroyed is still one
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "damaged.jsonl", lines=damaged)).findings
+    ]
+    assert found[0] == "line 1: not a JSON object: the line was changed or damaged", found
+    with pytest.raises(TrailError, match="not a file"):
+        Trail(tmp_path)
+
+
+def test_a_resumed_run_must_not_record_a_request_again(tmp_path: Path) -> None:
+    first = standard_records()
+    resumed = [{**r, "run": "f" * 32} for r in standard_records()]
+    resumed[0]["resumes"] = first[0]["run"]
+    result = verify(write_trail(tmp_path / "t.jsonl", first + resumed))
+    found = [str(f) for f in result.findings]
+    assert len(found) == 3 and all("a second final record" in f for f in found), found
+
+
+def test_a_head_written_down_earlier_must_still_be_in_the_chain(tmp_path: Path) -> None:
+    """The last line is protected by nothing after it: the head an auditor kept is."""
+    first = encode(standard_records())
+    head = verify(write_trail(tmp_path / "t.jsonl", lines=first)).head
+    second = encode([{**r, "run": "f" * 32} for r in standard_records()], prev=sha(first[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=first + second), [head]).clean
+    edited = [*first[:-1], first[-1].replace(b'"finished"', b'"shutdown"')]
+    cut = first[:-1]
+    for lines in (edited, cut):
+        found = [
+            str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=lines), [head]).findings
+        ]
+        assert any(f"no line hashes to the head {head}" in f for f in found), found
+    assert verify(write_trail(tmp_path / "e.jsonl", lines=edited)).clean  # without the head
+
+
+def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
+    tmp_path: Path,
+) -> None:
+    """Lines chained on after a run's end line, with that run's id, are no part of it:
+    reported, whatever head was written down, while a following run (its own run line
+    and id) is fine."""
+    first = encode(standard_records())
+    head = sha(first[-1])
+    forged = [
+        url_line("/forged", robots=robots_part(None)),
+        url_line("/more", robots=robots_part(None)),
+    ]
+    path = write_trail(tmp_path / "t.jsonl", lines=first + encode(forged, prev=head))
+    result = verify(path, [head])
+    found = [str(f) for f in result.findings]
+    assert found == [
+        f"line {n}: http://site.test{p}: url line of run 01234567 after its end line (line 6): "
+        "appended after the run ended"
+        for n, p in ((7, "/forged"), (8, "/more"))
+    ], found
+
+
+TDMREP_ALL = b'[{"location": "/*", "tdm-reservation": 1}]'
+DENIED_ALL = 'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/*")'
+
+
+@pytest.mark.parametrize(
+    ("named", "schema", "expected"),
+    [
+        (TDMREP, 2, ""),  # no entry of the version it names matched /a
+        (TDMREP_ALL, 2, DENIED_ALL),
+        (None, 2, ""),  # schema 2 names every version: none named, none read
+        (None, 1, DENIED_ALL),
+    ],
+    ids=["names-the-old-version", "names-the-new-version", "names-none", "schema-1-latest"],
+)  # fmt: skip
+def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
+    tmp_path: Path, named: bytes | None, schema: int, expected: str
+) -> None:
+    """tdmrep.json changed during the run: /a, which no entry of the first version
+    matched, is re-derived with the version its record names (schema 2), not the latest
+    one (what schema 1, which named none, falls back to)."""
+    extra = {} if named is None else {"tdmrep": sha(named)}
+    body = [
+        snapshot_line(),
+        snapshot_line(TDMREP, kind="tdmrep.json"),
+        snapshot_line(TDMREP_ALL, kind="tdmrep.json"),
+        url_line("/a", robots=robots_part(None), **extra),
+    ]
+    records = [run_line(schema=schema, purposes=["ai-train"]), *body, end_line(body)]
+    path = write_trail(tmp_path / "t.jsonl", records, bodies=(ROBOTS, TDMREP, TDMREP_ALL))
+    found = [str(f) for f in verify(path).findings]
+    assert [f for f in found if expected in f] if expected else found == [], found
+
+
+def test_a_run_line_that_reuses_a_run_id_is_a_problem(tmp_path: Path) -> None:
+    """A run's id is its own (the writer draws a new one each run): a second run line
+    with it is no new run, but lines passed off as that run's."""
+    first = encode(standard_records())
+    again = encode([run_line(), url_line("/more", robots=robots_part(None))], prev=sha(first[-1]))
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "t.jsonl", lines=first + again)).findings
+    ]
+    assert found[0] == (
+        "line 7: run 01234567: a second run line for this id (the first: line 1): a run's id "
+        "is its own"
+    ), found
+
+
+# ------------------------------------------------------------------ a resumed run
+
+PAUSED = RUN
+RESUMED = "f" * 32
+
+
+def paused_run() -> list[dict[str, Any]]:
+    """A run paused with JOBDIR (its end line's reason ``shutdown``)."""
+    records = standard_records()
+    records[-1] = {**records[-1], "reason": "shutdown"}
+    return records
+
+
+def resumed_run(head: str, trail: str = "paused.jsonl", resumes: str = PAUSED) -> list[Any]:
+    """The run that resumes :func:`paused_run`, naming it, its trail and its end line."""
+    body = [
+        snapshot_line(run=RESUMED),
+        url_line("/resumed", run=RESUMED, robots=robots_part(None)),
+    ]
+    head_line = run_line(run=RESUMED, resumes=resumes, resumes_trail=trail, resumes_head=head)
+    return [head_line, *body, end_line(body, run=RESUMED)]
+
+
+def test_a_run_resumed_into_a_new_trail_names_the_paused_run_missing(tmp_path: Path) -> None:
+    """A JOBDIR crawl resumed into another REP_AUDIT_FILE: the new trail alone lacks the
+    paused run (a problem naming its id), unless the paused run's trail is given too."""
+    paused = encode(paused_run())
+    first = write_trail(tmp_path / "paused.jsonl", lines=paused)
+    second = write_trail(tmp_path / "resumed.jsonl", resumed_run(sha(paused[-1])))
+    assert [str(f) for f in verify(second).findings] == [
+        f"line 1: run ffffffff resumes run {PAUSED} (paused with JOBDIR; its trail: "
+        "paused.jsonl), which is not in this trail: the crawl's records before the pause are "
+        "missing; verify the trails together (audit verify EARLIER THIS)"
+    ]
+    assert verify(second, also=[first, second]).clean
+    assert verify(first, also=[first, second]).clean
+    status, out = audit_tool("verify", str(second))
+    assert status == 1 and f"resumes run {PAUSED}" in out
+    status, out = audit_tool("verify", str(first), str(second))
+    assert status == 0 and out.splitlines()[-1] == "2 trails as one: clean", out
+    # The paused run's end line is the last of its file: nothing there protects it, the
+    # resumed run's header does.
+    first.write_bytes(b"".join([*paused[:-1], paused[-1].replace(b'"shutdown"', b'"finished"')]))
+    assert verify(first).clean
+    assert [f.what for f in verify(second, also=[first]).findings] == [
+        f"run ffffffff resumes run {PAUSED} (in paused.jsonl) from its end line hashing to "
+        f"{sha(paused[-1])[:16]}…, which is no end line of that run there: it was changed or cut"
+    ]
+    other = write_trail(tmp_path / "other.jsonl", lines=encode([run_line(run="d" * 32)]))
+    found = [f.what for f in verify(second, also=[other]).findings]
+    assert found and "nor in the other trails given" in found[0], found
+
+
+def test_a_run_resumed_in_the_same_trail_is_checked_against_the_paused_runs_end(
+    tmp_path: Path,
+) -> None:
+    paused = encode(paused_run())
+    resumed = encode(resumed_run(sha(paused[-1]), "t.jsonl"), prev=sha(paused[-1]))
+    assert verify(write_trail(tmp_path / "t.jsonl", lines=paused + resumed)).clean
+    wrong = encode(resumed_run("0" * 64, "t.jsonl"), prev=sha(paused[-1]))
+    found = [
+        str(f) for f in verify(write_trail(tmp_path / "u.jsonl", lines=paused + wrong)).findings
+    ]
+    assert found == [
+        f"line 7: run ffffffff resumes run 01234567 from its end line hashing to "
+        f"{'0' * 16}…, but that run's end line (line 6) hashes to {sha(paused[-1])[:16]}…: "
+        "it was changed"
+    ]
+    open_paused = paused[:-1]
+    early = encode(resumed_run(""), prev=sha(open_paused[-1]))
+    found = [
+        str(f)
+        for f in verify(write_trail(tmp_path / "v.jsonl", lines=open_paused + early)).findings
+    ]
+    assert "line 6: run ffffffff resumes run 01234567, which has no end line before it: " \
+        "a run resumes a paused run, ended" in found, found  # fmt: skip
+    later = encode(resumed_run("", resumes=RESUMED.replace("f", "e")))
+    later += encode([{**r, "run": "e" * 32} for r in standard_records()], prev=sha(later[-1]))
+    found = [str(f) for f in verify(write_trail(tmp_path / "w.jsonl", lines=later)).findings]
+    assert found == [f"line 1: run ffffffff resumes run {'e' * 32}, which starts after it (line 5)"]

@@ -1,0 +1,260 @@
+"""Every document kind through the generic machinery (docs/decisions.md, 'Per-origin
+documents are kinds of one machinery').
+
+Each kind of :data:`scrapy_rep.crawl.documents.kinds.CRAWL_KINDS` (a third kind added there is
+tested here with no new line): its store names and hold keys, store troubles counted under
+its own stats prefix, and its :class:`OriginDocument` holds the requests that wait for it
+and releases them itself, each carrying the entry that decides it (a small token in
+``request.meta``, never the entry). Through every store (a real redis-server among them)
+and in real crawls: tests/integration/test_document_kinds.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
+from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.documents.storeclient import StoreClient
+from scrapy_rep.crawl.documents.stores import LocalStore
+from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.procedure import FetchProcedure
+from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.urls.origins import Origin
+from tests.support.documents import KIND_BODIES
+from tests.support.robotsite import until
+from tests.support.scrapyversions import open_stats
+
+T0 = 1_000_000.0
+KEY = Origin("http", "a.example", 80)
+KIND_IDS = [kind.name for kind in CRAWL_KINDS]
+
+
+def test_the_kinds_have_their_own_store_names_and_hold_keys() -> None:
+    """robots.txt's records keep their names from before there were other kinds."""
+    assert ROBOTS_TXT.store_name(KEY) == str(KEY)
+    assert TDMREP.store_name(KEY) == f"{KEY}/.well-known/tdmrep.json"
+    keys = {kind.kind.hold_key(KEY) for kind in CRAWL_KINDS}
+    assert len(keys) == len(CRAWL_KINDS)
+    assert str(ROBOTS_TXT.hold_key(KEY)) == str(KEY)  # held_requests() and spill names
+
+
+class FailingStore(LocalStore):
+    consulted = True
+    name = "broken"
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        raise self.error
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_store_troubles_are_counted_under_the_kind_of_the_record(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    counted: list[str] = []
+    prefix = crawl_kind.kind.stat_prefix
+    corrupt = StoreClient(FailingStore(StoreCorrupt("bad")), lambda: T0, counted.append)
+    await deferred_from_coro(corrupt.for_kind(prefix).load("x"))
+    broken = StoreClient(FailingStore(OSError("down")), lambda: T0, counted.append)
+    await deferred_from_coro(broken.for_kind(prefix).load("x"))
+    assert counted == [f"{prefix}/store_corrupt", f"{prefix}/store_errors"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_store_outage_is_shared_by_the_kinds() -> None:
+    """One outage, one count and one warning: the other kind does not ask a dead store."""
+    counted: list[str] = []
+    client = StoreClient(FailingStore(OSError("down")), lambda: T0, counted.append)
+    await deferred_from_coro(client.for_kind("rep/robotstxt").load("x"))
+    await deferred_from_coro(client.for_kind("rep/tdmrep").load("y"))
+    assert counted == ["rep/robotstxt/store_errors"]
+
+
+# ---------------------------------------------------------------------- OriginDocument
+
+
+class FakeFetcher:
+    """Answers each download when the test says so."""
+
+    def __init__(self, kind: DocumentKind[Any]) -> None:
+        self.kind = kind
+        self.asked: list[Any] = []
+        self.answers: dict[Any, Any] = {}
+
+    async def fetch(self, key: Any) -> Any:
+        self.asked.append(key)
+        for _ in range(1000):  # at most 10 s
+            if key in self.answers:
+                return self.answers.pop(key)
+            await asyncio.sleep(0.01)
+        raise AssertionError("the test never answered")
+
+    def bytes_received(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.crawled: list[Request] = []
+        self._slot = type("Slot", (), {"closing": None})()
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+
+
+def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
+    crawler = get_crawler(Spider)
+    crawler.engine = FakeEngine()  # type: ignore[assignment]
+    open_stats(crawler)
+    config = RepConfig.from_settings(crawler.settings)
+    store = StoreClient(LocalStore(), lambda: clock[0], lambda name: None)
+    held = HeldRequests(crawler, 10)
+    document = OriginDocument(
+        crawler, crawl_kind, config, Policy(), 10.0, store, held, lambda: clock[0]
+    )
+    fetcher = FakeFetcher(crawl_kind.kind)
+    document.runner.fetcher = fetcher  # type: ignore[assignment]
+    return document, fetcher, crawler
+
+
+def entry_or_hold(document: Any, key: Any, request: Request) -> Any:
+    """What the middleware asks of a document: the entry that decides ``request``, else
+    whether it is held (handed back) or waits in place (it came straight back)."""
+    entry = document.entry_for(key, request)
+    return entry if entry is not None else document.hold_or_wait(key, request)
+
+
+def hold_of(request: Request) -> Any:
+    state = state_of(request)
+    return None if state is None else state.hold
+
+
+def carried_of(request: Request) -> Any:
+    state = state_of(request)
+    return () if state is None else state.carried
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_origin_document_holds_and_releases_its_own_requests(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    first, second = Request(f"{KEY}/a"), Request(f"{KEY}/b")
+    for request in (first, second):
+        assert entry_or_hold(document, KEY, request) is HOLD
+        assert hold_of(request) == (kind.name, KEY)
+        update(request, hold=None)  # what request_scheduled does
+        document.hold(KEY, request)
+    assert document.held_counts() == {str(KEY): 2}
+    assert document.held_count(KEY) == 2
+    await until(lambda: bool(fetcher.asked))
+    assert fetcher.asked == [KEY]  # one download for both
+    procedure = FetchProcedure(kind, kind.url(KEY))
+    fetcher.answers[KEY] = procedure.on_response(200, KIND_BODIES[kind.name])
+    engine = crawler.engine
+    await until(lambda: len(engine.crawled) >= 2)
+    assert document.held_counts() == {}
+    assert [r.url for r in engine.crawled] == [first.url, second.url]
+    released = engine.crawled[0]
+    assert released.dont_filter
+    token = carried_of(released)
+    pickle.dumps(token)  # small and plain: a released request may go to JOBDIR
+    # Whatever the cache holds when it comes back, the released entry decides it.
+    clock[0] = T0 + 100 * 86_400  # past its stale limit: the cache would fetch again
+    entry = entry_or_hold(document, KEY, released)
+    assert isinstance(entry, CacheEntry) and entry.status == 200
+    assert carried_of(released) == ()  # taken: a redirect does not carry it on
+    # The released requests keep no parsed rules while they wait (docs/decisions.md,
+    # 'Released requests carry their entry, not its parsed rules'): once the cache has
+    # lost the entry, the same version is parsed again from its body.
+    document.cache.discard(KEY)
+    again = entry_or_hold(document, KEY, engine.crawled[1])
+    assert isinstance(again, CacheEntry) and again.rules is not entry.rules
+    assert replace(again, rules=None) == replace(entry, rules=None)
+    assert len(document._carried) == 0  # every released request came back: nothing kept
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_token_of_another_run_decides_nothing(crawl_kind: CrawlKind[Any]) -> None:
+    """A released request read back from JOBDIR by the next run is decided afresh."""
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    request = Request(f"{KEY}/a")
+    update(request, carried=((crawl_kind.name, "0123abcd.0"),))
+    assert entry_or_hold(document, KEY, request) is HOLD
+    assert carried_of(request) == ()
+    await until(lambda: bool(fetcher.asked))
+    kind = crawl_kind.kind
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(404)
+    await until(lambda: document.usable_entry(KEY) is not None)  # no download left running
+
+
+def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:
+    """The generic machinery reads a kind's fields (docs/decisions.md, 'Per-origin
+    documents are kinds of one machinery'); only fetch/kinds.py (the kinds' definitions)
+    and crawl/documents/kinds.py (their Scrapy side, values not branches) name a kind."""
+    import re
+
+    import scrapy_rep
+
+    root = Path(scrapy_rep.__file__).parent
+    kind_test = re.compile(
+        r"(is|is not|==|!=)\s+(ROBOTS_TXT|TDMREP)\b|(ROBOTS_TXT|TDMREP)\.name\s*(==|!=)"
+        r"|\bTdmKey\b"
+    )
+    found = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).as_posix() != "fetch/kinds.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if kind_test.search(line)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_request_that_comes_straight_back_waits_in_place(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """engine.download_async does not schedule a request handed back: it comes straight
+    back to process_request, which then waits for the document in place."""
+    from scrapy_rep.crawl.documents.documents import WAIT
+
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    request = Request(f"{KEY}/a")
+    assert entry_or_hold(document, KEY, request) is HOLD
+    assert entry_or_hold(document, KEY, request) is WAIT
+    assert hold_of(request) is None
+    waiting = deferred_from_coro(document.wait(KEY, request))
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    entry = await waiting
+    assert isinstance(entry, CacheEntry) and entry.status == 200

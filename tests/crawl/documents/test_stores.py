@@ -1,0 +1,33 @@
+"""The JOBDIR store (docs/deployment.md, 'Pause and resume with `JOBDIR`'): it keeps records
+across runs within its bound, refuses a broken file, and leases to its one process (the
+Redis store: tests/integration/test_shared_cache.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest_twisted
+
+from tests.support.lifecycles import shared_record
+
+
+@pytest_twisted.ensureDeferred
+async def test_jobdir_store_keeps_records_across_runs_within_its_bound(
+    tmp_path: Path,
+) -> None:
+    from scrapy_rep.crawl.documents.stores import JobdirStore
+
+    path = tmp_path / "scrapy_rep.robots"
+    store = JobdirStore(path, max_origins=2)
+    for name in ("a", "b", "c"):
+        await store.save(shared_record(f"http://{name}.example"), 60)
+    assert len(store) == 2  # "a" was the least recently used
+    await store.close()
+    again = JobdirStore(path, max_origins=2)
+    assert again.load_error == ""
+    assert await again.load("http://a.example") is None
+    assert await again.load("http://c.example") == shared_record("http://c.example")
+    assert await again.acquire("http://c.example", 1)  # one process per JOBDIR
+    path.write_bytes(b"not a pickle")
+    broken = JobdirStore(path, max_origins=2)
+    assert broken.load_error and len(broken) == 0

@@ -1,0 +1,132 @@
+"""MediaGate (scrapy_rep.crawl.media.mediagate) on fake Scrapy responses: every signal about a
+downloaded file makes one decision; the check never raises; its settings."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.http import Response
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.addon import Addon
+from scrapy_rep.crawl.media import mediagate
+from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
+from scrapy_rep.settings import RepSettingError
+from tests.support.mediafiles import jpeg, xmp_packet
+
+URL = "https://example.com/a.jpg"
+
+
+def media_gate(**settings: Any) -> MediaGate:
+    return MediaGate(get_crawler(Spider, {"REP_PURPOSE": "ai-train", **settings}))
+
+
+def response(body: bytes, **headers: str) -> tuple[Response, Request]:
+    request = Request(URL)
+    return Response(
+        URL, body=body, headers={"Content-Type": "image/jpeg", **headers}, request=request
+    ), request
+
+
+def test_a_file_nothing_speaks_about_is_refused_when_unknown_denies() -> None:
+    checker = media_gate(REP_PURPOSE_UNKNOWN="deny")
+    verdict = checker.check(*response(jpeg()), {})
+    assert verdict is not None and verdict.refusal is not None
+    assert verdict.reasons == ["no signal allows ai-train (REP_PURPOSE_UNKNOWN = 'deny')"]
+    allowed = checker.check(*response(jpeg(xmp_packet("DMI-ALLOWED"))), {})
+    assert allowed is not None and allowed.refusal is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "source"),
+    [
+        ({"tdm-reservation": "1"}, "header tdm-reservation: 1"),
+        ({"Content-Usage": "train-ai=n"}, "header Content-Usage: train-ai=n"),
+        ({"X-Robots-Tag": "noimageai"}, "X-Robots-Tag: noimageai"),
+    ],
+)
+def test_the_file_responses_own_headers_count(headers: dict[str, str], source: str) -> None:
+    verdict = media_gate().check(*response(jpeg(), **headers), {})
+    assert verdict is not None and verdict.refusal is not None
+    assert verdict.refusal.signal is not None and verdict.refusal.signal.source == source
+
+
+def test_the_header_and_the_file_are_both_reasons() -> None:
+    data = jpeg(xmp_packet("DMI-PROHIBITED"))
+    verdict = media_gate().check(*response(data, **{"X-Robots-Tag": "noai"}), {})
+    assert verdict is not None
+    assert verdict.reasons == [
+        "ai-train denied by X-Robots-Tag: noai",
+        "ai-train denied by XMP plus:DataMining DMI-PROHIBITED",
+    ]
+
+
+@pytest.mark.parametrize("purpose", ["ai-train", "ai-input", "search, ai-input"])
+def test_the_check_never_raises_and_fails_closed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, purpose: str
+) -> None:
+    """A failure of the check refuses the file for the crawl's AI purpose (docs/media.md,
+    "What happens to a file"), with a WARNING and a stat, no ERROR."""
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(mediagate, "read_media", broken)
+    checker = media_gate(REP_PURPOSE=purpose)
+    verdict = checker.check(*response(jpeg()), {})
+    assert verdict.refusal is not None and verdict.refusal.purpose == purpose.split(", ")[-1]
+    assert verdict.reading.problems == (
+        "the check failed: RecursionError: maximum recursion depth exceeded",
+    )
+    assert verdict.reading.format == "jpeg" and verdict.reading.unreadable
+    assert checker.crawler.stats is not None
+    assert checker.crawler.stats.get_value("rep/media/errors") == 1
+    # Ours alone (Scrapy 2.13 logs its components as the crawler is made): one WARNING,
+    # and no ERROR from anyone.
+    assert [r.levelname for r in caplog.records if r.name.startswith("scrapy_rep")] == ["WARNING"]
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_a_record_copied_with_another_requests_meta_is_not_read() -> None:
+    record = {"purposes": ["ai-train"], "source": "noimageai on p", "url": "https://other/x.jpg"}
+    request = Request(URL, meta={"rep_image_usage": record})
+    assert page_noimageai(request, None) == []
+    request = Request(URL, meta={"rep_image_usage": {**record, "url": URL}})
+    (signal,) = page_noimageai(request, None)
+    assert signal.answers == (None, False, None) and signal.source == "noimageai on p"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepted"),
+    [
+        ("REP_MEDIA_USAGE", "maybe", "a boolean"),
+        ("REP_MEDIA_CONSTRAINTS_MET", 2, "a boolean"),
+        ("REP_MEDIA_C2PA", "sometimes", "a boolean"),
+        ("REP_MEDIA_MAX_SCAN_BYTES", 10, "at least 1024"),
+        ("REP_MEDIA_MAX_PACKET_BYTES", "big", "a number"),
+        ("REP_MEDIA_MAX_PACKETS", 0, "at least 1"),
+    ],
+)
+def test_wrong_media_settings_stop_the_crawl_naming_the_setting(
+    name: str, value: Any, accepted: str
+) -> None:
+    with pytest.raises(RepSettingError, match=name) as raised:
+        Addon().update_settings(Settings({name: value}))
+    assert accepted in str(raised.value)
+
+
+def test_media_usage_off_reads_nothing_and_wraps_nothing() -> None:
+    assert not media_gate(REP_MEDIA_USAGE=False).enabled
+    settings = Settings(
+        {
+            "REP_PURPOSE": "ai-train",
+            "REP_MEDIA_USAGE": False,
+            "ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1},
+        }
+    )
+    Addon().update_settings(settings)
+    assert list(settings.getdict("ITEM_PIPELINES")) == ["scrapy.pipelines.files.FilesPipeline"]

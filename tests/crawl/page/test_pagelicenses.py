@@ -1,0 +1,74 @@
+"""The page's RSL licenses as the spider middleware reads them (crawl/page/pagelicenses.py),
+with a stand-in for the crawl's RSL document: which licenses a page names, what a cached
+one says, and what a license not known yet counts as on Scrapy's sync output path."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from scrapy.http import HtmlResponse, Request
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.rsl.document import parse_rsl
+
+LICENSE = "https://lic.example/l.xml"
+NO_SEARCH = (
+    b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    b'<prohibits type="usage">search</prohibits></license></content></rsl>'
+)
+
+
+class Document:
+    """The crawl's RSL document: a cache of license entries by URL."""
+
+    def __init__(self, entries: dict[str, CacheEntry[Any]]) -> None:
+        self.entries = entries
+
+    def usable_entry(self, key: str) -> CacheEntry[Any] | None:
+        return self.entries.get(key)
+
+
+def reader(entries: dict[str, CacheEntry[Any]]) -> tuple[PageLicenseReader, Any]:
+    crawler = get_crawler(settings_dict={"REP_PURPOSE": "search"})
+    found = PageLicenseReader(crawler, RepConfig.from_settings(crawler.settings))
+    found._document, found._looked_up = Document(entries), True  # type: ignore[assignment]
+    return found, crawler
+
+
+def page_with_head(head: str = "", **headers: str) -> HtmlResponse:
+    body = f"<html><head>{head}</head><body>p</body></html>".encode()
+    url = "https://site.example/page"
+    return HtmlResponse(url, body=body, headers=headers, request=Request(url))
+
+
+def license_entry(body: bytes) -> CacheEntry[Any]:
+    return CacheEntry(parse_rsl(body), "200", 0, 1e12, 1e12, 200, zlib.compress(body))
+
+
+def test_a_page_without_licenses_says_nothing() -> None:
+    found, _ = reader({})
+    assert (
+        found.known_now(page_with_head('<link rel="license" href="https://cc.example/by">')) == ()
+    )
+
+
+def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
+    found, _ = reader({LICENSE: license_entry(NO_SEARCH)})
+    link = f'<{LICENSE}>; rel="license"; type="application/rsl+xml"'
+    decision = decide(found.known_now(page_with_head(Link=link)))
+    assert decision.allowed("search") is False
+    assert LICENSE in decision.decided_by("search").source  # type: ignore[union-attr]
+
+
+def test_a_license_not_known_yet_on_the_sync_path_is_no_ai_use_and_counted() -> None:
+    found, crawler = reader({})
+    html = f'<link rel="license" type="application/rsl+xml" href="{LICENSE}">'
+    decision = decide(found.known_now(page_with_head(html)))
+    assert (decision.allowed("ai-train"), decision.allowed("ai-input")) == (False, False)
+    assert decision.allowed("search") is None  # not concerned: not a "no" we invent
+    assert crawler.stats.get_value("rep/rsl/page_license_not_known") == 1

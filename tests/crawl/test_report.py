@@ -1,0 +1,315 @@
+"""The end-of-crawl report (REP_REPORT), fed with the signals a crawl sends (the report of
+real crawls: tests/integration/test_report.py)."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.report import RepReport
+from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
+
+A = "http://a.example"
+
+
+def report_of(**settings: object) -> RepReport:
+    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot", **settings})
+    return RepReport(crawler)
+
+
+def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """A request dropped while the spider closes (held when CLOSESPIDER_PAGECOUNT stops
+    the crawl) is counted: the report said "nothing happened"."""
+    report = report_of()
+    report._refused(
+        Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
+    )
+    report._closed()
+    assert (
+        capsys.readouterr()
+        .err.rstrip()
+        .endswith("In short: 1 request (1 dropped: the spider closed)")
+    )
+
+
+def test_the_report_is_printed_when_the_engine_stops() -> None:
+    from scrapy import signals
+
+    crawler = get_crawler(Spider, {"REP_REPORT": True})
+    report = RepReport(crawler)
+    crawler.signals.send_catch_log(signals.spider_closed, spider=None, reason="finished")
+    assert report.text == ""  # not yet: Scrapy's stats and "Spider closed" come first
+    crawler.signals.send_catch_log(signals.engine_stopped)
+    assert report.text.startswith("scrapy_rep report")
+
+
+def test_off_by_default_and_silent() -> None:
+    with pytest.raises(NotConfigured) as raised:
+        RepReport(get_crawler(Spider))
+    assert raised.value.args == ()  # Scrapy would log a message as a WARNING
+
+
+def test_per_origin_and_per_url_lines() -> None:
+    report = report_of(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
+    rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
+    report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
+    report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
+    html_page = Request(f"{A}/page")
+    report._scheduled(html_page)
+    report._held(html_page, origin=A)
+    report._released(html_page, origin=A, failures=1)
+    response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
+    report._left_downloader(html_page)
+    report._response(response, html_page)
+    report._item_refused(response, reason="noindex", message="noindex by header X-Robots-Tag: none")
+    report._refused(Request(f"{A}/x"), "forbidden", "Forbidden by line 2", None)
+    text = report.render()
+    assert f"  {A}\n    robots.txt: 503: down -> 200 (40 bytes)\n" in text
+    assert "1 request(s) waited for it, 1 held while unreachable, crawl-delay 2 s" in text
+    assert f"    sitemap: {A}/map.xml" in text
+    assert (
+        f"  {A}/page\n    held while robots.txt was unreachable (1 failed download), then "
+        "released; downloaded (200); 1 item dropped (noindex by header X-Robots-Tag: none)\n"
+    ) in text
+    assert f"  {A}/x\n    Forbidden by line 2\n" in text
+    assert text.endswith(
+        "In short: 2 requests (1 downloaded, 1 forbidden by robots.txt); "
+        "0 items kept, 1 dropped (noindex)\n"
+    )
+
+
+def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
+    """A start URL (``dont_filter``) that a page links back to is downloaded twice."""
+    report = report_of()
+    home = Request(f"{A}/")
+    response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
+    for _ in range(2):
+        report._scheduled(home)
+        report._response(response, home)
+        report._item(response)
+    again = Request(f"{A}/again")
+    for _ in range(4):
+        report._scheduled(again)
+        report._response(HtmlResponse(again.url, body=b"", request=again), again)
+    text = report.render()
+    assert f"  {A}/\n    downloaded twice (200); 2 items kept\n" in text
+    assert f"  {A}/again\n    downloaded 4 times (200)\n" in text
+    # Each download is a request of its own, as each is a record of the audit trail.
+    assert text.endswith("In short: 6 requests (6 downloaded); 2 items kept\n")
+
+
+def test_bounded_outcomes_and_urls() -> None:
+    report = report_of(REP_REPORT_MAX_URLS=2)
+    for number in range(10):
+        report._fetched(origin=A, rules=DISALLOW_ALL, outcome=f"try {number}", sitemaps=())
+    for number in range(5):
+        report._refused(Request(f"{A}/{number}"), "forbidden", "Forbidden", None)
+    text = report.render()
+    assert "robots.txt: try 0 -> try 1 -> (5 more) -> try 7 -> try 8 -> try 9" in text
+    assert "… and 3 more event(s) of other URLs (REP_REPORT_MAX_URLS)" in text
+
+
+def test_a_report_file_that_fails_at_the_end_is_printed_instead(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    report = report_of(REP_REPORT_FILE="/dev/full")
+    report._closed()
+    assert "scrapy_rep report" in capsys.readouterr().err  # not lost
+    [error] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "REP_REPORT_FILE /dev/full cannot be written" in error.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"REP_OBEY_CRAWL_DELAY": True}, "crawl-delay 2 s"),
+        ({"REP_OBEY_CRAWL_DELAY": True, "REP_CRAWL_DELAY_MAX": 1},
+         "crawl-delay 2 s read, applied as 1 s (REP_CRAWL_DELAY_MAX)"),
+        ({"REP_OBEY_CRAWL_DELAY": False},
+         "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is False)"),
+        ({"REP_PROFILE": "legacy"}, "crawl-delay 2 s"),  # obeyed in every profile
+        ({"REP_PROFILE": "google"}, "crawl-delay 2 s"),
+        ({"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_OBEY_CRAWL_DELAY": True},
+         "crawl-delay 2 s read, not obeyed (ROBOTSTXT_OBEY is False)"),
+    ],
+)  # fmt: skip
+def test_the_report_says_what_is_done_with_a_crawl_delay(
+    settings: dict[str, object], said: str
+) -> None:
+    """It said "crawl-delay 2 s" in the google profile, where it is not obeyed."""
+    report = report_of(**{"ROBOTSTXT_OBEY": True, **settings})
+    rules = parse_robotstxt("User-agent: *\nCrawl-delay: 2\n")
+    report._fetched(origin=A, rules=rules, outcome="200 (30 bytes)", sitemaps=())
+    lines = [line.strip() for line in report.render().splitlines() if "crawl-delay" in line]
+    assert lines == [said]
+
+
+# ---------------------------------------------------------------------- what it says
+
+
+def robots_line(report: RepReport) -> str:
+    [line] = [line for line in report.render().splitlines() if "robots.txt:" in line]
+    return line.strip()
+
+
+def test_the_same_outcome_in_a_row_is_said_once_with_its_count() -> None:
+    """A host refusing connections said the same error four times on one line."""
+    report = report_of()
+    refused = (
+        "unreachable (ConnectionRefusedError: Connection was refused by other side: 111: "
+        "Connection refused.)"
+    )
+    for _ in range(4):
+        report._fetched(origin=A, rules=DISALLOW_ALL, outcome=refused, sitemaps=())
+    gave_up = f"unreachable for 10 s ({refused}): requests dropped"
+    report._fetched(origin=A, rules=DISALLOW_ALL, outcome=gave_up, sitemaps=())
+    # The give-up does not quote the failure the line has just said either.
+    assert (
+        robots_line(report)
+        == f"robots.txt: {refused} (x4) -> unreachable for 10 s: requests dropped"
+    )
+
+
+def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
+    """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
+    report = report_of()
+    html_page = Request(f"{A}/p")
+    report._scheduled(html_page)
+    report._held(html_page, origin=A)
+    report._released(html_page, origin=A, failures=4)
+    message = f"Dropped: robots.txt of {A} unreachable for 600 s (503: …): requests dropped"
+    report._refused(html_page, "robotstxt_unreachable", message, None)
+    text = report.render()
+    assert (
+        f"  {A}/p\n    held while robots.txt was unreachable (4 failed downloads), then dropped "
+        "when robots.txt was given up on (see its origin above)\n"
+    ) in text
+    assert "released" not in text
+    assert text.endswith("In short: 1 request (1 dropped: robots.txt unreachable)\n")
+
+
+def test_the_closing_line_counts_pages_and_items_apart() -> None:
+    """ "4 downloaded" counted pages whose items were not dropped, read as 4 items kept:
+    here 4 pages, 4 items kept (3 of one page, none of another), 2 dropped."""
+    report = report_of()
+    for path, kept, dropped in (("/a", 3, 0), ("/b", 0, 0), ("/c", 1, 0), ("/d", 0, 2)):
+        request = Request(A + path)
+        report._scheduled(request)
+        response = HtmlResponse(request.url, body=b"", request=request)
+        report._left_downloader(request)
+        report._response(response, request)
+        for _ in range(kept):
+            report._item(response)
+        for _ in range(dropped):
+            report._item_refused(response, reason="purpose", message="ai-train denied by x")
+    text = report.render()
+    assert f"  {A}/a\n    downloaded (200); 3 items kept\n" in text
+    assert f"  {A}/b\n    downloaded (200)\n" in text
+    assert f"  {A}/d\n    downloaded (200); 2 items dropped (ai-train denied by x)\n" in text
+    assert text.endswith("In short: 4 requests (4 downloaded); 4 items kept, 2 dropped (purpose)\n")
+
+
+def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
+    """What the trail records as ``failed`` and ``redirected`` the report listed not at all."""
+    report = report_of()
+    lost = Request(f"{A}/lost")
+    report._scheduled(lost)
+    report._left_downloader(lost)  # no response, no retry: the download failed
+    moved = Request(f"{A}/old")
+    report._scheduled(moved)
+    report._left_downloader(moved)
+    target = Request(f"{A}/new", meta={"redirect_urls": [moved.url], "redirect_reasons": [301]})
+    for _ in range(2):  # held on the way, scheduled again: one redirect
+        report._scheduled(target)
+    report._left_downloader(target)
+    report._response(HtmlResponse(target.url, body=b"", request=target), target)
+    text = report.render()
+    assert f"  {A}/lost\n    not downloaded: no response after every attempt\n" in text
+    assert f"  {A}/old\n    redirected (301) to {A}/new\n" in text
+    assert text.endswith("In short: 3 requests (1 downloaded, 1 redirected, 1 no response)\n")
+
+
+def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
+    report = report_of()
+    image = Request(f"{A}/a.jpg")  # engine.download by a media pipeline: never scheduled
+    report._left_downloader(image)
+    report._response(HtmlResponse(image.url, body=b"", request=image), image)
+    text = report.render()
+    assert "Other downloads (files an item pipeline fetched: no request of the crawl):\n" in text
+    assert f"  {A}/a.jpg\n    downloaded by an item pipeline (200)\n" in text
+    assert text.endswith("In short: nothing happened\n")
+
+
+@pytest.mark.parametrize(
+    ("stats", "lines"),
+    [
+        ({}, []),
+        (
+            {"rep/directives/items_dropped/noindex": 4,
+             "rep/directives/items_dropped/unavailable_after": 1},
+            ["scrapy_rep: 5 items dropped (4 from noindex pages, 1 past unavailable_after); "
+             "REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages"],
+        ),
+        (
+            {"rep/purpose/items_dropped/ai-train": 2},
+            ["scrapy_rep: 2 items dropped (2 denied for ai-train); REP_PURPOSE_ACTION = 'mark' "
+             "keeps those denied for a purpose, marked"],
+        ),
+        (
+            {"rep/directives/items_kept/noindex": 1},
+            ["scrapy_rep: 1 item of noindex pages kept (REP_NOINDEX_ACTION = 'keep')"],
+        ),
+        (
+            {"rep/directives/requests_dropped/nofollow": 1200,
+             "rep/directives/requests_dropped/rel_nofollow": 1},
+            ['scrapy_rep: 1,201 links not followed (1,200 on nofollow pages, 1 rel="nofollow"); '
+             "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"],
+        ),
+    ],
+)  # fmt: skip
+def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
+    stats: dict[str, int], lines: list[str]
+) -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.report import closing_lines
+    from scrapy_rep.settings import RepConfig
+
+    keep = "keep" if "rep/directives/items_kept/noindex" in stats else "drop"
+    config = RepConfig.from_settings(Settings({"REP_NOINDEX_ACTION": keep}))
+    assert closing_lines(stats, config) == lines
+
+
+# ---------------------------------------------------------------------- real crawls
+
+
+def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None:
+    """The end-of-crawl counts are found by the lifecycle's messages: a message changed
+    there must be changed here too."""
+    import ast
+    import inspect
+
+    from scrapy_rep.crawl.documents.actions import _SUMMARIES
+    from scrapy_rep.fetch.lifecycle import machine
+
+    strings = {
+        node.value
+        for node in ast.walk(ast.parse(inspect.getsource(machine)))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert set(_SUMMARIES) <= strings
+
+
+def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> None:
+    report = report_of()
+    home = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
+    message = f'Not followed: {A}/ links to it only with rel="nofollow"'
+    for _ in range(3):  # the home page downloaded three times
+        report._refused(Request(f"{A}/ads"), "rel_nofollow", message, home)
+    text = report.render()
+    assert f"  {A}/ads\n    {message} (3 times)\n" in text
+    assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text
+    assert text.endswith("In short: 0 requests; 3 links not followed (never requested)\n")

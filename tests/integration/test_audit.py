@@ -1,0 +1,653 @@
+"""The audit trail as evidence (docs/audit-trail.md), in real crawls against local sites:
+one record per requested URL whatever the duplicates, retries, redirects and pauses; small
+requests; a trail that cannot be written stops the crawl; the content an auditor needs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import pickle
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, signals
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.requeststate import state_of
+from scrapy_rep.settings import RepSettingError
+from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    HTML,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    redirect,
+    robots,
+)
+
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+class MenuSpider(ListSpider):
+    """Every page links to every page of a menu: the duplicates of an ordinary site."""
+
+    menu: tuple[str, ...] = ()
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+        for path in self.menu:
+            yield response.follow(path, callback=self.parse, errback=self.failed)
+
+
+def menu_site(pages: int) -> tuple[Sites, list[str]]:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    paths = [f"/p{n}" for n in range(pages)] + ["/private/1", "/private/2"]
+    return sites, paths
+
+
+@pytest_twisted.ensureDeferred
+async def test_duplicates_are_counted_not_recorded_and_memory_stays_flat(
+    tmp_path: Path,
+) -> None:
+    sites, paths = menu_site(30)
+    MenuSpider.menu = tuple(paths) * 3  # each page links to each page three times
+    audit = tmp_path / "trail.jsonl"
+    widest = [0]
+
+    def watch(crawler: Any) -> None:
+        def scheduled(**_: Any) -> None:
+            trail = trail_of(crawler)
+            widest[0] = max(widest[0], len(trail.open) if trail else 0)
+
+        crawler.signals.connect(scheduled, signal=signals.request_scheduled, weak=False)
+
+    try:
+        crawler, _ = await crawl(
+            [sites.url("a", "/p0")], {"REP_AUDIT_FILE": str(audit)}, MenuSpider, watch
+        )
+    finally:
+        await sites.close()
+    records = by_url(audit)  # one record per URL
+    assert sorted(records) == sorted(sites.url("a", path) for path in paths)
+    assert Counter(r["fate"] for r in records.values()) == {"fetched": 30, "refused": 2}
+    end = lines(audit)[-1]
+    filtered = crawler.stats.get_value("dupefilter/filtered")
+    assert filtered > 2000
+    assert end["counts"]["duplicates_dropped"] == filtered
+    assert crawler.stats.get_value("rep/audit/duplicates_dropped") == filtered
+    assert widest[0] <= len(paths)  # never more open records than URLs
+    trail = trail_of(crawler)
+    assert trail is not None and trail.open == {}
+
+
+class UrlDupeFilter:
+    """A dupefilter of the project's own (not Scrapy's RFPDupeFilter): by URL."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> UrlDupeFilter:
+        return cls()
+
+    def request_seen(self, request: Request) -> bool:
+        if request.url in self.seen:
+            return True
+        self.seen.add(request.url)
+        return False
+
+    def open(self) -> None:
+        pass
+
+    def close(self, reason: str) -> None:
+        pass
+
+    def log(self, request: Request, spider: Any) -> None:
+        pass
+
+
+@pytest_twisted.ensureDeferred
+async def test_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path) -> None:
+    sites, paths = menu_site(10)
+    MenuSpider.menu = tuple(paths) * 2
+    audit = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(audit), "DUPEFILTER_CLASS": UrlDupeFilter}
+    try:
+        crawler, _ = await crawl([sites.url("a", "/p0")], settings, MenuSpider)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    assert sorted(records) == sorted(sites.url("a", path) for path in paths)
+    # 10 pages x 24 links, less the 11 URLs let through the first time
+    assert lines(audit)[-1]["counts"]["duplicates_dropped"] == 10 * 24 - 11
+    trail = trail_of(crawler)
+    assert trail is not None and trail.open == {}
+
+
+@pytest_twisted.ensureDeferred
+async def test_retries_are_one_record_with_the_final_fate_and_attempts(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/flaky", Reply(503), Reply(200, b"<html>ok</html>", HTML))
+    a.script("/down", Reply(503))
+    a.script("/then-reset", Reply(503), Reply(reset=True))
+    a.script("/reset", Reply(reset=True))
+    audit = tmp_path / "trail.jsonl"
+    urls = [sites.url("a", p) for p in ("/flaky", "/down", "/then-reset", "/reset")]
+    settings = {"REP_AUDIT_FILE": str(audit), "RETRY_ENABLED": True, "RETRY_TIMES": 2}
+    try:
+        crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    assert sorted(records) == sorted(urls)
+    flaky, down, then_reset, reset = (records[url] for url in urls)
+    assert (flaky["fate"], flaky["attempts"], flaky["status"]) == ("fetched", 2, 200)
+    # Scrapy hands the last 503 to the spider: fetched, with its status.
+    assert (down["fate"], down["attempts"], down["status"]) == ("fetched", 3, 503)
+    # A 503 then network errors: failed (a stale download_latency hid it before).
+    assert (then_reset["fate"], then_reset["attempts"], then_reset["status"]) == ("failed", 3, None)
+    assert "ResponseNeverReceived" in then_reset["why"] or "Connection" in then_reset["why"]
+    assert (reset["fate"], reset["attempts"]) == ("failed", 3)
+    assert lines(audit)[-1]["counts"]["failed"] == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirected_request_carries_a_small_reference(tmp_path: Path) -> None:
+    sites = Sites()
+    a = sites.add("a")
+    rules = "".join(f"Disallow: /secret/{n}/*.pdf$\n" for n in range(8000))  # ~230 KB
+    a.script("/robots.txt", robots(f"User-agent: *\n{rules}"))
+    a.script("/old", redirect("/new"))
+    audit = tmp_path / "trail.jsonl"
+    redirected: list[Request] = []
+
+    def watch(crawler: Any) -> None:
+        def scheduled(request: Request, **_: Any) -> None:
+            if request.meta.get("redirect_urls"):
+                redirected.append(request)
+
+        crawler.signals.connect(scheduled, signal=signals.request_scheduled, weak=False)
+
+    try:
+        await crawl([sites.url("a", "/old")], {"REP_AUDIT_FILE": str(audit)}, on_crawler=watch)
+    finally:
+        await sites.close()
+    assert len(redirected) == 1
+    meta = {k: v for k, v in redirected[0].meta.items() if k != "download_slot"}
+    assert len(pickle.dumps(meta)) < 2048  # was 188 KiB: the parsed robots.txt
+    state = state_of(redirected[0])
+    assert state is not None
+    assert (state.audit, state.url) == (
+        by_url(audit)[sites.url("a", "/new")]["id"],
+        sites.url("a", "/new"),
+    )
+
+
+@pytest_twisted.ensureDeferred
+async def test_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
+    tmp_path: Path,
+) -> None:
+    sites, paths = menu_site(60)
+    slow = sites.add("slow")  # its robots.txt answers late: requests are held at the pause
+    slow.script("/robots.txt", Reply(200, b"User-agent: *\nDisallow: /private\n", delay=0.5))
+    MenuSpider.menu = tuple(paths)
+    starts = [sites.url("a", "/p0")] + [sites.url("slow", p) for p in paths]
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        "REP_AUDIT_FILE": str(audit),
+        "JOBDIR": str(tmp_path / "job"),
+        "REP_MAX_HELD_REQUESTS": 5,
+        "CONCURRENT_REQUESTS": 4,
+    }
+    try:  # pause once some pages are in (at most 20 s)
+        await paused_and_resumed(MenuSpider, settings, starts, pause_after=10, wait=20)
+    finally:
+        await sites.close()
+    records = url_records(audit)
+    requested = {sites.url(name, p) for name in ("a", "slow") for p in paths}
+    assert Counter(r["url"] for r in records) == Counter(requested)  # exactly one each
+    assert len({r["id"] for r in records}) == len(records)
+    for record in records:
+        forbidden = "/private" in record["url"]
+        assert record["fate"] == ("refused" if forbidden else "fetched"), record
+    runs = [line for line in lines(audit) if line["type"] == "run"]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
+    assert [line["reason"] for line in lines(audit) if line["type"] == "end"] == [
+        "shutdown",
+        "finished",
+    ]
+    assert chain_breaks(audit) == []
+    first_run = [r for r in records if r["run"] == runs[0]["run"]]
+    assert 0 < len(first_run) < len(records)
+
+
+# --------------------------------------------------------------------------- fail fast
+
+SPIDER = """
+import scrapy
+class S(scrapy.Spider):
+    name = "s"
+    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
+    start_urls = ["http://127.0.0.1:1/"]
+"""
+
+
+def unusable(tmp_path: Path, kind: str) -> Path:
+    if kind == "directory":
+        return tmp_path
+    if kind == "under a file":
+        (tmp_path / "file").write_text("x")
+        return tmp_path / "file" / "trail.jsonl"
+    path = tmp_path / "read-only.jsonl"
+    path.write_text("")
+    path.chmod(0o444)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["directory", "under a file", "read-only"])
+@pytest.mark.parametrize("setting", ["REP_AUDIT_FILE", "REP_REPORT_FILE"])
+def test_an_unusable_output_file_stops_the_crawl_with_exit_2(
+    tmp_path: Path, kind: str, setting: str
+) -> None:
+    (tmp_path / "spider.py").write_text(SPIDER)
+    path = unusable(tmp_path, kind)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
+         "-s", f"{setting}={path}", "-s", "REP_REPORT=True"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"scrapy_rep: error: {setting}: {path}")
+    with pytest.raises(RepSettingError, match=setting):
+        get_crawler(ListSpider, {**BASE_SETTINGS, setting: str(path), "REP_REPORT": True})
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_write_error_closes_the_spider_saying_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(20)]
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": "/dev/full"})
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("finish_reason") == "audit_trail_unwritable"
+    assert crawler.stats.get_value("rep/audit/write_errors") == 1
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "REP_AUDIT_FILE" in errors[0].getMessage()
+    assert errors[0].exc_info is None  # one line, no traceback
+    assert crawler.spider is not None and len(crawler.spider.downloaded) < len(urls)
+
+
+@pytest_twisted.ensureDeferred
+async def test_audit_not_required_the_crawl_goes_on_without_its_trail(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(20)]
+    settings = {"REP_AUDIT_FILE": "/dev/full", "REP_AUDIT_REQUIRED": False}
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    warnings = [r for r in caplog.records if "REP_AUDIT_FILE" in r.getMessage()]
+    assert len(warnings) == 1 and warnings[0].levelname == "WARNING"
+
+
+# --------------------------------------------------------------------------- content
+
+
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+@pytest_twisted.ensureDeferred
+async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
+    tmp_path: Path, name: str
+) -> None:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    sites.add("none")  # no robots.txt: 404, everything allowed
+    audit = tmp_path / name
+    urls = [sites.url("a", "/x"), sites.url("a", "/private/y"), sites.url("none", "/z")]
+    settings = {"REP_AUDIT_FILE": str(audit), "REP_CACHE_TTL": 3600}
+    try:
+        await crawl(urls, settings)
+        await crawl(urls, settings)
+    finally:
+        await sites.close()
+    everything = lines(audit)
+    assert [line["type"] for line in everything].count("run") == 2
+    assert [line["type"] for line in everything].count("end") == 2
+    assert chain_breaks(audit) == []  # the second run chains on from the first
+    header = everything[0]
+    assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
+    assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
+    assert header["settings"]["REP_CACHE_TTL"] == 3600 and "REP_PROFILE" in header["settings"]
+    assert header["standards"]["robots.txt"].startswith("RFC 9309")
+    assert all(ISO.match(line["time"]) for line in everything)
+    snapshots = {line["sha256"]: line for line in everything if line["type"] == "snapshot"}
+    folder = tmp_path / f"{name}.d"
+    for record in url_records(audit):
+        snapshot = snapshots[record["robots"]["snapshot"]]
+        assert (folder / snapshot["sha256"]).exists()
+        assert ISO.match(snapshot["fetched"]) and snapshot["kind"] == "robots.txt"
+    robots_a = (folder / by_url_first(audit, urls[1])["robots"]["snapshot"]).read_bytes()
+    assert robots_a == b"User-agent: *\nDisallow: /private\n"
+    if name.endswith(".gz"):  # one gzip member per line: a cut file loses one line
+        data = audit.read_bytes()
+        cut = data[: data.rfind(b"\x1f\x8b\x08")]
+        (tmp_path / "cut.gz").write_bytes(cut)
+        assert len(gzip.decompress(cut).splitlines()) == len(everything) - 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    audit = tmp_path / "trail.jsonl"
+    urls = [sites.url("a", "/x")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+        audit.unlink()  # a new file of the same name; trail.jsonl.d stays
+        await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    kinds = [line["type"] for line in lines(audit)]
+    assert kinds == ["run", "snapshot", "url", "end"]
+
+
+def by_url_first(path: Path, url: str) -> dict[str, Any]:
+    return next(record for record in url_records(path) if record["url"] == url)
+
+
+@pytest.mark.trail_not_verified("lines of no run, written to test the chain")
+def test_tampering_breaks_the_chain(tmp_path: Path) -> None:
+    audit = tmp_path / "t.jsonl"
+    from scrapy_rep.audit.file import TrailFile
+
+    trail = TrailFile(audit)
+    for n in range(5):
+        trail.write({"type": "url", "n": n})
+    trail.close()
+    assert chain_breaks(audit) == []
+    original = audit.read_bytes()
+    audit.write_bytes(original.replace(b'"n":2', b'"n":7'))
+    assert chain_breaks(audit) == [3]
+    kept = original.splitlines(keepends=True)
+    audit.write_bytes(b"".join(kept[:2] + kept[3:]))
+    assert chain_breaks(audit) == [2]
+    json.loads(kept[0])
+
+
+# --------------------------------------------------------------------------- 10,000 URLs
+
+
+def plan_10000(sites: Sites, origins: int = 10, per_origin: int = 1000) -> dict[str, str]:
+    """URL -> expected fate: pages, forbidden pages, redirects (whose targets are requested
+    URLs too) and pages that answer 503 once."""
+    expected = {}
+    for o in range(origins):
+        name = f"o{o}"
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+        for n in range(per_origin):
+            if n % 10 in (0, 2, 5, 7, 9):  # refused before any download: cheap to crawl
+                expected[sites.url(name, f"/private/{n}")] = "refused"
+            elif n % 25 == 1:
+                origin.script(f"/r{n}", redirect(f"/t{n}"))
+                expected[sites.url(name, f"/r{n}")] = "redirected"
+                expected[sites.url(name, f"/t{n}")] = "fetched"
+            elif n % 50 == 3:
+                origin.script(f"/f{n}", Reply(503), Reply(200, b"<html>back</html>", HTML))
+                expected[sites.url(name, f"/f{n}")] = "fetched"
+            else:
+                expected[sites.url(name, f"/p{n}")] = "fetched"
+    return expected
+
+
+@pytest.mark.parametrize(
+    "per_origin, pause_after",
+    [
+        pytest.param(100, 200, id="1000"),
+        # About 3.5 minutes on a busy 2-core machine: the same as the run above, 10 times over.
+        pytest.param(1000, 2000, id="10000", marks=pytest.mark.soak(cost="about 3.5 min")),
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_urls_paused_and_resumed_one_final_record_each(
+    tmp_path: Path, per_origin: int, pause_after: int
+) -> None:
+    """10 origins of ``per_origin`` URLs each (1,000 in the suite; 10,000 in the soak run),
+    paused after ``pause_after`` downloads (about 40 % of them) and resumed."""
+    from scrapy_rep.robotstxt import parse_robotstxt
+
+    sites = Sites()
+    expected = plan_10000(sites, per_origin=per_origin)
+    starts = [url for url in expected if "/t" not in url]
+    starts += starts[::3]  # duplicates: dropped by the dupefilter, never recorded
+    audit = tmp_path / "trail.jsonl.gz"
+    settings = {
+        **BASE_SETTINGS,
+        "REP_AUDIT_FILE": str(audit),
+        "JOBDIR": str(tmp_path / "job"),
+        "RETRY_ENABLED": True,
+        "RETRY_TIMES": 2,
+        "CONCURRENT_REQUESTS": 64,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+        "LOG_LEVEL": "WARNING",
+    }
+    try:  # pause a third of the way (at most 60 s)
+        await paused_and_resumed(ListSpider, settings, starts, pause_after=pause_after, wait=60)
+    finally:
+        await sites.close()
+    records = url_records(audit)
+    assert Counter(r["url"] for r in records) == Counter(list(expected))  # one each
+    assert {r["url"]: r["fate"] for r in records} == expected
+    assert len({r["id"] for r in records}) == len(records) == len(expected) >= 10 * per_origin
+    flaky = [r for r in records if "/f" in r["url"]]
+    assert flaky and all(r["attempts"] == 2 and r["status"] == 200 for r in flaky)
+    assert all(r["to"] == r["url"].replace("/r", "/t") for r in records if "/r" in r["url"])
+    everything = lines(audit)
+    assert chain_breaks(audit) == []
+    runs = [line for line in everything if line["type"] == "run"]
+    assert len(runs) == 2 and runs[1]["resumes"] == runs[0]["run"]
+    ends = [line for line in everything if line["type"] == "end"]
+    assert sum(end["counts"]["duplicates_dropped"] for end in ends) >= len(starts[::3]) // 4
+    assert 0 < sum(r["run"] == runs[0]["run"] for r in records) < len(records)
+    # Every decision re-derived from its snapshot agrees with the record.
+    folder = tmp_path / "trail.jsonl.gz.d"
+    parsed = {sha.name: parse_robotstxt(sha.read_bytes()) for sha in folder.iterdir()}
+    for record in records:
+        robots_part = record["robots"]
+        allowed = parsed[robots_part["snapshot"]].decide(record["url"], robots_part["agent"])
+        assert allowed.allowed == (record["fate"] != "refused"), record
+        assert allowed.line == robots_part.get("line"), record
+
+
+@pytest.mark.trail_not_verified("a full disk cuts the trail")
+@pytest_twisted.ensureDeferred
+async def test_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import errno
+
+    from scrapy_rep.audit.file import TrailFile
+
+    write = TrailFile.write
+
+    def filling(self: TrailFile, record: dict[str, Any]) -> None:
+        if self.lines >= 6:  # the run line, a snapshot, then four records
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(self, record)
+
+    monkeypatch.setattr(TrailFile, "write", filling)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(200)]
+    items: list[Any] = []
+    audit = tmp_path / "trail.jsonl"
+    settings = {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit), "CONCURRENT_REQUESTS": 2}
+
+    class ItemSpider(ListSpider):
+        def parse(self, response: Any) -> Any:
+            self.downloaded.append(response.url)
+            yield {"url": response.url}
+
+    crawler = get_crawler(ItemSpider, settings)
+    crawler.signals.connect(lambda item, **_: items.append(item), signals.item_scraped, weak=False)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert crawler.stats is not None and crawler.spider is not None
+    assert crawler.stats.get_value("finish_reason") == "audit_trail_unwritable"
+    assert crawler.stats.get_value("rep/audit/write_errors") >= 1
+    assert crawler.stats.get_value("log_count/ERROR") == 1
+    downloaded = crawler.spider.downloaded
+    assert 4 <= len(downloaded) < len(urls)
+    assert sorted(item["url"] for item in items) == sorted(downloaded)  # output kept
+    assert len(url_records(audit)) == 4
+
+
+def test_a_snapshot_folder_that_is_a_file_stops_the_crawl_at_start(tmp_path: Path) -> None:
+    (tmp_path / "trail.jsonl.d").write_text("not a folder")
+    audit = tmp_path / "trail.jsonl"
+    with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .*trail.jsonl.d is not a folder"):
+        get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
+
+
+def test_a_trail_whose_last_line_is_cut_cannot_be_chained_on(tmp_path: Path) -> None:
+    audit = tmp_path / "trail.jsonl"
+    audit.write_bytes(b'{"type":"run","prev":""}\n{"type":"url","pr')
+    with pytest.raises(RepSettingError, match=r"REP_AUDIT_FILE: .* cut line"):
+        get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(audit)})
+
+
+@pytest.mark.trail_not_verified("snapshot lines written without a run")
+def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
+    """The trail remembers snapshot names, never bodies: REP_CACHE_MAX_BYTES holds."""
+    import hashlib
+    import os
+    import tracemalloc
+    import zlib
+
+    from scrapy_rep.crawl.audit.audit import AuditTrail
+    from scrapy_rep.fetch.cache import CacheEntry
+
+    crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})
+    trail = AuditTrail(crawler)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for n in range(300):
+        body = os.urandom(100_000)
+        entry: CacheEntry[None] = CacheEntry(
+            None, "200", 0.0, 1.0, 1.0, 200, zlib.compress(body),
+            sha256=hashlib.sha256(body).hexdigest(),
+        )  # fmt: skip
+        trail.writer.snapshot("robots.txt", f"http://o{n}/robots.txt", entry)
+        del entry, body
+    kept = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    trail.writer.close()
+    assert kept < 2_000_000  # 300 bodies of 100 KB went by
+    assert len(list((tmp_path / "t.jsonl.d").iterdir())) == 300
+
+
+@pytest_twisted.ensureDeferred
+async def test_requests_held_when_the_spider_closes_are_refused_closed(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("down").script("/robots.txt", Reply(503))  # held, retried later
+    urls = [sites.url("down", f"/{n}") for n in range(3)]
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        "REP_AUDIT_FILE": str(audit),
+        "CLOSESPIDER_TIMEOUT": 1,
+        "REP_UNREACHABLE_RETRY_DELAY": 30,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    crawler = get_crawler(ListSpider, settings)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    assert sorted(records) == sorted(urls)
+    for record in records.values():
+        assert (record["fate"], record["refused_by"]) == ("refused", "closed"), record
+        assert record["held"] == 1
+    assert lines(audit)[-1]["reason"] == "closespider_timeout"
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
+    tmp_path: Path,
+) -> None:
+    """100 origins with distinct 80 KB robots.txt files (8 MB, about 5 MB compressed)
+    under REP_CACHE_MAX_BYTES = 2 MB: after the crawl the trail keeps none of them alive
+    (an lru_cache of SHA-256 by compressed body kept them all: 5 MB more than the cache).
+    The download timeout is long: tracemalloc slows a busy machine's crawl a lot."""
+    import gc
+    import random
+    import tracemalloc
+
+    rng = random.Random(20)
+    sites = Sites()
+    urls = []
+    for n in range(100):
+        rules = "".join(
+            f"Disallow: /{''.join(rng.choices('abcdefghijklmnopqrstuvwxyz0123456789', k=30))}\n"
+            for _ in range(2600)
+        )
+        sites.add(f"o{n}").script("/robots.txt", robots(f"User-agent: *\n{rules}"))
+        urls.append(sites.url(f"o{n}", "/page"))
+    settings = {
+        "REP_AUDIT_FILE": str(tmp_path / "trail.jsonl"),
+        "REP_CACHE_MAX_BYTES": 2_000_000,
+        "REP_CACHE_MAX_ORIGINS": 5,
+        "CONCURRENT_REQUESTS": 32,
+        "DOWNLOAD_TIMEOUT": 120,
+        "LOG_LEVEL": "INFO",
+    }
+    tracemalloc.start()
+    try:
+        crawler, spider = await crawl(urls, settings)
+        gc.collect()
+        # Blocks over 20 KB still alive: robots.txt bodies, compressed or not (imports
+        # and the crawl's small objects are left out).
+        kept = sum(t.size for t in tracemalloc.take_snapshot().traces if t.size > 20_000)
+    finally:
+        tracemalloc.stop()
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert len(list((tmp_path / "trail.jsonl.d").iterdir())) == 100  # every body stored
+    assert crawler.stats.get_value("rep/robotstxt/cache_evictions") > 0
+    assert kept < 4_000_000, kept  # the 2 MB cache; about 7 MB if the trail kept them

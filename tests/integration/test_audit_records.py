@@ -1,0 +1,312 @@
+"""The audit trail of real crawls holds one record per request sent, names every document
+version each decision was made against, and verifies clean: a site whose pages link
+home (its start URL, sent with ``dont_filter`` as Scrapy's own start requests are, is
+downloaded again), three runs appended to one file, a tdmrep.json that changes mid-crawl."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.report import RepReport
+from tests.support.audittrail import lines, url_records
+from tests.support.documents import rsl_license
+from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
+
+
+class StartUrlsFollowSpider(Spider):
+    """Scrapy's own start requests (``start_urls``, ``dont_filter=True``), then every link."""
+
+    name = "follow"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = urls
+        self.downloaded: list[str] = []
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+        for link in response.css("a::attr(href)").getall():
+            yield response.follow(link, callback=self.parse)
+
+
+def home_site() -> Sites:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    a.script("/", links_page("/one", "/two", "/private/x"))
+    a.script("/one", links_page("/", "/two"))
+    a.script("/two", links_page("/", "/one"))
+    return sites
+
+
+def clean(trail: Path) -> None:
+    result = verify(trail)
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_start_url_linked_back_to_is_two_records_and_verifies_clean(
+    tmp_path: Path,
+) -> None:
+    sites = home_site()
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True, "LOG_LEVEL": "INFO"}
+    try:
+        crawler, _ = await crawl([sites.url("a", "/")], settings, StartUrlsFollowSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    home = sites.url("a", "/")
+    assert sites.requested("a").count("/") == 2  # the start request, then a link back home
+    records = url_records(trail)
+    assert Counter(r["url"] for r in records) == {
+        home: 2,
+        sites.url("a", "/one"): 1,
+        sites.url("a", "/two"): 1,
+        sites.url("a", "/private/x"): 1,
+    }
+    assert len({r["id"] for r in records}) == len(records)  # each request its own id
+    first, second = (r for r in records if r["url"] == home)
+    assert first["fate"] == second["fate"] == "fetched"
+    assert second["again"] == first["id"] and "again" not in first
+    url_key = first["id"].rsplit("-", 1)[0]
+    assert (
+        second["id"].rsplit("-", 1)[0]
+        == url_key
+        == crawler.request_fingerprinter.fingerprint(Request(home)).hex()
+    )
+    assert lines(trail)[-1]["counts"]["repeated"] == 1
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert f"  {home}\n    downloaded twice (200); 2 items kept\n" in report.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_three_runs_appended_to_one_trail_verify_clean_each_with_its_own_fetches(
+    tmp_path: Path,
+) -> None:
+    sites = home_site()
+    trail = tmp_path / "trail.jsonl.gz"
+    settings = {"REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
+    try:
+        for _ in range(3):
+            await crawl([sites.url("a", "/")], settings, StartUrlsFollowSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    assert sites.requested("a").count("/robots.txt") == 3
+    everything = lines(trail)
+    runs = [line["run"] for line in everything if line["type"] == "run"]
+    assert len(runs) == 3
+    for run in runs:
+        mine = [line for line in everything if line.get("run") == run]
+        [header] = [line for line in mine if line["type"] == "run"]
+        [fetch] = [line for line in mine if line["type"] == "snapshot"]  # this run's own
+        assert fetch["kind"] == "robots.txt" and fetch["status"] == 200
+        assert fetch["fetched"] >= header["time"]  # this run's download, not the first's
+        named = {r["robots"]["snapshot"] for r in mine if r["type"] == "url"}
+        assert named == {fetch["sha256"]}
+        assert len([r for r in mine if r["type"] == "url"]) == 5
+    assert len(list((tmp_path / "trail.jsonl.gz.d").iterdir())) == 1  # one shared body
+
+
+V1 = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
+V2 = json.dumps([{"location": "/*", "tdm-reservation": 1}]).encode()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_tdmrep_json_changed_mid_crawl_each_record_names_its_version(
+    tmp_path: Path,
+) -> None:
+    """/first and /link are sent under version 1 (no entry matches them); /link's page
+    links to /second, sent for after version 1 expired: version 2 (everything reserved)
+    refuses it. /first's page answers last, so its record is written after version 2's
+    snapshot line: it names version 1, and verify does not read it against version 2."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    json_type = {"Content-Type": "application/json"}
+    a.script("/.well-known/tdmrep.json", Reply(200, V1, json_type), Reply(200, V2, json_type))
+    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=0.5))
+    a.script("/first", Reply(200, b"<html>first</html>", HTML, delay=2.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_PURPOSE": ["ai-train"],
+        "REP_CACHE_TTL": 0.2,
+        "REP_CACHE_MIN_TTL": 0.1,
+        "REP_CACHE_STALE_MAX": 0,
+        "ITEM_PIPELINES": {},
+        "LOG_LEVEL": "INFO",
+    }
+    try:
+        await crawl(
+            [sites.url("a", "/first"), sites.url("a", "/link")], settings, StartUrlsFollowSpider
+        )
+    finally:
+        await sites.close()
+    clean(trail)
+    assert sites.requested("a").count("/.well-known/tdmrep.json") >= 2
+    records = {r["url"]: r for r in url_records(trail)}
+    first, second = records[sites.url("a", "/first")], records[sites.url("a", "/second")]
+    sha = {body: hashlib.sha256(body).hexdigest() for body in (V1, V2)}
+    for record in (first, records[sites.url("a", "/link")]):
+        assert (record["fate"], record["tdmrep"]) == ("fetched", sha[V1])
+        assert "usage" not in record or not record["usage"]["signals"]  # nothing matched
+    assert (second["fate"], second["refused_by"], second["tdmrep"]) == (
+        "refused",
+        "purpose",
+        sha[V2],
+    )
+
+
+PERMITS = rsl_license('<permits type="usage">all</permits>')
+PROHIBITS = rsl_license('<prohibits type="usage">ai-train</prohibits>')
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
+    tmp_path: Path,
+) -> None:
+    """As for tdmrep.json: /first and /link are sent under the license that permits
+    everything, /second under its new version that prohibits ai-train. /first's record,
+    written last, names the version it was decided with, not the crawl's latest."""
+    sites = Sites()
+    lic = sites.add("lic")
+    xml = {"Content-Type": "application/rsl+xml"}
+    lic.script("/license.xml", Reply(200, PERMITS, xml), Reply(200, PROHIBITS, xml))
+    a = sites.add("a")
+    license_url = sites.url("lic", "/license.xml")
+    a.script("/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n"))
+    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=0.5))
+    a.script("/first", Reply(200, b"<html>first</html>", HTML, delay=2.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_PURPOSE": ["ai-train"],
+        "REP_CACHE_TTL": 0.2,
+        "REP_CACHE_MIN_TTL": 0.1,
+        "REP_CACHE_STALE_MAX": 0,
+        "ITEM_PIPELINES": {},
+        "LOG_LEVEL": "INFO",
+    }
+    try:
+        await crawl(
+            [sites.url("a", "/first"), sites.url("a", "/link")], settings, StartUrlsFollowSpider
+        )
+    finally:
+        await sites.close()
+    clean(trail)
+    assert sites.requested("lic").count("/license.xml") >= 2
+    records = {r["url"]: r for r in url_records(trail)}
+    sha = {body: hashlib.sha256(body).hexdigest() for body in (PERMITS, PROHIBITS)}
+    for path in ("/first", "/link"):
+        record = records[sites.url("a", path)]
+        assert (record["fate"], record["rsl"]) == ("fetched", {license_url: sha[PERMITS]})
+        named = [s["snapshot"] for s in record["usage"]["signals"] if s["vocabulary"] == "rsl"]
+        assert named == [sha[PERMITS]]
+    second = records[sites.url("a", "/second")]
+    assert (second["fate"], second["refused_by"]) == ("refused", "purpose")
+    assert second["rsl"] == {license_url: sha[PROHIBITS]}
+
+
+class DontObeyFollowSpider(StartUrlsFollowSpider):
+    """Its requests carry Scrapy's ``dont_obey_robotstxt``."""
+
+    name = "dont-obey"
+
+    async def start(self) -> Any:
+        for url in self.start_urls:
+            yield Request(url, meta={"dont_obey_robotstxt": True})
+
+
+@pytest.mark.parametrize(
+    ("settings", "spider", "why"),
+    [
+        (
+            {"ROBOTSTXT_OBEY": False, "REP_PURPOSE": ["ai-train"]},
+            StartUrlsFollowSpider,
+            "ROBOTSTXT_OBEY",
+        ),
+        ({"REP_PURPOSE": ["ai-train"]}, DontObeyFollowSpider, "dont_obey_robotstxt"),
+        ({}, DontObeyFollowSpider, "dont_obey_robotstxt"),  # no purpose: robots.txt not even read
+    ],
+    ids=["robotstxt-obey-false", "dont-obey-with-a-purpose", "dont-obey"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_robots_txt_is_not_obeyed_says_so_and_verifies_clean(
+    tmp_path: Path, settings: dict[str, Any], spider: type[StartUrlsFollowSpider], why: str
+) -> None:
+    """Allow/Disallow not obeyed: the record says so (``obeyed: false``), names the
+    robots.txt whose AI-usage opt-outs were obeyed, and verify does not read it as a
+    disallowed page fetched."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    trail = tmp_path / "trail.jsonl"
+    urls = [sites.url("a", "/private/a")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(trail), "ITEM_PIPELINES": {}, **settings}, spider)
+    finally:
+        await sites.close()
+    clean(trail)
+    [record] = url_records(trail)
+    assert record["fate"] == "fetched"
+    assert record["robots"]["obeyed"] is False and why in record["robots"]["why"]
+    assert ("snapshot" in record["robots"]) is bool(settings)
+
+
+class AgainSpider(StartUrlsFollowSpider):
+    """Sends its start URL again once, with the response's meta (a common pattern)."""
+
+    name = "again"
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        if len(self.downloaded) == 1:
+            yield Request(response.url, meta=response.meta, dont_filter=True, callback=self.parse)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
+    tmp_path: Path,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/")], {"REP_AUDIT_FILE": str(trail)}, AgainSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    assert spider.downloaded == [sites.url("a", "/")] * 2
+    first, second = url_records(trail)
+    assert first["fate"] == second["fate"] == "fetched"
+    assert second["again"] == first["id"] != second["id"]
+
+
+def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None:
+    """A paused crawl's open records, saved by the version before (ten fields, keyed by
+    the bare fingerprint, the final dont_filter ids as a list), go on in the resumed run."""
+    from scrapy_rep.crawl.audit.auditfile import EARLIER, LICENSES, STATE_SIZE, TDM, Paused, resume
+
+    robots_part = ["a" * 64, "testbot", 2, "Allow: /", ""]
+    old = ["http://a.test/x", 1, None, 0, 1, "", robots_part, "", False, False]
+    saved = {"run": "f" * 32, "open": {"b" * 40: old}, "final_unfiltered": ["c" * 40]}
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    unfiltered: dict[str, str] = {}
+    assert resume(str(tmp_path), open_records, unfiltered) == (Paused("f" * 32), 0)
+    state = open_records["b" * 40]
+    assert len(state) == STATE_SIZE and state[TDM] is None
+    assert (state[LICENSES], state[EARLIER]) == (None, "")
+    assert unfiltered == {"c" * 40: "c" * 40}

@@ -1,0 +1,280 @@
+"""One crawl run by several real worker processes, each writing its own audit trail,
+checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
+
+The workers (``tests/support/worker.py``) share one ``redis-server`` as the robots.txt store
+(``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
+served by this test process. The trails are then read with ``python -m scrapy_rep audit``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.task import deferLater
+
+from tests.support.paths import ROOT, checkout_environment
+from tests.support.redisserver import RedisServer
+from tests.support.robotsite import Reply, Sites, robots
+from tests.support.tools import audit_process
+from tests.support.workers import run_worker, worker_command
+
+RULES = "User-agent: *\nDisallow: /private\n"
+NAMES = ("a", "b", "c")
+PATHS = ("/1", "/2", "/3", "/private/1", "/private/2")
+
+
+def shared_settings(server: RedisServer) -> dict[str, Any]:
+    """One robots.txt store and one scrapy-redis queue for every worker."""
+    pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed")
+    return {
+        "REP_ROBOTSTXT_CACHE": server.url,
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "SCHEDULER_PERSIST": True,
+        "REDIS_URL": server.url,
+        "CONCURRENT_REQUESTS": 2,
+        "DOWNLOAD_TIMEOUT": 30,
+        "REP_ROBOTSTXT_TIMEOUT": 30,
+    }
+
+
+def records(trail: Path, kind: str = "url", whole: bool = False) -> list[dict[str, Any]]:
+    """The ``kind`` lines of ``trail``; ``whole``: of a trail being written (its last line
+    may be cut), the whole lines only."""
+    text = trail.read_text()
+    if whole:
+        text = text[: text.rfind("\n") + 1]
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [line for line in lines if line.get("type") == kind]
+
+
+def several_origins() -> tuple[Sites, list[str]]:
+    """Origins with one robots.txt each; pages answer a little late, so that both workers
+    take requests from the shared queue while the other is still crawling."""
+    sites = Sites()
+    for name in NAMES:
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots(RULES))
+        for path in PATHS:
+            page = f"<html><body>page {path}</body></html>".encode()
+            origin.script(path, Reply(200, page, {"Content-Type": "text/html"}, delay=0.5))
+    return sites, [sites.url(n, p) for n in NAMES for p in PATHS]
+
+
+def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
+    """The checks of several workers' trails read as one; their url records."""
+    status, out, _ = audit_process("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == f"{len(trails)} trails as one: clean", out
+    found = [record for trail in trails for record in records(trail)]
+    # One final record per requested URL, across the trails.
+    assert Counter(r["url"] for r in found) == Counter(urls)
+    # The robots.txt each decision was made against is kept by one of the workers.
+    folders = [Path(f"{trail}.d") for trail in trails]
+    for record in found:
+        sha = record["robots"]["snapshot"]
+        assert sha, record
+        assert any((folder / sha).is_file() for folder in folders), record
+        fate = "refused" if "/private/" in record["url"] else "fetched"
+        assert record["fate"] == fate, record
+    status, out, _ = audit_process("summary", *map(str, trails))
+    assert status == 0, out
+    refused = sum("/private/" in url for url in urls)
+    counted = f"{len(urls)} requested URL(s) ({len(urls) - refused} fetched, {refused} refused)"
+    assert out.startswith(f"{len(trails)} run(s), {counted}, "), out
+    return found
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_one_store_their_trails_verify_as_one(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """The URL list split between two workers sharing the robots.txt store: each origin's
+    robots.txt is downloaded once, by one worker; the other adopts it from Redis, and its
+    records still name a snapshot that verify finds."""
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "DOWNLOAD_TIMEOUT": 30}
+    sites, urls = several_origins()
+    halves = [urls[0::2], urls[1::2]]  # every origin in both halves
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        running = [
+            Deferred.fromCoroutine(run_worker(half, {**settings, "REP_AUDIT_FILE": str(trail)}))
+            for half, trail in zip(halves, trails, strict=True)
+        ]
+        results = await gatherResults(running)
+    finally:
+        await sites.close()
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    stats = [result["stats"] for result in results]
+    assert sum(s.get("rep/robotstxt/store_hits", 0) for s in stats) == len(NAMES)
+    found = check_as_one(trails, urls)
+    # Each worker decided pages of every origin: the one that did not download an
+    # origin's robots.txt read it from the store, and its own folder keeps the snapshot.
+    for trail in trails:
+        origins = {"/".join(r["url"].split("/")[:3]) for r in records(trail)}
+        assert origins == set(sites.bases.values()), trail
+        for record in records(trail):
+            assert (Path(f"{trail}.d") / record["robots"]["snapshot"]).is_file(), record
+    assert len(found) == len(urls)
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_one_queue_one_store_their_trails_verify_as_one(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Both workers given every URL, sharing one scrapy-redis queue and dupefilter: each
+    URL is queued once, by one of them, and taken by either. The record goes with the
+    request: the worker that takes it writes it (under the id it was queued with), the
+    one that queued it does not end it ``unfinished``."""
+    settings = shared_settings(redis_server)
+    sites, urls = several_origins()
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        running = [
+            Deferred.fromCoroutine(run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trail)}))
+            for trail in trails
+        ]
+        results = await gatherResults(running)
+    finally:
+        await sites.close()
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+        pages = [p for p in sites.requested(name) if p != "/robots.txt"]
+        assert sorted(pages) == sorted(p for p in PATHS if not p.startswith("/private"))
+    downloaded = sorted(u for result in results for u in result["downloaded"])
+    assert downloaded == sorted(u for u in urls if "/private" not in u)
+    if not all(result["downloaded"] for result in results):
+        pytest.skip("one worker took every request from the queue before the other started")
+    found = check_as_one(trails, urls)
+    for trail, result in zip(trails, results, strict=True):
+        fetched = sorted(r["url"] for r in records(trail) if r["fate"] == "fetched")
+        assert fetched == result["downloaded"], trail  # each worker wrote what it fetched
+    assert not any(r["fate"] == "unfinished" for r in found)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 is killed (SIGKILL) while one page hangs; its URLs are given again to
+    worker 2, which reads the robots.txt from the store. Verified as one, each URL that
+    both trails finished is a re-queue after a crash (an event); the killed run's
+    missing end line is the one problem."""
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "DOWNLOAD_TIMEOUT": 60}
+    sites, urls = several_origins()
+    hanging = sites.url("c", "/3")
+    sites.origins["c"].script("/3", Reply(hang=True), Reply(200, b"<html>3</html>"))
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    doomed = subprocess.Popen(
+        [
+            sys.executable,
+            *worker_command(
+                {"urls": urls, "settings": {**settings, "REP_AUDIT_FILE": str(trails[0])}}
+            ),
+        ],
+        env=checkout_environment(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(1200):  # until every URL but the hanging one is final (at most 60 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if trails[0].exists() and len(records(trails[0], whole=True)) == len(urls) - 1:
+                break
+        finished = {r["url"] for r in records(trails[0])}
+        assert finished == set(urls) - {hanging}
+        doomed.kill()  # no end line; the hanging page has no record
+        doomed.wait(timeout=30)
+        result = await run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trails[1])})
+    finally:
+        if doomed.poll() is None:
+            doomed.kill()
+        await sites.close()
+    assert hanging in result["downloaded"]
+    for name in NAMES:
+        assert sites.requested(name).count("/robots.txt") == 1, name
+    assert result["stats"].get("rep/robotstxt/store_hits") == len(NAMES)
+    status, out, _ = audit_process("repair", str(trails[0]))  # a kill may cut the last line
+    assert status == 0, out
+    status, out, _ = audit_process("verify", *map(str, trails))
+    assert status == 1, out
+    lines = out.splitlines()
+    problems = [line for line in lines if ": line " in line and ": event: " not in line]
+    assert len(problems) == 1 and "has no end line" in problems[0], out
+    requeued = [line for line in lines if "re-queued after a crash: left open" in line]
+    assert len(requeued) == len(finished), out
+    assert all(line.startswith(f"{trails[1]}: ") for line in requeued), out
+    assert lines[-1] == f"2 trails as one: 1 problem(s), {len(finished)} event(s)", out
+    # Every URL has its final record in worker 2's trail, whose snapshots it keeps.
+    assert Counter(r["url"] for r in records(trails[1])) == Counter(urls)
+    for record in records(trails[1]):
+        assert (Path(f"{trails[1]}.d") / record["robots"]["snapshot"]).is_file(), record
+
+
+@pytest_twisted.ensureDeferred
+async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_takers(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 stops (SIGTERM) while it holds the requests of an origin whose robots.txt
+    answers 503; scrapy-redis's queue gets them back and worker 2 finishes them. Their
+    records are worker 2's only: verified as one, clean."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 2,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots(RULES))
+    held = [sites.url("down", p) for p in ("/1", "/2", "/private/1")]
+    urls = [*held, sites.url("up", "/3")]
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            *worker_command(
+                {"urls": urls, "settings": {**settings, "REP_AUDIT_FILE": str(trails[0])}}
+            ),
+        ],
+        env=checkout_environment(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(1200):  # until "up" was crawled and "down" refused (at most 60 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/3" in sites.requested("up") and "/robots.txt" in sites.requested("down"):
+                break
+        await deferLater(reactor, 0.5)  # type: ignore[arg-type]
+        first.terminate()  # a graceful stop while three requests are held
+        out, _ = first.communicate(timeout=60)
+        stopped = json.loads(out.decode().strip().splitlines()[-1])
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        second = await run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trails[1])})
+    finally:
+        if first.poll() is None:
+            first.kill()
+        await sites.close()
+    assert stopped["stats"]["rep/requests/returned_to_queue"] == len(held)
+    assert second["downloaded"] == sorted(held[:2])
+    # Worker 1 wrote no record of the requests it returned: worker 2 did, once each.
+    (end,) = records(trails[0], "end")
+    assert end["reason"] == "shutdown" and end["counts"]["left_in_queue"] == len(held)
+    assert [r["url"] for r in records(trails[0])] == [sites.url("up", "/3")]
+    assert sorted(r["url"] for r in records(trails[1])) == sorted(held)
+    status, out, _ = audit_process("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out

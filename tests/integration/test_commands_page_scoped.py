@@ -1,0 +1,34 @@
+"""``scrapy rep-robots --page`` says what a page holds for other crawlers when none of its
+directives apply to ours, instead of "no robots meta tag or header"."""
+
+from __future__ import annotations
+
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
+
+PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
+
+
+class ScopedPageHandler(QuietHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(404, b"", {"Content-Type": "text/plain"})
+        elif self.path == "/scoped":
+            headers = {"Content-Type": "text/html", "X-Robots-Tag": "otherbot: noindex"}
+            self.send(200, PAGE, headers)
+        else:
+            self.send(200, b"<html></html>", {"Content-Type": "text/html"})
+
+
+port = port_fixture(ScopedPageHandler)
+
+
+def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--page", f"{base}/scoped", f"{base}/plain")
+    assert status == 0, output
+    assert "no robots meta tag or header" in output  # /plain has none
+    assert (
+        "(none for this crawler; for other crawlers: X-Robots-Tag: otherbot: noindex; "
+        '<meta name="googlebot" content="noindex, nofollow">)'
+    ) in output

@@ -1,0 +1,99 @@
+"""``scrapy rep-robots URL --purpose``: every AI-usage signal about a URL, and the answer."""
+
+from __future__ import annotations
+
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
+
+ROBOTS = b"""User-agent: *
+Allow: /
+Content-Usage: /articles/ train-ai=n
+Content-Signal: search=yes, ai-input=no
+"""
+TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}]'
+PAGE = b'<html><head><meta name="robots" content="noai"></head><body>p</body></html>'
+
+
+class PurposeSignalsHandler(QuietHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, ROBOTS, {"Content-Type": "text/plain"})
+        elif self.path == "/.well-known/tdmrep.json":
+            self.send(200, TDMREP, {"Content-Type": "application/json"})
+        elif self.path == "/header":
+            headers = {"Content-Type": "text/html", "Content-Usage": "train-ai=y"}
+            self.send(200, b"<html></html>", headers)
+        else:
+            self.send(200, PAGE, {"Content-Type": "text/html"})
+
+
+port = port_fixture(PurposeSignalsHandler)
+
+
+def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1")
+    assert status == 1, output  # denied for the purpose: exit 1, as disallowed
+    assert f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (" in output
+    assert "robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no)" in output
+    assert "robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)" in output
+    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)' in output
+    assert "ai-train: denied by robots.txt line 3: Content-Usage: /articles/ train-ai=n" in output
+    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+
+
+def test_purpose_tdmrep_and_header(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots("--purpose", "ai-train,search", f"{base}/books/1")
+    assert status == 1, output
+    assert 'ai-train: denied by tdmrep.json entry 1 (location "/books/*")' in output
+    assert "search: allowed by robots.txt Content-Signal" in output
+    status, output = scrapy_robots("--purpose", "search", f"{base}/header")
+    assert status == 0, output  # Content-Usage train-ai=y says nothing about search
+    assert "header Content-Usage: train-ai=y  (ai-train yes)" in output
+    assert "tdmrep.json" not in output  # not fetched for search
+
+
+def test_purpose_unknown_value_is_a_usage_error(port: int) -> None:
+    status, output = scrapy_robots("--purpose", "training", f"http://127.0.0.1:{port}/x")
+    assert status == 2, output
+    assert "--purpose: expected one of 'search', 'ai-train', 'ai-input'" in output
+
+
+def test_rep_purpose_setting_explains_as_much_as_the_option(port: int) -> None:
+    """``-s REP_PURPOSE=ai-train`` tells what ``--purpose ai-train`` tells, and the
+    tdmrep.json line comes under the origin's robots.txt header, not above it."""
+    base = f"http://127.0.0.1:{port}"
+    by_option = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1")
+    by_setting = scrapy_robots("-s", "REP_PURPOSE=ai-train", f"{base}/articles/1")
+    assert by_setting == by_option
+    status, output = by_setting
+    assert status == 1, output
+    robots_header = output.index(f"robots.txt {base}/robots.txt: 200")
+    assert robots_header < output.index(f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (")
+    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+
+
+def test_google_profile_says_google_ignores_content_usage_and_content_signal(port: int) -> None:
+    """google/robotstxt (reporting_robots.cc, commit 4af32e5) lists content-signal and
+    content-usage among its unsupported tags: the google profile says so for those lines."""
+    base = f"http://127.0.0.1:{port}"
+    note = "(read by scrapy_rep, ignored by Google's parser)"
+    status, output = scrapy_robots("--purpose", "ai-train,ai-input", f"{base}/articles/1")
+    assert status == 1, output
+    assert (
+        f"robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no) {note}" in output
+    )
+    assert (
+        f"robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no) {note}"
+    ) in output
+    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)\n' in output
+    assert (
+        f"Not fetched: ai-train denied by robots.txt line 3: Content-Usage: /articles/ "
+        f"train-ai=n {note}"
+    ) in output
+    status, output = scrapy_robots(
+        "--purpose", "ai-train", "--rep-profile", "rfc9309", f"{base}/articles/1"
+    )
+    assert status == 1, output
+    assert "ignored by Google's parser" not in output

@@ -1,0 +1,47 @@
+"""``scrapy rep-robots URL --purpose``: each newer signal (vocab-08 ``ai-use``,
+``DisallowAITraining``, Content-Signal ``use=``; docs/purpose-notes.md), with its source
+line."""
+
+from __future__ import annotations
+
+from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.tools import scrapy_robots
+
+ROBOTS = b"""User-agent: GPTBot
+Content-Usage: /gpt train-ai=n
+
+User-agent: *
+Allow: /
+DisallowAITraining: /ms
+Content-Usage: /rag ai-use=n
+Content-Signal: search=yes, use=reference
+"""
+
+
+class NewerSignalsHandler(QuietHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, ROBOTS, {"Content-Type": "text/plain"})
+        elif self.path == "/.well-known/tdmrep.json":
+            self.send(404, b"", {"Content-Type": "text/plain"})
+        else:
+            self.send(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
+
+
+port = port_fixture(NewerSignalsHandler)
+
+
+def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    status, output = scrapy_robots(
+        "--purpose", "ai-train,ai-input", "--rep-profile", "rfc9309",
+        "-s", "REP_PURPOSE_AGENTS=GPTBot",
+        f"{base}/ms/1", f"{base}/rag/1", f"{base}/gpt/1",
+    )  # fmt: skip
+    assert status == 1, output
+    assert "robots.txt line 6: DisallowAITraining: /ms  (ai-train no)" in output
+    assert "robots.txt line 7: Content-Usage: /rag ai-use=n  (ai-input no)" in output
+    # use= is a condition on use, not an answer (docs/purpose-notes.md §2)
+    assert "robots.txt Content-Signal: search=yes, use=reference  (search yes)" in output
+    assert "robots.txt line 2: Content-Usage: /gpt train-ai=n (for GPTBot)  (ai-train no)" in output
+    assert "ai-input: denied by robots.txt line 7: Content-Usage: /rag ai-use=n" in output

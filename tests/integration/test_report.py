@@ -1,0 +1,226 @@
+"""The end-of-crawl report (REP_REPORT) of real crawls: the crawl-delay it did not apply, the
+same URLs as the audit trail, the items dropped and why, and the per-origin lines at INFO
+for the first few origins (the report fed with signals: tests/crawl/test_report.py)."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+
+from scrapy_rep.crawl.report import RepReport
+from tests.support.robotsite import html_page
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_real_crawl_reports_the_crawl_delay_it_did_not_apply() -> None:
+    from scrapy_rep import RobotsTxtMiddleware
+    from tests.support.robotsite import Sites, crawl, robots
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nCrawl-delay: 2\n"))
+    settings = {"REP_REPORT": True, "REP_PROFILE": "google", "REP_OBEY_CRAWL_DELAY": False}
+    urls = [sites.url("a", "/1"), sites.url("a", "/2")]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == urls
+    [extension] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "crawl-delay 2 s read, not obeyed (REP_OBEY_CRAWL_DELAY is False)" in extension.text
+    [middleware] = [
+        m
+        for m in crawler.engine.downloader.middleware.middlewares
+        if isinstance(m, RobotsTxtMiddleware)
+    ]  # and indeed no download slot got a crawl-delay floor
+    assert middleware.slots.floors == {}
+
+
+class FollowLinksSpider(Spider):
+    """One item per page, every link followed."""
+
+    name = "follow"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        for url in self.urls:  # as Scrapy's own start requests: dont_filter
+            yield Request(url, dont_filter=True, errback=self.failed)
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, errback=self.failed)
+
+    def failed(self, failure: Any) -> None:
+        """A download that got no answer (``/lost``): expected, not an error."""
+
+
+def a_site() -> Any:
+    """A page of every kind the report and the trail tell: a redirect, a download that
+    gets no answer, a page robots.txt forbids, noindex in a header and in a meta tag, a
+    nofollow page and a rel="nofollow" link (never requested), a link back home (the
+    start URL, sent with ``dont_filter``: downloaded twice)."""
+    from tests.support.robotsite import Reply, Sites, redirect, robots
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    links = ["/meta", "/header", "/nofollow", "/private/x", "/old", "/lost", "/"]
+    anchors = "".join(f'<a href="{link}">x</a>' for link in links)
+    site.script("/", html_page(f'{anchors}<a rel="nofollow" href="/ads">ad</a>'))
+    site.script("/meta", html_page('<meta name="robots" content="noindex">'))
+    site.script("/header", html_page("", **{"X-Robots-Tag": "noindex"}))
+    site.script(
+        "/nofollow", html_page('<meta name="robots" content="nofollow"><a href="/never">n</a>')
+    )
+    site.script("/old", redirect("/new"))
+    site.script("/lost", Reply(reset=True))
+    return sites
+
+
+def sections(text: str) -> dict[str, dict[str, str]]:
+    """The report's URL lists: heading -> {URL: its line}."""
+    found: dict[str, dict[str, str]] = {}
+    for block in text.split("\n\n"):
+        heading, *rest = block.splitlines()
+        if heading.endswith(":") and not heading.startswith(("robots.txt", "In short")):
+            found[heading] = {rest[i].strip(): rest[i + 1].strip() for i in range(0, len(rest), 2)}
+    return found
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path) -> None:
+    """The report listed 10 URLs where the trail had 7 records: links not followed are
+    no requests (a list of their own), and it missed the redirect and the download that
+    got no answer. Now every request of the trail is a URL of the report's first list,
+    counted alike, and the links not followed are the ones the pages' records name."""
+    from scrapy_rep.audit.cli import main
+    from tests.support.audittrail import lines as trail_lines
+    from tests.support.robotsite import crawl
+
+    sites = a_site()
+    trail = tmp_path / "audit.jsonl"
+    settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
+    base = sites.bases["a"]
+    try:
+        crawler, _ = await crawl([base + "/"], settings, spider=FollowLinksSpider)
+    finally:
+        await sites.close()
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    listed = sections(report.text)
+    requested = listed["URLs requested (the audit trail has a record of each request):"]
+    links = listed[
+        "Links not followed (never requested, so no record of their own: the audit trail "
+        "counts them on the page that held them):"
+    ]
+    records = [line for line in trail_lines(trail) if line["type"] == "url"]
+    [end] = [line for line in trail_lines(trail) if line["type"] == "end"]
+    assert set(requested) == {record["url"] for record in records}
+    assert {path.removeprefix(base) for path in requested} == {
+        "/", "/meta", "/header", "/nofollow", "/private/x", "/old", "/new", "/lost"
+    }  # fmt: skip
+    named = {url for record in records for url in record.get("not_followed", ())}
+    assert set(links) == named == {base + "/ads", base + "/never"}
+    # Counted alike: the start URL twice (two records), the links as the end line does.
+    assert len(records) == 9
+    assert report.summary().startswith(
+        "9 requests (6 downloaded, 1 redirected, 1 forbidden by robots.txt, 1 no response); "
+    )
+    assert report.summary().endswith(f"; {end['counts']['not_followed']} links not followed "
+                                     "(never requested)")  # fmt: skip
+    assert requested[base + "/old"] == f"redirected (301) to {base}/new"
+    assert requested[base + "/lost"] == "not downloaded: no response after every attempt"
+    # What said the noindex, in the report and in the trail alike.
+    by_url = {record["url"]: record for record in records}
+    for path, said in (
+        ("/header", "noindex by header X-Robots-Tag: noindex"),
+        ("/meta", 'noindex by <meta name="robots" content="noindex">'),
+    ):
+        assert requested[base + path] == f"downloaded (200); 1 item dropped ({said})"
+        assert by_url[base + path]["item_why"] == said
+        out = io.StringIO()
+        main(["show", str(trail), base + path], out)
+        assert f"  items: 0 kept, 1 dropped ({said})" in out.getvalue()
+    # audit show on a link not followed: why it has no record, and the page's record.
+    out = io.StringIO()
+    assert main(["show", str(trail), base + "/never"], out) == 1
+    shown = out.getvalue()
+    assert f"no record of {base}/never in {trail}: no request was sent for it" in shown
+    assert "it is a link not followed" in shown
+    assert f"{base}/nofollow was fetched (1 attempt, HTTP 200)" in shown
+    assert f"links not followed (never requested, no records of their own): 1: {base}/never" in (
+        shown
+    )
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The same spider gave 4 items with the add-on and 9 without, and nothing at INFO
+    said why: the items of noindex pages are dropped by default."""
+    from tests.support.robotsite import crawl
+
+    sites = a_site()
+    base = sites.bases["a"]
+    expired = html_page('<meta name="robots" content="unavailable_after: 2020-01-01">')
+    sites.origins["a"].script("/meta", expired)
+    caplog.set_level(logging.INFO)
+    try:
+        await crawl([base + "/"], {"LOG_LEVEL": "INFO"}, spider=FollowLinksSpider)
+    finally:
+        await sites.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert (
+        "scrapy_rep: 2 items dropped (1 from noindex pages, 1 past unavailable_after); "
+        "REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages"
+    ) in said
+    assert (
+        'scrapy_rep: 3 links not followed (1 on nofollow pages, 2 rel="nofollow"); '
+        "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"
+    ) in said  # the home page, downloaded twice, links /ads twice
+
+
+@pytest_twisted.ensureDeferred
+async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One INFO line per origin for Crawl-delay and for an unreachable robots.txt flooded
+    a broad crawl's log: 7 origins, each with a crawl-delay and a robots.txt that answers
+    503 once. The first 5 of each line are at INFO (the fifth says so), the other 2 at
+    DEBUG, and one line at the end counts all 7."""
+    from tests.support.robotsite import Reply, Sites, crawl, robots
+
+    sites = Sites()
+    for number in range(7):
+        origin = sites.add(f"o{number}")
+        origin.script("/robots.txt", Reply(503), robots("User-agent: *\nCrawl-delay: 0.01\n"))
+    caplog.set_level(logging.DEBUG)
+    try:
+        await crawl([base + "/" for base in sites.bases.values()], {"LOG_LEVEL": "DEBUG"})
+    finally:
+        await sites.close()
+    kinds = {
+        "crawl-delay": lambda m: m.startswith("Crawl-delay of "),
+        "unreachable": lambda m: " is unreachable (503); holding 1 request(s)" in m,
+        "back": lambda m: " is back after 1 failed attempt(s)" in m,
+    }
+    for name, is_it in kinds.items():
+        said = [(r.levelno, r.getMessage()) for r in caplog.records if is_it(r.getMessage())]
+        assert [level for level, _ in said] == [logging.INFO] * 5 + [logging.DEBUG] * 2, name
+        assert said[4][1].endswith("(the first 5 such lines are at INFO, the rest at DEBUG)"), name
+    info = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert "scrapy_rep: crawl-delay applied to 7 origins (the first 5 said at INFO)" in info
+    assert (
+        "scrapy_rep: robots.txt of 7 origins was unreachable for a while (their requests "
+        "held and retried)"
+    ) in info
+    assert "scrapy_rep: robots.txt of 7 origins came back after failed downloads" in info

@@ -1,0 +1,263 @@
+"""A verdict is reached on the facts of the request as it is sent (docs/decisions.md, 'One
+request, one verdict'): the crawler's name as it presents itself, the User-Agent actually
+sent, the route the request takes, and the newest version of each document the process
+knows when the request leaves. Real crawls over local origins on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, signals
+from twisted.internet import reactor
+from twisted.web.resource import Resource
+from twisted.web.server import Request as WebRequest
+from twisted.web.server import Site
+
+from scrapy_rep.signals import robotstxt_fetched
+from tests.support.audittrail import by_url
+from tests.support.robotsite import ItemSpider, Reply, Sites, collecting_items, crawl, robots
+
+#: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
+MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
+MYBOT_RULES = "User-agent: mybot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mozilla_style_user_agent_is_matched_by_the_name_after_compatible(
+    tmp_path: Any,
+) -> None:
+    """robots.txt, the robots meta tag and X-Robots-Tag addressed to ``mybot`` all hold for
+    ``Mozilla/5.0 (compatible; mybot/1.0; …)``, and the trail names ``mybot``."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots(MYBOT_RULES))
+    site.script(
+        "/meta",
+        Reply(200, b'<html><head><meta name="mybot" content="noindex"></head></html>',
+              {"Content-Type": "text/html"}),
+    )  # fmt: skip
+    header = {"Content-Type": "text/html", "X-Robots-Tag": "mybot: noindex"}
+    site.script("/header", Reply(200, b"<html></html>", header))
+    trail = tmp_path / "trail.jsonl"
+    items: list[Any] = []
+    paths = ("/private/a", "/meta", "/header", "/ok")
+    try:
+        _, spider = await crawl(
+            [sites.url("a", p) for p in paths],
+            {"USER_AGENT": MOZILLA_STYLE, "REP_AUDIT_FILE": str(trail)},
+            ItemSpider,
+            collecting_items(items),
+        )
+    finally:
+        await sites.close()
+    assert "/private/a" not in sites.requested("a")
+    robots_url = sites.url("a", "/robots.txt")
+    assert spider.dropped == {
+        sites.url("a", "/private/a"): f"Forbidden by {robots_url} (line 2: Disallow: /private)"
+    }
+    assert [item["url"] for item in items] == [sites.url("a", "/ok")]
+    records = by_url(trail)
+    assert records[sites.url("a", "/private/a")]["robots"]["agent"] == "mybot"
+    assert records[sites.url("a", "/ok")]["robots"]["agent"] == "mybot"
+
+
+@pytest.mark.parametrize(
+    "group",
+    ["Content-Signal: ai-train=no", "Content-Usage: train-ai=n"],
+    ids=["content-signal", "content-usage"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_mozilla_style_user_agent_keeps_its_groups_ai_opt_outs(group: str) -> None:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots(f"User-agent: mybot\n{group}\n\nUser-agent: *\nAllow: /\n")
+    )
+    try:
+        _, spider = await crawl(
+            [sites.url("a", "/page")],
+            {"USER_AGENT": MOZILLA_STYLE, "REP_PURPOSE": "ai-train"},
+            ItemSpider,
+        )
+    finally:
+        await sites.close()
+    assert "/page" not in sites.requested("a")
+    assert list(spider.dropped) == [sites.url("a", "/page")]
+    assert "ai-train denied" in spider.dropped[sites.url("a", "/page")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_browser_user_agent_is_warned_about_once_at_start(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    browser = (
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/120.0 Safari/537.36"
+    )
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+        try:
+            await crawl([sites.url("a", "/x"), sites.url("a", "/y")], {"USER_AGENT": browser})
+        finally:
+            await sites.close()
+    warnings = [r.getMessage() for r in caplog.records if "browser" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert "ROBOTSTXT_USER_AGENT" in warnings[0]
+
+
+class RotatingUserAgent:
+    """Where user-agent rotators sit: after scrapy_rep's robots.txt middleware."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        request.headers[b"User-Agent"] = b"otherbot/2.0"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_user_agent_set_after_our_middleware_is_the_one_robots_txt_decides_for(
+    tmp_path: Any,
+) -> None:
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: otherbot\nDisallow: /x\n\nUser-agent: *\nAllow: /\n")
+    )
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.RotatingUserAgent": 450},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    try:
+        _, spider = await crawl([sites.url("a", "/x"), sites.url("a", "/y")], settings)
+    finally:
+        await sites.close()
+    assert "/x" not in sites.requested("a")
+    assert "/y" in sites.requested("a")
+    assert list(spider.dropped) == [sites.url("a", "/x")]
+    assert by_url(trail)[sites.url("a", "/x")]["robots"]["agent"] == "otherbot"
+
+
+class ProxyView(Resource):
+    """An HTTP proxy's view of the web: it answers absolute-form requests itself, with a
+    robots.txt of its own (what the site says to requests that come through it)."""
+
+    isLeaf = True
+
+    def __init__(self, rules: str) -> None:
+        super().__init__()
+        self.rules = rules.encode()
+        self.log: list[str] = []
+
+    def render_GET(self, request: WebRequest) -> bytes:
+        uri = request.uri.decode()
+        self.log.append(uri)
+        if uri.endswith("/robots.txt"):
+            request.setHeader("Content-Type", "text/plain")
+            return self.rules
+        request.setHeader("Content-Type", "text/html")
+        return b"<html><body>through the proxy</body></html>"
+
+
+@pytest_twisted.ensureDeferred
+async def test_robots_txt_is_asked_by_the_route_the_page_takes() -> None:
+    """A request with ``meta["proxy"]``: its origin's robots.txt comes through the same
+    proxy, so what the site says there decides."""
+    proxy = ProxyView("User-agent: *\nDisallow: /secret\n")
+    port = reactor.listenTCP(0, Site(proxy), interface="127.0.0.1")
+    proxy_url = f"http://127.0.0.1:{port.getHost().port}"
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+
+    class ProxiedSpider(ItemSpider):
+        async def start(self) -> Any:
+            for url in self.urls:
+                yield Request(url, errback=self.failed, meta={"proxy": proxy_url})
+
+    try:
+        _, spider = await crawl(
+            [sites.url("a", "/secret"), sites.url("a", "/open")], spider=ProxiedSpider
+        )
+    finally:
+        await sites.close()
+        await port.stopListening()
+    assert sites.url("a", "/secret") not in proxy.log
+    assert sites.url("a", "/robots.txt") in proxy.log
+    assert spider.downloaded == [sites.url("a", "/open")]
+    assert list(spider.dropped) == [sites.url("a", "/secret")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_site_reachable_only_through_the_proxy_is_crawled_through_it() -> None:
+    proxy = ProxyView("User-agent: *\nAllow: /\n")
+    port = reactor.listenTCP(0, Site(proxy), interface="127.0.0.1")
+    proxy_url = f"http://127.0.0.1:{port.getHost().port}"
+    closed = reactor.listenTCP(0, Site(Resource()), interface="127.0.0.1")
+    target = f"http://127.0.0.1:{closed.getHost().port}"
+    await closed.stopListening()  # nobody answers there directly
+
+    class ProxiedSpider(ItemSpider):
+        async def start(self) -> Any:
+            yield Request(f"{target}/page", errback=self.failed, meta={"proxy": proxy_url})
+
+    try:
+        _, spider = await crawl([], spider=ProxiedSpider)
+    finally:
+        await port.stopListening()
+    assert spider.dropped == {}
+    assert spider.downloaded == [f"{target}/page"]
+    assert f"{target}/robots.txt" in proxy.log
+
+
+@pytest_twisted.ensureDeferred
+async def test_held_requests_are_never_released_against_an_older_robots_txt() -> None:
+    """robots.txt v1 allows everything for a second; v2 disallows ``/w``. The requests held
+    for v1 and released with it wait in the scheduler (one request at a time); once the
+    crawl has read v2, none of them is sent on v1's word."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        Reply(200, b"User-agent: *\nAllow: /\n", {"Cache-Control": "max-age=1"}, delay=0.5),
+        robots("User-agent: *\nDisallow: /w\n"),
+    )
+    for number in range(40):
+        sites.origins["a"].script(f"/w/{number}", Reply(200, b"<html></html>", delay=0.05))
+    learned: list[float] = []
+    sent_after: list[str] = []
+
+    def fetched(rules: Any, **_: Any) -> None:
+        if not rules.allowed(sites.url("a", "/w/x"), "testbot"):
+            learned.append(1.0)
+
+    def reached(request: Request, **_: Any) -> None:
+        if learned and "/w/" in request.url:
+            sent_after.append(request.url)
+
+    class Pages(ItemSpider):
+        async def start(self) -> Any:
+            for url in self.urls:
+                yield Request(url, errback=self.failed, dont_filter=True)
+
+        def parse(self, response: Any) -> Any:
+            self.downloaded.append(response.url)
+            if "/w/" in response.url:  # decided from the cache: it finds v1 stale, and refreshes
+                path = response.url.rsplit("/", 1)[1]
+                yield Request(sites.url("a", f"/x/{path}"), errback=self.failed)
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
+        crawler.signals.connect(reached, signal=signals.request_reached_downloader, weak=False)
+
+    # Two at a time: while robots.txt v1 downloads, the other place cycles through the 40
+    # start requests, which are all held; released, they wait in the scheduler.
+    settings = {"CONCURRENT_REQUESTS": 2, "DOWNLOAD_DELAY": 0.05, "REP_CACHE_MIN_TTL": 0}
+    try:
+        crawler, _ = await crawl(
+            [sites.url("a", f"/w/{n}") for n in range(40)], settings, Pages, on_crawler=connect
+        )
+    finally:
+        await sites.close()
+    assert learned, "the crawl never read v2"
+    assert crawler.stats.get_value("rep/requests/held") == 40  # all released with v1
+    assert sent_after == [], " ".join(sites.requested("a"))

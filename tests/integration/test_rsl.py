@@ -1,0 +1,352 @@
+"""RSL licenses named by robots.txt ``License:`` lines, in real crawls
+(docs/purpose-notes.md §9).
+
+Local origins name license documents served by a separate origin: one that prohibits
+``ai-train``, one that prohibits ``search``, one that permits everything, one behind a
+license server (``server=``), one that stays unreachable, one that is a 404; two origins
+share one license URL. The same crawl runs for ``search``, ``ai-train`` and
+``ai-input`` and asserts exactly which URLs are fetched and how often each license is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.requests.early import REFUSED_EARLY
+from tests.support.audittrail import by_url
+from tests.support.robotsite import (
+    ItemSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    html_page,
+    redirect,
+    robots,
+    rsl_reply,
+)
+
+SERVER = "https://licenses.example/token"
+
+
+LICENSES = {
+    "/no-train.xml": [rsl_reply('<prohibits type="usage">ai-train</prohibits>')],
+    "/no-search.xml": [rsl_reply('<prohibits type="usage">search</prohibits>')],
+    "/permit.xml": [rsl_reply('<permits type="usage">all</permits>')],
+    "/server.xml": [
+        rsl_reply('<permits type="usage">all</permits>', f'<content url="/" server="{SERVER}">')
+    ],
+    "/down.xml": [Reply(503)],
+    "/gone.xml": [Reply(404)],
+}
+#: origin -> the licenses its robots.txt names (space-separated, "" none).
+ORIGINS = {
+    "notrain": "/no-train.xml",
+    "notrain2": "/no-train.xml",  # the same license URL as notrain: fetched once
+    "nosearch": "/no-search.xml",
+    "permit": "/permit.xml",
+    "server": "/server.xml",
+    "down": "/down.xml",
+    "gone": "/gone.xml",
+    "none": "",
+    "two": "/permit.xml /no-train.xml",  # one request waits for both
+}
+#: purpose -> the origins whose /page is not fetched (REP_RSL_LICENSES unset).
+REFUSED = {
+    "search": {"nosearch", "server"},
+    "ai-train": {"notrain", "notrain2", "server", "down", "two"},
+    "ai-input": {"server", "down"},
+}
+
+
+def license_sites() -> Sites:
+    sites = Sites()
+    lic = sites.add("lic")
+    for path, replies in LICENSES.items():
+        lic.script(path, *replies)
+    for name, license_path in ORIGINS.items():
+        line = "".join(f"License: {sites.url('lic', p)}\n" for p in license_path.split())
+        sites.add(name).script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{line}"))
+    return sites
+
+
+async def crawl_every_origin(settings: dict[str, Any], held: str = "") -> tuple[Any, Any, Sites]:
+    """A crawl of every origin's /page; ``held``: a license path of the lic origin (or
+    a server URL) for ``REP_RSL_LICENSES``."""
+    sites = license_sites()
+    if held:
+        settings["REP_RSL_LICENSES"] = [held if "://" in held else sites.url("lic", held)]
+    urls = [sites.url(name, "/page") for name in ORIGINS]
+    try:
+        crawler, spider = await crawl(urls, {"REP_UNREACHABLE_MAX_WAIT": 1.0, **settings})
+    finally:
+        await sites.close()
+    return crawler, spider, sites
+
+
+def pages_fetched(spider: Any, sites: Sites) -> set[str]:
+    return {name for name in ORIGINS if sites.url(name, "/page") in spider.downloaded}
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train", "ai-input"])
+@pytest_twisted.ensureDeferred
+async def test_each_purpose_obeys_the_licenses_robots_txt_names(
+    purpose: str, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    crawler, spider, sites = await crawl_every_origin(
+        {"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit)}
+    )
+    assert pages_fetched(spider, sites) == set(ORIGINS) - REFUSED[purpose]
+    for name in REFUSED[purpose]:
+        assert sites.url(name, "/page") in spider.dropped  # refused, never lost silently
+    requested = sites.requested("lic")
+    for path in LICENSES:
+        if path != "/down.xml":  # retried until given up on
+            assert requested.count(path) == 1, path  # once per license URL, shared too
+    stats = crawler.stats.get_stats()
+    assert stats.get("rep/purpose/requests_dropped/" + purpose) == len(REFUSED[purpose])
+    assert stats.get("rep/rsl/gave_up") == 1
+    records = by_url(audit)
+    if purpose == "ai-train":
+        record = records[sites.url("notrain", "/page")]
+        assert record["fate"] == "refused" and record["refused_by"] == "purpose"
+        license_url = sites.url("lic", "/no-train.xml")
+        assert f"RSL {license_url}" in record["why"]
+        assert '<prohibits type="usage">ai-train</prohibits>' in record["why"]
+    server = records[sites.url("server", "/page")]
+    assert f'server="{SERVER}" (license not held)' in server["why"]
+    usage = server["usage"]
+    deciding = usage["signals"][usage["decided_by"][purpose]]
+    assert deciding["vocabulary"] == "rsl" and deciding["snapshot"]  # the license kept
+    snapshot = (tmp_path / "audit.jsonl.d" / deciding["snapshot"]).read_bytes()
+    assert snapshot.startswith(b"<rsl") and SERVER.encode() in snapshot
+    assert [str(f) for f in verify(audit).findings] == []  # re-derived from the snapshots
+
+
+@pytest.mark.parametrize("held", [SERVER, "/server.xml"], ids=["server", "license URL"])
+@pytest_twisted.ensureDeferred
+async def test_a_held_license_lifts_the_server_requirement(held: str) -> None:
+    crawler, spider, sites = await crawl_every_origin({"REP_PURPOSE": "ai-input"}, held)
+    assert pages_fetched(spider, sites) == set(ORIGINS) - {"down"}
+    assert crawler.stats.get_value("rep/purpose/requests_dropped/ai-input") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
+    crawler, spider, sites = await crawl_every_origin({})
+    assert pages_fetched(spider, sites) == set(ORIGINS)
+    assert sites.requested("lic") == []
+    assert crawler.stats.get_value("rep/rsl/request_count") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_report_shows_each_license_and_the_element_that_refused() -> None:
+    from scrapy_rep.crawl.report import RepReport
+
+    crawler, _, sites = await crawl_every_origin({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
+    report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
+    lines = report.text.splitlines()
+    license_url = sites.url("lic", "/no-train.xml")
+    at = lines.index(f"  {license_url}")
+    assert lines[at + 1].startswith("    rsl: 200 (")  # no "robots.txt: not downloaded"
+    assert lines[at + 2] == "    2 request(s) waited for it"  # two origins, one download
+    refused = lines[lines.index(f"  {sites.url('notrain', '/page')}") + 1]
+    assert refused == (
+        f'    Not fetched: ai-train denied by RSL {license_url} <content url="/"> license 1: '
+        '<prohibits type="usage">ai-train</prohibits>'
+    )
+
+
+@pytest.mark.parametrize("purpose", ["ai-train", "ai-input"])
+@pytest_twisted.ensureDeferred
+async def test_page_level_licenses_gate_the_pages_items(purpose: str, tmp_path: Path) -> None:
+    """A Link header, an HTML <link> and an inline <script> license: the page's items are
+    dropped when the license prohibits the purpose; a license not known yet is awaited
+    (fetched once, whichever pages name it)."""
+    sites = Sites()
+    lic = sites.add("lic")
+    lic.script("/no-train.xml", *LICENSES["/no-train.xml"])
+    lic.script("/no-input.xml", rsl_reply('<prohibits type="usage">ai-input</prohibits>'))
+    pages = sites.add("pages")
+    train_url, input_url = sites.url("lic", "/no-train.xml"), sites.url("lic", "/no-input.xml")
+    link = f'<{train_url}>; rel="license"; type="application/rsl+xml"'
+    pages.script("/header", html_page(Link=link))
+    pages.script("/header2", html_page(Link=link))
+    pages.script(
+        "/html", html_page(f'<link rel="license" type="application/rsl+xml" href="{input_url}">')
+    )
+    inline = '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    inline += '<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+    pages.script("/inline", html_page(f'<script type="application/rsl+xml">{inline}</script>'))
+    paths = ["/header", "/header2", "/html", "/inline", "/plain"]
+    urls = [sites.url("pages", path) for path in paths]
+    items: list[Any] = []
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": purpose, "REP_AUDIT_FILE": str(audit), "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)  # page licenses gate items, not fetches
+    kept = {item["url"].rsplit("/", 1)[1] for item in items}
+    dropped = {"ai-train": {"header", "header2", "inline"}, "ai-input": {"html"}}[purpose]
+    assert kept == {path.strip("/") for path in paths} - dropped
+    assert sites.requested("lic").count("/no-train.xml") == 1
+    stats = crawler.stats.get_stats()
+    assert stats.get(f"rep/purpose/items_dropped/{purpose}") == len(dropped)
+    assert stats.get("rep/rsl/page_license_not_known") is None  # awaited, never guessed
+    record = by_url(audit)[sites.url("pages", "/html")]
+    signal = record["usage"]["signals"][0]
+    assert signal["vocabulary"] == "rsl" and input_url in signal["source"]
+    assert [str(f) for f in verify(audit).findings] == []
+
+
+class LinkingSpider(ListSpider):
+    """The home page links to two pages a cached license prohibits and one it allows."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        if response.url.endswith("/home"):
+            for path in ("/books/1", "/books/2", "/free"):
+                yield Request(response.urljoin(path), callback=self.parse)  # no errback
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_cached_license_refuses_before_scheduling() -> None:
+    """The early refusal (docs/decisions.md, 'Early refusal before the scheduler') sees the
+    RSL licenses: once the license is cached, the requests it prohibits are refused before
+    the scheduler, naming the license."""
+    sites = Sites()
+    sites.add("lic").script(
+        "/books.xml",
+        rsl_reply('<prohibits type="usage">ai-train</prohibits>', '<content url="/books/*">'),
+    )
+    license_url = sites.url("lic", "/books.xml")
+    sites.add("a").script(
+        "/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n")
+    )
+    refused: list[tuple[str, str]] = []
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda request, reason, message, **_: refused.append((request.url, message)),
+            signal=rep_signals.request_refused,
+            weak=False,
+        )
+
+    try:
+        crawler, spider = await crawl(
+            [sites.url("a", "/home")], {"REP_PURPOSE": "ai-train"}, LinkingSpider, connect
+        )
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == [sites.url("a", "/free"), sites.url("a", "/home")]
+    assert sorted(url for url, _ in refused) == [
+        sites.url("a", p) for p in ("/books/1", "/books/2")
+    ]
+    assert all(f'RSL {license_url} <content url="/books/*">' in m for _, m in refused)
+    assert crawler.stats.get_value(REFUSED_EARLY) == 2
+    assert sites.requested("lic") == ["/books.xml"]
+
+
+#: Redirects of a license that cannot be followed (the ``Location`` of the license).
+UNFOLLOWABLE = {
+    "loop": "/loop.xml",
+    "file": "file:///etc/passwd",
+    "ftp": "ftp://127.0.0.1/l.xml",
+    "data": "data:,x",
+    "broken": "http://[oops/l.xml",
+}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: Path) -> None:
+    """robots.txt's License: and a page's Link header name licenses that redirect in a
+    loop, more than 5 times, to file:, ftp: or data:, or to a broken Location: each is
+    unreadable (no AI use), never "no terms": the page is not fetched, the page's item
+    is refused (purpose-notes §9)."""
+    sites = Sites()
+    lic = sites.add("lic")
+    for name, location in UNFOLLOWABLE.items():
+        lic.script(f"/{name}.xml", redirect(location))
+    for hop in range(6):  # /hops.xml -> /h5 -> ... -> /h0 -> /permit.xml: 7 hops
+        lic.script("/hops.xml" if hop == 5 else f"/h{hop + 1}", redirect(f"/h{hop}"))
+    lic.script("/h0", redirect("/permit.xml"))
+    lic.script("/permit.xml", *LICENSES["/permit.xml"])
+    names = [*UNFOLLOWABLE, "hops"]
+    for name in names:
+        line = f"License: {sites.url('lic', f'/{name}.xml')}\n"
+        sites.add(name).script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{line}"))
+    pages = sites.add("pages")
+    for name in names:
+        link = f'<{sites.url("lic", f"/{name}.xml")}>; rel="license"; type="application/rsl+xml"'
+        pages.script(f"/{name}", html_page(Link=link))
+    urls = [sites.url(name, "/page") for name in names]
+    urls += [sites.url("pages", f"/{name}") for name in names]
+    items: list[Any] = []
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": "ai-train", "ITEM_PIPELINES": {}, "REP_AUDIT_FILE": str(audit)}
+    try:
+        crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(sites.url("pages", f"/{n}") for n in names)
+    record = by_url(audit)[sites.url("loop", "/page")]
+    assert record["fate"] == "refused" and "license document unreadable" in record["why"]
+    assert [str(f) for f in verify(audit).findings] == []  # re-derived from the snapshots
+    assert items == []  # every page's item refused
+    stats = crawler.stats.get_stats()
+    assert stats.get("rep/purpose/requests_dropped/ai-train") == len(names)
+    assert stats.get("rep/purpose/items_dropped/ai-train") == len(names)
+    assert "/permit.xml" not in sites.requested("lic")  # the sixth hop is never taken
+
+
+@pytest.mark.parametrize(
+    ("settings", "refused", "licenses"),
+    [
+        ({}, False, ["/permit.xml"]),  # TestBot: the * group's License only
+        ({"USER_AGENT": "OtherBot/2.0"}, True, ["/no-train.xml"]),  # its own group's
+        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, True, ["/permit.xml", "/no-train.xml"]),
+    ],
+    ids=["star group", "own group", "purpose agent's group"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_groups_license_lines_replace_the_file_wide_ones(
+    settings: dict[str, Any], refused: bool, licenses: list[str], tmp_path: Path
+) -> None:
+    """RSL 1.0 §4.4 (errata 2026-01-16): each crawler reads the License lines of its own
+    group (and those of the REP_PURPOSE_AGENTS groups it obeys), not the file-wide one
+    its group replaces nor another group's: only those are fetched."""
+    sites = Sites()
+    lic = sites.add("lic")
+    for path in ("/no-train.xml", "/permit.xml", "/file-wide.xml"):
+        lic.script(path, *(LICENSES.get(path) or LICENSES["/no-train.xml"]))
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            f"License: {sites.url('lic', '/file-wide.xml')}\n"  # prohibits ai-train
+            f"User-agent: OtherBot\nLicense: {sites.url('lic', '/no-train.xml')}\nAllow: /\n\n"
+            f"User-agent: *\nLicense: {sites.url('lic', '/permit.xml')}\nAllow: /\n"
+        ),
+    )
+    url = sites.url("a", "/page")
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(audit), **settings}
+    try:
+        _, spider = await crawl([url], settings)
+    finally:
+        await sites.close()
+    assert [str(f) for f in verify(audit).findings] == []
+    assert (url not in spider.downloaded) is refused
+    assert sorted(sites.requested("lic")) == sorted(licenses)  # never the file-wide one
+    if refused:
+        assert sites.url("lic", "/no-train.xml") in spider.dropped[url]

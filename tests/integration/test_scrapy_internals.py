@@ -1,0 +1,98 @@
+"""Scrapy's private attributes that scrapy_rep reads (scrapy_rep/crawl/internals.py), each
+checked against a running crawl of the installed Scrapy: if a Scrapy release moves one, this
+fails here, naming it, instead of a crawl quietly taking the slower path."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider, signals
+from scrapy.core.scheduler import Scheduler
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.crawl import internals
+from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Sites, robots
+
+
+@pytest_twisted.ensureDeferred
+async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    seen: dict[str, Any] = {}
+
+    class Probe(Spider):
+        name = "probe"
+
+        async def start(self) -> Any:
+            yield Request(sites.url("a", "/x"))
+
+        def parse(self, response: Any) -> None:
+            engine = internals.running_engine(self.crawler)
+            seen["engine"] = engine
+            seen["scheduler"] = internals.engine_scheduler(engine)
+            seen["closing"] = internals.engine_closing(engine)
+            seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
+            seen["process_request"] = internals.downloader_methods(engine, "process_request")
+            seen["manager"] = internals.downloader_middleware(engine)
+            seen["spider_middlewares"] = internals.spider_middlewares(engine)
+
+    crawler = get_crawler(Probe, BASE_SETTINGS)
+    closing: list[bool] = []
+    crawler.signals.connect(
+        lambda spider, reason: closing.append(
+            internals.engine_closing(internals.running_engine(crawler))
+        ),
+        signal=signals.spider_closed,
+        weak=False,
+    )
+    assert internals.running_engine(crawler) is None  # before the crawl: no engine
+    try:
+        await crawler.crawl()
+    finally:
+        await sites.close()
+    assert seen["engine"] is crawler.engine
+    assert isinstance(seen["scheduler"], Scheduler)
+    assert seen["closing"] is False
+    assert closing == [True]
+    # The dupefilter's own record (its set, of bytes in 2.19, of hex strings before): the
+    # page's request is in it, another is not.
+    fingerprint = crawler.request_fingerprinter.fingerprint  # type: ignore[union-attr]
+    assert seen["seen"] is not None
+    assert seen["seen"](fingerprint(Request(sites.url("a", "/x"))))
+    assert not seen["seen"](fingerprint(Request(sites.url("a", "/y"))))
+    owners = [getattr(m, "__self__", None) for m in seen["process_request"]]
+    assert any(isinstance(owner, RobotsTxtMiddleware) for owner in owners)
+    assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
+    names = [type(m).__name__ for m in seen["spider_middlewares"]]
+    assert "PageDirectivesMiddleware" in names
+
+
+@pytest_twisted.ensureDeferred
+async def test_closing_the_spider_when_it_opens_logs_no_scrapy_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A spider closed from a ``spider_opened`` handler (the audit trail that cannot be
+    written): Scrapy 2.13 cannot close it before its engine runs, so it is closed then;
+    no ERROR from Scrapy ("Engine not running"), and nothing fetched."""
+    from scrapy import signals
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    crawler = get_crawler(ListSpider, BASE_SETTINGS)
+    crawler.signals.connect(
+        lambda **_: internals.close_spider(crawler, "closed_at_once"),
+        signal=signals.spider_opened,
+        weak=False,
+    )
+    try:
+        await crawler.crawl(urls=[sites.url("a", f"/{n}") for n in range(3)])
+    finally:
+        await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("finish_reason") == "closed_at_once"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert sites.requested("a") == []

@@ -1,0 +1,75 @@
+"""Every setting error is one line and exit status 2 under the ``scrapy`` command, also
+for the settings that used to give a traceback: a Redis URL without the redis package,
+and a wrong ``REP_PROFILE`` with ``ROBOTSTXT_PARSER = "scrapy_rep.RobotParser"`` (no
+add-on). Real ``scrapy runspider`` processes; the crawl stops before any request."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SPIDER = """
+import scrapy
+
+
+class One(scrapy.Spider):
+    name = "one"
+    start_urls = ["http://127.0.0.1:9/"]
+
+    def parse(self, response):
+        pass
+"""
+#: ``scrapy`` with the redis package made unimportable.
+WITHOUT_REDIS = (
+    "import sys; sys.modules['redis'] = None; "
+    "from scrapy.cmdline import execute; sys.argv[0] = 'scrapy'; execute()"
+)
+
+
+def scrapy(tmp_path: Path, *args: str, without_redis: bool = False) -> tuple[int, str]:
+    spider = tmp_path / "one.py"
+    spider.write_text(SPIDER)
+    start = ["-c", WITHOUT_REDIS] if without_redis else ["-m", "scrapy"]
+    result = subprocess.run(
+        [sys.executable, *start, "runspider", str(spider), "-s", "TELNETCONSOLE_ENABLED=0", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    )
+    return result.returncode, result.stderr
+
+
+def one_error_line(stderr: str) -> str:
+    assert "Traceback" not in stderr
+    (line,) = [line for line in stderr.splitlines() if "scrapy_rep: error:" in line]
+    return line
+
+
+def test_redis_url_without_redis_package(tmp_path: Path) -> None:
+    status, stderr = scrapy(
+        tmp_path,
+        *(
+            "-s",
+            'ADDONS={"scrapy_rep.Addon": 0}',
+            "-s",
+            "REP_ROBOTSTXT_CACHE=redis://127.0.0.1:1/0",
+        ),
+        without_redis=True,
+    )
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_ROBOTSTXT_CACHE: 'redis://127.0.0.1:1/0' needs the redis "
+        "package, which is not installed: pip install 'scrapy_rep[redis]'"
+    )
+
+
+def test_wrong_profile_with_only_the_parser(tmp_path: Path) -> None:
+    parser = ("-s", "ROBOTSTXT_OBEY=True", "-s", "ROBOTSTXT_PARSER=scrapy_rep.RobotParser")
+    status, stderr = scrapy(tmp_path, *parser, "-s", "REP_PROFILE=gogle")
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
+    )

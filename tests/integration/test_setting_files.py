@@ -1,0 +1,27 @@
+"""The files a crawl writes are checked at start (docs/settings.md, ``REP_REPORT_FILE``
+and ``REP_AUDIT_FILE``), in real ``scrapy crawl`` processes: a report in a folder that
+does not exist stops the crawl with one line naming the setting and the folder (it used
+to fail at the end, exit 0); one in a folder that exists is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.scrapyproject import crawl_with
+
+
+def test_report_in_a_missing_folder_stops_scrapy_crawl(tmp_path: Path) -> None:
+    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "out/report.txt"')
+    assert crawl.status == 2, crawl.stderr
+    assert "Traceback" not in crawl.stderr
+    assert crawl.error_lines() == [
+        "scrapy_rep: error: REP_REPORT_FILE: out/report.txt cannot be written: the folder "
+        "out does not exist"
+    ]
+    assert "Spider opened" not in crawl.stderr
+
+
+def test_report_in_an_existing_folder_is_written(tmp_path: Path) -> None:
+    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "report.txt"')
+    assert crawl.status == 0, crawl.stderr
+    assert "In short: nothing happened" in (tmp_path / "proj" / "report.txt").read_text()

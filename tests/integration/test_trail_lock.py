@@ -1,0 +1,94 @@
+"""One writer per trail: a crawl holds an exclusive lock on its REP_AUDIT_FILE, and a
+second crawl on the same file is refused at its start with one line and exit status 2
+(two crawls appending to one file wrote two interleaved chains, read as tampering)."""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.audit.file import TrailFile, TrailFileError
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.settings import RepSettingError
+from tests.support.robotsite import BASE_SETTINGS, ListSpider
+from tests.support.trailfactory import write_trail
+
+SPIDER = """
+import scrapy
+class S(scrapy.Spider):
+    name = "s"
+    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
+    start_urls: list[str] = []
+"""
+#: Holds the lock of a trail in another process until its stdin closes.
+HOLDER = """
+import sys
+from pathlib import Path
+from scrapy_rep.audit.file import TrailFile
+trail = TrailFile(Path(sys.argv[1]))
+print("locked", flush=True)
+sys.stdin.read()
+trail.close()
+"""
+
+
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+def test_a_second_crawl_on_a_trail_being_written_is_refused_at_start(
+    tmp_path: Path, name: str
+) -> None:
+    trail = tmp_path / name
+    (tmp_path / "spider.py").write_text(SPIDER)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(trail)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
+             "-s", f"REP_AUDIT_FILE={trail}"],
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        )  # fmt: skip
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+        holder.stdout.close()
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line == (
+        f"scrapy_rep: error: REP_AUDIT_FILE: {trail} is being written by another crawl "
+        "(it is locked): a trail has one writer at a time"
+    )
+    assert trail.read_bytes() == b""  # the refused crawl wrote nothing
+    result = subprocess.run(  # the lock went with the first crawl
+        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
+         "-s", f"REP_AUDIT_FILE={trail}"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert verify(trail).clean
+
+
+def test_a_held_lock_refuses_a_crawl_and_a_second_writer(tmp_path: Path) -> None:
+    trail = write_trail(tmp_path / "trail.jsonl")
+    before = trail.read_bytes()
+    with trail.open("rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(RepSettingError, match="is being written by another crawl"):
+            get_crawler(ListSpider, {**BASE_SETTINGS, "REP_AUDIT_FILE": str(trail)})
+        with pytest.raises(TrailFileError, match="is being written by another crawl"):
+            TrailFile(trail)
+    writer = TrailFile(trail)  # the lock released: the file opens, and is locked now
+    try:
+        with pytest.raises(TrailFileError, match="is being written by another crawl"):
+            TrailFile(trail)
+    finally:
+        writer.close()
+    TrailFile(trail).close()
+    assert trail.read_bytes() == before

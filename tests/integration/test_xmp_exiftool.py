@@ -1,0 +1,228 @@
+"""What ExifTool reads, we read: IPTC Data Mining (XMP ``plus:DataMining``) in files that
+ExifTool itself writes, in every form it can write, and in the forms it cannot write
+but reads (built by ``tests/support/mediafiles.py``), each checked with
+``exiftool -X -XMP-plus:all`` before ``read_media`` reads it (docs/media.md, "Where the
+XMP packet is looked for").
+
+ExifTool is Debian's ``libimage-exiftool-perl`` (``.ci/run`` installs it). ExifTool
+12.67 and later know ``plus:DataMining``; Debian 12's 12.57 does not, so a small
+configuration file declares it (and a plain PNG text tag with the keyword
+``XML:com.adobe.xmp``, which ExifTool then writes as ``tEXt``, or ``zTXt`` with ``-z``).
+ExifTool reads any XMP property without it: the checks run without the configuration.
+
+Without ExifTool these tests skip, saying so, unless ``REP_REQUIRE_EXIFTOOL=1`` (CI sets
+it when the package is installed) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from scrapy_rep.usage.media.reading import read_media
+from scrapy_rep.usage.purpose import PURPOSES, decide
+from tests.support.mediafiles import (
+    PLUS_VOCAB,
+    RDF_FORMS,
+    encoded,
+    jpeg,
+    jpeg_photoshop,
+    png,
+    png_raw_profile,
+    tiff_block,
+    tiff_in,
+    webp,
+    xmp_packet,
+)
+
+PROHIBITED = PLUS_VOCAB + "DMI-PROHIBITED"
+MISSING = "exiftool is not installed (Debian: apt-get install libimage-exiftool-perl)"
+CONFIG = """\
+# plus:DataMining (IPTC Photo Metadata 2023.1), for ExifTool before 12.67; and the PNG
+# text keyword of XMP as a plain text tag, written as tEXt (or zTXt with -z).
+%Image::ExifTool::UserDefined = (
+    'Image::ExifTool::PLUS::XMP' => { DataMining => { } },
+    'Image::ExifTool::PNG::TextualData' => { 'XML:com.adobe.xmp' => { Name => 'XMPText' } },
+);
+1;
+"""
+EXIFTOOL_XMP_PLUS = "{http://ns.exiftool.org/XMP/XMP-plus/1.0/}DataMining"
+RDF_LI = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}li"
+
+
+def exiftool_binary() -> str:
+    binary = shutil.which("exiftool")
+    if binary is None:
+        if os.environ.get("REP_REQUIRE_EXIFTOOL") == "1":
+            pytest.fail(MISSING)
+        pytest.skip(MISSING)
+    return binary
+
+
+class ExifTool:
+    """The ``exiftool`` command on files in a folder of its own."""
+
+    def __init__(self, binary: str, folder: Path) -> None:
+        self.binary = binary
+        self.folder = folder
+        self.config = folder / "datamining.config"
+        self.config.write_text(CONFIG)
+        self.count = 0
+
+    def _file(self, data: bytes, suffix: str) -> Path:
+        self.count += 1
+        path = self.folder / f"{self.count}.{suffix}"
+        path.write_bytes(data)
+        return path
+
+    def write(self, source: bytes, suffix: str, *arguments: str, text: bytes = b"") -> bytes:
+        """``source`` as ExifTool writes it with ``arguments`` (``{text}`` in them: the
+        path of a file holding ``text``, for ``-TAG<=FILE``)."""
+        original = self._file(source, suffix)
+        given = self._file(text, "xmp")
+        written = self.folder / f"{self.count}-written.{suffix}"
+        command = [self.binary, "-config", str(self.config), "-q", "-o", str(written)]
+        command += [argument.format(text=given) for argument in arguments]
+        done = subprocess.run(
+            [*command, str(original)], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 0 and written.exists(), done.stderr
+        return written.read_bytes()
+
+    def data_mining(self, data: bytes, suffix: str) -> list[str]:
+        """Every ``XMP-plus:DataMining`` value ExifTool reads in ``data``, from
+        ``exiftool -X -XMP-plus:all`` (its RDF/XML output), without our configuration."""
+        path = self._file(data, suffix)
+        done = subprocess.run(
+            [self.binary, "-X", "-XMP-plus:all", str(path)],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        root = etree.fromstring(done.stdout, etree.XMLParser(resolve_entities=False))
+        values: list[str] = []
+        for element in root.iter(EXIFTOOL_XMP_PLUS):
+            items = [item.text or "" for item in element.iter(RDF_LI)]
+            values.extend(items or [element.text or ""])
+        return [value.strip() for value in values]
+
+
+@pytest.fixture(scope="module")
+def exiftool(tmp_path_factory: pytest.TempPathFactory) -> ExifTool:
+    return ExifTool(exiftool_binary(), tmp_path_factory.mktemp("exiftool"))
+
+
+def we_read(data: bytes) -> tuple[list[str], tuple[bool | None, ...]]:
+    """The sources of the signals we read in ``data``, and the answer per purpose."""
+    reading = read_media(data, c2pa=False)
+    decision = decide(reading.signals)
+    return [s.source for s in reading.signals], tuple(decision.allowed(p) for p in PURPOSES)
+
+
+def assert_both_read_prohibited(exiftool: ExifTool, data: bytes, suffix: str) -> None:
+    assert exiftool.data_mining(data, suffix) == [PROHIBITED]
+    sources, answers = we_read(data)
+    assert sources == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert answers == (False, False, False)
+
+
+PACKET = xmp_packet("DMI-PROHIBITED")
+ASCII_PACKET = xmp_packet("DMI-PROHIBITED", begin="")  # no U+FEFF: Latin-1 text for tEXt
+SET = f"-XMP-plus:DataMining={PROHIBITED}"
+FROM_FILE = "-xmp<={text}"
+
+#: Forms ExifTool writes: (name, the file it starts from, its suffix, arguments, the
+#: text of ``{text}``).
+WRITTEN: list[tuple[str, Callable[[], bytes], str, tuple[str, ...], bytes]] = [
+    ("jpeg", jpeg, "jpg", (SET,), b""),
+    ("png-iTXt", png, "png", (SET,), b""),
+    ("tiff-ifd0", lambda: tiff_block({}, pages=1), "tif", (SET,), b""),
+    *(
+        (f"jpeg-{form}", jpeg, "jpg", (FROM_FILE,), xmp_packet("DMI-PROHIBITED", form=form))
+        for form in RDF_FORMS
+        if form != "element"
+    ),
+    ("jpeg-attribute", jpeg, "jpg", (FROM_FILE,), xmp_packet("DMI-PROHIBITED", form="attribute")),
+    ("jpeg-utf-16-be", jpeg, "jpg", (FROM_FILE,), encoded(PACKET, "utf-16-be")),
+    ("jpeg-utf-16-le", jpeg, "jpg", (FROM_FILE,), encoded(PACKET, "utf-16-le")),
+    ("png-tEXt", png, "png", ("-PNG:XMPText<={text}",), ASCII_PACKET),
+    ("png-zTXt", png, "png", ("-z", "-PNG:XMPText<={text}"), ASCII_PACKET),
+    ("tiff-ifd1-only", lambda: tiff_block({}, pages=2), "tif",
+     ("-IFD1:ApplicationNotes<={text}",), ASCII_PACKET),
+    ("tiff-ifd2-only", lambda: tiff_block({}, pages=3), "tif",
+     ("-IFD2:ApplicationNotes<={text}",), ASCII_PACKET),
+    ("tiff-exif-ifd", lambda: tiff_block({}, pages=1), "tif",
+     ("-ExifIFD:ApplicationNotes<={text}",), ASCII_PACKET),
+    ("jpeg-exif-ifd0", jpeg, "jpg", ("-IFD0:ApplicationNotes<={text}",), ASCII_PACKET),
+    ("jpeg-exif-exif-ifd", jpeg, "jpg", ("-ExifIFD:ApplicationNotes<={text}",), ASCII_PACKET),
+    ("png-eXIf", png, "png", ("-IFD0:ApplicationNotes<={text}",), ASCII_PACKET),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "suffix", "arguments", "text"), WRITTEN, ids=[w[0] for w in WRITTEN]
+)
+def test_exiftool_writes_it_exiftool_reads_it_and_so_do_we(
+    exiftool: ExifTool,
+    name: str,
+    source: Callable[[], bytes],
+    suffix: str,
+    arguments: tuple[str, ...],
+    text: bytes,
+) -> None:
+    data = exiftool.write(source(), suffix, *arguments, text=text)
+    assert_both_read_prohibited(exiftool, data, suffix)
+
+
+#: Forms ExifTool reads but does not write: built by hand.
+BUILT: list[tuple[str, Callable[[], bytes], str]] = [
+    ("jpeg-utf-32-be", lambda: jpeg(encoded(PACKET, "utf-32-be")), "jpg"),
+    ("jpeg-utf-32-le", lambda: jpeg(encoded(PACKET, "utf-32-le")), "jpg"),
+    ("jpeg-utf-16-with-bom", lambda: jpeg(encoded(PACKET, "utf-16")), "jpg"),
+    ("jpeg-utf-32-with-bom", lambda: jpeg(encoded(PACKET, "utf-32")), "jpg"),
+    ("png-raw-profile-zTXt", lambda: png_raw_profile(PACKET), "png"),
+    ("png-raw-profile-tEXt", lambda: png_raw_profile(PACKET, chunk="tEXt"), "png"),
+    ("png-raw-profile-iTXt", lambda: png_raw_profile(PACKET, chunk="iTXt"), "png"),
+    ("png-compressed-iTXt", lambda: png(PACKET, compressed=True), "png"),
+    ("tiff-subifd", lambda: tiff_in(PACKET, "subifd"), "tif"),
+    ("jpeg-photoshop-app13", lambda: jpeg_photoshop(PACKET), "jpg"),
+    ("webp", lambda: webp(PACKET), "webp"),
+]
+
+
+@pytest.mark.parametrize(("name", "build", "suffix"), BUILT, ids=[b[0] for b in BUILT])
+def test_exiftool_reads_what_we_build_and_so_do_we(
+    exiftool: ExifTool, name: str, build: Callable[[], bytes], suffix: str
+) -> None:
+    assert_both_read_prohibited(exiftool, build(), suffix)
+
+
+def test_an_allowed_value_is_read_alike(exiftool: ExifTool) -> None:
+    """The control: ExifTool and we read the other values too (not only a "no")."""
+    data = exiftool.write(
+        tiff_block({}, pages=2),
+        "tif",
+        "-IFD1:ApplicationNotes<={text}",
+        text=xmp_packet("DMI-ALLOWED", form="qualified", begin=""),
+    )
+    assert exiftool.data_mining(data, "tif") == [PLUS_VOCAB + "DMI-ALLOWED"]
+    assert we_read(data) == (["XMP plus:DataMining DMI-ALLOWED"], (None, True, True))
+
+
+def test_without_exiftool_the_tests_skip_saying_why_unless_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("REP_REQUIRE_EXIFTOOL", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="exiftool is not installed"):
+        exiftool_binary()
+    monkeypatch.setenv("REP_REQUIRE_EXIFTOOL", "1")
+    with pytest.raises(pytest.fail.Exception, match="exiftool is not installed"):
+        exiftool_binary()

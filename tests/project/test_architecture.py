@@ -1,0 +1,240 @@
+"""The layering of ARCHITECTURE.md, enforced.
+
+- Each subpackage imports only the floors below it (``LAYERS``), read from the source of
+  every module, imports inside functions included.
+- The pure floors never load Scrapy, Twisted, asyncio or the adapters: every pure module is
+  imported in a fresh interpreter (this test process has Scrapy loaded), which reports
+  which of the forbidden modules each import brought into ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import PACKAGE
+
+#: Each floor and the floors it may import, bottom up. A module outside every
+#: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of
+#: the import paths Scrapy settings name) is ``top``.
+LAYERS: dict[str, set[str]] = {
+    "urls": set(),
+    "robotstxt": {"urls"},
+    "directives": set(),
+    "usage": {"urls", "robotstxt", "directives"},
+    "fetch": {"urls", "robotstxt", "usage"},
+    "verdict": {"urls", "robotstxt", "directives", "usage", "fetch"},
+    "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
+    "audit": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "checker": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "crawl": {
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "top",
+    },
+    "top": {
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+        "checker", "crawl",
+    },
+}  # fmt: skip
+#: The floors that never import Scrapy, Twisted or asyncio.
+PURE_FLOORS = (
+    "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+    "checker",
+)  # fmt: skip
+#: Pure modules at the top: the checker and the signals' names.
+PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
+FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def floor_of(module: str) -> str:
+    """The floor of a dotted module name: its subpackage, or ``top``."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYERS and (PACKAGE / parts[1]).is_dir():
+        return parts[1]
+    return "top"
+
+
+def imported_by(module: str, path: Path) -> set[str]:
+    """The scrapy_rep modules ``module`` imports (absolute or relative, anywhere in it)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in names if name == "scrapy_rep" or name.startswith("scrapy_rep.")}
+
+
+def test_every_floor_imports_only_the_floors_below_it() -> None:
+    known = modules()
+    wrong = []
+    for module, path in known.items():
+        floor = floor_of(module)
+        for name in imported_by(module, path):
+            target = name if name in known else name.rpartition(".")[0]
+            if target not in known or target == "scrapy_rep":
+                continue
+            other = floor_of(target)
+            if other != floor and other not in LAYERS[floor]:
+                wrong.append(f"{module} ({floor}) imports {target} ({other})")
+    assert wrong == []
+
+
+#: Inside ``crawl/``: each subpackage and the subpackages it may import (ARCHITECTURE.md,
+#: "crawl/"). The modules at ``crawl/`` level (``""``) are the shared basics, which import
+#: no subpackage, except ``CRAWL_TOP``: the add-on and the re-exports of old import paths.
+CRAWL_ROOMS: dict[str, set[str]] = {
+    "": set(),
+    "documents": set(),
+    "requests": {"documents"},
+    "audit": {"requests", "documents"},
+    "page": {"requests", "documents"},
+    "media": {"page", "requests", "documents"},
+    "commands": {"media", "page", "requests", "documents"},
+}
+CRAWL_TOP = {"scrapy_rep.crawl.addon"}
+
+
+def crawl_room_of(module: str) -> str:
+    """The subpackage of ``crawl/`` a module is in, or ``""`` for the crawl/ level."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[2] in CRAWL_ROOMS:
+        return parts[2]
+    return ""
+
+
+def test_every_crawl_subpackage_imports_only_the_ones_below_it() -> None:
+    known = modules()
+    wrong = []
+    for module, path in known.items():
+        if floor_of(module) != "crawl" or module in CRAWL_TOP:
+            continue
+        room = crawl_room_of(module)
+        for name in imported_by(module, path):
+            target = name if name in known else name.rpartition(".")[0]
+            if target not in known or floor_of(target) != "crawl":
+                continue
+            other = crawl_room_of(target)
+            if target == "scrapy_rep.crawl" or other in {room, ""}:
+                continue
+            if other not in CRAWL_ROOMS[room]:
+                wrong.append(f"{module} ({room or 'crawl/'}) imports {target} ({other})")
+    assert wrong == []
+
+
+def test_the_crawl_rooms_are_the_subpackages() -> None:
+    rooms = {path.name for path in (PACKAGE / "crawl").iterdir() if (path / "__init__.py").exists()}
+    assert rooms == set(CRAWL_ROOMS) - {""}
+    assert crawl_room_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "requests"
+    assert crawl_room_of("scrapy_rep.crawl.meta") == ""
+
+
+def test_the_layering_check_sees_a_wrong_import() -> None:
+    """The control case: an import of the crawl floor from the engine is caught."""
+    assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
+    assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
+    assert floor_of("scrapy_rep.signals") == "top"
+
+
+REPORT = """
+import importlib, json, sys
+forbidden = {forbidden!r}
+report = {{}}
+for module in {modules!r}:
+    before = set(sys.modules)
+    importlib.import_module(module)
+    report[module] = sorted(
+        name for name in set(sys.modules) - before
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    )
+print(json.dumps(report))
+"""
+
+
+def loaded_by(names: list[str]) -> dict[str, list[str]]:
+    """What importing each of ``names`` in turn loads of ``FORBIDDEN``, in a fresh
+    interpreter (a module that loads one is named: the ones after it cannot load it
+    again, but the first one already fails)."""
+    code = REPORT.format(modules=names, forbidden=FORBIDDEN)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    report: dict[str, list[str]] = json.loads(result.stdout.strip().splitlines()[-1])
+    return report
+
+
+def pure_modules() -> list[str]:
+    return [module for module in modules() if floor_of(module) in PURE_FLOORS or module in PURE_TOP]
+
+
+def test_the_pure_floors_are_many() -> None:
+    names = pure_modules()
+    assert {floor_of(name) for name in names} >= set(PURE_FLOORS)
+    assert len(names) > 50
+
+
+@pytest.mark.parametrize("floor", [*PURE_FLOORS, "top"])
+def test_a_pure_module_loads_no_scrapy_twisted_asyncio_or_adapter(floor: str) -> None:
+    names = [name for name in pure_modules() if floor_of(name) == floor]
+    assert names
+    assert {name: loaded for name, loaded in loaded_by(names).items() if loaded} == {}
+
+
+def test_the_check_finds_an_adapter_when_one_is_loaded() -> None:
+    """The control case: the same check sees Scrapy and the adapters when they are used."""
+    adapter = "scrapy_rep.crawl.requests.downloadermiddlewares"
+    loaded = loaded_by([adapter])[adapter]
+    assert "scrapy" in loaded and "twisted" in loaded
+    assert "scrapy_rep.crawl" in loaded
+
+
+def architecture_sections() -> dict[str, str]:
+    """ARCHITECTURE.md's text under each ``## `floor/` `` heading, by floor."""
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
+    sections: dict[str, str] = {}
+    for part in text.split("\n## ")[1:]:
+        heading, _, body = part.partition("\n")
+        name = heading.split("`")[1].rstrip("/") if "`" in heading else heading
+        floor = "top" if name == "scrapy_rep" else name
+        sections[floor] = sections.get(floor, "") + body
+    return sections
+
+
+def test_architecture_md_names_every_module_under_its_floor() -> None:
+    """The layout and its description cannot drift apart: a new module needs its line."""
+    sections = architecture_sections()
+    missing = []
+    for module, path in modules().items():
+        if path.name == "__init__.py" and not ast.parse(path.read_text()).body[1:]:
+            continue  # a subpackage's docstring only
+        floor = floor_of(module)
+        text = sections.get(floor, "")
+        nested = path.parent.parent != PACKAGE and path.parent != PACKAGE  # lifecycle/
+        if f"`{path.name}`" not in text and not (nested and f"`{path.parent.name}/`" in text):
+            missing.append(f"{module} ({floor})")
+    assert missing == []

@@ -1,0 +1,181 @@
+"""What the tools say about themselves: ``--version`` from the package metadata, and
+help texts that match each tool (its own options, the exit-code table as a table)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import version
+
+import pytest
+
+import scrapy_rep
+from scrapy_rep.check import EXIT_CODES
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    assert scrapy_rep.__version__ == version("scrapy_rep")
+    result = run("-m", "scrapy_rep", "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"scrapy_rep {version('scrapy_rep')}\n"
+
+
+def exit_code_rows(text: str) -> list[str]:
+    """The table's rows: a code at the start of its own line."""
+    return re.findall(r"^  ([0-3])  \S", text, re.MULTILINE)
+
+
+def test_scrapy_robots_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
+    result = run("-m", "scrapy", "rep-robots", "-h")
+    assert result.returncode == 0, result.stderr
+    assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
+    assert "exit codes (python -m scrapy_rep check uses the same):" in result.stdout
+    assert "`scrapy rep-robots`" not in result.stdout  # it does not point at itself
+    assert "--purpose" in result.stdout and "--page" in result.stdout  # its own options
+    assert max(len(line) for line in EXIT_CODES.splitlines()) <= 80
+
+
+def test_check_help_lists_only_the_options_check_has() -> None:
+    from scrapy_rep.check import parser
+
+    check = parser()
+    own = {option for action in check._actions for option in action.option_strings}
+    assert "--purpose" in own and "--page" not in own
+    result = run("-m", "scrapy_rep", "check", "--help")
+    assert result.returncode == 0, result.stderr
+    assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", result.stdout))
+    assert named <= own | {"--version", "--help"}, named - own
+    assert "exit codes (scrapy rep-robots uses the same):" in result.stdout
+
+
+def test_top_level_help_describes_both_commands() -> None:
+    """``python -m scrapy_rep --help`` names both tools and where their options are."""
+    result = run("-m", "scrapy_rep", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "audit trail" in result.stdout.split("commands:")[0]
+    assert "check --help" in result.stdout and "audit --help" in result.stdout
+
+
+def test_top_level_help_lists_every_command() -> None:
+    """Every command of both tools has a row of its own: ``check`` and each ``audit``
+    command (``repair`` and ``export`` were left out)."""
+    from scrapy_rep.audit.cli import COMMANDS
+
+    result = run("-m", "scrapy_rep", "--help")
+    assert result.returncode == 0, result.stderr
+    rows = re.findall(r"^  (check|audit \w+) ", result.stdout, re.MULTILINE)
+    assert rows == ["check", *(f"audit {command}" for command in COMMANDS)]
+    assert {"repair", "export"} <= set(COMMANDS)
+
+
+def test_a_command_line_without_a_known_command_is_a_usage_error() -> None:
+    for args, said in (([], "give a command"), (["chek"], "unknown command 'chek'")):
+        result = run("-m", "scrapy_rep", *args)
+        assert result.returncode == 2
+        assert f"scrapy_rep: error: {said}" in result.stderr, result.stderr
+
+
+#: Every help text of both tools: (command line, folder it runs in).
+HELPS = [
+    ["-m", "scrapy_rep", "--help"],
+    ["-m", "scrapy_rep", "check", "--help"],
+    ["-m", "scrapy_rep", "audit", "--help"],
+    *(["-m", "scrapy_rep", "audit", command, "--help"] for command in
+      ("summary", "verify", "show", "report", "repair", "export")),
+    ["-m", "scrapy", "rep-robots", "-h"],
+    ["-m", "scrapy", "rep-audit", "-h"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", HELPS, ids=[" ".join(args[1:]) for args in HELPS])
+def test_every_help_fits_80_columns(args: list[str]) -> None:
+    """In an 80-column terminal no line of any ``--help`` runs past the edge: argparse
+    wraps what it lays out, and what we lay out ourselves (descriptions, the exit-code
+    tables, the commands) is wrapped to 80 too."""
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[2] / "example_project"
+    env = {**os.environ, "COLUMNS": "80"}
+    result = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n") > 5
+    wide = [line for line in result.stdout.splitlines() if len(line) > 80]
+    assert wide == []
+
+
+def test_every_audit_command_is_in_scrapy_rep_audit_help() -> None:
+    from scrapy_rep.audit.cli import COMMANDS
+    from scrapy_rep.crawl.commands.audit_command import AuditCommand
+
+    about = AuditCommand().long_desc()
+    assert [c for c in COMMANDS if not re.search(rf"^  {c} ", about, re.MULTILINE)] == []
+
+
+def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[2] / "example_project"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-audit", "-h"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=project,
+    )
+    assert result.returncode == 0, result.stderr
+    assert exit_code_rows(result.stdout) == ["0", "1", "2"]
+    assert "exit codes (the same for `python -m scrapy_rep audit`):" in result.stdout
+    assert "`scrapy rep-audit`" not in result.stdout  # it does not point at itself
+
+
+def test_check_synopsis_in_the_docs_names_every_option() -> None:
+    """docs/cli.md's ``check`` synopsis lists every option ``check --help`` lists."""
+    from pathlib import Path
+
+    from scrapy_rep.check import parser
+
+    check = parser()
+    options = {o for a in check._actions for o in a.option_strings if o.startswith("--")}
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]
+    synopsis = section.split("```sh")[1].split("```")[0]
+    missing = options - {"--help"} - set(re.findall(r"--[a-z][a-z-]*", synopsis))
+    assert not missing
+
+
+def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
+    """One prefix for scrapy_rep's own error lines, as ``scrapy crawl`` prints a wrong
+    setting (tests/integration/test_setting_errors.py): ``scrapy_rep: error: …``."""
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parents[2] / "example_project"
+    runs = [
+        ["-m", "scrapy_rep", "check", "/no/such/robots.txt", "https://e.com/"],
+        ["-m", "scrapy_rep", "audit", "verify", "/no/such/trail.jsonl"],
+        ["-m", "scrapy", "rep-robots", "-s", "REP_PROFILE=gogle", "https://e.com/"],
+        ["-m", "scrapy", "rep-audit", "verify", "/no/such/trail.jsonl"],
+    ]
+    for args in runs:
+        result = subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=project,
+        )
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.startswith("scrapy_rep: error: "), (args, result.stderr)

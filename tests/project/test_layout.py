@@ -1,0 +1,297 @@
+"""The suite's layout, kept (docs/decisions.md, 'The tests mirror the package'):
+
+- tests/ mirrors scrapy_rep/: a unit-test module sits in its module's floor folder, named
+  after the module it tests (``tests/robotstxt/test_profiles_body_bytes.py`` tests
+  ``scrapy_rep/robotstxt/profiles.py``; a package's ``__init__.py`` goes by the package's
+  name: ``tests/directives/test_directives.py``); beside them only tests/integration/
+  (real crawls, local sites, processes), tests/project/ (docs, packaging, layering) and
+  tests/support/ (the helpers);
+- no helper (a module-level function, fixture or class that is not a test) is defined
+  in two modules of tests/: one definition, imported from tests/support/ or given by a
+  conftest.py;
+- no module imports a test module: what two modules share is in tests/support/;
+- a unit-test module runs no crawl and no process (no ``subprocess``, no local site,
+  no scrapy project, worker, redis-server or browser): those are tests/integration/'s.
+
+Each rule is a function of a checkout's root that returns what breaks it, run on this
+checkout and on small trees that break it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+
+#: The folders of tests/ that mirror no part of the package.
+OWN_FOLDERS = ("integration", "project", "support")
+#: What a unit-test module may not import: processes, crawls and local sites, and the
+#: helpers that start them (module, or (module, name)).
+HEAVY_MODULES = {
+    "subprocess",
+    "tests.support.scrapyproject",
+    "tests.support.workers",
+    "tests.support.worker",
+    "tests.support.redisserver",
+    "tests.support.wholecrawl",
+    "tests.support.browser",
+    "tests.support.faultsite",
+}
+HEAVY_NAMES = {
+    ("tests.support.robotsite", "crawl"),
+    ("tests.support.robotsite", "Sites"),
+    ("tests.support.robotsite", "ScriptedOrigin"),
+    ("tests.support.audittrail", "paused_and_resumed"),
+    ("twisted.internet.utils", "getProcessOutputAndValue"),
+    ("asyncio", "create_subprocess_exec"),
+}
+
+
+def modules_of(root: Path) -> list[Path]:
+    return sorted(
+        path for path in (root / "tests").rglob("*.py") if "__pycache__" not in path.parts
+    )
+
+
+def is_test_module(path: Path) -> bool:
+    return path.name.startswith("test_")
+
+
+def folder_of(root: Path, path: Path) -> tuple[str, ...]:
+    """The folders between tests/ and ``path``."""
+    return path.parent.relative_to(root / "tests").parts
+
+
+def is_unit_module(root: Path, path: Path) -> bool:
+    parts = folder_of(root, path)
+    return is_test_module(path) and not (parts and parts[0] in OWN_FOLDERS)
+
+
+def stems_of(package_folder: Path) -> set[str]:
+    """The names a test module of ``package_folder`` may start with: its modules (without
+    a leading underscore, ``__main__`` as ``main``) and the package's own name."""
+    stems = {package_folder.name}
+    for module in package_folder.glob("*.py"):
+        if module.name != "__init__.py":
+            stems.add(module.stem.strip("_"))
+    return stems
+
+
+def misplaced_unit_modules(root: Path) -> list[str]:
+    """Unit-test modules outside their module's floor folder: in a folder that mirrors no
+    package folder, or named after no module of their folder."""
+    found = []
+    for path in modules_of(root):
+        if not is_unit_module(root, path):
+            continue
+        relative = path.relative_to(root).as_posix()
+        package_folder = root / "scrapy_rep" / Path(*folder_of(root, path))
+        if not (package_folder / "__init__.py").is_file():
+            found.append(f"{relative}: scrapy_rep has no package {package_folder.name!r} here")
+            continue
+        name = path.stem.removeprefix("test_")
+        stems = stems_of(package_folder)
+        if not any(name == stem or name.startswith(stem + "_") for stem in stems):
+            where = "/".join(("scrapy_rep", *folder_of(root, path)))
+            found.append(
+                f"{relative}: named after no module of {where}/ "
+                f"(test_<module>[_<theme>].py, <module> one of {sorted(stems)})"
+            )
+    return found
+
+
+def stray_folders(root: Path) -> list[str]:
+    """Folders of tests/ that mirror no folder of scrapy_rep/ and are not one of
+    :data:`OWN_FOLDERS`."""
+    found = []
+    for folder in sorted((root / "tests").rglob("*")):
+        if not folder.is_dir() or folder.name == "__pycache__":
+            continue
+        parts = folder.relative_to(root / "tests").parts
+        if parts[0] in OWN_FOLDERS:
+            continue
+        if not (root / "scrapy_rep" / Path(*parts) / "__init__.py").is_file():
+            found.append(
+                f"{folder.relative_to(root).as_posix()}/: no scrapy_rep/{'/'.join(parts)}/"
+            )
+    return found
+
+
+def helpers_defined_twice(root: Path) -> list[str]:
+    """Module-level functions, fixtures and classes (other than tests) of the same name in
+    two or more modules of tests/."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in modules_of(root):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if node.name.startswith(("test_", "Test", "pytest_")):  # tests, pytest's hooks
+                continue
+            where[node.name].append(path.relative_to(root).as_posix())
+    return [
+        f"{name} is defined in {', '.join(paths)}"
+        for name, paths in sorted(where.items())
+        if len(paths) > 1
+    ]
+
+
+def imports_of(path: Path) -> list[tuple[str, str | None]]:
+    """(module, name) of each import of ``path``, those inside functions too (name
+    ``None`` for ``import module``)."""
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.extend((node.module, alias.name) for alias in node.names)
+    return found
+
+
+def imported_test_modules(root: Path) -> list[str]:
+    """Imports of a test module (``tests.x.test_y``) by another module."""
+    found = []
+    for path in modules_of(root):
+        for module, name in imports_of(path):
+            dotted = module if name is None else f"{module}.{name}"
+            parts = dotted.split(".")
+            in_tests = parts[0] == "tests" and any(part.startswith("test_") for part in parts[1:])
+            if in_tests or parts[0].startswith("test_"):  # tests.x.test_y, or test_y on the path
+                found.append(f"{path.relative_to(root).as_posix()} imports {dotted}")
+    return found
+
+
+def heavy_unit_modules(root: Path) -> list[str]:
+    """Unit-test modules that import what starts a process, a crawl or a local site."""
+    found = []
+    for path in modules_of(root):
+        if not is_unit_module(root, path):
+            continue
+        for module, name in imports_of(path):
+            if module in HEAVY_MODULES or (module, name) in HEAVY_NAMES:
+                what = module if name is None else f"{module}.{name}"
+                found.append(
+                    f"{path.relative_to(root).as_posix()} imports {what}: "
+                    "a test that runs a crawl or a process belongs in tests/integration/"
+                )
+    return found
+
+
+RULES = [misplaced_unit_modules, stray_folders, helpers_defined_twice, imported_test_modules,
+         heavy_unit_modules]  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.__name__)
+def test_this_checkout_keeps_the_layout(rule: object) -> None:
+    assert callable(rule)
+    assert rule(ROOT) == []
+
+
+# --------------------------------------------------------------------------- the rules fail
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    """A checkout of ``files`` (path: text) under ``root``, each package with its
+    ``__init__.py``."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        for folder in path.relative_to(root).parents:
+            if folder.parts and folder.parts[0] in ("scrapy_rep", "tests"):
+                (root / folder / "__init__.py").touch()
+    return root
+
+
+PACKAGE = {
+    "scrapy_rep/check.py": "",
+    "scrapy_rep/robotstxt/_parser.py": "",
+    "scrapy_rep/robotstxt/profiles.py": "",
+    "scrapy_rep/verdict/decide.py": "",
+}
+
+
+def test_a_unit_test_module_outside_its_floor_folder_fails(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        **PACKAGE,
+        "tests/robotstxt/test_parser.py": "",  # _parser.py: fine
+        "tests/robotstxt/test_robotstxt_hostile.py": "",  # the package's own name: fine
+        "tests/robotstxt/test_profiles_body_bytes.py": "",  # a theme of profiles.py: fine
+        "tests/test_check.py": "",  # a top-level module: fine
+        "tests/robotstxt/test_decide.py": "",  # verdict/decide.py in robotstxt/
+        "tests/test_decide.py": "",  # verdict/decide.py at the top
+        "tests/robotstxt/test_parserx.py": "",  # no module parserx
+        "tests/checker/test_inputs.py": "",  # no scrapy_rep/checker/ here
+        "tests/integration/test_anything.py": "",
+        "tests/project/test_docs.py": "",
+    })  # fmt: skip
+    found = misplaced_unit_modules(root)
+    assert [line.split(":")[0] for line in found] == [
+        "tests/checker/test_inputs.py",
+        "tests/robotstxt/test_decide.py",
+        "tests/robotstxt/test_parserx.py",
+        "tests/test_decide.py",
+    ]
+    assert found[1].endswith("<module> one of ['parser', 'profiles', 'robotstxt'])")
+    assert stray_folders(root) == ["tests/checker/: no scrapy_rep/checker/"]
+
+
+def test_a_helper_defined_in_two_modules_fails(tmp_path: Path) -> None:
+    fixture = "import pytest\n\n@pytest.fixture\ndef port():\n    return 1\n"
+    root = tree(tmp_path, {
+        **PACKAGE,
+        "tests/robotstxt/test_parser.py": "def page(): ...\ndef test_a(): ...\n",
+        "tests/integration/test_crawl.py": "async def page(): ...\ndef test_a(): ...\n",
+        "tests/integration/test_other.py": fixture + "class Handler: ...\n",
+        "tests/support/sites.py": "class Handler: ...\ndef _private(): ...\n",
+        "tests/support/more.py": "def _private(): ...\nclass TestCase: ...\n",
+        "tests/conftest.py": "def pytest_configure(config): ...\n",
+        "tests/integration/conftest.py": fixture + "def pytest_configure(config): ...\n",
+    })  # fmt: skip
+    assert helpers_defined_twice(root) == [
+        "Handler is defined in tests/integration/test_other.py, tests/support/sites.py",
+        "_private is defined in tests/support/more.py, tests/support/sites.py",
+        "page is defined in tests/integration/test_crawl.py, tests/robotstxt/test_parser.py",
+        "port is defined in tests/integration/conftest.py, tests/integration/test_other.py",
+    ]
+
+
+def test_a_test_module_imported_fails(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        **PACKAGE,
+        "tests/robotstxt/test_parser.py": "from tests.support.bounds import finishes_within\n",
+        "tests/integration/test_a.py": "from tests.robotstxt.test_parser import helper\n",
+        "tests/integration/test_b.py": "def f():\n    from tests.robotstxt import test_parser\n",
+        "tests/support/sites.py": "import tests.integration.test_a\n",
+        "tests/support/more.py": "import test_robotstxt_robustness as t\nimport test.support\n",
+    })  # fmt: skip
+    assert imported_test_modules(root) == [
+        "tests/integration/test_a.py imports tests.robotstxt.test_parser.helper",
+        "tests/integration/test_b.py imports tests.robotstxt.test_parser",
+        "tests/support/more.py imports test_robotstxt_robustness",
+        "tests/support/sites.py imports tests.integration.test_a",
+    ]
+
+
+def test_a_crawl_or_a_process_in_a_unit_module_fails(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        **PACKAGE,
+        "tests/robotstxt/test_parser.py": "import subprocess\n",
+        "tests/verdict/test_decide.py": (
+            "from tests.support.robotsite import BASE_SETTINGS, until\n"  # no crawl: fine
+            "def test_a():\n    from tests.support.robotsite import Sites, crawl\n"
+        ),
+        "tests/test_check.py": "from tests.support.scrapyproject import crawl_with\n",
+        "tests/integration/test_crawl.py": "from tests.support.robotsite import crawl\n",
+        "tests/project/test_packaging.py": "import subprocess\n",
+    })  # fmt: skip
+    found = [line.split(": a test that runs")[0] for line in heavy_unit_modules(root)]
+    assert found == [
+        "tests/robotstxt/test_parser.py imports subprocess",
+        "tests/test_check.py imports tests.support.scrapyproject.crawl_with",
+        "tests/verdict/test_decide.py imports tests.support.robotsite.Sites",
+        "tests/verdict/test_decide.py imports tests.support.robotsite.crawl",
+    ]

@@ -1,0 +1,349 @@
+"""The wheel built from this checkout, installed into a fresh venv, is a working package.
+
+The wheel is built with pip (its build dependencies come from pip's usual index) from a
+copy of the sources, so no stale ``build/`` folder of the checkout can leak into it. The
+fresh venv has no pip and none of the dependencies: a ``.pth`` file lends it the running
+venv's site-packages, where ``.pth`` files (and so the editable install of the checkout)
+are not processed, and the tests run outside the checkout, so ``scrapy_rep`` can only come
+from the wheel.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+
+#: What a wheel is built from (the rest of the checkout is not packaged).
+SOURCES = ("pyproject.toml", "setup.cfg", "README.md", "LICENSE", "scrapy_rep")
+
+
+#: The tests of the wheel share one build and venv: one pytest-xdist worker runs them all.
+wheel_group = pytest.mark.xdist_group("wheel")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "src"
+    source.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, source / name)
+    out = tmp / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
+        check=True,
+    )
+    (built,) = out.glob("scrapy_rep-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(purelib) / "_lend_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "--python", str(python)),
+            *("install", "-q", "--no-deps", "--no-index", str(wheel)),
+        ],
+        env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
+        check=True,
+    )
+    return python
+
+
+def without_pythonpath() -> dict[str, str]:
+    """The environment without the caller's PYTHONPATH, which could put a checkout's
+    scrapy_rep before the wheel's."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
+def run_in_venv(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = without_pythonpath()
+    return subprocess.run(
+        [str(python), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+@wheel_group
+def test_wheel_contains_license_type_marker_and_example(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "scrapy_rep/py.typed" in names
+    assert "scrapy_rep/examples/robots.txt" in names
+    assert any(re.fullmatch(r"scrapy_rep-[^/]+\.dist-info/(licenses/)?LICENSE", n) for n in names)
+    assert not [n for n in names if "__pycache__" in n or n.startswith("tests/")]
+
+
+@wheel_group
+def test_wheel_metadata(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(metadata_name).decode()
+    # No address that nobody can check (docs/release.md: added when one exists).
+    assert "Project-URL:" not in metadata and "Home-page:" not in metadata
+    assert re.search(r"^Name: scrapy[_-]rep$", metadata, re.MULTILINE)
+    assert "License-File: LICENSE" in metadata
+    for classifier in declared_classifiers():
+        assert f"Classifier: {classifier}\n" in metadata
+    assert f"Summary: {metadata_field('description')}\n" in metadata
+    # The linters are not test dependencies.
+    assert not re.search(r'^Requires-Dist: (mypy|ruff).*extra == "test"', metadata, re.M)
+
+
+@wheel_group
+def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None:
+    result = run_in_venv(
+        venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"
+    )
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).is_relative_to(venv_python.parents[1])
+
+
+@wheel_group
+def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path: Path) -> None:
+    urls = ["https://example.com/shop/", "https://example.com/shop/cart"]
+    result = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
+    # Exit status 1: at least one URL is disallowed (the README's table).
+    assert result.returncode == 1, result.stderr
+    assert "robots.txt: bundled example robots.txt" in result.stdout
+    assert re.search(r"^allowed +https://example\.com/shop/ ", result.stdout, re.M)
+    assert re.search(r"^DISALLOWED +https://example\.com/shop/cart +line 5:", result.stdout, re.M)
+    allowed = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", urls[0])
+    assert allowed.returncode == 0, allowed.stderr
+
+
+@wheel_group
+def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> None:
+    code = (
+        "from importlib.metadata import distribution\n"
+        "dist = distribution('scrapy_rep')\n"
+        "import inspect\n"
+        "eps = [e for e in dist.entry_points if e.group == 'scrapy.commands']\n"
+        "for ep in sorted(eps, key=lambda e: e.name):\n"
+        "    command = ep.load()\n"
+        "    print(ep.name, command.__module__, command.__name__, inspect.getfile(command))\n"
+    )
+    result = run_in_venv(venv_python, tmp_path, "-c", code)
+    assert result.returncode == 0, result.stderr
+    lines = [line.split() for line in result.stdout.splitlines()]
+    assert [tuple(line[:3]) for line in lines] == [
+        ("rep-audit", "scrapy_rep.crawl.commands.audit_command", "AuditCommand"),
+        ("rep-robots", "scrapy_rep.crawl.commands.robots_command", "RobotsCommand"),
+    ]
+    assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)
+
+
+def metadata_field(name: str) -> str:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    return config["metadata"][name].strip()
+
+
+def declared_classifiers() -> list[str]:
+    return metadata_field("classifiers").splitlines()
+
+
+def test_classifiers_are_pypis_and_say_what_the_package_is() -> None:
+    from trove_classifiers import classifiers as pypi_classifiers
+
+    classifiers = declared_classifiers()
+    assert sorted(set(classifiers) - pypi_classifiers) == []  # PyPI would refuse the upload
+    statuses = [c for c in classifiers if c.startswith("Development Status :: ")]
+    assert statuses in (["Development Status :: 3 - Alpha"], ["Development Status :: 4 - Beta"])
+    assert {
+        "Framework :: Scrapy",
+        "Topic :: Internet :: WWW/HTTP :: Indexing/Search",
+        "Typing :: Typed",
+    } <= set(classifiers)
+
+
+def test_every_python_from_the_oldest_to_the_newest_is_declared() -> None:
+    """The classifiers name every minor version from python_requires to the newest one
+    named (.ci/run tests each of them), with no gap: 3.12 was missing."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    oldest = re.fullmatch(r">=\s*3\.(\d+)", config["options"]["python_requires"].strip())
+    assert oldest
+    minors = [
+        int(m) for m in re.findall(r"^Programming Language :: Python :: 3\.(\d+)$",
+                                   metadata_field("classifiers"), re.M)
+    ]  # fmt: skip
+    assert minors == list(range(int(oldest.group(1)), max(minors) + 1))
+    assert 12 in minors
+
+
+def test_ci_runs_every_declared_python() -> None:
+    """.ci/run reads the versions from the classifiers: the oldest, the newest, and a loop
+    over the others (the machine's python3 runs in its first step)."""
+    run_in_venv = (ROOT / ".ci" / "run").read_text()
+    classifier_versions = (
+        "sed -n 's/^ *Programming Language :: Python :: \\(3\\.[0-9]*\\) *$/\\1/p' setup.cfg"
+    )
+    assert f"NEWEST=$({classifier_versions} | sort -V | tail -n 1)" in run_in_venv
+    assert f"for version in $({classifier_versions} | sort -V); do" in run_in_venv
+    assert 'run_suite "py$version" "$(find_python "$version")" --upgrade' in run_in_venv
+
+
+def test_summary_is_one_line_with_purposes_and_the_audit_trail() -> None:
+    summary = metadata_field("description")
+    assert "\n" not in summary and len(summary) <= 200
+    for part in ("robots.txt", "X-Robots-Tag", "purpose", "ai-train", "ai-input", "audit trail"):
+        assert part in summary, part
+
+
+def test_changelog_has_one_section_for_the_unreleased_version() -> None:
+    """One section for the version being made (no separate "Unreleased" above it), and
+    no "Breaking" entry before anything was released to break."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)$", text, re.M)
+    version = metadata_field("version")
+    assert re.fullmatch(rf"{re.escape(version)} \((unreleased|\d{{4}}-\d\d-\d\d)\)", sections[0])
+    assert sum("unreleased" in section.lower() for section in sections) <= 1
+    released = [section for section in sections if "unreleased" not in section.lower()]
+    if not released:
+        assert sections == [f"{version} (unreleased)"]
+        assert not re.search(r"\bbreaking\b", text, re.I)
+
+
+def lower_bounds() -> dict[str, str]:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    requires = config["options"]["install_requires"]
+    return dict(re.findall(r"^([\w-]+)>=([\d.]+)$", requires.strip(), re.MULTILINE))
+
+
+def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
+    text = (ROOT / ".ci" / "lowest-constraints.txt").read_text()
+    pins = dict(re.findall(r"^([\w-]+)==([\d.]+)$", text, re.MULTILINE))
+    assert set(pins) == set(lower_bounds())  # every declared lower bound is tested
+    bounds = lower_bounds()
+    for name, pinned in pins.items():
+        declared = bounds[name].split(".")
+        assert pinned.split(".")[: len(declared)] == declared
+        assert all(part == "0" for part in pinned.split(".")[len(declared) :])
+
+
+# --------------------------------------------------------------------------- the sdist
+
+
+#: The sdist tests share one build: pytest-xdist gives them to one worker (--dist loadgroup).
+sdist_group = pytest.mark.xdist_group("sdist")
+
+
+@pytest.fixture(scope="module")
+def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist built from a copy of this checkout (setuptools' PEP 517 backend, from
+    pip's usual index as the wheel's is), unpacked. The copy is all of the checkout but its
+    git data, virtualenvs and egg-info (the build writes an egg-info where it runs), so
+    MANIFEST.in alone decides what is shipped."""
+    tmp = tmp_path_factory.mktemp("sdist")
+    checkout = tmp / "checkout"
+    shutil.copytree(
+        ROOT, checkout, ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info"), symlinks=True
+    )
+    backend = tmp / "backend"
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "install", "-q", "--target", str(backend)),
+            "setuptools>=64",
+        ],
+        check=True,
+    )
+    out = tmp / "dist"
+    build = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
+    subprocess.run(
+        [sys.executable, "-c", build],
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(backend)},
+        check=True,
+        capture_output=True,
+    )
+    (archive,) = out.glob("scrapy_rep-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp / "unpacked", filter="data")
+    (root,) = (tmp / "unpacked").iterdir()
+    return root
+
+
+@sdist_group
+def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> None:
+    for name in (
+        "tests/conftest.py",
+        "tests/__init__.py",
+        "tests/support/localhttp.py",
+        "tests/support/robotsite.py",
+        "tests/support/faultsite.py",
+        "tests/support/worker.py",
+        "docs/conf.py",
+        "docs/_ext/rep_tables.py",
+        "docs/behaviour.md",
+        "docs/settings.md",
+        "example_project/scrapy.cfg",
+        "CHANGELOG.md",
+        "MANIFEST.in",
+    ):
+        assert (unpacked_sdist / name).is_file(), name
+
+    def python_files(root: Path) -> set[Path]:
+        return {path.relative_to(root) for path in (root / "tests").rglob("*.py")}
+
+    assert python_files(unpacked_sdist) >= python_files(ROOT)
+    assert not list(unpacked_sdist.rglob("__pycache__"))
+    assert not (unpacked_sdist / "docs" / "_build").exists()
+
+
+@sdist_group
+def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
+    """The unpacked sdist's own scrapy_rep (first on the path) passes its own tests (in
+    one process, -n 0: the suite around this test already has a worker per core)."""
+    env = {**os.environ, "PYTHONPATH": str(unpacked_sdist)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"],
+        cwd=unpacked_sdist,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
+    tests = [
+        "tests/project/test_docs.py",
+        "tests/test_check.py",
+        "tests/robotstxt/test_robotstxt_conformance.py",
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
+        cwd=unpacked_sdist,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert re.search(r"^\d+ passed", result.stdout.splitlines()[-1])

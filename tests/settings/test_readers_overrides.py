@@ -1,0 +1,123 @@
+"""An authorized override of a host's robots.txt (``REP_OVERRIDES``, as Nutch's robots.txt
+allow-list; docs/settings.md): hosts, who authorized it and until when; an expired entry
+refuses the crawl at start; a decision re-derived from the trail names the override.
+What the crawl does with it: tests/integration/test_overrides.py."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep import RepSettingError
+from scrapy_rep.audit.rederive import Rederiver, RunContext
+from scrapy_rep.crawl.startup import validate
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings.readers import read_overrides
+
+TODAY = date(2026, 11, 24)
+PERMISSION = "written permission of the site owner, 2026-11-01"
+
+
+def override_entry(**changes: Any) -> dict[str, Any]:
+    return {"host": "Example.COM", "reason": PERMISSION, "expires": "2027-06-30", **changes}
+
+
+def read(value: Any) -> Any:
+    return read_overrides({"REP_OVERRIDES": value}, "REP_OVERRIDES", (), today=TODAY)
+
+
+def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
+    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-06-30"),)
+    assert read('[{"host": "b.example", "reason": "ok by mail", "expires": "2027-01-01"}]') == (
+        ("b.example", "ok by mail", "2027-01-01"),
+    )
+    assert read([override_entry(host="exämple.com")])[0][0] == "xn--exmple-cua.com"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (
+            [override_entry(expires="2026-11-23")],
+            "the override of example.com expired on 2026-11-23",
+        ),
+        ([override_entry(reason=" ")], "needs a 'reason'"),
+        ([override_entry(expires="next year")], "needs 'expires' as a date (YYYY-MM-DD)"),
+        ([override_entry(host="https://example.com")], "'host' must be a host name"),
+        ([{"host": "example.com"}], "needs exactly 'host', 'reason' and 'expires'"),
+        ("{not json", "expected a list of"),
+        (42, "expected a list of"),
+    ],
+    ids=["expired", "no-reason", "bad-date", "scheme", "missing-keys", "bad-json", "not-a-list"],
+)
+def test_a_wrong_or_expired_override_stops_the_crawl_naming_it(value: Any, says: str) -> None:
+    with pytest.raises(RepSettingError, match="REP_OVERRIDES") as raised:
+        read(value)
+    assert says in str(raised.value)
+
+
+def test_an_expired_override_refuses_the_crawl_at_start() -> None:
+    expired = [override_entry(expires="2020-01-01")]
+    crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
+    with pytest.raises(RepSettingError, match="expired on 2020-01-01"):
+        validate(crawler.settings)
+    assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
+
+
+def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid() -> None:
+    """A record that claims an override its run's REP_OVERRIDES lacks is a forgery; a
+    request the run's override let through must say so."""
+    from scrapy_rep.audit.read import SnapshotStore
+
+    rederiver = Rederiver(SnapshotStore(Path("/nonexistent")))
+    disallowing = ("https://e.com/private", "User-agent: *\nDisallow: /private\n")
+    differences = rederiver._rederived(  # the record's robots part, as the writer puts it
+        {"url": disallowing[0], "fate": "fetched"},
+        {"agent": "testbot", "line": 2, "overridden": "a forged reason (until 2099-01-01)"},
+        _parsed(disallowing[1]),
+        _parse_effect(),
+        disallowing[0],
+        "testbot",
+        "https://e.com",
+        RunContext(agents=("testbot",)),
+        True,
+    )
+    assert any("no override of the run's REP_OVERRIDES covers it" in d for d in differences)
+    covered = RunContext(
+        agents=("testbot",),
+        overrides=_overrides([["e.com", PERMISSION, "2099-01-01"]]),
+    )
+    unsaid = rederiver._rederived(
+        {"url": disallowing[0], "fate": "fetched"},
+        {"agent": "testbot", "line": 2},
+        _parsed(disallowing[1]),
+        _parse_effect(),
+        disallowing[0],
+        "testbot",
+        "https://e.com",
+        covered,
+        True,
+    )
+    assert any("does not say it was overridden" in d for d in unsaid)
+
+
+def _parsed(text: str) -> Any:
+    from scrapy_rep.robotstxt import parse_robotstxt
+
+    return parse_robotstxt(text.encode())
+
+
+def _parse_effect() -> Any:
+    from scrapy_rep.fetch.rules import Effect
+
+    return Effect.PARSE
+
+
+def _overrides(value: Any) -> Any:
+    from scrapy_rep.audit.rederive import _overrides as read_them
+
+    return read_them(value)

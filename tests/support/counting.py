@@ -1,0 +1,38 @@
+"""Counters of what the engine does, set on a test's ``monkeypatch``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.usage.policy import UsagePolicy
+
+
+def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:
+    """Every robots.txt match (``allowed`` or ``decide``) and every reading of the purposes'
+    signals (``before_fetch``), counted by (what, URL path)."""
+    counted: Counter[tuple[str, str]] = Counter()
+    allowed, decide, refusal = RobotsTxt.allowed, RobotsTxt.decide, UsagePolicy.before_fetch
+
+    def path(url: str) -> str:
+        return "/" + url.split("/", 3)[3]
+
+    def counting_allowed(self: RobotsTxt, url: str, agent: str) -> bool:
+        counted["robots", path(url)] += 1
+        return allowed(self, url, agent)
+
+    def counting_decide(self: RobotsTxt, url: str, agent: str) -> Any:
+        counted["robots", path(url)] += 1
+        return decide(self, url, agent)
+
+    def counting_refusal(self: UsagePolicy, rules: Any, url: str, *args: Any) -> Any:
+        counted["purpose", path(url)] += 1
+        return refusal(self, rules, url, *args)
+
+    monkeypatch.setattr(RobotsTxt, "allowed", counting_allowed)
+    monkeypatch.setattr(RobotsTxt, "decide", counting_decide)
+    monkeypatch.setattr(UsagePolicy, "before_fetch", counting_refusal)
+    return counted

@@ -1,0 +1,325 @@
+"""Scripted local sites for real crawls: several twisted.web origins on 127.0.0.1.
+
+Each origin (one port) answers from a script: per path, a list of replies consumed in
+order (the last one repeats). Every request is written to a shared access log, so tests
+can assert exactly what reached the servers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any, ClassVar
+
+from scrapy import Request, Spider
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
+from twisted.python.failure import Failure
+from twisted.web.resource import Resource
+from twisted.web.server import NOT_DONE_YET, Site
+from twisted.web.server import Request as WebRequest
+
+from scrapy_rep.crawl.internals import ASYNC_ENGINE
+from tests.support.documents import rsl_license
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Never answer (the client times out).
+    hang: bool = False
+    #: Drop the connection without an answer (a reset).
+    reset: bool = False
+    #: Answer only after this many seconds.
+    delay: float = 0.0
+
+
+def robots(text: str, **headers: str) -> Reply:
+    return Reply(200, text.encode(), {"Content-Type": "text/plain", **headers})
+
+
+def redirect(location: str, status: int = 301) -> Reply:
+    return Reply(status, b"", {"Location": location})
+
+
+#: The headers of an HTML page.
+HTML = {"Content-Type": "text/html"}
+
+
+def html_page(head: str = "", **headers: str) -> Reply:
+    """An HTML page whose ``<head>`` holds ``head`` (a meta tag, a link), with ``headers``."""
+    return Reply(
+        200, f"<html><head>{head}</head><body>p</body></html>".encode(), {**HTML, **headers}
+    )
+
+
+def links_page(*links: str) -> Reply:
+    """An HTML page that links to each of ``links``."""
+    anchors = "".join(f'<a href="{link}">{link}</a>' for link in links)
+    return Reply(200, f"<html><body>{anchors}</body></html>".encode(), HTML)
+
+
+class ScriptedOrigin(Resource):
+    isLeaf = True
+
+    def __init__(self, name: str, log: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.name = name
+        self.log = log
+        self.routes: dict[str, list[Reply]] = {}
+        self.hanging: list[WebRequest] = []
+        #: When each request arrived, by path (``time.monotonic()``).
+        self.times: dict[str, list[float]] = {}
+
+    def script(self, path: str, *replies: Reply) -> None:
+        self.routes[path] = list(replies)
+
+    def render_GET(self, request: WebRequest) -> bytes | int:
+        path = request.uri.decode()
+        self.log.append((self.name, path))
+        self.times.setdefault(path, []).append(time.monotonic())
+        script = self.routes.get(path)
+        if script is None:
+            request.setHeader("Content-Type", "text/html")
+            return f"<html><body>page {path}</body></html>".encode()
+        reply = script[0] if len(script) == 1 else script.pop(0)
+        if reply.hang:
+            self.hanging.append(request)
+            return NOT_DONE_YET
+        if reply.reset:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+            return NOT_DONE_YET
+        request.setResponseCode(reply.status)
+        for name, value in reply.headers.items():
+            request.setHeader(name, value)
+        if reply.delay:
+            self.hanging.append(request)
+            reactor.callLater(reply.delay, _finish, request, reply.body)  # type: ignore[attr-defined]
+            return NOT_DONE_YET
+        return reply.body
+
+
+def _finish(request: WebRequest, body: bytes) -> None:
+    if not request.finished and not request._disconnected:
+        request.write(body)
+        request.finish()
+
+
+class Sites:
+    """Origins listening on free 127.0.0.1 ports; ``await sites.close()`` at the end."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str]] = []
+        self.origins: dict[str, ScriptedOrigin] = {}
+        self.bases: dict[str, str] = {}
+        self._ports: list[Any] = []
+
+    def add(self, name: str) -> ScriptedOrigin:
+        origin = ScriptedOrigin(name, self.log)
+        port = reactor.listenTCP(0, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
+        self._ports.append(port)
+        self.origins[name] = origin
+        self.bases[name] = f"http://127.0.0.1:{port.getHost().port}"
+        return origin
+
+    def url(self, name: str, path: str) -> str:
+        return self.bases[name] + path
+
+    def requested(self, name: str) -> list[str]:
+        return [path for origin, path in self.log if origin == name]
+
+    async def close(self) -> None:
+        for origin in self.origins.values():
+            for request in origin.hanging:
+                if not request.finished and not request._disconnected:
+                    request.finish()
+        for port in self._ports:
+            await port.stopListening()
+
+
+class ListSpider(Spider):
+    """Requests a fixed list of URLs; records what was downloaded and what was dropped."""
+
+    name = "list"
+
+    def __init__(self, urls: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = list(urls)
+        self.downloaded: list[str] = []
+        self.dropped: dict[str, str] = {}
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url, callback=self.parse, errback=self.failed)
+
+    def parse(self, response: Any) -> None:
+        self.downloaded.append(response.url)
+
+    def failed(self, failure: Failure) -> None:
+        self.dropped[failure.request.url] = str(failure.value)  # type: ignore[attr-defined]
+
+
+class ItemSpider(ListSpider):
+    """ListSpider that yields one item per page, ``{"url": ...}``."""
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+
+
+class BothSpider(ListSpider):
+    """One item with files for FilesPipeline and images for ImagesPipeline."""
+
+    file_urls: ClassVar[list[str]] = []
+    image_urls: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.file_urls), "image_urls": list(self.image_urls)}
+
+
+#: Settings for test crawls: the add-on, short waits, no noise.
+BASE_SETTINGS: dict[str, Any] = {
+    "ADDONS": {"scrapy_rep.Addon": 0},
+    "USER_AGENT": "TestBot/1.0 (+https://example.com/bot)",
+    "REP_UNREACHABLE_RETRY_DELAY": 0.2,
+    "REP_UNREACHABLE_MAX_WAIT": 3.0,
+    "DOWNLOAD_TIMEOUT": 3,
+    "RETRY_ENABLED": False,
+    "LOG_LEVEL": "DEBUG",
+    "TELNETCONSOLE_ENABLED": False,
+}
+
+
+class TimedHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP handler, noting when the download slot released each request.
+
+    That moment (the slot's ``lastseen``) is where Scrapy measures a slot's delay from,
+    so it is what the delay a crawl keeps is read from. Arrival times at the servers are
+    not: they share the crawl's reactor, so a busy reactor can deliver one request late
+    and make the gap to the next one look shorter than the delay kept. Neither is the
+    moment this handler is called: the downloader starts each download as a task, and a
+    busy loop can start one late (CI once saw a 1.0 s delay as a 0.83 s gap)."""
+
+    #: URL -> when (``time.monotonic()``) its download slot released each request for it.
+    sent: ClassVar[dict[str, list[float]]] = {}
+
+    def __init__(self, *args: Any) -> None:
+        # (crawler) since Scrapy 2.14; (settings, crawler) before.
+        super().__init__(*args)
+        self._timed_crawler: Crawler = args[-1]
+        self.sent.clear()  # one crawl at a time: its own times only
+
+    def _note(self, request: Request, where: str = "transferring") -> None:
+        engine = self._timed_crawler.engine
+        assert engine is not None
+        slots = [s for s in engine.downloader.slots.values() if request in getattr(s, where)]
+        assert len(slots) == 1, f"no single download slot is transferring {request}"
+        self.sent.setdefault(request.url, []).append(slots[0].lastseen)
+
+    if ASYNC_ENGINE:  # Scrapy 2.14: a coroutine, without the spider
+
+        async def download_request(self, request: Request) -> Response:
+            self._note(request)
+            return await super().download_request(request)
+
+    else:  # Scrapy 2.13: a Deferred
+
+        def download_request(self, request: Request, spider: Spider) -> Any:  # type: ignore[override]
+            self._note(request, "active")  # "transferring" only once this returns
+            return super().download_request(request, spider)  # type: ignore[call-arg]
+
+
+#: Settings that make a crawl record its send times in :attr:`TimedHandler.sent`.
+TIMED = {"DOWNLOAD_HANDLERS": {"http": "tests.support.robotsite.TimedHandler"}}
+
+
+def page_gaps(base: str) -> list[float]:
+    """The gaps between consecutive page requests the crawl sent to the origin at ``base``
+    (robots.txt left out), from :attr:`TimedHandler.sent`."""
+    sent = sorted(
+        t
+        for url, times in TimedHandler.sent.items()
+        if url.startswith(base) and not url.endswith("/robots.txt")
+        for t in times
+    )
+    return [later - earlier for earlier, later in pairwise(sent)]
+
+
+def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
+    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+
+    def connect(crawler: Crawler) -> None:
+        from scrapy import signals
+
+        crawler.signals.connect(
+            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+        )
+
+    return connect
+
+
+async def crawl(
+    urls: Sequence[str],
+    settings: dict[str, Any] | None = None,
+    spider: type[Spider] = ListSpider,
+    on_crawler: Callable[[Crawler], None] | None = None,
+) -> tuple[Crawler, Any]:
+    """Run ``spider`` over ``urls`` to the end; return the crawler and the spider.
+
+    ``on_crawler`` is called with the crawler before it starts (to connect signals)."""
+    crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
+    if on_crawler is not None:
+        on_crawler(crawler)
+    await crawler.crawl(urls=urls)
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"
+    return crawler, crawler.spider
+
+
+def stat(crawler: Crawler, key: str) -> Any:
+    """The crawl's stat ``key`` (``None`` when it was never counted)."""
+    assert crawler.stats is not None
+    return crawler.stats.get_value(key)
+
+
+#: The headers of an RSL license document.
+RSL_XML = {"Content-Type": "application/rsl+xml"}
+
+
+def rsl_reply(body: str, content: str = '<content url="/">') -> Reply:
+    """An RSL license document (tests/support/documents.py's ``rsl_license``) served."""
+    return Reply(200, rsl_license(body, content), RSL_XML)
+
+
+async def until(condition: Callable[[], Any], seconds: float = 10.0) -> None:
+    """Wait (in the reactor) until ``condition()`` is true; fail after ``seconds``."""
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await deferLater(reactor, 0.01)
+    raise AssertionError(f"never happened within {seconds} s")
+
+
+def robots_middleware(crawler: Crawler) -> Any:
+    """scrapy_rep's downloader middleware as the crawl's downloader holds it."""
+    from scrapy_rep import RobotsTxtMiddleware
+
+    assert crawler.engine is not None
+    for middleware in crawler.engine.downloader.middleware.middlewares:
+        if isinstance(middleware, RobotsTxtMiddleware):
+            return middleware
+    raise AssertionError("scrapy_rep's middleware is not enabled")
+
+
+def paths_of(sites: Sites, urls: Iterable[str], name: str = "a") -> set[str]:
+    """The paths of the ``urls`` on origin ``name``."""
+    base = sites.bases[name]
+    return {url[len(base) :] for url in urls if url.startswith(base)}

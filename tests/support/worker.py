@@ -1,0 +1,100 @@
+"""One crawler process for the multi-process tests: ``python worker.py CONFIG_JSON``.
+
+CONFIG_JSON holds ``urls`` and ``settings``; the result is printed as one JSON line:
+the URLs downloaded, the URLs dropped with their reasons, and the ``rep/`` and
+``robotstxt/`` stats. Optional: ``follow`` (page URL -> the URLs its callback yields), and
+``watch`` (a URL prefix): the requests under it that reached the downloader after the
+worker read a robots.txt that disallows the prefix (``sent_after_disallow``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, ClassVar
+
+from scrapy.utils.reactor import install_reactor
+
+install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+
+from scrapy import Request, signals  # noqa: E402
+from scrapy.crawler import CrawlerRunner  # noqa: E402
+from twisted.internet import defer, reactor, task  # noqa: E402
+
+from tests.support.robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
+from tests.support.scrapyversions import stop as stop_crawl  # noqa: E402
+
+
+class ScriptedFollowSpider(ListSpider):
+    """ListSpider whose pages yield the URLs ``follow`` names for them, ahead of the start
+    URLs still waiting (priority 1: Scrapy 2.13's scheduler takes the start requests first
+    among requests of one priority, 2.14 and newer the others)."""
+
+    follow: ClassVar[dict[str, list[str]]] = {}
+
+    def parse(self, response: Any) -> Any:
+        super().parse(response)
+        for url in self.follow.get(response.url, ()):
+            yield Request(url, callback=self.parse, errback=self.failed, priority=1)
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    result: dict[str, Any] = {"sent_after_disallow": []}
+    ScriptedFollowSpider.follow = config.get("follow", {})
+    watch = config.get("watch")
+    disallowed: list[bool] = []
+
+    def fetched(rules: Any, **_: Any) -> None:
+        if watch and not rules.allowed(watch + "probe", "testbot"):
+            disallowed.append(True)
+
+    def reached(request: Any, **_: Any) -> None:
+        if disallowed and watch and request.url.startswith(watch):
+            result["sent_after_disallow"].append(request.url)
+
+    async def go(_reactor: object) -> None:
+        runner = CrawlerRunner({**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]})
+        crawler = runner.create_crawler(ScriptedFollowSpider)
+        if watch:
+            from scrapy_rep.signals import robotstxt_fetched
+
+            crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
+            crawler.signals.connect(reached, signal=signals.request_reached_downloader, weak=False)
+
+        collected: defer.Deferred[None] = defer.Deferred()
+
+        def stop() -> defer.Deferred[None]:  # SIGTERM: stop the crawl gracefully first
+            if crawler.crawling:
+                stop_crawl(crawler)
+            return collected  # and let the results be collected before the reactor stops
+
+        reactor.addSystemEventTrigger("before", "shutdown", stop)  # type: ignore[attr-defined]
+        try:
+            await runner.crawl(crawler, urls=config["urls"])
+            collect(crawler)
+        finally:
+            collected.callback(None)
+
+    def collect(crawler: Any) -> None:
+        spider = crawler.spider
+        assert isinstance(spider, ListSpider)
+        stats = crawler.stats.get_stats() if crawler.stats else {}
+        result["downloaded"] = sorted(spider.downloaded)
+        result["dropped"] = spider.dropped
+        result["stats"] = {
+            key: value
+            for key, value in stats.items()
+            if key.startswith(("rep/", "robotstxt/")) and isinstance(value, int)
+        }
+
+    try:
+        task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))
+    except SystemExit as exit_:
+        if exit_.code:
+            raise
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""Unit tests of the pattern matcher (SPEC §1 "Rule matching") against a naive reference."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_rep.urls.matching import (
+    FirstMatcher,
+    LongestMatcher,
+    normalise_pattern,
+    normalise_url_path,
+    path_of,
+    wildcard_match,
+)
+from tests.support.reference_matcher import wildcard_matches as naive_match
+
+Spec = tuple[str, bool]  # (normalised pattern, allow)
+
+
+def codes_of(specs: list[Spec]) -> list[int]:
+    """The rule codes the matchers take: the 1-based line, negative for disallow."""
+    return [line if allow else -line for line, (_, allow) in enumerate(specs, 1)]
+
+
+def naive_longest(specs: list[Spec], path: str) -> tuple[int, bool] | None:
+    """(priority, allow) of the deciding rule by brute force; ``None`` when none matches."""
+    best: tuple[int, bool] | None = None
+    for pattern, allow in specs:
+        if naive_match(pattern, path):
+            key = (len(pattern), allow)
+            if best is None or key > best:
+                best = key
+    return best
+
+
+def longest(specs: list[Spec], path: str) -> tuple[int, bool] | None:
+    code = LongestMatcher([p for p, _ in specs], codes_of(specs)).match(path)
+    return None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
+
+
+PATH_OF_CASES = [
+    ("https://example.com/a/b;p?q=1#frag", "/a/b;p?q=1"),
+    ("https://example.com", "/"),
+    ("https://example.com?q", "/?q"),
+    ("https://example.com#top", "/"),
+    ("https://user:pw@example.com:8080/x", "/x"),
+    ("//example.com/x?y", "/x?y"),
+    ("/just/a/path?x", "/just/a/path?x"),
+    ("relative/path", "/path"),  # no scheme: "relative" is read as the host
+    ("", "/"),
+    ("svn+ssh://host/repo", "/repo"),
+    ("https://example.com/a?next=http://other/b", "/a?next=http://other/b"),
+]
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"), PATH_OF_CASES, ids=[c[0] or "empty" for c in PATH_OF_CASES]
+)
+def test_spec1_path_params_and_query_are_matched_not_fragment(url: str, expected: str) -> None:
+    assert path_of(url) == expected
+
+
+#: robots_test.cc TestGetPathParamsQuery, all of it (SPEC §1: a URL without a scheme is
+#: read as Google's GetPathParamsQuery reads it).
+GOOGLE_PATH_CASES = [
+    ("", "/"),
+    ("http://www.example.com", "/"),
+    ("http://www.example.com/", "/"),
+    ("http://www.example.com/a", "/a"),
+    ("http://www.example.com/a/", "/a/"),
+    ("http://www.example.com/a/b?c=http://d.e/", "/a/b?c=http://d.e/"),
+    ("http://www.example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"),
+    ("example.com", "/"),
+    ("example.com/", "/"),
+    ("example.com/a", "/a"),
+    ("example.com/a/", "/a/"),
+    ("example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"),
+    ("a", "/"),
+    ("a/", "/"),
+    ("/a", "/a"),
+    ("a/b", "/b"),
+    ("example.com?a", "/?a"),
+    ("example.com/a;b#c", "/a;b"),
+    ("//a/b/c", "/b/c"),
+    # The task's examples, and delimiters before a "://".
+    ("example.com/a/b?c=d#f", "/a/b?c=d"),
+    ("//host/path", "/path"),
+    ("a#b/c", "/"),
+    ("/a?x=http://b/c", "/a?x=http://b/c"),
+    ("a/b://c/d", "/b://c/d"),
+]
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"), GOOGLE_PATH_CASES, ids=[c[0] or "empty" for c in GOOGLE_PATH_CASES]
+)
+def test_google_get_path_params_query(url: str, expected: str) -> None:
+    assert path_of(url) == expected
+
+
+NORMALISE_CASES = [
+    ("google", "/fish/", "/fish/"),
+    ("google", "fish/", "/fish/"),
+    ("google", "*.php", "*.php"),
+    ("google", "/%2f%c3%a9", "/%2F%C3%A9"),
+    ("google", "/caf\xc3\xa9", "/caf%C3%A9"),  # raw UTF-8 bytes, Latin-1 decoded
+    ("google", "/a b", "/a b"),
+    ("google", "/%7e", "/%7E"),
+    ("rfc9309", "/%7e/%2f", "/~/%2F"),
+    ("rfc9309", "/%41b", "/Ab"),
+    ("none", "/%7e\xc3\xa9", "/%7E\xc3\xa9"),  # legacy: as given, escapes uppercased
+]
+
+
+@pytest.mark.parametrize(("mode", "value", "expected"), NORMALISE_CASES)
+def test_spec1_pattern_percent_encoding(mode: str, value: str, expected: str) -> None:
+    assert normalise_pattern(value, mode) == expected
+
+
+@pytest.mark.parametrize(
+    ("mode", "path", "expected"),
+    [
+        ("google", "/%3c/%7e", "/%3C/%7E"),  # RFC 3986 §2.1: uppercase hex, nothing decoded
+        ("google", "/caf%c3%a9/menu", "/caf%C3%A9/menu"),
+        ("google", "/%zz%4", "/%zz%4"),  # not escapes
+        ("google", "/é", "/%C3%A9"),
+        ("none", "/%3c", "/%3C"),
+        ("none", "/é", "/%C3%A9"),
+        ("rfc9309", "/%7e%2f", "/~%2F"),
+    ],
+)
+def test_spec1_url_escapes_uppercased_and_non_ascii_encoded(
+    mode: str, path: str, expected: str
+) -> None:
+    assert normalise_url_path(path, mode) == expected
+
+
+WILDCARD_CASES = [
+    ("/fish*", "/fish.html", True),
+    ("/*.php$", "/a/b.php", True),
+    ("/*.php$", "/a/b.php?x", False),
+    ("/*.php", "/a/b.php?x", True),
+    ("/a*b*c$", "/aXbYc", True),
+    ("/a*b*c$", "/aXcYb", False),
+    ("/a*a*a*b$", "/" + "a" * 50, False),
+    ("/*$", "/anything", True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), WILDCARD_CASES)
+def test_spec1_wildcards_star_and_dollar(pattern: str, path: str, expected: bool) -> None:
+    anchored = pattern.endswith("$")
+    segments = tuple((pattern[:-1] if anchored else pattern).split("*"))
+    assert wildcard_match(path, segments, anchored) is expected
+    assert naive_match(pattern, path) is expected
+
+
+def test_spec1_hostile_pattern_is_linear() -> None:
+    """CVE-2026-55520 shape: `/*a*a*…*b$` against `aaaa…` must not backtrack."""
+    segments = ("/", *(["a"] * 200), "b")
+    # 200 segments × 20,000 characters: a backtracking matcher would never finish.
+    assert wildcard_match("/" + "a" * 20_000, segments, True) is False
+
+
+ALPHABET = st.sampled_from(["/", "a", "b", "*", "$", "?"])
+PATTERNS = st.text(ALPHABET, min_size=1, max_size=7).map(
+    lambda p: "/" + p.replace("$", "") + ("$" if "$" in p else "")
+)
+PATHS = st.text(st.sampled_from(["/", "a", "b", "?"]), max_size=10).map(lambda p: "/" + p)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(PATTERNS, st.booleans()), max_size=8),
+    st.lists(PATHS, min_size=1, max_size=5),
+)
+def test_longest_match_agrees_with_naive_reference(specs: list[Spec], paths: list[str]) -> None:
+    matcher = LongestMatcher([p for p, _ in specs], codes_of(specs))
+    for path in paths:
+        code = matcher.match(path)
+        got = None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
+        # The same priority and verdict (several equal rules may tie).
+        assert got == naive_longest(specs, path)
+
+
+#: Literal patterns only, many of them sharing prefixes: the walk up the parents (looked
+#: up lazily, by bisection) is what decides here.
+LITERALS = st.text(st.sampled_from(["/", "a", "b"]), min_size=0, max_size=6).map(lambda p: "/" + p)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(LITERALS, st.booleans()), min_size=1, max_size=40),
+    st.lists(PATHS, min_size=1, max_size=20),
+)
+def test_spec1_longest_literal_prefix_agrees_with_naive_reference(
+    specs: list[Spec], paths: list[str]
+) -> None:
+    matcher = LongestMatcher([p for p, _ in specs], codes_of(specs))
+    for path in paths:
+        code = matcher.match(path)
+        got = None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
+        assert got == naive_longest(specs, path), path
+
+
+def test_spec1_deep_chain_of_prefixes_is_walked_without_recursion() -> None:
+    """20,000 nested prefixes (`/a`, `/aa`, …): parents are found without recursing."""
+    specs = [("/" + "a" * n, n % 2 == 0) for n in range(1, 20_001)]
+    matcher = LongestMatcher([p for p, _ in specs], codes_of(specs))
+    assert matcher.match("/" + "a" * 30_000 + "b") == 20_000  # the longest, an allow
+    assert matcher.match("/" + "a" * 12_345 + "b") == -12_345
+    assert matcher.match("/b") == 0
+
+
+@pytest.mark.parametrize(
+    ("specs", "path", "expected"),
+    [
+        ([("/a", False), ("/a", True)], "/a/x", 2),  # equal patterns: allow wins
+        ([("/a", True), ("/a", False)], "/a/x", 1),
+        ([("/a", False), ("/a", False)], "/a/x", -1),  # otherwise the first line
+        ([("/a$", False), ("/a$", True)], "/a", 2),
+        ([("/a*", False), ("/a", True)], "/a", -1),  # "/a*" is one byte longer
+        ([("/a*", False), ("/a$", True)], "/a", 2),  # equally long: allow wins
+        ([("/", False), ("/*.php$", True), ("/a", False)], "/a.php", 2),
+    ],
+)
+def test_spec1_longest_match_ties_and_duplicates(
+    specs: list[Spec], path: str, expected: int
+) -> None:
+    assert LongestMatcher([p for p, _ in specs], codes_of(specs)).match(path) == expected
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(PATTERNS, st.booleans()), min_size=1, max_size=6), PATHS)
+def test_long_path_prefilter_gives_the_same_answer(specs: list[Spec], path: str) -> None:
+    """Paths over 4 KiB take the character-set prefilter; answers must not change."""
+    long_path = path + "a" * 4200 + path
+    assert longest(specs, long_path) == naive_longest(specs, long_path)
+
+
+def test_legacy_first_matcher_takes_file_order() -> None:
+    matcher = FirstMatcher(["/pics/", "/pics/public/"], [-1, 2], wildcards=False)
+    assert matcher.match("/pics/public/a.jpg") == -1
+    assert matcher.match("/other") == 0
+
+
+def test_legacy_without_wildcards_star_is_literal() -> None:
+    matcher = FirstMatcher(["/*.gif", "/a$"], [-1, -2], wildcards=False)
+    assert matcher.match("/a.gif") == 0
+    assert matcher.match("/*.gif") == -1
+    assert matcher.match("/a$b") == -2  # "$" is a character too
+
+
+def test_exact_positions_match_only_the_equal_path() -> None:
+    """The index.html directory rule (SPEC §1) is exact even without wildcards."""
+    for matcher_class in (LongestMatcher, FirstMatcher):
+        matcher = matcher_class(["/d/index.html", "/d/"], [1, 1], False, exact_at={1})
+        assert matcher.match("/d/") == 1, matcher_class
+        assert matcher.match("/d/x") == 0, matcher_class

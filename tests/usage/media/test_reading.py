@@ -1,0 +1,798 @@
+"""IPTC Data Mining and C2PA/CAWG training-mining read from files the tests build
+(scrapy_rep.usage.media.reading, scrapy_rep.usage.media.xmp, scrapy_rep.usage.media.c2pa)."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage.media.c2pa import available, manifest_signals
+from scrapy_rep.usage.media.reading import data_mining_values, read_media
+from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
+from scrapy_rep.usage.purpose import decide
+from tests.support.answers import purpose_answers
+from tests.support.mediafiles import (
+    DMI_VALUES,
+    RDF_FORMS,
+    box,
+    c2pa_jpeg,
+    encoded,
+    gif,
+    jpeg,
+    jpeg_exif,
+    jpeg_extended,
+    jpeg_photoshop,
+    mp4,
+    pdf,
+    png,
+    png_chunk,
+    png_exif,
+    png_raw_profile,
+    png_with,
+    text_chunk,
+    tiff,
+    tiff_block,
+    tiff_in,
+    webp,
+    xmp_packet,
+)
+
+Y, N, U = True, False, None
+
+#: Each DataMining value and what it means for (search, ai-train, ai-input).
+DMI_CASES = [
+    ("DMI-UNSPECIFIED", (U, U, U)),
+    ("DMI-ALLOWED", (U, Y, Y)),
+    ("DMI-PROHIBITED-AIMLTRAINING", (U, N, U)),
+    ("DMI-PROHIBITED-GENAIMLTRAINING", (U, N, U)),
+    ("DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING", (Y, N, N)),
+    ("DMI-PROHIBITED", (N, N, N)),
+    ("DMI-PROHIBITED-SEECONSTRAINT", (N, N, N)),
+    ("DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR", (N, N, N)),
+    ("DMI-PROHIBITED-SEELINKEDRIGHTSEXPR", (N, N, N)),
+]
+assert [value for value, _ in DMI_CASES] == list(DMI_VALUES)
+
+BUILDERS: dict[str, Callable[[bytes], bytes]] = {"jpeg": jpeg, "png": png}
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILDERS))
+@pytest.mark.parametrize(("value", "expected"), DMI_CASES, ids=[v for v, _ in DMI_CASES])
+def test_iptc_2023_1_data_mining_in_jpeg_and_png(
+    fmt: str, value: str, expected: tuple[bool | None, ...]
+) -> None:
+    data = BUILDERS[fmt](xmp_packet(value))
+    reading = read_media(data)
+    assert reading.format == fmt and not reading.unreadable
+    assert [s.source for s in reading.signals] == [f"XMP plus:DataMining {value}"]
+    assert media_answers(data) == expected
+
+
+@pytest.mark.parametrize("value", [v for v in DMI_VALUES if "SEE" in v])
+def test_see_constraint_values_say_nothing_when_the_crawl_meets_the_constraints(value: str) -> None:
+    assert media_answers(jpeg(xmp_packet(value)), constraints_met=True) == (U, U, U)
+
+
+@pytest.mark.parametrize("form", ["attribute", *RDF_FORMS])
+def test_xmp_part1_every_rdf_form_of_the_property(form: str) -> None:
+    """XMP Part 1 §7.9.2: a simple value, an attribute, ``rdf:resource``, an array
+    (``rdf:li`` with text, ``rdf:resource`` or a qualified value), a qualified value
+    (``rdf:parseType="Resource"``, a nested ``rdf:Description``, an ``rdf:value``
+    attribute): each is the value, its qualifier is not. Qualified values and
+    ``rdf:li rdf:resource`` said nothing before."""
+    packet = xmp_packet("DMI-PROHIBITED", form=form)
+    assert data_mining_values(packet) == ["DMI-PROHIBITED"]
+    reading = read_media(png(packet))
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert not reading.unreadable and media_answers(png(packet)) == (N, N, N)
+
+
+def _packet_with(body: str) -> bytes:
+    return xmp_packet().replace(b"</rdf:Description>", body.encode() + b"</rdf:Description>", 1)
+
+
+RDF_EDGE_CASES = [
+    # A struct without rdf:value: its field is not the property's value (ExifTool names
+    # it XMP-plus:DataMiningSource).
+    ('<plus:DataMining rdf:parseType="Resource"><q:source>http://ns.useplus.org/ldf/vocab/'
+     "DMI-PROHIBITED</q:source></plus:DataMining>", []),
+    # A blank node described elsewhere (rdf:nodeID), as ExifTool reads it.
+    ('<plus:DataMining rdf:nodeID="b1"/></rdf:Description><rdf:Description rdf:nodeID="b1">'
+     "<rdf:value>DMI-PROHIBITED</rdf:value>", ["DMI-PROHIBITED"]),
+    # A nodeID that names itself ends.
+    ('<plus:DataMining rdf:nodeID="b1"/></rdf:Description><rdf:Description rdf:nodeID="b1">'
+     '<rdf:value rdf:nodeID="b1"/>', []),
+    # An empty element's rdf:about (ExifTool takes it as the value).
+    ('<plus:DataMining rdf:about="DMI-PROHIBITED-AIMLTRAINING"/>', ["DMI-PROHIBITED-AIMLTRAINING"]),
+    # A value of a value, and an array of both kinds: each value once, in order.
+    ('<plus:DataMining rdf:parseType="Resource"><rdf:value rdf:parseType="Resource"><rdf:value>'
+     "DMI-ALLOWED</rdf:value></rdf:value></plus:DataMining>", ["DMI-ALLOWED"]),
+    ("<plus:DataMining><rdf:Bag><rdf:li>DMI-ALLOWED</rdf:li><rdf:li "
+     'rdf:resource="DMI-PROHIBITED"/><rdf:li>DMI-ALLOWED</rdf:li></rdf:Bag></plus:DataMining>',
+     ["DMI-ALLOWED", "DMI-PROHIBITED"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "expected"), RDF_EDGE_CASES)
+def test_rdf_forms_exiftool_reads_and_what_is_not_the_value(body: str, expected: list[str]) -> None:
+    assert data_mining_values(_packet_with(body)) == expected
+
+
+def test_a_thousand_values_are_kept_to_32_prohibiting_ones_first() -> None:
+    items = "".join(f"<rdf:li>DMI-ALLOWED-{n}</rdf:li>" for n in range(1000))
+    packet = _packet_with(
+        f"<plus:DataMining><rdf:Bag>{items}<rdf:li>DMI-PROHIBITED</rdf:li></rdf:Bag>"
+        "</plus:DataMining>"
+    )
+    values = data_mining_values(packet)
+    assert len(values) == 32 and values[0] == "DMI-PROHIBITED"
+    assert media_answers(jpeg(packet)) == (N, N, N)
+
+
+# --------------------------------------------------------------------------- encodings
+
+ENCODINGS = ["utf-16-be", "utf-16-le", "utf-32-be", "utf-32-le", "utf-16", "utf-32", "utf-8-sig"]
+
+
+@pytest.mark.parametrize("codec", ENCODINGS)
+@pytest.mark.parametrize("where", ["jpeg", "pdf"])
+def test_iso16684_7_3_2_a_packet_in_utf16_or_utf32(codec: str, where: str) -> None:
+    """A packet is UTF-8, UTF-16 or UTF-32, either byte order, with or without a
+    byte-order mark; in a JPEG segment, and found by packet scanning (PDF). It said
+    nothing before (not even "unreadable")."""
+    packet = encoded(xmp_packet("DMI-PROHIBITED", form="qualified"), codec)
+    data = jpeg(packet) if where == "jpeg" else pdf(packet)
+    reading = read_media(data)
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert not reading.unreadable
+
+
+def test_a_utf16_packet_declared_utf16_and_an_8bit_one_declared_utf16() -> None:
+    declaration = '<?xml version="1.0" encoding="UTF-16"?>'
+    packet = declaration.encode() + xmp_packet("DMI-PROHIBITED")
+    assert media_answers(jpeg(encoded(packet, "utf-16-le"))) == (N, N, N)
+    assert media_answers(jpeg(packet)) == (N, N, N)  # transcoded to UTF-8, declaration kept
+
+
+def test_a_latin1_packet_declared_so_is_read() -> None:
+    packet = b'<?xml version="1.0" encoding="ISO-8859-1"?>' + xmp_packet(
+        "DMI-PROHIBITED", extra="<dc:x>caf\u00e9</dc:x>"
+    ).decode().encode("latin-1", errors="replace")
+    reading = read_media(jpeg(packet))
+    assert not reading.unreadable and media_answers(jpeg(packet)) == (N, N, N)
+
+
+# ---------------------------------------------------------------- where ExifTool reads XMP
+
+LOCATION_CASES = [
+    ("png-tEXt", lambda p: png(p, chunk="tEXt")),
+    ("png-zTXt", lambda p: png(p, chunk="zTXt")),
+    ("png-raw-profile-zTXt", png_raw_profile),
+    ("png-raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
+    ("png-raw-profile-iTXt", lambda p: png_raw_profile(p, chunk="iTXt")),
+    ("png-eXIf", png_exif),
+    ("tiff-ifd0", lambda p: tiff_in(p, "ifd0")),
+    ("tiff-ifd1", lambda p: tiff_in(p, "ifd1")),
+    ("tiff-ifd2", lambda p: tiff_in(p, "ifd2")),
+    ("tiff-exif-ifd", lambda p: tiff_in(p, "exif")),
+    ("tiff-subifd", lambda p: tiff_in(p, "subifd")),
+    ("jpeg-exif-ifd0", jpeg_exif),
+    ("jpeg-exif-exif-ifd", lambda p: jpeg_exif(p, "exif")),
+    ("jpeg-photoshop-app13", jpeg_photoshop),
+    ("webp-EXIF", lambda p: _webp_exif(p)),
+]
+
+
+def _webp_exif(packet: bytes) -> bytes:
+    body = webp(b"")
+    block = tiff_block({0: {700: packet}})
+    chunk = b"EXIF" + struct.pack("<I", len(block)) + block + b"\x00" * (len(block) & 1)
+    riff = body[12:] + chunk
+    return b"RIFF" + struct.pack("<I", len(riff) + 4) + b"WEBP" + riff
+
+
+@pytest.mark.parametrize(("name", "build"), LOCATION_CASES, ids=[n for n, _ in LOCATION_CASES])
+def test_xmp_where_exiftool_reads_it(name: str, build: Callable[[bytes], bytes]) -> None:
+    """PNG text chunks of every kind, ImageMagick's raw profiles, every IFD of a TIFF
+    structure (the chain, the Exif IFD, SubIFDs; in a JPEG's, PNG's or WebP's Exif
+    block too), Photoshop image resources: ExifTool reads the packet there
+    (tests/integration/test_xmp_exiftool.py); none of these was read before."""
+    data = build(xmp_packet("DMI-PROHIBITED", begin=""))
+    reading = read_media(data)
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"], reading
+    assert not reading.unreadable
+
+
+def test_a_tiff_ifd_loop_and_a_wild_offset_are_bounded() -> None:
+    data = bytearray(tiff_in(xmp_packet("DMI-PROHIBITED"), "ifd1"))
+    first = struct.unpack_from("<I", data, 4)[0]
+    count = struct.unpack_from("<H", data, first)[0]
+    data[first + 2 + 12 * count : first + 6 + 12 * count] = struct.pack("<I", first)  # IFD0 -> IFD0
+    reading = read_media(bytes(data))
+    assert reading.signals == () and not reading.unreadable  # IFD1 is no longer linked
+    data[4:8] = struct.pack("<I", 10**9)
+    assert read_media(bytes(data)).problems == ("file truncated in a TIFF IFD",)
+
+
+# ---------------------------------------------------------- unreadable XMP fails closed
+
+CHUNK_XMP = b"XML:com.adobe.xmp"
+EBCDIC = xmp_packet("DMI-PROHIBITED", begin="").decode().encode("cp500")
+UNSEEN_CASES = [
+    ("zTXt that does not inflate",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x00" + b"not deflate at all"))),
+    ("compressed iTXt that does not inflate",
+     png_with(png(), png_chunk(b"iTXt", CHUNK_XMP + b"\x00\x01\x00\x00\x00" + b"garbage"))),
+    ("zTXt compression method 1",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x01" + zlib.compress(xmp_packet())))),
+    ("zTXt whose compressed text ends early",
+     png_with(png(), png_chunk(b"zTXt", CHUNK_XMP + b"\x00\x00" + zlib.compress(b"x" * 999)[:-9]))),
+    ("raw profile that is not hexadecimal",
+     png_with(png(), text_chunk(b"\nxmp\n     10\nnot hex digits\n", chunk="zTXt",
+                                keyword=b"Raw profile type xmp"))),
+    ("raw profile without its header",
+     png_with(png(), text_chunk(xmp_packet("DMI-ALLOWED").hex().encode(), chunk="tEXt",
+                                keyword=b"Raw profile type xmp"))),
+    ("UTF-16 packet that does not decode",
+     jpeg(b"\xff\xfe" + "<?xpacket begin=".encode("utf-16-le") + b"\x00\xd8<\x00")),
+    ("packet in an encoding not read",
+     jpeg(b'<?xml version="1.0" encoding="cp500"?>' + EBCDIC)),
+    ("packet with no XML in it (EBCDIC)", jpeg(EBCDIC)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "data"), UNSEEN_CASES, ids=[n for n, _ in UNSEEN_CASES])
+def test_xmp_whose_text_cannot_be_seen_fails_closed_for_the_ai_purposes(
+    name: str, data: bytes
+) -> None:
+    """docs/media.md, "Hostile files": XMP that is there but whose text cannot be got at
+    (no byte search can see a "no" in it) is unreadable and a "no" for ai-train and
+    ai-input. Before, such a file said nothing and was stored."""
+    reading = read_media(data)
+    assert reading.unreadable, reading
+    assert any(p.startswith("unreadable XMP: ") for p in reading.problems), reading.problems
+    assert [s.source.split(" (")[0] for s in reading.signals] == ["unreadable XMP"]
+    assert media_answers(data) == (U, N, N)
+
+
+def test_an_unseen_packet_beside_an_allowed_one_is_still_a_no() -> None:
+    unseen = xmp_packet(begin="").decode().encode("cp500")
+    data = jpeg([xmp_packet("DMI-ALLOWED"), unseen])
+    assert media_answers(data) == (U, N, N)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from([b"tEXt", b"zTXt", b"iTXt"]),
+    keyword=st.sampled_from([CHUNK_XMP, b"Raw profile type xmp", b"Raw profile type APP1",
+                             b"Raw profile type 8bim"]),
+    body=st.binary(max_size=300),
+    compress=st.booleans(),
+)  # fmt: skip
+def test_any_text_chunk_that_may_hold_xmp_reads_without_raising(
+    kind: bytes, keyword: bytes, body: bytes, compress: bool
+) -> None:
+    """Whatever a PNG text chunk that may hold XMP contains (compressed or not), the
+    reading never raises; what it cannot read is unreadable."""
+    text = zlib.compress(body) if compress else body
+    read_media(png_with(png(), png_chunk(kind, keyword + b"\x00" + text)), c2pa=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(order=st.sampled_from([b"II*\x00", b"MM\x00*"]), body=st.binary(max_size=400))
+def test_any_tiff_structure_in_a_jpeg_exif_block_reads_without_raising(
+    order: bytes, body: bytes
+) -> None:
+    payload = b"Exif\x00\x00" + order + body
+    data = jpeg()
+    read_media(data[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + data[2:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_packet_bytes_read_without_raising(packet: bytes) -> None:
+    """A packet's encoding, found from any bytes (BOMs and zero bytes included)."""
+    read_media(jpeg(packet), c2pa=False)
+    read_media(jpeg(b"\xff\xfe" + packet), c2pa=False)
+    read_media(jpeg(b"\x00\x00\xfe\xff" + packet), c2pa=False)
+
+
+def test_text_that_is_there_but_malformed_keeps_the_byte_search_not_a_refusal() -> None:
+    """Malformed XML, a DTD: the text can be searched, so only a "no" in it counts."""
+    assert media_answers(jpeg(xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b""))) == (U, U, U)
+    assert media_answers(jpeg(BILLION_LAUGHS)) == (U, U, U)
+
+
+def test_a_bare_token_and_an_unknown_prohibited_value_read_as_prohibited() -> None:
+    packet = xmp_packet().replace(
+        b"</rdf:Description>",
+        b"<plus:DataMining>dmi-prohibited-newkind</plus:DataMining></rdf:Description>",
+    )
+    assert data_mining_values(packet) == ["DMI-PROHIBITED-NEWKIND"]
+    assert media_answers(jpeg(packet)) == (N, N, N)
+
+
+def test_another_namespace_with_the_same_local_name_is_not_read() -> None:
+    packet = xmp_packet().replace(
+        b"</rdf:Description>",
+        b'<o:DataMining xmlns:o="http://example.com/other/">DMI-PROHIBITED</o:DataMining>'
+        b"</rdf:Description>",
+    )
+    assert read_media(jpeg(packet)).signals == ()
+
+
+def test_a_file_without_xmp_says_nothing() -> None:
+    reading = read_media(jpeg())
+    assert reading.signals == () and reading.problems == () and reading.c2pa == "none"
+
+
+def test_the_reading_as_json() -> None:
+    reading = read_media(png(xmp_packet("DMI-PROHIBITED-AIMLTRAINING")))
+    assert reading.to_dict() == {
+        "format": "png",
+        "signals": [
+            {
+                "v": "iptc",
+                "a": {"ai-train": False},
+                "src": "XMP plus:DataMining DMI-PROHIBITED-AIMLTRAINING",
+            }
+        ],
+        "problems": [],
+        "c2pa": "none",
+    }
+
+
+# --------------------------------------------------------------------------- formats
+
+FORMAT_CASES = [
+    ("jpeg", jpeg),
+    ("png", png),
+    ("png-compressed-itxt", lambda p: png(p, compressed=True)),
+    ("webp", webp),
+    ("tiff", tiff),
+    ("gif", gif),
+    ("mp4-uuid", mp4),
+    ("mp4-moov-udta-XMP_", lambda p: mp4(p, where="udta")),
+    ("pdf", pdf),
+]
+
+
+@pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
+def test_xmp_found_where_each_format_keeps_it(name: str, build: Callable[[bytes], bytes]) -> None:
+    packet = xmp_packet("DMI-PROHIBITED-GENAIMLTRAINING")
+    scan = find_packets(build(packet))
+    assert scan.format == name.split("-")[0] and scan.problems == []
+    assert len(scan.packets) == 1 and b"DMI-PROHIBITED-GENAIMLTRAINING" in scan.packets[0]
+    assert media_answers(build(packet)) == (U, N, U)
+
+
+def test_packet_scanning_for_an_unknown_format() -> None:
+    data = b"some container " + xmp_packet("DMI-PROHIBITED") + b" trailing"
+    assert sniff(data) == "unknown"
+    assert media_answers(data) == (N, N, N)
+
+
+def test_two_packets_any_no_wins() -> None:
+    data = jpeg([xmp_packet("DMI-ALLOWED"), xmp_packet("DMI-PROHIBITED-AIMLTRAINING")])
+    assert media_answers(data) == (U, N, Y)
+
+
+# --------------------------------------------------------------------------- hostile files
+
+BILLION_LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "DMI-ALLOWED">'
+    + b"".join(
+        b'<!ENTITY %s "%s">' % (bytes([98 + i]), (b"&%s;" % bytes([97 + i])) * 10) for i in range(9)
+    )
+    + b']><x:xmpmeta xmlns:x="adobe:ns:meta/"><plus:DataMining '
+    b'xmlns:plus="http://ns.useplus.org/ldf/xmp/1.0/">&j;</plus:DataMining></x:xmpmeta>'
+)
+
+
+def test_entity_expansion_is_refused_and_the_file_is_unreadable() -> None:
+    reading = read_media(jpeg(BILLION_LAUGHS))
+    assert reading.signals == ()
+    assert reading.unreadable and "DTD" in reading.problems[0]
+
+
+def test_malformed_xml_is_unreadable_but_a_prohibited_value_in_it_still_counts() -> None:
+    broken = xmp_packet("DMI-PROHIBITED-AIMLTRAINING").replace(b"</rdf:RDF>", b"</rdf:XX>")
+    reading = read_media(png(broken))
+    assert reading.unreadable and "XML" in reading.problems[0]
+    assert media_answers(png(broken)) == (U, N, U)
+
+
+def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> None:
+    padding = b"<dc:x>" + b"a" * 3_000_000 + b"</dc:x>"
+    packet = xmp_packet("DMI-PROHIBITED", extra=padding.decode())
+    reading = read_media(png(packet, compressed=True), limits=Limits(max_packet=64 * 1024))
+    assert reading.unreadable and "limit 65536" in reading.problems[0]
+    assert [s.source for s in reading.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+    plain = read_media(png(packet), limits=Limits(max_packet=64 * 1024))  # its bytes too
+    assert [s.source for s in plain.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+
+
+def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:
+    bomb = zlib.compress(b" " * 50_000_000, 9)  # 50 MB of spaces in about 50 KB
+    body = png()
+    chunk = png_chunk(b"iTXt", b"XML:com.adobe.xmp\x00\x01\x00\x00\x00" + bomb)
+    data = body[:33] + chunk + body[33:]
+    scan = find_packets(data, Limits(max_packet=1024))
+    assert scan.packets == [] and len(scan.oversized[0]) == 1025
+
+
+def test_many_packets_are_capped_and_a_no_past_the_cap_is_kept() -> None:
+    data = jpeg([xmp_packet("DMI-UNSPECIFIED")] * 40 + [xmp_packet("DMI-PROHIBITED")])
+    reading = read_media(data, limits=Limits(max_packets=16))
+    assert "more than 16 XMP packets" in reading.problems
+    assert len(reading.signals) == 17  # 16 parsed, and the "no" of the bytes not read
+    assert reading.signals[-1].source == "XMP not wholly read mentions DMI-PROHIBITED"
+    assert media_answers(data, limits=Limits(max_packets=16)) == (N, N, N)
+
+
+@pytest.mark.parametrize(("name", "build"), FORMAT_CASES, ids=[n for n, _ in FORMAT_CASES])
+def test_every_truncation_of_a_file_reads_without_raising(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    data = build(xmp_packet("DMI-PROHIBITED"))
+    for cut in range(0, len(data), max(1, len(data) // 200)):
+        read_media(data[:cut])  # never raises
+    assert media_answers(data) == (N, N, N)
+
+
+CUT_CASES = [
+    *FORMAT_CASES,
+    ("jpeg-extended", lambda p: jpeg_extended(p + b" " * 2000)),
+    ("heif", lambda p: mp4(p)[:8] + b"avif" + mp4(p)[12:]),
+    ("jpeg-utf-16-le", lambda p: jpeg(encoded(p, "utf-16-le"))),
+    ("pdf-utf-32-be", lambda p: pdf(encoded(p, "utf-32-be"))),
+    ("png-tEXt", lambda p: png(p, chunk="tEXt")),
+    ("png-zTXt-compressed", lambda p: png(p, chunk="zTXt")),
+    ("png-raw-profile-compressed", png_raw_profile),
+    ("png-raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
+    ("tiff-ifd1", lambda p: tiff_in(p, "ifd1")),
+]
+
+
+@pytest.mark.parametrize(("name", "build"), CUT_CASES, ids=[n for n, _ in CUT_CASES])
+def test_a_packet_cut_by_the_end_of_the_file_keeps_its_no(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    """docs/media.md, "Hostile files": a broken packet keeps its "no". The file ends in
+    the packet, after its DataMining value: what is left is searched as bytes."""
+    packet = xmp_packet("DMI-PROHIBITED", extra="<dc:x>" + "z" * 300 + "</dc:x>")
+    data = build(packet)
+    if "compressed" in name:  # the value is in the deflate stream: cut that stream
+        chunk = max(data.find(kind) for kind in (b"iTXt", b"zTXt"))
+        cut = data[: chunk + 4 + int.from_bytes(data[chunk - 4 : chunk], "big") - 10]
+    elif "raw-profile" in name:  # the value is hexadecimal: cut after it
+        cut = data[: data.find(b"DMI-PROHIBITED".hex().encode()) + 200]
+    elif "utf" in name:
+        wide = "DMI-PROHIBITED".encode(name.split("-", 1)[1])
+        cut = data[: data.find(wide) + 100 * len(wide) // 14]
+    else:
+        cut = data[: data.find(b"DMI-PROHIBITED") + 100]
+    reading = read_media(cut)
+    assert reading.unreadable, reading
+    assert media_answers(cut) == (N, N, N), reading
+
+
+def test_a_pdf_packet_without_its_end_or_over_the_limit_keeps_its_no() -> None:
+    packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
+    unterminated = pdf(packet.replace(b'<?xpacket end="w"?>', b""))
+    assert media_answers(unterminated) == (U, N, U)
+    # Over 1 MiB: the packet's first value allows, a later one (past the limit) prohibits.
+    prohibited = b"<plus:DataMining>DMI-PROHIBITED</plus:DataMining></rdf:Description>"
+    huge = xmp_packet("DMI-ALLOWED", extra="<dc:x>" + "z" * 1_100_000 + "</dc:x>").replace(
+        b"</rdf:Description>", prohibited
+    )
+    reading = read_media(pdf(huge))
+    assert reading.unreadable and "unterminated within the limit" in reading.problems[0]
+    assert media_answers(pdf(huge)) == (N, N, N)
+
+
+def test_bytes_not_read_count_only_where_xmp_would_hold_the_value() -> None:
+    """A damaged PDF that only talks about the value (no DataMining near it, not after
+    the PLUS vocabulary) says nothing; one more byte of XMP form and it says no."""
+    text = b"<?xpacket begin='' The IPTC value DMI-PROHIBITED means: do not mine. " + b"." * 600
+    assert media_answers(pdf(text)[:-30]) == (U, U, U)
+    assert media_answers(pdf(text.replace(b"IPTC value ", b"ldf/vocab/"))[:-30]) == (N, N, N)
+
+
+@pytest.mark.parametrize("brand", [b"isom", b"avif"])
+def test_deeply_nested_boxes_are_bounded_and_keep_their_no(brand: bytes) -> None:
+    """1,500 nested ISO BMFF boxes raised RecursionError; the walk stops at a depth,
+    names it, and the packet inside still counts as bytes not read."""
+    inner = box(b"XMP_", xmp_packet("DMI-PROHIBITED"))
+    for _ in range(1500):
+        inner = box(b"moov", inner)
+    data = box(b"ftyp", brand + b"\x00\x00\x00\x00mif1") + inner
+    reading = read_media(data)
+    assert reading.format == "mp4"
+    assert "ISO BMFF boxes nested more than 16 deep" in reading.problems
+    assert media_answers(data) == (N, N, N)
+
+
+def test_a_cut_jpeg_segment_is_named() -> None:
+    data = jpeg(xmp_packet("DMI-PROHIBITED"))
+    reading = read_media(data[:60])
+    assert reading.problems == ("file truncated in a JPEG segment",)
+
+
+def test_bytes_past_the_scan_limit_are_not_looked_at() -> None:
+    data = b"x" * 5000 + xmp_packet("DMI-PROHIBITED")
+    reading = read_media(data, limits=Limits(max_scan=4096))
+    assert reading.signals == () and reading.unreadable
+
+
+def test_a_structure_loop_is_bounded_by_steps() -> None:
+    data = b"\xff\xd8" + b"\xff\xfe\x00\x02" * 1000  # empty comment segments
+    scan = find_packets(data, Limits(max_steps=100))
+    assert scan.problems == ["more than 100 structure steps"]
+
+
+HEADS = [
+    b"\xff\xd8\xff",
+    b"\x89PNG\r\n\x1a\n",
+    b"RIFF\x00\x00\x00\x00WEBP",
+    b"II*\x00",
+    b"MM\x00*",
+    b"GIF89a",
+    b"\x00\x00\x00\x18ftyp",
+    b"%PDF-",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(HEADS), st.binary(max_size=400))
+def test_any_bytes_after_a_known_header_read_without_raising(head: bytes, tail: bytes) -> None:
+    reading = read_media(head + tail, c2pa=False)
+    assert reading.format != "unknown"  # every head is one of the formats walked
+
+
+# --------------------------------------------------------------------------- C2PA / CAWG
+
+C2PA_CASES = [
+    ({"cawg.ai_generative_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.ai_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.ai_training": "constrained"}, (U, N, U)),
+    ({"cawg.ai_inference": "notAllowed"}, (U, U, N)),
+    ({"cawg.ai_inference": "constrained"}, (U, U, N)),
+    ({"cawg.data_mining": "notAllowed"}, (U, N, N)),
+    ({"cawg.data_mining": "constrained"}, (U, N, N)),
+    ({"cawg.data_mining": "allowed"}, (U, U, U)),
+    ({"cawg.ai_training": "allowed", "cawg.ai_inference": "allowed"}, (U, Y, Y)),
+    ({"cawg.ai_generative_training": "allowed", "cawg.ai_training": "notAllowed"}, (U, N, U)),
+    ({"cawg.custom_thing": "notAllowed"}, (U, U, U)),
+]
+
+
+def store(
+    entries: dict[str, str], label: str = "cawg.training-mining", **extra: object
+) -> dict[str, object]:
+    """A manifest store as ``c2pa.Reader.json()`` returns it."""
+    assertion = {"label": label, "data": {"entries": {k: {"use": v} for k, v in entries.items()}}}
+    return {"manifests": {"urn:c2pa:1": {"assertions": [assertion]}}, **extra}
+
+
+def decided(signals: list) -> tuple[bool | None, ...]:  # type: ignore[type-arg]
+    return purpose_answers(decide(signals))
+
+
+@pytest.mark.parametrize(("entries", "expected"), C2PA_CASES, ids=[str(e) for e, _ in C2PA_CASES])
+def test_cawg_training_mining_from_the_manifest_json(
+    entries: dict[str, str], expected: tuple[bool | None, ...]
+) -> None:
+    assert decided(manifest_signals(store(entries))) == expected
+    c2pa_1x = {k.replace("cawg.", "c2pa."): v for k, v in entries.items()}
+    assert decided(manifest_signals(store(c2pa_1x, "c2pa.training-mining"))) == expected
+
+
+def test_constrained_says_nothing_when_the_crawl_meets_the_constraints() -> None:
+    signals = manifest_signals(store({"cawg.ai_training": "constrained"}), constraints_met=True)
+    assert decided(signals) == (U, U, U)
+
+
+def test_an_allowed_from_an_invalid_store_is_not_kept_but_a_no_is() -> None:
+    entries = {"cawg.ai_training": "allowed", "cawg.ai_inference": "notAllowed"}
+    signals = manifest_signals(store(entries, validation_state="Invalid"))
+    assert decided(signals) == (U, U, N)
+
+
+def test_versioned_and_numbered_labels_and_junk_json() -> None:
+    assert decided(
+        manifest_signals(store({"cawg.ai_training": "notAllowed"}, "cawg.training-mining__1"))
+    ) == (U, N, U)
+    for junk in (
+        {},
+        {"manifests": []},
+        {"manifests": {"a": {"assertions": [1, {"label": 2}]}}},
+        store({"cawg.ai_training": "maybe"}),
+    ):
+        assert manifest_signals(junk) == []  # type: ignore[arg-type]
+
+
+def test_every_cawg_row_is_reachable() -> None:
+    keys = {k for v, k in MAPPING if v == "cawg"}
+    assert len(keys) == 16
+
+
+needs_c2pa = pytest.mark.skipif(
+    not available(), reason="c2pa-python (the media extra) is not installed"
+)
+
+
+@needs_c2pa
+@pytest.mark.parametrize(
+    ("entries", "expected"), C2PA_CASES[:6], ids=[str(e) for e, _ in C2PA_CASES[:6]]
+)
+def test_a_signed_c2pa_file_is_read_with_c2pa_python(
+    entries: dict[str, str], expected: tuple[bool | None, ...]
+) -> None:
+    data = c2pa_jpeg(entries)
+    reading = read_media(data)
+    assert reading.c2pa == "read" and not reading.unreadable
+    assert decided(list(reading.signals)) == expected
+
+
+@needs_c2pa
+def test_xmp_and_c2pa_in_one_file_combine() -> None:
+    data = c2pa_jpeg(
+        {"cawg.ai_inference": "notAllowed"}, base=jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"))
+    )
+    assert decided(list(read_media(data).signals)) == (U, N, N)
+
+
+@needs_c2pa
+@pytest.mark.parametrize("damage", [(40, 80), (200, 260)])
+def test_a_damaged_manifest_is_unreadable_not_a_crash(damage: tuple[int, int]) -> None:
+    data = bytearray(c2pa_jpeg({"cawg.ai_training": "notAllowed"}))
+    start, stop = (data.find(b"jumb") + offset for offset in damage)
+    data[start:stop] = b"\x00" * (stop - start)
+    reading = read_media(bytes(data))
+    assert reading.c2pa.startswith("not read: ") and reading.unreadable
+    assert reading.problems == (f"C2PA manifest {reading.c2pa}",)
+
+
+def _jumbf_box(data: bytes, label: bytes) -> range:
+    """The bytes of the JUMBF superbox labelled ``label`` (its ``jumb`` header on): the
+    label of a description box follows its toggles byte (3: requestable, labelled)."""
+    at = data.find(b"\x03" + label)
+    assert at > 0
+    start = data.rfind(b"jumb", 0, at) - 4
+    return range(start, start + int.from_bytes(data[start : start + 4], "big"))
+
+
+@lru_cache(maxsize=1)
+def _signed_no() -> bytes:
+    return c2pa_jpeg({"cawg.ai_training": "notAllowed"})
+
+
+@needs_c2pa
+@settings(max_examples=300, deadline=None)
+@given(
+    box=st.sampled_from([b"c2pa.claim", b"c2pa.signature"]),
+    where=st.floats(0, 1, exclude_max=True),
+    mask=st.integers(1, 255),
+)
+def test_a_damaged_claim_or_signature_never_loses_not_allowed(
+    box: bytes, where: float, mask: int
+) -> None:
+    """Any one byte of the claim or of the signature box changed: the library cannot
+    read the store (or finds it invalid), and the notAllowed of the assertion, intact in
+    the raw bytes, is kept (docs/media.md, "Hostile files")."""
+    data = bytearray(_signed_no())
+    region = _jumbf_box(bytes(data), box)
+    data[region[int(where * len(region))]] ^= mask
+    reading = read_media(bytes(data))
+    assert decided(list(reading.signals))[1] is N, reading
+
+
+@needs_c2pa
+def test_a_cut_manifest_keeps_its_no_and_never_keeps_an_allowed() -> None:
+    data = _signed_no()
+    cut = data[: _jumbf_box(data, b"c2pa.claim").start + 40]
+    reading = read_media(cut)
+    assert reading.c2pa.startswith("not read: ") and reading.unreadable
+    assert [s.source for s in reading.signals] == [
+        "C2PA cawg.training-mining cawg.ai_training: notAllowed"
+        " (in the raw bytes of a damaged manifest store)"
+    ]
+    assert decided(list(reading.signals)) == (U, N, U)
+    allowed = c2pa_jpeg({"cawg.ai_training": "allowed", "cawg.ai_inference": "constrained"})
+    cut = allowed[: _jumbf_box(allowed, b"c2pa.claim").start + 40]
+    assert decided(list(read_media(cut).signals)) == (U, U, N)
+    assert decided(list(read_media(cut, constraints_met=True).signals)) == (U, U, U)
+
+
+@needs_c2pa
+def test_without_c2pa_python_a_not_allowed_in_the_raw_bytes_still_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    data = _signed_no()
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    reading = read_media(data)
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert decided(list(reading.signals)) == (U, N, U)
+
+
+def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)  # import c2pa raises ImportError
+    assert not available()
+    reading = read_media(jpeg(xmp_packet("DMI-PROHIBITED")) + b"c2pa")
+    assert reading.c2pa == "not read: not installed" and not reading.unreadable
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+
+
+def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
+    extended = xmp_packet("DMI-PROHIBITED-GENAIMLTRAINING", extra="<dc:x>" + "b" * 3000 + "</dc:x>")
+    data = jpeg_extended(extended)
+    scan = find_packets(data)
+    assert scan.problems == [] and extended in scan.packets
+    assert media_answers(data) == (U, N, U)
+    assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
+
+
+def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
+    """XMP in a HEIF/AVIF ``meta`` item (not walked): the file is scanned for packets."""
+    packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
+
+    avif = box(b"ftyp", b"avif\x00\x00\x00\x00mif1") + box(
+        b"meta", b"\x00" * 4 + box(b"idat", packet)
+    )
+    assert find_packets(avif).format == "mp4"
+    assert media_answers(avif) == (U, N, U)
+    video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
+    assert media_answers(video) == (U, U, U)
+
+
+@needs_c2pa
+def test_a_remote_manifest_is_not_fetched_in_the_crawl() -> None:
+    """The library would fetch a remote manifest (and OCSP answers) in the crawl's
+    thread; ours never reaches the network: the manifest is named as not read."""
+    from tests.support.localhttp import QuietHandler, serving
+
+    hits: list[str] = []
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send(404, b"")
+
+    with serving(Handler) as port:
+        url = f"http://127.0.0.1:{port}/manifest.c2pa"
+        data = c2pa_jpeg({"cawg.ai_training": "notAllowed"}, remote_url=url)
+        reading = read_media(data)
+    assert hits == []
+    assert reading.c2pa == "not read: the manifest is remote (not fetched)"
+    assert reading.problems == ("C2PA manifest not read: the manifest is remote (not fetched)",)
+
+
+@needs_c2pa
+def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() -> None:
+    """The library reads and hashes the whole file: over the limit, its cost is not
+    bounded, so the manifest is named as not read."""
+    data = c2pa_jpeg({"cawg.ai_training": "notAllowed"})
+    reading = read_media(data, limits=Limits(max_scan=4096))
+    assert reading.c2pa == "not read: the file is over REP_MEDIA_MAX_SCAN_BYTES"
+    assert reading.unreadable and reading.signals == ()
+    assert read_media(data).c2pa == "read"
+
+
+def media_answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
+    """What a file says of each purpose, read by ``read_media``."""
+    return purpose_answers(decide(read_media(data, **kw).signals))

@@ -1,0 +1,218 @@
+"""Three opt-outs users ask for, as pure readings (docs/purpose-notes.md §4b-§4c):
+
+- ``noml`` (Mojeek's NoML proposal) in robots meta and ``X-Robots-Tag``: no for
+  ``ai-train`` and ``ai-input``, nothing about search;
+- ``noarchive`` read as "no AI training", as Bing and Amazon document it, while
+  ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN`` is on (the default);
+- ``noindex`` / ``noimageindex`` on a downloaded file (and a page's ``noimageindex`` for
+  its images): no for both AI purposes while ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on, as
+  img2dataset reads them by default.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse, Response
+
+from scrapy_rep.crawl.page.pagereader import page_directives
+from scrapy_rep.directives import combine, header_directives
+from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
+from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
+from scrapy_rep.usage.purpose import MAPPING, file_index_signals, page_signals, speaks_of_use
+from tests.support.fakes import ARTICLE, article_page, image_gate
+
+Y, N, U = True, False, None
+
+
+def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
+    return combine(header_directives(value, tokens), [f"X-Robots-Tag: {value}"])
+
+
+# --------------------------------------------------------------------------- the rows
+
+
+@pytest.mark.parametrize(
+    ("signal", "answers", "quoted"),
+    [
+        ("noml", (U, N, N), "any data from that page should not be used in machine learning"),
+        ("noarchive", (U, N, U), "Bing will not use the content for training"),
+        ("noarchive", (U, N, U), "used for training large language models"),
+        ("noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN off)", (U, U, U), "NOARCHIVE"),
+        ("noindex (downloaded file)", (U, N, N), "img2dataset will ignore images"),
+        ("noimageindex (downloaded file)", (U, N, N), "Do not index images on this page"),
+        ("noimageindex (images of the page)", (U, N, N), "as its noimageai does"),
+        ("noindex / noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI off)", (U, U, U), "noindex"),
+    ],
+)
+def test_each_new_row_quotes_the_text_that_justifies_it(
+    signal: str, answers: tuple[bool | None, ...], quoted: str
+) -> None:
+    row = MAPPING[("robots-meta", signal)]
+    assert row.answers == answers
+    assert quoted in row.source
+    assert row.revision  # a revision in the one table of standards
+
+
+def test_a_pages_noimageindex_refuses_its_images_for_what_noimageai_does() -> None:
+    """The images of a noimageindex page are refused for the purposes of the table's row,
+    which are those of noimageai (one gate serves both)."""
+    assert INDEX_IMAGE_PURPOSES == IMAGE_PURPOSES == ("ai-train", "ai-input")
+
+
+# --------------------------------------------------------------------------- noml
+
+
+def test_noml_is_a_flag_that_no_op_directives_never_cancel() -> None:
+    directives = header("noml, index, follow, all")
+    assert directives.noml and str(directives) == "noml"
+    assert not header("otherbot: noml").noml
+    assert header("otherbot: noindex, mybot: noml").noml
+
+
+def test_noml_for_another_crawler_says_nothing_to_ours() -> None:
+    for response in (
+        article_page('<meta name="otherbot" content="noml">'),
+        article_page(headers={"X-Robots-Tag": "otherbot: noml"}),
+    ):
+        assert page_signals(page_directives(response, "MyBot/1.0"), image=False) == ()
+
+
+def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
+    """``scrapy rep-robots --page`` lists what a page says to other crawlers when nothing
+    applied to ours: a meta tag is listed when it holds a robots directive."""
+    from scrapy_rep.crawl.page.otherdirectives import describe_sources
+
+    response = article_page('<meta name="otherbot" content="noml">')
+    assert describe_sources((), response) == (
+        'none for this crawler; for other crawlers: <meta name="otherbot" content="noml">'
+    )
+
+
+def test_noml_signal_names_where_it_was_said() -> None:
+    (signal,) = page_signals(
+        page_directives(article_page(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"),
+        image=True,
+    )
+    assert signal.source == "X-Robots-Tag: mybot: noml"
+    assert signal.vocabulary == "robots-meta" and signal.answers == (U, N, N)
+
+
+# --------------------------------------------------------------------------- noarchive
+
+
+def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
+    directives = page_directives(article_page('<meta name="robots" content="noarchive">'), "MyBot")
+    page = PageSignals(directives=directives)
+    on = UsagePolicy.of(["ai-train", "ai-input"]).after_fetch(NOTHING_BEFORE, page)
+    assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "unknown"
+    by = on.decided_by("ai-train")
+    assert by is not None
+    assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
+    off = UsagePolicy.of(["ai-train"], noarchive_no_train=False)
+    assert off.after_fetch(NOTHING_BEFORE, page).signals == ()
+    assert page_signals(directives, image=False, noarchive_no_train=False) == ()
+    assert speaks_of_use(directives) and not speaks_of_use(directives, noarchive_no_train=False)
+
+
+def test_noarchive_refuses_an_ai_train_crawl_only() -> None:
+    page = PageSignals(directives=header("noarchive"))
+    for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
+        policy = UsagePolicy.of(purposes)
+        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        assert (refusal and refusal.purpose) == refused, purposes
+
+
+# --------------------------------------------------------------------------- files
+
+PAST = "unavailable_after: 2001-01-01"
+BOTH = "X-Robots-Tag: noindex, noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
+FUTURE = "unavailable_after: 2999-01-01"
+
+FILE_CASES = [
+    ("noindex", ["X-Robots-Tag: noindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"]),
+    ("noimageindex", ["X-Robots-Tag: noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"]),
+    ("none", ["X-Robots-Tag: none (REP_MEDIA_NOINDEX_MEANS_NO_AI)"]),
+    ("mybot: noindex", ["X-Robots-Tag: mybot: noindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"]),
+    ("otherbot: noindex", []),
+    (PAST, [f"X-Robots-Tag: {PAST} (REP_MEDIA_NOINDEX_MEANS_NO_AI)"]),
+    (FUTURE, []),
+    ("nofollow, noarchive, nosnippet", []),
+    ("noindex, noimageindex", [BOTH, BOTH]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "sources"), FILE_CASES, ids=[c[0] for c in FILE_CASES])
+def test_noindex_and_noimageindex_on_a_file_deny_both_ai_purposes(
+    value: str, sources: list[str]
+) -> None:
+    """img2dataset's default: a file whose X-Robots-Tag says noindex or noimageindex is
+    left out; an expired unavailable_after counts as noindex (SPEC §6)."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    signals = file_index_signals(header(value), now)
+    assert [s.source for s in signals] == sources
+    assert all(s.answers == (U, N, N) for s in signals)
+
+
+def test_a_long_source_keeps_the_name_of_the_setting_whole() -> None:
+    long = "noindex, " + "x" * 300
+    (signal,) = file_index_signals(header(long))
+    assert len(signal.source) == 200
+    assert signal.source.endswith("… (REP_MEDIA_NOINDEX_MEANS_NO_AI)")
+    (signal,) = page_signals(header("noarchive, " + "x" * 300), image=False)
+    assert signal.source.endswith("… (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)")
+
+
+def test_a_files_index_signals_come_from_its_response_headers() -> None:
+    response = Response(
+        url=ARTICLE + ".jpg", body=b"\xff\xd8", headers={"X-Robots-Tag": "MyBot: noimageindex"}
+    )
+    (signal,) = file_index_signals(page_directives(response, "MyBot/1.0"))
+    assert signal.source == "X-Robots-Tag: MyBot: noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize(
+    "name", ["REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_MEDIA_NOINDEX_MEANS_NO_AI"]
+)
+def test_both_settings_are_on_by_default_and_read_as_booleans(name: str) -> None:
+    field = {
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN": "noarchive_means_no_ai_train",
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI": "media_noindex_means_no_ai",
+    }[name]
+    assert getattr(RepConfig.defaults(), field) is True
+    assert getattr(RepConfig.from_settings({name: "False"}), field) is False
+    assert getattr(RepConfig.from_settings({name: 0}), field) is False
+    with pytest.raises(RepSettingError, match=f"^{name}: expected a boolean"):
+        RepConfig.from_settings({name: "sometimes"})
+
+
+# --------------------------------------------------------------------------- a page's images
+
+GALLERY = b'<html><head><meta name="robots" content="noimageindex"></head><body><img src="/a.png">'
+
+
+def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
+    url = "https://e.com/g/page"
+    response = HtmlResponse(url, body=GALLERY, request=Request(url))
+    directives = page_directives(response, "MyBot/1.0")
+    images, refused, _ = image_gate(("ai-train",))
+    page = images.page(response, directives)
+    assert page is not None
+    assert page.record["source"] == f'<meta name="robots" content="noimageindex"> on {url}'
+    assert images.request(Request("https://e.com/a.png"), response, page) is None
+    assert refused and "ai-train denied by <meta" in refused[0][3]
+    item = {"image_urls": ["https://e.com/a.png"]}
+    images.item(item, page)
+    assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
+    # off: the page says nothing about its images; a search crawl is not affected either
+    off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
+    assert off.page(response, directives) is None
+    search, _, _ = image_gate(("search",))
+    assert search.page(response, directives) is None

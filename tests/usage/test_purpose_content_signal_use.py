@@ -1,0 +1,203 @@
+"""Content-Signal ``use=`` as a condition on use, and the ``Content-Signal`` response header.
+
+Cloudflare's changelog (2026-08-31) has ``use=`` express "the maximum level at which
+their content may be used", its levels "from least to most permissive": a condition on
+how content is used, not a purpose opt-out. Cloudflare's managed robots.txt (its default
+from 2026-09-15) is ``Content-Signal: search=yes,ai-train=no,use=reference``: an
+ai-input crawl must not refuse such a site. The condition travels with the decision, the
+marked items, the audit trail and the report. Cloudflare's converted pages send the same
+signals as a response header, read as a page-level signal (docs/purpose-notes.md §2).
+Real crawls: tests/integration/test_content_signal_use.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.http import HtmlResponse
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep.audit.lines import usage_part
+from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.report import RepReport
+from scrapy_rep.directives import PageDirectives
+from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
+from scrapy_rep.robotstxt.aipref import parse_prefs
+from scrapy_rep.usage.policy import PageSignals, UsagePolicy
+from scrapy_rep.usage.purpose import (
+    content_signal_header_signal,
+    content_signal_signal,
+    decide,
+    prefs_signal,
+)
+from tests.support.answers import purpose_answers
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
+
+Y, N, U = True, False, None
+URL = "https://example.com/article"
+
+
+# --------------------------------------------------------------------------- use= (unit)
+
+
+def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
+    for purposes in (["ai-input"], ["search"], ["search", "ai-input"]):
+        policy = UsagePolicy.of(purposes)
+        assert policy.refuse_before(policy.before_fetch(rules, URL, "TestBot")) is None
+    train = UsagePolicy.of(["ai-train"])
+    refusal = train.refuse_before(train.before_fetch(rules, URL, "TestBot"))
+    assert refusal is not None and refusal.purpose == "ai-train"
+    assert refusal.message == (
+        "ai-train denied by robots.txt Content-Signal: search=yes, ai-train=no, use=reference"
+    )
+
+
+def test_use_immediate_denies_nothing_its_own_keys_decide() -> None:
+    rules = parse_robotstxt("User-agent: *\nContent-Signal: search=yes, use=immediate\n")
+    decision = UsagePolicy.of(["search"]).before_fetch(rules, URL, "TestBot").decision()
+    assert purpose_answers(decision) == (Y, U, U)
+    assert decision.conditions == ("use=immediate",)
+
+
+def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
+    decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
+    assert purpose_answers(decision) == (Y, N, U)
+    assert decision.conditions == ("use=reference",)
+    marked = decision.to_dict()
+    assert marked["c"] == ["use=reference"]
+    assert marked["s"][0]["c"] == ["use=reference"]
+    assert marked["s"][0]["src"] == (
+        "robots.txt Content-Signal: search=yes, ai-train=no, use=reference"
+    )
+    part = usage_part(decision, "sha", "")
+    assert part["conditions"] == ["use=reference"]
+    assert part["signals"][0]["conditions"] == ["use=reference"]
+    json.dumps(marked), json.dumps(part)  # plain JSON
+
+
+def test_the_condition_of_a_purpose_agents_group_is_kept() -> None:
+    """REP_PURPOSE_AGENTS: another token's group speaks for the crawl, its use= too."""
+    # "Disallow:" ends GPTBot's group: a Content-Signal line ends none (RFC 9309 §2.2.4).
+    rules = parse_robotstxt(
+        "User-agent: GPTBot\nContent-Signal: ai-train=no, use=reference\nDisallow:\n\n"
+        "User-agent: *\nAllow: /\n"
+    )
+    before = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot", agents=["GPTBot"])
+    [signal] = before.signals
+    assert signal.source.endswith("(for GPTBot)")
+    assert signal.conditions == ("use=reference",)
+    assert before.decision().conditions == ("use=reference",)
+
+
+def test_without_a_use_level_there_is_no_condition() -> None:
+    rules = parse_robotstxt("User-agent: *\nContent-Signal: ai-train=no\n")
+    decision = UsagePolicy.of(["ai-train"]).before_fetch(rules, URL, "TestBot").decision()
+    assert decision.conditions == ()
+    assert "c" not in decision.to_dict() and "c" not in decision.to_dict()["s"][0]
+    assert "conditions" not in usage_part(decision, "", "")
+
+
+def test_the_most_restrictive_level_of_several_signals_is_the_decisions() -> None:
+    robots_level = content_signal_signal(ContentSignals(use="full"))
+    header = content_signal_header_signal("use=reference")
+    assert decide([robots_level, header]).conditions == ("use=reference",)
+    assert decide([header, robots_level]).conditions == ("use=reference",)
+    immediate = content_signal_header_signal("use=immediate")
+    assert decide([robots_level, header, immediate]).conditions == ("use=immediate",)
+
+
+# --------------------------------------------------------------------------- header (unit)
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["ai-train=yes, search=yes, ai-input=yes"], ContentSignals(Y, Y, Y)),
+        (["AI-Train=No , search=yes"], ContentSignals(Y, None, N)),  # as in robots.txt
+        (["ai-input=yes", "ai-input=no"], ContentSignals(None, N, None)),  # a no wins
+        (["search=yes, use=full", "use=reference"], ContentSignals(Y, None, None, "reference")),
+        (["nonsense, ai-train", ""], ContentSignals()),
+    ],
+)
+def test_parse_content_signal_reads_header_values_like_the_robotstxt_line(
+    values: list[str], expected: ContentSignals
+) -> None:
+    assert parse_content_signal(values) == expected
+
+
+def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
+    response = HtmlResponse(
+        URL,
+        body=b"<html><body>p</body></html>",
+        headers={"Content-Signal": "ai-train=yes, search=yes, ai-input=yes"},
+    )
+    page = page_signals(response, PageDirectives(), tdm=False)
+    assert list(page.content_signal) == [b"ai-train=yes, search=yes, ai-input=yes"]
+    policy = UsagePolicy.of(["ai-train"])
+    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    assert purpose_answers(decision) == (Y, Y, Y)
+    [signal] = decision.signals
+    assert signal.vocabulary == "content-signal"
+    assert signal.source == "header Content-Signal: ai-train=yes, search=yes, ai-input=yes"
+    assert usage_part(decision, "", "")["signals"][0]["source"] == signal.source
+
+
+def test_no_wins_across_the_header_and_the_other_signals() -> None:
+    policy = UsagePolicy.of(["ai-train"])
+    before = policy.before_fetch(parse_robotstxt(CLOUDFLARE_USE_REFERENCE), URL, "TestBot")
+    page = PageSignals(content_signal=["ai-train=yes, search=yes, ai-input=yes"])
+    decision = policy.after_fetch(before, page)
+    assert purpose_answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
+    assert decision.decided_by("ai-train") is not None
+    assert decision.decided_by("ai-train").source.startswith("robots.txt Content-Signal")
+    # The header's no beats a Content-Usage header's y, and names itself.
+    page = PageSignals(content_usage=["train-ai=y"], content_signal=["ai-train=no"])
+    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    assert decision.allowed("ai-train") is False
+    refusal = policy.refusal(decision)
+    assert refusal is not None
+    assert refusal.message == "ai-train denied by header Content-Signal: ai-train=no"
+    # and a Content-Usage n beats the header's yes
+    page = PageSignals(content_usage=["train-ai=n"], content_signal=["ai-train=yes"])
+    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    assert decision.allowed("ai-train") is False
+    assert prefs_signal(parse_prefs("train-ai=n"), "h").answers == (U, N, U)
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def test_the_report_names_an_origins_use_level() -> None:
+    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
+    report = RepReport(crawler)
+    origin = "http://a.example"
+    report._fetched(
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
+    )
+    report._refused(Request(f"{origin}/x"), "forbidden", "Forbidden", None)
+    text = report.render()
+    assert (
+        "    content use: at most reference (Content-Signal use=reference: a condition on how "
+        "its content may be used, which refuses no purpose)\n"
+    ) in text
+    report = RepReport(crawler)
+    report._fetched(origin=origin, rules=parse_robotstxt("User-agent: *\n"), outcome="200",
+                    sitemaps=())  # fmt: skip
+    assert "content use" not in report.render()
+
+
+# --------------------------------------------------------------------------- the audit trail
+
+
+def test_audit_show_prints_the_conditions_of_a_record() -> None:
+    from scrapy_rep.audit.show import _usage
+
+    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
+    decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
+    lines = _usage(usage_part(decision, "", ""))
+    assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
+    assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
