@@ -1,34 +1,18 @@
-"""Long-lived state out of the collector's sight (docs/decisions.md): what the add-on keeps
-per origin for a whole broad crawl adds no object that each full garbage collection
-walks, where a plain tuple of atoms can hold it."""
+"""The cache's side of long-lived state out of the collector's sight (docs/decisions.md):
+what the add-on keeps per origin for a whole broad crawl adds no object that each full
+garbage collection walks, where a plain tuple of atoms can hold it."""
 
 from __future__ import annotations
 
-import gc
 import zlib
-from typing import Any
 
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
-from scrapy_rep.urls.origins import Origin, OriginMemo, origin_of
+from scrapy_rep.urls.origins import Origin
+from tests.support.counting import tracked_under
 
 
-def tracked_under(root: Any) -> int:
-    """The objects the collector tracks among those reachable from ``root`` (after a
-    collection, which stops tracking tuples and dicts of atoms), ``root`` included."""
-    gc.collect()
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
-            continue
-        seen.add(id(obj))
-        stack.extend(gc.get_referents(obj))
-    return len(seen)
-
-
-def robots_entry(number: int) -> CacheEntry[RobotsTxt]:
+def parsed_robots_entry(number: int) -> CacheEntry[RobotsTxt]:
     body = f"User-agent: *\nDisallow: /private/{number}\n".encode()
     return CacheEntry(parse_robotstxt(body), "200", 0, 100, 1000, 200, zlib.compress(body))
 
@@ -43,13 +27,13 @@ def test_compressed_entries_add_no_tracked_object() -> None:
         )
         for number in range(origins):
             if number % 3 == 0:
-                cache.put(f"o{number}", robots_entry(number))
+                cache.put(f"o{number}", parsed_robots_entry(number))
             elif number % 3 == 1:
                 cache.put(f"o{number}", CacheEntry(ALLOW_ALL, "404", 0, 100, 1000, 404))
             else:
                 gave_up = CacheEntry(DISALLOW_ALL, "gave up", 0, 10, 10, None, b"", True)
                 cache.put(f"o{number}", gave_up)
-        cache.put("last", robots_entry(-1))  # the one parsed entry, the same in both
+        cache.put("last", parsed_robots_entry(-1))  # the one parsed entry, the same in both
         return cache
 
     small, large = filled(10), filled(1000)
@@ -64,7 +48,7 @@ def test_origin_keys_add_no_tracked_object() -> None:
     def filled(origins: int) -> DocumentCache[RobotsTxt]:
         cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
         for number in range(origins):
-            cache.put(Origin("https", f"h{number}.example", None), robots_entry(number))
+            cache.put(Origin("https", f"h{number}.example", None), parsed_robots_entry(number))
         return cache
 
     small, large = filled(10), filled(1000)
@@ -80,7 +64,7 @@ def test_compressed_entries_come_back_as_they_were() -> None:
     a body parses again."""
     odd = parse_robotstxt(b"User-agent: *\nDisallow: /odd\n")
     entries = {
-        "body": robots_entry(1),
+        "body": parsed_robots_entry(1),
         "absent": CacheEntry(ALLOW_ALL, "404", 0, 100, 1000, 404),
         "gave up": CacheEntry(DISALLOW_ALL, "gave up", 0, 10, 10, None, b"", True),
         "other": CacheEntry(odd, "shared", 0, 10, 10, None, b""),
@@ -90,7 +74,7 @@ def test_compressed_entries_come_back_as_they_were() -> None:
     )
     for key, entry in entries.items():
         cache.put(key, entry)
-    cache.put("last", robots_entry(2))
+    cache.put("last", parsed_robots_entry(2))
     peeked = {key: cache.peek(key) for key in entries}
     assert peeked["body"] is not None and peeked["body"].rules is None
     for key in ("absent", "gave up", "other"):
@@ -99,19 +83,3 @@ def test_compressed_entries_come_back_as_they_were() -> None:
     assert again is not None and not again.rules.allowed("https://h/private/1", "bot")
     assert again.outcome == "200" and again.body_zlib == entries["body"].body_zlib
     assert cache.reparsed == 1
-
-
-def test_the_origin_memo_adds_no_tracked_object() -> None:
-    """The per-request memo of origins keeps 1,000 authorities as the collector sees 10,
-    and answers each URL's ``origin_of``."""
-
-    def filled(authorities: int) -> OriginMemo:
-        memo = OriginMemo()
-        for number in range(authorities):
-            url = f"https://h{number}.example:8443/page?q={number}"
-            assert memo.get(url) == origin_of(url)
-            assert memo.get(url) == origin_of(url)  # from the memo
-        assert memo.get("data:text/plain,x") is None
-        return memo
-
-    assert tracked_under(filled(1000)) - tracked_under(filled(10)) == 0
