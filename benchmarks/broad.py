@@ -32,7 +32,17 @@ peak RSS against the bound the settings predict (see ``predicted_rss``).
 
 Usage: ``python benchmarks/broad.py [--origins 100000] [--requests 500000]
 [--cache-origins N] [--cache-bytes N] [--pause-at 0.5] [--modes none,rep] [--json F]``.
-``--requests`` is rounded to whole pages per origin (at least the 5 of the fault mix).
+``--requests`` is rounded to whole pages per origin: under 5 per origin, the first of
+faultsite's paths in an order that puts an allowed and a forbidden page first (a short
+run: ``--origins 20000 --requests 40000`` takes under 10 minutes for three modes).
+``--rounds N`` crawls every mode N times, interleaved and rotated between rounds, and
+reports the median of the per-round ratios and their range.
+
+Counters beside time, which load cannot move: at ``--objects-at`` of the requests settled
+(one point of the crawl, the same in every mode), the number of GC-tracked objects, and
+in the add-on's modes those reachable from each of its components' attributes (by
+owner); in every crawl, the number of full (generation 2) collections and the CPU they
+took. The census's own time is left out of the crawl's wall and CPU time.
 Exit status 1 if any request was lost, decided twice, differs from the plan or a
 forbidden page was fetched.
 """
@@ -40,22 +50,28 @@ forbidden page was fetched.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import pickle
 import random
 import resource
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import types
 from array import array
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 CHECKOUT = Path(__file__).resolve().parents[1]  # tests.support.* from the checkout
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quiet import LoadWindow, load, spread  # noqa: E402
+
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 MIB = 1024 * 1024
 #: Fate codes of a request, as the crawler saw it.
@@ -107,8 +123,14 @@ class LoopbackResolver:
 
 
 def page_paths(pages: int) -> tuple[str, ...]:
+    """The paths requested on every origin: fewer than faultsite's five for a short run
+    (``--requests`` under 5 per origin), taken so that an allowed and a forbidden page
+    come first (``/`` and ``/private/b`` under the ``rules`` kind)."""
     from tests.support.faultsite import PATHS
 
+    if pages < len(PATHS):
+        short = ("/", "/private/b", *(path for path in PATHS if path not in ("/", "/private/b")))
+        return short[:pages]
     return PATHS + tuple(f"/p/{n}" for n in range(pages - len(PATHS)))
 
 
@@ -255,6 +277,115 @@ class _NoTimes(dict[str, list[float]]):
 # --- crawler (child process, one per phase) ---------------------------------------------
 
 
+class FullCollections:
+    """``gc.callbacks``: the full (generation 2) collections and the CPU they took."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.cpu = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.count += 1
+            self.cpu += time.process_time() - self._started
+
+
+#: Types a census never walks into: code and the process's furniture.
+_FURNITURE = (
+    types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+    types.FrameType, types.CodeType, types.CellType,
+)  # fmt: skip
+
+
+def _reach(roots: list[Any], seen: set[int], ours: bool, kinds: Counter[str] | None = None) -> int:
+    """The GC-tracked objects reachable from ``roots`` not in ``seen`` (added to it). In
+    the add-on's components (``ours``), no Scrapy or Twisted object but a request's or
+    response's is walked into (the engine, the scheduler and their callbacks are
+    Scrapy's, counted under their own owners)."""
+    import gc
+
+    count = 0
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, _FURNITURE):
+            continue
+        module = type(obj).__module__
+        if (
+            ours
+            and module.startswith(("scrapy.", "twisted.", "asyncio."))
+            and not module.startswith("scrapy.http")
+        ):
+            continue
+        seen.add(id(obj))
+        count += 1
+        if kinds is not None:
+            kinds[f"{module}.{type(obj).__qualname__}"] += 1
+        stack.extend(gc.get_referents(obj))
+    return count
+
+
+def census(crawler: Any) -> dict[str, Any]:
+    """The GC-tracked objects of the process, and those reachable from each owner: every
+    attribute of each of the add-on's components (first, so that what they share with
+    Scrapy counts as theirs), then Scrapy's scheduler and downloader. An object counts
+    once, under the first owner that reaches it."""
+    import gc
+
+    gc.collect()
+    total = len(gc.get_objects())
+    engine = crawler.engine
+    components = [
+        *engine.downloader.middleware.middlewares,
+        *engine.scraper.spidermw.middlewares,
+        *crawler.extensions.middlewares,
+        *engine.scraper.itemproc.middlewares,
+    ]
+    ours = [c for c in components if type(c).__module__.startswith("scrapy_rep")]
+    scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+    seen = {id(x) for x in (crawler, crawler.spider, engine, crawler.settings, *components)}
+    owners: dict[str, int] = {}
+    kinds: dict[str, Counter[str]] = {}
+    for component in ours:
+        for name, value in vars(component).items():
+            key = f"{type(component).__name__}.{name}"
+            found = kinds.setdefault(key, Counter())
+            owners[key] = owners.get(key, 0) + _reach([value], seen, True, found)
+    owners["scrapy: scheduler"] = _reach([scheduler], seen, ours=False)
+    owners["scrapy: downloader"] = _reach([engine.downloader], seen, ours=False)
+    return {
+        "tracked": total,
+        "owners": {k: v for k, v in sorted(owners.items(), key=lambda kv: -kv[1]) if v},
+        "kinds": {owner: dict(found.most_common(8)) for owner, found in kinds.items() if found},
+    }
+
+
+def apply_gc(how: str, crawler: Any) -> None:
+    """``--gc``: what a project may do to the collector of its crawl process (the add-on
+    never does it itself): ``freeze`` (``gc.freeze()`` when the spider opens, every
+    component loaded, as docs/broad-crawls.md shows), ``threshold=A,B,C``
+    (``gc.set_threshold``), both joined by ``+``; ``default``: nothing. Frozen objects
+    are out of the census's count."""
+    from scrapy import signals
+
+    def freeze() -> None:
+        gc.collect()
+        gc.freeze()
+
+    for part in filter(None, how.split("+")):
+        if part == "freeze":
+            crawler.signals.connect(freeze, signal=signals.spider_opened, weak=False)
+        elif part.startswith("threshold="):
+            gc.set_threshold(*(int(n) for n in part.removeprefix("threshold=").split(",")))
+        elif part != "default":
+            raise SystemExit(f"--gc: unknown {part!r}")
+
+
 def crawl_phase(args: argparse.Namespace) -> None:
     """One crawler process: crawl (from the JOBDIR state) and write the outcome file."""
     from scrapy.utils.reactor import install_reactor
@@ -272,6 +403,8 @@ def crawl_phase(args: argparse.Namespace) -> None:
     fates = bytearray(total)
     outcomes = 0
     paused = False
+    counted: dict[str, Any] = {}
+    census_cost = [0.0, 0.0]
 
     def record(url: str, fate: int) -> None:
         nonlocal outcomes, paused
@@ -281,6 +414,11 @@ def crawl_phase(args: argparse.Namespace) -> None:
         counts[slot] = min(255, counts[slot] + 1)
         fates[slot] = fate
         outcomes += 1
+        if outcomes == args.objects_after and not counted:
+            started = time.perf_counter(), time.process_time()
+            counted.update(census(crawler))
+            census_cost[0] = time.perf_counter() - started[0]
+            census_cost[1] = time.process_time() - started[1]
         if args.pause_after and outcomes >= args.pause_after and not paused:
             paused = True
             os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: Scrapy's graceful stop
@@ -325,11 +463,10 @@ def crawl_phase(args: argparse.Namespace) -> None:
         settings["ROBOTSTXT_OBEY"] = args.crawl == "scrapy"
     else:
         settings.update(REP_SETTINGS)
-        settings.update(
-            REP_CACHE_MAX_ORIGINS=args.cache_origins,
-            REP_CACHE_MAX_BYTES=args.cache_bytes,
-            REP_MAX_HELD_REQUESTS=args.held,
-        )
+        settings["REP_MAX_HELD_REQUESTS"] = args.held
+        if args.cache_origins > 0:  # 0: the settings' defaults (--default-cache)
+            settings["REP_CACHE_MAX_ORIGINS"] = args.cache_origins
+            settings["REP_CACHE_MAX_BYTES"] = args.cache_bytes
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BroadSpider)
     closed: dict[str, str] = {}
@@ -338,10 +475,25 @@ def crawl_phase(args: argparse.Namespace) -> None:
         closed["reason"] = reason
 
     crawler.signals.connect(on_closed, signal=signals.spider_closed)  # a weak reference
+    apply_gc(args.gc, crawler)
+    collections = FullCollections()
+    gc.callbacks.append(collections)
+    profile = None
+    if args.profile:
+        import cProfile
+
+        profile = cProfile.Profile()
     wall, cpu = time.perf_counter(), time.process_time()
     process.crawl(crawler)
+    if profile is not None:
+        profile.enable()
     process.start()
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(f"{args.out}.prof")
+    wall = time.perf_counter() - wall - census_cost[0]
+    cpu = time.process_time() - cpu - census_cost[1]
+    gc.callbacks.remove(collections)
     stats = {k: v for k, v in (crawler.stats.get_stats() if crawler.stats else {}).items()}
     result = {
         "counts": bytes(counts),
@@ -350,6 +502,9 @@ def crawl_phase(args: argparse.Namespace) -> None:
         "cpu": cpu,
         "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "reason": closed.get("reason", "?"),
+        "census": counted,
+        "full_collections": collections.count,
+        "full_collections_cpu": collections.cpu,
         "stats": {k: v for k, v in stats.items() if isinstance(v, int | float | str)},
     }
     Path(args.out).write_bytes(pickle.dumps(result))
@@ -358,41 +513,55 @@ def crawl_phase(args: argparse.Namespace) -> None:
 # --- orchestration (this process) -------------------------------------------------------
 
 
-def run_mode(mode: str, args: argparse.Namespace, port: int, workdir: Path) -> dict[str, Any]:
+def run_mode(
+    mode: str, args: argparse.Namespace, port: int, workdir: Path, round_: int = 0
+) -> dict[str, Any]:
     """Crawl ``mode`` in two phases (paused by SIGINT, resumed) with one JOBDIR."""
     total = args.origins * args.pages
     pause_after = int(total * args.pause_at) if args.pause_at else 0
+    objects_after = max(1, int(total * args.objects_at))
     phases = []
-    jobdir = workdir / f"job-{mode}"
+    name = f"{mode}-r{round_}" if args.rounds > 1 else mode
+    jobdir = workdir / f"job-{name}"
     for phase, pause in enumerate((pause_after, 0) if pause_after else (0,)):
-        out = workdir / f"{mode}-{phase}.pickle"
-        command = [
-            sys.executable,
-            __file__,
-            f"--crawl={mode}",
-            f"--origins={args.origins}",
-            f"--pages={args.pages}",
-            f"--port={port}",
-            f"--jobdir={jobdir}",
-            f"--out={out}",
-            f"--pause-after={pause}",
-            f"--cache-origins={args.cache_origins}",
-            f"--cache-bytes={args.cache_bytes}",
-            f"--held={args.held}",
-            f"--kinds={args.kinds}",
-        ]
-        with (workdir / f"{mode}-{phase}.log").open("w") as log:
+        out = workdir / f"{name}-{phase}.pickle"
+        census_at = objects_after - (pause_after if phase else 0)
+        if pause_after and (phase == 0) != (objects_after < pause_after):
+            census_at = 0  # the census falls in the other phase
+        command = (
+            [
+                sys.executable,
+                __file__,
+                f"--crawl={mode}",
+                f"--origins={args.origins}",
+                f"--pages={args.pages}",
+                f"--port={port}",
+                f"--jobdir={jobdir}",
+                f"--out={out}",
+                f"--pause-after={pause}",
+                f"--cache-origins={args.cache_origins}",
+                f"--cache-bytes={args.cache_bytes}",
+                f"--held={args.held}",
+                f"--kinds={args.kinds}",
+                f"--objects-after={census_at}",
+                f"--gc={args.gc}",
+            ]
+            + ["--profile"] * args.profile
+            + ["--default-cache"] * args.default_cache
+        )
+        log_path = workdir / f"{name}-{phase}.log"
+        with log_path.open("w") as log:
             subprocess.run(command, check=True, stderr=log)
         logged = Counter(
             level
-            for line in (workdir / f"{mode}-{phase}.log").read_text().splitlines()
+            for line in log_path.read_text().splitlines()
             for level in ("WARNING", "ERROR", "CRITICAL")
             if f"] {level}:" in line
         )
         phases.append(pickle.loads(out.read_bytes()))
         phases[-1]["logged"] = dict(logged)
         if phases[-1]["reason"] == "?" or logged["CRITICAL"]:
-            print((workdir / f"{mode}-{phase}.log").read_text()[-5000:], file=sys.stderr)
+            print(log_path.read_text()[-5000:], file=sys.stderr)
             raise SystemExit(f"{mode}: the crawl did not run (see its log above)")
     return combine(phases)
 
@@ -418,6 +587,9 @@ def combine(phases: list[dict[str, Any]]) -> dict[str, Any]:
         "reasons": [p["reason"] for p in phases],
         "logged": [p["logged"] for p in phases],
         "stats": dict(merged),
+        "census": next((p["census"] for p in phases if p["census"]), {}),
+        "full_collections": sum(p["full_collections"] for p in phases),
+        "full_collections_cpu": sum(p["full_collections_cpu"] for p in phases),
     }
 
 
@@ -476,10 +648,35 @@ def main() -> int:
         "'rules' alone: every origin has a good robots.txt)",
     )
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--default-cache",
+        action="store_true",
+        help="leave REP_CACHE_MAX_ORIGINS and REP_CACHE_MAX_BYTES at their defaults",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="each crawl under cProfile (its stats beside its result, in --workdir)",
+    )
     parser.add_argument("--workdir", help="keep the JOBDIRs and crawl logs here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", help=argparse.SUPPRESS)
-    for hidden in ("--port", "--pause-after"):
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="crawl every mode this many times, interleaved"
+    )
+    parser.add_argument(
+        "--objects-at",
+        type=float,
+        default=0.5,
+        help="count GC-tracked objects when this share of the requests is settled",
+    )
+    parser.add_argument(
+        "--gc",
+        default="default",
+        help="the crawl processes' collector: default, freeze, threshold=A,B,C or "
+        "freeze+threshold=A,B,C (what a project may set; the add-on never does)",
+    )
+    for hidden in ("--port", "--pause-after", "--objects-after"):
         parser.add_argument(hidden, type=int, default=0, help=argparse.SUPPRESS)
     for hidden in ("--jobdir", "--out"):
         parser.add_argument(hidden, help=argparse.SUPPRESS)
@@ -487,13 +684,16 @@ def main() -> int:
     sys.path.insert(0, str(CHECKOUT))
     global MIX
     MIX = tuple(kind for kind in args.kinds.split(",") if kind)
-    args.pages = args.pages or max(5, round(args.requests / args.origins))
+    args.pages = args.pages or max(1, round(args.requests / args.origins))
     # Well below the working set: 1 % of the origins parsed, and a byte budget whose
     # half (the compressed tier's share at least) holds every origin compressed (under
     # 1 KB each) and a few parsed robots.txt over 500 KiB (one origin in 17, each
     # estimated at 3 MB parsed): a small share of the working set (18 GB parsed).
-    args.cache_origins = args.cache_origins or max(10, args.origins // 100)
-    args.cache_bytes = args.cache_bytes or args.origins * 2000 + 16 * MIB
+    if args.default_cache:
+        args.cache_origins, args.cache_bytes = 0, 512 * MIB  # the defaults, for the bound
+    else:
+        args.cache_origins = args.cache_origins or max(10, args.origins // 100)
+        args.cache_bytes = args.cache_bytes or args.origins * 2000 + 16 * MIB
     if args.serve:
         serve(args.origins, args.pages, args.seed)
         return 0
@@ -509,6 +709,8 @@ def main() -> int:
 
 
 def orchestrate(args: argparse.Namespace) -> int:
+    window = LoadWindow(own_cores=1.0)
+    print(f"start: {window.line()}", flush=True)
     server = subprocess.Popen(
         [
             sys.executable,
@@ -525,87 +727,148 @@ def orchestrate(args: argparse.Namespace) -> int:
     )
     assert server.stdin is not None and server.stdout is not None
     port = int(server.stdout.readline())
-    results: dict[str, dict[str, Any]] = {}
-    served: dict[str, dict[str, Any]] = {}
+    modes = args.modes.split(",")
+    rounds: list[dict[str, dict[str, Any]]] = []
     try:
         with tempfile.TemporaryDirectory(prefix="scrapy_rep-broad-") as temporary:
             workdir = args.workdir or temporary
             Path(workdir).mkdir(parents=True, exist_ok=True)
-            for mode in args.modes.split(","):
-                server.stdin.write("reset\n")
-                server.stdin.flush()
-                assert server.stdout.readline().strip() == "ok"
-                results[mode] = run_mode(mode, args, port, Path(workdir))
-                server.stdin.write("report\n")
-                server.stdin.flush()
-                served[mode] = json.loads(server.stdout.readline())
+            for number in range(args.rounds):
+                shift = number % len(modes)  # rotated: each mode in each place in turn
+                results: dict[str, dict[str, Any]] = {}
+                for mode in modes[shift:] + modes[:shift]:
+                    server.stdin.write("reset\n")
+                    server.stdin.flush()
+                    assert server.stdout.readline().strip() == "ok"
+                    results[mode] = run_mode(mode, args, port, Path(workdir), number)
+                    server.stdin.write("report\n")
+                    server.stdin.flush()
+                    results[mode]["served"] = json.loads(server.stdout.readline())
+                    print(
+                        f"round {number + 1}: {mode:6} wall {results[mode]['wall']:7.1f} s, "
+                        f"CPU {results[mode]['cpu']:7.1f} s (load {load():.2f})",
+                        flush=True,
+                    )
+                rounds.append({mode: results[mode] for mode in modes})
     finally:
         server.stdin.close()
         server.wait(timeout=60)
-    return report(args, results, served)
+    window.close()
+    return report(args, rounds, window)
 
 
 def report(
-    args: argparse.Namespace, results: dict[str, dict[str, Any]], served: dict[str, Any]
+    args: argparse.Namespace, rounds: list[dict[str, dict[str, Any]]], window: LoadWindow
 ) -> int:
     expected = expected_fates(args)
     total = len(expected)
     plan = Counter(FATES[code] for code in expected)
-    print(
-        f"{args.origins:,} origins × {args.pages} pages = {total:,} requests "
-        f"({plan['downloaded']:,} allowed, {plan['forbidden']:,} forbidden, "
-        f"{plan['unreachable']:,} behind an unreachable robots.txt); "
-        f"REP_CACHE_MAX_ORIGINS={args.cache_origins:,}, "
-        f"REP_CACHE_MAX_BYTES={args.cache_bytes / MIB:.1f} MiB, "
-        f"REP_MAX_HELD_REQUESTS={args.held:,}; pause at {args.pause_at:.0%}\n"
+    cache = (
+        "REP_CACHE_MAX_ORIGINS and REP_CACHE_MAX_BYTES at their defaults"
+        if args.default_cache
+        else f"REP_CACHE_MAX_ORIGINS={args.cache_origins:,}, "
+        f"REP_CACHE_MAX_BYTES={args.cache_bytes / MIB:.1f} MiB"
     )
-    figures: dict[str, Any] = {"origins": args.origins, "requests": total, "modes": {}}
+    print(
+        f"\n{args.origins:,} origins × {args.pages} pages = {total:,} requests "
+        f"({plan['downloaded']:,} allowed, {plan['forbidden']:,} forbidden, "
+        f"{plan['unreachable']:,} behind an unreachable robots.txt); {cache}, "
+        f"REP_MAX_HELD_REQUESTS={args.held:,}; pause at {args.pause_at:.0%}; "
+        f"the collector: {args.gc}; "
+        f"{len(rounds)} round(s), modes interleaved and rotated; the medians of the rounds\n"
+    )
+    figures: dict[str, Any] = {
+        "origins": args.origins,
+        "requests": total,
+        "load": {"start": window.start, "end": window.end, "quiet": window.quiet},
+        "modes": {},
+        "rounds": [],
+    }
     ok = True
-    print("| mode | wall s | CPU s | pages | pages/s | CPU ms/request | peak RSS MB (phases) |")
-    print("|---|---|---|---|---|---|---|")
-    for mode, result in results.items():
-        pages = sum(1 for fate in result["fates"] if fate == 1)
-        figures["modes"][mode] = row = {
-            "wall": result["wall"],
-            "cpu": result["cpu"],
-            "pages": pages,
-            "pages_per_s": pages / result["wall"],
-            "cpu_ms_per_request": 1000 * result["cpu"] / total,
-            "maxrss": result["maxrss"],
-            "maxrss_phases": result["maxrss_phases"],
-            "reasons": result["reasons"],
-            "logged": result["logged"],
-            "served": served[mode],
-            "stats": {k: v for k, v in result["stats"].items() if k.startswith("rep/")},
-            **check(result, expected, strict=mode == "rep"),
+    print(
+        "| mode | wall s | CPU s | pages | pages/s | CPU ms/request | peak RSS MB (phases) "
+        "| GC-tracked objects | full collections (CPU s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for mode in rounds[0]:
+        rows = []
+        for results in rounds:
+            result = results[mode]
+            pages = sum(1 for fate in result["fates"] if fate == 1)
+            rows.append(
+                {
+                    "wall": result["wall"],
+                    "cpu": result["cpu"],
+                    "pages": pages,
+                    "pages_per_s": pages / result["wall"],
+                    "cpu_ms_per_request": 1000 * result["cpu"] / total,
+                    "maxrss": result["maxrss"],
+                    "maxrss_phases": result["maxrss_phases"],
+                    "reasons": result["reasons"],
+                    "logged": result["logged"],
+                    "served": result["served"],
+                    "stats": {k: v for k, v in result["stats"].items() if k.startswith("rep/")},
+                    "census": result["census"],
+                    "full_collections": result["full_collections"],
+                    "full_collections_cpu": result["full_collections_cpu"],
+                    **check(result, expected, strict=mode == "rep"),
+                }
+            )
+        median = {
+            key: statistics.median(row[key] for row in rows)
+            for key in ("wall", "cpu", "pages_per_s", "cpu_ms_per_request", "maxrss")
         }
-        phases = ", ".join(f"{rss / MIB:.0f}" for rss in result["maxrss_phases"])
+        row = {**rows[-1], **median, "rounds": rows}
+        figures["modes"][mode] = row
+        phases = ", ".join(f"{rss / MIB:.0f}" for rss in rows[-1]["maxrss_phases"])
+        tracked = row["census"].get("tracked", 0)
         print(
-            f"| {mode} | {row['wall']:.1f} | {row['cpu']:.1f} | {pages:,} | "
+            f"| {mode} | {row['wall']:.1f} | {row['cpu']:.1f} | {row['pages']:,} | "
             f"{row['pages_per_s']:.0f} | {row['cpu_ms_per_request']:.2f} | "
-            f"{result['maxrss'] / MIB:.0f} ({phases}) |"
+            f"{row['maxrss'] / MIB:.0f} ({phases}) | {tracked:,} | "
+            f"{row['full_collections']} ({row['full_collections_cpu']:.1f}) |"
         )
     for mode, row in figures["modes"].items():
-        print(
-            f"\n{mode}: closed {row['reasons']}; log lines {row['logged']}; "
-            f"lost {row['lost']:,}, decided twice {row['twice']:,}, "
-            f"fate differs from the plan {row['wrong']:,}; server: "
-            f"{row['served']['pages_served']:,} pages served, "
-            f"{row['served']['pages_served_twice']:,} twice, "
-            f"{row['served']['robots_total']:,} robots.txt downloads"
-        )
-        # Scrapy's middleware decides by its own reading; only loss counts against it.
-        wrong = row["wrong"] if mode != "scrapy" else 0
-        ok = ok and not (row["lost"] or row["twice"] or wrong)
+        for number, checked in enumerate(row["rounds"], 1):
+            print(
+                f"\n{mode} (round {number}): closed {checked['reasons']}; log lines "
+                f"{checked['logged']}; lost {checked['lost']:,}, decided twice "
+                f"{checked['twice']:,}, fate differs from the plan {checked['wrong']:,}; "
+                f"server: {checked['served']['pages_served']:,} pages served, "
+                f"{checked['served']['pages_served_twice']:,} twice, "
+                f"{checked['served']['robots_total']:,} robots.txt downloads"
+            )
+            # Scrapy's middleware decides by its own reading; only loss counts against it.
+            wrong = checked["wrong"] if mode != "scrapy" else 0
+            ok = ok and not (checked["lost"] or checked["twice"] or wrong)
+    census_at = f"at {args.objects_at:.0%} of the requests settled"
+    for mode, row in figures["modes"].items():
+        owners = row["census"].get("owners", {})
+        if owners:
+            print(f"\n{mode}: GC-tracked objects by owner {census_at} (an object counts once):")
+            kinds = row["census"].get("kinds", {})
+            for owner, count in list(owners.items())[:12]:
+                top = ", ".join(
+                    f"{k.rsplit('.', 1)[-1]} {v:,}" for k, v in kinds.get(owner, {}).items()
+                )
+                print(f"  {owner:40} {count:>10,}  {top}")
     if "rep" in figures["modes"]:
-        ok = report_rep(args, figures) and ok
+        ok = report_rep(args, figures, rounds) and ok
+    print(f"\n{window.line()}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1, default=str))
     print(f"\nall requests accounted for, none let through: {'yes' if ok else 'NO'}")
     return 0 if ok else 1
 
 
-def report_rep(args: argparse.Namespace, figures: dict[str, Any]) -> bool:
+def ratios(rounds: list[dict[str, dict[str, Any]]], mode: str, other: str, key: str) -> list[float]:
+    """``mode``'s figure over ``other``'s, round by round."""
+    return [results[mode][key] / results[other][key] for results in rounds]
+
+
+def report_rep(
+    args: argparse.Namespace, figures: dict[str, Any], rounds: list[dict[str, dict[str, Any]]]
+) -> bool:
     rep = figures["modes"]["rep"]
     served = rep["served"]
     print(
@@ -617,36 +880,44 @@ def report_rep(args: argparse.Namespace, figures: dict[str, Any]) -> bool:
     for kind, histogram in served["robots_by_kind"].items():
         origins = sum(histogram.values())
         downloads = sum(int(k) * v for k, v in histogram.items())
-        spread = ", ".join(
+        shares = ", ".join(
             f"{k}: {v:,}" for k, v in sorted(histogram.items(), key=lambda kv: int(kv[0]))
         )
-        print(f"  {kind:20} {downloads / origins:5.2f} per origin  ({spread})")
+        print(f"  {kind:20} {downloads / origins:5.2f} per origin  ({shares})")
     print(f"rep: stats: {json.dumps(rep['stats'], sort_keys=True)}")
+    decided = args.origins * args.pages
+    settled = [{m: {"rate": decided / r["wall"]} for m, r in results.items()} for results in rounds]
+    paged = [
+        {m: {"rate": sum(1 for f in r["fates"] if f == 1) / r["wall"]} for m, r in results.items()}
+        for results in rounds
+    ]
     if "none" in figures["modes"]:
         none = figures["modes"]["none"]
-        ratio = rep["pages_per_s"] / none["pages_per_s"]
-        decided = args.origins * args.pages
         print(
-            f"rep: pages/s {ratio:.2f}× none; requests settled/s {decided / rep['wall']:.0f} "
-            f"against {decided / none['wall']:.0f} ({none['wall'] / rep['wall']:.2f}×); "
-            f"CPU per request {rep['cpu'] / none['cpu']:.2f}× none"
+            f"rep: requests settled/s vs none {spread(ratios(settled, 'rep', 'none', 'rate'))}; "
+            f"CPU per request vs none {spread(ratios(rounds, 'rep', 'none', 'cpu'))}; "
+            f"pages/s vs none {spread(ratios(paged, 'rep', 'none', 'rate'))}"
         )
+        if none["census"].get("tracked") and rep["census"].get("tracked"):
+            print(
+                f"rep: GC-tracked objects "
+                f"{rep['census']['tracked'] / none['census']['tracked']:.3f}× none's "
+                f"at {args.objects_at:.0%} of the requests settled"
+            )
         predicted = predicted_rss(args, none["maxrss"])
         print(
             f"rep: peak RSS {rep['maxrss'] / MIB:.0f} MB, predicted at most "
             f"{predicted / MIB:.0f} MB (none's {none['maxrss'] / MIB:.0f} MB + settings)"
         )
-        rep["ratio_pages_per_s"] = ratio
         rep["predicted_rss"] = predicted
-        if "scrapy" in figures["modes"]:
-            scrapy = figures["modes"]["scrapy"]
-            print(
-                f"scrapy (Protego): pages/s {scrapy['pages_per_s'] / none['pages_per_s']:.2f}× "
-                f"none; CPU per request {scrapy['cpu'] / none['cpu']:.2f}× none; rep's pages/s "
-                f"{rep['pages_per_s'] / scrapy['pages_per_s']:.2f}× scrapy's; forbidden or "
-                f"unreachable-origin pages it fetched: "
-                f"{scrapy['served']['not_allowed_served']:,}"
-            )
+    if "scrapy" in figures["modes"]:
+        scrapy = figures["modes"]["scrapy"]
+        print(
+            f"rep: pages/s vs scrapy (Protego) {spread(ratios(paged, 'rep', 'scrapy', 'rate'))}; "
+            f"CPU per request vs scrapy {spread(ratios(rounds, 'rep', 'scrapy', 'cpu'))}; "
+            f"forbidden or unreachable-origin pages scrapy fetched: "
+            f"{scrapy['served']['not_allowed_served']:,}"
+        )
     return served["not_allowed_served"] == 0
 
 

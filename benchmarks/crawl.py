@@ -69,6 +69,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quiet import LoadWindow
+
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 MODES = (
     "none",
@@ -641,6 +644,8 @@ def main() -> int:
         return 0
     if args.ports:
         return child(json.loads(args.ports), args.pages, modes[0])
+    window = LoadWindow()
+    print(f"start: {window.line()}", file=sys.stderr, flush=True)
     if not args.no_unit:
         per_request_cost(args.origins, args.pages)
 
@@ -678,6 +683,8 @@ def main() -> int:
         server.stdin.close()
         server.wait(timeout=10)
     report(results, args.origins, args.pages, args.rounds)
+    window.close()
+    print(f"\n{window.line()}")
     return 0
 
 

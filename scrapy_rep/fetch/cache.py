@@ -13,6 +13,11 @@
   a download per origin dropped). Beyond ``max_bytes`` the least recently used
   compressed entries are dropped, then parsed ones. The most recently stored entry
   always stays, however large: a crawl must decide.
+- A compressed entry is kept as a plain tuple of strings, bytes and numbers, which
+  CPython's garbage collector stops tracking: a broad crawl's compressed tier adds nothing
+  to what each full collection walks (docs/decisions.md, 'Long-lived state out of the
+  collector's sight'). An entry without a body keeps its stand-in document (``standins``:
+  a kind's absent and unreachable documents) by its index.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import enum
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Generic, TypeVar
 
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
@@ -86,6 +91,22 @@ class CacheEntry(Generic[D]):
         return len(self.body_zlib) + COMPRESSED_OVERHEAD
 
 
+#: A compressed entry as the cache keeps it: the entry's fields in order, its rules first
+#: as ``None`` (parsed again from the body), the index of a stand-in document (an
+#: ``int``), or, for an entry without a body whose document is none of them, the
+#: document itself (the one case the collector keeps tracking).
+_Cold = tuple[Any, ...]
+#: The fields a :data:`_Cold` keeps after the rules (:class:`CacheEntry`'s first), in order.
+_COLD_FIELDS: Final = tuple(f.name for f in fields(CacheEntry) if f.name != "rules")
+#: The index of ``body_zlib`` in a :data:`_Cold`.
+_BODY: Final = 1 + _COLD_FIELDS.index("body_zlib")
+
+
+def _cold_size(cold: _Cold) -> int:
+    """What a compressed entry costs (:attr:`CacheEntry.compressed_size`)."""
+    return len(cold[_BODY]) + COMPRESSED_OVERHEAD
+
+
 class DocumentCache(Generic[D]):
     """An LRU map origin -> :class:`CacheEntry`: parsed up to ``max_origins``, compressed
     beyond, all within ``max_bytes``."""
@@ -96,20 +117,23 @@ class DocumentCache(Generic[D]):
         max_bytes: int | None = None,
         reparse: Callable[[bytes], D] | None = None,
         reparse_cut: Callable[[bytes], D] | None = None,
+        standins: tuple[D, ...] = (),
     ) -> None:
         """``reparse`` parses a body again (``reparse_cut``, when given, a body the
         download cut short); without it, entries are never compressed and the least
-        recently used parsed ones are dropped instead."""
+        recently used parsed ones are dropped instead. ``standins``: the documents that
+        entries without a body share (compressed by index)."""
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins}")
         self.max_origins = max_origins
         self.max_bytes = max_bytes
         self._reparse = reparse
         self._reparse_cut = reparse_cut
+        self._standins = standins
         self._parsed: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
         #: Estimated bytes of the parsed entries.
         self._parsed_bytes = 0
-        self._compressed: OrderedDict[Hashable, CacheEntry[Any]] = OrderedDict()
+        self._compressed: OrderedDict[Hashable, _Cold] = OrderedDict()
         #: Estimated bytes of all entries, parsed and compressed.
         self.bytes = 0
         #: Entries dropped altogether because the cache was full (for stats).
@@ -133,10 +157,11 @@ class DocumentCache(Generic[D]):
         if entry is not None:
             self._parsed.move_to_end(origin)
             return entry
-        cold = self._compressed.pop(origin, None)
-        if cold is None:
+        kept = self._compressed.pop(origin, None)
+        if kept is None:
             return None
-        self.bytes -= cold.compressed_size
+        self.bytes -= _cold_size(kept)
+        cold = self._thawed(kept)
         if cold.body_zlib:
             assert self._reparse is not None  # only then is anything compressed
             body = zlib.decompressobj().decompress(cold.body_zlib, MAX_BODY_BYTES)
@@ -183,11 +208,18 @@ class DocumentCache(Generic[D]):
         """The entry of ``origin``, parsed or compressed (then without rules), without
         marking it used: for inspection."""
         entry = self._parsed.get(origin)
-        return entry if entry is not None else self._compressed.get(origin)
+        if entry is not None:
+            return entry
+        kept = self._compressed.get(origin)
+        return None if kept is None else self._thawed(kept)
 
     def put(self, origin: Hashable, entry: CacheEntry[D]) -> None:
-        """Store ``entry``; compress or drop the least recently used beyond the bounds."""
+        """Store ``entry``; compress or drop the least recently used beyond the bounds. A
+        key that is a tuple (an ``Origin``) is kept as a plain tuple, equal to it and
+        untracked by the collector."""
         self.discard(origin)
+        if isinstance(origin, tuple) and type(origin) is not tuple:
+            origin = (*origin,)
         self._parsed[origin] = entry
         self.bytes += entry.size
         self._parsed_bytes += entry.size
@@ -200,7 +232,7 @@ class DocumentCache(Generic[D]):
         while self.bytes > self.max_bytes:
             if self._compressed:
                 _, dropped = self._compressed.popitem(last=False)
-                self.bytes -= dropped.compressed_size
+                self.bytes -= _cold_size(dropped)
             elif len(self._parsed) > 1:
                 _, evicted = self._parsed.popitem(last=False)
                 self.bytes -= evicted.size
@@ -214,9 +246,9 @@ class DocumentCache(Generic[D]):
         if entry is not None:
             self.bytes -= entry.size
             self._parsed_bytes -= entry.size
-        cold = self._compressed.pop(origin, None)
-        if cold is not None:
-            self.bytes -= cold.compressed_size
+        kept = self._compressed.pop(origin, None)
+        if kept is not None:
+            self.bytes -= _cold_size(kept)
 
     def _compress_oldest(self) -> None:
         origin, entry = self._parsed.popitem(last=False)
@@ -225,8 +257,23 @@ class DocumentCache(Generic[D]):
         if self._reparse is None:
             self.evictions += 1
             return
-        cold: CacheEntry[Any] = entry
-        if entry.body_zlib:  # the rules go; the body parses them again when needed
-            cold = replace(cold, rules=None)
+        cold = self._frozen(entry)
         self._compressed[origin] = cold
-        self.bytes += cold.compressed_size
+        self.bytes += _cold_size(cold)
+
+    def _frozen(self, entry: CacheEntry[D]) -> _Cold:
+        """``entry`` compressed: with a body, its rules go (the body parses them again when
+        needed); without one, its stand-in document is kept by index."""
+        rules: Any = entry.rules
+        if entry.body_zlib:
+            rules = None
+        else:
+            rules = next((i for i, s in enumerate(self._standins) if s is rules), rules)
+        return (rules, *(getattr(entry, name) for name in _COLD_FIELDS))
+
+    def _thawed(self, cold: _Cold) -> CacheEntry[Any]:
+        """The entry a compressed one was (its rules ``None`` when its body has them)."""
+        rules = cold[0]
+        if type(rules) is int:
+            rules = self._standins[rules]
+        return CacheEntry(rules, *cold[1:])

@@ -75,6 +75,9 @@ def origin_of(url: str) -> Origin | None:
     return Origin(scheme, _idna(host), port)
 
 
+#: An ``Origin`` made from a plain tuple of its three parts, without a call per field.
+_ORIGIN_OF_TUPLE: Final = Origin._make
+
 #: ``scheme://authority`` at the start of a URL: the memo key of its origin.
 _ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
 _MAX_MEMO: Final = 100_000
@@ -82,18 +85,26 @@ _MAX_MEMO: Final = 100_000
 
 class OriginMemo:
     """:func:`origin_of` remembered by ``scheme://authority`` (the per-request hot path),
-    for at most 100,000 authorities."""
+    for at most 100,000 authorities.
+
+    Each origin is kept as a plain tuple of strings and an int, which CPython's garbage
+    collector stops tracking (an ``Origin`` is a tuple subclass, which it never stops
+    tracking): a broad crawl's memo adds nothing to the objects every full collection
+    walks (docs/decisions.md, 'Long-lived state out of the collector's sight'). ``get``
+    makes the ``Origin`` again, a short-lived object."""
 
     def __init__(self) -> None:
-        self._origins: dict[str, Origin | None] = {}
+        self._origins: dict[str, tuple[str, str, int | None] | None] = {}
 
     def get(self, url: str) -> Origin | None:
         match = _ORIGIN_PART.match(url)
         key = match.group() if match else url
         try:
-            return self._origins[key]
+            kept = self._origins[key]
         except KeyError:
             if len(self._origins) >= _MAX_MEMO:
                 self._origins.clear()
-            origin = self._origins[key] = origin_of(url)
+            origin = origin_of(url)
+            self._origins[key] = None if origin is None else (*origin,)
             return origin
+        return None if kept is None else _ORIGIN_OF_TUPLE(kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from typing import Any
 
@@ -36,3 +37,18 @@ def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]
     monkeypatch.setattr(RobotsTxt, "decide", counting_decide)
     monkeypatch.setattr(UsagePolicy, "before_fetch", counting_refusal)
     return counted
+
+
+def tracked_under(root: Any) -> int:
+    """The objects the collector tracks among those reachable from ``root`` (after a
+    collection, which stops tracking tuples and dicts of atoms), ``root`` included."""
+    gc.collect()
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        stack.extend(gc.get_referents(obj))
+    return len(seen)

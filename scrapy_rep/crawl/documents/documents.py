@@ -98,7 +98,11 @@ class OriginDocument(Generic[D]):
         self.stats = crawler.stats
         #: Every key's copy (SPEC §4 "Caching").
         self.cache: DocumentCache[D] = DocumentCache(
-            config.cache_max_origins, config.cache_max_bytes, document.parse, document.parse_cut
+            config.cache_max_origins,
+            config.cache_max_bytes,
+            document.parse,
+            document.parse_cut,
+            (document.absent, document.unreachable),
         )
         self.lifecycle: Lifecycle[D] = Lifecycle(policy, document, self.cache)
         self._clock = clock
