@@ -76,8 +76,11 @@ class CarriedEntries(Generic[D]):
             entry = self._cache.compact(entry)
         token = f"{self._run}.{next(self._serial)}"
         self._kept[token] = _Kept(entry, len(requests), key)
+        # Carried is not used: only a request decided with a version makes the older ones
+        # let go (``used``). Were carrying enough, two requests of one origin released
+        # with successive versions would each let the other's go, and with a cache too
+        # small to keep the newest, fetch it again for ever, each time the newer.
         self._tokens[key] = self._tokens.get(key, 0) + 1
-        self.used(key, entry)
         mine = (self.name, token)
         for request in requests:  # each request's state, replaced inline (a batch)
             state = request.meta.get(KEY)

@@ -72,3 +72,24 @@ def test_a_carried_version_older_than_one_used_is_let_go() -> None:
     assert cache.peek("o") is None  # the newer one is not in the cache any more
     assert carried.take(request, "o") is None
     assert len(carried) == 0
+
+
+def test_carrying_a_newer_version_lets_no_carried_one_go() -> None:
+    """Two requests of one origin released with successive versions, the newer evicted
+    from a small cache before either comes back: each is decided with the version it
+    carries. (Were carrying a version as good as deciding with it, the first would be let
+    go and fetch again, its newer version would let the second go, and so on for ever.)"""
+    cache: DocumentCache[RobotsTxt] = DocumentCache(10, reparse=parse_robotstxt)
+    carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+    first = carried_entry(b"User-agent: *\nAllow: /\n")
+    second = replace(carried_entry(), fetched_at=first.fetched_at + 1)
+    a, b = Request("https://o/private/1"), Request("https://o/private/2")
+    carried.carry([a], first, "o", compact=True)
+    carried.carry([b], second, "o", compact=True)
+    assert cache.peek("o") is None  # neither is in the cache any more
+    back_a = carried.take(a, "o")
+    assert back_a is not None and back_a.rules.allowed("https://o/private/1", "bot")
+    carried.used("o", back_a)  # a is decided with the version it carries
+    back_b = carried.take(b, "o")
+    assert back_b is not None and not back_b.rules.allowed("https://o/private/2", "bot")
+    assert len(carried) == 0
