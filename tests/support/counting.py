@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+import types
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -41,14 +42,31 @@ def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]
 
 def tracked_under(root: Any) -> int:
     """The objects the collector tracks among those reachable from ``root`` (after a
-    collection, which stops tracking tuples and dicts of atoms), ``root`` included."""
+    collection, which stops tracking tuples and dicts of atoms), ``root`` included,
+    walking only containers and scrapy_rep's own objects: never into a function, a
+    module or a class, whose globals would lead to the whole process."""
     gc.collect()
     seen: set[int] = set()
     stack = [root]
     while stack:
         obj = stack.pop()
-        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+        if id(obj) in seen or not gc.is_tracked(obj):
+            continue
+        module = type(obj).__module__
+        if isinstance(obj, _NOT_WALKED) or (
+            module not in _WALKED and not module.startswith("scrapy_rep")
+        ):
             continue
         seen.add(id(obj))
+        assert len(seen) < 100_000, "the walk left the object's own state"
         stack.extend(gc.get_referents(obj))
     return len(seen)
+
+
+#: The modules whose types :func:`tracked_under` walks into besides scrapy_rep's: the
+#: containers; and what it never walks into although its type is a builtin.
+_WALKED: Final = ("builtins", "collections", "array")
+_NOT_WALKED: Final = (
+    type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+    types.CodeType, types.FrameType, types.CellType,
+)  # fmt: skip
