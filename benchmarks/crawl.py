@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import shutil
@@ -218,6 +219,12 @@ class Result:
     audit_records: int = 0
     #: The process's CPU seconds since it started, at the crawl's end (``--cold``).
     process_cpu: float = 0.0
+    #: ``--calls``: Python function calls of the crawl (cProfile's counts) by package.
+    calls: dict[str, int] | None = None
+    #: The process's garbage collections (the three generations) and their CPU seconds,
+    #: at the crawl's end.
+    collections: tuple[int, int, int] = (0, 0, 0)
+    collection_seconds: float = 0.0
 
     @property
     def pages_per_second(self) -> float:
@@ -263,6 +270,24 @@ ITEMS = False
 #: ``--cold`` (with ``--fresh``): no warm-up crawl, and the CPU figure is the whole child
 #: process's (interpreter start, the imports of Scrapy and the add-on, first use included).
 COLD = False
+#: ``--calls`` (with ``--fresh``): each crawl profiled; its Python function calls counted by
+#: package (deterministic: the machine's load cannot move them), reported per page.
+CALLS = False
+#: The packages calls are counted by (a file's path holding ``/<name>/``); the rest is
+#: "other" (the standard library's asyncio, logging and the rest).
+CALL_PACKAGES = ("scrapy_rep", "scrapy", "twisted", "parsel", "w3lib", "asyncio", "protego")
+
+
+def calls_by_package(profile: Any) -> dict[str, int]:
+    """A profile's call counts, by the package of each function's file."""
+    import pstats
+
+    counts = dict.fromkeys((*CALL_PACKAGES, "other"), 0)
+    for (filename, _line, _name), (_, calls, *_rest) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        package = next((name for name in CALL_PACKAGES if f"/{name}/" in filename), "other")
+        counts[package] += calls
+    counts["total"] = sum(counts.values())
+    return counts
 
 
 async def crawl(mode: str, ports: list[int], pages: int) -> Result:
@@ -394,6 +419,16 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
             f"| {last.pages} | {last.robots_responses} | {last.forbidden} "
             f"| {last.disallowed_received} | {last.errors} |"
         )
+    print(
+        "\n| mode | collections (gen 0 / 1 / 2) | CPU s in collections | of the crawl's CPU |\n"
+        "|---|---|---|---|"
+    )
+    for mode, rs in results.items():
+        middle = sorted(rs, key=lambda r: r.collection_seconds)[len(rs) // 2]
+        print(
+            f"| {mode} | {' / '.join(map(str, middle.collections))} "
+            f"| {middle.collection_seconds:.2f} | {middle.collection_seconds / middle.cpu:.1%} |"
+        )
     print()
     cpu = {
         mode: statistics.median(r.cpu / r.pages for r in rs) * 1000 for mode, rs in results.items()
@@ -422,6 +457,8 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
             f"median of per-round CPU-per-page ratios {statistics.median(per_round):.3f} "
             f"(range {per_round[0]:.3f}-{per_round[-1]:.3f}, {len(per_round)} rounds)"
         )
+    if CALLS:
+        report_calls(results)
     audit = results.get("rep_audit") or results.get("rep_ai_train_audit")
     if audit and audit[-1].audit_records:
         last = audit[-1]
@@ -431,6 +468,25 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
             f"request ({last.audit_bytes / last.audit_records * 1e6 / 2**20:.0f} MiB per "
             "1M requests)"
         )
+
+
+def report_calls(results: dict[str, list[Result]]) -> None:
+    """``--calls``: function calls per page by package, each mode's median over its rounds
+    (the counts are all but the same from round to round)."""
+    print(
+        "\nPython function calls per page (cProfile's counts, the whole crawl; median of the "
+        "rounds; pages as above)\n"
+    )
+    columns = (*CALL_PACKAGES, "other", "total")
+    print("| mode | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for mode, rs in results.items():
+        counted = [r for r in rs if r.calls]
+        cells = [
+            f"{statistics.median(r.calls[column] / r.pages for r in counted):.0f}"  # type: ignore[index]
+            for column in columns
+        ]
+        print(f"| {mode} | " + " | ".join(cells) + " |")
 
 
 def _child_environment() -> dict[str, str]:
@@ -472,6 +528,7 @@ def run_fresh(
                 "--rounds=1",
             ]
             command += ["--items"] * items + ["--allowed-only"] * ALLOWED_ONLY + ["--cold"] * COLD
+            command += ["--calls"] * CALLS
             out = subprocess.run(
                 command, capture_output=True, text=True, check=True, env=_child_environment()
             ).stdout
@@ -505,10 +562,41 @@ def child(ports: list[int], pages: int, mode: str) -> int:
         else:
             results.update(await run(ports, pages, 1, (mode,)))
 
+    collection_time = _time_collections()
+    profile = None
+    if CALLS:
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
     with contextlib.suppress(SystemExit):
         task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))
+    if profile is not None:
+        profile.disable()
+        results[mode][-1].calls = calls_by_package(profile)
+        if os.environ.get("CRAWL_PROFILE_DIR"):  # the profiles, to compare by function
+            profile.dump_stats(Path(os.environ["CRAWL_PROFILE_DIR"]) / f"{mode}.prof")
+    last = results[mode][-1]
+    last.collections = tuple(generation["collections"] for generation in gc.get_stats())  # type: ignore[assignment]
+    last.collection_seconds = collection_time[0]
     print(json.dumps(vars(results[mode][0])))
     return 0
+
+
+def _time_collections() -> list[float]:
+    """The CPU seconds of this process's garbage collections from now on, in a list's
+    first item (``gc.callbacks``)."""
+    spent = [0.0]
+    started = [0.0]
+
+    def callback(phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            spent[0] += time.process_time() - started[0]
+
+    gc.callbacks.append(callback)
+    return spent
 
 
 def run_coroutine(coroutine: Any) -> Any:
@@ -626,18 +714,28 @@ def main() -> int:
         "(imports and first use included), bytecode compiled first as an install does",
     )
     parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="with --fresh: count each crawl's Python function calls by package (cProfile; "
+        "slows the crawl, so its times are not figures); with CRAWL_PROFILE_DIR set, each "
+        "mode's last profile is written there as MODE.prof",
+    )
+    parser.add_argument(
         "--no-unit", action="store_true", help="skip the middleware cost per request table"
     )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES
+    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES, CALLS
+    CALLS = args.calls
     REAL_PAGES = args.real_pages
     ALLOWED_ONLY = args.allowed_only
     ITEMS = args.items
     COLD = args.cold
     if COLD and not (args.fresh or args.ports):
         parser.error("--cold needs --fresh (a cold crawl is one crawl in a fresh process)")
+    if CALLS and not (args.fresh or args.ports):
+        parser.error("--calls needs --fresh (each crawl profiled in its own process)")
     modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
     if args.serve:
         serve(args.origins, args.pages)
