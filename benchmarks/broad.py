@@ -702,6 +702,9 @@ def main() -> int:
         return 0
     from tests.support.faultsite import KINDS  # here only: the children install their reactor first
 
+    unknown_modes = sorted(set(args.modes.split(",")) - {"none", "scrapy", "rep"})
+    if unknown_modes:
+        parser.error(f"--modes: unknown {', '.join(unknown_modes)} (of none, scrapy, rep)")
     unknown = sorted(set(MIX) - set(KINDS))
     if unknown:
         parser.error(f"--kinds: unknown {', '.join(unknown)} (of {', '.join(KINDS)})")
