@@ -224,7 +224,11 @@ class OriginDocument(Generic[D]):
         self.crawler.signals.send_catch_log(
             rep_signals.request_released, request=request, origin=str(key), failures=failures
         )
-        return request.replace(dont_filter=True)  # the dupefilter saw it already
+        # The dupefilter saw it already. Set on the request itself, not on a copy: nothing
+        # else holds it (it was popped from the held requests), and a copy costs a
+        # Request's construction per held request.
+        request.dont_filter = True
+        return request
 
     def held_count(self, key: Hashable) -> int:
         """How many requests wait for ``key``'s document (for the lifecycle)."""
