@@ -23,7 +23,8 @@ yielding an item per page (``--items``), the page pass's calls are in the figure
 
 ``--code DIR`` runs another checkout's scrapy_rep (before/after on the same machine).
 Usage: ``python benchmarks/calls.py [--origins 20] [--per 50] [--purpose ai-train]
-[--audit] [--code DIR]``. About 30 s.
+[--audit] [--code DIR]``. About 30 s. With ``CALLS_PROFILE_DIR`` set, each scenario's
+profile is written there as ``SCENARIO.prof`` (to compare two of them function by function).
 """
 
 from __future__ import annotations
@@ -155,6 +156,8 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
     except SystemExit as exit_:
         if exit_.code:
             raise
+    if os.environ.get("CALLS_PROFILE_DIR"):  # the profiles, to compare by function
+        profile.dump_stats(Path(os.environ["CALLS_PROFILE_DIR"]) / f"{scenario}.prof")
     ours = str(Path(scrapy_rep.__file__).parent)
     stats = pstats.Stats(profile)
     total = mine = 0
