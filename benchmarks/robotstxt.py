@@ -1,7 +1,9 @@
 """robots.txt parsers compared in one run: what a crawl pays per site.
 
 scrapy_rep against Protego (the reference, Scrapy's default parser) and, as extra columns,
-robotspy, ``urllib.robotparser`` and robotexclusionrulesparser ("rerp"), on
+robotspy, ``urllib.robotparser`` and robotexclusionrulesparser ("rerp"), and both
+scrapy_rep and Protego as Scrapy's own middleware uses them (``ROBOTSTXT_PARSER``: a
+parser built by ``from_crawler`` per robots.txt, asked by ``allowed(url, user_agent)``), on
 ``../shared/corpus``: the real files, their 50 URLs each (``urls.jsonl``) and the agents
 Googlebot, Bingbot and mybot. Every timing runs with the garbage collector ON (a crawl
 runs with it on), counts the process's CPU time (not the wall clock, which on a shared
@@ -128,12 +130,37 @@ def _scrapy_rep() -> Library:
     )
 
 
+def _through_scrapy(name: str, parser_path: str) -> Library:
+    """A parser as Scrapy's own middleware uses it (``ROBOTSTXT_PARSER``): built by
+    ``from_crawler`` for each robots.txt, asked by ``allowed(url, user_agent)``."""
+    from scrapy.utils.misc import load_object
+    from scrapy.utils.test import get_crawler
+
+    parser_class = load_object(parser_path)
+    crawler = get_crawler(settings_dict={"ROBOTSTXT_PARSER": parser_path})
+    return Library(
+        name,
+        lambda body: parser_class.from_crawler(crawler, body),
+        lambda rules, url, agent: bool(rules.allowed(url, agent)),
+    )
+
+
+def _scrapy_rep_in_scrapy() -> Library:
+    return _through_scrapy("scrapy_rep in Scrapy", "scrapy_rep.RobotParser")
+
+
+def _protego_in_scrapy() -> Library:
+    return _through_scrapy("Protego in Scrapy", "scrapy.robotstxt.ProtegoRobotParser")
+
+
 FACTORIES = {
     "scrapy_rep": _scrapy_rep,
     "Protego": _protego,
     "robotspy": _robotspy,
     "urllib": _urllib,
     "rerp": _rerp,
+    "scrapy_rep in Scrapy": _scrapy_rep_in_scrapy,
+    "Protego in Scrapy": _protego_in_scrapy,
 }
 
 

@@ -7,6 +7,7 @@ our engine; the profile comes from ``REP_PROFILE``.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 
@@ -16,6 +17,11 @@ from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+#: The profile each crawler's frozen settings name, validated once: Scrapy's middleware
+#: builds a parser per robots.txt, and validating every setting (about 1,000 calls) cost
+#: as much as parsing the file.
+_PROFILES: WeakKeyDictionary[Crawler, str] = WeakKeyDictionary()
 
 
 class RobotParser(ScrapyRobotParser):
@@ -34,9 +40,14 @@ class RobotParser(ScrapyRobotParser):
     @classmethod
     def from_crawler(cls, crawler: Crawler | None, robotstxt_body: bytes) -> Self:
         """Parse ``robotstxt_body``; ``crawler`` may be ``None`` (then profile "google")."""
-        profile = "google"
-        if crawler is not None:  # a wrong setting: one line and exit 2 under `scrapy`
-            profile = validate(crawler.settings).profile
+        if crawler is None:
+            return cls(robotstxt_body, "google")
+        profile = _PROFILES.get(crawler)
+        if profile is None:  # a wrong setting: one line and exit 2 under `scrapy`
+            settings = crawler.settings
+            profile = validate(settings).profile
+            if settings.frozen:  # settings still open may change before the next parse
+                _PROFILES[crawler] = profile
         return cls(robotstxt_body, profile)
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:

@@ -7,6 +7,8 @@ and per profile; class attributes say where the profiles differ (SPEC §2).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 from scrapy.utils.misc import load_object
@@ -234,3 +236,51 @@ def test_invalid_rep_profile_names_the_setting() -> None:
     crawler = get_crawler(settings_dict={"REP_PROFILE": "strict"})
     with pytest.raises(RepSettingError, match="REP_PROFILE"):
         RobotParser.from_crawler(crawler, b"User-agent: *\nDisallow: /\n")
+
+
+#: A rule whose wildcard the google profile reads and legacy (1996) does not.
+WILDCARD = b"User-agent: *\nDisallow: /*.pdf\n"
+PDF = f"{SITE}/a/file.pdf"
+
+
+def test_a_crawl_settings_are_validated_once_not_per_robots_txt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scrapy's middleware builds a parser per robots.txt: the settings are checked at the
+    first, and the profile they name is reused while they are frozen (validating every
+    setting cost as much as parsing a file)."""
+    from scrapy_rep.crawl import robotparser
+
+    validated: list[object] = []
+    real = robotparser.validate
+
+    def counting(settings: object) -> object:
+        validated.append(settings)
+        return real(settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(robotparser, "validate", counting)
+    crawler = get_crawler(settings_dict={"REP_PROFILE": "legacy"})
+    assert crawler.settings.frozen
+    parsers = [RobotParser.from_crawler(crawler, WILDCARD) for _ in range(5)]
+    assert len(validated) == 1
+    assert all(parser.allowed(PDF, "bot") for parser in parsers)  # legacy: no wildcards
+    other = get_crawler(settings_dict={"REP_PROFILE": "google"})
+    assert not RobotParser.from_crawler(other, WILDCARD).allowed(PDF, "bot")
+    assert len(validated) == 2  # another crawl's settings: checked on their own
+
+
+def test_open_settings_are_validated_at_every_parse() -> None:
+    """Settings not frozen yet may still change: a profile named later is read, and a
+    wrong one is still refused."""
+    from scrapy.settings import Settings
+
+    class OpenCrawler:  # a crawler whose settings are not frozen yet
+        settings = Settings({"REP_PROFILE": "google"})
+
+    crawler: Any = OpenCrawler()
+    assert not RobotParser.from_crawler(crawler, WILDCARD).allowed(PDF, "bot")
+    crawler.settings.set("REP_PROFILE", "legacy")
+    assert RobotParser.from_crawler(crawler, WILDCARD).allowed(PDF, "bot")
+    crawler.settings.set("REP_PROFILE", "nonsense")
+    with pytest.raises(RepSettingError):
+        RobotParser.from_crawler(crawler, WILDCARD)
