@@ -27,6 +27,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from typing import Any, Final, Generic, TypeVar
 
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
@@ -98,8 +99,11 @@ class CacheEntry(Generic[D]):
 _Cold = tuple[Any, ...]
 #: The fields a :data:`_Cold` keeps after the rules (:class:`CacheEntry`'s first), in order.
 _COLD_FIELDS: Final = tuple(f.name for f in fields(CacheEntry) if f.name != "rules")
-#: The index of ``body_zlib`` in a :data:`_Cold`.
+#: Those fields of an entry, read in one call.
+_cold_fields_of: Final = attrgetter(*_COLD_FIELDS)
+#: The index of ``body_zlib`` and of ``truncated`` in a :data:`_Cold`.
 _BODY: Final = 1 + _COLD_FIELDS.index("body_zlib")
+_TRUNCATED: Final = 1 + _COLD_FIELDS.index("truncated")
 
 
 def _cold_size(cold: _Cold) -> int:
@@ -161,12 +165,14 @@ class DocumentCache(Generic[D]):
         if kept is None:
             return None
         self.bytes -= _cold_size(kept)
-        cold = self._thawed(kept)
-        if cold.body_zlib:
+        body_zlib = kept[_BODY]
+        if body_zlib:
             assert self._reparse is not None  # only then is anything compressed
-            body = zlib.decompressobj().decompress(cold.body_zlib, MAX_BODY_BYTES)
-            cold = replace(cold, rules=self._parse_again(body, cold.truncated))
+            body = zlib.decompressobj().decompress(body_zlib, MAX_BODY_BYTES)
+            cold = self._thawed(kept, self._parse_again(body, kept[_TRUNCATED]))
             self.reparsed += 1
+        else:
+            cold = self._thawed(kept)
         self.put(origin, cold)
         return cold
 
@@ -269,11 +275,12 @@ class DocumentCache(Generic[D]):
             rules = None
         else:
             rules = next((i for i, s in enumerate(self._standins) if s is rules), rules)
-        return (rules, *(getattr(entry, name) for name in _COLD_FIELDS))
+        return (rules, *_cold_fields_of(entry))
 
-    def _thawed(self, cold: _Cold) -> CacheEntry[Any]:
-        """The entry a compressed one was (its rules ``None`` when its body has them)."""
-        rules = cold[0]
+    def _thawed(self, cold: _Cold, parsed: Any = None) -> CacheEntry[Any]:
+        """The entry a compressed one was, with ``parsed`` (its body parsed again) as its
+        rules when given (else ``None`` when its body has them)."""
+        rules = cold[0] if parsed is None else parsed
         if type(rules) is int:
             rules = self._standins[rules]
         return CacheEntry(rules, *cold[1:])
