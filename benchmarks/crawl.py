@@ -221,6 +221,8 @@ class Result:
     process_cpu: float = 0.0
     #: ``--calls``: Python function calls of the crawl (cProfile's counts) by package.
     calls: dict[str, int] | None = None
+    #: ``--instructions``: the machine instructions the whole child process executed.
+    instructions: int = 0
     #: The process's garbage collections (the three generations) and their CPU seconds,
     #: at the crawl's end.
     collections: tuple[int, int, int] = (0, 0, 0)
@@ -273,6 +275,9 @@ COLD = False
 #: ``--calls`` (with ``--fresh``): each crawl profiled; its Python function calls counted by
 #: package (deterministic: the machine's load cannot move them), reported per page.
 CALLS = False
+#: ``--instructions`` (with ``--fresh``): each crawl's process run under Valgrind's
+#: callgrind, its machine instructions counted (deterministic; about 40 times slower).
+INSTRUCTIONS = False
 #: The packages calls are counted by (a file's path holding ``/<name>/``); the rest is
 #: "other" (the standard library's asyncio, logging and the rest).
 CALL_PACKAGES = ("scrapy_rep", "scrapy", "twisted", "parsel", "w3lib", "asyncio", "protego")
@@ -459,6 +464,8 @@ def report(results: dict[str, list[Result]], origins: int, pages: int, rounds: i
         )
     if CALLS:
         report_calls(results)
+    if INSTRUCTIONS:
+        report_instructions(results)
     audit = results.get("rep_audit") or results.get("rep_ai_train_audit")
     if audit and audit[-1].audit_records:
         last = audit[-1]
@@ -529,10 +536,16 @@ def run_fresh(
             ]
             command += ["--items"] * items + ["--allowed-only"] * ALLOWED_ONLY + ["--cold"] * COLD
             command += ["--calls"] * CALLS
-            out = subprocess.run(
-                command, capture_output=True, text=True, check=True, env=_child_environment()
-            ).stdout
-            result = Result(**json.loads(out.strip().splitlines()[-1]))
+            with tempfile.TemporaryDirectory() as scratch:
+                counts = Path(scratch) / "callgrind.out"
+                if INSTRUCTIONS:
+                    command = [*_callgrind(counts), *command]
+                out = subprocess.run(
+                    command, capture_output=True, text=True, check=True, env=_child_environment()
+                ).stdout
+                result = Result(**json.loads(out.strip().splitlines()[-1]))
+                if INSTRUCTIONS:
+                    result.instructions = _instructions_in(counts)
             results[mode].append(result)
             print(
                 f"round {round_number + 1}: {mode:<18} {result.pages_per_second:7.0f} pages/s "
@@ -540,6 +553,51 @@ def run_fresh(
                 file=sys.stderr,
             )
     return results
+
+
+def _callgrind(out: Path) -> list[str]:
+    """The command that runs a child under Valgrind's callgrind, counting the machine
+    instructions the whole process executes (no cache or branch simulation)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    return [
+        valgrind,
+        "--tool=callgrind",
+        "--cache-sim=no",
+        "--branch-sim=no",
+        f"--callgrind-out-file={out}",
+    ]
+
+
+def _instructions_in(out: Path) -> int:
+    """The instructions a callgrind output file counted (its ``totals:`` line)."""
+    for line in out.read_text().splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise ValueError(f"no totals in {out}")
+
+
+def report_instructions(results: dict[str, list[Result]]) -> None:
+    """``--instructions``: machine instructions per page, each mode's median, and the
+    ratios the targets name (the load of the machine cannot move these)."""
+    per_page = {
+        mode: statistics.median(r.instructions / r.pages for r in rs if r.instructions)
+        for mode, rs in results.items()
+    }
+    print("\nMachine instructions per page (callgrind; the whole process, cold)\n")
+    print("| mode | instructions per page (millions) |\n|---|---|")
+    for mode, count in per_page.items():
+        print(f"| {mode} | {count / 1e6:.3f} |")
+    for ours, other in (
+        ("scrapy", "none"),
+        ("scrapy_rep", "none"),
+        ("scrapy_rep", "scrapy"),
+        ("rep_ai_train_audit", "scrapy_rep"),
+    ):
+        if ours in per_page and other in per_page:
+            ratio = per_page[ours] / per_page[other]
+            print(f"{ours} / {other}: {ratio:.3f} × instructions per page")
 
 
 def child(ports: list[int], pages: int, mode: str) -> int:
@@ -721,13 +779,21 @@ def main() -> int:
         "mode's last profile is written there as MODE.prof",
     )
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --fresh: run each crawl's process under valgrind's callgrind and count "
+        "its machine instructions (a figure the machine's load cannot move; about 40 times "
+        "slower: use --rounds 1)",
+    )
+    parser.add_argument(
         "--no-unit", action="store_true", help="skip the middleware cost per request table"
     )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)  # a --fresh child
     args = parser.parse_args()
-    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES, CALLS
+    global ALLOWED_ONLY, ITEMS, COLD, REAL_PAGES, CALLS, INSTRUCTIONS
     CALLS = args.calls
+    INSTRUCTIONS = args.instructions
     REAL_PAGES = args.real_pages
     ALLOWED_ONLY = args.allowed_only
     ITEMS = args.items
@@ -736,6 +802,8 @@ def main() -> int:
         parser.error("--cold needs --fresh (a cold crawl is one crawl in a fresh process)")
     if CALLS and not (args.fresh or args.ports):
         parser.error("--calls needs --fresh (each crawl profiled in its own process)")
+    if INSTRUCTIONS and not args.fresh:
+        parser.error("--instructions needs --fresh (each crawl counted in its own process)")
     modes = tuple(mode for mode in args.modes.split(",") if mode in MODES)
     if args.serve:
         serve(args.origins, args.pages)
