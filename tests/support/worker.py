@@ -9,8 +9,10 @@ worker read a robots.txt that disallows the prefix (``sent_after_disallow``).
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
+import tracemalloc
 from typing import Any, ClassVar
 
 from scrapy.utils.reactor import install_reactor
@@ -70,10 +72,17 @@ def main() -> None:
             return collected  # and let the results be collected before the reactor stops
 
         reactor.addSystemEventTrigger("before", "shutdown", stop)  # type: ignore[attr-defined]
+        kept_over = config.get("kept_over")
         try:
+            if kept_over is not None:
+                tracemalloc.start(64)
             await runner.crawl(crawler, urls=config["urls"])
             collect(crawler)
+            if kept_over is not None:
+                gc.collect()
+                result["kept"] = kept_blocks(tracemalloc.take_snapshot(), kept_over)
         finally:
+            tracemalloc.stop()
             collected.callback(None)
 
     def collect(crawler: Any) -> None:
@@ -94,6 +103,28 @@ def main() -> None:
         if exit_.code:
             raise
     print(json.dumps(result), flush=True)
+
+
+def _imported(traceback: tracemalloc.Traceback) -> bool:
+    return any(frame.filename.startswith("<frozen importlib") for frame in traceback)
+
+
+def kept_blocks(snapshot: tracemalloc.Snapshot, size: int) -> dict[str, Any]:
+    """The blocks of at least ``size`` bytes in ``snapshot`` not allocated by an import:
+    their total, and the largest ten with the lines that allocated them (the innermost
+    last)."""
+    blocks = sorted(
+        (t for t in snapshot.traces if t.size >= size and not _imported(t.traceback)),
+        key=lambda t: -t.size,
+    )
+    return {
+        "bytes": sum(t.size for t in blocks),
+        "count": len(blocks),
+        "largest": [
+            [t.size, [f"{frame.filename}:{frame.lineno}" for frame in t.traceback][-8:]]
+            for t in blocks[:10]
+        ],
+    }
 
 
 if __name__ == "__main__":
