@@ -216,6 +216,10 @@ class Policy:
     lease_seconds: float = 185.0
     #: The shared store asked before downloading (its name), or ``None``.
     store: str | None = None
+    #: The store is this process's alone (``JOBDIR``: one process per ``JOBDIR``, as Scrapy
+    #: requires): no other process can download meanwhile, so no lease is taken and no
+    #: second look is made under it (two store calls and a release less per download).
+    store_exclusive: bool = False
 
     def lifetime(self, cache_control: str | None) -> float:
         return cache_lifetime(cache_control, self.cache_ttl, self.min_ttl, self.max_ttl)

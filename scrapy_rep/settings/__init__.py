@@ -497,9 +497,14 @@ assert [f.name for f in fields(RepConfig)] == [s.field for s in SETTINGS]
 
 
 def lifecycle_policy(
-    config: RepConfig, settings: SettingsLike, timeout: float, store: str | None
+    config: RepConfig,
+    settings: SettingsLike,
+    timeout: float,
+    store: str | None,
+    store_exclusive: bool = False,
 ) -> Policy:
-    """The numbers of SPEC §4 for :class:`scrapy_rep.fetch.lifecycle.Lifecycle`."""
+    """The numbers of SPEC §4 for :class:`scrapy_rep.fetch.lifecycle.Lifecycle`;
+    ``store_exclusive``: the store is this process's alone (``JOBDIR``)."""
     concurrency = config.robotstxt_concurrency or max(
         1, int(settings.get("CONCURRENT_REQUESTS") or 16) // 2
     )
@@ -515,6 +520,7 @@ def lifecycle_policy(
         concurrency=concurrency,
         lease_seconds=config.lease_timeout or timeout * (MAX_REDIRECTS + 1) + 5,
         store=store,
+        store_exclusive=store_exclusive,
     )
 
 

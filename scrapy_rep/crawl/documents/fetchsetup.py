@@ -18,7 +18,7 @@ def document_policy(config: RepConfig, settings: Any, store: RobotsStore) -> tup
     """The fetch policy of every kind and the timeout of one download."""
     timeout = min(config.robotstxt_timeout, settings.getfloat("DOWNLOAD_TIMEOUT") or float("inf"))
     name = store.name if store.consulted else None
-    return lifecycle_policy(config, settings, timeout, name), timeout
+    return lifecycle_policy(config, settings, timeout, name, store.exclusive), timeout
 
 
 def open_store(config: RepConfig, settings: Any, kinds: int = 1) -> RobotsStore:

@@ -59,6 +59,8 @@ class RobotsStore(Protocol):
     name: str
     #: Whether the store is asked at all (it keeps records beyond the process's cache).
     consulted: bool
+    #: Whether this process is the store's only user (no lease is needed to download).
+    exclusive: bool
 
     async def load(self, origin: str) -> SharedRecord | None: ...
 
@@ -76,6 +78,7 @@ class LocalStore:
 
     name = "memory"
     consulted = False
+    exclusive = False
 
     async def load(self, origin: str) -> SharedRecord | None:
         return None
@@ -108,6 +111,8 @@ class JobdirStore:
 
     name = "jobdir"
     consulted = True
+    #: One process per JOBDIR (Scrapy's rule): the lease would always be granted.
+    exclusive = True
 
     def __init__(
         self, path: Path, max_origins: int | None = None, max_bytes: int | None = None
@@ -196,6 +201,7 @@ class RedisStore:
 
     name = "redis"
     consulted = True
+    exclusive = False
 
     def __init__(self, url: str, prefix: str = "scrapy_rep", timeout: float = 2.0) -> None:
         try:

@@ -266,10 +266,14 @@ class Lifecycle(Keys[D]):
     # ------------------------------------------------------------------ the shared store
 
     def _looked_up(self, key: Key, state: OriginState, event: RecordLoaded, now: float) -> Step:
-        """Adopt another process's copy, keep to its retry schedule, or take the lease."""
+        """Adopt another process's copy, keep to its retry schedule, or take the lease; a
+        store of this process's alone (``Policy.store_exclusive``) needs no lease: nobody
+        else can save a record meanwhile, so the download is queued at once."""
         step = self._use_record(key, state, event.record, now, warn=True)
         if step is not None:
             return step
+        if self.policy.store_exclusive:
+            return self._enqueue(key, state, now)
         self._do(AcquireLease(key, self.kind.store_name(key), self.policy.lease_seconds))
         return Step.LEASE
 

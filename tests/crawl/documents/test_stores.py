@@ -31,3 +31,24 @@ async def test_jobdir_store_keeps_records_across_runs_within_its_bound(
     path.write_bytes(b"not a pickle")
     broken = JobdirStore(path, max_origins=2)
     assert broken.load_error and len(broken) == 0
+
+
+def test_only_the_jobdir_store_is_the_process_alone_so_only_it_downloads_without_a_lease(
+    tmp_path: Path,
+) -> None:
+    """JOBDIR's store belongs to one process (Scrapy's rule): its lifecycle asks for no
+    lease. A Redis store is shared by several, and a store that shares nothing is never
+    asked: both keep the lease."""
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.documents.fetchsetup import document_policy
+    from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore
+    from scrapy_rep.settings import RepConfig
+
+    config = RepConfig.from_settings(Settings())
+    jobdir, _ = document_policy(config, Settings(), JobdirStore(tmp_path / "scrapy_rep.robots"))
+    assert (jobdir.store, jobdir.store_exclusive) == ("jobdir", True)
+    redis, _ = document_policy(config, Settings(), RedisStore("redis://127.0.0.1:1"))
+    assert (redis.store, redis.store_exclusive) == ("redis", False)
+    local, _ = document_policy(config, Settings(), LocalStore())
+    assert (local.store, local.store_exclusive) == (None, False)

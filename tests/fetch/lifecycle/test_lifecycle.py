@@ -287,6 +287,29 @@ def test_shared_store_one_process_downloads_under_a_lease_and_shares_the_result(
     assert store_calls[-1] == ReleaseLease(A, A)  # after the record is shared
 
 
+def test_a_store_of_this_process_alone_is_looked_up_once_and_takes_no_lease() -> None:
+    """JOBDIR's store (``Policy.store_exclusive``): nobody else can save a record between
+    our look and our download, so no lease is asked for, no second look is made and none
+    is given back: one load and one save per download, the record still adopted and
+    shared as with a shared store."""
+    life = robots_lifecycle(store="jobdir", store_exclusive=True)
+    assert life.handle(RequestSeen(A), T0) == [LoadRecord(A, A)]
+    assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
+    actions = life.handle(Downloaded(A, robots_fetched(200, RULES), held=0), T0 + 1)
+    assert actions_of(AcquireLease, actions) == actions_of(ReleaseLease, actions) == []
+    [save] = actions_of(SaveRecord, actions)
+    assert save.record.body_zlib and save.record.failures == 0
+    # A record of the run before (a resumed crawl) is adopted as before, no lease given back.
+    assert life.handle(RequestSeen(B), T0) == [LoadRecord(B, B)]
+    actions = life.handle(RecordLoaded(B, shared_record(B)), T0)
+    assert actions_of(StartDownload, actions) == actions_of(ReleaseLease, actions) == []
+    assert stats(actions) == {"rep/robotstxt/store_hits": 1}
+    # A stale record nobody refreshes: downloaded at once, still without a lease.
+    life.handle(RequestSeen(C), T0)
+    stale = shared_record(C, fresh_until=T0 - 1)
+    assert life.handle(RecordLoaded(C, stale), T0) == [StartDownload(C)]
+
+
 def test_shared_store_another_process_holds_the_lease_we_wait_and_adopt() -> None:
     life = robots_lifecycle(store="redis")
     life.handle(RequestSeen(A), T0)
