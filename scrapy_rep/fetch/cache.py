@@ -187,6 +187,19 @@ class DocumentCache(Generic[D]):
             return kept
         return replace(kept, rules=None)
 
+    def compact_plain(self, entry: CacheEntry[D]) -> CacheEntry[Any] | _Cold:
+        """:meth:`compact`'s entry as a plain tuple (its fields, as the compressed tier keeps
+        them), which the collector stops tracking, when its rules can be had again (parsed
+        from its body, or a stand-in by its index); else :meth:`compact`'s entry itself.
+        :meth:`unplain` gives back :meth:`compact`'s entry."""
+        if entry.body_zlib and self._reparse is None:
+            return entry  # its rules could not be parsed again: kept whole
+        return self._frozen(entry)
+
+    def unplain(self, kept: CacheEntry[Any] | _Cold) -> CacheEntry[Any]:
+        """The entry :meth:`compact_plain` kept, as :meth:`compact` makes it."""
+        return self._thawed(kept) if type(kept) is tuple else kept  # type: ignore[return-value]
+
     def restore(self, origin: Hashable, entry: CacheEntry[Any]) -> CacheEntry[D]:
         """The entry :meth:`compact` made, parsed: the cache's own when it holds the same
         version (every field equal but the rules), else parsed again from its body. Never

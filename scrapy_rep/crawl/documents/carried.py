@@ -5,6 +5,11 @@ it until the request comes back, whatever the cache holds by then (an entry may 
 expired or been evicted meanwhile). A token names its run: one read back from ``JOBDIR``
 by the next run names nothing, and the request is decided afresh.
 
+What is kept per token is a plain tuple where it can be (the entry as the cache's
+compressed tier keeps it, and its key as a plain tuple), which CPython's garbage collector
+stops tracking: a broad crawl has thousands of released requests waiting in Scrapy's queue
+(docs/decisions.md, 'Long-lived state out of the collector's sight').
+
 A carried version never decides against a newer one (docs/decisions.md, 'One request, one
 verdict'): when the request comes back, the cache's own version decides if it is newer,
 and a carried version older than one this process has already decided with for that key
@@ -16,8 +21,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scrapy_rep.crawl.requeststate import KEY, RequestState
 
@@ -29,15 +33,13 @@ if TYPE_CHECKING:
 D = TypeVar("D")
 
 
-@dataclass
-class _Kept(Generic[D]):
-    """The entry released requests carry, and how many of them are still to come back."""
+#: No key: a token of this kind that is not (or no longer) kept.
+_NONE: Any = object()
 
-    entry: CacheEntry[D]
-    to_come: int
-    #: The key of the document the entry is of (one request may carry several keys'
-    #: entries of one kind: an RSL license per ``License:`` line).
-    key: Hashable = None
+
+def _plain(key: Hashable) -> Hashable:
+    """``key``, a tuple subclass (an ``Origin``) as the plain tuple equal to it."""
+    return (*key,) if isinstance(key, tuple) and type(key) is not tuple else key
 
 
 class CarriedEntries(Generic[D]):
@@ -48,7 +50,15 @@ class CarriedEntries(Generic[D]):
         #: With a cache, entries carried ``compact`` keep no parsed rules: the cache
         #: gives them back (:meth:`DocumentCache.restore`).
         self._cache = cache
-        self._kept: dict[str, _Kept[D]] = {}
+        #: Per token: the entry its requests carry (a plain tuple made by
+        #: :meth:`DocumentCache.compact_plain`, or the entry); the key of the document it
+        #: is of (one request may carry several keys' entries of one kind: an RSL license
+        #: per ``License:`` line), an ``Origin`` as the plain tuple equal to it; how many of
+        #: its requests are still to come back. Three maps of plain values, not one of
+        #: pairs: a pair of tuples is untracked only a collection after its tuples are.
+        self._kept: dict[str, Any] = {}
+        self._key_of: dict[str, Hashable] = {}
+        self._to_come: dict[str, int] = {}
         #: Per key with carried entries: how many tokens, and the newest version
         #: (``fetched_at``) any request of this process was decided with.
         self._tokens: dict[Hashable, int] = {}
@@ -72,10 +82,14 @@ class CarriedEntries(Generic[D]):
         again, the same, when they come back."""
         if not requests:
             return
+        kept: Any = entry
         if compact and self._cache is not None:
-            entry = self._cache.compact(entry)
+            kept = self._cache.compact_plain(entry)
+        key = _plain(key)
         token = f"{self._run}.{next(self._serial)}"
-        self._kept[token] = _Kept(entry, len(requests), key)
+        self._kept[token] = kept
+        self._key_of[token] = key
+        self._to_come[token] = len(requests)
         # Carried is not used: only a request decided with a version makes the older ones
         # let go (``used``). Were carrying enough, two requests of one origin released
         # with successive versions would each let the other's go, and with a cache too
@@ -97,7 +111,7 @@ class CarriedEntries(Generic[D]):
         """A request was decided with ``entry`` (``key``'s): carried versions older than
         it may no longer decide one."""
         if key in self._tokens and entry.fetched_at > self._newest.get(key, 0.0):
-            self._newest[key] = entry.fetched_at
+            self._newest[_plain(key)] = entry.fetched_at
 
     def take(
         self,
@@ -116,14 +130,14 @@ class CarriedEntries(Generic[D]):
         rest: list[tuple[str, str]] = []
         newest_used = self._newest.get(key, 0.0)  # before its last token is redeemed
         for pair in state.carried:
-            kept = self._kept.get(pair[1]) if pair[0] == self.name else None
-            if kept is None:
+            kept_key = self._key_of.get(pair[1], _NONE) if pair[0] == self.name else _NONE
+            if kept_key is _NONE:
                 if pair[0] != self.name:
                     rest.append(pair)  # another kind's; this kind's of another run go
-            elif kept.key != key:
+            elif kept_key != key:
                 rest.append(pair)
             else:
-                found = self._redeem(pair[1], kept)
+                found = self._redeem(pair[1])
                 entry = entry or found
         request.meta[KEY] = state._replace(carried=tuple(rest))
         if entry is None:
@@ -141,8 +155,7 @@ class CarriedEntries(Generic[D]):
         return entry
 
     def _is_of(self, token: str, key: Hashable) -> bool:
-        kept = self._kept.get(token)
-        return kept is not None and kept.key == key
+        return bool(self._key_of.get(token, _NONE) == key)
 
     def _others(
         self, carried: tuple[tuple[str, str], ...], key: Hashable
@@ -156,18 +169,28 @@ class CarriedEntries(Generic[D]):
 
     def clear(self) -> None:
         self._kept.clear()
+        self._key_of.clear()
+        self._to_come.clear()
         self._tokens.clear()
         self._newest.clear()
 
-    def _redeem(self, token: str, kept: _Kept[D]) -> CacheEntry[D]:
-        """One request of those ``kept`` carries came back."""
-        kept.to_come -= 1
-        if kept.to_come <= 0:
-            del self._kept[token]
-            left = self._tokens.get(kept.key, 1) - 1
+    def _redeem(self, token: str) -> CacheEntry[D]:
+        """One request of those carrying ``token`` came back: its entry (as
+        :meth:`DocumentCache.compact` makes it, when it was carried compact)."""
+        entry = self._kept[token]
+        key = self._key_of[token]
+        to_come = self._to_come[token] - 1
+        if to_come > 0:
+            self._to_come[token] = to_come
+        else:
+            del self._kept[token], self._key_of[token], self._to_come[token]
+            left = self._tokens.get(key, 1) - 1
             if left:
-                self._tokens[kept.key] = left
+                self._tokens[key] = left
             else:
-                self._tokens.pop(kept.key, None)
-                self._newest.pop(kept.key, None)
-        return kept.entry
+                self._tokens.pop(key, None)
+                self._newest.pop(key, None)
+        if type(entry) is tuple:
+            assert self._cache is not None  # only a cache makes plain entries
+            return self._cache.unplain(entry)
+        return entry  # type: ignore[no-any-return]

@@ -93,3 +93,31 @@ def test_carrying_a_newer_version_lets_no_carried_one_go() -> None:
     back_b = carried.take(b, "o")
     assert back_b is not None and not back_b.rules.allowed("https://o/private/2", "bot")
     assert len(carried) == 0
+
+
+def test_carried_entries_add_no_tracked_object() -> None:
+    """Released requests of 1,000 origins waiting in the scheduler, each origin's entry
+    carried compact under its ``Origin``, cost the collector what 10 origins' do: each is
+    kept as plain tuples (docs/decisions.md, 'Long-lived state out of the collector's
+    sight'), and still decides its request, parsed again from its body."""
+    from scrapy_rep.urls.origins import Origin
+    from tests.support.counting import tracked_under
+
+    def carrying(origins: int) -> tuple[CarriedEntries[RobotsTxt], list[Request]]:
+        cache: DocumentCache[RobotsTxt] = DocumentCache(1, reparse=parse_robotstxt)
+        carried: CarriedEntries[RobotsTxt] = CarriedEntries("robots.txt", cache)
+        requests = []
+        for number in range(origins):
+            request = Request(f"https://h{number}.example/private/x")
+            origin = Origin("https", f"h{number}.example", None)
+            carried.carry([request], carried_entry(), origin, compact=True)
+            carried.used(origin, carried_entry())  # a request of it decided meanwhile
+            requests.append(request)
+        return carried, requests
+
+    (small, _), (large, requests) = carrying(10), carrying(1000)
+    assert len(large) == 1000
+    assert tracked_under(large) - tracked_under(small) == 0
+    back = large.take(requests[500], Origin("https", "h500.example", None))
+    assert back is not None and not back.rules.allowed("https://h500.example/private/x", "b")
+    assert len(large) == 999
