@@ -192,9 +192,10 @@ class DocumentCache(Generic[D]):
         them), which the collector stops tracking, when its rules can be had again (parsed
         from its body, or a stand-in by its index); else :meth:`compact`'s entry itself.
         :meth:`unplain` gives back :meth:`compact`'s entry."""
-        if entry.body_zlib and self._reparse is None:
-            return entry  # its rules could not be parsed again: kept whole
-        return self._frozen(entry)
+        kept = self.compact(entry)
+        if kept.body_zlib and kept.rules is not None:
+            return kept  # its rules could not be parsed again: kept whole
+        return self._frozen(kept)
 
     def unplain(self, kept: CacheEntry[Any] | _Cold) -> CacheEntry[Any]:
         """The entry :meth:`compact_plain` kept, as :meth:`compact` makes it."""
