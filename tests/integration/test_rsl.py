@@ -10,6 +10,7 @@ share one license URL. The same crawl runs for ``search``, ``ai-train`` and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +68,14 @@ REFUSED = {
 }
 
 
-def license_sites() -> Sites:
+def license_sites(slow: str = "") -> Sites:
+    """The origins of :data:`ORIGINS` and the lic origin of :data:`LICENSES`; ``slow``: a
+    license path answered only after a second (every request naming it is held for it)."""
     sites = Sites()
     lic = sites.add("lic")
     for path, replies in LICENSES.items():
+        if path == slow:
+            replies = [replace(reply, delay=1.0) for reply in replies]
         lic.script(path, *replies)
     for name, license_path in ORIGINS.items():
         line = "".join(f"License: {sites.url('lic', p)}\n" for p in license_path.split())
@@ -78,10 +83,12 @@ def license_sites() -> Sites:
     return sites
 
 
-async def crawl_every_origin(settings: dict[str, Any], held: str = "") -> tuple[Any, Any, Sites]:
+async def crawl_every_origin(
+    settings: dict[str, Any], held: str = "", slow: str = ""
+) -> tuple[Any, Any, Sites]:
     """A crawl of every origin's /page; ``held``: a license path of the lic origin (or
-    a server URL) for ``REP_RSL_LICENSES``."""
-    sites = license_sites()
+    a server URL) for ``REP_RSL_LICENSES``; ``slow``: as for :func:`license_sites`."""
+    sites = license_sites(slow)
     if held:
         settings["REP_RSL_LICENSES"] = [held if "://" in held else sites.url("lic", held)]
     urls = [sites.url(name, "/page") for name in ORIGINS]
@@ -152,13 +159,17 @@ async def test_a_crawl_without_a_purpose_fetches_no_license() -> None:
 async def test_the_report_shows_each_license_and_the_element_that_refused() -> None:
     from scrapy_rep.crawl.report import RepReport
 
-    crawler, _, sites = await crawl_every_origin({"REP_PURPOSE": "ai-train", "REP_REPORT": True})
+    crawler, _, sites = await crawl_every_origin(
+        {"REP_PURPOSE": "ai-train", "REP_REPORT": True}, slow="/no-train.xml"
+    )
     report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
     lines = report.text.splitlines()
     license_url = sites.url("lic", "/no-train.xml")
     at = lines.index(f"  {license_url}")
     assert lines[at + 1].startswith("    rsl: 200 (")  # no "robots.txt: not downloaded"
-    assert lines[at + 2] == "    2 request(s) waited for it"  # two origins, one download
+    # three origins name it (notrain, notrain2, two); answered after a second, so each
+    # request was held for its one download (how many wait is timing, unless it is slow)
+    assert lines[at + 2] == "    3 request(s) waited for it"
     refused = lines[lines.index(f"  {sites.url('notrain', '/page')}") + 1]
     assert refused == (
         f'    Not fetched: ai-train denied by RSL {license_url} <content url="/"> license 1: '
