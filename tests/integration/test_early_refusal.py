@@ -217,41 +217,27 @@ async def test_early_refusal_has_the_late_refusals_outcome(
     assert [path for path in early["requested"]["b"] if "private" in path] == []
 
 
-@pytest.mark.parametrize(
-    ("settings", "held_early"),
-    [
-        # every fetch slot taken by a's: b's request goes through the scheduler
-        ({"REP_ROBOTSTXT_CONCURRENCY": 1}, 3),
-        # two held in memory at most: a's third and b's go through the scheduler (held
-        # after it, on disk), never pickled for the early pass
-        ({"REP_MAX_HELD_REQUESTS": 2}, 2),
-    ],
-    ids=["fetch-slots", "held-in-memory"],
-)
 @pytest_twisted.ensureDeferred
-async def test_held_before_the_scheduler_only_within_its_bounds(
-    settings: dict[str, Any], held_early: int
-) -> None:
+async def test_held_before_the_scheduler_only_while_a_fetch_can_start() -> None:
     """Requests whose robots.txt is not known are held before the scheduler (requests
-    with an errback too: holding is no verdict) while the held requests fit in memory and
-    their origin's fetch is under way or fewer than ``REP_ROBOTSTXT_CONCURRENCY`` origins'
-    are; beyond, a request goes through the scheduler and is held after it, as before.
-    Each is decided once its robots.txt is known; nothing is lost, robots.txt is fetched
-    once per origin."""
+    with an errback too: holding is no verdict) while their origin's fetch is under way or
+    can start at once; with every fetch slot taken (``REP_ROBOTSTXT_CONCURRENCY = 1``), a
+    new origin's request goes through the scheduler and is held after it, as before. Each
+    is decided once its robots.txt is known; nothing is lost, robots.txt is fetched once
+    per origin."""
     sites = Sites()
     slow_robots = replace(robots("User-agent: *\nDisallow: /x\n"), delay=1.0)
     for name in ("a", "b"):
         sites.add(name).script("/robots.txt", slow_robots)
     urls = [sites.url("a", path) for path in ("/1", "/2", "/x")] + [sites.url("b", "/1")]
     try:
-        crawler, spider = await crawl(urls, settings)
+        crawler, spider = await crawl(urls, {"REP_ROBOTSTXT_CONCURRENCY": 1})
     finally:
         await sites.close()
     stats = crawler.stats.get_stats()
-    assert stats.get(HELD_EARLY) == held_early
-    assert stats.get("rep/requests/held") == len(urls)
-    # Scheduled once when held early, twice when held after the scheduler.
-    assert stats.get("scheduler/enqueued") == held_early + 2 * (len(urls) - held_early)
+    assert stats.get(HELD_EARLY) == 3  # a's three: its fetch started with the first
+    assert stats.get("rep/requests/held") == 4  # and b's, held after the scheduler
+    assert stats.get("scheduler/enqueued") == 3 + 2  # a's once each, b's twice
     assert sorted(spider.downloaded) == sorted(u for u in urls if not u.endswith("/x"))
     assert sorted(spider.dropped) == sorted(u for u in urls if u.endswith("/x"))
     for name in ("a", "b"):

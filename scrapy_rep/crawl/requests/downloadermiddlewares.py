@@ -160,9 +160,8 @@ class RobotsTxtMiddleware:
         ``request_scheduled`` and the dupefilter, that refuses it as
         :meth:`process_request` does (when they refuse it; not a request with an errback,
         which is owed the ``IgnoreRequest`` failure), or holds it until the document it
-        waits for is known (when one is not cached and fresh, and
-        :meth:`~scrapy_rep.crawl.documents.documents.OriginDocument.may_hold_early`), and
-        returns the stat of what it did (``""``: neither, it
+        waits for is known (when one is not cached and fresh, and its fetch is under way
+        or can start at once), and returns the stat of what it did (``""``: neither, it
         goes on). Used by the spider middleware
         (:mod:`scrapy_rep.crawl.requests.early`)."""
         facts = self.facts.of(request)
@@ -176,7 +175,7 @@ class RobotsTxtMiddleware:
 
         verdict = decide(facts, self.rules, cached)
         if isinstance(verdict, Wait):
-            if not documents[verdict.document].may_hold_early(verdict.key):
+            if not documents[verdict.document].fetch_under_way_or_free(verdict.key):
                 return None  # held after the scheduler, which orders what waits meanwhile
             return partial(self._hold_early, request, facts)
         if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed

@@ -132,12 +132,6 @@ class Keys(Generic[D]):
         return state is not None and state.step is not Step.IDLE
 
     @property
-    def keys_under_way(self) -> int:
-        """How many keys have a fetch under way: a store look-up or lease, queued, being
-        downloaded or announced, or waiting to be retried."""
-        return len(self._states)
-
-    @property
     def downloading(self) -> bool:
         """A store lookup, lease, queued or running download (the spider must stay open)."""
         return any(s.step not in (Step.IDLE, Step.RETRY_WAIT) for s in self._states.values())
