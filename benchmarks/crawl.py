@@ -714,7 +714,7 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
         fresh = [Request(url) for url in allowed]
         start = time.perf_counter()
         for request in fresh:
-            ours.before_scheduling(request)
+            ours.refusal_if_known(request)
             run_coroutine(ours.process_request(request))
         EarlyDecisions.keep = keep  # type: ignore[method-assign]
         return (time.perf_counter() - start) / len(fresh) * 1e6

@@ -7,7 +7,6 @@ with the early path, and with it switched off (every request refused late, as be
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.requests.early import HELD_EARLY, REFUSED_EARLY, EarlyPass
+from scrapy_rep.crawl.requests.early import REFUSED_EARLY, EarlyRefusal
 from tests.support.audittrail import lines
 from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 
@@ -148,11 +147,9 @@ async def crawl_two_origins(
             key: value
             for key, value in stats.items()
             if key.startswith(("rep/", "robotstxt/", "dupefilter/", "item_scraped"))
-            and key not in (REFUSED_EARLY, HELD_EARLY)
+            and key != REFUSED_EARLY
         },
         "early": stats.get(REFUSED_EARLY, 0),
-        "held_early": stats.get(HELD_EARLY, 0),
-        "enqueued": stats.get("scheduler/enqueued", 0),
         "logs": sorted(
             local(r.getMessage()) for r in caplog.records if "Forbidden by" in r.getMessage()
         ),
@@ -184,19 +181,13 @@ async def test_early_refusal_has_the_late_refusals_outcome(
     refused_early: int,
 ) -> None:
     early = await crawl_two_origins(tmp_path, "early", settings, caplog)
-    monkeypatch.setattr(EarlyPass, "request", lambda self, request, start=False: request)
+    monkeypatch.setattr(EarlyRefusal, "request", lambda self, request, start=False: request)
     late = await crawl_two_origins(tmp_path, "late", settings, caplog)
 
     # The early path was taken: a's refused URLs, from a callback and from start(); not
     # b's, whose robots.txt was not cached, nor the duplicate (the dupefilter's).
     assert early["early"] == refused_early, early["refused"]
     assert late["early"] == 0
-    # a's home page and b's request wait for their robots.txt: held before the
-    # scheduler, and scheduled once, when released (on the late path a held request is
-    # scheduled before it is held and again when released; a refused one never is).
-    assert early["held_early"] == (2 if refused_early else 0)
-    assert late["held_early"] == 0
-    assert early["enqueued"] == late["enqueued"] - early["held_early"] - early["early"]
     # ... and every outcome is the late path's.
     for key in ("refused", "stats", "logs", "records", "counts"):
         assert early[key] == late[key], key
@@ -215,30 +206,3 @@ async def test_early_refusal_has_the_late_refusals_outcome(
     assert "/private/dont-obey" in early["requested"]["a"]
     assert ("<a>/private/errback" in refused_urls) is obey
     assert [path for path in early["requested"]["b"] if "private" in path] == []
-
-
-@pytest_twisted.ensureDeferred
-async def test_held_before_the_scheduler_only_while_a_fetch_can_start() -> None:
-    """Requests whose robots.txt is not known are held before the scheduler (requests
-    with an errback too: holding is no verdict) while their origin's fetch is under way or
-    can start at once; with every fetch slot taken (``REP_ROBOTSTXT_CONCURRENCY = 1``), a
-    new origin's request goes through the scheduler and is held after it, as before. Each
-    is decided once its robots.txt is known; nothing is lost, robots.txt is fetched once
-    per origin."""
-    sites = Sites()
-    slow_robots = replace(robots("User-agent: *\nDisallow: /x\n"), delay=1.0)
-    for name in ("a", "b"):
-        sites.add(name).script("/robots.txt", slow_robots)
-    urls = [sites.url("a", path) for path in ("/1", "/2", "/x")] + [sites.url("b", "/1")]
-    try:
-        crawler, spider = await crawl(urls, {"REP_ROBOTSTXT_CONCURRENCY": 1})
-    finally:
-        await sites.close()
-    stats = crawler.stats.get_stats()
-    assert stats.get(HELD_EARLY) == 3  # a's three: its fetch started with the first
-    assert stats.get("rep/requests/held") == 4  # and b's, held after the scheduler
-    assert stats.get("scheduler/enqueued") == 3 + 2  # a's once each, b's twice
-    assert sorted(spider.downloaded) == sorted(u for u in urls if not u.endswith("/x"))
-    assert sorted(spider.dropped) == sorted(u for u in urls if u.endswith("/x"))
-    for name in ("a", "b"):
-        assert sites.requested(name).count("/robots.txt") == 1

@@ -233,8 +233,7 @@ async def test_a_cache_smaller_than_the_active_origins_does_not_refetch_per_page
 @pytest_twisted.ensureDeferred
 async def test_the_held_request_limit_spills_to_disk_and_loses_nothing() -> None:
     """robots.txt is slow: it answers only once every request waits for it (whatever the
-    machine's speed; a fixed 2 s delay let a busy machine hold only some of them), and
-    once its own request has reached the server."""
+    machine's speed; a fixed 2 s delay let a busy machine hold only some of them)."""
     N = 600
     sites = Sites()
     origin = sites.add("slow")
@@ -244,25 +243,15 @@ async def test_the_held_request_limit_spills_to_disk_and_loses_nothing() -> None
     settings = {"REP_MAX_HELD_REQUESTS": 100, "CONCURRENT_REQUESTS": 32, "DOWNLOAD_TIMEOUT": 120}
     held_count = [0]
 
-    def answer() -> None:
-        """robots.txt answered once it has reached the server (held before the scheduler,
-        the requests may all be held before its download is sent)."""
-        from twisted.internet import reactor
-
-        if not origin.hanging:
-            reactor.callLater(0.05, answer)  # type: ignore[attr-defined]
-            return
-        (request,) = origin.hanging
-        request.setResponseCode(200)
-        request.setHeader("Content-Type", "text/plain")
-        request.write(b"User-agent: *\nDisallow: /x\n")
-        request.finish()
-
     def watch(crawler: Any) -> None:
         def held(**_: Any) -> None:
             held_count[0] += 1
             if held_count[0] == N:
-                answer()
+                (request,) = origin.hanging
+                request.setResponseCode(200)
+                request.setHeader("Content-Type", "text/plain")
+                request.write(b"User-agent: *\nDisallow: /x\n")
+                request.finish()
 
         crawler.signals.connect(held, signal=request_held, weak=False)
 

@@ -464,8 +464,6 @@ async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -
     assert first.stats is not None
     assert first.stats.get_value("finish_reason") == "shutdown"
     assert first.stats.get_value("rep/requests/dropped/spider_closed") is None
-    # Held before the scheduler (never in JOBDIR's queue): the pause keeps them all the same.
-    assert first.stats.get_value("rep/requests/held_before_scheduling") >= 3
     # What the pause kept: the three of "down", and on a loaded machine maybe "up"'s too,
     # still held for its robots.txt when the pause came.
     import pickle

@@ -168,15 +168,6 @@ class OriginDocument(Generic[D]):
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
         return self.usable_entry(key)
 
-    def fetch_under_way_or_free(self, key: Hashable) -> bool:
-        """Whether ``key``'s document is being fetched (looked up, downloaded, or waiting to
-        be retried), or a fetch of it would start at once (fewer than the lifecycle's
-        ``concurrency`` running): a request is held before the scheduler only then, so
-        that the early pass never queues more fetches than can run, and the scheduler
-        keeps ordering the requests of the origins whose turn has not come."""
-        lifecycle = self.lifecycle
-        return lifecycle.under_way(key) or lifecycle.running < lifecycle.policy.concurrency
-
     def cached_entry(self, key: Hashable, now: float) -> CacheEntry[D] | None:
         """The fresh cached entry of ``key`` (an origin, or an RSL license URL), or
         ``None``; never starts a fetch, nor a refresh (a stale entry answers ``None``).

@@ -46,7 +46,7 @@ from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.report import closing_lines
-from scrapy_rep.crawl.requests.early import EarlyPass
+from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig
@@ -71,10 +71,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.usage = page.usage
         self.licenses = page.licenses
         self.links = LinkGate(crawler, page)
-        #: Requests the cached documents refuse, refused before the scheduler; requests
-        #: whose documents are not known yet, held before it (docs/decisions.md, 'Early
-        #: refusal before the scheduler', 'Held before the scheduler').
-        self.early = EarlyPass(crawler, self)
+        #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
+        #: scheduler (docs/decisions.md, 'Early refusal before the scheduler').
+        self.early = EarlyRefusal(crawler, self)
         #: noimageai pages: their images refused or marked (docs/decisions.md, 'A page's
         #: noimageai covers the images it shows').
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)

@@ -1,7 +1,7 @@
 """Each allowed request decided once: the early pass's verdict kept for the late check.
 
 The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) decides every
-request whose origin's documents are cached (``RobotsTxtMiddleware.before_scheduling``, with
+request whose origin's documents are cached (``RobotsTxtMiddleware.refusal_if_known``, with
 :func:`scrapy_rep.verdict.decide`). When it allows one, the middleware keeps the facts it
 was decided on and the :class:`~scrapy_rep.verdict.Allowed` verdict here, under a small
 token in the request's state (:attr:`~scrapy_rep.crawl.requeststate.RequestState.early`).

@@ -47,7 +47,6 @@ from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-from scrapy_rep.crawl.requests.early import HELD_EARLY, REFUSED_EARLY
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
@@ -152,17 +151,13 @@ class RobotsTxtMiddleware:
         """How many requests wait for each origin's robots.txt."""
         return self._robots.held_counts()
 
-    def before_scheduling(self, request: Request) -> Callable[[], str] | None:
-        """The early pass (docs/decisions.md, 'Early refusal before the scheduler' and
-        'Held before the scheduler'), asked from the cached documents alone: ``None`` when
-        ``request`` goes on as usual (an allowed request's verdict is kept for
-        :meth:`process_request`); else a function, called once the request got past
-        ``request_scheduled`` and the dupefilter, that refuses it as
-        :meth:`process_request` does (when they refuse it; not a request with an errback,
-        which is owed the ``IgnoreRequest`` failure), or holds it until the document it
-        waits for is known (when one is not cached and fresh, and its fetch is under way
-        or can start at once), and returns the stat of what it did (``""``: neither, it
-        goes on). Used by the spider middleware
+    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+        """The early pass (docs/decisions.md, 'Early refusal before the scheduler'): when
+        the cached documents already refuse ``request``, a function that refuses it as
+        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
+        it did); ``None`` otherwise, or when they are not all cached and fresh (it goes on
+        as usual). An allowed request's verdict is kept for :meth:`process_request`. Reads
+        the cache only: never starts a fetch. Used by the spider middleware
         (:mod:`scrapy_rep.crawl.requests.early`)."""
         facts = self.facts.of(request)
         if facts.origin is None or request.url.endswith("/robots.txt"):
@@ -175,42 +170,18 @@ class RobotsTxtMiddleware:
 
         verdict = decide(facts, self.rules, cached)
         if isinstance(verdict, Wait):
-            if not documents[verdict.document].fetch_under_way_or_free(verdict.key):
-                return None  # held after the scheduler, which orders what waits meanwhile
-            return partial(self._hold_early, request, facts)
+            return None
         if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
             self._decided_early.keep(request, facts, verdict)
             return None
-        if request.errback is not None:
-            return None  # the late path calls its errback
         return partial(self._refuse_early, request, facts, verdict)
 
-    def _refuse_early(self, request: Request, facts: RequestFacts, verdict: Refused) -> str:
+    def _refuse_early(self, request: Request, facts: RequestFacts, verdict: Refused) -> bool:
         try:
             self.perform.refused(request, facts, verdict)
         except IgnoreRequest:
-            return REFUSED_EARLY
-        return ""  # never: refused() always raises
-
-    def _hold_early(self, request: Request, facts: RequestFacts) -> str:
-        """Held before the scheduler: decided with what the crawl knows now (asking starts
-        the fetch of each document not known), and held as :meth:`process_request` holds
-        a request, when it must wait; else refused, or let go on with its verdict kept.
-        Not once the spider has closed (its held requests are dealt with already)."""
-        if self.runner.closed:
-            return ""
-        verdict = self._decide(request, facts, self._known(request, carries=False))
-        if isinstance(verdict, Wait):
-            for kind, key, entry in verdict.used:  # decided by them when it comes back
-                self.documents[kind].carry(request, entry, key)
-            self.documents[verdict.document].hold(verdict.key, request)
-            return HELD_EARLY
-        if isinstance(verdict, Refused):
-            if request.errback is not None:
-                return ""  # the late path decides it again and calls its errback
-            return self._refuse_early(request, facts, verdict)
-        self._decided_early.keep(request, facts, verdict)  # a stale copy allows it
-        return ""
+            return True
+        return False  # never: refused() always raises
 
     # ------------------------------------------------------------------ the request path
 

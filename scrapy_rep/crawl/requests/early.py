@@ -1,38 +1,27 @@
-"""Refusing or holding a request before it is scheduled (docs/decisions.md, 'Early
-refusal before the scheduler' and 'Held before the scheduler'; docs/behaviour.md, 'Refused
-before the scheduler').
+"""Refusing a request before it is scheduled, when its origin's documents are cached
+(docs/decisions.md, 'Early refusal before the scheduler'; docs/behaviour.md, 'Refused before
+the scheduler').
 
-A request the spider yields (from a callback or from ``start()``) is asked about here, from
-its origin's cached documents, before it reaches the scheduler
-(:meth:`scrapy_rep.RobotsTxtMiddleware.before_scheduling`):
+A request the spider yields (from a callback or from ``start()``) for a URL that its
+origin's cached robots.txt (and, for AI purposes, tdmrep.json) already refuses need not
+take the path through the scheduler, the downloader's middleware chain, ``IgnoreRequest``
+and the errback. :class:`EarlyRefusal` (used by the spider middleware's output pass)
+refuses it there, with the same outcome as the downloader middleware's: the same stats,
+log line, ``request_refused`` signal and audit record, because the refusal itself is the
+downloader middleware's, run with the entries found here
+(:meth:`scrapy_rep.RobotsTxtMiddleware.refusal_if_known`).
 
-- the cached robots.txt (and, for AI purposes, tdmrep.json and licenses) refuse it: it
-  need not take the path through the scheduler, the downloader's middleware chain,
-  ``IgnoreRequest`` and the errback. :class:`EarlyPass` (used by the spider middleware's
-  output pass) refuses it here, with the same outcome as the downloader middleware's: the
-  same stats, log line, ``request_refused`` signal and audit record, because the refusal
-  itself is the downloader middleware's, run with the entries found here;
-- a document it needs is not cached and fresh: its fetch starts here and the request is
-  held until the document is known, as the downloader middleware holds it, and then
-  scheduled once (the downloader middleware decides it as any other request). Held after
-  the scheduler instead, it went through the scheduler's queue (a pickle in ``JOBDIR``'s),
-  the downloader's middlewares and ``request_scheduled`` twice;
-- they allow it: its verdict is kept for the downloader middleware
-  (:mod:`scrapy_rep.crawl.requests.decidedearly`), and it goes on.
-
-What the engine does to a request before the scheduler's queue is done here first, in its
+What the engine does to a request before the scheduler's queue is done here too, in its
 order, so that nothing else changes: ``request_scheduled`` is sent (a handler that raises
 ``IgnoreRequest``, e.g. Scrapy's offsite filter, drops it, as in the engine), then
 Scrapy's scheduler's dupefilter sees it (a duplicate is logged, ``request_dropped`` is
-sent, and it is neither refused nor held; a new one has its fingerprint remembered, and a
-held one is released with ``dont_filter``).
+sent, and it is not refused a second time; a new one has its fingerprint remembered).
 
 Everything else goes on as before, unchanged:
 
-- a request whose origin's documents are cached but only stale (it is decided with them
-  while a refresh runs), or whose robots.txt handlers still run;
-- a request the cached documents refuse that has an errback (it is owed the
-  ``IgnoreRequest`` failure);
+- a request whose origin's documents are not cached, or only stale (a refresh may be
+  due), or whose robots.txt handlers still run;
+- a request with an errback (it is owed the ``IgnoreRequest`` failure);
 - a request for ``/robots.txt`` itself, and one with ``dont_obey_robotstxt`` under
   Scrapy's meaning;
 - every request, when a spider middleware other than Scrapy's ``StartSpiderMiddleware``
@@ -43,8 +32,7 @@ Everything else goes on as before, unchanged:
   dupefilter is not known).
 
 Skipped for an early refusal, by design: Scrapy's ``scheduler/enqueued…``,
-``scheduler/dequeued…`` and ``downloader/exception_…`` stats of the request; a request
-held here is counted by the scheduler once, when it is released.
+``scheduler/dequeued…`` and ``downloader/exception_…`` stats of the request.
 """
 
 from __future__ import annotations
@@ -76,9 +64,6 @@ logger = logging.getLogger(__name__)
 #: Stats key: requests refused before they were scheduled (also counted where the late
 #: path counts them: ``robotstxt/forbidden``, ``rep/requests/dropped/…``).
 REFUSED_EARLY = "rep/requests/refused_before_scheduling"
-#: Stats key: requests held before they were scheduled (also counted in
-#: ``rep/requests/held``).
-HELD_EARLY = "rep/requests/held_before_scheduling"
 #: Downloader middlewares that may run before ours without changing what it would see:
 #: Scrapy's offsite filter (it drops at ``request_scheduled``, which is sent here too)
 #: and the audit trail's (no ``process_request``).
@@ -94,16 +79,15 @@ def _name(component: object) -> str:
     return f"{type(component).__module__}.{type(component).__qualname__}"
 
 
-class EarlyPass:
-    """The spider middleware's early pass: refuses the requests the cache already
-    refuses, holds those whose documents are not known yet."""
+class EarlyRefusal:
+    """The spider middleware's early refusal of the requests the cache already refuses."""
 
     def __init__(self, crawler: Crawler, page_middleware: object = None) -> None:
         self.crawler = crawler
         #: The spider middleware this works for (its place in the chain matters).
         self._page_middleware = page_middleware
-        #: ``RobotsTxtMiddleware.before_scheduling`` of the crawl, found at spider_opened.
-        self._ask: Callable[[Request], Callable[[], str] | None] | None = None
+        #: ``RobotsTxtMiddleware.refusal_if_known`` of the crawl, found at spider_opened.
+        self._refusal: Callable[[Request], Callable[[], bool] | None] | None = None
         self._dupefilter: Any = None
         #: Scrapy's StartSpiderMiddleware would mark start requests after us.
         self._mark_start = False
@@ -126,7 +110,7 @@ class EarlyPass:
         for method in downloader_methods(engine, "process_request"):
             component = getattr(method, "__self__", None)
             if component is owner and owner is not None:
-                self._ask = owner.before_scheduling
+                self._refusal = owner.refusal_if_known
                 break
             if _name(component) not in _BEFORE_OURS_OK:
                 return  # it might change or drop the request: the late path decides
@@ -135,36 +119,36 @@ class EarlyPass:
             self._dupefilter = getattr(scheduler, "df", None)
 
     def request(self, request: Request, start: bool = False) -> Request | None:
-        """``request`` to pass on, or ``None`` when it was refused or held (or dropped as
-        the engine would have) here; ``start``: it comes from ``start()``. Never raises: a
+        """``request`` to pass on, or ``None`` when it was refused (or dropped as the
+        engine would have) here; ``start``: it comes from ``start()``. Never raises: a
         bug of ours passes the request on."""
-        ask = self._ask
-        if ask is None:
+        refusal = self._refusal
+        if refusal is None or request.errback is not None:
             return request
         if not request.dont_filter and self._dupefilter is None:
             return request
         try:
-            act = ask(request)
+            refuse = refusal(request)
         except Exception:  # the late path decides it, and reports its own errors
-            logger.debug("scrapy_rep: nothing done early with %s", request, exc_info=True)
+            logger.debug("scrapy_rep: no early refusal of %s", request, exc_info=True)
             return request
-        if act is None:
+        if refuse is None:
             return request
         if start and self._mark_start:
             request.meta.setdefault("is_start_request", True)
         try:
             if not self._schedule(request):
                 return None
-            done = act()
+            refused = refuse()
         except Exception:  # never lose the request: the late path decides it
-            logger.exception("scrapy_rep internal error with %s before scheduling", request)
+            logger.exception("scrapy_rep internal error refusing %s early", request)
             return request.replace(dont_filter=True)  # it may be in the dupefilter now
-        if done:
+        if refused:
             if self._stats is not None:
-                self._stats.inc_value(done)
+                self._stats.inc_value(REFUSED_EARLY)
             return None
-        # Decided with a stale copy while it is refreshed (allowed; or refused, and owed
-        # its errback): it is scheduled already, so the dupefilter must not see it again.
+        # Never expected (the same entries decided): it is scheduled already, so the
+        # dupefilter must not see it again.
         return request.replace(dont_filter=True)
 
     def announce(self, request: Request) -> bool:

@@ -1,5 +1,5 @@
 """Each allowed request decided once: the late check (``process_request``) reuses the
-early pass's verdict (``before_scheduling``) when nothing it depended on has changed, and
+early pass's verdict (``refusal_if_known``) when nothing it depended on has changed, and
 decides afresh when something has (the URL, the agent, a document's entry, the run).
 
 The fresh paths drive the middleware directly; real crawls compare the outcome with the
@@ -92,7 +92,7 @@ def test_reused_late_with_the_trail_the_same_record(monkeypatch: pytest.MonkeyPa
     ours = middleware(trail)
     counted = counted_matches(monkeypatch)
     request = Request(URL)
-    assert ours.before_scheduling(request) is None
+    assert ours.refusal_if_known(request) is None
     assert early_token(request)
     late(ours, request)
     assert counted == {("robots", "/page"): 1}
@@ -113,7 +113,7 @@ def test_a_request_changed_between_the_passes_is_decided_afresh(
     ours = middleware(REP_PURPOSE="ai-train")
     counted = counted_matches(monkeypatch)
     request = Request(URL)
-    assert ours.before_scheduling(request) is None
+    assert ours.refusal_if_known(request) is None
     assert early_token(request)  # kept: reused if nothing changed
     if change == "url":  # the token travels with the meta a replaced request copies
         request = request.replace(url="https://site.example/private/1")
@@ -137,12 +137,12 @@ def test_a_newer_robotstxt_between_the_passes_decides_afresh(
     ours = middleware()
     counted = counted_matches(monkeypatch)
     request = Request(URL)
-    assert ours.before_scheduling(request) is None
+    assert ours.refusal_if_known(request) is None
     put(ours, ALLOW)  # the same rules, a newer entry (another process's record, a refresh)
     late(ours, request)
     assert counted == {("robots", "/page"): 2}
     request = Request(URL)
-    assert ours.before_scheduling(request) is None
+    assert ours.refusal_if_known(request) is None
     put(ours, FORBID)  # now forbidden
     with pytest.raises(IgnoreRequest, match="Forbidden by"):
         late(ours, request)
@@ -153,7 +153,7 @@ def test_a_token_of_another_run_names_nothing(monkeypatch: pytest.MonkeyPatch) -
     (Scrapy's disk queues: ``to_dict`` and pickle) is decided afresh, its token gone."""
     first = middleware()
     request = Request(URL)
-    assert first.before_scheduling(request) is None
+    assert first.refusal_if_known(request) is None
     saved = pickle.dumps(request.to_dict())
     resumed = request_from_dict(pickle.loads(saved))
     assert early_token(resumed)
@@ -165,7 +165,7 @@ def test_a_token_of_another_run_names_nothing(monkeypatch: pytest.MonkeyPatch) -
     # Even a token that happened to name a verdict of this run reuses nothing that the
     # request's own inputs do not give again (here: another URL's).
     other = Request("https://site.example/other")
-    assert second.before_scheduling(other) is None
+    assert second.refusal_if_known(other) is None
     again = request_from_dict(pickle.loads(saved))
     again.meta[KEY] = again.meta[KEY]._replace(early=early_token(other))
     counted.clear()
