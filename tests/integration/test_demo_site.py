@@ -36,8 +36,10 @@ def line_reader(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], threa
 
 
 #: ``python -m demo.site`` as a terminal starts it: Ctrl-C (SIGINT) neither ignored nor
-#: blocked, whatever the test process inherited or set (a child inherits both; in two
-#: full suite runs on a loaded machine the site did not stop on SIGINT).
+#: blocked, whatever the test process inherited (a child inherits both, and an ignored
+#: SIGINT makes the site hang exactly as it did, once each, in two full suite runs on a
+#: loaded machine; the test workers' own SIGINT was never found ignored, so the cause of
+#: those two hangs is not known: a hang now names the site's signal masks).
 TERMINAL_START = (
     "import runpy, signal; "
     "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
