@@ -618,8 +618,8 @@ async def test_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
 
     Measured in a crawler process of its own, blocks allocated by an import left out: in
     the suite's long-lived worker, what other code allocated during the crawl depends on
-    the tests before it (a module first imported then, a global table growing), and it
-    was counted as kept too (5.2 MB once, on Python 3.13 in CI; 1.35 MB every time in a
+    the tests before it (a module imported for the first time then), and it was counted
+    as kept too (5.2 MB once, on Python 3.13 in CI; 1.35 MB every time in a
     process of its own, where the first import of aiohttp alone is a 1.9 MB block). The
     download timeout is long: tracemalloc slows a busy machine's crawl a lot."""
     import random

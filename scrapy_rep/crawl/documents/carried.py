@@ -190,7 +190,6 @@ class CarriedEntries(Generic[D]):
             else:
                 self._tokens.pop(key, None)
                 self._newest.pop(key, None)
-        if type(entry) is tuple:
-            assert self._cache is not None  # only a cache makes plain entries
-            return self._cache.unplain(entry)
-        return entry  # type: ignore[no-any-return]
+        if self._cache is None:  # only a cache makes plain entries
+            return entry  # type: ignore[no-any-return]
+        return self._cache.unplain(entry)
