@@ -268,6 +268,14 @@ def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
             ['scrapy_rep: 1,201 links not followed (1,200 on nofollow pages, 1 rel="nofollow"); '
              "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"],
         ),
+        (
+            {"rep/requests/dropped/forbidden": 2, "rep/requests/dropped/purpose": 1,
+             "rep/purpose/requests_dropped/ai-train": 1,
+             "rep/requests/dropped/robotstxt_unreachable": 1,
+             "rep/requests/dropped/spider_closed": 5},  # has its own WARNING
+            ["scrapy_rep: 4 requests not sent (2 forbidden by robots.txt, 1 robots.txt given up "
+             "on as unreachable, 1 denied for ai-train); REP_REPORT = True names them"],
+        ),
     ],
 )  # fmt: skip
 def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
@@ -281,6 +289,19 @@ def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
     keep = "keep" if "rep/directives/items_kept/noindex" in stats else "drop"
     config = RepConfig.from_settings(Settings({"REP_NOINDEX_ACTION": keep}))
     assert closing_lines(stats, config) == lines
+
+
+def test_the_requests_not_sent_line_points_at_the_report_when_it_is_on() -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.report import closing_lines
+    from scrapy_rep.settings import RepConfig
+
+    config = RepConfig.from_settings(Settings({"REP_REPORT": True}))
+    assert closing_lines({"rep/requests/dropped/tdmrep_unreachable": 1}, config) == [
+        "scrapy_rep: 1 request not sent (1 tdmrep.json given up on as unreachable); the "
+        "report names it"
+    ]
 
 
 # ---------------------------------------------------------------------- real crawls
