@@ -180,6 +180,9 @@ class RepReport:
         if not (config.report or config.report_file):
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = config.report_max_urls
+        #: Whether the crawl writes an audit trail (``REP_AUDIT_FILE``): the headings name
+        #: it only then.
+        self.audited = bool(config.audit_file)
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
         #: Why a Crawl-delay read is not applied (``""``: it is), and its cap.
@@ -389,7 +392,8 @@ class RepReport:
                 section += [f"  {url}", f"    {'; '.join(_said(record))}"]
         for heading, section in sections.items():
             if section or heading == _REQUESTED:
-                lines += ["", heading, *section]
+                shown = heading if self.audited else _UNAUDITED.get(heading, heading)
+                lines += ["", shown, *section]
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
                          "(REP_REPORT_MAX_URLS)")  # fmt: skip
@@ -450,6 +454,11 @@ _LINKS: Final = (
     "counts them on the page that held them):"
 )
 _OTHER: Final = "Other downloads (files an item pipeline fetched: no request of the crawl):"
+#: The headings of a crawl without an audit trail: the same lists, no trail to name.
+_UNAUDITED: Final = {
+    _REQUESTED: "URLs requested:",
+    _LINKS: "Links not followed (never requested):",
+}
 _SECTIONS: Final = (_REQUESTED, _LINKS, _OTHER)
 
 

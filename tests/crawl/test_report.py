@@ -52,6 +52,26 @@ def test_off_by_default_and_silent() -> None:
     assert raised.value.args == ()  # Scrapy would log a message as a WARNING
 
 
+def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
+    tmp_path: object,
+) -> None:
+    """A crawl without ``REP_AUDIT_FILE`` has no trail: its report's lists do not send
+    the reader to one."""
+    said = {}
+    for audit in ("", f"{tmp_path}/trail.jsonl"):
+        report = report_of(REP_AUDIT_FILE=audit)
+        page = Request(f"{A}/")
+        report._refused(Request(f"{A}/x"), "nofollow", "Not followed: x", page)
+        report._refused(Request(f"{A}/y"), "forbidden", "Forbidden", None)
+        said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
+    assert said[False][1:3] == ["URLs requested:", "Links not followed (never requested):"]
+    assert said[True][1:3] == [
+        "URLs requested (the audit trail has a record of each request):",
+        "Links not followed (never requested, so no record of their own: the audit trail "
+        "counts them on the page that held them):",
+    ]
+
+
 def test_per_origin_and_per_url_lines() -> None:
     report = report_of(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
     rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
