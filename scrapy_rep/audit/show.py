@@ -53,9 +53,9 @@ def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
     origin = robots.get("origin") or origin_of(url)
     agent = robots.get("agent") or "?"
     if robots.get("line") is not None:
-        said = f"line {robots.get('line')} ({robots.get('rule')}) decided it for {agent}"
+        said = f'line {robots.get("line")} ({robots.get("rule")}) decided it for "{agent}"'
     else:
-        said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
+        said = f'no line decided it for "{agent}": {robots.get("why") or "no reason given"}'
     lines = [f"  robots.txt of {origin}: {said}"]
     sha = str(robots.get("snapshot") or "")
     meta = rederiver.meta(sha, f"{origin}/robots.txt")
