@@ -4,6 +4,7 @@ that named it (tests/integration/test_report.py runs it on a real crawl's trail)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
@@ -22,7 +23,7 @@ def test_show_of_a_link_tells_the_story_of_the_page_that_named_it_once(tmp_path:
     """A start URL its pages link back to is downloaded twice (two records), and each
     record names its rel="nofollow" link: the page's two records are told once each, not
     once per record that names the link."""
-    named = {"links_not_followed": 1, "not_followed": [f"{ORIGIN}/ads"]}
+    named: dict[str, Any] = {"links_not_followed": 1, "not_followed": [f"{ORIGIN}/ads"]}
     body = [
         snapshot_line(),
         url_line("/", robots=robots_part(None), **named),

@@ -60,7 +60,7 @@ def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
     said = {}
     for audit in ("", f"{tmp_path}/trail.jsonl"):
         report = report_of(REP_AUDIT_FILE=audit)
-        page = Request(f"{A}/")
+        page = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
         report._refused(Request(f"{A}/x"), "nofollow", "Not followed: x", page)
         report._refused(Request(f"{A}/y"), "forbidden", "Forbidden", None)
         said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
