@@ -10,7 +10,8 @@
    their ``resumes``) has one final record per request id, and a run that resumes
    another (``JOBDIR``) finds it before it in this trail, or in another one given with
    it, ending in the line its header names (``resumes_head``).
-3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
+3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
+   (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
 
