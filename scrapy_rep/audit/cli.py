@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
-from scrapy_rep.audit.export import build, check_export, encode, summary_markdown
+from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
 from scrapy_rep.audit.html import MAX_ROWS, render, row_html
 from scrapy_rep.audit.read import Trail, TrailError
 from scrapy_rep.audit.repair import repair
@@ -260,20 +260,32 @@ def _verify(
     if as_json:
         return _verify_json(path, out, heads, export)
     result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
+    said = []
     if export is not None:
-        result.problems += check_export(
+        differences = check_export(
             path, export, lambda url, what: print(printable(Finding(0, url, what)), file=out)
         )
+        result.problems += differences
+        said.append(_export_verdict(export, differences))
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     verdict += f", {result.event_count} event(s)" if result.event_count else ""
     write_lines(
         [
             f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}"
+            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}",
+            *said,
         ],
         out,
     )
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _export_verdict(export: str, differences: int) -> str:
+    """The line ``verify --export`` ends with: the export checked, and what it came to."""
+    if differences:
+        return f"export {export}: {differences} difference(s) from the trail"
+    assets = sum(1 for _ in read_export(export)) - 1  # the first line is the header
+    return f"export {export}: {assets} asset{'' if assets == 1 else 's'} match the trail"
 
 
 def _verify_json(path: str, out: TextIO, heads: list[str], export: str | None = None) -> int:

@@ -279,6 +279,11 @@ class SnapshotStore:
         #: The snapshot folders of the other trails read with this one, searched in turn
         #: for a body this one lacks (a worker's record naming a snapshot another stored).
         self.others = list(others)
+        #: What a missing body is when no snapshot folder is there at all (a trail copied
+        #: without its ``.d`` folder): one cause for them all; ``""`` when one is there.
+        self.no_folder = ""
+        if not any(folder.is_dir() for folder in (directory, *self.others)):
+            self.no_folder = f"missing: there is no snapshot folder {directory}"
         #: sha256 -> the problem with its file ("" when it is sound).
         self.checked: dict[str, str] = {}
         self.max_bytes = max_bytes
@@ -304,7 +309,7 @@ class SnapshotStore:
         body = self._read(sha256)
         if body is None:
             where = f"{self.directory}" + " or ".join(["", *map(str, self.others)])
-            self.checked[sha256] = f"missing: no file {sha256} in {where}"
+            self.checked[sha256] = self.no_folder or f"missing: no file {sha256} in {where}"
             return None
         if hashlib.sha256(body).hexdigest() != sha256:
             self.checked[sha256] = "altered: its bytes no longer hash to its name"

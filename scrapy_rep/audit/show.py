@@ -53,9 +53,9 @@ def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
     origin = robots.get("origin") or origin_of(url)
     agent = robots.get("agent") or "?"
     if robots.get("line") is not None:
-        said = f"line {robots.get('line')} ({robots.get('rule')}) decided it for {agent}"
+        said = f'line {robots.get("line")} ({robots.get("rule")}) decided it for "{agent}"'
     else:
-        said = f"no line decided it for {agent}: {robots.get('why') or 'no reason given'}"
+        said = f'no line decided it for "{agent}": {robots.get("why") or "no reason given"}'
     lines = [f"  robots.txt of {origin}: {said}"]
     sha = str(robots.get("snapshot") or "")
     meta = rederiver.meta(sha, f"{origin}/robots.txt")
@@ -263,8 +263,14 @@ def no_record(paths: list[str], url: str) -> list[str]:
             "it is a link not followed: the page below said nofollow, or linked it only with "
             'rel="nofollow", so it was never requested; the page\'s record names it'
         )
-        for path, number, page_url in dict.fromkeys(pages):
-            lines += [f"{path}, line {number}: the page {page_url}", *story(path, page_url)[0]]
+        # A page's story tells all its records: once per page, however many name the link
+        # (a page downloaded twice, as a start URL its pages link back to).
+        naming: dict[tuple[str, str], list[int]] = {}
+        for path, number, page_url in pages:
+            naming.setdefault((path, page_url), []).append(number)
+        for (path, page_url), numbers in naming.items():
+            where = f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+            lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
         return lines
     lines += [
         "a URL has a record when a request was sent or refused for it; none was:",

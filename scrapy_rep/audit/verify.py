@@ -10,7 +10,8 @@
    their ``resumes``) has one final record per request id, and a run that resumes
    another (``JOBDIR``) finds it before it in this trail, or in another one given with
    it, ending in the line its header names (``resumes_head``).
-3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name.
+3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
+   (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
 
@@ -129,6 +130,9 @@ class _Verifier:
         self.unresolved: list[_Resume] = []
         #: The other trails given with this one (where a resumed run may be).
         self.others: list[Path] = []
+        #: Without a snapshot folder: the snapshots it lacks, and the records that could
+        #: not be re-derived for it (one finding for them all, at the end).
+        self.unfoldered = Counter[str]()
 
     def add(self, line: int, url: str, what: str, event: bool = False) -> None:
         finding = Finding(line, url, what, event)
@@ -282,7 +286,9 @@ class _Verifier:
         self.rederiver.saw_snapshot(record)
         sha = str(record.get("sha256", ""))
         store = self.trail.snapshots
-        if not store.sound(sha):
+        if not store.sound(sha) and store.checked[sha] == store.no_folder:
+            self.unfoldered["snapshots"] += 1
+        elif not store.sound(sha):
             self.add(
                 number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
             )
@@ -299,7 +305,12 @@ class _Verifier:
         self.final.add(key)
         if text(record.get("fate")) not in FATES:
             self.add(number, url, f"unknown fate {record.get('fate')!r}")
-        for what in self.rederiver.differences(record, run.context):
+        differences = self.rederiver.differences(record, run.context)
+        no_folder = self.trail.snapshots.no_folder
+        if no_folder and any(what.endswith(no_folder) for what in differences):
+            self.unfoldered["records"] += 1  # said once for all, in finish()
+            differences = [what for what in differences if not what.endswith(no_folder)]
+        for what in differences:
             self.add(number, url, what)
 
     def _end(self, line: Line, record: dict[str, Any], run: _Run) -> None:
@@ -324,6 +335,12 @@ class _Verifier:
         result.lines, result.head = chain.lines, chain.head
         for problem in chain.problems:
             self.add(0, "", problem)
+        if self.unfoldered:
+            folder = self.trail.snapshots.directory
+            self.add(0, "", f"there is no snapshot folder {folder} (a trail copied without "
+                     f"it?): {self.unfoldered['snapshots']} snapshot(s) cannot be checked, "
+                     f"nor {self.unfoldered['records']} record(s) re-derived from "
+                     "them")  # fmt: skip
         for run in self.runs.values():
             if not run.ended:
                 self.add(

@@ -23,8 +23,8 @@ may go), or written to ``REP_REPORT_FILE`` (which turns the report on by itself)
 then, it also counts the requests dropped while the spider closed.
 
 :func:`closing_lines` are the INFO lines every crawl with the add-on logs when the spider
-closes (items dropped, links not followed, by reason, and the setting that keeps them),
-report or not.
+closes (items dropped, links not followed, by reason, and the setting that keeps them;
+requests not sent, by reason), report or not.
 """
 
 from __future__ import annotations
@@ -88,6 +88,13 @@ NO_RESPONSE: Final = "no response after every attempt"
 _ITEM_REASONS: Final = {
     "noindex": "from noindex pages",
     "unavailable_after": "past unavailable_after",
+}
+#: The requests not sent because a site's documents said no, by the refusal's reason
+#: (``rep/requests/dropped/…``; those denied for a purpose are counted by purpose).
+_REQUEST_REASONS: Final = {
+    "forbidden": "forbidden by robots.txt",
+    "robotstxt_unreachable": "robots.txt given up on as unreachable",
+    "tdmrep_unreachable": "tdmrep.json given up on as unreachable",
 }
 
 
@@ -173,6 +180,9 @@ class RepReport:
         if not (config.report or config.report_file):
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.max_urls = config.report_max_urls
+        #: Whether the crawl writes an audit trail (``REP_AUDIT_FILE``): the headings name
+        #: it only then.
+        self.audited = bool(config.audit_file)
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
         #: Why a Crawl-delay read is not applied (``""``: it is), and its cap.
@@ -382,7 +392,8 @@ class RepReport:
                 section += [f"  {url}", f"    {'; '.join(_said(record))}"]
         for heading, section in sections.items():
             if section or heading == _REQUESTED:
-                lines += ["", heading, *section]
+                shown = heading if self.audited else _UNAUDITED.get(heading, heading)
+                lines += ["", shown, *section]
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
                          "(REP_REPORT_MAX_URLS)")  # fmt: skip
@@ -443,6 +454,11 @@ _LINKS: Final = (
     "counts them on the page that held them):"
 )
 _OTHER: Final = "Other downloads (files an item pipeline fetched: no request of the crawl):"
+#: The headings of a crawl without an audit trail: the same lists, no trail to name.
+_UNAUDITED: Final = {
+    _REQUESTED: "URLs requested:",
+    _LINKS: "Links not followed (never requested):",
+}
 _SECTIONS: Final = (_REQUESTED, _LINKS, _OTHER)
 
 
@@ -561,4 +577,26 @@ def closing_lines(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
             f"scrapy_rep: {_plural(nofollow + rel, 'link')} not followed ({', '.join(parts)}); "
             f"{' and '.join(keep)} {'follows' if len(keep) == 1 else 'follow'} them"
         )
-    return lines
+    return lines + _not_sent(stats, config)
+
+
+def _not_sent(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
+    """The requests robots.txt, an unreachable document or a purpose kept from being
+    sent, by reason: at INFO, so a crawl without the report says that a page was never
+    fetched, and where to see which."""
+    refused = {
+        words: int(stats.get(f"rep/requests/dropped/{reason}", 0) or 0)
+        for reason, words in _REQUEST_REASONS.items()
+    }
+    refused |= {
+        f"denied for {key.rsplit('/', 1)[1]}": int(value or 0)
+        for key, value in sorted(stats.items())
+        if key.startswith("rep/purpose/requests_dropped/")
+    }
+    total = sum(refused.values())
+    if not total:
+        return []
+    parts = ", ".join(f"{n:,} {words}" for words, n in refused.items() if n)
+    them = "them" if total > 1 else "it"
+    where = "the report" if config.report or config.report_file else "REP_REPORT = True"
+    return [f"scrapy_rep: {_plural(total, 'request')} not sent ({parts}); {where} names {them}"]

@@ -237,6 +237,12 @@ class Policy:
             return min(self.connect_max_wait, self.max_wait)
         return self.max_wait
 
+    def wait_setting(self, failure: FailureClass) -> str:
+        """The setting that gives :meth:`wait_limit` for ``failure``, as the log names it."""
+        if failure.cannot_connect and self.connect_max_wait < self.max_wait:
+            return "REP_UNREACHABLE_CONNECT_MAX_WAIT"
+        return "REP_UNREACHABLE_MAX_WAIT"
+
     def gave_up_lifetime(self, times: int, waited_for: float | None = None) -> float:
         """How long a give-up verdict lasts: the wait it ended (``waited_for``, by
         default ``max_wait``; at least ``retry_delay``), doubling each time the same

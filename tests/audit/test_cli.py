@@ -89,7 +89,8 @@ def test_show_tells_the_story_of_one_url_across_runs(tmp_path: Path) -> None:
     assert out.count("http://site.test/private/x was refused by robots.txt (1 attempt)") == 2
     assert "run ffffffffffffffffffffffffffffffff (spider test" in out
     assert (
-        "robots.txt of http://site.test: line 2 (Disallow: /private) decided it for testbot" in out
+        'robots.txt of http://site.test: line 2 (Disallow: /private) decided it for "testbot"'
+        in out
     )
     assert (
         "http://site.test/robots.txt fetched 2026-11-23T14:00:01.000Z, HTTP 200, parsed, 88 bytes"
@@ -187,5 +188,5 @@ def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path:
     status, out = audit_tool("show", str(path), "http://site.test/x")
     assert status == 0
     assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
-    assert f"robots.txt of http://site.test: no line decided it for testbot: {gave_up}" in out
+    assert f'robots.txt of http://site.test: no line decided it for "testbot": {gave_up}' in out
     assert "no robots.txt snapshot to re-derive it from (nothing was read)" in out

@@ -52,6 +52,26 @@ def test_off_by_default_and_silent() -> None:
     assert raised.value.args == ()  # Scrapy would log a message as a WARNING
 
 
+def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
+    tmp_path: object,
+) -> None:
+    """A crawl without ``REP_AUDIT_FILE`` has no trail: its report's lists do not send
+    the reader to one."""
+    said = {}
+    for audit in ("", f"{tmp_path}/trail.jsonl"):
+        report = report_of(REP_AUDIT_FILE=audit)
+        page = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
+        report._refused(Request(f"{A}/x"), "nofollow", "Not followed: x", page)
+        report._refused(Request(f"{A}/y"), "forbidden", "Forbidden", None)
+        said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
+    assert said[False][1:3] == ["URLs requested:", "Links not followed (never requested):"]
+    assert said[True][1:3] == [
+        "URLs requested (the audit trail has a record of each request):",
+        "Links not followed (never requested, so no record of their own: the audit trail "
+        "counts them on the page that held them):",
+    ]
+
+
 def test_per_origin_and_per_url_lines() -> None:
     report = report_of(ROBOTSTXT_OBEY=True, REP_OBEY_CRAWL_DELAY=True)
     rules = parse_robotstxt(f"User-agent: *\nCrawl-delay: 2\nSitemap: {A}/map.xml\n")
@@ -268,6 +288,14 @@ def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
             ['scrapy_rep: 1,201 links not followed (1,200 on nofollow pages, 1 rel="nofollow"); '
              "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"],
         ),
+        (
+            {"rep/requests/dropped/forbidden": 2, "rep/requests/dropped/purpose": 1,
+             "rep/purpose/requests_dropped/ai-train": 1,
+             "rep/requests/dropped/robotstxt_unreachable": 1,
+             "rep/requests/dropped/spider_closed": 5},  # has its own WARNING
+            ["scrapy_rep: 4 requests not sent (2 forbidden by robots.txt, 1 robots.txt given up "
+             "on as unreachable, 1 denied for ai-train); REP_REPORT = True names them"],
+        ),
     ],
 )  # fmt: skip
 def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
@@ -281,6 +309,19 @@ def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
     keep = "keep" if "rep/directives/items_kept/noindex" in stats else "drop"
     config = RepConfig.from_settings(Settings({"REP_NOINDEX_ACTION": keep}))
     assert closing_lines(stats, config) == lines
+
+
+def test_the_requests_not_sent_line_points_at_the_report_when_it_is_on() -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.report import closing_lines
+    from scrapy_rep.settings import RepConfig
+
+    config = RepConfig.from_settings(Settings({"REP_REPORT": True}))
+    assert closing_lines({"rep/requests/dropped/tdmrep_unreachable": 1}, config) == [
+        "scrapy_rep: 1 request not sent (1 tdmrep.json given up on as unreachable); the "
+        "report names it"
+    ]
 
 
 # ---------------------------------------------------------------------- real crawls

@@ -146,6 +146,8 @@ async def test_the_export_round_trips_through_verify(
     code, printed = audit_tool("verify", str(trail), "--export", str(out))
     assert code == EXIT_CLEAN, printed
     assert ": clean:" in printed
+    assets = len(out.read_text().splitlines()) - 1
+    assert printed.splitlines()[-1] == f"export {out}: {assets} assets match the trail"
 
 
 def _altered(out: Path, change: Any) -> Path:
@@ -182,7 +184,9 @@ async def test_a_changed_export_is_caught(
     code, printed = audit_tool("verify", str(trail), "--export", str(changed))
     assert code == EXIT_DIFFERENCES, printed
     assert expected in printed, printed
-    assert "problem(s)" in printed.splitlines()[-1]
+    trail_verdict, export_verdict = printed.splitlines()[-2:]
+    assert "problem(s)" in trail_verdict and export_verdict.startswith(f"export {changed}: ")
+    assert export_verdict.endswith(" difference(s) from the trail")
 
 
 @pytest_twisted.ensureDeferred

@@ -32,7 +32,10 @@ DEFAULT_WAITS: dict[str, Any] = {
 }
 #: Held for 600 s before this change: a crawl that is not over by then failed.
 BOUND = {"CLOSESPIDER_TIMEOUT": 60}
-UNTIL = r"retrying until \d\d:\d\d:\d\d \(in (?P<seconds>[\d.,]+) s\)"
+UNTIL = (
+    r"retrying(?P<counted>.*); giving up at \d\d:\d\d:\d\d "
+    r"\(in (?P<seconds>[\d.,]+) s, (?P<setting>REP_UNREACHABLE_\w+)\)"
+)
 
 
 def messages(caplog: Any, level: int, logger: str = "scrapy_rep") -> list[str]:
@@ -78,17 +81,19 @@ async def test_two_start_urls_on_a_port_that_refuses_connections_end_the_crawl_i
     [wait] = [m for m in messages(caplog, logging.INFO) if "is unreachable" in m]
     found = re.fullmatch(
         rf"robots.txt of {re.escape(base)} is unreachable \(connection refused\); "
-        rf"holding (?P<held>\d) request\(s\), {UNTIL}",
+        rf"holding (?P<held>\d) request\(s\) and {UNTIL}",
         wait,
     )
     assert found and found["seconds"] == "10" and found["held"] in ("1", "2"), wait
+    assert found["setting"] == "REP_UNREACHABLE_CONNECT_MAX_WAIT" and not found["counted"]
     retries = [m for m in messages(caplog, logging.DEBUG) if ", retry " in m]
     assert len(retries) == 1 and retries[0].endswith("retry 1 in 10 s"), retries
     [warning] = messages(caplog, logging.WARNING)
-    assert warning.startswith(f"robots.txt of {base} unreachable for 10 s (")
-    assert warning.endswith(
-        "2 held request(s) will be dropped (connection refused: given up on after 10 s)"
+    assert warning.startswith(
+        f"robots.txt of {base} given up on after 10 s (REP_UNREACHABLE_CONNECT_MAX_WAIT; "
+        "last try: unreachable ("
     )
+    assert warning.endswith("); 2 held request(s) dropped")
     summary = "scrapy_rep: 1 robots.txt given up on as unreachable in this crawl"
     assert [m for m in messages(caplog, logging.INFO) if m.startswith(summary)] == [
         f"{summary} (1 connection refused)"
@@ -114,10 +119,14 @@ async def test_a_503_robotstxt_still_holds_for_the_long_wait(caplog: Any) -> Non
     [wait] = [m for m in messages(caplog, logging.INFO) if "is unreachable" in m]
     assert re.fullmatch(
         rf"robots.txt of {re.escape(sites.bases['down'])} is unreachable \(503\); "
-        rf"holding \d request\(s\), {UNTIL}",
+        rf"holding \d request\(s\) and {UNTIL}",
         wait,
     ), wait
-    assert wait.endswith("(in 600 s)")
+    assert wait.endswith("(in 600 s, REP_UNREACHABLE_MAX_WAIT)")
+    # The 503 came back through Scrapy's engine as a response: Scrapy's stats (and its
+    # "Crawled N pages" line) count it, as the line says.
+    assert """(each answer counts as a page in Scrapy's "Crawled N pages")""" in wait
+    assert stat(crawler, "response_received_count") == 1
     [retry] = [m for m in messages(caplog, logging.DEBUG) if ", retry " in m]
     assert retry.endswith("retry 1 in 30 s")
     assert stat(crawler, "rep/robotstxt/failure/server") == 1
@@ -141,7 +150,7 @@ async def test_a_connection_reset_is_held_as_long_as_a_5xx(caplog: Any) -> None:
     assert stat(crawler, "rep/robotstxt/failure/connection_lost") >= 2
     assert stat(crawler, "rep/robotstxt/gave_up_connect") is None
     [wait] = [m for m in messages(caplog, logging.INFO) if "is unreachable" in m]
-    assert "(connection lost)" in wait and wait.endswith("(in 1.5 s)")
+    assert "(connection lost)" in wait and wait.endswith("(in 1.5 s, REP_UNREACHABLE_MAX_WAIT)")
     assert waited(spider.dropped[sites.url("reset", "/")]) >= 1.5
 
 
@@ -176,7 +185,9 @@ async def test_a_name_that_does_not_exist_is_given_up_on_quickly_a_failed_lookup
     assert sorted(spider.dropped) == urls and set(asked) == {"gone.invalid"}
     assert stat(crawler, f"rep/robotstxt/failure/{failure}") >= 2
     [wait] = [m for m in messages(caplog, logging.INFO) if "is unreachable" in m]
-    assert f"is unreachable ({words})" in wait and wait.endswith(f"(in {gave_up_after} s)")
+    assert (
+        f"is unreachable ({words})" in wait and f"(in {gave_up_after} s, REP_UNREACHABLE_" in wait
+    )
     for reason in spider.dropped.values():  # after the connect wait, or the long one
         assert waited(reason) >= float(gave_up_after)
         assert waited(reason) < 1.5 or failure == "dns_failed"
@@ -213,7 +224,9 @@ async def test_a_tls_handshake_that_fails_is_given_up_on_quickly(caplog: Any) ->
     assert stat(crawler, "rep/robotstxt/failure/tls") >= 2  # retried (0.2 s) before 0.3 s
     assert stat(crawler, "rep/robotstxt/gave_up_connect") == 1
     [wait] = [m for m in messages(caplog, logging.INFO) if "is unreachable" in m]
-    assert "(TLS handshake failed)" in wait and wait.endswith("(in 0.3 s)")
+    assert "(TLS handshake failed)" in wait and wait.endswith(
+        "(in 0.3 s, REP_UNREACHABLE_CONNECT_MAX_WAIT)"
+    )
 
 
 @pytest_twisted.ensureDeferred

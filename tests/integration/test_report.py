@@ -187,6 +187,9 @@ async def test_a_crawl_says_at_info_how_many_items_it_dropped_and_why(
         'scrapy_rep: 3 links not followed (1 on nofollow pages, 2 rel="nofollow"); '
         "REP_NOFOLLOW_ACTION = 'keep' and REP_REL_NOFOLLOW = False follow them"
     ) in said  # the home page, downloaded twice, links /ads twice
+    assert (  # /private/x was never fetched: said at INFO, without the report
+        "scrapy_rep: 1 request not sent (1 forbidden by robots.txt); REP_REPORT = True names it"
+    ) in said
 
 
 @pytest_twisted.ensureDeferred

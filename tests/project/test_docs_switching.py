@@ -65,6 +65,7 @@ def test_the_info_lines_it_quotes_are_the_crawls() -> None:
         "rep/directives/items_dropped/unavailable_after": 1,
         "rep/directives/requests_dropped/nofollow": 2,
         "rep/directives/requests_dropped/rel_nofollow": 1,
+        "rep/requests/dropped/forbidden": 2,
     }
     assert quoted == closing_lines(stats, RepConfig.from_settings(Settings()))
 

@@ -43,7 +43,8 @@ _STORE_CALLS = (do.LoadRecord, do.AcquireLease, do.SaveRecord, do.ReleaseLease)
 #: the rest at DEBUG (:mod:`scrapy_rep.crawl.loglimit`). What the end of the crawl says
 #: of those known by their message; another is counted by its message.
 _SUMMARIES: Final = {
-    "%s of %s is unreachable (%s); holding %d request(s), retrying until %s (in %s s)":
+    "%s of %s is unreachable (%s); holding %d request(s) and retrying%s; giving up at %s "
+    "(in %s s, %s)":
         "%s of %s origins was unreachable for a while (their requests held and retried)",
     "%s of %s is back after %d failed attempt(s): %s":
         "%s of %s origins came back after failed downloads",

@@ -209,14 +209,14 @@ class Lifecycle(Keys[D]):
             return self._give_up(key, state, held, waited, now, failure)
         delay = min(delay, limit - waited)
         state.retry_at = now + delay
-        if begins:
+        if begins:  # the time of day is when it is given up on, not the next retry
             left = limit - waited
             self._log(
                 logging.INFO,
-                "%s of %s is unreachable (%s); holding %d request(s), retrying until %s "
-                "(in %s s)",
-                self.kind.name, key, _why(fetched, failure), held,
-                clock_time(now + left), seconds(left),
+                "%s of %s is unreachable (%s); holding %d request(s) and retrying%s; "
+                "giving up at %s (in %s s, %s)",
+                self.kind.name, key, _why(fetched, failure), held, _counted(fetched),
+                clock_time(now + left), seconds(left), policy.wait_setting(failure),
             )  # fmt: skip
         self._log(
             logging.DEBUG, "%s of %s: %s; holding its %d request(s), retry %d in %s s",
@@ -251,13 +251,15 @@ class Lifecycle(Keys[D]):
         if times == 1:
             self.gave_up_by_failure[failure] += 1
         self._do(Announce(key, entry.rules, entry.outcome, None, False))
-        fate = "go on" if allow else "will be dropped"
-        if early:
-            fate += f" ({failure.words}: given up on after {seconds(limit)} s)"
+        # One clause per fact: how long, which setting, the last try, the requests' fate.
+        fate = 'go on (REP_UNREACHABLE_ACTION = "allow")' if allow else "dropped"
+        if early and policy.unreachable_action == "allow":
+            fate += ' (REP_UNREACHABLE_ACTION = "allow" is for the long wait only)'
         self._log(
             logging.WARNING if times == 1 else logging.INFO,  # WARNING once, INFO if still down
-            "%s of %s %s; %d held request(s) %s",
-            self.kind.name, key, entry.outcome, held, fate,
+            "%s of %s given up on after %s s (%s; last try: %s); %d held request(s) %s",
+            self.kind.name, key, seconds(waited), policy.wait_setting(failure),
+            state.last_outcome, held, fate,
         )  # fmt: skip
         self._share(key, entry, state, now)
         self._do(Release(key, entry, state.failures))
@@ -326,6 +328,15 @@ class Lifecycle(Keys[D]):
         """Has the process holding the lease finished?"""
         self._do(LoadRecord(key, self.kind.store_name(key)))
         return Step.LOOKUP
+
+
+def _counted(fetched: Fetched) -> str:
+    """What Scrapy makes of a retry that got an answer (429, 5xx): the engine sends it as
+    any response, so Scrapy's stats and its "Crawled N pages" line count it (no clean
+    way around: docs/behaviour.md, "Unreachable robots.txt")."""
+    if fetched.status is None:
+        return ""
+    return ' (each answer counts as a page in Scrapy\'s "Crawled N pages")'
 
 
 def _why(fetched: Fetched, failure: FailureClass) -> str:

@@ -174,7 +174,7 @@ def test_spec4_backoff_doubles_honours_retry_after_and_gives_up() -> None:
     )
     assert stats(actions)["rep/robotstxt/gave_up"] == 1
     [warning] = [log for log in actions_of(Log, actions) if log.level == logging.WARNING]
-    assert warning.args[-2:] == (3, "will be dropped")
+    assert warning.args[-2:] == (3, "dropped")
     assert life.phase(A, T0 + 101) is Phase.GAVE_UP
 
 

@@ -400,8 +400,9 @@ def test_a_host_that_cannot_be_connected_to_is_given_up_on_after_the_connect_wai
         f"rep/robotstxt/failure/{failure.value}",
     }  # fmt: skip
     [warning] = logs(actions, logging.WARNING)
-    assert warning.endswith(
-        f"2 held request(s) will be dropped ({failure.words}: given up on after 4 s)"
+    assert warning == (  # one clause per fact
+        f"robots.txt of {A} given up on after 4 s (REP_UNREACHABLE_CONNECT_MAX_WAIT; last "
+        f"try: unreachable ({failure.value} error)); 2 held request(s) dropped"
     )
     assert life.phase(A, T0 + CONNECT_WAIT) is Phase.GAVE_UP and actions_of(WakeAt, actions) == []
 
@@ -460,6 +461,24 @@ def test_a_connect_wait_as_long_as_max_wait_is_an_ordinary_give_up() -> None:
     actions = failing(life, failed(FailureClass.REFUSED), T0 + 30)
     [release] = actions_of(Release, actions)
     assert release.entry.rules.verdict is True and "gave_up_connect" not in str(actions)
+    assert logs(actions, logging.WARNING) == [
+        f"robots.txt of {A} given up on after 30 s (REP_UNREACHABLE_MAX_WAIT; last try: "
+        'unreachable (refused error)); 2 held request(s) go on (REP_UNREACHABLE_ACTION = "allow")'
+    ]
+
+
+def test_the_give_up_warning_says_why_allow_did_not_let_a_dead_host_through() -> None:
+    """After the short wait of a host that cannot be connected to, the requests are
+    dropped even with ``unreachable_action = "allow"``: the line says so, once."""
+    policy = Policy(retry_delay=10.0, max_wait=100.0, connect_max_wait=CONNECT_WAIT,
+                    unreachable_action="allow")  # fmt: skip
+    life = Lifecycle(policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt))
+    first_failure(life, failed(FailureClass.NO_SUCH_HOST))
+    actions = failing(life, failed(FailureClass.NO_SUCH_HOST), T0 + CONNECT_WAIT)
+    [warning] = logs(actions, logging.WARNING)
+    assert warning.endswith(
+        '; 2 held request(s) dropped (REP_UNREACHABLE_ACTION = "allow" is for the long wait only)'
+    )
 
 
 def test_a_host_that_answered_5xx_and_then_refuses_is_given_up_on_at_once() -> None:
@@ -527,9 +546,9 @@ def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() ->
     actions = first_failure(life, failed(FailureClass.REFUSED), held=2)
     [info] = logs(actions, logging.INFO)
     until = time.strftime("%H:%M:%S", time.localtime(T0 + CONNECT_WAIT))
-    assert info == (
-        f"robots.txt of {A} is unreachable (connection refused); holding 2 request(s), "
-        f"retrying until {until} (in 4 s)"
+    assert info == (  # the time is the give-up time, with the setting that gives it
+        f"robots.txt of {A} is unreachable (connection refused); holding 2 request(s) and "
+        f"retrying; giving up at {until} (in 4 s, REP_UNREACHABLE_CONNECT_MAX_WAIT)"
     )
     assert logs(actions, logging.DEBUG) == [
         f"robots.txt of {A}: unreachable (refused error); holding its 2 request(s), retry 1 in 4 s"
@@ -537,9 +556,11 @@ def test_the_wait_is_said_once_at_info_with_its_end_and_each_retry_at_debug() ->
     life = stepwise_lifecycle()
     actions = first_failure(life, robots_fetched(503), held=3)
     [info] = logs(actions, logging.INFO)
-    assert info.endswith(
-        "is unreachable (503); holding 3 request(s), retrying until "
-        f"{time.strftime('%H:%M:%S', time.localtime(T0 + 100))} (in 100 s)"
+    assert info.endswith(  # an answer: Scrapy counts each one as a crawled page
+        "is unreachable (503); holding 3 request(s) and retrying (each answer counts as a "
+        """page in Scrapy's "Crawled N pages"); giving up at """
+        f"{time.strftime('%H:%M:%S', time.localtime(T0 + 100))} (in 100 s, "
+        "REP_UNREACHABLE_MAX_WAIT)"
     )
     actions = failing(life, robots_fetched(503), T0 + 10, held=5)
     assert logs(actions, logging.INFO) == []  # the same wait: no second INFO line
