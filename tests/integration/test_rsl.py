@@ -322,21 +322,23 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("settings", "refused", "licenses"),
+    ("settings", "licenses"),
     [
-        ({}, False, ["/permit.xml"]),  # TestBot: the * group's License only
-        ({"USER_AGENT": "OtherBot/2.0"}, True, ["/no-train.xml"]),  # its own group's
-        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, True, ["/permit.xml", "/no-train.xml"]),
+        ({}, ["/file-wide.xml", "/permit.xml"]),  # TestBot: the * group's License too
+        ({"USER_AGENT": "OtherBot/2.0"}, ["/file-wide.xml", "/no-train.xml"]),  # its own
+        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, ["/file-wide.xml", "/permit.xml", "/no-train.xml"]),
     ],
     ids=["star group", "own group", "purpose agent's group"],
 )
 @pytest_twisted.ensureDeferred
-async def test_a_groups_license_lines_replace_the_file_wide_ones(
-    settings: dict[str, Any], refused: bool, licenses: list[str], tmp_path: Path
+async def test_a_groups_license_lines_add_to_the_file_wide_ones(
+    settings: dict[str, Any], licenses: list[str], tmp_path: Path
 ) -> None:
-    """RSL 1.0 §4.4 (errata 2026-01-16): each crawler reads the License lines of its own
-    group (and those of the REP_PURPOSE_AGENTS groups it obeys), not the file-wide one
-    its group replaces nor another group's: only those are fetched."""
+    """RSL's guide "Adding RSL to robots.txt": the License directive "is global (not tied
+    to any specific user agent)". Each crawler reads the file-wide License lines and those
+    of its own group (and of the REP_PURPOSE_AGENTS groups it obeys), never another
+    group's: only those are fetched, and a group's license that permits ai-train never
+    hides the file-wide one that prohibits it (docs/decisions.md)."""
     sites = Sites()
     lic = sites.add("lic")
     for path in ("/no-train.xml", "/permit.xml", "/file-wide.xml"):
@@ -357,7 +359,6 @@ async def test_a_groups_license_lines_replace_the_file_wide_ones(
     finally:
         await sites.close()
     assert [str(f) for f in verify(audit).findings] == []
-    assert (url not in spider.downloaded) is refused
-    assert sorted(sites.requested("lic")) == sorted(licenses)  # never the file-wide one
-    if refused:
-        assert sites.url("lic", "/no-train.xml") in spider.dropped[url]
+    assert url not in spider.downloaded
+    assert sorted(sites.requested("lic")) == sorted(licenses)  # never another group's
+    assert sites.url("lic", "/file-wide.xml") in spider.dropped[url]

@@ -162,6 +162,37 @@ def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
     assert verdict.purpose == "search"
 
 
+def test_a_groups_license_that_permits_never_hides_a_file_wide_one_that_prohibits() -> None:
+    """The guide "Adding RSL to robots.txt": the License directive "is global (not tied
+    to any specific user agent)": our group's License line adds to it (docs/decisions.md,
+    "A group's License lines add to the file-wide ones")."""
+    group_url = "https://e.com/mybot-license.xml"
+    found = robots_entry(
+        f"License: {LICENSE_URL}\nUser-agent: mybot\nLicense: {group_url}\nAllow: /\n"
+    )
+
+    def terms(usage: str) -> CacheEntry[Any]:
+        return known_entry(parse_rsl(
+            b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+            + usage.encode() + b"</license></content></rsl>"
+        ))  # fmt: skip
+
+    licenses = {
+        LICENSE_URL: terms('<prohibits type="usage">ai-train</prohibits>'),
+        group_url: terms('<permits type="usage">ai-train</permits>'),
+    }
+
+    table = {ROBOTS: found, TDM: known_entry(parse_tdmrep(b"[]"))}
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        return licenses.get(str(key)) if kind == LICENSE else table[kind]
+
+    verdict = decide(facts(), RequestRules.of(("ai-train",), purpose_set=True), look)
+    assert isinstance(verdict, Refused) and verdict.document == LICENSE
+    assert verdict.purpose == "ai-train"
+    assert (LICENSE, LICENSE_URL, licenses[LICENSE_URL]) in verdict.used
+
+
 def test_an_override_lets_a_disallowed_url_through_recorded_as_overridden() -> None:
     found = robots_entry("User-agent: *\nDisallow: /private\n")
     override = Override("e.com", "written permission of 2026-11-01", "2027-01-01")
