@@ -33,6 +33,7 @@ from scrapy_rep.checker.report import report as report
 from scrapy_rep.checker.report import sources
 from scrapy_rep.robotstxt import PROFILES
 from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.settings import RepConfig
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.verdict import RequestRules, obey_of
 
@@ -196,6 +197,7 @@ def _usage_problem(options: argparse.Namespace) -> str:
             agents=read_str_list(vars(options), "purpose_agents", ()),
             purpose_set=options.purpose is not None,
             rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
+            max_licenses=RepConfig.defaults().rsl_max_licenses,
         )
         options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     except RepSettingError as error:

@@ -70,6 +70,9 @@ class RunContext:
     unknown: str = "allow"
     unreachable_action: str = "drop"
     rsl_licenses: tuple[str, ...] = ()
+    #: ``REP_RSL_MAX_LICENSES`` of the run (``None``: a run from before the setting, which
+    #: read every license).
+    rsl_max_licenses: int | None = None
     #: The run's schema: from 2 on, a record names every document version it was decided
     #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
     schema: int = 2
@@ -92,9 +95,15 @@ class RunContext:
             unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
             unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
             rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
+            rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
             overrides=_overrides(settings.get("REP_OVERRIDES")),
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
         )
+
+
+def _bound(value: Any) -> int | None:
+    """A run header's ``REP_RSL_MAX_LICENSES``: a whole number of at least 1, else none."""
+    return value if type(value) is int and value >= 1 else None
 
 
 def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
@@ -190,6 +199,7 @@ class Rederiver:
         request_rules = RequestRules.of(
             run.purposes, run.unknown, run.agents[1:], purpose_set=True, explain=True,
             rsl_licenses=run.rsl_licenses, overrides=run.overrides,
+            max_licenses=run.rsl_max_licenses,
         )  # fmt: skip
         documents, problem = self._documents(record, signals, rules, url, origin, run)
         if problem:

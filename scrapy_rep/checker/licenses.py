@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.checker.download import fetch_document
-from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import (
+    RSL,
+    licenses_not_read,
+    licenses_of_agents,
+    licenses_to_wait_for,
+)
 from scrapy_rep.fetch.rules import Effect
 from scrapy_rep.usage.rsl.document import RslDocument
 
@@ -37,12 +42,17 @@ def origin_licenses(
     rules: RobotsTxt, request_rules: RequestRules | None, agent: str, timeout: float
 ) -> OriginLicenses:
     """Fetch the licenses ``rules`` name for ``agent`` (and the ``REP_PURPOSE_AGENTS``
-    groups it obeys) when the crawl would (a purpose is set)."""
+    groups it obeys) when the crawl would (a purpose is set); more than
+    ``REP_RSL_MAX_LICENSES`` are none fetched, as in the crawl."""
     if request_rules is None or not request_rules.purpose_set or not rules.licenses:
         return NO_LICENSES
     documents, lines, unreachable = [], [], False
-    named = licenses_of_agents(rules, (agent, *request_rules.agents))
-    for url in licenses_to_wait_for(named):
+    keys = licenses_to_wait_for(licenses_of_agents(rules, (agent, *request_rules.agents)))
+    beyond = licenses_not_read(keys, request_rules.max_licenses)
+    if beyond is not None:
+        url, stand_in = beyond
+        return OriginLicenses((beyond,), (f"RSL license {url}: {stand_in.problem}",))
+    for url in keys:
         fetched = fetch_document(url, RSL, user_agent=agent, timeout=timeout)
         if fetched.effect is Effect.PARSE:
             document = RSL.read(fetched.body, fetched.truncated)

@@ -36,10 +36,12 @@ class RequestState(NamedTuple):
     url: str
     #: The id of the request's audit record (``""``: none).
     audit: str = ""
-    #: ``(document kind, key)`` it was handed back to the engine to be held for (SPEC §4):
-    #: set by ``process_request``, taken when it is scheduled (or when it comes straight
-    #: back, by ``process_request`` again, which then waits for the document in place).
-    hold: tuple[str, Hashable] | None = None
+    #: ``(document kind, key, further keys)`` it was handed back to the engine to be held
+    #: for (SPEC §4; further keys of the kind it waits for as well, whichever is known
+    #: first waking it: RSL licenses): set by ``process_request``, taken when it is
+    #: scheduled (or when it comes straight back, by ``process_request`` again, which
+    #: then waits for the document in place).
+    hold: tuple[str, Hashable, tuple[Hashable, ...]] | None = None
     #: ``((kind, token), …)``: the document versions a released request carries, kept by
     #: their documents under these tokens until it comes back (a token of another run, read
     #: back from ``JOBDIR``, names nothing).

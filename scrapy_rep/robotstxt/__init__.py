@@ -217,20 +217,20 @@ class RobotsTxt:
 
     def licenses_for(self, user_agent: str) -> tuple[str, ...]:
         """The RSL ``License:`` URLs that apply to ``user_agent`` (RSL 1.0 §4.4.2-4.4.3,
-        errata 2026-01-16): those of its group, which replace the file-wide ones
-        (written outside any group); the file-wide ones for a crawler without a group or
-        whose group has none. Merged groups: each group's own, or else the file-wide
-        ones, together (docs/purpose-notes.md §9). In file order."""
+        errata 2026-01-16): the file-wide ones (written outside any group), which the
+        guide "Adding RSL to robots.txt" calls "global (not tied to any specific user
+        agent)", and those of its group(s), which add to them and never replace them
+        (docs/decisions.md, "A group's License lines add to the file-wide ones").
+        In file order."""
         by_group = self._licenses_by_group
         if by_group is None:
             return self.licenses
         selection = self._selection(user_agent)
         found = selection.licenses
         if found is None:
-            file_wide = by_group.get(FILE_WIDE, ())
-            chosen = set(file_wide) if not selection.groups else set()
+            chosen = set(by_group.get(FILE_WIDE, ()))
             for group in selection.groups:
-                chosen.update(by_group.get(group, file_wide))
+                chosen.update(by_group.get(group, ()))
             found = selection.licenses = tuple(url for url in self.licenses if url in chosen)
         return found
 

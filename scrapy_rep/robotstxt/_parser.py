@@ -266,7 +266,7 @@ class Parser:
                     sitemaps[file_text(value)] = None
             elif kind == _LICENSE:
                 # RSL 1.0 §4.4 (errata 2026-01-16): inside a group, for the group's
-                # crawlers (replacing the file-wide ones); outside any group, file-wide.
+                # crawlers (added to the file-wide ones); outside any group, file-wide.
                 # It ends no run of user-agent lines (docs/purpose-notes.md §9).
                 if value:
                     url = file_text(value)

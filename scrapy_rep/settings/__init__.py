@@ -379,6 +379,13 @@ SETTINGS: Final = (
         help="The RSL licenses the crawl holds (their URLs)",
     ),
     Setting(
+        "REP_RSL_MAX_LICENSES",
+        "rsl_max_licenses",
+        8,
+        _whole(1),
+        help="RSL licenses read per robots.txt; with more, none is read: every purpose refused",
+    ),
+    Setting(
         "REP_OVERRIDES",
         "overrides",
         (),
@@ -470,6 +477,9 @@ class RepConfig:
     media_max_packets: int
     #: RSL licenses the crawl holds: license document or license-server URLs.
     rsl_licenses: tuple[str, ...]
+    #: The most RSL licenses read per robots.txt for the crawler; a robots.txt naming more
+    #: has none read and refuses every purpose (docs/decisions.md).
+    rsl_max_licenses: int
     #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
     overrides: tuple[tuple[str, str, str], ...]
     audit_file: str
@@ -543,4 +553,5 @@ def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
         rsl_licenses=config.rsl_licenses,
         overrides=[Override(*entry) for entry in config.overrides],
         explain=bool(config.audit_file),
+        max_licenses=config.rsl_max_licenses,
     )

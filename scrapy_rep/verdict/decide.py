@@ -30,7 +30,10 @@ The order (each step only for a request the previous ones allow):
 3. the groups of ``REP_PURPOSE_AGENTS`` (obeyed as the crawler's own; never overridden);
 4. the further documents the purposes need: the origin's tdmrep.json for AI purposes,
    the RSL licenses of robots.txt's ``License:`` lines for a crawl with ``REP_PURPOSE``
-   set (purpose-notes §9; RSL 1.0 §4.4);
+   set (purpose-notes §9; RSL 1.0 §4.4): every one is asked for at once (so their
+   fetches run together), and those known already may refuse before the others come;
+   more than ``REP_RSL_MAX_LICENSES`` of them are none read and refuse every purpose
+   (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per robots.txt');
 5. a tdmrep.json given up on as unreachable (``REP_UNREACHABLE_ACTION = "drop"``);
 6. an explicit "no" for a purpose of the crawl in robots.txt (``Content-Usage``,
    ``Content-Signal``), tdmrep.json or those licenses (unknown never refuses before the
@@ -46,7 +49,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
-from scrapy_rep.fetch.rsl_kind import RSL, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import (
+    RSL,
+    licenses_not_read,
+    licenses_of_agents,
+    licenses_to_wait_for,
+)
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
 
@@ -116,7 +124,8 @@ class Override:
 @dataclass(frozen=True)
 class RequestRules:
     """The crawl's settings that decide a request (``REP_PURPOSE``, ``REP_PURPOSE_UNKNOWN``,
-    ``REP_PURPOSE_AGENTS``, ``REP_RSL_LICENSES``, ``REP_OVERRIDES``), read once."""
+    ``REP_PURPOSE_AGENTS``, ``REP_RSL_LICENSES``, ``REP_RSL_MAX_LICENSES``,
+    ``REP_OVERRIDES``), read once."""
 
     policy: UsagePolicy = field(default_factory=UsagePolicy)
     #: ``REP_PURPOSE_AGENTS``: further product tokens whose groups the crawl obeys.
@@ -131,6 +140,9 @@ class RequestRules:
     #: Keep robots.txt's deciding line for an allowed request too (the audit trail names
     #: it); without, an allowed request is matched without building a ``Decision``.
     explain: bool = False
+    #: ``REP_RSL_MAX_LICENSES``: the most licenses read per robots.txt (``None``: no
+    #: bound, as in the runs of trails written before the setting).
+    max_licenses: int | None = None
 
     @classmethod
     def of(
@@ -142,6 +154,7 @@ class RequestRules:
         rsl_licenses: Iterable[str] = (),
         overrides: Iterable[Override] = (),
         explain: bool = False,
+        max_licenses: int | None = None,
     ) -> RequestRules:
         return cls(
             UsagePolicy.of(purposes, unknown),
@@ -150,6 +163,7 @@ class RequestRules:
             held_licenses(rsl_licenses),
             {override.host: override for override in overrides},
             explain,
+            max_licenses,
         )
 
     @cached_property
@@ -257,6 +271,9 @@ class Wait:
     key: Hashable
     #: The document versions the verdict has used so far (robots.txt first).
     used: Used = ()
+    #: Further keys of the same kind it waits for as well (RSL licenses, fetched
+    #: together): whichever is known first may decide it.
+    also: tuple[Hashable, ...] = ()
 
 
 Verdict: TypeAlias = "Allowed | Refused | Wait"
@@ -303,11 +320,18 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
             return Wait(TDM, origin, used)
         used += ((TDM, origin, tdm),)
     licenses: list[tuple[str, Any]] = []
+    pending: list[Hashable] = []
     if rules.purpose_set and txt.licenses:
-        for key in licenses_to_wait_for(licenses_of_agents(txt, (agent, *rules.agents))):
-            found = known(LICENSE, key)
+        keys = licenses_to_wait_for(licenses_of_agents(txt, (agent, *rules.agents)))
+        beyond = licenses_not_read(keys, rules.max_licenses)
+        if beyond is not None:  # none read: their stand-in refuses every purpose
+            licenses.append(beyond)
+            keys = ()
+        for key in keys:
+            found = known(LICENSE, key)  # asked of each: their fetches start together
             if found is None:
-                return Wait(LICENSE, key, used)
+                pending.append(key)
+                continue
             used += ((LICENSE, key, found),)
             licenses.append((key, found.rules))
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
@@ -333,6 +357,8 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
                 signal=signal,
                 before=before,
             )
+    if pending:  # no license known so far refuses it: it waits for the others
+        return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
     return Allowed(used, decision, before, obeyed, overridden)
 
 

@@ -322,21 +322,23 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("settings", "refused", "licenses"),
+    ("settings", "licenses"),
     [
-        ({}, False, ["/permit.xml"]),  # TestBot: the * group's License only
-        ({"USER_AGENT": "OtherBot/2.0"}, True, ["/no-train.xml"]),  # its own group's
-        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, True, ["/permit.xml", "/no-train.xml"]),
+        ({}, ["/file-wide.xml", "/permit.xml"]),  # TestBot: the * group's License too
+        ({"USER_AGENT": "OtherBot/2.0"}, ["/file-wide.xml", "/no-train.xml"]),  # its own
+        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, ["/file-wide.xml", "/permit.xml", "/no-train.xml"]),
     ],
     ids=["star group", "own group", "purpose agent's group"],
 )
 @pytest_twisted.ensureDeferred
-async def test_a_groups_license_lines_replace_the_file_wide_ones(
-    settings: dict[str, Any], refused: bool, licenses: list[str], tmp_path: Path
+async def test_a_groups_license_lines_add_to_the_file_wide_ones(
+    settings: dict[str, Any], licenses: list[str], tmp_path: Path
 ) -> None:
-    """RSL 1.0 §4.4 (errata 2026-01-16): each crawler reads the License lines of its own
-    group (and those of the REP_PURPOSE_AGENTS groups it obeys), not the file-wide one
-    its group replaces nor another group's: only those are fetched."""
+    """RSL's guide "Adding RSL to robots.txt": the License directive "is global (not tied
+    to any specific user agent)". Each crawler reads the file-wide License lines and those
+    of its own group (and of the REP_PURPOSE_AGENTS groups it obeys), never another
+    group's: only those are fetched, and a group's license that permits ai-train never
+    hides the file-wide one that prohibits it (docs/decisions.md)."""
     sites = Sites()
     lic = sites.add("lic")
     for path in ("/no-train.xml", "/permit.xml", "/file-wide.xml"):
@@ -357,7 +359,92 @@ async def test_a_groups_license_lines_replace_the_file_wide_ones(
     finally:
         await sites.close()
     assert [str(f) for f in verify(audit).findings] == []
-    assert (url not in spider.downloaded) is refused
-    assert sorted(sites.requested("lic")) == sorted(licenses)  # never the file-wide one
-    if refused:
-        assert sites.url("lic", "/no-train.xml") in spider.dropped[url]
+    assert url not in spider.downloaded
+    assert sorted(sites.requested("lic")) == sorted(licenses)  # never another group's
+    assert sites.url("lic", "/file-wide.xml") in spider.dropped[url]
+
+
+@pytest.mark.parametrize(
+    ("named", "settings", "sent", "fetched"),
+    [
+        (200, {}, False, 0),  # more than the default 8: none read, the page refused
+        (8, {"REP_RSL_MAX_LICENSES": 8}, True, 8),  # at the bound: each read once
+    ],
+    ids=["beyond the bound", "at the bound"],
+)
+@pytest_twisted.ensureDeferred
+async def test_the_licenses_read_per_robots_txt_are_bounded(
+    named: int, settings: dict[str, Any], sent: bool, fetched: int, tmp_path: Path
+) -> None:
+    """docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per robots.txt':
+    a robots.txt naming more licenses than the bound sends no license request, and its
+    page is refused (search too), saying why in the trail; up to the bound each is read."""
+    sites = Sites()
+    lic = sites.add("lic")
+    paths = [f"/{n}.xml" for n in range(named)]
+    for path in paths:
+        lic.script(path, *LICENSES["/permit.xml"])
+    lines = "".join(f"License: {sites.url('lic', path)}\n" for path in paths)
+    sites.add("a").script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{lines}"))
+    url = sites.url("a", "/page")
+    audit = tmp_path / "audit.jsonl"
+    try:
+        crawler, spider = await crawl(
+            [url], {"REP_PURPOSE": "search", "REP_AUDIT_FILE": str(audit), **settings}
+        )
+    finally:
+        await sites.close()
+    assert sorted(sites.requested("lic")) == sorted(paths[:fetched])
+    assert (url in spider.downloaded) is sent
+    record = by_url(audit)[url]
+    assert [str(f) for f in verify(audit).findings] == []  # re-derived with the bound
+    if sent:
+        return
+    why = (
+        f"RSL {sites.url('lic', paths[8])}: licenses not read: robots.txt names {named} for "
+        "this crawler, more than REP_RSL_MAX_LICENSES (8)"
+    )
+    assert record["fate"] == "refused" and why in record["why"]
+    assert why in spider.dropped[url]
+    assert crawler.stats.get_value("rep/rsl/requests_dropped/licenses_not_read") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_license_that_refuses_decides_while_stalled_ones_are_still_pending() -> None:
+    """The licenses of one robots.txt are fetched together, and a request held for the
+    first is refused as soon as any one refuses its purpose: here the last, while the
+    five before it (which never answer) are all still pending at the server."""
+    sites = Sites()
+    stall, lic = sites.add("stall"), sites.add("lic")
+    stalled = [f"/stalled-{n}.xml" for n in range(5)]
+    for path in stalled:
+        stall.script(path, Reply(hang=True))
+    lic.script("/no-search.xml", *LICENSES["/no-search.xml"])
+    names = [sites.url("stall", path) for path in stalled] + [sites.url("lic", "/no-search.xml")]
+    lines = "".join(f"License: {name}\n" for name in names)
+    sites.add("a").script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{lines}"))
+    url = sites.url("a", "/page")
+    at_refusal: list[tuple[str, int, bool]] = []
+
+    def pending() -> bool:
+        return all(not r.finished and not r._disconnected for r in stall.hanging)
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda request, message, **_: at_refusal.append(
+                (message, len(stall.hanging), pending())
+            ),
+            signal=rep_signals.request_refused,
+            weak=False,
+        )
+
+    settings = {"REP_PURPOSE": "search", "REP_ROBOTSTXT_TIMEOUT": 1, "REP_UNREACHABLE_MAX_WAIT": 1}
+    try:
+        _, spider = await crawl([url], settings, on_crawler=connect)
+    finally:
+        await sites.close()
+    assert url not in spider.downloaded
+    [(message, requested, still_pending)] = at_refusal
+    assert f"RSL {sites.url('lic', '/no-search.xml')}" in message
+    assert requested == len(stalled) and still_pending  # none answered, none waited for
+    assert sites.requested("lic") == ["/no-search.xml"]

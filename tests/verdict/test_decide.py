@@ -29,6 +29,7 @@ from scrapy_rep.verdict import (
     decide,
     obey_of,
 )
+from tests.support.documents import rsl_license
 
 URL = "https://e.com/private/a"
 ORIGIN = origin_of(URL)
@@ -53,6 +54,11 @@ def known(**documents: CacheEntry[Any]) -> Any:
 
 def robots_entry(text: str, sha: str = "abc") -> CacheEntry[Any]:
     return known_entry(parse_robotstxt(text.encode()), sha=sha)
+
+
+def terms_entry(usage: str) -> CacheEntry[Any]:
+    """An RSL license whose one ``<license>`` holds ``usage`` (a permits or prohibits)."""
+    return known_entry(parse_rsl(rsl_license(usage)))
 
 
 def facts(url: str = URL, agent: str = "mybot", obey: Obey = Obey.ALL) -> RequestFacts:
@@ -162,6 +168,30 @@ def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
     assert verdict.purpose == "search"
 
 
+def test_a_groups_license_that_permits_never_hides_a_file_wide_one_that_prohibits() -> None:
+    """The guide "Adding RSL to robots.txt": the License directive "is global (not tied
+    to any specific user agent)": our group's License line adds to it (docs/decisions.md,
+    "A group's License lines add to the file-wide ones")."""
+    group_url = "https://e.com/mybot-license.xml"
+    found = robots_entry(
+        f"License: {LICENSE_URL}\nUser-agent: mybot\nLicense: {group_url}\nAllow: /\n"
+    )
+    licenses = {
+        LICENSE_URL: terms_entry('<prohibits type="usage">ai-train</prohibits>'),
+        group_url: terms_entry('<permits type="usage">ai-train</permits>'),
+    }
+
+    table = {ROBOTS: found, TDM: known_entry(parse_tdmrep(b"[]"))}
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        return licenses.get(str(key)) if kind == LICENSE else table[kind]
+
+    verdict = decide(facts(), RequestRules.of(("ai-train",), purpose_set=True), look)
+    assert isinstance(verdict, Refused) and verdict.document == LICENSE
+    assert verdict.purpose == "ai-train"
+    assert (LICENSE, LICENSE_URL, licenses[LICENSE_URL]) in verdict.used
+
+
 def test_an_override_lets_a_disallowed_url_through_recorded_as_overridden() -> None:
     found = robots_entry("User-agent: *\nDisallow: /private\n")
     override = Override("e.com", "written permission of 2026-11-01", "2027-01-01")
@@ -185,3 +215,67 @@ def test_obey_of_reads_the_switches_as_the_crawl_does() -> None:
     assert obey_of(True, True, dont_obey=True) is Obey.USAGE
     assert obey_of(False, True) is Obey.USAGE
     assert obey_of(False, False) is Obey.NOTHING
+
+
+def robots_naming_licenses(count: int) -> CacheEntry[Any]:
+    lines = "".join(f"License: https://lic.example/{n}.xml\n" for n in range(count))
+    return robots_entry(f"User-agent: *\nAllow: /\n{lines}")
+
+
+def test_more_licenses_than_the_bound_are_none_read_and_refuse_every_purpose() -> None:
+    """docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per robots.txt':
+    none is asked for (no fetch starts), and the stand-in refuses search too."""
+    found = robots_naming_licenses(10)
+    asked: list[Hashable] = []
+    table = {ROBOTS: found, TDM: known_entry(parse_tdmrep(b"[]"))}
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        if kind == LICENSE:
+            asked.append(key)
+            return None
+        return table[kind]
+
+    for purpose in ("search", "ai-input"):
+        rules = RequestRules.of((purpose,), purpose_set=True, max_licenses=8)
+        verdict = decide(facts(), rules, look)
+        assert isinstance(verdict, Refused) and verdict.document == LICENSE
+        assert verdict.reason == "purpose" and verdict.purpose == purpose
+        assert verdict.signal is not None
+        assert verdict.signal.source == (
+            "RSL https://lic.example/8.xml: licenses not read: robots.txt names 10 for this "
+            "crawler, more than REP_RSL_MAX_LICENSES (8)"
+        )
+    assert asked == []
+    # Up to the bound they are read as before.
+    rules = RequestRules.of(("search",), purpose_set=True, max_licenses=10)
+    assert isinstance(decide(facts(), rules, look), Wait)
+
+
+def test_every_license_is_asked_for_at_once_and_the_first_no_decides() -> None:
+    """Each license is asked for in the one decision (each one's fetch starts then), and a
+    known one that refuses decides without waiting for the others still unknown."""
+    found = robots_naming_licenses(6)
+    keys = [f"https://lic.example/{n}.xml" for n in range(6)]
+    licenses: dict[str, CacheEntry[Any]] = {}
+    asked: list[Hashable] = []
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        if kind == LICENSE:
+            asked.append(key)
+            return licenses.get(str(key))
+        return found
+
+    rules = RequestRules.of(("search",), purpose_set=True, max_licenses=8)
+    assert decide(facts(), rules, look) == Wait(
+        LICENSE, keys[0], ((ROBOTS, ORIGIN, found),), tuple(keys[1:])
+    )
+    assert asked == keys
+    licenses[keys[2]] = terms_entry('<permits type="usage">all</permits>')
+    waiting = decide(facts(), rules, look)
+    assert isinstance(waiting, Wait) and waiting.key == keys[0]
+    assert waiting.also == (keys[1], *keys[3:])
+    licenses[keys[5]] = terms_entry('<prohibits type="usage">search</prohibits>')
+    verdict = decide(facts(), rules, look)
+    assert isinstance(verdict, Refused) and verdict.purpose == "search"
+    assert verdict.signal is not None and keys[5] in verdict.signal.source
+    assert [key for _, key, _ in verdict.used[1:]] == [keys[2], keys[5]]

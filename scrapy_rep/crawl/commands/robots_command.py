@@ -194,6 +194,7 @@ class RobotsCommand(ScrapyCommand):
             config.purpose_agents,
             purpose_set,
             held_licenses(config.rsl_licenses),
+            max_licenses=config.rsl_max_licenses,
         )
 
     def _check_origin(

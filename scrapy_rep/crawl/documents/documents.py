@@ -8,7 +8,10 @@ actions out, and the requests waiting for it: its slice of the crawl's
 requests awaiting it in place, and the request that made each copy be fetched. It
 answers one question per request (:meth:`OriginDocument.entry_for`): the version that
 decides it, or none yet (the request then waits: :meth:`OriginDocument.hold_or_wait`); and
-it releases its own held requests when the lifecycle says so.
+it releases its own held requests when the lifecycle says so. A request that waits for
+several keys of one kind at once (an origin's RSL licenses, fetched together) is held
+under the first and woken by whichever is known first, to be decided again: one license
+that refuses it decides it without waiting for the others.
 
 A released request carries a small token in its state
 (:attr:`~scrapy_rep.crawl.requeststate.RequestState.carried`) under which the document
@@ -112,6 +115,9 @@ class OriginDocument(Generic[D]):
         self._triggers: dict[Hashable, Request] = {}
         #: Requests awaiting the document in place (sent with ``engine.download_async``).
         self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
+        #: A key not known yet -> the keys whose held requests wait for it as well (they
+        #: are woken when it is known: :meth:`hold`'s ``also``).
+        self._wakes: dict[Hashable, set[Hashable]] = {}
         #: The entries released requests carry, by a token in their state.
         self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
         fetcher = EngineFetcher(crawler, timeout, document, self._route, kind.stats)
@@ -132,26 +138,30 @@ class OriginDocument(Generic[D]):
         self._carried.used(key, entry)
         return entry
 
-    def hold_or_wait(self, key: Hashable, request: Request) -> Hold:
-        """``request`` must wait for ``key``'s document: :data:`HOLD` (hand it back to the
-        engine, to be held when it is scheduled), or :data:`WAIT` when it was handed back
-        for it already and came straight back (sent by ``engine.download_async``: await
-        :meth:`wait`)."""
+    def hold_or_wait(
+        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
+    ) -> Hold:
+        """``request`` must wait for ``key``'s document (or any of ``also``'s, whichever
+        is known first): :data:`HOLD` (hand it back to the engine, to be held when it is
+        scheduled), or :data:`WAIT` when it was handed back for it already and came
+        straight back (sent by ``engine.download_async``: await :meth:`wait`)."""
         state = request.meta.get(KEY)
-        hold = (self.name, key)
+        hold = (self.name, key, also)
         if type(state) is not RequestState or state.url != request.url:
             request.meta[KEY] = RequestState(request.url, hold=hold)
             return HOLD
-        if state.hold != hold:
+        if state.hold is None or state.hold[:2] != hold[:2]:
             request.meta[KEY] = state._replace(hold=hold)
             return HOLD
         request.meta[KEY] = state._replace(hold=None)
         return WAIT
 
-    async def wait(self, key: Hashable, request: Request) -> CacheEntry[D]:
-        """The entry that decides ``request`` once the document is known, awaited in
-        place; ``IgnoreRequest`` if the spider closes first."""
-        entry = await self._wait_for(key, request)
+    async def wait(
+        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
+    ) -> CacheEntry[D]:
+        """The entry of ``key``'s document (or of the first of ``also`` known) once it
+        is known, awaited in place; ``IgnoreRequest`` if the spider closes first."""
+        entry = await self._wait_for(key, request, also)
         if entry is None:
             inc(self.stats, "rep/requests/dropped/spider_closed")
             raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
@@ -186,8 +196,9 @@ class OriginDocument(Generic[D]):
 
     # ------------------------------------------------------------------ holding
 
-    def hold(self, key: Hashable, request: Request) -> None:
-        """Keep ``request`` until ``key``'s document is known (SPEC §4)."""
+    def hold(self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()) -> None:
+        """Keep ``request`` until ``key``'s document is known (SPEC §4), or the first of
+        ``also``'s (the further keys it waits for: it is then decided again)."""
         if self._held.add(self.document.hold_key(key), request):
             inc(self.stats, "rep/requests/spilled")
         inc(self.stats, "rep/requests/held")
@@ -197,14 +208,31 @@ class OriginDocument(Generic[D]):
         entry = self.usable_entry(key)
         if entry is not None:  # the download finished in between
             call_later(0, self.release, key, entry, 0)
+            return
+        for other in also:
+            found = self.usable_entry(other)
+            if found is not None:  # known in between: decided again with it
+                call_later(0, self._release_held, key, other, found, 0)
+                return
+            self._wakes.setdefault(other, set()).add(key)
 
     def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
-        """The requests held for ``key``'s document go on, carrying ``entry``."""
+        """The requests held for ``key``'s document go on, carrying ``entry``; so do
+        those held for another key that wait for this one as well (:meth:`hold`)."""
         for waiter in self._waiters.pop(key, ()):
             waiter.callback(entry)
         self._triggers.pop(key, None)
+        self._release_held(key, key, entry, failures)
+        for held_for in self._wakes.pop(key, ()):
+            self._release_held(held_for, key, entry, 0)
+
+    def _release_held(
+        self, held_for: Hashable, key: Hashable, entry: CacheEntry[Any], failures: int
+    ) -> None:
+        """The requests held for ``held_for``'s document go on, carrying ``key``'s
+        ``entry`` (the same key, or one they wait for as well)."""
         engine = running_engine(self.crawler)
-        hold_key = self.document.hold_key(key)
+        hold_key = self.document.hold_key(held_for)
         if self.runner.closed or engine is None or hold_key not in self._held:
             return
         if engine_closing(engine):
@@ -212,7 +240,8 @@ class OriginDocument(Generic[D]):
             # has already saved its queue (JOBDIR) and be lost. It stays held, and is
             # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
             return
-        again = [self._released(request, key, failures) for request in self._held.pop(hold_key)]
+        held = self._held.pop(hold_key)
+        again = [self._released(request, held_for, failures) for request in held]
         self._carried.carry(again, entry, key, compact=True)
         for request in again:
             engine.crawl(request)
@@ -254,12 +283,26 @@ class OriginDocument(Generic[D]):
         elif not self.lifecycle.under_way(key):
             self.runner.handle(do.RequestSeen(key))
 
-    async def _wait_for(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
+    async def _wait_for(
+        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
+    ) -> CacheEntry[D] | None:
         entry = self.entry(key, request)
         if entry is not None or self.runner.closed:
             return entry
+        for other in also:
+            entry = self.usable_entry(other)
+            if entry is not None:  # known in between: decided again with it
+                return entry
         waiter: Deferred[CacheEntry[D] | None] = Deferred()
-        self._waiters.setdefault(key, []).append(waiter)
+
+        def first(found: CacheEntry[D] | None) -> None:
+            if not waiter.called:
+                waiter.callback(found)
+
+        for each in (key, *also):  # whichever is known first
+            one: Deferred[CacheEntry[D] | None] = Deferred()
+            one.addCallback(first)
+            self._waiters.setdefault(each, []).append(one)
         return await maybe_deferred_to_future(waiter)
 
     def _route(self, key: Hashable) -> dict[str, Any]:
@@ -282,4 +325,5 @@ class OriginDocument(Generic[D]):
             for waiter in waiters:
                 waiter.callback(None)
         self._waiters.clear()
+        self._wakes.clear()
         self._carried.clear()

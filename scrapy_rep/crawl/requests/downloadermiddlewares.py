@@ -206,12 +206,12 @@ class RobotsTxtMiddleware:
             verdict = self._decide(request, facts, known)
         while isinstance(verdict, Wait):
             document = self.documents[verdict.document]
-            if document.hold_or_wait(verdict.key, request) is HOLD:
+            if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
                 for kind, key, entry in verdict.used:  # decided by them when it comes back
                     self.documents[kind].carry(request, entry, key)
                 return self._hand_back(request)  # caught by _request_scheduled and held
             self._unmarked()  # it came straight back, its mark taken off: wait in place
-            await document.wait(verdict.key, request)
+            await document.wait(verdict.key, request, verdict.also)
             verdict = self._decide(request, facts, known)
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
             cached = robots_response_from_cache(request, verdict.used[0][2])
@@ -318,9 +318,9 @@ class RobotsTxtMiddleware:
         if type(state) is not RequestState or state.hold is None or state.url != request.url:
             return
         self._unmarked()
-        name, key = state.hold
+        name, key, also = state.hold
         request.meta[KEY] = state._replace(hold=None)
-        self.documents[name].hold(key, request)
+        self.documents[name].hold(key, request, also)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
 
     def _spider_idle(self) -> None:

@@ -25,6 +25,7 @@ from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.usage.rsl.terms import says_not_read
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -91,6 +92,8 @@ class Performer:
             inc(self.stats, "robotstxt/forbidden")
         elif reason == "purpose" and verdict.purpose is not None:
             inc(self.stats, f"rep/purpose/requests_dropped/{verdict.purpose}")
+            if verdict.signal is not None and says_not_read(verdict.signal):
+                inc(self.stats, "rep/rsl/requests_dropped/licenses_not_read")
         inc(self.stats, f"rep/requests/dropped/{reason}")
         if self._audit:
             trail = trail_of(self.crawler)

@@ -101,4 +101,12 @@ RSL_ROWS: Final[tuple[tuple[str, _Answers, str], ...]] = (
         "<content>; a body that is not such a document (or has a DTD, or is over 500 "
         "KiB) is terms we cannot read: no AI use (docs/purpose-notes.md §9)",
     ),
+    (
+        "licenses not read",
+        (False, False, False),
+        'RSL guide "Adding RSL to robots.txt": crawlers "must retrieve and comply with the '
+        "defined terms before accessing or processing the site's content\"; a robots.txt "
+        "naming more licenses for the crawler than REP_RSL_MAX_LICENSES has none read, and "
+        "terms not retrieved may prohibit any use: a no for every purpose (docs/decisions.md)",
+    ),
 )

@@ -173,6 +173,21 @@ ABSENT: Final = RslDocument()
 UNREACHABLE: Final = RslDocument(problem="license document unreachable", unreachable=True)
 
 
+#: The mapping row of :func:`not_read`, which its ``problem`` begins with.
+NOT_READ: Final = "licenses not read"
+
+
+def not_read(named: int, bound: int) -> RslDocument:
+    """The stand-in for the licenses of a robots.txt that names ``named`` of them for a
+    crawler, more than ``REP_RSL_MAX_LICENSES`` (``bound``): none is read, and their terms
+    are taken as a no for every purpose (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES
+    licenses are read per robots.txt'). Its ``problem`` begins with its mapping row."""
+    return RslDocument(
+        problem=f"{NOT_READ}: robots.txt names {named} for this crawler, more than "
+        f"REP_RSL_MAX_LICENSES ({bound})"
+    )
+
+
 def _tokens(text: str | None) -> list[str]:
     return [token.lower() for token in _SEPARATORS.split(text or "") if token]
 

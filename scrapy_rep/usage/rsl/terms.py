@@ -24,7 +24,7 @@ from typing import Final
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage._purpose_table import MAPPING, PURPOSES, Answers
 from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.rsl.document import RslContent, RslDocument, RslLicense
+from scrapy_rep.usage.rsl.document import NOT_READ, RslContent, RslDocument, RslLicense
 
 _NONE: Final[Answers] = (None, None, None)
 _MAX_CHARS: Final = 200
@@ -63,6 +63,12 @@ def license_url_of(source: str) -> str:
     """The license URL an :class:`RslAnswer` source names (``RSL <url> …``), or ``""``."""
     parts = source.split(" ", 2)
     return parts[1].rstrip(":") if len(parts) > 1 and parts[0] == "RSL" else ""
+
+
+def says_not_read(signal: UsageSignal) -> bool:
+    """Whether ``signal`` is the stand-in of the licenses a robots.txt names beyond
+    ``REP_RSL_MAX_LICENSES`` (:func:`scrapy_rep.usage.rsl.document.not_read`)."""
+    return signal.vocabulary == "rsl" and f": {NOT_READ}: " in signal.source
 
 
 def held_licenses(urls: Iterable[str]) -> frozenset[str]:
@@ -171,7 +177,9 @@ def _answer(
     license_url: str,
 ) -> RslAnswer:
     if document.problem is not None:
-        row = f"license document {'unreachable' if document.unreachable else 'unreadable'}"
+        # A stand-in's problem begins with its row: "license document unreachable",
+        # "license document unreadable: …", "licenses not read: …".
+        row = document.problem.partition(":")[0]
         allowed = MAPPING[("rsl", row)].answers[index]
         return RslAnswer(allowed, _clip(f"RSL {license_url}: {document.problem}"), row)
     prohibition = _prohibition(matching, index, license_url)

@@ -25,7 +25,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
-from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, RSL_CRAWL, CrawlKind
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.documents.stores import LocalStore
 from scrapy_rep.crawl.requeststate import state_of, update
@@ -153,6 +153,54 @@ def carried_of(request: Request) -> Any:
     return () if state is None else state.carried
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_request_held_for_one_license_is_woken_by_another_it_waits_for() -> None:
+    """An origin's licenses are fetched together: a request held for the first is woken
+    (to be decided again) as soon as another it waits for is known, even when that one
+    was known before it was held; the first license is still being fetched."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(RSL_CRAWL, clock)
+    kind = RSL_CRAWL.kind
+    first, second = "https://l.example/1.xml", "https://l.example/2.xml"
+    request = Request("https://a.example/page")
+    assert document.entry_for(first, request) is None  # each fetch starts
+    assert document.entry_for(second, request) is None
+    assert document.hold_or_wait(first, request, (second,)) is HOLD
+    assert hold_of(request) == (kind.name, first, (second,))
+    update(request, hold=None)  # what request_scheduled does
+    document.hold(first, request, (second,))
+    await until(lambda: len(fetcher.asked) == 2)
+    fetcher.answers[second] = FetchProcedure(kind, second).on_response(200, KIND_BODIES["rsl"])
+    engine = crawler.engine
+    await until(lambda: bool(engine.crawled))
+    assert engine.crawled == [request] and document.usable_entry(first) is None
+    later = Request("https://a.example/later")
+    document.hold(first, later, (second,))  # the second known already: woken at once
+    await until(lambda: len(engine.crawled) == 2)
+    assert engine.crawled[1] is later and document.held_counts() == {}
+    fetcher.answers[first] = FetchProcedure(kind, first).on_response(404, b"")
+    await until(lambda: document.usable_entry(first) is not None)
+    assert document._wakes == {}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_awaiting_licenses_in_place_goes_on_with_the_first_known() -> None:
+    """A request that cannot be held (sent with ``engine.download_async``) awaits its
+    licenses in place: the first of them known ends the wait."""
+    document, fetcher, _ = origin_document(RSL_CRAWL, [T0])
+    kind = RSL_CRAWL.kind
+    first, second = "https://l.example/1.xml", "https://l.example/2.xml"
+    request = Request("https://a.example/page")
+    assert document.entry_for(second, request) is None
+    waiting = deferred_from_coro(document.wait(first, request, (second,)))
+    await until(lambda: len(fetcher.asked) == 2)
+    fetcher.answers[second] = FetchProcedure(kind, second).on_response(200, KIND_BODIES["rsl"])
+    entry = await waiting
+    assert entry.status == 200 and document.usable_entry(first) is None
+    fetcher.answers[first] = FetchProcedure(kind, first).on_response(404, b"")
+    await until(lambda: document.usable_entry(first) is not None)
+
+
 @pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
 @pytest_twisted.ensureDeferred
 async def test_origin_document_holds_and_releases_its_own_requests(
@@ -164,7 +212,7 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     first, second = Request(f"{KEY}/a"), Request(f"{KEY}/b")
     for request in (first, second):
         assert entry_or_hold(document, KEY, request) is HOLD
-        assert hold_of(request) == (kind.name, KEY)
+        assert hold_of(request) == (kind.name, KEY, ())
         update(request, hold=None)  # what request_scheduled does
         document.hold(KEY, request)
     assert document.held_counts() == {str(KEY): 2}

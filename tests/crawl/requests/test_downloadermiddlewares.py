@@ -138,7 +138,7 @@ def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -
     middleware = RobotsTxtMiddleware(crawler)
     request = Request("http://example.com/a")
     origin = middleware.facts.origins.get(request.url)
-    update(request, hold=(middleware._robots.name, origin))
+    update(request, hold=(middleware._robots.name, origin, ()))
     assert middleware._hand_back(request) is request
     seen: list[str] = []
     crawler.signals.connect(

@@ -77,19 +77,21 @@ Disallow: /s
 @pytest.mark.parametrize(
     ("agent", "expected"),
     [
-        ("BotA", (A,)),
-        ("bota/2.1", (A,)),
-        ("BotA/1.0 (+https://a.example/bot)", (A,)),
-        ("BotB", (B,)),
-        ("BotC", (B,)),  # a License between user-agent lines: the whole run's
+        ("BotA", (FILE, A)),
+        ("bota/2.1", (FILE, A)),
+        ("BotA/1.0 (+https://a.example/bot)", (FILE, A)),
+        ("BotB", (FILE, B)),
+        ("BotC", (FILE, B)),  # a License between user-agent lines: the whole run's
         ("NoLicense", (FILE,)),  # a group without License lines: the file-wide ones
-        ("Other", (STAR,)),  # falls back to *, whose License replaces the file-wide
+        ("Other", (FILE, STAR)),  # falls back to *, whose License adds to the file-wide
     ],
 )
-def test_rsl_4_4_a_groups_license_lines_replace_the_file_wide_ones(
+def test_rsl_4_4_a_groups_license_lines_add_to_the_file_wide_ones(
     profile: str, agent: str, expected: tuple[str, ...]
 ) -> None:
-    """RSL 1.0 §4.4.2-4.4.3 (errata 2026-01-16)."""
+    """RSL 1.0 §4.4.2-4.4.3 (errata 2026-01-16) and the guide "Adding RSL to
+    robots.txt": the License directive "is global (not tied to any specific user
+    agent)"; a group's own lines add to it (docs/decisions.md)."""
     rules = parse_robotstxt(GROUPED, profile)
     assert rules.licenses == (FILE, A, B, STAR)  # every URL the file names
     assert rules.licenses_for(agent) == expected
@@ -99,14 +101,14 @@ def test_rsl_4_4_without_a_group_for_the_crawler_the_file_wide_ones_apply() -> N
     body = f"License: {FILE}\nUser-agent: BotA\nLicense: {A}\nDisallow: /\n".encode()
     # A's License line is after no rule: it is BotA's only.
     assert parse_robotstxt(body).licenses_for("Other") == (FILE,)
-    assert parse_robotstxt(body).licenses_for("BotA") == (A,)
+    assert parse_robotstxt(body).licenses_for("BotA") == (FILE, A)
     only_file_wide = parse_robotstxt(f"License: {FILE}\nUser-agent: *\nDisallow:\n".encode())
     assert only_file_wide.licenses_for("BotA") == (FILE,)
 
 
-def test_rsl_4_4_merged_groups_take_each_groups_own_or_the_file_wide_ones() -> None:
-    """Google merges the groups naming one crawler: the group with License lines gives
-    them, the one without gives the file-wide ones (no license of either is lost)."""
+def test_rsl_4_4_merged_groups_take_each_groups_own_and_the_file_wide_ones() -> None:
+    """Google merges the groups naming one crawler: each group's License lines, with the
+    file-wide ones (no license of either is lost)."""
     body = (
         f"License: {FILE}\nUser-agent: BotA\nLicense: {A}\nDisallow: /a\n"
         "User-agent: Other\nDisallow: /o\nUser-agent: BotA\nDisallow: /b\n"
@@ -131,13 +133,13 @@ def test_rsl_4_4_license_lines_after_the_last_groups_rules_are_also_file_wide(
     rules = parse_robotstxt(body, profile)
     assert rules.licenses_for("Other") == (END,)
     assert rules.licenses_for("NoLicense") == (END,)
-    assert rules.licenses_for("BotA") == (A,)  # its own replace it
+    assert rules.licenses_for("BotA") == (A, END)  # its own, and the global ones
 
 
 def test_rsl_4_4_legacy_a_license_after_a_blank_line_is_outside_any_group() -> None:
     body = f"User-agent: BotA\nLicense: {A}\nDisallow: /a\n\nLicense: {FILE}\n".encode()
     rules = parse_robotstxt(body, "legacy")
-    assert rules.licenses_for("BotA") == (A,)
+    assert rules.licenses_for("BotA") == (A, FILE)
     assert rules.licenses_for("Other") == (FILE,)
 
 
@@ -146,8 +148,8 @@ def test_rsl_4_4_the_crawl_obeys_the_licenses_of_its_purpose_agents_too() -> Non
     from scrapy_rep.fetch.rsl_kind import licenses_of_agents
 
     rules = parse_robotstxt(GROUPED)
-    assert licenses_of_agents(rules, ("Other",)) == (STAR,)
-    assert licenses_of_agents(rules, ("Other", "BotA", "BotC")) == (STAR, A, B)
+    assert licenses_of_agents(rules, ("Other",)) == (FILE, STAR)
+    assert licenses_of_agents(rules, ("Other", "BotA", "BotC")) == (FILE, STAR, A, B)
     assert licenses_of_agents(parse_robotstxt(b"User-agent: *\n"), ("Other",)) == ()
 
 
