@@ -42,8 +42,8 @@ HEIF_BRANDS: Final = frozenset(
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
 MP4_CONTAINERS: Final = frozenset({b"moov", b"udta", b"meta", b"trak"})
 #: How deep those containers are walked (``moov/trak/meta`` is three): deeper nesting is
-#: hostile, named as a problem, and the walk stops (the count of boxes is bounded by
-#: :attr:`Limits.max_steps`).
+#: hostile, named as a problem, the walk stops and the file fails closed (the count of
+#: boxes is bounded by :attr:`Limits.max_steps`).
 MP4_MAX_DEPTH: Final = 16
 
 
@@ -199,7 +199,7 @@ def _boxes(
 ) -> bool:
     """Walk the boxes in ``data[pos:end]``; ``False`` when the walk must stop."""
     if depth > MP4_MAX_DEPTH:
-        scan.problems.append(f"ISO BMFF boxes nested more than {MP4_MAX_DEPTH} deep")
+        scan.out_of_reach(f"ISO BMFF boxes nested more than {MP4_MAX_DEPTH} deep")
         return False
     while pos + 8 <= end:
         steps.step()

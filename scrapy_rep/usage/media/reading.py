@@ -18,7 +18,6 @@ not be read, and whether C2PA was read. Never raises on content.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -26,6 +25,7 @@ from typing import Any, Final
 from scrapy_rep.usage.media._xmp_rdf import PLUS_NS as PLUS_NS
 from scrapy_rep.usage.media._xmp_rdf import RDF_NS as RDF_NS
 from scrapy_rep.usage.media._xmp_rdf import property_values
+from scrapy_rep.usage.media._xmp_scan import DMI_PROHIBITED, MAX_BYTE_VALUES
 from scrapy_rep.usage.media._xmp_text import Undecodable, packet_text
 from scrapy_rep.usage.media.c2pa import C2paResult, read_c2pa
 from scrapy_rep.usage.media.xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
@@ -40,9 +40,6 @@ SEE_VALUES: Final = frozenset(
         "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
     }
 )
-#: A DMI value in a packet the parser could not read (bounded byte search, so a broken
-#: packet that says "prohibited" still counts: the reading that loses no "no").
-_DMI_BYTES: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
 #: In bytes not read as a packet (:attr:`XmpScan.raw`), a value counts only where XMP
 #: would hold it: right after the PLUS vocabulary, or within this many bytes after the
 #: name ``DataMining`` (element, attribute, ``rdf:li`` items).
@@ -141,6 +138,9 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
         for value in _bytes_values(data):
             said.add(value)
             yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
+    for value in dict.fromkeys(scan.mentions):
+        said.add(value)
+        yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
     for data in scan.raw:
         for value in _raw_values(data):
             if value not in said:
@@ -161,8 +161,8 @@ def _packet_values(written: list[str]) -> list[str]:
 
 
 def _bytes_values(packet: bytes) -> list[str]:
-    found = dict.fromkeys(m.group().decode("ascii") for m in _DMI_BYTES.finditer(packet))
-    return list(found)[:8]
+    found = dict.fromkeys(m.group().decode("ascii") for m in DMI_PROHIBITED.finditer(packet))
+    return list(found)[:MAX_BYTE_VALUES]
 
 
 def _raw_values(data: bytes) -> list[str]:
@@ -178,12 +178,12 @@ def _raw_values(data: bytes) -> list[str]:
             wide = data[start : len(data) - (len(data) - start) % unit]
             text = wide.decode(codec, errors="replace").encode("utf-8", errors="replace")
             found.update(dict.fromkeys(_ascii_raw_values(text)))
-    return list(found)[:8]
+    return list(found)[:MAX_BYTE_VALUES]
 
 
 def _ascii_raw_values(data: bytes) -> list[str]:
     found: dict[str, None] = {}
-    for count, match in enumerate(_DMI_BYTES.finditer(data)):
+    for count, match in enumerate(DMI_PROHIBITED.finditer(data)):
         if count >= _RAW_MATCHES:
             break
         start = match.start()
