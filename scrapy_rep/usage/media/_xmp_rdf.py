@@ -82,16 +82,20 @@ def property_values(text: PacketText) -> list[str]:
         attribute = element.get(DATA_MINING)
         if attribute is not None:
             values.append(attribute)
+    followed: set[str] = set()  # a blank node's values are taken once per packet
     for element in root.iter(DATA_MINING):
-        values.extend(_values(element, nodes))
+        values.extend(_values(element, nodes, followed))
     return values
 
 
-def _values(prop: Any, nodes: dict[str, Any]) -> list[str]:
+def _values(prop: Any, nodes: dict[str, Any], followed: set[str]) -> list[str]:
     """The values of one property element: its text, ``rdf:resource`` or ``rdf:value``
-    (attribute or element), through arrays and nested descriptions, in document order."""
+    (attribute or element), through arrays and nested descriptions, in document order.
+    A blank node already ``followed`` (for this or another property of the packet) is
+    not followed again: its values are already taken, and following it for each of
+    thousands of properties naming it was quadratic."""
     found: list[str] = []
-    followed: set[str] = set()
+    followed_here = 0
     stack = [prop]
     while stack:
         node = stack.pop()
@@ -103,7 +107,8 @@ def _values(prop: Any, nodes: dict[str, Any]) -> list[str]:
             if text:
                 found.append(text)
             elif reference in nodes and reference not in followed:
-                if len(followed) < _MAX_NODES:
+                if followed_here < _MAX_NODES:
+                    followed_here += 1
                     followed.add(reference)
                     stack.append(nodes[reference])
             elif node.get(_ABOUT) and not any(node.get(n) for n in _VALUE_ATTRIBUTES):
