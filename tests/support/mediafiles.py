@@ -266,6 +266,37 @@ def tiff_ifd_last(packet: bytes, order: str = "<", pixels: int = 5000) -> bytes:
     return body[:4] + struct.pack(order + "I", ifd_at) + body[8:]
 
 
+def tiff_fan_out(entries: int, order: str = "<") -> bytes:
+    """A hostile TIFF: IFD0 has ``entries`` SubIFD entries (tag 330), each naming the
+    same 32 (empty) IFDs: the offsets of one IFD named over and over."""
+    count = 32
+    ifd_size = 2 + 12 * entries + 4
+    offsets_at = 8 + ifd_size
+    empty_at = offsets_at + 4 * count
+    out = bytearray((b"II*\x00" if order == "<" else b"MM\x00*") + struct.pack(order + "I", 8))
+    out += struct.pack(order + "H", entries)
+    out += struct.pack(order + "HHII", 330, 4, count, offsets_at) * entries + b"\x00" * 4
+    out += b"".join(struct.pack(order + "I", empty_at + 6 * n) for n in range(count))
+    return bytes(out + b"\x00" * 6 * count)
+
+
+def libtiff_tiff(packet: bytes) -> bytes:
+    """A real 32x32 RGB TIFF written by libtiff (Pillow's deflate writer), as libtiff
+    writes one: the (incompressible) image data first, then IFD0 with tag 700."""
+    import random
+
+    from PIL import TiffImagePlugin
+
+    ifd = TiffImagePlugin.ImageFileDirectory_v2()
+    ifd[700] = packet
+    ifd.tagtype[700] = 1
+    pixels = random.Random(7).randbytes(32 * 32 * 3)
+    buffer = io.BytesIO()
+    image = Image.frombytes("RGB", (32, 32), pixels)
+    image.save(buffer, "TIFF", tiffinfo=ifd, compression="tiff_adobe_deflate")
+    return buffer.getvalue()
+
+
 def jpeg_exif(packet: bytes, where: str = "ifd0") -> bytes:
     """A real JPEG whose XMP is only tag 700 of its Exif block (``ifd0`` or ``exif``)."""
     xmp = {700: packet}

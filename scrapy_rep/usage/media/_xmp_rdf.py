@@ -22,6 +22,7 @@ trees; a packet with a ``<!DOCTYPE`` or ``<!ENTITY`` is not parsed (XMP has no D
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Final
 
 from lxml import etree
@@ -56,8 +57,16 @@ def _parser(override: bool) -> etree.XMLParser:
     )
 
 
-#: The parser of a packet in its own 8-bit encoding, and of one decoded to UTF-8.
-_PARSERS: Final = {False: _parser(False), True: _parser(True)}
+class _Parsers(threading.local):
+    """The parser of a packet in its own 8-bit encoding, and of one decoded to UTF-8,
+    one pair per thread (an lxml parser must not be used by two threads at once; the
+    crawl reads files in the reactor's thread pool)."""
+
+    def __init__(self) -> None:
+        self.by_override = {False: _parser(False), True: _parser(True)}
+
+
+_PARSERS: Final = _Parsers()
 
 
 def property_values(text: PacketText) -> list[str]:
@@ -66,7 +75,7 @@ def property_values(text: PacketText) -> list[str]:
     if b"<!DOCTYPE" in text.data or b"<!ENTITY" in text.data:
         raise ValueError("a DTD in an XMP packet")
     try:
-        root = etree.fromstring(text.data, _PARSERS[text.override])
+        root = etree.fromstring(text.data, _PARSERS.by_override[text.override])
     except etree.XMLSyntaxError as error:
         raise ValueError(f"XML: {error}") from None
     if root is None:

@@ -45,6 +45,7 @@ from tests.support.mediafiles import (
     text_chunk,
     tiff,
     tiff_block,
+    tiff_fan_out,
     tiff_ifd_last,
     tiff_in,
     webp,
@@ -868,20 +869,6 @@ def test_a_broken_structure_past_the_scan_limit_fails_closed() -> None:
     assert media_answers(bytes(data)) == (U, U, U)
 
 
-def tiff_fan_out(entries: int, order: str = "<") -> bytes:
-    """A hostile TIFF: IFD0 has ``entries`` SubIFD entries (tag 330), each naming the
-    same 32 (empty) IFDs: the offsets of one IFD named over and over."""
-    count = 32
-    ifd_size = 2 + 12 * entries + 4
-    offsets_at = 8 + ifd_size
-    empty_at = offsets_at + 4 * count
-    out = bytearray((b"II*\x00" if order == "<" else b"MM\x00*") + struct.pack(order + "I", 8))
-    out += struct.pack(order + "H", entries)
-    out += struct.pack(order + "HHII", 330, 4, count, offsets_at) * entries + b"\x00" * 4
-    out += b"".join(struct.pack(order + "I", empty_at + 6 * n) for n in range(count))
-    return bytes(out + b"\x00" * 6 * count)
-
-
 def test_a_tiff_naming_its_ifds_over_and_over_fails_closed_at_the_step_bound() -> None:
     """The TIFF reader queued every offset named, popping from the
     front of a list: 8,000 SubIFD entries took 3 s here, and 19
@@ -995,3 +982,20 @@ def test_a_blank_node_named_by_thousands_of_properties_is_followed_once() -> Non
     )
     assert property_values(packet_text(packet)) == ["DMI-PROHIBITED"]
     assert media_answers(jpeg([packet] * 3)) == (N, N, N)
+
+
+def test_each_thread_parses_with_its_own_parsers() -> None:
+    """The crawl reads files in the reactor's thread pool, and an lxml parser must not
+    be used by two threads at once: each thread has its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scrapy_rep.usage.media import _xmp_rdf
+
+    here = _xmp_rdf._PARSERS.by_override
+    with ThreadPoolExecutor(1) as pool:
+        there = pool.submit(lambda: _xmp_rdf._PARSERS.by_override).result()
+    assert there[True] is not here[True] and there[False] is not here[False]
+    files = [jpeg(xmp_packet(value)) for value, _ in DMI_CASES] * 4
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(media_answers, files))
+    assert answers == [expected for _, expected in DMI_CASES] * 4
