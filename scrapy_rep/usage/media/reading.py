@@ -60,6 +60,9 @@ UNSEEN_ANSWERS: Final = (None, False, False)
 _MAX_VALUES: Final = 32
 #: Signals of unreadable XMP per file (one says "no"; the rest are in the problems).
 _MAX_UNSEEN: Final = 8
+#: Problems named per file, each once (a hostile TIFF named the same cut IFD for each
+#: of its thousands of entries); the rest are counted in one more line.
+MAX_PROBLEMS: Final = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +108,15 @@ def read_media(
     signals.extend(result.signals)
     if result.status.startswith("not read:") and result.status != "not read: not installed":
         problems.append(f"C2PA manifest {result.status}")
-    return MediaReading(scan.format, tuple(signals), tuple(problems), result.status)
+    return MediaReading(scan.format, tuple(signals), _named(problems), result.status)
+
+
+def _named(problems: list[str]) -> tuple[str, ...]:
+    """Each problem once, at most :data:`MAX_PROBLEMS` of them and a count of the rest."""
+    distinct = list(dict.fromkeys(problems))
+    if len(distinct) <= MAX_PROBLEMS:
+        return tuple(distinct)
+    return (*distinct[:MAX_PROBLEMS], f"and {len(distinct) - MAX_PROBLEMS} more problems")
 
 
 def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:

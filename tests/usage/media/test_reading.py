@@ -999,3 +999,16 @@ def test_each_thread_parses_with_its_own_parsers() -> None:
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(media_answers, files))
     assert answers == [expected for _, expected in DMI_CASES] * 4
+
+
+def test_each_problem_is_named_once_and_a_few_dozen_at_most() -> None:
+    """A TIFF whose 5,000 tag 700 entries each point past its end named the same cut
+    5,000 times (in the item's ``rep_unreadable`` and the audit trail): each problem is
+    named once, at most 32 of them, and the rest counted."""
+    entries = b"".join(struct.pack("<HHII", 700, 1, 100, 10**8 + n) for n in range(5000))
+    data = b"II*\x00" + struct.pack("<IH", 8, 5000) + entries + b"\x00" * 4
+    assert read_media(data).problems == ("file truncated in a TIFF tag 700",)
+    broken = xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b"")  # 40 packets, each named
+    reading = read_media(jpeg([broken] * 40), limits=Limits(max_packets=100))
+    assert reading.problems[0].startswith("XMP packet 1 unreadable (XML: ")
+    assert len(reading.problems) == 33 and reading.problems[-1] == "and 8 more problems"
