@@ -131,7 +131,10 @@ def _search_as_inflated(
         f"{where}: {what} of more than {limits.max_packet} bytes (limit {limits.max_packet}):"
         " searched, not parsed"
     )
-    pieces: Iterator[bytes] = itertools.chain([head], more or ())
+    if more is None:  # the text as it is in the file: searched in pieces all the same
+        pieces: Iterator[bytes] = (head[at : at + _PIECE] for at in range(0, len(head), _PIECE))
+    else:
+        pieces = itertools.chain([head], more)
     if profile is not None:
         pieces = _hex_pieces(pieces, scan, where)
     if profile in (None, "xmp"):

@@ -913,6 +913,7 @@ LATE_NO_CASES = [
     ("iTXt-compressed", lambda p: png(p, compressed=True)),
     ("iTXt-compressed-utf-16-le", lambda p: png(encoded(p, "utf-16-le"), compressed=True)),
     ("raw-profile-zTXt", png_raw_profile),
+    ("raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
     ("raw-profile-iTXt-compressed", lambda p: png_with(png(), text_chunk(
         raw_profile(p), chunk="iTXt", compressed=True, keyword=b"Raw profile type xmp"))),
 ]  # fmt: skip
@@ -927,7 +928,7 @@ def test_compressed_xmp_over_the_limit_keeps_a_no_past_its_first_mib(
     and stored (ExifTool reads the DMI-PROHIBITED in all three). All of it is searched
     as it inflates, within the file's budget."""
     data = build(LATE_NO)
-    assert len(data) < 100_000  # the 1.2 MB of text are compressed
+    assert len(data) < 100_000 or "tEXt" in name  # the 1.2 MB of text are compressed
     reading = read_media(data)
     assert [s.source for s in reading.signals] == [
         "oversized XMP packet mentions DMI-PROHIBITED-AIMLTRAINING"
