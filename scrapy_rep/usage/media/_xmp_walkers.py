@@ -34,6 +34,8 @@ JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
 JPEG_PHOTOSHOP: Final = b"Photoshop 3.0\x00"
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
+#: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
+GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
 #: HEIF / AVIF brands: XMP is an item of the ``meta`` box (ISO/IEC 23008-12), not walked
 #: here: such files are scanned for packets when no ``uuid`` / ``XMP_`` box held one.
 HEIF_BRANDS: Final = frozenset(
@@ -169,14 +171,17 @@ def _gif(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
 
 
 def _gif_packet_end(data: bytes, start: int, limits: Limits) -> int:
-    """Where the raw XMP of a GIF ends: its ``<?xpacket end=...?>``, else the magic trailer."""
+    """Where the raw XMP of a GIF ends: its ``<?xpacket end=...?>``, else the magic
+    trailer, each looked for only within the packet limit; else the limit (+ 1 byte: an
+    oversized packet, searched as bytes), not the end of the file (16 extensions
+    without an end each copied the rest of a file: 256 MiB for a 16 MB GIF)."""
     window = start + limits.max_packet + 1
     end = data.find(PACKET_END, start, window)
     if end >= 0:
         close = data.find(b"?>", end, window)
         return close + 2 if close >= 0 else end
-    trailer = data.find(b"\x01\xff\xfe\xfd", start)
-    return trailer if trailer >= 0 else len(data)
+    trailer = data.find(GIF_MAGIC_TRAILER, start, window + len(GIF_MAGIC_TRAILER))
+    return trailer if trailer >= 0 else min(window, len(data))
 
 
 def _skip_sub_blocks(data: bytes, pos: int, steps: Steps) -> int:

@@ -1013,3 +1013,17 @@ def test_each_problem_is_named_once_and_a_few_dozen_at_most() -> None:
     reading = read_media(jpeg([broken] * 40), limits=Limits(max_packets=100))
     assert reading.problems[0].startswith("XMP packet 1 unreadable (XML: ")
     assert len(reading.problems) == 33 and reading.problems[-1] == "and 8 more problems"
+
+
+def test_a_gif_packet_without_an_end_is_cut_at_the_limit_not_the_end_of_the_file() -> None:
+    """A GIF's raw XMP ends at its ``<?xpacket end`` or its magic trailer; sixteen
+    extensions with neither each copied the rest of the file (256 MiB of memory for a
+    16 MB GIF). Each is cut at the packet limit (+ 1 byte: over it), and the bytes of
+    the file, not wholly read, keep their "no"."""
+    extension = b"\x21\xff\x0bXMP DataXMP\x00"
+    tail = b"a" * 300_000 + b"<plus:DataMining>http://ns.useplus.org/ldf/vocab/DMI-PROHIBITED"
+    data = b"GIF89a\x01\x00\x01\x00\x00\x00\x00" + extension * 16 + tail
+    limits = Limits(max_packet=64 * 1024)
+    scan = find_packets(data, limits)
+    assert [len(packet) for packet in scan.oversized] == [64 * 1024 + 1] * 16
+    assert media_answers(data, limits=limits) == (N, N, N)
