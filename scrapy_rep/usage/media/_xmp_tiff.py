@@ -78,6 +78,10 @@ class _IfdQueue:
     def __init__(self, first: int) -> None:
         self.waiting: deque[int] = deque()
         self._queued: set[int] = set()
+        #: The values read (offset, length) of tags 700 and 34377: an entry naming one
+        #: again is skipped (thousands of entries naming the whole file were each
+        #: copied and walked: time quadratic in the file's size).
+        self.values_read: set[tuple[int, int]] = set()
         self.add(first)
 
     def add(self, offset: int) -> None:
@@ -105,10 +109,15 @@ def _entry(
     if start + length > len(block):
         truncated(scan, f"{where} tag {tag}")
         return True
+    if tag in (TIFF_XMP_TAG, _PHOTOSHOP):
+        if (start, length) in ifds.values_read:
+            return True
+        ifds.values_read.add((start, length))
     if tag == TIFF_XMP_TAG:
         return scan.add(block[start : start + length], limits)
-    if tag == _PHOTOSHOP:
-        return image_resources(block[start : start + length], scan, limits, steps, where)
+    if tag == _PHOTOSHOP:  # walked in place, not copied
+        value = memoryview(block)[start : start + length]
+        return image_resources(value, scan, limits, steps, where)
     if kind in (4, 13):  # LONG or IFD: the offsets of the Exif IFD or the SubIFDs
         read = min(count, _MAX_SUB_IFDS)
         steps.spend(read)
@@ -117,7 +126,9 @@ def _entry(
     return True
 
 
-def image_resources(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+def image_resources(
+    block: bytes | memoryview, scan: XmpScan, limits: Limits, steps: Steps, where: str
+) -> bool:
     """Resource 0x0424 (XMP) of Photoshop image resource blocks: signature, id, Pascal
     name padded to even, size, data padded to even; ``False``: stop the walk."""
     pos = 0
@@ -133,7 +144,7 @@ def image_resources(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, w
         if data + size > len(block):
             truncated(scan, f"{where} image resource")
             return True
-        if resource == IRB_XMP and not scan.add(block[data : data + size], limits):
+        if resource == IRB_XMP and not scan.add(bytes(block[data : data + size]), limits):
             return False
         pos = data + size + (size & 1)
     return True

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage.media import _xmp_scan
+from scrapy_rep.usage.media import _xmp_scan, _xmp_tiff
 from scrapy_rep.usage.media._xmp_rdf import property_values
 from scrapy_rep.usage.media._xmp_text import packet_text
 from scrapy_rep.usage.media.c2pa import available, manifest_signals
@@ -1027,3 +1027,31 @@ def test_a_gif_packet_without_an_end_is_cut_at_the_limit_not_the_end_of_the_file
     scan = find_packets(data, limits)
     assert [len(packet) for packet in scan.oversized] == [64 * 1024 + 1] * 16
     assert media_answers(data, limits=limits) == (N, N, N)
+
+
+@pytest.mark.parametrize("tag", [700, 34377])
+def test_a_tiff_value_named_by_many_entries_is_read_once(tag: int) -> None:
+    """2,000 entries naming the same XMP (tag 700) or Photoshop resources (34377, the
+    whole file): each was copied and read again, time quadratic in the file's size
+    (1.6 s for 20,000 entries over 1.2 MB). A value is read once; the resources are
+    walked in place."""
+    resource = b"8BIM" + struct.pack(">HHI", 0x0424, 0, 0)  # an empty XMP resource
+    count, pad = 2000, resource * 1000
+    size = 8 + 2 + 12 * count + 4 + len(pad)
+    entry = struct.pack("<HHII", tag, 7, size - 8, 8)
+    data = b"II*\x00" + struct.pack("<IH", 8, count) + entry * count + b"\x00" * 4 + pad
+    walked: list[int] = []
+    walk = _xmp_tiff.image_resources
+
+    def counting(block: Any, *args: Any) -> bool:
+        walked.append(len(block))
+        return walk(block, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_xmp_tiff, "image_resources", counting)
+        scan = find_packets(data)
+    if tag == 700:
+        assert len(scan.packets) + len(scan.oversized) == 1
+    else:
+        assert walked == [size - 8]
+    assert "more than 16 XMP packets" not in scan.problems
