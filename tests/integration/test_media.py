@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,11 +20,13 @@ from tests.support.mediafiles import (
     c2pa_jpeg,
     encoded,
     jpeg,
+    libtiff_tiff,
     pdf,
     png,
     png_chunk,
     png_raw_profile,
     png_with,
+    tiff_fan_out,
     tiff_in,
     xmp_packet,
 )
@@ -806,3 +809,51 @@ async def test_xmp_that_cannot_be_read_fails_closed_in_both_pipelines(tmp_path: 
         assert entry["signal"].startswith("unreadable XMP (")
         assert entry["rep_unreadable"][0].startswith("unreadable XMP: ")
     assert audit_tool("verify", str(tmp_path / "trail.jsonl"))[0] == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_files_are_read_off_the_reactor_thread_by_their_offsets_within_bounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file is read in a thread of the reactor's pool, never on the reactor thread
+    (a 1.15 MB JPEG blocked the crawl for 24 s, and its close timeout with it; reading
+    is now linear and bounded, but a large hostile file may still take a second). A
+    TIFF that libtiff wrote (its IFD and XMP after the image data, past the scan limit)
+    is refused by ImagesPipeline; a TIFF that names its IFDs over and over spends the
+    step budget and fails closed in FilesPipeline."""
+    from twisted.python.threadable import isInIOThread
+
+    from scrapy_rep.crawl.media import mediagate
+
+    read_media = mediagate.read_media
+    on_the_reactor: list[bool] = []
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        on_the_reactor.append(isInIOThread())
+        return read_media(*args, **kwargs)
+
+    monkeypatch.setattr(mediagate, "read_media", reading)
+    tiff = {"Content-Type": "image/tiff"}
+    late = libtiff_tiff(xmp_packet("DMI-PROHIBITED"))
+    assert late.find(b"DMI-PROHIBITED") > 1024 and struct.unpack_from("<I", late, 4)[0] > 1024
+    found = await both_crawl(
+        tmp_path,
+        {"/fan-out.tif": Reply(200, tiff_fan_out(8000), tiff)},
+        {"/late.tif": Reply(200, late, tiff)},
+        REP_MEDIA_MAX_SCAN_BYTES=1024,
+    )
+    assert on_the_reactor == [False, False]
+    item = found["item"]
+    assert item["files"] == [] and item["images"] == []
+    refused = {name(entry["url"]): entry for entry in item["rep_refused_files"]}
+    assert refused["late.tif"]["reason"] == "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
+    steps = f"more than {100_000 + len(tiff_fan_out(8000)) // 256} structure steps"
+    assert refused["fan-out.tif"]["reason"] == f"ai-train denied by unreadable XMP ({steps})"
+    assert refused["fan-out.tif"]["rep_unreadable"] == [
+        steps,
+        "bytes past the first 1024 not searched (a file not read wholly)",
+    ]
+    assert sorted((name(r["url"]), r["fate"]) for r in found["records"]) == [
+        ("fan-out.tif", "refused"),
+        ("late.tif", "refused"),
+    ]

@@ -26,6 +26,7 @@ import pytest
 from lxml import etree
 
 from scrapy_rep.usage.media.reading import read_media
+from scrapy_rep.usage.media.xmp import Limits
 from scrapy_rep.usage.purpose import PURPOSES, decide
 from tests.support.mediafiles import (
     PLUS_VOCAB,
@@ -33,9 +34,15 @@ from tests.support.mediafiles import (
     encoded,
     jpeg,
     jpeg_photoshop,
+    late_no_packet,
+    mp4,
     png,
     png_raw_profile,
+    png_with,
+    raw_profile,
+    text_chunk,
     tiff_block,
+    tiff_ifd_last,
     tiff_in,
     webp,
     xmp_packet,
@@ -202,6 +209,35 @@ def test_exiftool_reads_what_we_build_and_so_do_we(
     exiftool: ExifTool, name: str, build: Callable[[], bytes], suffix: str
 ) -> None:
     assert_both_read_prohibited(exiftool, build(), suffix)
+
+
+LATE_NO = late_no_packet("DMI-PROHIBITED")
+#: A "no" past a limit of our reader: after the first MiB of compressed text, or past
+#: the bytes scanned (here lowered to 4 KiB) where the format's offsets lead. ExifTool
+#: reads each; ours said nothing before (docs/media.md, "Hostile files").
+PAST_LIMITS: list[tuple[str, Callable[[], bytes], str]] = [
+    ("png-zTXt-over-1-MiB", lambda: png(LATE_NO, chunk="zTXt"), "png"),
+    ("png-compressed-iTXt-over-1-MiB", lambda: png(LATE_NO, compressed=True), "png"),
+    ("png-raw-profile-zTXt-over-1-MiB", lambda: png_raw_profile(LATE_NO), "png"),
+    ("png-raw-profile-iTXt-over-1-MiB", lambda: png_with(png(), text_chunk(
+        raw_profile(LATE_NO), chunk="iTXt", compressed=True, keyword=b"Raw profile type xmp")),
+     "png"),
+    ("tiff-ifd-after-the-image", lambda: tiff_ifd_last(PACKET), "tif"),
+    ("tiff-ifd-after-the-image-big-endian", lambda: tiff_ifd_last(PACKET, ">"), "tif"),
+    ("mp4-moov-after-mdat", lambda: mp4(PACKET, where="udta", mdat_bytes=5000), "mp4"),
+    ("mp4-uuid-after-mdat", lambda: mp4(PACKET, mdat_bytes=5000), "mp4"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "build", "suffix"), PAST_LIMITS, ids=[p[0] for p in PAST_LIMITS])
+def test_exiftool_reads_a_no_past_our_former_limits_and_so_do_we(
+    exiftool: ExifTool, name: str, build: Callable[[], bytes], suffix: str
+) -> None:
+    data = build()
+    assert exiftool.data_mining(data, suffix) == [PROHIBITED]
+    reading = read_media(data, limits=Limits(max_scan=4096 if "after" in name else 32 << 20))
+    assert decide(reading.signals).allowed("ai-train") is False, reading
+    assert decide(reading.signals).allowed("ai-input") is False, reading
 
 
 def test_an_allowed_value_is_read_alike(exiftool: ExifTool) -> None:

@@ -75,6 +75,15 @@ def xmp_packet(
     ).encode()
 
 
+def late_no_packet(value: str) -> bytes:
+    """A packet whose ``plus:DataMining`` = ``value`` comes after 1.2 MB of other text
+    (past the 1 MiB packet limit): compressed, a few kilobytes."""
+    return xmp_packet(
+        extra="<dc:x>" + "z" * 1_200_000 + f"</dc:x><plus:DataMining>{PLUS_VOCAB}{value}"
+        "</plus:DataMining>"
+    )
+
+
 def encoded(packet: bytes, codec: str) -> bytes:
     """``packet`` in another encoding (``utf-16-be``, ``utf-32-le``…; ``utf-16`` and
     ``utf-32`` put a byte-order mark first); its ``begin`` U+FEFF is in that encoding."""
@@ -238,6 +247,54 @@ def tiff_in(packet: bytes, where: str) -> bytes:
     if where.startswith("ifd"):
         return tiff_block({int(where[3:]): xmp}, pages=3)
     return tiff_block({}, pages=3, **{where.replace("subifd", "sub"): xmp})
+
+
+def tiff_ifd_last(packet: bytes, order: str = "<", pixels: int = 5000) -> bytes:
+    """A TIFF as libtiff writes it: the image data first, then the XMP (tag 700), then
+    IFD0, named by the header's offset (TIFF 6.0 §2), in either byte order."""
+    head = (b"II*\x00" if order == "<" else b"MM\x00*") + b"\x00" * 4
+    body = head + b"\x80" * pixels
+    xmp_at = len(body)
+    body += packet + b"\x00" * (len(packet) & 1)
+    ifd_at = len(body)
+    entries = [
+        struct.pack(order + "HHI", 256, 3, 1) + struct.pack(order + "H", 8) + b"\x00\x00",
+        struct.pack(order + "HHII", 273, 4, 1, len(head)),
+        struct.pack(order + "HHII", 700, 1, len(packet), xmp_at),
+    ]
+    body += struct.pack(order + "H", len(entries)) + b"".join(entries) + b"\x00" * 4
+    return body[:4] + struct.pack(order + "I", ifd_at) + body[8:]
+
+
+def tiff_fan_out(entries: int, order: str = "<") -> bytes:
+    """A hostile TIFF: IFD0 has ``entries`` SubIFD entries (tag 330), each naming the
+    same 32 (empty) IFDs: the offsets of one IFD named over and over."""
+    count = 32
+    ifd_size = 2 + 12 * entries + 4
+    offsets_at = 8 + ifd_size
+    empty_at = offsets_at + 4 * count
+    out = bytearray((b"II*\x00" if order == "<" else b"MM\x00*") + struct.pack(order + "I", 8))
+    out += struct.pack(order + "H", entries)
+    out += struct.pack(order + "HHII", 330, 4, count, offsets_at) * entries + b"\x00" * 4
+    out += b"".join(struct.pack(order + "I", empty_at + 6 * n) for n in range(count))
+    return bytes(out + b"\x00" * 6 * count)
+
+
+def libtiff_tiff(packet: bytes) -> bytes:
+    """A real 32x32 RGB TIFF written by libtiff (Pillow's deflate writer), as libtiff
+    writes one: the (incompressible) image data first, then IFD0 with tag 700."""
+    import random
+
+    from PIL import TiffImagePlugin
+
+    ifd = TiffImagePlugin.ImageFileDirectory_v2()
+    ifd[700] = packet
+    ifd.tagtype[700] = 1
+    pixels = random.Random(7).randbytes(32 * 32 * 3)
+    buffer = io.BytesIO()
+    image = Image.frombytes("RGB", (32, 32), pixels)
+    image.save(buffer, "TIFF", tiffinfo=ifd, compression="tiff_adobe_deflate")
+    return buffer.getvalue()
 
 
 def jpeg_exif(packet: bytes, where: str = "ifd0") -> bytes:

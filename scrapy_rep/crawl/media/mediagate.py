@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
+from twisted.internet.threads import deferToThread
 
 from scrapy_rep import signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.internals import awaited
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.crawl.requeststate import before_of
@@ -116,22 +118,51 @@ class MediaGate:
         it was sent (robots.txt, the origin's usage signals), else ``None``."""
         return self._refused_before.pop(request, None)
 
-    def check(self, response: Response, request: Request, item: Any) -> FileVerdict:
-        """The verdict on one downloaded file. A failure of the check itself fails closed
+    def check(
+        self, response: Response, request: Request, item: Any, reading: MediaReading | None = None
+    ) -> FileVerdict:
+        """The verdict on one downloaded file (``reading``: its statements, read already
+        by :meth:`read`; else read here). A failure of the check itself fails closed
         (docs/media.md, "What happens to a file"): the file is refused for the crawl's
         AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
         try:
-            verdict = self._check(response, request, item)
+            verdict = self._check(response, request, item, reading)
         except Exception as error:  # never lose an item over a file's statements
-            verdict = self._unchecked(response.body, error)
-            logger.warning(
-                "scrapy_rep: could not read the usage statements of %(request)s (%(error)s): "
-                "handled as a refusal for the crawl's AI purposes",
-                {"request": request, "error": verdict.reading.problems[0]},
-                extra={"spider": self.crawler.spider},
-            )
-            inc(self.crawler.stats, "rep/media/errors")
+            verdict = self._failed(response, request, error)
         self._count(verdict)
+        return verdict
+
+    async def check_in_a_thread(
+        self, response: Response, request: Request, item: Any
+    ) -> FileVerdict:
+        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool:
+        the reader is linear in the file's size and bounded, but a large hostile file
+        may still take a second or more, which must not stop the crawl (its other
+        downloads, its close timeout). A failure of the read fails closed as in
+        :meth:`check`."""
+        try:
+            reading = await awaited(deferToThread(self.read, response.body))
+        except Exception as error:
+            verdict = self._failed(response, request, error)
+            self._count(verdict)
+            return verdict
+        return self.check(response, request, item, reading)
+
+    def read(self, body: bytes) -> MediaReading:
+        """What the file says about its use (pure: safe to run in any thread)."""
+        return read_media(
+            body, limits=self.limits, constraints_met=self.constraints_met, c2pa=self.c2pa
+        )
+
+    def _failed(self, response: Response, request: Request, error: Exception) -> FileVerdict:
+        verdict = self._unchecked(response.body, error)
+        logger.warning(
+            "scrapy_rep: could not read the usage statements of %(request)s (%(error)s): "
+            "handled as a refusal for the crawl's AI purposes",
+            {"request": request, "error": verdict.reading.problems[0]},
+            extra={"spider": self.crawler.spider},
+        )
+        inc(self.crawler.stats, "rep/media/errors")
         return verdict
 
     def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
@@ -164,17 +195,15 @@ class MediaGate:
             error=error,
         )
 
-    def _check(self, response: Response, request: Request, item: Any) -> FileVerdict:
+    def _check(
+        self, response: Response, request: Request, item: Any, reading: MediaReading | None
+    ) -> FileVerdict:
         directives = page_directives(response, self.agent, extra_tokens=self.tokens)
         page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
         origin = self.policy.after_fetch(before_of(request), page).signals
         indexing = file_index_signals(directives) if self.noindex_no_ai else ()
-        reading = read_media(
-            response.body,
-            limits=self.limits,
-            constraints_met=self.constraints_met,
-            c2pa=self.c2pa,
-        )
+        if reading is None:
+            reading = self.read(response.body)
         every = (*origin, *indexing, *page_noimageai(request, item), *reading.signals)
         decision = decide(every)
         return FileVerdict(decision, reading, self.policy.refusal(decision))

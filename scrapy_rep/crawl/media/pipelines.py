@@ -17,13 +17,13 @@ settings still apply). Without the add-on, list :class:`RepFilesPipeline` /
 
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import IgnoreRequest
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.images import ImagesPipeline
+from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
 
@@ -40,8 +40,6 @@ from scrapy_rep.crawl.media.mediagate import (
 from scrapy_rep.crawl.meta import REFUSED_FILES
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable
-
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -82,14 +80,20 @@ class MediaUsageMixin(_Base):
         *,
         item: Any = None,
     ) -> Any:
-        """The file read, then stored (or not). Scrapy's own ``media_downloaded`` is a
-        coroutine since Scrapy 2.15, which awaits what this returns: a coroutine then;
-        before, a plain method whose result is not awaited (2.14), and so is this."""
+        """The file read (in a thread: :meth:`MediaGate.check_in_a_thread`), then stored
+        (or not). Returns a Deferred, which every Scrapy takes from ``media_downloaded``:
+        2.15 and later await it, 2.13 and 2.14 chain it (their callback)."""
         gate = self.rep_media
         store = super().media_downloaded
         if not gate.enabled or response.status != 200 or not response.body:
             return store(response, request, info, item=item)
-        verdict = gate.check(response, request, item)
+        return deferred_from_coro(self._rep_read_then_store(response, request, info, item))
+
+    async def _rep_read_then_store(
+        self, response: Response, request: Request, info: MediaPipeline.SpiderInfo, item: Any
+    ) -> FileInfo:
+        gate = self.rep_media
+        verdict = await gate.check_in_a_thread(response, request, item)
         extra: dict[str, Any] = {}
         if verdict.reading.unreadable:
             extra[meta.UNREADABLE] = list(verdict.reading.problems)
@@ -101,24 +105,10 @@ class MediaUsageMixin(_Base):
                 entry = verdict_refused_file(verdict, request.url)
                 return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
         try:
-            stored = store(response, request, info, item=item)
-        except BaseException as error:  # the pipeline's own failure: recorded, then raised
-            self._rep_failed(verdict, request, item, error)
-            raise
-        if inspect.isawaitable(stored):
-            return self._rep_stored_async(stored, verdict, request, item, extra)
-        return self._rep_stored(stored, verdict, request, item, extra)
-
-    async def _rep_stored_async(
-        self,
-        stored: Awaitable[FileInfo],
-        verdict: FileVerdict,
-        request: Request,
-        item: Any,
-        extra: dict[str, Any],
-    ) -> FileInfo:
-        try:
-            result: FileInfo = await awaited(stored)
+            # Scrapy's own: a coroutine since Scrapy 2.15, a plain method before.
+            result: FileInfo = await awaited(
+                super().media_downloaded(response, request, info, item=item)
+            )
         except BaseException as error:  # the pipeline's own failure: recorded, then raised
             self._rep_failed(verdict, request, item, error)
             raise

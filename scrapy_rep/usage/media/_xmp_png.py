@@ -12,21 +12,34 @@ well (PNG.pm, ``TextualData``), and three more places:
   type 8bim`` / ``iptc`` holding Photoshop image resources;
 - the ``eXIf`` chunk (PNG 1.2 extension, a TIFF structure).
 
-Compressed text is inflated up to the packet limit (+ 1 byte, to see it is over). A
-chunk that does not inflate, uses a compression method other than 0 (deflate), or a
-raw profile that is not hexadecimal holds XMP whose text cannot be seen: named in
-:attr:`XmpScan.unseen`, it fails closed. A chunk cut by the end of the file gives what
-is there of its text to the byte search.
+Compressed text is inflated a piece at a time: a text within the packet limit is read
+as a packet; a longer one is never held whole but searched as it inflates for a
+prohibiting value (the hexadecimal of a raw profile decoded as it comes), up to the
+file's budget of inflated bytes (``REP_MEDIA_MAX_SCAN_BYTES``), past which it is out of
+reach and fails closed. A chunk that does not inflate, uses a compression method other
+than 0 (deflate), or a raw profile that is not hexadecimal holds XMP whose text cannot
+be seen: named in :attr:`XmpScan.unseen`, it fails closed. A chunk cut by the end of
+the file gives what is there of its text to the byte search.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
 import zlib
+from collections.abc import Iterator
 from typing import Final
 
-from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
+from scrapy_rep.usage.media._xmp_scan import (
+    Limits,
+    Steps,
+    ValueSearch,
+    XmpScan,
+    truncated,
+    walk,
+)
+from scrapy_rep.usage.media._xmp_text import Undecodable, text_pieces
 from scrapy_rep.usage.media._xmp_tiff import TIFF_HEADERS, image_resources, tiff_structure
 
 PNG_XMP: Final = b"XML:com.adobe.xmp"
@@ -44,6 +57,8 @@ _TEXT_CHUNKS: Final = (b"tEXt", b"zTXt", b"iTXt")
 #: A raw profile's header: newline, name, newline, spaces, length, newline.
 _PROFILE_HEADER: Final = re.compile(rb"\n([^\n]{0,80})\n {0,20}(\d{1,12})\n")
 _NOT_HEX_SPACE: Final = re.compile(rb"[ \t\r\n]+")
+#: Bytes inflated at a time (zlib's ``max_length``).
+_PIECE: Final = 64 * 1024
 
 
 @walk
@@ -82,64 +97,134 @@ def _text_chunk(
     where = f"{kind.decode()} {keyword.decode()}"
     # A raw profile's hexadecimal is about twice its bytes, plus its header.
     limit = limits.max_packet if profile is None else 2 * limits.max_packet + 4096
-    text, over = _chunk_text(kind, rest, limit, cut, scan, where)
-    if text is None:
+    read = _chunk_text(kind, rest, limit, cut, scan, limits, where)
+    if read is None:
+        return True
+    text, more = read
+    if len(text) > limit and (more is not None or profile is not None):
+        _search_as_inflated(text, more, profile, scan, limits, where)
         return True
     if cut:  # what is there of its text: for the byte search only
         scan.raw.append(text if profile is None else _hex_prefix(text))
         return True
     if profile is None:
         return scan.add(text, limits)
-    profile_bytes = _raw_profile(text, over, scan, where)
+    profile_bytes = _raw_profile(text, scan, where)
     if profile_bytes is None:
-        return True
-    if over:
-        scan.problems.append(f"{where}: over the packet limit")
-        scan.oversized.append(profile_bytes)
         return True
     return _profile(profile, profile_bytes, scan, limits, steps, where)
 
 
+def _search_as_inflated(
+    head: bytes,
+    more: Iterator[bytes] | None,
+    profile: str | None,
+    scan: XmpScan,
+    limits: Limits,
+    where: str,
+) -> None:
+    """Text over the limit (``head``, then ``more`` as it inflates): never held whole,
+    searched piece by piece for a prohibiting value (:class:`ValueSearch`), up to the
+    per-file budget of inflated bytes; a raw profile's hexadecimal decoded as it comes."""
+    what = "XMP packet" if profile is None else "raw profile"
+    scan.problems.append(
+        f"{where}: {what} of more than {limits.max_packet} bytes (limit {limits.max_packet}):"
+        " searched, not parsed"
+    )
+    if more is None:  # the text as it is in the file: searched in pieces all the same
+        pieces: Iterator[bytes] = (head[at : at + _PIECE] for at in range(0, len(head), _PIECE))
+    else:
+        pieces = itertools.chain([head], more)
+    if profile is not None:
+        pieces = _hex_pieces(pieces, scan, where)
+    if profile in (None, "xmp"):
+        pieces = text_pieces(pieces)
+    search = ValueSearch()
+    try:
+        for piece in pieces:
+            if not search.feed(piece):
+                break
+    except Undecodable as error:
+        scan.cannot_see(f"{where}: {error}")
+    scan.mentions.extend(search.values())
+
+
 def _chunk_text(
-    kind: bytes, rest: bytes, limit: int, cut: bool, scan: XmpScan, where: str
-) -> tuple[bytes | None, bool]:
-    """The text of a chunk after its keyword, inflated up to ``limit`` bytes (and
-    whether it went over); ``None`` when it cannot be read (named as unseen)."""
+    kind: bytes, rest: bytes, limit: int, cut: bool, scan: XmpScan, limits: Limits, where: str
+) -> tuple[bytes, Iterator[bytes] | None] | None:
+    """The text of a chunk after its keyword: all of it, or when compressed its first
+    ``limit`` + 1 bytes or more (a piece) inflated and the rest as it inflates
+    (:func:`_inflate`); ``None`` when it cannot be read (named as unseen)."""
     method: int | None = None
     if kind == b"zTXt":
         method, text = (rest[0] if rest else 0), rest[1:]
     elif kind == b"iTXt":
         if len(rest) < 2:
-            return (b"", False) if cut else _unseen(scan, f"{where}: no text")
+            return _no_text(scan, cut, f"{where}: no text")
         flag, compression = rest[0], rest[1]
         language_end = rest.find(b"\x00", 2)
         translated_end = rest.find(b"\x00", language_end + 1) if language_end >= 0 else -1
         if translated_end < 0:
-            return (b"", False) if cut else _unseen(scan, f"{where}: no text")
+            return _no_text(scan, cut, f"{where}: no text")
         text = rest[translated_end + 1 :]
         method = compression if flag else None
     else:
         text = rest
     if method is None:
-        return text, len(text) > limit
+        return text, None
     if method != 0:
-        return (b"", False) if cut else _unseen(scan, f"{where}: compression method {method}")
+        return _no_text(scan, cut, f"{where}: compression method {method}")
+    unseen = len(scan.unseen)
+    pieces = _inflate(text, cut, scan, limits, where)
+    head = bytearray()
+    for piece in pieces:
+        head += piece
+        if len(head) > limit:
+            break
+    if len(scan.unseen) > unseen:  # (named by _inflate)
+        return None
+    return bytes(head), pieces
+
+
+def _inflate(
+    compressed: bytes, cut: bool, scan: XmpScan, limits: Limits, where: str
+) -> Iterator[bytes]:
+    """A chunk's deflate stream inflated a piece at a time (zlib's ``max_length``),
+    within the file's budget of inflated bytes (:attr:`Limits.max_scan`, counted in
+    :attr:`XmpScan.inflated`): a stream that does not inflate or ends early is unseen,
+    one that goes on past the budget out of reach (both fail closed); in a chunk cut by
+    the end of the file, what inflated is all there is."""
     inflater = zlib.decompressobj()
-    try:
-        inflated = inflater.decompress(text, limit + 1)
-    except zlib.error as error:
-        return (b"", False) if cut else _unseen(scan, f"{where}: does not inflate ({error})")
-    if not cut and not inflater.eof and len(inflated) <= limit:
-        return _unseen(scan, f"{where}: its compressed text ends early")
-    return inflated, len(inflated) > limit
+    pending = compressed
+    while not inflater.eof:
+        room = limits.max_scan - scan.inflated
+        if room <= 0:
+            scan.out_of_reach(f"{where}: inflates past {limits.max_scan} bytes in the file")
+            return
+        try:
+            piece = inflater.decompress(pending, min(room, _PIECE))
+        except zlib.error as error:
+            if not cut:
+                scan.cannot_see(f"{where}: does not inflate ({error})")
+            return
+        pending = inflater.unconsumed_tail
+        if not piece and not inflater.eof:
+            if not cut:
+                scan.cannot_see(f"{where}: its compressed text ends early")
+            return
+        scan.inflated += len(piece)
+        yield piece
 
 
-def _unseen(scan: XmpScan, what: str) -> tuple[None, bool]:
+def _no_text(scan: XmpScan, cut: bool, what: str) -> tuple[bytes, None] | None:
+    """A chunk without a text we read: empty when the file cut it, else unseen."""
+    if cut:
+        return b"", None
     scan.cannot_see(what)
-    return None, False
+    return None
 
 
-def _raw_profile(text: bytes, over: bool, scan: XmpScan, where: str) -> bytes | None:
+def _raw_profile(text: bytes, scan: XmpScan, where: str) -> bytes | None:
     """The bytes of an ImageMagick raw profile (a hexadecimal text after its header);
     ``None`` when it is not one (named as unseen). A length other than the header's
     is named as a problem and what is there is read (as ExifTool does)."""
@@ -148,16 +233,36 @@ def _raw_profile(text: bytes, over: bool, scan: XmpScan, where: str) -> bytes | 
         scan.cannot_see(f"{where}: no raw profile header")
         return None
     digits = _NOT_HEX_SPACE.sub(b"", text[header.end() :])
-    if over:
-        digits = digits[: len(digits) & ~1]
     try:
         profile = bytes.fromhex(digits.decode("ascii"))
     except (ValueError, UnicodeDecodeError):
         scan.cannot_see(f"{where}: not hexadecimal")
         return None
-    if not over and len(profile) != int(header[2]):
+    if len(profile) != int(header[2]):
         scan.problems.append(f"{where}: {len(profile)} bytes, its header says {int(header[2])}")
     return profile
+
+
+def _hex_pieces(pieces: Iterator[bytes], scan: XmpScan, where: str) -> Iterator[bytes]:
+    """The bytes of a raw profile too long to hold, from its text given piece by piece
+    (its header in the first): hexadecimal decoded as it comes (a digit left over at the
+    end of a piece begins the next one); what is not is named as unseen."""
+    first = next(pieces, b"")
+    header = _PROFILE_HEADER.match(first)
+    if header is None:
+        scan.cannot_see(f"{where}: no raw profile header")
+        return
+    left = b""
+    for piece in itertools.chain([first[header.end() :]], pieces):
+        digits = left + _NOT_HEX_SPACE.sub(b"", piece)
+        even = len(digits) & ~1
+        try:
+            decoded = bytes.fromhex(digits[:even].decode("ascii"))
+        except (ValueError, UnicodeDecodeError):
+            scan.cannot_see(f"{where}: not hexadecimal")
+            return
+        left = digits[even:]
+        yield decoded
 
 
 def _hex_prefix(text: bytes) -> bytes:

@@ -22,6 +22,7 @@ trees; a packet with a ``<!DOCTYPE`` or ``<!ENTITY`` is not parsed (XMP has no D
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Final
 
 from lxml import etree
@@ -56,8 +57,16 @@ def _parser(override: bool) -> etree.XMLParser:
     )
 
 
-#: The parser of a packet in its own 8-bit encoding, and of one decoded to UTF-8.
-_PARSERS: Final = {False: _parser(False), True: _parser(True)}
+class _Parsers(threading.local):
+    """The parser of a packet in its own 8-bit encoding, and of one decoded to UTF-8,
+    one pair per thread (an lxml parser must not be used by two threads at once; the
+    crawl reads files in the reactor's thread pool)."""
+
+    def __init__(self) -> None:
+        self.by_override = {False: _parser(False), True: _parser(True)}
+
+
+_PARSERS: Final = _Parsers()
 
 
 def property_values(text: PacketText) -> list[str]:
@@ -66,7 +75,7 @@ def property_values(text: PacketText) -> list[str]:
     if b"<!DOCTYPE" in text.data or b"<!ENTITY" in text.data:
         raise ValueError("a DTD in an XMP packet")
     try:
-        root = etree.fromstring(text.data, _PARSERS[text.override])
+        root = etree.fromstring(text.data, _PARSERS.by_override[text.override])
     except etree.XMLSyntaxError as error:
         raise ValueError(f"XML: {error}") from None
     if root is None:
@@ -82,16 +91,20 @@ def property_values(text: PacketText) -> list[str]:
         attribute = element.get(DATA_MINING)
         if attribute is not None:
             values.append(attribute)
+    followed: set[str] = set()  # a blank node's values are taken once per packet
     for element in root.iter(DATA_MINING):
-        values.extend(_values(element, nodes))
+        values.extend(_values(element, nodes, followed))
     return values
 
 
-def _values(prop: Any, nodes: dict[str, Any]) -> list[str]:
+def _values(prop: Any, nodes: dict[str, Any], followed: set[str]) -> list[str]:
     """The values of one property element: its text, ``rdf:resource`` or ``rdf:value``
-    (attribute or element), through arrays and nested descriptions, in document order."""
+    (attribute or element), through arrays and nested descriptions, in document order.
+    A blank node already ``followed`` (for this or another property of the packet) is
+    not followed again: its values are already taken, and following it for each of
+    thousands of properties naming it was quadratic."""
     found: list[str] = []
-    followed: set[str] = set()
+    followed_here = 0
     stack = [prop]
     while stack:
         node = stack.pop()
@@ -103,7 +116,8 @@ def _values(prop: Any, nodes: dict[str, Any]) -> list[str]:
             if text:
                 found.append(text)
             elif reference in nodes and reference not in followed:
-                if len(followed) < _MAX_NODES:
+                if followed_here < _MAX_NODES:
+                    followed_here += 1
                     followed.add(reference)
                     stack.append(nodes[reference])
             elif node.get(_ABOUT) and not any(node.get(n) for n in _VALUE_ATTRIBUTES):

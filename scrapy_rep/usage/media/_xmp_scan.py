@@ -8,10 +8,18 @@ big- and little-endian: ISO 16684-1 §7.3.2, the ``begin`` attribute's U+FEFF).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+#: A prohibiting DMI value in bytes not parsed (a packet over the limit or broken, the
+#: bytes of a file not read wholly): the reading that loses no "no" (docs/media.md).
+DMI_PROHIBITED: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
+#: The longest match of :data:`DMI_PROHIBITED`.
+_LONGEST_VALUE: Final = len(b"DMI-PROHIBITED") + 40
+#: Distinct values taken from bytes not parsed.
+MAX_BYTE_VALUES: Final = 8
 PACKET_BEGIN: Final = b"<?xpacket begin="
 PACKET_END: Final = b"<?xpacket end="
 #: The wide encodings of a packet by width, each width with a few bytes that a packet
@@ -27,14 +35,24 @@ WIDE_ENCODINGS: Final = (
 class Limits:
     """How much of a file is looked at (settings ``REP_MEDIA_MAX_*``)."""
 
-    #: Bytes of the file looked at: structures past it are not walked, not scanned.
+    #: Bytes of the file scanned for packets (formats without a structure we walk:
+    #: PDF, HEIF, any other) or searched as raw bytes, and bytes of compressed text
+    #: inflated per file; a statement that could lie past it fails closed. Structures
+    #: are walked by their offsets, wherever in the file they are.
     max_scan: int = 32 * 1024 * 1024
     #: Longest packet read; a longer one is named as a problem (and not parsed).
     max_packet: int = 1024 * 1024
     #: Packets kept per file.
     max_packets: int = 16
-    #: Segments, chunks, boxes or blocks walked per file.
+    #: Segments, chunks, boxes or blocks walked per file, and one more per
+    #: :data:`BYTES_PER_STEP` bytes of it (a GIF has a sub-block per 256 bytes).
     max_steps: int = 100_000
+
+
+#: The step budget of a walk grows by one per this many bytes of the file: the walk is
+#: linear in the file's size and a file whose structures are no denser than this (every
+#: format's, but a hostile one's) never runs out.
+BYTES_PER_STEP: Final = 256
 
 
 @dataclass(slots=True)
@@ -55,11 +73,22 @@ class XmpScan:
     #: see a "no" in it, so the file is refused for the AI purposes (docs/media.md,
     #: "Hostile files"). Each is named in :attr:`problems` too.
     unseen: list[str] = field(default_factory=list)
+    #: Prohibiting values found in XMP text too long to hold (a compressed PNG chunk
+    #: over :attr:`Limits.max_packet`), searched as it was inflated (:class:`ValueSearch`).
+    mentions: list[str] = field(default_factory=list)
+    #: Bytes of compressed text inflated so far (at most :attr:`Limits.max_scan`).
+    inflated: int = 0
 
     def cannot_see(self, what: str) -> None:
         """XMP is there but its text cannot be read (see :attr:`unseen`)."""
         self.unseen.append(what)
         self.problems.append(f"unreadable XMP: {what}")
+
+    def out_of_reach(self, what: str) -> None:
+        """A limit stopped the walk or the search before the end of the file (``what``):
+        XMP past it cannot be seen, so it fails closed as :attr:`unseen` XMP does."""
+        self.unseen.append(what)
+        self.problems.append(what)
 
     def add(self, packet: bytes, limits: Limits) -> bool:
         """Keep one packet; ``False`` when no more may be kept (the walk stops)."""
@@ -74,16 +103,53 @@ class XmpScan:
         return True
 
 
+class ValueSearch:
+    """The prohibiting DMI values of a text given piece by piece, never held whole:
+    each piece is searched after the last bytes of the one before (as many as the
+    longest value, so a value cut between two pieces is found whole), and a value
+    counts only once the byte after it has been seen."""
+
+    def __init__(self) -> None:
+        self._tail = b""
+        self._found: dict[str, None] = {}
+
+    def feed(self, piece: bytes) -> bool:
+        """Search one more piece; ``False`` once :data:`MAX_BYTE_VALUES` are found."""
+        buffer = self._tail + piece
+        settled = len(buffer) - _LONGEST_VALUE
+        for match in DMI_PROHIBITED.finditer(buffer):
+            if match.start() >= settled:  # it may go on in the next piece: searched again
+                break
+            self._found[match.group().decode("ascii")] = None
+        self._tail = buffer[max(settled, 0) :]
+        return len(self._found) < MAX_BYTE_VALUES
+
+    def values(self) -> list[str]:
+        """The values found, the last piece's too (the text ended)."""
+        for match in DMI_PROHIBITED.finditer(self._tail):
+            self._found[match.group().decode("ascii")] = None
+        self._tail = b""
+        return list(self._found)[:MAX_BYTE_VALUES]
+
+
 class Stop(Exception):
     """The step budget is spent."""
 
 
 class Steps:
-    def __init__(self, limits: Limits) -> None:
-        self.left = limits.max_steps
+    """The step budget of one walk: :attr:`Limits.max_steps`, and one step per
+    :data:`BYTES_PER_STEP` bytes of the file."""
+
+    def __init__(self, limits: Limits, size: int = 0) -> None:
+        self.budget = limits.max_steps + size // BYTES_PER_STEP
+        self.left = self.budget
 
     def step(self) -> None:
-        self.left -= 1
+        self.spend(1)
+
+    def spend(self, count: int) -> None:
+        """Spend ``count`` steps (raises :class:`Stop` when the budget is spent)."""
+        self.left -= count
         if self.left < 0:
             raise Stop
 
@@ -92,10 +158,11 @@ def walk(
     walker: Callable[[bytes, XmpScan, Limits, Steps], None],
 ) -> Callable[[bytes, XmpScan, Limits], None]:
     def run(data: bytes, scan: XmpScan, limits: Limits) -> None:
+        steps = Steps(limits, len(data))
         try:
-            walker(data, scan, limits, Steps(limits))
+            walker(data, scan, limits, steps)
         except Stop:
-            scan.problems.append(f"more than {limits.max_steps} structure steps")
+            scan.out_of_reach(f"more than {steps.budget} structure steps")
 
     return run
 

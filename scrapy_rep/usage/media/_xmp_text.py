@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -72,6 +73,29 @@ def packet_text(packet: bytes) -> PacketText:
             f"a {name} packet that does not decode (byte {start + error.start})"
         ) from None
     return PacketText(text.rstrip("\x00").encode("utf-8"), name, True)
+
+
+def text_pieces(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The text of a packet too long to hold, given piece by piece, as UTF-8 pieces:
+    its encoding found in the first piece, as :func:`packet_text` finds it, a wide
+    encoding decoded as it comes; raises :class:`Undecodable` as :func:`packet_text`
+    does (a byte left over after the last unit is dropped, as there)."""
+    rest = iter(pieces)
+    first = next(rest, b"")
+    codec, start = _encoding(first)
+    if codec == "utf-8":
+        _eight_bit(first[start:])  # raises for an encoding not read
+        yield first[start:]
+        yield from rest
+        return
+    name = codec.upper().replace("-", "").replace("UTF", "UTF-", 1)
+    decoder = codecs.getincrementaldecoder(codec)()
+    try:
+        yield decoder.decode(first[start:]).encode("utf-8")
+        for piece in rest:
+            yield decoder.decode(piece).encode("utf-8")
+    except UnicodeDecodeError:
+        raise Undecodable(f"a {name} packet that does not decode") from None
 
 
 def _encoding(packet: bytes) -> tuple[str, int]:

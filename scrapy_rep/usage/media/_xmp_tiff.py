@@ -10,13 +10,16 @@ image resources (JPEG APP13 ``Photoshop 3.0``, TIFF tag 34377, PNG ``Raw profile
 8bim``) hold XMP as resource 0x0424 (Photoshop File Formats Specification, "Image
 resource blocks"; ExifTool reads it).
 
-Every offset is checked against the block; an IFD is walked once (a loop of offsets
-ends); each entry and resource spends a step of the budget.
+Every offset is checked against the block; an IFD offset is queued once (a loop of
+offsets ends, and the queue never holds more offsets than the block has distinct
+ones), so the walk is linear in the entries read; each IFD, entry, further IFD offset
+and resource spends a step of the budget.
 """
 
 from __future__ import annotations
 
 import struct
+from collections import deque
 from typing import Final
 
 from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated
@@ -44,13 +47,10 @@ def tiff_structure(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, wh
         scan.problems.append(f"{where}: not a TIFF structure")
         return True
     order = "<" if block[:2] == b"II" else ">"
-    queue = [_u32(block, 4, order)]
-    seen: set[int] = set()
-    while queue:
-        ifd = queue.pop(0)
-        if ifd == 0 or ifd in seen:
-            continue
-        seen.add(ifd)
+    ifds = _IfdQueue(_u32(block, 4, order))
+    while ifds.waiting:
+        ifd = ifds.waiting.popleft()
+        steps.step()
         if ifd + 2 > len(block):
             truncated(scan, f"{where} IFD")
             continue
@@ -61,20 +61,40 @@ def tiff_structure(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, wh
             if entry + 12 > len(block):
                 truncated(scan, f"{where} IFD")
                 break
-            if not _entry(block, entry, order, queue, scan, limits, steps, where):
+            if not _entry(block, entry, order, ifds, scan, limits, steps, where):
                 return False
         else:
             after = ifd + 2 + 12 * count
             if after + 4 <= len(block):
-                queue.append(_u32(block, after, order))
+                ifds.add(_u32(block, after, order))
     return True
+
+
+class _IfdQueue:
+    """The IFDs of a TIFF structure still to walk, by offset (TIFF 6.0 §2), each offset
+    queued once: a loop of offsets ends, and offsets named again cost one set look-up
+    (a list popped from the front, with every repeat queued, was quadratic)."""
+
+    def __init__(self, first: int) -> None:
+        self.waiting: deque[int] = deque()
+        self._queued: set[int] = set()
+        #: The values read (offset, length) of tags 700 and 34377: an entry naming one
+        #: again is skipped (thousands of entries naming the whole file were each
+        #: copied and walked: time quadratic in the file's size).
+        self.values_read: set[tuple[int, int]] = set()
+        self.add(first)
+
+    def add(self, offset: int) -> None:
+        if offset != 0 and offset not in self._queued:
+            self._queued.add(offset)
+            self.waiting.append(offset)
 
 
 def _entry(
     block: bytes,
     entry: int,
     order: str,
-    queue: list[int],
+    ifds: _IfdQueue,
     scan: XmpScan,
     limits: Limits,
     steps: Steps,
@@ -89,17 +109,26 @@ def _entry(
     if start + length > len(block):
         truncated(scan, f"{where} tag {tag}")
         return True
+    if tag in (TIFF_XMP_TAG, _PHOTOSHOP):
+        if (start, length) in ifds.values_read:
+            return True
+        ifds.values_read.add((start, length))
     if tag == TIFF_XMP_TAG:
         return scan.add(block[start : start + length], limits)
-    if tag == _PHOTOSHOP:
-        return image_resources(block[start : start + length], scan, limits, steps, where)
+    if tag == _PHOTOSHOP:  # walked in place, not copied
+        value = memoryview(block)[start : start + length]
+        return image_resources(value, scan, limits, steps, where)
     if kind in (4, 13):  # LONG or IFD: the offsets of the Exif IFD or the SubIFDs
-        for index in range(min(count, _MAX_SUB_IFDS)):
-            queue.append(_u32(block, start + 4 * index, order))
+        read = min(count, _MAX_SUB_IFDS)
+        steps.spend(read)
+        for offset in struct.unpack_from(f"{order}{read}I", block, start):
+            ifds.add(offset)
     return True
 
 
-def image_resources(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+def image_resources(
+    block: bytes | memoryview, scan: XmpScan, limits: Limits, steps: Steps, where: str
+) -> bool:
     """Resource 0x0424 (XMP) of Photoshop image resource blocks: signature, id, Pascal
     name padded to even, size, data padded to even; ``False``: stop the walk."""
     pos = 0
@@ -115,7 +144,7 @@ def image_resources(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, w
         if data + size > len(block):
             truncated(scan, f"{where} image resource")
             return True
-        if resource == IRB_XMP and not scan.add(block[data : data + size], limits):
+        if resource == IRB_XMP and not scan.add(bytes(block[data : data + size]), limits):
             return False
         pos = data + size + (size & 1)
     return True

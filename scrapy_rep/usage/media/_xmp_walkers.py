@@ -34,6 +34,8 @@ JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
 JPEG_PHOTOSHOP: Final = b"Photoshop 3.0\x00"
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
+#: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
+GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
 #: HEIF / AVIF brands: XMP is an item of the ``meta`` box (ISO/IEC 23008-12), not walked
 #: here: such files are scanned for packets when no ``uuid`` / ``XMP_`` box held one.
 HEIF_BRANDS: Final = frozenset(
@@ -42,8 +44,8 @@ HEIF_BRANDS: Final = frozenset(
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
 MP4_CONTAINERS: Final = frozenset({b"moov", b"udta", b"meta", b"trak"})
 #: How deep those containers are walked (``moov/trak/meta`` is three): deeper nesting is
-#: hostile, named as a problem, and the walk stops (the count of boxes is bounded by
-#: :attr:`Limits.max_steps`).
+#: hostile, named as a problem, the walk stops and the file fails closed (the count of
+#: boxes is bounded by :attr:`Limits.max_steps`).
 MP4_MAX_DEPTH: Final = 16
 
 
@@ -169,14 +171,17 @@ def _gif(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
 
 
 def _gif_packet_end(data: bytes, start: int, limits: Limits) -> int:
-    """Where the raw XMP of a GIF ends: its ``<?xpacket end=...?>``, else the magic trailer."""
+    """Where the raw XMP of a GIF ends: its ``<?xpacket end=...?>``, else the magic
+    trailer, each looked for only within the packet limit; else the limit (+ 1 byte: an
+    oversized packet, searched as bytes), not the end of the file (16 extensions
+    without an end each copied the rest of a file: 256 MiB for a 16 MB GIF)."""
     window = start + limits.max_packet + 1
     end = data.find(PACKET_END, start, window)
     if end >= 0:
         close = data.find(b"?>", end, window)
         return close + 2 if close >= 0 else end
-    trailer = data.find(b"\x01\xff\xfe\xfd", start)
-    return trailer if trailer >= 0 else len(data)
+    trailer = data.find(GIF_MAGIC_TRAILER, start, window + len(GIF_MAGIC_TRAILER))
+    return trailer if trailer >= 0 else min(window, len(data))
 
 
 def _skip_sub_blocks(data: bytes, pos: int, steps: Steps) -> int:
@@ -199,7 +204,7 @@ def _boxes(
 ) -> bool:
     """Walk the boxes in ``data[pos:end]``; ``False`` when the walk must stop."""
     if depth > MP4_MAX_DEPTH:
-        scan.problems.append(f"ISO BMFF boxes nested more than {MP4_MAX_DEPTH} deep")
+        scan.out_of_reach(f"ISO BMFF boxes nested more than {MP4_MAX_DEPTH} deep")
         return False
     while pos + 8 <= end:
         steps.step()

@@ -18,7 +18,6 @@ not be read, and whether C2PA was read. Never raises on content.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -26,6 +25,7 @@ from typing import Any, Final
 from scrapy_rep.usage.media._xmp_rdf import PLUS_NS as PLUS_NS
 from scrapy_rep.usage.media._xmp_rdf import RDF_NS as RDF_NS
 from scrapy_rep.usage.media._xmp_rdf import property_values
+from scrapy_rep.usage.media._xmp_scan import DMI_PROHIBITED, MAX_BYTE_VALUES
 from scrapy_rep.usage.media._xmp_text import Undecodable, packet_text
 from scrapy_rep.usage.media.c2pa import C2paResult, read_c2pa
 from scrapy_rep.usage.media.xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
@@ -40,9 +40,6 @@ SEE_VALUES: Final = frozenset(
         "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
     }
 )
-#: A DMI value in a packet the parser could not read (bounded byte search, so a broken
-#: packet that says "prohibited" still counts: the reading that loses no "no").
-_DMI_BYTES: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
 #: In bytes not read as a packet (:attr:`XmpScan.raw`), a value counts only where XMP
 #: would hold it: right after the PLUS vocabulary, or within this many bytes after the
 #: name ``DataMining`` (element, attribute, ``rdf:li`` items).
@@ -63,6 +60,9 @@ UNSEEN_ANSWERS: Final = (None, False, False)
 _MAX_VALUES: Final = 32
 #: Signals of unreadable XMP per file (one says "no"; the rest are in the problems).
 _MAX_UNSEEN: Final = 8
+#: Problems named per file, each once (a hostile TIFF named the same cut IFD for each
+#: of its thousands of entries); the rest are counted in one more line.
+MAX_PROBLEMS: Final = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,15 @@ def read_media(
     signals.extend(result.signals)
     if result.status.startswith("not read:") and result.status != "not read: not installed":
         problems.append(f"C2PA manifest {result.status}")
-    return MediaReading(scan.format, tuple(signals), tuple(problems), result.status)
+    return MediaReading(scan.format, tuple(signals), _named(problems), result.status)
+
+
+def _named(problems: list[str]) -> tuple[str, ...]:
+    """Each problem once, at most :data:`MAX_PROBLEMS` of them and a count of the rest."""
+    distinct = list(dict.fromkeys(problems))
+    if len(distinct) <= MAX_PROBLEMS:
+        return tuple(distinct)
+    return (*distinct[:MAX_PROBLEMS], f"and {len(distinct) - MAX_PROBLEMS} more problems")
 
 
 def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[UsageSignal]:
@@ -141,6 +149,9 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
         for value in _bytes_values(data):
             said.add(value)
             yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
+    for value in dict.fromkeys(scan.mentions):
+        said.add(value)
+        yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
     for data in scan.raw:
         for value in _raw_values(data):
             if value not in said:
@@ -161,8 +172,8 @@ def _packet_values(written: list[str]) -> list[str]:
 
 
 def _bytes_values(packet: bytes) -> list[str]:
-    found = dict.fromkeys(m.group().decode("ascii") for m in _DMI_BYTES.finditer(packet))
-    return list(found)[:8]
+    found = dict.fromkeys(m.group().decode("ascii") for m in DMI_PROHIBITED.finditer(packet))
+    return list(found)[:MAX_BYTE_VALUES]
 
 
 def _raw_values(data: bytes) -> list[str]:
@@ -178,12 +189,12 @@ def _raw_values(data: bytes) -> list[str]:
             wide = data[start : len(data) - (len(data) - start) % unit]
             text = wide.decode(codec, errors="replace").encode("utf-8", errors="replace")
             found.update(dict.fromkeys(_ascii_raw_values(text)))
-    return list(found)[:8]
+    return list(found)[:MAX_BYTE_VALUES]
 
 
 def _ascii_raw_values(data: bytes) -> list[str]:
     found: dict[str, None] = {}
-    for count, match in enumerate(_DMI_BYTES.finditer(data)):
+    for count, match in enumerate(DMI_PROHIBITED.finditer(data)):
         if count >= _RAW_MATCHES:
             break
         start = match.start()

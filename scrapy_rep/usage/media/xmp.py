@@ -17,8 +17,9 @@ Never raises on content: a cut or broken structure ends the walk and is named in
 :attr:`XmpScan.raw`, searched only for a prohibiting value (a broken packet keeps its
 "no", docs/media.md "Hostile files"). XMP found whose text cannot be got at (a chunk
 that does not inflate, a raw profile that is not hexadecimal) is named in
-:attr:`XmpScan.unseen`: it fails closed. Bounded: bytes looked at, structure steps,
-container nesting, packet size and packet count (:class:`Limits`).
+:attr:`XmpScan.unseen`: it fails closed, and so does XMP that a limit kept out of reach.
+Bounded: bytes scanned, structure steps, container nesting, packet size and packet
+count (:class:`Limits`).
 """
 
 from __future__ import annotations
@@ -56,19 +57,30 @@ def sniff(data: bytes) -> str:
 
 
 def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
-    """Every XMP packet of ``data``, walked by its format (see the module docstring)."""
+    """Every XMP packet of ``data``, walked by its format (see the module docstring).
+
+    A format's structure is walked by its offsets and sizes wherever they lead in the
+    file (a TIFF's IFD after its image data, an MP4's ``moov`` after its ``mdat``);
+    packet scanning (PDF, HEIF, any other format) and the byte search of a file not
+    read wholly look at its first :attr:`Limits.max_scan` bytes. What a limit kept from
+    being read (bytes past that limit there, the step budget, the nesting) fails closed
+    (:meth:`XmpScan.out_of_reach`)."""
     kind = sniff(data)
     scan = XmpScan(kind)
-    view = data[: limits.max_scan] if len(data) > limits.max_scan else data
-    if len(data) > limits.max_scan:
-        scan.problems.append(f"only the first {limits.max_scan} bytes were looked at")
+    scanned = data[: limits.max_scan]  # (the same object when the file is shorter)
     walker = WALKERS.get(kind, scan_packets)
+    packet_scanning = walker is scan_packets
     try:
-        walker(view, scan, limits)
+        walker(scanned if packet_scanning else data, scan, limits)
     except (struct.error, IndexError, ValueError, zlib.error, RecursionError) as error:
         scan.problems.append(f"broken {kind} structure ({error})")
-    if kind == "mp4" and view[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
-        scan_packets(view, scan, limits)
-    if scan.problems:  # something was not read wholly: its bytes keep their "no"
-        scan.raw.append(view)
+    if kind == "mp4" and data[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
+        packet_scanning = True
+        scan_packets(scanned, scan, limits)
+    not_whole = bool(scan.problems)
+    if not_whole:  # something was not read wholly: its bytes keep their "no"
+        scan.raw.append(scanned)
+    if len(data) > limits.max_scan and (packet_scanning or not_whole):
+        what = "scanned for XMP" if packet_scanning else "searched (a file not read wholly)"
+        scan.out_of_reach(f"bytes past the first {limits.max_scan} not {what}")
     return scan

@@ -14,6 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep.usage._purpose_table import MAPPING
+from scrapy_rep.usage.media import _xmp_scan, _xmp_tiff
+from scrapy_rep.usage.media._xmp_rdf import property_values
+from scrapy_rep.usage.media._xmp_text import packet_text
 from scrapy_rep.usage.media.c2pa import available, manifest_signals
 from scrapy_rep.usage.media.reading import data_mining_values, read_media
 from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
@@ -30,6 +33,7 @@ from tests.support.mediafiles import (
     jpeg_exif,
     jpeg_extended,
     jpeg_photoshop,
+    late_no_packet,
     mp4,
     pdf,
     png,
@@ -37,9 +41,12 @@ from tests.support.mediafiles import (
     png_exif,
     png_raw_profile,
     png_with,
+    raw_profile,
     text_chunk,
     tiff,
     tiff_block,
+    tiff_fan_out,
+    tiff_ifd_last,
     tiff_in,
     webp,
     xmp_packet,
@@ -420,13 +427,20 @@ def test_a_huge_packet_is_not_parsed_but_searched_for_a_prohibited_value() -> No
     assert [s.source for s in plain.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
 
 
-def test_a_zip_bomb_itxt_inflates_only_to_the_packet_limit() -> None:
+def test_a_zip_bomb_itxt_is_inflated_only_to_the_files_budget_and_fails_closed() -> None:
+    """Compressed XMP over the packet limit is searched as it inflates, up to the file's
+    budget of inflated bytes (REP_MEDIA_MAX_SCAN_BYTES); past it, a "no" may hide, so
+    the file fails closed (docs/media.md, "Hostile files")."""
     bomb = zlib.compress(b" " * 50_000_000, 9)  # 50 MB of spaces in about 50 KB
     body = png()
     chunk = png_chunk(b"iTXt", b"XML:com.adobe.xmp\x00\x01\x00\x00\x00" + bomb)
     data = body[:33] + chunk + body[33:]
-    scan = find_packets(data, Limits(max_packet=1024))
-    assert scan.packets == [] and len(scan.oversized[0]) == 1025
+    limits = Limits(max_packet=1024, max_scan=1024 * 1024)
+    scan = find_packets(data, limits)
+    assert scan.packets == scan.oversized == scan.mentions == []
+    assert scan.inflated == 1024 * 1024
+    assert scan.unseen == ["iTXt XML:com.adobe.xmp: inflates past 1048576 bytes in the file"]
+    assert media_answers(data, limits=limits) == (U, N, N)
 
 
 def test_many_packets_are_capped_and_a_no_past_the_cap_is_kept() -> None:
@@ -527,16 +541,28 @@ def test_a_cut_jpeg_segment_is_named() -> None:
     assert reading.problems == ("file truncated in a JPEG segment",)
 
 
-def test_bytes_past_the_scan_limit_are_not_looked_at() -> None:
+def test_bytes_past_the_scan_limit_are_not_scanned_and_fail_closed() -> None:
+    """docs/media.md, "Hostile files": a statement that cannot be reached within the
+    limits fails closed for the AI purposes, like an unreadable one (before: it said
+    nothing)."""
     data = b"x" * 5000 + xmp_packet("DMI-PROHIBITED")
     reading = read_media(data, limits=Limits(max_scan=4096))
-    assert reading.signals == () and reading.unreadable
+    assert reading.problems == ("bytes past the first 4096 not scanned for XMP",)
+    assert [s.source for s in reading.signals] == [
+        "unreadable XMP (bytes past the first 4096 not scanned for XMP)"
+    ]
+    assert media_answers(data, limits=Limits(max_scan=4096)) == (U, N, N)
+    assert media_answers(data[:4096], limits=Limits(max_scan=4096)) == (U, U, U)
 
 
-def test_a_structure_loop_is_bounded_by_steps() -> None:
+def test_a_structure_loop_is_bounded_by_steps_and_fails_closed() -> None:
+    """The budget is ``max_steps`` and one step per 256 bytes of the file (4,002 bytes:
+    15 more); a walk that spends it fails closed (before: it said nothing)."""
     data = b"\xff\xd8" + b"\xff\xfe\x00\x02" * 1000  # empty comment segments
     scan = find_packets(data, Limits(max_steps=100))
-    assert scan.problems == ["more than 100 structure steps"]
+    assert scan.problems == ["more than 115 structure steps"]
+    assert media_answers(data, limits=Limits(max_steps=100)) == (U, N, N)
+    assert media_answers(data, limits=Limits(max_steps=1000)) == (U, U, U)
 
 
 HEADS = [
@@ -796,3 +822,236 @@ def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() 
 def media_answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
     """What a file says of each purpose, read by ``read_media``."""
     return purpose_answers(decide(read_media(data, **kw).signals))
+
+
+# ------------------------------------------------- offsets followed, work bounded
+
+
+PAST_THE_LIMIT_CASES = [
+    ("tiff-ifd-after-the-image-little-endian", lambda p: tiff_ifd_last(p, "<")),
+    ("tiff-ifd-after-the-image-big-endian", lambda p: tiff_ifd_last(p, ">")),
+    ("mp4-moov-after-mdat", lambda p: mp4(p, where="udta", mdat_bytes=5000)),
+    ("mp4-uuid-after-mdat", lambda p: mp4(p, mdat_bytes=5000)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "build"), PAST_THE_LIMIT_CASES, ids=[n for n, _ in PAST_THE_LIMIT_CASES]
+)
+def test_xmp_past_the_scan_limit_is_found_by_following_offsets(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    """A TIFF whose IFD follows its image data (as libtiff writes it)
+    and an MP4 whose ``moov`` (or XMP ``uuid``) follows its ``mdat`` were read only to
+    the scan limit, and stored. The structure is followed by its offsets and sizes, so
+    the XMP is read where it is, however far (here past a lowered limit)."""
+    limits = Limits(max_scan=4096)
+    data = build(xmp_packet("DMI-PROHIBITED"))
+    assert data.find(b"DMI-PROHIBITED") > 5000
+    reading = read_media(data, limits=limits)
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert not reading.unreadable, reading.problems
+    assert media_answers(data, limits=limits) == (N, N, N)
+
+
+def test_a_broken_structure_past_the_scan_limit_fails_closed() -> None:
+    """A file not read wholly (its IFD offset past its end) whose bytes past the limit
+    cannot be searched: a "no" may lie there, so it fails closed; within the limit, the
+    byte search decides as before."""
+    data = bytearray(tiff_ifd_last(xmp_packet("DMI-ALLOWED")))
+    data[4:8] = struct.pack("<I", 10**9)
+    reading = read_media(bytes(data), limits=Limits(max_scan=4096))
+    assert reading.problems == (
+        "file truncated in a TIFF IFD",
+        "bytes past the first 4096 not searched (a file not read wholly)",
+    )
+    assert media_answers(bytes(data), limits=Limits(max_scan=4096)) == (U, N, N)
+    assert media_answers(bytes(data)) == (U, U, U)
+
+
+def test_a_tiff_naming_its_ifds_over_and_over_fails_closed_at_the_step_bound() -> None:
+    """The TIFF reader queued every offset named, popping from the
+    front of a list: 8,000 SubIFD entries took 3 s here, and 19
+    such Exif blocks in a 1.1 MB JPEG 30 s, all within the step budget (only entries
+    spent steps), so the file was stored. Each offset is queued once, each offset read
+    spends a step: the walk stops at the bound and the file fails closed."""
+    data = tiff_fan_out(8000)
+    reading = read_media(data, c2pa=False)
+    assert reading.problems == (f"more than {100_000 + len(data) // 256} structure steps",)
+    assert media_answers(data) == (U, N, N)
+    segment = b"Exif\x00\x00" + tiff_fan_out(5000, ">")
+    app1 = b"\xff\xe1" + struct.pack(">H", len(segment) + 2) + segment
+    jpeg_data = b"\xff\xd8" + app1 * 3 + b"\xff\xd9"
+    reading = read_media(jpeg_data, c2pa=False)
+    assert reading.problems == (f"more than {100_000 + len(jpeg_data) // 256} structure steps",)
+    assert media_answers(jpeg_data) == (U, N, N)
+
+
+def test_the_tiff_walk_visits_each_ifd_once_whatever_names_it() -> None:
+    """The same file with few entries (within the budget): all 32 IFDs are walked once
+    each, the work is one step per IFD, entry and offset read."""
+    spent: list[int] = []
+    real = _xmp_scan.Steps.spend
+
+    def counting(self: _xmp_scan.Steps, count: int) -> None:
+        spent.append(count)
+        real(self, count)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_xmp_scan.Steps, "spend", counting)
+        reading = read_media(tiff_fan_out(100), c2pa=False)
+    assert not reading.unreadable
+    # IFD0 and its 100 entries, 100 x 32 offsets read, 32 empty IFDs.
+    assert sum(spent) == 1 + 100 + 100 * 32 + 32
+
+
+# ---------------------------------------------- compressed XMP over the packet limit
+
+LATE_NO = late_no_packet("DMI-PROHIBITED-AIMLTRAINING")
+LATE_NO_CASES = [
+    ("zTXt", lambda p: png(p, chunk="zTXt")),
+    ("iTXt-compressed", lambda p: png(p, compressed=True)),
+    ("iTXt-compressed-utf-16-le", lambda p: png(encoded(p, "utf-16-le"), compressed=True)),
+    ("raw-profile-zTXt", png_raw_profile),
+    ("raw-profile-tEXt", lambda p: png_raw_profile(p, chunk="tEXt")),
+    ("raw-profile-iTXt-compressed", lambda p: png_with(png(), text_chunk(
+        raw_profile(p), chunk="iTXt", compressed=True, keyword=b"Raw profile type xmp"))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "build"), LATE_NO_CASES, ids=[n for n, _ in LATE_NO_CASES])
+def test_compressed_xmp_over_the_limit_keeps_a_no_past_its_first_mib(
+    name: str, build: Callable[[bytes], bytes]
+) -> None:
+    """A PNG zTXt, a compressed iTXt or an ImageMagick raw profile
+    whose inflated text is over 1 MiB was searched only in its first 1 MiB + 1 byte,
+    and stored (ExifTool reads the DMI-PROHIBITED in all three). All of it is searched
+    as it inflates, within the file's budget."""
+    data = build(LATE_NO)
+    assert len(data) < 100_000 or "tEXt" in name  # the 1.2 MB of text are compressed
+    reading = read_media(data)
+    assert [s.source for s in reading.signals] == [
+        "oversized XMP packet mentions DMI-PROHIBITED-AIMLTRAINING"
+    ], reading
+    assert "limit 1048576" in reading.problems[0]
+    assert media_answers(data) == (U, N, U)
+
+
+def test_compressed_xmp_over_the_limit_is_never_held_whole() -> None:
+    """8 MB of inflated text is searched a piece (64 KiB) at a time: the reading's
+    memory never holds it (Python's allocations traced, far below the text's size)."""
+    import tracemalloc
+
+    packet = xmp_packet(extra="<dc:x>" + "z" * 8_000_000 + "</dc:x>")
+    data = png(packet, chunk="zTXt")
+    tracemalloc.start()
+    try:
+        reading = read_media(data, c2pa=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert reading.signals == () and find_packets(data).inflated == len(packet)
+    assert peak < 3_000_000, peak
+
+
+def test_a_value_cut_between_two_pieces_is_found_whole() -> None:
+    """The search carries the end of each piece into the next (the longest value)."""
+    text = b"a" * 70 + b"ldf/vocab/DMI-PROHIBITED-AIMLTRAINING</x>" + b"b" * 70
+    for cut in range(len(text) + 1):
+        search = _xmp_scan.ValueSearch()
+        search.feed(text[:cut])
+        search.feed(text[cut:])
+        assert search.values() == ["DMI-PROHIBITED-AIMLTRAINING"], cut
+    search = _xmp_scan.ValueSearch()
+    for byte in range(len(text)):
+        search.feed(text[byte : byte + 1])
+    assert search.values() == ["DMI-PROHIBITED-AIMLTRAINING"]
+
+
+def test_a_blank_node_named_by_thousands_of_properties_is_followed_once() -> None:
+    """Each ``plus:DataMining`` naming the head of a chain of 60 blank nodes followed
+    the whole chain again: 1,700 such properties in each of 18 APP1 packets (a 1.15 MB
+    JPEG) took 24 s. A blank node is followed once per packet: its value is taken once,
+    and the work is linear in the packet."""
+    chain = "".join(
+        f'<rdf:Description rdf:nodeID="b{n}"><rdf:value rdf:nodeID="b{n + 1}"/></rdf:Description>'
+        for n in range(59)
+    )
+    chain += '<rdf:Description rdf:nodeID="b59"><rdf:value>DMI-PROHIBITED</rdf:value>'
+    packet = _packet_with(
+        '<plus:DataMining rdf:nodeID="b0"/>' * 1700 + "</rdf:Description>" + chain
+    )
+    assert property_values(packet_text(packet)) == ["DMI-PROHIBITED"]
+    assert media_answers(jpeg([packet] * 3)) == (N, N, N)
+
+
+def test_each_thread_parses_with_its_own_parsers() -> None:
+    """The crawl reads files in the reactor's thread pool, and an lxml parser must not
+    be used by two threads at once: each thread has its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scrapy_rep.usage.media import _xmp_rdf
+
+    here = _xmp_rdf._PARSERS.by_override
+    with ThreadPoolExecutor(1) as pool:
+        there = pool.submit(lambda: _xmp_rdf._PARSERS.by_override).result()
+    assert there[True] is not here[True] and there[False] is not here[False]
+    files = [jpeg(xmp_packet(value)) for value, _ in DMI_CASES] * 4
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(media_answers, files))
+    assert answers == [expected for _, expected in DMI_CASES] * 4
+
+
+def test_each_problem_is_named_once_and_a_few_dozen_at_most() -> None:
+    """A TIFF whose 5,000 tag 700 entries each point past its end named the same cut
+    5,000 times (in the item's ``rep_unreadable`` and the audit trail): each problem is
+    named once, at most 32 of them, and the rest counted."""
+    entries = b"".join(struct.pack("<HHII", 700, 1, 100, 10**8 + n) for n in range(5000))
+    data = b"II*\x00" + struct.pack("<IH", 8, 5000) + entries + b"\x00" * 4
+    assert read_media(data).problems == ("file truncated in a TIFF tag 700",)
+    broken = xmp_packet("DMI-ALLOWED").replace(b"</rdf:RDF>", b"")  # 40 packets, each named
+    reading = read_media(jpeg([broken] * 40), limits=Limits(max_packets=100))
+    assert reading.problems[0].startswith("XMP packet 1 unreadable (XML: ")
+    assert len(reading.problems) == 33 and reading.problems[-1] == "and 8 more problems"
+
+
+def test_a_gif_packet_without_an_end_is_cut_at_the_limit_not_the_end_of_the_file() -> None:
+    """A GIF's raw XMP ends at its ``<?xpacket end`` or its magic trailer; sixteen
+    extensions with neither each copied the rest of the file (256 MiB of memory for a
+    16 MB GIF). Each is cut at the packet limit (+ 1 byte: over it), and the bytes of
+    the file, not wholly read, keep their "no"."""
+    extension = b"\x21\xff\x0bXMP DataXMP\x00"
+    tail = b"a" * 300_000 + b"<plus:DataMining>http://ns.useplus.org/ldf/vocab/DMI-PROHIBITED"
+    data = b"GIF89a\x01\x00\x01\x00\x00\x00\x00" + extension * 16 + tail
+    limits = Limits(max_packet=64 * 1024)
+    scan = find_packets(data, limits)
+    assert [len(packet) for packet in scan.oversized] == [64 * 1024 + 1] * 16
+    assert media_answers(data, limits=limits) == (N, N, N)
+
+
+@pytest.mark.parametrize("tag", [700, 34377])
+def test_a_tiff_value_named_by_many_entries_is_read_once(tag: int) -> None:
+    """2,000 entries naming the same XMP (tag 700) or Photoshop resources (34377, the
+    whole file): each was copied and read again, time quadratic in the file's size
+    (1.6 s for 20,000 entries over 1.2 MB). A value is read once; the resources are
+    walked in place."""
+    resource = b"8BIM" + struct.pack(">HHI", 0x0424, 0, 0)  # an empty XMP resource
+    count, pad = 2000, resource * 1000
+    size = 8 + 2 + 12 * count + 4 + len(pad)
+    entry = struct.pack("<HHII", tag, 7, size - 8, 8)
+    data = b"II*\x00" + struct.pack("<IH", 8, count) + entry * count + b"\x00" * 4 + pad
+    walked: list[int] = []
+    walk = _xmp_tiff.image_resources
+
+    def counting(block: Any, *args: Any) -> bool:
+        walked.append(len(block))
+        return walk(block, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_xmp_tiff, "image_resources", counting)
+        scan = find_packets(data)
+    if tag == 700:
+        assert len(scan.packets) + len(scan.oversized) == 1
+    else:
+        assert walked == [size - 8]
+    assert "more than 16 XMP packets" not in scan.problems
