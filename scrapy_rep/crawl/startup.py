@@ -91,7 +91,7 @@ def _check_installed(config: RepConfig) -> None:
     except ImportError:
         raise RepSettingError(
             f"REP_ROBOTSTXT_CACHE: {config.robotstxt_cache!r} needs the redis package, which "
-            "is not installed: pip install 'scrapy_rep[redis]'"
+            "is not installed: pip install 'redis>=5' (scrapy_rep's redis extra)"
         ) from None
 
 

@@ -1,7 +1,8 @@
-"""One install story everywhere: every ``pip install`` line of the README and the docs
-works from a clone (the package is not on a package index yet: docs/installation.md),
-every page that states the oldest Scrapy, Twisted, w3lib or Python agrees with
-setup.cfg, and the deployment page says how to run and check the shared Redis cache."""
+"""One install story everywhere: every ``pip install`` line of the README, the docs and
+the package's messages works from a clone (the package is not on a package index yet:
+docs/installation.md), every page that states the oldest Scrapy, Twisted, w3lib or Python
+agrees with setup.cfg, and the deployment page says how to run and check the shared Redis
+cache."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def unreachable_requirements(line: str) -> list[str]:
             requirement = argument.strip("\"'")
             if requirement.startswith("-") or "/" in requirement or requirement.startswith("."):
                 continue
-            if re.match(r"scrapy[_-]rep\b", requirement):
+            if re.fullmatch(r"scrapy[_-]rep(\[[\w,]+\])?", requirement):
                 found.append(requirement)
     return found
 
@@ -55,6 +56,19 @@ def test_every_install_line_works_from_a_clone(page: Path) -> None:
         for number, line in enumerate(text.splitlines(), 1)
         if unreachable_requirements(line)
     ]
+    assert wrong == []
+
+
+def test_every_install_hint_of_the_package_works_from_anywhere() -> None:
+    """The messages (a missing ``redis`` or ``c2pa-python``) and docstrings of the package
+    name what pip can install: the dependency itself, not ``scrapy_rep[extra]``."""
+    import ast
+
+    wrong = []
+    for path in sorted((ROOT / "scrapy_rep").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                wrong += [f"{path.name}: {r}" for r in unreachable_requirements(node.value)]
     assert wrong == []
 
 
