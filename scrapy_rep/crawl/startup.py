@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from scrapy_rep.audit.file import (
     TrailFileError,
@@ -50,11 +50,19 @@ def validate(settings: SettingsLike) -> RepConfig:
         _check_installed(config)
         _check_files(config)
     except RepSettingError as error:
-        if not _under_scrapy_command():
-            raise
-        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        exit_command(EXIT_USAGE)
+        stop_at_start(error)
     return config
+
+
+def stop_at_start(error: RepSettingError) -> NoReturn:
+    """A setting the crawl cannot start with (found by :func:`validate`, or by a
+    component as the crawl builds it: a trail another crawl locked after the check):
+    one line on stderr and exit status 2 under the ``scrapy`` command; raised in a
+    program that runs a crawl itself."""
+    if not _under_scrapy_command():
+        raise error
+    print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
+    exit_command(EXIT_USAGE)
 
 
 def name_warnings(settings: SettingsLike, config: RepConfig) -> list[str]:
