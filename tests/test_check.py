@@ -55,7 +55,7 @@ def test_cli_example_is_bundled() -> None:
         "--example", "https://example.com/shop/cart", "https://example.com/"
     )
     assert status == 1
-    assert "bundled example robots.txt" in output
+    assert "\nrobots.txt (the example bundled with scrapy_rep)\n" in output
     assert "Disallow: /shop/cart" in output
 
 
