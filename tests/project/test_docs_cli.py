@@ -50,7 +50,7 @@ def examples() -> list[tuple[str, str]]:
     return found
 
 
-def run(command: str, port: str, cwd: Path) -> str:
+def run_quoted(command: str, port: str, cwd: Path) -> str:
     """What ``command`` prints, the local server's port written as the page's."""
     words = shlex.split(command.replace(f":{DOCS_PORT}/", f":{port}/"))
     if words[:4] == ["python", "-m", "scrapy_rep", "check"]:
@@ -72,7 +72,7 @@ def test_the_page_quotes_both_tools() -> None:
 def test_each_quoted_output_is_what_the_tool_prints(
     command: str, output: str, port: str, tmp_path: Path
 ) -> None:
-    assert run(command, port, tmp_path) == output
+    assert run_quoted(command, port, tmp_path) == output
 
 
 URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x")
