@@ -23,8 +23,8 @@ def test_report_under_a_file_stops_scrapy_crawl(tmp_path: Path) -> None:
     assert crawl.status == 2, crawl.stderr
     assert "Traceback" not in crawl.stderr
     assert crawl.error_lines() == [
-        "scrapy_rep: error: REP_REPORT_FILE: scrapy.cfg/report.txt is under scrapy.cfg, which is not "
-        "a folder"
+        "scrapy_rep: error: REP_REPORT_FILE: scrapy.cfg/report.txt is under scrapy.cfg, "
+        "which is not a folder"
     ]
     assert "Spider opened" not in crawl.stderr
 
