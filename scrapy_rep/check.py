@@ -29,10 +29,9 @@ from scrapy_rep.checker.inputs import (
     parse_url,
     unreadable_file,
 )
+from scrapy_rep.checker.report import origin_head, sources, user_agent_line
 from scrapy_rep.checker.report import report as report
-from scrapy_rep.checker.report import sources
 from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
 from scrapy_rep.verdict import RequestRules, obey_of
@@ -234,32 +233,21 @@ def _read_arguments(options: argparse.Namespace) -> None:
 
 
 def _check(options: argparse.Namespace, out: TextIO) -> int:
-    """Print each robots.txt's block; the exit status (the worst over the sources)."""
+    """Print each robots.txt's block, laid out as ``scrapy rep-robots`` lays out its own
+    (:func:`~scrapy_rep.checker.report.origin_head`); the exit status (the worst over the
+    sources)."""
     agent, profile = options.user_agent, options.profile
     sources_read = sources(options)  # an unreadable file fails here, before any output
-    print(
-        f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}",
-        file=out,
-    )
+    print(user_agent_line(agent, profile), file=out)
     code = EXIT_ALLOWED
     for source in sources_read:
-        print(f"robots.txt: {source.title}", file=out)
-        for note in source.notes:
-            print(note, file=out)
-        delay = source.rules.crawl_delay(agent)
-        print(f"crawl-delay: {'none' if delay is None else f'{delay:g} s'}", file=out)
-        for sitemap in source.rules.sitemaps:
-            print(f"sitemap: {sitemap}", file=out)
-        if source.tdm is not None:
-            print(source.tdm.line, file=out)
-        for line in source.licenses.lines:
-            print(line, file=out)
+        head = origin_head(source.title, source.notes, source.rules, agent, source.tdm,
+                           source.licenses)  # fmt: skip
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
             source.licenses, profile, options.obey, source.held,
         )  # fmt: skip
-        for line in lines:
-            print(line, file=out)
+        print("\n".join([*head, *(f"  {line}" for line in lines)]), file=out)
         tdm_unreachable = source.tdm is not None and source.tdm.unreachable
         if source.unreachable or tdm_unreachable or source.licenses.unreachable:
             code = EXIT_UNREACHABLE

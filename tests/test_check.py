@@ -55,7 +55,7 @@ def test_cli_example_is_bundled() -> None:
         "--example", "https://example.com/shop/cart", "https://example.com/"
     )
     assert status == 1
-    assert "bundled example robots.txt" in output
+    assert "\nrobots.txt (the example bundled with scrapy_rep)\n" in output
     assert "Disallow: /shop/cart" in output
 
 
@@ -117,7 +117,7 @@ def test_cli_option_error_quotes_the_value_as_given(capsys: pytest.CaptureFixtur
     assert check_tool("--example", "--purpose", "ai_train", "https://example.com/")[0] == 2
     err = capsys.readouterr().err
     assert err.startswith("scrapy_rep: error: --purpose: ")
-    assert "got 'ai_train'" in err
+    assert "--purpose: 'ai_train' is not a purpose (did you mean 'ai-train'?)" in err
 
 
 def test_cli_unreadable_file_prints_nothing_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 import zlib
 from pathlib import Path
 from typing import IO, Any, Final
@@ -79,18 +80,32 @@ LOCKED: Final = "is being written by another crawl (it is locked): a trail has o
 _HELD: Final[set[tuple[int, int]]] = set()
 
 
+#: Tries at a lock held by another process, and the pause between them: another crawl's
+#: start-up check (:func:`check_unlocked`) holds it for the time of one ``flock`` call,
+#: which must not refuse a crawl that took the trail first; a writer holds it for its
+#: whole crawl.
+LOCK_TRIES: Final = 5
+LOCK_PAUSE: Final = 0.02
+_pause = time.sleep
+
+
 def lock(file: IO[bytes], path: Path) -> None:
     """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
-    it is closed), or raise :class:`TrailFileError` at once when another process holds
-    it. Devices (``/dev/null``) and platforms without ``fcntl`` are not locked."""
+    it is closed), or raise :class:`TrailFileError` when another process still holds it
+    after :data:`LOCK_TRIES` tries. Devices (``/dev/null``) and platforms without
+    ``fcntl`` are not locked."""
     if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
         return
-    try:
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise TrailFileError(f"{path} {LOCKED}") from None
-    except OSError:  # a file system without locks: written as before
-        return
+    for tried in range(1, LOCK_TRIES + 1):
+        try:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if tried == LOCK_TRIES:
+                raise TrailFileError(f"{path} {LOCKED}") from None
+            _pause(LOCK_PAUSE)
+        except OSError:  # a file system without locks: written as before
+            return
 
 
 def check_unlocked(path: Path) -> None:

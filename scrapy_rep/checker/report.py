@@ -67,6 +67,33 @@ def google_note(signal: UsageSignal | None, profile: str) -> str:
     return ""
 
 
+def user_agent_line(agent: str, profile: str) -> str:
+    """The first line both tools print: the crawler's identity and the profile."""
+    return f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}"
+
+
+def origin_head(
+    title: str,
+    notes: Sequence[str],
+    rules: RobotsTxt,
+    agent: str,
+    tdm: OriginTdm | None = None,
+    licenses: OriginLicenses = NO_LICENSES,
+) -> list[str]:
+    """The head of one robots.txt's block, as both tools print it: a blank line, then
+    ``robots.txt`` with where it came from (``URL: outcome``, ``FILE (local file)``) and,
+    indented below, the notes, the origin's tdmrep.json and RSL licenses, the crawl-delay
+    and the sitemaps. Its URLs' lines follow, indented as much."""
+    head = ["", f"robots.txt {title}", *(f"  {note}" for note in notes)]
+    if tdm is not None:
+        head.append(f"  {tdm.line}")
+    head += [f"  {line}" for line in licenses.lines]
+    delay = rules.crawl_delay(agent)
+    head.append(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
+    head += [f"  sitemap: {sitemap}" for sitemap in rules.sitemaps]
+    return head
+
+
 def report(
     rules: RobotsTxt,
     urls: Sequence[str],
@@ -185,6 +212,10 @@ def further_documents(
     return tdm, origin_licenses(rules, request_rules, agent, timeout)
 
 
+#: Where ``check --example``'s robots.txt comes from, in its block's head.
+EXAMPLE_TITLE: Final = "(the example bundled with scrapy_rep)"
+
+
 @dataclass
 class Source:
     """One robots.txt and the URLs checked against it."""
@@ -207,7 +238,7 @@ def sources(options: argparse.Namespace) -> list[Source]:
     if options.example:
         body = resources.files("scrapy_rep").joinpath("examples/robots.txt").read_bytes()
         urls = ([options.robots] if options.robots else []) + options.urls
-        return [Source("bundled example robots.txt", parse_robotstxt(body, profile), urls, [])]
+        return [Source(EXAMPLE_TITLE, parse_robotstxt(body, profile), urls, [])]
     first = robots_url_for(options.robots) if "://" in options.robots else None
     if first is None:
         rules, notes = read_robots_file(Path(options.robots), profile)
@@ -219,7 +250,7 @@ def sources(options: argparse.Namespace) -> list[Source]:
                 f"note: the URLs are on {len(origins)} origins; in a crawl each origin has "
                 "its own robots.txt, here this file is checked for all of them"
             )
-        return [Source(options.robots, rules, options.urls, notes)]
+        return [Source(f"{options.robots} (local file)", rules, options.urls, notes)]
     by_origin: dict[str, list[str]] = {first: []}
     for url in options.urls:
         by_origin.setdefault(robots_url_for(url) or first, []).append(url)

@@ -433,7 +433,9 @@ class RepReport:
         self.text = self.render()
         if self.path:
             try:
-                Path(self.path).write_text(self.text, encoding="utf-8")
+                path = Path(self.path)
+                path.parent.mkdir(parents=True, exist_ok=True)  # as the audit trail does
+                path.write_text(self.text, encoding="utf-8")
                 return
             except OSError as error:  # checked at start; a full disk now: print it instead
                 logger.error(

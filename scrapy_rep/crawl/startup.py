@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from scrapy_rep.audit.file import (
     TrailFileError,
@@ -50,11 +50,19 @@ def validate(settings: SettingsLike) -> RepConfig:
         _check_installed(config)
         _check_files(config)
     except RepSettingError as error:
-        if not _under_scrapy_command():
-            raise
-        print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
-        exit_command(EXIT_USAGE)
+        stop_at_start(error)
     return config
+
+
+def stop_at_start(error: RepSettingError) -> NoReturn:
+    """A setting the crawl cannot start with (found by :func:`validate`, or by a
+    component as the crawl builds it: a trail another crawl locked after the check):
+    one line on stderr and exit status 2 under the ``scrapy`` command; raised in a
+    program that runs a crawl itself."""
+    if not _under_scrapy_command():
+        raise error
+    print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
+    exit_command(EXIT_USAGE)
 
 
 def name_warnings(settings: SettingsLike, config: RepConfig) -> list[str]:
@@ -91,7 +99,7 @@ def _check_installed(config: RepConfig) -> None:
     except ImportError:
         raise RepSettingError(
             f"REP_ROBOTSTXT_CACHE: {config.robotstxt_cache!r} needs the redis package, which "
-            "is not installed: pip install 'scrapy_rep[redis]'"
+            "is not installed: pip install 'redis>=5' (scrapy_rep's redis extra)"
         ) from None
 
 
@@ -99,19 +107,14 @@ def _check_files(config: RepConfig) -> None:
     """The files the crawl will write can be written (and an existing trail read back to
     chain on, and not locked by another crawl writing it), before its first request. A
     trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about, by
-    the trail itself. The trail makes its missing folders; the report, written at the
-    end, needs its folder to exist now."""
+    the trail itself. One rule for both files (docs/settings.md, ``REP_AUDIT_FILE``
+    and ``REP_REPORT_FILE``): each makes its missing folders when it is written, so a missing folder
+    passes here if it can be made."""
     checks = []
     if config.audit_file and config.audit_required:
         checks.append(("REP_AUDIT_FILE", Path(config.audit_file), True))
     if config.report_file:  # it turns the report on by itself
-        report = Path(config.report_file)
-        if not report.parent.exists():  # the trail makes its folders, the report does not
-            raise RepSettingError(
-                f"REP_REPORT_FILE: {report} cannot be written: the folder {report.parent} "
-                "does not exist"
-            )
-        checks.append(("REP_REPORT_FILE", report, False))
+        checks.append(("REP_REPORT_FILE", Path(config.report_file), False))
     for name, path, chained in checks:
         try:
             check_writable(path)

@@ -5,6 +5,7 @@ naming the setting when its value cannot be used (SPEC §5). Pure.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
@@ -159,15 +160,19 @@ def read_str_list(
 
 
 def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    """One purpose or a list of them (each of :data:`PURPOSES`), without repeats."""
+    """One purpose or a list of them (each of :data:`PURPOSES`), without repeats. A
+    wrong element is named, with the purpose it is closest to (``'serch'``: ``'search'``)."""
     values = read_str_list(settings, name, default)
     chosen = tuple(dict.fromkeys(value.lower() for value in values))
-    wrong = [value for value in chosen if value not in PURPOSES]
-    if wrong or not chosen:
-        raise RepSettingError(
-            f"{name}: expected one of {', '.join(map(repr, PURPOSES))} or a list of them, "
-            f"got {settings.get(name)!r}"
-        )
+    expected = f"expected one of {', '.join(map(repr, PURPOSES))} or a list of them"
+    wrong = [value for value in values if value.lower() not in PURPOSES]
+    if wrong:
+        close = difflib.get_close_matches(wrong[0].lower(), PURPOSES, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        got = f", got {settings.get(name)!r}" if len(values) > 1 else ""
+        raise RepSettingError(f"{name}: {wrong[0]!r} is not a purpose{hint}; {expected}{got}")
+    if not chosen:
+        raise RepSettingError(f"{name}: {expected}, got {settings.get(name)!r}")
     return chosen
 
 

@@ -121,7 +121,7 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
         f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0"
     )
     assert status == 1
-    assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
+    assert f"robots.txt {server}/robots.txt: 200 (72 bytes)" in output
     assert "crawler name mybot" in output
 
 
@@ -169,7 +169,7 @@ def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None
     other = server.replace("127.0.0.1", "localhost")
     status, output = check_tool(f"{server}/", f"{other}/private/x")
     assert status == 1
-    assert f"robots.txt: {other}/robots.txt: 200 (72 bytes)" in output
+    assert f"robots.txt {other}/robots.txt: 200 (72 bytes)" in output
     assert "their own origin's robots.txt was fetched" in output
 
 
@@ -191,6 +191,6 @@ def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) ->
     URL`` does (docs/cli.md)."""
     status, output = check_tool(f"{server}/private/x")
     assert status == 1
-    assert f"robots.txt: {server}/robots.txt: 200 (72 bytes)" in output
+    assert f"robots.txt {server}/robots.txt: 200 (72 bytes)" in output
     assert f"DISALLOWED  {server}/private/x  line 2: Disallow: /private/" in output
     assert check_tool(f"{server}/public")[0] == 0

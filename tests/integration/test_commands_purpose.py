@@ -57,7 +57,7 @@ def test_purpose_tdmrep_and_header(port: int) -> None:
 def test_purpose_unknown_value_is_a_usage_error(port: int) -> None:
     status, output = scrapy_robots("--purpose", "training", f"http://127.0.0.1:{port}/x")
     assert status == 2, output
-    assert "--purpose: expected one of 'search', 'ai-train', 'ai-input'" in output
+    assert "--purpose: 'training' is not a purpose (did you mean 'ai-train'?); expected" in output
 
 
 def test_rep_purpose_setting_explains_as_much_as_the_option(port: int) -> None:

@@ -60,3 +60,51 @@ async def test_with_the_add_on_there_is_nothing_to_switch_off(
         await sites.close()
     assert not [r for r in caplog.records if "Scrapy's own robots.txt" in r.getMessage()]
     assert crawler.stats.get_value("rep/scrapy_middleware_switched_off") is None
+
+
+def parser_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "ROBOTSTXT_PARSER" in r.getMessage()]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_projects_own_robotstxt_parser_is_ignored_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Under the add-on, a project's ``ROBOTSTXT_PARSER`` is not the parser that reads
+    robots.txt: ours does (its wording in the refusal), and a WARNING at start says so
+    (docs/switching.md)."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    urls = [sites.url("a", "/page"), sites.url("a", "/private")]
+    caplog.set_level(logging.WARNING)
+    try:
+        _, spider = await crawl(urls, {"ROBOTSTXT_PARSER": "scrapy.robotstxt.PythonRobotParser"})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/page")]
+    assert "(line 2: Disallow: /private)" in spider.dropped[sites.url("a", "/private")]
+    assert parser_warnings(caplog) == [
+        "scrapy_rep: ROBOTSTXT_PARSER = 'scrapy.robotstxt.PythonRobotParser' is ignored: "
+        "scrapy_rep reads robots.txt with its own parser (REP_PROFILE chooses how it reads). "
+        "Without the add-on, Scrapy's middleware uses your parser; see Switching from "
+        "ROBOTSTXT_OBEY in the docs."
+    ]
+
+
+@pytest_twisted.ensureDeferred
+async def test_no_warning_for_scrapy_reps_own_parser_or_robots_txt_not_obeyed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    caplog.set_level(logging.WARNING)
+    try:
+        await crawl([sites.url("a", "/page")], {"ROBOTSTXT_PARSER": "scrapy_rep.RobotParser"})
+        await crawl(
+            [sites.url("a", "/page")],
+            {"ROBOTSTXT_PARSER": "scrapy.robotstxt.PythonRobotParser", "ROBOTSTXT_OBEY": False,
+             "REP_PURPOSE": "ai-train"},
+        )  # fmt: skip
+    finally:
+        await sites.close()
+    assert parser_warnings(caplog) == []

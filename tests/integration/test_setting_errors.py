@@ -62,7 +62,7 @@ def test_redis_url_without_redis_package(tmp_path: Path) -> None:
     assert status == 2, stderr
     assert one_error_line(stderr) == (
         "scrapy_rep: error: REP_ROBOTSTXT_CACHE: 'redis://127.0.0.1:1/0' needs the redis "
-        "package, which is not installed: pip install 'scrapy_rep[redis]'"
+        "package, which is not installed: pip install 'redis>=5' (scrapy_rep's redis extra)"
     )
 
 

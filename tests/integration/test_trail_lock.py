@@ -75,6 +75,50 @@ def test_a_second_crawl_on_a_trail_being_written_is_refused_at_start(
     assert verify(trail).clean
 
 
+#: A crawl whose trail another crawl locks after this one's settings were checked and
+#: before its trail opens (two crawls started 0.3 s apart): the lock is taken by an
+#: extension built before the audit trail's, at that known point.
+LOCKED_AFTER_THE_CHECK = """
+import fcntl
+import scrapy
+
+class TakeTheLock:
+    def __init__(self, path):
+        self.file = open(path, "ab")
+        fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler.settings["REP_AUDIT_FILE"])
+
+class S(scrapy.Spider):
+    name = "s"
+    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}, "EXTENSIONS": {TakeTheLock: 0}}
+    start_urls: list[str] = []
+"""
+
+
+def test_a_trail_locked_after_the_check_stops_the_crawl_with_the_same_line(
+    tmp_path: Path,
+) -> None:
+    """Not an asyncio "Task exception was never retrieved" traceback and exit status 1:
+    the line and the exit status of a trail found locked at the check."""
+    trail = tmp_path / "trail.jsonl"
+    (tmp_path / "spider.py").write_text(LOCKED_AFTER_THE_CHECK)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", f"REP_AUDIT_FILE={trail}"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert errors == [
+        f"scrapy_rep: error: REP_AUDIT_FILE: {trail} is being written by another crawl "
+        "(it is locked): a trail has one writer at a time"
+    ]
+    assert trail.read_bytes() == b""
+
+
 def test_a_held_lock_refuses_a_crawl_and_a_second_writer(tmp_path: Path) -> None:
     trail = write_trail(tmp_path / "trail.jsonl")
     before = trail.read_bytes()
@@ -92,3 +136,40 @@ def test_a_held_lock_refuses_a_crawl_and_a_second_writer(tmp_path: Path) -> None
         writer.close()
     TrailFile(trail).close()
     assert trail.read_bytes() == before
+
+
+def test_a_lock_held_for_a_moment_by_a_check_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another crawl's start-up check holds the lock for one ``flock`` call: a crawl
+    that opens its trail at that moment waits for it instead of being refused (the
+    check is released here at the first pause, deterministically)."""
+    import scrapy_rep.audit.file as trail_file
+
+    trail = write_trail(tmp_path / "trail.jsonl")
+    checker = trail.open("rb")
+    fcntl.flock(checker.fileno(), fcntl.LOCK_EX)
+    pauses: list[float] = []
+
+    def check_done(seconds: float) -> None:
+        pauses.append(seconds)
+        checker.close()
+
+    monkeypatch.setattr(trail_file, "_pause", check_done)
+    TrailFile(trail).close()
+    assert pauses == [trail_file.LOCK_PAUSE]
+
+
+def test_a_lock_held_by_a_writer_is_refused_after_the_tries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import scrapy_rep.audit.file as trail_file
+
+    trail = write_trail(tmp_path / "trail.jsonl")
+    pauses: list[float] = []
+    monkeypatch.setattr(trail_file, "_pause", pauses.append)
+    with trail.open("rb") as writer:
+        fcntl.flock(writer.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(TrailFileError, match="is being written by another crawl"):
+            TrailFile(trail)
+    assert len(pauses) == trail_file.LOCK_TRIES - 1

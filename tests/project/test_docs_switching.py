@@ -52,9 +52,12 @@ def test_every_difference_names_a_setting_that_exists_with_a_valid_value() -> No
     for name in (
         "REP_NOINDEX_ACTION", "REP_NOFOLLOW_ACTION", "REP_REL_NOFOLLOW", "REP_UNREACHABLE_ACTION",
         "REP_UNREACHABLE_MAX_WAIT", "REP_OBEY_CRAWL_DELAY", "ROBOTSTXT_USER_AGENT",
-        "REP_PURPOSE_ACTION",
+        "REP_PURPOSE_ACTION", "REP_PROFILE",
     ):  # fmt: skip
         assert name in given, name
+    # A project's own robots.txt parser: ignored under the add-on (a WARNING at start).
+    parser = next(row for row in rows if "`ROBOTSTXT_PARSER`" in row[0])
+    assert "WARNING" in parser[2] and "no switch" in parser[3]
 
 
 def test_the_info_lines_it_quotes_are_the_crawls() -> None:

@@ -130,9 +130,9 @@ def test_check_example_runs_from_the_installed_wheel(venv_python: Path, tmp_path
     result = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", *urls)
     # Exit status 1: at least one URL is disallowed (the README's table).
     assert result.returncode == 1, result.stderr
-    assert "robots.txt: bundled example robots.txt" in result.stdout
-    assert re.search(r"^allowed +https://example\.com/shop/ ", result.stdout, re.M)
-    assert re.search(r"^DISALLOWED +https://example\.com/shop/cart +line 5:", result.stdout, re.M)
+    assert "\nrobots.txt (the example bundled with scrapy_rep)\n" in result.stdout
+    assert re.search(r"^  allowed +https://example\.com/shop/ ", result.stdout, re.M)
+    assert re.search(r"^  DISALLOWED +https://example\.com/shop/cart +line 5:", result.stdout, re.M)
     allowed = run_in_venv(venv_python, tmp_path, "-m", "scrapy_rep", "check", "--example", urls[0])
     assert allowed.returncode == 0, allowed.stderr
 

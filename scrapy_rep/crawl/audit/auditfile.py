@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
 from scrapy_rep.crawl.internals import close_spider
+from scrapy_rep.crawl.startup import stop_at_start
 from scrapy_rep.settings import RepSettingError
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ class AuditWriter:
             self.file = TrailFile(self.path)
         except (TrailFileError, OSError) as error:
             message = f"REP_AUDIT_FILE: {error}"
-            if self.required:
-                raise RepSettingError(message) from None
+            if self.required:  # locked by a crawl that started after our check
+                stop_at_start(RepSettingError(message))
             logger.warning("scrapy_rep: %s; the crawl goes on without its audit trail", message)
 
     def emit(self, record: dict[str, Any]) -> None:

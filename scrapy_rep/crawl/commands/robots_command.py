@@ -50,13 +50,18 @@ from scrapy_rep.checker.inputs import (
     unreadable_file,
 )
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses
-from scrapy_rep.checker.report import further_documents, google_note, robots_allows
+from scrapy_rep.checker.report import (
+    further_documents,
+    google_note,
+    origin_head,
+    robots_allows,
+    user_agent_line,
+)
 from scrapy_rep.crawl.commands.pagefetch import page_report, page_response
 from scrapy_rep.crawl.media.mediagate import file_report
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
@@ -149,15 +154,15 @@ class RobotsCommand(ScrapyCommand):
                 local, notes = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
                 return _usage(str(unreadable_file(opts.robots_file, error.strerror or str(error))))
-        print(f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}")
-        for note in notes:
-            print(note)
+        print(user_agent_line(agent, profile))
         by_origin: dict[str, list[str]] = {}
         for url in args:  # a path (against a local file only) has no origin
             by_origin.setdefault(robots_url_for(url) or "", []).append(url)
         code = EXIT_ALLOWED
         for robots_url, urls in by_origin.items():
-            checked = self._check_origin(robots_url, urls, local, agent, profile, opts, config)
+            checked = self._check_origin(
+                robots_url, urls, (local, notes), agent, profile, opts, config
+            )
             code = max(code, checked)
         return code
 
@@ -201,17 +206,19 @@ class RobotsCommand(ScrapyCommand):
         self,
         robots_url: str,
         urls: list[str],
-        local: RobotsTxt | None,
+        local: tuple[RobotsTxt | None, list[str]],
         agent: str,
         profile: str,
         opts: argparse.Namespace,
         config: RepConfig,
     ) -> int:
-        """One origin's documents (its robots.txt unless ``local`` is given, tdmrep.json,
-        RSL licenses) and its block; its exit code (unreachable if one could not be had)."""
+        """One origin's documents (its robots.txt unless ``local`` gives a file's rules
+        and notes, tdmrep.json, RSL licenses) and its block; its exit code (unreachable if
+        one could not be had)."""
         held = ""
-        if local is not None:
-            rules, outcome, unreachable = local, f"{opts.robots_file} (local file)", False
+        local_rules, notes = local
+        if local_rules is not None:
+            rules, title, unreachable = local_rules, f"{opts.robots_file} (local file)", False
         else:
             fetched = fetch_robotstxt(
                 robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
@@ -219,14 +226,15 @@ class RobotsCommand(ScrapyCommand):
             rules, notes = robots_verdict(
                 fetched, config.unreachable_action, _connect_drops(config)
             )
-            outcome = f"{robots_url}: {fetched.outcome}" + "".join(f"\n  {note}" for note in notes)
+            title = f"{robots_url}: {fetched.outcome}"
             unreachable = fetched.unreachable
             held = held_reason(fetched)
         tdm, licenses = further_documents(
             robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action,
             _connect_drops(config),
         )  # fmt: skip
-        code = self._origin(rules, outcome, urls, agent, opts, config, tdm, licenses, held)
+        print("\n".join(origin_head(title, notes, rules, agent, tdm, licenses)))
+        code = self._origin(rules, urls, agent, opts, config, tdm, licenses, held)
         if unreachable or (tdm is not None and tdm.unreachable) or licenses.unreachable:
             return EXIT_UNREACHABLE
         return code
@@ -234,7 +242,6 @@ class RobotsCommand(ScrapyCommand):
     def _origin(
         self,
         rules: RobotsTxt,
-        outcome: str,
         urls: list[str],
         agent: str,
         opts: argparse.Namespace,
@@ -243,17 +250,8 @@ class RobotsCommand(ScrapyCommand):
         licenses: OriginLicenses = NO_LICENSES,
         held: str = "",
     ) -> int:
-        """Print one origin's block; its exit code. ``held``: why a URL is disallowed
-        while robots.txt is unreachable (temporary)."""
-        print(f"\nrobots.txt {outcome}")
-        if tdm is not None:  # the origin's other documents, under its robots.txt header
-            print(f"  {tdm.line}")
-        for line in licenses.lines:
-            print(f"  {line}")
-        delay = rules.crawl_delay(agent)
-        print(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
-        for sitemap in rules.sitemaps:
-            print(f"  sitemap: {sitemap}")
+        """Print one origin's URLs, under its block's head; its exit code. ``held``: why
+        a URL is disallowed while robots.txt is unreachable (temporary)."""
         lines, all_allowed = report(
             rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
             held,

@@ -197,7 +197,7 @@ return 0
 
 
 class RedisStore:
-    """Records and leases in Redis (``pip install scrapy_rep[redis]``)."""
+    """Records and leases in Redis (the ``redis`` extra: ``pip install 'redis>=5'``)."""
 
     name = "redis"
     consulted = True
@@ -209,7 +209,7 @@ class RedisStore:
         except ImportError:  # pragma: no cover - depends on the installation
             raise ImportError(
                 "REP_ROBOTSTXT_CACHE names Redis, but the redis package is missing: "
-                "pip install 'scrapy_rep[redis]'"
+                "pip install 'redis>=5' (scrapy_rep's redis extra)"
             ) from None
         self.url = url
         self.prefix = prefix

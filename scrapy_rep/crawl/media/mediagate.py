@@ -307,7 +307,8 @@ def _say_c2pa_once() -> None:
         _told_c2pa = True
         logger.warning(
             "scrapy_rep: c2pa-python is not installed: C2PA statements in downloaded "
-            "files are not read (pip install 'scrapy_rep[media]'); IPTC Data Mining is"
+            "files are not read (pip install 'c2pa-python>=0.38': scrapy_rep's media "
+            "extra); IPTC Data Mining is read all the same"
         )
 
 

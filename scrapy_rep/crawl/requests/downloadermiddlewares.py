@@ -45,7 +45,7 @@ from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
-from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware
+from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
@@ -337,6 +337,7 @@ class RobotsTxtMiddleware:
     def _spider_opened(self, spider: Spider) -> None:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
+        warn_ignored_parser(self.crawler)
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = engine_scheduler(engine)
         load_error = getattr(self.runner.store.store, "load_error", "")

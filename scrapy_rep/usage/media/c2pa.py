@@ -4,8 +4,9 @@ C2PA 1.x defined ``c2pa.training-mining``; the CAWG Training and Data Mining ass
 v1.1 (ratified 16 May 2025) is ``cawg.training-mining``, entries ``cawg.ai_generative_
 training``, ``cawg.ai_training``, ``cawg.ai_inference``, ``cawg.data_mining``, each with
 a ``use`` of ``allowed``, ``notAllowed`` or ``constrained``. The manifest store is read
-with the official ``c2pa-python`` (``pip install scrapy_rep[media]``), imported only when
-a file mentions ``c2pa`` at all; its JSON is read here (:func:`manifest_signals`).
+with the official ``c2pa-python`` (the ``media`` extra: ``pip install 'c2pa-python>=0.38'``),
+imported only when a file mentions ``c2pa`` at all; its JSON is read here
+(:func:`manifest_signals`).
 
 Every manifest of the store counts, ingredients' too: a "no" anywhere is kept (the
 reading that loses no "no"). An ``allowed`` from a store whose validation failed is not

@@ -1,0 +1,99 @@
+"""docs/cli.md quotes what the tools print: every ``text`` block that starts with a
+``$`` command is run (``python -m scrapy_rep check`` in this process, ``scrapy rep-robots``
+in a process of its own), against a local server whose robots.txt is the bundled example
+(the page's port 8301 is the server's), and prints the block's lines. And both tools lay
+out the same facts alike: for the same robots.txt and URLs they print the same lines."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.paths import ROOT
+from tests.support.tools import check_tool, scrapy_robots
+
+PAGE = ROOT / "docs" / "cli.md"
+#: The port the page's examples use (``python -m http.server 8301``).
+DOCS_PORT = "8301"
+EXAMPLE = resources.files("scrapy_rep").joinpath("examples/robots.txt").read_bytes()
+
+
+class ExampleSite(QuietHandler):
+    """The bundled example robots.txt, and nothing else."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, EXAMPLE, {"Content-Type": "text/plain"})
+        else:
+            self.send(404, b"")
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[str]:
+    with serving(ExampleSite) as port:
+        yield str(port)
+
+
+def examples() -> list[tuple[str, str]]:
+    """(command, output) of each ``$`` command quoted in a ``text`` block of the page."""
+    found = []
+    for block in re.findall(r"```text\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S):
+        for part in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, _, output = part.partition("\n")
+            found.append((command, output))
+    return found
+
+
+def run_quoted(command: str, port: str, cwd: Path) -> str:
+    """What ``command`` prints, the local server's port written as the page's."""
+    words = shlex.split(command.replace(f":{DOCS_PORT}/", f":{port}/"))
+    if words[:4] == ["python", "-m", "scrapy_rep", "check"]:
+        _, output = check_tool(*words[4:])
+    elif words[:2] == ["scrapy", "rep-robots"]:
+        _, output = scrapy_robots(*words[2:], cwd=cwd, user_agent=None)
+    else:
+        raise AssertionError(f"docs/cli.md quotes a command the test cannot run: {command}")
+    return output.replace(f":{port}/", f":{DOCS_PORT}/")
+
+
+def test_the_page_quotes_both_tools() -> None:
+    commands = [command for command, _ in examples()]
+    assert any(c.startswith("python -m scrapy_rep check ") for c in commands)
+    assert any(c.startswith("scrapy rep-robots ") for c in commands)
+
+
+@pytest.mark.parametrize(("command", "output"), examples(), ids=lambda value: value[:40])
+def test_each_quoted_output_is_what_the_tool_prints(
+    command: str, output: str, port: str, tmp_path: Path
+) -> None:
+    assert run_quoted(command, port, tmp_path) == output
+
+
+URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x")
+
+
+def test_both_tools_print_a_fetched_robots_txt_alike(port: str, tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{port}"
+    urls = [base + path for path in URLS]
+    _, checked = check_tool(f"{base}/", *urls)
+    _, robots = scrapy_robots("-A", "Scrapy", *urls, cwd=tmp_path, user_agent=None)
+    assert checked == robots
+    assert f"\nrobots.txt {base}/robots.txt: 200 (" in checked
+
+
+def test_both_tools_print_a_local_file_alike(tmp_path: Path) -> None:
+    robots_file = tmp_path / "robots.txt"
+    robots_file.write_bytes(EXAMPLE)
+    urls = ["https://example.com" + path for path in URLS]
+    _, checked = check_tool(str(robots_file), *urls)
+    _, robots = scrapy_robots(
+        "-A", "Scrapy", "--robots-file", str(robots_file), *urls, cwd=tmp_path, user_agent=None
+    )
+    assert checked == robots
+    assert f"\nrobots.txt {robots_file} (local file)\n  crawl-delay: 2 s\n" in checked

@@ -1,0 +1,41 @@
+"""``REP_PURPOSE`` (and ``--purpose``): a wrong element of a list is named, with the
+purpose it is closest to, rather than the whole value quoted back (docs/settings.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scrapy.settings import Settings
+
+from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings.readers import read_purposes
+
+EXPECTED = "expected one of 'search', 'ai-train', 'ai-input' or a list of them"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("ai-train,serch", f"'serch' is not a purpose (did you mean 'search'?); {EXPECTED}, "
+                           "got 'ai-train,serch'"),
+        (["ai-train", "aiinput"], "'aiinput' is not a purpose (did you mean 'ai-input'?)"),
+        ("ai-trian", f"'ai-trian' is not a purpose (did you mean 'ai-train'?); {EXPECTED}"),
+        ("crawl", f"'crawl' is not a purpose; {EXPECTED}"),
+        ([], f"{EXPECTED}, got []"),
+    ],
+)  # fmt: skip
+def test_a_wrong_purpose_is_named_with_the_closest_one(value: Any, message: str) -> None:
+    with pytest.raises(RepSettingError) as raised:
+        read_purposes({"REP_PURPOSE": value}, "REP_PURPOSE", ("search",))
+    assert str(raised.value).startswith(f"REP_PURPOSE: {message}")
+
+
+def test_the_crawls_settings_give_the_same_line() -> None:
+    with pytest.raises(RepSettingError, match=r"^REP_PURPOSE: 'serch' is not a purpose \(did"):
+        RepConfig.from_settings(Settings({"REP_PURPOSE": "ai-train,serch"}))
+
+
+def test_right_purposes_are_read_in_any_case_once_each() -> None:
+    settings = {"REP_PURPOSE": "AI-Train, search,ai-train"}
+    assert read_purposes(settings, "REP_PURPOSE", ()) == ("ai-train", "search")
