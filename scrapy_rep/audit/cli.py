@@ -332,6 +332,11 @@ def _repair(path: str, out: TextIO) -> int:
             runs = ", ".join(run[:8] for run in done.open_runs)
             said += (f", and reports run(s) {runs}: without their end line, what they did "
                      "after their last whole line cannot be accounted for")  # fmt: skip
+        if not done.after_open_run:
+            said += (
+                "; it reports the repair too: it follows no run left open, so the cut "
+                "was no line of a run the trail holds (junk, or a run's first line)"
+            )
         write_lines([said], out)
     return EXIT_CLEAN
 

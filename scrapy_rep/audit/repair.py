@@ -15,6 +15,8 @@ it kept (its ``prev`` is the hash of the last), and the runs then still open, wi
 their ``end`` line. It cannot know what the dropped bytes held, nor whether whole lines
 went before them (lines cut at a line boundary leave no trace in the chain): the open
 runs are what it cannot account for, and ``verify`` keeps reporting them as problems.
+A repair that follows no run left open (junk after whole runs, the cut first line of a
+run) accounts for no line of a run: ``verify`` reports the repair itself.
 
 Refused, the file left as it was, byte for byte: a file that is not a trail (no whole
 line, or a first or last whole line that is not a trail line), a ``.gz`` trail damaged
@@ -53,6 +55,9 @@ class Repaired:
     #: The runs without their ``end`` line when the cut was dropped (what the repair
     #: cannot account for; ``verify`` reports each).
     open_runs: tuple[str, ...] = ()
+    #: Whether the last whole line is of a run left open, the one place a repair line is
+    #: valid (else ``verify`` reports it: it accounts for no line of a run).
+    after_open_run: bool = False
 
 
 def _json_object(raw: bytes) -> dict[str, Any] | None:
@@ -79,12 +84,15 @@ class _Kept:
     last: bytes = b""
     #: Run id -> still open (``True``) or ended (``False``), in order of appearance.
     runs: dict[str, bool] = field(default_factory=dict)
+    #: The run of the last line (``""``: a repair line, or no trail line).
+    last_run: str = ""
 
     def feed(self, raw: bytes) -> None:
         self.lines += 1
         if self.lines == 1:
             self.first = raw
         self.last = raw
+        self.last_run = ""
         record = _json_object(raw)
         if record is None:
             return
@@ -92,7 +100,7 @@ class _Kept:
         if kind == REPAIR:  # an earlier repair ended every run then open
             self.runs = dict.fromkeys(self.runs, False)
             return
-        run = str(record.get("run", ""))
+        run = self.last_run = str(record.get("run", ""))
         if kind == "run" or run not in self.runs:
             self.runs[run] = True
         if kind == "end":
@@ -101,6 +109,11 @@ class _Kept:
     @property
     def open_runs(self) -> tuple[str, ...]:
         return tuple(run for run, is_open in self.runs.items() if is_open)
+
+    @property
+    def after_open_run(self) -> bool:
+        """Whether the last line is of a run still open (``verify``'s reading)."""
+        return self.runs.get(self.last_run, False)
 
 
 def repair(path: str | Path, now: float | None = None) -> Repaired:
@@ -162,7 +175,7 @@ def _repair(path: Path, file: IO[bytes], now: float | None) -> Repaired:
     file.write(stored)
     file.flush()
     os.fsync(file.fileno())
-    return Repaired(len(dropped), record, kept.open_runs)
+    return Repaired(len(dropped), record, kept.open_runs, kept.after_open_run)
 
 
 def _plain_kept(file: IO[bytes], size: int) -> _Kept:

@@ -6,10 +6,13 @@
    ends with an ``end`` line whose counts match its ``url`` lines, and has no line after
    its ``end`` line, nor after a ``repair`` line that ended it: a repair records a cut,
    it does not account for what the cut took, so a run still open at a repair is
-   reported as having no end line. A crawl (a run and the runs that resume it, named by
-   their ``resumes``) has one final record per request id, and a run that resumes
-   another (``JOBDIR``) finds it before it in this trail, or in another one given with
-   it, ending in the line its header names (``resumes_head``).
+   reported as having no end line. A repair line is valid only right after a line of a
+   run left open (the cut took that run's next line); anywhere else (after whole runs,
+   after another repair) it accounts for no line of a run and is reported. A crawl (a
+   run and the runs that resume it, named by their ``resumes``) has one final record
+   per request id, and a run that resumes another (``JOBDIR``) finds it before it in
+   this trail, or in another one given with it, ending in the line its header names
+   (``resumes_head``).
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
@@ -133,6 +136,9 @@ class _Verifier:
         #: Without a snapshot folder: the snapshots it lacks, and the records that could
         #: not be re-derived for it (one finding for them all, at the end).
         self.unfoldered = Counter[str]()
+        #: The line read last: its type and its run (``None``: a repair line, or no
+        #: trail line), what a repair line is checked against.
+        self.previous: tuple[str, _Run | None] = ("", None)
 
     def add(self, line: int, url: str, what: str, event: bool = False) -> None:
         finding = Finding(line, url, what, event)
@@ -168,20 +174,24 @@ class _Verifier:
         if line.problem:
             self.add(line.number, "", line.problem)
         if record is None:
+            self.previous = ("", None)
             return
         kind = line.type
         if kind == "repair":
             self._repair(line.number, record)
+            self.previous = (kind, None)
             return
         run_id = str(record.get("run", ""))
         if kind == "run":
             self._run(line.number, record, run_id)
+            self.previous = (kind, self.runs[run_id])
             return
         run = self.runs.get(run_id)
         if run is None:
             self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
             run = self.runs[run_id] = _Run(RunContext(run=run_id), line.number)
-        elif run.ended:
+        self.previous = (kind, run)
+        if run.ended:
             # Nothing of a run comes after its end line, or after the repair that ended
             # it: a line appended later (not by a following run, which has its own run
             # line and id) is not the run's.
@@ -262,6 +272,8 @@ class _Verifier:
         if number == 1:
             self.add(number, "", "the trail starts with a repair: its first line was cut, "
                      "and nothing of what it held can be checked")  # fmt: skip
+        else:
+            self._repair_place(number)
         if not _count(dropped) or not is_sha256(dropped_sha):
             self.add(number, "", "the repair line does not say what it dropped "
                      "(dropped_bytes, dropped_sha256)")  # fmt: skip
@@ -280,6 +292,26 @@ class _Verifier:
                      f"open when the repair at line {number} dropped a cut line (the crawl "
                      "was killed, or lines were cut from the trail's end before the "
                      f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
+
+    def _repair_place(self, number: int) -> None:
+        """A repair drops the cut line of a run left open, so it comes right after a line
+        of that run (docs/audit-trail.md, "``repair``: a cut made whole"). After whole
+        runs, or after another repair, what it dropped was no line of a run the trail
+        holds: junk, the cut first line of a run (a crawl whose records are all lost), or
+        nothing at all (a line written by hand); it is reported."""
+        kind, run = self.previous
+        if run is not None and not run.ended:
+            return
+        if run is None:
+            before = "a repair line" if kind == "repair" else "no trail line"
+        elif kind == "end" and run.end == number - 1:
+            before = f"the end line of run {run.context.run[:8]}"
+        else:
+            before = f"a {kind} line of run {run.context.run[:8]}, which had ended"
+        self.add(number, "", f"the repair line does not follow a run left open (line "
+                 f"{number - 1} is {before}): a repair is valid only right after a run left "
+                 "without its end line; here it accounts for no line of a run (junk after "
+                 "whole runs, the cut first line of a run, or a line written by hand)")  # fmt: skip
 
     def _snapshot(self, number: int, record: dict[str, Any]) -> None:
         self.result.snapshots += 1

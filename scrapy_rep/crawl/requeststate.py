@@ -57,6 +57,11 @@ class RequestState(NamedTuple):
     #: The end-of-crawl report saw it scheduled: a request of the crawl, not an item
     #: pipeline's download (``REP_REPORT``).
     scheduled: bool = False
+    #: It came back carrying a version past its freshness lifetime and is held for the
+    #: current one: the version it is released with next decides it, whatever its age
+    #: (decided afresh once: a queue slower than a document's lifetime, or a document that
+    #: may not be cached, would otherwise send it round for ever).
+    afresh: bool = False
 
 
 def state_of(request: Request) -> RequestState | None:

@@ -33,6 +33,7 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
+from scrapy_rep.usage.purpose import DirectiveReadings
 from scrapy_rep.verdict import Override, RequestRules
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
@@ -321,6 +322,20 @@ SETTINGS: Final = (
         help="`noarchive` is a no for `ai-train`",
     ),
     Setting(
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+        "nocache_means_no_ai_train",
+        True,
+        read_bool,
+        help="`nocache` is a no for `ai-train`, as `noarchive` is",
+    ),
+    Setting(
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+        "nosnippet_means_no_ai_input",
+        True,
+        read_bool,
+        help="`nosnippet` and `max-snippet:0` are a no for `ai-input`",
+    ),
+    Setting(
         "REP_MEDIA_USAGE",
         "media_usage",
         True,
@@ -461,6 +476,13 @@ class RepConfig:
     #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
     #: it (docs/decisions.md, 'noarchive is a no for AI training').
     noarchive_means_no_ai_train: bool
+    #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
+    #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
+    nocache_means_no_ai_train: bool
+    #: A page's (or a file's) ``nosnippet`` and ``max-snippet:0`` are a no for ai-input, as
+    #: Google reads them for AI Overviews and AI Mode (docs/decisions.md, 'nosnippet is a
+    #: no for AI input').
+    nosnippet_means_no_ai_input: bool
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool
@@ -531,6 +553,16 @@ def lifecycle_policy(
         lease_seconds=config.lease_timeout or timeout * (MAX_REDIRECTS + 1) + 5,
         store=store,
         store_exclusive=store_exclusive,
+    )
+
+
+def directive_readings(config: RepConfig) -> DirectiveReadings:
+    """The search directives the crawl reads as AI opt-outs, from their three settings
+    (the crawl's page pass, its media gate and ``scrapy rep-robots`` ask the same)."""
+    return DirectiveReadings(
+        noarchive_no_train=config.noarchive_means_no_ai_train,
+        nocache_no_train=config.nocache_means_no_ai_train,
+        nosnippet_no_input=config.nosnippet_means_no_ai_input,
     )
 
 

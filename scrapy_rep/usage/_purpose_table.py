@@ -130,6 +130,26 @@ _NOARCHIVE = (
     "for ai-train while REP_NOARCHIVE_MEANS_NO_AI_TRAIN is on, the default (docs/decisions.md, "
     "'noarchive is a no for AI training')"
 )
+_NOCACHE = (
+    'Bing Webmaster Blog (Sep 2023): "for content in our Bing Index that is labeled NOCACHE, '
+    "only URLs, Titles and Snippets may be used in training Microsoft's generative AI "
+    'foundation models" (the content itself not), and "If content has both NOCACHE and '
+    'NOARCHIVE tags, we will treat it as NOCACHE". Its first meaning (no cached copy, as '
+    "noarchive's) speaks of no purpose of ours: read like noarchive, a no for ai-train while "
+    "REP_NOCACHE_MEANS_NO_AI_TRAIN is on, the default; Bing Chat may still show a NOCACHE "
+    "page's URL, title and snippet, so nothing about ai-input (docs/decisions.md, 'nocache is "
+    "read like noarchive')"
+)
+_NOSNIPPET = (
+    "Google's robots meta tag specification: nosnippet \"applies to all forms of search "
+    "results (at Google: web search, Google Images, Discover, AI Overviews, AI Mode) and will "
+    "also prevent the content from being used as a direct input for AI Overviews and AI "
+    'Mode"; max-snippet "will also limit how much of the content may be used as a direct '
+    'input for AI Overviews and AI Mode", and max-snippet:0 (no snippet at all) is nosnippet. '
+    "A no for ai-input while REP_NOSNIPPET_MEANS_NO_AI_INPUT is on, the default; a max-snippet "
+    "above 0 is a length, no no; nothing about search (the crawl shows no snippet) nor "
+    "ai-train (docs/decisions.md, 'nosnippet is a no for AI input')"
+)
 _INDEX_FILES = (
     'img2dataset (README; the default of --disallowed_header_directives): "Websites can pass '
     "the http headers X-Robots-Tag: noai, X-Robots-Tag: noindex, X-Robots-Tag: noimageai and "
@@ -323,6 +343,23 @@ ROWS: Final[tuple[MappingRow, ...]] = (
         _NONE,
         _NOARCHIVE,
         "noarchive-ai",
+    ),
+    MappingRow("robots-meta", "nocache", (None, False, None), _NOCACHE, "nocache-ai"),
+    MappingRow(
+        "robots-meta",
+        "nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN off)",
+        _NONE,
+        _NOCACHE,
+        "nocache-ai",
+    ),
+    MappingRow("robots-meta", "nosnippet", (None, None, False), _NOSNIPPET, "nosnippet-ai"),
+    MappingRow("robots-meta", "max-snippet:0", (None, None, False), _NOSNIPPET, "nosnippet-ai"),
+    MappingRow(
+        "robots-meta",
+        "nosnippet / max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT off)",
+        _NONE,
+        _NOSNIPPET,
+        "nosnippet-ai",
     ),
     *_index_rows(),
     *_iptc_rows(),

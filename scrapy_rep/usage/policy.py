@@ -11,7 +11,8 @@ or several). :class:`UsagePolicy` answers two questions with the readers of
 - **After a page is fetched** (:meth:`UsagePolicy.after_fetch`): the same signals plus
   the page's own, the ``Content-Usage``, ``Content-Signal`` and ``tdm-reservation``
   headers, the ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing
-  priority) and ``noai`` / ``noimageai`` / ``noml`` / ``noarchive``. A "no" for any
+  priority), ``noai`` / ``noimageai`` / ``noml``, and the search directives read as AI
+  opt-outs (``noarchive``, ``nocache``, ``nosnippet`` / ``max-snippet:0``). A "no" for any
   purpose: the page's items are dropped or marked (``REP_PURPOSE_ACTION``). An unknown
   answer counts as allowed unless ``REP_PURPOSE_UNKNOWN = "deny"``; before the fetch it
   never refuses (the page may still say yes).
@@ -28,7 +29,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final, cast
 
 from scrapy_rep.usage.purpose import (
+    ALL_READINGS,
     PURPOSE_INDEX,
+    DirectiveReadings,
     Purpose,
     UsageDecision,
     UsageSignal,
@@ -115,14 +118,19 @@ class UsagePolicy:
     purposes: tuple[Purpose, ...] = ("search",)
     #: ``REP_PURPOSE_UNKNOWN = "deny"``: a purpose nothing speaks about is refused.
     unknown_denies: bool = False
-    #: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``: a page's ``noarchive`` is a no for ai-train.
-    noarchive_no_train: bool = True
+    #: The search directives read as AI opt-outs (``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``,
+    #: ``REP_NOCACHE_MEANS_NO_AI_TRAIN``, ``REP_NOSNIPPET_MEANS_NO_AI_INPUT``).
+    readings: DirectiveReadings = ALL_READINGS
 
     @classmethod
     def of(
-        cls, purposes: Iterable[str], unknown: str = "allow", *, noarchive_no_train: bool = True
+        cls,
+        purposes: Iterable[str],
+        unknown: str = "allow",
+        *,
+        readings: DirectiveReadings = ALL_READINGS,
     ) -> UsagePolicy:
-        return cls(tuple(cast(Purpose, p) for p in purposes), unknown == "deny", noarchive_no_train)
+        return cls(tuple(cast(Purpose, p) for p in purposes), unknown == "deny", readings)
 
     @property
     def needs_tdmrep(self) -> bool:
@@ -177,11 +185,7 @@ class UsagePolicy:
         if tdm.reservation is not None:
             signals.append(tdmrep_signal(tdm))
         if page.directives is not None:
-            signals.extend(
-                page_signals(
-                    page.directives, image=page.image, noarchive_no_train=self.noarchive_no_train
-                )
-            )
+            signals.extend(page_signals(page.directives, image=page.image, readings=self.readings))
         if page.embedded_by:
             signals.append(embedded_image_signal(page.embedded_by))
         return decide(signals)

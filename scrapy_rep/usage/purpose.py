@@ -4,16 +4,19 @@ A crawl has one or more purposes (:data:`PURPOSES`): ``search`` (building a sear
 index that links to the pages), ``ai-train`` (training AI models) and ``ai-input``
 (feeding pages into a model at inference time: RAG, grounding). Each machine-readable
 signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noai`` /
-``noimageai``, ``noml``, ``noarchive``) is turned into a :class:`UsageSignal` through
-ONE table, :data:`MAPPING`, whose rows name their source; a vocabulary that has no word
-for a purpose says nothing about it. :func:`decide` combines the signals of one resource
-into a :class:`UsageDecision`: for each purpose, any explicit "no" wins, then any
-"yes", else unknown (the rule of draft-ietf-aipref-vocab-08 §5.1, applied across
-vocabularies). See ``docs/purpose-notes.md``.
+``noimageai``, ``noml``, and the search directives read as AI opt-outs: ``noarchive``,
+``nocache``, ``nosnippet`` / ``max-snippet:0``, :class:`DirectiveReadings`) is turned
+into a :class:`UsageSignal` through ONE table, :data:`MAPPING`, whose rows name their
+source; a vocabulary that has no word for a purpose says nothing about it.
+:func:`decide` combines the signals of one resource into a :class:`UsageDecision`: for
+each purpose, any explicit "no" wins, then any "yes", else unknown (the rule of
+draft-ietf-aipref-vocab-08 §5.1, applied across vocabularies). See
+``docs/purpose-notes.md``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,7 +44,34 @@ MAX_SOURCE_CHARS: Final = 200
 #: The settings under which a search directive is read as an AI opt-out, named in the
 #: source of each signal they give (the audit trail says which reading decided).
 NOARCHIVE_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_TRAIN"
+NOCACHE_SETTING: Final = "REP_NOCACHE_MEANS_NO_AI_TRAIN"
+NOSNIPPET_SETTING: Final = "REP_NOSNIPPET_MEANS_NO_AI_INPUT"
 NOINDEX_SETTING: Final = "REP_MEDIA_NOINDEX_MEANS_NO_AI"
+#: ``max-snippet:0`` as written in a source (``max-snippet: 00`` too): the nosnippet it is.
+_NO_SNIPPET_LIMIT: Final = re.compile(r"max-snippet\s*:\s*0+(?![0-9])", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class DirectiveReadings:
+    """Which search directives are read as AI opt-outs, each under its own setting, all
+    on by default (the reading that loses no "no": docs/decisions.md)."""
+
+    #: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``: ``noarchive`` is a no for ai-train (Bing,
+    #: Amazon; docs/purpose-notes.md §4b).
+    noarchive_no_train: bool = True
+    #: ``REP_NOCACHE_MEANS_NO_AI_TRAIN``: ``nocache`` is read like ``noarchive``, a no for
+    #: ai-train (Bing: of a NOCACHE page "only URLs, Titles and Snippets may be used in
+    #: training"; docs/purpose-notes.md §4b).
+    nocache_no_train: bool = True
+    #: ``REP_NOSNIPPET_MEANS_NO_AI_INPUT``: ``nosnippet`` and ``max-snippet:0`` are a no
+    #: for ai-input (Google's robots meta specification: nosnippet "will also prevent the
+    #: content from being used as a direct input for AI Overviews and AI Mode";
+    #: docs/purpose-notes.md §4b).
+    nosnippet_no_input: bool = True
+
+
+#: Every reading on: the defaults.
+ALL_READINGS: Final = DirectiveReadings()
 
 
 def _index(purpose: str) -> int:
@@ -211,13 +241,13 @@ def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
 
 
 def page_signals(
-    directives: PageDirectives, *, image: bool, noarchive_no_train: bool = True
+    directives: PageDirectives, *, image: bool, readings: DirectiveReadings = ALL_READINGS
 ) -> tuple[UsageSignal, ...]:
-    """``noai`` / ``noimageai`` / ``noml`` / ``noarchive`` from the robots meta tags and
-    ``X-Robots-Tag`` headers that apply to us (SPEC §6). ``image``: the response itself is
-    an image (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``.
-    ``noarchive_no_train``: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``, ``noarchive`` read as Bing
-    and Amazon document it, a no for AI training (docs/purpose-notes.md §4b)."""
+    """``noai`` / ``noimageai`` / ``noml`` from the robots meta tags and ``X-Robots-Tag``
+    headers that apply to us (SPEC §6), and the search directives ``readings`` reads as
+    AI opt-outs (``noarchive``, ``nocache``, ``nosnippet`` / ``max-snippet:0``), each
+    source naming its setting. ``image``: the response itself is an image
+    (``Content-Type: image/*``), where ``noimageai`` means the same as ``noai``."""
     found = []
     if directives.noai:
         found.append(("noai", "noai"))
@@ -230,20 +260,50 @@ def page_signals(
     signals = tuple(
         _signal("robots-meta", (key,), _directive_source(directives, word)) for word, key in found
     )
-    if directives.noarchive and noarchive_no_train:  # a reading the setting chose: named
-        source = _read_under(_directive_source(directives, "noarchive"), NOARCHIVE_SETTING)
-        signals = (*signals, _signal("robots-meta", ("noarchive",), source))
-    return signals
+    return (*signals, *_read_signals(directives, readings))
 
 
-def speaks_of_use(directives: PageDirectives, *, noarchive_no_train: bool = True) -> bool:
+def _read_signals(
+    directives: PageDirectives, readings: DirectiveReadings
+) -> tuple[UsageSignal, ...]:
+    """The search directives read as AI opt-outs, each a reading its setting chose: the
+    source names the setting (the audit trail says which reading decided)."""
+    found: list[tuple[str, str, str]] = []  # (row, where it was said, setting)
+    if directives.noarchive and readings.noarchive_no_train:
+        found.append(("noarchive", _directive_source(directives, "noarchive"), NOARCHIVE_SETTING))
+    if directives.nocache and readings.nocache_no_train:
+        found.append(("nocache", _directive_source(directives, "nocache"), NOCACHE_SETTING))
+    if directives.nosnippet and readings.nosnippet_no_input:
+        found.append((*_no_snippet(directives), NOSNIPPET_SETTING))
+    return tuple(
+        _signal("robots-meta", (row,), _read_under(source, setting))
+        for row, source, setting in found
+    )
+
+
+def _no_snippet(directives: PageDirectives) -> tuple[str, str]:
+    """The row and the source of a page's nosnippet: the word itself where it was said,
+    else the ``max-snippet:0`` that means it (SPEC §6)."""
+    if _said(directives, "nosnippet"):
+        return "nosnippet", _directive_source(directives, "nosnippet")
+    for source in directives.sources:
+        if _NO_SNIPPET_LIMIT.search(source):
+            return "max-snippet:0", source
+    return "max-snippet:0", "robots directive max-snippet:0"
+
+
+def speaks_of_use(
+    directives: PageDirectives, *, readings: DirectiveReadings = ALL_READINGS
+) -> bool:
     """Whether :func:`page_signals` finds anything in ``directives`` (the page pass reads
     no usage signals of a page that has none to give)."""
     return (
         directives.noai
         or directives.noimageai
         or directives.noml
-        or (directives.noarchive and noarchive_no_train)
+        or (directives.noarchive and readings.noarchive_no_train)
+        or (directives.nocache and readings.nocache_no_train)
+        or (directives.nosnippet and readings.nosnippet_no_input)
     )
 
 

@@ -34,6 +34,14 @@ STANDARDS: Final[dict[str, str]] = {
         "noarchive as an AI-training opt-out: Bing Webmaster Blog (Sep 2023) and Amazon's "
         "Amazonbot page (developer.amazon.com/amazonbot)"
     ),
+    "nocache-ai": (
+        "nocache read like noarchive, as an AI-training opt-out: Bing Webmaster Blog (Sep 2023)"
+    ),
+    "nosnippet-ai": (
+        "nosnippet / max-snippet:0 as an AI-input opt-out: Google's robots meta tag "
+        "specification (AI Overviews and AI Mode; its text as quoted by Search Engine "
+        "Roundtable, 2025: a secondary source)"
+    ),
     "index-on-files": (
         "noindex / noimageindex on a downloaded file as an AI opt-out: img2dataset's default "
         "disallowed_header_directives; Google's robots meta specification for their meaning"

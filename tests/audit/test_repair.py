@@ -171,6 +171,33 @@ def test_lines_appended_after_a_repair_are_reported_even_with_its_head(
     assert result.runs == 3 and len(result.events) == 1
 
 
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+def test_a_repair_line_appended_to_a_whole_trail_is_a_problem_even_with_its_head(
+    tmp_path: Path, name: str
+) -> None:
+    """A repair line written by hand after whole runs, every field consistent (its
+    ``prev``, the lines it kept, no open run): no run was left open for it to cut short,
+    so it accounts for nothing the trail shows and is reported, not listed as an event
+    only; the head written down before it does not excuse it."""
+    trail = tmp_path / name
+    lines = two_runs()
+    write_trail(trail, lines=lines)
+    head = verify(trail).head
+    forged = {"type": "repair", "time": "2026-11-24T09:12:40.118Z", "version": "0.1.0",
+              "dropped_bytes": 1, "dropped_sha256": sha(b"x"), "kept_lines": 12,
+              "open_runs": []}  # fmt: skip
+    appended = encode([forged], prev=sha(lines[-1]))
+    trail.write_bytes(b"".join(stored_lines(lines + appended, name.endswith(".gz"))))
+    result = verify(trail, [head])
+    assert [str(f) for f in result.findings] == [
+        "line 13: the repair line does not follow a run left open (line 12 is the end line "
+        "of run ffffffff): a repair is valid only right after a run left without its end "
+        "line; here it accounts for no line of a run (junk after whole runs, the cut first "
+        "line of a run, or a line written by hand)"
+    ]
+    assert len(result.events) == 1
+
+
 #: Files that are not trails: repair leaves each as it was (exit 2, one line on stderr).
 NOT_TRAILS = {
     "one-line-json.json": b'{"name": "x", "items": [1, 2]}',
@@ -324,12 +351,13 @@ CUT_FINDINGS = (
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
 @pytest.mark.parametrize("damage", ["junk", "a cut run line"])
-def test_a_cut_after_whole_runs_is_all_a_repair_accounts_for(
+def test_a_cut_after_whole_runs_is_repaired_and_the_repair_reported(
     tmp_path: Path, name: str, damage: str
 ) -> None:
     """Junk after whole runs (a disk's zeroes after a power cut), or the first line of a
-    run cut (a crawl killed as it started, before any request): the cut is the only
-    problem, and the repaired trail passes, the repair an event."""
+    run cut (a crawl killed as it started): the cut is the only problem; repaired, the
+    trail is usable (the repair an event), and the repair itself is the one problem: it
+    follows no run left open, so it accounts for no line of a run."""
     trail = tmp_path / name
     lines = two_runs()
     write_trail(trail, lines=lines)
@@ -342,10 +370,21 @@ def test_a_cut_after_whole_runs_is_all_a_repair_accounts_for(
         )
     found = [f.what for f in verify(trail).findings]
     assert found and all(any(cut in what for cut in CUT_FINDINGS) for what in found), found
-    done = repair(trail)
-    assert done.record is not None and done.open_runs == ()
+    status, out = audit_tool("repair", str(trail))
+    assert status == 0 and "reports run(s)" not in out, out  # no run was open
+    assert out.endswith(
+        "; it reports the repair too: it follows no run left open, so the cut was no line of "
+        "a run the trail holds (junk, or a run's first line)\n"
+    )
     result = verify(trail)
-    assert result.clean and len(result.events) == 1, result.findings
+    kept, run = (12, "ffffffff") if damage == "junk" else (6, "01234567")
+    assert [str(f) for f in result.findings] == [
+        f"line {kept + 1}: the repair line does not follow a run left open (line {kept} is the "
+        f"end line of run {run}): a repair is valid only right after a run left without its "
+        "end line; here it accounts for no line of a run (junk after whole runs, the cut "
+        "first line of a run, or a line written by hand)"
+    ]
+    assert len(result.events) == 1
 
 
 def verify_outcome(path: Path) -> tuple[bool, bool]:
@@ -395,8 +434,10 @@ def test_a_repair_never_turns_a_failing_trail_into_a_passing_one(
     last bytes of what is left cut off, up to 900: anywhere in the last lines, or junk
     appended), ``verify(repair(damaged))`` fails
     whenever ``verify(damaged)`` fails for a reason other than the cut at the end; when
-    that cut is the only reason, the repair makes the trail pass, its cut an event; the
-    whole lines are kept byte for byte, and a file repair refuses is left as it was."""
+    that cut is the only reason, the repair makes the trail usable, its cut an event, but
+    never whole (a run it cut short has no end line; a repair after whole runs follows no
+    run left open); the whole lines are kept byte for byte, and a file repair refuses is
+    left as it was."""
     with tempfile.TemporaryDirectory() as folder:
         path = write_trail(Path(folder) / ("t.jsonl.gz" if gz else "t.jsonl"), lines=lines)
         data = b"".join(stored_lines(lines[: max(len(lines) - deleted, 0)], gz))
@@ -413,7 +454,7 @@ def test_a_repair_never_turns_a_failing_trail_into_a_passing_one(
         if other_reasons:
             assert fails_after
         elif fails:  # only the cut: the repair is for that
-            assert done is not None and done.record is not None and not fails_after
+            assert done is not None and done.record is not None and fails_after
             assert len(verify(path).events) == 1
         else:
             assert not fails_after and (done is None or done.record is None)

@@ -2,7 +2,8 @@
 §4b): each page says it in robots meta or ``X-Robots-Tag`` (ours, everyone's, or another
 crawler's); an ``ai-train`` crawl drops the items of the pages that say no, the audit
 trail names the tag that decided, ``audit verify`` finds it clean, and a marking crawl's
-``audit export`` says "disallowed" for them.
+``audit export`` says "disallowed" for them. The ``nosnippet`` beside one ``noarchive``
+is a no for ``ai-input`` (§4d).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ PAGES = {
 }
 NOML = {path for path, (_, source) in PAGES.items() if path.startswith("/noml") and source}
 NOARCHIVE = {path for path in PAGES if path.startswith("/noarchive")}
+#: The page whose nosnippet is a no for ai-input (REP_NOSNIPPET_MEANS_NO_AI_INPUT).
+NOSNIPPET = {"/noarchive-header"}
 
 
 async def crawl_pages(
@@ -89,8 +92,10 @@ async def test_ai_train_drops_what_noml_or_noarchive_refuses_and_the_trail_says_
         assert (record["items_kept"], record["items_dropped"]) == (0, 1)
         assert record["usage"]["answers"]["ai-train"] is False
         assert deciding(record, "ai-train") == PAGES[path][1]
-        # noml says no to ai-input as well; noarchive says nothing about it
-        assert record["usage"]["answers"]["ai-input"] is (False if path in NOML else None)
+        # noml says no to ai-input as well, and so does nosnippet; noarchive says nothing
+        assert record["usage"]["answers"]["ai-input"] is (
+            False if path in NOML | NOSNIPPET else None
+        )
         assert record["usage"]["answers"]["search"] is None
     assert crawler.stats.get_value("rep/purpose/pages_denied/ai-train") == len(NOML | NOARCHIVE)
     result = verify(trail)
@@ -98,8 +103,12 @@ async def test_ai_train_drops_what_noml_or_noarchive_refuses_and_the_trail_says_
 
 
 @pytest_twisted.ensureDeferred
-async def test_ai_input_drops_noml_pages_and_keeps_noarchive_ones(tmp_path: Path) -> None:
+async def test_ai_input_drops_noml_and_nosnippet_pages_and_keeps_noarchive_ones(
+    tmp_path: Path,
+) -> None:
     _, _, kept, _ = await crawl_pages(tmp_path, "ai-input")
+    assert kept == set(PAGES) - NOML - NOSNIPPET
+    _, _, kept, _ = await crawl_pages(tmp_path, "ai-input", REP_NOSNIPPET_MEANS_NO_AI_INPUT=False)
     assert kept == set(PAGES) - NOML
 
 
@@ -138,7 +147,10 @@ async def test_the_export_of_a_marking_crawl_says_disallowed(tmp_path: Path) -> 
     for path in NOML | NOARCHIVE:
         asset = by_path[path]
         assert asset["preferences"]["ai-train"] == "disallowed", path
-        assert [s["source"] for s in asset["signals"]] == [PAGES[path][1]]
+        nosnippet = ["X-Robots-Tag: noarchive, nosnippet (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"]
+        assert [s["source"] for s in asset["signals"]] == [PAGES[path][1]] + (
+            nosnippet if path in NOSNIPPET else []
+        )
         assert asset["signals"][0]["vocabulary"] == "robots-meta"
     assert by_path["/noml-meta"]["preferences"]["ai-input"] == "disallowed"
     assert by_path["/noarchive-meta"]["preferences"]["ai-input"] == "unknown"

@@ -1,6 +1,7 @@
-"""``scrapy rep-robots URL --purpose``: a page's ``noml`` and ``noarchive``, and a file's
-``X-Robots-Tag: noindex`` / ``noimageindex``, shown among the page's signals with where
-each was said, and the answer they give (docs/purpose-notes.md §4b-§4c)."""
+"""``scrapy rep-robots URL --purpose``: a page's ``noml``, ``noarchive`` and
+``max-snippet:0``, and a file's ``X-Robots-Tag: noindex`` / ``noimageindex``, shown among
+the page's signals with where each was said, and the answer they give
+(docs/purpose-notes.md §4b-§4d)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tests.support.tools import scrapy_robots
 PAGES = {
     "/noml": (b'<html><head><meta name="robots" content="noml"></head></html>', {}),
     "/noarchive": (b"<html><body>p</body></html>", {"X-Robots-Tag": "noarchive"}),
+    "/nosnippet": (b"<html><body>p</body></html>", {"X-Robots-Tag": "max-snippet:0"}),
     "/noindex.jpg": (jpeg(), {"X-Robots-Tag": "noindex", "Content-Type": "image/jpeg"}),
     "/noimageindex.jpg": (
         jpeg(),
@@ -51,6 +53,21 @@ def test_a_pages_noarchive_is_shown_as_no_ai_training_unless_the_setting_is_off(
     )
     assert status == 0, output
     assert "usage signals: none" in output and "ai-train: unknown" in output
+
+
+def test_a_pages_max_snippet_0_is_shown_as_no_ai_input_unless_the_setting_is_off(
+    base: str,
+) -> None:
+    status, output = scrapy_robots("--purpose", "ai-input", f"{base}/nosnippet")
+    assert status == 1, output
+    said = "X-Robots-Tag: max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"
+    assert f"{said}  (ai-input no)" in output
+    assert f"=> not for this crawl: ai-input denied by {said}" in output
+    status, output = scrapy_robots(
+        "--purpose", "ai-input", "-s", "REP_NOSNIPPET_MEANS_NO_AI_INPUT=False", f"{base}/nosnippet"
+    )
+    assert status == 0, output
+    assert "usage signals: none" in output and "ai-input: unknown" in output
 
 
 def test_a_files_noindex_header_is_shown_with_the_setting_that_reads_it(base: str) -> None:

@@ -259,5 +259,8 @@ async def test_held_requests_are_never_released_against_an_older_robots_txt() ->
     finally:
         await sites.close()
     assert learned, "the crawl never read v2"
-    assert crawler.stats.get_value("rep/requests/held") == 40  # all released with v1
+    # All 40 released with v1; one that comes back after v1's second is up is held again
+    # for the refresh, not sent on v1's word (docs/decisions.md, 'A carried version past
+    # its lifetime is decided afresh').
+    assert crawler.stats.get_value("rep/requests/held") >= 40
     assert sent_after == [], " ".join(sites.requested("a"))

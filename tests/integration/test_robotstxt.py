@@ -18,7 +18,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import SitemapSpider
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.internals import ROBOTS_PARSED, download
+from scrapy_rep.crawl.internals import DELAY_JITTER, ROBOTS_PARSED, download
 from scrapy_rep.signals import request_held, request_refused, robotstxt_fetched
 from tests.support.robotsite import (
     BASE_SETTINGS,
@@ -373,6 +373,56 @@ async def test_crawl_delay_is_obeyed_by_default_in_every_profile(profile: str) -
     assert downloader is None or downloader.per_slot_settings.get(sites.bases["slow"]) == {
         "delay": 0.05
     }
+
+
+# Scrapy 2.19 deprecates RANDOMIZE_DOWNLOAD_DELAY, which projects still set: the setting
+# under test, so its deprecation warning is expected here.
+@pytest.mark.filterwarnings("ignore:The RANDOMIZE_DOWNLOAD_DELAY setting is deprecated")
+@pytest.mark.parametrize(
+    ("settings", "jitter_used"),
+    [
+        ({"RANDOMIZE_DOWNLOAD_DELAY": False}, 0.0),
+        ({"RANDOMIZE_DOWNLOAD_DELAY": True}, 0.5),
+        ({}, 0.5),  # Scrapy's default: ±50 %
+    ],
+    ids=["randomize-off", "randomize-on", "default"],
+)
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_is_applied_once_with_the_jitter_scrapy_uses(
+    settings: dict[str, Any], jitter_used: float
+) -> None:
+    """``RANDOMIZE_DOWNLOAD_DELAY = False`` (no jitter: every gap is the slot's delay)
+    with ``Crawl-delay: 0.05``: the slot's delay is the crawl-delay itself, not twice it
+    (a floor computed for Scrapy's ±50 % jitter, which the project had turned off, gave
+    4 s gaps for a 2 s crawl-delay). With jitter the floor is ``delay / (1 - jitter)``,
+    so the shortest gap Scrapy draws is the crawl-delay. Read from the slot each page
+    was downloaded through, as Scrapy made it."""
+    sites = Sites()
+    slow = sites.add("slow")
+    slow.script("/robots.txt", robots("User-agent: *\nCrawl-delay: 0.05\n"))
+    seen: list[tuple[float, float]] = []
+
+    def watch(crawler: Any) -> None:
+        def downloaded(request: Request, **_: Any) -> None:
+            if not request.url.endswith("/robots.txt"):
+                slot = crawler.engine.downloader.slots[request.meta["download_slot"]]
+                seen.append(
+                    (slot.delay, slot.jitter if DELAY_JITTER else 0.5 * slot.randomize_delay)
+                )
+
+        crawler.signals.connect(downloaded, signal=signals.response_downloaded, weak=False)
+
+    try:
+        _, spider = await crawl(
+            [sites.url("slow", f"/{i}") for i in range(3)], settings, on_crawler=watch
+        )
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 3
+    expected = 0.05 / (1 - jitter_used)
+    assert seen == [(pytest.approx(expected), jitter_used)] * 3
+    shortest = seen[0][0] * (1 - seen[0][1])
+    assert shortest == pytest.approx(0.05)  # the crawl-delay, applied once
 
 
 @pytest_twisted.ensureDeferred

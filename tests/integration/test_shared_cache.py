@@ -133,6 +133,51 @@ async def test_two_workers_never_release_a_request_against_an_older_robots_txt(
 
 
 @pytest_twisted.ensureDeferred
+async def test_requests_released_under_a_version_that_expires_in_the_queue_wait_for_the_next(
+    redis_server: RedisServer,
+) -> None:
+    """Worker p holds its 40 ``/w`` requests for robots.txt v1 (2 s fresh, allows all) and
+    releases them with it; they leave its queue one at a time, for longer than v1 lives.
+    Worker q starts after v1 has expired, so v2 (``Disallow: /w``) is downloaded, by
+    whichever worker asks first, and shared through Redis. p's requests that come back
+    after v1's lifetime are decided afresh: v2 refuses them; none is sent once p knows v2
+    (before, every one went on under v1: the released version decided whatever its age)."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script(
+        "/robots.txt",
+        Reply(200, b"User-agent: *\nAllow: /\n", {"Cache-Control": "max-age=2"}, delay=0.5),
+        robots("User-agent: *\nDisallow: /w\n"),
+    )
+    settings = {
+        "REP_ROBOTSTXT_CACHE": redis_server.url,
+        "CONCURRENT_REQUESTS": 2,
+        "DOWNLOAD_DELAY": 0.2,
+        "REP_CACHE_MIN_TTL": 0,
+    }
+    watch = sites.url("a", "/w/")
+    p = {"urls": [sites.url("a", f"/w/p{n}") for n in range(40)], "settings": settings,
+         "watch": watch}  # fmt: skip
+    q = {"urls": [sites.url("a", "/q")], "settings": settings}
+
+    async def later(config: dict[str, Any]) -> dict[str, Any]:
+        await deferLater(reactor, 3)  # type: ignore[arg-type]
+        return await run_config(config)
+
+    try:
+        held, other = await gatherResults(
+            [Deferred.fromCoroutine(run_config(p)), Deferred.fromCoroutine(later(q))]
+        )
+    finally:
+        await sites.close()
+    assert held["stats"].get("rep/requests/held", 0) >= 40  # all released with v1
+    assert held["stats"].get("rep/requests/dropped/forbidden", 0) >= 1  # v2 decided
+    assert held["sent_after_disallow"] == []
+    assert sites.requested("a").count("/robots.txt") == 2  # v1 and v2, each once
+    assert other["downloaded"] == [sites.url("a", "/q")]
+
+
+@pytest_twisted.ensureDeferred
 async def test_a_503_is_retried_on_one_schedule_by_all_workers(
     redis_server: RedisServer,
 ) -> None:

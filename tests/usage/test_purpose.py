@@ -195,7 +195,24 @@ PAGE_CASES = [
     # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)
     ("meta-noarchive", article_page('<meta name="robots" content="noarchive">'), False, (U, N, U)),
     ("header-noarchive", article_page(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, U)),
-]
+    # nocache: read like noarchive, as Bing reads it (REP_NOCACHE_MEANS_NO_AI_TRAIN)
+    ("meta-nocache", article_page('<meta name="robots" content="nocache">'), False, (U, N, U)),
+    ("header-nocache", article_page(headers={"X-Robots-Tag": "mybot: nocache"}), False, (U, N, U)),
+    ("other-bot-nocache", article_page(headers={"X-Robots-Tag": "otherbot: nocache"}), False,
+     (U, U, U)),
+    # nosnippet, max-snippet:0: no direct input to AI answers, as Google reads them
+    # (REP_NOSNIPPET_MEANS_NO_AI_INPUT); a snippet length above 0 is no "no"
+    ("meta-nosnippet", article_page('<meta name="robots" content="nosnippet">'), False,
+     (U, U, N)),
+    ("header-max-snippet-0", article_page(headers={"X-Robots-Tag": "max-snippet: 0"}), False,
+     (U, U, N)),
+    ("our-meta-max-snippet-0", article_page('<meta name="mybot" content="max-snippet:0">'), False,
+     (U, U, N)),
+    ("max-snippet-20", article_page('<meta name="robots" content="max-snippet:20">'), False,
+     (U, U, U)),
+    ("other-bot-nosnippet", article_page(headers={"X-Robots-Tag": "otherbot: nosnippet"}), False,
+     (U, U, U)),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(

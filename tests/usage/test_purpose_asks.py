@@ -1,4 +1,4 @@
-"""Three opt-outs users ask for, as pure readings (docs/purpose-notes.md §4b-§4c):
+"""The opt-outs users ask for, as pure readings (docs/purpose-notes.md §4b-§4d):
 
 - ``noml`` (Mojeek's NoML proposal) in robots meta and ``X-Robots-Tag``: no for
   ``ai-train`` and ``ai-input``, nothing about search;
@@ -6,7 +6,11 @@
   ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN`` is on (the default);
 - ``noindex`` / ``noimageindex`` on a downloaded file (and a page's ``noimageindex`` for
   its images): no for both AI purposes while ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on, as
-  img2dataset reads them by default.
+  img2dataset reads them by default;
+- ``nocache`` read like ``noarchive``, as Bing documents it, while
+  ``REP_NOCACHE_MEANS_NO_AI_TRAIN`` is on (the default);
+- ``nosnippet`` and ``max-snippet:0`` read as "no AI input", as Google documents them for
+  AI Overviews and AI Mode, while ``REP_NOSNIPPET_MEANS_NO_AI_INPUT`` is on (the default).
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from scrapy_rep.directives import combine, header_directives
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
-from scrapy_rep.usage.purpose import MAPPING, file_index_signals, page_signals, speaks_of_use
+from scrapy_rep.usage.purpose import (
+    MAPPING,
+    DirectiveReadings,
+    file_index_signals,
+    page_signals,
+    speaks_of_use,
+)
 from tests.support.fakes import ARTICLE, article_page, image_gate
 
 Y, N, U = True, False, None
@@ -47,6 +57,15 @@ def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
         ("noimageindex (downloaded file)", (U, N, N), "Do not index images on this page"),
         ("noimageindex (images of the page)", (U, N, N), "as its noimageai does"),
         ("noindex / noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI off)", (U, U, U), "noindex"),
+        ("nocache", (U, N, U), "labeled NOCACHE, only URLs, Titles and Snippets may be used"),
+        ("nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN off)", (U, U, U), "NOCACHE"),
+        ("nosnippet", (U, U, N), "used as a direct input for AI Overviews and AI Mode"),
+        ("max-snippet:0", (U, U, N), "may be used as a direct input for AI Overviews"),
+        (
+            "nosnippet / max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT off)",
+            (U, U, U),
+            "AI Overviews",
+        ),
     ],
 )
 def test_each_new_row_quotes_the_text_that_justifies_it(
@@ -113,10 +132,11 @@ def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
     by = on.decided_by("ai-train")
     assert by is not None
     assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
-    off = UsagePolicy.of(["ai-train"], noarchive_no_train=False)
+    readings = DirectiveReadings(noarchive_no_train=False)
+    off = UsagePolicy.of(["ai-train"], readings=readings)
     assert off.after_fetch(NOTHING_BEFORE, page).signals == ()
-    assert page_signals(directives, image=False, noarchive_no_train=False) == ()
-    assert speaks_of_use(directives) and not speaks_of_use(directives, noarchive_no_train=False)
+    assert page_signals(directives, image=False, readings=readings) == ()
+    assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
 
 
 def test_noarchive_refuses_an_ai_train_crawl_only() -> None:
@@ -125,6 +145,71 @@ def test_noarchive_refuses_an_ai_train_crawl_only() -> None:
         policy = UsagePolicy.of(purposes)
         refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
         assert (refusal and refusal.purpose) == refused, purposes
+
+
+# --------------------------------------------------------------------------- nocache
+
+
+def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
+    directives = page_directives(
+        article_page(headers={"X-Robots-Tag": "mybot: nocache"}), "MyBot/1.0"
+    )
+    page = PageSignals(directives=directives)
+    for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
+        policy = UsagePolicy.of(purposes)
+        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        assert (refusal and refusal.purpose) == refused, purposes
+    (signal,) = page_signals(directives, image=False)
+    assert signal.source == "X-Robots-Tag: mybot: nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN)"
+    readings = DirectiveReadings(nocache_no_train=False)
+    assert page_signals(directives, image=False, readings=readings) == ()
+    assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
+    # Each reading has its own setting: noarchive's off leaves nocache's "no" in force.
+    both = header("noarchive, nocache")
+    only_nocache = page_signals(both, image=False, readings=DirectiveReadings(False, True, True))
+    assert [s.source for s in only_nocache] == [
+        "X-Robots-Tag: noarchive, nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN)"
+    ]
+
+
+# --------------------------------------------------------------------------- nosnippet
+
+SNIPPET_CASES = [
+    ('<meta name="robots" content="nosnippet">', {},
+     '<meta name="robots" content="nosnippet"> (REP_NOSNIPPET_MEANS_NO_AI_INPUT)'),
+    ('<meta name="robots" content="max-snippet:0">', {},
+     '<meta name="robots" content="max-snippet:0"> (REP_NOSNIPPET_MEANS_NO_AI_INPUT)'),
+    ("", {"X-Robots-Tag": "MyBot: max-snippet: 00"},
+     "X-Robots-Tag: MyBot: max-snippet: 00 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"),
+    ('<meta name="robots" content="max-snippet:20">', {"X-Robots-Tag": "max-snippet:0"},
+     "X-Robots-Tag: max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("head", "headers", "source"), SNIPPET_CASES)
+def test_nosnippet_and_max_snippet_0_are_no_ai_input_naming_where_they_were_said(
+    head: str, headers: dict[str, str], source: str
+) -> None:
+    """Google: nosnippet "will also prevent the content from being used as a direct input
+    for AI Overviews and AI Mode"; max-snippet:0 is nosnippet. The record names the tag
+    that said it, the 0 among other lengths."""
+    directives = page_directives(article_page(head, headers=headers), "MyBot/1.0")
+    page = PageSignals(directives=directives)
+    for purposes, refused in ((["ai-input"], "ai-input"), (["ai-train"], None), (["search"], None)):
+        policy = UsagePolicy.of(purposes)
+        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        assert (refusal and refusal.purpose) == refused, purposes
+        if refusal is not None:
+            assert refusal.signal is not None and refusal.signal.source == source
+
+
+def test_nosnippet_says_nothing_when_the_setting_is_off_and_a_length_never_does() -> None:
+    readings = DirectiveReadings(nosnippet_no_input=False)
+    for directives in (header("nosnippet"), header("max-snippet:0")):
+        assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
+        off = UsagePolicy.of(["ai-input"], readings=readings)
+        assert off.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives)).signals == ()
+    assert page_signals(header("max-snippet:1, max-snippet:-1"), image=False) == ()
 
 
 # --------------------------------------------------------------------------- files
@@ -179,12 +264,20 @@ def test_a_files_index_signals_come_from_its_response_headers() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_MEDIA_NOINDEX_MEANS_NO_AI"]
+    "name",
+    [
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+    ],
 )
-def test_both_settings_are_on_by_default_and_read_as_booleans(name: str) -> None:
+def test_the_reading_settings_are_on_by_default_and_read_as_booleans(name: str) -> None:
     field = {
         "REP_NOARCHIVE_MEANS_NO_AI_TRAIN": "noarchive_means_no_ai_train",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI": "media_noindex_means_no_ai",
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN": "nocache_means_no_ai_train",
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT": "nosnippet_means_no_ai_input",
     }[name]
     assert getattr(RepConfig.defaults(), field) is True
     assert getattr(RepConfig.from_settings({name: "False"}), field) is False

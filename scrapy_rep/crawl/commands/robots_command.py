@@ -62,7 +62,13 @@ from scrapy_rep.crawl.media.mediagate import file_report
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
+from scrapy_rep.settings import (
+    PROFILES,
+    RepConfig,
+    RepSettingError,
+    directive_readings,
+    robots_agent,
+)
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, decide
@@ -194,7 +200,7 @@ class RobotsCommand(ScrapyCommand):
             or UsagePolicy.of(
                 config.purpose,
                 config.purpose_unknown,
-                noarchive_no_train=config.noarchive_means_no_ai_train,
+                readings=directive_readings(config),
             ),
             config.purpose_agents,
             purpose_set,
@@ -343,9 +349,7 @@ def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
     if not purpose:
         return None
     purposes = read_purposes({"--purpose": purpose}, "--purpose", ())
-    return UsagePolicy.of(
-        purposes, config.purpose_unknown, noarchive_no_train=config.noarchive_means_no_ai_train
-    )
+    return UsagePolicy.of(purposes, config.purpose_unknown, readings=directive_readings(config))
 
 
 def _usage(message: str) -> int:

@@ -13,7 +13,9 @@ stops tracking: a broad crawl has thousands of released requests waiting in Scra
 A carried version never decides against a newer one (docs/decisions.md, 'One request, one
 verdict'): when the request comes back, the cache's own version decides if it is newer,
 and a carried version older than one this process has already decided with for that key
-is let go (the request is then decided from the cache, or held again).
+is let go (the request is then decided from the cache, or held again). One past its
+freshness lifetime is decided afresh by the document
+(:meth:`~scrapy_rep.crawl.documents.documents.OriginDocument.entry_for`).
 """
 
 from __future__ import annotations

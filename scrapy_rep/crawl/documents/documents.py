@@ -16,8 +16,12 @@ that refuses it decides it without waiting for the others.
 A released request carries a small token in its state
 (:attr:`~scrapy_rep.crawl.requeststate.RequestState.carried`) under which the document
 keeps the entry it was released with, until the request comes back, whatever the cache
-holds by then (an entry may have expired or been evicted meanwhile), unless a newer version
-is known by then (:mod:`scrapy_rep.crawl.documents.carried`).
+holds by then (an entry may have been evicted meanwhile), unless a newer version is known
+by then (:mod:`scrapy_rep.crawl.documents.carried`), and only within that version's
+freshness lifetime: a request that comes back after it is decided afresh, with the version
+the lifecycle holds for current (the shared store asked first, fetched again if needed),
+never with a stale one while a refresh runs (docs/decisions.md, 'A carried version past
+its lifetime is decided afresh').
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import engine_closing, running_engine
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import KEY, RequestState, update
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
@@ -128,14 +132,44 @@ class OriginDocument(Generic[D]):
 
     def entry_for(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The version of ``key``'s document that decides ``request`` now: the one it
-        carries (unless a newer one is known), else the cache's fresh one, else (a fetch
-        or a refresh starts) a stale one still usable; ``None``: none, it must wait."""
+        carries (unless a newer one is known) while it is fresh, else the cache's fresh
+        one, else (a fetch or a refresh starts) a stale one still usable, but not for a
+        request whose carried version went stale (:meth:`afresh`); ``None``: none, it
+        must wait."""
         entry = self._carried.take(request, key, self.usable_entry)
-        if entry is None:
+        if entry is not None and self._clock() >= entry.fresh_until:
+            state = request.meta.get(KEY)
+            if type(state) is not RequestState or not state.afresh:
+                entry = self.afresh(key, request)
+                if entry is None:
+                    return None
+        elif entry is None:
             entry = self.entry(key, request)
             if entry is None:
                 return None
         self._carried.used(key, entry)
+        return entry
+
+    def afresh(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
+        """The version that decides a request released with one now past its freshness
+        lifetime (a worker's released requests came back seconds after another worker
+        stored the new version, and went on under the old one): the cache's fresh one,
+        else the refresh starts (the shared store asked first) and the request waits for
+        it. Only when no refresh is under way (they fail, and the lifecycle keeps its
+        stale copy in use: SPEC §4) does the stale copy decide. Once per request: the
+        version it is released with next decides it (:attr:`RequestState.afresh`)."""
+        now = self._clock()
+        lifecycle = self.lifecycle
+        entry = lifecycle.fresh_entry(key, now)
+        if entry is not None:
+            return entry
+        self._triggers.setdefault(key, request)
+        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
+        entry = lifecycle.fresh_entry(key, now)
+        if entry is None and not lifecycle.under_way(key):
+            entry = self.usable_entry(key)
+        if entry is None:
+            update(request, afresh=True)
         return entry
 
     def hold_or_wait(
@@ -189,6 +223,16 @@ class OriginDocument(Generic[D]):
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
         return self.lifecycle.usable_entry(key, self._clock())
 
+    def _releasable(self, key: Hashable) -> CacheEntry[D] | None:
+        """The entry held requests may go on with now: a fresh one, or a stale one when
+        no refresh is under way (the refresh releases them itself: released with the
+        stale copy, a request held for its refresh would come straight back)."""
+        now = self._clock()
+        entry = self.lifecycle.usable_entry(key, now)
+        if entry is None or now < entry.fresh_until or not self.lifecycle.under_way(key):
+            return entry
+        return None
+
     def carry(self, request: Request, entry: CacheEntry[D], key: Hashable) -> None:
         """``request`` is decided by ``entry`` (``key``'s) when it comes back, unless a
         newer version is known by then (it is held for a later document)."""
@@ -205,7 +249,7 @@ class OriginDocument(Generic[D]):
         self.crawler.signals.send_catch_log(
             rep_signals.request_held, request=request, origin=str(key)
         )
-        entry = self.usable_entry(key)
+        entry = self._releasable(key)
         if entry is not None:  # the download finished in between
             call_later(0, self.release, key, entry, 0)
             return
@@ -277,7 +321,7 @@ class OriginDocument(Generic[D]):
     def idle(self, key: Hashable) -> None:
         """The spider is idle with requests held for ``key``: release them if the document
         is known, else make sure it is fetched, or will be."""
-        entry = self.usable_entry(key)
+        entry = self._releasable(key)
         if entry is not None:
             self.release(key, entry, 0)
         elif not self.lifecycle.under_way(key):

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.internals import DELAY_JITTER, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
@@ -153,11 +154,22 @@ class CrawlDelaySlots:
 
 
 def _default_jitter(settings: Any) -> float:
-    """The jitter of slots that set none: ``DOWNLOAD_DELAY_JITTER`` (Scrapy 2.19+) or
-    ``RANDOMIZE_DOWNLOAD_DELAY`` (±50 % when on; before 2.19, the only one)."""
-    if DELAY_JITTER:
-        return max(0.0, float(settings.getfloat("DOWNLOAD_DELAY_JITTER")))
-    return 0.5 if settings.getbool("RANDOMIZE_DOWNLOAD_DELAY", True) else 0.0
+    """The jitter Scrapy gives slots that set none, read as its downloader reads it (the
+    floor must match the gaps Scrapy draws: assuming ±50 % that the project turned off
+    doubled every crawl-delay). Before Scrapy 2.19: ``RANDOMIZE_DOWNLOAD_DELAY`` (±50 %
+    when on). From 2.19 (``scrapy/core/downloader/__init__.py``, ``_default_jitter``):
+    ``DOWNLOAD_DELAY_JITTER``, unless the deprecated ``RANDOMIZE_DOWNLOAD_DELAY`` was set
+    above its default priority and above ``DOWNLOAD_DELAY_JITTER``'s, which then decides
+    (±50 % or none)."""
+    randomize = 0.5 if settings.getbool("RANDOMIZE_DOWNLOAD_DELAY", True) else 0.0
+    if not DELAY_JITTER:
+        return randomize
+    randomize_priority = settings.getpriority("RANDOMIZE_DOWNLOAD_DELAY") or 0
+    if randomize_priority > max(
+        SETTINGS_PRIORITIES["default"], settings.getpriority("DOWNLOAD_DELAY_JITTER") or 0
+    ):
+        return randomize
+    return max(0.0, float(settings.getfloat("DOWNLOAD_DELAY_JITTER")))
 
 
 def _jitter_of(slot_settings: dict[str, Any], default: float) -> float:

@@ -4,7 +4,8 @@
 Every signal about the file makes one decision: what the origin said before the fetch
 (robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
 ``Content-Signal``, ``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` /
-``noml`` / ``noarchive``, and ``noindex`` / ``noimageindex`` under
+``noml``, the search directives read as AI opt-outs (``noarchive``, ``nocache``,
+``nosnippet``), and ``noindex`` / ``noimageindex`` under
 ``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the page
 that showed the image (``rep_image_usage``, from the page-directives middleware), and
 the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
@@ -29,7 +30,7 @@ from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
@@ -85,7 +86,7 @@ class MediaGate:
         self.policy = UsagePolicy.of(
             config.purpose,
             config.purpose_unknown,
-            noarchive_no_train=config.noarchive_means_no_ai_train,
+            readings=directive_readings(config),
         )
         #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
         self.noindex_no_ai = config.media_noindex_means_no_ai

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 #: Words that make a meta tag's content read as robots directives.
 DIRECTIVE_WORDS: Final = re.compile(
-    r"\b(noindex|nofollow|none|noarchive|nosnippet|noimageindex|noai|noimageai|noml|"
+    r"\b(noindex|nofollow|none|noarchive|nocache|nosnippet|noimageindex|noai|noimageai|noml|"
     r"unavailable_after|max-snippet|notranslate)\b",
     re.IGNORECASE,
 )

@@ -23,7 +23,7 @@ from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.settings import RepConfig, robots_agent
+from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
@@ -72,7 +72,7 @@ class PageState:
         self.usage = UsagePolicy.of(
             config.purpose,
             config.purpose_unknown,
-            noarchive_no_train=config.noarchive_means_no_ai_train,
+            readings=directive_readings(config),
         )
         #: A page's noimageindex covers its images (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
         self.noimageindex_covers = config.media_noindex_means_no_ai
@@ -146,7 +146,7 @@ class PageState:
             before is NOTHING_BEFORE
             and embedded is None
             and not policy.needs_tdmrep
-            and not speaks_of_use(directives, noarchive_no_train=policy.noarchive_no_train)
+            and not speaks_of_use(directives, readings=policy.readings)
             and b"Content-Usage" not in response.headers
             and b"Content-Signal" not in response.headers
         ):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -121,15 +122,36 @@ class FakeEngine:
         self.crawled.append(request)
 
 
-def origin_document(crawl_kind: CrawlKind[Any], clock: list[float]) -> Any:
+class SharedStore(LocalStore):
+    """A store other processes write to (Redis, as the test says what it holds)."""
+
+    consulted = True
+    name = "shared"
+
+    def __init__(self) -> None:
+        self.records: dict[str, SharedRecord] = {}
+        self.loads = 0
+
+    async def load(self, origin: str) -> SharedRecord | None:
+        self.loads += 1
+        return self.records.get(origin)
+
+    async def save(self, record: SharedRecord, keep_for: float) -> None:
+        self.records[record.origin] = record
+
+
+def origin_document(
+    crawl_kind: CrawlKind[Any], clock: list[float], shared: LocalStore | None = None
+) -> Any:
     crawler = get_crawler(Spider)
     crawler.engine = FakeEngine()  # type: ignore[assignment]
     open_stats(crawler)
     config = RepConfig.from_settings(crawler.settings)
-    store = StoreClient(LocalStore(), lambda: clock[0], lambda name: None)
+    store = StoreClient(shared or LocalStore(), lambda: clock[0], lambda name: None)
     held = HeldRequests(crawler, 10)
+    policy = Policy(store=None if shared is None else shared.name)
     document = OriginDocument(
-        crawler, crawl_kind, config, Policy(), 10.0, store, held, lambda: clock[0]
+        crawler, crawl_kind, config, policy, 10.0, store, held, lambda: clock[0]
     )
     fetcher = FakeFetcher(crawl_kind.kind)
     document.runner.fetcher = fetcher  # type: ignore[assignment]
@@ -229,8 +251,9 @@ async def test_origin_document_holds_and_releases_its_own_requests(
     assert released.dont_filter
     token = carried_of(released)
     pickle.dumps(token)  # small and plain: a released request may go to JOBDIR
-    # Whatever the cache holds when it comes back, the released entry decides it.
-    clock[0] = T0 + 100 * 86_400  # past its stale limit: the cache would fetch again
+    # Whatever the cache holds when it comes back within the entry's lifetime, the
+    # released entry decides it.
+    clock[0] = T0 + 3_600
     entry = entry_or_hold(document, KEY, released)
     assert isinstance(entry, CacheEntry) and entry.status == 200
     assert carried_of(released) == ()  # taken: a redirect does not carry it on
@@ -258,6 +281,105 @@ async def test_a_token_of_another_run_decides_nothing(crawl_kind: CrawlKind[Any]
     kind = crawl_kind.kind
     fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(404)
     await until(lambda: document.usable_entry(KEY) is not None)  # no download left running
+
+
+def shared_version(kind: DocumentKind[Any], fetched_at: float, lifetime: float) -> SharedRecord:
+    """A version of ``KEY``'s document as a worker stores it, ``lifetime`` seconds fresh;
+    each version's body its own (the audit trail names a version by its body's hash)."""
+    body = KIND_BODIES[kind.name] + b"\n" * int(fetched_at - T0 + 10)
+    return SharedRecord(
+        kind.store_name(KEY), zlib.compress(body), None, 200, f"200 ({len(body)} bytes)",
+        fetched_at, fetched_at + lifetime, fetched_at + 1_000,
+    )  # fmt: skip
+
+
+async def released_with(document: Any, kind: DocumentKind[Any], engine: Any) -> list[Request]:
+    """Two requests held for ``KEY``'s document, released once it is known."""
+    requests = [Request(f"{KEY}/a"), Request(f"{KEY}/b")]
+    for request in requests:
+        assert entry_or_hold(document, KEY, request) is HOLD
+        update(request, hold=None)
+        document.hold(KEY, request)
+    await until(lambda: len(engine.crawled) == len(requests))
+    released = list(engine.crawled)
+    engine.crawled.clear()
+    return released
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_carried_version_past_its_lifetime_is_decided_afresh_with_the_stores(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """A worker's requests held for a document are released with version 1 (from the
+    shared store, 2 s fresh); another worker stores version 2; the released requests come
+    back 3 s later. None of them goes on under version 1 (a Redis cluster sent 12 pages
+    up to 5.4 s after): the first starts the refresh, which asks the store, and waits for
+    it with the other; both are decided with version 2, the version the audit trail then
+    names, even when they come back after its lifetime too."""
+    kind = crawl_kind.kind
+    clock = [T0]
+    shared = SharedStore()
+    first = shared_version(kind, T0 - 1, lifetime=2)
+    shared.records[kind.store_name(KEY)] = first
+    document, fetcher, crawler = origin_document(crawl_kind, clock, shared)
+    engine = crawler.engine
+    released = await released_with(document, kind, engine)
+    assert shared.loads == 1 and fetcher.asked == []  # version 1, from the store
+    newer = shared_version(kind, T0 + 1.5, lifetime=100)  # another worker's download
+    shared.records[kind.store_name(KEY)] = newer
+    clock[0] = T0 + 3  # version 1 went stale a second ago
+    assert entry_or_hold(document, KEY, released[0]) is HOLD  # never version 1
+    assert entry_or_hold(document, KEY, released[1]) is HOLD  # nor while the store answers
+    for request in released:
+        update(request, hold=None)
+        document.hold(KEY, request)
+    await until(lambda: len(engine.crawled) == len(released))
+    assert shared.loads == 2 and fetcher.asked == []  # the store asked once more, no download
+    # Decided afresh once: back after version 2's lifetime too (a queue slower than it),
+    # they go on with it instead of going round again.
+    clock[0] = newer.fresh_until + 1
+    for request in engine.crawled:
+        entry = entry_or_hold(document, KEY, request)
+        assert isinstance(entry, CacheEntry)
+        assert (entry.fetched_at, entry.sha256) == (newer.fetched_at, kind.entry_of(newer).sha256)
+    assert shared.loads == 2
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_stale_version_the_lifecycle_keeps_after_a_failed_refresh_decides(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """Decided afresh is not held for ever: when the refresh fails and the lifecycle
+    keeps its stale copy in use (SPEC §4), a released request carrying it goes on with
+    it instead of coming back again and again."""
+    kind = crawl_kind.kind
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    engine = crawler.engine
+    request = Request(f"{KEY}/a")
+    assert entry_or_hold(document, KEY, request) is HOLD
+    update(request, hold=None)
+    document.hold(KEY, request)
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: len(engine.crawled) == 1)
+    old = document.usable_entry(KEY)
+    clock[0] = old.fresh_until + 1  # stale, not expired
+    [released] = engine.crawled
+    engine.crawled.clear()
+    assert entry_or_hold(document, KEY, released) is HOLD  # the refresh starts
+    update(released, hold=None)
+    document.hold(KEY, released)
+    await until(lambda: len(fetcher.asked) == 2)
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(503)
+    await until(lambda: len(engine.crawled) == 1)  # released with the stale copy kept
+    entry = entry_or_hold(document, KEY, engine.crawled[0])
+    assert isinstance(entry, CacheEntry) and entry.fetched_at == old.fetched_at
+    assert len(fetcher.asked) == 2  # no third try before the backoff
 
 
 def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> None:

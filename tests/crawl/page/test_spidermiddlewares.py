@@ -70,6 +70,27 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
     assert "https://e.com/p" in caplog.text and "noindex" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("purpose", "content", "setting"),
+    [
+        ("ai-input", "nosnippet", "REP_NOSNIPPET_MEANS_NO_AI_INPUT"),
+        ("ai-input", "max-snippet:0", "REP_NOSNIPPET_MEANS_NO_AI_INPUT"),
+        ("ai-train", "nocache", "REP_NOCACHE_MEANS_NO_AI_TRAIN"),
+    ],
+)
+def test_a_search_directive_read_as_an_ai_opt_out_drops_items_unless_its_setting_is_off(
+    purpose: str, content: str, setting: str
+) -> None:
+    """The crawl's page pass reads each setting: on (the default), the page's items are
+    dropped for the purpose; off, they are kept; its links are followed either way."""
+    item, request = {"a": 1}, Request("https://e.com/next")
+    mw = page_middleware({"REP_PURPOSE": purpose})
+    assert page_pass(mw, page_response(meta_page(content)), [item, request]) == [request]
+    assert middleware_stat(mw, f"rep/purpose/items_dropped/{purpose}") == 1
+    mw = page_middleware({"REP_PURPOSE": purpose, setting: False})
+    assert page_pass(mw, page_response(meta_page(content)), [item, request]) == [item, request]
+
+
 def test_copied_meta_does_not_carry_the_parent_pages_directives() -> None:
     mw = page_middleware()
     parent = page_response(meta_page("noindex"))
