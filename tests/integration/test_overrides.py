@@ -6,14 +6,19 @@ tests/settings/test_readers_overrides.py)."""
 from __future__ import annotations
 
 import logging
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import Request
 
 from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.requests.owners import OWNERS
 from tests.support.audittrail import by_url
-from tests.support.robotsite import Sites, crawl, robots
+from tests.support.robotsite import ListSpider, Sites, crawl, robots
 
 PERMISSION = "written permission of the site owner, 2026-11-01"
 
@@ -48,7 +53,7 @@ async def test_an_override_lets_a_disallowed_page_through_recorded_as_overridden
     assert len(said) == 1 and PERMISSION in said[0]  # once per host; each in the trail
     record = by_url(trail)[sites.url("a", "/private/1")]
     assert record["fate"] == "fetched"
-    assert record["robots"]["overridden"] == f"{PERMISSION} (until 2099-01-01)"
+    assert record["robots"]["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
     assert record["robots"]["line"] == 2  # the line it overrode
     assert "overridden" not in by_url(trail)[sites.url("a", "/x")]["robots"]
     result = verify(trail)
@@ -75,3 +80,61 @@ async def test_an_override_never_lets_an_ai_crawlers_group_through(tmp_path: Pat
         await sites.close()
     assert spider.downloaded == []
     assert "for GPTBot" in spider.dropped[sites.url("a", "/private/1")]
+
+
+class ExpiringSpider(ListSpider):
+    """Requests its first URL; on its page, moves the robots.txt middleware's clock past
+    ``ends`` (the override's expiry: no test waits for a real clock) and requests the
+    others."""
+
+    ends = 0.0
+    rest: tuple[str, ...] = ()
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0], callback=self.expire, errback=self.failed)
+
+    def expire(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        OWNERS[self.crawler]._clock = lambda: self.ends + 1  # type: ignore[attr-defined]
+        for url in self.urls[1:]:
+            yield Request(url, callback=self.parse, errback=self.failed)
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_override_that_expires_mid_crawl_stops_applying_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The expiry is checked per request, not only at start: the requests sent after it
+    are refused by robots.txt (said once at INFO; each record names the override, and
+    the trail says which requests it covered), and the record keeps the expiry's date,
+    time and zone as given."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    caplog.set_level(logging.INFO, logger="scrapy_rep")
+    trail = tmp_path / "trail.jsonl"
+    ends = datetime.fromtimestamp(int(time.time()) + 86400, timezone(timedelta(hours=14)))
+    ExpiringSpider.ends = ends.timestamp()
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_OVERRIDES": [{"host": "127.0.0.1", "reason": PERMISSION, "expires": str(ends)}],
+    }
+    urls = [sites.url("a", f"/private/{n}") for n in (1, 2, 3)]
+    try:
+        crawler, spider = await crawl(urls, settings, ExpiringSpider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [urls[0]]
+    assert sorted(spider.dropped) == urls[1:]
+    assert crawler.stats.get_value("rep/requests/overridden") == 1
+    assert crawler.stats.get_value("rep/requests/override_expired") == 2
+    said = [r.getMessage() for r in caplog.records if "has expired" in r.getMessage()]
+    assert len(said) == 1 and PERMISSION in said[0]
+    described = f"{PERMISSION} (until {ends.isoformat()})"  # +14:00, as given
+    records = by_url(trail)
+    assert records[urls[0]]["robots"]["overridden"] == described
+    for url in urls[1:]:
+        assert records[url]["fate"] == "refused"
+        assert records[url]["robots"]["override_expired"] == described
+        assert "expired at" in records[url]["why"]
+    result = verify(trail)
+    assert result.clean, [str(finding) for finding in result.findings]
