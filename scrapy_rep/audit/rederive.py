@@ -382,10 +382,10 @@ def _overrides(value: Any) -> tuple[Override, ...]:
 
 
 def _override_differences(robots: dict[str, Any], verdict: Verdict) -> list[str]:
-    """An override must be recorded where the run's ``REP_OVERRIDES`` let a request
-    through that robots.txt disallows, and only there."""
+    """An override must be recorded where the run's ``REP_OVERRIDES`` let a request past
+    robots.txt's Allow/Disallow (allowed, or refused by a later step), and only there."""
     recorded = text(robots.get("overridden"))
-    overridden = isinstance(verdict, Allowed) and verdict.overridden is not None
+    overridden = isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None
     if overridden and not recorded:
         return ["robots.txt disallows it and the run's REP_OVERRIDES let it through, but "
                 "the record does not say it was overridden"]  # fmt: skip

@@ -233,6 +233,9 @@ class Refused:
     #: The override of the origin's host that would have let it through, had it not
     #: expired (``reason == "forbidden"``).
     expired: Override | None = None
+    #: The override that let it past robots.txt's Allow/Disallow before a later step
+    #: refused it (``tdmrep_unreachable``, ``purpose``): the record names it too.
+    overridden: Override | None = None
 
     @property
     def version(self) -> str:
@@ -332,7 +335,9 @@ def decide(
             licenses.append((key, found.rules))
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
         message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
-        return Refused("tdmrep_unreachable", message, TDM, agent, used, decision)
+        return Refused(
+            "tdmrep_unreachable", message, TDM, agent, used, decision, overridden=overridden
+        )
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
         rsl = licenses_signals(licenses, url, rules.rsl_held) if licenses else ()
@@ -352,6 +357,7 @@ def decide(
                 purpose=refusal.purpose,
                 signal=signal,
                 before=before,
+                overridden=overridden,
             )
     return Allowed(used, decision, before, obeyed, overridden)
 

@@ -85,6 +85,35 @@ async def test_an_override_never_lets_an_ai_crawlers_group_through(tmp_path: Pat
     assert "for GPTBot" in spider.dropped[sites.url("a", "/private/1")]
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_page_an_override_let_past_robots_txt_then_refused_for_a_purpose_names_it(
+    tmp_path: Path,
+) -> None:
+    """The override went past robots.txt's Disallow, then the site's AI-usage opt-out
+    refused the request: its record names the override (the trail shows every request
+    the override covered), and the trail verifies."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
+    )
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_PURPOSE": "ai-train",
+        "REP_AUDIT_FILE": str(trail),
+        "REP_OVERRIDES": [{"host": "127.0.0.1", "reason": PERMISSION, "expires": "2099-01-01"}],
+    }
+    try:
+        _, spider = await crawl([sites.url("a", "/private/1")], settings)
+    finally:
+        await sites.close()
+    assert spider.downloaded == []
+    record = by_url(trail)[sites.url("a", "/private/1")]
+    assert (record["fate"], record["refused_by"]) == ("refused", "purpose")
+    assert record["robots"]["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+    result = verify(trail)
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
 class ExpiringSpider(ListSpider):
     """Requests its first URL; on its page (one item kept), moves the robots.txt
     middleware's clock past ``ends`` (the override's expiry: no test waits for a real

@@ -193,6 +193,17 @@ def test_an_override_stops_applying_when_it_expires_checked_per_request() -> Non
     assert isinstance(allowed, Allowed) and allowed.overridden is None
 
 
+def test_an_override_that_lets_a_url_past_robots_txt_is_named_when_a_purpose_refuses_it() -> None:
+    """The override applied to robots.txt's Allow/Disallow even when an opt-out refuses
+    the request after it: the refusal names it, so the record does."""
+    found = robots_entry("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
+    rules = RequestRules.of(("ai-train",), overrides=[OVERRIDE])
+    tdm = known_entry(parse_tdmrep(b"[]"))
+    verdict = decide(facts(), rules, known(robots=found, tdm=tdm), OVERRIDE.ends - 1)
+    assert isinstance(verdict, Refused) and verdict.reason == "purpose"
+    assert verdict.overridden == OVERRIDE and verdict.expired is None
+
+
 def test_an_override_of_a_unicode_host_covers_its_idna_2008_form_only() -> None:
     """``faß.test`` as REP_OVERRIDES reads it (tests/settings/test_readers_overrides.py)
     covers the URLs of ``xn--fa-hia.test``, never those of ``fass.test``."""

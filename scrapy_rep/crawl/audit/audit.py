@@ -159,7 +159,7 @@ class AuditTrail(RequestEvents, FateEvents):
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
-                if isinstance(verdict, Allowed) and verdict.overridden is not None:
+                if verdict.overridden is not None:  # refused later, or allowed
                     overridden = verdict.overridden.described
                 elif isinstance(verdict, Refused) and verdict.expired is not None:
                     expired = verdict.expired.described
