@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 import textwrap
+import time
 from collections.abc import Sequence
 from typing import Final, TextIO
 
@@ -32,9 +33,8 @@ from scrapy_rep.checker.inputs import (
 from scrapy_rep.checker.report import origin_head, sources, user_agent_line
 from scrapy_rep.checker.report import report as report
 from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.settings.readers import RepSettingError, read_purposes, read_str_list, read_url_list
-from scrapy_rep.verdict import RequestRules, obey_of
+from scrapy_rep.settings import RepConfig, RepSettingError, request_rules
+from scrapy_rep.verdict import obey_of
 
 #: The width every help text of the tools fits in (a terminal's 80 columns).
 HELP_WIDTH: Final = 80
@@ -138,6 +138,11 @@ def _check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--purpose-agents", default="", help="REP_PURPOSE_AGENTS, comma-separated")
     check.add_argument("--rsl-licenses", default="", help="REP_RSL_LICENSES, comma-separated")
     check.add_argument(
+        "--overrides",
+        metavar="JSON",
+        help='REP_OVERRIDES as JSON: [{"host": …, "reason": …, "expires": …}]',
+    )
+    check.add_argument(
         "--unreachable-action",
         choices=("drop", "allow"),
         default="drop",
@@ -190,25 +195,27 @@ def _usage_problem(options: argparse.Namespace) -> str:
         _read_arguments(options)
     except InputError as error:
         return str(error)
+    settings = {  # the options as the crawl's settings, read and built as the crawl does
+        "REP_PURPOSE": options.purpose,
+        "REP_PURPOSE_AGENTS": options.purpose_agents,
+        "REP_RSL_LICENSES": options.rsl_licenses,
+        "REP_OVERRIDES": options.overrides,
+    }
     try:
-        options.request_rules = RequestRules.of(
-            read_purposes(vars(options), "purpose", ("search",)),
-            agents=read_str_list(vars(options), "purpose_agents", ()),
-            purpose_set=options.purpose is not None,
-            rsl_licenses=read_url_list(vars(options), "rsl_licenses", ()),
-            max_licenses=RepConfig.defaults().rsl_max_licenses,
-        )
-        options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
+        config = RepConfig.from_settings(settings)
     except RepSettingError as error:
         return _as_option(str(error))
+    options.request_rules = request_rules(config, options.purpose is not None)
+    options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     return ""
 
 
 def _as_option(message: str) -> str:
-    """A settings reader's message (``purpose_agents: …``) as the option's (``--purpose-agents:
-    …``): only the name before the first colon is rewritten, never the value quoted after."""
+    """A settings reader's message (``REP_PURPOSE_AGENTS: …``) as the option's
+    (``--purpose-agents: …``): only the name before the first colon is rewritten, never
+    the value quoted after."""
     name, colon, rest = message.partition(":")
-    return f"--{name.replace('_', '-')}{colon}{rest}"
+    return f"--{name.removeprefix('REP_').lower().replace('_', '-')}{colon}{rest}"
 
 
 def _read_arguments(options: argparse.Namespace) -> None:
@@ -245,7 +252,7 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
                            source.licenses)  # fmt: skip
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile, options.obey, source.held,
+            source.licenses, profile, options.obey, source.held, time.time(),
         )  # fmt: skip
         print("\n".join([*head, *(f"  {line}" for line in lines)]), file=out)
         tdm_unreachable = source.tdm is not None and source.tdm.unreachable

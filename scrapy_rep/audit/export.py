@@ -178,6 +178,10 @@ def _add(
     body = preferences_of(record.get("usage"))
     if kind == "page":
         body["documents"] = _documents(record)
+        robots = record.get("robots")
+        overridden = text(robots.get("overridden")) if isinstance(robots, dict) else ""
+        if overridden:  # robots.txt disallowed it: an authorized override let it through
+            body["overridden"] = overridden
     key = (kind, url, json.dumps(body, sort_keys=True))
     asset = assets.get(key)
     if asset is None:
@@ -231,6 +235,12 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
             f"| {purpose} | " + " | ".join(str(counts[purpose][a]) for a in ANSWERS) + " |"
         )
     lines.append("")
+    overridden = Counter(a["overridden"] for a in export.assets if a.get("overridden"))
+    if overridden:
+        lines.append("Fetched although robots.txt disallowed them, under an authorized "
+                     "override (REP_OVERRIDES): " + ", ".join(
+            f"{n} page(s) by {said}" for said, n in sorted(overridden.items())) + ".")  # fmt: skip
+        lines.append("")
     if conditions:
         lines.append("Conditions on use: " + ", ".join(
             f"`{c}` ({n} asset(s))" for c, n in sorted(conditions.items())) + ".")  # fmt: skip

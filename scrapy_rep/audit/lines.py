@@ -137,18 +137,23 @@ def robots_part(
     why: str,
     obeyed: bool = True,
     overridden: str = "",
+    override_expired: str = "",
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
     robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
     its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
     ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
     AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
-    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry."""
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry.
+    ``override_expired``: robots.txt disallows it, and the override of its host had
+    expired when it was to be sent (its reason and expiry): refused."""
     part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
     if not obeyed:
         part["obeyed"] = False
     if overridden:
         part["overridden"] = overridden
+    if override_expired:
+        part["override_expired"] = override_expired
     if line is not None:
         part["line"] = line
         part["rule"] = rule

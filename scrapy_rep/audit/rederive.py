@@ -34,6 +34,7 @@ from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
+from scrapy_rep.settings import overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES
@@ -213,7 +214,11 @@ class Rederiver:
 
         target = origin_of(url) or Origin("", "", None)
         facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE)
-        verdict = decide(facts, request_rules, known)
+        # The trail does not say when a request was decided: one whose record says its
+        # host's override had expired is decided after it, any other while it held
+        # (a request it let through says so: _override_differences).
+        expired = isinstance(robots.get("override_expired"), str)
+        verdict = decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
         fate, by = text(record.get("fate")), text(record.get("refused_by"))
         found: list[str] = []
         if obeyed:
@@ -374,27 +379,33 @@ class Rederiver:
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
 
 
+#: The times a re-derivation decides at: after every override's expiry, before all.
+_AFTER_ALL: Final = float("inf")
+_BEFORE_ALL: Final = float("-inf")
+
+
 def _overrides(value: Any) -> tuple[Override, ...]:
-    """A run header's ``REP_OVERRIDES`` (``[[host, reason, expires], …]``); anything odd
-    counts as none, so a record that claims an override is then reported."""
-    found = []
-    for entry in items(value):
-        if isinstance(entry, list) and len(entry) == 3 and all(isinstance(x, str) for x in entry):
-            found.append(Override(entry[0], entry[1], entry[2]))
-    return tuple(found)
+    """A run header's ``REP_OVERRIDES`` (``[[host, reason, expires], …]``), read as the
+    crawl reads it (:func:`scrapy_rep.settings.overrides_of`); anything odd counts as
+    none, so a record that claims an override is then reported."""
+    return tuple(overrides_of(items(value)))
 
 
 def _override_differences(robots: dict[str, Any], verdict: Verdict) -> list[str]:
-    """An override must be recorded where the run's ``REP_OVERRIDES`` let a request
-    through that robots.txt disallows, and only there."""
+    """An override must be recorded where the run's ``REP_OVERRIDES`` let a request past
+    robots.txt's Allow/Disallow (allowed, or refused by a later step), and only there."""
     recorded = text(robots.get("overridden"))
-    overridden = isinstance(verdict, Allowed) and verdict.overridden is not None
+    overridden = isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None
     if overridden and not recorded:
         return ["robots.txt disallows it and the run's REP_OVERRIDES let it through, but "
                 "the record does not say it was overridden"]  # fmt: skip
     if recorded and not overridden:
         return [f"recorded as overridden ({recorded}), but no override of the run's "
                 "REP_OVERRIDES covers it"]  # fmt: skip
+    expired = text(robots.get("override_expired"))
+    if expired and not (isinstance(verdict, Refused) and verdict.expired is not None):
+        return [f"recorded as past its override's expiry ({expired}), but no override of "
+                "the run's REP_OVERRIDES covers it"]  # fmt: skip
     return []
 
 

@@ -57,6 +57,12 @@ def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
     else:
         said = f'no line decided it for "{agent}": {robots.get("why") or "no reason given"}'
     lines = [f"  robots.txt of {origin}: {said}"]
+    if robots.get("overridden"):
+        lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: "
+                     f"{robots.get('overridden')}")  # fmt: skip
+    if robots.get("override_expired"):
+        lines.append(f"    its override in REP_OVERRIDES had expired: "
+                     f"{robots.get('override_expired')}")  # fmt: skip
     sha = str(robots.get("snapshot") or "")
     meta = rederiver.meta(sha, f"{origin}/robots.txt")
     if meta is not None:

@@ -3,9 +3,13 @@
 
 Per record (``url`` line): the *deciding signal* is what its fate came from: for a refused
 request, ``refused by`` its ``refused_by`` (with the vocabulary of the signal that said
-"no" for a refusal by purpose: ``refused by purpose (aipref)``); for a page whose items a
-usage signal denied, ``denied by`` that signal's vocabulary; else ``allowed by a
-robots.txt rule`` when a robots.txt line allowed it, ``no rule (allowed)`` when none spoke.
+"no" for a refusal by purpose: ``refused by purpose (aipref)``; and the override of
+``REP_OVERRIDES`` that had expired, for a request robots.txt refused after it did:
+``refused by robots.txt (override expired: its reason (until …))``); for a page whose
+items a usage signal denied, ``denied by`` that signal's vocabulary; else ``overridden by
+REP_OVERRIDES: its reason (until …)`` when robots.txt disallowed it and an authorized
+override let it through, ``allowed by a robots.txt rule`` when a robots.txt line allowed
+it, ``no rule (allowed)`` when none spoke.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_rep.audit.read import Line, items
+from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
 
@@ -100,20 +104,36 @@ def _named(decider: dict[str, Any], said: bool) -> str:
     return str(decider.get("vocabulary"))
 
 
+def overridden_by(record: dict[str, Any]) -> str:
+    """``overridden by REP_OVERRIDES: its reason (until …)`` for a record robots.txt
+    disallowed and an authorized override let through (its ``robots.overridden``); else
+    ``""``."""
+    robots = record.get("robots")
+    said = text(robots.get("overridden")) if isinstance(robots, dict) else ""
+    return f"overridden by REP_OVERRIDES: {said}" if said else ""
+
+
 def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = False) -> str:
     """See the module docstring. ``said``: name a usage signal by what the site said (its
     ``source``: ``header Content-Usage: train-ai=n``), not by its vocabulary."""
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
+    robots = record.get("robots")
+    robots = robots if isinstance(robots, dict) else {}
     if record.get("fate") == "refused":
         by = str(record.get("refused_by") or "unknown")
         decider = _decider(usage, no[0]) if no and by != "robots.txt" else None
-        return f"refused by {by} ({_named(decider, said)})" if decider else f"refused by {by}"
+        if decider:
+            return f"refused by {by} ({_named(decider, said)})"
+        expired = text(robots.get("override_expired"))
+        return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
     if no:
         decider = _decider(usage, no[0])
         return f"denied by {_named(decider, said) if decider else 'a usage signal'}"
-    robots = record.get("robots")
-    if isinstance(robots, dict) and robots.get("line") is not None:
+    overridden = overridden_by(record)
+    if overridden:
+        return overridden
+    if robots.get("line") is not None:
         return "allowed by a robots.txt rule"
     return "no rule (allowed)"
 

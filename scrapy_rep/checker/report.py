@@ -39,6 +39,7 @@ from scrapy_rep.verdict import (
     TDM,
     Allowed,
     Obey,
+    Override,
     Refused,
     RequestFacts,
     RequestRules,
@@ -104,6 +105,7 @@ def report(
     profile: str = "",
     obey: Obey = Obey.ALL,
     held: str = "",
+    now: float | None = None,
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. Each URL is decided as the crawl decides it, by
@@ -111,8 +113,9 @@ def report(
     now, and why its URLs are disallowed for now: :func:`held_reason`, temporary), then
     with ``request_rules`` the purposes, their extra agents, tdmrep.json and the RSL
     ``licenses`` of its ``License:`` lines. A robots.txt refusal shows its deciding line;
-    any other refusal the crawl's own sentence. ``profile``: the robots.txt profile, for
-    :func:`google_note`."""
+    any other refusal the crawl's own sentence; an override (``REP_OVERRIDES``) that lets
+    a URL through, or has expired at ``now`` (POSIX seconds; ``None``: no override
+    applies), is named. ``profile``: the robots.txt profile, for :func:`google_note`."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
@@ -126,7 +129,7 @@ def report(
 
     for url in urls:
         facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey)
-        verdict = decide(facts, decide_with, known)
+        verdict = decide(facts, decide_with, known, now)
         allowed, why = _line(verdict, agent, profile, held)
         all_allowed = all_allowed and allowed
         verdict_word = "allowed   " if allowed else "DISALLOWED"
@@ -166,12 +169,21 @@ def _entry(rules: Any, given_up: str | None = None) -> CacheEntry[Any]:
     return CacheEntry(rules, outcome, 0.0, never, never, unreachable=given_up is not None)
 
 
-def robots_allows(rules: RobotsTxt, url: str, user_agent: str, obey: Obey = Obey.ALL) -> bool:
+def robots_allows(
+    rules: RobotsTxt,
+    url: str,
+    user_agent: str,
+    obey: Obey = Obey.ALL,
+    request_rules: RequestRules | None = None,
+    now: float | None = None,
+) -> bool:
     """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it (the tools
-    fetch a page only then)."""
+    fetch a page only then): with ``request_rules``, its overrides that have not expired
+    at ``now``."""
     entry = _entry(rules, None)
     facts = RequestFacts(url, origin_of(url) or _LOCAL, crawler_name(user_agent), obey)
-    return not isinstance(decide(facts, RequestRules(), lambda kind, key: entry), Refused)
+    robots_only = RequestRules(overrides=request_rules.overrides if request_rules else {})
+    return not isinstance(decide(facts, robots_only, lambda kind, key: entry, now), Refused)
 
 
 def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, str]:
@@ -181,6 +193,8 @@ def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, 
         if verdict.reason == "robotstxt_unreachable" and held:
             return False, held
         if verdict.reason == "forbidden" and verdict.agent == agent and verdict.robots:
+            if verdict.expired is not None:
+                return False, f"{verdict.robots.explanation}; {_expired(verdict.expired)}"
             return False, verdict.robots.explanation
         return False, verdict.message + google_note(verdict.signal, profile)
     if isinstance(verdict, Allowed):
@@ -188,8 +202,20 @@ def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, 
             return True, "not checked: ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
         if verdict.robots is None:
             return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+        if verdict.overridden is not None:
+            return True, f"{verdict.robots.explanation}; {_overridden(verdict.overridden)}"
         return True, verdict.robots.explanation
     return True, f"not decided: the {verdict.document} of {verdict.key} was not read"
+
+
+def _overridden(override: Override) -> str:
+    """An override that lets a URL through, as the tools name it."""
+    return f"overridden by REP_OVERRIDES: {override.described}"
+
+
+def _expired(override: Override) -> str:
+    """An override that no longer lets a URL through, as the tools name it."""
+    return f"its override in REP_OVERRIDES expired: {override.described}"
 
 
 def further_documents(

@@ -10,7 +10,8 @@ accepted values. Pure: reads anything with a ``get(name, default)`` method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal
 
 from scrapy_rep.fetch.rules import MAX_REDIRECTS, Policy
@@ -22,6 +23,7 @@ from scrapy_rep.settings.readers import (
     _number,
     _optional,
     _whole,
+    override_expiry,
     read_bool,
     read_overrides,
     read_purposes,
@@ -33,6 +35,7 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
+from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import DirectiveReadings
 from scrapy_rep.verdict import Override, RequestRules
 
@@ -572,18 +575,42 @@ def crawl_delay_obeyed(config: RepConfig) -> bool:
     return config.obey_crawl_delay
 
 
-def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
+def overrides_of(entries: Iterable[Any]) -> list[Override]:
+    """The :class:`Override` of each ``(host, reason, expires)`` of ``REP_OVERRIDES`` (as
+    :func:`read_overrides` reads it, or a run header holds it), its expiry read by
+    :func:`override_expiry`; an entry that is not one is left out (it covers nothing)."""
+    found = []
+    for entry in entries:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            continue
+        host, reason, expires = entry
+        expiry = override_expiry(expires)
+        if isinstance(host, str) and isinstance(reason, str) and expiry is not None:
+            found.append(Override(host, reason, *expiry))
+    return found
+
+
+def request_rules(
+    config: RepConfig, purpose_set: bool, policy: UsagePolicy | None = None
+) -> RequestRules:
     """The settings that decide a request (:func:`scrapy_rep.verdict.decide`), for the crawl
-    and both tools. ``purpose_set``: ``REP_PURPOSE`` was set (not only its default), so its
-    opt-outs hold even when robots.txt is not obeyed, and RSL licenses are read. With the
-    audit trail on, an allowed request keeps robots.txt's deciding line."""
-    return RequestRules.of(
+    and ``scrapy rep-robots``, so that they cannot drift. ``purpose_set``: ``REP_PURPOSE``
+    was set (not only its default), so its opt-outs hold even when robots.txt is not
+    obeyed, and RSL licenses are read. ``policy``: the purposes a tool was asked about
+    (``--purpose``) instead of ``REP_PURPOSE``'s. With the audit trail on, an allowed
+    request keeps robots.txt's deciding line."""
+    rules = RequestRules.of(
         config.purpose,
         config.purpose_unknown,
         config.purpose_agents,
         purpose_set=purpose_set,
         rsl_licenses=config.rsl_licenses,
-        overrides=[Override(*entry) for entry in config.overrides],
+        overrides=overrides_of(config.overrides),
         explain=bool(config.audit_file),
         max_licenses=config.rsl_max_licenses,
     )
+    if policy is None:  # the page's directives read as the crawl reads them (its settings)
+        policy = UsagePolicy.of(
+            config.purpose, config.purpose_unknown, readings=directive_readings(config)
+        )
+    return replace(rules, policy=policy)

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+import time as _time
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from os import PathLike
 from typing import Any, Final, Protocol
 
-from scrapy_rep.urls.origins import host_key
+import idna
+
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
 
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
@@ -190,22 +193,73 @@ def read_url_list(
     return tuple(dict.fromkeys(values))
 
 
-#: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``.
+#: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``, the expiry
+#: as :func:`override_expiry` writes it (date, time and zone).
 OverrideEntry = tuple[str, str, str]
+
+#: An expiry as ``REP_OVERRIDES`` takes it: a date (``2027-06-30``), or a date and time
+#: with its zone (``2027-06-30T18:00:00+02:00``, ``…Z``); nothing before or after it.
+_EXPIRY: Final = re.compile(
+    r"(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d)?)(Z|[+-]\d\d:\d\d))?", re.ASCII
+)
+
+
+def override_expiry(expires: Any) -> tuple[str, float] | None:
+    """An override's expiry (``REP_OVERRIDES``) as the records write it, and the instant it
+    stops applying (POSIX seconds); ``None`` when it is not one. A date and time keeps the
+    zone it was given in (``2026-11-25T01:00:00+14:00``, already past at 2026-11-24T11:00
+    UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC
+    (``2027-06-30`` is written ``2027-07-01T00:00:00+00:00``). A time without a zone, or
+    any text around the date (``2026-11-25 or never``), is not an expiry: which instant it
+    names cannot be known."""
+    matched = _EXPIRY.fullmatch(str(expires).strip())
+    if matched is None:
+        return None
+    day, clock, zone = matched.groups()
+    try:
+        if clock is None:
+            ends = datetime.combine(
+                date.fromisoformat(day) + timedelta(days=1), time(0), timezone.utc
+            )
+        else:
+            offset = "+00:00" if zone == "Z" else zone
+            ends = datetime.fromisoformat(f"{day}T{clock}{offset}")
+    except (ValueError, OverflowError):  # 2026-02-30, 25:00, +24:00, 9999-12-31 + 1 day
+        return None
+    return ends.isoformat(), ends.timestamp()
+
+
+def override_host(host: str) -> str:
+    """An override's host as the crawl's URLs name it: lowercase, an internationalised
+    name in its IDNA 2008 form, mapped as UTS #46 (non-transitional) maps it, the mapping
+    of today's browsers and URL parsers (``faß.test`` is ``xn--fa-hia.test``, never
+    ``fass.test``, another host: IDNA 2003's ``encodings.idna`` maps ß to ss). Raises
+    ``idna.IDNAError`` (a ``UnicodeError``) for a name IDNA 2008 does not allow."""
+    host = host.strip().rstrip(".")
+    if host.isascii():
+        return host.lower()
+    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+    return ".".join(
+        label.lower() if label.isascii() else idna.alabel(label).decode("ascii")
+        for label in mapped.rstrip(".").split(".")
+    )
 
 
 def read_overrides(
     settings: SettingsLike,
     name: str,
     default: tuple[OverrideEntry, ...] = (),
-    today: date | None = None,
+    now: float | None = None,
 ) -> tuple[OverrideEntry, ...]:
     """Authorized exceptions to hosts' robots.txt Allow/Disallow (Nutch's robots.txt
     allow-list, with who authorized it and until when): a list of ``{"host": …,
-    "reason": …, "expires": "YYYY-MM-DD"}`` (or a JSON string of one), each host once.
-    The host is compared as a robots.txt origin's (lowercase, IDNA, no port); the reason
-    must say something; an entry that has expired (``expires`` before ``today``, UTC)
-    stops the crawl, so an authorization is never used past its date."""
+    "reason": …, "expires": …}`` (or a JSON string of one), each host once. The host is
+    compared as the crawl's URLs name it (:func:`override_host`); the reason must say
+    something; the expiry is a date or a date and time with its zone
+    (:func:`override_expiry`). An entry already expired at ``now`` (POSIX seconds; the
+    clock when ``None``), in whatever zone it was written, stops the crawl, so an
+    authorization is never used past its date; one that expires during the crawl stops
+    applying then (:func:`scrapy_rep.verdict.decide`)."""
     value = settings.get(name, default)
     if value is None or value == default:
         return default
@@ -221,17 +275,24 @@ def read_overrides(
         raise RepSettingError(
             f"{name}: expected a list of {{'host', 'reason', 'expires'}} entries, got {value!r}"
         )
-    today = today or datetime.now(timezone.utc).date()
+    now = _time.time() if now is None else now
     found: dict[str, OverrideEntry] = {}
     for entry in value:
         host, reason, expires = _override(name, entry)
-        ends = _expiry(name, host, expires)
-        if ends < today:
+        expiry = override_expiry(expires)
+        if expiry is None:
             raise RepSettingError(
-                f"{name}: the override of {host} expired on {ends.isoformat()}; renew the "
+                f"{name}: the override of {host} needs 'expires' as a date (YYYY-MM-DD) or "
+                f"a date and time with its zone (YYYY-MM-DDTHH:MM:SS+HH:MM or Z), and "
+                f"nothing else, got {expires!r}"
+            )
+        written, ends = expiry
+        if ends <= now:
+            raise RepSettingError(
+                f"{name}: the override of {host} expired at {written}; renew the "
                 f"authorization and its date, or remove it"
             )
-        found[host] = (host, reason, ends.isoformat())
+        found[host] = (host, reason, written)
     return tuple(found.values())
 
 
@@ -249,17 +310,14 @@ def _override(name: str, entry: Any) -> tuple[str, str, str]:
         raise RepSettingError(
             f"{name}: the override of {host} needs a 'reason' (who authorized it)"
         )
-    return host_key(host.strip()), reason.strip(), str(expires)
-
-
-def _expiry(name: str, host: str, expires: str) -> date:
     try:
-        return date.fromisoformat(expires.strip()[:10])
-    except ValueError:
+        key = override_host(host)
+    except UnicodeError:
         raise RepSettingError(
-            f"{name}: the override of {host} needs 'expires' as a date (YYYY-MM-DD), "
-            f"got {expires!r}"
+            f"{name}: 'host' {host!r} is not a host name IDNA 2008 allows; give it as the "
+            f"crawl's URLs name it (xn--…)"
         ) from None
+    return key, reason.strip(), str(expires)
 
 
 def _is_http_url(value: str) -> bool:

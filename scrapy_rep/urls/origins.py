@@ -51,11 +51,6 @@ def _idna(host: str) -> str:
         return ".".join(labels)
 
 
-def host_key(host: str) -> str:
-    """A host as an origin holds it: lowercase, its internationalised labels in IDNA."""
-    return _idna(host)
-
-
 def origin_of(url: str) -> Origin | None:
     """The origin of ``url``; ``None`` when robots.txt does not apply (data:, file:,
     about:, or no host)."""

@@ -26,7 +26,8 @@ The order (each step only for a request the previous ones allow):
    Allow/Disallow are not obeyed (then only a robots.txt given up on as unreachable
    refuses: its opt-outs are not known, docs/decisions.md 'Not obeying robots.txt keeps the
    purpose's opt-outs'), or the origin's host has an authorized override
-   (``REP_OVERRIDES``: recorded as overridden);
+   (``REP_OVERRIDES``: recorded as overridden) that has not expired when the request is
+   sent (``now``, a number passed in: this module never reads the clock);
 3. the groups of ``REP_PURPOSE_AGENTS`` (obeyed as the crawler's own; never overridden);
 4. the further documents the purposes need: the origin's tdmrep.json for AI purposes,
    the RSL licenses of robots.txt's ``License:`` lines for a crawl with ``REP_PURPOSE``
@@ -115,10 +116,19 @@ class Override:
     """An authorized exception to a host's robots.txt Allow/Disallow (``REP_OVERRIDES``,
     as Nutch's robots.txt allow-list): who authorized it, and until when."""
 
+    #: As the crawl's URLs name it (lowercase, IDNA 2008).
     host: str
     reason: str
-    #: The date it expires (ISO 8601, as written in the setting).
+    #: When it expires: ISO 8601 date, time and zone (a date alone: the next midnight,
+    #: UTC; :func:`scrapy_rep.settings.readers.override_expiry`), as records write it.
     expires: str
+    #: The same instant in POSIX seconds: a request sent then or later is not covered.
+    ends: float
+
+    @property
+    def described(self) -> str:
+        """Who authorized it and until when, as logs and the audit trail say it."""
+        return f"{self.reason} (until {self.expires})"
 
 
 @dataclass(frozen=True)
@@ -234,6 +244,12 @@ class Refused:
     signal: UsageSignal | None = None
     #: What the origin's documents said (``reason == "purpose"``).
     before: Before = NOTHING_BEFORE
+    #: The override of the origin's host that would have let it through, had it not
+    #: expired (``reason == "forbidden"``).
+    expired: Override | None = None
+    #: The override that let it past robots.txt's Allow/Disallow before a later step
+    #: refused it (``tdmrep_unreachable``, ``purpose``): the record names it too.
+    overridden: Override | None = None
 
     @property
     def version(self) -> str:
@@ -282,8 +298,12 @@ Verdict: TypeAlias = "Allowed | Refused | Wait"
 UNCHECKED: Final = Allowed()
 
 
-def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
-    """The verdict on one request (see the module docstring for the order)."""
+def decide(
+    facts: RequestFacts, rules: RequestRules, known: Known, now: float | None = None
+) -> Verdict:
+    """The verdict on one request (see the module docstring for the order). ``now``: when
+    it is sent (POSIX seconds), against which an override's expiry is held; ``None``: no
+    override applies (a caller that knows no time never goes past a robots.txt)."""
     origin = facts.origin
     if origin is None or facts.obey is Obey.NOTHING:
         return UNCHECKED
@@ -304,6 +324,9 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
             allowed = txt.allowed(url, agent)
         if not allowed:
             overridden = rules.overrides.get(origin.host) if rules.overrides else None
+            if overridden is not None and (now is None or now >= overridden.ends):
+                expired = overridden if now is not None else None
+                return _robots_refusal(origin, robots, url, agent, used, decision, expired)
             if overridden is None or robots.unreachable:
                 return _robots_refusal(origin, robots, url, agent, used, decision)
     elif robots.unreachable and txt.verdict is False:
@@ -336,7 +359,9 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
             licenses.append((key, found.rules))
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
         message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
-        return Refused("tdmrep_unreachable", message, TDM, agent, used, decision)
+        return Refused(
+            "tdmrep_unreachable", message, TDM, agent, used, decision, overridden=overridden
+        )
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
         rsl = licenses_signals(licenses, url, rules.rsl_held) if licenses else ()
@@ -356,6 +381,7 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
                 purpose=refusal.purpose,
                 signal=signal,
                 before=before,
+                overridden=overridden,
             )
     if pending:  # no license known so far refuses it: it waits for the others
         return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
@@ -369,11 +395,13 @@ def _robots_refusal(
     agent: str,
     used: Used,
     decision: Decision | None,
+    expired: Override | None = None,
     named: bool = False,
 ) -> Refused:
     """robots.txt refuses ``url`` for ``agent``: forbidden, or dropped as unreachable (a
-    robots.txt given up on: its opt-outs are not known; SPEC §4). ``named``: ``agent`` is
-    a ``REP_PURPOSE_AGENTS`` token, which the sentence names."""
+    robots.txt given up on: its opt-outs are not known; SPEC §4). ``expired``: the
+    override of its host that no longer applies, which the sentence names. ``named``:
+    ``agent`` is a ``REP_PURPOSE_AGENTS`` token, which the sentence names."""
     if decision is None:
         decision = robots.rules.decide(url, agent)
     if robots.unreachable:
@@ -381,7 +409,9 @@ def _robots_refusal(
         return Refused("robotstxt_unreachable", message, ROBOTS, agent, used, decision)
     token = f" for {agent}" if named else ""
     message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
-    return Refused("forbidden", message, ROBOTS, agent, used, decision)
+    if expired is not None:
+        message += f"; its override in REP_OVERRIDES expired at {expired.expires}"
+    return Refused("forbidden", message, ROBOTS, agent, used, decision, expired=expired)
 
 
 #: The document a refusing signal before the fetch comes from, by its vocabulary.

@@ -5,7 +5,7 @@ What the crawl does with it: tests/integration/test_overrides.py."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,8 @@ from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.settings.readers import read_overrides
 
-TODAY = date(2026, 11, 24)
+#: The time the tests read the setting at: 2026-11-24T12:00:00Z.
+NOW = datetime(2026, 11, 24, 12, tzinfo=timezone.utc).timestamp()
 PERMISSION = "written permission of the site owner, 2026-11-01"
 
 
@@ -27,15 +28,58 @@ def override_entry(**changes: Any) -> dict[str, Any]:
 
 
 def read(value: Any) -> Any:
-    return read_overrides({"REP_OVERRIDES": value}, "REP_OVERRIDES", (), today=TODAY)
+    return read_overrides({"REP_OVERRIDES": value}, "REP_OVERRIDES", (), now=NOW)
 
 
 def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
-    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-06-30"),)
+    """A date alone holds through that day, UTC: the entry says the instant it stops."""
+    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-07-01T00:00:00+00:00"),)
     assert read('[{"host": "b.example", "reason": "ok by mail", "expires": "2027-01-01"}]') == (
-        ("b.example", "ok by mail", "2027-01-01"),
+        ("b.example", "ok by mail", "2027-01-02T00:00:00+00:00"),
     )
     assert read([override_entry(host="exämple.com")])[0][0] == "xn--exmple-cua.com"
+
+
+@pytest.mark.parametrize(
+    ("expires", "written"),
+    [
+        ("2026-11-24", "2026-11-25T00:00:00+00:00"),  # today, UTC: until its end
+        ("2026-11-24T12:00:01Z", "2026-11-24T12:00:01+00:00"),
+        ("2026-11-24 15:30+02:00", "2026-11-24T15:30:00+02:00"),  # 13:30 UTC
+    ],
+    ids=["today", "a-second-ahead", "its-own-zone"],
+)
+def test_an_expiry_keeps_its_time_and_zone_as_given(expires: str, written: str) -> None:
+    assert read([override_entry(expires=expires)])[0][2] == written
+
+
+@pytest.mark.parametrize(
+    ("expires", "says"),
+    [
+        ("2026-11-25T01:00:00+14:00", "expired at 2026-11-25T01:00:00+14:00"),  # 11:00 UTC
+        ("2026-11-24T12:00:00Z", "expired at 2026-11-24T12:00:00+00:00"),  # now exactly
+        ("2026-11-23", "expired at 2026-11-24T00:00:00+00:00"),
+        ("2026-11-25 or never", "needs 'expires' as a date (YYYY-MM-DD)"),
+        ("2026-11-25T10:00:00", "or a date and time with its zone"),  # no zone
+        ("2026-02-30", "needs 'expires' as a date"),
+    ],
+    ids=["past-in-its-zone", "now", "yesterday", "text-after", "no-zone", "no-such-day"],
+)
+def test_an_expiry_past_in_any_zone_or_not_a_date_stops_the_crawl(expires: str, says: str) -> None:
+    with pytest.raises(RepSettingError, match="REP_OVERRIDES") as raised:
+        read([override_entry(expires=expires)])
+    assert says in str(raised.value)
+
+
+def test_a_unicode_host_is_its_idna_2008_form_never_another_host() -> None:
+    """UTS #46 non-transitional, as URL parsers and browsers map it: ``faß.test`` is
+    ``xn--fa-hia.test``; IDNA 2003 (``encodings.idna``) would make it ``fass.test``, a host
+    whose owner authorized nothing."""
+    assert read([override_entry(host="Faß.test")])[0][0] == "xn--fa-hia.test"
+    assert read([override_entry(host="FASS.test")])[0][0] == "fass.test"
+    assert read([override_entry(host="xn--fa-hia.test.")])[0][0] == "xn--fa-hia.test"
+    with pytest.raises(RepSettingError, match="not a host name IDNA 2008 allows"):
+        read([override_entry(host="☃.test")])
 
 
 @pytest.mark.parametrize(
@@ -43,7 +87,7 @@ def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
     [
         (
             [override_entry(expires="2026-11-23")],
-            "the override of example.com expired on 2026-11-23",
+            "the override of example.com expired at 2026-11-24T00:00:00+00:00",
         ),
         ([override_entry(reason=" ")], "needs a 'reason'"),
         ([override_entry(expires="next year")], "needs 'expires' as a date (YYYY-MM-DD)"),
@@ -63,7 +107,7 @@ def test_a_wrong_or_expired_override_stops_the_crawl_naming_it(value: Any, says:
 def test_an_expired_override_refuses_the_crawl_at_start() -> None:
     expired = [override_entry(expires="2020-01-01")]
     crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
-    with pytest.raises(RepSettingError, match="expired on 2020-01-01"):
+    with pytest.raises(RepSettingError, match="expired at 2020-01-02T00:00:00"):
         validate(crawler.settings)
     assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
 
@@ -89,7 +133,7 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid()
     assert any("no override of the run's REP_OVERRIDES covers it" in d for d in differences)
     covered = RunContext(
         agents=("testbot",),
-        overrides=_overrides([["e.com", PERMISSION, "2099-01-01"]]),
+        overrides=_overrides([["e.com", PERMISSION, "2099-01-01T00:00:00+00:00"]]),
     )
     unsaid = rederiver._rederived(
         {"url": disallowing[0], "fate": "fetched"},

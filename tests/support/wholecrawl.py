@@ -24,7 +24,9 @@ each document delivered whole, chunked, slowly, or cut (the connection closed be
 the ``Content-Length`` promised). The crawl's settings come from the same seed:
 ``REP_PURPOSE``, Scrapy's HTTP cache, a ``JOBDIR`` pause and resume, the Redis store
 (when ``redis-server`` is installed), small caches, ``CONCURRENT_REQUESTS`` from 1 to
-64, retries, AutoThrottle, the audit trail.
+64, retries, AutoThrottle, the audit trail, and ``REP_OVERRIDES`` (some origins then
+served under the host name ``localhost``, which an override covers, and in some crawls
+the override has expired by the robots.txt middleware's clock: :func:`_overrides`).
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
 ``parse_rsl``, ``scrapy_rep.verdict.decide``, ``UsagePolicy.after_fetch``, the directives
@@ -48,8 +50,10 @@ import json
 import random
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
@@ -260,6 +264,9 @@ class Plan:
     settings: dict[str, Any]
     phases: int
     notes: list[str]
+    #: How far ahead of the real clock the robots.txt middleware's clock runs (seconds):
+    #: past the expiry of the crawl's ``REP_OVERRIDES`` when it has expired.
+    clock_ahead: float = 0.0
 
     def start_urls(self) -> list[str]:
         return list(self.pages)
@@ -469,6 +476,8 @@ def generate(
     rng = random.Random(seed)
     more = random.Random(f"{seed}/generation-2")
     third = random.Random(f"{seed}/generation-3")
+    over = random.Random(f"{seed}/overrides")  # its own draws: the others stay the seed's
+    overridden = over.random() < 0.5
     notes: list[str] = []
     lic = sites.add("lic")
     lic_base = sites.bases["lic"]
@@ -485,6 +494,8 @@ def generate(
     for number in range(rng.randint(1, 3)):
         name = f"s{number}"
         origin = sites.add(name)
+        if overridden and over.random() < 0.7:  # the host REP_OVERRIDES names
+            sites.bases[name] = sites.bases[name].replace("127.0.0.1", OVERRIDDEN_HOST)
         base = sites.bases[name]
         npages = rng.randint(2, 6)
         paths = [f"/p/{n}" for n in range(npages)]
@@ -640,13 +651,37 @@ def generate(
     if generation >= 3 and third.random() < 0.7:
         _media_origin(third, sites, serve, robots_docs, tdm_docs, pages, files)
     settings, phases = crawl_settings(rng, workdir, redis_url, notes)
+    clock_ahead = _drawn_overrides(over, settings) if overridden else 0.0
     if any(plan_file.pipeline == "images" for plan_file in files.values()):
         settings["ITEM_PIPELINES"] = {
             "scrapy.pipelines.files.FilesPipeline": 1,
             "scrapy.pipelines.images.ImagesPipeline": 2,
         }
         settings["IMAGES_STORE"] = str(workdir / "images")
-    return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes)
+    return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes,
+                clock_ahead)  # fmt: skip
+
+
+#: The host an override covers: origins served under it (:func:`generate`) are on
+#: 127.0.0.1 too, but they are another host to robots.txt and to ``REP_OVERRIDES``.
+OVERRIDDEN_HOST: Final = "localhost"
+
+
+def _drawn_overrides(rng: random.Random, settings: dict[str, Any]) -> float:
+    """``REP_OVERRIDES`` for :data:`OVERRIDDEN_HOST`, expiring in an hour (written in a
+    zone of its own; or, in a crawl where it does not expire, as tomorrow's date); and
+    how far ahead the robots.txt middleware's clock runs: two hours in some crawls (the
+    override passed the start check, but has expired when each request is decided: it
+    never applies), else not at all."""
+    zone = timezone(timedelta(hours=rng.choice((-8, 0, 5, 14))))
+    ends = datetime.fromtimestamp(int(time.time()) + 3600, zone)
+    expired = rng.random() < 0.3
+    expires = str(ends)
+    if not expired and rng.random() < 0.3:
+        expires = (ends + timedelta(days=1)).date().isoformat()
+    reason = "written permission of the site owner"
+    settings["REP_OVERRIDES"] = [{"host": OVERRIDDEN_HOST, "reason": reason, "expires": expires}]
+    return 7200.0 if expired else 0.0
 
 
 def _media_origin(
@@ -756,7 +791,8 @@ def crawl_settings(
 def describe(plan: Plan) -> str:
     keys = ("REP_PURPOSE", "CONCURRENT_REQUESTS", "RETRY_ENABLED", "HTTPCACHE_ENABLED",
             "AUTOTHROTTLE_ENABLED", "REP_CACHE_MAX_ORIGINS", "REP_CACHE_MAX_BYTES",
-            "REP_ROBOTSTXT_CACHE", "JOBDIR", "REP_AUDIT_FILE", "IMAGES_STORE")  # fmt: skip
+            "REP_ROBOTSTXT_CACHE", "JOBDIR", "REP_AUDIT_FILE", "IMAGES_STORE",
+            "REP_OVERRIDES")  # fmt: skip
     shown = {k: plan.settings[k] for k in keys if k in plan.settings}
     for key in ("JOBDIR", "REP_AUDIT_FILE", "REP_ROBOTSTXT_CACHE", "IMAGES_STORE"):
         if key in shown:
@@ -831,6 +867,31 @@ def license_doc(plan: Plan, url: str) -> tuple[RslDocument, str]:
     return UNREACHABLE, "license unreachable"
 
 
+def _overridden(plan: Plan, base: str) -> bool:
+    """Whether the crawl's ``REP_OVERRIDES`` lets requests to ``base`` past its robots.txt:
+    the origin is served under :data:`OVERRIDDEN_HOST` and the override has not expired
+    by the crawl's clock (:func:`_overrides`)."""
+    host = base.split("://", 1)[1].rsplit(":", 1)[0]
+    return "REP_OVERRIDES" in plan.settings and not plan.clock_ahead and host == OVERRIDDEN_HOST
+
+
+def _without_disallow(body: bytes) -> bytes:
+    """A robots.txt as an override reads it: its Allow/Disallow rules gone past, every
+    opt-out kept, written apart from the crawl's own override code (the oracle must not
+    share its bugs). ``Disallow`` lines are dropped; ``DisallowAITraining: P``, which the
+    google profile reads as a ``Disallow`` too (Google's parser takes any key that
+    starts with ``disallow``), stays as what it also is, the train-ai rule
+    ``Content-Usage: P train-ai=n`` (docs/purpose-notes.md, 2b); every other line stays."""
+    kept = []
+    for line in body.split(b"\n"):
+        key, _, value = line.partition(b":")
+        if key.lower() == b"disallowaitraining":
+            kept.append(b"Content-Usage: " + value.strip() + b" train-ai=n")
+        elif not key.lower().startswith(b"disallow"):
+            kept.append(line)
+    return b"\n".join(kept)
+
+
 def _decided_entry(document: Any, given_up: str = "") -> CacheEntry[Any]:
     """A document as the entry the crawl decides with (``given_up``: given up on)."""
     never = float("inf")
@@ -851,6 +912,8 @@ def oracle(plan: Plan) -> Expect:
             robots, why = None, "robots.txt cut: unreachable, given up on"
         elif robots_doc.status == 404:
             robots = parse_robotstxt(b"")
+        elif _overridden(plan, base):
+            robots = parse_robotstxt(_without_disallow(robots_doc.body[:MAX_BODY_BYTES]))
         else:
             robots = parse_robotstxt(robots_doc.body[:MAX_BODY_BYTES])
         tdm: TdmRepFile | None = None
@@ -1054,6 +1117,8 @@ async def run_crawl(plan: Plan) -> Outcome:
             signal=signals.item_scraped,
             weak=False,
         )
+        if plan.clock_ahead:
+            _clock_ahead(crawler, plan.clock_ahead)
 
     import logging
 
@@ -1072,6 +1137,18 @@ async def run_crawl(plan: Plan) -> Outcome:
     finally:
         logging.getLogger().removeHandler(handler)
     return outcome
+
+
+def _clock_ahead(crawler: Any, seconds: float) -> None:
+    """The robots.txt middleware's clock ``seconds`` ahead from the spider's opening
+    (before any request is decided): an override that passed the start check has
+    expired when every request is decided."""
+    from scrapy_rep.crawl.requests.owners import OWNERS
+
+    def opened(**_: Any) -> None:
+        OWNERS[crawler]._clock = lambda: time.time() + seconds  # type: ignore[attr-defined]
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
 
 
 async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -> None:
@@ -1344,6 +1421,12 @@ async def run_seed(
         "files_refused": sum(1 for f in expect.files.values() if f == "refused"),
         "images": sum(1 for f in plan.files.values() if f.pipeline == "images"),
         "forms": sum(1 for f in plan.files.values() if f.form != "element"),
+        # requests robots.txt disallows that REP_OVERRIDES let through, and refused
+        # because it had expired
+        **{
+            key: sum(stats.get(f"rep/requests/{key}", 0) for stats in outcome.stats)
+            for key in ("overridden", "override_expired")
+        },
     }
     return SeedResult(seed, describe(plan), violations, counts, plan.notes)
 

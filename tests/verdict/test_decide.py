@@ -192,22 +192,74 @@ def test_a_groups_license_that_permits_never_hides_a_file_wide_one_that_prohibit
     assert (LICENSE, LICENSE_URL, licenses[LICENSE_URL]) in verdict.used
 
 
+#: An override of e.com that stops applying at 2027-01-01T00:00:00Z (POSIX 1798761600).
+OVERRIDE = Override("e.com", "written permission of 2026-11-01", "2027-01-01T00:00:00+00:00",
+                    1798761600.0)  # fmt: skip
+
+
 def test_an_override_lets_a_disallowed_url_through_recorded_as_overridden() -> None:
     found = robots_entry("User-agent: *\nDisallow: /private\n")
-    override = Override("e.com", "written permission of 2026-11-01", "2027-01-01")
-    verdict = decide(facts(), RequestRules.of(overrides=[override]), known(robots=found))
-    assert isinstance(verdict, Allowed) and verdict.overridden == override
+    rules = RequestRules.of(overrides=[OVERRIDE])
+    verdict = decide(facts(), rules, known(robots=found), OVERRIDE.ends - 1)
+    assert isinstance(verdict, Allowed) and verdict.overridden == OVERRIDE
     assert verdict.robots is not None and not verdict.robots.allowed  # the line it overrode
 
 
+def test_an_override_stops_applying_when_it_expires_checked_per_request() -> None:
+    """The expiry is held against the time each request is sent (a number passed in),
+    not once at start; a caller that knows no time never goes past robots.txt."""
+    found = robots_entry("User-agent: *\nDisallow: /private\n")
+    rules = RequestRules.of(overrides=[OVERRIDE])
+    for now in (OVERRIDE.ends, OVERRIDE.ends + 86400):
+        verdict = decide(facts(), rules, known(robots=found), now)
+        assert isinstance(verdict, Refused) and verdict.reason == "forbidden"
+        assert verdict.expired == OVERRIDE
+        assert verdict.message.endswith(
+            "; its override in REP_OVERRIDES expired at 2027-01-01T00:00:00+00:00"
+        )
+    unknown_time = decide(facts(), rules, known(robots=found))
+    assert isinstance(unknown_time, Refused) and unknown_time.expired is None
+    allowed = decide(facts("https://e.com/public"), rules, known(robots=found), OVERRIDE.ends)
+    assert isinstance(allowed, Allowed) and allowed.overridden is None
+
+
+def test_an_override_that_lets_a_url_past_robots_txt_is_named_when_a_purpose_refuses_it() -> None:
+    """The override applied to robots.txt's Allow/Disallow even when an opt-out refuses
+    the request after it: the refusal names it, so the record does."""
+    found = robots_entry("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
+    rules = RequestRules.of(("ai-train",), overrides=[OVERRIDE])
+    tdm = known_entry(parse_tdmrep(b"[]"))
+    verdict = decide(facts(), rules, known(robots=found, tdm=tdm), OVERRIDE.ends - 1)
+    assert isinstance(verdict, Refused) and verdict.reason == "purpose"
+    assert verdict.overridden == OVERRIDE and verdict.expired is None
+
+
+def test_an_override_of_a_unicode_host_covers_its_idna_2008_form_only() -> None:
+    """``faß.test`` as REP_OVERRIDES reads it (tests/settings/test_readers_overrides.py)
+    covers the URLs of ``xn--fa-hia.test``, never those of ``fass.test``."""
+    from scrapy_rep.settings import overrides_of
+    from scrapy_rep.settings.readers import read_overrides
+
+    entry = {"host": "faß.test", "reason": "permission", "expires": "2099-01-01"}
+    read = read_overrides({"REP_OVERRIDES": [entry]}, "REP_OVERRIDES", ())
+    rules = RequestRules.of(overrides=overrides_of(read))
+    found = robots_entry("User-agent: *\nDisallow: /\n")
+    now = OVERRIDE.ends
+    covered = decide(facts("http://xn--fa-hia.test/a"), rules, known(robots=found), now)
+    assert isinstance(covered, Allowed) and covered.overridden is not None
+    other = decide(facts("http://fass.test/a"), rules, known(robots=found), now)
+    assert isinstance(other, Refused) and other.reason == "forbidden"
+
+
 def test_an_override_never_lets_an_unreachable_robots_txt_or_an_ai_group_through() -> None:
-    override = Override("e.com", "permission", "2027-01-01")
+    now = OVERRIDE.ends - 1
     given_up = known_entry(DISALLOW_ALL, unreachable=True)
-    verdict = decide(facts(), RequestRules.of(overrides=[override]), known(robots=given_up))
+    rules = RequestRules.of(overrides=[OVERRIDE])
+    verdict = decide(facts(), rules, known(robots=given_up), now)
     assert isinstance(verdict, Refused)
     found = robots_entry("User-agent: gptbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
-    rules = RequestRules.of(("search",), agents=("gptbot",), overrides=[override])
-    assert isinstance(decide(facts(), rules, known(robots=found)), Refused)
+    rules = RequestRules.of(("search",), agents=("gptbot",), overrides=[OVERRIDE])
+    assert isinstance(decide(facts(), rules, known(robots=found), now), Refused)
 
 
 def test_obey_of_reads_the_switches_as_the_crawl_does() -> None:

@@ -158,12 +158,13 @@ class AuditTrail(RequestEvents, FateEvents):
                     state[ROBOTS] = (sha, *previous[1:])
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
-                overridden = ""
-                if isinstance(verdict, Allowed) and verdict.overridden is not None:
-                    override = verdict.overridden
-                    overridden = f"{override.reason} (until {override.expires})"
+                overridden = expired = ""
+                if verdict.overridden is not None:  # refused later, or allowed
+                    overridden = verdict.overridden.described
+                elif isinstance(verdict, Refused) and verdict.expired is not None:
+                    expired = verdict.expired.described
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden)  # fmt: skip
+                                 overridden, expired)  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"

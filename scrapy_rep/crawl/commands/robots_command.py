@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -67,12 +68,13 @@ from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,
     directive_readings,
+    request_rules,
     robots_agent,
 )
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, decide
-from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
+from scrapy_rep.usage.rsl.terms import licenses_signals
 from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.verdict import RequestRules, obey_of
 
@@ -188,25 +190,15 @@ class RobotsCommand(ScrapyCommand):
         return ",".join(config.purpose)
 
     def _request_rules(self, config: RepConfig) -> RequestRules:
-        """The crawl's own decision (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS), and
-        how much of robots.txt it obeys."""
+        """The crawl's own decision, built by the crawl's own function from the same
+        settings (REP_PURPOSE, or --purpose; REP_PURPOSE_AGENTS, REP_RSL_LICENSES,
+        REP_OVERRIDES), and how much of robots.txt it obeys."""
         assert self.settings is not None
         purpose_set = (
             self.policy is not None or self.settings.getpriority("REP_PURPOSE") is not None
         )
         self.obey = obey_of(obey_robots(self.settings), purpose_set)
-        return RequestRules(
-            self.policy
-            or UsagePolicy.of(
-                config.purpose,
-                config.purpose_unknown,
-                readings=directive_readings(config),
-            ),
-            config.purpose_agents,
-            purpose_set,
-            held_licenses(config.rsl_licenses),
-            max_licenses=config.rsl_max_licenses,
-        )
+        return request_rules(config, purpose_set, self.policy)
 
     def _check_origin(
         self,
@@ -258,14 +250,15 @@ class RobotsCommand(ScrapyCommand):
     ) -> int:
         """Print one origin's URLs, under its block's head; its exit code. ``held``: why
         a URL is disallowed while robots.txt is unreachable (temporary)."""
+        now = time.time()  # an override covers a URL only before it expires
         lines, all_allowed = report(
             rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
-            held,
+            held, now,
         )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            robots_allowed = robots_allows(rules, url, agent, self.obey)
+            robots_allowed = robots_allows(rules, url, agent, self.obey, self.request_rules, now)
             if opts.page and robots_allowed:
                 page_line, fetched = page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")

@@ -168,7 +168,7 @@ class RobotsTxtMiddleware:
         def cached(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             return documents[kind].cached_entry(key, now)
 
-        verdict = decide(facts, self.rules, cached)
+        verdict = decide(facts, self.rules, cached, now)
         if isinstance(verdict, Wait):
             return None
         if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
@@ -229,7 +229,7 @@ class RobotsTxtMiddleware:
         unchecked (its site's "no" may be what could not be read), with an ERROR naming it
         ours, ``rep/requests/internal_errors`` and ``rep/requests/dropped/internal_error``."""
         try:
-            return decide(facts, self.rules, known)
+            return decide(facts, self.rules, known, self._clock())
         except Exception as error:
             inc(self.stats, "rep/requests/internal_errors")
             logger.exception(
@@ -261,8 +261,9 @@ class RobotsTxtMiddleware:
     @staticmethod
     def _same(kept: tuple[RequestFacts, Allowed], facts: RequestFacts, known: Known) -> bool:
         """Whether the early pass's verdict still holds: the same facts, and the very same
-        document versions decide it now."""
-        if kept[0] != facts:
+        document versions decide it now. One an override let through is decided again:
+        the override may have expired since (checked at the time the request is sent)."""
+        if kept[0] != facts or kept[1].overridden is not None:
             return False
         for kind, key, entry in kept[1].used:  # noqa: SIM110 (no generator on the hot path)
             if known(kind, key) is not entry:

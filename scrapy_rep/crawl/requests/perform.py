@@ -48,7 +48,9 @@ class Performer:
         #: ``REP_OBEY_CRAWL_DELAY`` (yes in every profile unless set to False).
         self.obey_crawl_delay = crawl_delay_obeyed(config)
         self._audit = bool(config.audit_file)
+        #: The hosts whose override was said to apply, and to have expired (once each).
         self._overridden: set[str] = set()
+        self._expired: set[str] = set()
 
     def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """``request`` goes on. Its state says for which name it was decided (the check of
@@ -95,6 +97,8 @@ class Performer:
             if verdict.signal is not None and says_not_read(verdict.signal):
                 inc(self.stats, "rep/rsl/requests_dropped/licenses_not_read")
         inc(self.stats, f"rep/requests/dropped/{reason}")
+        if verdict.expired is not None:
+            self._note_expired(request, verdict)
         if self._audit:
             trail = trail_of(self.crawler)
             if trail is not None:
@@ -114,8 +118,22 @@ class Performer:
             self._overridden.add(override.host)
             logger.info(
                 "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
-                "override in REP_OVERRIDES (%(reason)s, until %(expires)s)",
-                {"host": override.host, "url": request.url, "reason": override.reason,
-                 "expires": override.expires},
+                "override in REP_OVERRIDES (%(override)s)",
+                {"host": override.host, "url": request.url, "override": override.described},
                 extra={"spider": self.crawler.spider},
-            )  # fmt: skip
+            )
+
+    def _note_expired(self, request: Request, verdict: Refused) -> None:
+        """A request the override of its host no longer covers (it expired during the
+        crawl): counted, and said once per host at INFO (each one's record names it)."""
+        override = verdict.expired
+        assert override is not None
+        inc(self.stats, "rep/requests/override_expired")
+        if override.host not in self._expired:
+            self._expired.add(override.host)
+            logger.info(
+                "scrapy_rep: the override in REP_OVERRIDES of %(host)s has expired "
+                "(%(override)s); its robots.txt is obeyed again from %(url)s on",
+                {"host": override.host, "url": request.url, "override": override.described},
+                extra={"spider": self.crawler.spider},
+            )

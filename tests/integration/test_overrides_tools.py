@@ -1,0 +1,59 @@
+"""Both tools read ``REP_OVERRIDES`` as the crawl does (docs/cli.md): ``scrapy rep-robots``
+from the project's settings, ``python -m scrapy_rep check`` from ``--overrides``; their
+rules are built by the crawl's own function (``scrapy_rep.settings.request_rules``), so a
+URL an override lets the crawl fetch is not DISALLOWED by a tool."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.tools import check_tool, scrapy_robots
+
+PERMISSION = "written permission of the site owner, 2026-11-01"
+ROBOTS = b"User-agent: *\nDisallow: /private\n"
+
+
+def overrides(host: str, expires: str = "2099-01-01") -> str:
+    return json.dumps([{"host": host, "reason": PERMISSION, "expires": expires}])
+
+
+def spaced_as_one(output: str) -> list[str]:
+    """Each line of a tool's output, its runs of spaces as one (columns are aligned)."""
+    return [" ".join(line.split()) for line in output.splitlines()]
+
+
+def test_rep_robots_reads_rep_overrides_as_the_crawl_does(tmp_path: Path) -> None:
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    setting = f"REP_OVERRIDES={overrides('e.com')}"
+    urls = ("http://e.com/private/a", "http://other.com/private/a")
+    status, output = scrapy_robots("-s", setting, "--robots-file", str(robots), *urls)
+    assert status == 1, output  # other.com has no override
+    lines = spaced_as_one(output)
+    assert (
+        "allowed http://e.com/private/a line 2: Disallow: /private; overridden by "
+        f"REP_OVERRIDES: {PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+    ) in lines
+    assert "DISALLOWED http://other.com/private/a line 2: Disallow: /private" in lines
+    expired = f"REP_OVERRIDES={overrides('e.com', '2020-01-01T00:00:00+14:00')}"
+    status, output = scrapy_robots("-s", expired, "--robots-file", str(robots), "http://e.com/")
+    assert status == 2, output
+    assert "the override of e.com expired at 2020-01-01T00:00:00+14:00" in output
+
+
+def test_check_reads_overrides_as_the_crawl_does_idna_2008_hosts_only(tmp_path: Path) -> None:
+    """``faß.test`` is ``xn--fa-hia.test``, as the crawl matches it; never ``fass.test``."""
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(ROBOTS)
+    covered, other = "http://xn--fa-hia.test/private/a", "http://fass.test/private/a"
+    status, output = check_tool("--overrides", overrides("faß.test"), str(robots), covered, other)
+    assert status == 1, output
+    lines = spaced_as_one(output)
+    assert (
+        f"allowed {covered} line 2: Disallow: /private; overridden by REP_OVERRIDES: "
+        f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+    ) in lines
+    assert f"DISALLOWED {other} line 2: Disallow: /private" in lines
+    status, output = check_tool("--overrides", "[{", str(robots), covered)
+    assert status == 2 and output == ""
