@@ -29,7 +29,7 @@ from scrapy_rep.checker.download import (
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.tdmrep import NO_FILE
@@ -77,6 +77,7 @@ def report(
     profile: str = "",
     obey: Obey = Obey.ALL,
     held: str = "",
+    sent: str = "",
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. Each URL is decided as the crawl decides it, by
@@ -85,11 +86,15 @@ def report(
     with ``request_rules`` the purposes, their extra agents, tdmrep.json and the RSL
     ``licenses`` of its ``License:`` lines. A robots.txt refusal shows its deciding line;
     any other refusal the crawl's own sentence. ``profile``: the robots.txt profile, for
-    :func:`google_note`."""
+    :func:`google_note`. ``sent``: the User-Agent the crawl would send when it names
+    another crawler than ``user_agent`` (a project's ``ROBOTSTXT_USER_AGENT`` beside its
+    ``USER_AGENT``): every name is held to, as in the crawl
+    (:func:`~scrapy_rep.robotstxt.useragent.held_names`)."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
-    agent = crawler_name(user_agent)
+    names = held_names(user_agent, sent)
+    agent = names[0]
     documents = _documents(rules, tdm, licenses, held)
     decide_with = request_rules if request_rules is not None else RequestRules(explain=True)
     decide_with = replace(decide_with, explain=True)
@@ -98,7 +103,7 @@ def report(
         return documents.get((kind, key if kind == LICENSE else None))
 
     for url in urls:
-        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey)
+        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey, names)
         verdict = decide(facts, decide_with, known)
         allowed, why = _line(verdict, agent, profile, held)
         all_allowed = all_allowed and allowed
@@ -139,11 +144,14 @@ def _entry(rules: Any, given_up: str | None = None) -> CacheEntry[Any]:
     return CacheEntry(rules, outcome, 0.0, never, never, unreachable=given_up is not None)
 
 
-def robots_allows(rules: RobotsTxt, url: str, user_agent: str, obey: Obey = Obey.ALL) -> bool:
-    """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it (the tools
-    fetch a page only then)."""
+def robots_allows(
+    rules: RobotsTxt, url: str, user_agent: str, obey: Obey = Obey.ALL, sent: str = ""
+) -> bool:
+    """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it, for every
+    name held to (``sent``: as :func:`report`; the tools fetch a page only then)."""
     entry = _entry(rules, None)
-    facts = RequestFacts(url, origin_of(url) or _LOCAL, crawler_name(user_agent), obey)
+    names = held_names(user_agent, sent)
+    facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
     return not isinstance(decide(facts, RequestRules(), lambda kind, key: entry), Refused)
 
 

@@ -261,3 +261,71 @@ async def test_held_requests_are_never_released_against_an_older_robots_txt() ->
     assert learned, "the crawl never read v2"
     assert crawler.stats.get_value("rep/requests/held") == 40  # all released with v1
     assert sent_after == [], " ".join(sites.requested("a"))
+
+
+# ---------------------------------------------------------------- every name held to
+
+CHROME = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/120.0 Safari/537.36"
+)
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+
+class SentAsSpider(ItemSpider):
+    """Each request carries its own User-Agent: ``(url, user agent)`` pairs."""
+
+    sent_as: tuple[tuple[str, str], ...] = ()
+
+    async def start(self) -> Any:
+        for url, user_agent in self.sent_as:
+            yield Request(url, errback=self.failed, headers={"User-Agent": user_agent})
+
+
+@pytest.mark.parametrize("declared", ["USER_AGENT", "ROBOTSTXT_USER_AGENT"])
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_as_another_name_is_held_to_every_name(
+    tmp_path: Any, declared: str
+) -> None:
+    """docs/decisions.md, 'Every name a request can be held to': sent as a browser, the
+    crawler keeps its own ``Disallow: /``; sent as Googlebot, it keeps its own group and
+    gets none of Googlebot's exemptions but obeys Googlebot's "no". The trail names both
+    names, and ``audit verify`` re-derives the records."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            "User-agent: testbot\nDisallow: /own\n\n"
+            "User-agent: googlebot\nDisallow: /g\nAllow: /\n\n"
+            "User-agent: *\nDisallow: /g\nAllow: /\n"
+        ),
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/own/chrome"), CHROME),
+        (url("a", "/own/googlebot"), GOOGLEBOT),
+        (url("a", "/g/googlebot"), GOOGLEBOT),
+        (url("a", "/open/googlebot"), GOOGLEBOT),
+        (url("a", "/open/chrome"), CHROME),
+    )
+    settings: dict[str, Any] = {"REP_AUDIT_FILE": str(trail)}
+    if declared == "ROBOTSTXT_USER_AGENT":
+        settings.update(USER_AGENT="testbot/1.0", ROBOTSTXT_USER_AGENT="TestBot")
+    try:
+        _, spider = await crawl([], settings, SentAsSpider)
+    finally:
+        await sites.close()
+    assert sorted(spider.dropped) == [url("a", "/g/googlebot"), url("a", "/own/chrome"),
+                                      url("a", "/own/googlebot")]  # fmt: skip
+    assert "for googlebot" in spider.dropped[url("a", "/g/googlebot")]
+    assert sorted(spider.downloaded) == [url("a", "/open/chrome"), url("a", "/open/googlebot")]
+    records = by_url(trail)
+    own = records[url("a", "/own/chrome")]["robots"]
+    assert (own["agent"], own["agents"], own["line"]) == ("testbot", ["testbot", "mozilla"], 2)
+    google = records[url("a", "/g/googlebot")]["robots"]
+    assert (google["agent"], google["agents"]) == ("googlebot", ["testbot", "googlebot"])
+    assert records[url("a", "/open/googlebot")]["robots"]["agents"] == ["testbot", "googlebot"]
+    assert list(verify(trail).findings) == []

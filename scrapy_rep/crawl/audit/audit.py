@@ -134,8 +134,10 @@ class AuditTrail(RequestEvents, FateEvents):
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the
         record names the robots.txt version and the line that decided it for the agent
-        whose group decided (or why none did, or that Allow/Disallow were not obeyed), the
-        tdmrep.json and RSL license versions it was decided with."""
+        whose group decided (or why none did, or that Allow/Disallow were not obeyed), every
+        crawler name it was held to when more than one (``agents``: the declared name,
+        then the name it was sent as), the tdmrep.json and RSL license versions it was
+        decided with."""
         try:
             state = self._state(request)
             if state is None:
@@ -162,8 +164,9 @@ class AuditTrail(RequestEvents, FateEvents):
                 if isinstance(verdict, Allowed) and verdict.overridden is not None:
                     override = verdict.overridden
                     overridden = f"{override.reason} (until {override.expires})"
+                names = facts.names if len(facts.names) > 1 else ()  # every name held to
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden)  # fmt: skip
+                                 overridden, names)  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"

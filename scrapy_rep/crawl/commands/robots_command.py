@@ -56,7 +56,7 @@ from scrapy_rep.crawl.media.mediagate import file_report
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError, robots_agent
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
@@ -142,6 +142,10 @@ class RobotsCommand(ScrapyCommand):
             return _usage(str(error))
         profile = self.profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
+        #: The User-Agent the crawl would send (its name is held to too, as in the
+        #: crawl); ``--user-agent`` is both the name and what is sent.
+        self.sent = "" if opts.user_agent else str(self.settings.get("USER_AGENT") or "")
+        names = held_names(agent, self.sent)
         local: RobotsTxt | None = None
         notes: list[str] = []
         if opts.robots_file:  # read before any output: an unreadable file comes alone
@@ -149,7 +153,8 @@ class RobotsCommand(ScrapyCommand):
                 local, notes = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
                 return _usage(str(unreadable_file(opts.robots_file, error.strerror or str(error))))
-        print(f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}")
+        label = "crawler names" if len(names) > 1 else "crawler name"
+        print(f"user agent: {agent} ({label} {', '.join(names) or '-'}), profile {profile}")
         for note in notes:
             print(note)
         by_origin: dict[str, list[str]] = {}
@@ -255,12 +260,12 @@ class RobotsCommand(ScrapyCommand):
             print(f"  sitemap: {sitemap}")
         lines, all_allowed = report(
             rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
-            held,
+            held, self.sent,
         )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            robots_allowed = robots_allows(rules, url, agent, self.obey)
+            robots_allowed = robots_allows(rules, url, agent, self.obey, self.sent)
             if opts.page and robots_allowed:
                 page_line, fetched = page_report(url, agent, opts.timeout, config)
                 print(f"      page: {page_line}")

@@ -274,12 +274,12 @@ class RobotsTxtMiddleware:
         another crawler's name (a later middleware changed its User-Agent; the check of
         :mod:`scrapy_rep.crawl.requests.sentcheck`): ``None`` when nothing changed."""
         state = request.meta.get(KEY)
-        if type(state) is not RequestState or not state.agent:
+        if type(state) is not RequestState or not state.names:
             return None  # not decided here (not obeyed, no origin)
         headers = request.headers
         header = headers.get(b"User-Agent") if headers else None
-        name = self.facts.names.get(header) if header else None  # known names: no call
-        if (name or self.facts.name(request)) == state.agent:
+        names = self.facts.names.get(header) if header else None  # known names: no call
+        if (names or self.facts.held_to(request)) == state.names:
             return None
         facts = self.facts.of(request)
         if facts.origin is None:

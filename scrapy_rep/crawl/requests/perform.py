@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
+    from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
@@ -63,11 +64,12 @@ class Performer:
                 state.carried,
                 0,
                 before,
-                facts.agent,
+                facts.names or (facts.agent,),
                 state.scheduled,
             )
         else:
-            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, facts.agent)
+            names = facts.names or (facts.agent,)
+            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, names)
         if not verdict.used:
             return
         robots = verdict.used[0][2]
@@ -75,7 +77,7 @@ class Performer:
             if robots.unreachable:
                 inc(self.stats, "rep/requests/allowed_unreachable")
             if self.obey_crawl_delay and facts.origin is not None:
-                self.slots.apply(request, facts.origin, robots.rules.crawl_delay(facts.agent))
+                self.slots.apply(request, facts.origin, _crawl_delay(robots.rules, facts))
         if verdict.overridden is not None:
             self._note_override(request, verdict)
         if self._audit:
@@ -116,3 +118,12 @@ class Performer:
                  "expires": override.expires},
                 extra={"spider": self.crawler.spider},
             )  # fmt: skip
+
+
+def _crawl_delay(rules: RobotsTxt, facts: RequestFacts) -> float | None:
+    """The ``Crawl-delay`` of the crawler's group; held to more than one name, the longest
+    of theirs (the stricter answer wins)."""
+    if len(facts.names) < 2:
+        return rules.crawl_delay(facts.agent)
+    delays = [d for d in map(rules.crawl_delay, facts.names) if d is not None]
+    return max(delays) if delays else None

@@ -57,7 +57,7 @@ class SentRequestCheck:
         if type(state) is RequestState:
             headers = request.headers
             header = headers.get(b"User-Agent") if headers else None
-            if header and owner.facts.names.get(header) == state.agent:
+            if header and owner.facts.names.get(header) == state.names:
                 return None
         try:
             verdict = owner.decide_sent(request)
