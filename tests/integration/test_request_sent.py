@@ -329,3 +329,37 @@ async def test_a_request_sent_as_another_name_is_held_to_every_name(
     assert (google["agent"], google["agents"]) == ("googlebot", ["testbot", "googlebot"])
     assert records[url("a", "/open/googlebot")]["robots"]["agents"] == ["testbot", "googlebot"]
     assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_as_another_crawler_obeys_the_directives_for_that_name() -> None:
+    """A request sent as Googlebot is decided for testbot and googlebot: the page's
+    ``googlebot: noindex`` (header or meta tag) drops its items, as the page's robots.txt
+    would refuse it; the same pages fetched as testbot keep theirs."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    meta = b'<html><head><meta name="googlebot" content="noindex"></head></html>'
+    for path in ("/meta/g", "/meta/own"):
+        site.script(path, Reply(200, meta, {"Content-Type": "text/html"}))
+    header = {"Content-Type": "text/html", "X-Robots-Tag": "googlebot: noindex"}
+    for path in ("/header/g", "/header/own"):
+        site.script(path, Reply(200, b"<html></html>", header))
+    url = sites.url
+
+    class Spider(SentAsSpider):
+        sent_as = (
+            (url("a", "/meta/g"), GOOGLEBOT),
+            (url("a", "/header/g"), "Googlebot/2.1 (+http://www.google.com/bot.html)"),
+            (url("a", "/meta/own"), "TestBot/2.0"),
+            (url("a", "/header/own"), "TestBot/2.0"),
+        )
+
+    items: list[Any] = []
+    try:
+        crawler, spider = await crawl([], {}, Spider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 4
+    assert sorted(item["url"] for item in items) == [url("a", "/header/own"), url("a", "/meta/own")]
+    assert crawler.stats.get_value("rep/directives/items_dropped/noindex") == 2
