@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request, signals
+from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.web.resource import Resource
 from twisted.web.server import Request as WebRequest
@@ -19,7 +20,16 @@ from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.audittrail import by_url
-from tests.support.robotsite import ItemSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ItemSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
@@ -363,3 +373,107 @@ async def test_a_page_fetched_as_another_crawler_obeys_the_directives_for_that_n
     assert len(spider.downloaded) == 4
     assert sorted(item["url"] for item in items) == [url("a", "/header/own"), url("a", "/meta/own")]
     assert crawler.stats.get_value("rep/directives/items_dropped/noindex") == 2
+
+
+# ---------------------------------------------------------------- changed after the check
+
+
+class LateRotator:
+    """A user-agent rotator after scrapy_rep's check of the request as sent (899)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        request.headers[b"User-Agent"] = b"otherbot/2.0"
+
+
+class LateMover:
+    """Changes a request's URL in place (``/move`` -> ``/x/moved``)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if request.url.endswith("/move"):
+            request._set_url(request.url.replace("/move", "/x/moved"))
+
+
+OTHERBOT_RULES = "User-agent: otherbot\nDisallow: /x\n\nUser-agent: *\nDisallow: /x/\nAllow: /\n"
+
+
+@pytest.mark.parametrize("priority", [450, 950, 2000])
+@pytest_twisted.ensureDeferred
+async def test_a_user_agent_changed_after_the_check_is_decided_again_last(
+    priority: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A rotator anywhere after our middleware: what is sent is what was decided."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    settings = {"DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateRotator": priority}}
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        try:
+            crawler, spider = await crawl([sites.url("a", "/x"), sites.url("a", "/y")], settings)
+        finally:
+            await sites.close()
+    assert "/x" not in sites.requested("a")
+    assert spider.downloaded == [sites.url("a", "/y")]
+    assert list(spider.dropped) == [sites.url("a", "/x")]
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") is None
+    checked_last = [
+        r.getMessage() for r in caplog.records if "checked again last" in r.getMessage()
+    ]
+    assert (len(checked_last) == 1) is (priority > 899), checked_last
+    if priority > 899:
+        assert f"{__name__}.LateRotator" in checked_last[0]
+
+
+@pytest.mark.parametrize("priority", [450, 950])
+@pytest_twisted.ensureDeferred
+async def test_a_url_changed_in_place_is_decided_again_and_recorded(
+    tmp_path: Any, priority: int
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateMover": priority},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    try:
+        _, spider = await crawl([sites.url("a", "/move"), sites.url("a", "/y")], settings)
+    finally:
+        await sites.close()
+    assert "/x/moved" not in sites.requested("a")
+    assert spider.downloaded == [sites.url("a", "/y")]
+    records = by_url(trail)
+    moved = records[sites.url("a", "/x/moved")]
+    assert moved["fate"] == "refused" and moved["robots"]["line"] == 5
+    assert moved["sent"].startswith(f"URL changed from {sites.url('a', '/move')}")
+    assert sites.url("a", "/move") not in records
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_change_that_cannot_be_decided_again_is_an_error_and_recorded(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the downloader's chain cannot be reached, a rotator after 899 sends requests
+    unchecked: a WARNING at start, then per request an ERROR naming the priority range,
+    a stat and the record's ``sent``."""
+    from scrapy_rep.crawl.requests import sentcheck
+
+    monkeypatch.setattr(sentcheck, "append_downloader_method", lambda *args: False)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateRotator": 950},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})  # it logs an ERROR
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+        try:
+            await crawler.crawl(urls=[sites.url("a", "/x")])
+        finally:
+            await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") == 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("cannot be checked again" in w and "LateRotator" in w for w in warnings)
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and "after priority 899" in errors[0], errors
+    assert "otherbot/2.0" in by_url(trail)[sites.url("a", "/x")]["sent"]

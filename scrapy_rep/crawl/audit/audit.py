@@ -44,7 +44,9 @@ from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
     LICENSES,
     ROBOTS,
+    SENT,
     TDM,
+    URL,
     AuditWriter,
     paused_state,
     resume,
@@ -175,6 +177,20 @@ class AuditTrail(RequestEvents, FateEvents):
                     self.license_used(str(key), entry, request)
         except Exception:
             self.internal_error("decided")
+
+    def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
+        """``request`` (whose open record is ``record``) was changed after it was decided
+        (docs/audit-trail.md, ``sent``): its record says how. ``moved``: its URL changed and
+        it is decided again for the new one, so the record is now that URL's."""
+        try:
+            state = self.open.get(record)
+            if state is None:
+                return
+            state[SENT] = sent
+            if moved:
+                state[URL] = request.url
+        except Exception:
+            self.internal_error("sent_changed")
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
