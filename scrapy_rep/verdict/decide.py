@@ -280,7 +280,7 @@ def decide(facts: RequestFacts, rules: RequestRules, known: Known) -> Verdict:
     if robots is None:
         return Wait(ROBOTS, origin)
     url, agent, names = facts.url, facts.agent, facts.names
-    others = names[1:] if len(names) > 1 else ()  # the name it is sent as, when another
+    others = names[1:]  # the name it is sent as, when another (no call: the hot path)
     txt = robots.rules
     used: Used = ((ROBOTS, origin, robots),)
     decision: Decision | None = None

@@ -180,20 +180,23 @@ class PageState:
         request was decided for (the crawler's declared name, then the name it was sent
         as: :func:`scrapy_rep.robotstxt.useragent.held_names`, the names of the robots.txt
         decision; any name's "no" applies, docs/decisions.md 'Every name a request can be
-        held to'), then ``REP_DIRECTIVE_TOKENS``."""
+        held to'), then ``REP_DIRECTIVE_TOKENS``; a request not decided (nothing obeyed):
+        :attr:`tokens`. Inline in :meth:`directives_of` (once per page)."""
         request = response.request
-        if request is None:
+        state = request.meta.get(KEY) if request is not None else None
+        if request is None or type(state) is not RequestState or state.url != request.url:
             return self.tokens
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or not state.names or state.url != request.url:
-            return self.tokens  # not decided: nothing was obeyed for it
-        names = state.names
-        tokens = self._tokens_of.get(names)
-        if tokens is None:
-            if len(self._tokens_of) >= _MAX_NAME_SETS:
-                self._tokens_of.clear()
-            named = (name for name in names if name)
-            tokens = self._tokens_of[names] = tuple(dict.fromkeys((*named, *self._extra)))
+        tokens = self._tokens_of.get(state.names)
+        return tokens if tokens is not None else self._tokens_for(state.names)
+
+    def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The tokens of ``names`` (see :meth:`tokens_of`), remembered."""
+        if not names:
+            return self.tokens
+        if len(self._tokens_of) >= _MAX_NAME_SETS:
+            self._tokens_of.clear()
+        named = (name for name in names if name)
+        tokens = self._tokens_of[names] = tuple(dict.fromkeys((*named, *self._extra)))
         return tokens
 
     def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
@@ -209,9 +212,15 @@ class PageState:
         if directives is None:
             others: list[tuple[str, str]] = []
             try:
+                request = response.request  # tokens_of, inline
+                state = request.meta.get(KEY) if request is not None else None
+                tokens = self.tokens
+                if request is not None and type(state) is RequestState and state.url == request.url:
+                    found = self._tokens_of.get(state.names)
+                    tokens = found if found is not None else self._tokens_for(state.names)
                 directives, others = read_page(
                     response,
-                    self.tokens_of(response),
+                    tokens,
                     meta_in_noscript=self.config.meta_in_noscript,
                     other_names=self._other_names,
                 )

@@ -77,7 +77,10 @@ class Performer:
             if robots.unreachable:
                 inc(self.stats, "rep/requests/allowed_unreachable")
             if self.obey_crawl_delay and facts.origin is not None:
-                self.slots.apply(request, facts.origin, _crawl_delay(robots.rules, facts))
+                rules = robots.rules
+                others = facts.names[1:]  # held to more than one name: the longest delay
+                delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
+                self.slots.apply(request, facts.origin, delay)
         if verdict.overridden is not None:
             self._note_override(request, verdict)
         if self._audit:
@@ -120,10 +123,8 @@ class Performer:
             )  # fmt: skip
 
 
-def _crawl_delay(rules: RobotsTxt, facts: RequestFacts) -> float | None:
-    """The ``Crawl-delay`` of the crawler's group; held to more than one name, the longest
-    of theirs (the stricter answer wins)."""
-    if len(facts.names) < 2:
-        return rules.crawl_delay(facts.agent)
+def _longest_delay(rules: RobotsTxt, facts: RequestFacts) -> float | None:
+    """The longest ``Crawl-delay`` of the groups of the names a request is held to (the
+    stricter answer wins)."""
     delays = [d for d in map(rules.crawl_delay, facts.names) if d is not None]
     return max(delays) if delays else None
