@@ -477,3 +477,29 @@ async def test_a_change_that_cannot_be_decided_again_is_an_error_and_recorded(
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1 and "after priority 899" in errors[0], errors
     assert "otherbot/2.0" in by_url(trail)[sites.url("a", "/x")]["sent"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_robotstxt_user_agent_beside_another_user_agent_holds_to_both_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``ROBOTSTXT_USER_AGENT = "mybot"`` with requests sent as Scrapy: Scrapy's group
+    refuses /s as mybot's refuses /m, and the crawl says once at start that both hold."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots("User-agent: mybot\nDisallow: /m\n\nUser-agent: scrapy\nDisallow: /s\n"),
+    )
+    settings = {"ROBOTSTXT_USER_AGENT": "mybot", "USER_AGENT": "Scrapy/2.13 (+https://scrapy.org)"}
+    paths = ("/m", "/s", "/ok")
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        try:
+            _, spider = await crawl([sites.url("a", p) for p in paths], settings)
+        finally:
+            await sites.close()
+    assert spider.downloaded == [sites.url("a", "/ok")]
+    assert sorted(spider.dropped) == [sites.url("a", "/m"), sites.url("a", "/s")]
+    said = [
+        r.getMessage() for r in caplog.records if "held to the robots.txt groups" in r.getMessage()
+    ]
+    assert len(said) == 1 and "(mybot, scrapy)" in said[0], said

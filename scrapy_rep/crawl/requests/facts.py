@@ -90,9 +90,19 @@ class FactsReader:
             logger.warning(
                 "scrapy_rep: USER_AGENT %r is a browser's, with no crawler's name after "
                 "'compatible;': robots.txt groups, robots meta tags and X-Robots-Tag are "
-                "read for 'mozilla'. Name the crawler in ROBOTSTXT_USER_AGENT (or write "
-                "USER_AGENT as 'Mozilla/5.0 (compatible; yourbot/1.0; +https://…)')",
+                "read for 'mozilla'. Write USER_AGENT as 'Mozilla/5.0 (compatible; "
+                "yourbot/1.0; +https://…)' (ROBOTSTXT_USER_AGENT adds the crawler's own "
+                "groups, but requests sent as a browser are held to its too)",
                 project_agent,
+            )
+        elif len(self.default_names) > 1:
+            logger.info(
+                "scrapy_rep: requests are sent as %r (USER_AGENT), which names another "
+                "crawler than ROBOTSTXT_USER_AGENT %r: each request is held to the "
+                "robots.txt groups and page directives of both (%s)",
+                project_agent,
+                fixed,
+                ", ".join(self.default_names),
             )
 
     def obey(self, request: Request) -> Obey:
