@@ -1,7 +1,7 @@
 """May this request go? The one decision, on the facts of the request as it is sent (pure).
 
 :func:`decide` takes what is known about one request (:class:`RequestFacts`: its URL and
-origin, the crawler's name as it presents itself, how much of robots.txt it obeys), the
+origin, every crawler name it is held to, how much of robots.txt it obeys), the
 crawl's settings that decide (:class:`RequestRules`) and a way to look up the version of
 each per-origin document the process knows (``known``), and answers one value:
 

@@ -1,6 +1,6 @@
 """The facts of a Scrapy request that its verdict is reached on
-(:class:`scrapy_rep.verdict.RequestFacts`): its URL and origin, the crawler's name as the
-request presents it, and how much of robots.txt it obeys.
+(:class:`scrapy_rep.verdict.RequestFacts`): its URL and origin, the crawler names it is
+held to, and how much of robots.txt it obeys.
 
 - **The crawler names it is held to** (SPEC §1; docs/decisions.md, 'Every name a request
   can be held to'): the crawler's declared name (``ROBOTSTXT_USER_AGENT`` when set, else
@@ -92,14 +92,14 @@ class FactsReader:
                 "'compatible;': robots.txt groups, robots meta tags and X-Robots-Tag are "
                 "read for 'mozilla'. Write USER_AGENT as 'Mozilla/5.0 (compatible; "
                 "yourbot/1.0; +https://…)' (ROBOTSTXT_USER_AGENT adds the crawler's own "
-                "groups, but requests sent as a browser are held to its too)",
+                "groups, but requests sent as a browser are held to the '*' group too)",
                 project_agent,
             )
         elif len(self.default_names) > 1:
             logger.info(
-                "scrapy_rep: requests are sent as %r (USER_AGENT), which names another "
-                "crawler than ROBOTSTXT_USER_AGENT %r: each request is held to the "
-                "robots.txt groups and page directives of both (%s)",
+                "scrapy_rep: requests are sent as %r (USER_AGENT), which does not name the "
+                "crawler of ROBOTSTXT_USER_AGENT %r: each request is held to the "
+                "robots.txt groups and page directives of both names (%s)",
                 project_agent,
                 fixed,
                 ", ".join(self.default_names),
