@@ -146,6 +146,8 @@ class RobotsCommand(ScrapyCommand):
         #: crawl); ``--user-agent`` is both the name and what is sent.
         self.sent = "" if opts.user_agent else str(self.settings.get("USER_AGENT") or "")
         names = held_names(agent, self.sent)
+        #: The further names the crawl's requests are held to (the name they are sent as).
+        self.also = names[1:]
         local: RobotsTxt | None = None
         notes: list[str] = []
         if opts.robots_file:  # read before any output: an unreadable file comes alone
@@ -267,7 +269,7 @@ class RobotsCommand(ScrapyCommand):
             print(f"  {line}")
             robots_allowed = robots_allows(rules, url, agent, self.obey, self.sent)
             if opts.page and robots_allowed:
-                page_line, fetched = page_report(url, agent, opts.timeout, config)
+                page_line, fetched = page_report(url, agent, opts.timeout, config, self.also)
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
@@ -293,13 +295,15 @@ class RobotsCommand(ScrapyCommand):
         assert policy is not None
         held = self.request_rules.rsl_held
         rsl = licenses_signals(licenses.documents, url, held)
-        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents, rsl)
+        further = (*self.also, *config.purpose_agents)
+        before = policy.before_fetch(rules, url, agent, tdm, further, rsl)
         response = page_response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")
             decision, code = before.decision(), EXIT_UNREACHABLE
         else:
-            directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
+            extra = (*self.also, *config.directive_tokens)
+            directives = page_directives(response, agent, extra_tokens=extra)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
             inside, lines = file_report(response, config, policy, directives)  # docs/media.md
