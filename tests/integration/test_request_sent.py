@@ -503,3 +503,32 @@ async def test_robotstxt_user_agent_beside_another_user_agent_holds_to_both_and_
         r.getMessage() for r in caplog.records if "held to the robots.txt groups" in r.getMessage()
     ]
     assert len(said) == 1 and "(mybot, scrapy)" in said[0], said
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_ai_opt_out_of_the_name_sent_as_holds_without_robots_obey(tmp_path: Any) -> None:
+    """``ROBOTSTXT_OBEY = False`` keeps the purpose's opt-outs: those of the group of the
+    name a request is sent as too; its record names both names and ``audit verify``
+    re-derives the refusal."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots("User-agent: otherbot\nContent-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\n"),
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+
+    class Spider(SentAsSpider):
+        sent_as = ((url("a", "/other"), "otherbot/2.0"), (url("a", "/own"), "TestBot/2.0"))
+
+    settings = {"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(trail)}
+    try:
+        _, spider = await crawl([], settings, Spider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/own")]
+    assert "ai-train denied" in spider.dropped[url("a", "/other")]
+    assert by_url(trail)[url("a", "/other")]["robots"]["agents"] == ["testbot", "otherbot"]
+    assert [str(finding) for finding in verify(trail).findings] == []

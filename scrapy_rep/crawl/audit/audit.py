@@ -156,17 +156,19 @@ class AuditTrail(RequestEvents, FateEvents):
                 token = self._tokens[agent] = product_token(agent) or agent
             agent = token
             decision = verdict.robots
+            names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
                 previous = state[ROBOTS]
                 if previous is not None and len(previous) >= 6 and not previous[5]:
-                    state[ROBOTS] = (sha, *previous[1:])
+                    state[ROBOTS] = (
+                        (sha, *previous[1:6], "", names) if names else (sha, *previous[1:])
+                    )
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = ""
                 if isinstance(verdict, Allowed) and verdict.overridden is not None:
                     override = verdict.overridden
                     overridden = f"{override.reason} (until {override.expires})"
-                names = facts.names if len(facts.names) > 1 else ()  # every name held to
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
                                  overridden, names)  # fmt: skip
             for kind, key, entry in used[1:]:
