@@ -102,9 +102,10 @@ class SentRequestCheck:
         owner.perform.allowed(request, owner.facts.of(request), verdict)
         return None
 
-    def check_last(self, request: Request) -> Request | None:
+    def check_last(self, request: Request, spider: Any = None) -> Request | None:
         """:meth:`process_request`, last in the downloader's chain: after the project's
-        downloader middlewares placed after :data:`PRIORITY`."""
+        downloader middlewares placed after :data:`PRIORITY` (called with ``spider`` by
+        the Scrapy releases that pass it to every method)."""
         return self.process_request(request)
 
     def _spider_opened(self, spider: Any = None) -> None:
