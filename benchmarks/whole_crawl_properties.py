@@ -8,7 +8,8 @@ the same seed, and compares the servers' access log, the items, the stored files
 the audit trail with the oracle. Prints one line per seed, every violation with the
 seed that reproduces it, and a summary; exits 1 on any violation.
 
-Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation``).
+Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation`` and
+``--user-agents``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main() -> int:
         "--generation", type=int, default=3, help="the generator's revision (1, 2, 3; default 3)"
     )
     parser.add_argument("--no-redis", action="store_true", help="skip the Redis dimension")
+    parser.add_argument(
+        "--user-agents",
+        action="store_true",
+        help="some pages' requests carry their own User-Agent (another crawler's, a browser's)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
     args = parser.parse_args()
@@ -70,7 +76,9 @@ def main() -> int:
             with tempfile.TemporaryDirectory(prefix=f"wholecrawl-{seed}-") as tmp:
                 t0 = time.monotonic()
                 try:
-                    result = await run_seed(seed, Path(tmp), redis, args.generation)
+                    result = await run_seed(
+                        seed, Path(tmp), redis, args.generation, args.user_agents
+                    )
                 except Exception as error:  # a crash of the harness or the crawl
                     print(f"seed {seed}: CRASH {type(error).__name__}: {error}", flush=True)
                     failing[seed] = [f"crash: {error}"]
@@ -112,6 +120,7 @@ def main() -> int:
             print(
                 f"reproduce one: python benchmarks/whole_crawl_properties.py --seeds 1 "
                 f"--start {min(failing)} --generation {args.generation} -v"
+                + (" --user-agents" if args.user_agents else "")
             )
         code[0] = 1 if failing else 0
 

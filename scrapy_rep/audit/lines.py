@@ -6,7 +6,7 @@ builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from datetime import datetime, timezone
 from importlib import metadata
@@ -138,6 +138,7 @@ def robots_part(
     obeyed: bool = True,
     overridden: str = "",
     override_expired: str = "",
+    agents: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
     robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
@@ -146,8 +147,14 @@ def robots_part(
     AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
     authorized override (``REP_OVERRIDES``) let it through: its reason and expiry.
     ``override_expired``: robots.txt disallows it, and the override of its host had
-    expired when it was to be sent (its reason and expiry): refused."""
+    expired when it was to be sent (its reason and expiry): refused.
+
+    ``agents``: every crawler name it was held to, when more than one (the declared name,
+    then the name it was sent as; docs/decisions.md, 'Every name a request can be held
+    to'); ``agent`` is then the one whose group refused it, or the declared name."""
     part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
+    if len(agents) > 1:
+        part["agents"] = list(agents)
     if not obeyed:
         part["obeyed"] = False
     if overridden:

@@ -168,6 +168,8 @@ class Rederiver:
         robots = record.get("robots")
         robots = robots if isinstance(robots, dict) else {}
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
+        # Every crawler name it was held to (the declared one first), when more than one.
+        names = tuple(str(name) for name in items(robots.get("agents")))
         sha = text(robots.get("snapshot"))
         # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
         # only the AI-usage opt-outs of its snapshot (if one was read) decided.
@@ -178,6 +180,10 @@ class Rederiver:
         rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+        if len(names) > 1:
+            return self._rederived(
+                record, robots, rules, effect, url, names[0], origin, run, obeyed, names
+            )
         return self._rederived(record, robots, rules, effect, url, agent, origin, run, obeyed)
 
     def _rederived(
@@ -191,9 +197,11 @@ class Rederiver:
         origin: str,
         run: RunContext,
         obeyed: bool,
+        names: tuple[str, ...] = (),
     ) -> list[str]:
         """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
-        on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names."""
+        on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
+        crawler name it was held to (``names``, the declared one first; empty: ``agent``)."""
         usage = record.get("usage")
         signals = usage.get("signals") if isinstance(usage, dict) else None
         signals = [s for s in items(signals) if isinstance(s, dict)]
@@ -213,7 +221,7 @@ class Rederiver:
             return found if found is not None or kind != LICENSE else _entry(ABSENT)
 
         target = origin_of(url) or Origin("", "", None)
-        facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE)
+        facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE, names)
         # The trail does not say when a request was decided: one whose record says its
         # host's override had expired is decided after it, any other while it held
         # (a request it let through says so: _override_differences).

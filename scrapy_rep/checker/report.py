@@ -29,7 +29,7 @@ from scrapy_rep.checker.download import (
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.robotstxt.useragent import crawler_name, held_names
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.tdmrep import NO_FILE
@@ -68,9 +68,12 @@ def google_note(signal: UsageSignal | None, profile: str) -> str:
     return ""
 
 
-def user_agent_line(agent: str, profile: str) -> str:
-    """The first line both tools print: the crawler's identity and the profile."""
-    return f"user agent: {agent} (crawler name {crawler_name(agent) or '-'}), profile {profile}"
+def user_agent_line(agent: str, profile: str, names: Sequence[str] = ()) -> str:
+    """The first line both tools print: the crawler's identity (``names``: every name its
+    requests are held to, when not only ``agent``'s crawler name) and the profile."""
+    label = "crawler names" if len(names) > 1 else "crawler name"
+    named = ", ".join(names) if names else crawler_name(agent) or "-"
+    return f"user agent: {agent} ({label} {named}), profile {profile}"
 
 
 def origin_head(
@@ -106,6 +109,7 @@ def report(
     obey: Obey = Obey.ALL,
     held: str = "",
     now: float | None = None,
+    sent: str = "",
 ) -> tuple[list[str], bool]:
     """One line per URL (with a note for a URL read as a path); and whether every URL is
     allowed. Each URL is decided as the crawl decides it, by
@@ -115,11 +119,15 @@ def report(
     ``licenses`` of its ``License:`` lines. A robots.txt refusal shows its deciding line;
     any other refusal the crawl's own sentence; an override (``REP_OVERRIDES``) that lets
     a URL through, or has expired at ``now`` (POSIX seconds; ``None``: no override
-    applies), is named. ``profile``: the robots.txt profile, for :func:`google_note`."""
+    applies), is named. ``profile``: the robots.txt profile, for :func:`google_note`.
+    ``sent``: the User-Agent the crawl would send when it names another crawler than
+    ``user_agent`` (a project's ``ROBOTSTXT_USER_AGENT`` beside its ``USER_AGENT``): every
+    name is held to, as in the crawl (:func:`~scrapy_rep.robotstxt.useragent.held_names`)."""
     lines = []
     all_allowed = True
     width = max(len(url) for url in urls)
-    agent = crawler_name(user_agent)
+    names = held_names(user_agent, sent)
+    agent = names[0]
     documents = _documents(rules, tdm, licenses, held)
     decide_with = request_rules if request_rules is not None else RequestRules(explain=True)
     decide_with = replace(decide_with, explain=True)
@@ -128,7 +136,7 @@ def report(
         return documents.get((kind, key if kind == LICENSE else None))
 
     for url in urls:
-        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey)
+        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey, names)
         verdict = decide(facts, decide_with, known, now)
         allowed, why = _line(verdict, agent, profile, held)
         all_allowed = all_allowed and allowed
@@ -176,12 +184,14 @@ def robots_allows(
     obey: Obey = Obey.ALL,
     request_rules: RequestRules | None = None,
     now: float | None = None,
+    sent: str = "",
 ) -> bool:
     """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it (the tools
-    fetch a page only then): with ``request_rules``, its overrides that have not expired
-    at ``now``."""
+    fetch a page only then): for every name held to (``sent``: as :func:`report`), with
+    ``request_rules``, its overrides that have not expired at ``now``."""
     entry = _entry(rules, None)
-    facts = RequestFacts(url, origin_of(url) or _LOCAL, crawler_name(user_agent), obey)
+    names = held_names(user_agent, sent)
+    facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
     robots_only = RequestRules(overrides=request_rules.overrides if request_rules else {})
     return not isinstance(decide(facts, robots_only, lambda kind, key: entry, now), Refused)
 

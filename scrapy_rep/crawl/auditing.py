@@ -39,6 +39,8 @@ class TrailWriter(Protocol):
 
     def downloaded(self, request: Request, response: Response) -> None: ...
 
+    def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None: ...
+
 
 TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
 

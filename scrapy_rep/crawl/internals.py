@@ -343,6 +343,17 @@ def downloader_methods(engine: Any, name: str) -> list[Any]:
     return list(methods.get(name) or ()) if isinstance(methods, dict) else []
 
 
+def append_downloader_method(engine: Any, name: str, method: Callable[..., Any]) -> bool:
+    """Put ``method`` last in the downloader's ``name`` chain
+    (``DownloaderMiddlewareManager.methods[name]``, called in order); whether it could."""
+    methods = getattr(downloader_middleware(engine), "methods", None)
+    chain = methods.get(name) if isinstance(methods, dict) else None
+    if chain is None or not hasattr(chain, "append"):
+        return False
+    chain.append(method)
+    return True
+
+
 def spider_middlewares(engine: Any) -> tuple[Any, ...] | None:
     """The spider middlewares, from the engine's side (``engine.scraper.spidermw
     .middlewares``), or ``None``."""

@@ -51,9 +51,10 @@ class RequestState(NamedTuple):
     #: What the origin's documents said about it (the purposes' signals before the fetch),
     #: for the check of its page after the fetch; ``None``: nothing.
     before: Before | None = None
-    #: The crawler's name the verdict was reached for (the User-Agent check before it is
-    #: sent compares it with the one it is sent with); ``""``: not decided.
-    agent: str = ""
+    #: The crawler names the verdict was reached for (the check before it is sent compares
+    #: them with those of the User-Agent it is sent with; the page pass reads the page's
+    #: directives for them); ``()``: not decided.
+    names: tuple[str, ...] = ()
     #: The end-of-crawl report saw it scheduled: a request of the crawl, not an item
     #: pipeline's download (``REP_REPORT``).
     scheduled: bool = False

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
+from typing import Final
 
 #: SPEC §1: a name runs up to the first character that ends a product token: whitespace,
 #: ``*`` or an RFC 9110 §5.6.2 delimiter. For names of letters, ``-`` and ``_`` this is
@@ -37,19 +39,52 @@ def product_token(user_agent: str) -> str:
 #: also after a browser's tokens, as Googlebot Smartphone and bingbot write it).
 _COMPATIBLE = re.compile(r"compatible;\s*([^\s*\"(),/:;<=>?@\[\\\]{}]+)", re.IGNORECASE)
 
+#: The tokens browsers write after ``compatible;`` (``Mozilla/5.0 (compatible; MSIE 9.0;
+#: Windows NT 6.1; Trident/5.0)``, Konqueror, Opera's Internet Explorer mask, IE Mobile):
+#: a browser's, never a crawler's name. A crawler that writes its name after one
+#: (``…; compatible; mybot/1.0)``) is named by its own token.
+BROWSER_TOKENS: Final = frozenset({"msie", "konqueror", "opera", "iemobile", "u"})
+
 
 def crawler_name(user_agent: str) -> str:
     """The crawler's name as it presents itself in ``user_agent``, lowercased: the
-    :func:`product_token`, except in a Mozilla-style string, where it is the token after
-    ``compatible;`` (Google's crawlers, and the crawlers that write their User-Agent as
-    they do, are matched by that name: SPEC §1, "User-agent matching"). A Mozilla-style
-    string without it is a browser's: its name is ``mozilla`` (see :func:`is_browser`)."""
+    :func:`product_token`, except in a Mozilla-style string, where it is the first token
+    after ``compatible;`` that is not a browser's (:data:`BROWSER_TOKENS`; Google's
+    crawlers, and the crawlers that write their User-Agent as they do, are matched by that
+    name: SPEC §1, "User-agent matching"). A Mozilla-style string without one is a
+    browser's: its name is ``mozilla`` (see :func:`is_browser`).
+
+    The one function that names a crawler: the engine (:meth:`RobotsTxt.allowed` and the
+    other queries), the crawl, the page pass and the tools all read a User-Agent with it.
+    """
     token = product_token(user_agent)
     if token == "mozilla":
-        found = _COMPATIBLE.search(user_agent)
-        if found:
-            return found.group(1).lower()
+        for found in _COMPATIBLE.finditer(user_agent):
+            name = found.group(1).lower()
+            if name not in BROWSER_TOKENS:
+                return name
     return token
+
+
+@lru_cache(maxsize=1024)
+def held_names(declared: str, sent: str = "") -> tuple[str, ...]:
+    """The crawler names a request is held to: the crawler's declared name (of
+    ``declared``: ``ROBOTSTXT_USER_AGENT``, else the project's ``USER_AGENT``) first, then
+    the name it is sent as (of ``sent``, the ``User-Agent`` it carries; ``""``: none),
+    each read by :func:`crawler_name`, without duplicates.
+
+    A request may go only if every name allows it, and a page's directives addressed to
+    any of them apply (docs/decisions.md, 'Every name a request can be held to'): a
+    crawler sent as another crawler, or as a browser (whose name gives the ``*`` group),
+    keeps its own group's "no", and gets none of the other name's exemptions. Never
+    empty: a crawler with no name at all is held to ``""`` (the ``*`` group). Memoised:
+    a crawl has one declared name and a rotator's few sent ones.
+    """
+    own = crawler_name(declared)
+    other = crawler_name(sent) if sent else ""
+    if not other or other == own:
+        return (own,)
+    return (other,) if not own else (own, other)
 
 
 def is_browser(user_agent: str) -> bool:
@@ -70,12 +105,14 @@ def select_groups(
     """The robots.txt groups that apply to ``user_agent``, in file order (SPEC §1
     "User-agent matching"; §2 "user-agent match", "group merging").
 
+    ``user_agent``: a product token or a whole User-Agent, read by :func:`crawler_name`
+    (``Mozilla/5.0 (compatible; mybot/1.0; …)`` selects mybot's group).
     ``tokens``: each group name (a product token, or ``*``) -> the group(s) naming it.
     ``substring``: a name applies when it is a substring of our token (legacy), else when
     it equals it. No group for us: the ``*`` groups. ``merge``: all of them, else the
     first. Raises :class:`TypeError` when ``user_agent`` is not text.
     """
-    token = product_token(user_agent)
+    token = crawler_name(user_agent)
     groups: tuple[int, ...] = ()
     if not token:
         pass

@@ -1,7 +1,7 @@
 """May this request go? The one decision, on the facts of the request as it is sent (pure).
 
 :func:`decide` takes what is known about one request (:class:`RequestFacts`: its URL and
-origin, the crawler's name as it presents itself, how much of robots.txt it obeys), the
+origin, every crawler name it is held to, how much of robots.txt it obeys), the
 crawl's settings that decide (:class:`RequestRules`) and a way to look up the version of
 each per-origin document the process knows (``known``), and answers one value:
 
@@ -22,7 +22,9 @@ The order (each step only for a request the previous ones allow):
 1. no origin (``data:``, ``file:``, ``about:``; SPEC §3) or nothing obeyed
    (``ROBOTSTXT_OBEY = False`` without a purpose, Scrapy's ``dont_obey_robotstxt``):
    allowed, nothing checked;
-2. robots.txt (SPEC §1, §5): its Allow/Disallow for the crawler's name, unless
+2. robots.txt (SPEC §1, §5): its Allow/Disallow for every name the request is held to
+   (the crawler's declared name, then the name it is sent as: docs/decisions.md, 'Every
+   name a request can be held to'; the stricter answer wins), unless
    Allow/Disallow are not obeyed (then only a robots.txt given up on as unreachable
    refuses: its opt-outs are not known, docs/decisions.md 'Not obeying robots.txt keeps the
    purpose's opt-outs'), or the origin's host has an authorized override
@@ -105,10 +107,14 @@ class RequestFacts(NamedTuple):
     url: str
     #: Its origin (``None``: ``data:``, ``file:``, ``about:``, no host; SPEC §3).
     origin: Origin | None
-    #: The crawler's name as it presents itself: ``ROBOTSTXT_USER_AGENT``, else the product
-    #: token of the ``User-Agent`` sent (:func:`scrapy_rep.robotstxt.useragent.crawler_name`).
+    #: The crawler's declared name: ``ROBOTSTXT_USER_AGENT``, else the crawler's name in
+    #: ``USER_AGENT`` (:func:`scrapy_rep.robotstxt.useragent.crawler_name`).
     agent: str
     obey: Obey = Obey.ALL
+    #: Every crawler name it is held to, :attr:`agent` first, then the name it is sent as
+    #: when another (:func:`scrapy_rep.robotstxt.useragent.held_names`); empty:
+    #: :attr:`agent` alone. Allowed only if allowed for every one; any one's "no" refuses.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +236,8 @@ class Refused:
     message: str
     #: The kind of the document that said no (``robots.txt``, ``tdmrep.json``, ``rsl``).
     document: str
-    #: The agent whose robots.txt group decided (the crawler's name or a
-    #: ``REP_PURPOSE_AGENTS`` token).
+    #: The agent whose robots.txt group decided (the crawler's declared name, the name the
+    #: request is sent as, or a ``REP_PURPOSE_AGENTS`` token).
     agent: str
     #: The document versions it was decided with (robots.txt first).
     used: Used = ()
@@ -310,7 +316,8 @@ def decide(
     robots = known(ROBOTS, origin)
     if robots is None:
         return Wait(ROBOTS, origin)
-    url, agent = facts.url, facts.agent
+    url, agent, names = facts.url, facts.agent, facts.names
+    others = names[1:]  # the name it is sent as, when another (no call: the hot path)
     txt = robots.rules
     used: Used = ((ROBOTS, origin, robots),)
     decision: Decision | None = None
@@ -322,13 +329,27 @@ def decide(
             allowed = decision.allowed
         else:
             allowed = txt.allowed(url, agent)
+        refusing = None  # the name it is sent as, when that one refuses it
+        if allowed and others:  # stricter wins: any name's "no" refuses
+            for other in others:
+                if not txt.allowed(url, other):
+                    allowed, refusing = False, other
+                    break
         if not allowed:
             overridden = rules.overrides.get(origin.host) if rules.overrides else None
+            if refusing is not None:  # the refusing name's line is the one to show
+                decision = txt.decide(url, refusing)
+            refused_for = agent if refusing is None else refusing
             if overridden is not None and (now is None or now >= overridden.ends):
                 expired = overridden if now is not None else None
-                return _robots_refusal(origin, robots, url, agent, used, decision, expired)
+                return _robots_refusal(
+                    origin, robots, url, refused_for, used, decision, expired,
+                    named=refusing is not None,
+                )  # fmt: skip
             if overridden is None or robots.unreachable:
-                return _robots_refusal(origin, robots, url, agent, used, decision)
+                return _robots_refusal(
+                    origin, robots, url, refused_for, used, decision, named=refusing is not None
+                )
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
     if overridden is not None and decision is None:
@@ -345,7 +366,8 @@ def decide(
     licenses: list[tuple[str, Any]] = []
     pending: list[Hashable] = []
     if rules.purpose_set and txt.licenses:
-        keys = licenses_to_wait_for(licenses_of_agents(txt, (agent, *rules.agents)))
+        held = (*(names or (agent,)), *rules.agents)
+        keys = licenses_to_wait_for(licenses_of_agents(txt, held))
         beyond = licenses_not_read(keys, rules.max_licenses)
         if beyond is not None:  # none read: their stand-in refuses every purpose
             licenses.append(beyond)
@@ -366,7 +388,8 @@ def decide(
     if tdm is not None or licenses or not txt.states_no_usage:
         rsl = licenses_signals(licenses, url, rules.rsl_held) if licenses else ()
         tdm_file = None if tdm is None else tdm.rules
-        before = rules.policy.before_fetch(txt, url, agent, tdm_file, rules.agents, rsl)
+        further = (*others, *rules.agents) if others else rules.agents
+        before = rules.policy.before_fetch(txt, url, agent, tdm_file, further, rsl)
         refusal = rules.policy.refuse_before(before) if before is not NOTHING_BEFORE else None
         if refusal is not None:
             signal = refusal.signal
@@ -401,7 +424,8 @@ def _robots_refusal(
     """robots.txt refuses ``url`` for ``agent``: forbidden, or dropped as unreachable (a
     robots.txt given up on: its opt-outs are not known; SPEC §4). ``expired``: the
     override of its host that no longer applies, which the sentence names. ``named``:
-    ``agent`` is a ``REP_PURPOSE_AGENTS`` token, which the sentence names."""
+    ``agent`` is not the crawler's declared name (a ``REP_PURPOSE_AGENTS`` token, or the
+    name the request is sent as), which the sentence names."""
     if decision is None:
         decision = robots.rules.decide(url, agent)
     if robots.unreachable:

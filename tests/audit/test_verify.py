@@ -556,3 +556,34 @@ def test_a_run_resumed_in_the_same_trail_is_checked_against_the_paused_runs_end(
     later += encode([{**r, "run": "e" * 32} for r in standard_records()], prev=sha(later[-1]))
     found = [str(f) for f in verify(write_trail(tmp_path / "w.jsonl", lines=later)).findings]
     assert found == [f"line 1: run ffffffff resumes run {'e' * 32}, which starts after it (line 5)"]
+
+
+SENT_AS_ROBOTS = b"User-agent: testbot\nAllow: /\n\nUser-agent: googlebot\nDisallow: /g\n"
+
+
+@pytest.mark.parametrize(
+    ("fate", "findings"),
+    [("refused", False), ("fetched", True)],
+    ids=["refused-for-the-name-sent-as", "fetched-though-the-name-sent-as-refuses"],
+)
+def test_verify_re_derives_a_record_for_every_name_it_was_held_to(
+    tmp_path: Path, fate: str, findings: bool
+) -> None:
+    """A record with ``robots.agents`` (docs/audit-trail.md) is re-derived for each name:
+    googlebot's ``Disallow: /g`` refuses it though testbot's group allows it."""
+    robots = {**robots_part(5, "Disallow: /g", SENT_AS_ROBOTS, "googlebot"),
+              "agents": ["testbot", "googlebot"]}  # fmt: skip
+    extra: dict[str, Any] = {"robots": robots}
+    if fate == "refused":
+        extra.update(status=None, refused_by="robots.txt", why="Forbidden")
+    else:
+        robots["agent"] = "testbot"
+        robots.update(why="no rule matches")
+        del robots["line"], robots["rule"]
+    body = [snapshot_line(SENT_AS_ROBOTS), url_line("/g/page", fate, **extra)]
+    trail = write_trail(tmp_path / "trail.jsonl", [run_line(), *body, end_line(body)],
+                        bodies=(SENT_AS_ROBOTS,))  # fmt: skip
+    found = [str(finding) for finding in verify(trail).findings]
+    assert bool(found) is findings, found
+    if findings:
+        assert "recorded fetched, but robots.txt disallows it for googlebot" in found[0]

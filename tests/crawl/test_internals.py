@@ -36,3 +36,4 @@ def test_each_read_answers_none_where_the_attribute_is_missing() -> None:
     assert internals.downloader_methods(nothing, "process_request") == []
     assert internals.downloader_middleware(nothing) is None
     assert internals.spider_middlewares(nothing) is None
+    assert internals.append_downloader_method(nothing, "process_request", print) is False

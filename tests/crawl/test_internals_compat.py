@@ -33,6 +33,7 @@ from tests.support.scrapyversions import enabled_components
 COMPONENT_METHODS = [
     (RobotsTxtMiddleware, "process_request"),
     (SentRequestCheck, "process_request"),
+    (SentRequestCheck, "check_last"),  # put last in the downloader's chain by hand
     (RobotsTxtResponseGuard, "process_response"),
     (AuditMiddleware, "process_exception"),
     (AuditMiddleware, "process_response"),

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request, signals
+from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.web.resource import Resource
 from twisted.web.server import Request as WebRequest
@@ -19,7 +20,16 @@ from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.audittrail import by_url
-from tests.support.robotsite import ItemSpider, Reply, Sites, collecting_items, crawl, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ItemSpider,
+    ListSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+)
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
@@ -264,3 +274,264 @@ async def test_held_requests_are_never_released_against_an_older_robots_txt() ->
     # its lifetime is decided afresh').
     assert crawler.stats.get_value("rep/requests/held") >= 40
     assert sent_after == [], " ".join(sites.requested("a"))
+
+
+# ---------------------------------------------------------------- every name held to
+
+CHROME = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/120.0 Safari/537.36"
+)
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+
+class SentAsSpider(ItemSpider):
+    """Each request carries its own User-Agent: ``(url, user agent)`` pairs."""
+
+    sent_as: tuple[tuple[str, str], ...] = ()
+
+    async def start(self) -> Any:
+        for url, user_agent in self.sent_as:
+            yield Request(url, errback=self.failed, headers={"User-Agent": user_agent})
+
+
+@pytest.mark.parametrize("declared", ["USER_AGENT", "ROBOTSTXT_USER_AGENT"])
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_as_another_name_is_held_to_every_name(
+    tmp_path: Any, declared: str
+) -> None:
+    """docs/decisions.md, 'Every name a request can be held to': sent as a browser, the
+    crawler keeps its own ``Disallow: /``; sent as Googlebot, it keeps its own group and
+    gets none of Googlebot's exemptions but obeys Googlebot's "no". The trail names both
+    names, and ``audit verify`` re-derives the records."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            "User-agent: testbot\nDisallow: /own\n\n"
+            "User-agent: googlebot\nDisallow: /g\nAllow: /\n\n"
+            "User-agent: *\nDisallow: /g\nAllow: /\n"
+        ),
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/own/chrome"), CHROME),
+        (url("a", "/own/googlebot"), GOOGLEBOT),
+        (url("a", "/g/googlebot"), GOOGLEBOT),
+        (url("a", "/open/googlebot"), GOOGLEBOT),
+        (url("a", "/open/chrome"), CHROME),
+    )
+    settings: dict[str, Any] = {"REP_AUDIT_FILE": str(trail)}
+    if declared == "ROBOTSTXT_USER_AGENT":
+        settings.update(USER_AGENT="testbot/1.0", ROBOTSTXT_USER_AGENT="TestBot")
+    try:
+        _, spider = await crawl([], settings, SentAsSpider)
+    finally:
+        await sites.close()
+    assert sorted(spider.dropped) == [url("a", "/g/googlebot"), url("a", "/own/chrome"),
+                                      url("a", "/own/googlebot")]  # fmt: skip
+    assert "for googlebot" in spider.dropped[url("a", "/g/googlebot")]
+    assert sorted(spider.downloaded) == [url("a", "/open/chrome"), url("a", "/open/googlebot")]
+    records = by_url(trail)
+    own = records[url("a", "/own/chrome")]["robots"]
+    assert (own["agent"], own["agents"], own["line"]) == ("testbot", ["testbot", "mozilla"], 2)
+    google = records[url("a", "/g/googlebot")]["robots"]
+    assert (google["agent"], google["agents"]) == ("googlebot", ["testbot", "googlebot"])
+    assert records[url("a", "/open/googlebot")]["robots"]["agents"] == ["testbot", "googlebot"]
+    assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_as_another_crawler_obeys_the_directives_for_that_name() -> None:
+    """A request sent as Googlebot is decided for testbot and googlebot: the page's
+    ``googlebot: noindex`` (header or meta tag) drops its items, as the page's robots.txt
+    would refuse it; the same pages fetched as testbot keep theirs."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    meta = b'<html><head><meta name="googlebot" content="noindex"></head></html>'
+    for path in ("/meta/g", "/meta/own"):
+        site.script(path, Reply(200, meta, {"Content-Type": "text/html"}))
+    header = {"Content-Type": "text/html", "X-Robots-Tag": "googlebot: noindex"}
+    for path in ("/header/g", "/header/own"):
+        site.script(path, Reply(200, b"<html></html>", header))
+    url = sites.url
+
+    class Spider(SentAsSpider):
+        sent_as = (
+            (url("a", "/meta/g"), GOOGLEBOT),
+            (url("a", "/header/g"), "Googlebot/2.1 (+http://www.google.com/bot.html)"),
+            (url("a", "/meta/own"), "TestBot/2.0"),
+            (url("a", "/header/own"), "TestBot/2.0"),
+        )
+
+    items: list[Any] = []
+    try:
+        crawler, spider = await crawl([], {}, Spider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert len(spider.downloaded) == 4
+    assert sorted(item["url"] for item in items) == [url("a", "/header/own"), url("a", "/meta/own")]
+    assert crawler.stats.get_value("rep/directives/items_dropped/noindex") == 2
+
+
+# ---------------------------------------------------------------- changed after the check
+
+
+class LateRotator:
+    """A user-agent rotator after scrapy_rep's check of the request as sent (899)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        request.headers[b"User-Agent"] = b"otherbot/2.0"
+
+
+class LateMover:
+    """Changes a request's URL in place (``/move`` -> ``/x/moved``)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if request.url.endswith("/move"):
+            request._set_url(request.url.replace("/move", "/x/moved"))
+
+
+OTHERBOT_RULES = "User-agent: otherbot\nDisallow: /x\n\nUser-agent: *\nDisallow: /x/\nAllow: /\n"
+
+
+@pytest.mark.parametrize("priority", [450, 950, 2000])
+@pytest_twisted.ensureDeferred
+async def test_a_user_agent_changed_after_the_check_is_decided_again_last(
+    priority: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A rotator anywhere after our middleware: what is sent is what was decided."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    settings = {"DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateRotator": priority}}
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        try:
+            crawler, spider = await crawl([sites.url("a", "/x"), sites.url("a", "/y")], settings)
+        finally:
+            await sites.close()
+    assert "/x" not in sites.requested("a")
+    assert spider.downloaded == [sites.url("a", "/y")]
+    assert list(spider.dropped) == [sites.url("a", "/x")]
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") is None
+    checked_last = [
+        r.getMessage() for r in caplog.records if "checked again last" in r.getMessage()
+    ]
+    assert (len(checked_last) == 1) is (priority > 899), checked_last
+    if priority > 899:
+        assert f"{__name__}.LateRotator" in checked_last[0]
+
+
+@pytest.mark.parametrize("priority", [450, 950])
+@pytest_twisted.ensureDeferred
+async def test_a_url_changed_in_place_is_decided_again_and_recorded(
+    tmp_path: Any, priority: int
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateMover": priority},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    try:
+        _, spider = await crawl([sites.url("a", "/move"), sites.url("a", "/y")], settings)
+    finally:
+        await sites.close()
+    assert "/x/moved" not in sites.requested("a")
+    assert spider.downloaded == [sites.url("a", "/y")]
+    records = by_url(trail)
+    moved = records[sites.url("a", "/x/moved")]
+    assert moved["fate"] == "refused" and moved["robots"]["line"] == 5
+    assert moved["sent"].startswith(f"URL changed from {sites.url('a', '/move')}")
+    assert sites.url("a", "/move") not in records
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_change_that_cannot_be_decided_again_is_an_error_and_recorded(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the downloader's chain cannot be reached, a rotator after 899 sends requests
+    unchecked: a WARNING at start, then per request an ERROR naming the priority range,
+    a stat and the record's ``sent``."""
+    from scrapy_rep.crawl.requests import sentcheck
+
+    monkeypatch.setattr(sentcheck, "append_downloader_method", lambda *args: False)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(OTHERBOT_RULES))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateRotator": 950},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})  # it logs an ERROR
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+        try:
+            await crawler.crawl(urls=[sites.url("a", "/x")])
+        finally:
+            await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") == 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("cannot be checked again" in w and "LateRotator" in w for w in warnings)
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and "after priority 899" in errors[0], errors
+    assert "otherbot/2.0" in by_url(trail)[sites.url("a", "/x")]["sent"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_robotstxt_user_agent_beside_another_user_agent_holds_to_both_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``ROBOTSTXT_USER_AGENT = "mybot"`` with requests sent as Scrapy: Scrapy's group
+    refuses /s as mybot's refuses /m, and the crawl says once at start that both hold."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots("User-agent: mybot\nDisallow: /m\n\nUser-agent: scrapy\nDisallow: /s\n"),
+    )
+    settings = {"ROBOTSTXT_USER_AGENT": "mybot", "USER_AGENT": "Scrapy/2.13 (+https://scrapy.org)"}
+    paths = ("/m", "/s", "/ok")
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        try:
+            _, spider = await crawl([sites.url("a", p) for p in paths], settings)
+        finally:
+            await sites.close()
+    assert spider.downloaded == [sites.url("a", "/ok")]
+    assert sorted(spider.dropped) == [sites.url("a", "/m"), sites.url("a", "/s")]
+    said = [
+        r.getMessage() for r in caplog.records if "held to the robots.txt groups" in r.getMessage()
+    ]
+    assert len(said) == 1 and "(mybot, scrapy)" in said[0], said
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_ai_opt_out_of_the_name_sent_as_holds_without_robots_obey(tmp_path: Any) -> None:
+    """``ROBOTSTXT_OBEY = False`` keeps the purpose's opt-outs: those of the group of the
+    name a request is sent as too; its record names both names and ``audit verify``
+    re-derives the refusal."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots("User-agent: otherbot\nContent-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\n"),
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+
+    class Spider(SentAsSpider):
+        sent_as = ((url("a", "/other"), "otherbot/2.0"), (url("a", "/own"), "TestBot/2.0"))
+
+    settings = {"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(trail)}
+    try:
+        _, spider = await crawl([], settings, Spider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/own")]
+    assert "ai-train denied" in spider.dropped[url("a", "/other")]
+    assert by_url(trail)[url("a", "/other")]["robots"]["agents"] == ["testbot", "otherbot"]
+    assert [str(finding) for finding in verify(trail).findings] == []

@@ -55,6 +55,12 @@ GENERATION_3_SEEDS = [4, 105]
 OVERRIDE_SEEDS = [6]
 
 
+#: Per-request User-Agents (``user_agents=True``, generation 3): 2, 12 and 15 found that a
+#: request sent as another crawler or a browser escaped the crawler's own group and the
+#: page's directives for the name it was sent as.
+USER_AGENT_SEEDS = [2, 12, 15]
+
+
 @pytest.fixture(scope="module")
 def redis() -> object:
     holder = RedisHolder()
@@ -62,8 +68,10 @@ def redis() -> object:
     holder.stop()
 
 
-async def _seed(seed: int, tmp_path: Path, redis: RedisHolder, generation: int = 1) -> None:
-    result = await run_seed(seed, tmp_path, redis, generation)
+async def _seed(
+    seed: int, tmp_path: Path, redis: RedisHolder, generation: int = 1, user_agents: bool = False
+) -> None:
+    result = await run_seed(seed, tmp_path, redis, generation, user_agents)
     assert [str(v) for v in result.violations] == [], (seed, result.settings)
     if result.notes:  # a dimension the machine lacks a tool for (no redis-server)
         missing = f"seed {seed} passed without a dimension: {'; '.join(result.notes)}"
@@ -86,6 +94,14 @@ async def test_whole_crawl_seed_with_media_forms_keeps_every_property(
     seed: int, tmp_path: Path, redis: RedisHolder
 ) -> None:
     await _seed(seed, tmp_path, redis, generation=3)
+
+
+@pytest.mark.parametrize("seed", USER_AGENT_SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_with_per_request_user_agents_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis, generation=3, user_agents=True)
 
 
 @pytest_twisted.ensureDeferred

@@ -501,11 +501,19 @@ GOOGLE_AGENT_CASES: list[tuple[str, str, str, str, bool]] = [
     ),
     ("crawler-ua-space", "User-agent: Foo\nAllow: /x/\nDisallow: /\n", "Foo Bar", "/x/y", True),
     ("crawler-ua-space-2", "User-agent: Foo\nAllow: /x/\nDisallow: /\n", "Foo Bar", "/y", False),
-    # SPEC: the *leading* token; a browser-style UA is "Mozilla", not "Googlebot".
+    # A Mozilla-style UA names its crawler after "compatible;" (crawler_name), as the crawl
+    # reads it; a browser's string is "Mozilla".
     (
         "crawler-mozilla-ua",
         "User-agent: Googlebot\nDisallow: /\n",
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "/x",
+        False,
+    ),
+    (
+        "browser-mozilla-ua",
+        "User-agent: Googlebot\nDisallow: /\n",
+        "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36",
         "/x",
         True,
     ),

@@ -20,7 +20,10 @@ real HTTP on 127.0.0.1 (one port each, plus a license origin on a port of its ow
   images through ``ImagesPipeline`` (the rest, and every other file, through
   ``FilesPipeline``);
 
-each document delivered whole, chunked, slowly, or cut (the connection closed before
+with ``user_agents``, some pages' requests carry their own User-Agent (another crawler's,
+a Mozilla-style one, a browser's) and robots.txt has groups for those crawlers: every
+name a request is held to must hold (docs/decisions.md, 'Every name a request can be held
+to'); each document delivered whole, chunked, slowly, or cut (the connection closed before
 the ``Content-Length`` promised). The crawl's settings come from the same seed:
 ``REP_PURPOSE``, Scrapy's HTTP cache, a ``JOBDIR`` pause and resume, the Redis store
 (when ``redis-server`` is installed), small caches, ``CONCURRENT_REQUESTS`` from 1 to
@@ -68,7 +71,7 @@ from twisted.web.server import Request as WebRequest
 from scrapy_rep.directives import combine, header_directives, meta_directives
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import crawler_name
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
 from scrapy_rep.usage.media.reading import dmi_signal, read_media
@@ -264,6 +267,8 @@ class Plan:
     settings: dict[str, Any]
     phases: int
     notes: list[str]
+    #: page URL -> the User-Agent its request is sent with (``user_agents=True``)
+    user_agents: dict[str, str] = field(default_factory=dict)
     #: How far ahead of the real clock the robots.txt middleware's clock runs (seconds):
     #: past the expiry of the crawl's ``REP_OVERRIDES`` when it has expired.
     clock_ahead: float = 0.0
@@ -458,6 +463,30 @@ def _rsl(terms: str, url: str = "/") -> bytes:
     ).encode()
 
 
+#: The User-Agents a page's request may carry (``generate(user_agents=True)``): another
+#: crawler's, one in a Mozilla-style string, a browser's, the crawler's own.
+SENT_AS: Final = (
+    "otherbot/2.0 (+https://example.com/other)",
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0",
+    "TestBot/2.0",
+)
+
+
+def _other_groups(rng: random.Random, paths: list[str]) -> str:
+    """robots.txt groups for the other crawlers a request may be sent as: their own
+    Disallow lines, an Allow: / exemption, sometimes a Content-Usage "no"."""
+    lines: list[str] = []
+    for name in ("otherbot", "googlebot"):
+        if rng.random() < 0.6:
+            lines.append(f"User-agent: {name}")
+            lines.extend(f"Disallow: {p}" for p in rng.sample(paths, rng.randint(0, 2)))
+            lines.append("Allow: /")
+            if rng.random() < 0.3:
+                lines.append("Content-Usage: train-ai=n")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 #: The generator's revisions: a seed names the same sites and settings in one revision
 #: for good (the long run's findings stay reproducible); a new kind of document comes
 #: in a new revision, drawn from a random source of its own.
@@ -465,15 +494,24 @@ GENERATIONS: Final = (1, 2, 3)
 
 
 def generate(
-    seed: int, sites: PropSites, workdir: Path, redis_url: str | None, generation: int = 1
+    seed: int,
+    sites: PropSites,
+    workdir: Path,
+    redis_url: str | None,
+    generation: int = 1,
+    user_agents: bool = False,
 ) -> Plan:
     """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings.
 
     Generation 2 adds robots.txt files between 256 KiB and 500 KiB whose last lines are
     rules (``Disallow``, ``Content-Usage``), all of which count. Generation 3 writes the
     media files' statements in the forms of :data:`MEDIA_FORMS` and downloads half of
-    the images with ``ImagesPipeline``."""
+    the images with ``ImagesPipeline``. ``user_agents``: some pages' requests carry their
+    own User-Agent (:data:`SENT_AS`) and robots.txt has groups for those crawlers, drawn
+    from a random source of its own (the other draws stay the same)."""
     rng = random.Random(seed)
+    sent_as = random.Random(f"{seed}/user-agents") if user_agents else None
+    agents: dict[str, str] = {}
     more = random.Random(f"{seed}/generation-2")
     third = random.Random(f"{seed}/generation-3")
     over = random.Random(f"{seed}/overrides")  # its own draws: the others stay the seed's
@@ -572,6 +610,8 @@ def generate(
         if rng.random() < 0.15:
             group.append("DisallowAITraining: /p/0")
         text = "\n".join(before + group + [f"License: {u}" for u in license_lines]) + "\n"
+        if sent_as is not None:
+            text += _other_groups(sent_as, paths)
         kind = rng.choice(("small", "small", "small", "big", "absent"))
         if kind == "absent":
             robots = Doc(404, b"User-agent: *\nDisallow: /\n", dict(TEXT))
@@ -646,6 +686,8 @@ def generate(
                 header,
                 "noimageai" in meta,
             )
+            if sent_as is not None and sent_as.random() < 0.4:
+                agents[base + path] = sent_as.choice(SENT_AS)
     if rng.random() < 0.3:  # the late license named past robots.txt's cap: must not be read
         serve(lic, lic_base, "/late.xml", Doc(200, _rsl(RSL_TERMS[2]), {}))
     if generation >= 3 and third.random() < 0.7:
@@ -659,7 +701,7 @@ def generate(
         }
         settings["IMAGES_STORE"] = str(workdir / "images")
     return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes,
-                clock_ahead)  # fmt: skip
+                agents, clock_ahead)  # fmt: skip
 
 
 #: The host an override covers: origins served under it (:func:`generate`) are on
@@ -953,7 +995,8 @@ def oracle(plan: Plan) -> Expect:
         def known(kind: str, key: Any) -> CacheEntry[Any] | None:
             return documents.get((kind, key if kind == LICENSE else None))
 
-        facts = RequestFacts(url, origin_of(url), crawler_name(AGENT), Obey.ALL)
+        names = held_names(AGENT, plan.user_agents.get(url, ""))  # every name held to
+        facts = RequestFacts(url, origin_of(url), names[0], Obey.ALL, names)
         verdict = verdict_of(facts, rules, known)
         if isinstance(verdict, Refused) and verdict.reason == "forbidden" and verdict.robots:
             return f"robots.txt: {verdict.robots.explanation}", None
@@ -991,7 +1034,8 @@ def oracle(plan: Plan) -> Expect:
                 expect.before.setdefault(file_url, "its page failed")
             continue
         found = list(meta_directives(page.meta)) if page.meta else []
-        found += header_directives(page.header, (TOKEN.lower(),)) if page.header else []
+        tokens = tuple(held_names(AGENT, plan.user_agents.get(url, "")))
+        found += header_directives(page.header, tokens) if page.header else []
         directives = combine(found)
         headers = page.doc.headers
         tdm_header = tdm_meta = NO_VALUES
@@ -1069,9 +1113,17 @@ def _file_fate(
 class WholeSpider(Spider):
     name = "wholecrawl"
 
-    def __init__(self, urls: list[str], image_urls: frozenset[str] = frozenset(), **kwargs: Any):
+    def __init__(
+        self,
+        urls: list[str],
+        image_urls: frozenset[str] = frozenset(),
+        user_agents: dict[str, str] | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(**kwargs)
         self.urls = urls
+        #: URL -> the User-Agent its request is sent with
+        self.user_agents = user_agents or {}
         #: the file URLs that go to ImagesPipeline (``image_urls``), the others to
         #: FilesPipeline (``file_urls``)
         self.image_urls = image_urls
@@ -1080,7 +1132,9 @@ class WholeSpider(Spider):
 
     async def start(self) -> Any:
         for url in self.urls:
-            yield Request(url, callback=self.parse, errback=self.errback)
+            agent = self.user_agents.get(url)
+            headers = {"User-Agent": agent} if agent else None
+            yield Request(url, callback=self.parse, errback=self.errback, headers=headers)
 
     def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
@@ -1160,7 +1214,7 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
         crawler = get_crawler(WholeSpider, plan.settings)
         collect(crawler)
         if phase == 0 and plan.phases == 2:
-            running = crawler.crawl(urls=urls, image_urls=images)
+            running = crawler.crawl(urls=urls, image_urls=images, user_agents=plan.user_agents)
             pause_after = max(1, len(urls) // 3)
             for _ in range(200):
                 await deferLater(reactor, 0.05)
@@ -1173,7 +1227,7 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
                 await stop(crawler)
             await running
         else:
-            await crawler.crawl(urls=urls, image_urls=images)
+            await crawler.crawl(urls=urls, image_urls=images, user_agents=plan.user_agents)
         spider = crawler.spider
         outcome.downloaded.update(spider.downloaded)
         outcome.failed.update(spider.failed)
@@ -1395,12 +1449,16 @@ class RedisHolder:
 
 
 async def run_seed(
-    seed: int, workdir: Path, redis: RedisHolder | None, generation: int = 1
+    seed: int,
+    workdir: Path,
+    redis: RedisHolder | None,
+    generation: int = 1,
+    user_agents: bool = False,
 ) -> SeedResult:
     sites = PropSites()
     try:
         redis_url = redis.url() if redis is not None else None
-        plan = generate(seed, sites, workdir, redis_url, generation)
+        plan = generate(seed, sites, workdir, redis_url, generation, user_agents)
         expect = oracle(plan)
         outcome = await run_crawl(plan)
     finally:
@@ -1427,6 +1485,8 @@ async def run_seed(
             key: sum(stats.get(f"rep/requests/{key}", 0) for stats in outcome.stats)
             for key in ("overridden", "override_expired")
         },
+        # pages whose request carries its own User-Agent (``user_agents``)
+        "sent_as": len(plan.user_agents),
     }
     return SeedResult(seed, describe(plan), violations, counts, plan.notes)
 

@@ -331,3 +331,51 @@ def test_every_license_is_asked_for_at_once_and_the_first_no_decides() -> None:
     assert isinstance(verdict, Refused) and verdict.purpose == "search"
     assert verdict.signal is not None and keys[5] in verdict.signal.source
     assert [key for _, key, _ in verdict.used[1:]] == [keys[2], keys[5]]
+
+
+# ---------------------------------------------------------------- every name held to
+
+TWO_NAMES = ("mybot", "googlebot")
+NO_TDM = known_entry(parse_tdmrep(b"[]"))
+
+
+def named(*names: str) -> RequestFacts:
+    return RequestFacts(URL, ORIGIN, names[0], Obey.ALL, names)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User-agent: googlebot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n",
+        "User-agent: mybot\nDisallow: /private\n\nUser-agent: googlebot\nAllow: /\n",
+    ],
+    ids=["the-name-sent-as-refuses", "the-declared-name-refuses"],
+)
+def test_a_request_is_allowed_only_if_every_name_it_is_held_to_allows_it(text: str) -> None:
+    """docs/decisions.md, 'Every name a request can be held to': the stricter answer wins,
+    and the refusal names the name whose group refused it."""
+    found = robots_entry(text)
+    for rules in (RequestRules(), RequestRules(explain=True)):
+        verdict = decide(named(*TWO_NAMES), rules, known(robots=found))
+        assert isinstance(verdict, Refused) and verdict.reason == "forbidden"
+        refusing = "googlebot" if text.startswith("User-agent: googlebot") else "mybot"
+        assert verdict.agent == refusing
+        assert verdict.line == 2
+        assert (f" for {refusing} " in verdict.message) is (refusing == "googlebot")
+
+
+def test_a_browser_name_sent_as_gives_the_global_group_and_keeps_the_declared_ones() -> None:
+    found = robots_entry("User-agent: mybot\nAllow: /\n\nUser-agent: *\nDisallow: /private\n")
+    assert isinstance(decide(named("mybot"), RequestRules(), known(robots=found)), Allowed)
+    verdict = decide(named("mybot", "mozilla"), RequestRules(), known(robots=found))
+    assert isinstance(verdict, Refused) and verdict.agent == "mozilla"
+
+
+def test_the_name_sent_as_keeps_its_groups_ai_opt_out() -> None:
+    found = robots_entry(
+        "User-agent: googlebot\nContent-Usage: train-ai=n\nAllow: /\n\nUser-agent: *\nAllow: /\n"
+    )
+    rules = RequestRules.of(("ai-train",), purpose_set=True)
+    assert isinstance(decide(named("mybot"), rules, known(robots=found, tdm=NO_TDM)), Allowed)
+    verdict = decide(named(*TWO_NAMES), rules, known(robots=found, tdm=NO_TDM))
+    assert isinstance(verdict, Refused) and verdict.reason == "purpose"

@@ -44,7 +44,9 @@ from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
     LICENSES,
     ROBOTS,
+    SENT,
     TDM,
+    URL,
     AuditWriter,
     paused_state,
     resume,
@@ -134,8 +136,10 @@ class AuditTrail(RequestEvents, FateEvents):
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the
         record names the robots.txt version and the line that decided it for the agent
-        whose group decided (or why none did, or that Allow/Disallow were not obeyed), the
-        tdmrep.json and RSL license versions it was decided with."""
+        whose group decided (or why none did, or that Allow/Disallow were not obeyed), every
+        crawler name it was held to when more than one (``agents``: the declared name,
+        then the name it was sent as), the tdmrep.json and RSL license versions it was
+        decided with."""
         try:
             state = self._state(request)
             if state is None:
@@ -152,10 +156,13 @@ class AuditTrail(RequestEvents, FateEvents):
                 token = self._tokens[agent] = product_token(agent) or agent
             agent = token
             decision = verdict.robots
+            names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
                 previous = state[ROBOTS]
                 if previous is not None and len(previous) >= 6 and not previous[5]:
-                    state[ROBOTS] = (sha, *previous[1:])
+                    state[ROBOTS] = (
+                        (sha, *previous[1:6], "", "", names) if names else (sha, *previous[1:])
+                    )
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
@@ -164,7 +171,7 @@ class AuditTrail(RequestEvents, FateEvents):
                 elif isinstance(verdict, Refused) and verdict.expired is not None:
                     expired = verdict.expired.described
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden, expired)  # fmt: skip
+                                 overridden, expired, names)  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"
@@ -173,6 +180,20 @@ class AuditTrail(RequestEvents, FateEvents):
                     self.license_used(str(key), entry, request)
         except Exception:
             self.internal_error("decided")
+
+    def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
+        """``request`` (whose open record is ``record``) was changed after it was decided
+        (docs/audit-trail.md, ``sent``): its record says how. ``moved``: its URL changed and
+        it is decided again for the new one, so the record is now that URL's."""
+        try:
+            state = self.open.get(record)
+            if state is None:
+                return
+            state[SENT] = sent
+            if moved:
+                state[URL] = request.url
+        except Exception:
+            self.internal_error("sent_changed")
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None

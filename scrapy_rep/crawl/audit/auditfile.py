@@ -37,10 +37,11 @@ SNAPSHOT_MEMO: Final = 4096
 # tdmrep.json snapshot the request was decided with (``None``: none was checked; ``""``:
 # given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
 # EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
+# SENT: how the request as sent differs from the one first decided (``None``: it does not).
 URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
-LICENSES, EARLIER = 10, 11
+LICENSES, EARLIER, SENT = 10, 11, 12
 #: The length of an open record's state.
-STATE_SIZE: Final = 12
+STATE_SIZE: Final = 13
 
 
 class AuditWriter:
@@ -186,9 +187,9 @@ def resume(
     try:
         for key, state in saved["open"].items():
             state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
-            if len(state) < STATE_SIZE:  # saved by a version before schema 2
+            if len(state) < EARLIER:  # saved by a version before schema 2
                 state[TDM] = state[TDM] or None
-                state += [None, ""][len(state) - LICENSES :]
+            state += [None, "", None][len(state) - LICENSES :]  # fields added since
             open_records[key] = state
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):

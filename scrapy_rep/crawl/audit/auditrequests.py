@@ -70,7 +70,7 @@ class RequestEvents(AuditState):
         if request.dont_filter:
             self._unfiltered[url_key] = key
         self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
-                          False, request.dont_filter, None, earlier]  # fmt: skip
+                          False, request.dont_filter, None, earlier, None]  # fmt: skip
         if ref is not None and ref.url == request.url:  # the state, replaced inline
             request.meta[KEY] = ref._replace(audit=key)
         else:
@@ -105,7 +105,7 @@ class RequestEvents(AuditState):
             return
         if key not in self.open:
             self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
-                              None, False, request.dont_filter, None, ""]  # fmt: skip
+                              None, False, request.dont_filter, None, "", None]  # fmt: skip
         self._taken.add(key)
 
     def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:

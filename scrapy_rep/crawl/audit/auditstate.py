@@ -17,6 +17,7 @@ from scrapy_rep.crawl.audit.auditfile import (
     HELD,
     LICENSES,
     ROBOTS,
+    SENT,
     STATUS,
     TDM,
     URL,
@@ -112,6 +113,8 @@ class AuditState:
         licenses = state[LICENSES]
         if licenses:
             record["rsl"] = licenses
+        if state[SENT]:
+            record["sent"] = state[SENT]
         self.counts[fate] += 1
         self._emit(record)
 

@@ -34,8 +34,12 @@ def page_response(url: str, user_agent: str, timeout: float) -> Any:
     return cls(url=url, status=status, headers=headers, body=body)
 
 
-def page_report(url: str, user_agent: str, timeout: float, config: RepConfig) -> tuple[str, bool]:
-    """Fetch ``url`` and describe its directives; (text, fetched successfully)."""
+def page_report(
+    url: str, user_agent: str, timeout: float, config: RepConfig, also: tuple[str, ...] = ()
+) -> tuple[str, bool]:
+    """Fetch ``url`` and describe its directives for ``user_agent`` and the further crawler
+    names ``also`` (the name the crawl's requests are sent as, when another); (text,
+    fetched successfully)."""
     response = page_response(url, user_agent, timeout)
     if isinstance(response, str):
         return response, False
@@ -43,7 +47,7 @@ def page_report(url: str, user_agent: str, timeout: float, config: RepConfig) ->
     directives = page_directives(
         response,
         user_agent,
-        extra_tokens=config.directive_tokens,
+        extra_tokens=(*also, *config.directive_tokens),
         meta_in_noscript=config.meta_in_noscript,
     )
     where = describe_sources(directives.sources, response)

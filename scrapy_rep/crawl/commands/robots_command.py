@@ -63,6 +63,7 @@ from scrapy_rep.crawl.media.mediagate import file_report
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
 from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import (
     PROFILES,
     RepConfig,
@@ -155,6 +156,12 @@ class RobotsCommand(ScrapyCommand):
             return _usage(str(error))
         profile = self.profile = opts.rep_profile or config.profile
         agent = opts.user_agent or robots_agent(self.settings)
+        #: The User-Agent the crawl would send (its name is held to too, as in the
+        #: crawl); ``--user-agent`` is both the name and what is sent.
+        self.sent = "" if opts.user_agent else str(self.settings.get("USER_AGENT") or "")
+        names = held_names(agent, self.sent)
+        #: The further names the crawl's requests are held to (the name they are sent as).
+        self.also = names[1:]
         local: RobotsTxt | None = None
         notes: list[str] = []
         if opts.robots_file:  # read before any output: an unreadable file comes alone
@@ -162,7 +169,7 @@ class RobotsCommand(ScrapyCommand):
                 local, notes = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
                 return _usage(str(unreadable_file(opts.robots_file, error.strerror or str(error))))
-        print(user_agent_line(agent, profile))
+        print(user_agent_line(agent, profile, names))
         by_origin: dict[str, list[str]] = {}
         for url in args:  # a path (against a local file only) has no origin
             by_origin.setdefault(robots_url_for(url) or "", []).append(url)
@@ -253,14 +260,16 @@ class RobotsCommand(ScrapyCommand):
         now = time.time()  # an override covers a URL only before it expires
         lines, all_allowed = report(
             rules, urls, agent, self.request_rules, tdm, licenses, self.profile, self.obey,
-            held, now,
+            held, now, self.sent,
         )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            robots_allowed = robots_allows(rules, url, agent, self.obey, self.request_rules, now)
+            robots_allowed = robots_allows(
+                rules, url, agent, self.obey, self.request_rules, now, self.sent
+            )
             if opts.page and robots_allowed:
-                page_line, fetched = page_report(url, agent, opts.timeout, config)
+                page_line, fetched = page_report(url, agent, opts.timeout, config, self.also)
                 print(f"      page: {page_line}")
                 if not fetched:
                     code = EXIT_UNREACHABLE
@@ -286,13 +295,15 @@ class RobotsCommand(ScrapyCommand):
         assert policy is not None
         held = self.request_rules.rsl_held
         rsl = licenses_signals(licenses.documents, url, held)
-        before = policy.before_fetch(rules, url, agent, tdm, config.purpose_agents, rsl)
+        further = (*self.also, *config.purpose_agents)
+        before = policy.before_fetch(rules, url, agent, tdm, further, rsl)
         response = page_response(url, agent, timeout)
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")
             decision, code = before.decision(), EXIT_UNREACHABLE
         else:
-            directives = page_directives(response, agent, extra_tokens=config.directive_tokens)
+            extra = (*self.also, *config.directive_tokens)
+            directives = page_directives(response, agent, extra_tokens=extra)
             page = page_signals(response, directives, tdm=policy.needs_tdmrep)
             decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
             inside, lines = file_report(response, config, policy, directives)  # docs/media.md

@@ -27,7 +27,7 @@ from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import awaited
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
-from scrapy_rep.crawl.requeststate import before_of
+from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
@@ -199,7 +199,10 @@ class MediaGate:
     def _check(
         self, response: Response, request: Request, item: Any, reading: MediaReading | None
     ) -> FileVerdict:
-        directives = page_directives(response, self.agent, extra_tokens=self.tokens)
+        state = state_of(request)  # every name it was decided for: any one's "no" applies
+        sent_as = state.names[1:] if state is not None else ()
+        extra = (*sent_as, *self.tokens) if sent_as else self.tokens
+        directives = page_directives(response, self.agent, extra_tokens=extra)
         page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
         origin = self.policy.after_fetch(before_of(request), page).signals
         indexing = file_index_signals(directives) if self.noindex_no_ai else ()

@@ -59,7 +59,8 @@ class ItemGate:
         inc(self.stats, f"rep/directives/items_dropped/{reason}")
         message = self._said.get(response)
         if message is None:  # once per page, whatever its number of items
-            message = f"{reason} by {said_by(directives, reason, self.page.tokens)}"
+            tokens = self.page.tokens_of(response)
+            message = f"{reason} by {said_by(directives, reason, tokens)}"
             self._said[response] = message
         logger.debug(
             "Dropped an item of %(url)s: %(message)s",

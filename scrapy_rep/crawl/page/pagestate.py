@@ -20,7 +20,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_page
 from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
-from scrapy_rep.crawl.requeststate import before_of
+from scrapy_rep.crawl.requeststate import KEY, RequestState, before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
 
+
+#: Sets of crawler names whose tokens are remembered (a rotator's few).
+_MAX_NAME_SETS: Final = 256
 
 #: :attr:`Page.images` before the page's images were looked for.
 NOT_READ: Final = object()
@@ -68,7 +71,13 @@ class PageState:
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
+        #: The tokens of a page whose request was not decided (nothing obeyed): the
+        #: crawler's declared name, then ``REP_DIRECTIVE_TOKENS``.
         self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
+        #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
+        self._extra = crawler_tokens("", config.directive_tokens)
+        #: The tokens of each set of names a request was decided for (a rotator's few).
+        self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.usage = UsagePolicy.of(
             config.purpose,
             config.purpose_unknown,
@@ -166,6 +175,30 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
         return decision, refusal
 
+    def tokens_of(self, response: Response) -> tuple[str, ...]:
+        """The crawler tokens whose directives apply to ``response``: every name its
+        request was decided for (the crawler's declared name, then the name it was sent
+        as: :func:`scrapy_rep.robotstxt.useragent.held_names`, the names of the robots.txt
+        decision; any name's "no" applies, docs/decisions.md 'Every name a request can be
+        held to'), then ``REP_DIRECTIVE_TOKENS``; a request not decided (nothing obeyed):
+        :attr:`tokens`. Inline in :meth:`directives_of` (once per page)."""
+        request = response.request
+        state = request.meta.get(KEY) if request is not None else None
+        if request is None or type(state) is not RequestState or state.url != request.url:
+            return self.tokens
+        tokens = self._tokens_of.get(state.names)
+        return tokens if tokens is not None else self._tokens_for(state.names)
+
+    def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The tokens of ``names`` (see :meth:`tokens_of`), remembered."""
+        if not names:
+            return self.tokens
+        if len(self._tokens_of) >= _MAX_NAME_SETS:
+            self._tokens_of.clear()
+        named = (name for name in names if name)
+        tokens = self._tokens_of[names] = tuple(dict.fromkeys((*named, *self._extra)))
+        return tokens
+
     def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
         """The directives of ``response`` for this crawler, read once per response.
 
@@ -179,9 +212,15 @@ class PageState:
         if directives is None:
             others: list[tuple[str, str]] = []
             try:
+                request = response.request  # tokens_of, inline
+                state = request.meta.get(KEY) if request is not None else None
+                tokens = self.tokens
+                if request is not None and type(state) is RequestState and state.url == request.url:
+                    found = self._tokens_of.get(state.names)
+                    tokens = found if found is not None else self._tokens_for(state.names)
                 directives, others = read_page(
                     response,
-                    self.tokens,
+                    tokens,
                     meta_in_noscript=self.config.meta_in_noscript,
                     other_names=self._other_names,
                 )

@@ -35,6 +35,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 
+from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.documents.actions import call_later
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
@@ -272,16 +273,27 @@ class RobotsTxtMiddleware:
 
     def decide_sent(self, request: Request) -> Verdict | None:
         """The verdict on ``request`` as it is about to be sent, when it was reached for
-        another crawler's name (a later middleware changed its User-Agent; the check of
-        :mod:`scrapy_rep.crawl.requests.sentcheck`): ``None`` when nothing changed."""
+        other crawler names or another URL (a later middleware changed its User-Agent, or
+        its URL in place; the check of :mod:`scrapy_rep.crawl.requests.sentcheck`):
+        ``None`` when nothing changed. A URL changed in place takes the request's state
+        and audit record with it: the record is the URL sent's, and says it changed."""
         state = request.meta.get(KEY)
-        if type(state) is not RequestState or not state.agent:
+        if type(state) is not RequestState or not state.names:
             return None  # not decided here (not obeyed, no origin)
-        headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        name = self.facts.names.get(header) if header else None  # known names: no call
-        if (name or self.facts.name(request)) == state.agent:
-            return None
+        moved = state.url != request.url
+        if not moved:
+            headers = request.headers
+            header = headers.get(b"User-Agent") if headers else None
+            names = self.facts.names.get(header) if header else None  # known names: no call
+            if (names or self.facts.held_to(request)) == state.names:
+                return None
+        else:
+            request.meta[KEY] = state._replace(url=request.url)
+            trail = trail_of(self.crawler) if self.config.audit_file and state.audit else None
+            if trail is not None:
+                sent = (f"URL changed from {state.url} by a downloader middleware after "
+                        "scrapy_rep's; decided again for the URL sent")  # fmt: skip
+                trail.sent_changed(request, state.audit, sent, moved=True)
         facts = self.facts.of(request)
         if facts.origin is None:
             return None

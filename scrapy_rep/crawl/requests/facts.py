@@ -1,12 +1,15 @@
 """The facts of a Scrapy request that its verdict is reached on
-(:class:`scrapy_rep.verdict.RequestFacts`): its URL and origin, the crawler's name as the
-request presents it, and how much of robots.txt it obeys.
+(:class:`scrapy_rep.verdict.RequestFacts`): its URL and origin, the crawler names it is
+held to, and how much of robots.txt it obeys.
 
-- **The crawler's name** (SPEC §1): ``ROBOTSTXT_USER_AGENT`` when set, else the name in
-  the ``User-Agent`` the request carries, else in the project's ``USER_AGENT``; in a
-  Mozilla-style string, the name after ``compatible;``, as Google's crawlers present
-  themselves (:func:`scrapy_rep.robotstxt.useragent.crawler_name`). A browser's string
-  names no crawler: said once at start (WARNING).
+- **The crawler names it is held to** (SPEC §1; docs/decisions.md, 'Every name a request
+  can be held to'): the crawler's declared name (``ROBOTSTXT_USER_AGENT`` when set, else
+  the name in the project's ``USER_AGENT``), then the name in the ``User-Agent`` it is
+  sent with when that is another (before Scrapy's ``UserAgentMiddleware`` has set it, the
+  project's ``USER_AGENT``): :func:`scrapy_rep.robotstxt.useragent.held_names`. In a
+  Mozilla-style string the name is the one after ``compatible;``, as Google's crawlers
+  present themselves; a browser's string names no crawler (the ``*`` group): a project
+  ``USER_AGENT`` of that kind is said once at start (WARNING).
 - **What is obeyed** (docs/decisions.md, 'Not obeying robots.txt keeps the purpose's
   opt-outs'): ``ROBOTSTXT_OBEY = False`` and ``dont_obey_robotstxt`` are Scrapy's switches
   for robots.txt's Allow/Disallow and keep that meaning; a purpose set in ``REP_PURPOSE``
@@ -23,7 +26,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
-from scrapy_rep.robotstxt.useragent import crawler_name, is_browser
+from scrapy_rep.robotstxt.useragent import held_names, is_browser
 from scrapy_rep.urls.origins import OriginMemo
 from scrapy_rep.verdict import Obey, RequestFacts
 
@@ -70,22 +73,36 @@ class FactsReader:
                 "of REP_PURPOSE_AGENTS and the pages' own signals",
                 self._purposes,
             )
-        #: ``ROBOTSTXT_USER_AGENT``: the one name robots.txt is read for, whatever is sent.
-        self.fixed_name = crawler_name(str(settings.get("ROBOTSTXT_USER_AGENT") or ""))
+        fixed = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
         project_agent = str(settings.get("USER_AGENT") or "")
-        #: The name of the project's ``USER_AGENT`` (or ``ROBOTSTXT_USER_AGENT``).
-        self.default_name = self.fixed_name or crawler_name(project_agent)
-        #: The crawler's name in each ``User-Agent`` header seen (a rotator's few).
-        self.names: dict[bytes, str] = {}
+        #: The crawler's declared User-Agent: ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``.
+        self.declared = fixed or project_agent
+        #: The names a request is held to before its ``User-Agent`` is set: it is sent with
+        #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours).
+        self.default_names = held_names(self.declared, project_agent)
+        #: The crawler's declared name (always the first of the names).
+        self.default_name = self.default_names[0]
+        #: The names held to for each ``User-Agent`` header seen (a rotator's few).
+        self.names: dict[bytes, tuple[str, ...]] = {}
         self.origins = OriginMemo()
         self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
-        if not self.fixed_name and is_browser(project_agent):
+        if not fixed and is_browser(project_agent):
             logger.warning(
                 "scrapy_rep: USER_AGENT %r is a browser's, with no crawler's name after "
                 "'compatible;': robots.txt groups, robots meta tags and X-Robots-Tag are "
-                "read for 'mozilla'. Name the crawler in ROBOTSTXT_USER_AGENT (or write "
-                "USER_AGENT as 'Mozilla/5.0 (compatible; yourbot/1.0; +https://…)')",
+                "read for 'mozilla'. Write USER_AGENT as 'Mozilla/5.0 (compatible; "
+                "yourbot/1.0; +https://…)' (ROBOTSTXT_USER_AGENT adds the crawler's own "
+                "groups, but requests sent as a browser are held to the '*' group too)",
                 project_agent,
+            )
+        elif len(self.default_names) > 1:
+            logger.info(
+                "scrapy_rep: requests are sent as %r (USER_AGENT), which does not name the "
+                "crawler of ROBOTSTXT_USER_AGENT %r: each request is held to the "
+                "robots.txt groups and page directives of both names (%s)",
+                project_agent,
+                fixed,
+                ", ".join(self.default_names),
             )
 
     def obey(self, request: Request) -> Obey:
@@ -99,23 +116,23 @@ class FactsReader:
             logger.info(_DONT_OBEY_NOTE, request, self._purposes)
         return Obey.USAGE
 
-    def name(self, request: Request) -> str:
-        """The crawler's name ``request`` presents (see the module docstring)."""
-        if self.fixed_name:
-            return self.fixed_name
+    def held_to(self, request: Request) -> tuple[str, ...]:
+        """The crawler names ``request`` is held to as it is now (see the module
+        docstring), remembered per ``User-Agent`` header."""
         headers = request.headers
         header = headers.get(b"User-Agent") if headers else None
         if not header:  # usual: Scrapy's UserAgentMiddleware runs after ours
-            return self.default_name
-        name = self.names.get(header)
-        if name is None:
+            return self.default_names
+        names = self.names.get(header)
+        if names is None:
             if len(self.names) >= _MAX_NAMES:
                 self.names.clear()
-            name = self.names[header] = crawler_name(header.decode("latin-1"))
-        return name
+            sent = header.decode("latin-1")
+            names = self.names[header] = held_names(self.declared, sent)
+        return names
 
     def of(self, request: Request) -> RequestFacts:
-        """The facts of ``request`` as it is now (:meth:`obey`, :meth:`name` and the
+        """The facts of ``request`` as it is now (:meth:`obey`, :meth:`held_to` and the
         origin, inline: the hot path, twice per request)."""
         url = request.url
         meta = request.meta
@@ -124,12 +141,10 @@ class FactsReader:
         else:
             obey = self.obey(request)
             if obey is Obey.NOTHING:
-                return RequestFacts(url, None, self.default_name, obey)
-        name: str | None = self.fixed_name
-        if not name:
-            headers = request.headers
-            header = headers.get(b"User-Agent") if headers else None
-            name = self.names.get(header) if header else self.default_name
-            if name is None:
-                name = self.name(request)
-        return RequestFacts(url, self.origins.get(url), name, obey)
+                names = self.default_names
+                return RequestFacts(url, None, names[0], obey, names)
+        headers = request.headers
+        header = headers.get(b"User-Agent") if headers else None
+        found = self.names.get(header) if header else self.default_names
+        names = found if found is not None else self.held_to(request)
+        return RequestFacts(url, self.origins.get(url), names[0], obey, names)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
+    from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
@@ -66,11 +67,12 @@ class Performer:
                 state.carried,
                 0,
                 before,
-                facts.agent,
+                facts.names or (facts.agent,),
                 state.scheduled,
             )
         else:
-            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, facts.agent)
+            names = facts.names or (facts.agent,)
+            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, names)
         if not verdict.used:
             return
         robots = verdict.used[0][2]
@@ -78,7 +80,10 @@ class Performer:
             if robots.unreachable:
                 inc(self.stats, "rep/requests/allowed_unreachable")
             if self.obey_crawl_delay and facts.origin is not None:
-                self.slots.apply(request, facts.origin, robots.rules.crawl_delay(facts.agent))
+                rules = robots.rules
+                others = facts.names[1:]  # held to more than one name: the longest delay
+                delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
+                self.slots.apply(request, facts.origin, delay)
         if verdict.overridden is not None:
             self._note_override(request, verdict)
         if self._audit:
@@ -137,3 +142,10 @@ class Performer:
                 {"host": override.host, "url": request.url, "override": override.described},
                 extra={"spider": self.crawler.spider},
             )
+
+
+def _longest_delay(rules: RobotsTxt, facts: RequestFacts) -> float | None:
+    """The longest ``Crawl-delay`` of the groups of the names a request is held to (the
+    stricter answer wins)."""
+    delays = [d for d in map(rules.crawl_delay, facts.names) if d is not None]
+    return max(delays) if delays else None

@@ -1,15 +1,25 @@
 """The verdict checked against the request as it is sent (docs/decisions.md, 'One request,
 one verdict').
 
-:class:`SentRequestCheck` is a downloader middleware late in the chain (after the
-``User-Agent`` middleware and where user-agent rotators sit, before Scrapy's HTTP cache):
-when a component after scrapy_rep's robots.txt middleware changed the request's
-``User-Agent`` to another crawler's name (and ``ROBOTSTXT_USER_AGENT`` does not fix the
-name), the request is decided again, with the same function, for the name it is sent
-with. A refusal is performed as any other (stats, log, signal, audit trail). A document
-the new name needs that is not known yet (an RSL license of another group) cannot be
-waited for here: the request is dropped, with a stat and a log line saying why, never
-sent on the old name's verdict.
+:class:`SentRequestCheck` is a downloader middleware late in the chain (:data:`PRIORITY`:
+after the ``User-Agent`` middleware and where user-agent rotators sit, before Scrapy's HTTP
+cache, which may answer without sending): when a component after scrapy_rep's robots.txt
+middleware changed the request's ``User-Agent`` so that it is held to other crawler names
+(and those names are not all allowed), or changed its URL in place, the request is decided
+again, with the same function, for what it is sent as. A refusal is performed as any other
+(stats, log, signal, audit trail; a URL changed in place takes its audit record with it,
+which says so in ``sent``). A document the request now needs that is not known yet (an RSL
+license of another group, the robots.txt of the origin it was moved to) cannot be waited
+for here: the request is dropped, with a stat and a log line saying why, never sent on
+the first verdict.
+
+A project's downloader middleware after :data:`PRIORITY` (a rotator at 950) could change
+the request again. At the spider's start the check then also puts itself last in the
+downloader's chain (said once at INFO, naming those middlewares), so that what is sent is
+what was decided. Where the chain cannot be reached, such a change cannot be decided
+again: a WARNING at start names the middlewares, and each request sent changed is counted
+(``rep/requests/sent_unchecked``), logged as an ERROR naming the priority range and
+recorded in its audit record (``sent``).
 """
 
 from __future__ import annotations
@@ -17,8 +27,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 
+from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.internals import (
+    append_downloader_method,
+    downloader_methods,
+    running_engine,
+)
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
@@ -37,11 +54,15 @@ PRIORITY = 899
 
 
 class SentRequestCheck:
-    """Decides again a request sent for another name than it was decided for."""
+    """Decides again a request sent for other names, or another URL, than it was decided
+    for."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self._owner: DocumentsOwner | None = None
+        #: The project's downloader middlewares that change requests after this check.
+        self.later: list[str] = []
+        crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -53,11 +74,11 @@ class SentRequestCheck:
             owner = self._owner = owner_of(self.crawler)
             if owner is None:
                 return None
-        state = request.meta.get(KEY)  # the usual request: the name it was decided for
-        if type(state) is RequestState:
+        state = request.meta.get(KEY)  # the usual request: the names it was decided for
+        if type(state) is RequestState and state.url == request.url:
             headers = request.headers
             header = headers.get(b"User-Agent") if headers else None
-            if header and owner.facts.names.get(header) == state.agent:
+            if header and owner.facts.names.get(header) == state.names:
                 return None
         try:
             verdict = owner.decide_sent(request)
@@ -73,10 +94,87 @@ class SentRequestCheck:
         if isinstance(verdict, Wait):
             inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
             message = (
-                f"Dropped: sent with another User-Agent than it was checked for; the "
+                f"Dropped: sent with another User-Agent or URL than it was checked for; the "
                 f"{verdict.document} of {verdict.key} it needs is not known"
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             raise IgnoreRequest(message)
         owner.perform.allowed(request, owner.facts.of(request), verdict)
         return None
+
+    def check_last(self, request: Request, spider: Any = None) -> Request | None:
+        """:meth:`process_request`, last in the downloader's chain: after the project's
+        downloader middlewares placed after :data:`PRIORITY` (called with ``spider`` by
+        the Scrapy releases that pass it to every method)."""
+        return self.process_request(request)
+
+    def _spider_opened(self, spider: Any = None) -> None:
+        engine = running_engine(self.crawler)
+        self.later = later = _changers_after(self, downloader_methods(engine, "process_request"))
+        if not later:
+            return  # the usual crawl: nothing after this check but Scrapy's own
+        names = ", ".join(later)
+        if append_downloader_method(engine, "process_request", self.check_last):
+            logger.info(
+                "scrapy_rep: downloader middlewares after priority %d may change a request's "
+                "User-Agent or URL (%s): each request is checked again last, just before it "
+                "is sent",
+                PRIORITY,
+                names,
+                extra={"spider": spider},
+            )
+            return
+        logger.warning(
+            "scrapy_rep: downloader middlewares after priority %d may change a request's "
+            "User-Agent or URL (%s), and the request cannot be checked again after them: "
+            "such a request is sent unchecked (an ERROR each time). Give them a priority "
+            "below %d",
+            PRIORITY,
+            names,
+            PRIORITY,
+            extra={"spider": spider},
+        )
+        self.crawler.signals.connect(self._reached, signal=signals.request_reached_downloader)
+
+    def _reached(self, request: Request, spider: Any = None) -> None:
+        """A request reached the downloader: sent changed after the last check (only when
+        it could not be put last), it is counted, logged as an ERROR and recorded."""
+        state = request.meta.get(KEY)
+        owner = self._owner
+        if type(state) is not RequestState or not state.names or owner is None:
+            return
+        if state.url != request.url:
+            what = f"its URL changed to {request.url}"
+        elif owner.facts.held_to(request) != state.names:
+            header = request.headers.get(b"User-Agent") or b""
+            what = f"its User-Agent changed to {header.decode('latin-1')!r}"
+        else:
+            return
+        inc(self.crawler.stats, "rep/requests/sent_unchecked")
+        sent = f"sent unchecked: {what} by a downloader middleware after priority {PRIORITY}"
+        logger.error(
+            "scrapy_rep: %(request)s was %(sent)s (%(names)s), and could not be decided "
+            "again: give that middleware a priority below %(priority)d",
+            {"request": state.url, "sent": sent, "names": ", ".join(self.later),
+             "priority": PRIORITY},
+            extra={"spider": spider},
+        )  # fmt: skip
+        trail = trail_of(self.crawler) if state.audit else None
+        if trail is not None:
+            trail.sent_changed(request, state.audit, sent, moved=False)
+
+
+def _changers_after(check: SentRequestCheck, chain: list[Any]) -> list[str]:
+    """The project's downloader middlewares whose ``process_request`` comes after
+    ``check``'s in ``chain`` (Scrapy's own and scrapy_rep's change no User-Agent or URL)."""
+    found: list[str] = []
+    after = False
+    for method in chain:
+        component = getattr(method, "__self__", None)
+        if component is check:
+            after = True
+            continue
+        module = type(component).__module__
+        if after and not module.startswith(("scrapy.", "scrapy_rep.")):
+            found.append(f"{module}.{type(component).__qualname__}")
+    return found

@@ -130,3 +130,19 @@ def test_media_usage_off_reads_nothing_and_wraps_nothing() -> None:
     )
     Addon().update_settings(settings)
     assert list(settings.getdict("ITEM_PIPELINES")) == ["scrapy.pipelines.files.FilesPipeline"]
+
+
+def test_a_file_sent_as_another_crawler_obeys_the_header_scoped_to_that_name() -> None:
+    """The file's request was decided for scrapy and googlebot (its state's names): the
+    header's ``googlebot: noai`` is a no (docs/decisions.md, 'Every name a request can be
+    held to'); for scrapy alone it says nothing."""
+    from scrapy_rep.crawl.requeststate import KEY, RequestState
+
+    checker = media_gate()
+    plain = checker.check(*response(jpeg(), **{"X-Robots-Tag": "googlebot: noai"}), {})
+    assert plain is not None and plain.refusal is None
+    file, request = response(jpeg(), **{"X-Robots-Tag": "googlebot: noai"})
+    request.meta[KEY] = RequestState(URL, names=("scrapy", "googlebot"))
+    verdict = checker.check(file, request, {})
+    assert verdict is not None and verdict.refusal is not None
+    assert verdict.reasons == ["ai-train denied by X-Robots-Tag: googlebot: noai"]
