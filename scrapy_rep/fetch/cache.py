@@ -360,8 +360,11 @@ class DocumentCache(Generic[D]):
         rules: Any = entry.rules
         if not entry.body_zlib:
             return self._frozen(entry)
-        if rules is None or any(rules is standin for standin in self._standins):
+        if rules is None:
             return entry
+        for standin in self._standins:
+            if rules is standin:
+                return entry
         return (self._plain(rules), *_cold_fields_of(entry))
 
     def _keep_live(self, origin: Hashable, entry: CacheEntry[D]) -> None:
