@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 
 from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import ROBOTS_TXT
@@ -80,7 +81,9 @@ def test_compressed_entries_come_back_as_they_were() -> None:
     peeked = {key: cache.peek(key) for key in entries}
     assert peeked["body"] is not None and peeked["body"].rules is None
     for key in ("absent", "gave up", "other"):
-        assert peeked[key] == entries[key] and peeked[key].rules is entries[key].rules
+        found = peeked[key]
+        assert found is not None and found == entries[key]
+        assert found.rules is entries[key].rules
     again = cache.get("body")
     assert again is not None and not again.rules.allowed("https://h/private/1", "bot")
     assert again.outcome == "200" and again.body_zlib == entries["body"].body_zlib
@@ -150,3 +153,34 @@ def test_plain_entries_come_back_as_they_were_without_a_parse() -> None:
     assert cache.parsed == 3 and cache.peek("last") is not None
     assert cache.get("last").rules.allowed("https://h/private/1", "bot")  # type: ignore[union-attr]
     assert cache.reparsed == 1
+
+
+def test_plain_entries_are_compressed_only_by_the_byte_bound() -> None:
+    """Kept plain, parsed entries stay within half of ``max_bytes`` like objects: beyond
+    it the least recently used are compressed and parsed again when asked for (the one
+    re-parse), the byte count stays right, and a discarded entry is gone as an object
+    too."""
+    cache: DocumentCache[RobotsTxt] = DocumentCache(
+        1_000_000,
+        max_bytes=7000,  # parsed: at most 3,500 bytes, three entries of 1,000
+        reparse=parse_robotstxt,
+        plain=ROBOTS_TXT.plain,
+        unplain=ROBOTS_TXT.unplain,
+        max_live=2,
+    )
+    for number in range(5):
+        cache.put(f"o{number}", replace(parsed_robots_entry(number), size=1000))
+    assert cache.parsed == 3 and len(cache) == 5 and cache.evictions == 0
+    assert cache.bytes <= cache.max_bytes  # type: ignore[operator]
+    for number in (2, 3, 4, 2):
+        found = cache.get(f"o{number}")
+        assert found is not None and not found.rules.allowed(f"https://h/private/{number}", "b")
+    assert cache.reparsed == 0
+    again = cache.get("o0")  # compressed by the byte bound: parsed again
+    assert again is not None and not again.rules.allowed("https://h/private/0", "b")
+    assert cache.reparsed == 1 and cache.parsed == 3
+    cache.discard("o2")  # kept as an object and plain
+    assert "o2" not in cache and cache.get("o2") is None
+    for number in (0, 1, 3, 4):
+        cache.discard(f"o{number}")
+    assert cache.bytes == 0 and len(cache) == 0 and cache.parsed == 0
