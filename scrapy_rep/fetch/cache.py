@@ -7,6 +7,12 @@
   Beyond that an entry is kept *compressed* (its zlib body and outcome, no parsed rules)
   and parsed again when its origin is next asked about: a cache smaller than the set of
   origins a crawl is busy with costs CPU, never another robots.txt download.
+- A kind whose document has a plain form (``plain``/``unplain``: robots.txt) keeps its
+  parsed entries as plain tuples (the rules as ``bytes``), which the collector does not
+  track, and at most ``max_live`` of them (the origins in active use) also as objects,
+  ready to decide: a broad crawl parses each file once, however many origins it keeps
+  parsed (docs/decisions.md, 'Parsed once per origin'). Made objects again on use, a
+  plain entry costs a few microseconds, not a parse.
 - All entries together, parsed (estimated) and compressed, stay within ``max_bytes``.
   Parsed entries take at most half of it: beyond that the least recently used are
   compressed (so one large robots.txt cannot flush the compressed tier, which would cost
@@ -36,6 +42,14 @@ from scrapy_rep.robotstxt import MAX_BODY_BYTES
 D = TypeVar("D")
 #: Bytes a compressed entry costs besides its body (the entry, its key, the dict slot).
 COMPRESSED_OVERHEAD: Final = 400
+#: Parsed entries kept as objects, ready to decide, beside their plain form (a kind with
+#: one): about ten objects each for the collector, so only the origins in active use
+#: (a crawl's concurrent requests are on at most that many).
+LIVE_ORIGINS: Final = 256
+#: At most this many parsed entries of a kind without a plain form (tdmrep.json, RSL
+#: licenses) are kept, whatever ``REP_CACHE_MAX_ORIGINS`` allows: each is objects the
+#: collector walks (the setting's default before robots.txt had a plain form).
+WHOLE_MAX_ORIGINS: Final = 1_000
 
 
 class Freshness(enum.Enum):
@@ -101,9 +115,26 @@ _Cold = tuple[Any, ...]
 _COLD_FIELDS: Final = tuple(f.name for f in fields(CacheEntry) if f.name != "rules")
 #: Those fields of an entry, read in one call.
 _cold_fields_of: Final = attrgetter(*_COLD_FIELDS)
-#: The index of ``body_zlib`` and of ``truncated`` in a :data:`_Cold`.
+#: The index of ``body_zlib``, ``truncated`` and ``size`` in a :data:`_Cold`.
 _BODY: Final = 1 + _COLD_FIELDS.index("body_zlib")
 _TRUNCATED: Final = 1 + _COLD_FIELDS.index("truncated")
+_SIZE: Final = 1 + _COLD_FIELDS.index("size")
+#: A parsed entry as the cache keeps it: whole, or (a kind with a plain form) as a
+#: :data:`_Cold` whose first field is the plain form of its rules (``bytes``).
+_Parsed = CacheEntry[Any] | _Cold
+
+
+def _plain_key(origin: Hashable) -> Hashable:
+    """A key that is a tuple (an ``Origin``) as the plain tuple equal to it, which the
+    collector stops tracking."""
+    if isinstance(origin, tuple) and type(origin) is not tuple:
+        return (*origin,)
+    return origin
+
+
+def _parsed_size(kept: _Parsed) -> int:
+    """What a parsed entry costs (:attr:`CacheEntry.size`), kept whole or plain."""
+    return kept[_SIZE] if type(kept) is tuple else kept.size  # type: ignore[union-attr]
 
 
 def _cold_size(cold: _Cold) -> int:
@@ -122,11 +153,16 @@ class DocumentCache(Generic[D]):
         reparse: Callable[[bytes], D] | None = None,
         reparse_cut: Callable[[bytes], D] | None = None,
         standins: tuple[D, ...] = (),
+        plain: Callable[[D], bytes] | None = None,
+        unplain: Callable[[bytes], D] | None = None,
+        max_live: int = LIVE_ORIGINS,
     ) -> None:
         """``reparse`` parses a body again (``reparse_cut``, when given, a body the
         download cut short); without it, entries are never compressed and the least
         recently used parsed ones are dropped instead. ``standins``: the documents that
-        entries without a body share (compressed by index)."""
+        entries without a body share (compressed by index). ``plain`` and ``unplain``:
+        a document as ``bytes`` and back (then parsed entries are kept so, at most
+        ``max_live`` of them as objects too)."""
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins}")
         self.max_origins = max_origins
@@ -134,7 +170,13 @@ class DocumentCache(Generic[D]):
         self._reparse = reparse
         self._reparse_cut = reparse_cut
         self._standins = standins
-        self._parsed: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
+        self._plain = plain if unplain is not None else None
+        self._unplain = unplain if plain is not None else None
+        self.max_live = max_live
+        #: Every parsed entry: whole, or plain for a kind with a plain form.
+        self._parsed: OrderedDict[Hashable, _Parsed] = OrderedDict()
+        #: A kind with a plain form: the parsed entries used most recently, as objects.
+        self._live: OrderedDict[Hashable, CacheEntry[D]] = OrderedDict()
         #: Estimated bytes of the parsed entries.
         self._parsed_bytes = 0
         self._compressed: OrderedDict[Hashable, _Cold] = OrderedDict()
@@ -144,6 +186,8 @@ class DocumentCache(Generic[D]):
         self.evictions = 0
         #: Compressed entries parsed again (for stats).
         self.reparsed = 0
+        #: Plain entries made objects again, without a parse.
+        self.unplained = 0
 
     def __len__(self) -> int:
         return len(self._parsed) + len(self._compressed)
@@ -157,9 +201,19 @@ class DocumentCache(Generic[D]):
 
     def get(self, origin: Hashable) -> CacheEntry[D] | None:
         """The entry of ``origin`` (any freshness), marking it recently used."""
-        entry = self._parsed.get(origin)
+        entry = self._live.get(origin)
         if entry is not None:
+            self._live.move_to_end(origin)
             self._parsed.move_to_end(origin)
+            return entry
+        parsed = self._parsed.get(origin)
+        if parsed is not None:
+            self._parsed.move_to_end(origin)
+            if type(parsed) is not tuple:
+                return parsed  # type: ignore[return-value]
+            entry = self._thawed(parsed)
+            self.unplained += 1
+            self._keep_live(_plain_key(origin), entry)
             return entry
         kept = self._compressed.pop(origin, None)
         if kept is None:
@@ -225,11 +279,17 @@ class DocumentCache(Generic[D]):
         return self._reparse(body)
 
     def peek(self, origin: Hashable) -> CacheEntry[Any] | None:
-        """The entry of ``origin``, parsed or compressed (then without rules), without
-        marking it used: for inspection."""
-        entry = self._parsed.get(origin)
-        if entry is not None:
-            return entry
+        """The entry of ``origin``, without marking it used: for inspection. Kept plain
+        and not as objects, or compressed, it comes without its parsed rules (a
+        stand-in's are there)."""
+        parsed = self._parsed.get(origin)
+        if parsed is not None:
+            if type(parsed) is not tuple:
+                return parsed  # type: ignore[return-value]
+            live = self._live.get(origin)
+            if live is not None:
+                return live
+            return CacheEntry(None, *parsed[1:]) if parsed[_BODY] else self._thawed(parsed)
         kept = self._compressed.get(origin)
         return None if kept is None else self._thawed(kept)
 
@@ -238,9 +298,11 @@ class DocumentCache(Generic[D]):
         key that is a tuple (an ``Origin``) is kept as a plain tuple, equal to it and
         untracked by the collector."""
         self.discard(origin)
-        if isinstance(origin, tuple) and type(origin) is not tuple:
-            origin = (*origin,)
-        self._parsed[origin] = entry
+        origin = _plain_key(origin)
+        kept = self._kept_parsed(entry)
+        self._parsed[origin] = kept
+        if kept is not entry:
+            self._keep_live(_plain_key(origin), entry)
         self.bytes += entry.size
         self._parsed_bytes += entry.size
         while len(self._parsed) > self.max_origins:
@@ -254,32 +316,64 @@ class DocumentCache(Generic[D]):
                 _, dropped = self._compressed.popitem(last=False)
                 self.bytes -= _cold_size(dropped)
             elif len(self._parsed) > 1:
-                _, evicted = self._parsed.popitem(last=False)
-                self.bytes -= evicted.size
-                self._parsed_bytes -= evicted.size
+                evicted, kept = self._parsed.popitem(last=False)
+                self._live.pop(evicted, None)
+                size = _parsed_size(kept)
+                self.bytes -= size
+                self._parsed_bytes -= size
             else:
                 return
             self.evictions += 1
 
     def discard(self, origin: Hashable) -> None:
-        entry = self._parsed.pop(origin, None)
-        if entry is not None:
-            self.bytes -= entry.size
-            self._parsed_bytes -= entry.size
+        parsed = self._parsed.pop(origin, None)
+        if parsed is not None:
+            self._live.pop(origin, None)
+            size = _parsed_size(parsed)
+            self.bytes -= size
+            self._parsed_bytes -= size
         kept = self._compressed.pop(origin, None)
         if kept is not None:
             self.bytes -= _cold_size(kept)
 
     def _compress_oldest(self) -> None:
-        origin, entry = self._parsed.popitem(last=False)
-        self.bytes -= entry.size
-        self._parsed_bytes -= entry.size
+        origin, parsed = self._parsed.popitem(last=False)
+        self._live.pop(origin, None)
+        size = _parsed_size(parsed)
+        self.bytes -= size
+        self._parsed_bytes -= size
         if self._reparse is None:
             self.evictions += 1
             return
-        cold = self._frozen(entry)
+        if type(parsed) is tuple:  # plain: its rules go if its body has them
+            cold: _Cold = (None, *parsed[1:]) if parsed[_BODY] else parsed
+        else:
+            cold = self._frozen(parsed)  # type: ignore[arg-type]
         self._compressed[origin] = cold
         self.bytes += _cold_size(cold)
+
+    def _kept_parsed(self, entry: CacheEntry[D]) -> _Parsed:
+        """How the parsed tier keeps ``entry``: plain when its kind has a plain form (its
+        rules' plain form, or a body-less entry's stand-in by index), else whole."""
+        if self._plain is None:
+            return entry
+        rules: Any = entry.rules
+        if not entry.body_zlib:
+            return self._frozen(entry)
+        if rules is None:
+            return entry
+        for standin in self._standins:
+            if rules is standin:
+                return entry
+        return (self._plain(rules), *_cold_fields_of(entry))
+
+    def _keep_live(self, origin: Hashable, entry: CacheEntry[D]) -> None:
+        """``entry`` (kept plain) is also kept as an object, the least recently used
+        beyond ``max_live`` no longer."""
+        live = self._live
+        live[origin] = entry
+        if len(live) > self.max_live:
+            live.popitem(last=False)
 
     def _frozen(self, entry: CacheEntry[D]) -> _Cold:
         """``entry`` compressed: with a body, its rules go (the body parses them again when
@@ -292,9 +386,11 @@ class DocumentCache(Generic[D]):
         return (rules, *_cold_fields_of(entry))
 
     def _thawed(self, cold: _Cold, parsed: Any = None) -> CacheEntry[Any]:
-        """The entry a compressed one was, with ``parsed`` (its body parsed again) as its
-        rules when given (else ``None`` when its body has them)."""
+        """The entry a compressed or plain one was, with ``parsed`` (its body parsed
+        again) as its rules when given (else ``None`` when its body has them)."""
         rules = cold[0] if parsed is None else parsed
         if type(rules) is int:
             rules = self._standins[rules]
+        elif type(rules) is bytes and self._unplain is not None:
+            rules = self._unplain(rules)
         return CacheEntry(rules, *cold[1:])

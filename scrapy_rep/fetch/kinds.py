@@ -20,6 +20,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.records import SharedRecord, entry_of, record_of
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt import unplain as unplain_robotstxt
 from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 
 D = TypeVar("D")
@@ -76,6 +77,10 @@ class DocumentKind(Generic[D]):
     #: another component) as the document; ``None``: as :attr:`parse` reads any body.
     #: The fetch says so, not the body's length (SPEC §4, RFC 9309 §2.5).
     parse_cut: Callable[[bytes], D] | None = None
+    #: The document as ``bytes``, which the collector does not track, and back without
+    #: parsing (``None``: none): the cache keeps its parsed entries so.
+    plain: Callable[[D], bytes] | None = None
+    unplain: Callable[[bytes], D] | None = None
 
     def read(self, body: bytes, truncated: bool) -> D:
         """``body`` as the document, told whether the download cut it short."""
@@ -185,6 +190,8 @@ ROBOTS_TXT: DocumentKind[RobotsTxt] = DocumentKind(
     unreachable=DISALLOW_ALL,
     parse=parse_robotstxt,
     size_of=robots_size,
+    plain=RobotsTxt.plain,
+    unplain=unplain_robotstxt,
 )
 
 #: W3C TDMRep's file (report §3.1), fetched for AI purposes (``REP_PURPOSE``): "Failure

@@ -14,6 +14,8 @@ logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
 
 from __future__ import annotations
 
+import marshal
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -246,6 +248,23 @@ class RobotsTxt:
         """The product tokens named by the file's groups (``*`` for the global group)."""
         return tuple(self._tokens)
 
+    def plain(self) -> bytes:
+        """This file's rules as one ``bytes`` value (its tables and maps marshalled, its
+        arrays as their bytes), which CPython's garbage collector does not track: how a
+        broad crawl's cache keeps thousands of files parsed (docs/decisions.md, 'Parsed
+        once per origin'). :func:`unplain` gives back an equal file without parsing,
+        its crawlers' selections compiled again on use. One value, not nested tuples:
+        a collection stops tracking one level of nested tuples at a time."""
+        return marshal.dumps(
+            (
+                _options_number(self.options), self.verdict, self._values, self._keys,
+                _plain_array(self._key_of), _plain_array(self._codes),
+                _plain_array(self._starts), self._tokens, self._delays, self._delay_tokens,
+                self._signals, self._usage, self._usage_tokens, self.sitemaps, self.licenses,
+                self._licenses_by_group,
+            )
+        )  # fmt: skip
+
     # ---------------------------------------------------------------- internals
 
     def _matcher(self, selection: Selection) -> Matcher:
@@ -331,6 +350,42 @@ class RobotsTxt:
             for name, value in self._signals.get(group, {}).items():
                 merged[name] = merged.get(name, True) and value
         return _signals_of(merged)
+
+
+#: The parse options of the files made plain, numbered (a plain file names its options by
+#: number). A crawl uses one or two.
+_OPTIONS: Final[list[ParseOptions]] = []
+_OPTIONS_NUMBER: Final[dict[ParseOptions, int]] = {}
+
+
+def _options_number(options: ParseOptions) -> int:
+    number = _OPTIONS_NUMBER.get(options)
+    if number is None:
+        number = _OPTIONS_NUMBER[options] = len(_OPTIONS)
+        _OPTIONS.append(options)
+    return number
+
+
+def _plain_array(table: bytes | array[int]) -> bytes | tuple[str, bytes]:
+    """An ``array`` as its type code and bytes (a ``bytes`` table as it is)."""
+    return table if type(table) is bytes else (table.typecode, table.tobytes())  # type: ignore[union-attr]
+
+
+def _array_of(plain: bytes | tuple[str, bytes]) -> Any:
+    return plain if type(plain) is bytes else array(*plain)
+
+
+def unplain(plain: bytes) -> RobotsTxt:
+    """The file :meth:`RobotsTxt.plain` made plain, without parsing it again."""
+    (
+        options, verdict, values, keys, key_of, codes, starts, tokens, delays, delay_tokens,
+        signals, usage, usage_tokens, sitemaps, licenses, licenses_by_group,
+    ) = marshal.loads(plain)  # fmt: skip
+    rules = Rules(
+        values, keys, _array_of(key_of), _array_of(codes), _array_of(starts), tokens, delays,
+        signals, usage, usage_tokens, delay_tokens,
+    )  # fmt: skip
+    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses, licenses_by_group)
 
 
 def _signals_of(merged: dict[str, bool]) -> ContentSignals:

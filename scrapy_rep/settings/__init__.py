@@ -188,7 +188,7 @@ SETTINGS: Final = (
     Setting(
         "REP_CACHE_MAX_ORIGINS",
         "cache_max_origins",
-        1_000,
+        1_000_000,
         _whole(1),
         help="Origins whose robots.txt is kept parsed; the others are kept compressed",
     ),

@@ -4,7 +4,11 @@ bytes per line number, with the same answers and the same quoted lines."""
 
 from __future__ import annotations
 
-from scrapy_rep.robotstxt import parse_robotstxt
+import gc
+
+import pytest
+
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt, unplain
 
 
 def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:
@@ -37,3 +41,60 @@ def test_line_numbers_beyond_32767_are_kept_whole() -> None:
     decision = rules.decide("https://h/late/x", "bot")
     assert (decision.allowed, decision.line) == (False, 40_002)
     assert rules.decide("https://h/late/ok", "bot").line == 40_003
+
+
+_EVERY_FEATURE = b"""Content-Signal: search=yes
+Crawl-delay: 3
+Content-Usage: train-ai=n
+License: https://l.example/a
+User-agent: a
+User-agent: b
+Disallow: /x
+Crawl-delay: 2
+Content-Usage: /p train-ai=n
+DisallowAITraining: /q
+License: https://l.example/b
+allow: /y
+User-agent: *
+Disallow: /private
+Disallow: /*.pdf$
+Allow: /d/index.html
+Content-Signal: ai-train=no, use=reference
+Sitemap: https://s.example/1
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "profile"),
+    [
+        (_EVERY_FEATURE, "google"),
+        (_EVERY_FEATURE, "rfc9309"),
+        (_EVERY_FEATURE, "legacy"),
+        ("User-agent: *\n" + "".join(f"Disallow{n}: /p{n}/\n" for n in range(300)), "google"),
+        ("User-agent: *\n" + "#\n" * 40_000 + "Disallow: /late\n", "google"),
+        (b"", "google"),
+    ],
+)
+def test_a_file_made_plain_comes_back_equal(body: bytes | str, profile: str) -> None:
+    """What a broad crawl's cache keeps parsed (docs/decisions.md, 'Parsed once per
+    origin'): ``bytes`` the collector does not track, made a file again without parsing,
+    every field equal (a field added to ``RobotsTxt`` and not to its plain form fails
+    here), with the same answers."""
+    rules = parse_robotstxt(body, profile)
+    rules.allowed("https://h/x", "a")  # a compiled selection is not part of it
+    plain = rules.plain()
+    assert type(plain) is bytes and not gc.is_tracked(plain)
+    again = unplain(plain)
+    for name in RobotsTxt.__slots__:
+        if name != "_agents":
+            assert getattr(again, name) == getattr(rules, name), name
+            assert type(getattr(again, name)) is type(getattr(rules, name)), name
+    assert again._agents == {}
+    for agent in ("a", "b", "other"):
+        for path in ("/x", "/y", "/private/1", "/c.pdf", "/d/", "/p/1", "/q/1", "/late"):
+            url = "https://h" + path
+            assert again.decide(url, agent) == rules.decide(url, agent)
+            assert again.content_usage(agent).attach(url) == rules.content_usage(agent).attach(url)
+        assert again.content_signals(agent) == rules.content_signals(agent)
+        assert again.crawl_delay(agent) == rules.crawl_delay(agent)
+        assert again.licenses_for(agent) == rules.licenses_for(agent)

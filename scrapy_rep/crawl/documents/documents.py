@@ -42,7 +42,7 @@ from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import engine_closing, running_engine
 from scrapy_rep.crawl.requeststate import KEY, RequestState, update
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
@@ -104,12 +104,19 @@ class OriginDocument(Generic[D]):
         self.name = document.name
         self.stats = crawler.stats
         #: Every key's copy (SPEC §4 "Caching").
+        max_origins = config.cache_max_origins
+        if document.plain is None:
+            # Parsed entries kept whole are objects the collector walks: at most as many
+            # as before robots.txt had a plain form (docs/decisions.md, 'Parsed once').
+            max_origins = min(max_origins, WHOLE_MAX_ORIGINS)
         self.cache: DocumentCache[D] = DocumentCache(
-            config.cache_max_origins,
+            max_origins,
             config.cache_max_bytes,
             document.parse,
             document.parse_cut,
             (document.absent, document.unreachable),
+            document.plain,
+            document.unplain,
         )
         self.lifecycle: Lifecycle[D] = Lifecycle(policy, document, self.cache)
         self._clock = clock

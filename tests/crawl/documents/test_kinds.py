@@ -26,15 +26,22 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
-from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, RSL_CRAWL, CrawlKind
+from scrapy_rep.crawl.documents.kinds import (
+    CRAWL_KINDS,
+    ROBOTS_CRAWL,
+    RSL_CRAWL,
+    TDMREP_CRAWL,
+    CrawlKind,
+)
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.documents.stores import LocalStore
 from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind, robots_size
 from scrapy_rep.fetch.procedure import FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
@@ -428,3 +435,43 @@ async def test_a_request_that_comes_straight_back_waits_in_place(
     )
     entry = await waiting
     assert isinstance(entry, CacheEntry) and entry.status == 200
+
+
+# ------------------------------------------------------- parsed once per origin (the cache)
+
+
+def test_default_settings_parse_each_robots_txt_once_over_3000_origins_path_major() -> None:
+    """robots.txt is parsed once per origin with the default settings (docs/decisions.md,
+    'Parsed once per origin'): the cache the crawl builds keeps every parsed file as a
+    plain value. 3,000 origins, five asks each, path-major (every origin's first, then
+    every origin's second…, as benchmarks/broad.py crawls): 3,000 parses in all, each
+    ask answered by its origin's own rules."""
+    document, _, _ = origin_document(ROBOTS_CRAWL, [0.0])
+    cache = document.cache
+    parse = document.document.parse
+    parses = 0
+    for number in range(3000):
+        body = f"User-agent: *\nDisallow: /private/{number}\n".encode()
+        rules = parse(body)
+        parses += 1
+        entry: CacheEntry[RobotsTxt] = CacheEntry(
+            rules, "200", 0, 1e9, 2e9, 200, zlib.compress(body), size=robots_size(rules, body)
+        )
+        cache.put(("https", f"o{number}.test", None), entry)
+    for _page in range(5):
+        for number in range(3000):
+            found = cache.get(("https", f"o{number}.test", None))
+            assert found is not None
+            assert not found.rules.allowed(f"https://o/private/{number}", "bot")
+            assert found.rules.allowed(f"https://o/private/{number + 1}", "bot")
+    parses += cache.reparsed
+    assert parses / 3000 <= 1.05, f"{parses} parses for 3,000 origins"
+
+
+def test_a_kind_without_a_plain_form_keeps_at_most_1000_parsed() -> None:
+    """tdmrep.json has no plain form: its parsed entries are objects, bounded as they were
+    before REP_CACHE_MAX_ORIGINS' default was raised."""
+    document: Any = origin_document(TDMREP_CRAWL, [0.0])[0]
+    assert document.cache.max_origins == 1000
+    robots: Any = origin_document(ROBOTS_CRAWL, [0.0])[0]
+    assert robots.cache.max_origins == 1_000_000
