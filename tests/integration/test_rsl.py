@@ -538,3 +538,27 @@ async def test_a_page_license_that_refuses_decides_while_stalled_ones_are_still_
     assert f"RSL {sites.url('lic', '/no-search.xml')}" in message
     assert requested == len(stalled) and still_pending  # none answered, none waited for
     assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_inline_license_refuses_fetches_none_it_names() -> None:
+    """A page that holds a license refusing the crawl's purpose inline is decided by it
+    at once: the license it names as well (which would never answer) is not fetched."""
+    sites = Sites()
+    stall = sites.add("stall")
+    stall.script("/stalled.xml", Reply(hang=True))
+    inline = '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    inline += '<prohibits type="usage">search</prohibits></license></content></rsl>'
+    head = license_links([sites.url("stall", "/stalled.xml")])
+    head += f'<script type="application/rsl+xml">{inline}</script>'
+    sites.add("pages").script("/page", html_page(head))
+    url = sites.url("pages", "/page")
+    items: list[Any] = []
+    settings = {"REP_PURPOSE": "search", "REP_ROBOTSTXT_TIMEOUT": 1, "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl([url], settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url] and items == []
+    assert sites.requested("stall") == []
+    assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1

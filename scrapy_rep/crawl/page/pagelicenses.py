@@ -169,7 +169,12 @@ class PageLicenseReader:
                 return
             entries[url] = result
             waiting.remove(url)
-            if not waiting or self._refuses(response, found, entries):
+            try:
+                done = not waiting or self._refuses(response, found, entries)
+            except Exception as error:  # a bug of ours: the page pass says so (PageState.failed)
+                decided.errback(error)
+                return
+            if done:
                 decided.callback({url: entries[url] for url in found.urls if url in entries})
 
         for url in tuple(waiting):  # every fetch starts before any is awaited
