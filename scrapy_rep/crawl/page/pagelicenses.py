@@ -153,7 +153,8 @@ class PageLicenseReader:
         request = response.request
         if request is None:  # nothing to fetch them for: those not known are given up on
             return {url: entries.get(url) for url in found.urls}
-        if not waiting or self._refuses(response, found, entries):
+        page_url = response.url  # the callbacks below keep no response alive
+        if not waiting or self._refuses(page_url, found, entries):
             return entries
         decided: Deferred[Entries] = Deferred()
 
@@ -170,7 +171,7 @@ class PageLicenseReader:
             entries[url] = result
             waiting.remove(url)
             try:
-                done = not waiting or self._refuses(response, found, entries)
+                done = not waiting or self._refuses(page_url, found, entries)
             except Exception as error:  # a bug of ours: the page pass says so (PageState.failed)
                 decided.errback(error)
                 return
@@ -183,25 +184,25 @@ class PageLicenseReader:
             deferred_from_coro(document.when_known(url, request)).addBoth(known, url)
         return await maybe_deferred_to_future(decided)
 
-    def _refuses(self, response: Response, found: PageLicenses, entries: Entries) -> bool:
+    def _refuses(self, page_url: str, found: PageLicenses, entries: Entries) -> bool:
         """Whether the licenses known (``entries``) or held inline say no to a purpose of
         the crawl (read without a trail record: :meth:`_used` records those used)."""
         pairs = [(url, RSL.unreachable if e is None else e.rules) for url, e in entries.items()]
-        signals = self._licenses_signals(response, found, pairs)
+        signals = self._licenses_signals(page_url, found, pairs)
         return self._policy.refusal(decide(signals), final=False) is not None
 
     def _signals(
         self, response: Response, found: PageLicenses, pairs: list[tuple[str, RslDocument]]
     ) -> tuple[UsageSignal, ...]:
         inc(self.stats, "rep/rsl/pages_with_licenses")
-        return self._licenses_signals(response, found, pairs)
+        return self._licenses_signals(response.url, found, pairs)
 
     def _licenses_signals(
-        self, response: Response, found: PageLicenses, pairs: list[tuple[str, RslDocument]]
+        self, page_url: str, found: PageLicenses, pairs: list[tuple[str, RslDocument]]
     ) -> tuple[UsageSignal, ...]:
         """The signals of the named licenses (``pairs``) and those the page holds inline."""
-        inline = [(f"{response.url} (inline)", document) for document in found.inline]
-        return licenses_signals([*pairs, *inline], response.url, self._held)
+        inline = [(f"{page_url} (inline)", document) for document in found.inline]
+        return licenses_signals([*pairs, *inline], page_url, self._held)
 
     def _used(self, url: str, entry: CacheEntry[RslDocument], response: Response) -> RslDocument:
         trail = trail_of(self.crawler)
