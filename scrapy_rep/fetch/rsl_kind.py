@@ -17,7 +17,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, not_read, parse_rsl
+from scrapy_rep.usage.rsl.document import (
+    ABSENT,
+    ROBOTS_TXT_NAMES,
+    UNREACHABLE,
+    RslDocument,
+    not_read,
+    parse_rsl,
+)
 
 if TYPE_CHECKING:
     from scrapy_rep.robotstxt import RobotsTxt
@@ -84,15 +91,18 @@ def licenses_to_wait_for(licenses: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(key for key in keys if key is not None))
 
 
-def licenses_not_read(keys: tuple[str, ...], bound: int | None) -> tuple[str, RslDocument] | None:
-    """When ``keys`` (the licenses a crawler would read, :func:`licenses_to_wait_for`)
-    are more than ``bound`` (``REP_RSL_MAX_LICENSES``; ``None``: no bound), the pair
-    (the first key beyond the bound, the stand-in that refuses every purpose) read in
-    their place: none of them is fetched (docs/decisions.md, 'At most
-    REP_RSL_MAX_LICENSES licenses are read per robots.txt'); else ``None``."""
+def licenses_not_read(
+    keys: tuple[str, ...], bound: int | None, naming: str = ROBOTS_TXT_NAMES
+) -> tuple[str, RslDocument] | None:
+    """When ``keys`` (the licenses a crawler would read, :func:`licenses_to_wait_for`, or
+    those a page names, with ``naming`` = ``PAGE_NAMES``) are more than ``bound``
+    (``REP_RSL_MAX_LICENSES``; ``None``: no bound), the pair (the first key beyond the
+    bound, the stand-in that refuses every purpose) read in their place: none of them is
+    fetched (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per
+    robots.txt'); else ``None``."""
     if bound is None or len(keys) <= bound:
         return None
-    return keys[bound], not_read(len(keys), bound)
+    return keys[bound], not_read(len(keys), bound, naming)
 
 
 def licenses_of_agents(robots: RobotsTxt, agents: Iterable[str]) -> tuple[str, ...]:

@@ -401,7 +401,7 @@ SETTINGS: Final = (
         "rsl_max_licenses",
         8,
         _whole(1),
-        help="RSL licenses read per robots.txt; with more, none is read: every purpose refused",
+        help="RSL licenses read per robots.txt or page; with more, none: every purpose refused",
     ),
     Setting(
         "REP_OVERRIDES",
@@ -502,8 +502,8 @@ class RepConfig:
     media_max_packets: int
     #: RSL licenses the crawl holds: license document or license-server URLs.
     rsl_licenses: tuple[str, ...]
-    #: The most RSL licenses read per robots.txt for the crawler; a robots.txt naming more
-    #: has none read and refuses every purpose (docs/decisions.md).
+    #: The most RSL licenses read per robots.txt for the crawler, and per page; a robots.txt
+    #: or page naming more has none read and refuses every purpose (docs/decisions.md).
     rsl_max_licenses: int
     #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
     overrides: tuple[tuple[str, str, str], ...]

@@ -448,3 +448,117 @@ async def test_a_license_that_refuses_decides_while_stalled_ones_are_still_pendi
     assert f"RSL {sites.url('lic', '/no-search.xml')}" in message
     assert requested == len(stalled) and still_pending  # none answered, none waited for
     assert sites.requested("lic") == ["/no-search.xml"]
+
+
+def license_links(urls: list[str]) -> str:
+    """HTML ``<link>`` elements naming each of ``urls`` as the page's RSL license."""
+    return "".join(f'<link rel="license" type="application/rsl+xml" href="{u}">' for u in urls)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_licenses_read_per_page_are_bounded(tmp_path: Path) -> None:
+    """docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per robots.txt',
+    for a page's own licenses: a page naming 200 (a Link header and <link> elements)
+    has none fetched and its item refused (search too), saying why in the trail; a page
+    naming 8 (the default bound) has each read once and its item kept."""
+    sites = Sites()
+    lic = sites.add("lic")
+    many = [f"/many-{n}.xml" for n in range(200)]
+    bounded = [f"/bounded-{n}.xml" for n in range(8)]
+    for path in (*many, *bounded):
+        lic.script(path, *LICENSES["/permit.xml"])
+    many_urls = [sites.url("lic", path) for path in many]
+    header = ", ".join(f'<{u}>; rel="license"; type="application/rsl+xml"' for u in many_urls[:50])
+    pages = sites.add("pages")
+    pages.script("/many", html_page(license_links(many_urls[50:]), Link=header))
+    pages.script("/bounded", html_page(license_links([sites.url("lic", p) for p in bounded])))
+    urls = [sites.url("pages", "/many"), sites.url("pages", "/bounded")]
+    items: list[Any] = []
+    audit = tmp_path / "audit.jsonl"
+    settings = {"REP_PURPOSE": "search", "REP_AUDIT_FILE": str(audit), "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl(urls, settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)  # page licenses gate items, not fetches
+    assert sorted(sites.requested("lic")) == sorted(bounded)  # none of the 200
+    assert [item["url"] for item in items] == [sites.url("pages", "/bounded")]
+    why = (
+        f"RSL {many_urls[8]}: licenses not read: the page names 200, more than "
+        "REP_RSL_MAX_LICENSES (8)"
+    )
+    usage = by_url(audit)[sites.url("pages", "/many")]["usage"]
+    assert usage["signals"][usage["decided_by"]["search"]]["source"] == why
+    assert [str(f) for f in verify(audit).findings] == []
+    stats = crawler.stats.get_stats()
+    assert stats.get("rep/purpose/items_dropped/search") == 1
+    assert stats.get("rep/rsl/pages_denied/licenses_not_read") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_license_that_refuses_decides_while_stalled_ones_are_still_pending() -> None:
+    """A page's licenses are fetched together, and its items are refused as soon as one
+    refuses the crawl's purpose: here the last it names, while the five before it (which
+    never answer) are all still pending at the server."""
+    sites = Sites()
+    stall, lic = sites.add("stall"), sites.add("lic")
+    stalled = [f"/stalled-{n}.xml" for n in range(5)]
+    for path in stalled:
+        stall.script(path, Reply(hang=True))
+    lic.script("/no-search.xml", *LICENSES["/no-search.xml"])
+    names = [sites.url("stall", path) for path in stalled] + [sites.url("lic", "/no-search.xml")]
+    sites.add("pages").script("/page", html_page(license_links(names)))
+    url = sites.url("pages", "/page")
+    at_refusal: list[tuple[str, int, bool]] = []
+
+    def pending() -> bool:
+        return all(not r.finished and not r._disconnected for r in stall.hanging)
+
+    def connect(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda message, **_: at_refusal.append((message, len(stall.hanging), pending())),
+            signal=rep_signals.item_refused,
+            weak=False,
+        )
+        collecting_items(items)(crawler)
+
+    items: list[Any] = []
+    settings = {
+        "REP_PURPOSE": "search",
+        "REP_ROBOTSTXT_TIMEOUT": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 1,
+        "ITEM_PIPELINES": {},
+    }
+    try:
+        crawler, spider = await crawl([url], settings, ItemSpider, connect)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url] and items == []
+    [(message, requested, still_pending)] = at_refusal
+    assert f"RSL {sites.url('lic', '/no-search.xml')}" in message
+    assert requested == len(stalled) and still_pending  # none answered, none waited for
+    assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_inline_license_refuses_fetches_none_it_names() -> None:
+    """A page that holds a license refusing the crawl's purpose inline is decided by it
+    at once: the license it names as well (which would never answer) is not fetched."""
+    sites = Sites()
+    stall = sites.add("stall")
+    stall.script("/stalled.xml", Reply(hang=True))
+    inline = '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    inline += '<prohibits type="usage">search</prohibits></license></content></rsl>'
+    head = license_links([sites.url("stall", "/stalled.xml")])
+    head += f'<script type="application/rsl+xml">{inline}</script>'
+    sites.add("pages").script("/page", html_page(head))
+    url = sites.url("pages", "/page")
+    items: list[Any] = []
+    settings = {"REP_PURPOSE": "search", "REP_ROBOTSTXT_TIMEOUT": 1, "ITEM_PIPELINES": {}}
+    try:
+        crawler, spider = await crawl([url], settings, ItemSpider, collecting_items(items))
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url] and items == []
+    assert sites.requested("stall") == []
+    assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1

@@ -208,6 +208,12 @@ class OriginDocument(Generic[D]):
             raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
         return entry
 
+    async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
+        """The entry of ``key``'s document once it is known (its fetch starts now, on
+        ``request``'s route, unless one is under way), for a page that names it (no request
+        waits: nothing is dropped); ``None`` if the spider closes first."""
+        return await self._wait_for(key, request)
+
     def entry(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The entry that decides now; ``None``: hold (a fetch is under way or starts)."""
         now = self._clock()

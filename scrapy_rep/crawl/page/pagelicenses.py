@@ -9,6 +9,14 @@ downloader middleware keeps for robots.txt's ``License:`` lines): taken from its
 when known, else awaited (fetched once per URL, as a held request would be). Their
 signals join the page's own, so its items are dropped or marked as for page-level
 ``Content-Usage``. Read only in crawls that read RSL licenses (``REP_PURPOSE`` set).
+
+As for robots.txt (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read
+per robots.txt'): a page naming more than ``REP_RSL_MAX_LICENSES`` has none fetched and
+their stand-in, "licenses not read", refuses every purpose; up to the bound, every
+license not known is asked for at once (their fetches run together, each host's bounded
+by Scrapy's download slots and all by ``REP_ROBOTSTXT_CONCURRENCY``), and the page is
+decided as soon as one known refuses a purpose of the crawl, without waiting for the
+others.
 """
 
 from __future__ import annotations
@@ -17,19 +25,23 @@ import logging
 import re
 from typing import TYPE_CHECKING, Final
 
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.rsl_kind import RSL, license_key
+from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_not_read
+from scrapy_rep.usage.purpose import decide
 from scrapy_rep.usage.rsl.discovery import (
     NO_LICENSES,
     PageLicenses,
     link_header_licenses,
     page_licenses,
 )
+from scrapy_rep.usage.rsl.document import PAGE_NAMES
 from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
 
 if TYPE_CHECKING:
@@ -39,6 +51,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
+    from scrapy_rep.usage.policy import UsagePolicy
     from scrapy_rep.usage.purpose import UsageSignal
     from scrapy_rep.usage.rsl.document import RslDocument
 
@@ -46,14 +59,22 @@ logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 
+#: Each license a page names, by URL: its entry (``None``: not known when the spider
+#: closed, or there was no request to fetch it for: read as given up on).
+Entries = dict[str, "CacheEntry[RslDocument] | None"]
+
 
 class PageLicenseReader:
     """The signals of the RSL licenses a page names or holds."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig) -> None:
+    def __init__(self, crawler: Crawler, config: RepConfig, policy: UsagePolicy) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self._held = held_licenses(config.rsl_licenses)
+        #: ``REP_RSL_MAX_LICENSES``: the most licenses read per page.
+        self._max_licenses = config.rsl_max_licenses
+        #: The crawl's purposes: a license known that refuses one decides the page.
+        self._policy = policy
         self._document: OriginDocument[RslDocument] | None = None
         self._looked_up = False
 
@@ -83,6 +104,9 @@ class PageLicenseReader:
         found = self.found(response)
         if found is NO_LICENSES:
             return ()
+        beyond = licenses_not_read(found.urls, self._max_licenses, PAGE_NAMES)
+        if beyond is not None:  # none read: their stand-in refuses every purpose
+            return self._signals(response, found, [beyond])
         document = self.document()
         assert document is not None
         pairs = []
@@ -96,31 +120,89 @@ class PageLicenseReader:
         return self._signals(response, found, pairs)
 
     async def signals(self, response: Response) -> tuple[UsageSignal, ...]:
-        """The signals, each named license awaited through the crawl's RSL document."""
+        """The signals, the named licenses not known yet awaited together through the
+        crawl's RSL document, until one known refuses a purpose of the crawl."""
         found = self.found(response)
         if found is NO_LICENSES:
             return ()
+        beyond = licenses_not_read(found.urls, self._max_licenses, PAGE_NAMES)
+        if beyond is not None:  # none read: their stand-in refuses every purpose
+            return self._signals(response, found, [beyond])
+        entries = await self._entries(found, response)
+        pairs = [
+            (url, RSL.unreachable if entry is None else self._used(url, entry, response))
+            for url, entry in entries.items()
+        ]
+        return self._signals(response, found, pairs)
+
+    async def _entries(self, found: PageLicenses, response: Response) -> Entries:
+        """The entries of the licenses ``found`` names, in its order: those known now,
+        and the others each asked for at once (their fetches start together), awaited
+        until every one is known or a known one (or an inline license) refuses a purpose
+        of the crawl; those still pending then are left out (not waited for)."""
         document = self.document()
         assert document is not None
-        pairs = []
+        entries: Entries = {}
+        waiting: list[str] = []
         for url in found.urls:
             entry = document.usable_entry(url)
-            if entry is None and response.request is not None:
-                try:
-                    entry = await document.wait(url, response.request)
-                except IgnoreRequest:  # the spider closed first
-                    entry = None
-            pairs.append(
-                (url, RSL.unreachable if entry is None else self._used(url, entry, response))
-            )
-        return self._signals(response, found, pairs)
+            if entry is None:
+                waiting.append(url)
+            else:
+                entries[url] = entry
+        request = response.request
+        if request is None:  # nothing to fetch them for: those not known are given up on
+            return {url: entries.get(url) for url in found.urls}
+        page_url = response.url  # the callbacks below keep no response alive
+        if not waiting or self._refuses(page_url, found, entries):
+            return entries
+        decided: Deferred[Entries] = Deferred()
+
+        def known(result: CacheEntry[RslDocument] | Failure | None, url: str) -> None:
+            if isinstance(result, Failure):  # a bug of ours: read as given up on
+                logger.error(
+                    "scrapy_rep internal error; please report it",
+                    exc_info=result.value,
+                    extra={"spider": self.crawler.spider},
+                )
+                result = None
+            if decided.called:
+                return
+            entries[url] = result
+            waiting.remove(url)
+            try:
+                done = not waiting or self._refuses(page_url, found, entries)
+            except Exception as error:  # a bug of ours: the page pass says so (PageState.failed)
+                decided.errback(error)
+                return
+            if done:
+                decided.callback({url: entries[url] for url in found.urls if url in entries})
+
+        for url in tuple(waiting):  # every fetch starts before any is awaited
+            if decided.called:
+                break
+            deferred_from_coro(document.when_known(url, request)).addBoth(known, url)
+        return await maybe_deferred_to_future(decided)
+
+    def _refuses(self, page_url: str, found: PageLicenses, entries: Entries) -> bool:
+        """Whether the licenses known (``entries``) or held inline say no to a purpose of
+        the crawl (read without a trail record: :meth:`_used` records those used)."""
+        pairs = [(url, RSL.unreachable if e is None else e.rules) for url, e in entries.items()]
+        signals = self._licenses_signals(page_url, found, pairs)
+        return self._policy.refusal(decide(signals), final=False) is not None
 
     def _signals(
         self, response: Response, found: PageLicenses, pairs: list[tuple[str, RslDocument]]
     ) -> tuple[UsageSignal, ...]:
         inc(self.stats, "rep/rsl/pages_with_licenses")
-        inline = [(f"{response.url} (inline)", document) for document in found.inline]
-        return licenses_signals([*pairs, *inline], response.url, self._held)
+        return self._licenses_signals(response.url, found, pairs)
+
+    def _licenses_signals(
+        self, page_url: str, found: PageLicenses, pairs: list[tuple[str, RslDocument]]
+    ) -> tuple[UsageSignal, ...]:
+        """The signals of the named licenses (``pairs``) and those the page holds inline."""
+        inline = [(f"{page_url} (inline)", document) for document in found.inline]
+        return licenses_signals([*pairs, *inline], page_url, self._held)
 
     def _used(self, url: str, entry: CacheEntry[RslDocument], response: Response) -> RslDocument:
         trail = trail_of(self.crawler)

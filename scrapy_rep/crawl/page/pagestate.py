@@ -27,6 +27,7 @@ from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
+from scrapy_rep.usage.rsl.terms import says_not_read
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -92,7 +93,7 @@ class PageState:
         #: the robots meta tags.
         self._other_names = TDM_NAMES if self.usage.needs_tdmrep else frozenset()
         #: The RSL licenses a page names (crawls that read RSL licenses).
-        self.licenses = PageLicenseReader(crawler, config)
+        self.licenses = PageLicenseReader(crawler, config, self.usage)
 
     def passes_all(
         self, directives: PageDirectives, refusal: Refusal | None, response: Response
@@ -279,6 +280,8 @@ class PageState:
             refusal = self.usage.refusal(decision)
             if refusal is not None and earlier is None:
                 inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
+            if refusal is not None and refusal.signal is not None and says_not_read(refusal.signal):
+                inc(self.stats, "rep/rsl/pages_denied/licenses_not_read")
             page = self.page_of(response)
             page.usage = (decision, refusal)
             response.meta[meta.USAGE] = decision

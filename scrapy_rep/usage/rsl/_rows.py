@@ -106,7 +106,8 @@ RSL_ROWS: Final[tuple[tuple[str, _Answers, str], ...]] = (
         (False, False, False),
         'RSL guide "Adding RSL to robots.txt": crawlers "must retrieve and comply with the '
         "defined terms before accessing or processing the site's content\"; a robots.txt "
-        "naming more licenses for the crawler than REP_RSL_MAX_LICENSES has none read, and "
-        "terms not retrieved may prohibit any use: a no for every purpose (docs/decisions.md)",
+        "naming more licenses for the crawler than REP_RSL_MAX_LICENSES (or a page naming "
+        "more) has none read, and terms not retrieved may prohibit any use: a no for every "
+        "purpose (docs/decisions.md)",
     ),
 )

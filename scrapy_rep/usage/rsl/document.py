@@ -177,14 +177,20 @@ UNREACHABLE: Final = RslDocument(problem="license document unreachable", unreach
 NOT_READ: Final = "licenses not read"
 
 
-def not_read(named: int, bound: int) -> RslDocument:
-    """The stand-in for the licenses of a robots.txt that names ``named`` of them for a
-    crawler, more than ``REP_RSL_MAX_LICENSES`` (``bound``): none is read, and their terms
-    are taken as a no for every purpose (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES
-    licenses are read per robots.txt'). Its ``problem`` begins with its mapping row."""
+#: What names the licenses of :func:`not_read`: a robots.txt (its file-wide lines and the
+#: crawler's groups') or a page (its ``Link`` header and ``<link>`` elements).
+ROBOTS_TXT_NAMES: Final = "robots.txt names {} for this crawler"
+PAGE_NAMES: Final = "the page names {}"
+
+
+def not_read(named: int, bound: int, naming: str = ROBOTS_TXT_NAMES) -> RslDocument:
+    """The stand-in for the licenses of a robots.txt (or, with ``naming`` =
+    :data:`PAGE_NAMES`, a page) that names ``named`` of them for a crawler, more than
+    ``REP_RSL_MAX_LICENSES`` (``bound``): none is read, and their terms are taken as a no
+    for every purpose (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read
+    per robots.txt'). Its ``problem`` begins with its mapping row."""
     return RslDocument(
-        problem=f"{NOT_READ}: robots.txt names {named} for this crawler, more than "
-        f"REP_RSL_MAX_LICENSES ({bound})"
+        problem=f"{NOT_READ}: {naming.format(named)}, more than REP_RSL_MAX_LICENSES ({bound})"
     )
 
 

@@ -66,8 +66,8 @@ def license_url_of(source: str) -> str:
 
 
 def says_not_read(signal: UsageSignal) -> bool:
-    """Whether ``signal`` is the stand-in of the licenses a robots.txt names beyond
-    ``REP_RSL_MAX_LICENSES`` (:func:`scrapy_rep.usage.rsl.document.not_read`)."""
+    """Whether ``signal`` is the stand-in of the licenses a robots.txt (or a page) names
+    beyond ``REP_RSL_MAX_LICENSES`` (:func:`scrapy_rep.usage.rsl.document.not_read`)."""
     return signal.vocabulary == "rsl" and f": {NOT_READ}: " in signal.source
 
 

@@ -13,6 +13,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import decide
 from scrapy_rep.usage.rsl.document import parse_rsl
 
@@ -35,7 +36,8 @@ class Document:
 
 def reader(entries: dict[str, CacheEntry[Any]]) -> tuple[PageLicenseReader, Any]:
     crawler = get_crawler(settings_dict={"REP_PURPOSE": "search"})
-    found = PageLicenseReader(crawler, RepConfig.from_settings(crawler.settings))
+    config = RepConfig.from_settings(crawler.settings)
+    found = PageLicenseReader(crawler, config, UsagePolicy.of(config.purpose))
     found._document, found._looked_up = Document(entries), True  # type: ignore[assignment]
     return found, crawler
 
@@ -72,3 +74,20 @@ def test_a_license_not_known_yet_on_the_sync_path_is_no_ai_use_and_counted() -> 
     assert (decision.allowed("ai-train"), decision.allowed("ai-input")) == (False, False)
     assert decision.allowed("search") is None  # not concerned: not a "no" we invent
     assert crawler.stats.get_value("rep/rsl/page_license_not_known") == 1
+
+
+def test_a_page_naming_more_licenses_than_the_bound_has_none_read_on_the_sync_path() -> None:
+    """docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read per robots.txt',
+    for a page: nine licenses named (one over the default 8), each cached as permitting
+    everything, are none read; their stand-in refuses every purpose, search included."""
+    permit = b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    permit += b'<permits type="usage">all</permits></license></content></rsl>'
+    urls = [f"https://lic.example/{n}.xml" for n in range(9)]
+    found, _ = reader({url: license_entry(permit) for url in urls})
+    links = "".join(f'<link rel="license" type="application/rsl+xml" href="{u}">' for u in urls)
+    decision = decide(found.known_now(page_with_head(links)))
+    assert [decision.allowed(p) for p in ("search", "ai-train", "ai-input")] == [False] * 3
+    assert decision.decided_by("search").source == (  # type: ignore[union-attr]
+        f"RSL {urls[8]}: licenses not read: the page names 9, more than REP_RSL_MAX_LICENSES (8)"
+    )
+    assert decide(found.known_now(page_with_head(links.split(">", 1)[1]))).allowed("search")
