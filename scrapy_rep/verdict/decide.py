@@ -337,19 +337,16 @@ def decide(
                     break
         if not allowed:
             overridden = rules.overrides.get(origin.host) if rules.overrides else None
-            if refusing is not None:  # the refusing name's line is the one to show
-                decision = txt.decide(url, refusing)
-            refused_for = agent if refusing is None else refusing
+            expired = None
             if overridden is not None and (now is None or now >= overridden.ends):
-                expired = overridden if now is not None else None
-                return _robots_refusal(
-                    origin, robots, url, refused_for, used, decision, expired,
-                    named=refusing is not None,
-                )  # fmt: skip
+                # no longer applies (None: no time known, so no override applies)
+                expired, overridden = (overridden if now is not None else None), None
             if overridden is None or robots.unreachable:
-                return _robots_refusal(
-                    origin, robots, url, refused_for, used, decision, named=refusing is not None
-                )
+                if refusing is not None:  # the refusing name's own line decides
+                    return _robots_refusal(
+                        origin, robots, url, refusing, used, None, expired, named=True
+                    )
+                return _robots_refusal(origin, robots, url, agent, used, decision, expired)
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
     if overridden is not None and decision is None:

@@ -920,16 +920,21 @@ def _overridden(plan: Plan, base: str) -> bool:
 def _without_disallow(body: bytes) -> bytes:
     """A robots.txt as an override reads it: its Allow/Disallow rules gone past, every
     opt-out kept, written apart from the crawl's own override code (the oracle must not
-    share its bugs). ``Disallow`` lines are dropped; ``DisallowAITraining: P``, which the
-    google profile reads as a ``Disallow`` too (Google's parser takes any key that
-    starts with ``disallow``), stays as what it also is, the train-ai rule
-    ``Content-Usage: P train-ai=n`` (docs/purpose-notes.md, 2b); every other line stays."""
+    share its bugs). A ``Disallow`` line becomes an empty ``Disallow:``, which disallows
+    nothing but still ends its group's user-agent lines (dropped, it would merge the
+    groups around it: ``User-agent: *`` / ``Disallow: /x`` / ``User-agent: otherbot``
+    would give ``*`` otherbot's opt-outs); ``DisallowAITraining: P``, which the google
+    profile reads as a ``Disallow`` too (Google's parser takes any key that starts with
+    ``disallow``), stays as what it also is, the train-ai rule ``Content-Usage: P
+    train-ai=n`` (docs/purpose-notes.md, 2b); every other line stays."""
     kept = []
     for line in body.split(b"\n"):
         key, _, value = line.partition(b":")
         if key.lower() == b"disallowaitraining":
             kept.append(b"Content-Usage: " + value.strip() + b" train-ai=n")
-        elif not key.lower().startswith(b"disallow"):
+        elif key.lower().startswith(b"disallow"):
+            kept.append(b"Disallow:")
+        else:
             kept.append(line)
     return b"\n".join(kept)
 

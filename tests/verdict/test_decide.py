@@ -379,3 +379,30 @@ def test_the_name_sent_as_keeps_its_groups_ai_opt_out() -> None:
     assert isinstance(decide(named("mybot"), rules, known(robots=found, tdm=NO_TDM)), Allowed)
     verdict = decide(named(*TWO_NAMES), rules, known(robots=found, tdm=NO_TDM))
     assert isinstance(verdict, Refused) and verdict.reason == "purpose"
+
+
+# ------------------------------------------------ an override and every name held to
+
+
+def test_an_override_lets_through_a_url_only_the_name_sent_as_refuses() -> None:
+    """An override lifts robots.txt's Disallow lines for every name a request is held to;
+    the decision kept is the declared name's (the trail names its line, and ``audit
+    verify`` re-derives it for that name: a record naming the sent-as name's line beside
+    the declared name, found when the two dimensions of the whole-crawl harness met)."""
+    found = robots_entry("User-agent: googlebot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
+    rules = RequestRules.of(overrides=[OVERRIDE], explain=True)
+    verdict = decide(named(*TWO_NAMES), rules, known(robots=found), OVERRIDE.ends - 1)
+    assert isinstance(verdict, Allowed) and verdict.overridden == OVERRIDE
+    assert verdict.robots is not None
+    assert verdict.robots == found.rules.decide(URL, "mybot")  # the declared name's answer
+
+
+def test_an_expired_override_leaves_the_refusal_to_the_name_that_refused() -> None:
+    found = robots_entry("User-agent: googlebot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
+    rules = RequestRules.of(overrides=[OVERRIDE], explain=True)
+    verdict = decide(named(*TWO_NAMES), rules, known(robots=found), OVERRIDE.ends)
+    assert isinstance(verdict, Refused) and verdict.reason == "forbidden"
+    assert verdict.agent == "googlebot" and verdict.line == 2
+    assert verdict.expired == OVERRIDE
+    assert " for googlebot " in verdict.message
+    assert verdict.message.endswith("expired at 2027-01-01T00:00:00+00:00")
