@@ -20,7 +20,7 @@ are held depends on how fast ``start()`` is consumed while robots.txt is awaited
 Two counts: calls of functions in scrapy_rep's own files, and every call (Scrapy's,
 Twisted's, the standard library's: what the add-on makes the crawl do). With the spider
 yielding an item per page (``--items``), the page pass's calls are in the figures too.
-Then, per request, three counts by function (issue 47): the calls of
+Then, per request, three counts by function: the calls of
 :func:`scrapy_rep.verdict.decide`, the scheduler passes (the engine's
 ``_schedule_request``, which sends ``request_scheduled``: a request handed back to be held
 is caught there) and the requests queued (``Scheduler.enqueue_request``); a held
