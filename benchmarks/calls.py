@@ -20,6 +20,11 @@ are held depends on how fast ``start()`` is consumed while robots.txt is awaited
 Two counts: calls of functions in scrapy_rep's own files, and every call (Scrapy's,
 Twisted's, the standard library's: what the add-on makes the crawl do). With the spider
 yielding an item per page (``--items``), the page pass's calls are in the figures too.
+Then, per request, three counts by function: the calls of
+:func:`scrapy_rep.verdict.decide`, the scheduler passes (the engine's
+``_schedule_request``, which sends ``request_scheduled``: a request handed back to be held
+is caught there) and the requests queued (``Scheduler.enqueue_request``); a held
+request's: an allowed request's, plus what holding adds over the requests held.
 
 ``--code DIR`` runs another checkout's scrapy_rep (before/after on the same machine).
 Usage: ``python benchmarks/calls.py [--origins 20] [--per 50] [--purpose ai-train]
@@ -42,6 +47,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = ("base", "allowed", "refused", "held")
+#: Functions whose calls are counted by name (file ending, function): the verdict, and the
+#: scheduler's passes: the engine's ``_schedule_request`` (``request_scheduled`` sent, where
+#: a request handed back to be held is caught) and ``Scheduler.enqueue_request`` (queued).
+COUNTED = {
+    "decide": ("scrapy_rep/verdict/decide.py", "decide"),
+    "scheduled": ("scrapy/core/engine.py", "_schedule_request"),
+    "enqueued": ("scrapy/core/scheduler.py", "enqueue_request"),
+}
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 
 
@@ -162,8 +175,12 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
     stats = pstats.Stats(profile)
     total = mine = 0
     by_function: dict[str, int] = {}
+    counted = dict.fromkeys(COUNTED, 0)
     for (filename, _line, name), (_, calls, *_rest) in stats.stats.items():  # type: ignore[attr-defined]
         total += calls
+        for label, (ending, function) in COUNTED.items():
+            if name == function and filename.endswith(ending):
+                counted[label] += calls
         if filename.startswith(ours):
             mine += calls
             key = f"{filename[len(ours) + 1 :]}:{name}"
@@ -175,6 +192,7 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
         total=total,
         mine=mine,
         by_function=by_function,
+        counted=counted,
         pages=int(crawl_stats.get("response_received_count", 0)),
         forbidden=int(crawl_stats.get("robotstxt/forbidden", 0)),
         held=int(crawl_stats.get("rep/requests/held", 0)),
@@ -302,6 +320,26 @@ def main() -> int:
             f"| {label} | {mine:.1f} | {total:.1f} | {row['pages']} | {row['forbidden']} | "
             f"{row['held']} |"
         )
+    print()
+    print(
+        "| request | `decide` calls / request | scheduler passes (`_schedule_request`) / "
+        "request | queued (`enqueue_request`) / request |"
+    )
+    print("|---|---|---|---|")
+    base_counts, allowed_counts = base["counted"], results["allowed"]["counted"]
+    held_more = max(1, results["held"]["held"] - results["allowed"]["held"])
+    for name in ("allowed", "refused", "held"):
+        counts = results[name]["counted"]
+        per = {  # allowed, refused: over their requests; held: an allowed request's, plus
+            # what holding adds over the requests held (as the calls above)
+            label: (counts[label] - base_counts[label]) / requests
+            if name != "held"
+            else (allowed_counts[label] - base_counts[label]) / requests
+            + (counts[label] - allowed_counts[label]) / held_more
+            for label in COUNTED
+        }
+        label = "held (per request held)" if name == "held" else name
+        print(f"| {label} | {per['decide']:.2f} | {per['scheduled']:.2f} | {per['enqueued']:.2f} |")
     for name in ("allowed", "refused", "held"):
         against = results["allowed" if name == "held" else "base"]["by_function"]
         print(f"\n{name}: scrapy_rep functions by calls per request (scenario less its base)")

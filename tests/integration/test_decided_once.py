@@ -6,6 +6,8 @@ tests/crawl/requests/test_decidedearly.py)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,9 @@ import pytest
 import pytest_twisted
 from scrapy import Request, Spider, signals
 
+from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.requests import downloadermiddlewares
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import lines
@@ -189,3 +193,47 @@ async def test_a_crawler_name_changed_after_the_early_pass_is_decided_afresh(
     assert result["stats"]["rep/requests/refused_before_scheduling"] == 1
     assert counted["robots", "/p3"] >= 2  # matched again late (and for the refusal's line)
     assert counted["robots", "/p1"] == 1
+
+
+@pytest.mark.parametrize("settings", [{}, AI], ids=["search", "ai-train"])
+@pytest_twisted.ensureDeferred
+async def test_a_held_request_is_decided_once_per_document_it_waited_for(
+    monkeypatch: pytest.MonkeyPatch, settings: dict[str, Any]
+) -> None:
+    """A request held for its origin's robots.txt is not decided before it is
+    known (neither by the early pass nor by the late check that holds it), only once it
+    comes back with it; one held again for tdmrep.json (ai-train) once more then. Each
+    is decided as often as it was held, with the same outcome: the pages fetched, the
+    disallowed one refused."""
+    decided: Counter[str] = Counter()
+    held: Counter[str] = Counter()
+    real_decide = downloadermiddlewares.decide
+
+    def counting(facts: Any, *args: Any) -> Any:
+        decided[facts.url.split("/", 3)[3]] += 1
+        return real_decide(facts, *args)
+
+    monkeypatch.setattr(downloadermiddlewares, "decide", counting)
+    sites = pages_site()
+    # robots.txt answers late: every start request is held for it.
+    sites.origins["a"].script("/robots.txt", replace(robots(ROBOTS), delay=0.3))
+
+    def watch(crawler: Any) -> None:
+        def on_held(request: Request, **_: Any) -> None:
+            held[request.url.split("/", 3)[3]] += 1
+
+        crawler.signals.connect(on_held, signal=rep_signals.request_held, weak=False)
+
+    paths = ["/", *PAGES, "/private/1"]
+    try:
+        crawler, _ = await crawl(
+            [sites.url("a", path) for path in paths], settings, on_crawler=watch
+        )
+    finally:
+        await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("robotstxt/forbidden") == 1  # /private/1
+    assert set(sites.requested("a")) >= {"/", *PAGES} and "/private/1" not in sites.requested("a")
+    assert held  # the first request at least: its robots.txt was not known
+    for path, times in held.items():
+        assert decided[path] == times, (path, decided[path], times)

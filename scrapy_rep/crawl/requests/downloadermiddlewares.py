@@ -16,7 +16,10 @@ share); this class only sequences:
   ``request_scheduled`` (which drops a scheduled request when a handler raises
   ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's concurrency;
   the document holds it (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself
-  once it is known.
+  once it is known. While its origin's robots.txt is not known, neither pass asks the
+  verdict (it could only say wait): a held request is decided once, when it comes back
+  with it (docs/decisions.md, 'A held request is decided once, when its robots.txt is
+  known').
 - The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) asks the same
   verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
   (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
@@ -61,6 +64,7 @@ from scrapy_rep.verdict import (
     ROBOTS,
     Allowed,
     Known,
+    Obey,
     Refused,
     RequestFacts,
     Verdict,
@@ -165,8 +169,14 @@ class RobotsTxtMiddleware:
             return None
         now = self._clock()
         documents = self.documents
+        origin = facts.origin
+        robots = self._robots.cached_entry(origin, now) if facts.obey is not Obey.NOTHING else None
+        if robots is None and facts.obey is not Obey.NOTHING:
+            return None  # robots.txt not known: it waits, decided once it is (_robots_first)
 
         def cached(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            if kind == ROBOTS and key == origin:
+                return robots  # looked up once
             return documents[kind].cached_entry(key, now)
 
         verdict = decide(facts, self.rules, cached, now)
@@ -203,8 +213,10 @@ class RobotsTxtMiddleware:
         verdict: Verdict
         if kept is not None and self._same(kept, facts, known):
             verdict = kept[1]
-        else:
+        elif state is not None and state.carried:
             verdict = self._decide(request, facts, known)
+        else:
+            verdict = self._robots_first(request, facts, known)
         while isinstance(verdict, Wait):
             document = self.documents[verdict.document]
             if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
@@ -223,6 +235,23 @@ class RobotsTxtMiddleware:
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         return None
+
+    def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
+        """The verdict on a request that carries no version: while its origin's robots.txt
+        is not known (asking starts its fetch), it waits for it, as :func:`decide` would
+        say first of all, without deciding it (a held request is decided once, when it
+        comes back with its robots.txt); else it is decided, robots.txt looked up once."""
+        origin = facts.origin
+        if origin is None or facts.obey is Obey.NOTHING:
+            return self._decide(request, facts, known)
+        robots = known(ROBOTS, origin)
+        if robots is None:
+            return Wait(ROBOTS, origin)
+
+        def known_now(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            return robots if kind == ROBOTS and key == origin else known(kind, key)
+
+        return self._decide(request, facts, known_now)
 
     def _decide(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
         """The verdict on ``request``. A bug of ours while deciding (docs/decisions.md, 'A
