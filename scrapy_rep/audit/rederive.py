@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
+from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
@@ -47,6 +48,7 @@ from scrapy_rep.verdict import (
     Allowed,
     Obey,
     Override,
+    Reason,
     Refused,
     RequestFacts,
     RequestRules,
@@ -57,7 +59,7 @@ from scrapy_rep.verdict import (
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})
 #: ``refused_by`` values that a "no" of the usage signals explains.
-USAGE_REFUSALS: Final = frozenset({"purpose", "tdmrep.json"})
+USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,7 @@ class Rederiver:
         # (a request it let through says so: _override_differences).
         expired = isinstance(robots.get("override_expired"), str)
         verdict = decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
-        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found: list[str] = []
         if obeyed:
             found += self._robots_differences(record, robots, verdict, url, agent, rules)
@@ -242,11 +244,12 @@ class Rederiver:
                 found.append(f"usage signal {source!r} is not in its snapshot")
             elif derived[source] != _answers(signal.get("answers")):
                 found.append(f"usage signal {source!r} answers differently today")
-        if isinstance(verdict, Refused) and verdict.reason == "purpose" and fate in SENT:
-            found.append(f"recorded {fate}, but {verdict.message.removeprefix('Not fetched: ')} "
+        refused = verdict if isinstance(verdict, Refused) and fate in SENT else None
+        if refused is not None and refused.reason is Reason.PURPOSE:
+            found.append(f"recorded {fate}, but {refused.message.removeprefix('Not fetched: ')} "
                          "(before the fetch)")  # fmt: skip
-        if isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable" and fate in SENT:
-            found.append(f"recorded {fate}, but {verdict.message}")
+        if refused is not None and refused.reason is Reason.TDMREP_UNREACHABLE:
+            found.append(f"recorded {fate}, but {refused.message}")
         if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
             found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
         return found
@@ -329,7 +332,7 @@ class Rederiver:
     ) -> list[str]:
         """The recorded fate and deciding line held against robots.txt's part of the
         verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
-        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found = []
         if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
             decision = verdict.robots
@@ -341,7 +344,7 @@ class Rederiver:
                 f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
                 f"({verdict.robots.explanation})"
             )
-        if fate == "refused" and by == "robots.txt" and not _robots_refused(verdict):
+        if fate == "refused" and by is RefusedBy.ROBOTS_TXT and not _robots_refused(verdict):
             found.append(
                 f"recorded refused by robots.txt, but it allows it for {agent} "
                 f"({decision.explanation})"
@@ -423,7 +426,7 @@ def _robots_refused(verdict: Verdict) -> bool:
     return (
         isinstance(verdict, Refused)
         and verdict.document == ROBOTS
-        and (verdict.reason != "purpose")
+        and (verdict.reason is not Reason.PURPOSE)
     )
 
 

@@ -40,6 +40,7 @@ from scrapy_rep.verdict import (
     Allowed,
     Obey,
     Override,
+    Reason,
     Refused,
     RequestFacts,
     RequestRules,
@@ -200,9 +201,9 @@ def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, 
     """Whether the URL is allowed, and why, in the crawl's words (``held``: robots.txt is
     unreachable now: the crawl would hold the request, not drop it yet)."""
     if isinstance(verdict, Refused):
-        if verdict.reason == "robotstxt_unreachable" and held:
+        if verdict.reason is Reason.ROBOTSTXT_UNREACHABLE and held:
             return False, held
-        if verdict.reason == "forbidden" and verdict.agent == agent and verdict.robots:
+        if verdict.reason is Reason.FORBIDDEN and verdict.agent == agent and verdict.robots:
             if verdict.expired is not None:
                 return False, f"{verdict.robots.explanation}; {_expired(verdict.expired)}"
             return False, verdict.robots.explanation

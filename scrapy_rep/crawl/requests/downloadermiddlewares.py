@@ -61,6 +61,7 @@ from scrapy_rep.verdict import (
     ROBOTS,
     Allowed,
     Known,
+    Reason,
     Refused,
     RequestFacts,
     Verdict,
@@ -241,7 +242,7 @@ class RobotsTxtMiddleware:
             )
             what = f"{type(error).__name__}: {error}"[:200]
             message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
-            return Refused("internal_error", message, ROBOTS, facts.agent)
+            return Refused(Reason.INTERNAL_ERROR, message, ROBOTS, facts.agent)
 
     def _known(self, request: Request, carries: bool = True) -> Known:
         """The version of each document that decides ``request`` now (``None``: it waits;
