@@ -16,8 +16,10 @@ robots.txt snapshot that decided it with the run's ``profile`` and asks the engi
 
 A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
 allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
-``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own sentence, ``unreachable for
-600 s (…): requests dropped`` or ``…: treated as allowed``, is read the same way),
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own give-up verdict,
+``unreachable for 600 s (…): requests dropped`` or ``…: treated as allowed``, by what it
+says: :func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
+writer),
 anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
 unreachable; no status: the body as stored, empty for no file).
 """
@@ -32,6 +34,7 @@ from scrapy_rep.audit.licenses import license_documents, page_license
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
@@ -119,8 +122,8 @@ def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effec
         return Effect.UNREACHABLE
     if outcome == "gave-up":
         return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
-    if outcome.startswith("unreachable for "):  # the lifecycle's words for giving up
-        allowed = "treated as allowed" in outcome
+    allowed = given_up_allowing(outcome)  # the lifecycle's give-up verdict, as written
+    if allowed is not None:
         return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
     status = meta.get("status")
     if outcome in ("parsed", "cut") or not isinstance(status, int):
@@ -292,14 +295,19 @@ class Rederiver:
         record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
     ) -> list[str]:
         """A record no robots.txt body decided: nothing to re-derive, but a page sent for
-        needs a reason: its origin's robots.txt was given up on as unreachable and the
-        run's ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer then records the
-        crawl's sentence, "unreachable for … s …", in ``robots.why``)."""
+        needs a reason: its origin's robots.txt was given up on as unreachable, the
+        give-up verdict let its requests through, and the run's
+        ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer records the verdict, "unreachable
+        for … s (…): treated as allowed (REP_UNREACHABLE_ACTION)", in ``robots.why``)."""
         fate = text(record.get("fate"))
         if fate not in SENT or origin_of(url) is None:
             return []
-        if "unreachable for " not in text(robots.get("why")):
+        allowed = given_up_allowing(text(robots.get("why")))
+        if allowed is None:
             return ["no robots.txt snapshot names what allowed it"]
+        if not allowed:
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and its requests dropped"]  # fmt: skip
         if run.unreachable_action != "allow":
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
