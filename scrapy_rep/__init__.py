@@ -28,7 +28,7 @@ from scrapy_rep.robotstxt import (
 from scrapy_rep.robotstxt.aipref import ContentUsageRules
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.standards import STANDARDS
-from scrapy_rep.verdict import Allowed, Refused, Wait
+from scrapy_rep.verdict import Allowed, Reason, Refused, Wait
 
 if TYPE_CHECKING:
     from scrapy_rep import signals
@@ -82,6 +82,7 @@ __all__ = [
     "PageDirectives",
     "PageDirectivesMiddleware",
     "ParseOptions",
+    "Reason",
     "Refused",
     "RepConfig",
     "RepFilesPipeline",

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.verdict import Reason
+
 #: A robots.txt download of an origin finished (SPEC §4), whatever its outcome, or its
 #: robots.txt came from the store (the outcome then says "(from the … cache)").
 #: Arguments: ``origin`` (str, e.g. ``"https://example.com"``), ``robots_url`` (str),
@@ -38,8 +40,9 @@ request_held = object()
 request_released = object()
 
 #: A request was not downloaded because of the REP. Arguments: ``request``, ``reason``
-#: (``"forbidden"``, ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
-#: ``"spider_closed"``, ``"nofollow"``, ``"rel_nofollow"``, ``"noimageai"``), ``message``
+#: (a :class:`scrapy_rep.Reason`, a ``str``: ``"forbidden"``,
+#: ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
+#: ``"spider_closed"``, ``"internal_error"``, ``"nofollow"``, ``"rel_nofollow"``), ``message``
 #: (the sentence that is also logged), ``response`` (the page that linked to it, for
 #: nofollow; else ``None``) and ``verdict``: for a request refused before it was sent, the
 #: :class:`scrapy_rep.verdict.Refused` value (the document and its version, the line or
@@ -48,7 +51,8 @@ request_refused = object()
 
 #: An item was dropped because of its page's directives (SPEC §6) or because the page is
 #: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
-#: ``reason`` (``"noindex"``, ``"unavailable_after"`` or ``"purpose"``) and ``message``,
+#: ``reason`` (a :class:`scrapy_rep.Reason`: ``"noindex"``,
+#: ``"unavailable_after"`` or ``"purpose"``) and ``message``,
 #: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
 #: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
 #: train-ai=n"``).
@@ -59,7 +63,7 @@ def send_refused(
     crawler: Crawler,
     logger: logging.Logger,
     request: Request,
-    reason: str,
+    reason: Reason,
     message: str,
     response: Response | None = None,
     detail: str = "",

@@ -19,17 +19,32 @@ from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import license_url_of
 from scrapy_rep.usage.standards import STANDARDS
+from scrapy_rep.verdict.reasons import Reason, Word
 
 if TYPE_CHECKING:
     from scrapy_rep.usage.purpose import UsageDecision
 
-#: A refused request's ``reason`` (the ``request_refused`` signal's) -> ``refused_by``.
-REFUSED_BY: Final = {
-    "forbidden": "robots.txt",
-    "robotstxt_unreachable": "unreachable",
-    "tdmrep_unreachable": "unreachable",
-    "purpose": "purpose",
-    "spider_closed": "closed",
+
+class RefusedBy(Word):
+    """What refused a request, as a ``url`` record's ``refused_by`` says it
+    (docs/audit-trail.md): the trail's words for a :class:`Reason`."""
+
+    ROBOTS_TXT = "robots.txt"
+    UNREACHABLE = "unreachable"
+    PURPOSE = "purpose"
+    CLOSED = "closed"
+    #: Never written; ``audit verify`` has always read it as a refusal for a purpose.
+    TDMREP_JSON = "tdmrep.json"
+
+
+#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``.
+#: Keyed by members, which are ``str``: another add-on's reason is looked up as a word.
+REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
+    Reason.FORBIDDEN: RefusedBy.ROBOTS_TXT,
+    Reason.ROBOTSTXT_UNREACHABLE: RefusedBy.UNREACHABLE,
+    Reason.TDMREP_UNREACHABLE: RefusedBy.UNREACHABLE,
+    Reason.PURPOSE: RefusedBy.PURPOSE,
+    Reason.SPIDER_CLOSED: RefusedBy.CLOSED,
 }
 #: The fates of a ``url`` record, in the order of the ``end`` line's counts.
 FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")

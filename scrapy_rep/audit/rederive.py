@@ -16,8 +16,10 @@ robots.txt snapshot that decided it with the run's ``profile`` and asks the engi
 
 A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
 allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
-``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own sentence, ``unreachable for
-600 s (…): requests dropped`` or ``…: treated as allowed``, is read the same way),
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own give-up verdict,
+``unreachable for 600 s (…): requests dropped`` or ``…: treated as allowed``, by what it
+says: :func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
+writer),
 anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
 unreachable; no status: the body as stored, empty for no file).
 """
@@ -29,8 +31,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
+from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
@@ -47,6 +51,7 @@ from scrapy_rep.verdict import (
     Allowed,
     Obey,
     Override,
+    Reason,
     Refused,
     RequestFacts,
     RequestRules,
@@ -57,7 +62,7 @@ from scrapy_rep.verdict import (
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})
 #: ``refused_by`` values that a "no" of the usage signals explains.
-USAGE_REFUSALS: Final = frozenset({"purpose", "tdmrep.json"})
+USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
 
 
 @dataclass(frozen=True)
@@ -117,8 +122,8 @@ def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effec
         return Effect.UNREACHABLE
     if outcome == "gave-up":
         return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
-    if outcome.startswith("unreachable for "):  # the lifecycle's words for giving up
-        allowed = "treated as allowed" in outcome
+    allowed = given_up_allowing(outcome)  # the lifecycle's give-up verdict, as written
+    if allowed is not None:
         return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
     status = meta.get("status")
     if outcome in ("parsed", "cut") or not isinstance(status, int):
@@ -227,7 +232,7 @@ class Rederiver:
         # (a request it let through says so: _override_differences).
         expired = isinstance(robots.get("override_expired"), str)
         verdict = decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
-        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found: list[str] = []
         if obeyed:
             found += self._robots_differences(record, robots, verdict, url, agent, rules)
@@ -242,11 +247,12 @@ class Rederiver:
                 found.append(f"usage signal {source!r} is not in its snapshot")
             elif derived[source] != _answers(signal.get("answers")):
                 found.append(f"usage signal {source!r} answers differently today")
-        if isinstance(verdict, Refused) and verdict.reason == "purpose" and fate in SENT:
-            found.append(f"recorded {fate}, but {verdict.message.removeprefix('Not fetched: ')} "
+        refused = verdict if isinstance(verdict, Refused) and fate in SENT else None
+        if refused is not None and refused.reason is Reason.PURPOSE:
+            found.append(f"recorded {fate}, but {refused.message.removeprefix('Not fetched: ')} "
                          "(before the fetch)")  # fmt: skip
-        if isinstance(verdict, Refused) and verdict.reason == "tdmrep_unreachable" and fate in SENT:
-            found.append(f"recorded {fate}, but {verdict.message}")
+        if refused is not None and refused.reason is Reason.TDMREP_UNREACHABLE:
+            found.append(f"recorded {fate}, but {refused.message}")
         if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
             found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
         return found
@@ -289,14 +295,19 @@ class Rederiver:
         record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
     ) -> list[str]:
         """A record no robots.txt body decided: nothing to re-derive, but a page sent for
-        needs a reason: its origin's robots.txt was given up on as unreachable and the
-        run's ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer then records the
-        crawl's sentence, "unreachable for … s …", in ``robots.why``)."""
+        needs a reason: its origin's robots.txt was given up on as unreachable, the
+        give-up verdict let its requests through, and the run's
+        ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer records the verdict, "unreachable
+        for … s (…): treated as allowed (REP_UNREACHABLE_ACTION)", in ``robots.why``)."""
         fate = text(record.get("fate"))
         if fate not in SENT or origin_of(url) is None:
             return []
-        if "unreachable for " not in text(robots.get("why")):
+        allowed = given_up_allowing(text(robots.get("why")))
+        if allowed is None:
             return ["no robots.txt snapshot names what allowed it"]
+        if not allowed:
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and its requests dropped"]  # fmt: skip
         if run.unreachable_action != "allow":
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
@@ -329,7 +340,7 @@ class Rederiver:
     ) -> list[str]:
         """The recorded fate and deciding line held against robots.txt's part of the
         verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
-        fate, by = text(record.get("fate")), text(record.get("refused_by"))
+        fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found = []
         if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
             decision = verdict.robots
@@ -341,7 +352,7 @@ class Rederiver:
                 f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
                 f"({verdict.robots.explanation})"
             )
-        if fate == "refused" and by == "robots.txt" and not _robots_refused(verdict):
+        if fate == "refused" and by is RefusedBy.ROBOTS_TXT and not _robots_refused(verdict):
             found.append(
                 f"recorded refused by robots.txt, but it allows it for {agent} "
                 f"({decision.explanation})"
@@ -423,7 +434,7 @@ def _robots_refused(verdict: Verdict) -> bool:
     return (
         isinstance(verdict, Refused)
         and verdict.document == ROBOTS
-        and (verdict.reason != "purpose")
+        and (verdict.reason is not Reason.PURPOSE)
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from scrapy_rep.audit.read import Trail, items
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.reasons import Reason
 
 _FATES = {
     "fetched": "was fetched",
@@ -103,7 +104,7 @@ def _usage(usage: Any) -> list[str]:
 
 
 #: The item reasons a page's directives give (a header or a meta tag said them).
-_DIRECTIVE_REASONS = ("noindex", "unavailable_after")
+_DIRECTIVE_REASONS = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
 
 
 def _items(record: dict[str, Any]) -> list[str]:
@@ -113,13 +114,14 @@ def _items(record: dict[str, Any]) -> list[str]:
     if record.get("items_kept") is None and record.get("items_dropped") is None:
         return []
     line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
-    reason = record.get("item_reason")
+    said = record.get("item_reason")  # as written: a hand-edited trail says anything
+    reason = Reason.of(said)
     if record.get("item_why"):
         line += f" ({record['item_why']})"
     elif reason in _DIRECTIVE_REASONS:
         line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
-    elif reason:
-        line += f" ({reason})"
+    elif said:
+        line += f" ({said})"
     return [line]
 
 

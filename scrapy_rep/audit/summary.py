@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
@@ -121,8 +122,9 @@ def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = Fa
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
     if record.get("fate") == "refused":
-        by = str(record.get("refused_by") or "unknown")
-        decider = _decider(usage, no[0]) if no and by != "robots.txt" else None
+        by = str(record.get("refused_by") or "unknown")  # as written, for the reader
+        robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
+        decider = _decider(usage, no[0]) if no and not robots_said else None
         if decider:
             return f"refused by {by} ({_named(decider, said)})"
         expired = text(robots.get("override_expired"))

@@ -23,7 +23,7 @@ from typing import Any, Final, TypeVar
 
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure, Follow
-from scrapy_rep.fetch.rules import Effect, FailureClass, lookup_failure
+from scrapy_rep.fetch.rules import Effect, FailureClass, Policy, lookup_failure
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.policy import tdm_stand_in
@@ -243,27 +243,16 @@ class OriginTdm:
     unreachable: bool
 
 
-def given_up(failure: FailureClass | None, action: str, connect_drops: bool = True) -> str:
-    """What the crawl does with the held requests once it gives up on a document that
-    failed with ``failure``: ``action`` (``REP_UNREACHABLE_ACTION``), but always "drop"
-    for a host that cannot be connected to, given up on after the shorter
-    ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` (``connect_drops``: that wait is shorter than
-    ``REP_UNREACHABLE_MAX_WAIT``, as by default; the lifecycle's ``_give_up``)."""
-    if failure is not None and failure.cannot_connect and connect_drops:
-        return "drop"
-    return action
-
-
-def robots_verdict(
-    fetched: FetchedRobots, action: str, connect_drops: bool = True
-) -> tuple[RobotsTxt, list[str]]:
+def robots_verdict(fetched: FetchedRobots, policy: Policy) -> tuple[RobotsTxt, list[str]]:
     """The rules the crawl ends up with for a fetched robots.txt: an unreachable one
     holds the requests, then drops them (everything disallowed) or, with
     ``REP_UNREACHABLE_ACTION = "allow"``, lets them through (SPEC §4, giving up), except
-    on a host that cannot be connected to (:func:`given_up`)."""
-    if not fetched.unreachable or action != "allow":
+    on a host that cannot be connected to: the crawl's give-up rule
+    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_when_given_up`) with ``policy``, the
+    crawl's ``REP_UNREACHABLE_*`` settings."""
+    if not fetched.unreachable or policy.unreachable_action != "allow":
         return fetched.rules, []
-    if given_up(fetched.failure, action, connect_drops) == "drop":
+    if not policy.allows_when_given_up(fetched.failure):
         assert fetched.failure is not None
         note = (
             f"note: unreachable ({fetched.failure.words}): the crawl gives up on it after "
@@ -288,17 +277,16 @@ def held_reason(fetched: FetchedRobots) -> str:
     return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
 
 
-def origin_tdm(
-    origin_url: str, agent: str, timeout: float, action: str = "drop", connect_drops: bool = True
-) -> OriginTdm:
+def origin_tdm(origin_url: str, agent: str, timeout: float, policy: Policy) -> OriginTdm:
     """Fetch ``origin_url``'s tdmrep.json with the crawl's procedure. Unreachable: the crawl
     holds its requests, then drops them (``REP_UNREACHABLE_ACTION``, "drop" by default) or
-    lets them through (not on a host that cannot be connected to: :func:`given_up`); the
-    tools show that verdict and exit 3 (it is temporary)."""
+    lets them through (not on a host that cannot be connected to: the give-up rule,
+    :meth:`~scrapy_rep.fetch.rules.Policy.allows_when_given_up`); the tools show that
+    verdict and exit 3 (it is temporary)."""
     file, fetched = fetch_tdmrep(origin_url, user_agent=agent, timeout=timeout)
     line = f"tdmrep.json {origin_url}{TDMREP.path}: {fetched.outcome}"
     if fetched.effect is not Effect.UNREACHABLE:
         return OriginTdm(file, None, line, False)
-    if given_up(fetched.failure, action, connect_drops) == "drop":
+    if not policy.allows_when_given_up(fetched.failure):
         return OriginTdm(tdm_stand_in(False), fetched.outcome, line, True)
     return OriginTdm(tdm_stand_in(True), None, line, True)

@@ -28,6 +28,7 @@ from scrapy_rep.checker.download import (
 )
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
 from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.robotstxt.useragent import crawler_name, held_names
 from scrapy_rep.urls.origins import Origin, origin_of
@@ -40,6 +41,7 @@ from scrapy_rep.verdict import (
     Allowed,
     Obey,
     Override,
+    Reason,
     Refused,
     RequestFacts,
     RequestRules,
@@ -200,9 +202,9 @@ def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, 
     """Whether the URL is allowed, and why, in the crawl's words (``held``: robots.txt is
     unreachable now: the crawl would hold the request, not drop it yet)."""
     if isinstance(verdict, Refused):
-        if verdict.reason == "robotstxt_unreachable" and held:
+        if verdict.reason is Reason.ROBOTSTXT_UNREACHABLE and held:
             return False, held
-        if verdict.reason == "forbidden" and verdict.agent == agent and verdict.robots:
+        if verdict.reason is Reason.FORBIDDEN and verdict.agent == agent and verdict.robots:
             if verdict.expired is not None:
                 return False, f"{verdict.robots.explanation}; {_expired(verdict.expired)}"
             return False, verdict.robots.explanation
@@ -234,17 +236,16 @@ def further_documents(
     request_rules: RequestRules,
     agent: str,
     timeout: float,
-    unreachable_action: str,
-    connect_drops: bool = True,
+    give_up: Policy,
 ) -> tuple[OriginTdm | None, OriginLicenses]:
     """The documents after robots.txt that a crawl fetches for an origin, fetched as the
     crawl would for both tools: its tdmrep.json for AI purposes, and the RSL licenses its
-    robots.txt names when a purpose is set (``connect_drops``: see
-    :func:`~scrapy_rep.checker.download.given_up`)."""
+    robots.txt names when a purpose is set (``give_up``: the crawl's ``REP_UNREACHABLE_*``
+    settings, for :meth:`~scrapy_rep.fetch.rules.Policy.allows_when_given_up`)."""
     tdm = None
     if request_rules.policy.needs_tdmrep:
         origin_url = robots_url.removesuffix("/robots.txt")
-        tdm = origin_tdm(origin_url, agent, timeout, unreachable_action, connect_drops)
+        tdm = origin_tdm(origin_url, agent, timeout, give_up)
     return tdm, origin_licenses(rules, request_rules, agent, timeout)
 
 
@@ -287,6 +288,8 @@ def sources(options: argparse.Namespace) -> list[Source]:
                 "its own robots.txt, here this file is checked for all of them"
             )
         return [Source(f"{options.robots} (local file)", rules, options.urls, notes)]
+    # The crawl's default waits: ``check`` has the --unreachable-action of a crawl alone.
+    give_up = Policy(unreachable_action=options.unreachable_action)
     by_origin: dict[str, list[str]] = {first: []}
     for url in options.urls:
         by_origin.setdefault(robots_url_for(url) or first, []).append(url)
@@ -297,14 +300,13 @@ def sources(options: argparse.Namespace) -> list[Source]:
         fetched = fetch_robotstxt(
             robots_url, user_agent=options.user_agent, profile=profile, timeout=options.timeout
         )
-        rules, notes = robots_verdict(fetched, options.unreachable_action)
+        rules, notes = robots_verdict(fetched, give_up)
         if robots_url != first:
             notes.append(f"note: these URLs are on another origin than {options.robots}: "
                          "their own origin's robots.txt was fetched")  # fmt: skip
         title = f"{robots_url}: {fetched.outcome}"
         tdm, licenses = further_documents(
-            robots_url, rules, options.request_rules, options.user_agent, options.timeout,
-            options.unreachable_action,
+            robots_url, rules, options.request_rules, options.user_agent, options.timeout, give_up,
         )  # fmt: skip
         held = held_reason(fetched)
         sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, held))

@@ -46,6 +46,7 @@ from scrapy_rep.crawl.meta import ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -58,17 +59,17 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
 #: A page's links not followed, by the refusal's reason: what the page's line says.
-_NOT_FOLLOWED: Final = {
-    "nofollow": "not followed (the page says nofollow)",
-    "rel_nofollow": 'not followed (rel="nofollow")',
+_NOT_FOLLOWED: Final[dict[str, str]] = {
+    Reason.NOFOLLOW: "not followed (the page says nofollow)",
+    Reason.REL_NOFOLLOW: 'not followed (rel="nofollow")',
 }
 #: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
-_FATE_OF_REASON: Final = {
-    "forbidden": "forbidden by robots.txt",
-    "purpose": "not fetched for the crawl's purpose",
-    "robotstxt_unreachable": "dropped: robots.txt unreachable",
-    "tdmrep_unreachable": "dropped: tdmrep.json unreachable",
-    "spider_closed": "dropped: the spider closed",
+_FATE_OF_REASON: Final[dict[str, str]] = {
+    Reason.FORBIDDEN: "forbidden by robots.txt",
+    Reason.PURPOSE: "not fetched for the crawl's purpose",
+    Reason.ROBOTSTXT_UNREACHABLE: "dropped: robots.txt unreachable",
+    Reason.TDMREP_UNREACHABLE: "dropped: tdmrep.json unreachable",
+    Reason.SPIDER_CLOSED: "dropped: the spider closed",
 }
 #: The fates of requests in the closing line, in this order (the rest after them).
 _FATES: Final = (
@@ -85,16 +86,16 @@ _FATES: Final = (
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
 #: Why an item was dropped (``item_refused``'s reason) in the closing lines.
-_ITEM_REASONS: Final = {
-    "noindex": "from noindex pages",
-    "unavailable_after": "past unavailable_after",
+_ITEM_REASONS: Final[dict[str, str]] = {
+    Reason.NOINDEX: "from noindex pages",
+    Reason.UNAVAILABLE_AFTER: "past unavailable_after",
 }
 #: The requests not sent because a site's documents said no, by the refusal's reason
 #: (``rep/requests/dropped/…``; those denied for a purpose are counted by purpose).
-_REQUEST_REASONS: Final = {
-    "forbidden": "forbidden by robots.txt",
-    "robotstxt_unreachable": "robots.txt given up on as unreachable",
-    "tdmrep_unreachable": "tdmrep.json given up on as unreachable",
+_REQUEST_REASONS: Final[dict[str, str]] = {
+    Reason.FORBIDDEN: "forbidden by robots.txt",
+    Reason.ROBOTSTXT_UNREACHABLE: "robots.txt given up on as unreachable",
+    Reason.TDMREP_UNREACHABLE: "tdmrep.json given up on as unreachable",
 }
 
 
@@ -283,7 +284,8 @@ class RepReport:
             if response is not None:
                 self._url(response.url, _NOT_FOLLOWED[reason])
             return
-        if reason == "robotstxt_unreachable":  # said with the hold: one phrase
+        # A signal's reason: a member from scrapy_rep, a word from another sender.
+        if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
             record = self._record(request.url)
         else:
             record = self._url(request.url, message)
@@ -506,12 +508,12 @@ def _said(record: _UrlReport) -> list[str]:
     said = [_times(event, record.times[event]) for event in sorted(record.events, key=_event_order)]
     if record.held_failures:
         tries = _plural(record.held_failures, "failed download")
-        if record.refused == "robotstxt_unreachable":
+        if record.refused == Reason.ROBOTSTXT_UNREACHABLE:
             then = "then dropped when robots.txt was given up on (see its origin above)"
         else:
             then = "then released"
         said.insert(0, f"held while robots.txt was unreachable ({tries}), {then}")
-    elif record.refused == "robotstxt_unreachable":
+    elif record.refused == Reason.ROBOTSTXT_UNREACHABLE:
         said.insert(0, "dropped: robots.txt was given up on as unreachable (see its origin above)")
     if record.in_flight:
         said.append(f"not downloaded: {NO_RESPONSE}")

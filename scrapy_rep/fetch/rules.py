@@ -237,6 +237,26 @@ class Policy:
             return min(self.connect_max_wait, self.max_wait)
         return self.max_wait
 
+    def allows_after_giving_up(self, waited: float) -> bool:
+        """The give-up rule (SPEC §4, giving up): whether the requests held for a
+        document given up on after ``waited`` seconds go on. ``REP_UNREACHABLE_ACTION =
+        "allow"`` lets them through after the long wait (``max_wait``) only: a host that
+        cannot be connected to, given up on after the shorter ``connect_max_wait``, has
+        them dropped (a few seconds are not the long outage "allow" is for, and the host
+        may be back before its document is read; docs/decisions.md, "A host that cannot
+        be connected to is given up on quickly"). Every other answer: dropped. The
+        crawl's lifecycle gives up by it, and both tools foretell it
+        (:meth:`allows_when_given_up`)."""
+        return self.unreachable_action == "allow" and waited >= self.max_wait
+
+    def allows_when_given_up(self, failure: FailureClass | None) -> bool:
+        """What :meth:`allows_after_giving_up` will say of a document whose download
+        failed with ``failure``, once the crawl has waited :meth:`wait_limit` for it
+        (``None``: an unknown failure, held for ``max_wait``): the verdict the command-line
+        tools show after their one download."""
+        waited = self.max_wait if failure is None else self.wait_limit(failure)
+        return self.allows_after_giving_up(waited)
+
     def wait_setting(self, failure: FailureClass) -> str:
         """The setting that gives :meth:`wait_limit` for ``failure``, as the log names it."""
         if failure.cannot_connect and self.connect_max_wait < self.max_wait:

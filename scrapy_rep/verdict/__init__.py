@@ -19,9 +19,11 @@ from scrapy_rep.verdict.decide import (
     decide,
     obey_of,
 )
+from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 __all__ = [
     "LICENSE",
+    "LINK_REASONS",
     "ROBOTS",
     "TDM",
     "UNCHECKED",
@@ -29,6 +31,7 @@ __all__ = [
     "Known",
     "Obey",
     "Override",
+    "Reason",
     "Refused",
     "RequestFacts",
     "RequestRules",

@@ -60,6 +60,7 @@ from scrapy_rep.fetch.rsl_kind import (
 )
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy_rep.fetch.cache import CacheEntry
@@ -228,10 +229,11 @@ class Allowed:
 class Refused:
     """The request must not be sent, and why."""
 
-    #: ``forbidden`` (robots.txt disallows it, for the crawler or a ``REP_PURPOSE_AGENTS``
-    #: token), ``robotstxt_unreachable``, ``tdmrep_unreachable`` (given up on) or
-    #: ``purpose`` (an explicit "no" for a purpose of the crawl).
-    reason: str
+    #: :attr:`~Reason.FORBIDDEN` (robots.txt disallows it, for the crawler or a
+    #: ``REP_PURPOSE_AGENTS`` token), :attr:`~Reason.ROBOTSTXT_UNREACHABLE`,
+    #: :attr:`~Reason.TDMREP_UNREACHABLE` (given up on) or :attr:`~Reason.PURPOSE` (an
+    #: explicit "no" for a purpose of the crawl).
+    reason: Reason
     #: One sentence, as logs, the ``request_refused`` signal and the audit trail say it.
     message: str
     #: The kind of the document that said no (``robots.txt``, ``tdmrep.json``, ``rsl``).
@@ -244,14 +246,14 @@ class Refused:
     #: robots.txt's verdict for :attr:`agent` (its deciding line): the refusing one when
     #: robots.txt refused, else the allowing one (kept with :attr:`RequestRules.explain`).
     robots: Decision | None = None
-    #: The purpose denied (``reason == "purpose"``).
+    #: The purpose denied (:attr:`Reason.PURPOSE`).
     purpose: str | None = None
-    #: The signal that said no (``reason == "purpose"``).
+    #: The signal that said no (:attr:`Reason.PURPOSE`).
     signal: UsageSignal | None = None
-    #: What the origin's documents said (``reason == "purpose"``).
+    #: What the origin's documents said (:attr:`Reason.PURPOSE`).
     before: Before = NOTHING_BEFORE
     #: The override of the origin's host that would have let it through, had it not
-    #: expired (``reason == "forbidden"``).
+    #: expired (:attr:`Reason.FORBIDDEN`).
     expired: Override | None = None
     #: The override that let it past robots.txt's Allow/Disallow before a later step
     #: refused it (``tdmrep_unreachable``, ``purpose``): the record names it too.
@@ -268,7 +270,7 @@ class Refused:
     @property
     def line(self) -> int | None:
         """The robots.txt line that refused it (1-based), if robots.txt did."""
-        if self.document != ROBOTS or self.reason == "purpose" or self.robots is None:
+        if self.document != ROBOTS or self.reason is Reason.PURPOSE or self.robots is None:
             return None
         return self.robots.line
 
@@ -278,7 +280,7 @@ class Refused:
         source; ``None`` when nothing said it (a document given up on)."""
         if self.signal is not None:
             return self.signal.source
-        if self.reason == "forbidden" and self.robots is not None and self.used:
+        if self.reason is Reason.FORBIDDEN and self.robots is not None and self.used:
             return f"{self.used[0][1]}/robots.txt {self.robots.explanation}"
         return None
 
@@ -379,7 +381,7 @@ def decide(
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
         message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
         return Refused(
-            "tdmrep_unreachable", message, TDM, agent, used, decision, overridden=overridden
+            Reason.TDMREP_UNREACHABLE, message, TDM, agent, used, decision, overridden=overridden
         )
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
@@ -392,7 +394,7 @@ def decide(
             signal = refusal.signal
             document = _document_of(signal)
             return Refused(
-                "purpose",
+                Reason.PURPOSE,
                 f"Not fetched: {refusal.message}",
                 document,
                 agent,
@@ -427,12 +429,12 @@ def _robots_refusal(
         decision = robots.rules.decide(url, agent)
     if robots.unreachable:
         message = f"Dropped: robots.txt of {origin} {robots.outcome}"
-        return Refused("robotstxt_unreachable", message, ROBOTS, agent, used, decision)
+        return Refused(Reason.ROBOTSTXT_UNREACHABLE, message, ROBOTS, agent, used, decision)
     token = f" for {agent}" if named else ""
     message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
     if expired is not None:
         message += f"; its override in REP_OVERRIDES expired at {expired.expires}"
-    return Refused("forbidden", message, ROBOTS, agent, used, decision, expired=expired)
+    return Refused(Reason.FORBIDDEN, message, ROBOTS, agent, used, decision, expired=expired)
 
 
 #: The document a refusing signal before the fetch comes from, by its vocabulary.

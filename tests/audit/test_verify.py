@@ -229,6 +229,9 @@ DROPPED = "unreachable for 600 s (503): requests dropped"
 ALLOWED = "unreachable for 3 s (503): treated as allowed (REP_UNREACHABLE_ACTION)"
 ABSENT = "404: no robots.txt, everything allowed"
 GAVE_UP_DROPPED = {"agent": "testbot", "why": f"robots.txt {DROPPED}"}
+#: A host that cannot be connected to: given up on after the connect wait and dropped,
+#: even with REP_UNREACHABLE_ACTION = "allow" (the lifecycle's give-up rule).
+CONNECT_DROPPED = "unreachable for 10 s (unreachable (ConnectionRefusedError: …)): requests dropped"
 
 
 def words(
@@ -314,6 +317,11 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
      "given up on as unreachable and the run's REP_UNREACHABLE_ACTION is not 'allow'"),
     ("given-up-and-refused",
      [run_line(), refused("/a", "unreachable", GAVE_UP_DROPPED)], (), ""),
+    ("given-up-dropped-but-fetched-under-allow",
+     [run_line(settings={"REP_UNREACHABLE_ACTION": "allow"}),
+      url_line("/a", robots={"agent": "testbot", "why": f"robots.txt {CONNECT_DROPPED}"})], (),
+     "recorded fetched, but its robots.txt was given up on as unreachable and its requests "
+     "dropped"),
     ("no-origin-in-robots",
      one(url_line("/private/a",
                   robots={k: v for k, v in robots_part(None).items() if k != "origin"})),

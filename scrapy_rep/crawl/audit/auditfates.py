@@ -19,6 +19,7 @@ from scrapy_rep.crawl.audit.auditstate import (
 )
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -36,13 +37,13 @@ class FateEvents(AuditState):
     def _refused(
         self,
         request: Request,
-        reason: str,
+        reason: Reason | str,
         message: str,
         response: Response | None = None,
         verdict: Refused | None = None,
         **_: Any,
     ) -> None:
-        if reason in ("nofollow", "rel_nofollow"):  # a link, never requested: counted
+        if reason in LINK_REASONS:  # a link, never requested: counted
             self.counts["not_followed"] += 1
             linking = getattr(response, "request", None)
             page = self._state(linking)

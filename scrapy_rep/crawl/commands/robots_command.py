@@ -62,6 +62,7 @@ from scrapy_rep.crawl.commands.pagefetch import page_report, page_response
 from scrapy_rep.crawl.media.mediagate import file_report
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import (
@@ -228,15 +229,12 @@ class RobotsCommand(ScrapyCommand):
             fetched = fetch_robotstxt(
                 robots_url, user_agent=agent, profile=profile, timeout=opts.timeout
             )
-            rules, notes = robots_verdict(
-                fetched, config.unreachable_action, _connect_drops(config)
-            )
+            rules, notes = robots_verdict(fetched, _give_up(config))
             title = f"{robots_url}: {fetched.outcome}"
             unreachable = fetched.unreachable
             held = held_reason(fetched)
         tdm, licenses = further_documents(
-            robots_url, rules, self.request_rules, agent, opts.timeout, config.unreachable_action,
-            _connect_drops(config),
+            robots_url, rules, self.request_rules, agent, opts.timeout, _give_up(config),
         )  # fmt: skip
         print("\n".join(origin_head(title, notes, rules, agent, tdm, licenses)))
         code = self._origin(rules, urls, agent, opts, config, tdm, licenses, held)
@@ -333,10 +331,14 @@ def obey_robots(settings: Any) -> bool:
     return bool(settings.getbool("ROBOTSTXT_OBEY"))
 
 
-def _connect_drops(config: RepConfig) -> bool:
-    """A host that cannot be connected to is given up on first, and always dropped
-    (``REP_UNREACHABLE_CONNECT_MAX_WAIT`` shorter than ``REP_UNREACHABLE_MAX_WAIT``)."""
-    return config.unreachable_connect_max_wait < config.unreachable_max_wait
+def _give_up(config: RepConfig) -> Policy:
+    """The crawl's ``REP_UNREACHABLE_*`` settings, for its give-up rule
+    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_when_given_up`)."""
+    return Policy(
+        max_wait=config.unreachable_max_wait,
+        connect_max_wait=config.unreachable_connect_max_wait,
+        unreachable_action=config.unreachable_action,
+    )
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:

@@ -37,6 +37,7 @@ from scrapy.utils.request import request_from_dict
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -209,7 +210,7 @@ class HeldRequests:
                 self.crawler.signals.send_catch_log(
                     rep_signals.request_refused,
                     request=request,
-                    reason="spider_closed",
+                    reason=Reason.SPIDER_CLOSED,
                     message=f"Not downloaded: the spider closed ({reason}) while it was held",
                     response=None,
                 )

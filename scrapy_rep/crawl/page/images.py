@@ -40,6 +40,7 @@ from scrapy_rep.usage.imageusage import (
     is_image_url,
     page_record,
 )
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -55,7 +56,7 @@ logger = logging.getLogger(__name__)
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
 _SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
 
-Refuse = Callable[["Request", "Response", str, str, str], None]
+Refuse = Callable[["Request", "Response", Reason, str, str], None]
 
 
 class _Page:
@@ -131,7 +132,7 @@ class ImageGate:
             purpose = page.refused[0]
             inc(self.stats, f"rep/purpose/images_refused/{purpose}")
             message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
-            self._refuse(request, response, "purpose", message, page.record["source"])
+            self._refuse(request, response, Reason.PURPOSE, message, page.record["source"])
             return None
         inc(self.stats, "rep/purpose/images_marked")
         request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)

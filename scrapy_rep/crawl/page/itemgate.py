@@ -25,6 +25,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import PageDirectives, combine, header_directives, meta_directives
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -52,7 +53,7 @@ class ItemGate:
         directives = self.page.directives_of(response)
         if not directives.blocks_indexing():
             return item
-        reason = "noindex" if directives.noindex else "unavailable_after"
+        reason = Reason.NOINDEX if directives.noindex else Reason.UNAVAILABLE_AFTER
         if self._keep_noindex:
             inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
@@ -96,7 +97,7 @@ class ItemGate:
             rep_signals.item_refused,
             item=item,
             response=response,
-            reason="purpose",
+            reason=Reason.PURPOSE,
             message=refusal.message,
         )
         return None
@@ -129,7 +130,7 @@ class ItemGate:
 _META_SOURCE: Final = re.compile(r'<meta name="[^"]*" content="(.*)">', re.DOTALL)
 
 
-def said_by(directives: PageDirectives, reason: str, tokens: tuple[str, ...]) -> str:
+def said_by(directives: PageDirectives, reason: Reason, tokens: tuple[str, ...]) -> str:
     """Which of the page's sources said ``reason`` (``noindex``, or an
     ``unavailable_after`` that has passed): ``header X-Robots-Tag: none``, ``<meta
     name="robots" content="noindex">``, joined by "and" when several did (SPEC §6: the
@@ -145,6 +146,6 @@ def said_by(directives: PageDirectives, reason: str, tokens: tuple[str, ...]) ->
             words = meta_directives(match.group(1)) if match else []
             label = source
         own = combine(words)
-        if own.noindex if reason == "noindex" else own.is_expired():
+        if own.noindex if reason is Reason.NOINDEX else own.is_expired():
             saying.append(label)
     return " and ".join(saying) or "; ".join(directives.sources) or "the page"

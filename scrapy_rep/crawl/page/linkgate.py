@@ -17,6 +17,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -43,17 +44,17 @@ class LinkGate:
                 return False
             inc(self.stats, "rep/directives/requests_dropped/nofollow")
             message = f"Not followed: {response.url} says nofollow"
-            self.refused(request, response, "nofollow", message, "; ".join(directives.sources))
+            self.refused(request, response, Reason.NOFOLLOW, message, "; ".join(directives.sources))
             return True
         if self._rel_nofollow and self._is_rel_nofollow(request, response):
             inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
-            self.refused(request, response, "rel_nofollow", message)
+            self.refused(request, response, Reason.REL_NOFOLLOW, message)
             return True
         return False
 
     def refused(
-        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+        self, request: Request, response: Response, reason: Reason, message: str, sources: str = ""
     ) -> None:
         """Log ``request`` as refused by the page and send ``request_refused``."""
         rep_signals.send_refused(

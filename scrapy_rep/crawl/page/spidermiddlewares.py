@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from scrapy_rep.verdict import Reason
+
 logger = logging.getLogger(__name__)
 
 
@@ -94,7 +96,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return cls(crawler)
 
     def _refuse_image(
-        self, request: Request, response: Response, reason: str, message: str, sources: str = ""
+        self, request: Request, response: Response, reason: Reason, message: str, sources: str = ""
     ) -> None:
         """An image request of a noimageai page: scheduled as far as the engine would
         (so that the audit trail has its record, and a duplicate is dropped as one),

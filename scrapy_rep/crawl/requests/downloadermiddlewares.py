@@ -65,6 +65,7 @@ from scrapy_rep.verdict import (
     Allowed,
     Known,
     Obey,
+    Reason,
     Refused,
     RequestFacts,
     Verdict,
@@ -270,7 +271,7 @@ class RobotsTxtMiddleware:
             )
             what = f"{type(error).__name__}: {error}"[:200]
             message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
-            return Refused("internal_error", message, ROBOTS, facts.agent)
+            return Refused(Reason.INTERNAL_ERROR, message, ROBOTS, facts.agent)
 
     def _known(self, request: Request, carries: bool = True) -> Known:
         """The version of each document that decides ``request`` now (``None``: it waits;

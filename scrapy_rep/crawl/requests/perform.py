@@ -26,6 +26,7 @@ from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.usage.rsl.terms import says_not_read
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -95,9 +96,9 @@ class Performer:
         """``request`` is refused: counted, recorded, logged, signalled; raises
         ``IgnoreRequest``."""
         reason = verdict.reason
-        if reason == "forbidden":
+        if reason is Reason.FORBIDDEN:
             inc(self.stats, "robotstxt/forbidden")
-        elif reason == "purpose" and verdict.purpose is not None:
+        elif reason is Reason.PURPOSE and verdict.purpose is not None:
             inc(self.stats, f"rep/purpose/requests_dropped/{verdict.purpose}")
             if verdict.signal is not None and says_not_read(verdict.signal):
                 inc(self.stats, "rep/rsl/requests_dropped/licenses_not_read")

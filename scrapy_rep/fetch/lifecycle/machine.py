@@ -230,16 +230,15 @@ class Lifecycle(Keys[D]):
         self, key: Key, state: OriginState, held: int, waited: float, now: float,
         failure: FailureClass,
     ) -> Step:  # fmt: skip
-        """No good copy exists and the wait for ``failure`` is over: after ``max_wait``
-        the held requests are dropped, or allowed (``unreachable_action``); after the
-        shorter ``connect_max_wait`` of a host that cannot be connected to, always
-        dropped (a few seconds are not the long outage "allow" is for, and the host may
-        be back before its robots.txt is read). The verdict lasts
+        """No good copy exists and the wait for ``failure`` is over: the held requests
+        are dropped, or go on, by the give-up rule (:meth:`Policy.allows_after_giving_up`:
+        "allow" after ``max_wait`` only, never after the shorter ``connect_max_wait`` of a
+        host that cannot be connected to). The verdict lasts
         :meth:`Policy.gave_up_lifetime`."""
         policy = self.policy
         limit = policy.wait_limit(failure)
         early = waited < policy.max_wait  # the shorter wait of a host one cannot connect to
-        allow = policy.unreachable_action == "allow" and not early
+        allow = policy.allows_after_giving_up(waited)
         times = self._given_up_again(key)
         lifetime = policy.gave_up_lifetime(times, limit)
         entry = gave_up_entry(self.kind, allow, waited, state.last_outcome, lifetime, now)

@@ -7,6 +7,7 @@ at the shared store. No step changes here: the transitions are all in
 from __future__ import annotations
 
 import hashlib
+import re
 import zlib
 from typing import Final, TypeVar
 
@@ -20,6 +21,18 @@ D = TypeVar("D")
 
 #: How often a process waiting for another one's download looks at the store (seconds).
 LEASE_POLL: Final = 0.2
+#: What a give-up verdict's outcome says of the held requests, by whether they go on.
+_GAVE_UP_FATE: Final = {
+    True: "treated as allowed (REP_UNREACHABLE_ACTION)",
+    False: "requests dropped",
+}
+#: A give-up verdict's outcome (:func:`gave_up_outcome`), wherever it is quoted.
+_GAVE_UP_SAID: Final = re.compile(
+    r"unreachable for \S+ s \(.*\): ("
+    + "|".join(re.escape(fate) for fate in _GAVE_UP_FATE.values())
+    + ")",
+    re.DOTALL,
+)
 
 
 def downloaded_entry(
@@ -33,7 +46,7 @@ def downloaded_entry(
     if fetched.kind == "ignored" and kind.ignored_gives_up:
         # Another component kept us from it: what it says is not known, and no retry can
         # change that. Given up on at once, as after REP_UNREACHABLE_MAX_WAIT.
-        allow = policy.unreachable_action == "allow"
+        allow = policy.allows_after_giving_up(policy.max_wait)
         return stand_in_entry(kind, allow, fetched.outcome, lifetime, now)
     parsed = fetched.effect is Effect.PARSE
     rules = kind.read(fetched.body, fetched.truncated) if parsed else kind.absent
@@ -52,9 +65,24 @@ def gave_up_entry(
     """The give-up verdict (SPEC §4 "unreachable") after ``waited`` seconds, the last
     attempt having come to ``last``: a stand-in for ``lifetime``, never stale (it is
     tried again when it expires)."""
-    verdict = "treated as allowed (REP_UNREACHABLE_ACTION)" if allow else "requests dropped"
-    outcome = f"unreachable for {seconds(waited)} s ({last}): {verdict}"
-    return stand_in_entry(kind, allow, outcome, lifetime, now)
+    return stand_in_entry(kind, allow, gave_up_outcome(waited, last, allow), lifetime, now)
+
+
+def gave_up_outcome(waited: float, last: str, allow: bool) -> str:
+    """The outcome of a give-up verdict, as the log, the ``robotstxt_fetched`` signal and
+    the audit trail's ``why`` say it: ``unreachable for 600 s (503 Service Unavailable):
+    requests dropped``, or ``…: treated as allowed (REP_UNREACHABLE_ACTION)``."""
+    return f"unreachable for {seconds(waited)} s ({last}): {_GAVE_UP_FATE[allow]}"
+
+
+def given_up_allowing(said: str) -> bool | None:
+    """Whether the give-up verdict quoted in ``said`` (:func:`gave_up_outcome`, e.g. in a
+    trail's ``why``: ``robots.txt unreachable for …``) let the held requests through;
+    ``None`` when ``said`` quotes none. Only for text already written (trails of earlier
+    runs): the crawl carries the verdict itself (:attr:`CacheEntry.unreachable` and the
+    stand-in's rules)."""
+    found = _GAVE_UP_SAID.search(said)
+    return None if found is None else found.group(1) == _GAVE_UP_FATE[True]
 
 
 def stand_in_entry(

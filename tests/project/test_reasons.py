@@ -1,0 +1,138 @@
+"""Refusal reasons are :class:`scrapy_rep.Reason` members, never words matched in code.
+
+Every module under ``scrapy_rep/`` is read (its AST): no comparison may hold a reason,
+or the trail's ``refused_by``, against one of their words (``reason == "forbidden"``,
+``reason in ("nofollow", "rel_nofollow")``, ``by == "robots.txt"``), and no table may be
+keyed by reason words (``{"forbidden": …, "purpose": …}``): a word said
+twice is a reason that can drift. The members are ``str``: the words logs,
+stats, signals and the audit trail say are unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+
+from scrapy_rep import Reason
+from scrapy_rep.audit.file import _ENCODE as encode  # the one encoder of trail lines
+from scrapy_rep.audit.lines import REFUSED_BY, RefusedBy
+from tests.support.paths import DOCS, PACKAGE
+
+#: The words of every reason and of the trail's ``refused_by``.
+WORDS = frozenset(reason.value for reason in Reason)
+TRAIL_WORDS = WORDS | {by.value for by in RefusedBy}
+#: Names that hold a reason (or what the trail says refused it).
+REASON_NAMES = ("reason", "refused_by", "refused")
+
+
+def _strings(node: ast.expr) -> list[str]:
+    """The string literals ``node`` is: one, or a tuple, list or set of them."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [s for element in node.elts for s in _strings(element)]
+    return []
+
+
+def _holds_reason(node: ast.expr) -> bool:
+    """Whether ``node`` reads a reason: a name or attribute called after one, or a
+    record's ``refused_by`` / ``item_reason`` (``record.get("refused_by")``)."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, (ast.Call, ast.Subscript)):
+        return any(
+            isinstance(inner, ast.Constant) and inner.value in ("refused_by", "item_reason")
+            for inner in ast.walk(node)
+        )
+    else:
+        return False
+    return name == "by" or any(word in name.lower() for word in REASON_NAMES)
+
+
+def string_matches(source: str) -> list[str]:
+    """Every place ``source`` matches a reason as a word (line: what)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            literals = [s for side in sides for s in _strings(side)]
+            words = sorted(TRAIL_WORDS.intersection(literals))
+            if words and any(_holds_reason(side) for side in sides):
+                found.append(f"{node.lineno}: a reason compared with {words}")
+        elif isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            if len(WORDS.intersection(keys)) > 1:
+                found.append(f"{node.lineno}: a table keyed by {sorted(WORDS & set(keys))}")
+    return found
+
+
+def test_no_module_matches_a_reason_as_a_string() -> None:
+    found = {
+        str(path.relative_to(PACKAGE.parent)): matches
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (matches := string_matches(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if reason == "forbidden": pass',
+        'if verdict.reason != "purpose": pass',
+        'if reason in ("nofollow", "rel_nofollow"): pass',
+        'if record.refused == "robotstxt_unreachable": pass',
+        'if by == "robots.txt": pass',
+        'if text(record.get("refused_by")) in {"purpose", "closed"}: pass',
+        'TABLE = {"forbidden": "robots.txt", "purpose": "purpose"}',
+    ],
+)
+def test_the_check_sees_a_reason_matched_as_a_string(source: str) -> None:
+    assert string_matches(source)
+
+
+def test_the_check_lets_members_and_other_words_be() -> None:
+    source = (
+        "if reason is Reason.FORBIDDEN: pass\n"
+        "if reason in LINK_REASONS: pass\n"
+        'if kind == "tdmrep.json": pass\n'
+        'if reason != "finished": pass\n'  # Scrapy's close reason
+        'if name == "unavailable_after": pass\n'  # a directive
+        'FLAGS = {"noindex": False}\n'
+    )
+    assert string_matches(source) == []
+
+
+def test_a_reason_is_its_word_wherever_it_is_written() -> None:
+    """Stats names, log lines, signal handlers and the trail's JSON say the word."""
+    reason = Reason.ROBOTSTXT_UNREACHABLE
+    assert reason == "robotstxt_unreachable" and isinstance(reason, str)
+    assert f"rep/requests/dropped/{reason}" == "rep/requests/dropped/robotstxt_unreachable"
+    assert "%s" % reason == str(reason) == "robotstxt_unreachable"  # noqa: UP031 (logging)
+    record = {"refused_by": REFUSED_BY[Reason.FORBIDDEN], "item_reason": Reason.NOINDEX}
+    assert encode(record) == '{"refused_by":"robots.txt","item_reason":"noindex"}'
+    assert json.loads(encode(record)) == {"refused_by": "robots.txt", "item_reason": "noindex"}
+    assert {"forbidden": 1}[Reason.FORBIDDEN] == 1 and {Reason.PURPOSE: 1}["purpose"] == 1
+
+
+def test_a_word_read_back_is_a_member_or_none() -> None:
+    """A trail is read at its edge: a word we write is its member, anything else (a
+    hand-edited trail, another add-on's reason) is ``None``, never an error."""
+    assert Reason.of("spider_closed") is Reason.SPIDER_CLOSED
+    assert RefusedBy.of("robots.txt") is RefusedBy.ROBOTS_TXT
+    for odd in ("Forbidden", "", None, 3, ["forbidden"], {"a": 1}):
+        assert Reason.of(odd) is None
+        assert RefusedBy.of(odd) is None
+
+
+def test_the_docs_name_every_reason_of_the_signals() -> None:
+    """docs/reference.md's signals table names every reason a signal can carry."""
+    page = (DOCS / "reference.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if "_refused` |" in line]
+    said = " ".join(rows)
+    missing = [r.value for r in Reason if f"`{r.value}`" not in said]
+    assert missing == []
