@@ -82,6 +82,14 @@ class ScriptedOrigin(Resource):
     def script(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
 
+    def answer_hanging(self, status: int = 404) -> None:
+        """Answer every request still hanging (``status``, no body): a test that saw what it
+        waited for ends its crawl now instead of after its downloads' timeout."""
+        for request in self.hanging:
+            if not request.finished and not request._disconnected:
+                request.setResponseCode(status)
+                request.finish()
+
     def render_GET(self, request: WebRequest) -> bytes | int:
         path = request.uri.decode()
         self.log.append((self.name, path))
@@ -138,9 +146,7 @@ class Sites:
 
     async def close(self) -> None:
         for origin in self.origins.values():
-            for request in origin.hanging:
-                if not request.finished and not request._disconnected:
-                    request.finish()
+            origin.answer_hanging(200)
         for port in self._ports:
             await port.stopListening()
 
