@@ -23,7 +23,7 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -82,8 +82,8 @@ class AuditState:
         several times per request."""
         if request is None:
             return None
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or state.url != request.url or not state.audit:
+        state = state_of(request)
+        if state is None or not state.audit:
             return None
         return self.open.get(state.audit)
 
@@ -131,10 +131,8 @@ def record_id(request: Request | None) -> str:
     :attr:`~scrapy_rep.crawl.requeststate.RequestState.audit`)."""
     if request is None:
         return ""
-    state = request.meta.get(KEY)
-    if type(state) is not RequestState or state.url != request.url:
-        return ""
-    return state.audit
+    state = state_of(request)
+    return "" if state is None else state.audit
 
 
 def robots_sha(state: list[Any]) -> str:
