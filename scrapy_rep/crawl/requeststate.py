@@ -21,9 +21,9 @@ as the download goes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 from scrapy_rep.crawl.meta import STATE
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 #: The ``request.meta`` key of scrapy_rep's state of a request.
 KEY: Final = STATE
+R = TypeVar("R")
 
 
 class RequestState(NamedTuple):
@@ -102,6 +103,27 @@ def moved(state: RequestState, request: Request) -> bool:
     """Whether ``request``'s URL is no longer the one ``state`` was made for (changed in
     place by a downloader middleware, or a redirect's or a copied meta's state)."""
     return state.url != request.url
+
+
+def record_id(request: Request | None) -> str:
+    """The id of ``request``'s own audit record (``""``: none; :attr:`RequestState.audit`)."""
+    if request is None:
+        return ""
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url:
+        return ""
+    return state.audit
+
+
+def open_record(request: Request | None, records: Mapping[str, R]) -> R | None:
+    """The audit trail's open record of ``request`` among ``records`` (by id), ``None``:
+    none, or its state is not its own (one call: several times per request)."""
+    if request is None:
+        return None
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url or not state.audit:
+        return None
+    return records.get(state.audit)
 
 
 def before_of(request: Request | None) -> Before:
@@ -240,11 +262,32 @@ def add_carried(
         )  # fmt: skip
 
 
-def replace_carried(request: Request, state: RequestState, carried: Carried) -> None:
-    """``request``, whose own state is ``state`` (:func:`state_of`), now carries
-    ``carried`` (the rest, once versions were taken)."""
-    request.meta[KEY] = RequestState(
-        state.url, state.audit, state.hold, carried, state.early, state.before, state.names,
+def take_carried(request: Request) -> Carried:
+    """The versions ``request`` carries, taken off it (``()``: none); it carries again
+    those of them :func:`carry_again` is given."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is not RequestState or state.url != url or not state.carried:
+        return ()
+    meta[KEY] = RequestState(
+        url, state.audit, state.hold, (), state.early, state.before, state.names,
+        state.scheduled, state.afresh,
+    )  # fmt: skip
+    return state.carried
+
+
+def carry_again(request: Request, carried: Carried) -> None:
+    """``request`` carries ``carried`` again: those of the versions :func:`take_carried`
+    took off it that it keeps."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is not RequestState or state.url != url:
+        meta[KEY] = RequestState(url, carried=carried)
+        return
+    meta[KEY] = RequestState(
+        url, state.audit, state.hold, carried, state.early, state.before, state.names,
         state.scheduled, state.afresh,
     )  # fmt: skip
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
-from scrapy_rep.crawl.audit.auditstate import AuditState, guarded, record_id
-from scrapy_rep.crawl.requeststate import any_state, moved, recorded
+from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -141,14 +141,14 @@ class RequestEvents(AuditState):
 
     @guarded
     def _attempt(self, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[ATTEMPTS] += 1
             state[STATUS] = None
 
     @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[FETCHED] = True
             state[STATUS] = response.status
@@ -162,7 +162,7 @@ class RequestEvents(AuditState):
 
     @guarded
     def _held(self, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[HELD] += 1
             if self._shared:  # released, it goes back to the shared queue; still held
@@ -174,7 +174,7 @@ class RequestEvents(AuditState):
         self, response: Response | None, reason: str, message: str = "", **_: Any
     ) -> None:
         request = getattr(response, "request", None)
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None and request is not None:
             state[ITEM_REASON] = reason
             if message:  # what said it: ``noindex by header X-Robots-Tag: none``

@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from scrapy_rep.crawl.requeststate import add_carried, replace_carried, state_of
+from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -116,13 +116,13 @@ class CarriedEntries(Generic[D]):
         or ``None``; ``current(key)``: the cache's own usable version (by default what the
         cache holds), which decides instead when it is at least as new. Tokens of other
         keys of this kind stay; another run's go."""
-        state = state_of(request)
-        if state is None or not state.carried:
+        carried = take_carried(request)
+        if not carried:
             return None
         entry: CacheEntry[D] | None = None
         rest: list[tuple[str, str]] = []
         newest_used = self._newest.get(key, 0.0)  # before its last token is redeemed
-        for pair in state.carried:
+        for pair in carried:
             kept_key = self._key_of.get(pair[1], _NONE) if pair[0] == self.name else _NONE
             if kept_key is _NONE:
                 if pair[0] != self.name:
@@ -132,7 +132,8 @@ class CarriedEntries(Generic[D]):
             else:
                 found = self._redeem(pair[1])
                 entry = entry or found
-        replace_carried(request, state, tuple(rest))
+        if rest:
+            carry_again(request, tuple(rest))
         if entry is None:
             return None
         newest = self._cache.peek(key) if self._cache is not None else None

@@ -197,7 +197,16 @@ class RobotsTxtMiddleware:
         facts = self.facts.of(request)
         if facts.origin is None:
             return None  # data:, file:, about: (SPEC §3); or nothing obeyed
-        known = self._known(request, state is not None and bool(state.carried))
+        known: Known
+        if state is None or not state.carried:  # the usual request: the cache's versions
+            documents = self.documents
+
+            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+                return documents[kind].entry(key, request)
+
+            known = current
+        else:
+            known = self._known(request)
         verdict: Verdict | None = None
         if kept is not None and kept[0] == facts and kept[1].overridden is None:
             # The early pass's verdict holds when the same facts and the very same document
@@ -248,16 +257,12 @@ class RobotsTxtMiddleware:
             message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
             return Refused("internal_error", message, ROBOTS, facts.agent)
 
-    def _known(self, request: Request, carries: bool = True) -> Known:
+    def _known(self, request: Request) -> Known:
         """The version of each document that decides ``request`` now (``None``: it waits;
-        asking may start a fetch). ``carries``: it may carry versions (a released request)."""
+        asking may start a fetch): the one it carries (a released request), else the
+        cache's (:meth:`process_request` asks the cache's directly for a request that
+        carries none)."""
         documents = self.documents
-        if not carries:  # the usual request: the cache's versions
-
-            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-                return documents[kind].entry(key, request)
-
-            return current
 
         def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             return documents[kind].entry_for(key, request)
