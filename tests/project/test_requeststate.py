@@ -1,4 +1,4 @@
-"""One writer of a request's state (issue 48, 'One owner per record').
+"""One writer of a request's state ('One owner per record').
 
 :mod:`scrapy_rep.crawl.requeststate` is the only module that writes a request's
 ``RequestState`` (under ``request.meta[KEY]``) or checks that a state is the request's own
