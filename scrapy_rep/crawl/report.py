@@ -43,7 +43,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
-from scrapy_rep.crawl.requeststate import state_of, update
+from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.reasons import Reason
@@ -308,7 +308,7 @@ class RepReport:
         (``redirected``), as the trail's record of the source ends there."""
         if ROBOTS_REQUEST in request.meta:
             return
-        update(request, scheduled=True)  # a request of the crawl (no record yet)
+        seen_scheduled(request)  # a request of the crawl (no record yet)
         sources = request.meta.get("redirect_urls")
         if not sources:
             return

@@ -8,6 +8,12 @@ changed in place, only replaced). A state names the URL it was made for: a spide
 copies a page's meta into the requests it yields gives them its state, which is not
 theirs (:func:`state_of` ignores it).
 
+This module is the state's one writer: every other module reads it with :func:`state_of`
+(the check that a state is the request's own: written out here only) and changes it with
+the named transitions below (``tests/project/test_requeststate.py`` checks it). The
+transitions on a request's usual path write the new tuple positionally, in one call each
+(``benchmarks/calls.py`` counts them).
+
 Our own document downloads (robots.txt, tdmrep.json, RSL licenses) carry a
 :class:`FetchState` under the same key instead: never serialised, and changed in place
 as the download goes.
@@ -15,9 +21,9 @@ as the download goes.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 from scrapy_rep.crawl.meta import STATE
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
 
 #: The ``request.meta`` key of scrapy_rep's state of a request.
 KEY: Final = STATE
+R = TypeVar("R")
 
 
 class RequestState(NamedTuple):
@@ -65,8 +72,20 @@ class RequestState(NamedTuple):
     afresh: bool = False
 
 
+#: A hold: ``(document kind, key, further keys)`` (:attr:`RequestState.hold`).
+Hold = tuple[str, Hashable, tuple[Hashable, ...]]
+#: Carried versions: ``((kind, token), …)`` (:attr:`RequestState.carried`).
+Carried = tuple[tuple[str, str], ...]
+
+
 def state_of(request: Request) -> RequestState | None:
-    """The request's own state (``None``: none, or another request's in a copied meta)."""
+    """The request's own state (``None``: none, or another request's in a copied meta).
+
+    The one check of a state's validity: a :class:`RequestState` made for the request's
+    URL. A spider that copies a page's meta into the requests it yields, and a redirect
+    (``request.replace(url=…)``), give a request a state made for another URL, which says
+    nothing about it. The functions of this module write the check out (on the request's
+    path, a call each would cost); every other module calls this one."""
     state = request.meta.get(KEY)
     if type(state) is RequestState and state.url == request.url:
         return state
@@ -80,12 +99,31 @@ def any_state(request: Request) -> RequestState | None:
     return state if type(state) is RequestState else None
 
 
-def update(request: Request, **changes: Any) -> RequestState:
-    """Replace the request's state with one with ``changes`` (a new state if it had none)."""
-    state = state_of(request)
-    new = RequestState(request.url, **changes) if state is None else state._replace(**changes)
-    request.meta[KEY] = new
-    return new
+def moved(state: RequestState, request: Request) -> bool:
+    """Whether ``request``'s URL is no longer the one ``state`` was made for (changed in
+    place by a downloader middleware, or a redirect's or a copied meta's state)."""
+    return state.url != request.url
+
+
+def record_id(request: Request | None) -> str:
+    """The id of ``request``'s own audit record (``""``: none; :attr:`RequestState.audit`)."""
+    if request is None:
+        return ""
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url:
+        return ""
+    return state.audit
+
+
+def open_record(request: Request | None, records: Mapping[str, R]) -> R | None:
+    """The audit trail's open record of ``request`` among ``records`` (by id), ``None``:
+    none, or its state is not its own (one call: several times per request)."""
+    if request is None:
+        return None
+    state = request.meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url or not state.audit:
+        return None
+    return records.get(state.audit)
 
 
 def before_of(request: Request | None) -> Before:
@@ -97,6 +135,161 @@ def before_of(request: Request | None) -> Before:
     if type(state) is not RequestState or state.url != request.url or state.before is None:
         return NOTHING_BEFORE
     return state.before
+
+
+# ---------------------------------------------------------------------- the transitions
+
+
+def update(request: Request, **changes: Any) -> RequestState:
+    """Replace the request's state with one with ``changes`` (a new state if it had none)."""
+    state = state_of(request)
+    new = RequestState(request.url, **changes) if state is None else state._replace(**changes)
+    request.meta[KEY] = new
+    return new
+
+
+def decided_early(request: Request, token: int) -> None:
+    """The early pass allowed ``request``: its verdict is kept under ``token``
+    (:attr:`RequestState.early`)."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is RequestState and state.url == url:
+        meta[KEY] = RequestState(
+            url, state.audit, state.hold, state.carried, token, state.before, state.names,
+            state.scheduled, state.afresh,
+        )  # fmt: skip
+    else:
+        meta[KEY] = RequestState(url, early=token)
+
+
+def decided(request: Request, before: Before | None, names: tuple[str, ...]) -> None:
+    """``request`` goes on, decided for the crawler ``names`` with what the origin's
+    documents said (``before``; ``None``: nothing): its early token is spent, and it is no
+    longer to be decided afresh (:attr:`RequestState.afresh`)."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is RequestState and state.url == url:
+        meta[KEY] = RequestState(
+            url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled
+        )
+    else:
+        meta[KEY] = RequestState(url, "", None, (), 0, before, names)
+
+
+def recorded(request: Request, audit: str) -> None:
+    """``request``'s audit record is ``audit`` (``""``: none; :attr:`RequestState.audit`)."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is RequestState and state.url == url:
+        meta[KEY] = RequestState(
+            url, audit, state.hold, state.carried, state.early, state.before, state.names,
+            state.scheduled, state.afresh,
+        )  # fmt: skip
+    else:
+        meta[KEY] = RequestState(url, audit)
+
+
+def seen_scheduled(request: Request) -> None:
+    """The end-of-crawl report saw ``request`` scheduled (:attr:`RequestState.scheduled`)."""
+    update(request, scheduled=True)
+
+
+def to_decide_afresh(request: Request) -> None:
+    """``request`` carried a version past its freshness lifetime: the version it is
+    released with next decides it (:attr:`RequestState.afresh`)."""
+    update(request, afresh=True)
+
+
+def follow_url(request: Request) -> RequestState | None:
+    """A URL changed in place (by a downloader middleware) takes the state with it: the
+    state made for the previous URL, now the new URL's (``None``: no state)."""
+    state = any_state(request)
+    if state is None:
+        return None
+    request.meta[KEY] = state._replace(url=request.url)
+    return state
+
+
+def mark_held(request: Request, hold: Hold) -> bool:
+    """Mark ``request`` to be held for ``hold`` when it is scheduled (``True``); ``False``
+    when it was marked for the same kind and key already, and came straight back: the
+    mark is taken off (it waits in place)."""
+    meta = request.meta
+    state = meta.get(KEY)
+    if type(state) is not RequestState or state.url != request.url:
+        meta[KEY] = RequestState(request.url, hold=hold)
+        return True
+    mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
+    meta[KEY] = RequestState(
+        state.url, state.audit, mark, state.carried, state.early, state.before, state.names,
+        state.scheduled, state.afresh,
+    )  # fmt: skip
+    return mark is not None
+
+
+def take_hold(request: Request) -> Hold | None:
+    """The hold ``request`` is marked for, the mark taken off (``None``: not marked)."""
+    meta = request.meta
+    state = meta.get(KEY)
+    if type(state) is not RequestState or state.hold is None or state.url != request.url:
+        return None
+    meta[KEY] = RequestState(
+        state.url, state.audit, None, state.carried, state.early, state.before, state.names,
+        state.scheduled, state.afresh,
+    )  # fmt: skip
+    return state.hold
+
+
+def add_carried(
+    requests: Iterable[Request], pair: tuple[str, str], others: Callable[[Carried], Carried]
+) -> None:
+    """Each of ``requests`` carries the version named by ``pair`` (``(kind, token)``) too,
+    and of those it carries already, ``others(carried)`` (a batch: one call)."""
+    for request in requests:
+        meta = request.meta
+        state = meta.get(KEY)
+        url = request.url
+        if type(state) is not RequestState or state.url != url:
+            meta[KEY] = RequestState(url, carried=(pair,))
+            continue
+        carried = (*others(state.carried), pair) if state.carried else (pair,)
+        meta[KEY] = RequestState(
+            url, state.audit, state.hold, carried, state.early, state.before, state.names,
+            state.scheduled, state.afresh,
+        )  # fmt: skip
+
+
+def take_carried(request: Request) -> Carried:
+    """The versions ``request`` carries, taken off it (``()``: none); it carries again
+    those of them :func:`carry_again` is given."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is not RequestState or state.url != url or not state.carried:
+        return ()
+    meta[KEY] = RequestState(
+        url, state.audit, state.hold, (), state.early, state.before, state.names,
+        state.scheduled, state.afresh,
+    )  # fmt: skip
+    return state.carried
+
+
+def carry_again(request: Request, carried: Carried) -> None:
+    """``request`` carries ``carried`` again: those of the versions :func:`take_carried`
+    took off it that it keeps."""
+    meta = request.meta
+    state = meta.get(KEY)
+    url = request.url
+    if type(state) is not RequestState or state.url != url:
+        meta[KEY] = RequestState(url, carried=carried)
+        return
+    meta[KEY] = RequestState(
+        url, state.audit, state.hold, carried, state.early, state.before, state.names,
+        state.scheduled, state.afresh,
+    )  # fmt: skip
 
 
 @dataclass(slots=True)

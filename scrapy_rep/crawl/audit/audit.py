@@ -62,6 +62,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     seen_fingerprints,
 )
+from scrapy_rep.crawl.requeststate import open_record
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
@@ -141,7 +142,7 @@ class AuditTrail(RequestEvents, FateEvents):
         then the name it was sent as), the tdmrep.json and RSL license versions it was
         decided with."""
         try:
-            state = self._state(request)
+            state = open_record(request, self.open)
             if state is None:
                 return
             used = verdict.used
@@ -203,7 +204,7 @@ class AuditTrail(RequestEvents, FateEvents):
         (``usage.signals[].snapshot``)."""
         try:
             sha = self.writer.snapshot("rsl", license_url, entry)
-            state = self._state(request)
+            state = open_record(request, self.open)
             if state is not None:
                 if state[LICENSES] is None:
                     state[LICENSES] = {}

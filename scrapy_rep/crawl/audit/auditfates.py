@@ -14,10 +14,9 @@ from scrapy_rep.crawl.audit.auditstate import (
     NOT_FOLLOWED_KEPT,
     AuditState,
     guarded,
-    record_id,
     robots_sha,
 )
-from scrapy_rep.crawl.requeststate import before_of
+from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
@@ -46,7 +45,7 @@ class FateEvents(AuditState):
         if reason in LINK_REASONS:  # a link, never requested: counted
             self.counts["not_followed"] += 1
             linking = getattr(response, "request", None)
-            page = self._state(linking)
+            page = open_record(linking, self.open)
             if page is not None and linking is not None:
                 page[NOFOLLOW] += 1
                 links = self.not_followed.setdefault(record_id(linking), [])
@@ -70,7 +69,7 @@ class FateEvents(AuditState):
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
         ``kept`` and ``dropped`` items. Called directly (a signal costs more per page)."""
         request = response.request
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is None or request is None:
             return
         key = record_id(request)
@@ -98,7 +97,7 @@ class FateEvents(AuditState):
 
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is None or state[FETCHED]:
             return
         why = f"{type(exception).__name__}: {exception}".rstrip(": ")

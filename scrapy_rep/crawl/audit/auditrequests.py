@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
-from scrapy_rep.crawl.audit.auditstate import AuditState, guarded, record_id
-from scrapy_rep.crawl.requeststate import KEY, RequestState, update
+from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -42,11 +42,9 @@ class RequestEvents(AuditState):
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
         self._new = None
-        ref = request.meta.get(KEY)
-        if type(ref) is not RequestState:
-            ref = None
+        ref = any_state(request)
         if ref is not None and ref.audit:
-            if ref.url == request.url and ref.audit in self.open:
+            if not moved(ref, request) and ref.audit in self.open:
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                 return  # its record goes on: held, released, retried, resumed
             # A final record's meta on a request sent again (a spider's meta=response.meta):
@@ -71,10 +69,7 @@ class RequestEvents(AuditState):
             self._unfiltered[url_key] = key
         self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
                           False, request.dont_filter, None, earlier, None]  # fmt: skip
-        if ref is not None and ref.url == request.url:  # the state, replaced inline
-            request.meta[KEY] = ref._replace(audit=key)
-        else:
-            request.meta[KEY] = RequestState(request.url, key)
+        recorded(request, key)
         self._new = request
 
     def _share_records(self, scheduler: Any) -> None:
@@ -137,7 +132,7 @@ class RequestEvents(AuditState):
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
             key = record_id(request)
-            update(request, audit="")
+            recorded(request, "")  # no record
             self.open.pop(key, None)
             url_key = key.partition("-")[0]
             if self._unfiltered.get(url_key) == key:
@@ -146,14 +141,14 @@ class RequestEvents(AuditState):
 
     @guarded
     def _attempt(self, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[ATTEMPTS] += 1
             state[STATUS] = None
 
     @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[FETCHED] = True
             state[STATUS] = response.status
@@ -167,7 +162,7 @@ class RequestEvents(AuditState):
 
     @guarded
     def _held(self, request: Request, **_: Any) -> None:
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None:
             state[HELD] += 1
             if self._shared:  # released, it goes back to the shared queue; still held
@@ -179,7 +174,7 @@ class RequestEvents(AuditState):
         self, response: Response | None, reason: str, message: str = "", **_: Any
     ) -> None:
         request = getattr(response, "request", None)
-        state = self._state(request)
+        state = open_record(request, self.open)
         if state is not None and request is not None:
             state[ITEM_REASON] = reason
             if message:  # what said it: ``noindex by header X-Robots-Tag: none``

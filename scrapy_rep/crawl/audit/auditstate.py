@@ -23,13 +23,11 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
-from scrapy_rep.crawl.requeststate import KEY, RequestState
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from collections import Counter
 
-    from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_rep.settings import RepConfig
@@ -77,16 +75,6 @@ class AuditState:
     item_why: dict[str, str]
     not_followed: dict[str, list[str]]
 
-    def _state(self, request: Request | None) -> list[Any] | None:
-        """The open record of ``request`` (``None``: none, or not this URL's). Inline:
-        several times per request."""
-        if request is None:
-            return None
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or state.url != request.url or not state.audit:
-            return None
-        return self.open.get(state.audit)
-
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
         del self.open[key]
@@ -124,17 +112,6 @@ class AuditState:
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
-
-
-def record_id(request: Request | None) -> str:
-    """The id of ``request``'s own audit record (``""``: none; its state's
-    :attr:`~scrapy_rep.crawl.requeststate.RequestState.audit`)."""
-    if request is None:
-        return ""
-    state = request.meta.get(KEY)
-    if type(state) is not RequestState or state.url != request.url:
-        return ""
-    return state.audit
 
 
 def robots_sha(state: list[Any]) -> str:

@@ -23,9 +23,10 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -97,17 +98,7 @@ class CarriedEntries(Generic[D]):
         # with successive versions would each let the other's go, and with a cache too
         # small to keep the newest, fetch it again for ever, each time the newer.
         self._tokens[key] = self._tokens.get(key, 0) + 1
-        mine = (self.name, token)
-        for request in requests:  # each request's state, replaced inline (a batch)
-            state = request.meta.get(KEY)
-            if type(state) is not RequestState or state.url != request.url:
-                request.meta[KEY] = RequestState(request.url, carried=(mine,))
-            elif not state.carried:
-                request.meta[KEY] = state._replace(carried=(mine,))
-            else:
-                request.meta[KEY] = state._replace(
-                    carried=(*self._others(state.carried, key), mine)
-                )
+        add_carried(requests, (self.name, token), partial(self._others, key=key))
 
     def used(self, key: Hashable, entry: CacheEntry[D]) -> None:
         """A request was decided with ``entry`` (``key``'s): carried versions older than
@@ -125,13 +116,13 @@ class CarriedEntries(Generic[D]):
         or ``None``; ``current(key)``: the cache's own usable version (by default what the
         cache holds), which decides instead when it is at least as new. Tokens of other
         keys of this kind stay; another run's go."""
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or state.url != request.url or not state.carried:
+        carried = take_carried(request)
+        if not carried:
             return None
         entry: CacheEntry[D] | None = None
         rest: list[tuple[str, str]] = []
         newest_used = self._newest.get(key, 0.0)  # before its last token is redeemed
-        for pair in state.carried:
+        for pair in carried:
             kept_key = self._key_of.get(pair[1], _NONE) if pair[0] == self.name else _NONE
             if kept_key is _NONE:
                 if pair[0] != self.name:
@@ -141,7 +132,8 @@ class CarriedEntries(Generic[D]):
             else:
                 found = self._redeem(pair[1])
                 entry = entry or found
-        request.meta[KEY] = state._replace(carried=tuple(rest))
+        if rest:
+            carry_again(request, tuple(rest))
         if entry is None:
             return None
         newest = self._cache.peek(key) if self._cache is not None else None

@@ -40,7 +40,7 @@ from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import engine_closing, running_engine
-from scrapy_rep.crawl.requeststate import KEY, RequestState, update
+from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
@@ -145,8 +145,8 @@ class OriginDocument(Generic[D]):
         must wait."""
         entry = self._carried.take(request, key, self.usable_entry)
         if entry is not None and self._clock() >= entry.fresh_until:
-            state = request.meta.get(KEY)
-            if type(state) is not RequestState or not state.afresh:
+            state = state_of(request)
+            if state is None or not state.afresh:
                 entry = self.afresh(key, request)
                 if entry is None:
                     return None
@@ -176,7 +176,7 @@ class OriginDocument(Generic[D]):
         if entry is None and not lifecycle.under_way(key):
             entry = self.usable_entry(key)
         if entry is None:
-            update(request, afresh=True)
+            to_decide_afresh(request)
         return entry
 
     def hold_or_wait(
@@ -186,15 +186,8 @@ class OriginDocument(Generic[D]):
         is known first): :data:`HOLD` (hand it back to the engine, to be held when it is
         scheduled), or :data:`WAIT` when it was handed back for it already and came
         straight back (sent by ``engine.download_async``: await :meth:`wait`)."""
-        state = request.meta.get(KEY)
-        hold = (self.name, key, also)
-        if type(state) is not RequestState or state.url != request.url:
-            request.meta[KEY] = RequestState(request.url, hold=hold)
+        if mark_held(request, (self.name, key, also)):
             return HOLD
-        if state.hold is None or state.hold[:2] != hold[:2]:
-            request.meta[KEY] = state._replace(hold=hold)
-            return HOLD
-        request.meta[KEY] = state._replace(hold=None)
         return WAIT
 
     async def wait(

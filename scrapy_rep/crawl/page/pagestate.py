@@ -20,12 +20,12 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_page
 from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
-from scrapy_rep.crawl.requeststate import KEY, RequestState, before_of
+from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage.imageusage import record_for
-from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Refusal, UsagePolicy
+from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Before, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
 from scrapy_rep.usage.rsl.terms import says_not_read
 
@@ -47,13 +47,16 @@ NOT_READ: Final = object()
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
-    __slots__ = ("directives", "images", "other_meta", "plain", "rel_targets", "usage")
+    __slots__ = ("before", "directives", "images", "other_meta", "plain", "rel_targets", "usage")
 
     def __init__(self) -> None:
         #: Its directives for this crawler (``None``: not read yet).
         self.directives: PageDirectives | None = None
         #: TDMRep's meta tags, found in the same look at the page (AI purposes).
         self.other_meta: list[tuple[str, str]] = []
+        #: What the origin's documents said about its request before it was sent, read
+        #: from the request's state with its directives (the state read once per page).
+        self.before: Before = NOTHING_BEFORE
         #: Its usage decision for the crawl's purposes, and the refusal if it is denied.
         self.usage: tuple[UsageDecision, Refusal | None] | None = None
         #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
@@ -147,8 +150,10 @@ class PageState:
     def _read_usage(self, response: Response, page: Page) -> tuple[UsageDecision, Refusal | None]:
         policy = self.usage
         request = response.request
-        before = before_of(request)
-        directives = self.directives_of(response, page)
+        directives = page.directives
+        if directives is None:
+            directives = self.directives_of(response, page)
+        before = page.before
         embedded = None  # an image of a noimageai page (its request carries the record)
         if request is not None and request.meta:
             embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
@@ -184,8 +189,8 @@ class PageState:
         held to'), then ``REP_DIRECTIVE_TOKENS``; a request not decided (nothing obeyed):
         :attr:`tokens`. Inline in :meth:`directives_of` (once per page)."""
         request = response.request
-        state = request.meta.get(KEY) if request is not None else None
-        if request is None or type(state) is not RequestState or state.url != request.url:
+        state = state_of(request) if request is not None else None
+        if state is None:
             return self.tokens
         tokens = self._tokens_of.get(state.names)
         return tokens if tokens is not None else self._tokens_for(state.names)
@@ -214,9 +219,11 @@ class PageState:
             others: list[tuple[str, str]] = []
             try:
                 request = response.request  # tokens_of, inline
-                state = request.meta.get(KEY) if request is not None else None
+                state = state_of(request) if request is not None else None
                 tokens = self.tokens
-                if request is not None and type(state) is RequestState and state.url == request.url:
+                if state is not None:
+                    if state.before is not None:
+                        page.before = state.before
                     found = self._tokens_of.get(state.names)
                     tokens = found if found is not None else self._tokens_for(state.names)
                 directives, others = read_page(

@@ -31,7 +31,7 @@ import itertools
 import secrets
 from typing import TYPE_CHECKING, Final
 
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import RequestState, decided_early
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -57,11 +57,7 @@ class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
         self[token] = (facts, verdict)
         if len(self) > self._limit:
             del self[next(iter(self))]  # the oldest: its request may never come
-        state = request.meta.get(KEY)  # the state's early token, set inline (hot path)
-        if type(state) is RequestState and state.url == request.url:
-            request.meta[KEY] = state._replace(early=token)
-        else:
-            request.meta[KEY] = RequestState(request.url, early=token)
+        decided_early(request, token)
 
     def take(self, state: RequestState | None) -> tuple[RequestFacts, Allowed] | None:
         """The early verdict named by a request's state, or ``None``; taken out, so it

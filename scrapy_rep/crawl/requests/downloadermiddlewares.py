@@ -54,7 +54,7 @@ from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import any_state, follow_url, moved, state_of, take_hold
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import HoldKey
@@ -203,20 +203,35 @@ class RobotsTxtMiddleware:
         """The verdict on ``request`` (reused from the early pass when nothing it was
         reached on has changed), then what it means: on, refused, or held until the
         document it waits for is known."""
-        state = request.meta.get(KEY)  # its own state, read inline (the hot path)
-        if type(state) is not RequestState or state.url != request.url:
-            state = None
+        state = state_of(request)
         kept = self._decided_early.pop(state.early, None) if state and state.early else None
         facts = self.facts.of(request)
         if facts.origin is None:
             return None  # data:, file:, about: (SPEC §3); or nothing obeyed
-        known = self._known(request, state is not None and bool(state.carried))
-        verdict: Verdict
-        if kept is not None and self._same(kept, facts, known):
-            verdict = kept[1]
-        elif state is not None and state.carried:
-            verdict = self._decide(request, facts, known)
+        known: Known
+        carries = state is not None and bool(state.carried)
+        if not carries:  # the usual request: the cache's versions
+            documents = self.documents
+
+            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+                return documents[kind].entry(key, request)
+
+            known = current
         else:
+            known = self._known(request)
+        verdict: Verdict | None = None
+        if kept is not None and kept[0] == facts and kept[1].overridden is None:
+            # The early pass's verdict holds when the same facts and the very same document
+            # versions decide it now. One an override let through is decided again: the
+            # override may have expired since (checked at the time the request is sent).
+            verdict = kept[1]
+            for kind, key, entry in kept[1].used:  # no generator, no call: the hot path
+                if known(kind, key) is not entry:
+                    verdict = None
+                    break
+        if verdict is None and carries:
+            verdict = self._decide(request, facts, known)
+        elif verdict is None:  # robots.txt first: while unknown, it waits undecided
             verdict = self._robots_first(request, facts, known)
         while isinstance(verdict, Wait):
             document = self.documents[verdict.document]
@@ -273,33 +288,17 @@ class RobotsTxtMiddleware:
             message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
             return Refused(Reason.INTERNAL_ERROR, message, ROBOTS, facts.agent)
 
-    def _known(self, request: Request, carries: bool = True) -> Known:
+    def _known(self, request: Request) -> Known:
         """The version of each document that decides ``request`` now (``None``: it waits;
-        asking may start a fetch). ``carries``: it may carry versions (a released request)."""
+        asking may start a fetch): the one it carries (a released request), else the
+        cache's (:meth:`process_request` asks the cache's directly for a request that
+        carries none)."""
         documents = self.documents
-        if not carries:  # the usual request: the cache's versions
-
-            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-                return documents[kind].entry(key, request)
-
-            return current
 
         def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             return documents[kind].entry_for(key, request)
 
         return known
-
-    @staticmethod
-    def _same(kept: tuple[RequestFacts, Allowed], facts: RequestFacts, known: Known) -> bool:
-        """Whether the early pass's verdict still holds: the same facts, and the very same
-        document versions decide it now. One an override let through is decided again:
-        the override may have expired since (checked at the time the request is sent)."""
-        if kept[0] != facts or kept[1].overridden is not None:
-            return False
-        for kind, key, entry in kept[1].used:  # noqa: SIM110 (no generator on the hot path)
-            if known(kind, key) is not entry:
-                return False
-        return True
 
     def decide_sent(self, request: Request) -> Verdict | None:
         """The verdict on ``request`` as it is about to be sent, when it was reached for
@@ -307,18 +306,17 @@ class RobotsTxtMiddleware:
         its URL in place; the check of :mod:`scrapy_rep.crawl.requests.sentcheck`):
         ``None`` when nothing changed. A URL changed in place takes the request's state
         and audit record with it: the record is the URL sent's, and says it changed."""
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or not state.names:
+        state = any_state(request)
+        if state is None or not state.names:
             return None  # not decided here (not obeyed, no origin)
-        moved = state.url != request.url
-        if not moved:
+        if not moved(state, request):
             headers = request.headers
             header = headers.get(b"User-Agent") if headers else None
             names = self.facts.names.get(header) if header else None  # known names: no call
             if (names or self.facts.held_to(request)) == state.names:
                 return None
         else:
-            request.meta[KEY] = state._replace(url=request.url)
+            follow_url(request)
             trail = trail_of(self.crawler) if self.config.audit_file and state.audit else None
             if trail is not None:
                 sent = (f"URL changed from {state.url} by a downloader middleware after "
@@ -357,12 +355,11 @@ class RobotsTxtMiddleware:
             )
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        state = request.meta.get(KEY)
-        if type(state) is not RequestState or state.hold is None or state.url != request.url:
+        hold = take_hold(request)
+        if hold is None:
             return
         self._unmarked()
-        name, key, also = state.hold
-        request.meta[KEY] = state._replace(hold=None)
+        name, key, also = hold
         self.documents[name].hold(key, request, also)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
 

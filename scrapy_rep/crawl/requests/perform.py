@@ -21,7 +21,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import trail_of
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
@@ -57,23 +57,9 @@ class Performer:
     def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """``request`` goes on. Its state says for which name it was decided (the check of
         the request as sent compares it) and what the origin's documents said; its early
-        token is spent: one new state, built inline (the hot path)."""
-        state = request.meta.get(KEY)
+        token is spent."""
         before = None if verdict.before is NOTHING_BEFORE else verdict.before
-        if type(state) is RequestState and state.url == request.url:
-            request.meta[KEY] = RequestState(
-                state.url,
-                state.audit,
-                state.hold,
-                state.carried,
-                0,
-                before,
-                facts.names or (facts.agent,),
-                state.scheduled,
-            )
-        else:
-            names = facts.names or (facts.agent,)
-            request.meta[KEY] = RequestState(request.url, "", None, (), 0, before, names)
+        decided(request, before, facts.names or (facts.agent,))
         if not verdict.used:
             return
         robots = verdict.used[0][2]
@@ -84,7 +70,8 @@ class Performer:
                 rules = robots.rules
                 others = facts.names[1:]  # held to more than one name: the longest delay
                 delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
-                self.slots.apply(request, facts.origin, delay)
+                if delay is not None and delay > 0:  # no call on the hot path without one
+                    self.slots.apply(request, facts.origin, delay)
         if verdict.overridden is not None:
             self._note_override(request, verdict)
         if self._audit:

@@ -37,7 +37,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
 )
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
-from scrapy_rep.crawl.requeststate import KEY, RequestState
+from scrapy_rep.crawl.requeststate import any_state, moved, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
 
@@ -74,8 +74,8 @@ class SentRequestCheck:
             owner = self._owner = owner_of(self.crawler)
             if owner is None:
                 return None
-        state = request.meta.get(KEY)  # the usual request: the names it was decided for
-        if type(state) is RequestState and state.url == request.url:
+        state = state_of(request)  # the usual request: the names it was decided for
+        if state is not None:
             headers = request.headers
             header = headers.get(b"User-Agent") if headers else None
             if header and owner.facts.names.get(header) == state.names:
@@ -139,11 +139,11 @@ class SentRequestCheck:
     def _reached(self, request: Request, spider: Any = None) -> None:
         """A request reached the downloader: sent changed after the last check (only when
         it could not be put last), it is counted, logged as an ERROR and recorded."""
-        state = request.meta.get(KEY)
+        state = any_state(request)
         owner = self._owner
-        if type(state) is not RequestState or not state.names or owner is None:
+        if state is None or not state.names or owner is None:
             return
-        if state.url != request.url:
+        if moved(state, request):
             what = f"its URL changed to {request.url}"
         elif owner.facts.held_to(request) != state.names:
             header = request.headers.get(b"User-Agent") or b""
