@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request
+from twisted.internet.task import LoopingCall
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit.verify import verify
@@ -413,6 +414,20 @@ async def test_the_licenses_read_per_robots_txt_are_bounded(
     assert crawler.stats.get_value("rep/rsl/requests_dropped/licenses_not_read") == 1
 
 
+def answer_after(stall: Any, count: int, lic: Any, reply: Reply) -> LoopingCall:
+    """Answer ``lic``'s hanging request with ``reply`` once ``count`` requests hang at
+    ``stall`` (polled, so the order is the test's, never the machine's load)."""
+
+    def check() -> None:
+        if len(stall.hanging) >= count and lic.hanging:
+            lic.answer_hanging(reply)
+            loop.stop()
+
+    loop = LoopingCall(check)
+    loop.start(0.01)
+    return loop
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_license_that_refuses_decides_while_stalled_ones_are_still_pending() -> None:
     """The licenses of one robots.txt are fetched together, and a request held for the
@@ -423,7 +438,8 @@ async def test_a_license_that_refuses_decides_while_stalled_ones_are_still_pendi
     stalled = [f"/stalled-{n}.xml" for n in range(5)]
     for path in stalled:
         stall.script(path, Reply(hang=True))
-    lic.script("/no-search.xml", *LICENSES["/no-search.xml"])
+    lic.script("/no-search.xml", Reply(hang=True))  # answered once all five have arrived
+    answering = answer_after(stall, len(stalled), lic, LICENSES["/no-search.xml"][0])
     names = [sites.url("stall", path) for path in stalled] + [sites.url("lic", "/no-search.xml")]
     lines = "".join(f"License: {name}\n" for name in names)
     sites.add("a").script("/robots.txt", robots(f"User-agent: *\nAllow: /\n{lines}"))
@@ -446,6 +462,8 @@ async def test_a_license_that_refuses_decides_while_stalled_ones_are_still_pendi
     try:
         _, spider = await crawl([url], settings, on_crawler=connect)
     finally:
+        if answering.running:
+            answering.stop()
         await sites.close()
     assert url not in spider.downloaded
     [(message, requested, still_pending)] = at_refusal
@@ -509,7 +527,8 @@ async def test_a_page_license_that_refuses_decides_while_stalled_ones_are_still_
     stalled = [f"/stalled-{n}.xml" for n in range(5)]
     for path in stalled:
         stall.script(path, Reply(hang=True))
-    lic.script("/no-search.xml", *LICENSES["/no-search.xml"])
+    lic.script("/no-search.xml", Reply(hang=True))  # answered once all five have arrived
+    answering = answer_after(stall, len(stalled), lic, LICENSES["/no-search.xml"][0])
     names = [sites.url("stall", path) for path in stalled] + [sites.url("lic", "/no-search.xml")]
     sites.add("pages").script("/page", html_page(license_links(names)))
     url = sites.url("pages", "/page")
@@ -536,6 +555,8 @@ async def test_a_page_license_that_refuses_decides_while_stalled_ones_are_still_
     try:
         crawler, spider = await crawl([url], settings, ItemSpider, connect)
     finally:
+        if answering.running:
+            answering.stop()
         await sites.close()
     assert spider.downloaded == [url] and items == []
     [(message, requested, still_pending)] = at_refusal

@@ -82,12 +82,18 @@ class ScriptedOrigin(Resource):
     def script(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
 
-    def answer_hanging(self, status: int = 404) -> None:
-        """Answer every request still hanging (``status``, no body): a test that saw what it
-        waited for ends its crawl now instead of after its downloads' timeout."""
+    def answer_hanging(self, reply: Reply | None = None) -> None:
+        """Answer every request still hanging with ``reply`` (``None``: a 404 without a
+        body): a test that saw what it waited for ends its crawl now instead of after its
+        downloads' timeout, or answers only once the others have arrived."""
+        reply = reply or Reply(404)
         for request in self.hanging:
             if not request.finished and not request._disconnected:
-                request.setResponseCode(status)
+                request.setResponseCode(reply.status)
+                for name, value in reply.headers.items():
+                    request.setHeader(name, value)
+                if reply.body:
+                    request.write(reply.body)
                 request.finish()
 
     def render_GET(self, request: WebRequest) -> bytes | int:
@@ -146,7 +152,7 @@ class Sites:
 
     async def close(self) -> None:
         for origin in self.origins.values():
-            origin.answer_hanging(200)
+            origin.answer_hanging(Reply(200))
         for port in self._ports:
             await port.stopListening()
 
