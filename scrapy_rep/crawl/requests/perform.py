@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
-    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
+    from scrapy_rep.verdict import Allowed, Override, Refused, RequestFacts
 
 logger = logging.getLogger(__name__)
 
@@ -106,27 +106,32 @@ class Performer:
         and said once per host at INFO (every one is in the audit trail)."""
         override = verdict.overridden
         assert override is not None
-        inc(self.stats, "rep/requests/overridden")
-        if override.host not in self._overridden:
-            self._overridden.add(override.host)
-            logger.info(
-                "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
-                "override in REP_OVERRIDES (%(override)s)",
-                {"host": override.host, "url": request.url, "override": override.described},
-                extra={"spider": self.crawler.spider},
-            )
+        self._note_once(
+            self._overridden, "rep/requests/overridden", request, override,
+            "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
+            "override in REP_OVERRIDES (%(override)s)",
+        )  # fmt: skip
 
     def _note_expired(self, request: Request, verdict: Refused) -> None:
         """A request the override of its host no longer covers (it expired during the
         crawl): counted, and said once per host at INFO (each one's record names it)."""
         override = verdict.expired
         assert override is not None
-        inc(self.stats, "rep/requests/override_expired")
-        if override.host not in self._expired:
-            self._expired.add(override.host)
+        self._note_once(
+            self._expired, "rep/requests/override_expired", request, override,
+            "scrapy_rep: the override in REP_OVERRIDES of %(host)s has expired "
+            "(%(override)s); its robots.txt is obeyed again from %(url)s on",
+        )  # fmt: skip
+
+    def _note_once(
+        self, hosts: set[str], stat: str, request: Request, override: Override, message: str
+    ) -> None:
+        """Count ``stat``; say ``message`` at INFO the first time for the override's host."""
+        inc(self.stats, stat)
+        if override.host not in hosts:
+            hosts.add(override.host)
             logger.info(
-                "scrapy_rep: the override in REP_OVERRIDES of %(host)s has expired "
-                "(%(override)s); its robots.txt is obeyed again from %(url)s on",
+                message,
                 {"host": override.host, "url": request.url, "override": override.described},
                 extra={"spider": self.crawler.spider},
             )
