@@ -93,7 +93,7 @@ def send_refused(
 #: the file: the origin's, the response headers', the page's ``noimageai`` and the file's
 #: own), ``reading`` (:class:`scrapy_rep.usage.media.reading.MediaReading`: the file's own
 #: statements and what could not be read), ``refusal``
-#: (:class:`scrapy_rep.usage.policy.Refusal` or ``None``), ``fate`` (``"stored"``,
+#: (:class:`scrapy_rep.Refused`, reason ``"purpose"``, or ``None``), ``fate`` (``"stored"``,
 #: ``"marked"``, ``"refused"``: not stored, or ``"failed"``: the pipeline could not store
 #: it) and ``error`` (why it failed, else ``""``).
 file_checked = object()

@@ -175,20 +175,44 @@ class UsagePolicy:
         return None
 
     def after_fetch(self, before: Before, page: PageSignals) -> UsageDecision:
-        """Every signal about a fetched page, the origin's and the page's own."""
-        signals = list(before.signals)
+        """Every signal about a fetched page, the origin's and the page's own (the page's
+        headers given as :class:`PageSignals`; the crawl and the tools give what the table
+        of signals read: :func:`scrapy_rep.verdict.page.decide_page`)."""
+        said = []
         if page.content_usage:
-            signals.append(content_usage_header_signal(page.content_usage))
+            said.append(content_usage_header_signal(page.content_usage))
         if page.content_signal:
-            signals.append(content_signal_header_signal(page.content_signal))
-        tdm = resolve(before.tdm_entry, page.tdm_header, page.tdm_meta)
+            said.append(content_signal_header_signal(page.content_signal))
+        return decide(
+            self.fetched_signals(
+                before, said, page.tdm_header, page.tdm_meta, page.directives, page.image,
+                page.embedded_by,
+            )
+        )  # fmt: skip
+
+    def fetched_signals(
+        self,
+        before: Before,
+        said: Iterable[UsageSignal],
+        tdm_header: TdmValues = NO_VALUES,
+        tdm_meta: TdmValues = NO_VALUES,
+        directives: PageDirectives | None = None,
+        image: bool = False,
+        embedded_by: str = "",
+    ) -> list[UsageSignal]:
+        """The one fold of a fetched resource's usage signals, in the order a decision
+        lists them: the origin's (``before``), the page's own usage statements (``said``),
+        TDMRep after its precedence (file, header, meta), the directives read as AI
+        opt-outs, and the ``noimageai`` of the page that showed this image."""
+        signals = [*before.signals, *said]
+        tdm = resolve(before.tdm_entry, tdm_header, tdm_meta)
         if tdm.reservation is not None:
             signals.append(tdmrep_signal(tdm))
-        if page.directives is not None:
-            signals.extend(page_signals(page.directives, image=page.image, readings=self.readings))
-        if page.embedded_by:
-            signals.append(embedded_image_signal(page.embedded_by))
-        return decide(signals)
+        if directives is not None:
+            signals.extend(page_signals(directives, image=image, readings=self.readings))
+        if embedded_by:
+            signals.append(embedded_image_signal(embedded_by))
+        return signals
 
     def refusal(self, decision: UsageDecision, *, final: bool = True) -> Refusal | None:
         """The first purpose of the crawl that ``decision`` does not allow."""

@@ -20,9 +20,8 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.lines import usage_part
-from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.directives import PageDirectives
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from scrapy_rep.robotstxt.aipref import parse_prefs
 from scrapy_rep.usage.policy import PageSignals, UsagePolicy
@@ -32,6 +31,7 @@ from scrapy_rep.usage.purpose import (
     decide,
     prefs_signal,
 )
+from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
@@ -135,10 +135,11 @@ def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
         body=b"<html><body>p</body></html>",
         headers={"Content-Signal": "ai-train=yes, search=yes, ai-input=yes"},
     )
-    page = page_signals(response, PageDirectives(), tdm=False)
-    assert list(page.content_signal) == [b"ai-train=yes, search=yes, ai-input=yes"]
+    statements = read_statements(response, ("x",))
+    assert statements.headers == (("content-signal", "ai-train=yes, search=yes, ai-input=yes"),)
     policy = UsagePolicy.of(["ai-train"])
-    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    before = policy.before_fetch(parse_robotstxt(""), URL, "x")
+    decision = decide_page(PageFacts(URL, ("x",), before), statements, PageRules(policy)).usage
     assert purpose_answers(decision) == (Y, Y, Y)
     [signal] = decision.signals
     assert signal.vocabulary == "content-signal"

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
 
-    from scrapy_rep.usage.policy import Refusal
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
 
@@ -109,7 +108,7 @@ class FateEvents(AuditState):
         url: str,
         decision: UsageDecision,
         reading: Any,
-        refusal: Refusal | None,
+        refusal: Refused | None,
         fate: str = "",
         error: str = "",
         **_: Any,

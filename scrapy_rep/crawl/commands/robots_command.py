@@ -60,8 +60,7 @@ from scrapy_rep.checker.report import (
 )
 from scrapy_rep.crawl.commands.pagefetch import page_report, page_response
 from scrapy_rep.crawl.media.mediagate import file_report
-from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, read_statements
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names
@@ -75,10 +74,11 @@ from scrapy_rep.settings import (
 )
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSES, decide
+from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import licenses_signals
 from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.verdict import RequestRules, obey_of
+from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -299,13 +299,17 @@ class RobotsCommand(ScrapyCommand):
         if isinstance(response, str):
             print(f"      page: {response}; only the origin's signals are known")
             decision, code = before.decision(), EXIT_UNREACHABLE
-        else:
-            extra = (*self.also, *config.directive_tokens)
-            directives = page_directives(response, agent, extra_tokens=extra)
-            page = page_signals(response, directives, tdm=policy.needs_tdmrep)
-            decision, code = policy.after_fetch(before, page), EXIT_ALLOWED
-            inside, lines = file_report(response, config, policy, directives)  # docs/media.md
-            decision = decide((*decision.signals, *inside)) if inside else decision
+        else:  # the crawl's own decision after the fetch, on the same statements
+            tokens = crawler_tokens(agent, (*self.also, *config.directive_tokens))
+            statements = read_statements(response, tokens, ai=policy.needs_tdmrep)
+            inside, lines = file_report(response, config, policy)  # docs/media.md
+            content_type = response.headers.get(b"Content-Type") or b""
+            image = content_type.lstrip().lower().startswith(b"image/")
+            facts = PageFacts(url, tokens, before, image, file=inside is not None)
+            page_rules = PageRules(policy, config.media_noindex_means_no_ai)
+            said = statements.also(inside=inside or ())
+            decision = decide_page(facts, said, page_rules).usage
+            code = EXIT_ALLOWED
             for line in lines:
                 print(f"      {line}")
         print("      usage signals:" if decision.signals else "      usage signals: none")

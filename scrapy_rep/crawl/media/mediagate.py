@@ -25,31 +25,24 @@ from scrapy_rep import signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import awaited
-from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.crawl.page.pageusage import page_signals
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import (
-    PURPOSE_INDEX,
-    UsageDecision,
-    UsageSignal,
-    decide,
-    file_index_signals,
-)
+from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+from scrapy_rep.verdict.decide import Refused
+from scrapy_rep.verdict.page import PAGE, PageFacts, PageRules, decide_page
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-
-    from scrapy_rep.verdict import Refused
 
 logger = logging.getLogger(__name__)
 
@@ -63,18 +56,21 @@ class FileVerdict:
 
     decision: UsageDecision
     reading: MediaReading
-    refusal: Refusal | None
+    #: Why it must not be stored for a purpose of the crawl (the page's decision's
+    #: :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`).
+    refusal: Refused | None
 
     @property
     def reasons(self) -> list[str]:
         """Every statement that denies the refused purpose (several sources can say no)."""
         if self.refusal is None:
             return []
-        if self.refusal.signal is None:
+        purpose = self.refusal.purpose
+        if self.refusal.signal is None or purpose is None:
             return [self.refusal.message]
-        index = PURPOSE_INDEX[self.refusal.purpose]
+        index = PURPOSE_INDEX[purpose]
         denying = [s.source for s in self.decision.signals if s.answers[index] is False]
-        return [f"{self.refusal.purpose} denied by {source}" for source in denying]
+        return [f"{purpose} denied by {source}" for source in denying]
 
 
 class MediaGate:
@@ -90,6 +86,8 @@ class MediaGate:
         )
         #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
         self.noindex_no_ai = config.media_noindex_means_no_ai
+        #: The settings a file's decision takes (:func:`~scrapy_rep.verdict.page.decide_page`).
+        self.rules = PageRules(self.policy, self.noindex_no_ai)
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
@@ -176,7 +174,9 @@ class MediaGate:
         refusal = self.policy.refusal(decision)
         if refusal is None:  # a crawl without an AI purpose never gets here (not enabled)
             refusal = Refusal("ai-train", signal)
-        return FileVerdict(decision, reading, refusal)
+        message, purpose = refusal.message, refusal.purpose
+        refused = Refused(Reason.PURPOSE, message, PAGE, self.agent, purpose=purpose, signal=signal)
+        return FileVerdict(decision, reading, refused)
 
     def settled(
         self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
@@ -201,16 +201,16 @@ class MediaGate:
     ) -> FileVerdict:
         state = state_of(request)  # every name it was decided for: any one's "no" applies
         sent_as = state.names[1:] if state is not None else ()
-        extra = (*sent_as, *self.tokens) if sent_as else self.tokens
-        directives = page_directives(response, self.agent, extra_tokens=extra)
-        page = page_signals(response, directives, tdm=self.policy.needs_tdmrep)
-        origin = self.policy.after_fetch(before_of(request), page).signals
-        indexing = file_index_signals(directives) if self.noindex_no_ai else ()
+        tokens = crawler_tokens(self.agent, (*sent_as, *self.tokens) if sent_as else self.tokens)
+        statements = read_statements(response, tokens, ai=self.policy.needs_tdmrep)
         if reading is None:
             reading = self.read(response.body)
-        every = (*origin, *indexing, *page_noimageai(request, item), *reading.signals)
-        decision = decide(every)
-        return FileVerdict(decision, reading, self.policy.refusal(decision))
+        inside = (*page_noimageai(request, item), *reading.signals)
+        content_type = response.headers.get(b"Content-Type") or b""
+        image = content_type.lstrip().lower().startswith(b"image/")
+        facts = PageFacts(response.url, tokens, before_of(request), image, file=True)
+        verdict = decide_page(facts, statements.also(inside=inside), self.rules)
+        return FileVerdict(verdict.usage, reading, verdict.purpose)
 
     def refused(self, verdict: FileVerdict, request: Request, item: Any, stored: bool) -> None:
         """Count, log and signal a refused file (``stored``: marked, and stored)."""
@@ -326,22 +326,18 @@ def limits_of(config: RepConfig) -> Limits:
 
 
 def file_report(
-    response: Response,
-    config: RepConfig,
-    policy: UsagePolicy,
-    directives: PageDirectives = EMPTY,
-) -> tuple[tuple[UsageSignal, ...], list[str]]:
+    response: Response, config: RepConfig, policy: UsagePolicy
+) -> tuple[tuple[UsageSignal, ...] | None, list[str]]:
     """For ``scrapy rep-robots --purpose``: what a downloaded file (any response but an HTML
-    page) says about itself as the pipelines read it, its ``X-Robots-Tag`` ``noindex`` /
-    ``noimageindex`` (``directives``: its directives) and the statements inside it;
-    (signals, lines to print)."""
+    page) says inside itself as the pipelines read it (``None``: not read as a file: a
+    page, an empty body, or no AI purpose); (signals, lines to print). Its ``noindex`` /
+    ``noimageindex`` is the page decision's, as in the crawl."""
     from scrapy.http import HtmlResponse
 
     if isinstance(response, HtmlResponse) or not response.body:
-        return (), []
+        return None, []
     if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
-        return (), ["file: statements inside files are read for ai-train / ai-input only"]
-    indexing = file_index_signals(directives) if config.media_noindex_means_no_ai else ()
+        return None, ["file: statements inside files are read for ai-train / ai-input only"]
     reading = read_media(
         response.body,
         limits=limits_of(config),
@@ -352,4 +348,4 @@ def file_report(
     lines += [f"file: unreadable: {problem}" for problem in reading.problems]
     if reading.c2pa == "not read: not installed":
         lines.append("file: C2PA not read (c2pa-python is not installed)")
-    return (*indexing, *reading.signals), lines
+    return reading.signals, lines

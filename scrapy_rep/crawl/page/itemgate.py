@@ -12,9 +12,7 @@ Each returns the item, or ``None`` when it is dropped (counted, logged at DEBUG 
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, Final
-from weakref import WeakKeyDictionary
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
@@ -24,7 +22,6 @@ from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.directives import PageDirectives, combine, header_directives, meta_directives
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -45,31 +42,29 @@ class ItemGate:
         self._keep_noindex = page.config.noindex_action == "keep"
         #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
         self._preferences_field = page.config.item_preferences_field
-        #: Per page: what said its noindex (``noindex by header X-Robots-Tag: none``).
-        self._said: WeakKeyDictionary[Response, str] = WeakKeyDictionary()
 
     def by_directives(self, item: Any, response: Response) -> Any:
-        """SPEC §6: noindex, or an ``unavailable_after`` that has passed."""
-        directives = self.page.directives_of(response)
-        if not directives.blocks_indexing():
+        """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the page's
+        verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`)."""
+        refused = self.page.verdict_of(response).index
+        if refused is None:
             return item
-        reason = Reason.NOINDEX if directives.noindex else Reason.UNAVAILABLE_AFTER
+        reason = refused.reason
         if self._keep_noindex:
             inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
         inc(self.stats, f"rep/directives/items_dropped/{reason}")
-        message = self._said.get(response)
-        if message is None:  # once per page, whatever its number of items
-            tokens = self.page.tokens_of(response)
-            message = f"{reason} by {said_by(directives, reason, tokens)}"
-            self._said[response] = message
         logger.debug(
             "Dropped an item of %(url)s: %(message)s",
-            {"url": response.url, "message": message},
+            {"url": response.url, "message": refused.message},
             extra={"spider": self.crawler.spider},
         )
         self.crawler.signals.send_catch_log(
-            rep_signals.item_refused, item=item, response=response, reason=reason, message=message
+            rep_signals.item_refused,
+            item=item,
+            response=response,
+            reason=reason,
+            message=refused.message,
         )
         return None
 
@@ -124,28 +119,3 @@ class ItemGate:
         except Exception as error:
             self.page.failed(response, "noimageai images", error)
             return item
-
-
-#: A meta tag's source as :func:`scrapy_rep.crawl.page.pagereader.read_page` writes it.
-_META_SOURCE: Final = re.compile(r'<meta name="[^"]*" content="(.*)">', re.DOTALL)
-
-
-def said_by(directives: PageDirectives, reason: Reason, tokens: tuple[str, ...]) -> str:
-    """Which of the page's sources said ``reason`` (``noindex``, or an
-    ``unavailable_after`` that has passed): ``header X-Robots-Tag: none``, ``<meta
-    name="robots" content="noindex">``, joined by "and" when several did (SPEC §6: the
-    header and the meta tags combine). Each source is read again on its own, with the
-    crawler's tokens for a header's scoped parts; if none can be told apart, all."""
-    saying = []
-    for source in directives.sources:
-        if source.startswith("X-Robots-Tag: "):
-            words = header_directives(source.removeprefix("X-Robots-Tag: "), tokens)
-            label = f"header {source}"
-        else:
-            match = _META_SOURCE.fullmatch(source)
-            words = meta_directives(match.group(1)) if match else []
-            label = source
-        own = combine(words)
-        if own.noindex if reason is Reason.NOINDEX else own.is_expired():
-            saying.append(label)
-    return " and ".join(saying) or "; ".join(directives.sources) or "the page"

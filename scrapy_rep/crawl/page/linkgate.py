@@ -37,14 +37,15 @@ class LinkGate:
 
     def by_follow(self, request: Request, response: Response) -> bool:
         """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""
-        directives = self.page.directives_of(response)
-        if directives.nofollow:
+        verdict = self.page.verdict_of(response)
+        refused = verdict.follow
+        if refused is not None:
             if self._keep_nofollow:
                 inc(self.stats, "rep/directives/requests_kept/nofollow")
                 return False
             inc(self.stats, "rep/directives/requests_dropped/nofollow")
-            message = f"Not followed: {response.url} says nofollow"
-            self.refused(request, response, Reason.NOFOLLOW, message, "; ".join(directives.sources))
+            sources = "; ".join(verdict.directives.sources)
+            self.refused(request, response, refused.reason, refused.message, sources)
             return True
         if self._rel_nofollow and self._is_rel_nofollow(request, response):
             inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")

@@ -23,7 +23,7 @@ import logging
 import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -32,9 +32,11 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
-from scrapy_rep.directives import EMPTY, PageDirectives, combine, header_directives, meta_directives
+from scrapy_rep.directives import PageDirectives
 from scrapy_rep.directives._metascan import Found, byte_transparent, scan_meta_tags
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
+from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.signals import HEADER_KEYS, Field, meta_names
 
 logger = logging.getLogger(__name__)
 
@@ -66,16 +68,6 @@ def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...
     tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
-
-
-@lru_cache(maxsize=64)
-def _meta_names(
-    tokens: tuple[str, ...], other_names: frozenset[str]
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The robots meta names of a crawler, and those plus ``other_names``: computed once
-    per crawler, not per page."""
-    names = frozenset(("robots", *tokens))
-    return names, names | other_names
 
 
 def meta_tags(
@@ -169,44 +161,49 @@ def page_directives(
     extra_tokens: Iterable[str] = (),
     meta_in_noscript: bool = True,
 ) -> PageDirectives:
-    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6).
+    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6), as the page's
+    decision reads them (:func:`scrapy_rep.verdict.page.decide_page`).
 
     ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
     crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
     """
     tokens = crawler_tokens(user_agent, extra_tokens)
-    return read_page(response, tokens, meta_in_noscript=meta_in_noscript)[0]
+    statements = read_statements(response, tokens, meta_in_noscript=meta_in_noscript)
+    return decide_page(PageFacts(response.url, tokens), statements, _DIRECTIVES_ONLY).directives
 
 
-def read_page(
+#: The rules under which :func:`page_directives` reads a page: no purpose's signals.
+_DIRECTIVES_ONLY: Final = PageRules()
+
+
+def read_statements(
     response: Response,
     tokens: tuple[str, ...],
     *,
     meta_in_noscript: bool = True,
-    other_names: frozenset[str] = frozenset(),
-) -> tuple[PageDirectives, list[tuple[str, str]]]:
-    """The directives of ``response`` for the crawler ``tokens`` (lowercased), and the
-    ``(name, content)`` of its meta tags named one of ``other_names`` (``tdm-reservation``
-    …), found in the same single look at the page."""
-    directives: list[str] = []
-    sources: list[str] = []
-    for raw in response.headers.getlist(b"X-Robots-Tag"):
-        value = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        applying = header_directives(value, tokens)
-        if applying:
-            directives.extend(applying)
-            sources.append(f"X-Robots-Tag: {value.strip()}")
-    names, wanted = _meta_names(tokens, other_names)
-    others: list[tuple[str, str]] = []
-    for name, content in meta_tags(response, wanted, noscript=meta_in_noscript):
-        if name not in names:
-            others.append((name, content))
-            continue
-        applying = meta_directives(content)
-        if applying:
-            directives.extend(applying)
-            sources.append(f'<meta name="{name}" content="{content.strip()}">')
-    return (combine(directives, sources) if directives else EMPTY), others
+    ai: bool = False,
+) -> PageStatements:
+    """What ``response`` says, as the table of signals reads it: the header fields its
+    page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`: one set intersection
+    on the usual page, which has none) and the meta tags named after them or after our
+    crawler ``tokens`` (lowercased), found in one look at the page. ``ai``: the crawl has
+    an AI purpose (TDMRep's meta tags are looked for too)."""
+    headers = response.headers
+    fields: tuple[Field, ...] = ()
+    present = headers.keys() & HEADER_KEYS
+    if present:
+        fields = tuple(
+            (key.decode("latin-1").lower(), _text(value))
+            for key in sorted(present)
+            for value in headers.getlist(key)
+        )
+    meta = meta_tags(response, meta_names(tokens, ai), noscript=meta_in_noscript)
+    return PageStatements(fields, tuple(meta)) if fields or meta else SAYS_NOTHING
+
+
+def _text(value: bytes | str) -> str:
+    """A header value as text (UTF-8, as sites write bot names; a bad byte replaced)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 #: A cheap hint that a page may have a rel="nofollow" link.

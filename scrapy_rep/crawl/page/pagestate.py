@@ -18,20 +18,29 @@ from weakref import WeakKeyDictionary
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_page
-from scrapy_rep.crawl.page.pageusage import TDM_NAMES, page_signals
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_statements
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
 from scrapy_rep.usage.imageusage import record_for
-from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Before, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import UsageDecision, UsageSignal, decide, speaks_of_use
+from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, UsagePolicy
+from scrapy_rep.usage.purpose import UsageDecision, UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
+from scrapy_rep.verdict.page import (
+    SAYS_NOTHING,
+    PageFacts,
+    PageRules,
+    PageStatements,
+    PageVerdict,
+    decide_page,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+    from scrapy_rep.verdict import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
@@ -47,18 +56,14 @@ NOT_READ: Final = object()
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
-    __slots__ = ("before", "directives", "images", "other_meta", "plain", "rel_targets", "usage")
+    __slots__ = ("facts", "images", "plain", "rel_targets", "statements", "verdict")
 
     def __init__(self) -> None:
-        #: Its directives for this crawler (``None``: not read yet).
-        self.directives: PageDirectives | None = None
-        #: TDMRep's meta tags, found in the same look at the page (AI purposes).
-        self.other_meta: list[tuple[str, str]] = []
-        #: What the origin's documents said about its request before it was sent, read
-        #: from the request's state with its directives (the state read once per page).
-        self.before: Before = NOTHING_BEFORE
-        #: Its usage decision for the crawl's purposes, and the refusal if it is denied.
-        self.usage: tuple[UsageDecision, Refusal | None] | None = None
+        #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
+        self.verdict: PageVerdict | None = None
+        #: What it says and what is known of it, kept to decide again with its licenses.
+        self.statements: PageStatements = SAYS_NOTHING
+        self.facts: PageFacts | None = None
         #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
         self.plain = False
         #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
@@ -92,14 +97,16 @@ class PageState:
         self.mark = config.purpose_action == "mark"
         #: What is known of each response (while it lives).
         self.pages: WeakKeyDictionary[Response, Page] = WeakKeyDictionary()
-        #: For AI purposes, TDMRep's meta tags are found in the same look at the page as
-        #: the robots meta tags.
-        self._other_names = TDM_NAMES if self.usage.needs_tdmrep else frozenset()
+        #: For AI purposes, TDMRep's rows are read too (its meta tags found in the same
+        #: look at the page as the robots meta tags).
+        self._ai = self.usage.needs_tdmrep
+        #: The settings the page's decision takes.
+        self.rules = PageRules(self.usage, config.media_noindex_means_no_ai)
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
 
     def passes_all(
-        self, directives: PageDirectives, refusal: Refusal | None, response: Response
+        self, directives: PageDirectives, refusal: Refused | None, response: Response
     ) -> bool:
         """Whether every item and request of the page passes on untouched: no noindex,
         nofollow, unavailable_after, noimageai (noimageindex, when it covers the images),
@@ -129,57 +136,77 @@ class PageState:
         page = self.pages.get(response)
         return page is not None and page.plain
 
-    def usage_of(
-        self, response: Response, page: Page | None = None
-    ) -> tuple[UsageDecision, Refusal | None]:
-        """The page's usage decision for the crawl's purposes, and the refusal if it is
-        denied (read once per response; reading never fails a page). ``page``: its
-        :class:`Page`, when the caller has it."""
+    def verdict_of(self, response: Response, page: Page | None = None) -> PageVerdict:
+        """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
+        decided once per response object, never taken from ``response.meta``: spiders often
+        copy a page's meta into the requests they yield, and a child page must not inherit
+        its parent's directives. Reading never fails a page: what cannot be read counts as
+        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it."""
         if page is None:
             page = self.page_of(response)
-        known = page.usage
-        if known is None:
+        verdict = page.verdict
+        if verdict is None:
+            facts = self._facts(response)
             try:
-                known = self._read_usage(response, page)
-            except Exception as error:  # never lose a page's output over its signals
-                self.failed(response, "usage signals", error)
-                known = (NO_SIGNALS, None)
-            page.usage = known
-        return known
+                statements = read_statements(
+                    response,
+                    facts.tokens,
+                    meta_in_noscript=self.config.meta_in_noscript,
+                    ai=self._ai,
+                )
+            except Exception as error:  # never lose a page's output over its directives
+                self.failed(response, "directives", error)
+                statements = SAYS_NOTHING
+            page.facts, page.statements = facts, statements
+            verdict = page.verdict = self._decide(response, facts, statements)
+            if verdict.purpose is not None:
+                inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
+        return verdict
 
-    def _read_usage(self, response: Response, page: Page) -> tuple[UsageDecision, Refusal | None]:
-        policy = self.usage
+    def _decide(
+        self, response: Response, facts: PageFacts, statements: PageStatements
+    ) -> PageVerdict:
+        try:
+            return decide_page(facts, statements, self.rules)
+        except Exception as error:  # never lose a page's output over its signals
+            self.failed(response, "usage signals", error)
+            return PageVerdict(EMPTY, NO_SIGNALS)
+
+    def _facts(self, response: Response) -> PageFacts:
+        """The page's facts: the names its request was decided for (its tokens), what the
+        origin's documents said before it was sent, whether it is an image, and the
+        ``noimageai`` of the page that showed it (its request carries the record)."""
         request = response.request
-        directives = page.directives
-        if directives is None:
-            directives = self.directives_of(response, page)
-        before = page.before
-        embedded = None  # an image of a noimageai page (its request carries the record)
-        if request is not None and request.meta:
-            embedded = record_for(request.meta, request.url, request.meta.get("redirect_urls", ()))
-        if (
-            before is NOTHING_BEFORE
-            and embedded is None
-            and not policy.needs_tdmrep
-            and not speaks_of_use(directives, readings=policy.readings)
-            and b"Content-Usage" not in response.headers
-            and b"Content-Signal" not in response.headers
-        ):
-            decision = NO_SIGNALS  # the usual page of a search crawl: nothing to read
-        else:
-            signals = page_signals(
-                response,
-                directives,
-                tdm=policy.needs_tdmrep,
-                noscript=self.config.meta_in_noscript,
-                tdm_meta_tags=page.other_meta if self._other_names else None,
-                embedded_by="" if embedded is None else str(embedded.get("source", "")),
-            )
-            decision = policy.after_fetch(before, signals)
-        refusal = policy.refusal(decision)
-        if refusal is not None:
-            inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
-        return decision, refusal
+        tokens = self.tokens
+        before = NOTHING_BEFORE
+        embedded = None
+        if request is not None:
+            state = state_of(request)
+            if state is not None:
+                if state.before is not None:
+                    before = state.before
+                found = self._tokens_of.get(state.names)
+                tokens = found if found is not None else self._tokens_for(state.names)
+            if request.meta:
+                embedded = record_for(
+                    request.meta, request.url, request.meta.get("redirect_urls", ())
+                )
+        content_type = response.headers.get(b"Content-Type") or b""
+        return PageFacts(
+            response.url,
+            tokens,
+            before,
+            content_type.lstrip().lower().startswith(b"image/"),
+            "" if embedded is None else str(embedded.get("source", "")),
+        )
+
+    def usage_of(
+        self, response: Response, page: Page | None = None
+    ) -> tuple[UsageDecision, Refused | None]:
+        """The page's usage decision for the crawl's purposes, and the refusal if it is
+        denied (from its verdict)."""
+        verdict = self.verdict_of(response, page)
+        return verdict.usage, verdict.purpose
 
     def tokens_of(self, response: Response) -> tuple[str, ...]:
         """The crawler tokens whose directives apply to ``response``: every name its
@@ -187,7 +214,7 @@ class PageState:
         as: :func:`scrapy_rep.robotstxt.useragent.held_names`, the names of the robots.txt
         decision; any name's "no" applies, docs/decisions.md 'Every name a request can be
         held to'), then ``REP_DIRECTIVE_TOKENS``; a request not decided (nothing obeyed):
-        :attr:`tokens`. Inline in :meth:`directives_of` (once per page)."""
+        :attr:`tokens`."""
         request = response.request
         state = state_of(request) if request is not None else None
         if state is None:
@@ -206,38 +233,8 @@ class PageState:
         return tokens
 
     def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
-        """The directives of ``response`` for this crawler, read once per response.
-
-        Remembered per response object, never taken from ``response.meta``: spiders often
-        copy a page's meta into the requests they yield, and a child page must not
-        inherit its parent's directives.
-        """
-        if page is None:
-            page = self.page_of(response)
-        directives = page.directives
-        if directives is None:
-            others: list[tuple[str, str]] = []
-            try:
-                request = response.request  # tokens_of, inline
-                state = state_of(request) if request is not None else None
-                tokens = self.tokens
-                if state is not None:
-                    if state.before is not None:
-                        page.before = state.before
-                    found = self._tokens_of.get(state.names)
-                    tokens = found if found is not None else self._tokens_for(state.names)
-                directives, others = read_page(
-                    response,
-                    tokens,
-                    meta_in_noscript=self.config.meta_in_noscript,
-                    other_names=self._other_names,
-                )
-            except Exception as error:  # never lose a page's output over its directives
-                directives = EMPTY
-                self.failed(response, "directives", error)
-            page.directives = directives
-            page.other_meta = others
-        return directives
+        """The directives of ``response`` for this crawler (from its verdict)."""
+        return self.verdict_of(response, page).directives
 
     def failed(self, response: Response, what: str, error: Exception) -> None:
         """Reading a page failed: the page counts as having none of ``what``; logged once
@@ -274,7 +271,7 @@ class PageState:
     def add_licenses(
         self, response: Response | None, signals: tuple[UsageSignal, ...] | None
     ) -> None:
-        """Add the page's RSL license signals (``None``: those known now) to its decision."""
+        """Decide the page again with its RSL license signals (``None``: those known now)."""
         if response is None:
             return
         try:
@@ -282,17 +279,21 @@ class PageState:
                 signals = self.licenses.known_now(response)
             if not signals:
                 return
-            decision, earlier = self.usage_of(response)
-            decision = decide((*decision.signals, *signals))
-            refusal = self.usage.refusal(decision)
-            if refusal is not None and earlier is None:
-                inc(self.stats, f"rep/purpose/pages_denied/{refusal.purpose}")
-            if refusal is not None and refusal.signal is not None and says_not_read(refusal.signal):
-                inc(self.stats, "rep/rsl/pages_denied/licenses_not_read")
             page = self.page_of(response)
-            page.usage = (decision, refusal)
-            response.meta[meta.USAGE] = decision
-            if refusal is not None:  # its items go through the gates after all
+            earlier = self.verdict_of(response, page)
+            facts = page.facts
+            if facts is None:  # decided without reading (a bug of ours): the facts again
+                facts = self._facts(response)
+            statements = page.statements.also(licenses=signals)
+            verdict = decide_page(facts, statements, self.rules)
+            refused = verdict.purpose
+            if refused is not None and earlier.purpose is None:
+                inc(self.stats, f"rep/purpose/pages_denied/{refused.purpose}")
+            if refused is not None and refused.signal is not None and says_not_read(refused.signal):
+                inc(self.stats, "rep/rsl/pages_denied/licenses_not_read")
+            page.statements, page.verdict = statements, verdict
+            response.meta[meta.USAGE] = verdict.usage
+            if refused is not None:  # its items go through the gates after all
                 page.plain = False
         except Exception as error:  # never lose a page's output over its licenses
             self.failed(response, "RSL licenses", error)

@@ -16,7 +16,7 @@ the directive that caused it.
 
 It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
 signals (robots.txt, tdmrep.json, before the request was sent: :mod:`scrapy_rep.verdict`) and the
-page's own (:mod:`scrapy_rep.crawl.page.pageusage`) make one
+page's own (the table of signals, :mod:`scrapy_rep.verdict.signals`) make one
 :class:`scrapy_rep.usage.purpose.UsageDecision`,
 put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
 items dropped (``REP_PURPOSE_ACTION = "drop"``) or marked (``"mark"``: every item gets
@@ -117,15 +117,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """Put the directives on ``response.meta`` before the callback runs."""
         state = self.page
         page = state.page_of(response)
-        directives = state.directives_of(response, page)
+        verdict = state.verdict_of(response, page)
+        directives = verdict.directives
         try:
             response.meta[meta.DIRECTIVES] = directives
         except AttributeError:  # a response without a request (built by hand)
             return
         state.count_page(directives)
-        decision, refusal = state.usage_of(response, page)
-        response.meta[meta.USAGE] = decision
-        if state.passes_all(directives, refusal, response):
+        response.meta[meta.USAGE] = verdict.usage
+        if state.passes_all(directives, verdict.purpose, response):
             page.plain = True
 
     # ------------------------------------------------------------------ output

@@ -271,7 +271,7 @@ def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
     def broken(*args: Any, **kwargs: Any) -> PageDirectives:
         raise ValueError("lxml could not read an attribute")
 
-    monkeypatch.setattr(module, "read_page", broken)
+    monkeypatch.setattr(module, "read_statements", broken)
     mw = page_middleware()
     response = page_response(meta_page("noindex, nofollow").format(links=""))
     item, request = {"a": 1}, Request("https://e.com/next")
