@@ -16,6 +16,10 @@ STANDARDS: Final[dict[str, str]] = {
         "(google/robotstxt robots.cc, commit 22b355f, 2026-04-01)"
     ),
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
+    "Robots-Tag": (
+        "draft-illyes-repext-03 (18 Apr 2026; garyillyes/ietf-rep-ext 3e32b3c): the "
+        "Robots-Tag response header, a Structured Field List read beside X-Robots-Tag"
+    ),
     "aipref-vocab": (
         "draft-ietf-aipref-vocab-08 (13 Sep 2026; primary text, ietf-wg-aipref/drafts "
         "gh-pages draft-ietf-aipref-vocab-08/): train-ai, ai-use, search; -07 statements "

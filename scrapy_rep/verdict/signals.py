@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Final
 
 from scrapy_rep.directives import header_directives, meta_directives
+from scrapy_rep.directives.robotstag import robots_tag_directives
 from scrapy_rep.usage.purpose import (
     PURPOSES,
     Purpose,
@@ -200,6 +201,17 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         Combine.UNION,
         "Google's robots meta tag specification; SPEC §6",
         directive_header("X-Robots-Tag", header_directives),
+    ),
+    SignalRow(
+        "Robots-Tag header",
+        Where.HEADER,
+        ("robots-tag",),
+        Binds.OUR_NAMES,
+        _PAGE_ACTIONS,
+        _ALL,
+        Combine.UNION,
+        "draft-illyes-repext-03 §3.1.1, §3.1.3",
+        directive_header("Robots-Tag", robots_tag_directives),
     ),
     SignalRow(
         "robots meta tag",

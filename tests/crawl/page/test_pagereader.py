@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse
 
 from scrapy_rep import page_directives
-from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
+from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags, read_statements
 from scrapy_rep.directives._metascan import scan_meta_tags
+from scrapy_rep.verdict.page import SAYS_NOTHING
 
 
 def html_response(
@@ -272,3 +273,24 @@ def test_binary_garbage_html_response() -> None:
         "https://e.com/", body=os.urandom(50_000) + b"robots", encoding="latin-1"
     )
     page_directives(response, "mybot")
+
+
+def test_read_statements_finds_the_table_s_header_fields_in_any_case() -> None:
+    response = HtmlResponse(
+        "https://example.com/",
+        body=b"<html><head><meta name='robots' content='noarchive'></head></html>",
+        headers={"robots-tag": "*;noindex", "X-ROBOTS-TAG": "mybot: nofollow", "X-Other": "1"},
+    )
+    statements = read_statements(response, ("mybot",))
+    assert sorted(statements.headers) == [
+        ("robots-tag", "*;noindex"),
+        ("x-robots-tag", "mybot: nofollow"),
+    ]
+    assert statements.meta == (("robots", "noarchive"),)
+    directives = page_directives(response, "MyBot/1.0")
+    assert directives.noindex and directives.nofollow and directives.noarchive
+
+
+def test_read_statements_of_a_page_that_says_nothing() -> None:
+    response = HtmlResponse("https://example.com/", body=b"<p>x</p>", headers={"X-Other": "1"})
+    assert read_statements(response, ("mybot",)) is SAYS_NOTHING

@@ -1,0 +1,75 @@
+"""The Robots-Tag response header read as draft-illyes-repext-03 §3.1.1 writes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.directives import combine
+from scrapy_rep.directives.robotstag import MAX_ROBOTS_TAG_CHARS, robots_tag_directives
+
+OURS = ("mybot",)
+
+CASES = [
+    # §3.1.1's example: a global nosnippet, and noindex for ExampleBot only.
+    ("*;nosnippet, ExampleBot;noindex", OURS, ["nosnippet"]),
+    ("*;nosnippet, ExampleBot;noindex", ("examplebot",), ["nosnippet", "noindex"]),
+    # Another crawler's rule never becomes ours.
+    ("OtherBot;noindex;nofollow", OURS, []),
+    # Product tokens compare case-insensitively; a version after the name is not a name.
+    ("MyBot;noindex", OURS, ["noindex"]),
+    ("MyBot/2.0;noindex", OURS, ["noindex"]),
+    # §3.1.3 "The values are case insensitive".
+    ("*;NoIndex", OURS, ["noindex"]),
+    # A token named twice, or beside *: the union of the restrictive rules.
+    ("mybot;noindex, mybot;nofollow, *;nosnippet", OURS, ["noindex", "nofollow", "nosnippet"]),
+    # Parameters with values: the Boolean true states the rule, false states none.
+    ("*;noindex=?1;nofollow=?0", OURS, ["noindex"]),
+    ("*;max-snippet=0", OURS, ["max-snippet:0"]),
+    (
+        '*;unavailable_after="Fri, 25 Jun 2010 15:00:00 GMT"',
+        OURS,
+        ["unavailable_after:Fri, 25 Jun 2010 15:00:00 GMT"],
+    ),
+    # A String's comma and semicolon stay inside it.
+    ('*;x="a,b;c", mybot;noindex', OURS, ["x:a,b;c", "noindex"]),
+    # A malformed member costs only itself: the "no" beside it is kept.
+    ('*;noindex, "broken', OURS, ["noindex"]),
+    ("(a b);noindex, mybot;nofollow", OURS, ["nofollow"]),
+    ("*;;=;noindex", OURS, ["noindex"]),
+    # A name written as a String is read by that name.
+    ('"mybot";noindex', OURS, ["noindex"]),
+    ("", OURS, []),
+    ("*", OURS, []),
+]
+
+
+@pytest.mark.parametrize(("value", "tokens", "expected"), CASES, ids=[c[0][:40] for c in CASES])
+def test_repext03_robots_tag_rules_for_our_names(
+    value: str, tokens: tuple[str, ...], expected: list[str]
+) -> None:
+    assert robots_tag_directives(value, tokens) == expected
+
+
+def test_repext03_rules_combine_as_directives() -> None:
+    directives = combine(robots_tag_directives("*;noindex, mybot;max-snippet=0", OURS))
+    assert directives.noindex and directives.nosnippet and directives.max_snippet == 0
+
+
+def test_repext03_members_inside_the_limit_are_honoured_the_cut_one_ignored() -> None:
+    filler = "*;x" + "y" * 100 + ", "
+    head = filler * ((MAX_ROBOTS_TAG_CHARS - 100) // len(filler))
+    inside = head + "*;noindex, "
+    assert len(inside) < MAX_ROBOTS_TAG_CHARS
+    cut = inside + "*;nofollow" + "z" * MAX_ROBOTS_TAG_CHARS
+    rules = robots_tag_directives(cut, OURS)
+    assert "noindex" in rules
+    assert not any(rule.startswith("nofollow") for rule in rules)
+
+
+def test_hostile_fields_give_a_clear_reading() -> None:
+    """Never raises on content: an unterminated String runs to the end, empty members and
+    parameters are skipped, every repeated rule is kept (combine folds them)."""
+    assert robots_tag_directives('"' + "\\a" * 40_000, OURS) == []
+    assert robots_tag_directives(";" * 65_000, OURS) == []
+    assert robots_tag_directives("*" + ";noindex" * 8_000, OURS) == ["noindex"] * 8_000
+    assert robots_tag_directives(",(" * 30_000, OURS) == []
