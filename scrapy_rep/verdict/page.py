@@ -190,7 +190,9 @@ def decide_page(
     if directives is EMPTY:
         return PageVerdict(directives, decision, None, purpose, None)
     index = follow = None
-    if directives.blocks_indexing(now):
+    if directives.noindex or (
+        directives.unavailable_after is not None and directives.is_expired(now)
+    ):
         reason = Reason.NOINDEX if directives.noindex else Reason.UNAVAILABLE_AFTER
         message = f"{reason} by {_said_by(said, directives, reason, now)}"
         index = Refused(reason, message, PAGE, agent)
@@ -202,25 +204,29 @@ def decide_page(
 def _read(
     facts: PageFacts, statements: PageStatements, rules: PageRules
 ) -> list[tuple[SignalRow, Said]]:
-    """What each page row reads from the response's fields, row by row."""
+    """What each page row reads from the response's fields, row by row (a meta row scoped
+    to our names reads the meta tags named after them too). Loops, not comprehensions:
+    this runs for every page that has a field to read."""
     tokens = facts.tokens
     said: list[tuple[SignalRow, Said]] = []
     for row in rules.rows:
-        found = _fields_of(row, statements, tokens)
-        if found and row.read is not None:
-            said.extend((row, one) for one in row.read(found, tokens))
+        read = row.read
+        if read is None:
+            continue
+        found: list[Field] = []
+        if row.where is Where.HEADER:
+            for one in statements.headers:
+                if one[0] in row.fields:
+                    found.append(one)
+        else:
+            scoped = row.binds is Binds.OUR_NAMES
+            for one in statements.meta:
+                if one[0] in row.fields or (scoped and one[0] in tokens):
+                    found.append(one)
+        if found:
+            for one_said in read(found, tokens):
+                said.append((row, one_said))
     return said
-
-
-def _fields_of(
-    row: SignalRow, statements: PageStatements, tokens: tuple[str, ...]
-) -> Sequence[Field]:
-    """The fields of ``statements`` that ``row`` reads (a meta row scoped to our names
-    reads the meta tags named after them too)."""
-    if row.where is Where.HEADER:
-        return [one for one in statements.headers if one[0] in row.fields]
-    scoped = row.binds is Binds.OUR_NAMES
-    return [one for one in statements.meta if one[0] in row.fields or (scoped and one[0] in tokens)]
 
 
 def _said_by(

@@ -141,45 +141,21 @@ class PageState:
         decided once per response object, never taken from ``response.meta``: spiders often
         copy a page's meta into the requests they yield, and a child page must not inherit
         its parent's directives. Reading never fails a page: what cannot be read counts as
-        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it."""
+        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it.
+
+        The page's facts: the names its request was decided for (its tokens), what the
+        origin's documents said before it was sent, whether it is an image, and the
+        ``noimageai`` of the page that showed it (its request carries the record); read
+        here, inline, once per page."""
         if page is None:
             page = self.page_of(response)
         verdict = page.verdict
-        if verdict is None:
-            facts = self._facts(response)
-            try:
-                statements = read_statements(
-                    response,
-                    facts.tokens,
-                    meta_in_noscript=self.config.meta_in_noscript,
-                    ai=self._ai,
-                )
-            except Exception as error:  # never lose a page's output over its directives
-                self.failed(response, "directives", error)
-                statements = SAYS_NOTHING
-            page.facts, page.statements = facts, statements
-            verdict = page.verdict = self._decide(response, facts, statements)
-            if verdict.purpose is not None:
-                inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
-        return verdict
-
-    def _decide(
-        self, response: Response, facts: PageFacts, statements: PageStatements
-    ) -> PageVerdict:
-        try:
-            return decide_page(facts, statements, self.rules)
-        except Exception as error:  # never lose a page's output over its signals
-            self.failed(response, "usage signals", error)
-            return PageVerdict(EMPTY, NO_SIGNALS)
-
-    def _facts(self, response: Response) -> PageFacts:
-        """The page's facts: the names its request was decided for (its tokens), what the
-        origin's documents said before it was sent, whether it is an image, and the
-        ``noimageai`` of the page that showed it (its request carries the record)."""
+        if verdict is not None:
+            return verdict
         request = response.request
         tokens = self.tokens
         before = NOTHING_BEFORE
-        embedded = None
+        embedded = ""
         if request is not None:
             state = state_of(request)
             if state is not None:
@@ -188,17 +164,30 @@ class PageState:
                 found = self._tokens_of.get(state.names)
                 tokens = found if found is not None else self._tokens_for(state.names)
             if request.meta:
-                embedded = record_for(
+                record = record_for(
                     request.meta, request.url, request.meta.get("redirect_urls", ())
                 )
+                embedded = "" if record is None else str(record.get("source", ""))
         content_type = response.headers.get(b"Content-Type") or b""
-        return PageFacts(
-            response.url,
-            tokens,
-            before,
-            content_type.lstrip().lower().startswith(b"image/"),
-            "" if embedded is None else str(embedded.get("source", "")),
-        )
+        image = content_type.lstrip().lower().startswith(b"image/")
+        page.facts = facts = PageFacts(response.url, tokens, before, image, embedded)
+        try:
+            statements = read_statements(
+                response, tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
+            )
+        except Exception as error:  # never lose a page's output over its directives
+            self.failed(response, "directives", error)
+            statements = SAYS_NOTHING
+        page.statements = statements
+        try:
+            verdict = decide_page(facts, statements, self.rules)
+        except Exception as error:  # never lose a page's output over its signals
+            self.failed(response, "usage signals", error)
+            verdict = PageVerdict(EMPTY, NO_SIGNALS)
+        page.verdict = verdict
+        if verdict.purpose is not None:
+            inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
+        return verdict
 
     def usage_of(
         self, response: Response, page: Page | None = None
@@ -282,8 +271,8 @@ class PageState:
             page = self.page_of(response)
             earlier = self.verdict_of(response, page)
             facts = page.facts
-            if facts is None:  # decided without reading (a bug of ours): the facts again
-                facts = self._facts(response)
+            if facts is None:  # never: verdict_of keeps them
+                return
             statements = page.statements.also(licenses=signals)
             verdict = decide_page(facts, statements, self.rules)
             refused = verdict.purpose
