@@ -260,14 +260,15 @@ class RobotsTxtMiddleware:
         return None
 
     def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
-        """The verdict on a request that carries no version: while its origin's robots.txt
-        is not known (asking starts its fetch), it waits for it, as :func:`decide` would
-        say first of all, without deciding it (a held request is decided once, when it
-        comes back with its robots.txt); else it is decided, robots.txt looked up once."""
+        """The verdict on a request that carries no version (``known``: the cache's
+        versions): while its origin's robots.txt is not known (asking starts its fetch), it
+        waits for it, as :func:`decide` would say first of all, without deciding it (a held
+        request is decided once, when it comes back with its robots.txt); else it is
+        decided, robots.txt looked up once."""
         origin = facts.origin
         if origin is None or facts.obey is Obey.NOTHING:
             return self._decide(request, facts, known)
-        robots = known(ROBOTS, origin)
+        robots = self._robots.entry(origin, request)  # known(ROBOTS, origin), one call fewer
         if robots is None:
             return Wait(ROBOTS, origin)
 
