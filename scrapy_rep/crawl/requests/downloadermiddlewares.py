@@ -127,9 +127,11 @@ class RobotsTxtMiddleware:
         self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self  # for the spider side: crawl/requests/owners.py
         self._scheduler: Any = None
-        #: Requests handed back to be held that ``_request_scheduled`` has not caught yet;
-        #: it listens only while there are some (a receiver costs every dispatch).
-        self._marked = 0
+        #: The requests handed back to be held that ``_request_scheduled`` has not caught
+        #: yet, by ``id`` (the engine schedules the very object returned): it listens only
+        #: while there are some (a receiver costs every dispatch), and reads the state of
+        #: those only (not of every request scheduled meanwhile).
+        self._marked: set[int] = set()
         self._listening = False
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
@@ -171,7 +173,9 @@ class RobotsTxtMiddleware:
         now = self._clock()
         documents = self.documents
         origin = facts.origin
-        robots = self._robots.cached_entry(origin, now) if facts.obey is not Obey.NOTHING else None
+        # robots.txt's OriginDocument.cached_entry, its lifecycle asked directly (the hot
+        # path: one call fewer per request)
+        robots = self.lifecycle.fresh_entry(origin, now) if facts.obey is not Obey.NOTHING else None
         if robots is None and facts.obey is not Obey.NOTHING:
             return None  # robots.txt not known: it waits, decided once it is (_robots_first)
 
@@ -225,8 +229,11 @@ class RobotsTxtMiddleware:
             # versions decide it now. One an override let through is decided again: the
             # override may have expired since (checked at the time the request is sent).
             verdict = kept[1]
+            documents = self.documents
             for kind, key, entry in kept[1].used:  # no generator, no call: the hot path
-                if known(kind, key) is not entry:
+                # the usual request: ``current``'s answer, without the closure's call
+                now_entry = known(kind, key) if carries else documents[kind].entry(key, request)
+                if now_entry is not entry:
                     verdict = None
                     break
         if verdict is None and carries:
@@ -239,7 +246,7 @@ class RobotsTxtMiddleware:
                 for kind, key, entry in verdict.used:  # decided by them when it comes back
                     self.documents[kind].carry(request, entry, key)
                 return self._hand_back(request)  # caught by _request_scheduled and held
-            self._unmarked()  # it came straight back, its mark taken off: wait in place
+            self._unmarked(request)  # it came straight back, its mark taken off: wait here
             await document.wait(verdict.key, request, verdict.also)
             verdict = self._decide(request, facts, known)
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
@@ -253,14 +260,15 @@ class RobotsTxtMiddleware:
         return None
 
     def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
-        """The verdict on a request that carries no version: while its origin's robots.txt
-        is not known (asking starts its fetch), it waits for it, as :func:`decide` would
-        say first of all, without deciding it (a held request is decided once, when it
-        comes back with its robots.txt); else it is decided, robots.txt looked up once."""
+        """The verdict on a request that carries no version (``known``: the cache's
+        versions): while its origin's robots.txt is not known (asking starts its fetch), it
+        waits for it, as :func:`decide` would say first of all, without deciding it (a held
+        request is decided once, when it comes back with its robots.txt); else it is
+        decided, robots.txt looked up once."""
         origin = facts.origin
         if origin is None or facts.obey is Obey.NOTHING:
             return self._decide(request, facts, known)
-        robots = known(ROBOTS, origin)
+        robots = self._robots.entry(origin, request)  # known(ROBOTS, origin), one call fewer
         if robots is None:
             return Wait(ROBOTS, origin)
 
@@ -332,33 +340,36 @@ class RobotsTxtMiddleware:
     def _hand_back(self, request: Request) -> Request:
         """Return ``request`` (marked by its document's ``hold_or_wait``) to the engine, and
         listen to ``request_scheduled`` until it comes through."""
-        self._marked += 1
+        self._marked.add(id(request))
         if not self._listening:
             self._listening = True
             self.crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
         return request
 
-    def _unmarked(self) -> None:
+    def _unmarked(self, request: Request) -> None:
         """A marked request came through (or straight back). When none is left, stop
         listening to ``request_scheduled``, which comes for every request scheduled;
         on the next turn of the reactor: disconnecting while the signal is being sent
         would make pydispatch skip the receiver after ours."""
-        self._marked = max(0, self._marked - 1)
-        if self._marked == 0 and self._listening:
+        marked = self._marked
+        marked.discard(id(request))
+        if not marked and self._listening:
             call_later(0, self._stop_listening)
 
     def _stop_listening(self) -> None:
-        if self._marked == 0 and self._listening:
+        if not self._marked and self._listening:
             self._listening = False
             self.crawler.signals.disconnect(
                 self._request_scheduled, signal=signals.request_scheduled
             )
 
     def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
+        if id(request) not in self._marked:
+            return  # not handed back to be held: its state is not read (no call)
         hold = take_hold(request)
+        self._unmarked(request)
         if hold is None:
             return
-        self._unmarked()
         name, key, also = hold
         self.documents[name].hold(key, request, also)
         raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged

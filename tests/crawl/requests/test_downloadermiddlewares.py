@@ -152,3 +152,37 @@ def test_a_receiver_after_the_hold_catcher_still_gets_the_signal_it_stops_on() -
     assert any(isinstance(getattr(r, "value", None), IgnoreRequest) for _, r in results)
     assert seen == ["http://example.com/a"]
     assert middleware.held_requests() == {str(origin): 1}
+
+
+def test_the_hold_catcher_reads_only_the_requests_it_handed_back() -> None:
+    """While it listens, ``request_scheduled`` comes for every request scheduled: the
+    catcher takes the hold of the requests it handed back (the very objects the engine
+    schedules) and leaves the others' state unread."""
+    from scrapy import signals
+
+    from scrapy_rep.crawl.requeststate import state_of, update
+
+    crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": True})
+    middleware = RobotsTxtMiddleware(crawler)
+    handed = Request("http://example.com/a")
+    other = Request("http://example.com/b")
+    origin = middleware.facts.origins.get(handed.url)
+    hold = (middleware._robots.name, origin, ())
+    update(handed, hold=hold)
+    update(other, hold=hold)  # marked, but not handed back by this middleware
+    middleware._hand_back(handed)
+    other_state = state_of(other)
+
+    def send(request: Request) -> bool:
+        results = crawler.signals.send_catch_log(
+            signals.request_scheduled, request=request, dont_log=IgnoreRequest
+        )
+        return any(isinstance(getattr(r, "value", None), IgnoreRequest) for _, r in results)
+
+    assert send(other) is False
+    assert state_of(other) is other_state  # not read, not replaced
+    assert send(handed) is True
+    caught = state_of(handed)
+    assert caught is not None and caught.hold is None  # the mark taken off
+    assert middleware.held_requests() == {str(origin): 1}
+    assert send(handed) is False  # caught once: not handed back again
