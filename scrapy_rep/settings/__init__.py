@@ -38,6 +38,7 @@ from scrapy_rep.settings.readers import robots_agent as robots_agent
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import DirectiveReadings
 from scrapy_rep.verdict import Override, RequestRules
+from scrapy_rep.verdict.page import PageRules
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
 PROFILES: Final = tuple(profiles.PROFILES)
@@ -609,8 +610,23 @@ def request_rules(
         explain=bool(config.audit_file),
         max_licenses=config.rsl_max_licenses,
     )
-    if policy is None:  # the page's directives read as the crawl reads them (its settings)
-        policy = UsagePolicy.of(
-            config.purpose, config.purpose_unknown, readings=directive_readings(config)
-        )
-    return replace(rules, policy=policy)
+    return replace(rules, policy=usage_policy(config) if policy is None else policy)
+
+
+def usage_policy(config: RepConfig) -> UsagePolicy:
+    """The crawl's purposes held against the sites' signals (``REP_PURPOSE``,
+    ``REP_PURPOSE_UNKNOWN``, the directive readings): the one policy of a request's
+    verdict and a page's."""
+    return UsagePolicy.of(
+        config.purpose, config.purpose_unknown, readings=directive_readings(config)
+    )
+
+
+def page_rules(config: RepConfig, policy: UsagePolicy | None = None) -> PageRules:
+    """The settings that decide a fetched page or file
+    (:func:`scrapy_rep.verdict.page.decide_page`), for the crawl's page pass, its media gate
+    and ``scrapy rep-robots``, so that they cannot drift. ``policy``: the purposes a tool
+    was asked about (``--purpose``) instead of ``REP_PURPOSE``'s."""
+    return PageRules(
+        usage_policy(config) if policy is None else policy, config.media_noindex_means_no_ai
+    )

@@ -69,6 +69,7 @@ from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,
     directive_readings,
+    page_rules,
     request_rules,
     robots_agent,
 )
@@ -78,7 +79,7 @@ from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import licenses_signals
 from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.verdict import RequestRules, obey_of
-from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
+from scrapy_rep.verdict.page import PageFacts, decide_page
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -306,9 +307,8 @@ class RobotsCommand(ScrapyCommand):
             content_type = response.headers.get(b"Content-Type") or b""
             image = content_type.lstrip().lower().startswith(b"image/")
             facts = PageFacts(url, tokens, before, image, file=inside is not None)
-            page_rules = PageRules(policy, config.media_noindex_means_no_ai)
             said = statements.also(inside=inside or ())
-            decision = decide_page(facts, said, page_rules).usage
+            decision = decide_page(facts, said, page_rules(config, policy)).usage
             code = EXIT_ALLOWED
             for line in lines:
                 print(f"      {line}")

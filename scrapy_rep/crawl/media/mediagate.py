@@ -28,7 +28,7 @@ from scrapy_rep.crawl.internals import awaited
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
+from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
@@ -36,7 +36,7 @@ from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
 from scrapy_rep.verdict.decide import Refused
-from scrapy_rep.verdict.page import PAGE, PageFacts, PageRules, decide_page
+from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -79,15 +79,12 @@ class MediaGate:
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
         self.crawler = crawler
-        self.policy = UsagePolicy.of(
-            config.purpose,
-            config.purpose_unknown,
-            readings=directive_readings(config),
-        )
+        #: The settings a file's decision takes (:func:`~scrapy_rep.verdict.page.decide_page`),
+        #: and the crawl's purposes among them.
+        self.rules = page_rules(config)
+        self.policy = self.rules.policy
         #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
         self.noindex_no_ai = config.media_noindex_means_no_ai
-        #: The settings a file's decision takes (:func:`~scrapy_rep.verdict.page.decide_page`).
-        self.rules = PageRules(self.policy, self.noindex_no_ai)
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met

@@ -22,15 +22,14 @@ from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, 
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.settings import RepConfig, directive_readings, robots_agent
+from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import record_for
-from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, UsagePolicy
+from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE
 from scrapy_rep.usage.purpose import UsageDecision, UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.page import (
     SAYS_NOTHING,
     PageFacts,
-    PageRules,
     PageStatements,
     PageVerdict,
     decide_page,
@@ -87,11 +86,9 @@ class PageState:
         self._extra = crawler_tokens("", config.directive_tokens)
         #: The tokens of each set of names a request was decided for (a rotator's few).
         self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self.usage = UsagePolicy.of(
-            config.purpose,
-            config.purpose_unknown,
-            readings=directive_readings(config),
-        )
+        #: The settings the page's decision takes, and the crawl's purposes among them.
+        self.rules = rules = page_rules(config)
+        self.usage = rules.policy
         #: A page's noimageindex covers its images (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
         self.noimageindex_covers = config.media_noindex_means_no_ai
         self.mark = config.purpose_action == "mark"
@@ -100,8 +97,6 @@ class PageState:
         #: For AI purposes, TDMRep's rows are read too (its meta tags found in the same
         #: look at the page as the robots meta tags).
         self._ai = self.usage.needs_tdmrep
-        #: The settings the page's decision takes.
-        self.rules = PageRules(self.usage, config.media_noindex_means_no_ai)
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
 
