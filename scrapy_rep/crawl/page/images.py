@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.crawl.page.pagestate import PageState
+    from scrapy_rep.crawl.page.pagestate import Page, PageState
     from scrapy_rep.directives import PageDirectives
 
 logger = logging.getLogger(__name__)
@@ -101,8 +101,11 @@ class ImageGate:
         #: What the page pass knows of each response (its images are kept there).
         self._pages = pages
 
-    def page(self, response: Response, directives: PageDirectives) -> _Page | None:
-        """The noimageai page ``response`` is (``None``: it is not one), read once."""
+    def page(
+        self, response: Response, directives: PageDirectives, known: Page | None = None
+    ) -> _Page | None:
+        """The noimageai page ``response`` is (``None``: it is not one), read once
+        (``known``: what the page pass knows of it, when the caller has it)."""
         if not self.active:
             return None
         if directives.noimageai:
@@ -111,7 +114,8 @@ class ImageGate:
             word, purposes = "noimageindex", INDEX_IMAGE_PURPOSES
         else:
             return None
-        known = self._pages.page_of(response)
+        if known is None:
+            known = self._pages.page_of(response)
         if known.images is not NOT_READ:
             return known.images  # type: ignore[return-value]
         source = next(

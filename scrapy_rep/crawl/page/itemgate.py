@@ -22,13 +22,14 @@ from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
     from scrapy_rep.crawl.page.images import ImageGate
+    from scrapy_rep.crawl.page.pagestate import Page
+    from scrapy_rep.verdict.page import PageVerdict
 
 
 class ItemGate:
@@ -43,10 +44,19 @@ class ItemGate:
         #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
         self._preferences_field = page.config.item_preferences_field
 
-    def by_directives(self, item: Any, response: Response) -> Any:
+    def gate(self, item: Any, response: Response, page: Page) -> Any:
+        """The item through the three checks, with what the page pass read of its page
+        (``page``, its verdict decided): the item, or ``None`` when it is dropped."""
+        verdict = page.verdict
+        assert verdict is not None  # the page pass reads a page before its output
+        item = self.by_directives(item, response, verdict)
+        item = item if item is None else self.by_usage(item, response, verdict)
+        return item if item is None else self.by_images(item, response, verdict, page)
+
+    def by_directives(self, item: Any, response: Response, verdict: PageVerdict) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the page's
         verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`)."""
-        refused = self.page.verdict_of(response).index
+        refused = verdict.index
         if refused is None:
             return item
         reason = refused.reason
@@ -68,32 +78,33 @@ class ItemGate:
         )
         return None
 
-    def by_usage(self, item: Any, response: Response) -> Any:
-        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl; a kept
-        item gets its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
-        decision, refusal = self.page.usage_of(response)
+    def by_usage(self, item: Any, response: Response, verdict: PageVerdict) -> Any:
+        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl (the
+        verdict's :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`); a kept item gets
+        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
+        decision, refused = verdict.usage, verdict.purpose
         if self.page.mark:
             try:
                 ItemAdapter(item)[meta.USAGE] = decision.to_dict()
             except (KeyError, TypeError):  # an item class without that field
                 inc(self.stats, "rep/purpose/items_not_marked")
-            if refusal is not None:
-                inc(self.stats, f"rep/purpose/items_marked/{refusal.purpose}")
+            if refused is not None:
+                inc(self.stats, f"rep/purpose/items_marked/{refused.purpose}")
             return self._with_preferences(item, decision)
-        if refusal is None:
+        if refused is None:
             return self._with_preferences(item, decision)
-        inc(self.stats, f"rep/purpose/items_dropped/{refusal.purpose}")
+        inc(self.stats, f"rep/purpose/items_dropped/{refused.purpose}")
         logger.debug(
             "Dropped an item of %(url)s: %(why)s",
-            {"url": response.url, "why": refusal.message},
+            {"url": response.url, "why": refused.message},
             extra={"spider": self.crawler.spider},
         )
         self.crawler.signals.send_catch_log(
             rep_signals.item_refused,
             item=item,
             response=response,
-            reason=Reason.PURPOSE,
-            message=refusal.message,
+            reason=refused.reason,
+            message=refused.message,
         )
         return None
 
@@ -110,12 +121,12 @@ class ItemGate:
             inc(self.stats, "rep/purpose/items_without_preferences")
         return item
 
-    def by_images(self, item: Any, response: Response) -> Any:
+    def by_images(self, item: Any, response: Response, verdict: PageVerdict, page: Page) -> Any:
         """The image URLs of an item of a noimageai page, refused or marked (a bug of ours
         is logged and counted, and never costs the item)."""
         try:
-            page = self.images.page(response, self.page.directives_of(response))
-            return item if page is None else self.images.item(item, page)
+            shown = self.images.page(response, verdict.directives, page)
+            return item if shown is None else self.images.item(item, shown)
         except Exception as error:
             self.page.failed(response, "noimageai images", error)
             return item

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.verdict.page import PageVerdict
+
 
 class LinkGate:
     """Whether a page's nofollow (or a rel="nofollow" link) drops a request."""
@@ -35,9 +37,9 @@ class LinkGate:
         self._keep_nofollow = page.config.nofollow_action == "keep"
         self._rel_nofollow = page.config.rel_nofollow
 
-    def by_follow(self, request: Request, response: Response) -> bool:
-        """Whether the page's nofollow (or a rel="nofollow" link) drops ``request``."""
-        verdict = self.page.verdict_of(response)
+    def by_follow(self, request: Request, response: Response, verdict: PageVerdict) -> bool:
+        """Whether the page's nofollow (its ``verdict``'s ``follow``), or a rel="nofollow"
+        link, drops ``request``."""
         refused = verdict.follow
         if refused is not None:
             if self._keep_nofollow:

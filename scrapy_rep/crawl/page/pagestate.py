@@ -25,7 +25,7 @@ from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE
-from scrapy_rep.usage.purpose import UsageDecision, UsageSignal
+from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.page import (
     SAYS_NOTHING,
@@ -119,17 +119,24 @@ class PageState:
             or (self.config.rel_nofollow and may_link_nofollow(response))
         )
 
+    def read(self, response: Response) -> Page:
+        """Read ``response`` once, before its callback (the page pass's input): its verdict,
+        its ``rep/directives/…_pages`` stats, and whether its output passes every gate
+        untouched. The gates are handed the :class:`Page` (and its verdict) from here on."""
+        page = self.page_of(response)
+        verdict = self.verdict_of(response, page)
+        directives = verdict.directives
+        if directives is not EMPTY:
+            self.count_page(directives)
+        page.plain = self.passes_all(directives, verdict.purpose, response)
+        return page
+
     def page_of(self, response: Response) -> Page:
         """What is known of ``response`` (a new :class:`Page` the first time)."""
         page = self.pages.get(response)
         if page is None:
             page = self.pages[response] = Page()
         return page
-
-    def is_plain(self, response: Response) -> bool:
-        """Whether ``response``'s output passes every gate untouched."""
-        page = self.pages.get(response)
-        return page is not None and page.plain
 
     def verdict_of(self, response: Response, page: Page | None = None) -> PageVerdict:
         """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
@@ -184,30 +191,12 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
         return verdict
 
-    def usage_of(
-        self, response: Response, page: Page | None = None
-    ) -> tuple[UsageDecision, Refused | None]:
-        """The page's usage decision for the crawl's purposes, and the refusal if it is
-        denied (from its verdict)."""
-        verdict = self.verdict_of(response, page)
-        return verdict.usage, verdict.purpose
-
-    def tokens_of(self, response: Response) -> tuple[str, ...]:
-        """The crawler tokens whose directives apply to ``response``: every name its
-        request was decided for (the crawler's declared name, then the name it was sent
-        as: :func:`scrapy_rep.robotstxt.useragent.held_names`, the names of the robots.txt
-        decision; any name's "no" applies, docs/decisions.md 'Every name a request can be
-        held to'), then ``REP_DIRECTIVE_TOKENS``; a request not decided (nothing obeyed):
-        :attr:`tokens`."""
-        request = response.request
-        state = state_of(request) if request is not None else None
-        if state is None:
-            return self.tokens
-        tokens = self._tokens_of.get(state.names)
-        return tokens if tokens is not None else self._tokens_for(state.names)
-
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The tokens of ``names`` (see :meth:`tokens_of`), remembered."""
+        """The crawler tokens whose directives apply to a page whose request was decided
+        for ``names`` (the crawler's declared name, then the name it was sent as:
+        :func:`scrapy_rep.robotstxt.useragent.held_names`; any name's "no" applies,
+        docs/decisions.md 'Every name a request can be held to'), then
+        ``REP_DIRECTIVE_TOKENS``; remembered (a rotator's few sets)."""
         if not names:
             return self.tokens
         if len(self._tokens_of) >= _MAX_NAME_SETS:
@@ -215,10 +204,6 @@ class PageState:
         named = (name for name in names if name)
         tokens = self._tokens_of[names] = tuple(dict.fromkeys((*named, *self._extra)))
         return tokens
-
-    def directives_of(self, response: Response, page: Page | None = None) -> PageDirectives:
-        """The directives of ``response`` for this crawler (from its verdict)."""
-        return self.verdict_of(response, page).directives
 
     def failed(self, response: Response, what: str, error: Exception) -> None:
         """Reading a page failed: the page counts as having none of ``what``; logged once

@@ -115,25 +115,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs."""
-        state = self.page
-        page = state.page_of(response)
-        verdict = state.verdict_of(response, page)
-        directives = verdict.directives
+        page = self.page.read(response)
+        verdict = page.verdict
+        assert verdict is not None  # read() decides it
         try:
-            response.meta[meta.DIRECTIVES] = directives
+            response.meta[meta.DIRECTIVES] = verdict.directives
         except AttributeError:  # a response without a request (built by hand)
             return
-        state.count_page(directives)
         response.meta[meta.USAGE] = verdict.usage
-        if state.passes_all(directives, verdict.purpose, response):
-            page.plain = True
 
     # ------------------------------------------------------------------ output
 
     def _audited_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
-        self.page.add_licenses(response, None)
+        if response is not None and self.licenses.document() is not None:
+            self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
         kept = dropped = 0
         try:
             for output in result:
@@ -149,7 +146,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
-        self.page.add_licenses(response, None)
+        if response is not None and self.licenses.document() is not None:
+            self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
         return self._processed(response, result)
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
@@ -197,23 +195,30 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None or self.page.is_plain(response):
+        if response is None:
             return item
-        items = self.items
-        item = items.by_directives(item, response)
-        item = item if item is None else items.by_usage(item, response)
-        return item if item is None else items.by_images(item, response)
+        page = self.page.pages.get(response)  # read by process_spider_input
+        if page is None or page.verdict is None:  # an output without its input pass
+            page = self.page.read(response)
+        return item if page.plain else self.items.gate(item, response, page)
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
             return self.early.request(request, start=True)
-        if self.page.is_plain(response):
+        page = self.page.pages.get(response)  # read by process_spider_input
+        if page is None or page.verdict is None:  # an output without its input pass
+            page = self.page.read(response)
+        if page.plain:
             return self.early.request(request)
-        if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(request, response):
+        verdict = page.verdict
+        assert verdict is not None  # read() decides it
+        if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(
+            request, response, verdict
+        ):
             return None
         try:
-            page = self.images.page(response, self.page.directives_of(response))
-            marked = request if page is None else self.images.request(request, response, page)
+            shown = self.images.page(response, verdict.directives, page)
+            marked = request if shown is None else self.images.request(request, response, shown)
         except Exception as error:  # never lose a request over reading the page's images
             self.page.failed(response, "noimageai images", error)
             return request
