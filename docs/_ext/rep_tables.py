@@ -3,7 +3,10 @@
 In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
 hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default
 in its unit, the setting's one-line ``help``), and those after
-``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`.
+``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`,
+and those after ``<!-- rep: signals-table -->`` the table of signals of
+:data:`scrapy_rep.verdict.signals.SIGNALS` (every statement read: where, whose names,
+which purposes and actions, how values combine).
 The tables are written into the Markdown files, so a page reads whole on GitHub too:
 ``python docs/_ext/rep_tables.py`` rewrites them; a stale one is a warning when the
 site is built (an error under ``-W``) and fails ``tests/project/test_docs.py``. The settings
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.settings import SETTINGS, Setting
 from scrapy_rep.usage._purpose_table import ROWS
+from scrapy_rep.verdict.signals import SIGNALS
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -127,7 +131,34 @@ def purpose_table(_: str) -> str:
     return "\n".join(rows)
 
 
-TABLES = {"settings-table": settings_table, "purpose-table": purpose_table}
+def signals_table(_: str) -> str:
+    """Each row of the table of signals: what it is, where it is read (and from which
+    fields), whose names it binds, the purposes and actions it speaks to, how values
+    combine, and its standard."""
+    rows = [
+        "| statement | read from | binds | purposes | actions | combined by | standard |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in SIGNALS:
+        where = str(row.where)
+        if row.fields:
+            where += " " + ", ".join(f"`{name}`" for name in row.fields)
+            if row.where == "meta tag" and row.binds == "our names":
+                where += " and our names"
+        actions = ", ".join(sorted(str(action) for action in row.actions))
+        ai = " (AI purposes only)" if row.ai_only else ""
+        rows.append(
+            f"| {row.name} | {where}{ai} | {row.binds} | {', '.join(row.purposes)} | "
+            f"{actions} | {row.combine} | {row.standard} |"
+        )
+    return "\n".join(rows)
+
+
+TABLES = {
+    "settings-table": settings_table,
+    "purpose-table": purpose_table,
+    "signals-table": signals_table,
+}
 
 
 def settings_page_problems(text: str) -> list[str]:

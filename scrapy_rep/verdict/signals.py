@@ -199,7 +199,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _PAGE_ACTIONS,
         _ALL,
         Combine.UNION,
-        "Google's robots meta tag specification; SPEC §6",
+        "Google's robots meta tag specification",
         directive_header("X-Robots-Tag", header_directives),
     ),
     SignalRow(
@@ -221,7 +221,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _PAGE_ACTIONS,
         _ALL,
         Combine.UNION,
-        "Google's robots meta tag specification; SPEC §6",
+        "Google's robots meta tag specification",
         _robots_meta,
     ),
     SignalRow(
@@ -297,7 +297,7 @@ OTHER_ROWS: Final[tuple[SignalRow, ...]] = (
         "(decide, step 6)",
     ),
     SignalRow(
-        "robots.txt License",
+        "robots.txt License (file-wide, and in the groups of our names)",
         Where.ROBOTS_TXT,
         (),
         Binds.EVERYONE,
@@ -317,7 +317,7 @@ OTHER_ROWS: Final[tuple[SignalRow, ...]] = (
         "W3C TDMRep Final Report §3.1 (decide, steps 4-6)",
     ),
     SignalRow(
-        "RSL license named by the page (Link header, <link>, inline)",
+        "RSL license named by the page (Link header, `<link>`, inline)",
         Where.LICENSE,
         (),
         Binds.EVERYONE,

@@ -319,6 +319,16 @@ def test_purpose_table_is_written_from_the_code() -> None:
     assert "| tdmrep | `tdm-reservation: 1` | – | denied | denied |" in table
 
 
+def test_signals_table_is_written_from_the_code() -> None:
+    from scrapy_rep.verdict.signals import SIGNALS
+
+    assert "<!-- rep: signals-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
+    table = rep_tables().signals_table("")
+    assert len([line for line in table.splitlines() if line.startswith("| ")]) == len(SIGNALS) + 1
+    assert "| Robots-Tag header | response header `robots-tag` | our names |" in table
+    assert "| robots meta tag | meta tag `robots` and our names | our names |" in table
+
+
 def test_every_signal_and_meta_key_is_documented() -> None:
     import scrapy_rep.signals
 
