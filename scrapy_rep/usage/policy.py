@@ -39,10 +39,10 @@ from scrapy_rep.usage.purpose import (
     content_signal_signal,
     content_usage_header_signal,
     content_usage_signals,
-    decide,
     embedded_image_signal,
     page_signals,
     tdmrep_signal,
+    usage_decision,
 )
 from scrapy_rep.usage.tdmrep import NO_FILE, NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
 from scrapy_rep.usage.tdmrep import RESERVED_ALL as RESERVED_ALL
@@ -85,7 +85,7 @@ class Before:
     every: tuple[UsageSignal, ...] = ()
 
     def decision(self) -> UsageDecision:
-        return decide(self.every)
+        return usage_decision(self.every)
 
 
 NOTHING_BEFORE: Final = Before((), None)
@@ -183,7 +183,7 @@ class UsagePolicy:
             said.append(content_usage_header_signal(page.content_usage))
         if page.content_signal:
             said.append(content_signal_header_signal(page.content_signal))
-        return decide(
+        return usage_decision(
             self.fetched_signals(
                 before, said, page.tdm_header, page.tdm_meta, page.directives, page.image,
                 page.embedded_by,

@@ -8,7 +8,7 @@ signal a site gives (aipref ``Content-Usage``, ``Content-Signal``, TDMRep, ``noa
 ``nocache``, ``nosnippet`` / ``max-snippet:0``, :class:`DirectiveReadings`) is turned
 into a :class:`UsageSignal` through ONE table, :data:`MAPPING`, whose rows name their
 source; a vocabulary that has no word for a purpose says nothing about it.
-:func:`decide` combines the signals of one resource into a :class:`UsageDecision`: for
+:func:`usage_decision` combines the signals of one resource into a :class:`UsageDecision`: for
 each purpose, any explicit "no" wins, then any "yes", else unknown (the rule of
 draft-ietf-aipref-vocab-08 §5.1, applied across vocabularies). See
 ``docs/purpose-notes.md``.
@@ -351,7 +351,7 @@ def _directive_source(directives: PageDirectives, word: str) -> str:
 
 # --------------------------------------------------------------------------- decision
 
-Verdict = Literal["allowed", "denied", "unknown"]
+UsageAnswer = Literal["allowed", "denied", "unknown"]
 
 
 class UsageDecision:
@@ -375,7 +375,7 @@ class UsageDecision:
         """``True`` allowed, ``False`` denied, ``None`` unknown."""
         return self._answers[_index(purpose)]
 
-    def verdict(self, purpose: Purpose) -> Verdict:
+    def verdict(self, purpose: Purpose) -> UsageAnswer:
         answer = self._answers[_index(purpose)]
         return "unknown" if answer is None else "allowed" if answer else "denied"
 
@@ -428,7 +428,7 @@ def _conditions(signals: tuple[UsageSignal, ...]) -> tuple[str, ...]:
 _USE_RANK: Final = {level: rank for rank, level in enumerate(USE_LEVELS)}
 
 
-def decide(signals: Iterable[UsageSignal]) -> UsageDecision:
+def usage_decision(signals: Iterable[UsageSignal]) -> UsageDecision:
     """Combine the signals of one resource (see :class:`UsageDecision`)."""
     return UsageDecision(signals)
 

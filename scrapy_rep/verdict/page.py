@@ -40,9 +40,9 @@ from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePol
 from scrapy_rep.usage.purpose import (
     UsageDecision,
     UsageSignal,
-    decide,
     file_index_signals,
     speaks_of_use,
+    usage_decision,
 )
 from scrapy_rep.usage.tdmrep import NO_VALUES
 from scrapy_rep.verdict.decide import Refused
@@ -173,7 +173,7 @@ def decide_page(
         signals = policy.fetched_signals(
             before, usage, tdm_header, tdm_meta, directives, facts.image, facts.embedded_by
         )
-        decision = decide((*signals, *indexing, *statements.licenses, *statements.inside))
+        decision = usage_decision((*signals, *indexing, *statements.licenses, *statements.inside))
     agent = facts.tokens[0] if facts.tokens else ""
     purpose = None
     refusal = policy.refusal(decision)

@@ -25,7 +25,7 @@ from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
 from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl.terms import decide
+from scrapy_rep.usage.rsl.terms import purpose_answers
 from tests.support.lifecycles import Announcing, actions_of
 
 L = "https://licenses.example/site-license.xml"
@@ -53,7 +53,7 @@ def test_one_download_per_license_url_and_the_document_decides() -> None:
     assert life.handle(RequestSeen(L), T0) == []  # a second waiter: the same download
     actions = life.handle(Downloaded(L, license_fetched(200, BODY), held=2), T0 + 1)
     [release] = actions_of(Release, actions)
-    train = decide(release.entry.rules, "https://a.example/books/1", frozenset(), L)[1]
+    train = purpose_answers(release.entry.rules, "https://a.example/books/1", frozenset(), L)[1]
     assert train.allowed is False and L in train.source
     assert {s.name for s in actions_of(Stat, actions)} == {"rep/rsl/outcome/parsed"}
     assert life.phase(L, T0 + 1) is Phase.FRESH
@@ -68,7 +68,7 @@ def test_a_4xx_is_no_terms_and_an_unreachable_document_given_up_on_is_no_ai_use(
     gave_up.handle(RequestSeen(L), T0)
     [release] = actions_of(Release, gave_up.handle(Downloaded(L, license_fetched(503), held=1), T0))
     assert release.entry.rules is UNREACHABLE
-    answers = decide(release.entry.rules, "https://a.example/", frozenset(), L)
+    answers = purpose_answers(release.entry.rules, "https://a.example/", frozenset(), L)
     assert tuple(a.allowed for a in answers) == (None, False, False)
 
 
@@ -86,4 +86,6 @@ def test_its_shared_record_and_lease_are_named_apart_from_other_kinds() -> None:
     # What another process reads back decides the same.
     back = RSL.entry_of(save.record).rules
     for url in ("https://a.example/", "https://a.example/books/1"):
-        assert decide(back, url, frozenset(), L) == decide(RSL.parse(BODY), url, frozenset(), L)
+        assert purpose_answers(back, url, frozenset(), L) == purpose_answers(
+            RSL.parse(BODY), url, frozenset(), L
+        )

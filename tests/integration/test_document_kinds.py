@@ -24,7 +24,7 @@ from scrapy_rep.fetch.records import SharedRecord
 from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
-from scrapy_rep.usage.rsl.terms import decide
+from scrapy_rep.usage.rsl.terms import purpose_answers
 from tests.support.documents import KIND_BODIES
 from tests.support.redisserver import RedisServer, running_redis
 from tests.support.robotsite import Reply, Sites, crawl, robots
@@ -94,8 +94,8 @@ async def test_every_kind_round_trips_through_every_store(
         if kind is ROBOTS_TXT:
             assert back.rules.allowed(probe, "TestBot") is False
         elif kind is RSL:
-            assert decide(back.rules, probe) == decide(entry.rules, probe)
-            assert decide(back.rules, probe)[1].allowed is False  # its prohibits survived
+            assert purpose_answers(back.rules, probe) == purpose_answers(entry.rules, probe)
+            assert purpose_answers(back.rules, probe)[1].allowed is False  # its prohibits survived
         else:
             assert back.rules.values(probe) == entry.rules.values(probe)
     else:

@@ -89,7 +89,7 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     "no". Found by the whole-crawl run (seed 65: an MP4 cut so, stored for ai-train).
     Every cut between the end of the value and the end of the file."""
     from scrapy_rep.usage.media.reading import read_media
-    from scrapy_rep.usage.purpose import decide
+    from scrapy_rep.usage.purpose import usage_decision
     from tests.support.wholecrawl import PLUS_VOCAB, media_body
 
     value = "DMI-PROHIBITED-AIMLTRAINING"  # odd length: the PNG packet is not compressed
@@ -98,7 +98,7 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     lost = [
         cut
         for cut in range(end + 1, len(body))
-        if decide(read_media(body[:cut]).signals).allowed("ai-train") is not False
+        if usage_decision(read_media(body[:cut]).signals).allowed("ai-train") is not False
     ]
     assert lost == [], f"{len(lost)} of {len(body) - end - 1} cuts lose the no, first {lost[0]}"
 

@@ -27,7 +27,7 @@ from lxml import etree
 
 from scrapy_rep.usage.media.reading import read_media
 from scrapy_rep.usage.media.xmp import Limits
-from scrapy_rep.usage.purpose import PURPOSES, decide
+from scrapy_rep.usage.purpose import PURPOSES, usage_decision
 from tests.support.mediafiles import (
     PLUS_VOCAB,
     RDF_FORMS,
@@ -129,7 +129,7 @@ def exiftool(tmp_path_factory: pytest.TempPathFactory) -> ExifTool:
 def we_read(data: bytes) -> tuple[list[str], tuple[bool | None, ...]]:
     """The sources of the signals we read in ``data``, and the answer per purpose."""
     reading = read_media(data, c2pa=False)
-    decision = decide(reading.signals)
+    decision = usage_decision(reading.signals)
     return [s.source for s in reading.signals], tuple(decision.allowed(p) for p in PURPOSES)
 
 
@@ -236,8 +236,8 @@ def test_exiftool_reads_a_no_past_our_former_limits_and_so_do_we(
     data = build()
     assert exiftool.data_mining(data, suffix) == [PROHIBITED]
     reading = read_media(data, limits=Limits(max_scan=4096 if "after" in name else 32 << 20))
-    assert decide(reading.signals).allowed("ai-train") is False, reading
-    assert decide(reading.signals).allowed("ai-input") is False, reading
+    assert usage_decision(reading.signals).allowed("ai-train") is False, reading
+    assert usage_decision(reading.signals).allowed("ai-input") is False, reading
 
 
 def test_an_allowed_value_is_read_alike(exiftool: ExifTool) -> None:

@@ -76,7 +76,7 @@ from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
 from scrapy_rep.usage.media.reading import dmi_signal, read_media
 from scrapy_rep.usage.policy import RESERVED_ALL, TDM_PURPOSES, PageSignals, UsagePolicy
-from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.purpose import usage_decision
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from scrapy_rep.usage.tdmrep import (
     NO_FILE,
@@ -1106,7 +1106,7 @@ def _file_fate(
             if False in stated.answers:
                 expect.stand_ins[url] = "cut XMP packet: the value is whole before the cut"
             signals = (*signals, stated)
-    decision = decide((*origin, *signals))
+    decision = usage_decision((*origin, *signals))
     if policy.refusal(decision) is not None:
         return "refused"
     return "stored" if converts else "failed"

@@ -29,10 +29,10 @@ from scrapy_rep.usage.purpose import (
     content_signal_signal,
     content_usage_header_signal,
     content_usage_signals,
-    decide,
     page_signals,
     prefs_signal,
     tdmrep_signal,
+    usage_decision,
 )
 from scrapy_rep.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
 from tests.support.fakes import ARTICLE, article_page
@@ -224,7 +224,7 @@ def test_mapping_noai_noimageai(
     """noai: not for AI training nor as input to AI models (DeviantArt). noimageai: the
     same for an image response; on an HTML page it protects the images, not the text."""
     signals = page_signals(page_directives(response, "MyBot/1.0"), image=image)
-    assert verdicts(decide(signals)) == expected
+    assert verdicts(usage_decision(signals)) == expected
 
 
 def test_page_signal_sources_quote_the_tag() -> None:
@@ -247,14 +247,14 @@ def test_cloudflare_managed_robotstxt_as_published() -> None:
     about ai-input; the named AI crawlers' groups say nothing (and disallow all)."""
     robots = parse_robotstxt(CLOUDFLARE_MANAGED)
     ours = content_signal_signal(robots.content_signals("Scrapy/2.13 (+https://scrapy.org)"))
-    decision = decide([ours])
+    decision = usage_decision([ours])
     assert verdicts(decision) == (Y, N, U)
     assert decision.decided_by("ai-train") is ours
     assert ours.source == "robots.txt Content-Signal: search=yes, ai-train=no"
     assert robots.allowed("https://www.crawlstop.com/page", "Scrapy")
     assert not robots.allowed("https://www.crawlstop.com/lp", "Scrapy")
     gpt = content_signal_signal(robots.content_signals("GPTBot"))
-    assert verdicts(decide([gpt])) == (U, U, U)
+    assert verdicts(usage_decision([gpt])) == (U, U, U)
     assert not robots.allowed("https://www.crawlstop.com/page", "GPTBot")
 
 
@@ -263,7 +263,11 @@ def test_cloudflare_policy_without_signals_says_nothing() -> None:
     preferences" (the file served to free zones without a robots.txt)."""
     robots = parse_robotstxt(CLOUDFLARE_POLICY)
     assert robots.content_signals("Scrapy") == ContentSignals()
-    assert verdicts(decide([content_signal_signal(robots.content_signals("Scrapy"))])) == (U, U, U)
+    assert verdicts(usage_decision([content_signal_signal(robots.content_signals("Scrapy"))])) == (
+        U,
+        U,
+        U,
+    )
 
 
 @pytest.mark.parametrize(
@@ -279,7 +283,10 @@ def test_cloudflare_policy_without_signals_says_nothing() -> None:
 )
 def test_cloudflare_published_signal_lines(line: str, expected: tuple[bool | None, ...]) -> None:
     robots = parse_robotstxt(f"User-Agent: *\n{line}\nAllow: /\n")
-    assert verdicts(decide([content_signal_signal(robots.content_signals("Scrapy"))])) == expected
+    assert (
+        verdicts(usage_decision([content_signal_signal(robots.content_signals("Scrapy"))]))
+        == expected
+    )
 
 
 # --------------------------------------------------------------------------- decisions
@@ -311,7 +318,7 @@ def test_decision_any_no_wins_then_any_yes_else_unknown(
     expected: tuple[bool | None, ...],
     deciders: tuple[str | None, ...],
 ) -> None:
-    decision = decide(signals)
+    decision = usage_decision(signals)
     assert verdicts(decision) == expected
     got = tuple(getattr(decision.decided_by(p), "source", None) for p in PURPOSES)
     assert got == deciders
@@ -343,7 +350,7 @@ def test_decision_across_all_vocabularies_for_one_page() -> None:
         tdmrep_signal(resolve(tdm.lookup(url), header_values(None), meta_values(["1"]))),
         *page_signals(page_directives(response, "Scrapy"), image=False),
     ]
-    decision = decide(signals)
+    decision = usage_decision(signals)
     assert verdicts(decision) == (Y, N, N)
     assert (
         str(decision.decided_by("ai-train"))
@@ -374,24 +381,27 @@ def test_tdmrep_file_sets_the_signal_source() -> None:
 
 
 def test_to_dict_is_compact() -> None:
-    decision = decide([])
+    decision = usage_decision([])
     assert decision.to_dict() == {"a": dict.fromkeys(PURPOSES), "by": {}, "s": []}
     long_header = content_usage_header_signal(["train-ai=n, " + "x=y, " * 1000 + "y=n"])
     assert len(long_header.source) == MAX_SOURCE_CHARS and long_header.source.endswith("…")
     assert long_header.answers == (U, N, U)
-    assert len(json.dumps(decide([long_header]).to_dict())) < 400
+    assert len(json.dumps(usage_decision([long_header]).to_dict())) < 400
 
 
 def test_unknown_purpose_is_a_value_error() -> None:
-    decision = decide([sig((Y, Y, Y), "a")])
+    decision = usage_decision([sig((Y, Y, Y), "a")])
     for call in (decision.allowed, decision.verdict, decision.decided_by):
         with pytest.raises(ValueError, match="unknown purpose"):
             call("ai_train")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         allowed([], "training")  # type: ignore[arg-type]
     assert decision.verdict("search") == "allowed"
-    assert decide([sig((N, U, U), "b")]).verdict("search") == "denied"
-    assert decision.verdict("ai-input") == "allowed" and decide([]).verdict("search") == "unknown"
+    assert usage_decision([sig((N, U, U), "b")]).verdict("search") == "denied"
+    assert (
+        decision.verdict("ai-input") == "allowed"
+        and usage_decision([]).verdict("search") == "unknown"
+    )
 
 
 ANSWER = st.sampled_from([True, False, None])
@@ -401,7 +411,7 @@ ANSWER = st.sampled_from([True, False, None])
 @given(st.lists(st.tuples(ANSWER, ANSWER, ANSWER), max_size=6))
 def test_decision_matches_the_naive_rule(rows: list[tuple[bool | None, ...]]) -> None:
     signals = [UsageSignal("tdmrep", (a, b, c), f"s{i}") for i, (a, b, c) in enumerate(rows)]
-    decision = decide(signals)
+    decision = usage_decision(signals)
     for index, purpose in enumerate(PURPOSES):
         column = [row[index] for row in rows]
         expected = False if False in column else True if True in column else None

@@ -28,8 +28,8 @@ from scrapy_rep.usage.policy import PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import (
     content_signal_header_signal,
     content_signal_signal,
-    decide,
     prefs_signal,
+    usage_decision,
 )
 from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
 from tests.support.answers import purpose_answers
@@ -104,10 +104,10 @@ def test_without_a_use_level_there_is_no_condition() -> None:
 def test_the_most_restrictive_level_of_several_signals_is_the_decisions() -> None:
     robots_level = content_signal_signal(ContentSignals(use="full"))
     header = content_signal_header_signal("use=reference")
-    assert decide([robots_level, header]).conditions == ("use=reference",)
-    assert decide([header, robots_level]).conditions == ("use=reference",)
+    assert usage_decision([robots_level, header]).conditions == ("use=reference",)
+    assert usage_decision([header, robots_level]).conditions == ("use=reference",)
     immediate = content_signal_header_signal("use=immediate")
-    assert decide([robots_level, header, immediate]).conditions == ("use=immediate",)
+    assert usage_decision([robots_level, header, immediate]).conditions == ("use=immediate",)
 
 
 # --------------------------------------------------------------------------- header (unit)

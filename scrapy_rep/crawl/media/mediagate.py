@@ -34,7 +34,7 @@ from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, decide
+from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, usage_decision
 from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
 from scrapy_rep.verdict.reasons import Reason
@@ -167,7 +167,7 @@ class MediaGate:
         what = f"the check failed: {type(error).__name__}: {error}"[:200]
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
-        decision = decide((signal,))
+        decision = usage_decision((signal,))
         refusal = self.policy.refusal(decision)
         if refusal is None:  # a crawl without an AI purpose never gets here (not enabled)
             refusal = Refusal("ai-train", signal)

@@ -34,7 +34,7 @@ from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_not_read
-from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.purpose import usage_decision
 from scrapy_rep.usage.rsl.discovery import (
     NO_LICENSES,
     PageLicenses,
@@ -189,7 +189,7 @@ class PageLicenseReader:
         the crawl (read without a trail record: :meth:`_used` records those used)."""
         pairs = [(url, RSL.unreachable if e is None else e.rules) for url, e in entries.items()]
         signals = self._licenses_signals(page_url, found, pairs)
-        return self._policy.refusal(decide(signals), final=False) is not None
+        return self._policy.refusal(usage_decision(signals), final=False) is not None
 
     def _signals(
         self, response: Response, found: PageLicenses, pairs: list[tuple[str, RslDocument]]

@@ -72,7 +72,7 @@ def says_not_read(signal: UsageSignal) -> bool:
 
 
 def held_licenses(urls: Iterable[str]) -> frozenset[str]:
-    """The ``REP_RSL_LICENSES`` values, normalised for :func:`decide`."""
+    """The ``REP_RSL_LICENSES`` values, normalised for :func:`purpose_answers`."""
     return frozenset(normalise_license_url(url) for url in urls if url.strip())
 
 
@@ -195,7 +195,7 @@ def _answer(
     return granted or SAYS_NOTHING
 
 
-def decide(
+def purpose_answers(
     document: RslDocument, url: str, held: frozenset[str] = frozenset(), license_url: str = ""
 ) -> tuple[RslAnswer, RslAnswer, RslAnswer]:
     """What ``document`` says about ``url`` for each purpose, in :data:`PURPOSES` order
@@ -211,9 +211,9 @@ def rsl_signals(
     document: RslDocument, url: str, held: frozenset[str] = frozenset(), license_url: str = ""
 ) -> tuple[UsageSignal, ...]:
     """The answers as usage signals (one per deciding element) for
-    :func:`scrapy_rep.usage.purpose.decide`."""
+    :func:`scrapy_rep.usage.purpose.usage_decision`."""
     by_source: dict[str, list[bool | None]] = {}
-    for index, answer in enumerate(decide(document, url, held, license_url)):
+    for index, answer in enumerate(purpose_answers(document, url, held, license_url)):
         if answer.allowed is not None:
             by_source.setdefault(answer.source, [None, None, None])[index] = answer.allowed
     return tuple(UsageSignal("rsl", (a[0], a[1], a[2]), source) for source, a in by_source.items())

@@ -14,7 +14,7 @@ from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.policy import UsagePolicy
-from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.purpose import usage_decision
 from scrapy_rep.usage.rsl.document import parse_rsl
 
 LICENSE = "https://lic.example/l.xml"
@@ -62,7 +62,7 @@ def test_a_page_without_licenses_says_nothing() -> None:
 def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
     found, _ = reader({LICENSE: license_entry(NO_SEARCH)})
     link = f'<{LICENSE}>; rel="license"; type="application/rsl+xml"'
-    decision = decide(found.known_now(page_with_head(Link=link)))
+    decision = usage_decision(found.known_now(page_with_head(Link=link)))
     assert decision.allowed("search") is False
     assert LICENSE in decision.decided_by("search").source  # type: ignore[union-attr]
 
@@ -70,7 +70,7 @@ def test_a_cached_license_named_by_the_link_header_decides_now() -> None:
 def test_a_license_not_known_yet_on_the_sync_path_is_no_ai_use_and_counted() -> None:
     found, crawler = reader({})
     html = f'<link rel="license" type="application/rsl+xml" href="{LICENSE}">'
-    decision = decide(found.known_now(page_with_head(html)))
+    decision = usage_decision(found.known_now(page_with_head(html)))
     assert (decision.allowed("ai-train"), decision.allowed("ai-input")) == (False, False)
     assert decision.allowed("search") is None  # not concerned: not a "no" we invent
     assert crawler.stats.get_value("rep/rsl/page_license_not_known") == 1
@@ -85,9 +85,9 @@ def test_a_page_naming_more_licenses_than_the_bound_has_none_read_on_the_sync_pa
     urls = [f"https://lic.example/{n}.xml" for n in range(9)]
     found, _ = reader({url: license_entry(permit) for url in urls})
     links = "".join(f'<link rel="license" type="application/rsl+xml" href="{u}">' for u in urls)
-    decision = decide(found.known_now(page_with_head(links)))
+    decision = usage_decision(found.known_now(page_with_head(links)))
     assert [decision.allowed(p) for p in ("search", "ai-train", "ai-input")] == [False] * 3
     assert decision.decided_by("search").source == (  # type: ignore[union-attr]
         f"RSL {urls[8]}: licenses not read: the page names 9, more than REP_RSL_MAX_LICENSES (8)"
     )
-    assert decide(found.known_now(page_with_head(links.split(">", 1)[1]))).allowed("search")
+    assert usage_decision(found.known_now(page_with_head(links.split(">", 1)[1]))).allowed("search")

@@ -20,7 +20,7 @@ from scrapy_rep.usage.media._xmp_text import packet_text
 from scrapy_rep.usage.media.c2pa import available, manifest_signals
 from scrapy_rep.usage.media.reading import data_mining_values, read_media
 from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
-from scrapy_rep.usage.purpose import decide
+from scrapy_rep.usage.purpose import usage_decision
 from tests.support.answers import purpose_answers
 from tests.support.mediafiles import (
     DMI_VALUES,
@@ -610,7 +610,7 @@ def store(
 
 
 def decided(signals: list) -> tuple[bool | None, ...]:  # type: ignore[type-arg]
-    return purpose_answers(decide(signals))
+    return purpose_answers(usage_decision(signals))
 
 
 @pytest.mark.parametrize(("entries", "expected"), C2PA_CASES, ids=[str(e) for e, _ in C2PA_CASES])
@@ -821,7 +821,7 @@ def test_a_manifest_in_a_file_over_the_scan_limit_is_not_given_to_the_library() 
 
 def media_answers(data: bytes, **kw: Any) -> tuple[bool | None, ...]:
     """What a file says of each purpose, read by ``read_media``."""
-    return purpose_answers(decide(read_media(data, **kw).signals))
+    return purpose_answers(usage_decision(read_media(data, **kw).signals))
 
 
 # ------------------------------------------------- offsets followed, work bounded

@@ -16,7 +16,7 @@ from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.usage.rsl.discovery import html_licenses, link_header_licenses
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl.terms import decide
+from scrapy_rep.usage.rsl.terms import purpose_answers
 
 T = TypeVar("T")
 PAGE = "http://a.example/dir/page"
@@ -240,7 +240,9 @@ def test_the_rsl_kind_round_trips_through_a_shared_record(
     if not body:
         assert back is document  # the stand-in itself, not a copy
     for url in PROBES:
-        assert decide(back, url, frozenset(), L) == decide(document, url, frozenset(), L)
+        assert purpose_answers(back, url, frozenset(), L) == purpose_answers(
+            document, url, frozenset(), L
+        )
 
 
 def test_the_rsl_kind() -> None:
@@ -312,7 +314,9 @@ def test_the_rsl_kind_round_trips_through_the_jobdir_store(tmp_path: Path) -> No
     assert tdm is None  # the license at tdmrep.json's URL took no tdmrep.json record
     back = RSL.entry_of(saved).rules  # type: ignore[arg-type]
     for url in PROBES:
-        assert decide(back, url, frozenset(), L) == decide(document, url, frozenset(), L)
+        assert purpose_answers(back, url, frozenset(), L) == purpose_answers(
+            document, url, frozenset(), L
+        )
     assert RSL.entry_of(saved_absent).rules is ABSENT  # type: ignore[arg-type]
 
 
@@ -354,7 +358,7 @@ def test_inline_licenses_in_script_elements() -> None:
     )
     assert page.urls == ("http://a.example/l.xml",)
     (document,) = page.inline
-    assert tuple(a.allowed for a in decide(document, PAGE)) == (None, False, False)
+    assert tuple(a.allowed for a in purpose_answers(document, PAGE)) == (None, False, False)
     broken = page_licenses('<script type="application/rsl+xml">not xml</script>', PAGE)
     assert broken.inline[0].problem is not None  # unreadable: no AI use
     assert page_licenses("<p>nothing</p>", PAGE).inline == ()

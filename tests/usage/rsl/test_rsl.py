@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.usage.purpose import decide as decide_signals
+from scrapy_rep.usage.purpose import usage_decision as decide_signals
 from scrapy_rep.usage.rsl.document import (
     ABSENT,
     UNREACHABLE,
@@ -13,7 +13,7 @@ from scrapy_rep.usage.rsl.document import (
     parse_rsl,
     rsl_for_response,
 )
-from scrapy_rep.usage.rsl.terms import answer_for, decide, held_licenses, rsl_signals
+from scrapy_rep.usage.rsl.terms import answer_for, held_licenses, purpose_answers, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -42,7 +42,7 @@ def prohibits(values: str, kind: str = "usage") -> str:
 
 def rsl_answers(body: bytes, url: str, held: tuple[str, ...] = ()) -> tuple[bool | None, ...]:
     document = parse_rsl(body)
-    return tuple(a.allowed for a in decide(document, url, held_licenses(held), LICENSE))
+    return tuple(a.allowed for a in purpose_answers(document, url, held_licenses(held), LICENSE))
 
 
 # ------------------------------------------------------------------------ parsing
@@ -102,7 +102,11 @@ def test_bodies_that_are_not_rsl_documents_are_unreadable(body: bytes, problem: 
     assert document.problem is not None and problem in document.problem
     assert document.contents == ()
     # Unreadable terms lose no "no": no AI use anywhere, search not concerned.
-    assert tuple(a.allowed for a in decide(document, "http://a.example/x")) == (None, False, False)
+    assert tuple(a.allowed for a in purpose_answers(document, "http://a.example/x")) == (
+        None,
+        False,
+        False,
+    )
 
 
 def test_hostile_documents_expand_nothing() -> None:
@@ -152,9 +156,11 @@ def test_download_outcomes() -> None:
     assert rsl_for_response(429, b"") is UNREACHABLE
     assert rsl_for_response(503, b"") is UNREACHABLE
     assert rsl_for_response(200, doc(content("/"))).problem is None
-    assert decide(ABSENT, "http://a.example/") == decide(parse_rsl(doc(content("/"))), "/")
-    assert tuple(a.allowed for a in decide(ABSENT, "http://a.example/")) == (None,) * 3
-    assert tuple(a.allowed for a in decide(UNREACHABLE, "/")) == (None, False, False)
+    assert purpose_answers(ABSENT, "http://a.example/") == purpose_answers(
+        parse_rsl(doc(content("/"))), "/"
+    )
+    assert tuple(a.allowed for a in purpose_answers(ABSENT, "http://a.example/")) == (None,) * 3
+    assert tuple(a.allowed for a in purpose_answers(UNREACHABLE, "/")) == (None, False, False)
 
 
 # ------------------------------------------------------------------------ matching
@@ -280,7 +286,9 @@ def test_the_deciding_element_is_named() -> None:
         content("/books/*", lic(prohibits("ai-train")), server="https://ls.example/"),
     )
     document = parse_rsl(body)
-    search, train, input_ = decide(document, "http://a.example/books/1", frozenset(), LICENSE)
+    search, train, input_ = purpose_answers(
+        document, "http://a.example/books/1", frozenset(), LICENSE
+    )
     assert train.source == (
         f'RSL {LICENSE} <content url="/books/*" server="https://ls.example/"> license 1: '
         '<prohibits type="usage">ai-train</prohibits>'
