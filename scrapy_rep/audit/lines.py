@@ -107,6 +107,9 @@ def run_line(
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
+        # Every fetched page's record keeps what the page said (its ``page`` part): a
+        # record of this run without one has lost it.
+        "page_parts": True,
     }
 
 
@@ -223,6 +226,31 @@ def usage_part(
     }
     if decision.conditions:  # Content-Signal use=: a condition, not an answer
         part["conditions"] = list(decision.conditions)
+    return part
+
+
+#: The most characters of a page's statements a record keeps (its ``page`` part): past
+#: it, the part says so and ``audit verify`` cannot re-derive the page's verdict.
+MAX_PAGE_PART_CHARS: Final = 16384
+
+
+def page_part(
+    names: Sequence[str], headers: Sequence[tuple[str, str]], meta: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
+    """What a fetched page said, as the table of signals read it (``headers``: the fields
+    of its header rows; ``meta``: its meta tags named after a meta row or our names), and
+    the crawler ``names`` they were read for: the page's snapshot, from which
+    ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
+    A page whose statements run past :data:`MAX_PAGE_PART_CHARS` keeps only ``omitted``."""
+    part: dict[str, Any] = {"names": list(names)}
+    size = sum(len(name) + len(value) for name, value in (*headers, *meta))
+    if size > MAX_PAGE_PART_CHARS:
+        part["omitted"] = f"its statements run past {MAX_PAGE_PART_CHARS} characters"
+        return part
+    if headers:
+        part["headers"] = [[name, value] for name, value in headers]
+    if meta:
+        part["meta"] = [[name, content] for name, content in meta]
     return part
 
 

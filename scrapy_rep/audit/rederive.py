@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
 from scrapy_rep.audit.lines import RefusedBy
+from scrapy_rep.audit.pages import page_differences, run_page_rules
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
@@ -58,6 +59,7 @@ from scrapy_rep.verdict import (
     Verdict,
     decide,
 )
+from scrapy_rep.verdict.page import PageRules
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})
@@ -84,6 +86,12 @@ class RunContext:
     schema: int = 2
     #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
     overrides: tuple[Override, ...] = ()
+    #: The run's settings that decide a fetched page (``None``: not readable from its
+    #: header: its pages are taken as recorded), and whether noindex dropped items.
+    page_rules: PageRules | None = None
+    noindex_drops: bool = True
+    #: The run wrote a ``page`` part in every fetched page's record (its header says so).
+    page_parts: bool = False
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -93,6 +101,7 @@ class RunContext:
         agents = header.get("agents")
         purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
         profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
+        page_rules, noindex_drops = run_page_rules(settings)
         return cls(
             run=str(header.get("run", "")),
             profile=profile if profile in PROFILES else "google",
@@ -104,6 +113,9 @@ class RunContext:
             rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
             overrides=_overrides(settings.get("REP_OVERRIDES")),
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
+            page_rules=page_rules,
+            noindex_drops=noindex_drops,
+            page_parts=header.get("page_parts") is True,
         )
 
 
@@ -168,6 +180,14 @@ class Rederiver:
         return meta if meta is not None else self.snapshots.get(sha)
 
     def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+        """Every way ``record`` differs from what its snapshots say today, and a fetched
+        page's from what it said (sentences)."""
+        found = self._request_differences(record, run)
+        if record.get("fate") == "fetched":
+            found += page_differences(record, run.page_rules, run.noindex_drops, run.page_parts)
+        return found
+
+    def _request_differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today (sentences)."""
         url = str(record.get("url", ""))
         robots = record.get("robots")

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
+    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 
 class TrailWriter(Protocol):
@@ -33,7 +34,14 @@ class TrailWriter(Protocol):
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
     ) -> None: ...
 
-    def page_done(self, response: Response, kept: int, dropped: int) -> None: ...
+    def page_done(
+        self,
+        response: Response,
+        kept: int,
+        dropped: int,
+        facts: PageFacts | None = None,
+        statements: PageStatements | None = None,
+    ) -> None: ...
 
     def failed(self, request: Request, exception: BaseException) -> None: ...
 

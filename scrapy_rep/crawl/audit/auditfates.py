@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
+    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 
 class FateEvents(AuditState):
@@ -64,9 +65,18 @@ class FateEvents(AuditState):
         self._final(key, state, "refused", **extra)
 
     @guarded
-    def page_done(self, response: Response, kept: int, dropped: int) -> None:
+    def page_done(
+        self,
+        response: Response,
+        kept: int,
+        dropped: int,
+        facts: PageFacts | None = None,
+        statements: PageStatements | None = None,
+    ) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        ``kept`` and ``dropped`` items. Called directly (a signal costs more per page)."""
+        ``kept`` and ``dropped`` items; what the page said (``statements``, read for the
+        names of ``facts``), kept in the record's ``page`` part. Called directly (a signal
+        costs more per page)."""
         request = response.request
         state = open_record(request, self.open)
         if state is None or request is None:
@@ -91,6 +101,8 @@ class FateEvents(AuditState):
             sha = robots_sha(state)
             licenses = state[LICENSES] or {}
             extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
+        if facts is not None and statements is not None:
+            extra["page"] = lines.page_part(facts.tokens, statements.headers, statements.meta)
         state[STATUS] = response.status
         self._final(record_id(request), state, "fetched", **extra)
 

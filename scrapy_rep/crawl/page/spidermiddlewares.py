@@ -189,7 +189,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is None or trail is None:
             return
         try:
-            trail.page_done(response, kept, dropped)
+            page = self.page.pages.get(response)
+            if page is None or page.verdict is None:  # an output without its input pass
+                page = self.page.read(response)
+            # what the page said, for the trail's record: audit verify decides it again
+            trail.page_done(response, kept, dropped, page.facts, page.statements)
         except Exception:  # the page's output is through; a bug of ours must not cost it
             inc(self.stats, "rep/audit/errors")
             logger.exception("scrapy_rep internal error writing the audit record of %s", response)
