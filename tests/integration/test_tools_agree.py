@@ -1,0 +1,435 @@
+"""The tools and the crawl agree URL by URL on one crawl that combines an override, a
+request sent as another crawler, an RSL license and an image (docs/decisions.md, 'The
+tools decide through the crawl's own code', 'Every name a request can be held to').
+
+One local server answers for two origins, ``http://127.0.0.1:PORT`` (whose host
+``REP_OVERRIDES`` covers) and ``http://localhost:PORT`` (not covered). Its robots.txt
+disallows ``/private`` for every crawler, ``/nogoogle`` for Googlebot's group only, and
+names (in the ``*`` group) an RSL license that prohibits ai-train for ``/licensed/``. The
+crawl (``REP_PURPOSE = "ai-train"``, ``REP_AUDIT_FILE``, ImagesPipeline) sends some pages
+as its declared name and some with ``User-Agent: Googlebot/2.1 …`` (the same URL, as
+both, where the answers differ); a page's item names four images for ImagesPipeline: one
+whose XMP says ``DMI-PROHIBITED-AIMLTRAINING``, a plain one, and one under ``/private`` on
+each host.
+
+For each URL and each User-Agent it is sent with, the crawl's fate (a page's from its
+audit trail record, an image's from the item and its ``file`` record, each cross-checked
+with the server's log) is what ``scrapy rep-robots -s SETTING=… --purpose ai-train`` says
+(its allowed / DISALLOWED line, and its page or file usage verdict ``=> not for this
+crawl``), what ``python -m scrapy_rep check --overrides … --purpose … --user-agent …``
+says for every name the request is held to (the crawl allows only if every name allows),
+and ``python -m scrapy_rep audit verify`` finds nothing in the crawl's trail; both tools
+name the override, and the robots.txt line, the trail records.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+from scrapy import Request
+
+from tests.support.audittrail import lines, url_records
+from tests.support.documents import rsl_license
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.mediafiles import jpeg, xmp_packet
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, collecting_items, crawl, stat
+from tests.support.tools import audit_process, check_tool, scrapy_robots
+
+#: One crawl for the module's tests: on one worker.
+pytestmark = pytest.mark.xdist_group("tools_agree")
+
+#: The host REP_OVERRIDES covers, and the one it does not (the same server and port).
+OVERRIDDEN, OTHER = "127.0.0.1", "localhost"
+#: The crawler's declared User-Agent (its name: testbot), and the one some requests carry.
+DECLARED = str(BASE_SETTINGS["USER_AGENT"])
+GOOGLEBOT = "Googlebot/2.1 (+http://www.google.com/bot.html)"
+PERMISSION = "written permission of the site owner, 2026-11-01"
+#: The settings the crawl and ``scrapy rep-robots -s`` share.
+AGREE_SETTINGS: dict[str, Any] = {
+    "REP_PURPOSE": "ai-train",
+    "REP_OVERRIDES": [{"host": OVERRIDDEN, "reason": PERMISSION, "expires": "2099-01-01"}],
+}
+#: The same, as ``python -m scrapy_rep check`` options.
+AGREE_CHECK_OPTIONS = (
+    "--purpose",
+    AGREE_SETTINGS["REP_PURPOSE"],
+    "--overrides",
+    json.dumps(AGREE_SETTINGS["REP_OVERRIDES"]),
+)
+#: ``{license}``: the license of the origin asked (in the ``*`` group, before its last rule:
+#: TestBot's, not Googlebot's).
+AGREE_ROBOTS = (
+    "User-agent: googlebot\nDisallow: /nogoogle\n\n"
+    "User-agent: *\nLicense: {license}\nDisallow: /private\n"
+)
+NO_TRAIN_HERE = rsl_license(
+    '<prohibits type="usage">ai-train</prohibits>', '<content url="/licensed/">'
+)
+PAGES = {
+    "/noai": b'<html><head><meta name="robots" content="noai"></head><body>p</body></html>',
+    "/googlebot-noai": (
+        b'<html><head><meta name="googlebot" content="noai"></head><body>p</body></html>'
+    ),
+}
+IMAGES = {
+    "/img/no-train.jpg": jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"), colour=(1, 2, 3)),
+    "/img/plain.jpg": jpeg(colour=(4, 5, 6)),
+    "/private/hidden.jpg": jpeg(colour=(7, 8, 9)),
+    "/private/shown.jpg": jpeg(colour=(10, 11, 12)),
+}
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A URL of the crawl as it is sent, and what the crawl does with it."""
+
+    host: str
+    path: str
+    #: "declared" (the crawl's own User-Agent) or "googlebot" (``User-Agent: GOOGLEBOT``).
+    sent_as: str
+    #: Pages: refused (before the fetch), kept or dropped (fetched, its item kept or
+    #: dropped); images: refused, stored or not stored (fetched, refused for ai-train).
+    fate: str
+    #: robots.txt disallows it and the override lets it past.
+    overridden: bool = False
+
+    @property
+    def is_image(self) -> bool:
+        return self.path.endswith(".jpg")
+
+    @property
+    def user_agent(self) -> str:
+        """The User-Agent its request is sent with."""
+        return GOOGLEBOT if self.sent_as == "googlebot" else DECLARED
+
+    @property
+    def held_to(self) -> tuple[str, ...]:
+        """The User-Agents whose names its request is held to: the declared one, then the
+        one it is sent with when that is another."""
+        return tuple(dict.fromkeys((DECLARED, self.user_agent)))
+
+
+AGREE_CASES = {
+    "other host, Disallow: /private": Sent(OTHER, "/private/page", "declared", "refused"),
+    "overridden host, Disallow: /private overridden": Sent(
+        OVERRIDDEN, "/private/page", "declared", "kept", overridden=True
+    ),
+    "sent as Googlebot, Googlebot's Disallow": Sent(OTHER, "/nogoogle", "googlebot", "refused"),
+    "sent as declared, Googlebot's Disallow": Sent(OTHER, "/nogoogle", "declared", "kept"),
+    "sent as Googlebot, overridden host, Googlebot's Disallow": Sent(
+        OVERRIDDEN, "/nogoogle", "googlebot", "kept", overridden=True
+    ),
+    "sent as Googlebot, the declared name's Disallow": Sent(
+        OTHER, "/private/page", "googlebot", "refused"
+    ),
+    "RSL prohibits ai-train": Sent(OTHER, "/licensed/page", "declared", "refused"),
+    "RSL prohibits ai-train, sent as Googlebot": Sent(
+        OTHER, "/licensed/page", "googlebot", "refused"
+    ),
+    "RSL prohibits ai-train, overridden host": Sent(
+        OVERRIDDEN, "/licensed/page", "declared", "refused"
+    ),
+    "meta robots noai": Sent(OTHER, "/noai", "declared", "dropped"),
+    "meta googlebot noai, sent as Googlebot": Sent(
+        OTHER, "/googlebot-noai", "googlebot", "dropped"
+    ),
+    "meta googlebot noai, sent as declared": Sent(OTHER, "/googlebot-noai", "declared", "kept"),
+    "plain page": Sent(OTHER, "/plain", "declared", "kept"),
+    "plain page, sent as Googlebot": Sent(OTHER, "/plain", "googlebot", "kept"),
+    "image DMI-PROHIBITED-AIMLTRAINING": Sent(OTHER, "/img/no-train.jpg", "declared", "not stored"),
+    "plain image": Sent(OTHER, "/img/plain.jpg", "declared", "stored"),
+    "image robots.txt disallows": Sent(OTHER, "/private/hidden.jpg", "declared", "refused"),
+    "image, overridden host": Sent(
+        OVERRIDDEN, "/private/shown.jpg", "declared", "stored", overridden=True
+    ),
+}
+#: The page whose item names the images.
+GALLERY = Sent(OTHER, "/plain", "declared", "kept")
+
+
+class AgreeSite(QuietHandler):
+    """robots.txt, the license, the pages and the images, for either host; every request
+    logged as (host, path, User-Agent)."""
+
+    log: ClassVar[list[tuple[str, str, str]]] = []
+
+    def do_GET(self) -> None:
+        host = self.headers["Host"]
+        self.log.append((host.split(":")[0], self.path, self.headers.get("User-Agent", "")))
+        if self.path == "/robots.txt":
+            body = AGREE_ROBOTS.format(license=f"http://{host}/license.xml")
+            self.send(200, body.encode(), {"Content-Type": "text/plain"})
+        elif self.path == "/license.xml":
+            self.send(200, NO_TRAIN_HERE, {"Content-Type": "application/rsl+xml"})
+        elif self.path in IMAGES:
+            self.send(200, IMAGES[self.path], {"Content-Type": "image/jpeg"})
+        elif self.path.startswith("/.well-known/"):
+            self.send(404, b"", {"Content-Type": "text/plain"})
+        else:
+            page = PAGES.get(self.path, b"<html><body>page</body></html>")
+            self.send(200, page, {"Content-Type": "text/html"})
+
+
+class HeldNamesSpider(ListSpider):
+    """Sends each of :attr:`sent` as it says (``dont_filter``: one URL may be sent as both);
+    the gallery page's item names the images."""
+
+    sent: ClassVar[list[tuple[str, str]]] = []  # (URL, sent_as)
+    images: ClassVar[list[str]] = []
+    gallery: ClassVar[str] = ""
+
+    async def start(self) -> Any:
+        for url, sent_as in self.sent:
+            # The crawl's own USER_AGENT unless the request carries another.
+            headers = {"User-Agent": GOOGLEBOT} if sent_as == "googlebot" else {}
+            yield Request(
+                url,
+                headers=headers,
+                dont_filter=True,
+                meta={"sent_as": sent_as},
+                callback=self.parse,
+                errback=self.failed,
+            )
+
+    def parse(self, response: Any) -> Any:
+        sent_as = response.meta["sent_as"]
+        gallery = response.url == self.gallery and sent_as == "declared"
+        yield {
+            "url": response.url,
+            "sent_as": sent_as,
+            "image_urls": list(self.images) if gallery else [],
+        }
+
+
+@dataclass
+class AgreeRun:
+    """What the crawl and each tool said."""
+
+    bases: dict[str, str]
+    trail: Path
+    #: (URL, sent_as) -> the crawl's ``url`` record.
+    records: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: Image URL -> the crawl's ``file`` record.
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    #: (host, path, User-Agent) of every request the server got.
+    served: list[tuple[str, str, str]] = field(default_factory=list)
+    #: sent_as -> (exit status, output) of ``scrapy rep-robots``.
+    rep_robots: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: User-Agent -> (exit status, output) of ``python -m scrapy_rep check``.
+    check: dict[str, tuple[int, str]] = field(default_factory=dict)
+    verify: tuple[int, str, str] = (0, "", "")
+    #: The crawl's count of requests the override let through.
+    overridden: int = 0
+
+    def url(self, sent: Sent) -> str:
+        return self.bases[sent.host] + sent.path
+
+
+def held_as(record: dict[str, Any]) -> str:
+    """How the request of a ``url`` record was sent, from the names it was held to."""
+    agents = record["robots"].get("agents") or ["testbot"]
+    assert agents in (["testbot"], ["testbot", "googlebot"]), record
+    return "googlebot" if "googlebot" in agents else "declared"
+
+
+def url_block(output: str, url: str) -> list[str]:
+    """The lines a tool printed about ``url``: its verdict line (``allowed`` or
+    ``DISALLOWED``, the URL, why), then the indented lines under it; exactly one."""
+    rows = output.splitlines()
+    found = []
+    for number, row in enumerate(rows):
+        words = row.split()
+        if len(words) >= 2 and words[0] in ("allowed", "DISALLOWED") and words[1] == url:
+            depth = len(row) - len(row.lstrip())
+            block = [row.strip()]
+            for below in rows[number + 1 :]:
+                if not below.strip() or len(below) - len(below.lstrip()) <= depth:
+                    break
+                block.append(below.strip())
+            found.append(block)
+    assert len(found) == 1, f"{url} has {len(found)} verdict lines in:\n{output}"
+    return found[0]
+
+
+@pytest_twisted.async_fixture(scope="module")
+async def agree_run(tmp_path_factory: pytest.TempPathFactory) -> AgreeRun:
+    folder = tmp_path_factory.mktemp("agree")
+    trail = folder / "trail.jsonl"
+    AgreeSite.log = []
+    with serving(AgreeSite) as port:
+        bases = {host: f"http://{host}:{port}" for host in (OVERRIDDEN, OTHER)}
+        run = AgreeRun(bases, trail)
+        pages = [sent for sent in AGREE_CASES.values() if not sent.is_image]
+        HeldNamesSpider.sent = [(run.url(sent), sent.sent_as) for sent in pages]
+        HeldNamesSpider.images = [run.url(s) for s in AGREE_CASES.values() if s.is_image]
+        HeldNamesSpider.gallery = run.url(GALLERY)
+        settings = {
+            **AGREE_SETTINGS,
+            "REP_AUDIT_FILE": str(trail),
+            "ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1},
+            "IMAGES_STORE": str(folder / "images"),
+        }
+        # (The spider sends HeldNamesSpider.sent, not the list crawl() passes it.)
+        crawler, _ = await crawl([], settings, HeldNamesSpider, collecting_items(run.items))
+        run.overridden = stat(crawler, "rep/requests/overridden")
+        run.served = list(AgreeSite.log)
+        # The tools, with the crawl's settings, on every URL as it was sent.
+        robots_settings = [
+            arg
+            for name, value in AGREE_SETTINGS.items()
+            for arg in ("-s", f"{name}={value if isinstance(value, str) else json.dumps(value)}")
+        ]
+        robots_settings += ["--purpose", AGREE_SETTINGS["REP_PURPOSE"], "--timeout", "5"]
+        urls = {
+            sent_as: [run.url(s) for s in AGREE_CASES.values() if s.sent_as == sent_as]
+            for sent_as in ("declared", "googlebot")
+        }
+        run.rep_robots["declared"] = scrapy_robots(
+            *robots_settings, *urls["declared"], user_agent=DECLARED
+        )
+        # Sent as Googlebot: the declared name is ROBOTSTXT_USER_AGENT, the User-Agent
+        # Googlebot's, as the crawl's request is held to both.
+        run.rep_robots["googlebot"] = scrapy_robots(
+            *robots_settings,
+            "-s",
+            "ROBOTSTXT_USER_AGENT=TestBot",
+            *urls["googlebot"],
+            user_agent=GOOGLEBOT,
+        )
+        every = list(dict.fromkeys(urls["declared"] + urls["googlebot"]))  # each URL once
+        for agent in (DECLARED, GOOGLEBOT):
+            run.check[agent] = check_tool(
+                every[0], *every, "--timeout", "5", *AGREE_CHECK_OPTIONS, "--user-agent", agent
+            )
+    run.verify = audit_process("verify", str(trail))
+    for record in url_records(trail):
+        key = (record["url"], held_as(record))
+        assert key not in run.records, f"two records of {key}"
+        run.records[key] = record
+    for line in lines(trail):
+        if line["type"] == "file":
+            assert line["url"] not in run.files, f"two file records of {line['url']}"
+            run.files[line["url"]] = line
+    return run
+
+
+def crawl_fate(run: AgreeRun, sent: Sent) -> str:
+    """What the crawl did with ``sent``, checked against what the server got: a page's
+    from its trail record and the spider's items; an image's from the item (its
+    ``images`` and ``rep_refused_files``) and its trail ``file`` record (an image is
+    requested by ImagesPipeline, not by the spider: no ``url`` record)."""
+    url = run.url(sent)
+    reached = (sent.host, sent.path, sent.user_agent) in run.served
+    if sent.is_image:
+        (gallery,) = [item for item in run.items if item["image_urls"]]
+        stored = {image["url"] for image in gallery["images"]}
+        refused = {entry["url"]: entry for entry in gallery.get("rep_refused_files", [])}
+        record = run.files.get(url)
+        if not reached:
+            assert url in refused and record is None, (gallery, record)
+            return "refused"
+        assert record is not None and record["fate"] in ("stored", "refused"), record
+        assert (record["fate"] == "stored") is (url in stored) is (url not in refused), gallery
+        return "stored" if record["fate"] == "stored" else "not stored"
+    record = run.records[url, sent.sent_as]
+    if record["fate"] == "refused":
+        assert not reached, f"{url} refused, yet the server got it"
+        return "refused"
+    assert record["fate"] == "fetched" and reached, record
+    kept = [item for item in run.items if (item["url"], item["sent_as"]) == (url, sent.sent_as)]
+    assert (record["items_kept"], record["items_dropped"]) in ((1, 0), (0, 1)), record
+    assert len(kept) == record["items_kept"], (record, kept)
+    return "kept" if record["items_kept"] else "dropped"
+
+
+def crawl_overridden(run: AgreeRun, sent: Sent) -> bool:
+    """Whether the crawl recorded ``sent`` as let past robots.txt by the override (an
+    image has no ``url`` record: the case says, and the stat counts it)."""
+    if sent.is_image:
+        return sent.overridden
+    return "overridden" in run.records[run.url(sent), sent.sent_as]["robots"]
+
+
+def crawl_line(run: AgreeRun, sent: Sent) -> str | None:
+    """The robots.txt line the crawl recorded as deciding ``sent`` (``line N: RULE``), or
+    ``None`` when none did (or for an image, which has no ``url`` record)."""
+    if sent.is_image:
+        return None
+    robots = run.records[run.url(sent), sent.sent_as]["robots"]
+    return f"line {robots['line']}: {robots['rule']}" if "line" in robots else None
+
+
+def rep_robots_fate(run: AgreeRun, sent: Sent) -> tuple[str, bool]:
+    """What ``scrapy rep-robots`` says of ``sent``: its fate, and whether the line names
+    the override."""
+    block = url_block(run.rep_robots[sent.sent_as][1], run.url(sent))
+    overridden = "overridden by REP_OVERRIDES" in block[0]
+    if block[0].startswith("DISALLOWED"):
+        return "refused", overridden
+    denied = any(line.startswith("=> not for this crawl") for line in block[1:])
+    if sent.is_image:
+        return ("not stored" if denied else "stored"), overridden
+    return ("dropped" if denied else "kept"), overridden
+
+
+def check_verdicts(run: AgreeRun, sent: Sent) -> list[str]:
+    """The verdict line ``python -m scrapy_rep check`` printed about ``sent`` for each name
+    its request is held to."""
+    return [url_block(run.check[agent][1], run.url(sent))[0] for agent in sent.held_to]
+
+
+@pytest.mark.parametrize("name", list(AGREE_CASES))
+def test_the_crawl_does_what_the_case_says(agree_run: AgreeRun, name: str) -> None:
+    sent = AGREE_CASES[name]
+    assert crawl_fate(agree_run, sent) == sent.fate
+    assert crawl_overridden(agree_run, sent) is sent.overridden
+    if not sent.is_image and sent.overridden:
+        robots = agree_run.records[agree_run.url(sent), sent.sent_as]["robots"]
+        assert robots["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+
+
+def test_the_crawl_counts_every_request_the_override_let_through(agree_run: AgreeRun) -> None:
+    assert agree_run.overridden == sum(sent.overridden for sent in AGREE_CASES.values())
+    assert len(agree_run.records) == sum(not sent.is_image for sent in AGREE_CASES.values())
+
+
+@pytest.mark.parametrize("name", list(AGREE_CASES))
+def test_rep_robots_says_what_the_crawl_did(agree_run: AgreeRun, name: str) -> None:
+    sent = AGREE_CASES[name]
+    output = agree_run.rep_robots[sent.sent_as][1]
+    crawled = (crawl_fate(agree_run, sent), crawl_overridden(agree_run, sent))
+    assert rep_robots_fate(agree_run, sent) == crawled, output
+    line = crawl_line(agree_run, sent)
+    assert line is None or line in url_block(output, agree_run.url(sent))[0], output
+
+
+@pytest.mark.parametrize("name", list(AGREE_CASES))
+def test_check_says_what_the_crawl_did_for_every_name(agree_run: AgreeRun, name: str) -> None:
+    """The crawl allows a request only if every name it is held to is allowed."""
+    sent = AGREE_CASES[name]
+    said = check_verdicts(agree_run, sent)
+    refused = any(verdict.startswith("DISALLOWED") for verdict in said)
+    assert refused is (crawl_fate(agree_run, sent) == "refused"), said
+    overridden = any("overridden by REP_OVERRIDES" in verdict for verdict in said)
+    assert overridden is crawl_overridden(agree_run, sent), said
+    line = crawl_line(agree_run, sent)
+    assert line is None or any(line in verdict for verdict in said), said
+
+
+def test_both_tools_exit_1_as_some_url_is_refused_or_denied(agree_run: AgreeRun) -> None:
+    assert {code for code, _ in agree_run.rep_robots.values()} == {1}
+    assert {code for code, _ in agree_run.check.values()} == {1}
+
+
+def test_audit_verify_finds_nothing_in_the_crawls_trail(agree_run: AgreeRun) -> None:
+    code, out, err = agree_run.verify
+    pages = sum(not sent.is_image for sent in AGREE_CASES.values())
+    assert (code, err) == (0, ""), out + err
+    (said,) = out.splitlines()  # one line: no finding, no event
+    assert said.startswith(f"{agree_run.trail}: clean: ") and f" {pages} record(s)" in said
