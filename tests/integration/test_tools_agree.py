@@ -13,8 +13,8 @@ whose XMP says ``DMI-PROHIBITED-AIMLTRAINING``, a plain one, and one under ``/pr
 each host.
 
 For each URL and each User-Agent it is sent with, the crawl's fate (a page's from its
-audit trail record, an image's from the item and its ``file`` record, each cross-checked
-with the server's log) is what ``scrapy rep-robots -s SETTING=… --purpose ai-train`` says
+audit trail record, an image's from the item, its ``url`` and its ``file`` record, each
+checked with the server's log) is what ``scrapy rep-robots -s SETTING=… --purpose ai-train`` says
 (its allowed / DISALLOWED line, and its page or file usage verdict ``=> not for this
 crawl``), what ``python -m scrapy_rep check --overrides … --purpose … --user-agent …``
 says for every name the request is held to (the crawl allows only if every name allows),
@@ -322,8 +322,9 @@ async def agree_run(tmp_path_factory: pytest.TempPathFactory) -> AgreeRun:
 def crawl_fate(run: AgreeRun, sent: Sent) -> str:
     """What the crawl did with ``sent``, checked against what the server got: a page's
     from its trail record and the spider's items; an image's from the item (its
-    ``images`` and ``rep_refused_files``) and its trail ``file`` record (an image is
-    requested by ImagesPipeline, not by the spider: no ``url`` record)."""
+    ``images`` and ``rep_refused_files``), its trail ``url`` record (requested by
+    ImagesPipeline, not scheduled: recorded when it is decided) and its ``file``
+    record."""
     url = run.url(sent)
     reached = (sent.host, sent.path, sent.user_agent) in run.served
     if sent.is_image:
@@ -331,9 +332,12 @@ def crawl_fate(run: AgreeRun, sent: Sent) -> str:
         stored = {image["url"] for image in gallery["images"]}
         refused = {entry["url"]: entry for entry in gallery.get("rep_refused_files", [])}
         record = run.files.get(url)
+        request = run.records[url, sent.sent_as]
         if not reached:
             assert url in refused and record is None, (gallery, record)
+            assert (request["fate"], request["refused_by"]) == ("refused", "robots.txt")
             return "refused"
+        assert request["fate"] == "fetched", request
         assert record is not None and record["fate"] in ("stored", "refused"), record
         assert (record["fate"] == "stored") is (url in stored) is (url not in refused), gallery
         return "stored" if record["fate"] == "stored" else "not stored"
@@ -349,18 +353,13 @@ def crawl_fate(run: AgreeRun, sent: Sent) -> str:
 
 
 def crawl_overridden(run: AgreeRun, sent: Sent) -> bool:
-    """Whether the crawl recorded ``sent`` as let past robots.txt by the override (an
-    image has no ``url`` record: the case says, and the stat counts it)."""
-    if sent.is_image:
-        return sent.overridden
+    """Whether the crawl recorded ``sent`` as let past robots.txt by the override."""
     return "overridden" in run.records[run.url(sent), sent.sent_as]["robots"]
 
 
 def crawl_line(run: AgreeRun, sent: Sent) -> str | None:
     """The robots.txt line the crawl recorded as deciding ``sent`` (``line N: RULE``), or
-    ``None`` when none did (or for an image, which has no ``url`` record)."""
-    if sent.is_image:
-        return None
+    ``None`` when none did."""
     robots = run.records[run.url(sent), sent.sent_as]["robots"]
     return f"line {robots['line']}: {robots['rule']}" if "line" in robots else None
 
@@ -389,14 +388,14 @@ def test_the_crawl_does_what_the_case_says(agree_run: AgreeRun, name: str) -> No
     sent = AGREE_CASES[name]
     assert crawl_fate(agree_run, sent) == sent.fate
     assert crawl_overridden(agree_run, sent) is sent.overridden
-    if not sent.is_image and sent.overridden:
+    if sent.overridden:
         robots = agree_run.records[agree_run.url(sent), sent.sent_as]["robots"]
         assert robots["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
 
 
 def test_the_crawl_counts_every_request_the_override_let_through(agree_run: AgreeRun) -> None:
     assert agree_run.overridden == sum(sent.overridden for sent in AGREE_CASES.values())
-    assert len(agree_run.records) == sum(not sent.is_image for sent in AGREE_CASES.values())
+    assert len(agree_run.records) == len(AGREE_CASES)  # images too: one record each
 
 
 @pytest.mark.parametrize("name", list(AGREE_CASES))
@@ -429,7 +428,7 @@ def test_both_tools_exit_1_as_some_url_is_refused_or_denied(agree_run: AgreeRun)
 
 def test_audit_verify_finds_nothing_in_the_crawls_trail(agree_run: AgreeRun) -> None:
     code, out, err = agree_run.verify
-    pages = sum(not sent.is_image for sent in AGREE_CASES.values())
     assert (code, err) == (0, ""), out + err
     (said,) = out.splitlines()  # one line: no finding, no event
-    assert said.startswith(f"{agree_run.trail}: clean: ") and f" {pages} record(s)" in said
+    records = f" {len(AGREE_CASES)} record(s)"
+    assert said.startswith(f"{agree_run.trail}: clean: ") and records in said

@@ -62,7 +62,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     seen_fingerprints,
 )
-from scrapy_rep.crawl.requeststate import open_record
+from scrapy_rep.crawl.requeststate import any_state, moved, open_record, recorded
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
@@ -101,6 +101,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._shared = False
         self._taken: set[str] = set()
         self._direct = False
+        #: The open records of requests decided without being scheduled (``_unscheduled``).
+        self._unscheduled_keys: set[str] = set()
         self.counts: Counter[str] = Counter()
         self.item_why: dict[str, str] = {}
         self.not_followed: dict[str, list[str]] = {}
@@ -134,6 +136,26 @@ class AuditTrail(RequestEvents, FateEvents):
 
     # ------------------------------------------------------------------ decisions
 
+    def _unscheduled(self, request: Request) -> list[Any] | None:
+        """The record of a request decided without being scheduled: one the engine
+        downloads for a component (a media pipeline's file, another add-on's download),
+        opened when it is decided, final when its response comes (``fetched``), when it
+        fails, or at once when it is refused. A redirect's next URL ends the record of the
+        one before (``redirected``); a request that had a record of its own keeps it."""
+        ref = any_state(request)
+        if ref is not None and ref.audit:
+            if not moved(ref, request):
+                return None  # its own record, no longer open: final already
+            if ref.url in request.meta.get("redirect_urls", ()):
+                self._redirected(ref.audit, request)
+        self.sequence += 1
+        key = f"{self._fingerprint(request).hex()}-{self.sequence}"
+        self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
+                          False, request.dont_filter, None, "", None]  # fmt: skip
+        self._unscheduled_keys.add(key)
+        recorded(request, key)
+        return self.open[key]
+
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the
         record names the robots.txt version and the line that decided it for the agent
@@ -144,7 +166,9 @@ class AuditTrail(RequestEvents, FateEvents):
         try:
             state = open_record(request, self.open)
             if state is None:
-                return
+                state = self._unscheduled(request)
+                if state is None:
+                    return
             used = verdict.used
             if not used:
                 return

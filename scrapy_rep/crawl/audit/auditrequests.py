@@ -152,6 +152,9 @@ class RequestEvents(AuditState):
         if state is not None:
             state[FETCHED] = True
             state[STATUS] = response.status
+            key = record_id(request)
+            if key in self._unscheduled_keys:  # no page pass to wait for: final now
+                self._final(key, state, "fetched")
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

@@ -74,10 +74,14 @@ class AuditState:
     #: ``rel="nofollow"`` kept from being requested (:data:`NOT_FOLLOWED_KEPT`).
     item_why: dict[str, str]
     not_followed: dict[str, list[str]]
+    #: The open records of requests decided without being scheduled (a media pipeline's):
+    #: final when their response comes.
+    _unscheduled_keys: set[str]
 
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
         del self.open[key]
+        self._unscheduled_keys.discard(key)
         record: dict[str, Any] = {
             "type": "url",
             "run": self.run,
