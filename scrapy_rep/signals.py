@@ -44,18 +44,21 @@ request_released = object()
 #: ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
 #: ``"spider_closed"``, ``"internal_error"``, ``"nofollow"``, ``"rel_nofollow"``), ``message``
 #: (the sentence that is also logged), ``response`` (the page that linked to it, for
-#: nofollow; else ``None``) and ``verdict``: for a request refused before it was sent, the
-#: :class:`scrapy_rep.verdict.Refused` value (the document and its version, the line or
-#: signal, the agent, the purpose; docs/reference.md), else ``None``.
+#: nofollow; else ``None``) and ``verdict``: the :class:`scrapy_rep.verdict.Refused` value
+#: of every refusal scrapy_rep decided: before the fetch (the document and its version,
+#: the line or signal, the agent, the purpose; docs/reference.md), or by the page that
+#: linked to it (its ``document`` is ``"page"``: nofollow, rel="nofollow", a noimageai
+#: page's image); ``None`` for a request dropped when the spider closed.
 request_refused = object()
 
 #: An item was dropped because of its page's directives (SPEC §6) or because the page is
 #: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
 #: ``reason`` (a :class:`scrapy_rep.Reason`: ``"noindex"``,
-#: ``"unavailable_after"`` or ``"purpose"``) and ``message``,
+#: ``"unavailable_after"`` or ``"purpose"``), ``message``,
 #: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
 #: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
-#: train-ai=n"``).
+#: train-ai=n"``) and ``verdict``, the page's :class:`scrapy_rep.verdict.Refused` (its
+#: ``document`` is ``"page"``).
 item_refused = object()
 
 

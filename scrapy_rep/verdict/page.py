@@ -125,6 +125,8 @@ class PageVerdict:
     purpose: Refused | None = None
     #: Its links must not be followed: ``nofollow``.
     follow: Refused | None = None
+    #: The first name its statements were read for: the agent of its refusals.
+    agent: str = ""
 
 
 def decide_page(
@@ -188,7 +190,7 @@ def decide_page(
             before=before,
         )
     if directives is EMPTY:
-        return PageVerdict(directives, decision, None, purpose, None)
+        return PageVerdict(directives, decision, None, purpose, None, agent)
     index = follow = None
     if directives.noindex or (
         directives.unavailable_after is not None and directives.is_expired(now)
@@ -198,7 +200,7 @@ def decide_page(
         index = Refused(reason, message, PAGE, agent)
     if directives.nofollow:
         follow = Refused(Reason.NOFOLLOW, f"Not followed: {facts.url} says nofollow", PAGE, agent)
-    return PageVerdict(directives, decision, index, purpose, follow)
+    return PageVerdict(directives, decision, index, purpose, follow, agent)
 
 
 def _read(

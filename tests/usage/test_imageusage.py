@@ -81,8 +81,8 @@ def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
     urls = ("https://e.com/b", "https://e.com/c,d", "https://e.com/g/img/e", "https://x.org/z.gif")
     for url in urls:
         assert images.request(Request(url), response, found) is None
-    assert len(refused) == 4 and refused[0][2] == "purpose"
-    assert "ai-input denied by" in refused[0][3]
+    assert len(refused) == 4 and refused[0][2].reason == "purpose"
+    assert "ai-input denied by" in refused[0][2].message
     other = Request("https://e.com/page2")
     assert images.request(other, response, found) is other
     assert stats.get_value("rep/purpose/images_refused/ai-input") == 4

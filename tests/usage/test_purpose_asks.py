@@ -300,7 +300,7 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     assert page is not None
     assert page.record["source"] == f'<meta name="robots" content="noimageindex"> on {url}'
     assert images.request(Request("https://e.com/a.png"), response, page) is None
-    assert refused and "ai-train denied by <meta" in refused[0][3]
+    assert refused and "ai-train denied by <meta" in refused[0][2].message
     item = {"image_urls": ["https://e.com/a.png"]}
     images.item(item, page)
     assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]

@@ -40,6 +40,8 @@ from scrapy_rep.usage.imageusage import (
     is_image_url,
     page_record,
 )
+from scrapy_rep.verdict.decide import Refused
+from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -56,7 +58,8 @@ logger = logging.getLogger(__name__)
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
 _SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
 
-Refuse = Callable[["Request", "Response", Reason, str, str], None]
+#: How a refused image request is performed: the request, the page, its verdict, what said it.
+Refuse = Callable[["Request", "Response", "Refused", str], None]
 
 
 class _Page:
@@ -136,7 +139,8 @@ class ImageGate:
             purpose = page.refused[0]
             inc(self.stats, f"rep/purpose/images_refused/{purpose}")
             message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
-            self._refuse(request, response, Reason.PURPOSE, message, page.record["source"])
+            refused = Refused(Reason.PURPOSE, message, PAGE, "", purpose=purpose)
+            self._refuse(request, response, refused, page.record["source"])
             return None
         inc(self.stats, "rep/purpose/images_marked")
         request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)

@@ -75,6 +75,7 @@ class ItemGate:
             response=response,
             reason=reason,
             message=refused.message,
+            verdict=refused,
         )
         return None
 
@@ -105,6 +106,7 @@ class ItemGate:
             response=response,
             reason=refused.reason,
             message=refused.message,
+            verdict=refused,
         )
         return None
 

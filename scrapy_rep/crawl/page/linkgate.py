@@ -17,6 +17,8 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState, logger
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.verdict.decide import Refused
+from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -47,22 +49,25 @@ class LinkGate:
                 return False
             inc(self.stats, "rep/directives/requests_dropped/nofollow")
             sources = "; ".join(verdict.directives.sources)
-            self.refused(request, response, refused.reason, refused.message, sources)
+            self.refused(request, response, refused, sources)
             return True
         if self._rel_nofollow and self._is_rel_nofollow(request, response):
             inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
-            self.refused(request, response, Reason.REL_NOFOLLOW, message)
+            refused = Refused(Reason.REL_NOFOLLOW, message, PAGE, verdict.agent)
+            self.refused(request, response, refused)
             return True
         return False
 
     def refused(
-        self, request: Request, response: Response, reason: Reason, message: str, sources: str = ""
+        self, request: Request, response: Response, verdict: Refused, sources: str = ""
     ) -> None:
-        """Log ``request`` as refused by the page and send ``request_refused``."""
+        """Log ``request`` as refused by the page and send ``request_refused`` with its
+        ``verdict`` (the type of a refusal before the fetch: one signal for both)."""
         rep_signals.send_refused(
-            self.crawler, logger, request, reason, message, response, detail=sources
-        )
+            self.crawler, logger, request, verdict.reason, verdict.message, response,
+            detail=sources, verdict=verdict,
+        )  # fmt: skip
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
         targets = self._rel_nofollow_targets(response)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from scrapy_rep.verdict import Reason
+    from scrapy_rep.verdict import Refused
 
 logger = logging.getLogger(__name__)
 
@@ -96,13 +96,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return cls(crawler)
 
     def _refuse_image(
-        self, request: Request, response: Response, reason: Reason, message: str, sources: str = ""
+        self, request: Request, response: Response, verdict: Refused, sources: str = ""
     ) -> None:
         """An image request of a noimageai page: scheduled as far as the engine would
         (so that the audit trail has its record, and a duplicate is dropped as one),
         then refused like any other request."""
         if self.early.announce(request):
-            self.links.refused(request, response, reason, message, sources)
+            self.links.refused(request, response, verdict, sources)
 
     def _closing(self, **_: Any) -> None:
         """At INFO, before Scrapy's stats: the items dropped and the links not followed,
