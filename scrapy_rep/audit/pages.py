@@ -57,12 +57,16 @@ def page_differences(
         return ["the record has lost what its page said (no page part)"]
     if rules is None or not isinstance(part, dict) or "omitted" in part:
         return []
+    reason = Reason.of(record.get("item_reason"))
+    if "headers" not in part and "meta" not in part:  # the usual page: it said nothing
+        if reason in _INDEX_REASONS:
+            return [f"the record drops its items for {reason}, which its statements do not say"]
+        return []
     names = tuple(text(name) for name in items(part.get("names")))
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     when = _time(record.get("time"))
     verdict = decide_page(PageFacts(str(record.get("url", "")), names), statements, rules, when)
     found: list[str] = []
-    reason = Reason.of(record.get("item_reason"))
     kept = record.get("items_kept")
     if verdict.index is not None and noindex_drops and isinstance(kept, int) and kept > 0:
         found.append(f"the page says {verdict.index.message}, but the record kept {kept} item(s)")
