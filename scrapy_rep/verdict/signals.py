@@ -11,7 +11,7 @@ reader, a function from the values found to what they say (:class:`Said`): the c
 the fields those rows name and nothing else (:data:`HEADER_FIELDS`, :func:`meta_names`),
 and the page's decision (:func:`scrapy_rep.verdict.page.decide_page`) folds what the
 readers said by the row's :class:`Combine`. A new page-level signal is one row here and its
-reader (docs/decisions.md, 'One table of signals'). The rows read before the fetch are the
+reader (docs/decisions.md, 'One page, one verdict'). The rows read before the fetch are the
 steps of :func:`scrapy_rep.verdict.decide`, each naming its step; they are here so that one
 table lists everything a crawl obeys (``docs/purpose-notes.md`` prints it).
 """
