@@ -10,14 +10,14 @@ response's own selector, which the spider then reuses).
 ``--count``: no timing, counts (the machine's load cannot move them): Python function
 calls per page (cProfile's call counts) of the page pass (the spider middleware's
 ``process_spider_input``, which reads the page's directives and usage) and of the page
-reader alone (``read_statements``: before the table of signals, ``read_page``), and
-lxml parses per 1,000 pages (of the whole page, and of one tag), over 1,000 pages shaped like ``benchmarks/crawl.py --real-pages`` (10 links, a
-``<meta charset>``, a title): one in ten with a robots meta tag, none with one, every one
-with one, one in ten with one whose name is written with a character reference, pages
-with other meta names only (description, viewport, Open Graph), and pages that say
-"robots" in their text only. Each scenario has its own middleware, warmed on 20
-other pages first, and fresh responses. ``--code DIR`` imports another checkout's
-scrapy_rep (before/after).
+reader alone (``read_statements``: before the table of signals, ``read_page``), and lxml
+parses per 1,000 pages (of the whole page, and of one tag), over 1,000 pages shaped like
+``benchmarks/crawl.py --real-pages`` (10 links, a ``<meta charset>``, a title): one in ten
+with a robots meta tag, none with one, every one with one, one in ten with one whose name
+is written with a character reference, pages with other meta names only (description,
+viewport, Open Graph), and pages that say "robots" in their text only. Each scenario has
+its own middleware, warmed on 20 other pages first, and fresh responses. ``--code DIR``
+imports another checkout's scrapy_rep (before/after).
 
 Usage: ``python benchmarks/directives.py [--count [--code DIR]]``
 """
