@@ -145,15 +145,38 @@ class PageState:
         its parent's directives. Reading never fails a page: what cannot be read counts as
         saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it.
 
-        The page's facts: the names its request was decided for (its tokens), what the
-        origin's documents said before it was sent, whether it is an image, and the
-        ``noimageai`` of the page that showed it (its request carries the record); read
-        here, inline, once per page."""
+        A failure reading its facts or its statements counts as "directives" not read, one
+        deciding it as "usage signals" not read (:meth:`failed`)."""
         if page is None:
             page = self.page_of(response)
         verdict = page.verdict
         if verdict is not None:
             return verdict
+        facts = PageFacts(response.url, self.tokens)
+        try:
+            facts = self._facts(response)
+            statements = read_statements(
+                response, facts.tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
+            )
+        except Exception as error:  # never lose a page's output over its directives
+            self.failed(response, "directives", error)
+            statements = SAYS_NOTHING
+        page.facts = facts
+        page.statements = statements
+        try:
+            verdict = decide_page(facts, statements, self.rules)
+        except Exception as error:  # never lose a page's output over its signals
+            self.failed(response, "usage signals", error)
+            verdict = PageVerdict(EMPTY, NO_SIGNALS)
+        page.verdict = verdict
+        if verdict.purpose is not None:
+            inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
+        return verdict
+
+    def _facts(self, response: Response) -> PageFacts:
+        """The page's facts: the names its request was decided for (its tokens), what the
+        origin's documents said before it was sent, whether it is an image, and the
+        ``noimageai`` of the page that showed it (its request carries the record)."""
         request = response.request
         tokens = self.tokens
         before = NOTHING_BEFORE
@@ -172,24 +195,7 @@ class PageState:
                 embedded = "" if record is None else str(record.get("source", ""))
         content_type = response.headers.get(b"Content-Type") or b""
         image = content_type.lstrip().lower().startswith(b"image/")
-        page.facts = facts = PageFacts(response.url, tokens, before, image, embedded)
-        try:
-            statements = read_statements(
-                response, tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
-            )
-        except Exception as error:  # never lose a page's output over its directives
-            self.failed(response, "directives", error)
-            statements = SAYS_NOTHING
-        page.statements = statements
-        try:
-            verdict = decide_page(facts, statements, self.rules)
-        except Exception as error:  # never lose a page's output over its signals
-            self.failed(response, "usage signals", error)
-            verdict = PageVerdict(EMPTY, NO_SIGNALS)
-        page.verdict = verdict
-        if verdict.purpose is not None:
-            inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
-        return verdict
+        return PageFacts(response.url, tokens, before, image, embedded)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The crawler tokens whose directives apply to a page whose request was decided

@@ -263,17 +263,21 @@ def test_spec7_broken_base_href_does_not_lose_the_page_output() -> None:
     assert len(page_pass(mw, response, requests)) == 2
 
 
+@pytest.mark.parametrize("part", ["read_statements", "record_for"])
 def test_a_page_whose_directives_cannot_be_read_keeps_its_output(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, part: str
 ) -> None:
+    """A bug of ours reading what the page says, or its facts (the request's records),
+    never costs the page's output."""
     import scrapy_rep.crawl.page.pagestate as module
 
     def broken(*args: Any, **kwargs: Any) -> PageDirectives:
         raise ValueError("lxml could not read an attribute")
 
-    monkeypatch.setattr(module, "read_statements", broken)
+    monkeypatch.setattr(module, part, broken)
     mw = page_middleware()
     response = page_response(meta_page("noindex, nofollow").format(links=""))
+    response.meta["rep_image_usage"] = {"url": response.url}  # record_for is asked
     item, request = {"a": 1}, Request("https://e.com/next")
     with caplog.at_level(logging.WARNING):
         assert page_pass(mw, response, [item, request]) == [item, request]
