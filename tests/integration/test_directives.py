@@ -17,9 +17,9 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
-from twisted.web.resource import Resource
-from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
+
+from tests.support.robotsite import HeaderPages
 
 META = '<meta name="robots" content="{}">'
 PAGES: dict[str, tuple[dict[str, str], str]] = {
@@ -56,28 +56,6 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
 }
 
 
-class Pages(Resource):
-    isLeaf = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.requested: list[str] = []
-
-    def render_GET(self, request: WebRequest) -> bytes:
-        path = request.path.decode()
-        self.requested.append(path)
-        if path not in PAGES:
-            request.setResponseCode(404)
-            return b""
-        headers, body = PAGES[path]
-        request.setHeader("Content-Type", headers.get("Content-Type", "text/html"))
-        for name, value in headers.items():
-            request.setHeader(name, value)
-        if headers.get("Content-Type", "text/html") == "text/html":
-            return f"<html><head><title>{path}</title></head><body>{body}</body></html>".encode()
-        return body.encode()
-
-
 class DirectivesSpider(CrawlSpider):
     name = "directives"
     rules = (Rule(LinkExtractor(deny_extensions=[]), callback="parse_item", follow=True),)
@@ -100,7 +78,7 @@ class DirectivesSpider(CrawlSpider):
 
 @pytest_twisted.ensureDeferred
 async def test_spec6_crawl_drops_noindex_items_and_nofollow_links() -> None:
-    pages = Pages()
+    pages = HeaderPages(PAGES)
     port = reactor.listenTCP(0, Site(pages), interface="127.0.0.1")  # type: ignore[attr-defined]
     base = f"http://127.0.0.1:{port.getHost().port}"
     try:

@@ -15,11 +15,10 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
-from twisted.web.resource import Resource
-from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
 from scrapy_rep import signals as rep_signals
+from tests.support.robotsite import HeaderPages
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/": (
@@ -48,26 +47,6 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
 }
 
 
-class RobotsTagPages(Resource):
-    isLeaf = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.requested: list[str] = []
-
-    def render_GET(self, request: WebRequest) -> bytes:
-        path = request.path.decode()
-        self.requested.append(path)
-        if path not in PAGES:
-            request.setResponseCode(404)
-            return b""
-        headers, body = PAGES[path]
-        request.setHeader("Content-Type", "text/html")
-        for name, value in headers.items():
-            request.setHeader(name, value)
-        return f"<html><head><title>{path}</title></head><body>{body}</body></html>".encode()
-
-
 class RobotsTagSpider(CrawlSpider):
     name = "robots_tag"
     rules = (Rule(LinkExtractor(), callback="parse_item", follow=True),)
@@ -86,7 +65,7 @@ class RobotsTagSpider(CrawlSpider):
 async def crawl_robots_tag_site(
     settings: dict[str, Any],
 ) -> tuple[set[str], set[str], list[dict[str, Any]], Any]:
-    pages = RobotsTagPages()
+    pages = HeaderPages(PAGES)
     port = reactor.listenTCP(0, Site(pages), interface="127.0.0.1")  # type: ignore[attr-defined]
     base = f"http://127.0.0.1:{port.getHost().port}"
     items: list[dict[str, Any]] = []

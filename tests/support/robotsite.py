@@ -127,6 +127,33 @@ def _finish(request: WebRequest, body: bytes) -> None:
         request.finish()
 
 
+class HeaderPages(Resource):
+    """A site of HTML pages by path, each with its own response headers: ``pages`` maps a
+    path to ``(headers, body)`` (a body without a ``Content-Type`` header is wrapped in an
+    HTML page titled by its path); other paths are 404. ``requested``: every path asked."""
+
+    isLeaf = True
+
+    def __init__(self, pages: dict[str, tuple[dict[str, str], str]]) -> None:
+        super().__init__()
+        self.pages = pages
+        self.requested: list[str] = []
+
+    def render_GET(self, request: WebRequest) -> bytes:
+        path = request.path.decode()
+        self.requested.append(path)
+        if path not in self.pages:
+            request.setResponseCode(404)
+            return b""
+        headers, body = self.pages[path]
+        request.setHeader("Content-Type", headers.get("Content-Type", "text/html"))
+        for name, value in headers.items():
+            request.setHeader(name, value)
+        if headers.get("Content-Type", "text/html") == "text/html":
+            return f"<html><head><title>{path}</title></head><body>{body}</body></html>".encode()
+        return body.encode()
+
+
 class Sites:
     """Origins listening on free 127.0.0.1 ports; ``await sites.close()`` at the end."""
 

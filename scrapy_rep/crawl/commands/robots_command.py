@@ -60,7 +60,7 @@ from scrapy_rep.checker.report import (
 )
 from scrapy_rep.crawl.commands.pagefetch import page_report, page_response
 from scrapy_rep.crawl.media.mediagate import file_report
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, read_statements
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names
@@ -304,8 +304,7 @@ class RobotsCommand(ScrapyCommand):
             tokens = crawler_tokens(agent, (*self.also, *config.directive_tokens))
             statements = read_statements(response, tokens, ai=policy.needs_tdmrep)
             inside, lines = file_report(response, config, policy)  # docs/media.md
-            content_type = response.headers.get(b"Content-Type") or b""
-            image = content_type.lstrip().lower().startswith(b"image/")
+            image = is_image(response)
             facts = PageFacts(url, tokens, before, image, file=inside is not None)
             said = statements.also(inside=inside or ())
             decision = decide_page(facts, said, page_rules(config, policy)).usage

@@ -25,7 +25,7 @@ from scrapy_rep import signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import awaited
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, read_statements
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
@@ -203,8 +203,7 @@ class MediaGate:
         if reading is None:
             reading = self.read(response.body)
         inside = (*page_noimageai(request, item), *reading.signals)
-        content_type = response.headers.get(b"Content-Type") or b""
-        image = content_type.lstrip().lower().startswith(b"image/")
+        image = is_image(response)
         facts = PageFacts(response.url, tokens, before_of(request), image, file=True)
         verdict = decide_page(facts, statements.also(inside=inside), self.rules)
         return FileVerdict(verdict.usage, reading, verdict.purpose)

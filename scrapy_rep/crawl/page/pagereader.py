@@ -201,6 +201,13 @@ def read_statements(
     return PageStatements(fields, tuple(meta)) if fields or meta else SAYS_NOTHING
 
 
+def is_image(response: Response) -> bool:
+    """Whether ``response`` is an image (``Content-Type: image/*``), where ``noimageai``
+    means ``noai``."""
+    content_type = response.headers.get(b"Content-Type") or b""
+    return content_type.lstrip().lower().startswith(b"image/")
+
+
 def _text(value: bytes | str) -> str:
     """A header value as text (UTF-8, as sites write bot names; a bad byte replaced)."""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)

@@ -18,7 +18,12 @@ from weakref import WeakKeyDictionary
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, may_link_nofollow, read_statements
+from scrapy_rep.crawl.page.pagereader import (
+    crawler_tokens,
+    is_image,
+    may_link_nofollow,
+    read_statements,
+)
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
@@ -193,8 +198,7 @@ class PageState:
                     request.meta, request.url, request.meta.get("redirect_urls", ())
                 )
                 embedded = "" if record is None else str(record.get("source", ""))
-        content_type = response.headers.get(b"Content-Type") or b""
-        image = content_type.lstrip().lower().startswith(b"image/")
+        image = is_image(response)
         return PageFacts(response.url, tokens, before, image, embedded)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
