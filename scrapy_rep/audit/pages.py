@@ -31,6 +31,20 @@ from scrapy_rep.verdict.reasons import Reason
 
 #: The item reasons the page's directives give.
 _INDEX_REASONS: Final = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
+#: The run's settings a page's verdict depends on (``settings.page_rules``) and
+#: ``REP_NOINDEX_ACTION``: only these are read from its header, so that a setting that
+#: was valid then and is not now (an override's expiry, past today) costs no check.
+PAGE_SETTINGS: Final = frozenset(
+    {
+        "REP_PURPOSE",
+        "REP_PURPOSE_UNKNOWN",
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+        "REP_NOINDEX_ACTION",
+    }
+)
 
 
 def run_page_rules(settings: Any) -> tuple[PageRules | None, bool]:
@@ -40,7 +54,8 @@ def run_page_rules(settings: Any) -> tuple[PageRules | None, bool]:
     if not isinstance(settings, dict):
         return None, True
     try:
-        config = RepConfig.from_settings({k: v for k, v in settings.items() if v is not None})
+        read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
+        config = RepConfig.from_settings(read)
     except (RepSettingError, TypeError, ValueError):
         return None, True
     return page_rules(config), config.noindex_action == "drop"

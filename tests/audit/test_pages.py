@@ -88,6 +88,15 @@ def test_a_long_page_part_is_kept_as_omitted() -> None:
     }
 
 
+def test_a_run_whose_override_has_expired_since_is_still_checked() -> None:
+    """A trail is verified after its run: an override's expiry that has passed since (the
+    crawl refuses such a setting at start) must not turn the page checks off."""
+    old = {"host": "a.example", "reason": "permission", "expires": "2020-01-01"}
+    rules, drops = run_page_rules({**SETTINGS, "REP_OVERRIDES": [old]})
+    assert rules is not None and drops
+    assert page_differences(noindex_page(items_kept=1), rules, drops) != []
+
+
 def test_an_unreadable_run_header_takes_its_pages_as_recorded() -> None:
     rules, _ = run_page_rules({"REP_NOINDEX_ACTION": "sometimes"})
     assert rules is None
