@@ -364,6 +364,12 @@ class Rederiver:
         found = []
         if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
             decision = verdict.robots
+        elif (
+            isinstance(verdict, (Allowed, Refused))
+            and verdict.robots_agent
+            and verdict.robots is not None
+        ):
+            decision = verdict.robots  # the line an override went past, of the sent-as name
         else:
             decision = rules.decide(url, agent)
         if fate in SENT and _robots_refused(verdict):

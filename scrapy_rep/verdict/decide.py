@@ -214,6 +214,9 @@ class Allowed:
     obeyed: bool = False
     #: The override that let it through although robots.txt disallows it.
     overridden: Override | None = None
+    #: The name whose group :attr:`robots` is, when not the crawler's declared name: the
+    #: name it is sent as, whose ``Disallow`` alone the override let it past.
+    robots_agent: str | None = None
 
     @property
     def checked(self) -> bool:
@@ -258,6 +261,9 @@ class Refused:
     #: The override that let it past robots.txt's Allow/Disallow before a later step
     #: refused it (``tdmrep_unreachable``, ``purpose``): the record names it too.
     overridden: Override | None = None
+    #: The name whose group :attr:`robots` is, when an override let the request past the
+    #: ``Disallow`` of the name it is sent as alone (before a later step refused it).
+    robots_agent: str | None = None
 
     @property
     def version(self) -> str:
@@ -325,13 +331,13 @@ def decide(
     decision: Decision | None = None
     overridden = None
     obeyed = facts.obey is Obey.ALL
+    refusing = None  # the name it is sent as, when that one refuses it
     if obeyed:
         if rules.explain:
             decision = txt.decide(url, agent)
             allowed = decision.allowed
         else:
             allowed = txt.allowed(url, agent)
-        refusing = None  # the name it is sent as, when that one refuses it
         if allowed and others:  # stricter wins: any name's "no" refuses
             for other in others:
                 if not txt.allowed(url, other):
@@ -351,8 +357,14 @@ def decide(
                 return _robots_refusal(origin, robots, url, agent, used, decision, expired)
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
-    if overridden is not None and decision is None:
-        decision = txt.decide(url, agent)
+    # Let through by an override: the record names the line it goes past, that of the
+    # name whose group disallows it (the name it is sent as, when only that one does).
+    past = None
+    if overridden is not None:
+        if refusing is not None:
+            decision, past = txt.decide(url, refusing), refusing
+        elif decision is None:
+            decision = txt.decide(url, agent)
     for token in rules.agents:
         if not txt.allowed(url, token):
             return _robots_refusal(origin, robots, url, token, used, None, named=True)
@@ -381,7 +393,14 @@ def decide(
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
         message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
         return Refused(
-            Reason.TDMREP_UNREACHABLE, message, TDM, agent, used, decision, overridden=overridden
+            Reason.TDMREP_UNREACHABLE,
+            message,
+            TDM,
+            agent,
+            used,
+            decision,
+            overridden=overridden,
+            robots_agent=past,
         )
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
@@ -404,10 +423,11 @@ def decide(
                 signal=signal,
                 before=before,
                 overridden=overridden,
+                robots_agent=past,
             )
     if pending:  # no license known so far refuses it: it waits for the others
         return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
-    return Allowed(used, decision, before, obeyed, overridden)
+    return Allowed(used, decision, before, obeyed, overridden, past)
 
 
 def _robots_refusal(

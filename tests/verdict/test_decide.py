@@ -386,15 +386,32 @@ def test_the_name_sent_as_keeps_its_groups_ai_opt_out() -> None:
 
 def test_an_override_lets_through_a_url_only_the_name_sent_as_refuses() -> None:
     """An override lifts robots.txt's Disallow lines for every name a request is held to;
-    the decision kept is the declared name's (the trail names its line, and ``audit
-    verify`` re-derives it for that name: a record naming the sent-as name's line beside
-    the declared name, found when the two dimensions of the whole-crawl harness met)."""
+    the decision kept is the line it goes past, of the name whose group has it (the name
+    it is sent as), and ``robots_agent`` names that name: the trail records the line with
+    its agent and ``audit verify`` re-derives the same (docs/cli.md: an overridden URL is
+    shown "with the line it goes past"). Where the declared name's own group refuses, its
+    line is kept, as before."""
     found = robots_entry("User-agent: googlebot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n")
     rules = RequestRules.of(overrides=[OVERRIDE], explain=True)
     verdict = decide(named(*TWO_NAMES), rules, known(robots=found), OVERRIDE.ends - 1)
     assert isinstance(verdict, Allowed) and verdict.overridden == OVERRIDE
-    assert verdict.robots is not None
-    assert verdict.robots == found.rules.decide(URL, "mybot")  # the declared name's answer
+    assert verdict.robots is not None and verdict.robots_agent == "googlebot"
+    assert verdict.robots == found.rules.decide(URL, "googlebot")
+    assert verdict.robots.line == 2
+    # A later step refuses it: the refusal keeps the line the override went past too.
+    later = robots_entry(
+        "User-agent: googlebot\nDisallow: /private\n\nUser-agent: *\nAllow: /\n"
+        "Content-Usage: train-ai=n\n"
+    )
+    purpose = RequestRules.of(("ai-train",), purpose_set=True, overrides=[OVERRIDE], explain=True)
+    refused = decide(named(*TWO_NAMES), purpose, known(robots=later, tdm=NO_TDM), OVERRIDE.ends - 1)
+    assert isinstance(refused, Refused) and refused.reason == "purpose"
+    assert refused.overridden == OVERRIDE and refused.robots_agent == "googlebot"
+    assert refused.robots is not None and refused.robots.line == 2
+    both = robots_entry("User-agent: *\nDisallow: /private\n")
+    verdict = decide(named(*TWO_NAMES), rules, known(robots=both), OVERRIDE.ends - 1)
+    assert isinstance(verdict, Allowed) and verdict.robots_agent is None
+    assert verdict.robots == both.rules.decide(URL, "mybot")
 
 
 def test_an_expired_override_leaves_the_refusal_to_the_name_that_refused() -> None:

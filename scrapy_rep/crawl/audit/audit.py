@@ -175,7 +175,10 @@ class AuditTrail(RequestEvents, FateEvents):
             origin = str(used[0][1])
             robots = used[0][2]
             sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
-            agent = verdict.agent if isinstance(verdict, Refused) else facts.agent
+            # the line an override went past, of the name it is sent as, names that name
+            agent = verdict.robots_agent or (
+                verdict.agent if isinstance(verdict, Refused) else facts.agent
+            )
             token = self._tokens.get(agent)
             if token is None:  # a REP_PURPOSE_AGENTS token as written: its product token
                 token = self._tokens[agent] = product_token(agent) or agent
