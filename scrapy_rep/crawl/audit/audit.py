@@ -150,11 +150,10 @@ class AuditTrail(RequestEvents, FateEvents):
                 self._redirected(ref.audit, request)
         self.sequence += 1
         key = f"{self._fingerprint(request).hex()}-{self.sequence}"
-        self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
-                          False, request.dont_filter, None, "", None]  # fmt: skip
+        state = self._open(key, request)
         self._unscheduled_keys.add(key)
         recorded(request, key)
-        return self.open[key]
+        return state
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the

@@ -67,8 +67,7 @@ class RequestEvents(AuditState):
             self.counts["repeated"] += 1
         if request.dont_filter:
             self._unfiltered[url_key] = key
-        self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request), None,
-                          False, request.dont_filter, None, earlier, None]  # fmt: skip
+        self._open(key, request, earlier)
         recorded(request, key)
         self._new = request
 
@@ -99,9 +98,18 @@ class RequestEvents(AuditState):
         if not key:
             return
         if key not in self.open:
-            self.open[key] = [request.url, 0, None, 0, 0, "", self._not_obeyed(request),
-                              None, False, request.dont_filter, None, "", None]  # fmt: skip
+            self._open(key, request)
         self._taken.add(key)
+
+    def _open(self, key: str, request: Request, earlier: str = "") -> list[Any]:
+        """A new open record of ``request`` under ``key`` (the state ``URL``… of
+        :mod:`scrapy_rep.crawl.audit.auditfile` indexes; ``earlier``: the id of the earlier
+        record of the same URL, for ``again``)."""
+        state = self.open[key] = [
+            request.url, 0, None, 0, 0, "", self._not_obeyed(request), None, False,
+            request.dont_filter, None, earlier, None,
+        ]  # fmt: skip
+        return state
 
     def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
@@ -152,9 +160,10 @@ class RequestEvents(AuditState):
         if state is not None:
             state[FETCHED] = True
             state[STATUS] = response.status
-            key = record_id(request)
-            if key in self._unscheduled_keys:  # no page pass to wait for: final now
-                self._final(key, state, "fetched")
+            if self._unscheduled_keys:  # a request not scheduled: no page pass to wait for
+                key = record_id(request)
+                if key in self._unscheduled_keys:
+                    self._final(key, state, "fetched")
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

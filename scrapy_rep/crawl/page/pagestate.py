@@ -157,7 +157,7 @@ class PageState:
         verdict = page.verdict
         if verdict is not None:
             return verdict
-        facts = PageFacts(response.url, self.tokens)
+        facts = None
         try:
             facts = self._facts(response)
             statements = read_statements(
@@ -166,6 +166,8 @@ class PageState:
         except Exception as error:  # never lose a page's output over its directives
             self.failed(response, "directives", error)
             statements = SAYS_NOTHING
+            if facts is None:  # not even its facts: the crawler's own names
+                facts = PageFacts(response.url, self.tokens)
         page.facts = facts
         page.statements = statements
         try:
