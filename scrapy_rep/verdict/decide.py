@@ -59,7 +59,7 @@ from scrapy_rep.fetch.rsl_kind import (
     licenses_to_wait_for,
 )
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
-from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
+from scrapy_rep.usage.rsl.terms import licenses_signals, owned_licenses
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -150,8 +150,8 @@ class RequestRules:
     #: ``REP_PURPOSE`` was set: its opt-outs hold even when robots.txt is not obeyed, and
     #: the RSL licenses of robots.txt's ``License:`` lines are read.
     purpose_set: bool = False
-    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.usage.rsl.terms.held_licenses`).
-    rsl_held: frozenset[str] = frozenset()
+    #: ``REP_RSL_LICENSES``, normalised (:func:`scrapy_rep.usage.rsl.terms.owned_licenses`).
+    rsl_owned: frozenset[str] = frozenset()
     #: Hosts (lowercase, IDNA) whose robots.txt Allow/Disallow an override lets through.
     overrides: Mapping[str, Override] = field(default_factory=dict)
     #: Keep robots.txt's deciding line for an allowed request too (the audit trail names
@@ -177,7 +177,7 @@ class RequestRules:
             UsagePolicy.of(purposes, unknown),
             tuple(agents),
             purpose_set,
-            held_licenses(rsl_licenses),
+            owned_licenses(rsl_licenses),
             {override.host: override for override in overrides},
             explain,
             max_licenses,
@@ -404,7 +404,7 @@ def decide(
         )
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
-        rsl = licenses_signals(licenses, url, rules.rsl_held) if licenses else ()
+        rsl = licenses_signals(licenses, url, rules.rsl_owned) if licenses else ()
         tdm_file = None if tdm is None else tdm.rules
         further = (*others, *rules.agents) if others else rules.agents
         before = rules.policy.before_fetch(txt, url, agent, tdm_file, further, rsl)

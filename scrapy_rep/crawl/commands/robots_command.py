@@ -292,8 +292,8 @@ class RobotsCommand(ScrapyCommand):
         """Every usage signal about ``url`` and the answer per purpose; its exit code."""
         policy = self.policy
         assert policy is not None
-        held = self.request_rules.rsl_held
-        rsl = licenses_signals(licenses.documents, url, held)
+        owned = self.request_rules.rsl_owned
+        rsl = licenses_signals(licenses.documents, url, owned)
         further = (*self.also, *config.purpose_agents)
         before = policy.before_fetch(rules, url, agent, tdm, further, rsl)
         response = page_response(url, agent, timeout)

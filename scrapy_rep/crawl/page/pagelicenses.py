@@ -42,7 +42,7 @@ from scrapy_rep.usage.rsl.discovery import (
     page_licenses,
 )
 from scrapy_rep.usage.rsl.document import PAGE_NAMES
-from scrapy_rep.usage.rsl.terms import held_licenses, licenses_signals
+from scrapy_rep.usage.rsl.terms import licenses_signals, owned_licenses
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -70,7 +70,7 @@ class PageLicenseReader:
     def __init__(self, crawler: Crawler, config: RepConfig, policy: UsagePolicy) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
-        self._held = held_licenses(config.rsl_licenses)
+        self._owned = owned_licenses(config.rsl_licenses)
         #: ``REP_RSL_MAX_LICENSES``: the most licenses read per page.
         self._max_licenses = config.rsl_max_licenses
         #: The crawl's purposes: a license known that refuses one decides the page.
@@ -202,7 +202,7 @@ class PageLicenseReader:
     ) -> tuple[UsageSignal, ...]:
         """The signals of the named licenses (``pairs``) and those the page holds inline."""
         inline = [(f"{page_url} (inline)", document) for document in found.inline]
-        return licenses_signals([*pairs, *inline], page_url, self._held)
+        return licenses_signals([*pairs, *inline], page_url, self._owned)
 
     def _used(self, url: str, entry: CacheEntry[RslDocument], response: Response) -> RslDocument:
         trail = trail_of(self.crawler)

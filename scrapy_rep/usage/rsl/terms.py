@@ -71,8 +71,9 @@ def says_not_read(signal: UsageSignal) -> bool:
     return signal.vocabulary == "rsl" and f": {NOT_READ}: " in signal.source
 
 
-def held_licenses(urls: Iterable[str]) -> frozenset[str]:
-    """The ``REP_RSL_LICENSES`` values, normalised for :func:`purpose_answers`."""
+def owned_licenses(urls: Iterable[str]) -> frozenset[str]:
+    """The licenses the crawler owns (``REP_RSL_LICENSES``), normalised for
+    :func:`purpose_answers` (a license "held" in the trail's words)."""
     return frozenset(normalise_license_url(url) for url in urls if url.strip())
 
 
@@ -89,10 +90,10 @@ def _where(license_url: str, content: RslContent, license_: RslLicense) -> str:
     return f"RSL {license_url} {content.element} license {license_.index}: "
 
 
-def _held(content: RslContent, license_url: str, held: frozenset[str]) -> bool:
-    if normalise_license_url(license_url) in held:
+def _owned(content: RslContent, license_url: str, owned: frozenset[str]) -> bool:
+    if normalise_license_url(license_url) in owned:
         return True
-    return content.server is not None and normalise_license_url(content.server) in held
+    return content.server is not None and normalise_license_url(content.server) in owned
 
 
 def _requirement(content: RslContent, license_: RslLicense) -> str:
@@ -105,7 +106,7 @@ def _requirement(content: RslContent, license_: RslLicense) -> str:
 
 
 def _offer(
-    content: RslContent, license_: RslLicense, index: int, license_url: str, held: frozenset[str]
+    content: RslContent, license_: RslLicense, index: int, license_url: str, owned: frozenset[str]
 ) -> RslAnswer:
     """What one license grants for the purpose at ``index`` (rule 2)."""
     where = _where(license_url, content, license_)
@@ -118,8 +119,8 @@ def _offer(
             return RslAnswer(False, _clip(where + element), "permits (purpose not listed)")
         element = f'<permits type="usage">{granting[0]}</permits>'
         answer = RslAnswer(True, _clip(where + element), f"permits {granting[0]}")
-    if (content.server is not None or license_.conditional) and not _held(
-        content, license_url, held
+    if (content.server is not None or license_.conditional) and not _owned(
+        content, license_url, owned
     ):
         element = f"{_requirement(content, license_)} (license not held)"
         return RslAnswer(False, _clip(where + element), "license required (not held)")
@@ -127,13 +128,13 @@ def _offer(
 
 
 def _content_answer(
-    content: RslContent, index: int, license_url: str, held: frozenset[str]
+    content: RslContent, index: int, license_url: str, owned: frozenset[str]
 ) -> RslAnswer:
     """A ``<content>``'s best offer (rule 3): a grant, else silence, else its first no."""
     first_no: RslAnswer | None = None
     silent: RslAnswer | None = None
     for license_ in content.licenses:
-        answer = _offer(content, license_, index, license_url, held)
+        answer = _offer(content, license_, index, license_url, owned)
         if answer.allowed is True:
             return answer
         if answer.allowed is None:
@@ -161,19 +162,19 @@ def answer_for(
     document: RslDocument,
     url: str,
     purpose: str,
-    held: frozenset[str] = frozenset(),
+    owned: frozenset[str] = frozenset(),
     license_url: str = "",
 ) -> RslAnswer:
     """What ``document`` (found at ``license_url``) says about ``purpose`` for ``url``."""
     matching = () if document.problem is not None else document.matching(url)
-    return _answer(document, matching, PURPOSES.index(purpose), held, license_url)
+    return _answer(document, matching, PURPOSES.index(purpose), owned, license_url)
 
 
 def _answer(
     document: RslDocument,
     matching: tuple[RslContent, ...],
     index: int,
-    held: frozenset[str],
+    owned: frozenset[str],
     license_url: str,
 ) -> RslAnswer:
     if document.problem is not None:
@@ -187,7 +188,7 @@ def _answer(
         return prohibition
     granted: RslAnswer | None = None
     for content in matching:
-        answer = _content_answer(content, index, license_url, held)
+        answer = _content_answer(content, index, license_url, owned)
         if answer.allowed is False:
             return answer
         if answer.allowed is True:
@@ -196,31 +197,31 @@ def _answer(
 
 
 def purpose_answers(
-    document: RslDocument, url: str, held: frozenset[str] = frozenset(), license_url: str = ""
+    document: RslDocument, url: str, owned: frozenset[str] = frozenset(), license_url: str = ""
 ) -> tuple[RslAnswer, RslAnswer, RslAnswer]:
     """What ``document`` says about ``url`` for each purpose, in :data:`PURPOSES` order
     (the ``<content>`` entries are matched once)."""
     matching = () if document.problem is not None else document.matching(url)
     search, train, input_ = (
-        _answer(document, matching, index, held, license_url) for index in range(3)
+        _answer(document, matching, index, owned, license_url) for index in range(3)
     )
     return search, train, input_
 
 
 def rsl_signals(
-    document: RslDocument, url: str, held: frozenset[str] = frozenset(), license_url: str = ""
+    document: RslDocument, url: str, owned: frozenset[str] = frozenset(), license_url: str = ""
 ) -> tuple[UsageSignal, ...]:
     """The answers as usage signals (one per deciding element) for
     :func:`scrapy_rep.usage.purpose.usage_decision`."""
     by_source: dict[str, list[bool | None]] = {}
-    for index, answer in enumerate(purpose_answers(document, url, held, license_url)):
+    for index, answer in enumerate(purpose_answers(document, url, owned, license_url)):
         if answer.allowed is not None:
             by_source.setdefault(answer.source, [None, None, None])[index] = answer.allowed
     return tuple(UsageSignal("rsl", (a[0], a[1], a[2]), source) for source, a in by_source.items())
 
 
 def licenses_signals(
-    documents: Iterable[tuple[str, RslDocument]], url: str, held: frozenset[str] = frozenset()
+    documents: Iterable[tuple[str, RslDocument]], url: str, owned: frozenset[str] = frozenset()
 ) -> tuple[UsageSignal, ...]:
     """The signals of every license document that applies to ``url`` (``(license URL,
     document)`` pairs: an origin's ``License:`` lines, a page's ``Link`` / ``<link>``),
@@ -228,5 +229,5 @@ def licenses_signals(
     return tuple(
         signal
         for license_url, document in documents
-        for signal in rsl_signals(document, url, held, license_url)
+        for signal in rsl_signals(document, url, owned, license_url)
     )

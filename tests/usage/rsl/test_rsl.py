@@ -13,7 +13,7 @@ from scrapy_rep.usage.rsl.document import (
     parse_rsl,
     rsl_for_response,
 )
-from scrapy_rep.usage.rsl.terms import answer_for, held_licenses, purpose_answers, rsl_signals
+from scrapy_rep.usage.rsl.terms import answer_for, owned_licenses, purpose_answers, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -40,9 +40,9 @@ def prohibits(values: str, kind: str = "usage") -> str:
     return f'<prohibits type="{kind}">{values}</prohibits>'
 
 
-def rsl_answers(body: bytes, url: str, held: tuple[str, ...] = ()) -> tuple[bool | None, ...]:
+def rsl_answers(body: bytes, url: str, owned: tuple[str, ...] = ()) -> tuple[bool | None, ...]:
     document = parse_rsl(body)
-    return tuple(a.allowed for a in purpose_answers(document, url, held_licenses(held), LICENSE))
+    return tuple(a.allowed for a in purpose_answers(document, url, owned_licenses(owned), LICENSE))
 
 
 # ------------------------------------------------------------------------ parsing
