@@ -119,6 +119,7 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.utils.test import get_crawler
 
     from scrapy_rep.crawl.audit.audit import ID_KEY, AuditTrail
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.fetch.cache import CacheEntry
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"
@@ -150,7 +151,9 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
                 )
                 send(signals.request_reached_downloader, request=request, spider=None)
                 send(signals.response_received, response=response, request=request, spider=None)
-                trail.page_done(response, 1, 0)
+                ledger = PageLedger()
+                ledger.kept = 1
+                trail.page_done(response, ledger)
             rounds.append(time.process_time() - start)
         written = trail.writer.file.bytes if trail.writer.file else 0
         records = trail.counts["fetched"]

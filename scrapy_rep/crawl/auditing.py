@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
-    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 
 class TrailWriter(Protocol):
-    """What the gates, the spider middleware and :class:`AuditMiddleware` tell the crawl's
-    audit trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly."""
+    """What the performer of verdicts and :class:`AuditMiddleware` tell the crawl's audit
+    trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly; a page's output
+    reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`)."""
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
@@ -32,15 +32,6 @@ class TrailWriter(Protocol):
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
-    ) -> None: ...
-
-    def page_done(
-        self,
-        response: Response,
-        kept: int,
-        dropped: int,
-        facts: PageFacts | None = None,
-        statements: PageStatements | None = None,
     ) -> None: ...
 
     def failed(self, request: Request, exception: BaseException) -> None: ...

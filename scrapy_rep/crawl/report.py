@@ -16,11 +16,13 @@ without a response. **Links not followed** are the links a page's nofollow or
 the trail does (a URL sent twice is two), items, and the links not followed.
 
 Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
-``request_left_downloader`` for downloads that got no response, ``response_received``,
-``item_scraped``); printed to standard error when the engine stops, after Scrapy's stats
-and its "Spider closed" line (never standard output, where a feed such as ``-o -:jsonl``
-may go), or written to ``REP_REPORT_FILE`` (which turns the report on by itself). Built
-then, it also counts the requests dropped while the spider closed.
+``request_left_downloader`` for downloads that got no response, ``response_received``),
+and from each page's ledger (:mod:`scrapy_rep.crawl.ledger`: its items kept and dropped,
+its links not followed), the one the audit trail's record of the page is written from;
+printed to standard error when the engine stops, after Scrapy's stats and its "Spider
+closed" line (never standard output, where a feed such as ``-o -:jsonl`` may go), or
+written to ``REP_REPORT_FILE`` (which turns the report on by itself). Built then, it also
+counts the requests dropped while the spider closed.
 
 :func:`closing_lines` are the INFO lines every crawl with the add-on logs when the spider
 closes (items dropped, links not followed, by reason, and the setting that keeps them;
@@ -42,6 +44,7 @@ from scrapy.exceptions import NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
@@ -54,7 +57,9 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
@@ -200,11 +205,10 @@ class RepReport:
         connect(self._held, signal=rep_signals.request_held)
         connect(self._released, signal=rep_signals.request_released)
         connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._item_refused, signal=rep_signals.item_refused)
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
-        connect(self._item, signal=signals.item_scraped)
+        read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
         # last thing a person sees, and after the held requests dropped at close.
         connect(self._closed, signal=signals.engine_stopped)
@@ -238,12 +242,12 @@ class RepReport:
             record = self.urls[url] = _UrlReport()
         return record
 
-    def _url(self, url: str, event: str) -> _UrlReport | None:
-        """``url``'s record with ``event`` said (once) and counted."""
+    def _url(self, url: str, event: str, times: int = 1) -> _UrlReport | None:
+        """``url``'s record with ``event`` said (once) and counted (``times``)."""
         record = self._record(url)
         if record is None:
             return None
-        record.times[event] += 1
+        record.times[event] += times
         if event not in record.events:
             record.events.append(event)
         return record
@@ -279,10 +283,7 @@ class RepReport:
     def _refused(
         self, request: Request, reason: str, message: str, response: Response | None, **_: Any
     ) -> None:
-        if reason in _NOT_FOLLOWED:  # a link never requested; the page that held it
-            self._url(request.url, message)
-            if response is not None:
-                self._url(response.url, _NOT_FOLLOWED[reason])
+        if reason in _NOT_FOLLOWED:  # a link never requested: in its page's ledger
             return
         # A signal's reason: a member from scrapy_rep, a word from another sender.
         if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
@@ -293,15 +294,6 @@ class RepReport:
             record.refused = reason
             record.fates[_FATE_OF_REASON.get(reason, "dropped")] += 1
             record.in_flight = False
-
-    def _item_refused(
-        self, response: Response | None, reason: str, message: str = "", **_: Any
-    ) -> None:
-        if response is None:  # an item from start(): it belongs to no URL
-            return
-        record = self._url(response.url, f"item dropped ({message or reason})")
-        if record is not None:
-            record.items_dropped[reason] += 1
 
     def _scheduled(self, request: Request, **_: Any) -> None:
         """A request of the crawl; one that follows a redirect ends its source's request
@@ -343,12 +335,28 @@ class RepReport:
         self._url(request.url, f"downloaded ({response.status})")
         record.fates["downloaded"] += 1
 
-    def _item(self, response: Response | None, **_: Any) -> None:
-        if response is None:  # an item from start(): it belongs to no URL
-            return
-        record = self._url(response.url, "item kept")
-        if record is not None:
-            record.items_kept += 1
+    def page_done(
+        self,
+        response: Response,
+        ledger: PageLedger,
+        facts: PageFacts | None = None,
+        statements: PageStatements | None = None,
+    ) -> None:
+        """A page's output is through: its items kept and dropped (and why), and the
+        links it kept from being requested, from its ledger (the audit trail's record of
+        the page reads the same one)."""
+        url = response.url
+        if ledger.kept:
+            record = self._url(url, "item kept", ledger.kept)
+            if record is not None:
+                record.items_kept += ledger.kept
+        for (reason, message), times in ledger.dropped.items():
+            record = self._url(url, f"item dropped ({message or reason})", times)
+            if record is not None:
+                record.items_dropped[reason] += times
+        for link, reason, message in ledger.links:
+            self._url(link, message)
+            self._url(url, _NOT_FOLLOWED[reason])
 
     # ------------------------------------------------------------------ printing
 

@@ -9,8 +9,11 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
+from scrapy_rep.verdict import Reason, Refused
+from scrapy_rep.verdict.page import PAGE
 
 A = "http://a.example"
 
@@ -18,6 +21,24 @@ A = "http://a.example"
 def report_of(**settings: object) -> RepReport:
     crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot", **settings})
     return RepReport(crawler)
+
+
+def page_output(
+    report: RepReport,
+    response: HtmlResponse,
+    kept: int = 0,
+    dropped: tuple[tuple[Reason, str], ...] = (),
+    links: tuple[tuple[str, Reason, str], ...] = (),
+) -> None:
+    """A page's output through the page pass, as its ledger tells the report: ``kept``
+    items, one item refused per ``dropped`` (reason, message), the ``links`` not followed."""
+    ledger = PageLedger()
+    ledger.kept = kept
+    for reason, message in dropped:
+        ledger.item_refused(Refused(reason, message, PAGE, "bot"))
+    for url, reason, message in links:
+        ledger.link_refused(url, Refused(reason, message, PAGE, "bot"))
+    report.page_done(response, ledger)
 
 
 def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +82,7 @@ def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
     for audit in ("", f"{tmp_path}/trail.jsonl"):
         report = report_of(REP_AUDIT_FILE=audit)
         page = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
-        report._refused(Request(f"{A}/x"), "nofollow", "Not followed: x", page)
+        page_output(report, page, links=((f"{A}/x", Reason.NOFOLLOW, "Not followed: x"),))
         report._refused(Request(f"{A}/y"), "forbidden", "Forbidden", None)
         said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
     assert said[False][1:3] == ["URLs requested:", "Links not followed (never requested):"]
@@ -84,7 +105,8 @@ def test_per_origin_and_per_url_lines() -> None:
     response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
     report._left_downloader(html_page)
     report._response(response, html_page)
-    report._item_refused(response, reason="noindex", message="noindex by header X-Robots-Tag: none")
+    said = "noindex by header X-Robots-Tag: none"
+    page_output(report, response, dropped=((Reason.NOINDEX, said),))
     report._refused(Request(f"{A}/x"), "forbidden", "Forbidden by line 2", None)
     text = report.render()
     assert f"  {A}\n    robots.txt: 503: down -> 200 (40 bytes)\n" in text
@@ -109,7 +131,7 @@ def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     for _ in range(2):
         report._scheduled(home)
         report._response(response, home)
-        report._item(response)
+        page_output(report, response, kept=1)
     again = Request(f"{A}/again")
     for _ in range(4):
         report._scheduled(again)
@@ -221,10 +243,8 @@ def test_the_closing_line_counts_pages_and_items_apart() -> None:
         response = HtmlResponse(request.url, body=b"", request=request)
         report._left_downloader(request)
         report._response(response, request)
-        for _ in range(kept):
-            report._item(response)
-        for _ in range(dropped):
-            report._item_refused(response, reason="purpose", message="ai-train denied by x")
+        refused = ((Reason.PURPOSE, "ai-train denied by x"),) * dropped
+        page_output(report, response, kept, refused)
     text = report.render()
     assert f"  {A}/a\n    downloaded (200); 3 items kept\n" in text
     assert f"  {A}/b\n    downloaded (200)\n" in text
@@ -349,7 +369,7 @@ def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> 
     home = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
     message = f'Not followed: {A}/ links to it only with rel="nofollow"'
     for _ in range(3):  # the home page downloaded three times
-        report._refused(Request(f"{A}/ads"), "rel_nofollow", message, home)
+        page_output(report, home, links=((f"{A}/ads", Reason.REL_NOFOLLOW, message),))
     text = report.render()
     assert f"  {A}/ads\n    {message} (3 times)\n" in text
     assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text

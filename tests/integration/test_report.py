@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,16 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path)
     )
     assert report.summary().endswith(f"; {end['counts']['not_followed']} links not followed "
                                      "(never requested)")  # fmt: skip
+    # Items kept and dropped: one ledger per page, read by both.
+    kept = sum(record.get("items_kept", 0) for record in records)
+    dropped = sum(record.get("items_dropped", 0) for record in records)
+    assert kept > 0 and dropped == 2
+    assert f"; {kept} items kept, {dropped} dropped (noindex); " in report.summary()
+    kept_by_url: Counter[str] = Counter()
+    for record in records:
+        kept_by_url[record["url"]] += record.get("items_kept", 0)
+    for url, count in kept_by_url.items():  # the start URL's two records on one line
+        assert (f"; {count} item{'s' if count > 1 else ''} kept" in requested[url]) == bool(count)
     assert requested[base + "/old"] == f"redirected (301) to {base}/new"
     assert requested[base + "/lost"] == "not downloaded: no response after every attempt"
     # What said the noindex, in the report and in the trail alike.

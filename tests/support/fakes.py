@@ -10,7 +10,13 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.refusals import refuse_request
+from scrapy_rep.directives import PageDirectives
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.usage.purpose import usage_decision
+from scrapy_rep.verdict import Refused
+from scrapy_rep.verdict.page import PageVerdict
+from scrapy_rep.verdict.signals import Action
 from tests.support.scrapyversions import open_stats
 
 #: The URL of the article page.
@@ -27,10 +33,21 @@ def image_gate(
     purposes: tuple[str, ...], mark: bool = False, **settings: Any
 ) -> tuple[ImageGate, list[Any], Any]:
     """The gate of a ``noimageai`` page's images for ``purposes`` on a crawler of its own:
-    the gate, the images it refused (as the refusal callback got them), the stats."""
+    the gate, the images it refused (as the refusal callback got them, then performed as
+    the page pass performs them), the stats."""
     crawler = get_crawler(settings_dict=settings)
     open_stats(crawler)
     refused: list[Any] = []
+
+    def refuse(request: Any, response: Any, verdict: Refused, sources: str) -> None:
+        refused.append((request, response, verdict, sources))
+        refuse_request(crawler, Action.FOLLOW, request, verdict, response, sources)
+
     pages = PageState(crawler, RepConfig.from_settings(crawler.settings))
-    images = ImageGate(crawler, purposes, mark, lambda *args: refused.append(args), pages)
+    images = ImageGate(crawler, purposes, mark, refuse, pages)
     return images, refused, crawler.stats
+
+
+def page_verdict(directives: PageDirectives, agent: str = "mybot") -> PageVerdict:
+    """A page's verdict that carries only its ``directives`` (read for ``agent``)."""
+    return PageVerdict(directives, usage_decision(()), agent=agent)

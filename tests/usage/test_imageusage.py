@@ -12,7 +12,7 @@ from scrapy.http import HtmlResponse, Request
 
 from scrapy_rep.directives import PageDirectives, combine
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
-from tests.support.fakes import image_gate
+from tests.support.fakes import image_gate, page_verdict
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def noimageai_page() -> tuple[HtmlResponse, Any]:
 def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
     images, refused, stats = image_gate(("search", "ai-input"), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
-    found = images.page(response, directives)
+    found = images.page(response, page_verdict(directives))
     assert found is not None
     urls = ("https://e.com/b", "https://e.com/c,d", "https://e.com/g/img/e", "https://x.org/z.gif")
     for url in urls:
@@ -91,7 +91,7 @@ def test_the_images_of_the_page_are_refused_for_an_ai_crawl() -> None:
 def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
     images, _, stats = image_gate(("ai-train",), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
-    found = images.page(response, directives)
+    found = images.page(response, page_verdict(directives))
     assert found is not None
     item = {
         "image_urls": ["https://e.com/x"],
@@ -112,14 +112,14 @@ def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
 def test_a_search_crawl_under_drop_changes_nothing() -> None:
     images, _, _ = image_gate(("search",), FILES_URLS_FIELD="files_to_get")
     response, directives = noimageai_page()
-    assert images.page(response, directives) is None
+    assert images.page(response, page_verdict(directives)) is None
 
 
 def test_mark_keeps_the_images_with_the_record() -> None:
     for purposes, mark in ((("ai-train",), True), (("search",), True)):
         images, refused, _ = image_gate(purposes, mark, FILES_URLS_FIELD="files_to_get")
         response, directives = noimageai_page()
-        found = images.page(response, directives)
+        found = images.page(response, page_verdict(directives))
         assert found is not None
         request = images.request(Request("https://e.com/a.png"), response, found)
         assert request is not None and not refused
@@ -133,4 +133,4 @@ def test_mark_keeps_the_images_with_the_record() -> None:
 def test_a_page_without_noimageai_is_not_one() -> None:
     images, _, _ = image_gate(("ai-train",), FILES_URLS_FIELD="files_to_get")
     response, _ = noimageai_page()
-    assert images.page(response, meta_directives("noai")) is None
+    assert images.page(response, page_verdict(meta_directives("noai"))) is None

@@ -34,7 +34,7 @@ from scrapy_rep.usage.purpose import (
     page_signals,
     speaks_of_use,
 )
-from tests.support.fakes import ARTICLE, article_page, image_gate
+from tests.support.fakes import ARTICLE, article_page, image_gate, page_verdict
 
 Y, N, U = True, False, None
 
@@ -296,7 +296,7 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     response = HtmlResponse(url, body=GALLERY, request=Request(url))
     directives = page_directives(response, "MyBot/1.0")
     images, refused, _ = image_gate(("ai-train",))
-    page = images.page(response, directives)
+    page = images.page(response, page_verdict(directives))
     assert page is not None
     assert page.record["source"] == f'<meta name="robots" content="noimageindex"> on {url}'
     assert images.request(Request("https://e.com/a.png"), response, page) is None
@@ -306,6 +306,6 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
     # off: the page says nothing about its images; a search crawl is not affected either
     off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
-    assert off.page(response, directives) is None
+    assert off.page(response, page_verdict(directives)) is None
     search, _, _ = image_gate(("search",))
-    assert search.page(response, directives) is None
+    assert search.page(response, page_verdict(directives)) is None

@@ -62,6 +62,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     seen_fingerprints,
 )
+from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, recorded
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
@@ -104,8 +105,6 @@ class AuditTrail(RequestEvents, FateEvents):
         #: The open records of requests decided without being scheduled (``_unscheduled``).
         self._unscheduled_keys: set[str] = set()
         self.counts: Counter[str] = Counter()
-        self.item_why: dict[str, str] = {}
-        self.not_followed: dict[str, list[str]] = {}
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
@@ -119,6 +118,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
         TRAILS[crawler] = self
+        read_by(crawler, self)  # each page's ledger, when its output is through
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -131,7 +131,6 @@ class AuditTrail(RequestEvents, FateEvents):
         connect(self._attempt, signal=signals.request_reached_downloader)
         connect(self._held, signal=rep_signals.request_held)
         connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._item_refused, signal=rep_signals.item_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
 
     # ------------------------------------------------------------------ decisions

@@ -1,7 +1,8 @@
 """The audit trail's final fates told by scrapy_rep itself (docs/audit-trail.md, "url
 records"): a request refused (``request_refused``), a page whose output has gone through
-the spider middleware (``page_done``), a download that failed after every retry
-(``failed``), and the ``file`` records of the media pipelines (``file_checked``)."""
+the spider middleware (``page_done``, with the page's ledger:
+:mod:`scrapy_rep.crawl.ledger`), a download that failed after every retry (``failed``),
+and the ``file`` records of the media pipelines (``file_checked``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.audit import lines
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.audit.auditfile import FETCHED, ITEM_REASON, LICENSES, NOFOLLOW, STATUS, TDM
+from scrapy_rep.crawl.audit.auditfile import FETCHED, LICENSES, STATUS, TDM
 from scrapy_rep.crawl.audit.auditstate import (
     NOT_FOLLOWED_KEPT,
     AuditState,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
     from scrapy_rep.verdict.page import PageFacts, PageStatements
@@ -42,15 +44,7 @@ class FateEvents(AuditState):
         verdict: Refused | None = None,
         **_: Any,
     ) -> None:
-        if reason in LINK_REASONS:  # a link, never requested: counted
-            self.counts["not_followed"] += 1
-            linking = getattr(response, "request", None)
-            page = open_record(linking, self.open)
-            if page is not None and linking is not None:
-                page[NOFOLLOW] += 1
-                links = self.not_followed.setdefault(record_id(linking), [])
-                if len(links) < NOT_FOLLOWED_KEPT:  # the count says how many in all
-                    links.append(request.url)
+        if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
             return
         key = record_id(request)
         state = self.open.get(key) if key else None
@@ -68,31 +62,30 @@ class FateEvents(AuditState):
     def page_done(
         self,
         response: Response,
-        kept: int,
-        dropped: int,
+        ledger: PageLedger,
         facts: PageFacts | None = None,
         statements: PageStatements | None = None,
     ) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        ``kept`` and ``dropped`` items; what the page said (``statements``, read for the
+        its ``ledger`` (the items kept and refused and why, the links not followed, the
+        report reads the same one); what the page said (``statements``, read for the
         names of ``facts``), kept in the record's ``page`` part. Called directly (a signal
         costs more per page)."""
+        links = ledger.links
+        if links:  # never requested: no records, counted at the end
+            self.counts["not_followed"] += len(links)
         request = response.request
         state = open_record(request, self.open)
         if state is None or request is None:
             return
-        key = record_id(request)
-        item_why = self.item_why.pop(key, "")
-        not_followed = self.not_followed.pop(key, [])
-        extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
-        if state[ITEM_REASON]:
-            extra["item_reason"] = state[ITEM_REASON]
-            if item_why:
-                extra["item_why"] = item_why
-        if state[NOFOLLOW]:
-            extra["links_not_followed"] = state[NOFOLLOW]
-            if not_followed:
-                extra["not_followed"] = not_followed
+        extra: dict[str, Any] = {"items_kept": ledger.kept, "items_dropped": ledger.items_dropped}
+        if ledger.reason is not None:
+            extra["item_reason"] = ledger.reason
+            if ledger.why:
+                extra["item_why"] = ledger.why
+        if links:
+            extra["links_not_followed"] = len(links)
+            extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
         decision = response.meta.get(meta.USAGE)
         if decision is None:
             before = before_of(request)

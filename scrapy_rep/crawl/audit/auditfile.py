@@ -38,7 +38,9 @@ SNAPSHOT_MEMO: Final = 4096
 # given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
 # EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
 # SENT: how the request as sent differs from the one first decided (``None``: it does not).
-URL, ATTEMPTS, STATUS, NOFOLLOW, HELD, ITEM_REASON, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
+# Places 3 and 5 are no longer used (a page's links and items are in its ledger,
+# scrapy_rep.crawl.ledger): kept, so that a paused run's state still reads the same.
+URL, ATTEMPTS, STATUS, _, HELD, _, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
 LICENSES, EARLIER, SENT = 10, 11, 12
 #: The length of an open record's state.
 STATE_SIZE: Final = 13

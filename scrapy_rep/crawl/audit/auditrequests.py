@@ -1,8 +1,8 @@
 """The audit trail's record of a request until its fate is final (docs/audit-trail.md):
 opened when the request is scheduled (not for a dropped duplicate; a request sent again
-is a record of its own), then its attempts, response status, holds and item refusal as
-Scrapy's and scrapy_rep's signals tell them; a redirect is final when the next URL is
-scheduled."""
+is a record of its own), then its attempts, response status and holds as Scrapy's and
+scrapy_rep's signals tell them (its page's items and links: the page's ledger); a
+redirect is final when the next URL is scheduled."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, ITEM_REASON, STATUS
+from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, STATUS
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
@@ -180,14 +180,3 @@ class RequestEvents(AuditState):
             if self._shared:  # released, it goes back to the shared queue; still held
                 # when the spider closes, it is returned to it: either way, for any worker
                 self._taken.discard(record_id(request))
-
-    @guarded
-    def _item_refused(
-        self, response: Response | None, reason: str, message: str = "", **_: Any
-    ) -> None:
-        request = getattr(response, "request", None)
-        state = open_record(request, self.open)
-        if state is not None and request is not None:
-            state[ITEM_REASON] = reason
-            if message:  # what said it: ``noindex by header X-Robots-Tag: none``
-                self.item_why[record_id(request)] = message

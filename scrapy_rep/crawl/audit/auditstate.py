@@ -69,11 +69,6 @@ class AuditState:
     _unfiltered: dict[str, str]
     counts: Counter[str]
     _errors_logged: bool
-    #: Per open record of a page, until its output is through (``page_done``): the
-    #: sentence its items' refusal came with, and the first links its nofollow or
-    #: ``rel="nofollow"`` kept from being requested (:data:`NOT_FOLLOWED_KEPT`).
-    item_why: dict[str, str]
-    not_followed: dict[str, list[str]]
     #: The open records of requests decided without being scheduled (a media pipeline's):
     #: final when their response comes.
     _unscheduled_keys: set[str]

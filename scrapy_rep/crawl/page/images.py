@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from scrapy_rep.crawl.page.pagestate import Page, PageState
-    from scrapy_rep.directives import PageDirectives
+    from scrapy_rep.verdict.page import PageVerdict
 
 logger = logging.getLogger(__name__)
 
@@ -66,12 +66,16 @@ class _Page:
     """A noimageai page: its record, the canonical URLs of its images and the crawl's
     purposes its directive refuses them for (none: marked)."""
 
-    __slots__ = ("images", "record", "refused")
+    __slots__ = ("agent", "images", "record", "refused")
 
-    def __init__(self, record: dict[str, Any], images: set[str], refused: tuple[str, ...]) -> None:
+    def __init__(
+        self, record: dict[str, Any], images: set[str], refused: tuple[str, ...], agent: str
+    ) -> None:
         self.record = record
         self.images = images
         self.refused = refused
+        #: The crawler name whose directives said it (the page verdict's agent).
+        self.agent = agent
 
 
 class ImageGate:
@@ -105,12 +109,14 @@ class ImageGate:
         self._pages = pages
 
     def page(
-        self, response: Response, directives: PageDirectives, known: Page | None = None
+        self, response: Response, verdict: PageVerdict, known: Page | None = None
     ) -> _Page | None:
-        """The noimageai page ``response`` is (``None``: it is not one), read once
-        (``known``: what the page pass knows of it, when the caller has it)."""
+        """The noimageai page ``response`` is (``None``: it is not one, by its
+        ``verdict``'s directives), read once (``known``: what the page pass knows of it,
+        when the caller has it)."""
         if not self.active:
             return None
+        directives = verdict.directives
         if directives.noimageai:
             word, purposes = "noimageai", IMAGE_PURPOSES
         elif directives.noimageindex and self.noimageindex:
@@ -126,7 +132,7 @@ class ImageGate:
         )
         record = page_record(response.url, source, purposes)
         refused = tuple(p for p in self.refused if p in purposes)
-        page = _Page(record, _page_images(response), refused)
+        page = _Page(record, _page_images(response), refused, verdict.agent)
         known.images = page
         return page
 
@@ -137,9 +143,8 @@ class ImageGate:
             return request
         if page.refused:
             purpose = page.refused[0]
-            inc(self.stats, f"rep/purpose/images_refused/{purpose}")
             message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
-            refused = Refused(Reason.PURPOSE, message, PAGE, "", purpose=purpose)
+            refused = Refused(Reason.PURPOSE, message, PAGE, page.agent, purpose=purpose)
             self._refuse(request, response, refused, page.record["source"])
             return None
         inc(self.stats, "rep/purpose/images_marked")

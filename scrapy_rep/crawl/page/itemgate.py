@@ -6,7 +6,8 @@ goes through three checks, called one after the other by
 :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_item`:
 noindex / ``unavailable_after`` (:meth:`ItemGate.by_directives`), the page's usage
 decision (:meth:`ItemGate.by_usage`) and its noimageai images (:meth:`ItemGate.by_images`).
-Each returns the item, or ``None`` when it is dropped (counted, logged at DEBUG and sent as
+Each returns the item, or ``None`` when it is dropped, performed as every refusal is
+(:func:`scrapy_rep.crawl.refusals.refuse_item`: counted, logged at DEBUG, sent as
 :data:`scrapy_rep.signals.item_refused`).
 """
 
@@ -16,17 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit.export import preferences_of
 from scrapy_rep.audit.lines import usage_part
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.page.pagestate import PageState, logger
+from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.refusals import refuse_item
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.crawl.page.images import ImageGate
     from scrapy_rep.crawl.page.pagestate import Page
     from scrapy_rep.verdict.page import PageVerdict
@@ -49,11 +51,14 @@ class ItemGate:
         (``page``, its verdict decided): the item, or ``None`` when it is dropped."""
         verdict = page.verdict
         assert verdict is not None  # the page pass reads a page before its output
-        item = self.by_directives(item, response, verdict)
-        item = item if item is None else self.by_usage(item, response, verdict)
+        ledger = page.ledger
+        item = self.by_directives(item, response, verdict, ledger)
+        item = item if item is None else self.by_usage(item, response, verdict, ledger)
         return item if item is None else self.by_images(item, response, verdict, page)
 
-    def by_directives(self, item: Any, response: Response, verdict: PageVerdict) -> Any:
+    def by_directives(
+        self, item: Any, response: Response, verdict: PageVerdict, ledger: PageLedger | None = None
+    ) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the page's
         verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`)."""
         refused = verdict.index
@@ -63,23 +68,12 @@ class ItemGate:
         if self._keep_noindex:
             inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
-        inc(self.stats, f"rep/directives/items_dropped/{reason}")
-        logger.debug(
-            "Dropped an item of %(url)s: %(message)s",
-            {"url": response.url, "message": refused.message},
-            extra={"spider": self.crawler.spider},
-        )
-        self.crawler.signals.send_catch_log(
-            rep_signals.item_refused,
-            item=item,
-            response=response,
-            reason=reason,
-            message=refused.message,
-            verdict=refused,
-        )
+        refuse_item(self.crawler, item, response, refused, ledger)
         return None
 
-    def by_usage(self, item: Any, response: Response, verdict: PageVerdict) -> Any:
+    def by_usage(
+        self, item: Any, response: Response, verdict: PageVerdict, ledger: PageLedger | None = None
+    ) -> Any:
         """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl (the
         verdict's :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`); a kept item gets
         its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
@@ -94,20 +88,7 @@ class ItemGate:
             return self._with_preferences(item, decision)
         if refused is None:
             return self._with_preferences(item, decision)
-        inc(self.stats, f"rep/purpose/items_dropped/{refused.purpose}")
-        logger.debug(
-            "Dropped an item of %(url)s: %(why)s",
-            {"url": response.url, "why": refused.message},
-            extra={"spider": self.crawler.spider},
-        )
-        self.crawler.signals.send_catch_log(
-            rep_signals.item_refused,
-            item=item,
-            response=response,
-            reason=refused.reason,
-            message=refused.message,
-            verdict=refused,
-        )
+        refuse_item(self.crawler, item, response, refused, ledger)
         return None
 
     def _with_preferences(self, item: Any, decision: Any) -> Any:
@@ -127,7 +108,7 @@ class ItemGate:
         """The image URLs of an item of a noimageai page, refused or marked (a bug of ours
         is logged and counted, and never costs the item)."""
         try:
-            shown = self.images.page(response, verdict.directives, page)
+            shown = self.images.page(response, verdict, page)
             return item if shown is None else self.images.item(item, shown)
         except Exception as error:
             self.page.failed(response, "noimageai images", error)

@@ -3,7 +3,8 @@
 A request yielded by a page that says ``nofollow`` is dropped (``REP_NOFOLLOW_ACTION``),
 and so is one for a link the page marks only with ``rel="nofollow"``
 (``REP_REL_NOFOLLOW``; ``ugc`` and ``sponsored`` alone are followed). Each drop is
-counted, logged at DEBUG and sent as :data:`scrapy_rep.signals.request_refused`. Asked
+performed as every refusal is (:func:`scrapy_rep.crawl.refusals.refuse_request`:
+counted, logged at DEBUG, sent as :data:`scrapy_rep.signals.request_refused`). Asked
 by :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_request`.
 """
 
@@ -13,19 +14,21 @@ from typing import TYPE_CHECKING
 
 from w3lib.url import canonicalize_url
 
-from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
-from scrapy_rep.crawl.page.pagestate import PageState, logger
+from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.verdict.page import PageVerdict
 
 
@@ -39,35 +42,29 @@ class LinkGate:
         self._keep_nofollow = page.config.nofollow_action == "keep"
         self._rel_nofollow = page.config.rel_nofollow
 
-    def by_follow(self, request: Request, response: Response, verdict: PageVerdict) -> bool:
+    def by_follow(
+        self,
+        request: Request,
+        response: Response,
+        verdict: PageVerdict,
+        ledger: PageLedger | None = None,
+    ) -> bool:
         """Whether the page's nofollow (its ``verdict``'s ``follow``), or a rel="nofollow"
-        link, drops ``request``."""
+        link, drops ``request`` (written in the page's ``ledger`` when one is kept)."""
         refused = verdict.follow
         if refused is not None:
             if self._keep_nofollow:
                 inc(self.stats, "rep/directives/requests_kept/nofollow")
                 return False
-            inc(self.stats, "rep/directives/requests_dropped/nofollow")
             sources = "; ".join(verdict.directives.sources)
-            self.refused(request, response, refused, sources)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, sources, ledger)
             return True
         if self._rel_nofollow and self._is_rel_nofollow(request, response):
-            inc(self.stats, "rep/directives/requests_dropped/rel_nofollow")
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
             refused = Refused(Reason.REL_NOFOLLOW, message, PAGE, verdict.agent)
-            self.refused(request, response, refused)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, ledger=ledger)
             return True
         return False
-
-    def refused(
-        self, request: Request, response: Response, verdict: Refused, sources: str = ""
-    ) -> None:
-        """Log ``request`` as refused by the page and send ``request_refused`` with its
-        ``verdict`` (the type of a refusal before the fetch: one signal for both)."""
-        rep_signals.send_refused(
-            self.crawler, logger, request, verdict.reason, verdict.message, response,
-            detail=sources, verdict=verdict,
-        )  # fmt: skip
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
         targets = self._rel_nofollow_targets(response)

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.verdict import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
@@ -60,7 +61,7 @@ NOT_READ: Final = object()
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
-    __slots__ = ("facts", "images", "plain", "rel_targets", "statements", "verdict")
+    __slots__ = ("facts", "images", "ledger", "plain", "rel_targets", "statements", "verdict")
 
     def __init__(self) -> None:
         #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
@@ -74,6 +75,8 @@ class Page:
         self.rel_targets: frozenset[str] | None = None
         #: Its ``noimageai`` images (:mod:`scrapy_rep.crawl.page.images`).
         self.images: object = NOT_READ
+        #: What became of its output, while it goes through (``None``: not kept).
+        self.ledger: PageLedger | None = None
 
 
 class PageState:

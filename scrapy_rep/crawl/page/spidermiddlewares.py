@@ -38,18 +38,20 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
+from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -81,9 +83,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
-        if config.audit_file:  # the audit trail learns when a page's output is through
-            self.process_spider_output = self._audited_output  # type: ignore[method-assign]
-            self.process_spider_output_async = self._audited_output_async  # type: ignore[method-assign]
+        #: Who reads each page's ledger (the audit trail, the report; kept by reference).
+        self._ledger_readers = readers_of(crawler)
+        if config.audit_file or config.report or config.report_file:
+            # each page's output kept in its ledger, read by the trail and the report
+            self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
+            self.process_spider_output_async = self._ledger_output_async  # type: ignore[method-assign]
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's own RSL licenses could not be awaited (a license not known yet would
@@ -100,9 +105,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     ) -> None:
         """An image request of a noimageai page: scheduled as far as the engine would
         (so that the audit trail has its record, and a duplicate is dropped as one),
-        then refused like any other request."""
+        then refused like any other request (a duplicate is dropped as one, uncounted)."""
         if self.early.announce(request):
-            self.links.refused(request, response, verdict, sources)
+            refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
 
     def _closing(self, **_: Any) -> None:
         """At INFO, before Scrapy's stats: the items dropped and the links not followed,
@@ -126,22 +131,20 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     # ------------------------------------------------------------------ output
 
-    def _audited_output(
+    def _ledger_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
         if response is not None and self.licenses.document() is not None:
             self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
-        kept = dropped = 0
+        ledger = self._open_ledger(response)
         try:
             for output in result:
-                processed = self._get_processed(output, response)
-                if processed is not None:
-                    kept += not isinstance(processed, Request)
-                    yield processed
-                elif not isinstance(output, Request):
-                    dropped += 1
+                if (output := self._get_processed(output, response)) is not None:
+                    if ledger is not None and not isinstance(output, Request):
+                        ledger.kept += 1
+                    yield output
         finally:
-            self._page_done(response, kept, dropped)
+            self._page_done(response)
 
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
@@ -167,36 +170,46 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             if (output := self._get_processed(output, response)) is not None:
                 yield output
 
-    async def _audited_output_async(
+    async def _ledger_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        kept = dropped = 0
+        ledger = self._open_ledger(response)
         try:
             async for output in result:
-                processed = self._get_processed(output, response)
-                if processed is not None:
-                    kept += not isinstance(processed, Request)
-                    yield processed
-                elif not isinstance(output, Request):
-                    dropped += 1
+                if (output := self._get_processed(output, response)) is not None:
+                    if ledger is not None and not isinstance(output, Request):
+                        ledger.kept += 1
+                    yield output
         finally:
-            self._page_done(response, kept, dropped)
+            self._page_done(response)
 
-    def _page_done(self, response: Response | None, kept: int, dropped: int) -> None:
-        trail = trail_of(self.crawler)
-        if response is None or trail is None:
+    def _open_ledger(self, response: Response | None) -> PageLedger | None:
+        """A new ledger for ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
+        for the gates and the performer of refusals to write; ``None`` for the output of
+        start() or a crawl whose trail and report do not run."""
+        if response is None or not self._ledger_readers:
+            return None
+        page = self.page.pages.get(response)
+        if page is None or page.verdict is None:  # an output without its input pass
+            page = self.page.read(response)
+        page.ledger = ledger = PageLedger()
+        return ledger
+
+    def _page_done(self, response: Response | None) -> None:
+        """The page's output is through: its ledger goes to its readers (the audit trail,
+        with what the page said, for ``audit verify`` to decide it again; the report)."""
+        page = self.page.pages.get(response) if response is not None else None
+        if page is None or page.ledger is None:
             return
-        try:
-            page = self.page.pages.get(response)
-            if page is None or page.verdict is None:  # an output without its input pass
-                page = self.page.read(response)
-            # what the page said, for the trail's record: audit verify decides it again
-            trail.page_done(response, kept, dropped, page.facts, page.statements)
-        except Exception:  # the page's output is through; a bug of ours must not cost it
-            inc(self.stats, "rep/audit/errors")
-            logger.exception("scrapy_rep internal error writing the audit record of %s", response)
+        ledger, page.ledger = page.ledger, None
+        for reader in self._ledger_readers:
+            try:
+                reader.page_done(response, ledger, page.facts, page.statements)  # type: ignore[arg-type]
+            except Exception:  # the page's output is through; a bug of ours must not cost it
+                inc(self.stats, "rep/audit/errors")
+                logger.exception("scrapy_rep internal error recording %s", response)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
@@ -217,11 +230,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         verdict = page.verdict
         assert verdict is not None  # read() decides it
         if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(
-            request, response, verdict
+            request, response, verdict, page.ledger
         ):
             return None
         try:
-            shown = self.images.page(response, verdict.directives, page)
+            shown = self.images.page(response, verdict, page)
             marked = request if shown is None else self.images.request(request, response, shown)
         except Exception as error:  # never lose a request over reading the page's images
             self.page.failed(response, "noimageai images", error)

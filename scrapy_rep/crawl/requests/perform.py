@@ -6,10 +6,10 @@ middleware, its early pass before the scheduler, the check of the request as sen
   :mod:`scrapy_rep.crawl.documents.slots`), the stats, what the purposes' signals said
   kept in the request's state for the check of its page after the fetch, and the audit
   trail's record of the versions and the line that decided it.
-- **Refused**: the stats (Scrapy's ``robotstxt/forbidden``, ``rep/requests/dropped/…``,
-  ``rep/purpose/requests_dropped/…``), the audit trail's record, one DEBUG log line and the
-  ``request_refused`` signal with the verdict itself (docs/reference.md, 'Signals'), then
-  ``IgnoreRequest``.
+- **Refused**: the audit trail's record of the versions it was decided with, then what
+  every refusal does, before or after the fetch (:func:`scrapy_rep.crawl.refusals.refuse_request`:
+  the stats, Scrapy's ``robotstxt/forbidden`` among them, one DEBUG log line and the
+  ``request_refused`` signal with the verdict itself), then ``IgnoreRequest``.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
-from scrapy_rep.usage.rsl.terms import says_not_read
-from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -82,23 +81,13 @@ class Performer:
     def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
         """``request`` is refused: counted, recorded, logged, signalled; raises
         ``IgnoreRequest``."""
-        reason = verdict.reason
-        if reason is Reason.FORBIDDEN:
-            inc(self.stats, "robotstxt/forbidden")
-        elif reason is Reason.PURPOSE and verdict.purpose is not None:
-            inc(self.stats, f"rep/purpose/requests_dropped/{verdict.purpose}")
-            if verdict.signal is not None and says_not_read(verdict.signal):
-                inc(self.stats, "rep/rsl/requests_dropped/licenses_not_read")
-        inc(self.stats, f"rep/requests/dropped/{reason}")
         if verdict.expired is not None:
             self._note_expired(request, verdict)
         if self._audit:
             trail = trail_of(self.crawler)
             if trail is not None:
                 trail.decided(request, facts, verdict)
-        rep_signals.send_refused(
-            self.crawler, logger, request, reason, verdict.message, verdict=verdict
-        )
+        refuse_request(self.crawler, Action.FETCH, request, verdict)
         raise IgnoreRequest(verdict.message)
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:

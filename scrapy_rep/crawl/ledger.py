@@ -1,0 +1,78 @@
+"""The ledger of a page's output: what the page pass did with the items and links a
+page's callback yielded, written while the output goes through and read, once it is
+through, by the audit trail (the page's record: ``items_kept``, ``items_dropped``,
+``item_reason``, ``item_why``, ``links_not_followed``, ``not_followed``) and the
+end-of-crawl report (the page's line, its links' lines, the closing count). One writer,
+two readers: the trail and the report cannot count a page differently.
+
+Written by the page pass (an item kept) and the performer of refusals
+(:mod:`scrapy_rep.crawl.refusals`: an item refused, a link not followed); kept only while
+a reader runs (``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+from weakref import WeakKeyDictionary
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from scrapy_rep.verdict import Reason, Refused
+    from scrapy_rep.verdict.page import PageFacts, PageStatements
+
+
+class PageLedger:
+    """One page's output, as the page pass passed it on."""
+
+    __slots__ = ("dropped", "kept", "links", "reason", "why")
+
+    def __init__(self) -> None:
+        #: Items passed on.
+        self.kept = 0
+        #: Items refused, by reason and the sentence that said it, in the order met.
+        self.dropped: dict[tuple[Reason, str], int] = {}
+        #: The reason and sentence of the latest item refused (``None``: none was).
+        self.reason: Reason | None = None
+        self.why = ""
+        #: The links not followed (nofollow, ``rel="nofollow"``): URL, reason, sentence.
+        self.links: list[tuple[str, Reason, str]] = []
+
+    def item_refused(self, verdict: Refused) -> None:
+        key = (verdict.reason, verdict.message)
+        self.dropped[key] = self.dropped.get(key, 0) + 1
+        self.reason, self.why = key
+
+    def link_refused(self, url: str, verdict: Refused) -> None:
+        self.links.append((url, verdict.reason, verdict.message))
+
+    @property
+    def items_dropped(self) -> int:
+        return sum(self.dropped.values())
+
+
+class LedgerReader(Protocol):
+    """What reads a page's ledger once its output is through."""
+
+    def page_done(
+        self,
+        response: Response,
+        ledger: PageLedger,
+        facts: PageFacts | None = None,
+        statements: PageStatements | None = None,
+    ) -> None: ...
+
+
+READERS: WeakKeyDictionary[Crawler, list[LedgerReader]] = WeakKeyDictionary()
+
+
+def read_by(crawler: Crawler, reader: LedgerReader) -> None:
+    """``reader`` reads the ledger of every page of ``crawler``'s crawl."""
+    READERS.setdefault(crawler, []).append(reader)
+
+
+def readers_of(crawler: Crawler) -> list[LedgerReader]:
+    """The readers of ``crawler``'s ledgers (none: no ledger is kept): the live list, so a
+    component may keep it and see a reader that registers later."""
+    return READERS.setdefault(crawler, [])

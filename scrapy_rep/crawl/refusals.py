@@ -1,0 +1,132 @@
+"""Performing a refusal, before or after the fetch: the one place that counts it, logs it
+and sends its signal, whichever pass refused (docs/reference.md, 'Stats' and 'Signals').
+
+A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
+:class:`scrapy_rep.verdict.signals.Action`):
+
+- **fetch**: a request, before its download (:mod:`scrapy_rep.crawl.requests.perform`,
+  which also keeps the trail's record of the versions it was decided with and raises
+  ``IgnoreRequest``);
+- **follow**: a request a page yielded (nofollow, ``rel="nofollow"``, an image of a
+  ``noimageai`` page: :mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`);
+- **keep**: an item of a page (noindex, ``unavailable_after``, the crawl's purpose:
+  :mod:`scrapy_rep.crawl.page.itemgate`).
+
+Every refused request is counted in ``rep/requests/dropped/<reason>`` and every refused
+item in ``rep/items/dropped/<reason>``, with the detailed stats of :data:`DETAIL_STATS`;
+one DEBUG line; then ``request_refused`` or ``item_refused`` with the verdict, which the
+audit trail and the report read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.usage.rsl.terms import says_not_read
+from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.signals import Action
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.verdict import Refused
+
+logger = logging.getLogger(__name__)
+
+#: The stats a refusal counts besides ``rep/requests/dropped/<reason>`` (a request) or
+#: ``rep/items/dropped/<reason>`` (an item), by what it refuses and why; ``{purpose}``
+#: is the verdict's purpose. The names users have always read (docs/reference.md).
+DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
+    (Action.FETCH, Reason.FORBIDDEN): ("robotstxt/forbidden",),
+    (Action.FETCH, Reason.PURPOSE): ("rep/purpose/requests_dropped/{purpose}",),
+    (Action.FOLLOW, Reason.NOFOLLOW): ("rep/directives/requests_dropped/nofollow",),
+    (Action.FOLLOW, Reason.REL_NOFOLLOW): ("rep/directives/requests_dropped/rel_nofollow",),
+    (Action.FOLLOW, Reason.PURPOSE): ("rep/purpose/images_refused/{purpose}",),
+    (Action.KEEP, Reason.NOINDEX): ("rep/directives/items_dropped/noindex",),
+    (Action.KEEP, Reason.UNAVAILABLE_AFTER): ("rep/directives/items_dropped/unavailable_after",),
+    (Action.KEEP, Reason.PURPOSE): ("rep/purpose/items_dropped/{purpose}",),
+}
+
+
+#: The stats of each (action, reason, purpose) met so far: one lookup per refusal.
+_STATS: dict[tuple[Action, Reason, str | None], tuple[str, ...]] = {}
+
+
+def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
+    """The stats one refusal counts (:data:`DETAIL_STATS`, then the one every refused
+    request or item counts)."""
+    key = (action, verdict.reason, verdict.purpose)
+    stats = _STATS.get(key)
+    if stats is None:
+        stats = _STATS[key] = _stats_of(*key)
+    signal = verdict.signal
+    if signal is not None and action is Action.FETCH and says_not_read(signal):
+        stats = (*stats, "rep/rsl/requests_dropped/licenses_not_read")
+    return stats
+
+
+def _stats_of(action: Action, reason: Reason, purpose: str | None) -> tuple[str, ...]:
+    details = DETAIL_STATS.get((action, reason), ())
+    whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
+    return (*(name.format(purpose=purpose or "") for name in details), f"{whole}/{reason}")
+
+
+def refuse_request(
+    crawler: Crawler,
+    action: Action,
+    request: Request,
+    verdict: Refused,
+    response: Response | None = None,
+    detail: str = "",
+    ledger: PageLedger | None = None,
+) -> None:
+    """``request`` is refused (``action``: fetch, before its download; follow, by the
+    page ``response`` that yielded it): counted, written in the page's ``ledger`` (a
+    link not followed, when one is kept), logged at DEBUG (with ``detail``, what said
+    it) and sent as ``request_refused`` with its ``verdict``."""
+    stats = crawler.stats
+    if stats is not None:
+        for name in refusal_stats(action, verdict):
+            stats.inc_value(name, 1)
+    if ledger is not None:
+        ledger.link_refused(request.url, verdict)
+    rep_signals.send_refused(
+        crawler, logger, request, verdict.reason, verdict.message, response,
+        detail=detail, verdict=verdict,
+    )  # fmt: skip
+
+
+def refuse_item(
+    crawler: Crawler,
+    item: Any,
+    response: Response,
+    verdict: Refused,
+    ledger: PageLedger | None = None,
+) -> None:
+    """An item of the page ``response`` is refused: counted, written in the page's
+    ``ledger`` (when one is kept), logged at DEBUG and sent as ``item_refused`` with its
+    ``verdict``."""
+    stats = crawler.stats
+    if stats is not None:
+        for name in refusal_stats(Action.KEEP, verdict):
+            stats.inc_value(name, 1)
+    if ledger is not None:
+        ledger.item_refused(verdict)
+    logger.debug(
+        "Dropped an item of %(url)s: %(message)s",
+        {"url": response.url, "message": verdict.message},
+        extra={"spider": crawler.spider},
+    )
+    crawler.signals.send_catch_log(
+        rep_signals.item_refused,
+        item=item,
+        response=response,
+        reason=verdict.reason,
+        message=verdict.message,
+        verdict=verdict,
+    )
