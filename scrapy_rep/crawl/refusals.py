@@ -24,6 +24,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.stats import inc_each
 from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
@@ -89,10 +90,7 @@ def refuse_request(
     page ``response`` that yielded it): counted, written in the page's ``ledger`` (a
     link not followed, when one is kept), logged at DEBUG (with ``detail``, what said
     it) and sent as ``request_refused`` with its ``verdict``."""
-    stats = crawler.stats
-    if stats is not None:
-        for name in refusal_stats(action, verdict):
-            stats.inc_value(name, 1)
+    inc_each(crawler.stats, refusal_stats(action, verdict))
     if ledger is not None:
         ledger.link_refused(request.url, verdict)
     rep_signals.send_refused(
@@ -111,10 +109,7 @@ def refuse_item(
     """An item of the page ``response`` is refused: counted, written in the page's
     ``ledger`` (when one is kept), logged at DEBUG and sent as ``item_refused`` with its
     ``verdict``."""
-    stats = crawler.stats
-    if stats is not None:
-        for name in refusal_stats(Action.KEEP, verdict):
-            stats.inc_value(name, 1)
+    inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
     if ledger is not None:
         ledger.item_refused(verdict)
     logger.debug(
