@@ -53,14 +53,11 @@ from scrapy_rep.checker.inputs import (
 from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses
 from scrapy_rep.checker.report import (
     further_documents,
-    google_note,
     origin_head,
     robots_allows,
     user_agent_line,
 )
-from scrapy_rep.crawl.commands.pagefetch import page_report, page_response
-from scrapy_rep.crawl.media.mediagate import file_report
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
+from scrapy_rep.crawl.commands.pagefetch import PageCheck
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names
@@ -69,17 +66,13 @@ from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,
     directive_readings,
-    page_rules,
     request_rules,
     robots_agent,
 )
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES
-from scrapy_rep.usage.rsl.terms import licenses_signals
-from scrapy_rep.usage.tdmrep import TdmRepFile
 from scrapy_rep.verdict import RequestRules, obey_of
-from scrapy_rep.verdict.page import PageFacts, decide_page
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -262,67 +255,21 @@ class RobotsCommand(ScrapyCommand):
             held, now, self.sent,
         )  # fmt: skip
         code = EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
+        pages = PageCheck(
+            config, self.policy, self.request_rules.rsl_owned, self.also, self.profile,
+            opts.timeout,
+        )  # fmt: skip
+        tdm_file = None if tdm is None else tdm.file
         for url, line in zip(urls, lines, strict=True):  # URLs here always have an origin
             print(f"  {line}")
-            robots_allowed = robots_allows(
-                rules, url, agent, self.obey, self.request_rules, now, self.sent
-            )
-            if opts.page and robots_allowed:
-                page_line, fetched = page_report(url, agent, opts.timeout, config, self.also)
-                print(f"      page: {page_line}")
-                if not fetched:
-                    code = EXIT_UNREACHABLE
-            if self.policy is not None and robots_allowed:
-                tdm_file = None if tdm is None else tdm.file
-                code = max(
-                    code, self._usage(url, rules, tdm_file, agent, opts.timeout, config, licenses)
+            if not (opts.page or self.policy is not None):
+                continue
+            if robots_allows(rules, url, agent, self.obey, self.request_rules, now, self.sent):
+                said, page_code = pages.lines(
+                    url, agent, rules, tdm_file, licenses, directives=opts.page
                 )
-        return code
-
-    def _usage(
-        self,
-        url: str,
-        rules: RobotsTxt,
-        tdm: TdmRepFile | None,
-        agent: str,
-        timeout: float,
-        config: RepConfig,
-        licenses: OriginLicenses = NO_LICENSES,
-    ) -> int:
-        """Every usage signal about ``url`` and the answer per purpose; its exit code."""
-        policy = self.policy
-        assert policy is not None
-        owned = self.request_rules.rsl_owned
-        rsl = licenses_signals(licenses.documents, url, owned)
-        further = (*self.also, *config.purpose_agents)
-        before = policy.before_fetch(rules, url, agent, tdm, further, rsl)
-        response = page_response(url, agent, timeout)
-        if isinstance(response, str):
-            print(f"      page: {response}; only the origin's signals are known")
-            decision, code = before.decision(), EXIT_UNREACHABLE
-        else:  # the crawl's own decision after the fetch, on the same statements
-            tokens = crawler_tokens(agent, (*self.also, *config.directive_tokens))
-            statements = read_statements(response, tokens, ai=policy.needs_tdmrep)
-            inside, lines = file_report(response, config, policy)  # docs/media.md
-            image = is_image(response)
-            facts = PageFacts(url, tokens, before, image, file=inside is not None)
-            said = statements.also(inside=inside or ())
-            decision = decide_page(facts, said, page_rules(config, policy)).usage
-            code = EXIT_ALLOWED
-            for line in lines:
-                print(f"      {line}")
-        print("      usage signals:" if decision.signals else "      usage signals: none")
-        for signal in decision.signals:
-            note = google_note(signal, self.profile)
-            print(f"        {signal.source}  ({_answers(signal.answers)}){note}")
-        refusal = policy.refusal(decision)
-        for purpose in policy.purposes:
-            verdict = decision.verdict(purpose)
-            by = decision.decided_by(purpose)
-            print(f"      {purpose}: {verdict}" + (f" by {by.source}" if by is not None else ""))
-        if refusal is not None:
-            print(f"      => not for this crawl: {refusal.message}")
-            return max(code, EXIT_DISALLOWED)
+                print("\n".join(said))
+                code = max(code, page_code)
         return code
 
 
@@ -342,15 +289,6 @@ def _give_up(config: RepConfig) -> Policy:
         connect_max_wait=config.unreachable_connect_max_wait,
         unreachable_action=config.unreachable_action,
     )
-
-
-def _answers(answers: tuple[bool | None, ...]) -> str:
-    said = [
-        f"{purpose} {'yes' if answer else 'no'}"
-        for purpose, answer in zip(PURPOSES, answers, strict=True)
-        if answer is not None
-    ]
-    return ", ".join(said) or "says nothing about these purposes"
 
 
 def _policy(purpose: str | None, config: RepConfig) -> UsagePolicy | None:
