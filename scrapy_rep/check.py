@@ -19,7 +19,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from scrapy_rep.checker.download import DEFAULT_USER_AGENT
 from scrapy_rep.checker.inputs import (
@@ -30,11 +30,14 @@ from scrapy_rep.checker.inputs import (
     parse_url,
     unreadable_file,
 )
-from scrapy_rep.checker.report import origin_head, sources, user_agent_line
+from scrapy_rep.checker.report import origin_head, robots_allows, sources, user_agent_line
 from scrapy_rep.checker.report import report as report
 from scrapy_rep.robotstxt import PROFILES
 from scrapy_rep.settings import RepConfig, RepSettingError, request_rules
 from scrapy_rep.verdict import obey_of
+
+if TYPE_CHECKING:
+    from scrapy_rep.crawl.commands.pagefetch import PageCheck
 
 #: The width every help text of the tools fits in (a terminal's 80 columns).
 HELP_WIDTH: Final = 80
@@ -45,13 +48,12 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 
 
-def exit_code_table(same_for: str, *, page: bool) -> str:
+def exit_code_table(same_for: str, *, pages: str) -> str:
     """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
-    which uses the same codes; ``page``: the tool has ``--page``). Both have
-    ``--purpose``."""
+    which uses the same codes; ``pages``: the options that fetch each page). Both have
+    ``--purpose`` and ``--page``."""
     disallowed = "at least one URL is disallowed (or, with --purpose, denied for a purpose)"
-    fetched = "a robots.txt"
-    fetched += " (or, with --page or --purpose, a page)" if page else " (or a tdmrep.json)"
+    fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
     lines = [
         f"exit codes ({same_for} uses the same):",
         f"  {EXIT_ALLOWED}  every URL is allowed",
@@ -69,9 +71,9 @@ def exit_code_table(same_for: str, *, page: bool) -> str:
 
 
 #: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
-EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", page=True)
-#: The exit codes of ``python -m scrapy_rep check`` (it has no --page).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", page=False)
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
+#: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", pages="--page")
 
 
 # --------------------------------------------------------------------------- the command
@@ -143,6 +145,12 @@ def _check_options(check: argparse.ArgumentParser) -> None:
         help='REP_OVERRIDES as JSON: [{"host": …, "reason": …, "expires": …}]',
     )
     check.add_argument(
+        "--page",
+        action="store_true",
+        help="also fetch each URL robots.txt allows: its directives, and with --purpose its "
+        "own usage signals and the page's verdict, as scrapy rep-robots prints them",
+    )
+    check.add_argument(
         "--unreachable-action",
         choices=("drop", "allow"),
         default="drop",
@@ -205,6 +213,7 @@ def _usage_problem(options: argparse.Namespace) -> str:
         config = RepConfig.from_settings(settings)
     except RepSettingError as error:
         return _as_option(str(error))
+    options.config = config
     options.request_rules = request_rules(config, options.purpose is not None)
     options.obey = obey_of(options.robotstxt_obey, options.purpose is not None)
     return ""
@@ -224,7 +233,8 @@ def _read_arguments(options: argparse.Namespace) -> None:
     URL alone is checked against its own origin's robots.txt, as ``scrapy rep-robots URL``
     does); ``options.robots`` the robots.txt file or URL (``None`` with ``--example``).
     A path is checked only against a local file. Raises :class:`InputError`."""
-    urls, paths = options.urls, Paths.ACCEPTED  # against a local file
+    # against a local file, a path is checked, unless each page is fetched
+    urls, paths = options.urls, Paths.PAGES_FETCHED if options.page else Paths.ACCEPTED
     if options.example:  # the bundled file: every argument is a URL or a path
         urls = ([options.robots] if options.robots else []) + urls
         options.robots = None
@@ -247,17 +257,39 @@ def _check(options: argparse.Namespace, out: TextIO) -> int:
     sources_read = sources(options)  # an unreadable file fails here, before any output
     print(user_agent_line(agent, profile), file=out)
     code = EXIT_ALLOWED
+    pages = _pages(options) if options.page else None
     for source in sources_read:
         head = origin_head(source.title, source.notes, source.rules, agent, source.tdm,
                            source.licenses)  # fmt: skip
+        now = time.time()  # an override covers a URL only before it expires
         lines, all_allowed = report(
             source.rules, source.urls, agent, options.request_rules, source.tdm,
-            source.licenses, profile, options.obey, source.held, time.time(),
+            source.licenses, profile, options.obey, source.held, now,
         )  # fmt: skip
-        print("\n".join([*head, *(f"  {line}" for line in lines)]), file=out)
+        print("\n".join(head), file=out)
+        tdm_file = None if source.tdm is None else source.tdm.file
+        for url, line in zip(source.urls, lines, strict=True):
+            print(f"  {line}", file=out)
+            if pages is not None and robots_allows(
+                source.rules, url, agent, options.obey, options.request_rules, now
+            ):
+                said, page_code = pages.lines(url, agent, source.rules, tdm_file, source.licenses)
+                print("\n".join(said), file=out)
+                code = max(code, page_code)
         tdm_unreachable = source.tdm is not None and source.tdm.unreachable
         if source.unreachable or tdm_unreachable or source.licenses.unreachable:
             code = EXIT_UNREACHABLE
-        elif not all_allowed and code == EXIT_ALLOWED:
-            code = EXIT_DISALLOWED
+        elif not all_allowed:
+            code = max(code, EXIT_DISALLOWED)
     return code
+
+
+def _pages(options: argparse.Namespace) -> PageCheck:
+    """What ``--page`` prints under a URL robots.txt allows: the page ``scrapy rep-robots
+    --page`` prints, with the crawl's decision after the fetch (its Scrapy side, imported
+    only then)."""
+    from scrapy_rep.crawl.commands.pagefetch import PageCheck
+
+    rules = options.request_rules
+    policy = rules.policy if options.purpose is not None else None
+    return PageCheck(options.config, policy, rules.rsl_owned, (), options.profile, options.timeout)

@@ -183,7 +183,9 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
             check=False,
         )
         assert result.returncode == 0, result.stderr
-        assert "3  a robots.txt (or a tdmrep.json) could not be fetched" in result.stdout
+        assert "3  a robots.txt (or a tdmrep.json, or with --page a page) could not" in (
+            result.stdout
+        )
 
 
 def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:

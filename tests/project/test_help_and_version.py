@@ -48,7 +48,7 @@ def test_check_help_lists_only_the_options_check_has() -> None:
 
     check = parser()
     own = {option for action in check._actions for option in action.option_strings}
-    assert "--purpose" in own and "--page" not in own
+    assert "--purpose" in own and "--page" in own
     result = run("-m", "scrapy_rep", "check", "--help")
     assert result.returncode == 0, result.stderr
     assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
