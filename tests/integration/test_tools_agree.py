@@ -16,8 +16,9 @@ For each URL and each User-Agent it is sent with, the crawl's fate (a page's fro
 audit trail record, an image's from the item, its ``url`` and its ``file`` record, each
 checked with the server's log) is what ``scrapy rep-robots -s SETTING=… --purpose ai-train`` says
 (its allowed / DISALLOWED line, and its page or file usage verdict ``=> not for this
-crawl``), what ``python -m scrapy_rep check --overrides … --purpose … --user-agent …``
-says for every name the request is held to (the crawl allows only if every name allows),
+crawl``), what ``python -m scrapy_rep check --overrides … --purpose … --user-agent …
+--page`` says for every name the request is held to (the crawl allows only if every name
+allows; a page or file is denied if it is for any one),
 and ``python -m scrapy_rep audit verify`` finds nothing in the crawl's trail; both tools
 name the override, and the robots.txt line, the trail records.
 """
@@ -305,8 +306,9 @@ async def agree_run(tmp_path_factory: pytest.TempPathFactory) -> AgreeRun:
         every = list(dict.fromkeys(urls["declared"] + urls["googlebot"]))  # each URL once
         for agent in (DECLARED, GOOGLEBOT):
             run.check[agent] = check_tool(
-                every[0], *every, "--timeout", "5", *AGREE_CHECK_OPTIONS, "--user-agent", agent
-            )
+                every[0], *every, "--timeout", "5", *AGREE_CHECK_OPTIONS, "--user-agent", agent,
+                "--page",
+            )  # fmt: skip
     run.verify = audit_process("verify", str(trail))
     for record in url_records(trail):
         key = (record["url"], held_as(record))
@@ -419,6 +421,23 @@ def test_check_says_what_the_crawl_did_for_every_name(agree_run: AgreeRun, name:
     assert overridden is crawl_overridden(agree_run, sent), said
     line = crawl_line(agree_run, sent)
     assert line is None or any(line in verdict for verdict in said), said
+
+
+@pytest.mark.parametrize(
+    "name", [name for name, sent in AGREE_CASES.items() if sent.fate != "refused"]
+)
+def test_check_page_decides_each_page_and_file_as_the_crawl_did(
+    agree_run: AgreeRun, name: str
+) -> None:
+    """``check --page`` decides each page and file fetched as the crawl decides it after
+    the fetch, for every name the request is held to: a "no" for any one is the crawl's
+    item dropped, its file not stored."""
+    sent = AGREE_CASES[name]
+    url = agree_run.url(sent)
+    blocks = [url_block(agree_run.check[agent][1], url) for agent in sent.held_to]
+    assert all(any(line.startswith("ai-train: ") for line in block) for block in blocks), blocks
+    denied = any(line.startswith("=> not for this crawl") for b in blocks for line in b[1:])
+    assert denied is (crawl_fate(agree_run, sent) in ("dropped", "not stored")), blocks
 
 
 def test_both_tools_exit_1_as_some_url_is_refused_or_denied(agree_run: AgreeRun) -> None:
