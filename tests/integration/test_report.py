@@ -97,8 +97,23 @@ def sections(text: str) -> dict[str, dict[str, str]]:
     return found
 
 
+#: With the settings real projects use: both read each page's one ledger all the same.
+WITH_PROJECT_SETTINGS = {
+    "alone": {},
+    "http cache": {"HTTPCACHE_ENABLED": True},
+    "autothrottle, one at a time": {
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.01,
+        "CONCURRENT_REQUESTS": 1,
+    },
+}
+
+
+@pytest.mark.parametrize("combined", list(WITH_PROJECT_SETTINGS))
 @pytest_twisted.ensureDeferred
-async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path) -> None:
+async def test_the_report_and_the_audit_trail_agree_on_every_url(
+    tmp_path: Path, combined: str
+) -> None:
     """The report listed 10 URLs where the trail had 7 records: links not followed are
     no requests (a list of their own), and it missed the redirect and the download that
     got no answer. Now every request of the trail is a URL of the report's first list,
@@ -110,6 +125,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(tmp_path: Path)
     sites = a_site()
     trail = tmp_path / "audit.jsonl"
     settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
+    settings.update(WITH_PROJECT_SETTINGS[combined], HTTPCACHE_DIR=str(tmp_path / "cache"))
     base = sites.bases["a"]
     try:
         crawler, _ = await crawl([base + "/"], settings, spider=FollowLinksSpider)
