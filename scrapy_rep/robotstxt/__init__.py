@@ -26,9 +26,9 @@ from scrapy_rep.robotstxt._compile import Matcher, Selection, compile_matcher, c
 from scrapy_rep.robotstxt._lines import file_text
 from scrapy_rep.robotstxt._parser import (
     FILE_WIDE,
-    NO_RULES,
+    NO_TABLES,
+    ParsedTables,
     Parser,
-    Rules,
     add_content_signal,
 )
 from scrapy_rep.robotstxt._parser import USE_LEVELS as USE_LEVELS
@@ -94,7 +94,7 @@ class RobotsTxt:
     def __init__(
         self,
         options: ParseOptions,
-        rules: Rules,
+        rules: ParsedTables,
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
         licenses: tuple[str, ...] = (),
@@ -381,7 +381,7 @@ def unplain(plain: bytes) -> RobotsTxt:
         options, verdict, values, keys, key_of, codes, starts, tokens, delays, delay_tokens,
         signals, usage, usage_tokens, sitemaps, licenses, licenses_by_group,
     ) = marshal.loads(plain)  # fmt: skip
-    rules = Rules(
+    rules = ParsedTables(
         values, keys, _array_of(key_of), _array_of(codes), _array_of(starts), tokens, delays,
         signals, usage, usage_tokens, delay_tokens,
     )  # fmt: skip
@@ -428,7 +428,7 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:
-    return RobotsTxt(PROFILES["google"], NO_RULES, (), verdict=verdict)
+    return RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=verdict)
 
 
 #: Everything allowed (no robots.txt: 4xx, SPEC §4).

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules
 
 
-class _Verdict:
+class _FixedMatcher:
     """The matcher of the allow-all / disallow-all stand-ins."""
 
     __slots__ = ("code",)
@@ -49,7 +49,7 @@ class _Verdict:
 
 
 #: What a group set compiles to.
-Matcher: TypeAlias = LongestMatcher | FirstMatcher | _Verdict
+Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
 
 
 class Selection:
@@ -99,7 +99,7 @@ def compile_matcher(
     """The matcher of a group set: the rules of ``groups`` from the flat tables (see
     ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
     if verdict is not None:
-        return _Verdict(verdict)
+        return _FixedMatcher(verdict)
     patterns: list[str] = []
     numbers: array[int] = array(codes.typecode)
     for group in groups:

@@ -1,6 +1,6 @@
 """robots.txt parsing: one pass over the lines into flat rule tables (SPEC §1, §2).
 
-Pure: no Scrapy imports. :class:`Parser` turns a body into the :class:`Rules` that
+Pure: no Scrapy imports. :class:`Parser` turns a body into the :class:`ParsedTables` that
 :class:`scrapy_rep.robotstxt.RobotsTxt` holds, and the sitemaps. It never raises on
 content: lines that are not ``key: value`` are skipped and logged at DEBUG on the
 ``scrapy_rep.robotstxt`` logger (the public module's name, as before the split).
@@ -39,7 +39,7 @@ from scrapy_rep.robotstxt.profiles import ParseOptions
 logger = logging.getLogger(__name__)
 
 
-class Rules(NamedTuple):
+class ParsedTables(NamedTuple):
     """What the parser hands to ``RobotsTxt`` (see its attributes)."""
 
     values: tuple[str, ...]
@@ -75,7 +75,7 @@ class Licenses(NamedTuple):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
 
-NO_RULES: Final = Rules((), (), b"", array("i"), array("i"), {}, None, None, None)
+NO_TABLES: Final = ParsedTables((), (), b"", array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal, Content-Usage and
 #: Crawl-delay lines written before the first user-agent line, which apply to every
 #: crawler (docs/decisions.md, "Lines before the first group only add restrictions").
@@ -126,7 +126,7 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[Rules, tuple[str, ...], Licenses]:
+    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], Licenses]:
         """The rule tables, the sitemaps and the RSL licenses of ``body``.
 
         One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
@@ -333,7 +333,7 @@ class Parser:
             tokens[token] = tuple(named)
         if self.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
-        rules = Rules(
+        rules = ParsedTables(
             tuple(values),
             # The spellings as interned strings, shared by every file that uses them.
             tuple(map(intern, spellings)),
