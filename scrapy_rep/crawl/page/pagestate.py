@@ -139,6 +139,14 @@ class PageState:
         page.plain = self.passes_all(directives, verdict.purpose, response)
         return page
 
+    def decided(self, response: Response) -> Page:
+        """What the page pass read of ``response`` before its callback (:meth:`read`); read
+        now, once, if its output comes without its input pass."""
+        page = self.pages.get(response)
+        if page is None or page.verdict is None:
+            page = self.read(response)
+        return page
+
     def page_of(self, response: Response) -> Page:
         """What is known of ``response`` (a new :class:`Page` the first time)."""
         page = self.pages.get(response)

@@ -191,22 +191,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         start() or a crawl whose trail and report do not run."""
         if response is None or not self._ledger_readers:
             return None
-        page = self.page.pages.get(response)
-        if page is None or page.verdict is None:  # an output without its input pass
-            page = self.page.read(response)
+        page = self.page.decided(response)
         page.ledger = ledger = PageLedger()
         return ledger
 
     def _page_done(self, response: Response | None) -> None:
         """The page's output is through: its ledger goes to its readers (the audit trail,
         with what the page said, for ``audit verify`` to decide it again; the report)."""
-        page = self.page.pages.get(response) if response is not None else None
-        if page is None or page.ledger is None:
+        if response is None:
+            return
+        page = self.page.pages.get(response)
+        if page is None or page.ledger is None:  # no ledger kept
             return
         ledger, page.ledger = page.ledger, None
         for reader in self._ledger_readers:
             try:
-                reader.page_done(response, ledger, page.facts, page.statements)  # type: ignore[arg-type]
+                reader.page_done(response, ledger, page.facts, page.statements)
             except Exception:  # the page's output is through; a bug of ours must not cost it
                 inc(self.stats, "rep/audit/errors")
                 logger.exception("scrapy_rep internal error recording %s", response)
@@ -214,7 +214,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
             return item
-        page = self.page.pages.get(response)  # read by process_spider_input
+        page = self.page.pages.get(response)  # PageState.decided, inlined: a call per item
         if page is None or page.verdict is None:  # an output without its input pass
             page = self.page.read(response)
         return item if page.plain else self.items.gate(item, response, page)
@@ -222,7 +222,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:  # from start(): only the early refusal applies
             return self.early.request(request, start=True)
-        page = self.page.pages.get(response)  # read by process_spider_input
+        page = self.page.pages.get(response)  # PageState.decided, inlined: a call per link
         if page is None or page.verdict is None:  # an output without its input pass
             page = self.page.read(response)
         if page.plain:
