@@ -352,6 +352,92 @@ def mp4(packet: bytes, *, where: str = "uuid", mdat_bytes: int = 64) -> bytes:
     return ftyp + xmp + box(b"mdat", b"\x00" * mdat_bytes)
 
 
+#: Where a file keeps the XMP past its first 16 packets, out of sight of a plain byte
+#: search (compressed, hexadecimal, cut in two): built by :func:`past_the_count`.
+PAST_THE_COUNT = ("png-zTXt", "png-iTXt-compressed", "png-raw-profile-zTXt",
+                  "png-raw-profile-tEXt", "jpeg-extended-split")  # fmt: skip
+
+
+def past_the_count(packet: bytes, where: str) -> bytes:
+    """A file with 16 packets that say nothing, then ``packet`` in ``where`` (one of
+    :data:`PAST_THE_COUNT`): a PNG's 17th text chunk, or a JPEG's extended XMP (after
+    15 packets and the standard one) cut in its first ``DMI-PROHIBITED`` between two
+    segments."""
+    if where == "jpeg-extended-split":
+        return jpeg_extended(packet, piece=packet.find(b"DMI-PROHIBITED") + 7, others=15)
+    keyword, text = b"XML:com.adobe.xmp", packet
+    if "raw-profile" in where:
+        keyword, text = b"Raw profile type xmp", raw_profile(packet)
+    chunk = next(kind for kind in ("tEXt", "zTXt", "iTXt") if kind in where)
+    last = text_chunk(text, chunk=chunk, compressed="compressed" in where, keyword=keyword)
+    harmless = text_chunk(xmp_packet(), keyword=b"XML:com.adobe.xmp")
+    return png_with(png(), *[harmless] * 16, last)
+
+
+def full_box(kind: bytes, version: int, data: bytes) -> bytes:
+    """An ISO BMFF full box (version, then flags 0)."""
+    return box(kind, bytes([version, 0, 0, 0]) + data)
+
+
+def heif(
+    packet: bytes,
+    brand: bytes = b"heic",
+    *,
+    method: int = 0,
+    before: bytes = b"",
+    encoding: bytes = b"",
+) -> bytes:
+    """A HEIF file (ISO/IEC 23008-12) of major brand ``brand``: an image item and the
+    XMP item (``infe`` version 2, type ``mime``, content type ``application/rdf+xml``,
+    then ``encoding``) located by ``iloc`` (version 1) in the ``mdat`` (construction
+    ``method`` 0), or in ``idat`` (1); ``before``: boxes between ``ftyp`` and ``meta``."""
+    hdlr = full_box(b"hdlr", 0, b"\x00" * 4 + b"pict" + b"\x00" * 13)
+    pitm = full_box(b"pitm", 0, struct.pack(">H", 1))
+    image_entry = full_box(b"infe", 2, struct.pack(">HH", 1, 0) + b"hvc1\x00")
+    strings = b"XMP\x00application/rdf+xml\x00" + (encoding + b"\x00" if encoding else b"")
+    xmp_entry = full_box(b"infe", 2, struct.pack(">HH", 2, 0) + b"mime" + strings)
+    iinf = full_box(b"iinf", 0, struct.pack(">H", 2) + image_entry + xmp_entry)
+    image = b"\x00" * 32
+
+    def meta(image_at: int) -> bytes:
+        xmp_at = 0 if method == 1 else image_at + len(image)
+        items = struct.pack(">HHHHII", 1, 0, 0, 1, image_at, len(image))
+        items += struct.pack(">HHHHII", 2, method, 0, 1, xmp_at, len(packet))
+        iloc = full_box(b"iloc", 1, b"\x44\x00" + struct.pack(">H", 2) + items)
+        extra = box(b"idat", packet) if method == 1 else b""
+        return full_box(b"meta", 0, hdlr + pitm + iloc + iinf + extra)
+
+    head = box(b"ftyp", brand + b"\x00\x00\x00\x00mif1" + brand) + before
+    image_at = len(head) + len(meta(0)) + 8
+    return head + meta(image_at) + box(b"mdat", image + (b"" if method == 1 else packet))
+
+
+def tiff_sub_ifds(packet: bytes, count: int) -> bytes:
+    """A TIFF whose IFD0 names ``count`` SubIFDs (tag 330), the last of them holding the
+    XMP (tag 700), the others empty."""
+    offsets_at = 8 + 2 + 12 + 4
+    first = offsets_at + 4 * count
+    last = first + 6 * (count - 1)
+    out = b"II*\x00" + struct.pack("<IH", 8, 1) + struct.pack("<HHII", 330, 4, count, offsets_at)
+    out += b"\x00" * 4 + b"".join(struct.pack("<I", first + 6 * n) for n in range(count))
+    out += b"\x00" * 6 * (count - 1)
+    xmp = struct.pack("<HHII", 700, 1, len(packet), last + 18)
+    return out + struct.pack("<H", 1) + xmp + b"\x00" * 4 + packet
+
+
+def blank_node_bag(values: list[str]) -> bytes:
+    """A packet whose ``plus:DataMining`` is a bag of blank nodes (``rdf:li
+    rdf:nodeID``), each described after it with one of ``values`` as its ``rdf:value``."""
+    items = "".join(f'<rdf:li rdf:nodeID="n{n}"/>' for n in range(len(values)))
+    nodes = "".join(
+        f'<rdf:Description rdf:nodeID="n{n}"><rdf:value>{PLUS_VOCAB}{value}</rdf:value>'
+        "</rdf:Description>"
+        for n, value in enumerate(values)
+    )
+    bag = f"<plus:DataMining><rdf:Bag>{items}</rdf:Bag></plus:DataMining></rdf:Description>"
+    return xmp_packet(extra="#").replace(b"#</rdf:Description>", (bag + nodes).encode())
+
+
 def pdf(packet: bytes) -> bytes:
     """A small PDF whose catalog's /Metadata stream holds the packet, uncompressed."""
     return (
@@ -469,9 +555,10 @@ def c2pa_jpeg(
     return out.getvalue()
 
 
-def jpeg_extended(extended: bytes, piece: int = 500) -> bytes:
+def jpeg_extended(extended: bytes, piece: int = 500, others: int = 0) -> bytes:
     """A JPEG whose standard XMP points to an extended packet (``xmpNote:HasExtendedXMP``)
-    carried in APP1 extension segments of ``piece`` bytes, written last piece first."""
+    carried in APP1 extension segments of ``piece`` bytes, written last piece first
+    (``others``: that many packets without a statement before the standard one)."""
     import hashlib
 
     guid = hashlib.md5(extended).hexdigest().upper().encode()
@@ -479,7 +566,7 @@ def jpeg_extended(extended: bytes, piece: int = 500) -> bytes:
         b"</rdf:Description>",
         b"<xmpNote:HasExtendedXMP>" + guid + b"</xmpNote:HasExtendedXMP></rdf:Description>",
     )
-    body = jpeg(standard)
+    body = jpeg([xmp_packet()] * others + [standard])
     segments = b""
     offsets = list(range(0, len(extended), piece))
     for offset in reversed(offsets):

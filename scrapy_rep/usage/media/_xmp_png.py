@@ -31,15 +31,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Final
 
-from scrapy_rep.usage.media._xmp_scan import (
-    Limits,
-    Steps,
-    ValueSearch,
-    XmpScan,
-    truncated,
-    walk,
-)
-from scrapy_rep.usage.media._xmp_text import Undecodable, text_pieces
+from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
 from scrapy_rep.usage.media._xmp_tiff import TIFF_HEADERS, image_resources, tiff_structure
 
 PNG_XMP: Final = b"XML:com.adobe.xmp"
@@ -124,7 +116,7 @@ def _search_as_inflated(
     where: str,
 ) -> None:
     """Text over the limit (``head``, then ``more`` as it inflates): never held whole,
-    searched piece by piece for a prohibiting value (:class:`ValueSearch`), up to the
+    searched piece by piece for a prohibiting value (:meth:`XmpScan.search`), up to the
     per-file budget of inflated bytes; a raw profile's hexadecimal decoded as it comes."""
     what = "XMP packet" if profile is None else "raw profile"
     scan.problems.append(
@@ -137,16 +129,7 @@ def _search_as_inflated(
         pieces = itertools.chain([head], more)
     if profile is not None:
         pieces = _hex_pieces(pieces, scan, where)
-    if profile in (None, "xmp"):
-        pieces = text_pieces(pieces)
-    search = ValueSearch()
-    try:
-        for piece in pieces:
-            if not search.feed(piece):
-                break
-    except Undecodable as error:
-        scan.cannot_see(f"{where}: {error}")
-    scan.mentions.extend(search.values())
+    scan.search(pieces, where, text=profile in (None, "xmp"))
 
 
 def _chunk_text(

@@ -40,8 +40,6 @@ _SYNTAX: Final = frozenset(_RDF + name for name in ("Description", "Bag", "Seq",
 _VALUE_ATTRIBUTES: Final = (_RDF + "resource", _RDF + "value")
 _NODE_ID: Final = _RDF + "nodeID"
 _ABOUT: Final = _RDF + "about"
-#: Blank nodes followed per property (a chain of ``rdf:nodeID`` ends there).
-_MAX_NODES: Final = 64
 
 
 def _parser(override: bool) -> etree.XMLParser:
@@ -104,7 +102,6 @@ def _values(prop: Any, nodes: dict[str, Any], followed: set[str]) -> list[str]:
     not followed again: its values are already taken, and following it for each of
     thousands of properties naming it was quadratic."""
     found: list[str] = []
-    followed_here = 0
     stack = [prop]
     while stack:
         node = stack.pop()
@@ -116,10 +113,8 @@ def _values(prop: Any, nodes: dict[str, Any], followed: set[str]) -> list[str]:
             if text:
                 found.append(text)
             elif reference in nodes and reference not in followed:
-                if followed_here < _MAX_NODES:
-                    followed_here += 1
-                    followed.add(reference)
-                    stack.append(nodes[reference])
+                followed.add(reference)
+                stack.append(nodes[reference])
             elif node.get(_ABOUT) and not any(node.get(n) for n in _VALUE_ATTRIBUTES):
                 found.append(node.get(_ABOUT))
         stack.extend(reversed([child for child in children if child.tag in _SYNTAX]))

@@ -34,8 +34,6 @@ _PHOTOSHOP: Final = 34377
 #: Note 1); an entry of another type is skipped.
 _TYPE_SIZES: Final = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4,
                       12: 8, 13: 4}  # fmt: skip
-#: SubIFD offsets read from one entry (DNG files have a few).
-_MAX_SUB_IFDS: Final = 32
 PHOTOSHOP_SIGNATURES: Final = (b"8BIM", b"PHUT", b"DCSR", b"AgHg", b"MeSa")
 IRB_XMP: Final = 0x0424
 
@@ -118,10 +116,9 @@ def _entry(
     if tag == _PHOTOSHOP:  # walked in place, not copied
         value = memoryview(block)[start : start + length]
         return image_resources(value, scan, limits, steps, where)
-    if kind in (4, 13):  # LONG or IFD: the offsets of the Exif IFD or the SubIFDs
-        read = min(count, _MAX_SUB_IFDS)
-        steps.spend(read)
-        for offset in struct.unpack_from(f"{order}{read}I", block, start):
+    if kind in (4, 13):  # LONG or IFD: the offsets of the Exif IFD or the SubIFDs, all
+        steps.spend(count)
+        for offset in struct.unpack_from(f"{order}{count}I", block, start):
             ifds.add(offset)
     return True
 

@@ -10,8 +10,9 @@ spends one step of the budget per segment, chunk, box or block.
 
 from __future__ import annotations
 
+import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from scrapy_rep.usage.media._xmp_png import EXIF_HEADER, walk_png
@@ -36,11 +37,11 @@ MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
 #: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
 GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
-#: HEIF / AVIF brands: XMP is an item of the ``meta`` box (ISO/IEC 23008-12), not walked
-#: here: such files are scanned for packets when no ``uuid`` / ``XMP_`` box held one.
-HEIF_BRANDS: Final = frozenset(
-    {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis"}
-)
+#: The end of a GIF's raw XMP: its end PI or the magic trailer, whichever comes first
+#: (one pass, however many extensions the file has).
+_GIF_PACKET_END: Final = re.compile(re.escape(PACKET_END) + b"|" + re.escape(GIF_MAGIC_TRAILER))
+#: Bytes of a GIF packet over the limit searched at a time.
+_PIECE: Final = 64 * 1024
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
 MP4_CONTAINERS: Final = frozenset({b"moov", b"udta", b"meta", b"trak"})
 #: How deep those containers are walked (``moov/trak/meta`` is three): deeper nesting is
@@ -154,11 +155,9 @@ def _gif(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
         if block == 0x21:
             label = data[pos + 1]
             pos += 2
-            if label == 0xFF and data[pos] == 11 and data.startswith(GIF_XMP, pos + 1):
-                start = pos + 12
-                packet_end = _gif_packet_end(data, start, limits)
-                if not scan.add(data[start:packet_end], limits):
-                    return
+            xmp = label == 0xFF and data[pos] == 11 and data.startswith(GIF_XMP, pos + 1)
+            if xmp and not _gif_packet(data, pos + 12, scan, limits):
+                return
             pos = _skip_sub_blocks(data, pos, steps)
         elif block == 0x2C:
             local = data[pos + 9]
@@ -170,18 +169,35 @@ def _gif(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
     truncated(scan, "GIF block")
 
 
-def _gif_packet_end(data: bytes, start: int, limits: Limits) -> int:
-    """Where the raw XMP of a GIF ends: its ``<?xpacket end=...?>``, else the magic
-    trailer, each looked for only within the packet limit; else the limit (+ 1 byte: an
-    oversized packet, searched as bytes), not the end of the file (16 extensions
-    without an end each copied the rest of a file: 256 MiB for a 16 MB GIF)."""
-    window = start + limits.max_packet + 1
-    end = data.find(PACKET_END, start, window)
-    if end >= 0:
-        close = data.find(b"?>", end, window)
-        return close + 2 if close >= 0 else end
-    trailer = data.find(GIF_MAGIC_TRAILER, start, window + len(GIF_MAGIC_TRAILER))
-    return trailer if trailer >= 0 else min(window, len(data))
+def _gif_packet(data: bytes, start: int, scan: XmpScan, limits: Limits) -> bool:
+    """The raw XMP of a GIF from ``start`` to its end (:func:`_gif_packet_end`); one
+    over the packet limit is kept cut there (+ 1 byte: an oversized packet, not the
+    rest of the file: 16 extensions without an end each copied the rest of a 16 MB
+    GIF, 256 MiB), and all of it is searched piece by piece for a prohibiting value, in
+    place; ``False``: stop the walk."""
+    end = _gif_packet_end(data, start)
+    cut = min(end, start + limits.max_packet + 1)
+    if not scan.add(data[start:cut], limits):
+        return False
+    if end == cut:
+        return True
+    if not scan.take(end - cut, limits):
+        return False
+    pieces = (data[at : min(at + _PIECE, end)] for at in range(start, end, _PIECE))
+    scan.search(pieces, "GIF XMP packet")
+    return True
+
+
+def _gif_packet_end(data: bytes, start: int) -> int:
+    """Where the raw XMP of a GIF ends: after its ``<?xpacket end=...?>`` or at the
+    magic trailer, whichever comes first, else at the end of the file."""
+    found = _GIF_PACKET_END.search(data, start)
+    if found is None:
+        return len(data)
+    if found.group() == GIF_MAGIC_TRAILER:
+        return found.start()
+    close = data.find(b"?>", found.end(), found.end() + 64)
+    return close + 2 if close >= 0 else found.end()
 
 
 def _skip_sub_blocks(data: bytes, pos: int, steps: Steps) -> int:
@@ -208,18 +224,10 @@ def _boxes(
         return False
     while pos + 8 <= end:
         steps.step()
-        size, kind = struct.unpack_from(">I4s", data, pos)
-        header = 8
-        if size == 1:
-            (size,) = struct.unpack_from(">Q", data, pos + 8)
-            header = 16
-        elif size == 0:
-            size = end - pos
-        stop = pos + size
-        if size < header or stop > end:
+        kind, body, stop = _box(data, pos)
+        if stop > end:
             truncated(scan, f"{kind!r} box")
             return False
-        body = pos + header
         if kind == b"uuid" and data[body : body + 16] == MP4_XMP_UUID:
             if not scan.add(data[body + 16 : stop], limits):
                 return False
@@ -231,10 +239,128 @@ def _boxes(
             # container in QuickTime: its first child's type tells which.
             if kind == b"meta" and data[body + 4 : body + 8] not in (b"hdlr", b"XMP_", b"ilst"):
                 body += 4
+            if kind == b"meta" and not _items(data, body, stop, scan, limits, steps):
+                return False
             if not _boxes(data, body, stop, scan, limits, steps, depth + 1):
                 return False
         pos = stop
     return True
+
+
+def _box(data: bytes, pos: int) -> tuple[bytes, int, int]:
+    """The box at ``pos`` (ISO/IEC 14496-12 §4.2): its type, where its body starts and
+    where it stops (past the end of ``data`` when cut there)."""
+    size, kind = struct.unpack_from(">I4s", data, pos)
+    header = 8
+    if size == 1:
+        (size,) = struct.unpack_from(">Q", data, pos + 8)
+        header = 16
+    elif size == 0:
+        size = len(data) - pos
+    return kind, pos + header, pos + size if size >= header else len(data) + 1
+
+
+def _items(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps: Steps) -> bool:
+    """The XMP items of a ``meta`` box (HEIF, AVIF: ISO/IEC 14496-12 §8.11, ISO/IEC
+    23008-12 §9.3), whatever the file's brand: ``iinf`` gives each item's type (XMP is
+    a ``mime`` item of content type ``application/rdf+xml``), ``iloc`` where its bytes
+    are (extents in the file, or in ``idat``); ``False``: stop the walk. An item we
+    cannot get at (another construction method, a content encoding) is unseen."""
+    children: dict[bytes, tuple[int, int]] = {}
+    while pos + 8 <= end:
+        steps.step()
+        kind, body, pos = _box(data, pos)
+        if pos > end:
+            break  # (named by the walk of the children)
+        children.setdefault(kind, (body, pos))
+    if b"iinf" not in children or b"iloc" not in children:
+        return True
+    xmp = _xmp_items(data, *children[b"iinf"], steps)
+    for item, method, extents in _locations(data, *children[b"iloc"], steps) if xmp else ():
+        if item not in xmp:
+            continue
+        where = f"HEIF XMP item {item}"
+        if xmp[item]:
+            scan.cannot_see(f"{where}: content encoding {xmp[item]!r}")
+            continue
+        base, limit = (0, len(data)) if method == 0 else children.get(b"idat", (-1, -1))
+        if method not in (0, 1) or base < 0:
+            scan.cannot_see(f"{where}: construction method {method}")
+            continue
+        spans = [(base + at, limit if size == 0 else base + at + size) for at, size in extents]
+        if any(stop > limit for _, stop in spans):
+            truncated(scan, where)
+            continue
+        if not scan.take(sum(stop - start for start, stop in spans), limits):
+            return False
+        if not scan.add(b"".join(data[start:stop] for start, stop in spans), limits):
+            return False
+    return True
+
+
+def _xmp_items(data: bytes, pos: int, end: int, steps: Steps) -> dict[int, str]:
+    """The XMP items an ``iinf`` box names (item ID -> content encoding, ``""``: none):
+    ``infe`` boxes of version 0 and 1 (name, content type, encoding) and, of version 2
+    and 3, of item type ``mime`` (then the same strings)."""
+    pos += 4 + (2 if data[pos] == 0 else 4)  # version, flags, entry count
+    found: dict[int, str] = {}
+    while pos + 8 <= end:
+        steps.step()
+        kind, entry, pos = _box(data, pos)
+        if kind != b"infe" or pos > end:
+            continue
+        version, strings = data[entry], entry + 8
+        if version >= 2:
+            wide = version > 2
+            strings += 6 if wide else 4
+            if data[strings - 4 : strings] != b"mime":
+                continue
+        item = int.from_bytes(data[entry + 4 : entry + (8 if version > 2 else 6)], "big")
+        name_type_encoding = data[strings:pos].split(b"\x00")
+        if name_type_encoding[1:2] == [b"application/rdf+xml"]:
+            encoding = name_type_encoding[2] if len(name_type_encoding) > 2 else b""
+            found[item] = encoding.decode("latin-1")[:40]
+    return found
+
+
+def _locations(
+    data: bytes, pos: int, end: int, steps: Steps
+) -> Iterator[tuple[int, int, list[tuple[int, int]]]]:
+    """Each item of an ``iloc`` box: its ID, construction method and extents (offset
+    with the base offset added, length: 0 is all the rest)."""
+    version = data[pos]
+    sizes = data[pos + 4 : pos + 6]
+    offset_size, length_size, base_size = sizes[0] >> 4, sizes[0] & 15, sizes[1] >> 4
+    index_size = sizes[1] & 15 if version in (1, 2) else 0
+    id_size = 2 if version < 2 else 4
+    reader = _Fields(data, pos + 6, end)
+    for _ in range(reader.uint(id_size)):
+        steps.step()
+        item = reader.uint(id_size)
+        method = reader.uint(2) & 15 if version in (1, 2) else 0
+        reader.uint(2)  # data_reference_index: this file
+        base = reader.uint(base_size)
+        extents = []
+        for _ in range(reader.uint(2)):
+            steps.step()
+            reader.uint(index_size)
+            extents.append((base + reader.uint(offset_size), reader.uint(length_size)))
+        yield item, method, extents
+
+
+class _Fields:
+    """Big-endian unsigned fields read one after another, within a box."""
+
+    def __init__(self, data: bytes, pos: int, end: int) -> None:
+        self.data, self.pos, self.end = data, pos, end
+
+    def uint(self, size: int) -> int:
+        stop = self.pos + size
+        if stop > self.end:
+            raise ValueError("a cut iloc box")
+        value = int.from_bytes(self.data[self.pos : stop], "big")
+        self.pos = stop
+        return value
 
 
 WALKERS: Final[dict[str, Callable[[bytes, XmpScan, Limits], None]]] = {

@@ -18,6 +18,7 @@ not be read, and whether C2PA was read. Never raises on content.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -25,7 +26,7 @@ from typing import Any, Final
 from scrapy_rep.usage.media._xmp_rdf import PLUS_NS as PLUS_NS
 from scrapy_rep.usage.media._xmp_rdf import RDF_NS as RDF_NS
 from scrapy_rep.usage.media._xmp_rdf import property_values
-from scrapy_rep.usage.media._xmp_scan import DMI_PROHIBITED, MAX_BYTE_VALUES
+from scrapy_rep.usage.media._xmp_scan import MAX_BYTE_VALUES
 from scrapy_rep.usage.media._xmp_text import Undecodable, packet_text
 from scrapy_rep.usage.media.c2pa import C2paResult, read_c2pa
 from scrapy_rep.usage.media.xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
@@ -41,16 +42,22 @@ SEE_VALUES: Final = frozenset(
     }
 )
 #: In bytes not read as a packet (:attr:`XmpScan.raw`), a value counts only where XMP
-#: would hold it: right after the PLUS vocabulary, or within this many bytes after the
-#: name ``DataMining`` (element, attribute, ``rdf:li`` items).
+#: would hold it: right after the PLUS vocabulary, or within this many characters after
+#: the name ``DataMining`` (element, attribute, ``rdf:li`` items).
 _RAW_CONTEXT: Final = 512
-#: Values looked at in those bytes (each costs a look back).
-_RAW_MATCHES: Final = 64
-#: Those bytes are searched in the wide encodings of a packet too, where one of them
-#: holds a DMI value: (codec, its bytes per character, ``DMI-PROHIBITED`` in it).
-_WIDE: Final = tuple(
-    (codec, unit, "DMI-PROHIBITED".encode(codec))
-    for codec, unit in (("utf-16-le", 2), ("utf-16-be", 2), ("utf-32-le", 4), ("utf-32-be", 4))
+#: Those bytes are searched in the wide encodings of a packet too, without decoding
+#: them: a UTF-16 text in either byte order holds ``D\0M\0I\0…`` (so does UTF-32 with
+#: three zero bytes), one search per width for its spaced-out forms. (The zero bytes
+#: between characters, the value's pattern, ``ldf/vocab/`` and ``DataMining``.)
+_WIDTHS: Final = tuple(
+    (
+        gap,
+        gap.join(bytes([c]) for c in b"DMI-PROHIBITED"),
+        re.compile(rb"(?:" + re.escape(gap) + rb"[A-Z-]){0,40}"),
+        gap.join(bytes([c]) for c in b"ldf/vocab/") + gap,
+        gap.join(bytes([c]) for c in b"DataMining"),
+    )
+    for gap in (b"", b"\x00", b"\x00\x00\x00")
 )
 #: What XMP that is there but cannot be read says (docs/media.md, "Hostile files"): a
 #: "no" for both AI purposes, nothing for search (the reading that loses no "no": its
@@ -136,27 +143,20 @@ def xmp_signals(scan: XmpScan, *, constraints_met: bool = False) -> Iterable[Usa
             values = _packet_values(property_values(text))
         except ValueError as error:
             scan.problems.append(f"XMP packet {index + 1} unreadable ({error})")
-            values = _bytes_values(text.data)
+            values = scan.values_in(text.data)
         said.update(values)
         for value in values:
             yield dmi_signal(value, f"XMP plus:DataMining {value}", constraints_met)
-    for packet in scan.oversized:
-        try:
-            data = packet_text(packet).data
-        except Undecodable as error:
-            scan.cannot_see(f"an oversized XMP packet is {error}")
-            continue
-        for value in _bytes_values(data):
-            said.add(value)
-            yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
-    for value in dict.fromkeys(scan.mentions):
+    oversized = [*_searched(scan, scan.oversized, "an oversized"), *scan.mentions]
+    for value in dict.fromkeys(oversized):
         said.add(value)
         yield dmi_signal(value, f"oversized XMP packet mentions {value}", constraints_met)
-    for data in scan.raw:
-        for value in _raw_values(data):
-            if value not in said:
-                said.add(value)
-                yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
+    not_read = _searched(scan, scan.unparsed, "an unparsed (past the packet count)")
+    not_read += [value for data in scan.raw for value in _raw_values(data, scan)]
+    for value in dict.fromkeys(not_read):
+        if value not in said:
+            said.add(value)
+            yield dmi_signal(value, f"XMP not wholly read mentions {value}", constraints_met)
     for what in list(dict.fromkeys(scan.unseen))[:_MAX_UNSEEN]:
         yield UsageSignal("iptc", UNSEEN_ANSWERS, f"unreadable XMP ({what})"[:200])
 
@@ -171,38 +171,36 @@ def _packet_values(written: list[str]) -> list[str]:
     return tokens
 
 
-def _bytes_values(packet: bytes) -> list[str]:
-    found = dict.fromkeys(m.group().decode("ascii") for m in DMI_PROHIBITED.finditer(packet))
-    return list(found)[:MAX_BYTE_VALUES]
+def _searched(scan: XmpScan, packets: list[bytes], what: str) -> list[str]:
+    """The prohibiting values of packets not parsed (over the size or the count limit),
+    searched as bytes (any value counts); one whose text cannot be got at is unseen."""
+    found = []
+    for packet in packets:
+        try:
+            found += scan.values_in(packet_text(packet).data)
+        except Undecodable as error:
+            scan.cannot_see(f"{what} XMP packet is {error}")
+    return found
 
 
-def _raw_values(data: bytes) -> list[str]:
+def _raw_values(data: bytes, scan: XmpScan) -> list[str]:
     """The prohibiting DMI values in bytes not read as a packet (a cut or unterminated
     packet, the rest of a broken file), where XMP would hold them (the reading that
     loses no "no": docs/media.md, "Hostile files"), in UTF-8 and in the wide encodings
-    of a packet (each decoded from where its ``DMI-PROHIBITED`` is aligned)."""
-    found = dict.fromkeys(_ascii_raw_values(data))
-    for codec, unit, marker in _WIDE:
-        at = data.find(marker)
-        if at >= 0:
-            start = at % unit
-            wide = data[start : len(data) - (len(data) - start) % unit]
-            text = wide.decode(codec, errors="replace").encode("utf-8", errors="replace")
-            found.update(dict.fromkeys(_ascii_raw_values(text)))
-    return list(found)[:MAX_BYTE_VALUES]
-
-
-def _ascii_raw_values(data: bytes) -> list[str]:
+    of a packet; each value looked at spends the file's budget
+    (:meth:`XmpScan.match`), past which the rest is out of reach."""
     found: dict[str, None] = {}
-    for count, match in enumerate(DMI_PROHIBITED.finditer(data)):
-        if count >= _RAW_MATCHES:
-            break
-        start = match.start()
-        if (
-            data.endswith(b"ldf/vocab/", 0, start)
-            or data.find(b"DataMining", max(0, start - _RAW_CONTEXT), start) >= 0
-        ):
-            found[match.group().decode("ascii")] = None
+    for gap, marker, rest, vocabulary, name in _WIDTHS:
+        at = data.find(marker)
+        while at >= 0 and len(found) < MAX_BYTE_VALUES:
+            if not scan.match():
+                return list(found)
+            window = max(0, at - _RAW_CONTEXT * (len(gap) + 1))
+            if data.endswith(vocabulary, 0, at) or data.find(name, window, at) >= 0:
+                tail = rest.match(data, at + len(marker))  # (it matches, if only nothing)
+                value = b"DMI-PROHIBITED" + (tail.group() if tail else b"").replace(b"\x00", b"")
+                found[value.decode("ascii")] = None
+            at = data.find(marker, at + 1)
     return list(found)
 
 

@@ -4,7 +4,8 @@ Where each format keeps its packet (Adobe XMP Specification Part 3, "Storage in 
 JPEG APP1 with the ``http://ns.adobe.com/xap/1.0/`` signature, PNG ``iTXt`` keyword
 ``XML:com.adobe.xmp``, WebP (RIFF) ``XMP `` chunk, TIFF tag 700 in IFD0, GIF89a
 application extension ``XMP DataXMP``, ISO BMFF (MP4, MOV) ``uuid`` box
-BE7ACFCB-97A9-42E8-9C71-999491E3AFAC or ``XMP_`` box in ``moov/udta``. PDF and any other
+BE7ACFCB-97A9-42E8-9C71-999491E3AFAC or ``XMP_`` box in ``moov/udta``, HEIF / AVIF
+``meta`` item of content type ``application/rdf+xml``. PDF and any other
 format: packet scanning for ``<?xpacket begin=`` ... ``<?xpacket end=...?>`` (Part 1 §7.3),
 in UTF-8, UTF-16 and UTF-32. And where ExifTool reads XMP besides: tag 700 in every IFD
 of a TIFF structure (a TIFF's chain, Exif IFD and SubIFDs; a JPEG's, PNG's or WebP's
@@ -32,7 +33,7 @@ from typing import Final
 from scrapy_rep.usage.media._xmp_scan import Limits as Limits
 from scrapy_rep.usage.media._xmp_scan import XmpScan as XmpScan
 from scrapy_rep.usage.media._xmp_scan import scan_packets
-from scrapy_rep.usage.media._xmp_walkers import HEIF_BRANDS, WALKERS
+from scrapy_rep.usage.media._xmp_walkers import WALKERS
 
 DEFAULT_LIMITS: Final = Limits()
 
@@ -61,7 +62,7 @@ def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
 
     A format's structure is walked by its offsets and sizes wherever they lead in the
     file (a TIFF's IFD after its image data, an MP4's ``moov`` after its ``mdat``);
-    packet scanning (PDF, HEIF, any other format) and the byte search of a file not
+    packet scanning (PDF, any other format) and the byte search of a file not
     read wholly look at its first :attr:`Limits.max_scan` bytes. What a limit kept from
     being read (bytes past that limit there, the step budget, the nesting) fails closed
     (:meth:`XmpScan.out_of_reach`)."""
@@ -74,9 +75,6 @@ def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
         walker(scanned if packet_scanning else data, scan, limits)
     except (struct.error, IndexError, ValueError, zlib.error, RecursionError) as error:
         scan.problems.append(f"broken {kind} structure ({error})")
-    if kind == "mp4" and data[8:12] in HEIF_BRANDS and not (scan.packets or scan.oversized):
-        packet_scanning = True
-        scan_packets(scanned, scan, limits)
     not_whole = bool(scan.problems)
     if not_whole:  # something was not read wholly: its bytes keep their "no"
         scan.raw.append(scanned)

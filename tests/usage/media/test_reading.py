@@ -24,17 +24,22 @@ from scrapy_rep.usage.purpose import usage_decision
 from tests.support.answers import purpose_answers
 from tests.support.mediafiles import (
     DMI_VALUES,
+    PAST_THE_COUNT,
+    PLUS_VOCAB,
     RDF_FORMS,
+    blank_node_bag,
     box,
     c2pa_jpeg,
     encoded,
     gif,
+    heif,
     jpeg,
     jpeg_exif,
     jpeg_extended,
     jpeg_photoshop,
     late_no_packet,
     mp4,
+    past_the_count,
     pdf,
     png,
     png_chunk,
@@ -48,6 +53,7 @@ from tests.support.mediafiles import (
     tiff_fan_out,
     tiff_ifd_last,
     tiff_in,
+    tiff_sub_ifds,
     webp,
     xmp_packet,
 )
@@ -773,17 +779,53 @@ def test_jpeg_extended_xmp_is_put_together_from_its_pieces() -> None:
     assert "extended XMP incomplete" in read_media(data[:900] + data[1400:]).problems
 
 
-def test_heif_and_avif_xmp_items_are_found_by_packet_scanning() -> None:
-    """XMP in a HEIF/AVIF ``meta`` item (not walked): the file is scanned for packets."""
+@pytest.mark.parametrize("brand", [b"heic", b"avif", b"mif1", b"miaf", b"MA1B", b"jpeg", b"isom"])
+def test_heif_xmp_items_are_read_by_iinf_and_iloc_whatever_the_brand(brand: bytes) -> None:
+    """XMP in a HEIF / AVIF ``meta`` item (an ``infe`` of content type
+    ``application/rdf+xml``, its bytes where ``iloc`` says): files of major brand
+    ``miaf``, ``MA1B`` or ``jpeg`` were not read at all (only ten brands were scanned for
+    packets), and are stored; ExifTool reads each (tests/integration/test_xmp_exiftool.py).
+    The item is read whatever the brand, in the ``mdat`` or in ``idat``."""
     packet = xmp_packet("DMI-PROHIBITED-AIMLTRAINING")
-
-    avif = box(b"ftyp", b"avif\x00\x00\x00\x00mif1") + box(
-        b"meta", b"\x00" * 4 + box(b"idat", packet)
-    )
-    assert find_packets(avif).format == "mp4"
-    assert media_answers(avif) == (U, N, U)
-    video = mp4(b"")[:-72] + box(b"free", packet)  # a plain MP4 is walked, not scanned
+    for data in (heif(packet, brand), heif(packet, brand, method=1)):
+        reading = read_media(data)
+        assert reading.format == "mp4" and not reading.unreadable, reading
+        assert [s.source for s in reading.signals] == [
+            "XMP plus:DataMining DMI-PROHIBITED-AIMLTRAINING"
+        ]
+    video = mp4(b"")[:-72] + box(b"free", packet)  # not an item: a plain MP4 says nothing
     assert media_answers(video) == (U, U, U)
+
+
+def test_a_heif_xmp_item_is_read_beside_an_xmp_uuid_box() -> None:
+    """A HEIC with a harmless XMP ``uuid`` box before its ``meta``: the item was read
+    only when no box gave a packet, and the file was stored."""
+    harmless = box(b"uuid", bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC") + xmp_packet())
+    data = heif(xmp_packet("DMI-PROHIBITED"), before=harmless)
+    assert [s.source for s in read_media(data).signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+    assert media_answers(data) == (N, N, N)
+
+
+def test_a_heif_xmp_item_we_cannot_get_at_fails_closed() -> None:
+    """An XMP item whose bytes are another item's (construction method 2) or encoded
+    (``content_encoding``): its text cannot be seen, so the file is a "no" for the AI
+    purposes; an ``iloc`` that names more items than it holds is a broken structure,
+    whose bytes are searched."""
+    allowed = xmp_packet("DMI-ALLOWED")
+    assert media_answers(heif(allowed)) == (U, Y, Y)
+    other = heif(allowed, method=2)
+    assert read_media(other).problems == ("unreadable XMP: HEIF XMP item 2: construction method 2",)
+    assert media_answers(other) == (U, N, N)
+    encoded_item = heif(allowed, encoding=b"gzip")
+    assert read_media(encoded_item).problems == (
+        "unreadable XMP: HEIF XMP item 2: content encoding 'gzip'",
+    )
+    assert media_answers(encoded_item) == (U, N, N)
+    data = heif(xmp_packet("DMI-PROHIBITED"))
+    count = data.find(b"iloc") + 10  # the item count: 3 items in the room of 2
+    cut = data[:count] + struct.pack(">H", 3) + data[count + 2 :]
+    assert read_media(cut).problems[0] == "broken mp4 structure (a cut iloc box)"
+    assert media_answers(cut) == (N, N, N)
 
 
 @needs_c2pa
@@ -1055,3 +1097,116 @@ def test_a_tiff_value_named_by_many_entries_is_read_once(tag: int) -> None:
     else:
         assert walked == [size - 8]
     assert "more than 16 XMP packets" not in scan.problems
+
+
+# ------------------------------------------------ what a limit keeps from the reading
+
+
+@pytest.mark.parametrize("where", PAST_THE_COUNT)
+def test_xmp_past_the_packet_count_is_searched_where_bytes_cannot_show_it(where: str) -> None:
+    """16 packets that say nothing, then the "no" in a zTXt, a compressed iTXt, an
+    ImageMagick raw profile (hexadecimal, compressed or not), or an extended XMP cut
+    between two JPEG segments: the walk stopped at the count and the byte search of the
+    file could not see it, so the file was stored (ExifTool reads each:
+    tests/integration/test_xmp_exiftool.py). Packets past the count are not parsed but
+    searched, as a packet over the size limit is."""
+    data = past_the_count(xmp_packet("DMI-PROHIBITED"), where)
+    reading = read_media(data)
+    assert reading.problems == ("more than 16 XMP packets",)
+    assert [s.source for s in reading.signals] == ["XMP not wholly read mentions DMI-PROHIBITED"]
+    assert media_answers(data) == (N, N, N)
+    assert media_answers(past_the_count(xmp_packet("DMI-ALLOWED"), where)) == (U, U, U)
+
+
+def test_the_bytes_taken_as_packets_are_bounded_per_file_and_fail_closed_past_it() -> None:
+    """Packets past the count are searched, so the count no longer bounds the work: a
+    TIFF whose 2,000 tag 700 entries each name most of the file (each a different
+    value, so each is read) is read to REP_MEDIA_MAX_SCAN_BYTES of packets, and what
+    is past that fails closed."""
+    count, size = 2000, 100_000
+    base = 8 + 2 + 12 * count + 4
+    entries = b"".join(struct.pack("<HHII", 700, 1, size - n, base + n) for n in range(count))
+    data = b"II*\x00" + struct.pack("<IH", 8, count) + entries + b"\x00" * 4 + b"a" * size
+    scan = find_packets(data)
+    assert scan.taken <= Limits().max_scan + size
+    assert scan.unseen == [f"XMP packets of more than {Limits().max_scan} bytes in the file"]
+    assert media_answers(data) == (U, N, N)
+
+
+@pytest.mark.parametrize(("decoys", "expected"), [(64, (U, N, U)), (300, (U, N, N))])
+def test_decoy_values_do_not_hide_a_cut_packets_no(
+    decoys: int, expected: tuple[bool | None, ...]
+) -> None:
+    """64 bare DMI-PROHIBITED in a JPEG comment spent the byte search's 64 looks, and the
+    packet cut by the end of the file after them said nothing: the file was stored. The
+    values looked at in bytes not parsed have a budget per file (256): the packet's
+    value is found after 64 decoys; past the budget, the rest fails closed."""
+    text = b"DMI-PROHIBITED " * decoys
+    comment = b"\xff\xfe" + struct.pack(">H", len(text) + 2) + text
+    body = jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"))
+    data = body[:2] + comment + body[2:]
+    cut = data[: data.rfind(b"DMI-PROHIBITED-AIMLTRAINING") + 100]
+    assert media_answers(cut) == expected
+    spent = "more than 256 DMI-PROHIBITED values in bytes not parsed"
+    assert (spent in read_media(cut).problems) is (decoys > 256)
+
+
+def test_a_gif_packet_over_the_limit_is_searched_to_its_end() -> None:
+    """A GIF packet over the packet limit was cut there: a value past the cut, more
+    than 512 bytes after its ``DataMining``, was seen by no search, and the file was
+    stored (ExifTool reads it). The rest of the packet is searched, in place, a piece at
+    a time, to its end."""
+    bag = "<rdf:li>DMI-UNSPECIFIED</rdf:li>" + " " * 600 + "<rdf:li>DMI-PROHIBITED</rdf:li>"
+    big = "<dc:x>" + "z" * 1_100_000 + f"</dc:x><plus:DataMining><rdf:Bag>{bag}</rdf:Bag>"
+    data = gif(xmp_packet(extra=big + "</plus:DataMining>"))
+    reading = read_media(data)
+    assert reading.problems == ("XMP packet of 1048577 bytes (limit 1048576)",)
+    assert [s.source for s in reading.signals] == ["oversized XMP packet mentions DMI-PROHIBITED"]
+    assert media_answers(data) == (N, N, N)
+
+
+@pytest.mark.parametrize("count", [33, 1000])
+def test_every_subifd_an_entry_names_is_walked(count: int) -> None:
+    """The SubIFD offsets of an entry were read to 32: the XMP of the 33rd SubIFD was
+    dropped silently (ExifTool reads ten, and warns that it ignores the rest). All are
+    walked, each spending a step of the budget (which fails closed when spent)."""
+    data = tiff_sub_ifds(xmp_packet("DMI-PROHIBITED"), count)
+    reading = read_media(data)
+    assert not reading.unreadable
+    assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
+
+
+@pytest.mark.parametrize("count", [65, 300])
+def test_every_blank_node_of_a_value_is_followed(count: int) -> None:
+    """A bag of 65 blank nodes (``rdf:li rdf:nodeID``): the value of the 65th was
+    dropped silently (ExifTool reads it). Each node is followed once per packet, so the
+    work is linear without a cap."""
+    packet = blank_node_bag(["DMI-UNSPECIFIED"] * (count - 1) + ["DMI-PROHIBITED"])
+    assert property_values(packet_text(packet))[-1] == PLUS_VOCAB + "DMI-PROHIBITED"
+    assert media_answers(jpeg(packet)) == (N, N, N)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_the_byte_search_reads_wide_text_without_decoding_the_file(codec: str) -> None:
+    """The byte search of a file not read wholly decoded all of it once per wide
+    encoding it held a value in (a 31.5 MB file: 2.4 s and 177 MB, in C calls that hold
+    the GIL, so the crawl's reactor waited). Each width's spaced-out bytes are now
+    searched in place: the value is found, and nothing the size of the file is made."""
+    import tracemalloc
+
+    decoys = b"".join("DMI-PROHIBITED ".encode(other) for other in _UNITS)
+    value = f"<plus:DataMining>{PLUS_VOCAB}DMI-PROHIBITED-AIMLTRAINING</plus:DataMining>"
+    data = b"%PDF-1.7\n<?xpacket begin=" + b"%" * 4_000_000 + decoys + value.encode(codec)
+    tracemalloc.start()
+    try:
+        reading = read_media(data, c2pa=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [s.source for s in reading.signals] == [
+        "XMP not wholly read mentions DMI-PROHIBITED-AIMLTRAINING"
+    ]
+    assert peak < 1_000_000, peak
+
+
+_UNITS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
