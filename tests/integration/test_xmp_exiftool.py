@@ -29,13 +29,19 @@ from scrapy_rep.usage.media.reading import read_media
 from scrapy_rep.usage.media.xmp import Limits
 from scrapy_rep.usage.purpose import PURPOSES, usage_decision
 from tests.support.mediafiles import (
+    PAST_THE_COUNT,
     PLUS_VOCAB,
     RDF_FORMS,
+    blank_node_bag,
+    box,
     encoded,
+    gif,
+    heif,
     jpeg,
     jpeg_photoshop,
     late_no_packet,
     mp4,
+    past_the_count,
     png,
     png_raw_profile,
     png_with,
@@ -236,6 +242,45 @@ def test_exiftool_reads_a_no_past_our_former_limits_and_so_do_we(
     data = build()
     assert exiftool.data_mining(data, suffix) == [PROHIBITED]
     reading = read_media(data, limits=Limits(max_scan=4096 if "after" in name else 32 << 20))
+    assert usage_decision(reading.signals).allowed("ai-train") is False, reading
+    assert usage_decision(reading.signals).allowed("ai-input") is False, reading
+
+
+HARMLESS_UUID = box(b"uuid", bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC") + xmp_packet())
+FAR_IN_A_BIG_GIF_PACKET = (
+    "<dc:x>" + "z" * 1_100_000 + "</dc:x><plus:DataMining><rdf:Bag><rdf:li>DMI-UNSPECIFIED"
+    "</rdf:li>" + " " * 600 + "<rdf:li>DMI-PROHIBITED</rdf:li></rdf:Bag></plus:DataMining>"
+)
+#: A "no" that a limit of our reader kept out of reach, and the file was stored: past
+#: the first 16 packets where a byte search cannot see it, in a HEIF item of a brand
+#: not read or beside an XMP box, past the cut of a big GIF packet, in the 65th blank
+#: node of a bag (the bare token, as ExifTool reads it too). ExifTool reads each.
+OUT_OF_REACH: list[tuple[str, Callable[[], bytes], str]] = [
+    *(
+        (f"{where}-past-16-packets", lambda where=where: past_the_count(PACKET, where),
+         "jpg" if where.startswith("jpeg") else "png")
+        for where in PAST_THE_COUNT
+    ),
+    *((f"heif-brand-{brand.decode()}", lambda brand=brand: heif(PACKET, brand), "heic")
+      for brand in (b"miaf", b"MA1B", b"jpeg")),
+    ("heic-item-after-an-xmp-uuid-box", lambda: heif(PACKET, before=HARMLESS_UUID), "heic"),
+    ("gif-value-far-past-the-cut-of-a-big-packet",
+     lambda: gif(xmp_packet(extra=FAR_IN_A_BIG_GIF_PACKET)), "gif"),
+    ("jpeg-65th-blank-node",
+     lambda: jpeg(blank_node_bag(["DMI-UNSPECIFIED"] * 64 + ["DMI-PROHIBITED"])), "jpg"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "suffix"), OUT_OF_REACH, ids=[o[0] for o in OUT_OF_REACH]
+)
+def test_exiftool_reads_a_no_a_limit_kept_out_of_our_reach_and_so_do_we(
+    exiftool: ExifTool, name: str, build: Callable[[], bytes], suffix: str
+) -> None:
+    data = build()
+    values = exiftool.data_mining(data, suffix)
+    assert "DMI-PROHIBITED" in [value.removeprefix(PLUS_VOCAB) for value in values]
+    reading = read_media(data, c2pa=False)
     assert usage_decision(reading.signals).allowed("ai-train") is False, reading
     assert usage_decision(reading.signals).allowed("ai-input") is False, reading
 
