@@ -23,6 +23,9 @@ DMI_PROHIBITED: Final = re.compile(rb"DMI-PROHIBITED[A-Z-]{0,40}")
 _LONGEST_VALUE: Final = len(b"DMI-PROHIBITED") + 40
 #: Distinct values taken from bytes not parsed.
 MAX_BYTE_VALUES: Final = 8
+#: Packets searched as bytes (past :attr:`Limits.max_packets`) per packet parsed: each
+#: costs a few steps of Python, and a 32 MB PDF holds 800,000 empty packets.
+SEARCHED_PER_PARSED: Final = 64
 #: Prohibiting values looked at per file in bytes not parsed (each match costs a step
 #: of Python, and a file can hold millions): past it, the rest is out of reach.
 MAX_MATCHES: Final = 256
@@ -106,13 +109,18 @@ class XmpScan:
 
     def add(self, packet: bytes, limits: Limits) -> bool:
         """Keep one packet (past :attr:`Limits.max_packets`, for the byte search only);
-        ``False`` when the file's packets are over :attr:`Limits.max_scan` bytes (the
-        walk stops, and what is left fails closed)."""
+        ``False`` when the file's packets are over :attr:`Limits.max_scan` bytes, or
+        :data:`SEARCHED_PER_PARSED` times more than the packets parsed (the walk stops,
+        and what is left fails closed)."""
         if not self.take(len(packet), limits):
             return False
         if len(self.packets) + len(self.oversized) >= limits.max_packets:
             if not self.unparsed:
                 self.problems.append(f"more than {limits.max_packets} XMP packets")
+            if len(self.unparsed) == limits.max_packets * SEARCHED_PER_PARSED:
+                total = limits.max_packets * (SEARCHED_PER_PARSED + 1)
+                self.out_of_reach(f"more than {total} XMP packets")
+                return False
             self.unparsed.append(packet)
         elif len(packet) > limits.max_packet:
             self.problems.append(f"XMP packet of {len(packet)} bytes (limit {limits.max_packet})")

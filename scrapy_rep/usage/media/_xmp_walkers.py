@@ -10,7 +10,6 @@ spends one step of the budget per segment, chunk, box or block.
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Callable, Iterator
 from typing import Final
@@ -37,9 +36,6 @@ MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 GIF_XMP: Final = b"XMP DataXMP"
 #: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
 GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
-#: The end of a GIF's raw XMP: its end PI or the magic trailer, whichever comes first
-#: (one pass, however many extensions the file has).
-_GIF_PACKET_END: Final = re.compile(re.escape(PACKET_END) + b"|" + re.escape(GIF_MAGIC_TRAILER))
 #: Bytes of a GIF packet over the limit searched at a time.
 _PIECE: Final = 64 * 1024
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
@@ -170,34 +166,32 @@ def _gif(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
 
 
 def _gif_packet(data: bytes, start: int, scan: XmpScan, limits: Limits) -> bool:
-    """The raw XMP of a GIF from ``start`` to its end (:func:`_gif_packet_end`); one
-    over the packet limit is kept cut there (+ 1 byte: an oversized packet, not the
-    rest of the file: 16 extensions without an end each copied the rest of a 16 MB
-    GIF, 256 MiB), and all of it is searched piece by piece for a prohibiting value, in
-    place; ``False``: stop the walk."""
-    end = _gif_packet_end(data, start)
-    cut = min(end, start + limits.max_packet + 1)
-    if not scan.add(data[start:cut], limits):
+    """The raw XMP of a GIF from ``start``: to its ``<?xpacket end=...?>``, else its
+    magic trailer, each looked for within the packet limit. A packet with neither there
+    is over the limit: kept cut at it (+ 1 byte: an oversized packet, not the rest of
+    the file: 16 extensions without an end each copied the rest of a 16 MB GIF, 256
+    MiB), and searched in place, a piece at a time, to its end (the next end PI, a
+    trailer before it, or the end of the file), the bytes looked through counted in the
+    file's budget (:meth:`XmpScan.take`); ``False``: stop the walk."""
+    window = min(start + limits.max_packet + 1, len(data))
+    end = data.find(PACKET_END, start, window)
+    if end >= 0:
+        close = data.find(b"?>", end, window)
+        return scan.add(data[start : close + 2 if close >= 0 else end], limits)
+    trailer = data.find(GIF_MAGIC_TRAILER, start, window + len(GIF_MAGIC_TRAILER))
+    if trailer >= 0 or window == len(data):
+        return scan.add(data[start : trailer if trailer >= 0 else window], limits)
+    if not scan.add(data[start:window], limits):
         return False
-    if end == cut:
-        return True
-    if not scan.take(end - cut, limits):
+    looked = data.find(PACKET_END, window - len(PACKET_END))
+    looked = len(data) if looked < 0 else looked
+    trailer = data.find(GIF_MAGIC_TRAILER, window, looked)
+    end = looked if trailer < 0 else trailer
+    if not scan.take(looked - window, limits):
         return False
     pieces = (data[at : min(at + _PIECE, end)] for at in range(start, end, _PIECE))
     scan.search(pieces, "GIF XMP packet")
     return True
-
-
-def _gif_packet_end(data: bytes, start: int) -> int:
-    """Where the raw XMP of a GIF ends: after its ``<?xpacket end=...?>`` or at the
-    magic trailer, whichever comes first, else at the end of the file."""
-    found = _GIF_PACKET_END.search(data, start)
-    if found is None:
-        return len(data)
-    if found.group() == GIF_MAGIC_TRAILER:
-        return found.start()
-    close = data.find(b"?>", found.end(), found.end() + 64)
-    return close + 2 if close >= 0 else found.end()
 
 
 def _skip_sub_blocks(data: bytes, pos: int, steps: Steps) -> int:
