@@ -859,3 +859,44 @@ async def test_files_are_read_off_the_reactor_thread_by_their_offsets_within_bou
         ("fan-out.tif", "refused"),
         ("late.tif", "refused"),
     ]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file was read as soon as it arrived, each in a thread of the reactor's pool,
+    which Scrapy's DNS resolver shares: 50 slow files took all its threads and held up
+    the crawl's other hosts for 134 s. A crawl reads two files at a time (its media
+    pipelines together); the others wait their turn, and every file is read."""
+    import threading
+    import time
+
+    from scrapy_rep.crawl.media import mediagate
+
+    read_media = mediagate.read_media
+    lock = threading.Lock()
+    reading: list[int] = [0]
+    at_once: list[int] = []
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            reading[0] += 1
+            at_once.append(reading[0])
+        time.sleep(0.15)  # a slow file (the count, not the time, is asserted)
+        try:
+            return read_media(*args, **kwargs)
+        finally:
+            with lock:
+                reading[0] -= 1
+
+    monkeypatch.setattr(mediagate, "read_media", slow)
+    no = jpeg(xmp_packet("DMI-PROHIBITED"))
+    found = await both_crawl(
+        tmp_path,
+        {f"/f{n}.jpg": Reply(200, no, JPEG) for n in range(6)},
+        {f"/i{n}.jpg": Reply(200, no, JPEG) for n in range(6)},
+    )
+    assert len(at_once) == 12 and max(at_once) == 2  # (6 at once before: as many as came)
+    assert mediagate.READS_AT_ONCE == 2
+    assert len(found["item"]["rep_refused_files"]) == 12

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
+from twisted.internet.defer import DeferredSemaphore
 from twisted.internet.threads import deferToThread
 
 from scrapy_rep import signals
@@ -48,6 +49,19 @@ logger = logging.getLogger(__name__)
 
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
+#: Files read at once per crawl (its media pipelines together), each in a thread of the
+#: reactor's pool, whose threads Scrapy's DNS resolver shares: the others wait their
+#: turn (docs/media.md, "Cost per file").
+READS_AT_ONCE: Final = 2
+_READS: WeakKeyDictionary[Crawler, DeferredSemaphore] = WeakKeyDictionary()
+
+
+def _reads_of(crawler: Crawler) -> DeferredSemaphore:
+    """The crawl's budget of files read at once (:data:`READS_AT_ONCE`)."""
+    reads = _READS.get(crawler)
+    if reads is None:
+        reads = _READS[crawler] = DeferredSemaphore(READS_AT_ONCE)
+    return reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +145,16 @@ class MediaGate:
     async def check_in_a_thread(
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
-        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool:
-        the reader is linear in the file's size and bounded, but a large hostile file
-        may still take a second or more, which must not stop the crawl (its other
-        downloads, its close timeout). A failure of the read fails closed as in
-        :meth:`check`."""
+        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool,
+        at most :data:`READS_AT_ONCE` files of the crawl at a time: the reader is linear
+        in the file's size and bounded, but a large hostile file may still take a tenth
+        of a second, which must not stop the crawl (its other downloads, its close
+        timeout), nor take the pool's threads from Scrapy's DNS resolver (50 such files
+        read at once held the crawl's other hosts for 134 s). A failure of the read
+        fails closed as in :meth:`check`."""
         try:
-            reading = await awaited(deferToThread(self.read, response.body))
+            reads = _reads_of(self.crawler)
+            reading = await awaited(reads.run(deferToThread, self.read, response.body))
         except Exception as error:
             verdict = self._failed(response, request, error)
             self._count(verdict)
