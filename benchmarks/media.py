@@ -6,7 +6,7 @@ with ``c2pa-python`` when there is one), then the whole check the pipelines run 
 file (``MediaGate.check``: the response's headers, the page's noimageai, the file) on a
 real Scrapy response. Hostile files too: entity expansion, a packet over the limit, 40
 packets, a 30 MB PDF scanned for packets, a truncated file, and files built to be slow
-(issue 55: a 31.5 MB file not read wholly with a value in each wide encoding, 800,000
+(a 31.5 MB file not read wholly with a value in each wide encoding, 800,000
 empty packets, packets of 250,000 elements, a GIF packet without an end).
 
 CPU time (``time.process_time``), garbage collector on, median of 5 rounds; each round
@@ -103,7 +103,7 @@ WIDE = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
 def slow_file(size: int = 31_500_000) -> bytes:
-    """A file built to be slow for the reader of issue 55: not read wholly (a packet
+    """A file built to be slow for the reader as it was: not read wholly (a packet
     without its end), a ``DMI-PROHIBITED`` where XMP would hold it in each wide
     encoding (the byte search decoded the whole file once per wide encoding)."""
     value = "<plus:DataMining>http://ns.useplus.org/ldf/vocab/DMI-PROHIBITED</plus:DataMining>"
@@ -113,7 +113,7 @@ def slow_file(size: int = 31_500_000) -> bytes:
 
 
 def slow_samples() -> list[tuple[str, bytes]]:
-    """Files built to be slow (issue 55, item 10)."""
+    """Files built to be slow (for the reader as it was)."""
     empty = b'<?xpacket begin=""?><?xpacket end="w"?>'
     elements = xmp_packet("DMI-PROHIBITED", extra="<a/>" * 255_000)
     gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x21\xff\x0bXMP DataXMP" + b"<" * 31_500_000
