@@ -54,8 +54,10 @@ _RAW_NAME: Final = re.compile(
     rb"(cawg|c2pa)\.(ai_generative_training|ai_training|ai_inference|data_mining)[\xa1-\xb7]"
 )
 _RAW_BACK: Final = 160
-#: Entries looked at per value.
+#: Entries looked at per value: past them, the rest fails closed (what a limit keeps
+#: from being read is a "no" for the AI purposes: docs/media.md, "Hostile files").
 _RAW_MAX: Final = 64
+_NOT_LOOKED_AT: Final = (None, False, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,8 @@ RAW_SUFFIX: Final = " (in the raw bytes of a damaged manifest store)"
 
 def raw_signals(data: bytes, constraints_met: bool = False) -> tuple[UsageSignal, ...]:
     """The ``notAllowed`` / ``constrained`` entries of the training-and-mining assertions
-    in ``data``'s raw bytes (never an ``allowed``: nothing vouches for it), each once."""
+    in ``data``'s raw bytes (never an ``allowed``: nothing vouches for it), each once;
+    more uses than :data:`_RAW_MAX` of a value fail closed."""
     found: dict[str, UsageSignal] = {}
     for literal in _RAW_USES:
         use = literal[5:].decode("ascii")
@@ -136,6 +139,9 @@ def raw_signals(data: bytes, constraints_met: bool = False) -> tuple[UsageSignal
                 signal = UsageSignal("cawg", MAPPING[("cawg", key)].answers, source)
                 found.setdefault(source, signal)
             pos = data.find(literal, pos + len(literal))
+        if pos >= 0:  # more than were looked at: a "no" may be among the rest
+            source = f"C2PA: more than {_RAW_MAX} uses {use}{RAW_SUFFIX}"
+            found[source] = UsageSignal("cawg", _NOT_LOOKED_AT, source)
     return tuple(found.values())
 
 

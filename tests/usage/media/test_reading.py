@@ -758,6 +758,23 @@ def test_without_c2pa_python_a_not_allowed_in_the_raw_bytes_still_counts(
     assert decided(list(reading.signals)) == (U, N, U)
 
 
+@pytest.mark.parametrize("use", [b"\x6anotAllowed", b"\x6bconstrained"])
+def test_decoy_uses_in_a_damaged_store_do_not_hide_its_no(
+    monkeypatch: pytest.MonkeyPatch, use: bytes
+) -> None:
+    """64 uses without an entry name before them spent the raw search of a store the
+    library cannot read, and the entry's own ``notAllowed`` after them was not looked
+    at: past its 64 looks, the search fails closed."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "c2pa", None)
+    entry = b"cawg.ai_training\xa1\x63use" + use
+    store = b"c2pa" + (b"\x63use" + use + b" ") * 64 + entry
+    assert decided(list(read_media(jpeg() + store).signals)) == (U, N, N)
+    assert decided(list(read_media(jpeg() + store[: -len(entry)]).signals)) == (U, U, U)
+    assert decided(list(read_media(jpeg() + b"c2pa" + entry).signals)) == (U, N, U)
+
+
 def test_without_c2pa_python_the_manifest_is_not_read_and_the_reading_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
