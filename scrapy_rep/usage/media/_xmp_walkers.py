@@ -218,7 +218,7 @@ def _boxes(
         return False
     while pos + 8 <= end:
         steps.step()
-        kind, body, stop = _box(data, pos)
+        kind, body, stop = _box(data, pos, end)
         if stop > end:
             truncated(scan, f"{kind!r} box")
             return False
@@ -241,17 +241,17 @@ def _boxes(
     return True
 
 
-def _box(data: bytes, pos: int) -> tuple[bytes, int, int]:
-    """The box at ``pos`` (ISO/IEC 14496-12 §4.2): its type, where its body starts and
-    where it stops (past the end of ``data`` when cut there)."""
+def _box(data: bytes, pos: int, end: int) -> tuple[bytes, int, int]:
+    """The box at ``pos`` of the boxes in ``data[:end]`` (ISO/IEC 14496-12 §4.2): its
+    type, where its body starts and where it stops (past ``end`` when cut there)."""
     size, kind = struct.unpack_from(">I4s", data, pos)
     header = 8
     if size == 1:
         (size,) = struct.unpack_from(">Q", data, pos + 8)
         header = 16
     elif size == 0:
-        size = len(data) - pos
-    return kind, pos + header, pos + size if size >= header else len(data) + 1
+        size = end - pos
+    return kind, pos + header, pos + size if size >= header else end + 1
 
 
 def _items(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps: Steps) -> bool:
@@ -263,7 +263,7 @@ def _items(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps
     children: dict[bytes, tuple[int, int]] = {}
     while pos + 8 <= end:
         steps.step()
-        kind, body, pos = _box(data, pos)
+        kind, body, pos = _box(data, pos, end)
         if pos > end:
             break  # (named by the walk of the children)
         children.setdefault(kind, (body, pos))
@@ -285,8 +285,9 @@ def _items(data: bytes, pos: int, end: int, scan: XmpScan, limits: Limits, steps
         if any(stop > limit for _, stop in spans):
             truncated(scan, where)
             continue
-        if not scan.take(sum(stop - start for start, stop in spans), limits):
-            return False
+        size = sum(stop - start for start, stop in spans)
+        if scan.taken + size > limits.max_scan:  # (counted before the bytes are joined)
+            return scan.take(size, limits)
         if not scan.add(b"".join(data[start:stop] for start, stop in spans), limits):
             return False
     return True
@@ -300,7 +301,7 @@ def _xmp_items(data: bytes, pos: int, end: int, steps: Steps) -> dict[int, str]:
     found: dict[int, str] = {}
     while pos + 8 <= end:
         steps.step()
-        kind, entry, pos = _box(data, pos)
+        kind, entry, pos = _box(data, pos, end)
         if kind != b"infe" or pos > end:
             continue
         version, strings = data[entry], entry + 8
