@@ -388,7 +388,7 @@ SETTINGS: Final = (
         "media_max_packets",
         16,
         _whole(1),
-        help="XMP packets read per file",
+        help="XMP packets parsed per file (64 times as many more are searched)",
     ),
     Setting(
         "REP_RSL_LICENSES",
