@@ -5,8 +5,10 @@ the open records of a paused crawl, kept in ``JOBDIR`` for the resumed run."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -103,6 +105,21 @@ class AuditWriter:
         self._snapshots[memo] = None
         if len(self._snapshots) > SNAPSHOT_MEMO:
             self._snapshots.popitem(last=False)
+        return sha
+
+    def snapshot_body(self, kind: str, url: str, body: bytes, status: int | None) -> str:
+        """The snapshot name of ``body``, a document the crawl made itself (a page part
+        too long for its record's line: kind ``page``), stored with its line."""
+        sha = hashlib.sha256(body).hexdigest()
+        file = self.file
+        if file is not None:
+            try:
+                file.write_snapshot(sha, body)
+            except OSError as error:
+                self.failed(error)
+                return sha
+            now = time.time()
+            self.emit(lines.snapshot_line(self.run, sha, kind, url, "", status, "", now, len(body)))
         return sha
 
     def next_hash(self, record: dict[str, Any]) -> str:
