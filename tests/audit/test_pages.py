@@ -144,7 +144,7 @@ def test_verify_reports_a_kept_noindex_page(tmp_path: Path) -> None:
     assert any("lost what its page said" in finding for finding in found), found
 
 
-# The edits of issue 54 item 9 (a forger who recomputes the chain): each is found.
+# The edits a forger who recomputes the chain makes: each is found.
 AI = {**SETTINGS, "REP_PURPOSE": ["ai-train"], "REP_PURPOSE_ACTION": "drop"}
 AI_RUN = PageRun.of({"settings": AI, "page_parts": WHOLE_PAGE_PARTS})
 

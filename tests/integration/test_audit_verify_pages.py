@@ -1,4 +1,4 @@
-"""``audit verify`` re-derives every field of a fetched page's record (issue 54, item 9):
+"""``audit verify`` re-derives every field of a fetched page's record:
 a real crawl's trail, edited by a forger who recomputes the hash chain (so that only
 ``verify --head`` would catch the edit otherwise), fails for each edit; the honest trail,
 with a page part too long for its line kept whole in a snapshot, is clean."""
