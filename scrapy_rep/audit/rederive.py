@@ -165,6 +165,8 @@ class Rederiver:
         self.described: dict[tuple[str, str], dict[str, Any]] = {}
         #: (kind, document URL) -> the sha256 of its latest snapshot line.
         self.latest: dict[tuple[str, str], str] = {}
+        #: The verdict the last record re-derived came to (``None``: none was reached).
+        self.verdict: Verdict | None = None
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -189,6 +191,7 @@ class Rederiver:
 
     def _request_differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today (sentences)."""
+        self.verdict = None
         url = str(record.get("url", ""))
         robots = record.get("robots")
         robots = robots if isinstance(robots, dict) else {}
@@ -252,6 +255,7 @@ class Rederiver:
         # (a request it let through says so: _override_differences).
         expired = isinstance(robots.get("override_expired"), str)
         verdict = decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
+        self.verdict = verdict
         fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found: list[str] = []
         if obeyed:
