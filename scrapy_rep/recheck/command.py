@@ -237,18 +237,6 @@ class Progress:
               f"{rate:,.0f} items/s{left}", file=self.err, flush=True)  # fmt: skip
 
 
-@dataclass
-class _Run:
-    """One recheck: its settings, inputs and outputs."""
-
-    options: argparse.Namespace
-    config: RepConfig
-    settings: Mapping[str, Any]
-    dataset: Dataset
-    rechecker: Rechecker | None = None
-    fetched: FetchResult | None = None
-
-
 def _identity(settings: Mapping[str, Any], purpose_set: bool) -> tuple[Identity, str]:
     user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
     declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
@@ -268,110 +256,138 @@ def run(
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
-        return _run(options, dict(settings), fetcher, out, err)
+        recheck = Recheck(options, settings, err)
+        fetched = None
+        if recheck.request is not None:
+            if fetcher is None:
+                raise UsageError("no crawl to fetch the documents with: give --documents WARC")
+            fetched = fetcher(recheck.request)
+        return recheck.finish(fetched, out)
     except (UsageError, DatasetError, WarcError, TrailFileError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
         return EXIT_USAGE
 
 
-def _run(
-    options: argparse.Namespace,
-    settings: dict[str, Any],
-    fetcher: Fetcher | None,
-    out: TextIO,
-    err: TextIO,
-) -> int:
-    if options.purpose:
-        settings["REP_PURPOSE"] = options.purpose
-    if not settings.get("REP_PURPOSE"):
-        raise UsageError("give the purpose the collection is for: --purpose (search, "
-                         "ai-train, ai-input)")  # fmt: skip
-    settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
-    try:
-        config = RepConfig.from_settings(settings)
-    except RepSettingError as error:
-        raise UsageError(str(error)) from None
-    if options.pages and options.documents:
-        raise UsageError("--pages fetches the pages now, with their documents: "
-                         "not with --documents")  # fmt: skip
-    identity, user_agent = _identity(settings, purpose_set=True)
-    dataset = open_dataset(options.dataset, options.column, config.purpose, options.format or "")
-    progress = Progress(err if options.progress else None)
-    rechecker = Rechecker(config, identity, lambda origin: None)
-    fetched: FetchResult | None = None
-    if options.documents:
-        captured = captures(options.documents)  # a bad WARC fails before any output
-        policy = Policy(unreachable_action=config.unreachable_action)
-        rechecker.documents = WarcDocuments(
-            captured, rechecker.rules, rechecker.names, config.profile, policy
+class Recheck:
+    """One recheck, in two steps around the crawl that fetches its documents: made from
+    the options and settings (the dataset's first pass: :attr:`request`, what the crawl
+    is to fetch; ``None`` with a WARC), then :meth:`finish`. Raises :class:`UsageError`,
+    :class:`DatasetError`, :class:`WarcError`."""
+
+    def __init__(self, options: argparse.Namespace, settings: Mapping[str, Any], err: TextIO):
+        self.options = options
+        self.err = err
+        settings = dict(settings)
+        if options.purpose:
+            settings["REP_PURPOSE"] = options.purpose
+        if not settings.get("REP_PURPOSE"):
+            raise UsageError("give the purpose the collection is for: --purpose (search, "
+                             "ai-train, ai-input)")  # fmt: skip
+        settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
+        try:
+            self.config = config = RepConfig.from_settings(settings)
+        except RepSettingError as error:
+            raise UsageError(str(error)) from None
+        if options.pages and options.documents:
+            raise UsageError("--pages fetches the pages now, with their documents: "
+                             "not with --documents")  # fmt: skip
+        identity, self.user_agent = _identity(settings, purpose_set=True)
+        self.dataset = open_dataset(
+            options.dataset, options.column, config.purpose, options.format or ""
         )
-        source = f"WARC `{options.documents}`, as of each origin's capture"
-    else:
-        if fetcher is None:
-            raise UsageError("no crawl to fetch the documents with: give --documents WARC")
-        origins, pages, total = _origins(dataset, options.pages)
+        self.progress = Progress(err if options.progress else None)
+        self.rechecker = rechecker = Rechecker(config, identity, lambda origin: None)
+        #: What the crawl is to fetch (``None``: the documents come from a WARC).
+        self.request: FetchRequest | None = None
+        if options.documents:
+            captured = captures(options.documents)  # a bad WARC fails before any output
+            policy = Policy(unreachable_action=config.unreachable_action)
+            rechecker.documents = WarcDocuments(
+                captured, rechecker.rules, rechecker.names, config.profile, policy
+            )
+            self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            return
+        origins, pages, total = _origins(self.dataset, options.pages)
         if not total:
             raise DatasetError(f"{options.dataset}: no item")
-        progress.total = total
+        self.progress.total = total
         print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
               "documents", file=err, flush=True)  # fmt: skip
         crawl = {**settings, "REP_PURPOSE": config.purpose}
-        fetched = fetcher(FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
-                                       rechecker.rules.needs_tdmrep))  # fmt: skip
-        rechecker.documents = fetched.documents_of
-        source = (f"fetched now, {fetched.downloads:,} download(s) for "
-                  f"{len(fetched.documents):,} origin(s)")  # fmt: skip
-    about = {"dataset": str(options.dataset), "format": dataset.format,
-             "documents": options.documents or "fetched", "pages": bool(options.pages)}  # fmt: skip
-    tally = Tally(config.purpose)
-    with ExitStack() as stack:
-        writers = [
-            None if path is None else stack.enter_context(_Closing(dataset.writer(Path(path))))
-            for path in (options.out, options.removed)
-        ]
-        report = stack.enter_context(Path(options.report).open("wb")) if options.report else None
-        trail = None
-        if options.trail:
-            trail = RecheckTrail(Path(options.trail), rechecker, about, user_agent)
-            stack.callback(trail.file.close)  # stopped by bad input: no end line
-        read_again = fetched.pages if fetched is not None and options.pages else None
-        for chunk in dataset.chunks():
-            keep = []
-            for item in chunk.items:
-                status, said, outcome = _decide(item, rechecker, read_again, trail)
-                tally.add(item, status, said, _origin_name(item.url))
-                kept = status == Status.KEPT or (status == Status.UNKNOWN and options.keep_unknown)
-                keep.append(kept)
-                if report is not None:
-                    why = item.problem or (outcome.why if outcome is not None else "")
-                    report.write(encode(item_line(item, status, said, why)))
-            for writer, wanted in zip(writers, (True, False), strict=True):
-                if writer is not None:
-                    writer.write(chunk, keep if wanted else [not k for k in keep])
-            progress.tick(tally.items, len(tally.origins))
-        head = trail.close(tally.statuses[UNREADABLE]) if trail is not None else ""
-    if not tally.items:
-        raise DatasetError(f"{options.dataset}: no item")
-    identity_words = (f"agent `{rechecker.agent}` (User-Agent `{user_agent}`), profile "
-                      f"{config.profile}")  # fmt: skip
-    lines = summary_markdown(tally, str(options.dataset), source, identity_words,
-                             options.keep_unknown)  # fmt: skip
-    if trail is not None:
-        lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep audit "
-                  f"verify {options.trail}`)"]  # fmt: skip
-    text = "\n".join(lines) + "\n"
-    if options.summary:
-        Path(options.summary).write_text(text, encoding="utf-8")
-    else:
-        out.write(text)
-    for number, why in tally.unreadable:
-        print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)", file=err)
-    if tally.statuses[UNREADABLE]:
-        return EXIT_USAGE
-    removed = tally.statuses[Status.REFUSED] + (
-        0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
-    )
-    return EXIT_REMOVED if removed else EXIT_KEPT
+        self.request = FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
+                                    rechecker.rules.needs_tdmrep)  # fmt: skip
+        self.source = ""
+
+    def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
+        """Every item decided and written; the summary; the exit status."""
+        options, config, rechecker, dataset = (
+            self.options, self.config, self.rechecker, self.dataset
+        )  # fmt: skip
+        if fetched is not None:
+            rechecker.documents = fetched.documents_of
+            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
+                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        about = {
+            "dataset": str(options.dataset),
+            "format": dataset.format,
+            "documents": options.documents or "fetched",
+            "pages": bool(options.pages),
+        }
+        tally = Tally(config.purpose)
+        progress = self.progress
+        with ExitStack() as stack:
+            writers = [
+                None if path is None else stack.enter_context(_Closing(dataset.writer(Path(path))))
+                for path in (options.out, options.removed)
+            ]
+            report = (
+                stack.enter_context(Path(options.report).open("wb")) if options.report else None
+            )
+            trail = None
+            if options.trail:
+                trail = RecheckTrail(Path(options.trail), rechecker, about, self.user_agent)
+                stack.callback(trail.file.close)  # stopped by bad input: no end line
+            read_again = fetched.pages if fetched is not None and options.pages else None
+            for chunk in dataset.chunks():
+                keep = []
+                for item in chunk.items:
+                    status, said, outcome = _decide(item, rechecker, read_again, trail)
+                    tally.add(item, status, said, _origin_name(item.url))
+                    kept = status == Status.KEPT or (
+                        status == Status.UNKNOWN and options.keep_unknown
+                    )
+                    keep.append(kept)
+                    if report is not None:
+                        why = item.problem or (outcome.why if outcome is not None else "")
+                        report.write(encode(item_line(item, status, said, why)))
+                for writer, wanted in zip(writers, (True, False), strict=True):
+                    if writer is not None:
+                        writer.write(chunk, keep if wanted else [not k for k in keep])
+                progress.tick(tally.items, len(tally.origins))
+            head = trail.close(tally.statuses[UNREADABLE]) if trail is not None else ""
+        if not tally.items:
+            raise DatasetError(f"{options.dataset}: no item")
+        identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
+                          f"profile {config.profile}")  # fmt: skip
+        lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
+                                 options.keep_unknown)  # fmt: skip
+        if trail is not None:
+            lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
+                      f"audit verify {options.trail}`)"]  # fmt: skip
+        text = "\n".join(lines) + "\n"
+        if options.summary:
+            Path(options.summary).write_text(text, encoding="utf-8")
+        else:
+            out.write(text)
+        for number, why in tally.unreadable:
+            print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)",
+                  file=self.err)  # fmt: skip
+        if tally.statuses[UNREADABLE]:
+            return EXIT_USAGE
+        removed = tally.statuses[Status.REFUSED] + (
+            0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
+        )
+        return EXIT_REMOVED if removed else EXIT_KEPT
 
 
 class _Closing:

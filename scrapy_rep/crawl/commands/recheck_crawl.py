@@ -22,7 +22,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import CrawlerProcess, CrawlerRunner
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
@@ -147,11 +147,20 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
-    """Add the recheck's crawl to ``process`` (a ``CrawlerProcess``); its result, filled
-    once the process has run."""
+    """Add the recheck's crawl to ``process`` (a ``CrawlerProcess`` or ``CrawlerRunner``);
+    its result, filled once the process has run."""
     result = FetchResult()
     process.crawl(RecheckSpider, request=request, result=result)
     return result
+
+
+def fetch_here(request: FetchRequest) -> Deferred[FetchResult]:
+    """The same crawl, in the reactor that runs (a program that runs Scrapy itself): a
+    Deferred of its result."""
+    runner = CrawlerRunner(crawl_settings(request.settings))
+    result = schedule(runner, request)
+    done: Deferred[Any] = runner.join()
+    return done.addCallback(lambda _: result)
 
 
 def fetch(request: FetchRequest) -> FetchResult:
