@@ -237,6 +237,22 @@ class Progress:
               f"{rate:,.0f} items/s{left}", file=self.err, flush=True)  # fmt: skip
 
 
+def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
+    """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
+    documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
+    :class:`UsageError` and :class:`WarcError`."""
+    try:
+        config = RepConfig.from_settings(dict(settings))
+    except RepSettingError as error:
+        raise UsageError(str(error)) from None
+    rechecker = Rechecker(config, _identity(settings, purpose_set=True)[0], lambda origin: None)
+    policy = Policy(unreachable_action=config.unreachable_action)
+    rechecker.documents = WarcDocuments(
+        captures(warc), rechecker.rules, rechecker.names, config.profile, policy
+    )
+    return rechecker
+
+
 def _identity(settings: Mapping[str, Any], purpose_set: bool) -> tuple[Identity, str]:
     user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
     declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
