@@ -28,7 +28,7 @@ def document_url(kind: str, key: Hashable) -> str:
     return f"{key}{_PATHS[kind]}" if kind in _PATHS else str(key)
 
 
-@dataclass
+@dataclass(eq=False)
 class OriginDocuments:
     """The documents of one origin, and of the RSL licenses its robots.txt names."""
 

@@ -34,7 +34,7 @@ from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
-from scrapy_rep.urls.origins import _ORIGIN_PART, Origin, origin_of
+from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.rsl.document import ABSENT
 from scrapy_rep.usage.tdmrep import NO_FILE
 from scrapy_rep.verdict import (
@@ -42,6 +42,7 @@ from scrapy_rep.verdict import (
     ROBOTS,
     TDM,
     Allowed,
+    Obey,
     Reason,
     Refused,
     RequestFacts,
@@ -114,11 +115,14 @@ class Rechecker:
         config: RepConfig,
         identity: Identity,
         documents: Callable[[Origin], OriginDocuments | None],
+        explain: bool = True,
     ) -> None:
         self.config = config
         self.identity = identity
-        #: The crawl's request rules; robots.txt's deciding line kept for every item.
-        self.rules = replace(request_rules(config, identity.purpose_set), explain=True)
+        #: The crawl's request rules; with ``explain``, robots.txt's deciding line kept
+        #: for an item it allows too (the report and the trail name it; a refusal always
+        #: names its line).
+        self.rules = replace(request_rules(config, identity.purpose_set), explain=explain)
         self.names = held_names(identity.declared, identity.sent)
         self.agent = self.names[0]
         self.obey = obey_of(identity.obey_robots, identity.purpose_set)
@@ -132,13 +136,21 @@ class Rechecker:
         self.documents = documents
         #: ``scheme://authority`` -> (its origin, its documents): once per origin.
         self._origins: dict[str, tuple[Origin | None, OriginDocuments | None]] = {}
+        #: The fast path: an origin whose items only its Allow/Disallow lines tell apart
+        #: -> its parsed robots.txt, and the outcome its allowed items share (``None``:
+        #: not decided yet), made once per origin instead of once per item.
+        self._plain: dict[OriginDocuments, list[Any]] = {}
+        self._fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
+        self._fast = self._fast and not self.rules.agents and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
     def origin(self, url: str) -> tuple[Origin | None, OriginDocuments | None]:
-        """``url``'s origin and its documents, remembered by ``scheme://authority``."""
-        match = _ORIGIN_PART.match(url)
-        key = match.group() if match else url
+        """``url``'s origin and its documents, remembered by the URL's start up to the
+        first ``/`` after ``//`` (``scheme://authority``, or a little more: the same start
+        is the same origin, the value is made from the URL itself)."""
+        end = url.find("/", url.find("//") + 2)
+        key = url[:end] if end > 0 else url
         found = self._origins.get(key)
         if found is None:
             origin = origin_of(url)
@@ -155,6 +167,37 @@ class Rechecker:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
         origin, documents = self.origin(url)
+        if self._fast and documents is not None:
+            plain = self._plain.get(documents)
+            if plain is None:
+                plain = self._plain[documents] = [self._plain_rules(documents), None]
+            rules = plain[0]
+            if rules is not None and rules.allowed(url, self.agent):
+                if plain[1] is None:
+                    plain[1] = self._decide(url, origin, documents)
+                return plain[1]  # type: ignore[no-any-return]
+        return self._decide(url, origin, documents)
+
+    def _plain_rules(self, documents: OriginDocuments) -> Any:
+        """The origin's robots.txt when its Allow/Disallow lines alone tell its items
+        apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
+        found, nothing given up on), else ``None``. Then every item it allows has the
+        same verdict, made once (:meth:`decide`)."""
+        robots = documents.robots
+        if robots is None or robots.unreachable:
+            return None
+        txt = robots.rules
+        if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
+            return None
+        if self.rules.needs_tdmrep:
+            tdm = documents.known(TDM, documents.origin)
+            if tdm is None or tdm.unreachable or tdm.rules is not NO_FILE:
+                return None
+        return txt
+
+    def _decide(
+        self, url: str, origin: Origin | None, documents: OriginDocuments | None
+    ) -> Outcome:
         if documents is None or origin is None:
             return Outcome(Status.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
