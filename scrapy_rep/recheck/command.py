@@ -312,7 +312,9 @@ class Recheck:
             options.dataset, options.column, config.purpose, options.format or ""
         )
         self.progress = Progress(err if options.progress else None)
-        self.rechecker = rechecker = Rechecker(config, identity, lambda origin: None)
+        # robots.txt's line for an item it allows only where it is written (report, trail)
+        explain = bool(options.report or options.trail)
+        self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
         #: What the crawl is to fetch (``None``: the documents come from a WARC).
         self.request: FetchRequest | None = None
         if options.documents:

@@ -1,4 +1,4 @@
-"""``recheck`` on a real crawl's collection after the site changed its mind (issue 58).
+"""``recheck`` on a real crawl's collection after the site changed its mind.
 
 A local site is crawled for ai-train with the trail on; then it changes its robots.txt
 (a new ``Disallow``, a new ``Content-Usage`` line), its tdmrep.json and one page's

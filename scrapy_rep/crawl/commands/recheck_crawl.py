@@ -26,6 +26,7 @@ from scrapy.crawler import CrawlerProcess, CrawlerRunner
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_of_agents, licenses_to_wait_for
@@ -50,11 +51,7 @@ CRAWL_SETTINGS: Final[dict[str, Any]] = {
 #: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).
 ORIGINS_AT_ONCE: Final = 512
 #: The stats that count one document download each.
-DOWNLOAD_STATS: Final = (
-    "robotstxt/request_count",
-    "rep/tdmrep/request_count",
-    "rep/rsl/request_count",
-)
+DOWNLOAD_STATS: Final = tuple(f"{kind.stats}/request_count" for kind in CRAWL_KINDS)
 
 
 class RecheckSpider(Spider):
