@@ -134,30 +134,36 @@ class Rechecker:
         self.noindex_drops = config.noindex_action == "drop"
         #: Each origin's documents (``None``: none had).
         self.documents = documents
-        #: ``scheme://authority`` -> (its origin, its documents): once per origin.
-        self._origins: dict[str, tuple[Origin | None, OriginDocuments | None]] = {}
-        #: The fast path: an origin whose items only its Allow/Disallow lines tell apart
-        #: -> its parsed robots.txt, and the outcome its allowed items share (``None``:
-        #: not decided yet), made once per origin instead of once per item.
-        self._plain: dict[OriginDocuments, list[Any]] = {}
-        self._fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
-        self._fast = self._fast and not self.rules.agents and not self.rules.overrides
+        #: The URL's start (``scheme://authority``) -> what is known of its origin, once
+        #: per origin: ``[origin, documents, plain rules, kept, refusals]``. The fast
+        #: path: an origin whose items only its Allow/Disallow lines tell apart has its
+        #: parsed robots.txt as ``plain rules`` (else ``None``), and the outcome its
+        #: allowed items share (``kept``), and the one of the items each of its lines
+        #: refuses (``refusals``, by line), made once instead of once per item.
+        self._origins: dict[str, list[Any]] = {}
+        fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
+        self._fast = fast and not self.rules.agents and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
     def origin(self, url: str) -> tuple[Origin | None, OriginDocuments | None]:
-        """``url``'s origin and its documents, remembered by the URL's start up to the
+        """``url``'s origin and its documents."""
+        known = self._known(url)
+        return known[0], known[1]
+
+    def _known(self, url: str) -> list[Any]:
+        """What is known of ``url``'s origin, remembered by the URL's start up to the
         first ``/`` after ``//`` (``scheme://authority``, or a little more: the same start
         is the same origin, the value is made from the URL itself)."""
         end = url.find("/", url.find("//") + 2)
         key = url[:end] if end > 0 else url
-        found = self._origins.get(key)
-        if found is None:
+        known = self._origins.get(key)
+        if known is None:
             origin = origin_of(url)
-            found = self._origins[key] = (
-                origin, None if origin is None else self.documents(origin)
-            )  # fmt: skip
-        return found
+            documents = None if origin is None else self.documents(origin)
+            plain = self._plain_rules(documents) if self._fast and documents else None
+            known = self._origins[key] = [origin, documents, plain, None, {}]
+        return known
 
     def forget(self) -> None:
         """Forget the origins seen (their documents changed)."""
@@ -166,17 +172,20 @@ class Rechecker:
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        origin, documents = self.origin(url)
-        if self._fast and documents is not None:
-            plain = self._plain.get(documents)
-            if plain is None:
-                plain = self._plain[documents] = [self._plain_rules(documents), None]
-            rules = plain[0]
-            if rules is not None and rules.allowed(url, self.agent):
-                if plain[1] is None:
-                    plain[1] = self._decide(url, origin, documents)
-                return plain[1]  # type: ignore[no-any-return]
-        return self._decide(url, origin, documents)
+        known = self._known(url)
+        rules = known[2]
+        if rules is None:
+            return self._decide(url, known[0], known[1])
+        if rules.allowed(url, self.agent):
+            kept = known[3]
+            if kept is None:
+                kept = known[3] = self._decide(url, known[0], known[1])
+            return kept  # type: ignore[no-any-return]
+        line = rules.decide(url, self.agent).line
+        refused = known[4].get(line)
+        if refused is None:
+            refused = known[4][line] = self._decide(url, known[0], known[1])
+        return refused  # type: ignore[no-any-return]
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
