@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
 from scrapy_rep.crawl.commands.recheck_crawl import fetch
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
-from scrapy_rep.recheck.command import EXIT_CODES, EXIT_USAGE, add_options, run
+from scrapy_rep.recheck.command import EXIT_CODES, EXIT_USAGE, HELP_WIDTH, add_options, run
 
 
 class RecheckCommand(ScrapyCommand):
@@ -29,12 +30,16 @@ class RecheckCommand(ScrapyCommand):
         return "Re-check a stored collection with the project's settings (scrapy_rep)"
 
     def long_desc(self) -> str:
-        return (
+        """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
+        about = textwrap.fill(
             "Re-check a stored collection (JSON Lines, CSV, Parquet, an audit trail or its "
             "export): which of its items a site has since said no to, by which signal, line "
             "and document, decided as a crawl with the project's settings would decide them "
-            f"now.\n\n{EXIT_CODES.replace('scrapy rep-recheck', 'python -m scrapy_rep recheck')}"
+            "now.",
+            width=HELP_WIDTH,
         )
+        codes = EXIT_CODES.replace("scrapy rep-recheck", "python -m scrapy_rep recheck")
+        return f"{about}\n\n{codes}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
