@@ -154,7 +154,8 @@ def rss(items: int, origins: int, directory: Path) -> None:
         tally.add(Item(number, url), str(outcome.status), evidence(url, outcome),
                   f"{origin[0]}//{origin[2]}")  # fmt: skip
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"items": items, "peak_rss_mib": round(peak, 1), "kept": tally.statuses["kept"]}))
+    kept = tally.statuses["kept"]
+    print(json.dumps({"items": items, "peak_rss_mib": round(peak, 1), "kept": kept}))
 
 
 def main() -> None:

@@ -8,7 +8,8 @@ with :class:`~scrapy_rep.recheck.rechecker.Rechecker`, the same decision as
 ``python -m scrapy_rep recheck``, on the documents of a WARC of robots.txt (and
 tdmrep.json) captures that every task reads (a path datatrove's workers share: a
 network file system, or an object store mounted). Each task reads the WARC once, when
-its first document comes. Needs datatrove (``pip install 'scrapy_rep[datatrove]'``).
+its first document comes. Needs datatrove (``pip install datatrove warcio``: the
+``datatrove`` extra).
 """
 
 from __future__ import annotations

@@ -276,7 +276,7 @@ class Csv:
 # --------------------------------------------------------------------------- Parquet
 
 #: Why Parquet cannot be read without its extra.
-NO_PYARROW: Final = "reading Parquet needs pyarrow: pip install 'scrapy_rep[parquet]' (or pyarrow)"
+NO_PYARROW: Final = "reading Parquet needs pyarrow (pip install pyarrow; the parquet extra)"
 
 
 def _pyarrow() -> Any:

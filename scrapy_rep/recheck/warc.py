@@ -42,7 +42,7 @@ from scrapy_rep.urls.origins import Origin
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
 
 #: Why a WARC cannot be read without its extra.
-NO_WARCIO: Final = "reading a WARC needs warcio: pip install 'scrapy_rep[warc]' (or warcio)"
+NO_WARCIO: Final = "reading a WARC needs warcio (pip install warcio; the warc extra of scrapy_rep)"
 
 
 class WarcError(Exception):

@@ -88,15 +88,15 @@ def site() -> Iterator[str]:
         server.server_close()
 
 
-_CRAWLED: list[tuple[Path, Path, list[str]]] = []
+_SITE_CRAWLED: list[tuple[Path, Path, list[str]]] = []
 
 
-async def _crawled(
+async def _crawled_site(
     site: str, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, Path, list[str]]:
     """The crawl of the site as it was (once for the module), then the site changed: the
     trail, the items as ``-O items.jsonl`` writes them, their URLs."""
-    if not _CRAWLED:
+    if not _SITE_CRAWLED:
         tmp_path = tmp_path_factory.mktemp("recheck")
         trail = tmp_path / "crawl.jsonl"
         items: list[Any] = []
@@ -110,8 +110,8 @@ async def _crawled(
         Site.noai[0] = True
         dataset = tmp_path / "items.jsonl"
         write_jsonl(dataset, urls)
-        _CRAWLED.append((trail, dataset, urls))
-    return _CRAWLED[0]
+        _SITE_CRAWLED.append((trail, dataset, urls))
+    return _SITE_CRAWLED[0]
 
 
 def _recheck_process(*argv: str) -> tuple[int, str]:
@@ -138,7 +138,7 @@ def _changed(report: Path, site: str) -> dict[str, tuple[str, int | None, str]]:
 async def test_the_trail_rechecked_finds_exactly_what_the_site_changed(
     site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    trail, _, _ = await _crawled(site, tmp_path_factory)
+    trail, _, _ = await _crawled_site(site, tmp_path_factory)
     out, removed, report = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "r.jsonl"
     own = tmp_path / "recheck.jsonl"
     code, said = _recheck_process(str(trail), "--pages", f"--out={out}", f"--removed={removed}",
@@ -166,7 +166,7 @@ async def test_json_lines_csv_and_parquet_are_rechecked_alike(
     site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
     """Each through the library's two steps, its crawl in this process's reactor."""
-    _, jsonl, urls = await _crawled(site, tmp_path_factory)
+    _, jsonl, urls = await _crawled_site(site, tmp_path_factory)
     csv_path, parquet = tmp_path / "items.csv", tmp_path / "items.parquet"
     rows = write_csv(csv_path, urls)
     write_parquet(parquet, urls)
@@ -194,7 +194,7 @@ async def test_json_lines_csv_and_parquet_are_rechecked_alike(
 async def test_a_warc_of_the_new_documents_gives_the_same_items(
     site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    _, jsonl, _ = await _crawled(site, tmp_path_factory)
+    _, jsonl, _ = await _crawled_site(site, tmp_path_factory)
     warc = tmp_path / "robots.warc.gz"
     write_warc(warc, [
         robots_capture(site, AFTER["/robots.txt"]),

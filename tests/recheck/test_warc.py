@@ -13,7 +13,7 @@ from scrapy_rep.verdict import ROBOTS, TDM, RequestRules
 from tests.support.recheck import needs, robots_capture, write_warc
 
 
-def _documents(path: Path, purposes: tuple[str, ...] = ("search",)) -> WarcDocuments:
+def _warc_documents(path: Path, purposes: tuple[str, ...] = ("search",)) -> WarcDocuments:
     rules = RequestRules.of(purposes, purpose_set=True)
     return WarcDocuments(captures(path), rules, ("mybot",))
 
@@ -28,7 +28,7 @@ def test_each_origin_is_read_as_the_crawl_reads_its_answer(tmp_path: Path) -> No
         ("https://down.example/robots.txt", 503, b"", {}),
         ("https://lost.example/robots.txt", 302, b"", {"Location": "/elsewhere.txt"}),
     ], compress=True)  # fmt: skip
-    documents = _documents(path)
+    documents = _warc_documents(path)
     a = documents(origin_of("https://a.example/"))  # type: ignore[arg-type]
     assert a is not None
     assert a.robots is not None and not a.robots.rules.allowed("https://a.example/x", "mybot")
@@ -56,7 +56,7 @@ def test_the_latest_capture_of_a_url_is_read(tmp_path: Path) -> None:
                date="2025-06-01T00:00:00Z")  # fmt: skip
     both = tmp_path / "both.warc"
     both.write_bytes(later.read_bytes() + first.read_bytes())
-    found = _documents(both)(origin_of("https://a.example/"))  # type: ignore[arg-type]
+    found = _warc_documents(both)(origin_of("https://a.example/"))  # type: ignore[arg-type]
     assert found is not None and found.robots is not None
     assert found.robots.rules.allowed("https://a.example/x", "mybot")
 
@@ -68,7 +68,7 @@ def test_an_ai_purpose_reads_tdmrep_json_too(tmp_path: Path) -> None:
         ("https://a.example/.well-known/tdmrep.json", 200,
          b'[{"location": "/*", "tdm-reservation": 1}]', {}),
     ])  # fmt: skip
-    found = _documents(path, ("ai-train",))(origin_of("https://a.example/"))  # type: ignore[arg-type]
+    found = _warc_documents(path, ("ai-train",))(origin_of("https://a.example/"))  # type: ignore[arg-type]
     assert found is not None and found.known(TDM, found.origin) is not None
 
 
