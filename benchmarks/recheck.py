@@ -31,7 +31,7 @@ from typing import Any
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.outputs import Tally, evidence
+from scrapy_rep.recheck.outputs import EvidenceMemo, Tally
 from scrapy_rep.recheck.rechecker import Identity, Rechecker
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.settings import RepConfig
@@ -146,12 +146,13 @@ def rss(items: int, origins: int, directory: Path) -> None:
     files = corpus(directory)
     ours = rechecker(bodies(files, origins), "ai-train")
     tally = Tally(("ai-train",))
+    memo = EvidenceMemo()
     from scrapy_rep.recheck.datasets import Item
 
     for number, url in enumerate(urls(files, origins, items), 1):
         outcome = ours.decide(url)
         origin = url.split("/", 3)
-        tally.add(Item(number, url), str(outcome.status), evidence(url, outcome),
+        tally.add(Item(number, url), str(outcome.status), memo.of(url, outcome),
                   f"{origin[0]}//{origin[2]}")  # fmt: skip
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kept = tally.statuses["kept"]

@@ -29,9 +29,9 @@ from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
     Evidence,
+    EvidenceMemo,
     Tally,
     encode,
-    evidence,
     item_line,
     summary_markdown,
 )
@@ -352,6 +352,7 @@ class Recheck:
             "pages": bool(options.pages),
         }
         tally = Tally(config.purpose)
+        memo = EvidenceMemo()
         progress = self.progress
         with ExitStack() as stack:
             writers = [
@@ -369,7 +370,7 @@ class Recheck:
             for chunk in dataset.chunks():
                 keep = []
                 for item in chunk.items:
-                    status, said, outcome = _decide(item, rechecker, read_again, trail)
+                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo)
                     tally.add(item, status, said, _origin_name(item.url))
                     kept = status == Status.KEPT or (
                         status == Status.UNKNOWN and options.keep_unknown
@@ -448,6 +449,7 @@ def _decide(
     rechecker: Rechecker,
     pages: dict[str, PageRead | str] | None,
     trail: RecheckTrail | None,
+    memo: EvidenceMemo,
 ) -> tuple[str, Evidence, Outcome | None]:
     """One item's status, evidence and outcome (``None``: its URL could not be read)."""
     if item.problem:
@@ -464,4 +466,4 @@ def _decide(
             outcome = rechecker.after_fetch(item.url, outcome, statements, page.time, page.image)
     if trail is not None:
         trail.item(item, outcome, statements)
-    return str(outcome.status), evidence(item.url, outcome, fetched_at), outcome
+    return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

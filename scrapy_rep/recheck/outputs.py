@@ -90,6 +90,32 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     )
 
 
+class EvidenceMemo:
+    """:func:`evidence` remembered per outcome: the fast path hands the items of an
+    origin one shared :class:`Outcome` (its allowed items, each refusing line's), whose
+    evidence is the same for each (a refusal after the fetch names its page: not
+    remembered). At most :data:`EVIDENCE_MEMO` outcomes, then it starts again."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Outcome, Evidence]] = {}
+
+    def of(self, url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
+        if outcome.page_refusal is not None:
+            return evidence(url, outcome, fetched_now)
+        known = self._known.get(id(outcome))
+        if known is not None and known[0] is outcome:
+            return known[1]
+        said = evidence(url, outcome, fetched_now)
+        if len(self._known) >= EVIDENCE_MEMO:
+            self._known.clear()
+        self._known[id(outcome)] = (outcome, said)
+        return said
+
+
+#: The most outcomes :class:`EvidenceMemo` keeps.
+EVIDENCE_MEMO: Final = 65_536
+
+
 def _replace(evidence: Evidence, **changes: Any) -> Evidence:
     values = {name: getattr(evidence, name) for name in Evidence.__slots__}
     values.update(changes)
