@@ -39,6 +39,7 @@ from tests.support.recheck import (
     write_warc,
 )
 from tests.support.robotsite import BASE_SETTINGS, ItemSpider, collecting_items, crawl
+from tests.support.scrapyproject import make_project
 
 PAGES = ("/ok/1", "/ok/2", "/gone/1", "/train/1", "/tdm/1", "/page/noai")
 BEFORE = {
@@ -208,3 +209,24 @@ async def test_a_warc_of_the_new_documents_gives_the_same_items(
     assert _changed(report, site) == {p: s for p, s in CHANGED.items() if p != "/page/noai"}
     assert all(line["record"].startswith("<urn:uuid:") for line in report_lines(report))
     assert verify(own).clean
+
+
+def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -> None:
+    """``scrapy rep-recheck`` reads the project's ``USER_AGENT`` and ``REP_PURPOSE``: a
+    group for its crawler's name refuses what another crawler may keep."""
+    project = make_project(tmp_path, 'USER_AGENT = "mybot/1.0"\nREP_PURPOSE = "search"\n')
+    warc = tmp_path / "robots.warc"
+    robots = "User-agent: mybot\nDisallow: /no\n\nUser-agent: *\n"
+    write_warc(warc, [robots_capture("https://a.example", robots)])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes/1"])
+    report = tmp_path / "report.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-recheck", str(dataset), "--documents", str(warc),
+         f"--report={report}", "--no-progress"],
+        cwd=project, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == EXIT_REMOVED, result.stderr
+    statuses = [(line["url"], line["status"]) for line in report_lines(report)]
+    assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
+    assert "agent `mybot`" in result.stdout
