@@ -146,11 +146,6 @@ class Rechecker:
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
-    def origin(self, url: str) -> tuple[Origin | None, OriginDocuments | None]:
-        """``url``'s origin and its documents."""
-        known = self._known(url)
-        return known[0], known[1]
-
     def _known(self, url: str) -> list[Any]:
         """What is known of ``url``'s origin, remembered by the URL's start up to the
         first ``/`` after ``//`` (``scheme://authority``, or a little more: the same start
