@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.file import SCHEMAS
+from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
-COUNTED: Final = ("url", *FATES, "files")
+COUNTED: Final = ("url", *FATES, "files", "items")
 #: Findings kept in :attr:`Verification.findings` (all are counted and streamed).
 KEEP_FINDINGS: Final = 1000
 
@@ -208,6 +209,8 @@ class _Verifier:
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
+        elif kind == "item":
+            self._item(line.number, record, run)
         elif kind == "file":
             # A media file's own statements are in its bytes, which the trail does not
             # keep: its decision is taken as recorded (docs/audit-trail.md).
@@ -341,6 +344,19 @@ class _Verifier:
         no_folder = self.trail.snapshots.no_folder
         if no_folder and any(what.endswith(no_folder) for what in differences):
             self.unfoldered["records"] += 1  # said once for all, in finish()
+            differences = [what for what in differences if not what.endswith(no_folder)]
+        for what in differences:
+            self.add(number, url, what)
+
+    def _item(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        """A recheck's stored item (``item``), decided again from its snapshots."""
+        self.result.records += 1
+        run.counts["items"] += 1
+        url = str(record.get("url", ""))
+        differences = item_differences(record, run.context, self.rederiver)
+        no_folder = self.trail.snapshots.no_folder
+        if no_folder and any(what.endswith(no_folder) for what in differences):
+            self.unfoldered["records"] += 1
             differences = [what for what in differences if not what.endswith(no_folder)]
         for what in differences:
             self.add(number, url, what)

@@ -32,7 +32,7 @@ PAGES = {
 SENT_AS = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 
 
-class SentAsSpider(ItemSpider):
+class OneSentAsGooglebotSpider(ItemSpider):
     """One item per page; ``/sentas`` is requested as Googlebot."""
 
     async def start(self) -> Any:
@@ -42,18 +42,18 @@ class SentAsSpider(ItemSpider):
 
 
 @pytest.fixture(scope="module")
-def trail(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def honest_trail(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The honest trail of one crawl (built once for the module's tests)."""
     return tmp_path_factory.mktemp("trail") / "trail.jsonl"
 
 
-async def _crawl(path: Path) -> None:
+async def _crawl_the_pages(path: Path) -> None:
     site = HeaderPages(PAGES)
     port = reactor.listenTCP(0, Site(site), interface="127.0.0.1")  # type: ignore[attr-defined]
     base = f"http://127.0.0.1:{port.getHost().port}"
     try:
         settings = {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(path)}
-        await crawl([base + page for page in PAGES], settings, SentAsSpider)
+        await crawl([base + page for page in PAGES], settings, OneSentAsGooglebotSpider)
     finally:
         await port.stopListening()
 
@@ -62,7 +62,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
 
-def _forged(path: Path, to: Path, edit: Callable[[dict[str, dict[str, Any]]], None]) -> Path:
+def _forged_copy(path: Path, to: Path, edit: Callable[[dict[str, dict[str, Any]]], None]) -> Path:
     """``path``'s trail with ``edit`` applied to its url records (by path) and the chain
     recomputed, at ``to`` (its snapshots copied)."""
     records = _records(path)
@@ -111,19 +111,19 @@ EDITS: list[tuple[str, Callable[[dict[str, dict[str, Any]]], None], str]] = [
 
 @pytest_twisted.ensureDeferred
 async def test_every_forged_field_of_a_fetched_page_fails_verify(
-    trail: Path, tmp_path: Path
+    honest_trail: Path, tmp_path: Path
 ) -> None:
-    await _crawl(trail)
-    by_url = {r["url"].rsplit("/", 1)[1]: r for r in _records(trail) if r["type"] == "url"}
+    await _crawl_the_pages(honest_trail)
+    by_url = {r["url"].rsplit("/", 1)[1]: r for r in _records(honest_trail) if r["type"] == "url"}
     assert by_url["cu"]["items_kept"] == 0 and by_url["cu"]["item_reason"] == "purpose"
     assert by_url["sentas"]["page"]["names"] == ["testbot", "googlebot"]
     long = by_url["long"]["page"]
     assert set(long) == {"names", "snapshot"}, long  # whole, in a snapshot of its own
-    snapshot = json.loads((trail.parent / "trail.jsonl.d" / long["snapshot"]).read_bytes())
+    snapshot = json.loads((honest_trail.parent / "trail.jsonl.d" / long["snapshot"]).read_bytes())
     assert len(snapshot["meta"]) == 1000
-    status, out = audit_tool("verify", str(trail))
+    status, out = audit_tool("verify", str(honest_trail))
     assert status == 0, out
     for number, (what, edit, finding) in enumerate(EDITS):
-        forged = _forged(trail, tmp_path / f"forged{number}.jsonl", edit)
+        forged = _forged_copy(honest_trail, tmp_path / f"forged{number}.jsonl", edit)
         status, out = audit_tool("verify", str(forged))
         assert status == 1 and finding in out, f"{what}:\n{out}"
