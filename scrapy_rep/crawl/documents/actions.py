@@ -18,6 +18,7 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.internals import engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.lifecycle import Lifecycle
@@ -175,8 +176,25 @@ class ActionRunner:
     async def _download(self, origin: Origin) -> None:
         self._watch_downloads()
         fetched = await self.fetcher.fetch(origin)
+        if self._stopping(origin):
+            return
         self.handle(do.Downloaded(origin, fetched, self._owner.held_count(origin)))
         self._watch_downloads()
+
+    def _stopping(self, key: Any) -> bool:
+        """Whether the crawl is closing (or closed): what comes back now (a download that
+        ended, mostly cut short by the stop; the store's answer) is the crawl stopping, not
+        the site's answer nor the store's state to act on. It is not handed to the
+        lifecycle: nothing is given up on and said dropped (the held requests are kept,
+        returned to a shared queue or dropped by the close itself), nothing is shared with
+        the other processes; a lease this process may hold for ``key`` is let go (its
+        owner's alone: another process's is never touched) so another worker downloads
+        at once instead of after the lease's time."""
+        engine = running_engine(self.crawler)
+        if not self.closed and engine is not None and not engine_closing(engine):
+            return False
+        self._run(self._store_calls([do.ReleaseLease(key, self.lifecycle.kind.store_name(key))]))
+        return True
 
     async def _store_calls(self, actions: list[do.Action]) -> None:
         """One after the other: concurrent calls could reach the store out of order (a
@@ -188,10 +206,12 @@ class ActionRunner:
     async def _store_call(self, action: do.Action) -> None:
         if isinstance(action, do.LoadRecord):
             record = await self.store.load(action.name)
-            self.handle(do.RecordLoaded(action.key, record))
+            if not self._stopping(action.key):
+                self.handle(do.RecordLoaded(action.key, record))
         elif isinstance(action, do.AcquireLease):
             granted = await self.store.acquire(action.name, action.seconds)
-            self.handle(do.LeaseAnswered(action.key, granted))
+            if not self._stopping(action.key):
+                self.handle(do.LeaseAnswered(action.key, granted))
         elif isinstance(action, do.SaveRecord):
             await self.store.save(action.record, action.keep_for)
         elif isinstance(action, do.ReleaseLease):
@@ -204,7 +224,7 @@ class ActionRunner:
 
         def fire() -> None:
             self._timers.pop(key, None)
-            if not self.closed:
+            if not self._stopping(key):
                 self.handle(do.TimerFired(key))
 
         self._timers[key] = call_later(max(0.0, when - self._clock()), fire)
