@@ -535,3 +535,36 @@ async def test_the_ai_opt_out_of_the_name_sent_as_holds_without_robots_obey(tmp_
     assert "ai-train denied" in spider.dropped[url("a", "/other")]
     assert by_url(trail)[url("a", "/other")]["robots"]["agents"] == ["testbot", "otherbot"]
     assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_that_names_no_crawler_is_held_to_the_star_group(tmp_path: Any) -> None:
+    """Sent with an empty ``User-Agent``, none at all, ``*`` or ``/1.0``, a request names
+    no crawler: a site reads it under ``*``, whose ``Disallow: /`` it obeys beside its
+    own group's (which allows everything); sent as the crawler, it goes."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: testbot\nAllow: /\n\nUser-agent: *\nDisallow: /\n")
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/empty"), ""),
+        (url("a", "/none"), None),  # type: ignore[arg-type]  # no User-Agent header is sent
+        (url("a", "/star"), "*"),
+        (url("a", "/version"), "/1.0"),
+        (url("a", "/own"), "TestBot/1.0"),
+    )
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, SentAsSpider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/own")]
+    assert sorted(spider.dropped) == sorted(url("a", p) for p in ("/empty", "/none", "/star",
+                                                                  "/version"))  # fmt: skip
+    assert [p for p in sites.requested("a") if p != "/robots.txt"] == ["/own"]
+    records = by_url(trail)
+    assert records[url("a", "/none")]["robots"]["agents"] == ["testbot", ""]
+    assert list(verify(trail).findings) == []

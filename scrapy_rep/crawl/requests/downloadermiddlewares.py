@@ -318,10 +318,7 @@ class RobotsTxtMiddleware:
         if state is None or not state.names:
             return None  # not decided here (not obeyed, no origin)
         if not moved(state, request):
-            headers = request.headers
-            header = headers.get(b"User-Agent") if headers else None
-            names = self.facts.names.get(header) if header else None  # known names: no call
-            if (names or self.facts.held_to(request)) == state.names:
+            if self.facts.held_to(request, sent=True) == state.names:
                 return None
         else:
             follow_url(request)
@@ -330,7 +327,7 @@ class RobotsTxtMiddleware:
                 sent = (f"URL changed from {state.url} by a downloader middleware after "
                         "scrapy_rep's; decided again for the URL sent")  # fmt: skip
                 trail.sent_changed(request, state.audit, sent, moved=True)
-        facts = self.facts.of(request)
+        facts = self.facts.of(request, sent=True)
         if facts.origin is None:
             return None
         return self._decide(request, facts, self._known(request))

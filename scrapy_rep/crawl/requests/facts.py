@@ -77,9 +77,13 @@ class FactsReader:
         project_agent = str(settings.get("USER_AGENT") or "")
         #: The crawler's declared User-Agent: ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``.
         self.declared = fixed or project_agent
+        #: The names a request sent with no ``User-Agent`` (or an empty one) is held to:
+        #: the declared name and ``*``'s (a site reads such a request under ``*``).
+        self.nameless = held_names(self.declared, None)
         #: The names a request is held to before its ``User-Agent`` is set: it is sent with
-        #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours).
-        self.default_names = held_names(self.declared, project_agent)
+        #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours), or
+        #: with none when that is empty.
+        self.default_names = held_names(self.declared, project_agent or None)
         #: The crawler's declared name (always the first of the names).
         self.default_name = self.default_names[0]
         #: The names held to for each ``User-Agent`` header seen (a rotator's few).
@@ -116,24 +120,27 @@ class FactsReader:
             logger.info(_DONT_OBEY_NOTE, request, self._purposes)
         return Obey.USAGE
 
-    def held_to(self, request: Request) -> tuple[str, ...]:
+    def held_to(self, request: Request, sent: bool = False) -> tuple[str, ...]:
         """The crawler names ``request`` is held to as it is now (see the module
-        docstring), remembered per ``User-Agent`` header."""
+        docstring), remembered per ``User-Agent`` header. Without one, those of the
+        project's ``USER_AGENT``, which Scrapy's UserAgentMiddleware (after ours) sets;
+        ``sent``: the request is as sent (the check as sent, after every middleware), so
+        it goes without one: :attr:`nameless`."""
         headers = request.headers
         header = headers.get(b"User-Agent") if headers else None
-        if not header:  # usual: Scrapy's UserAgentMiddleware runs after ours
-            return self.default_names
+        if header is None:  # usual: Scrapy's UserAgentMiddleware runs after ours
+            return self.nameless if sent else self.default_names
         names = self.names.get(header)
         if names is None:
             if len(self.names) >= _MAX_NAMES:
                 self.names.clear()
-            sent = header.decode("latin-1")
-            names = self.names[header] = held_names(self.declared, sent)
+            names = self.names[header] = held_names(self.declared, header.decode("latin-1") or None)
         return names
 
-    def of(self, request: Request) -> RequestFacts:
+    def of(self, request: Request, sent: bool = False) -> RequestFacts:
         """The facts of ``request`` as it is now (:meth:`obey`, :meth:`held_to` and the
-        origin, inline: the hot path, twice per request)."""
+        origin, inline: the hot path, twice per request); ``sent``: as sent
+        (:meth:`held_to`)."""
         url = request.url
         meta = request.meta
         if not meta.get(DONT_OBEY_ROBOTSTXT):
@@ -145,6 +152,9 @@ class FactsReader:
                 return RequestFacts(url, None, names[0], obey, names)
         headers = request.headers
         header = headers.get(b"User-Agent") if headers else None
-        found = self.names.get(header) if header else self.default_names
-        names = found if found is not None else self.held_to(request)
+        if header is None:
+            names = self.nameless if sent else self.default_names
+        else:
+            found = self.names.get(header)
+            names = found if found is not None else self.held_to(request)
         return RequestFacts(url, self.origins.get(url), names[0], obey, names)

@@ -90,7 +90,7 @@ class SentRequestCheck:
             return None
         inc(self.crawler.stats, "rep/requests/decided_again")
         if isinstance(verdict, Refused):
-            owner.perform.refused(request, owner.facts.of(request), verdict)
+            owner.perform.refused(request, owner.facts.of(request, sent=True), verdict)
         if isinstance(verdict, Wait):
             inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
             message = (
@@ -99,7 +99,7 @@ class SentRequestCheck:
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             raise IgnoreRequest(message)
-        owner.perform.allowed(request, owner.facts.of(request), verdict)
+        owner.perform.allowed(request, owner.facts.of(request, sent=True), verdict)
         return None
 
     def check_last(self, request: Request, spider: Any = None) -> Request | None:
@@ -145,7 +145,7 @@ class SentRequestCheck:
             return
         if moved(state, request):
             what = f"its URL changed to {request.url}"
-        elif owner.facts.held_to(request) != state.names:
+        elif owner.facts.held_to(request, sent=True) != state.names:
             header = request.headers.get(b"User-Agent") or b""
             what = f"its User-Agent changed to {header.decode('latin-1')!r}"
         else:
