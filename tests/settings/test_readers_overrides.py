@@ -69,8 +69,10 @@ def test_an_expiry_keeps_its_time_and_zone_as_given(expires: str, written: str) 
         ("2027-11-25T10:00:00-12:30", "needs 'expires' as a date"),
         ("2027-11-25T10:00:00+23:59", "needs 'expires' as a date"),
     ],
-    ids=["past-in-its-zone", "now", "yesterday", "text-after", "no-zone", "no-such-day",
-         "offset-15", "offset-minus-12-30", "offset-23-59"],  # fmt: skip
+    ids=[
+        *("past-in-its-zone", "now", "yesterday", "text-after", "no-zone", "no-such-day"),
+        *("offset-15", "offset-minus-12-30", "offset-23-59"),
+    ],
 )
 def test_an_expiry_past_in_any_zone_or_not_a_date_stops_the_crawl(expires: str, says: str) -> None:
     with pytest.raises(RepSettingError, match="REP_OVERRIDES") as raised:
