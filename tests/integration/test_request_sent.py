@@ -568,3 +568,51 @@ async def test_a_request_that_names_no_crawler_is_held_to_the_star_group(tmp_pat
     records = by_url(trail)
     assert records[url("a", "/none")]["robots"]["agents"] == ["testbot", ""]
     assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_user_agent_is_read_as_utf_8_and_held_to_every_value_sent(tmp_path: Any) -> None:
+    """``Jävlabot/1.0`` is ``jävlabot``, the name robots.txt (UTF-8) gives its group, not
+    ``jã¤vlabot`` (Latin-1), which the ``*`` group would allow; a request sent with two
+    ``User-Agent`` values is held to both names (each is sent), not to the last alone."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: jävlabot\nDisallow: /j\n\nUser-agent: *\nAllow: /\n")
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/j/1"), "Jävlabot/1.0"),
+        (url("a", "/open"), "Jävlabot/1.0"),
+        (url("a", "/j/2"), ["Jävlabot/1.0", "TestBot/1.0"]),  # type: ignore[list-item]
+        (url("a", "/j/3"), ["TestBot/1.0", "Jävlabot/1.0"]),  # type: ignore[list-item]
+    )
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, SentAsSpider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/open")]
+    assert sorted(spider.dropped) == [url("a", "/j/1"), url("a", "/j/2"), url("a", "/j/3")]
+    assert "for jävlabot" in spider.dropped[url("a", "/j/1")]
+    records = by_url(trail)
+    assert records[url("a", "/j/2")]["robots"]["agents"] == ["testbot", "jävlabot"]
+    assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_named_in_utf_8_is_decided_once_for_its_own_name() -> None:
+    """``USER_AGENT = "Jävlabot/1.0"``: Scrapy sends it as UTF-8; read back, it names
+    the crawler itself, so nothing is decided again nor refused for another name."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: *\nDisallow: /\n\nUser-agent: Jävlabot\nAllow: /\n")
+    )
+    urls = [sites.url("a", f"/{n}") for n in range(3)]
+    try:
+        crawler, spider = await crawl(urls, {"USER_AGENT": "Jävlabot/1.0"})
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == urls
+    assert crawler.stats.get_value("rep/requests/decided_again") is None  # type: ignore[union-attr]

@@ -86,8 +86,9 @@ class FactsReader:
         self.default_names = held_names(self.declared, project_agent or None)
         #: The crawler's declared name (always the first of the names).
         self.default_name = self.default_names[0]
-        #: The names held to for each ``User-Agent`` header seen (a rotator's few).
-        self.names: dict[bytes, tuple[str, ...]] = {}
+        #: The names held to for each ``User-Agent`` header seen (a rotator's few): by its
+        #: value, or its values when it has several (each is sent).
+        self.names: dict[bytes | tuple[bytes, ...], tuple[str, ...]] = {}
         self.origins = OriginMemo()
         self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
         if not fixed and is_browser(project_agent):
@@ -122,19 +123,24 @@ class FactsReader:
 
     def held_to(self, request: Request, sent: bool = False) -> tuple[str, ...]:
         """The crawler names ``request`` is held to as it is now (see the module
-        docstring), remembered per ``User-Agent`` header. Without one, those of the
-        project's ``USER_AGENT``, which Scrapy's UserAgentMiddleware (after ours) sets;
-        ``sent``: the request is as sent (the check as sent, after every middleware), so
-        it goes without one: :attr:`nameless`."""
+        docstring), remembered per ``User-Agent`` header: every value it carries (each is
+        sent), read as UTF-8 as Scrapy writes a text header (else as Latin-1). Without
+        one, those of the project's ``USER_AGENT``, which Scrapy's UserAgentMiddleware
+        (after ours) sets; ``sent``: the request is as sent (the check as sent, after
+        every middleware), so it goes without one: :attr:`nameless`."""
         headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        if header is None:  # usual: Scrapy's UserAgentMiddleware runs after ours
+        values = headers.getlist(b"User-Agent") if headers else None
+        if not values:  # usual: Scrapy's UserAgentMiddleware runs after ours
             return self.nameless if sent else self.default_names
-        names = self.names.get(header)
+        key = values[0] if len(values) == 1 else tuple(values)
+        names = self.names.get(key)
         if names is None:
             if len(self.names) >= _MAX_NAMES:
                 self.names.clear()
-            names = self.names[header] = held_names(self.declared, header.decode("latin-1") or None)
+            declared = self.declared
+            every = [held_names(declared, decoded(value) or None) for value in values]
+            names = every[0] if len(every) == 1 else tuple(dict.fromkeys(sum(every, ())))
+            self.names[key] = names
         return names
 
     def of(self, request: Request, sent: bool = False) -> RequestFacts:
@@ -151,10 +157,20 @@ class FactsReader:
                 names = self.default_names
                 return RequestFacts(url, None, names[0], obey, names)
         headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        if header is None:
+        values = headers.getlist(b"User-Agent") if headers else None
+        if not values:
             names = self.nameless if sent else self.default_names
         else:
-            found = self.names.get(header)
+            found = self.names.get(values[0] if len(values) == 1 else tuple(values))
             names = found if found is not None else self.held_to(request)
         return RequestFacts(url, self.origins.get(url), names[0], obey, names)
+
+
+def decoded(header: bytes) -> str:
+    """A header value as text: UTF-8, as Scrapy encodes a text header (``Jävlabot/1.0``
+    stays ``Jävlabot``, the name robots.txt, read as UTF-8, gives its group), else
+    Latin-1 (the bytes as sent)."""
+    try:
+        return header.decode("utf-8")
+    except UnicodeDecodeError:
+        return header.decode("latin-1")

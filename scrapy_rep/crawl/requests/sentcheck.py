@@ -36,6 +36,7 @@ from scrapy_rep.crawl.internals import (
     downloader_methods,
     running_engine,
 )
+from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import any_state, moved, state_of
 from scrapy_rep.crawl.stats import inc
@@ -77,8 +78,8 @@ class SentRequestCheck:
         state = state_of(request)  # the usual request: the names it was decided for
         if state is not None:
             headers = request.headers
-            header = headers.get(b"User-Agent") if headers else None
-            if header and owner.facts.names.get(header) == state.names:
+            values = headers.getlist(b"User-Agent") if headers else None
+            if values and len(values) == 1 and owner.facts.names.get(values[0]) == state.names:
                 return None
         try:
             verdict = owner.decide_sent(request)
@@ -146,8 +147,8 @@ class SentRequestCheck:
         if moved(state, request):
             what = f"its URL changed to {request.url}"
         elif owner.facts.held_to(request, sent=True) != state.names:
-            header = request.headers.get(b"User-Agent") or b""
-            what = f"its User-Agent changed to {header.decode('latin-1')!r}"
+            values = [decoded(value) for value in request.headers.getlist(b"User-Agent")]
+            what = f"its User-Agent changed to {' + '.join(map(repr, values)) or 'none'}"
         else:
             return
         inc(self.crawler.stats, "rep/requests/sent_unchecked")
