@@ -616,3 +616,75 @@ async def test_a_crawl_named_in_utf_8_is_decided_once_for_its_own_name() -> None
         await sites.close()
     assert sorted(spider.downloaded) == urls
     assert crawler.stats.get_value("rep/requests/decided_again") is None  # type: ignore[union-attr]
+
+
+class VirtualHosts(Resource):
+    """One server, two sites (as name-based virtual hosts are): what it serves depends on
+    the ``Host`` header, not on the address connected to."""
+
+    isLeaf = True
+
+    def __init__(self, robots_by_host: dict[str, str]) -> None:
+        super().__init__()
+        self.robots_by_host = robots_by_host
+        self.log: list[tuple[str, str]] = []
+
+    def render_GET(self, request: WebRequest) -> bytes:
+        host = (request.getHeader("host") or "").split(":")[0]
+        path = request.uri.decode()
+        self.log.append((host, path))
+        if path == "/robots.txt":
+            request.setHeader("Content-Type", "text/plain")
+            return self.robots_by_host[host].encode()
+        request.setHeader("Content-Type", "text/html")
+        return f"<html><body>{host}{path}</body></html>".encode()
+
+
+class HostHeaderSpider(ItemSpider):
+    """Each request carries its own ``Host`` header: ``(url, host)`` pairs."""
+
+    sent_to: tuple[tuple[str, str], ...] = ()
+
+    async def start(self) -> Any:
+        for url, host in self.sent_to:
+            yield Request(url, errback=self.failed, headers={"Host": host} if host else None)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots_txt(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``http://127.0.0.1:P/private/1`` sent with ``Host: localhost:P`` is localhost's page
+    (the server reads the header): localhost's robots.txt, which disallows it, decides it,
+    not 127.0.0.1's, which allows everything. Said once at WARNING, naming the header."""
+    from scrapy_rep.audit.verify import verify
+
+    server = VirtualHosts(
+        {
+            "127.0.0.1": "User-agent: *\nAllow: /\n",
+            "localhost": "User-agent: *\nDisallow: /private\n",
+        }
+    )
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    number = port.getHost().port
+    ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
+    trail = tmp_path / "trail.jsonl"
+    HostHeaderSpider.sent_to = (
+        (f"{ip}/private/1", name),
+        (f"{ip}/private/2", name),
+        (f"{ip}/open", name),
+        (f"{ip}/private/3", ""),  # 127.0.0.1's own page
+        (f"{ip}/private/4", f"127.0.0.1:{number}"),  # the URL's own host, written out
+    )
+    try:
+        with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+            _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, HostHeaderSpider)
+    finally:
+        await port.stopListening()
+    assert sorted(spider.dropped) == [f"{ip}/private/1", f"{ip}/private/2"]
+    assert sorted(spider.downloaded) == [f"{ip}/open", f"{ip}/private/3", f"{ip}/private/4"]
+    assert ("localhost", "/robots.txt") in server.log
+    assert not any(host == "localhost" and path.startswith("/private") for host, path in server.log)
+    warnings = [r.getMessage() for r in caplog.records if "'Host: " in r.getMessage()]
+    assert len(warnings) == 1 and f"'Host: {name}'" in warnings[0], warnings
+    assert list(verify(trail).findings) == []

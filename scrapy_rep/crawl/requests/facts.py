@@ -27,7 +27,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.robotstxt.useragent import held_names, is_browser
-from scrapy_rep.urls.origins import OriginMemo
+from scrapy_rep.urls.origins import Origin, OriginMemo, origin_of
 from scrapy_rep.verdict import Obey, RequestFacts
 
 if TYPE_CHECKING:
@@ -90,6 +90,8 @@ class FactsReader:
         #: value, or its values when it has several (each is sent).
         self.names: dict[bytes | tuple[bytes, ...], tuple[str, ...]] = {}
         self.origins = OriginMemo()
+        #: The site each (URL origin, ``Host`` header) pair addresses (:meth:`addressed`).
+        self._hosts: dict[tuple[Origin, bytes], Origin] = {}
         self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
         if not fixed and is_browser(project_agent):
             logger.warning(
@@ -163,7 +165,33 @@ class FactsReader:
         else:
             found = self.names.get(values[0] if len(values) == 1 else tuple(values))
             names = found if found is not None else self.held_to(request)
-        return RequestFacts(url, self.origins.get(url), names[0], obey, names)
+        origin = self.origins.get(url)
+        if headers and origin is not None and (hosts := headers.getlist(b"Host")):
+            origin = self.addressed(request, origin, hosts[-1])
+        return RequestFacts(url, origin, names[0], obey, names)
+
+    def addressed(self, request: Request, origin: Origin, host: bytes) -> Origin:
+        """The site a request sent with ``Host: host`` addresses (SPEC §3: robots.txt is
+        the site's): its URL's ``origin`` unless the header names another host or port,
+        which a server reads instead (a spider pinning an address: ``http://a.test/x``
+        sent with ``Host: b.test`` is b.test's page, and b.test's robots.txt decides it,
+        asked at ``http://b.test/robots.txt``). Said once per pair at WARNING; a header
+        that names no host leaves the URL's. Remembered per pair."""
+        key = (origin, host)
+        found = self._hosts.get(key)
+        if found is None:
+            if len(self._hosts) >= _MAX_NAMES:
+                self._hosts.clear()
+            found = origin_of(f"{origin.scheme}://{decoded(host).strip()}/") or origin
+            self._hosts[key] = found
+            if found != origin:
+                logger.warning(
+                    "scrapy_rep: %s is sent with the header 'Host: %s', another site than "
+                    "its URL's (%s): it is decided by that site's robots.txt "
+                    "(%s), as are the other requests sent to it so",
+                    request, decoded(host), origin, found.robots_url,
+                )  # fmt: skip
+        return found
 
 
 def decoded(header: bytes) -> str:
