@@ -75,6 +75,7 @@ __all__ = [
     "running_engine",
     "seen_fingerprints",
     "send_catch_log_async",
+    "send_through",
     "spider_middlewares",
     "switch_off_base_component",
 ]
@@ -352,6 +353,24 @@ def append_downloader_method(engine: Any, name: str, method: Callable[..., Any])
         return False
     chain.append(method)
     return True
+
+
+def send_through(engine: Any, sending: Callable[..., Any]) -> Callable[..., Any] | None:
+    """Have ``sending`` called for each request as it leaves its download slot for the
+    network (after the slot's delay and queue), in place of the download handlers' method
+    the downloader calls then (``Downloader._download``: ``DownloadHandlers
+    .download_request_async(request)`` from Scrapy 2.14, ``download_request(request,
+    spider)`` in 2.13, whose arguments ``sending`` passes on); returns that method, for
+    ``sending`` to call, or ``None`` when it cannot be reached. What ``sending`` raises is
+    the download's exception (the downloader middlewares' ``process_exception``, then the
+    request's errback)."""
+    handlers = getattr(getattr(engine, "downloader", None), "handlers", None)
+    name = "download_request_async" if ASYNC_ENGINE else "download_request"
+    original = getattr(handlers, name, None)
+    if original is None:
+        return None
+    setattr(handlers, name, sending)
+    return cast("Callable[..., Any]", original)
 
 
 def spider_middlewares(engine: Any) -> tuple[Any, ...] | None:
