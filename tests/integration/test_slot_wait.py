@@ -85,3 +85,40 @@ async def test_no_request_goes_past_its_override_after_the_expiry(tmp_path: Path
         else:
             assert record["robots"]["override_expired"]
     assert verify(trail).findings == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_pages_go_under_the_robots_txt_of_when_they_are_sent(tmp_path: Path) -> None:
+    """``Crawl-delay: 1`` and a robots.txt fresh for 1 s: ``Allow: /``, then ``Disallow:
+    /p``. 12 pages wait in the origin's slot, one a second. The refresh goes first in the
+    slot, not behind them (the issue's waited 87 s), and no page reaches the server under
+    the first robots.txt once the second was served (12 did, up to 62 s after)."""
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script(
+        "/robots.txt",
+        robots("User-agent: *\nAllow: /\nCrawl-delay: 1\n", **{"Cache-Control": "max-age=1"}),
+        robots("User-agent: *\nDisallow: /p\nCrawl-delay: 1\n"),
+    )
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "CONCURRENT_REQUESTS": 16,
+        **jitter(0),
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_AUDIT_FILE": str(trail),
+    }
+    urls = [sites.url("a", f"/p/{n}") for n in range(12)]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    robots_times = origin.times["/robots.txt"]
+    assert len(robots_times) == 2
+    first, second = robots_times
+    pages = arrivals(sites, "a", "/p/")
+    # under v1 while it was fresh only (a margin for the reactor), none once v2 was served
+    assert pages and all(t < min(first + 1 + 0.5, second) for t in pages)
+    assert second - first < 1 + 2.5  # v1's second, then the refresh's turn (one gap)
+    assert len(spider.downloaded) == len(pages) and len(spider.dropped) == 12 - len(pages)
+    assert crawler.stats.get_value("rep/requests/decided_at_send")
+    assert verify(trail).findings == []
