@@ -40,12 +40,14 @@ SNAPSHOT_MEMO: Final = 4096
 # given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
 # EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
 # SENT: how the request as sent differs from the one first decided (``None``: it does not).
+# SENT_AT: when it last left for the network (POSIX seconds; ``None``: never), and
+# EXPIRES: until when the verdict it was sent under held then.
 # Places 3 and 5 are no longer used (a page's links and items are in its ledger,
 # scrapy_rep.crawl.ledger): kept, so that a paused run's state still reads the same.
 URL, ATTEMPTS, STATUS, _, HELD, _, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
-LICENSES, EARLIER, SENT = 10, 11, 12
+LICENSES, EARLIER, SENT, SENT_AT, EXPIRES = 10, 11, 12, 13, 14
 #: The length of an open record's state.
-STATE_SIZE: Final = 13
+STATE_SIZE: Final = 15
 
 
 class AuditWriter:
@@ -208,7 +210,7 @@ def resume(
             state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
             if len(state) < EARLIER:  # saved by a version before schema 2
                 state[TDM] = state[TDM] or None
-            state += [None, "", None][len(state) - LICENSES :]  # fields added since
+            state += [None, "", None, None, None][len(state) - LICENSES :]  # added since
             open_records[key] = state
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
