@@ -15,8 +15,10 @@ the one that loses no "no":
 - a rule is a Parameter's key, case-insensitive (§3.1.3: "The values are case
   insensitive"); besides the two the draft defines (``noindex``, ``nosnippet``), every
   rule of ``X-Robots-Tag`` is read the same way ("Implementors may support other rules");
-  a Parameter with a value is ``key:value`` (``max-snippet=0``); only the Boolean ``?0``
-  states no rule;
+  only the Boolean ``?0`` states no rule: any other value states a rule that takes none
+  (``noindex=1``, ``noindex="yes"``, ``noindex=:eWVz:``), a rule that takes one gets it
+  (``max-snippet=0`` is ``max-snippet:0``), and a Date (``@1577836800``) or an Integer of
+  seconds since 1970 is a date for ``unavailable_after``;
 - a malformed member is skipped alone, not the whole field (RFC 8941 would fail the whole
   List, which would lift every "no" in it): the value is read member by member with a
   linear scan (quoted Strings and their escapes kept whole), and a member whose name is
@@ -33,10 +35,15 @@ from collections.abc import Collection
 from typing import Final
 
 from scrapy_rep.directives import _TOKEN as PRODUCT_TOKEN
+from scrapy_rep.directives import FLAGS, NO_OPS
+from scrapy_rep.directives._dates import epoch_date
 
 #: How much of one field line is read (repext-03 §3.1.1: at least 8 KiB; 64 KiB keeps
 #: more of a long field's rules, and the scan is linear).
 MAX_ROBOTS_TAG_CHARS: Final = 65536
+
+#: The rules that take no value: any value but ``?0`` states them.
+_WORDS: Final = frozenset({*FLAGS, *NO_OPS, "none"})
 
 #: One piece of a field: a quoted String (its escapes kept whole; an unterminated one runs
 #: to the end), a run of other characters, or a separator. No two alternatives can match
@@ -108,13 +115,11 @@ def _rule(parameter: str) -> str:
     """A Parameter as a SPEC §6 directive word (``""``: no rule)."""
     key, equals, raw = parameter.partition("=")
     key = key.strip(" \t").lower()
-    if not key:
-        return ""
-    if not equals:
-        return key
     raw = raw.strip(" \t")
-    if raw == "?0":  # the Boolean false: this rule is not stated
+    if not key or raw == "?0":  # the Boolean false: this rule is not stated
         return ""
-    if raw in ("", "?1"):
-        return key
+    if not equals or raw in ("", "?1") or key in _WORDS:
+        return key  # any other value states a rule that takes none (noindex=1)
+    if key == "unavailable_after" and (date := epoch_date(raw)) is not None:
+        return f"{key}:{date.isoformat()}"
     return f"{key}:{_string(raw) if raw.startswith(chr(34)) else raw}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from scrapy_rep.directives import combine
@@ -30,6 +32,17 @@ CASES = [
         OURS,
         ["unavailable_after:Fri, 25 Jun 2010 15:00:00 GMT"],
     ),
+    # Any value but ?0 states a rule that takes none: an Integer, a Token, a String, a
+    # Byte Sequence; a rule that takes a value (and one we do not know) keeps it.
+    ("mybot;noindex=1", OURS, ["noindex"]),
+    ("mybot;noindex=true;nofollow=0", OURS, ["noindex", "nofollow"]),
+    ('mybot;noindex="yes"', OURS, ["noindex"]),
+    ("mybot;noindex=:eWVz:;none=?1", OURS, ["noindex", "none"]),
+    ("mybot;noindex=?0;max-snippet=20", OURS, ["max-snippet:20"]),
+    # A Date, or an Integer of seconds since 1970, is unavailable_after's date.
+    ("*;unavailable_after=@1577836800", OURS, ["unavailable_after:2020-01-01T00:00:00+00:00"]),
+    ("*;unavailable_after=-86400", OURS, ["unavailable_after:1969-12-31T00:00:00+00:00"]),
+    ("*;unavailable_after=@999999999999999", OURS, ["unavailable_after:@999999999999999"]),
     # A String's comma and semicolon stay inside it.
     ('*;x="a,b;c", mybot;noindex', OURS, ["x:a,b;c", "noindex"]),
     # A malformed member costs only itself: the "no" beside it is kept.
@@ -53,6 +66,12 @@ def test_repext03_robots_tag_rules_for_our_names(
 def test_repext03_rules_combine_as_directives() -> None:
     directives = combine(robots_tag_directives("*;noindex, mybot;max-snippet=0", OURS))
     assert directives.noindex and directives.nosnippet and directives.max_snippet == 0
+
+
+def test_repext03_a_date_in_epoch_seconds_expires_the_page() -> None:
+    directives = combine(robots_tag_directives("mybot;unavailable_after=@1577836800", OURS))
+    assert directives.unavailable_after == datetime(2020, 1, 1, tzinfo=timezone.utc)
+    assert directives.blocks_indexing() and not directives.unknown
 
 
 def test_repext03_members_inside_the_limit_are_honoured_the_cut_one_ignored() -> None:

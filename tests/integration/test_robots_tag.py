@@ -32,6 +32,8 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
                 "malformed",
                 "union",
                 "snippet",
+                "valued",
+                "dated",
             )
         ),
     ),
@@ -44,6 +46,9 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/malformed": ({"Robots-Tag": '*;noindex, "broken'}, "dropped all the same"),
     "/union": ({"Robots-Tag": "*;nosnippet", "X-Robots-Tag": "testbot: noindex"}, ""),
     "/snippet": ({"Robots-Tag": "testbot;nosnippet"}, "kept for search"),
+    # Any value but ?0 states a rule; a Date is unavailable_after's date.
+    "/valued": ({"Robots-Tag": 'otherbot;nofollow, testbot;noindex="yes"'}, ""),
+    "/dated": ({"Robots-Tag": "*;unavailable_after=@1577836800"}, ""),
 }
 
 
@@ -103,14 +108,18 @@ async def test_repext03_robots_tag_gates_items_and_links_for_our_names() -> None
         "/from-star", "/other", "/from-other", "/ours-nofollow", "/snippet",
     }  # fmt: skip
     by_path = {entry["path"]: entry for entry in refused}
-    assert set(by_path) == {"/star-noindex", "/malformed", "/union"}
+    assert set(by_path) == {"/star-noindex", "/malformed", "/union", "/valued", "/dated"}
     assert by_path["/star-noindex"]["message"] == "noindex by header Robots-Tag: *;noindex"
     assert by_path["/malformed"]["reason"] == "noindex"
     assert by_path["/union"]["message"] == "noindex by header X-Robots-Tag: testbot: noindex"
+    assert by_path["/valued"]["reason"] == "noindex"
+    assert by_path["/dated"]["message"] == (
+        "unavailable_after by header Robots-Tag: *;unavailable_after=@1577836800"
+    )
     # Links: our nofollow is obeyed; another crawler's nofollow is not ours.
     assert {"/from-star", "/from-other"} <= requested
     assert "/x1" not in requested
-    assert stats.get_value("rep/directives/items_dropped/noindex") == 3
+    assert stats.get_value("rep/directives/items_dropped/noindex") == 4
     assert stats.get_value("rep/directives/requests_dropped/nofollow") == 1
 
 
