@@ -43,6 +43,31 @@ CASES = [
     ("*;unavailable_after=@1577836800", OURS, ["unavailable_after:2020-01-01T00:00:00+00:00"]),
     ("*;unavailable_after=-86400", OURS, ["unavailable_after:1969-12-31T00:00:00+00:00"]),
     ("*;unavailable_after=@999999999999999", OURS, ["unavailable_after:@999999999999999"]),
+    # A bare rule word is a rule for every crawler, its Parameters too.
+    ("noindex", OURS, ["noindex"]),
+    ("noindex, nofollow", ("othertoken",), ["noindex", "nofollow"]),
+    ("noindex;nosnippet, otherbot;nofollow", OURS, ["noindex", "nosnippet"]),
+    ("max-snippet=0", OURS, ["max-snippet:0"]),
+    # X-Robots-Tag's syntax is read as X-Robots-Tag reads it: a name's rules up to the
+    # next name or member of the draft's syntax; "*:" names every crawler.
+    ("mybot: noindex", OURS, ["noindex"]),
+    ("otherbot: noindex", OURS, []),
+    ("mybot: noindex, nofollow", OURS, ["noindex", "nofollow"]),
+    ("otherbot: noindex, nofollow", OURS, []),
+    ("otherbot: noindex, mybot: nofollow", OURS, ["nofollow"]),
+    ("mybot: noindex, otherbot;nofollow", OURS, ["noindex"]),
+    ("otherbot: noindex, *;nofollow", OURS, ["nofollow"]),
+    ("*: noindex", OURS, ["noindex"]),
+    (
+        "unavailable_after: Friday, 25-Jun-10 15:00:00 PST",
+        OURS,
+        ["unavailable_after: Friday, 25-Jun-10 15:00:00 PST"],
+    ),
+    # An inner List: each of its names gets the Parameters, and its own.
+    ("(otherbot mybot);noindex", OURS, ["noindex"]),
+    ('(otherbot "MyBot");noindex', OURS, ["noindex"]),
+    ("(otherbot;nofollow mybot;nosnippet);noindex", OURS, ["nosnippet", "noindex"]),
+    ("(a mybot", OURS, []),
     # A String's comma and semicolon stay inside it.
     ('*;x="a,b;c", mybot;noindex', OURS, ["x:a,b;c", "noindex"]),
     # A malformed member costs only itself: the "no" beside it is kept.
@@ -92,3 +117,8 @@ def test_hostile_fields_give_a_clear_reading() -> None:
     assert robots_tag_directives(";" * 65_000, OURS) == []
     assert robots_tag_directives("*" + ";noindex" * 8_000, OURS) == ["noindex"] * 8_000
     assert robots_tag_directives(",(" * 30_000, OURS) == []
+    assert robots_tag_directives("(" + '"' * 60_000, OURS) == []
+    many = "(a" + " b;c" * 12_000 + ");noindex"
+    assert robots_tag_directives(many, ("b",)) == ["c", "noindex"] * 12_000
+    scopes = robots_tag_directives("mybot:" * 10_000, OURS)  # one unknown word, as X-Robots-Tag
+    assert len(scopes) == 1 and not combine(scopes).noindex
