@@ -78,7 +78,6 @@ class RobotsTxt:
         "_encodes_specials",
         "_key_of",
         "_keys",
-        "_licenses_by_group",
         "_signals",
         "_starts",
         "_tokens",
@@ -98,17 +97,15 @@ class RobotsTxt:
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
         licenses: tuple[str, ...] = (),
-        licenses_by_group: dict[int, tuple[str, ...]] | None = None,
     ) -> None:
         #: The switches this file was parsed with.
         self.options = options
         #: ``Sitemap:`` URLs in file order, without duplicates.
         self.sitemaps = sitemaps
-        #: Every RSL 1.0 ``License:`` URL (file-wide or in a group) in file order, no
-        #: duplicates; those a crawler gets: :meth:`licenses_for`.
+        #: Every RSL 1.0 ``License:`` URL in file order, no duplicates: every crawler's,
+        #: wherever it stands (RSL's guide: "global (not tied to any specific user
+        #: agent)"; docs/decisions.md, "A group's License lines add to the file-wide ones").
         self.licenses = licenses
-        #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: all are file-wide.
-        self._licenses_by_group = licenses_by_group
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
         #: Per rule: the value and the key as written (an index into the distinct keys),
@@ -217,25 +214,6 @@ class RobotsTxt:
             )
         return usage
 
-    def licenses_for(self, user_agent: str) -> tuple[str, ...]:
-        """The RSL ``License:`` URLs that apply to ``user_agent`` (RSL 1.0 §4.4.2-4.4.3,
-        errata 2026-01-16): the file-wide ones (written outside any group), which the
-        guide "Adding RSL to robots.txt" calls "global (not tied to any specific user
-        agent)", and those of its group(s), which add to them and never replace them
-        (docs/decisions.md, "A group's License lines add to the file-wide ones").
-        In file order."""
-        by_group = self._licenses_by_group
-        if by_group is None:
-            return self.licenses
-        selection = self._selection(user_agent)
-        found = selection.licenses
-        if found is None:
-            chosen = set(by_group.get(FILE_WIDE, ()))
-            for group in selection.groups:
-                chosen.update(by_group.get(group, ()))
-            found = selection.licenses = tuple(url for url in self.licenses if url in chosen)
-        return found
-
     @property
     def states_no_usage(self) -> bool:
         """No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
@@ -261,7 +239,6 @@ class RobotsTxt:
                 _plain_array(self._key_of), _plain_array(self._codes),
                 _plain_array(self._starts), self._tokens, self._delays, self._delay_tokens,
                 self._signals, self._usage, self._usage_tokens, self.sitemaps, self.licenses,
-                self._licenses_by_group,
             )
         )  # fmt: skip
 
@@ -379,13 +356,13 @@ def unplain(plain: bytes) -> RobotsTxt:
     """The file :meth:`RobotsTxt.plain` made plain, without parsing it again."""
     (
         options, verdict, values, keys, key_of, codes, starts, tokens, delays, delay_tokens,
-        signals, usage, usage_tokens, sitemaps, licenses, licenses_by_group,
+        signals, usage, usage_tokens, sitemaps, licenses,
     ) = marshal.loads(plain)  # fmt: skip
     rules = ParsedTables(
         values, keys, _array_of(key_of), _array_of(codes), _array_of(starts), tokens, delays,
         signals, usage, usage_tokens, delay_tokens,
     )  # fmt: skip
-    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses, licenses_by_group)
+    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses)
 
 
 def _signals_of(merged: dict[str, bool]) -> ContentSignals:
@@ -422,9 +399,7 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
     options = profile_options(profile, **switches)
     body = body_bytes(body)
     rules, sitemaps, licenses = Parser(options).parse(body)
-    return RobotsTxt(
-        options, rules, sitemaps, licenses=licenses.every, licenses_by_group=licenses.by_group
-    )
+    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:

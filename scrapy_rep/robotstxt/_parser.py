@@ -62,15 +62,6 @@ class ParsedTables(NamedTuple):
     delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
-class Licenses(NamedTuple):
-    """The RSL ``License:`` URLs of a file (RSL 1.0 §4.4, errata 2026-01-16)."""
-
-    #: Every one, in file order, without duplicates.
-    every: tuple[str, ...]
-    #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: every line is file-wide.
-    by_group: dict[int, tuple[str, ...]] | None = None
-
-
 #: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
@@ -126,7 +117,7 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], Licenses]:
+    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
         """The rule tables, the sitemaps and the RSL licenses of ``body``.
 
         One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
@@ -152,11 +143,6 @@ class Parser:
         usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
         licenses: dict[str, None] = {}
-        # RSL 1.0 §4.4 (errata 2026-01-16): License lines per group (FILE_WIDE: outside
-        # any group); those after the last group's last rule, at the end of the file.
-        scoped: dict[int, dict[str, None]] = {}
-        license_lines: list[tuple[int, int, str]] = []  # (group, line number, URL)
-        group_line = last_rule = 0  # where the current group began, the last rule line
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
         spellings: dict[str, tuple[int, int]] = {}
@@ -211,7 +197,6 @@ class Parser:
             kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
                 in_agent_run = in_usage_run = in_delay_run = False
-                last_rule = number
                 if group < 0:
                     self._skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
@@ -220,7 +205,6 @@ class Parser:
                     codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
                 if not in_agent_run or group < 0:
-                    group_line = number
                     group = len(starts)
                     starts.append(len(values))
                     in_agent_run = in_usage_run = in_delay_run = True
@@ -265,18 +249,13 @@ class Parser:
                 if value:
                     sitemaps[file_text(value)] = None
             elif kind == _LICENSE:
-                # RSL 1.0 §4.4 (errata 2026-01-16): inside a group, for the group's
-                # crawlers (added to the file-wide ones); outside any group, file-wide.
-                # It ends no run of user-agent lines (docs/purpose-notes.md §9).
+                # RSL's guide: "global (not tied to any specific user agent)", wherever
+                # it stands, as Sitemap is; it ends no run of user-agent lines.
                 if value:
-                    url = file_text(value)
-                    licenses[url] = None
-                    scoped.setdefault(group, {})[url] = None
-                    license_lines.append((group, number, url))
+                    licenses[file_text(value)] = None
             elif kind < 0:
                 self._skip(number, f"unknown key {file_text(key)!r}")
             elif kind == _CRAWL_DELAY:
-                last_rule = number
                 if delay_group >= 0:
                     if self._crawl_delay(delays, delay_group, value, number):
                         in_delay_run = False  # a malformed one ends nothing
@@ -295,7 +274,6 @@ class Parser:
                 # and Crawl-delay are: it ends nothing. Allow/disallow keep Google's
                 # grouping, which ignores them all, in every profile: no Disallow is lost
                 # (docs/behaviour.md).
-                last_rule = number
                 if kind != _CONTENT_SIGNAL:
                     in_usage_run = False
                     if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
@@ -348,17 +326,7 @@ class Parser:
             None if usage_tokens is None else _packed(usage_tokens),
             None if delay_tokens is None else _packed(delay_tokens),
         )
-        if license_lines and group >= 0 and last_rule > group_line:
-            # After the last group's last rule, at the end of the file (where Sitemap
-            # lines go, and where the guide's "global" License was written): the last
-            # group's and file-wide too, the reading that loses no license.
-            for line_group, at, url in license_lines:
-                if line_group == group and at > last_rule:
-                    scoped.setdefault(FILE_WIDE, {})[url] = None
-        by_group = (
-            None if set(scoped) <= {FILE_WIDE} else {g: tuple(urls) for g, urls in scoped.items()}
-        )
-        return rules, tuple(sitemaps), Licenses(tuple(licenses), by_group)
+        return rules, tuple(sitemaps), tuple(licenses)
 
     def _skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""
