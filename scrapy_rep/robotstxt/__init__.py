@@ -18,6 +18,7 @@ import marshal
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
@@ -29,6 +30,7 @@ from scrapy_rep.robotstxt._parser import (
     NO_TABLES,
     ParsedTables,
     Parser,
+    SignalLine,
     add_content_signal,
 )
 from scrapy_rep.robotstxt._parser import USE_LEVELS as USE_LEVELS
@@ -194,7 +196,16 @@ class RobotsTxt:
     def content_signals(self, user_agent: str) -> ContentSignals:
         """The ``Content-Signal`` values of the group that applies to ``user_agent``,
         combined with the file-wide ones written before the first user-agent line (per
-        signal, one "no" beats any "yes")."""
+        signal, one "no" beats any "yes"); its ``line`` is 0."""
+        merged: dict[str, bool] = {}
+        for _number, items in self._lines_of(self._selection(user_agent).usage_groups):
+            for name, value in items.items():
+                merged[name] = merged.get(name, True) and value
+        return _signals_of(merged)
+
+    def content_signal_lines(self, user_agent: str) -> tuple[ContentSignals, ...]:
+        """The ``Content-Signal`` lines that apply to ``user_agent`` (those
+        :meth:`content_signals` combines), each read alone, with its line number."""
         return self._selection(user_agent).signals
 
     def content_usage(self, user_agent: str) -> ContentUsageRules:
@@ -297,7 +308,7 @@ class RobotsTxt:
             selection = Selection(
                 groups,
                 self._merged_delay(delay_groups),
-                self._merged_signals(usage_groups),
+                self._signal_lines(usage_groups),
                 usage_groups,
                 delay_groups,
             )
@@ -317,16 +328,16 @@ class RobotsTxt:
         delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
         return max(delays) if delays else None
 
-    def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:
-        """Merged groups and the file-wide signals: per signal, the more restrictive wins
-        (one "no" beats any "yes")."""
+    def _signal_lines(self, groups: tuple[int, ...]) -> tuple[ContentSignals, ...]:
+        """The Content-Signal lines of ``groups`` and the file-wide ones, each read alone."""
+        return tuple(_signals_of(items, number) for number, items in self._lines_of(groups))
+
+    def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
+        """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
         if self._signals is None:
-            return _NO_SIGNALS
-        merged: dict[str, bool] = {}
-        for group in (FILE_WIDE, *groups):
-            for name, value in self._signals.get(group, {}).items():
-                merged[name] = merged.get(name, True) and value
-        return _signals_of(merged)
+            return []
+        lines = (line for group in (FILE_WIDE, *groups) for line in self._signals.get(group, ()))
+        return sorted(lines, key=itemgetter(0))
 
 
 #: The parse options of the files made plain, numbered (a plain file names its options by
@@ -365,13 +376,14 @@ def unplain(plain: bytes) -> RobotsTxt:
     return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses)
 
 
-def _signals_of(merged: dict[str, bool]) -> ContentSignals:
+def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
     """Merged ``Content-Signal`` items as :class:`ContentSignals` (the most restrictive
-    ``use=`` level)."""
+    ``use=`` level), said by robots.txt ``line`` (0: several lines, or a header)."""
     if not merged:
         return _NO_SIGNALS
     use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
-    return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use)
+    search, ai_input, ai_train = (merged.get(name) for name in ("search", "ai_input", "ai_train"))
+    return ContentSignals(search, ai_input, ai_train, use, line)
 
 
 def parse_content_signal(values: Iterable[str]) -> ContentSignals:

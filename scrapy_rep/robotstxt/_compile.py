@@ -67,7 +67,7 @@ class Selection:
         self,
         groups: tuple[int, ...],
         crawl_delay: float | None,
-        signals: ContentSignals,
+        signals: tuple[ContentSignals, ...],
         usage_groups: tuple[int, ...] | None = None,
         delay_groups: tuple[int, ...] | None = None,
     ) -> None:

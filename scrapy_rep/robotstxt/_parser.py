@@ -52,7 +52,8 @@ class ParsedTables(NamedTuple):
     starts: array[int]
     tokens: dict[str, int | tuple[int, ...]]
     delays: dict[int, float] | None
-    signals: dict[int, dict[str, bool]] | None
+    #: Group (or ``FILE_WIDE``) -> its Content-Signal lines: (line number, items read).
+    signals: dict[int, tuple[SignalLine, ...]] | None
     usage: dict[int, tuple[UsageLine, ...]] | None
     #: The groups of ``signals`` and ``usage`` when they differ from those of the
     #: allow/disallow rules (``tokens``); ``None``: the same groups.
@@ -62,6 +63,9 @@ class ParsedTables(NamedTuple):
     delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
+#: One Content-Signal line of a group: (line number, its items as
+#: :func:`add_content_signal` reads them).
+SignalLine = tuple[int, dict[str, bool]]
 #: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
@@ -139,7 +143,7 @@ class Parser:
         tokens: dict[str, int | tuple[int, ...]] = {}
         more: dict[str, list[int]] = {}  # tokens named by several groups
         delays: dict[int, float] = {}
-        signals: dict[int, dict[str, bool]] = {}
+        signals: dict[int, list[SignalLine]] = {}
         usage: dict[int, list[UsageLine]] = {}
         sitemaps: dict[str, None] = {}
         licenses: dict[str, None] = {}
@@ -320,7 +324,7 @@ class Parser:
             starts,
             tokens,
             delays or None,
-            signals or None,
+            {group: tuple(lines) for group, lines in signals.items()} if signals else None,
             {group: tuple(lines) for group, lines in usage.items()} if usage else None,
             # Most files: the groupings never part, and no table of their own is kept.
             None if usage_tokens is None else _packed(usage_tokens),
@@ -349,21 +353,18 @@ class Parser:
 
     def _content_signal(
         self,
-        signals: dict[int, dict[str, bool]],
+        signals: dict[int, list[SignalLine]],
         group: int,
         value: str,
         number: int,
         noes_only: bool,
     ) -> None:
-        own = signals.get(group)
-        fresh = own is None
-        if own is None:
-            own = {}
+        own: dict[str, bool] = {}
         for item in add_content_signal(own, value, noes_only):
             why = "only its 'no's are read without a colon" if noes_only else "not understood"
             self._skip(number, f"content-signal item {file_text(item)!r}: {why}")
-        if fresh and own:
-            signals[group] = own
+        if own:
+            signals.setdefault(group, []).append((number, own))
 
 
 def _groups_so_far(
