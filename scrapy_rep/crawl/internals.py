@@ -71,6 +71,7 @@ __all__ = [
     "engine_closing",
     "engine_scheduler",
     "exit_command",
+    "explicit_encoding",
     "first_in_slot",
     "quiet_media_failures",
     "release_of",
@@ -319,6 +320,14 @@ def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
 # more is not read here but inherited: ``BaseSpiderMiddleware._get_processed`` (its
 # dispatch to ``get_processed_request`` / ``get_processed_item``), which the page pass's
 # own output loops call (crawl/page/spidermiddlewares.py), the same in 2.13 to 2.19.
+
+
+def explicit_encoding(response: Response) -> str | None:
+    """The encoding a response's creator named (``TextResponse(encoding=…)``, kept in
+    ``TextResponse._encoding``), which overrides what its headers and body declare;
+    ``None`` when none was named (every downloaded response)."""
+    encoding = getattr(response, "_encoding", None)
+    return encoding if isinstance(encoding, str) else None
 
 
 def engine_scheduler(engine: Any) -> Any:
