@@ -138,6 +138,8 @@ def page_differences(
     said = _said(part, read_part)
     if said is None:
         return [*found, f"page part snapshot {text(part.get('snapshot'))[:12]}… is unreadable"]
+    if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
+        before = None
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
     found += _item_differences(record, verdict, run)
     found += _usage_differences(record, verdict, before)

@@ -43,7 +43,7 @@ from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, p
 from scrapy_rep.settings import overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSES, UsageSignal
+from scrapy_rep.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
 from scrapy_rep.usage.rsl.document import ABSENT, parse_rsl
 from scrapy_rep.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
 from scrapy_rep.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
@@ -303,6 +303,9 @@ class Rederiver:
             found += _override_differences(robots, verdict)
         before = getattr(verdict, "before", NOTHING_BEFORE)
         derived = {signal.source: signal.answers for signal in before.every}
+        for name in names or (agent,):  # trails of earlier releases: one signal, no line
+            legacy = content_signal_signal(rules.content_signals(name))
+            derived.setdefault(legacy.source, legacy.answers)
         for signal in signals if not _robots_refused(verdict) else ():
             if not signal.get("snapshot") or page_license(signal, rules.licenses):
                 continue  # a page's own signal: taken as recorded

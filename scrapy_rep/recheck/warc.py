@@ -32,7 +32,6 @@ from scrapy_rep.fetch.procedure import Fetched, FetchProcedure, Follow
 from scrapy_rep.fetch.rsl_kind import (
     RSL,
     licenses_not_read,
-    licenses_of_agents,
     licenses_to_wait_for,
 )
 from scrapy_rep.fetch.rules import Effect, Policy
@@ -153,8 +152,7 @@ class WarcDocuments:
         if self.rules.needs_tdmrep:
             self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin)
         if self.rules.purpose_set and robots is not None and robots.rules.licenses:
-            held = (*self.names, *self.rules.agents)
-            keys = licenses_to_wait_for(licenses_of_agents(robots.rules, held))
+            keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, self.rules.max_licenses) is None:
                 for key in keys:
                     self._entry(RSL, key, documents, LICENSE, key)

@@ -248,6 +248,16 @@ def usage(answer: bool) -> dict[str, Any]:
     return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
 
 
+SIGNAL_ROBOTS = b"User-agent: *\nAllow: /\nContent-Signal: ai-train=no\n"
+
+
+def signalled(source: str) -> dict[str, Any]:
+    """A recorded usage decision: a Content-Signal line of SIGNAL_ROBOTS said no."""
+    signal = {"vocabulary": "content-signal", "answers": {"ai-train": False}, "source": source,
+              "snapshot": sha(SIGNAL_ROBOTS)}  # fmt: skip
+    return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+
+
 def refused(path: str, by: str, decided: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return url_line(path, fate="refused", refused_by=by, robots=decided, **extra)
 
@@ -293,6 +303,18 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("refused-by-purpose-but-nothing-says-no",
      one(refused("/a", "purpose", robots_part(None)), **AI), (ROBOTS,),
      "recorded refused by purpose, but its snapshots deny no purpose"),
+    ("content-signal-of-an-earlier-release-one-signal-without-its-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), ""),
+    ("content-signal-with-its-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt line 3: Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), ""),
+    ("content-signal-of-another-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt line 4: Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), "is not in its snapshot"),
     ("tdmrep-reserved-but-fetched",
      tdm_run(url_line("/books/1", robots=robots_part(None)), **AI), (ROBOTS, TDMREP),
      'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/books/*")'),

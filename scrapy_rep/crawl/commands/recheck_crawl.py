@@ -29,7 +29,7 @@ from twisted.internet.defer import Deferred, DeferredList
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
-from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_of_agents, licenses_to_wait_for
+from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
 from scrapy_rep.recheck.command import FetchRequest, FetchResult, PageRead
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.urls.origins import origin_of
@@ -94,8 +94,7 @@ class RecheckSpider(Spider):
                 found.add(TDM, origin, tdm)
         if LICENSE in documents and robots.rules.licenses:
             rules = owner.rules
-            names = (*self.request.names, *rules.agents)
-            keys = licenses_to_wait_for(licenses_of_agents(robots.rules, names))
+            keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, rules.max_licenses) is None:
                 licenses = documents[LICENSE]
                 entries = await _together([licenses.when_known(key, trigger) for key in keys])
