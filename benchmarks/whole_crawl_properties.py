@@ -8,8 +8,9 @@ the same seed, and compares the servers' access log, the items, the stored files
 the audit trail with the oracle. Prints one line per seed, every violation with the
 seed that reproduces it, and a summary; exits 1 on any violation.
 
-Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation`` and
-``--user-agents``).
+Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation``,
+``--user-agents`` and ``--slots``). ``--slots``: the slot-delay dimension (requests wait in
+their download slots while robots.txt changes and overrides expire during the crawl).
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ def main() -> int:
         "--user-agents",
         action="store_true",
         help="some pages' requests carry their own User-Agent (another crawler's, a browser's)",
+    )
+    parser.add_argument(
+        "--slots",
+        action="store_true",
+        help="requests wait in their download slots (DOWNLOAD_DELAY, Crawl-delay, AutoThrottle) "
+        "while robots.txt changes and overrides expire during the crawl",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
@@ -77,7 +84,7 @@ def main() -> int:
                 t0 = time.monotonic()
                 try:
                     result = await run_seed(
-                        seed, Path(tmp), redis, args.generation, args.user_agents
+                        seed, Path(tmp), redis, args.generation, args.user_agents, args.slots
                     )
                 except Exception as error:  # a crash of the harness or the crawl
                     print(f"seed {seed}: CRASH {type(error).__name__}: {error}", flush=True)
@@ -121,6 +128,7 @@ def main() -> int:
                 f"reproduce one: python benchmarks/whole_crawl_properties.py --seeds 1 "
                 f"--start {min(failing)} --generation {args.generation} -v"
                 + (" --user-agents" if args.user_agents else "")
+                + (" --slots" if args.slots else "")
             )
         code[0] = 1 if failing else 0
 

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
     from scrapy_rep.crawl.robotparser import RobotParser
+    from scrapy_rep.pipeline_step import RepRecheckFilter
+    from scrapy_rep.recheck.command import Recheck
 
 #: Name -> the module that defines it, imported when the name is first used. These are the
 #: stable paths of every component a project names in its settings (docs/usage.md):
@@ -59,6 +61,8 @@ _LAZY = {
     "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",
     "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
     "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
+    "Recheck": "scrapy_rep.recheck.command",
+    "RepRecheckFilter": "scrapy_rep.pipeline_step",
     "RepReport": "scrapy_rep.crawl.report",
     "RobotParser": "scrapy_rep.crawl.robotparser",
     "RobotsTxtMiddleware": "scrapy_rep.crawl.requests.downloadermiddlewares",
@@ -83,10 +87,12 @@ __all__ = [
     "PageDirectivesMiddleware",
     "ParseOptions",
     "Reason",
+    "Recheck",
     "Refused",
     "RepConfig",
     "RepFilesPipeline",
     "RepImagesPipeline",
+    "RepRecheckFilter",
     "RepReport",
     "RepSettingError",
     "RobotParser",

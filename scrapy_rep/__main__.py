@@ -1,8 +1,10 @@
 """``python -m scrapy_rep``: the tools that need no Scrapy project.
 
-``check`` is :mod:`scrapy_rep.check` (the robots.txt checker), ``audit`` is
+``check`` is :mod:`scrapy_rep.check` (the robots.txt checker), ``recheck`` is
+:mod:`scrapy_rep.recheck.command` (a stored collection re-checked; its documents fetched
+by :mod:`scrapy_rep.crawl.commands.recheck_crawl`), ``audit`` is
 :mod:`scrapy_rep.audit.cli` (the audit trail's reader); this module only hands the
-arguments after the command's name to the one named, and says what both offer
+arguments after the command's name to the one named, and says what they offer
 (``--help``) and which version is installed (``--version``). Each command's module is
 imported only when it is named, so ``check`` loads nothing of the trail reader.
 """
@@ -13,7 +15,7 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from scrapy_rep._version import __version__
 
@@ -27,8 +29,10 @@ def commands_table() -> str:
     """Every command and what it does, one row each (wrapped to :data:`HELP_WIDTH`)."""
     from scrapy_rep.audit.cli import HELPS, SYNOPSES
     from scrapy_rep.check import SUMMARY
+    from scrapy_rep.recheck.command import SUMMARY as RECHECK
 
     rows = [("check ROBOTS_FILE_OR_URL URL...", SUMMARY)]
+    rows.append(("recheck DATASET --purpose P", RECHECK))
     rows += [(f"audit {name} {SYNOPSES[name]}", HELPS[name]) for name in HELPS]
     column = max(len(synopsis) for synopsis, _ in rows) + 4
     lines = ["commands:"]
@@ -43,24 +47,33 @@ def commands_table() -> str:
     return "\n".join(lines)
 
 
+def _fetch(request: Any) -> Any:
+    """The crawl that fetches a recheck's documents (Scrapy, imported only then)."""
+    from scrapy_rep.crawl.commands.recheck_crawl import fetch
+
+    return fetch(request)
+
+
 def parser() -> argparse.ArgumentParser:
     """``python -m scrapy_rep`` without a command: its ``--help`` and ``--version``."""
     about = textwrap.fill(
         "scrapy_rep's tools without a Scrapy project: check URLs against a robots.txt (a "
-        "local file, or each URL's own, fetched), and read an audit trail.",
+        "local file, or each URL's own, fetched), re-check a stored collection, and read an "
+        "audit trail.",
         width=HELP_WIDTH,
     )
     where = "\n".join(
         [
             "Each command's options and exit codes:",
             "  python -m scrapy_rep check --help",
+            "  python -m scrapy_rep recheck --help",
             "  python -m scrapy_rep audit --help",
             "  python -m scrapy_rep audit verify --help (and each audit command's own)",
         ]
     )
     top = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
-        usage="python -m scrapy_rep [-h] [--version] {check,audit} ...",
+        usage="python -m scrapy_rep [-h] [--version] {check,recheck,audit} ...",
         description=f"{about}\n\n{commands_table()}",
         epilog=where,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,11 +95,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         from scrapy_rep.audit.cli import main as audit
 
         return audit(rest, out)
+    if command == "recheck":
+        from scrapy_rep.recheck.command import main as recheck
+
+        return recheck(rest, out, _fetch)
     top = parser()
     if not command.startswith("-"):  # no command, or an unknown one
         top.print_usage(sys.stderr)
         named = f"unknown command {command!r}: " if command else ""
-        print(f"scrapy_rep: error: {named}give a command: check or audit", file=sys.stderr)
+        print(f"scrapy_rep: error: {named}give a command: check, recheck or audit", file=sys.stderr)
         return EXIT_USAGE
     try:
         top.parse_args(arguments)  # --help and --version exit here

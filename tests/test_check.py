@@ -156,7 +156,7 @@ def test_check_google_profile_says_google_ignores_content_usage_and_content_sign
     ) in output
     status, output = check_tool("--purpose", "ai-train", str(robots), *urls)
     assert (
-        "DISALLOWED  https://e.com/b   Not fetched: ai-train denied by robots.txt "
+        "DISALLOWED  https://e.com/b   Not fetched: ai-train denied by robots.txt line 2: "
         f"Content-Signal: search=yes, ai-train=no{note}\n"
     ) in output
     assert "DISALLOWED  https://e.com/ms  line 4: DisallowAITraining: /ms\n" in output

@@ -5,6 +5,7 @@ builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -107,9 +108,9 @@ def run_line(
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
-        # Every fetched page's record keeps what the page said (its ``page`` part): a
-        # record of this run without one has lost it.
-        "page_parts": True,
+        # Every fetched page's record keeps what the page said (its ``page`` part), whole
+        # (a long one as a snapshot): a record of this run without one has lost it.
+        "page_parts": WHOLE_PAGE_PARTS,
     }
 
 
@@ -229,29 +230,58 @@ def usage_part(
     return part
 
 
-#: The most characters of a page's statements a record keeps (its ``page`` part): past
-#: it, the part says so and ``audit verify`` cannot re-derive the page's verdict.
+#: The most characters of a page's statements a record keeps in its line: past it, they
+#: are a snapshot of their own (kind ``page``), which the part names.
 MAX_PAGE_PART_CHARS: Final = 16384
+#: A run header's ``page_parts`` when every page part is whole (older runs wrote ``true``
+#: and kept only ``omitted`` past :data:`MAX_PAGE_PART_CHARS`).
+WHOLE_PAGE_PARTS: Final = 2
 
 
 def page_part(
-    names: Sequence[str], headers: Sequence[tuple[str, str]], meta: Sequence[tuple[str, str]]
+    names: Sequence[str],
+    headers: Sequence[tuple[str, str]],
+    meta: Sequence[tuple[str, str]],
+    *,
+    image: bool = False,
+    embedded_by: str = "",
+    decided: str = "",
 ) -> dict[str, Any]:
     """What a fetched page said, as the table of signals read it (``headers``: the fields
     of its header rows; ``meta``: its meta tags named after a meta row or our names), and
-    the crawler ``names`` they were read for: the page's snapshot, from which
-    ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
-    A page whose statements run past :data:`MAX_PAGE_PART_CHARS` keeps only ``omitted``."""
+    the facts it was decided on besides: the crawler ``names`` they were read for, whether
+    it is an ``image``, the ``noimageai`` of the page that showed it (``embedded_by``) and
+    when it was ``decided`` (ISO time): the page's snapshot, from which ``audit verify``
+    decides the page again (:func:`scrapy_rep.verdict.page.decide_page`). Statements past
+    :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
     part: dict[str, Any] = {"names": list(names)}
-    size = sum(len(name) + len(value) for name, value in (*headers, *meta))
-    if size > MAX_PAGE_PART_CHARS:
-        part["omitted"] = f"its statements run past {MAX_PAGE_PART_CHARS} characters"
-        return part
     if headers:
         part["headers"] = [[name, value] for name, value in headers]
     if meta:
         part["meta"] = [[name, content] for name, content in meta]
+    if image:
+        part["image"] = True
+    if embedded_by:
+        part["embedded_by"] = embedded_by
+    if decided:
+        part["decided"] = decided
     return part
+
+
+def page_snapshot(part: dict[str, Any]) -> bytes | None:
+    """The body of ``part``'s statements when they are too long for the record's line
+    (``None``: they fit): the part then names its snapshot instead (:func:`snapshotted`)."""
+    said = {k: part[k] for k in ("headers", "meta") if k in part}
+    size = sum(len(name) + len(value) for k in said for name, value in said[k])
+    if size <= MAX_PAGE_PART_CHARS:
+        return None
+    return json.dumps(said, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def snapshotted(part: dict[str, Any], sha256: str) -> dict[str, Any]:
+    """``part`` with its statements replaced by the snapshot that holds them."""
+    kept = {k: v for k, v in part.items() if k not in ("headers", "meta")}
+    return {**kept, "snapshot": sha256}
 
 
 def file_line(

@@ -2,38 +2,49 @@
 
 The crawl writes, in a fetched page's ``url`` record, the statements the table of signals
 read from it and the crawler names they were read for (its ``page`` part:
-:func:`scrapy_rep.audit.lines.page_part`). ``audit verify`` decides the page again with the
-crawl's own decision (:func:`scrapy_rep.verdict.page.decide_page`), under the run's
-settings and at the record's time, and holds the record against it:
+:func:`scrapy_rep.audit.lines.page_part`; a part too long for one line is a snapshot of
+its own). ``audit verify`` decides the page again with the crawl's own decision
+(:func:`scrapy_rep.verdict.page.decide_page`), on what the origin's documents said before
+the fetch (re-derived from their snapshots by :mod:`scrapy_rep.audit.rederive`), under the
+run's settings and at the time the page was decided, and holds every field of the record
+that the decision gives against it:
 
-- its directives: a page whose statements say ``noindex`` (or an ``unavailable_after``
-  that had passed) under ``REP_NOINDEX_ACTION = "drop"`` kept no item; a record that
-  says its items were dropped for ``noindex`` or ``unavailable_after`` has statements
-  that say so;
-- its own usage signals: every "no" its statements give for a purpose (a
-  ``Content-Usage`` or ``Content-Signal`` header, TDMRep's header or meta, ``noai``,
-  the search directives read as AI opt-outs) is in the record's usage decision.
+- ``page.names``: the names the request was held to (the record's ``robots`` agents),
+  then the run's ``REP_DIRECTIVE_TOKENS``;
+- ``usage``: the whole usage decision (every signal with its answers, source and
+  conditions, the answer per purpose and the deciding signal), not only its sources;
+- ``items_kept``, ``item_reason`` and ``item_why``: a page whose verdict refuses its items
+  (``noindex`` or a passed ``unavailable_after`` under ``REP_NOINDEX_ACTION = "drop"``, a
+  "no" for a purpose of the run under ``REP_PURPOSE_ACTION = "drop"``) kept none, and its
+  items were dropped for that reason with that sentence; a page whose verdict refuses
+  nothing dropped none.
 
-A page whose statements were too long to keep (``omitted``), and the records of runs
-that wrote no ``page`` part (their header has no ``page_parts``), are taken as recorded;
-in a run that wrote them, a page's record without one has lost it.
+The records of runs that wrote no ``page`` part (their header has no ``page_parts``) are
+taken as recorded; in a run that wrote them, a page's record without one has lost it, and
+a part that says ``omitted`` (older runs kept only that past 16,384 characters) is one only
+a run from before whole parts may have (``page_parts: 2``: never omitted).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from scrapy_rep.audit.lines import WHOLE_PAGE_PARTS, usage_part
 from scrapy_rep.audit.read import items, text
+from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.settings import RepConfig, RepSettingError, page_rules
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.usage.policy import Before
+from scrapy_rep.usage.purpose import PURPOSES, UsageSignal
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 
-#: The item reasons the page's directives give.
-_INDEX_REASONS: Final = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
-#: The run's settings a page's verdict depends on (``settings.page_rules``) and
-#: ``REP_NOINDEX_ACTION``: only these are read from its header, so that a setting that
-#: was valid then and is not now (an override's expiry, past today) costs no check.
+#: The run's settings a page's verdict depends on (``settings.page_rules``), the actions
+#: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that
+#: a setting that was valid then and is not now (an override's expiry, past today) costs
+#: no check.
 PAGE_SETTINGS: Final = frozenset(
     {
         "REP_PURPOSE",
@@ -43,63 +54,257 @@ PAGE_SETTINGS: Final = frozenset(
         "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI",
         "REP_NOINDEX_ACTION",
+        "REP_PURPOSE_ACTION",
+        "REP_DIRECTIVE_TOKENS",
     }
 )
 
 
-def run_page_rules(settings: Any) -> tuple[PageRules | None, bool]:
-    """The run's settings that decide a page (from its header's ``settings``), and whether
-    ``REP_NOINDEX_ACTION`` dropped items; ``None`` when they cannot be read (a hand-edited
-    header): its pages are then taken as recorded."""
-    if not isinstance(settings, dict):
-        return None, True
-    try:
-        read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
-        config = RepConfig.from_settings(read)
-    except (RepSettingError, TypeError, ValueError):
-        return None, True
-    return page_rules(config), config.noindex_action == "drop"
+@dataclass(frozen=True)
+class PageRun:
+    """What a run's header says that its pages' verdicts depend on."""
+
+    #: The settings that decide a page (``None``: not readable from the header, a
+    #: hand-edited one: its pages are taken as recorded).
+    rules: PageRules | None = None
+    #: ``REP_NOINDEX_ACTION = "drop"`` and ``REP_PURPOSE_ACTION = "drop"``.
+    noindex_drops: bool = True
+    purpose_drops: bool = True
+    #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
+    extra_tokens: tuple[str, ...] = ()
+    #: The run's ``page_parts``: 0 none written, 1 written (long ones ``omitted``), 2
+    #: written whole (a long one as a snapshot).
+    parts: int = 0
+
+    @classmethod
+    def of(cls, header: dict[str, Any]) -> PageRun:
+        """From a ``run`` line."""
+        settings = header.get("settings")
+        marked = header.get("page_parts")
+        parts = 2 if marked == WHOLE_PAGE_PARTS else 1 if marked is True else 0
+        if not isinstance(settings, dict):
+            return cls(parts=parts)
+        try:
+            read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
+            config = RepConfig.from_settings(read)
+        except (RepSettingError, TypeError, ValueError):
+            return cls(parts=parts)
+        extra = tuple(t for t in (product_token(token) for token in config.directive_tokens) if t)
+        return cls(
+            page_rules(config),
+            config.noindex_action == "drop",
+            config.purpose_action == "drop",
+            extra,
+            parts,
+        )
+
+
+#: Reads a page part's snapshot (its SHA-256) as the JSON object it holds (``None``:
+#: missing or unreadable).
+PartReader = Callable[[str], "dict[str, Any] | None"]
 
 
 def page_differences(
-    record: dict[str, Any], rules: PageRules | None, noindex_drops: bool, parts: bool = False
+    record: dict[str, Any],
+    run: PageRun,
+    agents: tuple[str, ...],
+    before: Before | None = None,
+    licenses: tuple[UsageSignal, ...] = (),
+    read_part: PartReader = lambda sha: None,
 ) -> list[str]:
-    """Every way a fetched page's record differs from its page's verdict (sentences);
-    ``parts``: the run wrote a ``page`` part in every page's record (its page pass's
-    records are those with ``items_kept``)."""
+    """Every way a fetched page's record differs from its page's verdict (sentences).
+    ``agents``: the names its request was held to (the declared one first); ``before``:
+    what the origin's documents said about it, re-derived from their snapshots (``None``:
+    not re-derived, its recorded document signals taken as they are); ``licenses``: the
+    signals of the RSL licenses the page itself named, re-derived where they have a
+    snapshot."""
     part = record.get("page")
-    if part is None and parts and "items_kept" in record:
+    if part is None and run.parts and "items_kept" in record:
         return ["the record has lost what its page said (no page part)"]
-    if rules is None or not isinstance(part, dict) or "omitted" in part:
+    if run.rules is None or not isinstance(part, dict):
         return []
-    reason = Reason.of(record.get("item_reason"))
-    if "headers" not in part and "meta" not in part:  # the usual page: it said nothing
-        if reason in _INDEX_REASONS:
-            return [f"the record drops its items for {reason}, which its statements do not say"]
+    if "omitted" in part:
+        if run.parts >= 2:
+            return ["the record omits what its page said, which this run never does"]
         return []
-    names = tuple(text(name) for name in items(part.get("names")))
-    statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
-    when = _time(record.get("time"))
-    verdict = decide_page(PageFacts(str(record.get("url", "")), names), statements, rules, when)
     found: list[str] = []
-    kept = record.get("items_kept")
-    if verdict.index is not None and noindex_drops and isinstance(kept, int) and kept > 0:
-        found.append(f"the page says {verdict.index.message}, but the record kept {kept} item(s)")
-    if reason in _INDEX_REASONS and (verdict.index is None or verdict.index.reason is not reason):
-        found.append(f"the record drops its items for {reason}, which its statements do not say")
-    found.extend(_usage_differences(record.get("usage"), verdict.usage.signals))
+    names = tuple(text(name) for name in items(part.get("names")))
+    expected = tuple(dict.fromkeys((*(a for a in agents if a), *run.extra_tokens)))
+    if names != expected:
+        found.append(
+            f"its statements were recorded as read for {_names(names)}, but its request "
+            f"was held to {_names(expected)}"
+        )
+    said = _said(part, read_part)
+    if said is None:
+        return [*found, f"page part snapshot {text(part.get('snapshot'))[:12]}… is unreadable"]
+    if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
+        before = None
+    verdict = _decided(record, part, said, expected, before, licenses, run.rules)
+    found += _item_differences(record, verdict, run)
+    found += _usage_differences(record, verdict, before)
     return found
 
 
-def _usage_differences(usage: Any, signals: Any) -> list[str]:
-    """Every "no" of the page's own statements that the record's usage decision lacks."""
-    recorded = usage.get("signals") if isinstance(usage, dict) else None
-    sources = {text(s.get("source")) for s in items(recorded) if isinstance(s, dict)}
-    return [
-        f"the page says {signal.source}, which the record's usage decision does not list"
-        for signal in signals
-        if False in signal.answers and signal.source not in sources
-    ]
+def _said(part: dict[str, Any], read_part: PartReader) -> dict[str, Any] | None:
+    """The part's statements: itself, or the snapshot it names."""
+    sha = part.get("snapshot")
+    if sha is None:
+        return part
+    stored = read_part(text(sha))
+    return stored if isinstance(stored, dict) else None
+
+
+def _decided(
+    record: dict[str, Any],
+    part: dict[str, Any],
+    said: dict[str, Any],
+    names: tuple[str, ...],
+    before: Before | None,
+    licenses: tuple[UsageSignal, ...],
+    rules: PageRules,
+) -> PageVerdict:
+    """The page's verdict, as the crawl's page pass decides it."""
+    statements = PageStatements(
+        _fields(said.get("headers")), _fields(said.get("meta")), licenses=licenses
+    )
+    facts = PageFacts(
+        str(record.get("url", "")),
+        names,
+        before if before is not None else _recorded_before(record),
+        part.get("image") is True,
+        text(part.get("embedded_by")),
+    )
+    return decide_page(facts, statements, rules, _time(part.get("decided") or record.get("time")))
+
+
+def _recorded_before(record: dict[str, Any]) -> Before:
+    """What the origin's documents said, as the record lists it (their signals are those
+    with a snapshot), when it could not be re-derived."""
+    signals = tuple(
+        _signal(s)
+        for s in _recorded_signals(record)
+        if s.get("snapshot") and s.get("vocabulary") != "rsl"
+    )
+    return Before(signals, None, signals) if signals else Before((), None)
+
+
+def _item_differences(record: dict[str, Any], verdict: PageVerdict, run: PageRun) -> list[str]:
+    """The items kept and dropped, and why, held against the verdict's refusals."""
+    refusal = None
+    if verdict.index is not None and run.noindex_drops:
+        refusal = verdict.index
+    elif verdict.purpose is not None and run.purpose_drops:
+        refusal = verdict.purpose
+    kept, dropped = record.get("items_kept"), record.get("items_dropped")
+    reason, why = text(record.get("item_reason")), text(record.get("item_why"))
+    found = []
+    if refusal is not None and isinstance(kept, int) and kept > 0:
+        said = refusal.message if verdict.index is refusal else _denied(refusal)
+        found.append(f"the page says {said}, but the record kept {kept} item(s)")
+    if refusal is None and (reason or (isinstance(dropped, int) and dropped > 0)):
+        found.append(
+            f"the record drops its items for {reason or 'a reason it does not give'}, which "
+            "its statements do not say"
+        )
+    elif (
+        refusal is not None
+        and reason
+        and (reason != refusal.reason or why not in ("", refusal.message))
+    ):
+        found.append(
+            f"the record drops its items for {reason} ({why}), but its page's verdict is "
+            f"{refusal.reason} ({refusal.message})"
+        )
+    return found
+
+
+def _denied(refusal: Any) -> str:
+    signal = refusal.signal
+    by = f" by {signal.source}" if signal is not None else " (nothing allows it)"
+    return f"no {refusal.purpose}{by}"
+
+
+def _usage_differences(
+    record: dict[str, Any], verdict: PageVerdict, before: Before | None
+) -> list[str]:
+    """The recorded usage decision held against the verdict's, signal by signal and
+    purpose by purpose (the snapshot each document signal names is checked by
+    :mod:`scrapy_rep.audit.rederive`)."""
+    decision = verdict.usage
+    recorded = record.get("usage") if isinstance(record.get("usage"), dict) else None
+    derived = usage_part(decision, "", "") if decision.signals else None
+    if derived is None and recorded is None:
+        return []
+    mine = [_without_snapshot(s) for s in items((derived or {}).get("signals"))]
+    theirs = [_without_snapshot(s) for s in _recorded_signals(record)]
+    found = []
+    for signal, entry in zip(decision.signals, mine, strict=True):
+        if False in signal.answers and entry not in theirs:
+            found.append(
+                f"the page says {signal.source}, which the record's usage decision does not list"
+            )
+    if found:
+        return found
+    if mine != theirs:
+        extra = [s for s in theirs if s not in mine]
+        missing = [s for s in mine if s not in theirs]
+        if extra:
+            return [f"the record's usage decision lists {_source(extra[0])}, which neither the "
+                    "page nor its documents say"]  # fmt: skip
+        if missing:
+            return [f"the record's usage decision lacks {_source(missing[0])}"]
+        return ["the record's usage decision lists its signals in another order than the "
+                "page's verdict"]  # fmt: skip
+    assert derived is not None and recorded is not None  # equal signals, at least one
+    for key in ("answers", "decided_by", "conditions"):
+        if derived.get(key) != recorded.get(key):
+            return [f"the record's usage decision gives {key} {_json(recorded.get(key))}, its "
+                    f"signals give {_json(derived.get(key))}"]  # fmt: skip
+    return []
+
+
+def _recorded_signals(record: dict[str, Any]) -> list[dict[str, Any]]:
+    usage = record.get("usage")
+    signals = usage.get("signals") if isinstance(usage, dict) else None
+    return [s for s in items(signals) if isinstance(s, dict)]
+
+
+def _signal(entry: dict[str, Any]) -> UsageSignal:
+    """A recorded signal as the decision's (its answers in :data:`PURPOSES` order)."""
+    answers = entry.get("answers")
+    answers = answers if isinstance(answers, dict) else {}
+    given = tuple(answers.get(p) if isinstance(answers.get(p), bool) else None for p in PURPOSES)
+    conditions = tuple(text(c) for c in items(entry.get("conditions")))
+    return UsageSignal(
+        text(entry.get("vocabulary")),  # type: ignore[arg-type]
+        (given[0], given[1], given[2]),
+        text(entry.get("source")),
+        conditions,
+    )
+
+
+def recorded_signal(entry: dict[str, Any]) -> UsageSignal:
+    """A recorded signal (a ``usage.signals`` entry) as a :class:`UsageSignal`."""
+    return _signal(entry)
+
+
+def _without_snapshot(entry: Any) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != "snapshot"} if isinstance(entry, dict) else {}
+
+
+def _source(entry: dict[str, Any]) -> str:
+    answers = entry.get("answers")
+    said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in dict(answers or {}).items())
+    return f"{text(entry.get('source'))!r} ({said or 'no answer'})"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(names) if names else "no name"
 
 
 def _fields(value: Any) -> tuple[tuple[str, str], ...]:

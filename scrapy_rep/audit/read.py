@@ -30,8 +30,9 @@ from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
 from scrapy_rep.audit.file import SCHEMA as SCHEMA
 from scrapy_rep.audit.file import snapshot_dir
 
-#: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut).
-TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair"})
+#: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
+#: ``item``: by ``recheck``, one per stored item re-checked).
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair", "item"})
 #: The fates a ``url`` line can have.
 FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
 

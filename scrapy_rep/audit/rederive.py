@@ -26,13 +26,14 @@ unreachable; no status: the body as stored, empty for no file).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.pages import page_differences, run_page_rules
+from scrapy_rep.audit.pages import PageRun, page_differences, recorded_signal
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
@@ -41,9 +42,10 @@ from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.settings import overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, UsagePolicy
-from scrapy_rep.usage.purpose import PURPOSES
-from scrapy_rep.usage.rsl.document import ABSENT
+from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
+from scrapy_rep.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
+from scrapy_rep.usage.rsl.document import ABSENT, parse_rsl
+from scrapy_rep.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
 from scrapy_rep.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 from scrapy_rep.verdict import (
     LICENSE,
@@ -59,7 +61,6 @@ from scrapy_rep.verdict import (
     Verdict,
     decide,
 )
-from scrapy_rep.verdict.page import PageRules
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})
@@ -86,12 +87,8 @@ class RunContext:
     schema: int = 2
     #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
     overrides: tuple[Override, ...] = ()
-    #: The run's settings that decide a fetched page (``None``: not readable from its
-    #: header: its pages are taken as recorded), and whether noindex dropped items.
-    page_rules: PageRules | None = None
-    noindex_drops: bool = True
-    #: The run wrote a ``page`` part in every fetched page's record (its header says so).
-    page_parts: bool = False
+    #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
+    page: PageRun = field(default_factory=PageRun)
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -101,7 +98,6 @@ class RunContext:
         agents = header.get("agents")
         purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
         profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
-        page_rules, noindex_drops = run_page_rules(settings)
         return cls(
             run=str(header.get("run", "")),
             profile=profile if profile in PROFILES else "google",
@@ -113,9 +109,7 @@ class RunContext:
             rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
             overrides=_overrides(settings.get("REP_OVERRIDES")),
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
-            page_rules=page_rules,
-            noindex_drops=noindex_drops,
-            page_parts=header.get("page_parts") is True,
+            page=PageRun.of(header),
         )
 
 
@@ -182,13 +176,63 @@ class Rederiver:
     def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today, and a fetched
         page's from what it said (sentences)."""
-        found = self._request_differences(record, run)
+        found, before = self._request_differences(record, run)
         if record.get("fate") == "fetched":
-            found += page_differences(record, run.page_rules, run.noindex_drops, run.page_parts)
+            found += page_differences(
+                record, run.page, _held_to(record, run), before,
+                self._page_licenses(record, run), self._page_part,
+            )  # fmt: skip
         return found
 
-    def _request_differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
-        """Every way ``record`` differs from what its snapshots say today (sentences)."""
+    def _page_part(self, sha: str) -> dict[str, Any] | None:
+        """A page part's statements, from their snapshot."""
+        found = self.store.parsed(sha, "page", _json_object)
+        return found if isinstance(found, dict) else None
+
+    def _page_licenses(self, record: dict[str, Any], run: RunContext) -> tuple[UsageSignal, ...]:
+        """The signals of the RSL licenses the page named, in the record's order: from
+        their snapshots where they have one, else as recorded (an inline license, one
+        given up on)."""
+        robots = record.get("robots")
+        sha = text(robots.get("snapshot")) if isinstance(robots, dict) else ""
+        named = self._named_licenses(sha, record, run)
+        url = str(record.get("url", ""))
+        signals: list[UsageSignal] = []
+        done: set[str] = set()
+        for entry in _signals_of(record):
+            if not page_license(entry, named):
+                continue
+            license_url, snapshot = (
+                license_url_of(text(entry.get("source"))),
+                text(entry.get("snapshot")),
+            )
+            if not snapshot:
+                signals.append(recorded_signal(entry))
+                continue
+            if license_url in done:
+                continue
+            done.add(license_url)
+            document = self.store.parsed(snapshot, "rsl", parse_rsl)
+            if document is None:  # reported by the request's own check
+                signals.append(recorded_signal(entry))
+                continue
+            owned = owned_licenses(run.rsl_licenses)
+            signals.extend(rsl_signals(document, url, owned, license_url))
+        return tuple(signals)
+
+    def _named_licenses(self, sha: str, record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+        """The ``License:`` URLs of the record's robots.txt snapshot."""
+        if not sha:
+            return ()
+        url = str(record.get("url", ""))
+        rules, _, _ = self._robots(sha, f"{origin_of(url) or ''}/robots.txt", run)
+        return tuple(rules.licenses) if rules is not None else ()
+
+    def _request_differences(
+        self, record: dict[str, Any], run: RunContext
+    ) -> tuple[list[str], Before | None]:
+        """Every way ``record`` differs from what its snapshots say today (sentences), and
+        what its documents said about it before the fetch (``None``: not re-derived)."""
         url = str(record.get("url", ""))
         robots = record.get("robots")
         robots = robots if isinstance(robots, dict) else {}
@@ -200,11 +244,11 @@ class Rederiver:
         # only the AI-usage opt-outs of its snapshot (if one was read) decided.
         obeyed = robots.get("obeyed") is not False
         if not sha:
-            return self._without_snapshot(record, robots, url, run) if obeyed else []
+            return (self._without_snapshot(record, robots, url, run) if obeyed else []), None
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
-            return [f"robots.txt snapshot {sha[:12]}… {problem}"]
+            return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
         if len(names) > 1:
             return self._rederived(
                 record, robots, rules, effect, url, names[0], origin, run, obeyed, names
@@ -223,7 +267,7 @@ class Rederiver:
         run: RunContext,
         obeyed: bool,
         names: tuple[str, ...] = (),
-    ) -> list[str]:
+    ) -> tuple[list[str], Before | None]:
         """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
         on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
         crawler name it was held to (``names``, the declared one first; empty: ``agent``)."""
@@ -237,7 +281,7 @@ class Rederiver:
         )  # fmt: skip
         documents, problem = self._documents(record, signals, rules, url, origin, run)
         if problem:
-            return [problem]
+            return [problem], None
         robots_entry = _entry(rules, effect is Effect.UNREACHABLE)
         documents[ROBOTS, None] = robots_entry
 
@@ -259,6 +303,9 @@ class Rederiver:
             found += _override_differences(robots, verdict)
         before = getattr(verdict, "before", NOTHING_BEFORE)
         derived = {signal.source: signal.answers for signal in before.every}
+        for name in names or (agent,):  # trails of earlier releases: one signal, no line
+            legacy = content_signal_signal(rules.content_signals(name))
+            derived.setdefault(legacy.source, legacy.answers)
         for signal in signals if not _robots_refused(verdict) else ():
             if not signal.get("snapshot") or page_license(signal, rules.licenses):
                 continue  # a page's own signal: taken as recorded
@@ -275,7 +322,7 @@ class Rederiver:
             found.append(f"recorded {fate}, but {refused.message}")
         if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
             found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
-        return found
+        return found, before if isinstance(verdict, Allowed) else None
 
     def _documents(
         self,
@@ -475,3 +522,30 @@ def _robots_parser(profile: str) -> Any:
         return parse_robotstxt(body, profile)
 
     return parse
+
+
+def _held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+    """The crawler names a record's request was held to: its ``robots`` part's ``agents``
+    (more than one), else its ``agent``, else the run's declared name."""
+    robots = record.get("robots")
+    robots = robots if isinstance(robots, dict) else {}
+    names = tuple(text(name) for name in items(robots.get("agents")))
+    if len(names) > 1:
+        return names
+    agent = text(robots.get("agent")) or (run.agents[0] if run.agents else "")
+    return (agent,) if agent else ()
+
+
+def _signals_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    usage = record.get("usage")
+    signals = usage.get("signals") if isinstance(usage, dict) else None
+    return [s for s in items(signals) if isinstance(s, dict)]
+
+
+def _json_object(body: bytes) -> Any:
+    """A page part's snapshot: a JSON object (anything else is unreadable)."""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None

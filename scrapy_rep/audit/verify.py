@@ -29,15 +29,17 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.file import SCHEMAS
+from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
-COUNTED: Final = ("url", *FATES, "files")
+COUNTED: Final = ("url", *FATES, "files", "items")
 #: Findings kept in :attr:`Verification.findings` (all are counted and streamed).
 KEEP_FINDINGS: Final = 1000
 
@@ -208,6 +210,8 @@ class _Verifier:
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
+        elif kind == "item":
+            self._item(line.number, record, run)
         elif kind == "file":
             # A media file's own statements are in its bytes, which the trail does not
             # keep: its decision is taken as recorded (docs/audit-trail.md).
@@ -342,6 +346,19 @@ class _Verifier:
         if no_folder and any(what.endswith(no_folder) for what in differences):
             self.unfoldered["records"] += 1  # said once for all, in finish()
             differences = [what for what in differences if not what.endswith(no_folder)]
+        for what in (*differences, *sent_after_expiry(record)):
+            self.add(number, url, what)
+
+    def _item(self, number: int, record: dict[str, Any], run: _Run) -> None:
+        """A recheck's stored item (``item``), decided again from its snapshots."""
+        self.result.records += 1
+        run.counts["items"] += 1
+        url = str(record.get("url", ""))
+        differences = item_differences(record, run.context, self.rederiver)
+        no_folder = self.trail.snapshots.no_folder
+        if no_folder and any(what.endswith(no_folder) for what in differences):
+            self.unfoldered["records"] += 1
+            differences = [what for what in differences if not what.endswith(no_folder)]
         for what in differences:
             self.add(number, url, what)
 
@@ -410,6 +427,41 @@ class _Verifier:
                 self.add(resume.line, "", f"{what} (in {where[0].name}) from its end line "
                          f"hashing to {resume.head[:16]}…, which is no end line of that "
                          "run there: it was changed or cut")  # fmt: skip
+
+
+def sent_after_expiry(record: dict[str, Any]) -> list[str]:
+    """A request sent after what its verdict rests on stopped holding: its ``sent_at``
+    past its ``expires`` (the freshness of the document versions it was decided with, or
+    an override's expiry), or past the expiry its override names itself (``overridden``:
+    ``… (until 2027-07-01T00:00:00+00:00)``), whatever ``expires`` says. Times are read to
+    the millisecond written: one in the same millisecond as its expiry is not said to be
+    after it."""
+    sent = _instant(text(record.get("sent_at")))
+    if sent is None:
+        return []
+    found = []
+    expires = text(record.get("expires"))
+    if (until := _instant(expires)) is not None and sent > until:
+        found.append(f"sent at {record['sent_at']}, after what its verdict rests on had "
+                     f"stopped holding ({expires})")  # fmt: skip
+    robots = record.get("robots")
+    overridden = text(robots.get("overridden")) if isinstance(robots, dict) else ""
+    named = overridden.rpartition("(until ")[2].rstrip(")") if overridden else ""
+    if (ends := _instant(named)) is not None and sent > ends:
+        found.append(f"sent at {record['sent_at']}, after the override it went past had "
+                     f"expired ({named})")  # fmt: skip
+    return found
+
+
+def _instant(written: str) -> float | None:
+    """An ISO 8601 time with its zone as POSIX seconds (``None``: not one)."""
+    if not written:
+        return None
+    try:
+        moment = datetime.fromisoformat(written.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.timestamp() if moment.tzinfo is not None else None
 
 
 def _count(value: Any) -> bool:

@@ -13,7 +13,6 @@ from scrapy_rep.checker.download import fetch_document
 from scrapy_rep.fetch.rsl_kind import (
     RSL,
     licenses_not_read,
-    licenses_of_agents,
     licenses_to_wait_for,
 )
 from scrapy_rep.fetch.rules import Effect
@@ -41,13 +40,13 @@ NO_LICENSES: Final = OriginLicenses()
 def origin_licenses(
     rules: RobotsTxt, request_rules: RequestRules | None, agent: str, timeout: float
 ) -> OriginLicenses:
-    """Fetch the licenses ``rules`` name for ``agent`` (and the ``REP_PURPOSE_AGENTS``
-    groups it obeys) when the crawl would (a purpose is set); more than
+    """Fetch the licenses ``rules`` name (every crawler's) as ``agent``, when the crawl
+    would (a purpose is set); more than
     ``REP_RSL_MAX_LICENSES`` are none fetched, as in the crawl."""
     if request_rules is None or not request_rules.purpose_set or not rules.licenses:
         return NO_LICENSES
     documents, lines, unreachable = [], [], False
-    keys = licenses_to_wait_for(licenses_of_agents(rules, (agent, *request_rules.agents)))
+    keys = licenses_to_wait_for(rules.licenses)
     beyond = licenses_not_read(keys, request_rules.max_licenses)
     if beyond is not None:
         url, stand_in = beyond

@@ -40,6 +40,8 @@ class TrailWriter(Protocol):
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None: ...
 
+    def sent_at(self, record: str, now: float, expires: float) -> None: ...
+
 
 TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
 

@@ -30,6 +30,7 @@ import inspect
 import logging
 import os
 import sys
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
@@ -70,11 +71,14 @@ __all__ = [
     "engine_closing",
     "engine_scheduler",
     "exit_command",
+    "explicit_encoding",
+    "first_in_slot",
     "quiet_media_failures",
     "release_of",
     "running_engine",
     "seen_fingerprints",
     "send_catch_log_async",
+    "send_through",
     "spider_middlewares",
     "switch_off_base_component",
 ]
@@ -318,6 +322,14 @@ def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
 # own output loops call (crawl/page/spidermiddlewares.py), the same in 2.13 to 2.19.
 
 
+def explicit_encoding(response: Response) -> str | None:
+    """The encoding a response's creator named (``TextResponse(encoding=…)``, kept in
+    ``TextResponse._encoding``), which overrides what its headers and body declare;
+    ``None`` when none was named (every downloaded response)."""
+    encoding = getattr(response, "_encoding", None)
+    return encoding if isinstance(encoding, str) else None
+
+
 def engine_scheduler(engine: Any) -> Any:
     """The crawl's scheduler (``ExecutionEngine._slot.scheduler``), or ``None``."""
     return getattr(getattr(engine, "_slot", None), "scheduler", None)
@@ -352,6 +364,72 @@ def append_downloader_method(engine: Any, name: str, method: Callable[..., Any])
         return False
     chain.append(method)
     return True
+
+
+def send_through(engine: Any, sending: Callable[..., Any]) -> Callable[..., Any] | None:
+    """Have ``sending`` called for each request as it leaves its download slot for the
+    network (after the slot's delay and queue), in place of the download handlers' method
+    the downloader calls then (``Downloader._download``: ``DownloadHandlers
+    .download_request_async(request)`` from Scrapy 2.14, ``download_request(request,
+    spider)`` in 2.13, whose arguments ``sending`` passes on); returns that method, for
+    ``sending`` to call, or ``None`` when it cannot be reached. What ``sending`` raises is
+    the download's exception (the downloader middlewares' ``process_exception``, then the
+    request's errback)."""
+    handlers = getattr(getattr(engine, "downloader", None), "handlers", None)
+    name = "download_request_async" if ASYNC_ENGINE else "download_request"
+    original = getattr(handlers, name, None)
+    if original is None:
+        return None
+    setattr(handlers, name, sending)
+    return cast("Callable[..., Any]", original)
+
+
+class _FirstIn(deque):  # type: ignore[type-arg]
+    """A download slot's queue that puts one request first when it is appended, then puts
+    a plain queue back in the slot (:func:`first_in_slot`)."""
+
+    def __init__(self, items: deque[Any], slot: Any, request: Request) -> None:
+        super().__init__(items)
+        self.slot = slot
+        self.request = request
+
+    def append(self, item: Any) -> None:
+        if item[0] is not self.request:
+            super().append(item)
+            return
+        plain = deque(self)
+        plain.appendleft(item)
+        self.slot.queue = plain  # read again by the downloader's _process_queue
+
+
+def first_in_slot(crawler: Crawler, request: Request) -> Callable[[], None]:
+    """Have ``request`` go first in its download slot's queue when the downloader queues
+    it, ahead of the requests waiting there for the slot's delay or concurrency
+    (``Downloader.slots[key].queue``, a deque of ``(request, deferred)`` popped from the
+    left, and ``Downloader.get_slot_key``: the same in every supported release); nothing
+    when the slot has no queue yet. Returns what puts a plain queue back if ``request``
+    never reached it (an HTTP cache answered it)."""
+    downloader = getattr(running_engine(crawler), "downloader", None)
+    slots = getattr(downloader, "slots", None)
+    slot_key = getattr(downloader, "get_slot_key", None)
+    if not isinstance(slots, dict) or slot_key is None:
+        return _nothing
+    slot: Any = slots.get(slot_key(request))
+    queue = getattr(slot, "queue", None)
+    if type(queue) is not deque or not queue:
+        return _nothing  # nothing waits there: it goes first anyway
+    armed = _FirstIn(queue, slot, request)
+    slot.queue = armed
+
+    def disarm() -> None:
+        if slot.queue is armed:
+            slot.queue = deque(armed)
+
+    return disarm
+
+
+def _nothing() -> None:
+    return None
 
 
 def spider_middlewares(engine: Any) -> tuple[Any, ...] | None:

@@ -65,11 +65,17 @@ class RequestState(NamedTuple):
     #: The end-of-crawl report saw it scheduled: a request of the crawl, not an item
     #: pipeline's download (``REP_REPORT``).
     scheduled: bool = False
-    #: It came back carrying a version past its freshness lifetime and is held for the
-    #: current one: the version it is released with next decides it, whatever its age
-    #: (decided afresh once: a queue slower than a document's lifetime, or a document that
-    #: may not be cached, would otherwise send it round for ever).
+    #: It came back carrying a version past its freshness lifetime (or reached its send
+    #: past it) and is held for the current one: the version it is released with next
+    #: decides it, whatever its age (decided afresh once: a queue slower than a
+    #: document's lifetime, or a document that may not be cached, would otherwise send it
+    #: round for ever).
     afresh: bool = False
+    #: Until when its verdict holds as it leaves for the network (POSIX seconds): the end
+    #: of the freshness of every document version it was decided with, and of the
+    #: override it went past; sent later, it is decided again first (``0.0``: not
+    #: decided, or decided by a version already past it).
+    until: float = 0.0
 
 
 #: A hold: ``(document kind, key, further keys)`` (:attr:`RequestState.hold`).
@@ -157,25 +163,28 @@ def decided_early(request: Request, token: int) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, state.audit, state.hold, state.carried, token, state.before, state.names,
-            state.scheduled, state.afresh,
+            state.scheduled, state.afresh, state.until,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, early=token)
 
 
-def decided(request: Request, before: Before | None, names: tuple[str, ...]) -> None:
+def decided(request: Request, before: Before | None, names: tuple[str, ...], until: float) -> None:
     """``request`` goes on, decided for the crawler ``names`` with what the origin's
-    documents said (``before``; ``None``: nothing): its early token is spent, and it is no
-    longer to be decided afresh (:attr:`RequestState.afresh`)."""
+    documents said (``before``; ``None``: nothing), a verdict that holds ``until`` it is
+    sent (:attr:`RequestState.until`): its early token is spent. Decided afresh once, it
+    stays so (:attr:`RequestState.afresh`): its send decides it again at most once more
+    for a version gone stale."""
     meta = request.meta
     state = meta.get(KEY)
     url = request.url
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
-            url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled
-        )
+            url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled,
+            state.afresh, until,
+        )  # fmt: skip
     else:
-        meta[KEY] = RequestState(url, "", None, (), 0, before, names)
+        meta[KEY] = RequestState(url, "", None, (), 0, before, names, False, False, until)
 
 
 def recorded(request: Request, audit: str) -> None:
@@ -186,7 +195,7 @@ def recorded(request: Request, audit: str) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, audit, state.hold, state.carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh,
+            state.scheduled, state.afresh, state.until,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, audit)
@@ -225,7 +234,7 @@ def mark_held(request: Request, hold: Hold) -> bool:
     mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
     meta[KEY] = RequestState(
         state.url, state.audit, mark, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh,
+        state.scheduled, state.afresh, state.until,
     )  # fmt: skip
     return mark is not None
 
@@ -238,7 +247,7 @@ def take_hold(request: Request) -> Hold | None:
         return None
     meta[KEY] = RequestState(
         state.url, state.audit, None, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh,
+        state.scheduled, state.afresh, state.until,
     )  # fmt: skip
     return state.hold
 
@@ -258,7 +267,7 @@ def add_carried(
         carried = (*others(state.carried), pair) if state.carried else (pair,)
         meta[KEY] = RequestState(
             url, state.audit, state.hold, carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh,
+            state.scheduled, state.afresh, state.until,
         )  # fmt: skip
 
 
@@ -272,7 +281,7 @@ def take_carried(request: Request) -> Carried:
         return ()
     meta[KEY] = RequestState(
         url, state.audit, state.hold, (), state.early, state.before, state.names,
-        state.scheduled, state.afresh,
+        state.scheduled, state.afresh, state.until,
     )  # fmt: skip
     return state.carried
 
@@ -288,7 +297,7 @@ def carry_again(request: Request, carried: Carried) -> None:
         return
     meta[KEY] = RequestState(
         url, state.audit, state.hold, carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh,
+        state.scheduled, state.afresh, state.until,
     )  # fmt: skip
 
 

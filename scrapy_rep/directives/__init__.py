@@ -160,16 +160,17 @@ def header_directives(value: str, tokens: Collection[str]) -> list[str]:
     """The directives of one ``X-Robots-Tag`` value that apply to a crawler with ``tokens``.
 
     ``token: directives`` scopes what follows to that crawler until the next
-    ``token:`` prefix; unscoped directives apply to everyone (SPEC §6). ``tokens`` are
-    lowercased product tokens.
+    ``token:`` prefix; unscoped directives apply to everyone (SPEC §6), as do those
+    scoped to ``*:`` (the name of every crawler in robots.txt and ``Robots-Tag``).
+    ``tokens`` are lowercased product tokens.
     """
     applying: list[str] = []
     scope: str | None = None
     for piece in _pieces(value):
         head, colon, rest = piece.partition(":")
         name = head.strip().lower()
-        if colon and name not in KEYED and _TOKEN.fullmatch(name):
-            scope = name
+        if colon and name not in KEYED and (name == "*" or _TOKEN.fullmatch(name)):
+            scope = None if name == "*" else name
             piece = rest.strip()
             if not piece:
                 continue

@@ -12,6 +12,8 @@ from email.utils import parsedate_to_datetime
 from typing import Final
 
 _WHITESPACE = re.compile(r"\s+")
+#: An RFC 9651 Date (``@`` and an Integer: seconds since 1970) or an Integer.
+_EPOCH = re.compile(r"@?-?[0-9]{1,15}")
 #: A leap second (``23:59:60``): read as ``23:59:59``, which ``datetime`` can hold.
 _LEAP_SECOND = re.compile(r"(\d{1,2}:\d{2}):60(?!\d)")
 
@@ -27,6 +29,17 @@ def parse_date(text: str) -> datetime | None:
     try:
         return _to_utc(_parse_any(text))
     except (OverflowError, ValueError):  # out of datetime's range, in any parser
+        return None
+
+
+def epoch_date(text: str) -> datetime | None:
+    """A Structured Field Date (RFC 9651 §3.3.7, ``@1577836800``) or Integer of seconds
+    since 1970, in UTC; ``None`` for another value or one ``datetime`` cannot hold."""
+    if _EPOCH.fullmatch(text) is None:
+        return None
+    try:
+        return datetime.fromtimestamp(int(text.lstrip("@")), timezone.utc)
+    except (OverflowError, OSError, ValueError):
         return None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.usage.rsl.document import (
@@ -25,9 +25,6 @@ from scrapy_rep.usage.rsl.document import (
     not_read,
     parse_rsl,
 )
-
-if TYPE_CHECKING:
-    from scrapy_rep.robotstxt import RobotsTxt
 
 #: Appended to a license URL to name its record in a shared store: a license URL may be
 #: any URL, even ``https://host/.well-known/tdmrep.json``; ``#`` never ends a key we store
@@ -103,15 +100,3 @@ def licenses_not_read(
     if bound is None or len(keys) <= bound:
         return None
     return keys[bound], not_read(len(keys), bound, naming)
-
-
-def licenses_of_agents(robots: RobotsTxt, agents: Iterable[str]) -> tuple[str, ...]:
-    """The ``License:`` URLs of ``robots`` that apply to a crawl obeying the groups of
-    ``agents`` (its own agent, then ``REP_PURPOSE_AGENTS``, obeyed as its own: their
-    licenses too), each once (RSL 1.0 §4.4, errata 2026-01-16; purpose-notes §9)."""
-    if not robots.licenses:
-        return ()
-    found: dict[str, None] = {}
-    for agent in agents:
-        found.update(dict.fromkeys(robots.licenses_for(agent)))
-    return tuple(found)

@@ -18,6 +18,7 @@ import marshal
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from scrapy_rep.robotstxt._answers import ContentSignals as ContentSignals
@@ -29,6 +30,7 @@ from scrapy_rep.robotstxt._parser import (
     NO_TABLES,
     ParsedTables,
     Parser,
+    SignalLine,
     add_content_signal,
 )
 from scrapy_rep.robotstxt._parser import USE_LEVELS as USE_LEVELS
@@ -78,7 +80,6 @@ class RobotsTxt:
         "_encodes_specials",
         "_key_of",
         "_keys",
-        "_licenses_by_group",
         "_signals",
         "_starts",
         "_tokens",
@@ -98,17 +99,15 @@ class RobotsTxt:
         sitemaps: tuple[str, ...],
         verdict: bool | None = None,
         licenses: tuple[str, ...] = (),
-        licenses_by_group: dict[int, tuple[str, ...]] | None = None,
     ) -> None:
         #: The switches this file was parsed with.
         self.options = options
         #: ``Sitemap:`` URLs in file order, without duplicates.
         self.sitemaps = sitemaps
-        #: Every RSL 1.0 ``License:`` URL (file-wide or in a group) in file order, no
-        #: duplicates; those a crawler gets: :meth:`licenses_for`.
+        #: Every RSL 1.0 ``License:`` URL in file order, no duplicates: every crawler's,
+        #: wherever it stands (RSL's guide: "global (not tied to any specific user
+        #: agent)"; docs/decisions.md, "A group's License lines add to the file-wide ones").
         self.licenses = licenses
-        #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: all are file-wide.
-        self._licenses_by_group = licenses_by_group
         #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
         self.verdict = verdict
         #: Per rule: the value and the key as written (an index into the distinct keys),
@@ -197,7 +196,16 @@ class RobotsTxt:
     def content_signals(self, user_agent: str) -> ContentSignals:
         """The ``Content-Signal`` values of the group that applies to ``user_agent``,
         combined with the file-wide ones written before the first user-agent line (per
-        signal, one "no" beats any "yes")."""
+        signal, one "no" beats any "yes"); its ``line`` is 0."""
+        merged: dict[str, bool] = {}
+        for _number, items in self._lines_of(self._selection(user_agent).usage_groups):
+            for name, value in items.items():
+                merged[name] = merged.get(name, True) and value
+        return _signals_of(merged)
+
+    def content_signal_lines(self, user_agent: str) -> tuple[ContentSignals, ...]:
+        """The ``Content-Signal`` lines that apply to ``user_agent`` (those
+        :meth:`content_signals` combines), each read alone, with its line number."""
         return self._selection(user_agent).signals
 
     def content_usage(self, user_agent: str) -> ContentUsageRules:
@@ -216,25 +224,6 @@ class RobotsTxt:
                 self.options, self._usage, selection.usage_groups
             )
         return usage
-
-    def licenses_for(self, user_agent: str) -> tuple[str, ...]:
-        """The RSL ``License:`` URLs that apply to ``user_agent`` (RSL 1.0 §4.4.2-4.4.3,
-        errata 2026-01-16): the file-wide ones (written outside any group), which the
-        guide "Adding RSL to robots.txt" calls "global (not tied to any specific user
-        agent)", and those of its group(s), which add to them and never replace them
-        (docs/decisions.md, "A group's License lines add to the file-wide ones").
-        In file order."""
-        by_group = self._licenses_by_group
-        if by_group is None:
-            return self.licenses
-        selection = self._selection(user_agent)
-        found = selection.licenses
-        if found is None:
-            chosen = set(by_group.get(FILE_WIDE, ()))
-            for group in selection.groups:
-                chosen.update(by_group.get(group, ()))
-            found = selection.licenses = tuple(url for url in self.licenses if url in chosen)
-        return found
 
     @property
     def states_no_usage(self) -> bool:
@@ -261,7 +250,6 @@ class RobotsTxt:
                 _plain_array(self._key_of), _plain_array(self._codes),
                 _plain_array(self._starts), self._tokens, self._delays, self._delay_tokens,
                 self._signals, self._usage, self._usage_tokens, self.sitemaps, self.licenses,
-                self._licenses_by_group,
             )
         )  # fmt: skip
 
@@ -320,7 +308,7 @@ class RobotsTxt:
             selection = Selection(
                 groups,
                 self._merged_delay(delay_groups),
-                self._merged_signals(usage_groups),
+                self._signal_lines(usage_groups),
                 usage_groups,
                 delay_groups,
             )
@@ -340,16 +328,16 @@ class RobotsTxt:
         delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
         return max(delays) if delays else None
 
-    def _merged_signals(self, groups: tuple[int, ...]) -> ContentSignals:
-        """Merged groups and the file-wide signals: per signal, the more restrictive wins
-        (one "no" beats any "yes")."""
+    def _signal_lines(self, groups: tuple[int, ...]) -> tuple[ContentSignals, ...]:
+        """The Content-Signal lines of ``groups`` and the file-wide ones, each read alone."""
+        return tuple(_signals_of(items, number) for number, items in self._lines_of(groups))
+
+    def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
+        """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
         if self._signals is None:
-            return _NO_SIGNALS
-        merged: dict[str, bool] = {}
-        for group in (FILE_WIDE, *groups):
-            for name, value in self._signals.get(group, {}).items():
-                merged[name] = merged.get(name, True) and value
-        return _signals_of(merged)
+            return []
+        lines = (line for group in (FILE_WIDE, *groups) for line in self._signals.get(group, ()))
+        return sorted(lines, key=itemgetter(0))
 
 
 #: The parse options of the files made plain, numbered (a plain file names its options by
@@ -379,22 +367,23 @@ def unplain(plain: bytes) -> RobotsTxt:
     """The file :meth:`RobotsTxt.plain` made plain, without parsing it again."""
     (
         options, verdict, values, keys, key_of, codes, starts, tokens, delays, delay_tokens,
-        signals, usage, usage_tokens, sitemaps, licenses, licenses_by_group,
+        signals, usage, usage_tokens, sitemaps, licenses,
     ) = marshal.loads(plain)  # fmt: skip
     rules = ParsedTables(
         values, keys, _array_of(key_of), _array_of(codes), _array_of(starts), tokens, delays,
         signals, usage, usage_tokens, delay_tokens,
     )  # fmt: skip
-    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses, licenses_by_group)
+    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses)
 
 
-def _signals_of(merged: dict[str, bool]) -> ContentSignals:
+def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
     """Merged ``Content-Signal`` items as :class:`ContentSignals` (the most restrictive
-    ``use=`` level)."""
+    ``use=`` level), said by robots.txt ``line`` (0: several lines, or a header)."""
     if not merged:
         return _NO_SIGNALS
     use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
-    return ContentSignals(merged.get("search"), merged.get("ai_input"), merged.get("ai_train"), use)
+    search, ai_input, ai_train = (merged.get(name) for name in ("search", "ai_input", "ai_train"))
+    return ContentSignals(search, ai_input, ai_train, use, line)
 
 
 def parse_content_signal(values: Iterable[str]) -> ContentSignals:
@@ -422,9 +411,7 @@ def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any)
     options = profile_options(profile, **switches)
     body = body_bytes(body)
     rules, sitemaps, licenses = Parser(options).parse(body)
-    return RobotsTxt(
-        options, rules, sitemaps, licenses=licenses.every, licenses_by_group=licenses.by_group
-    )
+    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 
 def _stand_in(verdict: bool) -> RobotsTxt:

@@ -49,3 +49,6 @@ class ContentSignals:
     #: Cloudflare's ``use=`` level (``immediate``, ``reference``, ``full``), the most
     #: restrictive one when several apply; ``None`` when absent.
     use: str | None = None
+    #: The 1-based number of the robots.txt line that says it; 0 when several lines (or
+    #: a response header) said it.
+    line: int = 0

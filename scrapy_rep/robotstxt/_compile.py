@@ -60,15 +60,14 @@ class Selection:
     """
 
     __slots__ = (
-        "crawl_delay", "delay_groups", "groups", "licenses", "matcher", "signals", "usage",
-        "usage_groups",
+        "crawl_delay", "delay_groups", "groups", "matcher", "signals", "usage", "usage_groups",
     )  # fmt: skip
 
     def __init__(
         self,
         groups: tuple[int, ...],
         crawl_delay: float | None,
-        signals: ContentSignals,
+        signals: tuple[ContentSignals, ...],
         usage_groups: tuple[int, ...] | None = None,
         delay_groups: tuple[int, ...] | None = None,
     ) -> None:
@@ -84,8 +83,6 @@ class Selection:
         self.matcher: Matcher | None = None
         #: The Content-Usage rules, compiled on the first ``content_usage()`` call.
         self.usage: ContentUsageRules | None = None
-        #: The RSL License URLs of the group set, on the first ``licenses_for()`` call.
-        self.licenses: tuple[str, ...] | None = None
 
 
 def compile_matcher(

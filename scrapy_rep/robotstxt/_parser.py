@@ -52,7 +52,8 @@ class ParsedTables(NamedTuple):
     starts: array[int]
     tokens: dict[str, int | tuple[int, ...]]
     delays: dict[int, float] | None
-    signals: dict[int, dict[str, bool]] | None
+    #: Group (or ``FILE_WIDE``) -> its Content-Signal lines: (line number, items read).
+    signals: dict[int, tuple[SignalLine, ...]] | None
     usage: dict[int, tuple[UsageLine, ...]] | None
     #: The groups of ``signals`` and ``usage`` when they differ from those of the
     #: allow/disallow rules (``tokens``); ``None``: the same groups.
@@ -62,15 +63,9 @@ class ParsedTables(NamedTuple):
     delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
-class Licenses(NamedTuple):
-    """The RSL ``License:`` URLs of a file (RSL 1.0 §4.4, errata 2026-01-16)."""
-
-    #: Every one, in file order, without duplicates.
-    every: tuple[str, ...]
-    #: Group (or ``FILE_WIDE``) -> its License URLs; ``None``: every line is file-wide.
-    by_group: dict[int, tuple[str, ...]] | None = None
-
-
+#: One Content-Signal line of a group: (line number, its items as
+#: :func:`add_content_signal` reads them).
+SignalLine = tuple[int, dict[str, bool]]
 #: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
 #: (line number, value as written, the key as it is named in messages).
 UsageLine = tuple[int, str, str]
@@ -119,6 +114,14 @@ def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False
     return skipped
 
 
+#: The runs of user-agent lines a line may end, one bit per grouping: Google's (of
+#: allow/disallow), attach-05's (of Content-Usage / Content-Signal) and Crawl-delay's.
+_AGENT_RUN, _USAGE_RUN, _DELAY_RUN = 1, 2, 4
+_EVERY_RUN: Final = _AGENT_RUN | _USAGE_RUN | _DELAY_RUN
+#: The keys of the AI-usage statements, read by :meth:`_Pass.usage_line`.
+_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
+
+
 class Parser:
     """One pass over the lines, building the flat rule tables (SPEC §1 "Groups", §2)."""
 
@@ -126,60 +129,67 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], Licenses]:
-        """The rule tables, the sitemaps and the RSL licenses of ``body``.
-
-        One function on purpose (STYLE: "a 76-line parse loop"): the per-line steps stay
-        inline. Moving only the comment/colon split into a method cost 16 % of the parse
-        time of the corpus (2,000 files, 340,000 lines: about 80 ns a line; measured
-        interleaved in one process, best of 12).
-        """
+    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
+        """The rule tables, the sitemaps and the RSL licenses of ``body``."""
         options = self.options
         lines = _lines(body, options.max_line_length, options.lenient_syntax)
-        keys = _LENIENT_KEYS if options.lenient_syntax else _KEYS
-        blank_ends = options.blank_line_ends_group
-        lenient = options.lenient_syntax
+        read = _Pass(options, len(lines))
+        read.lines(lines)
+        self.skipped += read.skipped
+        if read.skipped and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("robots.txt: skipped %d line(s) in total", read.skipped)
+        return read.tables(), tuple(read.sitemaps), tuple(read.licenses)
+
+
+class _Pass:
+    """The tables of one body as its lines are read, and where its groups stand.
+
+    Three groupings of one file: allow/disallow as Google groups them (unknown lines
+    ignored); Content-Usage / Content-Signal as attach-05 §3 does (a rule ends a run of
+    user-agent lines), which only refines Google's (every allow/disallow group is one or
+    more usage groups); Crawl-delay as the parsers that read it do (a delay belongs to the
+    user-agent lines just above it, as crawler-commons, texting_robots and robots-parser
+    read it; Google ignores the key), which refines Google's the same way. A grouping
+    that parts from Google's gets a table of its own from that line on (most files
+    never part).
+    """
+
+    def __init__(self, options: ParseOptions, line_count: int) -> None:
+        self.lenient = options.lenient_syntax
+        self.blank_ends = options.blank_line_ends_group
+        self.skipped = 0
         # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
-        values: list[str] = []
-        rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
+        self.values: list[str] = []
+        self.rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
         # Signed line numbers: 2 bytes each when every one fits.
-        codes = array("h" if len(lines) < 0x8000 else "i")
-        starts = array("i")
-        tokens: dict[str, int | tuple[int, ...]] = {}
-        more: dict[str, list[int]] = {}  # tokens named by several groups
-        delays: dict[int, float] = {}
-        signals: dict[int, dict[str, bool]] = {}
-        usage: dict[int, list[UsageLine]] = {}
-        sitemaps: dict[str, None] = {}
-        licenses: dict[str, None] = {}
-        # RSL 1.0 §4.4 (errata 2026-01-16): License lines per group (FILE_WIDE: outside
-        # any group); those after the last group's last rule, at the end of the file.
-        scoped: dict[int, dict[str, None]] = {}
-        license_lines: list[tuple[int, int, str]] = []  # (group, line number, URL)
-        group_line = last_rule = 0  # where the current group began, the last rule line
+        self.codes = array("h" if line_count < 0x8000 else "i")
+        self.starts = array("i")
+        self.tokens: dict[str, int | tuple[int, ...]] = {}
+        self.more: dict[str, list[int]] = {}  # tokens named by several groups
+        self.delays: dict[int, float] = {}
+        self.signals: dict[int, list[SignalLine]] = {}
+        self.usage: dict[int, list[UsageLine]] = {}
+        self.sitemaps: dict[str, None] = {}
+        self.licenses: dict[str, None] = {}
         # Each distinct key as written -> (kind, the one string kept for it): most files
         # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
-        spellings: dict[str, tuple[int, int]] = {}
-        values_append, keys_append, codes_append = values.append, rule_keys.append, codes.append
-        group = -1
-        in_agent_run = False
-        # The groups of Content-Usage / Content-Signal (attach-05 §3: a rule ends a run
-        # of user-agent lines), which Google's grouping of allow/disallow (unknown lines
-        # ignored) only refines: every allow/disallow group is one or more usage groups.
-        usage_group = -1
-        usage_groups = 0
-        in_usage_run = False
-        usage_tokens: dict[str, list[int]] | None = None
-        # The groups of Crawl-delay, which refine Google's the same way: a delay belongs
-        # to the user-agent lines just above it, as crawler-commons, texting_robots and
-        # robots-parser read it (Google ignores the key), so a valid Crawl-delay line ends
-        # a run of user-agent lines for it (docs/decisions.md).
-        delay_group = -1
-        delay_groups = 0
-        in_delay_run = False
-        delay_tokens: dict[str, list[int]] | None = None
+        self.spellings: dict[str, tuple[int, int]] = {}
+        self.usage_grouping = _Grouping()  # of Content-Usage / Content-Signal
+        self.delay_grouping = _Grouping()  # of Crawl-delay
+
+    def lines(self, lines: list[str]) -> None:
+        """Read every line (SPEC §1: ``key: value``, everything from ``#`` a comment).
+
+        The hot path: a line's split, and allow/disallow rules, stay inline (moving only
+        the comment/colon split into a method cost 16 % of the parse time of the corpus);
+        ``group`` (Google's) and ``runs`` (the runs of user-agent lines still open, a bit
+        per grouping) are locals, which the other kinds' methods hand back."""
+        keys = _LENIENT_KEYS if self.lenient else _KEYS
+        spellings, lenient, blank_ends = self.spellings, self.lenient, self.blank_ends
+        values_append, keys_append = self.values.append, self.rule_keys.append
+        codes_append, user_agent, other = self.codes.append, self.user_agent, self.other
+        group, runs = -1, 0
         for number, line in enumerate(lines, 1):
-            # Everything from "#" is a comment; then "key: value" (SPEC §1).
             comment = "#" in line
             if comment:
                 line = line[: line.index("#")]
@@ -188,185 +198,191 @@ class Parser:
                 key = raw_key.strip(_WHITESPACE)
                 value = raw_value.strip(_WHITESPACE)
             else:
-                line = raw_key.strip(_WHITESPACE)
-                if not line:
-                    if blank_ends and not comment:
-                        group, in_agent_run = -1, False
-                        usage_group, in_usage_run = -1, False
-                        delay_group, in_delay_run = -1, False
+                text = raw_key.strip(_WHITESPACE)
+                if not text:
+                    if blank_ends and not comment:  # a blank line ends a record (legacy)
+                        group, runs = -1, 0
+                        self.usage_grouping.current = self.delay_grouping.current = -1
                     continue
-                if not lenient:
-                    self._skip(number, "no colon")
+                pair = self.without_colon(number, text)
+                if pair is None:
                     continue
-                # Google accepts "key value" when there are exactly two words, separated
-                # by spaces or tabs only (robots.cc: strpbrk(line, " \t")).
-                parts = _GOOGLE_SEPARATOR.split(line, 1)
-                if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
-                    self._skip(number, "no colon")
-                    continue
-                key, value = parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
+                key, value = pair
             spelling = spellings.get(key)
             if spelling is None:
                 spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
             kind, key_index = spelling
             if kind in (_ALLOW, _DISALLOW):
-                in_agent_run = in_usage_run = in_delay_run = False
-                last_rule = number
+                runs = 0
                 if group < 0:
-                    self._skip(number, "rule before any user-agent line")
+                    self.skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
                     values_append(value)
                     keys_append(key_index)
                     codes_append(number if kind == _ALLOW else -number)
             elif kind == _USER_AGENT:
-                if not in_agent_run or group < 0:
-                    group_line = number
-                    group = len(starts)
-                    starts.append(len(values))
-                    in_agent_run = in_usage_run = in_delay_run = True
-                    usage_group = usage_groups
-                    usage_groups += 1
-                    delay_group = delay_groups
-                    delay_groups += 1
-                elif not (in_usage_run and in_delay_run):
-                    # A Content-Usage line (or a Crawl-delay line) ended the run for its
-                    # own grouping only: it parts from Google's from here on (until then
-                    # they are the same, so no table of its own is kept: most files
-                    # never get here).
-                    if not in_usage_run:
-                        if usage_tokens is None:
-                            usage_tokens = _groups_so_far(tokens, more)
-                        usage_group = usage_groups
-                        usage_groups += 1
-                        in_usage_run = True
-                    if not in_delay_run:
-                        if delay_tokens is None:
-                            delay_tokens = _groups_so_far(tokens, more)
-                        delay_group = delay_groups
-                        delay_groups += 1
-                        in_delay_run = True
-                # The usual plain name ("Googlebot") needs no product-token scan.
-                token = intern(value.lower()) if value.isalnum() else _agent_token(value, lenient)
-                if token:
-                    first = tokens.setdefault(token, group)
-                    if first != group:
-                        named = more.setdefault(token, [first])  # type: ignore[list-item]
-                        if named[-1] != group:
-                            named.append(group)
-                    if usage_tokens is not None:
-                        by_usage = usage_tokens.setdefault(token, [usage_group])
-                        if by_usage[-1] != usage_group:
-                            by_usage.append(usage_group)
-                    if delay_tokens is not None:
-                        by_delay = delay_tokens.setdefault(token, [delay_group])
-                        if by_delay[-1] != delay_group:
-                            by_delay.append(delay_group)
-            elif kind == _SITEMAP:
-                if value:
-                    sitemaps[file_text(value)] = None
-            elif kind == _LICENSE:
-                # RSL 1.0 §4.4 (errata 2026-01-16): inside a group, for the group's
-                # crawlers (added to the file-wide ones); outside any group, file-wide.
-                # It ends no run of user-agent lines (docs/purpose-notes.md §9).
-                if value:
-                    url = file_text(value)
-                    licenses[url] = None
-                    scoped.setdefault(group, {})[url] = None
-                    license_lines.append((group, number, url))
-            elif kind < 0:
-                self._skip(number, f"unknown key {file_text(key)!r}")
-            elif kind == _CRAWL_DELAY:
-                last_rule = number
-                if delay_group >= 0:
-                    if self._crawl_delay(delays, delay_group, value, number):
-                        in_delay_run = False  # a malformed one ends nothing
-                elif delay_groups:
-                    # After a blank line ended a record (legacy): no group.
-                    self._skip(number, "group setting outside any group")
-                else:
-                    # Before the first user-agent line: every crawler is asked to slow
-                    # down; a group's own delay can only lengthen it (docs/decisions.md).
-                    self._crawl_delay(delays, FILE_WIDE, value, number)
+                group, runs = user_agent(value, group, runs)
             else:
-                # Content-Usage and the AI-training rules are rules of their group
-                # (attach-05 §3, draft-canel-robots-ai-control-00): they end a run of
-                # user-agent lines for their own grouping. Content-Signal is another
-                # record (RFC 9309 §2.2.4: it "MUST NOT terminate a group"), as Sitemap
-                # and Crawl-delay are: it ends nothing. Allow/disallow keep Google's
-                # grouping, which ignores them all, in every profile: no Disallow is lost
-                # (docs/behaviour.md).
-                last_rule = number
-                if kind != _CONTENT_SIGNAL:
-                    in_usage_run = False
-                    if lenient and kind >= _DISALLOW_AI:  # Google reads a disallow / allow
-                        in_agent_run = in_delay_run = False
-                if usage_group < 0 and usage_groups:
-                    # After a blank line ended a record (legacy): no group.
-                    self._skip(number, "group setting outside any group")
-                    continue
-                # Before the first user-agent line (usage_group -1, FILE_WIDE): they
-                # apply to every crawler, and may only add restrictions (docs).
-                # Without a colon (google profile; the grammars require one) a line
-                # gives its "no"s only, never a "yes" (docs/deviations.md).
-                if kind == _CONTENT_USAGE:
-                    if value:
-                        key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
-                        usage.setdefault(usage_group, []).append((number, value, key_name))
-                elif kind == _CONTENT_SIGNAL:
-                    self._content_signal(signals, usage_group, value, number, not colon)
-                elif value:
-                    # draft-canel-robots-ai-control-00: a train-ai path rule; Google reads
-                    # any key starting with "disallow" / "allow" as that rule (kept).
-                    if kind == _DISALLOW_AI:
-                        usage.setdefault(usage_group, []).append(
-                            (number, value, DISALLOW_AI_TRAINING)
-                        )
-                    elif colon:
-                        usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
-                    else:
-                        self._skip(number, "no colon: no train-ai 'yes' from it")
-                    if lenient and group >= 0:
-                        values_append(value)
-                        keys_append(key_index)
-                        codes_append(number if kind == _ALLOW_AI else -number)
-        for token, named in more.items():
-            tokens[token] = tuple(named)
-        if self.skipped and logger.isEnabledFor(logging.DEBUG):
-            logger.debug("robots.txt: skipped %d line(s) in total", self.skipped)
-        rules = ParsedTables(
-            tuple(values),
-            # The spellings as interned strings, shared by every file that uses them.
-            tuple(map(intern, spellings)),
-            bytes(rule_keys) if len(spellings) <= 0x100 else array("I", rule_keys),
-            codes,
-            starts,
-            tokens,
-            delays or None,
-            signals or None,
-            {group: tuple(lines) for group, lines in usage.items()} if usage else None,
-            # Most files: the groupings never part, and no table of their own is kept.
-            None if usage_tokens is None else _packed(usage_tokens),
-            None if delay_tokens is None else _packed(delay_tokens),
-        )
-        if license_lines and group >= 0 and last_rule > group_line:
-            # After the last group's last rule, at the end of the file (where Sitemap
-            # lines go, and where the guide's "global" License was written): the last
-            # group's and file-wide too, the reading that loses no license.
-            for line_group, at, url in license_lines:
-                if line_group == group and at > last_rule:
-                    scoped.setdefault(FILE_WIDE, {})[url] = None
-        by_group = (
-            None if set(scoped) <= {FILE_WIDE} else {g: tuple(urls) for g, urls in scoped.items()}
-        )
-        return rules, tuple(sitemaps), Licenses(tuple(licenses), by_group)
+                runs = other(kind, number, (key, value, colon), key_index, group, runs)
 
-    def _skip(self, number: int, why: str) -> None:
+    def without_colon(self, number: int, text: str) -> tuple[str, str] | None:
+        """A line without a colon: ``(key, value)`` where Google reads one (two words),
+        ``None`` to skip it."""
+        if not self.lenient:
+            self.skip(number, "no colon")
+            return None
+        # Google accepts "key value" when there are exactly two words, separated by
+        # spaces or tabs only (robots.cc: strpbrk(line, " \t")).
+        parts = _GOOGLE_SEPARATOR.split(text, 1)
+        if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
+            self.skip(number, "no colon")
+            return None
+        return parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
+
+    def user_agent(self, value: str, group: int, runs: int) -> tuple[int, int]:
+        """A user-agent line: a new group unless it goes on a run of them (for each
+        grouping), and its name recorded; the group and the runs now open."""
+        usage, delay = self.usage_grouping, self.delay_grouping
+        if not runs & _AGENT_RUN or group < 0:
+            group = len(self.starts)
+            self.starts.append(len(self.values))
+            if usage.tokens is not None:
+                usage.start()
+            if delay.tokens is not None:
+                delay.start()
+            runs = _EVERY_RUN
+        elif runs != _EVERY_RUN:
+            # A Content-Usage line (or a Crawl-delay line) ended the run for its own
+            # grouping only: it parts from Google's from here on.
+            if not runs & _USAGE_RUN:
+                usage.part(self.tokens, self.more, len(self.starts))
+            if not runs & _DELAY_RUN:
+                delay.part(self.tokens, self.more, len(self.starts))
+            runs = _EVERY_RUN
+        # The usual plain name ("Googlebot") needs no product-token scan.
+        token = intern(value.lower()) if value.isalnum() else _agent_token(value, self.lenient)
+        if token:
+            first = self.tokens.setdefault(token, group)
+            if first != group:
+                named = self.more.setdefault(token, [first])  # type: ignore[list-item]
+                if named[-1] != group:
+                    named.append(group)
+            if usage.tokens is not None:
+                usage.name(token)
+            if delay.tokens is not None:
+                delay.name(token)
+        return group, runs
+
+    def other(
+        self,
+        kind: int,
+        number: int,
+        line: tuple[str, str, str],
+        key_index: int,
+        group: int,
+        runs: int,
+    ) -> int:
+        """A line of any key but allow, disallow and user-agent; the runs now open. Every
+        kind read is named here; any other key is skipped, never read as another."""
+        key, value, colon = line
+        if kind == _SITEMAP:
+            if value:
+                self.sitemaps[file_text(value)] = None
+        elif kind == _LICENSE:
+            # RSL's guide: "global (not tied to any specific user agent)", wherever it
+            # stands, as Sitemap is; it ends no run of user-agent lines.
+            if value:
+                self.licenses[file_text(value)] = None
+        elif kind == _CRAWL_DELAY:
+            return self.crawl_delay_line(number, value, group, runs)
+        elif kind in _USAGE_KINDS:
+            return self.usage_line(kind, number, (value, colon), key_index, group, runs)
+        elif kind < 0:
+            self.skip(number, f"unknown key {file_text(key)!r}")
+        else:
+            self.skip(number, f"key {file_text(key)!r} is read by no rule")
+        return runs
+
+    def crawl_delay_line(self, number: int, value: str, group: int, runs: int) -> int:
+        """A Crawl-delay line: its group's (a valid one ends the run of user-agent lines
+        above it, for its own grouping); before the first group, every crawler's."""
+        delay_group = self.delay_grouping.group(group)
+        if delay_group >= 0:
+            if self.crawl_delay(delay_group, value, number):
+                runs &= ~_DELAY_RUN  # a malformed one ends nothing
+        elif self.starts:
+            # After a blank line ended a record (legacy): no group.
+            self.skip(number, "group setting outside any group")
+        else:
+            # Before the first user-agent line: every crawler is asked to slow down; a
+            # group's own delay can only lengthen it (docs/decisions.md).
+            self.crawl_delay(FILE_WIDE, value, number)
+        return runs
+
+    def usage_line(
+        self, kind: int, number: int, line: tuple[str, str], key_index: int, group: int, runs: int
+    ) -> int:
+        """A Content-Usage, Content-Signal or AI-training line; the runs now open.
+
+        Content-Usage and the AI-training rules are rules of their group (attach-05 §3,
+        draft-canel-robots-ai-control-00): they end a run of user-agent lines for their
+        own grouping. Content-Signal is another record (RFC 9309 §2.2.4: it "MUST NOT
+        terminate a group"), as Sitemap and Crawl-delay are: it ends nothing. Allow and
+        disallow keep Google's grouping, which ignores them all, in every profile: no
+        Disallow is lost (docs/behaviour.md). Before the first user-agent line (group
+        ``FILE_WIDE``) they apply to every crawler, and may only add restrictions."""
+        value, colon = line
+        if kind != _CONTENT_SIGNAL:
+            runs &= ~_USAGE_RUN
+            if self.lenient and kind != _CONTENT_USAGE:  # Google reads a disallow / allow
+                runs = 0
+        usage_group = self.usage_grouping.group(group)
+        if usage_group < 0 and self.starts:
+            # After a blank line ended a record (legacy): no group.
+            self.skip(number, "group setting outside any group")
+        elif kind == _CONTENT_SIGNAL:
+            # Without a colon (google profile; the grammars require one) a line gives
+            # its "no"s only, never a "yes" (docs/deviations.md).
+            self.content_signal(usage_group, value, number, not colon)
+        elif kind == _CONTENT_USAGE:
+            if value:
+                key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
+                self.usage.setdefault(usage_group, []).append((number, value, key_name))
+        elif value:
+            self.ai_training_rule(kind, number, line, key_index, (group, usage_group))
+        return runs
+
+    def ai_training_rule(
+        self,
+        kind: int,
+        number: int,
+        line: tuple[str, str],
+        key_index: int,
+        groups: tuple[int, int],
+    ) -> None:
+        """draft-canel-robots-ai-control-00: a train-ai path rule of the usage group;
+        Google reads any key starting with "disallow" / "allow" as that rule (kept in
+        Google's group as well). ``groups``: Google's and the usage group."""
+        value, colon = line
+        group, usage_group = groups
+        if kind == _DISALLOW_AI:
+            self.usage.setdefault(usage_group, []).append((number, value, DISALLOW_AI_TRAINING))
+        elif colon:
+            self.usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
+        else:
+            self.skip(number, "no colon: no train-ai 'yes' from it")
+        if self.lenient and group >= 0:
+            self.values.append(value)
+            self.rule_keys.append(key_index)
+            self.codes.append(number if kind == _ALLOW_AI else -number)
+
+    def skip(self, number: int, why: str) -> None:
         """SPEC §7: what was skipped is visible at DEBUG level."""
         self.skipped += 1
         if self.skipped <= 20 and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt line %d skipped: %s", number, why)
 
-    def _crawl_delay(self, delays: dict[int, float], group: int, value: str, number: int) -> bool:
+    def crawl_delay(self, group: int, value: str, number: int) -> bool:
         """A group's delay (several: the largest, the most polite); ``False`` when the
         value is not a number of seconds (the line is skipped)."""
         try:
@@ -374,28 +390,83 @@ class Parser:
         except ValueError:
             delay = math.nan
         if not math.isfinite(delay) or delay < 0:
-            self._skip(number, f"crawl-delay is not a number of seconds: {file_text(value)!r}")
+            self.skip(number, f"crawl-delay is not a number of seconds: {file_text(value)!r}")
             return False
-        delays[group] = max(delays.get(group, delay), delay)
+        self.delays[group] = max(self.delays.get(group, delay), delay)
         return True
 
-    def _content_signal(
-        self,
-        signals: dict[int, dict[str, bool]],
-        group: int,
-        value: str,
-        number: int,
-        noes_only: bool,
-    ) -> None:
-        own = signals.get(group)
-        fresh = own is None
-        if own is None:
-            own = {}
+    def content_signal(self, group: int, value: str, number: int, noes_only: bool) -> None:
+        """A Content-Signal line's items, kept with its number (if any is read)."""
+        own: dict[str, bool] = {}
         for item in add_content_signal(own, value, noes_only):
             why = "only its 'no's are read without a colon" if noes_only else "not understood"
-            self._skip(number, f"content-signal item {file_text(item)!r}: {why}")
-        if fresh and own:
-            signals[group] = own
+            self.skip(number, f"content-signal item {file_text(item)!r}: {why}")
+        if own:
+            self.signals.setdefault(group, []).append((number, own))
+
+    def tables(self) -> ParsedTables:
+        """The tables as ``RobotsTxt`` holds them."""
+        tokens = self.tokens
+        for token, named in self.more.items():
+            tokens[token] = tuple(named)
+        spellings = self.spellings
+        return ParsedTables(
+            tuple(self.values),
+            # The spellings as interned strings, shared by every file that uses them.
+            tuple(map(intern, spellings)),
+            bytes(self.rule_keys) if len(spellings) <= 0x100 else array("I", self.rule_keys),
+            self.codes,
+            self.starts,
+            tokens,
+            self.delays or None,
+            {g: tuple(lines) for g, lines in self.signals.items()} if self.signals else None,
+            {g: tuple(lines) for g, lines in self.usage.items()} if self.usage else None,
+            # Most files: the groupings never part, and no table of their own is kept.
+            self.usage_grouping.packed(),
+            self.delay_grouping.packed(),
+        )
+
+
+class _Grouping:
+    """A grouping that refines Google's: the same groups until a line of its own ends a
+    run of user-agent lines for it alone, then a table of its own from that line on."""
+
+    __slots__ = ("count", "current", "tokens")
+
+    def __init__(self) -> None:
+        #: Each product token's groups, once it parted from Google's; ``None`` before.
+        self.tokens: dict[str, list[int]] | None = None
+        self.current = -1  # its current group, once parted
+        self.count = 0  # its groups so far, once parted
+
+    def group(self, google: int) -> int:
+        """Its current group, when Google's is ``google``."""
+        return google if self.tokens is None else self.current
+
+    def part(
+        self, tokens: dict[str, int | tuple[int, ...]], more: dict[str, list[int]], groups: int
+    ) -> None:
+        """A user-agent line starts a group of its own, not Google's (which has
+        ``groups`` so far): its table begins as Google's up to here."""
+        if self.tokens is None:
+            self.tokens = _groups_so_far(tokens, more)
+            self.count = groups
+        self.start()
+
+    def start(self) -> None:
+        """A new group of its own (once parted)."""
+        self.current = self.count
+        self.count += 1
+
+    def name(self, token: str) -> None:
+        """``token`` names its current group (once parted)."""
+        groups = self.tokens.setdefault(token, [self.current])  # type: ignore[union-attr]
+        if groups[-1] != self.current:
+            groups.append(self.current)
+
+    def packed(self) -> dict[str, int | tuple[int, ...]] | None:
+        """Its table as ``RobotsTxt`` keeps it; ``None`` if it never parted."""
+        return None if self.tokens is None else _packed(self.tokens)
 
 
 def _groups_so_far(

@@ -67,22 +67,27 @@ def crawler_name(user_agent: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def held_names(declared: str, sent: str = "") -> tuple[str, ...]:
+def held_names(declared: str, sent: str | None = "") -> tuple[str, ...]:
     """The crawler names a request is held to: the crawler's declared name (of
     ``declared``: ``ROBOTSTXT_USER_AGENT``, else the project's ``USER_AGENT``) first, then
-    the name it is sent as (of ``sent``, the ``User-Agent`` it carries; ``""``: none),
+    the name it is sent as (of ``sent``, the ``User-Agent`` it carries; ``""``: none other
+    than the declared one; ``None``: sent with no ``User-Agent`` at all, or an empty one),
     each read by :func:`crawler_name`, without duplicates.
 
     A request may go only if every name allows it, and a page's directives addressed to
     any of them apply (docs/decisions.md, 'Every name a request can be held to'): a
     crawler sent as another crawler, or as a browser (whose name gives the ``*`` group),
-    keeps its own group's "no", and gets none of the other name's exemptions. Never
-    empty: a crawler with no name at all is held to ``""`` (the ``*`` group). Memoised:
-    a crawl has one declared name and a rotator's few sent ones.
+    keeps its own group's "no", and gets none of the other name's exemptions. A request
+    sent with a ``User-Agent`` that names no crawler (``*``, ``/1.0``), an empty one or
+    none is read by a site under the ``*`` group: it is held to ``""`` too, the name
+    that selects it. Never empty: a crawler with no name at all is held to ``""``.
+    Memoised: a crawl has one declared name and a rotator's few sent ones.
     """
     own = crawler_name(declared)
-    other = crawler_name(sent) if sent else ""
-    if not other or other == own:
+    if sent == "":
+        return (own,)
+    other = crawler_name(sent) if sent is not None else ""
+    if other == own:
         return (own,)
     return (other,) if not own else (own, other)
 

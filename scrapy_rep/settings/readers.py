@@ -204,18 +204,32 @@ _EXPIRY: Final = re.compile(
 )
 
 
+#: The UTC offsets places keep, in minutes: from -12:00 (Baker Island) to +14:00 (Line
+#: Islands). An offset outside them names no zone anyone's clock is in.
+_REAL_OFFSETS: Final = (-12 * 60, 14 * 60)
+
+
+def _minutes(zone: str) -> int:
+    """``+05:45`` as minutes east of UTC."""
+    sign = -1 if zone[0] == "-" else 1
+    return sign * (int(zone[1:3]) * 60 + int(zone[4:6]))
+
+
 def override_expiry(expires: Any) -> tuple[str, float] | None:
     """An override's expiry (``REP_OVERRIDES``) as the records write it, and the instant it
     stops applying (POSIX seconds); ``None`` when it is not one. A date and time keeps the
     zone it was given in (``2026-11-25T01:00:00+14:00``, already past at 2026-11-24T11:00
     UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC
-    (``2027-06-30`` is written ``2027-07-01T00:00:00+00:00``). A time without a zone, or
-    any text around the date (``2026-11-25 or never``), is not an expiry: which instant it
-    names cannot be known."""
+    (``2027-06-30`` is written ``2027-07-01T00:00:00+00:00``). A time without a zone, with
+    an offset no place keeps (``+15:00``: past :data:`_REAL_OFFSETS`), or any text around
+    the date (``2026-11-25 or never``), is not an expiry: which instant it names cannot be
+    known."""
     matched = _EXPIRY.fullmatch(str(expires).strip())
     if matched is None:
         return None
     day, clock, zone = matched.groups()
+    if zone and zone != "Z" and not _REAL_OFFSETS[0] <= _minutes(zone) <= _REAL_OFFSETS[1]:
+        return None  # +15:00: no place keeps such a time, so no instant is named
     try:
         if clock is None:
             ends = datetime.combine(

@@ -231,9 +231,9 @@ def _robots_signals(rules: RobotsTxt, url: str, agent: str) -> tuple[UsageSignal
     usage = rules.content_usage(agent)
     if len(usage):
         signals = _attached_signals(usage.attach(url))
-    content_signals = rules.content_signals(agent)
-    if _says_something(content_signals):
-        signals = (*signals, _content_signal(content_signals))
+    for line in rules.content_signal_lines(agent):  # one signal a line: it names its line
+        if _says_something(line):
+            signals = (*signals, _content_signal(line))
     return signals
 
 

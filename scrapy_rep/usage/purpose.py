@@ -196,9 +196,10 @@ def content_usage_header_signal(values: Iterable[bytes | str] | bytes | str) -> 
 def content_signal_signal(
     signals: ContentSignals, source: str = "robots.txt Content-Signal"
 ) -> UsageSignal:
-    """The ``Content-Signal`` values of the robots.txt group that applies to us
-    (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signals`), or of the response header
-    (``source`` then names it). ``use=`` is a condition on use, kept on the signal: it
+    """The ``Content-Signal`` values of one robots.txt line that applies to us
+    (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signal_lines`: the source names the
+    line, as a ``Content-Usage`` rule's does), or of the response header (``source`` then
+    names it). ``use=`` is a condition on use, kept on the signal: it
     answers no purpose (Cloudflare changelog 2026-08-31: "the maximum level at which
     their content may be used"; docs/purpose-notes.md §2)."""
     keys = [
@@ -215,7 +216,8 @@ def content_signal_signal(
         conditions = (f"use={signals.use}",)
         keys.append(conditions[0])
     if source == "robots.txt Content-Signal" and keys:
-        source = f"robots.txt Content-Signal: {', '.join(keys)}"
+        where = f"robots.txt line {signals.line}:" if signals.line else "robots.txt"
+        source = f"{where} Content-Signal: {', '.join(keys)}"
     return _signal("content-signal", keys, source, conditions)
 
 

@@ -55,7 +55,6 @@ from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
 from scrapy_rep.fetch.rsl_kind import (
     RSL,
     licenses_not_read,
-    licenses_of_agents,
     licenses_to_wait_for,
 )
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
@@ -377,8 +376,7 @@ def decide(
     licenses: list[tuple[str, Any]] = []
     pending: list[Hashable] = []
     if rules.purpose_set and txt.licenses:
-        held = (*(names or (agent,)), *rules.agents)
-        keys = licenses_to_wait_for(licenses_of_agents(txt, held))
+        keys = licenses_to_wait_for(txt.licenses)  # every crawler's (RSL's guide)
         beyond = licenses_not_read(keys, rules.max_licenses)
         if beyond is not None:  # none read: their stand-in refuses every purpose
             licenses.append(beyond)

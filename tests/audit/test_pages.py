@@ -1,7 +1,9 @@
 """audit verify decides a fetched page again from the statements its record keeps
-(scrapy_rep.audit.pages): a record that kept a noindex page's items, that blames a
-noindex the page never said, or whose usage decision lost one of the page's "no"s, is a
-finding; a forged trail cannot pass by leaving the page part out of a run that wrote it."""
+(scrapy_rep.audit.pages) and holds every field the decision gives against it: a record
+that kept a noindex page's or a denied page's items, that blames a reason the page never
+gave, whose usage decision lost one of the page's "no"s or flipped an answer, whose names
+are not those its request was held to, or that omits a short part, is a finding; a forged
+trail cannot pass by leaving the page part out of a run that wrote it."""
 
 from __future__ import annotations
 
@@ -10,8 +12,14 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.lines import MAX_PAGE_PART_CHARS, page_part
-from scrapy_rep.audit.pages import page_differences, run_page_rules
+from scrapy_rep.audit.lines import (
+    MAX_PAGE_PART_CHARS,
+    WHOLE_PAGE_PARTS,
+    page_part,
+    page_snapshot,
+    snapshotted,
+)
+from scrapy_rep.audit.pages import PageRun, page_differences
 from scrapy_rep.audit.verify import verify
 from tests.support.trailfactory import (
     end_line,
@@ -23,7 +31,12 @@ from tests.support.trailfactory import (
 )
 
 SETTINGS = {"REP_PROFILE": "google", "REP_NOINDEX_ACTION": "drop", "REP_PURPOSE": ["search"]}
-RULES, DROPS = run_page_rules(SETTINGS)
+RUN = PageRun.of({"settings": SETTINGS})
+AGENTS = ("testbot",)
+
+
+def run_page_rules(settings: dict[str, Any], parts: Any = None) -> PageRun:
+    return PageRun.of({"settings": settings, "page_parts": parts})
 
 
 def noindex_page(**extra: Any) -> dict[str, Any]:
@@ -48,8 +61,8 @@ CASES = [
         ["testbot"], [], [("robots", "noai")]), usage={"signals": []}),
      ['the page says <meta name="robots" content="noai">, which the record\'s usage '
       "decision does not list"]),
-    ("omitted: taken as recorded", url_line("/", page={"names": ["testbot"], "omitted": "x"},
-     items_kept=1), []),
+    ("omitted (an older run): taken as recorded", url_line(
+        "/", page={"names": ["testbot"], "omitted": "x"}, items_kept=1), []),
     ("no page part (an older run): taken as recorded", url_line("/", items_kept=1), []),
 ]  # fmt: skip
 
@@ -58,29 +71,32 @@ CASES = [
 def test_a_fetched_page_is_decided_again_from_its_statements(
     record: dict[str, Any], expected: list[str]
 ) -> None:
-    assert page_differences(record, RULES, DROPS) == expected
+    assert page_differences(record, RUN, AGENTS) == expected
 
 
 def test_noindex_kept_under_its_keep_setting_is_no_finding() -> None:
-    rules, drops = run_page_rules({**SETTINGS, "REP_NOINDEX_ACTION": "keep"})
-    assert page_differences(noindex_page(items_kept=1), rules, drops) == []
+    run = run_page_rules({**SETTINGS, "REP_NOINDEX_ACTION": "keep"})
+    assert page_differences(noindex_page(items_kept=1), run, AGENTS) == []
 
 
 def test_unavailable_after_is_held_at_the_records_time() -> None:
     part = page_part(["testbot"], [], [("robots", "unavailable_after: 2026-11-23T15:00:00Z")])
     before = url_line("/", page=part, items_kept=1, time="2026-11-23T14:00:02.000Z")
     after = url_line("/", page=part, items_kept=1, time="2026-11-23T16:00:02.000Z")
-    assert page_differences(before, RULES, DROPS) == []
-    assert page_differences(after, RULES, DROPS) == [
+    assert page_differences(before, RUN, AGENTS) == []
+    assert page_differences(after, RUN, AGENTS) == [
         'the page says unavailable_after by <meta name="robots" content="unavailable_after: '
         '2026-11-23T15:00:00Z">, but the record kept 1 item(s)'
     ]
 
 
-def test_a_long_page_part_is_kept_as_omitted() -> None:
+def test_a_long_page_part_is_kept_whole_in_a_snapshot() -> None:
     long = page_part(["testbot"], [("x-robots-tag", "x" * (MAX_PAGE_PART_CHARS + 1))], [])
-    assert set(long) == {"names", "omitted"}
+    body = page_snapshot(long)
+    assert body is not None and b"x" * MAX_PAGE_PART_CHARS in body
+    assert set(snapshotted(long, "ab" * 32)) == {"names", "snapshot"}
     short = page_part(["testbot"], [("x-robots-tag", "noindex")], [("robots", "nofollow")])
+    assert page_snapshot(short) is None
     assert short == {
         "names": ["testbot"],
         "headers": [["x-robots-tag", "noindex"]],
@@ -92,23 +108,23 @@ def test_a_run_whose_override_has_expired_since_is_still_checked() -> None:
     """A trail is verified after its run: an override's expiry that has passed since (the
     crawl refuses such a setting at start) must not turn the page checks off."""
     old = {"host": "a.example", "reason": "permission", "expires": "2020-01-01"}
-    rules, drops = run_page_rules({**SETTINGS, "REP_OVERRIDES": [old]})
-    assert rules is not None and drops
-    assert page_differences(noindex_page(items_kept=1), rules, drops) != []
+    run = run_page_rules({**SETTINGS, "REP_OVERRIDES": [old]})
+    assert run.rules is not None and run.noindex_drops
+    assert page_differences(noindex_page(items_kept=1), run, AGENTS) != []
 
 
 def test_an_unreadable_run_header_takes_its_pages_as_recorded() -> None:
-    rules, _ = run_page_rules({"REP_NOINDEX_ACTION": "sometimes"})
-    assert rules is None
-    assert page_differences(noindex_page(items_kept=1), rules, True) == []
+    run = run_page_rules({"REP_NOINDEX_ACTION": "sometimes"})
+    assert run.rules is None
+    assert page_differences(noindex_page(items_kept=1), run, AGENTS) == []
 
 
 def test_a_run_that_wrote_page_parts_loses_none() -> None:
     bare = url_line("/", items_kept=1)
-    assert page_differences(bare, RULES, DROPS, parts=True) == [
+    assert page_differences(bare, run_page_rules(SETTINGS, True), AGENTS) == [
         "the record has lost what its page said (no page part)"
     ]
-    assert page_differences(url_line("/x", fate="fetched"), RULES, DROPS, parts=False) == []
+    assert page_differences(url_line("/x", fate="fetched"), RUN, AGENTS) == []
 
 
 def test_verify_reports_a_kept_noindex_page(tmp_path: Path) -> None:
@@ -126,3 +142,119 @@ def test_verify_reports_a_kept_noindex_page(tmp_path: Path) -> None:
     records = [run_line(settings=SETTINGS, page_parts=True), *forged, end_line(forged)]
     found = [str(f) for f in verify(write_trail(tmp_path / "f.jsonl", records)).findings]
     assert any("lost what its page said" in finding for finding in found), found
+
+
+# The edits a forger who recomputes the chain makes: each is found.
+AI = {**SETTINGS, "REP_PURPOSE": ["ai-train"], "REP_PURPOSE_ACTION": "drop"}
+AI_RUN = PageRun.of({"settings": AI, "page_parts": WHOLE_PAGE_PARTS})
+
+
+def ai_page(**extra: Any) -> dict[str, Any]:
+    """An honest record of a page saying ``Content-Usage: train-ai=n`` in an ai-train crawl."""
+    from scrapy_rep.audit.lines import usage_part
+    from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+
+    part = page_part(["testbot"], [("content-usage", "train-ai=n")], [])
+    assert AI_RUN.rules is not None
+    verdict = decide_page(
+        PageFacts("http://site.test/", ("testbot",)),
+        PageStatements((("content-usage", "train-ai=n"),)),
+        AI_RUN.rules,
+    )
+    assert verdict.purpose is not None
+    record = url_line(
+        "/", robots=robots_part(None), page=part, usage=usage_part(verdict.usage, "", ""),
+        items_kept=0, items_dropped=1, item_reason="purpose", item_why=verdict.purpose.message,
+    )  # fmt: skip
+    record.update(extra)
+    return record
+
+
+def test_an_honest_denied_page_is_clean() -> None:
+    assert page_differences(ai_page(), AI_RUN, AGENTS) == []
+
+
+def test_a_denied_page_edited_to_keep_its_item_is_found() -> None:
+    found = page_differences(ai_page(items_kept=1, items_dropped=0), AI_RUN, AGENTS)
+    assert found and "but the record kept 1 item(s)" in found[0], found
+    # the same page under REP_PURPOSE_ACTION = "mark" keeps its items honestly
+    marked = PageRun.of({"settings": {**AI, "REP_PURPOSE_ACTION": "mark"}})
+    honest = ai_page(items_kept=1, items_dropped=0)
+    del honest["item_reason"], honest["item_why"]
+    assert page_differences(honest, marked, AGENTS) == []
+
+
+def test_usage_answers_flipped_to_yes_are_found() -> None:
+    record = ai_page(items_kept=1, items_dropped=0)
+    del record["item_reason"], record["item_why"]
+    usage = record["usage"]
+    usage["signals"][0]["answers"] = {"ai-train": True}
+    usage["answers"]["ai-train"] = True
+    found = page_differences(record, AI_RUN, AGENTS)
+    assert found, found
+    assert any("does not list" in f or "lists" in f for f in found), found
+    # the overall answer alone flipped
+    record = ai_page()
+    record["usage"]["answers"]["ai-train"] = True
+    assert page_differences(record, AI_RUN, AGENTS) == [
+        'the record\'s usage decision gives answers {"ai-input": null, "ai-train": true, '
+        '"search": null}, its signals give {"ai-input": null, "ai-train": false, "search": null}'
+    ]
+
+
+def test_names_edited_or_a_name_removed_are_found() -> None:
+    other = ai_page()
+    other["page"]["names"] = ["otherbot"]
+    assert page_differences(other, AI_RUN, AGENTS)[0] == (
+        "its statements were recorded as read for otherbot, but its request was held to testbot"
+    )
+    sent_as = ai_page()  # held to two names; the part lists only the declared one
+    assert page_differences(sent_as, AI_RUN, ("testbot", "googlebot"))[0] == (
+        "its statements were recorded as read for testbot, but its request was held to "
+        "testbot, googlebot"
+    )
+    tokens = PageRun.of({"settings": {**AI, "REP_DIRECTIVE_TOKENS": ["ExtraBot"]}})
+    assert page_differences(ai_page(), tokens, AGENTS)[0].endswith("held to testbot, extrabot")
+
+
+def test_a_short_part_replaced_by_omitted_is_found() -> None:
+    record = ai_page(page={"names": ["testbot"], "omitted": "its statements run past 16384"})
+    assert page_differences(record, AI_RUN, AGENTS) == [
+        "the record omits what its page said, which this run never does"
+    ]
+
+
+def test_a_purpose_reason_on_a_page_nothing_denies_is_found() -> None:
+    record = url_line(
+        "/", robots=robots_part(None), page=page_part(["testbot"], [], []),
+        items_kept=0, items_dropped=1, item_reason="purpose",
+    )  # fmt: skip
+    assert page_differences(record, AI_RUN, AGENTS) == [
+        "the record drops its items for purpose, which its statements do not say"
+    ]
+    # a signal the page never gave, added to its usage
+    forged = ai_page()
+    forged["page"]["headers"] = []
+    found = page_differences(forged, AI_RUN, AGENTS)
+    assert found[1].startswith(
+        "the record's usage decision lists 'header Content-Usage: train-ai=n'"
+    ), found
+
+
+def test_a_long_part_is_decided_from_its_snapshot() -> None:
+    headers = [("x-robots-tag", "noindex"), ("x-robots-tag", "x" * MAX_PAGE_PART_CHARS)]
+    part = page_part(["testbot"], headers, [])
+    body = page_snapshot(part)
+    assert body is not None
+    stored = {"ab" * 32: body}
+    record = url_line("/", robots=robots_part(None), page=snapshotted(part, "ab" * 32),
+                      items_kept=1)  # fmt: skip
+    import json
+
+    def read(sha: str) -> dict[str, Any] | None:
+        return json.loads(stored[sha]) if sha in stored else None
+
+    found = page_differences(record, AI_RUN, AGENTS, read_part=read)
+    assert found and "but the record kept 1 item(s)" in found[0], found
+    unreadable = page_differences(record, AI_RUN, AGENTS)
+    assert unreadable == ["page part snapshot abababababab… is unreadable"]

@@ -248,6 +248,16 @@ def usage(answer: bool) -> dict[str, Any]:
     return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
 
 
+SIGNAL_ROBOTS = b"User-agent: *\nAllow: /\nContent-Signal: ai-train=no\n"
+
+
+def signalled(source: str) -> dict[str, Any]:
+    """A recorded usage decision: a Content-Signal line of SIGNAL_ROBOTS said no."""
+    signal = {"vocabulary": "content-signal", "answers": {"ai-train": False}, "source": source,
+              "snapshot": sha(SIGNAL_ROBOTS)}  # fmt: skip
+    return {"answers": {"ai-train": False}, "decided_by": {"ai-train": 0}, "signals": [signal]}
+
+
 def refused(path: str, by: str, decided: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return url_line(path, fate="refused", refused_by=by, robots=decided, **extra)
 
@@ -293,6 +303,18 @@ DECISIONS: list[tuple[str, list[dict[str, Any]], tuple[bytes, ...], str]] = [
     ("refused-by-purpose-but-nothing-says-no",
      one(refused("/a", "purpose", robots_part(None)), **AI), (ROBOTS,),
      "recorded refused by purpose, but its snapshots deny no purpose"),
+    ("content-signal-of-an-earlier-release-one-signal-without-its-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), ""),
+    ("content-signal-with-its-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt line 3: Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), ""),
+    ("content-signal-of-another-line",
+     one(refused("/a", "purpose", robots_part(2, "Allow: /", body=SIGNAL_ROBOTS),
+                 usage=signalled("robots.txt line 4: Content-Signal: ai-train=no")),
+         SIGNAL_ROBOTS, **AI), (SIGNAL_ROBOTS,), "is not in its snapshot"),
     ("tdmrep-reserved-but-fetched",
      tdm_run(url_line("/books/1", robots=robots_part(None)), **AI), (ROBOTS, TDMREP),
      'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/books/*")'),
@@ -595,3 +617,39 @@ def test_verify_re_derives_a_record_for_every_name_it_was_held_to(
     assert bool(found) is findings, found
     if findings:
         assert "recorded fetched, but robots.txt disallows it for googlebot" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("sent_at", "expires", "overridden", "finding"),
+    [
+        ("2026-11-23T14:00:01.500Z", "2026-11-23T14:00:02.000Z", "", ""),
+        ("2026-11-23T14:00:02.000Z", "2026-11-23T14:00:02.000Z", "", ""),  # same millisecond
+        ("2026-11-23T14:00:02.001Z", "2026-11-23T14:00:02.000Z", "", "had stopped holding"),
+        ("2026-11-23T14:00:03.000Z", "", "ok (until 2026-11-23T15:00:02+01:00)", "had expired"),
+        ("2026-11-23T14:00:01.000Z", "", "ok (until 2026-11-23T15:00:02+01:00)", ""),
+        # an expires that forgets the override's own expiry does not hide it
+        (
+            "2026-11-23T14:00:03.000Z",
+            "2099-01-01T00:00:00.000Z",
+            "ok (until 2026-11-23T14:00:02+00:00)",
+            "had expired",
+        ),
+    ],
+    ids=["before", "same-ms", "after", "after-override", "before-override", "forged-expires"],
+)
+def test_verify_reports_a_record_sent_after_what_it_rests_on_expired(
+    sent_at: str, expires: str, overridden: str, finding: str
+) -> None:
+    """docs/audit-trail.md, ``sent_at`` and ``expires``: a request is sent under a verdict
+    that holds until its documents' freshness or its override ends; one sent after is a
+    problem, whatever its record's ``expires`` claims about an override."""
+    from scrapy_rep.audit.verify import sent_after_expiry
+
+    record: dict[str, Any] = {"sent_at": sent_at, "robots": {"agent": "testbot"}}
+    if expires:
+        record["expires"] = expires
+    if overridden:
+        record["robots"]["overridden"] = overridden
+    found = sent_after_expiry(record)
+    assert (finding in found[0]) if finding else found == [], found
+    assert sent_after_expiry({"robots": {}}) == []  # never sent: nothing to say

@@ -160,6 +160,9 @@ HEADER_SCOPE_CASES = [
     ("googlebot: noindex", ("googlebot-news",), set()),
     ("unavailable_after: 2020-01-01", ("mybot",), set()),  # a directive, not a token
     ("max-snippet: 5", ("mybot",), set()),
+    # "*:" names every crawler, as in robots.txt and Robots-Tag.
+    ("*: noindex", ("mybot",), {"noindex"}),
+    ("otherbot: nofollow, *: noindex", ("mybot",), {"noindex"}),
 ]
 
 

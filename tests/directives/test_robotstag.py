@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from scrapy_rep.directives import combine
@@ -30,6 +32,42 @@ CASES = [
         OURS,
         ["unavailable_after:Fri, 25 Jun 2010 15:00:00 GMT"],
     ),
+    # Any value but ?0 states a rule that takes none: an Integer, a Token, a String, a
+    # Byte Sequence; a rule that takes a value (and one we do not know) keeps it.
+    ("mybot;noindex=1", OURS, ["noindex"]),
+    ("mybot;noindex=true;nofollow=0", OURS, ["noindex", "nofollow"]),
+    ('mybot;noindex="yes"', OURS, ["noindex"]),
+    ("mybot;noindex=:eWVz:;none=?1", OURS, ["noindex", "none"]),
+    ("mybot;noindex=?0;max-snippet=20", OURS, ["max-snippet:20"]),
+    # A Date, or an Integer of seconds since 1970, is unavailable_after's date.
+    ("*;unavailable_after=@1577836800", OURS, ["unavailable_after:2020-01-01T00:00:00+00:00"]),
+    ("*;unavailable_after=-86400", OURS, ["unavailable_after:1969-12-31T00:00:00+00:00"]),
+    ("*;unavailable_after=@999999999999999", OURS, ["unavailable_after:@999999999999999"]),
+    # A bare rule word is a rule for every crawler, its Parameters too.
+    ("noindex", OURS, ["noindex"]),
+    ("noindex, nofollow", ("othertoken",), ["noindex", "nofollow"]),
+    ("noindex;nosnippet, otherbot;nofollow", OURS, ["noindex", "nosnippet"]),
+    ("max-snippet=0", OURS, ["max-snippet:0"]),
+    # X-Robots-Tag's syntax is read as X-Robots-Tag reads it: a name's rules up to the
+    # next name or member of the draft's syntax; "*:" names every crawler.
+    ("mybot: noindex", OURS, ["noindex"]),
+    ("otherbot: noindex", OURS, []),
+    ("mybot: noindex, nofollow", OURS, ["noindex", "nofollow"]),
+    ("otherbot: noindex, nofollow", OURS, []),
+    ("otherbot: noindex, mybot: nofollow", OURS, ["nofollow"]),
+    ("mybot: noindex, otherbot;nofollow", OURS, ["noindex"]),
+    ("otherbot: noindex, *;nofollow", OURS, ["nofollow"]),
+    ("*: noindex", OURS, ["noindex"]),
+    (
+        "unavailable_after: Friday, 25-Jun-10 15:00:00 PST",
+        OURS,
+        ["unavailable_after: Friday, 25-Jun-10 15:00:00 PST"],
+    ),
+    # An inner List: each of its names gets the Parameters, and its own.
+    ("(otherbot mybot);noindex", OURS, ["noindex"]),
+    ('(otherbot "MyBot");noindex', OURS, ["noindex"]),
+    ("(otherbot;nofollow mybot;nosnippet);noindex", OURS, ["nosnippet", "noindex"]),
+    ("(a mybot", OURS, []),
     # A String's comma and semicolon stay inside it.
     ('*;x="a,b;c", mybot;noindex', OURS, ["x:a,b;c", "noindex"]),
     # A malformed member costs only itself: the "no" beside it is kept.
@@ -55,6 +93,12 @@ def test_repext03_rules_combine_as_directives() -> None:
     assert directives.noindex and directives.nosnippet and directives.max_snippet == 0
 
 
+def test_repext03_a_date_in_epoch_seconds_expires_the_page() -> None:
+    directives = combine(robots_tag_directives("mybot;unavailable_after=@1577836800", OURS))
+    assert directives.unavailable_after == datetime(2020, 1, 1, tzinfo=timezone.utc)
+    assert directives.blocks_indexing() and not directives.unknown
+
+
 def test_repext03_members_inside_the_limit_are_honoured_the_cut_one_ignored() -> None:
     filler = "*;x" + "y" * 100 + ", "
     head = filler * ((MAX_ROBOTS_TAG_CHARS - 100) // len(filler))
@@ -73,3 +117,8 @@ def test_hostile_fields_give_a_clear_reading() -> None:
     assert robots_tag_directives(";" * 65_000, OURS) == []
     assert robots_tag_directives("*" + ";noindex" * 8_000, OURS) == ["noindex"] * 8_000
     assert robots_tag_directives(",(" * 30_000, OURS) == []
+    assert robots_tag_directives("(" + '"' * 60_000, OURS) == []
+    many = "(a" + " b;c" * 12_000 + ");noindex"
+    assert robots_tag_directives(many, ("b",)) == ["c", "noindex"] * 12_000
+    scopes = robots_tag_directives("mybot:" * 10_000, OURS)  # one unknown word, as X-Robots-Tag
+    assert len(scopes) == 1 and not combine(scopes).noindex

@@ -36,7 +36,9 @@ def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
     assert status == 1, output  # denied for the purpose: exit 1, as disallowed
     assert f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (" in output
     assert "robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no)" in output
-    assert "robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)" in output
+    assert (
+        "robots.txt line 4: Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)"
+    ) in output
     assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)' in output
     assert "ai-train: denied by robots.txt line 3: Content-Usage: /articles/ train-ai=n" in output
     assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
@@ -47,7 +49,7 @@ def test_purpose_tdmrep_and_header(port: int) -> None:
     status, output = scrapy_robots("--purpose", "ai-train,search", f"{base}/books/1")
     assert status == 1, output
     assert 'ai-train: denied by tdmrep.json entry 1 (location "/books/*")' in output
-    assert "search: allowed by robots.txt Content-Signal" in output
+    assert "search: allowed by robots.txt line 4: Content-Signal" in output
     status, output = scrapy_robots("--purpose", "search", f"{base}/header")
     assert status == 0, output  # Content-Usage train-ai=y says nothing about search
     assert "header Content-Usage: train-ai=y  (ai-train yes)" in output
@@ -85,7 +87,8 @@ def test_google_profile_says_google_ignores_content_usage_and_content_signal(por
         f"robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no) {note}" in output
     )
     assert (
-        f"robots.txt Content-Signal: search=yes, ai-input=no  (search yes, ai-input no) {note}"
+        "robots.txt line 4: Content-Signal: search=yes, ai-input=no  (search yes, ai-input no) "
+        f"{note}"
     ) in output
     assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)\n' in output
     assert (

@@ -42,6 +42,6 @@ def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -
     assert "robots.txt line 6: DisallowAITraining: /ms  (ai-train no)" in output
     assert "robots.txt line 7: Content-Usage: /rag ai-use=n  (ai-input no)" in output
     # use= is a condition on use, not an answer (docs/purpose-notes.md §2)
-    assert "robots.txt Content-Signal: search=yes, use=reference  (search yes)" in output
+    assert "robots.txt line 8: Content-Signal: search=yes, use=reference  (search yes)" in output
     assert "robots.txt line 2: Content-Usage: /gpt train-ai=n (for GPTBot)  (ai-train no)" in output
     assert "ai-input: denied by robots.txt line 7: Content-Usage: /rag ai-use=n" in output

@@ -5,11 +5,14 @@ carry the condition, a search crawl reads the header on a page with no other sig
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
 
+from scrapy_rep.audit.show import story
 from tests.support.audittrail import by_url, chain_breaks
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 from tests.support.robotsite import (
@@ -125,3 +128,33 @@ async def test_a_search_crawl_reads_the_header_on_a_page_with_no_other_signal(
     assert _names(urls, spider.downloaded) == set(urls)
     assert _names(urls, [item["url"] for item in items]) == set(urls) - {"header /search-no"}
     assert crawler.stats.get_value("rep/purpose/items_dropped/search") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_content_signal_refusal_names_its_line_in_the_trail_and_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Which line? The trail's record and the log name the robots.txt line that said no,
+    as for Content-Usage (a file-wide line and the group's: the group's said no)."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            "Content-Signal: search=yes\nUser-agent: *\nAllow: /\nContent-Signal: ai-train=no\n"
+        ),
+    )
+    url = sites.url("a", "/page")
+    audit = tmp_path / "audit.jsonl"
+    caplog.set_level(logging.DEBUG, logger="scrapy_rep")
+    try:
+        _, spider = await crawl([url], {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    assert spider.downloaded == []
+    record = by_url(audit)[url]
+    assert record["fate"] == "refused"
+    said = "robots.txt line 4: Content-Signal: ai-train=no"
+    assert said in record["why"], record
+    assert any(said in message for message in caplog.messages), caplog.messages
+    told, _status = story(audit, url)  # audit show
+    assert any(said in line for line in told), told

@@ -121,7 +121,7 @@ async def crawl_home(
         key=lambda r: r["url"],
     )
     for record in records:
-        for key in ("run", "time", "id", "prev", "hash"):
+        for key in ("run", "time", "id", "prev", "hash", "sent_at", "expires"):  # times
             record.pop(key, None)
     return {"stats": stats, "seen": seen, "records": records, "requested": sites.requested("a")}
 

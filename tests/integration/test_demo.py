@@ -69,8 +69,8 @@ _CU = "robots.txt line {line}: Content-Usage: {value}"
 #: The same crawl for ``REP_PURPOSE = "ai-train"``: what differs from the search crawl.
 EXPECTED_AI_TRAIN: dict[tuple[str, str], str] = {
     **EXPECTED,
-    ("moved", "/"): "Not fetched: ai-train denied by robots.txt Content-Signal: search=yes, "
-    "ai-train=no",
+    ("moved", "/"): "Not fetched: ai-train denied by robots.txt line 3: Content-Signal: "
+    "search=yes, ai-train=no",
     ("moved", "/public"): None,  # type: ignore[dict-item]  # never linked: / not fetched
     ("moved", "/secret/plan"): None,  # type: ignore[dict-item]
     ("ai", "/articles/1"): "Not fetched: ai-train denied by "

@@ -13,11 +13,12 @@ while the spider closes stays held and is kept in JOBDIR with the others.
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest_twisted
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.core.scheduler import Scheduler
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
@@ -25,6 +26,8 @@ from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
+from scrapy_rep.audit.verify import verify
+from tests.support.audittrail import url_records
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, until
 from tests.support.scrapyversions import needs_scrapy, stop
 
@@ -126,3 +129,52 @@ async def test_a_pause_under_load_loses_and_repeats_nothing(tmp_path: Path) -> N
     assert first.stats.get_value("finish_reason") == "shutdown"  # type: ignore[union-attr]
     assert sorted(one + two) == sorted(urls)  # each page once, in one run or the other
     assert first.spider.dropped == {} and second.spider.dropped == {}  # type: ignore[union-attr]
+
+
+class LockSpider(ListSpider):
+    """ListSpider whose last request carries a lock in its meta (something a spider keeps
+    per request that cannot be pickled)."""
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            meta = {"lock": threading.Lock()} if url == self.urls[-1] else {}
+            yield Request(url, callback=self.parse, errback=self.failed, meta=meta)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_pause_keeps_every_held_request_but_the_one_that_cannot_be_pickled(
+    tmp_path: Path,
+) -> None:
+    """20 requests held for a robots.txt that does not answer, one of them with a lock in
+    its meta; the crawl pauses. The state file is written without that one (dropped, said,
+    counted, recorded ``refused`` by ``closed``), and the next run fetches the other 19."""
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script("/robots.txt", Reply(200, hang=True), Reply(200, b"User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(20)]
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path / "job"),
+        "REP_AUDIT_FILE": str(trail),
+        "DOWNLOAD_TIMEOUT": 30,
+    }
+    first = get_crawler(LockSpider, settings)
+    running = first.crawl(urls=urls)
+    try:
+        await until(lambda: first.stats.get_value("rep/requests/held") == 20)
+        stop(first)  # as SIGINT does
+        origin.answer_hanging()
+        await running
+        second = get_crawler(LockSpider, settings)
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert first.stats.get_value("rep/requests/dropped/not_serializable") == 1
+    assert second.stats.get_value("rep/requests/resumed") == 19
+    assert sorted(second.spider.downloaded) == sorted(urls[:19])  # type: ignore[union-attr]
+    records = {record["url"]: record for record in url_records(trail)}
+    assert records[urls[19]]["fate"] == "refused"
+    assert records[urls[19]]["refused_by"] == "closed"
+    assert all(records[url]["fate"] == "fetched" for url in urls[:19])
+    assert verify(str(trail)).findings == []

@@ -535,3 +535,156 @@ async def test_the_ai_opt_out_of_the_name_sent_as_holds_without_robots_obey(tmp_
     assert "ai-train denied" in spider.dropped[url("a", "/other")]
     assert by_url(trail)[url("a", "/other")]["robots"]["agents"] == ["testbot", "otherbot"]
     assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_that_names_no_crawler_is_held_to_the_star_group(tmp_path: Any) -> None:
+    """Sent with an empty ``User-Agent``, none at all, ``*`` or ``/1.0``, a request names
+    no crawler: a site reads it under ``*``, whose ``Disallow: /`` it obeys beside its
+    own group's (which allows everything); sent as the crawler, it goes."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: testbot\nAllow: /\n\nUser-agent: *\nDisallow: /\n")
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/empty"), ""),
+        (url("a", "/none"), None),  # type: ignore[arg-type]  # no User-Agent header is sent
+        (url("a", "/star"), "*"),
+        (url("a", "/version"), "/1.0"),
+        (url("a", "/own"), "TestBot/1.0"),
+    )
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, SentAsSpider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/own")]
+    assert sorted(spider.dropped) == sorted(url("a", p) for p in ("/empty", "/none", "/star",
+                                                                  "/version"))  # fmt: skip
+    assert [p for p in sites.requested("a") if p != "/robots.txt"] == ["/own"]
+    records = by_url(trail)
+    assert records[url("a", "/none")]["robots"]["agents"] == ["testbot", ""]
+    assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_user_agent_is_read_as_utf_8_and_held_to_every_value_sent(tmp_path: Any) -> None:
+    """``Jävlabot/1.0`` is ``jävlabot``, the name robots.txt (UTF-8) gives its group, not
+    ``jã¤vlabot`` (Latin-1), which the ``*`` group would allow; a request sent with two
+    ``User-Agent`` values is held to both names (each is sent), not to the last alone."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: jävlabot\nDisallow: /j\n\nUser-agent: *\nAllow: /\n")
+    )
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+    SentAsSpider.sent_as = (
+        (url("a", "/j/1"), "Jävlabot/1.0"),
+        (url("a", "/open"), "Jävlabot/1.0"),
+        (url("a", "/j/2"), ["Jävlabot/1.0", "TestBot/1.0"]),  # type: ignore[list-item]
+        (url("a", "/j/3"), ["TestBot/1.0", "Jävlabot/1.0"]),  # type: ignore[list-item]
+    )
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, SentAsSpider)
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url("a", "/open")]
+    assert sorted(spider.dropped) == [url("a", "/j/1"), url("a", "/j/2"), url("a", "/j/3")]
+    assert "for jävlabot" in spider.dropped[url("a", "/j/1")]
+    records = by_url(trail)
+    assert records[url("a", "/j/2")]["robots"]["agents"] == ["testbot", "jävlabot"]
+    assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_named_in_utf_8_is_decided_once_for_its_own_name() -> None:
+    """``USER_AGENT = "Jävlabot/1.0"``: Scrapy sends it as UTF-8; read back, it names
+    the crawler itself, so nothing is decided again nor refused for another name."""
+    sites = Sites()
+    sites.add("a").script(
+        "/robots.txt", robots("User-agent: *\nDisallow: /\n\nUser-agent: Jävlabot\nAllow: /\n")
+    )
+    urls = [sites.url("a", f"/{n}") for n in range(3)]
+    try:
+        crawler, spider = await crawl(urls, {"USER_AGENT": "Jävlabot/1.0"})
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == urls
+    assert crawler.stats.get_value("rep/requests/decided_again") is None  # type: ignore[union-attr]
+
+
+class VirtualHosts(Resource):
+    """One server, two sites (as name-based virtual hosts are): what it serves depends on
+    the ``Host`` header, not on the address connected to."""
+
+    isLeaf = True
+
+    def __init__(self, robots_by_host: dict[str, str]) -> None:
+        super().__init__()
+        self.robots_by_host = robots_by_host
+        self.log: list[tuple[str, str]] = []
+
+    def render_GET(self, request: WebRequest) -> bytes:
+        host = (request.getHeader("host") or "").split(":")[0]
+        path = request.uri.decode()
+        self.log.append((host, path))
+        if path == "/robots.txt":
+            request.setHeader("Content-Type", "text/plain")
+            return self.robots_by_host[host].encode()
+        request.setHeader("Content-Type", "text/html")
+        return f"<html><body>{host}{path}</body></html>".encode()
+
+
+class HostHeaderSpider(ItemSpider):
+    """Each request carries its own ``Host`` header: ``(url, host)`` pairs."""
+
+    sent_to: tuple[tuple[str, str], ...] = ()
+
+    async def start(self) -> Any:
+        for url, host in self.sent_to:
+            yield Request(url, errback=self.failed, headers={"Host": host} if host else None)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots_txt(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``http://127.0.0.1:P/private/1`` sent with ``Host: localhost:P`` is localhost's page
+    (the server reads the header): localhost's robots.txt, which disallows it, decides it,
+    not 127.0.0.1's, which allows everything. Said once at WARNING, naming the header."""
+    from scrapy_rep.audit.verify import verify
+
+    server = VirtualHosts(
+        {
+            "127.0.0.1": "User-agent: *\nAllow: /\n",
+            "localhost": "User-agent: *\nDisallow: /private\n",
+        }
+    )
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    number = port.getHost().port
+    ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
+    trail = tmp_path / "trail.jsonl"
+    HostHeaderSpider.sent_to = (
+        (f"{ip}/private/1", name),
+        (f"{ip}/private/2", name),
+        (f"{ip}/open", name),
+        (f"{ip}/private/3", ""),  # 127.0.0.1's own page
+        (f"{ip}/private/4", f"127.0.0.1:{number}"),  # the URL's own host, written out
+    )
+    try:
+        with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+            _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, HostHeaderSpider)
+    finally:
+        await port.stopListening()
+    assert sorted(spider.dropped) == [f"{ip}/private/1", f"{ip}/private/2"]
+    assert sorted(spider.downloaded) == [f"{ip}/open", f"{ip}/private/3", f"{ip}/private/4"]
+    assert ("localhost", "/robots.txt") in server.log
+    assert not any(host == "localhost" and path.startswith("/private") for host, path in server.log)
+    warnings = [r.getMessage() for r in caplog.records if "'Host: " in r.getMessage()]
+    assert len(warnings) == 1 and f"'Host: {name}'" in warnings[0], warnings
+    assert list(verify(trail).findings) == []

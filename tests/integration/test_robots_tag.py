@@ -18,7 +18,16 @@ from twisted.internet import reactor
 from twisted.web.server import Site
 
 from scrapy_rep import signals as rep_signals
-from tests.support.robotsite import HeaderPages
+from tests.support.robotsite import (
+    HeaderPages,
+    ItemSpider,
+    Reply,
+    Sites,
+    collecting_items,
+    crawl,
+    robots,
+    stat,
+)
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/": (
@@ -32,6 +41,12 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
                 "malformed",
                 "union",
                 "snippet",
+                "valued",
+                "dated",
+                "bare",
+                "header-syntax",
+                "header-syntax-other",
+                "inner-list",
             )
         ),
     ),
@@ -44,6 +59,16 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/malformed": ({"Robots-Tag": '*;noindex, "broken'}, "dropped all the same"),
     "/union": ({"Robots-Tag": "*;nosnippet", "X-Robots-Tag": "testbot: noindex"}, ""),
     "/snippet": ({"Robots-Tag": "testbot;nosnippet"}, "kept for search"),
+    # Any value but ?0 states a rule; a Date is unavailable_after's date.
+    "/valued": ({"Robots-Tag": 'otherbot;nofollow, testbot;noindex="yes"'}, ""),
+    "/dated": ({"Robots-Tag": "*;unavailable_after=@1577836800"}, ""),
+    # X-Robots-Tag's syntax in the new header: a bare rule is for every crawler, a name's
+    # rules for that crawler; an inner List's names each get its rules.
+    "/bare": ({"Robots-Tag": "noindex"}, ""),
+    "/header-syntax": ({"Robots-Tag": "testbot: noindex, nofollow"}, '<a href="/x2">x</a>'),
+    "/x2": ({}, "must never be requested"),
+    "/header-syntax-other": ({"Robots-Tag": "otherbot: noindex, nofollow"}, ""),
+    "/inner-list": ({"Robots-Tag": "(otherbot testbot);noindex"}, ""),
 }
 
 
@@ -101,17 +126,25 @@ async def test_repext03_robots_tag_gates_items_and_links_for_our_names() -> None
     # Items: * noindex, the malformed field's noindex and the union with X-Robots-Tag drop.
     assert scraped == {
         "/from-star", "/other", "/from-other", "/ours-nofollow", "/snippet",
+        "/header-syntax-other",
     }  # fmt: skip
     by_path = {entry["path"]: entry for entry in refused}
-    assert set(by_path) == {"/star-noindex", "/malformed", "/union"}
+    assert set(by_path) == {
+        "/star-noindex", "/malformed", "/union", "/valued", "/dated", "/bare", "/header-syntax",
+        "/inner-list",
+    }  # fmt: skip
     assert by_path["/star-noindex"]["message"] == "noindex by header Robots-Tag: *;noindex"
     assert by_path["/malformed"]["reason"] == "noindex"
     assert by_path["/union"]["message"] == "noindex by header X-Robots-Tag: testbot: noindex"
+    assert by_path["/valued"]["reason"] == "noindex"
+    assert by_path["/dated"]["message"] == (
+        "unavailable_after by header Robots-Tag: *;unavailable_after=@1577836800"
+    )
     # Links: our nofollow is obeyed; another crawler's nofollow is not ours.
     assert {"/from-star", "/from-other"} <= requested
-    assert "/x1" not in requested
-    assert stats.get_value("rep/directives/items_dropped/noindex") == 3
-    assert stats.get_value("rep/directives/requests_dropped/nofollow") == 1
+    assert "/x1" not in requested and "/x2" not in requested
+    assert stats.get_value("rep/directives/items_dropped/noindex") == 7
+    assert stats.get_value("rep/directives/requests_dropped/nofollow") == 2
 
 
 @pytest_twisted.ensureDeferred
@@ -125,3 +158,35 @@ async def test_repext03_robots_tag_nosnippet_is_a_no_for_ai_input() -> None:
     assert not scraped & {"/ours-nofollow", "/snippet", "/union"}
     assert {"/from-star", "/other"} <= scraped
     assert stats.get_value("rep/purpose/items_dropped/ai-input") == 2
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_tag_line_over_twisted_s_16_kib_fails_the_download_and_keeps_nothing() -> (
+    None
+):
+    # Scrapy's HTTP/1.1 client reads a header line of at most 16 KiB (Twisted's
+    # LineReceiver.MAX_LENGTH) and drops the connection on a longer one: the page is not
+    # fetched, its callback never runs, nothing of it is kept. Up to the limit, the
+    # field's rules are read.
+    filler = ", ".join(f"bot{n};nosnippet" for n in range(1_200))
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    fits = "*;noindex, " + filler[: 16_384 - len("Robots-Tag: *;noindex, ") - 2]
+    site.script("/fits", Reply(200, b"<p>x</p>", {"Content-Type": "text/html", "Robots-Tag": fits}))
+    over = "*;noindex, " + filler[:17_000]
+    site.script("/over", Reply(200, b"<p>x</p>", {"Content-Type": "text/html", "Robots-Tag": over}))
+    items: list[dict[str, str]] = []
+    try:
+        crawler, spider = await crawl(
+            [sites.url("a", "/fits"), sites.url("a", "/over")],
+            spider=ItemSpider,
+            on_crawler=collecting_items(items),
+        )
+    finally:
+        await sites.close()
+    assert len("Robots-Tag: " + fits) <= 16_384 < len("Robots-Tag: " + over)
+    assert spider.downloaded == [sites.url("a", "/fits")]
+    assert list(spider.dropped) == [sites.url("a", "/over")]
+    assert items == []
+    assert stat(crawler, "rep/items/dropped/noindex") == 1

@@ -323,23 +323,18 @@ async def test_a_license_that_cannot_be_followed_is_read_as_no_ai_use(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("settings", "licenses"),
-    [
-        ({}, ["/file-wide.xml", "/permit.xml"]),  # TestBot: the * group's License too
-        ({"USER_AGENT": "OtherBot/2.0"}, ["/file-wide.xml", "/no-train.xml"]),  # its own
-        ({"REP_PURPOSE_AGENTS": ["OtherBot"]}, ["/file-wide.xml", "/permit.xml", "/no-train.xml"]),
-    ],
+    "settings",
+    [{}, {"USER_AGENT": "OtherBot/2.0"}, {"REP_PURPOSE_AGENTS": ["OtherBot"]}],
     ids=["star group", "own group", "purpose agent's group"],
 )
 @pytest_twisted.ensureDeferred
-async def test_a_groups_license_lines_add_to_the_file_wide_ones(
-    settings: dict[str, Any], licenses: list[str], tmp_path: Path
+async def test_every_license_line_is_every_crawler_s(
+    settings: dict[str, Any], tmp_path: Path
 ) -> None:
     """RSL's guide "Adding RSL to robots.txt": the License directive "is global (not tied
-    to any specific user agent)". Each crawler reads the file-wide License lines and those
-    of its own group (and of the REP_PURPOSE_AGENTS groups it obeys), never another
-    group's: only those are fetched, and a group's license that permits ai-train never
-    hides the file-wide one that prohibits it (docs/decisions.md)."""
+    to any specific user agent)". Every crawler reads every License line of the file,
+    wherever it stands (docs/decisions.md): all three are fetched, and one that permits
+    ai-train never hides one that prohibits it."""
     sites = Sites()
     lic = sites.add("lic")
     for path in ("/no-train.xml", "/permit.xml", "/file-wide.xml"):
@@ -361,12 +356,32 @@ async def test_a_groups_license_lines_add_to_the_file_wide_ones(
         await sites.close()
     assert [str(f) for f in verify(audit).findings] == []
     assert url not in spider.downloaded
-    assert sorted(sites.requested("lic")) == sorted(licenses)  # never another group's
-    # Refused by a license that prohibits ai-train, never let through by the group's that
-    # permits it: the file-wide one, or OtherBot's where it is read too (the licenses are
-    # fetched together, and whichever refusing one is known first decides).
-    refusing = [path for path in ("/file-wide.xml", "/no-train.xml") if path in licenses]
-    assert [p for p in refusing if sites.url("lic", p) in spider.dropped[url]], spider.dropped
+    assert sorted(sites.requested("lic")) == ["/file-wide.xml", "/no-train.xml", "/permit.xml"]
+    # Refused by a license that prohibits ai-train (the licenses are fetched together,
+    # and whichever refusing one is known first decides).
+    refusing = [sites.url("lic", path) for path in ("/file-wide.xml", "/no-train.xml")]
+    assert any(license_url in spider.dropped[url] for license_url in refusing), spider.dropped
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_license_line_in_another_crawler_s_group_is_ours_too() -> None:
+    sites = Sites()
+    sites.add("lic").script("/no-train.xml", *LICENSES["/no-train.xml"])
+    sites.add("a").script(
+        "/robots.txt",
+        robots(
+            f"User-agent: GPTBot\nLicense: {sites.url('lic', '/no-train.xml')}\nDisallow:\n\n"
+            "User-agent: *\nAllow: /\n"
+        ),
+    )
+    url = sites.url("a", "/page")
+    try:
+        _, spider = await crawl([url], {"REP_PURPOSE": "ai-train"})
+    finally:
+        await sites.close()
+    assert sites.requested("lic") == ["/no-train.xml"]
+    assert url not in spider.downloaded
+    assert sites.url("lic", "/no-train.xml") in spider.dropped[url]
 
 
 @pytest.mark.parametrize(

@@ -215,9 +215,13 @@ CASES = {
     "REP_PURPOSE ai-train, RSL 301 without Location (unreadable: no AI use)": SettingCase(
         rsl=301, settings={"REP_PURPOSE": "ai-train"}, fetched=False, exit_code=1
     ),
-    # RSL 1.0 §4.4: a group's License lines are its crawlers' only.
+    # RSL's guide: a License line is "global (not tied to any specific user agent)".
     "REP_PURPOSE ai-train, RSL named in another group only": SettingCase(
-        OTHER_GROUPS_LICENSE, rsl=NO_TRAIN, settings={"REP_PURPOSE": "ai-train"}
+        OTHER_GROUPS_LICENSE,
+        rsl=NO_TRAIN,
+        settings={"REP_PURPOSE": "ai-train"},
+        fetched=False,
+        exit_code=1,
     ),
     "REP_PURPOSE ai-train, RSL named in a REP_PURPOSE_AGENTS group": SettingCase(
         OTHER_GROUPS_LICENSE,

@@ -39,6 +39,8 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
             seen["process_request"] = internals.downloader_methods(engine, "process_request")
             seen["manager"] = internals.downloader_middleware(engine)
             seen["spider_middlewares"] = internals.spider_middlewares(engine)
+            seen["encoding"] = internals.explicit_encoding(response)
+            seen["named"] = internals.explicit_encoding(response.replace(encoding="koi8-r"))
 
     crawler = get_crawler(Probe, BASE_SETTINGS)
     closing: list[bool] = []
@@ -69,6 +71,8 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
     names = [type(m).__name__ for m in seen["spider_middlewares"]]
     assert "PageDirectivesMiddleware" in names
+    # A downloaded response names no encoding; one made with encoding= names it.
+    assert seen["encoding"] is None and seen["named"] == "koi8-r"
 
 
 @pytest_twisted.ensureDeferred

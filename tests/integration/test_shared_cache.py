@@ -19,6 +19,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
+from twisted.internet.threads import deferToThread
 
 from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
 from scrapy_rep.signals import robotstxt_fetched
@@ -351,3 +352,64 @@ async def test_scrapy_redis_a_stopping_worker_returns_its_held_requests(
     assert second["downloaded"] == [sites.url("down", "/1"), sites.url("down", "/2")]
     assert list(second["dropped"]) == [sites.url("down", "/x")]
     assert [p for p in sites.requested("down") if p != "/robots.txt"] == ["/1", "/2"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_scrapy_redis_a_worker_stopped_mid_download_reports_no_outage_and_drops_nothing(
+    redis_server: RedisServer,
+) -> None:
+    """A worker stopped while its robots.txt download runs (the second try of an origin
+    that answered 503): the download's end is the crawl stopping, not the site's answer.
+    Nothing is given up on and said dropped (the 40 held requests go back to the shared
+    queue), no failure is shared with the other workers, the lease is let go, and Redis,
+    which is up, is never said to be unavailable."""
+    pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed")
+    import redis
+
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503), Reply(503, hang=True))  # the retry hangs
+    sites.add("up").script("/robots.txt", robots(RULES))
+    settings = {
+        "REP_ROBOTSTXT_CACHE": redis_server.url,
+        "REP_UNREACHABLE_RETRY_DELAY": 0.3,
+        "REP_UNREACHABLE_MAX_WAIT": 1,  # given up on at the first failure after 1 s
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "SCHEDULER_PERSIST": True,
+        "REDIS_URL": redis_server.url,
+    }
+    urls = [*(sites.url("down", f"/{n}") for n in range(40)), sites.url("up", "/3")]
+    config = json.dumps({"urls": urls, "settings": settings})
+    first = subprocess.Popen(
+        [sys.executable, str(SUPPORT / "worker.py"), config],
+        env=checkout_environment(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(300):  # until the retry runs (at most 15 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if sites.requested("down").count("/robots.txt") == 2:
+                break
+        await deferLater(reactor, 1.2)  # type: ignore[arg-type]  # past REP_UNREACHABLE_MAX_WAIT
+        first.terminate()  # a graceful stop while the retry runs
+        out, err = await deferToThread(first.communicate, timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        down.answer_hanging()
+        await sites.close()
+    stopped = json.loads(out.decode().strip().splitlines()[-1])
+    log = err.decode()
+    assert sites.requested("down").count("/robots.txt") == 2
+    assert stopped["stats"]["rep/requests/returned_to_queue"] == 40
+    assert "rep/robotstxt/store_errors" not in stopped["stats"]
+    assert "cache is unavailable" not in log
+    assert "given up on" not in log and "dropped" not in log  # WARNING lines: on stderr
+    client = redis.Redis.from_url(redis_server.url)
+    origin = sites.url("down", "")
+    assert client.keys(f"scrapy_rep:lease:*{origin.split('//')[1]}*") == []  # let go
+    data = client.get(f"scrapy_rep:robots:{origin}")  # no failure of the stop is shared
+    assert data is None or SharedRecord.decode(data, origin).failures <= 1

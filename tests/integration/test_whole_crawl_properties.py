@@ -65,6 +65,14 @@ OVERRIDE_SEEDS = [6]
 USER_AGENT_SEEDS = [2, 12, 15, 88, 130, 219]
 
 
+#: The slot-delay dimension (``slots=True``): requests wait in their download slots
+#: (DOWNLOAD_DELAY, Crawl-delay lines, AutoThrottle) while robots.txt changes and an
+#: override expires during the crawl: 0 (two robots.txt changed, JOBDIR, AutoThrottle,
+#: pages decided again as they left their slot and held for the refresh), 2 (an override
+#: that expires during the crawl).
+SLOT_SEEDS = [0, 2]
+
+
 @pytest.fixture(scope="module")
 def redis() -> object:
     holder = RedisHolder()
@@ -73,9 +81,14 @@ def redis() -> object:
 
 
 async def _seed(
-    seed: int, tmp_path: Path, redis: RedisHolder, generation: int = 1, user_agents: bool = False
+    seed: int,
+    tmp_path: Path,
+    redis: RedisHolder,
+    generation: int = 1,
+    user_agents: bool = False,
+    slots: bool = False,
 ) -> None:
-    result = await run_seed(seed, tmp_path, redis, generation, user_agents)
+    result = await run_seed(seed, tmp_path, redis, generation, user_agents, slots)
     assert [str(v) for v in result.violations] == [], (seed, result.settings)
     if result.notes:  # a dimension the machine lacks a tool for (no redis-server)
         missing = f"seed {seed} passed without a dimension: {'; '.join(result.notes)}"
@@ -106,6 +119,14 @@ async def test_whole_crawl_seed_with_per_request_user_agents_keeps_every_propert
     seed: int, tmp_path: Path, redis: RedisHolder
 ) -> None:
     await _seed(seed, tmp_path, redis, generation=3, user_agents=True)
+
+
+@pytest.mark.parametrize("seed", SLOT_SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_with_slot_delays_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis, generation=3, slots=True)
 
 
 @pytest_twisted.ensureDeferred

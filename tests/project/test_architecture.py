@@ -32,19 +32,22 @@ LAYERS: dict[str, set[str]] = {
     "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
     "audit": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
     "checker": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "recheck": {
+        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
+    },
     "crawl": {
         "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-        "checker", "top",
+        "checker", "recheck", "top",
     },
     "top": {
         "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-        "checker", "crawl",
+        "checker", "recheck", "crawl",
     },
 }  # fmt: skip
 #: The floors that never import Scrapy, Twisted or asyncio.
 PURE_FLOORS = (
     "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-    "checker",
+    "checker", "recheck",
 )  # fmt: skip
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")

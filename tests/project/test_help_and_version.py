@@ -72,8 +72,8 @@ def test_top_level_help_lists_every_command() -> None:
 
     result = run("-m", "scrapy_rep", "--help")
     assert result.returncode == 0, result.stderr
-    rows = re.findall(r"^  (check|audit \w+) ", result.stdout, re.MULTILINE)
-    assert rows == ["check", *(f"audit {command}" for command in COMMANDS)]
+    rows = re.findall(r"^  (check|recheck|audit \w+) ", result.stdout, re.MULTILINE)
+    assert rows == ["check", "recheck", *(f"audit {command}" for command in COMMANDS)]
     assert {"repair", "export"} <= set(COMMANDS)
 
 
@@ -89,10 +89,12 @@ HELPS = [
     ["-m", "scrapy_rep", "--help"],
     ["-m", "scrapy_rep", "check", "--help"],
     ["-m", "scrapy_rep", "audit", "--help"],
+    ["-m", "scrapy_rep", "recheck", "--help"],
     *(["-m", "scrapy_rep", "audit", command, "--help"] for command in
       ("summary", "verify", "show", "report", "repair", "export")),
     ["-m", "scrapy", "rep-robots", "-h"],
     ["-m", "scrapy", "rep-audit", "-h"],
+    ["-m", "scrapy", "rep-recheck", "-h"],
 ]  # fmt: skip
 
 

@@ -153,6 +153,7 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
     lines = [line.split() for line in result.stdout.splitlines()]
     assert [tuple(line[:3]) for line in lines] == [
         ("rep-audit", "scrapy_rep.crawl.commands.audit_command", "AuditCommand"),
+        ("rep-recheck", "scrapy_rep.crawl.commands.recheck_command", "RecheckCommand"),
         ("rep-robots", "scrapy_rep.crawl.commands.robots_command", "RobotsCommand"),
     ]
     assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)

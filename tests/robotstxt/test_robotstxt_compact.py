@@ -97,4 +97,3 @@ def test_a_file_made_plain_comes_back_equal(body: bytes | str, profile: str) -> 
             assert again.content_usage(agent).attach(url) == rules.content_usage(agent).attach(url)
         assert again.content_signals(agent) == rules.content_signals(agent)
         assert again.crawl_delay(agent) == rules.crawl_delay(agent)
-        assert again.licenses_for(agent) == rules.licenses_for(agent)

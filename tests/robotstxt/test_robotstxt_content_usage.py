@@ -885,3 +885,30 @@ def test_a_dangling_escape_in_content_usage_keeps_its_no_only_where_it_may_conti
     assert train_ai_and_search(usage.prefs("https://example.com/%a")) == (N, U)
     assert train_ai_and_search(usage.prefs("https://example.com/%bcz")) == (N, U)
     assert usage.prefs("https://example.com/%bc") == UNKNOWN
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+def test_each_content_signal_line_keeps_its_number(profile: str) -> None:
+    """Which line said it (as for Content-Usage): each Content-Signal line that applies,
+    file-wide and the crawler's groups', in file order, read alone with its number; their
+    combination has none. Another group's line and a line of nothing known are not there."""
+    body = (
+        "Content-Signal: search=yes\n"
+        "User-agent: a\nContent-Signal: ai-train=no\nAllow: /\n\n"
+        "User-agent: b\nContent-Signal: ai-input=no\nContent-Signal: nothing=known\n"
+        "Content-Signal: ai-train=yes, use=reference\nAllow: /\n"
+    )
+    rules = parse_robotstxt(body, profile)
+    assert rules.content_signal_lines("a") == (
+        ContentSignals(search=True, line=1),
+        ContentSignals(ai_train=False, line=3),
+    )
+    assert rules.content_signal_lines("b") == (
+        ContentSignals(search=True, line=1),
+        ContentSignals(ai_input=False, line=7),
+        ContentSignals(ai_train=True, use="reference", line=9),
+    )
+    assert rules.content_signals("b") == ContentSignals(True, False, True, "reference")
+    assert rules.content_signal_lines("other") == (ContentSignals(search=True, line=1),)
+    assert parse_robotstxt("User-agent: *\nAllow: /\n").content_signal_lines("a") == ()
+    assert ALLOW_ALL.content_signal_lines("a") == ()

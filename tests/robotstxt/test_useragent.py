@@ -70,6 +70,12 @@ def test_the_engine_reads_a_user_agent_as_the_crawl_does(user_agent: str) -> Non
         ("Mozilla/5.0 (compatible; mybot/1.0)", IE_MASK_THEN_CRAWLER, ("mybot",)),
         ("", "Googlebot", ("googlebot",)),
         ("", "", ("",)),
+        # sent with no crawler's name: read by a site under '*' (the name "" selects it)
+        ("mybot/1.0", "*", ("mybot", "")),
+        ("mybot/1.0", "/1.0", ("mybot", "")),
+        ("mybot/1.0", None, ("mybot", "")),  # no User-Agent at all, or an empty one
+        ("", None, ("",)),
+        ("", "*", ("",)),
     ],
 )
 def test_the_names_a_request_is_held_to_declared_first(

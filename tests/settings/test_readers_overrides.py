@@ -46,8 +46,11 @@ def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
         ("2026-11-24", "2026-11-25T00:00:00+00:00"),  # today, UTC: until its end
         ("2026-11-24T12:00:01Z", "2026-11-24T12:00:01+00:00"),
         ("2026-11-24 15:30+02:00", "2026-11-24T15:30:00+02:00"),  # 13:30 UTC
+        ("2027-01-01T00:00:00+14:00", "2027-01-01T00:00:00+14:00"),  # Line Islands
+        ("2027-01-01T00:00:00-12:00", "2027-01-01T00:00:00-12:00"),  # Baker Island
+        ("2027-01-01T00:00:00+05:45", "2027-01-01T00:00:00+05:45"),  # Nepal
     ],
-    ids=["today", "a-second-ahead", "its-own-zone"],
+    ids=["today", "a-second-ahead", "its-own-zone", "plus-14", "minus-12", "plus-5-45"],
 )
 def test_an_expiry_keeps_its_time_and_zone_as_given(expires: str, written: str) -> None:
     assert read([override_entry(expires=expires)])[0][2] == written
@@ -62,8 +65,14 @@ def test_an_expiry_keeps_its_time_and_zone_as_given(expires: str, written: str) 
         ("2026-11-25 or never", "needs 'expires' as a date (YYYY-MM-DD)"),
         ("2026-11-25T10:00:00", "or a date and time with its zone"),  # no zone
         ("2026-02-30", "needs 'expires' as a date"),
+        ("2027-11-25T10:00:00+15:00", "needs 'expires' as a date"),  # no place keeps +15
+        ("2027-11-25T10:00:00-12:30", "needs 'expires' as a date"),
+        ("2027-11-25T10:00:00+23:59", "needs 'expires' as a date"),
     ],
-    ids=["past-in-its-zone", "now", "yesterday", "text-after", "no-zone", "no-such-day"],
+    ids=[
+        *("past-in-its-zone", "now", "yesterday", "text-after", "no-zone", "no-such-day"),
+        *("offset-15", "offset-minus-12-30", "offset-23-59"),
+    ],
 )
 def test_an_expiry_past_in_any_zone_or_not_a_date_stops_the_crawl(expires: str, says: str) -> None:
     with pytest.raises(RepSettingError, match="REP_OVERRIDES") as raised:

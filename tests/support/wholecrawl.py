@@ -55,7 +55,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -150,12 +150,19 @@ class PropOrigin(Resource):
         self.name = name
         self.log = log
         self.routes: dict[str, Doc] = {}
+        #: path -> what it serves once it has been served once (a document that changes)
+        self.later: dict[str, Doc] = {}
+        #: (``time.monotonic()``, path) of every request, in order
+        self.times: list[tuple[float, str]] = []
         self.open: list[WebRequest] = []
 
     def render_GET(self, request: WebRequest) -> bytes | int:
         path = request.uri.decode()
         self.log.append((self.name, path))
+        self.times.append((time.monotonic(), path))
         doc = self.routes.get(path)
+        if path in self.later:
+            self.routes[path] = self.later.pop(path)
         if doc is None:
             request.setResponseCode(404)
             request.setHeader("Content-Type", "text/plain")
@@ -272,6 +279,14 @@ class Plan:
     #: How far ahead of the real clock the robots.txt middleware's clock runs (seconds):
     #: past the expiry of the crawl's ``REP_OVERRIDES`` when it has expired.
     clock_ahead: float = 0.0
+    #: The slot-delay dimension (``slots=True``): origin base -> the robots.txt served
+    #: from its second download on (a document that changes during the crawl), and
+    #: whether the override expires during the crawl (``expires_after`` seconds after
+    #: the spider opens: the middleware's clock jumps past it then; ``expired_at``: when,
+    #: ``time.monotonic()``, set by the crawl).
+    robots_later: dict[str, Doc] = field(default_factory=dict)
+    expires_after: float = 0.0
+    expired_at: float = 0.0
 
     def start_urls(self) -> list[str]:
         return list(self.pages)
@@ -500,6 +515,7 @@ def generate(
     redis_url: str | None,
     generation: int = 1,
     user_agents: bool = False,
+    slots: bool = False,
 ) -> Plan:
     """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings.
 
@@ -508,8 +524,15 @@ def generate(
     media files' statements in the forms of :data:`MEDIA_FORMS` and downloads half of
     the images with ``ImagesPipeline``. ``user_agents``: some pages' requests carry their
     own User-Agent (:data:`SENT_AS`) and robots.txt has groups for those crawlers, drawn
-    from a random source of its own (the other draws stay the same)."""
+    from a random source of its own (the other draws stay the same). ``slots``: requests
+    wait in their download slots (``DOWNLOAD_DELAY``, ``Crawl-delay`` lines, AutoThrottle)
+    while documents change (a robots.txt fresh for a second, then another one: pages it
+    changes for may go either way, but none under the first once the second is served)
+    and an override expires during the crawl (:func:`_slot_dimension`), from a source of
+    their own too."""
     rng = random.Random(seed)
+    slot = random.Random(f"{seed}/slots") if slots else None
+    robots_later: dict[str, Doc] = {}
     sent_as = random.Random(f"{seed}/user-agents") if user_agents else None
     agents: dict[str, str] = {}
     more = random.Random(f"{seed}/generation-2")
@@ -609,9 +632,11 @@ def generate(
             (group if rng.random() < 0.6 else before).append(line)
         if rng.random() < 0.15:
             group.append("DisallowAITraining: /p/0")
+        if slot is not None and slot.random() < 0.5:
+            group.append(f"Crawl-delay: {slot.choice((0.1, 0.2, 0.3))}")
         text = "\n".join(before + group + [f"License: {u}" for u in license_lines]) + "\n"
-        if sent_as is not None:
-            text += _other_groups(sent_as, paths)
+        others = _other_groups(sent_as, paths) if sent_as is not None else ""
+        text += others
         kind = rng.choice(("small", "small", "small", "big", "absent"))
         if kind == "absent":
             robots = Doc(404, b"User-agent: *\nDisallow: /\n", dict(TEXT))
@@ -635,6 +660,19 @@ def generate(
             robots.cut_at = rng.randrange(MAX_BODY_BYTES + 1, len(robots.body))  # past the cap
         serve(origin, base, "/robots.txt", robots)
         robots_docs[base] = robots
+        changes = slot is not None and kind == "small" and robots.delivery != "cut"
+        if slot is not None and changes and slot.random() < 0.6:
+            robots.headers["Cache-Control"] = "max-age=1"  # fresh for a second, then another
+            more_lines = [f"Disallow: {p}" for p in slot.sample(paths, min(2, len(paths)))]
+            if slot.random() < 0.5:  # without its Disallow lines
+                changed = [line for line in group if not line.startswith("Disallow: ")]
+            else:  # with more
+                changed = group + more_lines
+            licensed = [f"License: {u}" for u in license_lines]
+            later_text = "\n".join(before + changed + licensed) + "\n" + others
+            later = Doc(200, later_text.encode(), dict(TEXT))
+            origin.later["/robots.txt"] = later
+            robots_later[base] = later
         # ---- tdmrep.json
         tkind = rng.choice(("absent", "small", "small", "big"))
         if tkind == "absent":
@@ -694,6 +732,9 @@ def generate(
         _media_origin(third, sites, serve, robots_docs, tdm_docs, pages, files)
     settings, phases = crawl_settings(rng, workdir, redis_url, notes)
     clock_ahead = _drawn_overrides(over, settings) if overridden else 0.0
+    expires_after = 0.0
+    if slot is not None:
+        expires_after = _slot_dimension(slot, settings, overridden and not clock_ahead)
     if any(plan_file.pipeline == "images" for plan_file in files.values()):
         settings["ITEM_PIPELINES"] = {
             "scrapy.pipelines.files.FilesPipeline": 1,
@@ -701,7 +742,21 @@ def generate(
         }
         settings["IMAGES_STORE"] = str(workdir / "images")
     return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes,
-                agents, clock_ahead)  # fmt: skip
+                agents, clock_ahead, robots_later, expires_after)  # fmt: skip
+
+
+def _slot_dimension(rng: random.Random, settings: dict[str, Any], override: bool) -> float:
+    """The slot-delay dimension's settings: a ``DOWNLOAD_DELAY``, sometimes AutoThrottle
+    (its delays above it), a robots.txt lifetime that a second reaches; and, for a crawl
+    whose override holds at the start, sometimes the second after the spider opens at
+    which it expires (``0``: it does not)."""
+    settings["DOWNLOAD_DELAY"] = rng.choice((0.05, 0.1, 0.2))
+    settings["REP_CACHE_MIN_TTL"] = 0.5
+    if rng.random() < 0.3:
+        settings.update(
+            AUTOTHROTTLE_ENABLED=True, AUTOTHROTTLE_START_DELAY=0.1, AUTOTHROTTLE_MAX_DELAY=0.3
+        )
+    return rng.uniform(0.3, 1.5) if override and rng.random() < 0.6 else 0.0
 
 
 #: The host an override covers: origins served under it (:func:`generate`) are on
@@ -862,6 +917,12 @@ class Expect:
     #: file URL -> a statement the generator wrote in the intact file that the pure
     #: reader did not find (a property of the reader, checked before any crawl)
     unread: dict[str, str] = field(default_factory=dict)
+    #: The slot-delay dimension: URLs whose expectation depends on when they are sent
+    #: (their robots.txt changes, their override expires during the crawl): either way
+    #: is right, checked against the time they reached the server (:func:`_in_force`).
+    either: set[str] = field(default_factory=set)
+    #: (robots.txt changed, override expired) -> the URLs refused then (pages)
+    refused_in: dict[tuple[bool, bool], set[str]] = field(default_factory=dict)
 
 
 def _purposes(settings: dict[str, Any]) -> tuple[str, ...]:
@@ -946,6 +1007,39 @@ def _decided_entry(document: Any, given_up: str = "") -> CacheEntry[Any]:
 
 
 def oracle(plan: Plan) -> Expect:
+    """What the crawl must do, from the documents as written. With the slot-delay
+    dimension, each way the crawl may find them (its robots.txt before and after it
+    changes, its override before and after it expires) is asked: a URL they agree on is
+    expected as they say; one they differ on may go either way (:attr:`Expect.either`),
+    and :func:`check` holds its arrival time to the way in force then."""
+    if not plan.robots_later and not plan.expires_after:
+        return _oracle(plan)
+    ways: dict[tuple[bool, bool], Expect] = {}
+    for changed in (False, True) if plan.robots_later else (False,):
+        for expired in (False, True) if plan.expires_after else (bool(plan.clock_ahead),):
+            robots = {**plan.robots, **plan.robots_later} if changed else plan.robots
+            ahead = 7200.0 if expired else 0.0
+            ways[changed, expired] = _oracle(replace(plan, robots=robots, clock_ahead=ahead))
+    expect, *others = ways.values()
+    for url, why in expect.before.items():
+        if any(bool(other.before.get(url)) != bool(why) for other in others):
+            expect.either.add(url)
+    for url, kept in expect.kept.items():
+        if any(other.kept.get(url) != kept for other in others):
+            expect.either.add(url)
+    for url, fate in expect.files.items():
+        if any(other.files.get(url) != fate for other in others):
+            expect.either.add(url)
+    for other in others:
+        expect.stand_ins.update(other.stand_ins)
+    expect.refused_in = {
+        way: {url for url, why in found.before.items() if why and url in plan.pages}
+        for way, found in ways.items()
+    }
+    return expect
+
+
+def _oracle(plan: Plan) -> Expect:
     purposes = _purposes(plan.settings)
     ai = not TDM_PURPOSES.isdisjoint(purposes)
     rules = RequestRules.of(purposes, purpose_set=True)
@@ -1178,6 +1272,8 @@ async def run_crawl(plan: Plan) -> Outcome:
         )
         if plan.clock_ahead:
             _clock_ahead(crawler, plan.clock_ahead)
+        elif plan.expires_after:
+            _expires_during(crawler, plan)
 
     import logging
 
@@ -1206,6 +1302,24 @@ def _clock_ahead(crawler: Any, seconds: float) -> None:
 
     def opened(**_: Any) -> None:
         OWNERS[crawler]._clock = lambda: time.time() + seconds  # type: ignore[attr-defined]
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+
+
+def _expires_during(crawler: Any, plan: Plan) -> None:
+    """The override expires ``plan.expires_after`` seconds after the (first) spider opens:
+    the robots.txt middleware's clock jumps two hours ahead then, past the expiry."""
+    from scrapy_rep.crawl.requests.owners import OWNERS
+
+    def opened(**_: Any) -> None:
+        if not plan.expired_at:
+            plan.expired_at = time.monotonic() + plan.expires_after
+        at = plan.expired_at
+
+        def clock() -> float:
+            return time.time() + (7200.0 if time.monotonic() >= at else 0.0)
+
+        OWNERS[crawler]._clock = clock  # type: ignore[attr-defined]
 
     crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
 
@@ -1304,17 +1418,23 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         extra = expect.stand_ins.get(url)
         return f" (oracle: {extra})" if extra else ""
 
+    either = expect.either  # checked by the time they reached the server (0.)
+    # 0. The slot-delay dimension: what reached the server was allowed by the way the
+    # documents and the override were in force when it was sent.
+    found += _in_force(plan, expect)
     # 1. Nothing the oracle refuses is served: pages and files.
     for url, why in expect.before.items():
-        if why and url in served:
+        if why and url in served and url not in either:
             found.append(Violation("served-refused", url, f"oracle: {why}{note(url)}"))
     reported = {v.url for v in found}
     for url, fate in expect.files.items():
+        if url in either:
+            continue
         if fate in ("unrequested", "refused-by-page") and url in served and url not in reported:
             found.append(Violation("served-refused", url, f"oracle: {fate}{note(url)}"))
     # 2. Nothing the oracle allows is refused: every allowed page whole is downloaded.
     for url, why in expect.before.items():
-        if url not in plan.pages:
+        if url not in plan.pages or url in either:
             continue
         if not why and url not in expect.failed_pages and url not in outcome.downloaded:
             got = outcome.failed.get(url, "not downloaded, no errback")
@@ -1322,6 +1442,10 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 3. Items: kept exactly for the pages the oracle keeps.
     items = {item["url"] for item in outcome.items}
     for url, kept in expect.kept.items():
+        if url in either:
+            if url in items and url not in outcome.downloaded:
+                found.append(Violation("item-kept", url, "an item of a page not downloaded"))
+            continue
         if kept and url not in items:
             why = outcome.failed.get(url, "downloaded" if url in outcome.downloaded else "?")
             found.append(Violation("item-lost", url, f"{why[:300]}{note(url)}"))
@@ -1339,6 +1463,8 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         for result in (*item.get("files", ()), *item.get("images", ())):
             results[result["url"]] = result
     for url, fate in expect.files.items():
+        if url in either:
+            continue
         result = results.get(url)
         stored = bool(result and result.get("path"))
         if fate == "stored" and not stored:
@@ -1355,6 +1481,8 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         store = Path(plan.settings.get(key, "-")) / "full"
         on_disk[pipeline] = {path.stem for path in store.iterdir()} if store.is_dir() else set()
     for url, fate in expect.files.items():
+        if url in either:
+            continue
         stored_in = on_disk[plan.files[url].pipeline]
         there = hashlib.sha1(url.encode()).hexdigest() in stored_in
         if fate == "stored" and not there:
@@ -1384,7 +1512,7 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
             if counts[url] != 1:
                 found.append(Violation("trail-records", url, f"{counts[url]} url records"))
                 continue
-            if url in wrong:
+            if url in wrong or url in either:  # either: its trail still verifies (above)
                 continue
             (record,) = (r for r in records if r["url"] == url)
             if bool(why) != (record["fate"] == "refused"):
@@ -1409,6 +1537,46 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         lines = "; ".join(errors[:3])
         found.append(Violation("logged-error", "", f"{len(errors)} ERROR line(s): {lines}"))
     return _tag_files(plan, [_tag(plan, violation) for violation in found])
+
+
+#: How long a request the crawl sent may take to reach the server's log (one reactor for
+#: both, on a loaded machine): its send is taken to be this much before its arrival.
+DELIVERY: Final = 0.5
+
+
+def _in_force(plan: Plan, expect: Expect) -> list[Violation]:
+    """The slot-delay dimension: each page that may go either way (:attr:`Expect.either`)
+    reached the server only if allowed by the way in force when it was sent: its origin's
+    robots.txt as changed once the server began to serve the new one, its override as
+    expired once the crawl's clock passed it (the issue's crawls sent pages under an
+    override up to 31 s after its expiry, and under a robots.txt up to 62 s after its
+    new version was served)."""
+    if not expect.refused_in:
+        return []
+    found = []
+    for name, origin in plan.sites.origins.items():
+        base = plan.sites.bases[name]
+        served = [t for t, path in origin.times if path == "/robots.txt"]
+        changed_at = served[1] if base in plan.robots_later and len(served) > 1 else float("inf")
+        for arrived, path in origin.times:
+            url = base + path
+            if url not in expect.either or url not in plan.pages:
+                continue
+            sent = arrived - DELIVERY
+            changed = bool(plan.robots_later) and sent >= changed_at
+            if plan.expires_after:
+                expired = bool(plan.expired_at) and sent >= plan.expired_at
+            else:
+                expired = bool(plan.clock_ahead)
+            if url in expect.refused_in.get((changed, expired), ()):
+                found.append(Violation(
+                    "sent-out-of-force", url,
+                    f"reached the server {'after its new robots.txt was served' if changed else ''}"
+                    f"{' and ' if changed and expired else ''}"
+                    f"{'after its override expired' if expired else ''}, which refuse it",
+                    "slot-delay",
+                ))  # fmt: skip
+    return found
 
 
 # --------------------------------------------------------------------------- one seed
@@ -1459,11 +1627,12 @@ async def run_seed(
     redis: RedisHolder | None,
     generation: int = 1,
     user_agents: bool = False,
+    slots: bool = False,
 ) -> SeedResult:
     sites = PropSites()
     try:
         redis_url = redis.url() if redis is not None else None
-        plan = generate(seed, sites, workdir, redis_url, generation, user_agents)
+        plan = generate(seed, sites, workdir, redis_url, generation, user_agents, slots)
         expect = oracle(plan)
         outcome = await run_crawl(plan)
     finally:
@@ -1492,6 +1661,16 @@ async def run_seed(
         },
         # pages whose request carries its own User-Agent (``user_agents``)
         "sent_as": len(plan.user_agents),
+        # the slot-delay dimension: robots.txt files that changed, overrides that expired
+        # during the crawl, pages that may go either way, requests decided again as
+        # they left their slot, and held there for a refresh
+        "changed": len(plan.robots_later),
+        "expired_during": int(bool(plan.expires_after)),
+        "either": len(expect.either & set(plan.pages)),
+        **{
+            key: sum(stats.get(f"rep/requests/{key}", 0) for stats in outcome.stats)
+            for key in ("decided_at_send", "held_at_send")
+        },
     }
     return SeedResult(seed, describe(plan), violations, counts, plan.notes)
 

@@ -28,7 +28,7 @@ def test_the_purpose_agents_content_usage_and_content_signal_apply() -> None:
     assert sources == [
         "robots.txt line 8: Content-Usage: search=y",
         "robots.txt line 2: Content-Usage: train-ai=n (for GPTBot)",
-        "robots.txt Content-Signal: ai-input=no (for GPTBot)",
+        "robots.txt line 4: Content-Signal: ai-input=no (for GPTBot)",
     ]
     free = policy.before_fetch(rules, "https://example.com/free/x", "TestBot", None, ["GPTBot"])
     assert policy.refuse_before(free) is None

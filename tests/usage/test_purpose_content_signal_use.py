@@ -51,7 +51,8 @@ def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
     refusal = train.refuse_before(train.before_fetch(rules, URL, "TestBot"))
     assert refusal is not None and refusal.purpose == "ai-train"
     assert refusal.message == (
-        "ai-train denied by robots.txt Content-Signal: search=yes, ai-train=no, use=reference"
+        "ai-train denied by robots.txt line 2: Content-Signal: search=yes, ai-train=no, "
+        "use=reference"
     )
 
 
@@ -71,7 +72,7 @@ def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
     assert marked["c"] == ["use=reference"]
     assert marked["s"][0]["c"] == ["use=reference"]
     assert marked["s"][0]["src"] == (
-        "robots.txt Content-Signal: search=yes, ai-train=no, use=reference"
+        "robots.txt line 2: Content-Signal: search=yes, ai-train=no, use=reference"
     )
     part = usage_part(decision, "sha", "")
     assert part["conditions"] == ["use=reference"]
@@ -154,7 +155,7 @@ def test_no_wins_across_the_header_and_the_other_signals() -> None:
     decision = policy.after_fetch(before, page)
     assert purpose_answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
     assert decision.decided_by("ai-train") is not None
-    assert decision.decided_by("ai-train").source.startswith("robots.txt Content-Signal")
+    assert decision.decided_by("ai-train").source.startswith("robots.txt line 2: Content-Signal")
     # The header's no beats a Content-Usage header's y, and names itself.
     page = PageSignals(content_usage=["train-ai=y"], content_signal=["ai-train=no"])
     decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
@@ -202,3 +203,21 @@ def test_audit_show_prints_the_conditions_of_a_record() -> None:
     lines = _usage(usage_part(decision, "", ""))
     assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
     assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
+
+
+def test_the_line_that_said_no_decides_and_is_named() -> None:
+    """One signal a Content-Signal line, each naming its line: the line that said no
+    decides, as a Content-Usage rule does."""
+    rules = parse_robotstxt(
+        "Content-Signal: ai-train=yes, search=yes\nUser-agent: *\nContent-Signal: ai-train=no\n"
+    )
+    decision = UsagePolicy.of(["ai-train"]).before_fetch(rules, URL, "TestBot").decision()
+    assert purpose_answers(decision) == (Y, N, U)
+    assert [signal.source for signal in decision.signals] == [
+        "robots.txt line 1: Content-Signal: search=yes, ai-train=yes",
+        "robots.txt line 3: Content-Signal: ai-train=no",
+    ]
+    assert (
+        decision.decided_by("ai-train").source == "robots.txt line 3: Content-Signal: ai-train=no"
+    )
+    assert decision.decided_by("search").source.startswith("robots.txt line 1: ")

@@ -168,10 +168,22 @@ def test_a_license_line_is_waited_for_then_its_prohibits_refuse() -> None:
     assert verdict.purpose == "search"
 
 
-def test_a_groups_license_that_permits_never_hides_a_file_wide_one_that_prohibits() -> None:
+def test_a_license_line_in_another_crawler_s_group_is_waited_for() -> None:
     """The guide "Adding RSL to robots.txt": the License directive "is global (not tied
-    to any specific user agent)": our group's License line adds to it (docs/decisions.md,
-    "A group's License lines add to the file-wide ones")."""
+    to any specific user agent)" (docs/decisions.md, "A group's License lines add to
+    the file-wide ones")."""
+    found = robots_entry(
+        f"User-agent: gptbot\nLicense: {LICENSE_URL}\nDisallow:\n\nUser-agent: *\nAllow: /\n"
+    )
+    rules = RequestRules.of(("ai-train",), purpose_set=True)
+    tdm = known_entry(parse_tdmrep(b"[]"))
+    verdict = decide(facts(), rules, known(robots=found, tdm=tdm))
+    assert isinstance(verdict, Wait) and (verdict.document, verdict.key) == (LICENSE, LICENSE_URL)
+
+
+def test_a_groups_license_that_permits_never_hides_a_file_wide_one_that_prohibits() -> None:
+    """Every License line is every crawler's: one that permits never hides one that
+    prohibits."""
     group_url = "https://e.com/mybot-license.xml"
     found = robots_entry(
         f"License: {LICENSE_URL}\nUser-agent: mybot\nLicense: {group_url}\nAllow: /\n"

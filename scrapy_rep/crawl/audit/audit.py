@@ -27,6 +27,7 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -41,10 +42,12 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
+    EXPIRES,
     FETCHED,
     LICENSES,
     ROBOTS,
     SENT,
+    SENT_AT,
     TDM,
     URL,
     AuditWriter,
@@ -206,6 +209,15 @@ class AuditTrail(RequestEvents, FateEvents):
                     self.license_used(str(key), entry, request)
         except Exception:
             self.internal_error("decided")
+
+    def sent_at(self, record: str, now: float, expires: float) -> None:
+        """The request of the open record ``record`` leaves for the network at ``now``,
+        under a verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``,
+        ``expires``; the last attempt's)."""
+        state = self.open.get(record)
+        if state is not None:
+            state[SENT_AT] = now
+            state[EXPIRES] = expires if expires < math.inf else None
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """``request`` (whose open record is ``record``) was changed after it was decided

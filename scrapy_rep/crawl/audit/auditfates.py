@@ -95,7 +95,18 @@ class FateEvents(AuditState):
             licenses = state[LICENSES] or {}
             extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
         if facts is not None and statements is not None:
-            extra["page"] = lines.page_part(facts.tokens, statements.headers, statements.meta)
+            part = lines.page_part(
+                facts.tokens,
+                statements.headers,
+                statements.meta,
+                image=facts.image,
+                embedded_by=facts.embedded_by,
+            )
+            body = lines.page_snapshot(part)
+            if body is not None:  # too long for the line: a snapshot of its own
+                sha = self.writer.snapshot_body("page", request.url, body, response.status)
+                part = lines.snapshotted(part, sha)
+            extra["page"] = part
         state[STATUS] = response.status
         self._final(record_id(request), state, "fetched", **extra)
 

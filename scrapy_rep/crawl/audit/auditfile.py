@@ -5,8 +5,10 @@ the open records of a paused crawl, kept in ``JOBDIR`` for the resumed run."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -38,12 +40,14 @@ SNAPSHOT_MEMO: Final = 4096
 # given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
 # EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
 # SENT: how the request as sent differs from the one first decided (``None``: it does not).
+# SENT_AT: when it last left for the network (POSIX seconds; ``None``: never), and
+# EXPIRES: until when the verdict it was sent under held then.
 # Places 3 and 5 are no longer used (a page's links and items are in its ledger,
 # scrapy_rep.crawl.ledger): kept, so that a paused run's state still reads the same.
 URL, ATTEMPTS, STATUS, _, HELD, _, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
-LICENSES, EARLIER, SENT = 10, 11, 12
+LICENSES, EARLIER, SENT, SENT_AT, EXPIRES = 10, 11, 12, 13, 14
 #: The length of an open record's state.
-STATE_SIZE: Final = 13
+STATE_SIZE: Final = 15
 
 
 class AuditWriter:
@@ -103,6 +107,21 @@ class AuditWriter:
         self._snapshots[memo] = None
         if len(self._snapshots) > SNAPSHOT_MEMO:
             self._snapshots.popitem(last=False)
+        return sha
+
+    def snapshot_body(self, kind: str, url: str, body: bytes, status: int | None) -> str:
+        """The snapshot name of ``body``, a document the crawl made itself (a page part
+        too long for its record's line: kind ``page``), stored with its line."""
+        sha = hashlib.sha256(body).hexdigest()
+        file = self.file
+        if file is not None:
+            try:
+                file.write_snapshot(sha, body)
+            except OSError as error:
+                self.failed(error)
+                return sha
+            now = time.time()
+            self.emit(lines.snapshot_line(self.run, sha, kind, url, "", status, "", now, len(body)))
         return sha
 
     def next_hash(self, record: dict[str, Any]) -> str:
@@ -191,7 +210,7 @@ def resume(
             state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
             if len(state) < EARLIER:  # saved by a version before schema 2
                 state[TDM] = state[TDM] or None
-            state += [None, "", None][len(state) - LICENSES :]  # fields added since
+            state += [None, "", None, None, None][len(state) - LICENSES :]  # added since
             open_records[key] = state
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):

@@ -107,7 +107,7 @@ class RequestEvents(AuditState):
         record of the same URL, for ``again``)."""
         state = self.open[key] = [
             request.url, 0, None, 0, 0, "", self._not_obeyed(request), None, False,
-            request.dont_filter, None, earlier, None,
+            request.dont_filter, None, earlier, None, None, None,
         ]  # fmt: skip
         return state
 

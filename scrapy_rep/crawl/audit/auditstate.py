@@ -14,10 +14,12 @@ from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditfile import (
     ATTEMPTS,
     EARLIER,
+    EXPIRES,
     HELD,
     LICENSES,
     ROBOTS,
     SENT,
+    SENT_AT,
     STATUS,
     TDM,
     URL,
@@ -102,6 +104,10 @@ class AuditState:
             record["rsl"] = licenses
         if state[SENT]:
             record["sent"] = state[SENT]
+        if state[SENT_AT] is not None:
+            record["sent_at"] = lines.iso_time(state[SENT_AT])
+            if state[EXPIRES] is not None:
+                record["expires"] = lines.iso_time(state[EXPIRES])
         self.counts[fate] += 1
         self._emit(record)
 

@@ -18,10 +18,12 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.internals import engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
+from scrapy_rep.fetch.rules import Effect
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -64,6 +66,10 @@ class DocumentOwner(Protocol):
 
     def trigger(self, key: Hashable) -> Request | None:
         """The request that made ``key``'s document be fetched."""
+
+    def never_known(self, key: Hashable) -> None:
+        """The crawl closes before ``key``'s document is known: those awaiting it in
+        place are told so."""
 
 
 class ActionRunner:
@@ -175,8 +181,27 @@ class ActionRunner:
     async def _download(self, origin: Origin) -> None:
         self._watch_downloads()
         fetched = await self.fetcher.fetch(origin)
+        if fetched.effect is Effect.UNREACHABLE and self._stopping(origin):
+            return  # mostly the stop's own cut: no answer of the site's to keep or share
         self.handle(do.Downloaded(origin, fetched, self._owner.held_count(origin)))
         self._watch_downloads()
+
+    def _stopping(self, key: Any) -> bool:
+        """Whether the crawl is closing (or closed): a download that failed now is mostly
+        cut short by the stop, not the site's answer. It is not handed to the lifecycle:
+        nothing is given up on and said dropped (the held requests are kept, returned to
+        a shared queue or dropped by the close itself), nothing is shared with the other
+        processes; a lease this process may hold for ``key`` is let go (its owner's alone:
+        another process's is never touched) so another worker downloads at once instead
+        of after the lease's time; those awaiting ``key``'s document in place are told it
+        will not be known. (A document the site did answer with is known, as ever: those
+        awaiting it go on; the store's answers are acted on as ever.)"""
+        engine = running_engine(self.crawler)
+        if not self.closed and engine is not None and not engine_closing(engine):
+            return False
+        self._owner.never_known(key)
+        self._run(self._store_calls([do.ReleaseLease(key, self.lifecycle.kind.store_name(key))]))
+        return True
 
     async def _store_calls(self, actions: list[do.Action]) -> None:
         """One after the other: concurrent calls could reach the store out of order (a

@@ -129,6 +129,8 @@ class OriginDocument(Generic[D]):
         #: A key not known yet -> the keys whose held requests wait for it as well (they
         #: are woken when it is known: :meth:`hold`'s ``also``).
         self._wakes: dict[Hashable, set[Hashable]] = {}
+        #: The keys whose document will not be known before the crawl closes.
+        self._never: set[Hashable] = set()
         #: The entries released requests carry, by a token in their state.
         self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
         fetcher = EngineFetcher(crawler, timeout, document, self._route, kind.stats)
@@ -324,6 +326,15 @@ class OriginDocument(Generic[D]):
     def trigger(self, key: Hashable) -> Request | None:
         return self._triggers.get(key)
 
+    def never_known(self, key: Hashable) -> None:
+        """The crawl closes before ``key``'s document is known (what came back for it as
+        it stopped is not acted on): those awaiting it in place, now or later, are told so
+        (:meth:`wait` drops them, saying why); the held requests stay held, for the close
+        to keep or drop."""
+        self._never.add(key)
+        for waiter in self._waiters.pop(key, ()):
+            waiter.callback(None)
+
     def idle(self, key: Hashable) -> None:
         """The spider is idle with requests held for ``key``: release them if the document
         is known, else make sure it is fetched, or will be."""
@@ -337,7 +348,7 @@ class OriginDocument(Generic[D]):
         self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
     ) -> CacheEntry[D] | None:
         entry = self.entry(key, request)
-        if entry is not None or self.runner.closed:
+        if entry is not None or self.runner.closed or key in self._never:
             return entry
         for other in also:
             entry = self.usable_entry(other)

@@ -18,7 +18,9 @@ none of the spider's concurrency slots. Around it:
 Each hop takes the route of the request that made the origin's robots.txt be fetched: its
 Scrapy download slot (its ``download_slot`` meta, else Scrapy's default: the hostname), so
 robots.txt counts against the same per-slot concurrency and delay as that origin's pages
-and never waits in another origin's queue; and its proxy (``proxy`` meta), so robots.txt
+and never waits in another origin's queue, nor behind the pages in its own (it goes first
+in the slot's queue: :func:`~scrapy_rep.crawl.internals.first_in_slot`; docs/decisions.md,
+'The verdict holds when the request leaves'); and its proxy (``proxy`` meta), so robots.txt
 is asked of the site by the way its pages are (docs/decisions.md, 'One request, one
 verdict').
 """
@@ -38,7 +40,7 @@ from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
 from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
-from scrapy_rep.crawl.internals import download
+from scrapy_rep.crawl.internals import download, first_in_slot
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
@@ -130,6 +132,7 @@ class EngineFetcher:
         while isinstance(step, Follow):
             request = self._request(step.url, origin, bypass_cache)
             inc(self.stats, f"{self._stat_prefix}/request_count")
+            put_back = first_in_slot(self.crawler, request)  # never behind the origin's pages
             try:
                 response = await download(self.crawler, request)
             except IgnoreRequest as error:
@@ -142,6 +145,8 @@ class EngineFetcher:
                 inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
                 failure = await self._failure_of(error, request)
                 return procedure.on_network_error(describe(error), failure)
+            finally:
+                put_back()
             inc(self.stats, f"{self._stat_prefix}/response_count")
             inc(self.stats, f"{self._stat_prefix}/response_status_count/{response.status}")
             if "cached" in response.flags and _unreachable(response.status) and not bypass_cache:

@@ -49,8 +49,11 @@ logger = logging.getLogger(__name__)
 STATE_FILE: Final = "scrapy_rep.state"
 #: Folder in ``JOBDIR`` for requests spilled to disk.
 SPILL_DIR: Final = "scrapy_rep.spill"
-#: 3: spilled requests stay in their disk queues, named in the state file (2: all in it).
-_STATE_VERSION: Final = 3
+#: 4: each held request pickled on its own (one that cannot be pickled is the one left
+#: out); 3: spilled requests stay in their disk queues, named in the state file (2: all
+#: in it). The previous versions still resume.
+_STATE_VERSION: Final = 4
+_PROTOCOL: Final = pickle.HIGHEST_PROTOCOL
 #: Disk queues kept open at a time (two file handles each), the least recently used
 #: closed beyond (at 100,000 origins the process ran out of file handles: docs/decisions.md,
 #: 'At most 64 spill queues are open at a time').
@@ -246,16 +249,19 @@ class HeldRequests:
         )
 
     def _save(self, path: Path, spider: Spider) -> None:
-        """The requests held in memory go into the state file; the spilled ones stay in
-        their disk queues in ``JOBDIR``, which the state file names."""
-        saved = []
+        """The requests held in memory go into the state file, each pickled on its own; the
+        spilled ones stay in their disk queues in ``JOBDIR``, which the state file names.
+        A request that cannot be kept (a callback that is not a spider method, something
+        in its meta that cannot be pickled: a lock, a socket) is the one dropped, with a
+        WARNING, ``rep/requests/dropped/not_serializable`` and ``request_refused``, as
+        Scrapy's own ``JOBDIR`` queue cannot keep it either; every other one is kept."""
+        saved: list[bytes] = []
         for key in list(self._memory):
             for request in self._memory.pop(key):
                 try:
-                    saved.append(request.to_dict(spider=spider))
-                except ValueError as error:  # a callback that is not a spider method
-                    inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
-                    logger.warning("scrapy_rep: cannot keep held %s in JOBDIR: %s", request, error)
+                    saved.append(pickle.dumps(request.to_dict(spider=spider), _PROTOCOL))
+                except Exception as error:  # ValueError, TypeError, PicklingError…
+                    self._not_kept(request, error)
         self.in_memory = 0
         spilled = [self._path(key).name for key in self._on_disk]
         on_disk = sum(self._on_disk.values())
@@ -266,12 +272,28 @@ class HeldRequests:
         state = {"version": _STATE_VERSION, "held": saved, "spilled": spilled}
         temporary = path.with_suffix(".tmp")
         with temporary.open("wb") as file:
-            pickle.dump(state, file, pickle.HIGHEST_PROTOCOL)
+            pickle.dump(state, file, _PROTOCOL)
         temporary.replace(path)
         logger.info(
             "scrapy_rep: kept %d held request(s) in %s (%d in it, %d in their disk queues)",
             len(saved) + on_disk, path, len(saved), on_disk,
         )  # fmt: skip
+
+    def _not_kept(self, request: Request, error: Exception) -> None:
+        inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
+        logger.warning(
+            "scrapy_rep: cannot keep held %s in JOBDIR (%s: %s); it is dropped, the other "
+            "held requests are kept",
+            request, type(error).__name__, error,
+        )  # fmt: skip
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_refused,
+            request=request,
+            reason=Reason.SPIDER_CLOSED,
+            message=f"Not downloaded: the spider closed while it was held, and it cannot be "
+            f"kept in JOBDIR ({type(error).__name__}: {error})",
+            response=None,
+        )
 
 
 def _shared_queue(scheduler: Any) -> Any:
@@ -300,7 +322,8 @@ def spill_root(crawler: Crawler) -> Path | None:
 def load_state(crawler: Crawler, spider: Spider) -> tuple[list[Request], list[str]]:
     """What a paused crawl kept in ``JOBDIR``: the requests held in memory, and the names
     of the disk queues (in ``SPILL_DIR``) holding the spilled ones. Nothing if the file is
-    unreadable (with a warning)."""
+    unreadable (with a warning); a request that cannot be read back (its callback gone
+    from the spider) is the one left out, with a WARNING."""
     path = state_path(crawler)
     if path is None or not path.exists():
         return [], []
@@ -308,12 +331,22 @@ def load_state(crawler: Crawler, spider: Spider) -> tuple[list[Request], list[st
         with path.open("rb") as file:
             saved = pickle.load(file)  # our own file in JOBDIR
         version = saved.get("version")
-        if version not in (2, _STATE_VERSION):
+        if version not in (2, 3, _STATE_VERSION):
             raise ValueError(f"unknown version {version!r}")
         spilled = [str(name) for name in saved.get("spilled", ())]
         if any(Path(name).name != name or name in ("", ".", "..") for name in spilled):
             raise ValueError("a spilled queue outside JOBDIR")
-        return [request_from_dict(data, spider=spider) for data in saved["held"]], spilled
+        held = list(saved["held"])
     except Exception as error:  # a damaged file must not stop the crawl
         logger.warning("scrapy_rep: cannot read %s (%s); starting afresh", path, error)
         return [], []
+    requests = []
+    for data in held:
+        try:
+            requests.append(
+                request_from_dict(pickle.loads(data) if version >= 4 else data, spider=spider)
+            )
+        except Exception as error:
+            inc(crawler.stats, "rep/requests/dropped/not_serializable")
+            logger.warning("scrapy_rep: cannot resume a held request from %s: %s", path, error)
+    return requests, spilled

@@ -2,7 +2,8 @@
 
 On an outage the process carries on with its own cache (and says so once per outage,
 for every kind); a corrupt record is counted under its kind's stats prefix and treated
-as none."""
+as none. Once the crawl closes the store, a call is none (and one its close cut short
+is no outage)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class _Health:
         self.down_until = 0.0
         #: Records found corrupt and not yet replaced: said once, not at every look.
         self.corrupt: set[str] = set()
+        #: The crawl closed the store: a call after it (or cut short by it) is no outage.
+        self.closed = False
 
 
 class StoreClient:
@@ -75,6 +78,7 @@ class StoreClient:
         await self._run(lambda: self.store.save(record, keep_for), None)
 
     async def close(self) -> None:
+        self._health.closed = True
         try:
             await self.store.close()
         except Exception as error:  # closing must never fail the crawl's end
@@ -82,7 +86,7 @@ class StoreClient:
 
     async def _run(self, operation: Callable[[], Awaitable[T]], default: T, name: str = "") -> T:
         health = self._health
-        if not self.store.consulted or self._clock() < health.down_until:
+        if not self.store.consulted or health.closed or self._clock() < health.down_until:
             return default
         try:
             return await operation()
@@ -95,6 +99,9 @@ class StoreClient:
             logger.warning("scrapy_rep: ignoring a %s record: %s", self.store.name, error)
             return default
         except Exception as error:  # any client error: the store is unavailable
+            if health.closed:  # cut short by the crawl's own close: no outage
+                logger.debug("scrapy_rep: a %s call ended by the close: %s", self.store.name, error)
+                return default
             self._count(f"{self.stat_prefix}/store_errors")
             health.down_until = self._clock() + STORE_RETRY_AFTER
             logger.warning(

@@ -15,10 +15,15 @@ selector, so a spider's later ``response.css()`` parses nothing again; a tag who
 or content holds a character reference is parsed alone. :func:`rel_nofollow_targets`
 reads the page's ``rel="nofollow"`` links with the parse (only pages that mention
 "nofollow" are parsed).
+
+The page is read as a browser decodes it (:func:`~scrapy_rep.directives._sniffing.html_codec`)
+and, where Scrapy decodes it otherwise, as Scrapy does (the text the spider reads); a tag
+either reading finds counts.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 from collections.abc import Collection, Iterable
@@ -30,10 +35,13 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import HtmlResponse, Response
 from scrapy.utils.response import get_base_url
+from w3lib.encoding import to_unicode
 from w3lib.url import canonicalize_url
 
+from scrapy_rep.crawl.internals import explicit_encoding
 from scrapy_rep.directives import PageDirectives
 from scrapy_rep.directives._metascan import Found, byte_transparent, scan_meta_tags
+from scrapy_rep.directives._sniffing import html_codec
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageRules, PageStatements, decide_page
 from scrapy_rep.verdict.signals import HEADER_KEYS, Field, meta_names
@@ -75,22 +83,76 @@ def meta_tags(
 ) -> list[tuple[str, str]]:
     """``(name, content)`` of the robots meta tags of an HTML response (names lowercased).
 
-    The page's bytes are scanned first (:func:`scan_meta_tags`); the page is parsed only
-    where the scan cannot be certain, and a tag only where its attributes need decoding.
+    The page is read as a browser decodes it (:func:`html_codec`: the HTML standard's
+    encoding sniffing) and, where Scrapy decodes it otherwise, as Scrapy does too: the
+    text the spider reads. A tag either reading finds counts (the reading that loses no
+    "no": docs/decisions.md). Each reading scans the page's bytes first
+    (:func:`scan_meta_tags`) and parses the page only where the scan cannot be certain,
+    and a tag only where its attributes need decoding.
     """
     if not isinstance(response, HtmlResponse):
         return []
     wanted = names if isinstance(names, frozenset) else frozenset(names)
-    encoding = response.encoding
-    if byte_transparent(encoding):
-        scanned = scan_meta_tags(response.body, wanted, noscript=noscript)
-        if scanned is not None:
-            found = _decoded(scanned, wanted, encoding) if scanned else []
+    scan: list[list[Found] | None] = []  # the byte scan, run once for both readings
+    found = _read(response, wanted, noscript, None, scan)
+    browser = _browser_codec(response)
+    if browser is not None and not _same_codec(browser, response.encoding):
+        read = _read(response, wanted, noscript, browser, scan)
+        if read != found:
+            seen = set(read)
+            found = [*read, *(tag for tag in found if tag not in seen)]
+    return found
+
+
+def _read(
+    response: HtmlResponse,
+    names: frozenset[str],
+    noscript: bool,
+    codec: str | None,
+    scan: list[list[Found] | None],
+) -> list[tuple[str, str]]:
+    """The tags of the page decoded with ``codec``, or (``None``) as Scrapy decodes it:
+    its cached text and selector, which a spider's ``response.css()`` reuses."""
+    if byte_transparent(codec or response.encoding):
+        if not scan:
+            scan.append(scan_meta_tags(response.body, names, noscript=noscript))
+        if scan[0] is not None:
+            found = _decoded(scan[0], names, codec or response.encoding) if scan[0] else []
             if found is not None:
                 return found
-    elif "<meta" not in response.text.replace("\x00", "").lower():
+        if codec is None:
+            return _parsed(response, names, noscript)
+    text = response.text if codec is None else _decode(response.body, codec)
+    if "<meta" not in text.replace("\x00", "").lower():
         return []  # no meta tag at all (UTF-16, UTF-32… pages, read in their text)
-    return _parsed(response, wanted, noscript)
+    if codec is None:
+        return _parsed(response, names, noscript)
+    return _parsed_text(Selector(text=text, type="html"), names, noscript, response.url)
+
+
+def _browser_codec(response: HtmlResponse) -> str | None:
+    """The codec a browser decodes the page with (``None``: no text at all), or the one
+    the response's creator named (``encoding=``), which overrides it as a user's choice
+    does a browser's (WHATWG HTML §13.2.3.2, step 2)."""
+    named = explicit_encoding(response)
+    if named is not None:
+        return named
+    content_type = response.headers.get(b"Content-Type")
+    return html_codec(None if content_type is None else _text(content_type), response.body)
+
+
+def _same_codec(one: str, other: str) -> bool:
+    """Whether two codec names are one codec (``UTF-8`` and ``utf8``)."""
+    try:
+        return codecs.lookup(one).name == codecs.lookup(other).name
+    except LookupError:
+        return one == other
+
+
+def _decode(body: bytes, codec: str) -> str:
+    """``body`` as text in ``codec`` (an undecodable byte replaced; a byte order mark
+    dropped, as the HTML standard's decode does)."""
+    return to_unicode(body, codec).removeprefix("\ufeff")
 
 
 def _decoded(
@@ -141,10 +203,17 @@ def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> li
         selector = response.selector
     except ValueError:  # Scrapy's selector reads <base href> first, and raises on a broken one
         selector = Selector(text=response.text, type="html")
+    return _parsed_text(selector, names, noscript, response.url)
+
+
+def _parsed_text(
+    selector: Selector, names: frozenset[str], noscript: bool, url: str
+) -> list[tuple[str, str]]:
+    """The meta tags of a parsed page."""
     try:
         elements = selector.xpath(_meta_xpath(noscript))
     except (ValueError, etree.LxmlError) as error:
-        logger.debug("robots meta tags not read from %s: %s", response.url, error)
+        logger.debug("robots meta tags not read from %s: %s", url, error)
         return []
     found = []
     for element in elements:

@@ -54,7 +54,15 @@ from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requeststate import any_state, follow_url, moved, state_of, take_hold
+from scrapy_rep.crawl.requests.sentcheck import HeldAtSend, SendCheck
+from scrapy_rep.crawl.requeststate import (
+    RequestState,
+    any_state,
+    follow_url,
+    moved,
+    state_of,
+    take_hold,
+)
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import HoldKey
@@ -207,6 +215,8 @@ class RobotsTxtMiddleware:
         """The verdict on ``request`` (reused from the early pass when nothing it was
         reached on has changed), then what it means: on, refused, or held until the
         document it waits for is known."""
+        if self._marked and id(request) in self._marked:
+            self._unmarked(request)  # handed back at its send by engine.download: here again
         state = state_of(request)
         kept = self._decided_early.pop(state.early, None) if state and state.early else None
         facts = self.facts.of(request)
@@ -318,10 +328,7 @@ class RobotsTxtMiddleware:
         if state is None or not state.names:
             return None  # not decided here (not obeyed, no origin)
         if not moved(state, request):
-            headers = request.headers
-            header = headers.get(b"User-Agent") if headers else None
-            names = self.facts.names.get(header) if header else None  # known names: no call
-            if (names or self.facts.held_to(request)) == state.names:
+            if self.facts.held_to(request, sent=True) == state.names:
                 return None
         else:
             follow_url(request)
@@ -330,10 +337,55 @@ class RobotsTxtMiddleware:
                 sent = (f"URL changed from {state.url} by a downloader middleware after "
                         "scrapy_rep's; decided again for the URL sent")  # fmt: skip
                 trail.sent_changed(request, state.audit, sent, moved=True)
-        facts = self.facts.of(request)
+        facts = self.facts.of(request, sent=True)
         if facts.origin is None:
             return None
         return self._decide(request, facts, self._known(request))
+
+    def decide_at_send(
+        self, request: Request, state: RequestState
+    ) -> tuple[RequestFacts, Verdict] | None:
+        """The verdict on ``request`` as it leaves its download slot for the network, past
+        the instant its verdict held until (:attr:`RequestState.until`: a document version
+        it was decided with went stale, or its override expired, while it waited in the
+        slot; :class:`~scrapy_rep.crawl.requests.sentcheck.SendCheck`): decided again for
+        what it is sent as, with each document's fresh version; for one gone stale it
+        waits for the refresh (:meth:`OriginDocument.afresh`: the shared store asked
+        first), once: decided afresh already, or with no refresh to wait for (they fail),
+        the stale copy decides. An override is held against the time it is sent.
+        ``None``: nothing is decided for it (no origin)."""
+        facts = self.facts.of(request, sent=True)
+        if facts.origin is None:
+            return None
+        documents = self.documents
+        now = self._clock()
+        afresh = state.afresh
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            document = documents[kind]
+            entry = document.lifecycle.fresh_entry(key, now)
+            if entry is not None:
+                return entry
+            return document.entry(key, request) if afresh else document.afresh(key, request)
+
+        return facts, self._decide(request, facts, known)
+
+    def hold_at_send(self, request: Request, verdict: Wait) -> None:
+        """``request``, reached at its send, waits for ``verdict``'s document: marked to be
+        held, carrying the versions decided already, handed back to the engine (the
+        exception its send raises is turned back into it: :meth:`process_exception`)."""
+        self.documents[verdict.document].hold_or_wait(verdict.key, request, verdict.also)
+        for kind, key, entry in verdict.used:
+            self.documents[kind].carry(request, entry, key)
+        self._hand_back(request)
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: Spider | None = None
+    ) -> Request | None:
+        """A request handed back at its send goes back to the engine, to be held (without
+        :class:`SentRequestCheck`, which does it first, before Scrapy's other middlewares
+        take it for a failure)."""
+        return request if isinstance(exception, HeldAtSend) else None
 
     # ------------------------------------------------------------------ holding
 
@@ -389,6 +441,13 @@ class RobotsTxtMiddleware:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         warn_ignored_parser(self.crawler)
+        if not SendCheck(self).install(engine):
+            logger.warning(
+                "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
+                "request: a request that waits in its download slot past its robots.txt's "
+                "freshness or its override's expiry is sent on its first verdict",
+                extra={"spider": spider},
+            )
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = engine_scheduler(engine)
         load_error = getattr(self.runner.store.store, "load_error", "")

@@ -27,7 +27,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.robotstxt.useragent import held_names, is_browser
-from scrapy_rep.urls.origins import OriginMemo
+from scrapy_rep.urls.origins import Origin, OriginMemo, origin_of
 from scrapy_rep.verdict import Obey, RequestFacts
 
 if TYPE_CHECKING:
@@ -77,14 +77,21 @@ class FactsReader:
         project_agent = str(settings.get("USER_AGENT") or "")
         #: The crawler's declared User-Agent: ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``.
         self.declared = fixed or project_agent
+        #: The names a request sent with no ``User-Agent`` (or an empty one) is held to:
+        #: the declared name and ``*``'s (a site reads such a request under ``*``).
+        self.nameless = held_names(self.declared, None)
         #: The names a request is held to before its ``User-Agent`` is set: it is sent with
-        #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours).
-        self.default_names = held_names(self.declared, project_agent)
+        #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours), or
+        #: with none when that is empty.
+        self.default_names = held_names(self.declared, project_agent or None)
         #: The crawler's declared name (always the first of the names).
         self.default_name = self.default_names[0]
-        #: The names held to for each ``User-Agent`` header seen (a rotator's few).
-        self.names: dict[bytes, tuple[str, ...]] = {}
+        #: The names held to for each ``User-Agent`` header seen (a rotator's few): by its
+        #: value, or its values when it has several (each is sent).
+        self.names: dict[bytes | tuple[bytes, ...], tuple[str, ...]] = {}
         self.origins = OriginMemo()
+        #: The site each (URL origin, ``Host`` header) pair addresses (:meth:`addressed`).
+        self._hosts: dict[tuple[Origin, bytes], Origin] = {}
         self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
         if not fixed and is_browser(project_agent):
             logger.warning(
@@ -116,24 +123,32 @@ class FactsReader:
             logger.info(_DONT_OBEY_NOTE, request, self._purposes)
         return Obey.USAGE
 
-    def held_to(self, request: Request) -> tuple[str, ...]:
+    def held_to(self, request: Request, sent: bool = False) -> tuple[str, ...]:
         """The crawler names ``request`` is held to as it is now (see the module
-        docstring), remembered per ``User-Agent`` header."""
+        docstring), remembered per ``User-Agent`` header: every value it carries (each is
+        sent), read as UTF-8 as Scrapy writes a text header (else as Latin-1). Without
+        one, those of the project's ``USER_AGENT``, which Scrapy's UserAgentMiddleware
+        (after ours) sets; ``sent``: the request is as sent (the check as sent, after
+        every middleware), so it goes without one: :attr:`nameless`."""
         headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        if not header:  # usual: Scrapy's UserAgentMiddleware runs after ours
-            return self.default_names
-        names = self.names.get(header)
+        values = headers.getlist(b"User-Agent") if headers else None
+        if not values:  # usual: Scrapy's UserAgentMiddleware runs after ours
+            return self.nameless if sent else self.default_names
+        key = values[0] if len(values) == 1 else tuple(values)
+        names = self.names.get(key)
         if names is None:
             if len(self.names) >= _MAX_NAMES:
                 self.names.clear()
-            sent = header.decode("latin-1")
-            names = self.names[header] = held_names(self.declared, sent)
+            declared = self.declared
+            every = [held_names(declared, decoded(value) or None) for value in values]
+            names = every[0] if len(every) == 1 else tuple(dict.fromkeys(sum(every, ())))
+            self.names[key] = names
         return names
 
-    def of(self, request: Request) -> RequestFacts:
+    def of(self, request: Request, sent: bool = False) -> RequestFacts:
         """The facts of ``request`` as it is now (:meth:`obey`, :meth:`held_to` and the
-        origin, inline: the hot path, twice per request)."""
+        origin, inline: the hot path, twice per request); ``sent``: as sent
+        (:meth:`held_to`)."""
         url = request.url
         meta = request.meta
         if not meta.get(DONT_OBEY_ROBOTSTXT):
@@ -144,7 +159,46 @@ class FactsReader:
                 names = self.default_names
                 return RequestFacts(url, None, names[0], obey, names)
         headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        found = self.names.get(header) if header else self.default_names
-        names = found if found is not None else self.held_to(request)
-        return RequestFacts(url, self.origins.get(url), names[0], obey, names)
+        values = headers.getlist(b"User-Agent") if headers else None
+        if not values:
+            names = self.nameless if sent else self.default_names
+        else:
+            found = self.names.get(values[0] if len(values) == 1 else tuple(values))
+            names = found if found is not None else self.held_to(request)
+        origin = self.origins.get(url)
+        if headers and origin is not None and (hosts := headers.getlist(b"Host")):
+            origin = self.addressed(request, origin, hosts[-1])
+        return RequestFacts(url, origin, names[0], obey, names)
+
+    def addressed(self, request: Request, origin: Origin, host: bytes) -> Origin:
+        """The site a request sent with ``Host: host`` addresses (SPEC §3: robots.txt is
+        the site's): its URL's ``origin`` unless the header names another host or port,
+        which a server reads instead (a spider pinning an address: ``http://a.test/x``
+        sent with ``Host: b.test`` is b.test's page, and b.test's robots.txt decides it,
+        asked at ``http://b.test/robots.txt``). Said once per pair at WARNING; a header
+        that names no host leaves the URL's. Remembered per pair."""
+        key = (origin, host)
+        found = self._hosts.get(key)
+        if found is None:
+            if len(self._hosts) >= _MAX_NAMES:
+                self._hosts.clear()
+            found = origin_of(f"{origin.scheme}://{decoded(host).strip()}/") or origin
+            self._hosts[key] = found
+            if found != origin:
+                logger.warning(
+                    "scrapy_rep: %s is sent with the header 'Host: %s', another site than "
+                    "its URL's (%s): it is decided by that site's robots.txt "
+                    "(%s), as are the other requests sent to it so",
+                    request, decoded(host), origin, found.robots_url,
+                )  # fmt: skip
+        return found
+
+
+def decoded(header: bytes) -> str:
+    """A header value as text: UTF-8, as Scrapy encodes a text header (``Jävlabot/1.0``
+    stays ``Jävlabot``, the name robots.txt, read as UTF-8, gives its group), else
+    Latin-1 (the bytes as sent)."""
+    try:
+        return header.decode("utf-8")
+    except UnicodeDecodeError:
+        return header.decode("latin-1")

@@ -15,7 +15,8 @@ middleware, its early pass before the scheduler, the check of the request as sen
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, NoReturn
+import math
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from scrapy_rep.verdict import Allowed, Override, Refused, RequestFacts
 
 logger = logging.getLogger(__name__)
+#: The verdict of a request decided with no document holds whenever it is sent.
+_FOREVER: Final = math.inf
 
 
 class Performer:
@@ -55,10 +58,19 @@ class Performer:
 
     def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """``request`` goes on. Its state says for which name it was decided (the check of
-        the request as sent compares it) and what the origin's documents said; its early
-        token is spent."""
+        the request as sent compares it), what the origin's documents said, and until when
+        the verdict holds as it is sent (the freshness of each document version it was
+        decided with, the override's expiry: the check as it leaves for the network,
+        :mod:`scrapy_rep.crawl.requests.sentcheck`); its early token is spent."""
         before = None if verdict.before is NOTHING_BEFORE else verdict.before
-        decided(request, before, facts.names or (facts.agent,))
+        until = _FOREVER
+        for _, _, entry in verdict.used:  # inline: the hot path
+            if entry.fresh_until < until:
+                until = entry.fresh_until
+        overridden = verdict.overridden
+        if overridden is not None and overridden.ends < until:
+            until = overridden.ends
+        decided(request, before, facts.names or (facts.agent,), until)
         if not verdict.used:
             return
         robots = verdict.used[0][2]

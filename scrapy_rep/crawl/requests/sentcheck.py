@@ -25,6 +25,7 @@ recorded in its audit record (``sent``).
 from __future__ import annotations
 
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -35,9 +36,11 @@ from scrapy_rep.crawl.internals import (
     append_downloader_method,
     downloader_methods,
     running_engine,
+    send_through,
 )
+from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
-from scrapy_rep.crawl.requeststate import any_state, moved, state_of
+from scrapy_rep.crawl.requeststate import RequestState, any_state, moved, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
 
@@ -45,6 +48,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +82,8 @@ class SentRequestCheck:
         state = state_of(request)  # the usual request: the names it was decided for
         if state is not None:
             headers = request.headers
-            header = headers.get(b"User-Agent") if headers else None
-            if header and owner.facts.names.get(header) == state.names:
+            values = headers.getlist(b"User-Agent") if headers else None
+            if values and len(values) == 1 and owner.facts.names.get(values[0]) == state.names:
                 return None
         try:
             verdict = owner.decide_sent(request)
@@ -90,7 +95,7 @@ class SentRequestCheck:
             return None
         inc(self.crawler.stats, "rep/requests/decided_again")
         if isinstance(verdict, Refused):
-            owner.perform.refused(request, owner.facts.of(request), verdict)
+            owner.perform.refused(request, owner.facts.of(request, sent=True), verdict)
         if isinstance(verdict, Wait):
             inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
             message = (
@@ -99,8 +104,15 @@ class SentRequestCheck:
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             raise IgnoreRequest(message)
-        owner.perform.allowed(request, owner.facts.of(request), verdict)
+        owner.perform.allowed(request, owner.facts.of(request, sent=True), verdict)
         return None
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: Any = None
+    ) -> Request | None:
+        """A request handed back at its send (:class:`HeldAtSend`) goes back to the engine,
+        to be held, before any other middleware takes it for a failure."""
+        return request if isinstance(exception, HeldAtSend) else None
 
     def check_last(self, request: Request, spider: Any = None) -> Request | None:
         """:meth:`process_request`, last in the downloader's chain: after the project's
@@ -145,9 +157,9 @@ class SentRequestCheck:
             return
         if moved(state, request):
             what = f"its URL changed to {request.url}"
-        elif owner.facts.held_to(request) != state.names:
-            header = request.headers.get(b"User-Agent") or b""
-            what = f"its User-Agent changed to {header.decode('latin-1')!r}"
+        elif owner.facts.held_to(request, sent=True) != state.names:
+            values = [decoded(value) for value in request.headers.getlist(b"User-Agent")]
+            what = f"its User-Agent changed to {' + '.join(map(repr, values)) or 'none'}"
         else:
             return
         inc(self.crawler.stats, "rep/requests/sent_unchecked")
@@ -162,6 +174,84 @@ class SentRequestCheck:
         trail = trail_of(self.crawler) if state.audit else None
         if trail is not None:
             trail.sent_changed(request, state.audit, sent, moved=False)
+
+
+class HeldAtSend(IgnoreRequest):
+    """A request handed back at its send to be held for a document (:class:`SendCheck`):
+    scrapy_rep's ``process_exception`` returns it, so the engine schedules it again and it
+    is held; should nothing return it, it is an ``IgnoreRequest``, dropped quietly."""
+
+
+class SendCheck:
+    """The verdict held at the moment a request leaves its download slot for the network
+    (docs/decisions.md, 'The verdict holds when the request leaves').
+
+    A request waits in its download slot after every downloader middleware (the slot's
+    delay, ``Crawl-delay``, AutoThrottle, a long queue): its verdict rests on document
+    versions that may go stale and an override that may expire meanwhile. Its state says
+    until when the verdict holds (:attr:`~scrapy_rep.crawl.requeststate.RequestState
+    .until`); a request sent later is decided again first, for what it is sent as
+    (:meth:`RobotsTxtMiddleware.decide_at_send`): refused as any other (stats, log,
+    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), or sent
+    under the new verdict. The usual request costs one call and a comparison. The audit
+    trail's record takes the send time and until when its verdict held
+    (``sent_at``, ``expires``)."""
+
+    def __init__(self, owner: RobotsTxtMiddleware) -> None:
+        self.owner = owner
+        self.stats = owner.crawler.stats
+        self._send: Any = None
+        trail = trail_of(owner.crawler) if owner.config.audit_file else None
+        self._sent_at = trail.sent_at if trail is not None else None
+
+    def install(self, engine: Any) -> bool:
+        """Put :meth:`sending` where the downloader sends each request; whether it could."""
+        self._send = send_through(engine, self.sending)
+        return self._send is not None
+
+    def sending(self, request: Request, *rest: Any) -> Any:
+        """``request`` leaves its slot now: decided again if its verdict no longer holds,
+        then handed to Scrapy's download handler (``rest``: its other arguments)."""
+        state = any_state(request)
+        if state is not None and state.names:
+            now = self.owner._clock()
+            expires = state.until
+            if now >= expires:
+                expires = self._check(request, state, now)
+            if self._sent_at is not None and state.audit:
+                self._sent_at(state.audit, now, expires)
+        return self._send(request, *rest)
+
+    def _check(self, request: Request, state: RequestState, now: float) -> float:
+        """Decide ``request`` again as it is sent (raises when it is not to go); until when
+        the verdict it goes under holds."""
+        owner = self.owner
+        try:
+            decided = owner.decide_at_send(request, state)
+        except Exception as error:  # a bug of ours: never sent unchecked
+            inc(self.stats, "rep/requests/internal_errors")
+            inc(self.stats, "rep/requests/dropped/internal_error")
+            logger.exception("scrapy_rep internal error checking %s as it is sent", request)
+            raise IgnoreRequest(f"scrapy_rep internal error: {error}") from error
+        if decided is None:
+            return math.inf
+        facts, verdict = decided
+        inc(self.stats, "rep/requests/decided_at_send")
+        if isinstance(verdict, Refused):
+            owner.perform.refused(request, facts, verdict)
+        if isinstance(verdict, Wait):
+            owner.hold_at_send(request, verdict)
+            inc(self.stats, "rep/requests/held_at_send")
+            raise HeldAtSend(f"held at its send until its {verdict.document} is known")
+        owner.perform.allowed(request, facts, verdict)
+        until = state_of(request).until  # type: ignore[union-attr]  # allowed: decided
+        if now < until:
+            return until
+        # sent under a version gone stale, as only a request decided afresh once already,
+        # or one whose refresh cannot run, is: its verdict holds while that copy is usable
+        expires = min((entry.stale_until for _, _, entry in verdict.used), default=math.inf)
+        override = verdict.overridden
+        return min(expires, override.ends) if override is not None else expires
 
 
 def _changers_after(check: SentRequestCheck, chain: list[Any]) -> list[str]:

@@ -1,5 +1,5 @@
 """A pause with many held requests stays within bounded memory (SPEC §4, §7;
-docs/decisions.md, 'A pause leaves spilled requests on disk').
+docs/decisions.md, 'A pause leaves spilled requests on disk'), and keeps every one it can.
 
 Held requests beyond ``REP_MAX_HELD_REQUESTS`` wait in disk queues. Pausing used to read
 every one of them back into memory to write one state pickle (84 MB for 9,800 requests);
@@ -10,7 +10,9 @@ million.
 
 from __future__ import annotations
 
+import logging
 import pickle
+import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.holding import SPILL_DIR, STATE_FILE, HeldRequests
 
 SPILLED = 20_000
@@ -83,10 +86,12 @@ def test_a_pause_reads_no_spilled_request_back_into_memory(tmp_path: Path) -> No
     assert not (tmp_path / SPILL_DIR).exists()  # read, then removed
 
 
-def test_a_state_file_of_the_previous_version_still_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_state_file_of_a_previous_version_still_resumes(tmp_path: Path, version: int) -> None:
     crawler, spider = held_crawler(tmp_path)
     saved = [Request(f"http://a.example/{n}").to_dict(spider=spider) for n in range(3)]
-    (tmp_path / STATE_FILE).write_bytes(pickle.dumps({"version": 2, "held": saved}))
+    state = {"version": version, "held": saved, "spilled": []}
+    (tmp_path / STATE_FILE).write_bytes(pickle.dumps(state))
     engine = Counting()
     assert HeldRequests(crawler, LIMIT).resume(spider, engine) == 3
     assert engine.count == 3 and engine.in_order
@@ -154,3 +159,37 @@ def test_a_request_that_cannot_be_spilled_stays_held_in_memory(
     assert [r.url for r in held.pop("http://a.example")] == [
         f"http://a.example/{n}" for n in range(5)
     ]
+
+
+@pytest.mark.parametrize("limit", [100, 5], ids=["in-memory", "spilled"])
+def test_one_unpicklable_held_request_is_the_one_dropped_at_a_pause(
+    tmp_path: Path, limit: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One held request cannot be pickled (a lock in its meta): it alone is dropped, with
+    a WARNING, a stat and ``request_refused``, as Scrapy's own ``JOBDIR`` queue cannot
+    keep it either; every other held request, in memory or spilled, resumes (the state
+    file used to be one pickle: its TypeError wrote none, and every one was lost)."""
+    crawler, spider = held_crawler(tmp_path)
+    refused: list[tuple[str, str]] = []
+    crawler.signals.connect(
+        lambda request, message, **_: refused.append((request.url, message)),
+        signal=rep_signals.request_refused,
+        weak=False,
+    )
+    held = HeldRequests(crawler, limit)
+    urls = [f"http://a.example/{n}" for n in range(20)]
+    for n, url in enumerate(urls):  # the odd one last: spilled first, it stays in memory
+        meta = {"lock": threading.Lock()} if n == 19 else {"n": n}
+        held.add("http://a.example", Request(url, meta=meta))
+    with caplog.at_level(logging.WARNING):
+        held.close(spider, "shutdown", None)
+
+    assert pickle.loads((tmp_path / STATE_FILE).read_bytes())["version"] == 4
+    assert crawler.stats.get_value("rep/requests/dropped/not_serializable") == 1
+    assert f"cannot keep held <GET {urls[19]}> in JOBDIR (TypeError" in caplog.text
+    assert [url for url, _ in refused] == [urls[19]]
+    assert "cannot be kept in JOBDIR" in refused[0][1]
+    crawler, spider = held_crawler(tmp_path)  # the next run
+    engine = Counting()
+    assert HeldRequests(crawler, limit).resume(spider, engine) == 19
+    assert engine.count == 19 and engine.in_order

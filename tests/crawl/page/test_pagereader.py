@@ -13,6 +13,7 @@ from scrapy_rep import page_directives
 from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags, read_statements
 from scrapy_rep.directives._metascan import scan_meta_tags
 from scrapy_rep.verdict.page import SAYS_NOTHING
+from tests.support.charsetpages import CHARSET_PAGES
 
 
 def html_response(
@@ -294,3 +295,37 @@ def test_read_statements_finds_the_table_s_header_fields_in_any_case() -> None:
 def test_read_statements_of_a_page_that_says_nothing() -> None:
     response = HtmlResponse("https://example.com/", body=b"<p>x</p>", headers={"X-Other": "1"})
     assert read_statements(response, ("mybot",)) is SAYS_NOTHING
+
+
+@pytest.mark.parametrize("name", list(CHARSET_PAGES))
+def test_a_page_is_read_as_a_browser_decodes_it(name: str) -> None:
+    # A UTF-16 label read as Python reads it (big-endian; a page's own
+    # declaration of UTF-16 taken at its word) lost the noindex a browser reads.
+    page = CHARSET_PAGES[name]
+    response = HtmlResponse(
+        "https://e.com/", body=page.body, headers={"Content-Type": page.content_type}
+    )
+    assert page_directives(response, "mybot").noindex
+    assert meta_tags(response, {"robots"}) == [("robots", "noindex")]
+
+
+def test_a_page_read_two_ways_counts_each_tag_once_and_every_tag_either_finds() -> None:
+    # Scrapy decodes this page as koi8-r (its XML declaration, which it reads first), a
+    # browser as UTF-8 (its meta charset): a tag either reading finds counts.
+    body = (
+        '<?xml version="1.0" encoding="koi8-r"?><html><head><meta charset="utf-8">'
+        '<meta name="robots" content="noindex"><meta name="robots" content="max-snippet:5 \u0416">'
+    ).encode("utf-8")
+    response = HtmlResponse("https://e.com/", body=body, headers={"Content-Type": "text/html"})
+    assert response.encoding == "koi8-r"
+    assert meta_tags(response, {"robots"}) == [
+        ("robots", "noindex"),
+        ("robots", "max-snippet:5 \u0416"),
+        ("robots", "max-snippet:5 " + "\u0416".encode().decode("koi8-r")),
+    ]
+
+
+def test_an_encoding_named_by_the_response_s_creator_is_the_only_reading() -> None:
+    body = "<meta name=robots content='nofollow, \u0422\u0435\u0441\u0442'>".encode("koi8-r")
+    named = HtmlResponse("https://e.com/", body=body, encoding="koi8-r")
+    assert meta_tags(named, {"robots"}) == [("robots", "nofollow, \u0422\u0435\u0441\u0442")]

@@ -49,7 +49,6 @@ def test_robots_txt_license_lines_are_all_collected_and_end_no_group(profile: st
 def test_no_license_line_and_stand_ins() -> None:
     assert parse_robotstxt(b"User-agent: *\nDisallow:\n").licenses == ()
     assert ALLOW_ALL.licenses == ()
-    assert ALLOW_ALL.licenses_for("bot") == ()
 
 
 FILE, A, B, STAR, END = (f"https://l.example/{n}.xml" for n in ("file", "a", "b", "star", "end"))
@@ -74,83 +73,14 @@ Disallow: /s
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
-@pytest.mark.parametrize(
-    ("agent", "expected"),
-    [
-        ("BotA", (FILE, A)),
-        ("bota/2.1", (FILE, A)),
-        ("BotA/1.0 (+https://a.example/bot)", (FILE, A)),
-        ("BotB", (FILE, B)),
-        ("BotC", (FILE, B)),  # a License between user-agent lines: the whole run's
-        ("NoLicense", (FILE,)),  # a group without License lines: the file-wide ones
-        ("Other", (FILE, STAR)),  # falls back to *, whose License adds to the file-wide
-    ],
-)
-def test_rsl_4_4_a_groups_license_lines_add_to_the_file_wide_ones(
-    profile: str, agent: str, expected: tuple[str, ...]
-) -> None:
-    """RSL 1.0 §4.4.2-4.4.3 (errata 2026-01-16) and the guide "Adding RSL to
-    robots.txt": the License directive "is global (not tied to any specific user
-    agent)"; a group's own lines add to it (docs/decisions.md)."""
-    rules = parse_robotstxt(GROUPED, profile)
-    assert rules.licenses == (FILE, A, B, STAR)  # every URL the file names
-    assert rules.licenses_for(agent) == expected
-
-
-def test_rsl_4_4_without_a_group_for_the_crawler_the_file_wide_ones_apply() -> None:
-    body = f"License: {FILE}\nUser-agent: BotA\nLicense: {A}\nDisallow: /\n".encode()
-    # A's License line is after no rule: it is BotA's only.
-    assert parse_robotstxt(body).licenses_for("Other") == (FILE,)
-    assert parse_robotstxt(body).licenses_for("BotA") == (FILE, A)
-    only_file_wide = parse_robotstxt(f"License: {FILE}\nUser-agent: *\nDisallow:\n".encode())
-    assert only_file_wide.licenses_for("BotA") == (FILE,)
-
-
-def test_rsl_4_4_merged_groups_take_each_groups_own_and_the_file_wide_ones() -> None:
-    """Google merges the groups naming one crawler: each group's License lines, with the
-    file-wide ones (no license of either is lost)."""
-    body = (
-        f"License: {FILE}\nUser-agent: BotA\nLicense: {A}\nDisallow: /a\n"
-        "User-agent: Other\nDisallow: /o\nUser-agent: BotA\nDisallow: /b\n"
-    ).encode()
-    rules = parse_robotstxt(body, "google")
-    assert rules.licenses_for("BotA") == (FILE, A)
-    assert rules.licenses_for("Other") == (FILE,)
-
-
-@pytest.mark.parametrize("profile", ["google", "rfc9309"])
-def test_rsl_4_4_license_lines_after_the_last_groups_rules_are_also_file_wide(
-    profile: str,
-) -> None:
-    """Where Sitemap lines go, at the end of the file: ambiguous (inside the last group,
-    or the 1.0 guide's "global" line), so read both ways: the last group's, and
-    file-wide for crawlers whose group has no License line of its own."""
-    body = (
-        f"User-agent: BotA\nLicense: {A}\nDisallow: /a\n\n"
-        "User-agent: NoLicense\nDisallow: /n\n\n"
-        f"User-agent: *\nDisallow:\n\nSitemap: https://a.example/s.xml\nLicense: {END}\n"
-    ).encode()
-    rules = parse_robotstxt(body, profile)
-    assert rules.licenses_for("Other") == (END,)
-    assert rules.licenses_for("NoLicense") == (END,)
-    assert rules.licenses_for("BotA") == (A, END)  # its own, and the global ones
-
-
-def test_rsl_4_4_legacy_a_license_after_a_blank_line_is_outside_any_group() -> None:
-    body = f"User-agent: BotA\nLicense: {A}\nDisallow: /a\n\nLicense: {FILE}\n".encode()
-    rules = parse_robotstxt(body, "legacy")
-    assert rules.licenses_for("BotA") == (A, FILE)
-    assert rules.licenses_for("Other") == (FILE,)
-
-
-def test_rsl_4_4_the_crawl_obeys_the_licenses_of_its_purpose_agents_too() -> None:
-    """REP_PURPOSE_AGENTS' groups are obeyed as the crawler's own: their licenses too."""
-    from scrapy_rep.fetch.rsl_kind import licenses_of_agents
-
-    rules = parse_robotstxt(GROUPED)
-    assert licenses_of_agents(rules, ("Other",)) == (FILE, STAR)
-    assert licenses_of_agents(rules, ("Other", "BotA", "BotC")) == (FILE, STAR, A, B)
-    assert licenses_of_agents(parse_robotstxt(b"User-agent: *\n"), ("Other",)) == ()
+def test_rsl_every_license_line_is_every_crawler_s(profile: str) -> None:
+    """The guide "Adding RSL to robots.txt": the License directive "is global (not tied to
+    any specific user agent)": every line of the file, wherever it stands (before the
+    groups, in one, after a blank line), in file order, as Sitemap lines are
+    (docs/decisions.md, "A group's License lines add to the file-wide ones")."""
+    rules = parse_robotstxt(GROUPED + f"\nLicense: {END}\n".encode(), profile)
+    assert rules.licenses == (FILE, A, B, STAR, END)
+    assert rules.states_no_usage is False
 
 
 # --------------------------------------------------------------- Link header

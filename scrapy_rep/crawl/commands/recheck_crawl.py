@@ -1,0 +1,168 @@
+"""The documents a recheck needs, fetched now by a Scrapy crawl with the add-on's own
+document machinery (docs/recheck.md): one download per origin, redirects, 5xx and 429
+held and retried as the crawl holds them, ``Crawl-delay``, the shared store (Redis,
+``REP_ROBOTSTXT_CACHE``) when configured.
+
+:class:`RecheckSpider` asks the crawl's robots.txt middleware
+(:func:`~scrapy_rep.crawl.requests.owners.owner_of`) for each origin's documents as a page
+that names them does (``OriginDocument.when_known``: the fetch starts, or the copy the
+crawl or another worker already has is used), robots.txt first, then what the purposes
+need (tdmrep.json, the RSL licenses of its ``License:`` lines), and keeps the entries;
+no page is downloaded for it. With ``--pages`` it then requests each item's page,
+decided by the same middleware, and reads what the page says as the page pass reads it
+(:func:`~scrapy_rep.crawl.page.pagereader.read_statements`). The decisions themselves are
+the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy import Request, Spider
+from scrapy.crawler import CrawlerProcess, CrawlerRunner
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred, DeferredList
+
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
+from scrapy_rep.crawl.page.pagereader import is_image, read_statements
+from scrapy_rep.crawl.requests.owners import owner_of
+from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
+from scrapy_rep.recheck.command import FetchRequest, FetchResult, PageRead
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
+
+if TYPE_CHECKING:
+    from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
+
+#: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
+#: of its own (the recheck writes its own), no report.
+CRAWL_SETTINGS: Final[dict[str, Any]] = {
+    "REP_AUDIT_FILE": "",
+    "REP_REPORT": False,
+    "TELNETCONSOLE_ENABLED": False,
+}
+#: The origins whose documents are asked for at once (the lifecycle bounds the downloads
+#: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).
+ORIGINS_AT_ONCE: Final = 512
+#: The stats that count one document download each.
+DOWNLOAD_STATS: Final = tuple(f"{kind.stats}/request_count" for kind in CRAWL_KINDS)
+
+
+class RecheckSpider(Spider):
+    """Fetches the documents of a recheck's origins (and its pages), into ``result``."""
+
+    name = "rep-recheck"
+
+    def __init__(self, request: FetchRequest, result: FetchResult, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.request = request
+        self.result = result
+
+    async def start(self) -> Any:
+        owner = owner_of(self.crawler)
+        if owner is None:
+            raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
+        origins = self.request.origins
+        for first in range(0, len(origins), ORIGINS_AT_ONCE):
+            batch = origins[first : first + ORIGINS_AT_ONCE]
+            await _together([self._origin(owner, origin) for origin in batch])
+        for url in self.request.pages:
+            yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
+                          cb_kwargs={"url": url})  # fmt: skip
+
+    async def _origin(self, owner: Any, name: str) -> None:
+        """One origin's documents, as the crawl's middleware has them."""
+        origin = origin_of(f"{name}/")
+        if origin is None:
+            return
+        trigger = Request(origin.robots_url)  # the route of its fetches: the default slot
+        documents = owner.documents
+        robots = await documents[ROBOTS].when_known(origin, trigger)
+        if robots is None:  # the spider closed first
+            return
+        found = OriginDocuments(origin, now=time.time())
+        found.add(ROBOTS, origin, robots)
+        if TDM in documents:
+            tdm = await documents[TDM].when_known(origin, trigger)
+            if tdm is not None:
+                found.add(TDM, origin, tdm)
+        if LICENSE in documents and robots.rules.licenses:
+            rules = owner.rules
+            keys = licenses_to_wait_for(robots.rules.licenses)
+            if licenses_not_read(keys, rules.max_licenses) is None:
+                licenses = documents[LICENSE]
+                entries = await _together([licenses.when_known(key, trigger) for key in keys])
+                for key, entry in zip(keys, entries, strict=True):
+                    if entry is not None:
+                        found.add(LICENSE, key, entry)
+        found.now = time.time()
+        self.result.documents[name] = found
+
+    def _page(self, response: Any, url: str) -> None:
+        statements = read_statements(response, self.request.tokens, ai=self.request.ai)
+        self.result.pages[url] = PageRead(statements, is_image(response), time.time())
+
+    def _failed(self, failure: Failure) -> None:
+        request = getattr(failure, "request", None)
+        url = request.cb_kwargs.get("url", request.url) if request is not None else ""
+        error = failure.value
+        self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
+
+    def closed(self, reason: str) -> None:
+        stats = self.crawler.stats
+        if stats is not None:
+            self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
+
+
+async def _together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """The results of ``coroutines`` run together (on any reactor)."""
+    deferreds: list[Deferred[Any]] = [deferred_from_coro(coroutine) for coroutine in coroutines]
+    results = await maybe_deferred_to_future(DeferredList(deferreds, consumeErrors=True))
+    for ok, value in results:
+        if not ok:
+            logger.error(
+                "scrapy_rep: a recheck's documents could not be had: %s",
+                value,
+                exc_info=(value.type, value.value, value.getTracebackObject()),
+            )
+    return [value if ok else None for ok, value in results]
+
+
+def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a recheck's crawl: ``settings`` (a project's, or the command
+    line's), the add-on enabled, and :data:`CRAWL_SETTINGS`."""
+    addons = dict(settings.get("ADDONS") or {})
+    addons.setdefault("scrapy_rep.Addon", 0)
+    return {"LOG_LEVEL": "WARNING", **settings, **CRAWL_SETTINGS, "ADDONS": addons}
+
+
+def schedule(process: Any, request: FetchRequest) -> FetchResult:
+    """Add the recheck's crawl to ``process`` (a ``CrawlerProcess`` or ``CrawlerRunner``);
+    its result, filled once the process has run."""
+    result = FetchResult()
+    process.crawl(RecheckSpider, request=request, result=result)
+    return result
+
+
+def fetch_here(request: FetchRequest) -> Deferred[FetchResult]:
+    """The same crawl, in the reactor that runs (a program that runs Scrapy itself): a
+    Deferred of its result."""
+    runner = CrawlerRunner(crawl_settings(request.settings))
+    result = schedule(runner, request)
+    done: Deferred[Any] = runner.join()
+    return done.addCallback(lambda _: result)
+
+
+def fetch(request: FetchRequest) -> FetchResult:
+    """The documents (and pages) of ``request``, fetched by a crawl run to its end in
+    this process (``python -m scrapy_rep recheck``)."""
+    process = CrawlerProcess(crawl_settings(request.settings))
+    result = schedule(process, request)
+    process.start()
+    return result

@@ -1,0 +1,469 @@
+"""``python -m scrapy_rep recheck DATASET --purpose P …``: a stored collection re-checked
+(docs/recheck.md). Its exit status: 0 every item is kept, 1 some are removed (refused
+now, or unknown and not kept), 2 bad input or usage (an unreadable line is reported and
+removed, the run goes on, and the status is 2).
+
+The documents come from a WARC of captures (``--documents``), or are fetched now by a
+Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
+``scrapy rep-recheck`` hand in :func:`scrapy_rep.crawl.commands.recheck_crawl.fetch`), so that this
+module imports no Scrapy. The dataset is read twice when the documents are fetched (its
+origins first, then its items), once from a WARC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from scrapy_rep.audit.file import TrailFileError
+from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.recheck.datasets import FORMATS, Dataset, DatasetError, open_dataset
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.outputs import (
+    UNREADABLE,
+    Evidence,
+    EvidenceMemo,
+    Tally,
+    encode,
+    item_line,
+    summary_markdown,
+)
+from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
+from scrapy_rep.recheck.trail import RecheckTrail
+from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
+from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.page import PageStatements
+
+#: The width every help text fits in.
+HELP_WIDTH: Final = 80
+EXIT_KEPT: Final = 0
+EXIT_REMOVED: Final = 1
+EXIT_USAGE: Final = 2
+#: The User-Agent a recheck is decided for without ``--user-agent`` (``check``'s).
+DEFAULT_USER_AGENT: Final = "Scrapy"
+#: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
+SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
+#: Seconds between two progress lines, and before the first.
+PROGRESS_EVERY: Final = 2.0
+
+EXIT_CODES: Final = "\n".join([
+    "exit codes (scrapy rep-recheck uses the same):",
+    f"  {EXIT_KEPT}  every item is kept",
+    f"  {EXIT_REMOVED}  some items are removed: refused now, or unknown (not kept)",
+    f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
+    "     or WARC, a dataset of no item; or an item that could not be read (reported,",
+    "     removed, and the run goes on)",
+])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PageRead:
+    """A page fetched again (``--pages``): what it says, as the crawl's page pass reads it."""
+
+    statements: PageStatements
+    image: bool = False
+    #: When it was fetched (POSIX seconds).
+    time: float = 0.0
+
+
+@dataclass(frozen=True)
+class FetchRequest:
+    """What a recheck asks a crawl to fetch."""
+
+    #: The origins (``https://a.example``) whose documents are fetched.
+    origins: list[str]
+    #: The settings of the crawl (the ``REP_*`` ones, ``USER_AGENT``, ``ROBOTSTXT_*``…).
+    settings: dict[str, Any]
+    #: The URLs whose pages are fetched again (``--pages``).
+    pages: list[str] = field(default_factory=list)
+    #: The crawler names robots.txt's License lines are read for (its held names).
+    names: tuple[str, ...] = ()
+    #: The tokens a page's scoped statements are read for, and whether TDMRep's meta
+    #: tags are read too (an AI purpose).
+    tokens: tuple[str, ...] = ()
+    ai: bool = False
+
+
+@dataclass
+class FetchResult:
+    """What the crawl fetched."""
+
+    #: Each origin's documents, by origin (``https://a.example``).
+    documents: dict[str, OriginDocuments] = field(default_factory=dict)
+    #: Each page fetched again, or why it could not be.
+    pages: dict[str, PageRead | str] = field(default_factory=dict)
+    #: Document downloads made (one per document: a counter).
+    downloads: int = 0
+
+    def documents_of(self, origin: Any) -> OriginDocuments | None:
+        """An origin's documents (``None``: none had)."""
+        return self.documents.get(str(origin))
+
+
+#: Fetches the documents (and pages) a recheck needs: a Scrapy crawl.
+Fetcher = Callable[[FetchRequest], FetchResult]
+
+
+class UsageError(Exception):
+    """A wrong option or setting: one line."""
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
+    """The options of ``recheck`` (``project``: ``scrapy rep-recheck``, whose settings
+    are the project's and ``-s``, and whose DATASET is Scrapy's one argument)."""
+    if not project:
+        parser.add_argument("dataset", metavar="DATASET", help="the collection: JSON Lines, "
+                            "CSV, Parquet, an audit trail or its export")  # fmt: skip
+    parser.add_argument(
+        "--purpose",
+        help="REP_PURPOSE: search, ai-train, ai-input, "
+        "comma-separated" + (" (default: the project's)" if project else ""),
+    )
+    parser.add_argument("--column", default="url", help="the field or column of each item's "
+                        "URL (default: url; a dotted path in JSON: metadata.url)")  # fmt: skip
+    parser.add_argument("--format", choices=FORMATS, help="the dataset's format (default: "
+                        "from its name and first line)")  # fmt: skip
+    parser.add_argument("--out", metavar="FILE", help="the items kept, in the dataset's format")
+    parser.add_argument("--removed", metavar="FILE", help="the items removed, in its format")
+    parser.add_argument("--report", metavar="FILE", help="one JSON line per item: its status "
+                        "now and its evidence")  # fmt: skip
+    parser.add_argument("--summary", metavar="FILE", help="the Markdown summary (default: "
+                        "standard output)")  # fmt: skip
+    parser.add_argument("--trail", metavar="FILE", help="the recheck's own audit trail "
+                        "(appended to; `audit verify` checks it)")  # fmt: skip
+    parser.add_argument("--documents", metavar="WARC", help="read the documents from this WARC "
+                        "of captures instead of fetching them now")  # fmt: skip
+    parser.add_argument("--pages", action="store_true", help="fetch each item's page again: its "
+                        "headers and meta decide too")  # fmt: skip
+    parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
+                        "documents could not be had (counted either way)")  # fmt: skip
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress lines on standard error")  # fmt: skip
+    if not project:
+        parser.add_argument("--user-agent", "-A", default=DEFAULT_USER_AGENT,
+                            help=f"USER_AGENT (default: {DEFAULT_USER_AGENT})")  # fmt: skip
+        parser.add_argument("--profile", help="REP_PROFILE: google (default), rfc9309, legacy")
+        parser.add_argument("--no-robotstxt-obey", dest="robotstxt_obey", action="store_false",
+                            help="as ROBOTSTXT_OBEY = False")  # fmt: skip
+        parser.add_argument("-s", "--set", dest="settings", metavar="NAME=VALUE",
+                            action="append", default=[], help="a setting, as a crawl's "
+                            "(REP_PURPOSE_AGENTS=…, REP_OVERRIDES=…; repeatable)")  # fmt: skip
+
+
+def parser(prog: str = "python -m scrapy_rep recheck") -> argparse.ArgumentParser:
+    about = textwrap.fill(
+        "Re-check a stored collection: which of its items a site has since said no to, "
+        "by which signal, line and document, decided as a crawl with these settings would "
+        "decide them now.", width=HELP_WIDTH,
+    )  # fmt: skip
+    recheck = argparse.ArgumentParser(
+        prog=prog, description=about, epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    add_options(recheck)
+    return recheck
+
+
+def settings_of(options: argparse.Namespace) -> dict[str, Any]:
+    """The options of ``python -m scrapy_rep recheck`` as a crawl's settings."""
+    settings: dict[str, Any] = {"USER_AGENT": options.user_agent,
+                                "ROBOTSTXT_OBEY": options.robotstxt_obey}  # fmt: skip
+    for pair in options.settings:
+        name, equals, value = pair.partition("=")
+        if not equals or not name:
+            raise UsageError(f"-s takes NAME=VALUE, got {pair!r}")
+        settings[name.strip()] = value
+    if options.profile:
+        settings["REP_PROFILE"] = options.profile
+    return settings
+
+
+def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None = None) -> int:
+    """``python -m scrapy_rep recheck ARGV`` (the arguments after ``recheck``)."""
+    try:
+        options = parser().parse_args(list(argv))
+    except SystemExit as exit_:
+        return EXIT_KEPT if exit_.code == 0 else EXIT_USAGE
+    try:
+        settings = settings_of(options)
+    except UsageError as error:
+        print(f"scrapy_rep: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return run(options, settings, fetcher, out)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+class Progress:
+    """A progress line on standard error every :data:`PROGRESS_EVERY` seconds of a long
+    run: items read, origins resolved, rate, time left (when the total is known)."""
+
+    def __init__(self, err: TextIO | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.err = err
+        self.clock = clock
+        self.start = self.last = clock()
+        self.total = 0
+
+    def tick(self, items: int, origins: int) -> None:
+        if self.err is None:
+            return
+        now = self.clock()
+        if now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        rate = items / max(now - self.start, 1e-9)
+        left = ""
+        if self.total and rate:
+            left = f", about {max(0.0, (self.total - items) / rate):,.0f} s left"
+        print(f"recheck: {items:,} items read, {origins:,} origins resolved, "
+              f"{rate:,.0f} items/s{left}", file=self.err, flush=True)  # fmt: skip
+
+
+def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
+    """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
+    documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
+    :class:`UsageError` and :class:`WarcError`."""
+    try:
+        config = RepConfig.from_settings(dict(settings))
+    except RepSettingError as error:
+        raise UsageError(str(error)) from None
+    rechecker = Rechecker(config, _identity(settings, purpose_set=True)[0], lambda origin: None)
+    policy = Policy(unreachable_action=config.unreachable_action)
+    rechecker.documents = WarcDocuments(
+        captures(warc), rechecker.rules, rechecker.names, config.profile, policy
+    )
+    return rechecker
+
+
+def _identity(settings: Mapping[str, Any], purpose_set: bool) -> tuple[Identity, str]:
+    user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
+    declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
+    obey = _bool(settings.get("ROBOTSTXT_OBEY", True))
+    return Identity(declared, user_agent, obey, purpose_set), user_agent
+
+
+def run(
+    options: argparse.Namespace,
+    settings: Mapping[str, Any],
+    fetcher: Fetcher | None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The recheck of ``options.dataset`` under ``settings`` (a crawl's); the exit status.
+    ``fetcher``: the crawl that fetches the documents (not needed with a WARC)."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        recheck = Recheck(options, settings, err)
+        fetched = None
+        if recheck.request is not None:
+            if fetcher is None:
+                raise UsageError("no crawl to fetch the documents with: give --documents WARC")
+            fetched = fetcher(recheck.request)
+        return recheck.finish(fetched, out)
+    except (UsageError, DatasetError, WarcError, TrailFileError) as error:
+        print(f"scrapy_rep: error: {error}", file=err)
+        return EXIT_USAGE
+
+
+class Recheck:
+    """One recheck, in two steps around the crawl that fetches its documents: made from
+    the options and settings (the dataset's first pass: :attr:`request`, what the crawl
+    is to fetch; ``None`` with a WARC), then :meth:`finish`. Raises :class:`UsageError`,
+    :class:`DatasetError`, :class:`WarcError`."""
+
+    def __init__(self, options: argparse.Namespace, settings: Mapping[str, Any], err: TextIO):
+        self.options = options
+        self.err = err
+        settings = dict(settings)
+        if options.purpose:
+            settings["REP_PURPOSE"] = options.purpose
+        if not settings.get("REP_PURPOSE"):
+            raise UsageError("give the purpose the collection is for: --purpose (search, "
+                             "ai-train, ai-input)")  # fmt: skip
+        settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
+        try:
+            self.config = config = RepConfig.from_settings(settings)
+        except RepSettingError as error:
+            raise UsageError(str(error)) from None
+        if options.pages and options.documents:
+            raise UsageError("--pages fetches the pages now, with their documents: "
+                             "not with --documents")  # fmt: skip
+        identity, self.user_agent = _identity(settings, purpose_set=True)
+        self.dataset = open_dataset(
+            options.dataset, options.column, config.purpose, options.format or ""
+        )
+        self.progress = Progress(err if options.progress else None)
+        # robots.txt's line for an item it allows only where it is written (report, trail)
+        explain = bool(options.report or options.trail)
+        self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
+        #: What the crawl is to fetch (``None``: the documents come from a WARC).
+        self.request: FetchRequest | None = None
+        if options.documents:
+            captured = captures(options.documents)  # a bad WARC fails before any output
+            policy = Policy(unreachable_action=config.unreachable_action)
+            rechecker.documents = WarcDocuments(
+                captured, rechecker.rules, rechecker.names, config.profile, policy
+            )
+            self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            return
+        origins, pages, total = _origins(self.dataset, options.pages)
+        if not total:
+            raise DatasetError(f"{options.dataset}: no item")
+        self.progress.total = total
+        print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
+              "documents", file=err, flush=True)  # fmt: skip
+        crawl = {**settings, "REP_PURPOSE": config.purpose}
+        self.request = FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
+                                    rechecker.rules.needs_tdmrep)  # fmt: skip
+        self.source = ""
+
+    def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
+        """Every item decided and written; the summary; the exit status."""
+        options, config, rechecker, dataset = (
+            self.options, self.config, self.rechecker, self.dataset
+        )  # fmt: skip
+        if fetched is not None:
+            rechecker.documents = fetched.documents_of
+            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
+                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        about = {
+            "dataset": str(options.dataset),
+            "format": dataset.format,
+            "documents": options.documents or "fetched",
+            "pages": bool(options.pages),
+        }
+        tally = Tally(config.purpose)
+        memo = EvidenceMemo()
+        progress = self.progress
+        with ExitStack() as stack:
+            writers = [
+                None if path is None else stack.enter_context(_Closing(dataset.writer(Path(path))))
+                for path in (options.out, options.removed)
+            ]
+            report = (
+                stack.enter_context(Path(options.report).open("wb")) if options.report else None
+            )
+            trail = None
+            if options.trail:
+                trail = RecheckTrail(Path(options.trail), rechecker, about, self.user_agent)
+                stack.callback(trail.file.close)  # stopped by bad input: no end line
+            read_again = fetched.pages if fetched is not None and options.pages else None
+            for chunk in dataset.chunks():
+                keep = []
+                for item in chunk.items:
+                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo)
+                    tally.add(item, status, said, _origin_name(item.url))
+                    kept = status == Status.KEPT or (
+                        status == Status.UNKNOWN and options.keep_unknown
+                    )
+                    keep.append(kept)
+                    if report is not None:
+                        why = item.problem or (outcome.why if outcome is not None else "")
+                        report.write(encode(item_line(item, status, said, why)))
+                for writer, wanted in zip(writers, (True, False), strict=True):
+                    if writer is not None:
+                        writer.write(chunk, keep if wanted else [not k for k in keep])
+                progress.tick(tally.items, len(tally.origins))
+            head = trail.close(tally.statuses[UNREADABLE]) if trail is not None else ""
+        if not tally.items:
+            raise DatasetError(f"{options.dataset}: no item")
+        identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
+                          f"profile {config.profile}")  # fmt: skip
+        lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
+                                 options.keep_unknown)  # fmt: skip
+        if trail is not None:
+            lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
+                      f"audit verify {options.trail}`)"]  # fmt: skip
+        text = "\n".join(lines) + "\n"
+        if options.summary:
+            Path(options.summary).write_text(text, encoding="utf-8")
+        else:
+            out.write(text)
+        for number, why in tally.unreadable:
+            print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)",
+                  file=self.err)  # fmt: skip
+        if tally.statuses[UNREADABLE]:
+            return EXIT_USAGE
+        removed = tally.statuses[Status.REFUSED] + (
+            0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
+        )
+        return EXIT_REMOVED if removed else EXIT_KEPT
+
+
+class _Closing:
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def __enter__(self) -> Any:
+        return self.writer
+
+    def __exit__(self, *exc: object) -> None:
+        self.writer.close()
+
+
+def _origin_name(url: str) -> str:
+    origin = origin_of(url) if url else None
+    return str(origin) if origin is not None else ""
+
+
+def _origins(dataset: Dataset, pages: bool) -> tuple[list[str], list[str], int]:
+    """The first pass: the dataset's origins (and its URLs, for ``--pages``), in order,
+    and how many items it has."""
+    origins: dict[str, None] = {}
+    urls: dict[str, None] = {}
+    total = 0
+    for chunk in dataset.chunks():
+        for item in chunk.items:
+            total += 1
+            if item.problem:
+                continue
+            origin = origin_of(item.url)
+            if origin is not None:
+                origins[str(origin)] = None
+                if pages:
+                    urls[item.url] = None
+    return list(origins), list(urls), total
+
+
+def _decide(
+    item: Any,
+    rechecker: Rechecker,
+    pages: dict[str, PageRead | str] | None,
+    trail: RecheckTrail | None,
+    memo: EvidenceMemo,
+) -> tuple[str, Evidence, Outcome | None]:
+    """One item's status, evidence and outcome (``None``: its URL could not be read)."""
+    if item.problem:
+        return UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
+    outcome = rechecker.decide(item.url)
+    statements = None
+    fetched_at = 0.0
+    if pages is not None and outcome.status is Status.KEPT:
+        page = pages.get(item.url, "not fetched")
+        if isinstance(page, str):
+            outcome = rechecker.page_failed(outcome, page)
+        else:
+            statements, fetched_at = page.statements, page.time
+            outcome = rechecker.after_fetch(item.url, outcome, statements, page.time, page.image)
+    if trail is not None:
+        trail.item(item, outcome, statements)
+    return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

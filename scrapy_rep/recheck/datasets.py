@@ -1,0 +1,477 @@
+"""The items of a stored collection, read streaming, and the collection written back
+(pure; Parquet with the optional ``pyarrow``).
+
+A dataset is read in chunks (:class:`Chunk`): its items (the URL of each, or why it has
+none) and the data they came from, so that the same chunk can be written back whole or
+in part, each kept line or row exactly as it was:
+
+- JSON Lines (a ``scrapy crawl -O items.jsonl`` output): each line's bytes, newline
+  included; the URL is a field (``--column``, a dotted path for a nested one);
+- CSV: the header line, then each record's bytes (a quoted field may span lines);
+- Parquet (``pyarrow``): record batches, written back with the same schema;
+- an audit trail (``REP_AUDIT_FILE``) or its export (``audit export``): the export's
+  lines, header first; each asset's decision at crawl time is known (``then``).
+
+Nothing is read whole into memory but a trail, which is read through ``audit export``
+(one entry per asset kept). A line that is not JSON, a record without its URL, a URL
+that is not http(s): an item with a :attr:`Item.problem`, written to the removed items
+and counted; a dataset whose first item lacks the URL column, or with no item at all,
+is :class:`DatasetError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Final, Protocol
+
+from scrapy_rep.audit.export import export_lines
+from scrapy_rep.audit.read import TrailError
+from scrapy_rep.urls.origins import origin_of
+
+#: The formats a dataset can be read in (``--format``; by default from its name and
+#: first line).
+FORMATS: Final = ("jsonl", "csv", "parquet", "trail", "export")
+#: Items per chunk of a JSON Lines, CSV or export dataset (a Parquet chunk is a batch).
+CHUNK_ITEMS: Final = 4096
+#: Rows per Parquet record batch read.
+PARQUET_BATCH: Final = 65_536
+#: Statuses of an item at crawl time (a trail or an export).
+KEPT, REFUSED = "kept", "refused"
+
+
+class DatasetError(Exception):
+    """The dataset cannot be read at all: one line saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One item of a dataset."""
+
+    #: Where it is: its line (JSON Lines, an export), the first line of its record (CSV),
+    #: its row (Parquet), 1-based.
+    number: int
+    #: Its URL (``""`` when none could be read: :attr:`problem`).
+    url: str
+    #: Why it has no URL to check (``""``: it has one).
+    problem: str = ""
+    #: What the crawl did with it (a trail or an export: :data:`KEPT` or :data:`REFUSED`
+    #: for a purpose of the recheck; ``None``: not known).
+    then: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Consecutive items and the data they were read from (lines, or a record batch)."""
+
+    items: list[Item]
+    data: Any
+
+
+class ChunkWriter(Protocol):
+    """Writes the kept (or removed) part of each chunk, in the dataset's own format."""
+
+    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Dataset(Protocol):
+    """A collection to re-check."""
+
+    #: One of :data:`FORMATS`.
+    format: str
+    path: Path
+
+    def chunks(self) -> Iterator[Chunk]: ...
+
+    def writer(self, path: Path) -> ChunkWriter: ...
+
+
+def url_problem(url: Any) -> str:
+    """Why ``url`` cannot be re-checked (``""``: it can): not a string, not http(s), no
+    host."""
+    if not isinstance(url, str) or not url:
+        return f"no URL ({json.dumps(url)[:80]})"
+    scheme = url.partition(":")[0].lower()
+    if scheme not in ("http", "https") or origin_of(url) is None:
+        return f"not an http(s) URL: {url[:200]!r}"
+    return ""
+
+
+def _field(record: dict[str, Any], column: str) -> tuple[bool, Any]:
+    """The value of ``column`` in a JSON object: a key, else a dotted path into nested
+    objects (``metadata.url``); whether it is there."""
+    if column in record:
+        return True, record[column]
+    value: Any = record
+    for part in column.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+# --------------------------------------------------------------------------- JSON Lines
+
+
+class LinesWriter:
+    """Writes chosen lines (bytes, newline included) as they were, after the dataset's
+    header line (``source.header``, known once its first chunk is read)."""
+
+    def __init__(self, path: Path, source: Any = None) -> None:
+        self._file: IO[bytes] = path.open("wb")
+        self._source = source
+
+    def _header(self) -> None:
+        source, self._source = self._source, None
+        header = getattr(source, "header", b"")
+        if header:
+            self._file.write(header)
+
+    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
+        if self._source is not None:
+            self._header()
+        write = self._file.write
+        for line, kept in zip(chunk.data, keep, strict=True):
+            if kept:
+                write(line)
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._header()
+        self._file.close()
+
+
+class JsonLines:
+    """A JSON Lines dataset, one object per line (blank lines are no items)."""
+
+    format = "jsonl"
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path = path
+        self.column = column
+
+    def chunks(self) -> Iterator[Chunk]:
+        items: list[Item] = []
+        lines: list[bytes] = []
+        first = True
+        with _opened(self.path) as file:
+            for number, raw in enumerate(file, 1):
+                if not raw.strip():
+                    continue
+                if not raw.endswith(b"\n"):
+                    raw += b"\n"  # the last line, without its newline: written with one
+                try:
+                    record = json.loads(raw)
+                except ValueError as error:
+                    item = Item(number, "", f"not JSON ({error})")
+                else:
+                    item = self._item(number, record, first)
+                first = False
+                items.append(item)
+                lines.append(raw)
+                if len(items) >= CHUNK_ITEMS:
+                    yield Chunk(items, lines)
+                    items, lines = [], []
+        if items:
+            yield Chunk(items, lines)
+
+    def _item(self, number: int, record: Any, first: bool) -> Item:
+        if not isinstance(record, dict):
+            return Item(number, "", "not a JSON object")
+        found, url = _field(record, self.column)
+        if not found:
+            if first:
+                raise DatasetError(
+                    f"{self.path}: line {number} has no {self.column!r} field: name the "
+                    "field that holds each item's URL with --column"
+                )
+            return Item(number, "", f"no {self.column!r} field")
+        return Item(number, url if isinstance(url, str) else "", url_problem(url))
+
+    def writer(self, path: Path) -> ChunkWriter:
+        return LinesWriter(path)
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+class Csv:
+    """A CSV dataset with a header line (UTF-8), the URL in the column named by it."""
+
+    format = "csv"
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path = path
+        self.column = column
+        self.header = b""
+
+    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str], bytes]]:
+        """Each record: the number of its first line, its fields, its bytes."""
+        pending: list[bytes] = []
+        count = [0]
+
+        def lines() -> Iterator[str]:
+            for raw in file:
+                pending.append(raw)
+                count[0] += 1
+                yield raw.decode("utf-8", "replace")
+
+        reader = csv.reader(lines())
+        for row in reader:
+            raw = b"".join(pending)
+            number = count[0] - len(pending) + 1
+            pending.clear()
+            yield number, row, raw
+
+    def chunks(self) -> Iterator[Chunk]:
+        with _opened(self.path) as file:
+            records = self._records(file)
+            try:
+                _, header, raw = next(records)
+            except StopIteration:
+                raise DatasetError(f"{self.path}: an empty CSV file (no header line)") from None
+            except csv.Error as error:
+                raise DatasetError(f"{self.path}: not CSV ({error})") from None
+            names = [name.lstrip("\ufeff").strip() for name in header]
+            if self.column not in names:
+                raise DatasetError(
+                    f"{self.path}: no column {self.column!r} in its header "
+                    f"({', '.join(map(repr, names[:10]))}): name the column that holds "
+                    "each item's URL with --column"
+                )
+            self.header = raw
+            place = names.index(self.column)
+            items: list[Item] = []
+            lines: list[bytes] = []
+            while True:
+                try:
+                    number, row, raw = next(records)
+                except StopIteration:
+                    break
+                except csv.Error as error:
+                    raise DatasetError(f"{self.path}: not CSV ({error})") from None
+                if not row:
+                    continue  # a blank line
+                if not raw.endswith(b"\n"):
+                    raw += b"\n"
+                url = row[place] if place < len(row) else ""
+                problem = url_problem(url) if place < len(row) else "a record without that column"
+                items.append(Item(number, url, problem))
+                lines.append(raw)
+                if len(items) >= CHUNK_ITEMS:
+                    yield Chunk(items, lines)
+                    items, lines = [], []
+            if items:
+                yield Chunk(items, lines)
+
+    def writer(self, path: Path) -> ChunkWriter:
+        return LinesWriter(path, self)
+
+
+# --------------------------------------------------------------------------- Parquet
+
+#: Why Parquet cannot be read without its extra.
+NO_PYARROW: Final = "reading Parquet needs pyarrow (pip install pyarrow; the parquet extra)"
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        raise DatasetError(NO_PYARROW) from None
+    return parquet
+
+
+class Parquet:
+    """A Parquet dataset (``pyarrow``), read and written batch by batch."""
+
+    format = "parquet"
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path = path
+        self.column = column
+        self.schema: Any = None
+
+    def chunks(self) -> Iterator[Chunk]:
+        parquet = _pyarrow()
+        try:
+            file = parquet.ParquetFile(str(self.path))
+        except Exception as error:  # pyarrow's ArrowInvalid and kin: not Parquet
+            raise DatasetError(f"{self.path}: not a Parquet file ({error})") from None
+        self.schema = file.schema_arrow
+        if self.column not in self.schema.names:
+            raise DatasetError(
+                f"{self.path}: no column {self.column!r} ({', '.join(self.schema.names[:10])}):"
+                " name the column that holds each item's URL with --column"
+            )
+        row = 0
+        for batch in file.iter_batches(batch_size=PARQUET_BATCH):
+            items = []
+            for url in batch.column(self.column).to_pylist():
+                row += 1
+                items.append(Item(row, url if isinstance(url, str) else "", url_problem(url)))
+            yield Chunk(items, batch)
+
+    def writer(self, path: Path) -> ChunkWriter:
+        return ParquetWriter(path, self)
+
+
+class ParquetWriter:
+    """Writes chosen rows of each batch, with the dataset's schema (known once its first
+    chunk is read)."""
+
+    def __init__(self, path: Path, source: Parquet) -> None:
+        path.open("wb").close()  # a path that cannot be written fails now
+        self.path = path
+        self._source = source
+        self._writer: Any = None
+
+    def _open(self) -> Any:
+        if self._writer is None:
+            self._writer = _pyarrow().ParquetWriter(str(self.path), self._source.schema)
+        return self._writer
+
+    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
+        import pyarrow
+
+        self._open().write_batch(chunk.data.filter(pyarrow.array(keep, pyarrow.bool_())))
+
+    def close(self) -> None:
+        if self._writer is not None or self._source.schema is not None:
+            self._open().close()
+
+
+# --------------------------------------------------------------------------- trails
+
+
+class Export:
+    """An ``audit export`` (or a trail, read through it): one asset per line after the
+    header; an asset was kept by the crawl, and refused then for a purpose of the
+    recheck only when its preferences say ``disallowed`` for it (``mark``)."""
+
+    def __init__(self, path: Path, purposes: Sequence[str], trail: bool = False) -> None:
+        self.path = path
+        self.purposes = tuple(purposes)
+        self.format = "trail" if trail else "export"
+        self.header = b""
+
+    def _lines(self) -> Iterable[bytes]:
+        if self.format == "trail":
+            try:
+                for line in export_lines(self.path):
+                    yield (line + "\n").encode()
+            except TrailError as error:
+                raise DatasetError(str(error)) from None
+            return
+        with _opened(self.path) as file:
+            yield from file
+
+    def chunks(self) -> Iterator[Chunk]:
+        lines = iter(self._lines())
+        header = next(lines, b"")
+        try:
+            head = json.loads(header) if header.strip() else None
+        except ValueError:
+            head = None
+        if not isinstance(head, dict) or "export" not in head:
+            raise DatasetError(f"{self.path}: not an audit export (no header line)")
+        self.header = header
+        items: list[Item] = []
+        data: list[bytes] = []
+        for number, raw in enumerate(lines, 2):
+            try:
+                asset = json.loads(raw)
+            except ValueError as error:
+                item = Item(number, "", f"not JSON ({error})")
+            else:
+                item = self._item(number, asset)
+            items.append(item)
+            data.append(raw if raw.endswith(b"\n") else raw + b"\n")
+            if len(items) >= CHUNK_ITEMS:
+                yield Chunk(items, data)
+                items, data = [], []
+        if items:
+            yield Chunk(items, data)
+
+    def _item(self, number: int, asset: Any) -> Item:
+        if not isinstance(asset, dict):
+            return Item(number, "", "not a JSON object")
+        url = asset.get("url")
+        preferences = asset.get("preferences")
+        said = preferences if isinstance(preferences, dict) else {}
+        refused = any(said.get(purpose) == "disallowed" for purpose in self.purposes)
+        then = REFUSED if refused else KEPT
+        return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
+
+    def writer(self, path: Path) -> ChunkWriter:
+        return LinesWriter(path, self)
+
+
+# --------------------------------------------------------------------------- opening
+
+
+class _opened:
+    """A dataset file opened for reading, or :class:`DatasetError` saying why not."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self.file: IO[bytes] = path.open("rb")
+        except OSError as error:
+            raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
+
+    def __enter__(self) -> IO[bytes]:
+        return self.file
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+
+
+def format_of(path: Path) -> str:
+    """The format of the dataset at ``path``, from its name and its first line."""
+    name = path.name.lower()
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith(".gz"):
+        return "trail"  # a compressed trail; no other format is read compressed
+    with _opened(path) as file:
+        first = file.readline(1 << 20)
+    if not first.strip():
+        return "csv" if name.endswith(".csv") else "jsonl"
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return "jsonl" if first.lstrip()[:1] in (b"{", b"[") else "csv"
+    if isinstance(head, dict) and head.get("type") == "run" and "prev" in head:
+        return "trail"
+    if isinstance(head, dict) and "export" in head and "trail" in head:
+        return "export"
+    return "jsonl"
+
+
+#: Each format's reader: (path, column, purposes) -> the dataset.
+READERS: Final[dict[str, Callable[[Path, str, Sequence[str]], Dataset]]] = {
+    "jsonl": lambda path, column, purposes: JsonLines(path, column),
+    "csv": lambda path, column, purposes: Csv(path, column),
+    "parquet": lambda path, column, purposes: Parquet(path, column),
+    "trail": lambda path, column, purposes: Export(path, purposes, trail=True),
+    "export": lambda path, column, purposes: Export(path, purposes),
+}
+
+
+def open_dataset(
+    path: str | Path, column: str = "url", purposes: Sequence[str] = (), fmt: str = ""
+) -> Dataset:
+    """The dataset at ``path`` in format ``fmt`` (``""``: :func:`format_of`)."""
+    path = Path(path)
+    if path.is_dir():
+        raise DatasetError(f"{path} is a directory")
+    if not path.exists():
+        raise DatasetError(f"{path}: no such file")
+    return READERS[fmt or format_of(path)](path, column, purposes)

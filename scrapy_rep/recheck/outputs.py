@@ -1,0 +1,321 @@
+"""What a recheck says: the line per item (its status now and its evidence), and the
+counts and Markdown summary of the whole collection (pure).
+
+Each item's evidence names the deciding signal (``robots.txt`` for an Allow/Disallow
+line, a signal's vocabulary: ``aipref``, ``content-signal``, ``tdmrep``, ``rsl``; after
+the fetch the page's ``noindex``…), the document it is in (its URL), the line (or
+tdmrep.json entry) and its text, the document's SHA-256, and when it was fetched or
+captured (with the WARC-Record-ID of a capture).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from scrapy_rep.audit.lines import iso_time
+from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.documents import document_url
+from scrapy_rep.recheck.rechecker import Outcome, Status
+from scrapy_rep.usage.rsl.terms import license_url_of
+from scrapy_rep.verdict import LICENSE, ROBOTS, Allowed, Reason, Refused
+from scrapy_rep.verdict.page import PAGE
+
+#: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
+_PLACE: Final = re.compile(r"\b(?:line|entry) (\d+)\b:? ?(.*)")
+#: The status of an item whose URL could not be read.
+UNREADABLE: Final = "unreadable"
+#: Origins listed in the summary's table of the ones that lost the most items.
+TOP_ORIGINS: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What decided an item, and where it is written."""
+
+    #: The deciding signal (``""``: nothing said anything: kept with no rule).
+    signal: str = ""
+    #: The refusal's reason (``forbidden``, ``purpose``, ``noindex``…; ``""``: none).
+    reason: str = ""
+    #: The purpose denied (a refusal for a purpose).
+    purpose: str = ""
+    document: str = ""
+    #: The line of the document (robots.txt's line, tdmrep.json's entry).
+    document_line: int | None = None
+    text: str = ""
+    sha256: str = ""
+    #: When the document was fetched or captured (ISO 8601 UTC).
+    time: str = ""
+    #: The WARC-Record-ID of its capture.
+    record: str = ""
+
+
+def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
+    """The evidence of one item's status (``fetched_now``: when its page was fetched
+    again, for a refusal after the fetch)."""
+    documents = outcome.documents
+    refusal = outcome.refusal
+    if outcome.page_refusal is not None:
+        return _said(refusal, url, fetched_now)
+    verdict = outcome.verdict
+    kind, key, entry = ROBOTS, None, None
+    if verdict is not None and verdict.used:
+        kind, key, entry = verdict.used[0]
+    if isinstance(refusal, Refused) and refusal.document != ROBOTS:
+        for used in refusal.used:
+            if used[0] == refusal.document:
+                kind, key, entry = used
+        if refusal.document == LICENSE and refusal.signal is not None:
+            key = license_url_of(refusal.signal.source) or key
+    origin = documents.origin if documents is not None else None
+    document = document_url(kind, key if key is not None else origin) if origin else ""
+    sha = entry.sha256 if entry is not None else ""
+    when = iso_time(entry.fetched_at) if entry is not None and entry.fetched_at else ""
+    record = documents.records.get((kind, key), "") if documents is not None else ""
+    base = Evidence(document=document, sha256=sha, time=when, record=record)
+    if outcome.status is Status.UNKNOWN:
+        return _replace(base, signal="unknown", text=outcome.why)
+    if refusal is not None:
+        said = _said(refusal, url, 0.0)
+        return _replace(base, signal=said.signal, reason=said.reason, purpose=said.purpose,
+                        document_line=said.document_line, text=said.text)  # fmt: skip
+    decision = verdict.robots if isinstance(verdict, Allowed) else None
+    if decision is None or decision.line is None:
+        return _replace(base, text=decision.reason if decision is not None else "")
+    return _replace(
+        base, signal="robots.txt", document_line=decision.line, text=decision.line_text or ""
+    )
+
+
+class EvidenceMemo:
+    """:func:`evidence` remembered per outcome: the fast path hands the items of an
+    origin one shared :class:`Outcome` (its allowed items, each refusing line's), whose
+    evidence is the same for each (a refusal after the fetch names its page: not
+    remembered). At most :data:`EVIDENCE_MEMO` outcomes, then it starts again."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Outcome, Evidence]] = {}
+
+    def of(self, url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
+        if outcome.page_refusal is not None:
+            return evidence(url, outcome, fetched_now)
+        known = self._known.get(id(outcome))
+        if known is not None and known[0] is outcome:
+            return known[1]
+        said = evidence(url, outcome, fetched_now)
+        if len(self._known) >= EVIDENCE_MEMO:
+            self._known.clear()
+        self._known[id(outcome)] = (outcome, said)
+        return said
+
+
+#: The most outcomes :class:`EvidenceMemo` keeps.
+EVIDENCE_MEMO: Final = 65_536
+
+
+def _replace(evidence: Evidence, **changes: Any) -> Evidence:
+    values = {name: getattr(evidence, name) for name in Evidence.__slots__}
+    values.update(changes)
+    return Evidence(**values)
+
+
+def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
+    """A refusal's signal, line and text."""
+    assert refusal is not None
+    reason = str(refusal.reason)
+    purpose = refusal.purpose or ""
+    if refusal.signal is not None:
+        source = refusal.signal.source
+        found = _PLACE.search(source)
+        line, text = (int(found.group(1)), found.group(2) or source) if found else (None, source)
+        signal: str = refusal.signal.vocabulary
+    elif refusal.robots is not None and refusal.reason is Reason.FORBIDDEN:
+        signal, line, text = "robots.txt", refusal.robots.line, refusal.robots.line_text or ""
+    else:
+        signal, line, text = reason, None, refusal.message
+    if refusal.document == PAGE:
+        return Evidence(signal, reason, purpose, url, line, text, "", iso_time(fetched))
+    return Evidence(signal, reason, purpose, document_line=line, text=text)
+
+
+def item_line(item: Item, status: str, said: Evidence, why: str = "") -> dict[str, Any]:
+    """The report's line of one item (``--report``), as JSON."""
+    line: dict[str, Any] = {"line": item.number, "url": item.url or None, "status": status}
+    if item.then is not None:
+        line["then"] = item.then
+        line["changed"] = item.then != status
+    for name in Evidence.__slots__:
+        value = getattr(said, name)
+        if value not in ("", None):
+            line[name] = value
+    if why:
+        line["why"] = why
+    return line
+
+
+def encode(line: dict[str, Any]) -> bytes:
+    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+@dataclass
+class _Origin:
+    """One origin's counts."""
+
+    statuses: Counter[str] = field(default_factory=Counter)
+    #: Items refused per purpose.
+    purposes: Counter[str] = field(default_factory=Counter)
+    #: The signal that removed most of its items.
+    signals: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Tally:
+    """The counts of a recheck, for its summary and its exit status: per status, per
+    origin (memory grows with the origins, never the items), per signal and purpose."""
+
+    purposes: tuple[str, ...]
+    statuses: Counter[str] = field(default_factory=Counter)
+    origins: dict[str, _Origin] = field(default_factory=dict)
+    #: ``(then -> now, signal)`` of every item whose status changed since the crawl.
+    changes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    changed_purposes: Counter[str] = field(default_factory=Counter)
+    #: Refusals by signal.
+    signals: Counter[str] = field(default_factory=Counter)
+    #: Items with a crawl-time status (a trail or an export).
+    with_then: int = 0
+    #: The first unreadable items: (line, why).
+    unreadable: list[tuple[int, str]] = field(default_factory=list)
+
+    def add(self, item: Item, status: str, said: Evidence, origin: str) -> None:
+        self.statuses[status] += 1
+        if status == UNREADABLE:
+            if len(self.unreadable) < 20:
+                self.unreadable.append((item.number, item.problem))
+            return
+        counts = self.origins.get(origin)
+        if counts is None:
+            counts = self.origins[origin] = _Origin()
+        counts.statuses[status] += 1
+        signal = _signal_name(said)
+        if status == Status.REFUSED:
+            self.signals[signal] += 1
+            counts.signals[signal] += 1
+            for purpose in (said.purpose,) if said.purpose else self.purposes:
+                counts.purposes[purpose] += 1
+        elif status == Status.UNKNOWN:
+            counts.signals["unknown"] += 1
+        if item.then is not None:
+            self.with_then += 1
+            if item.then != status:
+                self.changes[(f"{item.then} -> {status}", signal)] += 1
+                self.changed_purposes[said.purpose or "every purpose"] += 1
+
+    @property
+    def items(self) -> int:
+        return sum(self.statuses.values())
+
+    @property
+    def removed(self) -> int:
+        return self.items - self.statuses[Status.KEPT]
+
+
+def _signal_name(said: Evidence) -> str:
+    if said.signal == "robots.txt":
+        return "robots.txt Disallow" if said.reason else "robots.txt"
+    return said.signal or "-"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+def summary_markdown(
+    tally: Tally, dataset: str, documents: str, identity: str, keep_unknown: bool
+) -> list[str]:
+    """The summary a person reads: items and origins by status, the changes since the
+    crawl by signal and by purpose, the origins that lost the most items, and the share
+    of items and origins restricted per purpose, in the shape of Consent in Crisis's
+    tables (Longpre et al., arXiv 2407.14933)."""
+    items, origins = tally.items, len(tally.origins)
+    kept = tally.statuses[Status.KEPT]
+    unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
+    lines = [
+        f"## Re-check of `{dataset}`",
+        "",
+        f"- Items: {items:,} over {origins:,} origin(s); purposes: {', '.join(tally.purposes)}",
+        f"- Documents: {documents}",
+        f"- Decided as a crawl would: {identity}",
+        f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are {unknown})",
+        "",
+        "| status | items | share of items | origins with such items |",
+        "|---|---|---|---|",
+    ]
+    for status in (*Status, UNREADABLE):
+        count = tally.statuses[str(status)]
+        having = sum(1 for one in tally.origins.values() if one.statuses[str(status)])
+        if count or status is not UNREADABLE:
+            lines.append(f"| {status} | {count:,} | {_share(count, items)} | {having:,} |")
+    if tally.unreadable:
+        lines += ["", "Unreadable items (first lines): " + "; ".join(
+            f"line {number}: {why}" for number, why in tally.unreadable[:5]
+        )]  # fmt: skip
+    if tally.with_then:
+        lines += ["", "### Changes since the crawl", ""]
+        if tally.changes:
+            lines += ["| then -> now | signal | items |", "|---|---|---|"]
+            for (change, signal), count in tally.changes.most_common():
+                lines.append(f"| {change} | {signal} | {count:,} |")
+            lines += ["", "| purpose | items changed |", "|---|---|"]
+            for purpose, count in tally.changed_purposes.most_common():
+                lines.append(f"| {purpose} | {count:,} |")
+        else:
+            lines.append(f"None: the {tally.with_then:,} item(s) have the status they had.")
+    if tally.signals:
+        lines += ["", "### Refusals by signal", "", "| signal | items |", "|---|---|"]
+        lines += [f"| {signal} | {count:,} |" for signal, count in tally.signals.most_common()]
+    losing = sorted(
+        ((one.statuses[Status.REFUSED] + one.statuses[Status.UNKNOWN], name, one)
+         for name, one in tally.origins.items()),
+        key=lambda row: (-row[0], row[1]),
+    )[:TOP_ORIGINS]  # fmt: skip
+    losing = [row for row in losing if row[0]]
+    if losing:
+        lines += ["", "### The origins that lost the most items", "",
+                  "| origin | items | removed | refused | unknown | mostly by |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
+        for removed, name, one in losing:
+            total = sum(one.statuses.values())
+            by = one.signals.most_common(1)[0][0] if one.signals else "-"
+            lines.append(f"| {name} | {total:,} | {removed:,} | {one.statuses[Status.REFUSED]:,} "
+                         f"| {one.statuses[Status.UNKNOWN]:,} | {by} |")  # fmt: skip
+    lines += _restricted(tally)
+    return lines
+
+
+def _restricted(tally: Tally) -> list[str]:
+    """Per purpose, the share of items refused and of origins that refuse some or all of
+    their items (Consent in Crisis counts tokens and domains "restricted" and "fully
+    restricted"; here items and origins)."""
+    lines = ["", "### Restricted, per purpose (as in Consent in Crisis, arXiv 2407.14933)", "",
+             "| purpose | items refused | share of items | origins restricting | share "
+             "| origins fully restricted | share |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    items = sum(sum(one.statuses.values()) for one in tally.origins.values())
+    origins = len(tally.origins)
+    for purpose in tally.purposes:
+        refused = sum(one.purposes[purpose] for one in tally.origins.values())
+        some = sum(1 for one in tally.origins.values() if one.purposes[purpose])
+        every = sum(
+            1 for one in tally.origins.values()
+            if one.purposes[purpose] and one.purposes[purpose] == sum(one.statuses.values())
+        )  # fmt: skip
+        lines.append(
+            f"| {purpose} | {refused:,} | {_share(refused, items)} | {some:,} | "
+            f"{_share(some, origins)} | {every:,} | {_share(every, origins)} |"
+        )
+    return lines

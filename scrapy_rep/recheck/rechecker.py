@@ -1,0 +1,271 @@
+"""Each stored item decided now, by the crawl's own decisions (pure).
+
+:class:`Rechecker` holds the settings a crawl would decide with (``REP_PURPOSE``,
+``REP_PROFILE``, ``REP_OVERRIDES``, ``REP_PURPOSE_AGENTS``, ``REP_RSL_LICENSES``…, read
+into :class:`~scrapy_rep.settings.RepConfig`, and the crawler's names) and decides one
+URL with :func:`scrapy_rep.verdict.decide` on its origin's documents
+(:class:`~scrapy_rep.recheck.documents.OriginDocuments`), as the crawl's downloader
+middleware and ``check`` decide it; a page fetched again (``--pages``) is decided after
+the fetch with :func:`scrapy_rep.verdict.page.decide_page`, as the crawl's page pass
+decides it. The answer, :class:`Outcome`, is one of three statuses:
+
+- ``kept``: allowed now (the item stays in the collection);
+- ``refused``: the site says no now (robots.txt's Allow/Disallow, an AI-usage signal of
+  robots.txt, tdmrep.json or an RSL license, or with ``--pages`` the page's own
+  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…);
+- ``unknown``: the documents that decide it could not be had (its origin's robots.txt
+  unreachable, given up on, or not captured; a tdmrep.json or license it needs not
+  had, unless what was had refuses it already; a page that could not be fetched again).
+
+The hot path, per item: the item's ``scheme://authority`` looked up in a dict of the
+origins seen (its :class:`~scrapy_rep.urls.origins.Origin` and documents, made once per
+origin), then the one decision.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Final
+
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt.useragent import held_names, product_token
+from scrapy_rep.settings import RepConfig, page_rules, request_rules
+from scrapy_rep.urls.origins import Origin, origin_of
+from scrapy_rep.usage.rsl.document import ABSENT
+from scrapy_rep.usage.tdmrep import NO_FILE
+from scrapy_rep.verdict import (
+    LICENSE,
+    ROBOTS,
+    TDM,
+    Allowed,
+    Obey,
+    Reason,
+    Refused,
+    RequestFacts,
+    Verdict,
+    Wait,
+    decide,
+    obey_of,
+)
+from scrapy_rep.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
+
+
+class Status(str, enum.Enum):
+    """What becomes of an item now."""
+
+    KEPT = "kept"
+    REFUSED = "refused"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: The refusals that mean a document could not be had: its status is unknown.
+_NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
+#: A missing document's absent stand-in, to see whether what was had refuses already.
+_ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """An item's status now, and what decided it."""
+
+    status: Status
+    #: The verdict before the fetch (``None``: its origin's documents were not had).
+    verdict: Verdict | None
+    documents: OriginDocuments | None
+    #: Why its status is unknown (``""``: it is not).
+    why: str = ""
+    #: The page's verdict after the fetch (``--pages``).
+    page: PageVerdict | None = None
+    #: The page's refusal (``noindex``, ``unavailable_after``, a purpose).
+    page_refusal: Refused | None = None
+
+    @property
+    def refusal(self) -> Refused | None:
+        """What refused it: the page, or the verdict before the fetch."""
+        if self.page_refusal is not None:
+            return self.page_refusal
+        return self.verdict if isinstance(self.verdict, Refused) else None
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the recheck decides for: the crawler's declared name (``ROBOTSTXT_USER_AGENT``,
+    else ``USER_AGENT``), the ``User-Agent`` its requests are sent with, and whether
+    robots.txt is obeyed (``ROBOTSTXT_OBEY``) and a purpose set (``REP_PURPOSE``)."""
+
+    declared: str
+    sent: str = ""
+    obey_robots: bool = True
+    purpose_set: bool = True
+
+
+class Rechecker:
+    """Decides items as a crawl with ``config`` and ``identity`` would, on the documents
+    ``documents`` gives for each origin (``None``: none had)."""
+
+    def __init__(
+        self,
+        config: RepConfig,
+        identity: Identity,
+        documents: Callable[[Origin], OriginDocuments | None],
+        explain: bool = True,
+    ) -> None:
+        self.config = config
+        self.identity = identity
+        #: The crawl's request rules; with ``explain``, robots.txt's deciding line kept
+        #: for an item it allows too (the report and the trail name it; a refusal always
+        #: names its line).
+        self.rules = replace(request_rules(config, identity.purpose_set), explain=explain)
+        self.names = held_names(identity.declared, identity.sent)
+        self.agent = self.names[0]
+        self.obey = obey_of(identity.obey_robots, identity.purpose_set)
+        self.page_rules = page_rules(config)
+        #: The tokens a page's scoped statements are read for: every name, then
+        #: ``REP_DIRECTIVE_TOKENS``.
+        extra = (product_token(token) for token in config.directive_tokens)
+        self.tokens = tuple(dict.fromkeys((*(n for n in self.names if n), *extra)))
+        self.noindex_drops = config.noindex_action == "drop"
+        #: Each origin's documents (``None``: none had).
+        self.documents = documents
+        #: The URL's start (``scheme://authority``) -> what is known of its origin, once
+        #: per origin: ``[origin, documents, plain rules, kept, refusals]``. The fast
+        #: path: an origin whose items only its Allow/Disallow lines tell apart has its
+        #: parsed robots.txt as ``plain rules`` (else ``None``), and the outcome its
+        #: allowed items share (``kept``), and the one of the items each of its lines
+        #: refuses (``refusals``, by line), made once instead of once per item.
+        self._origins: dict[str, list[Any]] = {}
+        fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
+        self._fast = fast and not self.rules.agents and not self.rules.overrides
+        #: Decisions made (a load-independent count for the benchmark).
+        self.decisions = 0
+
+    def _known(self, url: str) -> list[Any]:
+        """What is known of ``url``'s origin, remembered by the URL's start up to the
+        first ``/`` after ``//`` (``scheme://authority``, or a little more: the same start
+        is the same origin, the value is made from the URL itself)."""
+        end = url.find("/", url.find("//") + 2)
+        key = url[:end] if end > 0 else url
+        known = self._origins.get(key)
+        if known is None:
+            origin = origin_of(url)
+            documents = None if origin is None else self.documents(origin)
+            plain = self._plain_rules(documents) if self._fast and documents else None
+            known = self._origins[key] = [origin, documents, plain, None, {}]
+        return known
+
+    def forget(self) -> None:
+        """Forget the origins seen (their documents changed)."""
+        self._origins.clear()
+
+    def decide(self, url: str) -> Outcome:
+        """``url``'s status now, before any fetch of the page."""
+        self.decisions += 1
+        known = self._known(url)
+        rules = known[2]
+        if rules is None:
+            return self._decide(url, known[0], known[1])
+        if rules.allowed(url, self.agent):
+            kept = known[3]
+            if kept is None:
+                kept = known[3] = self._decide(url, known[0], known[1])
+            return kept  # type: ignore[no-any-return]
+        line = rules.decide(url, self.agent).line
+        refused = known[4].get(line)
+        if refused is None:
+            refused = known[4][line] = self._decide(url, known[0], known[1])
+        return refused  # type: ignore[no-any-return]
+
+    def _plain_rules(self, documents: OriginDocuments) -> Any:
+        """The origin's robots.txt when its Allow/Disallow lines alone tell its items
+        apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
+        found, nothing given up on), else ``None``. Then every item it allows has the
+        same verdict, made once (:meth:`decide`)."""
+        robots = documents.robots
+        if robots is None or robots.unreachable:
+            return None
+        txt = robots.rules
+        if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
+            return None
+        if self.rules.needs_tdmrep:
+            tdm = documents.known(TDM, documents.origin)
+            if tdm is None or tdm.unreachable or tdm.rules is not NO_FILE:
+                return None
+        return txt
+
+    def _decide(
+        self, url: str, origin: Origin | None, documents: OriginDocuments | None
+    ) -> Outcome:
+        if documents is None or origin is None:
+            return Outcome(Status.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
+        facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
+        verdict = decide(facts, self.rules, documents.known, documents.now)
+        if type(verdict) is Allowed:
+            return Outcome(Status.KEPT, verdict, documents)
+        if isinstance(verdict, Wait):
+            return self._missing(facts, verdict, documents)
+        assert isinstance(verdict, Refused)
+        if verdict.reason in _NOT_HAD:
+            return Outcome(Status.UNKNOWN, verdict, documents, verdict.message)
+        return Outcome(Status.REFUSED, verdict, documents)
+
+    def _missing(self, facts: RequestFacts, wait: Wait, documents: OriginDocuments) -> Outcome:
+        """A document it needs was not had: refused all the same if what was had refuses
+        it (each further document can only add a "no"), else unknown."""
+        what = f"the {wait.document} of {wait.key} was not had"
+        if wait.document == ROBOTS:
+            return Outcome(Status.UNKNOWN, wait, documents, what)
+
+        def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            found = documents.known(kind, key)
+            return found if found is not None else _stand_in(kind)
+
+        verdict = decide(facts, self.rules, or_absent, documents.now)
+        if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
+            return Outcome(Status.REFUSED, verdict, documents)
+        return Outcome(Status.UNKNOWN, wait, documents, what)
+
+    # ------------------------------------------------------------------ after the fetch
+
+    def after_fetch(
+        self,
+        url: str,
+        outcome: Outcome,
+        statements: PageStatements,
+        now: float,
+        image: bool = False,
+    ) -> Outcome:
+        """A kept item's page fetched again: its own statements decide too, as the crawl's
+        page pass decides them (``noindex`` and ``unavailable_after`` drop its items under
+        ``REP_NOINDEX_ACTION = "drop"``; a "no" for a purpose of the recheck)."""
+        verdict = outcome.verdict
+        if outcome.status is not Status.KEPT or not isinstance(verdict, Allowed):
+            return outcome
+        facts = PageFacts(url, self.tokens, verdict.before, image)
+        when = datetime.fromtimestamp(now, timezone.utc)
+        page = decide_page(facts, statements, self.page_rules, when)
+        refusal = page.index if page.index is not None and self.noindex_drops else None
+        refusal = refusal or page.purpose
+        status = Status.REFUSED if refusal is not None else Status.KEPT
+        return replace(outcome, status=status, page=page, page_refusal=refusal)
+
+    def page_failed(self, outcome: Outcome, why: str) -> Outcome:
+        """A kept item's page could not be fetched again: what it says now is not known."""
+        if outcome.status is not Status.KEPT:
+            return outcome
+        return replace(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+
+
+def _stand_in(kind: str) -> CacheEntry[Any] | None:
+    """The absent stand-in of a document that was not had (``None``: robots.txt)."""
+    document = _ABSENT.get(kind)
+    if document is None:
+        return None
+    never = float("inf")
+    return CacheEntry(document, "not had", 0.0, never, never)

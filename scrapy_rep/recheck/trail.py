@@ -1,0 +1,199 @@
+"""The recheck's own audit trail (docs/audit-trail.md, ``item``), in the trail's format
+and chain (:mod:`scrapy_rep.audit.file`), so that ``audit verify`` checks it as it
+checks a crawl's (pure).
+
+One run: its ``run`` line (the settings the items were decided under, ``spider``
+``"recheck"``, and what was re-checked), a ``snapshot`` line and the stored body of each
+document version that decided (a WARC capture's line names its ``warc_record``), one
+``item`` line per item decided, and the ``end`` line with their counts. An ``item`` line
+holds the parts of a crawl's ``url`` record that its decision is re-derived from
+(``robots``, ``usage``, ``tdmrep``, ``rsl``, and with ``--pages`` the page's ``page``),
+with its ``status`` now (``kept``, ``refused``, ``unknown``), ``refused_by`` and ``why``
+(``page`` and ``item_reason`` for a refusal after the fetch), and with a trail or export
+as input its status ``then`` and whether it ``changed``.
+"""
+
+from __future__ import annotations
+
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any, Final
+
+from scrapy_rep.audit import lines
+from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.documents import OriginDocuments, document_url
+from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
+from scrapy_rep.robotstxt.useragent import product_token
+from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused
+from scrapy_rep.verdict.page import PageStatements
+
+#: The ``spider`` of a recheck's run line.
+SPIDER: Final = "recheck"
+#: A refusal after the fetch, as an ``item`` line's ``refused_by`` says it.
+BY_PAGE: Final = "page"
+_KIND_NAMES: Final = {ROBOTS: "robots.txt", TDM: "tdmrep.json", LICENSE: "rsl"}
+
+
+class _Settings:
+    """The crawl settings :func:`scrapy_rep.audit.lines.run_line` reads, for a recheck."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+    def getbool(self, name: str) -> bool:
+        return bool(self.values.get(name))
+
+
+class RecheckTrail:
+    """Writes one recheck's run to the trail at ``path`` (appended to, chained on)."""
+
+    def __init__(
+        self, path: Path, rechecker: Rechecker, about: dict[str, Any], user_agent: str
+    ) -> None:
+        self.file = TrailFile(path)
+        self.run = uuid.uuid4().hex
+        self.rechecker = rechecker
+        identity = rechecker.identity
+        settings = _Settings({
+            "USER_AGENT": user_agent,
+            "ROBOTSTXT_USER_AGENT": identity.declared if identity.declared != user_agent else None,
+            "ROBOTSTXT_OBEY": identity.obey_robots,
+        })  # fmt: skip
+        header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
+        header["recheck"] = about
+        self.file.write(header)
+        #: (sha256, document URL) of the snapshot lines written.
+        self._snapshots: set[tuple[str, str]] = set()
+        self.counts: Counter[str] = Counter()
+
+    def snapshot(
+        self, kind: str, key: Hashable, entry: CacheEntry[Any], documents: OriginDocuments
+    ) -> str:
+        """The snapshot name of ``entry``'s body, stored and announced once (``""``: a
+        document given up on, nothing read)."""
+        if entry.unreachable:
+            return ""
+        url = document_url(kind, key)
+        sha = entry.sha256 or EMPTY_SHA256
+        if (sha, url) in self._snapshots:
+            return sha
+        body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+        self.file.write_snapshot(sha, body)
+        line = lines.snapshot_line(
+            self.run, entry.sha256, _KIND_NAMES[kind], url, entry.final_url, entry.status,
+            entry.outcome, entry.fetched_at, len(body),
+        )  # fmt: skip
+        record = documents.records.get((kind, key))
+        if record:
+            line["warc_record"] = record
+        self.file.write(line)
+        self._snapshots.add((sha, url))
+        return sha
+
+    def item(
+        self,
+        item: Item,
+        outcome: Outcome,
+        statements: PageStatements | None = None,
+    ) -> None:
+        """The ``item`` line of a decided item."""
+        record: dict[str, Any] = {
+            "type": "item",
+            "run": self.run,
+            "time": lines.iso_time(),
+            "line": item.number,
+            "url": item.url,
+            "status": str(outcome.status),
+        }
+        if item.then is not None:
+            record["then"] = item.then
+            record["changed"] = item.then != str(outcome.status)
+        refusal = outcome.refusal
+        if outcome.page_refusal is not None:
+            record["refused_by"] = BY_PAGE
+            record["item_reason"] = str(outcome.page_refusal.reason)
+            record["why"] = outcome.page_refusal.message
+        elif refusal is not None:
+            record["refused_by"] = str(lines.REFUSED_BY.get(refusal.reason, refusal.reason))
+            record["why"] = refusal.message
+        elif outcome.status is Status.UNKNOWN:
+            record["refused_by"] = "unreachable"
+            record["why"] = outcome.why
+        self._documents(record, outcome)
+        if outcome.page is not None and statements is not None:
+            record["page"] = lines.page_part(
+                self.rechecker.tokens, statements.headers, statements.meta
+            )
+        self.counts["items"] += 1
+        self.counts[f"items_{outcome.status}"] += 1
+        self.file.write(record)
+
+    def _documents(self, record: dict[str, Any], outcome: Outcome) -> None:
+        """The document versions the item was decided with: its ``robots`` part, the
+        ``tdmrep`` and ``rsl`` it names and its ``usage`` decision, as a crawl's record."""
+        verdict, documents = outcome.verdict, outcome.documents
+        if verdict is None or documents is None or not verdict.used:
+            return
+        robots_sha = tdm_sha = ""
+        licenses: dict[str, str] = {}
+        for kind, key, entry in verdict.used:
+            sha = self.snapshot(kind, key, entry, documents)
+            if kind == ROBOTS:
+                robots_sha = sha
+            elif kind == TDM:
+                tdm_sha = record["tdmrep"] = sha
+            else:
+                licenses[str(key)] = sha
+        if licenses:
+            record["rsl"] = licenses
+        rechecker = self.rechecker
+        robots = verdict.used[0][2]
+        decision = getattr(verdict, "robots", None)
+        if isinstance(verdict, (Allowed, Refused)):
+            agent = verdict.robots_agent or (
+                verdict.agent if isinstance(verdict, Refused) else rechecker.agent
+            )
+        else:
+            agent = rechecker.agent
+        agent = product_token(agent) or agent
+        names = rechecker.names if len(rechecker.names) > 1 else ()
+        if rechecker.obey is not Obey.ALL:
+            why = "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+            record["robots"] = lines.robots_part(robots_sha, agent, None, None, why, False,
+                                                 agents=names)  # fmt: skip
+        elif decision is not None:
+            why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
+            overridden = expired = ""
+            if isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None:
+                overridden = verdict.overridden.described
+            elif isinstance(verdict, Refused) and verdict.expired is not None:
+                expired = verdict.expired.described
+            record["robots"] = lines.robots_part(
+                robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
+                expired, names,
+            )  # fmt: skip
+        before = getattr(verdict, "before", NOTHING_BEFORE)
+        decision_now = outcome.page.usage if outcome.page is not None else None
+        if decision_now is None and before is not NOTHING_BEFORE:
+            decision_now = before.decision()
+        if decision_now is not None and decision_now.signals:
+            record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
+
+    def close(self, unreadable: int = 0) -> str:
+        """The ``end`` line; the SHA-256 of the trail's last line (its head)."""
+        counts = dict(self.counts)
+        if unreadable:
+            counts["unreadable"] = unreadable
+        self.file.write(lines.end_line(self.run, "finished", counts))
+        head = self.file.prev
+        self.file.close()
+        return head

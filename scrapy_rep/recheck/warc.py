@@ -1,0 +1,197 @@
+"""The documents of a WARC file of robots.txt captures, as Common Crawl publishes them
+per crawl (pure; read with the optional ``warcio``).
+
+Each ``response`` record is an answer to one URL. An origin's robots.txt (and its
+tdmrep.json, and the RSL licenses its robots.txt names, when the file holds them) is read
+by the crawl's own fetch procedure (:class:`~scrapy_rep.fetch.procedure.FetchProcedure`,
+SPEC §4) driven over the records instead of the network: a 2xx is parsed, a 4xx means
+none, a redirect is followed to the record of its target, a 429 or 5xx (or a target not
+captured) means it could not be had (its items are unknown, unless
+``REP_UNREACHABLE_ACTION = "allow"``). The entry is the crawl's
+(:func:`~scrapy_rep.fetch.lifecycle.shared.downloaded_entry`), dated at the capture, with
+the WARC-Record-ID of the capture as its evidence; an origin is decided as of its
+robots.txt's capture time (an override of ``REP_OVERRIDES`` holds until then). The
+latest capture of a URL is the one read.
+
+A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
+gzip member cut short), is :class:`WarcError`: nothing is decided from half a file.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any, Final
+
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
+from scrapy_rep.fetch.procedure import Fetched, FetchProcedure, Follow
+from scrapy_rep.fetch.rsl_kind import (
+    RSL,
+    licenses_not_read,
+    licenses_to_wait_for,
+)
+from scrapy_rep.fetch.rules import Effect, Policy
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.urls.origins import Origin
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
+
+#: Why a WARC cannot be read without its extra.
+NO_WARCIO: Final = "reading a WARC needs warcio (pip install warcio; the warc extra of scrapy_rep)"
+
+
+class WarcError(Exception):
+    """The file cannot be read as a whole WARC: one line saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One ``response`` record: the answer to one URL."""
+
+    status: int
+    location: str | None
+    cache_control: str | None
+    #: The payload (at most 500 KiB and one byte), zlib-compressed.
+    body_zlib: bytes
+    #: WARC-Date, POSIX seconds.
+    date: float
+    record_id: str
+
+
+def _date(value: str | None) -> float:
+    try:
+        return datetime.fromisoformat((value or "").replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def captures(path: str | Path) -> dict[str, Capture]:
+    """Every ``response`` record of the WARC at ``path``, by target URI (the latest
+    capture of each). Raises :class:`WarcError`."""
+    try:
+        from warcio.archiveiterator import ArchiveIterator
+    except ImportError:
+        raise WarcError(NO_WARCIO) from None
+    found: dict[str, Capture] = {}
+    try:
+        file: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise WarcError(f"{path}: cannot read: {error.strerror or error}") from None
+    records = 0
+    with file:
+        try:
+            for record in ArchiveIterator(file):
+                if not str(getattr(record, "format", "")).startswith("warc"):
+                    raise WarcError(f"{path}: not a WARC file")
+                records += 1
+                headers = record.rec_headers
+                if not headers.get_header("Content-Length"):
+                    raise WarcError(f"{path}: cut: record {records} has no length")
+                response = record.rec_type == "response" and record.http_headers is not None
+                body = record.content_stream().read(MAX_BODY_BYTES + 1) if response else b""
+                record.content_stream().read()  # the rest, past what a crawler reads
+                if getattr(record.raw_stream, "limit", 0):
+                    raise WarcError(f"{path}: cut: record {records} is shorter than its length")
+                if not response:
+                    continue
+                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
+                http = record.http_headers
+                status = int(http.get_statuscode() or 0)
+                capture = Capture(
+                    status,
+                    http.get_header("Location"),
+                    http.get_header("Cache-Control"),
+                    zlib.compress(body),
+                    _date(headers.get_header("WARC-Date")),
+                    str(headers.get_header("WARC-Record-ID") or ""),
+                )
+                earlier = found.get(uri)
+                if earlier is None or capture.date >= earlier.date:
+                    found[uri] = capture
+        except WarcError:
+            raise
+        except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
+            raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
+    if not records:
+        raise WarcError(f"{path}: not a WARC file (no record)")
+    return found
+
+
+class WarcDocuments:
+    """The documents a recheck needs, read from the captures of a WARC."""
+
+    def __init__(
+        self,
+        captured: dict[str, Capture],
+        rules: RequestRules,
+        names: Iterable[str],
+        profile: str = "google",
+        policy: Policy | None = None,
+    ) -> None:
+        self.captured = captured
+        self.rules = rules
+        self.names = tuple(names)
+        self.policy = policy or Policy()
+        self.robots: DocumentKind[RobotsTxt] = ROBOTS_TXT.parsed_with(
+            lambda body: parse_robotstxt(body, profile)
+        )
+        #: Documents read (one download each in a crawl: a counter).
+        self.read = 0
+
+    def __call__(self, origin: Origin) -> OriginDocuments | None:
+        """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
+        if origin.robots_url not in self.captured:
+            return None
+        documents = OriginDocuments(origin)
+        robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
+        documents.now = self.captured[origin.robots_url].date
+        if self.rules.needs_tdmrep:
+            self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin)
+        if self.rules.purpose_set and robots is not None and robots.rules.licenses:
+            keys = licenses_to_wait_for(robots.rules.licenses)
+            if licenses_not_read(keys, self.rules.max_licenses) is None:
+                for key in keys:
+                    self._entry(RSL, key, documents, LICENSE, key)
+        return documents
+
+    def _entry(
+        self,
+        kind: DocumentKind[Any],
+        url: str,
+        documents: OriginDocuments,
+        name: str,
+        key: Any,
+    ) -> Any:
+        """The document at ``url`` as the crawl would have it, added to ``documents``
+        (nothing: not captured, so not had)."""
+        if url not in self.captured:
+            return None
+        self.read += 1
+        procedure = FetchProcedure(kind, url)
+        step: Follow | Fetched = procedure.start
+        record = ""
+        date = 0.0
+        while isinstance(step, Follow):
+            capture = self.captured.get(step.url)
+            if capture is None:
+                step = procedure.on_network_error(f"{step.url} not captured in the WARC")
+                break
+            record, date = capture.record_id, capture.date
+            body = zlib.decompress(capture.body_zlib)
+            step = procedure.on_response(
+                capture.status, body, location=capture.location,
+                cache_control=capture.cache_control,
+            )  # fmt: skip
+        if step.effect is Effect.UNREACHABLE:  # not had: the crawl's give-up verdict
+            policy = self.policy
+            waited = policy.max_wait if step.failure is None else policy.wait_limit(step.failure)
+            allow = policy.allows_after_giving_up(waited)
+            entry = gave_up_entry(kind, allow, waited, step.outcome, 0.0, date)
+        else:
+            entry = downloaded_entry(kind, self.policy, step, date)
+        documents.add(name, key, entry, record)
+        return entry

@@ -1,0 +1,91 @@
+"""``audit verify`` on a recheck's ``item`` lines with the page part (``--pages``): the
+page's own statements decided again, so that an item kept although its page says no, or
+refused by its page for what the page does not say, is found."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.rechecker import Identity, Rechecker
+from scrapy_rep.recheck.trail import RecheckTrail
+from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.usage.tdmrep import NO_FILE
+from scrapy_rep.verdict import ROBOTS, TDM
+from scrapy_rep.verdict.page import PageStatements
+from tests.support.trailfactory import encode
+
+BODY = b"User-agent: *\nDisallow: /private\n"
+PAGES = {
+    "https://a.example/plain": PageStatements(),
+    "https://a.example/noindex": PageStatements((("x-robots-tag", "noindex"),)),
+    "https://a.example/noai": PageStatements((("x-robots-tag", "noai"),)),
+}
+
+
+def _trail(path: Path) -> Path:
+    origin = origin_of("https://a.example/")
+    assert origin is not None
+    entry = CacheEntry(parse_robotstxt(BODY), "200 (33 bytes)", time.time(), 1e20, 1e20, 200,
+                       zlib.compress(BODY), sha256=hashlib.sha256(BODY).hexdigest())  # fmt: skip
+    documents = OriginDocuments(origin, now=time.time())
+    documents.add(ROBOTS, origin, entry)
+    documents.add(TDM, origin, CacheEntry(NO_FILE, "404: no tdmrep.json", time.time(), 1e20,
+                                          1e20, 404))  # fmt: skip
+    config = RepConfig.from_settings({"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": "x"})
+    rechecker = Rechecker(config, Identity("mybot"), lambda o: documents)
+    trail = RecheckTrail(path, rechecker, {"dataset": "items.jsonl"}, "mybot")
+    for number, (url, statements) in enumerate(PAGES.items(), 1):
+        outcome = rechecker.after_fetch(url, rechecker.decide(url), statements, time.time())
+        trail.item(Item(number, url), outcome, statements)
+    trail.close()
+    return path
+
+
+def _forged(trail: Path, url: str, **changes: Any) -> Path:
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    for record in records:
+        record.pop("prev")
+        if record.get("type") == "item" and record["url"] == url:
+            record.update(changes)
+    trail.write_bytes(b"".join(encode(records)))
+    return trail
+
+
+def test_a_recheck_with_pages_verifies_clean(tmp_path: Path) -> None:
+    result = verify(_trail(tmp_path / "recheck.jsonl"))
+    assert result.clean, result.findings
+    assert result.records == 3
+
+
+@pytest.mark.parametrize(
+    ("url", "changes", "found"),
+    [
+        ("https://a.example/noindex", {"status": "kept", "refused_by": None}, "its page says no"),
+        ("https://a.example/noai", {"status": "kept", "refused_by": None}, "its page says no"),
+        ("https://a.example/plain", {"status": "refused", "refused_by": "page",
+                                     "item_reason": "noindex"}, "refuses nothing"),
+        ("https://a.example/noai", {"item_reason": "noindex"}, "the page gives purpose"),
+        ("https://a.example/noindex",
+         {"page": {"names": ["mybot"], "headers": [["x-robots-tag", "index"]]}},
+         "refuses nothing"),
+    ],
+)  # fmt: skip
+def test_an_edited_page_decision_is_found(
+    tmp_path: Path, url: str, changes: dict[str, Any], found: str
+) -> None:
+    trail = _forged(_trail(tmp_path / "recheck.jsonl"), url, **changes)
+    result = verify(trail)
+    assert any(f.url == url and found in f.what for f in result.findings), result.findings

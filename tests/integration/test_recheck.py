@@ -1,0 +1,232 @@
+"""``recheck`` on a real crawl's collection after the site changed its mind.
+
+A local site is crawled for ai-train with the trail on; then it changes its robots.txt
+(a new ``Disallow``, a new ``Content-Usage`` line), its tdmrep.json and one page's
+``X-Robots-Tag``. ``python -m scrapy_rep recheck`` on the trail (with ``--pages``), and on
+the same items as JSON Lines, CSV and Parquet, and on a WARC of the new robots.txt and
+tdmrep.json, finds exactly the changed items, each with its signal and line; the filtered
+collection holds the rest; the recheck's trail verifies clean, and an edited one does not.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
+from scrapy_rep.recheck.command import EXIT_REMOVED, Recheck, parser
+from tests.support.localhttp import QuietHandler
+from tests.support.paths import checkout_environment
+from tests.support.recheck import (
+    needs,
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_csv,
+    write_jsonl,
+    write_parquet,
+    write_warc,
+)
+from tests.support.robotsite import BASE_SETTINGS, ItemSpider, collecting_items, crawl
+from tests.support.scrapyproject import make_project
+
+PAGES = ("/ok/1", "/ok/2", "/gone/1", "/train/1", "/tdm/1", "/page/noai")
+BEFORE = {
+    "/robots.txt": "User-agent: *\nDisallow: /private\n",
+    "/.well-known/tdmrep.json": "[]",
+}
+AFTER = {
+    "/robots.txt": (
+        "User-agent: *\nDisallow: /private\nDisallow: /gone\nContent-Usage: /train train-ai=n\n"
+    ),
+    "/.well-known/tdmrep.json": '[{"location": "/tdm/*", "tdm-reservation": 1}]',
+}
+#: What changed, as the recheck must say it: (signal, line or entry, text).
+CHANGED = {
+    "/gone/1": ("robots.txt", 3, "Disallow: /gone"),
+    "/train/1": ("aipref", 4, "Content-Usage: /train train-ai=n"),
+    "/tdm/1": ("tdmrep", 1, '(location "/tdm/*")'),
+    "/page/noai": ("robots-meta", None, "X-Robots-Tag: noai"),
+}
+
+
+class Site(QuietHandler):
+    """The site, as it says now (``state``: path -> body; ``noai``: the page's header)."""
+
+    state: ClassVar[dict[str, str]] = dict(BEFORE)
+    noai: ClassVar[list[bool]] = [False]
+
+    def do_GET(self) -> None:
+        if self.path in self.state:
+            self.send(200, self.state[self.path].encode(), {"Content-Type": "text/plain"})
+            return
+        headers = {"Content-Type": "text/html"}
+        if self.path == "/page/noai" and self.noai[0]:
+            headers["X-Robots-Tag"] = "noai"
+        self.send(200, f"<html><body>{self.path}</body></html>".encode(), headers)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+_SITE_CRAWLED: list[tuple[Path, Path, list[str]]] = []
+
+
+async def _crawled_site(
+    site: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path, list[str]]:
+    """The crawl of the site as it was (once for the module), then the site changed: the
+    trail, the items as ``-O items.jsonl`` writes them, their URLs."""
+    if not _SITE_CRAWLED:
+        tmp_path = tmp_path_factory.mktemp("recheck")
+        trail = tmp_path / "crawl.jsonl"
+        items: list[Any] = []
+        Site.state.update(BEFORE)
+        Site.noai[0] = False
+        settings = {"REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(trail), "ITEM_PIPELINES": {}}
+        urls = [site + path for path in PAGES]
+        await crawl(urls, settings, ItemSpider, collecting_items(items))
+        assert sorted(item["url"] for item in items) == sorted(urls)  # all kept then
+        Site.state.update(AFTER)
+        Site.noai[0] = True
+        dataset = tmp_path / "items.jsonl"
+        write_jsonl(dataset, urls)
+        _SITE_CRAWLED.append((trail, dataset, urls))
+    return _SITE_CRAWLED[0]
+
+
+def _recheck_process(*argv: str) -> tuple[int, str]:
+    """``python -m scrapy_rep recheck ARGV`` in a process of its own (its crawl)."""
+    agent = BASE_SETTINGS["USER_AGENT"]
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "recheck", *argv, "--purpose", "ai-train",
+         "-A", agent, "--no-progress", "-s", "REP_UNREACHABLE_MAX_WAIT=3"],
+        capture_output=True, text=True, timeout=120, check=False, env=checkout_environment(),
+    )  # fmt: skip
+    return result.returncode, result.stdout + result.stderr
+
+
+def _changed(report: Path, site: str) -> dict[str, tuple[str, int | None, str]]:
+    lines = report_lines(report)
+    return {
+        line["url"].removeprefix(site): (line.get("signal"), line.get("document_line"),
+                                         line.get("text"))
+        for line in lines if line["status"] != "kept"
+    }  # fmt: skip
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_trail_rechecked_finds_exactly_what_the_site_changed(
+    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    trail, _, _ = await _crawled_site(site, tmp_path_factory)
+    out, removed, report = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "r.jsonl"
+    own = tmp_path / "recheck.jsonl"
+    code, said = _recheck_process(str(trail), "--pages", f"--out={out}", f"--removed={removed}",
+                                  f"--report={report}", f"--trail={own}")  # fmt: skip
+    assert code == EXIT_REMOVED, said
+    assert _changed(report, site) == CHANGED
+    lines = report_lines(report)
+    assert all(line["then"] == "kept" for line in lines)
+    assert {line["url"] for line in lines if line["changed"]} == {site + p for p in CHANGED}
+    gone = next(line for line in lines if line["url"].endswith("/gone/1"))
+    assert gone["document"] == f"{site}/robots.txt" and len(gone["sha256"]) == 64
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "export" in kept[0]  # the export's header, then the assets still allowed
+    assert sorted(asset["url"] for asset in kept[1:]) == [site + "/ok/1", site + "/ok/2"]
+    assert len(removed.read_text().splitlines()) == 1 + len(CHANGED)
+    assert "| kept -> refused | robots.txt Disallow | 1 |" in said
+    assert verify(own).clean
+    forged = own.read_bytes().replace(b'"status":"refused"', b'"status":"kept"', 1)
+    own.write_bytes(forged)
+    assert not verify(own).clean
+
+
+@pytest_twisted.ensureDeferred
+async def test_json_lines_csv_and_parquet_are_rechecked_alike(
+    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """Each through the library's two steps, its crawl in this process's reactor."""
+    _, jsonl, urls = await _crawled_site(site, tmp_path_factory)
+    csv_path, parquet = tmp_path / "items.csv", tmp_path / "items.parquet"
+    rows = write_csv(csv_path, urls)
+    write_parquet(parquet, urls)
+    before_fetch = {path: said for path, said in CHANGED.items() if path != "/page/noai"}
+    for dataset in (jsonl, csv_path, parquet):
+        report, out = tmp_path / "report.jsonl", tmp_path / f"kept{dataset.suffix}"
+        options = parser().parse_args([str(dataset), "--purpose", "ai-train", "--no-progress",
+                                       f"--report={report}", f"--out={out}"])  # fmt: skip
+        recheck = Recheck(options, {"USER_AGENT": BASE_SETTINGS["USER_AGENT"]}, io.StringIO())
+        assert recheck.request is not None
+        fetched = await fetch_here(recheck.request)
+        assert fetched.downloads == 2  # robots.txt and tdmrep.json, once for the origin
+        assert recheck.finish(fetched, io.StringIO()) == EXIT_REMOVED
+        assert _changed(report, site) == before_fetch, dataset
+    kept = {site + path for path in PAGES} - {site + path for path in before_fetch}
+    assert csv_path.read_bytes().startswith((tmp_path / "kept.csv").read_bytes()[:11])
+    assert (tmp_path / "kept.csv").read_bytes() == b"title,url\r\n" + b"".join(
+        row for row, url in zip(rows, urls, strict=True) if url in kept
+    )
+    table = needs("pyarrow.parquet").read_table(str(tmp_path / "kept.parquet"))
+    assert sorted(table.column("url").to_pylist()) == sorted(kept)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_warc_of_the_new_documents_gives_the_same_items(
+    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    _, jsonl, _ = await _crawled_site(site, tmp_path_factory)
+    warc = tmp_path / "robots.warc.gz"
+    write_warc(warc, [
+        robots_capture(site, AFTER["/robots.txt"]),
+        (f"{site}/.well-known/tdmrep.json", 200, AFTER["/.well-known/tdmrep.json"].encode(), {}),
+    ], compress=True)  # fmt: skip
+    report, own = tmp_path / "report.jsonl", tmp_path / "recheck.jsonl"
+    code, _ = recheck_tool(str(jsonl), "--purpose", "ai-train", "--documents", str(warc),
+                           "-A", BASE_SETTINGS["USER_AGENT"], f"--report={report}",
+                           f"--trail={own}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert _changed(report, site) == {p: s for p, s in CHANGED.items() if p != "/page/noai"}
+    assert all(line["record"].startswith("<urn:uuid:") for line in report_lines(report))
+    assert verify(own).clean
+
+
+def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -> None:
+    """``scrapy rep-recheck`` reads the project's ``USER_AGENT`` and ``REP_PURPOSE``: a
+    group for its crawler's name refuses what another crawler may keep."""
+    project = make_project(tmp_path, 'USER_AGENT = "mybot/1.0"\nREP_PURPOSE = "search"\n')
+    warc = tmp_path / "robots.warc"
+    robots = "User-agent: mybot\nDisallow: /no\n\nUser-agent: *\n"
+    write_warc(warc, [robots_capture("https://a.example", robots)])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes/1"])
+    report = tmp_path / "report.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-recheck", str(dataset), "--documents", str(warc),
+         f"--report={report}", "--no-progress"],
+        cwd=project, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == EXIT_REMOVED, result.stderr
+    statuses = [(line["url"], line["status"]) for line in report_lines(report)]
+    assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
+    assert "agent `mybot`" in result.stdout

@@ -1,0 +1,192 @@
+"""``python -m scrapy_rep recheck`` on documents from a WARC (no crawl): each item's
+status now with its evidence, the collection filtered in its own format, the summary,
+the exit status, and the recheck's own trail that ``audit verify`` checks."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE, Progress
+from tests.support.recheck import (
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_csv,
+    write_jsonl,
+    write_warc,
+)
+from tests.support.trailfactory import encode
+
+ROBOTS_A = "User-agent: *\nDisallow: /private\nContent-Usage: /train train-ai=n\n"
+URLS = [
+    "http://a.example/ok",  # kept: no rule
+    "http://a.example/private/x",  # refused: line 2
+    "http://a.example/train/1",  # refused for ai-train: line 3
+    "http://b.example/x",  # unknown: robots.txt answered 503
+    "http://c.example/x",  # unknown: not captured
+    "http://d.example/y",  # kept: no robots.txt, no tdmrep.json
+    "http://a.example/tdm/1",  # refused by tdmrep.json entry 1
+]
+
+
+def _warc(path: Path) -> list[str]:
+    return write_warc(path, [
+        robots_capture("http://a.example", ROBOTS_A),
+        ("http://a.example/.well-known/tdmrep.json", 200,
+         b'[{"location": "/tdm/*", "tdm-reservation": 1}]', {}),
+        ("http://b.example/robots.txt", 503, b"", {}),
+        ("http://d.example/robots.txt", 404, b"", {}),
+        ("http://d.example/.well-known/tdmrep.json", 404, b"", {}),
+    ])  # fmt: skip
+
+
+def _recheck(tmp_path: Path, dataset: Path, *extra: str) -> tuple[int, str, dict[str, Path]]:
+    paths = {name: tmp_path / f"{name}{dataset.suffix}" for name in ("out", "removed")}
+    paths |= {"report": tmp_path / "report.jsonl", "trail": tmp_path / "trail.jsonl"}
+    warc = tmp_path / "robots.warc"
+    _warc(warc)
+    options = [f"--{name}={path}" for name, path in paths.items()]
+    code, summary = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents",
+                                 str(warc), *options, *extra)  # fmt: skip
+    return code, summary, paths
+
+
+def test_each_item_is_decided_with_its_signal_line_and_document(tmp_path: Path) -> None:
+    dataset = tmp_path / "items.jsonl"
+    lines = write_jsonl(dataset, URLS)
+    code, summary, paths = _recheck(tmp_path, dataset)
+    assert code == EXIT_REMOVED
+    report = {line["url"]: line for line in report_lines(paths["report"])}
+    said = {url: (r["status"], r.get("signal"), r.get("document_line"), r.get("text"))
+            for url, r in report.items()}  # fmt: skip
+    assert said == {
+        URLS[0]: ("kept", None, None, "no rule matches"),
+        URLS[1]: ("refused", "robots.txt", 2, "Disallow: /private"),
+        URLS[2]: ("refused", "aipref", 3, "Content-Usage: /train train-ai=n"),
+        URLS[3]: ("unknown", "unknown", None, report[URLS[3]]["text"]),
+        URLS[4]: ("unknown", "unknown", None, "no robots.txt of http://c.example was had"),
+        URLS[5]: ("kept", None, None, "everything is allowed"),
+        URLS[6]: ("refused", "tdmrep", 1, '(location "/tdm/*")'),
+    }
+    assert "503" in report[URLS[3]]["text"]
+    refused = report[URLS[1]]
+    assert refused["document"] == "http://a.example/robots.txt"
+    assert refused["sha256"] == __import__("hashlib").sha256(ROBOTS_A.encode()).hexdigest()
+    assert refused["time"] == "2025-04-01T12:00:00.000Z" and refused["record"].startswith("<urn:")
+    assert report[URLS[6]]["document"] == "http://a.example/.well-known/tdmrep.json"
+    assert paths["out"].read_bytes() == lines[0] + lines[5]
+    assert paths["removed"].read_bytes() == b"".join(lines[n] for n in (1, 2, 3, 4, 6))
+    assert "| kept | 2 | 28.6 % | 2 |" in summary
+    assert "| refused | 3 | 42.9 % | 1 |" in summary
+    assert "| ai-train | 3 | 42.9 % | 1 | 25.0 % | 0 | 0.0 % |" in summary
+    assert "| http://a.example | 4 | 3 | 3 | 0 |" in summary
+    result = verify(paths["trail"])
+    assert result.clean, result.findings
+    assert (result.records, result.runs) == (7, 1)
+
+
+def test_unknown_items_are_kept_when_asked_and_counted_either_way(tmp_path: Path) -> None:
+    dataset = tmp_path / "items.jsonl"
+    lines = write_jsonl(dataset, [URLS[0], URLS[3]])
+    code, summary, paths = _recheck(tmp_path, dataset, "--keep-unknown")
+    assert code == EXIT_KEPT
+    assert paths["out"].read_bytes() == b"".join(lines)
+    assert "| unknown | 1 | 50.0 % | 1 |" in summary
+
+
+def test_csv_items_are_written_back_with_the_header(tmp_path: Path) -> None:
+    dataset = tmp_path / "items.csv"
+    rows = write_csv(dataset, URLS)
+    code, _, paths = _recheck(tmp_path, dataset)
+    assert code == EXIT_REMOVED
+    assert paths["out"].read_bytes() == b"title,url\r\n" + rows[0] + rows[5]
+
+
+def test_bad_input_is_one_line_and_nothing_is_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b'{"url": "http://a.example/ok"}\n{oops\n{"url": "mailto:x@a.example"}\n')
+    code, _, paths = _recheck(tmp_path, dataset)
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "line 2: not JSON" in err and "line 3: not an http(s) URL" in err
+    assert paths["removed"].read_bytes() == b'{oops\n{"url": "mailto:x@a.example"}\n'
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert _recheck(tmp_path, empty)[0] == EXIT_USAGE
+    assert "no item" in capsys.readouterr().err
+    not_warc = tmp_path / "x.warc"
+    not_warc.write_bytes(b"hello\n")
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(not_warc))
+    assert code == EXIT_USAGE and "not a WARC" in capsys.readouterr().err
+    assert recheck_tool(str(dataset), "--documents", str(not_warc))[0] == EXIT_USAGE
+    assert "--purpose" in capsys.readouterr().err
+    bad = ["--purpose", "ai-train", "-s", "REP_PROFILE=nope", "--documents", str(not_warc)]
+    assert recheck_tool(str(dataset), *bad)[0] == EXIT_USAGE
+    assert "REP_PROFILE" in capsys.readouterr().err
+
+
+def _edited(trail: Path, url: str, **changes: Any) -> Path:
+    """The trail with the item line of ``url`` changed, and the chain made again (a forger
+    who recomputes the hashes)."""
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    for record in records:
+        record.pop("prev")
+        if record.get("type") == "item" and record["url"] == url:
+            record.update(changes)
+            for name in [name for name, value in changes.items() if value is None]:
+                del record[name]
+    forged = trail.with_name("forged.jsonl")
+    forged.write_bytes(b"".join(encode(records)))
+    forged.with_name("forged.jsonl.d").symlink_to(trail.with_name(trail.name + ".d"))
+    return forged
+
+
+@pytest.mark.parametrize(
+    ("url", "changes", "found"),
+    [
+        (URLS[1], {"status": "kept", "refused_by": None, "why": None}, "disallows it"),
+        (URLS[2], {"status": "kept", "refused_by": None, "why": None}, "ai-train denied"),
+        (URLS[6], {"status": "kept", "refused_by": None, "why": None}, "tdmrep.json"),
+        (URLS[0], {"status": "refused", "refused_by": "robots.txt"}, "it allows it"),
+        (URLS[1], {"robots": {"agent": "scrapy", "line": 3, "rule": "x",
+                              "snapshot": "%s"}}, "the snapshot gives line 2"),
+    ],
+)  # fmt: skip
+def test_an_edited_item_fails_verify(
+    tmp_path: Path, url: str, changes: dict[str, Any], found: str
+) -> None:
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, URLS)
+    _, _, paths = _recheck(tmp_path, dataset)
+    trail = paths["trail"]
+    robots = changes.get("robots")
+    if robots is not None:
+        robots["snapshot"] = __import__("hashlib").sha256(ROBOTS_A.encode()).hexdigest()
+    result = verify(_edited(trail, url, **changes))
+    assert not result.clean
+    assert any(f.url == url and found in f.what for f in result.findings), result.findings
+    raw = trail.read_bytes().replace(b'"status":"refused"', b'"status":"kept"', 1)
+    trail.write_bytes(raw)
+    assert not verify(trail).clean  # an edit without the chain made again: broken
+
+
+def test_progress_says_items_origins_rate_and_time_left() -> None:
+    err = io.StringIO()
+    now = [0.0]
+    progress = Progress(err, lambda: now[0])
+    progress.total = 1000
+    progress.tick(10, 1)
+    assert err.getvalue() == ""  # not before 2 s
+    now[0] = 4.0
+    progress.tick(400, 12)
+    assert err.getvalue() == (
+        "recheck: 400 items read, 12 origins resolved, 100 items/s, about 6 s left\n"
+    )

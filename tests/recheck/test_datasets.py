@@ -1,0 +1,117 @@
+"""The items of a dataset, and the dataset written back line for line, row for row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck.datasets import DatasetError, Item, format_of, open_dataset
+from tests.support.recheck import needs, write_csv, write_jsonl, write_parquet
+
+URLS = ["https://a.example/1", "https://a.example/2", "http://b.example/x?q=1"]
+
+
+def _items(path: Path, **options: str) -> list[Item]:
+    return [item for chunk in open_dataset(path, **options).chunks() for item in chunk.items]
+
+
+def _write_half(path: Path, out: Path, **options: str) -> None:
+    """Keep every other item (the first, the third…)."""
+    dataset = open_dataset(path, **options)
+    writer = dataset.writer(out)
+    for chunk in dataset.chunks():
+        writer.write(chunk, [n % 2 == 0 for n in range(len(chunk.items))])
+    writer.close()
+
+
+def test_json_lines_are_written_back_byte_for_byte(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    lines = write_jsonl(path, URLS)
+    assert [(i.number, i.url, i.problem) for i in _items(path)] == [
+        (1, URLS[0], ""), (2, URLS[1], ""), (3, URLS[2], "")
+    ]  # fmt: skip
+    _write_half(path, tmp_path / "kept.jsonl")
+    assert (tmp_path / "kept.jsonl").read_bytes() == lines[0] + lines[2]
+
+
+def test_a_bad_line_is_an_item_with_a_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(
+        b'{"url": "https://a.example/1"}\n{not json\n\n["a list"]\n{"url": "ftp://x.example/f"}\n'
+        b'{"title": "no url"}\n{"url": 7}'
+    )
+    found = [(i.number, i.url, i.problem.split(" (")[0].split(":")[0]) for i in _items(path)]
+    assert found == [
+        (1, "https://a.example/1", ""),
+        (2, "", "not JSON"),
+        (4, "", "not a JSON object"),
+        (5, "ftp://x.example/f", "not an http(s) URL"),
+        (6, "", "no 'url' field"),
+        (7, "", "no URL"),
+    ]
+    nested = tmp_path / "nested.jsonl"
+    nested.write_bytes(b'{"meta": {"url": "https://a.example/n"}}\n')
+    assert [i.url for i in _items(nested, column="meta.url")] == ["https://a.example/n"]
+
+
+def test_a_first_line_without_the_column_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    write_jsonl(path, URLS, column="link")
+    with pytest.raises(DatasetError, match=r"line 1 has no .url. field.*--column"):
+        _items(path)
+    assert [i.url for i in _items(path, column="link")] == URLS
+
+
+def test_csv_records_are_written_back_as_they_were_a_field_over_two_lines_too(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "items.csv"
+    rows = write_csv(path, URLS)
+    found = _items(path)
+    assert [(i.number, i.url) for i in found] == [(2, URLS[0]), (3, URLS[1]), (5, URLS[2])]
+    _write_half(path, tmp_path / "kept.csv")
+    assert (tmp_path / "kept.csv").read_bytes() == b"title,url\r\n" + rows[0] + rows[2]
+    with pytest.raises(DatasetError, match="no column 'link'"):
+        _items(path, column="link")
+
+
+def test_parquet_rows_are_written_back_with_the_schema(tmp_path: Path) -> None:
+    parquet = needs("pyarrow.parquet")
+    path = tmp_path / "items.parquet"
+    write_parquet(path, URLS)
+    assert [i.url for i in _items(path)] == URLS
+    _write_half(path, tmp_path / "kept.parquet")
+    table = parquet.read_table(str(tmp_path / "kept.parquet"))
+    assert table.to_pydict() == {"url": [URLS[0], URLS[2]], "n": [0, 2]}
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DatasetError, match="not a Parquet file"):
+        _items(tmp_path / "bad.parquet")
+
+
+def test_the_format_is_told_by_the_name_and_the_first_line(tmp_path: Path) -> None:
+    trail = tmp_path / "t.jsonl"
+    trail.write_text('{"type":"run","run":"x","prev":""}\n')
+    export = tmp_path / "e.jsonl"
+    export.write_text('{"export":1,"trail":"t.jsonl"}\n')
+    plain = tmp_path / "p.jsonl"
+    write_jsonl(plain, URLS)
+    assert [format_of(p) for p in (trail, export, plain)] == ["trail", "export", "jsonl"]
+    assert format_of(tmp_path / "x.parquet") == "parquet"
+    with pytest.raises(DatasetError, match="no such file"):
+        open_dataset(tmp_path / "missing.jsonl")
+    with pytest.raises(DatasetError, match="is a directory"):
+        open_dataset(tmp_path)
+
+
+def test_an_export_says_what_the_crawl_did_then(tmp_path: Path) -> None:
+    path = tmp_path / "export.jsonl"
+    path.write_text(
+        '{"export":1,"trail":"t.jsonl","head":"h","lines":3}\n'
+        '{"asset":"page","url":"https://a.example/1","preferences":{"ai-train":"allowed"}}\n'
+        '{"asset":"page","url":"https://a.example/2","preferences":{"ai-train":"disallowed"}}\n'
+    )
+    found = [(i.number, i.url, i.then) for i in _items(path, purposes=("ai-train",))]  # type: ignore[arg-type]
+    assert found == [(2, "https://a.example/1", "kept"), (3, "https://a.example/2", "refused")]
+    _write_half(path, tmp_path / "kept.jsonl", purposes=("ai-train",))  # type: ignore[arg-type]
+    assert (tmp_path / "kept.jsonl").read_text().splitlines() == path.read_text().splitlines()[:2]

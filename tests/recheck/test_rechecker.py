@@ -1,0 +1,125 @@
+"""One item's status now, by the crawl's decisions: the fast path says what the full
+decision says, a document not had makes an item unknown unless what was had refuses it,
+and a page fetched again decides too."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
+from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.urls.origins import Origin, origin_of
+from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
+from scrapy_rep.verdict import ROBOTS, TDM, Refused
+from scrapy_rep.verdict.page import PageStatements
+
+NEVER = float("inf")
+ROBOTS_FILES = {
+    "https://a.example": "User-agent: *\nDisallow: /private\nDisallow: /tmp\nAllow: /private/ok\n",
+    "https://b.example": "User-agent: mybot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+    "https://c.example": "User-agent: *\nDisallow: /x\nContent-Usage: /train train-ai=n\n",
+    "https://d.example": "",
+}
+PATHS = ("/", "/private/1", "/private/ok/2", "/tmp/3", "/x/4", "/train/5", "/y")
+
+
+def _entry(document: Any) -> CacheEntry[Any]:
+    return CacheEntry(document, "200", time.time(), NEVER, NEVER)
+
+
+def _documents(tdm: dict[str, Any] | None = None) -> dict[str, OriginDocuments]:
+    found = {}
+    for name, text in ROBOTS_FILES.items():
+        origin = origin_of(name + "/")
+        assert origin is not None
+        documents = OriginDocuments(origin, now=time.time())
+        documents.add(ROBOTS, origin, _entry(parse_robotstxt(text.encode())))
+        if tdm is not None and name in tdm:
+            documents.add(TDM, origin, _entry(tdm[name]))
+        found[name] = documents
+    return found
+
+
+def _rechecker(purpose: str, explain: bool, tdm: dict[str, Any] | None = None) -> Rechecker:
+    documents = _documents(tdm)
+
+    def known(origin: Origin) -> OriginDocuments | None:
+        return documents.get(str(origin))
+
+    config = RepConfig.from_settings({"REP_PURPOSE": purpose})
+    return Rechecker(config, Identity("mybot/1.0"), known, explain)
+
+
+def _said(outcome: Outcome) -> tuple[Any, ...]:
+    refusal = outcome.refusal
+    line = refusal.line if isinstance(refusal, Refused) else None
+    return outcome.status, line, refusal.message if refusal is not None else outcome.why
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm)
+    urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 2
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    statuses = {u: fast.decide(u).status for u in urls}
+    assert statuses["https://a.example/private/1"] is Status.REFUSED
+    assert statuses["https://a.example/private/ok/2"] is Status.KEPT
+    assert statuses["https://b.example/y"] is Status.REFUSED
+    expected = Status.REFUSED if purpose == "ai-train" else Status.KEPT
+    assert statuses["https://c.example/train/5"] is expected
+    # the allowed items of a plain origin share one outcome; one per refusing line
+    assert fast.decide("https://a.example/") is fast.decide("https://a.example/y")
+    assert fast.decide("https://a.example/tmp/1") is fast.decide("https://a.example/tmp/2")
+    assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
+
+
+def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
+    rechecker = _rechecker("ai-train", True)  # no tdmrep.json had at all
+    assert rechecker.decide("https://a.example/y").status is Status.UNKNOWN
+    assert "tdmrep.json" in rechecker.decide("https://a.example/y").why
+    assert rechecker.decide("https://a.example/private/1").status is Status.REFUSED
+    assert rechecker.decide("https://c.example/train/5").status is Status.REFUSED
+    assert rechecker.decide("https://e.example/").status is Status.UNKNOWN  # no robots.txt
+    reserved = parse_tdmrep(b'[{"location": "/y", "tdm-reservation": 1}]')
+    with_tdm = _rechecker("ai-train", True, {"https://a.example": reserved})
+    refused = with_tdm.decide("https://a.example/y")
+    assert refused.status is Status.REFUSED and refused.refusal is not None
+    assert refused.refusal.document == TDM
+
+
+def test_a_page_fetched_again_decides_too() -> None:
+    rechecker = _rechecker("ai-train", True, {name: NO_FILE for name in ROBOTS_FILES})
+    url = "https://a.example/y"
+    before = rechecker.decide(url)
+    assert before.status is Status.KEPT
+    now = time.time()
+    says = {
+        "nothing": PageStatements(),
+        "noindex": PageStatements((("x-robots-tag", "noindex"),)),
+        "noai": PageStatements((("x-robots-tag", "noai"),)),
+        "other bot": PageStatements((("x-robots-tag", "otherbot: noindex"),)),
+        "own name": PageStatements((), (("mybot", "noai"),)),
+    }
+    found = {}
+    for name, statements in says.items():
+        after = rechecker.after_fetch(url, before, statements, now)
+        refusal = after.page_refusal
+        found[name] = (after.status, None if refusal is None else str(refusal.reason))
+    assert found == {
+        "nothing": (Status.KEPT, None),
+        "noindex": (Status.REFUSED, "noindex"),
+        "noai": (Status.REFUSED, "purpose"),
+        "other bot": (Status.KEPT, None),
+        "own name": (Status.REFUSED, "purpose"),
+    }
+    failed = rechecker.page_failed(before, "HttpError: 404")
+    assert failed.status is Status.UNKNOWN and "404" in failed.why
+    refused = rechecker.decide("https://a.example/private/1")
+    assert rechecker.after_fetch(url, refused, says["nothing"], now) is refused

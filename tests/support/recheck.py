@@ -1,0 +1,96 @@
+"""What the recheck's tests build: WARC files of captures (with warcio, as Common Crawl's
+robots.txt WARCs are laid out), datasets in each format, and the tool as the tests run
+it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.recheck.command import main
+
+#: When the captures of :func:`write_warc` are dated, unless told.
+CAPTURED = "2025-04-01T12:00:00Z"
+
+
+def needs(module: str) -> Any:
+    """The optional module ``module`` (an extra of the recheck), or the test skips saying
+    which extra it needs."""
+    return pytest.importorskip(module, reason=f"{module} is not installed (the test extra has it)")
+
+
+def write_warc(
+    path: Path,
+    captures: Iterable[tuple[str, int, bytes, dict[str, str]]],
+    date: str = CAPTURED,
+    compress: bool = False,
+) -> list[str]:
+    """A WARC of ``response`` records (URL, status, body, headers); their record IDs."""
+    writer_module = needs("warcio.warcwriter")
+    from warcio.statusandheaders import StatusAndHeaders
+
+    ids = []
+    with path.open("wb") as file:
+        writer = writer_module.WARCWriter(file, gzip=compress)
+        for url, status, body, headers in captures:
+            http = StatusAndHeaders(f"{status} X", list(headers.items()), protocol="HTTP/1.1")
+            record = writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), http_headers=http,
+                warc_headers_dict={"WARC-Date": date},
+            )  # fmt: skip
+            ids.append(record.rec_headers.get_header("WARC-Record-ID"))
+            writer.write_record(record)
+            record.raw_stream.close()  # warcio's buffer of the payload
+    return ids
+
+
+def robots_capture(origin: str, text: str) -> tuple[str, int, bytes, dict[str, str]]:
+    return (f"{origin}/robots.txt", 200, text.encode(), {"Content-Type": "text/plain"})
+
+
+def write_jsonl(path: Path, urls: Sequence[str], column: str = "url") -> list[bytes]:
+    """One item per URL (with a title, as a spider's items have); the lines written."""
+    lines = [
+        (json.dumps({column: url, "title": f"page {n}", "text": "a b"}) + "\n").encode()
+        for n, url in enumerate(urls)
+    ]
+    path.write_bytes(b"".join(lines))
+    return lines
+
+
+def write_csv(path: Path, urls: Sequence[str]) -> list[bytes]:
+    """A header and one record per URL (one with a quoted field over two lines)."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["title", "url"])
+    rows = []
+    for n, url in enumerate(urls):
+        start = out.tell()
+        writer.writerow([f"page {n}\nsecond line" if n == 1 else f"page {n}", url])
+        rows.append(out.getvalue()[start:].encode())
+    path.write_bytes(out.getvalue().encode())
+    return rows
+
+
+def write_parquet(path: Path, urls: Sequence[str]) -> None:
+    pyarrow = needs("pyarrow")
+    parquet = needs("pyarrow.parquet")
+    table = pyarrow.table({"url": list(urls), "n": list(range(len(urls)))})
+    parquet.write_table(table, str(path))
+
+
+def recheck_tool(*argv: str) -> tuple[int, str]:
+    """``python -m scrapy_rep recheck ARGV`` in this process, with no crawl (documents
+    from a WARC): (exit status, the summary on stdout)."""
+    out = io.StringIO()
+    return main([*argv, "--no-progress"], out), out.getvalue()
+
+
+def report_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
