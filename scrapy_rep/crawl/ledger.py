@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from scrapy_rep.verdict import Reason, Refused
-    from scrapy_rep.verdict.page import PageFacts, PageStatements
+    from scrapy_rep.verdict.page import PageFacts, PageStatements, PageVerdict
 
 
 class PageLedger:
@@ -52,15 +52,26 @@ class PageLedger:
         return sum(self.dropped.values())
 
 
+class PageRead(Protocol):
+    """What the page pass read of a page and decided
+    (:class:`scrapy_rep.crawl.page.pagestate.Page`)."""
+
+    @property
+    def facts(self) -> PageFacts | None: ...
+
+    @property
+    def statements(self) -> PageStatements: ...
+
+    @property
+    def verdict(self) -> PageVerdict | None: ...
+
+
 class LedgerReader(Protocol):
-    """What reads a page's ledger once its output is through."""
+    """What reads a page's ledger once its output is through, with what the page pass
+    read of the page and decided (``page``: its own, never ``response.meta``'s)."""
 
     def page_done(
-        self,
-        response: Response,
-        ledger: PageLedger,
-        facts: PageFacts | None = None,
-        statements: PageStatements | None = None,
+        self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None: ...
 
 

@@ -5,7 +5,11 @@ usage decision for the crawl's purposes (the origin's signals, the page's own an
 RSL licenses) and whether its output passes every gate untouched, each once per
 response object and never from ``response.meta`` (spiders copy a page's meta into the
 requests they yield). Reading never fails a page: a bug or a broken page counts as
-having nothing to say, logged once and counted in ``rep/directives/errors``. Used by
+having nothing to say, logged once and counted in ``rep/directives/errors``. One per crawl
+(:meth:`PageState.of`), shared by
+:class:`scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`, which reads each
+page as it arrives (whichever way the response then goes: callback, errback, or an
+``engine.download_async`` call), and by
 :class:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` and its gates
 (:mod:`scrapy_rep.crawl.page.itemgate`, :mod:`scrapy_rep.crawl.page.linkgate`).
 """
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
     crawler_tokens,
@@ -41,6 +46,7 @@ from scrapy_rep.verdict.page import (
 )
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -56,6 +62,9 @@ _MAX_NAME_SETS: Final = 256
 
 #: :attr:`Page.images` before the page's images were looked for.
 NOT_READ: Final = object()
+
+#: The page state of each crawl (:meth:`PageState.of`).
+_STATES: WeakKeyDictionary[Crawler, PageState] = WeakKeyDictionary()
 
 
 class Page:
@@ -108,6 +117,15 @@ class PageState:
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
 
+    @classmethod
+    def of(cls, crawler: Crawler) -> PageState:
+        """The crawl's page state, shared by the components that read pages (one read
+        and one verdict per response object, whichever component asks first)."""
+        state = _STATES.get(crawler)
+        if state is None:
+            state = _STATES[crawler] = cls(crawler, config_of(crawler))
+        return state
+
     def passes_all(
         self, directives: PageDirectives, refusal: Refused | None, response: Response
     ) -> bool:
@@ -127,12 +145,14 @@ class PageState:
             or (self.config.rel_nofollow and may_link_nofollow(response))
         )
 
-    def read(self, response: Response) -> Page:
-        """Read ``response`` once, before its callback (the page pass's input): its verdict,
-        its ``rep/directives/…_pages`` stats, and whether its output passes every gate
-        untouched. The gates are handed the :class:`Page` (and its verdict) from here on."""
+    def read(self, response: Response, request: Request | None = None) -> Page:
+        """Read ``response`` once, as it arrives or before its callback: its verdict, its
+        ``rep/directives/…_pages`` stats, and whether its output passes every gate
+        untouched. The gates are handed the :class:`Page` (and its verdict) from here on.
+        ``request``: the request it answers, when the response does not name it yet (a
+        downloader middleware sees an answer of the HTTP cache so)."""
         page = self.page_of(response)
-        verdict = self.verdict_of(response, page)
+        verdict = self.verdict_of(response, page, request)
         directives = verdict.directives
         if directives is not EMPTY:
             self.count_page(directives)
@@ -154,12 +174,15 @@ class PageState:
             page = self.pages[response] = Page()
         return page
 
-    def verdict_of(self, response: Response, page: Page | None = None) -> PageVerdict:
+    def verdict_of(
+        self, response: Response, page: Page | None = None, request: Request | None = None
+    ) -> PageVerdict:
         """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
         decided once per response object, never taken from ``response.meta``: spiders often
         copy a page's meta into the requests they yield, and a child page must not inherit
         its parent's directives. Reading never fails a page: what cannot be read counts as
-        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it.
+        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it;
+        ``request``: as :meth:`read` says.
 
         A failure reading its facts or its statements counts as "directives" not read, one
         deciding it as "usage signals" not read (:meth:`failed`)."""
@@ -170,7 +193,7 @@ class PageState:
             return verdict
         facts = None
         try:
-            facts = self._facts(response)
+            facts = self._facts(response, request)
             statements = read_statements(
                 response, facts.tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
             )
@@ -191,11 +214,12 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
         return verdict
 
-    def _facts(self, response: Response) -> PageFacts:
+    def _facts(self, response: Response, request: Request | None = None) -> PageFacts:
         """The page's facts: the names its request was decided for (its tokens), what the
         origin's documents said before it was sent, whether it is an image, and the
         ``noimageai`` of the page that showed it (its request carries the record)."""
-        request = response.request
+        if response.request is not None:
+            request = response.request
         tokens = self.tokens
         before = NOTHING_BEFORE
         embedded = ""

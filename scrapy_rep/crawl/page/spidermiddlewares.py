@@ -38,7 +38,6 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
 from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
@@ -50,7 +49,6 @@ from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepConfig
 from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
@@ -65,12 +63,13 @@ logger = logging.getLogger(__name__)
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
     """Reads page-level directives and gates items and requests by them (SPEC §6)."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.config = config = config if config is not None else config_of(crawler)
+        #: Each response's directives and usage decision, read once (the crawl's, shared
+        #: with :class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`).
+        self.page = page = PageState.of(crawler)
+        self.config = config = page.config
         self.stats = crawler.stats
-        #: Each response's directives and usage decision, read once.
-        self.page = page = PageState(crawler, config)
         self.tokens = page.tokens
         self.usage = page.usage
         self.licenses = page.licenses
@@ -119,7 +118,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     # ------------------------------------------------------------------ input
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
-        """Put the directives on ``response.meta`` before the callback runs."""
+        """Put the directives on ``response.meta`` before the callback runs (done as the
+        page arrived, by ``PageVerdictMiddleware``, unless another component replaced the
+        response since)."""
+        page = self.page.pages.get(response)
+        if page is not None and page.verdict is not None:
+            return
         page = self.page.read(response)
         verdict = page.verdict
         assert verdict is not None  # read() decides it
@@ -206,7 +210,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         ledger, page.ledger = page.ledger, None
         for reader in self._ledger_readers:
             try:
-                reader.page_done(response, ledger, page.facts, page.statements)
+                reader.page_done(response, ledger, page)
             except Exception:  # the page's output is through; a bug of ours must not cost it
                 inc(self.stats, "rep/audit/errors")
                 logger.exception("scrapy_rep internal error recording %s", response)

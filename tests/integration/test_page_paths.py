@@ -1,0 +1,175 @@
+"""One page, one verdict, one ledger, whatever path its response takes (docs/decisions.md,
+'One page, one verdict', 'One performer of refusals, one ledger of a page's output'):
+a response that reaches the spider through an errback only (HttpErrorMiddleware's 404s,
+with or without output), a spider middleware's ``process_spider_exception`` output, a
+page fetched with ``engine.download_async`` inside a callback, a request sent as another
+crawler that nothing decided before the fetch, an ``unavailable_after`` that passes
+while the callback runs. Each crawl runs with Scrapy's HTTP cache on too (its second
+run answered from the cache), and in each the audit trail, the report and the stats
+count every page alike and ``audit verify`` finds nothing.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+from scrapy import Request, Spider
+
+from scrapy_rep.audit.cli import main as audit_main
+from scrapy_rep.crawl.report import RepReport
+from tests.support.audittrail import url_records
+from tests.support.robotsite import HTML, Reply, Sites, crawl, html_page, robots
+
+#: Scrapy's other components that change a response's path: alone, and the HTTP cache
+#: (the crawl is run twice: its second run's responses come from the cache).
+WITH = {"alone": {}, "http cache": {"HTTPCACHE_ENABLED": True}}
+#: Content-Usage that says no to AI training.
+NO_TRAIN = {"Content-Usage": "train-ai=n"}
+
+
+def agreed(crawler: Any, trail: Path) -> dict[str, list[dict[str, Any]]]:
+    """The trail's records by URL, once the trail, the report and the stats are seen to
+    count every page's items alike and ``audit verify`` to find nothing."""
+    records: dict[str, list[dict[str, Any]]] = {}
+    for record in url_records(trail):
+        records.setdefault(record["url"], []).append(record)
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    for url, said in records.items():
+        kept = sum(record.get("items_kept", 0) for record in said)
+        dropped = sum(record.get("items_dropped", 0) for record in said)
+        line = report.urls.get(url)
+        assert (line.items_kept if line else 0) == kept, url
+        assert (sum(line.items_dropped.values()) if line else 0) == dropped, url
+    stats = crawler.stats.get_stats()
+    dropped = sum(v for k, v in stats.items() if k.startswith("rep/items/dropped/"))
+    assert dropped == sum(r.get("items_dropped", 0) for rs in records.values() for r in rs)
+    kept = sum(r.get("items_kept", 0) for rs in records.values() for r in rs)
+    assert stats.get("item_scraped_count", 0) == kept
+    out = io.StringIO()
+    assert audit_main(["verify", str(trail)], out) == 0, out.getvalue()
+    return records
+
+
+async def crawled_twice(
+    tmp_path: Path, sites: Sites, spider: type[Spider], with_: str, **settings: Any
+) -> tuple[Any, Path]:
+    """``spider`` over site ``a``'s home page with the trail and the report, and
+    ``WITH[with_]``; with the HTTP cache, crawled again from the cache (that run's
+    crawler and trail)."""
+    runs = 2 if WITH[with_] else 1
+    for run in range(runs):
+        trail = tmp_path / f"audit-{run}.jsonl"
+        config = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True, **WITH[with_], **settings}
+        config["HTTPCACHE_DIR"] = str(tmp_path / "cache")
+        crawler, _ = await crawl([sites.url("a", "/")], config, spider=spider)
+    if runs == 2:
+        assert crawler.stats.get_value("httpcache/hit"), "the second run was not from the cache"
+    return crawler, trail
+
+
+# ---------------------------------------------------------------------- errbacks
+
+
+class ErrbackSpider(Spider):
+    """The home page's item, then each child of :attr:`CHILDREN` with its errback (or
+    none), the page's meta copied into it or not; each errback notes what the response
+    it got carries."""
+
+    name = "errbacks"
+    #: path -> (errback: "nothing", "item" or ""; copy the parent's meta).
+    CHILDREN: ClassVar[dict[str, tuple[str, bool]]] = {}
+    seen: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0])
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        for path, (errback, copy_meta) in self.CHILDREN.items():
+            meta = dict(response.meta) if copy_meta else None
+            call = {"nothing": self.nothing, "item": self.item}.get(errback)
+            yield response.follow(path, callback=self.parse, errback=call, meta=meta)
+
+    def _note(self, failure: Any) -> None:
+        meta = failure.value.response.meta
+        self.seen[failure.request.url] = (meta.get("rep_directives"), meta.get("rep_usage"))
+
+    def nothing(self, failure: Any) -> None:
+        self._note(failure)
+
+    def item(self, failure: Any) -> Any:
+        self._note(failure)
+        yield {"url": failure.request.url}
+
+
+def errback_site() -> Sites:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/", html_page("", **NO_TRAIN))
+    a.script("/gone-no-train", Reply(404, b"<html>gone</html>", {**HTML, **NO_TRAIN}))
+    a.script("/gone-plain", Reply(404, b"<html>gone</html>", HTML))
+    noindex = {**HTML, "X-Robots-Tag": "noindex"}
+    a.script("/gone-noindex", Reply(404, b"<html>gone</html>", noindex))
+    a.script("/gone-unheard", Reply(404, b"<html>gone</html>", {**HTML, **NO_TRAIN}))
+    return sites
+
+
+def trained(record: dict[str, Any]) -> list[str]:
+    """The sources of the record's usage signals that say no to AI training."""
+    signals = (record.get("usage") or {}).get("signals", [])
+    return [s["source"] for s in signals if s.get("answers", {}).get("ai-train") is False]
+
+
+@pytest.mark.parametrize("with_", list(WITH))
+@pytest_twisted.ensureDeferred
+async def test_a_page_reached_through_an_errback_only_is_read_and_decided(
+    tmp_path: Path, with_: str
+) -> None:
+    """A 404 said ``Content-Usage: train-ai=n``: its errback (even one that yields
+    nothing) got its output through the page pass, but its record took its usage from
+    ``response.meta``, which only the page pass's input sets: the signal was missing and
+    ``audit verify`` failed an honest crawl; with the parent's meta copied in, the record
+    carried the parent's "no" instead. Now each page is read and decided as it arrives,
+    whichever way it then goes: the errback sees its own directives and usage, and its
+    record carries its own decision."""
+    ErrbackSpider.CHILDREN = {
+        "/gone-no-train": ("nothing", False),
+        "/gone-plain": ("item", True),  # the home page's "no" in its meta
+        "/gone-noindex": ("item", False),
+    }
+    ErrbackSpider.seen = {}
+    sites = errback_site()
+    url = sites.bases["a"]
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, ErrbackSpider, with_)
+    finally:
+        await sites.close()
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    home, no_train = records[url + "/"], records[url + "/gone-no-train"]
+    assert trained(home) == ["header Content-Usage: train-ai=n"]
+    assert (no_train["status"], no_train["items_kept"]) == (404, 0)
+    assert trained(no_train) == ["header Content-Usage: train-ai=n"]
+    plain = records[url + "/gone-plain"]
+    assert (plain["items_kept"], trained(plain)) == (1, [])  # not its parent's "no"
+    noindex = records[url + "/gone-noindex"]
+    assert (noindex["items_kept"], noindex["items_dropped"], noindex["item_reason"]) == (
+        0, 1, "noindex"
+    )  # fmt: skip
+    # What each errback saw on its response: its own page's directives and usage.
+    directives, usage = ErrbackSpider.seen[url + "/gone-noindex"]
+    assert directives.noindex
+    directives, usage = ErrbackSpider.seen[url + "/gone-plain"]
+    assert not directives and not usage.signals
+    directives, usage = ErrbackSpider.seen[url + "/gone-no-train"]
+    assert [s.source for s in usage.signals] == ["header Content-Usage: train-ai=n"]
+    assert Counter(r["fate"] for r in records.values()) == {"fetched": 4}
