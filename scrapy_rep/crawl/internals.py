@@ -62,6 +62,7 @@ __all__ = [
     "SCRAPY",
     "TIMEOUT_ERRORS",
     "MediaRequestFiltered",
+    "after_each_scrape",
     "awaited",
     "close_spider",
     "download",
@@ -351,6 +352,26 @@ def append_downloader_method(engine: Any, name: str, method: Callable[..., Any])
     if chain is None or not hasattr(chain, "append"):
         return False
     chain.append(method)
+    return True
+
+
+def after_each_scrape(engine: Any, done: Callable[[Any], None]) -> bool:
+    """Have ``done(result)`` called once the spider's whole output for a downloaded
+    response (or a failure) is through: its callback's or errback's, every spider
+    middleware's and ``process_spider_exception``'s, and the item pipelines'
+    (``Scraper.slot.finish_response``, which Scrapy calls then); whether it could."""
+    slot: Any = getattr(getattr(engine, "scraper", None), "slot", None)
+    finish = getattr(slot, "finish_response", None)
+    if finish is None:
+        return False
+
+    def finish_response(result: Any, request: Any) -> None:
+        try:
+            done(result)
+        finally:
+            finish(result, request)
+
+    slot.finish_response = finish_response
     return True
 
 

@@ -146,6 +146,7 @@ async def test_a_page_reached_through_an_errback_only_is_read_and_decided(
         "/gone-no-train": ("nothing", False),
         "/gone-plain": ("item", True),  # the home page's "no" in its meta
         "/gone-noindex": ("item", False),
+        "/gone-unheard": ("", False),  # no errback: HttpErrorMiddleware swallows it
     }
     ErrbackSpider.seen = {}
     sites = errback_site()
@@ -165,6 +166,9 @@ async def test_a_page_reached_through_an_errback_only_is_read_and_decided(
     assert (noindex["items_kept"], noindex["items_dropped"], noindex["item_reason"]) == (
         0, 1, "noindex"
     )  # fmt: skip
+    unheard = records[url + "/gone-unheard"]  # its output was none, its page read all the same
+    assert (unheard["fate"], unheard["items_kept"]) == ("fetched", 0)
+    assert trained(unheard) == ["header Content-Usage: train-ai=n"]
     # What each errback saw on its response: its own page's directives and usage.
     directives, usage = ErrbackSpider.seen[url + "/gone-noindex"]
     assert directives.noindex
@@ -172,4 +176,69 @@ async def test_a_page_reached_through_an_errback_only_is_read_and_decided(
     assert not directives and not usage.signals
     directives, usage = ErrbackSpider.seen[url + "/gone-no-train"]
     assert [s.source for s in usage.signals] == ["header Content-Usage: train-ai=n"]
-    assert Counter(r["fate"] for r in records.values()) == {"fetched": 4}
+    assert Counter(r["fate"] for r in records.values()) == {"fetched": 5}
+
+
+# ---------------------------------------------------------------------- process_spider_exception
+
+
+class Recovering:
+    """A project's spider middleware, nearer the spider than ours: an exception of the
+    callback (or errback) is answered with one item more."""
+
+    def process_spider_exception(self, response: Any, exception: Exception) -> Any:
+        return [{"url": response.url, "recovered": True}]
+
+
+class RaisingSpider(Spider):
+    """Each page: two items, then an exception; the 404 page's errback: one item, then an
+    exception."""
+
+    name = "raising"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0])
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        if response.url.endswith("/"):
+            for path in ("/noindex", "/gone"):
+                yield response.follow(path, errback=self.gone)
+        yield {"url": response.url, "second": True}
+        raise ValueError("a bug of the spider's")
+
+    def gone(self, failure: Any) -> Any:
+        yield {"url": failure.request.url}
+        raise ValueError("a bug of the spider's")
+
+
+@pytest.mark.parametrize("with_", list(WITH))
+@pytest_twisted.ensureDeferred
+async def test_a_process_spider_exception_output_is_in_its_pages_one_ledger(
+    tmp_path: Path, with_: str
+) -> None:
+    """The callback's items went into the page's ledger, whose record was written when
+    that output ended; then a middleware's ``process_spider_exception`` output opened a
+    second ledger: the trail summed 2 kept / 1 dropped, the report and the stats 3 / 2.
+    Now a page's one ledger is handed over once its whole output is through."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/noindex", html_page('<meta name="robots" content="noindex">'))
+    a.script("/gone", Reply(404, b"<html>gone</html>", {**HTML, "X-Robots-Tag": "noindex"}))
+    url = sites.bases["a"]
+    settings = {"SPIDER_MIDDLEWARES": {Recovering: 800}}
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, RaisingSpider, with_, **settings)
+    finally:
+        await sites.close()
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    home, noindex, gone = (records[url + path] for path in ("/", "/noindex", "/gone"))
+    assert (home["items_kept"], home["items_dropped"]) == (3, 0)
+    assert (noindex["items_kept"], noindex["items_dropped"]) == (0, 3)
+    assert (gone["items_kept"], gone["items_dropped"]) == (0, 2)
+    assert crawler.stats.get_value("spider_exceptions/ValueError") is None  # all recovered

@@ -33,6 +33,7 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
         def parse(self, response: Any) -> None:
             engine = internals.running_engine(self.crawler)
             seen["engine"] = engine
+            seen["response"] = response
             seen["scheduler"] = internals.engine_scheduler(engine)
             seen["closing"] = internals.engine_closing(engine)
             seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
@@ -47,6 +48,15 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
             internals.engine_closing(internals.running_engine(crawler))
         ),
         signal=signals.spider_closed,
+        weak=False,
+    )
+    scraped: list[Any] = []
+    crawler.signals.connect(
+        lambda spider: seen.setdefault(
+            "after_each_scrape",
+            internals.after_each_scrape(internals.running_engine(crawler), scraped.append),
+        ),
+        signal=signals.spider_opened,
         weak=False,
     )
     assert internals.running_engine(crawler) is None  # before the crawl: no engine
@@ -69,6 +79,9 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert seen["manager"] is not None and hasattr(seen["manager"], "middlewares")
     names = [type(m).__name__ for m in seen["spider_middlewares"]]
     assert "PageDirectivesMiddleware" in names
+    # The scraper says when a response's whole output is through: the page's, once.
+    assert seen["after_each_scrape"] is True
+    assert scraped == [seen["response"]]
 
 
 @pytest_twisted.ensureDeferred

@@ -44,11 +44,13 @@ class RequestEvents(AuditState):
         self._new = None
         ref = any_state(request)
         if ref is not None and ref.audit:
-            if not moved(ref, request) and ref.audit in self.open:
+            state = self.open.get(ref.audit)
+            if state is not None and not state[FETCHED] and not moved(ref, request):
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                 return  # its record goes on: held, released, retried, resumed
-            # A final record's meta on a request sent again (a spider's meta=response.meta):
-            # a new request, with a record of its own.
+            # The meta of a request whose response came (its record final, or open until
+            # its page's output is through) on a request sent again (a spider's
+            # meta=response.meta): a new request, with a record of its own.
             if ref.url in request.meta.get("redirect_urls", ()):
                 self._redirected(ref.audit, request)
         fingerprint = self._fingerprint(request)

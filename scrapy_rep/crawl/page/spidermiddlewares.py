@@ -38,7 +38,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
+from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT, after_each_scrape, running_engine
 from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
@@ -84,10 +84,15 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
+        #: Each page's ledger is handed over once its response's scrape is through (its
+        #: callback's or errback's output, a ``process_spider_exception``'s too), not at
+        #: the end of one pass of its output: set when the spider opens.
+        self._at_scrape_end = False
         if config.audit_file or config.report or config.report_file:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._ledger_output_async  # type: ignore[method-assign]
+            crawler.signals.connect(self._opened, signal=signals.spider_opened)
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's own RSL licenses could not be awaited (a license not known yet would
@@ -107,6 +112,18 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         then refused like any other request (a duplicate is dropped as one, uncounted)."""
         if self.early.announce(request):
             refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
+
+    def _opened(self, **_: Any) -> None:
+        """Each page's one ledger handed over once all its output is through, whatever
+        path it takes (docs/decisions.md, 'One ledger per page, whatever path its output
+        takes'); if Scrapy moved what that needs, at the end of each pass as before."""
+        engine = running_engine(self.crawler)
+        self._at_scrape_end = after_each_scrape(engine, self._scraped)
+
+    def _scraped(self, result: object) -> None:
+        """The spider's whole output for ``result`` is through (the scraper's word)."""
+        if isinstance(result, Response):
+            self._page_done(result, scraped=True)
 
     def _closing(self, **_: Any) -> None:
         """At INFO, before Scrapy's stats: the items dropped and the links not followed,
@@ -148,7 +165,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                         ledger.kept += 1
                     yield output
         finally:
-            self._page_done(response)
+            if not self._at_scrape_end:
+                self._page_done(response)
 
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
@@ -187,24 +205,33 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                         ledger.kept += 1
                     yield output
         finally:
-            self._page_done(response)
+            if not self._at_scrape_end:
+                self._page_done(response)
 
     def _open_ledger(self, response: Response | None) -> PageLedger | None:
-        """A new ledger for ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
-        for the gates and the performer of refusals to write; ``None`` for the output of
-        start() or a crawl whose trail and report do not run."""
+        """The ledger of ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
+        for the gates and the performer of refusals to write: a new one, or the one a pass
+        before this one opened (a ``process_spider_exception``'s output after its
+        callback's); ``None`` for the output of start() or a crawl whose trail and report
+        do not run."""
         if response is None or not self._ledger_readers:
             return None
         page = self.page.decided(response)
-        page.ledger = ledger = PageLedger()
-        return ledger
+        if page.ledger is None:
+            page.ledger = PageLedger()
+        return page.ledger
 
-    def _page_done(self, response: Response | None) -> None:
+    def _page_done(self, response: Response | None, scraped: bool = False) -> None:
         """The page's output is through: its ledger goes to its readers (the audit trail,
-        with what the page said, for ``audit verify`` to decide it again; the report)."""
+        with what the page said, for ``audit verify`` to decide it again; the report).
+        ``scraped``: all of it, as the scraper says; a page whose output went through no
+        pass of ours (a 404 without an errback) has an empty ledger then."""
         if response is None:
             return
         page = self.page.pages.get(response)
+        if scraped and (page is None or page.ledger is None):
+            page = self.page.decided(response)
+            page.ledger = PageLedger()
         if page is None or page.ledger is None:  # no ledger kept
             return
         ledger, page.ledger = page.ledger, None
