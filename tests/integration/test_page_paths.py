@@ -242,3 +242,84 @@ async def test_a_process_spider_exception_output_is_in_its_pages_one_ledger(
     assert (noindex["items_kept"], noindex["items_dropped"]) == (0, 3)
     assert (gone["items_kept"], gone["items_dropped"]) == (0, 2)
     assert crawler.stats.get_value("spider_exceptions/ValueError") is None  # all recovered
+
+
+# ---------------------------------------------------------------------- the name sent as
+
+#: A User-Agent that names Googlebot, as the requests of :class:`SentAsSpider` are sent.
+SENT_AS = "Mozilla/5.0 (compatible; Googlebot/2.1)"
+
+
+class SentAsSpider(Spider):
+    """The home page and each of :attr:`PATHS`, sent as Googlebot (``dont_obey`` puts
+    ``dont_obey_robotstxt`` in their meta); one item a page."""
+
+    name = "sent_as"
+    PATHS: ClassVar[tuple[str, ...]] = ()
+    dont_obey: ClassVar[bool] = False
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield self._request(self.urls[0])
+
+    def _request(self, url: str) -> Request:
+        meta = {"dont_obey_robotstxt": True} if self.dont_obey else None
+        return Request(url, headers={"User-Agent": SENT_AS}, meta=meta)
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        if response.url.endswith("/"):
+            for path in self.PATHS:
+                yield self._request(response.urljoin(path))
+
+
+#: Pages that say noindex to the name their request is sent as, and one to another crawler.
+TO_GOOGLEBOT = {
+    "/x-robots-tag": html_page("", **{"X-Robots-Tag": "googlebot: noindex"}),
+    "/robots-tag": html_page("", **{"Robots-Tag": "googlebot;noindex"}),
+    "/meta": html_page('<meta name="googlebot" content="noindex">'),
+    "/other": html_page('<meta name="otherbot" content="noindex">'),
+}
+
+
+@pytest.mark.parametrize(
+    "undecided",
+    [
+        {"ROBOTSTXT_OBEY": False},
+        {"dont_obey_robotstxt": True},
+        {"ROBOTSTXT_OBEY": False, "HTTPCACHE_ENABLED": True},
+    ],
+    ids=["ROBOTSTXT_OBEY False", "dont_obey_robotstxt", "ROBOTSTXT_OBEY False, http cache"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_page_is_read_for_the_name_its_request_was_sent_as_though_nothing_decided_it(
+    tmp_path: Path, undecided: dict[str, Any]
+) -> None:
+    """A request nothing decided before the fetch (robots.txt not obeyed, no purpose)
+    sent as Googlebot: its pages' noindex to googlebot (``X-Robots-Tag``, ``Robots-Tag``,
+    meta) was not read, the page pass reading for the crawler's declared name only. The
+    names a request is held to come from the request as sent (docs/behaviour.md:
+    directives "addressed to any of them apply")."""
+    sites = Sites()
+    a = sites.add("a")
+    for path, reply in TO_GOOGLEBOT.items():
+        a.script(path, reply)
+    url = sites.bases["a"]
+    SentAsSpider.PATHS = tuple(TO_GOOGLEBOT)
+    SentAsSpider.dont_obey = bool(undecided.pop("dont_obey_robotstxt", False))
+    with_ = "http cache" if undecided.pop("HTTPCACHE_ENABLED", False) else "alone"
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, SentAsSpider, with_, **undecided)
+    finally:
+        await sites.close()
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    assert "/robots.txt" not in {path for _, path in sites.log}  # nothing was decided
+    for path in ("/x-robots-tag", "/robots-tag", "/meta"):
+        record = records[url + path]
+        assert (record["items_kept"], record["item_reason"]) == (0, "noindex"), path
+        assert record["page"]["names"] == ["testbot", "googlebot"]
+    assert records[url + "/other"]["items_kept"] == 1
+    assert records[url + "/"]["items_kept"] == 1

@@ -32,6 +32,7 @@ from scrapy_rep.crawl.page.pagereader import (
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE
@@ -103,6 +104,10 @@ class PageState:
         self._extra = crawler_tokens("", config.directive_tokens)
         #: The tokens of each set of names a request was decided for (a rotator's few).
         self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+        #: The crawler's declared User-Agent, and the names a request nothing decided is
+        #: held to, by the ``User-Agent`` header it was sent with (:meth:`_sent_as`).
+        self._declared = robots_agent(crawler.settings)
+        self._sent: dict[bytes, tuple[str, ...]] = {}
         #: The settings the page's decision takes, and the crawl's purposes among them.
         self.rules = rules = page_rules(config)
         self.usage = rules.policy
@@ -225,11 +230,15 @@ class PageState:
         embedded = ""
         if request is not None:
             state = state_of(request)
+            names: tuple[str, ...] = ()
             if state is not None:
                 if state.before is not None:
                     before = state.before
-                found = self._tokens_of.get(state.names)
-                tokens = found if found is not None else self._tokens_for(state.names)
+                names = state.names
+            if not names:  # nothing decided it before the fetch: the names it was sent as
+                names = self._sent_as(request)
+            found = self._tokens_of.get(names)
+            tokens = found if found is not None else self._tokens_for(names)
             if request.meta:
                 record = record_for(
                     request.meta, request.url, request.meta.get("redirect_urls", ())
@@ -237,6 +246,22 @@ class PageState:
                 embedded = "" if record is None else str(record.get("source", ""))
         image = is_image(response)
         return PageFacts(response.url, tokens, before, image, embedded)
+
+    def _sent_as(self, request: Request) -> tuple[str, ...]:
+        """The crawler names a request nothing decided before the fetch (robots.txt not
+        obeyed, no purpose) is held to, as it was sent: the declared name, then the name
+        in its ``User-Agent`` (:func:`scrapy_rep.robotstxt.useragent.held_names`, read as
+        :class:`scrapy_rep.crawl.requests.facts.FactsReader` reads the header),
+        remembered per header (a rotator's few)."""
+        headers = request.headers
+        header = headers.get(b"User-Agent") if headers else None
+        names = self._sent.get(header or b"")
+        if names is None:
+            if len(self._sent) >= _MAX_NAME_SETS:
+                self._sent.clear()
+            sent = header.decode("latin-1") if header else ""
+            names = self._sent[header or b""] = held_names(self._declared, sent)
+        return names
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The crawler tokens whose directives apply to a page whose request was decided
