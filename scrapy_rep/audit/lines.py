@@ -235,14 +235,21 @@ MAX_PAGE_PART_CHARS: Final = 16384
 
 
 def page_part(
-    names: Sequence[str], headers: Sequence[tuple[str, str]], meta: Sequence[tuple[str, str]]
+    names: Sequence[str],
+    headers: Sequence[tuple[str, str]],
+    meta: Sequence[tuple[str, str]],
+    decided: datetime | None = None,
 ) -> dict[str, Any]:
     """What a fetched page said, as the table of signals read it (``headers``: the fields
     of its header rows; ``meta``: its meta tags named after a meta row or our names), and
     the crawler ``names`` they were read for: the page's snapshot, from which
-    ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
+    ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`),
+    at the time it was ``decided`` when its verdict depends on the time (an
+    ``unavailable_after``: ISO 8601 UTC, to the millisecond the crawl decided it at).
     A page whose statements run past :data:`MAX_PAGE_PART_CHARS` keeps only ``omitted``."""
     part: dict[str, Any] = {"names": list(names)}
+    if decided is not None:
+        part["decided"] = decided.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     size = sum(len(name) + len(value) for name, value in (*headers, *meta))
     if size > MAX_PAGE_PART_CHARS:
         part["omitted"] = f"its statements run past {MAX_PAGE_PART_CHARS} characters"

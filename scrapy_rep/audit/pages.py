@@ -4,7 +4,8 @@ The crawl writes, in a fetched page's ``url`` record, the statements the table o
 read from it and the crawler names they were read for (its ``page`` part:
 :func:`scrapy_rep.audit.lines.page_part`). ``audit verify`` decides the page again with the
 crawl's own decision (:func:`scrapy_rep.verdict.page.decide_page`), under the run's
-settings and at the record's time, and holds the record against it:
+settings and at the time the crawl decided it (its part's ``decided``, written when the
+verdict depends on the time; else the record's time), and holds the record against it:
 
 - its directives: a page whose statements say ``noindex`` (or an ``unavailable_after``
   that had passed) under ``REP_NOINDEX_ACTION = "drop"`` kept no item; a record that
@@ -79,7 +80,7 @@ def page_differences(
         return []
     names = tuple(text(name) for name in items(part.get("names")))
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
-    when = _time(record.get("time"))
+    when = _time(part.get("decided") or record.get("time"))  # when the crawl decided it
     verdict = decide_page(PageFacts(str(record.get("url", "")), names), statements, rules, when)
     found: list[str] = []
     kept = record.get("items_kept")

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -64,6 +66,9 @@ class PageRead(Protocol):
 
     @property
     def verdict(self) -> PageVerdict | None: ...
+
+    @property
+    def decided(self) -> datetime | None: ...
 
 
 class LedgerReader(Protocol):

@@ -5,6 +5,7 @@ finding; a forged trail cannot pass by leaving the page part out of a run that w
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,22 @@ def test_unavailable_after_is_held_at_the_records_time() -> None:
     after = url_line("/", page=part, items_kept=1, time="2026-11-23T16:00:02.000Z")
     assert page_differences(before, RULES, DROPS) == []
     assert page_differences(after, RULES, DROPS) == [
+        'the page says unavailable_after by <meta name="robots" content="unavailable_after: '
+        '2026-11-23T15:00:00Z">, but the record kept 1 item(s)'
+    ]
+
+
+def test_unavailable_after_is_held_at_the_time_the_page_was_decided() -> None:
+    """A page decided before its ``unavailable_after`` and written after it (a slow
+    callback): decided again at the time its part says, not the record's."""
+    decided = datetime(2026, 11, 23, 14, 59, 59, 123000, timezone.utc)
+    said = [("robots", "unavailable_after: 2026-11-23T15:00:00Z")]
+    part = page_part(["testbot"], [], said, decided)
+    assert part["decided"] == "2026-11-23T14:59:59.123Z"
+    record = url_line("/", page=part, items_kept=1, time="2026-11-23T15:00:04.000Z")
+    assert page_differences(record, RULES, DROPS) == []
+    late = {**part, "decided": "2026-11-23T15:00:00.000Z"}
+    assert page_differences({**record, "page": late}, RULES, DROPS) == [
         'the page says unavailable_after by <meta name="robots" content="unavailable_after: '
         '2026-11-23T15:00:00Z">, but the record kept 1 item(s)'
     ]

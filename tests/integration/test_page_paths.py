@@ -12,13 +12,21 @@ count every page alike and ``audit verify`` finds nothing.
 from __future__ import annotations
 
 import io
+import time
 from collections import Counter
+from datetime import datetime, timezone
+from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
 from scrapy import Request, Spider
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
+from twisted.web.resource import Resource
+from twisted.web.server import Site
 
 from scrapy_rep.audit.cli import main as audit_main
 from scrapy_rep.crawl.report import RepReport
@@ -323,3 +331,68 @@ async def test_a_page_is_read_for_the_name_its_request_was_sent_as_though_nothin
         assert record["page"]["names"] == ["testbot", "googlebot"]
     assert records[url + "/other"]["items_kept"] == 1
     assert records[url + "/"]["items_kept"] == 1
+
+
+# ---------------------------------------------------------------------- when a page is decided
+
+
+class SoonUnavailable(Resource):
+    """Every page says it is unavailable after the second after next, as it is served."""
+
+    isLeaf = True
+
+    def render_GET(self, request: Any) -> bytes:
+        if request.path == b"/robots.txt":
+            return b"User-agent: *\nAllow: /\n"
+        after = datetime.fromtimestamp(int(time.time()) + 2, timezone.utc)
+        request.setHeader("Content-Type", "text/html")
+        request.setHeader("X-Robots-Tag", f"unavailable_after: {format_datetime(after, True)}")
+        request.setHeader("Expires-At", str(after.timestamp()))
+        return b"<html><body>soon gone</body></html>"
+
+
+class SlowSpider(Spider):
+    """Its callback builds its item until after the page's ``unavailable_after``."""
+
+    name = "slow"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0])
+
+    async def parse(self, response: Any) -> Any:
+        after = float(response.headers[b"Expires-At"])
+        while time.time() < after + 0.3:
+            await maybe_deferred_to_future(deferLater(reactor, 0.1))
+        yield {"url": response.url}
+
+
+@pytest.mark.parametrize("with_", list(WITH))
+@pytest_twisted.ensureDeferred
+async def test_a_page_is_verified_at_the_time_it_was_decided(tmp_path: Path, with_: str) -> None:
+    """A page's ``unavailable_after`` passed while its callback ran: the page was decided
+    (and its item kept) before, its record written after, and ``audit verify`` decided
+    it again at the record's time: an honest crawl failed. The record says when its
+    page was decided, and verify decides it then."""
+    port = reactor.listenTCP(0, Site(SoonUnavailable()), interface="127.0.0.1")
+    base = f"http://127.0.0.1:{port.getHost().port}"
+    sites = Sites()  # for crawled_twice: its origin "a" is the server above
+    sites.bases["a"] = base
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, SlowSpider, with_)
+    finally:
+        await port.stopListening()
+    [record] = agreed(crawler, trail)[base + "/"]
+    decided = datetime.fromisoformat(record["page"]["decided"].replace("Z", "+00:00"))
+    [said] = [value for name, value in record["page"]["headers"] if name == "x-robots-tag"]
+    after = parsedate_to_datetime(said.removeprefix("unavailable_after: "))
+    written = datetime.fromisoformat(record["time"].replace("Z", "+00:00"))
+    if with_ == "alone":  # decided before its date
+        assert record["items_kept"] == 1
+        assert decided < after < written
+    else:  # the second run's page, from the cache, said the first run's date: past
+        assert (record["items_kept"], record["item_reason"]) == (0, "unavailable_after")
+        assert after < decided < written

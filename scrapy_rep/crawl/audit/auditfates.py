@@ -93,7 +93,9 @@ class FateEvents(AuditState):
             extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
         if page is not None and page.facts is not None:
             said = page.statements
-            extra["page"] = lines.page_part(page.facts.tokens, said.headers, said.meta)
+            extra["page"] = lines.page_part(
+                page.facts.tokens, said.headers, said.meta, page.decided
+            )
         state[STATUS] = response.status
         self._final(record_id(request), state, "fetched", **extra)
 

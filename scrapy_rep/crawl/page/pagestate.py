@@ -17,6 +17,7 @@ page as it arrives (whichever way the response then goes: callback, errback, or 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
@@ -71,7 +72,9 @@ _STATES: WeakKeyDictionary[Crawler, PageState] = WeakKeyDictionary()
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
-    __slots__ = ("facts", "images", "ledger", "plain", "rel_targets", "statements", "verdict")
+    __slots__ = (
+        "decided", "facts", "images", "ledger", "plain", "rel_targets", "statements", "verdict",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
@@ -79,6 +82,9 @@ class Page:
         #: What it says and what is known of it, kept to decide again with its licenses.
         self.statements: PageStatements = SAYS_NOTHING
         self.facts: PageFacts | None = None
+        #: When it was decided, if its verdict depends on the time (it names an
+        #: ``unavailable_after``); ``None``: it does not.
+        self.decided: datetime | None = None
         #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
         self.plain = False
         #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
@@ -211,6 +217,12 @@ class PageState:
         page.statements = statements
         try:
             verdict = decide_page(facts, statements, self.rules)
+            if verdict.directives.unavailable_after is not None:
+                # held against the time: decided at one the audit trail can say to the
+                # millisecond, for `audit verify` to decide it at the same
+                now = datetime.now(timezone.utc)
+                page.decided = now.replace(microsecond=now.microsecond // 1000 * 1000)
+                verdict = decide_page(facts, statements, self.rules, page.decided)
         except Exception as error:  # never lose a page's output over its signals
             self.failed(response, "usage signals", error)
             verdict = PageVerdict(EMPTY, NO_SIGNALS)
@@ -326,7 +338,7 @@ class PageState:
             if facts is None:  # never: verdict_of keeps them
                 return
             statements = page.statements.also(licenses=signals)
-            verdict = decide_page(facts, statements, self.rules)
+            verdict = decide_page(facts, statements, self.rules, page.decided)
             refused = verdict.purpose
             if refused is not None and earlier.purpose is None:
                 inc(self.stats, f"rep/purpose/pages_denied/{refused.purpose}")
