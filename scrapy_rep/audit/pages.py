@@ -27,7 +27,13 @@ from typing import Any, Final
 
 from scrapy_rep.audit.read import items, text
 from scrapy_rep.settings import RepConfig, RepSettingError, page_rules
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.page import (
+    PageFacts,
+    PageRules,
+    PageStatements,
+    PageVerdict,
+    decide_page,
+)
 from scrapy_rep.verdict.reasons import Reason
 
 #: The item reasons the page's directives give.
@@ -74,22 +80,35 @@ def page_differences(
     if rules is None or not isinstance(part, dict) or "omitted" in part:
         return []
     reason = Reason.of(record.get("item_reason"))
-    if "headers" not in part and "meta" not in part:  # the usual page: it said nothing
-        if reason in _INDEX_REASONS:
-            return [f"the record drops its items for {reason}, which its statements do not say"]
+    fetched = [sub for sub in items(part.get("fetched")) if isinstance(sub, dict)]
+    if any("omitted" in sub for sub in fetched):  # a page its callback fetched: as recorded
         return []
-    names = tuple(text(name) for name in items(part.get("names")))
-    statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
-    when = _time(part.get("decided") or record.get("time"))  # when the crawl decided it
-    verdict = decide_page(PageFacts(str(record.get("url", "")), names), statements, rules, when)
+    # The pages its callback fetched itself that said no: their reasons drop its items too.
+    also = {_decided(sub, sub.get("url"), rules, record).index for sub in fetched}
+    said = {refused.reason for refused in also if refused is not None}
+    unsaid = f"the record drops its items for {reason}, which its statements do not say"
+    if "headers" not in part and "meta" not in part:  # the usual page: it said nothing
+        return [unsaid] if reason in _INDEX_REASONS and reason not in said else []
+    verdict = _decided(part, record.get("url"), rules, record)
     found: list[str] = []
     kept = record.get("items_kept")
     if verdict.index is not None and noindex_drops and isinstance(kept, int) and kept > 0:
         found.append(f"the page says {verdict.index.message}, but the record kept {kept} item(s)")
-    if reason in _INDEX_REASONS and (verdict.index is None or verdict.index.reason is not reason):
-        found.append(f"the record drops its items for {reason}, which its statements do not say")
+    if verdict.index is not None:
+        said.add(verdict.index.reason)
+    if reason in _INDEX_REASONS and reason not in said:
+        found.append(unsaid)
     found.extend(_usage_differences(record.get("usage"), verdict.usage.signals))
     return found
+
+
+def _decided(part: dict[str, Any], url: Any, rules: PageRules, record: Any) -> PageVerdict:
+    """A page part decided again: for its ``names``, at the time the crawl decided it
+    (the part's ``decided``, else the record's time)."""
+    names = tuple(text(name) for name in items(part.get("names")))
+    statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
+    when = _time(part.get("decided") or record.get("time"))
+    return decide_page(PageFacts(text(url), names), statements, rules, when)
 
 
 def _usage_differences(usage: Any, signals: Any) -> list[str]:

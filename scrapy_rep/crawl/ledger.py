@@ -12,6 +12,7 @@ a reader runs (``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
@@ -70,6 +71,11 @@ class PageRead(Protocol):
     @property
     def decided(self) -> datetime | None: ...
 
+    @property
+    def fetched(self) -> Sequence[tuple[str, PageRead, object]]:
+        """The pages its callback fetched itself that said no (URL, what was read)."""
+        ...
+
 
 class LedgerReader(Protocol):
     """What reads a page's ledger once its output is through, with what the page pass
@@ -81,6 +87,10 @@ class LedgerReader(Protocol):
 
 
 READERS: WeakKeyDictionary[Crawler, list[LedgerReader]] = WeakKeyDictionary()
+
+#: What the page pass read of each response of a crawl, for the trail's record of a page
+#: whose output goes through no page pass of its own (fetched with ``download_async``).
+PAGES: WeakKeyDictionary[Crawler, Mapping[Response, PageRead]] = WeakKeyDictionary()
 
 
 def read_by(crawler: Crawler, reader: LedgerReader) -> None:

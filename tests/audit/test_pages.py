@@ -49,6 +49,15 @@ CASES = [
         ["testbot"], [], [("robots", "noai")]), usage={"signals": []}),
      ['the page says <meta name="robots" content="noai">, which the record\'s usage '
       "decision does not list"]),
+    ("dropped for a noindex of a page its callback fetched", url_line("/", page={
+        **page_part(["testbot"], [], []), "fetched": [{"url": "https://e.com/d",
+        **page_part(["testbot"], [("x-robots-tag", "noindex")], [])}]}, items_kept=1,
+        items_dropped=1, item_reason="noindex"), []),
+    ("dropped for a noindex a fetched page never said", url_line("/", page={
+        **page_part(["testbot"], [("x-robots-tag", "nofollow")], []), "fetched": [
+        {"url": "https://e.com/d", **page_part(["testbot"], [("robots-tag", "otherbot;noindex")],
+        [])}]}, items_kept=0, items_dropped=1, item_reason="noindex"),
+     ["the record drops its items for noindex, which its statements do not say"]),
     ("omitted: taken as recorded", url_line("/", page={"names": ["testbot"], "omitted": "x"},
      items_kept=1), []),
     ("no page part (an older run): taken as recorded", url_line("/", items_kept=1), []),

@@ -29,9 +29,10 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 
 from scrapy_rep.audit.cli import main as audit_main
+from scrapy_rep.crawl.internals import download
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import url_records
-from tests.support.robotsite import HTML, Reply, Sites, crawl, html_page, robots
+from tests.support.robotsite import HTML, Reply, Sites, crawl, html_page, robots, stat
 
 #: Scrapy's other components that change a response's path: alone, and the HTTP cache
 #: (the crawl is run twice: its second run's responses come from the cache).
@@ -396,3 +397,141 @@ async def test_a_page_is_verified_at_the_time_it_was_decided(tmp_path: Path, wit
     else:  # the second run's page, from the cache, said the first run's date: past
         assert (record["items_kept"], record["item_reason"]) == (0, "unavailable_after")
         assert after < decided < written
+
+
+# ---------------------------------------------------------------------- engine.download_async
+
+
+class FetchingSpider(Spider):
+    """Pages whose callback fetches other pages itself (``engine.download_async``) and
+    builds an item before and one after; ``/coroutine``'s callback is a coroutine."""
+
+    name = "fetching"
+    #: The page's path -> the paths its callback fetches.
+    FETCHES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "/": ("/detail-noindex", "/detail-plain"),
+        "/plain-only": ("/detail-plain",),
+        "/coroutine": ("/detail-no-train",),
+    }
+    seen: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        base = self.urls[0].rstrip("/")
+        for path in self.FETCHES:
+            callback = self.whole if path == "/coroutine" else self.parse
+            yield Request(base + path, callback=callback)
+
+    async def _fetch(self, response: Any) -> None:
+        for path in self.FETCHES[response.url.removeprefix(self.urls[0].rstrip("/"))]:
+            fetched = await download(self.crawler, Request(response.urljoin(path)))
+            self.seen[path] = (fetched.meta.get("rep_directives"), fetched.meta.get("rep_usage"))
+
+    async def parse(self, response: Any) -> Any:
+        yield {"url": response.url, "built": "before"}
+        await self._fetch(response)
+        yield {"url": response.url, "built": "after"}
+
+    async def whole(self, response: Any) -> list[Any]:
+        await self._fetch(response)
+        return [{"url": response.url, "built": "after"}]
+
+
+def fetching_site() -> Sites:
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/detail-noindex", html_page('<meta name="robots" content="noindex">'))
+    a.script("/detail-plain", html_page())
+    a.script("/detail-no-train", html_page("", **NO_TRAIN))
+    return sites
+
+
+@pytest.mark.parametrize("with_", list(WITH))
+@pytest_twisted.ensureDeferred
+async def test_a_page_a_callback_fetches_itself_gates_the_items_built_after_it(
+    tmp_path: Path, with_: str
+) -> None:
+    """Pages fetched with ``engine.download_async`` inside a callback carried no
+    directives, an item built from one that said noindex (or no to the crawl's purpose)
+    was kept, and the trail recorded the page without what it said. Now such a page is
+    read and decided as it arrives, its record has its page part, and its "no" applies
+    to the items its fetcher's callback yields after it (the reading that loses no "no"),
+    recorded in the fetcher's record for ``audit verify`` to decide again."""
+    FetchingSpider.seen = {}
+    sites = fetching_site()
+    url = sites.bases["a"]
+    settings = {"REP_PURPOSE": "ai-train"}
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, FetchingSpider, with_, **settings)
+    finally:
+        await sites.close()
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    # The fetched pages: read and decided, their records with their page parts.
+    directives, _ = FetchingSpider.seen["/detail-noindex"]
+    assert directives.noindex
+    _, usage = FetchingSpider.seen["/detail-no-train"]
+    assert not usage.allowed("ai-train")
+    for path in ("/detail-noindex", "/detail-plain", "/detail-no-train"):
+        assert records[url + path]["fate"] == "fetched"
+        assert records[url + path]["page"]["names"] == ["testbot"], path
+    assert trained(records[url + "/detail-no-train"]) == ["header Content-Usage: train-ai=n"]
+    # Their fetchers' items: those built after a page that said no are dropped.
+    home = records[url + "/"]
+    assert (home["items_kept"], home["items_dropped"], home["item_reason"]) == (1, 1, "noindex")
+    assert home["item_why"] == (
+        f'noindex by <meta name="robots" content="noindex"> of {url}/detail-noindex, '
+        "which the page's callback fetched"
+    )
+    assert [part["url"] for part in home["page"]["fetched"]] == [url + "/detail-noindex"]
+    coroutine = records[url + "/coroutine"]
+    assert (coroutine["items_kept"], coroutine["item_reason"]) == (0, "purpose")
+    assert records[url + "/plain-only"]["items_kept"] == 2
+    assert stat(crawler, "rep/directives/fetched_pages_gating") == 2
+    assert stat(crawler, "rep/directives/fetched_pages_not_gating") is None
+
+
+class FetchingPipeline:
+    """An item pipeline that fetches a page itself for each item: outside any callback's
+    output, so the page's "no" gates no item (counted)."""
+
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        crawler = self.crawler  # type: ignore[attr-defined]
+        await download(crawler, Request(item["url"].rstrip("/") + "/detail-noindex"))
+        return item
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Any:
+        pipeline = cls()
+        pipeline.crawler = crawler  # type: ignore[attr-defined]
+        return pipeline
+
+
+class OnePageSpider(ErrbackSpider):
+    """The home page's item alone."""
+
+    CHILDREN: ClassVar[dict[str, tuple[str, bool]]] = {}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_outside_any_callbacks_output_gates_nothing_and_is_counted(
+    tmp_path: Path,
+) -> None:
+    """An item pipeline's download of a noindex page is read and decided, and recorded
+    with what it said; no callback's output was being produced, so it gates no item:
+    ``rep/directives/fetched_pages_not_gating`` counts it (docs/behaviour.md)."""
+    sites = fetching_site()
+    url = sites.bases["a"]
+    settings = {"ITEM_PIPELINES": {FetchingPipeline: 100}}
+    try:
+        crawler, trail = await crawled_twice(tmp_path, sites, OnePageSpider, "alone", **settings)
+    finally:
+        await sites.close()
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    assert records[url + "/"]["items_kept"] == 1
+    assert records[url + "/detail-noindex"]["page"]["meta"] == [["robots", "noindex"]]
+    assert stat(crawler, "rep/directives/fetched_pages_not_gating") == 1
+    assert stat(crawler, "rep/directives/fetched_pages_gating") is None

@@ -82,20 +82,7 @@ class FateEvents(AuditState):
         if links:
             extra["links_not_followed"] = len(links)
             extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
-        verdict = None if page is None else page.verdict
-        decision = None if verdict is None else verdict.usage
-        if decision is None:
-            before = before_of(request)
-            decision = before.decision() if before is not NOTHING_BEFORE else None
-        if decision is not None and decision.signals:
-            sha = robots_sha(state)
-            licenses = state[LICENSES] or {}
-            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
-        if page is not None and page.facts is not None:
-            said = page.statements
-            extra["page"] = lines.page_part(
-                page.facts.tokens, said.headers, said.meta, page.decided
-            )
+        extra.update(self.page_said(state, request, page))
         state[STATUS] = response.status
         self._final(record_id(request), state, "fetched", **extra)
 

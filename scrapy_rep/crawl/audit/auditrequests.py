@@ -12,16 +12,20 @@ from typing import TYPE_CHECKING, Any
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, STATUS
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 
 class RequestEvents(AuditState):
     """The signal handlers that open a record and follow it until its fate is final."""
+
+    crawler: Crawler
 
     _new: Request | None
     #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
@@ -164,8 +168,10 @@ class RequestEvents(AuditState):
             state[STATUS] = response.status
             if self._unscheduled_keys:  # a request not scheduled: no page pass to wait for
                 key = record_id(request)
-                if key in self._unscheduled_keys:
-                    self._final(key, state, "fetched")
+                if key in self._unscheduled_keys:  # a page read as it arrived: what it said
+                    pages = PAGES.get(self.crawler)
+                    page = None if pages is None else pages.get(response)
+                    self._final(key, state, "fetched", **self.page_said(state, request, page))
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

@@ -23,13 +23,17 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.usage.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from collections import Counter
 
+    from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_rep.crawl.ledger import PageRead
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)
@@ -105,12 +109,46 @@ class AuditState:
         self.counts[fate] += 1
         self._emit(record)
 
+    def page_said(
+        self, state: list[Any], request: Request, page: PageRead | None
+    ) -> dict[str, Any]:
+        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
+        a spider may have copied from another page; without one, what the origin's
+        documents said before the fetch) and ``page`` parts: what it said, read for the
+        names of its facts, when it was decided if that matters, and the pages its
+        callback fetched itself that said no, each as a page part with its ``url``."""
+        extra: dict[str, Any] = {}
+        verdict = None if page is None else page.verdict
+        decision = None if verdict is None else verdict.usage
+        if decision is None:
+            before = before_of(request)
+            decision = before.decision() if before is not NOTHING_BEFORE else None
+        if decision is not None and decision.signals:
+            sha = robots_sha(state)
+            licenses = state[LICENSES] or {}
+            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
+        if page is not None and page.facts is not None:
+            said = page.statements
+            part = lines.page_part(page.facts.tokens, said.headers, said.meta, page.decided)
+            if page.fetched:
+                part["fetched"] = [{"url": url, **_part_of(one)} for url, one, _ in page.fetched]
+            extra["page"] = part
+        return extra
+
     def internal_error(self, where: str) -> None:
         """Counted (``rep/audit/errors``); the first one logged with its traceback."""
         inc(self.stats, "rep/audit/errors")
         if not self._errors_logged:
             self._errors_logged = True
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
+
+
+def _part_of(page: PageRead) -> dict[str, Any]:
+    """What a page a callback fetched itself said, as a record's ``page`` part
+    (:func:`lines.page_part`)."""
+    said = page.statements
+    names = page.facts.tokens if page.facts is not None else ()
+    return lines.page_part(names, said.headers, said.meta, page.decided)
 
 
 def robots_sha(state: list[Any]) -> str:

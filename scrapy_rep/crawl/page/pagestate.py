@@ -17,12 +17,19 @@ page as it arrives (whichever way the response then goes: callback, errback, or 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import replace
 from datetime import datetime, timezone
+from functools import partial
 from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
+from scrapy.http.request import NO_CALLBACK
+
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
     crawler_tokens,
@@ -68,12 +75,23 @@ NOT_READ: Final = object()
 #: The page state of each crawl (:meth:`PageState.of`).
 _STATES: WeakKeyDictionary[Crawler, PageState] = WeakKeyDictionary()
 
+#: The response whose spider output is being produced in this context, in a box of one
+#: (``[None]``: none, or no longer): set by the spider middleware before the callback
+#: runs and around each step of its output, so that a page the callback fetches itself
+#: is tied to it (:meth:`PageState.fetching`). A box, not the response itself: a
+#: context copied from this one (a task the callback starts) sees it emptied when the
+#: callback's turn is over.
+PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
+    "scrapy_rep_producing", default=None
+)
+
 
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
     __slots__ = (
-        "decided", "facts", "images", "ledger", "plain", "rel_targets", "statements", "verdict",
+        "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets", "statements",
+        "verdict",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -93,6 +111,10 @@ class Page:
         self.images: object = NOT_READ
         #: What became of its output, while it goes through (``None``: not kept).
         self.ledger: PageLedger | None = None
+        #: The pages its callback fetched itself (``engine.download_async``) that said
+        #: no: their URL, what was read of them, and their verdict, whose refusals name
+        #: them (:meth:`PageState.fetched`); the items it yields after them go through it.
+        self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
 
 
 class PageState:
@@ -135,6 +157,7 @@ class PageState:
         state = _STATES.get(crawler)
         if state is None:
             state = _STATES[crawler] = cls(crawler, config_of(crawler))
+            PAGES[crawler] = state.pages  # for the trail's record of a page fetched alone
         return state
 
     def passes_all(
@@ -266,14 +289,56 @@ class PageState:
         :class:`scrapy_rep.crawl.requests.facts.FactsReader` reads the header),
         remembered per header (a rotator's few)."""
         headers = request.headers
-        header = headers.get(b"User-Agent") if headers else None
-        names = self._sent.get(header or b"")
+        header = (headers.get(b"User-Agent") if headers else None) or b""
+        names = self._sent.get(header)
         if names is None:
             if len(self._sent) >= _MAX_NAME_SETS:
                 self._sent.clear()
-            sent = header.decode("latin-1") if header else ""
-            names = self._sent[header or b""] = held_names(self._declared, sent)
+            sent = header.decode("latin-1")
+            names = self._sent[header] = held_names(self._declared, sent)
         return names
+
+    def fetching(self, request: Request) -> Callable[[Response], None] | None:
+        """A component asks the engine to download ``request`` itself
+        (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
+        the page whose callback is producing output in this context, if any, is told of
+        the fetched page when it comes (:meth:`fetched`). Our documents and the media
+        pipelines' files (``NO_CALLBACK``) are not pages."""
+        if request.callback is NO_CALLBACK:
+            return None
+        producing = PRODUCING.get()
+        return partial(self.fetched, None if producing is None else producing[0])
+
+    def fetched(self, by: Response | None, response: Response) -> None:
+        """A page fetched with ``engine.download_async`` came back, read and decided as it
+        arrived. If it says no to keeping what is built from it (noindex, a passed
+        ``unavailable_after``, a refusal for the crawl's purpose), that "no" applies to
+        the items ``by``'s callback yields from now on (the reading that loses no "no":
+        an item yielded after it may be built from it), each refusal naming the page
+        (``rep/directives/fetched_pages_gating``). Fetched outside any callback's output
+        (an item pipeline's, an extension's; a callback's task that outlived its turn),
+        it gates no item: counted (``rep/directives/fetched_pages_not_gating``)."""
+        try:
+            fetched = self.decided(response)
+            verdict = fetched.verdict
+            if verdict is None or (verdict.index is None and verdict.purpose is None):
+                return
+            page = None if by is None else self.pages.get(by)
+            if page is None:
+                inc(self.stats, "rep/directives/fetched_pages_not_gating")
+                return
+            of = f" of {response.url}, which the page's callback fetched"
+            index, purpose = verdict.index, verdict.purpose
+            named = replace(
+                verdict,
+                index=None if index is None else replace(index, message=index.message + of),
+                purpose=None if purpose is None else replace(purpose, message=purpose.message + of),
+            )
+            page.fetched = (*page.fetched, (response.url, fetched, named))
+            page.plain = False
+            inc(self.stats, "rep/directives/fetched_pages_gating")
+        except Exception as error:  # never lose the callback's output over it
+            self.failed(response, "directives", error)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The crawler tokens whose directives apply to a page whose request was decided

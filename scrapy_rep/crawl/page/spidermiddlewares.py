@@ -38,12 +38,17 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT, after_each_scrape, running_engine
+from scrapy_rep.crawl.internals import (
+    ASYNC_SPIDER_OUTPUT,
+    after_each_scrape,
+    running_engine,
+    watch_downloads,
+)
 from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
-from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.page.pagestate import PRODUCING, PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
@@ -81,6 +86,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: noimageai covers the images it shows').
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
+        crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
@@ -88,11 +94,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: callback's or errback's output, a ``process_spider_exception``'s too), not at
         #: the end of one pass of its output: set when the spider opens.
         self._at_scrape_end = False
-        if config.audit_file or config.report or config.report_file:
+        self._ledgers = bool(config.audit_file or config.report or config.report_file)
+        if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._ledger_output_async  # type: ignore[method-assign]
-            crawler.signals.connect(self._opened, signal=signals.spider_opened)
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's own RSL licenses could not be awaited (a license not known yet would
@@ -116,14 +122,18 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _opened(self, **_: Any) -> None:
         """Each page's one ledger handed over once all its output is through, whatever
         path it takes (docs/decisions.md, 'One ledger per page, whatever path its output
-        takes'); if Scrapy moved what that needs, at the end of each pass as before."""
+        takes'); if Scrapy moved what that needs, at the end of each pass as before. The
+        pages a callback fetches itself tied to it (docs/decisions.md, 'A page a callback
+        fetches itself gates the items built after it')."""
         engine = running_engine(self.crawler)
-        self._at_scrape_end = after_each_scrape(engine, self._scraped)
-
-    def _scraped(self, result: object) -> None:
-        """The spider's whole output for ``result`` is through (the scraper's word)."""
-        if isinstance(result, Response):
-            self._page_done(result, scraped=True)
+        if self._ledgers:
+            self._at_scrape_end = after_each_scrape(engine, self._page_done)
+        if not watch_downloads(engine, self.page.fetching):
+            logger.warning(
+                "scrapy_rep: the engine's download_async could not be watched: a page a "
+                "callback fetches itself gates none of its items",
+                extra={"spider": self.crawler.spider},
+            )
 
     def _closing(self, **_: Any) -> None:
         """At INFO, before Scrapy's stats: the items dropped and the links not followed,
@@ -137,7 +147,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs (done as the
         page arrived, by ``PageVerdictMiddleware``, unless another component replaced the
-        response since)."""
+        response since); the page's callback is producing its output from now on
+        (:data:`~scrapy_rep.crawl.page.pagestate.PRODUCING`)."""
+        PRODUCING.set([response])  # a coroutine callback runs before the output pass
         page = self.page.pages.get(response)
         if page is not None and page.verdict is not None:
             return
@@ -158,6 +170,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
         ledger = self._open_ledger(response)
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None  # its callback is done with its turn before the pass
         try:
             for output in result:
                 if (output := self._get_processed(output, response)) is not None:
@@ -166,7 +181,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                     yield output
         finally:
             if not self._at_scrape_end:
-                self._page_done(response)
+                self._page_done(response, scraped=False)
 
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
@@ -177,7 +192,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
         """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
-        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about)."""
+        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about). A sync callback
+        cannot await a download: its turn is over (:data:`PRODUCING`)."""
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
         for output in result:
             if (output := self._get_processed(output, response)) is not None:
                 yield output
@@ -185,10 +204,26 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
-        """Scrapy's own loop, after the page's RSL licenses are known (if it names any)."""
+        """Scrapy's own loop, after the page's RSL licenses are known (if it names any),
+        each step of the callback's output taken as the page's turn (:data:`PRODUCING`:
+        a page it fetches itself is tied to it; a box emptied between steps, so that the
+        item pipelines working on its items meanwhile are not)."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        async for output in result:
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
+        turn: list[Response | None] = [None]
+        outputs = result.__aiter__()
+        while True:
+            PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
+            turn[0] = response
+            try:
+                output = await outputs.__anext__()
+            except StopAsyncIteration:
+                break
+            finally:
+                turn[0] = None
             if (output := self._get_processed(output, response)) is not None:
                 yield output
 
@@ -198,15 +233,28 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._open_ledger(response)
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
+        turn: list[Response | None] = [None]
+        outputs = result.__aiter__()
         try:
-            async for output in result:
+            while True:  # each step the page's turn, as in process_spider_output_async
+                PRODUCING.set(turn)
+                turn[0] = response
+                try:
+                    output = await outputs.__anext__()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    turn[0] = None
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
                         ledger.kept += 1
                     yield output
         finally:
             if not self._at_scrape_end:
-                self._page_done(response)
+                self._page_done(response, scraped=False)
 
     def _open_ledger(self, response: Response | None) -> PageLedger | None:
         """The ledger of ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
@@ -221,12 +269,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             page.ledger = PageLedger()
         return page.ledger
 
-    def _page_done(self, response: Response | None, scraped: bool = False) -> None:
+    def _page_done(self, response: object, scraped: bool = True) -> None:
         """The page's output is through: its ledger goes to its readers (the audit trail,
         with what the page said, for ``audit verify`` to decide it again; the report).
-        ``scraped``: all of it, as the scraper says; a page whose output went through no
-        pass of ours (a 404 without an errback) has an empty ledger then."""
-        if response is None:
+        ``scraped``: all of it, as the scraper says (of a response, or of a download's
+        failure: no page); a page whose output went through no pass of ours (a 404
+        without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
+        what says when all of it is)."""
+        if not isinstance(response, Response):
             return
         page = self.page.pages.get(response)
         if scraped and (page is None or page.ledger is None):
