@@ -255,11 +255,11 @@ async def test_a_process_spider_exception_output_is_in_its_pages_one_ledger(
 
 # ---------------------------------------------------------------------- the name sent as
 
-#: A User-Agent that names Googlebot, as the requests of :class:`SentAsSpider` are sent.
+#: A User-Agent that names Googlebot, as the requests of :class:`GooglebotSpider` are sent.
 SENT_AS = "Mozilla/5.0 (compatible; Googlebot/2.1)"
 
 
-class SentAsSpider(Spider):
+class GooglebotSpider(Spider):
     """The home page and each of :attr:`PATHS`, sent as Googlebot (``dont_obey`` puts
     ``dont_obey_robotstxt`` in their meta); one item a page."""
 
@@ -317,11 +317,11 @@ async def test_a_page_is_read_for_the_name_its_request_was_sent_as_though_nothin
     for path, reply in TO_GOOGLEBOT.items():
         a.script(path, reply)
     url = sites.bases["a"]
-    SentAsSpider.PATHS = tuple(TO_GOOGLEBOT)
-    SentAsSpider.dont_obey = bool(undecided.pop("dont_obey_robotstxt", False))
+    GooglebotSpider.PATHS = tuple(TO_GOOGLEBOT)
+    GooglebotSpider.dont_obey = bool(undecided.pop("dont_obey_robotstxt", False))
     with_ = "http cache" if undecided.pop("HTTPCACHE_ENABLED", False) else "alone"
     try:
-        crawler, trail = await crawled_twice(tmp_path, sites, SentAsSpider, with_, **undecided)
+        crawler, trail = await crawled_twice(tmp_path, sites, GooglebotSpider, with_, **undecided)
     finally:
         await sites.close()
     records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
