@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         RepFilesPipeline,
         RepImagesPipeline,
     )
+    from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
     from scrapy_rep.crawl.page.pagereader import page_directives
     from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
     from scrapy_rep.crawl.report import RepReport
@@ -59,6 +60,7 @@ _LAZY = {
     "AuditTrail": "scrapy_rep.crawl.audit.audit",
     "MediaUsageMixin": "scrapy_rep.crawl.media.pipelines",
     "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",
+    "PageVerdictMiddleware": "scrapy_rep.crawl.page.downloadermiddlewares",
     "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
     "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
     "Recheck": "scrapy_rep.recheck.command",
@@ -85,6 +87,7 @@ __all__ = [
     "MediaUsageMixin",
     "PageDirectives",
     "PageDirectivesMiddleware",
+    "PageVerdictMiddleware",
     "ParseOptions",
     "Reason",
     "Recheck",

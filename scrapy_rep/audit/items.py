@@ -66,7 +66,9 @@ def _page_differences(
     names = tuple(text(name) for name in items(part.get("names")))
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
-    verdict = decide_page(facts, statements, rules, _time(record.get("time")))
+    verdict = decide_page(
+        facts, statements, rules, _time(part.get("decided") or record.get("time"))
+    )
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose
     if status == "kept" and refusal is not None:

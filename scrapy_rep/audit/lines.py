@@ -245,15 +245,16 @@ def page_part(
     *,
     image: bool = False,
     embedded_by: str = "",
-    decided: str = "",
+    decided: datetime | None = None,
 ) -> dict[str, Any]:
     """What a fetched page said, as the table of signals read it (``headers``: the fields
     of its header rows; ``meta``: its meta tags named after a meta row or our names), and
     the facts it was decided on besides: the crawler ``names`` they were read for, whether
-    it is an ``image``, the ``noimageai`` of the page that showed it (``embedded_by``) and
-    when it was ``decided`` (ISO time): the page's snapshot, from which ``audit verify``
-    decides the page again (:func:`scrapy_rep.verdict.page.decide_page`). Statements past
-    :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
+    it is an ``image``, the ``noimageai`` of the page that showed it (``embedded_by``) and,
+    when its verdict depends on the time (an ``unavailable_after``), when it was
+    ``decided`` (ISO 8601 UTC, to the millisecond): the page's snapshot, from which
+    ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
+    Statements past :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
     part: dict[str, Any] = {"names": list(names)}
     if headers:
         part["headers"] = [[name, value] for name, value in headers]
@@ -263,8 +264,8 @@ def page_part(
         part["image"] = True
     if embedded_by:
         part["embedded_by"] = embedded_by
-    if decided:
-        part["decided"] = decided
+    if decided is not None:
+        part["decided"] = decided.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return part
 
 

@@ -6,8 +6,9 @@ read from it and the crawler names they were read for (its ``page`` part:
 its own). ``audit verify`` decides the page again with the crawl's own decision
 (:func:`scrapy_rep.verdict.page.decide_page`), on what the origin's documents said before
 the fetch (re-derived from their snapshots by :mod:`scrapy_rep.audit.rederive`), under the
-run's settings and at the time the page was decided, and holds every field of the record
-that the decision gives against it:
+run's settings and at the time the crawl decided it (its part's ``decided``, written when
+the verdict depends on the time; else the record's time), and holds every field of the
+record that the decision gives against it:
 
 - ``page.names``: the names the request was held to (the record's ``robots`` agents),
   then the run's ``REP_DIRECTIVE_TOKENS``;
@@ -17,7 +18,9 @@ that the decision gives against it:
   (``noindex`` or a passed ``unavailable_after`` under ``REP_NOINDEX_ACTION = "drop"``, a
   "no" for a purpose of the run under ``REP_PURPOSE_ACTION = "drop"``) kept none, and its
   items were dropped for that reason with that sentence; a page whose verdict refuses
-  nothing dropped none.
+  nothing dropped none, unless a page its callback fetched itself (its part's
+  ``fetched``, decided again the same way) refused them, with that page's reason and
+  sentence.
 
 The records of runs that wrote no ``page`` part (their header has no ``page_parts``) are
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
@@ -28,7 +31,7 @@ a run from before whole parts may have (``page_parts: 2``: never omitted).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -141,7 +144,10 @@ def page_differences(
     if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
         before = None
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
-    found += _item_differences(record, verdict, run)
+    fetched = _fetched_refusals(record, part, run, read_part)
+    if fetched is None:
+        return [*found, "a page its callback fetched has an unreadable part"]
+    found += _item_differences(record, verdict, run, fetched)
     found += _usage_differences(record, verdict, before)
     return found
 
@@ -178,6 +184,38 @@ def _decided(
     return decide_page(facts, statements, rules, _time(part.get("decided") or record.get("time")))
 
 
+#: What the crawl adds to the sentence of a refusal a fetched page gave
+#: (:meth:`scrapy_rep.crawl.page.pagestate.PageState.fetched`).
+FETCHED_BY_CALLBACK: Final = " of {url}, which the page's callback fetched"
+
+
+def _fetched_refusals(
+    record: dict[str, Any], part: dict[str, Any], run: PageRun, read_part: PartReader
+) -> list[tuple[str, str]] | None:
+    """The reasons and sentences the pages the page's callback fetched itself give to drop
+    its items (``None``: one of their parts is unreadable). Each is decided again from its
+    own statements (a page whose documents said no was never fetched)."""
+    found: list[tuple[str, str]] = []
+    for sub in items(part.get("fetched")):
+        if not isinstance(sub, dict) or "omitted" in sub:
+            continue  # an earlier release's: as recorded
+        said = _said(sub, read_part)
+        if said is None:
+            return None
+        url = text(sub.get("url"))
+        statements = PageStatements(_fields(said.get("headers")), _fields(said.get("meta")))
+        names = tuple(text(name) for name in items(sub.get("names")))
+        facts = PageFacts(url, names, Before((), None), sub.get("image") is True)
+        when = _time(sub.get("decided") or record.get("time"))
+        verdict = decide_page(facts, statements, run.rules, when)  # type: ignore[arg-type]
+        of = FETCHED_BY_CALLBACK.format(url=url)
+        if verdict.index is not None and run.noindex_drops:
+            found.append((verdict.index.reason, verdict.index.message + of))
+        if verdict.purpose is not None and run.purpose_drops:
+            found.append((verdict.purpose.reason, verdict.purpose.message + of))
+    return found
+
+
 def _recorded_before(record: dict[str, Any]) -> Before:
     """What the origin's documents said, as the record lists it (their signals are those
     with a snapshot), when it could not be re-derived."""
@@ -189,32 +227,41 @@ def _recorded_before(record: dict[str, Any]) -> Before:
     return Before(signals, None, signals) if signals else Before((), None)
 
 
-def _item_differences(record: dict[str, Any], verdict: PageVerdict, run: PageRun) -> list[str]:
-    """The items kept and dropped, and why, held against the verdict's refusals."""
+def _item_differences(
+    record: dict[str, Any],
+    verdict: PageVerdict,
+    run: PageRun,
+    fetched: Sequence[tuple[str, str]] = (),
+) -> list[str]:
+    """The items kept and dropped, and why, held against the verdict's refusals and those
+    of the pages its callback fetched (``fetched``: reason and sentence)."""
     refusal = None
     if verdict.index is not None and run.noindex_drops:
         refusal = verdict.index
     elif verdict.purpose is not None and run.purpose_drops:
         refusal = verdict.purpose
+    allowed: list[tuple[str, str]] = []
+    if refusal is not None:
+        allowed.append((refusal.reason, refusal.message))
+    allowed += list(fetched)
     kept, dropped = record.get("items_kept"), record.get("items_dropped")
     reason, why = text(record.get("item_reason")), text(record.get("item_why"))
     found = []
     if refusal is not None and isinstance(kept, int) and kept > 0:
         said = refusal.message if verdict.index is refusal else _denied(refusal)
         found.append(f"the page says {said}, but the record kept {kept} item(s)")
-    if refusal is None and (reason or (isinstance(dropped, int) and dropped > 0)):
+    if not allowed and (reason or (isinstance(dropped, int) and dropped > 0)):
         found.append(
             f"the record drops its items for {reason or 'a reason it does not give'}, which "
             "its statements do not say"
         )
-    elif (
-        refusal is not None
-        and reason
-        and (reason != refusal.reason or why not in ("", refusal.message))
+    elif reason and not any(
+        reason == given and why in ("", sentence) for given, sentence in allowed
     ):
+        given, sentence = allowed[0]
         found.append(
             f"the record drops its items for {reason} ({why}), but its page's verdict is "
-            f"{refusal.reason} ({refusal.message})"
+            f"{given} ({sentence})"
         )
     return found
 

@@ -12,6 +12,8 @@ from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.crawl.internals import switch_off_base_component
+from scrapy_rep.crawl.page.downloadermiddlewares import PRIORITY as PAGE_VERDICT_PRIORITY
+from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
@@ -58,6 +60,7 @@ class Addon:
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, DOWNLOADER_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
+        register(settings, "DOWNLOADER_MIDDLEWARES", PageVerdictMiddleware, PAGE_VERDICT_PRIORITY)
         register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
         register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE

@@ -63,6 +63,7 @@ __all__ = [
     "SCRAPY",
     "TIMEOUT_ERRORS",
     "MediaRequestFiltered",
+    "after_each_scrape",
     "awaited",
     "close_spider",
     "download",
@@ -81,6 +82,7 @@ __all__ = [
     "send_through",
     "spider_middlewares",
     "switch_off_base_component",
+    "watch_downloads",
 ]
 
 
@@ -430,6 +432,63 @@ def first_in_slot(crawler: Crawler, request: Request) -> Callable[[], None]:
 
 def _nothing() -> None:
     return None
+
+
+def after_each_scrape(engine: Any, done: Callable[[Any], None]) -> bool:
+    """Have ``done(result)`` called once the spider's whole output for a downloaded
+    response (or a failure) is through: its callback's or errback's, every spider
+    middleware's and ``process_spider_exception``'s, and the item pipelines'
+    (``Scraper.slot.finish_response``, which Scrapy calls then); whether it could."""
+    slot: Any = getattr(getattr(engine, "scraper", None), "slot", None)
+    finish = getattr(slot, "finish_response", None)
+    if finish is None:
+        return False
+
+    def finish_response(result: Any, request: Any) -> None:
+        try:
+            done(result)
+        finally:
+            finish(result, request)
+
+    slot.finish_response = finish_response
+    return True
+
+
+def watch_downloads(engine: Any, watcher: Callable[[Any], Callable[[Any], None] | None]) -> bool:
+    """Have ``watcher(request)`` called as a component (a spider's callback, an item
+    pipeline) asks the engine to download ``request`` itself (``engine.download_async``,
+    Scrapy 2.14; ``engine.download`` before, and the deprecated one after, which calls
+    it), in the caller's context, when it asks; what it answers, if anything, is called
+    with the response before the caller gets it. Whether it could (the engine's own
+    attribute replaced, the only way in: Scrapy calls no component for these)."""
+    name = "download_async" if ASYNC_ENGINE else "download"
+    original = getattr(engine, name, None)
+    if original is None:
+        return False
+
+    async def answered(response: Any, then: Callable[[Any], None]) -> Any:
+        answer = await response
+        then(answer)
+        return answer
+
+    def download_async(request: Any) -> Any:
+        then = watcher(request)
+        return original(request) if then is None else answered(original(request), then)
+
+    def download(request: Any) -> Any:
+        then = watcher(request)
+        deferred = original(request)
+        if then is not None:
+
+            def told(answer: Any) -> Any:
+                then(answer)
+                return answer
+
+            deferred.addCallback(told)
+        return deferred
+
+    setattr(engine, name, download_async if ASYNC_ENGINE else download)
+    return True
 
 
 def spider_middlewares(engine: Any) -> tuple[Any, ...] | None:

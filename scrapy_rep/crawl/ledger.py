@@ -12,15 +12,18 @@ a reader runs (``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
     from scrapy_rep.verdict import Reason, Refused
-    from scrapy_rep.verdict.page import PageFacts, PageStatements
+    from scrapy_rep.verdict.page import PageFacts, PageStatements, PageVerdict
 
 
 class PageLedger:
@@ -52,19 +55,42 @@ class PageLedger:
         return sum(self.dropped.values())
 
 
+class PageRead(Protocol):
+    """What the page pass read of a page and decided
+    (:class:`scrapy_rep.crawl.page.pagestate.Page`)."""
+
+    @property
+    def facts(self) -> PageFacts | None: ...
+
+    @property
+    def statements(self) -> PageStatements: ...
+
+    @property
+    def verdict(self) -> PageVerdict | None: ...
+
+    @property
+    def decided(self) -> datetime | None: ...
+
+    @property
+    def fetched(self) -> Sequence[tuple[str, PageRead, object]]:
+        """The pages its callback fetched itself that said no (URL, what was read)."""
+        ...
+
+
 class LedgerReader(Protocol):
-    """What reads a page's ledger once its output is through."""
+    """What reads a page's ledger once its output is through, with what the page pass
+    read of the page and decided (``page``: its own, never ``response.meta``'s)."""
 
     def page_done(
-        self,
-        response: Response,
-        ledger: PageLedger,
-        facts: PageFacts | None = None,
-        statements: PageStatements | None = None,
+        self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None: ...
 
 
 READERS: WeakKeyDictionary[Crawler, list[LedgerReader]] = WeakKeyDictionary()
+
+#: What the page pass read of each response of a crawl, for the trail's record of a page
+#: whose output goes through no page pass of its own (fetched with ``download_async``).
+PAGES: WeakKeyDictionary[Crawler, Mapping[Response, PageRead]] = WeakKeyDictionary()
 
 
 def read_by(crawler: Crawler, reader: LedgerReader) -> None:

@@ -57,9 +57,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
@@ -336,11 +335,7 @@ class RepReport:
         record.fates["downloaded"] += 1
 
     def page_done(
-        self,
-        response: Response,
-        ledger: PageLedger,
-        facts: PageFacts | None = None,
-        statements: PageStatements | None = None,
+        self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
         """A page's output is through: its items kept and dropped (and why), and the
         links it kept from being requested, from its ledger (the audit trail's record of

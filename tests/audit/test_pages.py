@@ -7,6 +7,7 @@ trail cannot pass by leaving the page part out of a run that wrote it."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,15 @@ CASES = [
       "decision does not list"]),
     ("omitted (an older run): taken as recorded", url_line(
         "/", page={"names": ["testbot"], "omitted": "x"}, items_kept=1), []),
+    ("dropped for a noindex of a page its callback fetched", url_line("/", page={
+        **page_part(["testbot"], [], []), "fetched": [{"url": "https://e.com/d",
+        **page_part(["testbot"], [("x-robots-tag", "noindex")], [])}]}, items_kept=1,
+        items_dropped=1, item_reason="noindex"), []),
+    ("dropped for a noindex a fetched page never said", url_line("/", page={
+        **page_part(["testbot"], [("x-robots-tag", "nofollow")], []), "fetched": [
+        {"url": "https://e.com/d", **page_part(["testbot"], [("robots-tag", "otherbot;noindex")],
+        [])}]}, items_kept=0, items_dropped=1, item_reason="noindex"),
+     ["the record drops its items for noindex, which its statements do not say"]),
     ("no page part (an older run): taken as recorded", url_line("/", items_kept=1), []),
 ]  # fmt: skip
 
@@ -85,6 +95,22 @@ def test_unavailable_after_is_held_at_the_records_time() -> None:
     after = url_line("/", page=part, items_kept=1, time="2026-11-23T16:00:02.000Z")
     assert page_differences(before, RUN, AGENTS) == []
     assert page_differences(after, RUN, AGENTS) == [
+        'the page says unavailable_after by <meta name="robots" content="unavailable_after: '
+        '2026-11-23T15:00:00Z">, but the record kept 1 item(s)'
+    ]
+
+
+def test_unavailable_after_is_held_at_the_time_the_page_was_decided() -> None:
+    """A page decided before its ``unavailable_after`` and written after it (a slow
+    callback): decided again at the time its part says, not the record's."""
+    decided = datetime(2026, 11, 23, 14, 59, 59, 123000, timezone.utc)
+    said = [("robots", "unavailable_after: 2026-11-23T15:00:00Z")]
+    part = page_part(["testbot"], [], said, decided=decided)
+    assert part["decided"] == "2026-11-23T14:59:59.123Z"
+    record = url_line("/", page=part, items_kept=1, time="2026-11-23T15:00:04.000Z")
+    assert page_differences(record, RUN, AGENTS) == []
+    late = {**part, "decided": "2026-11-23T15:00:00.000Z"}
+    assert page_differences({**record, "page": late}, RUN, AGENTS) == [
         'the page says unavailable_after by <meta name="robots" content="unavailable_after: '
         '2026-11-23T15:00:00Z">, but the record kept 1 item(s)'
     ]

@@ -23,6 +23,7 @@ from scrapy_rep.crawl import internals
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import RobotsTxtResponseGuard
 from scrapy_rep.crawl.media.pipelines import RefusedBeforeFetch
+from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
@@ -37,6 +38,7 @@ COMPONENT_METHODS = [
     (RobotsTxtResponseGuard, "process_response"),
     (AuditMiddleware, "process_exception"),
     (AuditMiddleware, "process_response"),
+    (PageVerdictMiddleware, "process_response"),
     (PageDirectivesMiddleware, "process_spider_input"),
     (PageDirectivesMiddleware, "process_spider_output"),
     (PageDirectivesMiddleware, "process_spider_output_async"),

@@ -30,9 +30,13 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
         async def start(self) -> Any:
             yield Request(sites.url("a", "/x"))
 
-        def parse(self, response: Any) -> None:
+        async def parse(self, response: Any) -> None:
             engine = internals.running_engine(self.crawler)
             seen["engine"] = engine
+            seen["response"] = response
+            seen["downloaded"] = await internals.download(
+                self.crawler, Request(response.url + "?again")
+            )
             seen["scheduler"] = internals.engine_scheduler(engine)
             seen["closing"] = internals.engine_closing(engine)
             seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
@@ -51,6 +55,15 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
         signal=signals.spider_closed,
         weak=False,
     )
+    scraped: list[Any] = []
+    asked: list[Any] = []
+
+    def opened(spider: Any) -> None:
+        engine = internals.running_engine(crawler)
+        seen["after_each_scrape"] = internals.after_each_scrape(engine, scraped.append)
+        seen["watch_downloads"] = internals.watch_downloads(engine, asked.append)
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
     assert internals.running_engine(crawler) is None  # before the crawl: no engine
     try:
         await crawler.crawl()
@@ -73,6 +86,14 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert "PageDirectivesMiddleware" in names
     # A downloaded response names no encoding; one made with encoding= names it.
     assert seen["encoding"] is None and seen["named"] == "koi8-r"
+
+    # The scraper says when a response's whole output is through: the page's, once.
+    assert seen["after_each_scrape"] is True
+    assert scraped == [seen["response"]]
+    # The engine's own downloads for a component are watched as they are asked for.
+    assert seen["watch_downloads"] is True
+    assert sites.url("a", "/x?again") in [request.url for request in asked]
+    assert seen["downloaded"].url == sites.url("a", "/x?again")
 
 
 @pytest_twisted.ensureDeferred

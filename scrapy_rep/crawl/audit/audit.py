@@ -15,8 +15,8 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
 :mod:`scrapy_rep.crawl.audit.auditfates`):
 
 - refused by scrapy_rep: when it is refused (``request_refused``);
-- fetched: when the spider's output for its page has gone through scrapy_rep's spider
-  middleware (:meth:`AuditTrail.page_done`);
+- fetched: when the spider's whole output for its page is through, with the page's one
+  ledger (:meth:`AuditTrail.page_done`);
 - redirected by Scrapy: when the next URL is scheduled (``to``);
 - failed: when the exception leaves the outermost downloader middleware
   (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.audit import lines
-from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import FETCHED, LICENSES, STATUS, TDM
 from scrapy_rep.crawl.audit.auditstate import (
     NOT_FOLLOWED_KEPT,
@@ -25,10 +24,9 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
 
-    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
-    from scrapy_rep.verdict.page import PageFacts, PageStatements
 
 
 class FateEvents(AuditState):
@@ -60,16 +58,14 @@ class FateEvents(AuditState):
 
     @guarded
     def page_done(
-        self,
-        response: Response,
-        ledger: PageLedger,
-        facts: PageFacts | None = None,
-        statements: PageStatements | None = None,
+        self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
         its ``ledger`` (the items kept and refused and why, the links not followed, the
-        report reads the same one); what the page said (``statements``, read for the
-        names of ``facts``), kept in the record's ``page`` part. Called directly (a signal
+        report reads the same one); what the ``page`` said (its statements, read for the
+        names of its facts), kept in the record's ``page`` part, and its usage decision
+        (the page's own, whichever way its response went: never ``response.meta``'s,
+        which a spider may have copied from another page). Called directly (a signal
         costs more per page)."""
         links = ledger.links
         if links:  # never requested: no records, counted at the end
@@ -86,27 +82,7 @@ class FateEvents(AuditState):
         if links:
             extra["links_not_followed"] = len(links)
             extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
-        decision = response.meta.get(meta.USAGE)
-        if decision is None:
-            before = before_of(request)
-            decision = before.decision() if before is not NOTHING_BEFORE else None
-        if decision is not None and decision.signals:
-            sha = robots_sha(state)
-            licenses = state[LICENSES] or {}
-            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
-        if facts is not None and statements is not None:
-            part = lines.page_part(
-                facts.tokens,
-                statements.headers,
-                statements.meta,
-                image=facts.image,
-                embedded_by=facts.embedded_by,
-            )
-            body = lines.page_snapshot(part)
-            if body is not None:  # too long for the line: a snapshot of its own
-                sha = self.writer.snapshot_body("page", request.url, body, response.status)
-                part = lines.snapshotted(part, sha)
-            extra["page"] = part
+        extra.update(self.page_said(state, request, page))
         state[STATUS] = response.status
         self._final(record_id(request), state, "fetched", **extra)
 

@@ -12,16 +12,20 @@ from typing import TYPE_CHECKING, Any
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, STATUS
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 
 class RequestEvents(AuditState):
     """The signal handlers that open a record and follow it until its fate is final."""
+
+    crawler: Crawler
 
     _new: Request | None
     #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
@@ -44,11 +48,13 @@ class RequestEvents(AuditState):
         self._new = None
         ref = any_state(request)
         if ref is not None and ref.audit:
-            if not moved(ref, request) and ref.audit in self.open:
+            state = self.open.get(ref.audit)
+            if state is not None and not state[FETCHED] and not moved(ref, request):
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                 return  # its record goes on: held, released, retried, resumed
-            # A final record's meta on a request sent again (a spider's meta=response.meta):
-            # a new request, with a record of its own.
+            # The meta of a request whose response came (its record final, or open until
+            # its page's output is through) on a request sent again (a spider's
+            # meta=response.meta): a new request, with a record of its own.
             if ref.url in request.meta.get("redirect_urls", ()):
                 self._redirected(ref.audit, request)
         fingerprint = self._fingerprint(request)
@@ -162,8 +168,10 @@ class RequestEvents(AuditState):
             state[STATUS] = response.status
             if self._unscheduled_keys:  # a request not scheduled: no page pass to wait for
                 key = record_id(request)
-                if key in self._unscheduled_keys:
-                    self._final(key, state, "fetched")
+                if key in self._unscheduled_keys:  # a page read as it arrived: what it said
+                    pages = PAGES.get(self.crawler)
+                    page = None if pages is None else pages.get(response)
+                    self._final(key, state, "fetched", **self.page_said(state, request, page))
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

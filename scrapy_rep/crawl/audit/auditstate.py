@@ -25,13 +25,17 @@ from scrapy_rep.crawl.audit.auditfile import (
     URL,
     AuditWriter,
 )
+from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.usage.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from collections import Counter
 
+    from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_rep.crawl.ledger import PageRead
     from scrapy_rep.settings import RepConfig
 
 logger = logging.getLogger(__name__)
@@ -110,6 +114,51 @@ class AuditState:
                 record["expires"] = lines.iso_time(state[EXPIRES])
         self.counts[fate] += 1
         self._emit(record)
+
+    def page_said(
+        self, state: list[Any], request: Request, page: PageRead | None
+    ) -> dict[str, Any]:
+        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
+        a spider may have copied from another page; without one, what the origin's
+        documents said before the fetch) and ``page`` parts: what it said, read for the
+        names of its facts, when it was decided if that matters, and the pages its
+        callback fetched itself that said no, each as a page part with its ``url``."""
+        extra: dict[str, Any] = {}
+        verdict = None if page is None else page.verdict
+        decision = None if verdict is None else verdict.usage
+        if decision is None:
+            before = before_of(request)
+            decision = before.decision() if before is not NOTHING_BEFORE else None
+        if decision is not None and decision.signals:
+            sha = robots_sha(state)
+            licenses = state[LICENSES] or {}
+            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
+        if page is not None and page.facts is not None:
+            part = self._part_of(request.url, page)
+            if page.fetched:
+                part["fetched"] = [
+                    {"url": url, **self._part_of(url, one)} for url, one, _ in page.fetched
+                ]
+            extra["page"] = part
+        return extra
+
+    def _part_of(self, url: str, page: PageRead) -> dict[str, Any]:
+        """What ``page`` (at ``url``) said, as a record's ``page`` part
+        (:func:`lines.page_part`); statements too long for the line are a snapshot of
+        their own (kind ``page``), which the part names."""
+        said, facts = page.statements, page.facts
+        part = lines.page_part(
+            facts.tokens if facts is not None else (),
+            said.headers,
+            said.meta,
+            image=facts is not None and facts.image,
+            embedded_by=facts.embedded_by if facts is not None else "",
+            decided=page.decided,
+        )
+        body = lines.page_snapshot(part)
+        if body is None:
+            return part
+        return lines.snapshotted(part, self.writer.snapshot_body("page", url, body, None))
 
     def internal_error(self, where: str) -> None:
         """Counted (``rep/audit/errors``); the first one logged with its traceback."""

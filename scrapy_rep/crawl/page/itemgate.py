@@ -5,7 +5,10 @@ An item of a page that is not plain (:meth:`scrapy_rep.crawl.page.pagestate.Page
 goes through three checks, called one after the other by
 :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_item`:
 noindex / ``unavailable_after`` (:meth:`ItemGate.by_directives`), the page's usage
-decision (:meth:`ItemGate.by_usage`) and its noimageai images (:meth:`ItemGate.by_images`).
+decision (:meth:`ItemGate.by_usage`) and its noimageai images (:meth:`ItemGate.by_images`);
+then the first two again with the verdict of each page its callback fetched itself
+(``engine.download_async``) that said no
+(:meth:`scrapy_rep.crawl.page.pagestate.PageState.fetched`).
 Each returns the item, or ``None`` when it is dropped, performed as every refusal is
 (:func:`scrapy_rep.crawl.refusals.refuse_item`: counted, logged at DEBUG, sent as
 :data:`scrapy_rep.signals.item_refused`).
@@ -54,7 +57,14 @@ class ItemGate:
         ledger = page.ledger
         item = self.by_directives(item, response, verdict, ledger)
         item = item if item is None else self.by_usage(item, response, verdict, ledger)
-        return item if item is None else self.by_images(item, response, verdict, page)
+        item = item if item is None else self.by_images(item, response, verdict, page)
+        for _url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
+            if item is None:
+                break
+            item = self.by_directives(item, response, said_no, ledger)
+            if item is not None and said_no.purpose is not None:
+                item = self.by_usage(item, response, said_no, ledger)
+        return item
 
     def by_directives(
         self, item: Any, response: Response, verdict: PageVerdict, ledger: PageLedger | None = None

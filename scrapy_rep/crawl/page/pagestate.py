@@ -5,7 +5,11 @@ usage decision for the crawl's purposes (the origin's signals, the page's own an
 RSL licenses) and whether its output passes every gate untouched, each once per
 response object and never from ``response.meta`` (spiders copy a page's meta into the
 requests they yield). Reading never fails a page: a bug or a broken page counts as
-having nothing to say, logged once and counted in ``rep/directives/errors``. Used by
+having nothing to say, logged once and counted in ``rep/directives/errors``. One per crawl
+(:meth:`PageState.of`), shared by
+:class:`scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`, which reads each
+page as it arrives (whichever way the response then goes: callback, errback, or an
+``engine.download_async`` call), and by
 :class:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` and its gates
 (:mod:`scrapy_rep.crawl.page.itemgate`, :mod:`scrapy_rep.crawl.page.linkgate`).
 """
@@ -13,10 +17,19 @@ having nothing to say, logged once and counted in ``rep/directives/errors``. Use
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import replace
+from datetime import datetime, timezone
+from functools import partial
 from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
+from scrapy.http.request import NO_CALLBACK
+
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
     crawler_tokens,
@@ -27,6 +40,7 @@ from scrapy_rep.crawl.page.pagereader import (
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import record_for
 from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE
@@ -41,6 +55,7 @@ from scrapy_rep.verdict.page import (
 )
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -57,11 +72,27 @@ _MAX_NAME_SETS: Final = 256
 #: :attr:`Page.images` before the page's images were looked for.
 NOT_READ: Final = object()
 
+#: The page state of each crawl (:meth:`PageState.of`).
+_STATES: WeakKeyDictionary[Crawler, PageState] = WeakKeyDictionary()
+
+#: The response whose spider output is being produced in this context, in a box of one
+#: (``[None]``: none, or no longer): set by the spider middleware before the callback
+#: runs and around each step of its output, so that a page the callback fetches itself
+#: is tied to it (:meth:`PageState.fetching`). A box, not the response itself: a
+#: context copied from this one (a task the callback starts) sees it emptied when the
+#: callback's turn is over.
+PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
+    "scrapy_rep_producing", default=None
+)
+
 
 class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
-    __slots__ = ("facts", "images", "ledger", "plain", "rel_targets", "statements", "verdict")
+    __slots__ = (
+        "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets", "statements",
+        "verdict",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
@@ -69,6 +100,9 @@ class Page:
         #: What it says and what is known of it, kept to decide again with its licenses.
         self.statements: PageStatements = SAYS_NOTHING
         self.facts: PageFacts | None = None
+        #: When it was decided, if its verdict depends on the time (it names an
+        #: ``unavailable_after``); ``None``: it does not.
+        self.decided: datetime | None = None
         #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
         self.plain = False
         #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
@@ -77,6 +111,10 @@ class Page:
         self.images: object = NOT_READ
         #: What became of its output, while it goes through (``None``: not kept).
         self.ledger: PageLedger | None = None
+        #: The pages its callback fetched itself (``engine.download_async``) that said
+        #: no: their URL, what was read of them, and their verdict, whose refusals name
+        #: them (:meth:`PageState.fetched`); the items it yields after them go through it.
+        self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
 
 
 class PageState:
@@ -94,6 +132,10 @@ class PageState:
         self._extra = crawler_tokens("", config.directive_tokens)
         #: The tokens of each set of names a request was decided for (a rotator's few).
         self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+        #: The crawler's declared User-Agent, and the names a request nothing decided is
+        #: held to, by the ``User-Agent`` header it was sent with (:meth:`_sent_as`).
+        self._declared = robots_agent(crawler.settings)
+        self._sent: dict[bytes, tuple[str, ...]] = {}
         #: The settings the page's decision takes, and the crawl's purposes among them.
         self.rules = rules = page_rules(config)
         self.usage = rules.policy
@@ -107,6 +149,16 @@ class PageState:
         self._ai = self.usage.needs_tdmrep
         #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
+
+    @classmethod
+    def of(cls, crawler: Crawler) -> PageState:
+        """The crawl's page state, shared by the components that read pages (one read
+        and one verdict per response object, whichever component asks first)."""
+        state = _STATES.get(crawler)
+        if state is None:
+            state = _STATES[crawler] = cls(crawler, config_of(crawler))
+            PAGES[crawler] = state.pages  # for the trail's record of a page fetched alone
+        return state
 
     def passes_all(
         self, directives: PageDirectives, refusal: Refused | None, response: Response
@@ -127,12 +179,14 @@ class PageState:
             or (self.config.rel_nofollow and may_link_nofollow(response))
         )
 
-    def read(self, response: Response) -> Page:
-        """Read ``response`` once, before its callback (the page pass's input): its verdict,
-        its ``rep/directives/…_pages`` stats, and whether its output passes every gate
-        untouched. The gates are handed the :class:`Page` (and its verdict) from here on."""
+    def read(self, response: Response, request: Request | None = None) -> Page:
+        """Read ``response`` once, as it arrives or before its callback: its verdict, its
+        ``rep/directives/…_pages`` stats, and whether its output passes every gate
+        untouched. The gates are handed the :class:`Page` (and its verdict) from here on.
+        ``request``: the request it answers, when the response does not name it yet (a
+        downloader middleware sees an answer of the HTTP cache so)."""
         page = self.page_of(response)
-        verdict = self.verdict_of(response, page)
+        verdict = self.verdict_of(response, page, request)
         directives = verdict.directives
         if directives is not EMPTY:
             self.count_page(directives)
@@ -154,12 +208,15 @@ class PageState:
             page = self.pages[response] = Page()
         return page
 
-    def verdict_of(self, response: Response, page: Page | None = None) -> PageVerdict:
+    def verdict_of(
+        self, response: Response, page: Page | None = None, request: Request | None = None
+    ) -> PageVerdict:
         """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
         decided once per response object, never taken from ``response.meta``: spiders often
         copy a page's meta into the requests they yield, and a child page must not inherit
         its parent's directives. Reading never fails a page: what cannot be read counts as
-        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it.
+        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it;
+        ``request``: as :meth:`read` says.
 
         A failure reading its facts or its statements counts as "directives" not read, one
         deciding it as "usage signals" not read (:meth:`failed`)."""
@@ -170,7 +227,7 @@ class PageState:
             return verdict
         facts = None
         try:
-            facts = self._facts(response)
+            facts = self._facts(response, request)
             statements = read_statements(
                 response, facts.tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
             )
@@ -183,6 +240,12 @@ class PageState:
         page.statements = statements
         try:
             verdict = decide_page(facts, statements, self.rules)
+            if verdict.directives.unavailable_after is not None:
+                # held against the time: decided at one the audit trail can say to the
+                # millisecond, for `audit verify` to decide it at the same
+                now = datetime.now(timezone.utc)
+                page.decided = now.replace(microsecond=now.microsecond // 1000 * 1000)
+                verdict = decide_page(facts, statements, self.rules, page.decided)
         except Exception as error:  # never lose a page's output over its signals
             self.failed(response, "usage signals", error)
             verdict = PageVerdict(EMPTY, NO_SIGNALS)
@@ -191,21 +254,26 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
         return verdict
 
-    def _facts(self, response: Response) -> PageFacts:
+    def _facts(self, response: Response, request: Request | None = None) -> PageFacts:
         """The page's facts: the names its request was decided for (its tokens), what the
         origin's documents said before it was sent, whether it is an image, and the
         ``noimageai`` of the page that showed it (its request carries the record)."""
-        request = response.request
+        if response.request is not None:
+            request = response.request
         tokens = self.tokens
         before = NOTHING_BEFORE
         embedded = ""
         if request is not None:
             state = state_of(request)
+            names: tuple[str, ...] = ()
             if state is not None:
                 if state.before is not None:
                     before = state.before
-                found = self._tokens_of.get(state.names)
-                tokens = found if found is not None else self._tokens_for(state.names)
+                names = state.names
+            if not names:  # nothing decided it before the fetch: the names it was sent as
+                names = self._sent_as(request)
+            found = self._tokens_of.get(names)
+            tokens = found if found is not None else self._tokens_for(names)
             if request.meta:
                 record = record_for(
                     request.meta, request.url, request.meta.get("redirect_urls", ())
@@ -213,6 +281,64 @@ class PageState:
                 embedded = "" if record is None else str(record.get("source", ""))
         image = is_image(response)
         return PageFacts(response.url, tokens, before, image, embedded)
+
+    def _sent_as(self, request: Request) -> tuple[str, ...]:
+        """The crawler names a request nothing decided before the fetch (robots.txt not
+        obeyed, no purpose) is held to, as it was sent: the declared name, then the name
+        in its ``User-Agent`` (:func:`scrapy_rep.robotstxt.useragent.held_names`, read as
+        :class:`scrapy_rep.crawl.requests.facts.FactsReader` reads the header),
+        remembered per header (a rotator's few)."""
+        headers = request.headers
+        header = (headers.get(b"User-Agent") if headers else None) or b""
+        names = self._sent.get(header)
+        if names is None:
+            if len(self._sent) >= _MAX_NAME_SETS:
+                self._sent.clear()
+            sent = header.decode("latin-1")
+            names = self._sent[header] = held_names(self._declared, sent)
+        return names
+
+    def fetching(self, request: Request) -> Callable[[Response], None] | None:
+        """A component asks the engine to download ``request`` itself
+        (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
+        the page whose callback is producing output in this context, if any, is told of
+        the fetched page when it comes (:meth:`fetched`). Our documents and the media
+        pipelines' files (``NO_CALLBACK``) are not pages."""
+        if request.callback is NO_CALLBACK:
+            return None
+        producing = PRODUCING.get()
+        return partial(self.fetched, None if producing is None else producing[0])
+
+    def fetched(self, by: Response | None, response: Response) -> None:
+        """A page fetched with ``engine.download_async`` came back, read and decided as it
+        arrived. If it says no to keeping what is built from it (noindex, a passed
+        ``unavailable_after``, a refusal for the crawl's purpose), that "no" applies to
+        the items ``by``'s callback yields from now on (the reading that loses no "no":
+        an item yielded after it may be built from it), each refusal naming the page
+        (``rep/directives/fetched_pages_gating``). Fetched outside any callback's output
+        (an item pipeline's, an extension's; a callback's task that outlived its turn),
+        it gates no item: counted (``rep/directives/fetched_pages_not_gating``)."""
+        try:
+            fetched = self.decided(response)
+            verdict = fetched.verdict
+            if verdict is None or (verdict.index is None and verdict.purpose is None):
+                return
+            page = None if by is None else self.pages.get(by)
+            if page is None:
+                inc(self.stats, "rep/directives/fetched_pages_not_gating")
+                return
+            of = f" of {response.url}, which the page's callback fetched"
+            index, purpose = verdict.index, verdict.purpose
+            named = replace(
+                verdict,
+                index=None if index is None else replace(index, message=index.message + of),
+                purpose=None if purpose is None else replace(purpose, message=purpose.message + of),
+            )
+            page.fetched = (*page.fetched, (response.url, fetched, named))
+            page.plain = False
+            inc(self.stats, "rep/directives/fetched_pages_gating")
+        except Exception as error:  # never lose the callback's output over it
+            self.failed(response, "directives", error)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The crawler tokens whose directives apply to a page whose request was decided
@@ -277,7 +403,7 @@ class PageState:
             if facts is None:  # never: verdict_of keeps them
                 return
             statements = page.statements.also(licenses=signals)
-            verdict = decide_page(facts, statements, self.rules)
+            verdict = decide_page(facts, statements, self.rules, page.decided)
             refused = verdict.purpose
             if refused is not None and earlier.purpose is None:
                 inc(self.stats, f"rep/purpose/pages_denied/{refused.purpose}")

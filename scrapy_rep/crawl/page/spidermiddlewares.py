@@ -38,19 +38,22 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.internals import ASYNC_SPIDER_OUTPUT
+from scrapy_rep.crawl.internals import (
+    ASYNC_SPIDER_OUTPUT,
+    after_each_scrape,
+    running_engine,
+    watch_downloads,
+)
 from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
-from scrapy_rep.crawl.page.pagestate import PageState
+from scrapy_rep.crawl.page.pagestate import PRODUCING, PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepConfig
 from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
@@ -65,12 +68,13 @@ logger = logging.getLogger(__name__)
 class PageDirectivesMiddleware(BaseSpiderMiddleware):
     """Reads page-level directives and gates items and requests by them (SPEC §6)."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig | None = None) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.config = config = config if config is not None else config_of(crawler)
+        #: Each response's directives and usage decision, read once (the crawl's, shared
+        #: with :class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`).
+        self.page = page = PageState.of(crawler)
+        self.config = config = page.config
         self.stats = crawler.stats
-        #: Each response's directives and usage decision, read once.
-        self.page = page = PageState(crawler, config)
         self.tokens = page.tokens
         self.usage = page.usage
         self.licenses = page.licenses
@@ -82,10 +86,16 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: noimageai covers the images it shows').
         self.images = ImageGate(crawler, page.usage.purposes, page.mark, self._refuse_image, page)
         self.items = ItemGate(crawler, page, self.images)
+        crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
-        if config.audit_file or config.report or config.report_file:
+        #: Each page's ledger is handed over once its response's scrape is through (its
+        #: callback's or errback's output, a ``process_spider_exception``'s too), not at
+        #: the end of one pass of its output: set when the spider opens.
+        self._at_scrape_end = False
+        self._ledgers = bool(config.audit_file or config.report or config.report_file)
+        if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
             self.process_spider_output_async = self._ledger_output_async  # type: ignore[method-assign]
@@ -109,6 +119,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if self.early.announce(request):
             refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
 
+    def _opened(self, **_: Any) -> None:
+        """Each page's one ledger handed over once all its output is through, whatever
+        path it takes (docs/decisions.md, 'One ledger per page, whatever path its output
+        takes'); if Scrapy moved what that needs, at the end of each pass as before. The
+        pages a callback fetches itself tied to it (docs/decisions.md, 'A page a callback
+        fetches itself gates the items built after it')."""
+        engine = running_engine(self.crawler)
+        if self._ledgers:
+            self._at_scrape_end = after_each_scrape(engine, self._page_done)
+        if not watch_downloads(engine, self.page.fetching):
+            logger.warning(
+                "scrapy_rep: the engine's download_async could not be watched: a page a "
+                "callback fetches itself gates none of its items",
+                extra={"spider": self.crawler.spider},
+            )
+
     def _closing(self, **_: Any) -> None:
         """At INFO, before Scrapy's stats: the items dropped and the links not followed,
         by reason, and the setting that keeps them (docs/switching.md)."""
@@ -119,7 +145,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     # ------------------------------------------------------------------ input
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
-        """Put the directives on ``response.meta`` before the callback runs."""
+        """Put the directives on ``response.meta`` before the callback runs (done as the
+        page arrived, by ``PageVerdictMiddleware``, unless another component replaced the
+        response since); the page's callback is producing its output from now on
+        (:data:`~scrapy_rep.crawl.page.pagestate.PRODUCING`)."""
+        PRODUCING.set([response])  # a coroutine callback runs before the output pass
+        page = self.page.pages.get(response)
+        if page is not None and page.verdict is not None:
+            return
         page = self.page.read(response)
         verdict = page.verdict
         assert verdict is not None  # read() decides it
@@ -137,6 +170,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
         ledger = self._open_ledger(response)
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None  # its callback is done with its turn before the pass
         try:
             for output in result:
                 if (output := self._get_processed(output, response)) is not None:
@@ -144,7 +180,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                         ledger.kept += 1
                     yield output
         finally:
-            self._page_done(response)
+            if not self._at_scrape_end:
+                self._page_done(response, scraped=False)
 
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
@@ -155,7 +192,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
         """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
-        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about)."""
+        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about). A sync callback
+        cannot await a download: its turn is over (:data:`PRODUCING`)."""
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
         for output in result:
             if (output := self._get_processed(output, response)) is not None:
                 yield output
@@ -163,10 +204,26 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
-        """Scrapy's own loop, after the page's RSL licenses are known (if it names any)."""
+        """Scrapy's own loop, after the page's RSL licenses are known (if it names any),
+        each step of the callback's output taken as the page's turn (:data:`PRODUCING`:
+        a page it fetches itself is tied to it; a box emptied between steps, so that the
+        item pipelines working on its items meanwhile are not)."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        async for output in result:
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
+        turn: list[Response | None] = [None]
+        outputs = result.__aiter__()
+        while True:
+            PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
+            turn[0] = response
+            try:
+                output = await outputs.__anext__()
+            except StopAsyncIteration:
+                break
+            finally:
+                turn[0] = None
             if (output := self._get_processed(output, response)) is not None:
                 yield output
 
@@ -176,37 +233,61 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._open_ledger(response)
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
+        turn: list[Response | None] = [None]
+        outputs = result.__aiter__()
         try:
-            async for output in result:
+            while True:  # each step the page's turn, as in process_spider_output_async
+                PRODUCING.set(turn)
+                turn[0] = response
+                try:
+                    output = await outputs.__anext__()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    turn[0] = None
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
                         ledger.kept += 1
                     yield output
         finally:
-            self._page_done(response)
+            if not self._at_scrape_end:
+                self._page_done(response, scraped=False)
 
     def _open_ledger(self, response: Response | None) -> PageLedger | None:
-        """A new ledger for ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
-        for the gates and the performer of refusals to write; ``None`` for the output of
-        start() or a crawl whose trail and report do not run."""
+        """The ledger of ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
+        for the gates and the performer of refusals to write: a new one, or the one a pass
+        before this one opened (a ``process_spider_exception``'s output after its
+        callback's); ``None`` for the output of start() or a crawl whose trail and report
+        do not run."""
         if response is None or not self._ledger_readers:
             return None
         page = self.page.decided(response)
-        page.ledger = ledger = PageLedger()
-        return ledger
+        if page.ledger is None:
+            page.ledger = PageLedger()
+        return page.ledger
 
-    def _page_done(self, response: Response | None) -> None:
+    def _page_done(self, response: object, scraped: bool = True) -> None:
         """The page's output is through: its ledger goes to its readers (the audit trail,
-        with what the page said, for ``audit verify`` to decide it again; the report)."""
-        if response is None:
+        with what the page said, for ``audit verify`` to decide it again; the report).
+        ``scraped``: all of it, as the scraper says (of a response, or of a download's
+        failure: no page); a page whose output went through no pass of ours (a 404
+        without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
+        what says when all of it is)."""
+        if not isinstance(response, Response):
             return
         page = self.page.pages.get(response)
+        if scraped and (page is None or page.ledger is None):
+            page = self.page.decided(response)
+            page.ledger = PageLedger()
         if page is None or page.ledger is None:  # no ledger kept
             return
         ledger, page.ledger = page.ledger, None
         for reader in self._ledger_readers:
             try:
-                reader.page_done(response, ledger, page.facts, page.statements)
+                reader.page_done(response, ledger, page)
             except Exception:  # the page's output is through; a bug of ours must not cost it
                 inc(self.stats, "rep/audit/errors")
                 logger.exception("scrapy_rep internal error recording %s", response)

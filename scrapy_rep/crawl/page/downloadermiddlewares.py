@@ -1,0 +1,60 @@
+"""Each page read and decided as it arrives (SPEC §6; docs/decisions.md, 'A page is
+decided as it arrives').
+
+``PageVerdictMiddleware`` is a downloader middleware that sees every response the crawl
+gets (an answer of Scrapy's HTTP cache, a page fetched with ``engine.download_async``
+too), after the middlewares that decompress, redirect and retry it. It reads each page
+once (:class:`scrapy_rep.crawl.page.pagestate.PageState`, shared with the spider
+middleware) and puts its directives and usage decision on ``response.meta``
+(``rep_directives``, ``rep_usage``), so that a page is decided whichever way its
+response then goes: to its callback, to its errback only (a 404 that
+``HttpErrorMiddleware`` refuses), or back to the callback that fetched it. Our own
+documents and the media pipelines' files (requests with ``callback=NO_CALLBACK``) are
+left to the components that read them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from scrapy.http.request import NO_CALLBACK
+
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.page.pagestate import PageState
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+#: After every middleware of Scrapy's that changes a response (decompression at 590,
+#: redirects at 600, retries at 550, the HTTP cache at 900), before the audit trail's
+#: (10), which records the page as decided here.
+PRIORITY: Final = 20
+
+
+class PageVerdictMiddleware:
+    """Reads and decides each page as it arrives (see the module docstring)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.page = PageState.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
+        if request.callback is NO_CALLBACK:  # our documents, a media pipeline's file
+            return response
+        try:
+            verdict = self.page.read(response, request).verdict
+            assert verdict is not None  # read() decides it
+            said = (request if response.request is None else response.request).meta
+            said[meta.DIRECTIVES] = verdict.directives
+            said[meta.USAGE] = verdict.usage
+        except Exception as error:  # never lose a response: the spider's pass reads it again
+            self.page.failed(response, "directives", error)
+        return response
