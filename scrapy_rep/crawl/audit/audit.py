@@ -114,6 +114,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
         robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
         self._robots_token = crawler_name(str(robots_agent))
+        self._declared = str(robots_agent)
         self._errors_logged = False
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)

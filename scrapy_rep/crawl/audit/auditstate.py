@@ -27,6 +27,7 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.usage.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ class AuditState:
     stats: StatsCollector | None
     run: str
     writer: AuditWriter
+    #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
+    _declared: str
     _emit: Callable[[dict[str, Any]], None]
     #: Open records: id -> state (see ``URL``… in :mod:`scrapy_rep.crawl.audit.auditfile`).
     open: dict[str, list[Any]]
@@ -133,6 +136,7 @@ class AuditState:
             sha = robots_sha(state)
             licenses = state[LICENSES] or {}
             extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
+        self._held_as_sent(state, request)
         if page is not None and page.facts is not None:
             part = self._part_of(request.url, page)
             if page.fetched:
@@ -141,6 +145,19 @@ class AuditState:
                 ]
             extra["page"] = part
         return extra
+
+    def _held_as_sent(self, state: list[Any], request: Request) -> None:
+        """A request nothing decided (its robots part not obeyed, naming no other name)
+        is held, after the fetch, to the names it was sent as (the ``User-Agent`` of the
+        request as sent): its robots part lists them (``agents``), as a decided one's
+        does, for ``audit verify`` to hold the page part's names against."""
+        robots = state[ROBOTS]
+        if robots is None or len(robots) < 6 or robots[5] or (len(robots) > 8 and robots[8]):
+            return
+        header = request.headers.get(b"User-Agent") if request.headers else None
+        names = held_names(self._declared, header.decode("latin-1") if header else "")
+        if len(names) > 1:
+            state[ROBOTS] = (*robots[:6], "", "", names)
 
     def _part_of(self, url: str, page: PageRead) -> dict[str, Any]:
         """What ``page`` (at ``url``) said, as a record's ``page`` part
