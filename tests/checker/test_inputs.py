@@ -18,8 +18,8 @@ import pytest
 from scrapy.cmdline import execute
 from scrapy.settings import Settings
 
-from scrapy_rep.check import EXIT_DISALLOWED, EXIT_USAGE
 from scrapy_rep.check import main as check_main
+from scrapy_rep.checker.exits import EXIT_DISALLOWED, EXIT_USAGE
 from scrapy_rep.checker.inputs import MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"

@@ -15,6 +15,7 @@ middleware, its early pass before the scheduler, the check of the request as sen
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
@@ -52,6 +53,10 @@ class Performer:
         #: The hosts whose override was said to apply, and to have expired (once each).
         self._overridden: set[str] = set()
         self._expired: set[str] = set()
+        #: Who else is told each verdict performed: the command-line tools, which are a
+        #: crawl and print what it decided (:mod:`scrapy_rep.crawl.commands.toolcrawl`);
+        #: ``None`` in a crawl.
+        self.told: Callable[[Request, RequestFacts, Allowed | Refused], None] | None = None
 
     def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """``request`` goes on. Its state says for which name it was decided (the check of
@@ -59,6 +64,8 @@ class Performer:
         token is spent."""
         before = None if verdict.before is NOTHING_BEFORE else verdict.before
         decided(request, before, facts.names or (facts.agent,))
+        if self.told is not None:
+            self.told(request, facts, verdict)
         if not verdict.used:
             return
         robots = verdict.used[0][2]
@@ -81,6 +88,8 @@ class Performer:
     def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
         """``request`` is refused: counted, recorded, logged, signalled; raises
         ``IgnoreRequest``."""
+        if self.told is not None:
+            self.told(request, facts, verdict)
         if verdict.expired is not None:
             self._note_expired(request, verdict)
         if self._audit:
