@@ -256,8 +256,9 @@ class ToolSpider(Spider):
     def failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         index = None if request is None else request.meta.get(ASKED)
-        if index is None or isinstance(failure.value, IgnoreRequest | None):
-            return  # refused (its verdict was told), or not fetched
+        if index is None or isinstance(failure.value, NotFetched | None):
+            return
+        # (a refusal's IgnoreRequest too: its verdict was told, and says more)
         self.run.asked[index].failure = describe(failure.value)
 
     def _media_gate(self) -> MediaGate:
@@ -443,7 +444,7 @@ class Printer:
         """What the crawl got for an allowed URL, and what it does with it; its exit code."""
         if asked.hop is not None and isinstance(asked.hop[1], Refused):
             url, hop = asked.hop
-            _, why = url_line(hop, url, None, self.profile, "")
+            _, why = url_line(hop, url, asked.facts, self.profile, "")
             self.say(f"      page: redirected to {url}, which is not fetched: {why}",
                      "      => not for this crawl: the redirect is refused")  # fmt: skip
             return EXIT_DISALLOWED
