@@ -37,7 +37,7 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
 
 def test_every_url_given_is_checked(server: str) -> None:
     """The first URL was once only where the robots.txt came from, and never checked: now
-    every URL given is, each once (issue 57, item 3)."""
+    every URL given is, each once."""
     first, second = f"{server}/private/first", f"{server}/public"
     status, output = check_tool(first, second, first)
     assert status == 1, output

@@ -44,7 +44,7 @@ def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
 
 def test_robots_command_page_directives_and_what_the_crawl_does(port: int) -> None:
     """Allowed by robots.txt, and its page says noindex: the crawl drops its items, and
-    the tool says so and exits 1 (issue 54, item 7)."""
+    the tool says so and exits 1."""
     base = f"http://127.0.0.1:{port}"
     status, output = scrapy_robots("--page", f"{base}/page")
     assert status == 1, output

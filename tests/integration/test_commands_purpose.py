@@ -38,7 +38,7 @@ port = port_fixture(PurposeSignalsHandler)
 
 def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
     """A URL the origin's signals refuse is not fetched, and its line names the one that
-    said no (it was fetched and shown as a page: issue 54, item 7); a page fetched lists
+    said no (it was fetched and shown as a page); a page fetched lists
     every signal about it, the origin's and its own, and what the crawl does with it."""
     base = f"http://127.0.0.1:{port}"
     PurposeSignalsHandler.served.clear()

@@ -534,7 +534,7 @@ def test_both_tools_exit_3_as_a_page_cannot_be_had(agree_run: AgreeRun) -> None:
 def test_each_tool_asks_for_each_document_and_page_once(agree_run: AgreeRun) -> None:
     """One crawl per tool run, one request per URL: a page is never fetched twice (with
     ``--purpose`` it was, once for its directives and once for its usage signals), and a
-    URL the crawl refuses is never fetched (issue 54, item 7)."""
+    URL the crawl refuses is never fetched."""
     for name, served in agree_run.tool_served.items():
         assert served, name
         twice = {key: count for key, count in served.items() if count > 1}

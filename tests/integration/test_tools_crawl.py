@@ -1,5 +1,5 @@
 """Both tools read a site as the crawl reads it, since they are a crawl (docs/decisions.md,
-'The tools are a crawl'; issue 54, items 7 and 8; issue 57, item 14): what a hostile
+'The tools are a crawl'): what a hostile
 site sends is printed as escapes, never as a line of its own; a UTF-8 product token, the
 settings that change a page's verdict (``REP_META_IN_NOSCRIPT``, ``REP_DIRECTIVE_TOKENS``)
 as in the crawl; a URL refused for a purpose is never fetched; a project's ``REP_PURPOSE``
@@ -73,8 +73,8 @@ def both(*args: str) -> list[tuple[int, str]]:
 
 def test_a_site_cannot_forge_a_line_of_either_tools_output(port: int) -> None:
     """ESC sequences and line breaks in what the site sends (a header, an obs-fold
-    continuation, ``&#10;`` in a meta tag, robots.txt) are printed as escapes (issue 54,
-    item 8): no forged line, no terminal control."""
+    continuation, ``&#10;`` in a meta tag, robots.txt) are printed as escapes: no
+    forged line, no terminal control."""
     base = f"http://127.0.0.1:{port}"
     for status, output in both("--page", "-A", "TestBot", f"{base}/forging"):
         assert status == 0, output

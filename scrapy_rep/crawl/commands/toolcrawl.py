@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from scrapy_rep.usage.policy import UsagePolicy
 
 #: ``request.meta``: the index of the URL a tool asked about (it survives redirects).
-ASKED: Final = "rep_tool_asked"
+ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
 #: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
@@ -454,7 +454,8 @@ class Printer:
             return EXIT_UNREACHABLE
         directives = response.meta.get(meta.DIRECTIVES)
         where = describe_sources(directives.sources if directives else (), response)
-        moved = f" (redirected to {response.url})" if response.url != asked.url else ""
+        final = response.url
+        moved = f" (redirected to {final})" if final != asked.url else ""
         self.say(f"      page: {response.status}{moved}, directives: {directives} ({where})")
         decision: UsageDecision | None = response.meta.get(meta.USAGE)
         if asked.file is not None:
