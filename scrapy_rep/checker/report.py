@@ -47,6 +47,8 @@ DEFAULT_USER_AGENT: Final = "Scrapy"
 #: ``kUnsupportedTags`` (google/robotstxt reporting_robots.cc, commit 4af32e5,
 #: 2026-02-19): reported, never obeyed.
 GOOGLE_IGNORES: Final = "read by scrapy_rep, ignored by Google's parser"
+#: Why the crawl checks nothing of a request, nor fetches robots.txt.
+NOTHING_OBEYED: Final = "ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
 #: Where ``check --example``'s robots.txt comes from, in its block's head.
 EXAMPLE_TITLE: Final = "(the example bundled with scrapy_rep)"
 
@@ -123,21 +125,15 @@ def user_agent_line(agent: str, profile: str, names: Sequence[str] = ()) -> str:
 
 
 def origin_head(
-    title: str,
-    notes: Sequence[str],
-    rules: RobotsTxt,
-    agent: str,
-    tdm: str | None = None,
-    licenses: Sequence[str] = (),
+    title: str, notes: Sequence[str], rules: RobotsTxt, agent: str, documents: Sequence[str] = ()
 ) -> list[str]:
     """The head of one robots.txt's block, as both tools print it: a blank line, then
     ``robots.txt`` with where it came from (``URL: outcome``, ``FILE (local file)``) and,
-    indented below, the notes, the origin's tdmrep.json and RSL licenses (their lines),
-    the crawl-delay and the sitemaps. Its URLs' lines follow, indented as much."""
+    indented below, the notes, the origin's further ``documents`` (a line for its
+    tdmrep.json, and for each RSL license), the crawl-delay and the sitemaps. Its URLs'
+    lines follow, indented as much."""
     head = ["", f"robots.txt {title}", *(f"  {note}" for note in notes)]
-    if tdm is not None:
-        head.append(f"  {tdm}")
-    head += [f"  {line}" for line in licenses]
+    head += [f"  {line}" for line in documents]
     delay = rules.crawl_delay(agent)
     head.append(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
     head += [f"  sitemap: {sitemap}" for sitemap in rules.sitemaps]
@@ -170,7 +166,7 @@ def url_line(
         return False, verdict.message + google_note(verdict.signal, profile)
     if isinstance(verdict, Allowed):
         if not verdict.checked:
-            return True, "not checked: ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
+            return True, f"not checked: {NOTHING_OBEYED}"
         if not verdict.obeyed:
             return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
         robots = verdict.robots

@@ -69,10 +69,9 @@ def test_the_timeout_bounds_the_whole_download_of_a_trickling_robotstxt() -> Non
                 time.sleep(1)
 
     with serving(Trickle) as port:
-        started = time.monotonic()
         status, output = check_tool(f"http://127.0.0.1:{port}/a", "--timeout", "1.5")
-    # Each byte comes within a socket timeout; only the download's own bound stops it.
-    assert time.monotonic() - started < 20
+    # Each byte comes within a socket timeout; only the download's own bound stops it
+    # (a whole answer would have been a 200).
     assert status == 3, output
     assert "took longer than 1.5 seconds" in output, output
 

@@ -46,6 +46,7 @@ from scrapy_rep.checker.exits import (
     EXIT_USAGE,
 )
 from scrapy_rep.checker.report import (
+    NOTHING_OBEYED,
     ToolRequest,
     google_note,
     held_reason,
@@ -298,7 +299,6 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
     if request.local is not None:
         middlewares[_path(LocalRobotsTxt)] = 1
     return {
-        **request.settings,
         "ADDONS": {**settings.getdict("ADDONS"), "scrapy_rep.Addon": 0},
         "DOWNLOADER_MIDDLEWARES": middlewares,
         "ITEM_PIPELINES": {},
@@ -307,6 +307,7 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
         "SCHEDULER": scrapy_defaults.SCHEDULER,
         "DUPEFILTER_CLASS": scrapy_defaults.DUPEFILTER_CLASS,
         "TELNETCONSOLE_ENABLED": False,
+        "REMOTE_CONTROL_ENABLED": False,  # Scrapy 2.19's control server: none for a tool
         **{name: 0 for name in settings if name.startswith("CLOSESPIDER_")},
         "REP_AUDIT_FILE": "",
         "REP_REPORT": False,
@@ -399,18 +400,22 @@ class Printer:
         if local is not None:
             title, notes, rules = local.title, list(local.notes), local.rules
         else:
-            url = f"{origin}/robots.txt"
-            title = f"{url}: {robots.outcome if robots else 'not fetched'}"
+            outcome = robots.outcome if robots else f"not fetched ({NOTHING_OBEYED})"
+            title = f"{origin}/robots.txt: {outcome}"
             notes, rules = [], (robots.rules if robots and robots.rules else ALLOW_ALL)
             notes += self._unreachable_notes(group)
-        tdm = run.documents.get((TDMREP.name, origin))
-        tdm_line = None if tdm is None else f"tdmrep.json {origin}{TDMREP.path}: {tdm.outcome}"
-        licenses = [
+        origins = dict.fromkeys(str(origin_of(asked.url)) for asked in group)
+        documents = [
+            f"tdmrep.json {key}{TDMREP.path}: {tdm.outcome}"
+            for key in origins
+            if (tdm := run.documents.get((TDMREP.name, key))) is not None
+        ]
+        documents += [
             f"RSL license {url}: {announced.outcome}"
             for url in rules.licenses
             if (announced := run.documents.get((RSL.name, url))) is not None
         ]
-        self.say(*origin_head(title, notes, rules, self.agent, tdm_line, licenses))
+        self.say(*origin_head(title, notes, rules, self.agent, documents))
         held = ""
         if robots is not None and _unreachable(group, ROBOTS_TXT.name):
             held = held_reason(robots.status)
@@ -501,7 +506,7 @@ class Printer:
 
 def _unreachable(group: list[Asked], kind: str | None) -> bool:
     """Whether a document of ``kind`` (``None``: any) the group's requests were decided
-    with could not be had (the crawl gave up on it), or a page could not be had."""
+    with could not be had (the crawl gave up on it)."""
     for asked in group:
         used = asked.verdict.used if asked.verdict is not None else ()
         if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
