@@ -132,13 +132,15 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
     port: int, tmp_path: Path
 ) -> None:
     """``REP_PURPOSE`` in the project: each page is fetched, and its status shown (a 404
-    read "usage signals: none / ai-train: unknown"); the project's audit trail and item
-    pipelines are the crawl's, never the tool's."""
+    read "usage signals: none / ai-train: unknown"); the project's audit trail, report,
+    item pipelines and ``JOBDIR`` are the crawl's, never the tool's; its HTTP cache and
+    AutoThrottle change nothing the tool says."""
     base = f"http://127.0.0.1:{port}"
-    trail = tmp_path / "trail.jsonl"
+    trail, jobdir = tmp_path / "trail.jsonl", tmp_path / "job"
     project = make_project(
         tmp_path,
-        f'REP_PURPOSE = "ai-train"\nREP_AUDIT_FILE = {str(trail)!r}\n'
+        f'REP_PURPOSE = "ai-train"\nREP_AUDIT_FILE = {str(trail)!r}\nREP_REPORT = True\n'
+        f"JOBDIR = {str(jobdir)!r}\nHTTPCACHE_ENABLED = True\nAUTOTHROTTLE_ENABLED = True\n"
         'USER_AGENT = "TestBot/1.0"\nDOWNLOAD_DELAY = 0\n'
         'ITEM_PIPELINES = {"no.such.Pipeline": 300}\n',
     )
@@ -148,4 +150,7 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
     assert "      page: 404, directives: (none)" in gone, output
     assert "=> not for this crawl: ai-train denied by header Content-Usage: train-ai=n" in gone
     assert "page: 200" in output.split(f"{base}/plain")[1]
-    assert not trail.exists()
+    assert not trail.exists() and not jobdir.exists()
+    assert "scrapy_rep report" not in output
+    again = scrapy_robots(f"{base}/gone", f"{base}/plain", cwd=project, user_agent=None)
+    assert again == (status, output)  # from Scrapy's HTTP cache now: the same
