@@ -141,22 +141,10 @@ def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
     return check
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """``python -m scrapy_rep check …`` as typed: ``argv`` is what follows
-    ``python -m scrapy_rep`` and starts with ``check`` (``None``: ``sys.argv[1:]``).
-    Returns the exit status (see :data:`CHECK_EXIT_CODES`). Only a local robots.txt
-    without ``--page``: ``python -m scrapy_rep`` runs the rest (:func:`run`)."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] != ["check"]:
-        print("scrapy_rep: error: give the command: check", file=sys.stderr)
-        return EXIT_USAGE
-    return run(arguments[1:], out)
-
-
 def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = None) -> int:
     """The checker on ``argv``, the arguments after ``check``; the exit status.
-    ``crawl``: what runs the tools' crawl (``None``: only a local robots.txt can be
-    checked, without ``--page``)."""
+    ``crawl``: what runs the tools' crawl (``python -m scrapy_rep`` hands it; ``None``:
+    only a local robots.txt can be checked, without ``--page``)."""
     out = out if out is not None else sys.stdout
     try:
         options = parser().parse_args(list(argv))
@@ -192,8 +180,8 @@ def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = N
 
 #: ``check`` without a URL to check.
 NO_URL: Final = (
-    "give a robots.txt (file or URL, or --example) and at least one URL, "
-    "or one URL alone (its own robots.txt is fetched)"
+    "give at least one URL (after a robots.txt file, or with --example, to check against "
+    "a local file)"
 )
 
 
