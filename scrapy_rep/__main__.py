@@ -4,9 +4,12 @@
 :mod:`scrapy_rep.recheck.command` (a stored collection re-checked; its documents fetched
 by :mod:`scrapy_rep.crawl.commands.recheck_crawl`), ``audit`` is
 :mod:`scrapy_rep.audit.cli` (the audit trail's reader); this module only hands the
-arguments after the command's name to the one named, and says what they offer
-(``--help``) and which version is installed (``--version``). Each command's module is
-imported only when it is named, so ``check`` loads nothing of the trail reader.
+arguments after the command's name to the one named (and ``check`` the runner of the
+tools' crawl, :func:`scrapy_rep.crawl.commands.toolcrawl.run_tools`, which ``check``
+cannot import), and says what they offer (``--help``) and which version is installed
+(``--version``). Each command's module is imported only when it is named, and the crawl
+only when ``check`` runs one, so ``check`` against a file loads no Scrapy, nor anything
+of the trail reader.
 """
 
 from __future__ import annotations
@@ -15,14 +18,13 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from scrapy_rep._version import __version__
+from scrapy_rep.checker.exits import EXIT_USAGE, HELP_WIDTH
 
-#: The exit status of a command line that names no command, or a wrong one.
-EXIT_USAGE: Final = 2
-#: The width the help fits in (a terminal's 80 columns).
-HELP_WIDTH: Final = 80
+if TYPE_CHECKING:
+    from scrapy_rep.checker.report import ToolRequest
 
 
 def commands_table() -> str:
@@ -90,7 +92,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if command == "check":
         from scrapy_rep.check import run
 
-        return run(rest, out)
+        return run(rest, out, crawl=tool_crawl)
     if command == "audit":
         from scrapy_rep.audit.cli import main as audit
 
@@ -110,6 +112,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except SystemExit as exit_:
         return 0 if exit_.code == 0 else EXIT_USAGE
     return EXIT_USAGE  # not reached: argparse exits on every option it knows
+
+
+def tool_crawl(request: ToolRequest, out: TextIO) -> int:
+    """The tools' crawl for ``check`` (Scrapy imported only now)."""
+    from scrapy_rep.crawl.commands.toolcrawl import run_tools
+
+    return run_tools(request, out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """``python -m scrapy_rep check``: output and exit status on local files and the bundled
-example, usage errors, and the fetch rules of SPEC §4 that need no server (against a
-local server and as a process: tests/integration/test_check.py)."""
+example, and usage errors (against a local server, its crawl in a process of its own:
+tests/integration/test_check.py)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.check import main
-from scrapy_rep.checker.download import fetch_robotstxt, robots_url_for
+from scrapy_rep.__main__ import main
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from scrapy_rep.urls.origins import origin_of
 from tests.support.tools import ROBOTS_TXT, ROBOTS_TXT_OVER_500_KIB, check_tool
 
 
-def test_spec4_refused_connection_disallows_everything() -> None:
-    import socket
-
-    with socket.socket() as sock:  # a port that was free a moment ago: nobody listens
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    fetched = fetch_robotstxt(f"http://127.0.0.1:{port}/robots.txt", timeout=5)
-    assert not fetched.rules.allowed("/", "bot")
-    assert fetched.status is None and "unreachable" in fetched.outcome
+def robots_url_for(url: str) -> str | None:
+    origin = origin_of(url)
+    return None if origin is None else origin.robots_url
 
 
 def test_spec3_robots_txt_is_only_at_the_origin_root() -> None:

@@ -5,12 +5,12 @@ and ``--timeout``.
 
 Pure and without I/O: it says what an argument is and, for a bad one, the one message
 of its kind, which both tools print as ``scrapy_rep: error: <message>`` before they
-exit with status 2 (:data:`scrapy_rep.check.EXIT_USAGE`). Reading the file, fetching
+exit with status 2 (:data:`scrapy_rep.checker.exits.EXIT_USAGE`). Reading the file, fetching
 and deciding are elsewhere. What it accepts:
 
 - a URL: ``http://`` or ``https://`` with a host (RFC 3986 §3: scheme and authority).
-  The tools fetch robots.txt over http(s) only, with urllib; an ``ftp:`` origin has a
-  robots.txt of its own in a crawl (SPEC §3), but not in the tools. ``example.com/a``
+  The tools check http(s) URLs only; an ``ftp:`` origin has a robots.txt of its own in
+  a crawl (SPEC §3), but not in the tools. ``example.com/a``
   is refused, saying to add ``http://`` or ``https://``: the scheme is part of the
   origin (RFC 9309 §2.3: one robots.txt per protocol, host and port), so guessing it
   could check the URL against a robots.txt the crawl would never read.
@@ -18,8 +18,9 @@ and deciding are elsewhere. What it accepts:
   ``check --example``, ``scrapy rep-robots --robots-file`` without ``--page`` or a
   purpose), which has no origin: the path is what robots.txt rules match (RFC 9309
   §2.2.2). Elsewhere it has no origin to fetch a robots.txt from, or no page to fetch.
-- ``check``'s first argument: a URL when it has a scheme (``xxx://``), else a file;
-  alone, a URL (a file alone has nothing to check), unless it names a file.
+- ``check``'s first argument: a URL to check when it has a scheme (``xxx://``), else a
+  robots.txt file; alone, a URL (a file alone has nothing to check), unless it names a
+  file.
 - ``--timeout``: seconds, greater than 0 and at most a day (:data:`MAX_TIMEOUT`).
 """
 
@@ -33,8 +34,8 @@ from urllib.parse import urlsplit
 
 #: The schemes of a URL the tools check: robots.txt is fetched over http(s) only.
 URL_SCHEMES: Final = ("http", "https")
-#: The longest ``--timeout``, in seconds: a day. Nothing needs more per fetch, and the
-#: wall-clock bound of a fetch (a thread's ``join``) overflows for far larger values.
+#: The longest ``--timeout``, in seconds: a day. Nothing needs more per download, and the
+#: reactor's timers overflow for far larger values.
 MAX_TIMEOUT: Final = 86_400.0
 #: ``scheme://`` at the start of an argument (RFC 3986 §3.1: a letter, then letters,
 #: digits, ``+``, ``-`` or ``.``). Only with ``//``: ``localhost:8080/a`` or

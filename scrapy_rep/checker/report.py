@@ -1,41 +1,31 @@
-"""What ``python -m scrapy_rep check`` reads per origin, and the line per URL both tools
-print (SPEC §4 for the fetch; the verdict as the crawl decides it).
+"""What both command-line tools print, and what they hand their crawl (pure).
 
-:func:`sources`: the robots.txt files a check reads (the bundled example, a local file,
-or each URL's origin's fetched over urllib, with its tdmrep.json and RSL licenses when
-the purposes need them). :func:`report`: one line per URL with its verdict and the line
-that decided it, and :func:`further_documents`: an origin's tdmrep.json and RSL
-licenses; both shared with ``scrapy rep-robots``. Standard library only.
+:class:`ToolRequest`: the URLs a tool asks about, the crawl's settings and whether each
+page is fetched, which :mod:`scrapy_rep.crawl.commands.toolcrawl` runs as a crawl.
+:func:`url_line`: a URL's line from the verdict on it (the crawl's, or
+:func:`local_report`'s against a local robots.txt without a page fetched: no network);
+:func:`origin_head` and :func:`user_agent_line`, the rest of the layout. Standard library
+only.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Hashable, Sequence
+import time
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.checker.download import (
-    OriginTdm,
-    fetch_robotstxt,
-    held_reason,
-    origin_tdm,
-    read_robots_file,
-    robots_url_for,
-    robots_verdict,
-)
-from scrapy_rep.checker.licenses import NO_LICENSES, OriginLicenses, origin_licenses
+from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.robotstxt.useragent import crawler_name, held_names
+from scrapy_rep.settings import RepConfig, SettingsLike, request_rules, robots_agent
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.tdmrep import NO_FILE
 from scrapy_rep.verdict import (
-    LICENSE,
     ROBOTS,
     TDM,
     Allowed,
@@ -47,13 +37,69 @@ from scrapy_rep.verdict import (
     RequestRules,
     Verdict,
     decide,
+    obey_of,
 )
 
+#: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
+DEFAULT_USER_AGENT: Final = "Scrapy"
 #: What both tools add, in the google profile, to a robots.txt ``Content-Signal`` or
 #: ``Content-Usage`` line they show: Google's parser lists both among its
 #: ``kUnsupportedTags`` (google/robotstxt reporting_robots.cc, commit 4af32e5,
 #: 2026-02-19): reported, never obeyed.
 GOOGLE_IGNORES: Final = "read by scrapy_rep, ignored by Google's parser"
+#: Why the crawl checks nothing of a request, nor fetches robots.txt.
+NOTHING_OBEYED: Final = "ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
+#: Where ``check --example``'s robots.txt comes from, in its block's head.
+EXAMPLE_TITLE: Final = "(the example bundled with scrapy_rep)"
+
+
+@dataclass(frozen=True)
+class LocalRobots:
+    """A robots.txt read from a file (or the bundled example), which decides every URL."""
+
+    title: str
+    body: bytes
+    rules: RobotsTxt
+    #: What a reader must know (a cut at 500 KiB, the URLs' origins).
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """What a tool asks its crawl: each URL once, with ``settings`` over the crawl's (the
+    project's for ``scrapy rep-robots``, Scrapy's defaults for ``check``)."""
+
+    urls: tuple[str, ...]
+    settings: Mapping[str, Any]
+    #: Each allowed page is fetched (``--page``; ``scrapy rep-robots`` with a purpose).
+    pages: bool
+    #: Seconds for each download.
+    timeout: float
+    #: Every usage signal about each page fetched is listed (a purpose was asked about).
+    explain_usage: bool = False
+    local: LocalRobots | None = None
+
+
+def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
+    """A local robots.txt and what a reader must know about it (a cut at 500 KiB, with
+    the line where it fell). Raises ``OSError`` when it cannot be read."""
+    with path.open("rb") as file:
+        body = file.read()
+    notes = []
+    if len(body) > MAX_BODY_BYTES:
+        line = body[:MAX_BODY_BYTES].count(b"\n") + 1
+        notes.append(
+            f"note: only the first 500 KiB ({MAX_BODY_BYTES:,} bytes) of {path} count, as "
+            f"in a crawl; the cut falls in line {line}, and everything after it is ignored"
+        )
+    rules = parse_robotstxt(body[:MAX_BODY_BYTES], profile)
+    return LocalRobots(title or f"{path} (local file)", body, rules, tuple(notes))
+
+
+def example_robots(profile: str) -> LocalRobots:
+    """The robots.txt bundled with scrapy_rep (``check --example``)."""
+    body = resources.files("scrapy_rep").joinpath("examples/robots.txt").read_bytes()
+    return LocalRobots(EXAMPLE_TITLE, body, parse_robotstxt(body, profile))
 
 
 def google_note(signal: UsageSignal | None, profile: str) -> str:
@@ -79,128 +125,37 @@ def user_agent_line(agent: str, profile: str, names: Sequence[str] = ()) -> str:
 
 
 def origin_head(
-    title: str,
-    notes: Sequence[str],
-    rules: RobotsTxt,
-    agent: str,
-    tdm: OriginTdm | None = None,
-    licenses: OriginLicenses = NO_LICENSES,
+    title: str, notes: Sequence[str], rules: RobotsTxt, agent: str, documents: Sequence[str] = ()
 ) -> list[str]:
     """The head of one robots.txt's block, as both tools print it: a blank line, then
     ``robots.txt`` with where it came from (``URL: outcome``, ``FILE (local file)``) and,
-    indented below, the notes, the origin's tdmrep.json and RSL licenses, the crawl-delay
-    and the sitemaps. Its URLs' lines follow, indented as much."""
+    indented below, the notes, the origin's further ``documents`` (a line for its
+    tdmrep.json, and for each RSL license), the crawl-delay and the sitemaps. Its URLs'
+    lines follow, indented as much."""
     head = ["", f"robots.txt {title}", *(f"  {note}" for note in notes)]
-    if tdm is not None:
-        head.append(f"  {tdm.line}")
-    head += [f"  {line}" for line in licenses.lines]
+    head += [f"  {line}" for line in documents]
     delay = rules.crawl_delay(agent)
     head.append(f"  crawl-delay: {'none' if delay is None else f'{delay:g} s'}")
     head += [f"  sitemap: {sitemap}" for sitemap in rules.sitemaps]
     return head
 
 
-def report(
-    rules: RobotsTxt,
-    urls: Sequence[str],
-    user_agent: str,
-    request_rules: RequestRules | None = None,
-    tdm: OriginTdm | None = None,
-    licenses: OriginLicenses = NO_LICENSES,
-    profile: str = "",
-    obey: Obey = Obey.ALL,
-    held: str = "",
-    now: float | None = None,
-    sent: str = "",
-) -> tuple[list[str], bool]:
-    """One line per URL (with a note for a URL read as a path); and whether every URL is
-    allowed. Each URL is decided as the crawl decides it, by
-    :func:`scrapy_rep.verdict.decide`: robots.txt (``rules``; ``held``: it is unreachable
-    now, and why its URLs are disallowed for now: :func:`held_reason`, temporary), then
-    with ``request_rules`` the purposes, their extra agents, tdmrep.json and the RSL
-    ``licenses`` of its ``License:`` lines. A robots.txt refusal shows its deciding line;
-    any other refusal the crawl's own sentence; an override (``REP_OVERRIDES``) that lets
-    a URL through, or has expired at ``now`` (POSIX seconds; ``None``: no override
-    applies), is named. ``profile``: the robots.txt profile, for :func:`google_note`.
-    ``sent``: the User-Agent the crawl would send when it names another crawler than
-    ``user_agent`` (a project's ``ROBOTSTXT_USER_AGENT`` beside its ``USER_AGENT``): every
-    name is held to, as in the crawl (:func:`~scrapy_rep.robotstxt.useragent.held_names`)."""
-    lines = []
-    all_allowed = True
-    width = max(len(url) for url in urls)
-    names = held_names(user_agent, sent)
-    agent = names[0]
-    documents = _documents(rules, tdm, licenses, held)
-    decide_with = request_rules if request_rules is not None else RequestRules(explain=True)
-    decide_with = replace(decide_with, explain=True)
-
-    def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-        return documents.get((kind, key if kind == LICENSE else None))
-
-    for url in urls:
-        facts = RequestFacts(url, origin_of(url) or _LOCAL, agent, obey, names)
-        verdict = decide(facts, decide_with, known, now)
-        allowed, why = _line(verdict, agent, profile, held)
-        all_allowed = all_allowed and allowed
-        verdict_word = "allowed   " if allowed else "DISALLOWED"
-        lines.append(f"{verdict_word}  {url:<{width}}  {why}")
-        if origin_of(url) is None and not url.startswith("/"):
-            lines.append(f"            note: {url!r} has no scheme; it was read as a path")
-    return lines, all_allowed
+def held_reason(status: int | None) -> str:
+    """Why both tools call a URL disallowed while its robots.txt is unreachable (SPEC §4:
+    a 429, 5xx or network error disallows everything for now): temporary, and not what a
+    crawl does at once, which holds the request and retries."""
+    said = f"answers {status}" if status is not None else "is unreachable"
+    return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
 
 
-#: The origin a URL given as a path is checked under (a local robots.txt file).
-_LOCAL: Final = Origin("file", "", None)
-
-
-def _documents(
-    rules: RobotsTxt,
-    tdm: OriginTdm | None,
-    licenses: OriginLicenses,
-    held: str,
-) -> dict[tuple[str, Hashable], CacheEntry[Any]]:
-    """The documents a check read, as the entries the crawl would hold (one origin's:
-    keyed by kind, and by URL for the licenses)."""
-    found: dict[tuple[str, Hashable], CacheEntry[Any]] = {
-        (ROBOTS, None): _entry(rules, held or None)
-    }
-    # tdmrep.json not read (a local robots.txt file: the check says so): nothing reserved
-    found[TDM, None] = _entry(NO_FILE) if tdm is None else _entry(tdm.file, tdm.given_up)
-    for url, document in licenses.documents:
-        found[LICENSE, url] = _entry(document, None)
-    return found
-
-
-def _entry(rules: Any, given_up: str | None = None) -> CacheEntry[Any]:
-    """A document as an entry: ``given_up``, the outcome of one given up on as
-    unreachable (its requests are dropped)."""
-    never = float("inf")
-    outcome = given_up or "read by the checker"
-    return CacheEntry(rules, outcome, 0.0, never, never, unreachable=given_up is not None)
-
-
-def robots_allows(
-    rules: RobotsTxt,
-    url: str,
-    user_agent: str,
-    obey: Obey = Obey.ALL,
-    request_rules: RequestRules | None = None,
-    now: float | None = None,
-    sent: str = "",
-) -> bool:
-    """Whether robots.txt alone lets ``url`` be fetched, as the crawl reads it (the tools
-    fetch a page only then): for every name held to (``sent``: as :func:`report`), with
-    ``request_rules``, its overrides that have not expired at ``now``."""
-    entry = _entry(rules, None)
-    names = held_names(user_agent, sent)
-    facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
-    robots_only = RequestRules(overrides=request_rules.overrides if request_rules else {})
-    return not isinstance(decide(facts, robots_only, lambda kind, key: entry, now), Refused)
-
-
-def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, str]:
-    """Whether the URL is allowed, and why, in the crawl's words (``held``: robots.txt is
-    unreachable now: the crawl would hold the request, not drop it yet)."""
+def url_line(
+    verdict: Verdict | None, url: str, facts: RequestFacts | None, profile: str, held: str
+) -> tuple[bool, str]:
+    """Whether ``url`` is allowed, and why, in the crawl's words: robots.txt's deciding
+    line (read from the version that decided it, when the crawl kept none), the override
+    that let it through or has expired, or the crawl's own sentence (``held``: robots.txt
+    is unreachable for now; ``profile``: for :func:`google_note`)."""
+    agent = facts.agent if facts is not None else ""
     if isinstance(verdict, Refused):
         if verdict.reason is Reason.ROBOTSTXT_UNREACHABLE and held:
             return False, held
@@ -211,12 +166,19 @@ def _line(verdict: Verdict, agent: str, profile: str, held: str) -> tuple[bool, 
         return False, verdict.message + google_note(verdict.signal, profile)
     if isinstance(verdict, Allowed):
         if not verdict.checked:
-            return True, "not checked: ROBOTSTXT_OBEY is False and REP_PURPOSE is not set"
-        if verdict.robots is None:
+            return True, f"not checked: {NOTHING_OBEYED}"
+        if not verdict.obeyed:
             return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+        robots = verdict.robots
+        if robots is None:  # the crawl keeps the line only for its trail
+            entry = verdict.robots_entry
+            assert entry is not None  # checked
+            robots = entry.rules.decide(url, agent)
         if verdict.overridden is not None:
-            return True, f"{verdict.robots.explanation}; {_overridden(verdict.overridden)}"
-        return True, verdict.robots.explanation
+            return True, f"{robots.explanation}; {_overridden(verdict.overridden)}"
+        return True, robots.explanation
+    if verdict is None:
+        return True, "no verdict: the crawl did not decide it"
     return True, f"not decided: the {verdict.document} of {verdict.key} was not read"
 
 
@@ -230,84 +192,78 @@ def _expired(override: Override) -> str:
     return f"its override in REP_OVERRIDES expired: {override.described}"
 
 
-def further_documents(
-    robots_url: str,
+#: The origin a URL given as a path is checked under (a local robots.txt file).
+_LOCAL: Final = Origin("file", "", None)
+
+
+def local_report(
     rules: RobotsTxt,
-    request_rules: RequestRules,
-    agent: str,
-    timeout: float,
-    give_up: Policy,
-) -> tuple[OriginTdm | None, OriginLicenses]:
-    """The documents after robots.txt that a crawl fetches for an origin, fetched as the
-    crawl would for both tools: its tdmrep.json for AI purposes, and the RSL licenses its
-    robots.txt names when a purpose is set (``give_up``: the crawl's ``REP_UNREACHABLE_*``
-    settings, for :meth:`~scrapy_rep.fetch.rules.Policy.allows_when_given_up`)."""
-    tdm = None
-    if request_rules.policy.needs_tdmrep:
-        origin_url = robots_url.removesuffix("/robots.txt")
-        tdm = origin_tdm(origin_url, agent, timeout, give_up)
-    return tdm, origin_licenses(rules, request_rules, agent, timeout)
+    urls: Sequence[str],
+    user_agent: str,
+    request_rules: RequestRules | None = None,
+    profile: str = "",
+    obey: Obey = Obey.ALL,
+    now: float | None = None,
+    sent: str = "",
+) -> tuple[list[str], bool]:
+    """One line per URL against a local robots.txt (``rules``), without fetching (with a
+    note for a URL read as a path); and whether every URL is allowed. Each URL is decided
+    as the crawl decides it, by :func:`scrapy_rep.verdict.decide`, for every name its
+    requests are held to (``sent``: the User-Agent the crawl sends, when it names another
+    crawler than ``user_agent``); no tdmrep.json or RSL license is read (the URLs have no
+    origin here). ``now``: POSIX seconds, against which an override's expiry is held."""
+    lines = []
+    all_allowed = True
+    width = max(len(url) for url in urls)
+    names = held_names(user_agent, sent)
+    never = float("inf")
+    entries: dict[str, CacheEntry[Any]] = {  # tdmrep.json not read: nothing reserved
+        ROBOTS: CacheEntry(rules, "read by the checker", 0.0, never, never),
+        TDM: CacheEntry(NO_FILE, "not read", 0.0, never, never),
+    }
+    decide_with = replace(request_rules or RequestRules(), explain=True)
+
+    def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        return entries.get(kind)
+
+    for url in urls:
+        facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
+        allowed, why = url_line(decide(facts, decide_with, known, now), url, facts, profile, "")
+        all_allowed = all_allowed and allowed
+        lines.append(f"{'allowed   ' if allowed else 'DISALLOWED'}  {url:<{width}}  {why}")
+        if origin_of(url) is None and not url.startswith("/"):
+            lines.append(f"            note: {url!r} has no scheme; it was read as a path")
+    return lines, all_allowed
 
 
-#: Where ``check --example``'s robots.txt comes from, in its block's head.
-EXAMPLE_TITLE: Final = "(the example bundled with scrapy_rep)"
-
-
-@dataclass
-class Source:
-    """One robots.txt and the URLs checked against it."""
-
-    title: str
-    rules: RobotsTxt
-    urls: list[str]
-    notes: list[str]
-    unreachable: bool = False
-    tdm: OriginTdm | None = None
-    licenses: OriginLicenses = NO_LICENSES
-    #: Why its URLs are disallowed while robots.txt is unreachable (``""``: it is not).
-    held: str = ""
-
-
-def sources(options: argparse.Namespace) -> list[Source]:
-    """The robots.txt files to read and the URLs for each (raises ``OSError`` for an
-    unreadable file)."""
-    profile = options.profile
-    if options.example:
-        body = resources.files("scrapy_rep").joinpath("examples/robots.txt").read_bytes()
-        urls = ([options.robots] if options.robots else []) + options.urls
-        return [Source(EXAMPLE_TITLE, parse_robotstxt(body, profile), urls, [])]
-    first = robots_url_for(options.robots) if "://" in options.robots else None
-    if first is None:
-        rules, notes = read_robots_file(Path(options.robots), profile)
-        if options.request_rules.policy.needs_tdmrep:
-            notes.append("note: tdmrep.json is not checked against a local robots.txt file")
-        origins = {robots_url_for(url) for url in options.urls} - {None}
-        if len(origins) > 1:
-            notes.append(
-                f"note: the URLs are on {len(origins)} origins; in a crawl each origin has "
-                "its own robots.txt, here this file is checked for all of them"
-            )
-        return [Source(f"{options.robots} (local file)", rules, options.urls, notes)]
-    # The crawl's default waits: ``check`` has the --unreachable-action of a crawl alone.
-    give_up = Policy(unreachable_action=options.unreachable_action)
-    by_origin: dict[str, list[str]] = {first: []}
-    for url in options.urls:
-        by_origin.setdefault(robots_url_for(url) or first, []).append(url)
-    sources = []
-    for robots_url, urls in by_origin.items():
-        if not urls:
-            continue
-        fetched = fetch_robotstxt(
-            robots_url, user_agent=options.user_agent, profile=profile, timeout=options.timeout
+def local_check(
+    local: LocalRobots,
+    urls: Sequence[str],
+    settings: SettingsLike,
+    obey_setting: bool,
+    purpose_set: bool,
+) -> tuple[list[str], int]:
+    """What both tools print for URLs against a local robots.txt, nothing fetched (the
+    verdict a crawl with the same file and ``settings`` would reach; ``obey_setting``:
+    ``ROBOTSTXT_OBEY`` as the crawl has it; ``purpose_set``: ``REP_PURPOSE`` was set), and
+    the exit status."""
+    agent, sent = robots_agent(settings), str(settings.get("USER_AGENT") or "")
+    config = RepConfig.from_settings(settings)
+    rules = request_rules(config, purpose_set)
+    notes = list(local.notes)
+    if rules.policy.needs_tdmrep:
+        notes.append("note: tdmrep.json is not checked against a local robots.txt file")
+    origins = {origin_of(url) for url in urls} - {None}
+    if len(origins) > 1:
+        notes.append(
+            f"note: the URLs are on {len(origins)} origins; in a crawl each origin has its "
+            "own robots.txt, here this file is checked for all of them"
         )
-        rules, notes = robots_verdict(fetched, give_up)
-        if robots_url != first:
-            notes.append(f"note: these URLs are on another origin than {options.robots}: "
-                         "their own origin's robots.txt was fetched")  # fmt: skip
-        title = f"{robots_url}: {fetched.outcome}"
-        tdm, licenses = further_documents(
-            robots_url, rules, options.request_rules, options.user_agent, options.timeout, give_up,
-        )  # fmt: skip
-        held = held_reason(fetched)
-        sources.append(Source(title, rules, urls, notes, fetched.unreachable, tdm, licenses, held))
-    return sources
+    obey = obey_of(obey_setting, purpose_set)
+    lines, all_allowed = local_report(
+        local.rules, urls, agent, rules, config.profile, obey, time.time(), sent
+    )
+    names = held_names(agent, sent)
+    head = origin_head(local.title, notes, local.rules, agent)
+    said = [user_agent_line(agent, config.profile, names), *head, *(f"  {line}" for line in lines)]
+    return said, EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED

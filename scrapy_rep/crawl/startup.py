@@ -25,7 +25,7 @@ from scrapy_rep.audit.file import (
     last_line_hash,
     snapshot_dir,
 )
-from scrapy_rep.check import EXIT_USAGE
+from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import exit_command
 from scrapy_rep.settings import RepConfig, RepSettingError
 from scrapy_rep.settings.names import check_names, known_names

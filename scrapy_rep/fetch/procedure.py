@@ -2,8 +2,8 @@
 
 Pure and sans-I/O (SPEC §4): the caller performs each HTTP request and feeds the answer
 in; the procedure says which URL to ask next or what the download came to, with the one
-sentence people see in logs, reports and the checker. The crawl's middleware drives it
-over Scrapy's engine and the checker over urllib, so the two cannot drift apart::
+sentence people see in logs, reports and the command-line tools (which are a crawl). The
+crawl's middleware drives it over Scrapy's engine::
 
     procedure = FetchProcedure(ROBOTS_TXT, origin.robots_url)
     step = procedure.start

@@ -245,17 +245,9 @@ class Policy:
         them dropped (a few seconds are not the long outage "allow" is for, and the host
         may be back before its document is read; docs/decisions.md, "A host that cannot
         be connected to is given up on quickly"). Every other answer: dropped. The
-        crawl's lifecycle gives up by it, and both tools foretell it
-        (:meth:`allows_when_given_up`)."""
+        crawl's lifecycle gives up by it (the tools' crawl too, its waits run at once:
+        :func:`scrapy_rep.crawl.commands.toolcrawl.unreachable_waits`)."""
         return self.unreachable_action == "allow" and waited >= self.max_wait
-
-    def allows_when_given_up(self, failure: FailureClass | None) -> bool:
-        """What :meth:`allows_after_giving_up` will say of a document whose download
-        failed with ``failure``, once the crawl has waited :meth:`wait_limit` for it
-        (``None``: an unknown failure, held for ``max_wait``): the verdict the command-line
-        tools show after their one download."""
-        waited = self.max_wait if failure is None else self.wait_limit(failure)
-        return self.allows_after_giving_up(waited)
 
     def wait_setting(self, failure: FailureClass) -> str:
         """The setting that gives :meth:`wait_limit` for ``failure``, as the log names it."""

@@ -18,8 +18,8 @@ import pytest
 from scrapy.cmdline import execute
 from scrapy.settings import Settings
 
-from scrapy_rep.check import EXIT_DISALLOWED, EXIT_USAGE
-from scrapy_rep.check import main as check_main
+from scrapy_rep.check import run as check_run
+from scrapy_rep.checker.exits import EXIT_DISALLOWED, EXIT_USAGE
 from scrapy_rep.checker.inputs import MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
@@ -155,7 +155,7 @@ def filled(args: list[str], places: dict[str, str]) -> list[str]:
 
 def run_check(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     out = io.StringIO()
-    status = check_main(["check", *args], out=out)
+    status = check_run(args, out)
     return status, out.getvalue(), capsys.readouterr().err
 
 

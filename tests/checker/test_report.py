@@ -1,11 +1,12 @@
-"""The tools' line per URL, decided as the crawl decides it (scrapy_rep/checker/report.py):
+"""The tools' line per URL against a local robots.txt, decided as the crawl decides it
+(scrapy_rep/checker/report.py):
 for every crawler name the crawl's requests are held to (docs/decisions.md, 'Every name a
 request can be held to')."""
 
 from __future__ import annotations
 
 from scrapy_rep import parse_robotstxt
-from scrapy_rep.checker.report import report, robots_allows
+from scrapy_rep.checker.report import local_report
 
 RULES = parse_robotstxt(
     b"User-agent: mybot\nAllow: /\n\nUser-agent: scrapy\nDisallow: /s\n\n"
@@ -18,14 +19,12 @@ def test_a_url_is_checked_for_the_declared_name_and_the_name_sent_as() -> None:
     """``ROBOTSTXT_USER_AGENT = "mybot"`` with Scrapy's own ``USER_AGENT``: the crawl's
     requests go out as Scrapy, whose group refuses /s."""
     sent = "Scrapy/2.13 (+https://scrapy.org)"
-    lines, all_allowed = report(RULES, [URL], "mybot", sent=sent)
+    lines, all_allowed = local_report(RULES, [URL], "mybot", sent=sent)
     assert not all_allowed
     assert lines[0].startswith("DISALLOWED") and "for scrapy" in lines[0], lines
-    assert not robots_allows(RULES, URL, "mybot", sent=sent)
-    assert report(RULES, [URL], "mybot")[1]
-    assert robots_allows(RULES, URL, "mybot")
+    assert local_report(RULES, [URL], "mybot")[1]
 
 
 def test_a_browser_user_agent_sent_as_is_held_to_the_global_group() -> None:
     chrome = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36"
-    assert not report(RULES, ["https://example.com/x"], "mybot", sent=chrome)[1]
+    assert not local_report(RULES, ["https://example.com/x"], "mybot", sent=chrome)[1]

@@ -33,8 +33,7 @@ port = port_fixture(PagesHandler)
 
 
 def page_lines(output: str) -> list[str]:
-    """Each URL's line and the lines under it (the block's head left out). A check's
-    first URL names the robots.txt; the URLs after it are checked."""
+    """Each URL's line and the lines under it (the block's head left out)."""
     lines = output.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("  allowed"))
     return [line for line in lines[first:] if line.startswith("  ")]
@@ -43,12 +42,16 @@ def page_lines(output: str) -> list[str]:
 def test_check_page_prints_what_rep_robots_prints(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [f"{base}/noindex", f"{base}/meta", f"{base}/plain", f"{base}/private/x"]
-    status, checked = check_tool("--page", "-A", "TestBot", base, *urls)
+    status, checked = check_tool("--page", "-A", "TestBot", *urls)
     robots_status, printed = scrapy_robots("--page", "-A", "TestBot", *urls)
     assert status == robots_status == 1, checked  # /private/x is disallowed
     assert page_lines(checked) == page_lines(printed), printed
-    assert "      page: 200, directives: noindex (X-Robots-Tag: noindex)" in checked
-    assert "nofollow" in checked.split(f"{base}/meta")[1].split(f"{base}/plain")[0]
+    noindex = checked.split(f"{base}/noindex")[1].split(f"{base}/meta")[0]
+    assert "      page: 200, directives: noindex (X-Robots-Tag: noindex)" in noindex
+    # what the crawl does with the page: its items dropped
+    assert "      => not for this crawl: noindex by header X-Robots-Tag: noindex" in noindex
+    meta = checked.split(f"{base}/meta")[1].split(f"{base}/plain")[0]
+    assert "nofollow" in meta and "      => kept" in meta
     # a URL robots.txt disallows is not fetched
     assert checked.rstrip().splitlines()[-1].startswith("  DISALLOWED")
 
@@ -57,22 +60,22 @@ def test_check_page_with_a_purpose_gives_the_pages_verdict(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [f"{base}/notrain", f"{base}/plain"]
     purpose = ("--purpose", "ai-train", "-A", "TestBot")
-    status, checked = check_tool("--page", *purpose, base, *urls)
+    status, checked = check_tool("--page", *purpose, *urls)
     robots_status, printed = scrapy_robots("--page", *purpose, *urls)
     assert status == robots_status == 1, checked
     assert page_lines(checked) == page_lines(printed), printed
     assert "        header Content-Usage: train-ai=n  (ai-train no" in checked
     assert "      => not for this crawl: ai-train denied by header Content-Usage" in checked
     # without --page, check says only what the origin said: the page's "no" is not seen
-    status, origin_only = check_tool(*purpose, base, *urls)
+    status, origin_only = check_tool(*purpose, *urls)
     assert status == 0 and "Content-Usage" not in origin_only
 
 
 def test_a_page_that_cannot_be_had_is_exit_status_3(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, checked = check_tool("--page", "-A", "TestBot", base, f"{base}/plain", f"{base}/gone")
+    status, checked = check_tool("--page", "-A", "TestBot", f"{base}/plain", f"{base}/gone")
     assert status == 3, checked
-    assert "      page: not fetched (RemoteDisconnected" in checked
+    assert f"{base}/gone   no rule matches\n      page: not fetched (" in checked
     status, output = check_tool("--page", "-A", "TestBot", f"{base}/plain")  # a URL alone
     assert status == 0, output
 

@@ -42,12 +42,17 @@ def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private/" in output
 
 
-def test_robots_command_all_allowed_exit_0_and_page_directives(port: int) -> None:
+def test_robots_command_page_directives_and_what_the_crawl_does(port: int) -> None:
+    """Allowed by robots.txt, and its page says noindex: the crawl drops its items, and
+    the tool says so and exits 1."""
     base = f"http://127.0.0.1:{port}"
     status, output = scrapy_robots("--page", f"{base}/page")
-    assert status == 0, output
+    assert status == 1, output
     assert "page: 200, directives: noindex, nofollow, max-snippet:10" in output
     assert "X-Robots-Tag: nofollow" in output
+    assert output.rstrip().endswith(
+        '=> not for this crawl: noindex by <meta name="robots" content="noindex, max-snippet:10">'
+    )
 
 
 def test_robots_command_non_existent_host_exit_3() -> None:
@@ -59,7 +64,7 @@ def test_robots_command_non_existent_host_exit_3() -> None:
 def test_robots_command_robots_txt_that_times_out_exit_3(port: int) -> None:
     status, output = scrapy_robots("--timeout", "1", f"http://localhost:{port}/x")
     assert status == 3, output
-    assert "timed out" in output
+    assert "took longer than 1.0 seconds" in output, output
 
 
 def test_robots_command_local_file(tmp_path: Path, port: int) -> None:

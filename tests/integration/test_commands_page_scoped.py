@@ -37,11 +37,12 @@ def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
 def test_page_read_for_every_name_the_crawls_requests_are_held_to(port: int) -> None:
     """``ROBOTSTXT_USER_AGENT = TestBot`` with requests sent as otherbot: the page's
     ``otherbot: noindex`` applies, as in the crawl (docs/decisions.md, 'Every name a
-    request can be held to')."""
+    request can be held to'), which drops its items: exit 1."""
     base = f"http://127.0.0.1:{port}"
     status, output = scrapy_robots(
         "-s", "ROBOTSTXT_USER_AGENT=TestBot", "--page", f"{base}/scoped", user_agent="otherbot/1.0"
     )
-    assert status == 0, output
+    assert status == 1, output
     assert "crawler names testbot, otherbot" in output
     assert "directives: noindex (X-Robots-Tag: otherbot: noindex)" in output, output
+    assert "=> not for this crawl: noindex by header X-Robots-Tag: otherbot: noindex" in output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from tests.support.localhttp import QuietHandler, port_fixture
 from tests.support.tools import scrapy_robots
 
@@ -15,7 +17,11 @@ PAGE = b'<html><head><meta name="robots" content="noai"></head><body>p</body></h
 
 
 class PurposeSignalsHandler(QuietHandler):
+    #: The paths asked for.
+    served: ClassVar[list[str]] = []
+
     def do_GET(self) -> None:
+        self.served.append(self.path)
         if self.path == "/robots.txt":
             self.send(200, ROBOTS, {"Content-Type": "text/plain"})
         elif self.path == "/.well-known/tdmrep.json":
@@ -31,26 +37,41 @@ port = port_fixture(PurposeSignalsHandler)
 
 
 def test_purpose_explains_every_signal_and_the_answer(port: int) -> None:
+    """A URL the origin's signals refuse is not fetched, and its line names the one that
+    said no (it was fetched and shown as a page); a page fetched lists
+    every signal about it, the origin's and its own, and what the crawl does with it."""
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1")
+    PurposeSignalsHandler.served.clear()
+    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1", f"{base}/other")
     assert status == 1, output  # denied for the purpose: exit 1, as disallowed
     assert f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (" in output
-    assert "robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no)" in output
     assert (
-        "robots.txt line 4: Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)"
+        f"DISALLOWED  {base}/articles/1  Not fetched: ai-train denied by robots.txt line 3: "
+        "Content-Usage: /articles/ train-ai=n"
     ) in output
-    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)' in output
-    assert "ai-train: denied by robots.txt line 3: Content-Usage: /articles/ train-ai=n" in output
-    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+    assert "/articles/1" not in PurposeSignalsHandler.served
+    assert PurposeSignalsHandler.served.count("/other") == 1
+    page = output.split(f"{base}/other")[1]
+    said = "robots.txt line 4: Content-Signal: search=yes, ai-input=no  (search yes, ai-input no)"
+    assert said in page
+    assert '<meta name="robots" content="noai">  (ai-train no, ai-input no)' in page
+    assert 'ai-train: denied by <meta name="robots" content="noai">' in page
+    assert page.rstrip().endswith(
+        '=> not for this crawl: ai-train denied by <meta name="robots" content="noai">'
+    )
 
 
 def test_purpose_tdmrep_and_header(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots("--purpose", "ai-train,search", f"{base}/books/1")
+    books, header = f"{base}/books/1", f"{base}/header"
+    status, output = scrapy_robots("--purpose", "ai-train,search", books, header)
     assert status == 1, output
-    assert 'ai-train: denied by tdmrep.json entry 1 (location "/books/*")' in output
-    assert "search: allowed by robots.txt line 4: Content-Signal" in output
-    status, output = scrapy_robots("--purpose", "search", f"{base}/header")
+    assert (
+        f"DISALLOWED  {books}  Not fetched: ai-train denied by tdmrep.json entry 1 "
+        '(location "/books/*")'
+    ) in output
+    assert "search: allowed by robots.txt line 4: Content-Signal" in output.split(header)[1]
+    status, output = scrapy_robots("--purpose", "search", header)
     assert status == 0, output  # Content-Usage train-ai=y says nothing about search
     assert "header Content-Usage: train-ai=y  (ai-train yes)" in output
     assert "tdmrep.json" not in output  # not fetched for search
@@ -73,7 +94,7 @@ def test_rep_purpose_setting_explains_as_much_as_the_option(port: int) -> None:
     assert status == 1, output
     robots_header = output.index(f"robots.txt {base}/robots.txt: 200")
     assert robots_header < output.index(f"tdmrep.json {base}/.well-known/tdmrep.json: 200 (")
-    assert "=> not for this crawl: ai-train denied by robots.txt line 3" in output
+    assert "Not fetched: ai-train denied by robots.txt line 3" in output
 
 
 def test_google_profile_says_google_ignores_content_usage_and_content_signal(port: int) -> None:
@@ -81,11 +102,8 @@ def test_google_profile_says_google_ignores_content_usage_and_content_signal(por
     content-usage among its unsupported tags: the google profile says so for those lines."""
     base = f"http://127.0.0.1:{port}"
     note = "(read by scrapy_rep, ignored by Google's parser)"
-    status, output = scrapy_robots("--purpose", "ai-train,ai-input", f"{base}/articles/1")
+    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/articles/1", f"{base}/other")
     assert status == 1, output
-    assert (
-        f"robots.txt line 3: Content-Usage: /articles/ train-ai=n  (ai-train no) {note}" in output
-    )
     assert (
         "robots.txt line 4: Content-Signal: search=yes, ai-input=no  (search yes, ai-input no) "
         f"{note}"

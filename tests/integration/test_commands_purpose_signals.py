@@ -1,6 +1,7 @@
 """``scrapy rep-robots URL --purpose``: each newer signal (vocab-08 ``ai-use``,
 ``DisallowAITraining``, Content-Signal ``use=``; docs/purpose-notes.md), with its source
-line."""
+line: the one that refuses a URL before its fetch on its line (the page is not fetched,
+as in the crawl), every one about a page fetched in its list of signals."""
 
 from __future__ import annotations
 
@@ -39,9 +40,22 @@ def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -
         f"{base}/ms/1", f"{base}/rag/1", f"{base}/gpt/1",
     )  # fmt: skip
     assert status == 1, output
-    assert "robots.txt line 6: DisallowAITraining: /ms  (ai-train no)" in output
-    assert "robots.txt line 7: Content-Usage: /rag ai-use=n  (ai-input no)" in output
+    assert (
+        f"DISALLOWED  {base}/ms/1   Not fetched: ai-train denied by robots.txt line 6: "
+        "DisallowAITraining: /ms"
+    ) in output
+    assert (
+        f"DISALLOWED  {base}/rag/1  Not fetched: ai-input denied by robots.txt line 7: "
+        "Content-Usage: /rag ai-use=n"
+    ) in output
+    assert (
+        f"DISALLOWED  {base}/gpt/1  Not fetched: ai-train denied by robots.txt line 2: "
+        "Content-Usage: /gpt train-ai=n (for GPTBot)"
+    ) in output
+    assert "page:" not in output  # none fetched
+    status, output = scrapy_robots(
+        "--purpose", "ai-train,ai-input", "--rep-profile", "rfc9309", f"{base}/page"
+    )
+    assert status == 0, output
     # use= is a condition on use, not an answer (docs/purpose-notes.md §2)
     assert "robots.txt line 8: Content-Signal: search=yes, use=reference  (search yes)" in output
-    assert "robots.txt line 2: Content-Usage: /gpt train-ai=n (for GPTBot)  (ai-train no)" in output
-    assert "ai-input: denied by robots.txt line 7: Content-Usage: /rag ai-use=n" in output

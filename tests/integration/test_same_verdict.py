@@ -10,7 +10,6 @@ shows up here.
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,10 +20,10 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.check import main as check_main
 from tests.support.documents import rsl_license
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.robotsite import crawl
+from tests.support.tools import check_tool
 
 PAGE = b"<html><body>page</body></html>"
 ANYONE = b"User-agent: *\nAllow: /\n"
@@ -235,13 +234,12 @@ CASES = {
     ),
 }
 
-#: The checker's option for each setting (it reads no Scrapy settings).
+#: The checker's option for each setting that has one (any other: ``-s NAME=VALUE``).
 CHECK_OPTIONS = {
     "REP_PURPOSE": "--purpose",
     "REP_PURPOSE_AGENTS": "--purpose-agents",
     "REP_PROFILE": "--profile",
     "USER_AGENT": "--user-agent",
-    "ROBOTSTXT_USER_AGENT": "--user-agent",  # given after USER_AGENT: it wins, as in Scrapy
     "REP_UNREACHABLE_ACTION": "--unreachable-action",
     "REP_RSL_LICENSES": "--rsl-licenses",
 }
@@ -296,14 +294,15 @@ def tool_verdict(output: str, url: str) -> bool:
 
 
 def check_case(case: SettingCase, url: str) -> tuple[int, str]:
-    args = ["check", url, url, "--timeout", "5"]
+    args = [url, "--timeout", "5"]
     for name, value in settings_of(case).items():
         if name == "ROBOTSTXT_OBEY":
             args += [] if value else ["--no-robotstxt-obey"]
-        else:
+        elif name in CHECK_OPTIONS:
             args += [CHECK_OPTIONS[name], value]
-    out = io.StringIO()
-    return check_main(args, out=out), out.getvalue()
+        else:
+            args += ["-s", f"{name}={value}"]
+    return check_tool(*args)
 
 
 def run_scrapy_robots(case: SettingCase, url: str) -> tuple[int, str]:

@@ -37,7 +37,7 @@ LAYERS: dict[str, set[str]] = {
     },
     "crawl": {
         "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-        "checker", "recheck", "top",
+        "checker", "recheck",
     },
     "top": {
         "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
@@ -51,6 +51,9 @@ PURE_FLOORS = (
 )  # fmt: skip
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
+#: The one top module the floors below may import: the signals' names, which import
+#: nothing of the package (every component sends them).
+TOP_LEAF = "scrapy_rep.signals"
 FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
 
 
@@ -102,9 +105,25 @@ def test_every_floor_imports_only_the_floors_below_it() -> None:
             if target not in known or target == "scrapy_rep":
                 continue
             other = floor_of(target)
-            if other != floor and other not in LAYERS[floor]:
+            if other != floor and other not in LAYERS[floor] and target != TOP_LEAF:
                 wrong.append(f"{module} ({floor}) imports {target} ({other})")
     assert wrong == []
+
+
+def test_the_pure_top_modules_import_no_crawl_module() -> None:
+    """``check`` is handed the tools' crawl by ``python -m scrapy_rep`` (``__main__``): it
+    imports nothing of ``crawl/``, not even inside a function (no cycle with the
+    commands, which import the exit codes from ``checker/``)."""
+    known = modules()
+    wrong = [
+        f"{module} imports {name}"
+        for module in PURE_TOP
+        for name in imported_by(module, known[module])
+        if floor_of(name) == "crawl"
+    ]
+    assert wrong == []
+    below = {floor_of(name) for name in imported_by(TOP_LEAF, known[TOP_LEAF])}
+    assert below <= LAYERS["crawl"], below  # a leaf: no floor above one that imports it
 
 
 #: Inside ``crawl/``: each subpackage and the subpackages it may import (ARCHITECTURE.md,

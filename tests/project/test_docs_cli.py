@@ -81,7 +81,7 @@ URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x
 def test_both_tools_print_a_fetched_robots_txt_alike(port: str, tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [base + path for path in URLS]
-    _, checked = check_tool(f"{base}/", *urls)
+    _, checked = check_tool(*urls)
     _, robots = scrapy_robots("-A", "Scrapy", *urls, cwd=tmp_path, user_agent=None)
     assert checked == robots
     assert f"\nrobots.txt {base}/robots.txt: 200 (" in checked

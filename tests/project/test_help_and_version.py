@@ -12,7 +12,7 @@ from importlib.metadata import version
 import pytest
 
 import scrapy_rep
-from scrapy_rep.check import EXIT_CODES
+from scrapy_rep.checker.exits import EXIT_CODES
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -103,7 +103,7 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
     [
         "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
         "import scrapy_rep.check",
-        "import scrapy_rep.checker.licenses, scrapy_rep.usage.rsl.discovery",
+        "import scrapy_rep.checker.report, scrapy_rep.usage.rsl.discovery",
         # python -m scrapy_rep check --example /x: reads no RSL document
         "import runpy\n"
         "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"

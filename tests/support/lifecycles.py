@@ -7,10 +7,22 @@ from __future__ import annotations
 import zlib
 from typing import Any, TypeVar
 
+from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle import Lifecycle
-from scrapy_rep.fetch.lifecycle.events import Action, Announce, Announced
+from scrapy_rep.fetch.lifecycle.events import (
+    Action,
+    Announce,
+    Announced,
+    Downloaded,
+    Release,
+    RequestSeen,
+    TimerFired,
+    WakeAt,
+)
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord
+from scrapy_rep.fetch.rules import FailureClass, Policy
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 D = TypeVar("D")
 
@@ -62,3 +74,36 @@ def shared_record(origin: str = A, **fields: Any) -> SharedRecord:
     }  # fmt: skip
     values.update(fields)
     return SharedRecord(**values)
+
+
+#: (max_wait, connect_max_wait, REP_UNREACHABLE_ACTION): the connect wait shorter (as
+#: by default) or not, and each action.
+POLICIES = [
+    (100.0, 4.0, "allow"),
+    (100.0, 4.0, "drop"),
+    (30.0, 600.0, "allow"),
+    (30.0, 30.0, "allow"),
+    (30.0, 30.0, "drop"),
+]
+
+
+def _failed(failure: FailureClass) -> Fetched:
+    procedure = FetchProcedure(ROBOTS_TXT, f"{A}/robots.txt")
+    return procedure.on_network_error(f"{failure.value} error", failure)
+
+
+def given_up(policy: Policy, failure: FailureClass) -> Release:
+    """Drive a lifecycle whose robots.txt fails with ``failure`` every time until it
+    gives up; its release (the give-up verdict)."""
+    life: Lifecycle[RobotsTxt] = Lifecycle(
+        policy, ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt)
+    )
+    life.handle(RequestSeen(A), T0)
+    actions = life.handle(Downloaded(A, _failed(failure), held=1), T0)
+    while not actions_of(Release, actions):
+        [wake] = actions_of(WakeAt, actions)
+        life.handle(TimerFired(A), wake.when)
+        actions = life.handle(Downloaded(A, _failed(failure), held=1), wake.when)
+    [release] = actions_of(Release, actions)
+    assert isinstance(release, Release)
+    return release

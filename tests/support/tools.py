@@ -7,9 +7,11 @@ import io
 import subprocess
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from scrapy_rep.audit.cli import main as audit_main
-from scrapy_rep.check import main as check_main
+from scrapy_rep.check import run as check_run
+from scrapy_rep.checker.report import ToolRequest
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 from tests.support.paths import checkout_environment
 
@@ -22,9 +24,33 @@ ROBOTS_TXT_OVER_500_KIB = (
 
 
 def check_tool(*args: str) -> tuple[int, str]:
-    """``python -m scrapy_rep check ARGS`` in this process: (exit status, stdout)."""
+    """``python -m scrapy_rep check ARGS``: (exit status, stdout). Read and checked in this
+    process (its errors on this process's stderr); its crawl, when it runs one, is the
+    whole command in a process of its own (:func:`check_process`: this process's reactor
+    is the tests')."""
+
+    def crawl(_request: ToolRequest, out: TextIO) -> int:
+        code, stdout, stderr = check_process(*args)
+        out.write(stdout)
+        sys.stderr.write(stderr)
+        return code
+
     out = io.StringIO()
-    return check_main(["check", *args], out=out), out.getvalue()
+    return check_run(list(args), out, crawl=crawl), out.getvalue()
+
+
+def check_process(*args: str) -> tuple[int, str, str]:
+    """``python -m scrapy_rep check ARGS`` in a process of its own, this checkout's
+    scrapy_rep: (exit status, stdout, stderr)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=checkout_environment(),
+    )
+    return result.returncode, result.stdout, result.stderr
 
 
 def audit_tool(*argv: str) -> tuple[int, str]:

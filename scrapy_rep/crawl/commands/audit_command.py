@@ -14,7 +14,7 @@ from scrapy.commands import ScrapyCommand
 
 from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
 from scrapy_rep.audit.html import MAX_ROWS
-from scrapy_rep.check import HELP_WIDTH
+from scrapy_rep.checker.exits import HELP_WIDTH
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).

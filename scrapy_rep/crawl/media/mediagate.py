@@ -34,7 +34,7 @@ from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
-from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal, UsagePolicy
+from scrapy_rep.usage.policy import TDM_PURPOSES, Refusal
 from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, usage_decision
 from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
@@ -336,29 +336,3 @@ def limits_of(config: RepConfig) -> Limits:
         max_packet=config.media_max_packet_bytes,
         max_packets=config.media_max_packets,
     )
-
-
-def file_report(
-    response: Response, config: RepConfig, policy: UsagePolicy
-) -> tuple[tuple[UsageSignal, ...] | None, list[str]]:
-    """For ``scrapy rep-robots --purpose``: what a downloaded file (any response but an HTML
-    page) says inside itself as the pipelines read it (``None``: not read as a file: a
-    page, an empty body, or no AI purpose); (signals, lines to print). Its ``noindex`` /
-    ``noimageindex`` is the page decision's, as in the crawl."""
-    from scrapy.http import HtmlResponse
-
-    if isinstance(response, HtmlResponse) or not response.body:
-        return None, []
-    if not config.media_usage or TDM_PURPOSES.isdisjoint(policy.purposes):
-        return None, ["file: statements inside files are read for ai-train / ai-input only"]
-    reading = read_media(
-        response.body,
-        limits=limits_of(config),
-        constraints_met=config.media_constraints_met,
-        c2pa=config.media_c2pa,
-    )
-    lines = [f"file: {reading.format}, {len(reading.signals)} statement(s) inside"]
-    lines += [f"file: unreadable: {problem}" for problem in reading.problems]
-    if reading.c2pa == "not read: not installed":
-        lines.append("file: C2PA not read (c2pa-python is not installed)")
-    return reading.signals, lines

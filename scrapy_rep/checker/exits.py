@@ -1,0 +1,49 @@
+"""The exit codes both command-line tools share (``python -m scrapy_rep check`` and ``scrapy
+rep-robots``), their table for ``--help``, and the width every help text fits in. Below both
+tools (:mod:`scrapy_rep.check`, :mod:`scrapy_rep.crawl.commands`), so neither imports the
+other."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Final
+
+#: The width every help text of the tools fits in (a terminal's 80 columns).
+HELP_WIDTH: Final = 80
+EXIT_ALLOWED: Final = 0
+EXIT_DISALLOWED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_UNREACHABLE: Final = 3
+
+
+def exit_code_table(same_for: str, *, pages: str) -> str:
+    """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
+    which uses the same codes; ``pages``: the options that fetch each page). Both have
+    ``--purpose`` and ``--page``."""
+    disallowed = (
+        "at least one URL is disallowed (or, with --purpose, denied for a purpose, or its "
+        "fetched page's items are dropped)"
+    )
+    fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
+    lines = [
+        f"exit codes ({same_for} uses the same):",
+        f"  {EXIT_ALLOWED}  every URL is allowed",
+        *_row(f"{EXIT_DISALLOWED}  {disallowed}"),
+        f"  {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file",
+        *_row(
+            f"{EXIT_UNREACHABLE}  {fetched} could not be fetched: the verdicts shown for its "
+            'URLs are temporary ("everything disallowed for now")'
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def _row(text: str) -> list[str]:
+    """One row of the table, wrapped under its text."""
+    return textwrap.wrap(text, width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     ")
+
+
+#: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
+#: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", pages="--page")

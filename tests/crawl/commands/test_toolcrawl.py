@@ -1,0 +1,43 @@
+"""The tools' crawl (scrapy_rep/crawl/commands/toolcrawl.py) without a crawl: the waits it
+gives an unreachable document (the crawl with the same files: tests/integration/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.crawl.commands.toolcrawl import unreachable_waits
+from scrapy_rep.fetch.rules import FailureClass, Policy
+from scrapy_rep.settings import RepConfig
+from tests.support.lifecycles import POLICIES, given_up
+
+
+@pytest.mark.parametrize("numbers", POLICIES, ids=lambda n: "-".join(map(str, n)))
+@pytest.mark.parametrize("failure", list(FailureClass), ids=lambda f: f.value)
+def test_the_tools_crawl_gives_up_at_once_with_the_crawls_verdict(
+    numbers: tuple[float, float, str], failure: FailureClass
+) -> None:
+    """For every failure and every setting of the waits and the action, the tools' crawl
+    (its waits run at once) gives up with the verdict the crawl gives after its own."""
+    max_wait, connect_max_wait, action = numbers
+    crawl = Policy(
+        retry_delay=10.0, max_wait=max_wait, connect_max_wait=connect_max_wait,
+        unreachable_action=action,
+    )  # fmt: skip
+    config = RepConfig.from_settings(
+        {
+            "REP_UNREACHABLE_MAX_WAIT": max_wait,
+            "REP_UNREACHABLE_CONNECT_MAX_WAIT": connect_max_wait,
+            "REP_UNREACHABLE_ACTION": action,
+        }
+    )
+    waits = unreachable_waits(config)
+    tools = Policy(
+        retry_delay=waits.get("REP_UNREACHABLE_RETRY_DELAY", 10.0),
+        max_wait=waits["REP_UNREACHABLE_MAX_WAIT"],
+        connect_max_wait=waits["REP_UNREACHABLE_CONNECT_MAX_WAIT"],
+        unreachable_action=action,
+    )
+    crawl_allows = given_up(crawl, failure).entry.rules.verdict is True
+    assert (given_up(tools, failure).entry.rules.verdict is True) is crawl_allows
+    # one download when nothing tells the failures apart, two at most
+    assert tools.wait_limit(failure) <= 0.001
