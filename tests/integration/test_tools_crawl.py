@@ -66,7 +66,7 @@ class ToolsSite(QuietHandler):
 port = port_fixture(ToolsSite)
 
 
-def both(*args: str) -> list[tuple[int, str]]:
+def both_tools(*args: str) -> list[tuple[int, str]]:
     """``check ARGS`` and ``scrapy rep-robots ARGS`` (no USER_AGENT of the tests')."""
     return [check_tool(*args), scrapy_robots(*args, user_agent=None)]
 
@@ -76,7 +76,7 @@ def test_a_site_cannot_forge_a_line_of_either_tools_output(port: int) -> None:
     continuation, ``&#10;`` in a meta tag, robots.txt) are printed as escapes: no
     forged line, no terminal control."""
     base = f"http://127.0.0.1:{port}"
-    for status, output in both("--page", "-A", "TestBot", f"{base}/forging"):
+    for status, output in both_tools("--page", "-A", "TestBot", f"{base}/forging"):
         assert status == 0, output
         lines = output.splitlines()
         assert not any(line.startswith("  allowed     http://forged") for line in lines), output
@@ -87,7 +87,7 @@ def test_a_site_cannot_forge_a_line_of_either_tools_output(port: int) -> None:
 
 def test_a_utf8_product_token_is_read_as_the_crawl_reads_it(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    for status, output in both("--page", "-A", "jävlabot/1.0", f"{base}/utf8"):
+    for status, output in both_tools("--page", "-A", "jävlabot/1.0", f"{base}/utf8"):
         assert status == 1, output
         assert "page: 200, directives: noindex (X-Robots-Tag: jävlabot: noindex)" in output
         assert "=> not for this crawl: noindex by header X-Robots-Tag: jävlabot: noindex" in output
@@ -99,14 +99,14 @@ def test_the_settings_that_change_a_pages_verdict_are_the_crawls(port: int) -> N
     1); ``REP_DIRECTIVE_TOKENS``: ``check`` has every setting (``-s``)."""
     base = f"http://127.0.0.1:{port}"
     noscript = ("-s", "REP_META_IN_NOSCRIPT=False")
-    for status, output in both("--purpose", "ai-train", "--page", "-A", "TestBot", *noscript,
+    for status, output in both_tools("--purpose", "ai-train", "--page", "-A", "TestBot", *noscript,
                                f"{base}/noscript"):  # fmt: skip
         assert status == 0, output
         assert "ai-train: unknown" in output and output.rstrip().endswith("=> kept"), output
-    for status, output in both("--page", "-A", "TestBot", f"{base}/noscript"):
+    for status, output in both_tools("--page", "-A", "TestBot", f"{base}/noscript"):
         assert status == 0 and "directives: noai" in output, output  # read by default
     tokens = ("-s", "REP_DIRECTIVE_TOKENS=otherbot")
-    for status, output in both("--page", "-A", "TestBot", *tokens, f"{base}/scoped"):
+    for status, output in both_tools("--page", "-A", "TestBot", *tokens, f"{base}/scoped"):
         assert status == 1, output
         assert "=> not for this crawl: noindex by header X-Robots-Tag: otherbot: noindex" in output
 
