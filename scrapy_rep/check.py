@@ -209,8 +209,8 @@ def _usage_problem(options: argparse.Namespace) -> str:
         "REP_RSL_LICENSES": options.rsl_licenses,
         "REP_OVERRIDES": options.overrides,
     }
-    try:
-        config = RepConfig.from_settings(settings)
+    try:  # an option not given is a setting left out (an empty one is refused)
+        config = RepConfig.from_settings({k: v for k, v in settings.items() if v is not None})
     except RepSettingError as error:
         return _as_option(str(error))
     options.config = config

@@ -9,7 +9,7 @@ import difflib
 import json
 import re
 import time as _time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from datetime import date, datetime, time, timedelta, timezone
 from os import PathLike
 from typing import Any, Final, Protocol
@@ -164,18 +164,25 @@ def read_str_list(
 
 def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
     """One purpose or a list of them (each of :data:`PURPOSES`), without repeats. A
-    wrong element is named, with the purpose it is closest to (``'serch'``: ``'search'``)."""
-    values = read_str_list(settings, name, default)
+    wrong element is named, with the purpose it is closest to (``'serch'``: ``'search'``).
+    Only a setting left out takes ``default``: one set empty (``""``, ``None``, ``[]``, an
+    empty shell variable after ``-s REP_PURPOSE=``) is refused, as a purpose that was
+    meant and lost must not turn the crawl into a search crawl."""
+    raw = settings.get(name)
+    given = isinstance(settings, Container) and name in settings
+    if raw is None and not given:
+        return default
+    values = read_str_list(settings, name, ()) if raw is not None else ()
     chosen = tuple(dict.fromkeys(value.lower() for value in values))
     expected = f"expected one of {', '.join(map(repr, PURPOSES))} or a list of them"
     wrong = [value for value in values if value.lower() not in PURPOSES]
     if wrong:
         close = difflib.get_close_matches(wrong[0].lower(), PURPOSES, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        got = f", got {settings.get(name)!r}" if len(values) > 1 else ""
+        got = f", got {raw!r}" if len(values) > 1 else ""
         raise RepSettingError(f"{name}: {wrong[0]!r} is not a purpose{hint}; {expected}{got}")
     if not chosen:
-        raise RepSettingError(f"{name}: {expected}, got {settings.get(name)!r}")
+        raise RepSettingError(f"{name}: {expected}, got {raw!r} (leave it out for a search crawl)")
     return chosen
 
 

@@ -73,3 +73,13 @@ def test_wrong_profile_with_only_the_parser(tmp_path: Path) -> None:
     assert one_error_line(stderr) == (
         "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
     )
+
+
+def test_an_empty_purpose_on_the_command_line_stops_the_crawl(tmp_path: Path) -> None:
+    """``-s REP_PURPOSE=$PURPOSE`` with the shell variable empty: not a search crawl."""
+    status, stderr = scrapy(tmp_path, "-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "REP_PURPOSE=")
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_PURPOSE: expected one of 'search', 'ai-train', 'ai-input' or "
+        "a list of them, got '' (leave it out for a search crawl)"
+    )
