@@ -290,10 +290,12 @@ class AuditTrail(RequestEvents, FateEvents):
         save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
         self._emit(end)
         written = self.writer.close()
-        if written:
+        if written:  # the head: written down, it anchors the trail (audit verify --head)
             logger.info(
-                "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
-            )
+                "scrapy_rep: %d audit line(s) in %s; its head is %s: keep it, and `audit "
+                "verify %s --head %s` tells whether any line up to it was changed since",
+                written, self.path, head, self.path, head, extra={"spider": spider},
+            )  # fmt: skip
 
 
 def _audit_middleware_last(engine: Any) -> bool:
