@@ -123,6 +123,20 @@ def check_unlocked(path: Path) -> None:
             lock(file, path)
 
 
+def being_written(path: Path) -> bool:
+    """Whether a crawl holds the lock of the trail at ``path`` now (:func:`lock`): this
+    process's writer, or another process's."""
+    try:
+        check_unlocked(path)
+    except TrailFileError:
+        return True
+    try:
+        status = path.stat()
+    except OSError:
+        return False
+    return (status.st_dev, status.st_ino) in _HELD
+
+
 def check_folder(path: Path) -> None:
     """Raise :class:`TrailFileError` unless files can be written in the folder ``path``
     (made with its missing parents if need be). Creates nothing."""
