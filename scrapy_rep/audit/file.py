@@ -167,12 +167,7 @@ def last_line_hash(path: Path) -> str:
     """The SHA-256 of the last line of an existing trail (``""`` when there is none),
     for the next line's ``prev``. Raises :class:`TrailFileError` when the file does not
     end with a whole line: a chain cannot go on from a cut line."""
-    try:
-        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
-            return ""  # new, or a device (/dev/null, /dev/full)
-        last = _last_gzip_line(path) if is_gzip(path) else _last_plain_line(path)
-    except OSError as error:
-        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
+    last = last_line(path)
     if last is None:
         return ""
     if not last.endswith(b"\n"):
@@ -181,6 +176,17 @@ def last_line_hash(path: Path) -> str:
             f"{path}) or move it away"
         )
     return hashlib.sha256(last).hexdigest()
+
+
+def last_line(path: Path) -> bytes | None:
+    """The last line of an existing trail, as stored (``None``: none, a new file or a
+    device). Raises :class:`TrailFileError` when it cannot be read."""
+    try:
+        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
+            return None  # new, or a device (/dev/null, /dev/full)
+        return _last_gzip_line(path) if is_gzip(path) else _last_plain_line(path)
+    except OSError as error:
+        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
 
 
 def _last_plain_line(path: Path) -> bytes | None:

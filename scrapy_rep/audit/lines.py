@@ -297,9 +297,12 @@ def file_line(
     }
 
 
-def end_line(run: str, reason: str, counts: dict[str, int]) -> dict[str, Any]:
+def end_line(run: str, reason: str, counts: dict[str, int], last_request: int) -> dict[str, Any]:
+    """The end of one run: why it ended, its counts, and the highest request number the
+    trail has given so far (the next crawl appending to the trail numbers after it)."""
     ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
     ordered.update({fate: counts.get(fate, 0) for fate in FATES})
     ordered["duplicates_dropped"] = counts.get("duplicates_dropped", 0)
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
-    return {"type": "end", "run": run, "time": iso_time(), "reason": reason, "counts": ordered}
+    return {"type": "end", "run": run, "time": iso_time(), "reason": reason,
+            "counts": ordered, "last_request": last_request}  # fmt: skip

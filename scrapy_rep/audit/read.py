@@ -28,7 +28,7 @@ from typing import IO, Any, Final
 # The writer's names, so that the two sides cannot disagree.
 from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
 from scrapy_rep.audit.file import SCHEMA as SCHEMA
-from scrapy_rep.audit.file import snapshot_dir
+from scrapy_rep.audit.file import TrailFileError, last_line, snapshot_dir
 
 #: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut).
 TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair"})
@@ -186,6 +186,33 @@ class Trail:
 #: hundred bytes, and what follows a member's end in them is copied at each end.
 _GZIP_STEP: Final = 8192
 _GZIP_CHUNK: Final = 1 << 20
+
+
+def last_request(path: Path) -> int:
+    """The highest request number of the trail at ``path`` (the number an ``id`` ends
+    with, after its last ``-``; ``0``: none), after which a crawl appending to it numbers
+    its own, so that a request id is the trail's alone, whichever run wrote it. A run's
+    ``end`` line says its highest (``last_request``): read from the trail's last line when
+    it is one; else every line is read (a run killed, a repair, a trail written before
+    the end line said it)."""
+    try:
+        last = _parse(last_line(path) or b"")
+    except TrailFileError:
+        last = None
+    if last is not None and Line.type_of(last) == "end":
+        said = last.get("last_request")
+        if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
+            return said
+    highest = 0
+    try:
+        for line in Trail(path).lines():
+            record = line.record or {}
+            number = text(record.get("id")).rpartition("-")[2]
+            if line.type == "url" and number.isdigit():
+                highest = max(highest, int(number))
+    except TrailError:
+        pass  # a trail that cannot be read: said by the checks before the crawl
+    return highest
 
 
 @dataclass

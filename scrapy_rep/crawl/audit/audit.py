@@ -39,6 +39,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
+from scrapy_rep.audit.read import last_request
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
@@ -114,6 +115,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._errors_logged = False
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
+        if self.writer.file is not None:  # read under its lock: ids are the trail's alone
+            self.sequence = max(self.sequence, last_request(self.path))
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
@@ -282,7 +285,7 @@ class AuditTrail(RequestEvents, FateEvents):
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
         if paused:
             self.counts["open"] = len(self.open)
-        end = lines.end_line(self.run, reason, dict(self.counts))
+        end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
         # and a run without its end line, which verify reports), with that line's hash.
         kept = {"open": self.open, "unfiltered": self._unfiltered, "sequence": self.sequence}
