@@ -188,21 +188,33 @@ _GZIP_STEP: Final = 8192
 _GZIP_CHUNK: Final = 1 << 20
 
 
-def last_request(path: Path) -> int:
-    """The highest request number of the trail at ``path`` (the number an ``id`` ends
-    with, after its last ``-``; ``0``: none), after which a crawl appending to it numbers
-    its own, so that a request id is the trail's alone, whichever run wrote it. A run's
-    ``end`` line says its highest (``last_request``): read from the trail's last line when
-    it is one; else every line is read (a run killed, a repair, a trail written before
-    the end line said it)."""
+@dataclass(frozen=True)
+class Tail:
+    """What a crawl appending to a trail needs of it (:func:`tail_of`)."""
+
+    #: The highest request number of its records (the number an ``id`` ends with, after
+    #: its last ``-``; ``0``: none): a crawl appending to it numbers its own after it, so
+    #: that a request id is the trail's alone, whichever run wrote it.
+    last_request: int = 0
+    #: The id of the run its last line belongs to when that is no ``end`` (or ``repair``)
+    #: line: a run left without its end line (``""``: none).
+    open_run: str = ""
+
+
+def tail_of(path: Path) -> Tail:
+    """The :class:`Tail` of the trail at ``path``. A run's ``end`` line says the highest
+    request number (``last_request``): read from the trail's last line when it is one;
+    else every line is read (a run killed, a repair, a trail written before the end line
+    said it)."""
     try:
         last = _parse(last_line(path) or b"")
     except TrailFileError:
         last = None
-    if last is not None and Line.type_of(last) == "end":
-        said = last.get("last_request")
-        if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
-            return said
+    kind = Line.type_of(last) if last is not None else ""
+    open_run = text(last.get("run")) if last is not None and kind not in ("end", "repair") else ""
+    said = last.get("last_request") if last is not None and kind == "end" else None
+    if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
+        return Tail(said, open_run)
     highest = 0
     try:
         for line in Trail(path).lines():
@@ -212,7 +224,7 @@ def last_request(path: Path) -> int:
                 highest = max(highest, int(number))
     except TrailError:
         pass  # a trail that cannot be read: said by the checks before the crawl
-    return highest
+    return Tail(highest, open_run)
 
 
 @dataclass

@@ -21,17 +21,20 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
 - failed: when the exception leaves the outermost downloader middleware
   (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
-  records are kept in ``JOBDIR`` for the resumed run instead).
+  records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
+  without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run
+  then ends with the reason ``shutdown_forced``, so its trail stays whole.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -39,7 +42,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
-from scrapy_rep.audit.read import last_request
+from scrapy_rep.audit.read import tail_of
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     FETCHED,
@@ -82,6 +85,29 @@ __all__ = ["AuditTrail"]
 
 logger = logging.getLogger(__name__)
 
+#: The end line's reason of a run whose process exited without closing its spider: a
+#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
+FORCED: Final = "shutdown_forced"
+#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
+#: first.
+_UNCLOSED: set[AuditTrail] = set()
+
+
+@atexit.register
+def _at_exit() -> None:
+    """End every run the process leaves without closing its spider: its open records
+    written ``unfinished`` (or ``fetched``), its end line with the reason
+    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by
+    an unclean shutdown either), so that the trail stays whole and the next crawl chains
+    onto an ended run."""
+    for trail in list(_UNCLOSED):
+        logger.warning(
+            "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
+            "its %d open record(s) are written unfinished and its run ended (%s) in %s",
+            len(trail.open), FORCED, trail.path,
+        )  # fmt: skip
+        trail._closed(reason=FORCED)
+
 
 class AuditTrail(RequestEvents, FateEvents):
     """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
@@ -116,7 +142,16 @@ class AuditTrail(RequestEvents, FateEvents):
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
         if self.writer.file is not None:  # read under its lock: ids are the trail's alone
-            self.sequence = max(self.sequence, last_request(self.path))
+            tail = tail_of(self.path)
+            self.sequence = max(self.sequence, tail.last_request)
+            if tail.open_run:
+                logger.warning(
+                    "scrapy_rep: the audit trail %s ends in run %s, which has no end line "
+                    "(its crawl was killed): `audit verify` reports it, and this crawl's run "
+                    "follows it; give REP_AUDIT_FILE a new file for a trail that verifies "
+                    "clean, and keep this one as it is",
+                    self.path, tail.open_run[:8],
+                )  # fmt: skip
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
@@ -259,6 +294,7 @@ class AuditTrail(RequestEvents, FateEvents):
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         paused = self.resumes
+        _UNCLOSED.add(self)
         self._emit(
             lines.run_line(
                 self.run, self.config, settings, spider_name,
@@ -269,7 +305,8 @@ class AuditTrail(RequestEvents, FateEvents):
 
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
-        paused = bool(self.jobdir) and reason != "finished"
+        _UNCLOSED.discard(self)
+        paused = bool(self.jobdir) and reason not in ("finished", FORCED)
         why = f"the crawl ended ({reason}) before its fate was known"
         for key, state in list(self.open.items()):
             if self._shared and key not in self._taken:
