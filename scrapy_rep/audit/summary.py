@@ -8,7 +8,7 @@ override of ``REP_OVERRIDES`` that had expired, for a request robots.txt refused
 did: ``refused by robots.txt (override expired: its reason …)``); for a page whose items
 a usage signal denied, ``denied by`` what the site said (``denied by header
 Content-Usage: train-ai=n``), as the HTML report says it too; else ``overridden by
-REP_OVERRIDES: its reason (until …)`` when robots.txt disallowed it and an authorized
+REP_OVERRIDES: its reason, through …`` when robots.txt disallowed it and an authorized
 override let it through, ``allowed by a robots.txt rule`` when a robots.txt line allowed
 it, ``no rule (allowed)`` when none spoke.
 """
@@ -108,7 +108,7 @@ def _named(decider: dict[str, Any]) -> str:
 
 
 def overridden_by(record: dict[str, Any]) -> str:
-    """``overridden by REP_OVERRIDES: its reason (until …)`` for a record robots.txt
+    """``overridden by REP_OVERRIDES: its reason, through …`` for a record robots.txt
     disallowed and an authorized override let through (its ``robots.overridden``); else
     ``""``."""
     robots = record.get("robots")

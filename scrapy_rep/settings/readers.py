@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol
 import idna
 
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+from scrapy_rep.verdict.decide import expiry_words
 
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
 PURPOSES: Final = _PURPOSES
@@ -201,7 +202,7 @@ def read_url_list(
 
 
 #: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``, the expiry
-#: as :func:`override_expiry` writes it (date, time and zone).
+#: as :func:`override_expiry` writes it (a date as given, or a date, time and zone).
 OverrideEntry = tuple[str, str, str]
 
 #: An expiry as ``REP_OVERRIDES`` takes it: a date (``2027-06-30``), or a date and time
@@ -215,8 +216,10 @@ def override_expiry(expires: Any) -> tuple[str, float] | None:
     """An override's expiry (``REP_OVERRIDES``) as the records write it, and the instant it
     stops applying (POSIX seconds); ``None`` when it is not one. A date and time keeps the
     zone it was given in (``2026-11-25T01:00:00+14:00``, already past at 2026-11-24T11:00
-    UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC
-    (``2027-06-30`` is written ``2027-07-01T00:00:00+00:00``). A time without a zone, or
+    UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC,
+    and is written as given (``2027-06-30``, shown ``through 2027-06-30, UTC``; earlier
+    versions wrote that midnight, ``2027-07-01T00:00:00+00:00``, read the same). A time
+    without a zone, or
     any text around the date (``2026-11-25 or never``), is not an expiry: which instant it
     names cannot be known."""
     matched = _EXPIRY.fullmatch(str(expires).strip())
@@ -233,7 +236,7 @@ def override_expiry(expires: Any) -> tuple[str, float] | None:
             ends = datetime.fromisoformat(f"{day}T{clock}{offset}")
     except (ValueError, OverflowError):  # 2026-02-30, 25:00, +24:00, 9999-12-31 + 1 day
         return None
-    return ends.isoformat(), ends.timestamp()
+    return day if clock is None else ends.isoformat(), ends.timestamp()
 
 
 def override_host(host: str) -> str:
@@ -296,8 +299,8 @@ def read_overrides(
         written, ends = expiry
         if ends <= now:
             raise RepSettingError(
-                f"{name}: the override of {host} expired at {written}; renew the "
-                f"authorization and its date, or remove it"
+                f"{name}: the override of {host} has expired (authorized "
+                f"{expiry_words(written)}); renew the authorization and its date, or remove it"
             )
         found[host] = (host, reason, written)
     return tuple(found.values())
