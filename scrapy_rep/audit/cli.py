@@ -3,11 +3,12 @@
 - ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
 - ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
 - ``audit show TRAIL URL``: the whole story of one URL;
+- ``audit list TRAIL``: every request, its fate and why, filtered by fate and reason;
 - ``audit report TRAIL --html FILE``: one self-contained HTML page;
 - ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line;
 - ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
 
-``summary``, ``verify``, ``show`` and ``report`` take several TRAIL files (several
+``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
 workers' trails): each chain verified on its own, the records read together.
 
 Standard library and scrapy_rep's pure modules only.
@@ -27,6 +28,15 @@ from typing import Final, TextIO
 
 from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
 from scrapy_rep.audit.html import MAX_ROWS, render, row_html
+from scrapy_rep.audit.listing import (
+    FORMATS,
+    LIST_FATES,
+    LIST_REASONS,
+    ListError,
+    chosen,
+    formatted,
+    rows,
+)
 from scrapy_rep.audit.read import Trail, TrailError
 from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.show import no_record, story
@@ -68,6 +78,7 @@ HELPS: Final = {
     "summary": "counts per origin, per purpose and per deciding signal",
     "verify": "check the hash chain and snapshots; re-derive every decision",
     "show": "the whole story of one URL",
+    "list": "every request, its fate and why, filtered (--fate, --reason)",
     "report": "write one self-contained HTML page (--html FILE)",
     "repair": "drop the cut line at the end of a trail, recorded in a repair line",
     "export": "the preferences of every kept page and stored file, one JSON line each",
@@ -78,6 +89,7 @@ SYNOPSES: Final = {
     "summary": "TRAIL...",
     "verify": "TRAIL...",
     "show": "TRAIL... URL",
+    "list": "TRAIL... [--fate F] [--reason R] [--format text|csv|jsonl]",
     "report": "TRAIL... --html FILE",
     "repair": "TRAIL",
     "export": "TRAIL",
@@ -92,7 +104,7 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = top.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         command = commands.add_parser(
             name,
@@ -137,6 +149,18 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             )
         if name == "show":
             command.add_argument("url", metavar="URL", help="the URL (or request id)")
+        if name == "list":
+            command.add_argument(
+                "--fate", action="append", default=[], metavar="FATE",
+                help=f"only these fates (repeatable, or comma-separated): "
+                f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were dropped)",
+            )  # fmt: skip
+            command.add_argument(
+                "--reason", action="append", default=[], metavar="REASON",
+                help=f"only these reasons (repeatable, or comma-separated): "
+                f"{', '.join(LIST_REASONS)}",
+            )  # fmt: skip
+            command.add_argument("--format", choices=FORMATS, default="text", help="default: text")
         if name == "report":
             command.add_argument("--html", metavar="FILE", required=True, help="the page to write")
             command.add_argument(
@@ -200,7 +224,22 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         return _export(options, out)
     if options.command == "show":
         return _show(options.trail, options.url, out)
+    if options.command == "list":
+        return _list(options, out)
     return _report(options, out)
+
+
+def _list(options: argparse.Namespace, out: TextIO) -> int:
+    """``audit list``: the rows as they are read (memory does not grow with the trail)."""
+    try:
+        fates = chosen(options.fate, LIST_FATES, "--fate")
+        reasons = chosen(options.reason, LIST_REASONS, "--reason")
+    except ListError as error:
+        print(printable(f"scrapy_rep: error: {error}"), file=sys.stderr)
+        return EXIT_UNUSABLE
+    found = rows(options.trail, fates, reasons)
+    write_lines(formatted(found, options.format, len(options.trail) > 1), out)
+    return EXIT_CLEAN
 
 
 def _show(paths: list[str], url: str, out: TextIO) -> int:

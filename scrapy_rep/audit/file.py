@@ -123,6 +123,20 @@ def check_unlocked(path: Path) -> None:
             lock(file, path)
 
 
+def being_written(path: Path) -> bool:
+    """Whether a crawl holds the lock of the trail at ``path`` now (:func:`lock`): this
+    process's writer, or another process's."""
+    try:
+        check_unlocked(path)
+    except TrailFileError:
+        return True
+    try:
+        status = path.stat()
+    except OSError:
+        return False
+    return (status.st_dev, status.st_ino) in _HELD
+
+
 def check_folder(path: Path) -> None:
     """Raise :class:`TrailFileError` unless files can be written in the folder ``path``
     (made with its missing parents if need be). Creates nothing."""
@@ -153,12 +167,7 @@ def last_line_hash(path: Path) -> str:
     """The SHA-256 of the last line of an existing trail (``""`` when there is none),
     for the next line's ``prev``. Raises :class:`TrailFileError` when the file does not
     end with a whole line: a chain cannot go on from a cut line."""
-    try:
-        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
-            return ""  # new, or a device (/dev/null, /dev/full)
-        last = _last_gzip_line(path) if is_gzip(path) else _last_plain_line(path)
-    except OSError as error:
-        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
+    last = last_line(path)
     if last is None:
         return ""
     if not last.endswith(b"\n"):
@@ -167,6 +176,17 @@ def last_line_hash(path: Path) -> str:
             f"{path}) or move it away"
         )
     return hashlib.sha256(last).hexdigest()
+
+
+def last_line(path: Path) -> bytes | None:
+    """The last line of an existing trail, as stored (``None``: none, a new file or a
+    device). Raises :class:`TrailFileError` when it cannot be read."""
+    try:
+        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
+            return None  # new, or a device (/dev/null, /dev/full)
+        return _last_gzip_line(path) if is_gzip(path) else _last_plain_line(path)
+    except OSError as error:
+        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
 
 
 def _last_plain_line(path: Path) -> bytes | None:

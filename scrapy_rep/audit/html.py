@@ -238,7 +238,7 @@ def row_html(number: int | str, record: dict[str, Any], purposes: list[str]) -> 
         # the fate cell shows the record's ``why`` on hover
         f'<td class="fate"{why}><span class="{colour}"></span>{_e(shown)}</td>',
         f"<td>{_e(reason)}</td>",
-        f'<td class="said">{_e(deciding_signal(record, purposes, said=True))}</td>',
+        f'<td class="said">{_e(deciding_signal(record, purposes))}</td>',
         f"<td>{url_html(rule)}</td>",
         *(f"<td>{_e(record.get(name))}</td>" for name in ("status", "items_kept", "items_dropped")),
         f"<td>{url_html(origin_label(record))}</td>",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy_rep.audit.file import EMPTY_SHA256, SCHEMA
 from scrapy_rep.robotstxt.useragent import crawler_name
-from scrapy_rep.settings import SETTINGS, RepConfig
+from scrapy_rep.settings import SETTINGS, RepConfig, settings_in_force
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import license_url_of
 from scrapy_rep.usage.standards import STANDARDS
@@ -87,10 +87,6 @@ def run_line(
     the trails it is given, and that the one given ends as it did."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
-    effective = {s.name: getattr(config, s.field) for s in SETTINGS}
-    effective = {k: list(v) if isinstance(v, tuple) else v for k, v in effective.items()}
-    effective["ROBOTSTXT_OBEY"] = bool(settings.getbool("ROBOTSTXT_OBEY"))
-    effective["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
     return {
         "type": "run",
         "schema": SCHEMA,
@@ -103,7 +99,7 @@ def run_line(
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
-        "settings": effective,
+        "settings": settings_in_force(config, settings),
         "resumes": resumes,
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
@@ -302,9 +298,12 @@ def file_line(
     }
 
 
-def end_line(run: str, reason: str, counts: dict[str, int]) -> dict[str, Any]:
+def end_line(run: str, reason: str, counts: dict[str, int], last_request: int) -> dict[str, Any]:
+    """The end of one run: why it ended, its counts, and the highest request number the
+    trail has given so far (the next crawl appending to the trail numbers after it)."""
     ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
     ordered.update({fate: counts.get(fate, 0) for fate in FATES})
     ordered["duplicates_dropped"] = counts.get("duplicates_dropped", 0)
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
-    return {"type": "end", "run": run, "time": iso_time(), "reason": reason, "counts": ordered}
+    return {"type": "end", "run": run, "time": iso_time(), "reason": reason,
+            "counts": ordered, "last_request": last_request}  # fmt: skip

@@ -28,7 +28,7 @@ from typing import IO, Any, Final
 # The writer's names, so that the two sides cannot disagree.
 from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
 from scrapy_rep.audit.file import SCHEMA as SCHEMA
-from scrapy_rep.audit.file import snapshot_dir
+from scrapy_rep.audit.file import TrailFileError, last_line, snapshot_dir
 
 #: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
 #: ``item``: by ``recheck``, one per stored item re-checked).
@@ -187,6 +187,45 @@ class Trail:
 #: hundred bytes, and what follows a member's end in them is copied at each end.
 _GZIP_STEP: Final = 8192
 _GZIP_CHUNK: Final = 1 << 20
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What a crawl appending to a trail needs of it (:func:`tail_of`)."""
+
+    #: The highest request number of its records (the number an ``id`` ends with, after
+    #: its last ``-``; ``0``: none): a crawl appending to it numbers its own after it, so
+    #: that a request id is the trail's alone, whichever run wrote it.
+    last_request: int = 0
+    #: The id of the run its last line belongs to when that is no ``end`` (or ``repair``)
+    #: line: a run left without its end line (``""``: none).
+    open_run: str = ""
+
+
+def tail_of(path: Path) -> Tail:
+    """The :class:`Tail` of the trail at ``path``. A run's ``end`` line says the highest
+    request number (``last_request``): read from the trail's last line when it is one;
+    else every line is read (a run killed, a repair, a trail written before the end line
+    said it)."""
+    try:
+        last = _parse(last_line(path) or b"")
+    except TrailFileError:
+        last = None
+    kind = Line.type_of(last) if last is not None else ""
+    open_run = text(last.get("run")) if last is not None and kind not in ("end", "repair") else ""
+    said = last.get("last_request") if last is not None and kind == "end" else None
+    if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
+        return Tail(said, open_run)
+    highest = 0
+    try:
+        for line in Trail(path).lines():
+            record = line.record or {}
+            number = text(record.get("id")).rpartition("-")[2]
+            if line.type == "url" and number.isdigit():
+                highest = max(highest, int(number))
+    except TrailError:
+        pass  # a trail that cannot be read: said by the checks before the crawl
+    return Tail(highest, open_run)
 
 
 @dataclass

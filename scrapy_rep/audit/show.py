@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
+
+from w3lib.url import canonicalize_url
 
 from scrapy_rep.audit.read import Trail, items
 from scrapy_rep.audit.rederive import Rederiver, RunContext
@@ -140,8 +143,42 @@ def _links(record: dict[str, Any]) -> list[str]:
     return [line]
 
 
+def _loose(url: str) -> str:
+    """``url`` without its fragment and final ``/``, decoded, in lower case, its query's
+    parts sorted: a cheap first comparison, before the canonical form (a w3lib call per
+    record is dear: about 100 µs)."""
+    path, _, query = unquote(url.partition("#")[0]).lower().partition("?")
+    return f"{path.rstrip('/')}?{'&'.join(sorted(query.split('&')))}"
+
+
+class _Asked:
+    """The URL (or request id) a reader asked about, and the stored URLs that are it:
+    the same string, or the same once canonicalised as the records' ids are (Scrapy's
+    request fingerprint reads ``canonicalize_url``: scheme and host in lower case, no
+    fragment, the query sorted, one percent-encoding); and those it is close to (a final
+    ``/``, or letter case in the path), suggested when none is it."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._loose = _loose(url)
+        self._canonical = canonicalize_url(url) if "://" in url else url
+
+    def names(self, stored: Any) -> bool:
+        if stored == self.url:
+            return True
+        if not isinstance(stored, str) or _loose(stored) != self._loose:
+            return False
+        return canonicalize_url(stored) == self._canonical
+
+    def near(self, stored: Any) -> bool:
+        """Close to ``stored`` without naming it."""
+        return isinstance(stored, str) and _loose(stored) == self._loose and not self.names(stored)
+
+
 def story(path: str | Path, url: str) -> tuple[list[str], int]:
-    """The lines that tell ``url``'s story, and how many records speak of it."""
+    """The lines that tell ``url``'s story (:class:`_Asked`: the records of the URL as
+    stored, whichever way it is written), and how many records speak of it."""
+    asked = _Asked(url)
     trail = Trail(path)
     rederiver = Rederiver(trail.snapshots)
     runs: dict[str, dict[str, Any]] = {}
@@ -166,16 +203,16 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
             unended.update(dict.fromkeys(cut, line.number))
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
-        elif kind == "url" and url in (record.get("url"), record.get("id")):
+        elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
             told[str(record.get("run"))] = None
             lines += _record(line.number, record, runs, rederiver)
-        elif kind == "url" and record.get("to") == url:
+        elif kind == "url" and asked.names(record.get("to")):
             lines.append(
                 f"line {line.number}: {record.get('url')} was redirected here "
                 f"(run {str(record.get('run'))[:8]})"
             )
-        elif kind == "file" and record.get("url") == url:
+        elif kind == "file" and asked.names(record.get("url")):
             found += 1
             told[str(record.get("run"))] = None
             lines += _file(line.number, record)
@@ -250,22 +287,31 @@ def no_record(paths: list[str], url: str) -> list[str]:
     """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
     does: a record is a request sent (or refused). A link a page's nofollow or
     ``rel="nofollow"`` kept from being requested is none; it is named in the record of
-    the page that held it (``not_followed``), whose story follows."""
+    the page that held it (``not_followed``), whose story follows. A stored URL close to
+    it (another final ``/``, or letter case in its path) is suggested."""
+    asked = _Asked(url)
     where = ", ".join(paths)
-    lines = [f"no record of {url} in {where}: no request was sent for it"]
+    lines = [f"no record of {url} in {where}: the crawl neither sent nor refused a request for it"]
     pages: list[tuple[str, int, str]] = []
     unnamed: list[tuple[str, int, str]] = []
+    near: dict[tuple[str, str], None] = {}
     for path in paths:
         for line in Trail(path).lines():
             record = line.record
-            if line.type != "url" or not record or not record.get("links_not_followed"):
+            if line.type not in ("url", "file") or not record:
+                continue
+            if len(near) < 5 and asked.near(record.get("url")):
+                near[path, str(record.get("url"))] = None
+            if not record.get("links_not_followed"):
                 continue
             named = record.get("not_followed") or ()
             page = (path, line.number, str(record.get("url")))
-            if url in named:
+            if any(asked.names(link) for link in named):
                 pages.append(page)
             elif not isinstance(named, list) or len(named) < record["links_not_followed"]:
                 unnamed.append(page)
+    for path, stored in near:
+        lines.append(f"did you mean {stored}? it has a record (`audit show {path} {stored}`)")
     if pages:
         lines.append(
             "it is a link not followed: the page below said nofollow, or linked it only with "
@@ -281,11 +327,11 @@ def no_record(paths: list[str], url: str) -> list[str]:
             lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
         return lines
     lines += [
-        "a URL has a record when a request was sent or refused for it; none was:",
-        '- a link not followed (nofollow, rel="nofollow") is no request: the trail names it '
-        "in the record of the page that held it (`not_followed`), and names it on no page",
+        "why a URL has no record:",
+        '- a link not followed (nofollow, rel="nofollow") was never requested: the record '
+        "of the page that held it names it (`not_followed`); no page's record names this URL",
         "- a duplicate the dupefilter dropped is counted in its run's end line "
-        "(`duplicates_dropped`), never recorded",
+        "(`duplicates_dropped`), not recorded",
         "- a URL the crawl never met leaves no trace",
     ]
     if unnamed:

@@ -2,12 +2,13 @@
 (pure). The HTML report (:mod:`scrapy_rep.audit.html`) draws the same numbers.
 
 Per record (``url`` line): the *deciding signal* is what its fate came from: for a refused
-request, ``refused by`` its ``refused_by`` (with the vocabulary of the signal that said
-"no" for a refusal by purpose: ``refused by purpose (aipref)``; and the override of
-``REP_OVERRIDES`` that had expired, for a request robots.txt refused after it did:
-``refused by robots.txt (override expired: its reason (until …))``); for a page whose
-items a usage signal denied, ``denied by`` that signal's vocabulary; else ``overridden by
-REP_OVERRIDES: its reason (until …)`` when robots.txt disallowed it and an authorized
+request, ``refused by`` its ``refused_by`` (with what the site said, for a refusal by
+purpose: ``refused by purpose (header Content-Signal: ai-train=no)``; and the
+override of ``REP_OVERRIDES`` that had expired, for a request robots.txt refused after it
+did: ``refused by robots.txt (override expired: its reason …)``); for a page whose items
+a usage signal denied, ``denied by`` what the site said (``denied by header
+Content-Usage: train-ai=n``), as the HTML report says it too; else ``overridden by
+REP_OVERRIDES: its reason, through …`` when robots.txt disallowed it and an authorized
 override let it through, ``allowed by a robots.txt rule`` when a robots.txt line allowed
 it, ``no rule (allowed)`` when none spoke.
 """
@@ -98,15 +99,16 @@ def denied(record: dict[str, Any], purpose: str) -> bool:
     return isinstance(answers, dict) and answers.get(purpose) is False
 
 
-def _named(decider: dict[str, Any], said: bool) -> str:
-    """A deciding signal's vocabulary, or (``said``) what the site said: its ``source``."""
-    if said and decider.get("source"):
+def _named(decider: dict[str, Any]) -> str:
+    """What a deciding signal's site said (its ``source``: ``header Content-Usage:
+    train-ai=n``), else its vocabulary (a record without its source)."""
+    if decider.get("source"):
         return str(decider["source"])
     return str(decider.get("vocabulary"))
 
 
 def overridden_by(record: dict[str, Any]) -> str:
-    """``overridden by REP_OVERRIDES: its reason (until …)`` for a record robots.txt
+    """``overridden by REP_OVERRIDES: its reason, through …`` for a record robots.txt
     disallowed and an authorized override let through (its ``robots.overridden``); else
     ``""``."""
     robots = record.get("robots")
@@ -114,9 +116,8 @@ def overridden_by(record: dict[str, Any]) -> str:
     return f"overridden by REP_OVERRIDES: {said}" if said else ""
 
 
-def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = False) -> str:
-    """See the module docstring. ``said``: name a usage signal by what the site said (its
-    ``source``: ``header Content-Usage: train-ai=n``), not by its vocabulary."""
+def deciding_signal(record: dict[str, Any], purposes: list[str]) -> str:
+    """See the module docstring."""
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
     robots = record.get("robots")
@@ -126,12 +127,12 @@ def deciding_signal(record: dict[str, Any], purposes: list[str], said: bool = Fa
         robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
         decider = _decider(usage, no[0]) if no and not robots_said else None
         if decider:
-            return f"refused by {by} ({_named(decider, said)})"
+            return f"refused by {by} ({_named(decider)})"
         expired = text(robots.get("override_expired"))
         return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
     if no:
         decider = _decider(usage, no[0])
-        return f"denied by {_named(decider, said) if decider else 'a usage signal'}"
+        return f"denied by {_named(decider) if decider else 'a usage signal'}"
     overridden = overridden_by(record)
     if overridden:
         return overridden
@@ -150,8 +151,7 @@ class Summary:
     by_purpose: dict[str, Tally] = field(default_factory=dict)
     #: Per purpose: the pages a signal denied it for.
     denied: Counter[str] = field(default_factory=Counter)
-    by_signal: dict[str, Tally] = field(default_factory=dict)
-    #: The same, each usage signal named by what the site said (the HTML report's).
+    #: Per deciding signal, a usage signal named by what the site said (its ``source``).
     by_said: dict[str, Tally] = field(default_factory=dict)
     runs: list[dict[str, Any]] = field(default_factory=list)
     ends: list[dict[str, Any]] = field(default_factory=list)
@@ -205,8 +205,7 @@ class Summary:
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
             self.denied[purpose] += denied(record, purpose)
-        self.by_signal.setdefault(deciding_signal(record, purposes), Tally()).add(record)
-        self.by_said.setdefault(deciding_signal(record, purposes, True), Tally()).add(record)
+        self.by_said.setdefault(deciding_signal(record, purposes), Tally()).add(record)
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""
@@ -277,7 +276,7 @@ def summary_text(summary: Summary) -> list[str]:
     for title, rows, extra in (
         ("origin", summary.by_origin, None),
         ("purpose", summary.by_purpose, dict(summary.denied)),
-        ("deciding signal", summary.by_signal, None),
+        ("deciding signal", summary.by_said, None),
     ):
         lines += ["", *table(title, rows, extra)]
     return lines

@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.audit.file import SCHEMAS
+from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
 from scrapy_rep.audit.rederive import Rederiver, RunContext
@@ -390,8 +390,15 @@ class _Verifier:
                      f"it?): {self.unfoldered['snapshots']} snapshot(s) cannot be checked, "
                      f"nor {self.unfoldered['records']} record(s) re-derived from "
                      "them")  # fmt: skip
-        for run in self.runs.values():
-            if not run.ended:
+        unended = [run for run in self.runs.values() if not run.ended]
+        writing = bool(unended) and unended[-1] is list(self.runs.values())[-1]
+        writing = writing and being_written(self.trail.path)
+        for run in unended:
+            if writing and run is unended[-1]:  # the run of the crawl that holds the lock
+                self.add(run.start, "", f"run {run.context.run[:8]} has no end line yet: a "
+                         "crawl is writing the trail now (it holds its lock); verify it "
+                         "again once that crawl has closed")  # fmt: skip
+            else:
                 self.add(
                     run.start,
                     "",

@@ -19,7 +19,7 @@ from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
-from scrapy_rep.crawl.startup import name_warnings, validate
+from scrapy_rep.crawl.startup import check_resumed, name_warnings, validate
 from scrapy_rep.settings import SETTINGS, RepConfig
 from scrapy_rep.usage.policy import TDM_PURPOSES
 
@@ -69,6 +69,7 @@ class Addon:
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
+        check_resumed(settings, config)
         show_defaults(settings)
         warn_unknown_names(settings, config)
 

@@ -11,11 +11,12 @@ the add-on), so both paths stop the same way.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from scrapy_rep.audit.file import (
     TrailFileError,
@@ -27,7 +28,7 @@ from scrapy_rep.audit.file import (
 )
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import exit_command
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings import RepConfig, RepSettingError, changed_deciding, settings_in_force
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
 
@@ -52,6 +53,49 @@ def validate(settings: SettingsLike) -> RepConfig:
     except RepSettingError as error:
         stop_at_start(error)
     return config
+
+
+#: File in ``JOBDIR``: the settings of the crawl it holds, as its first run had them.
+SETTINGS_FILE: Final = "scrapy_rep.settings.json"
+
+
+def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
+    """A crawl resumed from ``JOBDIR`` (paused, stopped or killed: Scrapy's queue and seen
+    requests carry it on) must decide as it did: a setting that decides requests or pages
+    (:data:`~scrapy_rep.settings.DECIDING`) with another value than the crawl's first
+    run's stops it at start, naming the setting and both values. Deleting the file is the
+    explicit way to go on under the new values. The first run keeps its settings in
+    ``JOBDIR/scrapy_rep.settings.json``."""
+    directory = settings.get("JOBDIR")
+    if not directory:
+        return
+    path = Path(str(directory)) / SETTINGS_FILE
+    now = settings_in_force(config, settings)
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet (or unreadable: written afresh)
+        kept = None
+    if isinstance(kept, dict) and isinstance(kept.get("settings"), dict):
+        changed = changed_deciding(kept["settings"], now)
+        if changed:
+            name, more = changed[0], changed[1:]
+            also = f"; {', '.join(more)} changed too" if more else ""
+            stop_at_start(
+                RepSettingError(
+                    f"{name}: the crawl in JOBDIR {directory} ran with "
+                    f"{kept['settings'][name]!r}, this run has {now.get(name)!r}{also}: "
+                    f"resume it with the same settings, or delete {path} to go on under "
+                    f"the new ones"
+                )
+            )
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps({"settings": now}), encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        stop_at_start(RepSettingError(f"JOBDIR: {path} cannot be written ({error})"))
 
 
 def stop_at_start(error: RepSettingError) -> NoReturn:

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile
+from scrapy_rep.audit.read import tail_of
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.datasets import Item
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
@@ -59,6 +60,9 @@ class RecheckTrail:
     def __init__(
         self, path: Path, rechecker: Rechecker, about: dict[str, Any], user_agent: str
     ) -> None:
+        #: The trail's highest request number: its end line says it on (a recheck sends
+        #: no request of its own).
+        self.last_request = tail_of(path).last_request if path.exists() else 0
         self.file = TrailFile(path)
         self.run = uuid.uuid4().hex
         self.rechecker = rechecker
@@ -193,7 +197,7 @@ class RecheckTrail:
         counts = dict(self.counts)
         if unreadable:
             counts["unreadable"] = unreadable
-        self.file.write(lines.end_line(self.run, "finished", counts))
+        self.file.write(lines.end_line(self.run, "finished", counts, self.last_request))
         head = self.file.prev
         self.file.close()
         return head

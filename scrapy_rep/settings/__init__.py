@@ -532,6 +532,48 @@ class RepConfig:
 assert [f.name for f in fields(RepConfig)] == [s.field for s in SETTINGS]
 
 
+#: The settings that decide what the crawl fetches and keeps: a request's verdict, a
+#: page's, its items, links and files (:func:`request_rules`, :func:`page_rules` and the
+#: page pass's actions). A crawl resumed from ``JOBDIR`` with another value of one of them
+#: would become another crawl half-way, so it stops at start instead
+#: (:func:`scrapy_rep.crawl.startup.check_resumed`).
+DECIDING: Final = (
+    "ROBOTSTXT_OBEY", "REP_PROFILE", "REP_UNREACHABLE_ACTION", "REP_NOINDEX_ACTION",
+    "REP_NOFOLLOW_ACTION", "REP_REL_NOFOLLOW", "REP_DIRECTIVE_TOKENS", "REP_META_IN_NOSCRIPT",
+    "REP_PURPOSE", "REP_PURPOSE_ACTION", "REP_PURPOSE_UNKNOWN", "REP_PURPOSE_AGENTS",
+    "REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+    "REP_NOSNIPPET_MEANS_NO_AI_INPUT", "REP_MEDIA_USAGE", "REP_MEDIA_CONSTRAINTS_MET",
+    "REP_MEDIA_NOINDEX_MEANS_NO_AI", "REP_MEDIA_C2PA", "REP_MEDIA_MAX_SCAN_BYTES",
+    "REP_MEDIA_MAX_PACKET_BYTES", "REP_MEDIA_MAX_PACKETS", "REP_RSL_LICENSES",
+    "REP_RSL_MAX_LICENSES", "REP_OVERRIDES",
+)  # fmt: skip
+
+
+assert set(DECIDING) <= {s.name for s in SETTINGS} | {"ROBOTSTXT_OBEY"}
+
+
+def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, Any]:
+    """Every ``REP_*`` setting's value in force, as JSON holds it (a list for a tuple), and
+    Scrapy's ``ROBOTSTXT_OBEY`` and ``ROBOTSTXT_USER_AGENT``: the run header's
+    ``settings``, and what a ``JOBDIR`` crawl keeps to compare its resumed runs with."""
+    values = {s.name: getattr(config, s.field) for s in SETTINGS}
+    values = {k: _json_list(v) for k, v in values.items()}
+    values["ROBOTSTXT_OBEY"] = read_bool(settings, "ROBOTSTXT_OBEY", False)
+    values["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
+    return values
+
+
+def _json_list(value: Any) -> Any:
+    return [_json_list(v) for v in value] if isinstance(value, (tuple, list)) else value
+
+
+def changed_deciding(paused: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The :data:`DECIDING` settings whose value in ``now`` differs from ``paused`` (both
+    as :func:`settings_in_force` gives them; one ``paused`` lacks, kept by an earlier
+    version, is not compared)."""
+    return [name for name in DECIDING if name in paused and paused[name] != now.get(name)]
+
+
 def lifecycle_policy(
     config: RepConfig,
     settings: SettingsLike,

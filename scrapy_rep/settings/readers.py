@@ -9,7 +9,7 @@ import difflib
 import json
 import re
 import time as _time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from datetime import date, datetime, time, timedelta, timezone
 from os import PathLike
 from typing import Any, Final, Protocol
@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol
 import idna
 
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+from scrapy_rep.verdict.decide import expiry_words
 
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
 PURPOSES: Final = _PURPOSES
@@ -164,18 +165,25 @@ def read_str_list(
 
 def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
     """One purpose or a list of them (each of :data:`PURPOSES`), without repeats. A
-    wrong element is named, with the purpose it is closest to (``'serch'``: ``'search'``)."""
-    values = read_str_list(settings, name, default)
+    wrong element is named, with the purpose it is closest to (``'serch'``: ``'search'``).
+    Only a setting left out takes ``default``: one set empty (``""``, ``None``, ``[]``, an
+    empty shell variable after ``-s REP_PURPOSE=``) is refused, as a purpose that was
+    meant and lost must not turn the crawl into a search crawl."""
+    raw = settings.get(name)
+    given = isinstance(settings, Container) and name in settings
+    if raw is None and not given:
+        return default
+    values = read_str_list(settings, name, ()) if raw is not None else ()
     chosen = tuple(dict.fromkeys(value.lower() for value in values))
     expected = f"expected one of {', '.join(map(repr, PURPOSES))} or a list of them"
     wrong = [value for value in values if value.lower() not in PURPOSES]
     if wrong:
         close = difflib.get_close_matches(wrong[0].lower(), PURPOSES, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        got = f", got {settings.get(name)!r}" if len(values) > 1 else ""
+        got = f", got {raw!r}" if len(values) > 1 else ""
         raise RepSettingError(f"{name}: {wrong[0]!r} is not a purpose{hint}; {expected}{got}")
     if not chosen:
-        raise RepSettingError(f"{name}: {expected}, got {settings.get(name)!r}")
+        raise RepSettingError(f"{name}: {expected}, got {raw!r} (leave it out for a search crawl)")
     return chosen
 
 
@@ -194,7 +202,7 @@ def read_url_list(
 
 
 #: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``, the expiry
-#: as :func:`override_expiry` writes it (date, time and zone).
+#: as :func:`override_expiry` writes it (a date as given, or a date, time and zone).
 OverrideEntry = tuple[str, str, str]
 
 #: An expiry as ``REP_OVERRIDES`` takes it: a date (``2027-06-30``), or a date and time
@@ -219,11 +227,12 @@ def override_expiry(expires: Any) -> tuple[str, float] | None:
     """An override's expiry (``REP_OVERRIDES``) as the records write it, and the instant it
     stops applying (POSIX seconds); ``None`` when it is not one. A date and time keeps the
     zone it was given in (``2026-11-25T01:00:00+14:00``, already past at 2026-11-24T11:00
-    UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC
-    (``2027-06-30`` is written ``2027-07-01T00:00:00+00:00``). A time without a zone, with
-    an offset no place keeps (``+15:00``: past :data:`_REAL_OFFSETS`), or any text around
-    the date (``2026-11-25 or never``), is not an expiry: which instant it names cannot be
-    known."""
+    UTC); a date alone holds through that day, UTC: it stops at the next midnight, UTC,
+    and is written as given (``2027-06-30``, shown ``through 2027-06-30, UTC``; earlier
+    versions wrote that midnight, ``2027-07-01T00:00:00+00:00``, read the same). A time
+    without a zone, with an offset no place keeps (``+15:00``: past
+    :data:`_REAL_OFFSETS`), or any text around the date (``2026-11-25 or never``), is not
+    an expiry: which instant it names cannot be known."""
     matched = _EXPIRY.fullmatch(str(expires).strip())
     if matched is None:
         return None
@@ -240,7 +249,7 @@ def override_expiry(expires: Any) -> tuple[str, float] | None:
             ends = datetime.fromisoformat(f"{day}T{clock}{offset}")
     except (ValueError, OverflowError):  # 2026-02-30, 25:00, +24:00, 9999-12-31 + 1 day
         return None
-    return ends.isoformat(), ends.timestamp()
+    return day if clock is None else ends.isoformat(), ends.timestamp()
 
 
 def override_host(host: str) -> str:
@@ -303,8 +312,8 @@ def read_overrides(
         written, ends = expiry
         if ends <= now:
             raise RepSettingError(
-                f"{name}: the override of {host} expired at {written}; renew the "
-                f"authorization and its date, or remove it"
+                f"{name}: the override of {host} has expired (authorized "
+                f"{expiry_words(written)}); renew the authorization and its date, or remove it"
             )
         found[host] = (host, reason, written)
     return tuple(found.values())

@@ -46,6 +46,7 @@ The order (each step only for a request the previous ones allow):
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -125,16 +126,30 @@ class Override:
     #: As the crawl's URLs name it (lowercase, IDNA 2008).
     host: str
     reason: str
-    #: When it expires: ISO 8601 date, time and zone (a date alone: the next midnight,
-    #: UTC; :func:`scrapy_rep.settings.readers.override_expiry`), as records write it.
+    #: When it expires, as ``REP_OVERRIDES`` gave it: a date (``2027-06-30``: through that
+    #: day, UTC), or ISO 8601 date, time and zone
+    #: (:func:`scrapy_rep.settings.readers.override_expiry`).
     expires: str
-    #: The same instant in POSIX seconds: a request sent then or later is not covered.
+    #: The instant it stops in POSIX seconds: a request sent then or later is not covered.
     ends: float
 
     @property
     def described(self) -> str:
-        """Who authorized it and until when, as logs and the audit trail say it."""
-        return f"{self.reason} (until {self.expires})"
+        """Who authorized it and until when, as logs and the audit trail say it
+        (``written permission of J. Doe, through 2027-06-30, UTC``)."""
+        return f"{self.reason}, {expiry_words(self.expires)}"
+
+
+def expiry_words(expires: str) -> str:
+    """An override's expiry in words: a date holds through that day, UTC (``through
+    2027-06-30, UTC``), a date and time until then (``until
+    2026-11-25T01:00:00+14:00``). An expiry as earlier versions wrote a date (the next
+    midnight, UTC) reads ``until 2027-07-01T00:00:00+00:00``, what it meant."""
+    return f"through {expires}, UTC" if _DAY.fullmatch(expires) else f"until {expires}"
+
+
+#: A date alone, as an override's expiry holds it.
+_DAY: Final = re.compile(r"\d{4}-\d\d-\d\d", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -451,7 +466,8 @@ def _robots_refusal(
     token = f" for {agent}" if named else ""
     message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
     if expired is not None:
-        message += f"; its override in REP_OVERRIDES expired at {expired.expires}"
+        authorized = expiry_words(expired.expires)
+        message += f"; its override in REP_OVERRIDES has expired (authorized {authorized})"
     return Refused(Reason.FORBIDDEN, message, ROBOTS, agent, used, decision, expired=expired)
 
 

@@ -70,7 +70,8 @@ def test_summary_counts_per_origin_purpose_and_signal(tmp_path: Path) -> None:
     assert re.search(r"^http://site\.test +5 +2 +2 +1 +4 +1$", out, re.M), out
     assert re.search(r"^ai-train +5 +2 +2 +1 +4 +1 +1$", out, re.M), out
     assert re.search(r"^search +5 +2 +2 +1 +4 +1 +0$", out, re.M), out
-    assert re.search(r"^refused by purpose \(aipref\) +1 +1 +0 +0 +0 +0$", out, re.M), out
+    said = r"^refused by purpose \(header Content-Usage: train-ai=n\) +1 +1 +0 +0 +0 +0$"
+    assert re.search(said, out, re.M), out
     assert re.search(r"^refused by robots\.txt +1 +1 ", out, re.M), out
     assert re.search(r"^allowed by a robots\.txt rule +1 +0 +1 ", out, re.M), out
     assert re.search(r"^no rule \(allowed\) +2 +0 +1 +1 +3 +1$", out, re.M), out

@@ -54,9 +54,10 @@ async def test_an_override_lets_a_disallowed_page_through_recorded_as_overridden
     assert crawler.stats.get_value("rep/requests/overridden") == 2
     said = [r.getMessage() for r in caplog.records if "REP_OVERRIDES" in r.getMessage()]
     assert len(said) == 1 and PERMISSION in said[0]  # once per host; each in the trail
+    assert said[0].endswith(f"override in REP_OVERRIDES ({PERMISSION}, through 2099-01-01, UTC)")
     record = by_url(trail)[sites.url("a", "/private/1")]
     assert record["fate"] == "fetched"
-    assert record["robots"]["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+    assert record["robots"]["overridden"] == f"{PERMISSION}, through 2099-01-01, UTC"
     assert record["robots"]["line"] == 2  # the line it overrode
     assert "overridden" not in by_url(trail)[sites.url("a", "/x")]["robots"]
     result = verify(trail)
@@ -109,7 +110,7 @@ async def test_a_page_an_override_let_past_robots_txt_then_refused_for_a_purpose
     assert spider.downloaded == []
     record = by_url(trail)[sites.url("a", "/private/1")]
     assert (record["fate"], record["refused_by"]) == ("refused", "purpose")
-    assert record["robots"]["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+    assert record["robots"]["overridden"] == f"{PERMISSION}, through 2099-01-01, UTC"
     result = verify(trail)
     assert result.clean, [str(finding) for finding in result.findings]
 
@@ -148,7 +149,7 @@ async def crawl_past_an_override(sites: Sites, trail: Path) -> tuple[Any, Any, l
         crawler, spider = await crawl(urls, settings, ExpiringSpider)
     finally:
         await sites.close()
-    return crawler, spider, urls, f"{PERMISSION} (until {ends.isoformat()})"  # +14:00
+    return crawler, spider, urls, f"{PERMISSION}, until {ends.isoformat()}"  # +14:00
 
 
 @pytest_twisted.ensureDeferred
@@ -173,7 +174,7 @@ async def test_an_override_that_expires_mid_crawl_stops_applying_said_once(
     for url in urls[1:]:
         assert records[url]["fate"] == "refused"
         assert records[url]["robots"]["override_expired"] == described
-        assert "expired at" in records[url]["why"]
+        assert f"has expired (authorized {described.rpartition(', ')[2]})" in records[url]["why"]
     result = verify(trail)
     assert result.clean, [str(finding) for finding in result.findings]
 

@@ -33,13 +33,15 @@ def test_rep_robots_reads_rep_overrides_as_the_crawl_does(tmp_path: Path) -> Non
     lines = spaced_as_one(output)
     assert (
         "allowed http://e.com/private/a line 2: Disallow: /private; overridden by "
-        f"REP_OVERRIDES: {PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+        f"REP_OVERRIDES: {PERMISSION}, through 2099-01-01, UTC"
     ) in lines
     assert "DISALLOWED http://other.com/private/a line 2: Disallow: /private" in lines
     expired = f"REP_OVERRIDES={overrides('e.com', '2020-01-01T00:00:00+14:00')}"
     status, output = scrapy_robots("-s", expired, "--robots-file", str(robots), "http://e.com/")
     assert status == 2, output
-    assert "the override of e.com expired at 2020-01-01T00:00:00+14:00" in output
+    assert (
+        "the override of e.com has expired (authorized until 2020-01-01T00:00:00+14:00)" in output
+    )
 
 
 def test_check_reads_overrides_as_the_crawl_does_idna_2008_hosts_only(tmp_path: Path) -> None:
@@ -52,7 +54,7 @@ def test_check_reads_overrides_as_the_crawl_does_idna_2008_hosts_only(tmp_path: 
     lines = spaced_as_one(output)
     assert (
         f"allowed {covered} line 2: Disallow: /private; overridden by REP_OVERRIDES: "
-        f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+        f"{PERMISSION}, through 2099-01-01, UTC"
     ) in lines
     assert f"DISALLOWED {other} line 2: Disallow: /private" in lines
     status, output = check_tool("--overrides", "[{", str(robots), covered)

@@ -180,7 +180,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(
     out = io.StringIO()
     assert main(["show", str(trail), base + "/never"], out) == 1
     shown = out.getvalue()
-    assert f"no record of {base}/never in {trail}: no request was sent for it" in shown
+    assert f"no record of {base}/never in {trail}: the crawl neither sent nor refused a " in shown
     assert "it is a link not followed" in shown
     assert f"{base}/nofollow was fetched (1 attempt, HTTP 200)" in shown
     assert f"links not followed (never requested, no records of their own): 1: {base}/never" in (

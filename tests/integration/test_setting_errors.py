@@ -73,3 +73,50 @@ def test_wrong_profile_with_only_the_parser(tmp_path: Path) -> None:
     assert one_error_line(stderr) == (
         "scrapy_rep: error: REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'"
     )
+
+
+def test_an_empty_purpose_on_the_command_line_stops_the_crawl(tmp_path: Path) -> None:
+    """``-s REP_PURPOSE=$PURPOSE`` with the shell variable empty: not a search crawl."""
+    status, stderr = scrapy(tmp_path, "-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "REP_PURPOSE=")
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_PURPOSE: expected one of 'search', 'ai-train', 'ai-input' or "
+        "a list of them, got '' (leave it out for a search crawl)"
+    )
+
+
+def test_a_jobdir_crawl_resumed_with_another_purpose_stops(tmp_path: Path) -> None:
+    """A ``JOBDIR`` crawl run as ai-train and resumed with ``-s REP_PURPOSE=search`` (or
+    with the ``-s`` forgotten) stops at start, naming the setting and both values; resumed
+    as it ran, it goes on; the file named in the line, deleted, accepts the change."""
+    addon = ("-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "JOBDIR=job")
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
+    assert status == 0, stderr
+    kept = tmp_path / "job" / "scrapy_rep.settings.json"
+    resumes = [
+        (("-s", "REP_PURPOSE=search"), "['search']"),
+        ((), "['search']"),  # the -s forgotten
+        (("-s", "REP_PURPOSE=ai-train,search"), "['ai-train', 'search']"),
+    ]
+    for changed, shown in resumes:
+        status, stderr = scrapy(tmp_path, *addon, *changed)
+        assert status == 2, stderr
+        assert one_error_line(stderr) == (
+            f"scrapy_rep: error: REP_PURPOSE: the crawl in JOBDIR job ran with ['ai-train'], "
+            f"this run has {shown}: resume it with the same settings, or delete "
+            "job/scrapy_rep.settings.json to "
+            "go on under the new ones"
+        )
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
+    assert status == 0, stderr
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train", "-s",
+                            "REP_PROFILE=rfc9309", "-s", "ROBOTSTXT_OBEY=False")  # fmt: skip
+    assert status == 2, stderr
+    assert one_error_line(stderr).startswith(
+        "scrapy_rep: error: ROBOTSTXT_OBEY: the crawl in JOBDIR job ran with True, this run "
+        "has False; REP_PROFILE changed too: "
+    )
+    kept.unlink()
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=search")
+    assert status == 0, stderr
+    assert "REP_PURPOSE" not in stderr

@@ -470,7 +470,7 @@ def test_the_crawl_does_what_the_case_says(agree_run: AgreeRun, name: str) -> No
     assert crawl_overridden(agree_run, sent) is sent.overridden
     if sent.overridden:
         robots = agree_run.records[agree_run.url(sent), sent.sent_as]["robots"]
-        assert robots["overridden"] == f"{PERMISSION} (until 2099-01-02T00:00:00+00:00)"
+        assert robots["overridden"] == f"{PERMISSION}, through 2099-01-01, UTC"
 
 
 def test_the_crawl_counts_every_request_the_override_let_through(agree_run: AgreeRun) -> None:

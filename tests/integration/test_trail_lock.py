@@ -173,3 +173,36 @@ def test_a_lock_held_by_a_writer_is_refused_after_the_tries(
         with pytest.raises(TrailFileError, match="is being written by another crawl"):
             TrailFile(trail)
     assert len(pauses) == trail_file.LOCK_TRIES - 1
+
+
+def test_verify_of_a_trail_a_crawl_is_writing_says_so_not_killed(tmp_path: Path) -> None:
+    """The last run has no end line yet because a crawl (another process, holding the
+    trail's lock) is writing it: said so; once the lock is gone, the same trail is a run
+    that was killed."""
+    from tests.support.tools import audit_tool
+    from tests.support.trailfactory import robots_part, run_line, snapshot_line, url_line
+
+    killed = run_line(run="e" * 32)
+    body = [snapshot_line(run="e" * 32), url_line("/", run="e" * 32, robots=robots_part(None))]
+    trail = write_trail(tmp_path / "trail.jsonl", [killed, *body, run_line(), url_line("/a")])
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(trail)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        status, written = audit_tool("verify", str(trail))
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+        holder.stdout.close()
+    status_after, after = audit_tool("verify", str(trail))
+    assert status == status_after == 1
+    being = ("line 4: run 01234567 has no end line yet: a crawl is writing the trail now (it "
+             "holds its lock); verify it again once that crawl has closed")  # fmt: skip
+    gone = "line 4: run 01234567 has no end line: the crawl was killed, or the trail was cut"
+    assert being in written and gone not in written, written
+    assert gone in after and being not in after, after
+    for out in (written, after):  # an earlier run without its end line was killed
+        assert "line 1: run eeeeeeee has no end line: the crawl was killed" in out

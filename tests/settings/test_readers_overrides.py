@@ -15,7 +15,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep import RepSettingError
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.settings import RepConfig
+from scrapy_rep.settings import RepConfig, overrides_of
 from scrapy_rep.settings.readers import read_overrides
 
 #: The time the tests read the setting at: 2026-11-24T12:00:00Z.
@@ -32,10 +32,10 @@ def read(value: Any) -> Any:
 
 
 def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
-    """A date alone holds through that day, UTC: the entry says the instant it stops."""
-    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-07-01T00:00:00+00:00"),)
+    """A date alone holds through that day, UTC: the entry keeps the day as written."""
+    assert read([override_entry()]) == (("example.com", PERMISSION, "2027-06-30"),)
     assert read('[{"host": "b.example", "reason": "ok by mail", "expires": "2027-01-01"}]') == (
-        ("b.example", "ok by mail", "2027-01-02T00:00:00+00:00"),
+        ("b.example", "ok by mail", "2027-01-01"),
     )
     assert read([override_entry(host="exämple.com")])[0][0] == "xn--exmple-cua.com"
 
@@ -43,7 +43,7 @@ def test_an_override_is_read_with_its_host_as_an_origin_holds_it() -> None:
 @pytest.mark.parametrize(
     ("expires", "written"),
     [
-        ("2026-11-24", "2026-11-25T00:00:00+00:00"),  # today, UTC: until its end
+        ("2026-11-24", "2026-11-24"),  # today, UTC: until its end
         ("2026-11-24T12:00:01Z", "2026-11-24T12:00:01+00:00"),
         ("2026-11-24 15:30+02:00", "2026-11-24T15:30:00+02:00"),  # 13:30 UTC
         ("2027-01-01T00:00:00+14:00", "2027-01-01T00:00:00+14:00"),  # Line Islands
@@ -59,9 +59,9 @@ def test_an_expiry_keeps_its_time_and_zone_as_given(expires: str, written: str) 
 @pytest.mark.parametrize(
     ("expires", "says"),
     [
-        ("2026-11-25T01:00:00+14:00", "expired at 2026-11-25T01:00:00+14:00"),  # 11:00 UTC
-        ("2026-11-24T12:00:00Z", "expired at 2026-11-24T12:00:00+00:00"),  # now exactly
-        ("2026-11-23", "expired at 2026-11-24T00:00:00+00:00"),
+        ("2026-11-25T01:00:00+14:00", "has expired (authorized until 2026-11-25T01:00:00+14:00)"),
+        ("2026-11-24T12:00:00Z", "has expired (authorized until 2026-11-24T12:00:00+00:00)"),
+        ("2026-11-23", "has expired (authorized through 2026-11-23, UTC)"),
         ("2026-11-25 or never", "needs 'expires' as a date (YYYY-MM-DD)"),
         ("2026-11-25T10:00:00", "or a date and time with its zone"),  # no zone
         ("2026-02-30", "needs 'expires' as a date"),
@@ -96,7 +96,7 @@ def test_a_unicode_host_is_its_idna_2008_form_never_another_host() -> None:
     [
         (
             [override_entry(expires="2026-11-23")],
-            "the override of example.com expired at 2026-11-24T00:00:00+00:00",
+            "the override of example.com has expired (authorized through 2026-11-23, UTC)",
         ),
         ([override_entry(reason=" ")], "needs a 'reason'"),
         ([override_entry(expires="next year")], "needs 'expires' as a date (YYYY-MM-DD)"),
@@ -116,7 +116,7 @@ def test_a_wrong_or_expired_override_stops_the_crawl_naming_it(value: Any, says:
 def test_an_expired_override_refuses_the_crawl_at_start() -> None:
     expired = [override_entry(expires="2020-01-01")]
     crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
-    with pytest.raises(RepSettingError, match="expired at 2020-01-02T00:00:00"):
+    with pytest.raises(RepSettingError, match=r"expired \(authorized through 2020-01-01, UTC\)"):
         validate(crawler.settings)
     assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
 
@@ -128,7 +128,7 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid()
 
     rederiver = Rederiver(SnapshotStore(Path("/nonexistent")))
     disallowing = ("https://e.com/private", "User-agent: *\nDisallow: /private\n")
-    differences = rederiver._rederived(  # the record's robots part, as the writer puts it
+    differences, _ = rederiver._rederived(  # the record's robots part, as the writer puts it
         {"url": disallowing[0], "fate": "fetched"},
         {"agent": "testbot", "line": 2, "overridden": "a forged reason (until 2099-01-01)"},
         _parsed(disallowing[1]),
@@ -144,7 +144,7 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid()
         agents=("testbot",),
         overrides=_overrides([["e.com", PERMISSION, "2099-01-01T00:00:00+00:00"]]),
     )
-    unsaid = rederiver._rederived(
+    unsaid, _ = rederiver._rederived(
         {"url": disallowing[0], "fate": "fetched"},
         {"agent": "testbot", "line": 2},
         _parsed(disallowing[1]),
@@ -174,3 +174,15 @@ def _overrides(value: Any) -> Any:
     from scrapy_rep.audit.rederive import _overrides as read_them
 
     return read_them(value)
+
+
+def test_an_expiry_is_shown_as_written_and_read_in_both_forms() -> None:
+    """A date shows as the day written (``through 2027-06-30, UTC``), never the midnight
+    after it; the form earlier versions recorded in a run header (that midnight) is read
+    as the same instant, so ``audit verify`` reads old and new trails alike."""
+    day, midnight = overrides_of(
+        [["e.com", PERMISSION, "2027-06-30"], ["f.com", PERMISSION, "2027-07-01T00:00:00+00:00"]]
+    )
+    assert day.ends == midnight.ends == datetime(2027, 7, 1, tzinfo=timezone.utc).timestamp()
+    assert day.described == f"{PERMISSION}, through 2027-06-30, UTC"
+    assert midnight.described == f"{PERMISSION}, until 2027-07-01T00:00:00+00:00"

@@ -39,3 +39,20 @@ def test_the_crawls_settings_give_the_same_line() -> None:
 def test_right_purposes_are_read_in_any_case_once_each() -> None:
     settings = {"REP_PURPOSE": "AI-Train, search,ai-train"}
     assert read_purposes(settings, "REP_PURPOSE", ()) == ("ai-train", "search")
+
+
+@pytest.mark.parametrize("value", ["", None, [], " , "])
+def test_a_purpose_set_empty_is_refused_not_read_as_search(value: Any) -> None:
+    """Only a ``REP_PURPOSE`` left out is the default: ``""`` (an empty shell variable after
+    ``-s REP_PURPOSE=``), ``None`` and ``[]`` in a settings file stop the crawl."""
+    for settings in ({"REP_PURPOSE": value}, Settings({"REP_PURPOSE": value})):
+        with pytest.raises(RepSettingError) as raised:
+            RepConfig.from_settings(settings)
+        assert str(raised.value) == (
+            f"REP_PURPOSE: {EXPECTED}, got {value!r} (leave it out for a search crawl)"
+        )
+
+
+def test_a_purpose_left_out_is_search() -> None:
+    assert RepConfig.from_settings({}).purpose == ("search",)
+    assert RepConfig.from_settings(Settings()).purpose == ("search",)

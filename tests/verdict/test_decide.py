@@ -227,7 +227,8 @@ def test_an_override_stops_applying_when_it_expires_checked_per_request() -> Non
         assert isinstance(verdict, Refused) and verdict.reason == "forbidden"
         assert verdict.expired == OVERRIDE
         assert verdict.message.endswith(
-            "; its override in REP_OVERRIDES expired at 2027-01-01T00:00:00+00:00"
+            "; its override in REP_OVERRIDES has expired "
+            "(authorized until 2027-01-01T00:00:00+00:00)"
         )
     unknown_time = decide(facts(), rules, known(robots=found))
     assert isinstance(unknown_time, Refused) and unknown_time.expired is None
@@ -434,4 +435,4 @@ def test_an_expired_override_leaves_the_refusal_to_the_name_that_refused() -> No
     assert verdict.agent == "googlebot" and verdict.line == 2
     assert verdict.expired == OVERRIDE
     assert " for googlebot " in verdict.message
-    assert verdict.message.endswith("expired at 2027-01-01T00:00:00+00:00")
+    assert verdict.message.endswith("expired (authorized until 2027-01-01T00:00:00+00:00)")

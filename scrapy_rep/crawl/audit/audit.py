@@ -21,18 +21,21 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
 - failed: when the exception leaves the outermost downloader middleware
   (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
-  records are kept in ``JOBDIR`` for the resumed run instead).
+  records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
+  without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run
+  then ends with the reason ``shutdown_forced``, so its trail stays whole.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -40,6 +43,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
+from scrapy_rep.audit.read import tail_of
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     EXPIRES,
@@ -84,6 +88,29 @@ __all__ = ["AuditTrail"]
 
 logger = logging.getLogger(__name__)
 
+#: The end line's reason of a run whose process exited without closing its spider: a
+#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
+FORCED: Final = "shutdown_forced"
+#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
+#: first.
+_UNCLOSED: set[AuditTrail] = set()
+
+
+@atexit.register
+def _at_exit() -> None:
+    """End every run the process leaves without closing its spider: its open records
+    written ``unfinished`` (or ``fetched``), its end line with the reason
+    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by
+    an unclean shutdown either), so that the trail stays whole and the next crawl chains
+    onto an ended run."""
+    for trail in list(_UNCLOSED):
+        logger.warning(
+            "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
+            "its %d open record(s) are written unfinished and its run ended (%s) in %s",
+            len(trail.open), FORCED, trail.path,
+        )  # fmt: skip
+        trail._closed(reason=FORCED)
+
 
 class AuditTrail(RequestEvents, FateEvents):
     """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
@@ -118,6 +145,17 @@ class AuditTrail(RequestEvents, FateEvents):
         self._errors_logged = False
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run)
+        if self.writer.file is not None:  # read under its lock: ids are the trail's alone
+            tail = tail_of(self.path)
+            self.sequence = max(self.sequence, tail.last_request)
+            if tail.open_run:
+                logger.warning(
+                    "scrapy_rep: the audit trail %s ends in run %s, which has no end line "
+                    "(its crawl was killed): `audit verify` reports it, and this crawl's run "
+                    "follows it; give REP_AUDIT_FILE a new file for a trail that verifies "
+                    "clean, and keep this one as it is",
+                    self.path, tail.open_run[:8],
+                )  # fmt: skip
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
@@ -269,6 +307,7 @@ class AuditTrail(RequestEvents, FateEvents):
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         paused = self.resumes
+        _UNCLOSED.add(self)
         self._emit(
             lines.run_line(
                 self.run, self.config, settings, spider_name,
@@ -279,7 +318,8 @@ class AuditTrail(RequestEvents, FateEvents):
 
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
-        paused = bool(self.jobdir) and reason != "finished"
+        _UNCLOSED.discard(self)
+        paused = bool(self.jobdir) and reason not in ("finished", FORCED)
         why = f"the crawl ended ({reason}) before its fate was known"
         for key, state in list(self.open.items()):
             if self._shared and key not in self._taken:
@@ -295,7 +335,7 @@ class AuditTrail(RequestEvents, FateEvents):
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
         if paused:
             self.counts["open"] = len(self.open)
-        end = lines.end_line(self.run, reason, dict(self.counts))
+        end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
         # and a run without its end line, which verify reports), with that line's hash.
         kept = {"open": self.open, "unfiltered": self._unfiltered, "sequence": self.sequence}
@@ -303,10 +343,12 @@ class AuditTrail(RequestEvents, FateEvents):
         save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
         self._emit(end)
         written = self.writer.close()
-        if written:
+        if written:  # the head: written down, it anchors the trail (audit verify --head)
             logger.info(
-                "scrapy_rep: %d audit line(s) in %s", written, self.path, extra={"spider": spider}
-            )
+                "scrapy_rep: %d audit line(s) in %s; its head is %s: keep it, and `audit "
+                "verify %s --head %s` tells whether any line up to it was changed since",
+                written, self.path, head, self.path, head, extra={"spider": spider},
+            )  # fmt: skip
 
 
 def _audit_middleware_last(engine: Any) -> bool:

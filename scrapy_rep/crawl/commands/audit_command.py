@@ -18,7 +18,8 @@ from scrapy_rep.checker.exits import HELP_WIDTH
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
-_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "report": 1, "repair": 1, "export": 1}
+_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "list": 1, "report": 1, "repair": 1,
+              "export": 1}  # fmt: skip
 
 
 class AuditCommand(ScrapyCommand):
@@ -32,7 +33,7 @@ class AuditCommand(ScrapyCommand):
 
     def short_desc(self) -> str:
         return (
-            "Read the audit trail: summary, verify, show URL, report --html, repair, export "
+            "Read the audit trail: summary, verify, show URL, list, report --html, repair, export "
             "(scrapy_rep)"
         )
 
@@ -74,6 +75,11 @@ class AuditCommand(ScrapyCommand):
         group.add_argument(
             "--summary", metavar="FILE", help="export: the Markdown summary (default: stderr)"
         )
+        group.add_argument("--fate", action="append", default=[], help="list: only these fates")
+        group.add_argument("--reason", action="append", default=[], help="list: only these reasons")
+        group.add_argument(
+            "--format", choices=("text", "csv", "jsonl"), default="text", help="list: the format"
+        )
         group.add_argument(
             "--max-rows",
             type=int,
@@ -103,6 +109,10 @@ class AuditCommand(ScrapyCommand):
             argv += [arg for head in opts.head for arg in ("--head", head)]
             argv += ["--json"] if opts.json else []
             argv += ["--export", opts.export] if opts.export else []
+        if command == "list":
+            argv += [arg for fate in opts.fate for arg in ("--fate", fate)]
+            argv += [arg for reason in opts.reason for arg in ("--reason", reason)]
+            argv += ["--format", opts.format]
         if command == "export":
             argv += ["--out", opts.out] if opts.out else []
             argv += ["--summary", opts.summary] if opts.summary else []

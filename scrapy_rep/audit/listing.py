@@ -1,0 +1,129 @@
+"""``audit list``: every request record of the trails, one row each, with its fate, what
+refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
+
+A row's ``reason`` is the record's ``refused_by`` for a refused request (``robots.txt``,
+``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a fetched page whose
+items were dropped (``noindex``, ``unavailable_after``, ``purpose``), else empty; its
+``why`` is the record's own sentence (``why``, or ``item_why``), else what decided it in
+the words of ``audit summary`` and the HTML report
+(:func:`scrapy_rep.audit.summary.deciding_signal`).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final
+
+from scrapy_rep.audit.lines import FATES, RefusedBy
+from scrapy_rep.audit.read import Trail, text
+from scrapy_rep.audit.summary import Summary, deciding_signal
+from scrapy_rep.verdict.reasons import Reason
+
+#: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
+DROPPED: Final = "dropped"
+#: What ``--fate`` takes.
+LIST_FATES: Final = (*FATES, DROPPED)
+#: What ``--reason`` takes: the trail's words for what refused a request, and for what
+#: dropped a page's items.
+LIST_REASONS: Final = (
+    *(word.value for word in RefusedBy if word is not RefusedBy.TDMREP_JSON),
+    *(reason.value for reason in (Reason.NOINDEX, Reason.UNAVAILABLE_AFTER)),
+)
+#: The columns of a row, in order (``trail`` first when several trails are read).
+COLUMNS: Final = ("line", "run", "time", "url", "fate", "reason", "why")
+FORMATS: Final = ("text", "csv", "jsonl")
+
+
+class ListError(ValueError):
+    """A ``--fate`` or ``--reason`` that is none of the words the trail writes."""
+
+
+def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> frozenset[str]:
+    """The words given to ``option`` (repeated, or comma-separated), each one of
+    ``accepted``: a typo must not list nothing, silently."""
+    words = {word.strip().lower() for value in values for word in value.split(",")}
+    words.discard("")
+    for word in sorted(words):
+        if word not in accepted:
+            close = difflib.get_close_matches(word, accepted, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ListError(
+                f"{option}: {word!r} is not a {option.lstrip('-')}{hint}; expected "
+                f"{', '.join(accepted)}"
+            )
+    return frozenset(words)
+
+
+def _dropped(record: dict[str, Any]) -> bool:
+    count = record.get("items_dropped")
+    return record.get("fate") == "fetched" and isinstance(count, int) and count > 0
+
+
+def row(record: dict[str, Any], purposes: list[str]) -> dict[str, Any]:
+    """One record as a row (:data:`COLUMNS` but ``line``)."""
+    refused = record.get("fate") == "refused"
+    reason = text(record.get("refused_by")) if refused else ""
+    reason = reason or (text(record.get("item_reason")) if _dropped(record) else "")
+    why = text(record.get("why")) or (text(record.get("item_why")) if _dropped(record) else "")
+    return {
+        "run": text(record.get("run")),
+        "time": text(record.get("time")),
+        "url": text(record.get("url")),
+        "fate": text(record.get("fate")),
+        "reason": reason,
+        "why": why or deciding_signal(record, purposes),
+    }
+
+
+def rows(
+    paths: Sequence[str], fates: frozenset[str], reasons: frozenset[str]
+) -> Iterator[dict[str, Any]]:
+    """The rows of the ``url`` records of ``paths`` that pass the filters (none given: no
+    filter), in file order; ``trail`` named when several are read."""
+    for path in paths:
+        summary = Summary()  # for each record's run's purposes
+        for line in Trail(path).lines():
+            record = summary.feed(line)
+            if record is None:
+                continue
+            fate = text(record.get("fate"))
+            if fates and fate not in fates and not (DROPPED in fates and _dropped(record)):
+                continue
+            found: dict[str, Any] = {"line": line.number}
+            found.update({"trail": path} if len(paths) > 1 else {})
+            found.update(row(record, summary.purposes_of(record)))
+            if reasons and found["reason"].lower() not in reasons:
+                continue
+            yield found
+
+
+def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iterator[str]:
+    """The rows as lines of ``form`` (text: one sentence each and a count at the end; CSV
+    with its header; JSON Lines)."""
+    columns = ("trail", *COLUMNS) if several else COLUMNS
+    if form == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        yield buffer.getvalue().rstrip("\n")
+    count = 0
+    for entry in found:
+        count += 1
+        if form == "jsonl":
+            yield json.dumps({name: entry[name] for name in columns}, ensure_ascii=True)
+        elif form == "csv":
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(entry[name] for name in columns)
+            yield buffer.getvalue().rstrip("\n")
+        else:
+            where = (
+                f"{entry['trail']}, line {entry['line']}" if several else f"line {entry['line']}"
+            )
+            said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
+            yield f"{where}: {entry['url']} {said}: {entry['why']}"
+    if form == "text":
+        yield f"{count} record(s)"

@@ -1,0 +1,45 @@
+"""The crawl's closing line names its trail's head (the SHA-256 of its last line): the
+hash ``audit verify --head`` takes to anchor the trail, so that a chain recomputed after
+an edit does not pass. Real crawls of a local site, plain and gzip trails."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+
+import pytest
+import pytest_twisted
+
+from tests.support.robotsite import Sites, crawl, robots
+from tests.support.tools import audit_tool
+
+HEAD = re.compile(
+    r"^scrapy_rep: (\d+) audit line\(s\) in (\S+); its head is ([0-9a-f]{64}): keep it, and "
+    r"`audit verify (\S+) --head ([0-9a-f]{64})` tells whether any line up to it was changed "
+    r"since$"
+)
+
+
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+@pytest_twisted.ensureDeferred
+async def test_the_closing_line_names_the_head_verify_anchors_the_trail_with(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    trail = tmp_path / name
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        await crawl([sites.url("a", "/"), sites.url("a", "/private/1")],
+                    {"REP_AUDIT_FILE": str(trail)})  # fmt: skip
+    (said,) = [m for m in caplog.messages if "audit line(s) in" in m]
+    matched = HEAD.match(said)
+    assert matched, said
+    written, path, head, again, same = matched.groups()
+    assert path == again == str(trail) and head == same
+    status, out = audit_tool("verify", str(trail), "--json", "--head", head)
+    verified = json.loads(out)
+    assert status == 0 and verified["head"] == head and int(written) == verified["lines"], out
+    status, out = audit_tool("verify", str(trail), "--head", "0" * 64)  # not this trail's
+    assert status == 1 and "no line hashes to the head" in out
