@@ -134,7 +134,7 @@ async def crawl_two_origins(
             text = text.replace(base, alias)
         return text
 
-    per_run = ("run", "time", "id", "prev", "hash")  # what differs from run to run
+    per_run = ("run", "time", "id", "prev", "hash", "sent_at", "expires")  # differ per run
     records = [
         {k: local(v) if isinstance(v, str) else v for k, v in record.items() if k not in per_run}
         for record in lines(trail)
