@@ -46,6 +46,7 @@ from scrapy_rep.verdict import (
     Reason,
     Refused,
     RequestFacts,
+    RequestRules,
     Verdict,
     Wait,
     decide,
@@ -123,6 +124,7 @@ class Rechecker:
         #: for an item it allows too (the report and the trail name it; a refusal always
         #: names its line).
         self.rules = replace(request_rules(config, identity.purpose_set), explain=explain)
+        self._explained = replace(self.rules, explain=True)
         self.names = held_names(identity.declared, identity.sent)
         self.agent = self.names[0]
         self.obey = obey_of(identity.obey_robots, identity.purpose_set)
@@ -139,25 +141,23 @@ class Rechecker:
         #: path: an origin whose items only its Allow/Disallow lines tell apart has its
         #: parsed robots.txt as ``plain rules`` (else ``None``), and the outcome its
         #: allowed items share (``kept``), and the one of the items each of its lines
-        #: refuses (``refusals``, by line), made once instead of once per item.
+        #: refuses (``refusals``, by its :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`),
+        #: made once instead of once per item.
         self._origins: dict[str, list[Any]] = {}
         fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
         self._fast = fast and not self.rules.agents and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
-    def _known(self, url: str) -> list[Any]:
-        """What is known of ``url``'s origin, remembered by the URL's start up to the
-        first ``/`` after ``//`` (``scheme://authority``, or a little more: the same start
-        is the same origin, the value is made from the URL itself)."""
-        end = url.find("/", url.find("//") + 2)
-        key = url[:end] if end > 0 else url
-        known = self._origins.get(key)
-        if known is None:
-            origin = origin_of(url)
-            documents = None if origin is None else self.documents(origin)
-            plain = self._plain_rules(documents) if self._fast and documents else None
-            known = self._origins[key] = [origin, documents, plain, None, {}]
+    def _known(self, url: str, key: str) -> list[Any]:
+        """What is known of ``url``'s origin, made on its first item and remembered by
+        ``key``, the URL's start up to the first ``/`` after ``//`` (``scheme://authority``,
+        or a little more: the same start is the same origin, the value is made from the
+        URL itself)."""
+        origin = origin_of(url)
+        documents = None if origin is None else self.documents(origin)
+        plain = self._plain_rules(documents) if self._fast and documents else None
+        known = self._origins[key] = [origin, documents, plain, None, {}]
         return known
 
     def forget(self) -> None:
@@ -167,19 +167,26 @@ class Rechecker:
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        known = self._known(url)
+        end = url.find("/", url.find("//") + 2)
+        key = url[:end] if end > 0 else url
+        known = self._origins.get(key)
+        if known is None:
+            known = self._known(url, key)
         rules = known[2]
         if rules is None:
-            return self._decide(url, known[0], known[1])
-        if rules.allowed(url, self.agent):
+            return self._decide(url, known[0], known[1], self.rules)
+        # One match: the code of robots.txt's deciding line (negative: it refuses).
+        code = rules.code(url, self.agent)
+        if code >= 0:
             kept = known[3]
             if kept is None:
-                kept = known[3] = self._decide(url, known[0], known[1])
+                kept = known[3] = self._decide(url, known[0], known[1], self.rules)
             return kept  # type: ignore[no-any-return]
-        line = rules.decide(url, self.agent).line
-        refused = known[4].get(line)
+        refused = known[4].get(code)
         if refused is None:
-            refused = known[4][line] = self._decide(url, known[0], known[1])
+            # Decided with the line kept (``explain``): the refusal is the same (it names
+            # its line either way), its line found by one match instead of two.
+            refused = known[4][code] = self._decide(url, known[0], known[1], self._explained)
         return refused  # type: ignore[no-any-return]
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
@@ -200,22 +207,28 @@ class Rechecker:
         return txt
 
     def _decide(
-        self, url: str, origin: Origin | None, documents: OriginDocuments | None
+        self,
+        url: str,
+        origin: Origin | None,
+        documents: OriginDocuments | None,
+        rules: RequestRules,
     ) -> Outcome:
         if documents is None or origin is None:
             return Outcome(Status.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
-        verdict = decide(facts, self.rules, documents.known, documents.now)
+        verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:
             return Outcome(Status.KEPT, verdict, documents)
         if isinstance(verdict, Wait):
-            return self._missing(facts, verdict, documents)
+            return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
         if verdict.reason in _NOT_HAD:
             return Outcome(Status.UNKNOWN, verdict, documents, verdict.message)
         return Outcome(Status.REFUSED, verdict, documents)
 
-    def _missing(self, facts: RequestFacts, wait: Wait, documents: OriginDocuments) -> Outcome:
+    def _missing(
+        self, facts: RequestFacts, rules: RequestRules, wait: Wait, documents: OriginDocuments
+    ) -> Outcome:
         """A document it needs was not had: refused all the same if what was had refuses
         it (each further document can only add a "no"), else unknown."""
         what = f"the {wait.document} of {wait.key} was not had"
@@ -226,7 +239,7 @@ class Rechecker:
             found = documents.known(kind, key)
             return found if found is not None else _stand_in(kind)
 
-        verdict = decide(facts, self.rules, or_absent, documents.now)
+        verdict = decide(facts, rules, or_absent, documents.now)
         if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
             return Outcome(Status.REFUSED, verdict, documents)
         return Outcome(Status.UNKNOWN, wait, documents, what)

@@ -146,6 +146,14 @@ class RobotsTxt:
 
     def allowed(self, url: str, user_agent: str) -> bool:
         """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
+        return self.code(url, user_agent) >= 0
+
+    def code(self, url: str, user_agent: str) -> int:
+        """The rule that decides ``url`` for ``user_agent``, as one number: its line,
+        negative for a disallow line (``0``: no rule applies, or ``url`` is the
+        robots.txt that is always allowed). :meth:`allowed` is ``code() >= 0``; the
+        same non-zero number is the same :meth:`decide` answer (one match, no
+        ``Decision`` made)."""
         selection = self._agents.get(user_agent)
         if selection is None:
             selection = self._select(user_agent)
@@ -163,10 +171,11 @@ class RobotsTxt:
             or (self._encodes_specials and ("*" in path or "$" in path))
         ):
             path = normalise_url_path(path, self.options.percent_encoding)
-        if matcher.match(path) >= 0:
-            return True
+        code = matcher.match(path)
+        if code >= 0:
+            return code
         # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
-        return self.options.robots_txt_always_allowed and path == "/robots.txt"
+        return 0 if self.options.robots_txt_always_allowed and path == "/robots.txt" else code
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""

@@ -53,6 +53,25 @@ def test_corpus_never_raises(corpus_dir: Path, kind: str, profile: str) -> None:
     assert not failures, "\n".join(failures[:20])
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_code_is_allowed_and_the_deciding_line(corpus_dir: Path, profile: str) -> None:
+    """``code()`` (one match, the recheck's per-item call) is ``allowed()`` by its sign, and
+    a refusing code is the line ``decide()`` names, on files of every kind."""
+    urls = own_urls(corpus_dir)
+    for path in sample_files(corpus_dir):
+        rules = parse_robotstxt(path.read_bytes(), profile)
+        for url in urls_for(path.relative_to(corpus_dir).as_posix(), urls):
+            for agent in AGENTS:
+                code, decision = rules.code(url, agent), rules.decide(url, agent)
+                assert (code >= 0) is rules.allowed(url, agent) is decision.allowed, (path, url)
+                if code < 0:
+                    assert decision.line == -code, (path, url, agent)
+    everything = parse_robotstxt(b"User-agent: *\nDisallow: /\n", profile)
+    assert everything.code("https://e.com/x", "mybot") == -2
+    always = everything.options.robots_txt_always_allowed  # RFC 9309 §2.2.2
+    assert everything.code("https://e.com/robots.txt", "mybot") == (0 if always else -2)
+
+
 def test_corpus_answers_are_deterministic_in_process(corpus_dir: Path) -> None:
     files = sample_files(corpus_dir)
     first = sample_answers(corpus_dir, files)
