@@ -8,12 +8,12 @@ never held).
 The dataset: ``--origins`` origins (20,000), each given one of the corpus's real
 robots.txt files in turn (``../shared/corpus/real``) and that file's own URLs
 (``urls.jsonl``, 50 per file) on its host, taken in turn until ``--items`` (1M) URLs; the
-URLs visit the origins round-robin, as a crawl's output mixes its sites. Each round, both
-filters get their documents parsed again before their clocks start (each origin's first
-use, its matcher compiled and its verdicts made, is inside the clock); the decisions are
-counted (the Rechecker's ``decisions``), the time is CPU time (``time.process_time``), the
-median of ``--rounds`` and of the per-round ratios. Report with the load average
-(``uptime``): the machine is shared.
+URLs visit the origins round-robin, as a crawl's output mixes its sites. Each round, each
+filter in turn, alone in memory, gets its documents parsed (timed apart) before the clock
+of its decisions starts (each origin's first use, its matcher compiled and its verdicts
+made, is inside that clock); the decisions are counted (the Rechecker's ``decisions``),
+the time is CPU time (``time.process_time``), the median of ``--rounds`` and of the
+per-round ratios. Report with the load average (``uptime``): the machine is shared.
 
 Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N] [--rss]``
 """
@@ -125,23 +125,27 @@ def rates(args: argparse.Namespace) -> None:
     columns: dict[str, list[float]] = {name: [] for name in names}
     parses: dict[str, list[float]] = {name: [] for name in names}
     kept: dict[str, int] = {}
+    decisions: dict[str, int] = {}
+    makers = (
+        lambda: rechecker(robots, "search"),
+        lambda: rechecker(robots, "ai-train"),
+        lambda: protego_filter(robots),
+    )
     for _ in range(args.rounds):
-        # Each round parses every document again, before the decisions' clock: each
-        # filter's first use of an origin (its matcher compiled, its verdicts made) is
-        # timed. The parse is timed apart (Protego prepares its patterns there).
-        made: list[Any] = []
-        for name, make in zip(names, (
-            lambda: rechecker(robots, "search"),
-            lambda: rechecker(robots, "ai-train"),
-            lambda: protego_filter(robots),
-        ), strict=True):  # fmt: skip
+        # Each round, each filter alone in memory (another's objects would cost it
+        # collector time): its documents parsed (timed apart: Protego prepares its
+        # patterns there), then its decisions timed, each origin's first use (its
+        # matcher compiled, its verdicts made) inside that clock.
+        for name, make in zip(names, makers, strict=True):
             start = time.process_time()
-            made.append(make())
+            made = make()
             parses[name].append(time.process_time() - start)
-        filters = (kept_by(made[0]), kept_by(made[1]), made[2])
-        for name, decide in zip(names, filters, strict=True):
-            seconds, kept[name] = timed(decide, items)
+            ours = isinstance(made, Rechecker)
+            seconds, kept[name] = timed(kept_by(made) if ours else made, items)
             columns[name].append(seconds)
+            if ours:
+                decisions[name] = made.decisions
+            del made
     load = os.getloadavg()
     print(f"{args.items:,} URLs over {args.origins:,} origins ({len(files):,} real robots.txt "
           f"files); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")  # fmt: skip
@@ -163,8 +167,9 @@ def rates(args: argparse.Namespace) -> None:
                 parses[name], columns[name], strict=True)]  # fmt: skip
         print(f"  ratio {name} / protego, parse and decisions: median "
               f"{statistics.median(cold):.2f}x")  # fmt: skip
-    print(f"  decisions counted: {made[0].decisions:,} (search), {made[1].decisions:,} (ai-train)")
-    ours, theirs = filters[0], filters[2]
+    print(f"  decisions counted (last round): {decisions[names[0]]:,} (search), "
+          f"{decisions[names[1]]:,} (ai-train)")  # fmt: skip
+    ours, theirs = kept_by(makers[0]()), makers[2]()
     differ = sum(1 for url in items[:100_000] if ours(url) != theirs(url))
     print(f"  verdicts that differ from Protego's on the first 100,000: {differ:,}")
 

@@ -66,6 +66,8 @@ class Status(str, enum.Enum):
         return self.value
 
 
+#: The most refusing lines' outcomes a :class:`Rechecker` remembers.
+REFUSALS_MEMO: Final = 65_536
 #: The refusals that mean a document could not be had: its status is unknown.
 _NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
@@ -137,13 +139,16 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, kept, refusals]``. The fast
-        #: path: an origin whose items only its Allow/Disallow lines tell apart has its
-        #: parsed robots.txt as ``plain rules`` (else ``None``), and the outcome its
-        #: allowed items share (``kept``), and the one of the items each of its lines
-        #: refuses (``refusals``, by its :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`),
-        #: made once instead of once per item.
+        #: per origin: ``[origin, documents, plain rules, kept]``. The fast path: an
+        #: origin whose items only its Allow/Disallow lines tell apart has its parsed
+        #: robots.txt as ``plain rules`` (else ``None``), and the outcome its allowed
+        #: items share (``kept``), made once instead of once per item.
         self._origins: dict[str, list[Any]] = {}
+        #: The outcome of the items one line of an origin refuses, by the origin's key
+        #: and the line's :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`: at most
+        #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
+        #: its origins', whatever number of lines its items meet).
+        self._refusals: dict[tuple[str, int], Outcome] = {}
         fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
         self._fast = fast and not self.rules.agents and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
@@ -157,12 +162,13 @@ class Rechecker:
         origin = origin_of(url)
         documents = None if origin is None else self.documents(origin)
         plain = self._plain_rules(documents) if self._fast and documents else None
-        known = self._origins[key] = [origin, documents, plain, None, {}]
+        known = self._origins[key] = [origin, documents, plain, None]
         return known
 
     def forget(self) -> None:
         """Forget the origins seen (their documents changed)."""
         self._origins.clear()
+        self._refusals.clear()
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
@@ -182,12 +188,16 @@ class Rechecker:
             if kept is None:
                 kept = known[3] = self._decide(url, known[0], known[1], self.rules)
             return kept  # type: ignore[no-any-return]
-        refused = known[4].get(code)
+        refusals = self._refusals
+        refused = refusals.get((key, code))
         if refused is None:
             # Decided with the line kept (``explain``): the refusal is the same (it names
             # its line either way), its line found by one match instead of two.
-            refused = known[4][code] = self._decide(url, known[0], known[1], self._explained)
-        return refused  # type: ignore[no-any-return]
+            refused = self._decide(url, known[0], known[1], self._explained)
+            if len(refusals) >= REFUSALS_MEMO:
+                refusals.clear()
+            refusals[key, code] = refused
+        return refused
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
