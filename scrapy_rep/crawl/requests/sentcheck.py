@@ -240,6 +240,9 @@ class SendCheck:
         if isinstance(verdict, Refused):
             owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
+            if state.afresh:  # held for a refresh once already: its verdict stands
+                inc(self.stats, "rep/requests/sent_decided_afresh")
+                return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
