@@ -734,7 +734,11 @@ def generate(
     clock_ahead = _drawn_overrides(over, settings) if overridden else 0.0
     expires_after = 0.0
     if slot is not None:
-        expires_after = _slot_dimension(slot, settings, overridden and not clock_ahead)
+        # an override written as tomorrow's date outlasts the clock's two-hour jump
+        dated = overridden and len(str(settings["REP_OVERRIDES"][0]["expires"])) == 10
+        expires_after = _slot_dimension(
+            slot, settings, overridden and not clock_ahead and not dated
+        )
     if any(plan_file.pipeline == "images" for plan_file in files.values()):
         settings["ITEM_PIPELINES"] = {
             "scrapy.pipelines.files.FilesPipeline": 1,
