@@ -20,7 +20,9 @@ record that the decision gives against it:
   items were dropped for that reason with that sentence; a page whose verdict refuses
   nothing dropped none, unless a page its callback fetched itself (its part's
   ``fetched``, decided again the same way) refused them, with that page's reason and
-  sentence.
+  sentence. Each page it fetched has its own record before it in the run, whose page part
+  says what its sub-part says.
+- ``decided``: not before the run started nor the request was sent, not after the record.
 
 The records of runs that wrote no ``page`` part (their header has no ``page_parts``) are
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
@@ -30,11 +32,12 @@ a run from before whole parts may have (``page_parts: 2``: never omitted).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from scrapy_rep.audit.lines import WHOLE_PAGE_PARTS, usage_part
 from scrapy_rep.audit.read import items, text
@@ -78,6 +81,27 @@ class PageRun:
     #: The run's ``page_parts``: 0 none written, 1 written (long ones ``omitted``), 2
     #: written whole (a long one as a snapshot).
     parts: int = 0
+    #: When the run started (its header's ``time``): no page of it was decided before.
+    start: str = ""
+    #: Why its settings could not be read (``""``: they could): a run that wrote page
+    #: parts is never so (:meth:`problem`).
+    unreadable: str = ""
+
+    def problem(self, purposes: Sequence[str]) -> str:
+        """What keeps this run's pages from being decided as its crawl decided them
+        (``""``: nothing): its settings unreadable although it wrote page parts (a crawl
+        writes the settings it read), or its ``REP_PURPOSE`` not the header's
+        ``purposes`` (the request checks read those)."""
+        if not self.parts:
+            return ""
+        if self.rules is None:
+            return (f"its settings cannot be read ({self.unreadable}), though it wrote page "
+                    "parts: its pages cannot be decided again")  # fmt: skip
+        given = self.rules.policy.purposes
+        if tuple(purposes) != tuple(given):
+            return (f"its settings' REP_PURPOSE ({', '.join(given)}) is not its purposes "
+                    f"({', '.join(purposes) or 'none'})")  # fmt: skip
+        return ""
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> PageRun:
@@ -85,13 +109,14 @@ class PageRun:
         settings = header.get("settings")
         marked = header.get("page_parts")
         parts = 2 if marked == WHOLE_PAGE_PARTS else 1 if marked is True else 0
+        start = text(header.get("time"))
         if not isinstance(settings, dict):
-            return cls(parts=parts)
+            return cls(parts=parts, start=start, unreadable="settings is no object")
         try:
             read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
             config = RepConfig.from_settings(read)
-        except (RepSettingError, TypeError, ValueError):
-            return cls(parts=parts)
+        except (RepSettingError, TypeError, ValueError) as error:
+            return cls(parts=parts, start=start, unreadable=str(error) or type(error).__name__)
         extra = tuple(t for t in (product_token(token) for token in config.directive_tokens) if t)
         return cls(
             page_rules(config),
@@ -99,12 +124,31 @@ class PageRun:
             config.purpose_action == "drop",
             extra,
             parts,
+            start,
         )
 
 
 #: Reads a page part's snapshot (its SHA-256) as the JSON object it holds (``None``:
 #: missing or unreadable).
 PartReader = Callable[[str], "dict[str, Any] | None"]
+#: Whether a record of the run before this one is of a fetched page at that URL with that
+#: page part (a ``fetched`` sub-part's own record: :func:`said_key`).
+RecordedPage = Callable[[str, "dict[str, Any]"], bool]
+
+
+def said_key(run: str, url: str, part: dict[str, Any]) -> bytes:
+    """What a page said, as a fetched page's record keeps it (its ``page`` part but the
+    pages its callback fetched) or a page its callback fetched appears in its fetcher's
+    (a ``fetched`` sub-part but its ``url``): the same 8 bytes for both in run ``run``."""
+    said = {k: v for k, v in part.items() if k not in ("url", "fetched")}
+    body = json.dumps([run, url, said], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).digest()[:8]
+
+
+def says_something(part: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether a page part holds statements (a page saying nothing refuses nothing, and
+    is never a ``fetched`` sub-part)."""
+    return isinstance(part, dict) and any(k in part for k in ("headers", "meta", "snapshot"))
 
 
 def page_differences(
@@ -114,13 +158,15 @@ def page_differences(
     before: Before | None = None,
     licenses: tuple[UsageSignal, ...] = (),
     read_part: PartReader = lambda sha: None,
+    recorded: RecordedPage | None = None,
 ) -> list[str]:
     """Every way a fetched page's record differs from its page's verdict (sentences).
     ``agents``: the names its request was held to (the declared one first); ``before``:
     what the origin's documents said about it, re-derived from their snapshots (``None``:
     not re-derived, its recorded document signals taken as they are); ``licenses``: the
     signals of the RSL licenses the page itself named, re-derived where they have a
-    snapshot."""
+    snapshot; ``recorded``: whether a page its callback fetched has its own record, as
+    its sub-part says it (``None``: not asked)."""
     part = record.get("page")
     if part is None and run.parts and "items_kept" in record:
         return ["the record has lost what its page said (no page part)"]
@@ -143,13 +189,43 @@ def page_differences(
         return [*found, f"page part snapshot {text(part.get('snapshot'))[:12]}… is unreadable"]
     if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
         before = None
+    found += _when_decided(record, part, run)
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
     fetched = _fetched_refusals(record, part, run, read_part)
     if fetched is None:
         return [*found, "a page its callback fetched has an unreadable part"]
+    if recorded is not None and run.parts >= 2:
+        found += [
+            f"a page its callback fetched, {text(sub.get('url'))}, has no record of its own "
+            "in this run before it that says what its part says"
+            for sub in items(part.get("fetched"))
+            if isinstance(sub, dict) and not recorded(text(sub.get("url")), sub)
+        ]
     found += _item_differences(record, verdict, run, fetched)
     found += _usage_differences(record, verdict, before)
     return found
+
+
+def _when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:
+    """A page's ``decided`` time held between what bounds it: not before its run started
+    nor before its request was sent (``sent_at``), not after its record was written."""
+    written = text(part.get("decided"))
+    if not written:
+        return []
+    decided = _time(written)
+    if decided is None or decided.tzinfo is None:
+        return [f"its page part's decided time {written!r} is no time"]
+    bounds = (("its run started", run.start, False), ("its request was sent",
+              text(record.get("sent_at")), False), ("its record was written",
+              text(record.get("time")), True))  # fmt: skip
+    for what, bound, after in bounds:
+        moment = _time(bound) if bound else None
+        if moment is None or moment.tzinfo is None:
+            continue
+        if (decided > moment) if after else (decided < moment):
+            return [f"its page part says it was decided at {written}, "
+                    f"{'after' if after else 'before'} {what} ({bound})"]  # fmt: skip
+    return []
 
 
 def _said(part: dict[str, Any], read_part: PartReader) -> dict[str, Any] | None:

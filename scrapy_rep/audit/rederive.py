@@ -33,7 +33,13 @@ from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.pages import PageRun, page_differences, recorded_signal
+from scrapy_rep.audit.pages import (
+    PageRun,
+    page_differences,
+    recorded_signal,
+    said_key,
+    says_something,
+)
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
@@ -159,6 +165,9 @@ class Rederiver:
         self.described: dict[tuple[str, str], dict[str, Any]] = {}
         #: (kind, document URL) -> the sha256 of its latest snapshot line.
         self.latest: dict[tuple[str, str], str] = {}
+        #: What each fetched page that said something said, in its run (:func:`said_key`):
+        #: a page a callback fetched has its own record before its fetcher's.
+        self.said: set[bytes] = set()
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -181,7 +190,11 @@ class Rederiver:
             found += page_differences(
                 record, run.page, _held_to(record, run), before,
                 self._page_licenses(record, run), self._page_part,
+                lambda url, sub: said_key(run.run, url, sub) in self.said,
             )  # fmt: skip
+            part = record.get("page")
+            if says_something(part):
+                self.said.add(said_key(run.run, str(record.get("url", "")), part))
         return found
 
     def _page_part(self, sha: str) -> dict[str, Any] | None:

@@ -230,7 +230,10 @@ class _Verifier:
         resumes = record.get("resumes")
         resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
         story = resumed.story if resumed is not None else run_id
-        self.runs[run_id] = _Run(RunContext.of(record), number, story, last=number)
+        context = RunContext.of(record)
+        self.runs[run_id] = _Run(context, number, story, last=number)
+        if problem := context.page.problem(context.purposes):
+            self.add(number, "", f"run {run_id[:8]}: {problem}")
         if isinstance(resumes, str) and resumes:
             resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
                              text(record.get("resumes_head")))  # fmt: skip

@@ -198,6 +198,9 @@ class RepReport:
         self.untracked = 0
         #: The report as last printed (for tests and for programs embedding a crawl).
         self.text = ""
+        self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
+        #: What a pause left for the resume, said first in the closing line (``""``: none).
+        self.paused, self.reason = "", "finished"
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
@@ -207,6 +210,7 @@ class RepReport:
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
+        connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
         # last thing a person sees, and after the held requests dropped at close.
@@ -402,7 +406,8 @@ class RepReport:
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
                          "(REP_REPORT_MAX_URLS)")  # fmt: skip
-        lines += ["", f"In short: {self.summary()}"]
+        short = f"{self.paused}; {self.summary()}" if self.paused else self.summary()
+        lines += ["", f"In short: {short}"]
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
@@ -434,7 +439,12 @@ class RepReport:
             said.append(f"{_plural(links, 'link')} not followed (never requested)")
         return "; ".join(said) if requests or links else "nothing happened"
 
+    def _spider_closed(self, reason: str, **_: Any) -> None:
+        self.reason = reason
+
     def _closed(self, **_: Any) -> None:
+        stats = self.stats.get_stats() if self.stats is not None else {}
+        self.paused = paused(stats, self.reason, self.job_dir)  # its stats set since
         self.text = self.render()
         if self.path:
             try:
@@ -541,11 +551,28 @@ def _times(event: str, times: int) -> str:
 # ---------------------------------------------------------------------- closing lines
 
 
-def closing_lines(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
-    """The INFO lines of a crawl's end (from its stats): the items dropped and the links
-    not followed, by reason, each with the setting that keeps them (docs/switching.md).
-    The biggest differences from Scrapy's ``ROBOTSTXT_OBEY``, said where users read."""
-    lines = []
+def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
+    """What a paused crawl (closed ``shutdown`` with ``JOBDIR``) left for its resume: the
+    requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for any other end."""
+    if reason != "shutdown" or not job_dir:
+        return ""
+    held = int(stats.get("rep/requests/kept_for_resume", 0) or 0)
+    scheduled = stats.get("rep/requests/scheduled_at_pause")
+    if scheduled is None:  # another scheduler than Scrapy's: its count is not known
+        return f"paused (JOBDIR): {_plural(held, 'held request')} left, and the scheduler's"
+    left = _plural(held + int(scheduled), "request")
+    return f"paused (JOBDIR): {left} left ({scheduled:,} scheduled, {held:,} held)"
+
+
+def closing_lines(
+    stats: Mapping[str, Any], config: RepConfig, reason: str = "finished", job_dir: str = ""
+) -> list[str]:
+    """The INFO lines of a crawl's end (from its stats): what a pause left, the items
+    dropped and the links not followed, by reason, each with the setting that keeps them
+    (docs/switching.md). The biggest differences from Scrapy's ``ROBOTSTXT_OBEY``, said
+    where users read."""
+    pause = paused(stats, reason, job_dir)
+    lines = [f"scrapy_rep: {pause}; the same command resumes the crawl"] if pause else []
     dropped = {
         reason: int(stats.get(f"rep/directives/items_dropped/{reason}", 0) or 0)
         for reason in _ITEM_REASONS

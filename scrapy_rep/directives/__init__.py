@@ -51,6 +51,8 @@ IMAGE_PREVIEWS: Final = ("none", "standard", "large")  # most restrictive first
 _DIRECTIVE_START = re.compile(r"\s*[A-Za-z_-]+\s*(?::|$)")
 _SEPARATORS = re.compile(r"[,;]")
 _WHITESPACE = re.compile(r"\s+")
+#: The one-word value of a ``max-…:`` directive, with the spaces before it.
+_ONE_WORD = re.compile(r"\s*\S+")
 #: A crawler token before ``:`` in a header: a whole product token, as robots.txt names
 #: are read (SPEC §1): anything up to whitespace, ``*`` or an RFC 9110 delimiter, so
 #: ``AB42bot:`` and ``Jävla-Foobot:`` scope what follows as ``googlebot:`` does.
@@ -138,17 +140,27 @@ def _pieces(value: str) -> list[str]:
         pieces.append([piece])
         head, colon, rest = piece.partition(":")
         head = head.strip().lower()
-        in_date = head == "unavailable_after" or (
+        in_date = head.rpartition(" ")[2] == "unavailable_after" or (
             bool(colon) and rest.strip().lower().startswith("unavailable_after")
         )
     return [",".join(parts) for parts in pieces]
 
 
 def _words(piece: str) -> list[str]:
-    """SPEC §6 leniency: a piece without a colon holding several words is split."""
-    if ":" in piece:
-        return [piece]
-    return _WHITESPACE.split(piece.strip())
+    """SPEC §6 leniency: a piece without a colon holding several words is split. One with
+    a colon is split too around its ``key: value`` (the reading that errs toward
+    restriction: ``noindex max-snippet:50`` is a noindex): the words before the key are
+    directives, and so are those after the one-word value of a ``max-…`` key (an
+    ``unavailable_after`` date runs to the piece's end; another key is no directive)."""
+    head, colon, rest = piece.partition(":")
+    if not colon:
+        return _WHITESPACE.split(piece.strip())
+    before = _WHITESPACE.split(head.strip())
+    key = before.pop()
+    value = _ONE_WORD.match(rest)
+    if key.lower() not in KEYED or key.lower() == "unavailable_after" or value is None:
+        return [*before, f"{key}:{rest}"]
+    return [*before, f"{key}:{value[0]}", *_WHITESPACE.split(rest[value.end() :].strip())]
 
 
 def meta_directives(content: str) -> list[str]:

@@ -17,8 +17,9 @@ STANDARDS: Final[dict[str, str]] = {
     ),
     "robots meta / X-Robots-Tag": "Google Search Central robots meta tag specification",
     "Robots-Tag": (
-        "draft-illyes-repext-03 (18 Apr 2026; garyillyes/ietf-rep-ext 3e32b3c): the "
-        "Robots-Tag response header, a Structured Field List read beside X-Robots-Tag"
+        "draft-illyes-repext-03 (18 Apr 2026; garyillyes/ietf-rep-ext 3e32b3c; an "
+        "individual draft, expired 2026-10-20, no successor yet): the Robots-Tag response "
+        "header, a Structured Field List read beside X-Robots-Tag"
     ),
     "aipref-vocab": (
         "draft-ietf-aipref-vocab-08 (13 Sep 2026; primary text, ietf-wg-aipref/drafts "

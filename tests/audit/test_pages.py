@@ -23,6 +23,7 @@ from scrapy_rep.audit.lines import (
 from scrapy_rep.audit.pages import PageRun, page_differences
 from scrapy_rep.audit.verify import verify
 from tests.support.trailfactory import (
+    ORIGIN,
     end_line,
     robots_part,
     run_line,
@@ -284,3 +285,89 @@ def test_a_long_part_is_decided_from_its_snapshot() -> None:
     assert found and "but the record kept 1 item(s)" in found[0], found
     unreadable = page_differences(record, AI_RUN, AGENTS)
     assert unreadable == ["page part snapshot abababababab… is unreadable"]
+
+
+# A forger who recomputes the chain: a page its callback fetched, its time, its run's settings.
+WHY_D = (
+    "noindex by header X-Robots-Tag: noindex of http://site.test/d, which the page's "
+    "callback fetched"
+)
+
+
+def _fetcher_trail(
+    tmp_path: Path, fetched: dict[str, Any] | None, sub: dict[str, Any], **header: Any
+) -> list[str]:
+    """Verify a run of a page ``/`` whose callback fetched ``/d`` (``sub``: its sub-part)
+    and dropped its one item for it; ``fetched``: ``/d``'s own page part (``None``: no
+    record); the findings."""
+    body: list[dict[str, Any]] = [snapshot_line()]
+    if fetched is not None:
+        record = url_line("/d", robots=robots_part(None), page=fetched)
+        del record["items_kept"], record["items_dropped"]
+        body.append(record)
+    page = {**page_part(["testbot"], [], []), "fetched": [{"url": ORIGIN + "/d", **sub}]}
+    body.append(url_line("/", robots=robots_part(None), page=page, items_kept=0,
+                         items_dropped=1, item_reason="noindex", item_why=WHY_D))  # fmt: skip
+    settings = header.pop("settings", SETTINGS)
+    records = [run_line(settings=settings, page_parts=WHOLE_PAGE_PARTS, **header), *body,
+               end_line(body)]  # fmt: skip
+    return [str(f) for f in verify(write_trail(tmp_path / "t.jsonl", records)).findings]
+
+
+def test_a_page_a_callback_fetched_has_its_own_record_saying_the_same(tmp_path: Path) -> None:
+    """A ``fetched`` sub-part excused dropping a page's items with a page nobody fetched:
+    verify decided the sub-part alone. Now the page it names has its own record before
+    it in the run, whose page part says what the sub-part says."""
+    noindex = page_part(["testbot"], [("x-robots-tag", "noindex")], [])
+    assert _fetcher_trail(tmp_path, noindex, noindex) == []
+    missing = "a page its callback fetched, http://site.test/d, has no record of its own"
+    for fetched in (None, page_part(["testbot"], [], []), {**noindex, "names": ["otherbot"]}):
+        found = _fetcher_trail(tmp_path, fetched, noindex)
+        assert any(missing in finding for finding in found), (fetched, found)
+
+
+def test_a_pages_decided_time_lies_between_its_run_start_its_sending_and_its_record(
+    tmp_path: Path,
+) -> None:
+    """``decided`` moved before the page's ``unavailable_after`` kept its items: verify
+    decided it at whatever time the part said. It is held between the run's start (and
+    the request's ``sent_at``) and the record's time."""
+    said = [("robots", "unavailable_after: 2026-11-23T14:00:01Z")]
+    decided = datetime(2026, 11, 23, 14, 0, 1, 500000, timezone.utc)
+    kept = {"items_kept": 1, "items_dropped": 0}
+    dropped = {"items_kept": 0, "items_dropped": 1, "item_reason": "unavailable_after"}
+    cases = [
+        ("2026-11-23T14:00:01.500Z", dropped, None, []),
+        ("2026-11-23T13:59:00.000Z", kept, None, ["before its run started"]),
+        ("2026-11-23T14:00:00.500Z", kept, "2026-11-23T14:00:00.900Z",
+         ["before its request was sent"]),
+        ("2026-11-23T14:00:05.000Z", dropped, None, ["after its record was written"]),
+    ]  # fmt: skip
+    for when, fate, sent_at, expected in cases:
+        part = {**page_part(["testbot"], [], said, decided=decided), "decided": when}
+        extra = {"sent_at": sent_at} if sent_at else {}
+        body = [snapshot_line(), url_line("/", robots=robots_part(None), page=part,
+                                          **fate, **extra)]  # fmt: skip
+        records = [run_line(settings=SETTINGS, page_parts=WHOLE_PAGE_PARTS), *body,
+                   end_line(body)]  # fmt: skip
+        found = [str(f) for f in verify(write_trail(tmp_path / "t.jsonl", records)).findings]
+        assert len(found) == len(expected), (when, found)
+        for finding, words in zip(found, expected, strict=True):
+            assert words in finding and f"decided at {when}" in finding, finding
+
+
+def test_a_run_that_wrote_page_parts_has_settings_its_pages_are_decided_by(
+    tmp_path: Path,
+) -> None:
+    """A header edited so that its settings no longer read (a bad value, not an object)
+    turned every page check off, a kept noindex page passing; and its ``REP_PURPOSE``
+    could say another purpose than its ``purposes``. Both are findings of a run that
+    wrote page parts."""
+    noindex = page_part(["testbot"], [("x-robots-tag", "noindex")], [])
+    for settings, words in (
+        ({**SETTINGS, "REP_NOINDEX_ACTION": "sometimes"}, "its settings cannot be read"),
+        ("REP_NOINDEX_ACTION=drop", "its settings cannot be read (settings is no object)"),
+        ({**SETTINGS, "REP_PURPOSE": ["ai-train"]}, "REP_PURPOSE (ai-train) is not its purposes"),
+    ):
+        found = _fetcher_trail(tmp_path, noindex, noindex, settings=settings)
+        assert len(found) == 1 and words in found[0], (settings, found)

@@ -21,7 +21,7 @@ from tests.support.trailfactory import (
 
 
 @pytest.fixture
-def trail(tmp_path: Path) -> Path:
+def stored_trail(tmp_path: Path) -> Path:
     body = [snapshot_line(),
             url_line("/docs/page?b=2&a=1", robots=robots_part(None)),
             url_line("/dir/", robots=robots_part(None)),
@@ -38,25 +38,27 @@ def trail(tmp_path: Path) -> Path:
         ("http://site.test/café", "/caf%C3%A9"),
     ],
 )
-def test_a_url_written_otherwise_finds_its_record(trail: Path, asked: str, stored: str) -> None:
-    status, out = audit_tool("show", str(trail), asked)
+def test_a_url_written_otherwise_finds_its_record(
+    stored_trail: Path, asked: str, stored: str
+) -> None:
+    status, out = audit_tool("show", str(stored_trail), asked)
     assert status == 0, out
     assert f"http://site.test{stored} was fetched" in out
 
 
-def test_a_final_slash_is_another_url_and_is_suggested(trail: Path) -> None:
-    status, out = audit_tool("show", str(trail), "http://site.test/dir")
+def test_a_final_slash_is_another_url_and_is_suggested(stored_trail: Path) -> None:
+    status, out = audit_tool("show", str(stored_trail), "http://site.test/dir")
     assert status == 1, out
     lines = out.splitlines()
     assert lines[0] == (
-        f"no record of http://site.test/dir in {trail}: the crawl neither sent nor refused a "
-        "request for it"
+        f"no record of http://site.test/dir in {stored_trail}: the crawl neither sent nor "
+        "refused a request for it"
     )
     assert lines[1] == (
         f"did you mean http://site.test/dir/? it has a record "
-        f"(`audit show {trail} http://site.test/dir/`)"
+        f"(`audit show {stored_trail} http://site.test/dir/`)"
     )
-    status, out = audit_tool("show", str(trail), "http://site.test/DOCS/page?b=2&a=1")
+    status, out = audit_tool("show", str(stored_trail), "http://site.test/DOCS/page?b=2&a=1")
     assert status == 1 and "did you mean http://site.test/docs/page?b=2&a=1? it has" in out
-    status, out = audit_tool("show", str(trail), "http://site.test/elsewhere")
+    status, out = audit_tool("show", str(stored_trail), "http://site.test/elsewhere")
     assert status == 1 and "did you mean" not in out

@@ -48,6 +48,13 @@ FLAG_CASES = [
     ("noindex nofollow", {"noindex", "nofollow"}),  # several words without a colon
     ("noindex;nofollow", {"noindex", "nofollow"}),  # ; separates like ,
     ("  NoIndex  ,\tNoFollow ", {"noindex", "nofollow"}),
+    # A piece with a colon: the words around its `max-…: value` are directives too (its
+    # noindex was one unknown directive, "noindex max-snippet:50", and lost).
+    ("noindex max-snippet:50", {"noindex"}),
+    ("noindex nofollow max-image-preview:large", {"noindex", "nofollow"}),
+    ("max-snippet: 20 noai", {"noai"}),
+    ("max-snippet:0 noindex", {"noindex", "nosnippet"}),
+    ("noai unavailable_after: Friday, 25-Jun-10 15:00:00 PST", {"noai"}),
 ]
 
 
@@ -55,6 +62,18 @@ FLAG_CASES = [
 def test_spec6_flags_in_meta_and_header(content: str, expected: set[str]) -> None:
     for directives in (from_meta(content), from_header(content)):
         assert {name for name in FLAGS if getattr(directives, name)} == expected
+
+
+def test_the_values_beside_the_words_of_a_piece_with_a_colon_are_read() -> None:
+    directives = from_meta("noindex max-snippet: 20 max-image-preview:none")
+    assert (directives.noindex, directives.max_snippet, directives.max_image_preview) == (
+        True,
+        20,
+        "none",
+    )
+    directives = from_header("noai unavailable_after: Friday, 25-Jun-10 15:00:00 PST")
+    assert directives.unavailable_after == datetime(2010, 6, 25, 23, 0, tzinfo=timezone.utc)
+    assert from_header("googlebot: noindex max-snippet:3", tokens=("googlebot",)).noindex
 
 
 def test_spec6_max_image_preview_none_is_not_the_none_directive() -> None:

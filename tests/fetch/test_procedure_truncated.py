@@ -1,7 +1,8 @@
 """The fetch tells each kind's parser that a body was cut (SPEC §4): whatever the body's
 length, a tdmrep.json cut short keeps the entries wholly inside the cut, and an RSL
 license cut short is unreadable (no AI use). The fact goes with the entry through the
-cache's compressed tier, the shared records and the command-line tools' fetch.
+cache's compressed tier and the shared records (the command-line tools fetch as the
+crawl does).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.checker import download as urlfetch
 from scrapy_rep.fetch.cache import DocumentCache
 from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
 from scrapy_rep.fetch.procedure import TDMREP, Fetched, FetchProcedure
@@ -118,19 +118,6 @@ def test_a_cut_rsl_license_is_unreadable_whatever_its_length() -> None:
     cut = RSL.read(LICENSE, True)  # cut right after its closing tag: still cut
     assert cut.problem == f"license document unreadable: cut short after {len(LICENSE):,} bytes"
     assert not cut.contents
-
-
-def test_the_tools_fetch_passes_the_cut_to_the_tdmrep_json_parser(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def fetch_document(url: str, document: Any, **_: Any) -> Fetched:
-        assert url == ORIGIN + TDMREP.path and document is TDMREP
-        return cut_fetched(CUT)
-
-    monkeypatch.setattr(urlfetch, "fetch_document", fetch_document)
-    tdm, fetched = urlfetch.fetch_tdmrep(ORIGIN)
-    assert fetched.truncated
-    assert reserved(tdm, "/books/1") is True
 
 
 def test_a_body_cut_at_500_kib_compresses_as_it_came() -> None:

@@ -12,11 +12,13 @@ while the spider closes stays held and is kept in JOBDIR with the others.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 import pytest_twisted
 from scrapy import Request, signals
 from scrapy.core.scheduler import Scheduler
@@ -27,8 +29,16 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
 from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import url_records
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, until
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ListSpider,
+    Reply,
+    Sites,
+    robots_middleware,
+    until,
+)
 from tests.support.scrapyversions import needs_scrapy, stop
 
 PAGE = Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"})
@@ -178,3 +188,57 @@ async def test_a_pause_keeps_every_held_request_but_the_one_that_cannot_be_pickl
     assert records[urls[19]]["refused_by"] == "closed"
     assert all(records[url]["fate"] == "fetched" for url in urls[:19])
     assert verify(str(trail)).findings == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_pause_says_what_it_left_for_the_resume(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A paused crawl's closing line and report say how many requests the resume has left:
+    those in Scrapy's JOBDIR queue (the count Scrapy's own "Resuming crawl" line gives the
+    next run) and those held; the held ones' line says where they are kept."""
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    up = sites.add("up")
+    up.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))
+    for p in range(5):
+        up.script(f"/{p}", Reply(PAGE.status, PAGE.body, PAGE.headers, delay=0.2))
+    urls = [sites.url("down", "/1"), sites.url("down", "/2")]
+    urls += [sites.url("up", f"/{p}") for p in range(5)]
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path),
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "CONCURRENT_REQUESTS": 1,  # the pages of "up" wait in Scrapy's queue
+        "REP_REPORT": True,
+        "LOG_LEVEL": "INFO",
+    }
+    caplog.set_level(logging.INFO)
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    held = robots_middleware  # the two of "down" held, a page of "up" downloaded
+    await until(lambda: first.spider.downloaded and len(held(first).held) == 2)  # type: ignore[union-attr]
+    await stop(first)
+    await running
+    said = [r.getMessage() for r in caplog.records]
+    caplog.clear()
+    down.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))  # it is back
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    [resuming] = [r.getMessage() for r in caplog.records if "Resuming crawl" in r.getMessage()]
+    scheduled = int(resuming.split("(")[1].split()[0])  # Scrapy's own count of its queue
+    assert scheduled >= 1
+    state = tmp_path / "scrapy_rep.state"
+    pause = f"paused (JOBDIR): {scheduled + 2} requests left ({scheduled} scheduled, 2 held)"
+    assert f"scrapy_rep: {pause}; the same command resumes the crawl" in said
+    kept = f"2 held request(s) kept in {state} for the resume (2 in it, 0 in their disk queues)"
+    assert f"scrapy_rep: {kept}" in said
+    [report] = [e for e in first.extensions.middlewares if isinstance(e, RepReport)]
+    assert f"In short: {pause}; " in report.text
+    [report] = [e for e in second.extensions.middlewares if isinstance(e, RepReport)]
+    assert "paused" not in report.text  # the resumed run finished
+    assert not any("held request(s) kept" in r.getMessage() for r in caplog.records)

@@ -195,14 +195,24 @@ async def test_a_malformed_robotstxt_redirect_counts_as_404() -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_released_request_keeps_its_verdict_when_the_copy_expires_at_once() -> None:
+async def test_a_released_request_keeps_its_verdict_when_the_copy_expires_at_once(
+    tmp_path: Path,
+) -> None:
+    """Every request is held at its send once (its copy expired in its slot), then goes
+    under the version fetched for it, however soon that one expires too: no request
+    waits for ever, and the trail (verified when it closes) says each held until sent."""
     sites = Sites()
     sites.add("a").script(
         "/robots.txt",
         robots("User-agent: *\nDisallow: /x\n", **{"Cache-Control": "no-store"}),
     )
     urls = [sites.url("a", f"/{n}") for n in range(20)] + [sites.url("a", "/x")]
-    settings = {"REP_CACHE_MIN_TTL": 0, "REP_CACHE_STALE_MAX": 0, "CLOSESPIDER_TIMEOUT": 20}
+    settings = {
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_CACHE_STALE_MAX": 0,
+        "CLOSESPIDER_TIMEOUT": 20,
+        "REP_AUDIT_FILE": str(tmp_path / "trail.jsonl"),
+    }
     try:
         crawler, spider = await crawl(urls, settings)
     finally:

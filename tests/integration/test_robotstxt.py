@@ -522,7 +522,7 @@ async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -
 
     path = state_path(first)
     assert path is not None
-    kept = [held["url"] for held in pickle.loads(path.read_bytes())["held"]]
+    kept = [pickle.loads(held)["url"] for held in pickle.loads(path.read_bytes())["held"]]
     assert set(urls[:3]) <= set(kept) <= set(urls) and len(kept) == len(set(kept))
 
     down.script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))  # the site is back

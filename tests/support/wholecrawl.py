@@ -734,7 +734,11 @@ def generate(
     clock_ahead = _drawn_overrides(over, settings) if overridden else 0.0
     expires_after = 0.0
     if slot is not None:
-        expires_after = _slot_dimension(slot, settings, overridden and not clock_ahead)
+        # an override written as tomorrow's date outlasts the clock's two-hour jump
+        dated = overridden and len(str(settings["REP_OVERRIDES"][0]["expires"])) == 10
+        expires_after = _slot_dimension(
+            slot, settings, overridden and not clock_ahead and not dated
+        )
     if any(plan_file.pipeline == "images" for plan_file in files.values()):
         settings["ITEM_PIPELINES"] = {
             "scrapy.pipelines.files.FilesPipeline": 1,
@@ -1562,13 +1566,11 @@ def _in_force(plan: Plan, expect: Expect) -> list[Violation]:
             url = base + path
             if url not in expect.either or url not in plan.pages:
                 continue
-            sent = arrived - DELIVERY
-            changed = bool(plan.robots_later) and sent >= changed_at
-            if plan.expires_after:
-                expired = bool(plan.expired_at) and sent >= plan.expired_at
-            else:
-                expired = bool(plan.clock_ahead)
-            if url in expect.refused_in.get((changed, expired), ()):
+            # Sent at some instant from DELIVERY before its arrival to its arrival: every
+            # way in force in that window must refuse it (the two ends give them all).
+            ways = [_way_at(plan, arrived - late, changed_at) for late in (DELIVERY, 0.0)]
+            if all(url in expect.refused_in.get(way, ()) for way in ways):
+                changed, expired = ways[0]
                 found.append(Violation(
                     "sent-out-of-force", url,
                     f"reached the server {'after its new robots.txt was served' if changed else ''}"
@@ -1577,6 +1579,17 @@ def _in_force(plan: Plan, expect: Expect) -> list[Violation]:
                     "slot-delay",
                 ))  # fmt: skip
     return found
+
+
+def _way_at(plan: Plan, sent: float, changed_at: float) -> tuple[bool, bool]:
+    """Whether, at ``sent``, the origin's new robots.txt was served and its override had
+    expired: the key of :attr:`Expect.refused_in`."""
+    changed = bool(plan.robots_later) and sent >= changed_at
+    if plan.expires_after:
+        expired = bool(plan.expired_at) and sent >= plan.expired_at
+    else:
+        expired = bool(plan.clock_ahead)
+    return changed, expired
 
 
 # --------------------------------------------------------------------------- one seed

@@ -274,10 +274,13 @@ class HeldRequests:
         with temporary.open("wb") as file:
             pickle.dump(state, file, _PROTOCOL)
         temporary.replace(path)
-        logger.info(
-            "scrapy_rep: kept %d held request(s) in %s (%d in it, %d in their disk queues)",
-            len(saved) + on_disk, path, len(saved), on_disk,
-        )  # fmt: skip
+        if saved or on_disk:
+            inc(self.crawler.stats, "rep/requests/kept_for_resume", len(saved) + on_disk)
+            logger.info(
+                "scrapy_rep: %d held request(s) kept in %s for the resume (%d in it, %d in "
+                "their disk queues)",
+                len(saved) + on_disk, path, len(saved), on_disk,
+            )  # fmt: skip
 
     def _not_kept(self, request: Request, error: Exception) -> None:
         inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
@@ -307,6 +310,15 @@ def _shared_queue(scheduler: Any) -> Any:
     ):
         return None
     return queue
+
+
+def on_disk(scheduler: Any) -> int | None:
+    """The requests Scrapy's own scheduler has in its ``JOBDIR`` queue now; None for
+    another scheduler, or without ``JOBDIR``."""
+    from scrapy.core.scheduler import Scheduler
+
+    queue = scheduler.dqs if isinstance(scheduler, Scheduler) else None
+    return None if queue is None else len(queue)
 
 
 def state_path(crawler: Crawler) -> Path | None:

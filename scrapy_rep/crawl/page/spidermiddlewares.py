@@ -135,11 +135,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 extra={"spider": self.crawler.spider},
             )
 
-    def _closing(self, **_: Any) -> None:
-        """At INFO, before Scrapy's stats: the items dropped and the links not followed,
-        by reason, and the setting that keeps them (docs/switching.md)."""
+    def _closing(self, reason: str = "finished", **_: Any) -> None:
+        """At INFO, before Scrapy's stats: what a pause left, the items dropped and the
+        links not followed, by reason, and the setting that keeps them (docs/switching.md)."""
         stats = self.stats.get_stats() if self.stats is not None else {}
-        for line in closing_lines(stats, self.config):
+        job_dir = self.crawler.settings.get("JOBDIR") or ""
+        for line in closing_lines(stats, self.config, reason, job_dir):
             logger.info(line, extra={"spider": self.crawler.spider})
 
     # ------------------------------------------------------------------ input

@@ -44,7 +44,7 @@ from scrapy_rep.crawl.documents.actions import call_later
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
-from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.storeclient import StoreClient
@@ -135,6 +135,7 @@ class RobotsTxtMiddleware:
         self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self  # for the spider side: crawl/requests/owners.py
         self._scheduler: Any = None
+        self._on_disk_at_open: int | None = None
         #: The requests handed back to be held that ``_request_scheduled`` has not caught
         #: yet, by ``id`` (the engine schedules the very object returned): it listens only
         #: while there are some (a receiver costs every dispatch), and reads the state of
@@ -455,6 +456,8 @@ class RobotsTxtMiddleware:
             logger.warning(
                 "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
             )
+        # What Scrapy's JOBDIR queue held at start: with its stats, what it keeps at a pause.
+        self._on_disk_at_open = on_disk(self._scheduler)
         resumed = self.held.resume(spider, engine)
         if resumed:
             inc(self.stats, "rep/requests/resumed", resumed)
@@ -473,6 +476,12 @@ class RobotsTxtMiddleware:
                 self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
                 self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
             self.held.close(spider, reason, self._scheduler)
+            if reason == "shutdown" and self._on_disk_at_open is not None and self.stats:
+                get = self.stats.get_value  # Scrapy's queue is closed: counted from its stats
+                left = self._on_disk_at_open + (get("scheduler/enqueued/disk") or 0)
+                self.stats.set_value(
+                    "rep/requests/scheduled_at_pause", left - (get("scheduler/dequeued/disk") or 0)
+                )
         except Exception as error:  # raised once the store is closed
             failed = error
         return self._close_store(failed)

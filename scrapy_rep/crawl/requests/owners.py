@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.crawl.requests.facts import FactsReader
     from scrapy_rep.crawl.requests.perform import Performer
-    from scrapy_rep.verdict import Verdict
+    from scrapy_rep.crawl.requeststate import RequestState
+    from scrapy_rep.settings import RepConfig
+    from scrapy_rep.verdict import RequestFacts, Verdict, Wait
 
 
 class DocumentsOwner(Protocol):
@@ -27,10 +29,20 @@ class DocumentsOwner(Protocol):
     #: The facts of each request, and what each verdict means.
     facts: FactsReader
     perform: Performer
+    crawler: Crawler
+    config: RepConfig
+    #: The time now (POSIX seconds): the clock the verdicts' freshness is read on.
+    _clock: Callable[[], float]
 
     def refusal_if_known(self, request: Request) -> Callable[[], bool] | None: ...
 
     def decide_sent(self, request: Request) -> Verdict | None: ...
+
+    def decide_at_send(
+        self, request: Request, state: RequestState
+    ) -> tuple[RequestFacts, Verdict] | None: ...
+
+    def hold_at_send(self, request: Request, verdict: Wait) -> None: ...
 
 
 OWNERS: WeakKeyDictionary[Crawler, DocumentsOwner] = WeakKeyDictionary()

@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
-
 logger = logging.getLogger(__name__)
 
 #: After Scrapy's ``UserAgentMiddleware`` (500), rotators (400-550) and the proxy middleware
@@ -191,13 +189,14 @@ class SendCheck:
     versions that may go stale and an override that may expire meanwhile. Its state says
     until when the verdict holds (:attr:`~scrapy_rep.crawl.requeststate.RequestState
     .until`); a request sent later is decided again first, for what it is sent as
-    (:meth:`RobotsTxtMiddleware.decide_at_send`): refused as any other (stats, log,
+    (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
+    .decide_at_send`): refused as any other (stats, log,
     signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), or sent
     under the new verdict. The usual request costs one call and a comparison. The audit
     trail's record takes the send time and until when its verdict held
     (``sent_at``, ``expires``)."""
 
-    def __init__(self, owner: RobotsTxtMiddleware) -> None:
+    def __init__(self, owner: DocumentsOwner) -> None:
         self.owner = owner
         self.stats = owner.crawler.stats
         self._send: Any = None
@@ -240,6 +239,9 @@ class SendCheck:
         if isinstance(verdict, Refused):
             owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
+            if state.afresh:  # held for a refresh once already: its verdict stands
+                inc(self.stats, "rep/requests/sent_decided_afresh")
+                return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")

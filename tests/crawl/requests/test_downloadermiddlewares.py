@@ -84,7 +84,6 @@ def test_spec5_wrong_settings_stop_the_crawl_naming_the_setting(
         ("ai-train", ("ai-train",)),
         ("AI-Input, search", ("ai-input", "search")),
         (["search", "ai-train", "search"], ("search", "ai-train")),
-        (None, ("search",)),
     ],
 )
 def test_rep_purpose_reads_one_purpose_or_several(value: Any, purposes: tuple[str, ...]) -> None:
