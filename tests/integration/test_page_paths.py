@@ -195,7 +195,9 @@ class Recovering:
     """A project's spider middleware, nearer the spider than ours: an exception of the
     callback (or errback) is answered with one item more."""
 
-    def process_spider_exception(self, response: Any, exception: Exception) -> Any:
+    def process_spider_exception(
+        self, response: Any, exception: Exception, spider: Any = None
+    ) -> Any:  # Scrapy 2.13 passes the spider, later releases do not
         return [{"url": response.url, "recovered": True}]
 
 
