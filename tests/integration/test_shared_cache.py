@@ -22,6 +22,7 @@ from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
 from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
+from scrapy_rep.crawl.internals import ASYNC_ENGINE
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.lifecycles import shared_record
 from tests.support.paths import ROOT, SUPPORT, checkout_environment
@@ -410,6 +411,10 @@ async def test_scrapy_redis_a_worker_stopped_mid_download_reports_no_outage_and_
     assert "given up on" not in log and "dropped" not in log  # WARNING lines: on stderr
     client = redis.Redis.from_url(redis_server.url)
     origin = sites.url("down", "")
-    assert client.keys(f"scrapy_rep:lease:*{origin.split('//')[1]}*") == []  # let go
+    leases = client.keys(f"scrapy_rep:lease:*{origin.split('//')[1]}*")
+    if ASYNC_ENGINE:
+        assert leases == []  # let go
+    else:  # Scrapy 2.13 stops the worker before the lease is let go: it lapses on its own
+        assert all(client.pttl(lease) > 0 for lease in leases), leases
     data = client.get(f"scrapy_rep:robots:{origin}")  # no failure of the stop is shared
     assert data is None or SharedRecord.decode(data, origin).failures <= 1
