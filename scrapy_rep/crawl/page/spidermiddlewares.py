@@ -211,20 +211,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         item pipelines working on its items meanwhile are not)."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        producing = PRODUCING.get()
-        if producing is not None and producing[0] is response:
-            producing[0] = None
-        turn: list[Response | None] = [None]
-        outputs = result.__aiter__()
-        while True:
-            PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
-            turn[0] = response
-            try:
-                output = await outputs.__anext__()
-            except StopAsyncIteration:
-                break
-            finally:
-                turn[0] = None
+        async for output in _in_its_turn(response, result):
             if (output := self._get_processed(output, response)) is not None:
                 yield output
 
@@ -234,21 +221,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._open_ledger(response)
-        producing = PRODUCING.get()
-        if producing is not None and producing[0] is response:
-            producing[0] = None
-        turn: list[Response | None] = [None]
-        outputs = result.__aiter__()
         try:
-            while True:  # each step the page's turn, as in process_spider_output_async
-                PRODUCING.set(turn)
-                turn[0] = response
-                try:
-                    output = await outputs.__anext__()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    turn[0] = None
+            async for output in _in_its_turn(response, result):
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
                         ledger.kept += 1
@@ -322,3 +296,25 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self.page.failed(response, "noimageai images", error)
             return request
         return None if marked is None else self.early.request(marked)
+
+
+async def _in_its_turn(response: Response | None, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``result``'s outputs, each step of it taken as ``response``'s turn
+    (:data:`PRODUCING`: a page the callback fetches itself is tied to it; the box is
+    emptied between steps, so that the item pipelines working on its outputs meanwhile
+    are not). Its input pass's mark is taken off first."""
+    producing = PRODUCING.get()
+    if producing is not None and producing[0] is response:
+        producing[0] = None
+    turn: list[Response | None] = [None]
+    outputs = result.__aiter__()
+    while True:
+        PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
+        turn[0] = response
+        try:
+            output = await outputs.__anext__()
+        except StopAsyncIteration:
+            return
+        finally:
+            turn[0] = None
+        yield output
