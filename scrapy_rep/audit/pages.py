@@ -279,11 +279,9 @@ def _fetched_refusals(
         if said is None:
             return None
         url = text(sub.get("url"))
-        statements = PageStatements(_fields(said.get("headers")), _fields(said.get("meta")))
         names = tuple(text(name) for name in items(sub.get("names")))
-        facts = PageFacts(url, names, Before((), None), sub.get("image") is True)
-        when = _time(sub.get("decided") or record.get("time"))
-        verdict = decide_page(facts, statements, run.rules, when)  # type: ignore[arg-type]
+        fetched = {"url": url, "time": record.get("time")}  # unless the sub-part says when
+        verdict = _decided(fetched, sub, said, names, Before((), None), (), run.rules)  # type: ignore[arg-type]
         of = FETCHED_BY_CALLBACK.format(url=url)
         if verdict.index is not None and run.noindex_drops:
             found.append((verdict.index.reason, verdict.index.message + of))
