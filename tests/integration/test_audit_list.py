@@ -44,10 +44,17 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
     )
     status, out = audit_tool("list", str(trail), "--fate", "refused,dropped", "--format", "csv")
     table = list(csv.DictReader(io.StringIO(out)))
-    assert status == 0 and [r["url"] for r in table] == [private, noindex, notrain], out
-    assert [r["reason"] for r in table] == ["robots.txt", "noindex", "purpose"]
-    assert table[1]["why"] == 'noindex by <meta name="robots" content="noindex">'
-    assert table[2]["why"] == "ai-train denied by header Content-Usage: train-ai=n"
+    # the list keeps the trail's order, which is the order the pages came back in
+    assert status == 0 and [int(r["line"]) for r in table] == sorted(int(r["line"]) for r in table)
+    by_url = {r["url"]: r for r in table}
+    assert sorted(by_url) == sorted([private, noindex, notrain]) and len(table) == 3, out
+    assert [by_url[u]["reason"] for u in (private, noindex, notrain)] == [
+        "robots.txt",
+        "noindex",
+        "purpose",
+    ]
+    assert by_url[noindex]["why"] == 'noindex by <meta name="robots" content="noindex">'
+    assert by_url[notrain]["why"] == "ai-train denied by header Content-Usage: train-ai=n"
     status, out = audit_tool("list", str(trail), "--reason", "purpose", "--format", "jsonl")
     (only,) = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and only["url"] == notrain and only["fate"] == "fetched"
