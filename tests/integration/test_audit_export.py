@@ -166,7 +166,13 @@ def _allowed_everywhere(lines: list[str]) -> list[str]:
     [
         (_allowed_everywhere, 'altered: preferences.ai-train is "allowed", the trail gives '),
         (lambda lines: lines[:-1], "missing: the page of trail line(s)"),
-        (lambda lines: [*lines, lines[-1].replace("/plain", "/plain2")], "extra: no such asset"),
+        (  # an asset the crawl never saw (the lines come in the order the pages came back)
+            lambda lines: [
+                *lines,
+                next(x for x in lines if '/plain"' in x).replace("/plain", "/p2"),
+            ],
+            "extra: no such asset",
+        ),
         (lambda lines: [*lines, lines[-1]], "extra: no such asset in the trail (a second line"),
         (
             lambda lines: [lines[0].replace('"ai-train"', '"search"', 1), *lines[1:]],

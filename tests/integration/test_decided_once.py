@@ -123,7 +123,12 @@ async def crawl_home(
     for record in records:
         for key in ("run", "time", "id", "prev", "hash", "sent_at", "expires"):  # times
             record.pop(key, None)
-    return {"stats": stats, "seen": seen, "records": records, "requested": sites.requested("a")}
+    return {
+        "stats": stats,
+        "seen": seen,
+        "records": records,
+        "requested": sorted(sites.requested("a")),
+    }
 
 
 AI = {"REP_PURPOSE": "ai-train"}
