@@ -43,6 +43,13 @@ def pytest_configure(config: pytest.Config) -> None:
             r"ignore:Exception ignored in. <_io\.FileIO name='[^']*requests\.queue/"
             ":pytest.PytestUnraisableExceptionWarning",
         )
+    # The crawlers the tests start in this process have no use for Scrapy's telnet console,
+    # and the workers race for its ports (6023-6073): on Twisted 22.1 a port found taken
+    # leaks the socket it tried (a ResourceWarning at garbage collection, which fails
+    # whatever test is running then). Crawls in processes of their own keep the default.
+    from scrapy.settings import default_settings
+
+    default_settings.TELNETCONSOLE_ENABLED = False
     config.addinivalue_line(
         "markers",
         "trail_not_verified(why): a trail this test writes is not verified when it is closed "
