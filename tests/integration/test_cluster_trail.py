@@ -25,7 +25,7 @@ from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, robots
 from tests.support.tools import audit_process
-from tests.support.workers import run_worker, worker_command
+from tests.support.workers import run_config, run_worker, worker_command
 
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
@@ -278,3 +278,74 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
     status, out, _ = audit_process("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_scrapy_redis_worker_with_jobdir_resumes_its_held_requests(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 62, item 1: Scrapy's scheduler metaclass takes scrapy-redis's scheduler for
+    its own (``isinstance`` is true), so reading its JOBDIR queue (``dqs``) raised at every
+    worker's start and skipped the resume. A worker with ``JOBDIR`` paused while 10
+    requests are held keeps them in ``scrapy_rep.state``; the next run of that worker
+    resumes and sends each once, each with one final record; no ERROR in either run; and
+    ``left_in_queue`` counts none of them (they were kept, not put back in the queue)."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 2,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "JOBDIR": str(tmp_path / "job"),
+    }
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots(RULES))
+    held = [sites.url("down", f"/{n}") for n in range(10)]
+    urls = [*held, sites.url("up", "/3")]
+    trail = tmp_path / "trail.jsonl"
+    worker_settings = {**settings, "REP_AUDIT_FILE": str(trail)}
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            *worker_command({"urls": urls, "settings": worker_settings, "log": "INFO"}),
+        ],
+        env=checkout_environment(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(1200):  # until "up" was crawled and "down" refused (at most 60 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/3" in sites.requested("up") and "/robots.txt" in sites.requested("down"):
+                break
+        await deferLater(reactor, 0.5)  # type: ignore[arg-type]
+        first.terminate()  # a pause (JOBDIR) while ten requests are held
+        out, err = first.communicate(timeout=60)
+        stopped = json.loads(out.decode().strip().splitlines()[-1])
+        first_log = err.decode()
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        second = await run_config({"urls": urls, "settings": worker_settings}, with_log=True)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        await sites.close()
+    for log in (first_log, second["log"]):
+        assert "Error caught on signal handler" not in log, log[-3000:]
+        assert " ERROR: " not in log, log[-3000:]
+    assert stopped["stats"]["rep/requests/kept_for_resume"] == len(held)
+    assert "rep/requests/returned_to_queue" not in stopped["stats"]
+    assert second["stats"].get("rep/requests/resumed") == len(held), second["log"][-6000:]
+    assert second["downloaded"] == sorted(held)
+    # Each sent once in all.
+    assert Counter(p for p in sites.requested("down") if p != "/robots.txt") == Counter(
+        f"/{n}" for n in range(10)
+    )
+    ends = records(trail, "end")
+    assert [end["reason"] for end in ends] == ["shutdown", "finished"]
+    assert all(end["counts"].get("left_in_queue", 0) == 0 for end in ends), ends
+    finals = [r for r in records(trail) if r["url"] in held]
+    assert Counter(r["url"] for r in finals) == Counter(held)
+    assert {r["fate"] for r in finals} == {"fetched"}
+    status, out, _ = audit_process("verify", str(trail))
+    assert status == 0, out

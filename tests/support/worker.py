@@ -4,13 +4,16 @@ CONFIG_JSON holds ``urls`` and ``settings``; the result is printed as one JSON l
 the URLs downloaded, the URLs dropped with their reasons, and the ``rep/`` and
 ``robotstxt/`` stats. Optional: ``follow`` (page URL -> the URLs its callback yields), and
 ``watch`` (a URL prefix): the requests under it that reached the downloader after the
-worker read a robots.txt that disallows the prefix (``sent_after_disallow``).
+worker read a robots.txt that disallows the prefix (``sent_after_disallow``); and ``log``
+(a level name): Scrapy's log lines from that level on, on stderr, formatted as Scrapy
+formats them (without it, only what Python's last-resort handler prints).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
 import tracemalloc
 from typing import Any, ClassVar
@@ -42,6 +45,12 @@ class ScriptedFollowSpider(ListSpider):
 
 def main() -> None:
     config = json.loads(sys.argv[1])
+    if config.get("log"):
+        logging.basicConfig(
+            level=config["log"],
+            stream=sys.stderr,
+            format="%(asctime)s [%(name)s] %(levelname)s: %(message)s",
+        )
     result: dict[str, Any] = {"sent_after_disallow": []}
     ScriptedFollowSpider.follow = config.get("follow", {})
     watch = config.get("watch")

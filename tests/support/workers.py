@@ -19,14 +19,19 @@ def worker_command(config: dict[str, Any]) -> list[str]:
     return [str(SUPPORT / "worker.py"), json.dumps(config)]
 
 
-async def run_config(config: dict[str, Any]) -> dict[str, Any]:
+async def run_config(config: dict[str, Any], with_log: bool = False) -> dict[str, Any]:
     """One worker on ``config``, run to its end: its result line (what it downloaded,
-    dropped and counted)."""
+    dropped and counted); ``with_log``: with its log from INFO on (stderr) as ``log``."""
+    if with_log:
+        config = {"log": "INFO", **config}
     out, err, code = await getProcessOutputAndValue(
         sys.executable, worker_command(config), env=checkout_environment(), path=str(ROOT)
     )
     assert code == 0, err.decode()[-3000:]
-    return json.loads(out.decode().strip().splitlines()[-1])  # type: ignore[no-any-return]
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    if with_log:
+        result["log"] = err.decode()
+    return result
 
 
 async def run_worker(urls: list[str], settings: dict[str, Any]) -> dict[str, Any]:

@@ -131,6 +131,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self._seen: Callable[[bytes], bool] | None = None
         self._shared = False
         self._taken: set[str] = set()
+        self._holding: set[str] = set()
         self._direct = False
         #: The open records of requests decided without being scheduled (``_unscheduled``).
         self._unscheduled_keys: set[str] = set()
@@ -323,6 +324,8 @@ class AuditTrail(RequestEvents, FateEvents):
         why = f"the crawl ended ({reason}) before its fate was known"
         for key, state in list(self.open.items()):
             if self._shared and key not in self._taken:
+                if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
+                    continue
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
             if state[FETCHED]:

@@ -32,6 +32,9 @@ class RequestEvents(AuditState):
     #: the ids of the open records whose request this worker took from it.
     _shared: bool
     _taken: set[str]
+    #: With a shared queue, the ids of the open records whose request this worker holds
+    #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
+    _holding: set[str]
     #: Whether Scrapy's RFPDupeFilter has seen a fingerprint, known at spider_opened.
     _seen: Callable[[bytes], bool] | None
     _fingerprint: Callable[[Request], bytes]
@@ -51,6 +54,7 @@ class RequestEvents(AuditState):
             state = self.open.get(ref.audit)
             if state is not None and not state[FETCHED] and not moved(ref, request):
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
+                self._holding.discard(ref.audit)
                 return  # its record goes on: held, released, retried, resumed
             # The meta of a request whose response came (its record final, or open until
             # its page's output is through) on a request sent again (a spider's
@@ -106,6 +110,7 @@ class RequestEvents(AuditState):
         if key not in self.open:
             self._open(key, request)
         self._taken.add(key)
+        self._holding.discard(key)
 
     def _open(self, key: str, request: Request, earlier: str = "") -> list[Any]:
         """A new open record of ``request`` under ``key`` (the state ``URL``… of
@@ -186,5 +191,7 @@ class RequestEvents(AuditState):
         if state is not None:
             state[HELD] += 1
             if self._shared:  # released, it goes back to the shared queue; still held
-                # when the spider closes, it is returned to it: either way, for any worker
+                # when the spider closes, it is returned to it (or, with JOBDIR, kept for
+                # this worker's resume): either way, no longer this worker's take
                 self._taken.discard(record_id(request))
+                self._holding.add(record_id(request))

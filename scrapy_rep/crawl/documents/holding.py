@@ -236,9 +236,18 @@ class HeldRequests:
                 try:
                     queue.push(request.replace(dont_filter=True))
                     returned += 1
-                except Exception as error:  # the request is lost: say so
+                except Exception as error:  # the request is lost: refused, saying so
                     inc(self.crawler.stats, "rep/requests/dropped/spider_closed")
                     logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
+                    self.crawler.signals.send_catch_log(
+                        rep_signals.request_refused,
+                        request=request,
+                        reason=Reason.SPIDER_CLOSED,
+                        message=f"Not downloaded: the spider closed ({reason}) while it was "
+                        f"held, and it could not be returned to the shared queue "
+                        f"({type(error).__name__}: {error})",
+                        response=None,
+                    )
         if returned:
             inc(self.crawler.stats, "rep/requests/returned_to_queue", returned)
         logger.info(
@@ -314,11 +323,14 @@ def _shared_queue(scheduler: Any) -> Any:
 
 def on_disk(scheduler: Any) -> int | None:
     """The requests Scrapy's own scheduler has in its ``JOBDIR`` queue now; None for
-    another scheduler, or without ``JOBDIR``."""
-    from scrapy.core.scheduler import Scheduler
-
-    queue = scheduler.dqs if isinstance(scheduler, Scheduler) else None
-    return None if queue is None else len(queue)
+    another scheduler, or without ``JOBDIR``. Read by the queue's presence, not by
+    ``isinstance``: Scrapy's scheduler metaclass checks methods, not ancestry, so
+    scrapy-redis's scheduler is an instance of Scrapy's and has no ``dqs``."""
+    queue = getattr(scheduler, "dqs", None)
+    try:
+        return None if queue is None else len(queue)
+    except TypeError:  # a scheduler's own ``dqs`` of another kind: not Scrapy's queue
+        return None
 
 
 def state_path(crawler: Crawler) -> Path | None:

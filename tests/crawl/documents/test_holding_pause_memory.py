@@ -193,3 +193,40 @@ def test_one_unpicklable_held_request_is_the_one_dropped_at_a_pause(
     engine = Counting()
     assert HeldRequests(crawler, limit).resume(spider, engine) == 19
     assert engine.count == 19 and engine.in_order
+
+
+def test_a_held_request_the_shared_queue_refuses_is_refused_not_left_in_it() -> None:
+    """Issue 62, item 1: a held request that cannot be put back into scrapy-redis's
+    shared queue at the close is lost: it is refused (``request_refused``, with its
+    reason and the error), counted as dropped, never counted as returned."""
+    from scrapy_rep.crawl.documents import holding
+
+    class Queue:
+        def __init__(self) -> None:
+            self.pushed: list[str] = []
+
+        def push(self, request: Request) -> None:
+            if request.url.endswith("/lost"):
+                raise ConnectionError("Redis is gone")
+            self.pushed.append(request.url)
+
+    crawler = get_crawler(Spider)
+    refused: list[tuple[str, Any, str]] = []
+    crawler.signals.connect(
+        lambda request, reason, message, **_: refused.append((request.url, reason, message)),
+        signal=rep_signals.request_refused,
+        weak=False,
+    )
+    held = HeldRequests(crawler, LIMIT)
+    for path in ("/kept", "/lost"):
+        held.add("http://a.example", Request(f"http://a.example{path}"))
+    queue = Queue()
+    held._return_to_shared_queue(queue, "shutdown")
+    assert queue.pushed == ["http://a.example/kept"]
+    ((url, reason, message),) = refused
+    assert url == "http://a.example/lost"
+    assert reason == holding.Reason.SPIDER_CLOSED
+    assert "could not be returned to the shared queue" in message and "Redis is gone" in message
+    stats = crawler.stats.get_stats()
+    assert stats["rep/requests/returned_to_queue"] == 1
+    assert stats["rep/requests/dropped/spider_closed"] == 1
