@@ -558,7 +558,9 @@ def across(
     earlier record was left open (``unfinished``, or its run has no end line) in one
     worker's trail and the URL was finished in another's (an event). Each problem and
     event goes to ``sink`` with the trail it is in (the later record's); the counts of
-    problems and events. Keeps the URLs' final records in memory (one small tuple each)."""
+    problems and events. Records of requests downloaded without the scheduler
+    (``unscheduled``) are not compared. Keeps the URLs' final records in memory (one
+    small tuple each)."""
     finals: dict[str, list[_Final]] = {}
     ended: set[tuple[int, str]] = set()
     for number, path in enumerate(paths):
@@ -568,7 +570,11 @@ def across(
                 continue
             if line.type == "end":
                 ended.add((number, str(record.get("run", ""))))
-            elif line.type == "url":
+            elif line.type == "url" and not record.get("unscheduled"):
+                # a request the engine downloaded without the scheduler (a media
+                # pipeline's file, a callback's ``download_async``): no shared dupefilter
+                # let it through, so a record of its URL in another worker's trail is
+                # another request, not a second record of this one
                 finals.setdefault(str(record.get("url", "")), []).append(
                     _Final(number, line.number, str(record.get("time", "")),
                            str(record.get("id", "")), str(record.get("again") or ""),

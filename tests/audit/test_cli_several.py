@@ -53,6 +53,22 @@ def test_a_url_finished_twice_without_again_is_a_problem(tmp_path: Path) -> None
     assert out.splitlines()[-1] == "2 trails as one: 1 problem(s)"
 
 
+def test_a_url_one_worker_downloaded_without_the_scheduler_is_another_request(
+    tmp_path: Path,
+) -> None:
+    """A callback's ``download_async`` (or a media pipeline's file) in worker A and the
+    scheduled request of the same URL in worker B are two requests: no shared dupefilter
+    let A's through, so B's record needs no ``again`` (found by the whole-crawl harness's
+    scrapy-redis and download_async dimensions, issue 62). A scheduled duplicate still is
+    a problem (the test above)."""
+    first = worker_records(RUN, ["/1", "/2"])
+    first[2] = {**first[2], "unscheduled": True}
+    second = worker_records(OTHER_RUN, ["/2"])
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean"
+
+
 def test_a_url_sent_again_names_the_other_workers_record(tmp_path: Path) -> None:
     first = worker_records(RUN, ["/1", "/2"])
     second = worker_records(OTHER_RUN, ["/2"])

@@ -81,10 +81,14 @@ class AuditState:
     #: The open records of requests decided without being scheduled (a media pipeline's):
     #: final when their response comes.
     _unscheduled_keys: set[str]
+    #: Opens the record of a request decided (or refused) without being scheduled
+    #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._unscheduled`).
+    _unscheduled: Callable[[Request], list[Any] | None]
 
     def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
         del self.open[key]
+        unscheduled = key in self._unscheduled_keys
         self._unscheduled_keys.discard(key)
         record: dict[str, Any] = {
             "type": "url",
@@ -97,6 +101,8 @@ class AuditState:
             "status": state[STATUS],
         }
         record.update(extra)
+        if unscheduled:  # downloaded without the scheduler: no dupefilter let it through
+            record["unscheduled"] = True
         if state[EARLIER]:
             record["again"] = state[EARLIER]
         if state[HELD]:

@@ -46,6 +46,7 @@ from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
+from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -198,9 +199,14 @@ class OriginDocument(Generic[D]):
         """The entry of ``key``'s document (or of the first of ``also`` known) once it
         is known, awaited in place; ``IgnoreRequest`` if the spider closes first."""
         entry = await self._wait_for(key, request, also)
-        if entry is None:
+        if entry is None:  # refused as a held request is at the close: signalled, recorded
             inc(self.stats, "rep/requests/dropped/spider_closed")
-            raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
+            message = f"{self.name} of {key} not known when the spider closed"
+            rep_signals.send_refused(
+                self.crawler, logger, request, Reason.SPIDER_CLOSED,
+                f"Not downloaded: the spider closed while it waited: {message}",
+            )  # fmt: skip
+            raise IgnoreRequest(message)
         return entry
 
     async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
