@@ -11,6 +11,9 @@ seed that reproduces it, and a summary; exits 1 on any violation.
 Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation``,
 ``--user-agents`` and ``--slots``). ``--slots``: the slot-delay dimension (requests wait in
 their download slots while robots.txt changes and overrides expire during the crawl).
+``--workers``: the scrapy-redis dimension (two workers share one queue, are paused
+mid-crawl and resumed; needs redis-server). ``--download-async``: callbacks fetch other
+pages of the crawl themselves (``engine.download_async``) before they yield their item.
 """
 
 from __future__ import annotations
@@ -49,6 +52,16 @@ def main() -> int:
         help="requests wait in their download slots (DOWNLOAD_DELAY, Crawl-delay, AutoThrottle) "
         "while robots.txt changes and overrides expire during the crawl",
     )
+    parser.add_argument(
+        "--workers",
+        action="store_true",
+        help="two scrapy-redis workers share one queue, paused mid-crawl and resumed",
+    )
+    parser.add_argument(
+        "--download-async",
+        action="store_true",
+        help="callbacks fetch other pages themselves (engine.download_async) before their item",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
     args = parser.parse_args()
@@ -84,8 +97,9 @@ def main() -> int:
                 t0 = time.monotonic()
                 try:
                     result = await run_seed(
-                        seed, Path(tmp), redis, args.generation, args.user_agents, args.slots
-                    )
+                        seed, Path(tmp), redis, args.generation, args.user_agents, args.slots,
+                        args.workers, args.download_async,
+                    )  # fmt: skip
                 except Exception as error:  # a crash of the harness or the crawl
                     print(f"seed {seed}: CRASH {type(error).__name__}: {error}", flush=True)
                     failing[seed] = [f"crash: {error}"]
@@ -129,6 +143,8 @@ def main() -> int:
                 f"--start {min(failing)} --generation {args.generation} -v"
                 + (" --user-agents" if args.user_agents else "")
                 + (" --slots" if args.slots else "")
+                + (" --workers" if args.workers else "")
+                + (" --download-async" if args.download_async else "")
             )
         code[0] = 1 if failing else 0
 

@@ -72,6 +72,19 @@ USER_AGENT_SEEDS = [2, 12, 15, 88, 130, 219]
 #: that expires during the crawl).
 SLOT_SEEDS = [0, 2]
 
+#: The scrapy-redis dimension (``workers=True``, issue 62): two workers share one queue and
+#: dupefilter, are paused together mid-crawl and resumed: 0 (JOBDIR: each worker's held
+#: requests kept and resumed by that worker, none counted as in the queue), 5 (no JOBDIR:
+#: held requests returned to the shared queue at the pause, taken at the resume). Both
+#: lost every held request on 3ef89f6 (scrapy-redis's scheduler read as Scrapy's).
+WORKER_SEEDS = [0, 5]
+
+#: The download_async dimension (``download_async=True``, issue 62): callbacks fetch other
+#: pages themselves before they yield their item: 1 (two fetches wait in place for a
+#: robots.txt the pause closes the spider before: each refused with a record of its own;
+#: on 3ef89f6 they were refused with none), 6 (a fetched page that gates its fetcher's item).
+DOWNLOAD_ASYNC_SEEDS = [1, 6]
+
 
 @pytest.fixture(scope="module")
 def redis() -> object:
@@ -87,8 +100,12 @@ async def _seed(
     generation: int = 1,
     user_agents: bool = False,
     slots: bool = False,
+    workers: bool = False,
+    download_async: bool = False,
 ) -> None:
-    result = await run_seed(seed, tmp_path, redis, generation, user_agents, slots)
+    result = await run_seed(
+        seed, tmp_path, redis, generation, user_agents, slots, workers, download_async
+    )
     assert [str(v) for v in result.violations] == [], (seed, result.settings)
     if result.notes:  # a dimension the machine lacks a tool for (no redis-server)
         missing = f"seed {seed} passed without a dimension: {'; '.join(result.notes)}"
@@ -127,6 +144,22 @@ async def test_whole_crawl_seed_with_slot_delays_keeps_every_property(
     seed: int, tmp_path: Path, redis: RedisHolder
 ) -> None:
     await _seed(seed, tmp_path, redis, generation=3, slots=True)
+
+
+@pytest.mark.parametrize("seed", WORKER_SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_with_scrapy_redis_workers_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis, generation=3, workers=True)
+
+
+@pytest.mark.parametrize("seed", DOWNLOAD_ASYNC_SEEDS)
+@pytest_twisted.ensureDeferred
+async def test_whole_crawl_seed_with_download_async_keeps_every_property(
+    seed: int, tmp_path: Path, redis: RedisHolder
+) -> None:
+    await _seed(seed, tmp_path, redis, generation=3, download_async=True)
 
 
 @pytest_twisted.ensureDeferred

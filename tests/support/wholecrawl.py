@@ -287,9 +287,35 @@ class Plan:
     robots_later: dict[str, Doc] = field(default_factory=dict)
     expires_after: float = 0.0
     expired_at: float = 0.0
+    #: The scrapy-redis dimension (``workers=True``): how many workers share one
+    #: scrapy-redis queue and dupefilter (each with a ``JOBDIR`` and a trail of its own).
+    workers: int = 1
+    #: The ``download_async`` dimension (``download_async=True``): page URL -> the page
+    #: its callback fetches itself (``engine.download_async``) before it yields its item.
+    fetches: dict[str, str] = field(default_factory=dict)
 
     def start_urls(self) -> list[str]:
         return list(self.pages)
+
+    def worker_settings(self, worker: int) -> dict[str, Any]:
+        """The settings of worker ``worker``: with several, each has its own ``JOBDIR``,
+        trail and HTTP cache folder (a worker's own state), the rest shared."""
+        if self.workers == 1:
+            return self.settings
+        settings = dict(self.settings)
+        for key in ("JOBDIR", "REP_AUDIT_FILE", "HTTPCACHE_DIR"):
+            if key in settings:
+                path = Path(settings[key])
+                settings[key] = str(path.with_name(f"w{worker}-{path.name}"))
+        return settings
+
+    def trails(self) -> list[str]:
+        """The audit trails the crawl writes (one per worker), if it writes any."""
+        return [
+            self.worker_settings(worker)["REP_AUDIT_FILE"]
+            for worker in range(self.workers)
+            if "REP_AUDIT_FILE" in self.settings
+        ]
 
 
 PAGE_META: Final = (
@@ -516,6 +542,8 @@ def generate(
     generation: int = 1,
     user_agents: bool = False,
     slots: bool = False,
+    workers: bool = False,
+    download_async: bool = False,
 ) -> Plan:
     """The sites of ``seed`` (scripted on ``sites``) and the crawl's settings.
 
@@ -529,7 +557,11 @@ def generate(
     while documents change (a robots.txt fresh for a second, then another one: pages it
     changes for may go either way, but none under the first once the second is served)
     and an override expires during the crawl (:func:`_slot_dimension`), from a source of
-    their own too."""
+    their own too. ``workers``: two workers share one scrapy-redis queue and dupefilter,
+    are paused together mid-crawl and resumed (:func:`_workers_dimension`; each with a
+    ``JOBDIR`` and a trail of its own when the seed draws them). ``download_async``:
+    some pages' callbacks fetch another page of the crawl themselves before they yield
+    their item (:func:`_fetches`). Both from sources of their own."""
     rng = random.Random(seed)
     slot = random.Random(f"{seed}/slots") if slots else None
     robots_later: dict[str, Doc] = {}
@@ -745,8 +777,56 @@ def generate(
             "scrapy.pipelines.images.ImagesPipeline": 2,
         }
         settings["IMAGES_STORE"] = str(workdir / "images")
+    worker_count = 1
+    if workers:
+        worker_count, phases = _workers_dimension(
+            random.Random(f"{seed}/workers"), settings, redis_url, notes, phases
+        )
+    fetches = _fetches(random.Random(f"{seed}/download-async"), pages) if download_async else {}
     return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes,
-                agents, clock_ahead, robots_later, expires_after)  # fmt: skip
+                agents, clock_ahead, robots_later, expires_after, 0.0, worker_count,
+                fetches)  # fmt: skip
+
+
+def _workers_dimension(
+    rng: random.Random,
+    settings: dict[str, Any],
+    redis_url: str | None,
+    notes: list[str],
+    phases: int,
+) -> tuple[int, int]:
+    """The scrapy-redis dimension's settings: one shared queue and dupefilter that
+    persist across the pause (``SCHEDULER_PERSIST``), sometimes the shared robots.txt
+    store too; two workers, paused together and resumed. Without ``redis-server``: one
+    worker as before, with a note."""
+    if redis_url is None:
+        notes.append(
+            "the scrapy-redis dimension (redis-server is not installed; Debian: apt-get "
+            "install redis-server)"
+        )
+        return 1, phases
+    settings.update(
+        SCHEDULER="scrapy_redis.scheduler.Scheduler",
+        DUPEFILTER_CLASS="scrapy_redis.dupefilter.RFPDupeFilter",
+        SCHEDULER_PERSIST=True,
+        REDIS_URL=redis_url,
+    )
+    if rng.random() < 0.5:
+        settings["REP_ROBOTSTXT_CACHE"] = redis_url
+    return 2, 2
+
+
+def _fetches(rng: random.Random, pages: dict[str, PagePlan]) -> dict[str, str]:
+    """The ``download_async`` dimension: about four pages in ten fetch another page of
+    the crawl from their callback (never themselves)."""
+    urls = list(pages)
+    if len(urls) < 2:
+        return {}
+    return {
+        url: rng.choice([other for other in urls if other != url])
+        for url in urls
+        if rng.random() < 0.4
+    }
 
 
 def _slot_dimension(rng: random.Random, settings: dict[str, Any], override: bool) -> float:
@@ -898,6 +978,10 @@ def describe(plan: Plan) -> str:
     for key in ("JOBDIR", "REP_AUDIT_FILE", "REP_ROBOTSTXT_CACHE", "IMAGES_STORE"):
         if key in shown:
             shown[key] = "on"
+    if plan.workers > 1:
+        shown["workers"] = plan.workers
+    if plan.fetches:
+        shown["download_async"] = len(plan.fetches)
     return json.dumps(shown, default=str)
 
 
@@ -1157,7 +1241,25 @@ def _oracle(plan: Plan) -> Expect:
             expect.files[file_url] = _file_fate(
                 plan, file_url, kept, page, directives, ai, before, policy, expect
             )
+    _fetched_pages_gate(plan, expect)
     return expect
+
+
+def _fetched_pages_gate(plan: Plan, expect: Expect) -> None:
+    """The ``download_async`` dimension (docs/behaviour.md, 'A page a callback fetches
+    itself'): a page that its callback's fetch brought back, and whose own verdict says
+    no to keeping what is built from it, refuses the item the callback yields after it;
+    a fetch refused before it is sent, or whose download fails, gates nothing. The
+    gating page's own verdict counts, not its item's (which its own fetch may gate)."""
+    own = dict(expect.kept)
+    for url, fetched in plan.fetches.items():
+        if not own.get(url) or expect.before.get(fetched) or fetched in expect.failed_pages:
+            continue
+        if own.get(fetched):
+            continue
+        expect.kept[url] = False
+        for file_url in plan.pages[url].files:
+            expect.files[file_url] = "unrequested"
 
 
 def _file_fate(
@@ -1221,10 +1323,15 @@ class WholeSpider(Spider):
         urls: list[str],
         image_urls: frozenset[str] = frozenset(),
         user_agents: dict[str, str] | None = None,
+        fetches: dict[str, str] | None = None,
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
         self.urls = urls
+        #: page URL -> the page its callback fetches itself first (``download_async``)
+        self.fetches = fetches or {}
+        #: the pages fetched so, with what came back (a status, or the error)
+        self.fetched: dict[str, list[str]] = {}
         #: URL -> the User-Agent its request is sent with
         self.user_agents = user_agents or {}
         #: the file URLs that go to ImagesPipeline (``image_urls``), the others to
@@ -1239,8 +1346,22 @@ class WholeSpider(Spider):
             headers = {"User-Agent": agent} if agent else None
             yield Request(url, callback=self.parse, errback=self.errback, headers=headers)
 
-    def parse(self, response: Any) -> Any:
+    async def parse(self, response: Any) -> Any:
         self.downloaded.append(response.url)
+        fetched = self.fetches.get(response.url)
+        if fetched:
+            from scrapy_rep.crawl.internals import download
+
+            agent = self.user_agents.get(fetched)
+            request = Request(
+                fetched, headers={"User-Agent": agent} if agent else None, dont_filter=True
+            )
+            try:
+                got = await download(self.crawler, request)
+                outcome = str(got.status)
+            except Exception as error:  # refused (IgnoreRequest), or a failed download
+                outcome = f"{type(error).__name__}: {error}"
+            self.fetched.setdefault(fetched, []).append(outcome)
         links = [response.urljoin(u) for u in response.css("a.f::attr(href)").getall()]
         item: dict[str, Any] = {"url": response.url}
         item["file_urls"] = [u for u in links if u not in self.image_urls]
@@ -1261,6 +1382,8 @@ class Outcome:
     #: the ERROR lines logged (their first 300 characters)
     error_lines: list[str] = field(default_factory=list)
     stats: list[dict[str, Any]] = field(default_factory=list)
+    #: The ``download_async`` dimension: page URL -> what each callback's fetch of it got.
+    fetched: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def run_crawl(plan: Plan) -> Outcome:
@@ -1333,30 +1456,40 @@ async def _phases(plan: Plan, outcome: Outcome, urls: list[str], collect: Any) -
     from twisted.internet.task import deferLater
 
     images = frozenset(u for u, f in plan.files.items() if f.pipeline == "images")
+    arguments = {
+        "urls": urls, "image_urls": images, "user_agents": plan.user_agents,
+        "fetches": plan.fetches,
+    }  # fmt: skip
     for phase in range(plan.phases):
-        crawler = get_crawler(WholeSpider, plan.settings)
-        collect(crawler)
+        # One crawler per worker (scrapy-redis: one shared queue), all run at once.
+        crawlers = [
+            get_crawler(WholeSpider, plan.worker_settings(worker)) for worker in range(plan.workers)
+        ]
+        for crawler in crawlers:
+            collect(crawler)
+        running = [crawler.crawl(**arguments) for crawler in crawlers]
         if phase == 0 and plan.phases == 2:
-            running = crawler.crawl(urls=urls, image_urls=images, user_agents=plan.user_agents)
             pause_after = max(1, len(urls) // 3)
             for _ in range(200):
                 await deferLater(reactor, 0.05)
-                spider = getattr(crawler, "spider", None)
-                if spider is not None and len(spider.downloaded) >= pause_after:
+                spiders = [getattr(crawler, "spider", None) for crawler in crawlers]
+                downloaded = sum(len(s.downloaded) for s in spiders if s is not None)
+                if downloaded >= pause_after or all(run.called for run in running):
                     break
-                if running.called:
-                    break
-            if not running.called:
-                await stop(crawler)
-            await running
-        else:
-            await crawler.crawl(urls=urls, image_urls=images, user_agents=plan.user_agents)
-        spider = crawler.spider
-        outcome.downloaded.update(spider.downloaded)
-        outcome.failed.update(spider.failed)
-        stats = crawler.stats.get_stats()
-        outcome.stats.append(stats)
-        outcome.errors += stats.get("log_count/ERROR", 0)
+            for crawler, run in zip(crawlers, running, strict=True):
+                if not run.called:
+                    await stop(crawler)
+        for run in running:
+            await run
+        for crawler in crawlers:
+            spider = crawler.spider
+            outcome.downloaded.update(spider.downloaded)
+            outcome.failed.update(spider.failed)
+            for url, got in spider.fetched.items():
+                outcome.fetched.setdefault(url, []).extend(got)
+            stats = crawler.stats.get_stats()
+            outcome.stats.append(stats)
+            outcome.errors += stats.get("log_count/ERROR", 0)
 
 
 # --------------------------------------------------------------------------- the properties
@@ -1494,35 +1627,52 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
         if fate != "stored" and there:
             found.append(Violation("file-on-disk", url, f"oracle: {fate}{note(url)}"))
     # 5. The audit trail re-derives clean.
-    trail = plan.settings.get("REP_AUDIT_FILE")
-    if trail and Path(trail).exists():
-        from scrapy_rep.audit.verify import verify
+    trails = plan.trails()
+    if trails and all(Path(trail).exists() for trail in trails):
+        from scrapy_rep.audit.verify import across, verify
 
-        result = verify(trail)
-        for finding in result.findings:
-            found.append(Violation("trail-verify", getattr(finding, "url", ""), str(finding)[:300]))
-        # One final record per page the spider asked for, refused exactly when the
-        # oracle refuses it (docs/audit-trail.md).
+        for trail in trails:
+            result = verify(trail, also=trails)
+            for finding in result.findings:
+                found.append(
+                    Violation("trail-verify", getattr(finding, "url", ""), str(finding)[:300])
+                )
+        if len(trails) > 1:  # several workers' trails read as one
+            crossed: list[Any] = []
+            across(trails, lambda path, finding: crossed.append(finding))
+            for finding in crossed:
+                if not finding.event:
+                    found.append(Violation("trail-verify", finding.url, str(finding)[:300]))
+        # One final record per page the spider asked for, and one more per callback
+        # that fetched it itself (``download_async``), refused exactly when the oracle
+        # refuses it (docs/audit-trail.md).
         from collections import Counter
 
         from tests.support.audittrail import url_records
 
-        records = [r for r in url_records(Path(trail)) if r["url"] in plan.pages]
+        records = [
+            r for trail in trails for r in url_records(Path(trail)) if r["url"] in plan.pages
+        ]
         counts = Counter(r["url"] for r in records)
+        asked = Counter(url for url in plan.pages)
+        asked.update(q for p, q in plan.fetches.items() if p in outcome.downloaded)
         wrong = {v.url for v in found}
         for url, why in expect.before.items():
             if url not in plan.pages:
                 continue
-            if counts[url] != 1:
-                found.append(Violation("trail-records", url, f"{counts[url]} url records"))
+            if counts[url] != asked[url]:
+                what = f"{counts[url]} url records, {asked[url]} asked"
+                found.append(Violation("trail-records", url, what))
                 continue
             if url in wrong or url in either:  # either: its trail still verifies (above)
                 continue
-            (record,) = (r for r in records if r["url"] == url)
-            if bool(why) != (record["fate"] == "refused"):
-                what = f"fate {record['fate']}: {str(record.get('why', ''))[:200]}"
-                found.append(Violation("trail-records", url, f"{what}; oracle: {why or 'allowed'}"))
-    elif trail:
+            for record in (r for r in records if r["url"] == url):
+                if bool(why) != (record["fate"] == "refused"):
+                    what = f"fate {record['fate']}: {str(record.get('why', ''))[:200]}"
+                    found.append(
+                        Violation("trail-records", url, f"{what}; oracle: {why or 'allowed'}")
+                    )
+    elif trails:
         found.append(Violation("trail-verify", "", "no trail written"))
     # 4c. The pure reader finds what the generator wrote in every intact file.
     for url, detail in expect.unread.items():
@@ -1641,11 +1791,16 @@ async def run_seed(
     generation: int = 1,
     user_agents: bool = False,
     slots: bool = False,
+    workers: bool = False,
+    download_async: bool = False,
 ) -> SeedResult:
     sites = PropSites()
     try:
         redis_url = redis.url() if redis is not None else None
-        plan = generate(seed, sites, workdir, redis_url, generation, user_agents, slots)
+        plan = generate(
+            seed, sites, workdir, redis_url, generation, user_agents, slots, workers,
+            download_async,
+        )  # fmt: skip
         expect = oracle(plan)
         outcome = await run_crawl(plan)
     finally:
@@ -1684,6 +1839,18 @@ async def run_seed(
             key: sum(stats.get(f"rep/requests/{key}", 0) for stats in outcome.stats)
             for key in ("decided_at_send", "held_at_send")
         },
+        # the scrapy-redis dimension: workers, the requests resumed from a worker's JOBDIR
+        # and returned to the shared queue; the download_async dimension: the pages
+        # callbacks fetched themselves, and the fetched pages that gated items
+        "workers": plan.workers,
+        **{
+            key: sum(stats.get(f"rep/requests/{key}", 0) for stats in outcome.stats)
+            for key in ("resumed", "returned_to_queue")
+        },
+        "fetched": sum(len(got) for got in outcome.fetched.values()),
+        "gating": sum(
+            stats.get("rep/directives/fetched_pages_gating", 0) for stats in outcome.stats
+        ),
     }
     return SeedResult(seed, describe(plan), violations, counts, plan.notes)
 
