@@ -38,7 +38,9 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings import RepConfig, RepSettingError, read_config
+from scrapy_rep.settings.names import check_names, known_names
+from scrapy_rep.settings.readers import read_bool
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.page import PageStatements
 
@@ -206,12 +208,6 @@ def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None
 # --------------------------------------------------------------------------- the run
 
 
-def _bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
-
-
 class Progress:
     """A progress line on standard error every :data:`PROGRESS_EVERY` seconds of a long
     run: items read, origins resolved, rate, time left (when the total is known)."""
@@ -242,10 +238,10 @@ def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
     documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
     :class:`UsageError` and :class:`WarcError`."""
     try:
-        config = RepConfig.from_settings(dict(settings))
+        config, identity, _ = read_settings(settings)
     except RepSettingError as error:
         raise UsageError(str(error)) from None
-    rechecker = Rechecker(config, _identity(settings, purpose_set=True)[0], lambda origin: None)
+    rechecker = Rechecker(config, identity, lambda origin: None)
     policy = Policy(unreachable_action=config.unreachable_action)
     rechecker.documents = WarcDocuments(
         captures(warc), rechecker.rules, rechecker.names, config.profile, policy
@@ -253,11 +249,19 @@ def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
     return rechecker
 
 
-def _identity(settings: Mapping[str, Any], purpose_set: bool) -> tuple[Identity, str]:
+def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str]:
+    """A recheck's settings (``REP_PURPOSE`` set), read as the crawl reads them at start
+    (:func:`scrapy_rep.settings.read_config`, the one reader of the crawl, the command
+    and the datatrove step; and the names the crawl refuses): the config, who the items
+    are decided for, the User-Agent. Raises :class:`RepSettingError` naming the setting
+    (``ROBOTSTXT_OBEY = "ture"`` is refused, never read as false)."""
+    settings = dict(settings)
+    config = read_config(settings)
+    check_names(settings, known_names(), config.unknown_settings)
     user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
     declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
-    obey = _bool(settings.get("ROBOTSTXT_OBEY", True))
-    return Identity(declared, user_agent, obey, purpose_set), user_agent
+    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
+    return config, Identity(declared, user_agent, obey, purpose_set=True), user_agent
 
 
 def run(
@@ -301,13 +305,13 @@ class Recheck:
                              "ai-train, ai-input)")  # fmt: skip
         settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
         try:
-            self.config = config = RepConfig.from_settings(settings)
+            self.config, identity, self.user_agent = read_settings(settings)
         except RepSettingError as error:
             raise UsageError(str(error)) from None
+        config = self.config
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
-        identity, self.user_agent = _identity(settings, purpose_set=True)
         self.dataset = open_dataset(
             options.dataset, options.column, config.purpose, options.format or ""
         )
