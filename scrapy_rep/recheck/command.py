@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from scrapy_rep.audit.file import TrailFileError
+from scrapy_rep.audit.file import TrailFileError, check_unlocked, last_line_hash
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.recheck.datasets import FORMATS, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
     Evidence,
@@ -283,8 +284,12 @@ def run(
                 raise UsageError("no crawl to fetch the documents with: give --documents WARC")
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
-    except (UsageError, DatasetError, WarcError, TrailFileError) as error:
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
+        return EXIT_USAGE
+    except OSError as error:  # an output that could not be written after all (disk full)
+        print(f"scrapy_rep: error: {error.filename or 'an output'}: cannot be written "
+              f"({error.strerror or error})", file=err)  # fmt: skip
         return EXIT_USAGE
 
 
@@ -312,6 +317,7 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
+        _check_files(options)  # before anything is read or fetched
         self.dataset = open_dataset(
             options.dataset, options.column, config.purpose, options.format or ""
         )
@@ -341,14 +347,26 @@ class Recheck:
         self.source = ""
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
-        """Every item decided and written; the summary; the exit status."""
+        """Every item decided and written; the summary; the exit status. The outputs are
+        written under temporary names and renamed over their paths once all are whole."""
+        if fetched is not None:
+            self.rechecker.documents = fetched.documents_of
+            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
+                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        staged = Staged()
+        try:
+            code = self._decide_all(fetched, out, staged)
+        except BaseException:
+            staged.discard()  # no output that looks whole from a run stopped half-way
+            raise
+        staged.commit()
+        return code
+
+    def _decide_all(self, fetched: FetchResult | None, out: TextIO, staged: Staged) -> int:
+        """Every item decided, its outputs written to ``staged``'s paths."""
         options, config, rechecker, dataset = (
             self.options, self.config, self.rechecker, self.dataset
         )  # fmt: skip
-        if fetched is not None:
-            rechecker.documents = fetched.documents_of
-            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
-                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         about = {
             "dataset": str(options.dataset),
             "format": dataset.format,
@@ -360,11 +378,15 @@ class Recheck:
         progress = self.progress
         with ExitStack() as stack:
             writers = [
-                None if path is None else stack.enter_context(_Closing(dataset.writer(Path(path))))
+                None if path is None else stack.enter_context(
+                    _Closing(dataset.writer(staged.path(path)))
+                )
                 for path in (options.out, options.removed)
-            ]
+            ]  # fmt: skip
             report = (
-                stack.enter_context(Path(options.report).open("wb")) if options.report else None
+                stack.enter_context(staged.path(options.report).open("wb"))
+                if options.report
+                else None
             )
             trail = None
             if options.trail:
@@ -399,7 +421,7 @@ class Recheck:
                       f"audit verify {options.trail}`)"]  # fmt: skip
         text = "\n".join(lines) + "\n"
         if options.summary:
-            Path(options.summary).write_text(text, encoding="utf-8")
+            staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
         for number, why in tally.unreadable:
@@ -411,6 +433,23 @@ class Recheck:
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+
+def _check_files(options: argparse.Namespace) -> None:
+    """Every output against every input and each other, and writable; the trail can be
+    chained on (:mod:`scrapy_rep.recheck.files`). Raises :class:`PathError` and
+    :class:`TrailFileError`."""
+    inputs = [("the dataset", Path(options.dataset))]
+    if options.documents:
+        inputs.append(("the WARC of --documents", Path(options.documents)))
+    outputs = [
+        (name, Path(getattr(options, name))) for name in OUTPUTS if getattr(options, name, None)
+    ]
+    check_paths(inputs, outputs)
+    if options.trail:
+        trail = Path(options.trail)
+        check_unlocked(trail)
+        last_line_hash(trail)  # a trail that ends with a cut line cannot be chained on
 
 
 class _Closing:
