@@ -24,7 +24,7 @@ from typing import Any, Final, TextIO
 
 from scrapy_rep.audit.file import TrailFileError, check_unlocked, last_line_hash
 from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.recheck.datasets import FORMATS, Dataset, DatasetError, open_dataset
+from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
 from scrapy_rep.recheck.outputs import (
@@ -127,7 +127,8 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
     are the project's and ``-s``, and whose DATASET is Scrapy's one argument)."""
     if not project:
         parser.add_argument("dataset", metavar="DATASET", help="the collection: JSON Lines, "
-                            "CSV, Parquet, an audit trail or its export")  # fmt: skip
+                            "CSV, Parquet, an audit trail or its export (- for standard "
+                            "input)")  # fmt: skip
     parser.add_argument(
         "--purpose",
         help="REP_PURPOSE: search, ai-train, ai-input, "
@@ -439,7 +440,7 @@ def _check_files(options: argparse.Namespace) -> None:
     """Every output against every input and each other, and writable; the trail can be
     chained on (:mod:`scrapy_rep.recheck.files`). Raises :class:`PathError` and
     :class:`TrailFileError`."""
-    inputs = [("the dataset", Path(options.dataset))]
+    inputs = [] if options.dataset == STDIN else [("the dataset", Path(options.dataset))]
     if options.documents:
         inputs.append(("the WARC of --documents", Path(options.documents)))
     outputs = [
