@@ -288,9 +288,9 @@ def run(
     except (UsageError, DatasetError, WarcError, TrailFileError, PathError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
         return EXIT_USAGE
-    except OSError as error:  # an output that could not be written after all (disk full)
-        print(f"scrapy_rep: error: {error.filename or 'an output'}: cannot be written "
-              f"({error.strerror or error})", file=err)  # fmt: skip
+    except OSError as error:  # a file that failed after all (an output on a full disk)
+        print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
+              file=err)  # fmt: skip
         return EXIT_USAGE
 
 

@@ -151,6 +151,8 @@ def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
         problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
         return Capture(0, None, None, b"", date, record_id, problem=problem)
     data, more = raw
+    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
+        data, more = b"", False
     cut = more or headers.get_header("WARC-Truncated") is not None
     chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
     try:

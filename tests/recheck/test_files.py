@@ -186,3 +186,18 @@ def test_the_crawl_of_a_recheck_has_no_feed_and_no_item_pipeline() -> None:
                "FEED_URI": "items.jsonl", "ITEM_PIPELINES": {"proj.pipelines.P": 300}}  # fmt: skip
     settings = crawl_settings(project)
     assert (settings["FEEDS"], settings["FEED_URI"], settings["ITEM_PIPELINES"]) == ({}, None, {})
+
+
+def test_an_output_that_fails_while_written_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A device that takes no byte (a full disk): not a traceback and exit 1, the status
+    of "some removed", but exit 2 and one line."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    warc, dataset, _ = _files(tmp_path)
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           "--report=/dev/full")  # fmt: skip
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0], err

@@ -148,11 +148,14 @@ def test_a_coding_that_cannot_be_decoded_is_a_document_not_had(
          {"Content-Encoding": "br"}),
         ("https://b.example/robots.txt", 200, ROBOTS_PRIVATE, {"Content-Encoding": "compress"}),
         ("https://c.example/robots.txt", 200, corrupt, {"Content-Encoding": "gzip"}),
+        ("https://d.example/robots.txt", 404, corrupt, {"Content-Encoding": "gzip"}),
     ])  # fmt: skip
     for host in ("a.example", "b.example", "c.example"):
         robots = _robots_of(path, host)
         assert robots.unreachable, host
         assert "cannot be decoded" in robots.outcome
+    robots = _robots_of(path, "d.example")  # a 404's body is not read: none, whatever it is
+    assert not robots.unreachable and robots.rules.allowed("https://d.example/x", "mybot")
 
 
 def test_a_cut_capture_is_a_cut_document_never_a_whole_one(tmp_path: Path) -> None:
