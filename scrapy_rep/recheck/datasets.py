@@ -13,10 +13,14 @@ in part, each kept line or row exactly as it was:
   lines, header first; each asset's decision at crawl time is known (``then``).
 
 Nothing is read whole into memory but a trail, which is read through ``audit export``
-(one entry per asset kept). A line that is not JSON, a record without its URL, a URL
-that is not http(s): an item with a :attr:`Item.problem`, written to the removed items
-and counted; a dataset whose first item lacks the URL column, or with no item at all,
-is :class:`DatasetError`.
+(one entry per asset kept). A dataset that can be read only once (standard input, a
+FIFO) is copied to a temporary file first (:func:`open_dataset`), so that sniffing its
+format and reading it twice lose no line. A line that is not JSON, a CSV record the
+csv module cannot read (a bare CR in an unquoted field), a record without its URL, a
+URL that is not http(s) (or holds a lone surrogate): an item with a
+:attr:`Item.problem`, written to the removed items and counted, and the next is read; a
+dataset whose first item lacks the URL column, or with no item at all, is
+:class:`DatasetError`.
 """
 
 from __future__ import annotations
