@@ -21,7 +21,9 @@ failed is: its origin's items are unknown, the rest of the file is read. A paylo
 short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
 part-way) is read as a download the crawl stopped: the body before the cut, said to be
 cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
-use), never as the whole document.
+use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
+or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
+download that lost data is in a crawl.
 """
 
 from __future__ import annotations
@@ -140,6 +142,21 @@ def _payload(stream: IO[bytes], most: int = MAX_PAYLOAD) -> tuple[bytes, bool]:
         more = True
 
 
+def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) -> str:
+    """Why a 2xx payload is a download that lost data (``""``: it is not), which the crawl
+    gives up on as a network error (Scrapy's ``DOWNLOAD_FAIL_ON_DATALOSS``), unlike a
+    download stopped on purpose (a cut body): the capture says the connection dropped
+    (``WARC-Truncated: disconnect``), or it is shorter than its HTTP ``Content-Length``
+    and not said to be cut."""
+    if marked is not None and marked.strip().lower() == "disconnect":
+        return "the capture lost data (WARC-Truncated: disconnect)"
+    declared = (length or "").strip()
+    if marked is None and not more and declared.isdigit() and len(data) < int(declared):
+        return (f"the capture lost data: {len(data):,} bytes of the {int(declared):,} its "
+                "Content-Length says")  # fmt: skip
+    return ""
+
+
 def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
     """One ``response`` record as the crawl would have had its answer."""
     headers, http = record.rec_headers, record.http_headers
@@ -153,8 +170,12 @@ def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
     data, more = raw
     if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
         data, more = b"", False
-    cut = more or headers.get_header("WARC-Truncated") is not None
+    marked = headers.get_header("WARC-Truncated")
     chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
+    lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
+    if lost:
+        return Capture(int(code), None, None, b"", date, record_id, problem=lost)
+    cut = more or marked is not None
     try:
         body = decode(data, http.get_header("Content-Encoding"), chunked, cut)
     except Undecodable as error:

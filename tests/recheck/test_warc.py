@@ -182,6 +182,25 @@ def test_a_cut_capture_is_a_cut_document_never_a_whole_one(tmp_path: Path) -> No
     assert not _robots_of(path, "b.example").rules.allowed("https://b.example/private", "mybot")
 
 
+def test_a_capture_that_lost_data_is_a_document_not_had(tmp_path: Path) -> None:
+    """A connection dropped (WARC-Truncated: disconnect), a payload shorter than its
+    Content-Length and not said to be cut: the crawl gives such a download up as a
+    network error (Scrapy's DOWNLOAD_FAIL_ON_DATALOSS), never reads it whole."""
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, ROBOTS_PRIVATE[:30],
+         {"WARC-Truncated": "disconnect"}),
+        ("https://b.example/robots.txt", 200, ROBOTS_PRIVATE[:30], {"Content-Length": "4000"}),
+        ("https://c.example/robots.txt", 200, ROBOTS_PRIVATE,
+         {"Content-Length": str(len(ROBOTS_PRIVATE))}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example"):
+        robots = _robots_of(path, host)
+        assert robots.unreachable and "lost data" in robots.outcome, host
+    whole = _robots_of(path, "c.example")
+    assert not whole.unreachable and not whole.truncated
+
+
 def test_a_cut_tdmrep_json_keeps_its_entries_before_the_cut(tmp_path: Path) -> None:
     """Read whole, a cut tdmrep.json is invalid JSON, so no reservation at all; read as
     cut (as the crawl reads one), its first entry reserves TDM rights."""
