@@ -188,10 +188,21 @@ def _stream(data: bytes, decoder: _Decoder, coding: str) -> Body:
                 raise Undecodable(f"{coding}: cut before any byte could be decoded")
             return Body(bytes(out), cut=True)  # the stream has no end: cut
         rest = decoder.rest + data[fed:]
-        if coding in ("gzip", "x-gzip") and rest[:2] == b"\x1f\x8b":
-            data, fed, decoder = rest, 0, _decoder(coding)  # the next member
+        if _another(coding, rest):
+            data, fed, decoder = rest, 0, _decoder(coding)  # the next member or frame
             continue
         return Body(bytes(out))
+
+
+def _another(coding: str, rest: bytes) -> bool:
+    """Whether ``rest``, after the end of a stream, starts another gzip member or zstd
+    frame (read on, as Scrapy reads them; other bytes after the end are not the body)."""
+    if coding in ("gzip", "x-gzip"):
+        return rest[:2] == b"\x1f\x8b"
+    if coding == "zstd":
+        skippable = len(rest) >= 4 and rest[1:4] == b"\x2a\x4d\x18" and rest[0] >> 4 == 5
+        return rest[:4] == b"\x28\xb5\x2f\xfd" or skippable
+    return False
 
 
 def dechunk(data: bytes) -> Body:

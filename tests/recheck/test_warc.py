@@ -116,6 +116,23 @@ def _robots_of(path: Path, host: str = "a.example", purposes: tuple[str, ...] = 
     return found.robots
 
 
+def test_every_gzip_member_and_zstd_frame_is_read(tmp_path: Path) -> None:
+    """A body compressed in parts (one gzip member, or zstd frame, after another) is read
+    whole, as Scrapy reads it: the second part's Disallow is not lost."""
+    first, second = b"User-agent: *\nDisallow: /a\n", b"Disallow: /private\n"
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, gzip.compress(first) + gzip.compress(second),
+         {"Content-Encoding": "gzip"}),
+        ("https://b.example/robots.txt", 200,
+         _compressed("zstd", first) + _compressed("zstd", second), {"Content-Encoding": "zstd"}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example"):
+        robots = _robots_of(path, host)
+        assert not robots.truncated, host
+        assert not robots.rules.allowed(f"https://{host}/private/1", "mybot"), host
+
+
 @pytest.mark.parametrize("coding", ["zstd", "br", "gzip"])
 def test_a_compressed_capture_is_decoded_as_the_crawl_decodes_it(
     tmp_path: Path, coding: str
