@@ -20,7 +20,7 @@ from typing import Any
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from scrapy_rep.recheck.command import warc_rechecker
+from scrapy_rep.recheck.command import read_settings, warc_rechecker
 from scrapy_rep.recheck.rechecker import Rechecker, Status
 
 __all__ = ["RepRecheckFilter"]
@@ -33,7 +33,9 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     ``settings``: a crawl's further settings (``USER_AGENT``, ``ROBOTSTXT_USER_AGENT``,
     ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the metadata key of the URL;
     ``exclusion_writer``: a datatrove writer given the documents dropped, each with its
-    ``rep_status`` and ``rep_why`` in its metadata."""
+    ``rep_status`` and ``rep_why`` in its metadata. A setting the crawl would refuse
+    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~scrapy_rep.settings.RepSettingError`
+    here, as the step is made, naming the setting."""
 
     name = "scrapy_rep recheck"
     type = "🔻 - FILTER"
@@ -50,6 +52,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         super().__init__()
         self.documents = documents
         self.settings = {**(settings or {}), "REP_PURPOSE": purpose}
+        read_settings(self.settings)  # a wrong setting stops the pipeline before its work
         self.url_key = url_key
         self.keep_unknown = keep_unknown
         self.exclusion_writer = exclusion_writer

@@ -28,25 +28,24 @@ from scrapy_rep.audit.file import (
 )
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import exit_command
-from scrapy_rep.settings import RepConfig, RepSettingError, changed_deciding, settings_in_force
+from scrapy_rep.settings import (
+    RepConfig,
+    RepSettingError,
+    changed_deciding,
+    read_config,
+    settings_in_force,
+)
 from scrapy_rep.settings.names import check_names, known_names
-from scrapy_rep.settings.readers import read_bool
 
 if TYPE_CHECKING:
     from scrapy_rep.settings import SettingsLike
-
-
-#: Scrapy's boolean settings that our components read (with the one boolean reader).
-SCRAPY_BOOLEANS = ("ROBOTSTXT_OBEY",)
 
 
 def validate(settings: SettingsLike) -> RepConfig:
     """Every ``REP_*`` setting, the names, and what they need installed; the config if all
     is well."""
     try:
-        config = RepConfig.from_settings(settings)
-        for name in SCRAPY_BOOLEANS:  # Scrapy's getbool would stop the crawl with a traceback
-            read_bool(settings, name, False)
+        config = read_config(settings)  # the booleans too: Scrapy's getbool would traceback
         name_warnings(settings, config)  # raises for the names that stop the crawl
         _check_installed(config)
         _check_files(config)

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from scrapy_rep.audit.file import TrailFileError
+from scrapy_rep.audit.file import TrailFileError, check_unlocked, last_line_hash
 from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.recheck.datasets import FORMATS, Dataset, DatasetError, open_dataset
+from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
     Evidence,
@@ -38,7 +39,9 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings import RepConfig, RepSettingError, read_config
+from scrapy_rep.settings.names import check_names, known_names
+from scrapy_rep.settings.readers import read_bool
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.page import PageStatements
 
@@ -124,7 +127,8 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
     are the project's and ``-s``, and whose DATASET is Scrapy's one argument)."""
     if not project:
         parser.add_argument("dataset", metavar="DATASET", help="the collection: JSON Lines, "
-                            "CSV, Parquet, an audit trail or its export")  # fmt: skip
+                            "CSV, Parquet, an audit trail or its export (- for standard "
+                            "input)")  # fmt: skip
     parser.add_argument(
         "--purpose",
         help="REP_PURPOSE: search, ai-train, ai-input, "
@@ -206,12 +210,6 @@ def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None
 # --------------------------------------------------------------------------- the run
 
 
-def _bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
-
-
 class Progress:
     """A progress line on standard error every :data:`PROGRESS_EVERY` seconds of a long
     run: items read, origins resolved, rate, time left (when the total is known)."""
@@ -242,10 +240,10 @@ def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
     documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
     :class:`UsageError` and :class:`WarcError`."""
     try:
-        config = RepConfig.from_settings(dict(settings))
+        config, identity, _ = read_settings(settings)
     except RepSettingError as error:
         raise UsageError(str(error)) from None
-    rechecker = Rechecker(config, _identity(settings, purpose_set=True)[0], lambda origin: None)
+    rechecker = Rechecker(config, identity, lambda origin: None)
     policy = Policy(unreachable_action=config.unreachable_action)
     rechecker.documents = WarcDocuments(
         captures(warc), rechecker.rules, rechecker.names, config.profile, policy
@@ -253,11 +251,19 @@ def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
     return rechecker
 
 
-def _identity(settings: Mapping[str, Any], purpose_set: bool) -> tuple[Identity, str]:
+def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str]:
+    """A recheck's settings (``REP_PURPOSE`` set), read as the crawl reads them at start
+    (:func:`scrapy_rep.settings.read_config`, the one reader of the crawl, the command
+    and the datatrove step; and the names the crawl refuses): the config, who the items
+    are decided for, the User-Agent. Raises :class:`RepSettingError` naming the setting
+    (``ROBOTSTXT_OBEY = "ture"`` is refused, never read as false)."""
+    settings = dict(settings)
+    config = read_config(settings)
+    check_names(settings, known_names(), config.unknown_settings)
     user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
     declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
-    obey = _bool(settings.get("ROBOTSTXT_OBEY", True))
-    return Identity(declared, user_agent, obey, purpose_set), user_agent
+    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
+    return config, Identity(declared, user_agent, obey, purpose_set=True), user_agent
 
 
 def run(
@@ -279,8 +285,12 @@ def run(
                 raise UsageError("no crawl to fetch the documents with: give --documents WARC")
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
-    except (UsageError, DatasetError, WarcError, TrailFileError) as error:
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
+        return EXIT_USAGE
+    except OSError as error:  # a file that failed after all (an output on a full disk)
+        print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
+              file=err)  # fmt: skip
         return EXIT_USAGE
 
 
@@ -301,13 +311,14 @@ class Recheck:
                              "ai-train, ai-input)")  # fmt: skip
         settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
         try:
-            self.config = config = RepConfig.from_settings(settings)
+            self.config, identity, self.user_agent = read_settings(settings)
         except RepSettingError as error:
             raise UsageError(str(error)) from None
+        config = self.config
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
-        identity, self.user_agent = _identity(settings, purpose_set=True)
+        _check_files(options)  # before anything is read or fetched
         self.dataset = open_dataset(
             options.dataset, options.column, config.purpose, options.format or ""
         )
@@ -337,14 +348,26 @@ class Recheck:
         self.source = ""
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
-        """Every item decided and written; the summary; the exit status."""
+        """Every item decided and written; the summary; the exit status. The outputs are
+        written under temporary names and renamed over their paths once all are whole."""
+        if fetched is not None:
+            self.rechecker.documents = fetched.documents_of
+            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
+                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        staged = Staged()
+        try:
+            code = self._decide_all(fetched, out, staged)
+        except BaseException:
+            staged.discard()  # no output that looks whole from a run stopped half-way
+            raise
+        staged.commit()
+        return code
+
+    def _decide_all(self, fetched: FetchResult | None, out: TextIO, staged: Staged) -> int:
+        """Every item decided, its outputs written to ``staged``'s paths."""
         options, config, rechecker, dataset = (
             self.options, self.config, self.rechecker, self.dataset
         )  # fmt: skip
-        if fetched is not None:
-            rechecker.documents = fetched.documents_of
-            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
-                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         about = {
             "dataset": str(options.dataset),
             "format": dataset.format,
@@ -356,11 +379,15 @@ class Recheck:
         progress = self.progress
         with ExitStack() as stack:
             writers = [
-                None if path is None else stack.enter_context(_Closing(dataset.writer(Path(path))))
+                None if path is None else stack.enter_context(
+                    _Closing(dataset.writer(staged.path(path)))
+                )
                 for path in (options.out, options.removed)
-            ]
+            ]  # fmt: skip
             report = (
-                stack.enter_context(Path(options.report).open("wb")) if options.report else None
+                stack.enter_context(staged.path(options.report).open("wb"))
+                if options.report
+                else None
             )
             trail = None
             if options.trail:
@@ -395,7 +422,7 @@ class Recheck:
                       f"audit verify {options.trail}`)"]  # fmt: skip
         text = "\n".join(lines) + "\n"
         if options.summary:
-            Path(options.summary).write_text(text, encoding="utf-8")
+            staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
         for number, why in tally.unreadable:
@@ -407,6 +434,23 @@ class Recheck:
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+
+def _check_files(options: argparse.Namespace) -> None:
+    """Every output against every input and each other, and writable; the trail can be
+    chained on (:mod:`scrapy_rep.recheck.files`). Raises :class:`PathError` and
+    :class:`TrailFileError`."""
+    inputs = [] if options.dataset == STDIN else [("the dataset", Path(options.dataset))]
+    if options.documents:
+        inputs.append(("the WARC of --documents", Path(options.documents)))
+    outputs = [
+        (name, Path(getattr(options, name))) for name in OUTPUTS if getattr(options, name, None)
+    ]
+    check_paths(inputs, outputs)
+    if options.trail:
+        trail = Path(options.trail)
+        check_unlocked(trail)
+        last_line_hash(trail)  # a trail that ends with a cut line cannot be chained on
 
 
 class _Closing:

@@ -13,16 +13,25 @@ in part, each kept line or row exactly as it was:
   lines, header first; each asset's decision at crawl time is known (``then``).
 
 Nothing is read whole into memory but a trail, which is read through ``audit export``
-(one entry per asset kept). A line that is not JSON, a record without its URL, a URL
-that is not http(s): an item with a :attr:`Item.problem`, written to the removed items
-and counted; a dataset whose first item lacks the URL column, or with no item at all,
-is :class:`DatasetError`.
+(one entry per asset kept). A dataset that can be read only once (standard input, a
+FIFO) is copied to a temporary file first (:func:`open_dataset`), so that sniffing its
+format and reading it twice lose no line. A line that is not JSON, a CSV record the
+csv module cannot read (a bare CR in an unquoted field), a record without its URL, a
+URL that is not http(s) (or holds a lone surrogate): an item with a
+:attr:`Item.problem`, written to the removed items and counted, and the next is read; a
+dataset whose first item lacks the URL column, or with no item at all, is
+:class:`DatasetError`.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import shutil
+import stat
+import sys
+import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +48,9 @@ FORMATS: Final = ("jsonl", "csv", "parquet", "trail", "export")
 CHUNK_ITEMS: Final = 4096
 #: Rows per Parquet record batch read.
 PARQUET_BATCH: Final = 65_536
+#: The longest CSV field read (the csv module's default, 128 KiB, is less than a page's
+#: text); a record is held whole in memory either way.
+FIELD_LIMIT: Final = 1 << 30
 #: Statuses of an item at crawl time (a trail or an export).
 KEPT, REFUSED = "kept", "refused"
 
@@ -84,7 +96,10 @@ class Dataset(Protocol):
 
     #: One of :data:`FORMATS`.
     format: str
+    #: The file read (a copy of a pipe's bytes: :func:`open_dataset`).
     path: Path
+    #: The dataset as the user named it (``-`` for standard input), for messages.
+    name: str
 
     def chunks(self) -> Iterator[Chunk]: ...
 
@@ -96,6 +111,11 @@ def url_problem(url: Any) -> str:
     host."""
     if not isinstance(url, str) or not url:
         return f"no URL ({json.dumps(url)[:80]})"
+    if not url.isascii():
+        try:
+            url.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no URL has one
+            return f"not a URL: it holds a lone surrogate: {url[:200]!r}"
     scheme = url.partition(":")[0].lower()
     if scheme not in ("http", "https") or origin_of(url) is None:
         return f"not an http(s) URL: {url[:200]!r}"
@@ -153,6 +173,7 @@ class JsonLines:
 
     def __init__(self, path: Path, column: str) -> None:
         self.path = path
+        self.name = str(path)
         self.column = column
 
     def chunks(self) -> Iterator[Chunk]:
@@ -187,7 +208,7 @@ class JsonLines:
         if not found:
             if first:
                 raise DatasetError(
-                    f"{self.path}: line {number} has no {self.column!r} field: name the "
+                    f"{self.name}: line {number} has no {self.column!r} field: name the "
                     "field that holds each item's URL with --column"
                 )
             return Item(number, "", f"no {self.column!r} field")
@@ -207,11 +228,14 @@ class Csv:
 
     def __init__(self, path: Path, column: str) -> None:
         self.path = path
+        self.name = str(path)
         self.column = column
         self.header = b""
 
-    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str], bytes]]:
-        """Each record: the number of its first line, its fields, its bytes."""
+    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
+        """Each record: the number of its first line, its fields, its bytes, and why it
+        cannot be read (its fields ``None``: a bare CR in an unquoted field); the next
+        record is read after it, as the reader starts afresh on the next line."""
         pending: list[bytes] = []
         count = [0]
 
@@ -222,25 +246,41 @@ class Csv:
                 yield raw.decode("utf-8", "replace")
 
         reader = csv.reader(lines())
-        for row in reader:
+        while True:
+            row: list[str] | None
+            try:
+                row, problem = next(reader), ""
+            except StopIteration:
+                return
+            except csv.Error as error:
+                row, problem = None, f"not a CSV record ({error})"
             raw = b"".join(pending)
             number = count[0] - len(pending) + 1
             pending.clear()
-            yield number, row, raw
+            yield number, row, raw, problem
 
     def chunks(self) -> Iterator[Chunk]:
+        # A field may be as long as a record (the default limit, 128 KiB, would stop the
+        # run on one long text); the limit is the csv module's, set back after.
+        limit = csv.field_size_limit(FIELD_LIMIT)
+        try:
+            yield from self._chunks()
+        finally:
+            csv.field_size_limit(limit)
+
+    def _chunks(self) -> Iterator[Chunk]:
         with _opened(self.path) as file:
             records = self._records(file)
             try:
-                _, header, raw = next(records)
+                _, header, raw, problem = next(records)
             except StopIteration:
-                raise DatasetError(f"{self.path}: an empty CSV file (no header line)") from None
-            except csv.Error as error:
-                raise DatasetError(f"{self.path}: not CSV ({error})") from None
+                raise DatasetError(f"{self.name}: an empty CSV file (no header line)") from None
+            if header is None:
+                raise DatasetError(f"{self.name}: not CSV: its header line: {problem}")
             names = [name.lstrip("\ufeff").strip() for name in header]
             if self.column not in names:
                 raise DatasetError(
-                    f"{self.path}: no column {self.column!r} in its header "
+                    f"{self.name}: no column {self.column!r} in its header "
                     f"({', '.join(map(repr, names[:10]))}): name the column that holds "
                     "each item's URL with --column"
                 )
@@ -248,20 +288,19 @@ class Csv:
             place = names.index(self.column)
             items: list[Item] = []
             lines: list[bytes] = []
-            while True:
-                try:
-                    number, row, raw = next(records)
-                except StopIteration:
-                    break
-                except csv.Error as error:
-                    raise DatasetError(f"{self.path}: not CSV ({error})") from None
-                if not row:
+            for number, row, raw, problem in records:
+                if row is not None and not row:
                     continue  # a blank line
                 if not raw.endswith(b"\n"):
                     raw += b"\n"
-                url = row[place] if place < len(row) else ""
-                problem = url_problem(url) if place < len(row) else "a record without that column"
-                items.append(Item(number, url, problem))
+                if row is None:
+                    items.append(Item(number, "", problem))
+                else:
+                    url = row[place] if place < len(row) else ""
+                    problem = (
+                        url_problem(url) if place < len(row) else "a record without that column"
+                    )
+                    items.append(Item(number, url, problem))
                 lines.append(raw)
                 if len(items) >= CHUNK_ITEMS:
                     yield Chunk(items, lines)
@@ -294,6 +333,7 @@ class Parquet:
 
     def __init__(self, path: Path, column: str) -> None:
         self.path = path
+        self.name = str(path)
         self.column = column
         self.schema: Any = None
 
@@ -302,11 +342,11 @@ class Parquet:
         try:
             file = parquet.ParquetFile(str(self.path))
         except Exception as error:  # pyarrow's ArrowInvalid and kin: not Parquet
-            raise DatasetError(f"{self.path}: not a Parquet file ({error})") from None
+            raise DatasetError(f"{self.name}: not a Parquet file ({error})") from None
         self.schema = file.schema_arrow
         if self.column not in self.schema.names:
             raise DatasetError(
-                f"{self.path}: no column {self.column!r} ({', '.join(self.schema.names[:10])}):"
+                f"{self.name}: no column {self.column!r} ({', '.join(self.schema.names[:10])}):"
                 " name the column that holds each item's URL with --column"
             )
         row = 0
@@ -356,6 +396,7 @@ class Export:
 
     def __init__(self, path: Path, purposes: Sequence[str], trail: bool = False) -> None:
         self.path = path
+        self.name = str(path)
         self.purposes = tuple(purposes)
         self.format = "trail" if trail else "export"
         self.header = b""
@@ -379,7 +420,7 @@ class Export:
         except ValueError:
             head = None
         if not isinstance(head, dict) or "export" not in head:
-            raise DatasetError(f"{self.path}: not an audit export (no header line)")
+            raise DatasetError(f"{self.name}: not an audit export (no header line)")
         self.header = header
         items: list[Item] = []
         data: list[bytes] = []
@@ -431,9 +472,10 @@ class _opened:
         self.file.close()
 
 
-def format_of(path: Path) -> str:
-    """The format of the dataset at ``path``, from its name and its first line."""
-    name = path.name.lower()
+def format_of(path: Path, named: str = "") -> str:
+    """The format of the dataset at ``path``, from its name (``named``, else the path's)
+    and its first line."""
+    name = (Path(named).name if named else path.name).lower()
     if name.endswith(".parquet"):
         return "parquet"
     if name.endswith(".csv"):
@@ -465,10 +507,57 @@ READERS: Final[dict[str, Callable[[Path, str, Sequence[str]], Dataset]]] = {
 }
 
 
+#: The name of standard input as a dataset.
+STDIN: Final = "-"
+
+
+def is_pipe(path: str | Path) -> bool:
+    """Whether the dataset at ``path`` can be read only once: standard input (``-``), a
+    FIFO, a process substitution (``<(zcat items.jsonl.gz)``), a character device."""
+    if str(path) == STDIN:
+        return True
+    try:
+        mode = Path(path).stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _spooled(path: str | Path) -> Path:
+    """The bytes of a dataset that can be read only once, copied whole to a temporary
+    file (removed when the dataset is, or at exit): its format is sniffed from its first
+    line and it is read twice (its origins, then its items) without losing a byte."""
+    source: IO[bytes] = sys.stdin.buffer
+    if str(path) != STDIN:
+        try:
+            source = Path(path).open("rb")  # noqa: SIM115 - closed below
+        except OSError as error:
+            raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
+    with tempfile.NamedTemporaryFile(prefix="scrapy_rep-recheck-", delete=False) as copy:
+        try:
+            shutil.copyfileobj(source, copy, 1 << 20)
+        except OSError as error:
+            Path(copy.name).unlink(missing_ok=True)
+            raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
+        finally:
+            if source is not sys.stdin.buffer:
+                source.close()
+    return Path(copy.name)
+
+
 def open_dataset(
     path: str | Path, column: str = "url", purposes: Sequence[str] = (), fmt: str = ""
 ) -> Dataset:
-    """The dataset at ``path`` in format ``fmt`` (``""``: :func:`format_of`)."""
+    """The dataset at ``path`` in format ``fmt`` (``""``: :func:`format_of`). A dataset
+    that can be read only once (:func:`is_pipe`: ``-`` for standard input, a FIFO) is
+    read from a copy of its bytes (:func:`_spooled`)."""
+    named = str(path)
+    if is_pipe(path):
+        spool = _spooled(path)
+        dataset = READERS[fmt or format_of(spool, named)](spool, column, purposes)
+        dataset.name = "standard input" if named == STDIN else named
+        weakref.finalize(dataset, spool.unlink, missing_ok=True)
+        return dataset
     path = Path(path)
     if path.is_dir():
         raise DatasetError(f"{path} is a directory")

@@ -157,7 +157,12 @@ def item_line(item: Item, status: str, said: Evidence, why: str = "") -> dict[st
 
 
 def encode(line: dict[str, Any]) -> bytes:
-    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    """One JSON line, UTF-8; a string no UTF-8 can hold (a lone surrogate, as JSON may
+    escape one: ``"\\ud800"``) is written escaped, as JSON writes it."""
+    try:
+        return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    except UnicodeEncodeError:
+        return (json.dumps(line, separators=(",", ":")) + "\n").encode()
 
 
 # --------------------------------------------------------------------------- the summary

@@ -14,7 +14,16 @@ robots.txt's capture time (an override of ``REP_OVERRIDES`` holds until then). T
 latest capture of a URL is the one read.
 
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
-gzip member cut short), is :class:`WarcError`: nothing is decided from half a file.
+gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
+capture that cannot be read (a status line without a status, a payload that cannot be
+decoded: :mod:`~scrapy_rep.recheck.payload`) is a document not had, as a download that
+failed is: its origin's items are unknown, the rest of the file is read. A payload cut
+short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
+part-way) is read as a download the crawl stopped: the body before the cut, said to be
+cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
+use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
+or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
+download that lost data is in a crawl.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from scrapy_rep.fetch.rsl_kind import (
 )
 from scrapy_rep.fetch.rules import Effect, Policy
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.payload import Undecodable, decode
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.urls.origins import Origin
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
@@ -60,6 +70,10 @@ class Capture:
     #: WARC-Date, POSIX seconds.
     date: float
     record_id: str
+    #: The payload is a part of the document (``WARC-Truncated``, a cut stream).
+    truncated: bool = False
+    #: Why the capture cannot be read (``""``: it can): the document was not had.
+    problem: str = ""
 
 
 def _date(value: str | None) -> float:
@@ -92,23 +106,13 @@ def captures(path: str | Path) -> dict[str, Capture]:
                 if not headers.get_header("Content-Length"):
                     raise WarcError(f"{path}: cut: record {records} has no length")
                 response = record.rec_type == "response" and record.http_headers is not None
-                body = record.content_stream().read(MAX_BODY_BYTES + 1) if response else b""
-                record.content_stream().read()  # the rest, past what a crawler reads
+                raw = _payload(record.raw_stream, MAX_PAYLOAD if response else 0)
                 if getattr(record.raw_stream, "limit", 0):
                     raise WarcError(f"{path}: cut: record {records} is shorter than its length")
                 if not response:
                     continue
                 uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                http = record.http_headers
-                status = int(http.get_statuscode() or 0)
-                capture = Capture(
-                    status,
-                    http.get_header("Location"),
-                    http.get_header("Cache-Control"),
-                    zlib.compress(body),
-                    _date(headers.get_header("WARC-Date")),
-                    str(headers.get_header("WARC-Record-ID") or ""),
-                )
+                capture = _capture(record, raw)
                 earlier = found.get(uri)
                 if earlier is None or capture.date >= earlier.date:
                     found[uri] = capture
@@ -119,6 +123,67 @@ def captures(path: str | Path) -> dict[str, Capture]:
     if not records:
         raise WarcError(f"{path}: not a WARC file (no record)")
     return found
+
+
+#: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
+#: a longer one is read as cut there.
+MAX_PAYLOAD: Final = 8 * MAX_BODY_BYTES
+
+
+def _payload(stream: IO[bytes], most: int = MAX_PAYLOAD) -> tuple[bytes, bool]:
+    """The raw payload of a record, at most ``most`` bytes (the rest is read past), and
+    whether there was more."""
+    kept = stream.read(most) if most else b""
+    more = False
+    while True:
+        rest = stream.read(1 << 16)
+        if not rest:
+            return kept, more
+        more = True
+
+
+def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) -> str:
+    """Why a 2xx payload is a download that lost data (``""``: it is not), which the crawl
+    gives up on as a network error (Scrapy's ``DOWNLOAD_FAIL_ON_DATALOSS``), unlike a
+    download stopped on purpose (a cut body): the capture says the connection dropped
+    (``WARC-Truncated: disconnect``), or it is shorter than its HTTP ``Content-Length``
+    and not said to be cut."""
+    if marked is not None and marked.strip().lower() == "disconnect":
+        return "the capture lost data (WARC-Truncated: disconnect)"
+    declared = (length or "").strip()
+    if marked is None and not more and declared.isdigit() and len(data) < int(declared):
+        return (f"the capture lost data: {len(data):,} bytes of the {int(declared):,} its "
+                "Content-Length says")  # fmt: skip
+    return ""
+
+
+def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
+    """One ``response`` record as the crawl would have had its answer."""
+    headers, http = record.rec_headers, record.http_headers
+    date = _date(headers.get_header("WARC-Date"))
+    record_id = str(headers.get_header("WARC-Record-ID") or "")
+    location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")
+    code = str(http.get_statuscode() or "")
+    if not (len(code) == 3 and code.isascii() and code.isdigit()):
+        problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
+        return Capture(0, None, None, b"", date, record_id, problem=problem)
+    data, more = raw
+    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
+        data, more = b"", False
+    marked = headers.get_header("WARC-Truncated")
+    chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
+    lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
+    if lost:
+        return Capture(int(code), None, None, b"", date, record_id, problem=lost)
+    cut = more or marked is not None
+    try:
+        body = decode(data, http.get_header("Content-Encoding"), chunked, cut)
+    except Undecodable as error:
+        problem = f"the captured body cannot be decoded: {error}"
+        return Capture(int(code), None, None, b"", date, record_id, problem=problem)
+    payload = body.data[: MAX_BODY_BYTES + 1]
+    return Capture(int(code), location, cache_control, zlib.compress(payload), date, record_id,
+                   body.cut)  # fmt: skip
 
 
 class WarcDocuments:
@@ -181,10 +246,13 @@ class WarcDocuments:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break
             record, date = capture.record_id, capture.date
+            if capture.problem:  # read as a download that failed: not had
+                step = procedure.on_network_error(capture.problem)
+                break
             body = zlib.decompress(capture.body_zlib)
             step = procedure.on_response(
                 capture.status, body, location=capture.location,
-                cache_control=capture.cache_control,
+                cache_control=capture.cache_control, truncated=capture.truncated,
             )  # fmt: skip
         if step.effect is Effect.UNREACHABLE:  # not had: the crawl's give-up verdict
             policy = self.policy

@@ -531,6 +531,24 @@ class RepConfig:
 
 assert [f.name for f in fields(RepConfig)] == [s.field for s in SETTINGS]
 
+#: Scrapy's boolean settings that our components read, each with the one boolean reader
+#: (:func:`~scrapy_rep.settings.readers.read_bool`): Scrapy's ``getbool`` stops a crawl
+#: with a traceback on ``"ture"`` and reads ``2`` as true; a reader of its own would
+#: read ``"ture"`` or ``"off"`` as false, robots.txt turned off by a typo.
+SCRAPY_BOOLEANS: Final = ("ROBOTSTXT_OBEY",)
+
+
+def read_config(settings: SettingsLike) -> RepConfig:
+    """The settings as a crawl reads them at start: every ``REP_*`` setting validated
+    (:meth:`RepConfig.from_settings`) and each of :data:`SCRAPY_BOOLEANS` checked by the
+    one boolean reader. The one reader of the crawl (:func:`scrapy_rep.crawl.startup.
+    validate`), ``recheck`` and its datatrove step, so that none of them reads a value
+    another refuses. Raises :class:`RepSettingError` naming the setting."""
+    config = RepConfig.from_settings(settings)
+    for name in SCRAPY_BOOLEANS:
+        read_bool(settings, name, False)
+    return config
+
 
 #: The settings that decide what the crawl fetches and keeps: a request's verdict, a
 #: page's, its items, links and files (:func:`request_rules`, :func:`page_rules` and the

@@ -25,7 +25,7 @@ import pytest_twisted
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
-from scrapy_rep.recheck.command import EXIT_REMOVED, Recheck, parser
+from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE, Recheck, parser
 from tests.support.localhttp import QuietHandler
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
@@ -230,3 +230,50 @@ def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -
     statuses = [(line["url"], line["status"]) for line in report_lines(report)]
     assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
     assert "agent `mybot`" in result.stdout
+
+
+def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overwrite(
+    tmp_path: Path,
+) -> None:
+    """The project's ``FEEDS`` overwrites ``items.jsonl``: the recheck's crawl runs without
+    the project's feeds and item pipelines, so ``scrapy rep-recheck items.jsonl`` (its
+    documents fetched now) leaves the collection it re-checks as it was."""
+    feeds = 'FEEDS = {"items.jsonl": {"format": "jsonlines", "overwrite": True}}\n'
+    project = make_project(tmp_path, f'USER_AGENT = "mybot/1.0"\n{feeds}')
+    dataset = project / "items.jsonl"
+    write_jsonl(dataset, ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"])  # nothing listens
+    before = dataset.read_bytes()
+    report = tmp_path / "report.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-recheck", "items.jsonl", "--purpose", "search",
+         f"--report={report}", "--no-progress", "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=0",
+         "-s", "REP_UNREACHABLE_MAX_WAIT=0"],
+        cwd=project, capture_output=True, text=True, timeout=120, check=False,
+        env=checkout_environment(),
+    )  # fmt: skip
+    assert dataset.read_bytes() == before
+    assert result.returncode == EXIT_REMOVED, result.stderr
+    assert [line["status"] for line in report_lines(report)] == ["unknown", "unknown"]
+
+
+def test_scrapy_rep_recheck_refuses_a_misspelt_robotstxt_obey(tmp_path: Path) -> None:
+    """The project's ``ROBOTSTXT_OBEY = "off"`` is refused as the crawl refuses it (one
+    line naming it, exit 2), never read as false: robots.txt is not turned off by a typo."""
+    project = make_project(tmp_path, 'ROBOTSTXT_OBEY = "off"\nREP_PURPOSE = "search"\n')
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1"])
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "rep-recheck", str(dataset), "--documents", str(warc),
+         "--no-progress"],
+        cwd=project, capture_output=True, text=True, timeout=120, check=False,
+        env=checkout_environment(),
+    )  # fmt: skip
+    assert result.returncode == EXIT_USAGE, result.stdout + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert errors == [
+        "scrapy_rep: error: ROBOTSTXT_OBEY: expected a boolean (True, False, 1, 0, 'true', "
+        "'false', '1' or '0'), got 'off'"
+    ]
+    assert result.stdout == ""

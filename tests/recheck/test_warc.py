@@ -3,14 +3,24 @@ procedure: redirects followed to the record of their target, a 5xx not had."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from scrapy_rep.recheck.command import EXIT_REMOVED
 from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import ROBOTS, TDM, RequestRules
-from tests.support.recheck import needs, robots_capture, write_warc
+from tests.support.recheck import (
+    needs,
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_jsonl,
+    write_warc,
+)
 
 
 def _warc_documents(path: Path, purposes: tuple[str, ...] = ("search",)) -> WarcDocuments:
@@ -85,3 +95,163 @@ def test_a_cut_or_foreign_file_is_no_warc(tmp_path: Path, cut: int) -> None:
         captures(path)
     with pytest.raises(WarcError, match="cannot read"):
         captures(tmp_path / "missing.warc")
+
+
+# --------------------------------------------------------------------------- payloads
+
+ROBOTS_PRIVATE = b"User-agent: *\nDisallow: /a\nDisallow: /private\n"
+
+
+def _compressed(coding: str, body: bytes) -> bytes:
+    if coding == "zstd":
+        return needs("backports.zstd").compress(body)  # type: ignore[no-any-return]
+    if coding == "br":
+        return needs("brotli").compress(body)  # type: ignore[no-any-return]
+    return gzip.compress(body)
+
+
+def _robots_of(path: Path, host: str = "a.example", purposes: tuple[str, ...] = ("search",)) -> Any:
+    found = _warc_documents(path, purposes)(origin_of(f"https://{host}/"))  # type: ignore[arg-type]
+    assert found is not None and found.robots is not None
+    return found.robots
+
+
+def test_every_gzip_member_and_zstd_frame_is_read(tmp_path: Path) -> None:
+    """A body compressed in parts (one gzip member, or zstd frame, after another) is read
+    whole, as Scrapy reads it: the second part's Disallow is not lost."""
+    first, second = b"User-agent: *\nDisallow: /a\n", b"Disallow: /private\n"
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, gzip.compress(first) + gzip.compress(second),
+         {"Content-Encoding": "gzip"}),
+        ("https://b.example/robots.txt", 200,
+         _compressed("zstd", first) + _compressed("zstd", second), {"Content-Encoding": "zstd"}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example"):
+        robots = _robots_of(path, host)
+        assert not robots.truncated, host
+        assert not robots.rules.allowed(f"https://{host}/private/1", "mybot"), host
+
+
+@pytest.mark.parametrize("coding", ["zstd", "br", "gzip"])
+def test_a_compressed_capture_is_decoded_as_the_crawl_decodes_it(
+    tmp_path: Path, coding: str
+) -> None:
+    """Scrapy's HttpCompressionMiddleware decodes zstd and br for the crawl: so does the
+    WARC reader (warcio passed zstd on still compressed, and its br reader fails)."""
+    path = tmp_path / "robots.warc"
+    body = _compressed(coding, ROBOTS_PRIVATE)
+    write_warc(path, [("https://a.example/robots.txt", 200, body, {"Content-Encoding": coding})])
+    robots = _robots_of(path)
+    assert not robots.unreachable and not robots.truncated
+    assert not robots.rules.allowed("https://a.example/private/1", "mybot")
+
+
+def test_a_coding_that_cannot_be_decoded_is_a_document_not_had(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """br without brotli installed, a coding no crawl decodes, gzip corrupt from its
+    first byte: never the compressed bytes read as robots.txt (which allow everything)."""
+    from warcio.bufferedreaders import BufferedReader
+
+    from scrapy_rep.recheck import payload
+
+    monkeypatch.setattr(payload, "DECODERS", {**payload._decoders(), "br": "br needs brotli"})
+    monkeypatch.delitem(BufferedReader.DECOMPRESSORS, "br", raising=False)
+    corrupt = b"\x1f\x8b\x08\x00" + bytes(range(40))
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, _compressed("br", ROBOTS_PRIVATE),
+         {"Content-Encoding": "br"}),
+        ("https://b.example/robots.txt", 200, ROBOTS_PRIVATE, {"Content-Encoding": "compress"}),
+        ("https://c.example/robots.txt", 200, corrupt, {"Content-Encoding": "gzip"}),
+        ("https://d.example/robots.txt", 404, corrupt, {"Content-Encoding": "gzip"}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example", "c.example"):
+        robots = _robots_of(path, host)
+        assert robots.unreachable, host
+        assert "cannot be decoded" in robots.outcome
+    robots = _robots_of(path, "d.example")  # a 404's body is not read: none, whatever it is
+    assert not robots.unreachable and robots.rules.allowed("https://d.example/x", "mybot")
+
+
+def test_a_cut_capture_is_a_cut_document_never_a_whole_one(tmp_path: Path) -> None:
+    """A capture marked WARC-Truncated, a cut gzip payload, one that breaks part-way, a
+    chunked body that ends inside a chunk: the lines before the cut, said to be cut (as
+    the crawl has a robots.txt whose download was stopped)."""
+    whole = gzip.compress(ROBOTS_PRIVATE * 2000)
+    broken = bytearray(whole)
+    broken[len(broken) // 2] ^= 0xFF
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, ROBOTS_PRIVATE[:30], {"WARC-Truncated": "length"}),
+        ("https://b.example/robots.txt", 200, gzip.compress(ROBOTS_PRIVATE)[:-10],
+         {"Content-Encoding": "gzip"}),
+        ("https://c.example/robots.txt", 200, bytes(broken), {"Content-Encoding": "gzip"}),
+        ("https://d.example/robots.txt", 200, b"40\r\n" + ROBOTS_PRIVATE[:30],
+         {"Transfer-Encoding": "chunked"}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example", "c.example", "d.example"):
+        robots = _robots_of(path, host)
+        assert not robots.unreachable, host
+        assert robots.truncated and "cut short" in robots.outcome, host
+        assert not robots.rules.allowed(f"https://{host}/a", "mybot"), host  # kept before the cut
+    assert not _robots_of(path, "b.example").rules.allowed("https://b.example/private", "mybot")
+
+
+def test_a_capture_that_lost_data_is_a_document_not_had(tmp_path: Path) -> None:
+    """A connection dropped (WARC-Truncated: disconnect), a payload shorter than its
+    Content-Length and not said to be cut: the crawl gives such a download up as a
+    network error (Scrapy's DOWNLOAD_FAIL_ON_DATALOSS), never reads it whole."""
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", 200, ROBOTS_PRIVATE[:30],
+         {"WARC-Truncated": "disconnect"}),
+        ("https://b.example/robots.txt", 200, ROBOTS_PRIVATE[:30], {"Content-Length": "4000"}),
+        ("https://c.example/robots.txt", 200, ROBOTS_PRIVATE,
+         {"Content-Length": str(len(ROBOTS_PRIVATE))}),
+    ])  # fmt: skip
+    for host in ("a.example", "b.example"):
+        robots = _robots_of(path, host)
+        assert robots.unreachable and "lost data" in robots.outcome, host
+    whole = _robots_of(path, "c.example")
+    assert not whole.unreachable and not whole.truncated
+
+
+def test_a_cut_tdmrep_json_keeps_its_entries_before_the_cut(tmp_path: Path) -> None:
+    """Read whole, a cut tdmrep.json is invalid JSON, so no reservation at all; read as
+    cut (as the crawl reads one), its first entry reserves TDM rights."""
+    path = tmp_path / "docs.warc"
+    cut = b'[{"location": "/tdm/*", "tdm-reservation": 1}, {"location": "/ot'
+    write_warc(path, [
+        robots_capture("https://a.example", "User-agent: *\nAllow: /\n"),
+        ("https://a.example/.well-known/tdmrep.json", 200, cut, {"WARC-Truncated": "length"}),
+    ])  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/tdm/1"])
+    report = tmp_path / "report.jsonl"
+    code, _ = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(path),
+                           f"--report={report}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    [line] = report_lines(report)
+    assert (line["status"], line["signal"], line["document_line"]) == ("refused", "tdmrep", 1)
+
+
+def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
+    """A status line without a status code is one capture not had: its origin's items are
+    unknown, the others decided, and the run is not a usage error (exit 2)."""
+    path = tmp_path / "robots.warc"
+    write_warc(path, [
+        ("https://a.example/robots.txt", "2OO OK", ROBOTS_PRIVATE, {}),
+        robots_capture("https://b.example", ROBOTS_PRIVATE.decode()),
+    ])  # fmt: skip
+    assert _robots_of(path, "a.example").unreachable
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(
+        dataset, ["https://a.example/x", "https://b.example/private", "https://b.example/x"]
+    )
+    report = tmp_path / "report.jsonl"
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(path),
+                           f"--report={report}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert [line["status"] for line in report_lines(report)] == ["unknown", "refused", "kept"]

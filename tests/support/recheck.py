@@ -27,11 +27,14 @@ def needs(module: str) -> Any:
 
 def write_warc(
     path: Path,
-    captures: Iterable[tuple[str, int, bytes, dict[str, str]]],
+    captures: Iterable[tuple[str, int | str, bytes, dict[str, str]]],
     date: str = CAPTURED,
     compress: bool = False,
 ) -> list[str]:
-    """A WARC of ``response`` records (URL, status, body, headers); their record IDs."""
+    """A WARC of ``response`` records (URL, status, body, headers); their record IDs. The
+    body is written as given (already compressed, for a ``Content-Encoding``); a header
+    named ``WARC-…`` (``WARC-Truncated``) is the record's, not the HTTP answer's; a status
+    given as a string is the whole status line after the protocol (``2OO OK``)."""
     writer_module = needs("warcio.warcwriter")
     from warcio.statusandheaders import StatusAndHeaders
 
@@ -39,10 +42,13 @@ def write_warc(
     with path.open("wb") as file:
         writer = writer_module.WARCWriter(file, gzip=compress)
         for url, status, body, headers in captures:
-            http = StatusAndHeaders(f"{status} X", list(headers.items()), protocol="HTTP/1.1")
+            warc = {"WARC-Date": date} | {k: v for k, v in headers.items() if k.startswith("WARC-")}
+            answer = [(k, v) for k, v in headers.items() if not k.startswith("WARC-")]
+            line = status if isinstance(status, str) else f"{status} X"
+            http = StatusAndHeaders(line, answer, protocol="HTTP/1.1")
             record = writer.create_warc_record(
                 url, "response", payload=io.BytesIO(body), http_headers=http,
-                warc_headers_dict={"WARC-Date": date},
+                warc_headers_dict=warc,
             )  # fmt: skip
             ids.append(record.rec_headers.get_header("WARC-Record-ID"))
             writer.write_record(record)

@@ -41,11 +41,17 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
-#: of its own (the recheck writes its own), no report.
+#: of its own (the recheck writes its own), no report, and none of the project's feeds
+#: or item pipelines (a ``FEEDS`` entry that overwrites ``items.jsonl`` would empty the
+#: very collection ``scrapy rep-recheck items.jsonl`` re-checks; the crawl yields no
+#: item anyway).
 CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "REP_AUDIT_FILE": "",
     "REP_REPORT": False,
     "TELNETCONSOLE_ENABLED": False,
+    "FEEDS": {},
+    "FEED_URI": None,  # the deprecated way to name a feed, still read by Scrapy 2.19
+    "ITEM_PIPELINES": {},
 }
 #: The origins whose documents are asked for at once (the lifecycle bounds the downloads
 #: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).

@@ -1,0 +1,118 @@
+"""The files a recheck reads and writes, kept apart (pure; docs/recheck.md, "What it
+writes").
+
+Before anything is read or fetched, every output (``--out``, ``--removed``,
+``--report``, ``--summary``, ``--trail``) is checked against every input (the dataset,
+the WARC) and against the other outputs: the same file, by its resolved path or, where
+it exists, by device and inode (a symlink, a hard link, ``./`` or ``..`` in the path),
+is refused, as is an output that cannot be written. A careless path can then never
+empty the collection it was to filter, overwrite the WARC, or make the trail read its
+own lines back.
+
+The outputs are written under a temporary name beside the file they become
+(:class:`Staged`) and renamed over it once whole: a run that stops half-way (an error,
+Ctrl-C) leaves no output that looks whole, and the file it would have replaced as it
+was. The trail is the exception: it is appended to in place, as a hash chain is.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+from scrapy_rep.audit.file import TrailFileError, check_writable
+
+#: The options that name an output, in the order they are checked.
+OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
+
+
+class PathError(Exception):
+    """An output that would destroy an input, or cannot be written: one line."""
+
+
+def same_file(one: Path, other: Path) -> bool:
+    """Whether ``one`` and ``other`` name the same file: the same device and inode where
+    both exist (symlinks followed, hard links), else the same resolved path."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return one.resolve() == other.resolve()
+
+
+def _writable(option: str, path: Path) -> None:
+    """Raise :class:`PathError` unless ``path`` can be written (or created, with its
+    missing folders). Opens nothing that is not a regular file (a FIFO would block)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = 0
+    if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if not os.access(path, os.W_OK):
+            raise PathError(f"--{option} {path}: cannot be written")
+        return
+    try:
+        check_writable(path)
+    except TrailFileError as error:
+        raise PathError(f"--{option} {error}") from None
+    if mode and stat.S_ISREG(mode) and not os.access(path.parent, os.W_OK | os.X_OK):
+        # written under a temporary name beside it, then renamed over it
+        raise PathError(f"--{option} {path}: its folder {path.parent} is not writable")
+
+
+def check_paths(inputs: Iterable[tuple[str, Path]], outputs: Iterable[tuple[str, Path]]) -> None:
+    """Every output against every input and every other output, and writable. ``inputs``:
+    (what it is, path), such as ``("the dataset", Path("items.jsonl"))``; ``outputs``:
+    (option, path). Raises :class:`PathError` naming the option and both paths."""
+    inputs, outputs = list(inputs), list(outputs)
+    for number, (option, path) in enumerate(outputs):
+        for what, source in inputs:
+            if same_file(path, source):
+                raise PathError(
+                    f"--{option} {path} is {what} ({source}): writing it would destroy "
+                    f"what the recheck reads; name another file"
+                )
+        for other, earlier in outputs[:number]:
+            if same_file(path, earlier):
+                raise PathError(f"--{option} {path} is also --{other} ({earlier}): name "
+                                "another file")  # fmt: skip
+        _writable(option, path)
+
+
+class Staged:
+    """Outputs written under a temporary name and renamed over their path when all are
+    whole (:meth:`commit`); :meth:`discard` removes what was written. A path that is not
+    a regular file (``/dev/stdout``, a FIFO) is written as it is."""
+
+    def __init__(self) -> None:
+        #: (temporary path, final path) of each output.
+        self._files: list[tuple[Path, Path]] = []
+
+    def path(self, path: str | Path) -> Path:
+        """Where the output for ``path`` is written until it is whole."""
+        final = Path(path)
+        try:
+            if not stat.S_ISREG(final.stat().st_mode):
+                return final  # a device or a FIFO: never renamed over
+        except OSError:
+            pass  # new
+        final = final.resolve()  # a symlink's target is replaced, not the link
+        final.parent.mkdir(parents=True, exist_ok=True)
+        temporary = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        self._files.append((temporary, final))
+        return temporary
+
+    def commit(self) -> None:
+        """Every output renamed over its path."""
+        for temporary, final in self._files:
+            if temporary.exists():
+                os.replace(temporary, final)
+        self._files.clear()
+
+    def discard(self) -> None:
+        """Every output not committed removed."""
+        for temporary, _ in self._files:
+            temporary.unlink(missing_ok=True)
+        self._files.clear()

@@ -1,0 +1,203 @@
+"""The files a recheck reads are never destroyed by the ones it writes: every output is
+checked against every input (the dataset, the WARC) and the other outputs, by path and
+by inode (symlinks, hard links, ``..``), and whether it can be written, before anything
+is read or fetched (exit 2, one line); the outputs are written under a temporary name
+and renamed once whole, so an interrupted run leaves the files as they were."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
+from tests.support.paths import checkout_environment
+from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
+
+ROBOTS = "User-agent: *\nDisallow: /no\n"
+URLS = ["https://a.example/no/1", "https://a.example/yes", "https://b.example/x"]
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", ROBOTS)])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, URLS)
+    return warc, dataset, dataset.read_bytes()
+
+
+def _same(path: Path) -> Path:
+    return path
+
+
+def _symlink(path: Path) -> Path:
+    link = path.with_name("link.jsonl")
+    link.symlink_to(path.name)
+    return link
+
+
+def _hard_link(path: Path) -> Path:
+    link = path.with_name("hard.jsonl")
+    os.link(path, link)
+    return link
+
+
+def _dotted(path: Path) -> Path:
+    (path.parent / "sub").mkdir()
+    return path.parent / "sub" / ".." / "." / path.name
+
+
+ALIASES: dict[str, Callable[[Path], Path]] = {
+    "same": _same, "symlink": _symlink, "hard-link": _hard_link, "dotted": _dotted,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("alias", ALIASES)
+@pytest.mark.parametrize("option", ["out", "removed", "report", "summary"])
+def test_an_output_naming_the_dataset_is_refused_and_the_dataset_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, alias: str
+) -> None:
+    warc, dataset, before = _files(tmp_path)
+    named = ALIASES[alias](dataset)
+    code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                                 f"--{option}={named}")  # fmt: skip
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"--{option} {named} is the dataset" in err[0], err
+    assert dataset.read_bytes() == before and summary == ""
+
+
+@pytest.mark.parametrize("alias", ["same", "symlink", "hard-link"])
+def test_out_naming_the_warc_is_refused_and_the_warc_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], alias: str
+) -> None:
+    warc, dataset, _ = _files(tmp_path)
+    captured = warc.read_bytes()
+    named = ALIASES[alias](warc)
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--out={named}")  # fmt: skip
+    assert code == EXIT_USAGE
+    assert "is the WARC of --documents" in capsys.readouterr().err
+    assert warc.read_bytes() == captured
+
+
+def test_a_trail_naming_the_dataset_is_refused(tmp_path: Path) -> None:
+    """Appended to while it is read, it would read its own item lines back without end
+    (a process of its own, so that the old behaviour ends in a timeout, not a hang)."""
+    warc, dataset, before = _files(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose", "search",
+         "--documents", str(warc), f"--trail={dataset}", "--no-progress"],
+        capture_output=True, text=True, timeout=60, check=False, env=checkout_environment(),
+    )  # fmt: skip
+    assert result.returncode == EXIT_USAGE, result.stderr
+    assert "--trail" in result.stderr and "is the dataset" in result.stderr
+    assert dataset.read_bytes() == before
+
+
+def test_two_outputs_naming_one_file_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warc, dataset, _ = _files(tmp_path)
+    both = tmp_path / "both.jsonl"
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--out={both}", f"--removed={_symlink(both)}")  # fmt: skip
+    assert code == EXIT_USAGE
+    assert "--removed" in capsys.readouterr().err and not both.exists()
+
+
+@pytest.mark.parametrize("option", ["out", "report", "summary", "trail"])
+def test_an_output_that_cannot_be_written_stops_the_run_before_its_crawl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """A folder, or a path under a file: exit 2 and one line, before the dataset is read
+    or a document fetched (it was a traceback and exit 1 after the crawl)."""
+    _, dataset, _ = _files(tmp_path)
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    for path in (tmp_path, dataset.with_name("items.jsonl") / "x.jsonl"):
+        code = main([str(dataset), "--purpose", "search", "--no-progress", f"--{option}={path}"],
+                    fetcher=fetcher)  # fmt: skip
+        assert code == EXIT_USAGE and asked == []
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith("scrapy_rep: error: "), err
+        assert f"--{option}" in err[0] or str(path) in err[0], err
+
+
+def test_an_interrupted_run_leaves_the_outputs_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped half-way (Ctrl-C), no output looks whole: each is as it was before."""
+    from scrapy_rep.recheck import rechecker
+
+    warc, dataset, _ = _files(tmp_path)
+    write_jsonl(dataset, [f"https://a.example/{n}" for n in range(10_000)])
+    outputs = {name: tmp_path / f"{name}.jsonl" for name in ("out", "removed", "report")}
+    outputs["summary"] = tmp_path / "summary.md"
+    for path in outputs.values():
+        path.write_bytes(b"the run before\n")
+    decide = rechecker.Rechecker.decide
+    calls = [0]
+
+    def interrupted(self: rechecker.Rechecker, url: str) -> rechecker.Outcome:
+        calls[0] += 1
+        if calls[0] > 5000:
+            raise KeyboardInterrupt
+        return decide(self, url)
+
+    monkeypatch.setattr(rechecker.Rechecker, "decide", interrupted)
+    options = [f"--{name}={path}" for name, path in outputs.items()]
+    with pytest.raises(KeyboardInterrupt):
+        recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc), *options)
+    assert {path.read_bytes() for path in outputs.values()} == {b"the run before\n"}
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        ["robots.warc", "items.jsonl", *(path.name for path in outputs.values())]
+    )  # no partial file left beside them
+
+
+def test_the_outputs_replace_their_files_once_whole(tmp_path: Path) -> None:
+    """A symlinked output has its target replaced (the link kept), a new one is made."""
+    warc, dataset, _ = _files(tmp_path)
+    target = tmp_path / "kept-target.jsonl"
+    target.write_bytes(b"old\n")
+    link = tmp_path / "kept.jsonl"
+    link.symlink_to(target.name)
+    report = tmp_path / "new" / "report.jsonl"
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--out={link}", f"--report={report}")  # fmt: skip
+    assert code == 1
+    assert link.is_symlink() and target.read_bytes() == dataset.read_bytes().splitlines(True)[1]
+    assert len(report.read_text().splitlines()) == len(URLS)
+
+
+def test_the_crawl_of_a_recheck_has_no_feed_and_no_item_pipeline() -> None:
+    pytest.importorskip("scrapy")
+    from scrapy_rep.crawl.commands.recheck_crawl import crawl_settings
+
+    project = {"FEEDS": {"items.jsonl": {"format": "jsonlines", "overwrite": True}},
+               "FEED_URI": "items.jsonl", "ITEM_PIPELINES": {"proj.pipelines.P": 300}}  # fmt: skip
+    settings = crawl_settings(project)
+    assert (settings["FEEDS"], settings["FEED_URI"], settings["ITEM_PIPELINES"]) == ({}, None, {})
+
+
+def test_an_output_that_fails_while_written_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A device that takes no byte (a full disk): not a traceback and exit 1, the status
+    of "some removed", but exit 2 and one line."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    warc, dataset, _ = _files(tmp_path)
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           "--report=/dev/full")  # fmt: skip
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0], err

@@ -1,0 +1,80 @@
+"""The recheck reads its settings as the crawl reads them (one reader,
+:func:`scrapy_rep.settings.read_config`): a misspelt boolean is refused with one line
+naming it, before the dataset is read or a document fetched, by the command with a WARC
+or with documents fetched now, and by the datatrove step; never read as false (which
+turns robots.txt off)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
+from scrapy_rep.settings import RepSettingError
+from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
+
+#: Values Scrapy's ``getbool`` or a lenient reader would read as a boolean, which the
+#: crawl refuses.
+MISSPELT = ["ture", "2", "off", "yes", "Flase"]
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes"])
+    return warc, dataset
+
+
+@pytest.mark.parametrize("value", MISSPELT)
+def test_a_misspelt_robotstxt_obey_stops_a_warc_recheck_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    warc, dataset = _files(tmp_path)
+    out = tmp_path / "kept.jsonl"
+    code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                                 "-s", f"ROBOTSTXT_OBEY={value}", f"--out={out}")  # fmt: skip
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("scrapy_rep: error: ROBOTSTXT_OBEY:"), err
+    assert repr(value) in err[0]
+    assert summary == "" and not out.exists()
+
+
+@pytest.mark.parametrize("value", ["ture", "2"])
+def test_a_misspelt_robotstxt_obey_stops_a_recheck_before_its_crawl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    _, dataset = _files(tmp_path)
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    code = main([str(dataset), "--purpose", "search", "--no-progress", "-s",
+                 f"ROBOTSTXT_OBEY={value}"], fetcher=fetcher)  # fmt: skip
+    assert code == EXIT_USAGE and asked == []
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "ROBOTSTXT_OBEY" in err[0], err
+
+
+@pytest.mark.parametrize("value", ["True", "1", True, "false", False, 0])
+def test_the_spellings_the_crawl_reads_are_read(value: object) -> None:
+    from scrapy_rep.recheck.command import read_settings
+
+    obey = read_settings({"REP_PURPOSE": "search", "ROBOTSTXT_OBEY": value})[1].obey_robots
+    assert obey is (value in ("True", "1", True))
+
+
+def test_the_datatrove_step_refuses_a_misspelt_boolean_when_it_is_made(tmp_path: Path) -> None:
+    needs("datatrove")
+    from scrapy_rep import RepRecheckFilter
+
+    warc, _ = _files(tmp_path)
+    with pytest.raises(RepSettingError, match="ROBOTSTXT_OBEY: expected a boolean"):
+        RepRecheckFilter(str(warc), "ai-train", {"ROBOTSTXT_OBEY": "ture"})
+    with pytest.raises(RepSettingError, match="REP_PURPOSE_AGENT"):
+        RepRecheckFilter(str(warc), "ai-train", {"REP_PURPOSE_AGENT": "GPTBot"})  # a typo
+    assert RepRecheckFilter(str(warc), "ai-train", {"ROBOTSTXT_OBEY": "true"}) is not None
