@@ -188,7 +188,7 @@ class Rederiver:
         found, before = self._request_differences(record, run)
         if record.get("fate") == "fetched":
             found += page_differences(
-                record, run.page, _held_to(record, run), before,
+                record, run.page, held_to(record, run), before,
                 self._page_licenses(record, run), self._page_part,
                 lambda url, sub: said_key(run.run, url, sub) in self.said,
             )  # fmt: skip
@@ -537,7 +537,7 @@ def _robots_parser(profile: str) -> Any:
     return parse
 
 
-def _held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
     robots = record.get("robots")
