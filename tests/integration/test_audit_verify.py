@@ -68,7 +68,7 @@ async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones
     assert status == 0, out
 
 
-def _forged(trail: Path, to: Path, url: str, edit: Callable[[dict[str, Any]], None]) -> Path:
+def _edited_copy(trail: Path, to: Path, url: str, edit: Callable[[dict[str, Any]], None]) -> Path:
     """``trail`` with ``edit`` applied to the final record of ``url`` and the hash chain
     recomputed (only ``verify --head`` would see the edit by the chain), at ``to``, its
     snapshots copied."""
@@ -138,6 +138,6 @@ async def test_a_request_sent_after_its_override_expired_fails_verify_whatever_i
     assert robots_part["overridden"] == "ok, through 2099-01-01, UTC"
     assert robots_part["override_ends"] == "2099-01-02T00:00:00.000Z"
     for number, (what, edit, finding) in enumerate(LATE_SENDS):
-        forged = _forged(trail, tmp_path / f"forged{number}.jsonl", url, edit)
+        forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, edit)
         status, out = audit_tool("verify", str(forged))
         assert status == 1 and finding in out, f"{what}:\n{out}"

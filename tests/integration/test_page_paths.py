@@ -574,7 +574,7 @@ class HubSpider(Spider):
 async def test_pages_a_callback_fetches_carry_their_directives_and_their_no_names_them(
     tmp_path: Path, callback: str
 ) -> None:
-    """Issue 62 item 9: every response a callback fetches itself carries its directives
+    """Every response a callback fetches itself carries its directives
     (a ``NO_CALLBACK`` request's carried none, and its ``noindex`` was lost: all its
     items kept). The rule that loses no "no": an item built after a ``noindex`` page the
     callback fetched is dropped, even one built from a plain page fetched later; the
