@@ -1,4 +1,5 @@
-"""``audit verify`` on the trails of a real JOBDIR crawl paused and resumed into a new trail
+"""``audit verify`` on the trails of a real JOBDIR crawl paused and resumed into a new trail,
+and on a real crawl's trail edited by a forger who recomputes the hash chain
 (docs/audit-trail.md, '`verify`'; trails the tests write: tests/audit/test_verify.py)."""
 
 from __future__ import annotations
