@@ -57,8 +57,10 @@ request_refused = object()
 #: ``"unavailable_after"`` or ``"purpose"``), ``message``,
 #: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
 #: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
-#: train-ai=n"``) and ``verdict``, the page's :class:`scrapy_rep.verdict.Refused` (its
-#: ``document`` is ``"page"``).
+#: train-ai=n"``), ``verdict``, the page's :class:`scrapy_rep.verdict.Refused` (its
+#: ``document`` is ``"page"``) and ``said_by``, the URL of the page that said no: the
+#: item's page (``response.url``), or a page its callback fetched itself
+#: (``engine.download_async``) before yielding it (docs/behaviour.md).
 item_refused = object()
 
 

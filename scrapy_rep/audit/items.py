@@ -10,7 +10,9 @@ snapshots, as it holds a crawl's records (:class:`~scrapy_rep.audit.rederive.Red
   recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
 - an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
   (robots.txt's recorded line, a purpose's "no"); ``unknown`` names documents not had;
-- with its ``page`` part (``--pages``), the page is decided again with
+- with its ``page`` part (``--pages``), its ``names`` must be every name its request was
+  held to (its ``robots`` part's ``agents``) and ``REP_DIRECTIVE_TOKENS``, no fewer: a
+  cut name hides that name's ``noindex``; the page is then decided again with
   :func:`scrapy_rep.verdict.page.decide_page` under the run's settings at the record's
   time: a ``kept`` item's page refuses nothing (``noindex`` under
   ``REP_NOINDEX_ACTION = "drop"``, a purpose of the run), and a page refusal's
@@ -21,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scrapy_rep.audit.pages import _fields, _time
-from scrapy_rep.audit.read import items, text
-from scrapy_rep.audit.rederive import Rederiver, RunContext
+from scrapy_rep.audit.pages import _fields, _time, names_differences, read_for
+from scrapy_rep.audit.read import text
+from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
 from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
 from scrapy_rep.verdict.reasons import Reason
@@ -63,7 +65,8 @@ def _page_differences(
         if by == BY_PAGE:
             return ["recorded refused by its page, but the record keeps nothing the page said"]
         return []
-    names = tuple(text(name) for name in items(part.get("names")))
+    names = read_for(held_to(record, run), run.page)
+    found = names_differences(part, names)  # decided for the names it was held to
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
     verdict = decide_page(
@@ -72,11 +75,13 @@ def _page_differences(
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose
     if status == "kept" and refusal is not None:
-        return [f"recorded kept, but its page says no: {refusal.message}"]
+        return [*found, f"recorded kept, but its page says no: {refusal.message}"]
     if by == BY_PAGE:
         reason = Reason.of(record.get("item_reason"))
         if refusal is None:
-            return ["recorded refused by its page, but what the page said refuses nothing"]
-        if reason is not refusal.reason:
-            return [f"recorded refused by its page for {reason}, the page gives {refusal.reason}"]
-    return []
+            found.append("recorded refused by its page, but what the page said refuses nothing")
+        elif reason is not refusal.reason:
+            found.append(
+                f"recorded refused by its page for {reason}, the page gives {refusal.reason}"
+            )
+    return found

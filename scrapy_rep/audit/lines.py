@@ -6,6 +6,7 @@ builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -154,15 +155,19 @@ def robots_part(
     overridden: str = "",
     override_expired: str = "",
     agents: Sequence[str] = (),
+    override_ends: float | None = None,
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
     robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
     its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
     ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
     AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
-    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry.
-    ``override_expired``: robots.txt disallows it, and the override of its host had
-    expired when it was to be sent (its reason and expiry): refused.
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
+    words; ``override_ends``: the instant that override stops covering a request (POSIX
+    seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
+    to, never read back from the words. ``override_expired``: robots.txt disallows it,
+    and the override of its host had expired when it was to be sent (its reason and
+    expiry): refused.
 
     ``agents``: every crawler name it was held to, when more than one (the declared name,
     then the name it was sent as; docs/decisions.md, 'Every name a request can be held
@@ -174,6 +179,8 @@ def robots_part(
         part["obeyed"] = False
     if overridden:
         part["overridden"] = overridden
+        if override_ends is not None and math.isfinite(override_ends):
+            part["override_ends"] = iso_time(override_ends)
     if override_expired:
         part["override_expired"] = override_expired
     if line is not None:

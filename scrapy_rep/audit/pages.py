@@ -176,14 +176,8 @@ def page_differences(
         if run.parts >= 2:
             return ["the record omits what its page said, which this run never does"]
         return []
-    found: list[str] = []
-    names = tuple(text(name) for name in items(part.get("names")))
-    expected = tuple(dict.fromkeys((*(a for a in agents if a), *run.extra_tokens)))
-    if names != expected:
-        found.append(
-            f"its statements were recorded as read for {_names(names)}, but its request "
-            f"was held to {_names(expected)}"
-        )
+    expected = read_for(agents, run)
+    found = names_differences(part, expected)
     said = _said(part, read_part)
     if said is None:
         return [*found, f"page part snapshot {text(part.get('snapshot'))[:12]}… is unreadable"]
@@ -204,6 +198,24 @@ def page_differences(
     found += _item_differences(record, verdict, run, fetched)
     found += _usage_differences(record, verdict, before)
     return found
+
+
+def read_for(agents: Sequence[str], run: PageRun) -> tuple[str, ...]:
+    """The names a page is read for: every name its request was held to (``agents``, the
+    declared one first), then the run's ``REP_DIRECTIVE_TOKENS`` (docs/audit-trail.md,
+    ``page.names``; :class:`scrapy_rep.verdict.page.PageFacts`)."""
+    return tuple(dict.fromkeys((*(a for a in agents if a), *run.extra_tokens)))
+
+
+def names_differences(part: dict[str, Any], expected: tuple[str, ...]) -> list[str]:
+    """A page part's ``names`` held to ``expected`` (:func:`read_for`): the same names in
+    the same order. Fewer is a page read for a part of its names (a sent-as name's
+    ``noindex`` cut), more or others a page read for names its request was not held to."""
+    names = tuple(text(name) for name in items(part.get("names")))
+    if names == expected:
+        return []
+    return [f"its statements were recorded as read for {_names(names)}, but its request "
+            f"was held to {_names(expected)}"]  # fmt: skip
 
 
 def _when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scrapy_rep.audit.licenses import license_documents, page_license
-from scrapy_rep.audit.lines import RefusedBy
+from scrapy_rep.audit.lines import RefusedBy, iso_time
 from scrapy_rep.audit.pages import (
     PageRun,
     page_differences,
@@ -188,7 +188,7 @@ class Rederiver:
         found, before = self._request_differences(record, run)
         if record.get("fate") == "fetched":
             found += page_differences(
-                record, run.page, _held_to(record, run), before,
+                record, run.page, held_to(record, run), before,
                 self._page_licenses(record, run), self._page_part,
                 lambda url, sub: said_key(run.run, url, sub) in self.said,
             )  # fmt: skip
@@ -500,13 +500,17 @@ def _override_differences(robots: dict[str, Any], verdict: Verdict) -> list[str]
     """An override must be recorded where the run's ``REP_OVERRIDES`` let a request past
     robots.txt's Allow/Disallow (allowed, or refused by a later step), and only there."""
     recorded = text(robots.get("overridden"))
-    overridden = isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None
-    if overridden and not recorded:
+    override = verdict.overridden if isinstance(verdict, (Allowed, Refused)) else None
+    if override is not None and not recorded:
         return ["robots.txt disallows it and the run's REP_OVERRIDES let it through, but "
                 "the record does not say it was overridden"]  # fmt: skip
-    if recorded and not overridden:
+    if recorded and override is None:
         return [f"recorded as overridden ({recorded}), but no override of the run's "
                 "REP_OVERRIDES covers it"]  # fmt: skip
+    ends = text(robots.get("override_ends"))
+    if override is not None and "override_ends" in robots and ends != iso_time(override.ends):
+        return [f"recorded as let through by an override ending at {ends or 'no time'}, "
+                f"but the run's REP_OVERRIDES ends it at {iso_time(override.ends)}"]  # fmt: skip
     expired = text(robots.get("override_expired"))
     if expired and not (isinstance(verdict, Refused) and verdict.expired is not None):
         return [f"recorded as past its override's expiry ({expired}), but no override of "
@@ -537,7 +541,7 @@ def _robots_parser(profile: str) -> Any:
     return parse
 
 
-def _held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
     robots = record.get("robots")

@@ -26,6 +26,7 @@ keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow w
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
 from scrapy_rep.audit.rederive import Rederiver, RunContext
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict import Override
 
 #: The end line's counts that are checked against the run's ``url`` lines.
 COUNTED: Final = ("url", *FATES, "files", "items")
@@ -349,7 +352,7 @@ class _Verifier:
         if no_folder and any(what.endswith(no_folder) for what in differences):
             self.unfoldered["records"] += 1  # said once for all, in finish()
             differences = [what for what in differences if not what.endswith(no_folder)]
-        for what in (*differences, *sent_after_expiry(record)):
+        for what in (*differences, *sent_after_expiry(record, run.context.overrides)):
             self.add(number, url, what)
 
     def _item(self, number: int, record: dict[str, Any], run: _Run) -> None:
@@ -439,13 +442,14 @@ class _Verifier:
                          "run there: it was changed or cut")  # fmt: skip
 
 
-def sent_after_expiry(record: dict[str, Any]) -> list[str]:
+def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()) -> list[str]:
     """A request sent after what its verdict rests on stopped holding: its ``sent_at``
     past its ``expires`` (the freshness of the document versions it was decided with, or
-    an override's expiry), or past the expiry its override names itself (``overridden``:
-    ``… (until 2027-07-01T00:00:00+00:00)``), whatever ``expires`` says. Times are read to
-    the millisecond written: one in the same millisecond as its expiry is not said to be
-    after it."""
+    an override's expiry), or past the expiry of the override it went past, whatever
+    ``expires`` says. That expiry is read as a value, never from the words of
+    ``overridden`` (:func:`override_end`). Times are read to the millisecond written: one
+    in the same millisecond as its expiry is not said to be after it. ``overrides``: the
+    run's ``REP_OVERRIDES``."""
     sent = _instant(text(record.get("sent_at")))
     if sent is None:
         return []
@@ -455,12 +459,53 @@ def sent_after_expiry(record: dict[str, Any]) -> list[str]:
         found.append(f"sent at {record['sent_at']}, after what its verdict rests on had "
                      f"stopped holding ({expires})")  # fmt: skip
     robots = record.get("robots")
-    overridden = text(robots.get("overridden")) if isinstance(robots, dict) else ""
-    named = overridden.rpartition("(until ")[2].rstrip(")") if overridden else ""
-    if (ends := _instant(named)) is not None and sent > ends:
+    if not isinstance(robots, dict) or not text(robots.get("overridden")):
+        return found
+    ends, written = override_end(record, overrides)
+    if ends is None:
+        found.append(f"sent at {record['sent_at']} past robots.txt by an override "
+                     f"({text(robots.get('overridden'))}) whose expiry is given as no value: "
+                     f"{written}; whether it had expired cannot be checked")  # fmt: skip
+    elif sent > ends:
         found.append(f"sent at {record['sent_at']}, after the override it went past had "
-                     f"expired ({named})")  # fmt: skip
+                     f"expired ({written})")  # fmt: skip
     return found
+
+
+#: How an earlier release wrote an override's expiry, within ``overridden``:
+#: ``… (until 2027-07-01T00:00:00+00:00)``. Read only for its records, which have no
+#: ``override_ends``; a crawl writes that value beside the words.
+_LEGACY_UNTIL: Final = re.compile(r".*\(until ([^()]+)\)", re.ASCII)
+
+
+def override_end(
+    record: dict[str, Any], overrides: Sequence[Override] = ()
+) -> tuple[float | None, str]:
+    """When the override a record went past stopped covering a request (POSIX seconds;
+    ``None``: no value says it), and that instant as written, or why none is known.
+    docs/audit-trail.md, ``override_ends``: first the record's ``override_ends``; for a
+    record written without it, the expiry the run's ``REP_OVERRIDES`` (``overrides``)
+    gives the record's host, else an earlier release's ``(until …)`` at the end of its
+    ``overridden``. The words of this release (``…, until DATE``, ``…, through DATE,
+    UTC``) are never read: they are for people, and a record that has only them, in a run
+    whose overrides do not name its host, is reported."""
+    robots = record.get("robots")
+    robots = robots if isinstance(robots, dict) else {}
+    if "override_ends" in robots:
+        written = text(robots.get("override_ends"))
+        ends = _instant(written)
+        return (ends, written) if ends is not None else (None, f"override_ends {written!r}"
+                                                             " is no time")  # fmt: skip
+    origin = origin_of(str(record.get("url", "")))
+    host = origin.host if origin is not None else ""
+    for override in overrides:
+        if host and override.host == host:
+            return override.ends, f"{override.expires}, as the run's REP_OVERRIDES says"
+    legacy = _LEGACY_UNTIL.fullmatch(text(robots.get("overridden")))
+    if legacy is not None and (ends := _instant(legacy.group(1))) is not None:
+        return ends, legacy.group(1)
+    return None, ("the record has no override_ends, and the run's REP_OVERRIDES has no "
+                  f"override of {host or 'its host'}")  # fmt: skip
 
 
 def _instant(written: str) -> float | None:

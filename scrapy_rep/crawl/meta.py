@@ -45,6 +45,10 @@ REFUSED_FILES: Final = "rep_refused_files"
 #: scrapy_rep's own state of a request, one value under one key
 #: (:mod:`scrapy_rep.crawl.requeststate`).
 STATE: Final = "_rep"
+#: A request with ``callback=NO_CALLBACK`` that a callback fetched itself
+#: (``engine.download_async``): a page all the same, read and decided as it arrives
+#: (:meth:`scrapy_rep.crawl.page.pagestate.PageState.fetching`).
+FETCHED_PAGE: Final = "_rep_fetched_page"
 
 # ---------------------------------------------------------------------- Scrapy's own
 

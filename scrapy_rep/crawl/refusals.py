@@ -105,16 +105,23 @@ def refuse_item(
     response: Response,
     verdict: Refused,
     ledger: PageLedger | None = None,
+    said_by: str = "",
 ) -> None:
     """An item of the page ``response`` is refused: counted, written in the page's
     ``ledger`` (when one is kept), logged at DEBUG and sent as ``item_refused`` with its
-    ``verdict``."""
+    ``verdict``. ``said_by``: the URL of the page whose "no" it is, when not the item's
+    page (a page its callback fetched itself); the log line and the signal name it."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
     if ledger is not None:
         ledger.item_refused(verdict)
+    page = said_by or response.url
     logger.debug(
-        "Dropped an item of %(url)s: %(message)s",
-        {"url": response.url, "message": verdict.message},
+        "Dropped an item of %(url)s%(after)s: %(message)s",
+        {
+            "url": response.url,
+            "after": f" built after {page}, which its callback fetched" if said_by else "",
+            "message": verdict.message,
+        },
         extra={"spider": crawler.spider},
     )
     crawler.signals.send_catch_log(
@@ -124,4 +131,5 @@ def refuse_item(
         reason=verdict.reason,
         message=verdict.message,
         verdict=verdict,
+        said_by=page,
     )

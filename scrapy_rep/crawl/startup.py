@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
 from scrapy_rep.audit.file import (
     TrailFileError,
@@ -64,25 +64,25 @@ def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
     (:data:`~scrapy_rep.settings.DECIDING`) with another value than the crawl's first
     run's stops it at start, naming the setting and both values. Deleting the file is the
     explicit way to go on under the new values. The first run keeps its settings in
-    ``JOBDIR/scrapy_rep.settings.json``."""
+    ``JOBDIR/scrapy_rep.settings.json``; a file there that cannot be read (cut, not
+    JSON, not the settings) stops the resume too, naming it: what the crawl ran with is
+    not known, so a change cannot be ruled out (read as absent, a crawl paused as
+    ``search`` would resume as ``ai-train`` without a word)."""
     directory = settings.get("JOBDIR")
     if not directory:
         return
     path = Path(str(directory)) / SETTINGS_FILE
     now = settings_in_force(config, settings)
-    try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # none yet (or unreadable: written afresh)
-        kept = None
-    if isinstance(kept, dict) and isinstance(kept.get("settings"), dict):
-        changed = changed_deciding(kept["settings"], now)
+    kept = _kept_settings(path, str(directory))
+    if kept is not None:
+        changed = changed_deciding(kept, now)
         if changed:
             name, more = changed[0], changed[1:]
             also = f"; {', '.join(more)} changed too" if more else ""
             stop_at_start(
                 RepSettingError(
                     f"{name}: the crawl in JOBDIR {directory} ran with "
-                    f"{kept['settings'][name]!r}, this run has {now.get(name)!r}{also}: "
+                    f"{kept[name]!r}, this run has {now.get(name)!r}{also}: "
                     f"resume it with the same settings, or delete {path} to go on under "
                     f"the new ones"
                 )
@@ -95,6 +95,34 @@ def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
         temporary.replace(path)
     except OSError as error:
         stop_at_start(RepSettingError(f"JOBDIR: {path} cannot be written ({error})"))
+
+
+def _kept_settings(path: Path, directory: str) -> dict[str, Any] | None:
+    """The settings the crawl in ``directory`` (``JOBDIR``) first ran with, from its
+    ``path`` (``None``: there is none yet, a crawl's first run); a file that cannot be
+    read as them stops the crawl at start, naming it (:func:`check_resumed`)."""
+    try:
+        body = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:  # unreadable, or not UTF-8
+        problem = f"cannot be read ({error})"
+    else:
+        try:
+            kept = json.loads(body)
+        except ValueError as error:  # cut, or not JSON
+            problem = f"is damaged (not JSON: {error})"
+        else:
+            if isinstance(kept, dict) and isinstance(kept.get("settings"), dict):
+                return cast("dict[str, Any]", kept["settings"])
+            problem = "is damaged (no settings object)"
+    stop_at_start(
+        RepSettingError(
+            f"JOBDIR: {path} {problem}: it holds the settings the crawl in JOBDIR "
+            f"{directory} ran with, which this run must match; restore it, or delete it to "
+            "go on under this run's settings"
+        )
+    )
 
 
 def stop_at_start(error: RepSettingError) -> NoReturn:

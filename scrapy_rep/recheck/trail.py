@@ -177,13 +177,15 @@ class RecheckTrail:
         elif decision is not None:
             why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
             overridden = expired = ""
+            ends = None
             if isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None:
                 overridden = verdict.overridden.described
+                ends = verdict.overridden.ends
             elif isinstance(verdict, Refused) and verdict.expired is not None:
                 expired = verdict.expired.described
             record["robots"] = lines.robots_part(
                 robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
-                expired, names,
+                expired, names, ends,
             )  # fmt: skip
         before = getattr(verdict, "before", NOTHING_BEFORE)
         decision_now = outcome.page.usage if outcome.page is not None else None

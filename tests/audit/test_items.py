@@ -89,3 +89,41 @@ def test_an_edited_page_decision_is_found(
     trail = _forged(_trail(tmp_path / "recheck.jsonl"), url, **changes)
     result = verify(trail)
     assert any(f.url == url and found in f.what for f in result.findings), result.findings
+
+
+#: The User-Agent a recheck's requests are sent with, besides the declared ``advbot``.
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+
+def test_an_item_whose_page_names_were_cut_is_found(tmp_path: Path) -> None:
+    """docs/audit-trail.md, ``item``: a page is read for every name its request was held
+    to (the declared one, the one it was sent as) and ``REP_DIRECTIVE_TOKENS``, no fewer.
+    A page sent as Googlebot that says ``<meta name="googlebot" content="noindex">``,
+    its record edited to read it for ``advbot`` alone and to keep its item, is found."""
+    origin = origin_of("https://a.example/")
+    assert origin is not None
+    entry = CacheEntry(parse_robotstxt(BODY), "200 (33 bytes)", time.time(), 1e20, 1e20, 200,
+                       zlib.compress(BODY), sha256=hashlib.sha256(BODY).hexdigest())  # fmt: skip
+    documents = OriginDocuments(origin, now=time.time())
+    documents.add(ROBOTS, origin, entry)
+    documents.add(TDM, origin, CacheEntry(NO_FILE, "404: no tdmrep.json", time.time(), 1e20,
+                                          1e20, 404))  # fmt: skip
+    config = RepConfig.from_settings({"REP_AUDIT_FILE": "x"})
+    rechecker = Rechecker(config, Identity("advbot", GOOGLEBOT), lambda o: documents)
+    path = tmp_path / "recheck.jsonl"
+    trail = RecheckTrail(path, rechecker, {"dataset": "items.jsonl"}, "advbot")
+    url = "https://a.example/gb"
+    statements = PageStatements((), (("googlebot", "noindex"),))
+    outcome = rechecker.after_fetch(url, rechecker.decide(url), statements, time.time())
+    trail.item(Item(1, url), outcome, statements)
+    trail.close()
+    honest = [json.loads(line) for line in path.read_text().splitlines()][-2]
+    assert honest["page"]["names"] == ["advbot", "googlebot"], honest
+    assert honest["status"] == "refused" and honest["item_reason"] == "noindex", honest
+    assert verify(path).clean
+    page = {**honest["page"], "names": ["advbot"]}
+    forged = _forged(path, url, status="kept", refused_by=None, item_reason=None, why=None,
+                     page=page)  # fmt: skip
+    found = [f.what for f in verify(forged).findings if f.url == url]
+    assert ("its statements were recorded as read for advbot, but its request was held to "
+            "advbot, googlebot") in found, found  # fmt: skip

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from scrapy_rep.audit.read import Trail, TrailError
 from scrapy_rep.audit.verify import verify
+from scrapy_rep.verdict import Override
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
@@ -653,3 +655,52 @@ def test_verify_reports_a_record_sent_after_what_it_rests_on_expired(
     found = sent_after_expiry(record)
     assert (finding in found[0]) if finding else found == [], found
     assert sent_after_expiry({"robots": {}}) == []  # never sent: nothing to say
+
+
+#: An override of a.example as the run's REP_OVERRIDES gives it (through 2026-11-23, UTC).
+OVERRIDE = Override(
+    "a.example", "ok", "2026-11-23", datetime(2026, 11, 24, tzinfo=timezone.utc).timestamp()
+)
+
+
+@pytest.mark.parametrize(
+    ("overridden", "ends", "overrides", "finding"),
+    [
+        # this release's words are never read: the value is
+        ("ok, through 2026-11-23, UTC", "2026-11-23T14:00:02.000Z", (), "had expired "
+         "(2026-11-23T14:00:02.000Z)"),
+        ("ok, until 2026-11-23T15:00:02+01:00", "2026-11-23T14:00:02.000Z", (), "had expired"),
+        ("ok, through 2026-11-30, UTC", "2026-11-24T00:00:00.000Z", (), ""),
+        ("ok, through 2026-11-23, UTC", "yesterday", (), "override_ends 'yesterday' is no time"),
+        # without the value: the run's REP_OVERRIDES, never the words
+        ("ok, through 2026-11-30, UTC", None, (OVERRIDE,), ""),
+        ("ok, through 2026-11-22, UTC", None, (OVERRIDE,), ""),
+        # words alone: not passed in silence, whatever they say
+        ("ok, until 2026-11-23T15:00:02+01:00", None, (), "given as no value"),
+        ("ok, through 2026-11-30, UTC", None, (), "given as no value"),
+    ],
+    ids=["through-after", "until-after", "before", "no-time", "header-before", "header-not-words",
+         "words-alone-until", "words-alone-through"],
+)  # fmt: skip
+def test_an_overrides_expiry_is_read_as_a_value_never_from_its_words(
+    overridden: str, ends: str | None, overrides: tuple[Override, ...], finding: str
+) -> None:
+    """docs/audit-trail.md, ``override_ends``: a request sent 30 s after the override it
+    went past ended is a problem, by the record's ``override_ends``, else by the run's
+    ``REP_OVERRIDES``; the words of ``overridden`` (``…, until DATE``, ``…, through
+    DATE, UTC``) decide nothing, and a record that has nothing else is reported."""
+    from scrapy_rep.audit.verify import sent_after_expiry
+
+    robots: dict[str, Any] = {"agent": "testbot", "overridden": overridden}
+    if ends is not None:
+        robots["override_ends"] = ends
+    record = {"url": "https://a.example/p", "sent_at": "2026-11-23T14:00:32.000Z",
+              "robots": robots}  # fmt: skip
+    found = sent_after_expiry(record, overrides)
+    assert (len(found) == 1 and finding in found[0]) if finding else found == [], found
+    sent_late = {**record, "sent_at": "2026-11-24T00:00:30.000Z"}
+    if ends is None and overrides:  # 30 s after the override the run's header names
+        assert (
+            "had expired (2026-11-23, as the run's REP_OVERRIDES says)"
+            in (sent_after_expiry(sent_late, overrides)[0])
+        )

@@ -1,15 +1,23 @@
-"""``audit verify`` on the trails of a real JOBDIR crawl paused and resumed into a new trail
+"""``audit verify`` on the trails of a real JOBDIR crawl paused and resumed into a new trail,
+and on a real crawl's trail edited by a forger who recomputes the hash chain
 (docs/audit-trail.md, '`verify`'; trails the tests write: tests/audit/test_verify.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_twisted
 
+from tests.support.audittrail import by_url
+from tests.support.robotsite import Sites, crawl, robots
 from tests.support.tools import audit_tool
+from tests.support.trailfactory import encode
 
 
 @pytest.mark.trail_not_verified("the resumed run's trail is verified with the paused one's")
@@ -59,3 +67,78 @@ async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones
     )
     status, out = audit_tool("verify", str(first), str(second))
     assert status == 0, out
+
+
+def _edited_copy(trail: Path, to: Path, url: str, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """``trail`` with ``edit`` applied to the final record of ``url`` and the hash chain
+    recomputed (only ``verify --head`` would see the edit by the chain), at ``to``, its
+    snapshots copied."""
+    records = [json.loads(line) for line in trail.read_bytes().splitlines()]
+    for record in records:
+        record.pop("prev", None)
+        if record.get("type") == "url" and record.get("url") == url:
+            edit(record)
+    to.write_bytes(b"".join(encode(records)))
+    shutil.copytree(trail.with_name(trail.name + ".d"), to.with_name(to.name + ".d"))
+    return to
+
+
+def _sent_late(record: dict[str, Any]) -> None:
+    """Sent 30 s after its override ended (``REP_OVERRIDES`` expires 2099-01-01: through
+    that day, UTC), its ``expires`` dropped."""
+    record["sent_at"] = "2099-01-02T00:00:30.000Z"
+    record.pop("expires", None)
+
+
+def _sent_late_ends_dropped(record: dict[str, Any]) -> None:
+    _sent_late(record)
+    del record["robots"]["override_ends"]
+
+
+def _sent_late_ends_moved(record: dict[str, Any]) -> None:
+    _sent_late(record)
+    record["robots"]["override_ends"] = "2099-01-03T00:00:00.000Z"
+
+
+#: (what the forger did, the edit, what verify must say).
+LATE_SENDS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("sent 30 s after the override ended, expires dropped", _sent_late,
+     "after the override it went past had expired (2099-01-02T00:00:00.000Z)"),
+    ("the same, override_ends dropped too", _sent_late_ends_dropped,
+     "after the override it went past had expired (2099-01-01, as the run's REP_OVERRIDES "
+     "says)"),
+    ("the same, override_ends moved a day later", _sent_late_ends_moved,
+     "an override ending at 2099-01-03T00:00:00.000Z, but the run's REP_OVERRIDES ends it "
+     "at 2099-01-02T00:00:00.000Z"),
+]  # fmt: skip
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_after_its_override_expired_fails_verify_whatever_its_words(
+    tmp_path: Path,
+) -> None:
+    """docs/audit-trail.md, ``override_ends``: a request an override let past robots.txt
+    records when that override ends as a value (its words, ``…, through 2099-01-01,
+    UTC``, are for people). A record edited to have been sent 30 s after it, its
+    ``expires`` dropped and the chain recomputed, fails verify: by its ``override_ends``,
+    else by the run's ``REP_OVERRIDES``; an ``override_ends`` moved later is caught by
+    the run's ``REP_OVERRIDES``."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_OVERRIDES": [{"host": "127.0.0.1", "reason": "ok", "expires": "2099-01-01"}],
+    }
+    url = sites.url("a", "/private/1")
+    try:
+        await crawl([url], settings)
+    finally:
+        await sites.close()
+    robots_part = by_url(trail)[url]["robots"]
+    assert robots_part["overridden"] == "ok, through 2099-01-01, UTC"
+    assert robots_part["override_ends"] == "2099-01-02T00:00:00.000Z"
+    for number, (what, edit, finding) in enumerate(LATE_SENDS):
+        forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, edit)
+        status, out = audit_tool("verify", str(forged))
+        assert status == 1 and finding in out, f"{what}:\n{out}"

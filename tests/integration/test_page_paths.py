@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 from scrapy import Request, Spider
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
@@ -31,6 +32,7 @@ from twisted.web.server import Site
 from scrapy_rep.audit.cli import main as audit_main
 from scrapy_rep.crawl.internals import download
 from scrapy_rep.crawl.report import RepReport
+from scrapy_rep.signals import item_refused
 from tests.support.audittrail import url_records
 from tests.support.robotsite import HTML, Reply, Sites, crawl, html_page, robots, stat
 
@@ -537,3 +539,81 @@ async def test_a_page_fetched_outside_any_callbacks_output_gates_nothing_and_is_
     assert records[url + "/detail-noindex"]["page"]["meta"] == [["robots", "noindex"]]
     assert stat(crawler, "rep/directives/fetched_pages_not_gating") == 1
     assert stat(crawler, "rep/directives/fetched_pages_gating") is None
+
+
+class HubSpider(Spider):
+    """``/hub``'s callback fetches five pages itself, one after the other
+    (``self.crawler.engine.download_async``, with the request's callback left out or
+    ``NO_CALLBACK`` as :attr:`NO_CALLBACK` says), and builds one item from each as it comes,
+    after one of its own; notes what each response carries."""
+
+    name = "hub"
+    FETCHES = ("/detail-plain", "/detail-noindex", "/plain-2", "/plain-3", "/plain-4")
+    NO_CALLBACK: ClassVar[bool] = False
+    seen: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0].rstrip("/") + "/hub", callback=self.parse)
+
+    async def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        for path in self.FETCHES:
+            callback = NO_CALLBACK if self.NO_CALLBACK else None
+            request = Request(response.urljoin(path), callback=callback)
+            fetched = await self.crawler.engine.download_async(request)
+            self.seen[path] = fetched.meta.get("rep_directives")
+            yield {"url": fetched.url}
+
+
+@pytest.mark.parametrize("callback", ["left out", "NO_CALLBACK"])
+@pytest_twisted.ensureDeferred
+async def test_pages_a_callback_fetches_carry_their_directives_and_their_no_names_them(
+    tmp_path: Path, callback: str
+) -> None:
+    """Every response a callback fetches itself carries its directives
+    (a ``NO_CALLBACK`` request's carried none, and its ``noindex`` was lost: all its
+    items kept). The rule that loses no "no": an item built after a ``noindex`` page the
+    callback fetched is dropped, even one built from a plain page fetched later; the
+    refusal names the page that said no (its sentence, the callback page's record, the
+    ``item_refused`` signal's ``said_by``), never the callback's page ``/hub``."""
+    HubSpider.seen = {}
+    HubSpider.NO_CALLBACK = callback == "NO_CALLBACK"
+    sites = fetching_site()
+    origin = sites.origins["a"]
+    origin.script("/hub", html_page())
+    for path in ("/plain-2", "/plain-3", "/plain-4"):
+        origin.script(path, html_page())
+    url = sites.bases["a"]
+    refused: list[dict[str, Any]] = []
+
+    def listen(crawler: Any) -> None:
+        crawler.signals.connect(
+            lambda **kwargs: refused.append(kwargs), signal=item_refused, weak=False
+        )
+
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True}
+    try:
+        crawler, _ = await crawl([url + "/"], settings, HubSpider, listen)
+    finally:
+        await sites.close()
+    assert sorted(HubSpider.seen) == sorted(HubSpider.FETCHES)
+    carried = {path: d is not None for path, d in HubSpider.seen.items()}
+    assert all(carried.values()), carried  # 5 of 5
+    assert HubSpider.seen["/detail-noindex"].noindex
+    records = {u: rs[-1] for u, rs in agreed(crawler, trail).items()}
+    hub = records[url + "/hub"]
+    said = f"of {url}/detail-noindex, which the page's callback fetched"
+    assert (hub["items_kept"], hub["items_dropped"], hub["item_reason"]) == (2, 4, "noindex")
+    assert hub["item_why"] == f'noindex by <meta name="robots" content="noindex"> {said}'
+    assert [part["url"] for part in hub["page"]["fetched"]] == [url + "/detail-noindex"]
+    assert [r["item"]["url"] for r in refused] == [url + p for p in HubSpider.FETCHES[1:]]
+    assert {r["said_by"] for r in refused} == {url + "/detail-noindex"}
+    assert all(r["message"].endswith(said) for r in refused)
+    for path in HubSpider.FETCHES:  # each recorded with what it said
+        assert records[url + path]["page"]["names"] == ["testbot"], path
+    assert records[url + "/detail-noindex"]["page"]["meta"] == [["robots", "noindex"]]

@@ -120,3 +120,37 @@ def test_a_jobdir_crawl_resumed_with_another_purpose_stops(tmp_path: Path) -> No
     status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=search")
     assert status == 0, stderr
     assert "REP_PURPOSE" not in stderr
+
+
+def test_a_jobdir_crawl_whose_settings_file_is_damaged_does_not_resume(tmp_path: Path) -> None:
+    """``JOBDIR/scrapy_rep.settings.json`` cut in half (a disk full, a copy stopped): what
+    the crawl ran with is not known, so the resume stops at start naming the file, and the
+    file is left as it is; it is not read as absent and written afresh with this run's
+    values (a crawl paused as search resumed as ai-train without a word). Deleted, the
+    crawl goes on under the new values, as the line says."""
+    addon = ("-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "JOBDIR=job")
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=search")
+    assert status == 0, stderr
+    kept = tmp_path / "job" / "scrapy_rep.settings.json"
+    whole = kept.read_bytes()
+    cut = whole[: len(whole) // 2]
+    kept.write_bytes(cut)
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
+    assert status == 2, stderr
+    line = one_error_line(stderr)
+    assert line.startswith(
+        "scrapy_rep: error: JOBDIR: job/scrapy_rep.settings.json is damaged (not JSON: "
+    ), line
+    assert line.endswith(
+        "it holds the settings the crawl in JOBDIR job ran with, which this run must match; "
+        "restore it, or delete it to go on under this run's settings"
+    ), line
+    assert "Spider opened" not in stderr  # the crawl did not start
+    assert kept.read_bytes() == cut
+    kept.write_text('{"purpose": "search"}')  # JSON, but not the settings
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
+    assert status == 2, stderr
+    assert "job/scrapy_rep.settings.json is damaged (no settings object)" in one_error_line(stderr)
+    kept.unlink()
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
+    assert status == 0, stderr

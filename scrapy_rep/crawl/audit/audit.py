@@ -235,12 +235,14 @@ class AuditTrail(RequestEvents, FateEvents):
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
+                ends = None
                 if verdict.overridden is not None:  # refused later, or allowed
                     overridden = verdict.overridden.described
+                    ends = verdict.overridden.ends  # a value for verify, beside the words
                 elif isinstance(verdict, Refused) and verdict.expired is not None:
                     expired = verdict.expired.described
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden, expired, names)  # fmt: skip
+                                 overridden, expired, names, ends)  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"

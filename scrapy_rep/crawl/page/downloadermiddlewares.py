@@ -10,7 +10,8 @@ middleware) and puts its directives and usage decision on ``response.meta``
 response then goes: to its callback, to its errback only (a 404 that
 ``HttpErrorMiddleware`` refuses), or back to the callback that fetched it. Our own
 documents and the media pipelines' files (requests with ``callback=NO_CALLBACK``) are
-left to the components that read them.
+left to the components that read them; a ``NO_CALLBACK`` request a callback fetched
+itself is a page (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class PageVerdictMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Any = None
     ) -> Response:
-        if request.callback is NO_CALLBACK:  # our documents, a media pipeline's file
-            return response
+        if request.callback is NO_CALLBACK and not request.meta.get(meta.FETCHED_PAGE):
+            return response  # our documents, a media pipeline's file
         try:
             verdict = self.page.read(response, request).verdict
             assert verdict is not None  # read() decides it

@@ -58,19 +58,25 @@ class ItemGate:
         item = self.by_directives(item, response, verdict, ledger)
         item = item if item is None else self.by_usage(item, response, verdict, ledger)
         item = item if item is None else self.by_images(item, response, verdict, page)
-        for _url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
+        for url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
             if item is None:
                 break
-            item = self.by_directives(item, response, said_no, ledger)
+            item = self.by_directives(item, response, said_no, ledger, url)
             if item is not None and said_no.purpose is not None:
-                item = self.by_usage(item, response, said_no, ledger)
+                item = self.by_usage(item, response, said_no, ledger, url)
         return item
 
     def by_directives(
-        self, item: Any, response: Response, verdict: PageVerdict, ledger: PageLedger | None = None
+        self,
+        item: Any,
+        response: Response,
+        verdict: PageVerdict,
+        ledger: PageLedger | None = None,
+        said_by: str = "",
     ) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the page's
-        verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`)."""
+        verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`; ``said_by``: the page
+        whose verdict it is, when a page the callback fetched itself)."""
         refused = verdict.index
         if refused is None:
             return item
@@ -78,15 +84,21 @@ class ItemGate:
         if self._keep_noindex:
             inc(self.stats, f"rep/directives/items_kept/{reason}")
             return item
-        refuse_item(self.crawler, item, response, refused, ledger)
+        refuse_item(self.crawler, item, response, refused, ledger, said_by)
         return None
 
     def by_usage(
-        self, item: Any, response: Response, verdict: PageVerdict, ledger: PageLedger | None = None
+        self,
+        item: Any,
+        response: Response,
+        verdict: PageVerdict,
+        ledger: PageLedger | None = None,
+        said_by: str = "",
     ) -> Any:
         """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl (the
         verdict's :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`); a kept item gets
-        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``."""
+        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``. ``said_by``: the
+        page whose verdict it is, when a page the callback fetched itself."""
         decision, refused = verdict.usage, verdict.purpose
         if self.page.mark:
             try:
@@ -98,7 +110,7 @@ class ItemGate:
             return self._with_preferences(item, decision)
         if refused is None:
             return self._with_preferences(item, decision)
-        refuse_item(self.crawler, item, response, refused, ledger)
+        refuse_item(self.crawler, item, response, refused, ledger, said_by)
         return None
 
     def _with_preferences(self, item: Any, decision: Any) -> Any:

@@ -303,11 +303,18 @@ class PageState:
         (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
         the page whose callback is producing output in this context, if any, is told of
         the fetched page when it comes (:meth:`fetched`). Our documents and the media
-        pipelines' files (``NO_CALLBACK``) are not pages."""
-        if request.callback is NO_CALLBACK:
-            return None
+        pipelines' files (``NO_CALLBACK``) are not pages; a ``NO_CALLBACK`` request a
+        callback fetches itself is (Scrapy asks for one where no callback is to run):
+        marked (:data:`meta.FETCHED_PAGE`), it is read and decided as it arrives, its
+        response carries its directives and its "no" gates the callback's items, as for
+        any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
-        return partial(self.fetched, None if producing is None else producing[0])
+        by = None if producing is None else producing[0]
+        if request.callback is NO_CALLBACK:
+            if by is None or meta.ROBOTS_REQUEST in request.meta:
+                return None  # our documents, a media pipeline's file: not pages
+            request.meta[meta.FETCHED_PAGE] = True
+        return partial(self.fetched, by)
 
     def fetched(self, by: Response | None, response: Response) -> None:
         """A page fetched with ``engine.download_async`` came back, read and decided as it
