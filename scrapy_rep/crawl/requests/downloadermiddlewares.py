@@ -57,9 +57,9 @@ from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.crawl.requests.sentcheck import HeldAtSend, SendCheck
 from scrapy_rep.crawl.requeststate import (
     RequestState,
-    any_state,
     follow_url,
     moved,
+    sent_state,
     state_of,
     take_hold,
 )
@@ -325,11 +325,13 @@ class RobotsTxtMiddleware:
         its URL in place; the check of :mod:`scrapy_rep.crawl.requests.sentcheck`):
         ``None`` when nothing changed. A URL changed in place takes the request's state
         and audit record with it: the record is the URL sent's, and says it changed."""
-        state = any_state(request)
+        state = sent_state(request)
         if state is None or not state.names:
-            return None  # not decided here (not obeyed, no origin)
+            return None  # not decided here (not obeyed, no origin), or another's state
         if not moved(state, request):
-            if self.facts.held_to(request, sent=True) == state.names:
+            if self.facts.held_to(request, sent=True) == state.names and self._same_site(
+                request, state
+            ):
                 return None
         else:
             follow_url(request)
@@ -342,6 +344,23 @@ class RobotsTxtMiddleware:
         if facts.origin is None:
             return None
         return self._decide(request, facts, self._known(request))
+
+    def _same_site(self, request: Request, state: RequestState) -> bool:
+        """Whether ``request``, not moved, is sent to the site it was decided for: its
+        ``Host`` header is the one it was decided with, or names the same site (a ``Host``
+        set after scrapy_rep's middleware, by a later one or by
+        ``DEFAULT_REQUEST_HEADERS``, may address another: SPEC §3)."""
+        headers = request.headers
+        hosts = headers.getlist(b"Host") if headers else None
+        host = hosts[-1] if hosts else b""
+        if host == state.host:
+            return True
+        origin = self.facts.origins.get(request.url)
+        if origin is None:
+            return True
+        now = self.facts.addressed(request, origin, host) if host else origin
+        before = self.facts.addressed(request, origin, state.host) if state.host else origin
+        return now == before
 
     def decide_at_send(
         self, request: Request, state: RequestState
