@@ -217,7 +217,7 @@ class RobotsTxtMiddleware:
         reached on has changed), then what it means: on, refused, or held until the
         document it waits for is known."""
         if self._marked and id(request) in self._marked:
-            self._unmarked(request)  # handed back at its send by engine.download: here again
+            await self._came_straight_back(request)
         state = state_of(request)
         kept = self._decided_early.pop(state.early, None) if state and state.early else None
         facts = self.facts.of(request)
@@ -269,6 +269,19 @@ class RobotsTxtMiddleware:
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         return None
+
+    async def _came_straight_back(self, request: Request) -> None:
+        """``request`` was handed back to be held and is here again without a scheduler
+        having held it (``engine.download_async`` sends what it is handed back at once):
+        it waits in place for the document it was handed back for, as the scheduler's
+        request is held for it (SPEC §4). Handed back at its send for a refresh
+        (:meth:`decide_at_send`), it waits for the refresh, not for the stale copy still
+        in use meanwhile (issue 62, item 4)."""
+        self._unmarked(request)
+        hold = take_hold(request)
+        if hold is not None:
+            name, key, also = hold
+            await self.documents[name].wait_released(key, request, also)
 
     def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
         """The verdict on a request that carries no version (``known``: the cache's
