@@ -722,7 +722,7 @@ class ThenA(ItemSpider):
 async def test_a_host_header_set_after_the_check_is_decided_for_the_site_it_addresses(
     tmp_path: Any, where: str
 ) -> None:
-    """Issue 62, item 2: ``http://127.0.0.1:A/private/1`` sent with ``Host: 127.0.0.1:B``
+    """``http://127.0.0.1:A/private/1`` sent with ``Host: 127.0.0.1:B``
     set after scrapy_rep's middleware (by a downloader middleware at 500 or 950, or by
     Scrapy's ``DefaultHeadersMiddleware`` at 400) is B's page: B's ``Disallow: /private``
     refuses it, as it does the same header set on the request; the trail says so and
@@ -781,7 +781,7 @@ class SubRequestSpider(ItemSpider):
 async def test_a_sub_request_with_the_pages_meta_leaves_the_pages_record_alone(
     tmp_path: Any, sub: str
 ) -> None:
-    """Issue 62, item 3: a callback's ``download_async`` of a request scrapy_rep decides
+    """A callback's ``download_async`` of a request scrapy_rep decides
     nothing for (``dont_obey_robotstxt`` without a purpose, a ``data:`` URL), made with
     ``meta=response.meta``: the page's state in the copied meta is not the sub-request's.
     The page keeps its record (its URL, fetched, no ``sent`` saying its URL changed, the
@@ -810,4 +810,47 @@ async def test_a_sub_request_with_the_pages_meta_leaves_the_pages_record_alone(
     assert SubRequestSpider.sub not in records or records[SubRequestSpider.sub].get(
         "id"
     ) != record.get("id")
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_naming_another_site_is_decided_by_both_sites(
+    tmp_path: Any,
+) -> None:
+    """docs/decisions.md, 'A request sent with another Host is decided by both sites':
+    ``http://127.0.0.1:A/private/1`` sent with ``Host: 127.0.0.1:B``
+    reaches A's server: A's ``Disallow: /private`` refuses it, though B's robots.txt
+    allows everything; B's own ``Disallow: /b-only`` refuses the one it names. Both
+    robots.txt are asked, each at its own address, and ``audit verify`` re-derives each
+    record from the robots.txt it names."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /b-only\n"))
+    b_host = sites.bases["b"].removeprefix("http://")
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+
+    class Spider(HostHeaderSpider):
+        sent_to = (
+            (url("a", "/private/1"), b_host),
+            (url("a", "/b-only"), b_host),
+            (url("a", "/open"), b_host),
+        )
+
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, Spider)
+    finally:
+        await sites.close()
+    assert [p for p in sites.requested("a") if p != "/robots.txt"] == ["/open"]
+    assert "/robots.txt" in sites.requested("a") and "/robots.txt" in sites.requested("b")
+    assert spider.downloaded == [url("a", "/open")]
+    assert sorted(spider.dropped) == [url("a", "/b-only"), url("a", "/private/1")]
+    said = spider.dropped[url("a", "/private/1")]
+    assert said == f"Forbidden by {url('a', '/robots.txt')} (line 2: Disallow: /private)"
+    said = spider.dropped[url("a", "/b-only")]
+    assert said == f"Forbidden by {url('b', '/robots.txt')} (line 2: Disallow: /b-only)"
+    records = by_url(trail)
+    assert records[url("a", "/private/1")]["fate"] == "refused"
     assert [str(finding) for finding in verify(trail).findings] == []

@@ -160,7 +160,7 @@ class DownloadsItself(ListSpider):
 async def test_a_download_async_request_due_for_a_refresh_at_its_send_waits_for_it(
     tmp_path: Path,
 ) -> None:
-    """Issue 62, item 4: robots.txt ``Allow: /``, fresh for 1 s, then ``Disallow: /p``
+    """robots.txt ``Allow: /``, fresh for 1 s, then ``Disallow: /p``
     (answered 1 s after it is asked). ``/p/1``, downloaded by a callback itself, is
     decided under the first and waits in its slot (two per host) behind two slow pages
     past its freshness: at its send it is handed back for the refresh and, as a

@@ -276,7 +276,7 @@ class RobotsTxtMiddleware:
         it waits in place for the document it was handed back for, as the scheduler's
         request is held for it (SPEC §4). Handed back at its send for a refresh
         (:meth:`decide_at_send`), it waits for the refresh, not for the stale copy still
-        in use meanwhile (issue 62, item 4)."""
+        in use meanwhile)."""
         self._unmarked(request)
         hold = take_hold(request)
         if hold is not None:
