@@ -854,3 +854,37 @@ async def test_a_host_header_naming_another_site_is_decided_by_both_sites(
     records = by_url(trail)
     assert records[url("a", "/private/1")]["fate"] == "refused"
     assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_set_where_it_cannot_be_decided_again_is_an_error_and_recorded(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the downloader's chain cannot be reached, a ``Host`` header set after 899 is
+    sent unchecked as a changed ``User-Agent`` is: an ERROR, a stat and the record's
+    ``sent`` naming the header."""
+    from scrapy_rep.crawl.requests import sentcheck
+
+    monkeypatch.setattr(sentcheck, "append_downloader_method", lambda *args: False)
+    LateHost.host = "elsewhere.test"
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateHost": 950},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})  # it logs an ERROR
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+        try:
+            await crawler.crawl(urls=[sites.url("a", "/private/1")])
+        finally:
+            await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and "after priority 899" in errors[0], errors
+    assert (
+        "Host header changed to 'elsewhere.test'"
+        in by_url(trail)[sites.url("a", "/private/1")]["sent"]
+    )

@@ -342,7 +342,7 @@ class RobotsTxtMiddleware:
         if state is None or not state.names:
             return None  # not decided here (not obeyed, no origin), or another's state
         if not moved(state, request):
-            if self.facts.held_to(request, sent=True) == state.names and self._same_site(
+            if self.facts.held_to(request, sent=True) == state.names and self.same_site(
                 request, state
             ):
                 return None
@@ -358,7 +358,7 @@ class RobotsTxtMiddleware:
             return None
         return self._decide(request, facts, self._known(request))
 
-    def _same_site(self, request: Request, state: RequestState) -> bool:
+    def same_site(self, request: Request, state: RequestState) -> bool:
         """Whether ``request``, not moved, is sent to the site it was decided for: its
         ``Host`` header is the one it was decided with, or names the same site (a ``Host``
         set after scrapy_rep's middleware, by a later one or by

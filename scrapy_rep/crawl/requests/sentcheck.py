@@ -103,8 +103,8 @@ class SentRequestCheck:
         if isinstance(verdict, Wait):
             inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
             message = (
-                f"Dropped: sent with another User-Agent or URL than it was checked for; the "
-                f"{verdict.document} of {verdict.key} it needs is not known"
+                "Dropped: sent with another User-Agent, URL or Host than it was checked for; "
+                f"the {verdict.document} of {verdict.key} it needs is not known"
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             raise IgnoreRequest(message)
@@ -133,7 +133,7 @@ class SentRequestCheck:
         if append_downloader_method(engine, "process_request", self.check_last):
             logger.info(
                 "scrapy_rep: downloader middlewares after priority %d may change a request's "
-                "User-Agent or URL (%s): each request is checked again last, just before it "
+                "User-Agent, URL or Host (%s): each request is checked again last, just before it "
                 "is sent",
                 PRIORITY,
                 names,
@@ -142,7 +142,7 @@ class SentRequestCheck:
             return
         logger.warning(
             "scrapy_rep: downloader middlewares after priority %d may change a request's "
-            "User-Agent or URL (%s), and the request cannot be checked again after them: "
+            "User-Agent, URL or Host (%s), and the request cannot be checked again after them: "
             "such a request is sent unchecked (an ERROR each time). Give them a priority "
             "below %d",
             PRIORITY,
@@ -164,6 +164,9 @@ class SentRequestCheck:
         elif owner.facts.held_to(request, sent=True) != state.names:
             values = [decoded(value) for value in request.headers.getlist(b"User-Agent")]
             what = f"its User-Agent changed to {' + '.join(map(repr, values)) or 'none'}"
+        elif not owner.same_site(request, state):
+            hosts = request.headers.getlist(b"Host")
+            what = f"its Host header changed to {decoded(hosts[-1]) if hosts else 'none'!r}"
         else:
             return
         inc(self.crawler.stats, "rep/requests/sent_unchecked")
