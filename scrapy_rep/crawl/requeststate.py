@@ -76,6 +76,16 @@ class RequestState(NamedTuple):
     #: override it went past; sent later, it is decided again first (``0.0``: not
     #: decided, or decided by a version already past it).
     until: float = 0.0
+    #: The last ``Host`` header it was decided with (``b""``: none): the check as sent
+    #: compares it with the one it is sent with (a ``Host`` set after the verdict may
+    #: address another site: :meth:`~scrapy_rep.crawl.requests.facts.FactsReader
+    #: .addressed`).
+    host: bytes = b""
+    #: ``id()`` of the request object the verdict was reached on, in this process (``0``:
+    #: not decided): the checks as it is sent read the state of that very request only
+    #: (:func:`sent_state`), never the state a copied meta brought (a callback's
+    #: ``download_async(Request(…, meta=response.meta))`` carries its page's).
+    owner: int = 0
 
 
 #: A hold: ``(document kind, key, further keys)`` (:attr:`RequestState.hold`).
@@ -163,7 +173,7 @@ def decided_early(request: Request, token: int) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, state.audit, state.hold, state.carried, token, state.before, state.names,
-            state.scheduled, state.afresh, state.until,
+            state.scheduled, state.afresh, state.until, state.host, state.owner,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, early=token)
@@ -174,17 +184,35 @@ def decided(request: Request, before: Before | None, names: tuple[str, ...], unt
     documents said (``before``; ``None``: nothing), a verdict that holds ``until`` it is
     sent (:attr:`RequestState.until`): its early token is spent. Decided afresh once, it
     stays so (:attr:`RequestState.afresh`): its send decides it again at most once more
-    for a version gone stale."""
+    for a version gone stale. The state is this request object's (:attr:`RequestState
+    .owner`), decided with its ``Host`` header (:attr:`RequestState.host`)."""
     meta = request.meta
     state = meta.get(KEY)
     url = request.url
+    headers = request.headers
+    hosts = headers.getlist(b"Host") if headers else None
+    host = hosts[-1] if hosts else b""
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled,
-            state.afresh, until,
+            state.afresh, until, host, id(request),
         )  # fmt: skip
     else:
-        meta[KEY] = RequestState(url, "", None, (), 0, before, names, False, False, until)
+        meta[KEY] = RequestState(
+            url, "", None, (), 0, before, names, False, False, until, host, id(request)
+        )
+
+
+def sent_state(request: Request) -> RequestState | None:
+    """The state ``request`` was decided with in this process, whichever URL it was made
+    for (a downloader middleware may change the URL in place after the verdict): that of
+    this very request object (:attr:`RequestState.owner`). ``None``: it was not decided
+    here (not obeyed, no origin), and a state its meta brought from another request (a
+    callback's ``meta=response.meta``) is that request's, not its own."""
+    state = request.meta.get(KEY)
+    if type(state) is RequestState and state.owner == id(request):
+        return state
+    return None
 
 
 def recorded(request: Request, audit: str) -> None:
@@ -195,7 +223,7 @@ def recorded(request: Request, audit: str) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, audit, state.hold, state.carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until,
+            state.scheduled, state.afresh, state.until, state.host, state.owner,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, audit)
@@ -234,7 +262,7 @@ def mark_held(request: Request, hold: Hold) -> bool:
     mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
     meta[KEY] = RequestState(
         state.url, state.audit, mark, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until,
+        state.scheduled, state.afresh, state.until, state.host, state.owner,
     )  # fmt: skip
     return mark is not None
 
@@ -247,7 +275,7 @@ def take_hold(request: Request) -> Hold | None:
         return None
     meta[KEY] = RequestState(
         state.url, state.audit, None, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until,
+        state.scheduled, state.afresh, state.until, state.host, state.owner,
     )  # fmt: skip
     return state.hold
 
@@ -267,7 +295,7 @@ def add_carried(
         carried = (*others(state.carried), pair) if state.carried else (pair,)
         meta[KEY] = RequestState(
             url, state.audit, state.hold, carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until,
+            state.scheduled, state.afresh, state.until, state.host, state.owner,
         )  # fmt: skip
 
 
@@ -281,7 +309,7 @@ def take_carried(request: Request) -> Carried:
         return ()
     meta[KEY] = RequestState(
         url, state.audit, state.hold, (), state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until,
+        state.scheduled, state.afresh, state.until, state.host, state.owner,
     )  # fmt: skip
     return state.carried
 
@@ -297,7 +325,7 @@ def carry_again(request: Request, carried: Carried) -> None:
         return
     meta[KEY] = RequestState(
         url, state.audit, state.hold, carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until,
+        state.scheduled, state.afresh, state.until, state.host, state.owner,
     )  # fmt: skip
 
 

@@ -116,6 +116,11 @@ class RequestFacts(NamedTuple):
     #: when another (:func:`scrapy_rep.robotstxt.useragent.held_names`); empty:
     #: :attr:`agent` alone. Allowed only if allowed for every one; any one's "no" refuses.
     names: tuple[str, ...] = ()
+    #: The origin of its URL, when its ``Host`` header addresses another site
+    #: (:attr:`origin`; SPEC §3): the server at the URL's address answers it, so that
+    #: origin's robots.txt and documents decide it too (docs/decisions.md, 'A request
+    #: sent with another Host is decided by both sites'); ``None``: the same site.
+    served_by: Origin | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +340,8 @@ def decide(
     origin = facts.origin
     if origin is None or facts.obey is Obey.NOTHING:
         return UNCHECKED
+    if facts.served_by is not None:
+        return _decide_both(facts, rules, known, now)
     robots = known(ROBOTS, origin)
     if robots is None:
         return Wait(ROBOTS, origin)
@@ -441,6 +448,41 @@ def decide(
     if pending:  # no license known so far refuses it: it waits for the others
         return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
     return Allowed(used, decision, before, obeyed, overridden, past)
+
+
+def _decide_both(
+    facts: RequestFacts, rules: RequestRules, known: Known, now: float | None
+) -> Verdict:
+    """The verdict on a request whose ``Host`` header addresses another site than its URL
+    (:attr:`RequestFacts.served_by`): decided for the site addressed, then for the
+    URL's own origin, whose server it reaches (SPEC §3: one robots.txt per origin; which
+    one the site's owner meant is unclear, so the reading that refuses: docs/decisions.md,
+    'A request sent with another Host is decided by both sites'). Either one's refusal
+    refuses it (the refusal names that origin's document,
+    its versions first); either one's document not known yet, it waits (carrying those
+    read so far). Allowed by both: the addressed site's verdict (its robots.txt first, its
+    ``Crawl-delay``, what its documents said for the page's check), with the versions of
+    both (its verdict holds while both are fresh)."""
+    addressed = decide(facts._replace(served_by=None), rules, known, now)
+    if not isinstance(addressed, Allowed):
+        return addressed
+    served_by = facts.served_by
+    assert served_by is not None
+    own = decide(facts._replace(origin=served_by, served_by=None), rules, known, now)
+    if isinstance(own, Wait):
+        return Wait(own.document, own.key, addressed.used + own.used, own.also)
+    if isinstance(own, Refused):
+        return own
+    before = addressed.before if addressed.before is not NOTHING_BEFORE else own.before
+    overridden = addressed.overridden or own.overridden
+    return Allowed(
+        addressed.used + own.used,
+        addressed.robots,
+        before,
+        addressed.obeyed,
+        overridden,
+        addressed.robots_agent,
+    )
 
 
 def _robots_refusal(

@@ -688,3 +688,203 @@ async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots
     warnings = [r.getMessage() for r in caplog.records if "'Host: " in r.getMessage()]
     assert len(warnings) == 1 and f"'Host: {name}'" in warnings[0], warnings
     assert list(verify(trail).findings) == []
+
+
+# ---------------------------------------------------------------- a Host set after the check
+
+
+class LateHost:
+    """Sends every page of the URL's own site (``/private…``, ``/open``) with a ``Host``
+    header naming another site (``host``), after scrapy_rep's robots.txt middleware."""
+
+    host = ""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if "/private" in request.url or "/open" in request.url:
+            request.headers[b"Host"] = self.host.encode()
+
+
+class ThenA(ItemSpider):
+    """Fetches B's page first (B's robots.txt is known then), whose callback asks A's."""
+
+    then: tuple[str, ...] = ()
+
+    def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        yield {"url": response.url}
+        if not response.url.startswith(self.then[0].rsplit("/", 1)[0]):
+            for url in self.then:
+                yield Request(url, errback=self.failed)
+
+
+@pytest.mark.parametrize("where", ["middleware-500", "middleware-950", "DEFAULT_REQUEST_HEADERS"])
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_set_after_the_check_is_decided_for_the_site_it_addresses(
+    tmp_path: Any, where: str
+) -> None:
+    """``http://127.0.0.1:A/private/1`` sent with ``Host: 127.0.0.1:B``
+    set after scrapy_rep's middleware (by a downloader middleware at 500 or 950, or by
+    Scrapy's ``DefaultHeadersMiddleware`` at 400) is B's page: B's ``Disallow: /private``
+    refuses it, as it does the same header set on the request; the trail says so and
+    ``audit verify`` re-derives it."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    b_host = sites.bases["b"].removeprefix("http://")
+    LateHost.host = b_host
+    ThenA.then = (sites.url("a", "/private/1"), sites.url("a", "/open"))
+    trail = tmp_path / "trail.jsonl"
+    settings: dict[str, Any] = {"REP_AUDIT_FILE": str(trail)}
+    if where == "DEFAULT_REQUEST_HEADERS":
+        settings["DEFAULT_REQUEST_HEADERS"] = {"Host": b_host}
+    else:
+        priority = int(where.rsplit("-", 1)[1])
+        settings["DOWNLOADER_MIDDLEWARES"] = {f"{__name__}.LateHost": priority}
+    try:
+        _, spider = await crawl([sites.url("b", "/start")], settings, ThenA)
+    finally:
+        await sites.close()
+    assert "/private/1" not in sites.requested("a")
+    assert list(spider.dropped) == [sites.url("a", "/private/1")]
+    said = spider.dropped[sites.url("a", "/private/1")]
+    assert said.startswith(f"Forbidden by {sites.url('b', '/robots.txt')}"), said
+    assert sorted(spider.downloaded) == sorted([sites.url("a", "/open"), sites.url("b", "/start")])
+    assert by_url(trail)[sites.url("a", "/private/1")]["fate"] == "refused"
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+# ---------------------------------------------------------------- a copied meta
+
+
+class SubRequestSpider(ItemSpider):
+    """Each page's callback downloads one more request itself (``download_async``), with
+    the page's meta (``meta=response.meta``), which scrapy_rep decides nothing for."""
+
+    sub = ""
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy_rep.crawl.internals import download
+
+        self.downloaded.append(response.url)
+        meta = dict(response.meta)
+        if not self.sub.startswith("data:"):
+            meta["dont_obey_robotstxt"] = True
+        sub = await download(self.crawler, Request(self.sub, meta=meta, dont_filter=True))
+        self.downloaded.append(sub.url)
+        yield {"url": response.url}
+
+
+@pytest.mark.parametrize("sub", ["dont_obey_robotstxt", "data"])
+@pytest_twisted.ensureDeferred
+async def test_a_sub_request_with_the_pages_meta_leaves_the_pages_record_alone(
+    tmp_path: Any, sub: str
+) -> None:
+    """A callback's ``download_async`` of a request scrapy_rep decides
+    nothing for (``dont_obey_robotstxt`` without a purpose, a ``data:`` URL), made with
+    ``meta=response.meta``: the page's state in the copied meta is not the sub-request's.
+    The page keeps its record (its URL, fetched, no ``sent`` saying its URL changed, the
+    ``sent_at`` of its own send), and ``audit verify`` finds nothing, although the page
+    names an ``unavailable_after``."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    page = '<meta name="robots" content="unavailable_after: 2999-12-31">'
+    site.script("/page", Reply(200, f"<html><head>{page}</head></html>".encode(),
+                               {"Content-Type": "text/html"}))  # fmt: skip
+    SubRequestSpider.sub = sites.url("a", "/sub") if sub != "data" else "data:,hello"
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl(
+            [sites.url("a", "/page")], {"REP_AUDIT_FILE": str(trail)}, SubRequestSpider
+        )
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/page"), SubRequestSpider.sub]
+    records = by_url(trail)
+    record = records[sites.url("a", "/page")]
+    assert record["fate"] == "fetched" and "sent" not in record, record
+    assert SubRequestSpider.sub not in records or records[SubRequestSpider.sub].get(
+        "id"
+    ) != record.get("id")
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_naming_another_site_is_decided_by_both_sites(
+    tmp_path: Any,
+) -> None:
+    """docs/decisions.md, 'A request sent with another Host is decided by both sites':
+    ``http://127.0.0.1:A/private/1`` sent with ``Host: 127.0.0.1:B``
+    reaches A's server: A's ``Disallow: /private`` refuses it, though B's robots.txt
+    allows everything; B's own ``Disallow: /b-only`` refuses the one it names. Both
+    robots.txt are asked, each at its own address, and ``audit verify`` re-derives each
+    record from the robots.txt it names."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /b-only\n"))
+    b_host = sites.bases["b"].removeprefix("http://")
+    url = sites.url
+    trail = tmp_path / "trail.jsonl"
+
+    class Spider(HostHeaderSpider):
+        sent_to = (
+            (url("a", "/private/1"), b_host),
+            (url("a", "/b-only"), b_host),
+            (url("a", "/open"), b_host),
+        )
+
+    try:
+        _, spider = await crawl([], {"REP_AUDIT_FILE": str(trail)}, Spider)
+    finally:
+        await sites.close()
+    assert [p for p in sites.requested("a") if p != "/robots.txt"] == ["/open"]
+    assert "/robots.txt" in sites.requested("a") and "/robots.txt" in sites.requested("b")
+    assert spider.downloaded == [url("a", "/open")]
+    assert sorted(spider.dropped) == [url("a", "/b-only"), url("a", "/private/1")]
+    said = spider.dropped[url("a", "/private/1")]
+    assert said == f"Forbidden by {url('a', '/robots.txt')} (line 2: Disallow: /private)"
+    said = spider.dropped[url("a", "/b-only")]
+    assert said == f"Forbidden by {url('b', '/robots.txt')} (line 2: Disallow: /b-only)"
+    records = by_url(trail)
+    assert records[url("a", "/private/1")]["fate"] == "refused"
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_host_set_where_it_cannot_be_decided_again_is_an_error_and_recorded(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where the downloader's chain cannot be reached, a ``Host`` header set after 899 is
+    sent unchecked as a changed ``User-Agent`` is: an ERROR, a stat and the record's
+    ``sent`` naming the header."""
+    from scrapy_rep.crawl.requests import sentcheck
+
+    monkeypatch.setattr(sentcheck, "append_downloader_method", lambda *args: False)
+    LateHost.host = "elsewhere.test"
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.LateHost": 950},
+        "REP_AUDIT_FILE": str(trail),
+    }
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})  # it logs an ERROR
+    with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+        try:
+            await crawler.crawl(urls=[sites.url("a", "/private/1")])
+        finally:
+            await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/requests/sent_unchecked") == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and "after priority 899" in errors[0], errors
+    assert (
+        "Host header changed to 'elsewhere.test'"
+        in by_url(trail)[sites.url("a", "/private/1")]["sent"]
+    )

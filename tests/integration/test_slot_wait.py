@@ -9,17 +9,20 @@ the server's own arrival times."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest_twisted
 from scrapy import signals
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.requests.owners import OWNERS
 from tests.support.audittrail import url_records
-from tests.support.robotsite import Sites, crawl, robots
+from tests.support.robotsite import HTML, ListSpider, Reply, Sites, crawl, robots
 from tests.support.scrapyversions import jitter
 
 PERMISSION = "written permission of the site owner, 2026-11-01"
@@ -121,4 +124,76 @@ async def test_pages_go_under_the_robots_txt_of_when_they_are_sent(tmp_path: Pat
     assert second - first < 1 + 2.5  # v1's second, then the refresh's turn (one gap)
     assert len(spider.downloaded) == len(pages) and len(spider.dropped) == 12 - len(pages)
     assert crawler.stats.get_value("rep/requests/decided_at_send")
+    assert verify(trail).findings == []
+
+
+class DownloadsItself(ListSpider):
+    """``/start``'s callback downloads two slow pages and then ``/p/1`` itself
+    (``download_async``, no scheduler): ``/p/1`` waits in the download slot behind them."""
+
+    slow_arrived: Callable[[], bool] = staticmethod(lambda: True)
+
+    async def parse(self, response: Any) -> None:
+        from scrapy import Request
+        from scrapy.exceptions import IgnoreRequest
+        from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+
+        from scrapy_rep.crawl.internals import download
+
+        self.downloaded.append(response.url)
+        base = response.url.rsplit("/", 1)[0]
+        slow = [
+            deferred_from_coro(download(self.crawler, Request(f"{base}/slow/{n}"))) for n in (1, 2)
+        ]
+        while not self.slow_arrived():  # both in flight: the slot's two places are taken
+            await maybe_deferred_to_future(deferLater(reactor, 0.01))
+        try:
+            page = await download(self.crawler, Request(f"{base}/p/1"))
+            self.downloaded.append(page.url)
+        except IgnoreRequest as refused:
+            self.dropped[f"{base}/p/1"] = str(refused)
+        for each in slow:
+            self.downloaded.append((await maybe_deferred_to_future(each)).url)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_download_async_request_due_for_a_refresh_at_its_send_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    """robots.txt ``Allow: /``, fresh for 1 s, then ``Disallow: /p``
+    (answered 1 s after it is asked). ``/p/1``, downloaded by a callback itself, is
+    decided under the first and waits in its slot (two per host) behind two slow pages
+    past its freshness: at its send it is handed back for the refresh and, as a
+    scheduled request is held for it, waits for the refresh in place; the second
+    robots.txt refuses it (it went out under the stale copy, 1 s before the new
+    ``Disallow`` arrived)."""
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script(
+        "/robots.txt",
+        robots("User-agent: *\nAllow: /\n", **{"Cache-Control": "max-age=1"}),
+        Reply(200, b"User-agent: *\nDisallow: /p\n", {"Content-Type": "text/plain"}, delay=1),
+    )
+    for n in (1, 2):
+        origin.script(f"/slow/{n}", Reply(200, b"<html></html>", HTML, delay=1.5))
+    DownloadsItself.slow_arrived = staticmethod(  # type: ignore[method-assign]
+        lambda: all(f"/slow/{n}" in origin.times for n in (1, 2))
+    )
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_AUDIT_FILE": str(trail),
+    }
+    try:
+        crawler, spider = await crawl([sites.url("a", "/start")], settings, DownloadsItself)
+    finally:
+        await sites.close()
+    assert origin.times.get("/p/1") is None, sites.requested("a")
+    assert len(origin.times["/robots.txt"]) == 2
+    robots_url = sites.url("a", "/robots.txt")
+    assert spider.dropped == {
+        sites.url("a", "/p/1"): f"Forbidden by {robots_url} (line 2: Disallow: /p)"
+    }
+    assert crawler.stats.get_value("rep/requests/held_at_send") == 1
     assert verify(trail).findings == []

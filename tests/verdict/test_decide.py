@@ -436,3 +436,53 @@ def test_an_expired_override_leaves_the_refusal_to_the_name_that_refused() -> No
     assert verdict.expired == OVERRIDE
     assert " for googlebot " in verdict.message
     assert verdict.message.endswith("expired (authorized until 2027-01-01T00:00:00+00:00)")
+
+
+# ------------------------------------------------------- a Host naming another site
+
+SERVER = origin_of("https://a.test/")  # the URL's origin: its server answers the request
+SITE = origin_of("https://b.test/")  # the site its Host header addresses
+
+
+def by_origin(**robots: CacheEntry[Any]) -> Any:
+    """The robots.txt of each origin (``a``: a.test, ``b``: b.test); none: not known."""
+    table = {SERVER: robots.get("a"), SITE: robots.get("b")}
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        return table.get(key) if kind == ROBOTS else None
+
+    return look
+
+
+def sent_to_b(path: str) -> RequestFacts:
+    """``https://a.test{path}`` sent with ``Host: b.test``."""
+    return RequestFacts(f"https://a.test{path}", SITE, "mybot", Obey.ALL, ("mybot",), SERVER)
+
+
+@pytest.mark.parametrize(
+    ("refusing", "origin"), [("a", SERVER), ("b", SITE)], ids=["the-server", "the-site"]
+)
+def test_a_request_sent_with_another_host_is_refused_by_either_sites_no(
+    refusing: str, origin: Any
+) -> None:
+    """docs/decisions.md, 'A request sent with another Host is decided by both sites':
+    either origin's ``Disallow`` refuses it, naming that origin's robots.txt and version."""
+    no = robots_entry("User-agent: *\nDisallow: /private\n", sha="no")
+    yes = robots_entry("User-agent: *\nAllow: /\n", sha="yes")
+    documents = {"a": no, "b": yes} if refusing == "a" else {"a": yes, "b": no}
+    verdict = decide(sent_to_b("/private/1"), RequestRules(), by_origin(**documents))
+    assert isinstance(verdict, Refused)
+    assert verdict.message == f"Forbidden by {origin.robots_url} (line 2: Disallow: /private)"
+    assert (verdict.version, verdict.used[0][1]) == ("no", origin)
+
+
+def test_a_request_sent_with_another_host_waits_for_both_and_goes_under_both() -> None:
+    site = robots_entry("User-agent: *\nAllow: /\nCrawl-delay: 3\n", sha="b")
+    server = robots_entry("User-agent: *\nAllow: /\n", sha="a")
+    waiting = decide(sent_to_b("/x"), RequestRules(), by_origin(b=site))
+    assert waiting == Wait(ROBOTS, SERVER, ((ROBOTS, SITE, site),))
+    assert decide(sent_to_b("/x"), RequestRules(), by_origin(a=server)) == Wait(ROBOTS, SITE)
+    allowed = decide(sent_to_b("/x"), RequestRules(), by_origin(a=server, b=site))
+    assert isinstance(allowed, Allowed) and allowed.obeyed
+    assert allowed.used == ((ROBOTS, SITE, site), (ROBOTS, SERVER, server))
+    assert allowed.robots_entry is site  # the site addressed's: its Crawl-delay spaces it

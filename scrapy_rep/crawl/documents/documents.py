@@ -209,6 +209,21 @@ class OriginDocument(Generic[D]):
             raise IgnoreRequest(message)
         return entry
 
+    async def wait_released(
+        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
+    ) -> CacheEntry[D]:
+        """:meth:`wait`, for a request handed back to be held that came straight back
+        (sent by ``engine.download_async``, which no scheduler holds): the entry it would
+        have been released with, awaited in place (SPEC §4). A stale copy answers only
+        when no refresh is under way (:meth:`_releasable`): a request handed back at its
+        send for a refresh waits for it, as one from the scheduler is held for it;
+        ``IgnoreRequest`` if the spider closes first."""
+        entry = await self._wait_for(key, request, also, self._releasable)
+        if entry is None:
+            inc(self.stats, "rep/requests/dropped/spider_closed")
+            raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
+        return entry
+
     async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The entry of ``key``'s document once it is known (its fetch starts now, on
         ``request``'s route, unless one is under way), for a page that names it (no request
@@ -351,9 +366,16 @@ class OriginDocument(Generic[D]):
             self.runner.handle(do.RequestSeen(key))
 
     async def _wait_for(
-        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
+        self,
+        key: Hashable,
+        request: Request,
+        also: tuple[Hashable, ...] = (),
+        answers: Callable[[Hashable], CacheEntry[D] | None] | None = None,
     ) -> CacheEntry[D] | None:
-        entry = self.entry(key, request)
+        """The entry of ``key``'s document (or of the first of ``also`` known): at once
+        when ``answers(key)`` gives one (default: :meth:`entry`, which starts its fetch),
+        else once its fetch or refresh releases it; ``None`` if the spider closes."""
+        entry = self.entry(key, request) if answers is None else answers(key)
         if entry is not None or self.runner.closed or key in self._never:
             return entry
         for other in also:

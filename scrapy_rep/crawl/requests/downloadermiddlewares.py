@@ -57,9 +57,9 @@ from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.crawl.requests.sentcheck import HeldAtSend, SendCheck
 from scrapy_rep.crawl.requeststate import (
     RequestState,
-    any_state,
     follow_url,
     moved,
+    sent_state,
     state_of,
     take_hold,
 )
@@ -217,7 +217,7 @@ class RobotsTxtMiddleware:
         reached on has changed), then what it means: on, refused, or held until the
         document it waits for is known."""
         if self._marked and id(request) in self._marked:
-            self._unmarked(request)  # handed back at its send by engine.download: here again
+            await self._came_straight_back(request)
         state = state_of(request)
         kept = self._decided_early.pop(state.early, None) if state and state.early else None
         facts = self.facts.of(request)
@@ -269,6 +269,19 @@ class RobotsTxtMiddleware:
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         return None
+
+    async def _came_straight_back(self, request: Request) -> None:
+        """``request`` was handed back to be held and is here again without a scheduler
+        having held it (``engine.download_async`` sends what it is handed back at once):
+        it waits in place for the document it was handed back for, as the scheduler's
+        request is held for it (SPEC §4). Handed back at its send for a refresh
+        (:meth:`decide_at_send`), it waits for the refresh, not for the stale copy still
+        in use meanwhile)."""
+        self._unmarked(request)
+        hold = take_hold(request)
+        if hold is not None:
+            name, key, also = hold
+            await self.documents[name].wait_released(key, request, also)
 
     def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
         """The verdict on a request that carries no version (``known``: the cache's
@@ -325,11 +338,13 @@ class RobotsTxtMiddleware:
         its URL in place; the check of :mod:`scrapy_rep.crawl.requests.sentcheck`):
         ``None`` when nothing changed. A URL changed in place takes the request's state
         and audit record with it: the record is the URL sent's, and says it changed."""
-        state = any_state(request)
+        state = sent_state(request)
         if state is None or not state.names:
-            return None  # not decided here (not obeyed, no origin)
+            return None  # not decided here (not obeyed, no origin), or another's state
         if not moved(state, request):
-            if self.facts.held_to(request, sent=True) == state.names:
+            if self.facts.held_to(request, sent=True) == state.names and self.same_site(
+                request, state
+            ):
                 return None
         else:
             follow_url(request)
@@ -342,6 +357,23 @@ class RobotsTxtMiddleware:
         if facts.origin is None:
             return None
         return self._decide(request, facts, self._known(request))
+
+    def same_site(self, request: Request, state: RequestState) -> bool:
+        """Whether ``request``, not moved, is sent to the site it was decided for: its
+        ``Host`` header is the one it was decided with, or names the same site (a ``Host``
+        set after scrapy_rep's middleware, by a later one or by
+        ``DEFAULT_REQUEST_HEADERS``, may address another: SPEC §3)."""
+        headers = request.headers
+        hosts = headers.getlist(b"Host") if headers else None
+        host = hosts[-1] if hosts else b""
+        if host == state.host:
+            return True
+        origin = self.facts.origins.get(request.url)
+        if origin is None:
+            return True
+        now = self.facts.addressed(request, origin, host) if host else origin
+        before = self.facts.addressed(request, origin, state.host) if state.host else origin
+        return now == before
 
     def decide_at_send(
         self, request: Request, state: RequestState

@@ -167,7 +167,9 @@ class FactsReader:
             names = found if found is not None else self.held_to(request)
         origin = self.origins.get(url)
         if headers and origin is not None and (hosts := headers.getlist(b"Host")):
-            origin = self.addressed(request, origin, hosts[-1])
+            site = self.addressed(request, origin, hosts[-1])
+            if site != origin:  # both decide it: the site addressed, and its URL's server
+                return RequestFacts(url, site, names[0], obey, names, origin)
         return RequestFacts(url, origin, names[0], obey, names)
 
     def addressed(self, request: Request, origin: Origin, host: bytes) -> Origin:
@@ -175,8 +177,10 @@ class FactsReader:
         the site's): its URL's ``origin`` unless the header names another host or port,
         which a server reads instead (a spider pinning an address: ``http://a.test/x``
         sent with ``Host: b.test`` is b.test's page, and b.test's robots.txt decides it,
-        asked at ``http://b.test/robots.txt``). Said once per pair at WARNING; a header
-        that names no host leaves the URL's. Remembered per pair."""
+        asked at ``http://b.test/robots.txt``; a.test's, whose server answers it, decides
+        it too: :attr:`~scrapy_rep.verdict.RequestFacts.served_by`, docs/decisions.md 'A
+        request sent with another Host is decided by both sites'). Said once per pair at
+        WARNING; a header that names no host leaves the URL's. Remembered per pair."""
         key = (origin, host)
         found = self._hosts.get(key)
         if found is None:
@@ -187,9 +191,10 @@ class FactsReader:
             if found != origin:
                 logger.warning(
                     "scrapy_rep: %s is sent with the header 'Host: %s', another site than "
-                    "its URL's (%s): it is decided by that site's robots.txt "
-                    "(%s), as are the other requests sent to it so",
-                    request, decoded(host), origin, found.robots_url,
+                    "its URL's (%s): it is decided by that site's robots.txt (%s) and by "
+                    "its URL's (%s), whose server answers it, as are the other requests "
+                    "sent to it so",
+                    request, decoded(host), origin, found.robots_url, origin.robots_url,
                 )  # fmt: skip
         return found
 

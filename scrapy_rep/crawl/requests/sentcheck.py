@@ -5,13 +5,17 @@ one verdict').
 after the ``User-Agent`` middleware and where user-agent rotators sit, before Scrapy's HTTP
 cache, which may answer without sending): when a component after scrapy_rep's robots.txt
 middleware changed the request's ``User-Agent`` so that it is held to other crawler names
-(and those names are not all allowed), or changed its URL in place, the request is decided
-again, with the same function, for what it is sent as. A refusal is performed as any other
-(stats, log, signal, audit trail; a URL changed in place takes its audit record with it,
-which says so in ``sent``). A document the request now needs that is not known yet (an RSL
-license of another group, the robots.txt of the origin it was moved to) cannot be waited
-for here: the request is dropped, with a stat and a log line saying why, never sent on
-the first verdict.
+(and those names are not all allowed), changed its URL in place, or set a ``Host`` header
+that addresses another site (SPEC §3: robots.txt is the site's; a middleware at 500 or
+950, or ``DEFAULT_REQUEST_HEADERS``), the request is decided again, with the same
+function, for what it is sent as. Only the request object the verdict was reached on is
+checked (:func:`~scrapy_rep.crawl.requeststate.sent_state`): a callback's request that
+copied its page's meta carries the page's state, which is not its own. A refusal is
+performed as any other (stats, log, signal, audit trail; a URL changed in place takes its
+audit record with it, which says so in ``sent``). A document the request now needs that
+is not known yet (an RSL license of another group, the robots.txt of the origin it was
+moved to or of the site it now addresses) cannot be waited for here: the request is
+dropped, with a stat and a log line saying why, never sent on the first verdict.
 
 A project's downloader middleware after :data:`PRIORITY` (a rotator at 950) could change
 the request again. At the spider's start the check then also puts itself last in the
@@ -40,7 +44,7 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
-from scrapy_rep.crawl.requeststate import RequestState, any_state, moved, state_of
+from scrapy_rep.crawl.requeststate import RequestState, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
 
@@ -57,8 +61,8 @@ PRIORITY = 899
 
 
 class SentRequestCheck:
-    """Decides again a request sent for other names, or another URL, than it was decided
-    for."""
+    """Decides again a request sent for other names, to another URL or to another site
+    (its ``Host`` header) than it was decided for."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -82,7 +86,9 @@ class SentRequestCheck:
             headers = request.headers
             values = headers.getlist(b"User-Agent") if headers else None
             if values and len(values) == 1 and owner.facts.names.get(values[0]) == state.names:
-                return None
+                hosts = headers.getlist(b"Host")
+                if (hosts[-1] if hosts else b"") == state.host:  # sent to the site decided
+                    return None
         try:
             verdict = owner.decide_sent(request)
         except Exception:  # never lose a request over a bug of ours: the verdict stands
@@ -97,8 +103,8 @@ class SentRequestCheck:
         if isinstance(verdict, Wait):
             inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
             message = (
-                f"Dropped: sent with another User-Agent or URL than it was checked for; the "
-                f"{verdict.document} of {verdict.key} it needs is not known"
+                "Dropped: sent with another User-Agent, URL or Host than it was checked for; "
+                f"the {verdict.document} of {verdict.key} it needs is not known"
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             raise IgnoreRequest(message)
@@ -127,7 +133,7 @@ class SentRequestCheck:
         if append_downloader_method(engine, "process_request", self.check_last):
             logger.info(
                 "scrapy_rep: downloader middlewares after priority %d may change a request's "
-                "User-Agent or URL (%s): each request is checked again last, just before it "
+                "User-Agent, URL or Host (%s): each request is checked again last, just before it "
                 "is sent",
                 PRIORITY,
                 names,
@@ -136,7 +142,7 @@ class SentRequestCheck:
             return
         logger.warning(
             "scrapy_rep: downloader middlewares after priority %d may change a request's "
-            "User-Agent or URL (%s), and the request cannot be checked again after them: "
+            "User-Agent, URL or Host (%s), and the request cannot be checked again after them: "
             "such a request is sent unchecked (an ERROR each time). Give them a priority "
             "below %d",
             PRIORITY,
@@ -149,7 +155,7 @@ class SentRequestCheck:
     def _reached(self, request: Request, spider: Any = None) -> None:
         """A request reached the downloader: sent changed after the last check (only when
         it could not be put last), it is counted, logged as an ERROR and recorded."""
-        state = any_state(request)
+        state = sent_state(request)
         owner = self._owner
         if state is None or not state.names or owner is None:
             return
@@ -158,6 +164,9 @@ class SentRequestCheck:
         elif owner.facts.held_to(request, sent=True) != state.names:
             values = [decoded(value) for value in request.headers.getlist(b"User-Agent")]
             what = f"its User-Agent changed to {' + '.join(map(repr, values)) or 'none'}"
+        elif not owner.same_site(request, state):
+            hosts = request.headers.getlist(b"Host")
+            what = f"its Host header changed to {decoded(hosts[-1]) if hosts else 'none'!r}"
         else:
             return
         inc(self.crawler.stats, "rep/requests/sent_unchecked")
@@ -211,7 +220,7 @@ class SendCheck:
     def sending(self, request: Request, *rest: Any) -> Any:
         """``request`` leaves its slot now: decided again if its verdict no longer holds,
         then handed to Scrapy's download handler (``rest``: its other arguments)."""
-        state = any_state(request)
+        state = sent_state(request)
         if state is not None and state.names:
             now = self.owner._clock()
             expires = state.until
