@@ -780,8 +780,9 @@ def generate(
     worker_count = 1
     if workers:
         worker_count, phases = _workers_dimension(
-            random.Random(f"{seed}/workers"), settings, redis_url, notes, phases
-        )
+            random.Random(f"{seed}/workers"), settings, redis_url, notes, phases,
+            bool(robots_later),
+        )  # fmt: skip
     fetches = _fetches(random.Random(f"{seed}/download-async"), pages) if download_async else {}
     return Plan(seed, sites, robots_docs, tdm_docs, docs, pages, files, settings, phases, notes,
                 agents, clock_ahead, robots_later, expires_after, 0.0, worker_count,
@@ -794,11 +795,15 @@ def _workers_dimension(
     redis_url: str | None,
     notes: list[str],
     phases: int,
+    changing: bool = False,
 ) -> tuple[int, int]:
     """The scrapy-redis dimension's settings: one shared queue and dupefilter that
     persist across the pause (``SCHEDULER_PERSIST``), sometimes the shared robots.txt
-    store too; two workers, paused together and resumed. Without ``redis-server``: one
-    worker as before, with a note."""
+    store too (always when a robots.txt changes during the crawl, ``changing``: the site
+    serves its new version from its second download on, which without a shared store is
+    the second worker's first, while the first worker's copy is still fresh: each
+    worker's cache is its own); two workers, paused together and resumed. Without
+    ``redis-server``: one worker as before, with a note."""
     if redis_url is None:
         notes.append(
             "the scrapy-redis dimension (redis-server is not installed; Debian: apt-get "
@@ -811,7 +816,7 @@ def _workers_dimension(
         SCHEDULER_PERSIST=True,
         REDIS_URL=redis_url,
     )
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 or changing:
         settings["REP_ROBOTSTXT_CACHE"] = redis_url
     return 2, 2
 

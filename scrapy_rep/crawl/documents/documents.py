@@ -198,16 +198,7 @@ class OriginDocument(Generic[D]):
     ) -> CacheEntry[D]:
         """The entry of ``key``'s document (or of the first of ``also`` known) once it
         is known, awaited in place; ``IgnoreRequest`` if the spider closes first."""
-        entry = await self._wait_for(key, request, also)
-        if entry is None:  # refused as a held request is at the close: signalled, recorded
-            inc(self.stats, "rep/requests/dropped/spider_closed")
-            message = f"{self.name} of {key} not known when the spider closed"
-            rep_signals.send_refused(
-                self.crawler, logger, request, Reason.SPIDER_CLOSED,
-                f"Not downloaded: the spider closed while it waited: {message}",
-            )  # fmt: skip
-            raise IgnoreRequest(message)
-        return entry
+        return self._or_refused(await self._wait_for(key, request, also), key, request)
 
     async def wait_released(
         self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
@@ -219,10 +210,23 @@ class OriginDocument(Generic[D]):
         send for a refresh waits for it, as one from the scheduler is held for it;
         ``IgnoreRequest`` if the spider closes first."""
         entry = await self._wait_for(key, request, also, self._releasable)
-        if entry is None:
-            inc(self.stats, "rep/requests/dropped/spider_closed")
-            raise IgnoreRequest(f"{self.name} of {key} not known when the spider closed")
-        return entry
+        return self._or_refused(entry, key, request)
+
+    def _or_refused(
+        self, entry: CacheEntry[D] | None, key: Hashable, request: Request
+    ) -> CacheEntry[D]:
+        """``entry``; none (the spider closed while ``request`` waited in place): the
+        request is refused as a held one is at the close, counted, signalled (its trail
+        record written) and ``IgnoreRequest`` raised."""
+        if entry is not None:
+            return entry
+        inc(self.stats, "rep/requests/dropped/spider_closed")
+        message = f"{self.name} of {key} not known when the spider closed"
+        rep_signals.send_refused(
+            self.crawler, logger, request, Reason.SPIDER_CLOSED,
+            f"Not downloaded: the spider closed while it waited: {message}",
+        )  # fmt: skip
+        raise IgnoreRequest(message)
 
     async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The entry of ``key``'s document once it is known (its fetch starts now, on
