@@ -56,6 +56,7 @@ PAGE_SETTINGS: Final = frozenset(
         "REP_PURPOSE",
         "REP_PURPOSE_UNKNOWN",
         "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
         "REP_NOCACHE_MEANS_NO_AI_TRAIN",
         "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI",
@@ -64,6 +65,10 @@ PAGE_SETTINGS: Final = frozenset(
         "REP_DIRECTIVE_TOKENS",
     }
 )
+
+#: A page setting added after runs were recorded without it: a header that lacks it is of
+#: a crawl that did not have it, whose reading was this value (not today's default).
+ADDED_SINCE: Final = {"REP_NOARCHIVE_MEANS_NO_AI_INPUT": False}
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,7 @@ class PageRun:
             return cls(parts=parts, start=start, unreadable="settings is no object")
         try:
             read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
+            read = {**ADDED_SINCE, **read}
             config = RepConfig.from_settings(read)
         except (RepSettingError, TypeError, ValueError) as error:
             return cls(parts=parts, start=start, unreadable=str(error) or type(error).__name__)

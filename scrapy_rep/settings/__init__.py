@@ -326,6 +326,13 @@ SETTINGS: Final = (
         help="`noarchive` is a no for `ai-train`",
     ),
     Setting(
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+        "noarchive_means_no_ai_input",
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-input` too",
+    ),
+    Setting(
         "REP_NOCACHE_MEANS_NO_AI_TRAIN",
         "nocache_means_no_ai_train",
         True,
@@ -480,6 +487,10 @@ class RepConfig:
     #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
     #: it (docs/decisions.md, 'noarchive is a no for AI training').
     noarchive_means_no_ai_train: bool
+    #: A page's (or a file's) ``noarchive`` is a no for ai-input too, as Bing's rewritten
+    #: guidelines read it for Copilot and grounding (docs/decisions.md, 'noarchive is a no
+    #: for AI input too').
+    noarchive_means_no_ai_input: bool
     #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
     #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
     nocache_means_no_ai_train: bool
@@ -541,11 +552,11 @@ DECIDING: Final = (
     "ROBOTSTXT_OBEY", "REP_PROFILE", "REP_UNREACHABLE_ACTION", "REP_NOINDEX_ACTION",
     "REP_NOFOLLOW_ACTION", "REP_REL_NOFOLLOW", "REP_DIRECTIVE_TOKENS", "REP_META_IN_NOSCRIPT",
     "REP_PURPOSE", "REP_PURPOSE_ACTION", "REP_PURPOSE_UNKNOWN", "REP_PURPOSE_AGENTS",
-    "REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_NOCACHE_MEANS_NO_AI_TRAIN",
-    "REP_NOSNIPPET_MEANS_NO_AI_INPUT", "REP_MEDIA_USAGE", "REP_MEDIA_CONSTRAINTS_MET",
-    "REP_MEDIA_NOINDEX_MEANS_NO_AI", "REP_MEDIA_C2PA", "REP_MEDIA_MAX_SCAN_BYTES",
-    "REP_MEDIA_MAX_PACKET_BYTES", "REP_MEDIA_MAX_PACKETS", "REP_RSL_LICENSES",
-    "REP_RSL_MAX_LICENSES", "REP_OVERRIDES",
+    "REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+    "REP_NOCACHE_MEANS_NO_AI_TRAIN", "REP_NOSNIPPET_MEANS_NO_AI_INPUT", "REP_MEDIA_USAGE",
+    "REP_MEDIA_CONSTRAINTS_MET", "REP_MEDIA_NOINDEX_MEANS_NO_AI", "REP_MEDIA_C2PA",
+    "REP_MEDIA_MAX_SCAN_BYTES", "REP_MEDIA_MAX_PACKET_BYTES", "REP_MEDIA_MAX_PACKETS",
+    "REP_RSL_LICENSES", "REP_RSL_MAX_LICENSES", "REP_OVERRIDES",
 )  # fmt: skip
 
 
@@ -603,10 +614,11 @@ def lifecycle_policy(
 
 
 def directive_readings(config: RepConfig) -> DirectiveReadings:
-    """The search directives the crawl reads as AI opt-outs, from their three settings
+    """The search directives the crawl reads as AI opt-outs, from their four settings
     (the crawl's page pass, its media gate and ``scrapy rep-robots`` ask the same)."""
     return DirectiveReadings(
         noarchive_no_train=config.noarchive_means_no_ai_train,
+        noarchive_no_input=config.noarchive_means_no_ai_input,
         nocache_no_train=config.nocache_means_no_ai_train,
         nosnippet_no_input=config.nosnippet_means_no_ai_input,
     )

@@ -39,6 +39,10 @@ STANDARDS: Final[dict[str, str]] = {
         "noarchive as an AI-training opt-out: Bing Webmaster Blog (Sep 2023) and Amazon's "
         "Amazonbot page (developer.amazon.com/amazonbot)"
     ),
+    "noarchive-ai-input": (
+        "noarchive as an AI-input opt-out: Bing Webmaster Guidelines, rewritten Feb 2026 "
+        "(Copilot responses and grounding results; read from a secondary source)"
+    ),
     "nocache-ai": (
         "nocache read like noarchive, as an AI-training opt-out: Bing Webmaster Blog (Sep 2023)"
     ),

@@ -371,3 +371,27 @@ def test_a_run_that_wrote_page_parts_has_settings_its_pages_are_decided_by(
     ):
         found = _fetcher_trail(tmp_path, noindex, noindex, settings=settings)
         assert len(found) == 1 and words in found[0], (settings, found)
+
+
+def test_a_run_from_before_noarchive_meant_no_ai_input_is_decided_as_it_was() -> None:
+    """REP_NOARCHIVE_MEANS_NO_AI_INPUT is newer than some trails: a header without it is of
+    a crawl that did not read noarchive as a no for ai-input, and its ai-input pages that
+    said noarchive kept their items honestly; a header with it is held to it."""
+    ai_input = {**SETTINGS, "REP_PURPOSE": ["ai-input"], "REP_PURPOSE_ACTION": "drop"}
+    older = run_page_rules(ai_input)
+    assert older.rules is not None and not older.rules.policy.readings.noarchive_no_input
+    from scrapy_rep.audit.lines import usage_part
+    from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+
+    said = (("x-robots-tag", "noarchive"),)
+    verdict = decide_page(PageFacts("http://site.test/", AGENTS), PageStatements(said), older.rules)
+    assert verdict.purpose is None  # its ai-train reading says nothing about ai-input
+    part = page_part(["testbot"], list(said), [])
+    kept = url_line(
+        "/", robots=robots_part(None), page=part, usage=usage_part(verdict.usage, "", ""),
+        items_kept=1, items_dropped=0,
+    )  # fmt: skip
+    assert page_differences(kept, older, AGENTS) == []
+    newer = run_page_rules({**ai_input, "REP_NOARCHIVE_MEANS_NO_AI_INPUT": True})
+    found = page_differences(kept, newer, AGENTS)
+    assert found and "but the record kept 1 item(s)" in " ".join(found), found
