@@ -71,6 +71,8 @@ class RecheckTrail:
             "USER_AGENT": user_agent,
             "ROBOTSTXT_USER_AGENT": identity.declared if identity.declared != user_agent else None,
             "ROBOTSTXT_OBEY": identity.obey_robots,
+            # its crawl (recheck_crawl.CRAWL_SETTINGS) and a WARC recheck run none
+            "REMOTE_CONTROL_ENABLED": False,
         })  # fmt: skip
         header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
         header["recheck"] = about

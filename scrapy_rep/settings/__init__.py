@@ -565,13 +565,40 @@ assert set(DECIDING) <= {s.name for s in SETTINGS} | {"ROBOTSTXT_OBEY"}
 
 def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, Any]:
     """Every ``REP_*`` setting's value in force, as JSON holds it (a list for a tuple), and
-    Scrapy's ``ROBOTSTXT_OBEY`` and ``ROBOTSTXT_USER_AGENT``: the run header's
-    ``settings``, and what a ``JOBDIR`` crawl keeps to compare its resumed runs with."""
+    Scrapy's ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT`` and ``REMOTE_CONTROL_ENABLED``
+    (:func:`remote_control`): the run header's ``settings``, and what a ``JOBDIR`` crawl
+    keeps to compare its resumed runs with."""
     values = {s.name: getattr(config, s.field) for s in SETTINGS}
     values = {k: _json_list(v) for k, v in values.items()}
     values["ROBOTSTXT_OBEY"] = read_bool(settings, "ROBOTSTXT_OBEY", False)
     values["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
+    values[REMOTE_CONTROL] = remote_control(settings)
     return values
+
+
+#: Scrapy 2.19's setting of its ``RemoteControl`` extension
+#: (``scrapy/extensions/remote_control.py``: on by default, an HTTP server on localhost
+#: that runs the Python code a local client sends inside the crawl).
+REMOTE_CONTROL: Final = "REMOTE_CONTROL_ENABLED"
+
+
+def remote_control(settings: SettingsLike) -> bool | str:
+    """``REMOTE_CONTROL_ENABLED`` as the crawl had it, read as Scrapy's ``getbool`` reads
+    it; ``"absent"`` when the settings have no such name (a Scrapy before 2.19, whose
+    defaults lack it, and nobody set it). A value Scrapy could not read is kept as text."""
+    value = settings.get(REMOTE_CONTROL)
+    if value is None:
+        return "absent"
+    if isinstance(value, bool):
+        return value
+    if value in ("True", "true"):
+        return True
+    if value in ("False", "false"):
+        return False
+    try:
+        return bool(int(value))
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _json_list(value: Any) -> Any:

@@ -41,11 +41,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
-#: of its own (the recheck writes its own), no report.
+#: of its own (the recheck writes its own), no report, and no console or control server
+#: (Scrapy 2.19's RemoteControl would let a local client run code inside the crawl whose
+#: documents the recheck's trail records: its header says it was off).
 CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "REP_AUDIT_FILE": "",
     "REP_REPORT": False,
     "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,
 }
 #: The origins whose documents are asked for at once (the lifecycle bounds the downloads
 #: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).
