@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy_rep.audit.file import EMPTY_SHA256, SCHEMA
 from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import SETTINGS, RepConfig, settings_in_force
+from scrapy_rep.settings.readers import used_presets
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import license_url_of
 from scrapy_rep.usage.standards import STANDARDS
@@ -96,6 +97,8 @@ def run_line(
         "standards": dict(STANDARDS),
         "spider": spider,
         "agents": [crawler_name(robots_agent), *config.purpose_agents],
+        # the crawler-name presets REP_PURPOSE_AGENTS named: each with its date and source
+        "agent_presets": [p.header() for p in used_presets(settings, "REP_PURPOSE_AGENTS")],
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,

@@ -300,6 +300,8 @@ class Recheck:
             raise UsageError("give the purpose the collection is for: --purpose (search, "
                              "ai-train, ai-input)")  # fmt: skip
         settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
+        #: ``REP_PURPOSE_AGENTS`` as given: the trail's header names its presets.
+        self.purpose_agents = settings.get("REP_PURPOSE_AGENTS")
         try:
             self.config = config = RepConfig.from_settings(settings)
         except RepSettingError as error:
@@ -364,7 +366,9 @@ class Recheck:
             )
             trail = None
             if options.trail:
-                trail = RecheckTrail(Path(options.trail), rechecker, about, self.user_agent)
+                trail = RecheckTrail(
+                    Path(options.trail), rechecker, about, self.user_agent, self.purpose_agents
+                )
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
             for chunk in dataset.chunks():

@@ -26,6 +26,7 @@ from scrapy_rep.settings.readers import (
     override_expiry,
     read_bool,
     read_overrides,
+    read_purpose_agents,
     read_purposes,
     read_store,
     read_str,
@@ -307,8 +308,8 @@ SETTINGS: Final = (
         "REP_PURPOSE_AGENTS",
         "purpose_agents",
         (),
-        read_str_list,
-        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…)",
+        read_purpose_agents,
+        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…, `preset:…`)",
     ),
     Setting(
         "REP_ITEM_PREFERENCES_FIELD",
@@ -479,7 +480,8 @@ class RepConfig:
     purpose: tuple[str, ...]
     purpose_action: str
     purpose_unknown: str
-    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
+    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…), each
+    #: ``preset:NAME`` entry expanded into its names (:mod:`scrapy_rep.usage.agentpresets`).
     purpose_agents: tuple[str, ...]
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).

@@ -120,3 +120,15 @@ def test_a_jobdir_crawl_resumed_with_another_purpose_stops(tmp_path: Path) -> No
     status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=search")
     assert status == 0, stderr
     assert "REP_PURPOSE" not in stderr
+
+
+def test_an_unknown_crawler_name_preset_stops_the_crawl_naming_it(tmp_path: Path) -> None:
+    status, stderr = scrapy(
+        tmp_path,
+        *("-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "REP_PURPOSE_AGENTS=preset:iptc-2026-03"),
+    )
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_PURPOSE_AGENTS: unknown preset 'preset:iptc-2026-03'; the "
+        "presets are 'preset:apertus-0943bfd'"
+    )
