@@ -245,6 +245,7 @@ def page_part(
     image: bool = False,
     embedded_by: str = "",
     decided: datetime | None = None,
+    cached: datetime | bool | None = None,
 ) -> dict[str, Any]:
     """What a fetched page said, as the table of signals read it (``headers``: the fields
     of its header rows; ``meta``: its meta tags named after a meta row or our names), and
@@ -253,6 +254,8 @@ def page_part(
     when its verdict depends on the time (an ``unavailable_after``), when it was
     ``decided`` (ISO 8601 UTC, to the millisecond): the page's snapshot, from which
     ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
+    A page Scrapy's HTTP cache replayed says when it was really fetched (``cached``: ISO
+    8601 UTC, or ``true`` when the cache did not say).
     Statements past :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
     part: dict[str, Any] = {"names": list(names)}
     if headers:
@@ -264,8 +267,14 @@ def page_part(
     if embedded_by:
         part["embedded_by"] = embedded_by
     if decided is not None:
-        part["decided"] = decided.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        part["decided"] = _iso(decided)
+    if cached is not None and cached is not False:
+        part["cached"] = True if cached is True else _iso(cached)
     return part
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def page_snapshot(part: dict[str, Any]) -> bytes | None:
