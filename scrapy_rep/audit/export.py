@@ -1,10 +1,11 @@
 """``audit export``: the preferences that travel with the data (pure).
 
 aipref vocab-08 §3.3: complying with training preferences includes passing them along
-with a model that is distributed; the editor's copy (aipref PR #252) says to keep the
-preferences together with the acquired assets. From a trail, :func:`export_lines` gives
-one JSON line per asset the crawl kept (a ``url`` record ``fetched`` with items kept, a
-``file`` record ``stored`` or ``marked``), after a header line, in the versioned format
+with a model that is distributed; an open, unmerged pull request (aipref PR #252) would
+say to keep the preferences together with the acquired assets. From a trail,
+:func:`export_lines` gives one JSON line per asset the crawl kept (a ``url`` record
+``fetched`` with items kept, a ``file`` record ``stored`` or ``marked``), after a header
+line, in the versioned format
 of docs/audit-trail.md ("Exporting the preferences with the data"); :func:`check_export`
 says where an export differs from what its trail gives.
 """

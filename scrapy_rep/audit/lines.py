@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy_rep.audit.file import EMPTY_SHA256, SCHEMA
 from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.settings import SETTINGS, RepConfig, settings_in_force
+from scrapy_rep.settings.readers import used_presets
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import license_url_of
 from scrapy_rep.usage.standards import STANDARDS
@@ -97,6 +98,8 @@ def run_line(
         "standards": dict(STANDARDS),
         "spider": spider,
         "agents": [crawler_name(robots_agent), *config.purpose_agents],
+        # the crawler-name presets REP_PURPOSE_AGENTS named: each with its date and source
+        "agent_presets": [p.header() for p in used_presets(settings, "REP_PURPOSE_AGENTS")],
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
@@ -249,6 +252,7 @@ def page_part(
     image: bool = False,
     embedded_by: str = "",
     decided: datetime | None = None,
+    cached: datetime | bool | None = None,
 ) -> dict[str, Any]:
     """What a fetched page said, as the table of signals read it (``headers``: the fields
     of its header rows; ``meta``: its meta tags named after a meta row or our names), and
@@ -257,6 +261,8 @@ def page_part(
     when its verdict depends on the time (an ``unavailable_after``), when it was
     ``decided`` (ISO 8601 UTC, to the millisecond): the page's snapshot, from which
     ``audit verify`` decides the page again (:func:`scrapy_rep.verdict.page.decide_page`).
+    A page Scrapy's HTTP cache replayed says when it was really fetched (``cached``: ISO
+    8601 UTC, or ``true`` when the cache did not say).
     Statements past :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
     part: dict[str, Any] = {"names": list(names)}
     if headers:
@@ -268,8 +274,14 @@ def page_part(
     if embedded_by:
         part["embedded_by"] = embedded_by
     if decided is not None:
-        part["decided"] = decided.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        part["decided"] = _iso(decided)
+    if cached is not None and cached is not False:
+        part["cached"] = True if cached is True else _iso(cached)
     return part
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def page_snapshot(part: dict[str, Any]) -> bytes | None:

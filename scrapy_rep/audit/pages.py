@@ -23,6 +23,11 @@ record that the decision gives against it:
   sentence. Each page it fetched has its own record before it in the run, whose page part
   says what its sub-part says.
 - ``decided``: not before the run started nor the request was sent, not after the record.
+- ``cached`` (a page Scrapy's HTTP cache replayed: when it was really fetched): a time, not
+  after the request was sent, the page was decided or the record was written. A replayed
+  page is decided at ``decided``, the time of the replay: an ``unavailable_after`` that
+  passed between the fetch and the replay refuses it (docs/decisions.md, 'A replayed page
+  is decided when it is replayed').
 
 The records of runs that wrote no ``page`` part (their header has no ``page_parts``) are
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
@@ -56,6 +61,7 @@ PAGE_SETTINGS: Final = frozenset(
         "REP_PURPOSE",
         "REP_PURPOSE_UNKNOWN",
         "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
         "REP_NOCACHE_MEANS_NO_AI_TRAIN",
         "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI",
@@ -64,6 +70,10 @@ PAGE_SETTINGS: Final = frozenset(
         "REP_DIRECTIVE_TOKENS",
     }
 )
+
+#: A page setting added after runs were recorded without it: a header that lacks it is of
+#: a crawl that did not have it, whose reading was this value (not today's default).
+ADDED_SINCE: Final = {"REP_NOARCHIVE_MEANS_NO_AI_INPUT": False}
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,7 @@ class PageRun:
             return cls(parts=parts, start=start, unreadable="settings is no object")
         try:
             read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
+            read = {**ADDED_SINCE, **read}
             config = RepConfig.from_settings(read)
         except (RepSettingError, TypeError, ValueError) as error:
             return cls(parts=parts, start=start, unreadable=str(error) or type(error).__name__)
@@ -184,6 +195,7 @@ def page_differences(
     if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
         before = None
     found += _when_decided(record, part, run)
+    found += _when_cached(record, part)
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
     fetched = _fetched_refusals(record, part, run, read_part)
     if fetched is None:
@@ -237,6 +249,27 @@ def _when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) ->
         if (decided > moment) if after else (decided < moment):
             return [f"its page part says it was decided at {written}, "
                     f"{'after' if after else 'before'} {what} ({bound})"]  # fmt: skip
+    return []
+
+
+def _when_cached(record: dict[str, Any], part: dict[str, Any]) -> list[str]:
+    """A replayed page's ``cached`` time (when its copy was really fetched): ``true``
+    (the cache did not say), or a time not after its request was sent, it was decided,
+    nor its record was written."""
+    written = part.get("cached")
+    if written is None or written is True:
+        return []
+    cached = _time(written) if isinstance(written, str) else None
+    if cached is None or cached.tzinfo is None:
+        return [f"its page part's cached time {written!r} is no time"]
+    bounds = (("its request was sent", text(record.get("sent_at"))),
+              ("it was decided", text(part.get("decided"))),
+              ("its record was written", text(record.get("time"))))  # fmt: skip
+    for what, bound in bounds:
+        moment = _time(bound) if bound else None
+        if moment is not None and moment.tzinfo is not None and cached > moment:
+            return [f"its page part says it was replayed from a copy fetched at {written}, "
+                    f"after {what} ({bound})"]  # fmt: skip
     return []
 
 

@@ -72,6 +72,12 @@ class PageRead(Protocol):
     def decided(self) -> datetime | None: ...
 
     @property
+    def cached(self) -> datetime | bool | None:
+        """Replayed from Scrapy's HTTP cache: when it was really fetched (``True``: the
+        cache did not say); ``None``: fetched now."""
+        ...
+
+    @property
     def fetched(self) -> Sequence[tuple[str, PageRead, object]]:
         """The pages its callback fetched itself that said no (URL, what was read)."""
         ...

@@ -310,6 +310,8 @@ class Recheck:
             raise UsageError("give the purpose the collection is for: --purpose (search, "
                              "ai-train, ai-input)")  # fmt: skip
         settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
+        #: ``REP_PURPOSE_AGENTS`` as given: the trail's header names its presets.
+        self.purpose_agents = settings.get("REP_PURPOSE_AGENTS")
         try:
             self.config, identity, self.user_agent = read_settings(settings)
         except RepSettingError as error:
@@ -391,7 +393,9 @@ class Recheck:
             )
             trail = None
             if options.trail:
-                trail = RecheckTrail(Path(options.trail), rechecker, about, self.user_agent)
+                trail = RecheckTrail(
+                    Path(options.trail), rechecker, about, self.user_agent, self.purpose_agents
+                )
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
             for chunk in dataset.chunks():

@@ -21,6 +21,7 @@ from scrapy_rep.recheck.datasets import Item
 from scrapy_rep.recheck.documents import document_url
 from scrapy_rep.recheck.rechecker import Outcome, Status
 from scrapy_rep.usage.rsl.terms import license_url_of
+from scrapy_rep.usage.standards import NOT_READ
 from scrapy_rep.verdict import LICENSE, ROBOTS, Allowed, Reason, Refused
 from scrapy_rep.verdict.page import PAGE
 
@@ -300,7 +301,17 @@ def summary_markdown(
             lines.append(f"| {name} | {total:,} | {removed:,} | {one.statuses[Status.REFUSED]:,} "
                          f"| {one.statuses[Status.UNKNOWN]:,} | {by} |")  # fmt: skip
     lines += _restricted(tally)
+    lines += not_read()
     return lines
+
+
+def not_read() -> list[str]:
+    """The signals the recheck did not read (:data:`NOT_READ`): an item kept is one no
+    signal that was read refused."""
+    lines = ["", "### Signals not read", "",
+             "An item kept here may still be refused by one of these, which were not read:",
+             "", "| signal | what it is |", "|---|---|"]  # fmt: skip
+    return lines + [f"| `{signal}` | {what} |" for signal, what in NOT_READ]
 
 
 def _restricted(tally: Tally) -> list[str]:

@@ -58,8 +58,15 @@ class RecheckTrail:
     """Writes one recheck's run to the trail at ``path`` (appended to, chained on)."""
 
     def __init__(
-        self, path: Path, rechecker: Rechecker, about: dict[str, Any], user_agent: str
+        self,
+        path: Path,
+        rechecker: Rechecker,
+        about: dict[str, Any],
+        user_agent: str,
+        purpose_agents: Any = None,
     ) -> None:
+        """``purpose_agents``: ``REP_PURPOSE_AGENTS`` as given, its presets named in the
+        header (the config holds their names only)."""
         #: The trail's highest request number: its end line says it on (a recheck sends
         #: no request of its own).
         self.last_request = tail_of(path).last_request if path.exists() else 0
@@ -71,6 +78,9 @@ class RecheckTrail:
             "USER_AGENT": user_agent,
             "ROBOTSTXT_USER_AGENT": identity.declared if identity.declared != user_agent else None,
             "ROBOTSTXT_OBEY": identity.obey_robots,
+            # its crawl (recheck_crawl.CRAWL_SETTINGS) and a WARC recheck run none
+            "REMOTE_CONTROL_ENABLED": False,
+            "REP_PURPOSE_AGENTS": purpose_agents,
         })  # fmt: skip
         header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
         header["recheck"] = about

@@ -26,6 +26,7 @@ from scrapy_rep.settings.readers import (
     override_expiry,
     read_bool,
     read_overrides,
+    read_purpose_agents,
     read_purposes,
     read_store,
     read_str,
@@ -307,8 +308,8 @@ SETTINGS: Final = (
         "REP_PURPOSE_AGENTS",
         "purpose_agents",
         (),
-        read_str_list,
-        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…)",
+        read_purpose_agents,
+        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…, `preset:…`)",
     ),
     Setting(
         "REP_ITEM_PREFERENCES_FIELD",
@@ -324,6 +325,13 @@ SETTINGS: Final = (
         True,
         read_bool,
         help="`noarchive` is a no for `ai-train`",
+    ),
+    Setting(
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+        "noarchive_means_no_ai_input",
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-input` too",
     ),
     Setting(
         "REP_NOCACHE_MEANS_NO_AI_TRAIN",
@@ -472,7 +480,8 @@ class RepConfig:
     purpose: tuple[str, ...]
     purpose_action: str
     purpose_unknown: str
-    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…).
+    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…), each
+    #: ``preset:NAME`` entry expanded into its names (:mod:`scrapy_rep.usage.agentpresets`).
     purpose_agents: tuple[str, ...]
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
@@ -480,6 +489,10 @@ class RepConfig:
     #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
     #: it (docs/decisions.md, 'noarchive is a no for AI training').
     noarchive_means_no_ai_train: bool
+    #: A page's (or a file's) ``noarchive`` is a no for ai-input too, as Bing's rewritten
+    #: guidelines read it for Copilot and grounding (docs/decisions.md, 'noarchive is a no
+    #: for AI input too').
+    noarchive_means_no_ai_input: bool
     #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
     #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
     nocache_means_no_ai_train: bool
@@ -559,11 +572,11 @@ DECIDING: Final = (
     "ROBOTSTXT_OBEY", "REP_PROFILE", "REP_UNREACHABLE_ACTION", "REP_NOINDEX_ACTION",
     "REP_NOFOLLOW_ACTION", "REP_REL_NOFOLLOW", "REP_DIRECTIVE_TOKENS", "REP_META_IN_NOSCRIPT",
     "REP_PURPOSE", "REP_PURPOSE_ACTION", "REP_PURPOSE_UNKNOWN", "REP_PURPOSE_AGENTS",
-    "REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_NOCACHE_MEANS_NO_AI_TRAIN",
-    "REP_NOSNIPPET_MEANS_NO_AI_INPUT", "REP_MEDIA_USAGE", "REP_MEDIA_CONSTRAINTS_MET",
-    "REP_MEDIA_NOINDEX_MEANS_NO_AI", "REP_MEDIA_C2PA", "REP_MEDIA_MAX_SCAN_BYTES",
-    "REP_MEDIA_MAX_PACKET_BYTES", "REP_MEDIA_MAX_PACKETS", "REP_RSL_LICENSES",
-    "REP_RSL_MAX_LICENSES", "REP_OVERRIDES",
+    "REP_NOARCHIVE_MEANS_NO_AI_TRAIN", "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+    "REP_NOCACHE_MEANS_NO_AI_TRAIN", "REP_NOSNIPPET_MEANS_NO_AI_INPUT", "REP_MEDIA_USAGE",
+    "REP_MEDIA_CONSTRAINTS_MET", "REP_MEDIA_NOINDEX_MEANS_NO_AI", "REP_MEDIA_C2PA",
+    "REP_MEDIA_MAX_SCAN_BYTES", "REP_MEDIA_MAX_PACKET_BYTES", "REP_MEDIA_MAX_PACKETS",
+    "REP_RSL_LICENSES", "REP_RSL_MAX_LICENSES", "REP_OVERRIDES",
 )  # fmt: skip
 
 
@@ -572,13 +585,40 @@ assert set(DECIDING) <= {s.name for s in SETTINGS} | {"ROBOTSTXT_OBEY"}
 
 def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, Any]:
     """Every ``REP_*`` setting's value in force, as JSON holds it (a list for a tuple), and
-    Scrapy's ``ROBOTSTXT_OBEY`` and ``ROBOTSTXT_USER_AGENT``: the run header's
-    ``settings``, and what a ``JOBDIR`` crawl keeps to compare its resumed runs with."""
+    Scrapy's ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT`` and ``REMOTE_CONTROL_ENABLED``
+    (:func:`remote_control`): the run header's ``settings``, and what a ``JOBDIR`` crawl
+    keeps to compare its resumed runs with."""
     values = {s.name: getattr(config, s.field) for s in SETTINGS}
     values = {k: _json_list(v) for k, v in values.items()}
     values["ROBOTSTXT_OBEY"] = read_bool(settings, "ROBOTSTXT_OBEY", False)
     values["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
+    values[REMOTE_CONTROL] = remote_control(settings)
     return values
+
+
+#: Scrapy 2.19's setting of its ``RemoteControl`` extension
+#: (``scrapy/extensions/remote_control.py``: on by default, an HTTP server on localhost
+#: that runs the Python code a local client sends inside the crawl).
+REMOTE_CONTROL: Final = "REMOTE_CONTROL_ENABLED"
+
+
+def remote_control(settings: SettingsLike) -> bool | str:
+    """``REMOTE_CONTROL_ENABLED`` as the crawl had it, read as Scrapy's ``getbool`` reads
+    it; ``"absent"`` when the settings have no such name (a Scrapy before 2.19, whose
+    defaults lack it, and nobody set it). A value Scrapy could not read is kept as text."""
+    value = settings.get(REMOTE_CONTROL)
+    if value is None:
+        return "absent"
+    if isinstance(value, bool):
+        return value
+    if value in ("True", "true"):
+        return True
+    if value in ("False", "false"):
+        return False
+    try:
+        return bool(int(value))
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _json_list(value: Any) -> Any:
@@ -621,10 +661,11 @@ def lifecycle_policy(
 
 
 def directive_readings(config: RepConfig) -> DirectiveReadings:
-    """The search directives the crawl reads as AI opt-outs, from their three settings
+    """The search directives the crawl reads as AI opt-outs, from their four settings
     (the crawl's page pass, its media gate and ``scrapy rep-robots`` ask the same)."""
     return DirectiveReadings(
         noarchive_no_train=config.noarchive_means_no_ai_train,
+        noarchive_no_input=config.noarchive_means_no_ai_input,
         nocache_no_train=config.nocache_means_no_ai_train,
         nosnippet_no_input=config.nosnippet_means_no_ai_input,
     )

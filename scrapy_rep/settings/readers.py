@@ -16,6 +16,7 @@ from typing import Any, Final, Protocol
 
 import idna
 
+from scrapy_rep.usage import agentpresets
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
 from scrapy_rep.verdict.decide import expiry_words
 
@@ -161,6 +162,31 @@ def read_str_list(
     raise RepSettingError(
         f"{name}: expected a list of strings or a comma-separated string, got {value!r}"
     )
+
+
+def read_purpose_agents(
+    settings: SettingsLike, name: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """A list of product tokens (:func:`read_str_list`), where an entry ``preset:NAME``
+    stands for the names of that preset (:data:`scrapy_rep.usage.agentpresets.PRESETS`),
+    expanded in place, each name once. An unknown preset is named, with the known ones."""
+    entries = read_str_list(settings, name, default)
+    try:
+        return agentpresets.expand(entries)
+    except KeyError as error:
+        known = ", ".join(repr(agentpresets.PREFIX + p) for p in agentpresets.PRESETS)
+        raise RepSettingError(
+            f"{name}: unknown preset {error.args[0]!r}; the presets are {known}"
+        ) from None
+
+
+def used_presets(settings: SettingsLike, name: str) -> list[agentpresets.AgentPreset]:
+    """The presets the entries of ``name`` (``REP_PURPOSE_AGENTS``) name, as the run header
+    records them (the setting is read at start: a wrong value never gets here)."""
+    try:
+        return agentpresets.presets_used(read_str_list(settings, name, ()))
+    except RepSettingError:
+        return []
 
 
 def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -> tuple[str, ...]:

@@ -130,6 +130,13 @@ _NOARCHIVE = (
     "for ai-train while REP_NOARCHIVE_MEANS_NO_AI_TRAIN is on, the default (docs/decisions.md, "
     "'noarchive is a no for AI training')"
 )
+_NOARCHIVE_INPUT = (
+    "Bing Webmaster Guidelines as rewritten in Feb 2026 (read from a secondary source; the "
+    "primary text was not read): NOARCHIVE keeps content out of Copilot responses and "
+    "grounding results. Grounding is ai-input in our sense: a no for ai-input while "
+    "REP_NOARCHIVE_MEANS_NO_AI_INPUT is on, the default, beside its ai-train reading "
+    "(docs/decisions.md, 'noarchive is a no for AI input too')"
+)
 _NOCACHE = (
     'Bing Webmaster Blog (Sep 2023): "for content in our Bing Index that is labeled NOCACHE, '
     "only URLs, Titles and Snippets may be used in training Microsoft's generative AI "
@@ -170,6 +177,7 @@ _SEARCH_BY_DIRECTIVES = (
 
 _CS: Final = "content-signal"
 _MS: Final = "robots-ai-control"
+_NA_INPUT: Final = "noarchive-ai-input"
 _IPTC_STD: Final = "iptc-data-mining"
 _CAWG_STD: Final = "cawg-training-mining"
 _IPTC = (
@@ -343,6 +351,16 @@ ROWS: Final[tuple[MappingRow, ...]] = (
         _NONE,
         _NOARCHIVE,
         "noarchive-ai",
+    ),
+    MappingRow(
+        "robots-meta", "noarchive (ai-input)", (None, None, False), _NOARCHIVE_INPUT, _NA_INPUT
+    ),
+    MappingRow(
+        "robots-meta",
+        "noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT off)",
+        _NONE,
+        _NOARCHIVE_INPUT,
+        _NA_INPUT,
     ),
     MappingRow("robots-meta", "nocache", (None, False, None), _NOCACHE, "nocache-ai"),
     MappingRow(

@@ -119,6 +119,7 @@ class UsagePolicy:
     #: ``REP_PURPOSE_UNKNOWN = "deny"``: a purpose nothing speaks about is refused.
     unknown_denies: bool = False
     #: The search directives read as AI opt-outs (``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``,
+    #: ``REP_NOARCHIVE_MEANS_NO_AI_INPUT``,
     #: ``REP_NOCACHE_MEANS_NO_AI_TRAIN``, ``REP_NOSNIPPET_MEANS_NO_AI_INPUT``).
     readings: DirectiveReadings = ALL_READINGS
 

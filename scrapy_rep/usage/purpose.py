@@ -44,6 +44,7 @@ MAX_SOURCE_CHARS: Final = 200
 #: The settings under which a search directive is read as an AI opt-out, named in the
 #: source of each signal they give (the audit trail says which reading decided).
 NOARCHIVE_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_TRAIN"
+NOARCHIVE_INPUT_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_INPUT"
 NOCACHE_SETTING: Final = "REP_NOCACHE_MEANS_NO_AI_TRAIN"
 NOSNIPPET_SETTING: Final = "REP_NOSNIPPET_MEANS_NO_AI_INPUT"
 NOINDEX_SETTING: Final = "REP_MEDIA_NOINDEX_MEANS_NO_AI"
@@ -59,6 +60,11 @@ class DirectiveReadings:
     #: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``: ``noarchive`` is a no for ai-train (Bing,
     #: Amazon; docs/purpose-notes.md §4b).
     noarchive_no_train: bool = True
+    #: ``REP_NOARCHIVE_MEANS_NO_AI_INPUT``: ``noarchive`` is a no for ai-input too (Bing's
+    #: Webmaster Guidelines as rewritten in Feb 2026, read from a secondary source:
+    #: NOARCHIVE keeps content out of Copilot responses and grounding results;
+    #: docs/purpose-notes.md §4b).
+    noarchive_no_input: bool = True
     #: ``REP_NOCACHE_MEANS_NO_AI_TRAIN``: ``nocache`` is read like ``noarchive``, a no for
     #: ai-train (Bing: of a NOCACHE page "only URLs, Titles and Snippets may be used in
     #: training"; docs/purpose-notes.md §4b).
@@ -273,6 +279,9 @@ def _read_signals(
     found: list[tuple[str, str, str]] = []  # (row, where it was said, setting)
     if directives.noarchive and readings.noarchive_no_train:
         found.append(("noarchive", _directive_source(directives, "noarchive"), NOARCHIVE_SETTING))
+    if directives.noarchive and readings.noarchive_no_input:
+        source = _directive_source(directives, "noarchive")
+        found.append(("noarchive (ai-input)", source, NOARCHIVE_INPUT_SETTING))
     if directives.nocache and readings.nocache_no_train:
         found.append(("nocache", _directive_source(directives, "nocache"), NOCACHE_SETTING))
     if directives.nosnippet and readings.nosnippet_no_input:
@@ -303,7 +312,7 @@ def speaks_of_use(
         directives.noai
         or directives.noimageai
         or directives.noml
-        or (directives.noarchive and readings.noarchive_no_train)
+        or (directives.noarchive and (readings.noarchive_no_train or readings.noarchive_no_input))
         or (directives.nocache and readings.nocache_no_train)
         or (directives.nosnippet and readings.nosnippet_no_input)
     )

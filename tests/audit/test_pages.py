@@ -371,3 +371,56 @@ def test_a_run_that_wrote_page_parts_has_settings_its_pages_are_decided_by(
     ):
         found = _fetcher_trail(tmp_path, noindex, noindex, settings=settings)
         assert len(found) == 1 and words in found[0], (settings, found)
+
+
+def test_a_run_from_before_noarchive_meant_no_ai_input_is_decided_as_it_was() -> None:
+    """REP_NOARCHIVE_MEANS_NO_AI_INPUT is newer than some trails: a header without it is of
+    a crawl that did not read noarchive as a no for ai-input, and its ai-input pages that
+    said noarchive kept their items honestly; a header with it is held to it."""
+    ai_input = {**SETTINGS, "REP_PURPOSE": ["ai-input"], "REP_PURPOSE_ACTION": "drop"}
+    older = run_page_rules(ai_input)
+    assert older.rules is not None and not older.rules.policy.readings.noarchive_no_input
+    from scrapy_rep.audit.lines import usage_part
+    from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+
+    said = (("x-robots-tag", "noarchive"),)
+    verdict = decide_page(PageFacts("http://site.test/", AGENTS), PageStatements(said), older.rules)
+    assert verdict.purpose is None  # its ai-train reading says nothing about ai-input
+    part = page_part(["testbot"], list(said), [])
+    kept = url_line(
+        "/", robots=robots_part(None), page=part, usage=usage_part(verdict.usage, "", ""),
+        items_kept=1, items_dropped=0,
+    )  # fmt: skip
+    assert page_differences(kept, older, AGENTS) == []
+    newer = run_page_rules({**ai_input, "REP_NOARCHIVE_MEANS_NO_AI_INPUT": True})
+    found = page_differences(kept, newer, AGENTS)
+    assert found and "but the record kept 1 item(s)" in " ".join(found), found
+
+
+def test_a_replayed_pages_cached_time_is_held_before_its_replay() -> None:
+    """A page Scrapy's HTTP cache replayed says when its copy was really fetched
+    (``cached``): a time not after its request was sent, it was decided, nor its record
+    was written; ``true`` when the cache did not say (Scrapy before 2.19)."""
+
+    def replayed(cached: object, decided: str = "2026-11-26T12:00:05.000Z") -> dict[str, Any]:
+        part = page_part(["testbot"], [], [])
+        part.update(cached=cached, decided=decided)
+        sent, written = "2026-11-26T12:00:04.000Z", "2026-11-26T12:00:06.000Z"
+        return url_line(
+            "/", robots=robots_part(None), page=part, items_kept=1, sent_at=sent, time=written
+        )
+
+    run = run_page_rules(SETTINGS, WHOLE_PAGE_PARTS)
+    for honest in ("2026-11-20T08:00:00.000Z", True):
+        assert not [f for f in page_differences(replayed(honest), run, AGENTS) if "cached" in f]
+    found = page_differences(replayed("2026-11-26T12:00:04.500Z"), run, AGENTS)
+    assert (
+        "replayed from a copy fetched at 2026-11-26T12:00:04.500Z, after its request was sent"
+        in (" ".join(found))
+    ), found
+    found = page_differences(replayed("yesterday"), run, AGENTS)
+    assert "its page part's cached time 'yesterday' is no time" in found, found
+    assert page_part(["testbot"], [], [], cached=None) == {"names": ["testbot"]}
+    when = datetime(2026, 11, 20, 8, 0, 0, 123000, tzinfo=timezone.utc)
+    assert page_part(["t"], [], [], cached=when)["cached"] == "2026-11-20T08:00:00.123Z"
+    assert page_part(["t"], [], [], cached=True)["cached"] is True

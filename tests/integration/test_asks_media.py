@@ -128,10 +128,13 @@ async def test_ai_train_refuses_files_whose_header_says_noindex_and_the_trail_na
 
 
 @pytest_twisted.ensureDeferred
-async def test_ai_input_refuses_noindex_and_noml_but_not_noarchive(tmp_path: Path) -> None:
+async def test_ai_input_refuses_noindex_noml_and_noarchive(tmp_path: Path) -> None:
     _, _, results, _ = await crawl_files(tmp_path, "ai-input")
     refused = {name for name, result in results.items() if not result.get("path")}
-    assert refused == REFUSED - {"noarchive.jpg"}
+    assert refused == REFUSED
+    assert results["noarchive.jpg"]["rep_refused"] == [
+        "ai-input denied by X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
+    ]
     assert results["noindex.pdf"]["rep_refused"] == [
         "ai-input denied by X-Robots-Tag: noindex" + SETTING
     ]
@@ -162,7 +165,12 @@ async def test_the_export_of_a_marking_crawl_says_the_files_are_disallowed(
     for name, asset in by_name.items():
         answer = asset["preferences"]["ai-train"]
         assert answer == ("disallowed" if name in REFUSED else "unknown"), name
-        if name in REFUSED:
+        if name == "noarchive.jpg":  # its ai-input reading is listed too
+            assert [s["source"] for s in asset["signals"]] == [
+                EVERY[name][1],
+                EVERY[name][1].replace("TRAIN", "INPUT"),
+            ]
+        elif name in REFUSED:
             assert [s["source"] for s in asset["signals"]] == [EVERY[name][1]]
     result = verify(trail)
     assert result.clean, result.findings

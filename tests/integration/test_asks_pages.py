@@ -3,7 +3,8 @@
 crawler's); an ``ai-train`` crawl drops the items of the pages that say no, the audit
 trail names the tag that decided, ``audit verify`` finds it clean, and a marking crawl's
 ``audit export`` says "disallowed" for them. The ``nosnippet`` beside one ``noarchive``
-is a no for ``ai-input`` (§4d).
+is a no for ``ai-input`` (§4d); so is every ``noarchive``, as Bing's guidelines of Feb 2026
+read it (``REP_NOARCHIVE_MEANS_NO_AI_INPUT``, §4b).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ NOML_META = '<meta name="robots" content="noml">'
 OUR_NOML_META = '<meta name="testbot" content="noml">'
 NOARCHIVE_META = '<meta name="robots" content="noarchive">'
 READ_AS = " (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"
+READ_FOR_INPUT = " (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
 #: path -> (page, the source the decision names; "" for a page that says nothing to us).
 PAGES = {
     "/noml-meta": (html_page(NOML_META), NOML_META),
@@ -92,10 +94,8 @@ async def test_ai_train_drops_what_noml_or_noarchive_refuses_and_the_trail_says_
         assert (record["items_kept"], record["items_dropped"]) == (0, 1)
         assert record["usage"]["answers"]["ai-train"] is False
         assert deciding(record, "ai-train") == PAGES[path][1]
-        # noml says no to ai-input as well, and so does nosnippet; noarchive says nothing
-        assert record["usage"]["answers"]["ai-input"] is (
-            False if path in NOML | NOSNIPPET else None
-        )
+        # noml says no to ai-input as well, and so do nosnippet and noarchive
+        assert record["usage"]["answers"]["ai-input"] is False
         assert record["usage"]["answers"]["search"] is None
     assert crawler.stats.get_value("rep/purpose/pages_denied/ai-train") == len(NOML | NOARCHIVE)
     result = verify(trail)
@@ -103,12 +103,33 @@ async def test_ai_train_drops_what_noml_or_noarchive_refuses_and_the_trail_says_
 
 
 @pytest_twisted.ensureDeferred
-async def test_ai_input_drops_noml_and_nosnippet_pages_and_keeps_noarchive_ones(
+async def test_ai_input_drops_noml_nosnippet_and_noarchive_pages_each_under_its_setting(
     tmp_path: Path,
 ) -> None:
-    _, _, kept, _ = await crawl_pages(tmp_path, "ai-input")
+    trail, urls, kept, _ = await crawl_pages(tmp_path, "ai-input")
+    assert kept == set(PAGES) - NOML - NOARCHIVE
+    record = by_url(trail)[urls["/noarchive-meta"]]
+    assert record["item_reason"] == "purpose" and record["usage"]["answers"]["ai-input"] is False
+    assert deciding(record, "ai-input") == NOARCHIVE_META + READ_FOR_INPUT
+    result = verify(trail)
+    assert result.clean, result.findings
+    (tmp_path / "off").mkdir()
+    trail, urls, kept, _ = await crawl_pages(
+        tmp_path / "off", "ai-input", REP_NOARCHIVE_MEANS_NO_AI_INPUT=False
+    )
     assert kept == set(PAGES) - NOML - NOSNIPPET
-    _, _, kept, _ = await crawl_pages(tmp_path, "ai-input", REP_NOSNIPPET_MEANS_NO_AI_INPUT=False)
+    record = by_url(trail)[urls["/noarchive-meta"]]
+    assert record["items_kept"] == 1 and record["usage"]["answers"]["ai-input"] is None
+    header = json.loads(trail.read_text(encoding="utf-8").splitlines()[0])
+    assert header["settings"]["REP_NOARCHIVE_MEANS_NO_AI_INPUT"] is False
+    result = verify(trail)
+    assert result.clean, result.findings
+    _, _, kept, _ = await crawl_pages(
+        tmp_path,
+        "ai-input",
+        REP_NOARCHIVE_MEANS_NO_AI_INPUT=False,
+        REP_NOSNIPPET_MEANS_NO_AI_INPUT=False,
+    )
     assert kept == set(PAGES) - NOML
 
 
@@ -119,7 +140,8 @@ async def test_noarchive_says_nothing_when_the_setting_is_off(tmp_path: Path) ->
     )
     assert kept == set(PAGES) - NOML
     record = by_url(trail)[urls["/noarchive-meta"]]
-    assert record["items_kept"] == 1 and "usage" not in record  # no signal: nothing said
+    assert record["items_kept"] == 1  # its ai-input reading says nothing about ai-train
+    assert record["usage"]["answers"] == {"search": None, "ai-train": None, "ai-input": False}
     header = json.loads(trail.read_text(encoding="utf-8").splitlines()[0])
     assert header["settings"]["REP_NOARCHIVE_MEANS_NO_AI_TRAIN"] is False
 
@@ -147,13 +169,12 @@ async def test_the_export_of_a_marking_crawl_says_disallowed(tmp_path: Path) -> 
     for path in NOML | NOARCHIVE:
         asset = by_path[path]
         assert asset["preferences"]["ai-train"] == "disallowed", path
-        nosnippet = ["X-Robots-Tag: noarchive, nosnippet (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"]
-        assert [s["source"] for s in asset["signals"]] == [PAGES[path][1]] + (
-            nosnippet if path in NOSNIPPET else []
-        )
+        # the signals that decided: noarchive's ai-input reading comes before nosnippet's
+        for_input = [PAGES[path][1].replace(READ_AS, READ_FOR_INPUT)] if path in NOARCHIVE else []
+        assert [s["source"] for s in asset["signals"]] == [PAGES[path][1], *for_input]
         assert asset["signals"][0]["vocabulary"] == "robots-meta"
     assert by_path["/noml-meta"]["preferences"]["ai-input"] == "disallowed"
-    assert by_path["/noarchive-meta"]["preferences"]["ai-input"] == "unknown"
+    assert by_path["/noarchive-meta"]["preferences"]["ai-input"] == "disallowed"
     assert by_path["/plain"]["preferences"]["ai-train"] == "unknown"
     assert by_path["/noml-other"]["preferences"]["ai-train"] == "unknown"
     result = verify(trail)

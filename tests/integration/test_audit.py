@@ -366,6 +366,36 @@ async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
         assert len(gzip.decompress(cut).splitlines()) == len(everything) - 1
 
 
+@pytest_twisted.ensureDeferred
+async def test_the_run_header_says_whether_scrapys_remote_control_was_on(tmp_path: Path) -> None:
+    """Scrapy 2.19's RemoteControl (on by default; Scrapy's test crawler turns it off) lets
+    a local client run code inside the crawl: the header's settings say what the crawl had,
+    so a trail kept as evidence says whether that door was open."""
+    from scrapy.settings import default_settings
+
+    if not hasattr(default_settings, "REMOTE_CONTROL_ENABLED"):  # pragma: no cover
+        pytest.skip("this Scrapy has no RemoteControl (tests/settings/test_in_force.py)")
+    assert default_settings.REMOTE_CONTROL_ENABLED is True  # a crawl's default
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    url = sites.url("a", "/x")
+    on = {
+        "REP_AUDIT_FILE": str(tmp_path / "on.jsonl"),
+        "REMOTE_CONTROL_ENABLED": True,
+        "REMOTE_CONTROL_JOBS_DIR": str(tmp_path / "jobs"),  # its job file, not the user's
+    }
+    try:
+        crawler, _ = await crawl([url], on)
+        await crawl([url], {"REP_AUDIT_FILE": str(tmp_path / "off.jsonl")})
+    finally:
+        await sites.close()
+    assert any(type(e).__name__ == "RemoteControl" for e in crawler.extensions.middlewares)
+    header = lines(tmp_path / "on.jsonl")[0]
+    assert header["type"] == "run" and header["settings"]["REMOTE_CONTROL_ENABLED"] is True
+    header = lines(tmp_path / "off.jsonl")[0]
+    assert header["settings"]["REMOTE_CONTROL_ENABLED"] is False
+
+
 def last_member_start(data: bytes) -> int:
     """Where the last gzip member of ``data`` starts, found by decompressing member after
     member (a search for the gzip magic bytes could land inside compressed data)."""

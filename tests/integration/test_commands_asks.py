@@ -52,7 +52,22 @@ def test_a_pages_noarchive_is_shown_as_no_ai_training_unless_the_setting_is_off(
         "--purpose", "ai-train", "-s", "REP_NOARCHIVE_MEANS_NO_AI_TRAIN=False", f"{base}/noarchive"
     )
     assert status == 0, output
-    assert "usage signals: none" in output and "ai-train: unknown" in output
+    assert "ai-train: unknown" in output  # its ai-input reading is still shown
+
+
+def test_a_pages_noarchive_is_shown_as_no_ai_input_unless_its_setting_is_off(
+    base: str,
+) -> None:
+    status, output = scrapy_robots("--purpose", "ai-input", f"{base}/noarchive")
+    assert status == 1, output
+    said = "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
+    assert f"{said}  (ai-input no)" in output
+    assert f"=> not for this crawl: ai-input denied by {said}" in output
+    status, output = scrapy_robots(
+        "--purpose", "ai-input", "-s", "REP_NOARCHIVE_MEANS_NO_AI_INPUT=False", f"{base}/noarchive"
+    )
+    assert status == 0, output
+    assert "ai-input: unknown" in output
 
 
 def test_a_pages_max_snippet_0_is_shown_as_no_ai_input_unless_the_setting_is_off(

@@ -12,6 +12,7 @@ count every page alike and ``audit verify`` finds nothing.
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections import Counter
 from datetime import datetime, timezone
@@ -398,9 +399,21 @@ async def test_a_page_is_verified_at_the_time_it_was_decided(tmp_path: Path, wit
     if with_ == "alone":  # decided before its date
         assert record["items_kept"] == 1
         assert decided < after < written
+        assert "cached" not in record["page"]  # fetched live
     else:  # the second run's page, from the cache, said the first run's date: past
         assert (record["items_kept"], record["item_reason"]) == (0, "unavailable_after")
         assert after < decided < written
+        # The record says when the replayed copy was really fetched: by the first run,
+        # before its date, which passed before the replay (decided at the replay: the
+        # reading that loses no "no"), and before this run started.
+        cached = datetime.fromisoformat(record["page"]["cached"].replace("Z", "+00:00"))
+        first = [json.loads(x) for x in (tmp_path / "audit-0.jsonl").read_text().splitlines()]
+        [live] = [r for r in first if r.get("type") == "url" and r["url"] == base + "/"]
+        fetched_first = datetime.fromisoformat(live["time"].replace("Z", "+00:00"))
+        header = json.loads(trail.read_text().splitlines()[0])
+        started = datetime.fromisoformat(header["time"].replace("Z", "+00:00"))
+        assert cached <= fetched_first and cached < after < decided
+        assert cached < started
 
 
 # ---------------------------------------------------------------------- engine.download_async

@@ -154,3 +154,15 @@ def test_a_jobdir_crawl_whose_settings_file_is_damaged_does_not_resume(tmp_path:
     kept.unlink()
     status, stderr = scrapy(tmp_path, *addon, "-s", "REP_PURPOSE=ai-train")
     assert status == 0, stderr
+
+
+def test_an_unknown_crawler_name_preset_stops_the_crawl_naming_it(tmp_path: Path) -> None:
+    status, stderr = scrapy(
+        tmp_path,
+        *("-s", 'ADDONS={"scrapy_rep.Addon": 0}', "-s", "REP_PURPOSE_AGENTS=preset:iptc-2026-03"),
+    )
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_PURPOSE_AGENTS: unknown preset 'preset:iptc-2026-03'; the "
+        "presets are 'preset:apertus-0943bfd'"
+    )

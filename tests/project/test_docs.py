@@ -132,6 +132,7 @@ def test_settings_the_docs_name_exist() -> None:
     named -= {"REP_REQUIRE_REDIS", "REP_REQUIRE_CHROMIUM", "REP_REQUIRE_EXIFTOOL", "REP_CORPUS",
               "REP_SOAK", "REP_REQUIRE_PLUGINS"}  # fmt: skip
     named -= {"REP_PURPOSES"}  # the settings page's example of a misspelled name
+    named -= {"REP_USAGE_TOKENS"}  # designed, not built (docs/decisions.md, draft-kelley)
     assert sorted(named - known) == []
     assert sorted(known - named) == []  # and every setting is documented
 

@@ -13,6 +13,7 @@ import pytest
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE, Progress
+from scrapy_rep.usage.standards import NOT_READ
 from tests.support.recheck import (
     recheck_tool,
     report_lines,
@@ -190,3 +191,18 @@ def test_progress_says_items_origins_rate_and_time_left() -> None:
     assert err.getvalue() == (
         "recheck: 400 items read, 12 origins resolved, 100 items/s, about 6 s left\n"
     )
+
+
+def test_the_summary_lists_the_signals_the_recheck_does_not_read(tmp_path: Path) -> None:
+    """A kept item is one no signal that was read refused: the summary says which signals
+    sites give that were not read (/ai.txt, llms.txt, terms of service, a content-signal
+    meta tag), as docs/purpose-notes.md does."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URLS[0]])
+    _, summary, _ = _recheck(tmp_path, dataset)
+    section = summary[summary.index("### Signals not read") :]
+    for signal in ("/ai.txt", "/llms.txt", "terms of service", '<meta name="content-signal">'):
+        assert f"| `{signal}` |" in section, signal
+    notes = (Path(__file__).parents[2] / "docs" / "purpose-notes.md").read_text("utf-8")
+    for signal, _ in NOT_READ:
+        assert f"`{signal}`" in notes, signal

@@ -123,3 +123,26 @@ def test_a_page_fetched_again_decides_too() -> None:
     assert failed.status is Status.UNKNOWN and "404" in failed.why
     refused = rechecker.decide("https://a.example/private/1")
     assert rechecker.after_fetch(url, refused, says["nothing"], now) is refused
+
+
+@pytest.mark.parametrize(("setting", "status"), [(True, Status.REFUSED), (False, Status.KEPT)])
+def test_a_page_fetched_again_reads_noarchive_for_ai_input_under_its_setting(
+    setting: bool, status: Status
+) -> None:
+    """The recheck reads REP_NOARCHIVE_MEANS_NO_AI_INPUT as the crawl does: a page whose
+    noarchive is a no for ai-input (Bing's 2026 guidelines) is refused, unless it is off."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    documents = _documents(tdm)
+    config = RepConfig.from_settings(
+        {"REP_PURPOSE": "ai-input", "REP_NOARCHIVE_MEANS_NO_AI_INPUT": setting}
+    )
+    rechecker = Rechecker(config, Identity("mybot/1.0"), lambda o: documents.get(str(o)), True)
+    url = "https://a.example/y"
+    before = rechecker.decide(url)
+    assert before.status is Status.KEPT
+    noarchive = PageStatements((("x-robots-tag", "noarchive"),))
+    after = rechecker.after_fetch(url, before, noarchive, time.time())
+    assert after.status is status
+    if setting:
+        assert after.page_refusal is not None
+        assert "REP_NOARCHIVE_MEANS_NO_AI_INPUT" in after.page_refusal.message

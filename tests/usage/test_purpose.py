@@ -192,9 +192,10 @@ PAGE_CASES = [
     ("scoped-noml", article_page(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
     ("our-meta-noml", article_page('<meta name="mybot" content="noml">'), False, (U, N, N)),
     ("other-bot-noml", article_page(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
-    # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)
-    ("meta-noarchive", article_page('<meta name="robots" content="noarchive">'), False, (U, N, U)),
-    ("header-noarchive", article_page(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, U)),
+    # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN),
+    # and no AI input, as Bing's 2026 guidelines read it (REP_NOARCHIVE_MEANS_NO_AI_INPUT)
+    ("meta-noarchive", article_page('<meta name="robots" content="noarchive">'), False, (U, N, N)),
+    ("header-noarchive", article_page(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, N)),
     # nocache: read like noarchive, as Bing reads it (REP_NOCACHE_MEANS_NO_AI_TRAIN)
     ("meta-nocache", article_page('<meta name="robots" content="nocache">'), False, (U, N, U)),
     ("header-nocache", article_page(headers={"X-Robots-Tag": "mybot: nocache"}), False, (U, N, U)),

@@ -3,7 +3,9 @@
 - ``noml`` (Mojeek's NoML proposal) in robots meta and ``X-Robots-Tag``: no for
   ``ai-train`` and ``ai-input``, nothing about search;
 - ``noarchive`` read as "no AI training", as Bing and Amazon document it, while
-  ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN`` is on (the default);
+  ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN`` is on (the default), and as "no AI input", as Bing's
+  guidelines of Feb 2026 say (Copilot, grounding; a secondary source), while
+  ``REP_NOARCHIVE_MEANS_NO_AI_INPUT`` is on (the default);
 - ``noindex`` / ``noimageindex`` on a downloaded file (and a page's ``noimageindex`` for
   its images): no for both AI purposes while ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on, as
   img2dataset reads them by default;
@@ -24,7 +26,7 @@ from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep.crawl.page.pagereader import page_directives
 from scrapy_rep.directives import combine, header_directives
-from scrapy_rep.settings import RepConfig, RepSettingError
+from scrapy_rep.settings import RepConfig, RepSettingError, directive_readings
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import (
@@ -53,6 +55,8 @@ def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
         ("noarchive", (U, N, U), "Bing will not use the content for training"),
         ("noarchive", (U, N, U), "used for training large language models"),
         ("noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN off)", (U, U, U), "NOARCHIVE"),
+        ("noarchive (ai-input)", (U, U, N), "Copilot responses and grounding results"),
+        ("noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT off)", (U, U, U), "secondary source"),
         ("noindex (downloaded file)", (U, N, N), "img2dataset will ignore images"),
         ("noimageindex (downloaded file)", (U, N, N), "Do not index images on this page"),
         ("noimageindex (images of the page)", (U, N, N), "as its noimageai does"),
@@ -128,23 +132,52 @@ def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
     directives = page_directives(article_page('<meta name="robots" content="noarchive">'), "MyBot")
     page = PageSignals(directives=directives)
     on = UsagePolicy.of(["ai-train", "ai-input"]).after_fetch(NOTHING_BEFORE, page)
-    assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "unknown"
+    assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "denied"
     by = on.decided_by("ai-train")
     assert by is not None
     assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
-    readings = DirectiveReadings(noarchive_no_train=False)
+    readings = DirectiveReadings(noarchive_no_train=False, noarchive_no_input=False)
     off = UsagePolicy.of(["ai-train"], readings=readings)
     assert off.after_fetch(NOTHING_BEFORE, page).signals == ()
     assert page_signals(directives, image=False, readings=readings) == ()
     assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
 
 
-def test_noarchive_refuses_an_ai_train_crawl_only() -> None:
+def test_noarchive_refuses_the_ai_crawls_and_not_search() -> None:
     page = PageSignals(directives=header("noarchive"))
-    for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
+    for purposes, refused in (
+        (["ai-train"], "ai-train"),
+        (["ai-input"], "ai-input"),
+        (["search"], None),
+    ):
         policy = UsagePolicy.of(purposes)
         refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
         assert (refusal and refusal.purpose) == refused, purposes
+
+
+def test_noarchive_is_no_ai_input_unless_its_own_setting_is_off() -> None:
+    """Bing's guidelines of Feb 2026 (a secondary source): NOARCHIVE keeps content out of
+    Copilot responses and grounding results, which is ai-input; the reading has its own
+    setting, REP_NOARCHIVE_MEANS_NO_AI_INPUT, beside the ai-train one."""
+    directives = header("noarchive")
+    page = PageSignals(directives=directives)
+    policy = UsagePolicy.of(["ai-input"])
+    decision = policy.after_fetch(NOTHING_BEFORE, page)
+    refusal = policy.refusal(decision)
+    assert refusal is not None and refusal.purpose == "ai-input"
+    assert refusal.signal is not None
+    assert refusal.signal.source == "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
+    off = DirectiveReadings(noarchive_no_input=False)
+    policy = UsagePolicy.of(["ai-input"], readings=off)
+    decision = policy.after_fetch(NOTHING_BEFORE, page)
+    assert policy.refusal(decision) is None and decision.verdict("ai-input") == "unknown"
+    # the ai-train reading stays in force, under its own setting
+    (signal,) = page_signals(directives, image=False, readings=off)
+    assert signal.source == "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"
+    assert speaks_of_use(directives, readings=off)
+    config = RepConfig.from_settings({"REP_NOARCHIVE_MEANS_NO_AI_INPUT": False})
+    assert not directive_readings(config).noarchive_no_input
+    assert directive_readings(RepConfig.defaults()).noarchive_no_input
 
 
 # --------------------------------------------------------------------------- nocache
@@ -166,7 +199,8 @@ def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
     assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
     # Each reading has its own setting: noarchive's off leaves nocache's "no" in force.
     both = header("noarchive, nocache")
-    only_nocache = page_signals(both, image=False, readings=DirectiveReadings(False, True, True))
+    readings = DirectiveReadings(noarchive_no_train=False, noarchive_no_input=False)
+    only_nocache = page_signals(both, image=False, readings=readings)
     assert [s.source for s in only_nocache] == [
         "X-Robots-Tag: noarchive, nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN)"
     ]
@@ -248,8 +282,9 @@ def test_a_long_source_keeps_the_name_of_the_setting_whole() -> None:
     (signal,) = file_index_signals(header(long))
     assert len(signal.source) == 200
     assert signal.source.endswith("… (REP_MEDIA_NOINDEX_MEANS_NO_AI)")
-    (signal,) = page_signals(header("noarchive, " + "x" * 300), image=False)
-    assert signal.source.endswith("… (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)")
+    train, use = page_signals(header("noarchive, " + "x" * 300), image=False)
+    assert train.source.endswith("… (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)")
+    assert use.source.endswith("… (REP_NOARCHIVE_MEANS_NO_AI_INPUT)")
 
 
 def test_a_files_index_signals_come_from_its_response_headers() -> None:
@@ -267,6 +302,7 @@ def test_a_files_index_signals_come_from_its_response_headers() -> None:
     "name",
     [
         "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI",
         "REP_NOCACHE_MEANS_NO_AI_TRAIN",
         "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
@@ -275,6 +311,7 @@ def test_a_files_index_signals_come_from_its_response_headers() -> None:
 def test_the_reading_settings_are_on_by_default_and_read_as_booleans(name: str) -> None:
     field = {
         "REP_NOARCHIVE_MEANS_NO_AI_TRAIN": "noarchive_means_no_ai_train",
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT": "noarchive_means_no_ai_input",
         "REP_MEDIA_NOINDEX_MEANS_NO_AI": "media_noindex_means_no_ai",
         "REP_NOCACHE_MEANS_NO_AI_TRAIN": "nocache_means_no_ai_train",
         "REP_NOSNIPPET_MEANS_NO_AI_INPUT": "nosnippet_means_no_ai_input",

@@ -155,7 +155,7 @@ def test_a_files_noindex_and_its_own_statements() -> None:
 
 
 def test_licenses_known_later_are_decided_with_the_same_statements() -> None:
-    statements = said_by_page(("x-robots-tag", "noarchive"))
+    statements = said_by_page(("x-robots-tag", "nocache"))  # a no for ai-train only
     license_no = UsageSignal("rsl", (None, None, False), "RSL license https://example.com/l")
     rules = PageRules(UsagePolicy.of(["ai-input"]))
     first = decide_page(FACTS, statements, rules)

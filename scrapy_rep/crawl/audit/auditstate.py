@@ -177,6 +177,7 @@ class AuditState:
             image=facts is not None and facts.image,
             embedded_by=facts.embedded_by if facts is not None else "",
             decided=page.decided,
+            cached=page.cached,
         )
         body = lines.page_snapshot(part)
         if body is None:

@@ -41,10 +41,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
-#: of its own (the recheck writes its own), no report, and none of the project's feeds
-#: or item pipelines (a ``FEEDS`` entry that overwrites ``items.jsonl`` would empty the
-#: very collection ``scrapy rep-recheck items.jsonl`` re-checks; the crawl yields no
-#: item anyway).
+#: of its own (the recheck writes its own), no report, none of the project's feeds or
+#: item pipelines (a ``FEEDS`` entry that overwrites ``items.jsonl`` would empty the very
+#: collection ``scrapy rep-recheck items.jsonl`` re-checks; the crawl yields no item
+#: anyway), and no console or control server (Scrapy 2.19's RemoteControl would let a
+#: local client run code inside the crawl whose documents the recheck's trail records:
+#: its header says it was off).
 CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "REP_AUDIT_FILE": "",
     "REP_REPORT": False,
@@ -52,6 +54,7 @@ CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "FEEDS": {},
     "FEED_URI": None,  # the deprecated way to name a feed, still read by Scrapy 2.19
     "ITEM_PIPELINES": {},
+    "REMOTE_CONTROL_ENABLED": False,
 }
 #: The origins whose documents are asked for at once (the lifecycle bounds the downloads
 #: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).

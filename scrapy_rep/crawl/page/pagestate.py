@@ -90,8 +90,8 @@ class Page:
     """What the page pass knows of one response, each part read once, when first asked."""
 
     __slots__ = (
-        "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets", "statements",
-        "verdict",
+        "cached", "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets",
+        "statements", "verdict",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -103,6 +103,9 @@ class Page:
         #: When it was decided, if its verdict depends on the time (it names an
         #: ``unavailable_after``); ``None``: it does not.
         self.decided: datetime | None = None
+        #: Replayed from Scrapy's HTTP cache: when the copy was really fetched (stored),
+        #: ``True`` when the cache does not say (Scrapy before 2.19); ``None``: fetched now.
+        self.cached: datetime | bool | None = None
         #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
         self.plain = False
         #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
@@ -238,6 +241,7 @@ class PageState:
                 facts = PageFacts(response.url, self.tokens)
         page.facts = facts
         page.statements = statements
+        page.cached = replayed_at(response, request)
         try:
             verdict = decide_page(facts, statements, self.rules)
             if verdict.directives.unavailable_after is not None:
@@ -422,3 +426,21 @@ class PageState:
                 page.plain = False
         except Exception as error:  # never lose a page's output over its licenses
             self.failed(response, "RSL licenses", error)
+
+
+def replayed_at(response: Response, request: Request | None = None) -> datetime | bool | None:
+    """When a response Scrapy's HTTP cache replayed was really fetched: its storage's
+    ``cache_timestamp`` (request meta, Scrapy 2.19: ``scrapy/extensions/httpcache.py``,
+    the time the response was stored), to the millisecond; ``True`` for a replay whose
+    time the cache does not give; ``None`` for a response fetched now. The flag decides,
+    not the meta key: a spider that copies a replayed page's meta into its next request
+    passes the key on to a page fetched live. ``request``: the response's, when it is not
+    bound to it yet (a page decided as it arrives, in the downloader middleware)."""
+    if "cached" not in response.flags or "scrapy_rep" in response.flags:
+        return None
+    request = response.request or request
+    stamp = request.meta.get("cache_timestamp") if request is not None else None
+    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)):
+        return True
+    when = datetime.fromtimestamp(stamp, timezone.utc)
+    return when.replace(microsecond=when.microsecond // 1000 * 1000)

@@ -96,6 +96,7 @@ def test_spec6_noindex_drops_items_keeps_requests(caplog: pytest.LogCaptureFixtu
         ("ai-input", "nosnippet", "REP_NOSNIPPET_MEANS_NO_AI_INPUT"),
         ("ai-input", "max-snippet:0", "REP_NOSNIPPET_MEANS_NO_AI_INPUT"),
         ("ai-train", "nocache", "REP_NOCACHE_MEANS_NO_AI_TRAIN"),
+        ("ai-input", "noarchive", "REP_NOARCHIVE_MEANS_NO_AI_INPUT"),
     ],
 )
 def test_a_search_directive_read_as_an_ai_opt_out_drops_items_unless_its_setting_is_off(
