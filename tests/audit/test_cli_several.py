@@ -59,7 +59,7 @@ def test_a_url_one_worker_downloaded_without_the_scheduler_is_another_request(
     """A callback's ``download_async`` (or a media pipeline's file) in worker A and the
     scheduled request of the same URL in worker B are two requests: no shared dupefilter
     let A's through, so B's record needs no ``again`` (found by the whole-crawl harness's
-    scrapy-redis and download_async dimensions, issue 62). A scheduled duplicate still is
+    scrapy-redis and download_async dimensions). A scheduled duplicate still is
     a problem (the test above)."""
     first = worker_records(RUN, ["/1", "/2"])
     first[2] = {**first[2], "unscheduled": True}

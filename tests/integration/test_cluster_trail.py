@@ -284,7 +284,7 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
 async def test_a_scrapy_redis_worker_with_jobdir_resumes_its_held_requests(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    """Issue 62, item 1: Scrapy's scheduler metaclass takes scrapy-redis's scheduler for
+    """Scrapy's scheduler metaclass takes scrapy-redis's scheduler for
     its own (``isinstance`` is true), so reading its JOBDIR queue (``dqs``) raised at every
     worker's start and skipped the resume. A worker with ``JOBDIR`` paused while 10
     requests are held keeps them in ``scrapy_rep.state``; the next run of that worker

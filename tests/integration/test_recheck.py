@@ -277,3 +277,22 @@ def test_scrapy_rep_recheck_refuses_a_misspelt_robotstxt_obey(tmp_path: Path) ->
         "'false', '1' or '0'), got 'off'"
     ]
     assert result.stdout == ""
+
+
+def test_a_trail_naming_the_dataset_is_refused(tmp_path: Path) -> None:
+    """Appended to while it is read, it would read its own item lines back without end
+    (a process of its own, so that the old behaviour ends in a timeout, not a hang;
+    the other outputs naming an input: tests/recheck/test_files.py)."""
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes"])
+    before = dataset.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose", "search",
+         "--documents", str(warc), f"--trail={dataset}", "--no-progress"],
+        capture_output=True, text=True, timeout=60, check=False, env=checkout_environment(),
+    )  # fmt: skip
+    assert result.returncode == EXIT_USAGE, result.stderr
+    assert "--trail" in result.stderr and "is the dataset" in result.stderr
+    assert dataset.read_bytes() == before

@@ -72,14 +72,14 @@ USER_AGENT_SEEDS = [2, 12, 15, 88, 130, 219]
 #: that expires during the crawl).
 SLOT_SEEDS = [0, 2]
 
-#: The scrapy-redis dimension (``workers=True``, issue 62): two workers share one queue and
+#: The scrapy-redis dimension (``workers=True``): two workers share one queue and
 #: dupefilter, are paused together mid-crawl and resumed: 0 (JOBDIR: each worker's held
 #: requests kept and resumed by that worker, none counted as in the queue), 5 (no JOBDIR:
 #: held requests returned to the shared queue at the pause, taken at the resume). Both
 #: lost every held request on 3ef89f6 (scrapy-redis's scheduler read as Scrapy's).
 WORKER_SEEDS = [0, 5]
 
-#: The download_async dimension (``download_async=True``, issue 62): callbacks fetch other
+#: The download_async dimension (``download_async=True``): callbacks fetch other
 #: pages themselves before they yield their item: 1 (two fetches wait in place for a
 #: robots.txt the pause closes the spider before: each refused with a record of its own;
 #: on 3ef89f6 they were refused with none), 6 (a fetched page that gates its fetcher's item).

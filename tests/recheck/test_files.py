@@ -7,15 +7,12 @@ and renamed once whole, so an interrupted run leaves the files as they were."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
-from tests.support.paths import checkout_environment
 from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
 
 ROBOTS = "User-agent: *\nDisallow: /no\n"
@@ -83,20 +80,6 @@ def test_out_naming_the_warc_is_refused_and_the_warc_kept(
     assert code == EXIT_USAGE
     assert "is the WARC of --documents" in capsys.readouterr().err
     assert warc.read_bytes() == captured
-
-
-def test_a_trail_naming_the_dataset_is_refused(tmp_path: Path) -> None:
-    """Appended to while it is read, it would read its own item lines back without end
-    (a process of its own, so that the old behaviour ends in a timeout, not a hang)."""
-    warc, dataset, before = _files(tmp_path)
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose", "search",
-         "--documents", str(warc), f"--trail={dataset}", "--no-progress"],
-        capture_output=True, text=True, timeout=60, check=False, env=checkout_environment(),
-    )  # fmt: skip
-    assert result.returncode == EXIT_USAGE, result.stderr
-    assert "--trail" in result.stderr and "is the dataset" in result.stderr
-    assert dataset.read_bytes() == before
 
 
 def test_two_outputs_naming_one_file_are_refused(

@@ -196,7 +196,7 @@ def test_one_unpicklable_held_request_is_the_one_dropped_at_a_pause(
 
 
 def test_a_held_request_the_shared_queue_refuses_is_refused_not_left_in_it() -> None:
-    """Issue 62, item 1: a held request that cannot be put back into scrapy-redis's
+    """A held request that cannot be put back into scrapy-redis's
     shared queue at the close is lost: it is refused (``request_refused``, with its
     reason and the error), counted as dropped, never counted as returned."""
     from scrapy_rep.crawl.documents import holding

@@ -19,7 +19,7 @@ from tests.support.recheck import needs, recheck_tool, robots_capture, write_jso
 MISSPELT = ["ture", "2", "off", "yes", "Flase"]
 
 
-def _files(tmp_path: Path) -> tuple[Path, Path]:
+def _dataset_and_warc(tmp_path: Path) -> tuple[Path, Path]:
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
     dataset = tmp_path / "items.jsonl"
@@ -31,7 +31,7 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
 def test_a_misspelt_robotstxt_obey_stops_a_warc_recheck_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    warc, dataset = _files(tmp_path)
+    warc, dataset = _dataset_and_warc(tmp_path)
     out = tmp_path / "kept.jsonl"
     code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                                  "-s", f"ROBOTSTXT_OBEY={value}", f"--out={out}")  # fmt: skip
@@ -46,7 +46,7 @@ def test_a_misspelt_robotstxt_obey_stops_a_warc_recheck_with_one_line(
 def test_a_misspelt_robotstxt_obey_stops_a_recheck_before_its_crawl(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    _, dataset = _files(tmp_path)
+    _, dataset = _dataset_and_warc(tmp_path)
     asked: list[FetchRequest] = []
 
     def fetcher(request: FetchRequest) -> FetchResult:
@@ -72,7 +72,7 @@ def test_the_datatrove_step_refuses_a_misspelt_boolean_when_it_is_made(tmp_path:
     needs("datatrove")
     from scrapy_rep import RepRecheckFilter
 
-    warc, _ = _files(tmp_path)
+    warc, _ = _dataset_and_warc(tmp_path)
     with pytest.raises(RepSettingError, match="ROBOTSTXT_OBEY: expected a boolean"):
         RepRecheckFilter(str(warc), "ai-train", {"ROBOTSTXT_OBEY": "ture"})
     with pytest.raises(RepSettingError, match="REP_PURPOSE_AGENT"):

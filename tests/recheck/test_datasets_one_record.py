@@ -29,13 +29,13 @@ from tests.support.recheck import recheck_tool, report_lines, robots_capture, wr
 ROBOTS = "User-agent: *\nDisallow: /no\n"
 
 
-def _warc(tmp_path: Path) -> Path:
+def _robots_warc(tmp_path: Path) -> Path:
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", ROBOTS)])
     return warc
 
 
-def _items(count: int) -> bytes:
+def _many_items(count: int) -> bytes:
     """``count`` JSON lines, every third refused (``/no/``), each a little text."""
     return b"".join(
         json.dumps({"url": f"https://a.example/{'no/' if n % 3 == 0 else ''}{n}",
@@ -71,10 +71,11 @@ def pipe() -> Iterator[Callable[[bytes], str]]:
 def test_a_dataset_from_standard_input_loses_no_item(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    body = _items(3000)
+    body = _many_items(3000)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
     out, report = tmp_path / "kept.jsonl", tmp_path / "report.jsonl"
-    code, summary = recheck_tool("-", "--purpose", "search", "--documents", str(_warc(tmp_path)),
+    warc = str(_robots_warc(tmp_path))
+    code, summary = recheck_tool("-", "--purpose", "search", "--documents", warc,
                                  f"--out={out}", f"--report={report}")  # fmt: skip
     assert code == EXIT_REMOVED
     assert len(report_lines(report)) == 3000
@@ -88,7 +89,7 @@ def test_a_dataset_from_a_pipe_loses_no_item_and_is_read_twice(
 ) -> None:
     """Its format sniffed from its first line, then read once for its origins and once
     for its items (documents fetched now): every byte of the pipe is read once."""
-    body = _items(3000)
+    body = _many_items(3000)
     asked: list[FetchRequest] = []
 
     def fetcher(request: FetchRequest) -> FetchResult:
@@ -105,7 +106,7 @@ def test_a_dataset_from_a_pipe_loses_no_item_and_is_read_twice(
     assert {line["status"] for line in lines} == {"unknown"}
     out = tmp_path / "kept.jsonl"
     code, _ = recheck_tool(pipe(body), "--purpose", "search", "--documents",
-                           str(_warc(tmp_path)), f"--out={out}")  # fmt: skip
+                           str(_robots_warc(tmp_path)), f"--out={out}")  # fmt: skip
     assert code == EXIT_REMOVED  # read once (documents from a WARC): the first lines too
     assert out.read_bytes() == b"".join(
         line for n, line in enumerate(body.splitlines(True)) if n % 3
@@ -120,7 +121,7 @@ def test_a_csv_field_longer_than_128_kib_is_read(tmp_path: Path) -> None:
     dataset.write_bytes(b"".join(rows))
     out = tmp_path / "kept.csv"
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents",
-                           str(_warc(tmp_path)), f"--out={out}")  # fmt: skip
+                           str(_robots_warc(tmp_path)), f"--out={out}")  # fmt: skip
     assert code == EXIT_REMOVED
     assert out.read_bytes() == rows[0] + rows[1]
 
@@ -134,7 +135,7 @@ def test_a_bare_cr_makes_one_record_unreadable_and_the_run_goes_on(
     dataset.write_bytes(b"".join(rows))
     out, removed, report = (tmp_path / name for name in ("kept.csv", "removed.csv", "r.jsonl"))
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents",
-                           str(_warc(tmp_path)), f"--out={out}", f"--removed={removed}",
+                           str(_robots_warc(tmp_path)), f"--out={out}", f"--removed={removed}",
                            f"--report={report}")  # fmt: skip
     assert code == EXIT_USAGE  # an unreadable item: reported, removed, the run went on
     assert [line["status"] for line in report_lines(report)] == [
@@ -153,7 +154,7 @@ def test_a_lone_surrogate_in_a_url_is_one_unreadable_item(tmp_path: Path) -> Non
             "https://a.example/no/1"]  # fmt: skip
     dataset.write_bytes(b"".join(b'{"url": "%s"}\n' % url.encode() for url in urls))
     report, trail = tmp_path / "report.jsonl", tmp_path / "trail.jsonl"
-    warc = _warc(tmp_path)
+    warc = _robots_warc(tmp_path)
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                            f"--report={report}", f"--trail={trail}")  # fmt: skip
     assert code == EXIT_USAGE
