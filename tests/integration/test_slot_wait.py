@@ -9,6 +9,7 @@ the server's own arrival times."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -121,4 +122,48 @@ async def test_pages_go_under_the_robots_txt_of_when_they_are_sent(tmp_path: Pat
     assert second - first < 1 + 2.5  # v1's second, then the refresh's turn (one gap)
     assert len(spider.downloaded) == len(pages) and len(spider.dropped) == 12 - len(pages)
     assert crawler.stats.get_value("rep/requests/decided_at_send")
+    assert verify(trail).findings == []
+
+
+async def held_at_send(tmp_path: Path) -> tuple[Any, Any, Sites, Path]:
+    """8 pages robots.txt disallows, let through by an override, are held for robots.txt
+    (answered after 0.5 s), then wait in the host's slot 0.4 s apart while it is fresh for
+    1 s: those that leave after it went stale are held at their send for its refresh,
+    handed back and decided again. Each is downloaded once."""
+    sites = Sites()
+    rules = "User-agent: *\nDisallow: /private\n"
+    first = replace(robots(rules, **{"Cache-Control": "max-age=1"}), delay=0.5)
+    sites.add("a").script("/robots.txt", first, robots(rules))  # every page held for it
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "CONCURRENT_REQUESTS": 16,
+        "DOWNLOAD_DELAY": 0.4,
+        **jitter(0),
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_AUDIT_FILE": str(trail),
+        "REP_REPORT": True,
+        "REP_OVERRIDES": [{"host": "127.0.0.1", "reason": PERMISSION, "expires": "2099-01-01"}],
+    }
+    urls = [sites.url("a", f"/private/{n}") for n in range(8)]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sorted(sites.requested("a")[1:]).count("/robots.txt") == 1  # the one refresh
+    assert all(sites.requested("a").count(f"/private/{n}") == 1 for n in range(8))
+    assert crawler.stats.get_value("rep/requests/held_at_send") >= 1  # the case at hand
+    return crawler, spider, sites, trail
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_held_at_its_send_is_one_attempt_of_one_download(tmp_path: Path) -> None:
+    """Issue 62 item 6: a request held once at its send (it reached the downloader, was
+    handed back before it left, then reached it again) said ``attempts: 2`` for its one
+    download. ``attempts`` counts the downloads tried (docs/audit-trail.md)."""
+    _, _, _, trail = await held_at_send(tmp_path)
+    records = url_records(trail)
+    assert len(records) == 8
+    assert [(r["fate"], r["attempts"]) for r in records] == [("fetched", 1)] * 8
+    assert any(r.get("held") for r in records)  # some were held at their send
     assert verify(trail).findings == []

@@ -202,6 +202,7 @@ class SendCheck:
         self._send: Any = None
         trail = trail_of(owner.crawler) if owner.config.audit_file else None
         self._sent_at = trail.sent_at if trail is not None else None
+        self._not_sent = trail.not_sent if trail is not None else None
 
     def install(self, engine: Any) -> bool:
         """Put :meth:`sending` where the downloader sends each request; whether it could."""
@@ -237,11 +238,13 @@ class SendCheck:
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
+            self._unsent(state)
             owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
                 return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
+            self._unsent(state)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
@@ -254,6 +257,12 @@ class SendCheck:
         expires = min((entry.stale_until for _, _, entry in verdict.used), default=math.inf)
         override = verdict.overridden
         return min(expires, override.ends) if override is not None else expires
+
+    def _unsent(self, state: RequestState) -> None:
+        """The request reached the downloader but does not leave for the network: its
+        audit record's attempt is taken back (``attempts`` counts downloads tried)."""
+        if self._not_sent is not None and state.audit:
+            self._not_sent(state.audit)
 
 
 def _changers_after(check: SentRequestCheck, chain: list[Any]) -> list[str]:
