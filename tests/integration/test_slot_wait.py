@@ -18,6 +18,7 @@ import pytest_twisted
 from scrapy import signals
 
 from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.owners import OWNERS
 from tests.support.audittrail import url_records
 from tests.support.robotsite import Sites, crawl, robots
@@ -167,3 +168,19 @@ async def test_a_request_held_at_its_send_is_one_attempt_of_one_download(tmp_pat
     assert [(r["fate"], r["attempts"]) for r in records] == [("fetched", 1)] * 8
     assert any(r.get("held") for r in records)  # some were held at their send
     assert verify(trail).findings == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_requests_decided_again_at_their_send_are_counted_once(tmp_path: Path) -> None:
+    """Issue 62 item 6: ``rep/requests/overridden`` counted each decision (24 for 8
+    requests), and the report counted each wait as a request that waited (16 for 8).
+    Both count requests; the report says the waits apart."""
+    crawler, _, _, trail = await held_at_send(tmp_path)
+    assert crawler.stats.get_value("rep/requests/overridden") == 8
+    held = [r.get("held", 0) for r in url_records(trail)]  # each record's holds
+    assert max(held) >= 2  # held for the first robots.txt, then again at its send
+    report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
+    waited = [line for line in report.text.splitlines() if "waited for it" in line]
+    requests, holds = sum(n > 0 for n in held), sum(held)
+    assert holds == crawler.stats.get_value("rep/requests/held")
+    assert waited == [f"    {requests} request(s) waited for it ({holds} waits in all)"]
