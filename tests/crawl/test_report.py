@@ -124,7 +124,7 @@ def test_per_origin_and_per_url_lines() -> None:
 
 
 def test_a_request_held_twice_is_one_request_that_waited_twice() -> None:
-    """Issue 62 item 6: 8 requests each held twice (for robots.txt, then for its refresh
+    """8 requests each held twice (for robots.txt, then for its refresh
     as they were sent) were reported as "16 request(s) waited". The report counts the
     requests that waited, and says the waits apart when some waited more than once."""
     report = report_of()
