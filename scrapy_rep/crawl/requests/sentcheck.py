@@ -38,6 +38,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     send_through,
 )
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import RequestState, any_state, moved, state_of
@@ -180,6 +181,13 @@ class HeldAtSend(IgnoreRequest):
     is held; should nothing return it, it is an ``IgnoreRequest``, dropped quietly."""
 
 
+class MovedAtSend(HeldAtSend):
+    """A request handed back at its send, decided to go through another download slot
+    than the one it leaves (its origin's, with a ``Crawl-delay`` that became known while
+    it waited): returned as :class:`HeldAtSend` is, it is scheduled again, not held, and
+    enters the downloader in that slot."""
+
+
 class SendCheck:
     """The verdict held at the moment a request leaves its download slot for the network
     (docs/decisions.md, 'The verdict holds when the request leaves').
@@ -191,8 +199,10 @@ class SendCheck:
     .until`); a request sent later is decided again first, for what it is sent as
     (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
     .decide_at_send`): refused as any other (stats, log,
-    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), or sent
-    under the new verdict. The usual request costs one call and a comparison. The audit
+    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), handed
+    back to go through its origin's download slot when a ``Crawl-delay`` became known
+    meanwhile (:class:`MovedAtSend`), or sent under the new verdict. The usual request
+    costs one call and a comparison. The audit
     trail's record takes the send time and until when its verdict held
     (``sent_at``, ``expires``)."""
 
@@ -248,7 +258,17 @@ class SendCheck:
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
+        leaving = request.meta.get(DOWNLOAD_SLOT)
         owner.perform.allowed(request, facts, verdict)
+        if request.meta.get(DOWNLOAD_SLOT) != leaving:
+            # a Crawl-delay known since it entered the downloader: its origin's slot, not
+            # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)
+            self._unsent(state)
+            inc(self.stats, "rep/requests/moved_at_send")
+            request.dont_filter = True  # the dupefilter saw it already
+            raise MovedAtSend(
+                f"handed back to go through download slot {request.meta[DOWNLOAD_SLOT]}"
+            )
         until = state_of(request).until  # type: ignore[union-attr]  # allowed: decided
         if now < until:
             return until
