@@ -23,7 +23,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.refusals import refuse_request
-from scrapy_rep.crawl.requeststate import decided, state_of
+from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
@@ -73,13 +73,13 @@ class Performer:
             if entry.fresh_until < until:
                 until = entry.fresh_until
         overridden = verdict.overridden
-        first = True
-        if overridden is not None:
-            if overridden.ends < until:
-                until = overridden.ends
-            state = state_of(request)  # decided before (held, at its send): counted then
-            first = state is None or not state.names
-        decided(request, before, facts.names or (facts.agent,), until)
+        if overridden is not None and overridden.ends < until:
+            until = overridden.ends
+        # the first time an override lets it through (decided again after a hold, at its
+        # send, or retried, it is the same request): counted then only
+        first = decided(
+            request, before, facts.names or (facts.agent,), until, overridden is not None
+        )
         if self.told is not None:
             self.told(request, facts, verdict)
         if not verdict.used:
@@ -94,7 +94,7 @@ class Performer:
                 delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
                 if delay is not None and delay > 0:  # no call on the hot path without one
                     self.slots.apply(request, facts.origin, delay)
-        if overridden is not None and first:
+        if first:
             self._note_override(request, verdict)
         if self._audit:
             trail = trail_of(self.crawler)
@@ -117,9 +117,9 @@ class Performer:
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted
-        once (the first time it is decided; decided again after a hold or at its send, it
-        is the same request), and said once per host at INFO (every one is in the audit
-        trail)."""
+        once (the first decision an override let it through:
+        :attr:`~scrapy_rep.crawl.requeststate.RequestState.overridden`), and said once per
+        host at INFO (every one is in the audit trail)."""
         override = verdict.overridden
         assert override is not None
         self._note_once(
