@@ -14,7 +14,8 @@ configured for that host:
   named: it goes to the origin's slot too (decided again after a hold; one decided
   again as it leaves the host's slot is handed back to go through the origin's:
   :mod:`scrapy_rep.crawl.requests.sentcheck`). Two slots sending to one server would
-  each keep the floor, and together halve it.
+  each keep the floor, and together halve it (docs/decisions.md, 'One download slot per
+  origin, whenever its Crawl-delay appears').
 - Scrapy's jitter draws each gap from ``delay × (1 ± jitter)``; the slot's delay is set
   so that the shortest gap is still the crawl-delay: ``crawl_delay / (1 - jitter)``
   (with the usual ±50 %, twice the crawl-delay on average), and never below the delay
