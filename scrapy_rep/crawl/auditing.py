@@ -42,6 +42,8 @@ class TrailWriter(Protocol):
 
     def sent_at(self, record: str, now: float, expires: float) -> None: ...
 
+    def not_sent(self, record: str) -> None: ...
+
 
 TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
 

@@ -77,6 +77,7 @@ __all__ = [
     "quiet_media_failures",
     "release_of",
     "running_engine",
+    "scrapys_slot_key",
     "seen_fingerprints",
     "send_catch_log_async",
     "send_through",
@@ -432,6 +433,25 @@ def first_in_slot(crawler: Crawler, request: Request) -> Callable[[], None]:
 
 def _nothing() -> None:
     return None
+
+
+def scrapys_slot_key(downloader: Any, request: Request) -> str | None:
+    """The download slot Scrapy's downloader gives ``request`` when it names none
+    (``Downloader.get_slot_key`` without the ``download_slot`` meta: the URL's hostname,
+    or its IP address with ``CONCURRENT_REQUESTS_PER_IP``; the same in every supported
+    release). The downloader writes that key in the meta of every request it queues, so
+    a request that was in the downloader once (held or handed back at its send, retried)
+    names it as if the project had; ``None`` when the downloader has no such method."""
+    slot_key = getattr(downloader, "get_slot_key", None)
+    if slot_key is None:
+        return None
+    meta = request.meta
+    named = meta.pop("download_slot", None)
+    try:
+        return str(slot_key(request))
+    finally:
+        if named is not None:
+            meta["download_slot"] = named
 
 
 def after_each_scrape(engine: Any, done: Callable[[Any], None]) -> bool:

@@ -3,7 +3,8 @@
 Per origin: what its robots.txt downloads came to (status, redirects, size, cut at
 500 KiB, unreachable and retried; the same outcome in a row said once, with its count),
 its crawl-delay, sitemaps and Content-Signal ``use=`` level (a condition on use,
-docs/purpose-notes.md §2), and how many requests it held.
+docs/purpose-notes.md §2), and how many requests it held (and how many times, when
+some were held more than once).
 
 Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
 the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
@@ -38,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -120,7 +122,10 @@ class _OriginReport:
     outcomes: list[_Outcome] = field(default_factory=list)
     crawl_delay: float | None = None
     sitemaps: tuple[str, ...] = ()
+    #: The requests that waited for its documents, and their waits (a request may wait
+    #: more than once: for robots.txt, then for its refresh as it is sent).
     waited: int = 0
+    waits: int = 0
     held_unreachable: int = 0
     #: Outcomes left out between the first and the last few (an origin down all crawl).
     outcomes_left_out: int = 0
@@ -194,6 +199,11 @@ class RepReport:
         self.delay_not_obeyed = _delay_not_obeyed(config, crawler.settings)
         self.delay_max = config.crawl_delay_max
         self.origins: dict[str, _OriginReport] = {}
+        #: The requests held so far that are still alive, and what they waited for: a
+        #: request held again for the same origin's documents is one more wait, not one
+        #: more request (weak: a request gone is never held again; one that waited on
+        #: disk, ``rep/requests/spilled``, comes back as another object).
+        self._held_for: WeakKeyDictionary[Request, set[str]] = WeakKeyDictionary()
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
         #: The report as last printed (for tests and for programs embedding a crawl).
@@ -274,7 +284,12 @@ class RepReport:
             del outcomes[2]
 
     def _held(self, request: Request, origin: str, **_: Any) -> None:
-        self._origin(origin).waited += 1
+        report = self._origin(origin)
+        report.waits += 1
+        held_for = self._held_for.setdefault(request, set())
+        if origin not in held_for:
+            held_for.add(origin)
+            report.waited += 1
 
     def _released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
         if failures:
@@ -375,7 +390,8 @@ class RepReport:
                 lines.append(f"    {document}: {' -> '.join(map(str, fetched))}")
             extras = []
             if report.waited:
-                extras.append(f"{report.waited} request(s) waited for it")
+                waits = f" ({report.waits} waits in all)" if report.waits > report.waited else ""
+                extras.append(f"{report.waited} request(s) waited for it{waits}")
             if report.held_unreachable:
                 extras.append(f"{report.held_unreachable} held while unreachable")
             if report.crawl_delay is not None:

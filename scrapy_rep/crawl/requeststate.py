@@ -86,6 +86,10 @@ class RequestState(NamedTuple):
     #: (:func:`sent_state`), never the state a copied meta brought (a callback's
     #: ``download_async(Request(…, meta=response.meta))`` carries its page's).
     owner: int = 0
+    #: An override of ``REP_OVERRIDES`` let it through at one of its decisions: counted
+    #: then (``rep/requests/overridden``), never again for the same request (decided
+    #: again after a hold, at its send, or retried: a retry's copy shares the state).
+    overridden: bool = False
 
 
 #: A hold: ``(document kind, key, further keys)`` (:attr:`RequestState.hold`).
@@ -173,19 +177,27 @@ def decided_early(request: Request, token: int) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, state.audit, state.hold, state.carried, token, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner,
+            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, early=token)
 
 
-def decided(request: Request, before: Before | None, names: tuple[str, ...], until: float) -> None:
+def decided(
+    request: Request,
+    before: Before | None,
+    names: tuple[str, ...],
+    until: float,
+    overridden: bool = False,
+) -> bool:
     """``request`` goes on, decided for the crawler ``names`` with what the origin's
     documents said (``before``; ``None``: nothing), a verdict that holds ``until`` it is
-    sent (:attr:`RequestState.until`): its early token is spent. Decided afresh once, it
-    stays so (:attr:`RequestState.afresh`): its send decides it again at most once more
-    for a version gone stale. The state is this request object's (:attr:`RequestState
-    .owner`), decided with its ``Host`` header (:attr:`RequestState.host`)."""
+    sent (:attr:`RequestState.until`), let through by an override or not (``overridden``):
+    its early token is spent. Decided afresh once, it stays so
+    (:attr:`RequestState.afresh`): its send decides it again at most once more for a
+    version gone stale. The state is this request object's (:attr:`RequestState.owner`),
+    decided with its ``Host`` header (:attr:`RequestState.host`). Whether an override let
+    it through for the first time (:attr:`RequestState.overridden`)."""
     meta = request.meta
     state = meta.get(KEY)
     url = request.url
@@ -195,12 +207,13 @@ def decided(request: Request, before: Before | None, names: tuple[str, ...], unt
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled,
-            state.afresh, until, host, id(request),
+            state.afresh, until, host, id(request), state.overridden or overridden,
         )  # fmt: skip
-    else:
-        meta[KEY] = RequestState(
-            url, "", None, (), 0, before, names, False, False, until, host, id(request)
-        )
+        return overridden and not state.overridden
+    meta[KEY] = RequestState(
+        url, "", None, (), 0, before, names, False, False, until, host, id(request), overridden
+    )  # fmt: skip
+    return overridden
 
 
 def sent_state(request: Request) -> RequestState | None:
@@ -223,7 +236,7 @@ def recorded(request: Request, audit: str) -> None:
     if type(state) is RequestState and state.url == url:
         meta[KEY] = RequestState(
             url, audit, state.hold, state.carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner,
+            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, audit)
@@ -262,7 +275,7 @@ def mark_held(request: Request, hold: Hold) -> bool:
     mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
     meta[KEY] = RequestState(
         state.url, state.audit, mark, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner,
+        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
     )  # fmt: skip
     return mark is not None
 
@@ -275,7 +288,7 @@ def take_hold(request: Request) -> Hold | None:
         return None
     meta[KEY] = RequestState(
         state.url, state.audit, None, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner,
+        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
     )  # fmt: skip
     return state.hold
 
@@ -295,7 +308,7 @@ def add_carried(
         carried = (*others(state.carried), pair) if state.carried else (pair,)
         meta[KEY] = RequestState(
             url, state.audit, state.hold, carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner,
+            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
         )  # fmt: skip
 
 
@@ -309,7 +322,7 @@ def take_carried(request: Request) -> Carried:
         return ()
     meta[KEY] = RequestState(
         url, state.audit, state.hold, (), state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner,
+        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
     )  # fmt: skip
     return state.carried
 
@@ -325,7 +338,7 @@ def carry_again(request: Request, carried: Carried) -> None:
         return
     meta[KEY] = RequestState(
         url, state.audit, state.hold, carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner,
+        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
     )  # fmt: skip
 
 

@@ -123,6 +123,26 @@ def test_per_origin_and_per_url_lines() -> None:
     )
 
 
+def test_a_request_held_twice_is_one_request_that_waited_twice() -> None:
+    """8 requests each held twice (for robots.txt, then for its refresh
+    as they were sent) were reported as "16 request(s) waited". The report counts the
+    requests that waited, and says the waits apart when some waited more than once."""
+    report = report_of()
+    twice, once = Request(f"{A}/twice"), Request(f"{A}/once")
+    for request in (twice, once, twice):
+        report._held(request, origin=A)
+    report._held(twice, origin=f"{A}/license.xml")  # another document's wait: its own line
+    text = report.render()
+    assert (
+        f"  {A}\n    robots.txt: not downloaded\n    2 request(s) waited for it (3 waits in all)\n"
+        in text
+    )
+    assert (
+        f"  {A}/license.xml\n    robots.txt: not downloaded\n    1 request(s) waited for it\n"
+        in text
+    )
+
+
 def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     """A start URL (``dont_filter``) that a page links back to is downloaded twice."""
     report = report_of()

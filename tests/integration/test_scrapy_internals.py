@@ -45,6 +45,13 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
             seen["spider_middlewares"] = internals.spider_middlewares(engine)
             seen["encoding"] = internals.explicit_encoding(response)
             seen["named"] = internals.explicit_encoding(response.replace(encoding="koi8-r"))
+            named = Request(response.url, meta={"download_slot": "mine"})
+            seen["slot_keys"] = (
+                response.request.meta.get("download_slot"),  # written by the downloader
+                internals.scrapys_slot_key(engine.downloader, response.request),
+                internals.scrapys_slot_key(engine.downloader, named),
+                named.meta["download_slot"],  # left as it was
+            )
 
     crawler = get_crawler(Probe, BASE_SETTINGS)
     closing: list[bool] = []
@@ -86,6 +93,9 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert "PageDirectivesMiddleware" in names
     # A downloaded response names no encoding; one made with encoding= names it.
     assert seen["encoding"] is None and seen["named"] == "koi8-r"
+
+    # The slot Scrapy keys a request by (the hostname), which it writes in its meta.
+    assert seen["slot_keys"] == ("127.0.0.1", "127.0.0.1", "127.0.0.1", "mine")
 
     # The scraper says when a response's whole output is through: the page's, once.
     assert seen["after_each_scrape"] is True

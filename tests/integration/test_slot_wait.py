@@ -8,20 +8,24 @@ the server's own arrival times."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
 from scrapy import signals
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
 from scrapy_rep.audit.verify import verify
+from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.owners import OWNERS
-from tests.support.audittrail import url_records
+from tests.support.audittrail import by_url, url_records
 from tests.support.robotsite import HTML, ListSpider, Reply, Sites, crawl, robots
 from tests.support.scrapyversions import jitter
 
@@ -196,4 +200,121 @@ async def test_a_download_async_request_due_for_a_refresh_at_its_send_waits_for_
         sites.url("a", "/p/1"): f"Forbidden by {robots_url} (line 2: Disallow: /p)"
     }
     assert crawler.stats.get_value("rep/requests/held_at_send") == 1
+
+
+async def held_at_send(tmp_path: Path) -> tuple[Any, Any, Sites, Path]:
+    """8 pages robots.txt disallows, let through by an override, are held for robots.txt
+    (answered after 0.5 s), then wait in the host's slot 0.4 s apart while it is fresh for
+    1 s: those that leave after it went stale are held at their send for its refresh,
+    handed back and decided again. Each is downloaded once."""
+    sites = Sites()
+    rules = "User-agent: *\nDisallow: /private\n"
+    first = replace(robots(rules, **{"Cache-Control": "max-age=1"}), delay=0.5)
+    sites.add("a").script("/robots.txt", first, robots(rules))  # every page held for it
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "CONCURRENT_REQUESTS": 16,
+        "DOWNLOAD_DELAY": 0.4,
+        **jitter(0),
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_AUDIT_FILE": str(trail),
+        "REP_REPORT": True,
+        "REP_OVERRIDES": [{"host": "127.0.0.1", "reason": PERMISSION, "expires": "2099-01-01"}],
+    }
+    urls = [sites.url("a", f"/private/{n}") for n in range(8)]
+    try:
+        crawler, spider = await crawl(urls, settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sites.requested("a").count("/robots.txt") == 2  # the first, and its refresh
+    assert all(sites.requested("a").count(f"/private/{n}") == 1 for n in range(8))
+    assert crawler.stats.get_value("rep/requests/held_at_send") >= 1  # the case at hand
+    return crawler, spider, sites, trail
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_held_at_its_send_is_one_attempt_of_one_download(tmp_path: Path) -> None:
+    """A request held once at its send (it reached the downloader, was handed back
+    before it left, then reached it again) said ``attempts: 2`` for its one download.
+    ``attempts`` counts the downloads tried (docs/audit-trail.md)."""
+    _, _, _, trail = await held_at_send(tmp_path)
+    records = url_records(trail)
+    assert len(records) == 8
+    assert [(r["fate"], r["attempts"]) for r in records] == [("fetched", 1)] * 8
+    assert any(r.get("held") for r in records)  # some were held at their send
+    assert verify(trail).findings == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_requests_decided_again_at_their_send_are_counted_once(tmp_path: Path) -> None:
+    """``rep/requests/overridden`` counted each decision (24 for 8 requests), and the
+    report counted each wait as a request that waited (16 for 8). Both count requests;
+    the report says the waits apart."""
+    crawler, _, _, trail = await held_at_send(tmp_path)
+    assert crawler.stats.get_value("rep/requests/overridden") == 8
+    held = [r.get("held", 0) for r in url_records(trail)]  # each record's holds
+    assert max(held) >= 2  # held for the first robots.txt, then again at its send
+    report = next(e for e in crawler.extensions.middlewares if isinstance(e, RepReport))
+    waited = [line for line in report.text.splitlines() if "waited for it" in line]
+    requests, holds = sum(n > 0 for n in held), sum(held)
+    assert holds == crawler.stats.get_value("rep/requests/held")
+    assert waited == [f"    {requests} request(s) waited for it ({holds} waits in all)"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_delay_a_refresh_adds_spaces_the_origin_in_one_slot(
+    tmp_path: Path,
+) -> None:
+    """A refreshed robots.txt adds ``Crawl-delay``. The pages that had entered the
+    downloader before it (Scrapy put them in the host's slot, ``127.0.0.1``: those held
+    at their send for the refresh, and those still queued there) kept that slot while
+    the later pages got the origin's own slot with the same floor: two slots sending to
+    one server, so gaps half the crawl-delay and less. Every page decided under the
+    robots.txt with the crawl-delay (its audit record names that version) goes through
+    one slot, the origin's, with its floor. Read from the slot each page was downloaded
+    through, as Scrapy made it."""
+    sites = Sites()
+    origin = sites.add("a")
+    delayed = "User-agent: *\nAllow: /\nCrawl-delay: 0.5\n"
+    origin.script(
+        "/robots.txt",
+        robots("User-agent: *\nAllow: /\n", **{"Cache-Control": "max-age=1"}),
+        robots(delayed),
+    )
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "CONCURRENT_REQUESTS": 4,  # the rest wait in the scheduler: decided after the refresh
+        "DOWNLOAD_DELAY": 0.3,
+        **jitter(0),
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_AUDIT_FILE": str(trail),
+    }
+    slot_of: dict[str, tuple[str, float]] = {}  # URL -> the slot's key and delay
+
+    def watch(crawler: Any) -> None:
+        def downloaded(request: Any, **_: Any) -> None:
+            slots = crawler.engine.downloader.slots
+            [key] = [key for key, slot in slots.items() if request in slot.active]
+            slot_of[request.url] = (key, slots[key].delay)
+
+        crawler.signals.connect(downloaded, signal=signals.response_downloaded, weak=False)
+
+    urls = [sites.url("a", f"/p/{n}") for n in range(12)]
+    try:
+        crawler, spider = await crawl(urls, settings, on_crawler=watch)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    assert sites.requested("a").count("/robots.txt") == 2  # the first, and its refresh
+    # the case at hand: pages in the host's slot when robots.txt went stale, decided again
+    assert crawler.stats.get_value("rep/requests/decided_at_send")
+    records = by_url(trail)
+    version = hashlib.sha256(delayed.encode()).hexdigest()
+    under_delay = [url for url in urls if records[url]["robots"]["snapshot"] == version]
+    assert len(under_delay) >= 6  # most: 4 at a time, 0.3 s apart, fresh for 1 s
+    assert {slot_of[url][0] for url in under_delay} == {sites.bases["a"]}  # one slot
+    assert all(slot_of[url][1] == pytest.approx(0.5) for url in under_delay)  # its floor
+    # handed back from the host's slot to go through the origin's: one download each
+    assert [(r["fate"], r["attempts"]) for r in records.values()] == [("fetched", 1)] * 12
     assert verify(trail).findings == []

@@ -46,6 +46,7 @@ from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
+    ATTEMPTS,
     EXPIRES,
     FETCHED,
     LICENSES,
@@ -260,6 +261,16 @@ class AuditTrail(RequestEvents, FateEvents):
         if state is not None:
             state[SENT_AT] = now
             state[EXPIRES] = expires if expires < math.inf else None
+
+    def not_sent(self, record: str) -> None:
+        """The request of the open record ``record`` reached the downloader (an attempt,
+        counted by ``request_reached_downloader``) but did not leave for the network: held
+        or refused as it was to be sent, or handed back to go through another download
+        slot. ``attempts`` counts downloads tried (docs/audit-trail.md): that one is taken
+        back."""
+        state = self.open.get(record)
+        if state is not None and state[ATTEMPTS] > 0:
+            state[ATTEMPTS] -= 1
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """``request`` (whose open record is ``record``) was changed after it was decided

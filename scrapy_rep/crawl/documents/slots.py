@@ -8,6 +8,14 @@ configured for that host:
   delay never slows other origins of the same host; the slot starts from the host's
   ``DOWNLOAD_SLOTS`` entry (concurrency, delay, jitter) or ``DOWNLOAD_DELAY``. A request
   that names a slot already keeps it, and that slot gets the delay.
+- One slot per origin, whenever the delay appears (a refreshed robots.txt that adds
+  one): a request that was in the downloader before names the slot Scrapy keyed it by
+  (the hostname, written in its meta as it entered), which is not a slot the project
+  named: it goes to the origin's slot too (decided again after a hold; one decided
+  again as it leaves the host's slot is handed back to go through the origin's:
+  :mod:`scrapy_rep.crawl.requests.sentcheck`). Two slots sending to one server would
+  each keep the floor, and together halve it (docs/decisions.md, 'One download slot per
+  origin, whenever its Crawl-delay appears').
 - Scrapy's jitter draws each gap from ``delay × (1 ± jitter)``; the slot's delay is set
   so that the shortest gap is still the crawl-delay: ``crawl_delay / (1 - jitter)``
   (with the usual ±50 %, twice the crawl-delay on average), and never below the delay
@@ -25,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from scrapy_rep.crawl.internals import DELAY_JITTER, running_engine
+from scrapy_rep.crawl.internals import DELAY_JITTER, running_engine, scrapys_slot_key
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 
@@ -71,6 +79,8 @@ class CrawlDelaySlots:
         downloader = engine.downloader
         crawl_delay = min(crawl_delay, self.maximum)
         key = request.meta.get(DOWNLOAD_SLOT)
+        if key is not None and key == scrapys_slot_key(downloader, request):
+            key = None  # Scrapy's own key, written as it entered the downloader: not named
         base = self._host_slots.get(str(key) if key else origin.host, {})
         if key is None:
             key = request.meta[DOWNLOAD_SLOT] = str(origin)

@@ -75,7 +75,11 @@ class Performer:
         overridden = verdict.overridden
         if overridden is not None and overridden.ends < until:
             until = overridden.ends
-        decided(request, before, facts.names or (facts.agent,), until)
+        # the first time an override lets it through (decided again after a hold, at its
+        # send, or retried, it is the same request): counted then only
+        first = decided(
+            request, before, facts.names or (facts.agent,), until, overridden is not None
+        )
         if self.told is not None:
             self.told(request, facts, verdict)
         if not verdict.used:
@@ -90,7 +94,7 @@ class Performer:
                 delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
                 if delay is not None and delay > 0:  # no call on the hot path without one
                     self.slots.apply(request, facts.origin, delay)
-        if verdict.overridden is not None:
+        if first:
             self._note_override(request, verdict)
         if self._audit:
             trail = trail_of(self.crawler)
@@ -112,8 +116,10 @@ class Performer:
         raise IgnoreRequest(verdict.message)
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
-        """A request robots.txt disallows, let through by an authorized override: counted,
-        and said once per host at INFO (every one is in the audit trail)."""
+        """A request robots.txt disallows, let through by an authorized override: counted
+        once (the first decision an override let it through:
+        :attr:`~scrapy_rep.crawl.requeststate.RequestState.overridden`), and said once per
+        host at INFO (every one is in the audit trail)."""
         override = verdict.overridden
         assert override is not None
         self._note_once(

@@ -42,6 +42,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     send_through,
 )
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import RequestState, moved, sent_state, state_of
@@ -189,6 +190,13 @@ class HeldAtSend(IgnoreRequest):
     is held; should nothing return it, it is an ``IgnoreRequest``, dropped quietly."""
 
 
+class MovedAtSend(HeldAtSend):
+    """A request handed back at its send, decided to go through another download slot
+    than the one it leaves (its origin's, with a ``Crawl-delay`` that became known while
+    it waited): returned as :class:`HeldAtSend` is, it is scheduled again, not held, and
+    enters the downloader in that slot."""
+
+
 class SendCheck:
     """The verdict held at the moment a request leaves its download slot for the network
     (docs/decisions.md, 'The verdict holds when the request leaves').
@@ -200,8 +208,10 @@ class SendCheck:
     .until`); a request sent later is decided again first, for what it is sent as
     (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
     .decide_at_send`): refused as any other (stats, log,
-    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), or sent
-    under the new verdict. The usual request costs one call and a comparison. The audit
+    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), handed
+    back to go through its origin's download slot when a ``Crawl-delay`` became known
+    meanwhile (:class:`MovedAtSend`), or sent under the new verdict. The usual request
+    costs one call and a comparison. The audit
     trail's record takes the send time and until when its verdict held
     (``sent_at``, ``expires``)."""
 
@@ -211,6 +221,7 @@ class SendCheck:
         self._send: Any = None
         trail = trail_of(owner.crawler) if owner.config.audit_file else None
         self._sent_at = trail.sent_at if trail is not None else None
+        self._not_sent = trail.not_sent if trail is not None else None
 
     def install(self, engine: Any) -> bool:
         """Put :meth:`sending` where the downloader sends each request; whether it could."""
@@ -246,15 +257,27 @@ class SendCheck:
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
+            self._unsent(state)
             owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
                 return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
+            self._unsent(state)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
+        leaving = request.meta.get(DOWNLOAD_SLOT)
         owner.perform.allowed(request, facts, verdict)
+        if request.meta.get(DOWNLOAD_SLOT) != leaving:
+            # a Crawl-delay known since it entered the downloader: its origin's slot, not
+            # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)
+            self._unsent(state)
+            inc(self.stats, "rep/requests/moved_at_send")
+            request.dont_filter = True  # the dupefilter saw it already
+            raise MovedAtSend(
+                f"handed back to go through download slot {request.meta[DOWNLOAD_SLOT]}"
+            )
         until = state_of(request).until  # type: ignore[union-attr]  # allowed: decided
         if now < until:
             return until
@@ -263,6 +286,12 @@ class SendCheck:
         expires = min((entry.stale_until for _, _, entry in verdict.used), default=math.inf)
         override = verdict.overridden
         return min(expires, override.ends) if override is not None else expires
+
+    def _unsent(self, state: RequestState) -> None:
+        """The request reached the downloader but does not leave for the network: its
+        audit record's attempt is taken back (``attempts`` counts downloads tried)."""
+        if self._not_sent is not None and state.audit:
+            self._not_sent(state.audit)
 
 
 def _changers_after(check: SentRequestCheck, chain: list[Any]) -> list[str]:
