@@ -7,13 +7,15 @@ docs/purpose-notes.md §2), and how many requests it held.
 
 Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
 the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
-(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``),
-redirected, forbidden by robots.txt (the deciding line), refused for the crawl's
-purpose, held while robots.txt was unreachable then released or dropped, or left
-without a response. **Links not followed** are the links a page's nofollow or
-``rel="nofollow"`` kept from being requested: no request, so no record of their own
-(the trail counts them on the page that held them). The closing line counts requests as
-the trail does (a URL sent twice is two), items, and the links not followed.
+(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``;
+a file an item pipeline downloaded, decided as any request), redirected, forbidden by
+robots.txt (the deciding line), refused for the crawl's purpose, held while robots.txt
+was unreachable then released or dropped, or left without a response (dropped at its
+send too: the failure the trail records, told by the same middleware). **Links not
+followed** are the links a page's nofollow or ``rel="nofollow"`` kept from being
+requested: no request, so no record of their own (the trail counts them on the page that
+held them). The closing line counts requests as the trail does (a URL sent twice is
+two), items, and the links not followed.
 
 Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
 ``request_left_downloader`` for downloads that got no response, ``response_received``),
@@ -40,12 +42,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.auditing import FAILURE_READERS
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
+from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
@@ -210,6 +214,9 @@ class RepReport:
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
+        # a download's final failure, where the trail reads it (a request dropped at its
+        # send reaches no other signal)
+        FAILURE_READERS.setdefault(crawler, []).append(self)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
@@ -334,9 +341,29 @@ class RepReport:
         state = state_of(request)
         if state is None or not state.scheduled:  # an item pipeline's download
             self._url(request.url, f"downloaded by an item pipeline ({response.status})")
+            if state is not None and state.names:  # decided: the trail has its record
+                record.fates["downloaded"] += 1
             return
         self._url(request.url, f"downloaded ({response.status})")
         record.fates["downloaded"] += 1
+
+    def failed(self, request: Request, exception: BaseException) -> None:
+        """No response after every attempt, or dropped at its send (a document it needs
+        not known, a bug of ours): the failure the trail records as ``failed``, from the
+        same place (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`); a refused request
+        is not one (its refusal said its fate)."""
+        if isinstance(exception, Refusal):
+            return
+        state = state_of(request)
+        if state is None or not (state.scheduled or state.names):  # robots.txt, undecided
+            return
+        record = self._record(request.url)
+        if record is None:
+            return
+        record.in_flight = False
+        said = str(exception) if isinstance(exception, IgnoreRequest) else ""
+        self._url(request.url, f"not downloaded: {said or NO_RESPONSE}")
+        record.fates["no response"] += 1
 
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None

@@ -250,9 +250,6 @@ def test_every_request_is_counted_alike_by_the_report_the_trail_and_audit_summar
     assert '<div class="total" id="total-0"><b>8</b>requested URLs</div>' in fates_run.html
 
 
-@pytest.mark.xfail(
-    strict=True, reason="no fate in the report for a pipeline's file, a request dropped at its send"
-)
 def test_each_url_has_one_fate_in_the_report_the_trail_audit_list_and_the_html(
     fates_run: FatesRun,
 ) -> None:
@@ -319,7 +316,6 @@ def test_a_request_an_override_let_through_is_said_overridden_in_the_report(
     assert html_rows(fates_run.html)[url] == ("fetched", overridden)
 
 
-@pytest.mark.xfail(strict=True, reason="the report has no line for a request dropped at its send")
 def test_a_request_dropped_at_its_send_failed_and_got_no_response_never_refused(
     fates_run: FatesRun,
 ) -> None:
