@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
 
+#: How a record robots.txt disallowed and an authorized override let through is said
+#: (its deciding signal; the end-of-crawl report says it the same way).
+OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
 #: The columns of every table, in order.
 COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
 
@@ -113,7 +116,7 @@ def overridden_by(record: dict[str, Any]) -> str:
     ``""``."""
     robots = record.get("robots")
     said = text(robots.get("overridden")) if isinstance(robots, dict) else ""
-    return f"overridden by REP_OVERRIDES: {said}" if said else ""
+    return f"{OVERRIDDEN_BY}{said}" if said else ""
 
 
 def deciding_signal(record: dict[str, Any], purposes: list[str]) -> str:

@@ -8,14 +8,15 @@ docs/purpose-notes.md §2), and how many requests it held.
 Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
 the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
 (with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``;
-a file an item pipeline downloaded, decided as any request), redirected, forbidden by
-robots.txt (the deciding line), refused for the crawl's purpose, held while robots.txt
-was unreachable then released or dropped, or left without a response (dropped at its
-send too: the failure the trail records, told by the same middleware). **Links not
-followed** are the links a page's nofollow or ``rel="nofollow"`` kept from being
-requested: no request, so no record of their own (the trail counts them on the page that
-held them). The closing line counts requests as the trail does (a URL sent twice is
-two), items, and the links not followed.
+let through by an override of ``REP_OVERRIDES``; a file an item pipeline downloaded,
+decided as any request), redirected, forbidden by robots.txt (the deciding line),
+refused for the crawl's purpose, held while robots.txt was unreachable then released or
+dropped, or left without a response (dropped at its send too: the failure the trail
+records, told by the same middleware). **Links not followed** are the links a page's
+nofollow or ``rel="nofollow"`` kept from being requested: no request, so no record of
+their own (the trail counts them on the page that held them). The closing line counts
+requests as the trail does (a URL sent twice is two; those an override let through
+among them), items, and the links not followed.
 
 Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
 ``request_left_downloader`` for downloads that got no response, ``response_received``),
@@ -45,6 +46,7 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.summary import OVERRIDDEN_BY
 from scrapy_rep.crawl.auditing import FAILURE_READERS
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.verdict import Allowed
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
@@ -214,6 +217,7 @@ class RepReport:
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
+        connect(self._overridden, signal=rep_signals.request_overridden)
         # a download's final failure, where the trail reads it (a request dropped at its
         # send reaches no other signal)
         FAILURE_READERS.setdefault(crawler, []).append(self)
@@ -365,6 +369,13 @@ class RepReport:
         self._url(request.url, f"not downloaded: {said or NO_RESPONSE}")
         record.fates["no response"] += 1
 
+    def _overridden(self, request: Request, verdict: Allowed, **_: Any) -> None:
+        """robots.txt disallows it; an authorized override (``REP_OVERRIDES``) let it
+        through: said as ``audit summary`` and ``audit list`` say it."""
+        override = verdict.overridden
+        if override is not None:
+            self._url(request.url, f"{OVERRIDDEN_BY}{override.described}")
+
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
@@ -443,7 +454,7 @@ class RepReport:
         fates: Counter[str] = Counter()
         kept = 0
         dropped: Counter[str] = Counter()
-        links = 0
+        links = overridden = 0
         for record in self.urls.values():
             fates.update(record.fates)
             if record.in_flight:
@@ -451,10 +462,15 @@ class RepReport:
             kept += record.items_kept
             dropped.update(record.items_dropped)
             links += sum(record.times[event] for event in record.events if _is_link(event))
+            overridden += sum(
+                record.times[event] for event in record.events if event.startswith(OVERRIDDEN_BY)
+            )
         order = [*_FATES, *sorted(set(fates) - set(_FATES))]
         parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
         requests = sum(fates.values())
         said = [f"{_plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
+        if overridden:
+            said[0] += f", {overridden:,} of them overridden by REP_OVERRIDES"
         if kept or dropped:
             items = f"{_plural(kept, 'item')} kept"
             if dropped:

@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NoReturn
 
+from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
@@ -112,7 +113,8 @@ class Performer:
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted,
-        and said once per host at INFO (every one is in the audit trail)."""
+        said once per host at INFO (every one is in the audit trail) and signalled
+        (``request_overridden``: the report names each one)."""
         override = verdict.overridden
         assert override is not None
         self._note_once(
@@ -120,6 +122,9 @@ class Performer:
             "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
             "override in REP_OVERRIDES (%(override)s)",
         )  # fmt: skip
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_overridden, request=request, verdict=verdict
+        )
 
     def _note_expired(self, request: Request, verdict: Refused) -> None:
         """A request the override of its host no longer covers (it expired during the
