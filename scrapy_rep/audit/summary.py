@@ -46,18 +46,19 @@ class Tally:
     #: (:func:`items_dropped`); not a column of the text tables.
     fetched_dropped: int = 0
 
-    def add(self, record: dict[str, Any]) -> None:
-        self.requests += 1
+    def add(self, record: dict[str, Any], times: int = 1) -> None:
+        """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
+        self.requests += times
         fate = record.get("fate")
         if fate == "refused":
-            self.refused += 1
+            self.refused += times
         elif fate == "fetched":
-            self.fetched += 1
-            self.fetched_dropped += items_dropped(record)
+            self.fetched += times
+            self.fetched_dropped += times * items_dropped(record)
         else:
-            self.other += 1
-        self.kept += _count(record.get("items_kept"))
-        self.dropped += _count(record.get("items_dropped"))
+            self.other += times
+        self.kept += times * _count(record.get("items_kept"))
+        self.dropped += times * _count(record.get("items_dropped"))
 
     def row(self) -> tuple[int, ...]:
         return tuple(getattr(self, name) for name in COLUMNS)
@@ -119,8 +120,29 @@ def overridden_by(record: dict[str, Any]) -> str:
     return f"{OVERRIDDEN_BY}{said}" if said else ""
 
 
-def deciding_signal(record: dict[str, Any], purposes: list[str]) -> str:
-    """See the module docstring."""
+#: The fates of a ``file`` record that a purpose decided: its file was not stored, or
+#: stored and marked (the media gate's refusal; docs/media.md).
+FILE_REFUSED: Final = {"refused": "file refused", "marked": "file marked"}
+
+
+def file_refused(file: dict[str, Any] | None) -> str:
+    """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
+    gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
+    said = FILE_REFUSED.get(str(file.get("fate"))) if file else None
+    if file is None or said is None:
+        return ""
+    why = text(file.get("why"))
+    return f"{said}: {why}" if why else said
+
+
+def deciding_signal(
+    record: dict[str, Any], purposes: list[str], file: dict[str, Any] | None = None
+) -> str:
+    """See the module docstring; ``file``: the ``file`` record of the same URL and run
+    (the media gate's fate of a file an item pipeline downloaded), which decides a
+    fetched record's signal when it refused the file."""
+    if record.get("fate") == "fetched" and (refused := file_refused(file)):
+        return refused
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
     robots = record.get("robots")
@@ -167,6 +189,13 @@ class Summary:
     cut: dict[str, int] = field(default_factory=dict)
     #: The runs read so far without their end line.
     open: dict[str, None] = field(default_factory=dict)
+    #: The ``file`` records the media gate refused or marked, by run and URL: the
+    #: ``url`` record of the same download (written before) is said by it.
+    files: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: The deciding signal of each ``url`` record of a download no page pass read (an
+    #: item pipeline's file: fetched, no ``items_kept``), by run and URL: counted under
+    #: another if its ``file`` record refuses it.
+    _downloads: dict[tuple[str, str], str] = field(default_factory=dict)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
 
     def feed(self, line: Line) -> dict[str, Any] | None:
@@ -194,7 +223,26 @@ class Summary:
         elif kind == "url":
             self._url(record)
             return record
+        elif kind == "file":
+            self._file(record)
         return None
+
+    def file_of(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``file`` record that refused or marked the download of ``record``."""
+        return self.files.get((str(record.get("run")), str(record.get("url"))))
+
+    def _file(self, file: dict[str, Any]) -> None:
+        """A file's fate: the record of its download now counts under what refused it."""
+        if str(file.get("fate")) not in FILE_REFUSED:
+            return
+        key = (str(file.get("run")), str(file.get("url")))
+        self.files[key] = file
+        said = self._downloads.pop(key, None)
+        if said is None:
+            return
+        download = {"fate": "fetched"}  # all its record counts (no items: no page pass)
+        self.by_said[said].add(download, -1)
+        self.by_said.setdefault(file_refused(file), Tally()).add(download)
 
     def purposes_of(self, record: dict[str, Any]) -> list[str]:
         """The purposes of the run of ``record``."""
@@ -208,7 +256,10 @@ class Summary:
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
             self.denied[purpose] += denied(record, purpose)
-        self.by_said.setdefault(deciding_signal(record, purposes), Tally()).add(record)
+        said = deciding_signal(record, purposes)
+        self.by_said.setdefault(said, Tally()).add(record)
+        if record.get("fate") == "fetched" and "items_kept" not in record:
+            self._downloads[(str(record.get("run")), str(record.get("url")))] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""

@@ -9,14 +9,14 @@ Per URL, in two lists. **URLs requested** are the requests the crawl sent or ref
 the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
 (with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``;
 let through by an override of ``REP_OVERRIDES``; a file an item pipeline downloaded,
-decided as any request), redirected, forbidden by robots.txt (the deciding line),
-refused for the crawl's purpose, held while robots.txt was unreachable then released or
-dropped, or left without a response (dropped at its send too: the failure the trail
-records, told by the same middleware). **Links not followed** are the links a page's
-nofollow or ``rel="nofollow"`` kept from being requested: no request, so no record of
-their own (the trail counts them on the page that held them). The closing line counts
-requests as the trail does (a URL sent twice is two; those an override let through
-among them), items, and the links not followed.
+decided as any request, and what the media gate made of it), redirected, forbidden by
+robots.txt (the deciding line), refused for the crawl's purpose, held while robots.txt
+was unreachable then released or dropped, or left without a response (dropped at its
+send too: the failure the trail records, told by the same middleware). **Links not
+followed** are the links a page's nofollow or ``rel="nofollow"`` kept from being
+requested: no request, so no record of their own (the trail counts them on the page that
+held them). The closing line counts requests as the trail does (a URL sent twice is
+two; those an override let through among them), items, and the links not followed.
 
 Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
 ``request_left_downloader`` for downloads that got no response, ``response_received``),
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.verdict import Allowed
+    from scrapy_rep.verdict import Allowed, Refused
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
@@ -218,6 +218,7 @@ class RepReport:
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
         connect(self._overridden, signal=rep_signals.request_overridden)
+        connect(self._file_checked, signal=rep_signals.file_checked)
         # a download's final failure, where the trail reads it (a request dropped at its
         # send reaches no other signal)
         FAILURE_READERS.setdefault(crawler, []).append(self)
@@ -375,6 +376,18 @@ class RepReport:
         override = verdict.overridden
         if override is not None:
             self._url(request.url, f"{OVERRIDDEN_BY}{override.described}")
+
+    def _file_checked(
+        self, url: str, refusal: Refused | None, fate: str = "", error: str = "", **_: Any
+    ) -> None:
+        """What the media gate made of a file an item pipeline downloaded: not stored
+        (refused for a purpose, or the pipeline failed) or stored and marked, as the
+        trail's ``file`` record says it."""
+        if fate == "failed":
+            self._url(url, f"not stored: the pipeline failed ({error})")
+        elif refusal is not None:
+            stored = "stored, marked" if fate == "marked" else "not stored"
+            self._url(url, f"{stored}: {refusal.message}")
 
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None

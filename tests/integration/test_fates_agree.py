@@ -280,9 +280,6 @@ def test_every_url_line_of_the_trail_reads_back_to_the_same_bytes(fates_run: Fat
 # ----------------------------------------------------------------- what a user sees
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a file the media gate refused: downloaded in the report, allowed in HTML"
-)
 def test_a_file_the_media_gate_refused_is_said_refused_in_the_report_and_the_html(
     fates_run: FatesRun,
 ) -> None:
