@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 from scrapy import Request, signals
+from scrapy.utils.test import get_crawler
 from twisted.internet.task import LoopingCall
 
 from scrapy_rep import signals as rep_signals
@@ -23,7 +24,15 @@ from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import lines as trail_lines
 from tests.support.mediafiles import jpeg, xmp_packet
-from tests.support.robotsite import ListSpider, Reply, Sites, crawl, html_page, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    html_page,
+    robots,
+)
 from tests.support.tools import audit_tool
 
 JPEG = {"Content-Type": "image/jpeg"}
@@ -330,3 +339,43 @@ def test_a_request_held_when_the_spider_closed_is_refused_alike(fates_run: Fates
     assert (record["fate"], record["refused_by"]) == ("refused", "closed")
     assert fates_run.fates[url] == {"dropped: the spider closed": 1}
     assert fates_run.said(url) == record["why"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_bug_of_ours_at_the_send_is_failed_and_no_response_never_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An internal error deciding a request again as it leaves its slot drops it (never
+    sent unchecked): ``failed`` in the trail, "no response" in the report, which says why
+    (it said "no response after every attempt" of a request never sent)."""
+    from scrapy_rep.crawl.requests import perform
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.requeststate import decided
+
+    def at_once(request: Request, before: Any, names: Any, until: float) -> None:
+        decided(request, before, names, 0.0)  # its verdict no longer holds at its send
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(perform, "decided", at_once)
+    monkeypatch.setattr(RobotsTxtMiddleware, "decide_at_send", broken)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots(RULES))
+    trail = tmp_path / "trail.jsonl"
+    url = sites.url("a", "/x")
+    settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail)}
+    crawler = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})
+    try:
+        await crawler.crawl(urls=[url])
+    finally:
+        await sites.close()
+    assert "/x" not in sites.requested("a")
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
+    [record] = [line for line in trail_lines(trail) if line["type"] == "url"]
+    assert record["fate"] == "failed" and "refused_by" not in record
+    assert record["why"] == "IgnoreRequest: scrapy_rep internal error: a bug"
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert f"  {url}\n    not downloaded: scrapy_rep internal error: a bug\n" in report.text
+    assert "In short: 1 request (1 no response)" in report.text
