@@ -29,6 +29,7 @@ from scrapy_rep.audit.summary import (
 )
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.audit.verify import Verification
+from scrapy_rep.verdict.fates import Fate
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -212,7 +213,7 @@ def state(record: dict[str, Any], file: dict[str, Any] | None = None) -> str:
     (``marked``) for a file the media gate refused (``file``: its ``file`` record)."""
     if items_dropped(record):
         return "fetched, item dropped"
-    refused = file_refused(file) if record.get("fate") == "fetched" else ""
+    refused = file_refused(file) if Fate.of(record.get("fate")) is Fate.FETCHED else ""
     return f"fetched, {refused.partition(':')[0]}" if refused else str(record.get("fate"))
 
 

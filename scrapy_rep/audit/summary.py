@@ -23,6 +23,7 @@ from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.fates import Fate
 
 #: How a record robots.txt disallowed and an authorized override let through is said
 #: (its deciding signal; the end-of-crawl report says it the same way).
@@ -49,10 +50,10 @@ class Tally:
     def add(self, record: dict[str, Any], times: int = 1) -> None:
         """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
         self.requests += times
-        fate = record.get("fate")
-        if fate == "refused":
+        fate = Fate.of(record.get("fate"))
+        if fate is Fate.REFUSED:
             self.refused += times
-        elif fate == "fetched":
+        elif fate is Fate.FETCHED:
             self.fetched += times
             self.fetched_dropped += times * items_dropped(record)
         else:
@@ -72,7 +73,7 @@ def items_dropped(record: dict[str, Any]) -> bool:
     """A fetched page whose items were dropped after the fetch (a usage signal, noindex,
     unavailable_after): items dropped and none kept."""
     return (
-        record.get("fate") == "fetched"
+        Fate.of(record.get("fate")) is Fate.FETCHED
         and _count(record.get("items_dropped")) > 0
         and not _count(record.get("items_kept"))
     )
@@ -141,13 +142,13 @@ def deciding_signal(
     """See the module docstring; ``file``: the ``file`` record of the same URL and run
     (the media gate's fate of a file an item pipeline downloaded), which decides a
     fetched record's signal when it refused the file."""
-    if record.get("fate") == "fetched" and (refused := file_refused(file)):
+    if Fate.of(record.get("fate")) is Fate.FETCHED and (refused := file_refused(file)):
         return refused
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
-    if record.get("fate") == "refused":
+    if Fate.of(record.get("fate")) is Fate.REFUSED:
         by = str(record.get("refused_by") or "unknown")  # as written, for the reader
         robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
         decider = _decider(usage, no[0]) if no and not robots_said else None
@@ -240,7 +241,7 @@ class Summary:
         said = self._downloads.pop(key, None)
         if said is None:
             return
-        download = {"fate": "fetched"}  # all its record counts (no items: no page pass)
+        download = {"fate": Fate.FETCHED}  # all its record counts (no items: no page pass)
         self.by_said[said].add(download, -1)
         self.by_said.setdefault(file_refused(file), Tally()).add(download)
 
@@ -258,7 +259,7 @@ class Summary:
             self.denied[purpose] += denied(record, purpose)
         said = deciding_signal(record, purposes)
         self.by_said.setdefault(said, Tally()).add(record)
-        if record.get("fate") == "fetched" and "items_kept" not in record:
+        if Fate.of(record.get("fate")) is Fate.FETCHED and "items_kept" not in record:
             self._downloads[(str(record.get("run")), str(record.get("url")))] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:

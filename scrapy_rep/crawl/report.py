@@ -55,7 +55,9 @@ from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate, reason_row
+from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -70,44 +72,34 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
 #: A page's links not followed, by the refusal's reason: what the page's line says.
-_NOT_FOLLOWED: Final[dict[str, str]] = {
-    Reason.NOFOLLOW: "not followed (the page says nofollow)",
-    Reason.REL_NOFOLLOW: 'not followed (rel="nofollow")',
-}
-#: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
-_FATE_OF_REASON: Final[dict[str, str]] = {
-    Reason.FORBIDDEN: "forbidden by robots.txt",
-    Reason.PURPOSE: "not fetched for the crawl's purpose",
-    Reason.ROBOTSTXT_UNREACHABLE: "dropped: robots.txt unreachable",
-    Reason.TDMREP_UNREACHABLE: "dropped: tdmrep.json unreachable",
-    Reason.SPIDER_CLOSED: "dropped: the spider closed",
-}
-#: The fates of requests in the closing line, in this order (the rest after them).
-_FATES: Final = (
-    "downloaded",
-    "redirected",
-    "forbidden by robots.txt",
-    "not fetched for the crawl's purpose",
-    "dropped: robots.txt unreachable",
-    "dropped: tdmrep.json unreachable",
-    "dropped: the spider closed",
-    "dropped",
-    "no response",
+_NOT_FOLLOWED: Final[dict[str, str]] = {reason: REASONS[reason].report for reason in LINK_REASONS}
+#: The closing line's words for the requests of a fate no reason names.
+_DOWNLOADED, _REDIRECTED, _NO_RESPONSE = (
+    FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED)
 )
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
-#: Why an item was dropped (``item_refused``'s reason) in the closing lines.
+#: Why an item was dropped (``item_refused``'s reason) in the closing lines (those denied
+#: for a purpose are counted by purpose).
 _ITEM_REASONS: Final[dict[str, str]] = {
-    Reason.NOINDEX: "from noindex pages",
-    Reason.UNAVAILABLE_AFTER: "past unavailable_after",
+    word: row.closing for word, row in REASONS.items() if row.refuses == {Action.KEEP}
 }
 #: The requests not sent because a site's documents said no, by the refusal's reason
 #: (``rep/requests/dropped/…``; those denied for a purpose are counted by purpose).
 _REQUEST_REASONS: Final[dict[str, str]] = {
-    Reason.FORBIDDEN: "forbidden by robots.txt",
-    Reason.ROBOTSTXT_UNREACHABLE: "robots.txt given up on as unreachable",
-    Reason.TDMREP_UNREACHABLE: "tdmrep.json given up on as unreachable",
+    word: row.closing
+    for word, row in REASONS.items()
+    if row.refuses == {Action.FETCH} and row.closing
 }
+#: How the closing lines say the requests and items denied for a purpose.
+_DENIED_FOR: Final = REASONS[Reason.PURPOSE].closing
+
+
+def _fate_of(reason: str) -> str:
+    """A refused request's fate in the closing line, by its refusal's reason (the
+    signal's: another add-on's word is "dropped")."""
+    row = reason_row(reason)
+    return row.report if row is not None and row.fate is Fate.REFUSED else "dropped"
 
 
 @dataclass
@@ -307,7 +299,7 @@ class RepReport:
             record = self._url(request.url, message)
         if record is not None:
             record.refused = reason
-            record.fates[_FATE_OF_REASON.get(reason, "dropped")] += 1
+            record.fates[_fate_of(reason)] += 1
             record.in_flight = False
 
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -326,7 +318,7 @@ class RepReport:
         reasons: list[Any] = list(request.meta.get("redirect_reasons") or ())
         status = f" ({reasons[-1]})" if reasons and len(reasons) == len(sources) else ""
         self._url(sources[-1], f"redirected{status} to {request.url}")
-        source.fates["redirected"] += 1
+        source.fates[_REDIRECTED] += 1
 
     def _left_downloader(self, request: Request, **_: Any) -> None:
         state = state_of(request)
@@ -347,10 +339,10 @@ class RepReport:
         if state is None or not state.scheduled:  # an item pipeline's download
             self._url(request.url, f"downloaded by an item pipeline ({response.status})")
             if state is not None and state.names:  # decided: the trail has its record
-                record.fates["downloaded"] += 1
+                record.fates[_DOWNLOADED] += 1
             return
         self._url(request.url, f"downloaded ({response.status})")
-        record.fates["downloaded"] += 1
+        record.fates[_DOWNLOADED] += 1
 
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every attempt, or dropped at its send (a document it needs
@@ -368,7 +360,7 @@ class RepReport:
         record.in_flight = False
         said = str(exception) if isinstance(exception, IgnoreRequest) else ""
         self._url(request.url, f"not downloaded: {said or NO_RESPONSE}")
-        record.fates["no response"] += 1
+        record.fates[_NO_RESPONSE] += 1
 
     def _overridden(self, request: Request, verdict: Allowed, **_: Any) -> None:
         """robots.txt disallows it; an authorized override (``REP_OVERRIDES``) let it
@@ -471,14 +463,14 @@ class RepReport:
         for record in self.urls.values():
             fates.update(record.fates)
             if record.in_flight:
-                fates["no response"] += 1
+                fates[_NO_RESPONSE] += 1
             kept += record.items_kept
             dropped.update(record.items_dropped)
             links += sum(record.times[event] for event in record.events if _is_link(event))
             overridden += sum(
                 record.times[event] for event in record.events if event.startswith(OVERRIDDEN_BY)
             )
-        order = [*_FATES, *sorted(set(fates) - set(_FATES))]
+        order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
         parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
         requests = sum(fates.values())
         said = [f"{_plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
@@ -641,7 +633,11 @@ def closing_lines(
     total = sum(dropped.values()) + sum(purposes.values())
     if total:
         parts = [f"{n:,} {_ITEM_REASONS[reason]}" for reason, n in dropped.items() if n]
-        parts += [f"{n:,} denied for {purpose}" for purpose, n in sorted(purposes.items()) if n]
+        parts += [
+            f"{n:,} {_DENIED_FOR.format(purpose=purpose)}"
+            for purpose, n in sorted(purposes.items())
+            if n
+        ]
         keep = []
         if any(dropped.values()):
             keep.append("REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages")
@@ -659,8 +655,8 @@ def closing_lines(
     nofollow = int(stats.get("rep/directives/requests_dropped/nofollow", 0) or 0)
     rel = int(stats.get("rep/directives/requests_dropped/rel_nofollow", 0) or 0)
     if nofollow or rel:
-        parts = [f"{nofollow:,} on nofollow pages"] if nofollow else []
-        parts += [f'{rel:,} rel="nofollow"'] if rel else []
+        parts = [f"{nofollow:,} {REASONS[Reason.NOFOLLOW].closing}"] if nofollow else []
+        parts += [f"{rel:,} {REASONS[Reason.REL_NOFOLLOW].closing}"] if rel else []
         keep = ["REP_NOFOLLOW_ACTION = 'keep'"] if nofollow else []
         keep += ["REP_REL_NOFOLLOW = False"] if rel else []
         lines.append(
@@ -679,7 +675,7 @@ def _not_sent(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
         for reason, words in _REQUEST_REASONS.items()
     }
     refused |= {
-        f"denied for {key.rsplit('/', 1)[1]}": int(value or 0)
+        _DENIED_FOR.format(purpose=key.rsplit("/", 1)[1]): int(value or 0)
         for key, value in sorted(stats.items())
         if key.startswith("rep/purpose/requests_dropped/")
     }
