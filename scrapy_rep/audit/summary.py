@@ -233,12 +233,13 @@ class Summary:
         return self.files.get((str(record.get("run")), str(record.get("url"))))
 
     def _file(self, file: dict[str, Any]) -> None:
-        """A file's fate: the record of its download now counts under what refused it."""
+        """A file's fate: the record of its download now counts under what refused it
+        (and is no longer kept)."""
+        key = (str(file.get("run")), str(file.get("url")))
+        said = self._downloads.pop(key, None)
         if str(file.get("fate")) not in FILE_REFUSED:
             return
-        key = (str(file.get("run")), str(file.get("url")))
         self.files[key] = file
-        said = self._downloads.pop(key, None)
         if said is None:
             return
         download = {"fate": Fate.FETCHED}  # all its record counts (no items: no page pass)
