@@ -51,6 +51,12 @@ request_released = object()
 #: page's image); ``None`` for a request dropped when the spider closed.
 request_refused = object()
 
+#: A request robots.txt disallows was let through by an authorized override
+#: (``REP_OVERRIDES``): it goes on to its download. Arguments: ``request`` and
+#: ``verdict``, the :class:`scrapy_rep.verdict.Allowed` value whose ``overridden`` is the
+#: override (its ``described``: the reason and until when it holds).
+request_overridden = object()
+
 #: An item was dropped because of its page's directives (SPEC §6) or because the page is
 #: denied for the crawl's purpose (``REP_PURPOSE``). Arguments: ``item``, ``response``,
 #: ``reason`` (a :class:`scrapy_rep.Reason`: ``"noindex"``,

@@ -24,7 +24,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
 from scrapy_rep.audit.html import MAX_ROWS, render, row_html
@@ -429,14 +429,18 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
         return EXIT_UNUSABLE
     paths = [Path(path) for path in options.trail]
-    summary, rows = Summary(), list[str]()
+    summary, shown = Summary(), list[tuple[int | str, dict[str, Any]]]()
     for path in paths:
         for line in Trail(path).lines():
             record = summary.feed(line)
-            if record is not None and len(rows) < options.max_rows:
-                purposes = summary.purposes_of(record)
+            if record is not None and len(shown) < options.max_rows:
                 number = f"{path.name}:{line.number}" if len(paths) > 1 else line.number
-                rows.append(row_html(number, record, purposes))
+                shown.append((number, record))
+    # drawn once every line is read: a file's record comes after its download's
+    rows = [
+        row_html(number, record, summary.purposes_of(record), summary.file_of(record))
+        for number, record in shown
+    ]
     result = verify(paths[0], also=paths)
     if len(paths) > 1:
         result = Verification(paths[0], head=result.head)

@@ -22,12 +22,14 @@ from scrapy_rep.audit.summary import (
     Tally,
     deciding_signal,
     denied,
+    file_refused,
     items_dropped,
     origin_label,
     unended,
 )
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.audit.verify import Verification
+from scrapy_rep.verdict.fates import Fate
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -205,27 +207,39 @@ def url_html(url: Any) -> str:
     return "<wbr>".join(_e(piece) for piece in _BREAKS.split(printable(url or "")))
 
 
-def state(record: dict[str, Any]) -> str:
-    """The record's state as the report draws it: its fate, or ``fetched, item dropped``
-    for a fetched page whose items were dropped after the fetch."""
-    return "fetched, item dropped" if items_dropped(record) else str(record.get("fate"))
+def state(record: dict[str, Any], file: dict[str, Any] | None = None) -> str:
+    """The record's state as the report draws it: its fate, ``fetched, item dropped`` for
+    a fetched page whose items were dropped after the fetch, or ``fetched, file refused``
+    (``marked``) for a file the media gate refused (``file``: its ``file`` record)."""
+    if items_dropped(record):
+        return "fetched, item dropped"
+    refused = file_refused(file) if Fate.of(record.get("fate")) is Fate.FETCHED else ""
+    return f"fetched, {refused.partition(':')[0]}" if refused else str(record.get("fate"))
 
 
 _STATE_CLASS: Final = {
     "refused": "refused",
     "fetched": "fetched",
     "fetched, item dropped": "dropped",
+    "fetched, file refused": "dropped",
+    "fetched, file marked": "dropped",
 }
 
 
-def row_html(number: int | str, record: dict[str, Any], purposes: list[str]) -> str:
-    """One table row for one ``url`` record."""
+def row_html(
+    number: int | str,
+    record: dict[str, Any],
+    purposes: list[str],
+    file: dict[str, Any] | None = None,
+) -> str:
+    """One table row for one ``url`` record (``file``: the ``file`` record that refused
+    its download, :meth:`Summary.file_of`)."""
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
     rule = robots.get("rule") if robots.get("line") is not None else robots.get("why")
     reason = record.get("refused_by") or record.get("item_reason") or ""
     run = str(record.get("run") or "")
-    shown = state(record)
+    shown = state(record, file)
     colour = _STATE_CLASS.get(shown, "other")
     asked = ", ".join(p + (" (denied)" if denied(record, p) else "") for p in purposes)
     why = f' title="{_e(record["why"])}"' if record.get("why") else ""
@@ -238,7 +252,7 @@ def row_html(number: int | str, record: dict[str, Any], purposes: list[str]) -> 
         # the fate cell shows the record's ``why`` on hover
         f'<td class="fate"{why}><span class="{colour}"></span>{_e(shown)}</td>',
         f"<td>{_e(reason)}</td>",
-        f'<td class="said">{_e(deciding_signal(record, purposes))}</td>',
+        f'<td class="said">{_e(deciding_signal(record, purposes, file))}</td>',
         f"<td>{url_html(rule)}</td>",
         *(f"<td>{_e(record.get(name))}</td>" for name in ("status", "items_kept", "items_dropped")),
         f"<td>{url_html(origin_label(record))}</td>",

@@ -22,7 +22,8 @@ from scrapy_rep.settings.readers import used_presets
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.usage.rsl.terms import license_url_of
 from scrapy_rep.usage.standards import STANDARDS
-from scrapy_rep.verdict.reasons import Reason, Word
+from scrapy_rep.verdict.fates import REFUSED_BY_WORD, Fate
+from scrapy_rep.verdict.reasons import Word
 
 if TYPE_CHECKING:
     from scrapy_rep.usage.purpose import UsageDecision
@@ -40,17 +41,15 @@ class RefusedBy(Word):
     TDMREP_JSON = "tdmrep.json"
 
 
-#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``.
-#: Keyed by members, which are ``str``: another add-on's reason is looked up as a word.
+#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``
+#: (:data:`scrapy_rep.verdict.fates.REASONS`' rows). Keyed by members, which are ``str``:
+#: another add-on's reason is looked up as a word, and written as its word when missing.
 REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
-    Reason.FORBIDDEN: RefusedBy.ROBOTS_TXT,
-    Reason.ROBOTSTXT_UNREACHABLE: RefusedBy.UNREACHABLE,
-    Reason.TDMREP_UNREACHABLE: RefusedBy.UNREACHABLE,
-    Reason.PURPOSE: RefusedBy.PURPOSE,
-    Reason.SPIDER_CLOSED: RefusedBy.CLOSED,
+    word: by for word, said in REFUSED_BY_WORD.items() if (by := RefusedBy.of(said)) is not None
 }
-#: The fates of a ``url`` record, in the order of the ``end`` line's counts.
-FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
+#: The fates of a ``url`` record, in the order of the ``end`` line's counts: the words of
+#: :class:`Fate`, as plain strings (what a user types and reads).
+FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
 
 _second: list[Any] = [-1, ""]
 

@@ -21,6 +21,7 @@ from typing import Any, Final
 from scrapy_rep.audit.lines import FATES, RefusedBy
 from scrapy_rep.audit.read import Trail, text
 from scrapy_rep.audit.summary import Summary, deciding_signal
+from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
 
 #: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
@@ -60,12 +61,12 @@ def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> froze
 
 def _dropped(record: dict[str, Any]) -> bool:
     count = record.get("items_dropped")
-    return record.get("fate") == "fetched" and isinstance(count, int) and count > 0
+    return Fate.of(record.get("fate")) is Fate.FETCHED and isinstance(count, int) and count > 0
 
 
 def row(record: dict[str, Any], purposes: list[str]) -> dict[str, Any]:
     """One record as a row (:data:`COLUMNS` but ``line``)."""
-    refused = record.get("fate") == "refused"
+    refused = Fate.of(record.get("fate")) is Fate.REFUSED
     reason = text(record.get("refused_by")) if refused else ""
     reason = reason or (text(record.get("item_reason")) if _dropped(record) else "")
     why = text(record.get("why")) or (text(record.get("item_why")) if _dropped(record) else "")

@@ -18,14 +18,15 @@ from w3lib.url import canonicalize_url
 from scrapy_rep.audit.read import Trail, items
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
 
-_FATES = {
-    "fetched": "was fetched",
-    "refused": "was refused",
-    "failed": "failed: no response after every attempt",
-    "redirected": "was redirected",
-    "unfinished": "was left unfinished when the crawl ended",
+_FATES: dict[str, str] = {
+    Fate.FETCHED: "was fetched",
+    Fate.REFUSED: "was refused",
+    Fate.FAILED: "failed: no response after every attempt",
+    Fate.REDIRECTED: "was redirected",
+    Fate.UNFINISHED: "was left unfinished when the crawl ended",
 }
 
 
@@ -36,9 +37,9 @@ def _plural(n: Any, word: str) -> str:
 def _fate(record: dict[str, Any]) -> str:
     fate = str(record.get("fate"))
     text = _FATES.get(fate, f"has the unknown fate {fate!r}")
-    if fate == "refused":
+    if fate == Fate.REFUSED:
         text += f" by {record.get('refused_by') or 'an unnamed check'}"
-    if fate == "redirected":
+    if fate == Fate.REDIRECTED:
         text += f" to {record.get('to')}"
     extras = []
     if record.get("attempts") == 0:

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.fates import Fate
 
+#: How a record robots.txt disallowed and an authorized override let through is said
+#: (its deciding signal; the end-of-crawl report says it the same way).
+OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
 #: The columns of every table, in order.
 COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
 
@@ -43,18 +47,19 @@ class Tally:
     #: (:func:`items_dropped`); not a column of the text tables.
     fetched_dropped: int = 0
 
-    def add(self, record: dict[str, Any]) -> None:
-        self.requests += 1
-        fate = record.get("fate")
-        if fate == "refused":
-            self.refused += 1
-        elif fate == "fetched":
-            self.fetched += 1
-            self.fetched_dropped += items_dropped(record)
+    def add(self, record: dict[str, Any], times: int = 1) -> None:
+        """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
+        self.requests += times
+        fate = Fate.of(record.get("fate"))
+        if fate is Fate.REFUSED:
+            self.refused += times
+        elif fate is Fate.FETCHED:
+            self.fetched += times
+            self.fetched_dropped += times * items_dropped(record)
         else:
-            self.other += 1
-        self.kept += _count(record.get("items_kept"))
-        self.dropped += _count(record.get("items_dropped"))
+            self.other += times
+        self.kept += times * _count(record.get("items_kept"))
+        self.dropped += times * _count(record.get("items_dropped"))
 
     def row(self) -> tuple[int, ...]:
         return tuple(getattr(self, name) for name in COLUMNS)
@@ -68,7 +73,7 @@ def items_dropped(record: dict[str, Any]) -> bool:
     """A fetched page whose items were dropped after the fetch (a usage signal, noindex,
     unavailable_after): items dropped and none kept."""
     return (
-        record.get("fate") == "fetched"
+        Fate.of(record.get("fate")) is Fate.FETCHED
         and _count(record.get("items_dropped")) > 0
         and not _count(record.get("items_kept"))
     )
@@ -113,16 +118,37 @@ def overridden_by(record: dict[str, Any]) -> str:
     ``""``."""
     robots = record.get("robots")
     said = text(robots.get("overridden")) if isinstance(robots, dict) else ""
-    return f"overridden by REP_OVERRIDES: {said}" if said else ""
+    return f"{OVERRIDDEN_BY}{said}" if said else ""
 
 
-def deciding_signal(record: dict[str, Any], purposes: list[str]) -> str:
-    """See the module docstring."""
+#: The fates of a ``file`` record that a purpose decided: its file was not stored, or
+#: stored and marked (the media gate's refusal; docs/media.md).
+FILE_REFUSED: Final = {"refused": "file refused", "marked": "file marked"}
+
+
+def file_refused(file: dict[str, Any] | None) -> str:
+    """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
+    gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
+    said = FILE_REFUSED.get(str(file.get("fate"))) if file else None
+    if file is None or said is None:
+        return ""
+    why = text(file.get("why"))
+    return f"{said}: {why}" if why else said
+
+
+def deciding_signal(
+    record: dict[str, Any], purposes: list[str], file: dict[str, Any] | None = None
+) -> str:
+    """See the module docstring; ``file``: the ``file`` record of the same URL and run
+    (the media gate's fate of a file an item pipeline downloaded), which decides a
+    fetched record's signal when it refused the file."""
+    if Fate.of(record.get("fate")) is Fate.FETCHED and (refused := file_refused(file)):
+        return refused
     usage = record.get("usage")
     no = [p for p in purposes if denied(record, p)]
     robots = record.get("robots")
     robots = robots if isinstance(robots, dict) else {}
-    if record.get("fate") == "refused":
+    if Fate.of(record.get("fate")) is Fate.REFUSED:
         by = str(record.get("refused_by") or "unknown")  # as written, for the reader
         robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
         decider = _decider(usage, no[0]) if no and not robots_said else None
@@ -164,6 +190,13 @@ class Summary:
     cut: dict[str, int] = field(default_factory=dict)
     #: The runs read so far without their end line.
     open: dict[str, None] = field(default_factory=dict)
+    #: The ``file`` records the media gate refused or marked, by run and URL: the
+    #: ``url`` record of the same download (written before) is said by it.
+    files: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: The deciding signal of each ``url`` record of a download no page pass read (an
+    #: item pipeline's file: fetched, no ``items_kept``), by run and URL: counted under
+    #: another if its ``file`` record refuses it.
+    _downloads: dict[tuple[str, str], str] = field(default_factory=dict)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
 
     def feed(self, line: Line) -> dict[str, Any] | None:
@@ -191,7 +224,27 @@ class Summary:
         elif kind == "url":
             self._url(record)
             return record
+        elif kind == "file":
+            self._file(record)
         return None
+
+    def file_of(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``file`` record that refused or marked the download of ``record``."""
+        return self.files.get((str(record.get("run")), str(record.get("url"))))
+
+    def _file(self, file: dict[str, Any]) -> None:
+        """A file's fate: the record of its download now counts under what refused it
+        (and is no longer kept)."""
+        key = (str(file.get("run")), str(file.get("url")))
+        said = self._downloads.pop(key, None)
+        if str(file.get("fate")) not in FILE_REFUSED:
+            return
+        self.files[key] = file
+        if said is None:
+            return
+        download = {"fate": Fate.FETCHED}  # all its record counts (no items: no page pass)
+        self.by_said[said].add(download, -1)
+        self.by_said.setdefault(file_refused(file), Tally()).add(download)
 
     def purposes_of(self, record: dict[str, Any]) -> list[str]:
         """The purposes of the run of ``record``."""
@@ -205,7 +258,10 @@ class Summary:
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
             self.denied[purpose] += denied(record, purpose)
-        self.by_said.setdefault(deciding_signal(record, purposes), Tally()).add(record)
+        said = deciding_signal(record, purposes)
+        self.by_said.setdefault(said, Tally()).add(record)
+        if Fate.of(record.get("fate")) is Fate.FETCHED and "items_kept" not in record:
+            self._downloads[(str(record.get("run")), str(record.get("url")))] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""

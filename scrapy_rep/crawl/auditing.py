@@ -1,6 +1,7 @@
 """The audit trail of each running crawl, for the components that feed it directly (a
 call costs less than a signal on the hot path), as the :class:`TrailWriter` they see, and
-:class:`AuditMiddleware`, which tells it a request's final download failure."""
+:class:`AuditMiddleware`, which tells it, and the end-of-crawl report, a request's final
+download failure: both read the one place that knows it, so they cannot count it apart."""
 
 from __future__ import annotations
 
@@ -48,18 +49,31 @@ class TrailWriter(Protocol):
 TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
 
 
+class FailureReader(Protocol):
+    """What else reads a request's final download failure: the end-of-crawl report
+    (:class:`scrapy_rep.crawl.report.RepReport`), told what the trail is told."""
+
+    def failed(self, request: Request, exception: BaseException) -> None: ...
+
+
+#: The readers of each running crawl's final download failures besides its trail.
+FAILURE_READERS: WeakKeyDictionary[Crawler, list[FailureReader]] = WeakKeyDictionary()
+
+
 def trail_of(crawler: Crawler) -> TrailWriter | None:
     """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
     return TRAILS.get(crawler)
 
 
 class AuditMiddleware:
-    """The outermost downloader middleware (``REP_AUDIT_FILE``): an exception that
-    reaches it is the request's final failure (retries and redirects are inside), and
-    the response that leaves it is the one the engine gets."""
+    """The outermost downloader middleware (``REP_AUDIT_FILE``, ``REP_REPORT``): an
+    exception that reaches it is the request's final failure (retries and redirects are
+    inside; a request dropped at its send too), and the response that leaves it is the
+    one the engine gets."""
 
     def __init__(self, crawler: Crawler) -> None:
-        if not config_of(crawler).audit_file:
+        config = config_of(crawler)
+        if not (config.audit_file or config.report or config.report_file):
             raise NotConfigured
         self.crawler = crawler
 
@@ -73,6 +87,8 @@ class AuditMiddleware:
         trail = TRAILS.get(self.crawler)
         if trail is not None:
             trail.failed(request, exception)
+        for reader in FAILURE_READERS.get(self.crawler, ()):
+            reader.failed(request, exception)
 
     def process_response(
         self, request: Request, response: Response, spider: object = None

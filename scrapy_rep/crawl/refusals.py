@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
+from scrapy.exceptions import IgnoreRequest
+
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.stats import inc_each
 from scrapy_rep.usage.rsl.terms import says_not_read
@@ -52,6 +54,12 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
     (Action.KEEP, Reason.UNAVAILABLE_AFTER): ("rep/directives/items_dropped/unavailable_after",),
     (Action.KEEP, Reason.PURPOSE): ("rep/purpose/items_dropped/{purpose}",),
 }
+
+
+class Refusal(IgnoreRequest):
+    """The ``IgnoreRequest`` of a request refused before its download: its refusal has
+    said its fate already (``request_refused``), so the readers of a download's final
+    failure (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again."""
 
 
 #: The stats of each (action, reason, purpose) met so far: one lookup per refusal.

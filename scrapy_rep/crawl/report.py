@@ -8,13 +8,16 @@ some were held more than once).
 
 Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
 the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
-(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``),
-redirected, forbidden by robots.txt (the deciding line), refused for the crawl's
-purpose, held while robots.txt was unreachable then released or dropped, or left
-without a response. **Links not followed** are the links a page's nofollow or
-``rel="nofollow"`` kept from being requested: no request, so no record of their own
-(the trail counts them on the page that held them). The closing line counts requests as
-the trail does (a URL sent twice is two), items, and the links not followed.
+(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``;
+let through by an override of ``REP_OVERRIDES``; a file an item pipeline downloaded,
+decided as any request, and what the media gate made of it), redirected, forbidden by
+robots.txt (the deciding line), refused for the crawl's purpose, held while robots.txt
+was unreachable then released or dropped, or left without a response (dropped at its
+send too: the failure the trail records, told by the same middleware). **Links not
+followed** are the links a page's nofollow or ``rel="nofollow"`` kept from being
+requested: no request, so no record of their own (the trail counts them on the page that
+held them). The closing line counts requests as the trail does (a URL sent twice is
+two; those an override let through among them), items, and the links not followed.
 
 Built from scrapy_rep's signals and Scrapy's (``request_scheduled`` for redirects,
 ``request_left_downloader`` for downloads that got no response, ``response_received``),
@@ -42,16 +45,21 @@ from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.audit.summary import OVERRIDDEN_BY
+from scrapy_rep.crawl.auditing import FAILURE_READERS
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
+from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate, reason_row
+from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -61,48 +69,39 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
+    from scrapy_rep.verdict import Allowed, Refused
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
 #: A page's links not followed, by the refusal's reason: what the page's line says.
-_NOT_FOLLOWED: Final[dict[str, str]] = {
-    Reason.NOFOLLOW: "not followed (the page says nofollow)",
-    Reason.REL_NOFOLLOW: 'not followed (rel="nofollow")',
-}
-#: A refused request's ``reason`` (the signal's) -> its fate in the closing line.
-_FATE_OF_REASON: Final[dict[str, str]] = {
-    Reason.FORBIDDEN: "forbidden by robots.txt",
-    Reason.PURPOSE: "not fetched for the crawl's purpose",
-    Reason.ROBOTSTXT_UNREACHABLE: "dropped: robots.txt unreachable",
-    Reason.TDMREP_UNREACHABLE: "dropped: tdmrep.json unreachable",
-    Reason.SPIDER_CLOSED: "dropped: the spider closed",
-}
-#: The fates of requests in the closing line, in this order (the rest after them).
-_FATES: Final = (
-    "downloaded",
-    "redirected",
-    "forbidden by robots.txt",
-    "not fetched for the crawl's purpose",
-    "dropped: robots.txt unreachable",
-    "dropped: tdmrep.json unreachable",
-    "dropped: the spider closed",
-    "dropped",
-    "no response",
+_NOT_FOLLOWED: Final[dict[str, str]] = {reason: REASONS[reason].report for reason in LINK_REASONS}
+#: The closing line's words for the requests of a fate no reason names.
+_DOWNLOADED, _REDIRECTED, _NO_RESPONSE = (
+    FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED)
 )
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
-#: Why an item was dropped (``item_refused``'s reason) in the closing lines.
+#: Why an item was dropped (``item_refused``'s reason) in the closing lines (those denied
+#: for a purpose are counted by purpose).
 _ITEM_REASONS: Final[dict[str, str]] = {
-    Reason.NOINDEX: "from noindex pages",
-    Reason.UNAVAILABLE_AFTER: "past unavailable_after",
+    word: row.closing for word, row in REASONS.items() if row.refuses == {Action.KEEP}
 }
 #: The requests not sent because a site's documents said no, by the refusal's reason
 #: (``rep/requests/dropped/…``; those denied for a purpose are counted by purpose).
 _REQUEST_REASONS: Final[dict[str, str]] = {
-    Reason.FORBIDDEN: "forbidden by robots.txt",
-    Reason.ROBOTSTXT_UNREACHABLE: "robots.txt given up on as unreachable",
-    Reason.TDMREP_UNREACHABLE: "tdmrep.json given up on as unreachable",
+    word: row.closing
+    for word, row in REASONS.items()
+    if row.refuses == {Action.FETCH} and row.closing
 }
+#: How the closing lines say the requests and items denied for a purpose.
+_DENIED_FOR: Final = REASONS[Reason.PURPOSE].closing
+
+
+def _fate_of(reason: str) -> str:
+    """A refused request's fate in the closing line, by its refusal's reason (the
+    signal's: another add-on's word is "dropped")."""
+    row = reason_row(reason)
+    return row.report if row is not None and row.fate is Fate.REFUSED else "dropped"
 
 
 @dataclass
@@ -220,6 +219,11 @@ class RepReport:
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
+        connect(self._overridden, signal=rep_signals.request_overridden)
+        connect(self._file_checked, signal=rep_signals.file_checked)
+        # a download's final failure, where the trail reads it (a request dropped at its
+        # send reaches no other signal)
+        FAILURE_READERS.setdefault(crawler, []).append(self)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
@@ -310,7 +314,7 @@ class RepReport:
             record = self._url(request.url, message)
         if record is not None:
             record.refused = reason
-            record.fates[_FATE_OF_REASON.get(reason, "dropped")] += 1
+            record.fates[_fate_of(reason)] += 1
             record.in_flight = False
 
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -329,7 +333,7 @@ class RepReport:
         reasons: list[Any] = list(request.meta.get("redirect_reasons") or ())
         status = f" ({reasons[-1]})" if reasons and len(reasons) == len(sources) else ""
         self._url(sources[-1], f"redirected{status} to {request.url}")
-        source.fates["redirected"] += 1
+        source.fates[_REDIRECTED] += 1
 
     def _left_downloader(self, request: Request, **_: Any) -> None:
         state = state_of(request)
@@ -349,9 +353,48 @@ class RepReport:
         state = state_of(request)
         if state is None or not state.scheduled:  # an item pipeline's download
             self._url(request.url, f"downloaded by an item pipeline ({response.status})")
+            if state is not None and state.names:  # decided: the trail has its record
+                record.fates[_DOWNLOADED] += 1
             return
         self._url(request.url, f"downloaded ({response.status})")
-        record.fates["downloaded"] += 1
+        record.fates[_DOWNLOADED] += 1
+
+    def failed(self, request: Request, exception: BaseException) -> None:
+        """No response after every attempt, or dropped at its send (a document it needs
+        not known, a bug of ours): the failure the trail records as ``failed``, from the
+        same place (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`); a refused request
+        is not one (its refusal said its fate)."""
+        if isinstance(exception, Refusal):
+            return
+        state = state_of(request)
+        if state is None or not (state.scheduled or state.names):  # robots.txt, undecided
+            return
+        record = self._record(request.url)
+        if record is None:
+            return
+        record.in_flight = False
+        said = str(exception) if isinstance(exception, IgnoreRequest) else ""
+        self._url(request.url, f"not downloaded: {said or NO_RESPONSE}")
+        record.fates[_NO_RESPONSE] += 1
+
+    def _overridden(self, request: Request, verdict: Allowed, **_: Any) -> None:
+        """robots.txt disallows it; an authorized override (``REP_OVERRIDES``) let it
+        through: said as ``audit summary`` and ``audit list`` say it."""
+        override = verdict.overridden
+        if override is not None:
+            self._url(request.url, f"{OVERRIDDEN_BY}{override.described}")
+
+    def _file_checked(
+        self, url: str, refusal: Refused | None, fate: str = "", error: str = "", **_: Any
+    ) -> None:
+        """What the media gate made of a file an item pipeline downloaded: not stored
+        (refused for a purpose, or the pipeline failed) or stored and marked, as the
+        trail's ``file`` record says it."""
+        if fate == "failed":
+            self._url(url, f"not stored: the pipeline failed ({error})")
+        elif refusal is not None:
+            stored = "stored, marked" if fate == "marked" else "not stored"
+            self._url(url, f"{stored}: {refusal.message}")
 
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None
@@ -432,18 +475,23 @@ class RepReport:
         fates: Counter[str] = Counter()
         kept = 0
         dropped: Counter[str] = Counter()
-        links = 0
+        links = overridden = 0
         for record in self.urls.values():
             fates.update(record.fates)
             if record.in_flight:
-                fates["no response"] += 1
+                fates[_NO_RESPONSE] += 1
             kept += record.items_kept
             dropped.update(record.items_dropped)
             links += sum(record.times[event] for event in record.events if _is_link(event))
-        order = [*_FATES, *sorted(set(fates) - set(_FATES))]
+            overridden += sum(
+                record.times[event] for event in record.events if event.startswith(OVERRIDDEN_BY)
+            )
+        order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
         parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
         requests = sum(fates.values())
         said = [f"{_plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
+        if overridden:
+            said[0] += f", {overridden:,} of them overridden by REP_OVERRIDES"
         if kept or dropped:
             items = f"{_plural(kept, 'item')} kept"
             if dropped:
@@ -601,7 +649,11 @@ def closing_lines(
     total = sum(dropped.values()) + sum(purposes.values())
     if total:
         parts = [f"{n:,} {_ITEM_REASONS[reason]}" for reason, n in dropped.items() if n]
-        parts += [f"{n:,} denied for {purpose}" for purpose, n in sorted(purposes.items()) if n]
+        parts += [
+            f"{n:,} {_DENIED_FOR.format(purpose=purpose)}"
+            for purpose, n in sorted(purposes.items())
+            if n
+        ]
         keep = []
         if any(dropped.values()):
             keep.append("REP_NOINDEX_ACTION = 'keep' keeps those of noindex pages")
@@ -619,8 +671,8 @@ def closing_lines(
     nofollow = int(stats.get("rep/directives/requests_dropped/nofollow", 0) or 0)
     rel = int(stats.get("rep/directives/requests_dropped/rel_nofollow", 0) or 0)
     if nofollow or rel:
-        parts = [f"{nofollow:,} on nofollow pages"] if nofollow else []
-        parts += [f'{rel:,} rel="nofollow"'] if rel else []
+        parts = [f"{nofollow:,} {REASONS[Reason.NOFOLLOW].closing}"] if nofollow else []
+        parts += [f"{rel:,} {REASONS[Reason.REL_NOFOLLOW].closing}"] if rel else []
         keep = ["REP_NOFOLLOW_ACTION = 'keep'"] if nofollow else []
         keep += ["REP_REL_NOFOLLOW = False"] if rel else []
         lines.append(
@@ -639,7 +691,7 @@ def _not_sent(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
         for reason, words in _REQUEST_REASONS.items()
     }
     refused |= {
-        f"denied for {key.rsplit('/', 1)[1]}": int(value or 0)
+        _DENIED_FOR.format(purpose=key.rsplit("/", 1)[1]): int(value or 0)
         for key, value in sorted(stats.items())
         if key.startswith("rep/purpose/requests_dropped/")
     }

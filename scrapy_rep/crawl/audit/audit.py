@@ -76,6 +76,7 @@ from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
 from scrapy_rep.verdict import Allowed, Obey, Refused
+from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -342,9 +343,9 @@ class AuditTrail(RequestEvents, FateEvents):
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
             if state[FETCHED]:
-                self._final(key, state, "fetched", why="its page's output was not seen")
+                self._final(key, state, Fate.FETCHED, why="its page's output was not seen")
             elif not paused:
-                self._final(key, state, "unfinished", why=why)
+                self._final(key, state, Fate.UNFINISHED, why=why)
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped

@@ -18,6 +18,7 @@ from scrapy_rep.crawl.audit.auditstate import (
 )
 from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
 from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class FateEvents(AuditState):
             extra["usage"] = lines.usage_part(
                 before.decision(), robots_sha(state), state[TDM] or "", state[LICENSES] or {}
             )
-        self._final(key, state, "refused", **extra)
+        self._final(key, state, Fate.REFUSED, **extra)
 
     @guarded
     def page_done(
@@ -90,7 +91,7 @@ class FateEvents(AuditState):
             extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
         extra.update(self.page_said(state, request, page))
         state[STATUS] = response.status
-        self._final(record_id(request), state, "fetched", **extra)
+        self._final(record_id(request), state, Fate.FETCHED, **extra)
 
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
@@ -98,7 +99,7 @@ class FateEvents(AuditState):
         if state is None or state[FETCHED]:
             return
         why = f"{type(exception).__name__}: {exception}".rstrip(": ")
-        self._final(record_id(request), state, "failed", why=why)
+        self._final(record_id(request), state, Fate.FAILED, why=why)
 
     @guarded
     def _file_checked(

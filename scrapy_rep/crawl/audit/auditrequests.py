@@ -15,6 +15,7 @@ from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -140,7 +141,7 @@ class RequestEvents(AuditState):
         if state is not None:
             reasons = request.meta.get("redirect_reasons") or [None]
             state[STATUS] = reasons[-1] if isinstance(reasons[-1], int) else None
-            self._final(key, state, "redirected", to=request.url)
+            self._final(key, state, Fate.REDIRECTED, to=request.url)
 
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
@@ -176,7 +177,7 @@ class RequestEvents(AuditState):
                 if key in self._unscheduled_keys:  # a page read as it arrived: what it said
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
-                    self._final(key, state, "fetched", **self.page_said(state, request, page))
+                    self._final(key, state, Fate.FETCHED, **self.page_said(state, request, page))
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

@@ -29,6 +29,7 @@ from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -85,7 +86,7 @@ class AuditState:
     #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._unscheduled`).
     _unscheduled: Callable[[Request], list[Any] | None]
 
-    def _final(self, key: str, state: list[Any], fate: str, **extra: Any) -> None:
+    def _final(self, key: str, state: list[Any], fate: Fate, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""
         del self.open[key]
         unscheduled = key in self._unscheduled_keys

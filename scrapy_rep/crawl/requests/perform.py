@@ -9,7 +9,8 @@ middleware, its early pass before the scheduler, the check of the request as sen
 - **Refused**: the audit trail's record of the versions it was decided with, then what
   every refusal does, before or after the fetch (:func:`scrapy_rep.crawl.refusals.refuse_request`:
   the stats, Scrapy's ``robotstxt/forbidden`` among them, one DEBUG log line and the
-  ``request_refused`` signal with the verdict itself), then ``IgnoreRequest``.
+  ``request_refused`` signal with the verdict itself), then ``IgnoreRequest`` (a
+  :class:`~scrapy_rep.crawl.refusals.Refusal`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from scrapy.exceptions import IgnoreRequest
-
+from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import trail_of
-from scrapy_rep.crawl.refusals import refuse_request
+from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
@@ -113,13 +113,14 @@ class Performer:
             if trail is not None:
                 trail.decided(request, facts, verdict)
         refuse_request(self.crawler, Action.FETCH, request, verdict)
-        raise IgnoreRequest(verdict.message)
+        raise Refusal(verdict.message)
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted
         once (the first decision an override let it through:
-        :attr:`~scrapy_rep.crawl.requeststate.RequestState.overridden`), and said once per
-        host at INFO (every one is in the audit trail)."""
+        :attr:`~scrapy_rep.crawl.requeststate.RequestState.overridden`), said once per
+        host at INFO (every one is in the audit trail) and signalled once
+        (``request_overridden``: the report names each one)."""
         override = verdict.overridden
         assert override is not None
         self._note_once(
@@ -127,6 +128,9 @@ class Performer:
             "scrapy_rep: robots.txt of %(host)s disallows %(url)s; crawled under the "
             "override in REP_OVERRIDES (%(override)s)",
         )  # fmt: skip
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_overridden, request=request, verdict=verdict
+        )
 
     def _note_expired(self, request: Request, verdict: Refused) -> None:
         """A request the override of its host no longer covers (it expired during the
