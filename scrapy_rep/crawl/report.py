@@ -163,6 +163,9 @@ class _UrlReport:
     times: Counter[str] = field(default_factory=Counter)
     #: The reason of the last ``request_refused`` signal for this URL, if any.
     refused: str = ""
+    #: ``id()`` of the request that signal refused: one refused as it was sent leaves
+    #: the downloader after its refusal, and is not in flight then.
+    refused_request: int = 0
     #: Requests of this URL by fate (the closing line's words), as the trail counts them.
     fates: Counter[str] = field(default_factory=Counter)
     #: Failed robots.txt downloads its request was held through (``request_released``).
@@ -314,6 +317,7 @@ class RepReport:
             record = self._url(request.url, message)
         if record is not None:
             record.refused = reason
+            record.refused_request = id(request)
             record.fates[_fate_of(reason)] += 1
             record.in_flight = False
 
@@ -340,7 +344,7 @@ class RepReport:
         if state is None or not state.scheduled:  # robots.txt, a pipeline's file
             return
         record = self._record(request.url)
-        if record is not None:
+        if record is not None and record.refused_request != id(request):  # refused at send
             record.in_flight = True  # until its response, redirect or retry says more
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:

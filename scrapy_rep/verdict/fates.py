@@ -54,8 +54,6 @@ class Dropped(Word):
     """Why a request was dropped without a verdict: nothing refused it, it could not go
     on (``rep/requests/dropped/<word>``)."""
 
-    #: Sent with another User-Agent or URL, and a document it then needs is not known.
-    SENT_UNKNOWN = "sent_unknown"
     #: Held when the spider closed, and it cannot be kept in ``JOBDIR`` (or read back).
     NOT_SERIALIZABLE = "not_serializable"
 
@@ -152,6 +150,12 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             report="dropped",
             unknown=True,
         ),
+        Reason.SENT_UNKNOWN: _row(
+            refused_by="sent_unknown",  # no RefusedBy member: written as the reason's word
+            stats=(_REQUESTS,),
+            report="dropped: sent unchecked, a document it needs not known",
+            unknown=True,
+        ),
         Reason.NOFOLLOW: _row(
             refuses=frozenset({Action.FOLLOW}),
             fate=None,
@@ -184,14 +188,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             ),
             closing="past unavailable_after",
         ),
-        # Dropped without a verdict: failed at its send (AuditMiddleware tells the trail
-        # and the report), or refused as closed (signalled as ``spider_closed``).
-        Dropped.SENT_UNKNOWN: _row(
-            fate=Fate.FAILED,
-            stats=(_REQUESTS,),
-            report=FATE_PHRASES[Fate.FAILED],
-            unknown=True,
-        ),
+        # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
         Dropped.NOT_SERIALIZABLE: _row(
             refused_by="closed",
             stats=(_REQUESTS,),

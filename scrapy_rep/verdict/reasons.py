@@ -55,6 +55,10 @@ class Reason(Word):
     #: A bug of ours while deciding: dropped, never sent unchecked (docs/decisions.md,
     #: 'A bug of ours while deciding drops the request').
     INTERNAL_ERROR = "internal_error"
+    #: Sent with another User-Agent, URL or ``Host`` than it was decided for, while a
+    #: document the site it is sent to needs is not known: refused, never sent unchecked
+    #: (the check as it is sent cannot wait: docs/decisions.md).
+    SENT_UNKNOWN = "sent_unknown"
 
     # Links the page pass does not follow (SPEC §6).
     #: The page says nofollow (robots meta, ``X-Robots-Tag``).

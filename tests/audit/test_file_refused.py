@@ -27,7 +27,7 @@ from tests.support.trailfactory import (
 WHY = "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
 
 
-def download(path: str) -> dict[str, Any]:
+def pipeline_download(path: str) -> dict[str, Any]:
     """An item pipeline's download: fetched, no page pass (no items)."""
     record = url_line(path, robots=robots_part(None))
     del record["items_kept"], record["items_dropped"]
@@ -39,8 +39,8 @@ def file_line(path: str, fate: str, **extra: Any) -> dict[str, Any]:
             "url": ORIGIN + path, "fate": fate, "usage": {}, "media": {}, **extra}  # fmt: skip
 
 
-def records() -> list[dict[str, Any]]:
-    body = [snapshot_line(), download("/no.jpg"), download("/yes.jpg")]
+def refused_file_records() -> list[dict[str, Any]]:
+    body = [snapshot_line(), pipeline_download("/no.jpg"), pipeline_download("/yes.jpg")]
     body += [url_line("/gallery", robots=robots_part(None))]
     body += [file_line("/no.jpg", "refused", refused_for="ai-train", why=WHY)]
     body += [file_line("/yes.jpg", "stored")]
@@ -50,7 +50,7 @@ def records() -> list[dict[str, Any]]:
 
 
 def test_summary_counts_a_refused_file_under_what_refused_it(tmp_path: Path) -> None:
-    trail = write_trail(tmp_path / "trail.jsonl", records())
+    trail = write_trail(tmp_path / "trail.jsonl", refused_file_records())
     status, out = audit_tool("summary", str(trail))
     assert status == 0, out
     table = out.split("deciding signal", 1)[1]
@@ -61,14 +61,14 @@ def test_summary_counts_a_refused_file_under_what_refused_it(tmp_path: Path) -> 
 
 def test_summary_keeps_no_entry_once_a_files_record_is_read() -> None:
     summary = Summary()
-    for number, record in enumerate(records(), 1):
+    for number, record in enumerate(refused_file_records(), 1):
         summary.feed(Line(number, b"", record))
     assert summary._downloads == {}
     assert list(summary.files) == [(RUN, ORIGIN + "/no.jpg")]
 
 
 def test_the_html_report_draws_a_refused_file_as_refused(tmp_path: Path) -> None:
-    page = html_report(tmp_path, records()).read_text(encoding="utf-8")
+    page = html_report(tmp_path, refused_file_records()).read_text(encoding="utf-8")
     rows = re.findall(r"<tr>(.*?)</tr>", page.split('<table id="records">', 1)[1], re.S)
     [refused] = [row for row in rows if "no.<wbr>jpg" in row]
     [stored] = [row for row in rows if "yes.<wbr>jpg" in row]

@@ -101,6 +101,7 @@ TRAIL_FATE = {
     "dropped: robots.txt unreachable": "refused",
     "dropped: tdmrep.json unreachable": "refused",
     "dropped: the spider closed": "refused",
+    "dropped: sent unchecked, a document it needs not known": "refused",
     "dropped": "refused",
     "no response": "failed",
 }
@@ -249,10 +250,11 @@ def test_every_request_is_counted_alike_by_the_report_the_trail_and_audit_summar
     [short] = [line for line in fates_run.report.splitlines() if line.startswith("In short: ")]
     assert short.startswith(
         "In short: 8 requests (4 downloaded, 1 forbidden by robots.txt, 1 dropped: the spider "
-        "closed, 2 no response), 1 of them overridden by REP_OVERRIDES; "
+        "closed, 1 dropped: sent unchecked, a document it needs not known, 1 no response), 1 of "
+        "them overridden by REP_OVERRIDES; "
     )
     first = fates_run.summary.splitlines()[0]
-    assert first.startswith("1 run(s), 8 requested URL(s) (2 failed, 4 fetched, 2 refused), ")
+    assert first.startswith("1 run(s), 8 requested URL(s) (1 failed, 4 fetched, 3 refused), ")
     assert '<div class="total" id="total-0"><b>8</b>requested URLs</div>' in fates_run.html
 
 
@@ -274,8 +276,8 @@ def test_each_url_has_one_fate_in_the_report_the_trail_audit_list_and_the_html(
 
 def test_every_url_line_of_the_trail_reads_back_to_the_same_bytes(fates_run: FatesRun) -> None:
     """A ``url`` line of every fate the trail writes (fetched, an override's, an item
-    pipeline's file, refused by robots.txt and at close, failed at its download and at
-    its send), parsed as the audit readers parse it and written as the writer writes it,
+    pipeline's file, refused by robots.txt, at close and at its send, failed at its
+    download), parsed as the audit readers parse it and written as the writer writes it,
     is the same line: the hash chain holds across a parse and a serialise."""
     seen: Counter[str] = Counter()
     for line in Trail(fates_run.trail).lines():
@@ -283,7 +285,7 @@ def test_every_url_line_of_the_trail_reads_back_to_the_same_bytes(fates_run: Fat
             assert line.record is not None
             seen[str(line.record["fate"])] += 1
             assert encode_line(line.record, compressed=False)[0] == line.raw
-    assert seen == {"fetched": 4, "refused": 2, "failed": 2}
+    assert seen == {"fetched": 4, "refused": 3, "failed": 1}
 
 
 # ----------------------------------------------------------------- what a user sees
@@ -316,20 +318,21 @@ def test_a_request_an_override_let_through_is_said_overridden_in_the_report(
     assert html_rows(fates_run.html)[url] == ("fetched", overridden)
 
 
-def test_a_request_dropped_at_its_send_failed_and_got_no_response_never_refused(
+def test_a_request_dropped_at_its_send_is_refused_in_the_trail_and_the_report(
     fates_run: FatesRun,
 ) -> None:
     """Moved at its send to an origin whose robots.txt is not known (``sent_unknown``):
-    ``failed`` in the trail, "no response" in the report (it was missing there)."""
+    refused, never sent unchecked, in the trail and in the report alike (it was
+    ``failed`` in the trail and missing from the report)."""
     url = fates_run.url("c", "/moved")
     record = fates_run.records()[url]
-    assert record["fate"] == "failed" and "refused_by" not in record
-    assert fates_run.fates[url] == {"no response": 1}
-    assert fates_run.said(url) == (
-        "not downloaded: Dropped: sent with another User-Agent or URL than it was checked "
-        f"for; the robots.txt of {fates_run.bases['c']} it needs is not known"
+    assert (record["fate"], record["refused_by"]) == ("refused", "sent_unknown")
+    assert fates_run.fates[url] == {"dropped: sent unchecked, a document it needs not known": 1}
+    assert record["why"] == (
+        "Dropped: sent with another User-Agent, URL or Host than it was checked for; the "
+        f"robots.txt of {fates_run.bases['c']} it needs is not known"
     )
-    assert record["why"] == f"IgnoreRequest: {fates_run.said(url).split(': ', 1)[1]}"
+    assert fates_run.said(url) == record["why"]
     assert fates_run.url("a", "/move") not in fates_run.fates  # one request, one URL
 
 
@@ -342,18 +345,21 @@ def test_a_request_held_when_the_spider_closed_is_refused_alike(fates_run: Fates
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_bug_of_ours_at_the_send_is_failed_and_no_response_never_refused(
+async def test_a_bug_of_ours_at_the_send_is_refused_in_the_trail_and_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An internal error deciding a request again as it leaves its slot drops it (never
-    sent unchecked): ``failed`` in the trail, "no response" in the report, which says why
-    (it said "no response after every attempt" of a request never sent)."""
+    """An internal error deciding a request again as it leaves its slot refuses it (never
+    sent unchecked): ``refused`` by ``internal_error`` in the trail and in the report,
+    which says why (it was ``failed``, "no response after every attempt" of a request
+    never sent)."""
     from scrapy_rep.crawl.requests import perform
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requeststate import decided
 
-    def at_once(request: Request, before: Any, names: Any, until: float) -> None:
-        decided(request, before, names, 0.0)  # its verdict no longer holds at its send
+    def at_once(
+        request: Request, before: Any, names: Any, until: float, overridden: bool = False
+    ) -> bool:
+        return decided(request, before, names, 0.0, overridden)  # it no longer holds at its send
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug")
@@ -374,8 +380,12 @@ async def test_a_bug_of_ours_at_the_send_is_failed_and_no_response_never_refused
     assert crawler.stats is not None
     assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
     [record] = [line for line in trail_lines(trail) if line["type"] == "url"]
-    assert record["fate"] == "failed" and "refused_by" not in record
-    assert record["why"] == "IgnoreRequest: scrapy_rep internal error: a bug"
+    assert (record["fate"], record["refused_by"]) == ("refused", "internal_error")
+    why = (
+        "Dropped: scrapy_rep could not decide it at its send (internal error: RuntimeError: a bug)"
+    )
+    assert record["why"] == why
+    assert record["attempts"] == 0  # never sent
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
-    assert f"  {url}\n    not downloaded: scrapy_rep internal error: a bug\n" in report.text
-    assert "In short: 1 request (1 no response)" in report.text
+    assert f"  {url}\n    {why}\n" in report.text
+    assert "In short: 1 request (1 dropped)" in report.text

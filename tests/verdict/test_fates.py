@@ -87,6 +87,7 @@ def test_the_report_says_each_rows_phrase() -> None:
         "dropped: tdmrep.json unreachable",
         "dropped: the spider closed",
         "dropped",
+        "dropped: sent unchecked, a document it needs not known",
         "no response",
     )
     report = RepReport(get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"}))
@@ -99,7 +100,8 @@ def test_the_report_says_each_rows_phrase() -> None:
     for word in refused:
         assert REASONS[word].report in said, word
     assert said.startswith(f"{len(refused) + 1} requests (")
-    assert "2 dropped: the spider closed, 2 dropped)" in said  # internal_error, another
+    # not_serializable's, internal_error's and another word's; sent_unknown's
+    assert "2 dropped: the spider closed, 2 dropped, 1 dropped: sent unchecked" in said
     assert all(REASONS[reason].report.startswith("not followed (") for reason in LINK_REASONS)
 
 

@@ -43,11 +43,15 @@ from scrapy_rep.crawl.internals import (
     send_through,
 )
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
+from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import RequestState, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
+from scrapy_rep.verdict.decide import ROBOTS
+from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -101,15 +105,16 @@ class SentRequestCheck:
         inc(self.crawler.stats, "rep/requests/decided_again")
         if isinstance(verdict, Refused):
             owner.perform.refused(request, owner.facts.of(request, sent=True), verdict)
-        if isinstance(verdict, Wait):
-            inc(self.crawler.stats, "rep/requests/dropped/sent_unknown")
+        facts = owner.facts.of(request, sent=True)
+        if isinstance(verdict, Wait):  # it cannot wait here: refused, never sent unchecked
             message = (
                 "Dropped: sent with another User-Agent, URL or Host than it was checked for; "
                 f"the {verdict.document} of {verdict.key} it needs is not known"
             )
             logger.info("scrapy_rep: %s: %s", message, request)
-            raise IgnoreRequest(message)
-        owner.perform.allowed(request, owner.facts.of(request, sent=True), verdict)
+            unknown = Refused(Reason.SENT_UNKNOWN, message, verdict.document, facts.agent)
+            owner.perform.refused(request, facts, unknown)
+        owner.perform.allowed(request, facts, verdict)
         return None
 
     def process_exception(
@@ -247,11 +252,19 @@ class SendCheck:
         owner = self.owner
         try:
             decided = owner.decide_at_send(request, state)
-        except Exception as error:  # a bug of ours: never sent unchecked
+        except Exception as error:  # a bug of ours: refused, never sent unchecked
             inc(self.stats, "rep/requests/internal_errors")
-            inc(self.stats, "rep/requests/dropped/internal_error")
             logger.exception("scrapy_rep internal error checking %s as it is sent", request)
-            raise IgnoreRequest(f"scrapy_rep internal error: {error}") from error
+            what = f"{type(error).__name__}: {error}"[:200]
+            message = (
+                f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
+            )
+            self._unsent(state)
+            refuse_request(
+                self.owner.crawler, Action.FETCH, request,
+                Refused(Reason.INTERNAL_ERROR, message, ROBOTS, ""),
+            )  # fmt: skip
+            raise Refusal(message) from error
         if decided is None:
             return math.inf
         facts, verdict = decided
