@@ -1,5 +1,6 @@
 """Fixtures of the integration tests: a real ``redis-server`` (tests/support/redisserver.py;
-without one the tests that ask for it skip, saying why, unless ``REP_REQUIRE_REDIS=1``)."""
+without one the tests that ask for it skip, saying why, unless ``REP_REQUIRE_REDIS=1``),
+and ``both_modes``: a crawl on the reactor and the same crawl without one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.redisserver import RedisServer, running_redis
+from tests.support.scrapyversions import needs_scrapy
 
 
 @pytest.fixture
@@ -23,3 +25,26 @@ def module_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
     """A redis-server the tests of a module share."""
     with running_redis(tmp_path_factory.mktemp("redis")) as server:
         yield server
+
+
+@pytest.fixture(
+    params=[
+        "reactor",
+        pytest.param(
+            "no-reactor",
+            marks=needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)"),
+        ),
+    ]
+)
+def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The test's crawls (tests/support/robotsite.py's ``crawl``) run once on the test's
+    reactor, and once without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child
+    process: a chosen set of the crawls that hold, retry, delay, check at send, read media
+    and write the trail (``@pytest.mark.usefixtures("both_modes")``)."""
+    from tests.support.robotsite import CrawlMode  # late: it imports the reactor
+
+    CrawlMode.reactorless = request.param == "no-reactor"
+    try:
+        yield request.param
+    finally:
+        CrawlMode.reactorless = False

@@ -1,5 +1,8 @@
 """Scripted local sites for real crawls: several twisted.web origins on 127.0.0.1.
 
+Importing this module installs no reactor (the reactor is imported where it is used): a
+crawl without one (tests/support/childcrawl.py) runs its spiders.
+
 Each origin (one port) answers from a script: per path, a list of replies consumed in
 order (the last one repeats). Every request is written to a shared access log, so tests
 can assert exactly what reached the servers.
@@ -18,7 +21,6 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
@@ -115,6 +117,8 @@ class ScriptedOrigin(Resource):
         for name, value in reply.headers.items():
             request.setHeader(name, value)
         if reply.delay:
+            from twisted.internet import reactor
+
             self.hanging.append(request)
             reactor.callLater(reply.delay, _finish, request, reply.body)  # type: ignore[attr-defined]
             return NOT_DONE_YET
@@ -164,6 +168,8 @@ class Sites:
         self._ports: list[Any] = []
 
     def add(self, name: str) -> ScriptedOrigin:
+        from twisted.internet import reactor
+
         origin = ScriptedOrigin(name, self.log)
         port = reactor.listenTCP(0, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
         self._ports.append(port)
@@ -305,6 +311,20 @@ def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
     return connect
 
 
+class CrawlMode:
+    """How :func:`crawl` runs its crawl: in this process on the test's reactor, or
+    (``reactorless``, set by the ``both_modes`` fixture of tests/integration/conftest.py)
+    without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child process
+    (tests/support/childcrawl.py), whose crawler and spider are stand-ins that hold what
+    the tests read: the stats, ``downloaded``, ``dropped``."""
+
+    reactorless = False
+
+
+#: The class attributes of a spider that a child's crawl is given (``BothSpider``'s).
+SPIDER_ATTRS = ("file_urls", "image_urls")
+
+
 async def crawl(
     urls: Sequence[str],
     settings: dict[str, Any] | None = None,
@@ -314,6 +334,17 @@ async def crawl(
     """Run ``spider`` over ``urls`` to the end; return the crawler and the spider.
 
     ``on_crawler`` is called with the crawler before it starts (to connect signals)."""
+    if CrawlMode.reactorless:
+        from tests.support.childcrawl import crawl_in_child
+
+        assert on_crawler is None, "a crawl without a reactor runs in a child: no on_crawler"
+        attrs = {name: getattr(spider, name) for name in SPIDER_ATTRS if hasattr(spider, name)}
+        child, done = await crawl_in_child(list(urls), settings or {}, spider, attrs)
+        errors = [line for line in child.log if line.startswith(("ERROR", "CRITICAL"))]
+        assert child.stats.get_value("log_count/ERROR") is None, (
+            "the crawl logged an error:\n" + "\n".join(errors[:10])
+        )
+        return child, done  # type: ignore[return-value]
     crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
     if on_crawler is not None:
         on_crawler(crawler)
@@ -340,6 +371,8 @@ def rsl_reply(body: str, content: str = '<content url="/">') -> Reply:
 
 async def until(condition: Callable[[], Any], seconds: float = 10.0) -> None:
     """Wait (in the reactor) until ``condition()`` is true; fail after ``seconds``."""
+    from twisted.internet import reactor
+
     for _ in range(int(seconds / 0.01)):
         if condition():
             return

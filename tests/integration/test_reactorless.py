@@ -1,0 +1,85 @@
+"""Crawls without a Twisted reactor (``TWISTED_REACTOR_ENABLED = False``, Scrapy 2.15):
+the add-on's timers and threads run on the asyncio loop (docs/installation.md). The
+chosen integration crawls run in both modes through the ``both_modes`` fixture; these
+are the cases seen failing without a reactor, each crawled in a child process
+(tests/support/childcrawl.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest_twisted
+
+from tests.support.childcrawl import crawl_in_child
+from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
+from tests.support.scrapyversions import needs_scrapy
+
+pytestmark = needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)")
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_a_reactor_a_503_robotstxt_is_held_retried_and_then_obeyed() -> None:
+    """robots.txt 503 twice (``Retry-After: 1``), then 200 with a Disallow: the
+    requests are held, robots.txt is fetched three times, the disallowed page refused,
+    the others fetched, and not one ERROR line (before the add-on ran its timers on the
+    asyncio loop: one attempt, never retried, and an error flood)."""
+    sites = Sites()
+    busy = Reply(503, b"<html>maintenance</html>", {"Retry-After": "1"})
+    sites.add("a").script("/robots.txt", busy, busy, robots("User-agent: *\nDisallow: /x\n"))
+    try:
+        crawler, spider = await crawl_in_child(
+            [sites.url("a", p) for p in ("/", "/x", "/y")], {}, ListSpider, {}
+        )
+    finally:
+        await sites.close()
+    assert paths_of(sites, spider.downloaded) == {"/", "/y"}
+    robots_url = sites.url("a", "/robots.txt")
+    assert spider.dropped == {
+        sites.url("a", "/x"): f"Forbidden by {robots_url} (line 2: Disallow: /x)"
+    }
+    assert sites.requested("a").count("/robots.txt") == 3
+    assert crawler.stats.get_value("rep/robotstxt/retries") == 2
+    assert crawler.stats.get_value("rep/requests/held") >= 1
+    assert crawler.stats.get_value("rep/requests/held") == crawler.stats.get_value(
+        "rep/requests/released"
+    )
+    assert [line for line in crawler.log if line.startswith(("ERROR", "CRITICAL"))] == []
+    assert crawler.stats.get_value("log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_a_reactor_a_jobdir_pause_keeps_the_held_requests_for_the_resume(
+    tmp_path: Path,
+) -> None:
+    """The crawl is paused (stopped as by Ctrl-C) while three requests are held for a
+    robots.txt that answers 503; the resumed crawl, the site back, decides them, and the
+    robots.txt cached in ``JOBDIR`` for the other origin is not downloaded again (the
+    reactor's case: test_robotstxt.py's ``test_spec4_jobdir_pause_…``)."""
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    sites.add("up").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    urls = [sites.url("down", p) for p in ("/1", "/2", "/x")] + [sites.url("up", "/3")]
+    settings = {"JOBDIR": str(tmp_path), "REP_UNREACHABLE_MAX_WAIT": 600}
+    try:
+        first, first_spider = await crawl_in_child(
+            urls, settings, ListSpider, {}, stop_when_held=(sites.bases["down"], 3)
+        )
+        assert first.stats.get_value("finish_reason") == "shutdown"
+        assert first.stats.get_value("rep/requests/dropped/spider_closed") is None
+        down.script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))  # back
+        second, second_spider = await crawl_in_child(urls, settings, ListSpider, {})
+    finally:
+        await sites.close()
+    downloaded = [*first_spider.downloaded, *second_spider.downloaded]
+    assert sorted(downloaded) == sorted(
+        [sites.url("down", "/1"), sites.url("down", "/2"), sites.url("up", "/3")]
+    )
+    assert second_spider.dropped == {
+        sites.url("down", "/x"): f"Forbidden by {sites.url('down', '/robots.txt')} "
+        "(line 2: Disallow: /x)"
+    }
+    assert sites.requested("up").count("/robots.txt") == 1
+    assert second.stats.get_value("rep/requests/resumed") >= 3
+    for crawler in (first, second):
+        assert [line for line in crawler.log if line.startswith("ERROR")] == []
