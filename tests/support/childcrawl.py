@@ -56,6 +56,8 @@ class ChildCrawler:
     stats: ChildStats
     #: The log lines at WARNING and above, ``LEVEL logger: message``.
     log: list[str]
+    #: The keyword arguments of each sending of the recorded signals, by import path.
+    signals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: The crawl's engine is in the child: a test reads it only when it is there.
     engine: None = None
 
@@ -80,11 +82,14 @@ async def crawl_in_child(
     spider: type[Any],
     spider_attrs: dict[str, Any],
     stop_when_held: tuple[str, int] | None = None,
+    record: list[str] | None = None,
 ) -> tuple[ChildCrawler, ChildSpider]:
     """``spider`` over ``urls`` in a child process without a reactor; the test's reactor
     goes on serving the sites meanwhile (the child is waited for in a thread).
     ``stop_when_held``: ``(origin, count)``, the crawl is stopped as Ctrl-C stops it once
-    that many requests are held for that origin (a ``JOBDIR`` pause)."""
+    that many requests are held for that origin (a ``JOBDIR`` pause). ``record``: the
+    signals (by import path) whose keyword arguments are recorded
+    (:attr:`ChildCrawler.signals`)."""
     from twisted.internet.threads import deferToThread
 
     config = {
@@ -93,6 +98,7 @@ async def crawl_in_child(
         "spider": f"{spider.__module__}.{spider.__qualname__}",
         "spider_attrs": spider_attrs,
         "stop_when_held": stop_when_held,
+        "record": record or [],
     }
     env = {
         **os.environ,
@@ -121,7 +127,7 @@ async def crawl_in_child(
     if result["sent"]:
         TimedHandler.sent.clear()
         TimedHandler.sent.update(result["sent"])
-    crawler = ChildCrawler(ChildStats(result["stats"]), result["log"])
+    crawler = ChildCrawler(ChildStats(result["stats"]), result["log"], result["signals"])
     child = ChildSpider(result["downloaded"], result["dropped"], result["items"])
     return crawler, child
 
@@ -212,6 +218,7 @@ def _plain(value: Any) -> Any:
 
 
 def run_child() -> None:
+    from itemadapter import ItemAdapter
     from scrapy import signals
     from scrapy.crawler import AsyncCrawlerProcess
     from scrapy.utils.misc import load_object
@@ -233,8 +240,20 @@ def run_child() -> None:
     items: list[Any] = []
     crawler = process.create_crawler(spidercls)
     crawler.signals.connect(
-        lambda item, **_: items.append(dict(item)), signal=signals.item_scraped, weak=False
+        lambda item, **_: items.append(ItemAdapter(item).asdict()),
+        signal=signals.item_scraped,
+        weak=False,
     )
+    recorded: dict[str, list[dict[str, Any]]] = {}
+    for path in config.get("record", []):
+        events = recorded[path] = []
+        crawler.signals.connect(
+            lambda events=events, **kw: events.append(
+                {k: v for k, v in kw.items() if k not in ("signal", "sender", "spider")}
+            ),
+            signal=load_object(path),
+            weak=False,
+        )
     stop_when_held = config.get("stop_when_held")
     if stop_when_held:
         _stop_when_held(process, crawler, *stop_when_held)
@@ -246,7 +265,8 @@ def run_child() -> None:
     result = {
         "downloaded": sorted(getattr(spider, "downloaded", [])),
         "dropped": getattr(spider, "dropped", {}),
-        "items": [{k: _plain(v) for k, v in item.items()} for item in items],
+        "items": items,
+        "signals": recorded,
         "stats": {key: _plain(value) for key, value in stats.items()},
         "log": lines.lines,
         "trail_findings": findings,

@@ -298,17 +298,35 @@ def page_gaps(base: str) -> list[float]:
     return [later - earlier for earlier, later in pairwise(sent)]
 
 
-def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
-    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+@dataclass
+class Recorder:
+    """An ``on_crawler`` for :func:`crawl` that records what the crawl scraped and
+    signalled, in either mode (a crawl without a reactor records them in its child and
+    hands them over as plain values): every item into ``items``, and for each signal named
+    by its import path in ``signals`` (``"scrapy_rep.signals.file_refused"``), the keyword
+    arguments of each sending."""
 
-    def connect(crawler: Crawler) -> None:
+    items: list[Any] = field(default_factory=list)
+    signals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def __call__(self, crawler: Crawler) -> None:
         from scrapy import signals
+        from scrapy.utils.misc import load_object
 
         crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+            lambda item, **_: self.items.append(item), signal=signals.item_scraped, weak=False
         )
+        for path, events in self.signals.items():
+            crawler.signals.connect(
+                lambda events=events, **kw: events.append(kw),
+                signal=load_object(path),
+                weak=False,
+            )
 
-    return connect
+
+def collecting_items(items: list[Any]) -> Recorder:
+    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+    return Recorder(items)
 
 
 class CrawlMode:
@@ -321,8 +339,9 @@ class CrawlMode:
     reactorless = False
 
 
-#: The class attributes of a spider that a child's crawl is given (``BothSpider``'s).
-SPIDER_ATTRS = ("file_urls", "image_urls")
+#: The class attributes of a spider that a child's crawl is given (``BothSpider``'s,
+#: test_media.py's ``ImageUrlsSpider``'s).
+SPIDER_ATTRS = ("file_urls", "image_urls", "extra")
 
 
 async def crawl(
@@ -337,9 +356,18 @@ async def crawl(
     if CrawlMode.reactorless:
         from tests.support.childcrawl import crawl_in_child
 
-        assert on_crawler is None, "a crawl without a reactor runs in a child: no on_crawler"
+        assert on_crawler is None or isinstance(on_crawler, Recorder), (
+            "a crawl without a reactor runs in a child: only a Recorder for on_crawler"
+        )
         attrs = {name: getattr(spider, name) for name in SPIDER_ATTRS if hasattr(spider, name)}
-        child, done = await crawl_in_child(list(urls), settings or {}, spider, attrs)
+        recorded = list(on_crawler.signals) if on_crawler is not None else []
+        child, done = await crawl_in_child(
+            list(urls), settings or {}, spider, attrs, record=recorded
+        )
+        if on_crawler is not None:
+            on_crawler.items.extend(done.items)
+            for path, events in on_crawler.signals.items():
+                events.extend(child.signals.get(path, []))
         errors = [line for line in child.log if line.startswith(("ERROR", "CRITICAL"))]
         assert child.stats.get_value("log_count/ERROR") is None, (
             "the crawl logged an error:\n" + "\n".join(errors[:10])
