@@ -48,3 +48,19 @@ def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
     finally:
         CrawlMode.reactorless = False
+
+
+@pytest.fixture(
+    params=[
+        "reactor",
+        pytest.param(
+            "no-reactor",
+            marks=needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)"),
+        ),
+    ]
+)
+def tool_mode(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The command-line arguments that run a tool's crawl (``check``, ``scrapy
+    rep-robots``, ``recheck``: each a process of its own) on a reactor, as by default,
+    or without one."""
+    return () if request.param == "reactor" else ("-s", "TWISTED_REACTOR_ENABLED=False")
