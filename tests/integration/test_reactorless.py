@@ -6,11 +6,16 @@ are the cases seen failing without a reactor, each crawled in a child process
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest_twisted
 
+from tests.integration.test_demo import PORTS, documented_report
 from tests.support.childcrawl import crawl_in_child
+from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
 from tests.support.scrapyversions import needs_scrapy
 
@@ -83,3 +88,32 @@ async def test_without_a_reactor_a_jobdir_pause_keeps_the_held_requests_for_the_
     assert second.stats.get_value("rep/requests/resumed") >= 3
     for crawler in (first, second):
         assert [line for line in crawler.log if line.startswith("ERROR")] == []
+
+
+def test_without_a_reactor_the_demo_crawl_prints_the_documented_report() -> None:
+    """``scrapy crawl demo -s TWISTED_REACTOR_ENABLED=False`` in the example project, as
+    a user runs it: the demo site served on the asyncio loop, the flaky origin's 503 held
+    and retried, no ERROR, and the report docs/demo.md shows (when the preferred ports
+    were free; else its closing line)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "demo", "-s", "TWISTED_REACTOR_ENABLED=False"],
+        cwd=EXAMPLE_PROJECT,
+        env=checkout_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = done.stderr
+    assert "'TWISTED_REACTOR_ENABLED': 'False'" in log  # the overridden settings
+    assert " ERROR: " not in log and "Traceback" not in log, log[-3000:]
+    start = log.index("\nscrapy_rep report\n") + 1
+    end = log.index("\n", log.index("In short: ", start)) + 1
+    printed, documented = log[start:end], documented_report()
+    started = re.search(r"demo site started: (.*)", done.stderr)
+    assert started is not None
+    if started.group(1) == ", ".join(f"http://127.0.0.1:{port}" for port in PORTS):
+        assert printed == documented
+    else:  # a preferred port was busy (another demo ran): the same closing line
+        assert printed.splitlines()[-1] == documented.splitlines()[-1]
