@@ -149,6 +149,7 @@ async def test_spec4_429_retry_after_is_honoured() -> None:
     assert second - first >= 0.99
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_redirects_3_hops_followed_6_hops_mean_allow_all_loops_too() -> None:
     sites = Sites()
@@ -203,6 +204,7 @@ async def test_spec4_cross_host_redirect_is_followed_and_applies_to_the_original
     assert sites.requested("target") == ["/rules.txt"]
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_a_2_mb_robotstxt_is_cut_at_500_kib_and_not_downloaded_whole() -> None:
     head = "User-agent: *\nDisallow: /early\n" + "# padding\n" * 60_000  # ~600 KB
