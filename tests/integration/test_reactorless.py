@@ -11,12 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import pytest_twisted
 
 from tests.integration.test_demo import PORTS, documented_report
 from tests.support.childcrawl import crawl_in_child
 from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
+from tests.support.scrapyproject import make_project, scrapy_crawl
 from tests.support.scrapyversions import needs_scrapy
 
 pytestmark = needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)")
@@ -117,3 +119,26 @@ def test_without_a_reactor_the_demo_crawl_prints_the_documented_report() -> None
         assert printed == documented
     else:  # a preferred port was busy (another demo ran): the same closing line
         assert printed.splitlines()[-1] == documented.splitlines()[-1]
+
+
+def test_without_a_reactor_a_part_that_needs_one_stops_the_crawl_at_start(
+    tmp_path: Path,
+) -> None:
+    """scrapy-redis's item pipeline writes each item in Twisted's thread pool, whose
+    import a crawl without a reactor forbids (one ERROR per item): the crawl does not
+    start, and says why in one line naming the setting and the part."""
+    pytest.importorskip("scrapy_redis")
+    project = make_project(
+        tmp_path, 'ITEM_PIPELINES = {"scrapy_redis.pipelines.RedisPipeline": 300}'
+    )
+    crawl = scrapy_crawl(project, "-s", "TWISTED_REACTOR_ENABLED=False")
+    assert crawl.status == 2, crawl.stderr[-2000:]
+    assert crawl.error_lines() == [
+        "scrapy_rep: error: ITEM_PIPELINES: scrapy_redis.pipelines.RedisPipeline needs a "
+        "Twisted reactor (it writes each item in Twisted's thread pool (deferToThread)), "
+        "and TWISTED_REACTOR_ENABLED = False runs the crawl without one: take it out, or "
+        "crawl with the reactor"
+    ]
+    assert "Traceback" not in crawl.stderr
+    with_reactor = scrapy_crawl(project)  # the same project starts on the reactor
+    assert with_reactor.status == 0 and with_reactor.error_lines() == [], with_reactor.stderr
