@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 
-from tests.integration.test_demo import PORTS, documented_report
 from tests.support.childcrawl import crawl_in_child
+from tests.support.demoreport import PORTS, documented_report
 from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
 from tests.support.scrapyproject import make_project, scrapy_crawl
