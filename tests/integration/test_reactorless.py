@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 import pytest_twisted
+from twisted.internet.defer import Deferred, DeferredList
 
 from tests.support.childcrawl import crawl_in_child
 from tests.support.demoreport import PORTS, documented_report
 from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
+from tests.support.redisserver import RedisServer
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
 from tests.support.scrapyproject import make_project, scrapy_crawl
 from tests.support.scrapyversions import needs_scrapy
@@ -142,3 +144,33 @@ def test_without_a_reactor_a_part_that_needs_one_stops_the_crawl_at_start(
     assert "Traceback" not in crawl.stderr
     with_reactor = scrapy_crawl(project)  # the same project starts on the reactor
     assert with_reactor.status == 0 and with_reactor.error_lines() == [], with_reactor.stderr
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_a_reactor_two_workers_retry_a_503_on_one_schedule_through_redis(
+    redis_server: RedisServer,
+) -> None:
+    """Two crawls without a reactor share robots.txt through Redis (its asyncio client on
+    their loops): a robots.txt that answers 503 twice is downloaded three times in all,
+    not three times each (the reactor's case: test_shared_cache.py)."""
+    sites = Sites()
+    rules = robots("User-agent: *\nDisallow: /x\n")
+    sites.add("flaky").script("/robots.txt", Reply(503), Reply(503), rules)
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "REP_UNREACHABLE_RETRY_DELAY": 0.5}
+    urls = [sites.url("flaky", p) for p in ("/a", "/x")]
+    try:
+        results = await DeferredList(
+            [
+                Deferred.fromCoroutine(crawl_in_child(urls, settings, ListSpider, {}))
+                for _ in range(2)
+            ],
+            fireOnOneErrback=True,
+            consumeErrors=True,
+        )
+    finally:
+        await sites.close()
+    assert sites.requested("flaky").count("/robots.txt") == 3
+    for _, (crawler, spider) in results:
+        assert spider.downloaded == [sites.url("flaky", "/a")]
+        assert list(spider.dropped) == [sites.url("flaky", "/x")]
+        assert crawler.stats.get_value("log_count/ERROR") is None
