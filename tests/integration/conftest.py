@@ -41,7 +41,7 @@ def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
     reactor, and once without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child
     process: a chosen set of the crawls that hold, retry, delay, check at send, read media
     and write the trail (``@pytest.mark.usefixtures("both_modes")``)."""
-    from tests.support.robotsite import CrawlMode  # late: it imports the reactor
+    from tests.support.robotsite import CrawlMode  # late: after the suite's reactor
 
     CrawlMode.reactorless = request.param == "no-reactor"
     try:
