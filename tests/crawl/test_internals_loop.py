@@ -1,12 +1,10 @@
 """The package's timers and threads (scrapy_rep/crawl/internals.py: ``call_later``,
 ``in_thread``) on the reactor, and on the asyncio loop of a crawl without one
-(``TWISTED_REACTOR_ENABLED = False``): the same answers either way."""
+(``TWISTED_REACTOR_ENABLED = False``): the same answers either way. In a process that
+forbids the reactor: tests/integration/test_reactorless.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -18,8 +16,6 @@ from twisted.internet import defer, error
 from twisted.internet.defer import Deferred
 
 from scrapy_rep.crawl import internals
-from tests.support.paths import checkout_environment
-from tests.support.scrapyversions import needs_scrapy
 
 
 @pytest.fixture(params=["reactor", "loop"])
@@ -92,37 +88,3 @@ async def test_in_thread_raises_what_the_function_raised_and_ends_a_wait_past_it
             await deferred_from_coro(internals.in_thread(release.wait, 10, timeout=0.05))
     finally:
         release.set()
-
-
-@needs_scrapy((2, 15), "its hook that forbids importing the reactor")
-def test_without_a_reactor_the_loop_runs_them_and_no_reactor_is_imported() -> None:
-    """In a process where importing Twisted's reactor is forbidden (Scrapy's hook for a
-    crawl without one), both run on the asyncio loop."""
-    script = textwrap.dedent(
-        """
-        import asyncio, threading
-        from scrapy.utils.reactorless import install_reactor_import_hook
-        install_reactor_import_hook()
-        from scrapy_rep.crawl.internals import call_later, in_thread, reactor_installed
-
-        async def main():
-            fired = asyncio.get_running_loop().create_future()
-            timer = call_later(0, fired.set_result, "fired")
-            cancelled = call_later(0, print, "never")
-            cancelled.cancel()
-            assert await fired == "fired" and not timer.active()
-            assert await in_thread(threading.get_ident) != threading.get_ident()
-            print("ok", reactor_installed())
-
-        asyncio.run(main())
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=checkout_environment(),
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "ok False\n", "")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,37 @@ async def test_without_a_reactor_two_workers_retry_a_503_on_one_schedule_through
         assert spider.downloaded == [sites.url("flaky", "/a")]
         assert list(spider.dropped) == [sites.url("flaky", "/x")]
         assert crawler.stats.get_value("log_count/ERROR") is None
+
+
+def test_without_a_reactor_timers_and_threads_run_on_the_loop_and_import_no_reactor() -> None:
+    """In a process where importing Twisted's reactor is forbidden (Scrapy's hook for a
+    crawl without one), ``call_later`` and ``in_thread`` (scrapy_rep/crawl/internals.py)
+    run on the asyncio loop; tests/crawl/test_internals_loop.py has them in both modes."""
+    script = textwrap.dedent(
+        """
+        import asyncio, threading
+        from scrapy.utils.reactorless import install_reactor_import_hook
+        install_reactor_import_hook()
+        from scrapy_rep.crawl.internals import call_later, in_thread, reactor_installed
+
+        async def main():
+            fired = asyncio.get_running_loop().create_future()
+            timer = call_later(0, fired.set_result, "fired")
+            cancelled = call_later(0, print, "never")
+            cancelled.cancel()
+            assert await fired == "fired" and not timer.active()
+            assert await in_thread(threading.get_ident) != threading.get_ident()
+            print("ok", reactor_installed())
+
+        asyncio.run(main())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=checkout_environment(),
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok False\n", "")
