@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.redisserver import RedisServer, running_redis
-from tests.support.scrapyversions import needs_scrapy
+from tests.support.scrapyversions import needs_no_reactor
 
 
 @pytest.fixture
@@ -30,17 +30,15 @@ def module_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
 @pytest.fixture(
     params=[
         "reactor",
-        pytest.param(
-            "no-reactor",
-            marks=needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)"),
-        ),
+        pytest.param("no-reactor", marks=needs_no_reactor()),
     ]
 )
 def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
     """The test's crawls (tests/support/robotsite.py's ``crawl``) run once on the test's
     reactor, and once without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child
     process: a chosen set of the crawls that hold, retry, delay, check at send, read media
-    and write the trail (``@pytest.mark.usefixtures("both_modes")``)."""
+    and write the trail (``@pytest.mark.usefixtures("both_modes")``). The second is
+    skipped where Scrapy cannot crawl without a reactor (``needs_no_reactor``)."""
     from tests.support.robotsite import CrawlMode  # late: after the suite's reactor
 
     CrawlMode.reactorless = request.param == "no-reactor"
@@ -53,10 +51,7 @@ def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture(
     params=[
         "reactor",
-        pytest.param(
-            "no-reactor",
-            marks=needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)"),
-        ),
+        pytest.param("no-reactor", marks=needs_no_reactor()),
     ]
 )
 def tool_mode(request: pytest.FixtureRequest) -> tuple[str, ...]:

@@ -22,9 +22,9 @@ from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
 from tests.support.scrapyproject import make_project, scrapy_crawl
-from tests.support.scrapyversions import needs_scrapy
+from tests.support.scrapyversions import needs_no_reactor
 
-pytestmark = needs_scrapy((2, 15), "a crawl without a reactor (TWISTED_REACTOR_ENABLED)")
+pytestmark = needs_no_reactor()
 
 
 @pytest_twisted.ensureDeferred
@@ -209,3 +209,22 @@ def test_without_a_reactor_timers_and_threads_run_on_the_loop_and_import_no_reac
         env=checkout_environment(),
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok False\n", "")
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_a_reactor_a_name_that_does_not_resolve_holds_then_drops_its_requests() -> (
+    None
+):
+    """``.invalid`` never resolves (RFC 6761 §6.4): the download handler of a crawl without
+    a reactor says why (the system resolver's error, read as Twisted's resolver never
+    says it), and the requests are held, then dropped with their reason; no ERROR."""
+    urls = ["http://gone.invalid/a", "http://gone.invalid/b"]
+    settings = {"REP_UNREACHABLE_MAX_WAIT": 1.5, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
+    crawler, spider = await crawl_in_child(urls, settings, ListSpider, {})
+    assert spider.downloaded == [] and sorted(spider.dropped) == urls
+    for reason in spider.dropped.values():
+        assert reason.startswith("Dropped: robots.txt of http://gone.invalid unreachable for")
+    failures = {key for key in crawler.stats.values if key.startswith("rep/robotstxt/failure/")}
+    assert failures <= {"rep/robotstxt/failure/no_such_host", "rep/robotstxt/failure/dns_failed"}
+    assert failures and crawler.stats.get_value("rep/requests/held") == 2
+    assert crawler.stats.get_value("log_count/ERROR") is None

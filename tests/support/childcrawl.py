@@ -71,9 +71,21 @@ class ChildSpider:
     items: list[Any] = field(default_factory=list)
 
 
+#: Scrapy's download handler that runs without a reactor, the default there from 2.19.
+AIOHTTP_HANDLER = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
+
+
 def child_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """``settings`` as the child crawls with them: without a reactor."""
-    return {**settings, "TWISTED_REACTOR_ENABLED": False}
+    """``settings`` as the child crawls with them: without a reactor, downloading with
+    Scrapy's aiohttp handler (named where it is not the default yet, before 2.19; the
+    tests that crawl so are skipped where there is none:
+    :func:`tests.support.scrapyversions.needs_no_reactor`)."""
+    from scrapy_rep.crawl.internals import SCRAPY
+
+    handlers = dict(settings.get("DOWNLOAD_HANDLERS") or {})
+    if SCRAPY < (2, 19):
+        handlers = {"http": AIOHTTP_HANDLER, "https": AIOHTTP_HANDLER, **handlers}
+    return {**settings, "DOWNLOAD_HANDLERS": handlers, "TWISTED_REACTOR_ENABLED": False}
 
 
 async def crawl_in_child(
