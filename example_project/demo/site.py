@@ -1,8 +1,10 @@
 """The embedded demo site: several local origins, each showing one part of the REP.
 
-Every origin is a ``twisted.web`` site on 127.0.0.1 with a free port, so the demo needs no
-network. :func:`start_demo_site` starts them on the running reactor and returns their base
-URLs; :data:`EXPECTED` (in the tests) says what the crawl must do with each URL.
+Every origin is a site on 127.0.0.1 with a free port, so the demo needs no network.
+:func:`start_demo_site` starts them on the running reactor (``twisted.web``) or, in a crawl
+without one (``-s TWISTED_REACTOR_ENABLED=False``), on the running asyncio loop (a small
+HTTP/1.1 server of the standard library's ``asyncio``), and returns their base URLs;
+:data:`EXPECTED` (in the tests) says what the crawl must do with each URL.
 
 Origins:
 - shop: robots.txt 200 with a group for the demo crawler and one for everybody else:
@@ -21,10 +23,14 @@ Origins:
 
 from __future__ import annotations
 
+import asyncio
+import socket
+import sys
 from dataclasses import dataclass, field
 from html import escape
+from http import HTTPStatus
+from typing import Any
 
-from twisted.internet.interfaces import IListeningPort
 from twisted.web.resource import Resource
 from twisted.web.server import Request, Site
 
@@ -105,22 +111,81 @@ class DemoOrigin(Resource):
         self.hits: list[str] = []
         self.robots_failures_left = 0
 
-    def render(self, request: Request) -> bytes:
-        path = request.uri.decode("latin-1")
+    def answer(self, path: str) -> Page:
+        """The answer to a request for ``path`` (counted in :attr:`hits`)."""
         self.hits.append(path)
         if path == "/robots.txt" and self.robots_failures_left > 0:
             self.robots_failures_left -= 1
-            request.setResponseCode(503)
-            request.setHeader("Retry-After", "1")
-            return b"Service temporarily unavailable"
+            return Page(b"Service temporarily unavailable", 503, {"Retry-After": "1"})
         page = self.pages.get(path)
         if page is None:
-            request.setResponseCode(404)
-            return b"not found"
+            return Page(b"not found", 404, {})
+        return page
+
+    def render(self, request: Request) -> bytes:
+        page = self.answer(request.uri.decode("latin-1"))
         request.setResponseCode(page.status)
         for name, value in page.headers.items():
             request.setHeader(name, value)
         return page.body
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection on the asyncio loop: one request answered, then closed."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            method, target = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")[:2]
+            page = self.answer(target)
+            lines = [
+                f"HTTP/1.1 {page.status} {HTTPStatus(page.status).phrase}",
+                *(f"{name}: {value}" for name, value in page.headers.items()),
+                f"Content-Length: {len(page.body)}",
+                "Connection: close",
+            ]
+            writer.write("\r\n".join([*lines, "", ""]).encode("latin-1"))
+            if method != "HEAD":
+                writer.write(page.body)
+            await writer.drain()
+        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass  # a client gone, or a request line that is not one: nothing to answer
+        finally:
+            writer.close()
+
+
+class LoopPort:
+    """An origin listening on the running asyncio loop (a crawl without a reactor): bound
+    and listening at once, served from the loop's next turn."""
+
+    def __init__(self, origin: DemoOrigin, preferred: int) -> None:
+        self.socket = _bound(preferred)
+        self.socket.listen(128)
+        self.socket.setblocking(False)
+        serving = asyncio.start_server(origin.serve, sock=self.socket)
+        self._server = asyncio.get_running_loop().create_task(serving)
+
+    @property
+    def port(self) -> int:
+        return int(self.socket.getsockname()[1])
+
+    def stopListening(self) -> None:  # Twisted's name, which DemoSite.stop calls
+        if self._server.done() and not self._server.cancelled():
+            self._server.result().close()
+        else:
+            self._server.cancel()
+            self.socket.close()
+
+
+def _bound(preferred: int) -> socket.socket:
+    """A socket bound to 127.0.0.1, port ``preferred`` when free, else a free port."""
+    for port in (preferred, 0) if preferred else (0,):
+        bound = socket.socket()
+        bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            bound.bind(("127.0.0.1", port))
+        except OSError:
+            bound.close()
+            continue
+        return bound
+    raise OSError("no free port on 127.0.0.1")
 
 
 @dataclass
@@ -129,7 +194,8 @@ class DemoSite:
 
     bases: dict[str, str]
     origins: dict[str, DemoOrigin]
-    ports: list[IListeningPort]
+    #: Twisted's listening ports, or :class:`LoopPort`.
+    ports: list[Any]
 
     def stop(self) -> None:
         for port in self.ports:
@@ -283,16 +349,21 @@ NAMES = ("shop", "open", "flaky", "moved", "ai")
 PREFERRED_PORTS = (8301, 8302, 8303, 8304, 8305)
 
 
-def _listen(site: Site, preferred: int) -> IListeningPort:
+def _listen(origin: DemoOrigin, preferred: int) -> Any:
+    """``origin`` listening on 127.0.0.1: on the reactor when one is installed, else on
+    the running asyncio loop (a crawl without a reactor: importing Twisted's reactor is
+    then forbidden)."""
+    if "twisted.internet.reactor" not in sys.modules:
+        return LoopPort(origin, preferred)
     from twisted.internet import reactor
     from twisted.internet.error import CannotListenError
 
     if _free(preferred):  # older Twisted leaks the socket of a failed listenTCP
         try:
-            return reactor.listenTCP(preferred, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+            return reactor.listenTCP(preferred, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
         except CannotListenError:  # taken in between
             pass
-    return reactor.listenTCP(0, site, interface="127.0.0.1")  # type: ignore[attr-defined,no-any-return]
+    return reactor.listenTCP(0, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
 
 
 def _free(port: int) -> bool:
@@ -310,15 +381,15 @@ def _free(port: int) -> bool:
 
 def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> DemoSite:
     """Listen on 127.0.0.1, ports 8301-8305 when free, else free ports (needs a running
-    or installed reactor)."""
+    or installed reactor, or without one a running asyncio loop)."""
     names = NAMES
     origins = {name: DemoOrigin({}) for name in names}
     ports = [
-        _listen(Site(origins[name]), port if preferred_ports else 0)
+        _listen(origins[name], port if preferred_ports else 0)
         for name, port in zip(names, PREFERRED_PORTS, strict=True)
     ]
     bases = {
-        name: f"http://127.0.0.1:{port.getHost().port}"
+        name: f"http://127.0.0.1:{_port_number(port)}"
         for name, port in zip(names, ports, strict=True)
     }
     origins["shop"].pages = _shop(bases["shop"], bases)
@@ -328,6 +399,10 @@ def start_demo_site(flaky_failures: int = 1, preferred_ports: bool = True) -> De
     origins["moved"].pages = _moved()
     origins["ai"].pages = _ai()
     return DemoSite(bases, origins, ports)
+
+
+def _port_number(port: Any) -> int:
+    return port.port if isinstance(port, LoopPort) else int(port.getHost().port)
 
 
 def main() -> None:

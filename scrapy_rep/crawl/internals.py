@@ -26,13 +26,14 @@ that it ignores (``tests/crawl/test_internals_compat.py`` checks them all).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import os
 import sys
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -43,9 +44,10 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from scrapy.settings import BaseSettings
+    from scrapy.settings import BaseSettings, Settings
     from scrapy.signalmanager import SignalManager
 
+_T = TypeVar("_T")
 
 __all__ = [
     "ASYNC_ENGINE",
@@ -59,13 +61,18 @@ __all__ = [
     "LOST_ERRORS",
     "LOWEST",
     "MEDIA_REQUEST_FILTERED",
+    "REACTORLESS",
     "ROBOTS_PARSED",
     "SCRAPY",
     "TIMEOUT_ERRORS",
     "MediaRequestFiltered",
+    "Timer",
     "after_each_scrape",
+    "asyncio_usable",
     "awaited",
+    "call_later",
     "close_spider",
+    "crawler_process",
     "download",
     "downloader_methods",
     "downloader_middleware",
@@ -74,7 +81,11 @@ __all__ = [
     "exit_command",
     "explicit_encoding",
     "first_in_slot",
+    "in_thread",
+    "on_start_failure",
     "quiet_media_failures",
+    "reactor_installed",
+    "reactorless_setting",
     "release_of",
     "running_engine",
     "scrapys_slot_key",
@@ -154,9 +165,7 @@ def close_spider(crawler: Crawler, reason: str) -> None:
             engine.close_spider(crawler.spider, reason)
 
     def engine_started(**_: Any) -> None:
-        from twisted.internet import reactor
-
-        cast(Any, reactor).callLater(0, close_once_running)
+        call_later(0, close_once_running)
 
     crawler.signals.connect(engine_started, signal=signals.engine_started, weak=False)
 
@@ -226,6 +235,134 @@ def switch_off_base_component(settings: BaseSettings, name: str, path: str) -> N
     components = settings.getdict(name)
     components[path] = None
     settings.set(name, components, settings.getpriority(name) or 0)
+
+
+# ---------------------------------------------------------------------- Scrapy 2.15: no reactor
+
+#: Scrapy 2.15 crawls without a Twisted reactor when ``TWISTED_REACTOR_ENABLED`` is
+#: ``False``: on an asyncio event loop, with ``twisted.internet.reactor`` forbidden to
+#: import (it would install one). Every timer and thread of the package goes through
+#: :func:`call_later` and :func:`in_thread`, the one place that asks which of the two runs
+#: the crawl: the reactor when one is installed (its ``callLater`` and its thread pool,
+#: which ``REACTOR_THREADPOOL_MAXSIZE`` sizes and Scrapy's DNS resolver shares, as
+#: before), else the running asyncio loop (its ``call_later`` and default executor, which
+#: the loop's own name lookups share). Scrapy's ``scrapy.utils.asyncio.call_later``
+#: (2.14) and ``run_in_thread`` (2.15) pick the asyncio loop under the asyncio reactor
+#: too, and 2.13 has neither; their handle has no ``active()``, which the lifecycle's
+#: timers ask.
+REACTORLESS: Final = SCRAPY >= (2, 15)
+
+
+def reactor_installed() -> bool:
+    """Whether a Twisted reactor runs this process's crawls (it is installed: imported;
+    Scrapy's ``is_reactor_installed``)."""
+    return "twisted.internet.reactor" in sys.modules
+
+
+def reactorless_setting(settings: Any) -> bool:
+    """Whether ``settings`` ask for a crawl without a reactor (``TWISTED_REACTOR_ENABLED =
+    False``, Scrapy 2.15); ``False`` before 2.15, which has no such setting."""
+    return REACTORLESS and not settings.getbool("TWISTED_REACTOR_ENABLED", True)
+
+
+class Timer:
+    """A call :func:`call_later` scheduled, on the reactor or the asyncio loop alike."""
+
+    __slots__ = ("_cancel", "_pending")
+
+    def __init__(self) -> None:
+        self._pending = True
+        self._cancel: Callable[[], object] = _nothing
+
+    def active(self) -> bool:
+        """Whether the call is still to come (neither made nor cancelled)."""
+        return self._pending
+
+    def cancel(self) -> None:
+        """The call is not made (nothing if it was made or cancelled already)."""
+        if self._pending:
+            self._pending = False
+            self._cancel()
+
+
+def call_later(delay: float, function: Callable[..., object], *args: Any) -> Timer:
+    """``function(*args)`` in ``delay`` seconds: ``reactor.callLater`` when a reactor is
+    installed, else the running asyncio loop's ``call_later`` (a crawl without a reactor).
+    ``twisted.internet.reactor`` is imported here only, late: importing this module never
+    installs a reactor."""
+    timer = Timer()
+
+    def fire() -> None:
+        if timer._pending:
+            timer._pending = False
+            function(*args)
+
+    if reactor_installed():
+        from twisted.internet import reactor
+
+        timer._cancel = cast(Any, reactor).callLater(delay, fire).cancel
+    else:
+        timer._cancel = asyncio.get_running_loop().call_later(delay, fire).cancel
+    return timer
+
+
+async def in_thread(function: Callable[..., _T], *args: Any, timeout: float | None = None) -> _T:
+    """``function(*args)`` run in a thread: the reactor's pool (``deferToThread``) when a
+    reactor is installed, else the asyncio loop's default executor
+    (``asyncio.to_thread``). ``timeout``: seconds after which the wait ends with an
+    exception (the thread runs on: neither can stop it)."""
+    if reactor_installed():
+        from twisted.internet import reactor
+        from twisted.internet.threads import deferToThread
+
+        running: Deferred[_T] = deferToThread(function, *args)
+        if timeout is not None:
+            running.addTimeout(timeout, reactor)
+        result: _T = await maybe_deferred_to_future(running)
+        return result
+    if timeout is None:
+        return await asyncio.to_thread(function, *args)
+    return await asyncio.wait_for(asyncio.to_thread(function, *args), timeout)
+
+
+def asyncio_usable() -> bool:
+    """Whether asyncio code (``redis.asyncio``…) can run in the crawl: under Scrapy's
+    asyncio reactor, or without a reactor (the crawl runs on an asyncio loop)."""
+    if not reactor_installed():
+        return True
+    from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+    return bool(is_asyncio_reactor_installed())
+
+
+def crawler_process(settings: Settings) -> Any:
+    """The ``CrawlerProcess`` a tool runs its crawl in: Scrapy's ``AsyncCrawlerProcess``
+    when ``settings`` ask for no reactor (``CrawlerProcess`` refuses
+    ``TWISTED_REACTOR_ENABLED = False``), else ``CrawlerProcess``, as before."""
+    from scrapy.crawler import AsyncCrawlerProcess, CrawlerProcess
+
+    if reactorless_setting(settings):
+        return AsyncCrawlerProcess(settings)
+    return CrawlerProcess(settings)
+
+
+def on_start_failure(started: Any, told: Callable[[BaseException], None]) -> None:
+    """Have ``told(error)`` called if the crawl ``started`` (what ``crawl()`` of a
+    ``CrawlerProcess`` answers, a Deferred, or of an ``AsyncCrawlerProcess``, an asyncio
+    task) fails."""
+    if isinstance(started, Deferred):
+
+        def failed(failure: Any) -> None:
+            told(failure.value)
+
+        started.addErrback(failed)
+        return
+
+    def done(task: asyncio.Future[Any]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            told(cast(BaseException, task.exception()))
+
+    started.add_done_callback(done)
 
 
 # ---------------------------------------------------------------------- Scrapy 2.16

@@ -1,9 +1,11 @@
 """Settings checked before a crawl starts (SPEC §5): every ``REP_*`` value, the booleans
 Scrapy reads for us (``ROBOTSTXT_OBEY``), the names (a misspelled ``REP_*`` name:
-:mod:`scrapy_rep.settings.names`), and the files the crawl will write
-(``REP_AUDIT_FILE``, ``REP_REPORT_FILE``). A wrong one stops the crawl with one line
-naming the setting and exit status 2 under the ``scrapy`` command, or raises
-:class:`~scrapy_rep.settings.RepSettingError` in a program that runs a crawl itself.
+:mod:`scrapy_rep.settings.names`), the files the crawl will write
+(``REP_AUDIT_FILE``, ``REP_REPORT_FILE``), and, in a crawl without a Twisted reactor
+(``TWISTED_REACTOR_ENABLED = False``), a part of the crawl that needs one. A wrong one
+stops the crawl with one line naming the setting and exit status 2 under the ``scrapy``
+command, or raises :class:`~scrapy_rep.settings.RepSettingError` in a program that runs
+a crawl itself.
 
 Used by the add-on and by :class:`scrapy_rep.RobotParser` (``ROBOTSTXT_PARSER`` without
 the add-on), so both paths stop the same way.
@@ -27,7 +29,7 @@ from scrapy_rep.audit.file import (
     snapshot_dir,
 )
 from scrapy_rep.checker.exits import EXIT_USAGE
-from scrapy_rep.crawl.internals import exit_command
+from scrapy_rep.crawl.internals import REACTORLESS, exit_command
 from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,
@@ -36,6 +38,7 @@ from scrapy_rep.settings import (
     settings_in_force,
 )
 from scrapy_rep.settings.names import check_names, known_names
+from scrapy_rep.settings.readers import read_bool
 
 if TYPE_CHECKING:
     from scrapy_rep.settings import SettingsLike
@@ -48,6 +51,7 @@ def validate(settings: SettingsLike) -> RepConfig:
         config = read_config(settings)  # the booleans too: Scrapy's getbool would traceback
         name_warnings(settings, config)  # raises for the names that stop the crawl
         _check_installed(config)
+        _check_reactor(settings)
         _check_files(config)
     except RepSettingError as error:
         stop_at_start(error)
@@ -172,6 +176,53 @@ def _check_installed(config: RepConfig) -> None:
             f"REP_ROBOTSTXT_CACHE: {config.robotstxt_cache!r} needs the redis package, which "
             "is not installed: pip install 'redis>=5' (scrapy_rep's redis extra)"
         ) from None
+
+
+#: The parts a crawl of scrapy_rep's works with that need a Twisted reactor, and so stop a
+#: crawl without one (``TWISTED_REACTOR_ENABLED = False``) at start rather than fail on
+#: each item or request: (the component setting, the component's import path, what it
+#: asks of the reactor). scrapy_rep's own components need none.
+NEEDS_A_REACTOR: Final = (
+    (
+        "ITEM_PIPELINES",
+        "scrapy_redis.pipelines.RedisPipeline",
+        "it writes each item in Twisted's thread pool (deferToThread)",
+    ),
+)
+
+
+def _check_reactor(settings: SettingsLike) -> None:
+    """In a crawl without a reactor, a component of :data:`NEEDS_A_REACTOR` (or a
+    subclass of one) enabled in its setting stops the crawl, naming both."""
+    if not REACTORLESS or read_bool(settings, "TWISTED_REACTOR_ENABLED", True):
+        return
+    for setting, path, why in NEEDS_A_REACTOR:
+        for key, priority in _components(settings, setting).items():
+            if priority is not None and path in _class_paths(key):
+                raise RepSettingError(
+                    f"{setting}: {path} needs a Twisted reactor ({why}), and "
+                    f"TWISTED_REACTOR_ENABLED = False runs the crawl without one: take it "
+                    f"out, or crawl with the reactor"
+                )
+
+
+def _components(settings: SettingsLike, name: str) -> dict[Any, Any]:
+    getdict = getattr(settings, "getdict", None)
+    value = getdict(name) if getdict is not None else settings.get(name, None)
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _class_paths(key: Any) -> set[str]:
+    """The import paths of a component setting's key (a path or a class) and of the
+    classes it inherits from; nothing for a key that does not load (Scrapy names it)."""
+    from scrapy.utils.misc import load_object
+
+    try:
+        component = load_object(key) if isinstance(key, str) else key
+    except (ImportError, NameError, ValueError, AttributeError):
+        return set()
+    classes = component.__mro__ if isinstance(component, type) else ()
+    return {f"{cls.__module__}.{cls.__qualname__}" for cls in classes}
 
 
 def _check_files(config: RepConfig) -> None:

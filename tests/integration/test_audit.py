@@ -325,6 +325,7 @@ async def test_audit_not_required_the_crawl_goes_on_without_its_trail(
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
     tmp_path: Path, name: str
@@ -408,6 +409,7 @@ def last_member_start(data: bytes) -> int:
     return start
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
     tmp_path: Path,

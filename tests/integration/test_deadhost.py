@@ -229,6 +229,7 @@ async def test_a_tls_handshake_that_fails_is_given_up_on_quickly(caplog: Any) ->
     )
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_allow_never_lets_through_a_host_that_cannot_be_connected_to(
     tmp_path: Path,

@@ -18,10 +18,10 @@ from scrapy import signals
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.report import RepReport, _said
-from tests.support.paths import DOCS, EXAMPLE_PROJECT
+from tests.support.demoreport import PORTS, documented_report
+from tests.support.paths import EXAMPLE_PROJECT
 
 PROJECT = EXAMPLE_PROJECT
-DEMO_PAGE = DOCS / "demo.md"
 
 KEPT = "downloaded (200); 1 item kept"
 #: Every URL the demo meets, by origin name and path, and what must happen to it.
@@ -84,7 +84,6 @@ EXPECTED_AI_TRAIN: dict[tuple[str, str], str] = {
     '<meta name="robots" content="noai">)',
 }
 EXPECTED_AI_TRAIN = {key: fate for key, fate in EXPECTED_AI_TRAIN.items() if fate is not None}
-PORTS = (8301, 8302, 8303, 8304, 8305)
 
 
 @pytest.fixture
@@ -162,12 +161,3 @@ def as_on_preferred_ports(report: RepReport, ports: dict[str, int]) -> str:
     shown.origins = {moved(url): record for url, record in report.origins.items()}
     shown.urls = {moved(url): record for url, record in report.urls.items()}
     return moved(shown.render())
-
-
-def documented_report(which: str = "") -> str:
-    """The text block after ``<!-- demo report -->`` (or ``<!-- demo report ai-train -->``)
-    in docs/demo.md."""
-    text = DEMO_PAGE.read_text(encoding="utf-8")
-    match = re.search(rf"<!-- demo report{which} -->\n```text\n(.*?)```", text, re.DOTALL)
-    assert match, "docs/demo.md has no demo report block"
-    return match.group(1)

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 
-from scrapy_rep import signals
 from scrapy_rep.usage.media.c2pa import available
 from tests.support.mediafiles import (
     DMI_VALUES,
@@ -33,6 +32,7 @@ from tests.support.mediafiles import (
 from tests.support.robotsite import (
     BothSpider,
     ListSpider,
+    Recorder,
     Reply,
     Sites,
     collecting_items,
@@ -128,11 +128,7 @@ async def crawl_gallery(
     refused: list[dict[str, Any]] = []
     store = Path(settings.pop("IMAGES_STORE", tmp_path / f"store-{purpose}"))
 
-    def connect(crawler: Any) -> None:
-        collecting_items(items)(crawler)
-        crawler.signals.connect(
-            lambda **kw: refused.append(kw), signal=signals.file_refused, weak=False
-        )
+    connect = Recorder(items, {"scrapy_rep.signals.file_refused": refused})
 
     try:
         crawler, _ = await crawl(
@@ -169,6 +165,7 @@ def refused_names(values: set[str]) -> set[str]:
     return {f"{v}.{ext}" for v in values for ext in ("jpg", "png")}
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_ai_train_stores_only_the_images_that_allow_it(tmp_path: Path) -> None:
     found = await crawl_gallery("ai-train", tmp_path)
@@ -272,6 +269,7 @@ async def test_the_pages_noimageai_and_the_files_own_no_are_both_given(tmp_path:
     assert gone["signal"] == source and gone["purpose"] == "ai-train"
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Path) -> None:
     """Images on another origin: robots.txt disallows one, its Content-Usage denies
@@ -365,6 +363,7 @@ async def test_a_copy_stored_earlier_is_read_again_not_taken_as_up_to_date(
     assert "uptodate" not in second.values()
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_files_pipeline_with_pdfs(tmp_path: Path) -> None:
     sites = Sites()
@@ -431,6 +430,7 @@ async def test_a_truncated_file_is_refused_by_what_it_said_and_loses_nothing_els
     assert found["refused_files"] == {"cut.jpg"}
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
     tmp_path: Path,

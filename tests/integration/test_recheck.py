@@ -137,13 +137,17 @@ def _changed(report: Path, site: str) -> dict[str, tuple[str, int | None, str]]:
 
 @pytest_twisted.ensureDeferred
 async def test_the_trail_rechecked_finds_exactly_what_the_site_changed(
-    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+    site: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    tool_mode: tuple[str, ...],
 ) -> None:
     trail, _, _ = await _crawled_site(site, tmp_path_factory)
     out, removed, report = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "r.jsonl"
     own = tmp_path / "recheck.jsonl"
-    code, said = _recheck_process(str(trail), "--pages", f"--out={out}", f"--removed={removed}",
-                                  f"--report={report}", f"--trail={own}")  # fmt: skip
+    code, said = _recheck_process(*tool_mode, str(trail), "--pages", f"--out={out}",
+                                  f"--removed={removed}", f"--report={report}",
+                                  f"--trail={own}")  # fmt: skip
     assert code == EXIT_REMOVED, said
     assert _changed(report, site) == CHANGED
     lines = report_lines(report)

@@ -55,6 +55,7 @@ def paths_outcome(sites: Sites, spider: ListSpider, name: str) -> tuple[set[str]
     return downloaded, dropped
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_200_rules_decide_with_the_deciding_line_one_download_per_origin() -> None:
     sites = Sites()
@@ -99,6 +100,7 @@ async def test_spec4_4xx_means_everything_allowed_401_and_403_included() -> None
     assert stat(crawler, "rep/robotstxt/outcome/allow_all") == 4
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_503_then_200_held_requests_are_crawled_after_recovery() -> None:
     sites = Sites()
@@ -125,6 +127,7 @@ async def test_spec4_503_then_200_held_requests_are_crawled_after_recovery() -> 
     assert stat(crawler, "robotstxt/response_status_count/503") == 2
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_429_retry_after_is_honoured() -> None:
     sites = Sites()
@@ -146,6 +149,7 @@ async def test_spec4_429_retry_after_is_honoured() -> None:
     assert second - first >= 0.99
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_redirects_3_hops_followed_6_hops_mean_allow_all_loops_too() -> None:
     sites = Sites()
@@ -200,6 +204,7 @@ async def test_spec4_cross_host_redirect_is_followed_and_applies_to_the_original
     assert sites.requested("target") == ["/rules.txt"]
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_a_2_mb_robotstxt_is_cut_at_500_kib_and_not_downloaded_whole() -> None:
     head = "User-agent: *\nDisallow: /early\n" + "# padding\n" * 60_000  # ~600 KB
@@ -218,6 +223,7 @@ async def test_spec4_a_2_mb_robotstxt_is_cut_at_500_kib_and_not_downloaded_whole
     assert stat(crawler, "downloader/response_bytes") < 1_000_000
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_a_robotstxt_that_hangs_holds_then_drops_with_the_reason() -> None:
     sites = Sites()
@@ -242,6 +248,7 @@ async def test_spec4_a_robotstxt_that_hangs_holds_then_drops_with_the_reason() -
     assert stat(crawler, "rep/robotstxt/gave_up") == 1
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_unreachable_action_allow_lets_held_requests_go_on() -> None:
     sites = Sites()
@@ -255,6 +262,7 @@ async def test_spec4_unreachable_action_allow_lets_held_requests_go_on() -> None
     assert stat(crawler, "rep/requests/allowed_unreachable") == 2
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec4_connection_refused_is_unreachable_not_allow_all() -> None:
     sites = Sites()
@@ -328,6 +336,7 @@ async def test_spec5_robotstxt_user_agent_and_the_robots_parsed_signal() -> None
     assert seen == ([(False, sites.url("a", "/x"))] if ROBOTS_PARSED is not None else [])
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_spec5_crawl_delay_slows_only_its_origin_and_is_capped() -> None:
     sites = Sites()
@@ -356,6 +365,7 @@ async def test_spec5_crawl_delay_slows_only_its_origin_and_is_capped() -> None:
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_crawl_delay_is_obeyed_by_default_in_every_profile(profile: str) -> None:
     """What a Scrapy user expects (Bing, Yandex, Nutch and crawler-commons obey it too);

@@ -240,6 +240,7 @@ async def test_a_worker_killed_mid_download_does_not_block_the_origin(
     assert sites.requested("slow").count("/robots.txt") == 2
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_corrupt_records_are_ignored_and_replaced(redis_server: RedisServer) -> None:
     import redis

@@ -94,6 +94,7 @@ async def test_no_request_goes_past_its_override_after_the_expiry(tmp_path: Path
     assert verify(trail).findings == []
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest_twisted.ensureDeferred
 async def test_pages_go_under_the_robots_txt_of_when_they_are_sent(tmp_path: Path) -> None:
     """``Crawl-delay: 1`` and a robots.txt fresh for 1 s: ``Allow: /``, then ``Disallow:

@@ -71,12 +71,14 @@ def both_tools(*args: str) -> list[tuple[int, str]]:
     return [check_tool(*args), scrapy_robots(*args, user_agent=None)]
 
 
-def test_a_site_cannot_forge_a_line_of_either_tools_output(port: int) -> None:
+def test_a_site_cannot_forge_a_line_of_either_tools_output(
+    port: int, tool_mode: tuple[str, ...]
+) -> None:
     """ESC sequences and line breaks in what the site sends (a header, an obs-fold
     continuation, ``&#10;`` in a meta tag, robots.txt) are printed as escapes: no
     forged line, no terminal control."""
     base = f"http://127.0.0.1:{port}"
-    for status, output in both_tools("--page", "-A", "TestBot", f"{base}/forging"):
+    for status, output in both_tools(*tool_mode, "--page", "-A", "TestBot", f"{base}/forging"):
         assert status == 0, output
         lines = output.splitlines()
         assert not any(line.startswith("  allowed     http://forged") for line in lines), output
@@ -111,13 +113,15 @@ def test_the_settings_that_change_a_pages_verdict_are_the_crawls(port: int) -> N
         assert "=> not for this crawl: noindex by header X-Robots-Tag: otherbot: noindex" in output
 
 
-def test_check_page_never_fetches_a_url_refused_for_the_purpose(port: int) -> None:
+def test_check_page_never_fetches_a_url_refused_for_the_purpose(
+    port: int, tool_mode: tuple[str, ...]
+) -> None:
     """It said "DISALLOWED … Not fetched", then fetched the page and printed it."""
     base = f"http://127.0.0.1:{port}"
     ToolsSite.served.clear()
     status, output = check_tool(
-        "--page", "--purpose", "ai-train", "-s", "REP_PURPOSE_AGENTS=GPTBot", "-A", "TestBot",
-        f"{base}/private/a", f"{base}/notrain",
+        *tool_mode, "--page", "--purpose", "ai-train", "-s", "REP_PURPOSE_AGENTS=GPTBot",
+        "-A", "TestBot", f"{base}/private/a", f"{base}/notrain",
     )  # fmt: skip
     assert status == 1, output
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private\n" in output
@@ -129,7 +133,7 @@ def test_check_page_never_fetches_a_url_refused_for_the_purpose(port: int) -> No
 
 
 def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
-    port: int, tmp_path: Path
+    port: int, tmp_path: Path, tool_mode: tuple[str, ...]
 ) -> None:
     """``REP_PURPOSE`` in the project: each page is fetched, and its status shown (a 404
     read "usage signals: none / ai-train: unknown"); the project's audit trail, report,
@@ -144,7 +148,8 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
         'USER_AGENT = "TestBot/1.0"\nDOWNLOAD_DELAY = 0\n'
         'ITEM_PIPELINES = {"no.such.Pipeline": 300}\n',
     )
-    status, output = scrapy_robots(f"{base}/gone", f"{base}/plain", cwd=project, user_agent=None)
+    asked = (*tool_mode, f"{base}/gone", f"{base}/plain")
+    status, output = scrapy_robots(*asked, cwd=project, user_agent=None)
     assert status == 1, output
     gone = output.split(f"{base}/gone")[1].split(f"{base}/plain")[0]
     assert "      page: 404, directives: (none)" in gone, output
@@ -152,5 +157,5 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
     assert "page: 200" in output.split(f"{base}/plain")[1]
     assert not trail.exists() and not jobdir.exists()
     assert "scrapy_rep report" not in output
-    again = scrapy_robots(f"{base}/gone", f"{base}/plain", cwd=project, user_agent=None)
+    again = scrapy_robots(*asked, cwd=project, user_agent=None)
     assert again == (status, output)  # from Scrapy's HTTP cache now: the same

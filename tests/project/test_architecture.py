@@ -260,3 +260,48 @@ def test_architecture_md_names_every_module_under_its_floor() -> None:
         if f"`{path.name}`" not in text and not (nested and f"`{path.parent.name}/`" in text):
             missing.append(f"{module} ({floor})")
     assert missing == []
+
+
+#: What reaches Twisted's reactor, its timers or its thread pool (none of which a crawl
+#: without a reactor has, ``TWISTED_REACTOR_ENABLED = False``), and the asyncio calls
+#: that stand in for them.
+REACTOR_NAMES = (
+    "twisted.internet.reactor", "twisted.internet.threads", "twisted.internet.task",
+    "callLater", "deferToThread", "deferLater", "LoopingCall", "call_later", "to_thread",
+    "run_in_executor",
+)  # fmt: skip
+#: The one module that chooses between the reactor and the asyncio loop.
+TIMERS_AND_THREADS = "scrapy_rep.crawl.internals"
+
+
+def reactor_uses(path: Path) -> set[str]:
+    """The names of :data:`REACTOR_NAMES` a module imports or calls (an attribute or a
+    name; in an import, the module ``twisted.internet`` with ``reactor``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+            found.update(n for n in [node.module or "", *names] if n in REACTOR_NAMES)
+            found.update(alias.name for alias in node.names if alias.name in REACTOR_NAMES)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in REACTOR_NAMES)
+        elif isinstance(node, ast.Attribute) and node.attr in REACTOR_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in REACTOR_NAMES:
+            found.add(node.id)
+    return found
+
+
+def test_every_timer_and_thread_goes_through_internals() -> None:
+    """Only ``crawl/internals.py`` reaches the reactor's timers and threads (or the asyncio
+    loop's): its ``call_later`` and ``in_thread`` run on whichever runs the crawl, so no
+    other module can work on the reactor alone (a crawl without one refused each call:
+    errors, and held requests never retried)."""
+    uses = {name: reactor_uses(path) for name, path in modules().items()}
+    assert uses[TIMERS_AND_THREADS] >= {"twisted.internet.reactor", "callLater", "to_thread"}
+    outside = {name: sorted(found) for name, found in uses.items() if found}
+    outside.pop(TIMERS_AND_THREADS)
+    internal_users = {name for name, found in outside.items() if found == ["call_later"]}
+    assert {name: found for name, found in outside.items() if name not in internal_users} == {}
+    for name in internal_users:  # its call_later, imported from it
+        assert TIMERS_AND_THREADS in imported_by(name, modules()[name]), name

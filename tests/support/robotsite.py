@@ -1,5 +1,8 @@
 """Scripted local sites for real crawls: several twisted.web origins on 127.0.0.1.
 
+Importing this module installs no reactor (the reactor is imported where it is used): a
+crawl without one (tests/support/childcrawl.py) runs its spiders.
+
 Each origin (one port) answers from a script: per path, a list of replies consumed in
 order (the last one repeats). Every request is written to a shared access log, so tests
 can assert exactly what reached the servers.
@@ -18,7 +21,6 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
@@ -115,6 +117,8 @@ class ScriptedOrigin(Resource):
         for name, value in reply.headers.items():
             request.setHeader(name, value)
         if reply.delay:
+            from twisted.internet import reactor
+
             self.hanging.append(request)
             reactor.callLater(reply.delay, _finish, request, reply.body)  # type: ignore[attr-defined]
             return NOT_DONE_YET
@@ -164,6 +168,8 @@ class Sites:
         self._ports: list[Any] = []
 
     def add(self, name: str) -> ScriptedOrigin:
+        from twisted.internet import reactor
+
         origin = ScriptedOrigin(name, self.log)
         port = reactor.listenTCP(0, Site(origin), interface="127.0.0.1")  # type: ignore[attr-defined]
         self._ports.append(port)
@@ -292,17 +298,50 @@ def page_gaps(base: str) -> list[float]:
     return [later - earlier for earlier, later in pairwise(sent)]
 
 
-def collecting_items(items: list[Any]) -> Callable[[Crawler], None]:
-    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+@dataclass
+class Recorder:
+    """An ``on_crawler`` for :func:`crawl` that records what the crawl scraped and
+    signalled, in either mode (a crawl without a reactor records them in its child and
+    hands them over as plain values): every item into ``items``, and for each signal named
+    by its import path in ``signals`` (``"scrapy_rep.signals.file_refused"``), the keyword
+    arguments of each sending."""
 
-    def connect(crawler: Crawler) -> None:
+    items: list[Any] = field(default_factory=list)
+    signals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def __call__(self, crawler: Crawler) -> None:
         from scrapy import signals
+        from scrapy.utils.misc import load_object
 
         crawler.signals.connect(
-            lambda item, **_: items.append(item), signal=signals.item_scraped, weak=False
+            lambda item, **_: self.items.append(item), signal=signals.item_scraped, weak=False
         )
+        for path, events in self.signals.items():
+            crawler.signals.connect(
+                lambda events=events, **kw: events.append(kw),
+                signal=load_object(path),
+                weak=False,
+            )
 
-    return connect
+
+def collecting_items(items: list[Any]) -> Recorder:
+    """An ``on_crawler`` for :func:`crawl` that appends every scraped item to ``items``."""
+    return Recorder(items)
+
+
+class CrawlMode:
+    """How :func:`crawl` runs its crawl: in this process on the test's reactor, or
+    (``reactorless``, set by the ``both_modes`` fixture of tests/integration/conftest.py)
+    without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child process
+    (tests/support/childcrawl.py), whose crawler and spider are stand-ins that hold what
+    the tests read: the stats, ``downloaded``, ``dropped``."""
+
+    reactorless = False
+
+
+#: The class attributes of a spider that a child's crawl is given (``BothSpider``'s,
+#: test_media.py's ``ImageUrlsSpider``'s).
+SPIDER_ATTRS = ("file_urls", "image_urls", "extra")
 
 
 async def crawl(
@@ -314,6 +353,26 @@ async def crawl(
     """Run ``spider`` over ``urls`` to the end; return the crawler and the spider.
 
     ``on_crawler`` is called with the crawler before it starts (to connect signals)."""
+    if CrawlMode.reactorless:
+        from tests.support.childcrawl import crawl_in_child
+
+        assert on_crawler is None or isinstance(on_crawler, Recorder), (
+            "a crawl without a reactor runs in a child: only a Recorder for on_crawler"
+        )
+        attrs = {name: getattr(spider, name) for name in SPIDER_ATTRS if hasattr(spider, name)}
+        recorded = list(on_crawler.signals) if on_crawler is not None else []
+        child, done = await crawl_in_child(
+            list(urls), settings or {}, spider, attrs, record=recorded
+        )
+        if on_crawler is not None:
+            on_crawler.items.extend(done.items)
+            for path, events in on_crawler.signals.items():
+                events.extend(child.signals.get(path, []))
+        errors = [line for line in child.log if line.startswith(("ERROR", "CRITICAL"))]
+        assert child.stats.get_value("log_count/ERROR") is None, (
+            "the crawl logged an error:\n" + "\n".join(errors[:10])
+        )
+        return child, done  # type: ignore[return-value]
     crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
     if on_crawler is not None:
         on_crawler(crawler)
@@ -340,6 +399,8 @@ def rsl_reply(body: str, content: str = '<content url="/">') -> Reply:
 
 async def until(condition: Callable[[], Any], seconds: float = 10.0) -> None:
     """Wait (in the reactor) until ``condition()`` is true; fail after ``seconds``."""
+    from twisted.internet import reactor
+
     for _ in range(int(seconds / 0.01)):
         if condition():
             return

@@ -45,6 +45,23 @@ def needs_scrapy(release: tuple[int, int], what: str) -> pytest.MarkDecorator:
     )
 
 
+def needs_no_reactor() -> pytest.MarkDecorator:
+    """Skip a crawl without a reactor (``TWISTED_REACTOR_ENABLED = False``) where this
+    Scrapy cannot run the tests' one: before 2.15 (no such mode), or without its aiohttp
+    download handler (the default there from 2.19; 2.15 to 2.18 need a handler the project
+    names: the httpx one, or the incubator's)."""
+    import importlib.util
+
+    handler = SCRAPY >= (2, 15) and importlib.util.find_spec(
+        "scrapy.core.downloader.handlers._aiohttp"
+    )
+    return pytest.mark.skipif(
+        not handler,
+        reason=f"a crawl without a reactor needs Scrapy 2.15 and its aiohttp download "
+        f"handler (installed: {scrapy.__version__})",
+    )
+
+
 def jitter(value: float) -> dict[str, Any]:
     """Settings for Scrapy's jitter of download delays: ``DOWNLOAD_DELAY_JITTER``
     (Scrapy 2.19; ``RANDOMIZE_DOWNLOAD_DELAY`` is deprecated there), else

@@ -22,11 +22,13 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
-from scrapy.crawler import CrawlerProcess, CrawlerRunner
+from scrapy.crawler import CrawlerRunner
+from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
+from scrapy_rep.crawl.internals import crawler_process
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
@@ -170,8 +172,9 @@ def fetch_here(request: FetchRequest) -> Deferred[FetchResult]:
 
 def fetch(request: FetchRequest) -> FetchResult:
     """The documents (and pages) of ``request``, fetched by a crawl run to its end in
-    this process (``python -m scrapy_rep recheck``)."""
-    process = CrawlerProcess(crawl_settings(request.settings))
+    this process (``python -m scrapy_rep recheck``), on a reactor or, with
+    ``TWISTED_REACTOR_ENABLED = False``, on an asyncio loop."""
+    process = crawler_process(Settings(crawl_settings(request.settings)))
     result = schedule(process, request)
     process.start()
     return result

@@ -57,6 +57,7 @@ from scrapy_rep.checker.report import (
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY
 from scrapy_rep.crawl.documents.engine_fetch import describe
+from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import FileVerdict, MediaGate
 from scrapy_rep.crawl.page.otherdirectives import describe_sources
 from scrapy_rep.crawl.requests.owners import owner_of
@@ -195,9 +196,9 @@ class ToolRun:
         if index is not None and verdict is not None:
             self.asked[index].dropped = verdict
 
-    def not_started(self, failure: Failure) -> None:
+    def not_started(self, error: BaseException) -> None:
         """The crawl could not start (a setting the add-on refuses)."""
-        self.error = describe(failure.value) if failure.value is not None else "not started"
+        self.error = describe(error)
 
     def item_scraped(self, item: Any, **_: Any) -> None:
         index = item.get(ASKED) if isinstance(item, dict) else None
@@ -327,8 +328,6 @@ def _path(component: type) -> str:
 def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
     """Run the tools' crawl on ``request`` and print what it decided; the exit status.
     ``base``: the project's settings (``scrapy rep-robots``), else Scrapy's defaults."""
-    from scrapy.crawler import CrawlerProcess
-
     # Without a project, no log (as scrapy rep-robots): what the crawl decided is printed.
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)
@@ -340,10 +339,10 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
         print(f"scrapy_rep: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     run = ToolRun([Asked(url) for url in request.urls])
-    process = CrawlerProcess(settings)
+    process = crawler_process(settings)  # AsyncCrawlerProcess without a reactor
     body = request.local.body if request.local is not None else b""
     started = process.crawl(ToolSpider, run=run, robots_body=body)
-    started.addErrback(run.not_started)
+    on_start_failure(started, run.not_started)
     process.start()
     if run.error:
         print(f"scrapy_rep: error: {run.error}", file=sys.stderr)

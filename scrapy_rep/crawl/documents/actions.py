@@ -1,7 +1,8 @@
 """The one place where the lifecycle's actions are carried out (SPEC §4).
 
 :class:`ActionRunner` turns each action of :mod:`scrapy_rep.fetch.lifecycle` into Scrapy and
-Twisted calls: downloads over the engine, store calls, timers on the reactor, stats,
+Twisted calls: downloads over the engine, store calls, timers (on the reactor, or on the
+asyncio loop of a crawl without one: :func:`~scrapy_rep.crawl.internals.call_later`), stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
 timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
 Releasing held requests is the document's own (:class:`DocumentOwner`), and so are
@@ -18,7 +19,7 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
-from scrapy_rep.crawl.internals import engine_closing, running_engine
+from scrapy_rep.crawl.internals import Timer, call_later, engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.lifecycle import Lifecycle
@@ -93,7 +94,7 @@ class ActionRunner:
         self._owner = owner
         self._clock = clock
         self._kind = kind
-        self._timers: dict[Any, Any] = {}
+        self._timers: dict[Any, Timer] = {}
         self._tasks: set[Deferred[None]] = set()
         self._watching_downloads = False
         self.closed = False
@@ -266,11 +267,3 @@ class ActionRunner:
         self._watching_downloads = watching
         change = self.crawler.signals.connect if watching else self.crawler.signals.disconnect
         change(self.fetcher.bytes_received, signal=signals.bytes_received)
-
-
-def call_later(delay: float, function: Callable[..., Any], *args: Any) -> Any:
-    """``reactor.callLater``; imported late so that importing this module never installs
-    a reactor."""
-    from twisted.internet import reactor
-
-    return cast(Any, reactor).callLater(delay, function, *args)

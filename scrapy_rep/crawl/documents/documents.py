@@ -36,10 +36,10 @@ from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.documents.actions import ActionRunner, call_later
+from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
-from scrapy_rep.crawl.internals import engine_closing, running_engine
+from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
 from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache

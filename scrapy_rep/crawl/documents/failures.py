@@ -30,10 +30,9 @@ from scrapy.core.downloader.handlers.http11 import TunnelError
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet import error as tx
 from twisted.internet.defer import DeferredSemaphore
-from twisted.internet.threads import deferToThread
 from twisted.web.client import ResponseFailed
 
-from scrapy_rep.crawl.internals import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS
+from scrapy_rep.crawl.internals import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS, in_thread
 from scrapy_rep.fetch.rules import FailureClass, lookup_failure
 
 #: TLS errors that are no handshake failure: the connection went away meanwhile.
@@ -45,7 +44,8 @@ _TLS: Final = (SSL.Error, ssl.SSLError, tx.SSLError, tx.VerifyError, tx.Certific
 _TIMEOUTS: Final = (*TIMEOUT_ERRORS, tx.TimeoutError, tx.TCPTimedOutError, TimeoutError)
 _LOST: Final = (*LOST_ERRORS, tx.ConnectionClosed, ResponseFailed, ConnectionError)
 #: At most this many lookups of the system resolver at a time: they run in the
-#: reactor's thread pool, which Scrapy's own DNS lookups use too.
+#: reactor's thread pool, which Scrapy's own DNS lookups use too (without a reactor, the
+#: asyncio loop's default executor, which its name lookups use).
 DNS_ASKS_AT_ONCE: Final = 2
 
 
@@ -119,13 +119,9 @@ class DnsAsker:
         """:attr:`~FailureClass.NO_SUCH_HOST` if the resolver says ``host`` has no
         address; else :attr:`~FailureClass.DNS_FAILED` (it failed for now, gave no answer
         within ``timeout`` seconds, or resolves now: a failure that passed)."""
-        from twisted.internet import reactor  # late: importing this installs none
-
         await maybe_deferred_to_future(self._at_once.acquire())
         try:
-            lookup = deferToThread(self._lookup or system_lookup, host)
-            lookup.addTimeout(timeout, reactor)
-            await maybe_deferred_to_future(lookup)
+            await in_thread(self._lookup or system_lookup, host, timeout=timeout)
         except socket.gaierror as error:
             return lookup_failure(error.errno)
         except Exception:  # no answer in time, or an error that says nothing of the name

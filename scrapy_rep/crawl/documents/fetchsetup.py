@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.job import job_dir
-from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from scrapy_rep.crawl.documents.stores import RobotsStore, store_for
+from scrapy_rep.crawl.internals import asyncio_usable
 from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
 
 if TYPE_CHECKING:
@@ -26,9 +26,10 @@ def open_store(config: RepConfig, settings: Any, kinds: int = 1) -> RobotsStore:
     keeps what the ``kinds`` caches keep: ``REP_CACHE_MAX_BYTES`` of records each."""
     max_bytes = config.cache_max_bytes * kinds
     store = store_for(config.robotstxt_cache, job_dir(settings), max_bytes)
-    if store.name == "redis" and not is_asyncio_reactor_installed():
+    if store.name == "redis" and not asyncio_usable():
         raise RepSettingError(
             "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
-            "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor')"
+            "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor') "
+            "or no reactor (TWISTED_REACTOR_ENABLED = False)"
         )
     return store

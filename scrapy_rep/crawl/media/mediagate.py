@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
+from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
-from twisted.internet.threads import deferToThread
 
 from scrapy_rep import signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.internals import awaited
+from scrapy_rep.crawl.internals import in_thread
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
@@ -50,7 +50,8 @@ logger = logging.getLogger(__name__)
 _NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
 #: Files read at once per crawl (its media pipelines together), each in a thread of the
-#: reactor's pool, whose threads Scrapy's DNS resolver shares: the others wait their
+#: reactor's pool, whose threads Scrapy's DNS resolver shares (without a reactor, of the
+#: asyncio loop's default executor, which its name lookups share): the others wait their
 #: turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
 _READS: WeakKeyDictionary[Crawler, DeferredSemaphore] = WeakKeyDictionary()
@@ -145,7 +146,8 @@ class MediaGate:
     async def check_in_a_thread(
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
-        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool,
+        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool
+        (without a reactor, of the asyncio loop's executor: :func:`in_thread`),
         at most :data:`READS_AT_ONCE` files of the crawl at a time: the reader is linear
         in the file's size and bounded, but a large hostile file may still take a tenth
         of a second, which must not stop the crawl (its other downloads, its close
@@ -154,7 +156,11 @@ class MediaGate:
         fails closed as in :meth:`check`."""
         try:
             reads = _reads_of(self.crawler)
-            reading = await awaited(reads.run(deferToThread, self.read, response.body))
+            await maybe_deferred_to_future(reads.acquire())
+            try:
+                reading = await in_thread(self.read, response.body)
+            finally:
+                reads.release()
         except Exception as error:
             verdict = self._failed(response, request, error)
             self._count(verdict)

@@ -40,7 +40,6 @@ from scrapy.http import Response
 
 from scrapy_rep.crawl.auditing import trail_of
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.documents.actions import call_later
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
@@ -48,7 +47,7 @@ from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.internals import engine_scheduler, running_engine
+from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
@@ -434,7 +433,7 @@ class RobotsTxtMiddleware:
     def _unmarked(self, request: Request) -> None:
         """A marked request came through (or straight back). When none is left, stop
         listening to ``request_scheduled``, which comes for every request scheduled;
-        on the next turn of the reactor: disconnecting while the signal is being sent
+        on the next turn of the reactor (or loop): disconnecting while the signal is being sent
         would make pydispatch skip the receiver after ours."""
         marked = self._marked
         marked.discard(id(request))
