@@ -500,14 +500,17 @@ def _decide(
         return UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
     statements = None
-    fetched_at = 0.0
+    fetched_at = decided = 0.0
     if pages is not None and outcome.status is Status.KEPT:
         page = pages.get(item.url, "not fetched")
         if isinstance(page, str):
             outcome = rechecker.page_failed(outcome, page)
         else:
+            # Decided as the item is, not as the page was fetched: an unavailable_after
+            # that passed since (during the run) removes it; the trail says when.
             statements, fetched_at = page.statements, page.time
-            outcome = rechecker.after_fetch(item.url, outcome, statements, page.time, page.image)
+            decided = max(page.time, time.time())
+            outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
     if trail is not None:
-        trail.item(item, outcome, statements)
+        trail.item(item, outcome, statements, decided)
     return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

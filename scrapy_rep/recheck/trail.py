@@ -19,6 +19,7 @@ import uuid
 import zlib
 from collections import Counter
 from collections.abc import Hashable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,7 +32,7 @@ from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.usage.policy import NOTHING_BEFORE
-from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Wait
 from scrapy_rep.verdict.page import PageStatements
 
 #: The ``spider`` of a recheck's run line.
@@ -108,8 +109,10 @@ class RecheckTrail:
         item: Item,
         outcome: Outcome,
         statements: PageStatements | None = None,
+        decided: float = 0.0,
     ) -> None:
-        """The ``item`` line of a decided item."""
+        """The ``item`` line of a decided item; ``decided``: when its page was decided
+        (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again."""
         record: dict[str, Any] = {
             "type": "item",
             "run": self.run,
@@ -134,8 +137,9 @@ class RecheckTrail:
             record["why"] = outcome.why
         self._documents(record, outcome)
         if outcome.page is not None and statements is not None:
+            when = datetime.fromtimestamp(decided, timezone.utc) if decided else None
             record["page"] = lines.page_part(
-                self.rechecker.tokens, statements.headers, statements.meta
+                self.rechecker.tokens, statements.headers, statements.meta, decided=when
             )
         self.counts["items"] += 1
         self.counts[f"items_{outcome.status}"] += 1
@@ -157,11 +161,21 @@ class RecheckTrail:
                 tdm_sha = record["tdmrep"] = sha
             else:
                 licenses[str(key)] = sha
+        robots = verdict.used[0][2]
+        decision = getattr(verdict, "robots", None)
+        if isinstance(verdict, Wait):
+            # Unknown: a document it needs was not had. Said as a crawl says a document
+            # given up on (``""``), with robots.txt's line, so that `audit verify` holds
+            # the item against what was had (an item its snapshots decide is not unknown).
+            if verdict.document == TDM:
+                record["tdmrep"] = ""
+            elif verdict.document == LICENSE:
+                licenses.update(dict.fromkeys(map(str, (verdict.key, *verdict.also)), ""))
+            if not robots.unreachable:
+                decision = robots.rules.decide(record["url"], self.rechecker.agent)
         if licenses:
             record["rsl"] = licenses
         rechecker = self.rechecker
-        robots = verdict.used[0][2]
-        decision = getattr(verdict, "robots", None)
         if isinstance(verdict, (Allowed, Refused)):
             agent = verdict.robots_agent or (
                 verdict.agent if isinstance(verdict, Refused) else rechecker.agent

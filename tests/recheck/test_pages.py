@@ -1,0 +1,55 @@
+"""``recheck --pages``: a page fetched again is decided as its item is, and its trail says
+when, so that ``audit verify`` decides it at that time (issue 63 A.6)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.command import EXIT_REMOVED, FetchRequest, FetchResult, PageRead, main
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict import ROBOTS
+from scrapy_rep.verdict.page import PageStatements
+from tests.support.recheck import report_lines, write_jsonl
+
+BODY = b"User-agent: *\nAllow: /\n"
+URL = "https://a.example/page"
+#: The page was fetched before its unavailable_after date; the recheck decides it after.
+FETCHED = datetime(2020, 6, 1, tzinfo=timezone.utc).timestamp()
+UNAVAILABLE_AFTER = "2021-01-01T00:00:00Z"
+
+
+def _fetcher(request: FetchRequest) -> FetchResult:
+    origin = origin_of(URL)
+    assert origin is not None and request.pages == [URL]
+    entry = CacheEntry(parse_robotstxt(BODY), "200", FETCHED, 1e20, 1e20, 200,
+                       zlib.compress(BODY), sha256=hashlib.sha256(BODY).hexdigest())  # fmt: skip
+    documents = OriginDocuments(origin, now=FETCHED)
+    documents.add(ROBOTS, origin, entry)
+    statements = PageStatements((("x-robots-tag", f"unavailable_after: {UNAVAILABLE_AFTER}"),))
+    page = PageRead(statements, time=FETCHED)
+    return FetchResult({str(origin): documents}, {URL: page}, downloads=1)
+
+
+def test_a_page_whose_unavailable_after_passed_is_removed_and_verifies(tmp_path: Path) -> None:
+    """Fetched while available, its date passed before it is decided: it is refused (it
+    was kept, and `audit verify` then failed the honest trail, which had no `decided`)."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    trail, report = tmp_path / "trail.jsonl", tmp_path / "report.jsonl"
+    argv = [str(dataset), "--purpose", "search", "--pages", "--no-progress",
+            f"--trail={trail}", f"--report={report}"]  # fmt: skip
+    assert main(argv, io.StringIO(), _fetcher) == EXIT_REMOVED
+    assert [line["status"] for line in report_lines(report)] == ["refused"]
+    result = verify(trail)
+    assert result.clean, result.findings
+    item = next(r for r in map(json.loads, trail.read_text().splitlines()) if r["type"] == "item")
+    assert item["page"]["decided"] > UNAVAILABLE_AFTER
