@@ -50,6 +50,8 @@ HELP_WIDTH: Final = 80
 EXIT_KEPT: Final = 0
 EXIT_REMOVED: Final = 1
 EXIT_USAGE: Final = 2
+#: The fetch was stopped (Ctrl-C, a shutdown) before every document was had.
+EXIT_INTERRUPTED: Final = 3
 #: The User-Agent a recheck is decided for without ``--user-agent`` (``check``'s).
 DEFAULT_USER_AGENT: Final = "Scrapy"
 #: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
@@ -64,6 +66,9 @@ EXIT_CODES: Final = "\n".join([
     f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
     "     or WARC, a dataset of no item; or an item that could not be read (reported,",
     "     removed, and the run goes on)",
+    f"  {EXIT_INTERRUPTED}  interrupted: the fetch was stopped (Ctrl-C) before every document",
+    "     was had; --out, --removed and --report are not written, the summary and the",
+    "     trail's end line say so",
 ])  # fmt: skip
 
 
@@ -105,6 +110,9 @@ class FetchResult:
     pages: dict[str, PageRead | str] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).
     downloads: int = 0
+    #: Why the crawl stopped before its end (Scrapy's close reason, ``shutdown`` for a
+    #: Ctrl-C; ``""``: it finished): the documents of some origins were never asked for.
+    interrupted: str = ""
 
     def documents_of(self, origin: Any) -> OriginDocuments | None:
         """An origin's documents (``None``: none had)."""
@@ -355,6 +363,8 @@ class Recheck:
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         staged = Staged()
+        #: Why the fetch stopped before its end (``""``: it did not).
+        self.interrupted = fetched.interrupted if fetched is not None else ""
         try:
             code = self._decide_all(fetched, out, staged)
         except BaseException:
@@ -377,16 +387,19 @@ class Recheck:
         tally = Tally(config.purpose)
         memo = EvidenceMemo()
         progress = self.progress
+        # An interrupted fetch: no collection, removed items or report that would look
+        # whole (the origins never fetched are unknown, kept by --keep-unknown).
+        whole = not self.interrupted
         with ExitStack() as stack:
             writers = [
-                None if path is None else stack.enter_context(
+                None if path is None or not whole else stack.enter_context(
                     _Closing(dataset.writer(staged.path(path)))
                 )
                 for path in (options.out, options.removed)
             ]  # fmt: skip
             report = (
                 stack.enter_context(staged.path(options.report).open("wb"))
-                if options.report
+                if options.report and whole
                 else None
             )
             trail = None
@@ -410,13 +423,18 @@ class Recheck:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
-            head = trail.close(tally.statuses[UNREADABLE]) if trail is not None else ""
+            end = "interrupted" if self.interrupted else "finished"
+            head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{options.dataset}: no item")
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
         lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
                                  options.keep_unknown)  # fmt: skip
+        if self.interrupted:
+            stopped = self._interrupted_line()
+            lines[1:1] = ["", f"**{stopped}**"]
+            print(f"recheck: {stopped}", file=self.err, flush=True)
         if trail is not None:
             lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
                       f"audit verify {options.trail}`)"]  # fmt: skip
@@ -428,12 +446,22 @@ class Recheck:
         for number, why in tally.unreadable:
             print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)",
                   file=self.err)  # fmt: skip
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if tally.statuses[UNREADABLE]:
             return EXIT_USAGE
         removed = tally.statuses[Status.REFUSED] + (
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+    def _interrupted_line(self) -> str:
+        """What an interrupted run says first, in its summary and on standard error."""
+        asked = len(self.request.origins) if self.request is not None else 0
+        return (f"Interrupted ({self.interrupted}): the fetch stopped before every "
+                f"document was had ({asked:,} origin(s) asked for); the items of the "
+                "origins not fetched are unknown. Not a whole recheck: --out, --removed "
+                f"and --report were not written (exit status {EXIT_INTERRUPTED}).")  # fmt: skip
 
 
 def _check_files(options: argparse.Namespace) -> None:

@@ -206,12 +206,13 @@ class RecheckTrail:
         if decision_now is not None and decision_now.signals:
             record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
 
-    def close(self, unreadable: int = 0) -> str:
-        """The ``end`` line; the SHA-256 of the trail's last line (its head)."""
+    def close(self, unreadable: int = 0, reason: str = "finished") -> str:
+        """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was
+        stopped before every document was had); the SHA-256 of the trail's last line."""
         counts = dict(self.counts)
         if unreadable:
             counts["unreadable"] = unreadable
-        self.file.write(lines.end_line(self.run, "finished", counts, self.last_request))
+        self.file.write(lines.end_line(self.run, reason, counts, self.last_request))
         head = self.file.prev
         self.file.close()
         return head

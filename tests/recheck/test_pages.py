@@ -1,5 +1,6 @@
-"""``recheck --pages``: a page fetched again is decided as its item is, and its trail says
-when, so that ``audit verify`` decides it at that time (issue 63 A.6)."""
+"""``recheck`` with a fetch (a fake crawl): a page fetched again (``--pages``) is decided as
+its item is, and its trail says when, so that ``audit verify`` decides it at that time; a
+fetch stopped half-way says so (issue 63 A.6)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,18 @@ import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.command import EXIT_REMOVED, FetchRequest, FetchResult, PageRead, main
+from scrapy_rep.recheck.command import (
+    EXIT_INTERRUPTED,
+    EXIT_REMOVED,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    main,
+)
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
@@ -53,3 +63,36 @@ def test_a_page_whose_unavailable_after_passed_is_removed_and_verifies(tmp_path:
     assert result.clean, result.findings
     item = next(r for r in map(json.loads, trail.read_text().splitlines()) if r["type"] == "item")
     assert item["page"]["decided"] > UNAVAILABLE_AFTER
+
+
+def test_an_interrupted_fetch_says_so_writes_no_whole_looking_output_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 63 A.6: Ctrl-C during the fetch (the crawl closed as ``shutdown``, one origin
+    of two fetched) wrote a whole-looking --out (with --keep-unknown, the items never
+    checked kept), exit 1, and a trail that verified clean with nothing said."""
+    urls = [URL, "https://b.example/page"]
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, urls)
+    outputs = {name: tmp_path / f"{name}.jsonl" for name in ("out", "removed", "report")}
+    summary, trail = tmp_path / "summary.md", tmp_path / "trail.jsonl"
+
+    def stopped(request: FetchRequest) -> FetchResult:
+        assert request.origins == ["https://a.example", "https://b.example"]
+        result = _fetcher(FetchRequest(request.origins, {}, [URL]))
+        result.pages.clear()
+        result.interrupted = "shutdown"
+        return result
+
+    argv = [str(dataset), "--purpose", "search", "--keep-unknown", "--no-progress",
+            f"--summary={summary}", f"--trail={trail}",
+            *(f"--{name}={path}" for name, path in outputs.items())]  # fmt: skip
+    assert main(argv, io.StringIO(), stopped) == EXIT_INTERRUPTED
+    assert not any(path.exists() for path in outputs.values())
+    said = summary.read_text().splitlines()
+    assert said[2].startswith("**Interrupted (shutdown)"), said[:4]
+    assert "recheck: Interrupted (shutdown)" in capsys.readouterr().err
+    end = json.loads(trail.read_text().splitlines()[-1])
+    assert (end["type"], end["reason"]) == ("end", "interrupted")
+    result = verify(trail)
+    assert result.clean and any("interrupted" in e.what for e in result.events), result.events

@@ -121,6 +121,8 @@ class RecheckSpider(Spider):
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
 
     def closed(self, reason: str) -> None:
+        if reason != "finished":  # stopped (Ctrl-C: shutdown): not every document was had
+            self.result.interrupted = reason
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
