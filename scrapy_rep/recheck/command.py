@@ -407,7 +407,7 @@ class Recheck:
                 trail = RecheckTrail(Path(options.trail), rechecker, about, self.user_agent)
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
-            for chunk in dataset.chunks():
+            for chunk in dataset.chunks(rows=any(writers)):
                 keep = []
                 for item in chunk.items:
                     status, said, outcome = _decide(item, rechecker, read_again, trail, memo)
@@ -503,7 +503,7 @@ def _origins(dataset: Dataset, pages: bool) -> tuple[list[str], list[str], int]:
     origins: dict[str, None] = {}
     urls: dict[str, None] = {}
     total = 0
-    for chunk in dataset.chunks():
+    for chunk in dataset.chunks(rows=False):
         for item in chunk.items:
             total += 1
             if item.problem:
