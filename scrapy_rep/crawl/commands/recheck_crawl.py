@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
@@ -53,8 +53,10 @@ CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "FEED_URI": None,  # the deprecated way to name a feed, still read by Scrapy 2.19
     "ITEM_PIPELINES": {},
 }
-#: The origins whose documents are asked for at once (the lifecycle bounds the downloads
-#: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).
+#: The origins whose documents are asked for at once, a sliding window: the next origin
+#: starts as soon as one is done, so a slow origin (a 503 waited on) holds one place, not
+#: a block of 512 (the lifecycle bounds the downloads themselves by
+#: ``REP_ROBOTSTXT_CONCURRENCY``).
 ORIGINS_AT_ONCE: Final = 512
 #: The stats that count one document download each.
 DOWNLOAD_STATS: Final = tuple(f"{kind.stats}/request_count" for kind in CRAWL_KINDS)
@@ -74,10 +76,8 @@ class RecheckSpider(Spider):
         owner = owner_of(self.crawler)
         if owner is None:
             raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
-        origins = self.request.origins
-        for first in range(0, len(origins), ORIGINS_AT_ONCE):
-            batch = origins[first : first + ORIGINS_AT_ONCE]
-            await _together([self._origin(owner, origin) for origin in batch])
+        await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
+                                  lambda origin: self._origin(owner, origin)))  # fmt: skip
         for url in self.request.pages:
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
                           cb_kwargs={"url": url})  # fmt: skip
@@ -126,6 +126,25 @@ class RecheckSpider(Spider):
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
+
+
+def in_window(
+    names: list[str], at_once: int, one: Callable[[str], Awaitable[None]]
+) -> list[Coroutine[Any, Any, None]]:
+    """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
+    window: each takes the next name as soon as its last is done (an error is logged and
+    the worker goes on)."""
+    queue = iter(names)
+
+    async def worker() -> None:
+        for name in queue:  # shared: the next name not yet taken
+            try:
+                await one(name)
+            except Exception:
+                logger.exception("scrapy_rep: a recheck's documents of %s could not be had",
+                                 name)  # fmt: skip
+
+    return [worker() for _ in range(min(at_once, len(names)))]
 
 
 async def _together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
