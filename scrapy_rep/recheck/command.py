@@ -384,7 +384,8 @@ class Recheck:
             "documents": options.documents or "fetched",
             "pages": bool(options.pages),
         }
-        tally = Tally(config.purpose)
+        named = tuple(agent.lower() for agent in rechecker.rules.agents)
+        tally = Tally(config.purpose, named_agents=named)
         memo = EvidenceMemo()
         progress = self.progress
         # An interrupted fetch: no collection, removed items or report that would look
@@ -430,7 +431,7 @@ class Recheck:
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
         lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
-                                 options.keep_unknown)  # fmt: skip
+                                 options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
         if self.interrupted:
             stopped = self._interrupted_line()
             lines[1:1] = ["", f"**{stopped}**"]
@@ -462,6 +463,27 @@ class Recheck:
                 f"document was had ({asked:,} origin(s) asked for); the items of the "
                 "origins not fetched are unknown. Not a whole recheck: --out, --removed "
                 f"and --report were not written (exit status {EXIT_INTERRUPTED}).")  # fmt: skip
+
+
+#: The AI purposes, for which the groups of AI crawlers' names matter.
+AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
+
+
+def agents_obeyed(rechecker: Rechecker) -> list[str]:
+    """For an AI purpose, the robots.txt groups obeyed, as the summary says them: a site
+    that blocks GPTBot or CCBot by name (the commonest AI opt-out) says no only when
+    ``REP_PURPOSE_AGENTS`` names them."""
+    if not AI_PURPOSES.intersection(rechecker.config.purpose):
+        return []
+    own = ", ".join(f"`{name}`" for name in rechecker.names if name)
+    agents = rechecker.rules.agents
+    if agents:
+        named = ", ".join(f"`{agent}`" for agent in agents)
+        return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) and those of "
+                f"{named} (REP_PURPOSE_AGENTS): their Disallow lines refuse items too"]  # fmt: skip
+    return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) only; no AI "
+            "crawler's: a site that blocks GPTBot or CCBot by name alone is not read as a "
+            "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
 
 
 def _check_files(options: argparse.Namespace) -> None:
