@@ -16,9 +16,11 @@ import argparse
 import sys
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -58,6 +60,11 @@ DEFAULT_USER_AGENT: Final = "Scrapy"
 SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
 #: Seconds between two progress lines, and before the first.
 PROGRESS_EVERY: Final = 2.0
+#: How long a recheck's crawl waits for a document that does not answer (a 5xx, a 429, a
+#: network error) before it gives up, unless ``REP_UNREACHABLE_MAX_WAIT`` is set: a crawl
+#: waits 600 s for requests it means to send, but an origin given up on only makes its
+#: items unknown, and an unknown item is removed anyway (or kept with --keep-unknown).
+RECHECK_MAX_WAIT: Final = 60.0
 
 EXIT_CODES: Final = "\n".join([
     "exit codes (scrapy rep-recheck uses the same):",
@@ -98,6 +105,8 @@ class FetchRequest:
     #: tags are read too (an AI purpose).
     tokens: tuple[str, ...] = ()
     ai: bool = False
+    #: Where the crawl's progress lines go (``None``: nowhere, ``--no-progress``).
+    progress: TextIO | None = None
 
 
 @dataclass
@@ -218,6 +227,31 @@ def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None
 # --------------------------------------------------------------------------- the run
 
 
+def fetch_progress(
+    done: int,
+    total: int,
+    waiting: Mapping[str, tuple[str, float]],
+    max_wait: float,
+    now: float,
+) -> str:
+    """The crawl's progress line: the origins done, and those waiting (for
+    :data:`PROGRESS_EVERY` seconds or more) on a document that does not answer yet, by
+    kind, until when at the latest (each is given up on ``max_wait`` seconds after it
+    started), and the setting that shortens it. ``waiting``: origin -> (the kind of
+    document it waits for, when it started waiting, POSIX seconds)."""
+    line = f"recheck: fetching: {done:,} of {total:,} origin(s) done"
+    slow = [(kind, since) for kind, since in waiting.values() if now - since >= PROGRESS_EVERY]
+    if not slow:
+        return line
+    kinds = Counter(kind for kind, _ in slow)
+    on = ", ".join(f"{kind} ({count:,})" for kind, count in sorted(kinds.items()))
+    until = datetime.fromtimestamp(max(since for _, since in slow) + max_wait, timezone.utc)
+    return (f"{line}; {len(slow):,} waiting on a document that does not answer yet: {on}; "
+            f"each given up on after {max_wait:,.0f} s, by about {until:%H:%M:%S} UTC at "
+            "the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their items are "
+            "then unknown)")  # fmt: skip
+
+
 class Progress:
     """A progress line on standard error every :data:`PROGRESS_EVERY` seconds of a long
     run: items read, origins resolved, rate, time left (when the total is known)."""
@@ -227,6 +261,11 @@ class Progress:
         self.clock = clock
         self.start = self.last = clock()
         self.total = 0
+
+    def begin(self) -> None:
+        """The items start being decided: the rate counts the work from now, not the
+        fetch before it (minutes waiting on origins that do not answer)."""
+        self.start = self.last = self.clock()
 
     def tick(self, items: int, origins: int) -> None:
         if self.err is None:
@@ -351,8 +390,16 @@ class Recheck:
         print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
               "documents", file=err, flush=True)  # fmt: skip
         crawl = {**settings, "REP_PURPOSE": config.purpose}
+        crawl.setdefault("REP_UNREACHABLE_MAX_WAIT", RECHECK_MAX_WAIT)
+        default = "REP_UNREACHABLE_MAX_WAIT" not in settings
+        print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
+              f"is waited for at most {float(crawl['REP_UNREACHABLE_MAX_WAIT']):,.0f} s "
+              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
+              "are then unknown, and removed anyway)" if default else ")"),
+              file=err, flush=True)  # fmt: skip
         self.request = FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
-                                    rechecker.rules.needs_tdmrep)  # fmt: skip
+                                    rechecker.rules.needs_tdmrep,
+                                    err if options.progress else None)  # fmt: skip
         self.source = ""
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
@@ -388,6 +435,7 @@ class Recheck:
         tally = Tally(config.purpose, named_agents=named)
         memo = EvidenceMemo()
         progress = self.progress
+        progress.begin()
         # An interrupted fetch: no collection, removed items or report that would look
         # whole (the origins never fetched are unknown, kept by --keep-unknown).
         whole = not self.interrupted

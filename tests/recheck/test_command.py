@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 
 from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE, Progress
+from scrapy_rep.recheck.command import (
+    EXIT_KEPT,
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    FetchRequest,
+    FetchResult,
+    Progress,
+    fetch_progress,
+    main,
+)
 from tests.support.recheck import (
     recheck_tool,
     report_lines,
@@ -269,3 +278,55 @@ def test_an_item_is_held_to_its_own_runs_snapshots_and_to_what_was_had(tmp_path:
                      why="the tdmrep.json of http://a.example was not had")  # fmt: skip
     found = [f.what for f in verify(unknown).findings if f.url == URLS[2]]
     assert any("its snapshots refuse it" in f for f in found), found
+
+
+def test_the_rate_counts_the_items_decided_not_the_fetch_before() -> None:
+    """Issue 63 B.8: the rate counted the minutes spent waiting on origins."""
+    err = io.StringIO()
+    now = [0.0]
+    progress = Progress(err, lambda: now[0])
+    now[0] = 600.0  # the fetch: ten minutes on three origins answering 503
+    progress.begin()
+    now[0] = 604.0
+    progress.tick(400, 12)
+    assert err.getvalue() == "recheck: 400 items read, 12 origins resolved, 100 items/s\n"
+
+
+def test_the_fetch_progress_says_how_many_wait_on_what_until_when_and_what_shortens_it() -> None:
+    waiting = {
+        "https://a.example": ("robots.txt", 1000.0),
+        "https://b.example": ("robots.txt", 1001.0),
+        "https://c.example": ("tdmrep.json", 1000.5),
+        "https://d.example": ("robots.txt", 1009.5),  # just asked: not waiting yet
+    }
+    assert fetch_progress(230, 240, waiting, 60.0, 1010.0) == (
+        "recheck: fetching: 230 of 240 origin(s) done; 3 waiting on a document that does "
+        "not answer yet: robots.txt (2), tdmrep.json (1); each given up on after 60 s, by "
+        "about 00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; "
+        "their items are then unknown)"
+    )
+    assert fetch_progress(5, 240, {}, 60.0, 1010.0) == "recheck: fetching: 5 of 240 origin(s) done"
+
+
+@pytest.mark.parametrize(
+    ("given", "waits"), [((), 60.0), (("-s", "REP_UNREACHABLE_MAX_WAIT=5"), "5")]
+)
+def test_a_recheck_waits_a_short_time_for_a_document_that_does_not_answer_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: tuple[str, ...], waits: Any
+) -> None:
+    """A crawl's 600 s wait made a recheck's unknown items cost minutes each: a recheck
+    waits 60 s unless told, says so and why, and hands its crawl a place for progress."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URLS[0]])
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    main([str(dataset), "--purpose", "search", *given], io.StringIO(), fetcher)
+    assert asked[0].settings["REP_UNREACHABLE_MAX_WAIT"] == waits
+    assert asked[0].progress is not None
+    err = capsys.readouterr().err
+    assert f"is waited for at most {float(waits):.0f} s (REP_UNREACHABLE_MAX_WAIT" in err
+    assert ("removed anyway" in err) is (not given)

@@ -25,12 +25,19 @@ from scrapy import Request, Spider
 from scrapy.crawler import CrawlerProcess, CrawlerRunner
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.task import LoopingCall
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
-from scrapy_rep.recheck.command import FetchRequest, FetchResult, PageRead
+from scrapy_rep.recheck.command import (
+    PROGRESS_EVERY,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    fetch_progress,
+)
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
@@ -71,30 +78,65 @@ class RecheckSpider(Spider):
         super().__init__(**kwargs)
         self.request = request
         self.result = result
+        #: The origins whose documents are being asked for: origin -> (the kind of the
+        #: document it waits for, since when, POSIX seconds); what progress says waits.
+        self.waiting: dict[str, tuple[str, float]] = {}
+        #: The origins done.
+        self.done = 0
 
     async def start(self) -> Any:
         owner = owner_of(self.crawler)
         if owner is None:
             raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
-        await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
-                                  lambda origin: self._origin(owner, origin)))  # fmt: skip
+        progress = None
+        if self.request.progress is not None and self.request.origins:
+            progress = LoopingCall(self._progress)
+            progress.start(PROGRESS_EVERY, now=False)
+        try:
+            await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
+                                      lambda origin: self._origin(owner, origin)))  # fmt: skip
+        finally:
+            if progress is not None and progress.running:
+                progress.stop()
         for url in self.request.pages:
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
                           cb_kwargs={"url": url})  # fmt: skip
 
+    def _progress(self) -> None:
+        """A progress line: origins done, and those waiting on a document that does
+        not answer (:func:`~scrapy_rep.recheck.command.fetch_progress`)."""
+        settings = self.request.settings
+        max_wait = float(settings.get("REP_UNREACHABLE_MAX_WAIT") or 0.0)
+        line = fetch_progress(self.done, len(self.request.origins), self.waiting, max_wait,
+                              time.time())  # fmt: skip
+        print(line, file=self.request.progress, flush=True)
+
     async def _origin(self, owner: Any, name: str) -> None:
-        """One origin's documents, as the crawl's middleware has them."""
+        """One origin's documents, as the crawl's middleware has them; while it waits
+        for each, :attr:`waiting` says which."""
+        try:
+            await self._documents(owner, name)
+        finally:
+            self.waiting.pop(name, None)
+            self.done += 1
+
+    def _waits(self, name: str, kind: str) -> None:
+        self.waiting[name] = (kind, time.time())
+
+    async def _documents(self, owner: Any, name: str) -> None:
         origin = origin_of(f"{name}/")
         if origin is None:
             return
         trigger = Request(origin.robots_url)  # the route of its fetches: the default slot
         documents = owner.documents
+        self._waits(name, "robots.txt")
         robots = await documents[ROBOTS].when_known(origin, trigger)
         if robots is None:  # the spider closed first
             return
         found = OriginDocuments(origin, now=time.time())
         found.add(ROBOTS, origin, robots)
         if TDM in documents:
+            self._waits(name, "tdmrep.json")
             tdm = await documents[TDM].when_known(origin, trigger)
             if tdm is not None:
                 found.add(TDM, origin, tdm)
@@ -103,6 +145,7 @@ class RecheckSpider(Spider):
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, rules.max_licenses) is None:
                 licenses = documents[LICENSE]
+                self._waits(name, "RSL license")
                 entries = await _together([licenses.when_known(key, trigger) for key in keys])
                 for key, entry in zip(keys, entries, strict=True):
                     if entry is not None:

@@ -5,6 +5,8 @@ past it; in blocks of 512, each block waited for its slowest."""
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import pytest_twisted
@@ -53,3 +55,35 @@ async def test_an_origin_that_fails_is_logged_and_the_window_goes_on(
 
 async def _never(name: str) -> None:
     raise AssertionError(name)
+
+
+class _Document:
+    """A document kind of the middleware whose answers the test gives (a fake fetch)."""
+
+    def __init__(self) -> None:
+        self.asked: list[Deferred[Any]] = []
+
+    def when_known(self, key: Any, trigger: Any) -> Deferred[Any]:
+        self.asked.append(Deferred())
+        return self.asked[-1]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_origins_waiting_and_on_what_are_known_while_they_wait() -> None:
+    """Issue 63 B.8: three origins answering 503 held a run 10 minutes with no line. What
+    the progress line says (:func:`fetch_progress`) is kept as the crawl waits."""
+    from scrapy_rep.crawl.commands.recheck_crawl import RecheckSpider
+    from scrapy_rep.recheck.command import FetchRequest, FetchResult
+    from scrapy_rep.verdict import ROBOTS
+
+    robots = _Document()
+    owner = SimpleNamespace(documents={ROBOTS: robots})
+    spider = RecheckSpider(FetchRequest(["https://a.example"], {}), FetchResult())
+    fetching = ensureDeferred(spider._origin(owner, "https://a.example"))
+    assert [(name, kind) for name, (kind, _) in spider.waiting.items()] == [
+        ("https://a.example", "robots.txt")
+    ]
+    assert spider.done == 0
+    robots.asked[0].callback(None)  # given up on / the spider closed: nothing had
+    await fetching
+    assert (spider.waiting, spider.done) == ({}, 1)
