@@ -44,7 +44,8 @@ from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
-from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.urls.origins import Origin, origin_of
+from scrapy_rep.verdict import TDM
 from scrapy_rep.verdict.page import PageStatements
 
 #: The width every help text fits in.
@@ -165,6 +166,9 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "(appended to; `audit verify` checks it)")  # fmt: skip
     parser.add_argument("--documents", metavar="WARC", help="read the documents from this WARC "
                         "of captures instead of fetching them now")  # fmt: skip
+    parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
+                        "fetch now only the documents the WARC lacks (a Common Crawl "
+                        "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
     parser.add_argument("--pages", action="store_true", help="fetch each item's page again: its "
                         "headers and meta decide too")  # fmt: skip
     parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
@@ -375,13 +379,27 @@ class Recheck:
         self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
         #: What the crawl is to fetch (``None``: the documents come from a WARC).
         self.request: FetchRequest | None = None
+        #: The WARC's documents (``--documents``).
+        self.warc: WarcDocuments | None = None
+        if options.fetch_missing and not options.documents:
+            raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
         if options.documents:
             captured = captures(options.documents)  # a bad WARC fails before any output
             policy = Policy(unreachable_action=config.unreachable_action)
-            rechecker.documents = WarcDocuments(
+            rechecker.documents = self.warc = WarcDocuments(
                 captured, rechecker.rules, rechecker.names, config.profile, policy
             )
             self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            if not options.fetch_missing:
+                return
+            origins, _, total = _origins(self.dataset, False)
+            lacking = [name for name in origins if self.warc.lacks(_origin(name))]
+            if not total:
+                raise DatasetError(f"{options.dataset}: no item")
+            print(f"recheck: the WARC lacks documents of {len(lacking):,} of {len(origins):,} "
+                  "origin(s); fetching them now", file=err, flush=True)  # fmt: skip
+            if lacking:
+                self.request = self._request(settings, lacking, [])
             return
         origins, pages, total = _origins(self.dataset, options.pages)
         if not total:
@@ -389,6 +407,14 @@ class Recheck:
         self.progress.total = total
         print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
               "documents", file=err, flush=True)  # fmt: skip
+        self.request = self._request(settings, origins, pages)
+        self.source = ""
+
+    def _request(
+        self, settings: dict[str, Any], origins: list[str], pages: list[str]
+    ) -> FetchRequest:
+        """What the crawl is to fetch, under the recheck's wait (said)."""
+        config, rechecker, err = self.config, self.rechecker, self.err
         crawl = {**settings, "REP_PURPOSE": config.purpose}
         crawl.setdefault("REP_UNREACHABLE_MAX_WAIT", RECHECK_MAX_WAIT)
         default = "REP_UNREACHABLE_MAX_WAIT" not in settings
@@ -397,15 +423,18 @@ class Recheck:
               "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
               "are then unknown, and removed anyway)" if default else ")"),
               file=err, flush=True)  # fmt: skip
-        self.request = FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
-                                    rechecker.rules.needs_tdmrep,
-                                    err if options.progress else None)  # fmt: skip
-        self.source = ""
+        return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
+                            rechecker.rules.needs_tdmrep,
+                            err if self.options.progress else None)  # fmt: skip
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
         written under temporary names and renamed over their paths once all are whole."""
-        if fetched is not None:
+        if fetched is not None and self.warc is not None:
+            self.rechecker.documents = Completed(self.warc, fetched)
+            self.source += (f"; what it lacks fetched now, {fetched.downloads:,} download(s) "
+                            f"for {len(fetched.documents):,} origin(s)")  # fmt: skip
+        elif fetched is not None:
             self.rechecker.documents = fetched.documents_of
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
@@ -484,6 +513,9 @@ class Recheck:
             stopped = self._interrupted_line()
             lines[1:1] = ["", f"**{stopped}**"]
             print(f"recheck: {stopped}", file=self.err, flush=True)
+        if (unchecked := self._tdmrep_unchecked()) is not None:
+            lines[1:1] = ["", f"**{unchecked}**"]
+            print(f"recheck: {unchecked}", file=self.err, flush=True)
         if trail is not None:
             lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
                       f"audit verify {options.trail}`)"]  # fmt: skip
@@ -503,6 +535,24 @@ class Recheck:
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+    def _tdmrep_unchecked(self) -> str | None:
+        """The line that says a WARC held no tdmrep.json for origins whose items an AI
+        purpose needs it for (``None``: it held every one needed)."""
+        warc = self.warc
+        if warc is None or not warc.without_tdmrep:
+            return None
+        filled = getattr(self.rechecker.documents, "filled", 0)
+        lacking = warc.without_tdmrep - filled
+        if lacking <= 0:
+            return None
+        fetch = "" if self.options.fetch_missing else (
+            " --fetch-missing fetches now only what the WARC lacks."
+        )  # fmt: skip
+        return (f"TDMRep not checked for {lacking:,} of {warc.origins:,} origin(s): the WARC "
+                "holds no tdmrep.json for them (a Common Crawl robots.txt WARC holds none), so "
+                f"their items are unknown for {', '.join(self.config.purpose)} unless their "
+                f"robots.txt refuses them already.{fetch}")  # fmt: skip
 
     def _interrupted_line(self) -> str:
         """What an interrupted run says first, in its summary and on standard error."""
@@ -549,6 +599,36 @@ def _check_files(options: argparse.Namespace) -> None:
         trail = Path(options.trail)
         check_unlocked(trail)
         last_line_hash(trail)  # a trail that ends with a cut line cannot be chained on
+
+
+class Completed:
+    """A WARC's documents, completed by what was fetched now where it lacks them
+    (``--fetch-missing``): an origin not captured is the crawl's; a tdmrep.json not
+    captured is the crawl's, beside the captured robots.txt."""
+
+    def __init__(self, warc: WarcDocuments, fetched: FetchResult) -> None:
+        self.warc = warc
+        self.fetched = fetched
+        #: Origins whose tdmrep.json was filled in from the fetch.
+        self.filled = 0
+
+    def __call__(self, origin: Origin) -> OriginDocuments | None:
+        captured = self.warc(origin)
+        now = self.fetched.documents_of(origin)
+        if captured is None or now is None:
+            return captured if captured is not None else now
+        tdm = now.known(TDM, origin)
+        if captured.known(TDM, origin) is None and tdm is not None:
+            captured.add(TDM, origin, tdm)
+            captured.missing.pop(TDM, None)
+            self.filled += 1
+        return captured
+
+
+def _origin(name: str) -> Origin:
+    origin = origin_of(f"{name}/")
+    assert origin is not None  # the names of origins _origins found
+    return origin
 
 
 class _Closing:

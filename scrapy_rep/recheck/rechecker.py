@@ -257,7 +257,9 @@ class Rechecker:
     ) -> Outcome:
         """A document it needs was not had: refused all the same if what was had refuses
         it (each further document can only add a "no"), else unknown."""
-        what = f"the {wait.document} of {wait.key} was not had"
+        what = documents.missing.get(wait.document) or (
+            f"the {wait.document} of {wait.key} was not had"
+        )
         if wait.document == ROBOTS:
             return Outcome(Status.UNKNOWN, wait, documents, what)
 
