@@ -226,11 +226,11 @@ class WarcDocuments:
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
         documents.now = self.captured[origin.robots_url].date
         self.origins += 1
-        if self.rules.needs_tdmrep:
-            if self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin) is None:
-                self.without_tdmrep += 1
-                documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
-                                          f"tdmrep.json of {origin}")  # fmt: skip
+        tdmrep = TDMREP.url(origin)
+        if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+            self.without_tdmrep += 1
+            documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
+                                      f"tdmrep.json of {origin}")  # fmt: skip
         if self.rules.purpose_set and robots is not None and robots.rules.licenses:
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, self.rules.max_licenses) is None:
