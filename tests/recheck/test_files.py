@@ -199,7 +199,7 @@ def test_a_crawl_closed_before_its_end_marks_the_fetch_interrupted(
 
     from scrapy_rep.crawl.commands.recheck_crawl import RecheckSpider
 
-    result = FetchResult()
+    result = FetchResult(interrupted="shutdown_forced")  # as scheduled: until it closes
     spider = RecheckSpider(FetchRequest(["https://a.example"], {}), result)
     spider.crawler = SimpleNamespace(stats=None)  # type: ignore[assignment]
     spider.closed(reason)

@@ -164,8 +164,8 @@ class RecheckSpider(Spider):
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
 
     def closed(self, reason: str) -> None:
-        if reason != "finished":  # stopped (Ctrl-C: shutdown): not every document was had
-            self.result.interrupted = reason
+        # stopped (Ctrl-C: shutdown): not every document was had
+        self.result.interrupted = reason if reason != "finished" else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
@@ -215,7 +215,9 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
     """Add the recheck's crawl to ``process`` (a ``CrawlerProcess`` or ``CrawlerRunner``);
     its result, filled once the process has run."""
-    result = FetchResult()
+    # Interrupted until its spider closes: a second Ctrl-C stops the process without
+    # closing it, and its result is then no whole fetch either.
+    result = FetchResult(interrupted="shutdown_forced")
     process.crawl(RecheckSpider, request=request, result=result)
     return result
 
