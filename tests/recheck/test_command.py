@@ -169,7 +169,7 @@ def _edited(trail: Path, url: str, **changes: Any) -> Path:
         (URLS[0], {"status": "refused", "refused_by": "robots.txt"}, "it allows it"),
         (URLS[1], {"robots": {"agent": "scrapy", "line": 3, "rule": "x",
                               "snapshot": "%s"}}, "the snapshot gives line 2"),
-        # issue 63 A.6: a tdmrep.json not had keeps nothing (REP_UNREACHABLE_ACTION drop)
+        # a tdmrep.json not had keeps nothing (REP_UNREACHABLE_ACTION drop)
         (URLS[6], {"status": "kept", "refused_by": None, "why": None, "tdmrep": "", "usage": None},
          "tdmrep.json"),
         # another origin's snapshots (d.example's 404s: nothing refuses there)
@@ -259,7 +259,7 @@ def _forge(trail: Path, records: list[dict[str, Any]], run: int, url: str, **cha
 
 
 def test_an_item_is_held_to_its_own_runs_snapshots_and_to_what_was_had(tmp_path: Path) -> None:
-    """Issue 63 A.6: an honest trail of two runs (unknown items that name what was not
+    """An honest trail of two runs (unknown items that name what was not
     had) is clean; an item of today's run pointing at the older run's snapshot, and an
     item refused by what was had made unknown, are found."""
     trail, records = _two_runs(tmp_path)
@@ -281,7 +281,7 @@ def test_an_item_is_held_to_its_own_runs_snapshots_and_to_what_was_had(tmp_path:
 
 
 def test_the_rate_counts_the_items_decided_not_the_fetch_before() -> None:
-    """Issue 63 B.8: the rate counted the minutes spent waiting on origins."""
+    """The rate counted the minutes spent waiting on origins."""
     err = io.StringIO()
     now = [0.0]
     progress = Progress(err, lambda: now[0])

@@ -136,7 +136,7 @@ def test_an_export_says_what_the_crawl_did_then(tmp_path: Path) -> None:
 def test_a_wide_parquet_file_has_only_its_url_column_read_unless_rows_are_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 63 A.5: every column was read (600,000 rows of 2 KB text: 1.16 GB). The
+    """Every column was read (600,000 rows of 2 KB text: 1.16 GB). The
     origins' pass, and a run that writes no row back, read the URL column alone, in
     batches; one that writes rows back reads whole rows in smaller batches."""
     pyarrow = needs("pyarrow")

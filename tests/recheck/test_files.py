@@ -192,8 +192,8 @@ def test_the_crawl_of_a_recheck_has_no_feed_and_no_item_pipeline() -> None:
 def test_a_crawl_closed_before_its_end_marks_the_fetch_interrupted(
     reason: str, interrupted: str
 ) -> None:
-    """Ctrl-C closes the recheck's crawl as ``shutdown``: its result says so (issue 63
-    A.6), and the recheck then writes no whole-looking output and exits 3."""
+    """Ctrl-C closes the recheck's crawl as ``shutdown``: its result says so, and the
+    recheck then writes no whole-looking output and exits 3."""
     pytest.importorskip("scrapy")
     from types import SimpleNamespace
 

@@ -126,7 +126,7 @@ def test_a_page_fetched_again_decides_too() -> None:
     assert rechecker.after_fetch(url, refused, says["nothing"], now) is refused
 
 
-#: One origin spelt the ways a collection spells it (issue 63 A.5): userinfo, a query or
+#: One origin spelt the ways a collection spells it: userinfo, a query or
 #: a fragment right after the host, case, the default port, a trailing dot.
 SPELLINGS = (
     "https://a.example/private/1",

@@ -258,7 +258,7 @@ def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
 
 
 def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) -> None:
-    """Issue 63 A.5: each spelling of an origin (userinfo, a query after the host) read
+    """Each spelling of an origin (userinfo, a query after the host) read
     and parsed its robots.txt again (4,000 items: 59 s and 281 MB)."""
     from scrapy_rep.recheck.command import warc_rechecker
 

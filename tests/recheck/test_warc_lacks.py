@@ -1,7 +1,7 @@
 """A Common-Crawl-style WARC holds robots.txt captures and no tdmrep.json: for an AI
 purpose every item was unknown, said only per item. The run says it in one line at the
 top, each item says "TDMRep not checked", and ``--fetch-missing`` fetches now only what
-the WARC lacks (issue 63 B.9)."""
+the WARC lacks."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ URLS = ["http://a.example/books/1", "http://a.example/x"]
 TDMREP = b'[{"location": "/books/*", "tdm-reservation": 1}]'
 
 
-def _run(
+def _recheck_warc(
     tmp_path: Path, *extra: str, fetcher: object = None
 ) -> tuple[int, str, dict[str, dict[str, object]], Path]:
     dataset, warc = tmp_path / "items.jsonl", tmp_path / "robots.warc"
@@ -43,7 +43,7 @@ def _run(
 def test_a_warc_without_tdmrep_says_so_at_the_top(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, summary, report, _ = _run(tmp_path)
+    _, summary, report, _ = _recheck_warc(tmp_path)
     top = summary.splitlines()[2]
     assert top.startswith("**TDMRep not checked for 1 of 1 origin(s): the WARC holds no "
                           "tdmrep.json"), summary  # fmt: skip
@@ -69,7 +69,7 @@ def test_fetch_missing_fetches_only_what_the_warc_lacks(tmp_path: Path) -> None:
         documents.add(TDM, origin, entry)
         return FetchResult({str(origin): documents}, downloads=2)
 
-    _, summary, report, trail = _run(tmp_path, "--fetch-missing", fetcher=fetcher)
+    _, summary, report, trail = _recheck_warc(tmp_path, "--fetch-missing", fetcher=fetcher)
     assert [request.origins for request in asked] == [["http://a.example"]]
     assert {url: r["status"] for url, r in report.items()} == {URLS[0]: "refused",
                                                                 URLS[1]: "kept"}  # fmt: skip

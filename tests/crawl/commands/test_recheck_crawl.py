@@ -1,5 +1,5 @@
-"""The crawl of a recheck asks for its origins' documents in a sliding window (issue 63
-A.5): a slow origin (a 503 waited on) holds one place, and the others start and finish
+"""The crawl of a recheck asks for its origins' documents in a sliding window: a slow
+origin (a 503 waited on) holds one place, and the others start and finish
 past it; in blocks of 512, each block waited for its slowest."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from twisted.internet.defer import Deferred, DeferredList, ensureDeferred
 from scrapy_rep.crawl.commands.recheck_crawl import in_window
 
 
-async def _run(names: list[str], at_once: int, stuck: str) -> list[str]:
+async def _finish_order(names: list[str], at_once: int, stuck: str) -> list[str]:
     """The order ``names`` finish in, ``at_once`` at a time, when ``stuck`` finishes only
     once every other one has (a fake fetch: no clock, no network)."""
     done: list[str] = []
@@ -38,7 +38,7 @@ async def _run(names: list[str], at_once: int, stuck: str) -> list[str]:
 @pytest_twisted.ensureDeferred
 async def test_a_slow_origin_does_not_hold_back_the_others() -> None:
     names = ["slow", *(f"https://{n}.example" for n in range(6))]
-    assert await _run(names, 2, "slow") == [*names[1:], "slow"]
+    assert await _finish_order(names, 2, "slow") == [*names[1:], "slow"]
 
 
 @pytest_twisted.ensureDeferred
@@ -47,7 +47,7 @@ async def test_an_origin_that_fails_is_logged_and_the_window_goes_on(
 ) -> None:
     names = ["slow", "bad", "https://a.example", "https://b.example"]
     with caplog.at_level(logging.ERROR):
-        done = await _run(names, 2, "slow")
+        done = await _finish_order(names, 2, "slow")
     assert done == ["https://a.example", "https://b.example", "slow"]
     assert "documents of bad could not be had" in caplog.text
     assert in_window([], 512, _never) == []
@@ -70,7 +70,7 @@ class _Document:
 
 @pytest_twisted.ensureDeferred
 async def test_the_origins_waiting_and_on_what_are_known_while_they_wait() -> None:
-    """Issue 63 B.8: three origins answering 503 held a run 10 minutes with no line. What
+    """Three origins answering 503 held a run 10 minutes with no line. What
     the progress line says (:func:`fetch_progress`) is kept as the crawl waits."""
     from scrapy_rep.crawl.commands.recheck_crawl import RecheckSpider
     from scrapy_rep.recheck.command import FetchRequest, FetchResult

@@ -1,6 +1,6 @@
 """``recheck`` with a fetch (a fake crawl): a page fetched again (``--pages``) is decided as
 its item is, and its trail says when, so that ``audit verify`` decides it at that time; a
-fetch stopped half-way says so (issue 63 A.6)."""
+fetch stopped half-way says so."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_a_page_whose_unavailable_after_passed_is_removed_and_verifies(tmp_path:
 def test_an_interrupted_fetch_says_so_writes_no_whole_looking_output_and_exits_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 63 A.6: Ctrl-C during the fetch (the crawl closed as ``shutdown``, one origin
+    """Ctrl-C during the fetch (the crawl closed as ``shutdown``, one origin
     of two fetched) wrote a whole-looking --out (with --keep-unknown, the items never
     checked kept), exit 1, and a trail that verified clean with nothing said."""
     urls = [URL, "https://b.example/page"]
