@@ -9,7 +9,13 @@ snapshots, as it holds a crawl's records (:class:`~scrapy_rep.audit.rederive.Red
   before the fetch, as a page the crawl sent for: robots.txt for every name, the line
   recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
 - an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
-  (robots.txt's recorded line, a purpose's "no"); ``unknown`` names documents not had;
+  (robots.txt's recorded line, a purpose's "no");
+- an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
+  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
+  its page could not be fetched again) nor refuses it (it would be refused);
+- every snapshot an item names is one its own run announced for its own origin's
+  document (not another origin's, not an older run's), and ``tdmrep`` ``""`` (not had)
+  is read as the crawl reads a tdmrep.json given up on (``REP_UNREACHABLE_ACTION``);
 - with its ``page`` part (``--pages``), its ``names`` must be every name its request was
   held to (its ``robots`` part's ``agents``) and ``REP_DIRECTIVE_TOKENS``, no fewer: a
   cut name hides that name's ``noindex``; the page is then decided again with
@@ -27,6 +33,7 @@ from scrapy_rep.audit.pages import _fields, _time, names_differences, read_for
 from scrapy_rep.audit.read import text
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
+from scrapy_rep.verdict import Allowed, Refused
 from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
 from scrapy_rep.verdict.reasons import Reason
 
@@ -34,6 +41,10 @@ from scrapy_rep.verdict.reasons import Reason
 STATUSES: Final = ("kept", "refused", "unknown")
 #: ``refused_by`` of an item refused after the fetch.
 BY_PAGE: Final = "page"
+#: The ``why`` of an item unknown because its page could not be fetched again.
+PAGE_NOT_FETCHED: Final = "page not fetched again"
+#: The refusals that mean a document was not had (the item is unknown, not refused).
+_NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 
 
 def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiver) -> list[str]:
@@ -49,10 +60,37 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     # Before the fetch it was allowed (kept, or refused by its page): held as a page the
     # crawl sent for; else as a request refused by what its refused_by says.
     as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
-    found, before = rederiver._request_differences(as_url, run)
+    found, before = rederiver._request_differences(as_url, run, item=True)
     if after_fetch:
         found += _page_differences(record, run, before, status, by)
+    elif status == "unknown":
+        found += _unknown_differences(as_url, run, rederiver)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
+
+
+def _unknown_differences(
+    record: dict[str, Any], run: RunContext, rederiver: Rederiver
+) -> list[str]:
+    """An ``unknown`` item held against what its snapshots decide (nothing to hold it
+    against when no robots.txt snapshot was had)."""
+    verdict = rederiver.verdict
+    if isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE:
+        # What was had may refuse it all the same (robots.txt's Content-Usage, a
+        # license): then it is refused, as the recheck decides it. Decided again with
+        # the tdmrep.json not had read as none (it can only add a "no").
+        without = {name: value for name, value in record.items() if name != "tdmrep"}
+        rederiver._request_differences(without, run, item=True)
+        verdict = rederiver.verdict
+        if not isinstance(verdict, Refused) or verdict.reason in _NOT_HAD:
+            return []
+    if isinstance(verdict, Allowed):
+        if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
+            return []  # allowed before the fetch; the page's fetch failed (as recorded)
+        return ["recorded unknown, but every document it needs was had and allows it "
+                "(it is kept)"]  # fmt: skip
+    if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
+        return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
+    return []
 
 
 def _page_differences(

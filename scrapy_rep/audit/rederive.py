@@ -26,6 +26,7 @@ unreachable; no status: the body as stored, empty for no file).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -168,9 +169,17 @@ class Rederiver:
         #: What each fetched page that said something said, in its run (:func:`said_key`):
         #: a page a callback fetched has its own record before its fetcher's.
         self.said: set[bytes] = set()
+        #: The first 8 bytes of the SHA-256 of (run, sha256, document URL) of each
+        #: ``snapshot`` line: a recheck's item names a snapshot its own run announced
+        #: for its own origin (:meth:`announced`).
+        self._announced: set[bytes] = set()
+        #: The verdict of the last re-derivation (``None``: none made): an item's status
+        #: is held against it.
+        self.verdict: Verdict | None = None
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
+        self._announced.add(_announce_key(text(record.get("run")), sha, url))
         self.snapshots[sha] = record
         self.described[(sha, url)] = record
         self.latest[(text(record.get("kind")), url)] = sha
@@ -196,6 +205,10 @@ class Rederiver:
             if says_something(part):
                 self.said.add(said_key(run.run, str(record.get("url", "")), part))
         return found
+
+    def announced(self, run: str, sha: str, document: str) -> bool:
+        """Whether run ``run`` announced snapshot ``sha`` of ``document`` (its URL)."""
+        return _announce_key(run, sha, document) in self._announced
 
     def _page_part(self, sha: str) -> dict[str, Any] | None:
         """A page part's statements, from their snapshot."""
@@ -242,10 +255,14 @@ class Rederiver:
         return tuple(rules.licenses) if rules is not None else ()
 
     def _request_differences(
-        self, record: dict[str, Any], run: RunContext
+        self, record: dict[str, Any], run: RunContext, item: bool = False
     ) -> tuple[list[str], Before | None]:
         """Every way ``record`` differs from what its snapshots say today (sentences), and
-        what its documents said about it before the fetch (``None``: not re-derived)."""
+        what its documents said about it before the fetch (``None``: not re-derived).
+        ``item``: a recheck's ``item`` (:mod:`scrapy_rep.audit.items`), whose snapshots
+        are its own run's, of its own origin, and whose ``tdmrep`` ``""`` is a
+        tdmrep.json not had (read as the crawl reads one given up on)."""
+        self.verdict = None
         url = str(record.get("url", ""))
         robots = record.get("robots")
         robots = robots if isinstance(robots, dict) else {}
@@ -259,14 +276,40 @@ class Rederiver:
         if not sha:
             return (self._without_snapshot(record, robots, url, run) if obeyed else []), None
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
+        if item and (problem := self._foreign(record, sha, origin, url)):
+            return [problem], None
         rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
         if len(names) > 1:
             return self._rederived(
-                record, robots, rules, effect, url, names[0], origin, run, obeyed, names
+                record, robots, rules, effect, url, names[0], origin, run, obeyed, names, item
             )
-        return self._rederived(record, robots, rules, effect, url, agent, origin, run, obeyed)
+        return self._rederived(
+            record, robots, rules, effect, url, agent, origin, run, obeyed, item=item
+        )
+
+    def _foreign(self, record: dict[str, Any], robots: str, origin: str, url: str) -> str:
+        """Why an item's snapshots are not its own (``""``: they are): each it names
+        (robots.txt, tdmrep.json, RSL licenses) announced by its own run for the document
+        of its own origin, not another origin's or an older run's."""
+        run = text(record.get("run"))
+        own = str(origin_of(url) or "")
+        if origin != own:
+            return f"item names the robots.txt of {origin}, not of its own origin {own}"
+        named = [("robots.txt", robots, f"{own}/robots.txt")]
+        if tdm := text(record.get("tdmrep")):
+            named.append(("tdmrep.json", tdm, f"{own}{WELL_KNOWN_PATH}"))
+        checked = record.get("rsl")
+        for license_url, sha in checked.items() if isinstance(checked, dict) else ():
+            if text(sha):
+                named.append(("RSL license", text(sha), text(license_url)))
+        for kind, sha, document in named:
+            if not self.announced(run, sha, document):
+                return (f"item names {kind} snapshot {sha[:12]}…, which its run "
+                        f"{run[:8]} did not announce for {document} (another origin's, "
+                        "or another run's)")  # fmt: skip
+        return ""
 
     def _rederived(
         self,
@@ -280,6 +323,7 @@ class Rederiver:
         run: RunContext,
         obeyed: bool,
         names: tuple[str, ...] = (),
+        item: bool = False,
     ) -> tuple[list[str], Before | None]:
         """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
         on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
@@ -292,7 +336,7 @@ class Rederiver:
             rsl_licenses=run.rsl_licenses, overrides=run.overrides,
             max_licenses=run.rsl_max_licenses,
         )  # fmt: skip
-        documents, problem = self._documents(record, signals, rules, url, origin, run)
+        documents, problem = self._documents(record, signals, rules, url, origin, run, item)
         if problem:
             return [problem], None
         robots_entry = _entry(rules, effect is Effect.UNREACHABLE)
@@ -309,6 +353,7 @@ class Rederiver:
         # (a request it let through says so: _override_differences).
         expired = isinstance(robots.get("override_expired"), str)
         verdict = decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
+        self.verdict = verdict
         fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
         found: list[str] = []
         if obeyed:
@@ -345,12 +390,13 @@ class Rederiver:
         url: str,
         origin: str,
         run: RunContext,
+        item: bool = False,
     ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:
         """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
         entries, and a problem when a snapshot cannot be read."""
         documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
-            tdm, problem = self._tdmrep(record, signals, origin, run)
+            tdm, problem = self._tdmrep(record, signals, origin, run, item)
             if problem:
                 return documents, problem
             documents[TDM, None] = _entry(
@@ -453,7 +499,12 @@ class Rederiver:
         return found
 
     def _tdmrep(
-        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
+        self,
+        record: dict[str, Any],
+        signals: list[dict[str, Any]],
+        origin: str,
+        run: RunContext,
+        item: bool = False,
     ) -> tuple[TdmRepFile | None, str]:
         """The tdmrep.json the record was decided with (AI purposes only): the one it names
         (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
@@ -467,6 +518,8 @@ class Rederiver:
         document = f"{origin}{WELL_KNOWN_PATH}"
         if "tdmrep" in record:
             sha = text(record.get("tdmrep")) or None
+            if item and sha is None:  # not had: given up on, as the run's setting reads it
+                return (NO_FILE if run.unreachable_action == "allow" else RESERVED_ALL), ""
         elif sha is None and run.schema < 2:
             sha = self.latest.get(("tdmrep.json", document))
         if sha is None:
@@ -487,6 +540,10 @@ class Rederiver:
 #: The times a re-derivation decides at: after every override's expiry, before all.
 _AFTER_ALL: Final = float("inf")
 _BEFORE_ALL: Final = float("-inf")
+
+
+def _announce_key(run: str, sha: str, document: str) -> bytes:
+    return hashlib.sha256(f"{run}\n{sha}\n{document}".encode()).digest()[:8]
 
 
 def _overrides(value: Any) -> tuple[Override, ...]:

@@ -371,6 +371,10 @@ class _Verifier:
     def _end(self, line: Line, record: dict[str, Any], run: _Run) -> None:
         number = line.number
         run.ended, run.end = True, number
+        if record.get("reason") == "interrupted":  # a recheck whose fetch was stopped
+            self.add(number, "", f"run {run.context.run[:8]} was interrupted: its fetch "
+                     "stopped before every document was had (the items of the origins "
+                     "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
         run.end_hash = hashlib.sha256(line.raw).hexdigest()
         counts = record.get("counts")
         counts = counts if isinstance(counts, dict) else {}

@@ -16,9 +16,11 @@ import argparse
 import sys
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -42,7 +44,8 @@ from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
-from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.urls.origins import Origin, origin_of
+from scrapy_rep.verdict import TDM
 from scrapy_rep.verdict.page import PageStatements
 
 #: The width every help text fits in.
@@ -50,12 +53,19 @@ HELP_WIDTH: Final = 80
 EXIT_KEPT: Final = 0
 EXIT_REMOVED: Final = 1
 EXIT_USAGE: Final = 2
+#: The fetch was stopped (Ctrl-C, a shutdown) before every document was had.
+EXIT_INTERRUPTED: Final = 3
 #: The User-Agent a recheck is decided for without ``--user-agent`` (``check``'s).
 DEFAULT_USER_AGENT: Final = "Scrapy"
 #: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
 SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
 #: Seconds between two progress lines, and before the first.
 PROGRESS_EVERY: Final = 2.0
+#: How long a recheck's crawl waits for a document that does not answer (a 5xx, a 429, a
+#: network error) before it gives up, unless ``REP_UNREACHABLE_MAX_WAIT`` is set: a crawl
+#: waits 600 s for requests it means to send, but an origin given up on only makes its
+#: items unknown, and an unknown item is removed anyway (or kept with --keep-unknown).
+RECHECK_MAX_WAIT: Final = 60.0
 
 EXIT_CODES: Final = "\n".join([
     "exit codes (scrapy rep-recheck uses the same):",
@@ -64,6 +74,9 @@ EXIT_CODES: Final = "\n".join([
     f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
     "     or WARC, a dataset of no item; or an item that could not be read (reported,",
     "     removed, and the run goes on)",
+    f"  {EXIT_INTERRUPTED}  interrupted: the fetch was stopped (Ctrl-C) before every document",
+    "     was had; --out, --removed and --report are not written, the summary and the",
+    "     trail's end line say so",
 ])  # fmt: skip
 
 
@@ -93,6 +106,8 @@ class FetchRequest:
     #: tags are read too (an AI purpose).
     tokens: tuple[str, ...] = ()
     ai: bool = False
+    #: Where the crawl's progress lines go (``None``: nowhere, ``--no-progress``).
+    progress: TextIO | None = None
 
 
 @dataclass
@@ -105,6 +120,9 @@ class FetchResult:
     pages: dict[str, PageRead | str] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).
     downloads: int = 0
+    #: Why the crawl stopped before its end (Scrapy's close reason, ``shutdown`` for a
+    #: Ctrl-C; ``""``: it finished): the documents of some origins were never asked for.
+    interrupted: str = ""
 
     def documents_of(self, origin: Any) -> OriginDocuments | None:
         """An origin's documents (``None``: none had)."""
@@ -148,6 +166,9 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "(appended to; `audit verify` checks it)")  # fmt: skip
     parser.add_argument("--documents", metavar="WARC", help="read the documents from this WARC "
                         "of captures instead of fetching them now")  # fmt: skip
+    parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
+                        "fetch now only the documents the WARC lacks (a Common Crawl "
+                        "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
     parser.add_argument("--pages", action="store_true", help="fetch each item's page again: its "
                         "headers and meta decide too")  # fmt: skip
     parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
@@ -210,6 +231,31 @@ def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None
 # --------------------------------------------------------------------------- the run
 
 
+def fetch_progress(
+    done: int,
+    total: int,
+    waiting: Mapping[str, tuple[str, float]],
+    max_wait: float,
+    now: float,
+) -> str:
+    """The crawl's progress line: the origins done, and those waiting (for
+    :data:`PROGRESS_EVERY` seconds or more) on a document that does not answer yet, by
+    kind, until when at the latest (each is given up on ``max_wait`` seconds after it
+    started), and the setting that shortens it. ``waiting``: origin -> (the kind of
+    document it waits for, when it started waiting, POSIX seconds)."""
+    line = f"recheck: fetching: {done:,} of {total:,} origin(s) done"
+    slow = [(kind, since) for kind, since in waiting.values() if now - since >= PROGRESS_EVERY]
+    if not slow:
+        return line
+    kinds = Counter(kind for kind, _ in slow)
+    on = ", ".join(f"{kind} ({count:,})" for kind, count in sorted(kinds.items()))
+    until = datetime.fromtimestamp(max(since for _, since in slow) + max_wait, timezone.utc)
+    return (f"{line}; {len(slow):,} waiting on a document that does not answer yet: {on}; "
+            f"each given up on after {max_wait:,.0f} s, by about {until:%H:%M:%S} UTC at "
+            "the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their items are "
+            "then unknown)")  # fmt: skip
+
+
 class Progress:
     """A progress line on standard error every :data:`PROGRESS_EVERY` seconds of a long
     run: items read, origins resolved, rate, time left (when the total is known)."""
@@ -219,6 +265,11 @@ class Progress:
         self.clock = clock
         self.start = self.last = clock()
         self.total = 0
+
+    def begin(self) -> None:
+        """The items start being decided: the rate counts the work from now, not the
+        fetch before it (minutes waiting on origins that do not answer)."""
+        self.start = self.last = self.clock()
 
     def tick(self, items: int, origins: int) -> None:
         if self.err is None:
@@ -330,13 +381,27 @@ class Recheck:
         self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
         #: What the crawl is to fetch (``None``: the documents come from a WARC).
         self.request: FetchRequest | None = None
+        #: The WARC's documents (``--documents``).
+        self.warc: WarcDocuments | None = None
+        if options.fetch_missing and not options.documents:
+            raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
         if options.documents:
             captured = captures(options.documents)  # a bad WARC fails before any output
             policy = Policy(unreachable_action=config.unreachable_action)
-            rechecker.documents = WarcDocuments(
+            rechecker.documents = self.warc = WarcDocuments(
                 captured, rechecker.rules, rechecker.names, config.profile, policy
             )
             self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            if not options.fetch_missing:
+                return
+            origins, _, total = _origins(self.dataset, False)
+            lacking = [name for name in origins if self.warc.lacks(_origin(name))]
+            if not total:
+                raise DatasetError(f"{options.dataset}: no item")
+            print(f"recheck: the WARC lacks documents of {len(lacking):,} of {len(origins):,} "
+                  "origin(s); fetching them now", file=err, flush=True)  # fmt: skip
+            if lacking:
+                self.request = self._request(settings, lacking, [])
             return
         origins, pages, total = _origins(self.dataset, options.pages)
         if not total:
@@ -344,19 +409,40 @@ class Recheck:
         self.progress.total = total
         print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
               "documents", file=err, flush=True)  # fmt: skip
-        crawl = {**settings, "REP_PURPOSE": config.purpose}
-        self.request = FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
-                                    rechecker.rules.needs_tdmrep)  # fmt: skip
+        self.request = self._request(settings, origins, pages)
         self.source = ""
+
+    def _request(
+        self, settings: dict[str, Any], origins: list[str], pages: list[str]
+    ) -> FetchRequest:
+        """What the crawl is to fetch, under the recheck's wait (said)."""
+        config, rechecker, err = self.config, self.rechecker, self.err
+        crawl = {**settings, "REP_PURPOSE": config.purpose}
+        crawl.setdefault("REP_UNREACHABLE_MAX_WAIT", RECHECK_MAX_WAIT)
+        default = "REP_UNREACHABLE_MAX_WAIT" not in settings
+        print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
+              f"is waited for at most {float(crawl['REP_UNREACHABLE_MAX_WAIT']):,.0f} s "
+              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
+              "are then unknown, and removed anyway)" if default else ")"),
+              file=err, flush=True)  # fmt: skip
+        return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
+                            rechecker.rules.needs_tdmrep,
+                            err if self.options.progress else None)  # fmt: skip
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
         written under temporary names and renamed over their paths once all are whole."""
-        if fetched is not None:
+        if fetched is not None and self.warc is not None:
+            self.rechecker.documents = Completed(self.warc, fetched)
+            self.source += (f"; what it lacks fetched now, {fetched.downloads:,} download(s) "
+                            f"for {len(fetched.documents):,} origin(s)")  # fmt: skip
+        elif fetched is not None:
             self.rechecker.documents = fetched.documents_of
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         staged = Staged()
+        #: Why the fetch stopped before its end (``""``: it did not).
+        self.interrupted = fetched.interrupted if fetched is not None else ""
         try:
             code = self._decide_all(fetched, out, staged)
         except BaseException:
@@ -376,19 +462,24 @@ class Recheck:
             "documents": options.documents or "fetched",
             "pages": bool(options.pages),
         }
-        tally = Tally(config.purpose)
+        named = tuple(agent.lower() for agent in rechecker.rules.agents)
+        tally = Tally(config.purpose, named_agents=named)
         memo = EvidenceMemo()
         progress = self.progress
+        progress.begin()
+        # An interrupted fetch: no collection, removed items or report that would look
+        # whole (the origins never fetched are unknown, kept by --keep-unknown).
+        whole = not self.interrupted
         with ExitStack() as stack:
             writers = [
-                None if path is None else stack.enter_context(
+                None if path is None or not whole else stack.enter_context(
                     _Closing(dataset.writer(staged.path(path)))
                 )
                 for path in (options.out, options.removed)
             ]  # fmt: skip
             report = (
                 stack.enter_context(staged.path(options.report).open("wb"))
-                if options.report
+                if options.report and whole
                 else None
             )
             trail = None
@@ -398,7 +489,7 @@ class Recheck:
                 )
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
-            for chunk in dataset.chunks():
+            for chunk in dataset.chunks(rows=any(writers)):
                 keep = []
                 for item in chunk.items:
                     status, said, outcome = _decide(item, rechecker, read_again, trail, memo)
@@ -414,13 +505,21 @@ class Recheck:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
-            head = trail.close(tally.statuses[UNREADABLE]) if trail is not None else ""
+            end = "interrupted" if self.interrupted else "finished"
+            head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{options.dataset}: no item")
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
         lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
-                                 options.keep_unknown)  # fmt: skip
+                                 options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
+        if self.interrupted:
+            stopped = self._interrupted_line()
+            lines[1:1] = ["", f"**{stopped}**"]
+            print(f"recheck: {stopped}", file=self.err, flush=True)
+        if (unchecked := self._tdmrep_unchecked()) is not None:
+            lines[1:1] = ["", f"**{unchecked}**"]
+            print(f"recheck: {unchecked}", file=self.err, flush=True)
         if trail is not None:
             lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
                       f"audit verify {options.trail}`)"]  # fmt: skip
@@ -432,12 +531,61 @@ class Recheck:
         for number, why in tally.unreadable:
             print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)",
                   file=self.err)  # fmt: skip
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if tally.statuses[UNREADABLE]:
             return EXIT_USAGE
         removed = tally.statuses[Status.REFUSED] + (
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+    def _tdmrep_unchecked(self) -> str | None:
+        """The line that says a WARC held no tdmrep.json for origins whose items an AI
+        purpose needs it for (``None``: it held every one needed)."""
+        warc = self.warc
+        if warc is None or not warc.without_tdmrep:
+            return None
+        filled = getattr(self.rechecker.documents, "filled", 0)
+        lacking = warc.without_tdmrep - filled
+        if lacking <= 0:
+            return None
+        fetch = "" if self.options.fetch_missing else (
+            " --fetch-missing fetches now only what the WARC lacks."
+        )  # fmt: skip
+        return (f"TDMRep not checked for {lacking:,} of {warc.origins:,} origin(s): the WARC "
+                "holds no tdmrep.json for them (a Common Crawl robots.txt WARC holds none), so "
+                f"their items are unknown for {', '.join(self.config.purpose)} unless their "
+                f"robots.txt refuses them already.{fetch}")  # fmt: skip
+
+    def _interrupted_line(self) -> str:
+        """What an interrupted run says first, in its summary and on standard error."""
+        asked = len(self.request.origins) if self.request is not None else 0
+        return (f"Interrupted ({self.interrupted}): the fetch stopped before every "
+                f"document was had ({asked:,} origin(s) asked for); the items of the "
+                "origins not fetched are unknown. Not a whole recheck: --out, --removed "
+                f"and --report were not written (exit status {EXIT_INTERRUPTED}).")  # fmt: skip
+
+
+#: The AI purposes, for which the groups of AI crawlers' names matter.
+AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
+
+
+def agents_obeyed(rechecker: Rechecker) -> list[str]:
+    """For an AI purpose, the robots.txt groups obeyed, as the summary says them: a site
+    that blocks GPTBot or CCBot by name (the commonest AI opt-out) says no only when
+    ``REP_PURPOSE_AGENTS`` names them."""
+    if not AI_PURPOSES.intersection(rechecker.config.purpose):
+        return []
+    own = ", ".join(f"`{name}`" for name in rechecker.names if name)
+    agents = rechecker.rules.agents
+    if agents:
+        named = ", ".join(f"`{agent}`" for agent in agents)
+        return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) and those of "
+                f"{named} (REP_PURPOSE_AGENTS): their Disallow lines refuse items too"]  # fmt: skip
+    return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) only; no AI "
+            "crawler's: a site that blocks GPTBot or CCBot by name alone is not read as a "
+            "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
 
 
 def _check_files(options: argparse.Namespace) -> None:
@@ -455,6 +603,36 @@ def _check_files(options: argparse.Namespace) -> None:
         trail = Path(options.trail)
         check_unlocked(trail)
         last_line_hash(trail)  # a trail that ends with a cut line cannot be chained on
+
+
+class Completed:
+    """A WARC's documents, completed by what was fetched now where it lacks them
+    (``--fetch-missing``): an origin not captured is the crawl's; a tdmrep.json not
+    captured is the crawl's, beside the captured robots.txt."""
+
+    def __init__(self, warc: WarcDocuments, fetched: FetchResult) -> None:
+        self.warc = warc
+        self.fetched = fetched
+        #: Origins whose tdmrep.json was filled in from the fetch.
+        self.filled = 0
+
+    def __call__(self, origin: Origin) -> OriginDocuments | None:
+        captured = self.warc(origin)
+        now = self.fetched.documents_of(origin)
+        if captured is None or now is None:
+            return captured if captured is not None else now
+        tdm = now.known(TDM, origin)
+        if captured.known(TDM, origin) is None and tdm is not None:
+            captured.add(TDM, origin, tdm)
+            captured.missing.pop(TDM, None)
+            self.filled += 1
+        return captured
+
+
+def _origin(name: str) -> Origin:
+    origin = origin_of(f"{name}/")
+    assert origin is not None  # the names of origins _origins found
+    return origin
 
 
 class _Closing:
@@ -479,7 +657,7 @@ def _origins(dataset: Dataset, pages: bool) -> tuple[list[str], list[str], int]:
     origins: dict[str, None] = {}
     urls: dict[str, None] = {}
     total = 0
-    for chunk in dataset.chunks():
+    for chunk in dataset.chunks(rows=False):
         for item in chunk.items:
             total += 1
             if item.problem:
@@ -504,14 +682,17 @@ def _decide(
         return UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
     statements = None
-    fetched_at = 0.0
+    fetched_at = decided = 0.0
     if pages is not None and outcome.status is Status.KEPT:
         page = pages.get(item.url, "not fetched")
         if isinstance(page, str):
             outcome = rechecker.page_failed(outcome, page)
         else:
+            # Decided as the item is, not as the page was fetched: an unavailable_after
+            # that passed since (during the run) removes it; the trail says when.
             statements, fetched_at = page.statements, page.time
-            outcome = rechecker.after_fetch(item.url, outcome, statements, page.time, page.image)
+            decided = max(page.time, time.time())
+            outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
     if trail is not None:
-        trail.item(item, outcome, statements)
+        trail.item(item, outcome, statements, decided)
     return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

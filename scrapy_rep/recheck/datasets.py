@@ -8,7 +8,9 @@ in part, each kept line or row exactly as it was:
 - JSON Lines (a ``scrapy crawl -O items.jsonl`` output): each line's bytes, newline
   included; the URL is a field (``--column``, a dotted path for a nested one);
 - CSV: the header line, then each record's bytes (a quoted field may span lines);
-- Parquet (``pyarrow``): record batches, written back with the same schema;
+- Parquet (``pyarrow``): record batches, written back with the same schema; a pass that
+  writes nothing back (the origins' pass, a run without ``--out`` or ``--removed``)
+  reads only the URL column;
 - an audit trail (``REP_AUDIT_FILE``) or its export (``audit export``): the export's
   lines, header first; each asset's decision at crawl time is known (``then``).
 
@@ -46,8 +48,11 @@ from scrapy_rep.urls.origins import origin_of
 FORMATS: Final = ("jsonl", "csv", "parquet", "trail", "export")
 #: Items per chunk of a JSON Lines, CSV or export dataset (a Parquet chunk is a batch).
 CHUNK_ITEMS: Final = 4096
-#: Rows per Parquet record batch read.
+#: Rows per Parquet record batch read when only the URL column is read.
 PARQUET_BATCH: Final = 65_536
+#: Rows per Parquet record batch read whole (to be written back): a wide row (a page's
+#: text) makes a batch large, so fewer at once.
+PARQUET_ROWS_BATCH: Final = 4096
 #: The longest CSV field read (the csv module's default, 128 KiB, is less than a page's
 #: text); a record is held whole in memory either way.
 FIELD_LIMIT: Final = 1 << 30
@@ -101,7 +106,10 @@ class Dataset(Protocol):
     #: The dataset as the user named it (``-`` for standard input), for messages.
     name: str
 
-    def chunks(self) -> Iterator[Chunk]: ...
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
+        """The items, chunk by chunk; ``rows``: with the data each was read from (to
+        write back); without, a format that can (Parquet) reads only the URL column."""
+        ...
 
     def writer(self, path: Path) -> ChunkWriter: ...
 
@@ -176,7 +184,7 @@ class JsonLines:
         self.name = str(path)
         self.column = column
 
-    def chunks(self) -> Iterator[Chunk]:
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         items: list[Item] = []
         lines: list[bytes] = []
         first = True
@@ -259,7 +267,7 @@ class Csv:
             pending.clear()
             yield number, row, raw, problem
 
-    def chunks(self) -> Iterator[Chunk]:
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         # A field may be as long as a record (the default limit, 128 KiB, would stop the
         # run on one long text); the limit is the csv module's, set back after.
         limit = csv.field_size_limit(FIELD_LIMIT)
@@ -337,7 +345,7 @@ class Parquet:
         self.column = column
         self.schema: Any = None
 
-    def chunks(self) -> Iterator[Chunk]:
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         parquet = _pyarrow()
         try:
             file = parquet.ParquetFile(str(self.path))
@@ -350,7 +358,11 @@ class Parquet:
                 " name the column that holds each item's URL with --column"
             )
         row = 0
-        for batch in file.iter_batches(batch_size=PARQUET_BATCH):
+        # Only the URL column unless the rows are written back: a wide file's text
+        # columns are never read then (memory does not grow with the rows).
+        columns = None if rows else [self.column]
+        size = PARQUET_ROWS_BATCH if rows else PARQUET_BATCH
+        for batch in file.iter_batches(batch_size=size, columns=columns):
             items = []
             for url in batch.column(self.column).to_pylist():
                 row += 1
@@ -412,7 +424,7 @@ class Export:
         with _opened(self.path) as file:
             yield from file
 
-    def chunks(self) -> Iterator[Chunk]:
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         lines = iter(self._lines())
         header = next(lines, b"")
         try:

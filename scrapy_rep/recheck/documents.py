@@ -40,6 +40,9 @@ class OriginDocuments:
     #: When its items are decided (POSIX seconds): an override of ``REP_OVERRIDES`` holds
     #: until then; a WARC's origin is decided as of its robots.txt's capture.
     now: float = 0.0
+    #: Why a kind of document is not had, where more can be said than that (a WARC that
+    #: holds no tdmrep.json: TDMRep not checked).
+    missing: dict[str, str] = field(default_factory=dict)
 
     def known(self, kind: str, key: Hashable) -> CacheEntry[Any] | None:
         """The entry :func:`~scrapy_rep.verdict.decide` asks for (``None``: not had)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -52,6 +53,9 @@ class Evidence:
     time: str = ""
     #: The WARC-Record-ID of its capture.
     record: str = ""
+    #: The robots.txt group's agent whose line refused it (the crawler's name, or a
+    #: ``REP_PURPOSE_AGENTS`` token such as ``GPTBot``).
+    agent: str = ""
 
 
 def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
@@ -82,7 +86,8 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     if refusal is not None:
         said = _said(refusal, url, 0.0)
         return _replace(base, signal=said.signal, reason=said.reason, purpose=said.purpose,
-                        document_line=said.document_line, text=said.text)  # fmt: skip
+                        document_line=said.document_line, text=said.text,
+                        agent=said.agent)  # fmt: skip
     decision = verdict.robots if isinstance(verdict, Allowed) else None
     if decision is None or decision.line is None:
         return _replace(base, text=decision.reason if decision is not None else "")
@@ -128,6 +133,7 @@ def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
     assert refusal is not None
     reason = str(refusal.reason)
     purpose = refusal.purpose or ""
+    agent = ""
     if refusal.signal is not None:
         source = refusal.signal.source
         found = _PLACE.search(source)
@@ -135,11 +141,12 @@ def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
         signal: str = refusal.signal.vocabulary
     elif refusal.robots is not None and refusal.reason is Reason.FORBIDDEN:
         signal, line, text = "robots.txt", refusal.robots.line, refusal.robots.line_text or ""
+        agent = refusal.agent
     else:
         signal, line, text = reason, None, refusal.message
     if refusal.document == PAGE:
         return Evidence(signal, reason, purpose, url, line, text, "", iso_time(fetched))
-    return Evidence(signal, reason, purpose, document_line=line, text=text)
+    return Evidence(signal, reason, purpose, document_line=line, text=text, agent=agent)
 
 
 def item_line(item: Item, status: str, said: Evidence, why: str = "") -> dict[str, Any]:
@@ -178,6 +185,10 @@ class _Origin:
     purposes: Counter[str] = field(default_factory=Counter)
     #: The signal that removed most of its items.
     signals: Counter[str] = field(default_factory=Counter)
+    #: Items refused by a usage signal (a purpose's "no"), and by an access rule
+    #: (robots.txt's Allow/Disallow, a page's noindex or unavailable_after).
+    by_usage: int = 0
+    by_access: int = 0
 
 
 @dataclass
@@ -197,6 +208,10 @@ class Tally:
     with_then: int = 0
     #: The first unreadable items: (line, why).
     unreadable: list[tuple[int, str]] = field(default_factory=list)
+    #: The ``REP_PURPOSE_AGENTS`` tokens obeyed (lowercase), and the items the
+    #: Disallow lines of their groups refused, by agent.
+    named_agents: tuple[str, ...] = ()
+    by_named_agent: Counter[str] = field(default_factory=Counter)
 
     def add(self, item: Item, status: str, said: Evidence, origin: str) -> None:
         self.statuses[status] += 1
@@ -212,6 +227,12 @@ class Tally:
         if status == Status.REFUSED:
             self.signals[signal] += 1
             counts.signals[signal] += 1
+            if said.purpose:
+                counts.by_usage += 1
+            else:
+                counts.by_access += 1
+                if said.agent and said.agent.lower() in self.named_agents:
+                    self.by_named_agent[said.agent] += 1
             for purpose in (said.purpose,) if said.purpose else self.purposes:
                 counts.purposes[purpose] += 1
         elif status == Status.UNKNOWN:
@@ -242,22 +263,39 @@ def _share(part: int, whole: int) -> str:
 
 
 def summary_markdown(
-    tally: Tally, dataset: str, documents: str, identity: str, keep_unknown: bool
+    tally: Tally,
+    dataset: str,
+    documents: str,
+    identity: str,
+    keep_unknown: bool,
+    notes: Sequence[str] = (),
 ) -> list[str]:
-    """The summary a person reads: items and origins by status, the changes since the
-    crawl by signal and by purpose, the origins that lost the most items, and the share
-    of items and origins restricted per purpose, in the shape of Consent in Crisis's
-    tables (Longpre et al., arXiv 2407.14933)."""
+    """The summary a person reads: items and origins by status, the items refused by a
+    usage signal and by an access rule, the changes since the crawl by signal and by
+    purpose, the origins that lost the most items, and the share of items and origins
+    refused per purpose. ``notes``: further lines of its head (the robots.txt groups
+    obeyed for an AI purpose)."""
     items, origins = tally.items, len(tally.origins)
     kept = tally.statuses[Status.KEPT]
     unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
+    usage = sum(one.by_usage for one in tally.origins.values())
+    access = sum(one.by_access for one in tally.origins.values())
+    named = ", ".join(f"{agent} {count:,}" for agent, count in tally.by_named_agent.most_common())
     lines = [
         f"## Re-check of `{dataset}`",
         "",
         f"- Items: {items:,} over {origins:,} origin(s); purposes: {', '.join(tally.purposes)}",
         f"- Documents: {documents}",
         f"- Decided as a crawl would: {identity}",
+        *(f"- {note}" for note in notes),
         f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are {unknown})",
+        f'- Refused by a usage signal (a "no" for the purpose: Content-Usage, '
+        f"Content-Signal, TDMRep, RSL, noai…): {usage:,} item(s) of "
+        f"{sum(1 for one in tally.origins.values() if one.by_usage):,} origin(s)",
+        f"- Refused by an access rule (robots.txt Allow/Disallow, noindex, "
+        f"unavailable_after: no statement about the purpose): {access:,} item(s) of "
+        f"{sum(1 for one in tally.origins.values() if one.by_access):,} origin(s)"
+        + (f"; by the groups of REP_PURPOSE_AGENTS: {named}" if named else ""),
         "",
         "| status | items | share of items | origins with such items |",
         "|---|---|---|---|",
@@ -316,11 +354,13 @@ def not_read() -> list[str]:
 
 def _restricted(tally: Tally) -> list[str]:
     """Per purpose, the share of items refused and of origins that refuse some or all of
-    their items (Consent in Crisis counts tokens and domains "restricted" and "fully
-    restricted"; here items and origins)."""
-    lines = ["", "### Restricted, per purpose (as in Consent in Crisis, arXiv 2407.14933)", "",
-             "| purpose | items refused | share of items | origins restricting | share "
-             "| origins fully restricted | share |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    their items, by any rule: an access rule (a plain ``Disallow``) refuses an item for
+    every purpose, so this is not Consent in Crisis's measure of AI restrictions (which
+    reads each agent's robots.txt group per origin), and is not labelled as it."""
+    lines = ["", "### Refused, per purpose (by any rule: an access rule counts for every "
+             "purpose)", "",
+             "| purpose | items refused | share of items | origins refusing some | share "
+             "| origins refusing all | share |", "|---|---|---|---|---|---|---|"]  # fmt: skip
     items = sum(sum(one.statuses.values()) for one in tally.origins.values())
     origins = len(tally.origins)
     for purpose in tally.purposes:

@@ -18,8 +18,10 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
   had, unless what was had refuses it already; a page that could not be fetched again).
 
 The hot path, per item: the item's ``scheme://authority`` looked up in a dict of the
-origins seen (its :class:`~scrapy_rep.urls.origins.Origin` and documents, made once per
-origin), then the one decision.
+spellings seen, each pointing at what is known of its origin (its
+:class:`~scrapy_rep.urls.origins.Origin` and documents, made once per origin however many
+ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
+``HTTP://A.example:80/`` are one origin, as the crawl computes it), then the one decision.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ class Status(str, enum.Enum):
 
 #: The most refusing lines' outcomes a :class:`Rechecker` remembers.
 REFUSALS_MEMO: Final = 65_536
+#: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
+#: then it starts again: what is known of each origin is kept by the origin itself.
+SPELLINGS_MEMO: Final = 65_536
 #: The refusals that mean a document could not be had: its status is unknown.
 _NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
@@ -144,6 +149,9 @@ class Rechecker:
         #: robots.txt as ``plain rules`` (else ``None``), and the outcome its allowed
         #: items share (``kept``), made once instead of once per item.
         self._origins: dict[str, list[Any]] = {}
+        #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
+        #: origin's documents are asked for once, however many ways it is spelt.
+        self._by_origin: dict[Origin | None, list[Any]] = {}
         #: The outcome of the items one line of an origin refuses, by the origin's key
         #: and the line's :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`: at most
         #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
@@ -155,26 +163,33 @@ class Rechecker:
         self.decisions = 0
 
     def _known(self, url: str, key: str) -> list[Any]:
-        """What is known of ``url``'s origin, made on its first item and remembered by
-        ``key``, the URL's start up to the first ``/`` after ``//`` (``scheme://authority``,
-        or a little more: the same start is the same origin, the value is made from the
-        URL itself)."""
+        """What is known of ``url``'s origin, made on its origin's first item and
+        remembered by ``key``, the URL's start up to the first ``/``, ``?`` or ``#`` after
+        ``//`` (``scheme://authority``: the same start is the same origin, the value is
+        made from the URL itself), and by the origin: another spelling of a known origin
+        (userinfo, case, a default port) shares its documents."""
         origin = origin_of(url)
-        documents = None if origin is None else self.documents(origin)
-        plain = self._plain_rules(documents) if self._fast and documents else None
-        known = self._origins[key] = [origin, documents, plain, None]
+        known = self._by_origin.get(origin)
+        if known is None:
+            documents = None if origin is None else self.documents(origin)
+            plain = self._plain_rules(documents) if self._fast and documents else None
+            name = str(origin) if origin is not None else key
+            known = self._by_origin[origin] = [origin, documents, plain, None, name]
+        if len(self._origins) >= SPELLINGS_MEMO:
+            self._origins.clear()
+        self._origins[key] = known
         return known
 
     def forget(self) -> None:
         """Forget the origins seen (their documents changed)."""
         self._origins.clear()
+        self._by_origin.clear()
         self._refusals.clear()
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        end = url.find("/", url.find("//") + 2)
-        key = url[:end] if end > 0 else url
+        key = _spelling(url)
         known = self._origins.get(key)
         if known is None:
             known = self._known(url, key)
@@ -189,6 +204,7 @@ class Rechecker:
                 kept = known[3] = self._decide(url, known[0], known[1], self.rules)
             return kept  # type: ignore[no-any-return]
         refusals = self._refusals
+        key = known[4]  # the origin's name: one memo for all its spellings
         refused = refusals.get((key, code))
         if refused is None:
             # Decided with the line kept (``explain``): the refusal is the same (it names
@@ -241,7 +257,9 @@ class Rechecker:
     ) -> Outcome:
         """A document it needs was not had: refused all the same if what was had refuses
         it (each further document can only add a "no"), else unknown."""
-        what = f"the {wait.document} of {wait.key} was not had"
+        what = documents.missing.get(wait.document) or (
+            f"the {wait.document} of {wait.key} was not had"
+        )
         if wait.document == ROBOTS:
             return Outcome(Status.UNKNOWN, wait, documents, what)
 
@@ -283,6 +301,17 @@ class Rechecker:
         if outcome.status is not Status.KEPT:
             return outcome
         return replace(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+
+
+def _spelling(url: str) -> str:
+    """``url``'s start up to its path, query or fragment (``scheme://authority``)."""
+    start = url.find("//") + 2
+    end = len(url)
+    for mark in "/?#":
+        found = url.find(mark, start, end)
+        if found >= 0:
+            end = found
+    return url[:end]
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

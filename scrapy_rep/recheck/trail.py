@@ -19,6 +19,7 @@ import uuid
 import zlib
 from collections import Counter
 from collections.abc import Hashable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,7 +32,7 @@ from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.usage.policy import NOTHING_BEFORE
-from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Wait
 from scrapy_rep.verdict.page import PageStatements
 
 #: The ``spider`` of a recheck's run line.
@@ -118,8 +119,10 @@ class RecheckTrail:
         item: Item,
         outcome: Outcome,
         statements: PageStatements | None = None,
+        decided: float = 0.0,
     ) -> None:
-        """The ``item`` line of a decided item."""
+        """The ``item`` line of a decided item; ``decided``: when its page was decided
+        (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again."""
         record: dict[str, Any] = {
             "type": "item",
             "run": self.run,
@@ -144,8 +147,9 @@ class RecheckTrail:
             record["why"] = outcome.why
         self._documents(record, outcome)
         if outcome.page is not None and statements is not None:
+            when = datetime.fromtimestamp(decided, timezone.utc) if decided else None
             record["page"] = lines.page_part(
-                self.rechecker.tokens, statements.headers, statements.meta
+                self.rechecker.tokens, statements.headers, statements.meta, decided=when
             )
         self.counts["items"] += 1
         self.counts[f"items_{outcome.status}"] += 1
@@ -167,11 +171,21 @@ class RecheckTrail:
                 tdm_sha = record["tdmrep"] = sha
             else:
                 licenses[str(key)] = sha
+        robots = verdict.used[0][2]
+        decision = getattr(verdict, "robots", None)
+        if isinstance(verdict, Wait):
+            # Unknown: a document it needs was not had. Said as a crawl says a document
+            # given up on (``""``), with robots.txt's line, so that `audit verify` holds
+            # the item against what was had (an item its snapshots decide is not unknown).
+            if verdict.document == TDM:
+                record["tdmrep"] = ""
+            elif verdict.document == LICENSE:
+                licenses.update(dict.fromkeys(map(str, (verdict.key, *verdict.also)), ""))
+            if not robots.unreachable:
+                decision = robots.rules.decide(record["url"], self.rechecker.agent)
         if licenses:
             record["rsl"] = licenses
         rechecker = self.rechecker
-        robots = verdict.used[0][2]
-        decision = getattr(verdict, "robots", None)
         if isinstance(verdict, (Allowed, Refused)):
             agent = verdict.robots_agent or (
                 verdict.agent if isinstance(verdict, Refused) else rechecker.agent
@@ -204,12 +218,13 @@ class RecheckTrail:
         if decision_now is not None and decision_now.signals:
             record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
 
-    def close(self, unreadable: int = 0) -> str:
-        """The ``end`` line; the SHA-256 of the trail's last line (its head)."""
+    def close(self, unreadable: int = 0, reason: str = "finished") -> str:
+        """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was
+        stopped before every document was had); the SHA-256 of the trail's last line."""
         counts = dict(self.counts)
         if unreadable:
             counts["unreadable"] = unreadable
-        self.file.write(lines.end_line(self.run, "finished", counts, self.last_request))
+        self.file.write(lines.end_line(self.run, reason, counts, self.last_request))
         head = self.file.prev
         self.file.close()
         return head

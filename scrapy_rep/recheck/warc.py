@@ -206,6 +206,17 @@ class WarcDocuments:
         )
         #: Documents read (one download each in a crawl: a counter).
         self.read = 0
+        #: Origins asked for, and those of them whose tdmrep.json the WARC does not hold
+        #: (a Common Crawl robots.txt WARC holds none: TDMRep not checked).
+        self.origins = 0
+        self.without_tdmrep = 0
+
+    def lacks(self, origin: Origin) -> bool:
+        """Whether the WARC lacks a document of ``origin`` a decision needs (its
+        robots.txt, or its tdmrep.json for an AI purpose): one to fetch now."""
+        if origin.robots_url not in self.captured:
+            return True
+        return self.rules.needs_tdmrep and TDMREP.url(origin) not in self.captured
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
@@ -214,8 +225,12 @@ class WarcDocuments:
         documents = OriginDocuments(origin)
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
         documents.now = self.captured[origin.robots_url].date
-        if self.rules.needs_tdmrep:
-            self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin)
+        self.origins += 1
+        tdmrep = TDMREP.url(origin)
+        if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+            self.without_tdmrep += 1
+            documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
+                                      f"tdmrep.json of {origin}")  # fmt: skip
         if self.rules.purpose_set and robots is not None and robots.rules.licenses:
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, self.rules.max_licenses) is None:

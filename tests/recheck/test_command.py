@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 
 from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE, Progress
+from scrapy_rep.recheck.command import (
+    EXIT_KEPT,
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    FetchRequest,
+    FetchResult,
+    Progress,
+    fetch_progress,
+    main,
+)
 from scrapy_rep.usage.standards import NOT_READ
 from tests.support.recheck import (
     recheck_tool,
@@ -24,6 +33,8 @@ from tests.support.recheck import (
 )
 from tests.support.trailfactory import encode
 
+#: The SHA-256 of the empty body (d.example's robots.txt and tdmrep.json: 404).
+EMPTY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 ROBOTS_A = "User-agent: *\nDisallow: /private\nContent-Usage: /train train-ai=n\n"
 URLS = [
     "http://a.example/ok",  # kept: no rule
@@ -159,6 +170,25 @@ def _edited(trail: Path, url: str, **changes: Any) -> Path:
         (URLS[0], {"status": "refused", "refused_by": "robots.txt"}, "it allows it"),
         (URLS[1], {"robots": {"agent": "scrapy", "line": 3, "rule": "x",
                               "snapshot": "%s"}}, "the snapshot gives line 2"),
+        # a tdmrep.json not had keeps nothing (REP_UNREACHABLE_ACTION drop)
+        (URLS[6], {"status": "kept", "refused_by": None, "why": None, "tdmrep": "", "usage": None},
+         "tdmrep.json"),
+        # another origin's snapshots (d.example's 404s: nothing refuses there)
+        (URLS[6], {"status": "kept", "refused_by": None, "why": None, "tdmrep": EMPTY,
+                   "usage": None},
+         "did not announce for http://a.example/.well-known/tdmrep.json"),
+        (URLS[1], {"status": "kept", "refused_by": None, "why": None,
+                   "robots": {"agent": "scrapy", "snapshot": EMPTY, "why": "no rule matches"}},
+         "did not announce for http://a.example/robots.txt"),
+        (URLS[1], {"status": "kept", "refused_by": None, "why": None,
+                   "robots": {"agent": "scrapy", "snapshot": EMPTY, "why": "no rule matches",
+                              "origin": "http://d.example"}}, "not of its own origin"),
+        # kept or refused made unknown
+        (URLS[0], {"status": "unknown", "refused_by": "unreachable", "why": "x"}, "allows it"),
+        (URLS[1], {"status": "unknown", "refused_by": "unreachable", "why": "x"},
+         "its snapshots refuse it"),
+        (URLS[6], {"status": "unknown", "refused_by": "unreachable", "why": "x"},
+         "its snapshots refuse it"),
     ],
 )  # fmt: skip
 def test_an_edited_item_fails_verify(
@@ -169,7 +199,7 @@ def test_an_edited_item_fails_verify(
     _, _, paths = _recheck(tmp_path, dataset)
     trail = paths["trail"]
     robots = changes.get("robots")
-    if robots is not None:
+    if robots is not None and robots["snapshot"] == "%s":
         robots["snapshot"] = __import__("hashlib").sha256(ROBOTS_A.encode()).hexdigest()
     result = verify(_edited(trail, url, **changes))
     assert not result.clean
@@ -206,3 +236,113 @@ def test_the_summary_lists_the_signals_the_recheck_does_not_read(tmp_path: Path)
     notes = (Path(__file__).parents[2] / "docs" / "purpose-notes.md").read_text("utf-8")
     for signal, _ in NOT_READ:
         assert f"`{signal}`" in notes, signal
+
+
+#: An older capture of a.example: everything allowed but /train for AI training, and no
+#: tdmrep.json captured (its items are unknown, but what /train says).
+ROBOTS_OLD = "User-agent: *\nAllow: /\nContent-Usage: /train train-ai=n\n"
+
+
+def _two_runs(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """A trail of two rechecks of URLS[:3]: on the older capture, then on today's."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, URLS[:3])
+    trail = tmp_path / "trail.jsonl"
+    old = tmp_path / "old.warc"
+    write_warc(old, [robots_capture("http://a.example", ROBOTS_OLD)])
+    for warc in (old, tmp_path / "robots.warc"):
+        if not warc.exists():
+            _warc(warc)
+        recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                     f"--trail={trail}")  # fmt: skip
+    return trail, [json.loads(line) for line in trail.read_text().splitlines()]
+
+
+def _forge(trail: Path, records: list[dict[str, Any]], run: int, url: str, **changes: Any) -> Path:
+    """``records`` with the item of ``url`` in the ``run``-th run changed, chained again."""
+    runs = [record["run"] for record in records if record["type"] == "run"]
+    forged = [dict(record) for record in records]
+    for record in forged:
+        record.pop("prev")
+        if record.get("url") == url and record["type"] == "item" and record["run"] == runs[run]:
+            record.update(changes)
+            for name in [name for name, value in changes.items() if value is None]:
+                del record[name]
+    path = trail.with_name(f"forged-{run}.jsonl")
+    path.write_bytes(b"".join(encode(forged)))
+    path.with_name(path.name + ".d").symlink_to(trail.with_name(trail.name + ".d"))
+    return path
+
+
+def test_an_item_is_held_to_its_own_runs_snapshots_and_to_what_was_had(tmp_path: Path) -> None:
+    """An honest trail of two runs (unknown items that name what was not
+    had) is clean; an item of today's run pointing at the older run's snapshot, and an
+    item refused by what was had made unknown, are found."""
+    trail, records = _two_runs(tmp_path)
+    result = verify(trail)
+    assert result.clean, result.findings
+    items = [(r["url"], r["status"]) for r in records if r["type"] == "item"]
+    assert items == [(URLS[0], "unknown"), (URLS[1], "unknown"), (URLS[2], "refused"),
+                     (URLS[0], "kept"), (URLS[1], "refused"), (URLS[2], "refused")]  # fmt: skip
+    older = __import__("hashlib").sha256(ROBOTS_OLD.encode()).hexdigest()
+    robots = {"agent": "scrapy", "snapshot": older, "line": 2, "rule": "Allow: /"}
+    kept = _forge(trail, records, 1, URLS[1], status="kept", refused_by=None, why=None,
+                  robots=robots)  # fmt: skip
+    found = [f.what for f in verify(kept).findings if f.url == URLS[1]]
+    assert any("did not announce for http://a.example/robots.txt" in f for f in found), found
+    unknown = _forge(trail, records, 0, URLS[2], status="unknown", refused_by="unreachable",
+                     why="the tdmrep.json of http://a.example was not had")  # fmt: skip
+    found = [f.what for f in verify(unknown).findings if f.url == URLS[2]]
+    assert any("its snapshots refuse it" in f for f in found), found
+
+
+def test_the_rate_counts_the_items_decided_not_the_fetch_before() -> None:
+    """The rate counted the minutes spent waiting on origins."""
+    err = io.StringIO()
+    now = [0.0]
+    progress = Progress(err, lambda: now[0])
+    now[0] = 600.0  # the fetch: ten minutes on three origins answering 503
+    progress.begin()
+    now[0] = 604.0
+    progress.tick(400, 12)
+    assert err.getvalue() == "recheck: 400 items read, 12 origins resolved, 100 items/s\n"
+
+
+def test_the_fetch_progress_says_how_many_wait_on_what_until_when_and_what_shortens_it() -> None:
+    waiting = {
+        "https://a.example": ("robots.txt", 1000.0),
+        "https://b.example": ("robots.txt", 1001.0),
+        "https://c.example": ("tdmrep.json", 1000.5),
+        "https://d.example": ("robots.txt", 1009.5),  # just asked: not waiting yet
+    }
+    assert fetch_progress(230, 240, waiting, 60.0, 1010.0) == (
+        "recheck: fetching: 230 of 240 origin(s) done; 3 waiting on a document that does "
+        "not answer yet: robots.txt (2), tdmrep.json (1); each given up on after 60 s, by "
+        "about 00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; "
+        "their items are then unknown)"
+    )
+    assert fetch_progress(5, 240, {}, 60.0, 1010.0) == "recheck: fetching: 5 of 240 origin(s) done"
+
+
+@pytest.mark.parametrize(
+    ("given", "waits"), [((), 60.0), (("-s", "REP_UNREACHABLE_MAX_WAIT=5"), "5")]
+)
+def test_a_recheck_waits_a_short_time_for_a_document_that_does_not_answer_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: tuple[str, ...], waits: Any
+) -> None:
+    """A crawl's 600 s wait made a recheck's unknown items cost minutes each: a recheck
+    waits 60 s unless told, says so and why, and hands its crawl a place for progress."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URLS[0]])
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    main([str(dataset), "--purpose", "search", *given], io.StringIO(), fetcher)
+    assert asked[0].settings["REP_UNREACHABLE_MAX_WAIT"] == waits
+    assert asked[0].progress is not None
+    err = capsys.readouterr().err
+    assert f"is waited for at most {float(waits):.0f} s (REP_UNREACHABLE_MAX_WAIT" in err
+    assert ("removed anyway" in err) is (not given)

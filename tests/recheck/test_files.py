@@ -171,6 +171,24 @@ def test_the_crawl_of_a_recheck_has_no_feed_and_no_item_pipeline() -> None:
     assert (settings["FEEDS"], settings["FEED_URI"], settings["ITEM_PIPELINES"]) == ({}, None, {})
 
 
+@pytest.mark.parametrize(("reason", "interrupted"), [("shutdown", "shutdown"), ("finished", "")])
+def test_a_crawl_closed_before_its_end_marks_the_fetch_interrupted(
+    reason: str, interrupted: str
+) -> None:
+    """Ctrl-C closes the recheck's crawl as ``shutdown``: its result says so, and the
+    recheck then writes no whole-looking output and exits 3."""
+    pytest.importorskip("scrapy")
+    from types import SimpleNamespace
+
+    from scrapy_rep.crawl.commands.recheck_crawl import RecheckSpider
+
+    result = FetchResult(interrupted="shutdown_forced")  # as scheduled: until it closes
+    spider = RecheckSpider(FetchRequest(["https://a.example"], {}), result)
+    spider.crawler = SimpleNamespace(stats=None)  # type: ignore[assignment]
+    spider.closed(reason)
+    assert result.interrupted == interrupted
+
+
 def test_an_output_that_fails_while_written_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -255,3 +255,20 @@ def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
                            f"--report={report}")  # fmt: skip
     assert code == EXIT_REMOVED
     assert [line["status"] for line in report_lines(report)] == ["unknown", "refused", "kept"]
+
+
+def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) -> None:
+    """Each spelling of an origin (userinfo, a query after the host) read
+    and parsed its robots.txt again (4,000 items: 59 s and 281 MB)."""
+    from scrapy_rep.recheck.command import warc_rechecker
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("http://a.example", "User-agent: *\nDisallow: /p\n")])
+    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    urls = [url for n in range(100) for url in (
+        f"http://u{n}@a.example/p/{n}", f"http://a.example?q={n}/p", f"http://A.example:80/{n}",
+    )]  # fmt: skip
+    statuses = [str(rechecker.decide(url).status) for url in urls]
+    assert statuses == ["refused", "kept", "kept"] * 100
+    documents = rechecker.documents
+    assert isinstance(documents, WarcDocuments) and (documents.read, documents.origins) == (1, 1)

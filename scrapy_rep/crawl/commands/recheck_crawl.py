@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
@@ -26,13 +26,20 @@ from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.task import LoopingCall
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import crawler_process
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
-from scrapy_rep.recheck.command import FetchRequest, FetchResult, PageRead
+from scrapy_rep.recheck.command import (
+    PROGRESS_EVERY,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    fetch_progress,
+)
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
@@ -58,8 +65,10 @@ CRAWL_SETTINGS: Final[dict[str, Any]] = {
     "ITEM_PIPELINES": {},
     "REMOTE_CONTROL_ENABLED": False,
 }
-#: The origins whose documents are asked for at once (the lifecycle bounds the downloads
-#: themselves by ``REP_ROBOTSTXT_CONCURRENCY``).
+#: The origins whose documents are asked for at once, a sliding window: the next origin
+#: starts as soon as one is done, so a slow origin (a 503 waited on) holds one place, not
+#: a block of 512 (the lifecycle bounds the downloads themselves by
+#: ``REP_ROBOTSTXT_CONCURRENCY``).
 ORIGINS_AT_ONCE: Final = 512
 #: The stats that count one document download each.
 DOWNLOAD_STATS: Final = tuple(f"{kind.stats}/request_count" for kind in CRAWL_KINDS)
@@ -74,32 +83,65 @@ class RecheckSpider(Spider):
         super().__init__(**kwargs)
         self.request = request
         self.result = result
+        #: The origins whose documents are being asked for: origin -> (the kind of the
+        #: document it waits for, since when, POSIX seconds); what progress says waits.
+        self.waiting: dict[str, tuple[str, float]] = {}
+        #: The origins done.
+        self.done = 0
 
     async def start(self) -> Any:
         owner = owner_of(self.crawler)
         if owner is None:
             raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
-        origins = self.request.origins
-        for first in range(0, len(origins), ORIGINS_AT_ONCE):
-            batch = origins[first : first + ORIGINS_AT_ONCE]
-            await _together([self._origin(owner, origin) for origin in batch])
+        progress = None
+        if self.request.progress is not None and self.request.origins:
+            progress = LoopingCall(self._progress)
+            progress.start(PROGRESS_EVERY, now=False)
+        try:
+            await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
+                                      lambda origin: self._origin(owner, origin)))  # fmt: skip
+        finally:
+            if progress is not None and progress.running:
+                progress.stop()
         for url in self.request.pages:
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
                           cb_kwargs={"url": url})  # fmt: skip
 
+    def _progress(self) -> None:
+        """A progress line: origins done, and those waiting on a document that does
+        not answer (:func:`~scrapy_rep.recheck.command.fetch_progress`)."""
+        settings = self.request.settings
+        max_wait = float(settings.get("REP_UNREACHABLE_MAX_WAIT") or 0.0)
+        line = fetch_progress(self.done, len(self.request.origins), self.waiting, max_wait,
+                              time.time())  # fmt: skip
+        print(line, file=self.request.progress, flush=True)
+
     async def _origin(self, owner: Any, name: str) -> None:
-        """One origin's documents, as the crawl's middleware has them."""
+        """One origin's documents, as the crawl's middleware has them; while it waits
+        for each, :attr:`waiting` says which."""
+        try:
+            await self._documents(owner, name)
+        finally:
+            self.waiting.pop(name, None)
+            self.done += 1
+
+    def _waits(self, name: str, kind: str) -> None:
+        self.waiting[name] = (kind, time.time())
+
+    async def _documents(self, owner: Any, name: str) -> None:
         origin = origin_of(f"{name}/")
         if origin is None:
             return
         trigger = Request(origin.robots_url)  # the route of its fetches: the default slot
         documents = owner.documents
+        self._waits(name, "robots.txt")
         robots = await documents[ROBOTS].when_known(origin, trigger)
         if robots is None:  # the spider closed first
             return
         found = OriginDocuments(origin, now=time.time())
         found.add(ROBOTS, origin, robots)
         if TDM in documents:
+            self._waits(name, "tdmrep.json")
             tdm = await documents[TDM].when_known(origin, trigger)
             if tdm is not None:
                 found.add(TDM, origin, tdm)
@@ -108,6 +150,7 @@ class RecheckSpider(Spider):
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, rules.max_licenses) is None:
                 licenses = documents[LICENSE]
+                self._waits(name, "RSL license")
                 entries = await _together([licenses.when_known(key, trigger) for key in keys])
                 for key, entry in zip(keys, entries, strict=True):
                     if entry is not None:
@@ -126,9 +169,30 @@ class RecheckSpider(Spider):
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
 
     def closed(self, reason: str) -> None:
+        # stopped (Ctrl-C: shutdown): not every document was had
+        self.result.interrupted = reason if reason != "finished" else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
+
+
+def in_window(
+    names: list[str], at_once: int, one: Callable[[str], Awaitable[None]]
+) -> list[Coroutine[Any, Any, None]]:
+    """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
+    window: each takes the next name as soon as its last is done (an error is logged and
+    the worker goes on)."""
+    queue = iter(names)
+
+    async def worker() -> None:
+        for name in queue:  # shared: the next name not yet taken
+            try:
+                await one(name)
+            except Exception:
+                logger.exception("scrapy_rep: a recheck's documents of %s could not be had",
+                                 name)  # fmt: skip
+
+    return [worker() for _ in range(min(at_once, len(names)))]
 
 
 async def _together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
@@ -156,7 +220,9 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
     """Add the recheck's crawl to ``process`` (a ``CrawlerProcess`` or ``CrawlerRunner``);
     its result, filled once the process has run."""
-    result = FetchResult()
+    # Interrupted until its spider closes: a second Ctrl-C stops the process without
+    # closing it, and its result is then no whole fetch either.
+    result = FetchResult(interrupted="shutdown_forced")
     process.crawl(RecheckSpider, request=request, result=result)
     return result
 

@@ -1,0 +1,98 @@
+"""``recheck`` with a fetch (a fake crawl): a page fetched again (``--pages``) is decided as
+its item is, and its trail says when, so that ``audit verify`` decides it at that time; a
+fetch stopped half-way says so."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.command import (
+    EXIT_INTERRUPTED,
+    EXIT_REMOVED,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    main,
+)
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt import parse_robotstxt
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict import ROBOTS
+from scrapy_rep.verdict.page import PageStatements
+from tests.support.recheck import report_lines, write_jsonl
+
+BODY = b"User-agent: *\nAllow: /\n"
+URL = "https://a.example/page"
+#: The page was fetched before its unavailable_after date; the recheck decides it after.
+FETCHED = datetime(2020, 6, 1, tzinfo=timezone.utc).timestamp()
+UNAVAILABLE_AFTER = "2021-01-01T00:00:00Z"
+
+
+def _fetcher(request: FetchRequest) -> FetchResult:
+    origin = origin_of(URL)
+    assert origin is not None and request.pages == [URL]
+    entry = CacheEntry(parse_robotstxt(BODY), "200", FETCHED, 1e20, 1e20, 200,
+                       zlib.compress(BODY), sha256=hashlib.sha256(BODY).hexdigest())  # fmt: skip
+    documents = OriginDocuments(origin, now=FETCHED)
+    documents.add(ROBOTS, origin, entry)
+    statements = PageStatements((("x-robots-tag", f"unavailable_after: {UNAVAILABLE_AFTER}"),))
+    page = PageRead(statements, time=FETCHED)
+    return FetchResult({str(origin): documents}, {URL: page}, downloads=1)
+
+
+def test_a_page_whose_unavailable_after_passed_is_removed_and_verifies(tmp_path: Path) -> None:
+    """Fetched while available, its date passed before it is decided: it is refused (it
+    was kept, and `audit verify` then failed the honest trail, which had no `decided`)."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    trail, report = tmp_path / "trail.jsonl", tmp_path / "report.jsonl"
+    argv = [str(dataset), "--purpose", "search", "--pages", "--no-progress",
+            f"--trail={trail}", f"--report={report}"]  # fmt: skip
+    assert main(argv, io.StringIO(), _fetcher) == EXIT_REMOVED
+    assert [line["status"] for line in report_lines(report)] == ["refused"]
+    result = verify(trail)
+    assert result.clean, result.findings
+    item = next(r for r in map(json.loads, trail.read_text().splitlines()) if r["type"] == "item")
+    assert item["page"]["decided"] > UNAVAILABLE_AFTER
+
+
+def test_an_interrupted_fetch_says_so_writes_no_whole_looking_output_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C during the fetch (the crawl closed as ``shutdown``, one origin
+    of two fetched) wrote a whole-looking --out (with --keep-unknown, the items never
+    checked kept), exit 1, and a trail that verified clean with nothing said."""
+    urls = [URL, "https://b.example/page"]
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, urls)
+    outputs = {name: tmp_path / f"{name}.jsonl" for name in ("out", "removed", "report")}
+    summary, trail = tmp_path / "summary.md", tmp_path / "trail.jsonl"
+
+    def stopped(request: FetchRequest) -> FetchResult:
+        assert request.origins == ["https://a.example", "https://b.example"]
+        result = _fetcher(FetchRequest(request.origins, {}, [URL]))
+        result.pages.clear()
+        result.interrupted = "shutdown"
+        return result
+
+    argv = [str(dataset), "--purpose", "search", "--keep-unknown", "--no-progress",
+            f"--summary={summary}", f"--trail={trail}",
+            *(f"--{name}={path}" for name, path in outputs.items())]  # fmt: skip
+    assert main(argv, io.StringIO(), stopped) == EXIT_INTERRUPTED
+    assert not any(path.exists() for path in outputs.values())
+    said = summary.read_text().splitlines()
+    assert said[2].startswith("**Interrupted (shutdown)"), said[:4]
+    assert "recheck: Interrupted (shutdown)" in capsys.readouterr().err
+    end = json.loads(trail.read_text().splitlines()[-1])
+    assert (end["type"], end["reason"]) == ("end", "interrupted")
+    result = verify(trail)
+    assert result.clean and any("interrupted" in e.what for e in result.events), result.events

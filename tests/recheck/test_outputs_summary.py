@@ -1,0 +1,62 @@
+"""The summary's head says what refused the items: a usage signal (a "no" for the
+purpose) or an access rule (a plain Disallow), and, for an AI purpose, the robots.txt
+groups obeyed; the report names the agent whose group refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.recheck import (
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_jsonl,
+    write_warc,
+)
+
+ROBOTS = {
+    "http://a.example": "User-agent: *\nDisallow: /private\n",  # an access rule
+    "http://g.example": "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+    "http://c.example": "User-agent: *\nContent-Usage: train-ai=n\n",  # a usage signal
+}
+URLS = ["http://a.example/private/1", "http://a.example/ok", "http://g.example/x",
+        "http://c.example/x"]  # fmt: skip
+
+
+def _summary_and_report(tmp_path: Path, *settings: str) -> tuple[str, dict[str, dict[str, object]]]:
+    dataset, warc, report = tmp_path / "items.jsonl", tmp_path / "r.warc", tmp_path / "r.jsonl"
+    write_jsonl(dataset, URLS)
+    write_warc(warc, [
+        *(robots_capture(origin, text) for origin, text in ROBOTS.items()),
+        *((f"{origin}/.well-known/tdmrep.json", 404, b"", {}) for origin in ROBOTS),
+    ])  # fmt: skip
+    _, summary = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                              f"--report={report}", *settings)  # fmt: skip
+    return summary, {line["url"]: line for line in report_lines(report)}
+
+
+def test_the_head_tells_a_usage_signal_from_an_access_rule(tmp_path: Path) -> None:
+    """A plain Disallow was counted as "restricting AI training" with the AI opt-outs, in a
+    table labelled as Consent in Crisis's measure, which it is not."""
+    summary, report = _summary_and_report(tmp_path)
+    assert [report[url]["status"] for url in URLS] == ["refused", "kept", "kept", "refused"]
+    assert "- Refused by a usage signal" in summary
+    assert ": 1 item(s) of 1 origin(s)\n- Refused by an access rule" in summary
+    access = next(line for line in summary.splitlines() if "by an access rule" in line)
+    assert access.endswith(": 1 item(s) of 1 origin(s)")
+    assert "Consent in Crisis" not in summary
+
+
+def test_an_ai_purpose_names_the_groups_obeyed_and_the_report_the_agent(tmp_path: Path) -> None:
+    """By default the summary says no AI crawler's group is obeyed (GPTBot's Disallow keeps
+    nothing out); with REP_PURPOSE_AGENTS it names them, and the report the agent whose
+    line refused (the line alone, "Disallow: /", read as the crawler's own)."""
+    summary, report = _summary_and_report(tmp_path)
+    assert "no AI crawler's: a site that blocks GPTBot or CCBot by name alone" in summary
+    assert report[URLS[0]]["agent"] == "scrapy"
+    summary, report = _summary_and_report(tmp_path, "-s", "REP_PURPOSE_AGENTS=GPTBot,CCBot")
+    refused = report[URLS[2]]
+    said = (refused["status"], refused["agent"], refused["document_line"], refused["text"])
+    assert said == ("refused", "GPTBot", 2, "Disallow: /")
+    assert "and those of `GPTBot`, `CCBot` (REP_PURPOSE_AGENTS)" in summary
+    assert "; by the groups of REP_PURPOSE_AGENTS: GPTBot 1" in summary
