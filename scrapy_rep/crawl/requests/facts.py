@@ -186,7 +186,7 @@ class FactsReader:
         if found is None:
             if len(self._hosts) >= _MAX_NAMES:
                 self._hosts.clear()
-            found = origin_of(f"{origin.scheme}://{decoded(host).strip()}/") or origin
+            found = _named_site(origin, decoded(host).strip())
             self._hosts[key] = found
             if found != origin:
                 logger.warning(
@@ -197,6 +197,40 @@ class FactsReader:
                     request, decoded(host), origin, found.robots_url, origin.robots_url,
                 )  # fmt: skip
         return found
+
+
+def _named_site(origin: Origin, value: str) -> Origin:
+    """The site a ``Host`` header's ``value`` names, for a request to ``origin``: read as
+    a URL's authority, and as a name-based server reads it, the name before any ``:``,
+    ``@`` or ``,`` (as nginx does). When the two differ, or the value cannot be read as
+    an authority at all (a port out of range or not a number, two ports, a list,
+    userinfo), the site is the name a server reads, at the URL's port, where the
+    connection goes: the reading that loses no "no" (a header naming another site never
+    leaves the URL's robots.txt alone to decide). An empty value names no site: the URL's."""
+    if not value:
+        return origin
+    read = origin_of(f"{origin.scheme}://{value}/")
+    name = _served_name(value)
+    named_host = origin_of(f"{origin.scheme}://{_bracketed(name)}/") if name else None
+    if read is not None and (named_host is None or read.host == named_host.host):
+        return read
+    port = f":{origin.port}" if origin.port is not None else ""
+    named = origin_of(f"{origin.scheme}://{_bracketed(name)}{port}/") if name else None
+    return named or read or origin
+
+
+def _served_name(value: str) -> str:
+    """The host name a name-based server reads from a ``Host`` value."""
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 else ""
+    for stop in ":@,/ \t":
+        value = value.split(stop, 1)[0]
+    return value
+
+
+def _bracketed(name: str) -> str:
+    return f"[{name}]" if ":" in name else name
 
 
 def decoded(header: bytes) -> str:

@@ -1,0 +1,89 @@
+"""A ``Host`` header whose port the crawl cannot read
+(``localhost:99999``, ``localhost:abc``, ``localhost:P:P``, a comma-joined list), or
+that names the URL's site after a userinfo (``localhost:P@127.0.0.1:P``), is taken for
+the URL's own site, so only the URL's robots.txt decides the request; a name-based
+virtual host server (this one, as nginx does) reads the name before the colon and
+serves the other site's page, which that site's robots.txt disallows. Expected: the
+site named is asked too (or the request is refused as addressed to no site the crawl can
+name), never the URL's site alone (found by a hostile review; the URL's site alone
+decided before)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request
+from twisted.internet import reactor
+from twisted.web.resource import Resource
+from twisted.web.server import Request as WebRequest
+from twisted.web.server import Site
+
+from tests.support.robotsite import ItemSpider, crawl
+
+
+class NameBasedHosts(Resource):
+    """One server, two sites, told apart by the name before the colon of the ``Host``
+    header (as nginx reads it; test_request_sent.py's VirtualHosts, not imported)."""
+
+    isLeaf = True
+
+    def __init__(self, robots_by_host: dict[str, str]) -> None:
+        super().__init__()
+        self.robots_by_host = robots_by_host
+        self.log: list[tuple[str, str]] = []
+
+    def render_GET(self, request: WebRequest) -> bytes:
+        host = (request.getHeader("host") or "").split(":")[0]
+        path = request.uri.decode()
+        self.log.append((host, path))
+        if path == "/robots.txt":
+            request.setHeader("Content-Type", "text/plain")
+            return self.robots_by_host.get(host, "").encode()
+        request.setHeader("Content-Type", "text/html")
+        return f"<html><body>{host}{path}</body></html>".encode()
+
+
+class SentWithHost(ItemSpider):
+    """Each request carries its own ``Host`` header: ``(url, host)`` pairs."""
+
+    sent_to: tuple[tuple[str, str], ...] = ()
+
+    async def start(self) -> Any:
+        for url, host in self.sent_to:
+            yield Request(url, errback=self.failed, headers={"Host": host})
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "{name}:99999",
+        "{name}:abc",
+        "{name}:{n}:{n}",
+        "{name}:{n}, 127.0.0.1:{n}",
+        "{name}:{n}@127.0.0.1:{n}",
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_host_header_with_an_unreadable_port_is_not_the_urls_site(
+    tmp_path: Any, spelling: str
+) -> None:
+    server = NameBasedHosts(
+        {
+            "127.0.0.1": "User-agent: *\nAllow: /\n",
+            "localhost": "User-agent: *\nDisallow: /private\n",
+        }
+    )
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    number = port.getHost().port
+    ip = f"http://127.0.0.1:{number}"
+
+    class Spider(SentWithHost):
+        sent_to = ((f"{ip}/private/1", spelling.format(name="localhost", n=number)),)
+
+    try:
+        await crawl([], {"REP_AUDIT_FILE": str(tmp_path / "trail.jsonl")}, Spider)
+    finally:
+        await port.stopListening()
+    assert ("localhost", "/private/1") not in server.log, server.log
