@@ -26,10 +26,9 @@ from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
-from twisted.internet.task import LoopingCall
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
-from scrapy_rep.crawl.internals import crawler_process
+from scrapy_rep.crawl.internals import Timer, call_later, crawler_process
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
@@ -93,16 +92,20 @@ class RecheckSpider(Spider):
         owner = owner_of(self.crawler)
         if owner is None:
             raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
-        progress = None
+        progress: list[Timer] = []  # the next progress line's timer, while the fetch runs
+
+        def tick() -> None:
+            self._progress()
+            progress[:] = [call_later(PROGRESS_EVERY, tick)]
+
         if self.request.progress is not None and self.request.origins:
-            progress = LoopingCall(self._progress)
-            progress.start(PROGRESS_EVERY, now=False)
+            progress.append(call_later(PROGRESS_EVERY, tick))
         try:
             await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
                                       lambda origin: self._origin(owner, origin)))  # fmt: skip
         finally:
-            if progress is not None and progress.running:
-                progress.stop()
+            for timer in progress:
+                timer.cancel()
         for url in self.request.pages:
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
                           cb_kwargs={"url": url})  # fmt: skip
