@@ -142,8 +142,6 @@ async def robots_async(
     Scrapy's own ``scrapy.cmdline.execute`` (the command found by its entry point, the
     ``-s`` options, the command's default settings), whose call of the tools' crawl is
     then run under the test's reactor (``sync``: none may be needed)."""
-    from scrapy.cmdline import execute
-
     agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
     handed: list[Handed] = []
 
@@ -154,16 +152,43 @@ async def robots_async(
     stdout, stderr = io.StringIO(), io.StringIO()
     with redirect_stdout(stdout), redirect_stderr(stderr):
         with mock.patch("scrapy_rep.crawl.commands.robots_command.run_tools", hand):
-            try:
-                execute(["scrapy", "rep-robots", *agent, *args])
-            except SystemExit as exit_:
-                code = 0 if exit_.code is None else int(exit_.code)
-            else:  # pragma: no cover - execute always exits
-                raise AssertionError("scrapy.cmdline.execute returned")
+            code = _execute(["rep-robots", *agent, *args])
         if sync:
             _needs_no_crawl(handed, "scrapy rep-robots")
         code = await _handed_crawl(handed, code)
     return code, stdout.getvalue() + stderr.getvalue()
+
+
+def _execute(argv: list[str]) -> int:
+    """``scrapy ARGV`` read and run by Scrapy's own ``scrapy.cmdline.execute`` in this
+    process, outside a project; its exit status."""
+    from scrapy.cmdline import execute
+
+    try:
+        execute(["scrapy", *argv])
+    except SystemExit as exit_:
+        return 0 if exit_.code is None else int(exit_.code)
+    raise AssertionError("scrapy.cmdline.execute returned")  # pragma: no cover
+
+
+def scrapy_streams(*argv: str) -> tuple[int, str, str]:
+    """``scrapy ARGV`` in this process, outside a project, for a command line that runs
+    no crawl (``-h``, ``rep-audit``): (exit status, stdout, stderr)."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        code = _execute(list(argv))
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def main_streams(*argv: str) -> tuple[int, str, str]:
+    """``python -m scrapy_rep ARGV`` in this process (its ``main``, as ``__main__`` runs it),
+    for a command line that runs no crawl: (exit status, stdout, stderr)."""
+    from scrapy_rep.__main__ import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        code = main(list(argv))
+    return code, stdout.getvalue(), stderr.getvalue()
 
 
 def scrapy_robots(
