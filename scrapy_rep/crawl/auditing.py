@@ -5,11 +5,10 @@ call costs less than a signal on the hot path), as the :class:`TrailWriter` they
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
-from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import NotConfigured
 
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -43,7 +42,7 @@ class TrailWriter(Protocol):
     def sent_at(self, record: str, now: float, expires: float) -> None: ...
 
 
-TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
+TRAILS: PerCrawler[TrailWriter] = PerCrawler("trail")
 
 
 def trail_of(crawler: Crawler) -> TrailWriter | None:

@@ -24,7 +24,7 @@ from twisted.internet.threads import deferToThread
 
 from scrapy_rep import signals
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import awaited
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
@@ -53,7 +53,7 @@ _told_c2pa = False
 #: reactor's pool, whose threads Scrapy's DNS resolver shares: the others wait their
 #: turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
-_READS: WeakKeyDictionary[Crawler, DeferredSemaphore] = WeakKeyDictionary()
+_READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
 
 def _reads_of(crawler: Crawler) -> DeferredSemaphore:
