@@ -181,7 +181,11 @@ OPTION_TABLE: list[tuple[list[str], dict[str, object]]] = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "settings"), OPTION_TABLE, ids=lambda v: repr(v)[:40])
+@pytest.mark.parametrize(
+    ("argv", "settings"),
+    OPTION_TABLE,
+    ids=[" ".join(argv) or "no option" for argv, _ in OPTION_TABLE],
+)
 def test_each_check_option_is_its_crawl_setting(
     argv: list[str], settings: dict[str, object]
 ) -> None:

@@ -37,7 +37,11 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-@pytest.mark.parametrize(("argv", "settings"), OPTION_TABLE, ids=lambda v: repr(v)[:40])
+@pytest.mark.parametrize(
+    ("argv", "settings"),
+    OPTION_TABLE,
+    ids=[" ".join(argv) or "no option" for argv, _ in OPTION_TABLE],
+)
 def test_each_option_is_its_crawl_setting(argv: list[str], settings: dict[str, Any]) -> None:
     opts, _ = parser().parse_known_args([*argv, "https://e.com/"])
     assert option_settings(opts) == settings
