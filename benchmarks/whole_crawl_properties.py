@@ -8,12 +8,17 @@ the same seed, and compares the servers' access log, the items, the stored files
 the audit trail with the oracle. Prints one line per seed, every violation with the
 seed that reproduces it, and a summary; exits 1 on any violation.
 
+``--suite-seeds``: the seeds the suite held before it kept one per dimension
+(tests/integration/test_whole_crawl_properties.py), each in its dimension; CI runs it
+once (.ci/run, step 1).
+
 Reproduce one seed: ``--seeds 1 --start SEED -v`` (with the run's ``--generation``,
-``--user-agents`` and ``--slots``). ``--slots``: the slot-delay dimension (requests wait in
-their download slots while robots.txt changes and overrides expire during the crawl).
-``--workers``: the scrapy-redis dimension (two workers share one queue, are paused
-mid-crawl and resumed; needs redis-server). ``--download-async``: callbacks fetch other
-pages of the crawl themselves (``engine.download_async``) before they yield their item.
+``--user-agents``, ``--slots``, ``--workers`` and ``--download-async``). ``--slots``: the
+slot-delay dimension (requests wait in their download slots while robots.txt changes and
+overrides expire during the crawl). ``--workers``: the scrapy-redis dimension (two
+workers share one queue, are paused mid-crawl and resumed; needs redis-server).
+``--download-async``: callbacks fetch other pages of the crawl themselves
+(``engine.download_async``) before they yield their item.
 """
 
 from __future__ import annotations
@@ -28,6 +33,37 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+
+
+#: The seeds tests/integration/test_whole_crawl_properties.py held before it kept one per
+#: dimension, each with what it covers or found: (generation, user_agents, slots) -> seeds.
+SUITE_SEEDS: dict[tuple[int, bool, bool], list[int]] = {
+    # Generation 1, each passing on the code as it stood and covering a dimension:
+    # 4 ai-input, small caches (1 origin, 2 KiB), JOBDIR, trail, a broken TIFF;
+    # 5 ai-input, HTTP cache, Redis, six cut deliveries, broken files;
+    # 17 ai-input, JOBDIR, trail, a cut document and a broken file;
+    # 20 search + ai-train, 1 request at a time, HTTP cache, Redis, a tdmrep.json over
+    # 500 KiB, three cut documents; 21 ai-train, 1 request, HTTP cache, cache of 1 origin;
+    # 22 search + ai-train, Redis, AutoThrottle, retries; 23 search, 1 request, JOBDIR.
+    # 3 (a license behind a redirect to ftp:), 11 (a redirect loop), 26 (a tdmrep.json
+    # over 500 KiB downloading beside another document) and 65 (an MP4 cut inside its
+    # XMP packet) each found a defect that lost a "no".
+    (1, False, False): [3, 4, 5, 11, 17, 20, 21, 22, 23, 26, 65],
+    # Generation 3, the media forms: 4 ai-input, JOBDIR pause/resume, 64 requests: an
+    # ImageMagick raw profile, XMP only in a TIFF SubIFD, the qualified and
+    # nested-description forms, a zTXt XMP chunk that does not inflate (fails closed).
+    (3, False, False): [4],
+    # Per-request User-Agents: 12 and 15 found that a request sent as another crawler or
+    # a browser escaped the crawler's own group and the page's directives for the name it
+    # was sent as; with an override (both dimensions), 130 found the oracle's robots.txt
+    # merging groups when it dropped Disallow lines, 88 a record naming the sent-as name's
+    # line beside the declared name, and 219 one whose override went past the sent-as
+    # name's line before a later step refused it.
+    (3, True, False): [12, 15, 88, 130, 219],
+    # Slot delays: 0 (two robots.txt changed, JOBDIR, AutoThrottle, pages decided again as
+    # they left their slot and held for the refresh).
+    (3, False, True): [0],
+}
 
 
 def main() -> int:
@@ -62,6 +98,13 @@ def main() -> int:
         action="store_true",
         help="callbacks fetch other pages themselves (engine.download_async) before their item",
     )
+    parser.add_argument(
+        "--suite-seeds",
+        action="store_true",
+        help="the seeds the suite held before it kept one per dimension (SUITE_SEEDS), "
+        "each in its own dimension (--seeds, --start, --generation, --user-agents and "
+        "--slots are then ignored)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="every violation in full")
     parser.add_argument("--max-shown", type=int, default=8, help="violations shown per seed")
     args = parser.parse_args()
@@ -88,7 +131,19 @@ def main() -> int:
 
     async def run(_: Any) -> None:
         ran = 0
-        for seed in range(args.start, args.start + args.seeds):
+        if args.suite_seeds:
+            runs = [
+                (seed, *dimension, False, False)
+                for dimension, seeds in SUITE_SEEDS.items()
+                for seed in seeds
+            ]
+        else:
+            runs = [
+                (seed, args.generation, args.user_agents, args.slots, args.workers,
+                 args.download_async)
+                for seed in range(args.start, args.start + args.seeds)
+            ]  # fmt: skip
+        for seed, generation, user_agents, slots, workers, download_async in runs:
             if args.minutes and time.monotonic() - started > args.minutes * 60:
                 print(f"time budget of {args.minutes} min reached", flush=True)
                 break
@@ -97,8 +152,8 @@ def main() -> int:
                 t0 = time.monotonic()
                 try:
                     result = await run_seed(
-                        seed, Path(tmp), redis, args.generation, args.user_agents, args.slots,
-                        args.workers, args.download_async,
+                        seed, Path(tmp), redis, generation, user_agents, slots, workers,
+                        download_async,
                     )  # fmt: skip
                 except Exception as error:  # a crash of the harness or the crawl
                     print(f"seed {seed}: CRASH {type(error).__name__}: {error}", flush=True)
@@ -110,7 +165,17 @@ def main() -> int:
             totals.update(result.counts)
             status = "ok" if not result.violations else f"{len(result.violations)} VIOLATION(S)"
             counts = " ".join(f"{k}={v}" for k, v in result.counts.items())
-            print(f"seed {seed}: {status} {took:.1f}s {counts} {result.settings}", flush=True)
+            where = (
+                f"generation {generation}"
+                + (", user agents" if user_agents else "")
+                + (", slots" if slots else "")
+                + (", workers" if workers else "")
+                + (", download_async" if download_async else "")
+            )
+            print(
+                f"seed {seed} ({where}): {status} {took:.1f}s {counts} {result.settings}",
+                flush=True,
+            )
             if result.violations:
                 failing[seed] = result.violations
                 props = {f"{v.prop}/{v.tag}" if v.tag else v.prop for v in result.violations}
@@ -128,7 +193,9 @@ def main() -> int:
             redis.stop()
         elapsed = time.monotonic() - started
         print(
-            f"\nsummary: {ran} seed(s) from {args.start} in {elapsed:.0f} s; "
+            f"\nsummary: {ran} seed(s)"
+            + (" (the suite's)" if args.suite_seeds else f" from {args.start}")
+            + f" in {elapsed:.0f} s; "
             f"{len(failing)} with violations",
             flush=True,
         )

@@ -92,8 +92,16 @@ def _every_trail_verified(
         pytest.fail("audit trail not clean:\n" + "\n".join(findings[:20]), pytrace=False)
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``soak`` (the full-size runs) run only with ``REP_SOAK=1``."""
+    """Each test that depends on an optional tool is marked ``optional_tools``
+    (tests/support/optionaltools.py: what ``.ci/run`` runs with the tools hidden). Tests
+    marked ``soak`` (the full-size runs) run only with ``REP_SOAK=1``."""
+    from tests.support.optionaltools import needs_an_optional_tool
+
+    for item in items:
+        if needs_an_optional_tool(item):
+            item.add_marker(pytest.mark.optional_tools)
     if os.environ.get("REP_SOAK") == "1":
         return
     for item in items:

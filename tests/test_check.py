@@ -160,3 +160,46 @@ def test_check_google_profile_says_google_ignores_content_usage_and_content_sign
         )
         assert status == 1 and "Content-Signal: search=yes, ai-train=no\n" in output
         assert "Google's parser" not in output
+
+
+#: Each ``check`` option that is a crawl setting: the command line, and the settings it
+#: sets (over ``USER_AGENT``, which ``check`` always sets; ``scrapy rep-robots``' table:
+#: tests/crawl/commands/test_robots_command.py).
+OPTION_TABLE: list[tuple[list[str], dict[str, object]]] = [
+    ([], {}),
+    (["--user-agent", "OtherBot/2.0"], {"USER_AGENT": "OtherBot/2.0"}),
+    (["-A", "OtherBot"], {"USER_AGENT": "OtherBot"}),
+    (["--profile", "legacy"], {"REP_PROFILE": "legacy"}),
+    (["--purpose", "ai-train,search"], {"REP_PURPOSE": "ai-train,search"}),
+    (["--purpose-agents", "GPTBot"], {"REP_PURPOSE_AGENTS": "GPTBot"}),
+    (["--rsl-licenses", "https://l.example/t"], {"REP_RSL_LICENSES": "https://l.example/t"}),
+    (["--overrides", '[{"host": "e.com"}]'], {"REP_OVERRIDES": '[{"host": "e.com"}]'}),
+    (["--unreachable-action", "allow"], {"REP_UNREACHABLE_ACTION": "allow"}),
+    (["--no-robotstxt-obey"], {"ROBOTSTXT_OBEY": False}),
+    (["-s", "REP_META_IN_NOSCRIPT=False"], {"REP_META_IN_NOSCRIPT": "False"}),
+    (["--set", " DOWNLOAD_MAXSIZE =8"], {"DOWNLOAD_MAXSIZE": "8"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "settings"),
+    OPTION_TABLE,
+    ids=[" ".join(argv) or "no option" for argv, _ in OPTION_TABLE],
+)
+def test_each_check_option_is_its_crawl_setting(
+    argv: list[str], settings: dict[str, object]
+) -> None:
+    from scrapy_rep.check import _settings, parser
+    from scrapy_rep.checker.report import DEFAULT_USER_AGENT
+
+    options = parser().parse_args([*argv, "--page", "--timeout", "5", "https://e.com/"])
+    assert _settings(options) == {"USER_AGENT": DEFAULT_USER_AGENT, **settings}
+
+
+def test_the_check_option_table_has_every_option_that_is_a_setting() -> None:
+    from scrapy_rep.check import OPTION_SETTINGS
+
+    tabled = {argv[0].removeprefix("--").replace("-", "_") for argv, _ in OPTION_TABLE if argv}
+    assert set(OPTION_SETTINGS) <= tabled
+    set_by_table = {name for _, settings in OPTION_TABLE for name in settings}
+    assert set(OPTION_SETTINGS.values()) <= set_by_table

@@ -6,11 +6,10 @@ download failure: both read the one place that knows it, so they cannot count it
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
-from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import NotConfigured
 
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -46,7 +45,7 @@ class TrailWriter(Protocol):
     def not_sent(self, record: str) -> None: ...
 
 
-TRAILS: WeakKeyDictionary[Crawler, TrailWriter] = WeakKeyDictionary()
+TRAILS: PerCrawler[TrailWriter] = PerCrawler("trail")
 
 
 class FailureReader(Protocol):
@@ -57,7 +56,7 @@ class FailureReader(Protocol):
 
 
 #: The readers of each running crawl's final download failures besides its trail.
-FAILURE_READERS: WeakKeyDictionary[Crawler, list[FailureReader]] = WeakKeyDictionary()
+FAILURE_READERS: PerCrawler[list[FailureReader]] = PerCrawler("failure_readers")
 
 
 def trail_of(crawler: Crawler) -> TrailWriter | None:
@@ -87,7 +86,7 @@ class AuditMiddleware:
         trail = TRAILS.get(self.crawler)
         if trail is not None:
             trail.failed(request, exception)
-        for reader in FAILURE_READERS.get(self.crawler, ()):
+        for reader in FAILURE_READERS.get(self.crawler) or ():
             reader.failed(request, exception)
 
     def process_response(

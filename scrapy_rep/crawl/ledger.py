@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
-from weakref import WeakKeyDictionary
+
+from scrapy_rep.crawl.config import PerCrawler
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -92,11 +93,11 @@ class LedgerReader(Protocol):
     ) -> None: ...
 
 
-READERS: WeakKeyDictionary[Crawler, list[LedgerReader]] = WeakKeyDictionary()
+READERS: PerCrawler[list[LedgerReader]] = PerCrawler("ledger_readers")
 
 #: What the page pass read of each response of a crawl, for the trail's record of a page
 #: whose output goes through no page pass of its own (fetched with ``download_async``).
-PAGES: WeakKeyDictionary[Crawler, Mapping[Response, PageRead]] = WeakKeyDictionary()
+PAGES: PerCrawler[Mapping[Response, PageRead]] = PerCrawler("pages_read")
 
 
 def read_by(crawler: Crawler, reader: LedgerReader) -> None:

@@ -1,7 +1,10 @@
-"""``python -m scrapy_rep audit …`` and ``scrapy rep-audit …`` as processes of their own
-(docs/audit-trail.md, "Reading the trail"): exit codes, options, ``REP_AUDIT_FILE`` read
-by the Scrapy command, a reader that goes away, a repair that lets the next crawl chain
-on, several trails, crawled text escaped (the tools in this process: tests/audit/)."""
+"""``python -m scrapy_rep audit …`` and ``scrapy rep-audit …`` (docs/audit-trail.md,
+"Reading the trail"): exit codes, options, ``REP_AUDIT_FILE`` read by the Scrapy command,
+a reader that goes away, a repair that lets the next crawl chain on, several trails,
+crawled text escaped. Read in this process as their command lines are (``python -m
+scrapy_rep``'s ``main``, Scrapy's ``scrapy.cmdline.execute``: :mod:`tests.support.tools`);
+a process of its own once per entry point, and for a reader that goes away (the
+tools' own tests: tests/audit/)."""
 
 from __future__ import annotations
 
@@ -15,10 +18,18 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_twisted
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.verify import verify
-from tests.support.tools import audit_process, audit_tool
+from tests.support.robotsite import crawl
+from tests.support.tools import (
+    audit_process,
+    audit_streams,
+    audit_tool,
+    main_streams,
+    scrapy_streams,
+)
 from tests.support.trailfactory import (
     OTHER_RUN,
     ROBOTS,
@@ -51,12 +62,12 @@ def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) ->
     assert re.search(r"trail\.jsonl: clean: 6 line\(s\), 1 run\(s\), 3 record\(s\)", out)
     lines = trail.read_bytes().splitlines(keepends=True)
     trail.write_bytes(b"".join(lines[:3] + lines[4:]))  # a line deleted
-    status, out, err = audit_process("verify", str(trail))
+    status, out, err = audit_streams("verify", str(trail))
     assert status == 1 and "line 4: chain broken" in out, out + err
-    status, out, err = audit_process("verify", str(tmp_path / "nothing.jsonl"))
+    status, out, err = audit_streams("verify", str(tmp_path / "nothing.jsonl"))
     assert (status, out) == (2, "") and err.strip().count("\n") == 0 and "no such file" in err
     (tmp_path / "notes.txt").write_text("not a trail\n")
-    status, out, err = audit_process("verify", str(tmp_path / "notes.txt"))
+    status, out, err = audit_streams("verify", str(tmp_path / "notes.txt"))
     assert (
         status == 2 and err == f"scrapy_rep: error: {tmp_path / 'notes.txt'}: not an audit trail\n"
     )
@@ -67,15 +78,13 @@ def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
         "verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
     )
     assert status == 0 and "clean" in out, out + err
-    status, out, err = audit_process(
-        "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
+    status, out, err = scrapy_streams(
+        "rep-audit", "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}"
     )
     assert status == 0 and "http://site.test/ was fetched" in out, out + err
-    status, out, err = audit_process("verify", scrapy=True, cwd=tmp_path)
+    status, out, err = scrapy_streams("rep-audit", "verify")
     assert status == 2 and "give TRAIL, or set REP_AUDIT_FILE" in err
-    status, out, err = audit_process(
-        "summary", str(tmp_path / "missing"), scrapy=True, cwd=tmp_path
-    )
+    status, out, err = scrapy_streams("rep-audit", "summary", str(tmp_path / "missing"))
     assert status == 2 and "no such file" in err
 
 
@@ -84,8 +93,9 @@ def test_verify_head_option(trail: Path) -> None:
     assert audit_tool("verify", str(trail), "--head", head)[0] == 0
     status, out = audit_tool("verify", str(trail), "--head", head, "--head", "0" * 64)
     assert status == 1 and f"no line hashes to the head {'0' * 64}" in out
-    status, out, err = audit_process("verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}",
-                           scrapy=True, cwd=trail.parent)  # fmt: skip
+    status, out, err = scrapy_streams(
+        "rep-audit", "verify", "--head", "0" * 64, "-s", f"REP_AUDIT_FILE={trail}"
+    )
     assert status == 1 and "no line hashes to the head" in out, out + err
 
 
@@ -105,18 +115,17 @@ def test_verify_json(trail: Path) -> None:
         "what": f"robots.txt snapshot {sha(ROBOTS)[:12]}… missing: no file {sha(ROBOTS)} in "
         f"{trail.parent / 'trail.jsonl.d'}",
     }
-    status, out, err = audit_process(
-        "verify", "--json", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=trail.parent
+    status, out, err = scrapy_streams(
+        "rep-audit", "verify", "--json", "-s", f"REP_AUDIT_FILE={trail}"
     )
     assert status == 1 and json.loads(out)["clean"] is False, err
 
 
 def test_python_m_scrapy_rep_lists_and_runs_audit(trail: Path) -> None:
-    status, out, err = audit_process("verify", str(trail))
+    status, out, err = main_streams("audit", "verify", str(trail))
     assert status == 0 and "clean" in out, err
-    result = subprocess.run([sys.executable, "-m", "scrapy_rep", "--help"], capture_output=True,
-                            text=True, timeout=120, check=False)  # fmt: skip
-    assert result.returncode == 0 and "audit" in result.stdout and "check" in result.stdout
+    status, out, err = main_streams("--help")
+    assert status == 0 and "audit" in out and "check" in out
 
 
 def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
@@ -158,7 +167,9 @@ def runspider_with_trail(trail: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
-def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chains_on(
+@pytest.mark.trail_not_verified("the cut run stays a problem: the test verifies the trail")
+@pytest_twisted.ensureDeferred
+async def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chains_on(
     tmp_path: Path, name: str
 ) -> None:
     trail = tmp_path / name
@@ -207,8 +218,8 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
         f"{trail}: nothing to repair: it ends with a whole line\n",
     )
 
-    result = runspider_with_trail(trail)  # the next crawl chains on the repair line
-    assert result.returncode == 0, result.stderr
+    # the next crawl (in this process) chains on the repair line
+    await crawl([], {"REP_AUDIT_FILE": str(trail)})
     status, out = audit_tool("verify", str(trail))
     assert status == 1, out  # the cut run stays a problem; the new run is whole
     assert "1 problem(s), 1 event(s): 14 line(s), 3 run(s)" in out
@@ -217,12 +228,9 @@ def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_crawl_chai
 def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:
     trail = tmp_path / "trail.jsonl"
     _, cut = cut_trail(trail)
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "repair", "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped" in result.stdout
+    status, out, err = scrapy_streams("rep-audit", "repair", "-s", f"REP_AUDIT_FILE={trail}")
+    assert status == 0, err
+    assert f"{trail}: repaired: {len(cut)} byte(s) of a cut line dropped" in out
     assert [f.line for f in verify(trail).findings] == [7]  # the cut run has no end line
 
 
@@ -231,29 +239,21 @@ def test_scrapy_audit_passes_several_files_through(tmp_path: Path) -> None:
         tmp_path, snapshotted_records(RUN, ["/1", "/2"]), snapshotted_records(OTHER_RUN, ["/3"])
     )
     for argv in (["verify", *trails], ["show", *trails, "http://site.test/3"]):
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy", "rep-audit", *argv],
-            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-        )  # fmt: skip
-        assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.startswith(f"{trails[1]}:\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "summary", *trails],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.stdout.startswith("2 run(s), 3 requested URL(s)"), result.stderr
+        status, out, err = scrapy_streams("rep-audit", *argv)
+        assert status == 0, out + err
+    assert out.startswith(f"{trails[1]}:\n")
+    status, out, err = scrapy_streams("rep-audit", "summary", *trails)
+    assert out.startswith("2 run(s), 3 requested URL(s)"), err
 
 
 def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
     trail = hostile_trail(tmp_path / "t.jsonl")
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "show", "http://site.test/x", "-s",
-         f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert_terminal_safe(result.stdout)
-    assert "RSL says no\\r\\nline 1" in result.stdout
+    status, out, err = scrapy_streams(
+        "rep-audit", "show", "http://site.test/x", "-s", f"REP_AUDIT_FILE={trail}"
+    )
+    assert status == 0, err
+    assert_terminal_safe(out)
+    assert "RSL says no\\r\\nline 1" in out
     err = io.StringIO()
     missing = str(tmp_path / f"no{TITLE}.jsonl")
     sys_stderr, sys.stderr = sys.stderr, err

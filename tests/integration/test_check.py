@@ -9,8 +9,10 @@ import subprocess
 import sys
 import time
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, base_url_fixture, free_port, serving
-from tests.support.tools import ROBOTS_TXT, check_tool
+from tests.support.tools import ROBOTS_TXT, check_async
 
 
 class RobotsTxtHandler(QuietHandler):
@@ -26,8 +28,9 @@ class RobotsTxtHandler(QuietHandler):
 server = base_url_fixture(RobotsTxtHandler, name="server")
 
 
-def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
-    status, output = check_tool(
+@pytest_twisted.ensureDeferred
+async def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
+    status, output = await check_async(
         f"{server}/some/page", f"{server}/private/x", "--user-agent", "MyBot/2.0"
     )
     assert status == 1
@@ -35,11 +38,12 @@ def test_cli_fetches_a_url_and_uses_the_user_agent(server: str) -> None:
     assert "crawler name mybot" in output
 
 
-def test_every_url_given_is_checked(server: str) -> None:
+@pytest_twisted.ensureDeferred
+async def test_every_url_given_is_checked(server: str) -> None:
     """The first URL was once only where the robots.txt came from, and never checked: now
     every URL given is, each once."""
     first, second = f"{server}/private/first", f"{server}/public"
-    status, output = check_tool(first, second, first)
+    status, output = await check_async(first, second, first)
     assert status == 1, output
     assert output.count(f"DISALLOWED  {first}  line 2: Disallow: /private/") == 1, output
     assert f"allowed     {second}" in output
@@ -57,7 +61,8 @@ def test_python_dash_m_entry_point() -> None:
     assert "Disallow: /search" in result.stdout
 
 
-def test_the_timeout_bounds_the_whole_download_of_a_trickling_robotstxt() -> None:
+@pytest_twisted.ensureDeferred
+async def test_the_timeout_bounds_the_whole_download_of_a_trickling_robotstxt() -> None:
     class Trickle(QuietHandler):
         def do_GET(self) -> None:  # one byte a second, for 30 s
             self.send_response(200)
@@ -69,16 +74,17 @@ def test_the_timeout_bounds_the_whole_download_of_a_trickling_robotstxt() -> Non
                 time.sleep(1)
 
     with serving(Trickle) as port:
-        status, output = check_tool(f"http://127.0.0.1:{port}/a", "--timeout", "1.5")
+        status, output = await check_async(f"http://127.0.0.1:{port}/a", "--timeout", "1.5")
     # Each byte comes within a socket timeout; only the download's own bound stops it
     # (a whole answer would have been a 200).
     assert status == 3, output
     assert "took longer than 1.5 seconds" in output, output
 
 
-def test_cli_exit_3_when_a_robotstxt_is_unreachable() -> None:
+@pytest_twisted.ensureDeferred
+async def test_cli_exit_3_when_a_robotstxt_is_unreachable() -> None:
     url = f"http://127.0.0.1:{free_port()}/x"  # a port that was free a moment ago
-    status, output = check_tool(url, "--timeout", "5")
+    status, output = await check_async(url, "--timeout", "5")
     assert status == 3, output
     assert f"robots.txt {url.removesuffix('/x')}/robots.txt: unreachable (" in output
     assert "Connection was refused" in output or "Connection refused" in output, output
@@ -89,9 +95,10 @@ def test_cli_exit_3_when_a_robotstxt_is_unreachable() -> None:
     ) in output
 
 
-def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:
+@pytest_twisted.ensureDeferred
+async def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -> None:
     other = server.replace("127.0.0.1", "localhost")
-    status, output = check_tool(f"{server}/", f"{other}/private/x")
+    status, output = await check_async(f"{server}/", f"{other}/private/x")
     assert status == 1
     assert f"robots.txt {server}/robots.txt: 200 (72 bytes)" in output
     assert f"robots.txt {other}/robots.txt: 200 (72 bytes)" in output
@@ -110,11 +117,12 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
     assert "3  a robots.txt (or a tdmrep.json, or with --page a page) could not" in result.stdout
 
 
-def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:
+@pytest_twisted.ensureDeferred
+async def test_cli_one_url_alone_is_checked_against_its_own_robots_txt(server: str) -> None:
     """``check URL`` alone fetches the URL's own origin's robots.txt, as ``scrapy rep-robots
     URL`` does (docs/cli.md)."""
-    status, output = check_tool(f"{server}/private/x")
+    status, output = await check_async(f"{server}/private/x")
     assert status == 1
     assert f"robots.txt {server}/robots.txt: 200 (72 bytes)" in output
     assert f"DISALLOWED  {server}/private/x  line 2: Disallow: /private/" in output
-    assert check_tool(f"{server}/public")[0] == 0
+    assert (await check_async(f"{server}/public"))[0] == 0

@@ -5,8 +5,10 @@ fetch)."""
 
 from __future__ import annotations
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, port_fixture
-from tests.support.tools import check_tool, scrapy_robots
+from tests.support.tools import check_async, robots_async
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
 META = b'<html><head><meta name="robots" content="nofollow"></head><body>x</body></html>'
@@ -39,11 +41,12 @@ def page_lines(output: str) -> list[str]:
     return [line for line in lines[first:] if line.startswith("  ")]
 
 
-def test_check_page_prints_what_rep_robots_prints(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_check_page_prints_what_rep_robots_prints(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [f"{base}/noindex", f"{base}/meta", f"{base}/plain", f"{base}/private/x"]
-    status, checked = check_tool("--page", "-A", "TestBot", *urls)
-    robots_status, printed = scrapy_robots("--page", "-A", "TestBot", *urls)
+    status, checked = await check_async("--page", "-A", "TestBot", *urls)
+    robots_status, printed = await robots_async("--page", "-A", "TestBot", *urls)
     assert status == robots_status == 1, checked  # /private/x is disallowed
     assert page_lines(checked) == page_lines(printed), printed
     noindex = checked.split(f"{base}/noindex")[1].split(f"{base}/meta")[0]
@@ -56,34 +59,37 @@ def test_check_page_prints_what_rep_robots_prints(port: int) -> None:
     assert checked.rstrip().splitlines()[-1].startswith("  DISALLOWED")
 
 
-def test_check_page_with_a_purpose_gives_the_pages_verdict(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_check_page_with_a_purpose_gives_the_pages_verdict(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [f"{base}/notrain", f"{base}/plain"]
     purpose = ("--purpose", "ai-train", "-A", "TestBot")
-    status, checked = check_tool("--page", *purpose, *urls)
-    robots_status, printed = scrapy_robots("--page", *purpose, *urls)
+    status, checked = await check_async("--page", *purpose, *urls)
+    robots_status, printed = await robots_async("--page", *purpose, *urls)
     assert status == robots_status == 1, checked
     assert page_lines(checked) == page_lines(printed), printed
     assert "        header Content-Usage: train-ai=n  (ai-train no" in checked
     assert "      => not for this crawl: ai-train denied by header Content-Usage" in checked
     # without --page, check says only what the origin said: the page's "no" is not seen
-    status, origin_only = check_tool(*purpose, *urls)
+    status, origin_only = await check_async(*purpose, *urls)
     assert status == 0 and "Content-Usage" not in origin_only
 
 
-def test_a_page_that_cannot_be_had_is_exit_status_3(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_a_page_that_cannot_be_had_is_exit_status_3(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, checked = check_tool("--page", "-A", "TestBot", f"{base}/plain", f"{base}/gone")
+    status, checked = await check_async("--page", "-A", "TestBot", f"{base}/plain", f"{base}/gone")
     assert status == 3, checked
     assert f"{base}/gone   no rule matches\n      page: not fetched (" in checked
-    status, output = check_tool("--page", "-A", "TestBot", f"{base}/plain")  # a URL alone
+    status, output = await check_async("--page", "-A", "TestBot", f"{base}/plain")  # a URL alone
     assert status == 0, output
 
 
-def test_page_takes_urls_only_against_a_local_file(tmp_path: object) -> None:
+@pytest_twisted.ensureDeferred
+async def test_page_takes_urls_only_against_a_local_file(tmp_path: object) -> None:
     from pathlib import Path
 
     robots = Path(str(tmp_path)) / "robots.txt"
     robots.write_bytes(ROBOTS)
-    status, _ = check_tool("--page", str(robots), "/a")
+    status, _ = await check_async("--page", str(robots), "/a")
     assert status == 2

@@ -8,8 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, port_fixture
-from tests.support.tools import scrapy_robots
+from tests.support.tools import robots_async, scrapy_robots, scrapy_streams
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://x/sitemap.xml\n"
 PAGE = b'<html><head><meta name="robots" content="noindex, max-snippet:10"></head></html>'
@@ -32,9 +34,10 @@ class TwoHostsHandler(QuietHandler):
 port = port_fixture(TwoHostsHandler)
 
 
-def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots(f"{base}/private/a", f"{base}/public")
+    status, output = await robots_async(f"{base}/private/a", f"{base}/public")
     assert status == 1, output
     assert "crawler name testbot" in output
     assert f"robots.txt {base}/robots.txt: 200 (" in output
@@ -42,11 +45,12 @@ def test_robots_command_verdicts_lines_and_exit_1(port: int) -> None:
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private/" in output
 
 
-def test_robots_command_page_directives_and_what_the_crawl_does(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_robots_command_page_directives_and_what_the_crawl_does(port: int) -> None:
     """Allowed by robots.txt, and its page says noindex: the crawl drops its items, and
     the tool says so and exits 1."""
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots("--page", f"{base}/page")
+    status, output = await robots_async("--page", f"{base}/page")
     assert status == 1, output
     assert "page: 200, directives: noindex, nofollow, max-snippet:10" in output
     assert "X-Robots-Tag: nofollow" in output
@@ -55,14 +59,16 @@ def test_robots_command_page_directives_and_what_the_crawl_does(port: int) -> No
     )
 
 
-def test_robots_command_non_existent_host_exit_3() -> None:
-    status, output = scrapy_robots("http://nonexistent.invalid/x")
+@pytest_twisted.ensureDeferred
+async def test_robots_command_non_existent_host_exit_3() -> None:
+    status, output = await robots_async("http://nonexistent.invalid/x")
     assert status == 3, output
     assert "unreachable" in output and "DISALLOWED" in output
 
 
-def test_robots_command_robots_txt_that_times_out_exit_3(port: int) -> None:
-    status, output = scrapy_robots("--timeout", "1", f"http://localhost:{port}/x")
+@pytest_twisted.ensureDeferred
+async def test_robots_command_robots_txt_that_times_out_exit_3(port: int) -> None:
+    status, output = await robots_async("--timeout", "1", f"http://localhost:{port}/x")
     assert status == 3, output
     assert "took longer than 1.0 seconds" in output, output
 
@@ -137,10 +143,7 @@ def test_the_commands_are_named_for_whose_they_are(tmp_path: Path) -> None:
     commands = {line.split()[0] for line in listing.stdout.splitlines() if line.startswith("  ")}
     assert {"rep-robots", "rep-audit"} <= commands
     assert not {"robots", "audit"} & commands
-    for old in ("robots", "audit"):
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy", old, "-h"],
-            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-        )  # fmt: skip
-        assert result.returncode == 2
-        assert f"Unknown command: {old}" in result.stdout
+    for old in ("robots", "audit"):  # looked up as scrapy looks commands up, in this process
+        code, stdout, _ = scrapy_streams(old, "-h")
+        assert code == 2
+        assert f"Unknown command: {old}" in stdout

@@ -5,9 +5,11 @@ the page's signals with where each was said, and the answer they give
 
 from __future__ import annotations
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, base_url_fixture
 from tests.support.mediafiles import jpeg
-from tests.support.tools import scrapy_robots
+from tests.support.tools import robots_async
 
 PAGES = {
     "/noml": (b'<html><head><meta name="robots" content="noml"></head></html>', {}),
@@ -33,68 +35,73 @@ class AsksPagesHandler(QuietHandler):
 base = base_url_fixture(AsksPagesHandler)
 
 
-def test_a_pages_noml_is_shown_and_denies_both_ai_purposes(base: str) -> None:
-    status, output = scrapy_robots("--purpose", "ai-train,ai-input", f"{base}/noml")
+@pytest_twisted.ensureDeferred
+async def test_a_pages_noml_is_shown_and_denies_both_ai_purposes(base: str) -> None:
+    status, output = await robots_async("--purpose", "ai-train,ai-input", f"{base}/noml")
     assert status == 1, output
     assert '<meta name="robots" content="noml">  (ai-train no, ai-input no)' in output
     assert 'ai-input: denied by <meta name="robots" content="noml">' in output
 
 
-def test_a_pages_noarchive_is_shown_as_no_ai_training_unless_the_setting_is_off(
+@pytest_twisted.ensureDeferred
+async def test_a_pages_noarchive_is_shown_as_no_ai_training_unless_the_setting_is_off(
     base: str,
 ) -> None:
-    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/noarchive")
+    status, output = await robots_async("--purpose", "ai-train", f"{base}/noarchive")
     assert status == 1, output
     said = "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)"
     assert f"{said}  (ai-train no)" in output
     assert f"=> not for this crawl: ai-train denied by {said}" in output
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-train", "-s", "REP_NOARCHIVE_MEANS_NO_AI_TRAIN=False", f"{base}/noarchive"
     )
     assert status == 0, output
     assert "ai-train: unknown" in output  # its ai-input reading is still shown
 
 
-def test_a_pages_noarchive_is_shown_as_no_ai_input_unless_its_setting_is_off(
+@pytest_twisted.ensureDeferred
+async def test_a_pages_noarchive_is_shown_as_no_ai_input_unless_its_setting_is_off(
     base: str,
 ) -> None:
-    status, output = scrapy_robots("--purpose", "ai-input", f"{base}/noarchive")
+    status, output = await robots_async("--purpose", "ai-input", f"{base}/noarchive")
     assert status == 1, output
     said = "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
     assert f"{said}  (ai-input no)" in output
     assert f"=> not for this crawl: ai-input denied by {said}" in output
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-input", "-s", "REP_NOARCHIVE_MEANS_NO_AI_INPUT=False", f"{base}/noarchive"
     )
     assert status == 0, output
     assert "ai-input: unknown" in output
 
 
-def test_a_pages_max_snippet_0_is_shown_as_no_ai_input_unless_the_setting_is_off(
+@pytest_twisted.ensureDeferred
+async def test_a_pages_max_snippet_0_is_shown_as_no_ai_input_unless_the_setting_is_off(
     base: str,
 ) -> None:
-    status, output = scrapy_robots("--purpose", "ai-input", f"{base}/nosnippet")
+    status, output = await robots_async("--purpose", "ai-input", f"{base}/nosnippet")
     assert status == 1, output
     said = "X-Robots-Tag: max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"
     assert f"{said}  (ai-input no)" in output
     assert f"=> not for this crawl: ai-input denied by {said}" in output
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-input", "-s", "REP_NOSNIPPET_MEANS_NO_AI_INPUT=False", f"{base}/nosnippet"
     )
     assert status == 0, output
     assert "usage signals: none" in output and "ai-input: unknown" in output
 
 
-def test_a_files_noindex_header_is_shown_with_the_setting_that_reads_it(base: str) -> None:
-    status, output = scrapy_robots("--purpose", "ai-train", f"{base}/noindex.jpg")
+@pytest_twisted.ensureDeferred
+async def test_a_files_noindex_header_is_shown_with_the_setting_that_reads_it(base: str) -> None:
+    status, output = await robots_async("--purpose", "ai-train", f"{base}/noindex.jpg")
     assert status == 1, output
     said = "X-Robots-Tag: noindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
     assert f"{said}  (ai-train no, ai-input no)" in output
     assert f"=> not for this crawl: ai-train denied by {said}" in output
-    status, output = scrapy_robots("--purpose", "ai-input", f"{base}/noimageindex.jpg")
+    status, output = await robots_async("--purpose", "ai-input", f"{base}/noimageindex.jpg")
     assert status == 1, output
     assert "X-Robots-Tag: TestBot: noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)" in output
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-train", "-s", "REP_MEDIA_NOINDEX_MEANS_NO_AI=False", f"{base}/noindex.jpg"
     )
     assert status == 0, output

@@ -16,7 +16,7 @@ import pytest_twisted
 from scrapy_rep.checker.exits import EXIT_UNREACHABLE
 from tests.support.localhttp import QuietHandler, free_port, serving
 from tests.support.robotsite import crawl
-from tests.support.tools import check_tool, scrapy_robots
+from tests.support.tools import check_async, robots_async
 
 DROPPED = (
     "note: unreachable, and the host cannot be connected to: the crawl gives up on it after "
@@ -38,14 +38,14 @@ def plain_port() -> Iterator[int]:
         yield port
 
 
-def check_within_5s(url: str, *options: str) -> tuple[int, str]:
+async def check_within_5s(url: str, *options: str) -> tuple[int, str]:
     """``python -m scrapy_rep check URL OPTIONS --timeout 5``."""
-    return check_tool(url, *options, "--timeout", "5")
+    return await check_async(url, *options, "--timeout", "5")
 
 
-def robots_within_5s(url: str, *settings: str) -> tuple[int, str]:
+async def robots_within_5s(url: str, *settings: str) -> tuple[int, str]:
     """``scrapy rep-robots --timeout 5 SETTINGS URL`` with no ``USER_AGENT`` of ours."""
-    return scrapy_robots("--timeout", "5", *settings, url, user_agent=None)
+    return await robots_async("--timeout", "5", *settings, url, user_agent=None)
 
 
 def url_of(kind: str, plain_port: int) -> str:
@@ -55,12 +55,13 @@ def url_of(kind: str, plain_port: int) -> str:
 
 
 @pytest.mark.parametrize(("kind", "words"), [("refused", "Connection refused"), ("tls", "SSL")])
-def test_both_tools_drop_a_host_that_cannot_be_connected_to_even_under_allow(
+@pytest_twisted.ensureDeferred
+async def test_both_tools_drop_a_host_that_cannot_be_connected_to_even_under_allow(
     kind: str, words: str, plain_port: int
 ) -> None:
     url = url_of(kind, plain_port)
-    check_code, check_output = check_within_5s(url, "--unreachable-action", "allow")
-    robots_code, robots_output = robots_within_5s(url, "-s", "REP_UNREACHABLE_ACTION=allow")
+    check_code, check_output = await check_within_5s(url, "--unreachable-action", "allow")
+    robots_code, robots_output = await robots_within_5s(url, "-s", "REP_UNREACHABLE_ACTION=allow")
     for code, output in ((check_code, check_output), (robots_code, robots_output)):
         assert code == EXIT_UNREACHABLE, output
         assert f"DISALLOWED  {url}" in output, output
@@ -69,21 +70,23 @@ def test_both_tools_drop_a_host_that_cannot_be_connected_to_even_under_allow(
         assert "lets them through" not in output
 
 
-def test_scrapy_robots_lets_it_through_when_the_connect_wait_is_the_whole_wait(
+@pytest_twisted.ensureDeferred
+async def test_scrapy_robots_lets_it_through_when_the_connect_wait_is_the_whole_wait(
     plain_port: int,
 ) -> None:
     """With ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` as long as ``REP_UNREACHABLE_MAX_WAIT`` the
     crawl gives up at the same time for every failure, and "allow" lets the requests
     through: the tool reads both settings as the crawl does."""
     url = url_of("refused", plain_port)
-    code, output = robots_within_5s(
+    code, output = await robots_within_5s(
         url, "-s", "REP_UNREACHABLE_ACTION=allow", "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=600"
     )
     assert code == EXIT_UNREACHABLE, output
     assert f"allowed     {url}" in output and "lets them through" in output, output
 
 
-def test_a_503_is_still_let_through_under_allow() -> None:
+@pytest_twisted.ensureDeferred
+async def test_a_503_is_still_let_through_under_allow() -> None:
     """Only a host that cannot be connected to is dropped: a 503 waits the long wait,
     then "allow" lets its requests through, in the tools as in the crawl."""
 
@@ -93,7 +96,7 @@ def test_a_503_is_still_let_through_under_allow() -> None:
 
     with serving(Down) as port:
         url = f"http://127.0.0.1:{port}/a"
-        code, output = check_within_5s(url, "--unreachable-action", "allow")
+        code, output = await check_within_5s(url, "--unreachable-action", "allow")
     assert code == EXIT_UNREACHABLE
     assert f"allowed     {url}" in output and "lets them through" in output
 
@@ -104,15 +107,16 @@ async def test_the_crawl_and_both_tools_agree_on_a_refused_host_under_allow() ->
     settings = {"REP_UNREACHABLE_ACTION": "allow", "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
     _, spider = await crawl([url], settings)
     assert list(spider.dropped) == [url] and spider.downloaded == []
-    check_code, check_output = check_within_5s(url, "--unreachable-action", "allow")
-    robots_code, robots_output = robots_within_5s(
+    check_code, check_output = await check_within_5s(url, "--unreachable-action", "allow")
+    robots_code, robots_output = await robots_within_5s(
         url, *(arg for name, value in settings.items() for arg in ("-s", f"{name}={value}"))
     )
     assert f"DISALLOWED  {url}" in check_output and f"DISALLOWED  {url}" in robots_output
     assert check_code == robots_code == EXIT_UNREACHABLE
 
 
-def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(
+@pytest_twisted.ensureDeferred
+async def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Scrapy sends it through ``http_proxy``: a refused connection is the proxy's, held
@@ -121,6 +125,6 @@ def test_a_request_through_a_proxy_of_the_environment_fails_the_proxys(
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
     url = "http://robots.example/a"
-    code, output = check_within_5s(url, "--unreachable-action", "allow")
+    code, output = await check_within_5s(url, "--unreachable-action", "allow")
     assert code == EXIT_UNREACHABLE, output
     assert f"allowed     {url}" in output and "lets them through" in output, output

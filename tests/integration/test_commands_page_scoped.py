@@ -3,8 +3,10 @@ directives apply to ours, instead of "no robots meta tag or header"."""
 
 from __future__ import annotations
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, port_fixture
-from tests.support.tools import scrapy_robots
+from tests.support.tools import robots_async
 
 PAGE = b'<html><head><meta name="googlebot" content="noindex, nofollow"></head></html>'
 
@@ -23,9 +25,10 @@ class ScopedPageHandler(QuietHandler):
 port = port_fixture(ScopedPageHandler)
 
 
-def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots("--page", f"{base}/scoped", f"{base}/plain")
+    status, output = await robots_async("--page", f"{base}/scoped", f"{base}/plain")
     assert status == 0, output
     assert "no robots meta tag or header" in output  # /plain has none
     assert (
@@ -34,12 +37,13 @@ def test_page_scoped_to_another_crawler_says_what_it_found(port: int) -> None:
     ) in output
 
 
-def test_page_read_for_every_name_the_crawls_requests_are_held_to(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_page_read_for_every_name_the_crawls_requests_are_held_to(port: int) -> None:
     """``ROBOTSTXT_USER_AGENT = TestBot`` with requests sent as otherbot: the page's
     ``otherbot: noindex`` applies, as in the crawl (docs/decisions.md, 'Every name a
     request can be held to'), which drops its items: exit 1."""
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "-s", "ROBOTSTXT_USER_AGENT=TestBot", "--page", f"{base}/scoped", user_agent="otherbot/1.0"
     )
     assert status == 1, output

@@ -5,8 +5,10 @@ as in the crawl), every one about a page fetched in its list of signals."""
 
 from __future__ import annotations
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, port_fixture
-from tests.support.tools import scrapy_robots
+from tests.support.tools import robots_async
 
 ROBOTS = b"""User-agent: GPTBot
 Content-Usage: /gpt train-ai=n
@@ -32,9 +34,10 @@ class NewerSignalsHandler(QuietHandler):
 port = port_fixture(NewerSignalsHandler)
 
 
-def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-train,ai-input", "--rep-profile", "rfc9309",
         "-s", "REP_PURPOSE_AGENTS=GPTBot",
         f"{base}/ms/1", f"{base}/rag/1", f"{base}/gpt/1",
@@ -53,7 +56,7 @@ def test_scrapy_robots_shows_each_newer_signal_with_its_source_line(port: int) -
         "Content-Usage: /gpt train-ai=n (for GPTBot)"
     ) in output
     assert "page:" not in output  # none fetched
-    status, output = scrapy_robots(
+    status, output = await robots_async(
         "--purpose", "ai-train,ai-input", "--rep-profile", "rfc9309", f"{base}/page"
     )
     assert status == 0, output

@@ -2,7 +2,8 @@
 the crawl's own code').
 
 Every setting that changes a request's verdict is driven through a real crawl,
-``scrapy rep-robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``;
+``scrapy rep-robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``
+(both in this process, their crawls under the test's reactor: :mod:`tests.support.tools`);
 all three must agree on whether the URL is fetched. The tools decide through the crawl's
 own decision (:func:`scrapy_rep.verdict.decide`), so a new setting that is wired into one only
 shows up here.
@@ -10,8 +11,6 @@ shows up here.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import pytest_twisted
 from tests.support.documents import rsl_license
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.robotsite import crawl
-from tests.support.tools import check_tool
+from tests.support.tools import check_async, robots_async
 
 PAGE = b"<html><body>page</body></html>"
 ANYONE = b"User-agent: *\nAllow: /\n"
@@ -293,7 +292,7 @@ def tool_verdict(output: str, url: str) -> bool:
     return verdicts == {"allowed"}
 
 
-def check_case(case: SettingCase, url: str) -> tuple[int, str]:
+async def check_case(case: SettingCase, url: str) -> tuple[int, str]:
     args = [url, "--timeout", "5"]
     for name, value in settings_of(case).items():
         if name == "ROBOTSTXT_OBEY":
@@ -302,21 +301,14 @@ def check_case(case: SettingCase, url: str) -> tuple[int, str]:
             args += [CHECK_OPTIONS[name], value]
         else:
             args += ["-s", f"{name}={value}"]
-    return check_tool(*args)
+    return await check_async(*args)
 
 
-def run_scrapy_robots(case: SettingCase, url: str) -> tuple[int, str]:
+async def run_scrapy_robots(case: SettingCase, url: str) -> tuple[int, str]:
     settings = [
         arg for name, value in settings_of(case).items() for arg in ("-s", f"{name}={value}")
     ]
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-robots", "--timeout", "5", *settings, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr
+    return await robots_async("--timeout", "5", *settings, url, user_agent=None)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -328,8 +320,8 @@ async def test_the_crawl_and_both_tools_give_the_same_verdict(name: str) -> None
         settings = {**settings_of(case), "REP_UNREACHABLE_MAX_WAIT": 0}
         _, spider = await crawl([url], settings)
         crawled = url in spider.downloaded
-        check_code, check_output = check_case(case, url)
-        robots_code, robots_output = run_scrapy_robots(case, url)
+        check_code, check_output = await check_case(case, url)
+        robots_code, robots_output = await run_scrapy_robots(case, url)
     assert crawled is case.fetched, spider.dropped
     assert tool_verdict(check_output, url) is case.fetched, check_output
     assert tool_verdict(robots_output, url) is case.fetched, robots_output

@@ -18,7 +18,7 @@ GO_ON = '(REP_UNKNOWN_SETTINGS = "warn" ignores unknown names with a WARNING)'
 
 def test_defaults_in_a_real_project(tmp_path: Path) -> None:
     """``scrapy shell -c`` (a crawler's settings) shows the default."""
-    project = make_project(tmp_path, "")
+    project = make_project(tmp_path, "", process=True)  # the one startproject process
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "shell", "-c", 'settings.get("REP_PROFILE")'],
         cwd=project,

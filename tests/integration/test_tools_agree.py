@@ -24,7 +24,9 @@ with the page or file: ``=> not for this crawl``), what ``python -m scrapy_rep c
 held to (the crawl allows only if every name allows; a page or file is denied if it is
 for any one), and ``python -m scrapy_rep audit verify`` finds nothing in the crawl's
 trail; both tools name the override, and the robots.txt line, the trail records; and
-each tool's crawl asks the server for each document and each page once.
+each tool's crawl asks the server for each document and each page once. The tools and
+``audit verify`` run in this process (:mod:`tests.support.tools`: their crawls under the
+test's reactor).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from tests.support.documents import rsl_license
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.mediafiles import jpeg, xmp_packet
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, collecting_items, crawl, stat
-from tests.support.tools import audit_process, check_tool, scrapy_robots
+from tests.support.tools import audit_streams, check_async, robots_async
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -337,13 +339,13 @@ async def agree_run(tmp_path_factory: pytest.TempPathFactory) -> AgreeRun:
             for sent_as in ("declared", "googlebot")
         }
         with counting(run, "rep-robots declared"):
-            run.rep_robots["declared"] = scrapy_robots(
+            run.rep_robots["declared"] = await robots_async(
                 *robots_settings, *urls["declared"], user_agent=DECLARED
             )
         # Sent as Googlebot: the declared name is ROBOTSTXT_USER_AGENT, the User-Agent
         # Googlebot's, as the crawl's request is held to both.
         with counting(run, "rep-robots googlebot"):
-            run.rep_robots["googlebot"] = scrapy_robots(
+            run.rep_robots["googlebot"] = await robots_async(
                 *robots_settings,
                 "-s",
                 "ROBOTSTXT_USER_AGENT=TestBot",
@@ -353,11 +355,11 @@ async def agree_run(tmp_path_factory: pytest.TempPathFactory) -> AgreeRun:
         every = list(dict.fromkeys(urls["declared"] + urls["googlebot"]))  # each URL once
         for agent in (DECLARED, GOOGLEBOT):
             with counting(run, f"check {agent}"):
-                run.check[agent] = check_tool(
+                run.check[agent] = await check_async(
                     *every, "--timeout", "5", *AGREE_CHECK_OPTIONS, "--user-agent", agent,
                     "--page",
                 )  # fmt: skip
-    run.verify = audit_process("verify", str(trail))
+    run.verify = audit_streams("verify", str(trail))
     for record in url_records(trail):
         key = (record["url"], held_as(record))
         assert key not in run.records, f"two records of {key}"

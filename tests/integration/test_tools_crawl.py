@@ -12,9 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import pytest_twisted
+
 from tests.support.localhttp import QuietHandler, port_fixture
 from tests.support.scrapyproject import make_project
-from tests.support.tools import check_tool, scrapy_robots
+from tests.support.tools import check_async, robots_async, scrapy_robots
 
 ROBOTS = b"User-agent: *\nDisallow: /private\nSitemap: http://e.example/\x1b]0;pwned\x07map.xml\n"
 #: A line another tool's output has, as a site would forge it.
@@ -66,19 +68,22 @@ class ToolsSite(QuietHandler):
 port = port_fixture(ToolsSite)
 
 
-def both_tools(*args: str) -> list[tuple[int, str]]:
+async def both_tools(*args: str) -> list[tuple[int, str]]:
     """``check ARGS`` and ``scrapy rep-robots ARGS`` (no USER_AGENT of the tests')."""
-    return [check_tool(*args), scrapy_robots(*args, user_agent=None)]
+    return [await check_async(*args), await robots_async(*args, user_agent=None)]
 
 
-def test_a_site_cannot_forge_a_line_of_either_tools_output(
+@pytest_twisted.ensureDeferred
+async def test_a_site_cannot_forge_a_line_of_either_tools_output(
     port: int, tool_mode: tuple[str, ...]
 ) -> None:
     """ESC sequences and line breaks in what the site sends (a header, an obs-fold
     continuation, ``&#10;`` in a meta tag, robots.txt) are printed as escapes: no
     forged line, no terminal control."""
     base = f"http://127.0.0.1:{port}"
-    for status, output in both_tools(*tool_mode, "--page", "-A", "TestBot", f"{base}/forging"):
+    for status, output in await both_tools(
+        *tool_mode, "--page", "-A", "TestBot", f"{base}/forging"
+    ):
         assert status == 0, output
         lines = output.splitlines()
         assert not any(line.startswith("  allowed     http://forged") for line in lines), output
@@ -87,41 +92,45 @@ def test_a_site_cannot_forge_a_line_of_either_tools_output(
         assert "sitemap: http://e.example/\\x1b]0;pwned\\x07map.xml" in output
 
 
-def test_a_utf8_product_token_is_read_as_the_crawl_reads_it(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_a_utf8_product_token_is_read_as_the_crawl_reads_it(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
-    for status, output in both_tools("--page", "-A", "jävlabot/1.0", f"{base}/utf8"):
+    for status, output in await both_tools("--page", "-A", "jävlabot/1.0", f"{base}/utf8"):
         assert status == 1, output
         assert "page: 200, directives: noindex (X-Robots-Tag: jävlabot: noindex)" in output
         assert "=> not for this crawl: noindex by header X-Robots-Tag: jävlabot: noindex" in output
 
 
-def test_the_settings_that_change_a_pages_verdict_are_the_crawls(port: int) -> None:
+@pytest_twisted.ensureDeferred
+async def test_the_settings_that_change_a_pages_verdict_are_the_crawls(port: int) -> None:
     """``REP_META_IN_NOSCRIPT = False``: the crawl keeps a page whose only "no" is inside
     ``<noscript>``, and so do both tools (rep-robots read it for the purpose, and exited
     1); ``REP_DIRECTIVE_TOKENS``: ``check`` has every setting (``-s``)."""
     base = f"http://127.0.0.1:{port}"
     noscript = ("-s", "REP_META_IN_NOSCRIPT=False")
-    for status, output in both_tools("--purpose", "ai-train", "--page", "-A", "TestBot", *noscript,
-                               f"{base}/noscript"):  # fmt: skip
+    purpose = ("--purpose", "ai-train", "--page", "-A", "TestBot")
+    for status, output in await both_tools(*purpose, *noscript, f"{base}/noscript"):
         assert status == 0, output
         assert "ai-train: unknown" in output and output.rstrip().endswith("=> kept"), output
-    for status, output in both_tools("--page", "-A", "TestBot", f"{base}/noscript"):
+    for status, output in await both_tools("--page", "-A", "TestBot", f"{base}/noscript"):
         assert status == 0 and "directives: noai" in output, output  # read by default
     tokens = ("-s", "REP_DIRECTIVE_TOKENS=otherbot")
-    for status, output in both_tools("--page", "-A", "TestBot", *tokens, f"{base}/scoped"):
+    for status, output in await both_tools("--page", "-A", "TestBot", *tokens, f"{base}/scoped"):
         assert status == 1, output
         assert "=> not for this crawl: noindex by header X-Robots-Tag: otherbot: noindex" in output
 
 
-def test_check_page_never_fetches_a_url_refused_for_the_purpose(
+@pytest_twisted.ensureDeferred
+async def test_check_page_never_fetches_a_url_refused_for_the_purpose(
     port: int, tool_mode: tuple[str, ...]
 ) -> None:
     """It said "DISALLOWED … Not fetched", then fetched the page and printed it."""
     base = f"http://127.0.0.1:{port}"
     ToolsSite.served.clear()
-    status, output = check_tool(
+    status, output = await check_async(
         *tool_mode, "--page", "--purpose", "ai-train", "-s", "REP_PURPOSE_AGENTS=GPTBot",
-        "-A", "TestBot", f"{base}/private/a", f"{base}/notrain",
+        "-A", "TestBot",
+        f"{base}/private/a", f"{base}/notrain",
     )  # fmt: skip
     assert status == 1, output
     assert f"DISALLOWED  {base}/private/a  line 2: Disallow: /private\n" in output

@@ -1,8 +1,8 @@
 """docs/cli.md quotes what the tools print: every ``text`` block that starts with a
-``$`` command is run (``python -m scrapy_rep check`` in this process, ``scrapy rep-robots``
-in a process of its own), against a local server whose robots.txt is the bundled example
-(the page's port 8301 is the server's), and prints the block's lines. And both tools lay
-out the same facts alike: for the same robots.txt and URLs they print the same lines."""
+``$`` command is run (both tools in this process, as :mod:`tests.support.tools` runs
+them), against a local server whose robots.txt is the bundled example (the page's port
+8301 is the server's), and prints the block's lines. And both tools lay out the same facts
+alike: for the same robots.txt and URLs they print the same lines."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import ROOT
-from tests.support.tools import check_tool, scrapy_robots
+from tests.support.tools import check_async, robots_async
 
 PAGE = ROOT / "docs" / "cli.md"
 #: The port the page's examples use (``python -m http.server 8301``).
@@ -50,13 +51,13 @@ def examples() -> list[tuple[str, str]]:
     return found
 
 
-def run_quoted(command: str, port: str, cwd: Path) -> str:
+async def run_quoted(command: str, port: str) -> str:
     """What ``command`` prints, the local server's port written as the page's."""
     words = shlex.split(command.replace(f":{DOCS_PORT}/", f":{port}/"))
     if words[:4] == ["python", "-m", "scrapy_rep", "check"]:
-        _, output = check_tool(*words[4:])
+        _, output = await check_async(*words[4:])
     elif words[:2] == ["scrapy", "rep-robots"]:
-        _, output = scrapy_robots(*words[2:], cwd=cwd, user_agent=None)
+        _, output = await robots_async(*words[2:], user_agent=None)
     else:
         raise AssertionError(f"docs/cli.md quotes a command the test cannot run: {command}")
     return output.replace(f":{port}/", f":{DOCS_PORT}/")
@@ -69,31 +70,34 @@ def test_the_page_quotes_both_tools() -> None:
 
 
 @pytest.mark.parametrize(("command", "output"), examples(), ids=lambda value: value[:40])
-def test_each_quoted_output_is_what_the_tool_prints(
-    command: str, output: str, port: str, tmp_path: Path
+@pytest_twisted.ensureDeferred
+async def test_each_quoted_output_is_what_the_tool_prints(
+    command: str, output: str, port: str
 ) -> None:
-    assert run_quoted(command, port, tmp_path) == output
+    assert await run_quoted(command, port) == output
 
 
 URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x")
 
 
-def test_both_tools_print_a_fetched_robots_txt_alike(port: str, tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_both_tools_print_a_fetched_robots_txt_alike(port: str) -> None:
     base = f"http://127.0.0.1:{port}"
     urls = [base + path for path in URLS]
-    _, checked = check_tool(*urls)
-    _, robots = scrapy_robots("-A", "Scrapy", *urls, cwd=tmp_path, user_agent=None)
+    _, checked = await check_async(*urls)
+    _, robots = await robots_async("-A", "Scrapy", *urls, user_agent=None)
     assert checked == robots
     assert f"\nrobots.txt {base}/robots.txt: 200 (" in checked
 
 
-def test_both_tools_print_a_local_file_alike(tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_both_tools_print_a_local_file_alike(tmp_path: Path) -> None:
     robots_file = tmp_path / "robots.txt"
     robots_file.write_bytes(EXAMPLE)
     urls = ["https://example.com" + path for path in URLS]
-    _, checked = check_tool(str(robots_file), *urls)
-    _, robots = scrapy_robots(
-        "-A", "Scrapy", "--robots-file", str(robots_file), *urls, cwd=tmp_path, user_agent=None
+    _, checked = await check_async(str(robots_file), *urls)
+    _, robots = await robots_async(
+        "-A", "Scrapy", "--robots-file", str(robots_file), *urls, user_agent=None
     )
     assert checked == robots
     assert f"\nrobots.txt {robots_file} (local file)\n  crawl-delay: 2 s\n" in checked

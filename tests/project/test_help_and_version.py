@@ -1,9 +1,15 @@
 """What the tools say about themselves: ``--version`` from the package metadata, and
-help texts that match each tool (its own options, the exit-code table as a table)."""
+help texts that match each tool (its own options, the exit-code table as a table).
+
+The help texts are read in this process (:mod:`tests.support.tools`: ``python -m
+scrapy_rep``'s ``main``, Scrapy's own ``scrapy.cmdline.execute``); a process of its own
+for each entry point, and for what only a process shows: ``python -m scrapy_rep
+--version``, ``scrapy rep-robots -h`` and ``scrapy rep-audit -h`` in a project, and the
+error line alone on the standard error of ``scrapy rep-robots -s …``
+(``scrapy rep-recheck``: tests/integration/test_recheck.py)."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +19,7 @@ import pytest
 
 import scrapy_rep
 from scrapy_rep.checker.exits import EXIT_CODES
+from tests.support.tools import main_streams, scrapy_streams
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -49,20 +56,20 @@ def test_check_help_lists_only_the_options_check_has() -> None:
     check = parser()
     own = {option for action in check._actions for option in action.option_strings}
     assert "--purpose" in own and "--page" in own
-    result = run("-m", "scrapy_rep", "check", "--help")
-    assert result.returncode == 0, result.stderr
-    assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
-    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", result.stdout))
+    code, stdout, stderr = main_streams("check", "--help")
+    assert code == 0, stderr
+    assert exit_code_rows(stdout) == ["0", "1", "2", "3"]
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", stdout))
     assert named <= own | {"--version", "--help"}, named - own
-    assert "exit codes (scrapy rep-robots uses the same):" in result.stdout
+    assert "exit codes (scrapy rep-robots uses the same):" in stdout
 
 
 def test_top_level_help_describes_both_commands() -> None:
     """``python -m scrapy_rep --help`` names both tools and where their options are."""
-    result = run("-m", "scrapy_rep", "--help")
-    assert result.returncode == 0, result.stderr
-    assert "audit trail" in result.stdout.split("commands:")[0]
-    assert "check --help" in result.stdout and "audit --help" in result.stdout
+    code, stdout, stderr = main_streams("--help")
+    assert code == 0, stderr
+    assert "audit trail" in stdout.split("commands:")[0]
+    assert "check --help" in stdout and "audit --help" in stdout
 
 
 def test_top_level_help_lists_every_command() -> None:
@@ -70,21 +77,21 @@ def test_top_level_help_lists_every_command() -> None:
     command (``repair`` and ``export`` were left out)."""
     from scrapy_rep.audit.cli import COMMANDS
 
-    result = run("-m", "scrapy_rep", "--help")
-    assert result.returncode == 0, result.stderr
-    rows = re.findall(r"^  (check|recheck|audit \w+) ", result.stdout, re.MULTILINE)
+    code, stdout, stderr = main_streams("--help")
+    assert code == 0, stderr
+    rows = re.findall(r"^  (check|recheck|audit \w+) ", stdout, re.MULTILINE)
     assert rows == ["check", "recheck", *(f"audit {command}" for command in COMMANDS)]
     assert {"repair", "export"} <= set(COMMANDS)
 
 
 def test_a_command_line_without_a_known_command_is_a_usage_error() -> None:
     for args, said in (([], "give a command"), (["chek"], "unknown command 'chek'")):
-        result = run("-m", "scrapy_rep", *args)
-        assert result.returncode == 2
-        assert f"scrapy_rep: error: {said}" in result.stderr, result.stderr
+        code, _, stderr = main_streams(*args)
+        assert code == 2
+        assert f"scrapy_rep: error: {said}" in stderr, stderr
 
 
-#: Every help text of both tools: (command line, folder it runs in).
+#: Every help text of both tools: its command line.
 HELPS = [
     ["-m", "scrapy_rep", "--help"],
     ["-m", "scrapy_rep", "check", "--help"],
@@ -98,22 +105,23 @@ HELPS = [
 ]  # fmt: skip
 
 
+def streams(args: list[str]) -> tuple[int, str, str]:
+    """``python ARGS`` (``-m scrapy_rep …`` or ``-m scrapy …``) in this process."""
+    assert args[0] == "-m" and args[1] in ("scrapy_rep", "scrapy"), args
+    run_it = main_streams if args[1] == "scrapy_rep" else scrapy_streams
+    return run_it(*args[2:])
+
+
 @pytest.mark.parametrize("args", HELPS, ids=[" ".join(args[1:]) for args in HELPS])
-def test_every_help_fits_80_columns(args: list[str]) -> None:
+def test_every_help_fits_80_columns(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """In an 80-column terminal no line of any ``--help`` runs past the edge: argparse
     wraps what it lays out, and what we lay out ourselves (descriptions, the exit-code
     tables, the commands) is wrapped to 80 too."""
-    from pathlib import Path
-
-    project = Path(__file__).resolve().parents[2] / "example_project"
-    env = {**os.environ, "COLUMNS": "80"}
-    result = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False,
-        cwd=project, env=env,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.count("\n") > 5
-    wide = [line for line in result.stdout.splitlines() if len(line) > 80]
+    monkeypatch.setenv("COLUMNS", "80")  # argparse reads it as it formats the help
+    code, stdout, stderr = streams(args)
+    assert code == 0, stderr
+    assert stdout.count("\n") > 5
+    wide = [line for line in stdout.splitlines() if len(line) > 80]
     assert wide == []
 
 
@@ -160,7 +168,9 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
 
 def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
     """One prefix for scrapy_rep's own error lines, as ``scrapy crawl`` prints a wrong
-    setting (tests/integration/test_setting_errors.py): ``scrapy_rep: error: …``."""
+    setting (tests/integration/test_setting_errors.py): ``scrapy_rep: error: …``. In
+    this process; ``scrapy rep-robots`` also in a project, in a process of its own (its
+    standard error starts with the line: no log before it)."""
     from pathlib import Path
 
     project = Path(__file__).resolve().parents[2] / "example_project"
@@ -171,13 +181,16 @@ def test_every_tool_prefixes_its_errors_the_same_way(tmp_path: object) -> None:
         ["-m", "scrapy", "rep-audit", "verify", "/no/such/trail.jsonl"],
     ]
     for args in runs:
-        result = subprocess.run(
-            [sys.executable, *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            cwd=project,
-        )
-        assert result.returncode == 2, (args, result.stderr)
-        assert result.stderr.startswith("scrapy_rep: error: "), (args, result.stderr)
+        code, _, stderr = streams(args)
+        assert code == 2, (args, stderr)
+        assert stderr.startswith("scrapy_rep: error: "), (args, stderr)
+    result = subprocess.run(
+        [sys.executable, *runs[2]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=project,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("scrapy_rep: error: "), result.stderr

@@ -295,3 +295,24 @@ def test_a_crawl_or_a_process_in_a_unit_module_fails(tmp_path: Path) -> None:
         "tests/verdict/test_decide.py imports tests.support.robotsite.Sites",
         "tests/verdict/test_decide.py imports tests.support.robotsite.crawl",
     ]
+
+
+def test_only_the_tool_helpers_and_test_modules_look_a_tool_up() -> None:
+    """.ci/run runs with the optional tools hidden only the tests marked
+    ``optional_tools`` (tests/support/optionaltools.py): those whose module, or a fixture's
+    module, looks a tool up or imports a helper that does. A new helper that looked one up
+    would leave its tests unmarked, and so would a helper that imported one of them: each
+    must be named in ``TOOL_HELPERS``."""
+    from tests.support.optionaltools import LOOKUP, TOOL_HELPERS
+
+    helpers = {ROOT / (name.replace(".", "/") + ".py") for name in TOOL_HELPERS}
+    helpers.add(ROOT / "tests" / "support" / "optionaltools.py")
+    lookups = [
+        path.relative_to(ROOT).as_posix()
+        for path in modules_of(ROOT)
+        if path not in helpers
+        and not is_test_module(path)
+        and path.name != "conftest.py"
+        and any(word in path.read_text(encoding="utf-8") for word in (LOOKUP, *TOOL_HELPERS))
+    ]
+    assert lookups == [], "look a tool up, or import a helper that does: name them in TOOL_HELPERS"

@@ -1,10 +1,14 @@
 """Importing the engine stays light: no Scrapy or Twisted until a Scrapy-facing name is used.
 
-Each check runs in a fresh interpreter, because this test process has Scrapy loaded.
+Each check runs in a fresh interpreter, because this test process has Scrapy loaded. The
+claims that a code loads none of some packages are checked together, one interpreter
+running every such code of a test in turn (:func:`loaded_after_all`): if all of them
+together load none, each of them alone loads none.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -40,24 +44,31 @@ def loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
     return loaded
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import scrapy_rep.robotstxt",
-        "import scrapy_rep",
-        "from scrapy_rep import parse_robotstxt, Decision, RobotsTxt, ParseOptions",
-        # python -m scrapy_rep check --example /x (exits 0: /x is allowed)
-        "import runpy\n"
-        "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
-        "try:\n"
-        "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
-        "except SystemExit as exit:\n"
-        "    assert exit.code == 0, exit.code\n",
-    ],
-    ids=["robotstxt", "package", "engine-names", "check-command"],
-)
+@functools.cache
+def loaded_after_all(codes: tuple[str, ...], heavy: tuple[str, ...]) -> list[str]:
+    """:func:`loaded_after` every one of ``codes``, in turn, in one fresh interpreter."""
+    return loaded_after("\n".join(codes), heavy)
+
+
+ENGINE_CODES = [
+    "import scrapy_rep.robotstxt",
+    "import scrapy_rep",
+    "from scrapy_rep import parse_robotstxt, Decision, RobotsTxt, ParseOptions",
+    # python -m scrapy_rep check --example /x (exits 0: /x is allowed)
+    "import runpy\n"
+    "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
+    "try:\n"
+    "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
+    "except SystemExit as exit:\n"
+    "    assert exit.code == 0, exit.code\n",
+]
+ENGINE_IDS = ["robotstxt", "package", "engine-names", "check-command"]
+
+
+@pytest.mark.parametrize("code", ENGINE_CODES, ids=ENGINE_IDS)
 def test_engine_import_loads_no_scrapy_or_twisted(code: str) -> None:
-    assert loaded_after(code) == []
+    assert code in ENGINE_CODES
+    assert loaded_after_all(tuple(ENGINE_CODES), HEAVY) == []
 
 
 def test_the_control_case_sees_scrapy_loaded() -> None:
@@ -98,25 +109,26 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
         _ = scrapy_rep.Nope
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
-        "import scrapy_rep.check",
-        "import scrapy_rep.checker.report, scrapy_rep.usage.rsl.discovery",
-        # python -m scrapy_rep check --example /x: reads no RSL document
-        "import runpy\n"
-        "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
-        "try:\n"
-        "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
-        "except SystemExit as exit:\n"
-        "    assert exit.code == 0, exit.code\n",
-    ],
-    ids=["engine", "checker", "rsl-modules", "check-command"],
-)
+LXML_CODES = [
+    "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
+    "import scrapy_rep.check",
+    "import scrapy_rep.checker.report, scrapy_rep.usage.rsl.discovery",
+    # python -m scrapy_rep check --example /x: reads no RSL document
+    "import runpy\n"
+    "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
+    "try:\n"
+    "    runpy.run_module('scrapy_rep', run_name='__main__', alter_sys=True)\n"
+    "except SystemExit as exit:\n"
+    "    assert exit.code == 0, exit.code\n",
+]
+LXML_IDS = ["engine", "checker", "rsl-modules", "check-command"]
+
+
+@pytest.mark.parametrize("code", LXML_CODES, ids=LXML_IDS)
 def test_engine_and_checker_load_no_lxml(code: str) -> None:
     """lxml is imported when an RSL document or a page is parsed, not before."""
-    assert loaded_after(code, ("lxml",)) == []
+    assert code in LXML_CODES
+    assert loaded_after_all(tuple(LXML_CODES), ("lxml",)) == []
 
 
 def test_parsing_an_rsl_document_loads_lxml() -> None:

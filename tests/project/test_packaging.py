@@ -1,7 +1,10 @@
 """The wheel built from this checkout, installed into a fresh venv, is a working package.
 
-The wheel is built with pip (its build dependencies come from pip's usual index) from a
-copy of the sources, so no stale ``build/`` folder of the checkout can leak into it. The
+The packaging is built once per run, as a release builds it (``python -m build``): the
+sdist from a copy of the checkout, then the wheel from the unpacked sdist (so no stale
+``build/`` folder of the checkout can leak into it), both by setuptools' PEP 517 backend
+installed once from pip's usual index. Whichever pytest-xdist worker needs them first
+builds them, under a lock; the others wait and use them (:func:`built_once`). The
 fresh venv has no pip and none of the dependencies: a ``.pth`` file lends it the running
 venv's site-packages, where ``.pth`` files (and so the editable install of the checkout)
 are not processed, and the tests run outside the checkout, so ``scrapy_rep`` can only come
@@ -11,6 +14,7 @@ from the wheel.
 from __future__ import annotations
 
 import configparser
+import fcntl
 import os
 import re
 import shutil
@@ -19,62 +23,131 @@ import sys
 import sysconfig
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import ROOT
 
-#: What a wheel is built from (the rest of the checkout is not packaged).
-SOURCES = ("pyproject.toml", "setup.cfg", "README.md", "LICENSE", "scrapy_rep")
-
-
-#: The tests of the wheel share one build and venv: one pytest-xdist worker runs them all.
+#: The tests of the wheel share one build and venv (:func:`built_once`).
 wheel_group = pytest.mark.xdist_group("wheel")
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]
+) -> Path:
+    """What ``build(folder)`` returns, built once per run: in a folder shared by the
+    run's pytest-xdist workers (the parent of each worker's temporary folder), under a
+    lock; ``--dist loadgroup`` cannot keep the tests on one worker under pytest 9."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder, done = shared / f"built-{name}", shared / f"built-{name}.done"
+    with (shared / f"built-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            done.write_text(str(build(folder)))
+        return Path(done.read_text())
+
+
+def setuptools_backend(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """setuptools (its PEP 517 backend), from pip's usual index, in a folder of its own."""
+
+    def install(folder: Path) -> Path:
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "pip", "install", "-q", "--target", str(folder)),
+                "setuptools>=64",
+            ],
+            check=True,
+        )
+        return folder
+
+    return built_once(tmp_path_factory, "backend", install)
+
+
+def sdist_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist built from a copy of this checkout. The copy is all of the checkout but
+    its git data, virtualenvs and egg-info (the build writes an egg-info where it runs),
+    so MANIFEST.in alone decides what is shipped."""
+    backend = setuptools_backend(tmp_path_factory)
+
+    def build(folder: Path) -> Path:
+        checkout = folder / "checkout"
+        shutil.copytree(
+            ROOT,
+            checkout,
+            ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info"),
+            symlinks=True,
+        )
+        out = folder / "dist"
+        code = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=checkout,
+            env={**os.environ, "PYTHONPATH": str(backend)},
+            check=True,
+            capture_output=True,
+        )
+        (archive,) = out.glob("scrapy_rep-*.tar.gz")
+        return archive
+
+    return built_once(tmp_path_factory, "sdist", build)
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    source = tmp / "src"
-    source.mkdir()
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(path, source / name)
-    out = tmp / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
-        check=True,
-    )
-    (built,) = out.glob("scrapy_rep-*.whl")
-    return built
+    """The wheel built from the unpacked sdist (as ``python -m build`` builds it)."""
+    archive = sdist_archive(tmp_path_factory)
+    backend = setuptools_backend(tmp_path_factory)
+
+    def build(folder: Path) -> Path:
+        with tarfile.open(archive) as tar:
+            tar.extractall(folder / "unpacked", filter="data")
+        (source,) = (folder / "unpacked").iterdir()
+        out = folder / "dist"
+        code = f"from setuptools.build_meta import build_wheel; build_wheel({str(out)!r})"
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=source,
+            env={**os.environ, "PYTHONPATH": str(backend)},
+            check=True,
+            capture_output=True,
+        )
+        (built,) = out.glob("scrapy_rep-*.whl")
+        return built
+
+    return built_once(tmp_path_factory, "wheel", build)
 
 
 @pytest.fixture(scope="module")
 def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (Path(purelib) / "_lend_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "pip", "--python", str(python)),
-            *("install", "-q", "--no-deps", "--no-index", str(wheel)),
-        ],
-        env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
-        check=True,
-    )
-    return python
+    """A fresh venv with the wheel installed (once per run: :func:`built_once`)."""
+
+    def make(venv: Path) -> Path:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        python = venv / "bin" / "python"
+        purelib = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+        (Path(purelib) / "_lend_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "pip", "--python", str(python)),
+                *("install", "-q", "--no-deps", "--no-index", str(wheel)),
+            ],
+            env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
+            check=True,
+        )
+        return python
+
+    return built_once(tmp_path_factory, "venv", make)
 
 
 def without_pythonpath() -> dict[str, str]:
@@ -252,39 +325,15 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
 # --------------------------------------------------------------------------- the sdist
 
 
-#: The sdist tests share one build: pytest-xdist gives them to one worker (--dist loadgroup).
+#: The sdist tests share one build (:func:`built_once`).
 sdist_group = pytest.mark.xdist_group("sdist")
 
 
 @pytest.fixture(scope="module")
 def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist built from a copy of this checkout (setuptools' PEP 517 backend, from
-    pip's usual index as the wheel's is), unpacked. The copy is all of the checkout but its
-    git data, virtualenvs and egg-info (the build writes an egg-info where it runs), so
-    MANIFEST.in alone decides what is shipped."""
+    """The sdist (:func:`sdist_archive`), unpacked for this module's tests."""
+    archive = sdist_archive(tmp_path_factory)
     tmp = tmp_path_factory.mktemp("sdist")
-    checkout = tmp / "checkout"
-    shutil.copytree(
-        ROOT, checkout, ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info"), symlinks=True
-    )
-    backend = tmp / "backend"
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "pip", "install", "-q", "--target", str(backend)),
-            "setuptools>=64",
-        ],
-        check=True,
-    )
-    out = tmp / "dist"
-    build = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
-    subprocess.run(
-        [sys.executable, "-c", build],
-        cwd=checkout,
-        env={**os.environ, "PYTHONPATH": str(backend)},
-        check=True,
-        capture_output=True,
-    )
-    (archive,) = out.glob("scrapy_rep-*.tar.gz")
     with tarfile.open(archive) as tar:
         tar.extractall(tmp / "unpacked", filter="data")
     (root,) = (tmp / "unpacked").iterdir()

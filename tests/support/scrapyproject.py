@@ -1,5 +1,7 @@
-"""A real Scrapy project with the add-on, made by ``scrapy startproject``, and
-``scrapy crawl`` run in it as a user runs it (a subprocess: its exit status and output).
+"""A real Scrapy project with the add-on, made by ``scrapy startproject`` (read and run by
+Scrapy's own ``scrapy.cmdline.execute`` in this process; in a process of its own for one
+test), and ``scrapy crawl`` run in it as a user runs it (a subprocess: its exit status
+and output).
 
 Its spider ``one`` asks for the URLs given (none by default: the crawl then ends at
 once, having made no request), so a test sees whether the crawl started at all.
@@ -36,17 +38,26 @@ class Crawl:
         return [line for line in self.stderr.splitlines() if "scrapy_rep: error:" in line]
 
 
-def make_project(tmp_path: Path, settings: str, urls: tuple[str, ...] = ()) -> Path:
-    """``scrapy startproject proj`` with the add-on, ``settings`` (Python lines) added to
-    its settings.py, and the spider ``one``; the project's folder."""
-    subprocess.run(
-        [sys.executable, "-m", "scrapy", "startproject", "proj"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+def make_project(
+    tmp_path: Path, settings: str, urls: tuple[str, ...] = (), *, process: bool = False
+) -> Path:
+    """``scrapy startproject proj`` in ``tmp_path`` (in this process; in a process of its
+    own with ``process``) with the add-on, ``settings`` (Python lines) added to its
+    settings.py, and the spider ``one``; the project's folder."""
     project = tmp_path / "proj"
+    if process:
+        subprocess.run(
+            [sys.executable, "-m", "scrapy", "startproject", "proj"],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    else:
+        from tests.support.tools import scrapy_streams
+
+        code, stdout, stderr = scrapy_streams("startproject", "proj", str(project))
+        assert code == 0, stdout + stderr
     settings_py = project / "proj" / "settings.py"
     text = settings_py.read_text()
     assert "ADDONS = {}" in text

@@ -1,13 +1,23 @@
 """The command-line tools as the tests run them, and the robots.txt bodies the tests of
-``python -m scrapy_rep check`` serve and read from a file."""
+``python -m scrapy_rep check`` serve and read from a file.
+
+The tools run in this process: their command lines are read as ``python -m scrapy_rep
+check`` and ``scrapy rep-robots`` read them (:func:`scrapy_rep.check.run`, Scrapy's own
+``scrapy.cmdline.execute``), up to the call of the tools' crawl, which then runs under
+the test's reactor (:func:`scrapy_rep.crawl.commands.toolcrawl.tools_in_reactor`, the
+body of ``run_tools`` without its ``CrawlerProcess``). What only a process shows (the
+entry points, the exit status of the process, stdout against stderr, no log without a
+project) is tested with :func:`check_process` and :func:`robots_process`."""
 
 from __future__ import annotations
 
 import io
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Final, TextIO
+from unittest import mock
 
 from scrapy_rep.audit.cli import main as audit_main
 from scrapy_rep.check import run as check_run
@@ -23,20 +33,68 @@ ROBOTS_TXT_OVER_500_KIB = (
 )
 
 
-def check_tool(*args: str) -> tuple[int, str]:
-    """``python -m scrapy_rep check ARGS``: (exit status, stdout). Read and checked in this
-    process (its errors on this process's stderr); its crawl, when it runs one, is the
-    whole command in a process of its own (:func:`check_process`: this process's reactor
-    is the tests')."""
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
 
-    def crawl(_request: ToolRequest, out: TextIO) -> int:
-        code, stdout, stderr = check_process(*args)
-        out.write(stdout)
-        sys.stderr.write(stderr)
+#: What a tool's command line handed its crawl: (request, output, project settings).
+Handed = tuple[ToolRequest, TextIO, "Settings | None"]
+
+
+def _needs_no_crawl(handed: list[Handed], tool: str) -> None:
+    """A synchronous test's tool must not run a crawl (its test runs in the reactor's
+    greenlet, which it cannot wait in: an async test awaits the ``…_async`` helper)."""
+    assert not handed, f"{tool} runs a crawl here: await its _async helper in an async test"
+
+
+async def _handed_crawl(handed: list[Handed], code: int) -> int:
+    """The tools' crawl a command line handed on, if it did, under the test's reactor."""
+    if not handed:
         return code
+    from scrapy_rep.crawl.commands.toolcrawl import tools_in_reactor
+
+    request, out, base = handed[0]
+    return await tools_in_reactor(request, out, base)
+
+
+#: The option that runs a tool's crawl without a Twisted reactor (the ``tool_mode``
+#: fixture's): this process runs one, so such a command line runs in a process of its own.
+NO_REACTOR: Final = "TWISTED_REACTOR_ENABLED=False"
+
+
+async def check_async(*args: str) -> tuple[int, str]:
+    """``python -m scrapy_rep check ARGS`` in this process: (exit status, stdout); its
+    errors on this process's stderr. The command line is read by :func:`check_run`,
+    which hands the crawl, when it runs one, to the tools' crawl under the test's
+    reactor; one to run without a reactor (:data:`NO_REACTOR`) runs in a process of its
+    own (:func:`check_process`), its stderr after its stdout."""
+    if NO_REACTOR in args:
+        code, stdout, stderr = check_process(*args)
+        sys.stderr.write(stderr)
+        return code, stdout
+    handed: list[Handed] = []
+
+    def crawl(request: ToolRequest, out: TextIO) -> int:
+        handed.append((request, out, None))
+        return 0
 
     out = io.StringIO()
-    return check_run(list(args), out, crawl=crawl), out.getvalue()
+    code = await _handed_crawl(handed, check_run(list(args), out, crawl=crawl))
+    return code, out.getvalue()
+
+
+def check_tool(*args: str) -> tuple[int, str]:
+    """:func:`check_async` of a check that runs no crawl (a local robots.txt without
+    ``--page``, an error), from a synchronous test."""
+    handed: list[Handed] = []
+
+    def crawl(request: ToolRequest, out: TextIO) -> int:
+        handed.append((request, out, None))
+        return 0
+
+    out = io.StringIO()
+    code = check_run(list(args), out, crawl=crawl)
+    _needs_no_crawl(handed, "check")
+    return code, out.getvalue()
 
 
 def check_process(*args: str) -> tuple[int, str, str]:
@@ -59,6 +117,15 @@ def audit_tool(*argv: str) -> tuple[int, str]:
     return audit_main(list(argv), out), out.getvalue()
 
 
+def audit_streams(*argv: str) -> tuple[int, str, str]:
+    """``python -m scrapy_rep audit ARGV`` in this process: (exit status, stdout, stderr),
+    as :func:`audit_process` returns them from a process of its own."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stderr(err):
+        code = audit_main(list(argv), out)
+    return code, out.getvalue(), err.getvalue()
+
+
 def audit_process(
     *argv: str, scrapy: bool = False, cwd: Path | None = None
 ) -> tuple[int, str, str]:
@@ -77,7 +144,84 @@ def audit_process(
     return result.returncode, result.stdout, result.stderr
 
 
+async def robots_async(
+    *args: str, user_agent: str | None = "TestBot/1.0", sync: bool = False
+) -> tuple[int, str]:
+    """``scrapy rep-robots ARGS`` in this process, outside a project (with ``USER_AGENT``
+    set to ``user_agent`` unless ``None``): (exit status, stdout and then stderr). Read by
+    Scrapy's own ``scrapy.cmdline.execute`` (the command found by its entry point, the
+    ``-s`` options, the command's default settings), whose call of the tools' crawl is
+    then run under the test's reactor (``sync``: none may be needed)."""
+    if NO_REACTOR in args:  # not in this process, which runs a reactor
+        return robots_process(*args, user_agent=user_agent)
+    agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
+    handed: list[Handed] = []
+
+    def hand(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
+        handed.append((request, out, base))
+        return 0
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        with mock.patch("scrapy_rep.crawl.commands.robots_command.run_tools", hand):
+            code = _execute(["rep-robots", *agent, *args])
+        if sync:
+            _needs_no_crawl(handed, "scrapy rep-robots")
+        code = await _handed_crawl(handed, code)
+    return code, stdout.getvalue() + stderr.getvalue()
+
+
+def _execute(argv: list[str]) -> int:
+    """``scrapy ARGV`` read and run by Scrapy's own ``scrapy.cmdline.execute`` in this
+    process, outside a project; its exit status."""
+    from scrapy.cmdline import execute
+
+    try:
+        execute(["scrapy", *argv])
+    except SystemExit as exit_:
+        return 0 if exit_.code is None else int(exit_.code)
+    raise AssertionError("scrapy.cmdline.execute returned")  # pragma: no cover
+
+
+def scrapy_streams(*argv: str) -> tuple[int, str, str]:
+    """``scrapy ARGV`` in this process, outside a project, for a command line that runs
+    no crawl (``-h``, ``rep-audit``): (exit status, stdout, stderr)."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        code = _execute(list(argv))
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def main_streams(*argv: str) -> tuple[int, str, str]:
+    """``python -m scrapy_rep ARGV`` in this process (its ``main``, as ``__main__`` runs it),
+    for a command line that runs no crawl: (exit status, stdout, stderr)."""
+    from scrapy_rep.__main__ import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        code = main(list(argv))
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
 def scrapy_robots(
+    *args: str, cwd: Path | None = None, user_agent: str | None = "TestBot/1.0"
+) -> tuple[int, str]:
+    """``scrapy rep-robots ARGS`` in a project's folder ``cwd``, in a process of its own
+    (:func:`robots_process`); without ``cwd``, in this process a command line that runs
+    no crawl (a local robots.txt without ``--page``, an error), from a synchronous test
+    (:func:`robots_async` otherwise)."""
+    if cwd is not None:
+        return robots_process(*args, cwd=cwd, user_agent=user_agent)
+    coroutine = robots_async(*args, user_agent=user_agent, sync=True)
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        result: tuple[int, str] = done.value
+        return result
+    raise AssertionError("unreachable: robots_async(sync=True) does not wait")
+
+
+def robots_process(
     *args: str, cwd: Path | None = None, user_agent: str | None = "TestBot/1.0"
 ) -> tuple[int, str]:
     """``scrapy rep-robots ARGS`` in a process of its own (with ``USER_AGENT`` set to

@@ -105,13 +105,7 @@ class RobotsCommand(ScrapyCommand):
         assert self.settings is not None
         if not args:
             return _usage("give at least one URL")
-        overrides: dict[str, Any] = {}  # the options as the crawl's settings
-        if opts.user_agent:  # both the name and what is sent
-            overrides["USER_AGENT"] = overrides["ROBOTSTXT_USER_AGENT"] = opts.user_agent
-        if opts.rep_profile:
-            overrides["REP_PROFILE"] = opts.rep_profile
-        if opts.purpose:
-            overrides["REP_PURPOSE"] = opts.purpose
+        overrides = option_settings(opts)
         settings = self.settings.copy()
         settings.setdict(overrides, priority="cmdline")
         try:
@@ -146,6 +140,19 @@ class RobotsCommand(ScrapyCommand):
             return code
         request = ToolRequest(tuple(urls), overrides, pages, timeout, purpose_set, local)
         return run_tools(request, sys.stdout, self.settings)
+
+
+def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
+    """The options that are crawl settings, as the settings (over the project's, at the
+    ``cmdline`` priority)."""
+    overrides: dict[str, Any] = {}
+    if opts.user_agent:  # both the name and what is sent
+        overrides["USER_AGENT"] = overrides["ROBOTSTXT_USER_AGENT"] = opts.user_agent
+    if opts.rep_profile:
+        overrides["REP_PROFILE"] = opts.rep_profile
+    if opts.purpose:
+        overrides["REP_PURPOSE"] = opts.purpose
+    return overrides
 
 
 def obey_robots(settings: Any) -> bool:

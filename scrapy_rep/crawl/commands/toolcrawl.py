@@ -325,29 +325,73 @@ def _path(component: type) -> str:
     return f"{component.__module__}.{component.__qualname__}"
 
 
-def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
-    """Run the tools' crawl on ``request`` and print what it decided; the exit status.
-    ``base``: the project's settings (``scrapy rep-robots``), else Scrapy's defaults."""
+def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
+    """The settings of the tools' crawl on ``request``: ``base`` (the project's settings,
+    ``scrapy rep-robots``; else Scrapy's defaults without a log), the tool's options over
+    them and :func:`tool_settings` over those. Raises :class:`RepSettingError`."""
     # Without a project, no log (as scrapy rep-robots): what the crawl decided is printed.
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)
-    try:
-        overrides = tool_settings(settings, request)
-        settings.setdict(overrides, priority=TOOL_PRIORITY)
-        config = RepConfig.from_settings(settings)
-    except RepSettingError as error:
-        print(f"scrapy_rep: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    settings.setdict(tool_settings(settings, request), priority=TOOL_PRIORITY)
+    RepConfig.from_settings(settings)
+    return settings
+
+
+def crawl_tools(runner: Any, request: ToolRequest) -> tuple[ToolRun, Any]:
+    """Start the tools' crawl on ``request`` with ``runner`` (a ``CrawlerRunner``, a
+    ``CrawlerProcess`` or, without a reactor, an ``AsyncCrawlerProcess``, whose settings
+    are :func:`tools_settings`): what it will have told, and what its ``crawl()``
+    answered (a Deferred, or an asyncio task), done once it has ended
+    (:attr:`ToolRun.error`: it could not start)."""
     run = ToolRun([Asked(url) for url in request.urls])
-    process = crawler_process(settings)  # AsyncCrawlerProcess without a reactor
     body = request.local.body if request.local is not None else b""
-    started = process.crawl(ToolSpider, run=run, robots_body=body)
+    started = runner.crawl(ToolSpider, run=run, robots_body=body)
     on_start_failure(started, run.not_started)
-    process.start()
+    return run, started
+
+
+def print_tools(request: ToolRequest, settings: Settings, run: ToolRun, out: TextIO) -> int:
+    """Print what the tools' crawl decided (or why it did not start); the exit status."""
     if run.error:
         print(f"scrapy_rep: error: {run.error}", file=sys.stderr)
         return EXIT_USAGE
-    return Printer(request, settings, config, out).run(run)
+    return Printer(request, settings, RepConfig.from_settings(settings), out).run(run)
+
+
+def _settings_error(error: RepSettingError) -> int:
+    print(f"scrapy_rep: error: {error}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
+    """:func:`run_tools` under the reactor that is running already (a ``CrawlerRunner``
+    instead of the ``CrawlerProcess`` that starts and stops one): the tools' whole body
+    (settings, crawl, output, exit status) in the caller's process."""
+    from scrapy.crawler import CrawlerRunner
+
+    try:
+        settings = tools_settings(request, base)
+    except RepSettingError as error:
+        return _settings_error(error)
+    run, started = crawl_tools(CrawlerRunner(settings), request)
+    await started
+    return print_tools(request, settings, run, out)
+
+
+def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
+    """Run the tools' crawl on ``request`` and print what it decided; the exit status.
+    ``base``: the project's settings (``scrapy rep-robots``), else Scrapy's defaults. The
+    command lines' wrapper: a ``CrawlerProcess`` (an ``AsyncCrawlerProcess`` without a
+    reactor) starts and stops the crawl (:func:`tools_in_reactor`: the same under a
+    running reactor)."""
+    try:
+        settings = tools_settings(request, base)
+    except RepSettingError as error:
+        return _settings_error(error)
+    process = crawler_process(settings)  # AsyncCrawlerProcess without a reactor
+    run, _ = crawl_tools(process, request)
+    process.start()
+    return print_tools(request, settings, run, out)
 
 
 # --------------------------------------------------------------------------- the output

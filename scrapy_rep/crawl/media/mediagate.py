@@ -24,7 +24,7 @@ from twisted.internet.defer import DeferredSemaphore
 
 from scrapy_rep import signals
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
@@ -54,7 +54,7 @@ _told_c2pa = False
 #: asyncio loop's default executor, which its name lookups share): the others wait their
 #: turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
-_READS: WeakKeyDictionary[Crawler, DeferredSemaphore] = WeakKeyDictionary()
+_READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
 
 def _reads_of(crawler: Crawler) -> DeferredSemaphore:

@@ -28,7 +28,7 @@ from weakref import WeakKeyDictionary
 from scrapy.http.request import NO_CALLBACK
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
@@ -73,7 +73,7 @@ _MAX_NAME_SETS: Final = 256
 NOT_READ: Final = object()
 
 #: The page state of each crawl (:meth:`PageState.of`).
-_STATES: WeakKeyDictionary[Crawler, PageState] = WeakKeyDictionary()
+_STATES: PerCrawler[PageState] = PerCrawler("page_state")
 
 #: The response whose spider output is being produced in this context, in a box of one
 #: (``[None]``: none, or no longer): set by the spider middleware before the callback

@@ -5,7 +5,8 @@ of it, without importing it."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
-from weakref import WeakKeyDictionary
+
+from scrapy_rep.crawl.config import PerCrawler
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,7 +48,7 @@ class DocumentsOwner(Protocol):
     def hold_at_send(self, request: Request, verdict: Wait) -> None: ...
 
 
-OWNERS: WeakKeyDictionary[Crawler, DocumentsOwner] = WeakKeyDictionary()
+OWNERS: PerCrawler[DocumentsOwner] = PerCrawler("owner")
 
 
 def owner_of(crawler: Crawler) -> DocumentsOwner | None:
