@@ -96,6 +96,10 @@ class RunContext:
     overrides: tuple[Override, ...] = ()
     #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
     page: PageRun = field(default_factory=PageRun)
+    #: The longest the run used a document version after fetching it, in seconds: its
+    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (``None``: its
+    #: header does not give both).
+    longest_use: float | None = None
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -117,7 +121,16 @@ class RunContext:
             overrides=_overrides(settings.get("REP_OVERRIDES")),
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
             page=PageRun.of(header),
+            longest_use=_longest_use(settings),
         )
+
+
+def _longest_use(settings: dict[str, Any]) -> float | None:
+    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings, when both are
+    numbers (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
+    ttl, stale = settings.get("REP_CACHE_MAX_TTL"), settings.get("REP_CACHE_STALE_MAX")
+    numbers = [v for v in (ttl, stale) if isinstance(v, int | float) and not isinstance(v, bool)]
+    return float(sum(numbers)) if len(numbers) == 2 and min(numbers) >= 0 else None
 
 
 def _bound(value: Any) -> int | None:

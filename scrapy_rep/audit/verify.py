@@ -105,6 +105,10 @@ class _Run:
     last: int = 0
     #: The SHA-256 of its end line (``""``: none yet).
     end_hash: str = ""
+    #: When the first run of its crawl started (its header's ``time``; ``""``: not known,
+    #: a resume whose paused run is not read before it): none of its requests was sent
+    #: before.
+    first_start: str = ""
 
 
 @dataclass(frozen=True)
@@ -234,7 +238,11 @@ class _Verifier:
         resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
         story = resumed.story if resumed is not None else run_id
         context = RunContext.of(record)
-        self.runs[run_id] = _Run(context, number, story, last=number)
+        if resumed is not None:
+            first_start = resumed.first_start
+        else:
+            first_start = "" if isinstance(resumes, str) and resumes else text(record.get("time"))
+        self.runs[run_id] = _Run(context, number, story, last=number, first_start=first_start)
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if isinstance(resumes, str) and resumes:
@@ -352,7 +360,12 @@ class _Verifier:
         if no_folder and any(what.endswith(no_folder) for what in differences):
             self.unfoldered["records"] += 1  # said once for all, in finish()
             differences = [what for what in differences if not what.endswith(no_folder)]
-        for what in (*differences, *sent_after_expiry(record, run.context.overrides)):
+        context = run.context
+        for what in (
+            *differences,
+            *sent_after_expiry(record, context.overrides),
+            *when_sent(record, run.first_start, context.overrides, context.longest_use),
+        ):
             self.add(number, url, what)
 
     def _item(self, number: int, record: dict[str, Any], run: _Run) -> None:
@@ -474,6 +487,66 @@ def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()
         found.append(f"sent at {record['sent_at']}, after the override it went past had "
                      f"expired ({written})")  # fmt: skip
     return found
+
+
+#: Fates of a request that left for the network (a request never sent has no ``sent_at``).
+_SENT_FATES: Final = frozenset({"fetched", "redirected", "failed"})
+
+
+def when_sent(
+    record: dict[str, Any],
+    start: str = "",
+    overrides: Sequence[Override] = (),
+    longest_use: float | None = None,
+) -> list[str]:
+    """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
+    verify``): ``sent_at`` not before its crawl started (``start``, the first run's
+    header ``time``) nor after its record was written (``time``); a request sent past
+    robots.txt by an override, recorded after that override ended, with no ``sent_at``,
+    cannot be checked (a page Scrapy's HTTP cache replayed was not sent); and
+    ``expires`` no later than the crawl could write it: the freshness of a document
+    version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
+    then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
+    sum in the run's settings, ``None``: not known)."""
+    written = text(record.get("sent_at"))
+    if not written:
+        return _not_sent_past_override(record, overrides)
+    sent = _instant(written)
+    if sent is None:
+        return [f"its sent_at {record.get('sent_at')!r} is no time"]
+    found = []
+    begun, recorded = _instant(start), _instant(text(record.get("time")))
+    if begun is not None and sent < begun:
+        found.append(f"sent at {written}, before its crawl started ({start})")
+    if recorded is not None and sent > recorded:
+        found.append(f"sent at {written}, after its record was written ({record['time']})")
+    expires = text(record.get("expires"))
+    until = _instant(expires)
+    if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
+        found.append(f"its expires ({expires}) is later than any the crawl could write for a "
+                     f"request sent at {written}: a document version is used for "
+                     f"{longest_use:g} s at most (REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX)")  # fmt: skip
+    return found
+
+
+def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override]) -> list[str]:
+    """A record of a request sent past robots.txt by an override, with no ``sent_at``,
+    written after that override ended: when it was sent cannot be checked."""
+    robots = record.get("robots")
+    if record.get("fate") not in _SENT_FATES or not isinstance(robots, dict):
+        return []
+    if not text(robots.get("overridden")):
+        return []
+    page = record.get("page")
+    if isinstance(page, dict) and page.get("cached") is not None:
+        return []  # replayed by Scrapy's HTTP cache: never sent
+    ends, _ = override_end(record, overrides)
+    recorded = _instant(text(record.get("time")))
+    if ends is None or recorded is None or recorded <= ends:
+        return []  # no end known: said by sent_after_expiry; recorded in time: sent in time
+    return [f"sent past robots.txt by an override ({text(robots.get('overridden'))}) that "
+            f"ended before its record was written ({record['time']}), and it has no "
+            "sent_at: whether it was sent before the override ended cannot be checked"]  # fmt: skip
 
 
 #: How an earlier release wrote an override's expiry, within ``overridden``:
