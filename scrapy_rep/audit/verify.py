@@ -534,7 +534,7 @@ def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override
     """A record of a request sent past robots.txt by an override, with no ``sent_at``,
     written after that override ended: when it was sent cannot be checked."""
     robots = record.get("robots")
-    if record.get("fate") not in _SENT_FATES or not isinstance(robots, dict):
+    if text(record.get("fate")) not in _SENT_FATES or not isinstance(robots, dict):
         return []
     if not text(robots.get("overridden")):
         return []
