@@ -800,3 +800,61 @@ def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
     none the crawl could write."""
     found = [str(f) for f in verify(expires_trail(tmp_path, expires, settings)).findings]
     assert len(found) == findings, found
+
+
+OTHER_ROBOTS = b"User-agent: *\nDisallow: /elsewhere\n"
+OTHER_SITE = "http://other.test"
+
+
+def other_site_trail(tmp_path: Path, **robots: Any) -> Path:
+    """``/private/x`` of site.test (whose robots.txt disallows it) recorded fetched, its
+    robots part ``robots`` (the snapshots of both sites' robots.txt in the trail)."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               **robots}  # fmt: skip
+    body = [
+        snapshot_line(),  # site.test: Disallow: /private
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/private/x", robots=decided),
+    ]
+    return write_trail(tmp_path / "trail.jsonl", [run_line(schema=2), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("robots", "finding"),
+    [
+        ({}, "which is not that of its URL's site http://site.test"),
+        ({"addressed": OTHER_SITE}, "but names no robots.txt of its URL's site"),
+        ({"addressed": OTHER_SITE, "also": sha(ROBOTS)}, "robots.txt disallows it"),
+        ({"addressed": "http://third.test", "also": sha(ROBOTS)}, "nor of http://third.test"),
+        ({"addressed": OTHER_SITE, "also": sha(OTHER_ROBOTS)}, "not of http://site.test"),
+    ],
+    ids=["no-host", "host-alone", "both", "another-host", "also-not-own"],
+)
+def test_verify_holds_a_record_to_its_sites_robots_txt(
+    tmp_path: Path, robots: dict[str, Any], finding: str
+) -> None:
+    """docs/audit-trail.md, ``robots``: a record's robots.txt snapshot is of its URL's
+    site or of the site its ``Host`` addressed (``addressed``); a request sent so and
+    allowed names its URL's site's too (``also``), and is re-derived with both. (A
+    schema 1 run wrote a body's snapshot line once, for the first site that served it:
+    its records are not held so.)"""
+    found = [str(f) for f in verify(other_site_trail(tmp_path, **robots)).findings]
+    assert found and finding in found[0], found
+
+
+def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
+    tmp_path: Path,
+) -> None:
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               "addressed": OTHER_SITE, "also": sha(ROBOTS)}  # fmt: skip
+    body = [
+        snapshot_line(),
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/open", robots=decided),
+    ]
+    path = write_trail(tmp_path / "trail.jsonl", [run_line(schema=2), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+    assert list(verify(path).findings) == []
