@@ -331,13 +331,16 @@ class Rederiver:
         the one its snapshot is of (its URL's origin, or the site its ``Host`` addressed,
         ``addressed``), then its URL's origin when ``also`` names that one's robots.txt
         too; or why they are not those a crawl could have named. A snapshot that no
-        ``snapshot`` line describes is taken as the URL's origin's (said on its own), and
-        so is any of a schema 1 run, which wrote a body's line once (for the first site
-        that served it)."""
-        lines = self.robots_urls if schema >= 2 else {}
+        ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
+        schema 1 run wrote a body's line once (for the first site that served it), and
+        named no site addressed: its records name the robots.txt of ``origin``, else of
+        their URL's origin, as written."""
         own = str(origin_of(url) or "")
         addressed = text(robots.get("addressed"))
         named = text(robots.get("origin"))
+        if schema < 2:
+            return (named or own,), ""
+        lines = self.robots_urls
         fetched_from = lines.get(sha, set())
         sites = [site for site in (addressed, own) if site]
         if named and named not in sites:
