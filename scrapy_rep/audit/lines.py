@@ -158,6 +158,8 @@ def robots_part(
     override_expired: str = "",
     agents: Sequence[str] = (),
     override_ends: float | None = None,
+    addressed: str = "",
+    also: str | None = None,
 ) -> dict[str, Any]:
     """The robots.txt line that decided a URL for ``agent`` (or why none did). The
     robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
@@ -173,10 +175,20 @@ def robots_part(
 
     ``agents``: every crawler name it was held to, when more than one (the declared name,
     then the name it was sent as; docs/decisions.md, 'Every name a request can be held
-    to'); ``agent`` is then the one whose group refused it, or the declared name."""
+    to'); ``agent`` is then the one whose group refused it, or the declared name.
+
+    ``addressed``: the site (origin) the request's ``Host`` header addressed, when another
+    than its URL's: the snapshot is that site's robots.txt, or its URL's own origin's when
+    that one refused it; ``also``: the URL's own origin's robots.txt, when it allowed the
+    request too (``""``: given up on as unreachable; docs/decisions.md, 'A request sent
+    with another Host is decided by both sites')."""
     part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
     if len(agents) > 1:
         part["agents"] = list(agents)
+    if addressed:
+        part["addressed"] = addressed
+        if also is not None:
+            part["also"] = also
     if not obeyed:
         part["obeyed"] = False
     if overridden:

@@ -96,6 +96,10 @@ class RunContext:
     overrides: tuple[Override, ...] = ()
     #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
     page: PageRun = field(default_factory=PageRun)
+    #: The longest the run used a document version after fetching it, in seconds: its
+    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (``None``: its
+    #: header does not give both).
+    longest_use: float | None = None
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -117,7 +121,16 @@ class RunContext:
             overrides=_overrides(settings.get("REP_OVERRIDES")),
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
             page=PageRun.of(header),
+            longest_use=_longest_use(settings),
         )
+
+
+def _longest_use(settings: dict[str, Any]) -> float | None:
+    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings, when both are
+    numbers (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
+    ttl, stale = settings.get("REP_CACHE_MAX_TTL"), settings.get("REP_CACHE_STALE_MAX")
+    numbers = [v for v in (ttl, stale) if isinstance(v, int | float) and not isinstance(v, bool)]
+    return float(sum(numbers)) if len(numbers) == 2 and min(numbers) >= 0 else None
 
 
 def _bound(value: Any) -> int | None:
@@ -176,6 +189,9 @@ class Rederiver:
         #: The verdict of the last re-derivation (``None``: none made): an item's status
         #: is held against it.
         self.verdict: Verdict | None = None
+        #: sha256 -> the robots.txt URLs its ``snapshot`` lines were fetched from: a
+        #: record's robots.txt is its URL's site's, or the site its Host addressed.
+        self.robots_urls: dict[str, set[str]] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -183,6 +199,8 @@ class Rederiver:
         self.snapshots[sha] = record
         self.described[(sha, url)] = record
         self.latest[(text(record.get("kind")), url)] = sha
+        if text(record.get("kind")) == "robots.txt":
+            self.robots_urls.setdefault(sha, set()).add(url)
 
     def meta(self, sha: str, document: str) -> dict[str, Any] | None:
         """The snapshot line of body ``sha`` fetched from ``document``, else any line of
@@ -278,9 +296,26 @@ class Rederiver:
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         if item and (problem := self._foreign(record, sha, origin, url)):
             return [problem], None
+        also: tuple[RobotsTxt, Effect] | None = None
+        if not item:
+            sites, problem = self._sites(record, robots, sha, url, run.schema)
+            if problem:
+                return [problem], None
+            origin = sites[0]
+            if len(sites) > 1:
+                also_sha = text(robots.get("also"))
+                rules, effect, problem = self._robots(also_sha, f"{sites[1]}/robots.txt", run)
+                if rules is None:
+                    return [f"robots.txt snapshot {also_sha[:12]}… {problem}"], None
+                also = rules, effect
         rules, effect, problem = self._robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
+        if also is not None:
+            return self._rederived(
+                record, robots, rules, effect, url, names[0] if len(names) > 1 else agent,
+                origin, run, obeyed, names if len(names) > 1 else (), also=also,
+            )  # fmt: skip
         if len(names) > 1:
             return self._rederived(
                 record, robots, rules, effect, url, names[0], origin, run, obeyed, names, item
@@ -288,6 +323,55 @@ class Rederiver:
         return self._rederived(
             record, robots, rules, effect, url, agent, origin, run, obeyed, item=item
         )
+
+    def _sites(
+        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, schema: int
+    ) -> tuple[tuple[str, ...], str]:
+        """The sites whose robots.txt decided a request (docs/audit-trail.md, ``robots``):
+        the one its snapshot is of (its URL's origin, or the site its ``Host`` addressed,
+        ``addressed``), then its URL's origin when ``also`` names that one's robots.txt
+        too; or why they are not those a crawl could have named. A snapshot that no
+        ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
+        schema 1 run wrote a body's line once (for the first site that served it), and
+        named no site addressed: its records name the robots.txt of ``origin``, else of
+        their URL's origin, as written."""
+        own = str(origin_of(url) or "")
+        addressed = text(robots.get("addressed"))
+        named = text(robots.get("origin"))
+        if schema < 2:
+            return (named or own,), ""
+        lines = self.robots_urls
+        fetched_from = lines.get(sha, set())
+        sites = [site for site in (addressed, own) if site]
+        if named and named not in sites:
+            sites.insert(0, named)  # an earlier release wrote the URL's origin as "origin"
+        of = [site for site in sites if f"{site}/robots.txt" in fetched_from]
+        if fetched_from and not of:
+            where = f"its URL's site {own}" + (f" nor of {addressed}, the site its Host "
+                                               "addressed" if addressed else "")  # fmt: skip
+            first = sorted(fetched_from)[0]
+            return (), (f"names the robots.txt snapshot {sha[:12]}… of {first}, which is not "
+                        f"that of {where}")  # fmt: skip
+        if named and named not in (addressed, own):
+            return (), f"names the robots.txt of {named}, not of its URL's site {own}"
+        site = of[0] if of else named or own
+        if "also" not in robots:
+            if site == addressed != own and text(record.get("fate")) in SENT:
+                return (), (f"sent with a Host addressing {addressed}, but names no "
+                            f"robots.txt of its URL's site {own} (also), which decided it "
+                            "too")  # fmt: skip
+            return (site,), ""
+        if not addressed or site != addressed:
+            return (), ("names a second robots.txt (also), though it was decided by one "
+                        "site's alone")  # fmt: skip
+        also = text(robots.get("also"))
+        if not also:  # its URL's site's robots.txt given up on: nothing was read
+            return (site,), ""
+        also_from = lines.get(also, set())
+        if also and also_from and f"{own}/robots.txt" not in also_from:
+            return (), (f"names as its URL's site's robots.txt (also) the snapshot "
+                        f"{also[:12]}… of {sorted(also_from)[0]}, not of {own}")  # fmt: skip
+        return (site, own), ""
 
     def _foreign(self, record: dict[str, Any], robots: str, origin: str, url: str) -> str:
         """Why an item's snapshots are not its own (``""``: they are): each it names
@@ -324,10 +408,13 @@ class Rederiver:
         obeyed: bool,
         names: tuple[str, ...] = (),
         item: bool = False,
+        also: tuple[RobotsTxt, Effect] | None = None,
     ) -> tuple[list[str], Before | None]:
         """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
         on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
-        crawler name it was held to (``names``, the declared one first; empty: ``agent``)."""
+        crawler name it was held to (``names``, the declared one first; empty: ``agent``).
+        ``also``: the URL's own origin's robots.txt, when the request was sent with a
+        ``Host`` addressing ``origin`` and decided by both (its verdict is both's)."""
         usage = record.get("usage")
         signals = usage.get("signals") if isinstance(usage, dict) else None
         signals = [s for s in items(signals) if isinstance(s, dict)]
@@ -341,13 +428,24 @@ class Rederiver:
             return [problem], None
         robots_entry = _entry(rules, effect is Effect.UNREACHABLE)
         documents[ROBOTS, None] = robots_entry
+        own = origin_of(url)
+        if also is not None:
+            documents[ROBOTS, own] = _entry(also[0], also[1] is Effect.UNREACHABLE)
 
         def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            if also is not None and kind == ROBOTS and key == own:
+                return documents[ROBOTS, own]
             found = documents.get((kind, key if kind == LICENSE else None))
             return found if found is not None or kind != LICENSE else _entry(ABSENT)
 
-        target = origin_of(url) or Origin("", "", None)
-        facts = RequestFacts(url, target, agent, Obey.ALL if obeyed else Obey.USAGE, names)
+        target = own or Origin("", "", None)
+        served_by = None
+        addressed = origin_of(f"{origin}/") if origin != str(own or "") else None
+        if addressed is not None:  # sent with a Host addressing another site
+            target, served_by = addressed, (own if also is not None else None)
+        facts = RequestFacts(
+            url, target, agent, Obey.ALL if obeyed else Obey.USAGE, names, served_by=served_by
+        )
         # The trail does not say when a request was decided: one whose record says its
         # host's override had expired is decided after it, any other while it held
         # (a request it let through says so: _override_differences).

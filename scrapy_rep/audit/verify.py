@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.items import item_differences
-from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, text
+from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, TrailError, is_sha256, items, text
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import Override
@@ -105,6 +105,10 @@ class _Run:
     last: int = 0
     #: The SHA-256 of its end line (``""``: none yet).
     end_hash: str = ""
+    #: When the first run of its crawl started (its header's ``time``; ``""``: not known,
+    #: a resume whose paused run is not read before it): none of its requests was sent
+    #: before.
+    first_start: str = ""
 
 
 @dataclass(frozen=True)
@@ -234,7 +238,11 @@ class _Verifier:
         resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
         story = resumed.story if resumed is not None else run_id
         context = RunContext.of(record)
-        self.runs[run_id] = _Run(context, number, story, last=number)
+        if resumed is not None:
+            first_start = resumed.first_start
+        else:
+            first_start = "" if isinstance(resumes, str) and resumes else text(record.get("time"))
+        self.runs[run_id] = _Run(context, number, story, last=number, first_start=first_start)
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if isinstance(resumes, str) and resumes:
@@ -352,7 +360,12 @@ class _Verifier:
         if no_folder and any(what.endswith(no_folder) for what in differences):
             self.unfoldered["records"] += 1  # said once for all, in finish()
             differences = [what for what in differences if not what.endswith(no_folder)]
-        for what in (*differences, *sent_after_expiry(record, run.context.overrides)):
+        context = run.context
+        for what in (
+            *differences,
+            *sent_after_expiry(record, context.overrides),
+            *when_sent(record, run.first_start, context.overrides, context.longest_use),
+        ):
             self.add(number, url, what)
 
     def _item(self, number: int, record: dict[str, Any], run: _Run) -> None:
@@ -476,6 +489,67 @@ def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()
     return found
 
 
+#: Fates of a request that left for the network (a request never sent has no ``sent_at``).
+_SENT_FATES: Final = frozenset({"fetched", "redirected", "failed"})
+
+
+def when_sent(
+    record: dict[str, Any],
+    start: str = "",
+    overrides: Sequence[Override] = (),
+    longest_use: float | None = None,
+) -> list[str]:
+    """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
+    verify``): ``sent_at`` not before its crawl started (``start``, the first run's
+    header ``time``) nor after its record was written (``time``); a request sent past
+    robots.txt by an override, recorded after that override ended, with no ``sent_at``,
+    cannot be checked (a page Scrapy's HTTP cache replayed was not sent); and
+    ``expires`` no later than the crawl could write it: the freshness of a document
+    version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
+    then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
+    sum in the run's settings, ``None``: not known)."""
+    written = text(record.get("sent_at"))
+    if not written:
+        return _not_sent_past_override(record, overrides)
+    sent = _instant(written)
+    if sent is None:
+        return [f"its sent_at {record.get('sent_at')!r} is no time"]
+    found = []
+    begun, recorded = _instant(start), _instant(text(record.get("time")))
+    if begun is not None and sent < begun:
+        found.append(f"sent at {written}, before its crawl started ({start})")
+    if recorded is not None and sent > recorded:
+        found.append(f"sent at {written}, after its record was written ({record['time']})")
+    expires = text(record.get("expires"))
+    until = _instant(expires)
+    if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
+        found.append(f"its expires ({expires}) is later than any the crawl could write for a "
+                     f"request sent at {written}: a document version is used "
+                     f"{longest_use:g} s at most (REP_CACHE_MAX_TTL + "
+                     "REP_CACHE_STALE_MAX)")  # fmt: skip
+    return found
+
+
+def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override]) -> list[str]:
+    """A record of a request sent past robots.txt by an override, with no ``sent_at``,
+    written after that override ended: when it was sent cannot be checked."""
+    robots = record.get("robots")
+    if text(record.get("fate")) not in _SENT_FATES or not isinstance(robots, dict):
+        return []
+    if not text(robots.get("overridden")):
+        return []
+    page = record.get("page")
+    if isinstance(page, dict) and page.get("cached") is not None:
+        return []  # replayed by Scrapy's HTTP cache: never sent
+    ends, _ = override_end(record, overrides)
+    recorded = _instant(text(record.get("time")))
+    if ends is None or recorded is None or recorded <= ends:
+        return []  # no end known: said by sent_after_expiry; recorded in time: sent in time
+    return [f"sent past robots.txt by an override ({text(robots.get('overridden'))}) that "
+            f"ended before its record was written ({record['time']}), and it has no "
+            "sent_at: whether it was sent before the override ended cannot be checked"]  # fmt: skip
+
+
 #: How an earlier release wrote an override's expiry, within ``overridden``:
 #: ``… (until 2027-07-01T00:00:00+00:00)``. Read only for its records, which have no
 #: ``override_ends``; a crawl writes that value beside the words.
@@ -596,49 +670,72 @@ class _Final:
     again: str
     run: str
     fate: str
+    url: str
 
 
 def across(
     paths: Sequence[str | Path], sink: Callable[[Path, Finding], object] | None = None
 ) -> tuple[int, int]:
     """Several trails checked as one (workers sharing a queue, such as scrapy-redis, each
-    writing its own trail): a URL with final records in two trails must have the later
-    one tied to the earlier by ``again``, unless it is a re-queue after a crash: the
-    earlier record was left open (``unfinished``, or its run has no end line) in one
-    worker's trail and the URL was finished in another's (an event). Each problem and
-    event goes to ``sink`` with the trail it is in (the later record's); the counts of
-    problems and events. Records of requests downloaded without the scheduler
-    (``unscheduled``) are not compared. Keeps the URLs' final records in memory (one
-    small tuple each)."""
+    writing its own trail): a request with final records in two trails (the same URL key,
+    the request fingerprint before the ``-`` of each record's ``id``) must have them tied
+    by ``again`` (either one naming the other: a record is written when its fate is
+    final, so the one sent again may be written first), unless it is a re-queue after a
+    crash: the earlier record was left open (``unfinished``, or its run has no end line)
+    in one worker's trail and the request was finished in another's (an event). Each
+    problem and event goes to ``sink`` with the trail it is in (the later record's); the
+    counts of problems and events. A record of a request downloaded without the
+    scheduler (``unscheduled``) is not compared when it is accounted for (named by a
+    page's ``fetched`` part or by a ``file`` line of its run) or has no output of its
+    own (no callback of the crawl ran for it); any other is. Keeps the requests' final
+    records in memory (one small tuple each)."""
     finals: dict[str, list[_Final]] = {}
     ended: set[tuple[int, str]] = set()
+    accounted: set[tuple[int, str, str]] = set()
+    unscheduled: list[tuple[str, str, _Final]] = []
     for number, path in enumerate(paths):
         for line in Trail(path).lines():
             record = line.record
             if record is None:
                 continue
+            run = str(record.get("run", ""))
             if line.type == "end":
-                ended.add((number, str(record.get("run", ""))))
-            elif line.type == "url" and not record.get("unscheduled"):
-                # a request the engine downloaded without the scheduler (a media
-                # pipeline's file, a callback's ``download_async``): no shared dupefilter
-                # let it through, so a record of its URL in another worker's trail is
-                # another request, not a second record of this one
-                finals.setdefault(str(record.get("url", "")), []).append(
-                    _Final(number, line.number, str(record.get("time", "")),
-                           str(record.get("id", "")), str(record.get("again") or ""),
-                           str(record.get("run", "")), str(record.get("fate", "")))
-                )  # fmt: skip
+                ended.add((number, run))
+            elif line.type == "file":
+                accounted.add((number, run, str(record.get("url", ""))))
+            elif line.type == "url":
+                url = str(record.get("url", ""))
+                final = _Final(number, line.number, str(record.get("time", "")),
+                               str(record.get("id", "")), str(record.get("again") or ""),
+                               run, str(record.get("fate", "")), url)  # fmt: skip
+                key = _request_key(final.id, url)
+                page = record.get("page")
+                for sub in items(page.get("fetched")) if isinstance(page, dict) else ():
+                    if isinstance(sub, dict):
+                        accounted.add((number, run, text(sub.get("url"))))
+                if not record.get("unscheduled"):
+                    finals.setdefault(key, []).append(final)
+                elif _has_output(record):
+                    # a request the engine downloaded without the scheduler (a media
+                    # pipeline's file, a callback's ``download_async``): no shared
+                    # dupefilter let it through, so another worker's record of its URL is
+                    # another request; but no callback of the crawl ran for it, and it is
+                    # named by what fetched it, else it is compared as any record
+                    unscheduled.append((key, url, final))
+    for key, url, final in unscheduled:
+        if (final.trail, final.run, url) not in accounted:
+            finals.setdefault(key, []).append(final)
     problems = events = 0
     names = [Path(path).name for path in paths]
-    for url, records in finals.items():
+    for records in finals.values():
         if len({r.trail for r in records}) < 2:
             continue
         records.sort(key=lambda r: (r.time, r.trail, r.line))
         for place, final in enumerate(records):
             before = [r for r in records[:place] if r.trail != final.trail]
-            if not before or final.again in {r.id for r in records[:place]}:
+            if not before or _tied(final, records[:place]):
                 continue
+            url = final.url
             left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
             if left:
                 first = left[-1]
@@ -661,3 +758,29 @@ def across(
             if sink is not None:
                 sink(Path(paths[final.trail]), finding)
     return problems, events
+
+
+def _request_key(record_id: str, url: str) -> str:
+    """The URL key of a record (docs/audit-trail.md, ``id``: the request fingerprint,
+    before the ``-`` of its number; schema 1: the whole ``id``); its URL when it has no
+    ``id``."""
+    return record_id.partition("-")[0] or f"url {url}"
+
+
+def _tied(final: _Final, earlier: Sequence[_Final]) -> bool:
+    """Whether ``final`` and one of the records written before it are tied by ``again``,
+    either naming the other."""
+    return any(
+        (final.again and final.again == r.id) or (r.again and r.again == final.id) for r in earlier
+    )
+
+
+def _has_output(record: dict[str, Any]) -> bool:
+    """Whether a ``url`` record says what a callback of the crawl gave for it (items kept
+    or dropped, links not followed): the crawl writes none of it on the record of a
+    request downloaded without the scheduler."""
+    return any(field in record for field in _OUTPUT_FIELDS)
+
+
+#: A record's fields that say what the spider's output for its page was.
+_OUTPUT_FIELDS: Final = ("items_kept", "items_dropped", "item_reason", "links_not_followed")

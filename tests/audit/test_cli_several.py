@@ -6,6 +6,9 @@ its own, the records are read together (docs/audit-trail.md, "Several workers").
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
@@ -62,20 +65,88 @@ def test_a_url_one_worker_downloaded_without_the_scheduler_is_another_request(
     scrapy-redis and download_async dimensions). A scheduled duplicate still is
     a problem (the test above)."""
     first = worker_records(RUN, ["/1", "/2"])
-    first[2] = {**first[2], "unscheduled": True}
+    first[2] = unscheduled(first[2])
     second = worker_records(OTHER_RUN, ["/2"])
     status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean"
 
 
+def unscheduled(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` as the crawl writes a request downloaded without the scheduler: no
+    callback of the crawl ran for it, so it says nothing of items or links."""
+    output = ("items_kept", "items_dropped")
+    return {**{k: v for k, v in record.items() if k not in output}, "unscheduled": True}
+
+
+def test_unscheduled_does_not_hide_a_page_whose_callback_ran(tmp_path: Path) -> None:
+    """A record that says ``unscheduled`` but has items of its own (a callback of the
+    crawl ran for it: it went through the shared queue), and that no page's ``fetched``
+    part nor ``file`` line of its run names, is compared as any record."""
+    first = worker_records(RUN, ["/1", "/2"])
+    second = worker_records(OTHER_RUN, ["/2"])
+    assert second[1]["items_kept"] == 1
+    second[1] = {**second[1], "unscheduled": True}
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 1 and "a second final record of this URL" in out, out
+
+
+@pytest.mark.parametrize("by", ["fetched-part", "file-line"])
+def test_an_unscheduled_record_named_by_what_fetched_it_is_another_request(
+    tmp_path: Path, by: str
+) -> None:
+    """docs/audit-trail.md, "Several workers": an ``unscheduled`` record accounted for by
+    the page whose callback fetched it (its part's ``fetched``) or by a ``file`` line of
+    its run is not compared."""
+    first = worker_records(RUN, ["/1", "/2"])
+    second = worker_records(OTHER_RUN, ["/2", "/3"])
+    second[1] = {**second[1], "unscheduled": True}
+    url = second[1]["url"]
+    if by == "file-line":
+        second.insert(2, {"type": "file", "run": OTHER_RUN, "time": "2026-11-23T14:00:02.500Z",
+                          "url": url, "fate": "stored"})  # fmt: skip
+    else:
+        second[2] = {**second[2], "page": {"fetched": [{"url": url}]}}
+    _, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert "second final record" not in out, out  # (the hand-made part, file: not whole)
+
+
 def test_a_url_sent_again_names_the_other_workers_record(tmp_path: Path) -> None:
     first = worker_records(RUN, ["/1", "/2"])
     second = worker_records(OTHER_RUN, ["/2"])
-    second[1] = {**second[1], "again": first[2]["id"], "id": "1" * 40,
+    second[1] = {**second[1], "again": first[2]["id"], "id": first[2]["id"] + "-2",
                  "time": "2026-11-23T14:00:05.000Z"}  # fmt: skip
     status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
     assert status == 0, out
+
+
+def test_a_url_sent_again_whose_record_was_written_first_is_clean(tmp_path: Path) -> None:
+    """A record is written when its fate is final (a page's once its callback is
+    through): worker B's record of a URL sent again, tied by ``again`` to worker A's, is
+    written first when A's callback is slow (or B's clock is behind): the pair is tied
+    either way."""
+    first = worker_records(RUN, ["/1", "/2"])
+    first[2] = {**first[2], "time": "2026-11-23T14:00:08.000Z"}  # its callback was slow
+    second = worker_records(OTHER_RUN, ["/2"])
+    second[1] = {**second[1], "again": first[2]["id"], "id": first[2]["id"] + "-2",
+                 "time": "2026-11-23T14:00:05.000Z"}  # fmt: skip
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 0, out
+
+
+def test_two_requests_of_one_url_with_other_url_keys_are_two_requests(tmp_path: Path) -> None:
+    """Two requests of one URL with other fingerprints (two POSTs with other bodies: the
+    shared dupefilter let both through), one per worker, are compared by their URL key
+    (the ``id`` before its ``-``), not by URL."""
+    first = worker_records(RUN, ["/search"])
+    second = worker_records(OTHER_RUN, ["/search"])
+    second[1] = {**second[1], "id": "2" * 40 + "-1", "time": "2026-11-23T14:00:05.000Z"}
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 0, out
+    # the same URL key under another request number is the same request sent twice
+    second[1] = {**second[1], "id": first[1]["id"] + "-1"}
+    status, out = audit_tool("verify", *worker_trails(tmp_path, first, second))
+    assert status == 1 and "a second final record of this URL" in out, out
 
 
 def test_a_requeue_after_a_crash_is_an_event(tmp_path: Path) -> None:

@@ -704,3 +704,157 @@ def test_an_overrides_expiry_is_read_as_a_value_never_from_its_words(
             "had expired (2026-11-23, as the run's REP_OVERRIDES says)"
             in (sent_after_expiry(sent_late, overrides)[0])
         )
+
+
+#: site.test's override, through 2026-11-23 (UTC): it ends 2026-11-24T00:00:00Z.
+LATE_OVERRIDES = [["site.test", "written permission", "2026-11-23"]]
+
+
+def late_override_trail(tmp_path: Path, **edit: Any) -> Path:
+    """A request sent past robots.txt 30 s after its override ended, then ``edit``
+    (a value of ``None``: the field dropped), the chain written anew as a forger would."""
+    robots = {
+        **robots_part(2, "Disallow: /private"),
+        "overridden": "written permission, through 2026-11-23, UTC",
+        "override_ends": "2026-11-24T00:00:00.000Z",
+    }
+    record = url_line("/private/x", robots=robots, sent_at="2026-11-24T00:00:30.000Z",
+                      time="2026-11-24T00:00:31.000Z")  # fmt: skip
+    for name, value in edit.items():
+        if value is None:
+            record.pop(name, None)
+        else:
+            record[name] = value
+    body = [snapshot_line(), record]
+    run = run_line(settings={"REP_PROFILE": "google", "REP_OVERRIDES": LATE_OVERRIDES})
+    return write_trail(tmp_path / "trail.jsonl", [run, *body, end_line(body)])
+
+
+def test_verify_reports_a_request_sent_after_its_override_ended(tmp_path: Path) -> None:
+    found = [str(f) for f in verify(late_override_trail(tmp_path)).findings]
+    assert len(found) == 1 and "after the override it went past had expired" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("edit", "finding"),
+    [
+        ({"sent_at": None}, "whether it was sent before the override ended cannot be checked"),
+        ({"sent_at": "2026-11-20T00:00:00.000Z"}, "before its crawl started"),
+        ({"sent_at": "2026-11-23T23:00:00.000Z", "time": "2026-11-23T22:00:00.000Z"},
+         "after its record was written"),
+        ({"sent_at": "soon"}, "is no time"),
+    ],
+    ids=["dropped", "before-the-run", "after-its-record", "no-time"],
+)  # fmt: skip
+def test_verify_bounds_sent_at_by_the_run_and_the_record(
+    tmp_path: Path, edit: dict[str, Any], finding: str
+) -> None:
+    """docs/audit-trail.md, ``sent_at``: a request's ``sent_at`` is not before its crawl
+    started nor after its record was written; a record sent past an override, written
+    after that override ended, without ``sent_at``, cannot be checked and is reported."""
+    found = [str(f) for f in verify(late_override_trail(tmp_path, **edit)).findings]
+    assert len(found) == 1 and finding in found[0], found
+
+
+def test_a_record_without_sent_at_written_while_its_override_held_is_clean(
+    tmp_path: Path,
+) -> None:
+    """An earlier release wrote no ``sent_at``: a record written before its override
+    ended was sent before it too."""
+    early = {"sent_at": None, "time": "2026-11-23T14:00:02.000Z"}
+    assert verify(late_override_trail(tmp_path, **early)).clean
+
+
+#: A run's cache settings: a version fresh 7 days at most, then usable stale 30 days.
+CACHE_SETTINGS = {"REP_PROFILE": "google", "REP_CACHE_MAX_TTL": 604800.0,
+                  "REP_CACHE_STALE_MAX": 2592000.0}  # fmt: skip
+
+
+def expires_trail(tmp_path: Path, expires: str, settings: dict[str, Any]) -> Path:
+    """A request sent a year after the robots.txt version it names was first fetched
+    (refetched since, the same body), with ``expires``."""
+    record = url_line("/", robots=robots_part(None), sent_at="2027-11-23T14:00:02.000Z",
+                      expires=expires, time="2027-11-23T14:00:03.000Z")  # fmt: skip
+    body = [snapshot_line(), record]  # fetched 2026-11-23T14:00:01Z
+    return write_trail(tmp_path / "trail.jsonl", [run_line(settings=settings), *body,
+                                                  end_line(body)])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("expires", "settings", "findings"),
+    [
+        ("2026-11-24T14:00:01.000Z", CACHE_SETTINGS, 1),  # sent after it: said already
+        ("2027-12-30T14:00:02.000Z", CACHE_SETTINGS, 0),  # fresh 7 days, then 30 stale
+        ("2027-12-30T14:00:02.002Z", CACHE_SETTINGS, 1),
+        ("2099-01-01T00:00:00.000Z", CACHE_SETTINGS, 1),
+        ("2099-01-01T00:00:00.000Z", {"REP_PROFILE": "google"}, 0),  # no bound known
+    ],
+    ids=["expired", "longest", "past-longest", "2099", "settings-unknown"],
+)
+def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
+    tmp_path: Path, expires: str, settings: dict[str, Any], findings: int
+) -> None:
+    """docs/audit-trail.md, ``expires``: the crawl holds a version it fetched (at the
+    latest when the request was sent) ``REP_CACHE_MAX_TTL`` fresh at most, then
+    ``REP_CACHE_STALE_MAX`` stale: an ``expires`` later than ``sent_at`` plus both is
+    none the crawl could write."""
+    found = [str(f) for f in verify(expires_trail(tmp_path, expires, settings)).findings]
+    assert len(found) == findings, found
+
+
+OTHER_ROBOTS = b"User-agent: *\nDisallow: /elsewhere\n"
+OTHER_SITE = "http://other.test"
+
+
+def other_site_trail(tmp_path: Path, **robots: Any) -> Path:
+    """``/private/x`` of site.test (whose robots.txt disallows it) recorded fetched, its
+    robots part ``robots`` (the snapshots of both sites' robots.txt in the trail)."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               **robots}  # fmt: skip
+    body = [
+        snapshot_line(),  # site.test: Disallow: /private
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/private/x", robots=decided),
+    ]
+    return write_trail(tmp_path / "trail.jsonl", [run_line(schema=2), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("robots", "finding"),
+    [
+        ({}, "which is not that of its URL's site http://site.test"),
+        ({"addressed": OTHER_SITE}, "but names no robots.txt of its URL's site"),
+        ({"addressed": OTHER_SITE, "also": sha(ROBOTS)}, "robots.txt disallows it"),
+        ({"addressed": "http://third.test", "also": sha(ROBOTS)}, "nor of http://third.test"),
+        ({"addressed": OTHER_SITE, "also": sha(OTHER_ROBOTS)}, "not of http://site.test"),
+    ],
+    ids=["no-host", "host-alone", "both", "another-host", "also-not-own"],
+)
+def test_verify_holds_a_record_to_its_sites_robots_txt(
+    tmp_path: Path, robots: dict[str, Any], finding: str
+) -> None:
+    """docs/audit-trail.md, ``robots``: a record's robots.txt snapshot is of its URL's
+    site or of the site its ``Host`` addressed (``addressed``); a request sent so and
+    allowed names its URL's site's too (``also``), and is re-derived with both. (A
+    schema 1 run wrote a body's snapshot line once, for the first site that served it:
+    its records are not held so.)"""
+    found = [str(f) for f in verify(other_site_trail(tmp_path, **robots)).findings]
+    assert found and finding in found[0], found
+
+
+def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
+    tmp_path: Path,
+) -> None:
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               "addressed": OTHER_SITE, "also": sha(ROBOTS)}  # fmt: skip
+    body = [
+        snapshot_line(),
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/open", robots=decided),
+    ]
+    path = write_trail(tmp_path / "trail.jsonl", [run_line(schema=2), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+    assert list(verify(path).findings) == []

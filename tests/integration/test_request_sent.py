@@ -6,6 +6,7 @@ knows when the request leaves. Real crawls over local origins on 127.0.0.1.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from typing import Any
 
@@ -687,6 +688,46 @@ async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots
     assert not any(host == "localhost" and path.startswith("/private") for host, path in server.log)
     warnings = [r.getMessage() for r in caplog.records if "'Host: " in r.getMessage()]
     assert len(warnings) == 1 and f"'Host: {name}'" in warnings[0], warnings
+    assert list(verify(trail).findings) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_with_another_host_records_the_site_and_both_robots_txt(
+    tmp_path: Any,
+) -> None:
+    """docs/audit-trail.md, ``robots``: a request sent with ``Host: localhost:P`` to
+    ``127.0.0.1:P`` names the site addressed (``addressed``); allowed, it names both
+    sites' robots.txt (localhost's, then the URL's own in ``also``); refused, the one
+    that refused it. ``audit verify`` re-derives each with what it names."""
+    from scrapy_rep.audit.verify import verify
+
+    own_rules = "User-agent: *\nDisallow: /a-only\n"
+    addressed_rules = "User-agent: *\nDisallow: /private\n"
+    server = VirtualHosts({"127.0.0.1": own_rules, "localhost": addressed_rules})
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    number = port.getHost().port
+    ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
+    trail = tmp_path / "trail.jsonl"
+    HostHeaderSpider.sent_to = ((f"{ip}/private/1", name), (f"{ip}/open", name),
+                                (f"{ip}/a-only", name))  # fmt: skip
+    try:
+        await crawl([], {"REP_AUDIT_FILE": str(trail)}, HostHeaderSpider)
+    finally:
+        await port.stopListening()
+    records = by_url(trail)
+    own, addressed = (hashlib.sha256(rules.encode()).hexdigest()
+                      for rules in (own_rules, addressed_rules))  # fmt: skip
+    site = f"http://localhost:{number}"
+    opened = records[f"{ip}/open"]["robots"]
+    assert (opened["snapshot"], opened["addressed"], opened["also"]) == (addressed, site, own)
+    refused = records[f"{ip}/private/1"]["robots"]
+    assert (refused["snapshot"], refused["addressed"], "also" in refused) == (
+        addressed,
+        site,
+        False,
+    )
+    by_own = records[f"{ip}/a-only"]["robots"]
+    assert (by_own["snapshot"], by_own["addressed"], "also" in by_own) == (own, site, False)
     assert list(verify(trail).findings) == []
 
 

@@ -74,6 +74,7 @@ from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, recorded
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
+from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
 from scrapy_rep.verdict import Allowed, Obey, Refused
 from scrapy_rep.verdict.fates import Fate
@@ -243,8 +244,15 @@ class AuditTrail(RequestEvents, FateEvents):
                     ends = verdict.overridden.ends  # a value for verify, beside the words
                 elif isinstance(verdict, Refused) and verdict.expired is not None:
                     expired = verdict.expired.described
+                # sent with a Host header addressing another site: that site, and the
+                # URL's own origin's robots.txt when it decided too (allowed by both)
+                addressed = str(facts.origin) if facts.served_by is not None else ""
+                also = None
+                for kind, key, entry in used[1:] if addressed else ():
+                    if kind == ROBOTS_KIND and str(key) != origin:
+                        also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
                 state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden, expired, names, ends)  # fmt: skip
+                                 overridden, expired, names, ends, addressed, also)  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"
