@@ -92,7 +92,7 @@ def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
             f"note: only the first 500 KiB ({MAX_BODY_BYTES:,} bytes) of {path} count, as "
             f"in a crawl; the cut falls in line {line}, and everything after it is ignored"
         )
-    rules = parse_robotstxt(body[:MAX_BODY_BYTES], profile)
+    rules = parse_robotstxt(body, profile)  # over 500 KiB: cut there, read as cut
     return LocalRobots(title or f"{path} (local file)", body, rules, tuple(notes))
 
 
