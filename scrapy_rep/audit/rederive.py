@@ -597,9 +597,12 @@ def _entry(rules: Any, unreachable: bool = False, outcome: str = "") -> CacheEnt
 
 def _robots_parser(profile: str, cut: bool = False) -> Any:
     def parse(body: bytes) -> RobotsTxt:
-        return parse_robotstxt(body, profile, truncated=cut)
+        return parse_robotstxt(body, profile)
 
-    return parse
+    def parse_cut(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile, truncated=True)
+
+    return parse_cut if cut else parse
 
 
 def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
