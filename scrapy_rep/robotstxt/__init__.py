@@ -424,6 +424,8 @@ def parse_robotstxt(
     """
     options = profile_options(profile, **switches)
     body = body_bytes(body)
+    if not isinstance(truncated, bool):
+        raise TypeError(f"truncated must be a bool, not {type(truncated).__name__}")
     rules, sitemaps, licenses = Parser(options).parse(body, truncated)
     return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 

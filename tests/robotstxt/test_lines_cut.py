@@ -100,3 +100,8 @@ def test_spec1_a_robots_txt_cut_at_500_kib_reads_no_partial_line_that_would_allo
     # legacy the first matching line, ``Disallow: /p``, decides /purchase whatever follows).
     if not (profile == "legacy" and cut == "allow"):
         assert parse_robotstxt(cut_body, profile).allowed(url, "testbot")
+
+
+def test_truncated_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="truncated must be a bool"):
+        parse_robotstxt(b"User-agent: *\n", truncated="yes")  # type: ignore[arg-type]
