@@ -548,7 +548,11 @@ class Rederiver:
             if not self.store.sound(sha):
                 return None, effect, self.store.checked.get(sha, "unreadable")
             return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), effect, ""
-        rules = self.store.parsed(sha, f"robots:{run.profile}", _robots_parser(run.profile))
+        # A cut one read as the crawl read it (docs/decisions.md, 'A cut robots.txt reads
+        # no part of a line that could allow').
+        cut = was_cut(str((meta or {}).get("detail") or ""))
+        name = f"robots{' cut' if cut else ''}:{run.profile}"
+        rules = self.store.parsed(sha, name, _robots_parser(run.profile, cut))
         if rules is None:
             return None, effect, self.store.checked.get(sha, "unreadable")
         return rules, effect, ""
@@ -689,11 +693,14 @@ def _entry(rules: Any, unreachable: bool = False, outcome: str = "") -> CacheEnt
     return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)
 
 
-def _robots_parser(profile: str) -> Any:
+def _robots_parser(profile: str, cut: bool = False) -> Any:
     def parse(body: bytes) -> RobotsTxt:
         return parse_robotstxt(body, profile)
 
-    return parse
+    def parse_cut(body: bytes) -> RobotsTxt:
+        return parse_robotstxt(body, profile, truncated=True)
+
+    return parse_cut if cut else parse
 
 
 def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:

@@ -90,9 +90,11 @@ def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
         line = body[:MAX_BODY_BYTES].count(b"\n") + 1
         notes.append(
             f"note: only the first 500 KiB ({MAX_BODY_BYTES:,} bytes) of {path} count, as "
-            f"in a crawl; the cut falls in line {line}, and everything after it is ignored"
+            f"in a crawl; the cut falls in line {line}, whose part before the cut is read "
+            "only if it can only restrict (a Disallow line), and everything after it is "
+            "ignored"
         )
-    rules = parse_robotstxt(body[:MAX_BODY_BYTES], profile)
+    rules = parse_robotstxt(body, profile)  # over 500 KiB: cut there, read as cut
     return LocalRobots(title or f"{path} (local file)", body, rules, tuple(notes))
 
 

@@ -190,6 +190,9 @@ ROBOTS_TXT: DocumentKind[RobotsTxt] = DocumentKind(
     unreachable=DISALLOW_ALL,
     parse=parse_robotstxt,
     size_of=robots_size,
+    # A cut file reads no part of a line that could allow (docs/decisions.md, 'A cut
+    # robots.txt reads no part of a line that could allow').
+    parse_cut=partial(parse_robotstxt, truncated=True),
     plain=RobotsTxt.plain,
     unplain=unplain_robotstxt,
 )

@@ -202,7 +202,8 @@ class WarcDocuments:
         self.names = tuple(names)
         self.policy = policy or Policy()
         self.robots: DocumentKind[RobotsTxt] = ROBOTS_TXT.parsed_with(
-            lambda body: parse_robotstxt(body, profile)
+            lambda body: parse_robotstxt(body, profile),
+            lambda body: parse_robotstxt(body, profile, truncated=True),
         )
         #: Documents read (one download each in a crawl: a counter).
         self.read = 0

@@ -410,16 +410,23 @@ _ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")
 _DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed")
 
 
-def parse_robotstxt(body: bytes | str, profile: str = "google", **switches: Any) -> RobotsTxt:
+def parse_robotstxt(
+    body: bytes | str, profile: str = "google", *, truncated: bool = False, **switches: Any
+) -> RobotsTxt:
     """Parse a robots.txt body (SPEC §1, §2). Never raises on content.
 
     ``body`` is the raw response body (or text); only its first 500 KiB count.
     ``profile`` is ``"google"`` (default), ``"rfc9309"`` or ``"legacy"``; keyword
-    arguments override single switches of :class:`ParseOptions`.
+    arguments override single switches of :class:`ParseOptions`. ``truncated``: the
+    download cut the body (a body over 500 KiB is cut here): its unended last line is
+    read only if it can only restrict, a Disallow line (docs/decisions.md, 'A cut
+    robots.txt reads no part of a line that could allow').
     """
     options = profile_options(profile, **switches)
     body = body_bytes(body)
-    rules, sitemaps, licenses = Parser(options).parse(body)
+    if not isinstance(truncated, bool):
+        raise TypeError(f"truncated must be a bool, not {type(truncated).__name__}")
+    rules, sitemaps, licenses = Parser(options).parse(body, truncated)
     return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 

@@ -100,6 +100,43 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
+#: The keys whose line a cut may leave in part and still be read: a shorter path forbids
+#: more (``Disallow: /pu`` of ``Disallow: /public``), so the part can only restrict.
+_CUT_KEEPS: Final = (_DISALLOW, _DISALLOW_AI)
+
+
+def counted_body(body: bytes, cut: bool = False) -> bytes:
+    """The part of a robots.txt body that is read (SPEC §1): its first 500 KiB, and of a
+    cut document (``cut``: its download or capture says so; or longer than 500 KiB, cut
+    here) no unended last line that could allow more than the site's whole line: that
+    line is dropped, unless it is a Disallow line (``Disallow: /pu`` of ``Disallow:
+    /public`` forbids more, never less) or the cut fell in its comment (what is read of
+    it is whole). A cut ``Allow: /pu`` would allow ``/purchase``, a cut ``User-agent:
+    testbot-news`` would give testbot an empty group (docs/decisions.md, 'A cut
+    robots.txt reads no part of a line that could allow'). The key is read as the
+    google profile reads it, in every profile: each key another profile reads as
+    Disallow, the google profile does too."""
+    if len(body) > MAX_BODY_BYTES:
+        body, cut = body[:MAX_BODY_BYTES], True
+    if not cut:
+        return body
+    end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+    if end == len(body) or _only_restricts(body[end:] if end else _skip_bom(body)):
+        return body
+    return body[:end]
+
+
+def _only_restricts(line: bytes) -> bool:
+    """Whether a partial last line, read, can only restrict (see :func:`counted_body`)."""
+    text = line.decode("latin-1")
+    if "#" in text:  # the cut fell in the comment: the key and value before it are whole
+        return True
+    key, colon, _ = text.partition(":")
+    if not colon:  # Google's "key value" without a colon: the first word
+        key = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)[0]
+    return _kind_of(key.strip(_WHITESPACE), _LENIENT_KEYS, True) in _CUT_KEEPS
+
+
 def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
     """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
 

@@ -32,6 +32,7 @@ from scrapy_rep.robotstxt._lines import (
     _agent_token,
     _kind_of,
     _lines,
+    counted_body,
     file_text,
 )
 from scrapy_rep.robotstxt.profiles import ParseOptions
@@ -129,10 +130,13 @@ class Parser:
         self.options = options
         self.skipped = 0
 
-    def parse(self, body: bytes) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
-        """The rule tables, the sitemaps and the RSL licenses of ``body``."""
+    def parse(
+        self, body: bytes, cut: bool = False
+    ) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
+        """The rule tables, the sitemaps and the RSL licenses of ``body`` (``cut``: the
+        download cut it, :func:`~scrapy_rep.robotstxt._lines.counted_body`)."""
         options = self.options
-        lines = _lines(body, options.max_line_length, options.lenient_syntax)
+        lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
         read = _Pass(options, len(lines))
         read.lines(lines)
         self.skipped += read.skipped

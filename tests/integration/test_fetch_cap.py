@@ -234,3 +234,31 @@ async def test_a_tdmrep_json_another_component_cut_keeps_its_complete_entries(
     assert snapshot["detail"].endswith(" bytes, cut short: the download was stopped)")
     assert STOP_AFTER <= snapshot["bytes"] < len(tdmrep_body()) // 2
     assert [str(f) for f in verify(audit).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_cut_inside_an_allow_line_allows_nothing_by_its_part(
+    tmp_path: Path,
+) -> None:
+    """A robots.txt of 600 KB whose 500 KiB cut falls inside ``Allow: /public-stuff``: the
+    download stops there, and ``Allow: /pu``, which the site never wrote, allows nothing
+    (docs/decisions.md, 'A cut robots.txt reads no part of a line that could allow'):
+    /purchase stays refused by ``Disallow: /p``, as in the whole file; the audit trail's
+    reader reads the snapshot as cut, as the crawl did."""
+    head = b"User-agent: *\nDisallow: /p\n"
+    kept = b"Allow: /pu"
+    pad = b"#" + b"x" * (MAX_BODY_BYTES - len(head) - len(kept) - 2) + b"\n"
+    body = head + pad + b"Allow: /public-stuff\n" + (b"# " + b"x" * 97 + b"\n") * 1000
+    assert body[:MAX_BODY_BYTES].endswith(kept) and len(body) > MAX_BODY_BYTES + 90_000
+    sites = Sites()
+    sites.add("a").script("/robots.txt", Reply(200, body, {"Content-Type": "text/plain"}))
+    urls = [sites.url("a", path) for path in ("/purchase", "/free")]
+    audit = tmp_path / "audit.jsonl"
+    try:
+        crawler, spider = await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/free")]
+    assert "robots.txt (line 2: Disallow: /p)" in spider.dropped[sites.url("a", "/purchase")]
+    assert crawler.stats.get_value("rep/robotstxt/outcome/truncated") == 1
+    assert [str(f) for f in verify(audit).findings] == []

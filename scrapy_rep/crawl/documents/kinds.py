@@ -118,6 +118,17 @@ def _robots_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], Rob
     return parse
 
 
+def _robots_parser_cut(crawler: Crawler, config: RepConfig) -> Callable[[bytes], RobotsTxt]:
+    profile = config.profile
+
+    def parse_cut(body: bytes) -> RobotsTxt:
+        """A robots.txt the download cut (docs/decisions.md, 'A cut robots.txt reads no
+        part of a line that could allow')."""
+        return parse_robotstxt(body, profile, truncated=True)
+
+    return parse_cut
+
+
 def _tdmrep_parser(crawler: Crawler, config: RepConfig) -> Callable[[bytes], TdmRepFile]:
     return _tdmrep_counting(crawler, truncated=False)
 
@@ -142,7 +153,11 @@ def _tdmrep_counting(crawler: Crawler, truncated: bool) -> Callable[[bytes], Tdm
 
 #: robots.txt: Scrapy's own download stats (``robotstxt/request_count``) and signals.
 ROBOTS_CRAWL: CrawlKind[RobotsTxt] = CrawlKind(
-    ROBOTS_TXT, download_stats="robotstxt", announce=announce_robots, parser=_robots_parser
+    ROBOTS_TXT,
+    download_stats="robotstxt",
+    announce=announce_robots,
+    parser=_robots_parser,
+    parser_cut=_robots_parser_cut,
 )
 #: tdmrep.json, for AI purposes.
 TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(

@@ -38,10 +38,11 @@ from scrapy_rep.crawl.documents.stores import LocalStore
 from scrapy_rep.crawl.requeststate import state_of, update
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind, robots_size
-from scrapy_rep.fetch.procedure import FetchProcedure
+from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
+from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.robotstxt import PROFILES, RobotsTxt
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
@@ -475,3 +476,26 @@ def test_a_kind_without_a_plain_form_keeps_at_most_1000_parsed() -> None:
     assert document.cache.max_origins == 1000
     robots: Any = origin_document(ROBOTS_CRAWL, [0.0])[0]
     assert robots.cache.max_origins == 1_000_000
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+def test_the_crawls_robots_txt_reads_a_cut_body_as_cut_with_its_profile(profile: str) -> None:
+    """A body the download cut (``Fetched.truncated``) is read with the crawl's profile
+    and without its partial last line (docs/decisions.md, 'A cut robots.txt reads no
+    part of a line that could allow'): ``Allow: /pu``, cut from ``Allow: /public-stuff``,
+    lets nothing through, in the cache's compressed tier and the shared records too."""
+    crawler = get_crawler(Spider, {"REP_PROFILE": profile})
+    kind = ROBOTS_CRAWL.for_crawl(crawler, RepConfig.from_settings(crawler.settings))
+    body = b"User-agent: *\nDisallow: /p\nAllow: /pu"
+    url = "http://a.example/purchase"
+    fetched = FetchProcedure(kind, KEY.robots_url).on_response(200, body, truncated=True)
+    assert isinstance(fetched, Fetched)
+    entry = downloaded_entry(kind, Policy(), fetched, T0)
+    assert entry.truncated and entry.rules.options == PROFILES[profile]
+    assert not entry.rules.allowed(url, "testbot")
+    record = kind.record_of(KEY, entry, 0, None, 0.0, entry.outcome, T0)
+    shared = kind.entry_of(SharedRecord.decode(record.encode(), kind.store_name(KEY)))
+    assert not shared.rules.allowed(url, "testbot")
+    assert kind.parse_cut is not None and not kind.parse_cut(body).allowed(url, "testbot")
+    if profile != "legacy":  # legacy: the first matching line, Disallow: /p, decides
+        assert kind.read(body, False).allowed(url, "testbot")  # a whole file: read whole

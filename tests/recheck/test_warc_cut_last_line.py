@@ -1,0 +1,80 @@
+"""A cut robots.txt capture reads no part of a line that could allow (docs/decisions.md,
+'A cut robots.txt reads no part of a line that could allow').
+
+A capture tool's size limit cuts anywhere: a file cut inside ``Allow: /public-stuff``
+ends with ``Allow: /pu``, which would allow ``/purchase``, disallowed by the whole
+file's ``Disallow: /p``; one cut inside ``User-agent: testbot-news`` would end with a
+group of testbot's own and no rule (everything allowed to testbot, which the whole
+file's ``User-agent: *`` / ``Disallow: /`` refuses). ``recheck --documents`` reads such
+a capture, marked ``WARC-Truncated: length`` or a chunked body that ends inside a chunk,
+as the crawl reads a cut download: the lines before the cut, and of the unended last
+line only a Disallow line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED
+from tests.support.recheck import recheck_tool, write_jsonl, write_warc
+
+#: The whole file, where it is cut (the part kept ends with the second), the URL the
+#: partial line would let through.
+CUTS = {
+    "allow": (b"User-agent: *\nDisallow: /p\nAllow: /public-stuff\n", b"Allow: /pu",
+              "/purchase"),
+    "user-agent": (b"User-agent: *\nDisallow: /\n\nUser-agent: testbot-news\nDisallow: /\n",
+                   b"User-agent: testbot", "/page"),
+}  # fmt: skip
+#: How the capture says it is cut: the WARC header, or a chunk that never ends.
+HOW = ("WARC-Truncated", "chunked")
+
+
+def captured(whole: bytes, kept: bytes, how: str) -> tuple[bytes, dict[str, str]]:
+    body = whole[: whole.index(kept) + len(kept)]
+    headers = {"Content-Type": "text/plain"}
+    if how == "chunked":
+        chunk = f"{len(whole):x}\r\n".encode()  # the chunk says more is to come
+        return chunk + body, {**headers, "Transfer-Encoding": "chunked"}
+    return body, {**headers, "WARC-Truncated": "length"}
+
+
+def rechecked(tmp_path: Path, body: bytes, headers: dict[str, str], path: str) -> int:
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [("https://a.example/robots.txt", 200, body, headers)])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [f"https://a.example{path}"])
+    out = f"--out={tmp_path / 'out.jsonl'}"
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           "--user-agent", "testbot/1.0", out)  # fmt: skip
+    return code
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("cut", CUTS)
+def test_recheck_reads_no_partial_line_of_a_cut_capture_that_would_allow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cut: str, how: str
+) -> None:
+    whole, kept, path = CUTS[cut]
+    body, headers = captured(whole, kept, how)
+    assert rechecked(tmp_path, body, headers, path) == EXIT_REMOVED, capsys.readouterr()
+
+
+def test_recheck_keeps_the_partial_disallow_line_of_a_cut_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Disallow line cut short forbids more than the whole one, never less: kept."""
+    whole = b"User-agent: *\nAllow: /\nDisallow: /private\n"
+    body, headers = captured(whole, b"Disallow: /pri", "WARC-Truncated")
+    assert rechecked(tmp_path, body, headers, "/prince") == EXIT_REMOVED, capsys.readouterr()
+
+
+def test_recheck_reads_the_last_line_of_a_whole_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not said to be cut, a file without a final line end is read whole, last line too."""
+    body = b"User-agent: *\nDisallow: /p\nAllow: /pu"
+    headers = {"Content-Type": "text/plain"}
+    assert rechecked(tmp_path, body, headers, "/purchase") == EXIT_KEPT, capsys.readouterr()
