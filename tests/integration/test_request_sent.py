@@ -995,3 +995,58 @@ async def test_a_page_refused_when_fetched_again_with_its_meta_keeps_its_fetched
     fates = sorted((r["fate"], r["status"], bool(r.get("unscheduled"))) for r in records)
     assert fates == [("fetched", 200, False), ("refused", None, True)], records
     assert [str(finding) for finding in verify(trail).findings] == []
+
+
+class RefetchesAPageLater(ItemSpider):
+    """The first page links to ``/b`` with its own meta, kept as an argument; ``/b``'s
+    callback fetches the first page's URL again with that meta (``download_async``), once
+    the first page's record is final."""
+
+    async def parse(self, response: Any) -> Any:
+        if response.url.endswith("/b"):
+            return
+        yield Request(response.urljoin("/b"), callback=self.parse_b,
+                      cb_kwargs={"meta": dict(response.meta)})  # fmt: skip
+        yield {"url": response.url}
+
+    async def parse_b(self, response: Any, meta: dict[str, Any]) -> Any:
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet.task import deferLater
+
+        from scrapy_rep.crawl.internals import download
+
+        await maybe_deferred_to_future(deferLater(reactor, 0.5))
+        again = Request(response.urljoin("/a"), meta=meta, dont_filter=True)
+        self.again = (await download(self.crawler, again)).status
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_again_with_its_meta_after_its_record_is_final_has_a_record(
+    tmp_path: Any,
+) -> None:
+    """The page's meta kept and used by a later callback, once the page's record is
+    written: the state it brings names a record no longer open, decided on another
+    request object; the fetch is a new request, with a record of its own."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/a", html_page(), Reply(404, b"gone"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/a")], {"REP_AUDIT_FILE": str(trail)},
+                                RefetchesAPageLater)  # fmt: skip
+    finally:
+        await sites.close()
+    assert spider.again == 404
+    fates = sorted(
+        (r["url"], r["fate"], r["status"], bool(r.get("unscheduled"))) for r in url_records(trail)
+    )
+    assert fates == [
+        (sites.url("a", "/a"), "fetched", 200, False),
+        (sites.url("a", "/a"), "fetched", 404, True),
+        (sites.url("a", "/b"), "fetched", 200, False),
+    ], fates
+    assert [str(finding) for finding in verify(trail).findings] == []
