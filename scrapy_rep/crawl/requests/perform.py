@@ -75,8 +75,10 @@ class Performer:
         overridden = verdict.overridden
         if overridden is not None and overridden.ends < until:
             until = overridden.ends
-        if self._audit and verdict.used:  # before the state is this request's: the trail
-            trail = trail_of(self.crawler)  # tells a copied meta's by who it was decided on
+        # the trail first, while the state is still that of the request object it was
+        # last decided on: a state a copied meta brought is told by it (another object)
+        if self._audit and verdict.used:
+            trail = trail_of(self.crawler)
             if trail is not None:
                 trail.decided(request, facts, verdict)
         # the first time an override lets it through (decided again after a hold, at its
