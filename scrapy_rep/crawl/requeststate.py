@@ -125,6 +125,14 @@ def moved(state: RequestState, request: Request) -> bool:
     return state.url != request.url
 
 
+def decided_for_another(state: RequestState, request: Request) -> bool:
+    """Whether ``state`` was decided on another request object than ``request``
+    (:attr:`RequestState.owner`): a copy's (Scrapy's retry of it, or a copied meta: a
+    callback's ``Request(response.url, meta=response.meta)``, a request read back from a
+    queue on disk); ``False`` for a state never decided."""
+    return state.owner != 0 and state.owner != id(request)
+
+
 def record_id(request: Request | None) -> str:
     """The id of ``request``'s own audit record (``""``: none; :attr:`RequestState.audit`)."""
     if request is None:

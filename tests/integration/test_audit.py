@@ -169,6 +169,55 @@ async def test_retries_are_one_record_with_the_final_fate_and_attempts(
     assert lines(audit)[-1]["counts"]["failed"] == 2
 
 
+class DownloadsOneMore(ListSpider):
+    """Each page's callback has the engine download ``more`` itself (``download_async``)."""
+
+    more = ""
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy_rep.crawl.internals import download
+
+        fetched = await download(self.crawler, Request(self.more, dont_filter=True))
+        self.downloaded.append(fetched.url)
+        yield {"url": response.url}
+
+
+@pytest.mark.parametrize("path", ["/flaky", "/moved"])
+@pytest_twisted.ensureDeferred
+async def test_a_download_of_the_engine_is_one_record_over_retries_and_ends_at_a_redirect(
+    tmp_path: Path, path: str
+) -> None:
+    """A request the engine downloads without scheduling it goes through the downloader
+    middlewares again when retried or redirected: a retry is the same record (its
+    attempts), a redirect ends its record (``redirected``, with ``to``) and the URL it
+    redirected to has its own."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/flaky", Reply(503), Reply(200, b"<html>ok</html>", HTML))
+    a.script("/moved", redirect("/new"))
+    audit = tmp_path / "trail.jsonl"
+
+    class Spider(DownloadsOneMore):
+        more = sites.url("a", path)
+
+    try:
+        await crawl([sites.url("a", "/page")],
+                    {"REP_AUDIT_FILE": str(audit), "RETRY_ENABLED": True}, Spider)  # fmt: skip
+    finally:
+        await sites.close()
+    records = {url: (r["fate"], r["attempts"], r["status"], r.get("to"), r.get("unscheduled"))
+               for url, r in by_url(audit).items()}  # fmt: skip
+    expected = {
+        "/flaky": {sites.url("a", "/flaky"): ("fetched", 2, 200, None, True)},
+        "/moved": {
+            sites.url("a", "/moved"): ("redirected", 1, 301, sites.url("a", "/new"), True),
+            sites.url("a", "/new"): ("fetched", 1, 200, None, True),
+        },
+    }[path]
+    assert records == {sites.url("a", "/page"): ("fetched", 1, 200, None, None), **expected}
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_redirected_request_carries_a_small_reference(tmp_path: Path) -> None:
     sites = Sites()

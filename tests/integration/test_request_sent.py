@@ -20,7 +20,7 @@ from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
-from tests.support.audittrail import by_url
+from tests.support.audittrail import by_url, url_records
 from tests.support.robotsite import (
     BASE_SETTINGS,
     ItemSpider,
@@ -29,6 +29,7 @@ from tests.support.robotsite import (
     Sites,
     collecting_items,
     crawl,
+    html_page,
     robots,
 )
 
@@ -929,3 +930,164 @@ async def test_a_host_set_where_it_cannot_be_decided_again_is_an_error_and_recor
         "Host header changed to 'elsewhere.test'"
         in by_url(trail)[sites.url("a", "/private/1")]["sent"]
     )
+
+
+class FetchesItsPageAgain(ItemSpider):
+    """Each page's callback fetches its own URL once more itself (``download_async``, a
+    form posted back to its page) with the page's meta (``meta=response.meta``), after
+    ``wait`` seconds; what that fetch came to is kept in ``again``."""
+
+    method = "GET"
+    wait = 0.0
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet.task import deferLater
+
+        from scrapy_rep.crawl.internals import download
+
+        if self.wait:
+            await maybe_deferred_to_future(deferLater(reactor, self.wait))
+        again = Request(response.url, method=self.method, meta=dict(response.meta),
+                        dont_filter=True)  # fmt: skip
+        try:
+            self.again = (await download(self.crawler, again)).status
+        except Exception as error:
+            self.again = repr(error)
+        yield {"url": response.url}
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_again_with_its_meta_is_a_record_of_its_own(
+    tmp_path: Any, method: str
+) -> None:
+    """docs/audit-trail.md, one record per request sent: a callback that fetches its own
+    page's URL again with ``download_async`` and ``meta=response.meta`` sends a new
+    request, which the copied state does not make the page's: it has a record of its own
+    (``unscheduled``, its own attempts and status), and the page's record keeps its
+    attempt, its status and the ``sent_at`` of its own send."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/page", Reply(200, b"<html></html>", {"Content-Type": "text/html"}),
+                Reply(404, b"gone"))  # fmt: skip
+    trail = tmp_path / "trail.jsonl"
+
+    class Spider(FetchesItsPageAgain):
+        pass
+
+    Spider.method = method
+    try:
+        _, spider = await crawl([sites.url("a", "/page")], {"REP_AUDIT_FILE": str(trail)},
+                                Spider)  # fmt: skip
+    finally:
+        await sites.close()
+    status = spider.again  # the test site's next answer (GET), or its error (POST)
+    assert status in (404, 405, 500), status
+    records = url_records(trail)
+    page = [r for r in records if not r.get("unscheduled")]
+    again = [r for r in records if r.get("unscheduled")]
+    assert [(r["fate"], r["attempts"], r["status"], r["items_kept"]) for r in page] == [
+        ("fetched", 1, 200, 1)
+    ], records
+    fates = [(r["fate"], r["attempts"], r["status"]) for r in again]
+    assert fates == [("fetched", 1, status)], records
+    assert page[0]["id"] != again[0]["id"] and page[0]["sent_at"] <= again[0]["sent_at"]
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_refused_when_fetched_again_with_its_meta_keeps_its_fetched_record(
+    tmp_path: Any,
+) -> None:
+    """The page's own fetch and its callback's later fetch of the same URL with the page's
+    meta are two requests with two fates: robots.txt allows the page (a version kept one
+    second), then disallows it when the callback fetches it again two seconds later. The
+    page's record stays ``fetched`` (status 200, its item kept), and the refused fetch is
+    a record of its own."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt",
+                Reply(200, b"User-agent: *\nAllow: /\n",
+                      {"Content-Type": "text/plain", "Cache-Control": "max-age=1"}),
+                robots("User-agent: *\nDisallow: /p\n"))  # fmt: skip
+    site.script("/p", html_page())
+    trail = tmp_path / "trail.jsonl"
+    items: list[Any] = []
+
+    class Spider(FetchesItsPageAgain):
+        wait = 2.0
+
+    try:
+        _, spider = await crawl(
+            [sites.url("a", "/p")], {"REP_AUDIT_FILE": str(trail), "REP_CACHE_MIN_TTL": 0},
+            Spider, on_crawler=collecting_items(items),
+        )  # fmt: skip
+    finally:
+        await sites.close()
+    assert sites.requested("a").count("/p") == 1 and len(items) == 1
+    assert "IgnoreRequest" in spider.again or "Refusal" in spider.again, spider.again
+    records = url_records(trail)
+    fates = sorted((r["fate"], r["status"], bool(r.get("unscheduled"))) for r in records)
+    assert fates == [("fetched", 200, False), ("refused", None, True)], records
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+class RefetchesAPageLater(ItemSpider):
+    """The first page links to ``/b`` with its own meta, kept as an argument; ``/b``'s
+    callback fetches the first page's URL again with that meta (``download_async``), once
+    the first page's record is final."""
+
+    async def parse(self, response: Any) -> Any:
+        if response.url.endswith("/b"):
+            return
+        yield Request(response.urljoin("/b"), callback=self.parse_b,
+                      cb_kwargs={"meta": dict(response.meta)})  # fmt: skip
+        yield {"url": response.url}
+
+    async def parse_b(self, response: Any, meta: dict[str, Any]) -> Any:
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet.task import deferLater
+
+        from scrapy_rep.crawl.internals import download
+
+        await maybe_deferred_to_future(deferLater(reactor, 0.5))
+        again = Request(response.urljoin("/a"), meta=meta, dont_filter=True)
+        self.again = (await download(self.crawler, again)).status
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_fetched_again_with_its_meta_after_its_record_is_final_has_a_record(
+    tmp_path: Any,
+) -> None:
+    """The page's meta kept and used by a later callback, once the page's record is
+    written: the state it brings names a record no longer open, decided on another
+    request object; the fetch is a new request, with a record of its own."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/a", html_page(), Reply(404, b"gone"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/a")], {"REP_AUDIT_FILE": str(trail)},
+                                RefetchesAPageLater)  # fmt: skip
+    finally:
+        await sites.close()
+    assert spider.again == 404
+    fates = sorted(
+        (r["url"], r["fate"], r["status"], bool(r.get("unscheduled"))) for r in url_records(trail)
+    )
+    assert fates == [
+        (sites.url("a", "/a"), "fetched", 200, False),
+        (sites.url("a", "/a"), "fetched", 404, True),
+        (sites.url("a", "/b"), "fetched", 200, False),
+    ], fates
+    assert [str(finding) for finding in verify(trail).findings] == []

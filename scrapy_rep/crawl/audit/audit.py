@@ -71,7 +71,13 @@ from scrapy_rep.crawl.internals import (
     seen_fingerprints,
 )
 from scrapy_rep.crawl.ledger import read_by
-from scrapy_rep.crawl.requeststate import any_state, moved, open_record, recorded
+from scrapy_rep.crawl.requeststate import (
+    any_state,
+    decided_for_another,
+    moved,
+    open_record,
+    recorded,
+)
 from scrapy_rep.robotstxt.useragent import crawler_name, product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
@@ -181,17 +187,33 @@ class AuditTrail(RequestEvents, FateEvents):
 
     # ------------------------------------------------------------------ decisions
 
+    def _outgoing(self, request: Request) -> list[Any] | None:
+        """The open record of ``request`` as it is decided or refused: its own, which it
+        goes on with until its response comes (held, retried: a retry's copy shares its
+        state); else, for a request decided without being scheduled, a new one
+        (:meth:`_unscheduled`)."""
+        state = open_record(request, self.open)
+        if state is not None and not state[FETCHED]:
+            return state
+        return self._unscheduled(request)
+
     def _unscheduled(self, request: Request) -> list[Any] | None:
         """The record of a request decided without being scheduled: one the engine
-        downloads for a component (a media pipeline's file, another add-on's download),
-        opened when it is decided, final when its response comes (``fetched``), when it
-        fails, or at once when it is refused. A redirect's next URL ends the record of the
-        one before (``redirected``); a request that had a record of its own keeps it."""
+        downloads for a component (a media pipeline's file, another add-on's download, a
+        callback's own fetch), opened when it is decided, final when its response comes
+        (``fetched``), when it fails, or at once when it is refused. A redirect's next URL
+        ends the record of the one before (``redirected``); a request that had a record of
+        its own keeps it. A state that came in a copied meta (a callback's
+        ``Request(response.url, meta=response.meta)``) names the record of the request it
+        was copied from, whose response came (open until its page's output is through, or
+        final), never this one's: a new request, with a record of its own."""
         ref = any_state(request)
         if ref is not None and ref.audit:
             if not moved(ref, request):
-                return None  # its own record, no longer open: final already
-            if ref.url in request.meta.get("redirect_urls", ()):
+                copied = ref.audit in self.open or decided_for_another(ref, request)
+                if not copied:
+                    return None  # its own record, no longer open: final already
+            elif ref.url in request.meta.get("redirect_urls", ()):
                 self._redirected(ref.audit, request)
         self.sequence += 1
         key = f"{self._fingerprint(request).hex()}-{self.sequence}"
@@ -208,11 +230,9 @@ class AuditTrail(RequestEvents, FateEvents):
         then the name it was sent as), the tdmrep.json and RSL license versions it was
         decided with."""
         try:
-            state = open_record(request, self.open)
+            state = self._outgoing(request)
             if state is None:
-                state = self._unscheduled(request)
-                if state is None:
-                    return
+                return
             used = verdict.used
             if not used:
                 return

@@ -45,16 +45,14 @@ class FateEvents(AuditState):
     ) -> None:
         if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
             return
-        key = record_id(request)
-        state = self.open.get(key) if key else None
+        # its own record; else a request refused before it was decided, never scheduled
+        # (sent with ``engine.download_async``, it waited in place for a document the
+        # spider closed before), or sent with a copied meta: its record opens here,
+        # unless it had one of its own
+        state = self._outgoing(request)
         if state is None:
-            # a request refused before it was decided, never scheduled (sent with
-            # ``engine.download_async``, it waited in place for a document the spider
-            # closed before): its record opens here, unless it had one of its own
-            state = self._unscheduled(request)
-            if state is None:
-                return
-            key = record_id(request)
+            return
+        key = record_id(request)
         before = verdict.before if verdict is not None else before_of(request)
         extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
         if before is not NOTHING_BEFORE:

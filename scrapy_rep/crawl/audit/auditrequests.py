@@ -162,14 +162,17 @@ class RequestEvents(AuditState):
     @guarded
     def _attempt(self, request: Request, **_: Any) -> None:
         state = open_record(request, self.open)
-        if state is not None:
+        # a record whose response came is not this request's: its state came in a copied
+        # meta (a callback's own fetch of its page), and it was not decided (none of its
+        # own: not obeyed)
+        if state is not None and not state[FETCHED]:
             state[ATTEMPTS] += 1
             state[STATUS] = None
 
     @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
         state = open_record(request, self.open)
-        if state is not None:
+        if state is not None and not state[FETCHED]:  # not a copied meta's (_attempt)
             state[FETCHED] = True
             state[STATUS] = response.status
             if self._unscheduled_keys:  # a request not scheduled: no page pass to wait for

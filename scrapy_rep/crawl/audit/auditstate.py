@@ -82,9 +82,10 @@ class AuditState:
     #: The open records of requests decided without being scheduled (a media pipeline's):
     #: final when their response comes.
     _unscheduled_keys: set[str]
-    #: Opens the record of a request decided (or refused) without being scheduled
-    #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._unscheduled`).
-    _unscheduled: Callable[[Request], list[Any] | None]
+    #: The open record of a request as it is decided or refused, opened for one decided
+    #: (or refused) without being scheduled
+    #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._outgoing`).
+    _outgoing: Callable[[Request], list[Any] | None]
 
     def _final(self, key: str, state: list[Any], fate: Fate, **extra: Any) -> None:
         """Write the record of ``key`` with its final ``fate``; it is no longer open."""

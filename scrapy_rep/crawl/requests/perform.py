@@ -75,6 +75,12 @@ class Performer:
         overridden = verdict.overridden
         if overridden is not None and overridden.ends < until:
             until = overridden.ends
+        # the trail first, while the state is still that of the request object it was
+        # last decided on: a state a copied meta brought is told by it (another object)
+        if self._audit and verdict.used:
+            trail = trail_of(self.crawler)
+            if trail is not None:
+                trail.decided(request, facts, verdict)
         # the first time an override lets it through (decided again after a hold, at its
         # send, or retried, it is the same request): counted then only
         first = decided(
@@ -96,10 +102,6 @@ class Performer:
                     self.slots.apply(request, facts.origin, delay)
         if first:
             self._note_override(request, verdict)
-        if self._audit:
-            trail = trail_of(self.crawler)
-            if trail is not None:
-                trail.decided(request, facts, verdict)
 
     def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
         """``request`` is refused: counted, recorded, logged, signalled; raises
