@@ -598,7 +598,7 @@ def _check_files(options: argparse.Namespace) -> None:
     outputs = [
         (name, Path(getattr(options, name))) for name in OUTPUTS if getattr(options, name, None)
     ]
-    check_paths(inputs, outputs)
+    check_paths(inputs, outputs, stdin=0 if options.dataset == STDIN else None)
     if options.trail:
         trail = Path(options.trail)
         check_unlocked(trail)
