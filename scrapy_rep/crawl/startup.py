@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 from scrapy_rep.audit.file import (
     TrailFileError,
     check_folder,
-    check_unlocked,
+    check_trail,
     check_writable,
-    last_line_hash,
     snapshot_dir,
 )
 from scrapy_rep.checker.exits import EXIT_USAGE
@@ -241,8 +240,7 @@ def _check_files(config: RepConfig) -> None:
         try:
             check_writable(path)
             if chained:
-                check_unlocked(path)
-                last_line_hash(path)
+                check_trail(path)
                 check_folder(snapshot_dir(path))
         except TrailFileError as error:
             raise RepSettingError(f"{name}: {error}") from None

@@ -1,17 +1,21 @@
 """The files a crawl writes are checked at start, by one rule (docs/settings.md,
 ``REP_REPORT_FILE`` and ``REP_AUDIT_FILE``): a missing folder is made when the file is
 written; a path that cannot be written stops the crawl with one line naming the setting
-(the report used to fail at the end, exit 0)."""
+(the report used to fail at the end, exit 0); an existing file that is not a trail is
+not chained on."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
 from scrapy.settings import Settings
 
+from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepSettingError
+from tests.support.trailfactory import write_trail
 
 SETTINGS = ["REP_AUDIT_FILE", "REP_REPORT_FILE"]
 
@@ -63,3 +67,50 @@ def test_report_file_unusable_for_other_reasons(tmp_path: Path) -> None:
 def test_report_file_in_an_existing_folder_passes(tmp_path: Path) -> None:
     assert validate(Settings({"REP_REPORT_FILE": str(tmp_path / "r.txt")})).report_file
     assert not (tmp_path / "r.txt").exists()
+
+
+#: Files a trail is not (name, bytes): an items feed, a CSV, a feed gzip-compressed, a
+#: JSON line of no trail type, plain text named as a gzip trail.
+NOT_TRAILS = {
+    "items.jsonl": b'{"url": "https://x.example/1", "title": "t"}\n',
+    "items.csv": b"url,title\nhttps://x.example/1,t\n",
+    "items.jsonl.gz": gzip.compress(b'{"url": "https://x.example/1"}\n'),
+    "other.jsonl": b'{"type": "url", "url": "https://x.example/1"}\n',
+    "text.jsonl.gz": b'{"type": "run", "prev": ""}\n',
+}
+
+
+@pytest.mark.parametrize("name", NOT_TRAILS)
+def test_an_existing_file_that_is_no_trail_stops_the_crawl_naming_it(
+    tmp_path: Path, name: str
+) -> None:
+    """A trail is appended to: chained onto an items feed, its lines were mixed into the
+    collection without a word (and the trail never verified clean)."""
+    path = tmp_path / name
+    path.write_bytes(NOT_TRAILS[name])
+    with pytest.raises(RepSettingError) as raised:
+        validate(Settings({"REP_AUDIT_FILE": str(path)}))
+    assert str(raised.value) == (
+        f"REP_AUDIT_FILE: {path} is not an audit trail (its first line is not the run line "
+        "a trail starts with): the trail would be appended to it; name another file"
+    )
+    assert path.read_bytes() == NOT_TRAILS[name]
+
+
+@pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
+def test_a_trail_an_empty_file_and_a_new_one_can_be_chained_on(tmp_path: Path, name: str) -> None:
+    for path in (write_trail(tmp_path / name), tmp_path / f"empty-{name}", tmp_path / "new" / name):
+        if path.name.startswith("empty"):
+            path.write_bytes(b"")
+        assert validate(Settings({"REP_AUDIT_FILE": str(path)})).audit_file == str(path)
+
+
+def test_a_file_that_is_no_trail_is_left_to_the_trail_when_not_required(tmp_path: Path) -> None:
+    """``REP_AUDIT_REQUIRED = False``: the trail warns, and writes nothing to it (the
+    crawl: tests/integration/test_audit.py)."""
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(NOT_TRAILS["items.jsonl"])
+    validate(Settings({"REP_AUDIT_FILE": str(path), "REP_AUDIT_REQUIRED": False}))
+    with pytest.raises(TrailFileError, match="is not an audit trail"):
+        TrailFile(path)
+    assert path.read_bytes() == NOT_TRAILS["items.jsonl"]

@@ -119,6 +119,26 @@ def test_outputs_beside_the_file_standard_input_reads_pass(tmp_path: Path) -> No
         check_paths([], outputs, stdin=stdin.fileno())
 
 
+def test_a_trail_naming_a_file_that_is_no_trail_is_refused_and_the_file_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--trail other.jsonl``, a collection written earlier: its run lines were appended
+    to it without a word."""
+    warc, dataset, _ = _files(tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b'{"url": "https://x.example/1", "title": "t"}\n')
+    out = tmp_path / "kept.jsonl"
+    code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                                 f"--trail={other}", f"--out={out}")  # fmt: skip
+    assert code == EXIT_USAGE and summary == ""
+    assert capsys.readouterr().err.splitlines() == [
+        f"scrapy_rep: error: --trail {other} is not an audit trail (its first line is not the "
+        "run line a trail starts with): the trail would be appended to it; name another file"
+    ]
+    assert other.read_bytes() == b'{"url": "https://x.example/1", "title": "t"}\n'
+    assert not out.exists()
+
+
 def test_two_outputs_naming_one_file_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
