@@ -135,6 +135,15 @@ def _first_gzip_line(path: Path) -> bytes | None:
         return None  # cut or damaged in its first line: said by last_line_hash
 
 
+def same_file(one: Path, other: Path) -> bool:
+    """Whether ``one`` and ``other`` name the same file: the same device and inode where
+    both exist (symlinks followed, hard links), else the same resolved path."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return one.resolve() == other.resolve()
+
+
 def check_writable(path: Path) -> None:
     """Raise :class:`TrailFileError` unless ``path`` can be appended to, or created (with
     its missing folders). Creates nothing. A file without any write permission bit counts

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from scrapy_rep.audit.file import TrailFileError, check_writable
+from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
@@ -38,15 +38,6 @@ STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
 
 class PathError(Exception):
     """An output that would destroy an input, or cannot be written: one line."""
-
-
-def same_file(one: Path, other: Path) -> bool:
-    """Whether ``one`` and ``other`` name the same file: the same device and inode where
-    both exist (symlinks followed, hard links), else the same resolved path."""
-    try:
-        return os.path.samefile(one, other)
-    except OSError:
-        return one.resolve() == other.resolve()
 
 
 def stdin_file(descriptor: int) -> tuple[int, int] | None:

@@ -114,3 +114,71 @@ def test_a_file_that_is_no_trail_is_left_to_the_trail_when_not_required(tmp_path
     with pytest.raises(TrailFileError, match="is not an audit trail"):
         TrailFile(path)
     assert path.read_bytes() == NOT_TRAILS["items.jsonl"]
+
+
+def _feed_key(tmp_path: Path, form: str) -> object:
+    """``tmp_path/items.jsonl`` as a ``FEEDS`` key of the form ``form``."""
+    path = tmp_path / "items.jsonl"
+    if form == "uri":
+        return path.as_uri()
+    if form == "pathlib":
+        return path
+    if form == "relative":
+        return "sub/../items.jsonl"
+    if form == "symlink":
+        path.write_bytes(b"")
+        (tmp_path / "link.jsonl").symlink_to(path.name)
+        return str(tmp_path / "link.jsonl")
+    return str(path)
+
+
+@pytest.mark.parametrize("form", ["path", "uri", "pathlib", "relative", "symlink"])
+@pytest.mark.parametrize("required", [True, False])
+def test_a_trail_that_is_a_feed_of_the_crawl_stops_it_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, required: bool
+) -> None:
+    """The items and the trail's lines were written into one file: the feed had lines that
+    are no items, the chain broke after each item. Refused, the trail required or not."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    key = _feed_key(tmp_path, form)
+    trail = tmp_path / "items.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_AUDIT_REQUIRED": required,
+                "FEEDS": {key: {"format": "jsonlines"}}}  # fmt: skip
+    with pytest.raises(RepSettingError) as raised:
+        validate(Settings(settings))
+    given = str(key.absolute()) if isinstance(key, Path) else key
+    assert str(raised.value) == (
+        f"REP_AUDIT_FILE: {trail} is also the feed {given!r} of FEEDS: the trail's lines and "
+        "the feed's items would be written into one file; give each its own file"
+    )
+
+
+def test_the_report_is_a_file_of_its_own_too(tmp_path: Path) -> None:
+    both = tmp_path / "out.txt"
+    with pytest.raises(RepSettingError) as raised:
+        validate(Settings({"REP_AUDIT_FILE": str(both), "REP_REPORT_FILE": str(both)}))
+    assert str(raised.value) == (
+        f"REP_REPORT_FILE: {both} is also REP_AUDIT_FILE ({both}): the report and the trail's "
+        "lines would be written into one file; give each its own file"
+    )
+    with pytest.raises(RepSettingError, match=r"^REP_REPORT_FILE: .* is also the feed .* of "):
+        validate(Settings({"REP_REPORT_FILE": str(both), "FEEDS": {str(both): {}}}))
+    with pytest.raises(RepSettingError, match=r"^REP_AUDIT_FILE: .* is also the feed .* of FEED_"):
+        validate(Settings({"REP_AUDIT_FILE": str(both), "FEED_URI": both.as_uri()}))
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["%(name)s.jsonl", "items-%(batch_id)d.jsonl", "stdout:", "s3://bucket/items.jsonl",
+     "other.jsonl"],
+)  # fmt: skip
+def test_feeds_not_compared_or_elsewhere_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """A placeholder names the file when the feed opens (only then can it be compared);
+    another storage writes no local file; another file is another file."""
+    monkeypatch.chdir(tmp_path)
+    for trail in ("items.jsonl", "%(name)s.jsonl"):
+        settings = {"REP_AUDIT_FILE": trail, "FEEDS": {key: {"format": "jsonlines"}}}
+        assert validate(Settings(settings)).audit_file == trail

@@ -27,6 +27,7 @@ from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_res
 from tests.support.robotsite import (
     BASE_SETTINGS,
     HTML,
+    ItemSpider,
     ListSpider,
     Reply,
     Sites,
@@ -350,6 +351,23 @@ async def test_a_trail_is_not_chained_onto_a_collection(
     if not required:
         [warning] = [r for r in caplog.records if "REP_AUDIT_FILE" in r.getMessage()]
         assert warning.levelname == "WARNING" and "is not an audit trail" in warning.getMessage()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_trail_that_is_a_feed_of_the_same_crawl_is_refused(tmp_path: Path) -> None:
+    """``FEEDS`` and ``REP_AUDIT_FILE`` naming one file (a careless copy of one path): the
+    items were written between the trail's lines (the other spellings of the feed:
+    tests/crawl/test_startup_files.py)."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    both = tmp_path / "items.jsonl"
+    settings = {"REP_AUDIT_FILE": str(both), "FEEDS": {both.as_uri(): {"format": "jsonlines"}}}
+    try:
+        with pytest.raises(RepSettingError, match=r"^REP_AUDIT_FILE: .* is also the feed "):
+            await crawl([sites.url("a", "/p")], settings, ItemSpider)
+    finally:
+        await sites.close()
+    assert not both.exists()
 
 
 # --------------------------------------------------------------------------- content

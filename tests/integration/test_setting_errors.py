@@ -182,3 +182,19 @@ def test_an_audit_file_that_is_an_items_feed_stops_the_crawl(tmp_path: Path) -> 
         "another file"
     )
     assert items.read_bytes() == b'{"url": "https://x.example/1"}\n'
+
+
+def test_an_audit_file_that_is_the_output_of_o_stops_the_crawl(tmp_path: Path) -> None:
+    """``scrapy runspider one.py -o items.jsonl -s REP_AUDIT_FILE=items.jsonl``: the items
+    and the trail's lines were written into one file."""
+    addon = ("-s", 'ADDONS={"scrapy_rep.Addon": 0}')
+    status, stderr = scrapy(
+        tmp_path, *addon, "-o", "items.jsonl", "-s", "REP_AUDIT_FILE=items.jsonl"
+    )
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_AUDIT_FILE: items.jsonl is also the feed 'items.jsonl' of FEEDS "
+        "(-o/-O): the trail's lines and the feed's items would be written into one file; give "
+        "each its own file"
+    )
+    assert not (tmp_path / "items.jsonl").exists()
