@@ -289,8 +289,9 @@ def feed_files(settings: SettingsLike) -> list[tuple[str, Path]]:
 
 
 def _check_files(config: RepConfig) -> None:
-    """The files the crawl will write can be written (and an existing trail read back to
-    chain on, and not locked by another crawl writing it), before its first request. A
+    """The files the crawl will write can be written (and an existing file of the trail is
+    a trail, read back to chain on, not locked by another crawl writing it), before its
+    first request. A
     trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about, by
     the trail itself. One rule for both files (docs/settings.md, ``REP_AUDIT_FILE``
     and ``REP_REPORT_FILE``): each makes its missing folders when it is written, so a missing folder

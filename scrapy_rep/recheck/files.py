@@ -8,9 +8,8 @@ it exists, by device and inode (a symlink, a hard link, ``./`` or ``..`` in the 
 is refused, as is an output that cannot be written. A dataset read from standard input
 (``-``) is the file standard input reads (``recheck - < items.jsonl``): an output naming
 that file, or naming standard input itself (``/dev/stdin``, ``/proc/self/fd/0``), is
-refused too. A careless path can then never
-empty the collection it was to filter, overwrite the WARC, or make the trail read its
-own lines back.
+refused too. A careless path can then never empty the collection it was to filter,
+overwrite the WARC, or make the trail read its own lines back.
 
 The outputs are written under a temporary name beside the file they become
 (:class:`Staged`) and renamed over it once whole: a run that stops half-way (an error,
