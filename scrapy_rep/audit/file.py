@@ -10,6 +10,8 @@ gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
 - One writer at a time: a crawl holds an exclusive ``flock`` on the trail while it
   writes; a second crawl on the same file is refused at its start (two chains written
   into one file would read as tampering).
+- Only a trail is chained on: an existing file whose first line is not a trail's (an
+  items feed, another collection) is refused, not appended to (:func:`check_trail`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,95 @@ def is_gzip(path: Path) -> bool:
 def snapshot_dir(path: Path) -> Path:
     """``trail.jsonl`` -> ``trail.jsonl.d`` (``trail.jsonl.gz`` -> ``trail.jsonl.gz.d``)."""
     return path.with_name(path.name + ".d")
+
+
+#: The types a trail's first line can have: the ``run`` header of its first run (or the
+#: ``repair`` of a first line cut, which ``audit verify`` reports).
+FIRST_TYPES: Final = ("run", "repair")
+#: A first line at least this long is no trail's (a run line is a few KiB): it is not
+#: read further.
+_FIRST_LINE_MAX: Final = 1 << 24
+
+
+def check_trail(path: Path) -> None:
+    """Raise :class:`TrailFileError` unless a run can chain on the file at ``path`` (if it
+    exists): no other crawl is writing it (:func:`check_unlocked`), it is a trail
+    (:func:`check_is_trail`), and it does not end with a cut line
+    (:func:`last_line_hash`). The one check of the crawl's start, of ``recheck
+    --trail`` and of :class:`TrailFile`, in that order."""
+    check_unlocked(path)
+    check_is_trail(path)
+    last_line_hash(path)
+
+
+def check_is_trail(path: Path) -> None:
+    """Raise :class:`TrailFileError` when the existing file at ``path`` is not an audit
+    trail: its first line is whole and is not a trail's first line (a JSON object of a
+    type of :data:`FIRST_TYPES`, with its ``prev``), or a ``.gz`` name holds no gzip
+    data. The trail is appended to: chained onto an items feed, its lines would be
+    mixed into the collection. A new or empty file and a device (``/dev/null``) pass; a
+    first line cut, or a gzip member cut, is said by :func:`last_line_hash`."""
+    try:
+        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
+            return
+        first = _first_gzip_line(path) if is_gzip(path) else _first_plain_line(path)
+    except OSError as error:
+        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
+    if first is None:
+        return
+    if first.endswith(b"\n"):
+        try:
+            record = json.loads(first)
+        except ValueError:  # UnicodeDecodeError too
+            record = None
+        if (
+            isinstance(record, dict)
+            and record.get("type") in FIRST_TYPES
+            and isinstance(record.get("prev"), str)
+        ):
+            return
+    elif len(first) < _FIRST_LINE_MAX:
+        return  # the file is its first line, cut: said by last_line_hash
+    raise _not_a_trail(path)
+
+
+def _not_a_trail(path: Path) -> TrailFileError:
+    return TrailFileError(
+        f"{path} is not an audit trail (its first line is not the run line a trail starts "
+        "with): the trail would be appended to it; name another file"
+    )
+
+
+def _first_plain_line(path: Path) -> bytes | None:
+    with path.open("rb") as file:
+        return file.readline(_FIRST_LINE_MAX) or None
+
+
+#: The first bytes of gzip data.
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+def _first_gzip_line(path: Path) -> bytes | None:
+    with path.open("rb") as file:
+        start = file.read(len(_GZIP_MAGIC))
+    if not start:
+        return None
+    if start != _GZIP_MAGIC:  # no gzip data: not a trail, whatever its name says
+        raise _not_a_trail(path)
+    try:
+        with gzip.open(path, "rb") as file:  # a member is read only when reached
+            return file.readline(_FIRST_LINE_MAX) or None
+    except (EOFError, gzip.BadGzipFile, zlib.error):
+        return None  # cut or damaged in its first line: said by last_line_hash
+
+
+def same_file(one: Path, other: Path) -> bool:
+    """Whether ``one`` and ``other`` name the same file: the same device and inode where
+    both exist (symlinks followed, hard links), else the same resolved path."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return one.resolve() == other.resolve()
 
 
 def check_writable(path: Path) -> None:
@@ -241,8 +332,7 @@ class TrailFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         if path.exists():
-            check_unlocked(path)  # said before anything is created or read
-            last_line_hash(path)
+            check_trail(path)  # said before anything is created or read
         path.parent.mkdir(parents=True, exist_ok=True)
         self._gzip = is_gzip(path)
         # Unbuffered: each line is one write() of whole bytes.

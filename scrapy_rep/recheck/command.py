@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from scrapy_rep.audit.file import TrailFileError, check_unlocked, last_line_hash
+from scrapy_rep.audit.file import TrailFileError, check_trail
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
@@ -598,11 +598,12 @@ def _check_files(options: argparse.Namespace) -> None:
     outputs = [
         (name, Path(getattr(options, name))) for name in OUTPUTS if getattr(options, name, None)
     ]
-    check_paths(inputs, outputs)
+    check_paths(inputs, outputs, stdin=0 if options.dataset == STDIN else None)
     if options.trail:
-        trail = Path(options.trail)
-        check_unlocked(trail)
-        last_line_hash(trail)  # a trail that ends with a cut line cannot be chained on
+        try:
+            check_trail(Path(options.trail))  # locked, no trail, or ending with a cut line
+        except TrailFileError as error:
+            raise PathError(f"--trail {error}") from None
 
 
 class Completed:

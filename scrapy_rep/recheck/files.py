@@ -5,9 +5,11 @@ Before anything is read or fetched, every output (``--out``, ``--removed``,
 ``--report``, ``--summary``, ``--trail``) is checked against every input (the dataset,
 the WARC) and against the other outputs: the same file, by its resolved path or, where
 it exists, by device and inode (a symlink, a hard link, ``./`` or ``..`` in the path),
-is refused, as is an output that cannot be written. A careless path can then never
-empty the collection it was to filter, overwrite the WARC, or make the trail read its
-own lines back.
+is refused, as is an output that cannot be written. A dataset read from standard input
+(``-``) is the file standard input reads (``recheck - < items.jsonl``): an output naming
+that file, or naming standard input itself (``/dev/stdin``, ``/proc/self/fd/0``), is
+refused too. A careless path can then never empty the collection it was to filter,
+overwrite the WARC, or make the trail read its own lines back.
 
 The outputs are written under a temporary name beside the file they become
 (:class:`Staged`) and renamed over it once whole: a run that stops half-way (an error,
@@ -23,23 +25,48 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-from scrapy_rep.audit.file import TrailFileError, check_writable
+from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
+#: Names of the process's standard input (Linux, the BSDs, macOS): an output so named,
+#: the dataset read from standard input, is the dataset, whatever standard input is.
+STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
+                                "/proc/thread-self/fd/0"})  # fmt: skip
 
 
 class PathError(Exception):
     """An output that would destroy an input, or cannot be written: one line."""
 
 
-def same_file(one: Path, other: Path) -> bool:
-    """Whether ``one`` and ``other`` name the same file: the same device and inode where
-    both exist (symlinks followed, hard links), else the same resolved path."""
+def stdin_file(descriptor: int) -> tuple[int, int] | None:
+    """(device, inode) of the file open as ``descriptor`` (standard input: 0) when an
+    output could name it and so replace it: a regular file (``< items.jsonl``) or a FIFO.
+    ``None`` for a terminal (often the standard output as well, which may be written)
+    or a closed descriptor."""
     try:
-        return os.path.samefile(one, other)
+        status = os.fstat(descriptor)
     except OSError:
-        return one.resolve() == other.resolve()
+        return None
+    if stat.S_ISREG(status.st_mode) or stat.S_ISFIFO(status.st_mode):
+        return status.st_dev, status.st_ino
+    return None
+
+
+def names_stdin(path: Path, stdin: tuple[int, int] | None) -> bool:
+    """Whether the output ``path`` is standard input: one of its names
+    (:data:`STDIN_NAMES`, ``/proc/PID/fd/0``), or the file it reads (``stdin``, from
+    :func:`stdin_file`), by device and inode, whatever the path (a symlink, a hard
+    link, ``/proc/self/fd/0``)."""
+    if os.path.abspath(path) in STDIN_NAMES | {f"/proc/{os.getpid()}/fd/0"}:
+        return True
+    if stdin is None:
+        return False
+    try:
+        status = path.stat()
+    except OSError:
+        return False  # new: not the file standard input reads
+    return (status.st_dev, status.st_ino) == stdin
 
 
 def _writable(option: str, path: Path) -> None:
@@ -62,12 +89,24 @@ def _writable(option: str, path: Path) -> None:
         raise PathError(f"--{option} {path}: its folder {path.parent} is not writable")
 
 
-def check_paths(inputs: Iterable[tuple[str, Path]], outputs: Iterable[tuple[str, Path]]) -> None:
+def check_paths(
+    inputs: Iterable[tuple[str, Path]],
+    outputs: Iterable[tuple[str, Path]],
+    stdin: int | None = None,
+) -> None:
     """Every output against every input and every other output, and writable. ``inputs``:
     (what it is, path), such as ``("the dataset", Path("items.jsonl"))``; ``outputs``:
-    (option, path). Raises :class:`PathError` naming the option and both paths."""
+    (option, path); ``stdin``: the descriptor the dataset is read from when it is
+    standard input (``-``: 0), an input too (:func:`names_stdin`). Raises
+    :class:`PathError` naming the option and both paths."""
     inputs, outputs = list(inputs), list(outputs)
+    read = stdin_file(stdin) if stdin is not None else None
     for number, (option, path) in enumerate(outputs):
+        if stdin is not None and names_stdin(path, read):
+            raise PathError(
+                f"--{option} {path} is the dataset (standard input): writing it would "
+                "destroy what the recheck reads; name another file"
+            )
         for what, source in inputs:
             if same_file(path, source):
                 raise PathError(

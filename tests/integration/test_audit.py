@@ -27,6 +27,7 @@ from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_res
 from tests.support.robotsite import (
     BASE_SETTINGS,
     HTML,
+    ItemSpider,
     ListSpider,
     Reply,
     Sites,
@@ -368,6 +369,54 @@ async def test_audit_not_required_the_crawl_goes_on_without_its_trail(
     assert crawler.stats.get_value("finish_reason") == "finished"
     warnings = [r for r in caplog.records if "REP_AUDIT_FILE" in r.getMessage()]
     assert len(warnings) == 1 and warnings[0].levelname == "WARNING"
+
+
+#: A collection written earlier (an items feed), named as the trail by mistake.
+COLLECTION = b'{"url": "https://x.example/1", "title": "t"}\n'
+
+
+@pytest.mark.parametrize("required", [True, False])
+@pytest_twisted.ensureDeferred
+async def test_a_trail_is_not_chained_onto_a_collection(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, required: bool
+) -> None:
+    """Required, the crawl stops at start naming the file; not required, it goes on
+    without its trail, said once; the collection is left as it was either way."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(COLLECTION)
+    settings = {"REP_AUDIT_FILE": str(items), "REP_AUDIT_REQUIRED": required}
+    try:
+        if required:
+            with pytest.raises(RepSettingError, match=r"^REP_AUDIT_FILE: .* is not an audit trail"):
+                await crawl([sites.url("a", "/p")], settings)
+        else:
+            _, spider = await crawl([sites.url("a", "/p")], settings)
+            assert spider.downloaded == [sites.url("a", "/p")]
+    finally:
+        await sites.close()
+    assert items.read_bytes() == COLLECTION
+    if not required:
+        [warning] = [r for r in caplog.records if "REP_AUDIT_FILE" in r.getMessage()]
+        assert warning.levelname == "WARNING" and "is not an audit trail" in warning.getMessage()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_trail_that_is_a_feed_of_the_same_crawl_is_refused(tmp_path: Path) -> None:
+    """``FEEDS`` and ``REP_AUDIT_FILE`` naming one file (a careless copy of one path): the
+    items were written between the trail's lines (the other spellings of the feed:
+    tests/crawl/test_startup_files.py)."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    both = tmp_path / "items.jsonl"
+    settings = {"REP_AUDIT_FILE": str(both), "FEEDS": {both.as_uri(): {"format": "jsonlines"}}}
+    try:
+        with pytest.raises(RepSettingError, match=r"^REP_AUDIT_FILE: .* is also the feed "):
+            await crawl([sites.url("a", "/p")], settings, ItemSpider)
+    finally:
+        await sites.close()
+    assert not both.exists()
 
 
 # --------------------------------------------------------------------------- content

@@ -300,3 +300,32 @@ def test_a_trail_naming_the_dataset_is_refused(tmp_path: Path) -> None:
     assert result.returncode == EXIT_USAGE, result.stderr
     assert "--trail" in result.stderr and "is the dataset" in result.stderr
     assert dataset.read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["out", "trail"])
+@pytest.mark.parametrize("named", ["path", "/proc/self/fd/0", "/dev/stdin"])
+def test_an_output_naming_the_dataset_read_from_standard_input_is_refused(
+    tmp_path: Path, option: str, named: str
+) -> None:
+    """``recheck - < items.jsonl --out items.jsonl``: standard input redirected from the
+    file is that file, an input like any other; it was replaced by the kept items once
+    the run was whole (a process of its own: standard input is the file, as in a shell)."""
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes"])
+    before = dataset.read_bytes()
+    output = str(dataset) if named == "path" else named
+    with dataset.open("rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy_rep", "recheck", "-", "--purpose", "search",
+             "--documents", str(warc), f"--{option}={output}", "--no-progress"],
+            stdin=stdin, capture_output=True, text=True, timeout=60, check=False,
+            env=checkout_environment(),
+        )  # fmt: skip
+    assert dataset.read_bytes() == before, "the dataset was replaced"
+    assert result.returncode == EXIT_USAGE, result.stderr
+    assert result.stderr == (
+        f"scrapy_rep: error: --{option} {output} is the dataset (standard input): writing it "
+        "would destroy what the recheck reads; name another file\n"
+    )

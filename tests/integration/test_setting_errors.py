@@ -166,3 +166,35 @@ def test_an_unknown_crawler_name_preset_stops_the_crawl_naming_it(tmp_path: Path
         "scrapy_rep: error: REP_PURPOSE_AGENTS: unknown preset 'preset:iptc-2026-03'; the "
         "presets are 'preset:apertus-0943bfd'"
     )
+
+
+def test_an_audit_file_that_is_an_items_feed_stops_the_crawl(tmp_path: Path) -> None:
+    """``REP_AUDIT_FILE`` naming a collection written earlier: the trail was appended to
+    it; the file is left as it was."""
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(b'{"url": "https://x.example/1"}\n')
+    addon = ("-s", 'ADDONS={"scrapy_rep.Addon": 0}')
+    status, stderr = scrapy(tmp_path, *addon, "-s", "REP_AUDIT_FILE=items.jsonl")
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_AUDIT_FILE: items.jsonl is not an audit trail (its first line "
+        "is not the run line a trail starts with): the trail would be appended to it; name "
+        "another file"
+    )
+    assert items.read_bytes() == b'{"url": "https://x.example/1"}\n'
+
+
+def test_an_audit_file_that_is_the_output_of_o_stops_the_crawl(tmp_path: Path) -> None:
+    """``scrapy runspider one.py -o items.jsonl -s REP_AUDIT_FILE=items.jsonl``: the items
+    and the trail's lines were written into one file."""
+    addon = ("-s", 'ADDONS={"scrapy_rep.Addon": 0}')
+    status, stderr = scrapy(
+        tmp_path, *addon, "-o", "items.jsonl", "-s", "REP_AUDIT_FILE=items.jsonl"
+    )
+    assert status == 2, stderr
+    assert one_error_line(stderr) == (
+        "scrapy_rep: error: REP_AUDIT_FILE: items.jsonl is also the feed 'items.jsonl' of FEEDS "
+        "(-o/-O): the trail's lines and the feed's items would be written into one file; give "
+        "each its own file"
+    )
+    assert not (tmp_path / "items.jsonl").exists()

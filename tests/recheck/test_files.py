@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
+from scrapy_rep.recheck.files import PathError, check_paths
 from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
 
 ROBOTS = "User-agent: *\nDisallow: /no\n"
@@ -80,6 +81,62 @@ def test_out_naming_the_warc_is_refused_and_the_warc_kept(
     assert code == EXIT_USAGE
     assert "is the WARC of --documents" in capsys.readouterr().err
     assert warc.read_bytes() == captured
+
+
+@pytest.mark.parametrize("alias", ALIASES)
+@pytest.mark.parametrize("option", ["out", "trail"])
+def test_an_output_naming_the_file_standard_input_reads_is_refused(
+    tmp_path: Path, option: str, alias: str
+) -> None:
+    """``recheck - < items.jsonl --out items.jsonl``: the dataset is the file standard
+    input reads, by device and inode, however the output names it (the whole command,
+    and ``/proc/self/fd/0``: tests/integration/test_recheck.py)."""
+    _, dataset, _ = _files(tmp_path)
+    named = ALIASES[alias](dataset)
+    with dataset.open("rb") as stdin, pytest.raises(PathError) as refused:
+        check_paths([], [(option, named)], stdin=stdin.fileno())
+    assert str(refused.value) == (
+        f"--{option} {named} is the dataset (standard input): writing it would destroy what "
+        "the recheck reads; name another file"
+    )
+
+
+@pytest.mark.parametrize("named", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+def test_an_output_named_as_standard_input_is_refused_whatever_it_reads(
+    tmp_path: Path, named: str
+) -> None:
+    """Standard input a terminal, or another file than the output's: still the dataset."""
+    with (tmp_path / "other").open("wb") as stdin, pytest.raises(PathError, match="is the dataset"):
+        check_paths([], [("out", Path(named))], stdin=stdin.fileno())
+
+
+def test_outputs_beside_the_file_standard_input_reads_pass(tmp_path: Path) -> None:
+    """Another file, a new one."""
+    _, dataset, _ = _files(tmp_path)
+    (tmp_path / "other.jsonl").write_bytes(b"")
+    outputs = [("out", tmp_path / "other.jsonl"), ("removed", tmp_path / "new.jsonl")]
+    with dataset.open("rb") as stdin:
+        check_paths([], outputs, stdin=stdin.fileno())
+
+
+def test_a_trail_naming_a_file_that_is_no_trail_is_refused_and_the_file_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--trail other.jsonl``, a collection written earlier: its run lines were appended
+    to it without a word."""
+    warc, dataset, _ = _files(tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b'{"url": "https://x.example/1", "title": "t"}\n')
+    out = tmp_path / "kept.jsonl"
+    code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                                 f"--trail={other}", f"--out={out}")  # fmt: skip
+    assert code == EXIT_USAGE and summary == ""
+    assert capsys.readouterr().err.splitlines() == [
+        f"scrapy_rep: error: --trail {other} is not an audit trail (its first line is not the "
+        "run line a trail starts with): the trail would be appended to it; name another file"
+    ]
+    assert other.read_bytes() == b'{"url": "https://x.example/1", "title": "t"}\n'
+    assert not out.exists()
 
 
 def test_two_outputs_naming_one_file_are_refused(
