@@ -339,11 +339,11 @@ def crawler_process(settings: Settings) -> Any:
     """The ``CrawlerProcess`` a tool runs its crawl in: Scrapy's ``AsyncCrawlerProcess``
     when ``settings`` ask for no reactor (``CrawlerProcess`` refuses
     ``TWISTED_REACTOR_ENABLED = False``), else ``CrawlerProcess``, as before."""
-    from scrapy.crawler import AsyncCrawlerProcess, CrawlerProcess
+    import scrapy.crawler
 
-    if reactorless_setting(settings):
-        return AsyncCrawlerProcess(settings)
-    return CrawlerProcess(settings)
+    if reactorless_setting(settings):  # Scrapy 2.15 and newer only
+        return scrapy.crawler.AsyncCrawlerProcess(settings)
+    return scrapy.crawler.CrawlerProcess(settings)
 
 
 def on_start_failure(started: Any, told: Callable[[BaseException], None]) -> None:

@@ -31,7 +31,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 
 from scrapy_rep.audit.cli import main as audit_main
-from scrapy_rep.crawl.internals import download
+from scrapy_rep.crawl.internals import SCRAPY, download
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.signals import item_refused
 from tests.support.audittrail import url_records
@@ -406,6 +406,9 @@ async def test_a_page_is_verified_at_the_time_it_was_decided(tmp_path: Path, wit
         # The record says when the replayed copy was really fetched: by the first run,
         # before its date, which passed before the replay (decided at the replay: the
         # reading that loses no "no"), and before this run started.
+        if record["page"]["cached"] is True:  # Scrapy before 2.19 says not when
+            assert SCRAPY < (2, 19), record["page"]
+            return
         cached = datetime.fromisoformat(record["page"]["cached"].replace("Z", "+00:00"))
         first = [json.loads(x) for x in (tmp_path / "audit-0.jsonl").read_text().splitlines()]
         [live] = [r for r in first if r.get("type") == "url" and r["url"] == base + "/"]
@@ -577,7 +580,7 @@ class HubSpider(Spider):
         for path in self.FETCHES:
             callback = NO_CALLBACK if self.NO_CALLBACK else None
             request = Request(response.urljoin(path), callback=callback)
-            fetched = await self.crawler.engine.download_async(request)
+            fetched = await download(self.crawler, request)  # download_async on 2.14+
             self.seen[path] = fetched.meta.get("rep_directives")
             yield {"url": fetched.url}
 

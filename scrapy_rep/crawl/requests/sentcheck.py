@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -242,8 +243,10 @@ class SendCheck:
             expires = state.until
             if now >= expires:
                 expires = self._check(request, state, now)
-            if self._sent_at is not None and state.audit:
-                self._sent_at(state.audit, now, expires)
+            if self._sent_at is not None and state.audit:  # when, by the wall clock
+                # (the one the record's ``time`` is written by; the verdict's clock may be
+                # another one's, a test's or a program's: ``now`` decides, not records)
+                self._sent_at(state.audit, time.time(), expires)
         return self._send(request, *rest)
 
     def _check(self, request: Request, state: RequestState, now: float) -> float:
