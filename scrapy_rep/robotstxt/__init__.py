@@ -419,8 +419,9 @@ def parse_robotstxt(
     ``profile`` is ``"google"`` (default), ``"rfc9309"`` or ``"legacy"``; keyword
     arguments override single switches of :class:`ParseOptions`. ``truncated``: the
     download cut the body (a body over 500 KiB is cut here): its unended last line is
-    read only if it can only restrict, a Disallow line (docs/decisions.md, 'A cut
-    robots.txt reads no part of a line that could allow').
+    read only if it can only restrict, a Disallow line with a path, and a last group
+    with no rule read is dropped, its crawlers sent to the groups read whole
+    (docs/decisions.md, 'A cut robots.txt reads no part of a line that could allow').
     """
     options = profile_options(profile, **switches)
     body = body_bytes(body)

@@ -109,9 +109,9 @@ def counted_body(body: bytes, cut: bool = False) -> bytes:
     """The part of a robots.txt body that is read (SPEC §1): its first 500 KiB, and of a
     cut document (``cut``: its download or capture says so; or longer than 500 KiB, cut
     here) no unended last line that could allow more than the site's whole line: that
-    line is dropped, unless it is a Disallow line (``Disallow: /pu`` of ``Disallow:
-    /public`` forbids more, never less) or the cut fell in its comment (what is read of
-    it is whole). A cut ``Allow: /pu`` would allow ``/purchase``, a cut ``User-agent:
+    line is dropped, unless it is a Disallow line with a path (``Disallow: /pu`` of
+    ``Disallow: /public`` forbids more, never less) or the cut fell in its comment (what
+    is read of it is whole). A cut ``Allow: /pu`` would allow ``/purchase``, a cut ``User-agent:
     testbot-news`` would give testbot an empty group (docs/decisions.md, 'A cut
     robots.txt reads no part of a line that could allow'). The key is read as the
     google profile reads it, in every profile: each key another profile reads as
@@ -131,10 +131,51 @@ def _only_restricts(line: bytes) -> bool:
     text = line.decode("latin-1")
     if "#" in text:  # the cut fell in the comment: the key and value before it are whole
         return True
-    key, colon, _ = text.partition(":")
-    if not colon:  # Google's "key value" without a colon: the first word
-        key = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)[0]
-    return _kind_of(key.strip(_WHITESPACE), _LENIENT_KEYS, True) in _CUT_KEEPS
+    key, colon, value = text.partition(":")
+    if not colon:  # Google's "key value" without a colon: the first word, and the rest
+        words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
+        key, value = words[0], words[1] if len(words) > 1 else ""
+    # ``Disallow:`` cut before its path restricts nothing (an empty rule is ignored): it
+    # is dropped as any other partial line, so it cannot end its group's run either.
+    kind = _kind_of(key.strip(_WHITESPACE), _LENIENT_KEYS, True)
+    return kind in _CUT_KEEPS and bool(value.strip(_WHITESPACE))
+
+
+#: The keys of the rules that make a group not empty, per profile (lenient: Google's
+#: reading, which keeps the AI-training rules as Allow / Disallow rules of its group).
+_GROUP_RULES: Final = {
+    False: (_ALLOW, _DISALLOW),
+    True: (_ALLOW, _DISALLOW, _ALLOW_AI, _DISALLOW_AI),
+}
+
+
+def without_open_group(lines: list[str], lenient: bool) -> list[str]:
+    """The lines of a cut document without its last group when no rule of it was read:
+    from the first user-agent line after the last rule on (a run of user-agent lines
+    the cut may have parted from its rules). Read, it would be an empty group, which
+    allows its crawlers everything and sets the ``*`` group aside; dropped, they fall
+    back to the groups read whole (docs/decisions.md, 'A cut robots.txt reads no part
+    of a line that could allow'). A rule is a line the profile reads as an allow or
+    disallow rule of its group (an empty one is ignored, and counts for nothing); the
+    lines are those the parser reads (comments, NUL ends and the line limit applied)."""
+    end = len(lines)
+    keys, rules = (_LENIENT_KEYS if lenient else _KEYS), _GROUP_RULES[lenient]
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index].partition("#")[0]
+        key, colon, value = line.partition(":")
+        if not colon:
+            if not lenient:  # no colon: skipped, as the parser does
+                continue
+            words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
+            if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
+                continue  # the parser skips it (Google reads exactly two words)
+            key, value = words
+        kind = _kind_of(key.strip(_WHITESPACE), keys, lenient)
+        if kind in rules and value.strip(_WHITESPACE):
+            break
+        if kind == _USER_AGENT:
+            end = index
+    return lines if end == len(lines) else lines[:end]
 
 
 def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:

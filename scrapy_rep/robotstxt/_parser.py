@@ -34,8 +34,9 @@ from scrapy_rep.robotstxt._lines import (
     _lines,
     counted_body,
     file_text,
+    without_open_group,
 )
-from scrapy_rep.robotstxt.profiles import ParseOptions
+from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
 
 logger = logging.getLogger(__name__)
 
@@ -134,9 +135,12 @@ class Parser:
         self, body: bytes, cut: bool = False
     ) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
         """The rule tables, the sitemaps and the RSL licenses of ``body`` (``cut``: the
-        download cut it, :func:`~scrapy_rep.robotstxt._lines.counted_body`)."""
+        download cut it, :func:`~scrapy_rep.robotstxt._lines.counted_body`, and
+        :func:`~scrapy_rep.robotstxt._lines.without_open_group`)."""
         options = self.options
         lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
+        if cut or len(body) > MAX_BODY_BYTES:
+            lines = without_open_group(lines, options.lenient_syntax)
         read = _Pass(options, len(lines))
         read.lines(lines)
         self.skipped += read.skipped

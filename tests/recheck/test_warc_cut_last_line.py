@@ -5,10 +5,11 @@ A capture tool's size limit cuts anywhere: a file cut inside ``Allow: /public-st
 ends with ``Allow: /pu``, which would allow ``/purchase``, disallowed by the whole
 file's ``Disallow: /p``; one cut inside ``User-agent: testbot-news`` would end with a
 group of testbot's own and no rule (everything allowed to testbot, which the whole
-file's ``User-agent: *`` / ``Disallow: /`` refuses). ``recheck --documents`` reads such
+file's ``User-agent: *`` / ``Disallow: /`` refuses), and so would one cut after
+``User-agent: testbot``, before its group's rules. ``recheck --documents`` reads such
 a capture, marked ``WARC-Truncated: length`` or a chunked body that ends inside a chunk,
-as the crawl reads a cut download: the lines before the cut, and of the unended last
-line only a Disallow line.
+as the crawl reads a cut download: the lines before the cut, of the unended last line
+only a Disallow line with a path, and no last group without a rule read.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ CUTS = {
               "/purchase"),
     "user-agent": (b"User-agent: *\nDisallow: /\n\nUser-agent: testbot-news\nDisallow: /\n",
                    b"User-agent: testbot", "/page"),
+    "group without rules": (b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\nDisallow: /\n",
+                            b"User-agent: testbot\n", "/page"),
+    "disallow without path": (b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\nDisallow: /\n",
+                              b"User-agent: testbot\nDisallow:", "/page"),
 }  # fmt: skip
 #: How the capture says it is cut: the WARC header, or a chunk that never ends.
 HOW = ("WARC-Truncated", "chunked")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any, Final
+from unicodedata import normalize
 
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -200,23 +201,51 @@ class FactsReader:
 
 
 def _named_site(origin: Origin, value: str) -> Origin:
-    """The site a ``Host`` header's ``value`` names, for a request to ``origin``: read as
-    a URL's authority, and as a name-based server reads it, the name before any ``:``,
-    ``@`` or ``,`` (as nginx does). When the two differ, or the value cannot be read as
-    an authority at all (a port out of range or not a number, two ports, a list,
-    userinfo), the site is the name a server reads, at the URL's port, where the
-    connection goes: the reading that loses no "no" (a header naming another site never
-    leaves the URL's robots.txt alone to decide). An empty value names no site: the URL's."""
+    """The site a ``Host`` header's ``value`` names, for a request to ``origin``.
+
+    A server may read it as a URL's authority (Starlette's ``request.url``, Node's ``new
+    URL(path, "http://" + host)``), or as a name-based server does, the name before any
+    ``:``, ``@`` or ``,`` (nginx); a looser reader takes the host after the last ``@``
+    whatever comes before it (``a.test?@b.test``, ``[::1]@b.test``), and one that
+    normalizes text reads a full-width ``＠`` or ``：`` (U+FF20, U+FF1A) as ``@`` or
+    ``:``. When every reading names one host, it is the site, at the value's port. When
+    they differ, the site is the first of them that is not the URL's, another host
+    before the URL's host at another port (the name before ``:``, ``@``, ``,``, at the
+    URL's port, where the connection goes; then the authority; then the host after
+    ``@``; then the same of the normalized text), and the URL's own site decides the
+    request too (:attr:`~scrapy_rep.verdict.RequestFacts.served_by`): the reading
+    that loses no "no", a header that names another site never leaves the URL's
+    robots.txt alone to decide (docs/decisions.md, 'A request sent with another Host is
+    decided by both sites'). A value no reading can name a site by (a port out of range,
+    two ports) names the name before the colon at the URL's port; an empty one, the
+    URL's own site. Only one other site is kept: a value that names two others besides
+    the URL's (``b.test@c.test`` for ``a.test``) is decided by the first and the URL's."""
     if not value:
         return origin
+    readings = _readings(origin, value)
+    if not value.isascii():
+        readings += _readings(origin, normalize("NFKC", value))
+    others = [site for site in readings if site != origin]
+    # Another host before the URL's own host at another port (``a.test?@b.test`` for
+    # ``a.test:8080`` is read as ``a.test`` too, at port 80): b.test is kept.
+    return next(
+        (site for site in others if site.host != origin.host), others[0] if others else origin
+    )
+
+
+def _readings(origin: Origin, value: str) -> list[Origin]:
+    """The sites ``value`` can name, in :func:`_named_site`'s order (``None`` dropped)."""
     read = origin_of(f"{origin.scheme}://{value}/")
     name = _served_name(value)
     named_host = origin_of(f"{origin.scheme}://{_bracketed(name)}/") if name else None
-    if read is not None and (named_host is None or read.host == named_host.host):
-        return read
     port = f":{origin.port}" if origin.port is not None else ""
     named = origin_of(f"{origin.scheme}://{_bracketed(name)}{port}/") if name else None
-    return named or read or origin
+    after = value.rpartition("@")[2] if "@" in value else ""
+    last = (origin_of(f"{origin.scheme}://{after}/") or _named_site(origin, _served_name(after))
+            if after else None)  # fmt: skip
+    agree = read is not None and (named_host is None or read.host == named_host.host)
+    readings = (read, last) if agree else (named, read, last)
+    return [site for site in readings if site is not None]
 
 
 def _served_name(value: str) -> str:

@@ -1,0 +1,68 @@
+"""A cut robots.txt whose last group has no rule read (scrapy_rep/robotstxt/_lines.py
+``without_open_group``; docs/decisions.md, 'A cut robots.txt reads no part of a line that
+could allow'): the cut may have parted the group's user-agent lines from its rules, and
+read, the group would be empty, allowing its crawlers everything and setting the ``*``
+group aside. The whole trailing group is dropped; its crawlers fall back to the groups
+read whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_rep.robotstxt import parse_robotstxt
+
+WHOLE = b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\nDisallow: /\n"
+START = WHOLE[: WHOLE.index(b"User-agent: testbot")]
+PROFILES = ["google", "rfc9309", "legacy"]
+
+#: id -> what of testbot's group the cut left.
+CUTS = {
+    "after the user-agent line": b"User-agent: testbot\n",
+    "after two user-agent lines": b"User-agent: otherbot\nUser-agent: testbot\n",
+    "in the disallow key": b"User-agent: testbot\nDisall",
+    "after the disallow colon": b"User-agent: testbot\nDisallow:",
+    "after the disallow colon and a space": b"User-agent: testbot\nDisallow: ",
+    "after a whole empty disallow line": b"User-agent: testbot\nDisallow:\n",
+    "after a crawl-delay line": b"User-agent: testbot\nCrawl-delay: 1\n",
+    "after a content-usage line": b"User-agent: testbot\nContent-Usage: train-ai=n\n",
+    "in the user-agent line's comment": b"User-agent: testbot # the crawler of te",
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("cut", CUTS)
+def test_rfc9309_2_5_a_cut_before_a_groups_rules_drops_the_group(cut: str, profile: str) -> None:
+    assert not parse_robotstxt(WHOLE, profile).allowed("https://a.example/x", "testbot")
+    read = parse_robotstxt(START + CUTS[cut], profile, truncated=True)
+    assert not read.allowed("https://a.example/x", "testbot")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_cut_after_a_groups_first_rule_keeps_the_group(profile: str) -> None:
+    """A group with a rule read is a group: its crawler does not fall back to ``*``."""
+    read = parse_robotstxt(START + b"User-agent: testbot\nAllow: /x\nDisallow: /y", profile,
+                           truncated=True)  # fmt: skip
+    assert read.allowed("https://a.example/x", "testbot")
+    assert not read.allowed("https://a.example/y", "testbot")
+    assert read.allowed("https://a.example/z", "testbot")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_whole_documents_empty_last_group_is_read(profile: str) -> None:
+    """Not said to be cut, an empty last group is the site's: it allows everything."""
+    read = parse_robotstxt(START + b"User-agent: testbot\n", profile)
+    assert read.allowed("https://a.example/x", "testbot")
+
+
+def test_a_cut_after_a_google_ai_training_rule_keeps_the_group() -> None:
+    """Google reads ``DisallowAITraining: /`` as a Disallow rule of its group."""
+    read = parse_robotstxt(START + b"User-agent: testbot\nDisallowAITraining: /x\n", "google",
+                           truncated=True)  # fmt: skip
+    assert read.allowed("https://a.example/y", "testbot")
+    assert not read.allowed("https://a.example/x", "testbot")
+
+
+def test_a_cut_document_of_user_agent_lines_only_has_no_group() -> None:
+    read = parse_robotstxt(b"User-agent: *\nUser-agent: testbot\n", "google", truncated=True)
+    assert read.allowed("https://a.example/x", "testbot")
+    assert read.allowed("https://a.example/x", "otherbot")
