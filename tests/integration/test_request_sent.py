@@ -20,7 +20,7 @@ from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
 from scrapy_rep.signals import robotstxt_fetched
-from tests.support.audittrail import by_url, url_records
+from tests.support.audittrail import by_url, lines, url_records
 from tests.support.robotsite import (
     BASE_SETTINGS,
     ItemSpider,
@@ -1090,4 +1090,74 @@ async def test_a_page_fetched_again_with_its_meta_after_its_record_is_final_has_
         (sites.url("a", "/a"), "fetched", 404, True),
         (sites.url("a", "/b"), "fetched", 200, False),
     ], fates
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+class PollsOneRequest(ItemSpider):
+    """Each page's callback polls ``/poll`` with one ``Request`` object downloaded twice
+    (``download_async``, ``dont_filter``); the statuses it got are kept in ``polled``."""
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy_rep.crawl.internals import download
+
+        poll = Request(response.urljoin("/poll"), dont_filter=True)
+        self.polled: list[Any] = []
+        for _ in range(2):
+            try:
+                self.polled.append((await download(self.crawler, poll)).status)
+            except Exception as error:
+                self.polled.append(type(error).__name__)
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_one_request_object_downloaded_twice_is_a_record_per_send(tmp_path: Any) -> None:
+    """docs/audit-trail.md, one record per request sent: a callback that downloads the same
+    ``Request`` object twice sends it twice, once its first record is final. The second
+    send is a record of its own (its own attempt, status and ``sent_at``), naming the first
+    in ``again``, and the ``end`` line counts it ``repeated``."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/poll", Reply(200, b"wait"), Reply(404, b"gone"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/")], {"REP_AUDIT_FILE": str(trail)},
+                                PollsOneRequest)  # fmt: skip
+    finally:
+        await sites.close()
+    assert spider.polled == [200, 404]
+    assert sites.requested("a").count("/poll") == 2
+    polls = [r for r in url_records(trail) if r["url"] == sites.url("a", "/poll")]
+    fates = [(r["fate"], r["attempts"], r["status"], r.get("unscheduled")) for r in polls]
+    assert fates == [("fetched", 1, 200, True), ("fetched", 1, 404, True)], polls
+    first, second = polls
+    assert first["id"] != second["id"] and second["again"] == first["id"], polls
+    assert "again" not in first and first["sent_at"] <= second["sent_at"], polls
+    end = [line for line in lines(trail) if line["type"] == "end"]
+    assert end[0]["counts"]["repeated"] == 1, end
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_one_request_object_refused_twice_is_a_record_per_refusal(tmp_path: Any) -> None:
+    """The same ``Request`` object, downloaded twice where robots.txt disallows it, is
+    refused twice: two ``refused`` records, the second naming the first in ``again``."""
+    from scrapy_rep.audit.verify import verify
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /poll\n"))
+    trail = tmp_path / "trail.jsonl"
+    try:
+        _, spider = await crawl([sites.url("a", "/")], {"REP_AUDIT_FILE": str(trail)},
+                                PollsOneRequest)  # fmt: skip
+    finally:
+        await sites.close()
+    assert len(spider.polled) == 2 and 200 not in spider.polled, spider.polled
+    assert "/poll" not in sites.requested("a")
+    polls = [r for r in url_records(trail) if r["url"] == sites.url("a", "/poll")]
+    assert [(r["fate"], r["attempts"]) for r in polls] == [("refused", 0)] * 2, polls
+    assert polls[1]["again"] == polls[0]["id"] != polls[1]["id"], polls
     assert [str(finding) for finding in verify(trail).findings] == []

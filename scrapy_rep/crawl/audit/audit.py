@@ -206,18 +206,24 @@ class AuditTrail(RequestEvents, FateEvents):
         its own keeps it. A state that came in a copied meta (a callback's
         ``Request(response.url, meta=response.meta)``) names the record of the request it
         was copied from, whose response came (open until its page's output is through, or
-        final), never this one's: a new request, with a record of its own."""
+        final), never this one's: a new request, with a record of its own. So is this
+        very request object sent again once its own record is final (a poll's
+        ``download_async`` of one ``Request`` in a loop): each send is a record, the later
+        one naming the earlier in ``again``."""
         ref = any_state(request)
+        url_key = self._fingerprint(request).hex()
+        earlier = ""
         if ref is not None and ref.audit:
             if not moved(ref, request):
                 copied = ref.audit in self.open or decided_for_another(ref, request)
-                if not copied:
-                    return None  # its own record, no longer open: final already
+                if not copied and ref.audit.partition("-")[0] == url_key:
+                    earlier = ref.audit  # its own record, final already: sent again
+                    self.counts["repeated"] += 1
             elif ref.url in request.meta.get("redirect_urls", ()):
                 self._redirected(ref.audit, request)
         self.sequence += 1
-        key = f"{self._fingerprint(request).hex()}-{self.sequence}"
-        state = self._open(key, request)
+        key = f"{url_key}-{self.sequence}"
+        state = self._open(key, request, earlier)
         self._unscheduled_keys.add(key)
         recorded(request, key)
         return state
