@@ -298,7 +298,7 @@ class Rederiver:
             return [problem], None
         also: tuple[RobotsTxt, Effect] | None = None
         if not item:
-            sites, problem = self._sites(record, robots, sha, url, run.schema)
+            sites, problem = self._sites(record, robots, sha, url, run)
             if problem:
                 return [problem], None
             origin = sites[0]
@@ -325,7 +325,7 @@ class Rederiver:
         )
 
     def _sites(
-        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, schema: int
+        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext
     ) -> tuple[tuple[str, ...], str]:
         """The sites whose robots.txt decided a request (docs/audit-trail.md, ``robots``):
         the one its snapshot is of (its URL's origin, or the site its ``Host`` addressed,
@@ -334,7 +334,11 @@ class Rederiver:
         ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
         schema 1 run wrote a body's line once (for the first site that served it), and
         named no site addressed: its records name the robots.txt of ``origin``, else of
-        their URL's origin, as written."""
+        their URL's origin, as written. An ``also`` ``""`` (its URL's site's robots.txt
+        given up on as unreachable) lets a request through only when the give-up verdict
+        allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows everything otherwise
+        (SPEC §4)."""
+        schema = run.schema
         own = str(origin_of(url) or "")
         addressed = text(robots.get("addressed"))
         named = text(robots.get("origin"))
@@ -366,6 +370,11 @@ class Rederiver:
                         "site's alone")  # fmt: skip
         also = text(robots.get("also"))
         if not also:  # its URL's site's robots.txt given up on: nothing was read
+            fate = text(record.get("fate"))
+            if fate in SENT and run.unreachable_action != "allow":
+                return (), (f"recorded {fate}, but its URL's site's robots.txt ({own}, also) "
+                            "was given up on as unreachable and the run's "
+                            "REP_UNREACHABLE_ACTION is not 'allow'")  # fmt: skip
             return (site,), ""
         also_from = lines.get(also, set())
         if also and also_from and f"{own}/robots.txt" not in also_from:

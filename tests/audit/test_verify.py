@@ -829,19 +829,43 @@ def other_site_trail(tmp_path: Path, **robots: Any) -> Path:
         ({"addressed": OTHER_SITE, "also": sha(ROBOTS)}, "robots.txt disallows it"),
         ({"addressed": "http://third.test", "also": sha(ROBOTS)}, "nor of http://third.test"),
         ({"addressed": OTHER_SITE, "also": sha(OTHER_ROBOTS)}, "not of http://site.test"),
+        ({"addressed": OTHER_SITE, "also": ""}, "was given up on as unreachable"),
     ],
-    ids=["no-host", "host-alone", "both", "another-host", "also-not-own"],
+    ids=["no-host", "host-alone", "both", "another-host", "also-not-own", "also-given-up"],
 )
 def test_verify_holds_a_record_to_its_sites_robots_txt(
     tmp_path: Path, robots: dict[str, Any], finding: str
 ) -> None:
     """docs/audit-trail.md, ``robots``: a record's robots.txt snapshot is of its URL's
     site or of the site its ``Host`` addressed (``addressed``); a request sent so and
-    allowed names its URL's site's too (``also``), and is re-derived with both. (A
+    allowed names its URL's site's too (``also``), and is re-derived with both; one whose
+    URL's site's robots.txt was given up on (``also`` ``""``) was sent only under
+    ``REP_UNREACHABLE_ACTION = "allow"`` (SPEC §4: else it disallows everything). (A
     schema 1 run wrote a body's snapshot line once, for the first site that served it:
     its records are not held so.)"""
     found = [str(f) for f in verify(other_site_trail(tmp_path, **robots)).findings]
     assert found and finding in found[0], found
+
+
+@pytest.mark.parametrize(("action", "clean"), [("allow", True), ("drop", False)])
+def test_a_request_sent_with_another_host_its_urls_robots_txt_given_up_on(
+    tmp_path: Path, action: str, clean: bool
+) -> None:
+    """``also`` ``""``: the URL's site's robots.txt was given up on as unreachable; the
+    crawl sent the request only if its give-up verdict allows (``REP_UNREACHABLE_ACTION``)."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               "addressed": OTHER_SITE, "also": ""}  # fmt: skip
+    body = [
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/open", robots=decided),
+    ]
+    settings = {"REP_PROFILE": "google", "REP_UNREACHABLE_ACTION": action}
+    header = run_line(schema=2, settings=settings)
+    path = write_trail(tmp_path / "trail.jsonl", [header, *body, end_line(body)],
+                       bodies=(OTHER_ROBOTS,))  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert (found == []) if clean else any("given up on" in f for f in found), found
 
 
 def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
