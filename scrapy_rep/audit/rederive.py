@@ -192,6 +192,14 @@ class Rederiver:
         #: sha256 -> the robots.txt URLs its ``snapshot`` lines were fetched from: a
         #: record's robots.txt is its URL's site's, or the site its Host addressed.
         self.robots_urls: dict[str, set[str]] = {}
+        #: (crawl, sha256) -> the robots.txt URLs the runs of that crawl (a run and the
+        #: ``JOBDIR`` runs that resume it, :attr:`crawls`) announced it for: a schema 2
+        #: record names a snapshot its own crawl announced, not another run's.
+        self.crawl_robots_urls: dict[tuple[str, str], set[str]] = {}
+        #: run id -> the first run of the crawl it belongs to (itself unless it resumes
+        #: a run read before it): a resumed run carries on its paused run's open
+        #: records, decided with the paused run's snapshots.
+        self.crawls: dict[str, str] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -201,6 +209,12 @@ class Rederiver:
         self.latest[(text(record.get("kind")), url)] = sha
         if text(record.get("kind")) == "robots.txt":
             self.robots_urls.setdefault(sha, set()).add(url)
+            crawl = self.crawl_of(text(record.get("run")))
+            self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
+
+    def crawl_of(self, run: str) -> str:
+        """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
+        return self.crawls.get(run, run)
 
     def meta(self, sha: str, document: str) -> dict[str, Any] | None:
         """The snapshot line of body ``sha`` fetched from ``document``, else any line of
@@ -337,15 +351,25 @@ class Rederiver:
         their URL's origin, as written. An ``also`` ``""`` (its URL's site's robots.txt
         given up on as unreachable) lets a request through only when the give-up verdict
         allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows everything otherwise
-        (SPEC §4)."""
+        (SPEC §4). From schema 2 a run writes its own ``snapshot`` line for each body it
+        uses: the snapshots a record names are ones its own crawl announced (its run, or
+        the run a ``JOBDIR`` resume carries on), not another run's."""
         schema = run.schema
         own = str(origin_of(url) or "")
         addressed = text(robots.get("addressed"))
         named = text(robots.get("origin"))
         if schema < 2:
             return (named or own,), ""
-        lines = self.robots_urls
-        fetched_from = lines.get(sha, set())
+        crawl = self.crawl_of(text(record.get("run")) or run.run)
+
+        def announced(body: str) -> set[str]:  # what its own crawl announced it for
+            return self.crawl_robots_urls.get((crawl, body), set())
+
+        for body in (sha, text(robots.get("also"))):
+            if body and body in self.robots_urls and not announced(body):
+                return (), (f"names the robots.txt snapshot {body[:12]}…, which its run "
+                            f"{crawl[:8]} did not announce (another run's)")  # fmt: skip
+        fetched_from = announced(sha)
         sites = [site for site in (addressed, own) if site]
         if named and named not in sites:
             sites.insert(0, named)  # an earlier release wrote the URL's origin as "origin"
@@ -376,7 +400,7 @@ class Rederiver:
                             "was given up on as unreachable and the run's "
                             "REP_UNREACHABLE_ACTION is not 'allow'")  # fmt: skip
             return (site,), ""
-        also_from = lines.get(also, set())
+        also_from = announced(also)
         if also and also_from and f"{own}/robots.txt" not in also_from:
             return (), (f"names as its URL's site's robots.txt (also) the snapshot "
                         f"{also[:12]}… of {sorted(also_from)[0]}, not of {own}")  # fmt: skip

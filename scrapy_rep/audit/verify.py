@@ -243,6 +243,7 @@ class _Verifier:
         else:
             first_start = "" if isinstance(resumes, str) and resumes else text(record.get("time"))
         self.runs[run_id] = _Run(context, number, story, last=number, first_start=first_start)
+        self.rederiver.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if isinstance(resumes, str) and resumes:

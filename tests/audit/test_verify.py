@@ -868,6 +868,48 @@ def test_a_request_sent_with_another_host_its_urls_robots_txt_given_up_on(
     assert (found == []) if clean else any("given up on" in f for f in found), found
 
 
+#: An older version of site.test's robots.txt, which allows everything.
+OPEN_ROBOTS = b"User-agent: *\nAllow: /\n"
+
+
+def older_snapshot_runs(later: dict[str, Any], snapshots: bool = True) -> list[bytes]:
+    """A schema 2 run that read :data:`OPEN_ROBOTS` and fetched ``/``, then the run
+    ``later`` (its header's fields) whose ``/private/x`` is recorded fetched naming that
+    snapshot (its own snapshot line, of :data:`ROBOTS`, when ``snapshots``)."""
+    decided = {"snapshot": sha(OPEN_ROBOTS), "agent": "testbot", "line": 2, "rule": "Allow: /"}
+    first = [snapshot_line(OPEN_ROBOTS, bytes=len(OPEN_ROBOTS)), url_line("/", robots=decided)]
+    paused = encode([run_line(schema=2), *first, end_line(first, reason="shutdown")])
+    at = {"time": "2026-11-23T15:00:02.000Z"}
+    second = [
+        *([{**snapshot_line(), "run": RESUMED, "time": "2026-11-23T15:00:01.000Z",
+            "fetched": "2026-11-23T15:00:01.000Z"}] if snapshots else []),
+        {**url_line("/private/x", robots=decided), "run": RESUMED, **at},
+    ]  # fmt: skip
+    header = run_line(schema=2, run=RESUMED, time="2026-11-23T15:00:00.000Z", **later)
+    if later.get("resumes"):
+        header["resumes_head"] = sha(paused[-1])
+    return paused + encode([header, *second, end_line(second, run=RESUMED, **at)],
+                           prev=sha(paused[-1]))  # fmt: skip
+
+
+def test_a_record_names_a_robots_txt_snapshot_its_own_run_announced(tmp_path: Path) -> None:
+    """docs/audit-trail.md, ``robots``: from schema 2 each run writes its own ``snapshot``
+    line for every body it uses; a record naming another run's snapshot (an older version
+    of its site's robots.txt, which allowed it) is reported."""
+    lines = older_snapshot_runs({})
+    path = write_trail(tmp_path / "t.jsonl", lines=lines, bodies=(ROBOTS, OPEN_ROBOTS))
+    found = [str(f) for f in verify(path).findings]
+    assert found and "did not announce (another run's)" in found[0], found
+
+
+def test_a_resumed_run_may_name_the_snapshots_of_the_run_it_resumes(tmp_path: Path) -> None:
+    """A JOBDIR resume carries on its paused run's open records, decided with the paused
+    run's snapshots: those are its crawl's own."""
+    lines = older_snapshot_runs({"resumes": RUN, "resumes_trail": "t.jsonl"}, snapshots=False)
+    path = write_trail(tmp_path / "t.jsonl", lines=lines, bodies=(ROBOTS, OPEN_ROBOTS))
+    assert [str(f) for f in verify(path).findings] == []
+
+
 def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
     tmp_path: Path,
 ) -> None:
