@@ -347,8 +347,9 @@ class Rederiver:
         too; or why they are not those a crawl could have named. A snapshot that no
         ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
         schema 1 run wrote a body's line once (for the first site that served it), and
-        named no site addressed: its records name the robots.txt of ``origin``, else of
-        their URL's origin, as written. An ``also`` ``""`` (its URL's site's robots.txt
+        named no site addressed: its records name the robots.txt of ``origin`` (which
+        must be their URL's origin: a schema 1 crawl read no ``Host``), else of their
+        URL's origin, as written. An ``also`` ``""`` (its URL's site's robots.txt
         given up on as unreachable) lets a request through only when the give-up verdict
         allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows everything otherwise
         (SPEC §4). From schema 2 a run writes its own ``snapshot`` line for each body it
@@ -358,7 +359,9 @@ class Rederiver:
         own = str(origin_of(url) or "")
         addressed = text(robots.get("addressed"))
         named = text(robots.get("origin"))
-        if schema < 2:
+        if schema < 2:  # no Host reading: only its URL's site's robots.txt decided it
+            if named and str(origin_of(f"{named}/") or named) != own:
+                return (), f"names the robots.txt of {named}, not of its URL's site {own}"
             return (named or own,), ""
         crawl = self.crawl_of(text(record.get("run")) or run.run)
 

@@ -868,6 +868,23 @@ def test_a_request_sent_with_another_host_its_urls_robots_txt_given_up_on(
     assert (found == []) if clean else any("given up on" in f for f in found), found
 
 
+def test_a_schema_1_record_is_held_to_its_urls_sites_robots_txt(tmp_path: Path) -> None:
+    """A schema 1 run read no ``Host``: a record naming another site's robots.txt
+    (``origin``) is reported, though its snapshot lines are not held per site."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"origin": OTHER_SITE, "snapshot": sha(OTHER_ROBOTS), "agent": "testbot",
+               "why": "no rule matches"}  # fmt: skip
+    body = [
+        snapshot_line(),  # site.test: Disallow: /private
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/private/x", robots=decided),
+    ]
+    path = write_trail(tmp_path / "trail.jsonl", [run_line(schema=1), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert found and f"names the robots.txt of {OTHER_SITE}, not of its URL's site" in found[0]
+
+
 #: An older version of site.test's robots.txt, which allows everything.
 OPEN_ROBOTS = b"User-agent: *\nAllow: /\n"
 
