@@ -47,7 +47,7 @@ from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import overrides_of
+from scrapy_rep.settings import RepConfig, overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
@@ -97,8 +97,8 @@ class RunContext:
     #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
     page: PageRun = field(default_factory=PageRun)
     #: The longest the run used a document version after fetching it, in seconds: its
-    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (``None``: its
-    #: header does not give both).
+    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (their defaults
+    #: when its header does not give them; ``None``: not read from a header).
     longest_use: float | None = None
 
     @classmethod
@@ -125,12 +125,21 @@ class RunContext:
         )
 
 
-def _longest_use(settings: dict[str, Any]) -> float | None:
-    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings, when both are
-    numbers (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
-    ttl, stale = settings.get("REP_CACHE_MAX_TTL"), settings.get("REP_CACHE_STALE_MAX")
-    numbers = [v for v in (ttl, stale) if isinstance(v, int | float) and not isinstance(v, bool)]
-    return float(sum(numbers)) if len(numbers) == 2 and min(numbers) >= 0 else None
+def _longest_use(settings: dict[str, Any]) -> float:
+    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings
+    (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`). The crawl writes every
+    ``REP_*`` setting in its header, each a number it checked: one missing or not a
+    number (a header written by hand, or edited) counts as its default."""
+    defaults = RepConfig.defaults()
+    total = 0.0
+    for name, default in (("REP_CACHE_MAX_TTL", defaults.cache_max_ttl),
+                          ("REP_CACHE_STALE_MAX", defaults.cache_stale_max)):  # fmt: skip
+        value = settings.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            total += float(value)
+        else:
+            total += default
+    return total
 
 
 def _bound(value: Any) -> int | None:

@@ -787,9 +787,19 @@ def expires_trail(tmp_path: Path, expires: str, settings: dict[str, Any]) -> Pat
         ("2027-12-30T14:00:02.000Z", CACHE_SETTINGS, 0),  # fresh 7 days, then 30 stale
         ("2027-12-30T14:00:02.002Z", CACHE_SETTINGS, 1),
         ("2099-01-01T00:00:00.000Z", CACHE_SETTINGS, 1),
-        ("2099-01-01T00:00:00.000Z", {"REP_PROFILE": "google"}, 0),  # no bound known
+        # A header without them (the crawl writes every REP_* setting): their defaults,
+        # 7 days fresh then 30 stale, as CACHE_SETTINGS.
+        ("2099-01-01T00:00:00.000Z", {"REP_PROFILE": "google"}, 1),
+        ("2027-12-30T14:00:02.000Z", {"REP_PROFILE": "google"}, 0),
     ],
-    ids=["expired", "longest", "past-longest", "2099", "settings-unknown"],
+    ids=[
+        "expired",
+        "longest",
+        "past-longest",
+        "2099",
+        "settings-unknown",
+        "settings-unknown-longest",
+    ],
 )
 def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
     tmp_path: Path, expires: str, settings: dict[str, Any], findings: int
@@ -797,9 +807,28 @@ def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
     """docs/audit-trail.md, ``expires``: the crawl holds a version it fetched (at the
     latest when the request was sent) ``REP_CACHE_MAX_TTL`` fresh at most, then
     ``REP_CACHE_STALE_MAX`` stale: an ``expires`` later than ``sent_at`` plus both is
-    none the crawl could write."""
+    none the crawl could write (a header that does not give them: their defaults)."""
     found = [str(f) for f in verify(expires_trail(tmp_path, expires, settings)).findings]
     assert len(found) == findings, found
+
+
+@pytest.mark.parametrize(
+    ("expires", "findings"), [("2026-12-30T14:00:03.000Z", 0), ("2099-01-01T00:00:00.000Z", 1)]
+)
+def test_verify_bounds_expires_from_the_records_time_without_its_sent_at(
+    tmp_path: Path, expires: str, findings: int
+) -> None:
+    """A record with no ``sent_at`` (an earlier release wrote none, or it was dropped):
+    its request was sent, if at all, before its record was written (``time``), so its
+    ``expires`` is bounded from that."""
+    record = url_line("/", robots=robots_part(None), expires=expires,
+                      time="2026-11-23T14:00:03.000Z")  # fmt: skip
+    body = [snapshot_line(), record]
+    path = write_trail(tmp_path / "trail.jsonl",
+                       [run_line(settings=CACHE_SETTINGS), *body, end_line(body)])  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert len(found) == findings, found
+    assert not found or "for a request recorded at 2026-11-23T14:00:03.000Z" in found[0]
 
 
 OTHER_ROBOTS = b"User-agent: *\nDisallow: /elsewhere\n"
