@@ -47,7 +47,7 @@ from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
 from scrapy_rep.fetch.procedure import TDMREP, was_cut
 from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import overrides_of
+from scrapy_rep.settings import RepConfig, overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
@@ -97,8 +97,8 @@ class RunContext:
     #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
     page: PageRun = field(default_factory=PageRun)
     #: The longest the run used a document version after fetching it, in seconds: its
-    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (``None``: its
-    #: header does not give both).
+    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (their defaults
+    #: when its header does not give them; ``None``: not read from a header).
     longest_use: float | None = None
 
     @classmethod
@@ -125,12 +125,21 @@ class RunContext:
         )
 
 
-def _longest_use(settings: dict[str, Any]) -> float | None:
-    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings, when both are
-    numbers (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
-    ttl, stale = settings.get("REP_CACHE_MAX_TTL"), settings.get("REP_CACHE_STALE_MAX")
-    numbers = [v for v in (ttl, stale) if isinstance(v, int | float) and not isinstance(v, bool)]
-    return float(sum(numbers)) if len(numbers) == 2 and min(numbers) >= 0 else None
+def _longest_use(settings: dict[str, Any]) -> float:
+    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings
+    (:func:`scrapy_rep.fetch.lifecycle.shared.downloaded_entry`). The crawl writes every
+    ``REP_*`` setting in its header, each a number it checked: one missing or not a
+    number (a header written by hand, or edited) counts as its default."""
+    defaults = RepConfig.defaults()
+    total = 0.0
+    for name, default in (("REP_CACHE_MAX_TTL", defaults.cache_max_ttl),
+                          ("REP_CACHE_STALE_MAX", defaults.cache_stale_max)):  # fmt: skip
+        value = settings.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            total += float(value)
+        else:
+            total += default
+    return total
 
 
 def _bound(value: Any) -> int | None:
@@ -192,6 +201,14 @@ class Rederiver:
         #: sha256 -> the robots.txt URLs its ``snapshot`` lines were fetched from: a
         #: record's robots.txt is its URL's site's, or the site its Host addressed.
         self.robots_urls: dict[str, set[str]] = {}
+        #: (crawl, sha256) -> the robots.txt URLs the runs of that crawl (a run and the
+        #: ``JOBDIR`` runs that resume it, :attr:`crawls`) announced it for: a schema 2
+        #: record names a snapshot its own crawl announced, not another run's.
+        self.crawl_robots_urls: dict[tuple[str, str], set[str]] = {}
+        #: run id -> the first run of the crawl it belongs to (itself unless it resumes
+        #: a run read before it): a resumed run carries on its paused run's open
+        #: records, decided with the paused run's snapshots.
+        self.crawls: dict[str, str] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -201,6 +218,12 @@ class Rederiver:
         self.latest[(text(record.get("kind")), url)] = sha
         if text(record.get("kind")) == "robots.txt":
             self.robots_urls.setdefault(sha, set()).add(url)
+            crawl = self.crawl_of(text(record.get("run")))
+            self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
+
+    def crawl_of(self, run: str) -> str:
+        """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
+        return self.crawls.get(run, run)
 
     def meta(self, sha: str, document: str) -> dict[str, Any] | None:
         """The snapshot line of body ``sha`` fetched from ``document``, else any line of
@@ -298,7 +321,7 @@ class Rederiver:
             return [problem], None
         also: tuple[RobotsTxt, Effect] | None = None
         if not item:
-            sites, problem = self._sites(record, robots, sha, url, run.schema)
+            sites, problem = self._sites(record, robots, sha, url, run)
             if problem:
                 return [problem], None
             origin = sites[0]
@@ -325,7 +348,7 @@ class Rederiver:
         )
 
     def _sites(
-        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, schema: int
+        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext
     ) -> tuple[tuple[str, ...], str]:
         """The sites whose robots.txt decided a request (docs/audit-trail.md, ``robots``):
         the one its snapshot is of (its URL's origin, or the site its ``Host`` addressed,
@@ -333,15 +356,32 @@ class Rederiver:
         too; or why they are not those a crawl could have named. A snapshot that no
         ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
         schema 1 run wrote a body's line once (for the first site that served it), and
-        named no site addressed: its records name the robots.txt of ``origin``, else of
-        their URL's origin, as written."""
+        named no site addressed: its records name the robots.txt of ``origin`` (which
+        must be their URL's origin: a schema 1 crawl read no ``Host``), else of their
+        URL's origin, as written. An ``also`` ``""`` (its URL's site's robots.txt
+        given up on as unreachable) lets a request through only when the give-up verdict
+        allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows everything otherwise
+        (SPEC §4). From schema 2 a run writes its own ``snapshot`` line for each body it
+        uses: the snapshots a record names are ones its own crawl announced (its run, or
+        the run a ``JOBDIR`` resume carries on), not another run's."""
+        schema = run.schema
         own = str(origin_of(url) or "")
         addressed = text(robots.get("addressed"))
         named = text(robots.get("origin"))
-        if schema < 2:
+        if schema < 2:  # no Host reading: only its URL's site's robots.txt decided it
+            if named and str(origin_of(f"{named}/") or named) != own:
+                return (), f"names the robots.txt of {named}, not of its URL's site {own}"
             return (named or own,), ""
-        lines = self.robots_urls
-        fetched_from = lines.get(sha, set())
+        crawl = self.crawl_of(text(record.get("run")) or run.run)
+
+        def announced(body: str) -> set[str]:  # what its own crawl announced it for
+            return self.crawl_robots_urls.get((crawl, body), set())
+
+        for body in (sha, text(robots.get("also"))):
+            if body and body in self.robots_urls and not announced(body):
+                return (), (f"names the robots.txt snapshot {body[:12]}…, which its run "
+                            f"{crawl[:8]} did not announce (another run's)")  # fmt: skip
+        fetched_from = announced(sha)
         sites = [site for site in (addressed, own) if site]
         if named and named not in sites:
             sites.insert(0, named)  # an earlier release wrote the URL's origin as "origin"
@@ -366,8 +406,13 @@ class Rederiver:
                         "site's alone")  # fmt: skip
         also = text(robots.get("also"))
         if not also:  # its URL's site's robots.txt given up on: nothing was read
+            fate = text(record.get("fate"))
+            if fate in SENT and run.unreachable_action != "allow":
+                return (), (f"recorded {fate}, but its URL's site's robots.txt ({own}, also) "
+                            "was given up on as unreachable and the run's "
+                            "REP_UNREACHABLE_ACTION is not 'allow'")  # fmt: skip
             return (site,), ""
-        also_from = lines.get(also, set())
+        also_from = announced(also)
         if also and also_from and f"{own}/robots.txt" not in also_from:
             return (), (f"names as its URL's site's robots.txt (also) the snapshot "
                         f"{also[:12]}… of {sorted(also_from)[0]}, not of {own}")  # fmt: skip

@@ -243,6 +243,7 @@ class _Verifier:
         else:
             first_start = "" if isinstance(resumes, str) and resumes else text(record.get("time"))
         self.runs[run_id] = _Run(context, number, story, last=number, first_start=first_start)
+        self.rederiver.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if isinstance(resumes, str) and resumes:
@@ -507,10 +508,16 @@ def when_sent(
     ``expires`` no later than the crawl could write it: the freshness of a document
     version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
     then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
-    sum in the run's settings, ``None``: not known)."""
+    sum in the run's settings, ``None``: not known), counted from ``sent_at``, else
+    from the record's ``time`` (no request is sent after its record is written)."""
     written = text(record.get("sent_at"))
-    if not written:
-        return _not_sent_past_override(record, overrides)
+    if not written:  # sent, if at all, before its record was written
+        written_at = text(record.get("time"))
+        at = _instant(written_at)
+        unsent = _not_sent_past_override(record, overrides)
+        if at is not None:
+            unsent += _expires_bound(record, at, f"recorded at {written_at}", longest_use)
+        return unsent
     sent = _instant(written)
     if sent is None:
         return [f"its sent_at {record.get('sent_at')!r} is no time"]
@@ -520,14 +527,21 @@ def when_sent(
         found.append(f"sent at {written}, before its crawl started ({start})")
     if recorded is not None and sent > recorded:
         found.append(f"sent at {written}, after its record was written ({record['time']})")
+    return found + _expires_bound(record, sent, f"sent at {written}", longest_use)
+
+
+def _expires_bound(
+    record: dict[str, Any], sent: float, when: str, longest_use: float | None
+) -> list[str]:
+    """A record's ``expires`` no later than ``longest_use`` after ``sent`` (when the
+    request was sent, or at the latest, with no ``sent_at``, its record's ``time``)."""
     expires = text(record.get("expires"))
     until = _instant(expires)
     if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
-        found.append(f"its expires ({expires}) is later than any the crawl could write for a "
-                     f"request sent at {written}: a document version is used "
-                     f"{longest_use:g} s at most (REP_CACHE_MAX_TTL + "
-                     "REP_CACHE_STALE_MAX)")  # fmt: skip
-    return found
+        return [f"its expires ({expires}) is later than any the crawl could write for a "
+                f"request {when}: a document version is used {longest_use:g} s at most "
+                "(REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX)"]  # fmt: skip
+    return []
 
 
 def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override]) -> list[str]:

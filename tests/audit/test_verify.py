@@ -787,9 +787,19 @@ def expires_trail(tmp_path: Path, expires: str, settings: dict[str, Any]) -> Pat
         ("2027-12-30T14:00:02.000Z", CACHE_SETTINGS, 0),  # fresh 7 days, then 30 stale
         ("2027-12-30T14:00:02.002Z", CACHE_SETTINGS, 1),
         ("2099-01-01T00:00:00.000Z", CACHE_SETTINGS, 1),
-        ("2099-01-01T00:00:00.000Z", {"REP_PROFILE": "google"}, 0),  # no bound known
+        # A header without them (the crawl writes every REP_* setting): their defaults,
+        # 7 days fresh then 30 stale, as CACHE_SETTINGS.
+        ("2099-01-01T00:00:00.000Z", {"REP_PROFILE": "google"}, 1),
+        ("2027-12-30T14:00:02.000Z", {"REP_PROFILE": "google"}, 0),
     ],
-    ids=["expired", "longest", "past-longest", "2099", "settings-unknown"],
+    ids=[
+        "expired",
+        "longest",
+        "past-longest",
+        "2099",
+        "settings-unknown",
+        "settings-unknown-longest",
+    ],
 )
 def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
     tmp_path: Path, expires: str, settings: dict[str, Any], findings: int
@@ -797,9 +807,28 @@ def test_verify_bounds_expires_by_the_runs_cache_lifetimes(
     """docs/audit-trail.md, ``expires``: the crawl holds a version it fetched (at the
     latest when the request was sent) ``REP_CACHE_MAX_TTL`` fresh at most, then
     ``REP_CACHE_STALE_MAX`` stale: an ``expires`` later than ``sent_at`` plus both is
-    none the crawl could write."""
+    none the crawl could write (a header that does not give them: their defaults)."""
     found = [str(f) for f in verify(expires_trail(tmp_path, expires, settings)).findings]
     assert len(found) == findings, found
+
+
+@pytest.mark.parametrize(
+    ("expires", "findings"), [("2026-12-30T14:00:03.000Z", 0), ("2099-01-01T00:00:00.000Z", 1)]
+)
+def test_verify_bounds_expires_from_the_records_time_without_its_sent_at(
+    tmp_path: Path, expires: str, findings: int
+) -> None:
+    """A record with no ``sent_at`` (an earlier release wrote none, or it was dropped):
+    its request was sent, if at all, before its record was written (``time``), so its
+    ``expires`` is bounded from that."""
+    record = url_line("/", robots=robots_part(None), expires=expires,
+                      time="2026-11-23T14:00:03.000Z")  # fmt: skip
+    body = [snapshot_line(), record]
+    path = write_trail(tmp_path / "trail.jsonl",
+                       [run_line(settings=CACHE_SETTINGS), *body, end_line(body)])  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert len(found) == findings, found
+    assert not found or "for a request recorded at 2026-11-23T14:00:03.000Z" in found[0]
 
 
 OTHER_ROBOTS = b"User-agent: *\nDisallow: /elsewhere\n"
@@ -829,19 +858,102 @@ def other_site_trail(tmp_path: Path, **robots: Any) -> Path:
         ({"addressed": OTHER_SITE, "also": sha(ROBOTS)}, "robots.txt disallows it"),
         ({"addressed": "http://third.test", "also": sha(ROBOTS)}, "nor of http://third.test"),
         ({"addressed": OTHER_SITE, "also": sha(OTHER_ROBOTS)}, "not of http://site.test"),
+        ({"addressed": OTHER_SITE, "also": ""}, "was given up on as unreachable"),
     ],
-    ids=["no-host", "host-alone", "both", "another-host", "also-not-own"],
+    ids=["no-host", "host-alone", "both", "another-host", "also-not-own", "also-given-up"],
 )
 def test_verify_holds_a_record_to_its_sites_robots_txt(
     tmp_path: Path, robots: dict[str, Any], finding: str
 ) -> None:
     """docs/audit-trail.md, ``robots``: a record's robots.txt snapshot is of its URL's
     site or of the site its ``Host`` addressed (``addressed``); a request sent so and
-    allowed names its URL's site's too (``also``), and is re-derived with both. (A
+    allowed names its URL's site's too (``also``), and is re-derived with both; one whose
+    URL's site's robots.txt was given up on (``also`` ``""``) was sent only under
+    ``REP_UNREACHABLE_ACTION = "allow"`` (SPEC §4: else it disallows everything). (A
     schema 1 run wrote a body's snapshot line once, for the first site that served it:
     its records are not held so.)"""
     found = [str(f) for f in verify(other_site_trail(tmp_path, **robots)).findings]
     assert found and finding in found[0], found
+
+
+@pytest.mark.parametrize(("action", "clean"), [("allow", True), ("drop", False)])
+def test_a_request_sent_with_another_host_its_urls_robots_txt_given_up_on(
+    tmp_path: Path, action: str, clean: bool
+) -> None:
+    """``also`` ``""``: the URL's site's robots.txt was given up on as unreachable; the
+    crawl sent the request only if its give-up verdict allows (``REP_UNREACHABLE_ACTION``)."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"snapshot": sha(OTHER_ROBOTS), "agent": "testbot", "why": "no rule matches",
+               "addressed": OTHER_SITE, "also": ""}  # fmt: skip
+    body = [
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/open", robots=decided),
+    ]
+    settings = {"REP_PROFILE": "google", "REP_UNREACHABLE_ACTION": action}
+    header = run_line(schema=2, settings=settings)
+    path = write_trail(tmp_path / "trail.jsonl", [header, *body, end_line(body)],
+                       bodies=(OTHER_ROBOTS,))  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert (found == []) if clean else any("given up on" in f for f in found), found
+
+
+def test_a_schema_1_record_is_held_to_its_urls_sites_robots_txt(tmp_path: Path) -> None:
+    """A schema 1 run read no ``Host``: a record naming another site's robots.txt
+    (``origin``) is reported, though its snapshot lines are not held per site."""
+    other = f"{OTHER_SITE}/robots.txt"
+    decided = {"origin": OTHER_SITE, "snapshot": sha(OTHER_ROBOTS), "agent": "testbot",
+               "why": "no rule matches"}  # fmt: skip
+    body = [
+        snapshot_line(),  # site.test: Disallow: /private
+        snapshot_line(OTHER_ROBOTS, url=other, final_url=other, bytes=len(OTHER_ROBOTS)),
+        url_line("/private/x", robots=decided),
+    ]
+    path = write_trail(tmp_path / "trail.jsonl", [run_line(schema=1), *body, end_line(body)],
+                       bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
+    found = [str(f) for f in verify(path).findings]
+    assert found and f"names the robots.txt of {OTHER_SITE}, not of its URL's site" in found[0]
+
+
+#: An older version of site.test's robots.txt, which allows everything.
+OPEN_ROBOTS = b"User-agent: *\nAllow: /\n"
+
+
+def older_snapshot_runs(later: dict[str, Any], snapshots: bool = True) -> list[bytes]:
+    """A schema 2 run that read :data:`OPEN_ROBOTS` and fetched ``/``, then the run
+    ``later`` (its header's fields) whose ``/private/x`` is recorded fetched naming that
+    snapshot (its own snapshot line, of :data:`ROBOTS`, when ``snapshots``)."""
+    decided = {"snapshot": sha(OPEN_ROBOTS), "agent": "testbot", "line": 2, "rule": "Allow: /"}
+    first = [snapshot_line(OPEN_ROBOTS, bytes=len(OPEN_ROBOTS)), url_line("/", robots=decided)]
+    paused = encode([run_line(schema=2), *first, end_line(first, reason="shutdown")])
+    at = {"time": "2026-11-23T15:00:02.000Z"}
+    second = [
+        *([{**snapshot_line(), "run": RESUMED, "time": "2026-11-23T15:00:01.000Z",
+            "fetched": "2026-11-23T15:00:01.000Z"}] if snapshots else []),
+        {**url_line("/private/x", robots=decided), "run": RESUMED, **at},
+    ]  # fmt: skip
+    header = run_line(schema=2, run=RESUMED, time="2026-11-23T15:00:00.000Z", **later)
+    if later.get("resumes"):
+        header["resumes_head"] = sha(paused[-1])
+    return paused + encode([header, *second, end_line(second, run=RESUMED, **at)],
+                           prev=sha(paused[-1]))  # fmt: skip
+
+
+def test_a_record_names_a_robots_txt_snapshot_its_own_run_announced(tmp_path: Path) -> None:
+    """docs/audit-trail.md, ``robots``: from schema 2 each run writes its own ``snapshot``
+    line for every body it uses; a record naming another run's snapshot (an older version
+    of its site's robots.txt, which allowed it) is reported."""
+    lines = older_snapshot_runs({})
+    path = write_trail(tmp_path / "t.jsonl", lines=lines, bodies=(ROBOTS, OPEN_ROBOTS))
+    found = [str(f) for f in verify(path).findings]
+    assert found and "did not announce (another run's)" in found[0], found
+
+
+def test_a_resumed_run_may_name_the_snapshots_of_the_run_it_resumes(tmp_path: Path) -> None:
+    """A JOBDIR resume carries on its paused run's open records, decided with the paused
+    run's snapshots: those are its crawl's own."""
+    lines = older_snapshot_runs({"resumes": RUN, "resumes_trail": "t.jsonl"}, snapshots=False)
+    path = write_trail(tmp_path / "t.jsonl", lines=lines, bodies=(ROBOTS, OPEN_ROBOTS))
+    assert [str(f) for f in verify(path).findings] == []
 
 
 def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
