@@ -322,7 +322,10 @@ async def in_thread(function: Callable[..., _T], *args: Any, timeout: float | No
         return result
     if timeout is None:
         return await asyncio.to_thread(function, *args)
-    return await asyncio.wait_for(asyncio.to_thread(function, *args), timeout)
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(function, *args), timeout)
+    except asyncio.TimeoutError as error:  # Python 3.10: not yet the built-in TimeoutError
+        raise TimeoutError(f"no answer within {timeout} s") from error
 
 
 def asyncio_usable() -> bool:
