@@ -239,6 +239,7 @@ class SendCheck:
         then handed to Scrapy's download handler (``rest``: its other arguments)."""
         state = sent_state(request)
         if state is not None and state.names:
+            sent = time.time()  # the wall clock, read before the verdict's: never after it
             now = self.owner._clock()
             expires = state.until
             if now >= expires:
@@ -246,7 +247,7 @@ class SendCheck:
             if self._sent_at is not None and state.audit:  # when, by the wall clock
                 # (the one the record's ``time`` is written by; the verdict's clock may be
                 # another one's, a test's or a program's: ``now`` decides, not records)
-                self._sent_at(state.audit, time.time(), expires)
+                self._sent_at(state.audit, sent, expires)
         return self._send(request, *rest)
 
     def _check(self, request: Request, state: RequestState, now: float) -> float:
