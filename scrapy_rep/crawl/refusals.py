@@ -1,5 +1,6 @@
 """Performing a refusal, before or after the fetch: the one place that counts it, logs it
-and sends its signal, whichever pass refused (docs/reference.md, 'Stats' and 'Signals').
+and sends its signal, whichever pass refused or dropped it (docs/reference.md, 'Stats'
+and 'Signals').
 
 A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
 :class:`scrapy_rep.verdict.signals.Action`):
@@ -12,10 +13,18 @@ A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
 - **keep**: an item of a page (noindex, ``unavailable_after``, the crawl's purpose:
   :mod:`scrapy_rep.crawl.page.itemgate`).
 
-Every refused request is counted in ``rep/requests/dropped/<reason>`` and every refused
-item in ``rep/items/dropped/<reason>``, with the detailed stats of :data:`DETAIL_STATS`;
-one DEBUG line; then ``request_refused`` or ``item_refused`` with the verdict, which the
-audit trail and the report read.
+A request may also be dropped without a verdict (:func:`drop_request`): the spider closed
+while it was held or waited for a document, or it could not be kept in ``JOBDIR`` or put
+back into the shared queue (:mod:`scrapy_rep.crawl.documents.documents`,
+:mod:`scrapy_rep.crawl.documents.holding`); one that cannot even be read back is only
+counted (:func:`count_unread`). Whoever dropped it says what failed (a WARNING); the
+refusal itself is performed here.
+
+Every refused or dropped request is counted in ``rep/requests/dropped/<reason>`` and
+every refused item in ``rep/items/dropped/<reason>``, with the detailed stats of
+:data:`DETAIL_STATS` (what each row of :data:`scrapy_rep.verdict.fates.REASONS` names);
+one DEBUG line; then ``request_refused`` or ``item_refused`` with the verdict (``None``
+for a request dropped without one), which the audit trail and the report read.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.stats import inc_each
+from scrapy_rep.crawl.stats import inc, inc_each
 from scrapy_rep.usage.rsl.terms import says_not_read
+from scrapy_rep.verdict.fates import SIGNALLED_AS
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
 
@@ -38,6 +48,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.verdict import Refused
+    from scrapy_rep.verdict.fates import Dropped
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +90,8 @@ def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
     return stats
 
 
-def _stats_of(action: Action, reason: Reason, purpose: str | None) -> tuple[str, ...]:
-    details = DETAIL_STATS.get((action, reason), ())
+def _stats_of(action: Action, reason: Reason | Dropped, purpose: str | None) -> tuple[str, ...]:
+    details = DETAIL_STATS.get((action, reason), ()) if isinstance(reason, Reason) else ()
     whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
     return (*(name.format(purpose=purpose or "") for name in details), f"{whole}/{reason}")
 
@@ -105,6 +116,27 @@ def refuse_request(
         crawler, logger, request, verdict.reason, verdict.message, response,
         detail=detail, verdict=verdict,
     )  # fmt: skip
+
+
+def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
+    """``request`` is dropped without a verdict, ``why`` (the spider closed while it was
+    held or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue):
+    counted under its word, logged at DEBUG with ``message`` and sent as
+    ``request_refused`` with no verdict, under the reason it is signalled as (a
+    :class:`~scrapy_rep.verdict.fates.Dropped` word's is in
+    :data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
+    inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
+    reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
+    rep_signals.send_refused(crawler, logger, request, reason, message)
+
+
+def count_unread(crawler: Crawler, why: Reason | Dropped, count: int = 1) -> None:
+    """``count`` requests dropped, ``why``, that cannot be read back to be named (from
+    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only;
+    no request to log or signal (whoever lost them says so, with a WARNING or an ERROR)."""
+    if count > 0:
+        for name in _stats_of(Action.FETCH, why, None):
+            inc(crawler.stats, name, count)
 
 
 def refuse_item(

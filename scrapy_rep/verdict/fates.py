@@ -199,6 +199,14 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
 )
 
 
+#: The reason the ``request_refused`` signal says of a request dropped without a verdict
+#: (its handlers, the trail's ``refused_by`` and the report read it): it was dropped as
+#: the spider closed.
+SIGNALLED_AS: Final[Mapping[Dropped, Reason]] = MappingProxyType(
+    {Dropped.NOT_SERIALIZABLE: Reason.SPIDER_CLOSED}
+)
+
+
 def reason_row(word: str) -> ReasonRow | None:
     """The row of a reason's word (``None``: another add-on's word, a hand-edited trail)."""
     return REASONS.get(word)

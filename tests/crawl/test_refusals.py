@@ -1,6 +1,7 @@
 """The one performer of a refusal (:mod:`scrapy_rep.crawl.refusals`): a request refused
-before its fetch, a link a page keeps from being followed and an item a page keeps from
-being kept are counted from one table, logged and signalled with their verdict alike."""
+before its fetch, a link a page keeps from being followed, an item a page keeps from
+being kept and a request dropped without a verdict are counted from one table, logged
+and signalled alike."""
 
 from __future__ import annotations
 
@@ -16,13 +17,20 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.ledger import PageLedger
-from scrapy_rep.crawl.refusals import refusal_stats, refuse_item, refuse_request
+from scrapy_rep.crawl.refusals import (
+    count_unread,
+    drop_request,
+    refusal_stats,
+    refuse_item,
+    refuse_request,
+)
 from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.document import not_read
 from scrapy_rep.usage.rsl.terms import rsl_signals
 from scrapy_rep.verdict import ROBOTS, Reason, Refused, RequestFacts
+from scrapy_rep.verdict.fates import Dropped
 from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.signals import Action
 from tests.support.scrapyversions import open_stats
@@ -123,3 +131,30 @@ def test_before_and_after_the_fetch_one_performer_counts_logs_and_signals(
     assert len(logged) == 4
     assert logged[1].startswith("Not followed: nofollow (X-Robots-Tag): <GET")
     assert logged[2] == f"Dropped an item of {URL}: noindex by X-Robots-Tag: noindex"
+
+
+def test_a_request_dropped_without_a_verdict_is_performed_as_a_refusal(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Held when the spider closed, or not kept in ``JOBDIR``: the one performer counts it
+    under its word, logs it at DEBUG and sends ``request_refused`` without a verdict, a
+    request not kept signalled as ``spider_closed`` (its row's ``refused_by``, "closed")."""
+    crawler, sent = crawler_with_signals()
+    caplog.set_level(logging.DEBUG, logger="scrapy_rep")
+    closed = Request(URL)
+    drop_request(crawler, closed, Reason.SPIDER_CLOSED, "Not downloaded: the spider closed")
+    kept = Request(f"{URL}/kept")
+    drop_request(crawler, kept, Dropped.NOT_SERIALIZABLE, "Not downloaded: not kept")
+    count_unread(crawler, Dropped.NOT_SERIALIZABLE, 2)
+    count_unread(crawler, Reason.SPIDER_CLOSED, 0)
+    stats = crawler.stats.get_stats()
+    assert stats["rep/requests/dropped/spider_closed"] == 1
+    assert stats["rep/requests/dropped/not_serializable"] == 3
+    assert [(kind, kw["request"], kw["reason"], kw["message"]) for kind, kw in sent] == [
+        ("request", closed, Reason.SPIDER_CLOSED, "Not downloaded: the spider closed"),
+        ("request", kept, Reason.SPIDER_CLOSED, "Not downloaded: not kept"),
+    ]
+    assert all(kw["verdict"] is None and kw["response"] is None for _, kw in sent)
+    logged = [r for r in caplog.records if r.name == "scrapy_rep.crawl.refusals"]
+    assert [r.levelno for r in logged] == [logging.DEBUG, logging.DEBUG]
+    assert logged[1].getMessage() == f"Not downloaded: not kept: <GET {URL}/kept>"

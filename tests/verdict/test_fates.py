@@ -21,6 +21,7 @@ from scrapy_rep.verdict.fates import (
     REASONS,
     REFUSED_BY_WORD,
     REPORT_FATES,
+    SIGNALLED_AS,
     Dropped,
     Fate,
     reason_row,
@@ -64,6 +65,19 @@ def test_the_trails_refused_by_words_are_the_rows() -> None:
     assert REFUSED_BY_WORD[Reason.INTERNAL_ERROR] == "internal_error"  # its own word
     for word, row in REASONS.items():
         assert bool(row.refused_by) == (row.fate is Fate.REFUSED), word
+
+
+def test_a_request_dropped_without_a_verdict_is_signalled_as_a_reason_it_agrees_with() -> None:
+    """Its signal's reason is what the trail and the report read: the row of the word it
+    is counted under says the same of it as the row of the reason it is signalled as."""
+    assert set(SIGNALLED_AS) == set(Dropped)
+    for word, reason in SIGNALLED_AS.items():
+        row, signalled = REASONS[word], REASONS[reason]
+        assert (row.refused_by, row.report, row.fate) == (
+            signalled.refused_by,
+            signalled.report,
+            signalled.fate,
+        ), word
 
 
 @pytest.mark.parametrize("reason", list(Reason), ids=str)

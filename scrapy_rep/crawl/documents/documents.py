@@ -40,6 +40,7 @@ from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
+from scrapy_rep.crawl.refusals import drop_request
 from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
@@ -216,14 +217,14 @@ class OriginDocument(Generic[D]):
         self, entry: CacheEntry[D] | None, key: Hashable, request: Request
     ) -> CacheEntry[D]:
         """``entry``; none (the spider closed while ``request`` waited in place): the
-        request is refused as a held one is at the close, counted, signalled (its trail
-        record written) and ``IgnoreRequest`` raised."""
+        request is dropped as a held one is at the close (by the performer of refusals:
+        counted, logged, signalled, its trail record written) and ``IgnoreRequest``
+        raised."""
         if entry is not None:
             return entry
-        inc(self.stats, "rep/requests/dropped/spider_closed")
         message = f"{self.name} of {key} not known when the spider closed"
-        rep_signals.send_refused(
-            self.crawler, logger, request, Reason.SPIDER_CLOSED,
+        drop_request(
+            self.crawler, request, Reason.SPIDER_CLOSED,
             f"Not downloaded: the spider closed while it waited: {message}",
         )  # fmt: skip
         raise IgnoreRequest(message)

@@ -16,7 +16,9 @@ crawl's concurrency. They are kept per origin in arrival order:
   memory in ``scrapy_rep.state``, the spilled ones left in their disk queues, which the
   state file names: a pause reads none of them back into memory); with
   scrapy-redis and ``SCHEDULER_PERSIST`` they go back to the shared queue; otherwise
-  they are dropped with a WARNING, a stat and a ``request_refused`` signal.
+  they are dropped with a WARNING, each by the performer of refusals
+  (:func:`scrapy_rep.crawl.refusals.drop_request`: a stat, a DEBUG line and a
+  ``request_refused`` signal).
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from scrapy.squeues import PickleFifoDiskQueue
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
-from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.refusals import count_unread, drop_request
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.verdict.fates import Dropped
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -208,16 +211,16 @@ class HeldRequests:
             shutil.rmtree(self._spill_root, ignore_errors=True)
 
     def _drop(self, counts: dict[Hashable, int], reason: str) -> None:
+        """Every held request is dropped (by the performer of refusals), and one WARNING
+        says how many of each origin; those a disk queue could not give back now (said
+        with an ERROR by :meth:`pop`) are dropped with the rest, counted only."""
+        message = f"Not downloaded: the spider closed ({reason}) while it was held"
+        dropped = 0
         for key in list(counts):
             for request in self.pop(key):
-                self.crawler.signals.send_catch_log(
-                    rep_signals.request_refused,
-                    request=request,
-                    reason=Reason.SPIDER_CLOSED,
-                    message=f"Not downloaded: the spider closed ({reason}) while it was held",
-                    response=None,
-                )
-        inc(self.crawler.stats, "rep/requests/dropped/spider_closed", sum(counts.values()))
+                drop_request(self.crawler, request, Reason.SPIDER_CLOSED, message)
+                dropped += 1
+        count_unread(self.crawler, Reason.SPIDER_CLOSED, sum(counts.values()) - dropped)
         logger.warning(
             "scrapy_rep: the spider closed (%s) with %d request(s) still held, waiting for "
             "their origin's robots.txt, tdmrep.json or licenses or to be scheduled again "
@@ -237,17 +240,13 @@ class HeldRequests:
                     queue.push(request.replace(dont_filter=True))
                     returned += 1
                 except Exception as error:  # the request is lost: refused, saying so
-                    inc(self.crawler.stats, "rep/requests/dropped/spider_closed")
                     logger.warning("scrapy_rep: cannot return %s to the queue: %s", request, error)
-                    self.crawler.signals.send_catch_log(
-                        rep_signals.request_refused,
-                        request=request,
-                        reason=Reason.SPIDER_CLOSED,
-                        message=f"Not downloaded: the spider closed ({reason}) while it was "
-                        f"held, and it could not be returned to the shared queue "
+                    drop_request(
+                        self.crawler, request, Reason.SPIDER_CLOSED,
+                        f"Not downloaded: the spider closed ({reason}) while it was held, "
+                        "and it could not be returned to the shared queue "
                         f"({type(error).__name__}: {error})",
-                        response=None,
-                    )
+                    )  # fmt: skip
         if returned:
             inc(self.crawler.stats, "rep/requests/returned_to_queue", returned)
         logger.info(
@@ -292,20 +291,16 @@ class HeldRequests:
             )  # fmt: skip
 
     def _not_kept(self, request: Request, error: Exception) -> None:
-        inc(self.crawler.stats, "rep/requests/dropped/not_serializable")
         logger.warning(
             "scrapy_rep: cannot keep held %s in JOBDIR (%s: %s); it is dropped, the other "
             "held requests are kept",
             request, type(error).__name__, error,
         )  # fmt: skip
-        self.crawler.signals.send_catch_log(
-            rep_signals.request_refused,
-            request=request,
-            reason=Reason.SPIDER_CLOSED,
-            message=f"Not downloaded: the spider closed while it was held, and it cannot be "
-            f"kept in JOBDIR ({type(error).__name__}: {error})",
-            response=None,
-        )
+        drop_request(
+            self.crawler, request, Dropped.NOT_SERIALIZABLE,
+            "Not downloaded: the spider closed while it was held, and it cannot be kept in "
+            f"JOBDIR ({type(error).__name__}: {error})",
+        )  # fmt: skip
 
 
 def _shared_queue(scheduler: Any) -> Any:
@@ -371,6 +366,6 @@ def load_state(crawler: Crawler, spider: Spider) -> tuple[list[Request], list[st
                 request_from_dict(pickle.loads(data) if version >= 4 else data, spider=spider)
             )
         except Exception as error:
-            inc(crawler.stats, "rep/requests/dropped/not_serializable")
             logger.warning("scrapy_rep: cannot resume a held request from %s: %s", path, error)
+            count_unread(crawler, Dropped.NOT_SERIALIZABLE)
     return requests, spilled

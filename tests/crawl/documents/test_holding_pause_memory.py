@@ -230,3 +230,36 @@ def test_a_held_request_the_shared_queue_refuses_is_refused_not_left_in_it() -> 
     stats = crawler.stats.get_stats()
     assert stats["rep/requests/returned_to_queue"] == 1
     assert stats["rep/requests/dropped/spider_closed"] == 1
+
+
+def test_without_jobdir_every_held_request_is_dropped_and_counted_even_one_not_read_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Without ``JOBDIR`` the held requests are dropped at the close, each by the performer
+    of refusals (``request_refused``, ``spider_closed``); those of a disk queue that cannot
+    be read back now are counted with them (the WARNING says them), never signalled: there
+    is no request to name."""
+    crawler = get_crawler(Spider)
+    spider = crawler.spider = Spider("held")
+    refused: list[str] = []
+    crawler.signals.connect(
+        lambda request, reason, **_: refused.append(f"{reason} {request.url}"),
+        signal=rep_signals.request_refused,
+        weak=False,
+    )
+    held = HeldRequests(crawler, 2)
+    for n in range(5):  # two in memory, three spilled
+        held.add("http://a.example", Request(f"http://a.example/{n}"))
+    held.add("http://b.example", Request("http://b.example/0"))  # spilled too
+
+    def unreadable(key: Any) -> Any:
+        raise OSError("no file handle left")
+
+    held._queue = unreadable  # type: ignore[method-assign]
+    with caplog.at_level(logging.WARNING):
+        held.close(spider, "finished", None)
+    for queue in held._open.values():  # opened to spill, never read back
+        queue.close()
+    assert refused == ["spider_closed http://a.example/0", "spider_closed http://a.example/1"]
+    assert crawler.stats.get_value("rep/requests/dropped/spider_closed") == 6
+    assert "with 6 request(s) still held" in caplog.text
