@@ -58,6 +58,7 @@ logger = logging.getLogger(__name__)
 DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
     (Action.FETCH, Reason.FORBIDDEN): ("robotstxt/forbidden",),
     (Action.FETCH, Reason.PURPOSE): ("rep/purpose/requests_dropped/{purpose}",),
+    (Action.FETCH, Reason.INTERNAL_ERROR): ("rep/requests/internal_errors",),
     (Action.FOLLOW, Reason.NOFOLLOW): ("rep/directives/requests_dropped/nofollow",),
     (Action.FOLLOW, Reason.REL_NOFOLLOW): ("rep/directives/requests_dropped/rel_nofollow",),
     (Action.FOLLOW, Reason.PURPOSE): ("rep/purpose/images_refused/{purpose}",),

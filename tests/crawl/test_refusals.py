@@ -18,6 +18,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.refusals import (
+    Refusal,
     count_unread,
     drop_request,
     refusal_stats,
@@ -158,3 +159,23 @@ def test_a_request_dropped_without_a_verdict_is_performed_as_a_refusal(
     logged = [r for r in caplog.records if r.name == "scrapy_rep.crawl.refusals"]
     assert [r.levelno for r in logged] == [logging.DEBUG, logging.DEBUG]
     assert logged[1].getMessage() == f"Not downloaded: not kept: <GET {URL}/kept>"
+
+
+def test_a_bug_of_ours_at_the_send_is_refused_by_the_performer() -> None:
+    """A request that could not be decided again as it is sent (nothing of it known to
+    decide with) is refused as ``internal_error`` as every refusal is: both its stats, its
+    signal with the verdict, ``IgnoreRequest`` naming the error it came from."""
+    crawler, sent = crawler_with_signals()
+    config = RepConfig.from_settings(crawler.settings)
+    performer = Performer(crawler, config, CrawlDelaySlots(crawler, config.crawl_delay_max))
+    error = RuntimeError("a bug")
+    request = Request(URL)
+    with pytest.raises(Refusal) as raised:
+        performer.internal_error(request, "Dropped: could not decide it", error)
+    assert raised.value.__cause__ is error
+    stats = crawler.stats.get_stats()
+    assert stats["rep/requests/internal_errors"] == 1
+    assert stats["rep/requests/dropped/internal_error"] == 1
+    [(kind, kw)] = sent
+    assert (kind, kw["request"], kw["reason"]) == ("request", request, Reason.INTERNAL_ERROR)
+    assert kw["verdict"].message == kw["message"] == "Dropped: could not decide it"

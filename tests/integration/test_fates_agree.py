@@ -379,6 +379,7 @@ async def test_a_bug_of_ours_at_the_send_is_refused_in_the_trail_and_the_report(
     assert "/x" not in sites.requested("a")
     assert crawler.stats is not None
     assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
+    assert crawler.stats.get_value("rep/requests/internal_errors") == 1
     [record] = [line for line in trail_lines(trail) if line["type"] == "url"]
     assert (record["fate"], record["refused_by"]) == ("refused", "internal_error")
     why = (

@@ -307,8 +307,7 @@ class RobotsTxtMiddleware:
         ours, ``rep/requests/internal_errors`` and ``rep/requests/dropped/internal_error``."""
         try:
             return decide(facts, self.rules, known, self._clock())
-        except Exception as error:
-            inc(self.stats, "rep/requests/internal_errors")
+        except Exception as error:  # counted, logged at DEBUG, signalled when performed
             logger.exception(
                 "scrapy_rep internal error deciding %(request)s; it is dropped, never sent "
                 "unchecked. Please report it.",

@@ -10,7 +10,8 @@ middleware, its early pass before the scheduler, the check of the request as sen
   every refusal does, before or after the fetch (:func:`scrapy_rep.crawl.refusals.refuse_request`:
   the stats, Scrapy's ``robotstxt/forbidden`` among them, one DEBUG log line and the
   ``request_refused`` signal with the verdict itself), then ``IgnoreRequest`` (a
-  :class:`~scrapy_rep.crawl.refusals.Refusal`).
+  :class:`~scrapy_rep.crawl.refusals.Refusal`). A request that could not be decided again
+  as it is sent, by a bug of ours, is refused so too (:meth:`Performer.internal_error`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.usage.policy import NOTHING_BEFORE
+from scrapy_rep.verdict import Refused
+from scrapy_rep.verdict.decide import ROBOTS
+from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
@@ -36,7 +40,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
-    from scrapy_rep.verdict import Allowed, Override, Refused, RequestFacts
+    from scrapy_rep.verdict import Allowed, Override, RequestFacts
 
 logger = logging.getLogger(__name__)
 #: The verdict of a request decided with no document holds whenever it is sent.
@@ -116,6 +120,18 @@ class Performer:
                 trail.decided(request, facts, verdict)
         refuse_request(self.crawler, Action.FETCH, request, verdict)
         raise Refusal(verdict.message)
+
+    def internal_error(
+        self, request: Request, message: str, error: BaseException | None = None
+    ) -> NoReturn:
+        """``request`` could not be decided, by a bug of ours (``error``), where nothing
+        of it is known to decide with (its check as it is sent): refused as
+        ``internal_error``, never sent unchecked, as every refusal is (counted in
+        ``rep/requests/internal_errors`` too); raises ``IgnoreRequest``. Whoever met the
+        error logs it."""
+        verdict = Refused(Reason.INTERNAL_ERROR, message, ROBOTS, "")
+        refuse_request(self.crawler, Action.FETCH, request, verdict)
+        raise Refusal(message) from error
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted

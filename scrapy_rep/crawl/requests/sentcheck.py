@@ -44,15 +44,12 @@ from scrapy_rep.crawl.internals import (
     send_through,
 )
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
-from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
 from scrapy_rep.crawl.requeststate import RequestState, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict import Refused, Wait
-from scrapy_rep.verdict.decide import ROBOTS
 from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -257,18 +254,13 @@ class SendCheck:
         try:
             decided = owner.decide_at_send(request, state)
         except Exception as error:  # a bug of ours: refused, never sent unchecked
-            inc(self.stats, "rep/requests/internal_errors")
             logger.exception("scrapy_rep internal error checking %s as it is sent", request)
             what = f"{type(error).__name__}: {error}"[:200]
             message = (
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
             self._unsent(state)
-            refuse_request(
-                self.owner.crawler, Action.FETCH, request,
-                Refused(Reason.INTERNAL_ERROR, message, ROBOTS, ""),
-            )  # fmt: skip
-            raise Refusal(message) from error
+            owner.perform.internal_error(request, message, error)
         if decided is None:
             return math.inf
         facts, verdict = decided
