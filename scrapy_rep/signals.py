@@ -81,8 +81,9 @@ def send_refused(
     verdict: Any = None,
 ) -> None:
     """Log a refused request at DEBUG (with ``detail``, e.g. the directive's source) and
-    send :data:`request_refused` (with ``verdict``, the refusal's value): one place for
-    both middlewares."""
+    send :data:`request_refused` (with ``verdict``, the refusal's value). Called by the
+    one performer of refusals only (``scrapy_rep.crawl.refusals``), whose stats, line
+    and signal go together (``tests/project/test_architecture.py``)."""
     logger.debug(
         "%(message)s%(detail)s: %(request)s",
         {"message": message, "detail": f" ({detail})" if detail else "", "request": request},

@@ -1,6 +1,7 @@
 """Performing a refusal, before or after the fetch: the one place that counts it, logs it
 and sends its signal, whichever pass refused or dropped it (docs/reference.md, 'Stats'
-and 'Signals').
+and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or counts a
+refusal's stats (``tests/project/test_architecture.py``).
 
 A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
 :class:`scrapy_rep.verdict.signals.Action`):

@@ -5,6 +5,8 @@
 - The pure floors never load Scrapy, Twisted, asyncio or the adapters: every pure module is
   imported in a fresh interpreter (this test process has Scrapy loaded), which reports
   which of the forbidden modules each import brought into ``sys.modules``.
+- Every refusal goes through the one performer (``crawl/refusals.py``): no other module
+  sends ``request_refused`` or ``item_refused`` or counts a refusal's stats.
 """
 
 from __future__ import annotations
@@ -317,3 +319,119 @@ def test_every_timer_and_thread_goes_through_internals() -> None:
     assert {name: found for name, found in outside.items() if name not in internal_users} == {}
     for name in internal_users:  # its call_later, imported from it
         assert TIMERS_AND_THREADS in imported_by(name, modules()[name]), name
+
+
+#: The one performer of refusals, and the signals' module whose helper it calls.
+PERFORMER = "scrapy_rep.crawl.refusals"
+REFUSAL_SIGNALS = ("request_refused", "item_refused")
+#: What sends a signal: Scrapy's signal manager's methods, the helper of ``signals.py``.
+SENDERS = (
+    "send_catch_log", "send_catch_log_deferred", "send_catch_log_async", "send_refused",
+)  # fmt: skip
+#: What counts a stat: scrapy_rep's ``inc`` and ``inc_each``, Scrapy's stats collector.
+COUNTERS = ("inc", "inc_each", "inc_value", "set_value", "max_value", "min_value")
+
+
+def _called(node: ast.Call) -> str:
+    """The name a call calls: ``f(…)`` or ``x.f(…)`` is ``f``."""
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    """Every name and attribute ``node`` reads."""
+    return {
+        inner.attr if isinstance(inner, ast.Attribute) else inner.id
+        for inner in ast.walk(node)
+        if isinstance(inner, (ast.Attribute, ast.Name))
+    }
+
+
+def _leading_text(node: ast.expr) -> str:
+    """The text a string, or an f-string before its first ``{…}``, starts with."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        return _leading_text(node.values[0])
+    return ""
+
+
+@functools.cache
+def refusal_stat_prefixes() -> tuple[str, ...]:
+    """What every stat of a refusal starts with: each row of the one table of reasons
+    (``rep/requests/dropped/``, ``robotstxt/forbidden``, ``rep/purpose/items_dropped/``…)."""
+    from scrapy_rep.verdict.fates import REASONS
+
+    return tuple({stat.split("{")[0] for row in REASONS.values() for stat in row.stats})
+
+
+def refusals_performed(source: str) -> list[str]:
+    """Every place ``source`` performs a refusal itself (line: what): sends
+    ``request_refused`` or ``item_refused``, calls ``send_refused``, or counts one of a
+    refusal's stats."""
+    found = []
+    prefixes = refusal_stat_prefixes()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        called = _called(node)
+        arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+        if called in SENDERS:
+            sent = set().union(*map(_names_read, arguments)) & set(REFUSAL_SIGNALS)
+            if called == "send_refused" or sent:
+                found.append(f"{node.lineno}: {called}({', '.join(sorted(sent))})")
+        elif called in COUNTERS:
+            for argument in arguments:
+                elements = argument.elts if isinstance(argument, (ast.Tuple, ast.List)) else []
+                for text in map(_leading_text, [argument, *elements]):
+                    if text and text.startswith(prefixes):
+                        found.append(f"{node.lineno}: {called} {text!r}")
+    return found
+
+
+def test_every_refusal_goes_through_the_performer() -> None:
+    """Only ``crawl/refusals.py`` (and the helper of ``signals.py`` it calls) sends
+    ``request_refused`` or ``item_refused`` and counts a refusal's stats: a request
+    refused before the fetch, a link or an item the page pass refuses and a request
+    dropped without a verdict are counted, logged and signalled in one place, from the
+    one table of reasons (``scrapy_rep/verdict/fates.py``), so that none can count
+    what it does not signal, or signal what it does not count."""
+    performed = {
+        name: found
+        for name, path in modules().items()
+        if name not in {PERFORMER, TOP_LEAF}
+        and (found := refusals_performed(path.read_text(encoding="utf-8")))
+    }
+    assert performed == {}
+    assert refusals_performed(modules()[PERFORMER].read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "crawler.signals.send_catch_log(rep_signals.request_refused, request=r)",
+        "crawler.signals.send_catch_log(signal=signals.item_refused, item=i)",
+        "send_catch_log_async(crawler.signals, request_refused, request=r)",
+        "rep_signals.send_refused(crawler, logger, request, reason, message)",
+        'inc(self.stats, "rep/requests/dropped/spider_closed")',
+        'inc(crawler.stats, f"rep/requests/dropped/{reason}", 3)',
+        'self.stats.inc_value("robotstxt/forbidden")',
+        'inc(self.stats, "rep/requests/internal_errors")',
+        'inc_each(stats, ("rep/purpose/items_dropped/ai-train",))',
+    ],
+)
+def test_the_check_sees_a_refusal_performed_elsewhere(source: str) -> None:
+    """The control case: each way a module could perform a refusal itself is seen."""
+    assert refusals_performed(source)
+
+
+def test_the_check_lets_other_signals_and_stats_be() -> None:
+    source = (
+        "crawler.signals.connect(self._refused, signal=rep_signals.request_refused)\n"
+        "crawler.signals.send_catch_log(rep_signals.request_held, request=r)\n"
+        'inc(self.stats, "rep/requests/held")\n'
+        'inc(self.stats, f"{prefix}/internal_errors")\n'
+        'stats.get("rep/requests/dropped/forbidden", 0)\n'
+        'inc(self.stats, "rep/rsl/pages_denied/licenses_not_read")\n'
+    )
+    assert refusals_performed(source) == []
