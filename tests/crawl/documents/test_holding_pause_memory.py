@@ -255,11 +255,12 @@ def test_without_jobdir_every_held_request_is_dropped_and_counted_even_one_not_r
     def unreadable(key: Any) -> Any:
         raise OSError("no file handle left")
 
+    for queue in held._open.values():  # closed, their requests on disk
+        queue.close()
+    held._open.clear()
     held._queue = unreadable  # type: ignore[method-assign]
     with caplog.at_level(logging.WARNING):
         held.close(spider, "finished", None)
-    for queue in held._open.values():  # opened to spill, never read back
-        queue.close()
     assert refused == ["spider_closed http://a.example/0", "spider_closed http://a.example/1"]
     assert crawler.stats.get_value("rep/requests/dropped/spider_closed") == 6
     assert "with 6 request(s) still held" in caplog.text
