@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
+from scrapy_rep.audit.records import decider, named
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
@@ -87,29 +88,10 @@ def origin_label(record: dict[str, Any]) -> str:
     return str(origin) if origin is not None else "(no origin)"
 
 
-def _decider(usage: Any, purpose: str) -> dict[str, Any] | None:
-    """The signal that decided ``purpose`` in a recorded usage decision."""
-    if not isinstance(usage, dict):
-        return None
-    index = (usage.get("decided_by") or {}).get(purpose)
-    signals = usage.get("signals") or []
-    if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
-        return signals[index]  # type: ignore[no-any-return]
-    return None
-
-
 def denied(record: dict[str, Any], purpose: str) -> bool:
     usage = record.get("usage")
     answers = usage.get("answers") if isinstance(usage, dict) else None
     return isinstance(answers, dict) and answers.get(purpose) is False
-
-
-def _named(decider: dict[str, Any]) -> str:
-    """What a deciding signal's site said (its ``source``: ``header Content-Usage:
-    train-ai=n``), else its vocabulary (a record without its source)."""
-    if decider.get("source"):
-        return str(decider["source"])
-    return str(decider.get("vocabulary"))
 
 
 def overridden_by(record: dict[str, Any]) -> str:
@@ -151,14 +133,14 @@ def deciding_signal(
     if Fate.of(record.get("fate")) is Fate.REFUSED:
         by = str(record.get("refused_by") or "unknown")  # as written, for the reader
         robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
-        decider = _decider(usage, no[0]) if no and not robots_said else None
-        if decider:
-            return f"refused by {by} ({_named(decider)})"
+        said = decider(usage, no[0]) if no and not robots_said else None
+        if said:
+            return f"refused by {by} ({named(said)})"
         expired = text(robots.get("override_expired"))
         return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
     if no:
-        decider = _decider(usage, no[0])
-        return f"denied by {_named(decider) if decider else 'a usage signal'}"
+        said = decider(usage, no[0])
+        return f"denied by {named(said) if said else 'a usage signal'}"
     overridden = overridden_by(record)
     if overridden:
         return overridden
