@@ -153,7 +153,8 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             command.add_argument(
                 "--fate", action="append", default=[], metavar="FATE",
                 help=f"only these fates (repeatable, or comma-separated): "
-                f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were dropped)",
+                f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were dropped; "
+                "kept, refused, unknown: a recheck's items too)",
             )  # fmt: skip
             command.add_argument(
                 "--reason", action="append", default=[], metavar="REASON",

@@ -115,8 +115,8 @@ class ItemRecord:
     def decided(self) -> str:
         """What decided it, in a few words: ``refused by robots.txt line 2 (Disallow:
         /private)``, ``refused by purpose (tdmrep.json entry 1 (location "/tdm/*"))``,
-        ``kept: allowed by robots.txt line 4 (Allow: /a)``, ``kept: no rule matches``,
-        ``unknown: not had: tdmrep.json``."""
+        ``allowed by robots.txt line 4 (Allow: /a)``, ``allowed: no rule matches`` (kept),
+        ``not had: tdmrep.json`` (unknown)."""
         if self.status == "refused":
             by = self.refused_by or "an unnamed check"
             if self.refused_by == ROBOTS_TXT and self.robots_line is not None:
@@ -128,15 +128,15 @@ class ItemRecord:
         if self.status == "kept":
             overridden = _overridden(self.record)
             if overridden:
-                return f"kept: overridden by REP_OVERRIDES: {overridden}"
+                return f"overridden by REP_OVERRIDES: {overridden}"
             if self.robots_line is not None:
-                return f"kept: allowed by robots.txt line {self.robots_line} ({self.rule})"
-            return f"kept: {self.robots_why or 'no rule'}"
+                return f"allowed by robots.txt line {self.robots_line} ({self.rule})"
+            return f"allowed: {self.robots_why or 'no rule'}"
         if self.status == "unknown":
             missing = [name for name, sha in self.documents if not sha]
             if missing:
-                return f"unknown: not had: {', '.join(missing)}"
-            return f"unknown: {self.why or self.refused_by or 'undecided'}"
+                return f"not had: {', '.join(missing)}"
+            return self.why or self.refused_by or "undecided"
         return f"status {self.status!r}"
 
     @property
