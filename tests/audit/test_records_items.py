@@ -11,7 +11,7 @@ from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.trailfactory import ROBOTS, TDMREP, sha
 
 
-def _items(trail: Path) -> dict[str, ItemRecord]:
+def _read_items(trail: Path) -> dict[str, ItemRecord]:
     found = (item_of(line, ("ai-train",)) for line in Trail(trail).lines())
     return {item.url: item for item in found if item is not None}
 
@@ -19,7 +19,7 @@ def _items(trail: Path) -> dict[str, ItemRecord]:
 def test_each_item_is_read_with_its_status_its_deciding_signal_and_its_documents(
     tmp_path: Path,
 ) -> None:
-    items = _items(recheck_trail(tmp_path))
+    items = _read_items(recheck_trail(tmp_path))
     assert list(items) == list(RECHECKED.values())
     kept, robots, purpose, unknown = (items[url] for url in RECHECKED.values())
     assert [item.line for item in items.values()] == [1, 2, 3, 4]
