@@ -111,10 +111,12 @@ class Export:
     unended: list[str] = field(default_factory=list)
 
 
-def build(path: str | Path, until: str = "") -> Export:
+def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Export:
     """The export of the trail at ``path`` (up to the line whose hash is ``until``, when
     given and found: an export made before runs were appended). Records of one URL with
-    the same preferences, signals and documents make one line (``records``, ``lines``)."""
+    the same preferences, signals and documents make one line (``records``, ``lines``).
+    ``rechecked_items``: a recheck's items are exported (those kept) and counted; not
+    when a recheck reads the trail as its collection, the crawl's pages and files."""
     trail = Trail(path)
     runs: list[dict[str, Any]] = []
     purposes: list[str] = []
@@ -150,7 +152,7 @@ def build(path: str | Path, until: str = "") -> Export:
             )  # fmt: skip
             purposes += [p for p in run_purposes if p not in purposes]
         kind = _kept(record)
-        item = item_of(line)
+        item = item_of(line) if rechecked_items else None
         if item is not None:
             rechecked[item.status] += 1
             kind = "item" if item.status == "kept" else ""
@@ -213,9 +215,10 @@ def encode(line: dict[str, Any]) -> str:
     return json.dumps(line, separators=(",", ":"))
 
 
-def export_lines(path: str | Path) -> Iterator[str]:
-    """The export of a trail, line by line (the header first), without newlines."""
-    export = build(path)
+def export_lines(path: str | Path, rechecked_items: bool = True) -> Iterator[str]:
+    """The export of a trail, line by line (the header first), without newlines
+    (``rechecked_items``: :func:`build`'s)."""
+    export = build(path, rechecked_items=rechecked_items)
     yield encode(export.header)
     for asset in export.assets:
         yield encode(asset)
