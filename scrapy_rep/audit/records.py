@@ -20,10 +20,10 @@ from scrapy_rep.urls.origins import origin_of
 ITEM_STATUSES: Final = ("kept", "refused", "unknown")
 #: ``refused_by`` of an item refused after the fetch: its page said no (``--pages``).
 BY_PAGE: Final = "page"
-#: The documents an item names, as its record names them (``robots``, ``tdmrep``, ``rsl``).
+#: The documents an item names (its ``robots`` and ``tdmrep`` parts; an RSL license by
+#: its URL), as :attr:`ItemRecord.documents` names them.
 ROBOTS_TXT: Final = "robots.txt"
 TDMREP_JSON: Final = "tdmrep.json"
-RSL: Final = "rsl"
 
 
 def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
@@ -177,10 +177,10 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     usage = record.get("usage")
     no = denied_purposes(usage, purposes)
     said = decider(usage, no[0]) if no else None
-    if said is not None and status != "kept":
-        signal = named(said)
-    elif refused_by == ROBOTS_TXT or (robots_line is not None and status == "kept"):
+    if refused_by == ROBOTS_TXT or (robots_line is not None and status == "kept"):
         signal = ROBOTS_TXT if robots_line is not None else ""
+    elif said is not None and status != "kept":
+        signal = named(said)
     elif refused_by == BY_PAGE:
         signal = text(record.get("why"))
     else:

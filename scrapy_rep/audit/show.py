@@ -327,12 +327,11 @@ def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[s
     if item.then:
         lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
     origin = str(origin_of(item.url) or "")
-    if any(name == ROBOTS_TXT for name, _ in item.documents) or item.record.get("robots"):
-        robots = item.record.get("robots")
-        if isinstance(robots, dict):
-            lines += _robots(robots, item.url, rederiver)
-        else:
-            lines.append("  robots.txt: not had")
+    robots = item.record.get("robots")
+    if isinstance(robots, dict):
+        lines += _robots(robots, item.url, rederiver)
+    elif (ROBOTS_TXT, "") in item.documents:
+        lines.append("  robots.txt: not had")
     for name, sha in item.documents:
         if name == ROBOTS_TXT:
             continue
