@@ -9,7 +9,8 @@
 - ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
 
 ``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
-workers' trails): each chain verified on its own, the records read together.
+workers' trails): each chain verified on its own, the records read together. Every
+command reads a recheck's ``item`` records too (:mod:`scrapy_rep.audit.records`).
 
 Standard library and scrapy_rep's pure modules only.
 """
