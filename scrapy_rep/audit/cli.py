@@ -9,7 +9,8 @@
 - ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
 
 ``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
-workers' trails): each chain verified on its own, the records read together.
+workers' trails): each chain verified on its own, the records read together. Every
+command reads a recheck's ``item`` records too (:mod:`scrapy_rep.audit.records`).
 
 Standard library and scrapy_rep's pure modules only.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
-from scrapy_rep.audit.html import MAX_ROWS, render, row_html
+from scrapy_rep.audit.html import MAX_ROWS, item_row_html, render, row_html
 from scrapy_rep.audit.listing import (
     FORMATS,
     LIST_FATES,
@@ -153,7 +154,8 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
             command.add_argument(
                 "--fate", action="append", default=[], metavar="FATE",
                 help=f"only these fates (repeatable, or comma-separated): "
-                f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were dropped)",
+                f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were dropped; "
+                "kept, refused, unknown: a recheck's items too)",
             )  # fmt: skip
             command.add_argument(
                 "--reason", action="append", default=[], metavar="REASON",
@@ -430,12 +432,15 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     paths = [Path(path) for path in options.trail]
     summary, shown = Summary(), list[tuple[int | str, dict[str, Any]]]()
+    item_rows: list[str] = []
     for path in paths:
         for line in Trail(path).lines():
             record = summary.feed(line)
+            number = f"{path.name}:{line.number}" if len(paths) > 1 else line.number
             if record is not None and len(shown) < options.max_rows:
-                number = f"{path.name}:{line.number}" if len(paths) > 1 else line.number
                 shown.append((number, record))
+            if summary.item is not None and len(item_rows) < options.max_rows:
+                item_rows.append(item_row_html(number, summary.item))
     # drawn once every line is read: a file's record comes after its download's
     rows = [
         row_html(number, record, summary.purposes_of(record), summary.file_of(record))
@@ -449,7 +454,7 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         crossed = Verification(paths[0])
         across(paths, lambda path, finding: _add(crossed, path.name, finding))
         _join(result, "", crossed)
-    page = render(Path(", ".join(path.name for path in paths)), summary, rows, result)
+    page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
@@ -457,5 +462,8 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         print(printable(what), file=sys.stderr)
         return EXIT_UNUSABLE
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
-    write_lines([f"{options.html}: {summary.total.requests} record(s), verify: {verdict}"], out)
+    items = f", {summary.items.items} item(s)" if summary.items.items else ""
+    write_lines(
+        [f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"], out
+    )
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

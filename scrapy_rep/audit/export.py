@@ -6,8 +6,10 @@ say to keep the preferences together with the acquired assets. From a trail,
 :func:`export_lines` gives one JSON line per asset the crawl kept (a ``url`` record
 ``fetched`` with items kept, a ``file`` record ``stored`` or ``marked``), after a header
 line, in the versioned format
-of docs/audit-trail.md ("Exporting the preferences with the data"); :func:`check_export`
-says where an export differs from what its trail gives.
+of docs/audit-trail.md ("Exporting the preferences with the data"), and one per stored
+item a recheck kept (an ``item`` record ``kept``: :mod:`scrapy_rep.audit.records`), the
+header counting a recheck's items by status; :func:`check_export` says where an export
+differs from what its trail gives.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.read import Trail, TrailError, items, text
+from scrapy_rep.audit.records import ITEM_STATUSES, item_of
 from scrapy_rep.usage.purpose import PURPOSES
 
 #: The version of the export format (the header's ``export``).
@@ -108,10 +111,12 @@ class Export:
     unended: list[str] = field(default_factory=list)
 
 
-def build(path: str | Path, until: str = "") -> Export:
+def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Export:
     """The export of the trail at ``path`` (up to the line whose hash is ``until``, when
     given and found: an export made before runs were appended). Records of one URL with
-    the same preferences, signals and documents make one line (``records``, ``lines``)."""
+    the same preferences, signals and documents make one line (``records``, ``lines``).
+    ``rechecked_items``: a recheck's items are exported (those kept) and counted; not
+    when a recheck reads the trail as its collection, the crawl's pages and files."""
     trail = Trail(path)
     runs: list[dict[str, Any]] = []
     purposes: list[str] = []
@@ -121,6 +126,7 @@ def build(path: str | Path, until: str = "") -> Export:
     unended: dict[str, None] = {}
     repaired: set[str] = set()
     repairs: list[dict[str, Any]] = []
+    rechecked: Counter[str] = Counter()
     for line in trail.lines():
         record = line.record or {}
         moment = text(record.get("time"))
@@ -146,14 +152,18 @@ def build(path: str | Path, until: str = "") -> Export:
             )  # fmt: skip
             purposes += [p for p in run_purposes if p not in purposes]
         kind = _kept(record)
+        item = item_of(line) if rechecked_items else None
+        if item is not None:
+            rechecked[item.status] += 1
+            kind = "item" if item.status == "kept" else ""
         if kind:
             _add(assets, kind, line.number, record)
         head, count = trail.chain.head, line.number
         if until and head == until:
             reached = True
             break
-    pages = sum(1 for asset in assets.values() if asset["asset"] == "page")
-    header = {
+    kinds = Counter(asset["asset"] for asset in assets.values())
+    header: dict[str, Any] = {
         "export": EXPORT_VERSION,
         "trail": str(path),
         "head": head,
@@ -162,8 +172,11 @@ def build(path: str | Path, until: str = "") -> Export:
         "purposes": purposes,
         "from": first,
         "to": last,
-        "assets": {"pages": pages, "files": len(assets) - pages},
+        "assets": {"pages": kinds["page"], "files": kinds["file"]},
     }
+    if rechecked:  # a recheck's items: those kept are assets; all counted by status
+        header["assets"]["items"] = kinds["item"]
+        header["items"] = {status: rechecked[status] for status in ITEM_STATUSES}
     if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
         header["repairs"] = repairs
     return Export(header, list(assets.values()), reached, list(unended))
@@ -177,7 +190,7 @@ def _add(
 ) -> None:
     url = text(record.get("url"))
     body = preferences_of(record.get("usage"))
-    if kind == "page":
+    if kind in ("page", "item"):
         body["documents"] = _documents(record)
         robots = record.get("robots")
         overridden = text(robots.get("overridden")) if isinstance(robots, dict) else ""
@@ -187,9 +200,14 @@ def _add(
     asset = assets.get(key)
     if asset is None:
         asset = assets[key] = {"asset": kind, "url": url, "records": [], "lines": [], **body}
+        if kind == "item":
+            asset["dataset_lines"] = []
     if kind == "page" and text(record.get("id")):
         asset["records"].append(record["id"])
     asset["lines"].append(number)
+    line = record.get("line")
+    if kind == "item" and isinstance(line, int) and not isinstance(line, bool):
+        asset["dataset_lines"].append(line)
 
 
 def encode(line: dict[str, Any]) -> str:
@@ -197,9 +215,10 @@ def encode(line: dict[str, Any]) -> str:
     return json.dumps(line, separators=(",", ":"))
 
 
-def export_lines(path: str | Path) -> Iterator[str]:
-    """The export of a trail, line by line (the header first), without newlines."""
-    export = build(path)
+def export_lines(path: str | Path, rechecked_items: bool = True) -> Iterator[str]:
+    """The export of a trail, line by line (the header first), without newlines
+    (``rechecked_items``: :func:`build`'s)."""
+    export = build(path, rechecked_items=rechecked_items)
     yield encode(export.header)
     for asset in export.assets:
         yield encode(asset)
@@ -225,7 +244,9 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
         f"`{header['head']}`, {header['lines']} line(s)",
         f"- Crawled from {header['from'] or '-'} to {header['to'] or '-'}, "
         f"{len(header['runs'])} run(s), purposes: {', '.join(header['purposes']) or '-'}",
-        f"- Assets kept: {assets['pages']} page(s), {assets['files']} file(s)",
+        f"- Assets kept: {assets['pages']} page(s), {assets['files']} file(s)"
+        + (f", {assets['items']} re-checked item(s)" if "items" in assets else ""),
+        *_rechecked(header),
         *_not_whole(export),
         "",
         "| category | allowed | disallowed | unknown |",
@@ -249,6 +270,16 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
     lines.append("\"unknown\": no signal spoke about the category. Check the export against "
                  "its trail: `python -m scrapy_rep audit verify TRAIL --export FILE`.")  # fmt: skip
     return lines
+
+
+def _rechecked(header: dict[str, Any]) -> list[str]:
+    """The summary's line of a recheck's items, by status (only the kept are assets)."""
+    counts = header.get("items")
+    if not isinstance(counts, dict):
+        return []
+    said = ", ".join(f"{counts.get(status, 0)} {status}" for status in ITEM_STATUSES)
+    return [f"- Stored items re-checked: {sum(counts.values())} ({said}); only the kept "
+            "ones are exported"]  # fmt: skip
 
 
 def _not_whole(export: Export) -> list[str]:

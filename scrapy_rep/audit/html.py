@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.read import items
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
 from scrapy_rep.audit.summary import (
     Summary,
     Tally,
@@ -24,6 +25,7 @@ from scrapy_rep.audit.summary import (
     denied,
     file_refused,
     items_dropped,
+    items_line,
     origin_label,
     unended,
 )
@@ -64,7 +66,7 @@ input#q{font-size:14px;padding:4px 8px;width:380px}
 """
 _SCRIPT: Final = """
 (function(){var box=document.getElementById("q"),rows=document.querySelectorAll(
-"#records tbody tr"),shown=document.getElementById("shown"),
+"#records tbody tr,#items tbody tr"),shown=document.getElementById("shown"),
 table=document.getElementById("records");function apply(){var q=
 box.value.toLowerCase(),n=0;for(var i=0;i<rows.length;i++){var hit=rows[i].textContent
 .toLowerCase().indexOf(q)>=0;rows[i].hidden=!hit;if(hit)n++;}shown.textContent=String(n);
@@ -98,6 +100,10 @@ def _totals(summary: Summary) -> str:
         ("runs", len(summary.runs)),
         ("snapshots", summary.snapshots),
     ]
+    if summary.items.items:  # a recheck's items
+        boxes.append(("items re-checked", summary.items.items))
+        boxes += [(f"items re-checked, {status}", getattr(summary.items, status))
+                  for status in ITEM_STATUSES]  # fmt: skip
     return "".join(
         f'<div class="total" id="total-{i}"><b>{n}</b>{_e(label)}</div>'
         for i, (label, n) in enumerate(boxes)
@@ -260,6 +266,53 @@ def row_html(
     return f"<tr>{''.join(tds)}</tr>"
 
 
+#: The colour of an item's status.
+_ITEM_CLASS: Final = {"kept": "fetched", "refused": "refused"}
+_ITEM_HEADS: Final = (
+    "line", "time", "run", "URL", "dataset line", "status", "reason", "decided by", "why",
+    "robots.txt", "snapshots", "origin",
+)  # fmt: skip
+
+
+def item_row_html(number: int | str, item: ItemRecord) -> str:
+    """One table row for a recheck's item (:class:`~scrapy_rep.audit.records.ItemRecord`):
+    its status, what decided it, the robots.txt line and the snapshots it names."""
+    rule = f"line {item.robots_line}: {item.rule}" if item.robots_line is not None else ""
+    documents = ", ".join(f"{name} {sha[:12] or 'not had'}" for name, sha in item.documents)
+    tds = [
+        f"<td>{_e(number)}</td>",
+        f'<td class="time">{_e(item.time)}</td>',
+        f'<td class="run" title="{_e(item.run)}">{_e(item.run[:8])}</td>',
+        f'<td class="url">{url_html(item.url)}</td>',
+        f"<td>{_e(item.line)}</td>",
+        f'<td class="fate"><span class="{_ITEM_CLASS.get(item.status, "other")}"></span>'
+        f"{_e(item.status)}</td>",
+        f"<td>{_e(item.reason)}</td>",
+        f'<td class="said">{_e(item.decided)}</td>',
+        f'<td class="said">{_e(item.why)}</td>',
+        f"<td>{url_html(rule or item.robots_why)}</td>",
+        f'<td class="said">{_e(documents)}</td>',
+        f"<td>{url_html(item.origin)}</td>",
+    ]
+    return f"<tr>{''.join(tds)}</tr>"
+
+
+def _items(summary: Summary, rows: list[str]) -> str:
+    """The section of a recheck's items: their counts, and a table of them (the first
+    :data:`MAX_ROWS`)."""
+    if not summary.items.items:
+        return ""
+    heads = "".join(f"<th>{h}</th>" for h in _ITEM_HEADS)
+    shown = len(rows)
+    note = (f"<p>The table shows the first {shown} items of {summary.items.items}.</p>"
+            if shown < summary.items.items else "")  # fmt: skip
+    return (
+        f'<h2>Re-checked items</h2><p id="items-count">{_e(items_line(summary.items))}</p>'
+        f'{note}<div class="scroll"><table id="items"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 _HEADS: Final = (
     "line",
     "time",
@@ -278,9 +331,14 @@ _HEADS: Final = (
 
 
 def render(
-    path: Path, summary: Summary, rows: list[str], result: Verification | None = None
+    path: Path,
+    summary: Summary,
+    rows: list[str],
+    result: Verification | None = None,
+    item_rows: list[str] | None = None,
 ) -> str:
-    """The page. ``rows``: the table rows (:func:`row_html`), at most :data:`MAX_ROWS`."""
+    """The page. ``rows``: the table rows (:func:`row_html`), at most :data:`MAX_ROWS`;
+    ``item_rows``: a recheck's items' (:func:`item_row_html`), as many at most."""
     cut = summary.total.requests - len(rows)
     note = f"<p>The table shows the first {len(rows)} records of {summary.total.requests}.</p>"
     heads = "".join(f"<th>{h}</th>" for h in _HEADS)
@@ -305,9 +363,10 @@ def render(
 <h2>Top refusing origins</h2>{_refusing(summary)}
 <h2>Records</h2>
 <p><label>Search: <input id="q" type="search" placeholder="URL, fate, signal, rule…"></label>
-<span id="shown">{len(rows)}</span> shown</p>{note if cut > 0 else ""}
+<span id="shown">{len(rows) + len(item_rows or [])}</span> shown</p>{note if cut > 0 else ""}
 <div class="scroll"><table id="records"><thead><tr>{heads}</tr></thead><tbody>
 {"".join(rows)}
 </tbody></table></div>
+{_items(summary, item_rows or [])}
 <script>{_SCRIPT}</script></body></html>
 """

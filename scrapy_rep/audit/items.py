@@ -31,16 +31,13 @@ from typing import Any, Final
 
 from scrapy_rep.audit.pages import _fields, _time, names_differences, read_for
 from scrapy_rep.audit.read import text
+from scrapy_rep.audit.records import BY_PAGE, ITEM_STATUSES
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
 from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
 from scrapy_rep.verdict import Allowed, Refused
 from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
 from scrapy_rep.verdict.reasons import Reason
 
-#: The statuses of an ``item`` line.
-STATUSES: Final = ("kept", "refused", "unknown")
-#: ``refused_by`` of an item refused after the fetch.
-BY_PAGE: Final = "page"
 #: The ``why`` of an item unknown because its page could not be fetched again.
 PAGE_NOT_FETCHED: Final = "page not fetched again"
 #: The refusals that mean a document was not had (the item is unknown, not refused).
@@ -51,7 +48,7 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     """Every way an ``item`` record differs from what its snapshots (and its page part)
     say today (sentences)."""
     status = text(record.get("status"))
-    if status not in STATUSES:
+    if status not in ITEM_STATUSES:
         return [f"unknown status {record.get('status')!r}"]
     by = text(record.get("refused_by"))
     if status == "refused" and not by:

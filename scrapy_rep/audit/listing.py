@@ -1,5 +1,9 @@
 """``audit list``: every request record of the trails, one row each, with its fate, what
-refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
+refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure). A
+recheck's ``item`` records are rows too (``record`` ``item``, and the item's line in the
+dataset): their ``fate`` is the item's status (``kept``, ``refused``, ``unknown``), their
+``reason`` what refused it or left it unknown, their ``why`` the record's sentence, else
+what decided it (:attr:`scrapy_rep.audit.records.ItemRecord.decided`).
 
 A row's ``reason`` is the record's ``refused_by`` for a refused request (``robots.txt``,
 ``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a fetched page whose
@@ -20,14 +24,15 @@ from typing import Any, Final
 
 from scrapy_rep.audit.lines import FATES, RefusedBy
 from scrapy_rep.audit.read import Trail, text
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
 from scrapy_rep.audit.summary import Summary, deciding_signal
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
 
 #: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
 DROPPED: Final = "dropped"
-#: What ``--fate`` takes.
-LIST_FATES: Final = (*FATES, DROPPED)
+#: What ``--fate`` takes (a recheck's items: their status; ``refused`` is one already).
+LIST_FATES: Final = (*FATES, DROPPED, *(s for s in ITEM_STATUSES if s not in FATES))
 #: What ``--reason`` takes: the trail's words for what refused a request, and for what
 #: dropped a page's items.
 LIST_REASONS: Final = (
@@ -35,7 +40,9 @@ LIST_REASONS: Final = (
     *(reason.value for reason in (Reason.NOINDEX, Reason.UNAVAILABLE_AFTER)),
 )
 #: The columns of a row, in order (``trail`` first when several trails are read).
-COLUMNS: Final = ("line", "run", "time", "url", "fate", "reason", "why")
+COLUMNS: Final = (
+    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line"
+)  # fmt: skip
 FORMATS: Final = ("text", "csv", "jsonl")
 
 
@@ -77,26 +84,49 @@ def row(record: dict[str, Any], purposes: list[str]) -> dict[str, Any]:
         "fate": text(record.get("fate")),
         "reason": reason,
         "why": why or deciding_signal(record, purposes),
+        "record": "url",
+        "dataset_line": "",
+    }
+
+
+def item_row(item: ItemRecord) -> dict[str, Any]:
+    """One recheck's item as a row (:data:`COLUMNS` but ``line``)."""
+    return {
+        "run": item.run,
+        "time": item.time,
+        "url": item.url,
+        "fate": item.status,
+        "reason": item.reason,
+        "why": item.why or item.decided,
+        "record": "item",
+        "dataset_line": "" if item.line is None else item.line,
     }
 
 
 def rows(
     paths: Sequence[str], fates: frozenset[str], reasons: frozenset[str]
 ) -> Iterator[dict[str, Any]]:
-    """The rows of the ``url`` records of ``paths`` that pass the filters (none given: no
-    filter), in file order; ``trail`` named when several are read."""
+    """The rows of the ``url`` and ``item`` records of ``paths`` that pass the filters
+    (none given: no filter), in file order; ``trail`` named when several are read."""
     for path in paths:
         summary = Summary()  # for each record's run's purposes
         for line in Trail(path).lines():
             record = summary.feed(line)
-            if record is None:
-                continue
-            fate = text(record.get("fate"))
-            if fates and fate not in fates and not (DROPPED in fates and _dropped(record)):
+            item = summary.item
+            if item is not None:
+                if fates and item.status not in fates:
+                    continue
+                shown = item_row(item)
+            elif record is not None:
+                fate = text(record.get("fate"))
+                if fates and fate not in fates and not (DROPPED in fates and _dropped(record)):
+                    continue
+                shown = row(record, summary.purposes_of(record))
+            else:
                 continue
             found: dict[str, Any] = {"line": line.number}
             found.update({"trail": path} if len(paths) > 1 else {})
-            found.update(row(record, summary.purposes_of(record)))
+            found.update(shown)
             if reasons and found["reason"].lower() not in reasons:
                 continue
             yield found
@@ -125,6 +155,9 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
                 f"{entry['trail']}, line {entry['line']}" if several else f"line {entry['line']}"
             )
             said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
+            if entry["record"] == "item":
+                at = f" (dataset line {entry['dataset_line']})" if entry["dataset_line"] else ""
+                said = f"item{at} {said}"
             yield f"{where}: {entry['url']} {said}: {entry['why']}"
     if form == "text":
         yield f"{count} record(s)"

@@ -4,7 +4,11 @@ Every ``url`` record of the URL (or of its request id), across runs, in file ord
 run it belongs to, its fate, the robots.txt line that decided it and the snapshot it was
 read from, the usage signals and the answer per purpose, the items kept and dropped; the
 records that were redirected to it; and what today's engine says when it re-derives the
-decision from the snapshots (:mod:`scrapy_rep.audit.rederive`).
+decision from the snapshots (:mod:`scrapy_rep.audit.rederive`). A recheck's ``item``
+records of the URL are told too (:class:`~scrapy_rep.audit.records.ItemRecord`): the
+item's status now, the signal and line that decided it, the snapshot of each document
+and the WARC record it was read from, and what verify says of it
+(:mod:`scrapy_rep.audit.items`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from urllib.parse import unquote
 
 from w3lib.url import canonicalize_url
 
-from scrapy_rep.audit.read import Trail, items
+from scrapy_rep.audit.items import item_differences
+from scrapy_rep.audit.read import Trail, items, text
+from scrapy_rep.audit.records import ITEM_STATUSES, ROBOTS_TXT, TDMREP_JSON, ItemRecord, item_of
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
@@ -70,14 +76,22 @@ def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
                      f"{robots.get('override_expired')}")  # fmt: skip
     sha = str(robots.get("snapshot") or "")
     meta = rederiver.meta(sha, f"{origin}/robots.txt")
-    if meta is not None:
-        lines.append(
-            f"    snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
-            f"HTTP {meta.get('status')}, {meta.get('outcome')}, {meta.get('bytes')} bytes"
-        )
-    elif sha:
-        lines.append(f"    snapshot {sha} (no snapshot line announces it)")
+    if sha:
+        lines.append(f"    {_snapshot(sha, meta)}")
     return lines
+
+
+def _snapshot(sha: str, meta: dict[str, Any] | None) -> str:
+    """A snapshot as its ``snapshot`` line describes it: the document's URL, when it was
+    fetched (a WARC capture's date), its status, and the WARC record it was read from."""
+    if meta is None:
+        return f"snapshot {sha} (no snapshot line announces it)"
+    said = (
+        f"snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
+        f"HTTP {meta.get('status')}, {meta.get('outcome')}, {meta.get('bytes')} bytes"
+    )
+    record = text(meta.get("warc_record"))
+    return said + (f", from WARC record {record}" if record else "")
 
 
 def _usage(usage: Any) -> list[str]:
@@ -217,6 +231,13 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
             found += 1
             told[str(record.get("run"))] = None
             lines += _file(line.number, record)
+        elif kind == "item" and asked.names(record.get("url")):
+            run = runs.get(str(record.get("run")), {})
+            item = item_of(line, _purposes(run))
+            if item is not None:
+                found += 1
+                told[item.run] = None
+                lines += _item(item, run, rederiver)
     if found:
         lines += _not_whole(told, unended, repairs)
     return lines, found
@@ -284,6 +305,62 @@ def _record(
     return lines
 
 
+def _purposes(run: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(map(str, items(run.get("purposes"))))
+
+
+def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[str]:
+    """A stored item a recheck decided: its status, what decided it (the signal and its
+    line), each document version (its snapshot, the WARC record it was read from), the
+    status it had before and what today's engine says."""
+    status = item.status if item.status in ITEM_STATUSES else f"status {item.status!r}"
+    where = f"line {item.line} of the dataset" if item.line is not None else "the dataset"
+    lines = [
+        f"line {item.number}, {item.time}: {item.url}: item re-checked ({where}): {status}",
+        f"  run {item.run} (spider {run.get('spider')}, started {run.get('time')}, "
+        f"purposes {', '.join(_purposes(run)) or '-'}, profile {run.get('profile')})"
+        + _rechecked(run),
+        f"  decided: {item.decided}",
+    ]
+    if item.why:
+        lines.append(f"  why: {item.why}")
+    if item.then:
+        lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
+    origin = str(origin_of(item.url) or "")
+    robots = item.record.get("robots")
+    if isinstance(robots, dict):
+        lines += _robots(robots, item.url, rederiver)
+    elif (ROBOTS_TXT, "") in item.documents:
+        lines.append("  robots.txt: not had")
+    for name, sha in item.documents:
+        if name == ROBOTS_TXT:
+            continue
+        document = f"{origin}/.well-known/tdmrep.json" if name == TDMREP_JSON else name
+        said = _snapshot(sha, rederiver.meta(sha, document)) if sha else "not had"
+        lines.append(f"  {name}: {said}")
+    lines += _usage(item.record.get("usage"))
+    if item.item_reason:
+        lines.append(f"  its page said: {item.item_reason}")
+    differences = item_differences(item.record, RunContext.of(run), rederiver)
+    if differences:
+        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
+    elif item.snapshots:
+        lines.append("  today's engine, from the snapshots: the same decision")
+    else:
+        lines.append("  no snapshot to re-derive it from (nothing was had)")
+    return lines
+
+
+def _rechecked(run: dict[str, Any]) -> str:
+    """What a recheck's run re-checked: the dataset, and where the documents came from."""
+    about = run.get("recheck")
+    if not isinstance(about, dict):
+        return ""
+    documents = text(about.get("documents"))
+    source = f"documents from {documents}" if documents not in ("", "fetched") else "fetched"
+    return f", re-checking {text(about.get('dataset')) or '?'} ({source})"
+
+
 def no_record(paths: list[str], url: str) -> list[str]:
     """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
     does: a record is a request sent (or refused). A link a page's nofollow or
@@ -299,7 +376,7 @@ def no_record(paths: list[str], url: str) -> list[str]:
     for path in paths:
         for line in Trail(path).lines():
             record = line.record
-            if line.type not in ("url", "file") or not record:
+            if line.type not in ("url", "file", "item") or not record:
                 continue
             if len(near) < 5 and asked.near(record.get("url")):
                 near[path, str(record.get("url"))] = None

@@ -16,11 +16,13 @@ it, ``no rule (allowed)`` when none spoke.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items, text
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
@@ -30,6 +32,8 @@ from scrapy_rep.verdict.fates import Fate
 OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
 #: The columns of every table, in order.
 COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
+#: The columns of the tables of a recheck's items.
+ITEM_COLUMNS: Final = ("items", *ITEM_STATUSES)
 
 
 @dataclass
@@ -65,6 +69,24 @@ class Tally:
         return tuple(getattr(self, name) for name in COLUMNS)
 
 
+@dataclass
+class ItemTally:
+    """The counts of one row of a recheck's items: every item, and per status."""
+
+    items: int = 0
+    kept: int = 0
+    refused: int = 0
+    unknown: int = 0
+
+    def add(self, item: ItemRecord) -> None:
+        self.items += 1
+        if item.status in ITEM_STATUSES:
+            setattr(self, item.status, getattr(self, item.status) + 1)
+
+    def row(self) -> tuple[int, ...]:
+        return tuple(getattr(self, name) for name in ITEM_COLUMNS)
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -87,29 +109,10 @@ def origin_label(record: dict[str, Any]) -> str:
     return str(origin) if origin is not None else "(no origin)"
 
 
-def _decider(usage: Any, purpose: str) -> dict[str, Any] | None:
-    """The signal that decided ``purpose`` in a recorded usage decision."""
-    if not isinstance(usage, dict):
-        return None
-    index = (usage.get("decided_by") or {}).get(purpose)
-    signals = usage.get("signals") or []
-    if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
-        return signals[index]  # type: ignore[no-any-return]
-    return None
-
-
 def denied(record: dict[str, Any], purpose: str) -> bool:
     usage = record.get("usage")
     answers = usage.get("answers") if isinstance(usage, dict) else None
     return isinstance(answers, dict) and answers.get(purpose) is False
-
-
-def _named(decider: dict[str, Any]) -> str:
-    """What a deciding signal's site said (its ``source``: ``header Content-Usage:
-    train-ai=n``), else its vocabulary (a record without its source)."""
-    if decider.get("source"):
-        return str(decider["source"])
-    return str(decider.get("vocabulary"))
 
 
 def overridden_by(record: dict[str, Any]) -> str:
@@ -151,14 +154,14 @@ def deciding_signal(
     if Fate.of(record.get("fate")) is Fate.REFUSED:
         by = str(record.get("refused_by") or "unknown")  # as written, for the reader
         robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
-        decider = _decider(usage, no[0]) if no and not robots_said else None
-        if decider:
-            return f"refused by {by} ({_named(decider)})"
+        said = decider(usage, no[0]) if no and not robots_said else None
+        if said:
+            return f"refused by {by} ({named(said)})"
         expired = text(robots.get("override_expired"))
         return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
     if no:
-        decider = _decider(usage, no[0])
-        return f"denied by {_named(decider) if decider else 'a usage signal'}"
+        said = decider(usage, no[0])
+        return f"denied by {named(said) if said else 'a usage signal'}"
     overridden = overridden_by(record)
     if overridden:
         return overridden
@@ -198,11 +201,20 @@ class Summary:
     #: another if its ``file`` record refuses it.
     _downloads: dict[tuple[str, str], str] = field(default_factory=dict)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
+    #: A recheck's ``item`` records: all of them, per origin, per what decided them
+    #: (:attr:`ItemRecord.decided`).
+    items: ItemTally = field(default_factory=ItemTally)
+    items_by_origin: dict[str, ItemTally] = field(default_factory=dict)
+    items_by_said: dict[str, ItemTally] = field(default_factory=dict)
+    #: The item of the last line fed, when it was an ``item`` line (``None`` otherwise).
+    item: ItemRecord | None = None
 
     def feed(self, line: Line) -> dict[str, Any] | None:
-        """Count one line; the record if it is a ``url`` line."""
+        """Count one line; the record if it is a ``url`` line (an ``item`` line's item:
+        :attr:`item`)."""
         record = line.record
         kind = line.type
+        self.item = None
         if record is None:
             self.unreadable += 1
         elif kind == "run":
@@ -226,7 +238,16 @@ class Summary:
             return record
         elif kind == "file":
             self._file(record)
+        elif kind == "item":
+            self.item = item_of(line, tuple(self.purposes_of(record)))
+            if self.item is not None:
+                self._item(self.item)
         return None
+
+    def _item(self, item: ItemRecord) -> None:
+        self.items.add(item)
+        self.items_by_origin.setdefault(item.origin, ItemTally()).add(item)
+        self.items_by_said.setdefault(item.decided, ItemTally()).add(item)
 
     def file_of(self, record: dict[str, Any]) -> dict[str, Any] | None:
         """The ``file`` record that refused or marked the download of ``record``."""
@@ -269,13 +290,17 @@ class Summary:
         return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
 
 
-def table(title: str, rows: dict[str, Tally], extra: dict[str, int] | None = None) -> list[str]:
-    """A plain-text table, rows sorted by requests (most first)."""
-    heads = [title, *COLUMNS] + (["denied"] if extra is not None else [])
+def table(
+    title: str, rows: Mapping[str, Tally | ItemTally], extra: dict[str, int] | None = None
+) -> list[str]:
+    """A plain-text table, rows sorted by requests (items, for a recheck's items: most
+    first)."""
+    columns = ITEM_COLUMNS if any(isinstance(t, ItemTally) for t in rows.values()) else COLUMNS
+    heads = [title, *columns] + (["denied"] if extra is not None else [])
     body = [
         [printable(name), *map(str, tally.row())]
         + ([str(extra.get(name, 0))] if extra is not None else [])
-        for name, tally in sorted(rows.items(), key=lambda item: (-item[1].requests, item[0]))
+        for name, tally in sorted(rows.items(), key=lambda item: (-item[1].row()[0], item[0]))
     ]
     widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]
     lines = []
@@ -329,10 +354,21 @@ def summary_text(summary: Summary) -> list[str]:
         )
     if summary.unreadable:
         lines.append(f"{summary.unreadable} unreadable line(s): run `audit verify`")
-    for title, rows, extra in (
+    tables = (
         ("origin", summary.by_origin, None),
         ("purpose", summary.by_purpose, dict(summary.denied)),
         ("deciding signal", summary.by_said, None),
-    ):
+    )
+    for title, rows, extra in tables if total.requests or not summary.items.items else ():
         lines += ["", *table(title, rows, extra)]
+    if summary.items.items:
+        lines.insert(1, items_line(summary.items))
+        lines += ["", *table("item origin", summary.items_by_origin)]
+        lines += ["", *table("item decided by", summary.items_by_said)]
     return lines
+
+
+def items_line(tally: ItemTally) -> str:
+    """``7 item(s) re-checked: 2 kept, 3 refused, 2 unknown``."""
+    counts = ", ".join(f"{getattr(tally, status)} {status}" for status in ITEM_STATUSES)
+    return f"{tally.items} item(s) re-checked (recheck --trail): {counts}"

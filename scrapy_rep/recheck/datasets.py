@@ -416,7 +416,9 @@ class Export:
     def _lines(self) -> Iterable[bytes]:
         if self.format == "trail":
             try:
-                for line in export_lines(self.path):
+                # its crawl's pages and files: the items a recheck appended to it are
+                # another collection's (re-checked again, each would be there twice)
+                for line in export_lines(self.path, rechecked_items=False):
                     yield (line + "\n").encode()
             except TrailError as error:
                 raise DatasetError(str(error)) from None

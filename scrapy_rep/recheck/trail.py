@@ -26,6 +26,7 @@ from typing import Any, Final
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile
 from scrapy_rep.audit.read import tail_of
+from scrapy_rep.audit.records import BY_PAGE
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.datasets import Item
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
@@ -37,8 +38,6 @@ from scrapy_rep.verdict.page import PageStatements
 
 #: The ``spider`` of a recheck's run line.
 SPIDER: Final = "recheck"
-#: A refusal after the fetch, as an ``item`` line's ``refused_by`` says it.
-BY_PAGE: Final = "page"
 _KIND_NAMES: Final = {ROBOTS: "robots.txt", TDM: "tdmrep.json", LICENSE: "rsl"}
 
 

@@ -58,7 +58,10 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
     status, out = audit_tool("list", str(trail), "--reason", "purpose", "--format", "jsonl")
     (only,) = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and only["url"] == notrain and only["fate"] == "fetched"
-    assert set(only) == {"line", "run", "time", "url", "fate", "reason", "why"}
+    assert set(only) == {
+        "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line"
+    }  # fmt: skip
+    assert (only["record"], only["dataset_line"]) == ("url", "")
     status, out = audit_tool("list", str(trail))
     assert status == 0 and out.splitlines()[-1] == "4 record(s)"
     status, out, err = audit_process("list", str(trail), "--reason", "noindex", scrapy=True)
@@ -70,6 +73,6 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
         and err.strip()
         == (
             "scrapy_rep: error: --fate: 'refuse' is not a fate (did you mean 'refused'?); "
-            "expected fetched, refused, failed, redirected, unfinished, dropped"
+            "expected fetched, refused, failed, redirected, unfinished, dropped, kept, unknown"
         )
     )

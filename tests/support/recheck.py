@@ -100,3 +100,32 @@ def recheck_tool(*argv: str) -> tuple[int, str]:
 
 def report_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+#: The items :func:`recheck_trail` re-checks for ai-train, against the robots.txt and
+#: tdmrep.json of :mod:`tests.support.trailfactory` (site.test), by what decides them.
+RECHECKED = {
+    "kept": "http://site.test/ok",
+    "robots": "http://site.test/private/x",  # refused: line 2, Disallow: /private
+    "purpose": "http://site.test/nottrain/1",  # refused for ai-train: line 4, Content-Usage
+    "unknown": "http://other.test/x",  # unknown: no robots.txt of other.test captured
+}
+
+
+def recheck_trail(directory: Path, trail: Path | None = None) -> Path:
+    """A recheck's own trail (``trail``: appended to, else ``recheck.jsonl`` in
+    ``directory``) of the items of :data:`RECHECKED`, in that order (dataset lines 1 to
+    4), re-checked in this process for ai-train with the documents of a WARC."""
+    from tests.support.trailfactory import ORIGIN, ROBOTS, TDMREP
+
+    dataset = directory / "rechecked.jsonl"
+    write_jsonl(dataset, list(RECHECKED.values()))
+    warc = directory / "documents.warc"
+    write_warc(warc, [
+        robots_capture(ORIGIN, ROBOTS.decode()),
+        (f"{ORIGIN}/.well-known/tdmrep.json", 200, TDMREP, {}),
+    ])  # fmt: skip
+    trail = trail or directory / "recheck.jsonl"
+    recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                 f"--trail={trail}")  # fmt: skip
+    return trail

@@ -1,0 +1,208 @@
+"""The trail's records as typed values, read in one place for every command (pure).
+
+A recheck's ``item`` line (docs/audit-trail.md, ``item``) is read by :func:`item_of` into
+an :class:`ItemRecord`: its status now (``kept``, ``refused``, ``unknown``), what decided
+it (the signal and the line of its document), the document versions it names (their
+snapshots, ``""`` for one not had) and where in the dataset the item is. ``audit show``,
+``summary``, ``list``, ``report --html`` and ``export`` read items through it; ``audit
+verify`` re-derives the record itself (:mod:`scrapy_rep.audit.items`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scrapy_rep.audit.read import Line, text
+from scrapy_rep.urls.origins import origin_of
+
+#: The statuses of an ``item`` line.
+ITEM_STATUSES: Final = ("kept", "refused", "unknown")
+#: ``refused_by`` of an item refused after the fetch: its page said no (``--pages``).
+BY_PAGE: Final = "page"
+#: The documents an item names (its ``robots`` and ``tdmrep`` parts; an RSL license by
+#: its URL), as :attr:`ItemRecord.documents` names them.
+ROBOTS_TXT: Final = "robots.txt"
+TDMREP_JSON: Final = "tdmrep.json"
+
+
+def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
+    """The signal that decided ``purpose`` in a recorded usage decision (a ``url`` or
+    ``item`` record's ``usage``)."""
+    if not isinstance(usage, dict):
+        return None
+    index = (usage.get("decided_by") or {}).get(purpose)
+    signals = usage.get("signals") or []
+    if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
+        return signals[index]  # type: ignore[no-any-return]
+    return None
+
+
+def named(signal: dict[str, Any]) -> str:
+    """What a deciding signal's site said (its ``source``: ``header Content-Usage:
+    train-ai=n``), else its vocabulary (a record without its source)."""
+    if signal.get("source"):
+        return str(signal["source"])
+    return str(signal.get("vocabulary"))
+
+
+def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:
+    """Of ``purposes`` (none: every purpose the decision answers), those it says no to."""
+    answers = usage.get("answers") if isinstance(usage, dict) else None
+    if not isinstance(answers, dict):
+        return []
+    return [p for p in purposes or tuple(map(str, answers)) if answers.get(p) is False]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRecord:
+    """A recheck's ``item`` line, read (:func:`item_of`)."""
+
+    #: Its line in the trail.
+    number: int
+    run: str
+    time: str
+    url: str
+    #: The item's line or row in the dataset (``None``: not said).
+    line: int | None
+    #: ``kept``, ``refused`` or ``unknown`` (:data:`ITEM_STATUSES`); as written when it is
+    #: none of them (a hand-edited trail).
+    status: str
+    #: What refused it (``robots.txt``, ``purpose``, ``page``), or left it unknown
+    #: (``unreachable``); ``""`` for a kept item.
+    refused_by: str
+    #: What its page said, for a refusal by its page (``noindex``, ``purpose``…).
+    item_reason: str
+    #: The record's own sentence (``Forbidden by … (line 2: Disallow: /private)``).
+    why: str
+    #: The signal that decided, in the trail's words: ``robots.txt`` (its Allow or
+    #: Disallow line), what a usage signal's site said (``robots.txt line 3:
+    #: Content-Usage: /train train-ai=n``, ``tdmrep.json entry 1 (location "/tdm/*")``),
+    #: the page's own statement; ``""`` when no document spoke (no rule, not had).
+    signal: str
+    #: The robots.txt line that decided for the item's agent, and its text (``None``,
+    #: ``""``: no line did).
+    robots_line: int | None
+    rule: str
+    #: The robots.txt agent it was decided for, and why no line decided when none did.
+    agent: str
+    robots_why: str
+    #: Each document version it names: (``robots.txt``, ``tdmrep.json`` or the RSL
+    #: license's URL, its snapshot); ``""``: the document was not had.
+    documents: tuple[tuple[str, str], ...]
+    #: With a trail or an export as the recheck's input: its status then (``""``: not
+    #: said) and whether it changed.
+    then: str
+    changed: bool | None
+    #: The record as stored (its ``usage`` and ``page`` parts, for a re-derivation).
+    record: dict[str, Any]
+
+    @property
+    def origin(self) -> str:
+        """The item's origin (``(no origin)`` for a URL without one)."""
+        origin = origin_of(self.url)
+        return str(origin) if origin is not None else "(no origin)"
+
+    @property
+    def reason(self) -> str:
+        """What refused it or left it unknown: ``refused_by``, or the page's
+        ``item_reason`` for a refusal by its page (as ``audit list`` filters by)."""
+        if self.refused_by == BY_PAGE:
+            return self.item_reason or self.refused_by
+        return "" if self.status == "kept" else self.refused_by
+
+    @property
+    def decided(self) -> str:
+        """What decided it, in a few words: ``refused by robots.txt line 2 (Disallow:
+        /private)``, ``refused by purpose (tdmrep.json entry 1 (location "/tdm/*"))``,
+        ``allowed by robots.txt line 4 (Allow: /a)``, ``allowed: no rule matches`` (kept),
+        ``not had: tdmrep.json`` (unknown)."""
+        if self.status == "refused":
+            by = self.refused_by or "an unnamed check"
+            if self.refused_by == ROBOTS_TXT and self.robots_line is not None:
+                return f"refused by robots.txt line {self.robots_line} ({self.rule})"
+            if self.refused_by == BY_PAGE:
+                said = self.signal or self.item_reason
+                return f"refused by its page ({said})" if said else "refused by its page"
+            return f"refused by {by} ({self.signal})" if self.signal else f"refused by {by}"
+        if self.status == "kept":
+            overridden = _overridden(self.record)
+            if overridden:
+                return f"overridden by REP_OVERRIDES: {overridden}"
+            if self.robots_line is not None:
+                return f"allowed by robots.txt line {self.robots_line} ({self.rule})"
+            return f"allowed: {self.robots_why or 'no rule'}"
+        if self.status == "unknown":
+            missing = [name for name, sha in self.documents if not sha]
+            if missing:
+                return f"not had: {', '.join(missing)}"
+            return self.why or self.refused_by or "undecided"
+        return f"status {self.status!r}"
+
+    @property
+    def snapshots(self) -> tuple[str, ...]:
+        """The snapshots it names (each once, in its record's order)."""
+        return tuple(dict.fromkeys(sha for _, sha in self.documents if sha))
+
+
+def _overridden(record: dict[str, Any]) -> str:
+    robots = record.get("robots")
+    return text(robots.get("overridden")) if isinstance(robots, dict) else ""
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
+    """The ``item`` record of ``line`` (``None``: the line is no ``item`` line);
+    ``purposes``: those of its run, of which the first a signal denied names the signal
+    that refused it by purpose (none: the first its usage part denies)."""
+    record = line.record
+    if record is None or line.type != "item":
+        return None
+    robots = record.get("robots")
+    robots = robots if isinstance(robots, dict) else {}
+    status = text(record.get("status")) or str(record.get("status"))
+    refused_by = text(record.get("refused_by"))
+    documents: list[tuple[str, str]] = []
+    if robots or status == "unknown":  # an unknown item without one: robots.txt not had
+        documents.append((ROBOTS_TXT, text(robots.get("snapshot"))))
+    if "tdmrep" in record:
+        documents.append((TDMREP_JSON, text(record.get("tdmrep"))))
+    rsl = record.get("rsl")
+    if isinstance(rsl, dict):
+        documents += [(text(url), text(sha)) for url, sha in rsl.items()]
+    robots_line = _int(robots.get("line"))
+    usage = record.get("usage")
+    no = denied_purposes(usage, purposes)
+    said = decider(usage, no[0]) if no else None
+    if refused_by == ROBOTS_TXT or (robots_line is not None and status == "kept"):
+        signal = ROBOTS_TXT if robots_line is not None else ""
+    elif said is not None and status != "kept":
+        signal = named(said)
+    elif refused_by == BY_PAGE:
+        signal = text(record.get("why"))
+    else:
+        signal = ""
+    changed = record.get("changed")
+    return ItemRecord(
+        number=line.number,
+        run=text(record.get("run")),
+        time=text(record.get("time")),
+        url=text(record.get("url")),
+        line=_int(record.get("line")),
+        status=status,
+        refused_by=refused_by,
+        item_reason=text(record.get("item_reason")),
+        why=text(record.get("why")),
+        signal=signal,
+        robots_line=robots_line,
+        rule=text(robots.get("rule")),
+        agent=text(robots.get("agent")),
+        robots_why=text(robots.get("why")),
+        documents=tuple(documents),
+        then=text(record.get("then")),
+        changed=changed if isinstance(changed, bool) else None,
+        record=record,
+    )

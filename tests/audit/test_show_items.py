@@ -1,0 +1,92 @@
+"""``audit show TRAIL URL`` of a stored item a recheck decided (its ``item`` record): the
+item's story, and beside it the crawl's, in one trail or two."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrapy_rep.audit.cli import EXIT_CLEAN
+from scrapy_rep.audit.read import Trail
+from tests.support.recheck import RECHECKED, recheck_trail
+from tests.support.tools import audit_tool
+from tests.support.trailfactory import ROBOTS, TDMREP, sha, write_trail
+
+
+def _warc_records(trail: Path) -> dict[str, str]:
+    """The WARC record each snapshot line of the trail names, by its document's URL."""
+    return {
+        str(line.record["url"]): str(line.record["warc_record"])
+        for line in Trail(trail).lines()
+        if line.type == "snapshot" and line.record and "warc_record" in line.record
+    }
+
+
+def test_show_tells_a_refused_item_its_signal_its_line_its_snapshot_and_its_warc_record(
+    tmp_path: Path,
+) -> None:
+    trail = recheck_trail(tmp_path)
+    code, out = audit_tool("show", str(trail), RECHECKED["robots"])
+    assert code == EXIT_CLEAN, out
+    assert "no record" not in out
+    lines = out.splitlines()
+    assert lines[0].endswith(
+        f"{RECHECKED['robots']}: item re-checked (line 2 of the dataset): refused"
+    )
+    assert "spider recheck" in lines[1] and "purposes ai-train" in lines[1]
+    assert "re-checking" in lines[1] and "documents.warc" in lines[1]
+    assert "  decided: refused by robots.txt line 2 (Disallow: /private)" in lines
+    robots = _warc_records(trail)["http://site.test/robots.txt"]
+    assert (
+        f"    snapshot {sha(ROBOTS)}: http://site.test/robots.txt fetched "
+        f"2025-04-01T12:00:00.000Z, HTTP 200, parsed, {len(ROBOTS)} bytes, from WARC record "
+        f"{robots}"
+    ) in lines
+    assert lines[-1] == "  today's engine, from the snapshots: the same decision"
+
+
+def test_show_tells_a_kept_item_a_purpose_refusal_and_an_unknown_item(tmp_path: Path) -> None:
+    trail = recheck_trail(tmp_path)
+    warc = _warc_records(trail)
+    _, kept = audit_tool("show", str(trail), RECHECKED["kept"])
+    assert kept.splitlines()[0].endswith("(line 1 of the dataset): kept")
+    assert "  decided: allowed: no rule matches" in kept
+    assert (
+        f"  tdmrep.json: snapshot {sha(TDMREP)}: http://site.test/.well-known/tdmrep.json "
+        f"fetched 2025-04-01T12:00:00.000Z"
+    ) in kept
+    assert warc["http://site.test/.well-known/tdmrep.json"] in kept
+    _, purpose = audit_tool("show", str(trail), RECHECKED["purpose"])
+    signal = "robots.txt line 4: Content-Usage: /nottrain train-ai=n"
+    assert f"  decided: refused by purpose ({signal})" in purpose
+    assert f"  ai-train: denied by {signal}" in purpose
+    code, unknown = audit_tool("show", str(trail), RECHECKED["unknown"])
+    assert code == EXIT_CLEAN
+    assert unknown.splitlines()[0].endswith("(line 4 of the dataset): unknown")
+    assert "  decided: not had: robots.txt" in unknown
+    assert "  why: no robots.txt of http://other.test was had" in unknown
+    assert "  robots.txt: not had" in unknown
+
+
+def test_show_tells_the_crawl_and_the_recheck_of_a_url_in_one_trail_or_two(
+    tmp_path: Path,
+) -> None:
+    """A crawl refused the URL (robots.txt, line 2); a recheck of its item, appended to
+    the same trail or written to its own, refused it too: both are told."""
+    crawl = write_trail(tmp_path / "crawl.jsonl")
+    recheck_trail(tmp_path, crawl)
+    code, out = audit_tool("show", str(crawl), RECHECKED["robots"])
+    assert code == EXIT_CLEAN, out
+    heads = [line for line in out.splitlines() if line.startswith("line ")]
+    assert len(heads) == 2, out
+    assert heads[0].endswith(f"{RECHECKED['robots']} was refused by robots.txt "
+                             "(1 attempt): Forbidden by robots.txt")  # fmt: skip
+    assert heads[1].endswith("item re-checked (line 2 of the dataset): refused")
+    assert "spider test" in out and "spider recheck" in out
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    own = recheck_trail(alone)
+    code, out = audit_tool("show", str(tmp_path / "crawl.jsonl"), str(own), RECHECKED["robots"])
+    assert code == EXIT_CLEAN
+    assert f"{own}:" in out.splitlines()
+    assert out.count("item re-checked (line 2 of the dataset): refused") == 2
+    assert out.count("was refused by robots.txt") == 1
