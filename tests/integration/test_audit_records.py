@@ -297,7 +297,8 @@ async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
 def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None:
     """A paused crawl's open records, saved by the version before (ten fields, keyed by
     the bare fingerprint, the final dont_filter ids as a list), go on in the resumed run."""
-    from scrapy_rep.crawl.audit.auditfile import EARLIER, LICENSES, STATE_SIZE, TDM, Paused, resume
+    from scrapy_rep.audit.urlentry import RobotsPart
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     robots_part = ["a" * 64, "testbot", 2, "Allow: /", ""]
     old = ["http://a.test/x", 1, None, 0, 1, "", robots_part, "", False, False]
@@ -307,6 +308,7 @@ def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None
     unfiltered: dict[str, str] = {}
     assert resume(str(tmp_path), open_records, unfiltered) == (Paused("f" * 32), 0)
     state = open_records["b" * 40]
-    assert len(state) == STATE_SIZE and state[TDM] is None
-    assert (state[LICENSES], state[EARLIER]) == (None, "")
+    assert (state.url, state.attempts, state.held, state.tdm) == ("http://a.test/x", 1, 1, None)
+    assert state.robots == RobotsPart("a" * 64, "testbot", 2, "Allow: /", "")
+    assert (state.licenses, state.earlier, state.sent_at) == (None, "", None)
     assert unfiltered == {"c" * 40: "c" * 40}

@@ -44,22 +44,9 @@ from scrapy.utils.job import job_dir
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
+from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import (
-    ATTEMPTS,
-    EXPIRES,
-    FETCHED,
-    LICENSES,
-    ROBOTS,
-    SENT,
-    SENT_AT,
-    TDM,
-    URL,
-    AuditWriter,
-    paused_state,
-    resume,
-    save_state,
-)
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, paused_state, resume, save_state
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
 from scrapy_rep.crawl.auditing import TRAILS, AuditMiddleware
@@ -134,7 +121,7 @@ class AuditTrail(RequestEvents, FateEvents):
         self.stats = crawler.stats
         self.run = uuid.uuid4().hex
         self.jobdir = job_dir(crawler.settings)
-        self.open: dict[str, list[Any]] = {}
+        self.open: dict[str, UrlEntry] = {}
         self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
         self._seen: Callable[[bytes], bool] | None = None
@@ -142,8 +129,6 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._holding: set[str] = set()
         self._direct = False
-        #: The open records of requests decided without being scheduled (``_unscheduled``).
-        self._unscheduled_keys: set[str] = set()
         self.counts: Counter[str] = Counter()
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
@@ -187,17 +172,17 @@ class AuditTrail(RequestEvents, FateEvents):
 
     # ------------------------------------------------------------------ decisions
 
-    def _outgoing(self, request: Request) -> list[Any] | None:
+    def _outgoing(self, request: Request) -> UrlEntry | None:
         """The open record of ``request`` as it is decided or refused: its own, which it
         goes on with until its response comes (held, retried: a retry's copy shares its
         state); else, for a request decided without being scheduled, a new one
         (:meth:`_unscheduled`)."""
         state = open_record(request, self.open)
-        if state is not None and not state[FETCHED]:
+        if state is not None and not state.fetched:
             return state
         return self._unscheduled(request)
 
-    def _unscheduled(self, request: Request) -> list[Any] | None:
+    def _unscheduled(self, request: Request) -> UrlEntry | None:
         """The record of a request decided without being scheduled: one the engine
         downloads for a component (a media pipeline's file, another add-on's download, a
         callback's own fetch), opened when it is decided, final when its response comes
@@ -223,8 +208,7 @@ class AuditTrail(RequestEvents, FateEvents):
                 self._redirected(ref.audit, request)
         self.sequence += 1
         key = f"{url_key}-{self.sequence}"
-        state = self._open(key, request, earlier)
-        self._unscheduled_keys.add(key)
+        state = self._open(key, request, earlier, unscheduled=True)
         recorded(request, key)
         return state
 
@@ -256,10 +240,12 @@ class AuditTrail(RequestEvents, FateEvents):
             decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                previous = state[ROBOTS]
-                if previous is not None and len(previous) >= 6 and not previous[5]:
-                    state[ROBOTS] = (
-                        (sha, *previous[1:6], "", "", names) if names else (sha, *previous[1:])
+                previous = state.robots
+                if previous is not None and not previous.obeyed:
+                    state.robots = (
+                        RobotsPart(sha, *previous[1:6], agents=names)
+                        if names
+                        else previous._replace(sha256=sha)
                     )
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
@@ -277,12 +263,14 @@ class AuditTrail(RequestEvents, FateEvents):
                 for kind, key, entry in used[1:] if addressed else ():
                     if kind == ROBOTS_KIND and str(key) != origin:
                         also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
-                state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden, expired, names, ends, addressed, also)  # fmt: skip
+                state.robots = RobotsPart(
+                    sha, agent, decision.line, decision.line_text, why, True,
+                    overridden, expired, names, ends, addressed, also,
+                )  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"
-                    state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
+                    state.tdm = self.writer.snapshot("tdmrep.json", url, entry)
                 elif kind == LICENSE_KIND:
                     self.license_used(str(key), entry, request)
         except Exception:
@@ -294,8 +282,8 @@ class AuditTrail(RequestEvents, FateEvents):
         ``expires``; the last attempt's)."""
         state = self.open.get(record)
         if state is not None:
-            state[SENT_AT] = now
-            state[EXPIRES] = expires if expires < math.inf else None
+            state.sent_at = now
+            state.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
         """The request of the open record ``record`` reached the downloader (an attempt,
@@ -304,8 +292,8 @@ class AuditTrail(RequestEvents, FateEvents):
         slot. ``attempts`` counts downloads tried (docs/audit-trail.md): that one is taken
         back."""
         state = self.open.get(record)
-        if state is not None and state[ATTEMPTS] > 0:
-            state[ATTEMPTS] -= 1
+        if state is not None and state.attempts > 0:
+            state.attempts -= 1
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """``request`` (whose open record is ``record``) was changed after it was decided
@@ -315,9 +303,9 @@ class AuditTrail(RequestEvents, FateEvents):
             state = self.open.get(record)
             if state is None:
                 return
-            state[SENT] = sent
+            state.sent = sent
             if moved:
-                state[URL] = request.url
+                state.url = request.url
         except Exception:
             self.internal_error("sent_changed")
 
@@ -331,9 +319,9 @@ class AuditTrail(RequestEvents, FateEvents):
             sha = self.writer.snapshot("rsl", license_url, entry)
             state = open_record(request, self.open)
             if state is not None:
-                if state[LICENSES] is None:
-                    state[LICENSES] = {}
-                state[LICENSES][license_url] = sha
+                if state.licenses is None:
+                    state.licenses = {}
+                state.licenses[license_url] = sha
         except Exception:
             self.internal_error("license_used")
 
@@ -376,7 +364,7 @@ class AuditTrail(RequestEvents, FateEvents):
                     continue
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
-            if state[FETCHED]:
+            if state.fetched:
                 self._final(key, state, Fate.FETCHED, why="its page's output was not seen")
             elif not paused:
                 self._final(key, state, Fate.UNFINISHED, why=why)
@@ -389,7 +377,12 @@ class AuditTrail(RequestEvents, FateEvents):
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
         # and a run without its end line, which verify reports), with that line's hash.
-        kept = {"open": self.open, "unfiltered": self._unfiltered, "sequence": self.sequence}
+        kept = {
+            "version": STATE_VERSION,
+            "open": {key: entry.state() for key, entry in self.open.items()},
+            "unfiltered": self._unfiltered,
+            "sequence": self.sequence,
+        }
         head = self.writer.next_hash(end)
         save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
         self._emit(end)
