@@ -46,10 +46,16 @@ from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import AuditWriter, paused_state, resume, save_state
+from scrapy_rep.crawl.audit.auditfile import (
+    AuditWriter,
+    Paused,
+    paused_state,
+    resume,
+    save_state,
+)
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.auditing import TRAILS, AuditMiddleware
+from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
@@ -75,12 +81,12 @@ from scrapy_rep.verdict.fates import Fate
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
+    from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import RequestFacts
 
-__all__ = ["AuditTrail"]
+__all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +95,7 @@ logger = logging.getLogger(__name__)
 FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
 #: first.
-_UNCLOSED: set[AuditTrail] = set()
+_UNCLOSED: set[UrlLedger] = set()
 
 
 @atexit.register
@@ -108,15 +114,19 @@ def _at_exit() -> None:
         trail._closed(reason=FORCED)
 
 
-class AuditTrail(RequestEvents, FateEvents):
-    """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
+class UrlLedger(RequestEvents, FateEvents):
+    """The crawl's one ledger of each requested URL's fate: written by the parts that
+    decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
+    its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
+    report). One per crawl (:func:`url_ledger`), kept only when a reader needs it."""
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
-        if not config.audit_file:
-            raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.crawler = crawler
         self.config = config
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
+        #: name the document versions they were decided with, and no file is written.
+        self.trail = bool(config.audit_file)
         self.path = Path(config.audit_file)
         self.stats = crawler.stats
         self.run = uuid.uuid4().hex
@@ -130,6 +140,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._holding: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        #: Who reads each settled entry besides the trail (the end-of-crawl report).
+        self.readers: list[UrlReader] = []
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
@@ -138,8 +150,11 @@ class AuditTrail(RequestEvents, FateEvents):
         self._robots_token = crawler_name(str(robots_agent))
         self._declared = str(robots_agent)
         self._errors_logged = False
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
-        self.writer = AuditWriter(crawler, config, self.run)
+        self.resumes: Paused | None = None
+        self.sequence = 0
+        if self.trail:
+            self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self.writer = AuditWriter(crawler, config, self.run, written=self.trail)
         if self.writer.file is not None:  # read under its lock: ids are the trail's alone
             tail = tail_of(self.path)
             self.sequence = max(self.sequence, tail.last_request)
@@ -154,12 +169,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
-        TRAILS[crawler] = self
+        LEDGERS[crawler] = self
         read_by(crawler, self)  # each page's ledger, when its output is through
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
 
     def _connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -344,6 +355,8 @@ class AuditTrail(RequestEvents, FateEvents):
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         paused = self.resumes
+        if not self.trail:
+            return
         _UNCLOSED.add(self)
         self._emit(
             lines.run_line(
@@ -365,13 +378,15 @@ class AuditTrail(RequestEvents, FateEvents):
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
             if state.fetched:
-                self._final(key, state, Fate.FETCHED, why="its page's output was not seen")
+                self._final(key, state, Fate.FETCHED, {"why": "its page's output was not seen"})
             elif not paused:
-                self._final(key, state, Fate.UNFINISHED, why=why)
+                self._final(key, state, Fate.UNFINISHED, {"why": why})
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
+        if not self.trail:
+            return
         if paused:
             self.counts["open"] = len(self.open)
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
@@ -393,6 +408,25 @@ class AuditTrail(RequestEvents, FateEvents):
                 "verify %s --head %s` tells whether any line up to it was changed since",
                 written, self.path, head, self.path, head, extra={"spider": spider},
             )  # fmt: skip
+
+
+class AuditTrail:
+    """The audit trail's extension (``REP_AUDIT_FILE``; off without it): the crawl's
+    :class:`UrlLedger`, which writes the trail (docs/audit-trail.md)."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> UrlLedger:
+        if not config_of(crawler).audit_file:
+            raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        return url_ledger(crawler)
+
+
+def url_ledger(crawler: Crawler) -> UrlLedger:
+    """The crawl's ledger of each requested URL's fate, made by its first reader."""
+    ledger = LEDGERS.get(crawler)
+    if not isinstance(ledger, UrlLedger):
+        ledger = UrlLedger(crawler)
+    return ledger
 
 
 def _audit_middleware_last(engine: Any) -> bool:

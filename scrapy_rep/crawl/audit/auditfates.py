@@ -58,7 +58,7 @@ class FateEvents(AuditState):
             extra["usage"] = lines.usage_part(
                 before.decision(), robots_sha(state), state.tdm or "", state.licenses or {}
             )
-        self._final(key, state, Fate.REFUSED, **extra)
+        self._final(key, state, Fate.REFUSED, extra, reason)
 
     @guarded
     def page_done(
@@ -88,7 +88,7 @@ class FateEvents(AuditState):
             extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
         extra.update(self.page_said(state, request, page))
         state.status = response.status
-        self._final(record_id(request), state, Fate.FETCHED, **extra)
+        self._final(record_id(request), state, Fate.FETCHED, extra, ledger)
 
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
@@ -96,7 +96,7 @@ class FateEvents(AuditState):
         if state is None or state.fetched:
             return
         why = f"{type(exception).__name__}: {exception}".rstrip(": ")
-        self._final(record_id(request), state, Fate.FAILED, why=why)
+        self._final(record_id(request), state, Fate.FAILED, {"why": why}, exception)
 
     @guarded
     def _file_checked(
@@ -125,3 +125,5 @@ class FateEvents(AuditState):
             record["error"] = error[:300]
         self.counts["files"] += 1
         self._emit(record)
+        for reader in self.readers:
+            reader.file_settled(url, fate, refusal, error)

@@ -41,7 +41,8 @@ SNAPSHOT_MEMO: Final = 4096
 class AuditWriter:
     """Writes the lines of one run; after a write error, nothing more (said once)."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig, run: str) -> None:
+    def __init__(self, crawler: Crawler, config: RepConfig, run: str, written: bool = True) -> None:
+        """``written=False``: no file (the crawl keeps no trail): the snapshot names only."""
         self.crawler = crawler
         self.path = Path(config.audit_file)
         self.required = config.audit_required
@@ -49,6 +50,8 @@ class AuditWriter:
         #: (sha256, document URL) of the snapshot lines this run wrote.
         self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.file: TrailFile | None = None
+        if not written:
+            return
         try:
             self.file = TrailFile(self.path)
         except (TrailFileError, OSError) as error:
@@ -75,6 +78,8 @@ class AuditWriter:
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
+        if self.file is None:  # no trail (or no longer): the name only
+            return sha
         memo = (sha, url)
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)

@@ -142,7 +142,7 @@ class RequestEvents(AuditState):
         if state is not None:
             reasons = request.meta.get("redirect_reasons") or [None]
             state.status = reasons[-1] if isinstance(reasons[-1], int) else None
-            self._final(key, state, Fate.REDIRECTED, to=request.url)
+            self._final(key, state, Fate.REDIRECTED, {"to": request.url})
 
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
@@ -180,7 +180,7 @@ class RequestEvents(AuditState):
                 pages = PAGES.get(self.crawler)
                 page = None if pages is None else pages.get(response)
                 key = record_id(request)
-                self._final(key, state, Fate.FETCHED, **self.page_said(state, request, page))
+                self._final(key, state, Fate.FETCHED, self.page_said(state, request, page))
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.crawl.ledger import PageRead
     from scrapy_rep.settings import RepConfig
 
@@ -59,6 +60,7 @@ class AuditState:
     #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
     _declared: str
     _emit: Callable[[dict[str, Any]], None]
+    readers: list[UrlReader]
     #: Open records: id -> entry.
     open: dict[str, UrlEntry]
     #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
@@ -72,12 +74,18 @@ class AuditState:
     #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._outgoing`).
     _outgoing: Callable[[Request], UrlEntry | None]
 
-    def _final(self, key: str, entry: UrlEntry, fate: Fate, **added: Any) -> None:
-        """Write the record of ``key`` with its final ``fate`` (``added``: what the fate
-        adds); it is no longer open."""
+    def _final(
+        self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
+    ) -> None:
+        """The entry of ``key`` is settled with its final ``fate`` (``added``: what the fate
+        adds; ``cause``: what :meth:`UrlReader.settled
+        <scrapy_rep.crawl.auditing.UrlReader.settled>` says): no longer open, written to
+        the trail and read by every reader."""
         del self.open[key]
         self.counts[fate] += 1
         self._emit(entry.line(self.run, key, fate, added))
+        for reader in self.readers:
+            reader.settled(entry, fate, added, cause)
 
     def page_said(self, state: UrlEntry, request: Request, page: PageRead | None) -> dict[str, Any]:
         """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
