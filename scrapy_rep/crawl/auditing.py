@@ -1,10 +1,13 @@
-"""The audit trail of each running crawl, for the components that feed it directly (a
-call costs less than a signal on the hot path), as the :class:`TrailWriter` they see, and
-:class:`AuditMiddleware`, which tells it, and the end-of-crawl report, a request's final
-download failure: both read the one place that knows it, so they cannot count it apart."""
+"""The ledger of each requested URL's fate of each running crawl
+(:class:`scrapy_rep.crawl.audit.audit.UrlLedger`), as the parts that decide write it
+directly (a call costs less than a signal on the hot path: :class:`LedgerCalls`), what
+its readers are told (:class:`UrlReader`: the audit trail is written by the ledger
+itself, the end-of-crawl report reads it), and :class:`AuditMiddleware`, which tells it a
+request's final download failure and the response the engine gets."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy.exceptions import NotConfigured
@@ -17,14 +20,16 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from scrapy_rep.audit.urlentry import UrlEntry
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
+    from scrapy_rep.verdict.fates import Fate
 
 
-class TrailWriter(Protocol):
-    """What the performer of verdicts and :class:`AuditMiddleware` tell the crawl's audit
-    trail (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`) directly; a page's output
-    reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`)."""
+class LedgerCalls(Protocol):
+    """What the parts that decide (the performer of verdicts, the check at the send, the
+    page's licenses) and :class:`AuditMiddleware` tell the crawl's URL ledger directly;
+    a page's output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`)."""
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
@@ -45,23 +50,28 @@ class TrailWriter(Protocol):
     def not_sent(self, record: str) -> None: ...
 
 
-TRAILS: PerCrawler[TrailWriter] = PerCrawler("trail")
+LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
 
 
-class FailureReader(Protocol):
-    """What else reads a request's final download failure: the end-of-crawl report
-    (:class:`scrapy_rep.crawl.report.RepReport`), told what the trail is told."""
-
-    def failed(self, request: Request, exception: BaseException) -> None: ...
-
-
-#: The readers of each running crawl's final download failures besides its trail.
-FAILURE_READERS: PerCrawler[list[FailureReader]] = PerCrawler("failure_readers")
+def ledger_of(crawler: Crawler) -> LedgerCalls | None:
+    """The crawl's URL ledger, if it keeps one (:attr:`RepConfig.ledger
+    <scrapy_rep.settings.RepConfig.ledger>`)."""
+    return LEDGERS.get(crawler)
 
 
-def trail_of(crawler: Crawler) -> TrailWriter | None:
-    """The crawl's audit trail, if ``REP_AUDIT_FILE`` is set and the extension runs."""
-    return TRAILS.get(crawler)
+class UrlReader(Protocol):
+    """A reader of the URL ledger's settled entries (the end-of-crawl report)."""
+
+    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
+        """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
+        record's other fields, as the trail writes them) and its ``cause``: the
+        :class:`~scrapy_rep.verdict.reasons.Reason` (or another add-on's word) of a
+        refusal, the exception of a download that failed, the page's
+        :class:`~scrapy_rep.crawl.ledger.PageLedger` of one fetched, else ``None``."""
+
+    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
+        """A file an item pipeline downloaded was held against the crawl's purposes: the
+        ``file`` record's ``fate`` (``stored``, ``marked``, ``refused``, ``failed``)."""
 
 
 class AuditMiddleware:
@@ -72,7 +82,7 @@ class AuditMiddleware:
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
-        if not (config.audit_file or config.report or config.report_file):
+        if not config.ledger:
             raise NotConfigured
         self.crawler = crawler
 
@@ -83,18 +93,16 @@ class AuditMiddleware:
     def process_exception(
         self, request: Request, exception: Exception, spider: object = None
     ) -> None:
-        trail = TRAILS.get(self.crawler)
-        if trail is not None:
-            trail.failed(request, exception)
-        for reader in FAILURE_READERS.get(self.crawler) or ():
-            reader.failed(request, exception)
+        ledger = LEDGERS.get(self.crawler)
+        if ledger is not None:
+            ledger.failed(request, exception)
 
     def process_response(
         self, request: Request, response: Response, spider: object = None
     ) -> Response:
         """The response Scrapy's engine gets, when this is the outermost
         ``process_response`` (what ``response_received`` tells, one signal less a page)."""
-        trail = TRAILS.get(self.crawler)
-        if trail is not None:
-            trail.downloaded(request if response.request is None else response.request, response)
+        ledger = LEDGERS.get(self.crawler)
+        if ledger is not None:
+            ledger.downloaded(request if response.request is None else response.request, response)
         return response

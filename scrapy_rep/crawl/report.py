@@ -49,12 +49,11 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit.summary import OVERRIDDEN_BY
-from scrapy_rep.crawl.auditing import FAILURE_READERS
+from scrapy_rep.crawl.audit.audit import url_ledger
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
-from scrapy_rep.crawl.refusals import Refusal
-from scrapy_rep.crawl.requeststate import seen_scheduled, state_of
+from scrapy_rep.crawl.requeststate import record_id
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate, reason_row
@@ -67,18 +66,17 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from scrapy_rep.audit.urlentry import UrlEntry
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.verdict import Allowed, Refused
+    from scrapy_rep.verdict import Refused
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
 #: A page's links not followed, by the refusal's reason: what the page's line says.
 _NOT_FOLLOWED: Final[dict[str, str]] = {reason: REASONS[reason].report for reason in LINK_REASONS}
 #: The closing line's words for the requests of a fate no reason names.
-_DOWNLOADED, _REDIRECTED, _NO_RESPONSE = (
-    FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED)
-)
+_DOWNLOADED, _REDIRECTED = (FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED))
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
 #: Why an item was dropped (``item_refused``'s reason) in the closing lines (those denied
@@ -161,18 +159,12 @@ class _UrlReport:
     events: list[str] = field(default_factory=list)
     #: How many times each counted event happened (downloads, items, links, refusals).
     times: Counter[str] = field(default_factory=Counter)
-    #: The reason of the last ``request_refused`` signal for this URL, if any.
+    #: The reason of the latest refusal of a request of this URL, if any.
     refused: str = ""
-    #: ``id()`` of the request that signal refused: one refused as it was sent leaves
-    #: the downloader after its refusal, and is not in flight then.
-    refused_request: int = 0
     #: Requests of this URL by fate (the closing line's words), as the trail counts them.
     fates: Counter[str] = field(default_factory=Counter)
     #: Failed robots.txt downloads its request was held through (``request_released``).
     held_failures: int = 0
-    #: Its latest download attempt left the downloader and nothing has said since what
-    #: came of it (a response, a redirect): a download that got no response, at the end.
-    in_flight: bool = False
     #: Items of this page kept and dropped (by reason), for the closing line.
     items_kept: int = 0
     items_dropped: Counter[str] = field(default_factory=Counter)
@@ -181,7 +173,7 @@ class _UrlReport:
     def requested(self) -> bool:
         """Whether a request was sent or refused for it: a ``url`` record of the trail
         (a link not followed is not one)."""
-        return bool(self.fates) or self.in_flight
+        return bool(self.fates)
 
 
 class RepReport:
@@ -218,15 +210,9 @@ class RepReport:
         connect(self._document, signal=rep_signals.document_fetched)
         connect(self._held, signal=rep_signals.request_held)
         connect(self._released, signal=rep_signals.request_released)
-        connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._left_downloader, signal=signals.request_left_downloader)
         connect(self._response, signal=signals.response_received)
-        connect(self._overridden, signal=rep_signals.request_overridden)
-        connect(self._file_checked, signal=rep_signals.file_checked)
-        # a download's final failure, where the trail reads it (a request dropped at its
-        # send reaches no other signal)
-        FAILURE_READERS.setdefault(crawler, []).append(self)
+        # every request's fate: the URL ledger's settled entries, the trail's records
+        url_ledger(crawler).readers.append(self)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
@@ -305,92 +291,47 @@ class RepReport:
             if record is not None:
                 record.held_failures = max(record.held_failures, failures)
 
-    def _refused(
-        self, request: Request, reason: str, message: str, response: Response | None, **_: Any
-    ) -> None:
-        if reason in _NOT_FOLLOWED:  # a link never requested: in its page's ledger
-            return
-        # A signal's reason: a member from scrapy_rep, a word from another sender.
-        if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
-            record = self._record(request.url)
-        else:
-            record = self._url(request.url, message)
-        if record is not None:
-            record.refused = reason
-            record.refused_request = id(request)
-            record.fates[_fate_of(reason)] += 1
-            record.in_flight = False
-
-    def _scheduled(self, request: Request, **_: Any) -> None:
-        """A request of the crawl; one that follows a redirect ends its source's request
-        (``redirected``), as the trail's record of the source ends there."""
-        if ROBOTS_REQUEST in request.meta:
-            return
-        seen_scheduled(request)  # a request of the crawl (no record yet)
-        sources = request.meta.get("redirect_urls")
-        if not sources:
-            return
-        source = self.urls.get(sources[-1])
-        if source is None or not source.in_flight:  # said already (a held one comes back)
-            return
-        source.in_flight = False
-        reasons: list[Any] = list(request.meta.get("redirect_reasons") or ())
-        status = f" ({reasons[-1]})" if reasons and len(reasons) == len(sources) else ""
-        self._url(sources[-1], f"redirected{status} to {request.url}")
-        source.fates[_REDIRECTED] += 1
-
-    def _left_downloader(self, request: Request, **_: Any) -> None:
-        state = state_of(request)
-        if state is None or not state.scheduled:  # robots.txt, a pipeline's file
-            return
-        record = self._record(request.url)
-        if record is not None and record.refused_request != id(request):  # refused at send
-            record.in_flight = True  # until its response, redirect or retry says more
+    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
+        """A request's fate, as the URL ledger settled it (the trail's record of it is
+        the same entry): said on its URL's line and counted by fate."""
+        url = entry.url
+        if fate is Fate.REFUSED:
+            reason = str(cause or "")
+            if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
+                record = self._record(url)
+            else:
+                record = self._url(url, str(added.get("why", "")))
+            if record is not None:
+                record.refused = reason
+                record.fates[_fate_of(reason)] += 1
+        elif fate is Fate.FETCHED:
+            by = " by an item pipeline" if entry.unscheduled else ""
+            record = self._url(url, f"downloaded{by} ({entry.status})")
+            if record is not None:
+                record.fates[_DOWNLOADED] += 1
+        elif fate is Fate.REDIRECTED:
+            status = f" ({entry.status})" if entry.status is not None else ""
+            record = self._url(url, f"redirected{status} to {added.get('to', '')}")
+            if record is not None:
+                record.fates[_REDIRECTED] += 1
+        else:  # failed after every attempt, dropped at its send, or the crawl ended first
+            said = str(cause) if isinstance(cause, IgnoreRequest) else ""
+            phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
+            record = self._url(url, f"not downloaded: {said or phrase}")
+            if record is not None:
+                record.fates[FATE_PHRASES[fate]] += 1
+        overridden = entry.robots.overridden if entry.robots is not None else ""
+        if overridden and fate is not Fate.REFUSED:
+            self._url(url, f"{OVERRIDDEN_BY}{overridden}")
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
-        if ROBOTS_REQUEST in request.meta:
+        """A download no ledger entry follows (a file an item pipeline fetched without a
+        verdict: no request of the crawl), listed apart."""
+        if ROBOTS_REQUEST in request.meta or record_id(request):
             return
-        record = self._record(request.url)
-        if record is None:
-            return
-        record.in_flight = False
-        state = state_of(request)
-        if state is None or not state.scheduled:  # an item pipeline's download
-            self._url(request.url, f"downloaded by an item pipeline ({response.status})")
-            if state is not None and state.names:  # decided: the trail has its record
-                record.fates[_DOWNLOADED] += 1
-            return
-        self._url(request.url, f"downloaded ({response.status})")
-        record.fates[_DOWNLOADED] += 1
+        self._url(request.url, f"downloaded by an item pipeline ({response.status})")
 
-    def failed(self, request: Request, exception: BaseException) -> None:
-        """No response after every attempt, or dropped at its send (a document it needs
-        not known, a bug of ours): the failure the trail records as ``failed``, from the
-        same place (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`); a refused request
-        is not one (its refusal said its fate)."""
-        if isinstance(exception, Refusal):
-            return
-        state = state_of(request)
-        if state is None or not (state.scheduled or state.names):  # robots.txt, undecided
-            return
-        record = self._record(request.url)
-        if record is None:
-            return
-        record.in_flight = False
-        said = str(exception) if isinstance(exception, IgnoreRequest) else ""
-        self._url(request.url, f"not downloaded: {said or NO_RESPONSE}")
-        record.fates[_NO_RESPONSE] += 1
-
-    def _overridden(self, request: Request, verdict: Allowed, **_: Any) -> None:
-        """robots.txt disallows it; an authorized override (``REP_OVERRIDES``) let it
-        through: said as ``audit summary`` and ``audit list`` say it."""
-        override = verdict.overridden
-        if override is not None:
-            self._url(request.url, f"{OVERRIDDEN_BY}{override.described}")
-
-    def _file_checked(
-        self, url: str, refusal: Refused | None, fate: str = "", error: str = "", **_: Any
-    ) -> None:
+    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """What the media gate made of a file an item pipeline downloaded: not stored
         (refused for a purpose, or the pipeline failed) or stored and marked, as the
         trail's ``file`` record says it."""
@@ -482,8 +423,6 @@ class RepReport:
         links = overridden = 0
         for record in self.urls.values():
             fates.update(record.fates)
-            if record.in_flight:
-                fates[_NO_RESPONSE] += 1
             kept += record.items_kept
             dropped.update(record.items_dropped)
             links += sum(record.times[event] for event in record.events if _is_link(event))
@@ -596,8 +535,6 @@ def _said(record: _UrlReport) -> list[str]:
         said.insert(0, f"held while robots.txt was unreachable ({tries}), {then}")
     elif record.refused == Reason.ROBOTSTXT_UNREACHABLE:
         said.insert(0, "dropped: robots.txt was given up on as unreachable (see its origin above)")
-    if record.in_flight:
-        said.append(f"not downloaded: {NO_RESPONSE}")
     return said
 
 

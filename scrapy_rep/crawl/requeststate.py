@@ -62,8 +62,8 @@ class RequestState(NamedTuple):
     #: them with those of the User-Agent it is sent with; the page pass reads the page's
     #: directives for them); ``()``: not decided.
     names: tuple[str, ...] = ()
-    #: The end-of-crawl report saw it scheduled: a request of the crawl, not an item
-    #: pipeline's download (``REP_REPORT``).
+    #: No longer set (the end-of-crawl report reads the URL ledger's entries): kept in its
+    #: place so that the requests a paused ``JOBDIR`` crawl pickled still read back.
     scheduled: bool = False
     #: It came back carrying a version past its freshness lifetime (or reached its send
     #: past it) and is held for the current one: the version it is released with next
@@ -248,11 +248,6 @@ def recorded(request: Request, audit: str) -> None:
         )  # fmt: skip
     else:
         meta[KEY] = RequestState(url, audit)
-
-
-def seen_scheduled(request: Request) -> None:
-    """The end-of-crawl report saw ``request`` scheduled (:attr:`RequestState.scheduled`)."""
-    update(request, scheduled=True)
 
 
 def to_decide_afresh(request: Request) -> None:

@@ -525,6 +525,13 @@ class RepConfig:
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool
 
+    @property
+    def ledger(self) -> bool:
+        """Whether the crawl keeps a ledger of each requested URL's fate: its audit trail
+        or its end-of-crawl report reads it (``REP_AUDIT_FILE``, ``REP_REPORT``,
+        ``REP_REPORT_FILE``); a crawl with neither keeps none, and pays nothing."""
+        return bool(self.audit_file or self.report or self.report_file)
+
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:
         """Read and validate every ``REP_*`` setting; raise :class:`RepSettingError` if wrong."""

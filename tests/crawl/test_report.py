@@ -1,7 +1,10 @@
-"""The end-of-crawl report (REP_REPORT), fed with the signals a crawl sends (the report of
-real crawls: tests/integration/test_report.py)."""
+"""The end-of-crawl report (REP_REPORT), fed with what a crawl tells it: the URL ledger's
+settled entries, each page's ledger, its origins' documents (the report of real crawls:
+tests/integration/test_report.py)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from scrapy import Request, Spider
@@ -9,10 +12,13 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from scrapy_rep.audit.urlentry import UrlEntry
+from scrapy_rep.crawl.audit.audit import url_ledger
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
 from scrapy_rep.verdict import Reason, Refused
+from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.page import PAGE
 
 A = "http://a.example"
@@ -21,6 +27,21 @@ A = "http://a.example"
 def report_of(**settings: object) -> RepReport:
     crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot", **settings})
     return RepReport(crawler)
+
+
+def settle(
+    report: RepReport,
+    url: str,
+    fate: Fate,
+    cause: object = None,
+    status: int | None = None,
+    unscheduled: bool = False,
+    **added: object,
+) -> None:
+    """The URL ledger settles the request of ``url`` with ``fate`` (``added``: what the
+    fate adds to its record; ``cause``: a refusal's reason, a failure's exception)."""
+    entry = UrlEntry(url, attempts=1, status=status, unscheduled=unscheduled)
+    report.settled(entry, fate, added, cause)
 
 
 def page_output(
@@ -45,9 +66,10 @@ def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str
     """A request dropped while the spider closes (held when CLOSESPIDER_PAGECOUNT stops
     the crawl) is counted: the report said "nothing happened"."""
     report = report_of()
-    report._refused(
-        Request(f"{A}/held"), "spider_closed", "Not downloaded: the spider closed", None
-    )
+    settle(
+        report, f"{A}/held", Fate.REFUSED, Reason.SPIDER_CLOSED,
+        why="Not downloaded: the spider closed",
+    )  # fmt: skip
     report._closed()
     assert (
         capsys.readouterr()
@@ -80,11 +102,15 @@ def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
     the reader to one."""
     said = {}
     for audit in ("", f"{tmp_path}/trail.jsonl"):
-        report = report_of(REP_AUDIT_FILE=audit)
+        crawler = get_crawler(Spider, {"REP_REPORT": True, "REP_AUDIT_FILE": audit})
+        report = RepReport(crawler)
         page = HtmlResponse(f"{A}/", body=b"", request=Request(f"{A}/"))
         page_output(report, page, links=((f"{A}/x", Reason.NOFOLLOW, "Not followed: x"),))
-        report._refused(Request(f"{A}/y"), "forbidden", "Forbidden", None)
+        settle(report, f"{A}/y", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden")
         said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
+        if audit:  # the crawl never ran: its empty trail is removed, and closed here
+            Path(audit).unlink()
+            url_ledger(crawler).writer.close()
     assert said[False][1:3] == ["URLs requested:", "Links not followed (never requested):"]
     assert said[True][1:3] == [
         "URLs requested (the audit trail has a record of each request):",
@@ -99,15 +125,13 @@ def test_per_origin_and_per_url_lines() -> None:
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
     html_page = Request(f"{A}/page")
-    report._scheduled(html_page)
     report._held(html_page, origin=A)
     report._released(html_page, origin=A, failures=1)
     response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
-    report._left_downloader(html_page)
-    report._response(response, html_page)
     said = "noindex by header X-Robots-Tag: none"
     page_output(report, response, dropped=((Reason.NOINDEX, said),))
-    report._refused(Request(f"{A}/x"), "forbidden", "Forbidden by line 2", None)
+    settle(report, f"{A}/page", Fate.FETCHED, status=200)
+    settle(report, f"{A}/x", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden by line 2")
     text = report.render()
     assert f"  {A}\n    robots.txt: 503: down -> 200 (40 bytes)\n" in text
     assert "1 request(s) waited for it, 1 held while unreachable, crawl-delay 2 s" in text
@@ -149,13 +173,10 @@ def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     home = Request(f"{A}/")
     response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
     for _ in range(2):
-        report._scheduled(home)
-        report._response(response, home)
         page_output(report, response, kept=1)
-    again = Request(f"{A}/again")
+        settle(report, home.url, Fate.FETCHED, status=200)
     for _ in range(4):
-        report._scheduled(again)
-        report._response(HtmlResponse(again.url, body=b"", request=again), again)
+        settle(report, f"{A}/again", Fate.FETCHED, status=200)
     text = report.render()
     assert f"  {A}/\n    downloaded twice (200); 2 items kept\n" in text
     assert f"  {A}/again\n    downloaded 4 times (200)\n" in text
@@ -168,7 +189,7 @@ def test_bounded_outcomes_and_urls() -> None:
     for number in range(10):
         report._fetched(origin=A, rules=DISALLOW_ALL, outcome=f"try {number}", sitemaps=())
     for number in range(5):
-        report._refused(Request(f"{A}/{number}"), "forbidden", "Forbidden", None)
+        settle(report, f"{A}/{number}", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden")
     text = report.render()
     assert "robots.txt: try 0 -> try 1 -> (5 more) -> try 7 -> try 8 -> try 9" in text
     assert "… and 3 more event(s) of other URLs (REP_REPORT_MAX_URLS)" in text
@@ -239,11 +260,10 @@ def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
     """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
     report = report_of()
     html_page = Request(f"{A}/p")
-    report._scheduled(html_page)
     report._held(html_page, origin=A)
     report._released(html_page, origin=A, failures=4)
     message = f"Dropped: robots.txt of {A} unreachable for 600 s (503: …): requests dropped"
-    report._refused(html_page, "robotstxt_unreachable", message, None)
+    settle(report, html_page.url, Fate.REFUSED, Reason.ROBOTSTXT_UNREACHABLE, why=message)
     text = report.render()
     assert (
         f"  {A}/p\n    held while robots.txt was unreachable (4 failed downloads), then dropped "
@@ -259,12 +279,10 @@ def test_the_closing_line_counts_pages_and_items_apart() -> None:
     report = report_of()
     for path, kept, dropped in (("/a", 3, 0), ("/b", 0, 0), ("/c", 1, 0), ("/d", 0, 2)):
         request = Request(A + path)
-        report._scheduled(request)
         response = HtmlResponse(request.url, body=b"", request=request)
-        report._left_downloader(request)
-        report._response(response, request)
         refused = ((Reason.PURPOSE, "ai-train denied by x"),) * dropped
         page_output(report, response, kept, refused)
+        settle(report, request.url, Fate.FETCHED, status=200)
     text = report.render()
     assert f"  {A}/a\n    downloaded (200); 3 items kept\n" in text
     assert f"  {A}/b\n    downloaded (200)\n" in text
@@ -275,17 +293,10 @@ def test_the_closing_line_counts_pages_and_items_apart() -> None:
 def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
     """What the trail records as ``failed`` and ``redirected`` the report listed not at all."""
     report = report_of()
-    lost = Request(f"{A}/lost")
-    report._scheduled(lost)
-    report._left_downloader(lost)  # no response, no retry: the download failed
-    moved = Request(f"{A}/old")
-    report._scheduled(moved)
-    report._left_downloader(moved)
-    target = Request(f"{A}/new", meta={"redirect_urls": [moved.url], "redirect_reasons": [301]})
-    for _ in range(2):  # held on the way, scheduled again: one redirect
-        report._scheduled(target)
-    report._left_downloader(target)
-    report._response(HtmlResponse(target.url, body=b"", request=target), target)
+    lost = TimeoutError("took too long")  # no response after every retry: failed
+    settle(report, f"{A}/lost", Fate.FAILED, lost, why=f"TimeoutError: {lost}")
+    settle(report, f"{A}/old", Fate.REDIRECTED, status=301, to=f"{A}/new")
+    settle(report, f"{A}/new", Fate.FETCHED, status=200)
     text = report.render()
     assert f"  {A}/lost\n    not downloaded: no response after every attempt\n" in text
     assert f"  {A}/old\n    redirected (301) to {A}/new\n" in text
@@ -294,8 +305,8 @@ def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
 
 def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
     report = report_of()
-    image = Request(f"{A}/a.jpg")  # engine.download by a media pipeline: never scheduled
-    report._left_downloader(image)
+    # engine.download by a media pipeline, no verdict on it: no entry of the URL ledger
+    image = Request(f"{A}/a.jpg")
     report._response(HtmlResponse(image.url, body=b"", request=image), image)
     text = report.render()
     assert "Other downloads (files an item pipeline fetched: no request of the crawl):\n" in text

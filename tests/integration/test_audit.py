@@ -20,7 +20,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.settings import RepSettingError
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
@@ -70,7 +70,7 @@ async def test_duplicates_are_counted_not_recorded_and_memory_stays_flat(
 
     def watch(crawler: Any) -> None:
         def scheduled(**_: Any) -> None:
-            trail = trail_of(crawler)
+            trail = ledger_of(crawler)
             widest[0] = max(widest[0], len(trail.open) if trail else 0)
 
         crawler.signals.connect(scheduled, signal=signals.request_scheduled, weak=False)
@@ -90,7 +90,7 @@ async def test_duplicates_are_counted_not_recorded_and_memory_stays_flat(
     assert end["counts"]["duplicates_dropped"] == filtered
     assert crawler.stats.get_value("rep/audit/duplicates_dropped") == filtered
     assert widest[0] <= len(paths)  # never more open records than URLs
-    trail = trail_of(crawler)
+    trail = ledger_of(crawler)
     assert trail is not None and trail.open == {}
 
 
@@ -134,7 +134,7 @@ async def test_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path
     assert sorted(records) == sorted(sites.url("a", path) for path in paths)
     # 10 pages x 24 links, less the 11 URLs let through the first time
     assert lines(audit)[-1]["counts"]["duplicates_dropped"] == 10 * 24 - 11
-    trail = trail_of(crawler)
+    trail = ledger_of(crawler)
     assert trail is not None and trail.open == {}
 
 
@@ -701,11 +701,11 @@ def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     import tracemalloc
     import zlib
 
-    from scrapy_rep.crawl.audit.audit import AuditTrail
+    from scrapy_rep.crawl.audit.audit import url_ledger
     from scrapy_rep.fetch.cache import CacheEntry
 
     crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})
-    trail = AuditTrail(crawler)
+    trail = url_ledger(crawler)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     for n in range(300):

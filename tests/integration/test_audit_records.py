@@ -297,7 +297,8 @@ async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
 def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None:
     """A paused crawl's open records, saved by the version before (ten fields, keyed by
     the bare fingerprint, the final dont_filter ids as a list), go on in the resumed run."""
-    from scrapy_rep.crawl.audit.auditfile import EARLIER, LICENSES, STATE_SIZE, TDM, Paused, resume
+    from scrapy_rep.audit.urlentry import RobotsPart
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     robots_part = ["a" * 64, "testbot", 2, "Allow: /", ""]
     old = ["http://a.test/x", 1, None, 0, 1, "", robots_part, "", False, False]
@@ -307,6 +308,33 @@ def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None
     unfiltered: dict[str, str] = {}
     assert resume(str(tmp_path), open_records, unfiltered) == (Paused("f" * 32), 0)
     state = open_records["b" * 40]
-    assert len(state) == STATE_SIZE and state[TDM] is None
-    assert (state[LICENSES], state[EARLIER]) == (None, "")
+    assert (state.url, state.attempts, state.held, state.tdm) == ("http://a.test/x", 1, 1, None)
+    assert state.robots == RobotsPart("a" * 64, "testbot", 2, "Allow: /", "")
+    assert (state.licenses, state.earlier, state.sent_at) == (None, "", None)
     assert unfiltered == {"c" * 40: "c" * 40}
+
+
+def test_a_jobdir_state_saved_by_a_later_version_is_not_resumed_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from scrapy_rep.crawl.audit.auditfile import resume
+
+    saved = {"version": 99, "run": "f" * 32, "open": {"k-1": {"url": "http://a.test/"}}}
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    assert resume(str(tmp_path), open_records, {}) == (None, 0)
+    assert open_records == {}
+    assert "saved by a later version" in caplog.text and "not resumed" in caplog.text
+
+
+def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> None:
+    from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
+
+    entry = UrlEntry("http://a.test/", 1, None, 2, RobotsPart("a" * 64, "bot", 1, "Allow: /", ""))
+    saved = {"version": STATE_VERSION, "run": "f" * 32, "open": {"k-1": entry.state()},
+             "unfiltered": {}, "sequence": 4}  # fmt: skip
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    assert resume(str(tmp_path), open_records, {}) == (Paused("f" * 32), 4)
+    assert open_records == {"k-1": entry}

@@ -14,7 +14,7 @@ from pydispatch import dispatcher
 from scrapy import Request, signals
 from scrapy.http import Response
 
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from tests.support.audittrail import by_url
 from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
 
@@ -39,7 +39,7 @@ def page_and_missing_site() -> tuple[Sites, list[str]]:
 
 def receivers(crawler: Any) -> list[Any]:
     """The trail's own receivers of ``response_received``."""
-    trail = trail_of(crawler)
+    trail = ledger_of(crawler)
     every = dispatcher.getAllReceivers(crawler.signals.sender, signals.response_received)
     return [r for r in dispatcher.liveReceivers(every) if getattr(r, "__self__", None) is trail]
 

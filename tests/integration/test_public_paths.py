@@ -18,7 +18,7 @@ from scrapy.utils.test import get_crawler
 
 import scrapy_rep
 from scrapy_rep.crawl.addon import Addon
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from tests.support.robotsite import Sites, crawl, robots
 
 #: Every component the add-on enables (the audit trail's middleware with a trail).
@@ -82,7 +82,7 @@ def test_every_registered_path_is_a_public_name_of_the_package(tmp_path: Path) -
             assert load_object(path) is getattr(scrapy_rep, path.split(".")[1])
     # The crawler never crawls, so nothing closes its trail: closed here, not by the
     # garbage collector during a later test (a ResourceWarning there).
-    writer = trail_of(crawler)
+    writer = ledger_of(crawler)
     assert writer is not None
     writer.writer.file.close()  # type: ignore[attr-defined]
 

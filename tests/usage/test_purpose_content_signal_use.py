@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from scrapy import Request, Spider
+from scrapy import Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.lines import usage_part
+from scrapy_rep.audit.urlentry import UrlEntry
 from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
@@ -31,7 +32,9 @@ from scrapy_rep.usage.purpose import (
     prefs_signal,
     usage_decision,
 )
+from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
+from scrapy_rep.verdict.reasons import Reason
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
@@ -180,7 +183,7 @@ def test_the_report_names_an_origins_use_level() -> None:
     report._fetched(
         origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
     )
-    report._refused(Request(f"{origin}/x"), "forbidden", "Forbidden", None)
+    report.settled(UrlEntry(f"{origin}/x"), Fate.REFUSED, {"why": "Forbidden"}, Reason.FORBIDDEN)
     text = report.render()
     assert (
         "    content use: at most reference (Content-Signal use=reference: a condition on how "

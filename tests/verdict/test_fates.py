@@ -7,11 +7,12 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from scrapy import Request, Spider
+from scrapy import Spider
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit import lines, read
+from scrapy_rep.audit.urlentry import UrlEntry
 from scrapy_rep.crawl.audit.auditstate import AuditState
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
@@ -107,10 +108,10 @@ def test_the_report_says_each_rows_phrase() -> None:
     )
     report = RepReport(get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"}))
     refused = [word for word, row in REASONS.items() if row.fate is Fate.REFUSED]
-    for number, word in enumerate(refused):
-        request = Request(f"https://a.example/{number}")
-        report._refused(request, reason=word, message=f"said {word}", response=None)
-    report._refused(Request("https://a.example/other"), "another_word", "said", None)
+    for number, word in enumerate(refused):  # as the URL ledger settles each
+        entry = UrlEntry(f"https://a.example/{number}")
+        report.settled(entry, Fate.REFUSED, {"why": f"said {word}"}, word)
+    report.settled(UrlEntry("https://a.example/other"), Fate.REFUSED, {"why": "said"}, "another")
     said = report.summary()
     for word in refused:
         assert REASONS[word].report in said, word

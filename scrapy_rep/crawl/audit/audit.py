@@ -44,25 +44,18 @@ from scrapy.utils.job import job_dir
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
+from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
-    ATTEMPTS,
-    EXPIRES,
-    FETCHED,
-    LICENSES,
-    ROBOTS,
-    SENT,
-    SENT_AT,
-    TDM,
-    URL,
     AuditWriter,
+    Paused,
     paused_state,
     resume,
     save_state,
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.auditing import TRAILS, AuditMiddleware
+from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
@@ -88,12 +81,12 @@ from scrapy_rep.verdict.fates import Fate
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
+    from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import RequestFacts
 
-__all__ = ["AuditTrail"]
+__all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +95,7 @@ logger = logging.getLogger(__name__)
 FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
 #: first.
-_UNCLOSED: set[AuditTrail] = set()
+_UNCLOSED: set[UrlLedger] = set()
 
 
 @atexit.register
@@ -121,20 +114,24 @@ def _at_exit() -> None:
         trail._closed(reason=FORCED)
 
 
-class AuditTrail(RequestEvents, FateEvents):
-    """Writes ``REP_AUDIT_FILE`` from the crawl's signals."""
+class UrlLedger(RequestEvents, FateEvents):
+    """The crawl's one ledger of each requested URL's fate: written by the parts that
+    decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
+    its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
+    report). One per crawl (:func:`url_ledger`), kept only when a reader needs it."""
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
-        if not config.audit_file:
-            raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.crawler = crawler
         self.config = config
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
+        #: name the document versions they were decided with, and no file is written.
+        self.trail = bool(config.audit_file)
         self.path = Path(config.audit_file)
         self.stats = crawler.stats
         self.run = uuid.uuid4().hex
         self.jobdir = job_dir(crawler.settings)
-        self.open: dict[str, list[Any]] = {}
+        self.open: dict[str, UrlEntry] = {}
         self._unfiltered: dict[str, str] = {}
         self._new: Request | None = None
         self._seen: Callable[[bytes], bool] | None = None
@@ -142,9 +139,9 @@ class AuditTrail(RequestEvents, FateEvents):
         self._taken: set[str] = set()
         self._holding: set[str] = set()
         self._direct = False
-        #: The open records of requests decided without being scheduled (``_unscheduled``).
-        self._unscheduled_keys: set[str] = set()
         self.counts: Counter[str] = Counter()
+        #: Who reads each settled entry besides the trail (the end-of-crawl report).
+        self.readers: list[UrlReader] = []
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
@@ -153,8 +150,11 @@ class AuditTrail(RequestEvents, FateEvents):
         self._robots_token = crawler_name(str(robots_agent))
         self._declared = str(robots_agent)
         self._errors_logged = False
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
-        self.writer = AuditWriter(crawler, config, self.run)
+        self.resumes: Paused | None = None
+        self.sequence = 0
+        if self.trail:
+            self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self.writer = AuditWriter(crawler, config, self.run, written=self.trail)
         if self.writer.file is not None:  # read under its lock: ids are the trail's alone
             tail = tail_of(self.path)
             self.sequence = max(self.sequence, tail.last_request)
@@ -169,12 +169,8 @@ class AuditTrail(RequestEvents, FateEvents):
         self._emit = self.writer.emit
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
-        TRAILS[crawler] = self
+        LEDGERS[crawler] = self
         read_by(crawler, self)  # each page's ledger, when its output is through
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
 
     def _connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -187,17 +183,17 @@ class AuditTrail(RequestEvents, FateEvents):
 
     # ------------------------------------------------------------------ decisions
 
-    def _outgoing(self, request: Request) -> list[Any] | None:
+    def _outgoing(self, request: Request) -> UrlEntry | None:
         """The open record of ``request`` as it is decided or refused: its own, which it
         goes on with until its response comes (held, retried: a retry's copy shares its
         state); else, for a request decided without being scheduled, a new one
         (:meth:`_unscheduled`)."""
         state = open_record(request, self.open)
-        if state is not None and not state[FETCHED]:
+        if state is not None and not state.fetched:
             return state
         return self._unscheduled(request)
 
-    def _unscheduled(self, request: Request) -> list[Any] | None:
+    def _unscheduled(self, request: Request) -> UrlEntry | None:
         """The record of a request decided without being scheduled: one the engine
         downloads for a component (a media pipeline's file, another add-on's download, a
         callback's own fetch), opened when it is decided, final when its response comes
@@ -223,8 +219,7 @@ class AuditTrail(RequestEvents, FateEvents):
                 self._redirected(ref.audit, request)
         self.sequence += 1
         key = f"{url_key}-{self.sequence}"
-        state = self._open(key, request, earlier)
-        self._unscheduled_keys.add(key)
+        state = self._open(key, request, earlier, unscheduled=True)
         recorded(request, key)
         return state
 
@@ -256,10 +251,12 @@ class AuditTrail(RequestEvents, FateEvents):
             decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                previous = state[ROBOTS]
-                if previous is not None and len(previous) >= 6 and not previous[5]:
-                    state[ROBOTS] = (
-                        (sha, *previous[1:6], "", "", names) if names else (sha, *previous[1:])
+                previous = state.robots
+                if previous is not None and not previous.obeyed:
+                    state.robots = (
+                        RobotsPart(sha, *previous[1:6], agents=names)
+                        if names
+                        else previous._replace(sha256=sha)
                     )
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
@@ -277,12 +274,14 @@ class AuditTrail(RequestEvents, FateEvents):
                 for kind, key, entry in used[1:] if addressed else ():
                     if kind == ROBOTS_KIND and str(key) != origin:
                         also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
-                state[ROBOTS] = (sha, agent, decision.line, decision.line_text, why, True,
-                                 overridden, expired, names, ends, addressed, also)  # fmt: skip
+                state.robots = RobotsPart(
+                    sha, agent, decision.line, decision.line_text, why, True,
+                    overridden, expired, names, ends, addressed, also,
+                )  # fmt: skip
             for kind, key, entry in used[1:]:
                 if kind == TDM_KIND:
                     url = f"{key}/.well-known/tdmrep.json"
-                    state[TDM] = self.writer.snapshot("tdmrep.json", url, entry)
+                    state.tdm = self.writer.snapshot("tdmrep.json", url, entry)
                 elif kind == LICENSE_KIND:
                     self.license_used(str(key), entry, request)
         except Exception:
@@ -294,8 +293,8 @@ class AuditTrail(RequestEvents, FateEvents):
         ``expires``; the last attempt's)."""
         state = self.open.get(record)
         if state is not None:
-            state[SENT_AT] = now
-            state[EXPIRES] = expires if expires < math.inf else None
+            state.sent_at = now
+            state.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
         """The request of the open record ``record`` reached the downloader (an attempt,
@@ -304,8 +303,8 @@ class AuditTrail(RequestEvents, FateEvents):
         slot. ``attempts`` counts downloads tried (docs/audit-trail.md): that one is taken
         back."""
         state = self.open.get(record)
-        if state is not None and state[ATTEMPTS] > 0:
-            state[ATTEMPTS] -= 1
+        if state is not None and state.attempts > 0:
+            state.attempts -= 1
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """``request`` (whose open record is ``record``) was changed after it was decided
@@ -315,9 +314,9 @@ class AuditTrail(RequestEvents, FateEvents):
             state = self.open.get(record)
             if state is None:
                 return
-            state[SENT] = sent
+            state.sent = sent
             if moved:
-                state[URL] = request.url
+                state.url = request.url
         except Exception:
             self.internal_error("sent_changed")
 
@@ -331,9 +330,9 @@ class AuditTrail(RequestEvents, FateEvents):
             sha = self.writer.snapshot("rsl", license_url, entry)
             state = open_record(request, self.open)
             if state is not None:
-                if state[LICENSES] is None:
-                    state[LICENSES] = {}
-                state[LICENSES][license_url] = sha
+                if state.licenses is None:
+                    state.licenses = {}
+                state.licenses[license_url] = sha
         except Exception:
             self.internal_error("license_used")
 
@@ -356,6 +355,8 @@ class AuditTrail(RequestEvents, FateEvents):
         spider_name = getattr(spider, "name", "") or ""
         settings = self.crawler.settings
         paused = self.resumes
+        if not self.trail:
+            return
         _UNCLOSED.add(self)
         self._emit(
             lines.run_line(
@@ -376,20 +377,27 @@ class AuditTrail(RequestEvents, FateEvents):
                     continue
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
-            if state[FETCHED]:
-                self._final(key, state, Fate.FETCHED, why="its page's output was not seen")
+            if state.fetched:
+                self._final(key, state, Fate.FETCHED, {"why": "its page's output was not seen"})
             elif not paused:
-                self._final(key, state, Fate.UNFINISHED, why=why)
+                self._final(key, state, Fate.UNFINISHED, {"why": why})
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
+        if not self.trail:
+            return
         if paused:
             self.counts["open"] = len(self.open)
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
         # and a run without its end line, which verify reports), with that line's hash.
-        kept = {"open": self.open, "unfiltered": self._unfiltered, "sequence": self.sequence}
+        kept = {
+            "version": STATE_VERSION,
+            "open": {key: entry.state() for key, entry in self.open.items()},
+            "unfiltered": self._unfiltered,
+            "sequence": self.sequence,
+        }
         head = self.writer.next_hash(end)
         save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
         self._emit(end)
@@ -400,6 +408,25 @@ class AuditTrail(RequestEvents, FateEvents):
                 "verify %s --head %s` tells whether any line up to it was changed since",
                 written, self.path, head, self.path, head, extra={"spider": spider},
             )  # fmt: skip
+
+
+class AuditTrail:
+    """The audit trail's extension (``REP_AUDIT_FILE``; off without it): the crawl's
+    :class:`UrlLedger`, which writes the trail (docs/audit-trail.md)."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> UrlLedger:
+        if not config_of(crawler).audit_file:
+            raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        return url_ledger(crawler)
+
+
+def url_ledger(crawler: Crawler) -> UrlLedger:
+    """The crawl's ledger of each requested URL's fate, made by its first reader."""
+    ledger = LEDGERS.get(crawler)
+    if not isinstance(ledger, UrlLedger):
+        ledger = UrlLedger(crawler)
+    return ledger
 
 
 def _audit_middleware_last(engine: Any) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.audit import lines
-from scrapy_rep.crawl.audit.auditfile import FETCHED, LICENSES, STATUS, TDM
 from scrapy_rep.crawl.audit.auditstate import (
     NOT_FOLLOWED_KEPT,
     AuditState,
@@ -57,9 +56,9 @@ class FateEvents(AuditState):
         extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
         if before is not NOTHING_BEFORE:
             extra["usage"] = lines.usage_part(
-                before.decision(), robots_sha(state), state[TDM] or "", state[LICENSES] or {}
+                before.decision(), robots_sha(state), state.tdm or "", state.licenses or {}
             )
-        self._final(key, state, Fate.REFUSED, **extra)
+        self._final(key, state, Fate.REFUSED, extra, reason)
 
     @guarded
     def page_done(
@@ -88,16 +87,16 @@ class FateEvents(AuditState):
             extra["links_not_followed"] = len(links)
             extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
         extra.update(self.page_said(state, request, page))
-        state[STATUS] = response.status
-        self._final(record_id(request), state, Fate.FETCHED, **extra)
+        state.status = response.status
+        self._final(record_id(request), state, Fate.FETCHED, extra, ledger)
 
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
         state = open_record(request, self.open)
-        if state is None or state[FETCHED]:
+        if state is None or state.fetched:
             return
         why = f"{type(exception).__name__}: {exception}".rstrip(": ")
-        self._final(record_id(request), state, Fate.FAILED, why=why)
+        self._final(record_id(request), state, Fate.FAILED, {"why": why}, exception)
 
     @guarded
     def _file_checked(
@@ -126,3 +125,5 @@ class FateEvents(AuditState):
             record["error"] = error[:300]
         self.counts["files"] += 1
         self._emit(record)
+        for reader in self.readers:
+            reader.file_settled(url, fate, refusal, error)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
+from scrapy_rep.audit.urlentry import STATE_VERSION, UrlEntry
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
 from scrapy_rep.settings import RepSettingError
@@ -35,25 +36,13 @@ CLOSE_REASON: Final = "audit_trail_unwritable"
 JOBDIR_FILE: Final = "scrapy_rep.audit.json"
 #: Snapshot names remembered as written (beyond: the file in ``<trail>.d/`` says so).
 SNAPSHOT_MEMO: Final = 4096
-# The state of an open record: a list, small in memory and JSON for JOBDIR. TDM: the
-# tdmrep.json snapshot the request was decided with (``None``: none was checked; ``""``:
-# given up on); LICENSES: RSL license URL -> its snapshot (``None``: none checked);
-# EARLIER: the id of the previous record of the same URL in this crawl (``""``: unknown).
-# SENT: how the request as sent differs from the one first decided (``None``: it does not).
-# SENT_AT: when it last left for the network (POSIX seconds; ``None``: never), and
-# EXPIRES: until when the verdict it was sent under held then.
-# Places 3 and 5 are no longer used (a page's links and items are in its ledger,
-# scrapy_rep.crawl.ledger): kept, so that a paused run's state still reads the same.
-URL, ATTEMPTS, STATUS, _, HELD, _, ROBOTS, TDM, FETCHED, DONT_FILTER = range(10)
-LICENSES, EARLIER, SENT, SENT_AT, EXPIRES = 10, 11, 12, 13, 14
-#: The length of an open record's state.
-STATE_SIZE: Final = 15
 
 
 class AuditWriter:
     """Writes the lines of one run; after a write error, nothing more (said once)."""
 
-    def __init__(self, crawler: Crawler, config: RepConfig, run: str) -> None:
+    def __init__(self, crawler: Crawler, config: RepConfig, run: str, written: bool = True) -> None:
+        """``written=False``: no file (the crawl keeps no trail): the snapshot names only."""
         self.crawler = crawler
         self.path = Path(config.audit_file)
         self.required = config.audit_required
@@ -61,6 +50,8 @@ class AuditWriter:
         #: (sha256, document URL) of the snapshot lines this run wrote.
         self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.file: TrailFile | None = None
+        if not written:
+            return
         try:
             self.file = TrailFile(self.path)
         except (TrailFileError, OSError) as error:
@@ -87,6 +78,8 @@ class AuditWriter:
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
+        if self.file is None:  # no trail (or no longer): the name only
+            return sha
         memo = (sha, url)
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
@@ -196,22 +189,26 @@ def paused_state(run: str, trail: Path, head: str, state: dict[str, Any]) -> dic
 
 
 def resume(
-    jobdir: str | None, open_records: dict[str, Any], unfiltered: dict[str, str]
+    jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
 ) -> tuple[Paused | None, int]:
     """A resumed run: the paused run (its id, trail and end line's hash) and the last
-    request number it gave; its open records and its ``dont_filter`` requests (URL key
-    -> the id of the latest record) are added to ``open_records`` and ``unfiltered``.
-    ``(None, 0)``: no paused run."""
+    request number it gave; its open records (:meth:`UrlEntry.from_state`: a state saved
+    by an earlier version too) and its ``dont_filter`` requests (URL key -> the id of the
+    latest record) are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no
+    paused run; a state of a later version than this one reads is not resumed (said)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0
+    version = saved.get("version", 0)
+    if not isinstance(version, int) or version > STATE_VERSION:
+        logger.warning(
+            "scrapy_rep: the audit state in JOBDIR was saved by a later version of "
+            "scrapy_rep (state version %r; this one reads %d and before): its open records "
+            "are not resumed", version, STATE_VERSION,
+        )  # fmt: skip
+        return None, 0
     try:
-        for key, state in saved["open"].items():
-            state[ROBOTS] = tuple(state[ROBOTS]) if state[ROBOTS] else None
-            if len(state) < EARLIER:  # saved by a version before schema 2
-                state[TDM] = state[TDM] or None
-            state += [None, "", None, None, None][len(state) - LICENSES :]  # added since
-            open_records[key] = state
+        entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
             unfiltered.update(saved_unfiltered)
@@ -223,10 +220,12 @@ def resume(
             trail if isinstance(trail, str) and trail else None,
             head if isinstance(head, str) and head else None,
         )
-        return paused, int(saved.get("sequence", 0))
+        sequence = int(saved.get("sequence", 0))
     except (KeyError, TypeError, IndexError, ValueError) as error:
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
+    open_records.update(entries)
+    return paused, sequence
 
 
 def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.audit.auditfile import ATTEMPTS, FETCHED, HELD, STATUS
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
@@ -53,7 +53,7 @@ class RequestEvents(AuditState):
         ref = any_state(request)
         if ref is not None and ref.audit:
             state = self.open.get(ref.audit)
-            if state is not None and not state[FETCHED] and not moved(ref, request):
+            if state is not None and not state.fetched and not moved(ref, request):
                 self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                 self._holding.discard(ref.audit)
                 return  # its record goes on: held, released, retried, resumed
@@ -113,17 +113,18 @@ class RequestEvents(AuditState):
         self._taken.add(key)
         self._holding.discard(key)
 
-    def _open(self, key: str, request: Request, earlier: str = "") -> list[Any]:
-        """A new open record of ``request`` under ``key`` (the state ``URL``… of
-        :mod:`scrapy_rep.crawl.audit.auditfile` indexes; ``earlier``: the id of the earlier
-        record of the same URL, for ``again``)."""
-        state = self.open[key] = [
-            request.url, 0, None, 0, 0, "", self._not_obeyed(request), None, False,
-            request.dont_filter, None, earlier, None, None, None,
-        ]  # fmt: skip
-        return state
+    def _open(
+        self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
+    ) -> UrlEntry:
+        """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
+        record of the same URL, for ``again``; ``unscheduled``: decided without being
+        scheduled)."""
+        entry = self.open[key] = UrlEntry(
+            request.url, robots=self._not_obeyed(request), earlier=earlier, unscheduled=unscheduled
+        )
+        return entry
 
-    def _not_obeyed(self, request: Request) -> tuple[str, str, None, None, str, bool] | None:
+    def _not_obeyed(self, request: Request) -> RobotsPart | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
         (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
         middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
@@ -133,15 +134,15 @@ class RequestEvents(AuditState):
             why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
         else:
             return None
-        return ("", self._robots_token, None, None, why, False)
+        return RobotsPart("", self._robots_token, None, None, why, obeyed=False)
 
     def _redirected(self, key: str, request: Request) -> None:
         """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""
         state = self.open.get(key)
         if state is not None:
             reasons = request.meta.get("redirect_reasons") or [None]
-            state[STATUS] = reasons[-1] if isinstance(reasons[-1], int) else None
-            self._final(key, state, Fate.REDIRECTED, to=request.url)
+            state.status = reasons[-1] if isinstance(reasons[-1], int) else None
+            self._final(key, state, Fate.REDIRECTED, {"to": request.url})
 
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
@@ -165,22 +166,21 @@ class RequestEvents(AuditState):
         # a record whose response came is not this request's: its state came in a copied
         # meta (a callback's own fetch of its page), and it was not decided (none of its
         # own: not obeyed)
-        if state is not None and not state[FETCHED]:
-            state[ATTEMPTS] += 1
-            state[STATUS] = None
+        if state is not None and not state.fetched:
+            state.attempts += 1
+            state.status = None
 
     @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
         state = open_record(request, self.open)
-        if state is not None and not state[FETCHED]:  # not a copied meta's (_attempt)
-            state[FETCHED] = True
-            state[STATUS] = response.status
-            if self._unscheduled_keys:  # a request not scheduled: no page pass to wait for
+        if state is not None and not state.fetched:  # not a copied meta's (_attempt)
+            state.fetched = True
+            state.status = response.status
+            if state.unscheduled:  # no page pass to wait for: a page read as it arrived
+                pages = PAGES.get(self.crawler)
+                page = None if pages is None else pages.get(response)
                 key = record_id(request)
-                if key in self._unscheduled_keys:  # a page read as it arrived: what it said
-                    pages = PAGES.get(self.crawler)
-                    page = None if pages is None else pages.get(response)
-                    self._final(key, state, Fate.FETCHED, **self.page_said(state, request, page))
+                self._final(key, state, Fate.FETCHED, self.page_said(state, request, page))
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
@@ -193,7 +193,7 @@ class RequestEvents(AuditState):
     def _held(self, request: Request, **_: Any) -> None:
         state = open_record(request, self.open)
         if state is not None:
-            state[HELD] += 1
+            state.held += 1
             if self._shared:  # released, it goes back to the shared queue; still held
                 # when the spider closes, it is returned to it (or, with JOBDIR, kept for
                 # this worker's resume): either way, no longer this worker's take

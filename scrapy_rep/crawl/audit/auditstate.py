@@ -11,20 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy_rep.audit import lines
-from scrapy_rep.crawl.audit.auditfile import (
-    ATTEMPTS,
-    EARLIER,
-    EXPIRES,
-    HELD,
-    LICENSES,
-    ROBOTS,
-    SENT,
-    SENT_AT,
-    STATUS,
-    TDM,
-    URL,
-    AuditWriter,
-)
+from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from scrapy_rep.crawl.audit.auditfile import AuditWriter
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
@@ -37,6 +25,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.crawl.ledger import PageRead
     from scrapy_rep.settings import RepConfig
 
@@ -71,64 +60,34 @@ class AuditState:
     #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
     _declared: str
     _emit: Callable[[dict[str, Any]], None]
-    #: Open records: id -> state (see ``URL``… in :mod:`scrapy_rep.crawl.audit.auditfile`).
-    open: dict[str, list[Any]]
+    readers: list[UrlReader]
+    #: Open records: id -> entry.
+    open: dict[str, UrlEntry]
     #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
     #: request (the only ones the dupefilter does not remember), so that the next
     #: request of that URL names it (``again``).
     _unfiltered: dict[str, str]
     counts: Counter[str]
     _errors_logged: bool
-    #: The open records of requests decided without being scheduled (a media pipeline's):
-    #: final when their response comes.
-    _unscheduled_keys: set[str]
     #: The open record of a request as it is decided or refused, opened for one decided
     #: (or refused) without being scheduled
     #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._outgoing`).
-    _outgoing: Callable[[Request], list[Any] | None]
+    _outgoing: Callable[[Request], UrlEntry | None]
 
-    def _final(self, key: str, state: list[Any], fate: Fate, **extra: Any) -> None:
-        """Write the record of ``key`` with its final ``fate``; it is no longer open."""
+    def _final(
+        self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
+    ) -> None:
+        """The entry of ``key`` is settled with its final ``fate`` (``added``: what the fate
+        adds; ``cause``: what :meth:`UrlReader.settled
+        <scrapy_rep.crawl.auditing.UrlReader.settled>` says): no longer open, written to
+        the trail and read by every reader."""
         del self.open[key]
-        unscheduled = key in self._unscheduled_keys
-        self._unscheduled_keys.discard(key)
-        record: dict[str, Any] = {
-            "type": "url",
-            "run": self.run,
-            "time": lines.iso_time(),
-            "id": key,
-            "url": state[URL],
-            "fate": fate,
-            "attempts": state[ATTEMPTS],
-            "status": state[STATUS],
-        }
-        record.update(extra)
-        if unscheduled:  # downloaded without the scheduler: no dupefilter let it through
-            record["unscheduled"] = True
-        if state[EARLIER]:
-            record["again"] = state[EARLIER]
-        if state[HELD]:
-            record["held"] = state[HELD]
-        robots = state[ROBOTS]
-        if robots is not None:
-            record["robots"] = lines.robots_part(*robots)
-        if state[TDM] is not None:
-            record["tdmrep"] = state[TDM]
-        licenses = state[LICENSES]
-        if licenses:
-            record["rsl"] = licenses
-        if state[SENT]:
-            record["sent"] = state[SENT]
-        if state[SENT_AT] is not None:
-            record["sent_at"] = lines.iso_time(state[SENT_AT])
-            if state[EXPIRES] is not None:
-                record["expires"] = lines.iso_time(state[EXPIRES])
         self.counts[fate] += 1
-        self._emit(record)
+        self._emit(entry.line(self.run, key, fate, added))
+        for reader in self.readers:
+            reader.settled(entry, fate, added, cause)
 
-    def page_said(
-        self, state: list[Any], request: Request, page: PageRead | None
-    ) -> dict[str, Any]:
+    def page_said(self, state: UrlEntry, request: Request, page: PageRead | None) -> dict[str, Any]:
         """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
         a spider may have copied from another page; without one, what the origin's
         documents said before the fetch) and ``page`` parts: what it said, read for the
@@ -142,8 +101,8 @@ class AuditState:
             decision = before.decision() if before is not NOTHING_BEFORE else None
         if decision is not None and decision.signals:
             sha = robots_sha(state)
-            licenses = state[LICENSES] or {}
-            extra["usage"] = lines.usage_part(decision, sha, state[TDM] or "", licenses)
+            licenses = state.licenses or {}
+            extra["usage"] = lines.usage_part(decision, sha, state.tdm or "", licenses)
         self._held_as_sent(state, request)
         if page is not None and page.facts is not None:
             part = self._part_of(request.url, page)
@@ -154,18 +113,18 @@ class AuditState:
             extra["page"] = part
         return extra
 
-    def _held_as_sent(self, state: list[Any], request: Request) -> None:
+    def _held_as_sent(self, state: UrlEntry, request: Request) -> None:
         """A request nothing decided (its robots part not obeyed, naming no other name)
         is held, after the fetch, to the names it was sent as (the ``User-Agent`` of the
         request as sent): its robots part lists them (``agents``), as a decided one's
         does, for ``audit verify`` to hold the page part's names against."""
-        robots = state[ROBOTS]
-        if robots is None or len(robots) < 6 or robots[5] or (len(robots) > 8 and robots[8]):
+        robots = state.robots
+        if robots is None or robots.obeyed or robots.agents:
             return
         header = request.headers.get(b"User-Agent") if request.headers else None
         names = held_names(self._declared, header.decode("latin-1") if header else "")
         if len(names) > 1:
-            state[ROBOTS] = (*robots[:6], "", "", names)
+            state.robots = RobotsPart(*robots[:6], agents=tuple(names))
 
     def _part_of(self, url: str, page: PageRead) -> dict[str, Any]:
         """What ``page`` (at ``url``) said, as a record's ``page`` part
@@ -194,7 +153,7 @@ class AuditState:
             logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
 
 
-def robots_sha(state: list[Any]) -> str:
+def robots_sha(state: UrlEntry) -> str:
     """The snapshot of the robots.txt that decided the record (``""``: none)."""
-    robots = state[ROBOTS]
-    return robots[0] if robots else ""
+    robots = state.robots
+    return robots.sha256 if robots else ""

@@ -30,7 +30,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_not_read
@@ -205,9 +205,9 @@ class PageLicenseReader:
         return licenses_signals([*pairs, *inline], page_url, self._owned)
 
     def _used(self, url: str, entry: CacheEntry[RslDocument], response: Response) -> RslDocument:
-        trail = trail_of(self.crawler)
-        if trail is not None:
-            trail.license_used(url, entry, response.request)
+        ledger = ledger_of(self.crawler)
+        if ledger is not None:
+            ledger.license_used(url, entry, response.request)
         return entry.rules
 
 

@@ -38,7 +38,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
@@ -346,11 +346,11 @@ class RobotsTxtMiddleware:
                 return None
         else:
             follow_url(request)
-            trail = trail_of(self.crawler) if self.config.audit_file and state.audit else None
-            if trail is not None:
+            ledger = ledger_of(self.crawler) if self.config.ledger and state.audit else None
+            if ledger is not None:
                 sent = (f"URL changed from {state.url} by a downloader middleware after "
                         "scrapy_rep's; decided again for the URL sent")  # fmt: skip
-                trail.sent_changed(request, state.audit, sent, moved=True)
+                ledger.sent_changed(request, state.audit, sent, moved=True)
         facts = self.facts.of(request, sent=True)
         if facts.origin is None:
             return None

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
@@ -56,7 +56,7 @@ class Performer:
         self.slots = slots
         #: ``REP_OBEY_CRAWL_DELAY`` (yes in every profile unless set to False).
         self.obey_crawl_delay = crawl_delay_obeyed(config)
-        self._audit = bool(config.audit_file)
+        self._audit = config.ledger
         #: The hosts whose override was said to apply, and to have expired (once each).
         self._overridden: set[str] = set()
         self._expired: set[str] = set()
@@ -82,9 +82,9 @@ class Performer:
         # the trail first, while the state is still that of the request object it was
         # last decided on: a state a copied meta brought is told by it (another object)
         if self._audit and verdict.used:
-            trail = trail_of(self.crawler)
-            if trail is not None:
-                trail.decided(request, facts, verdict)
+            ledger = ledger_of(self.crawler)
+            if ledger is not None:
+                ledger.decided(request, facts, verdict)
         # the first time an override lets it through (decided again after a hold, at its
         # send, or retried, it is the same request): counted then only
         first = decided(
@@ -115,9 +115,9 @@ class Performer:
         if verdict.expired is not None:
             self._note_expired(request, verdict)
         if self._audit:
-            trail = trail_of(self.crawler)
-            if trail is not None:
-                trail.decided(request, facts, verdict)
+            ledger = ledger_of(self.crawler)
+            if ledger is not None:
+                ledger.decided(request, facts, verdict)
         refuse_request(self.crawler, Action.FETCH, request, verdict)
         raise Refusal(verdict.message)
 

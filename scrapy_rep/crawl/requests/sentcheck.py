@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.crawl.auditing import trail_of
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.internals import (
     append_downloader_method,
     downloader_methods,
@@ -182,9 +182,9 @@ class SentRequestCheck:
              "priority": PRIORITY},
             extra={"spider": spider},
         )  # fmt: skip
-        trail = trail_of(self.crawler) if state.audit else None
-        if trail is not None:
-            trail.sent_changed(request, state.audit, sent, moved=False)
+        ledger = ledger_of(self.crawler) if state.audit else None
+        if ledger is not None:
+            ledger.sent_changed(request, state.audit, sent, moved=False)
 
 
 class HeldAtSend(IgnoreRequest):
@@ -222,9 +222,9 @@ class SendCheck:
         self.owner = owner
         self.stats = owner.crawler.stats
         self._send: Any = None
-        trail = trail_of(owner.crawler) if owner.config.audit_file else None
-        self._sent_at = trail.sent_at if trail is not None else None
-        self._not_sent = trail.not_sent if trail is not None else None
+        ledger = ledger_of(owner.crawler) if owner.config.ledger else None
+        self._sent_at = ledger.sent_at if ledger is not None else None
+        self._not_sent = ledger.not_sent if ledger is not None else None
 
     def install(self, engine: Any) -> bool:
         """Put :meth:`sending` where the downloader sends each request; whether it could."""

@@ -17,7 +17,7 @@ from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotsTxtMiddleware
-from scrapy_rep.crawl.auditing import TRAILS
+from scrapy_rep.crawl.auditing import LEDGERS
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requeststate import KEY, state_of
 from scrapy_rep.fetch.cache import CacheEntry
@@ -65,7 +65,7 @@ def middleware(trail: Trail | None = None, **settings: Any) -> RobotsTxtMiddlewa
     crawler = get_crawler(Spider, values)
     ours = RobotsTxtMiddleware(crawler)
     if trail is not None:
-        TRAILS[crawler] = trail  # type: ignore[assignment]
+        LEDGERS[crawler] = trail  # type: ignore[assignment]
     put(ours, ALLOW)
     for name, document in ours.documents.items():  # tdmrep.json, for a purpose
         if name == ROBOTS_KIND:

@@ -1,0 +1,223 @@
+"""One requested URL's entry, from its decision to its fate, and its ``url`` line both ways
+(docs/audit-trail.md, "url records"). Pure: values only.
+
+:class:`UrlEntry` is what the crawl knows of one request until its fate is final (its
+attempts, status, holds, the document versions that decided it, how it was sent), with
+named fields; :meth:`UrlEntry.line` is the ``url`` record written when the fate is known,
+and :meth:`UrlEntry.from_line` reads one back (an earlier version's too), so that the
+crawl that writes a record and every reader of it hold the same fields. A paused crawl
+keeps its open entries in ``JOBDIR`` as :meth:`UrlEntry.state` (by name, versioned);
+:meth:`UrlEntry.from_state` also reads the positional lists the versions before wrote.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, Final, NamedTuple
+
+from scrapy_rep.audit.lines import iso_time, robots_part
+
+#: A ``url`` record's keys the entry holds, in the order a record is written; any other
+#: key of a record (``why``, ``usage``, ``page``, items and links...) is what its fate
+#: added (:meth:`UrlEntry.from_line`'s ``added``).
+_HEAD: Final = ("type", "run", "time", "id", "url", "fate", "attempts", "status")
+_TAIL: Final = (
+    "unscheduled",
+    "again",
+    "held",
+    "robots",
+    "tdmrep",
+    "rsl",
+    "sent",
+    "sent_at",
+    "expires",
+)
+#: Keys that are not what a fate added: the entry's, and the chain's (``prev``, which the
+#: trail's file writes).
+_ENTRY_KEYS: Final = frozenset((*_HEAD, *_TAIL, "prev"))
+#: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
+#: state was a list read by position (:meth:`UrlEntry.from_state`).
+STATE_VERSION: Final = 5
+
+
+class RobotsPart(NamedTuple):
+    """What robots.txt said of a request: the arguments of :func:`robots_part`, which
+    writes them as the record's ``robots`` part (its docstring says each)."""
+
+    sha256: str
+    agent: str
+    line: int | None
+    rule: str | None
+    why: str
+    obeyed: bool = True
+    overridden: str = ""
+    override_expired: str = ""
+    agents: tuple[str, ...] = ()
+    override_ends: float | None = None
+    addressed: str = ""
+    also: str | None = None
+
+    def part(self) -> dict[str, Any]:
+        """The record's ``robots`` part."""
+        return robots_part(*self)
+
+    @classmethod
+    def of(cls, saved: Sequence[Any]) -> RobotsPart:
+        """A part kept in ``JOBDIR`` (a list: an earlier version's may be shorter)."""
+        values = list(saved)
+        if len(values) > 8:
+            values[8] = tuple(values[8] or ())
+        return cls(*values)
+
+    @classmethod
+    def from_part(cls, part: Mapping[str, Any]) -> RobotsPart:
+        """The values a record's ``robots`` part was written from (``why`` is written only
+        when no line decided: ``""`` otherwise)."""
+        line = part.get("line")
+        ends = part.get("override_ends")
+        return cls(
+            str(part.get("snapshot", "")),
+            str(part.get("agent", "")),
+            line,
+            part.get("rule") if line is not None else None,
+            str(part.get("why", "")),
+            part.get("obeyed", True) is not False,
+            str(part.get("overridden", "")),
+            str(part.get("override_expired", "")),
+            tuple(part.get("agents", ())),
+            _seconds(ends) if isinstance(ends, str) else None,
+            str(part.get("addressed", "")),
+            part.get("also"),
+        )
+
+
+@dataclass(slots=True)
+class UrlEntry:
+    """One request, from the moment it is scheduled (or decided, unscheduled) to its fate."""
+
+    #: The URL requested (the URL it was sent as, when a component changed it after its
+    #: decision and it was decided again: ``sent``).
+    url: str
+    #: Downloads tried (a try held or refused as it was to be sent is taken back).
+    attempts: int = 0
+    #: The status of the latest response (``None``: none, or a redirect's reason unknown).
+    status: int | None = None
+    #: How many times it waited for its origin's documents.
+    held: int = 0
+    #: What robots.txt said (``None``: no robots.txt decided it).
+    robots: RobotsPart | None = None
+    #: The tdmrep.json snapshot it was decided with (``None``: none checked; ``""``:
+    #: given up on as unreachable).
+    tdm: str | None = None
+    #: Its response came: the fate waits for its page's output.
+    fetched: bool = False
+    #: RSL license URL -> the snapshot it was decided with (``None``: none checked).
+    licenses: dict[str, str] | None = None
+    #: The id of the earlier record of the same URL in this crawl (``again``).
+    earlier: str = ""
+    #: How the request as sent differs from the one decided (``None``: it does not).
+    sent: str | None = None
+    #: When it last left for the network (POSIX seconds; ``None``: never), and until when
+    #: the verdict it was sent under held then (``None``: no end).
+    sent_at: float | None = None
+    expires: float | None = None
+    #: Downloaded without the scheduler (a media pipeline's file, a callback's own fetch).
+    unscheduled: bool = False
+
+    def line(
+        self, run: str, key: str, fate: str, added: Mapping[str, Any], now: str = ""
+    ) -> dict[str, Any]:
+        """The ``url`` record of this entry, whose fate is ``fate`` (``added``: what the fate
+        adds, in its order: ``why``, ``refused_by``, ``usage``, ``page``...), written at
+        ``now`` (ISO 8601; ``""``: the clock's)."""
+        record: dict[str, Any] = {
+            "type": "url", "run": run, "time": now or iso_time(), "id": key, "url": self.url,
+            "fate": fate, "attempts": self.attempts, "status": self.status,
+        }  # fmt: skip
+        record.update(added)
+        if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
+            record["unscheduled"] = True
+        if self.earlier:
+            record["again"] = self.earlier
+        if self.held:
+            record["held"] = self.held
+        if self.robots is not None:
+            record["robots"] = self.robots.part()
+        if self.tdm is not None:
+            record["tdmrep"] = self.tdm
+        if self.licenses:
+            record["rsl"] = self.licenses
+        if self.sent:
+            record["sent"] = self.sent
+        if self.sent_at is not None:
+            record["sent_at"] = iso_time(self.sent_at)
+            if self.expires is not None:
+                record["expires"] = iso_time(self.expires)
+        return record
+
+    @classmethod
+    def from_line(cls, record: Mapping[str, Any]) -> tuple[UrlEntry, dict[str, Any]]:
+        """The entry a ``url`` record was written from, and what its fate added (every key
+        but the entry's and the chain's ``prev``, in the record's order): ``entry.line(the
+        record's run, id, fate, added, time)`` is the record again, without ``prev``."""
+        robots = record.get("robots")
+        sent_at = record.get("sent_at")
+        expires = record.get("expires")
+        licenses = record.get("rsl")
+        entry = cls(
+            str(record.get("url", "")),
+            int(record.get("attempts") or 0),
+            record.get("status"),
+            int(record.get("held") or 0),
+            RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
+            record.get("tdmrep"),
+            record.get("fate") == "fetched",
+            dict(licenses) if isinstance(licenses, Mapping) else None,
+            str(record.get("again", "")),
+            record.get("sent"),
+            _seconds(sent_at) if isinstance(sent_at, str) else None,
+            _seconds(expires) if isinstance(expires, str) and sent_at else None,
+            record.get("unscheduled") is True,
+        )
+        added = {key: value for key, value in record.items() if key not in _ENTRY_KEYS}
+        return entry, added
+
+    def state(self) -> dict[str, Any]:
+        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name)."""
+        return {one.name: getattr(self, one.name) for one in fields(self)}
+
+    @classmethod
+    def from_state(cls, saved: Mapping[str, Any] | Sequence[Any]) -> UrlEntry:
+        """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
+        version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
+        dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
+        before the earlier's id, a ``""`` tdmrep meant none)."""
+        if isinstance(saved, Mapping):
+            known = {one.name for one in fields(cls)}
+            values = {name: value for name, value in saved.items() if name in known}
+            robots = values.get("robots")
+            values["robots"] = RobotsPart.of(robots) if robots else None
+            return cls(**values)
+        old = list(saved)
+        robots = old[6]
+        tdm = old[7] if len(old) > 10 else (old[7] or None)
+        later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
+        return cls(
+            old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
+            bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
+        )  # fmt: skip
+
+
+def _seconds(stamp: str) -> float | None:
+    """POSIX seconds of an ISO 8601 UTC time as :func:`iso_time` writes it (``None``: not
+    one), half a millisecond past the one written, so that :func:`iso_time` (which cuts to
+    the millisecond) writes it back the same."""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    seconds = moment.timestamp()
+    return seconds + 0.0005 if math.isfinite(seconds) else None
