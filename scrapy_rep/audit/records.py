@@ -22,7 +22,7 @@ ITEM_STATUSES: Final = ("kept", "refused", "unknown")
 BY_PAGE: Final = "page"
 #: The documents an item names (its ``robots`` and ``tdmrep`` parts; an RSL license by
 #: its URL), as :attr:`ItemRecord.documents` names them.
-ROBOTS_TXT: Final = "robots.txt"
+BY_ROBOTS_TXT: Final = "robots.txt"
 TDMREP_JSON: Final = "tdmrep.json"
 
 
@@ -119,7 +119,7 @@ class ItemRecord:
         ``not had: tdmrep.json`` (unknown)."""
         if self.status == "refused":
             by = self.refused_by or "an unnamed check"
-            if self.refused_by == ROBOTS_TXT and self.robots_line is not None:
+            if self.refused_by == BY_ROBOTS_TXT and self.robots_line is not None:
                 return f"refused by robots.txt line {self.robots_line} ({self.rule})"
             if self.refused_by == BY_PAGE:
                 said = self.signal or self.item_reason
@@ -167,7 +167,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     refused_by = text(record.get("refused_by"))
     documents: list[tuple[str, str]] = []
     if robots or status == "unknown":  # an unknown item without one: robots.txt not had
-        documents.append((ROBOTS_TXT, text(robots.get("snapshot"))))
+        documents.append((BY_ROBOTS_TXT, text(robots.get("snapshot"))))
     if "tdmrep" in record:
         documents.append((TDMREP_JSON, text(record.get("tdmrep"))))
     rsl = record.get("rsl")
@@ -177,8 +177,8 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     usage = record.get("usage")
     no = denied_purposes(usage, purposes)
     said = decider(usage, no[0]) if no else None
-    if refused_by == ROBOTS_TXT or (robots_line is not None and status == "kept"):
-        signal = ROBOTS_TXT if robots_line is not None else ""
+    if refused_by == BY_ROBOTS_TXT or (robots_line is not None and status == "kept"):
+        signal = BY_ROBOTS_TXT if robots_line is not None else ""
     elif said is not None and status != "kept":
         signal = named(said)
     elif refused_by == BY_PAGE:

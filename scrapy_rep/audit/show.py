@@ -21,7 +21,7 @@ from w3lib.url import canonicalize_url
 
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import Trail, items, text
-from scrapy_rep.audit.records import ITEM_STATUSES, ROBOTS_TXT, TDMREP_JSON, ItemRecord, item_of
+from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord, item_of
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
@@ -330,10 +330,10 @@ def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[s
     robots = item.record.get("robots")
     if isinstance(robots, dict):
         lines += _robots(robots, item.url, rederiver)
-    elif (ROBOTS_TXT, "") in item.documents:
+    elif (BY_ROBOTS_TXT, "") in item.documents:
         lines.append("  robots.txt: not had")
     for name, sha in item.documents:
-        if name == ROBOTS_TXT:
+        if name == BY_ROBOTS_TXT:
             continue
         document = f"{origin}/.well-known/tdmrep.json" if name == TDMREP_JSON else name
         said = _snapshot(sha, rederiver.meta(sha, document)) if sha else "not had"

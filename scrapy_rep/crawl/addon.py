@@ -63,7 +63,7 @@ class Addon:
         register(settings, "DOWNLOADER_MIDDLEWARES", PageVerdictMiddleware, PAGE_VERDICT_PRIORITY)
         register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
-        register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off unless REP_AUDIT_FILE
+        register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off without trail or report
         # nothing on the download path without a trail or a report to tell
         if config.audit_file or config.report or config.report_file:
             register(settings, "DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)

@@ -59,6 +59,16 @@ def ledger_of(crawler: Crawler) -> LedgerCalls | None:
     return LEDGERS.get(crawler)
 
 
+#: The readers of each running crawl's settled entries (:func:`read_urls`).
+URL_READERS: PerCrawler[list[UrlReader]] = PerCrawler("url_readers")
+
+
+def read_urls(crawler: Crawler, reader: UrlReader) -> None:
+    """``reader`` reads every entry the crawl's URL ledger settles (the ledger is the
+    extension :class:`scrapy_rep.AuditTrail`, which the add-on enables)."""
+    URL_READERS.setdefault(crawler, []).append(reader)
+
+
 class UrlReader(Protocol):
     """A reader of the URL ledger's settled entries (the end-of-crawl report)."""
 

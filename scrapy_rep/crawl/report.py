@@ -49,7 +49,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit.summary import OVERRIDDEN_BY
-from scrapy_rep.crawl.audit.audit import url_ledger
+from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.meta import ROBOTS_REQUEST
@@ -183,6 +183,7 @@ class RepReport:
         config = config_of(crawler)
         if not (config.report or config.report_file):
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        self.crawler = crawler
         self.max_urls = config.report_max_urls
         #: Whether the crawl writes an audit trail (``REP_AUDIT_FILE``): the headings name
         #: it only then.
@@ -212,7 +213,8 @@ class RepReport:
         connect(self._released, signal=rep_signals.request_released)
         connect(self._response, signal=signals.response_received)
         # every request's fate: the URL ledger's settled entries, the trail's records
-        url_ledger(crawler).readers.append(self)
+        read_urls(crawler, self)
+        connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
@@ -445,6 +447,14 @@ class RepReport:
         if links:
             said.append(f"{_plural(links, 'link')} not followed (never requested)")
         return "; ".join(said) if requests or links else "nothing happened"
+
+    def _spider_opened(self, **_: Any) -> None:
+        if ledger_of(self.crawler) is None:  # listed by hand without the ledger
+            logger.warning(
+                "scrapy_rep: REP_REPORT cannot say what became of each request: the ledger "
+                "of their fates, the extension scrapy_rep.AuditTrail (which the add-on "
+                "enables), is not in EXTENSIONS"
+            )
 
     def _spider_closed(self, reason: str, **_: Any) -> None:
         self.reason = reason

@@ -4,8 +4,6 @@ tests/integration/test_report.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
@@ -13,7 +11,6 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.crawl.audit.audit import url_ledger
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
@@ -108,9 +105,7 @@ def test_the_headings_name_the_audit_trail_only_when_the_crawl_writes_one(
         page_output(report, page, links=((f"{A}/x", Reason.NOFOLLOW, "Not followed: x"),))
         settle(report, f"{A}/y", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden")
         said[bool(audit)] = [line for line in report.render().splitlines() if line.endswith(":")]
-        if audit:  # the crawl never ran: its empty trail is removed, and closed here
-            Path(audit).unlink()
-            url_ledger(crawler).writer.close()
+
     assert said[False][1:3] == ["URLs requested:", "Links not followed (never requested):"]
     assert said[True][1:3] == [
         "URLs requested (the audit trail has a record of each request):",
@@ -405,3 +400,24 @@ def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> 
     assert f"  {A}/ads\n    {message} (3 times)\n" in text
     assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text
     assert text.endswith("In short: 0 requests; 3 links not followed (never requested)\n")
+
+
+def test_a_report_listed_by_hand_without_the_ledger_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The report reads every request's fate from the ledger (``scrapy_rep.AuditTrail``,
+    which the add-on enables): listed by hand without it, it says what it cannot say."""
+    from scrapy import signals
+
+    from scrapy_rep.crawl.audit.audit import AuditTrail
+
+    for with_ledger in (False, True):
+        caplog.clear()
+        crawler = get_crawler(Spider, {"REP_REPORT": True})
+        if with_ledger:
+            AuditTrail.from_crawler(crawler)
+        RepReport(crawler)
+        crawler.signals.send_catch_log(signals.spider_opened, spider=None)
+        warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert bool(warned) is not with_ledger
+        assert with_ledger or "scrapy_rep.AuditTrail" in warned[0]

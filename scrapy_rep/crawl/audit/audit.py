@@ -55,7 +55,7 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
+from scrapy_rep.crawl.auditing import LEDGERS, URL_READERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
@@ -141,7 +141,7 @@ class UrlLedger(RequestEvents, FateEvents):
         self._direct = False
         self.counts: Counter[str] = Counter()
         #: Who reads each settled entry besides the trail (the end-of-crawl report).
-        self.readers: list[UrlReader] = []
+        self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
         settings = crawler.settings
@@ -256,7 +256,7 @@ class UrlLedger(RequestEvents, FateEvents):
                     state.robots = (
                         RobotsPart(sha, *previous[1:6], agents=names)
                         if names
-                        else previous._replace(sha256=sha)
+                        else RobotsPart(sha, *previous[1:])
                     )
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
@@ -411,12 +411,13 @@ class UrlLedger(RequestEvents, FateEvents):
 
 
 class AuditTrail:
-    """The audit trail's extension (``REP_AUDIT_FILE``; off without it): the crawl's
-    :class:`UrlLedger`, which writes the trail (docs/audit-trail.md)."""
+    """The extension of the crawl's :class:`UrlLedger`, which writes the audit trail
+    (``REP_AUDIT_FILE``, docs/audit-trail.md) and which the end-of-crawl report reads
+    (``REP_REPORT``): off without either."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UrlLedger:
-        if not config_of(crawler).audit_file:
+        if not config_of(crawler).ledger:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         return url_ledger(crawler)
 
