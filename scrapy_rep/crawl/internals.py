@@ -68,11 +68,13 @@ __all__ = [
     "MediaRequestFiltered",
     "Timer",
     "after_each_scrape",
+    "allow_reactor_import",
     "asyncio_usable",
     "awaited",
     "call_later",
     "close_spider",
     "crawler_process",
+    "crawler_runner",
     "download",
     "downloader_methods",
     "downloader_middleware",
@@ -81,6 +83,7 @@ __all__ = [
     "exit_command",
     "explicit_encoding",
     "first_in_slot",
+    "forbid_reactor_import",
     "in_thread",
     "on_start_failure",
     "quiet_media_failures",
@@ -347,6 +350,61 @@ def crawler_process(settings: Settings) -> Any:
     if reactorless_setting(settings):  # Scrapy 2.15 and newer only
         return scrapy.crawler.AsyncCrawlerProcess(settings)
     return scrapy.crawler.CrawlerProcess(settings)
+
+
+def crawler_runner(settings: Settings, what: str) -> Any:
+    """The runner of a crawl in the reactor or asyncio loop that runs already (a program
+    that runs Scrapy itself; ``what`` names the call, for its errors): Scrapy's
+    ``AsyncCrawlerRunner`` when ``settings`` ask for no reactor, else ``CrawlerRunner``.
+
+    Raises ``RuntimeError`` at once, in one line naming ``TWISTED_REACTOR_ENABLED``, when
+    the process cannot run that crawl: no reactor asked for but one is installed (Scrapy
+    refuses it), or no running asyncio loop; a reactor asked for but none is installed
+    (the crawl would wait for one forever)."""
+    import scrapy.crawler
+
+    if reactorless_setting(settings):  # Scrapy 2.15 and newer only
+        if reactor_installed():
+            raise RuntimeError(
+                f"{what}: TWISTED_REACTOR_ENABLED = False, but this process has a Twisted "
+                f"reactor installed: leave the setting out to crawl in that reactor"
+            )
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                f"{what}: TWISTED_REACTOR_ENABLED = False crawls on the running asyncio "
+                f"loop, and none runs: call it from a coroutine (asyncio.run)"
+            ) from None
+        return scrapy.crawler.AsyncCrawlerRunner(settings)
+    if not reactor_installed():
+        without = (
+            ", or set TWISTED_REACTOR_ENABLED = False to crawl on the running asyncio loop"
+            if REACTORLESS
+            else ""
+        )
+        raise RuntimeError(
+            f"{what}: no Twisted reactor is installed in this process: call it under a "
+            f"reactor{without}"
+        )
+    return scrapy.crawler.CrawlerRunner(settings)
+
+
+def forbid_reactor_import() -> Any:
+    """Have an import of ``twisted.internet.reactor`` fail, as ``AsyncCrawlerProcess``
+    has it fail for its crawl (``scrapy.utils.reactorless.install_reactor_import_hook``,
+    Scrapy 2.15): a crawl on an asyncio loop that a program of its own runs. What
+    :func:`allow_reactor_import` takes to undo it."""
+    from scrapy.utils.reactorless import install_reactor_import_hook
+
+    return install_reactor_import_hook()
+
+
+def allow_reactor_import(hook: Any) -> None:
+    """Undo :func:`forbid_reactor_import`."""
+    from scrapy.utils.reactorless import uninstall_reactor_import_hook
+
+    uninstall_reactor_import_hook(hook)
 
 
 def on_start_failure(started: Any, told: Callable[[BaseException], None]) -> None:
