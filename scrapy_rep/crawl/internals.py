@@ -401,10 +401,18 @@ def forbid_reactor_import() -> Any:
 
 
 def allow_reactor_import(hook: Any) -> None:
-    """Undo :func:`forbid_reactor_import`."""
-    from scrapy.utils.reactorless import uninstall_reactor_import_hook
+    """Undo :func:`forbid_reactor_import`: the hook out of ``sys.meta_path``, as the
+    ``uninstall_reactor_import_hook`` of later releases (2.18 has it) takes it out.
+    Scrapy 2.15's ``install_reactor_import_hook`` returns no hook (``None``) and has no
+    uninstall: the first of its hooks in ``sys.meta_path`` is taken out then."""
+    import contextlib
 
-    uninstall_reactor_import_hook(hook)
+    if hook is None:
+        from scrapy.utils.reactorless import ReactorImportHook
+
+        hook = next((h for h in sys.meta_path if isinstance(h, ReactorImportHook)), None)
+    with contextlib.suppress(ValueError):
+        sys.meta_path.remove(hook)
 
 
 def on_start_failure(started: Any, told: Callable[[BaseException], None]) -> None:
