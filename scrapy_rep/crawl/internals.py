@@ -56,12 +56,14 @@ __all__ = [
     "COMPONENTS_BY_CLASS",
     "DELAY_JITTER",
     "EXIT_FROM_THE_CRAWL",
+    "HTTPX_HANDLER",
     "LATE_ATTRIBUTES",
     "LOOKUP_ERRORS",
     "LOST_ERRORS",
     "LOWEST",
     "MEDIA_REQUEST_FILTERED",
     "REACTORLESS",
+    "REACTORLESS_HANDLER",
     "ROBOTS_PARSED",
     "SCRAPY",
     "TIMEOUT_ERRORS",
@@ -84,6 +86,7 @@ __all__ = [
     "explicit_encoding",
     "first_in_slot",
     "forbid_reactor_import",
+    "httpx_missing",
     "in_thread",
     "on_start_failure",
     "quiet_media_failures",
@@ -254,6 +257,33 @@ def switch_off_base_component(settings: BaseSettings, name: str, path: str) -> N
 #: too, and 2.13 has neither; their handle has no ``active()``, which the lifecycle's
 #: timers ask.
 REACTORLESS: Final = SCRAPY >= (2, 15)
+
+
+#: Scrapy's httpx download handler (2.15, private), the one it downloads ``http`` and
+#: ``https`` with in a crawl without a reactor from 2.15 to 2.18 when the project names
+#: none; the httpx library it needs is not a dependency of Scrapy.
+HTTPX_HANDLER: Final = "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"
+#: The handler Scrapy downloads ``http`` and ``https`` with in a crawl without a reactor
+#: when the project names none (it sets it in ``DOWNLOAD_HANDLERS_BASE`` then): aiohttp's
+#: from 2.19 (aiohttp is a dependency of Scrapy there), httpx's from 2.15 to 2.18.
+REACTORLESS_HANDLER: Final = (
+    "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
+    if SCRAPY >= (2, 19)
+    else HTTPX_HANDLER
+)
+
+
+def httpx_missing() -> bool:
+    """Whether Scrapy's httpx handler (:data:`HTTPX_HANDLER`) is there but lacks the
+    library it downloads with (its module sets ``httpx`` to ``None`` then: httpx, or
+    httpx2 from 2.18; every download fails with ``NotSupported``)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(HTTPX_HANDLER.rpartition(".")[0])
+    except ImportError:
+        return False
+    return getattr(module, "httpx", None) is None
 
 
 def reactor_installed() -> bool:
