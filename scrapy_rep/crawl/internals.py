@@ -15,7 +15,8 @@ scrapy_rep supports Scrapy 2.13 and newer (:data:`LOWEST`): Scrapy 2.12 and olde
 ``w3lib.url._safe_chars``, which w3lib 2.5 (our lowest, for its reading of UTF-16 pages)
 no longer has. ``tests/integration/test_scrapy_internals.py`` checks each read against a running
 crawl of the installed Scrapy; they were checked against the releases in
-:data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest).
+:data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest, and 2.15 without a
+reactor).
 
 One difference is not here but in the signatures: Scrapy 2.13 passes ``spider=`` to
 every component method (``process_request``, ``process_response``, ``process_exception``,
@@ -116,8 +117,10 @@ SCRAPY: Final = release_of(scrapy.__version__)
 #: ``tests/crawl/test_internals_compat.py`` checks it).
 LOWEST: Final = (2, 13)
 #: The Scrapy releases the reads and differences below were checked against: the lowest
-#: declared (``.ci/lowest-constraints.txt``) and the newest.
-CHECKED_WITH: Final = ("2.13.0", "2.19.0")
+#: declared (``.ci/lowest-constraints.txt``) and the newest, which CI runs, and 2.15.2
+#: and 2.18.0 (``tests/integration/test_scrapy_internals.py`` and the crawls run in both
+#: modes, by hand on 2026-11-26; CI runs their half without a reactor on 2.15).
+CHECKED_WITH: Final = ("2.13.0", "2.15.2", "2.18.0", "2.19.0")
 
 # ---------------------------------------------------------------------- Scrapy 2.14
 
