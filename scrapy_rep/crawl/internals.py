@@ -15,7 +15,8 @@ scrapy_rep supports Scrapy 2.13 and newer (:data:`LOWEST`): Scrapy 2.12 and olde
 ``w3lib.url._safe_chars``, which w3lib 2.5 (our lowest, for its reading of UTF-16 pages)
 no longer has. ``tests/integration/test_scrapy_internals.py`` checks each read against a running
 crawl of the installed Scrapy; they were checked against the releases in
-:data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest).
+:data:`CHECKED_WITH` (``.ci/run`` tests the lowest declared and the newest, and 2.15 without a
+reactor).
 
 One difference is not here but in the signatures: Scrapy 2.13 passes ``spider=`` to
 every component method (``process_request``, ``process_response``, ``process_exception``,
@@ -56,23 +57,27 @@ __all__ = [
     "COMPONENTS_BY_CLASS",
     "DELAY_JITTER",
     "EXIT_FROM_THE_CRAWL",
+    "HTTPX_HANDLER",
     "LATE_ATTRIBUTES",
     "LOOKUP_ERRORS",
     "LOST_ERRORS",
     "LOWEST",
     "MEDIA_REQUEST_FILTERED",
     "REACTORLESS",
+    "REACTORLESS_HANDLER",
     "ROBOTS_PARSED",
     "SCRAPY",
     "TIMEOUT_ERRORS",
     "MediaRequestFiltered",
     "Timer",
     "after_each_scrape",
+    "allow_reactor_import",
     "asyncio_usable",
     "awaited",
     "call_later",
     "close_spider",
     "crawler_process",
+    "crawler_runner",
     "download",
     "downloader_methods",
     "downloader_middleware",
@@ -81,6 +86,8 @@ __all__ = [
     "exit_command",
     "explicit_encoding",
     "first_in_slot",
+    "forbid_reactor_import",
+    "httpx_missing",
     "in_thread",
     "on_start_failure",
     "quiet_media_failures",
@@ -110,8 +117,10 @@ SCRAPY: Final = release_of(scrapy.__version__)
 #: ``tests/crawl/test_internals_compat.py`` checks it).
 LOWEST: Final = (2, 13)
 #: The Scrapy releases the reads and differences below were checked against: the lowest
-#: declared (``.ci/lowest-constraints.txt``) and the newest.
-CHECKED_WITH: Final = ("2.13.0", "2.19.0")
+#: declared (``.ci/lowest-constraints.txt``) and the newest, which CI runs, and 2.15.2
+#: and 2.18.0 (``tests/integration/test_scrapy_internals.py`` and the crawls run in both
+#: modes, by hand on 2026-11-26; CI runs their half without a reactor on 2.15).
+CHECKED_WITH: Final = ("2.13.0", "2.15.2", "2.18.0", "2.19.0")
 
 # ---------------------------------------------------------------------- Scrapy 2.14
 
@@ -253,6 +262,33 @@ def switch_off_base_component(settings: BaseSettings, name: str, path: str) -> N
 REACTORLESS: Final = SCRAPY >= (2, 15)
 
 
+#: Scrapy's httpx download handler (2.15, private), the one it downloads ``http`` and
+#: ``https`` with in a crawl without a reactor from 2.15 to 2.18 when the project names
+#: none; the httpx library it needs is not a dependency of Scrapy.
+HTTPX_HANDLER: Final = "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"
+#: The handler Scrapy downloads ``http`` and ``https`` with in a crawl without a reactor
+#: when the project names none (it sets it in ``DOWNLOAD_HANDLERS_BASE`` then): aiohttp's
+#: from 2.19 (aiohttp is a dependency of Scrapy there), httpx's from 2.15 to 2.18.
+REACTORLESS_HANDLER: Final = (
+    "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
+    if SCRAPY >= (2, 19)
+    else HTTPX_HANDLER
+)
+
+
+def httpx_missing() -> bool:
+    """Whether Scrapy's httpx handler (:data:`HTTPX_HANDLER`) is there but lacks the
+    library it downloads with (its module sets ``httpx`` to ``None`` then: httpx, or
+    httpx2 from 2.18; every download fails with ``NotSupported``)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(HTTPX_HANDLER.rpartition(".")[0])
+    except ImportError:
+        return False
+    return getattr(module, "httpx", None) is None
+
+
 def reactor_installed() -> bool:
     """Whether a Twisted reactor runs this process's crawls (it is installed: imported;
     Scrapy's ``is_reactor_installed``)."""
@@ -347,6 +383,69 @@ def crawler_process(settings: Settings) -> Any:
     if reactorless_setting(settings):  # Scrapy 2.15 and newer only
         return scrapy.crawler.AsyncCrawlerProcess(settings)
     return scrapy.crawler.CrawlerProcess(settings)
+
+
+def crawler_runner(settings: Settings, what: str) -> Any:
+    """The runner of a crawl in the reactor or asyncio loop that runs already (a program
+    that runs Scrapy itself; ``what`` names the call, for its errors): Scrapy's
+    ``AsyncCrawlerRunner`` when ``settings`` ask for no reactor, else ``CrawlerRunner``.
+
+    Raises ``RuntimeError`` at once, in one line naming ``TWISTED_REACTOR_ENABLED``, when
+    the process cannot run that crawl: no reactor asked for but one is installed (Scrapy
+    refuses it), or no running asyncio loop; a reactor asked for but none is installed
+    (the crawl would wait for one forever)."""
+    import scrapy.crawler
+
+    if reactorless_setting(settings):  # Scrapy 2.15 and newer only
+        if reactor_installed():
+            raise RuntimeError(
+                f"{what}: TWISTED_REACTOR_ENABLED = False, but this process has a Twisted "
+                f"reactor installed: leave the setting out to crawl in that reactor"
+            )
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                f"{what}: TWISTED_REACTOR_ENABLED = False crawls on the running asyncio "
+                f"loop, and none runs: call it from a coroutine (asyncio.run)"
+            ) from None
+        return scrapy.crawler.AsyncCrawlerRunner(settings)
+    if not reactor_installed():
+        without = (
+            ", or set TWISTED_REACTOR_ENABLED = False to crawl on the running asyncio loop"
+            if REACTORLESS
+            else ""
+        )
+        raise RuntimeError(
+            f"{what}: no Twisted reactor is installed in this process: call it under a "
+            f"reactor{without}"
+        )
+    return scrapy.crawler.CrawlerRunner(settings)
+
+
+def forbid_reactor_import() -> Any:
+    """Have an import of ``twisted.internet.reactor`` fail, as ``AsyncCrawlerProcess``
+    has it fail for its crawl (``scrapy.utils.reactorless.install_reactor_import_hook``,
+    Scrapy 2.15): a crawl on an asyncio loop that a program of its own runs. What
+    :func:`allow_reactor_import` takes to undo it."""
+    from scrapy.utils.reactorless import install_reactor_import_hook
+
+    return install_reactor_import_hook()
+
+
+def allow_reactor_import(hook: Any) -> None:
+    """Undo :func:`forbid_reactor_import`: the hook out of ``sys.meta_path``, as the
+    ``uninstall_reactor_import_hook`` of later releases (2.18 has it) takes it out.
+    Scrapy 2.15's ``install_reactor_import_hook`` returns no hook (``None``) and has no
+    uninstall: the first of its hooks in ``sys.meta_path`` is taken out then."""
+    import contextlib
+
+    if hook is None:
+        from scrapy.utils.reactorless import ReactorImportHook
+
+        hook = next((h for h in sys.meta_path if isinstance(h, ReactorImportHook)), None)
+    with contextlib.suppress(ValueError):
+        sys.meta_path.remove(hook)
 
 
 def on_start_failure(started: Any, told: Callable[[BaseException], None]) -> None:

@@ -32,7 +32,13 @@ from scrapy_rep.audit.file import (
     snapshot_dir,
 )
 from scrapy_rep.checker.exits import EXIT_USAGE
-from scrapy_rep.crawl.internals import REACTORLESS, exit_command
+from scrapy_rep.crawl.internals import (
+    HTTPX_HANDLER,
+    REACTORLESS,
+    REACTORLESS_HANDLER,
+    exit_command,
+    httpx_missing,
+)
 from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,
@@ -208,6 +214,26 @@ def _check_reactor(settings: SettingsLike) -> None:
                     f"TWISTED_REACTOR_ENABLED = False runs the crawl without one: take it "
                     f"out, or crawl with the reactor"
                 )
+    _check_reactorless_handler(settings)
+
+
+def _check_reactorless_handler(settings: SettingsLike) -> None:
+    """In a crawl without a reactor, Scrapy's httpx handler downloading ``http`` or
+    ``https`` (Scrapy 2.15 to 2.18 do by default) without the httpx library stops the
+    crawl: every download would fail, robots.txt first, and each request wait for it."""
+    import scrapy
+
+    handlers = _components(settings, "DOWNLOAD_HANDLERS")
+    for scheme in ("http", "https"):
+        handler = handlers.get(scheme, REACTORLESS_HANDLER)
+        if handler is None or HTTPX_HANDLER not in _class_paths(handler):
+            continue
+        if httpx_missing():
+            raise RepSettingError(
+                f"TWISTED_REACTOR_ENABLED = False: Scrapy {scrapy.__version__} downloads "
+                f"{scheme} without a reactor with its httpx handler, and the httpx library "
+                f"it needs is not installed: pip install httpx, or crawl with the reactor"
+            )
 
 
 def _components(settings: SettingsLike, name: str) -> dict[Any, Any]:

@@ -339,6 +339,9 @@ def run(
     except (UsageError, DatasetError, WarcError, TrailFileError, PathError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
         return EXIT_USAGE
+    except RepSettingError as error:  # the crawl's add-on would not start it
+        print(f"scrapy_rep: error: {error}", file=err)
+        return EXIT_USAGE
     except OSError as error:  # a file that failed after all (an output on a full disk)
         print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
               file=err)  # fmt: skip

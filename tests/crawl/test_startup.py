@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RepSettingError
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.crawl.startup import validate
 from tests.support.robotsite import BASE_SETTINGS
+from tests.support.scrapyversions import needs_scrapy
 from tests.support.trailfactory import write_trail
 
 
@@ -39,3 +41,32 @@ def test_the_crawls_own_lock_does_not_fail_its_settings_checked_again(tmp_path: 
             TrailFile(trail)
     finally:
         writer.close()
+
+
+@needs_scrapy((2, 15), "crawls without a reactor")
+def test_without_a_reactor_httpxs_handler_without_httpx_stops_the_crawl(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scrapy 2.15 to 2.18 download with their httpx handler without a reactor: without the
+    httpx library every download fails (robots.txt first, each request waiting for it),
+    so the crawl stops at start, naming the setting and the Scrapy release; a handler the
+    project names instead, or the reactor, starts."""
+    import scrapy
+
+    from scrapy_rep.crawl import startup
+
+    monkeypatch.setattr(startup, "httpx_missing", lambda: True)
+    httpx = {"http": startup.HTTPX_HANDLER, "https": startup.HTTPX_HANDLER}
+    without = {"TWISTED_REACTOR_ENABLED": False, "DOWNLOAD_HANDLERS": httpx}
+    with pytest.raises(RepSettingError) as raised:
+        validate(Settings(without))
+    assert str(raised.value) == (
+        f"TWISTED_REACTOR_ENABLED = False: Scrapy {scrapy.__version__} downloads http without "
+        "a reactor with its httpx handler, and the httpx library it needs is not installed: "
+        "pip install httpx, or crawl with the reactor"
+    )
+    other = "scrapy.core.downloader.handlers.datauri.DataURIDownloadHandler"
+    validate(Settings({**without, "DOWNLOAD_HANDLERS": {"http": other, "https": None}}))
+    validate(Settings({**without, "TWISTED_REACTOR_ENABLED": True}))
+    monkeypatch.setattr(startup, "httpx_missing", lambda: False)
+    validate(Settings(without))

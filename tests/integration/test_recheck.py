@@ -22,10 +22,17 @@ from typing import Any, ClassVar
 
 import pytest
 import pytest_twisted
+from twisted.internet.threads import deferToThread
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
-from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE, Recheck, parser
+from scrapy_rep.recheck.command import (
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    FetchRequest,
+    Recheck,
+    parser,
+)
 from tests.support.localhttp import QuietHandler
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
@@ -40,6 +47,7 @@ from tests.support.recheck import (
 )
 from tests.support.robotsite import BASE_SETTINGS, ItemSpider, collecting_items, crawl
 from tests.support.scrapyproject import make_project
+from tests.support.scrapyversions import needs_no_reactor, needs_scrapy
 
 PAGES = ("/ok/1", "/ok/2", "/gone/1", "/train/1", "/tdm/1", "/page/noai")
 BEFORE = {
@@ -193,6 +201,90 @@ async def test_json_lines_csv_and_parquet_are_rechecked_alike(
     )
     table = needs("pyarrow.parquet").read_table(str(tmp_path / "kept.parquet"))
     assert sorted(table.column("url").to_pylist()) == sorted(kept)
+
+
+#: The library's two steps in a process without a reactor: ``fetch_here`` on the running
+#: asyncio loop (``TWISTED_REACTOR_ENABLED = False``), after two calls it refuses at once.
+_WITHOUT_A_REACTOR = """
+import asyncio, io, json, sys
+from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
+from scrapy_rep.recheck.command import Recheck, parser
+from tests.support.childcrawl import child_settings
+
+dataset, report, agent = sys.argv[1:4]
+said = {}
+
+def request(settings):
+    options = parser().parse_args([dataset, "--purpose", "ai-train", "--no-progress",
+                                   "--report=" + report])
+    recheck = Recheck(options, {"USER_AGENT": agent, **settings}, io.StringIO())
+    return recheck
+
+try:  # no reactor, none asked to do without
+    fetch_here(request({}).request)
+except RuntimeError as error:
+    said["no reactor"] = str(error)
+try:  # no running loop
+    fetch_here(request(child_settings({})).request)
+except RuntimeError as error:
+    said["no loop"] = str(error)
+
+async def main():
+    recheck = request(child_settings({}))
+    fetched = await fetch_here(recheck.request)
+    said["downloads"] = fetched.downloads
+    said["code"] = recheck.finish(fetched, io.StringIO())
+    said["reactor"] = "twisted.internet.reactor" in sys.modules
+
+asyncio.run(main())
+print(json.dumps(said))
+"""
+
+
+@needs_no_reactor()
+@pytest_twisted.ensureDeferred
+async def test_the_library_call_fetches_without_a_reactor_on_the_running_loop(
+    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """``fetch_here`` with ``TWISTED_REACTOR_ENABLED = False``, awaited in a program that
+    runs an asyncio loop and no reactor, fetches as in the reactor (the test above); called
+    where that cannot run, it raises at once, one line naming the setting."""
+    _, jsonl, _ = await _crawled_site(site, tmp_path_factory)
+    report = tmp_path / "report.jsonl"
+    done = await deferToThread(
+        subprocess.run,
+        [sys.executable, "-c", _WITHOUT_A_REACTOR, str(jsonl), str(report),
+         BASE_SETTINGS["USER_AGENT"]],
+        capture_output=True, text=True, timeout=120, check=False, env=checkout_environment(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.splitlines()[-1])
+    assert said["downloads"] == 2 and said["code"] == EXIT_REMOVED
+    assert said["reactor"] is False
+    assert _changed(report, site) == {p: s for p, s in CHANGED.items() if p != "/page/noai"}
+    assert said["no reactor"] == (
+        "the recheck's crawl (fetch_here): no Twisted reactor is installed in this process: "
+        "call it under a reactor, or set TWISTED_REACTOR_ENABLED = False to crawl on the "
+        "running asyncio loop"
+    )
+    assert said["no loop"] == (
+        "the recheck's crawl (fetch_here): TWISTED_REACTOR_ENABLED = False crawls on the "
+        "running asyncio loop, and none runs: call it from a coroutine (asyncio.run)"
+    )
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+
+
+@needs_scrapy((2, 15), "crawls without a reactor")
+def test_the_library_call_without_a_reactor_refuses_the_reactor_at_once() -> None:
+    """This process runs a reactor: ``fetch_here`` asked to crawl without one raises at
+    once, naming the setting, and starts nothing."""
+    request = FetchRequest(["http://127.0.0.1:9"], {"TWISTED_REACTOR_ENABLED": False})
+    with pytest.raises(RuntimeError) as raised:
+        fetch_here(request)
+    assert str(raised.value) == (
+        "the recheck's crawl (fetch_here): TWISTED_REACTOR_ENABLED = False, but this process "
+        "has a Twisted reactor installed: leave the setting out to crawl in that reactor"
+    )
 
 
 @pytest_twisted.ensureDeferred

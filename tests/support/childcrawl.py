@@ -71,21 +71,12 @@ class ChildSpider:
     items: list[Any] = field(default_factory=list)
 
 
-#: Scrapy's download handler that runs without a reactor, the default there from 2.19.
-AIOHTTP_HANDLER = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
-
-
 def child_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """``settings`` as the child crawls with them: without a reactor, downloading with
-    Scrapy's aiohttp handler (named where it is not the default yet, before 2.19; the
-    tests that crawl so are skipped where there is none:
+    the handler Scrapy uses then (aiohttp's from 2.19, httpx's from 2.15 to 2.18; the
+    tests that crawl so are skipped where it cannot download:
     :func:`tests.support.scrapyversions.needs_no_reactor`)."""
-    from scrapy_rep.crawl.internals import SCRAPY
-
-    handlers = dict(settings.get("DOWNLOAD_HANDLERS") or {})
-    if SCRAPY < (2, 19):
-        handlers = {"http": AIOHTTP_HANDLER, "https": AIOHTTP_HANDLER, **handlers}
-    return {**settings, "DOWNLOAD_HANDLERS": handlers, "TWISTED_REACTOR_ENABLED": False}
+    return {**settings, "TWISTED_REACTOR_ENABLED": False}
 
 
 async def crawl_in_child(
@@ -158,14 +149,18 @@ class _Lines(logging.Handler):
         self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}"[:2000])
 
 
-def _timed_aiohttp() -> type[Any]:
-    """Scrapy's aiohttp handler (the one without a reactor), noting when the download slot
-    released each request in :attr:`TimedHandler.sent`, as ``TimedHandler`` does."""
-    from scrapy.core.downloader.handlers._aiohttp import AiohttpDownloadHandler
+def _timed_reactorless() -> type[Any]:
+    """The handler Scrapy downloads with without a reactor (aiohttp's, or httpx's before
+    2.19), noting when the download slot released each request in
+    :attr:`TimedHandler.sent`, as ``TimedHandler`` does."""
+    from scrapy.utils.misc import load_object
 
+    from scrapy_rep.crawl.internals import REACTORLESS_HANDLER
     from tests.support.robotsite import TimedHandler
 
-    class TimedAiohttp(AiohttpDownloadHandler):  # type: ignore[misc]
+    handler: Any = load_object(REACTORLESS_HANDLER)
+
+    class TimedReactorless(handler):  # type: ignore[misc,valid-type]
         sent = TimedHandler.sent
         _note = TimedHandler._note
 
@@ -178,7 +173,7 @@ def _timed_aiohttp() -> type[Any]:
             self._note(request)
             return await super().download_request(request)
 
-    return TimedAiohttp
+    return TimedReactorless
 
 
 def _trail_findings() -> list[str]:
@@ -241,7 +236,7 @@ def run_child() -> None:
     settings = {**BASE_SETTINGS, **config["settings"]}
     handlers = dict(settings.get("DOWNLOAD_HANDLERS") or {})
     if handlers.get("http") == TIMED_PATH:
-        settings["DOWNLOAD_HANDLERS"] = {**handlers, "http": _timed_aiohttp()}
+        settings["DOWNLOAD_HANDLERS"] = {**handlers, "http": _timed_reactorless()}
     findings = _trail_findings()
     spidercls = load_object(config["spider"])
     for name, value in config.get("spider_attrs", {}).items():

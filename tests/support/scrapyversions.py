@@ -7,6 +7,7 @@ never ask which Scrapy they run on.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pytest
@@ -47,18 +48,18 @@ def needs_scrapy(release: tuple[int, int], what: str) -> pytest.MarkDecorator:
 
 def needs_no_reactor() -> pytest.MarkDecorator:
     """Skip a crawl without a reactor (``TWISTED_REACTOR_ENABLED = False``) where this
-    Scrapy cannot run the tests' one: before 2.15 (no such mode), or without its aiohttp
-    download handler (the default there from 2.19; 2.15 to 2.18 need a handler the project
-    names: the httpx one, or the incubator's)."""
-    import importlib.util
+    Scrapy cannot run the tests' one: before 2.15 (no such mode), or where the handler it
+    downloads with then cannot (2.15 to 2.18: httpx's, the httpx library not installed;
+    aiohttp's from 2.19, a dependency of Scrapy)."""
+    from scrapy_rep.crawl.internals import HTTPX_HANDLER, REACTORLESS_HANDLER, httpx_missing
 
-    handler = SCRAPY >= (2, 15) and importlib.util.find_spec(
-        "scrapy.core.downloader.handlers._aiohttp"
-    )
+    handler = SCRAPY >= (2, 15) and importlib.util.find_spec(REACTORLESS_HANDLER.rpartition(".")[0])
+    library = not (REACTORLESS_HANDLER == HTTPX_HANDLER and httpx_missing())
     return pytest.mark.skipif(
-        not handler,
-        reason=f"a crawl without a reactor needs Scrapy 2.15 and its aiohttp download "
-        f"handler (installed: {scrapy.__version__})",
+        not (handler and library),
+        reason=f"a crawl without a reactor needs Scrapy 2.15 and a download handler that "
+        f"runs without one (aiohttp's; before 2.19 httpx's, with the httpx library) "
+        f"(installed: Scrapy {scrapy.__version__})",
     )
 
 

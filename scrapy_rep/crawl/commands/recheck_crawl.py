@@ -16,6 +16,7 @@ the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these entries.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -28,7 +29,14 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
-from scrapy_rep.crawl.internals import Timer, call_later, crawler_process
+from scrapy_rep.crawl.internals import (
+    Timer,
+    allow_reactor_import,
+    call_later,
+    crawler_process,
+    crawler_runner,
+    forbid_reactor_import,
+)
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
@@ -230,13 +238,34 @@ def schedule(process: Any, request: FetchRequest) -> FetchResult:
     return result
 
 
-def fetch_here(request: FetchRequest) -> Deferred[FetchResult]:
-    """The same crawl, in the reactor that runs (a program that runs Scrapy itself): a
-    Deferred of its result."""
-    runner = CrawlerRunner(crawl_settings(request.settings))
-    result = schedule(runner, request)
-    done: Deferred[Any] = runner.join()
-    return done.addCallback(lambda _: result)
+def fetch_here(request: FetchRequest) -> Deferred[FetchResult] | asyncio.Future[FetchResult]:
+    """The same crawl, in the reactor or asyncio loop that runs (a program that runs
+    Scrapy itself): a Deferred of its result in the reactor, or, with
+    ``TWISTED_REACTOR_ENABLED = False`` in the request's settings (Scrapy 2.15), an
+    asyncio future of it on the running loop; either is awaited alike. Raises
+    ``RuntimeError`` at once when this process cannot run that crawl
+    (:func:`~scrapy_rep.crawl.internals.crawler_runner`)."""
+    settings = Settings(crawl_settings(request.settings))
+    runner = crawler_runner(settings, "the recheck's crawl (fetch_here)")
+    if isinstance(runner, CrawlerRunner):
+        result = schedule(runner, request)
+        done: Deferred[Any] = runner.join()
+        return done.addCallback(lambda _: result)
+    return asyncio.ensure_future(_fetched_without_reactor(runner, request))
+
+
+async def _fetched_without_reactor(runner: Any, request: FetchRequest) -> FetchResult:
+    """The crawl of ``request`` run by ``runner`` (an ``AsyncCrawlerRunner``) on the
+    running asyncio loop, ``twisted.internet.reactor`` forbidden to import meanwhile as
+    ``AsyncCrawlerProcess`` forbids it: imported, it would install a reactor that never
+    runs, and the crawl's timers would go to it."""
+    hook = forbid_reactor_import()
+    try:
+        result = schedule(runner, request)
+        await runner.join()
+    finally:
+        allow_reactor_import(hook)
+    return result
 
 
 def fetch(request: FetchRequest) -> FetchResult:

@@ -386,9 +386,11 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
     running reactor)."""
     try:
         settings = tools_settings(request, base)
+        # AsyncCrawlerProcess without a reactor; the add-on checks the settings as it
+        # builds one (a crawl without a reactor that cannot download, Scrapy 2.15+)
+        process = crawler_process(settings)
     except RepSettingError as error:
         return _settings_error(error)
-    process = crawler_process(settings)  # AsyncCrawlerProcess without a reactor
     run, _ = crawl_tools(process, request)
     process.start()
     return print_tools(request, settings, run, out)

@@ -75,8 +75,12 @@ def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | 
 
 
 def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:
-    """``error``, what it was raised from, and the reasons a Twisted ``ResponseFailed``
-    lists, depth first (at most ``depth`` levels: a chain is never a loop, but bounded)."""
+    """``error``, what it was raised from, the reasons a Twisted ``ResponseFailed`` lists,
+    the exceptions of an exception group and an exception that holds the one it wraps as
+    its argument (httpcore's ``ConnectError(OSError(…))``, under the httpx handler Scrapy
+    2.15 to 2.18 download with without a reactor, whose ``OSError`` anyio raised from the
+    refused connection, or from a group of them), depth first (at most ``depth`` levels:
+    a chain is never a loop, but bounded)."""
     yield error
     if depth <= 0:
         return
@@ -84,6 +88,13 @@ def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:
         value = getattr(reason, "value", reason)
         if isinstance(value, BaseException):
             yield from causes(value, depth - 1)
+    grouped = getattr(error, "exceptions", None)
+    if isinstance(grouped, (list, tuple)):
+        for member in grouped:
+            if isinstance(member, BaseException):
+                yield from causes(member, depth - 1)
+    if len(error.args) == 1 and isinstance(error.args[0], BaseException):
+        yield from causes(error.args[0], depth - 1)
     if error.__cause__ is not None:
         yield from causes(error.__cause__, depth - 1)
 

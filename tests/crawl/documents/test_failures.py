@@ -72,7 +72,37 @@ class ProxyError(Exception):
     """As httpx names its proxy failures (Scrapy maps them to a refused connection)."""
 
 
+class ConnectError(Exception):
+    """As httpx and httpcore name a connection that could not be made."""
+
+
+class Group(Exception):
+    """An exception group, as anyio raises one (Python 3.11's, or its backport)."""
+
+    def __init__(self, message: str, exceptions: list[BaseException]) -> None:
+        super().__init__(message, exceptions)
+        self.exceptions = tuple(exceptions)
+
+
+def httpx_connect(reason: BaseException) -> BaseException:
+    """A connection that could not be made, under the httpx handler Scrapy 2.15 to 2.18
+    download with without a reactor: Scrapy's refused connection raised from httpx's
+    ``ConnectError``, raised from httpcore's, which holds the error the connection failed
+    with as its argument (anyio's ``OSError("All connection attempts failed")`` raised
+    from each address's error, or a TLS error)."""
+    core = ConnectError(reason)  # httpcore raises it "from None": its cause is not kept
+    outer = wrapped(ConnectError("All connection attempts failed"), core)
+    return wrapped(DownloadConnectionRefusedError(str(outer)), outer)
+
+
+def attempts(*errors: BaseException) -> BaseException:
+    """anyio's error after each address's attempt failed with ``errors``."""
+    reason = errors[0] if len(errors) == 1 else Group("attempts failed", list(errors))
+    return wrapped(OSError("All connection attempts failed"), reason)
+
+
 REFUSED = tx.ConnectionRefusedError("Connection was refused by other side: 111")
+ECONNREFUSED = ConnectionRefusedError(errno.ECONNREFUSED, "Connect call failed")
 NO_RESULTS = tx.DNSLookupError("no results for hostname lookup: gone.invalid")
 
 CASES: list[tuple[str, BaseException, FailureClass | None]] = [
@@ -121,6 +151,13 @@ CASES: list[tuple[str, BaseException, FailureClass | None]] = [
      FailureClass.PROXY),
     ("httpx's proxy error", wrapped(DownloadConnectionRefusedError("x"), ProxyError()),
      FailureClass.PROXY),
+    ("httpx refused", httpx_connect(attempts(ECONNREFUSED)), FailureClass.REFUSED),
+    ("httpx refused at every address",
+     httpx_connect(attempts(OSError(errno.EADDRNOTAVAIL, "no IPv6"), ECONNREFUSED)),
+     FailureClass.REFUSED),
+    ("httpx network unreachable",
+     httpx_connect(attempts(OSError(errno.ENETUNREACH, "unreachable"))), FailureClass.OTHER),
+    ("httpx TLS handshake", httpx_connect(ssl.SSLError(1, "bad")), FailureClass.TLS),
     ("something else", ValueError("?"), FailureClass.OTHER),
     # As Scrapy 2.13 and 2.14 raise them (and Twisted under Scrapy's wrappers since).
     ("download timeout, Twisted's", tx.TimeoutError("took longer than 30 s"),
