@@ -435,3 +435,60 @@ def test_the_check_lets_other_signals_and_stats_be() -> None:
         'inc(self.stats, "rep/rsl/pages_denied/licenses_not_read")\n'
     )
     assert refusals_performed(source) == []
+
+
+#: The signals that tell what became of a request, a page's item or a file: a module
+#: that listens to one keeps a record of a fate.
+FATE_SIGNALS = (
+    "request_refused", "item_refused", "item_scraped", "item_dropped", "response_received",
+    "request_left_downloader", "request_dropped", "request_overridden", "file_checked",
+    "file_refused", "request_held", "request_released",
+)  # fmt: skip
+#: The one bookkeeper of each request's fate: the URL ledger and its parts.
+LEDGER_ROOM = "scrapy_rep.crawl.audit."
+#: The listeners left outside it, each with what it keeps; this list only shrinks.
+NOT_YET_LEDGER_READERS = {
+    # an origin's waits (its report lines), and the downloads no entry follows: a file
+    # an item pipeline fetched without a verdict, listed apart as no request
+    "scrapy_rep.crawl.report": {"request_held", "request_released", "response_received"},
+    # why a file's request was refused, until its media pipeline hears of the failure
+    "scrapy_rep.crawl.media.mediagate": {"request_refused"},
+    # what a tool prints of a page's items
+    "scrapy_rep.crawl.commands.toolcrawl": {"item_refused", "item_scraped"},
+}
+
+
+def fate_listeners(source: str) -> set[str]:
+    """The signals of :data:`FATE_SIGNALS` that ``source`` connects a receiver to."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and _called(node) == "connect":
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            found |= set().union(*map(_names_read, arguments)) & set(FATE_SIGNALS)
+    return found
+
+
+def test_no_module_but_the_ledger_listens_for_a_fate_to_record_it() -> None:
+    """One bookkeeper of a request's fate: the URL ledger (``crawl/audit/``) listens to
+    the signals that tell one, and every other reader (the trail, the report) reads its
+    settled entries. The listeners still outside it are pinned, so that no new one is
+    added (a new capability writes the ledger, its readers read it)."""
+    listening = {
+        name: found
+        for name, path in modules().items()
+        if not name.startswith(LEDGER_ROOM)
+        and (found := fate_listeners(path.read_text(encoding="utf-8")))
+    }
+    assert listening == NOT_YET_LEDGER_READERS
+    ledger = modules()["scrapy_rep.crawl.audit.audit"].read_text(encoding="utf-8")
+    assert fate_listeners(ledger) >= {"request_refused", "file_checked", "request_held"}
+
+
+def test_the_fate_listener_check_sees_a_receiver_connected() -> None:
+    source = (
+        "crawler.signals.connect(self._refused, signal=rep_signals.request_refused)\n"
+        "connect(self._response, signals.response_received)\n"
+        "crawler.signals.send_catch_log(rep_signals.request_held, request=r)\n"
+        "connect(self._opened, signal=signals.spider_opened)\n"
+    )
+    assert fate_listeners(source) == {"request_refused", "response_received"}
