@@ -28,7 +28,7 @@ request's: an allowed request's, plus what holding adds over the requests held.
 
 ``--code DIR`` runs another checkout's scrapy_rep (before/after on the same machine).
 Usage: ``python benchmarks/calls.py [--origins 20] [--per 50] [--purpose ai-train]
-[--audit] [--code DIR]``. About 30 s. With ``CALLS_PROFILE_DIR`` set, each scenario's
+[--audit] [--report] [--code DIR]``. About 30 s. With ``CALLS_PROFILE_DIR`` set, each scenario's
 profile is written there as ``SCENARIO.prof`` (to compare two of them function by function).
 """
 
@@ -247,6 +247,8 @@ def settings_of(args: argparse.Namespace, workdir: str) -> dict[str, Any]:
         settings["REP_PURPOSE"] = args.purpose
     if args.audit:
         settings["REP_AUDIT_FILE"] = str(Path(workdir) / "trail.jsonl")
+    if args.report:  # written to a file: the report's whole cost, none of a terminal's
+        settings["REP_REPORT_FILE"] = str(Path(workdir) / "report.txt")
     return settings
 
 
@@ -256,6 +258,7 @@ def main() -> int:
     parser.add_argument("--per", type=int, default=50, help="requests per origin and scenario")
     parser.add_argument("--purpose", help="REP_PURPOSE (default: not set, a search crawl)")
     parser.add_argument("--audit", action="store_true", help="with REP_AUDIT_FILE")
+    parser.add_argument("--report", action="store_true", help="with REP_REPORT_FILE")
     parser.add_argument("--items", action="store_true", help="an item per page")
     parser.add_argument("--code", help="a checkout whose scrapy_rep to run")
     parser.add_argument("--top", type=int, default=12, help="functions listed per scenario")
@@ -301,6 +304,7 @@ def main() -> int:
     print(
         f"{args.origins} origins × {args.per} requests per scenario; purpose "
         f"{args.purpose or '(not set)'}; audit trail {'on' if args.audit else 'off'}; "
+        f"report {'on' if args.report else 'off'}; "
         f"items {'on' if args.items else 'off'}"
     )
     print()

@@ -72,7 +72,13 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
 class Refusal(IgnoreRequest):
     """The ``IgnoreRequest`` of a request refused before its download: its refusal has
     said its fate already (``request_refused``), so the readers of a download's final
-    failure (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again."""
+    failure (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again.
+    It carries what its refusal said (its message, and its ``verdict`` when one refused
+    it), for whoever awaited the download (a media pipeline lists its file refused)."""
+
+    def __init__(self, message: str, verdict: Refused | None = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
 
 
 #: The stats of each (action, reason, purpose) met so far: one lookup per refusal.

@@ -451,8 +451,6 @@ NOT_YET_LEDGER_READERS = {
     # an origin's waits (its report lines), and the downloads no entry follows: a file
     # an item pipeline fetched without a verdict, listed apart as no request
     "scrapy_rep.crawl.report": {"request_held", "request_released", "response_received"},
-    # why a file's request was refused, until its media pipeline hears of the failure
-    "scrapy_rep.crawl.media.mediagate": {"request_refused"},
     # what a tool prints of a page's items
     "scrapy_rep.crawl.commands.toolcrawl": {"item_refused", "item_scraped"},
 }

@@ -30,7 +30,6 @@ import logging
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
@@ -40,7 +39,7 @@ from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
-from scrapy_rep.crawl.refusals import drop_request
+from scrapy_rep.crawl.refusals import Refusal, drop_request
 from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
@@ -223,11 +222,9 @@ class OriginDocument(Generic[D]):
         if entry is not None:
             return entry
         message = f"{self.name} of {key} not known when the spider closed"
-        drop_request(
-            self.crawler, request, Reason.SPIDER_CLOSED,
-            f"Not downloaded: the spider closed while it waited: {message}",
-        )  # fmt: skip
-        raise IgnoreRequest(message)
+        said = f"Not downloaded: the spider closed while it waited: {message}"
+        drop_request(self.crawler, request, Reason.SPIDER_CLOSED, said)
+        raise Refusal(said)
 
     async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The entry of ``key``'s document once it is known (its fetch starts now, on

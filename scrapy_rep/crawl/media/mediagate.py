@@ -16,14 +16,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
-from weakref import WeakKeyDictionary
 
 from itemadapter import ItemAdapter
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
 from scrapy_rep import signals
-from scrapy_rep.crawl import meta
+from scrapy_rep.crawl import meta, refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
@@ -107,27 +106,18 @@ class MediaGate:
         self.limits = limits_of(config)
         self.agent = robots_agent(crawler.settings)
         self.tokens = config.directive_tokens
-        #: Why our downloader middleware refused a file's request (robots.txt, the
-        #: origin's usage signals…), until the pipeline hears of the failure.
-        self._refused_before: WeakKeyDictionary[Request, dict[str, Any]] = WeakKeyDictionary()
-        if self.enabled:
-            crawler.signals.connect(self._request_refused, signal=signals.request_refused)
-            if self.c2pa:
-                _say_c2pa_once()
+        if self.enabled and self.c2pa:
+            _say_c2pa_once()
 
-    def _request_refused(
-        self, request: Request, reason: str, message: str, verdict: Refused | None = None, **_: Any
-    ) -> None:
-        purpose = statement = None
-        if verdict is not None:  # refused before it was sent: the verdict says by what
-            purpose, statement = verdict.purpose, verdict.statement
-        entry = refused_file(request.url, purpose, message, statement, [message])
-        self._refused_before[request] = entry
-
-    def refused_before(self, request: Request) -> dict[str, Any] | None:
-        """The :func:`refused_file` entry of ``request`` if scrapy_rep refused it before
-        it was sent (robots.txt, the origin's usage signals), else ``None``."""
-        return self._refused_before.pop(request, None)
+    @staticmethod
+    def refused_before(url: str, refusal: refusals.Refusal) -> dict[str, Any]:
+        """The :func:`refused_file` entry of a file's request that scrapy_rep refused
+        before it was sent (robots.txt, the origin's usage signals, the spider closing
+        while it waited): what its ``refusal`` said, which its download raised."""
+        verdict, message = refusal.verdict, str(refusal)
+        purpose = verdict.purpose if verdict is not None else None
+        statement = verdict.statement if verdict is not None else None
+        return refused_file(url, purpose, message, statement, [message])
 
     def check(
         self, response: Response, request: Request, item: Any, reading: MediaReading | None = None

@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import IgnoreRequest
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.images import ImagesPipeline
 from scrapy.utils.defer import deferred_from_coro
@@ -38,6 +37,7 @@ from scrapy_rep.crawl.media.mediagate import (
     verdict_refused_file,
 )
 from scrapy_rep.crawl.meta import REFUSED_FILES
+from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -138,10 +138,9 @@ class MediaUsageMixin(_Base):
     ) -> NoReturn:
         """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
         usage signals) is listed as refused too (see :meth:`item_completed`)."""
-        if self.rep_media.enabled and isinstance(failure.value, IgnoreRequest):
-            entry = self.rep_media.refused_before(request)
-            if entry is not None:
-                raise RefusedBeforeFetch(entry)
+        refusal = failure.value
+        if self.rep_media.enabled and isinstance(refusal, Refusal):
+            raise RefusedBeforeFetch(self.rep_media.refused_before(request.url, refusal))
         super().media_failed(failure, request, info)
         raise AssertionError("media_failed returned")  # pragma: no cover
 

@@ -119,7 +119,7 @@ class Performer:
             if ledger is not None:
                 ledger.decided(request, facts, verdict)
         refuse_request(self.crawler, Action.FETCH, request, verdict)
-        raise Refusal(verdict.message)
+        raise Refusal(verdict.message, verdict)
 
     def internal_error(
         self, request: Request, message: str, error: BaseException | None = None
@@ -131,7 +131,7 @@ class Performer:
         error logs it."""
         verdict = Refused(Reason.INTERNAL_ERROR, message, ROBOTS, "")
         refuse_request(self.crawler, Action.FETCH, request, verdict)
-        raise Refusal(message) from error
+        raise Refusal(message, verdict) from error
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted
