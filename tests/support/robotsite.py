@@ -20,6 +20,7 @@ from scrapy import Request, Spider
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
@@ -380,6 +381,54 @@ async def crawl(
     assert crawler.stats is not None
     assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"
     return crawler, crawler.spider
+
+
+def command_crawler(
+    settings: dict[str, Any], base: dict[str, Any] | Settings | None = None
+) -> Crawler:
+    """A :class:`ListSpider` crawler, not started, with ``settings`` given as ``-s`` and
+    ``-o`` give them (at the ``cmdline`` priority) over ``base``: the project's settings
+    (:data:`BASE_SETTINGS` by default; a project's own as Scrapy read them:
+    :func:`tests.support.scrapyproject.project_settings`)."""
+    from scrapy.crawler import CrawlerRunner
+    from scrapy.utils.test import get_reactor_settings
+
+    if isinstance(base, Settings):
+        project = base.copy()
+        project.setdict(get_reactor_settings(), priority="project")
+    else:
+        project = Settings({**get_reactor_settings(), **(BASE_SETTINGS if base is None else base)})
+    project.setdict(settings, priority="cmdline")
+    return CrawlerRunner(project).create_crawler(ListSpider)
+
+
+async def refused_at_start(
+    settings: dict[str, Any],
+    base: dict[str, Any] | Settings | None = None,
+    urls: Sequence[str] = ("http://127.0.0.1:9/",),
+) -> str:
+    """The line ``scrapy`` would print for the crawl of :func:`command_crawler` stopped at
+    its start by a wrong setting: the crawl, run in this process, raises
+    :class:`~scrapy_rep.settings.RepSettingError` (never another exception) before its
+    spider opens, and the line is the error as
+    :func:`~scrapy_rep.crawl.startup.stop_at_start` prints it under the ``scrapy``
+    command (which then exits 2: the one process of
+    tests/integration/test_setting_names.py)."""
+    from scrapy import signals
+
+    from scrapy_rep.settings import RepSettingError
+
+    opened: list[Spider] = []
+    try:
+        crawler = command_crawler(settings, base)
+        crawler.signals.connect(
+            lambda spider: opened.append(spider), signal=signals.spider_opened, weak=False
+        )
+        await crawler.crawl(urls=list(urls))
+    except RepSettingError as error:
+        assert not opened, "the spider opened before the setting stopped the crawl"
+        return f"scrapy_rep: error: {error}"
+    raise AssertionError(f"the crawl was not stopped at its start (settings {settings})")
 
 
 def stat(crawler: Crawler, key: str) -> Any:
