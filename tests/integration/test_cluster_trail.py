@@ -3,7 +3,8 @@ checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
 
 The workers (``tests/support/worker.py``) share one ``redis-server`` as the robots.txt store
 (``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
-served by this test process. The trails are then read with ``python -m scrapy_rep audit``, in this process.
+served by this test process. The trails are then read with ``python -m scrapy_rep audit``,
+in this process.
 """
 
 from __future__ import annotations
