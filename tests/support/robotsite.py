@@ -384,10 +384,13 @@ async def crawl(
 
 
 def command_crawler(
-    settings: dict[str, Any], base: dict[str, Any] | Settings | None = None
+    settings: dict[str, Any],
+    base: dict[str, Any] | Settings | None = None,
+    spider: type[Spider] = ListSpider,
 ) -> Crawler:
-    """A :class:`ListSpider` crawler, not started, with ``settings`` given as ``-s`` and
-    ``-o`` give them (at the ``cmdline`` priority) over ``base``: the project's settings
+    """A crawler of ``spider`` (:class:`ListSpider`'s kind), not started, with
+    ``settings`` given as ``-s`` and ``-o`` give them (at the ``cmdline`` priority) over
+    ``base``: the project's settings
     (:data:`BASE_SETTINGS` by default; a project's own as Scrapy read them:
     :func:`tests.support.scrapyproject.project_settings`)."""
     from scrapy.crawler import CrawlerRunner
@@ -399,13 +402,14 @@ def command_crawler(
     else:
         project = Settings({**get_reactor_settings(), **(BASE_SETTINGS if base is None else base)})
     project.setdict(settings, priority="cmdline")
-    return CrawlerRunner(project).create_crawler(ListSpider)
+    return CrawlerRunner(project).create_crawler(spider)
 
 
 async def refused_at_start(
     settings: dict[str, Any],
     base: dict[str, Any] | Settings | None = None,
     urls: Sequence[str] = ("http://127.0.0.1:9/",),
+    spider: type[Spider] = ListSpider,
 ) -> str:
     """The line ``scrapy`` would print for the crawl of :func:`command_crawler` stopped at
     its start by a wrong setting: the crawl, run in this process, raises
@@ -420,7 +424,7 @@ async def refused_at_start(
 
     opened: list[Spider] = []
     try:
-        crawler = command_crawler(settings, base)
+        crawler = command_crawler(settings, base, spider)
         crawler.signals.connect(
             lambda spider: opened.append(spider), signal=signals.spider_opened, weak=False
         )
