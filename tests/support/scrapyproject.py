@@ -88,11 +88,6 @@ def scrapy_crawl(project: Path, *args: str) -> Crawl:
     return Crawl(result.returncode, result.stdout, result.stderr)
 
 
-def crawl_with(tmp_path: Path, settings: str, *args: str) -> Crawl:
-    """A new project with ``settings``, crawled once."""
-    return scrapy_crawl(make_project(tmp_path, settings), *args)
-
-
 @contextmanager
 def project_settings(project: Path) -> Iterator[Settings]:
     """The settings ``scrapy crawl`` reads in ``project``, read in this process by Scrapy's
