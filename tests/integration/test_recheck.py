@@ -131,12 +131,12 @@ async def _crawled_site(
     return _SITE_CRAWLED[0]
 
 
-#: What :func:`_recheck` adds to the command line.
+#: What :func:`_recheck_command` adds to the command line.
 RECHECK_OPTIONS = ("--purpose", "ai-train", "-A", str(BASE_SETTINGS["USER_AGENT"]),
                    "--no-progress", "-s", "REP_UNREACHABLE_MAX_WAIT=3")  # fmt: skip
 
 
-async def _recheck(*argv: str) -> tuple[int, str]:
+async def _recheck_command(*argv: str) -> tuple[int, str]:
     """``python -m scrapy_rep recheck ARGV``: (exit status, stdout and then stderr). In
     this process (its crawl under the test's reactor, as :func:`_rep_recheck_here` runs
     it); without a reactor (``-s TWISTED_REACTOR_ENABLED=False``), in a process of its
@@ -231,7 +231,7 @@ async def test_the_trail_rechecked_finds_exactly_what_the_site_changed(
     trail, _, _ = await _crawled_site(site, tmp_path_factory)
     out, removed, report = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "r.jsonl"
     own = tmp_path / "recheck.jsonl"
-    code, said = await _recheck(*tool_mode, str(trail), "--pages", f"--out={out}",
+    code, said = await _recheck_command(*tool_mode, str(trail), "--pages", f"--out={out}",
                                   f"--removed={removed}", f"--report={report}",
                                   f"--trail={own}")  # fmt: skip
     assert code == EXIT_REMOVED, said
