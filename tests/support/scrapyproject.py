@@ -93,9 +93,10 @@ def project_settings(project: Path) -> Iterator[Settings]:
     """The settings ``scrapy crawl`` reads in ``project``, read in this process by Scrapy's
     own ``get_project_settings`` from the project's folder (its ``scrapy.cfg``, the
     ``SCRAPY_SETTINGS_MODULE`` it names, the settings module imported from the project's
-    folder); a crawl that needs them runs inside the ``with``. After it, the working
-    folder, the environment, ``sys.path`` and the modules are as they were (each project
-    is a package ``proj``)."""
+    folder); a crawl or a ``scrapy`` command line that needs them runs inside the
+    ``with``. After it, the working folder, the environment, ``sys.path`` and the modules
+    are as they were (the project's own modules forgotten: another project may have the
+    same names)."""
     from scrapy.utils.project import get_project_settings
 
     folder, environ, path = Path.cwd(), dict(os.environ), list(sys.path)
@@ -109,5 +110,6 @@ def project_settings(project: Path) -> Iterator[Settings]:
         os.environ.update(environ)
         sys.path[:] = path
         for name in set(sys.modules) - modules:
-            if name == "proj" or name.startswith("proj."):
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if Path(file).is_relative_to(project):
                 del sys.modules[name]
