@@ -28,7 +28,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.crawl.internals import ASYNC_ENGINE
+from scrapy_rep.crawl.internals import ASYNC_ENGINE, SCRAPY
 from tests.support.documents import rsl_license
 
 
@@ -432,6 +432,16 @@ async def refused_at_start(
     except RepSettingError as error:
         assert not opened, "the spider opened before the setting stopped the crawl"
         return f"scrapy_rep: error: {error}"
+    except AttributeError as error:
+        # Scrapy 2.13: an error raised while the engine builds its downloader (a
+        # downloader middleware's) is followed by ExecutionEngine.close's own
+        # AttributeError (no downloader yet), the error as its context; under the
+        # ``scrapy`` command, stop_at_start ends the process before that.
+        setting_error = error.__context__
+        if SCRAPY >= (2, 14) or not isinstance(setting_error, RepSettingError):
+            raise
+        assert not opened, "the spider opened before the setting stopped the crawl"
+        return f"scrapy_rep: error: {setting_error}"
     raise AssertionError(f"the crawl was not stopped at its start (settings {settings})")
 
 

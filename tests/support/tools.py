@@ -18,7 +18,7 @@ import io
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Final, NoReturn, TextIO
 from unittest import mock
 
 from scrapy_rep.audit.cli import main as audit_main
@@ -154,13 +154,22 @@ async def robots_async(
     return code, stdout.getvalue() + stderr.getvalue()
 
 
+def _exit_here(status: int) -> NoReturn:
+    """A wrong setting's end of the ``scrapy`` command in this process: ``SystemExit``,
+    as on Scrapy 2.14+ (on 2.13 the command ends its process at once: os._exit, which
+    only the tests run as processes can see)."""
+    raise SystemExit(status)
+
+
 def _execute(argv: list[str]) -> int:
     """``scrapy ARGV`` read and run by Scrapy's own ``scrapy.cmdline.execute`` in this
-    process, outside a project; its exit status."""
+    process, outside a project (or in the project of the working folder); its exit
+    status."""
     from scrapy.cmdline import execute
 
     try:
-        execute(["scrapy", *argv])
+        with mock.patch("scrapy_rep.crawl.startup.exit_command", _exit_here):
+            execute(["scrapy", *argv])
     except SystemExit as exit_:
         return 0 if exit_.code is None else int(exit_.code)
     raise AssertionError("scrapy.cmdline.execute returned")  # pragma: no cover
