@@ -679,7 +679,9 @@ def alike_base() -> Iterator[str]:
 
 @pytest.mark.parametrize("name", list(ALIKE))
 @pytest_twisted.ensureDeferred
-async def test_both_tools_print_the_same_lines(alike_base: str, tmp_path: Path, name: str) -> None:
+async def test_both_tools_print_the_same_lines(
+    alike_base: str, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``python -m scrapy_rep check`` and ``scrapy rep-robots`` lay out the same facts
     alike (docs/cli.md): for the same robots.txt, options and URLs they print the same
     lines, with and without ``--page`` and ``--purpose``, and exit alike."""
@@ -692,8 +694,9 @@ async def test_both_tools_print_the_same_lines(alike_base: str, tmp_path: Path, 
     if "-A" not in args:
         robots_args = ["-A", "Scrapy", *robots_args]
     check_status, checked = await check_async(*args)
+    assert capsys.readouterr().err == ""  # check's standard error
     robots_status, printed = await robots_async(*robots_args, user_agent=None)
-    assert checked == printed
+    assert checked == printed  # rep-robots' standard output, then its standard error
     assert check_status == robots_status == case.status, checked
     for line in case.has:
         assert line.format(base=alike_base, pages=pages, file=local) in checked, checked
