@@ -22,14 +22,6 @@ from scrapy_rep.settings import RepSettingError
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, crawl, refused_at_start
 from tests.support.trailfactory import write_trail
 
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
-    start_urls: list[str] = []
-"""
-
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
 @pytest_twisted.ensureDeferred
