@@ -12,7 +12,6 @@ from tests.support.localhttp import QuietHandler, port_fixture
 from tests.support.tools import check_async
 
 ROBOTS = b"User-agent: *\nDisallow: /private\n"
-META = b'<html><head><meta name="robots" content="nofollow"></head><body>x</body></html>'
 
 
 class PagesHandler(QuietHandler):
@@ -20,10 +19,6 @@ class PagesHandler(QuietHandler):
         html = {"Content-Type": "text/html"}
         if self.path == "/robots.txt":
             self.send(200, ROBOTS, {"Content-Type": "text/plain"})
-        elif self.path == "/noindex":
-            self.send(200, b"<html></html>", {**html, "X-Robots-Tag": "noindex"})
-        elif self.path == "/meta":
-            self.send(200, META, html)
         elif self.path == "/notrain":
             self.send(200, b"<html></html>", {**html, "Content-Usage": "train-ai=n"})
         elif self.path == "/gone":
