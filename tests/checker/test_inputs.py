@@ -1,7 +1,8 @@
 """Both command-line tools read their inputs one way (scrapy_rep.checker.inputs;
 docs/cli.md, "What the tools accept"): every bad input gives, in ``python -m scrapy_rep
 check`` and in ``scrapy rep-robots`` alike, exit status 2 and the same one line on stderr,
-before anything is fetched or printed.
+before anything is fetched or printed. (Good inputs at their edges, printed alike by both
+tools: tests/integration/test_tools_agree.py.)
 
 ``scrapy rep-robots`` runs through Scrapy's own command line (``scrapy.cmdline.execute``)
 in this process: the command class, its options and its exit status, as ``scrapy``
@@ -19,7 +20,7 @@ from scrapy.cmdline import execute
 from scrapy.settings import Settings
 
 from scrapy_rep.check import run as check_run
-from scrapy_rep.checker.exits import EXIT_DISALLOWED, EXIT_USAGE
+from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.inputs import MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
@@ -181,37 +182,6 @@ def test_a_bad_input_is_the_same_usage_error_in_both_tools(
             assert (status, err) == (EXIT_USAGE, expected), (tool.__name__, args, out)
             assert out == "", (tool.__name__, args)  # nothing before the error
     assert bad.check or bad.robots
-
-
-#: Good inputs at the edges, checked against a local file in both tools.
-GOOD = {
-    "a path against a local file": (["/private/a"], EXIT_DISALLOWED, "line 2: Disallow: /private/"),
-    "a URL without a path": (["https://e.com"], 0, "no rule matches"),
-    "an IPv6 host": (
-        ["http://[::1]:8080/private/"],
-        EXIT_DISALLOWED,
-        "line 2: Disallow: /private/",
-    ),
-    "a timeout of a day": (["/a", "--timeout", "86400"], 0, "no rule matches"),
-    "a timeout under a second": (["/a", "--timeout", "0.5"], 0, "no rule matches"),
-}
-
-
-@pytest.mark.parametrize("name", list(GOOD))
-def test_a_good_input_is_checked_alike_in_both_tools(
-    name: str, places: dict[str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    args, code, why = GOOD[name]
-    check_status, check_out, check_err = run_check([places[FILE], *args], capsys)
-    robots_status, robots_out, robots_err = run_robots(
-        ["--robots-file", places[FILE], *args], capsys
-    )
-    assert (check_status, check_err) == (code, ""), check_out
-    assert (robots_status, robots_err) == (code, ""), robots_out
-    url = next(arg for arg in args if arg.startswith(("/", "http")))
-    verdict = "DISALLOWED" if code else "allowed   "
-    assert f"{verdict}  {url}  {why}" in check_out
-    assert f"{verdict}  {url}  {why}" in robots_out
 
 
 def test_check_a_file_alone_asks_for_a_url(

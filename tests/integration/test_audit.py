@@ -8,8 +8,6 @@ import gzip
 import json
 import pickle
 import re
-import subprocess
-import sys
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -33,6 +31,7 @@ from tests.support.robotsite import (
     Sites,
     crawl,
     redirect,
+    refused_at_start,
     robots,
 )
 from tests.support.workers import run_config
@@ -292,14 +291,6 @@ async def test_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
 
 # --------------------------------------------------------------------------- fail fast
 
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
-    start_urls = ["http://127.0.0.1:1/"]
-"""
-
 
 def unusable(tmp_path: Path, kind: str) -> Path:
     if kind == "directory":
@@ -315,19 +306,17 @@ def unusable(tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["directory", "under a file", "read-only"])
 @pytest.mark.parametrize("setting", ["REP_AUDIT_FILE", "REP_REPORT_FILE"])
-def test_an_unusable_output_file_stops_the_crawl_with_exit_2(
+@pytest_twisted.ensureDeferred
+async def test_an_unusable_output_file_stops_the_crawl_at_start(
     tmp_path: Path, kind: str, setting: str
 ) -> None:
-    (tmp_path / "spider.py").write_text(SPIDER)
+    """One line naming the setting and the file (``scrapy`` prints it alone and exits 2:
+    tests/integration/test_setting_names.py), in this process."""
     path = unusable(tmp_path, kind)
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
-         "-s", f"{setting}={path}", "-s", "REP_REPORT=True"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 2, result.stderr
-    [line] = result.stderr.strip().splitlines()
+    given = {setting: str(path), "REP_REPORT": "True"}  # as -s gives them
+    line = await refused_at_start(given, {"ADDONS": {"scrapy_rep.Addon": 0}}, urls=())
     assert line.startswith(f"scrapy_rep: error: {setting}: {path}")
+    assert "\n" not in line
     with pytest.raises(RepSettingError, match=setting):
         get_crawler(ListSpider, {**BASE_SETTINGS, setting: str(path), "REP_REPORT": True})
 

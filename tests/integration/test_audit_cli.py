@@ -2,9 +2,10 @@
 "Reading the trail"): exit codes, options, ``REP_AUDIT_FILE`` read by the Scrapy command,
 a reader that goes away, a repair that lets the next crawl chain on, several trails,
 crawled text escaped. Read in this process as their command lines are (``python -m
-scrapy_rep``'s ``main``, Scrapy's ``scrapy.cmdline.execute``: :mod:`tests.support.tools`);
-a process of its own once per entry point, and for a reader that goes away (the
-tools' own tests: tests/audit/)."""
+scrapy_rep``'s ``main``, Scrapy's ``scrapy.cmdline.execute``: :mod:`tests.support.tools`;
+the entry points as processes: ``python -m scrapy_rep`` in tests/integration/test_check.py,
+the ``scrapy`` commands' registration in tests/integration/test_commands.py); a process of
+its own for a reader that goes away (the tools' own tests: tests/audit/)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ import pytest_twisted
 
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.verify import verify
-from tests.support.robotsite import crawl
+from tests.support.robotsite import crawl, refused_at_start
 from tests.support.tools import (
-    audit_process,
     audit_streams,
     audit_tool,
     main_streams,
@@ -57,7 +57,7 @@ def trail(tmp_path: Path) -> Path:
 
 
 def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) -> None:
-    status, out, err = audit_process("verify", str(trail))
+    status, out, err = main_streams("audit", "verify", str(trail))
     assert status == 0, err
     assert re.search(r"trail\.jsonl: clean: 6 line\(s\), 1 run\(s\), 3 record\(s\)", out)
     lines = trail.read_bytes().splitlines(keepends=True)
@@ -74,9 +74,7 @@ def test_verify_exit_codes_from_the_command_line(trail: Path, tmp_path: Path) ->
 
 
 def test_scrapy_audit_reads_rep_audit_file(trail: Path, tmp_path: Path) -> None:
-    status, out, err = audit_process(
-        "verify", "-s", f"REP_AUDIT_FILE={trail}", scrapy=True, cwd=tmp_path
-    )
+    status, out, err = scrapy_streams("rep-audit", "verify", "-s", f"REP_AUDIT_FILE={trail}")
     assert status == 0 and "clean" in out, out + err
     status, out, err = scrapy_streams(
         "rep-audit", "show", "http://site.test/", "-s", f"REP_AUDIT_FILE={trail}"
@@ -148,24 +146,6 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     assert error == b""
 
 
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
-    start_urls: list[str] = []
-"""
-
-
-def runspider_with_trail(trail: Path) -> subprocess.CompletedProcess[str]:
-    (trail.parent / "spider.py").write_text(SPIDER)
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
-         "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=trail.parent,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
 @pytest.mark.trail_not_verified("the cut run stays a problem: the test verifies the trail")
 @pytest_twisted.ensureDeferred
@@ -176,9 +156,11 @@ async def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_craw
     whole, cut = cut_trail(trail)
     status, out = audit_tool("verify", str(trail))
     assert status == 1 and "cut" in out
-    result = runspider_with_trail(trail)  # refused at start, as before: the chain cannot go on
-    assert result.returncode == 2
-    [line] = result.stderr.strip().splitlines()
+    # refused at start, as before: the chain cannot go on (in this process: the line)
+    line = await refused_at_start(
+        {"REP_AUDIT_FILE": str(trail)}, {"ADDONS": {"scrapy_rep.Addon": 0}}, urls=()
+    )
+    assert "\n" not in line
     assert line.startswith(f"scrapy_rep: error: REP_AUDIT_FILE: {trail} ")
     assert line.endswith(f"; repair it (python -m scrapy_rep audit repair {trail}) or move it away")
 

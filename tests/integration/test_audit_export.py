@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,7 @@ from tests.support.robotsite import (
     html_page,
     robots,
 )
-from tests.support.tools import audit_tool
+from tests.support.tools import audit_tool, scrapy_streams
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,
@@ -329,11 +327,10 @@ def test_stored_and_marked_files_are_assets_refused_ones_are_not(tmp_path: Path)
     code, printed_verify = audit_tool("verify", str(trail), "--export", str(out))
     assert code == EXIT_CLEAN, printed_verify
     # under scrapy, with the project's REP_AUDIT_FILE
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "export", "--out", str(tmp_path / "s.jsonl"),
-         "--summary", str(tmp_path / "s.md"), "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    code, _, err = scrapy_streams(
+        "rep-audit", "export", "--out", str(tmp_path / "s.jsonl"),
+        "--summary", str(tmp_path / "s.md"), "-s", f"REP_AUDIT_FILE={trail}",
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert code == 0, err
     assert (tmp_path / "s.jsonl").read_text(encoding="utf-8") == printed
     assert "| ai-train | 0 | 2 | 1 |" in (tmp_path / "s.md").read_text(encoding="utf-8")

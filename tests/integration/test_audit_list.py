@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest_twisted
 
 from tests.support.robotsite import ItemSpider, Sites, crawl, html_page, robots
-from tests.support.tools import audit_process, audit_tool
+from tests.support.tools import audit_streams, audit_tool, scrapy_streams
 
 
 @pytest_twisted.ensureDeferred
@@ -64,9 +64,9 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
     assert (only["record"], only["dataset_line"]) == ("url", "")
     status, out = audit_tool("list", str(trail))
     assert status == 0 and out.splitlines()[-1] == "4 record(s)"
-    status, out, err = audit_process("list", str(trail), "--reason", "noindex", scrapy=True)
+    status, out, err = scrapy_streams("rep-audit", "list", str(trail), "--reason", "noindex")
     assert status == 0 and noindex in out and out.splitlines()[-1] == "1 record(s)", err
-    status, out, err = audit_process("list", str(trail), "--fate", "refuse")
+    status, out, err = audit_streams("list", str(trail), "--fate", "refuse")
     assert (
         status == 2
         and out == ""

@@ -1,7 +1,7 @@
-"""``python -m scrapy_rep check`` against a local server and as a process of its own: its
-crawl's robots.txt fetched as a crawl fetches it, its output and exit status (the fetch
-rules of SPEC §4 themselves: tests/fetch/test_procedure.py and the crawl's
-tests/integration/test_robotstxt.py; the rest: tests/test_check.py)."""
+"""``python -m scrapy_rep check`` against a local server, and once as a process of its own
+(the entry point): its crawl's robots.txt fetched as a crawl fetches it, its output and
+exit status (the fetch rules of SPEC §4 themselves: tests/fetch/test_procedure.py and the
+crawl's tests/integration/test_robotstxt.py; the rest: tests/test_check.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, base_url_fixture, free_port, serving
-from tests.support.tools import ROBOTS_TXT, check_async
+from tests.support.tools import ROBOTS_TXT, check_async, main_streams
 
 
 class RobotsTxtHandler(QuietHandler):
@@ -106,15 +106,10 @@ async def test_cli_a_url_of_another_origin_gets_its_own_robotstxt(server: str) -
 
 
 def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy_rep", "check", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "3  a robots.txt (or a tdmrep.json, or with --page a page) could not" in result.stdout
+    """In this process (the entry point: :func:`test_python_dash_m_entry_point`)."""
+    status, stdout, stderr = main_streams("check", "--help")
+    assert status == 0, stderr
+    assert "3  a robots.txt (or a tdmrep.json, or with --page a page) could not" in stdout
 
 
 @pytest_twisted.ensureDeferred

@@ -3,7 +3,8 @@ checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
 
 The workers (``tests/support/worker.py``) share one ``redis-server`` as the robots.txt store
 (``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
-served by this test process. The trails are then read with ``python -m scrapy_rep audit``.
+served by this test process. The trails are then read with ``python -m scrapy_rep audit``,
+in this process.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from twisted.internet.task import deferLater
 from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, robots
-from tests.support.tools import audit_process
+from tests.support.tools import audit_streams
 from tests.support.workers import run_config, run_worker, worker_command
 
 RULES = "User-agent: *\nDisallow: /private\n"
@@ -72,7 +73,7 @@ def several_origins() -> tuple[Sites, list[str]]:
 
 def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
     """The checks of several workers' trails read as one; their url records."""
-    status, out, _ = audit_process("verify", *map(str, trails))
+    status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == f"{len(trails)} trails as one: clean", out
     found = [record for trail in trails for record in records(trail)]
@@ -86,7 +87,7 @@ def check_as_one(trails: list[Path], urls: list[str]) -> list[dict[str, Any]]:
         assert any((folder / sha).is_file() for folder in folders), record
         fate = "refused" if "/private/" in record["url"] else "fetched"
         assert record["fate"] == fate, record
-    status, out, _ = audit_process("summary", *map(str, trails))
+    status, out, _ = audit_streams("summary", *map(str, trails))
     assert status == 0, out
     refused = sum("/private/" in url for url in urls)
     counted = f"{len(urls)} requested URL(s) ({len(urls) - refused} fetched, {refused} refused)"
@@ -205,9 +206,9 @@ async def test_a_killed_workers_urls_finished_by_another_are_events_not_problems
     for name in NAMES:
         assert sites.requested(name).count("/robots.txt") == 1, name
     assert result["stats"].get("rep/robotstxt/store_hits") == len(NAMES)
-    status, out, _ = audit_process("repair", str(trails[0]))  # a kill may cut the last line
+    status, out, _ = audit_streams("repair", str(trails[0]))  # a kill may cut the last line
     assert status == 0, out
-    status, out, _ = audit_process("verify", *map(str, trails))
+    status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 1, out
     lines = out.splitlines()
     problems = [line for line in lines if ": line " in line and ": event: " not in line]
@@ -275,7 +276,7 @@ async def test_held_requests_a_stopping_worker_returns_to_the_queue_are_the_take
     assert end["reason"] == "shutdown" and end["counts"]["left_in_queue"] == len(held)
     assert [r["url"] for r in records(trails[0])] == [sites.url("up", "/3")]
     assert sorted(r["url"] for r in records(trails[1])) == sorted(held)
-    status, out, _ = audit_process("verify", *map(str, trails))
+    status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out
 
@@ -347,5 +348,5 @@ async def test_a_scrapy_redis_worker_with_jobdir_resumes_its_held_requests(
     finals = [r for r in records(trail) if r["url"] in held]
     assert Counter(r["url"] for r in finals) == Counter(held)
     assert {r["fate"] for r in finals} == {"fetched"}
-    status, out, _ = audit_process("verify", str(trail))
+    status, out, _ = audit_streams("verify", str(trail))
     assert status == 0, out

@@ -1,21 +1,24 @@
-"""The robots.txt middleware's settings under the ``scrapy`` command: a real ``scrapy
-runspider`` process (SPEC §5; unit tests: tests/crawl/requests/test_downloadermiddlewares.py)."""
+"""The robots.txt middleware's settings under the ``scrapy`` command, a wrong one in the
+spider's ``custom_settings`` or given with ``-s``: one line, the crawl stopped at its
+start, in this process (:func:`~tests.support.robotsite.refused_at_start`; the line alone
+on standard error and exit status 2 of ``scrapy crawl``: the process of
+tests/integration/test_setting_names.py; SPEC §5; unit tests:
+tests/crawl/requests/test_downloadermiddlewares.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
+import pytest_twisted
 
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}, %s}
-    start_urls = ["http://127.0.0.1:1/"]
-"""
+from tests.support.robotsite import ListSpider, refused_at_start
+
+
+class CustomSettings(ListSpider):
+    """A spider whose ``custom_settings`` has a wrong setting."""
+
+    custom_settings: ClassVar[dict[str, Any]] = {"REP_CACHE_TTL": "a day"}
 
 
 @pytest.mark.parametrize(
@@ -26,19 +29,11 @@ class S(scrapy.Spider):
          "'legacy', got 'gogle'"),
     ],
 )  # fmt: skip
-def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line_and_exit_2(
-    tmp_path: Path, where: str, line: str
+@pytest_twisted.ensureDeferred
+async def test_spec5_a_wrong_setting_under_the_scrapy_command_is_one_line(
+    where: str, line: str
 ) -> None:
-    custom = '"REP_CACHE_TTL": "a day"' if where == "custom" else ""
-    (tmp_path / "spider.py").write_text(SPIDER % custom)
-    extra = ["-s", "REP_PROFILE=gogle"] if where == "command" else []
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0", *extra],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().splitlines() == [line]
+    given = {"REP_PROFILE": "gogle"} if where == "command" else {}  # -s REP_PROFILE=gogle
+    spider = CustomSettings if where == "custom" else ListSpider
+    addon = {"ADDONS": {"scrapy_rep.Addon": 0}}
+    assert await refused_at_start(given, addon, spider=spider) == line

@@ -9,50 +9,26 @@ sites'): the page is refused."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest_twisted
 from scrapy import Request
 from twisted.internet import reactor
-from twisted.web.resource import Resource
-from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
 from tests.support.robotsite import ItemSpider, crawl
-
-
-class AuthorityHosts(Resource):
-    """One server, two sites, told apart by the host of the ``Host`` header read as a
-    URL's authority."""
-
-    isLeaf = True
-
-    def __init__(self, robots_by_host: dict[str, str]) -> None:
-        super().__init__()
-        self.robots_by_host = robots_by_host
-        self.log: list[tuple[str, str]] = []
-
-    def render_GET(self, request: WebRequest) -> bytes:
-        value = request.getHeader("host") or ""
-        host = urlsplit(f"http://{value}/").hostname or ""
-        path = request.uri.decode()
-        self.log.append((host, path))
-        if path == "/robots.txt":
-            request.setHeader("Content-Type", "text/plain")
-            return self.robots_by_host.get(host, "").encode()
-        request.setHeader("Content-Type", "text/html")
-        return f"<html><body>{host}{path}</body></html>".encode()
+from tests.support.virtualhosts import VirtualHosts, authority_host
 
 
 @pytest_twisted.ensureDeferred
 async def test_a_host_header_naming_the_urls_host_as_its_userinfo_asks_the_host_after_it(
     tmp_path: Any,
 ) -> None:
-    server = AuthorityHosts(
+    server = VirtualHosts(
         {
             "127.0.0.1": "User-agent: *\nAllow: /\n",
             "localhost": "User-agent: *\nDisallow: /private\n",
-        }
+        },
+        authority_host,
     )
     port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
     number = port.getHost().port

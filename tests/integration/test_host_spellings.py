@@ -14,45 +14,11 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from scrapy import Request
 from twisted.internet import reactor
-from twisted.web.resource import Resource
-from twisted.web.server import Request as WebRequest
 from twisted.web.server import Site
 
-from tests.support.robotsite import ItemSpider, crawl
-
-
-class NameBasedHosts(Resource):
-    """One server, two sites, told apart by the name before the colon of the ``Host``
-    header (as nginx reads it; test_request_sent.py's VirtualHosts, not imported)."""
-
-    isLeaf = True
-
-    def __init__(self, robots_by_host: dict[str, str]) -> None:
-        super().__init__()
-        self.robots_by_host = robots_by_host
-        self.log: list[tuple[str, str]] = []
-
-    def render_GET(self, request: WebRequest) -> bytes:
-        host = (request.getHeader("host") or "").split(":")[0]
-        path = request.uri.decode()
-        self.log.append((host, path))
-        if path == "/robots.txt":
-            request.setHeader("Content-Type", "text/plain")
-            return self.robots_by_host.get(host, "").encode()
-        request.setHeader("Content-Type", "text/html")
-        return f"<html><body>{host}{path}</body></html>".encode()
-
-
-class SentWithHost(ItemSpider):
-    """Each request carries its own ``Host`` header: ``(url, host)`` pairs."""
-
-    sent_to: tuple[tuple[str, str], ...] = ()
-
-    async def start(self) -> Any:
-        for url, host in self.sent_to:
-            yield Request(url, errback=self.failed, headers={"Host": host})
+from tests.support.robotsite import crawl
+from tests.support.virtualhosts import HostHeaderSpider, VirtualHosts
 
 
 @pytest.mark.parametrize(
@@ -69,7 +35,7 @@ class SentWithHost(ItemSpider):
 async def test_a_host_header_with_an_unreadable_port_is_not_the_urls_site(
     tmp_path: Any, spelling: str
 ) -> None:
-    server = NameBasedHosts(
+    server = VirtualHosts(
         {
             "127.0.0.1": "User-agent: *\nAllow: /\n",
             "localhost": "User-agent: *\nDisallow: /private\n",
@@ -79,7 +45,7 @@ async def test_a_host_header_with_an_unreadable_port_is_not_the_urls_site(
     number = port.getHost().port
     ip = f"http://127.0.0.1:{number}"
 
-    class Spider(SentWithHost):
+    class Spider(HostHeaderSpider):
         sent_to = ((f"{ip}/private/1", spelling.format(name="localhost", n=number)),)
 
     try:

@@ -1,19 +1,32 @@
 """The end-of-crawl report never shares a stream with a feed: with ``-o -:jsonl`` the
 items go to standard output as pure JSON lines, and the report to standard error.
 
-A real ``scrapy runspider`` against a local server (the report is written when the
-spider closes, so only a whole crawl shows where it goes)."""
+Against a local server (the report is written when the spider closes, so only a whole
+crawl shows where it goes): standard output against standard error in a real ``scrapy
+runspider`` process; the report's place among Scrapy's log lines, the report file and the
+crawl closed early in this process, Scrapy's log written to the captured standard error
+in its own format as ``scrapy`` writes it (:func:`scrapy_log_on_stderr`)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+from scrapy import Spider
+from scrapy.settings import default_settings
 
 from tests.support.localhttp import QuietHandler, port_fixture
+from tests.support.robotsite import command_crawler
 
 SPIDER = """
 import scrapy
@@ -51,6 +64,57 @@ class SlowLocalhostHandler(QuietHandler):
 port = port_fixture(SlowLocalhostHandler)
 
 
+class Items(Spider):
+    """The process's spider, in this process."""
+
+    name = "items"
+    custom_settings: ClassVar[dict[str, Any]] = {
+        "ADDONS": {"scrapy_rep.Addon": 0},
+        "REP_REPORT": True,
+        "LOG_LEVEL": "INFO",
+        "TELNETCONSOLE_ENABLED": False,
+    }
+
+    def __init__(self, base: str, early: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        others = [base.replace("127.0.0.1", "localhost") + "/slow"] if early else [
+            base + "/private/x", base + "/other"
+        ]  # fmt: skip
+        self.start_urls = [base + "/", *others]
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url, "status": response.status}
+
+
+@contextmanager
+def scrapy_log_on_stderr() -> Iterator[None]:
+    """Scrapy's log at INFO on ``sys.stderr`` (the captured one), in the format ``scrapy``
+    writes it in (``LOG_FORMAT``): the report's lines and the log's in one stream."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        logging.Formatter(default_settings.LOG_FORMAT, default_settings.LOG_DATEFORMAT)
+    )
+    handler.setLevel(logging.INFO)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.INFO)  # LOG_LEVEL = "INFO", as scrapy's own handler has it
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+async def crawl_items(port: int, early: bool = False, **given: Any) -> None:
+    """``scrapy runspider`` of :class:`Items` with ``given`` (as ``-s`` and ``-o`` give
+    them) in this process, from the test's folder, to its end (no ERROR)."""
+    crawler = command_crawler(given, {}, Items)
+    await crawler.crawl(base=f"http://127.0.0.1:{port}", early=early)
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("log_count/ERROR") is None
+
+
 def runspider(tmp_path: Path, port: int, *args: str) -> subprocess.CompletedProcess[str]:
     spider = tmp_path / "items_spider.py"
     spider.write_text(SPIDER)
@@ -79,58 +143,51 @@ def test_feed_on_stdout_is_pure_json_lines_and_report_goes_to_stderr(
     assert "Forbidden by" in result.stderr
 
 
-def test_the_report_comes_last_after_scrapys_stats_and_spider_closed(
-    port: int, tmp_path: Path
+@pytest_twisted.ensureDeferred
+async def test_the_report_comes_last_after_scrapys_stats_and_spider_closed(
+    port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """docs/settings.md (REP_REPORT): the report is printed after Scrapy's log, so it does
     not scroll away above the stats."""
-    result = runspider(tmp_path, port, "-o", "items.jsonl")
-    assert result.returncode == 0, result.stderr
-    report = result.stderr.index("scrapy_rep report")
-    assert result.stderr.index("Dumping Scrapy stats") < report
-    assert result.stderr.index("Spider closed (finished)") < report
-    assert result.stderr.rstrip().endswith(
+    monkeypatch.chdir(tmp_path)
+    with scrapy_log_on_stderr():
+        await crawl_items(port, FEEDS={"items.jsonl": {"format": "jsonl"}})  # -o items.jsonl
+    stderr = capsys.readouterr().err
+    report = stderr.index("scrapy_rep report")
+    assert stderr.index("Dumping Scrapy stats") < report
+    assert stderr.index("Spider closed (finished)") < report
+    assert stderr.rstrip().endswith(
         "In short: 3 requests (2 downloaded, 1 forbidden by robots.txt); 2 items kept"
     )
 
 
-def test_a_report_file_alone_turns_the_report_on(port: int, tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_a_report_file_alone_turns_the_report_on(
+    port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """REP_REPORT_FILE without REP_REPORT = True writes the report (it said nothing)."""
-    result = runspider(tmp_path, port, "-s", "REP_REPORT=False", "-s", "REP_REPORT_FILE=report.txt")
-    assert result.returncode == 0, result.stderr
-    assert "scrapy_rep report" not in result.stderr
+    monkeypatch.chdir(tmp_path)
+    with scrapy_log_on_stderr():
+        await crawl_items(port, REP_REPORT="False", REP_REPORT_FILE="report.txt")
+    assert "scrapy_rep report" not in capsys.readouterr().err
     text = (tmp_path / "report.txt").read_text()
     assert text.startswith("scrapy_rep report")
     assert "Forbidden by" in text
 
 
-def test_a_crawl_closed_early_names_its_held_requests_truly(port: int, tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_closed_early_names_its_held_requests_truly(
+    port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """CLOSESPIDER_PAGECOUNT closes the crawl while an origin's robots.txt (which answers
     200, slowly) is still downloading: the WARNING says the request was held until its
     documents (not "for unreachable robots.txt"), and the report, printed after the drop,
     counts what was dropped (it said "nothing happened")."""
-    spider = tmp_path / "early_spider.py"
-    spider.write_text(
-        SPIDER.replace(
-            'base + "/private/x", base + "/other"',
-            'base.replace("127.0.0.1", "localhost") + "/slow"',
-        )
-    )
-    result = subprocess.run(
-        [
-            *(sys.executable, "-m", "scrapy", "runspider", str(spider)),
-            *("-a", f"base=http://127.0.0.1:{port}", "-s", "CLOSESPIDER_PAGECOUNT=1"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "unreachable" not in result.stderr
-    assert "still held, waiting for their origin's robots.txt" in result.stderr
-    [warning] = re.findall(
-        r"WARNING: scrapy_rep: the spider closed .* (\d+) request", result.stderr
-    )
-    assert re.search(rf"In short: .*\b{warning} dropped: the spider closed\)\n", result.stderr)
+    monkeypatch.chdir(tmp_path)
+    with scrapy_log_on_stderr():
+        await crawl_items(port, early=True, CLOSESPIDER_PAGECOUNT="1")
+    stderr = capsys.readouterr().err
+    assert "unreachable" not in stderr
+    assert "still held, waiting for their origin's robots.txt" in stderr
+    [warning] = re.findall(r"WARNING: scrapy_rep: the spider closed .* (\d+) request", stderr)
+    assert re.search(rf"In short: .*\b{warning} dropped: the spider closed\)\n", stderr)

@@ -6,19 +6,27 @@ A local site is crawled for ai-train with the trail on; then it changes its robo
 the same items as JSON Lines, CSV and Parquet, and on a WARC of the new robots.txt and
 tdmrep.json, finds exactly the changed items, each with its signal and line; the filtered
 collection holds the rest; the recheck's trail verifies clean, and an edited one does not.
+
+The commands run in this process (``python -m scrapy_rep``'s ``main``, Scrapy's
+``scrapy.cmdline.execute`` in a project's folder), their crawls under the test's reactor;
+in a process of their own only without a reactor, and for a trail that names the dataset
+(an old behaviour's endless read ends in the process's timeout).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
+from unittest import mock
 
 import pytest
 import pytest_twisted
@@ -32,6 +40,8 @@ from scrapy_rep.recheck.command import (
     FetchRequest,
     Recheck,
     parser,
+    run,
+    settings_of,
 )
 from tests.support.localhttp import QuietHandler
 from tests.support.paths import checkout_environment
@@ -46,8 +56,9 @@ from tests.support.recheck import (
     write_warc,
 )
 from tests.support.robotsite import BASE_SETTINGS, ItemSpider, collecting_items, crawl
-from tests.support.scrapyproject import make_project
+from tests.support.scrapyproject import make_project, project_settings
 from tests.support.scrapyversions import needs_no_reactor, needs_scrapy
+from tests.support.tools import NO_REACTOR, main_streams, scrapy_streams
 
 PAGES = ("/ok/1", "/ok/2", "/gone/1", "/train/1", "/tdm/1", "/page/noai")
 BEFORE = {
@@ -123,15 +134,85 @@ async def _crawled_site(
     return _SITE_CRAWLED[0]
 
 
-def _recheck_process(*argv: str) -> tuple[int, str]:
-    """``python -m scrapy_rep recheck ARGV`` in a process of its own (its crawl)."""
-    agent = BASE_SETTINGS["USER_AGENT"]
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy_rep", "recheck", *argv, "--purpose", "ai-train",
-         "-A", agent, "--no-progress", "-s", "REP_UNREACHABLE_MAX_WAIT=3"],
-        capture_output=True, text=True, timeout=120, check=False, env=checkout_environment(),
-    )  # fmt: skip
-    return result.returncode, result.stdout + result.stderr
+#: What :func:`_recheck_command` adds to the command line.
+RECHECK_OPTIONS = ("--purpose", "ai-train", "-A", str(BASE_SETTINGS["USER_AGENT"]),
+                   "--no-progress", "-s", "REP_UNREACHABLE_MAX_WAIT=3")  # fmt: skip
+
+
+async def _recheck_command(*argv: str) -> tuple[int, str]:
+    """``python -m scrapy_rep recheck ARGV``: (exit status, stdout and then stderr). In
+    this process (its crawl under the test's reactor, as :func:`_rep_recheck_here` runs
+    it); without a reactor (``-s TWISTED_REACTOR_ENABLED=False``), in a process of its
+    own, which runs none."""
+    argv = (*argv, *RECHECK_OPTIONS)
+    if NO_REACTOR in argv:
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy_rep", "recheck", *argv],
+            capture_output=True, text=True, timeout=120, check=False,
+            env=checkout_environment(),
+        )  # fmt: skip
+        return result.returncode, result.stdout + result.stderr
+    options = parser().parse_args(list(argv))
+    code, out, err = await _run_here(options, settings_of(options))
+    return code, out + err
+
+
+async def _run_here(options: Any, settings: dict[str, Any]) -> tuple[int, str, str]:
+    """The recheck's :func:`run`, its documents fetched first by its crawl under the
+    test's reactor (:func:`fetch_here`) and handed to it as its crawl's result."""
+    try:
+        request = Recheck(options, settings, io.StringIO()).request
+    except Exception:  # run says what, as the command does
+        request = None
+    fetched = await fetch_here(request) if request is not None else None
+
+    def fetcher(asked: Any) -> Any:
+        assert fetched is not None, "the recheck fetches what it did not ask for first"
+        return fetched
+
+    out, err = io.StringIO(), io.StringIO()
+    code = run(options, settings, fetcher, out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def _rep_recheck_here(project: Path, *argv: str) -> tuple[int, str, str]:
+    """``scrapy rep-recheck ARGV`` in ``project``'s folder, in this process: its command
+    line and the project's settings read by Scrapy's own ``scrapy.cmdline.execute``; the
+    documents it fetches, if any, fetched by its crawl under the test's reactor
+    (:func:`fetch_here`) and handed to the recheck as its crawl's result. (exit status,
+    stdout, stderr)."""
+    from scrapy_rep.crawl.commands import recheck_command
+
+    handed: list[tuple[Any, dict[str, Any]]] = []
+
+    def hand(options: Any, settings: dict[str, Any], fetcher: Any) -> int:
+        handed.append((options, settings))
+        return 0
+
+    with project_settings(project):
+        with mock.patch.object(recheck_command, "run", hand):
+            code, out, err = scrapy_streams("rep-recheck", *argv)
+        if not handed:
+            return code, out, err
+        ((options, settings),) = handed
+        code, more_out, more_err = await _run_here(options, settings)
+    return code, out + more_out, err + more_err
+
+
+@contextmanager
+def _stdin_from(path: Path) -> Iterator[None]:
+    """Standard input redirected from ``path``, as a shell's ``< path`` does: descriptor 0
+    and ``sys.stdin``, as they were after."""
+    with path.open("rb") as file:
+        saved, stdin = os.dup(0), sys.stdin
+        os.dup2(file.fileno(), 0)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, closefd=False))
+        try:
+            yield
+        finally:
+            sys.stdin = stdin
+            os.dup2(saved, 0)
+            os.close(saved)
 
 
 def _changed(report: Path, site: str) -> dict[str, tuple[str, int | None, str]]:
@@ -153,7 +234,7 @@ async def test_the_trail_rechecked_finds_exactly_what_the_site_changed(
     trail, _, _ = await _crawled_site(site, tmp_path_factory)
     out, removed, report = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl", tmp_path / "r.jsonl"
     own = tmp_path / "recheck.jsonl"
-    code, said = _recheck_process(*tool_mode, str(trail), "--pages", f"--out={out}",
+    code, said = await _recheck_command(*tool_mode, str(trail), "--pages", f"--out={out}",
                                   f"--removed={removed}", f"--report={report}",
                                   f"--trail={own}")  # fmt: skip
     assert code == EXIT_REMOVED, said
@@ -307,7 +388,8 @@ async def test_a_warc_of_the_new_documents_gives_the_same_items(
     assert verify(own).clean
 
 
-def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -> None:
     """``scrapy rep-recheck`` reads the project's ``USER_AGENT`` and ``REP_PURPOSE``: a
     group for its crawler's name refuses what another crawler may keep."""
     project = make_project(tmp_path, 'USER_AGENT = "mybot/1.0"\nREP_PURPOSE = "search"\n')
@@ -317,18 +399,26 @@ def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: Path) -
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes/1"])
     report = tmp_path / "report.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-recheck", str(dataset), "--documents", str(warc),
-         f"--report={report}", "--no-progress"],
-        cwd=project, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert result.returncode == EXIT_REMOVED, result.stderr
+    code, stdout, stderr = await _rep_recheck_here(
+        project, str(dataset), "--documents", str(warc), f"--report={report}", "--no-progress"
+    )
+    assert code == EXIT_REMOVED, stderr
     statuses = [(line["url"], line["status"]) for line in report_lines(report)]
     assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
-    assert "agent `mybot`" in result.stdout
+    assert "agent `mybot`" in stdout
 
 
-def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overwrite(
+# The command hands its crawl the project's settings whole, Scrapy's defaults among them:
+# Scrapy 2.19 warns of two it deprecated (a process prints the same two warnings).
+@pytest.mark.filterwarnings(
+    "ignore:The RANDOMIZE_DOWNLOAD_DELAY setting is deprecated"
+    ":scrapy.exceptions.ScrapyDeprecationWarning"
+)
+@pytest.mark.filterwarnings(
+    "ignore:The DNS_RESOLVER setting is deprecated:scrapy.exceptions.ScrapyDeprecationWarning"
+)
+@pytest_twisted.ensureDeferred
+async def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overwrite(
     tmp_path: Path,
 ) -> None:
     """The project's ``FEEDS`` overwrites ``items.jsonl``: the recheck's crawl runs without
@@ -340,19 +430,17 @@ def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overwrite(
     write_jsonl(dataset, ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"])  # nothing listens
     before = dataset.read_bytes()
     report = tmp_path / "report.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-recheck", "items.jsonl", "--purpose", "search",
-         f"--report={report}", "--no-progress", "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=0",
-         "-s", "REP_UNREACHABLE_MAX_WAIT=0"],
-        cwd=project, capture_output=True, text=True, timeout=120, check=False,
-        env=checkout_environment(),
+    code, _, stderr = await _rep_recheck_here(
+        project, "items.jsonl", "--purpose", "search", f"--report={report}", "--no-progress",
+        "-s", "REP_UNREACHABLE_CONNECT_MAX_WAIT=0", "-s", "REP_UNREACHABLE_MAX_WAIT=0",
     )  # fmt: skip
     assert dataset.read_bytes() == before
-    assert result.returncode == EXIT_REMOVED, result.stderr
+    assert code == EXIT_REMOVED, stderr
     assert [line["status"] for line in report_lines(report)] == ["unknown", "unknown"]
 
 
-def test_scrapy_rep_recheck_refuses_a_misspelt_robotstxt_obey(tmp_path: Path) -> None:
+@pytest_twisted.ensureDeferred
+async def test_scrapy_rep_recheck_refuses_a_misspelt_robotstxt_obey(tmp_path: Path) -> None:
     """The project's ``ROBOTSTXT_OBEY = "off"`` is refused as the crawl refuses it (one
     line naming it, exit 2), never read as false: robots.txt is not turned off by a typo."""
     project = make_project(tmp_path, 'ROBOTSTXT_OBEY = "off"\nREP_PURPOSE = "search"\n')
@@ -360,19 +448,16 @@ def test_scrapy_rep_recheck_refuses_a_misspelt_robotstxt_obey(tmp_path: Path) ->
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, ["https://a.example/no/1"])
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-recheck", str(dataset), "--documents", str(warc),
-         "--no-progress"],
-        cwd=project, capture_output=True, text=True, timeout=120, check=False,
-        env=checkout_environment(),
-    )  # fmt: skip
-    assert result.returncode == EXIT_USAGE, result.stdout + result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    code, stdout, stderr = await _rep_recheck_here(
+        project, str(dataset), "--documents", str(warc), "--no-progress"
+    )
+    assert code == EXIT_USAGE, stdout + stderr
+    errors = [line for line in stderr.splitlines() if line.strip()]
     assert errors == [
         "scrapy_rep: error: ROBOTSTXT_OBEY: expected a boolean (True, False, 1, 0, 'true', "
         "'false', '1' or '0'), got 'off'"
     ]
-    assert result.stdout == ""
+    assert stdout == ""
 
 
 def test_a_trail_naming_the_dataset_is_refused(tmp_path: Path) -> None:
@@ -401,23 +486,22 @@ def test_an_output_naming_the_dataset_read_from_standard_input_is_refused(
 ) -> None:
     """``recheck - < items.jsonl --out items.jsonl``: standard input redirected from the
     file is that file, an input like any other; it was replaced by the kept items once
-    the run was whole (a process of its own: standard input is the file, as in a shell)."""
+    the run was whole (in this process, its standard input redirected from the file as a
+    shell does: :func:`_stdin_from`)."""
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes"])
     before = dataset.read_bytes()
     output = str(dataset) if named == "path" else named
-    with dataset.open("rb") as stdin:
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy_rep", "recheck", "-", "--purpose", "search",
-             "--documents", str(warc), f"--{option}={output}", "--no-progress"],
-            stdin=stdin, capture_output=True, text=True, timeout=60, check=False,
-            env=checkout_environment(),
+    with _stdin_from(dataset):
+        code, _, stderr = main_streams(
+            "recheck", "-", "--purpose", "search", "--documents", str(warc),
+            f"--{option}={output}", "--no-progress",
         )  # fmt: skip
     assert dataset.read_bytes() == before, "the dataset was replaced"
-    assert result.returncode == EXIT_USAGE, result.stderr
-    assert result.stderr == (
+    assert code == EXIT_USAGE, stderr
+    assert stderr == (
         f"scrapy_rep: error: --{option} {output} is the dataset (standard input): writing it "
         "would destroy what the recheck reads; name another file\n"
     )

@@ -32,6 +32,7 @@ from tests.support.robotsite import (
     html_page,
     robots,
 )
+from tests.support.virtualhosts import HostHeaderSpider, VirtualHosts
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
@@ -618,38 +619,6 @@ async def test_a_crawl_named_in_utf_8_is_decided_once_for_its_own_name() -> None
         await sites.close()
     assert sorted(spider.downloaded) == urls
     assert crawler.stats.get_value("rep/requests/decided_again") is None  # type: ignore[union-attr]
-
-
-class VirtualHosts(Resource):
-    """One server, two sites (as name-based virtual hosts are): what it serves depends on
-    the ``Host`` header, not on the address connected to."""
-
-    isLeaf = True
-
-    def __init__(self, robots_by_host: dict[str, str]) -> None:
-        super().__init__()
-        self.robots_by_host = robots_by_host
-        self.log: list[tuple[str, str]] = []
-
-    def render_GET(self, request: WebRequest) -> bytes:
-        host = (request.getHeader("host") or "").split(":")[0]
-        path = request.uri.decode()
-        self.log.append((host, path))
-        if path == "/robots.txt":
-            request.setHeader("Content-Type", "text/plain")
-            return self.robots_by_host[host].encode()
-        request.setHeader("Content-Type", "text/html")
-        return f"<html><body>{host}{path}</body></html>".encode()
-
-
-class HostHeaderSpider(ItemSpider):
-    """Each request carries its own ``Host`` header: ``(url, host)`` pairs."""
-
-    sent_to: tuple[tuple[str, str], ...] = ()
-
-    async def start(self) -> Any:
-        for url, host in self.sent_to:
-            yield Request(url, errback=self.failed, headers={"Host": host} if host else None)
 
 
 @pytest_twisted.ensureDeferred

@@ -1,35 +1,49 @@
 """The files a crawl writes are checked at start (docs/settings.md, ``REP_REPORT_FILE``
-and ``REP_AUDIT_FILE``), in real ``scrapy crawl`` processes: a report in a folder that
+and ``REP_AUDIT_FILE``), in a real project, its settings read as ``scrapy crawl`` reads
+them, in this process (:mod:`tests.support.scrapyproject`): a report in a folder that
 does not exist is written there, its folders made as the audit trail's are; one under a
-file stops the crawl with one line naming the setting (it used to fail at the end,
-exit 0)."""
+file stops the crawl with one line naming the setting (it used to fail at the end, exit
+0; the line alone on standard error and the exit status of ``scrapy crawl``:
+tests/integration/test_setting_names.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.scrapyproject import crawl_with
+import pytest_twisted
+
+from tests.support.robotsite import command_crawler, refused_at_start
+from tests.support.scrapyproject import make_project, project_settings
 
 
-def test_report_in_a_missing_folder_is_written_there(tmp_path: Path) -> None:
+async def crawl_in(project: Path) -> None:
+    """``scrapy crawl`` in ``project`` (its settings read in this process), to the end."""
+    with project_settings(project) as settings:
+        crawler = command_crawler({}, settings)
+        await crawler.crawl(urls=[])
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("finish_reason") == "finished"
+
+
+@pytest_twisted.ensureDeferred
+async def test_report_in_a_missing_folder_is_written_there(tmp_path: Path) -> None:
     """As the audit trail does, the report makes its missing folders (one rule)."""
-    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "out/deeper/report.txt"')
-    assert crawl.status == 0, crawl.stderr
+    await crawl_in(make_project(tmp_path, 'REP_REPORT_FILE = "out/deeper/report.txt"'))
     assert "In short: nothing happened" in (tmp_path / "proj/out/deeper/report.txt").read_text()
 
 
-def test_report_under_a_file_stops_scrapy_crawl(tmp_path: Path) -> None:
-    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "scrapy.cfg/report.txt"')
-    assert crawl.status == 2, crawl.stderr
-    assert "Traceback" not in crawl.stderr
-    assert crawl.error_lines() == [
+@pytest_twisted.ensureDeferred
+async def test_report_under_a_file_stops_scrapy_crawl(tmp_path: Path) -> None:
+    project = make_project(tmp_path, 'REP_REPORT_FILE = "scrapy.cfg/report.txt"')
+    with project_settings(project) as settings:
+        said = await refused_at_start({}, settings, urls=())
+    assert said == (
         "scrapy_rep: error: REP_REPORT_FILE: scrapy.cfg/report.txt is under scrapy.cfg, "
         "which is not a folder"
-    ]
-    assert "Spider opened" not in crawl.stderr
+    )
 
 
-def test_report_in_an_existing_folder_is_written(tmp_path: Path) -> None:
-    crawl = crawl_with(tmp_path, 'REP_REPORT_FILE = "report.txt"')
-    assert crawl.status == 0, crawl.stderr
+@pytest_twisted.ensureDeferred
+async def test_report_in_an_existing_folder_is_written(tmp_path: Path) -> None:
+    await crawl_in(make_project(tmp_path, 'REP_REPORT_FILE = "report.txt"'))
     assert "In short: nothing happened" in (tmp_path / "proj" / "report.txt").read_text()

@@ -27,6 +27,11 @@ trail; both tools name the override, and the robots.txt line, the trail records;
 each tool's crawl asks the server for each document and each page once. The tools and
 ``audit verify`` run in this process (:mod:`tests.support.tools`: their crawls under the
 test's reactor).
+
+And the two tools agree with each other, line for line (docs/cli.md): for the same
+robots.txt, options and URLs, fetched or a local file, with and without ``--page`` and
+``--purpose``, and for the inputs at their edges, they print the same lines and exit
+alike (the one test that says so: :func:`test_both_tools_print_the_same_lines`).
 """
 
 from __future__ import annotations
@@ -554,3 +559,145 @@ def test_audit_verify_finds_nothing_in_the_crawls_trail(agree_run: AgreeRun) -> 
     (said,) = out.splitlines()  # one line: no finding, no event
     records = f" {len(AGREE_CASES) + len(REDIRECTED)} record(s)"
     assert said.startswith(f"{agree_run.trail}: clean: ") and records in said
+
+
+# ------------------------------------------------------- both tools print the same lines
+
+#: The bundled example robots.txt (docs/cli.md quotes the tools on it).
+EXAMPLE = (Path(__file__).parents[2] / "scrapy_rep" / "examples" / "robots.txt").read_bytes()
+#: Pages under the example's rules (``/private/`` disallowed), each saying something.
+ALIKE_PAGES: dict[str, tuple[bytes, dict[str, str]]] = {
+    "/noindex": (b"<html></html>", {"X-Robots-Tag": "noindex"}),
+    "/meta": (
+        b'<html><head><meta name="robots" content="nofollow"></head><body>x</body></html>',
+        {},
+    ),
+    "/notrain": (b"<html></html>", {"Content-Usage": "train-ai=n"}),
+}
+
+
+#: The robots.txt of ``localhost``, the pages' host: the example's ``/private/``
+#: disallowed, without its ``Crawl-delay: 2`` (each tool fetches each page).
+PAGES_ROBOTS = b"User-agent: *\nDisallow: /private/\n"
+
+
+class AlikeSite(QuietHandler):
+    """The example robots.txt at 127.0.0.1, :data:`PAGES_ROBOTS` at localhost, and
+    :data:`ALIKE_PAGES` (any other path: a plain page)."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            pages_host = self.headers.get("Host", "").startswith("localhost")
+            self.send(200, PAGES_ROBOTS if pages_host else EXAMPLE, {"Content-Type": "text/plain"})
+            return
+        body, headers = ALIKE_PAGES.get(self.path, (b"<html></html>", {}))
+        self.send(200, body, {"Content-Type": "text/html", **headers})
+
+
+@dataclass(frozen=True)
+class Alike:
+    """One command line of ``check`` (``{base}``: the site's, ``{pages}``: the same
+    server as ``localhost``, ``{file}``: the example as a local file, which
+    ``rep-robots`` is given as ``--robots-file``; without ``-A``, ``rep-robots`` is given
+    ``-A Scrapy``, the name ``check`` goes by): the tools' exit status, lines their
+    (same) output has, and how its last line starts."""
+
+    args: tuple[str, ...]
+    status: int
+    has: tuple[str, ...] = ()
+    last: str = ""
+
+
+#: (URLs of the docs' examples.)
+DOCS_URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x")
+ALIKE: dict[str, Alike] = {
+    "a fetched robots.txt": Alike(
+        tuple(f"{{base}}{path}" for path in DOCS_URLS),
+        1,
+        ("\nrobots.txt {base}/robots.txt: 200 (",),
+    ),
+    "a local file": Alike(
+        ("{file}", *(f"https://example.com{path}" for path in DOCS_URLS)),
+        1,
+        ("\nrobots.txt {file} (local file)\n  crawl-delay: 2 s\n",),
+    ),
+    "--page": Alike(
+        (
+            "--page",
+            "-A",
+            "TestBot",
+            "{pages}/noindex",
+            "{pages}/meta",
+            "{pages}/plain",
+            "{pages}/private/x",
+        ),
+        1,  # /private/x is disallowed
+        (
+            # the page's directives, and what the crawl does with the page: its items dropped
+            "      page: 200, directives: noindex (X-Robots-Tag: noindex)\n"
+            "      => not for this crawl: noindex by header X-Robots-Tag: noindex\n"
+            "  allowed     {pages}/meta",
+            '      page: 200, directives: nofollow (<meta name="robots" content="nofollow">)\n'
+            "      => kept\n  allowed     {pages}/plain",
+        ),
+        "  DISALLOWED",  # a URL robots.txt disallows is not fetched
+    ),
+    "--page with a purpose": Alike(
+        ("--page", "--purpose", "ai-train", "-A", "TestBot", "{pages}/notrain", "{pages}/plain"),
+        1,
+        (
+            "        header Content-Usage: train-ai=n  (ai-train no",
+            "      => not for this crawl: ai-train denied by header Content-Usage",
+        ),
+    ),
+    # the inputs at their edges, against a local file
+    "a path against a local file": Alike(
+        ("{file}", "/private/a"), 1, ("DISALLOWED  /private/a  line 8: Disallow: /private/",)
+    ),
+    "a URL without a path": Alike(
+        ("{file}", "https://e.com"), 0, ("allowed     https://e.com  no rule matches",)
+    ),
+    "an IPv6 host": Alike(
+        ("{file}", "http://[::1]:8080/private/"),
+        1,
+        ("DISALLOWED  http://[::1]:8080/private/  line 8: Disallow: /private/",),
+    ),
+    "a timeout of a day": Alike(
+        ("{file}", "/a", "--timeout", "86400"), 0, ("allowed     /a  no rule matches",)
+    ),
+    "a timeout under a second": Alike(
+        ("{file}", "/a", "--timeout", "0.5"), 0, ("allowed     /a  no rule matches",)
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def alike_base() -> Iterator[str]:
+    with serving(AlikeSite) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("name", list(ALIKE))
+@pytest_twisted.ensureDeferred
+async def test_both_tools_print_the_same_lines(
+    alike_base: str, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m scrapy_rep check`` and ``scrapy rep-robots`` lay out the same facts
+    alike (docs/cli.md): for the same robots.txt, options and URLs they print the same
+    lines, with and without ``--page`` and ``--purpose``, and exit alike."""
+    case = ALIKE[name]
+    local = tmp_path / "robots.txt"
+    local.write_bytes(EXAMPLE)
+    pages = alike_base.replace("127.0.0.1", "localhost")
+    args = [arg.format(base=alike_base, pages=pages, file=local) for arg in case.args]
+    robots_args = ["--robots-file", *args] if case.args[0] == "{file}" else list(args)
+    if "-A" not in args:
+        robots_args = ["-A", "Scrapy", *robots_args]
+    check_status, checked = await check_async(*args)
+    assert capsys.readouterr().err == ""  # check's standard error
+    robots_status, printed = await robots_async(*robots_args, user_agent=None)
+    assert checked == printed  # rep-robots' standard output, then its standard error
+    assert check_status == robots_status == case.status, checked
+    for line in case.has:
+        assert line.format(base=alike_base, pages=pages, file=local) in checked, checked
+    assert checked.rstrip().splitlines()[-1].startswith(case.last), checked

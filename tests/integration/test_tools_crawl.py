@@ -15,8 +15,8 @@ from typing import ClassVar
 import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, port_fixture
-from tests.support.scrapyproject import make_project
-from tests.support.tools import check_async, robots_async, scrapy_robots
+from tests.support.scrapyproject import make_project, project_settings
+from tests.support.tools import check_async, robots_async
 
 ROBOTS = b"User-agent: *\nDisallow: /private\nSitemap: http://e.example/\x1b]0;pwned\x07map.xml\n"
 #: A line another tool's output has, as a site would forge it.
@@ -141,13 +141,16 @@ async def test_check_page_never_fetches_a_url_refused_for_the_purpose(
     )
 
 
-def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
+@pytest_twisted.ensureDeferred
+async def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
     port: int, tmp_path: Path, tool_mode: tuple[str, ...]
 ) -> None:
     """``REP_PURPOSE`` in the project: each page is fetched, and its status shown (a 404
     read "usage signals: none / ai-train: unknown"); the project's audit trail, report,
     item pipelines and ``JOBDIR`` are the crawl's, never the tool's; its HTTP cache and
-    AutoThrottle change nothing the tool says."""
+    AutoThrottle change nothing the tool says. ``scrapy rep-robots`` in the project's
+    folder, which Scrapy reads the project's settings from (in this process:
+    :func:`~tests.support.scrapyproject.project_settings`)."""
     base = f"http://127.0.0.1:{port}"
     trail, jobdir = tmp_path / "trail.jsonl", tmp_path / "job"
     project = make_project(
@@ -158,7 +161,9 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
         'ITEM_PIPELINES = {"no.such.Pipeline": 300}\n',
     )
     asked = (*tool_mode, f"{base}/gone", f"{base}/plain")
-    status, output = scrapy_robots(*asked, cwd=project, user_agent=None)
+    with project_settings(project):
+        status, output = await robots_async(*asked, user_agent=None)
+        again = await robots_async(*asked, user_agent=None)
     assert status == 1, output
     gone = output.split(f"{base}/gone")[1].split(f"{base}/plain")[0]
     assert "      page: 404, directives: (none)" in gone, output
@@ -166,5 +171,4 @@ def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_nothing(
     assert "page: 200" in output.split(f"{base}/plain")[1]
     assert not trail.exists() and not jobdir.exists()
     assert "scrapy_rep report" not in output
-    again = scrapy_robots(*asked, cwd=project, user_agent=None)
     assert again == (status, output)  # from Scrapy's HTTP cache now: the same

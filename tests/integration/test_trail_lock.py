@@ -1,6 +1,9 @@
 """One writer per trail: a crawl holds an exclusive lock on its REP_AUDIT_FILE, and a
 second crawl on the same file is refused at its start with one line and exit status 2
-(two crawls appending to one file wrote two interleaved chains, read as tampering)."""
+(two crawls appending to one file wrote two interleaved chains, read as tampering). The
+other crawl, or writer, is an open file of this process: ``flock`` locks an open file,
+whichever process holds it; the line alone on standard error and exit status 2 of
+``scrapy runspider``: one process."""
 
 from __future__ import annotations
 
@@ -10,68 +13,35 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_twisted
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.settings import RepSettingError
-from tests.support.robotsite import BASE_SETTINGS, ListSpider
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, crawl, refused_at_start
 from tests.support.trailfactory import write_trail
-
-SPIDER = """
-import scrapy
-class S(scrapy.Spider):
-    name = "s"
-    custom_settings = {"ADDONS": {"scrapy_rep.Addon": 0}}
-    start_urls: list[str] = []
-"""
-#: Holds the lock of a trail in another process until its stdin closes.
-HOLDER = """
-import sys
-from pathlib import Path
-from scrapy_rep.audit.file import TrailFile
-trail = TrailFile(Path(sys.argv[1]))
-print("locked", flush=True)
-sys.stdin.read()
-trail.close()
-"""
 
 
 @pytest.mark.parametrize("name", ["trail.jsonl", "trail.jsonl.gz"])
-def test_a_second_crawl_on_a_trail_being_written_is_refused_at_start(
+@pytest_twisted.ensureDeferred
+async def test_a_second_crawl_on_a_trail_being_written_is_refused_at_start(
     tmp_path: Path, name: str
 ) -> None:
+    """Another crawl's writer holds the trail's lock (on an open file of its own, as
+    another process's writer would: ``flock`` locks an open file, not a process); the
+    crawl, run in this process, stops at its start with the line ``scrapy`` prints (the
+    exit status: the process of the next test)."""
     trail = tmp_path / name
-    (tmp_path / "spider.py").write_text(SPIDER)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(trail)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout is not None and holder.stdin is not None
-    try:
-        assert holder.stdout.readline() == "locked\n"
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
-             "-s", f"REP_AUDIT_FILE={trail}"],
-            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-        )  # fmt: skip
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=60)
-        holder.stdout.close()
-    assert result.returncode == 2, result.stderr
-    [line] = result.stderr.strip().splitlines()
+    with trail.open("ab") as writer:  # the lock a crawl's TrailFile holds
+        fcntl.flock(writer.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        line = await refused_at_start({"REP_AUDIT_FILE": str(trail)}, urls=())
     assert line == (
         f"scrapy_rep: error: REP_AUDIT_FILE: {trail} is being written by another crawl "
         "(it is locked): a trail has one writer at a time"
     )
     assert trail.read_bytes() == b""  # the refused crawl wrote nothing
-    result = subprocess.run(  # the lock went with the first crawl
-        [sys.executable, "-m", "scrapy", "runspider", "spider.py", "-s", "LOG_ENABLED=0",
-         "-s", f"REP_AUDIT_FILE={trail}"],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    await crawl([], {"REP_AUDIT_FILE": str(trail)})  # the lock went with the first crawl
     assert verify(trail).clean
 
 
@@ -185,18 +155,9 @@ def test_verify_of_a_trail_a_crawl_is_writing_says_so_not_killed(tmp_path: Path)
     killed = run_line(run="e" * 32)
     body = [snapshot_line(run="e" * 32), url_line("/", run="e" * 32, robots=robots_part(None))]
     trail = write_trail(tmp_path / "trail.jsonl", [killed, *body, run_line(), url_line("/a")])
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(trail)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout is not None and holder.stdin is not None
-    try:
-        assert holder.stdout.readline() == "locked\n"
+    with trail.open("ab") as writer:  # a crawl writing it: the lock its TrailFile holds
+        fcntl.flock(writer.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         status, written = audit_tool("verify", str(trail))
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=60)
-        holder.stdout.close()
     status_after, after = audit_tool("verify", str(trail))
     assert status == status_after == 1
     being = ("line 4: run 01234567 has no end line yet: a crawl is writing the trail now (it "

@@ -1,8 +1,8 @@
 """docs/cli.md quotes what the tools print: every ``text`` block that starts with a
 ``$`` command is run (both tools in this process, as :mod:`tests.support.tools` runs
 them), against a local server whose robots.txt is the bundled example (the page's port
-8301 is the server's), and prints the block's lines. And both tools lay out the same facts
-alike: for the same robots.txt and URLs they print the same lines."""
+8301 is the server's), and prints the block's lines. (That both tools lay out the same
+facts alike, printing the same lines: tests/integration/test_tools_agree.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import re
 import shlex
 from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
 
 import pytest
 import pytest_twisted
@@ -75,29 +74,3 @@ async def test_each_quoted_output_is_what_the_tool_prints(
     command: str, output: str, port: str
 ) -> None:
     assert await run_quoted(command, port) == output
-
-
-URLS = ("/shop/cart", "/private/press/launch", "/private/accounts", "/search?q=x")
-
-
-@pytest_twisted.ensureDeferred
-async def test_both_tools_print_a_fetched_robots_txt_alike(port: str) -> None:
-    base = f"http://127.0.0.1:{port}"
-    urls = [base + path for path in URLS]
-    _, checked = await check_async(*urls)
-    _, robots = await robots_async("-A", "Scrapy", *urls, user_agent=None)
-    assert checked == robots
-    assert f"\nrobots.txt {base}/robots.txt: 200 (" in checked
-
-
-@pytest_twisted.ensureDeferred
-async def test_both_tools_print_a_local_file_alike(tmp_path: Path) -> None:
-    robots_file = tmp_path / "robots.txt"
-    robots_file.write_bytes(EXAMPLE)
-    urls = ["https://example.com" + path for path in URLS]
-    _, checked = await check_async(str(robots_file), *urls)
-    _, robots = await robots_async(
-        "-A", "Scrapy", "--robots-file", str(robots_file), *urls, user_agent=None
-    )
-    assert checked == robots
-    assert f"\nrobots.txt {robots_file} (local file)\n  crawl-delay: 2 s\n" in checked

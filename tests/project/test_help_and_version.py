@@ -1,12 +1,13 @@
 """What the tools say about themselves: ``--version`` from the package metadata, and
 help texts that match each tool (its own options, the exit-code table as a table).
 
-The help texts are read in this process (:mod:`tests.support.tools`: ``python -m
-scrapy_rep``'s ``main``, Scrapy's own ``scrapy.cmdline.execute``); a process of its own
-for each entry point, and for what only a process shows: ``python -m scrapy_rep
---version``, ``scrapy rep-robots -h`` and ``scrapy rep-audit -h`` in a project, and the
-error line alone on the standard error of ``scrapy rep-robots -s …``
-(``scrapy rep-recheck``: tests/integration/test_recheck.py)."""
+The help texts and ``--version`` are read in this process (:mod:`tests.support.tools`:
+``python -m scrapy_rep``'s ``main``, Scrapy's own ``scrapy.cmdline.execute``, in a
+project's folder too: :func:`tests.support.scrapyproject.project_settings`); a process of
+its own for what only a process shows: the error line first on the standard error of
+``scrapy rep-robots -s …`` in a project, no log before it (the entry points:
+tests/integration/test_check.py and test_commands.py; ``scrapy rep-recheck``:
+tests/integration/test_recheck.py)."""
 
 from __future__ import annotations
 
@@ -19,20 +20,15 @@ import pytest
 
 import scrapy_rep
 from scrapy_rep.checker.exits import EXIT_CODES
+from tests.support.scrapyproject import project_settings
 from tests.support.tools import main_streams, scrapy_streams
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False
-    )
 
 
 def test_version_comes_from_the_package_metadata() -> None:
     assert scrapy_rep.__version__ == version("scrapy_rep")
-    result = run("-m", "scrapy_rep", "--version")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"scrapy_rep {version('scrapy_rep')}\n"
+    code, stdout, stderr = main_streams("--version")
+    assert code == 0, stderr
+    assert stdout == f"scrapy_rep {version('scrapy_rep')}\n"
 
 
 def exit_code_rows(text: str) -> list[str]:
@@ -41,12 +37,12 @@ def exit_code_rows(text: str) -> list[str]:
 
 
 def test_scrapy_robots_help_keeps_the_exit_code_table_and_names_the_other_tool() -> None:
-    result = run("-m", "scrapy", "rep-robots", "-h")
-    assert result.returncode == 0, result.stderr
-    assert exit_code_rows(result.stdout) == ["0", "1", "2", "3"]
-    assert "exit codes (python -m scrapy_rep check uses the same):" in result.stdout
-    assert "`scrapy rep-robots`" not in result.stdout  # it does not point at itself
-    assert "--purpose" in result.stdout and "--page" in result.stdout  # its own options
+    code, stdout, stderr = scrapy_streams("rep-robots", "-h")
+    assert code == 0, stderr
+    assert exit_code_rows(stdout) == ["0", "1", "2", "3"]
+    assert "exit codes (python -m scrapy_rep check uses the same):" in stdout
+    assert "`scrapy rep-robots`" not in stdout  # it does not point at itself
+    assert "--purpose" in stdout and "--page" in stdout  # its own options
     assert max(len(line) for line in EXIT_CODES.splitlines()) <= 80
 
 
@@ -137,18 +133,12 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
     from pathlib import Path
 
     project = Path(__file__).resolve().parents[2] / "example_project"
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-audit", "-h"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=project,
-    )
-    assert result.returncode == 0, result.stderr
-    assert exit_code_rows(result.stdout) == ["0", "1", "2"]
-    assert "exit codes (the same for `python -m scrapy_rep audit`):" in result.stdout
-    assert "`scrapy rep-audit`" not in result.stdout  # it does not point at itself
+    with project_settings(project):  # in the project's folder
+        code, stdout, stderr = scrapy_streams("rep-audit", "-h")
+    assert code == 0, stderr
+    assert exit_code_rows(stdout) == ["0", "1", "2"]
+    assert "exit codes (the same for `python -m scrapy_rep audit`):" in stdout
+    assert "`scrapy rep-audit`" not in stdout  # it does not point at itself
 
 
 def test_check_synopsis_in_the_docs_names_every_option() -> None:

@@ -20,6 +20,7 @@ from scrapy import Request, Spider
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.http import Response
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
@@ -27,7 +28,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.crawl.internals import ASYNC_ENGINE
+from scrapy_rep.crawl.internals import ASYNC_ENGINE, SCRAPY
 from tests.support.documents import rsl_license
 
 
@@ -380,6 +381,68 @@ async def crawl(
     assert crawler.stats is not None
     assert crawler.stats.get_value("log_count/ERROR") is None, "the crawl logged an error"
     return crawler, crawler.spider
+
+
+def command_crawler(
+    settings: dict[str, Any],
+    base: dict[str, Any] | Settings | None = None,
+    spider: type[Spider] = ListSpider,
+) -> Crawler:
+    """A crawler of ``spider`` (:class:`ListSpider`'s kind), not started, with
+    ``settings`` given as ``-s`` and ``-o`` give them (at the ``cmdline`` priority) over
+    ``base``: the project's settings
+    (:data:`BASE_SETTINGS` by default; a project's own as Scrapy read them:
+    :func:`tests.support.scrapyproject.project_settings`)."""
+    from scrapy.crawler import CrawlerRunner
+    from scrapy.utils.test import get_reactor_settings
+
+    if isinstance(base, Settings):
+        project = base.copy()
+        project.setdict(get_reactor_settings(), priority="project")
+    else:
+        project = Settings({**get_reactor_settings(), **(BASE_SETTINGS if base is None else base)})
+    project.setdict(settings, priority="cmdline")
+    return CrawlerRunner(project).create_crawler(spider)
+
+
+async def refused_at_start(
+    settings: dict[str, Any],
+    base: dict[str, Any] | Settings | None = None,
+    urls: Sequence[str] = ("http://127.0.0.1:9/",),
+    spider: type[Spider] = ListSpider,
+) -> str:
+    """The line ``scrapy`` would print for the crawl of :func:`command_crawler` stopped at
+    its start by a wrong setting: the crawl, run in this process, raises
+    :class:`~scrapy_rep.settings.RepSettingError` (never another exception) before its
+    spider opens, and the line is the error as
+    :func:`~scrapy_rep.crawl.startup.stop_at_start` prints it under the ``scrapy``
+    command (which then exits 2: the one process of
+    tests/integration/test_setting_names.py)."""
+    from scrapy import signals
+
+    from scrapy_rep.settings import RepSettingError
+
+    opened: list[Spider] = []
+    try:
+        crawler = command_crawler(settings, base, spider)
+        crawler.signals.connect(
+            lambda spider: opened.append(spider), signal=signals.spider_opened, weak=False
+        )
+        await crawler.crawl(urls=list(urls))
+    except RepSettingError as error:
+        assert not opened, "the spider opened before the setting stopped the crawl"
+        return f"scrapy_rep: error: {error}"
+    except AttributeError as error:
+        # Scrapy 2.13: an error raised while the engine builds its downloader (a
+        # downloader middleware's) is followed by ExecutionEngine.close's own
+        # AttributeError (no downloader yet), the error as its context; under the
+        # ``scrapy`` command, stop_at_start ends the process before that.
+        setting_error = error.__context__
+        if SCRAPY >= (2, 14) or not isinstance(setting_error, RepSettingError):
+            raise
+        assert not opened, "the spider opened before the setting stopped the crawl"
+        return f"scrapy_rep: error: {setting_error}"
+    raise AssertionError(f"the crawl was not stopped at its start (settings {settings})")
 
 
 def stat(crawler: Crawler, key: str) -> Any:

@@ -1,7 +1,8 @@
 """A real Scrapy project with the add-on, made by ``scrapy startproject`` (read and run by
 Scrapy's own ``scrapy.cmdline.execute`` in this process; in a process of its own for one
-test), and ``scrapy crawl`` run in it as a user runs it (a subprocess: its exit status
-and output).
+test), its settings read as ``scrapy crawl`` reads them, in this process
+(:func:`project_settings`), and ``scrapy crawl`` run in it as a user runs it (a
+subprocess: its exit status and output).
 
 Its spider ``one`` asks for the URLs given (none by default: the crawl then ends at
 once, having made no request), so a test sees whether the crawl started at all.
@@ -9,10 +10,17 @@ once, having made no request), so a test sees whether the crawl started at all.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
 
 SPIDER = """
 import scrapy
@@ -80,6 +88,28 @@ def scrapy_crawl(project: Path, *args: str) -> Crawl:
     return Crawl(result.returncode, result.stdout, result.stderr)
 
 
-def crawl_with(tmp_path: Path, settings: str, *args: str) -> Crawl:
-    """A new project with ``settings``, crawled once."""
-    return scrapy_crawl(make_project(tmp_path, settings), *args)
+@contextmanager
+def project_settings(project: Path) -> Iterator[Settings]:
+    """The settings ``scrapy crawl`` reads in ``project``, read in this process by Scrapy's
+    own ``get_project_settings`` from the project's folder (its ``scrapy.cfg``, the
+    ``SCRAPY_SETTINGS_MODULE`` it names, the settings module imported from the project's
+    folder); a crawl or a ``scrapy`` command line that needs them runs inside the
+    ``with``. After it, the working folder, the environment, ``sys.path`` and the modules
+    are as they were (the project's own modules forgotten: another project may have the
+    same names)."""
+    from scrapy.utils.project import get_project_settings
+
+    folder, environ, path = Path.cwd(), dict(os.environ), list(sys.path)
+    modules = set(sys.modules)
+    os.chdir(project)
+    try:
+        yield get_project_settings()
+    finally:
+        os.chdir(folder)
+        os.environ.clear()
+        os.environ.update(environ)
+        sys.path[:] = path
+        for name in set(sys.modules) - modules:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if Path(file).is_relative_to(project):
+                del sys.modules[name]

@@ -5,9 +5,12 @@ The tools run in this process: their command lines are read as ``python -m scrap
 check`` and ``scrapy rep-robots`` read them (:func:`scrapy_rep.check.run`, Scrapy's own
 ``scrapy.cmdline.execute``), up to the call of the tools' crawl, which then runs under
 the test's reactor (:func:`scrapy_rep.crawl.commands.toolcrawl.tools_in_reactor`, the
-body of ``run_tools`` without its ``CrawlerProcess``). What only a process shows (the
-entry points, the exit status of the process, stdout against stderr, no log without a
-project) is tested with :func:`check_process` and :func:`robots_process`."""
+body of ``run_tools`` without its ``CrawlerProcess``). A tool's crawl without a reactor
+(:data:`NO_REACTOR`) runs in a process of its own (:func:`check_process`,
+:func:`robots_process`: this process runs one). What only a process shows (the entry
+points, the exit status of a process, stdout against stderr, no log without a project)
+is tested where it is said, each once: tests/integration/test_check.py,
+tests/integration/test_commands.py, tests/project/test_help_and_version.py."""
 
 from __future__ import annotations
 
@@ -15,8 +18,7 @@ import io
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Final, NoReturn, TextIO
 from unittest import mock
 
 from scrapy_rep.audit.cli import main as audit_main
@@ -118,30 +120,11 @@ def audit_tool(*argv: str) -> tuple[int, str]:
 
 
 def audit_streams(*argv: str) -> tuple[int, str, str]:
-    """``python -m scrapy_rep audit ARGV`` in this process: (exit status, stdout, stderr),
-    as :func:`audit_process` returns them from a process of its own."""
+    """``python -m scrapy_rep audit ARGV`` in this process: (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     with redirect_stderr(err):
         code = audit_main(list(argv), out)
     return code, out.getvalue(), err.getvalue()
-
-
-def audit_process(
-    *argv: str, scrapy: bool = False, cwd: Path | None = None
-) -> tuple[int, str, str]:
-    """``python -m scrapy_rep audit ARGV`` (``scrapy rep-audit ARGV`` with ``scrapy``) in a
-    process of its own, this checkout's scrapy_rep: (exit status, stdout, stderr)."""
-    command = ["-m", "scrapy", "rep-audit"] if scrapy else ["-m", "scrapy_rep", "audit"]
-    result = subprocess.run(
-        [sys.executable, *command, *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-        env=checkout_environment(),
-    )
-    return result.returncode, result.stdout, result.stderr
 
 
 async def robots_async(
@@ -171,13 +154,22 @@ async def robots_async(
     return code, stdout.getvalue() + stderr.getvalue()
 
 
+def _exit_here(status: int) -> NoReturn:
+    """A wrong setting's end of the ``scrapy`` command in this process: ``SystemExit``,
+    as on Scrapy 2.14+ (on 2.13 the command ends its process at once: os._exit, which
+    only the tests run as processes can see)."""
+    raise SystemExit(status)
+
+
 def _execute(argv: list[str]) -> int:
     """``scrapy ARGV`` read and run by Scrapy's own ``scrapy.cmdline.execute`` in this
-    process, outside a project; its exit status."""
+    process, outside a project (or in the project of the working folder); its exit
+    status."""
     from scrapy.cmdline import execute
 
     try:
-        execute(["scrapy", *argv])
+        with mock.patch("scrapy_rep.crawl.startup.exit_command", _exit_here):
+            execute(["scrapy", *argv])
     except SystemExit as exit_:
         return 0 if exit_.code is None else int(exit_.code)
     raise AssertionError("scrapy.cmdline.execute returned")  # pragma: no cover
@@ -203,15 +195,10 @@ def main_streams(*argv: str) -> tuple[int, str, str]:
     return code, stdout.getvalue(), stderr.getvalue()
 
 
-def scrapy_robots(
-    *args: str, cwd: Path | None = None, user_agent: str | None = "TestBot/1.0"
-) -> tuple[int, str]:
-    """``scrapy rep-robots ARGS`` in a project's folder ``cwd``, in a process of its own
-    (:func:`robots_process`); without ``cwd``, in this process a command line that runs
-    no crawl (a local robots.txt without ``--page``, an error), from a synchronous test
+def scrapy_robots(*args: str, user_agent: str | None = "TestBot/1.0") -> tuple[int, str]:
+    """``scrapy rep-robots ARGS`` in this process, a command line that runs no crawl (a
+    local robots.txt without ``--page``, an error), from a synchronous test
     (:func:`robots_async` otherwise)."""
-    if cwd is not None:
-        return robots_process(*args, cwd=cwd, user_agent=user_agent)
     coroutine = robots_async(*args, user_agent=user_agent, sync=True)
     try:
         coroutine.send(None)
@@ -221,11 +208,10 @@ def scrapy_robots(
     raise AssertionError("unreachable: robots_async(sync=True) does not wait")
 
 
-def robots_process(
-    *args: str, cwd: Path | None = None, user_agent: str | None = "TestBot/1.0"
-) -> tuple[int, str]:
-    """``scrapy rep-robots ARGS`` in a process of its own (with ``USER_AGENT`` set to
-    ``user_agent`` unless ``None``): (exit status, stdout and stderr)."""
+def robots_process(*args: str, user_agent: str | None = "TestBot/1.0") -> tuple[int, str]:
+    """``scrapy rep-robots ARGS`` in a process of its own, in this process's working folder
+    (with ``USER_AGENT`` set to ``user_agent`` unless ``None``): (exit status, stdout and
+    stderr)."""
     agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "rep-robots", *agent, *args],
@@ -233,6 +219,5 @@ def robots_process(
         text=True,
         timeout=120,
         check=False,
-        cwd=cwd,
     )
     return result.returncode, result.stdout + result.stderr
