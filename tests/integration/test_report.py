@@ -254,3 +254,61 @@ async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_count
         "held and retried)"
     ) in info
     assert "scrapy_rep: robots.txt of 7 origins came back after failed downloads" in info
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_report_only_crawl_paused_and_resumed_tells_each_resumed_request_as_requested(
+    tmp_path: Path,
+) -> None:
+    """REP_REPORT without REP_AUDIT_FILE, JOBDIR, a pause: the URL ledger keeps its open
+    entries for the resume as it does with a trail, so the resumed run's report tells each
+    request Scrapy's queue kept as a request of the crawl (``downloaded (200)``), not as a
+    file an item pipeline fetched, nor leaves it out."""
+    from scrapy.utils.test import get_crawler
+
+    from tests.support.robotsite import (
+        BASE_SETTINGS,
+        ListSpider,
+        Reply,
+        Sites,
+        robots_middleware,
+        until,
+    )
+    from tests.support.scrapyversions import stop
+
+    page = b"<html><body>p</body></html>"
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    up = sites.add("up")
+    up.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))
+    for p in range(5):
+        up.script(f"/{p}", Reply(200, page, {"Content-Type": "text/html"}, delay=0.2))
+    urls = [sites.url("down", "/1"), sites.url("down", "/2")]
+    urls += [sites.url("up", f"/{p}") for p in range(5)]
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path / "job"),
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "CONCURRENT_REQUESTS": 1,  # the pages of "up" wait in Scrapy's queue
+        "REP_REPORT": True,
+    }
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    held = robots_middleware
+    await until(lambda: first.spider.downloaded and len(held(first).held) == 2)  # type: ignore[union-attr]
+    await stop(first)
+    await running
+    down.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    resumed = second.spider.downloaded  # type: ignore[union-attr]
+    assert resumed
+    [report] = [e for e in second.extensions.middlewares if isinstance(e, RepReport)]
+    assert "item pipeline" not in report.text, report.text
+    for url in resumed:
+        assert f"  {url}\n    downloaded (200)\n" in report.text, report.text
+    assert f"In short: {len(resumed)} requests ({len(resumed)} downloaded)" in report.text
