@@ -348,8 +348,14 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
         {"open": {"k-1": {"url": "http://a.test/", "attempts": "3"}}},
         {"open": {"k-1": {"url": "http://a.test/", "held": None}}},
         {"open": {"k-1": {"url": 5}}},
-        {"open": {"k-1": {"url": "http://a.test/", "robots": {"sha256": "a", "agent": "b",
-                                                              "line": 1, "rule": "c", "why": ""}}}},
+        {
+            "open": {
+                "k-1": {
+                    "url": "http://a.test/",
+                    "robots": {"sha256": "a", "agent": "b", "line": 1, "rule": "c", "why": ""},
+                }
+            }
+        },
         {"open": {"k-1": {"url": "http://a.test/", "licenses": ["x"]}}},
         {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
     ],

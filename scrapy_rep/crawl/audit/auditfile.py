@@ -182,9 +182,7 @@ class Paused:
     head: str | None = None
 
 
-def paused_state(
-    run: str, trail: Path | str, head: str, state: dict[str, Any]
-) -> dict[str, Any]:
+def paused_state(run: str, trail: Path | str, head: str, state: dict[str, Any]) -> dict[str, Any]:
     """What a paused run keeps in ``JOBDIR``: ``state`` (its open records, ...), and the
     trail and end line (``head``: its hash) the run that resumes it names in its header
     (``trail`` ``""``: the run wrote none, its entries read by the report alone)."""
@@ -227,7 +225,7 @@ def resume(
         if trail == "":  # it wrote no trail (the report alone): no run for a header to name
             paused = None
         sequence = int(saved.get("sequence", 0))
-    except (KeyError, TypeError, IndexError, ValueError) as error:
+    except (KeyError, TypeError, IndexError, ValueError, OverflowError) as error:
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)
