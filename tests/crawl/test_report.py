@@ -421,3 +421,19 @@ def test_a_report_listed_by_hand_without_the_ledger_says_so(
         warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
         assert bool(warned) is not with_ledger
         assert with_ledger or "scrapy_rep.AuditTrail" in warned[0]
+
+
+def test_a_request_a_middleware_ignored_without_a_message_is_not_said_to_have_had_attempts() -> (
+    None
+):
+    """A downloader middleware raised a bare ``IgnoreRequest()`` from ``process_request``:
+    the trail's record is failed, ``attempts`` 0, ``why`` "IgnoreRequest"; the report said
+    "not downloaded: no response after every attempt" of a request never sent."""
+    from scrapy.exceptions import IgnoreRequest
+
+    report = report_of()
+    entry = UrlEntry(f"{A}/skip")  # never attempted
+    report.settled(entry, Fate.FAILED, {"why": "IgnoreRequest"}, IgnoreRequest())
+    text = report.render()
+    assert "after every attempt" not in text
+    assert f"  {A}/skip\n    not downloaded: IgnoreRequest\n" in text
