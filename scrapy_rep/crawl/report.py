@@ -317,7 +317,12 @@ class RepReport:
             if record is not None:
                 record.fates[_REDIRECTED] += 1
         else:  # failed after every attempt, dropped at its send, or the crawl ended first
-            said = str(cause) if isinstance(cause, IgnoreRequest) else ""
+            # an IgnoreRequest says what ignored it; a bare one, the trail's why (its name)
+            said = (
+                (str(cause) or str(added.get("why", "")))
+                if isinstance(cause, IgnoreRequest)
+                else ""
+            )
             phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
             record = self._url(url, f"not downloaded: {said or phrase}")
             if record is not None:
