@@ -843,3 +843,41 @@ async def test_a_response_a_middleware_ignored_is_not_unfinished(tmp_path: Path)
     assert record["status"] == 404, record
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert "unfinished" not in report.text and "before its fate was known" not in report.text
+
+
+class _IgnoresWithAFileName:
+    """A project's downloader middleware that ignores a request naming a file in its
+    message, as ``os.fsdecode`` gives a name that is not UTF-8 (a lone surrogate)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        from scrapy.exceptions import IgnoreRequest
+
+        raise IgnoreRequest("already saved as " + b"caf\xe9.html".decode("utf-8", "surrogateescape"))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failure_whose_message_is_not_utf8_is_recorded_and_reaches_the_spider(
+    tmp_path: Path,
+) -> None:
+    """The failure's message (the record's ``why``) holds a lone surrogate: the trail
+    could not encode the line (UnicodeEncodeError, not an OSError), the record was lost
+    (taken out of the open ones before the write), and the error escaped the audit
+    middleware's ``process_exception``, so the spider's errback got a UnicodeEncodeError
+    instead of the IgnoreRequest."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}._IgnoresWithAFileName": 600},
+    }
+    url = sites.url("a", "/x")
+    try:
+        crawler, spider = await crawl([url], settings)
+    finally:
+        await sites.close()
+    assert spider.dropped[url].startswith("already saved as caf"), spider.dropped
+    [record] = url_records(trail)
+    assert record["fate"] == "failed" and record["why"].startswith("IgnoreRequest: already")
+    assert crawler.stats.get_value("rep/audit/errors") is None
