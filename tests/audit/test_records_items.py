@@ -51,7 +51,7 @@ def test_a_line_that_is_no_item_line_is_no_item(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
-def _forged(trail: Path, usage: object) -> Path:
+def _with_usage(trail: Path, usage: object) -> Path:
     """``trail`` with every ``item`` line's ``usage`` part replaced by ``usage`` (a
     hand-edited trail: verify says its chain is broken, the other commands still read it)."""
     import json
@@ -82,7 +82,7 @@ def test_an_item_whose_usage_part_is_forged_is_read_and_every_command_tells_it(
         {**denied, "decided_by": {"ai-train": 0}, "signals": 5},
         {**denied, "decided_by": "ai-train", "signals": "abc"},
     ):
-        forged = _forged(trail, usage)
+        forged = _with_usage(trail, usage)
         items = _read_items(forged)
         assert items[RECHECKED["purpose"]].signal == ""
         for argv in (

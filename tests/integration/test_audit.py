@@ -852,7 +852,9 @@ class _IgnoresWithAFileName:
     def process_request(self, request: Request, spider: Any = None) -> None:
         from scrapy.exceptions import IgnoreRequest
 
-        raise IgnoreRequest("already saved as " + b"caf\xe9.html".decode("utf-8", "surrogateescape"))
+        raise IgnoreRequest(
+            "already saved as " + b"caf\xe9.html".decode("utf-8", "surrogateescape")
+        )
 
 
 @pytest_twisted.ensureDeferred
