@@ -357,6 +357,15 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
             }
         },
         {"open": {"k-1": {"url": "http://a.test/", "licenses": ["x"]}}},
+        {
+            "open": {
+                "k-1": {
+                    "url": "http://a.test/",
+                    "robots": ["a", "b", 1, "c", "", True, "", "", [], "soon"],
+                }
+            }
+        },
+        {"open": {"k-1": {"url": "http://a.test/", "robots": [1, 2, 3, 4, 5]}}},
         {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
     ],
 )
