@@ -222,13 +222,43 @@ def _seconds_or_none(value: Any) -> bool:
     return value is None or ((_int(value) or isinstance(value, float)) and math.isfinite(value))
 
 
+def _str_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+#: What each place of a :class:`RobotsPart` kept in ``JOBDIR`` may hold (an earlier
+#: version's list may be shorter).
+_ROBOTS_TYPES: Final[tuple[Any, ...]] = (
+    lambda v: isinstance(v, str),  # sha256
+    lambda v: isinstance(v, str),  # agent
+    lambda v: v is None or _int(v),  # line
+    _str_or_none,  # rule
+    lambda v: isinstance(v, str),  # why
+    lambda v: isinstance(v, bool),  # obeyed
+    lambda v: isinstance(v, str),  # overridden
+    lambda v: isinstance(v, str),  # override_expired
+    lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    _seconds_or_none,  # override_ends
+    lambda v: isinstance(v, str),  # addressed
+    _str_or_none,  # also
+)
+
+
+def _robots_state(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and 5 <= len(value) <= len(_ROBOTS_TYPES)
+        and all(check(one) for check, one in zip(_ROBOTS_TYPES, value, strict=False))
+    )
+
+
 #: What each field of :meth:`UrlEntry.state` may hold, as JSON reads it back.
 _STATE_TYPES: Final[dict[str, Any]] = {
     "url": lambda v: isinstance(v, str),
     "attempts": _int,
     "status": lambda v: v is None or _int(v),
     "held": _int,
-    "robots": lambda v: v is None or isinstance(v, list),
+    "robots": lambda v: v is None or _robots_state(v),
     "tdm": lambda v: v is None or isinstance(v, str),
     "fetched": lambda v: isinstance(v, bool),
     "licenses": lambda v: (
