@@ -312,3 +312,40 @@ async def test_a_report_only_crawl_paused_and_resumed_tells_each_resumed_request
     for url in resumed:
         assert f"  {url}\n    downloaded (200)\n" in report.text, report.text
     assert f"In short: {len(resumed)} requests ({len(resumed)} downloaded)" in report.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_closed_early_with_jobdir_says_what_it_left_as_the_trail_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """CLOSESPIDER_PAGECOUNT with JOBDIR: Scrapy keeps its queue and scrapy_rep its held
+    requests for the next run, and the trail keeps their records open (its end line's
+    ``open``). The report said "In short: nothing happened" (it took only ``shutdown`` for
+    a pause), leaving out every request the trail keeps."""
+    from tests.support.audittrail import lines
+    from tests.support.robotsite import Reply, Sites, crawl, robots
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    for p in range(6):
+        site.script(f"/{p}", Reply(200, b"<html>x</html>", {"Content-Type": "text/html"}))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_REPORT": True,
+        "REP_AUDIT_FILE": str(trail),
+        "JOBDIR": str(tmp_path / "job"),
+        "CLOSESPIDER_PAGECOUNT": 1,  # robots.txt's response is the first page counted
+        "CONCURRENT_REQUESTS": 1,
+    }
+    try:
+        crawler, _ = await crawl([sites.url("a", f"/{p}") for p in range(6)], settings)
+    finally:
+        await sites.close()
+    end = lines(trail)[-1]
+    assert end["reason"] == "closespider_pagecount"
+    left = end["counts"]["open"]
+    assert left >= 1
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "nothing happened" not in report.text, report.text
+    assert f"{left} requests left" in report.text, report.text
