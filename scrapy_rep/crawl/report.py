@@ -572,16 +572,20 @@ def _times(event: str, times: int) -> str:
 
 
 def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
-    """What a paused crawl (closed ``shutdown`` with ``JOBDIR``) left for its resume: the
-    requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for any other end."""
-    if reason != "shutdown" or not job_dir:
+    """What a crawl closed before it finished with ``JOBDIR`` (paused: ``shutdown``; or
+    ended early, ``closespider_pagecount``...) left for its resume, as Scrapy's queue,
+    scrapy_rep's held requests and the URL ledger's open entries are kept then: the
+    requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for a finished
+    crawl, or one without ``JOBDIR``."""
+    if reason in ("finished", "") or not job_dir:
         return ""
+    how = "paused (JOBDIR)" if reason == "shutdown" else f"ended ({reason}) with JOBDIR"
     held = int(stats.get("rep/requests/kept_for_resume", 0) or 0)
     scheduled = stats.get("rep/requests/scheduled_at_pause")
     if scheduled is None:  # another scheduler than Scrapy's: its count is not known
-        return f"paused (JOBDIR): {_plural(held, 'held request')} left, and the scheduler's"
+        return f"{how}: {_plural(held, 'held request')} left, and the scheduler's"
     left = _plural(held + int(scheduled), "request")
-    return f"paused (JOBDIR): {left} left ({scheduled:,} scheduled, {held:,} held)"
+    return f"{how}: {left} left ({scheduled:,} scheduled, {held:,} held)"
 
 
 def closing_lines(
