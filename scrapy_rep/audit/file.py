@@ -39,7 +39,27 @@ SCHEMAS: Final = (1, 2)
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536
 #: Compact JSON, one encoder for every line (``json.dumps`` makes one per call).
-_ENCODE: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_JSON: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _ENCODE(record: dict[str, Any]) -> str:
+    """``record`` as one JSON line's text. A lone surrogate (a failure's message naming a
+    file ``os.fsdecode`` read) has no UTF-8: it is written as its JSON escape
+    (``\\udce9``), which reads back as the same string, never an error at the write."""
+    line = _JSON(record)
+    return line if line.isascii() or _encodable(line) else _escaped(line)
+
+
+def _encodable(line: str) -> bool:
+    try:
+        line.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(line: str) -> str:
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class TrailFileError(Exception):

@@ -422,7 +422,8 @@ def _usage_differences(
             return [f"the record's usage decision lacks {_source(missing[0])}"]
         return ["the record's usage decision lists its signals in another order than the "
                 "page's verdict"]  # fmt: skip
-    assert derived is not None and recorded is not None  # equal signals, at least one
+    # equal signals: none when a forged usage part lists none (or none that is an object)
+    derived, recorded = derived or {}, recorded or {}
     for key in ("answers", "decided_by", "conditions"):
         if derived.get(key) != recorded.get(key):
             return [f"the record's usage decision gives {key} {_json(recorded.get(key))}, its "
@@ -461,7 +462,8 @@ def _without_snapshot(entry: Any) -> dict[str, Any]:
 
 def _source(entry: dict[str, Any]) -> str:
     answers = entry.get("answers")
-    said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in dict(answers or {}).items())
+    answers = answers if isinstance(answers, dict) else {}  # a forged one's may be anything
+    said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items())
     return f"{text(entry.get('source'))!r} ({said or 'no answer'})"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.audit.read import Line, text
+from scrapy_rep.audit.read import Line, items, text
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -31,8 +31,9 @@ def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
     ``item`` record's ``usage``)."""
     if not isinstance(usage, dict):
         return None
-    index = (usage.get("decided_by") or {}).get(purpose)
-    signals = usage.get("signals") or []
+    by = usage.get("decided_by")
+    index = by.get(purpose) if isinstance(by, dict) else None
+    signals = items(usage.get("signals"))  # a hand-edited record's may be anything
     if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
         return signals[index]  # type: ignore[no-any-return]
     return None

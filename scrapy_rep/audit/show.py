@@ -98,27 +98,32 @@ def _usage(usage: Any) -> list[str]:
     if not isinstance(usage, dict):
         return []
     lines = []
-    signals = [s for s in usage.get("signals") or () if isinstance(s, dict)]
+    signals = [s for s in items(usage.get("signals")) if isinstance(s, dict)]
     for signal in signals:
-        answers = signal.get("answers") or {}
+        answers = _dict(signal.get("answers"))
         said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
         where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
         lines.append(
             f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
             f"{said or 'says nothing about these purposes'}{where}"
         )
-    by = usage.get("decided_by") or {}
-    for purpose, answer in (usage.get("answers") or {}).items():
+    by = _dict(usage.get("decided_by"))
+    for purpose, answer in _dict(usage.get("answers")).items():
         verdict = "unknown" if answer is None else "allowed" if answer else "denied"
         index = by.get(purpose)
         source = ""
         if isinstance(index, int) and 0 <= index < len(signals):
             source = f" by {signals[index].get('source')}"
         lines.append(f"  {purpose}: {verdict}{source}")
-    conditions = [str(c) for c in usage.get("conditions") or () if isinstance(c, str)]
+    conditions = [c for c in items(usage.get("conditions")) if isinstance(c, str)]
     if conditions:
         lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
     return lines
+
+
+def _dict(value: Any) -> dict[Any, Any]:
+    """A part that must be an object: ``{}`` when a hand-edited record's is anything else."""
+    return value if isinstance(value, dict) else {}
 
 
 #: The item reasons a page's directives give (a header or a meta tag said them).

@@ -198,6 +198,9 @@ class UrlEntry:
         if isinstance(saved, Mapping):
             known = {one.name for one in fields(cls)}
             values = {name: value for name, value in saved.items() if name in known}
+            for name, value in values.items():  # a hand-edited state: refused, not resumed
+                if not _STATE_TYPES[name](value):
+                    raise TypeError(f"{name} {value!r} is not of its field's type")
             robots = values.get("robots")
             values["robots"] = RobotsPart.of(robots) if robots else None
             return cls(**values)
@@ -209,6 +212,64 @@ class UrlEntry:
             old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
             bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
         )  # fmt: skip
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seconds_or_none(value: Any) -> bool:
+    return value is None or ((_int(value) or isinstance(value, float)) and math.isfinite(value))
+
+
+def _str_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+#: What each place of a :class:`RobotsPart` kept in ``JOBDIR`` may hold (an earlier
+#: version's list may be shorter).
+_ROBOTS_TYPES: Final[tuple[Any, ...]] = (
+    lambda v: isinstance(v, str),  # sha256
+    lambda v: isinstance(v, str),  # agent
+    lambda v: v is None or _int(v),  # line
+    _str_or_none,  # rule
+    lambda v: isinstance(v, str),  # why
+    lambda v: isinstance(v, bool),  # obeyed
+    lambda v: isinstance(v, str),  # overridden
+    lambda v: isinstance(v, str),  # override_expired
+    lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    _seconds_or_none,  # override_ends
+    lambda v: isinstance(v, str),  # addressed
+    _str_or_none,  # also
+)
+
+
+def _robots_state(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and 5 <= len(value) <= len(_ROBOTS_TYPES)
+        and all(check(one) for check, one in zip(_ROBOTS_TYPES, value, strict=False))
+    )
+
+
+#: What each field of :meth:`UrlEntry.state` may hold, as JSON reads it back.
+_STATE_TYPES: Final[dict[str, Any]] = {
+    "url": lambda v: isinstance(v, str),
+    "attempts": _int,
+    "status": lambda v: v is None or _int(v),
+    "held": _int,
+    "robots": lambda v: v is None or _robots_state(v),
+    "tdm": lambda v: v is None or isinstance(v, str),
+    "fetched": lambda v: isinstance(v, bool),
+    "licenses": lambda v: (
+        v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values())))
+    ),
+    "earlier": lambda v: isinstance(v, str),
+    "sent": lambda v: v is None or isinstance(v, str),
+    "sent_at": _seconds_or_none,
+    "expires": _seconds_or_none,
+    "unscheduled": lambda v: isinstance(v, bool),
+}
 
 
 def _seconds(stamp: str) -> float | None:

@@ -201,6 +201,11 @@ class RepReport:
         self._held_for: WeakKeyDictionary[Request, set[str]] = WeakKeyDictionary()
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
+        #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS):
+        #: requests by fate, items kept and dropped (its ``fates``, ``items_kept``,
+        #: ``items_dropped``), links not followed and requests overridden.
+        self.totals = _UrlReport()
+        self.links = self.overridden = 0
         #: The report as last printed (for tests and for programs embedding a crawl).
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
@@ -305,26 +310,36 @@ class RepReport:
                 record = self._url(url, str(added.get("why", "")))
             if record is not None:
                 record.refused = reason
-                record.fates[_fate_of(reason)] += 1
+            self._count(record, _fate_of(reason))
         elif fate is Fate.FETCHED:
             by = " by an item pipeline" if entry.unscheduled else ""
             record = self._url(url, f"downloaded{by} ({entry.status})")
-            if record is not None:
-                record.fates[_DOWNLOADED] += 1
+            self._count(record, _DOWNLOADED)
         elif fate is Fate.REDIRECTED:
             status = f" ({entry.status})" if entry.status is not None else ""
             record = self._url(url, f"redirected{status} to {added.get('to', '')}")
-            if record is not None:
-                record.fates[_REDIRECTED] += 1
+            self._count(record, _REDIRECTED)
         else:  # failed after every attempt, dropped at its send, or the crawl ended first
-            said = str(cause) if isinstance(cause, IgnoreRequest) else ""
+            # an IgnoreRequest says what ignored it; a bare one, the trail's why (its name)
+            said = (
+                (str(cause) or str(added.get("why", "")))
+                if isinstance(cause, IgnoreRequest)
+                else ""
+            )
             phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
             record = self._url(url, f"not downloaded: {said or phrase}")
-            if record is not None:
-                record.fates[FATE_PHRASES[fate]] += 1
+            self._count(record, FATE_PHRASES[fate])
         overridden = entry.robots.overridden if entry.robots is not None else ""
         if overridden and fate is not Fate.REFUSED:
             self._url(url, f"{OVERRIDDEN_BY}{overridden}")
+            self.overridden += 1
+
+    def _count(self, record: _UrlReport | None, fate: str) -> None:
+        """A request of ``fate`` (the closing line's words): on its URL's line, if listed,
+        and in the closing line's counts, listed or not (they count as the trail does)."""
+        if record is not None:
+            record.fates[fate] += 1
+        self.totals.fates[fate] += 1
 
     def _response(self, response: Response, request: Request, **_: Any) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched without a
@@ -354,13 +369,16 @@ class RepReport:
             record = self._url(url, "item kept", ledger.kept)
             if record is not None:
                 record.items_kept += ledger.kept
+            self.totals.items_kept += ledger.kept
         for (reason, message), times in ledger.dropped.items():
             record = self._url(url, f"item dropped ({message or reason})", times)
             if record is not None:
                 record.items_dropped[reason] += times
+            self.totals.items_dropped[reason] += times
         for link, reason, message in ledger.links:
             self._url(link, message)
             self._url(url, _NOT_FOLLOWED[reason])
+            self.links += _is_link(message)
 
     # ------------------------------------------------------------------ printing
 
@@ -418,19 +436,11 @@ class RepReport:
 
     def summary(self) -> str:
         """The closing line: requests by fate (as the trail counts its records), items
-        kept and dropped (by reason), links not followed."""
-        fates: Counter[str] = Counter()
-        kept = 0
-        dropped: Counter[str] = Counter()
-        links = overridden = 0
-        for record in self.urls.values():
-            fates.update(record.fates)
-            kept += record.items_kept
-            dropped.update(record.items_dropped)
-            links += sum(record.times[event] for event in record.events if _is_link(event))
-            overridden += sum(
-                record.times[event] for event in record.events if event.startswith(OVERRIDDEN_BY)
-            )
+        kept and dropped (by reason), links not followed: of every URL, those past
+        REP_REPORT_MAX_URLS too."""
+        totals = self.totals
+        fates, kept, dropped = totals.fates, totals.items_kept, totals.items_dropped
+        links, overridden = self.links, self.overridden
         order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
         parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
         requests = sum(fates.values())
@@ -567,16 +577,20 @@ def _times(event: str, times: int) -> str:
 
 
 def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
-    """What a paused crawl (closed ``shutdown`` with ``JOBDIR``) left for its resume: the
-    requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for any other end."""
-    if reason != "shutdown" or not job_dir:
+    """What a crawl closed before it finished with ``JOBDIR`` (paused: ``shutdown``; or
+    ended early, ``closespider_pagecount``...) left for its resume, as Scrapy's queue,
+    scrapy_rep's held requests and the URL ledger's open entries are kept then: the
+    requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for a finished
+    crawl, or one without ``JOBDIR``."""
+    if reason in ("finished", "") or not job_dir:
         return ""
+    how = "paused (JOBDIR)" if reason == "shutdown" else f"ended ({reason}) with JOBDIR"
     held = int(stats.get("rep/requests/kept_for_resume", 0) or 0)
     scheduled = stats.get("rep/requests/scheduled_at_pause")
     if scheduled is None:  # another scheduler than Scrapy's: its count is not known
-        return f"paused (JOBDIR): {_plural(held, 'held request')} left, and the scheduler's"
+        return f"{how}: {_plural(held, 'held request')} left, and the scheduler's"
     left = _plural(held + int(scheduled), "request")
-    return f"paused (JOBDIR): {left} left ({scheduled:,} scheduled, {held:,} held)"
+    return f"{how}: {left} left ({scheduled:,} scheduled, {held:,} held)"
 
 
 def closing_lines(

@@ -424,3 +424,31 @@ def test_a_replayed_pages_cached_time_is_held_before_its_replay() -> None:
     when = datetime(2026, 11, 20, 8, 0, 0, 123000, tzinfo=timezone.utc)
     assert page_part(["t"], [], [], cached=when)["cached"] == "2026-11-20T08:00:00.123Z"
     assert page_part(["t"], [], [], cached=True)["cached"] is True
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"answers": [1]},  # no signal: verify asserted that a usage part had some
+        {"answers": {"ai-train": False}, "signals": [5]},
+        {
+            "answers": {"ai-train": False},
+            "decided_by": {"ai-train": 0},
+            "signals": [{"answers": [1], "source": "x"}],  # a signal's answers a list
+        },
+    ],
+)
+def test_a_forged_usage_part_of_a_page_is_a_finding_not_a_traceback(
+    tmp_path: Path, usage: Any
+) -> None:
+    """A page's record (its ``page`` part) whose ``usage`` part a forger wrote with values
+    of the wrong shape: audit verify names it, it does not stop with an AssertionError or
+    a TypeError (a verify that crashes verifies nothing)."""
+    from tests.support.trailfactory import standard_records
+
+    records = standard_records()
+    for record in records:
+        if record["type"] == "url":
+            record.update(usage=usage, page={})
+    found = [str(f) for f in verify(write_trail(tmp_path / "u.jsonl", records)).findings]
+    assert any("usage decision" in finding for finding in found), found

@@ -49,3 +49,48 @@ def test_a_line_that_is_no_item_line_is_no_item(tmp_path: Path) -> None:
     assert [line.type for line in lines if item_of(line) is None] == [
         "run", "snapshot", "snapshot", "end",
     ]  # fmt: skip
+
+
+def _with_usage(trail: Path, usage: object) -> Path:
+    """``trail`` with every ``item`` line's ``usage`` part replaced by ``usage`` (a
+    hand-edited trail: verify says its chain is broken, the other commands still read it)."""
+    import json
+
+    forged = trail.with_name(f"forged-{trail.name}")
+    lines = []
+    for text in trail.read_text(encoding="utf-8").splitlines():
+        record = json.loads(text)
+        if record.get("type") == "item":
+            record["usage"] = usage
+        lines.append(json.dumps(record))
+    forged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return forged
+
+
+def test_an_item_whose_usage_part_is_forged_is_read_and_every_command_tells_it(
+    tmp_path: Path,
+) -> None:
+    """A hand-edited ``item`` line whose ``usage`` names its deciding signal with a list,
+    or its signals with a number: read as a usage part that names no signal (as a ``url``
+    line's is), never a traceback from show, summary, list, report --html or export."""
+    from tests.support.tools import audit_tool
+
+    trail = recheck_trail(tmp_path)
+    denied = {"answers": {"ai-train": False}}
+    for usage in (
+        {**denied, "decided_by": [0], "signals": [{"source": "x"}]},
+        {**denied, "decided_by": {"ai-train": 0}, "signals": 5},
+        {**denied, "decided_by": "ai-train", "signals": "abc"},
+    ):
+        forged = _with_usage(trail, usage)
+        items = _read_items(forged)
+        assert items[RECHECKED["purpose"]].signal == ""
+        for argv in (
+            ["show", str(forged), RECHECKED["purpose"]],
+            ["summary", str(forged)],
+            ["list", str(forged)],
+            ["report", "--html", str(tmp_path / "report.html"), str(forged)],
+            ["export", "--out", str(tmp_path / "export.jsonl"), str(forged)],
+        ):
+            code, out = audit_tool(*argv)
+            assert code in (0, 1), (argv, out)

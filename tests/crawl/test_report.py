@@ -421,3 +421,38 @@ def test_a_report_listed_by_hand_without_the_ledger_says_so(
         warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
         assert bool(warned) is not with_ledger
         assert with_ledger or "scrapy_rep.AuditTrail" in warned[0]
+
+
+def test_a_request_a_middleware_ignored_without_a_message_is_not_said_to_have_had_attempts() -> (
+    None
+):
+    """A downloader middleware raised a bare ``IgnoreRequest()`` from ``process_request``:
+    the trail's record is failed, ``attempts`` 0, ``why`` "IgnoreRequest"; the report said
+    "not downloaded: no response after every attempt" of a request never sent."""
+    from scrapy.exceptions import IgnoreRequest
+
+    report = report_of()
+    entry = UrlEntry(f"{A}/skip")  # never attempted
+    report.settled(entry, Fate.FAILED, {"why": "IgnoreRequest"}, IgnoreRequest())
+    text = report.render()
+    assert "after every attempt" not in text
+    assert f"  {A}/skip\n    not downloaded: IgnoreRequest\n" in text
+
+
+def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed_urls() -> None:
+    """A hostile first page with many nofollow links fills REP_REPORT_MAX_URLS with links
+    never requested: the requests after it were left out of the closing line too, which
+    said "0 requests" of a crawl whose trail holds three records (docs/behaviour.md: it
+    counts them as the trail does)."""
+    report = report_of(REP_REPORT_MAX_URLS=2)
+    first = HtmlResponse(f"{A}/", body=b"<html></html>", request=Request(f"{A}/"))
+    links = tuple((f"{A}/n{n}", Reason.NOFOLLOW, "Not followed (nofollow)") for n in range(5))
+    settle(report, f"{A}/", Fate.FETCHED, status=200)
+    page_output(report, first, kept=1, links=links)
+    for n in range(3):
+        settle(report, f"{A}/p{n}", Fate.FETCHED, status=200)
+    settle(report, f"{A}/x", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden by robots.txt")
+    text = report.render()
+    assert "(REP_REPORT_MAX_URLS)" in text  # the list is cut
+    assert "In short: 5 requests (4 downloaded, 1 forbidden by robots.txt); 1 item kept; " in text
+    assert "5 links not followed (never requested)" in text

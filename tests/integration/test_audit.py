@@ -790,3 +790,85 @@ async def test_the_trail_keeps_the_cache_within_rep_cache_max_bytes(
     kept = result["kept"]
     # The 1 MB cache; about 3.6 MB if the trail kept them.
     assert kept["bytes"] < 1_500_000, json.dumps(kept, indent=1)
+
+
+class _IgnoresMissing:
+    """A project's downloader middleware that ignores 404 responses (``process_response``
+    raising IgnoreRequest: Scrapy then calls no ``process_exception``)."""
+
+    def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
+        if response.status == 404:
+            from scrapy.exceptions import IgnoreRequest
+
+            raise IgnoreRequest("ignored: 404")
+        return response
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_response_a_middleware_ignored_is_not_unfinished(tmp_path: Path) -> None:
+    """A 404 came, and a downloader middleware's ``process_response`` ignored it
+    (IgnoreRequest): the crawl finished with the request's fate known to Scrapy (its
+    errback ran). The trail and the report said "unfinished: the crawl ended (finished)
+    before its fate was known", status none, of a request that had a response."""
+    from scrapy_rep.crawl.report import RepReport
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/missing", Reply(404, b"no"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_REPORT": True,
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}._IgnoresMissing": 600},
+    }
+    try:
+        crawler, spider = await crawl([sites.url("a", "/missing")], settings)
+    finally:
+        await sites.close()
+    assert spider.dropped == {sites.url("a", "/missing"): "ignored: 404"}
+    [record] = url_records(trail)
+    assert record["fate"] != "unfinished", record
+    assert record["status"] == 404, record
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "unfinished" not in report.text and "before its fate was known" not in report.text
+
+
+class _IgnoresWithAFileName:
+    """A project's downloader middleware that ignores a request naming a file in its
+    message, as ``os.fsdecode`` gives a name that is not UTF-8 (a lone surrogate)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        from scrapy.exceptions import IgnoreRequest
+
+        raise IgnoreRequest(
+            "already saved as " + b"caf\xe9.html".decode("utf-8", "surrogateescape")
+        )
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failure_whose_message_is_not_utf8_is_recorded_and_reaches_the_spider(
+    tmp_path: Path,
+) -> None:
+    """The failure's message (the record's ``why``) holds a lone surrogate: the trail
+    could not encode the line (UnicodeEncodeError, not an OSError), the record was lost
+    (taken out of the open ones before the write), and the error escaped the audit
+    middleware's ``process_exception``, so the spider's errback got a UnicodeEncodeError
+    instead of the IgnoreRequest."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}._IgnoresWithAFileName": 600},
+    }
+    url = sites.url("a", "/x")
+    try:
+        crawler, spider = await crawl([url], settings)
+    finally:
+        await sites.close()
+    assert spider.dropped[url].startswith("already saved as caf"), spider.dropped
+    [record] = url_records(trail)
+    assert record["fate"] == "failed" and record["why"].startswith("IgnoreRequest: already")
+    assert crawler.stats.get_value("rep/audit/errors") is None

@@ -338,3 +338,51 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
     open_records: dict[str, Any] = {}
     assert resume(str(tmp_path), open_records, {}) == (Paused("f" * 32), 4)
     assert open_records == {"k-1": entry}
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        {"sequence": float("inf")},  # JSON's Infinity, which Python's json reads
+        {"sequence": float("nan")},
+        {"open": {"k-1": {"url": "http://a.test/", "attempts": "3"}}},
+        {"open": {"k-1": {"url": "http://a.test/", "held": None}}},
+        {"open": {"k-1": {"url": 5}}},
+        {
+            "open": {
+                "k-1": {
+                    "url": "http://a.test/",
+                    "robots": {"sha256": "a", "agent": "b", "line": 1, "rule": "c", "why": ""},
+                }
+            }
+        },
+        {"open": {"k-1": {"url": "http://a.test/", "licenses": ["x"]}}},
+        {
+            "open": {
+                "k-1": {
+                    "url": "http://a.test/",
+                    "robots": ["a", "b", 1, "c", "", True, "", "", [], "soon"],
+                }
+            }
+        },
+        {"open": {"k-1": {"url": "http://a.test/", "robots": [1, 2, 3, 4, 5]}}},
+        {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
+    ],
+)
+def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, edited: dict[str, Any]
+) -> None:
+    """A state of this version whose values are not of their field's type (a hand-edited
+    ``scrapy_rep.audit.json``): not resumed, said, as an unreadable one is; never an
+    exception out of the ledger's start (the crawl would not start) nor an entry whose
+    field a later ``+= 1`` or line would fail on (its record lost at its fate)."""
+    from scrapy_rep.audit.urlentry import STATE_VERSION
+    from scrapy_rep.crawl.audit.auditfile import resume
+
+    saved = {"version": STATE_VERSION, "run": "f" * 32, "open": {}, "unfiltered": {},
+             "sequence": 1, **edited}  # fmt: skip
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    assert resume(str(tmp_path), open_records, {}) == (None, 0)
+    assert open_records == {}
+    assert "is unreadable" in caplog.text

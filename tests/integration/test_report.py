@@ -254,3 +254,98 @@ async def test_per_origin_lines_are_at_info_for_the_first_few_origins_then_count
         "held and retried)"
     ) in info
     assert "scrapy_rep: robots.txt of 7 origins came back after failed downloads" in info
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_report_only_crawl_paused_and_resumed_tells_each_resumed_request_as_requested(
+    tmp_path: Path,
+) -> None:
+    """REP_REPORT without REP_AUDIT_FILE, JOBDIR, a pause: the URL ledger keeps its open
+    entries for the resume as it does with a trail, so the resumed run's report tells each
+    request Scrapy's queue kept as a request of the crawl (``downloaded (200)``), not as a
+    file an item pipeline fetched, nor leaves it out."""
+    from scrapy.utils.test import get_crawler
+
+    from tests.support.robotsite import (
+        BASE_SETTINGS,
+        ListSpider,
+        Reply,
+        Sites,
+        robots_middleware,
+        until,
+    )
+    from tests.support.scrapyversions import stop
+
+    page = b"<html><body>p</body></html>"
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    up = sites.add("up")
+    up.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))
+    for p in range(5):
+        up.script(f"/{p}", Reply(200, page, {"Content-Type": "text/html"}, delay=0.2))
+    urls = [sites.url("down", "/1"), sites.url("down", "/2")]
+    urls += [sites.url("up", f"/{p}") for p in range(5)]
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path / "job"),
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "CONCURRENT_REQUESTS": 1,  # the pages of "up" wait in Scrapy's queue
+        "REP_REPORT": True,
+    }
+    first = get_crawler(ListSpider, settings)
+    running = first.crawl(urls=urls)
+    held = robots_middleware
+    await until(lambda: first.spider.downloaded and len(held(first).held) == 2)  # type: ignore[union-attr]
+    await stop(first)
+    await running
+    down.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n"))
+    second = get_crawler(ListSpider, settings)
+    try:
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    resumed = second.spider.downloaded  # type: ignore[union-attr]
+    assert resumed
+    [report] = [e for e in second.extensions.middlewares if isinstance(e, RepReport)]
+    assert "item pipeline" not in report.text, report.text
+    for url in resumed:
+        assert f"  {url}\n    downloaded (200)\n" in report.text, report.text
+    assert f"In short: {len(resumed)} requests ({len(resumed)} downloaded)" in report.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_closed_early_with_jobdir_says_what_it_left_as_the_trail_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """CLOSESPIDER_PAGECOUNT with JOBDIR: Scrapy keeps its queue and scrapy_rep its held
+    requests for the next run, and the trail keeps their records open (its end line's
+    ``open``). The report said "In short: nothing happened" (it took only ``shutdown`` for
+    a pause), leaving out every request the trail keeps."""
+    from tests.support.audittrail import lines
+    from tests.support.robotsite import Reply, Sites, crawl, robots
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    for p in range(6):
+        site.script(f"/{p}", Reply(200, b"<html>x</html>", {"Content-Type": "text/html"}))
+    trail = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_REPORT": True,
+        "REP_AUDIT_FILE": str(trail),
+        "JOBDIR": str(tmp_path / "job"),
+        "CLOSESPIDER_PAGECOUNT": 1,  # robots.txt's response is the first page counted
+        "CONCURRENT_REQUESTS": 1,
+    }
+    try:
+        crawler, _ = await crawl([sites.url("a", f"/{p}") for p in range(6)], settings)
+    finally:
+        await sites.close()
+    end = lines(trail)[-1]
+    assert end["reason"] == "closespider_pagecount"
+    left = end["counts"]["open"]
+    assert left >= 1
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    said = f"In short: ended (closespider_pagecount) with JOBDIR: {left} requests left ("
+    assert said in report.text, report.text

@@ -152,8 +152,9 @@ class UrlLedger(RequestEvents, FateEvents):
         self._errors_logged = False
         self.resumes: Paused | None = None
         self.sequence = 0
-        if self.trail:
-            self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        # the open entries a paused crawl kept, whether it wrote a trail or the report
+        # alone read them (its resume's report tells them as the trail's would)
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = AuditWriter(crawler, config, self.run, written=self.trail)
         if self.writer.file is not None:  # read under its lock: ids are the trail's alone
             tail = tail_of(self.path)
@@ -385,13 +386,12 @@ class UrlLedger(RequestEvents, FateEvents):
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
-        if not self.trail:
-            return
         if paused:
             self.counts["open"] = len(self.open)
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
-        # and a run without its end line, which verify reports), with that line's hash.
+        # and a run without its end line, which verify reports), with that line's hash;
+        # kept without a trail too (the report reads the entries): its trail then "".
         kept = {
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
@@ -399,7 +399,10 @@ class UrlLedger(RequestEvents, FateEvents):
             "sequence": self.sequence,
         }
         head = self.writer.next_hash(end)
-        save_state(self.jobdir, paused_state(self.run, self.path, head, kept) if paused else None)
+        trail = self.path if self.trail else ""
+        save_state(self.jobdir, paused_state(self.run, trail, head, kept) if paused else None)
+        if not self.trail:
+            return
         self._emit(end)
         written = self.writer.close()
         if written:  # the head: written down, it anchors the trail (audit verify --head)

@@ -90,6 +90,8 @@ class FateEvents(AuditState):
         state.status = response.status
         self._final(record_id(request), state, Fate.FETCHED, extra, ledger)
 
+    @guarded  # called from AuditMiddleware.process_exception: a bug of ours must not
+    # replace the request's own exception
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
         state = open_record(request, self.open)

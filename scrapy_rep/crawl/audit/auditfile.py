@@ -182,9 +182,10 @@ class Paused:
     head: str | None = None
 
 
-def paused_state(run: str, trail: Path, head: str, state: dict[str, Any]) -> dict[str, Any]:
+def paused_state(run: str, trail: Path | str, head: str, state: dict[str, Any]) -> dict[str, Any]:
     """What a paused run keeps in ``JOBDIR``: ``state`` (its open records, ...), and the
-    trail and end line (``head``: its hash) the run that resumes it names in its header."""
+    trail and end line (``head``: its hash) the run that resumes it names in its header
+    (``trail`` ``""``: the run wrote none, its entries read by the report alone)."""
     return {"run": run, **state, "trail": str(trail), "head": head}
 
 
@@ -195,7 +196,8 @@ def resume(
     request number it gave; its open records (:meth:`UrlEntry.from_state`: a state saved
     by an earlier version too) and its ``dont_filter`` requests (URL key -> the id of the
     latest record) are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no
-    paused run; a state of a later version than this one reads is not resumed (said)."""
+    paused run, or one that wrote no trail (its entries are resumed all the same); a state
+    of a later version than this one reads is not resumed (said)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0
@@ -215,13 +217,15 @@ def resume(
         else:  # before schema 2: the final records' ids, each its URL key
             unfiltered.update((key, key) for key in saved["final_unfiltered"])
         trail, head = saved.get("trail"), saved.get("head")
-        paused = Paused(
+        paused: Paused | None = Paused(
             str(saved["run"]),
             trail if isinstance(trail, str) and trail else None,
             head if isinstance(head, str) and head else None,
         )
+        if trail == "":  # it wrote no trail (the report alone): no run for a header to name
+            paused = None
         sequence = int(saved.get("sequence", 0))
-    except (KeyError, TypeError, IndexError, ValueError) as error:
+    except (KeyError, TypeError, IndexError, ValueError, OverflowError) as error:
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)

@@ -506,7 +506,8 @@ class RobotsTxtMiddleware:
                 self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
                 self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
             self.held.close(spider, reason, self._scheduler)
-            if reason == "shutdown" and self._on_disk_at_open is not None and self.stats:
+            # paused, or closed early (CLOSESPIDER_*): Scrapy's JOBDIR queue is kept either way
+            if reason != "finished" and self._on_disk_at_open is not None and self.stats:
                 get = self.stats.get_value  # Scrapy's queue is closed: counted from its stats
                 left = self._on_disk_at_open + (get("scheduler/enqueued/disk") or 0)
                 self.stats.set_value(
