@@ -319,7 +319,10 @@ def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[s
     line), each document version (its snapshot, the WARC record it was read from), the
     status it had before and what today's engine says."""
     status = item.status if item.status in ITEM_STATUSES else f"status {item.status!r}"
-    where = f"line {item.line} of the dataset" if item.line is not None else "the dataset"
+    # a collection of several files names the item's (its shard)
+    dataset = f"shard {text(item.record.get('shard'))}" if item.record.get("shard") else ""
+    dataset = dataset or "the dataset"
+    where = f"line {item.line} of {dataset}" if item.line is not None else dataset
     lines = [
         f"line {item.number}, {item.time}: {item.url}: item re-checked ({where}): {status}",
         f"  run {item.run} (spider {run.get('spider')}, started {run.get('time')}, "

@@ -7,7 +7,10 @@ The documents come from a WARC of captures (``--documents``), or are fetched now
 Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
 ``scrapy rep-recheck`` hand in :func:`scrapy_rep.crawl.commands.recheck_crawl.fetch`), so that this
 module imports no Scrapy. The dataset is read twice when the documents are fetched (its
-origins first, then its items), once from a WARC.
+origins first, then its items), once from a WARC. A collection of several files (its
+shards: :mod:`scrapy_rep.recheck.shards`) is one recheck: their origins' documents are
+had once for all, one summary counts each shard, ``--out`` and ``--removed`` are
+folders of one file per shard.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from scrapy_rep.recheck.outputs import (
     summary_markdown,
 )
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
+from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
@@ -142,11 +146,12 @@ class UsageError(Exception):
 
 def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
     """The options of ``recheck`` (``project``: ``scrapy rep-recheck``, whose settings
-    are the project's and ``-s``, and whose DATASET is Scrapy's one argument)."""
+    are the project's and ``-s``, and whose DATASET files are Scrapy's arguments)."""
     if not project:
-        parser.add_argument("dataset", metavar="DATASET", help="the collection: JSON Lines, "
-                            "CSV, Parquet, an audit trail or its export (- for standard "
-                            "input)")  # fmt: skip
+        parser.add_argument("dataset", metavar="DATASET", nargs="+", help="the collection: "
+                            "JSON Lines, CSV, Parquet, an audit trail or its export (- for "
+                            "standard input); or its shards: several files, a folder, a "
+                            "quoted pattern ('shards/*.parquet')")  # fmt: skip
     parser.add_argument(
         "--purpose",
         help="REP_PURPOSE: search, ai-train, ai-input, "
@@ -156,8 +161,10 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "URL (default: url; a dotted path in JSON: metadata.url)")  # fmt: skip
     parser.add_argument("--format", choices=FORMATS, help="the dataset's format (default: "
                         "from its name and first line)")  # fmt: skip
-    parser.add_argument("--out", metavar="FILE", help="the items kept, in the dataset's format")
-    parser.add_argument("--removed", metavar="FILE", help="the items removed, in its format")
+    parser.add_argument("--out", metavar="FILE", help="the items kept, in the dataset's format "
+                        "(several shards: a folder, one file per shard)")  # fmt: skip
+    parser.add_argument("--removed", metavar="FILE", help="the items removed, in its format "
+                        "(several shards: a folder)")  # fmt: skip
     parser.add_argument("--report", metavar="FILE", help="one JSON line per item: its status "
                         "now and its evidence")  # fmt: skip
     parser.add_argument("--summary", metavar="FILE", help="the Markdown summary (default: "
@@ -217,7 +224,8 @@ def settings_of(options: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None = None) -> int:
     """``python -m scrapy_rep recheck ARGV`` (the arguments after ``recheck``)."""
     try:
-        options = parser().parse_args(list(argv))
+        # DATASET's files may come after the options too (``a.jsonl --out k b.jsonl``)
+        options = parser().parse_intermixed_args(list(argv))
     except SystemExit as exit_:
         return EXIT_KEPT if exit_.code == 0 else EXIT_USAGE
     try:
@@ -336,7 +344,7 @@ def run(
                 raise UsageError("no crawl to fetch the documents with: give --documents WARC")
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
-    except (UsageError, DatasetError, WarcError, TrailFileError, PathError) as error:
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError) as error:
         print(f"scrapy_rep: error: {error}", file=err)
         return EXIT_USAGE
     except RepSettingError as error:  # the crawl's add-on would not start it
@@ -374,10 +382,20 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
-        _check_files(options)  # before anything is read or fetched
-        self.dataset = open_dataset(
-            options.dataset, options.column, config.purpose, options.format or ""
-        )
+        named = options.dataset
+        #: The collection's files (one, or its shards).
+        self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
+        _check_files(options, shards)  # before anything is read or fetched
+        if shards.skipped:
+            shown = ", ".join(shards.skipped[:5]) + (", …" if len(shards.skipped) > 5 else "")
+            print(f"recheck: {len(shards.skipped):,} file(s) of no dataset format not read: "
+                  f"{shown}", file=err, flush=True)  # fmt: skip
+        self.datasets = [
+            open_dataset(path, options.column, config.purpose, options.format or "")
+            for path in shards.paths
+        ]
+        #: The first (or only) dataset.
+        self.dataset = self.datasets[0]
         self.progress = Progress(err if options.progress else None)
         # robots.txt's line for an item it allows only where it is written (report, trail)
         explain = bool(options.report or options.trail)
@@ -397,21 +415,23 @@ class Recheck:
             self.source = f"WARC `{options.documents}`, as of each origin's capture"
             if not options.fetch_missing:
                 return
-            origins, _, total = _origins(self.dataset, False)
+            origins, _, total = _origins(self.datasets, False)
             lacking = [name for name in origins if self.warc.lacks(_origin(name))]
             if not total:
-                raise DatasetError(f"{options.dataset}: no item")
+                raise DatasetError(f"{shards.label}: no item")
             print(f"recheck: the WARC lacks documents of {len(lacking):,} of {len(origins):,} "
                   "origin(s); fetching them now", file=err, flush=True)  # fmt: skip
             if lacking:
                 self.request = self._request(settings, lacking, [])
             return
-        origins, pages, total = _origins(self.dataset, options.pages)
+        origins, pages, total = _origins(self.datasets, options.pages)
         if not total:
-            raise DatasetError(f"{options.dataset}: no item")
+            raise DatasetError(f"{shards.label}: no item")
         self.progress.total = total
-        print(f"recheck: {total:,} items over {len(origins):,} origins; fetching their "
-              "documents", file=err, flush=True)  # fmt: skip
+        within = f" in {len(shards.paths):,} shards" if shards.several else ""
+        once = " (once for every shard)" if shards.several else ""
+        print(f"recheck: {total:,} items{within} over {len(origins):,} origins; fetching "
+              f"their documents{once}", file=err, flush=True)  # fmt: skip
         self.request = self._request(settings, origins, pages)
         self.source = ""
 
@@ -455,34 +475,25 @@ class Recheck:
         return code
 
     def _decide_all(self, fetched: FetchResult | None, out: TextIO, staged: Staged) -> int:
-        """Every item decided, its outputs written to ``staged``'s paths."""
-        options, config, rechecker, dataset = (
-            self.options, self.config, self.rechecker, self.dataset
-        )  # fmt: skip
-        about = {
-            "dataset": str(options.dataset),
-            "format": dataset.format,
+        """Every item decided, shard by shard, its outputs written to ``staged``'s paths."""
+        options, config, rechecker, shards = self.options, self.config, self.rechecker, self.shards
+        formats = list(dict.fromkeys(dataset.format for dataset in self.datasets))
+        about: dict[str, Any] = {
+            "dataset": shards.label,
+            "format": ", ".join(formats),
             "documents": options.documents or "fetched",
             "pages": bool(options.pages),
         }
+        if shards.several:
+            about["shards"] = list(shards.paths)
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
         tally = Tally(config.purpose, named_agents=named)
         memo = EvidenceMemo()
-        progress = self.progress
-        progress.begin()
-        # An interrupted fetch: no collection, removed items or report that would look
-        # whole (the origins never fetched are unknown, kept by --keep-unknown).
-        whole = not self.interrupted
+        self.progress.begin()
         with ExitStack() as stack:
-            writers = [
-                None if path is None or not whole else stack.enter_context(
-                    _Closing(dataset.writer(staged.path(path)))
-                )
-                for path in (options.out, options.removed)
-            ]  # fmt: skip
             report = (
                 stack.enter_context(staged.path(options.report).open("wb"))
-                if options.report and whole
+                if options.report and not self.interrupted
                 else None
             )
             trail = None
@@ -492,29 +503,18 @@ class Recheck:
                 )
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
-            for chunk in dataset.chunks(rows=any(writers)):
-                keep = []
-                for item in chunk.items:
-                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo)
-                    tally.add(item, status, said, _origin_name(item.url))
-                    kept = status == Status.KEPT or (
-                        status == Status.UNKNOWN and options.keep_unknown
-                    )
-                    keep.append(kept)
-                    if report is not None:
-                        why = item.problem or (outcome.why if outcome is not None else "")
-                        report.write(encode(item_line(item, status, said, why)))
-                for writer, wanted in zip(writers, (True, False), strict=True):
-                    if writer is not None:
-                        writer.write(chunk, keep if wanted else [not k for k in keep])
-                progress.tick(tally.items, len(tally.origins))
+            for path, dataset in zip(shards.paths, self.datasets, strict=True):
+                shard = path if shards.several else ""
+                if shard:
+                    tally.shard(shard, dataset.format)
+                self._decide_shard(dataset, shard, staged, tally, memo, report, trail, read_again)
             end = "interrupted" if self.interrupted else "finished"
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
-            raise DatasetError(f"{options.dataset}: no item")
+            raise DatasetError(f"{shards.label}: no item")
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
-        lines = summary_markdown(tally, str(options.dataset), self.source, identity_words,
+        lines = summary_markdown(tally, shards.label, self.source, identity_words,
                                  options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
         if self.interrupted:
             stopped = self._interrupted_line()
@@ -531,8 +531,8 @@ class Recheck:
             staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
-        for number, why in tally.unreadable:
-            print(f"scrapy_rep: error: {options.dataset}: line {number}: {why} (removed)",
+        for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
+            print(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} (removed)",
                   file=self.err)  # fmt: skip
         if self.interrupted:
             return EXIT_INTERRUPTED
@@ -542,6 +542,48 @@ class Recheck:
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
+
+    def _decide_shard(
+        self,
+        dataset: Dataset,
+        shard: str,
+        staged: Staged,
+        tally: Tally,
+        memo: EvidenceMemo,
+        report: Any,
+        trail: RecheckTrail | None,
+        read_again: dict[str, PageRead | str] | None,
+    ) -> None:
+        """One file's items decided (``shard``: its path, when the collection is several),
+        its kept and removed items written to their own files (an interrupted fetch: no
+        collection or removed items that would look whole; the origins never fetched are
+        unknown, kept by --keep-unknown)."""
+        options, rechecker, progress = self.options, self.rechecker, self.progress
+        with ExitStack() as stack:
+            writers = [
+                None if path is None or self.interrupted else stack.enter_context(
+                    _Closing(dataset.writer(staged.path(
+                        output_of(path, shard) if shard else path
+                    )))
+                )
+                for path in (options.out, options.removed)
+            ]  # fmt: skip
+            for chunk in dataset.chunks(rows=any(writers)):
+                keep = []
+                for item in chunk.items:
+                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo, shard)
+                    tally.add(item, status, said, _origin_name(item.url))
+                    kept = status == Status.KEPT or (
+                        status == Status.UNKNOWN and options.keep_unknown
+                    )
+                    keep.append(kept)
+                    if report is not None:
+                        why = item.problem or (outcome.why if outcome is not None else "")
+                        report.write(encode(item_line(item, status, said, why, shard)))
+                for writer, wanted in zip(writers, (True, False), strict=True):
+                    if writer is not None:
+                        writer.write(chunk, keep if wanted else [not k for k in keep])
+                progress.tick(tally.items, len(tally.origins))
 
     def _tdmrep_unchecked(self) -> str | None:
         """The line that says a WARC held no tdmrep.json for origins whose items an AI
@@ -591,17 +633,27 @@ def agents_obeyed(rechecker: Rechecker) -> list[str]:
             "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
 
 
-def _check_files(options: argparse.Namespace) -> None:
-    """Every output against every input and each other, and writable; the trail can be
-    chained on (:mod:`scrapy_rep.recheck.files`). Raises :class:`PathError` and
-    :class:`TrailFileError`."""
-    inputs = [] if options.dataset == STDIN else [("the dataset", Path(options.dataset))]
+def _check_files(options: argparse.Namespace, shards: Shards) -> None:
+    """Every output against every input (each shard, the WARC) and each other, and
+    writable; the trail can be chained on (:mod:`scrapy_rep.recheck.files`). With several
+    shards, ``--out`` and ``--removed`` are folders: each shard's own file in them is
+    checked. Raises :class:`PathError`, :class:`TrailFileError` and :class:`ShardError`."""
+    stdin = shards.paths == [STDIN]
+    what = "a shard of the dataset" if shards.several else "the dataset"
+    inputs = [] if stdin else [(what, Path(path)) for path in shards.paths]
     if options.documents:
         inputs.append(("the WARC of --documents", Path(options.documents)))
-    outputs = [
-        (name, Path(getattr(options, name))) for name in OUTPUTS if getattr(options, name, None)
-    ]
-    check_paths(inputs, outputs, stdin=0 if options.dataset == STDIN else None)
+    given = [(name, str(getattr(options, name))) for name in OUTPUTS
+             if getattr(options, name, None)]  # fmt: skip
+    folders = [(name, path) for name, path in given if name in ("out", "removed")]
+    check_folders(shards, folders)
+    outputs = []
+    for name, path in given:
+        if shards.several and name in ("out", "removed"):
+            outputs += [(name, output_of(path, shard)) for shard in shards.paths]
+        else:
+            outputs.append((name, Path(path)))
+    check_paths(inputs, outputs, stdin=0 if stdin else None)
     if options.trail:
         try:
             check_trail(Path(options.trail))  # locked, no trail, or ending with a cut line
@@ -655,13 +707,14 @@ def _origin_name(url: str) -> str:
     return str(origin) if origin is not None else ""
 
 
-def _origins(dataset: Dataset, pages: bool) -> tuple[list[str], list[str], int]:
-    """The first pass: the dataset's origins (and its URLs, for ``--pages``), in order,
-    and how many items it has."""
+def _origins(datasets: Sequence[Dataset], pages: bool) -> tuple[list[str], list[str], int]:
+    """The first pass: the origins of every shard (and their URLs, for ``--pages``), in
+    order, each once, and how many items they have."""
     origins: dict[str, None] = {}
     urls: dict[str, None] = {}
     total = 0
-    for chunk in dataset.chunks(rows=False):
+    chunks = (chunk for dataset in datasets for chunk in dataset.chunks(rows=False))
+    for chunk in chunks:
         for item in chunk.items:
             total += 1
             if item.problem:
@@ -680,6 +733,7 @@ def _decide(
     pages: dict[str, PageRead | str] | None,
     trail: RecheckTrail | None,
     memo: EvidenceMemo,
+    shard: str = "",
 ) -> tuple[str, Evidence, Outcome | None]:
     """One item's status, evidence and outcome (``None``: its URL could not be read)."""
     if item.problem:
@@ -698,5 +752,5 @@ def _decide(
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
     if trail is not None:
-        trail.item(item, outcome, statements, decided)
+        trail.item(item, outcome, statements, decided, shard)
     return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

@@ -149,9 +149,13 @@ def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
     return Evidence(signal, reason, purpose, document_line=line, text=text, agent=agent)
 
 
-def item_line(item: Item, status: str, said: Evidence, why: str = "") -> dict[str, Any]:
-    """The report's line of one item (``--report``), as JSON."""
-    line: dict[str, Any] = {"line": item.number, "url": item.url or None, "status": status}
+def item_line(
+    item: Item, status: str, said: Evidence, why: str = "", shard: str = ""
+) -> dict[str, Any]:
+    """The report's line of one item (``--report``), as JSON (``shard``: the file it is
+    in, when the collection is several)."""
+    line: dict[str, Any] = {"shard": shard} if shard else {}
+    line |= {"line": item.number, "url": item.url or None, "status": status}
     if item.then is not None:
         line["then"] = item.then
         line["changed"] = item.then != status
@@ -192,6 +196,14 @@ class _Origin:
 
 
 @dataclass
+class _Shard:
+    """One shard's counts."""
+
+    format: str
+    statuses: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class Tally:
     """The counts of a recheck, for its summary and its exit status: per status, per
     origin (memory grows with the origins, never the items), per signal and purpose."""
@@ -212,12 +224,28 @@ class Tally:
     #: Disallow lines of their groups refused, by agent.
     named_agents: tuple[str, ...] = ()
     by_named_agent: Counter[str] = field(default_factory=Counter)
+    #: Each shard's counts by status, in the order read (a collection of several
+    #: files: :meth:`shard`; none for one file).
+    shards: dict[str, _Shard] = field(default_factory=dict)
+    #: The shard of the first unreadable items, by their place in :attr:`unreadable`.
+    unreadable_in: list[str] = field(default_factory=list)
+    #: The shard the items are added from (``""``: one file).
+    current: str = ""
+
+    def shard(self, name: str, fmt: str) -> None:
+        """The items added from now on are the shard ``name``'s, of format ``fmt``."""
+        self.shards.setdefault(name, _Shard(fmt))
+        self.current = name
 
     def add(self, item: Item, status: str, said: Evidence, origin: str) -> None:
         self.statuses[status] += 1
+        shard = self.current
+        if shard:
+            self.shards[shard].statuses[status] += 1
         if status == UNREADABLE:
             if len(self.unreadable) < 20:
                 self.unreadable.append((item.number, item.problem))
+                self.unreadable_in.append(shard)
             return
         counts = self.origins.get(origin)
         if counts is None:
@@ -281,8 +309,9 @@ def summary_markdown(
     usage = sum(one.by_usage for one in tally.origins.values())
     access = sum(one.by_access for one in tally.origins.values())
     named = ", ".join(f"{agent} {count:,}" for agent, count in tally.by_named_agent.most_common())
+    several = f" ({len(tally.shards):,} shards)" if tally.shards else ""
     lines = [
-        f"## Re-check of `{dataset}`",
+        f"## Re-check of `{dataset}`{several}",
         "",
         f"- Items: {items:,} over {origins:,} origin(s); purposes: {', '.join(tally.purposes)}",
         f"- Documents: {documents}",
@@ -306,9 +335,12 @@ def summary_markdown(
         if count or status is not UNREADABLE:
             lines.append(f"| {status} | {count:,} | {_share(count, items)} | {having:,} |")
     if tally.unreadable:
+        places = [f"`{shard}` " if shard else "" for shard in tally.unreadable_in]
         lines += ["", "Unreadable items (first lines): " + "; ".join(
-            f"line {number}: {why}" for number, why in tally.unreadable[:5]
+            f"{places[n]}line {number}: {why}" for n, (number, why) in
+            enumerate(tally.unreadable[:5])
         )]  # fmt: skip
+    lines += per_shard(tally)
     if tally.with_then:
         lines += ["", "### Changes since the crawl", ""]
         if tally.changes:
@@ -340,6 +372,23 @@ def summary_markdown(
                          f"| {one.statuses[Status.UNKNOWN]:,} | {by} |")  # fmt: skip
     lines += _restricted(tally)
     lines += not_read()
+    return lines
+
+
+def per_shard(tally: Tally) -> list[str]:
+    """The table of each shard's items by status (none for a collection of one file);
+    its ``unreadable`` column only when some item could not be read."""
+    if not tally.shards:
+        return []
+    statuses = [str(status) for status in Status]
+    if tally.statuses[UNREADABLE]:
+        statuses.append(UNREADABLE)
+    lines = ["", "### Per shard", "", f"| shard | format | items | {' | '.join(statuses)} |",
+             "|---|---|---|" + "---|" * len(statuses)]  # fmt: skip
+    for name, shard in tally.shards.items():
+        counts = " | ".join(f"{shard.statuses[status]:,}" for status in statuses)
+        lines.append(f"| `{name}` | {shard.format} | {sum(shard.statuses.values()):,} | "
+                     f"{counts} |")  # fmt: skip
     return lines
 
 

@@ -10,7 +10,8 @@ holds the parts of a crawl's ``url`` record that its decision is re-derived from
 (``robots``, ``usage``, ``tdmrep``, ``rsl``, and with ``--pages`` the page's ``page``),
 with its ``status`` now (``kept``, ``refused``, ``unknown``), ``refused_by`` and ``why``
 (``page`` and ``item_reason`` for a refusal after the fetch), and with a trail or export
-as input its status ``then`` and whether it ``changed``.
+as input its status ``then`` and whether it ``changed``; the item's ``line`` in the
+dataset, and its ``shard`` (the file it is in) when the collection is several files.
 """
 
 from __future__ import annotations
@@ -119,17 +120,16 @@ class RecheckTrail:
         outcome: Outcome,
         statements: PageStatements | None = None,
         decided: float = 0.0,
+        shard: str = "",
     ) -> None:
         """The ``item`` line of a decided item; ``decided``: when its page was decided
-        (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again."""
-        record: dict[str, Any] = {
-            "type": "item",
-            "run": self.run,
-            "time": lines.iso_time(),
-            "line": item.number,
-            "url": item.url,
-            "status": str(outcome.status),
-        }
+        (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again;
+        ``shard``: the file it is in, when the collection is several (its ``line`` is
+        that file's)."""
+        record: dict[str, Any] = {"type": "item", "run": self.run, "time": lines.iso_time()}
+        if shard:
+            record["shard"] = shard
+        record |= {"line": item.number, "url": item.url, "status": str(outcome.status)}
         if item.then is not None:
             record["then"] = item.then
             record["changed"] = item.then != str(outcome.status)

@@ -284,6 +284,37 @@ async def test_json_lines_csv_and_parquet_are_rechecked_alike(
     assert sorted(table.column("url").to_pylist()) == sorted(kept)
 
 
+@pytest_twisted.ensureDeferred
+async def test_shards_of_three_formats_are_rechecked_with_one_fetch(
+    site: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """The items split over a JSON Lines, a CSV and a Parquet shard in one folder: the
+    origin's documents are downloaded once for the three, and each shard's items are
+    decided as the whole file's are."""
+    _, _, urls = await _crawled_site(site, tmp_path_factory)
+    data = tmp_path / "data"
+    data.mkdir()
+    write_jsonl(data / "a.jsonl", urls[:2])
+    write_csv(data / "b.csv", urls[2:4])
+    write_parquet(data / "c.parquet", urls[4:])
+    report, out = tmp_path / "report.jsonl", tmp_path / "kept"
+    options = parser().parse_args([str(data), "--purpose", "ai-train", "--no-progress",
+                                   f"--report={report}", f"--out={out}"])  # fmt: skip
+    recheck = Recheck(options, {"USER_AGENT": BASE_SETTINGS["USER_AGENT"]}, io.StringIO())
+    assert recheck.request is not None and recheck.request.origins == [site]
+    fetched = await fetch_here(recheck.request)
+    assert fetched.downloads == 2  # robots.txt and tdmrep.json, once for the three shards
+    summary = io.StringIO()
+    assert recheck.finish(fetched, summary) == EXIT_REMOVED
+    assert _changed(report, site) == {p: s for p, s in CHANGED.items() if p != "/page/noai"}
+    shards = {line["url"]: line["shard"] for line in report_lines(report)}
+    assert shards == {url: str(data / name) for url, name in zip(
+        urls, ["a.jsonl"] * 2 + ["b.csv"] * 2 + ["c.parquet"] * (len(urls) - 4), strict=True
+    )}  # fmt: skip
+    assert "### Per shard" in summary.getvalue()
+    assert sorted(path.name for path in out.iterdir()) == ["a.jsonl", "b.csv", "c.parquet"]
+
+
 #: The library's two steps in a process without a reactor: ``fetch_here`` on the running
 #: asyncio loop (``TWISTED_REACTOR_ENABLED = False``), after two calls it refuses at once.
 _WITHOUT_A_REACTOR = """
@@ -406,6 +437,24 @@ async def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: P
     statuses = [(line["url"], line["status"]) for line in report_lines(report)]
     assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
     assert "agent `mybot`" in stdout
+
+
+@pytest_twisted.ensureDeferred
+async def test_scrapy_rep_recheck_reads_several_shards(tmp_path: Path) -> None:
+    """``scrapy rep-recheck`` takes several DATASET files (Scrapy's arguments), one
+    summary for them."""
+    project = make_project(tmp_path, 'USER_AGENT = "mybot/1.0"\nREP_PURPOSE = "search"\n')
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    write_jsonl(one, ["https://a.example/no/1"])
+    write_jsonl(two, ["https://a.example/yes/1"])
+    code, stdout, stderr = await _rep_recheck_here(
+        project, str(one), str(two), "--documents", str(warc), "--no-progress"
+    )
+    assert code == EXIT_REMOVED, stderr
+    assert f"| `{one}` | jsonl | 1 | 0 | 1 | 0 |" in stdout
+    assert f"| `{two}` | jsonl | 1 | 1 | 0 | 0 |" in stdout
 
 
 # The command hands its crawl the project's settings whole, Scrapy's defaults among them:

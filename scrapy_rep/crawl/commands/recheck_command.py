@@ -1,4 +1,4 @@
-"""``scrapy rep-recheck DATASET [--purpose P] …``: ``python -m scrapy_rep recheck`` inside
+"""``scrapy rep-recheck DATASET... [--purpose P] …``: ``python -m scrapy_rep recheck`` inside
 a Scrapy project, deciding with the project's settings (``REP_*``, ``USER_AGENT``,
 ``ROBOTSTXT_USER_AGENT``, ``ROBOTSTXT_OBEY``, and ``-s``) and fetching the documents with
 a crawl of those settings. Same output and exit codes."""
@@ -24,7 +24,7 @@ class RecheckCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "WARNING"}
 
     def syntax(self) -> str:
-        return "DATASET [options]"
+        return "DATASET... [options]"
 
     def short_desc(self) -> str:
         return "Re-check a stored collection with the project's settings (scrapy_rep)"
@@ -48,9 +48,10 @@ class RecheckCommand(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
-        if len(args) != 1:
-            print("scrapy_rep: error: give one DATASET", file=sys.stderr)
+        if not args:
+            print("scrapy_rep: error: give a DATASET: a file, several, a folder or a quoted "
+                  "pattern", file=sys.stderr)  # fmt: skip
             self.exitcode = EXIT_USAGE
             return
-        opts.dataset = args[0]
+        opts.dataset = list(args)
         self.exitcode = run(opts, self.settings.copy_to_dict(), fetch)

@@ -1,0 +1,298 @@
+"""``recheck`` on a collection of several files (shards): several paths, a folder, a
+pattern, of one format or mixed; every output checked against every shard before
+anything is read; the documents had once for all the shards; one summary with a table
+per shard, the report's and the trail's items naming their shard, and ``--out`` and
+``--removed`` as folders of one file per shard in its own format."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.show import story
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.recheck import command
+from scrapy_rep.recheck.command import (
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    FetchRequest,
+    FetchResult,
+    main,
+)
+from tests.support.recheck import (
+    needs,
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_csv,
+    write_jsonl,
+    write_parquet,
+    write_warc,
+)
+
+ROBOTS = "User-agent: *\nDisallow: /no\n"
+#: The shards, by name: a.example's robots.txt refuses /no; b.example's answers 404
+#: (everything allowed); c.example is not captured (unknown).
+SHARDS = {
+    "part-0.parquet": ["https://a.example/no/1", "https://a.example/yes/1"],
+    "part-1.parquet": ["https://b.example/x", "https://a.example/no/2"],
+    "part-2.parquet": ["https://a.example/yes/2"],
+    "extra.jsonl": ["https://c.example/z", "https://a.example/yes/3"],
+}
+
+
+def _captured(tmp_path: Path) -> Path:
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", ROBOTS),
+                      ("https://b.example/robots.txt", 404, b"", {})])  # fmt: skip
+    return warc
+
+
+def _shards(folder: Path, names: Any = SHARDS) -> dict[str, bytes]:
+    """The shards written in ``folder``; each one's bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if name.endswith(".parquet"):
+            write_parquet(folder / name, SHARDS[name])
+        else:
+            write_jsonl(folder / name, SHARDS[name])
+    return {name: (folder / name).read_bytes() for name in names}
+
+
+def _urls(path: Path) -> list[str]:
+    if path.suffix == ".parquet":
+        return list(needs("pyarrow.parquet").read_table(str(path)).column("url").to_pylist())
+    return [line["url"] for line in report_lines(path)]
+
+
+def test_a_folder_of_parquet_and_json_lines_shards_is_one_recheck(tmp_path: Path) -> None:
+    """A data engineer's collection: three Parquet shards and a JSON Lines one, in one
+    folder (with a Spark ``_SUCCESS`` beside them, not read)."""
+    data = tmp_path / "data"
+    before = _shards(data)
+    (data / "_SUCCESS").write_text("")
+    out, removed = tmp_path / "kept", tmp_path / "removed"
+    report, trail = tmp_path / "report.jsonl", tmp_path / "trail.jsonl"
+    code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
+                                 str(_captured(tmp_path)), f"--out={out}", f"--removed={removed}",
+                                 f"--report={report}", f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert summary.startswith(f"## Re-check of `{data}` (4 shards)\n")
+    assert "- Items: 7 over 3 origin(s)" in summary
+    table = summary[summary.index("### Per shard") :].split("\n\n")[1].splitlines()
+    assert table == [
+        "| shard | format | items | kept | refused | unknown |",
+        "|---|---|---|---|---|---|",
+        f"| `{data / 'extra.jsonl'}` | jsonl | 2 | 1 | 0 | 1 |",
+        f"| `{data / 'part-0.parquet'}` | parquet | 2 | 1 | 1 | 0 |",
+        f"| `{data / 'part-1.parquet'}` | parquet | 2 | 1 | 1 | 0 |",
+        f"| `{data / 'part-2.parquet'}` | parquet | 1 | 1 | 0 | 0 |",
+    ]
+    # one file per shard in each folder, in the shard's own format and name
+    assert sorted(path.name for path in out.iterdir()) == sorted(SHARDS)
+    assert _urls(out / "part-1.parquet") == ["https://b.example/x"]
+    assert _urls(removed / "part-1.parquet") == ["https://a.example/no/2"]
+    assert _urls(out / "extra.jsonl") == ["https://a.example/yes/3"]
+    assert _urls(removed / "extra.jsonl") == ["https://c.example/z"]
+    assert _urls(out / "part-2.parquet") == SHARDS["part-2.parquet"]
+    assert _urls(removed / "part-2.parquet") == []  # an empty file, schema kept
+    said = [(line["shard"], line["line"], line["url"], line["status"])
+            for line in report_lines(report)]  # fmt: skip
+    assert said[:3] == [
+        (str(data / "extra.jsonl"), 1, "https://c.example/z", "unknown"),
+        (str(data / "extra.jsonl"), 2, "https://a.example/yes/3", "kept"),
+        (str(data / "part-0.parquet"), 1, "https://a.example/no/1", "refused"),
+    ]
+    assert len(said) == 7
+    records = [line for line in report_lines(trail) if line["type"] in ("run", "item")]
+    about = records[0]["recheck"]
+    assert about["dataset"] == str(data) and about["format"] == "jsonl, parquet"
+    assert about["shards"] == [str(data / name) for name in sorted(SHARDS)]
+    assert [(r["shard"], r["line"]) for r in records[1:]] == [(s, n) for s, n, _, _ in said]
+    result = verify(trail)
+    assert result.clean, result.findings
+    told, _ = story(trail, "https://a.example/no/2")
+    assert f"(line 2 of shard {data / 'part-1.parquet'}): refused" in "\n".join(told)
+    assert {name: (data / name).read_bytes() for name in SHARDS} == before
+
+
+def test_several_paths_and_a_pattern_name_shards_too(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _shards(data)
+    warc = str(_captured(tmp_path))
+    pattern = str(data / "part-*.parquet")
+    code, summary = recheck_tool(pattern, "--purpose", "search", "--documents", warc)
+    assert code == EXIT_REMOVED
+    assert summary.startswith(f"## Re-check of `{pattern}` (3 shards)\n")
+    assert f"| `{data / 'part-2.parquet'}` | parquet | 1 | 1 | 0 | 0 |" in summary
+    assert "extra.jsonl" not in summary and "- Items: 5 over 2 origin(s)" in summary
+    # paths given after the options too, in the order given
+    out = io.StringIO()
+    code = main([str(data / "part-2.parquet"), "--purpose", "search", "--documents", warc,
+                 str(data / "extra.jsonl"), "--no-progress"], out)  # fmt: skip
+    assert code == EXIT_REMOVED
+    rows = [line for line in out.getvalue().splitlines() if line.startswith(f"| `{data}")]
+    assert rows == [f"| `{data / 'part-2.parquet'}` | parquet | 1 | 1 | 0 | 0 |",
+                    f"| `{data / 'extra.jsonl'}` | jsonl | 2 | 1 | 0 | 1 |"]  # fmt: skip
+
+
+def test_one_file_reads_and_writes_as_before(tmp_path: Path) -> None:
+    """One file named: no per-shard table, no ``shard`` field, ``--out`` a file."""
+    data = tmp_path / "data"
+    _shards(data, ["extra.jsonl"])
+    report, out = tmp_path / "report.jsonl", tmp_path / "kept.jsonl"
+    code, summary = recheck_tool(str(data / "extra.jsonl"), "--purpose", "search",
+                                 "--documents", str(_captured(tmp_path)), f"--report={report}",
+                                 f"--out={out}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert "### Per shard" not in summary and "shards)" not in summary
+    assert all("shard" not in line for line in report_lines(report))
+    assert _urls(out) == ["https://a.example/yes/3"]
+
+
+def test_a_shard_of_unreadable_lines_is_named_with_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    _shards(data, ["part-2.parquet"])
+    (data / "bad.jsonl").write_bytes(b'{"url": "https://a.example/yes/9"}\n{oops\n')
+    code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
+                                 str(_captured(tmp_path)))  # fmt: skip
+    assert code == EXIT_USAGE
+    assert "| shard | format | items | kept | refused | unknown | unreadable |" in summary
+    assert f"| `{data / 'bad.jsonl'}` | jsonl | 2 | 1 | 0 | 0 | 1 |" in summary
+    assert f"Unreadable items (first lines): `{data / 'bad.jsonl'}` line 2: not JSON" in summary
+    err = capsys.readouterr().err
+    assert f"scrapy_rep: error: {data / 'bad.jsonl'}: line 2: not JSON" in err
+
+
+def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """The one line a refused run says (exit 2, no summary)."""
+    code, summary = recheck_tool(*argv)
+    assert code == EXIT_USAGE and summary == ""
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_every_output_is_checked_against_every_shard_before_anything_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    before = _shards(data)
+    warc = str(_captured(tmp_path))
+    given = [str(data), "--purpose", "search", "--documents", warc]
+    # --out's folder is the shards' own: each output would replace its shard
+    said = _refused(capsys, *given, f"--out={data}")
+    assert said == (f"scrapy_rep: error: --out {data / 'extra.jsonl'} is a shard of the "
+                    f"dataset ({data / 'extra.jsonl'}): writing it would destroy what the "
+                    "recheck reads; name another file")  # fmt: skip
+    # through a symlink to the folder, for --removed
+    link = tmp_path / "link"
+    link.symlink_to(data)
+    assert f"--removed {link / 'extra.jsonl'} is a shard" in _refused(
+        capsys, *given, f"--removed={link}"
+    )
+    # the report, the summary, the trail: each shard, not only the first
+    for option in ("report", "summary", "trail"):
+        path = data / "part-2.parquet"
+        said = _refused(capsys, *given, f"--{option}={path}")
+        assert f"--{option} {path} is a shard of the dataset ({path})" in said, said
+    assert "is the dataset" in _refused(
+        capsys, str(data / "extra.jsonl"), *given[1:], f"--out={data / 'extra.jsonl'}"
+    )
+    # several files named one by one, the last one the output
+    last = data / "part-1.parquet"
+    said = _refused(capsys, str(data / "part-0.parquet"), str(last), *given[1:],
+                    f"--report={last}")  # fmt: skip
+    assert f"--report {last} is a shard of the dataset ({last})" in said
+    assert {name: (data / name).read_bytes() for name in SHARDS} == before
+
+
+def test_outputs_for_several_shards_are_folders_of_distinct_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    _shards(data, ["extra.jsonl", "part-0.parquet"])
+    other = tmp_path / "other"
+    _shards(other, ["part-0.parquet"])
+    warc = str(_captured(tmp_path))
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("")
+    said = _refused(capsys, str(data), "--purpose", "search", "--documents", warc,
+                    f"--out={kept}")  # fmt: skip
+    assert said == (f"scrapy_rep: error: --out {kept}: with several shards --out names a "
+                    "folder (one file per shard, named as the shard)")  # fmt: skip
+    said = _refused(capsys, str(data / "part-0.parquet"), str(other / "part-0.parquet"),
+                    "--purpose", "search", "--documents", warc,
+                    f"--out={tmp_path / 'k'}")  # fmt: skip
+    assert said.endswith(f"would both be written to {tmp_path / 'k' / 'part-0.parquet'}: "
+                         "rename one")  # fmt: skip
+    said = _refused(capsys, str(data), "--purpose", "search", "--documents", warc,
+                    f"--out={tmp_path / 'same'}", f"--removed={tmp_path / 'same'}")  # fmt: skip
+    assert "--removed" in said and "is also --out" in said
+    assert not (tmp_path / "k").exists() and not (tmp_path / "same").exists()
+
+
+def test_a_pattern_that_matches_nothing_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pattern = str(tmp_path / "*.parquet")
+    said = _refused(capsys, pattern, "--purpose", "search", "--documents",
+                    str(_captured(tmp_path)))  # fmt: skip
+    assert said == f"scrapy_rep: error: {pattern} matches no file"
+
+
+@pytest.fixture
+def warc_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Each WARC the recheck reads its documents from, as it opens it."""
+    reads: list[str] = []
+    captures = command.captures
+
+    def counted(path: Any) -> Any:
+        reads.append(str(path))
+        return captures(path)
+
+    monkeypatch.setattr(command, "captures", counted)
+    yield reads
+
+
+def test_the_documents_are_had_once_for_all_the_shards(
+    tmp_path: Path, warc_reads: list[str]
+) -> None:
+    data = tmp_path / "data"
+    _shards(data)
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()  # nothing had: every item unknown
+
+    out = io.StringIO()
+    code = main([str(data), "--purpose", "search", "--no-progress"], out, fetcher)
+    assert code == EXIT_REMOVED
+    # one crawl, each origin once though a.example's items are in every shard
+    assert len(asked) == 1
+    assert asked[0].origins == ["https://c.example", "https://a.example", "https://b.example"]
+    assert "| unknown | 7 | 100.0 % | 3 |" in out.getvalue()
+    # with a WARC (and --fetch-missing: c.example is not in it), read once, one crawl
+    code = main([str(data), "--purpose", "search", "--no-progress", "--documents",
+                 str(_captured(tmp_path)), "--fetch-missing"], io.StringIO(), fetcher)  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert warc_reads == [str(tmp_path / "robots.warc")]
+    assert len(asked) == 2 and asked[1].origins == ["https://c.example"]
+
+
+def test_a_csv_shard_keeps_its_header_in_its_output(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _shards(data, ["extra.jsonl"])
+    rows = write_csv(data / "more.csv", ["https://a.example/no/3", "https://a.example/yes/4"])
+    out = tmp_path / "kept"
+    code, _ = recheck_tool(str(data), "--purpose", "search", "--documents",
+                           str(_captured(tmp_path)), f"--out={out}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert (out / "more.csv").read_bytes() == b"title,url\r\n" + rows[1]

@@ -1,0 +1,121 @@
+"""The DATASET arguments of ``recheck`` as shards: several files, a folder (its files of
+a dataset format, by name), a pattern expanded by the recheck, each file once; and with
+several shards the folders ``--out`` and ``--removed`` name, one file per shard."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck.shards import ShardError, check_folders, expand, output_of
+
+
+def _written(folder: Path, *names: str) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (folder / name).write_text("{}\n")
+    return [str(folder / name) for name in names]
+
+
+def test_one_file_is_one_shard_named_as_one(tmp_path: Path) -> None:
+    [path] = _written(tmp_path, "items.jsonl")
+    shards = expand([path])
+    assert (shards.paths, shards.several, shards.label) == ([path], False, path)
+    assert expand(["-"]).paths == ["-"] and not expand(["-"]).several
+
+
+def test_several_files_are_read_in_the_order_given(tmp_path: Path) -> None:
+    b, a = _written(tmp_path, "b.parquet", "a.jsonl")
+    shards = expand([b, a])
+    assert shards.paths == [b, a] and shards.several
+    assert shards.label == f"{b} {a}"
+
+
+def test_a_folder_is_its_files_of_a_dataset_format_by_name(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _written(folder, "part-1.parquet", "part-0.parquet", "extra.JSONL", "b.csv", "c.ndjson",
+             "_SUCCESS", "README.md", "x.jsonl.gz", ".part-0.parquet.crc",
+             ".kept.jsonl.1.partial")  # fmt: skip
+    _written(folder / "sub", "deeper.jsonl")
+    shards = expand([str(folder)])
+    names = [Path(path).name for path in shards.paths]
+    assert names == ["b.csv", "c.ndjson", "extra.JSONL", "part-0.parquet", "part-1.parquet"]
+    assert shards.several and shards.label == str(folder)
+    assert sorted(Path(path).name for path in shards.skipped) == [
+        "README.md", "_SUCCESS", "x.jsonl.gz"
+    ]  # fmt: skip
+
+
+def test_a_pattern_is_expanded_sorted_to_the_files_it_matches(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _written(folder, "b.parquet", "a.parquet", "c.jsonl")
+    _written(folder / "deep", "d.parquet")
+    (folder / "dir.parquet").mkdir()
+    shards = expand([str(folder / "*.parquet")])
+    assert [Path(path).name for path in shards.paths] == ["a.parquet", "b.parquet"]
+    assert shards.several
+    deep = expand([str(folder / "**" / "*.parquet")])
+    assert [Path(path).name for path in deep.paths] == ["a.parquet", "b.parquet", "d.parquet"]
+
+
+def test_a_file_named_like_a_pattern_is_that_file(tmp_path: Path) -> None:
+    [path] = _written(tmp_path, "odd[1].jsonl")
+    shards = expand([path])
+    assert shards.paths == [path] and not shards.several
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["-", "{a}"], "- (standard input) is read alone: name the files instead"),
+        (["{a}", "{a}"], "{a} is named twice (as {a}): each shard is read once"),
+        (["{folder}", "{a}"], "{a} is named twice (as {a}): each shard is read once"),
+        (["{folder}/*.jsonl", "{link}"], "{link} is named twice (as {a}): each shard is read once"),
+        (["{folder}/*.csv"], "{folder}/*.csv matches no file"),
+        (["{empty}"], "{empty} holds no file of a dataset format (.jsonl, .ndjson, .csv, "
+                      ".parquet): name its files, or a pattern"),
+        ([], "give a DATASET: a file, several, a folder or a quoted pattern"),
+    ],
+)  # fmt: skip
+def test_what_names_no_collection_is_one_line(
+    tmp_path: Path, arguments: list[str], said: str
+) -> None:
+    folder = tmp_path / "data"
+    [a] = _written(folder, "a.jsonl")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(a)
+    (tmp_path / "empty").mkdir()
+    _written(tmp_path / "empty", "notes.txt")
+    names = {"a": a, "folder": str(folder), "link": str(link), "empty": str(tmp_path / "empty")}
+    with pytest.raises(ShardError) as raised:
+        expand([argument.format(**names) for argument in arguments])
+    assert str(raised.value) == said.format(**names)
+
+
+def test_each_shard_is_written_to_its_own_name_in_the_output_folder(tmp_path: Path) -> None:
+    a, b = _written(tmp_path / "data", "a.jsonl", "b.parquet")
+    assert output_of(tmp_path / "kept", a) == tmp_path / "kept" / "a.jsonl"
+    check_folders(expand([a, b]), [("out", str(tmp_path / "kept"))])  # none yet: created
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ShardError) as raised:
+        check_folders(expand([a, b]), [("out", str(tmp_path / "file"))])
+    assert str(raised.value) == (
+        f"--out {tmp_path / 'file'}: with several shards --out names a folder (one file per "
+        "shard, named as the shard)"
+    )
+    check_folders(expand([a]), [("out", str(tmp_path / "file"))])  # one file: a file
+
+
+def test_two_shards_of_one_name_cannot_share_an_output_folder(tmp_path: Path) -> None:
+    [one] = _written(tmp_path / "x", "part-0.parquet")
+    [two] = _written(tmp_path / "y", "part-0.parquet")
+    shards = expand([one, two])
+    check_folders(shards, [])  # written nowhere: read alike
+    with pytest.raises(ShardError) as raised:
+        check_folders(shards, [("removed", "gone")])
+    assert str(raised.value) == (
+        f"--removed gone: the shards {one} and {two} would both be written to "
+        f"{os.path.join('gone', 'part-0.parquet')}: rename one"
+    )
