@@ -804,6 +804,12 @@ class _IgnoresMissing:
         return response
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known, not fixed: Scrapy calls no process_exception for an IgnoreRequest a "
+    "middleware raises in process_response, and no signal tells it; the record ends "
+    "unfinished (docs/audit-trail.md, 'unfinished')",
+)
 @pytest_twisted.ensureDeferred
 async def test_a_response_a_middleware_ignored_is_not_unfinished(tmp_path: Path) -> None:
     """A 404 came, and a downloader middleware's ``process_response`` ignored it
