@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
+import pluggy
 import pytest
 from hypothesis import settings
 
@@ -114,3 +115,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     f"REP_SOAK=1 python -m pytest {item.nodeid} runs it"
                 )
             )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
+    """What a test printed or logged, as its report carries it, written as UTF-8 can
+    carry it: a lone surrogate (a test's hostile file name, logged by Scrapy) is escaped,
+    so that pytest-xdist can send the report back from its worker (it could not: an
+    INTERNALERROR that ended the whole run)."""
+    outcome = yield
+    report = outcome.get_result()
+    report.sections = [
+        (title, text.encode("utf-8", "backslashreplace").decode("utf-8"))
+        for title, text in report.sections
+    ]
