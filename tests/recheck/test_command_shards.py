@@ -317,3 +317,19 @@ def test_a_previous_runs_report_in_the_folder_is_not_read_as_a_shard(tmp_path: P
     assert "report.jsonl" not in summary.split("### Per shard")[1].split("###")[0]
     assert sorted(path.name for path in out.iterdir()) == ["extra.jsonl", "part-2.parquet"]
 
+
+def test_a_shards_name_cannot_forge_lines_of_the_summary(tmp_path: Path) -> None:
+    """A hostile collection's file names are the summary's too: a name holding a line
+    break and a table row wrote that row into the per-shard table, as a shard of 99
+    items all kept, and a line of its own wherever the name is printed."""
+    data = tmp_path / "data"
+    _shards(data, ["part-2.parquet"])
+    forged = "a\n| `forged.jsonl` | jsonl | 99 | 99 | 0 | 0 |\nb.jsonl"
+    write_jsonl(data / forged, ["https://a.example/no/9"])
+    code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
+                                 str(_captured(tmp_path)))  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert not [line for line in summary.splitlines() if "forged" in line and
+                line.startswith("| `forged")], summary  # fmt: skip
+    table = summary[summary.index("### Per shard") :].split("\n\n")[1].splitlines()
+    assert len(table) == 2 + 2, table  # the head, and one row per shard
