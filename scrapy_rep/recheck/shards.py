@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import glob
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,7 +128,8 @@ def output_of(folder: str | Path, shard: str) -> Path:
 def check_folders(shards: Shards, outputs: Sequence[tuple[str, str]]) -> None:
     """With several shards, each of ``outputs`` (``(option, path)``: ``--out``,
     ``--removed``) must be a folder (or none yet), and no two shards may share a name
-    there. Raises :class:`ShardError`."""
+    there, case and Unicode normalization aside (one file on macOS and Windows). Raises
+    :class:`ShardError`."""
     if not shards.several:
         return
     for option, folder in outputs:
@@ -136,7 +138,8 @@ def check_folders(shards: Shards, outputs: Sequence[tuple[str, str]]) -> None:
                              "folder (one file per shard, named as the shard)")  # fmt: skip
         seen: dict[str, str] = {}
         for path in shards.paths:
-            name = Path(path).name
+            # one file where case or the Unicode normalization is ignored (macOS, Windows)
+            name = unicodedata.normalize("NFC", Path(path).name).casefold()
             if name in seen:
                 raise ShardError(f"--{option} {folder}: the shards {seen[name]} and {path} "
                                  f"would both be written to {output_of(folder, path)}: "
