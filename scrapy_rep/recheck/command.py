@@ -392,6 +392,10 @@ class Recheck:
             shown += ", …" if len(shards.skipped) > 5 else ""
             print(f"recheck: {len(shards.skipped):,} file(s) of no dataset format not read: "
                   f"{shown}", file=err, flush=True)  # fmt: skip
+        if shards.reports:
+            print(printable(f"recheck: {len(shards.reports):,} file(s) a recheck wrote as its "
+                            f"--report not read: {', '.join(shards.reports)}"),
+                  file=err, flush=True)  # fmt: skip
         self.datasets = [
             open_dataset(path, options.column, config.purpose, options.format or "")
             for path in shards.paths
