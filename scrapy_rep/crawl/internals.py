@@ -34,6 +34,7 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
@@ -191,15 +192,35 @@ async def awaited(value: Any) -> Any:
 
 #: Scrapy 2.14 starts a crawl (and runs the add-ons' ``update_settings``) in a coroutine,
 #: out of which ``SystemExit`` ends the ``scrapy`` command; 2.13 in a Deferred, which
-#: catches it (the command then goes on and exits 0, with a traceback).
+#: catches it (the command then goes on and exits 0, with a traceback). So does 2.14+
+#: under a reactor that is not asyncio's (``TWISTED_REACTOR = …SelectReactor``).
 EXIT_FROM_THE_CRAWL: Final = ASYNC_ENGINE
+
+
+def _in_a_deferred_crawl() -> bool:
+    """Whether the ``scrapy`` command running us runs its crawls in Scrapy's
+    ``CrawlerProcess`` (under a reactor that is not asyncio's: Scrapy 2.14+ starts them in
+    a Deferred there, which catches ``SystemExit``), not its ``AsyncCrawlerProcess``."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
+            "scrapy",
+            "cmdline.py",
+        ):
+            process = getattr(frame.f_locals.get("cmd"), "crawler_process", None)
+            return type(process).__name__ == "CrawlerProcess"
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def exit_command(status: int) -> NoReturn:
     """End the ``scrapy`` command with ``status`` (a wrong setting, its line printed):
-    ``SystemExit`` (Scrapy 2.14+), or at once on 2.13, where nothing else can end it from
-    inside the crawl's start (the crawl has opened nothing yet: no file, no connection)."""
-    if EXIT_FROM_THE_CRAWL:
+    ``SystemExit`` (Scrapy 2.14+, its ``AsyncCrawlerProcess``), or at once on 2.13 and
+    in the ``CrawlerProcess`` 2.14+ runs under another reactor, where nothing else can
+    end it from inside the crawl's start (the crawl has opened nothing yet: no file, no
+    connection)."""
+    if EXIT_FROM_THE_CRAWL and not _in_a_deferred_crawl():
         raise SystemExit(status)
     sys.stdout.flush()
     sys.stderr.flush()

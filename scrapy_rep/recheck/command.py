@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from scrapy_rep.audit.file import TrailFileError, check_trail
+from scrapy_rep.audit.terminal import printable
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
@@ -345,7 +346,7 @@ def run(
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
     except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError) as error:
-        print(f"scrapy_rep: error: {error}", file=err)
+        print(printable(f"scrapy_rep: error: {error}"), file=err)  # file names: one line
         return EXIT_USAGE
     except RepSettingError as error:  # the crawl's add-on would not start it
         print(f"scrapy_rep: error: {error}", file=err)
@@ -387,9 +388,14 @@ class Recheck:
         self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
         _check_files(options, shards)  # before anything is read or fetched
         if shards.skipped:
-            shown = ", ".join(shards.skipped[:5]) + (", …" if len(shards.skipped) > 5 else "")
+            shown = ", ".join(map(printable, shards.skipped[:5]))
+            shown += ", …" if len(shards.skipped) > 5 else ""
             print(f"recheck: {len(shards.skipped):,} file(s) of no dataset format not read: "
                   f"{shown}", file=err, flush=True)  # fmt: skip
+        if shards.reports:
+            print(printable(f"recheck: {len(shards.reports):,} file(s) a recheck wrote as its "
+                            f"--report not read: {', '.join(shards.reports)}"),
+                  file=err, flush=True)  # fmt: skip
         self.datasets = [
             open_dataset(path, options.column, config.purpose, options.format or "")
             for path in shards.paths
@@ -532,8 +538,8 @@ class Recheck:
         else:
             out.write(text)
         for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
-            print(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} (removed)",
-                  file=self.err)  # fmt: skip
+            print(printable(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} "
+                            "(removed)"), file=self.err)  # fmt: skip
         if self.interrupted:
             return EXIT_INTERRUPTED
         if tally.statuses[UNREADABLE]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scrapy_rep.audit.lines import iso_time
+from scrapy_rep.audit.terminal import printable
 from scrapy_rep.recheck.datasets import Item
 from scrapy_rep.recheck.documents import document_url
 from scrapy_rep.recheck.rechecker import Outcome, Status
@@ -310,6 +311,7 @@ def summary_markdown(
     access = sum(one.by_access for one in tally.origins.values())
     named = ", ".join(f"{agent} {count:,}" for agent, count in tally.by_named_agent.most_common())
     several = f" ({len(tally.shards):,} shards)" if tally.shards else ""
+    dataset = printable(dataset)  # file names: no line break of theirs in the summary
     lines = [
         f"## Re-check of `{dataset}`{several}",
         "",
@@ -335,7 +337,7 @@ def summary_markdown(
         if count or status is not UNREADABLE:
             lines.append(f"| {status} | {count:,} | {_share(count, items)} | {having:,} |")
     if tally.unreadable:
-        places = [f"`{shard}` " if shard else "" for shard in tally.unreadable_in]
+        places = [f"`{printable(shard)}` " if shard else "" for shard in tally.unreadable_in]
         lines += ["", "Unreadable items (first lines): " + "; ".join(
             f"{places[n]}line {number}: {why}" for n, (number, why) in
             enumerate(tally.unreadable[:5])
@@ -387,7 +389,7 @@ def per_shard(tally: Tally) -> list[str]:
              "|---|---|---|" + "---|" * len(statuses)]  # fmt: skip
     for name, shard in tally.shards.items():
         counts = " | ".join(f"{shard.statuses[status]:,}" for status in statuses)
-        lines.append(f"| `{name}` | {shard.format} | {sum(shard.statuses.values()):,} | "
+        lines.append(f"| `{printable(name)}` | {shard.format} | {sum(shard.statuses.values()):,} | "
                      f"{counts} |")  # fmt: skip
     return lines
 

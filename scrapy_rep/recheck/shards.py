@@ -16,7 +16,9 @@ differ.
 from __future__ import annotations
 
 import glob
+import json
 import os
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,10 @@ from scrapy_rep.recheck.datasets import STDIN
 #: The names of a folder's files read as its shards (a ``.gz`` is read as a compressed
 #: trail, so a folder's are not: name them, or a pattern).
 SUFFIXES: Final = (".jsonl", ".ndjson", ".csv", ".parquet")
+#: How the first line of a recheck's ``--report`` starts (its keys, in order; with
+#: several shards, ``shard`` first): a folder's or a pattern's file that starts so is a
+#: report a run wrote there, not a shard (its lines name a ``url`` each).
+_REPORT_KEYS: Final = (("line", "url", "status"), ("shard", "line", "url", "status"))
 #: What makes an argument a pattern (when no file has that name).
 _MAGIC: Final = frozenset("*?[")
 
@@ -48,10 +54,27 @@ class Shards:
     label: str
     #: A folder's files that are not of a dataset format (not read).
     skipped: list[str] = field(default_factory=list)
+    #: A folder's or a pattern's files that are a recheck's ``--report`` (not read).
+    reports: list[str] = field(default_factory=list)
 
 
 def _is_pattern(argument: str) -> bool:
     return bool(_MAGIC.intersection(argument)) and not os.path.lexists(argument)
+
+
+def _is_report(path: str) -> bool:
+    """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``."""
+    if not path.lower().endswith((".jsonl", ".ndjson")):
+        return False
+    try:
+        with open(path, "rb") as file:
+            first = json.loads(file.readline(1 << 16))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(first, dict):
+        return False
+    keys = tuple(first)
+    return any(keys[: len(start)] == start for start in _REPORT_KEYS)
 
 
 def _folder(folder: str, skipped: list[str]) -> list[str]:
@@ -94,6 +117,7 @@ def expand(arguments: Sequence[str]) -> Shards:
         raise ShardError(f"{STDIN} (standard input) is read alone: name the files instead")
     paths: list[str] = []
     skipped: list[str] = []
+    named = set(arguments)  # a file named is read, whatever it holds
     several = len(arguments) > 1
     for argument in arguments:
         if argument != STDIN and os.path.isdir(argument):
@@ -109,6 +133,11 @@ def expand(arguments: Sequence[str]) -> Shards:
             paths += matched
         else:
             paths.append(argument)
+    reports = [path for path in paths if path not in named and _is_report(path)]
+    paths = [path for path in paths if path not in reports]
+    if not paths:
+        raise ShardError(f"{' '.join(arguments)} names only a recheck's reports "
+                         f"({', '.join(reports)}): name the collection's files")  # fmt: skip
     seen: dict[object, str] = {}
     for path in paths:
         key = _identity(path)
@@ -116,7 +145,7 @@ def expand(arguments: Sequence[str]) -> Shards:
             raise ShardError(f"{path} is named twice (as {seen[key]}): each shard is read once")
         seen[key] = path
     label = " ".join(arguments)
-    return Shards(paths, several, label, skipped)
+    return Shards(paths, several, label, skipped, reports)
 
 
 def output_of(folder: str | Path, shard: str) -> Path:
@@ -127,7 +156,8 @@ def output_of(folder: str | Path, shard: str) -> Path:
 def check_folders(shards: Shards, outputs: Sequence[tuple[str, str]]) -> None:
     """With several shards, each of ``outputs`` (``(option, path)``: ``--out``,
     ``--removed``) must be a folder (or none yet), and no two shards may share a name
-    there. Raises :class:`ShardError`."""
+    there, case and Unicode normalization aside (one file on macOS and Windows). Raises
+    :class:`ShardError`."""
     if not shards.several:
         return
     for option, folder in outputs:
@@ -136,7 +166,8 @@ def check_folders(shards: Shards, outputs: Sequence[tuple[str, str]]) -> None:
                              "folder (one file per shard, named as the shard)")  # fmt: skip
         seen: dict[str, str] = {}
         for path in shards.paths:
-            name = Path(path).name
+            # one file where case or the Unicode normalization is ignored (macOS, Windows)
+            name = unicodedata.normalize("NFC", Path(path).name).casefold()
             if name in seen:
                 raise ShardError(f"--{option} {folder}: the shards {seen[name]} and {path} "
                                  f"would both be written to {output_of(folder, path)}: "

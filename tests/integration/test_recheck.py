@@ -43,7 +43,7 @@ from scrapy_rep.recheck.command import (
     run,
     settings_of,
 )
-from tests.support.localhttp import QuietHandler
+from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
     needs,
@@ -554,3 +554,37 @@ def test_an_output_naming_the_dataset_read_from_standard_input_is_refused(
         f"scrapy_rep: error: --{option} {output} is the dataset (standard input): writing it "
         "would destroy what the recheck reads; name another file\n"
     )
+
+
+class _DisallowNo(QuietHandler):
+    """A robots.txt that refuses ``/no``; nothing else."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, b"User-agent: *\nDisallow: /no\n", {"Content-Type": "text/plain"})
+        else:
+            self.send(404, b"", {})
+
+
+def test_python_dash_m_recheck_fetches_with_its_own_crawl_on_a_reactor(tmp_path: Path) -> None:
+    """``python -m scrapy_rep recheck`` as a user runs it, its documents fetched by its own
+    crawl on a reactor (:func:`scrapy_rep.crawl.commands.recheck_crawl.fetch`: Scrapy's
+    ``CrawlerProcess``, started and run to its end). The tests above run that crawl under
+    the test's reactor (``fetch_here``) or, in a process, without a reactor: since suite2
+    nothing ran ``fetch`` on a reactor, and a ``crawler_process`` that fails there for
+    every fetching recheck (and ``scrapy rep-recheck``) passed the whole suite."""
+    with serving(_DisallowNo) as port:
+        base = f"http://127.0.0.1:{port}"
+        dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+        write_jsonl(dataset, [f"{base}/no/1", f"{base}/yes/1"])
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose", "search",
+             f"--report={report}", "--no-progress"],
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+            env=checkout_environment(),
+        )  # fmt: skip
+    assert result.returncode == EXIT_REMOVED, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "- Documents: fetched now, 1 download(s) for 1 origin(s)" in result.stdout
+    statuses = [(line["url"], line["status"]) for line in report_lines(report)]
+    assert statuses == [(f"{base}/no/1", "refused"), (f"{base}/yes/1", "kept")]

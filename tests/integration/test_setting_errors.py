@@ -10,12 +10,14 @@ process."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import pytest_twisted
 
+from tests.support.paths import checkout_environment
 from tests.support.robotsite import BASE_SETTINGS, crawl, refused_at_start
 
 #: ``-s JOBDIR=job``: the crawl's folder, relative to where it runs (the test's tmp_path).
@@ -161,3 +163,72 @@ async def test_an_audit_file_that_is_the_output_of_o_stops_the_crawl(in_tmp_path
         "each its own file"
     )
     assert not (in_tmp_path / "items.jsonl").exists()
+
+
+#: A spider, for the processes of the test below (``%s``: its own custom_settings).
+ONE_SPIDER = """
+import scrapy
+
+
+class One(scrapy.Spider):
+    name = "one"
+    custom_settings = {%s}
+    start_urls = ["http://127.0.0.1:9/"]
+
+    def parse(self, response):
+        pass
+"""
+#: A reactor that is not asyncio's: Scrapy builds the engine in a Deferred under it.
+SELECT_REACTOR = "TWISTED_REACTOR=twisted.internet.selectreactor.SelectReactor"
+#: Setting errors found once the crawl is under way (the spider's own settings, the
+#: engine's downloader middlewares): (the spider's custom_settings, the ``-s`` options,
+#: the line).
+BUILT_WITH_THE_ENGINE = {
+    "the spider's custom_settings": (
+        '"ADDONS": {"scrapy_rep.Addon": 0}, "REP_CACHE_TTL": "a day"',
+        (),
+        "REP_CACHE_TTL: expected a number, got 'a day'",
+    ),
+    "a Redis store": (
+        "",
+        ('ADDONS={"scrapy_rep.Addon": 0}', "REP_ROBOTSTXT_CACHE=redis://127.0.0.1:1/0"),
+        "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor (TWISTED_REACTOR = "
+        "'twisted.internet.asyncioreactor.AsyncioSelectorReactor') or no reactor "
+        "(TWISTED_REACTOR_ENABLED = False)",
+    ),
+    "the parser alone": (
+        "",
+        ("ROBOTSTXT_OBEY=True", "ROBOTSTXT_PARSER=scrapy_rep.RobotParser", "REP_PROFILE=gogle"),
+        "REP_PROFILE: expected one of 'google', 'rfc9309', 'legacy', got 'gogle'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BUILT_WITH_THE_ENGINE))
+def test_a_setting_error_under_another_reactor_stops_scrapy_in_one_line(
+    tmp_path: Path, case: str
+) -> None:
+    """Under a reactor that is not asyncio's, Scrapy starts the crawl (the add-on's
+    check of the spider's own settings, the engine's downloader middlewares: the
+    robots.txt parser's first instance, the store) in a Deferred, which catches the
+    ``SystemExit`` of :func:`~scrapy_rep.crawl.startup.stop_at_start`: the line, then
+    "Unhandled error in Deferred" with a traceback, and exit status 0 (the spider's
+    custom_settings, the parser alone); the Redis store is a bare raise: a traceback and
+    exit status 1. Every
+    setting error is one line and exit status 2 under the ``scrapy`` command (SPEC §5).
+    Processes: :func:`refused_at_start`, in this process, catches the error either way
+    and cannot tell (test_wrong_profile_with_only_the_parser above, a process until
+    suite2, under the asyncio reactor)."""
+    custom, options, line = BUILT_WITH_THE_ENGINE[case]
+    (tmp_path / "one.py").write_text(ONE_SPIDER % custom)
+    given = [arg for option in (*options, SELECT_REACTOR) for arg in ("-s", option)]
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "runspider", "one.py", "-s", "TELNETCONSOLE_ENABLED=0",
+         *given],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        env=checkout_environment(),
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stderr
+    errors = [text for text in result.stderr.splitlines() if "scrapy_rep: error:" in text]
+    assert errors == [f"scrapy_rep: error: {line}"]

@@ -296,3 +296,40 @@ def test_a_csv_shard_keeps_its_header_in_its_output(tmp_path: Path) -> None:
                            str(_captured(tmp_path)), f"--out={out}")  # fmt: skip
     assert code == EXIT_REMOVED
     assert (out / "more.csv").read_bytes() == b"title,url\r\n" + rows[1]
+
+
+def test_a_previous_runs_report_in_the_folder_is_not_read_as_a_shard(tmp_path: Path) -> None:
+    """A careless user writes the report beside the shards (``--report data/report.jsonl``)
+    and re-checks the folder later: the report's lines name a ``url`` each, so the
+    folder's report.jsonl was read as one more shard of JSON Lines, every item counted
+    twice (8 items of 4) and its lines written to ``--out`` as if they were the
+    collection's."""
+    data = tmp_path / "data"
+    _shards(data, ["part-2.parquet", "extra.jsonl"])
+    warc = str(_captured(tmp_path))
+    code, _ = recheck_tool(str(data / "extra.jsonl"), "--purpose", "search", "--documents",
+                               warc, f"--report={data / 'report.jsonl'}")  # fmt: skip
+    assert code == EXIT_REMOVED and (data / "report.jsonl").exists()
+    out = tmp_path / "kept"
+    code, summary = recheck_tool(str(data), "--purpose", "search", "--documents", warc,
+                                 f"--out={out}")  # fmt: skip
+    assert "- Items: 3 over 2 origin(s)" in summary, summary
+    assert "report.jsonl" not in summary.split("### Per shard")[1].split("###")[0]
+    assert sorted(path.name for path in out.iterdir()) == ["extra.jsonl", "part-2.parquet"]
+
+
+def test_a_shards_name_cannot_forge_lines_of_the_summary(tmp_path: Path) -> None:
+    """A hostile collection's file names are the summary's too: a name holding a line
+    break and a table row wrote that row into the per-shard table, as a shard of 99
+    items all kept, and a line of its own wherever the name is printed."""
+    data = tmp_path / "data"
+    _shards(data, ["part-2.parquet"])
+    forged = "a\n| `forged.jsonl` | jsonl | 99 | 99 | 0 | 0 |\nb.jsonl"
+    write_jsonl(data / forged, ["https://a.example/no/9"])
+    code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
+                                 str(_captured(tmp_path)))  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert not [line for line in summary.splitlines() if "forged" in line and
+                line.startswith("| `forged")], summary  # fmt: skip
+    table = summary[summary.index("### Per shard") :].split("\n\n")[1].splitlines()
+    assert len(table) == 2 + 2, table  # the head, and one row per shard

@@ -119,3 +119,21 @@ def test_two_shards_of_one_name_cannot_share_an_output_folder(tmp_path: Path) ->
         f"--removed gone: the shards {one} and {two} would both be written to "
         f"{os.path.join('gone', 'part-0.parquet')}: rename one"
     )
+
+
+def test_two_shards_whose_names_differ_by_case_alone_cannot_share_an_output_folder(
+    tmp_path: Path,
+) -> None:
+    """``x/Part-0.parquet`` and ``y/part-0.parquet``: two files on Linux, but one in an
+    output folder on macOS or Windows (their file systems ignore case): the second
+    shard's kept items are written over the first's temporary file, and one shard's
+    items are lost without a word (the same for names that differ only in their Unicode
+    normalization, which macOS's file system ignores too)."""
+    [one] = _written(tmp_path / "x", "Part-0.parquet")
+    [two] = _written(tmp_path / "y", "part-0.parquet")
+    with pytest.raises(ShardError, match="would both be written to"):
+        check_folders(expand([one, two]), [("out", "kept")])
+    [three] = _written(tmp_path / "z", "\u00e9.jsonl")  # é, one code point
+    [four] = _written(tmp_path / "w", "e\u0301.jsonl")  # e and a combining accent
+    with pytest.raises(ShardError, match="would both be written to"):
+        check_folders(expand([three, four]), [("out", "kept")])

@@ -8,6 +8,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_rep.crawl.documents.stores import RobotsStore, store_for
 from scrapy_rep.crawl.internals import asyncio_usable
+from scrapy_rep.crawl.startup import stop_at_start
 from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
 
 if TYPE_CHECKING:
@@ -27,9 +28,11 @@ def open_store(config: RepConfig, settings: Any, kinds: int = 1) -> RobotsStore:
     max_bytes = config.cache_max_bytes * kinds
     store = store_for(config.robotstxt_cache, job_dir(settings), max_bytes)
     if store.name == "redis" and not asyncio_usable():
-        raise RepSettingError(
-            "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
-            "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor') "
-            "or no reactor (TWISTED_REACTOR_ENABLED = False)"
+        stop_at_start(  # one line and exit 2 under the scrapy command, not a traceback
+            RepSettingError(
+                "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
+                "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor') "
+                "or no reactor (TWISTED_REACTOR_ENABLED = False)"
+            )
         )
     return store
