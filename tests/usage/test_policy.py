@@ -17,7 +17,7 @@ from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 
 
-def after(
+def usage_after(
     policy: UsagePolicy,
     before: Before,
     headers: tuple[tuple[str, str], ...] = (),
@@ -76,10 +76,10 @@ def test_unknown_never_refuses_before_but_denies_after_when_asked() -> None:
     policy = UsagePolicy.of(["ai-train"], unknown="deny")
     before = policy.before_fetch(plain, "/x", "bot", NO_FILE)
     assert policy.refuse_before(before) is None
-    refusal = policy.refusal(after(policy, before))
+    refusal = policy.refusal(usage_after(policy, before))
     assert refusal is not None and refusal.signal is None
     assert "REP_PURPOSE_UNKNOWN" in refusal.message
-    assert UsagePolicy.of(["ai-train"]).refusal(after(policy, before)) is None
+    assert UsagePolicy.of(["ai-train"]).refusal(usage_after(policy, before)) is None
 
 
 def test_tdmrep_precedence_file_then_header_then_meta() -> None:
@@ -88,20 +88,20 @@ def test_tdmrep_precedence_file_then_header_then_meta() -> None:
     plain = parse_robotstxt(b"")
     before = policy.before_fetch(plain, "/books/1", "bot", TDM)  # the file reserves
     lifted = (("tdm-reservation", "0"),)
-    assert after(policy, before, lifted).allowed("ai-train") is True
-    again = after(policy, before, lifted, (("tdm-reservation", "1"),))
+    assert usage_after(policy, before, lifted).allowed("ai-train") is True
+    again = usage_after(policy, before, lifted, (("tdm-reservation", "1"),))
     assert again.allowed("ai-train") is False
-    silent = after(policy, before, meta=(("tdm-reservation", "maybe"),))
+    silent = usage_after(policy, before, meta=(("tdm-reservation", "maybe"),))
     assert silent.allowed("ai-train") is False
 
 
 def test_page_signals_any_no_wins_across_vocabularies() -> None:
     policy = UsagePolicy.of(["ai-train", "ai-input"])
     before = policy.before_fetch(ROBOTS, "/ok/a", "bot", NO_FILE)  # train-ai=y, ai-input=no
-    decision = after(policy, before, (("content-usage", "train-ai=n"),))
+    decision = usage_after(policy, before, (("content-usage", "train-ai=n"),))
     assert decision.allowed("ai-train") is False
     assert decision.decided_by("ai-train").source == "header Content-Usage: train-ai=n"
-    decision = after(policy, NOTHING_BEFORE, meta=(("robots", "noai"),))
+    decision = usage_after(policy, NOTHING_BEFORE, meta=(("robots", "noai"),))
     assert decision.verdict("ai-train") == decision.verdict("ai-input") == "denied"
     assert decision.allowed("search") is None
 
@@ -109,8 +109,8 @@ def test_page_signals_any_no_wins_across_vocabularies() -> None:
 def test_noimageai_counts_only_on_an_image_response() -> None:
     policy = UsagePolicy.of(["ai-train"])
     said = (("x-robots-tag", "noimageai"),)
-    page = after(policy, NOTHING_BEFORE, said)
-    image = after(policy, NOTHING_BEFORE, said, image=True)
+    page = usage_after(policy, NOTHING_BEFORE, said)
+    image = usage_after(policy, NOTHING_BEFORE, said, image=True)
     assert page.allowed("ai-train") is None and image.allowed("ai-train") is False
 
 

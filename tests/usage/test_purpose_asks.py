@@ -48,7 +48,7 @@ def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
     return combine(header_directives(value, tokens), [f"X-Robots-Tag: {value}"])
 
 
-def decided(
+def usage_of_page(
     said: PageStatements | Response,
     purposes: list[str],
     readings: DirectiveReadings = ALL_READINGS,
@@ -151,13 +151,13 @@ def test_noml_signal_names_where_it_was_said() -> None:
 def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
     response = article_page('<meta name="robots" content="noarchive">')
     directives = page_directives(response, "MyBot")
-    _, on = decided(response, ["ai-train", "ai-input"])
+    _, on = usage_of_page(response, ["ai-train", "ai-input"])
     assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "denied"
     by = on.decided_by("ai-train")
     assert by is not None
     assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
     readings = DirectiveReadings(noarchive_no_train=False, noarchive_no_input=False)
-    assert decided(response, ["ai-train"], readings)[1].signals == ()
+    assert usage_of_page(response, ["ai-train"], readings)[1].signals == ()
     assert page_signals(directives, image=False, readings=readings) == ()
     assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
 
@@ -169,7 +169,7 @@ def test_noarchive_refuses_the_ai_crawls_and_not_search() -> None:
         (["ai-input"], "ai-input"),
         (["search"], None),
     ):
-        policy, decision = decided(page, purposes)
+        policy, decision = usage_of_page(page, purposes)
         refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
 
@@ -180,13 +180,13 @@ def test_noarchive_is_no_ai_input_unless_its_own_setting_is_off() -> None:
     setting, REP_NOARCHIVE_MEANS_NO_AI_INPUT, beside the ai-train one."""
     directives = header("noarchive")
     page = said_in_header("noarchive")
-    policy, decision = decided(page, ["ai-input"])
+    policy, decision = usage_of_page(page, ["ai-input"])
     refusal = policy.refusal(decision)
     assert refusal is not None and refusal.purpose == "ai-input"
     assert refusal.signal is not None
     assert refusal.signal.source == "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
     off = DirectiveReadings(noarchive_no_input=False)
-    policy, decision = decided(page, ["ai-input"], off)
+    policy, decision = usage_of_page(page, ["ai-input"], off)
     assert policy.refusal(decision) is None and decision.verdict("ai-input") == "unknown"
     # the ai-train reading stays in force, under its own setting
     (signal,) = page_signals(directives, image=False, readings=off)
@@ -204,7 +204,7 @@ def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
     response = article_page(headers={"X-Robots-Tag": "mybot: nocache"})
     directives = page_directives(response, "MyBot/1.0")
     for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
-        policy, decision = decided(response, purposes)
+        policy, decision = usage_of_page(response, purposes)
         refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
     (signal,) = page_signals(directives, image=False)
@@ -244,7 +244,7 @@ def test_nosnippet_and_max_snippet_0_are_no_ai_input_naming_where_they_were_said
     that said it, the 0 among other lengths."""
     response = article_page(head, headers=headers)
     for purposes, refused in ((["ai-input"], "ai-input"), (["ai-train"], None), (["search"], None)):
-        policy, decision = decided(response, purposes)
+        policy, decision = usage_of_page(response, purposes)
         refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
         if refusal is not None:
@@ -256,7 +256,7 @@ def test_nosnippet_says_nothing_when_the_setting_is_off_and_a_length_never_does(
     for value in ("nosnippet", "max-snippet:0"):
         directives = header(value)
         assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
-        assert decided(said_in_header(value), ["ai-input"], readings)[1].signals == ()
+        assert usage_of_page(said_in_header(value), ["ai-input"], readings)[1].signals == ()
     assert page_signals(header("max-snippet:1, max-snippet:-1"), image=False) == ()
 
 
