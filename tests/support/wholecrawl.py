@@ -75,7 +75,6 @@ from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
 from scrapy_rep.usage.media.reading import dmi_signal, read_media
-from scrapy_rep.usage.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from scrapy_rep.usage.tdmrep import (
     NO_FILE,
@@ -94,6 +93,7 @@ from scrapy_rep.verdict import (
 )
 from scrapy_rep.verdict import decide as verdict_of
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
 from tests.support.scrapyversions import stop
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"

@@ -28,7 +28,6 @@ from scrapy_rep.crawl.page.pagereader import page_directives, read_statements
 from scrapy_rep.directives import combine, header_directives
 from scrapy_rep.settings import RepConfig, RepSettingError, directive_readings
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import (
     ALL_READINGS,
     MAPPING,
@@ -39,6 +38,7 @@ from scrapy_rep.usage.purpose import (
     speaks_of_use,
 )
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import UsagePolicy
 from tests.support.fakes import ARTICLE, article_page, image_gate, page_verdict
 
 Y, N, U = True, False, None

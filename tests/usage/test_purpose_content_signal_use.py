@@ -25,7 +25,6 @@ from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from scrapy_rep.robotstxt.aipref import parse_prefs
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import (
     content_signal_header_signal,
     content_signal_signal,
@@ -34,6 +33,7 @@ from scrapy_rep.usage.purpose import (
 )
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE

@@ -1,20 +1,20 @@
-"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.usage.policy)."""
+"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.verdict.policy)."""
 
 from __future__ import annotations
 
 import pytest
 
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
-from scrapy_rep.usage.policy import (
+from scrapy_rep.usage.purpose import UsageDecision
+from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import (
     NOTHING_BEFORE,
     RESERVED_ALL,
     Before,
     UsagePolicy,
     tdm_stand_in,
 )
-from scrapy_rep.usage.purpose import UsageDecision
-from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 
 
 def usage_after(
