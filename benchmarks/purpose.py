@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
+from scrapy_rep.verdict.policy import UsagePolicy
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"

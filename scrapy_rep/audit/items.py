@@ -33,9 +33,9 @@ from scrapy_rep.audit.pages import _fields, _time, names_differences, read_for
 from scrapy_rep.audit.read import text
 from scrapy_rep.audit.records import BY_PAGE, ITEM_STATUSES
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
-from scrapy_rep.usage.policy import NOTHING_BEFORE, Before
 from scrapy_rep.verdict import Allowed, Refused
 from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+from scrapy_rep.verdict.policy import NOTHING_BEFORE, Before
 from scrapy_rep.verdict.reasons import Reason
 
 #: The ``why`` of an item unknown because its page could not be fetched again.

@@ -48,9 +48,9 @@ from scrapy_rep.audit.lines import WHOLE_PAGE_PARTS, usage_part
 from scrapy_rep.audit.read import items, text
 from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.settings import RepConfig, RepSettingError, page_rules
-from scrapy_rep.usage.policy import Before
 from scrapy_rep.usage.purpose import PURPOSES, UsageSignal
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
+from scrapy_rep.verdict.policy import Before
 
 #: The run's settings a page's verdict depends on (``settings.page_rules``), the actions
 #: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that

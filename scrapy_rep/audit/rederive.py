@@ -11,7 +11,7 @@ robots.txt snapshot that decided it with the run's ``profile`` and asks the engi
 - the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
   ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
   for a purpose of the run means the page was refused before it was fetched
-  (:meth:`scrapy_rep.usage.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
+  (:meth:`scrapy_rep.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
   meta) have no snapshot and are taken as recorded.
 
 A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
@@ -49,7 +49,6 @@ from scrapy_rep.fetch.rules import Effect, effect_of_status
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, PROFILES, RobotsTxt, parse_robotstxt
 from scrapy_rep.settings import RepConfig, overrides_of
 from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
 from scrapy_rep.usage.rsl.document import ABSENT, parse_rsl
 from scrapy_rep.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
@@ -68,6 +67,7 @@ from scrapy_rep.verdict import (
     Verdict,
     decide,
 )
+from scrapy_rep.verdict.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 
 #: Fates that mean the page was sent for: robots.txt allowed it.
 SENT: Final = frozenset({"fetched", "redirected", "failed"})

@@ -21,7 +21,7 @@ from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import check_resumed, name_warnings, validate
 from scrapy_rep.settings import SETTINGS, RepConfig
-from scrapy_rep.usage.policy import TDM_PURPOSES
+from scrapy_rep.verdict.policy import TDM_PURPOSES
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings

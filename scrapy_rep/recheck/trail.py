@@ -33,9 +33,9 @@ from scrapy_rep.recheck.datasets import Item
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.robotstxt.useragent import product_token
-from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Wait
 from scrapy_rep.verdict.page import PageStatements
+from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
 #: The ``spider`` of a recheck's run line.
 SPIDER: Final = "recheck"

@@ -36,10 +36,10 @@ from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import DirectiveReadings
 from scrapy_rep.verdict import Override, RequestRules
 from scrapy_rep.verdict.page import PageRules
+from scrapy_rep.verdict.policy import UsagePolicy
 
 #: The ``REP_PROFILE`` names: those of :data:`scrapy_rep.robotstxt.profiles.PROFILES`.
 PROFILES: Final = tuple(profiles.PROFILES)

@@ -6,7 +6,7 @@ crawl's settings that decide (:class:`RequestRules`) and a way to look up the ve
 each per-origin document the process knows (``known``), and answers one value:
 
 - :class:`Allowed`: it may be sent, with what robots.txt's deciding line and the purposes'
-  signals said (:class:`~scrapy_rep.usage.policy.Before`, for the page-level check
+  signals said (:class:`~scrapy_rep.verdict.policy.Before`, for the page-level check
   after the fetch) and the document versions it was decided with;
 - :class:`Refused`: it must not be sent: the source document and its version, the line or
   the signal that said no, the agent whose group it is, the purpose, one sentence;
@@ -58,8 +58,8 @@ from scrapy_rep.fetch.rsl_kind import (
     licenses_not_read,
     licenses_to_wait_for,
 )
-from scrapy_rep.usage.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.usage.rsl.terms import licenses_signals, owned_licenses
+from scrapy_rep.verdict.policy import NOTHING_BEFORE, RESERVED_ALL, Before, UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:

@@ -36,7 +36,6 @@ from functools import cached_property
 from typing import Final, NamedTuple
 
 from scrapy_rep.directives import EMPTY, PageDirectives, combine
-from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
 from scrapy_rep.usage.purpose import (
     UsageDecision,
     UsageSignal,
@@ -46,6 +45,7 @@ from scrapy_rep.usage.purpose import (
 )
 from scrapy_rep.usage.tdmrep import NO_VALUES
 from scrapy_rep.verdict.decide import Refused
+from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Binds, Field, Said, SignalRow, Where, rows_for
 

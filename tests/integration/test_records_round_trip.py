@@ -43,8 +43,8 @@ from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedu
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
-from scrapy_rep.usage.policy import tdm_stand_in
 from scrapy_rep.usage.tdmrep import parse_tdmrep
+from scrapy_rep.verdict.policy import tdm_stand_in
 from tests.support.lifecycles import Announcing, actions_of
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots

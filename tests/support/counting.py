@@ -10,7 +10,7 @@ from typing import Any, Final
 import pytest
 
 from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.usage.policy import UsagePolicy
+from scrapy_rep.verdict.policy import UsagePolicy
 
 
 def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:

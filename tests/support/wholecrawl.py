@@ -32,8 +32,8 @@ served under the host name ``localhost``, which an override covers, and in some 
 the override has expired by the robots.txt middleware's clock: :func:`_overrides`).
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
-``parse_rsl``, ``scrapy_rep.verdict.decide``, ``UsagePolicy.after_fetch``, the directives
-parsers, ``read_media``: the pure reader) to the documents as they were written (and
+``parse_rsl``, ``scrapy_rep.verdict.decide``, ``scrapy_rep.verdict.page.decide_page``, the
+directives parsers, ``read_media``: the pure reader) to the documents as they were written (and
 checks that the reader finds the statement the generator wrote in every intact file;
 an image the pipeline's own conversion cannot open is a failed download), with the stand-ins of
 docs/behaviour.md "Fetch outcomes" for what cannot be read whole (a cut robots.txt is
@@ -75,15 +75,10 @@ from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.imageusage import is_image_url
 from scrapy_rep.usage.media.reading import dmi_signal, read_media
-from scrapy_rep.usage.policy import RESERVED_ALL, TDM_PURPOSES, PageSignals, UsagePolicy
-from scrapy_rep.usage.purpose import usage_decision
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from scrapy_rep.usage.tdmrep import (
     NO_FILE,
-    NO_VALUES,
     TdmRepFile,
-    header_values,
-    meta_values,
     parse_tdmrep,
 )
 from scrapy_rep.verdict import (
@@ -97,6 +92,8 @@ from scrapy_rep.verdict import (
     RequestRules,
 )
 from scrapy_rep.verdict import decide as verdict_of
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
 from tests.support.scrapyversions import stop
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
@@ -1145,6 +1142,7 @@ def _oracle(plan: Plan) -> Expect:
     ai = not TDM_PURPOSES.isdisjoint(purposes)
     rules = RequestRules.of(purposes, purpose_set=True)
     policy = UsagePolicy.of(purposes)
+    page_rules = PageRules(policy)
     expect = Expect()
     per_origin: dict[str, Any] = {}
     for base, robots_doc in plan.robots.items():
@@ -1238,16 +1236,17 @@ def _oracle(plan: Plan) -> Expect:
         found += header_directives(page.header, tokens) if page.header else []
         directives = combine(found)
         headers = page.doc.headers
-        tdm_header = tdm_meta = NO_VALUES
+        said: list[tuple[str, str]] = [("x-robots-tag", page.header)] if page.header else []
+        meta = [("robots", page.meta)] if page.meta else []
         if ai:
             if "tdm-reservation" in headers:
-                tdm_header = header_values([headers["tdm-reservation"]])
+                said.append(("tdm-reservation", headers["tdm-reservation"]))
             if b'name="tdm-reservation"' in page.doc.body:
-                tdm_meta = meta_values(["1"])
-        usage = [headers["Content-Usage"]] if "Content-Usage" in headers else []
-        signals = PageSignals(usage, tdm_header, tdm_meta, directives)
-        decision = policy.after_fetch(seen, signals)
-        refused = policy.refusal(decision)
+                meta.append(("tdm-reservation", "1"))
+        if "Content-Usage" in headers:
+            said.append(("content-usage", headers["Content-Usage"]))
+        statements = PageStatements(tuple(said), tuple(meta))
+        refused = decide_page(PageFacts(url, tokens, seen), statements, page_rules).purpose
         kept = refused is None and not directives.blocks_indexing()
         expect.kept[url] = kept
         for file_url in page.files:
@@ -1306,8 +1305,7 @@ def _file_fate(
         if "X-Robots-Tag" in headers
         else []
     )
-    page_signals = PageSignals((), NO_VALUES, NO_VALUES, combine(found), image=True)
-    origin = policy.after_fetch(seen, page_signals).signals
+    said = (("x-robots-tag", headers["X-Robots-Tag"]),) if found else ()
     reading = read_media(body)
     signals = reading.signals
     value = plan_file.value
@@ -1319,8 +1317,9 @@ def _file_fate(
             if False in stated.answers:
                 expect.stand_ins[url] = "cut XMP packet: the value is whole before the cut"
             signals = (*signals, stated)
-    decision = usage_decision((*origin, *signals))
-    if policy.refusal(decision) is not None:
+    statements = PageStatements(said).also(inside=tuple(signals))
+    facts = PageFacts(url, (TOKEN.lower(),), seen, image=True)
+    if decide_page(facts, statements, PageRules(policy)).purpose is not None:
         return "refused"
     return "stored" if converts else "failed"
 

@@ -24,18 +24,21 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
 
-from scrapy_rep.crawl.page.pagereader import page_directives
+from scrapy_rep.crawl.page.pagereader import page_directives, read_statements
 from scrapy_rep.directives import combine, header_directives
 from scrapy_rep.settings import RepConfig, RepSettingError, directive_readings
 from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
-from scrapy_rep.usage.policy import NOTHING_BEFORE, PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import (
+    ALL_READINGS,
     MAPPING,
     DirectiveReadings,
+    UsageDecision,
     file_index_signals,
     page_signals,
     speaks_of_use,
 )
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import UsagePolicy
 from tests.support.fakes import ARTICLE, article_page, image_gate, page_verdict
 
 Y, N, U = True, False, None
@@ -43,6 +46,23 @@ Y, N, U = True, False, None
 
 def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
     return combine(header_directives(value, tokens), [f"X-Robots-Tag: {value}"])
+
+
+def usage_of_page(
+    said: PageStatements | Response,
+    purposes: list[str],
+    readings: DirectiveReadings = ALL_READINGS,
+) -> tuple[UsagePolicy, UsageDecision]:
+    """The crawl's policy and the usage decision of the one page decision on a page that
+    says ``said`` (its header fields and meta tags, or the response they are read from)."""
+    policy = UsagePolicy.of(purposes, readings=readings)
+    statements = said if isinstance(said, PageStatements) else read_statements(said, ("mybot",))
+    facts = PageFacts(ARTICLE, ("mybot",))
+    return policy, decide_page(facts, statements, PageRules(policy)).usage
+
+
+def said_in_header(value: str) -> PageStatements:
+    return PageStatements((("x-robots-tag", value),))
 
 
 # --------------------------------------------------------------------------- the rows
@@ -129,29 +149,28 @@ def test_noml_signal_names_where_it_was_said() -> None:
 
 
 def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
-    directives = page_directives(article_page('<meta name="robots" content="noarchive">'), "MyBot")
-    page = PageSignals(directives=directives)
-    on = UsagePolicy.of(["ai-train", "ai-input"]).after_fetch(NOTHING_BEFORE, page)
+    response = article_page('<meta name="robots" content="noarchive">')
+    directives = page_directives(response, "MyBot")
+    _, on = usage_of_page(response, ["ai-train", "ai-input"])
     assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "denied"
     by = on.decided_by("ai-train")
     assert by is not None
     assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
     readings = DirectiveReadings(noarchive_no_train=False, noarchive_no_input=False)
-    off = UsagePolicy.of(["ai-train"], readings=readings)
-    assert off.after_fetch(NOTHING_BEFORE, page).signals == ()
+    assert usage_of_page(response, ["ai-train"], readings)[1].signals == ()
     assert page_signals(directives, image=False, readings=readings) == ()
     assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
 
 
 def test_noarchive_refuses_the_ai_crawls_and_not_search() -> None:
-    page = PageSignals(directives=header("noarchive"))
+    page = said_in_header("noarchive")
     for purposes, refused in (
         (["ai-train"], "ai-train"),
         (["ai-input"], "ai-input"),
         (["search"], None),
     ):
-        policy = UsagePolicy.of(purposes)
-        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        policy, decision = usage_of_page(page, purposes)
+        refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
 
 
@@ -160,16 +179,14 @@ def test_noarchive_is_no_ai_input_unless_its_own_setting_is_off() -> None:
     Copilot responses and grounding results, which is ai-input; the reading has its own
     setting, REP_NOARCHIVE_MEANS_NO_AI_INPUT, beside the ai-train one."""
     directives = header("noarchive")
-    page = PageSignals(directives=directives)
-    policy = UsagePolicy.of(["ai-input"])
-    decision = policy.after_fetch(NOTHING_BEFORE, page)
+    page = said_in_header("noarchive")
+    policy, decision = usage_of_page(page, ["ai-input"])
     refusal = policy.refusal(decision)
     assert refusal is not None and refusal.purpose == "ai-input"
     assert refusal.signal is not None
     assert refusal.signal.source == "X-Robots-Tag: noarchive (REP_NOARCHIVE_MEANS_NO_AI_INPUT)"
     off = DirectiveReadings(noarchive_no_input=False)
-    policy = UsagePolicy.of(["ai-input"], readings=off)
-    decision = policy.after_fetch(NOTHING_BEFORE, page)
+    policy, decision = usage_of_page(page, ["ai-input"], off)
     assert policy.refusal(decision) is None and decision.verdict("ai-input") == "unknown"
     # the ai-train reading stays in force, under its own setting
     (signal,) = page_signals(directives, image=False, readings=off)
@@ -184,13 +201,11 @@ def test_noarchive_is_no_ai_input_unless_its_own_setting_is_off() -> None:
 
 
 def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
-    directives = page_directives(
-        article_page(headers={"X-Robots-Tag": "mybot: nocache"}), "MyBot/1.0"
-    )
-    page = PageSignals(directives=directives)
+    response = article_page(headers={"X-Robots-Tag": "mybot: nocache"})
+    directives = page_directives(response, "MyBot/1.0")
     for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
-        policy = UsagePolicy.of(purposes)
-        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        policy, decision = usage_of_page(response, purposes)
+        refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
     (signal,) = page_signals(directives, image=False)
     assert signal.source == "X-Robots-Tag: mybot: nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN)"
@@ -227,11 +242,10 @@ def test_nosnippet_and_max_snippet_0_are_no_ai_input_naming_where_they_were_said
     """Google: nosnippet "will also prevent the content from being used as a direct input
     for AI Overviews and AI Mode"; max-snippet:0 is nosnippet. The record names the tag
     that said it, the 0 among other lengths."""
-    directives = page_directives(article_page(head, headers=headers), "MyBot/1.0")
-    page = PageSignals(directives=directives)
+    response = article_page(head, headers=headers)
     for purposes, refused in ((["ai-input"], "ai-input"), (["ai-train"], None), (["search"], None)):
-        policy = UsagePolicy.of(purposes)
-        refusal = policy.refusal(policy.after_fetch(NOTHING_BEFORE, page))
+        policy, decision = usage_of_page(response, purposes)
+        refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
         if refusal is not None:
             assert refusal.signal is not None and refusal.signal.source == source
@@ -239,10 +253,10 @@ def test_nosnippet_and_max_snippet_0_are_no_ai_input_naming_where_they_were_said
 
 def test_nosnippet_says_nothing_when_the_setting_is_off_and_a_length_never_does() -> None:
     readings = DirectiveReadings(nosnippet_no_input=False)
-    for directives in (header("nosnippet"), header("max-snippet:0")):
+    for value in ("nosnippet", "max-snippet:0"):
+        directives = header(value)
         assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
-        off = UsagePolicy.of(["ai-input"], readings=readings)
-        assert off.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives)).signals == ()
+        assert usage_of_page(said_in_header(value), ["ai-input"], readings)[1].signals == ()
     assert page_signals(header("max-snippet:1, max-snippet:-1"), image=False) == ()
 
 

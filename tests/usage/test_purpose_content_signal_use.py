@@ -25,7 +25,6 @@ from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from scrapy_rep.robotstxt.aipref import parse_prefs
-from scrapy_rep.usage.policy import PageSignals, UsagePolicy
 from scrapy_rep.usage.purpose import (
     content_signal_header_signal,
     content_signal_signal,
@@ -33,7 +32,8 @@ from scrapy_rep.usage.purpose import (
     usage_decision,
 )
 from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.page import PageFacts, PageRules, decide_page
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
@@ -154,21 +154,23 @@ def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
 def test_no_wins_across_the_header_and_the_other_signals() -> None:
     policy = UsagePolicy.of(["ai-train"])
     before = policy.before_fetch(parse_robotstxt(CLOUDFLARE_USE_REFERENCE), URL, "TestBot")
-    page = PageSignals(content_signal=["ai-train=yes, search=yes, ai-input=yes"])
-    decision = policy.after_fetch(before, page)
+    rules = PageRules(policy)
+    page = PageStatements((("content-signal", "ai-train=yes, search=yes, ai-input=yes"),))
+    decision = decide_page(PageFacts(URL, ("x",), before), page, rules).usage
     assert purpose_answers(decision) == (Y, N, Y)  # robots.txt's ai-train=no beats the header's yes
     assert decision.decided_by("ai-train") is not None
     assert decision.decided_by("ai-train").source.startswith("robots.txt line 2: Content-Signal")
     # The header's no beats a Content-Usage header's y, and names itself.
-    page = PageSignals(content_usage=["train-ai=y"], content_signal=["ai-train=no"])
-    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    nothing = PageFacts(URL, ("x",), policy.before_fetch(parse_robotstxt(""), URL, "x"))
+    page = PageStatements((("content-usage", "train-ai=y"), ("content-signal", "ai-train=no")))
+    decision = decide_page(nothing, page, rules).usage
     assert decision.allowed("ai-train") is False
     refusal = policy.refusal(decision)
     assert refusal is not None
     assert refusal.message == "ai-train denied by header Content-Signal: ai-train=no"
     # and a Content-Usage n beats the header's yes
-    page = PageSignals(content_usage=["train-ai=n"], content_signal=["ai-train=yes"])
-    decision = policy.after_fetch(policy.before_fetch(parse_robotstxt(""), URL, "x"), page)
+    page = PageStatements((("content-usage", "train-ai=n"), ("content-signal", "ai-train=yes")))
+    decision = decide_page(nothing, page, rules).usage
     assert decision.allowed("ai-train") is False
     assert prefs_signal(parse_prefs("train-ai=n"), "h").answers == (U, N, U)
 

@@ -8,9 +8,9 @@ import pytest
 
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.robotstxt.aipref import CATEGORIES, combine, parse_prefs, parse_prefs_header
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import PURPOSES, ROWS, prefs_signal
 from scrapy_rep.usage.standards import STANDARDS
+from scrapy_rep.verdict.policy import UsagePolicy
 from tests.support.paths import DOCS
 
 Y, N, U = True, False, None

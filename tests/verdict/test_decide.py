@@ -11,7 +11,6 @@ import pytest
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.policy import RESERVED_ALL
 from scrapy_rep.usage.rsl.document import parse_rsl
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import (
@@ -29,6 +28,7 @@ from scrapy_rep.verdict import (
     decide,
     obey_of,
 )
+from scrapy_rep.verdict.policy import RESERVED_ALL
 from tests.support.documents import rsl_license
 
 URL = "https://e.com/private/a"

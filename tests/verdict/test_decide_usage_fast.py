@@ -12,9 +12,9 @@ import pytest
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide
+from scrapy_rep.verdict.policy import UsagePolicy
 
 URL = "https://site.example/page"
 FACTS = RequestFacts(URL, origin_of(URL), "bot")

@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 import pytest
 
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.tdmrep import parse_tdmrep
 from scrapy_rep.verdict import Reason
@@ -21,6 +20,7 @@ from scrapy_rep.verdict.page import (
     PageStatements,
     decide_page,
 )
+from scrapy_rep.verdict.policy import UsagePolicy
 
 URL = "https://example.com/a"
 FACTS = PageFacts(URL, ("mybot",))

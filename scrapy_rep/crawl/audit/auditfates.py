@@ -16,8 +16,8 @@ from scrapy_rep.crawl.audit.auditstate import (
     robots_sha,
 )
 from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
-from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.fates import Fate
+from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from scrapy_rep.crawl.audit.auditfile import AuditWriter
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
-from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.fates import Fate
+from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from collections import Counter

@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from twisted.python.failure import Failure
 
-    from scrapy_rep.usage.policy import UsagePolicy
+    from scrapy_rep.verdict.policy import UsagePolicy
 
 #: ``request.meta``: the index of the URL a tool asked about (it survives redirects).
 ASKED: Final = "scrapy_rep_tools_url"

@@ -51,9 +51,9 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.settings import RepConfig
-    from scrapy_rep.usage.policy import UsagePolicy
     from scrapy_rep.usage.purpose import UsageSignal
     from scrapy_rep.usage.rsl.document import RslDocument
+    from scrapy_rep.verdict.policy import UsagePolicy
 
 logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).

@@ -43,7 +43,6 @@ from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import record_for
-from scrapy_rep.usage.policy import NO_SIGNALS, NOTHING_BEFORE
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.page import (
@@ -53,6 +52,7 @@ from scrapy_rep.verdict.page import (
     PageVerdict,
     decide_page,
 )
+from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from scrapy import Request

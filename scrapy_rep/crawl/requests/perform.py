@@ -27,9 +27,9 @@ from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
-from scrapy_rep.usage.policy import NOTHING_BEFORE
 from scrapy_rep.verdict import Refused
 from scrapy_rep.verdict.decide import ROBOTS
+from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
 

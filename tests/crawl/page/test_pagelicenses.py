@@ -13,9 +13,9 @@ from scrapy.utils.test import get_crawler
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.policy import UsagePolicy
 from scrapy_rep.usage.purpose import usage_decision
 from scrapy_rep.usage.rsl.document import parse_rsl
+from scrapy_rep.verdict.policy import UsagePolicy
 
 LICENSE = "https://lic.example/l.xml"
 NO_SEARCH = (

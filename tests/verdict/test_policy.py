@@ -1,19 +1,34 @@
-"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.usage.policy)."""
+"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.verdict.policy)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.directives import combine
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
-from scrapy_rep.usage.policy import (
+from scrapy_rep.usage.purpose import UsageDecision
+from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
+from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from scrapy_rep.verdict.policy import (
     NOTHING_BEFORE,
     RESERVED_ALL,
-    PageSignals,
+    Before,
     UsagePolicy,
     tdm_stand_in,
 )
-from scrapy_rep.usage.tdmrep import NO_FILE, NO_VALUES, header_values, meta_values, parse_tdmrep
+
+
+def usage_after(
+    policy: UsagePolicy,
+    before: Before,
+    headers: tuple[tuple[str, str], ...] = (),
+    meta: tuple[tuple[str, str], ...] = (),
+    image: bool = False,
+) -> UsageDecision:
+    """The usage decision of the one page decision on a page that says ``headers`` and
+    ``meta``, whose origin said ``before``."""
+    facts = PageFacts("https://example.com/x", ("bot",), before, image)
+    return decide_page(facts, PageStatements(headers, meta), PageRules(policy)).usage
+
 
 ROBOTS = parse_robotstxt(
     b"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /ok/ train-ai=y\n"
@@ -61,10 +76,10 @@ def test_unknown_never_refuses_before_but_denies_after_when_asked() -> None:
     policy = UsagePolicy.of(["ai-train"], unknown="deny")
     before = policy.before_fetch(plain, "/x", "bot", NO_FILE)
     assert policy.refuse_before(before) is None
-    refusal = policy.refusal(policy.after_fetch(before, PageSignals()))
+    refusal = policy.refusal(usage_after(policy, before))
     assert refusal is not None and refusal.signal is None
     assert "REP_PURPOSE_UNKNOWN" in refusal.message
-    assert UsagePolicy.of(["ai-train"]).refusal(policy.after_fetch(before, PageSignals())) is None
+    assert UsagePolicy.of(["ai-train"]).refusal(usage_after(policy, before)) is None
 
 
 def test_tdmrep_precedence_file_then_header_then_meta() -> None:
@@ -72,31 +87,30 @@ def test_tdmrep_precedence_file_then_header_then_meta() -> None:
     policy = UsagePolicy.of(["ai-train"])
     plain = parse_robotstxt(b"")
     before = policy.before_fetch(plain, "/books/1", "bot", TDM)  # the file reserves
-    lifted = PageSignals(tdm_header=header_values("0"))
-    assert policy.after_fetch(before, lifted).allowed("ai-train") is True
-    again = PageSignals(tdm_header=header_values("0"), tdm_meta=meta_values("1"))
-    assert policy.after_fetch(before, again).allowed("ai-train") is False
-    silent = PageSignals(tdm_header=NO_VALUES, tdm_meta=meta_values("maybe"))
-    assert policy.after_fetch(before, silent).allowed("ai-train") is False
+    lifted = (("tdm-reservation", "0"),)
+    assert usage_after(policy, before, lifted).allowed("ai-train") is True
+    again = usage_after(policy, before, lifted, (("tdm-reservation", "1"),))
+    assert again.allowed("ai-train") is False
+    silent = usage_after(policy, before, meta=(("tdm-reservation", "maybe"),))
+    assert silent.allowed("ai-train") is False
 
 
 def test_page_signals_any_no_wins_across_vocabularies() -> None:
     policy = UsagePolicy.of(["ai-train", "ai-input"])
     before = policy.before_fetch(ROBOTS, "/ok/a", "bot", NO_FILE)  # train-ai=y, ai-input=no
-    decision = policy.after_fetch(before, PageSignals(content_usage=[b"train-ai=n"]))
+    decision = usage_after(policy, before, (("content-usage", "train-ai=n"),))
     assert decision.allowed("ai-train") is False
     assert decision.decided_by("ai-train").source == "header Content-Usage: train-ai=n"
-    noai = PageSignals(directives=combine(["noai"], ['<meta name="robots" content="noai">']))
-    decision = policy.after_fetch(NOTHING_BEFORE, noai)
+    decision = usage_after(policy, NOTHING_BEFORE, meta=(("robots", "noai"),))
     assert decision.verdict("ai-train") == decision.verdict("ai-input") == "denied"
     assert decision.allowed("search") is None
 
 
 def test_noimageai_counts_only_on_an_image_response() -> None:
     policy = UsagePolicy.of(["ai-train"])
-    directives = combine(["noimageai"], ["X-Robots-Tag: noimageai"])
-    page = policy.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives))
-    image = policy.after_fetch(NOTHING_BEFORE, PageSignals(directives=directives, image=True))
+    said = (("x-robots-tag", "noimageai"),)
+    page = usage_after(policy, NOTHING_BEFORE, said)
+    image = usage_after(policy, NOTHING_BEFORE, said, image=True)
     assert page.allowed("ai-train") is None and image.allowed("ai-train") is False
 
 

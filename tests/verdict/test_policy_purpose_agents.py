@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.usage.policy import UsagePolicy
+from scrapy_rep.verdict.policy import UsagePolicy
 
 BODY = (
     "User-agent: GPTBot\nContent-Usage: train-ai=n\nContent-Usage: /free train-ai=y\n"

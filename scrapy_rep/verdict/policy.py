@@ -8,7 +8,8 @@ or several). :class:`UsagePolicy` answers two questions with the readers of
   from the origin's documents, robots.txt (``Content-Usage`` rules, ``Content-Signal``)
   and tdmrep.json. An explicit "no" for any purpose of the crawl: the request is not
   sent, as for a ``Disallow``.
-- **After a page is fetched** (:meth:`UsagePolicy.after_fetch`): the same signals plus
+- **After a page is fetched** (:meth:`UsagePolicy.fetched_signals`, folded by the one
+  page decision, :func:`scrapy_rep.verdict.page.decide_page`): the same signals plus
   the page's own, the ``Content-Usage``, ``Content-Signal`` and ``tdm-reservation``
   headers, the ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing
   priority), ``noai`` / ``noimageai`` / ``noml``, and the search directives read as AI
@@ -35,9 +36,7 @@ from scrapy_rep.usage.purpose import (
     Purpose,
     UsageDecision,
     UsageSignal,
-    content_signal_header_signal,
     content_signal_signal,
-    content_usage_header_signal,
     content_usage_signals,
     embedded_image_signal,
     page_signals,
@@ -91,24 +90,6 @@ class Before:
 NOTHING_BEFORE: Final = Before((), None)
 #: The decision when no signal speaks: every purpose unknown.
 NO_SIGNALS: Final = UsageDecision(())
-
-
-@dataclass(frozen=True, slots=True)
-class PageSignals:
-    """What a fetched page says about itself (read by the Scrapy side)."""
-
-    #: Every ``Content-Usage`` header value.
-    content_usage: Sequence[bytes | str] = ()
-    tdm_header: TdmValues = NO_VALUES
-    tdm_meta: TdmValues = NO_VALUES
-    directives: PageDirectives | None = None
-    #: The response is an image (``noimageai`` then means ``noai``).
-    image: bool = False
-    #: The response is an image of a ``noimageai`` page: the sentence that says so
-    #: (``<meta name="robots" content="noimageai"> on https://…``); "" when not.
-    embedded_by: str = ""
-    #: Every ``Content-Signal`` header value (Cloudflare's converted pages).
-    content_signal: Sequence[bytes | str] = ()
 
 
 @dataclass(frozen=True)
@@ -174,22 +155,6 @@ class UsagePolicy:
                     if signal.answers[index] is False:
                         return Refusal(purpose, signal)
         return None
-
-    def after_fetch(self, before: Before, page: PageSignals) -> UsageDecision:
-        """Every signal about a fetched page, the origin's and the page's own (the page's
-        headers given as :class:`PageSignals`; the crawl and the tools give what the table
-        of signals read: :func:`scrapy_rep.verdict.page.decide_page`)."""
-        said = []
-        if page.content_usage:
-            said.append(content_usage_header_signal(page.content_usage))
-        if page.content_signal:
-            said.append(content_signal_header_signal(page.content_signal))
-        return usage_decision(
-            self.fetched_signals(
-                before, said, page.tdm_header, page.tdm_meta, page.directives, page.image,
-                page.embedded_by,
-            )
-        )  # fmt: skip
 
     def fetched_signals(
         self,
