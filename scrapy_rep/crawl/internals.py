@@ -35,6 +35,7 @@ import sys
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
@@ -197,21 +198,30 @@ async def awaited(value: Any) -> Any:
 EXIT_FROM_THE_CRAWL: Final = ASYNC_ENGINE
 
 
-def _in_a_deferred_crawl() -> bool:
-    """Whether the ``scrapy`` command running us runs its crawls in Scrapy's
-    ``CrawlerProcess`` (under a reactor that is not asyncio's: Scrapy 2.14+ starts them in
-    a Deferred there, which catches ``SystemExit``), not its ``AsyncCrawlerProcess``."""
-    frame = sys._getframe(1)
+def scrapy_command_frame() -> FrameType | None:
+    """The frame of Scrapy's command line (``scrapy.cmdline.execute``) running us, if it
+    is: ``None`` in a program that runs a crawl itself."""
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
             "scrapy",
             "cmdline.py",
         ):
-            process = getattr(frame.f_locals.get("cmd"), "crawler_process", None)
-            return type(process).__name__ == "CrawlerProcess"
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _in_a_deferred_crawl() -> bool:
+    """Whether the ``scrapy`` command running us runs its crawls in Scrapy's
+    ``CrawlerProcess`` (under a reactor that is not asyncio's: Scrapy 2.14+ starts them in
+    a Deferred there, which catches ``SystemExit``), not its ``AsyncCrawlerProcess``."""
+    frame = scrapy_command_frame()
+    if frame is None:
+        return False
+    process = getattr(frame.f_locals.get("cmd"), "crawler_process", None)
+    return type(process).__name__ == "CrawlerProcess"
 
 
 def exit_command(status: int) -> NoReturn:

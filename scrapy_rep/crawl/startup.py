@@ -38,6 +38,7 @@ from scrapy_rep.crawl.internals import (
     REACTORLESS_HANDLER,
     exit_command,
     httpx_missing,
+    scrapy_command_frame,
 )
 from scrapy_rep.settings import (
     RepConfig,
@@ -144,7 +145,7 @@ def stop_at_start(error: RepSettingError) -> NoReturn:
     component as the crawl builds it: a trail another crawl locked after the check):
     one line on stderr and exit status 2 under the ``scrapy`` command; raised in a
     program that runs a crawl itself."""
-    if not _under_scrapy_command():
+    if scrapy_command_frame() is None:
         raise error
     print(f"scrapy_rep: error: {error}", file=sys.stderr, flush=True)
     exit_command(EXIT_USAGE)
@@ -335,17 +336,3 @@ def _check_files(config: RepConfig) -> None:
                 check_folder(snapshot_dir(path))
         except TrailFileError as error:
             raise RepSettingError(f"{name}: {error}") from None
-
-
-def _under_scrapy_command() -> bool:
-    """Whether Scrapy's command line (``scrapy.cmdline.execute``) is running us."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "execute" and Path(code.co_filename).parts[-2:] == (
-            "scrapy",
-            "cmdline.py",
-        ):
-            return True
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
