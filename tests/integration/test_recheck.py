@@ -440,6 +440,31 @@ async def test_scrapy_rep_recheck_decides_with_the_projects_settings(tmp_path: P
 
 
 @pytest_twisted.ensureDeferred
+async def test_scrapy_rep_recheck_obeys_robotstxt_as_the_addon_does_where_the_project_is_silent(
+    tmp_path: Path,
+) -> None:
+    """A project whose settings.py leaves ``ROBOTSTXT_OBEY`` out crawls obeying robots.txt
+    (the add-on turns it on where it is Scrapy's default): ``scrapy rep-recheck`` decides
+    as that crawl does, and refuses what robots.txt disallows (it read Scrapy's default
+    ``False`` as the project's, and kept every item)."""
+    project = make_project(tmp_path, 'REP_PURPOSE = "search"\n')
+    settings_py = project / "proj" / "settings.py"
+    assert "ROBOTSTXT_OBEY = True" in settings_py.read_text()
+    settings_py.write_text(settings_py.read_text().replace("ROBOTSTXT_OBEY = True", ""))
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes/1"])
+    report = tmp_path / "report.jsonl"
+    code, _, stderr = await _rep_recheck_here(
+        project, str(dataset), "--documents", str(warc), f"--report={report}", "--no-progress"
+    )
+    assert code == EXIT_REMOVED, stderr
+    statuses = [(line["url"], line["status"]) for line in report_lines(report)]
+    assert statuses == [("https://a.example/no/1", "refused"), ("https://a.example/yes/1", "kept")]
+
+
+@pytest_twisted.ensureDeferred
 async def test_scrapy_rep_recheck_reads_several_shards(tmp_path: Path) -> None:
     """``scrapy rep-recheck`` takes several DATASET files (Scrapy's arguments), one
     summary for them."""

@@ -11,6 +11,7 @@ import textwrap
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
 from scrapy_rep.crawl.commands.recheck_crawl import fetch
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
@@ -54,4 +55,15 @@ class RecheckCommand(ScrapyCommand):
             self.exitcode = EXIT_USAGE
             return
         opts.dataset = list(args)
-        self.exitcode = run(opts, self.settings.copy_to_dict(), fetch)
+        self.exitcode = run(opts, project_settings(self.settings), fetch)
+
+
+def project_settings(settings: BaseSettings) -> dict[str, Any]:
+    """The settings a project or the command line set (above Scrapy's defaults): read as
+    the add-on reads them at a crawl's start, where a setting left at Scrapy's default is
+    the add-on's to choose (``ROBOTSTXT_OBEY`` on); Scrapy's defaults come back in the
+    recheck's crawl, at their own priority (so that none reads as set, a deprecated one
+    neither)."""
+    default = SETTINGS_PRIORITIES["default"]
+    chosen = (name for name in settings if (settings.getpriority(name) or 0) > default)
+    return {name: settings[name] for name in chosen}
