@@ -322,6 +322,24 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
         assert all(part == "0" for part in pinned.split(".")[len(declared) :])
 
 
+def test_the_datatrove_extra_installs_what_the_documented_pipeline_needs() -> None:
+    """docs/recheck.md's datatrove pipeline reads and writes with datatrove's
+    ``JsonlReader`` and ``JsonlWriter``, which need modules datatrove does not install
+    (``_requires_dependencies``): ``pip install scrapy_rep[datatrove]`` installs them."""
+    pytest.importorskip("datatrove", reason="datatrove is not installed (the test extra has it)")
+    from datatrove.pipeline.readers import JsonlReader
+    from datatrove.pipeline.writers import JsonlWriter
+
+    doc = (ROOT / "docs" / "recheck.md").read_text()
+    assert "JsonlReader(" in doc and "JsonlWriter(" in doc
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    extra = config["options.extras_require"]["datatrove"]
+    installed = set(re.findall(r"^([\w-]+)", extra.strip(), re.MULTILINE))
+    needed = {*JsonlReader._requires_dependencies, *JsonlWriter._requires_dependencies}
+    assert needed and needed <= installed
+
+
 # --------------------------------------------------------------------------- the sdist
 
 
