@@ -95,6 +95,8 @@ class AuditMiddleware:
         if not config.ledger:
             raise NotConfigured
         self.crawler = crawler
+        #: The crawl's URL ledger once found (made after this middleware may be).
+        self._ledger: LedgerCalls | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -112,7 +114,9 @@ class AuditMiddleware:
     ) -> Response:
         """The response Scrapy's engine gets, when this is the outermost
         ``process_response`` (what ``response_received`` tells, one signal less a page)."""
-        ledger = LEDGERS.get(self.crawler)
+        ledger = self._ledger
+        if ledger is None:  # looked up until found: one call fewer a page
+            ledger = self._ledger = LEDGERS.get(self.crawler)
         if ledger is not None:
             ledger.downloaded(request if response.request is None else response.request, response)
         return response

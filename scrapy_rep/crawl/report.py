@@ -257,9 +257,12 @@ class RepReport:
 
     def _url(self, url: str, event: str, times: int = 1) -> _UrlReport | None:
         """``url``'s record with ``event`` said (once) and counted (``times``)."""
-        record = self._record(url)
+        record = self.urls.get(url)  # _record inline (the hot path: twice a page)
         if record is None:
-            return None
+            if len(self.urls) >= self.max_urls:
+                self.untracked += 1
+                return None
+            record = self.urls[url] = _UrlReport()
         record.times[event] += times
         if event not in record.events:
             record.events.append(event)

@@ -60,7 +60,6 @@ class FateEvents(AuditState):
             )
         self._final(key, state, Fate.REFUSED, extra, reason)
 
-    @guarded
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
@@ -71,24 +70,31 @@ class FateEvents(AuditState):
         (the page's own, whichever way its response went: never ``response.meta``'s,
         which a spider may have copied from another page). Called directly (a signal
         costs more per page)."""
-        links = ledger.links
-        if links:  # never requested: no records, counted at the end
-            self.counts["not_followed"] += len(links)
-        request = response.request
-        state = open_record(request, self.open)
-        if state is None or request is None:
-            return
-        extra: dict[str, Any] = {"items_kept": ledger.kept, "items_dropped": ledger.items_dropped}
-        if ledger.reason is not None:
-            extra["item_reason"] = ledger.reason
-            if ledger.why:
-                extra["item_why"] = ledger.why
-        if links:
-            extra["links_not_followed"] = len(links)
-            extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
-        extra.update(self.page_said(state, request, page))
-        state.status = response.status
-        self._final(record_id(request), state, Fate.FETCHED, extra, ledger)
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            links = ledger.links
+            if links:  # never requested: no records, counted at the end
+                self.counts["not_followed"] += len(links)
+            request = response.request
+            key = record_id(request)  # open_record's lookup, its id kept for _final
+            state = self.open.get(key) if key else None
+            if state is None or request is None:
+                return
+            extra: dict[str, Any] = {
+                "items_kept": ledger.kept,
+                "items_dropped": ledger.items_dropped,
+            }
+            if ledger.reason is not None:
+                extra["item_reason"] = ledger.reason
+                if ledger.why:
+                    extra["item_why"] = ledger.why
+            if links:
+                extra["links_not_followed"] = len(links)
+                extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
+            extra.update(self.page_said(state, request, page))
+            state.status = response.status
+            self._final(key, state, Fate.FETCHED, extra, ledger)
+        except Exception:
+            self.internal_error("page_done")
 
     @guarded  # called from AuditMiddleware.process_exception: a bug of ours must not
     # replace the request's own exception

@@ -47,40 +47,42 @@ class RequestEvents(AuditState):
     _obey_robots: bool
     _robots_token: str
 
-    @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
-        self._new = None
-        ref = any_state(request)
-        if ref is not None and ref.audit:
-            state = self.open.get(ref.audit)
-            if state is not None and not state.fetched and not moved(ref, request):
-                self._taken.discard(ref.audit)  # back in a shared queue: for any worker
-                self._holding.discard(ref.audit)
-                return  # its record goes on: held, released, retried, resumed
-            # The meta of a request whose response came (its record final, or open until
-            # its page's output is through) on a request sent again (a spider's
-            # meta=response.meta): a new request, with a record of its own.
-            if ref.url in request.meta.get("redirect_urls", ()):
-                self._redirected(ref.audit, request)
-        fingerprint = self._fingerprint(request)
-        seen = self._seen is not None and self._seen(fingerprint)
-        if seen and not request.dont_filter:
-            return  # the dupefilter drops it: counted by the dupefilter (the usual case)
-        # Every request sent has a record of its own: its id is the URL key (the request
-        # fingerprint) and the request's number in the crawl. A URL asked again (a start
-        # request, dont_filter, that a page links back to) is a second record, with
-        # ``again``: the id of the earlier one, when the trail knows it.
-        url_key = fingerprint.hex()
-        self.sequence += 1
-        key = f"{url_key}-{self.sequence}"
-        earlier = self._unfiltered.get(url_key, "")
-        if earlier or seen:
-            self.counts["repeated"] += 1
-        if request.dont_filter:
-            self._unfiltered[url_key] = key
-        self._open(key, request, earlier)
-        recorded(request, key)
-        self._new = request
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            self._new = None
+            ref = any_state(request)
+            if ref is not None and ref.audit:
+                state = self.open.get(ref.audit)
+                if state is not None and not state.fetched and not moved(ref, request):
+                    self._taken.discard(ref.audit)  # back in a shared queue: for any worker
+                    self._holding.discard(ref.audit)
+                    return  # its record goes on: held, released, retried, resumed
+                # The meta of a request whose response came (its record final, or open until
+                # its page's output is through) on a request sent again (a spider's
+                # meta=response.meta): a new request, with a record of its own.
+                if ref.url in request.meta.get("redirect_urls", ()):
+                    self._redirected(ref.audit, request)
+            fingerprint = self._fingerprint(request)
+            seen = self._seen is not None and self._seen(fingerprint)
+            if seen and not request.dont_filter:
+                return  # the dupefilter drops it: counted by the dupefilter (the usual case)
+            # Every request sent has a record of its own: its id is the URL key (the request
+            # fingerprint) and the request's number in the crawl. A URL asked again (a start
+            # request, dont_filter, that a page links back to) is a second record, with
+            # ``again``: the id of the earlier one, when the trail knows it.
+            url_key = fingerprint.hex()
+            self.sequence += 1
+            key = f"{url_key}-{self.sequence}"
+            earlier = self._unfiltered.get(url_key, "")
+            if earlier or seen:
+                self.counts["repeated"] += 1
+            if request.dont_filter:
+                self._unfiltered[url_key] = key
+            self._open(key, request, earlier)
+            recorded(request, key)
+            self._new = request
+        except Exception:
+            self.internal_error("_scheduled")
 
     def _share_records(self, scheduler: Any) -> None:
         """With scrapy-redis's scheduler, workers share one queue: a request's record is
@@ -160,27 +162,31 @@ class RequestEvents(AuditState):
                 del self._unfiltered[url_key]
         self._new = None
 
-    @guarded
     def _attempt(self, request: Request, **_: Any) -> None:
-        state = open_record(request, self.open)
-        # a record whose response came is not this request's: its state came in a copied
-        # meta (a callback's own fetch of its page), and it was not decided (none of its
-        # own: not obeyed)
-        if state is not None and not state.fetched:
-            state.attempts += 1
-            state.status = None
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            state = open_record(request, self.open)
+            # a record whose response came is not this request's: its state came in a copied
+            # meta (a callback's own fetch of its page), and it was not decided (none of its
+            # own: not obeyed)
+            if state is not None and not state.fetched:
+                state.attempts += 1
+                state.status = None
+        except Exception:
+            self.internal_error("_attempt")
 
-    @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        state = open_record(request, self.open)
-        if state is not None and not state.fetched:  # not a copied meta's (_attempt)
-            state.fetched = True
-            state.status = response.status
-            if state.unscheduled:  # no page pass to wait for: a page read as it arrived
-                pages = PAGES.get(self.crawler)
-                page = None if pages is None else pages.get(response)
-                key = record_id(request)
-                self._final(key, state, Fate.FETCHED, self.page_said(state, request, page))
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            state = open_record(request, self.open)
+            if state is not None and not state.fetched:  # not a copied meta's (_attempt)
+                state.fetched = True
+                state.status = response.status
+                if state.unscheduled:  # no page pass to wait for: a page read as it arrived
+                    pages = PAGES.get(self.crawler)
+                    page = None if pages is None else pages.get(response)
+                    key = record_id(request)
+                    self._final(key, state, Fate.FETCHED, self.page_said(state, request, page))
+        except Exception:
+            self.internal_error("_received")
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its

@@ -221,8 +221,23 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._open_ledger(response)
+        # _in_its_turn inline (the hot path with a trail or a report: a generator's
+        # resumption is a call per output)
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
+        turn: list[Response | None] = [None]
+        outputs = result.__aiter__()
         try:
-            async for output in _in_its_turn(response, result):
+            while True:
+                PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
+                turn[0] = response
+                try:
+                    output = await outputs.__anext__()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    turn[0] = None
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
                         ledger.kept += 1

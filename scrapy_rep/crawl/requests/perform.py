@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.auditing import LedgerCalls, ledger_of
 from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
@@ -57,6 +57,8 @@ class Performer:
         #: ``REP_OBEY_CRAWL_DELAY`` (yes in every profile unless set to False).
         self.obey_crawl_delay = crawl_delay_obeyed(config)
         self._audit = config.ledger
+        #: The crawl's URL ledger once found (it is made after this; looked up until then).
+        self._ledger: LedgerCalls | None = None
         #: The hosts whose override was said to apply, and to have expired (once each).
         self._overridden: set[str] = set()
         self._expired: set[str] = set()
@@ -82,7 +84,9 @@ class Performer:
         # the trail first, while the state is still that of the request object it was
         # last decided on: a state a copied meta brought is told by it (another object)
         if self._audit and verdict.used:
-            ledger = ledger_of(self.crawler)
+            ledger = self._ledger
+            if ledger is None:  # one lookup per crawl, not per request (the hot path)
+                ledger = self._ledger = ledger_of(self.crawler)
             if ledger is not None:
                 ledger.decided(request, facts, verdict)
         # the first time an override lets it through (decided again after a hold, at its
@@ -115,7 +119,9 @@ class Performer:
         if verdict.expired is not None:
             self._note_expired(request, verdict)
         if self._audit:
-            ledger = ledger_of(self.crawler)
+            ledger = self._ledger
+            if ledger is None:
+                ledger = self._ledger = ledger_of(self.crawler)
             if ledger is not None:
                 ledger.decided(request, facts, verdict)
         refuse_request(self.crawler, Action.FETCH, request, verdict)
