@@ -298,10 +298,13 @@ def _iso(moment: datetime) -> str:
 def page_snapshot(part: dict[str, Any]) -> bytes | None:
     """The body of ``part``'s statements when they are too long for the record's line
     (``None``: they fit): the part then names its snapshot instead (:func:`snapshotted`)."""
-    said = {k: part[k] for k in ("headers", "meta") if k in part}
-    size = sum(len(name) + len(value) for k in said for name, value in said[k])
+    size = 0  # loops, not comprehensions: every page's part is measured (the hot path)
+    for key in ("headers", "meta"):
+        for name, value in part.get(key, ()):
+            size += len(name) + len(value)
     if size <= MAX_PAGE_PART_CHARS:
         return None
+    said = {k: part[k] for k in ("headers", "meta") if k in part}
     return json.dumps(said, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

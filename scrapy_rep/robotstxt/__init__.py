@@ -179,15 +179,30 @@ class RobotsTxt:
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
-        selection = self._selection(user_agent)
+        # _selection inline (the hot path with an audit trail)
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        if selection is None:
+            selection = self._select(user_agent)
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        path = normalise_url_path(path_of(url), self.options.percent_encoding)
+        # as code() does (the hot path with an audit trail): path_of's usual case, the
+        # path normalised only when it needs it, the compiled matcher, inline
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
         if self.options.robots_txt_always_allowed and path == "/robots.txt":
             return Decision(True, reason=_ALWAYS_ALLOWED)
-        code = self._matcher(selection).match(path)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = self._matcher(selection)
+        code = matcher.match(path)
         if code:
             index = bisect_left(self._codes, abs(code), key=abs)
             value = file_text(self._values[index])
@@ -200,7 +215,10 @@ class RobotsTxt:
         """The ``Crawl-delay`` (seconds) that applies to ``user_agent``: its group's (a
         delay belongs to the user-agent lines just above it), at least the one written
         before the first group; the largest of merged groups."""
-        return self._selection(user_agent).crawl_delay
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        if selection is None:  # _selection inline: asked for every request allowed
+            selection = self._select(user_agent)
+        return selection.crawl_delay
 
     def content_signals(self, user_agent: str) -> ContentSignals:
         """The ``Content-Signal`` values of the group that applies to ``user_agent``,

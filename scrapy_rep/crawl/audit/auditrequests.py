@@ -121,8 +121,10 @@ class RequestEvents(AuditState):
         """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
         record of the same URL, for ``again``; ``unscheduled``: decided without being
         scheduled)."""
+        obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
+        robots = None if obeyed else self._not_obeyed(request)  # no call for the usual one
         entry = self.open[key] = UrlEntry(
-            request.url, robots=self._not_obeyed(request), earlier=earlier, unscheduled=unscheduled
+            request.url, robots=robots, earlier=earlier, unscheduled=unscheduled
         )
         return entry
 

@@ -103,7 +103,8 @@ class AuditState:
             sha = robots_sha(state)
             licenses = state.licenses or {}
             extra["usage"] = lines.usage_part(decision, sha, state.tdm or "", licenses)
-        self._held_as_sent(state, request)
+        if state.robots is not None and not state.robots.obeyed:  # no call for the usual one
+            self._held_as_sent(state, request)
         if page is not None and page.facts is not None:
             part = self._part_of(request.url, page)
             if page.fetched:

@@ -42,7 +42,7 @@ from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
 from scrapy_rep.robotstxt.useragent import held_names
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
-from scrapy_rep.usage.imageusage import record_for
+from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.page import (
@@ -188,7 +188,9 @@ class PageState:
         untouched. The gates are handed the :class:`Page` (and its verdict) from here on.
         ``request``: the request it answers, when the response does not name it yet (a
         downloader middleware sees an answer of the HTTP cache so)."""
-        page = self.page_of(response)
+        page = self.pages.get(response)  # page_of inline (the hot path)
+        if page is None:
+            page = self.pages[response] = Page()
         verdict = self.verdict_of(response, page, request)
         directives = verdict.directives
         if directives is not EMPTY:
@@ -278,7 +280,7 @@ class PageState:
                 names = self._sent_as(request)
             found = self._tokens_of.get(names)
             tokens = found if found is not None else self._tokens_for(names)
-            if request.meta:
+            if IMAGE_USAGE_KEY in request.meta:  # no record, no call (the usual page)
                 record = record_for(
                     request.meta, request.url, request.meta.get("redirect_urls", ())
                 )

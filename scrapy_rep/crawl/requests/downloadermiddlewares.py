@@ -240,9 +240,17 @@ class RobotsTxtMiddleware:
             # override may have expired since (checked at the time the request is sent).
             verdict = kept[1]
             documents = self.documents
+            now = self._clock()
             for kind, key, entry in kept[1].used:  # no generator, no call: the hot path
-                # the usual request: ``current``'s answer, without the closure's call
-                now_entry = known(kind, key) if carries else documents[kind].entry(key, request)
+                # the usual request: ``current``'s answer (OriginDocument.entry's fresh
+                # version looked up inline), without the closure's call
+                if carries:
+                    now_entry = known(kind, key)
+                else:
+                    document = documents[kind]
+                    now_entry = document.lifecycle.fresh_entry(key, now)
+                    if now_entry is None:
+                        now_entry = document.entry(key, request)
                 if now_entry is not entry:
                     verdict = None
                     break
