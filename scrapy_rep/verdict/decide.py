@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from scrapy_rep.robotstxt import Decision, RobotsTxt
     from scrapy_rep.urls.origins import Origin
     from scrapy_rep.usage.purpose import UsageSignal
+    from scrapy_rep.usage.tdmrep import TdmRepFile
 
 #: The document kinds a request may need, by name (:class:`Wait`, :attr:`Used`).
 ROBOTS: Final = ROBOTS_TXT.name
@@ -365,30 +366,78 @@ def decide(
                     allowed, refusing = False, other
                     break
         if not allowed:
-            overridden = rules.overrides.get(origin.host) if rules.overrides else None
-            expired = None
-            if overridden is not None and (now is None or now >= overridden.ends):
-                # no longer applies (None: no time known, so no override applies)
-                expired, overridden = (overridden if now is not None else None), None
-            if overridden is None or robots.unreachable:
-                if refusing is not None:  # the refusing name's own line decides
-                    return _robots_refusal(
-                        origin, robots, url, refusing, used, None, expired, named=True
-                    )
-                return _robots_refusal(origin, robots, url, agent, used, decision, expired)
+            found = _disallowed(facts, rules, robots, used, decision, refusing, now)
+            if isinstance(found, Refused):
+                return found
+            overridden = found
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
-    # Let through by an override: the record names the line it goes past, that of the
-    # name whose group disallows it (the name it is sent as, when only that one does).
     past = None
-    if overridden is not None:
-        if refusing is not None:
-            decision, past = txt.decide(url, refusing), refusing
-        elif decision is None:
-            decision = txt.decide(url, agent)
+    if overridden is not None:  # let through by an override
+        decision, past = _gone_past(txt, url, agent, refusing, decision)
     for token in rules.agents:
         if not txt.allowed(url, token):
             return _robots_refusal(origin, robots, url, token, used, None, named=True)
+    if rules.needs_tdmrep or (rules.purpose_set and txt.licenses) or not txt.states_no_usage:
+        return _after_robots(facts, rules, known, txt, used, decision, obeyed, overridden, past)
+    return Allowed(used, decision, NOTHING_BEFORE, obeyed, overridden, past)  # nothing more
+
+
+def _disallowed(
+    facts: RequestFacts,
+    rules: RequestRules,
+    robots: CacheEntry[RobotsTxt],
+    used: Used,
+    decision: Decision | None,
+    refusing: str | None,
+    now: float | None,
+) -> Refused | Override:
+    """robots.txt disallows the request (for the name ``refusing`` alone, when it is
+    not ``None``): refused, unless an override of its origin's host still applies at
+    ``now`` to a robots.txt not given up on (the override returned, which lets it past).
+    An override that has expired is named in the refusal."""
+    origin = facts.origin
+    assert origin is not None
+    overridden = rules.overrides.get(origin.host) if rules.overrides else None
+    expired = None
+    if overridden is not None and (now is None or now >= overridden.ends):
+        # no longer applies (None: no time known, so no override applies)
+        expired, overridden = (overridden if now is not None else None), None
+    if overridden is not None and not robots.unreachable:
+        return overridden
+    if refusing is not None:  # the refusing name's own line decides
+        return _robots_refusal(origin, robots, facts.url, refusing, used, None, expired, named=True)
+    return _robots_refusal(origin, robots, facts.url, facts.agent, used, decision, expired)
+
+
+def _gone_past(
+    txt: RobotsTxt, url: str, agent: str, refusing: str | None, decision: Decision | None
+) -> tuple[Decision, str | None]:
+    """The line an override lets a request go past, which the record names: that of the
+    name whose group disallows it (``refusing``: the name it is sent as, when only that
+    one does, also returned), else the declared name's (``decision``, if decided)."""
+    if refusing is not None:
+        return txt.decide(url, refusing), refusing
+    return (decision if decision is not None else txt.decide(url, agent)), None
+
+
+def _after_robots(
+    facts: RequestFacts,
+    rules: RequestRules,
+    known: Known,
+    txt: RobotsTxt,
+    used: Used,
+    decision: Decision | None,
+    obeyed: bool,
+    overridden: Override | None,
+    past: str | None,
+) -> Verdict:
+    """The verdict on a request robots.txt lets through, when more is read: tdmrep.json
+    (its Wait first), the RSL licenses robots.txt names, then what the origin's
+    documents said for the crawl's purposes (any refusing one refuses it before the
+    fetch); a license not known yet, it waits for it."""
+    origin = facts.origin
+    assert origin is not None
     tdm = None
     if rules.needs_tdmrep:
         tdm = known(TDM, origin)
@@ -398,56 +447,69 @@ def decide(
     licenses: list[tuple[str, Any]] = []
     pending: list[Hashable] = []
     if rules.purpose_set and txt.licenses:
-        keys = licenses_to_wait_for(txt.licenses)  # every crawler's (RSL's guide)
-        beyond = licenses_not_read(keys, rules.max_licenses)
-        if beyond is not None:  # none read: their stand-in refuses every purpose
-            licenses.append(beyond)
-            keys = ()
-        for key in keys:
-            found = known(LICENSE, key)  # asked of each: their fetches start together
-            if found is None:
-                pending.append(key)
-                continue
-            used += ((LICENSE, key, found),)
-            licenses.append((key, found.rules))
+        used = _licenses(txt, rules, known, used, licenses, pending)
     if tdm is not None and tdm.unreachable and tdm.rules is RESERVED_ALL:
         message = f"Dropped: tdmrep.json of {origin} {tdm.outcome}"
         return Refused(
-            Reason.TDMREP_UNREACHABLE,
-            message,
-            TDM,
-            agent,
-            used,
-            decision,
-            overridden=overridden,
-            robots_agent=past,
-        )
+            Reason.TDMREP_UNREACHABLE, message, TDM, facts.agent, used, decision,
+            overridden=overridden, robots_agent=past,
+        )  # fmt: skip
     before = NOTHING_BEFORE
     if tdm is not None or licenses or not txt.states_no_usage:
-        rsl = licenses_signals(licenses, url, rules.rsl_owned) if licenses else ()
-        tdm_file = None if tdm is None else tdm.rules
-        further = (*others, *rules.agents) if others else rules.agents
-        before = rules.policy.before_fetch(txt, url, agent, tdm_file, further, rsl)
+        rsl = licenses_signals(licenses, facts.url, rules.rsl_owned) if licenses else ()
+        before = _before(facts, rules, txt, None if tdm is None else tdm.rules, rsl)
         refusal = rules.policy.refuse_before(before) if before is not NOTHING_BEFORE else None
         if refusal is not None:
             signal = refusal.signal
-            document = _document_of(signal)
             return Refused(
-                Reason.PURPOSE,
-                f"Not fetched: {refusal.message}",
-                document,
-                agent,
-                used,
-                decision,
-                purpose=refusal.purpose,
-                signal=signal,
-                before=before,
-                overridden=overridden,
-                robots_agent=past,
-            )
+                Reason.PURPOSE, f"Not fetched: {refusal.message}", _document_of(signal),
+                facts.agent, used, decision, purpose=refusal.purpose, signal=signal,
+                before=before, overridden=overridden, robots_agent=past,
+            )  # fmt: skip
     if pending:  # no license known so far refuses it: it waits for the others
         return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
     return Allowed(used, decision, before, obeyed, overridden, past)
+
+
+def _licenses(
+    txt: RobotsTxt,
+    rules: RequestRules,
+    known: Known,
+    used: Used,
+    licenses: list[tuple[str, Any]],
+    pending: list[Hashable],
+) -> Used:
+    """The RSL licenses robots.txt names (every crawler's: RSL's guide), each known one
+    added to ``licenses`` (its rules) and to the versions ``used`` (returned), each not
+    known yet to ``pending`` (asked of each: their fetches start together); past
+    ``REP_RSL_MAX_LICENSES``, none is read and their stand-in refuses every purpose."""
+    keys = licenses_to_wait_for(txt.licenses)
+    beyond = licenses_not_read(keys, rules.max_licenses)
+    if beyond is not None:
+        licenses.append(beyond)
+        keys = ()
+    for key in keys:
+        found = known(LICENSE, key)
+        if found is None:
+            pending.append(key)
+            continue
+        used += ((LICENSE, key, found),)
+        licenses.append((key, found.rules))
+    return used
+
+
+def _before(
+    facts: RequestFacts,
+    rules: RequestRules,
+    txt: RobotsTxt,
+    tdm_file: TdmRepFile | None,
+    rsl: tuple[UsageSignal, ...],
+) -> Before:
+    """What the origin's documents said about the request before its fetch, for its
+    crawler names, the name it is sent as and the tokens of ``REP_PURPOSE_AGENTS``."""
+    others = facts.names[1:]
+    further = (*others, *rules.agents) if others else rules.agents
+    return rules.policy.before_fetch(txt, facts.url, facts.agent, tdm_file, further, rsl)
 
 
 def _decide_both(

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 class FateEvents(AuditState):
     """The final fates scrapy_rep's components tell the trail (signals and calls)."""
 
-    @guarded
     def _refused(
         self,
         request: Request,
@@ -42,23 +41,29 @@ class FateEvents(AuditState):
         verdict: Refused | None = None,
         **_: Any,
     ) -> None:
-        if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
-            return
-        # its own record; else a request refused before it was decided, never scheduled
-        # (sent with ``engine.download_async``, it waited in place for a document the
-        # spider closed before), or sent with a copied meta: its record opens here,
-        # unless it had one of its own
-        state = self._outgoing(request)
-        if state is None:
-            return
-        key = record_id(request)
-        before = verdict.before if verdict is not None else before_of(request)
-        extra: dict[str, Any] = {"refused_by": lines.REFUSED_BY.get(reason, reason), "why": message}
-        if before is not NOTHING_BEFORE:
-            extra["usage"] = lines.usage_part(
-                before.decision(), robots_sha(state), state.tdm or "", state.licenses or {}
-            )
-        self._final(key, state, Fate.REFUSED, extra, reason)
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
+                return
+            # its own record; else a request refused before it was decided, never scheduled
+            # (sent with ``engine.download_async``, it waited in place for a document the
+            # spider closed before), or sent with a copied meta: its record opens here,
+            # unless it had one of its own
+            state = self._outgoing(request)
+            if state is None:
+                return
+            key = record_id(request)
+            before = verdict.before if verdict is not None else before_of(request)
+            extra: dict[str, Any] = {
+                "refused_by": lines.REFUSED_BY.get(reason, reason),
+                "why": message,
+            }
+            if before is not NOTHING_BEFORE:
+                extra["usage"] = lines.usage_part(
+                    before.decision(), robots_sha(state), state.tdm or "", state.licenses or {}
+                )
+            self._final(key, state, Fate.REFUSED, extra, reason)
+        except Exception:
+            self.internal_error("_refused")
 
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None

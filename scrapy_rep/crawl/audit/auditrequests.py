@@ -197,13 +197,15 @@ class RequestEvents(AuditState):
         if self._direct:
             self._received(response, request)
 
-    @guarded
     def _held(self, request: Request, **_: Any) -> None:
-        state = open_record(request, self.open)
-        if state is not None:
-            state.held += 1
-            if self._shared:  # released, it goes back to the shared queue; still held
-                # when the spider closes, it is returned to it (or, with JOBDIR, kept for
-                # this worker's resume): either way, no longer this worker's take
-                self._taken.discard(record_id(request))
-                self._holding.add(record_id(request))
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            state = open_record(request, self.open)
+            if state is not None:
+                state.held += 1
+                if self._shared:  # released, it goes back to the shared queue; still held
+                    # when the spider closes, it is returned to it (or, with JOBDIR, kept for
+                    # this worker's resume): either way, no longer this worker's take
+                    self._taken.discard(record_id(request))
+                    self._holding.add(record_id(request))
+        except Exception:
+            self.internal_error("_held")

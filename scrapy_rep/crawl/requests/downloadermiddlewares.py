@@ -113,18 +113,8 @@ class RobotsTxtMiddleware:
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
         #: What each verdict means for the crawl.
         self.perform = Performer(crawler, config, self.slots)
-        needed = self.rules.documents()
-        kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
-        store = open_store(config, settings, len(kinds))
-        policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
         #: Every document the crawl's purposes need, robots.txt first.
-        self.documents: dict[str, OriginDocument[Any]] = {
-            kind.name: OriginDocument(
-                crawler, kind, config, policy, timeout, client, self.held, clock
-            )
-            for kind in kinds
-        }
+        self.documents = self._open_documents(crawler, config, clock)
         self._robots: OriginDocument[RobotsTxt] = self.documents[ROBOTS_CRAWL.name]
         #: The robots.txt of every origin seen, and its lifecycle.
         self.cache, self.lifecycle, self.runner = (
@@ -149,6 +139,25 @@ class RobotsTxtMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _open_documents(
+        self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
+    ) -> dict[str, OriginDocument[Any]]:
+        """The document of each kind the crawl's purposes need (robots.txt first), by
+        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``), its fetch policy
+        and the held requests."""
+        settings = crawler.settings
+        needed = self.rules.documents()
+        kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
+        store = open_store(config, settings, len(kinds))
+        policy, timeout = document_policy(config, settings, store)
+        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
+        return {
+            kind.name: OriginDocument(
+                crawler, kind, config, policy, timeout, client, self.held, clock
+            )
+            for kind in kinds
+        }
 
     # ------------------------------------------------------------------ public API
 
@@ -212,9 +221,10 @@ class RobotsTxtMiddleware:
     async def process_request(
         self, request: Request, spider: Spider | None = None
     ) -> Request | Response | None:
-        """The verdict on ``request`` (reused from the early pass when nothing it was
-        reached on has changed), then what it means: on, refused, or held until the
-        document it waits for is known."""
+        """The verdict on ``request`` (reused from the early pass when the same facts and
+        the very same document versions decide it now; one an override let through is
+        decided again: the override may have expired since), then what it means: on,
+        refused, or held until the document it waits for is known."""
         if self._marked and id(request) in self._marked:
             await self._came_straight_back(request)
         state = state_of(request)
@@ -222,35 +232,20 @@ class RobotsTxtMiddleware:
         facts = self.facts.of(request)
         if facts.origin is None:
             return None  # data:, file:, about: (SPEC §3); or nothing obeyed
-        known: Known
         carries = state is not None and bool(state.carried)
-        if not carries:  # the usual request: the cache's versions
-            documents = self.documents
-
-            def current(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-                return documents[kind].entry(key, request)
-
-            known = current
-        else:
-            known = self._known(request)
+        # the usual request: the cache's versions; a released one: those it carries
+        known: Known = self._known(request) if carries else partial(self._current, request)
         verdict: Verdict | None = None
         if kept is not None and kept[0] == facts and kept[1].overridden is None:
-            # The early pass's verdict holds when the same facts and the very same document
-            # versions decide it now. One an override let through is decided again: the
-            # override may have expired since (checked at the time the request is sent).
             verdict = kept[1]
             documents = self.documents
             now = self._clock()
             for kind, key, entry in kept[1].used:  # no generator, no call: the hot path
-                # the usual request: ``current``'s answer (OriginDocument.entry's fresh
-                # version looked up inline), without the closure's call
                 if carries:
                     now_entry = known(kind, key)
-                else:
-                    document = documents[kind]
-                    now_entry = document.lifecycle.fresh_entry(key, now)
-                    if now_entry is None:
-                        now_entry = document.entry(key, request)
+                # the usual request: _current's answer, its fresh version looked up inline
+                elif (now_entry := documents[kind].lifecycle.fresh_entry(key, now)) is None:
+                    now_entry = documents[kind].entry(key, request)
                 if now_entry is not entry:
                     verdict = None
                     break
@@ -258,24 +253,49 @@ class RobotsTxtMiddleware:
             verdict = self._decide(request, facts, known)
         elif verdict is None:  # robots.txt first: while unknown, it waits undecided
             verdict = self._robots_first(request, facts, known)
-        while isinstance(verdict, Wait):
-            document = self.documents[verdict.document]
-            if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
-                for kind, key, entry in verdict.used:  # decided by them when it comes back
-                    self.documents[kind].carry(request, entry, key)
-                return self._hand_back(request)  # caught by _request_scheduled and held
-            self._unmarked(request)  # it came straight back, its mark taken off: wait here
-            await document.wait(verdict.key, request, verdict.also)
-            verdict = self._decide(request, facts, known)
+        if isinstance(verdict, Wait):
+            verdict = await self._waited(request, facts, known, verdict)
+            if isinstance(verdict, Request):
+                return verdict  # handed back: caught by _request_scheduled and held
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
-            cached = robots_response_from_cache(request, verdict.used[0][2])
+            cached = self._robots_from_cache(request, verdict)
             if cached is not None:
-                inc(self.stats, "rep/robotstxt/served_from_cache")
                 return cached
         if isinstance(verdict, Refused):
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         return None
+
+    def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        """The cache's version of ``key``'s document of ``kind`` that decides ``request``
+        now (``None``: it waits; asking may start a fetch)."""
+        return self.documents[kind].entry(key, request)
+
+    async def _waited(
+        self, request: Request, facts: RequestFacts, known: Known, verdict: Wait
+    ) -> Allowed | Refused | Request:
+        """``request`` waits for the document ``verdict`` names: handed back to be held
+        (the request returned: caught by ``_request_scheduled``), carrying the versions
+        it was decided with so far, or (it came straight back, its mark taken off) it
+        waits here, then is decided again, until it is decided."""
+        while isinstance(verdict, Wait):
+            document = self.documents[verdict.document]
+            if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
+                for kind, key, entry in verdict.used:  # decided by them when it comes back
+                    self.documents[kind].carry(request, entry, key)
+                return self._hand_back(request)
+            self._unmarked(request)
+            await document.wait(verdict.key, request, verdict.also)
+            verdict = self._decide(request, facts, known)
+        return verdict
+
+    def _robots_from_cache(self, request: Request, verdict: Allowed | Refused) -> Response | None:
+        """A request of robots.txt itself answered from the version the verdict read
+        (counted in ``rep/robotstxt/served_from_cache``); ``None``: it is fetched."""
+        cached = robots_response_from_cache(request, verdict.used[0][2])
+        if cached is not None:
+            inc(self.stats, "rep/robotstxt/served_from_cache")
+        return cached
 
     async def _came_straight_back(self, request: Request) -> None:
         """``request`` was handed back to be held and is here again without a scheduler

@@ -74,6 +74,14 @@ class FactsReader:
                 "of REP_PURPOSE_AGENTS and the pages' own signals",
                 self._purposes,
             )
+        self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
+        self._names_held(settings)
+
+    def _names_held(self, settings: Any) -> None:
+        """The crawler names requests are held to (see the module docstring), and the
+        memos of the names and sites of each request; a project ``USER_AGENT`` that is a
+        browser's (no crawler name) is said at WARNING, one that does not name the
+        crawler of ``ROBOTSTXT_USER_AGENT`` at INFO."""
         fixed = str(settings.get("ROBOTSTXT_USER_AGENT") or "")
         project_agent = str(settings.get("USER_AGENT") or "")
         #: The crawler's declared User-Agent: ``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``.
@@ -93,7 +101,6 @@ class FactsReader:
         self.origins = OriginMemo()
         #: The site each (URL origin, ``Host`` header) pair addresses (:meth:`addressed`).
         self._hosts: dict[tuple[Origin, bytes], Origin] = {}
-        self._obey_default = Obey.ALL if self.obey_robots else Obey.USAGE
         if not fixed and is_browser(project_agent):
             logger.warning(
                 "scrapy_rep: USER_AGENT %r is a browser's, with no crawler's name after "
