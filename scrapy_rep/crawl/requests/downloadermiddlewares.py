@@ -254,9 +254,10 @@ class RobotsTxtMiddleware:
         elif verdict is None:  # robots.txt first: while unknown, it waits undecided
             verdict = self._robots_first(request, facts, known)
         if isinstance(verdict, Wait):
-            verdict = await self._waited(request, facts, known, verdict)
-            if isinstance(verdict, Request):
-                return verdict  # handed back: caught by _request_scheduled and held
+            waited = await self._waited(request, facts, known, verdict)
+            if isinstance(waited, Request):
+                return waited  # handed back: caught by _request_scheduled and held
+            verdict = waited
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
             cached = self._robots_from_cache(request, verdict)
             if cached is not None:
@@ -272,7 +273,7 @@ class RobotsTxtMiddleware:
         return self.documents[kind].entry(key, request)
 
     async def _waited(
-        self, request: Request, facts: RequestFacts, known: Known, verdict: Wait
+        self, request: Request, facts: RequestFacts, known: Known, verdict: Verdict
     ) -> Allowed | Refused | Request:
         """``request`` waits for the document ``verdict`` names: handed back to be held
         (the request returned: caught by ``_request_scheduled``), carrying the versions
