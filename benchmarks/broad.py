@@ -31,7 +31,10 @@ the server served), robots.txt downloads per origin by kind, the cache's stats, 
 peak RSS against the bound the settings predict (see ``predicted_rss``).
 
 Usage: ``python benchmarks/broad.py [--origins 100000] [--requests 500000]
-[--cache-origins N] [--cache-bytes N] [--pause-at 0.5] [--modes none,rep] [--json F]``.
+[--cache-origins N] [--cache-bytes N] [--pause-at 0.5] [--modes none,rep] [--json F]
+[--audit] [--report] [--code DIR]``: ``--audit`` and ``--report`` crawl the add-on's mode
+with the audit trail and the report, each written to a file beside the JOBDIR, as
+``benchmarks/calls.py`` sets them; ``--code DIR`` runs another checkout's scrapy_rep.
 ``--requests`` is rounded to whole pages per origin: under 5 per origin, the first of
 faultsite's paths in an order that puts an allowed and a forbidden page first (a short
 run: ``--origins 20000 --requests 40000`` takes under 10 minutes for three modes).
@@ -467,6 +470,13 @@ def crawl_phase(args: argparse.Namespace) -> None:
         if args.cache_origins > 0:  # 0: the settings' defaults (--default-cache)
             settings["REP_CACHE_MAX_ORIGINS"] = args.cache_origins
             settings["REP_CACHE_MAX_BYTES"] = args.cache_bytes
+        # as benchmarks/calls.py sets them: beside the JOBDIR (the resumed phase goes on
+        # with the same trail); the report to a file, none of a terminal's cost
+        settings["REP_REPORT"] = False
+        if args.audit:
+            settings["REP_AUDIT_FILE"] = str(Path(args.jobdir).parent / f"{args.crawl}.trail.jsonl")
+        if args.report:
+            settings["REP_REPORT_FILE"] = str(Path(args.jobdir).parent / f"{args.crawl}.report.txt")
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BroadSpider)
     closed: dict[str, str] = {}
@@ -548,6 +558,9 @@ def run_mode(
             ]
             + ["--profile"] * args.profile
             + ["--default-cache"] * args.default_cache
+            + ["--audit"] * args.audit
+            + ["--report"] * args.report
+            + ([f"--code={args.code}"] if args.code else [])
         )
         log_path = workdir / f"{name}-{phase}.log"
         with log_path.open("w") as log:
@@ -659,6 +672,13 @@ def main() -> int:
         help="each crawl under cProfile (its stats beside its result, in --workdir)",
     )
     parser.add_argument("--workdir", help="keep the JOBDIRs and crawl logs here")
+    parser.add_argument(
+        "--audit", action="store_true", help="the add-on's modes with REP_AUDIT_FILE"
+    )
+    parser.add_argument(
+        "--report", action="store_true", help="the add-on's modes with REP_REPORT_FILE"
+    )
+    parser.add_argument("--code", help="a checkout whose scrapy_rep the crawls run (before/after)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", help=argparse.SUPPRESS)
     parser.add_argument(
@@ -682,6 +702,8 @@ def main() -> int:
         parser.add_argument(hidden, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(CHECKOUT))
+    if args.code:  # its scrapy_rep before the checkout's (tests.support still from here)
+        sys.path.insert(0, str(Path(args.code).resolve()))
     global MIX
     MIX = tuple(kind for kind in args.kinds.split(",") if kind)
     args.pages = args.pages or max(1, round(args.requests / args.origins))
