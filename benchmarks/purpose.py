@@ -118,9 +118,12 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.audit.audit import ID_KEY, AuditTrail
+    from scrapy_rep.crawl.audit.audit import AuditTrail
     from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.crawl.requeststate import KEY
     from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.urls.origins import origin_of
+    from scrapy_rep.verdict import ROBOTS, Allowed, RequestFacts
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"
     rules = parse_robotstxt(text)
@@ -131,7 +134,9 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
         crawler = get_crawler(Spider, {"REP_AUDIT_FILE": str(path)})
-        trail = AuditTrail(crawler)
+        trail = AuditTrail.from_crawler(crawler)  # the crawl's URL ledger, which writes it
+        origin = origin_of("https://example.com/")
+        used = ((ROBOTS, origin, entry),)
         send = crawler.signals.send_catch_log  # what Scrapy does for each signal
         send(signals.spider_opened, spider=None)
         pages = []
@@ -144,11 +149,12 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
             for response in pages:
                 request = response.request
                 assert request is not None
-                request.meta.pop(ID_KEY, None)
+                request.meta.pop(KEY, None)  # a new record each round
                 send(signals.request_scheduled, request=request, spider=None)
-                trail.robots_decided(
-                    request, "https://example.com", entry, "b", rules.decide(request.url, "b")
-                )
+                # the verdict as the performer tells it (the middleware's, with its line)
+                facts = RequestFacts(request.url, origin, "b")
+                verdict = Allowed(used, rules.decide(request.url, "b"), obeyed=True)
+                trail.decided(request, facts, verdict)
                 send(signals.request_reached_downloader, request=request, spider=None)
                 send(signals.response_received, response=response, request=request, spider=None)
                 ledger = PageLedger()
