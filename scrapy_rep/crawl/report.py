@@ -42,7 +42,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -52,8 +51,6 @@ from scrapy_rep.audit.summary import OVERRIDDEN_BY
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import read_by
-from scrapy_rep.crawl.meta import ROBOTS_REQUEST
-from scrapy_rep.crawl.requeststate import record_id
 from scrapy_rep.settings import RepConfig, crawl_delay_obeyed, robots_agent
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate, reason_row
@@ -61,12 +58,12 @@ from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self
 
     from scrapy_rep.audit.urlentry import UrlEntry
+    from scrapy_rep.crawl.audit.waits import Waits
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Refused
@@ -194,11 +191,6 @@ class RepReport:
         self.delay_not_obeyed = _delay_not_obeyed(config, crawler.settings)
         self.delay_max = config.crawl_delay_max
         self.origins: dict[str, _OriginReport] = {}
-        #: The requests held so far that are still alive, and what they waited for: a
-        #: request held again for the same origin's documents is one more wait, not one
-        #: more request (weak: a request gone is never held again; one that waited on
-        #: disk, ``rep/requests/spilled``, comes back as another object).
-        self._held_for: WeakKeyDictionary[Request, set[str]] = WeakKeyDictionary()
         self.urls: dict[str, _UrlReport] = {}
         self.untracked = 0
         #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS):
@@ -214,10 +206,8 @@ class RepReport:
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
-        connect(self._held, signal=rep_signals.request_held)
-        connect(self._released, signal=rep_signals.request_released)
-        connect(self._response, signal=signals.response_received)
         # every request's fate: the URL ledger's settled entries, the trail's records
+        # (and its downloads apart; its origins' waits are read at the end)
         read_urls(crawler, self)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
@@ -283,20 +273,17 @@ class RepReport:
         if _add_outcome(outcomes, outcome) and len(outcomes) > _MAX_OUTCOMES:
             del outcomes[2]
 
-    def _held(self, request: Request, origin: str, **_: Any) -> None:
-        report = self._origin(origin)
-        report.waits += 1
-        held_for = self._held_for.setdefault(request, set())
-        if origin not in held_for:
-            held_for.add(origin)
-            report.waited += 1
-
-    def _released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
-        if failures:
-            self._origin(origin).held_unreachable += 1
-            record = self._record(request.url)
+    def read_waits(self, waits: Waits) -> None:
+        """The requests' waits for each origin's documents, as the URL ledger kept them:
+        its origin's lines, and a URL held while its robots.txt was unreachable."""
+        for origin, kept in waits.origins.items():
+            report = self._origin(origin)
+            report.waited, report.waits = kept.waited, kept.waits
+            report.held_unreachable = kept.held_unreachable
+        for url, failures in waits.failures.items():
+            record = self._record(url)
             if record is not None:
-                record.held_failures = max(record.held_failures, failures)
+                record.held_failures = failures
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate, as the URL ledger settled it (the trail's record of it is
@@ -341,12 +328,10 @@ class RepReport:
             record.fates[fate] += 1
         self.totals.fates[fate] += 1
 
-    def _response(self, response: Response, request: Request, **_: Any) -> None:
+    def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched without a
         verdict: no request of the crawl), listed apart."""
-        if ROBOTS_REQUEST in request.meta or record_id(request):
-            return
-        self._url(request.url, f"downloaded by an item pipeline ({response.status})")
+        self._url(url, f"downloaded by an item pipeline ({status})")
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """What the media gate made of a file an item pipeline downloaded: not stored
@@ -470,6 +455,9 @@ class RepReport:
         self.reason = reason
 
     def _closed(self, **_: Any) -> None:
+        ledger = ledger_of(self.crawler)
+        if ledger is not None:
+            self.read_waits(ledger.waits)
         stats = self.stats.get_stats() if self.stats is not None else {}
         self.paused = paused(stats, self.reason, self.job_dir)  # its stats set since
         self.text = self.render()

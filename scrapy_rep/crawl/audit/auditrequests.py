@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.audit.waits import Waits
 from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc
@@ -46,6 +47,8 @@ class RequestEvents(AuditState):
     #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
     _obey_robots: bool
     _robots_token: str
+    #: The requests' waits for their origins' documents.
+    waits: Waits
 
     @guarded
     def _scheduled(self, request: Request, **_: Any) -> None:
@@ -173,7 +176,9 @@ class RequestEvents(AuditState):
     @guarded
     def _received(self, response: Response, request: Request, **_: Any) -> None:
         state = open_record(request, self.open)
-        if state is not None and not state.fetched:  # not a copied meta's (_attempt)
+        if state is None:
+            self._apart(request, response)
+        elif not state.fetched:  # not a copied meta's (_attempt)
             state.fetched = True
             state.status = response.status
             if state.unscheduled:  # no page pass to wait for: a page read as it arrived
@@ -181,6 +186,15 @@ class RequestEvents(AuditState):
                 page = None if pages is None else pages.get(response)
                 key = record_id(request)
                 self._final(key, state, Fate.FETCHED, self.page_said(state, request, page))
+
+    def _apart(self, request: Request, response: Response) -> None:
+        """A download no entry follows (neither a document's nor a request's: a file an
+        item pipeline fetched without a verdict, no request of the crawl): told to the
+        readers, never written (the trail's ``file`` records say what became of it)."""
+        if meta.ROBOTS_REQUEST in request.meta or record_id(request):
+            return
+        for reader in self.readers:
+            reader.downloaded_apart(request.url, response.status)
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
@@ -190,7 +204,8 @@ class RequestEvents(AuditState):
             self._received(response, request)
 
     @guarded
-    def _held(self, request: Request, **_: Any) -> None:
+    def _held(self, request: Request, origin: str = "", **_: Any) -> None:
+        self.waits.held(request, origin)
         state = open_record(request, self.open)
         if state is not None:
             state.held += 1

@@ -94,7 +94,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: callback's or errback's output, a ``process_spider_exception``'s too), not at
         #: the end of one pass of its output: set when the spider opens.
         self._at_scrape_end = False
-        self._ledgers = bool(config.audit_file or config.report or config.report_file)
+        self._ledgers = config.ledger
         if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
