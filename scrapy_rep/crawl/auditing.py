@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.crawl.audit.waits import Waits
+    from scrapy_rep.audit.waits import Waits
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.verdict.fates import Fate

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.crawl.audit.waits import Waits
+    from scrapy_rep.audit.waits import Waits
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Refused

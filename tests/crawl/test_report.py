@@ -11,7 +11,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.crawl.audit.waits import Waits
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt

@@ -55,7 +55,7 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.audit.waits import Waits
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.auditing import LEDGERS, URL_READERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
