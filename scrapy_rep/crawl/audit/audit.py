@@ -45,6 +45,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     AuditWriter,
@@ -55,7 +56,6 @@ from scrapy_rep.crawl.audit.auditfile import (
 )
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.auditing import LEDGERS, URL_READERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
@@ -236,13 +236,11 @@ class UrlLedger(RequestEvents, FateEvents):
         return state
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`), kept
-        on its entry for the readers (:attr:`UrlEntry.decision`): the record names the
-        robots.txt version and the line that decided it for the agent whose group decided
-        (or why none did, or that Allow/Disallow were not obeyed: :meth:`_opt_outs_only`),
-        every crawler name it was held to when more than one (``agents``: the declared
-        name, then the name it was sent as), the tdmrep.json and RSL license versions it
-        was decided with (:meth:`_documents_decided`)."""
+        """The verdict on ``request`` (:mod:`scrapy_rep.crawl.requests.perform`), on its
+        entry for the readers (:attr:`UrlEntry.decision`); the record names the robots.txt
+        version and line that decided it for the agent whose group decided (or why none
+        did; :meth:`_opt_outs_only`), every name it was held to when more than one
+        (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
         try:
             state = self._outgoing(request)
             if state is None:

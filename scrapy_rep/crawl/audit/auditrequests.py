@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
-from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.ledger import PAGES
 from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
 from scrapy_rep.crawl.stats import inc

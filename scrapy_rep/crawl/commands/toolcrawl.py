@@ -44,7 +44,7 @@ from scrapy_rep.checker.report import ToolRequest
 from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY
 from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
-from scrapy_rep.crawl.commands.toolrun import Announced, Asked, ToolRun
+from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
@@ -59,25 +59,6 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from twisted.python.failure import Failure
-
-__all__ = [
-    "ASKED",
-    "Announced",
-    "Asked",
-    "LocalRobotsTxt",
-    "NotFetched",
-    "Printer",
-    "StopAfterVerdict",
-    "ToolRun",
-    "ToolSpider",
-    "crawl_tools",
-    "print_tools",
-    "run_tools",
-    "tool_settings",
-    "tools_in_reactor",
-    "tools_settings",
-    "unreachable_waits",
-]
 
 #: ``request.meta``: the index of the URL a tool asked about (it survives redirects).
 ASKED: Final = "scrapy_rep_tools_url"
