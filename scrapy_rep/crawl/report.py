@@ -194,24 +194,21 @@ class RepReport:
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate, as the URL ledger settled it (the trail's record of it is
-        the same entry): said on its URL's line and counted by fate."""
+        the same entry): said on its URL's line, if listed, and counted by fate (the
+        closing line's words) in the closing line's counts, listed or not, as the trail
+        counts them."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)
-        if fate is Fate.REFUSED and record is not None:
-            record.refused = str(cause or "")
-        self._count(record, counted)
+        if record is not None:
+            record.fates[counted] += 1
+            if fate is Fate.REFUSED:
+                record.refused = str(cause or "")
+        self.totals.fates[counted] += 1
         overridden = entry.robots.overridden if entry.robots is not None else ""
         if overridden and fate is not Fate.REFUSED:
             self._url(url, f"{OVERRIDDEN_BY}{overridden}")
             self.overridden += 1
-
-    def _count(self, record: UrlReport | None, fate: str) -> None:
-        """A request of ``fate`` (the closing line's words): on its URL's line, if listed,
-        and in the closing line's counts, listed or not (they count as the trail does)."""
-        if record is not None:
-            record.fates[fate] += 1
-        self.totals.fates[fate] += 1
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched without a
