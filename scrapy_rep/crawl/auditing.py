@@ -75,7 +75,7 @@ def read_urls(crawler: Crawler, reader: UrlReader) -> None:
 
 
 class UrlReader(Protocol):
-    """A reader of the URL ledger's settled entries (the end-of-crawl report)."""
+    """A reader of the URL ledger's settled entries (the end-of-crawl report, the tools)."""
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``

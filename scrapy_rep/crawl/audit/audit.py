@@ -120,7 +120,9 @@ class UrlLedger(RequestEvents, FateEvents):
     """The crawl's one ledger of each requested URL's fate: written by the parts that
     decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
     its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
-    report). One per crawl (:func:`url_ledger`), kept only when a reader needs it."""
+    report, the tools), which also read the requests' waits it keeps (:attr:`waits`) and
+    are told the downloads no entry follows. One per crawl (:func:`url_ledger`), kept only
+    when a reader needs it (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
@@ -144,7 +146,7 @@ class UrlLedger(RequestEvents, FateEvents):
         self.counts: Counter[str] = Counter()
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
-        #: Who reads each settled entry besides the trail (the end-of-crawl report).
+        #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
