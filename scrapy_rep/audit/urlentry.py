@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from scrapy_rep.audit.lines import iso_time, robots_part
+
+if TYPE_CHECKING:
+    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
 #: A ``url`` record's keys the entry holds, in the order a record is written; any other
 #: key of a record (``why``, ``usage``, ``page``, items and links...) is what its fate
@@ -126,6 +129,12 @@ class UrlEntry:
     expires: float | None = None
     #: Downloaded without the scheduler (a media pipeline's file, a callback's own fetch).
     unscheduled: bool = False
+    #: The verdict it was last decided with and the facts it was decided on (``None``: not
+    #: decided), for the ledger's readers (the command-line tools print them): never
+    #: written, neither in its line nor in its state.
+    decision: tuple[Allowed | Refused, RequestFacts] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def line(
         self, run: str, key: str, fate: str, added: Mapping[str, Any], now: str = ""
@@ -187,7 +196,7 @@ class UrlEntry:
 
     def state(self) -> dict[str, Any]:
         """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name)."""
-        return {one.name: getattr(self, one.name) for one in fields(self)}
+        return {name: getattr(self, name) for name in _STATE_FIELDS}
 
     @classmethod
     def from_state(cls, saved: Mapping[str, Any] | Sequence[Any]) -> UrlEntry:
@@ -196,7 +205,7 @@ class UrlEntry:
         dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
         before the earlier's id, a ``""`` tdmrep meant none)."""
         if isinstance(saved, Mapping):
-            known = {one.name for one in fields(cls)}
+            known = _STATE_FIELDS
             values = {name: value for name, value in saved.items() if name in known}
             for name, value in values.items():  # a hand-edited state: refused, not resumed
                 if not _STATE_TYPES[name](value):
@@ -212,6 +221,11 @@ class UrlEntry:
             old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
             bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
         )  # fmt: skip
+
+
+#: The fields :meth:`UrlEntry.state` keeps (all but the decision, which only the running
+#: crawl's readers read).
+_STATE_FIELDS: Final = tuple(one.name for one in fields(UrlEntry) if one.name != "decision")
 
 
 def _int(value: Any) -> bool:

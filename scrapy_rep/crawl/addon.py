@@ -64,8 +64,8 @@ class Addon:
         register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
         register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off without trail or report
-        # nothing on the download path without a trail or a report to tell
-        if config.audit_file or config.report or config.report_file:
+        # nothing on the download path without the ledger (a trail, a report to tell)
+        if config.ledger:
             register(settings, "DOWNLOADER_MIDDLEWARES", AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_rep.audit.urlentry import UrlEntry
+    from scrapy_rep.audit.waits import Waits
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.verdict.fates import Fate
@@ -29,7 +30,11 @@ if TYPE_CHECKING:
 class LedgerCalls(Protocol):
     """What the parts that decide (the performer of verdicts, the check at the send, the
     page's licenses) and :class:`AuditMiddleware` tell the crawl's URL ledger directly;
-    a page's output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`)."""
+    a page's output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`).
+    Its readers read what it keeps besides the entries there too (:attr:`waits`)."""
+
+    #: The requests' waits for their origins' documents (the report's origin lines).
+    waits: Waits
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
@@ -70,7 +75,7 @@ def read_urls(crawler: Crawler, reader: UrlReader) -> None:
 
 
 class UrlReader(Protocol):
-    """A reader of the URL ledger's settled entries (the end-of-crawl report)."""
+    """A reader of the URL ledger's settled entries (the end-of-crawl report, the tools)."""
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
@@ -82,6 +87,11 @@ class UrlReader(Protocol):
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """A file an item pipeline downloaded was held against the crawl's purposes: the
         ``file`` record's ``fate`` (``stored``, ``marked``, ``refused``, ``failed``)."""
+
+    def downloaded_apart(self, url: str, status: int) -> None:
+        """A download no entry follows (neither a document's nor a request's): a file an
+        item pipeline fetched without a verdict, no request of the crawl; ``status``: its
+        response's."""
 
 
 class AuditMiddleware:

@@ -249,6 +249,13 @@ SETTINGS: Final = (
         help="URLs the report lists one by one",
     ),
     Setting(
+        "REP_LEDGER",
+        "keep_ledger",
+        False,
+        read_bool,
+        help="Keep the ledger of each request's fate for a program that reads it",
+    ),
+    Setting(
         "REP_NOINDEX_ACTION",
         "noindex_action",
         "drop",
@@ -471,6 +478,9 @@ class RepConfig:
     report: bool
     report_file: str
     report_max_urls: int
+    #: Keep the ledger of each request's fate without a trail or report: a program that
+    #: reads it (:func:`scrapy_rep.crawl.auditing.read_urls`: the command-line tools).
+    keep_ledger: bool
     noindex_action: str
     nofollow_action: str
     rel_nofollow: bool
@@ -527,10 +537,11 @@ class RepConfig:
 
     @property
     def ledger(self) -> bool:
-        """Whether the crawl keeps a ledger of each requested URL's fate: its audit trail
-        or its end-of-crawl report reads it (``REP_AUDIT_FILE``, ``REP_REPORT``,
-        ``REP_REPORT_FILE``); a crawl with neither keeps none, and pays nothing."""
-        return bool(self.audit_file or self.report or self.report_file)
+        """Whether the crawl keeps a ledger of each requested URL's fate: its audit trail,
+        its end-of-crawl report or a program reads it (``REP_AUDIT_FILE``, ``REP_REPORT``,
+        ``REP_REPORT_FILE``, ``REP_LEDGER``); a crawl with none keeps none, and pays
+        nothing."""
+        return bool(self.audit_file or self.report or self.report_file or self.keep_ledger)
 
     @classmethod
     def from_settings(cls, settings: SettingsLike) -> RepConfig:

@@ -118,3 +118,17 @@ def test_an_entry_an_earlier_version_kept_in_jobdir_is_read_by_place(
     saved: list[Any], expected: UrlEntry
 ) -> None:
     assert UrlEntry.from_state(saved) == expected
+
+
+def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
+    """The verdict and facts on an entry are for the running crawl's readers (the tools):
+    neither its ``url`` line nor its state in ``JOBDIR`` holds them."""
+    from scrapy_rep.verdict import UNCHECKED
+
+    entry = _every_field()
+    entry.decision = (UNCHECKED, None)  # type: ignore[assignment]
+    saved = json.loads(json.dumps(entry.state()))  # nothing of it but JSON
+    assert "decision" not in saved
+    assert UrlEntry.from_state(saved) == entry
+    assert UrlEntry.from_state(saved).decision is None
+    assert "decision" not in json.dumps(entry.line("r", "k-1", "fetched", {}))

@@ -11,6 +11,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.audit.urlentry import UrlEntry
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
@@ -120,8 +121,10 @@ def test_per_origin_and_per_url_lines() -> None:
     report._fetched(origin=A, rules=DISALLOW_ALL, outcome="503: down", sitemaps=())
     report._fetched(origin=A, rules=rules, outcome="200 (40 bytes)", sitemaps=rules.sitemaps)
     html_page = Request(f"{A}/page")
-    report._held(html_page, origin=A)
-    report._released(html_page, origin=A, failures=1)
+    waits = Waits()  # as the URL ledger keeps them
+    waits.held(html_page, origin=A)
+    waits.released(html_page, origin=A, failures=1)
+    report.read_waits(waits)
     response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
     said = "noindex by header X-Robots-Tag: none"
     page_output(report, response, dropped=((Reason.NOINDEX, said),))
@@ -147,10 +150,12 @@ def test_a_request_held_twice_is_one_request_that_waited_twice() -> None:
     as they were sent) were reported as "16 request(s) waited". The report counts the
     requests that waited, and says the waits apart when some waited more than once."""
     report = report_of()
+    waits = Waits()  # as the URL ledger keeps them
     twice, once = Request(f"{A}/twice"), Request(f"{A}/once")
     for request in (twice, once, twice):
-        report._held(request, origin=A)
-    report._held(twice, origin=f"{A}/license.xml")  # another document's wait: its own line
+        waits.held(request, origin=A)
+    waits.held(twice, origin=f"{A}/license.xml")  # another document's wait: its own line
+    report.read_waits(waits)
     text = report.render()
     assert (
         f"  {A}\n    robots.txt: not downloaded\n    2 request(s) waited for it (3 waits in all)\n"
@@ -255,8 +260,10 @@ def test_a_request_held_then_dropped_is_said_in_one_phrase() -> None:
     """It said "held while robots.txt was unreachable (4x), released; Dropped: …"."""
     report = report_of()
     html_page = Request(f"{A}/p")
-    report._held(html_page, origin=A)
-    report._released(html_page, origin=A, failures=4)
+    waits = Waits()  # as the URL ledger keeps them
+    waits.held(html_page, origin=A)
+    waits.released(html_page, origin=A, failures=4)
+    report.read_waits(waits)
     message = f"Dropped: robots.txt of {A} unreachable for 600 s (503: …): requests dropped"
     settle(report, html_page.url, Fate.REFUSED, Reason.ROBOTSTXT_UNREACHABLE, why=message)
     text = report.render()
@@ -302,7 +309,7 @@ def test_a_pipelines_download_is_no_request_of_the_crawl() -> None:
     report = report_of()
     # engine.download by a media pipeline, no verdict on it: no entry of the URL ledger
     image = Request(f"{A}/a.jpg")
-    report._response(HtmlResponse(image.url, body=b"", request=image), image)
+    report.downloaded_apart(image.url, 200)
     text = report.render()
     assert "Other downloads (files an item pipeline fetched: no request of the crawl):\n" in text
     assert f"  {A}/a.jpg\n    downloaded by an item pipeline (200)\n" in text

@@ -447,13 +447,7 @@ FATE_SIGNALS = (
 #: The one bookkeeper of each request's fate: the URL ledger and its parts.
 LEDGER_ROOM = "scrapy_rep.crawl.audit."
 #: The listeners left outside it, each with what it keeps; this list only shrinks.
-NOT_YET_LEDGER_READERS = {
-    # an origin's waits (its report lines), and the downloads no entry follows: a file
-    # an item pipeline fetched without a verdict, listed apart as no request
-    "scrapy_rep.crawl.report": {"request_held", "request_released", "response_received"},
-    # what a tool prints of a page's items
-    "scrapy_rep.crawl.commands.toolcrawl": {"item_refused", "item_scraped"},
-}
+NOT_YET_LEDGER_READERS: dict[str, set[str]] = {}
 
 
 def fate_listeners(source: str) -> set[str]:

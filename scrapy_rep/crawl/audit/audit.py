@@ -45,6 +45,7 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import (
     AuditWriter,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import RequestFacts
+    from scrapy_rep.verdict.decide import Used
 
 __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
@@ -118,7 +120,9 @@ class UrlLedger(RequestEvents, FateEvents):
     """The crawl's one ledger of each requested URL's fate: written by the parts that
     decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
     its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
-    report). One per crawl (:func:`url_ledger`), kept only when a reader needs it."""
+    report, the tools), which also read the requests' waits it keeps (:attr:`waits`) and
+    are told the downloads no entry follows. One per crawl (:func:`url_ledger`), kept only
+    when a reader needs it (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
 
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
@@ -140,7 +144,9 @@ class UrlLedger(RequestEvents, FateEvents):
         self._holding: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
-        #: Who reads each settled entry besides the trail (the end-of-crawl report).
+        #: The requests' waits for their origins' documents (the report's origin lines).
+        self.waits = Waits()
+        #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
@@ -155,8 +161,18 @@ class UrlLedger(RequestEvents, FateEvents):
         # the open entries a paused crawl kept, whether it wrote a trail or the report
         # alone read them (its resume's report tells them as the trail's would)
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
-        self.writer = AuditWriter(crawler, config, self.run, written=self.trail)
-        if self.writer.file is not None:  # read under its lock: ids are the trail's alone
+        self.writer = self._writer(crawler)
+        self._emit = self.writer.emit
+        self._fingerprint = crawler.request_fingerprinter.fingerprint
+        self._connect(crawler)
+        LEDGERS[crawler] = self
+        read_by(crawler, self)  # each page's ledger, when its output is through
+
+    def _writer(self, crawler: Crawler) -> AuditWriter:
+        """The writer of the trail's lines (none is written without ``REP_AUDIT_FILE``);
+        with a trail, its ids go on from its last request."""
+        writer = AuditWriter(crawler, self.config, self.run, written=self.trail)
+        if writer.file is not None:  # read under its lock: ids are the trail's alone
             tail = tail_of(self.path)
             self.sequence = max(self.sequence, tail.last_request)
             if tail.open_run:
@@ -167,11 +183,7 @@ class UrlLedger(RequestEvents, FateEvents):
                     "clean, and keep this one as it is",
                     self.path, tail.open_run[:8],
                 )  # fmt: skip
-        self._emit = self.writer.emit
-        self._fingerprint = crawler.request_fingerprinter.fingerprint
-        self._connect(crawler)
-        LEDGERS[crawler] = self
-        read_by(crawler, self)  # each page's ledger, when its output is through
+        return writer
 
     def _connect(self, crawler: Crawler) -> None:
         connect = crawler.signals.connect
@@ -179,6 +191,7 @@ class UrlLedger(RequestEvents, FateEvents):
         connect(self._scheduled, signal=signals.request_scheduled)
         connect(self._attempt, signal=signals.request_reached_downloader)
         connect(self._held, signal=rep_signals.request_held)
+        connect(self.waits.released, signal=rep_signals.request_released)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
 
@@ -225,16 +238,16 @@ class UrlLedger(RequestEvents, FateEvents):
         return state
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request`` (from :mod:`scrapy_rep.crawl.requests.perform`): the
-        record names the robots.txt version and the line that decided it for the agent
-        whose group decided (or why none did, or that Allow/Disallow were not obeyed), every
-        crawler name it was held to when more than one (``agents``: the declared name,
-        then the name it was sent as), the tdmrep.json and RSL license versions it was
-        decided with."""
+        """The verdict on ``request`` (:mod:`scrapy_rep.crawl.requests.perform`), on its
+        entry for the readers (:attr:`UrlEntry.decision`); the record names the robots.txt
+        version and line that decided it for the agent whose group decided (or why none
+        did; :meth:`_opt_outs_only`), every name it was held to when more than one
+        (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
         try:
             state = self._outgoing(request)
             if state is None:
                 return
+            state.decision = (verdict, facts)
             used = verdict.used
             if not used:
                 return
@@ -248,17 +261,10 @@ class UrlLedger(RequestEvents, FateEvents):
             token = self._tokens.get(agent)
             if token is None:  # a REP_PURPOSE_AGENTS token as written: its product token
                 token = self._tokens[agent] = product_token(agent) or agent
-            agent = token
             decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                previous = state.robots
-                if previous is not None and not previous.obeyed:
-                    state.robots = (
-                        RobotsPart(sha, *previous[1:6], agents=names)
-                        if names
-                        else RobotsPart(sha, *previous[1:])
-                    )
+                self._opt_outs_only(state, sha, names)
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
@@ -271,22 +277,46 @@ class UrlLedger(RequestEvents, FateEvents):
                 # sent with a Host header addressing another site: that site, and the
                 # URL's own origin's robots.txt when it decided too (allowed by both)
                 addressed = str(facts.origin) if facts.served_by is not None else ""
-                also = None
-                for kind, key, entry in used[1:] if addressed else ():
-                    if kind == ROBOTS_KIND and str(key) != origin:
-                        also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
+                also = self._also(origin, used) if addressed else None
                 state.robots = RobotsPart(
-                    sha, agent, decision.line, decision.line_text, why, True,
+                    sha, token, decision.line, decision.line_text, why, True,
                     overridden, expired, names, ends, addressed, also,
                 )  # fmt: skip
-            for kind, key, entry in used[1:]:
-                if kind == TDM_KIND:
-                    url = f"{key}/.well-known/tdmrep.json"
-                    state.tdm = self.writer.snapshot("tdmrep.json", url, entry)
-                elif kind == LICENSE_KIND:
-                    self.license_used(str(key), entry, request)
+            if len(used) > 1:
+                self._documents_decided(state, request, used)
         except Exception:
             self.internal_error("decided")
+
+    @staticmethod
+    def _opt_outs_only(state: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
+        """A request whose robots.txt Allow/Disallow is not obeyed, only its AI-usage
+        opt-outs: its robots part names the snapshot they were read in (and every name it
+        was held to)."""
+        previous = state.robots
+        if previous is not None and not previous.obeyed:
+            state.robots = (
+                RobotsPart(sha, *previous[1:6], agents=names)
+                if names
+                else RobotsPart(sha, *previous[1:])
+            )
+
+    def _also(self, origin: str, used: Used) -> str | None:
+        """The snapshot of the URL's own origin's robots.txt, when a request sent to
+        another site (its Host header) was decided by both (``None``: not)."""
+        also = None
+        for kind, key, entry in used[1:]:
+            if kind == ROBOTS_KIND and str(key) != origin:
+                also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
+        return also
+
+    def _documents_decided(self, state: UrlEntry, request: Request, used: Used) -> None:
+        """The tdmrep.json and RSL license versions ``request`` was decided with."""
+        for kind, key, entry in used[1:]:
+            if kind == TDM_KIND:
+                url = f"{key}/.well-known/tdmrep.json"
+                state.tdm = self.writer.snapshot("tdmrep.json", url, entry)
+            elif kind == LICENSE_KIND:
+                self.license_used(str(key), entry, request)
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
         """The request of the open record ``record`` leaves for the network at ``now``,

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.ledger import PAGES
@@ -46,6 +47,8 @@ class RequestEvents(AuditState):
     #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
     _obey_robots: bool
     _robots_token: str
+    #: The requests' waits for their origins' documents.
+    waits: Waits
 
     def _scheduled(self, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
@@ -179,7 +182,9 @@ class RequestEvents(AuditState):
     def _received(self, response: Response, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             state = open_record(request, self.open)
-            if state is not None and not state.fetched:  # not a copied meta's (_attempt)
+            if state is None:
+                self._apart(request, response)
+            elif not state.fetched:  # not a copied meta's (_attempt)
                 state.fetched = True
                 state.status = response.status
                 if state.unscheduled:  # no page pass to wait for: a page read as it arrived
@@ -190,6 +195,15 @@ class RequestEvents(AuditState):
         except Exception:
             self.internal_error("_received")
 
+    def _apart(self, request: Request, response: Response) -> None:
+        """A download no entry follows (neither a document's nor a request's: a file an
+        item pipeline fetched without a verdict, no request of the crawl): told to the
+        readers, never written (the trail's ``file`` records say what became of it)."""
+        if meta.ROBOTS_REQUEST in request.meta or record_id(request):
+            return
+        for reader in self.readers:
+            reader.downloaded_apart(request.url, response.status)
+
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
         ``process_response`` is the last one (nothing can change the response after it):
@@ -197,8 +211,9 @@ class RequestEvents(AuditState):
         if self._direct:
             self._received(response, request)
 
-    def _held(self, request: Request, **_: Any) -> None:
+    def _held(self, request: Request, origin: str = "", **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            self.waits.held(request, origin)
             state = open_record(request, self.open)
             if state is not None:
                 state.held += 1

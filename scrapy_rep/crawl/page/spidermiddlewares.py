@@ -38,6 +38,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
     after_each_scrape,
@@ -50,7 +51,6 @@ from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
 from scrapy_rep.crawl.page.pagestate import PRODUCING, PageState
 from scrapy_rep.crawl.refusals import refuse_request
-from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
@@ -94,7 +94,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: callback's or errback's output, a ``process_spider_exception``'s too), not at
         #: the end of one pass of its output: set when the spider opens.
         self._at_scrape_end = False
-        self._ledgers = bool(config.audit_file or config.report or config.report_file)
+        self._ledgers = config.ledger
         if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]

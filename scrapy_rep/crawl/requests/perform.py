@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from scrapy_rep import signals as rep_signals
@@ -62,10 +61,6 @@ class Performer:
         #: The hosts whose override was said to apply, and to have expired (once each).
         self._overridden: set[str] = set()
         self._expired: set[str] = set()
-        #: Who else is told each verdict performed: the command-line tools, which are a
-        #: crawl and print what it decided (:mod:`scrapy_rep.crawl.commands.toolcrawl`);
-        #: ``None`` in a crawl.
-        self.told: Callable[[Request, RequestFacts, Allowed | Refused], None] | None = None
 
     def allowed(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """``request`` goes on. Its state says for which name it was decided (the check of
@@ -94,8 +89,6 @@ class Performer:
         first = decided(
             request, before, facts.names or (facts.agent,), until, overridden is not None
         )
-        if self.told is not None:
-            self.told(request, facts, verdict)
         if not verdict.used:
             return
         robots = verdict.used[0][2]
@@ -114,8 +107,6 @@ class Performer:
     def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
         """``request`` is refused: counted, recorded, logged, signalled; raises
         ``IgnoreRequest``."""
-        if self.told is not None:
-            self.told(request, facts, verdict)
         if verdict.expired is not None:
             self._note_expired(request, verdict)
         if self._audit:

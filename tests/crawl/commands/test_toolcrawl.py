@@ -41,3 +41,18 @@ def test_the_tools_crawl_gives_up_at_once_with_the_crawls_verdict(
     assert (given_up(tools, failure).entry.rules.verdict is True) is crawl_allows
     # one download when nothing tells the failures apart, two at most
     assert tools.wait_limit(failure) <= 0.001
+
+
+def test_the_tools_crawl_keeps_the_ledger_and_writes_nothing() -> None:
+    """What a tool prints is read from the crawl's URL ledger (REP_LEDGER), which keeps no
+    trail and no report even when the project sets them."""
+    from scrapy.settings import Settings
+
+    from scrapy_rep.checker.report import ToolRequest
+    from scrapy_rep.crawl.commands.toolcrawl import tools_settings
+
+    project = Settings({"REP_AUDIT_FILE": "trail.jsonl", "REP_REPORT": True})
+    asked = ToolRequest(("http://a.test/",), {}, pages=False, timeout=5.0)
+    config = RepConfig.from_settings(tools_settings(asked, project))
+    assert config.ledger
+    assert (config.audit_file, config.report, config.report_file) == ("", False, "")

@@ -1,0 +1,219 @@
+"""What a tool prints of its crawl (docs/cli.md): a block per robots.txt, a line per URL
+and, for a page fetched, what it says and what the crawl does with it, from what the
+crawl told (:class:`~scrapy_rep.crawl.commands.toolrun.ToolRun`); the exit status, the
+worst of its URLs'."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+from scrapy.http import HtmlResponse
+
+from scrapy_rep.audit.terminal import printable
+from scrapy_rep.checker.exits import (
+    EXIT_ALLOWED,
+    EXIT_DISALLOWED,
+    EXIT_UNREACHABLE,
+)
+from scrapy_rep.checker.report import (
+    NOTHING_OBEYED,
+    ToolRequest,
+    google_note,
+    held_reason,
+    origin_head,
+    url_line,
+    user_agent_line,
+)
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.page.otherdirectives import describe_sources
+from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
+from scrapy_rep.fetch.rsl_kind import RSL
+from scrapy_rep.robotstxt import ALLOW_ALL
+from scrapy_rep.robotstxt.useragent import held_names
+from scrapy_rep.settings import RepConfig, robots_agent, usage_policy
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.usage.purpose import PURPOSES, UsageDecision
+from scrapy_rep.verdict import Allowed, Reason, Refused
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+    from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
+    from scrapy_rep.crawl.media.mediagate import FileVerdict
+    from scrapy_rep.verdict.policy import UsagePolicy
+
+
+class Printer:
+    """What a tool prints of its crawl: a block per robots.txt, a line per URL and, for a
+    page fetched, what it says and what the crawl does with it (docs/cli.md)."""
+
+    def __init__(
+        self, request: ToolRequest, settings: Settings, config: RepConfig, out: TextIO
+    ) -> None:
+        self.request = request
+        self.config = config
+        self.out = out
+        self.agent = robots_agent(settings)
+        self.names = held_names(self.agent, str(settings.get("USER_AGENT") or ""))
+        #: The purposes whose usage signals are listed (a purpose was asked about).
+        self.policy: UsagePolicy | None = usage_policy(config) if request.explain_usage else None
+        self.profile = config.profile
+
+    def say(self, *lines: str) -> None:
+        """Print each line, every character a site could control made visible
+        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC in a header or a
+        meta tag prints as an escape, never as a line of its own)."""
+        for line in lines:
+            print(printable(line), file=self.out)
+
+    def run(self, run: ToolRun) -> int:
+        """Print the whole output; the exit status (the worst)."""
+        self.say(user_agent_line(self.agent, self.profile, self.names))
+        by_origin: dict[str, list[Asked]] = {}
+        for asked in run.asked:
+            by_origin.setdefault(str(origin_of(asked.url)), []).append(asked)
+        code = EXIT_ALLOWED
+        local = self.request.local
+        if local is not None:  # one file for every origin
+            blocks = [("", [asked for group in by_origin.values() for asked in group])]
+        else:
+            blocks = list(by_origin.items())
+        for origin, group in blocks:
+            code = max(code, self.block(run, origin, group))
+        return code
+
+    def block(self, run: ToolRun, origin: str, group: list[Asked]) -> int:
+        """One robots.txt's block (its head, then a line per URL); its exit code."""
+        local = self.request.local
+        robots = run.documents.get((ROBOTS_TXT.name, origin))
+        code = EXIT_ALLOWED
+        if local is not None:
+            title, notes, rules = local.title, list(local.notes), local.rules
+        else:
+            outcome = robots.outcome if robots else f"not fetched ({NOTHING_OBEYED})"
+            title = f"{origin}/robots.txt: {outcome}"
+            notes, rules = [], (robots.rules if robots and robots.rules else ALLOW_ALL)
+            notes += self._unreachable_notes(group)
+        origins = dict.fromkeys(str(origin_of(asked.url)) for asked in group)
+        documents = [
+            f"tdmrep.json {key}{TDMREP.path}: {tdm.outcome}"
+            for key in origins
+            if (tdm := run.documents.get((TDMREP.name, key))) is not None
+        ]
+        documents += [
+            f"RSL license {url}: {announced.outcome}"
+            for url in rules.licenses
+            if (announced := run.documents.get((RSL.name, url))) is not None
+        ]
+        self.say(*origin_head(title, notes, rules, self.agent, documents))
+        held = ""
+        if robots is not None and _unreachable(group, ROBOTS_TXT.name):
+            held = held_reason(robots.status)
+        width = max(len(asked.url) for asked in group)
+        for asked in group:
+            verdict = asked.verdict
+            allowed, why = url_line(verdict, asked.url, asked.facts, self.profile, held)
+            word = "allowed   " if allowed else "DISALLOWED"
+            self.say(f"  {word}  {asked.url:<{width}}  {why}")
+            if not allowed:
+                code = max(code, EXIT_DISALLOWED)
+            elif self.request.pages:
+                code = max(code, self.page(asked))
+        if _unreachable(group, None):
+            code = EXIT_UNREACHABLE
+        return code
+
+    def _unreachable_notes(self, group: list[Asked]) -> list[str]:
+        """What the crawl does, once it gives up on an unreachable robots.txt, under
+        ``REP_UNREACHABLE_ACTION = "allow"``."""
+        if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
+            return []
+        if any(isinstance(asked.verdict, Allowed) for asked in group):
+            return ["note: unreachable: the crawl holds its requests, then lets them through "
+                    "(REP_UNREACHABLE_ACTION = allow)"]  # fmt: skip
+        return ["note: unreachable, and the host cannot be connected to: the crawl gives up "
+                "on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its requests, even "
+                "with REP_UNREACHABLE_ACTION = allow"]  # fmt: skip
+
+    def page(self, asked: Asked) -> int:
+        """What the crawl got for an allowed URL, and what it does with it; its exit code."""
+        if asked.hop is not None and isinstance(asked.hop[1], Refused):
+            url, hop = asked.hop
+            _, why = url_line(hop, url, asked.facts, self.profile, "")
+            self.say(f"      page: redirected to {url}, which is not fetched: {why}",
+                     "      => not for this crawl: the redirect is refused")  # fmt: skip
+            return EXIT_DISALLOWED
+        response = asked.response
+        if response is None:
+            self.say(f"      page: not fetched ({asked.failure or 'no response'})")
+            return EXIT_UNREACHABLE
+        directives = response.meta.get(meta.DIRECTIVES)
+        where = describe_sources(directives.sources if directives else (), response)
+        final = response.url
+        moved = f" (redirected to {final})" if final != asked.url else ""
+        self.say(f"      page: {response.status}{moved}, directives: {directives} ({where})")
+        decision: UsageDecision | None = response.meta.get(meta.USAGE)
+        if asked.file is not None:
+            decision = asked.file.decision
+            self.say(*self._file_lines(asked.file))
+        elif self.policy is not None and not isinstance(response, HtmlResponse) and response.body:
+            self.say("      file: statements inside files are read for ai-train / ai-input only")
+        if self.policy is not None and decision is not None:
+            self._usage(decision)
+        refused = asked.dropped
+        if asked.file is not None:
+            refused = asked.file.refusal.message if asked.file.refusal is not None else ""
+        if not refused and self.policy is not None and decision is not None:
+            denial = self.policy.refusal(decision)  # REP_PURPOSE_ACTION = "mark": kept, marked
+            if denial is not None:
+                self.say(f"      => not for this crawl: {denial.message} (its items are "
+                         'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
+                return EXIT_DISALLOWED
+        if refused:
+            self.say(f"      => not for this crawl: {refused}")
+            return EXIT_DISALLOWED
+        self.say("      => kept" if asked.kept else "      => not kept by a component of the crawl")
+        return EXIT_ALLOWED
+
+    def _file_lines(self, verdict: FileVerdict) -> list[str]:
+        reading = verdict.reading
+        lines = [f"      file: {reading.format}, {len(reading.signals)} statement(s) inside"]
+        lines += [f"      file: unreadable: {problem}" for problem in reading.problems]
+        if reading.c2pa == "not read: not installed":
+            lines.append("      file: C2PA not read (c2pa-python is not installed)")
+        return lines
+
+    def _usage(self, decision: UsageDecision) -> None:
+        """Every usage signal about the page and the answer per purpose."""
+        assert self.policy is not None
+        self.say("      usage signals:" if decision.signals else "      usage signals: none")
+        for signal in decision.signals:
+            note = google_note(signal, self.profile)
+            self.say(f"        {signal.source}  ({_answers(signal.answers)}){note}")
+        for purpose in self.policy.purposes:
+            by = decision.decided_by(purpose)
+            said = f" by {by.source}" if by else ""
+            self.say(f"      {purpose}: {decision.verdict(purpose)}{said}")
+
+
+def _unreachable(group: list[Asked], kind: str | None) -> bool:
+    """Whether a document of ``kind`` (``None``: any) the group's requests were decided
+    with could not be had (the crawl gave up on it)."""
+    for asked in group:
+        used = asked.verdict.used if asked.verdict is not None else ()
+        if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
+            return True
+        if kind is None and isinstance(asked.verdict, Refused) and asked.verdict.reason in (
+            Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE
+        ):  # fmt: skip
+            return True
+    return False
+
+
+def _answers(answers: tuple[bool | None, ...]) -> str:
+    said = [
+        f"{purpose} {'yes' if answer else 'no'}"
+        for purpose, answer in zip(PURPOSES, answers, strict=True)
+        if answer is not None
+    ]
+    return ", ".join(said) or "says nothing about these purposes"

@@ -1,0 +1,29 @@
+"""What the tools' crawl told of each URL asked about, read from the URL ledger's settled
+entries (the tools' output of real crawls: tests/integration/test_tools_crawl.py)."""
+
+from __future__ import annotations
+
+
+def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entries() -> None:
+    from scrapy_rep.audit.urlentry import UrlEntry
+    from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
+    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.verdict import UNCHECKED, Reason, Refused
+    from scrapy_rep.verdict.fates import Fate
+
+    run = ToolRun([Asked("http://a.test/old"), Asked("http://a.test/page")])
+    run.expect("http://a.test/old", 0)
+    run.expect("http://a.test/page", 1)
+    refused = Refused(Reason.FORBIDDEN, "Forbidden by line 2", "robots.txt", "bot")
+    old = UrlEntry("http://a.test/old", decision=(UNCHECKED, None))  # type: ignore[arg-type]
+    run.settled(old, Fate.REDIRECTED, {"to": "http://a.test/new"}, None)
+    new = UrlEntry("http://a.test/new", decision=(refused, None))  # type: ignore[arg-type]
+    run.settled(new, Fate.REFUSED, {}, Reason.FORBIDDEN)
+    page = PageLedger()
+    page.item_refused(Refused(Reason.NOINDEX, "noindex by header", "page", "bot"))
+    run.settled(UrlEntry("http://a.test/page"), Fate.FETCHED, {}, page)
+    run.settled(UrlEntry("http://a.test/other"), Fate.FETCHED, {}, PageLedger())  # not asked
+    assert (run.asked[0].verdict, run.asked[0].hop) == (UNCHECKED, ("http://a.test/new", refused))
+    assert (run.asked[1].verdict, run.asked[1].dropped, run.asked[1].kept) == (
+        None, "noindex by header", False,
+    )  # fmt: skip
