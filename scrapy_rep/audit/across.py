@@ -1,16 +1,17 @@
 """Several trails checked as one (``audit verify`` of several workers' trails, pure):
 each request's final records in different trails tied by ``again``, or a re-queue
-after a crash (docs/audit-trail.md)."""
+after a crash (docs/audit-trail.md); and where runs a trail resumes are among the others."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.findings import Finding
-from scrapy_rep.audit.read import Trail, items, text
+from scrapy_rep.audit.read import Trail, TrailError, items, text
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,27 @@ def across(
     page's ``fetched`` part or by a ``file`` line of its run) or has no output of its
     own (no callback of the crawl ran for it); any other is. Keeps the requests' final
     records in memory (one small tuple each)."""
+    finals, ended = _finals(paths)
+    problems = events = 0
+    names = [Path(path).name for path in paths]
+    for records in finals.values():
+        if len({r.trail for r in records}) < 2:
+            continue
+        records.sort(key=lambda r: (r.time, r.trail, r.line))
+        for final, finding in _unpaired(records, ended, names):
+            events += finding.event
+            problems += not finding.event
+            if sink is not None:
+                sink(Path(paths[final.trail]), finding)
+    return problems, events
+
+
+def _finals(
+    paths: Sequence[str | Path],
+) -> tuple[dict[str, list[_Final]], set[tuple[int, str]]]:
+    """The final records of the trails at ``paths`` by URL key (those of requests
+    downloaded without the scheduler only when compared: :func:`across`), and the runs
+    (trail, run id) that have an end line."""
     finals: dict[str, list[_Final]] = {}
     ended: set[tuple[int, str]] = set()
     accounted: set[tuple[int, str, str]] = set()
@@ -79,39 +101,31 @@ def across(
     for key, url, final in unscheduled:
         if (final.trail, final.run, url) not in accounted:
             finals.setdefault(key, []).append(final)
-    problems = events = 0
-    names = [Path(path).name for path in paths]
-    for records in finals.values():
-        if len({r.trail for r in records}) < 2:
+    return finals, ended
+
+
+def _unpaired(
+    records: list[_Final], ended: set[tuple[int, str]], names: list[str]
+) -> Iterator[tuple[_Final, Finding]]:
+    """Each of a request's final ``records`` (in the order written) that one in another
+    trail before it is not tied to by ``again``: a problem, or an event when it finished
+    a request left open there (a re-queue after a crash)."""
+    for place, final in enumerate(records):
+        before = [r for r in records[:place] if r.trail != final.trail]
+        if not before or _tied(final, records[:place]):
             continue
-        records.sort(key=lambda r: (r.time, r.trail, r.line))
-        for place, final in enumerate(records):
-            before = [r for r in records[:place] if r.trail != final.trail]
-            if not before or _tied(final, records[:place]):
-                continue
-            url = final.url
-            left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
-            if left:
-                first = left[-1]
-                how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
-                what = (
-                    f"re-queued after a crash: left {how} in {names[first.trail]} line "
-                    f"{first.line}, finished here"
-                )
-                events += 1
-                finding = Finding(final.line, url, what, event=True)
-            else:
-                first = before[-1]
-                problems += 1
-                finding = Finding(
-                    final.line,
-                    url,
-                    f"a second final record of this URL (the first: {names[first.trail]} line "
-                    f"{first.line}, {first.fate}), not tied to it by `again`",
-                )
-            if sink is not None:
-                sink(Path(paths[final.trail]), finding)
-    return problems, events
+        left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+        if left:
+            first = left[-1]
+            how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+            yield final, Finding(final.line, final.url, f"re-queued after a crash: left {how} "
+                                 f"in {names[first.trail]} line {first.line}, finished here",
+                                 event=True)  # fmt: skip
+        else:
+            first = before[-1]
+            yield final, Finding(final.line, final.url, "a second final record of this URL (the "
+                                 f"first: {names[first.trail]} line {first.line}, {first.fate}), "
+                                 "not tied to it by `again`")  # fmt: skip
 
 
 def _request_key(record_id: str, url: str) -> str:
@@ -138,3 +152,23 @@ def _has_output(record: dict[str, Any]) -> bool:
 
 #: A record's fields that say what the spider's output for its page was.
 _OUTPUT_FIELDS: Final = ("items_kept", "items_dropped", "item_reason", "links_not_followed")
+
+
+def runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:
+    """Where each run of ``wanted`` is among the trails at ``paths`` (the first that has
+    its run line), with the SHA-256 of each of its end lines there."""
+    found: dict[str, tuple[Path, set[str]]] = {}
+    for path in paths:
+        try:
+            for line in Trail(path).lines():
+                record = line.record
+                run = str(record.get("run", "")) if record is not None else ""
+                if run not in wanted:
+                    continue
+                if line.type == "run" and run not in found:
+                    found[run] = (path, set())
+                elif line.type == "end" and run in found and found[run][0] == path:
+                    found[run][1].add(hashlib.sha256(line.raw).hexdigest())
+        except TrailError:
+            continue  # not a trail: said when it is verified itself
+    return found

@@ -1,7 +1,17 @@
 """The documents a trail's records were decided with, read from its snapshots (pure):
 the ``snapshot`` lines seen so far (:class:`Documents`, what :class:`scrapy_rep.audit.
 rederive.Rederiver` builds on), and each robots.txt, tdmrep.json and RSL license read as
-the crawl read it (:func:`robots_effect`, see :mod:`scrapy_rep.audit.rederive`)."""
+the crawl read it.
+
+A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
+allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
+``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own give-up verdict,
+``unreachable for 600 s (…): requests dropped`` or ``…: treated as allowed``, by what it
+says: :func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
+writer),
+anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+unreachable; no status: the body as stored, empty for no file).
+"""
 
 from __future__ import annotations
 
@@ -103,15 +113,9 @@ class Documents:
         return found if isinstance(found, dict) else None
 
     def documents(
-        self,
-        record: dict[str, Any],
-        signals: list[dict[str, Any]],
-        rules: RobotsTxt,
-        url: str,
-        origin: str,
-        run: RunContext,
-        item: bool = False,
-    ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:
+        self, record: dict[str, Any], signals: list[dict[str, Any]], rules: RobotsTxt, url: str,
+        origin: str, run: RunContext, item: bool = False,
+    ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:  # fmt: skip
         """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
         entries, and a problem when a snapshot cannot be read."""
         documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
@@ -127,10 +131,8 @@ class Documents:
             effect = robots_effect(self.meta(sha, document), run.unreachable_action)
             return effect is Effect.ALLOW_ALL
 
-        checked = record.get("rsl")
-        checked = (
-            {text(k): text(v) for k, v in checked.items()} if isinstance(checked, dict) else {}
-        )
+        rsl = record.get("rsl")
+        checked = {text(k): text(v) for k, v in rsl.items()} if isinstance(rsl, dict) else {}
         licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
         for license_url, document in licenses.items():
             documents[LICENSE, license_url] = snapshot_entry(document)
@@ -155,13 +157,9 @@ class Documents:
         return rules, effect, ""
 
     def tdmrep(
-        self,
-        record: dict[str, Any],
-        signals: list[dict[str, Any]],
-        origin: str,
-        run: RunContext,
+        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext,
         item: bool = False,
-    ) -> tuple[TdmRepFile | None, str]:
+    ) -> tuple[TdmRepFile | None, str]:  # fmt: skip
         """The tdmrep.json the record was decided with (AI purposes only): the one it names
         (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
         recorded), else the snapshot a signal names, else (schema 1) the latest one of the

@@ -14,14 +14,7 @@ robots.txt snapshot that decided it with the run's ``profile`` and asks the engi
   (:meth:`scrapy_rep.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
   meta) have no snapshot and are taken as recorded.
 
-A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
-allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
-``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own give-up verdict,
-``unreachable for 600 s (…): requests dropped`` or ``…: treated as allowed``, by what it
-says: :func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
-writer),
-anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
-unreachable; no status: the body as stored, empty for no file).
+How a snapshot is read: :mod:`scrapy_rep.audit.documents`.
 """
 
 from __future__ import annotations
@@ -88,10 +81,8 @@ class Rederiver(Documents):
         for entry in _signals_of(record):
             if not page_license(entry, named):
                 continue
-            license_url, snapshot = (
-                license_url_of(text(entry.get("source"))),
-                text(entry.get("snapshot")),
-            )
+            license_url = license_url_of(text(entry.get("source")))
+            snapshot = text(entry.get("snapshot"))
             if not snapshot:
                 signals.append(recorded_signal(entry))
                 continue
@@ -165,20 +156,11 @@ class Rederiver(Documents):
         return sites[0], (rules, effect), ""
 
     def _rederived(
-        self,
-        record: dict[str, Any],
-        robots: dict[str, Any],
-        rules: RobotsTxt,
-        effect: Effect,
-        url: str,
-        agent: str,
-        origin: str,
-        run: RunContext,
-        obeyed: bool,
-        names: tuple[str, ...] = (),
-        item: bool = False,
+        self, record: dict[str, Any], robots: dict[str, Any], rules: RobotsTxt, effect: Effect,
+        url: str, agent: str, origin: str, run: RunContext, obeyed: bool,
+        names: tuple[str, ...] = (), item: bool = False,
         also: tuple[RobotsTxt, Effect] | None = None,
-    ) -> tuple[list[str], Before | None]:
+    ) -> tuple[list[str], Before | None]:  # fmt: skip
         """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
         on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
         crawler name it was held to (``names``, the declared one first; empty: ``agent``).
@@ -215,8 +197,6 @@ class Rederiver(Documents):
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
         return []
-
-    # ------------------------------------------------------------------ robots.txt
 
 
 def _signals_of(record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,19 +18,10 @@ from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import PURPOSES, content_signal_signal
 from scrapy_rep.usage.rsl.document import ABSENT
-from scrapy_rep.verdict import (
-    LICENSE,
-    ROBOTS,
-    Allowed,
-    Obey,
-    Reason,
-    Refused,
-    RequestFacts,
-    RequestRules,
-    Verdict,
-    decide,
-)
+from scrapy_rep.verdict import LICENSE, ROBOTS, Allowed, Obey, Refused, Verdict
+from scrapy_rep.verdict.decide import RequestFacts, RequestRules, decide
 from scrapy_rep.verdict.policy import NOTHING_BEFORE, Before
+from scrapy_rep.verdict.reasons import Reason
 
 #: ``refused_by`` values that a "no" of the usage signals explains.
 USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
@@ -124,44 +115,33 @@ def _signal_differences(
 
 
 def robots_differences(
-    record: dict[str, Any],
-    robots: dict[str, Any],
-    verdict: Verdict,
-    url: str,
-    agent: str,
+    record: dict[str, Any], robots: dict[str, Any], verdict: Verdict, url: str, agent: str,
     rules: RobotsTxt,
-) -> list[str]:
+) -> list[str]:  # fmt: skip
     """The recorded fate and deciding line held against robots.txt's part of the
     verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
     fate, by = text(record.get("fate")), RefusedBy.of(record.get("refused_by"))
     found = []
     if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
         decision = verdict.robots
-    elif (
-        isinstance(verdict, (Allowed, Refused))
-        and verdict.robots_agent
-        and verdict.robots is not None
-    ):
+    elif (isinstance(verdict, (Allowed, Refused)) and verdict.robots_agent
+          and verdict.robots is not None):  # fmt: skip
         decision = verdict.robots  # the line an override went past, of the sent-as name
     else:
         decision = rules.decide(url, agent)
     if fate in SENT and _robots_refused(verdict):
         assert isinstance(verdict, Refused) and verdict.robots is not None
-        found.append(
-            f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
-            f"({verdict.robots.explanation})"
-        )
+        found.append(f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
+                     f"({verdict.robots.explanation})")  # fmt: skip
     if fate == "refused" and by is RefusedBy.ROBOTS_TXT and not _robots_refused(verdict):
-        found.append(
-            f"recorded refused by robots.txt, but it allows it for {agent} ({decision.explanation})"
-        )
+        found.append(f"recorded refused by robots.txt, but it allows it for {agent} "
+                     f"({decision.explanation})")  # fmt: skip
     line = robots.get("line")
     if line != decision.line and (line is not None or fate != "unfinished"):
         said = f"line {line}" if line is not None else "no line"
         now = f"line {decision.line}" if decision.line is not None else "no line"
-        found.append(
-            f"recorded as decided by {said}, the snapshot gives {now} ({decision.explanation})"
-        )
+        found.append(f"recorded as decided by {said}, the snapshot gives {now} "
+                     f"({decision.explanation})")  # fmt: skip
     return found
 
 

@@ -1,22 +1,20 @@
-"""The run-level checks of ``audit verify`` (pure): each run of a trail whole (a ``run``
-line with an id of its own, an ``end`` line whose counts match its records, nothing after
-it), each ``repair`` line where a cut took a run's next line, and each run that resumes
-another (``JOBDIR``) finding it ended, before it or in another trail given with it
-(docs/audit-trail.md, ``audit verify``; the module docstring of
-:mod:`scrapy_rep.audit.verify`)."""
+"""The run-level checks of ``audit verify`` (pure): each run whole, each ``repair`` line
+where a cut took a run's next line, each resumed run found ended (point 2 of the module
+docstring of :mod:`scrapy_rep.audit.verify`; docs/audit-trail.md, ``audit verify``)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.audit.across import runs_in
 from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.findings import Finding, Findings
-from scrapy_rep.audit.read import FATES, Line, Trail, TrailError, is_sha256, text
+from scrapy_rep.audit.read import FATES, Line, is_sha256, text
 from scrapy_rep.audit.runcontext import RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -68,7 +66,6 @@ class RunChecks(Findings):
         crawls: dict[str, str],
     ) -> None:  # fmt: skip
         super().__init__(path, sink, keep)
-        self.path = path
         #: run id -> the first run of its crawl (filled for the re-derivation).
         self.crawls = crawls
         self.runs: dict[str, RunState] = {}
@@ -76,7 +73,6 @@ class RunChecks(Findings):
         self.unresolved: list[_Resume] = []
         #: The other trails given with this one (where a resumed run may be).
         self.others: list[Path] = []
-        self.unfoldered = Counter[str]()
         #: The line read last: its type and its run (``None``: a repair line, or no
         #: trail line), what a repair line is checked against.
         self.previous: tuple[str, RunState | None] = ("", None)
@@ -106,11 +102,9 @@ class RunChecks(Findings):
             # Nothing of a run comes after its end line, or after the repair that ended
             # it: a line appended later (not by a following run, which has its own run
             # line and id) is not the run's.
-            after = (
-                f"after the repair at line {run.cut} that ended it: appended after the repair"
-                if run.cut
-                else f"after its end line (line {run.end}): appended after the run ended"
-            )
+            after = (f"after the repair at line {run.cut} that ended it: appended after the "
+                     "repair" if run.cut else f"after its end line (line {run.end}): appended "
+                     "after the run ended")  # fmt: skip
             self.add(line.number, str(record.get("url", "")),
                      f"{kind} line of run {run_id[:8]} {after}")  # fmt: skip
             return None
@@ -148,12 +142,8 @@ class RunChecks(Findings):
                      f"this reader knows schemas {known}")  # fmt: skip
         profile = record.get("profile")
         if profile != self.runs[run_id].context.profile:
-            self.add(
-                number,
-                "",
-                f"run {run_id[:8]}: unknown profile {profile!r}: "
-                "its decisions are re-derived with the google profile",
-            )
+            self.add(number, "", f"run {run_id[:8]}: unknown profile {profile!r}: its "
+                     "decisions are re-derived with the google profile")  # fmt: skip
 
     def _resumed_here(self, resume: _Resume, resumed: RunState) -> None:
         """``resume`` names a run read before it in this trail: that run paused (its end
@@ -234,30 +224,23 @@ class RunChecks(Findings):
         for name in COUNTED:
             said, seen = counts.get(name, 0), run.counts[name]
             if said != seen:
-                self.add(
-                    number,
-                    "",
-                    f"run {run.context.run[:8]}: the end line counts {said} "
-                    f"{name} record(s), the trail holds {seen} (lines deleted or added)",
-                )
+                self.add(number, "", f"run {run.context.run[:8]}: the end line counts {said} "
+                         f"{name} record(s), the trail holds {seen} (lines deleted or "
+                         "added)")  # fmt: skip
 
     def finish_runs(self) -> None:
         """The runs left without an end line, and the resumed runs not found before."""
         unended = [run for run in self.runs.values() if not run.ended]
         writing = bool(unended) and unended[-1] is list(self.runs.values())[-1]
-        writing = writing and being_written(self.path)
+        writing = writing and being_written(self.result.path)
         for run in unended:
             if writing and run is unended[-1]:  # the run of the crawl that holds the lock
                 self.add(run.start, "", f"run {run.context.run[:8]} has no end line yet: a "
                          "crawl is writing the trail now (it holds its lock); verify it "
                          "again once that crawl has closed")  # fmt: skip
             else:
-                self.add(
-                    run.start,
-                    "",
-                    f"run {run.context.run[:8]} has no end line: the crawl "
-                    "was killed, or the trail was cut after it",
-                )
+                self.add(run.start, "", f"run {run.context.run[:8]} has no end line: the crawl "
+                         "was killed, or the trail was cut after it")  # fmt: skip
         self._resumed_elsewhere()
 
     def _resumed_elsewhere(self) -> None:
@@ -268,7 +251,7 @@ class RunChecks(Findings):
             self.add(resume.line, "", f"run {resume.run[:8]} resumes run {resume.resumes}, "
                      f"which starts after it (line {self.runs[resume.resumes].start})")  # fmt: skip
         wanted = {r.resumes for r in self.unresolved if r.resumes not in self.runs}
-        found = _runs_in(self.others, wanted) if wanted else {}
+        found = runs_in(self.others, wanted) if wanted else {}
         for resume in self.unresolved:
             if resume.resumes in self.runs:
                 continue
@@ -298,23 +281,3 @@ def _ids(runs: Any) -> str:
     if not isinstance(runs, list):
         return repr(runs)
     return ", ".join(str(run)[:8] for run in runs)
-
-
-def _runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:
-    """Where each run of ``wanted`` is among the trails at ``paths`` (the first that has
-    its run line), with the SHA-256 of each of its end lines there."""
-    found: dict[str, tuple[Path, set[str]]] = {}
-    for path in paths:
-        try:
-            for line in Trail(path).lines():
-                record = line.record
-                run = str(record.get("run", "")) if record is not None else ""
-                if run not in wanted:
-                    continue
-                if line.type == "run" and run not in found:
-                    found[run] = (path, set())
-                elif line.type == "end" and run in found and found[run][0] == path:
-                    found[run][1].add(hashlib.sha256(line.raw).hexdigest())
-        except TrailError:
-            continue  # not a trail: said when it is verified itself
-    return found
