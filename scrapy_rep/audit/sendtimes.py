@@ -47,11 +47,9 @@ def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()
 
 
 def when_sent(
-    record: dict[str, Any],
-    start: str = "",
-    overrides: Sequence[Override] = (),
+    record: dict[str, Any], start: str = "", overrides: Sequence[Override] = (),
     longest_use: float | None = None,
-) -> list[str]:
+) -> list[str]:  # fmt: skip
     """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
     verify``): ``sent_at`` not before its crawl started (``start``, the first run's
     header ``time``) nor after its record was written (``time``); a request sent past

@@ -36,12 +36,12 @@ from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding, Verification
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, text
 from scrapy_rep.audit.rederive import Rederiver
-from scrapy_rep.audit.runchecks import RunChecks, RunState
+from scrapy_rep.audit.runchecks import COUNTED, RunChecks, RunState
 from scrapy_rep.audit.sendtimes import override_end, sent_after_expiry, when_sent
 
 __all__ = [
-    "KEEP_FINDINGS", "Finding", "Verification", "across", "override_end", "sent_after_expiry",
-    "verify", "when_sent",
+    "COUNTED", "KEEP_FINDINGS", "Finding", "Verification", "across", "override_end",
+    "sent_after_expiry", "verify", "when_sent",
 ]  # fmt: skip
 
 
@@ -93,9 +93,8 @@ class _Verifier(RunChecks):
         if not store.sound(sha) and store.checked[sha] == store.no_folder:
             self.unfoldered["snapshots"] += 1
         elif not store.sound(sha):
-            self.add(
-                number, str(record.get("url", "")), f"snapshot {sha[:12]}… {store.checked[sha]}"
-            )
+            self.add(number, str(record.get("url", "")),
+                     f"snapshot {sha[:12]}… {store.checked[sha]}")  # fmt: skip
 
     def _url(self, number: int, record: dict[str, Any], run: RunState) -> None:
         self.result.records += 1
@@ -153,12 +152,9 @@ class _Verifier(RunChecks):
 
 
 def verify(
-    path: str | Path,
-    heads: Iterable[str] = (),
-    sink: Callable[[Finding], object] | None = None,
-    keep: int = KEEP_FINDINGS,
-    also: Sequence[str | Path] = (),
-) -> Verification:
+    path: str | Path, heads: Iterable[str] = (), sink: Callable[[Finding], object] | None = None,
+    keep: int = KEEP_FINDINGS, also: Sequence[str | Path] = (),
+) -> Verification:  # fmt: skip
     """Check the trail at ``path`` (raises :class:`scrapy_rep.audit.read.TrailError` when
     it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
     :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
