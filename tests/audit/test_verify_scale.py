@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import scrapy_rep.audit.rederive as rederive
+import scrapy_rep.audit.documents as documents
 from scrapy_rep.audit.cli import main
 from scrapy_rep.audit.read import SnapshotStore, parsed_size
 from scrapy_rep.audit.verify import KEEP_FINDINGS, Finding, verify
@@ -28,7 +28,7 @@ def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls[0] += 1
         return parse_robotstxt(body, profile)
 
-    monkeypatch.setattr(rederive, "parse_robotstxt", parse)
+    monkeypatch.setattr(documents, "parse_robotstxt", parse)
     return calls
 
 

@@ -171,7 +171,7 @@ def _parse_effect() -> Any:
 
 
 def _overrides(value: Any) -> Any:
-    from scrapy_rep.audit.rederive import _overrides as read_them
+    from scrapy_rep.audit.runcontext import run_overrides as read_them
 
     return read_them(value)
 
