@@ -195,6 +195,30 @@ class _Asked:
         return isinstance(stored, str) and _loose(stored) == self._loose and not self.names(stored)
 
 
+def _kept_run(
+    kind: str | None,
+    record: dict[str, Any],
+    number: int,
+    runs: dict[str, dict[str, Any]],
+    unended: dict[str, int],
+    repairs: list[int],
+) -> bool:
+    """Note a ``run``, ``end`` or ``repair`` line in ``runs``, ``unended`` and
+    ``repairs`` (``True``); any other line is left to the caller (``False``)."""
+    if kind == "run":
+        runs[str(record.get("run"))] = record
+        unended[str(record.get("run"))] = 0
+    elif kind == "end":
+        unended.pop(str(record.get("run")), None)
+    elif kind == "repair":
+        repairs.append(number)
+        cut = [run for run, repaired in unended.items() if not repaired]
+        unended.update(dict.fromkeys(cut, number))
+    else:
+        return False
+    return True
+
+
 def story(path: str | Path, url: str) -> tuple[list[str], int]:
     """The lines that tell ``url``'s story (:class:`_Asked`: the records of the URL as
     stored, whichever way it is written), and how many records speak of it."""
@@ -212,16 +236,9 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
     for line in trail.lines():
         record = line.record or {}
         kind = line.type
-        if kind == "run":
-            runs[str(record.get("run"))] = record
-            unended[str(record.get("run"))] = 0
-        elif kind == "end":
-            unended.pop(str(record.get("run")), None)
-        elif kind == "repair":
-            repairs.append(line.number)
-            cut = [run for run, repaired in unended.items() if not repaired]
-            unended.update(dict.fromkeys(cut, line.number))
-        elif kind == "snapshot":
+        if _kept_run(kind, record, line.number, runs, unended, repairs):
+            continue
+        if kind == "snapshot":
             rederiver.saw_snapshot(record)
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
