@@ -111,6 +111,14 @@ class Export:
     unended: list[str] = field(default_factory=list)
 
 
+def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
+    """A ``run`` record as the export's header lists it: its id, time, spider, purposes."""
+    run_purposes = [text(p) for p in items(record.get("purposes"))]
+    spider = text(record.get("spider"))
+    return {"run": text(record.get("run")), "time": moment, "spider": spider,
+            "purposes": run_purposes}  # fmt: skip
+
+
 def _header(
     trail: str,
     head: str,
@@ -179,13 +187,8 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             unended.pop(text(record.get("run")), None)
         if line.type == "run":
             unended[text(record.get("run"))] = None
-            run_purposes = [text(p) for p in items(record.get("purposes"))]
-            spider = text(record.get("spider"))
-            runs.append(
-                {"run": text(record.get("run")), "time": moment, "spider": spider,
-                 "purposes": run_purposes}
-            )  # fmt: skip
-            purposes += [p for p in run_purposes if p not in purposes]
+            runs.append(_run_entry(record, moment))
+            purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
         kind = _kept(record)
         item = item_of(line) if rechecked_items else None
         if item is not None:

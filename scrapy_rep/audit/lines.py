@@ -207,11 +207,7 @@ def robots_part(
     if not obeyed:
         part["obeyed"] = False
     part.update(_override_fields(overridden, override_expired, override_ends))
-    if line is not None:
-        part["line"] = line
-        part["rule"] = rule
-    else:
-        part["why"] = why
+    part.update({"line": line, "rule": rule} if line is not None else {"why": why})
     return part
 
 
