@@ -386,6 +386,24 @@ def _rechecked(run: dict[str, Any]) -> str:
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"
 
 
+def _named_by_pages(pages: list[tuple[str, int, str]]) -> list[str]:
+    """The pages (trail, line, URL) whose records name a URL as a link not followed,
+    each told once with its story."""
+    lines = [
+        "it is a link not followed: the page below said nofollow, or linked it only with "
+        'rel="nofollow", so it was never requested; the page\'s record names it'
+    ]
+    # A page's story tells all its records: once per page, however many name the link
+    # (a page downloaded twice, as a start URL its pages link back to).
+    naming: dict[tuple[str, str], list[int]] = {}
+    for path, number, page_url in pages:
+        naming.setdefault((path, page_url), []).append(number)
+    for (path, page_url), numbers in naming.items():
+        where = f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+        lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
+    return lines
+
+
 def no_record(paths: list[str], url: str) -> list[str]:
     """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
     does: a record is a request sent (or refused). A link a page's nofollow or
@@ -416,19 +434,7 @@ def no_record(paths: list[str], url: str) -> list[str]:
     for path, stored in near:
         lines.append(f"did you mean {stored}? it has a record (`audit show {path} {stored}`)")
     if pages:
-        lines.append(
-            "it is a link not followed: the page below said nofollow, or linked it only with "
-            'rel="nofollow", so it was never requested; the page\'s record names it'
-        )
-        # A page's story tells all its records: once per page, however many name the link
-        # (a page downloaded twice, as a start URL its pages link back to).
-        naming: dict[tuple[str, str], list[int]] = {}
-        for path, number, page_url in pages:
-            naming.setdefault((path, page_url), []).append(number)
-        for (path, page_url), numbers in naming.items():
-            where = f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
-            lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
-        return lines
+        return lines + _named_by_pages(pages)
     lines += [
         "why a URL has no record:",
         '- a link not followed (nofollow, rel="nofollow") was never requested: the record '
