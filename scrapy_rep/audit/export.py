@@ -111,6 +111,49 @@ class Export:
     unended: list[str] = field(default_factory=list)
 
 
+def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
+    """A ``run`` record as the export's header lists it: its id, time, spider, purposes."""
+    run_purposes = [text(p) for p in items(record.get("purposes"))]
+    spider = text(record.get("spider"))
+    return {"run": text(record.get("run")), "time": moment, "spider": spider,
+            "purposes": run_purposes}  # fmt: skip
+
+
+def _header(
+    trail: str,
+    head: str,
+    count: int,
+    runs: list[dict[str, Any]],
+    purposes: list[str],
+    span: tuple[str, str],
+    assets: dict[tuple[str, str, str], dict[str, Any]],
+    rechecked: Counter[str],
+    repairs: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The export's header: the trail read (its head hash, lines), its runs and their
+    purposes, the time span (``from``, ``to``), the assets counted by kind, a recheck's
+    items by status and the repairs that cut the trail."""
+    first, last = span
+    kinds = Counter(asset["asset"] for asset in assets.values())
+    header: dict[str, Any] = {
+        "export": EXPORT_VERSION,
+        "trail": trail,
+        "head": head,
+        "lines": count,
+        "runs": runs,
+        "purposes": purposes,
+        "from": first,
+        "to": last,
+        "assets": {"pages": kinds["page"], "files": kinds["file"]},
+    }
+    if rechecked:  # a recheck's items: those kept are assets; all counted by status
+        header["assets"]["items"] = kinds["item"]
+        header["items"] = {status: rechecked[status] for status in ITEM_STATUSES}
+    if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
+        header["repairs"] = repairs
+    return header
+
+
 def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Export:
     """The export of the trail at ``path`` (up to the line whose hash is ``until``, when
     given and found: an export made before runs were appended). Records of one URL with
@@ -144,13 +187,8 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             unended.pop(text(record.get("run")), None)
         if line.type == "run":
             unended[text(record.get("run"))] = None
-            run_purposes = [text(p) for p in items(record.get("purposes"))]
-            spider = text(record.get("spider"))
-            runs.append(
-                {"run": text(record.get("run")), "time": moment, "spider": spider,
-                 "purposes": run_purposes}
-            )  # fmt: skip
-            purposes += [p for p in run_purposes if p not in purposes]
+            runs.append(_run_entry(record, moment))
+            purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
         kind = _kept(record)
         item = item_of(line) if rechecked_items else None
         if item is not None:
@@ -162,23 +200,8 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
         if until and head == until:
             reached = True
             break
-    kinds = Counter(asset["asset"] for asset in assets.values())
-    header: dict[str, Any] = {
-        "export": EXPORT_VERSION,
-        "trail": str(path),
-        "head": head,
-        "lines": count,
-        "runs": runs,
-        "purposes": purposes,
-        "from": first,
-        "to": last,
-        "assets": {"pages": kinds["page"], "files": kinds["file"]},
-    }
-    if rechecked:  # a recheck's items: those kept are assets; all counted by status
-        header["assets"]["items"] = kinds["item"]
-        header["items"] = {status: rechecked[status] for status in ITEM_STATUSES}
-    if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
-        header["repairs"] = repairs
+    span = (first, last)
+    header = _header(str(path), head, count, runs, purposes, span, assets, rechecked, repairs)
     return Export(header, list(assets.values()), reached, list(unended))
 
 

@@ -147,6 +147,21 @@ def snapshot_line(
     }
 
 
+def _override_fields(
+    overridden: str, override_expired: str, override_ends: float | None
+) -> dict[str, Any]:
+    """The fields of a robots part saying an override let its URL through
+    (``overridden``, ``override_ends``) or had expired (``override_expired``)."""
+    fields: dict[str, Any] = {}
+    if overridden:
+        fields["overridden"] = overridden
+        if override_ends is not None and math.isfinite(override_ends):
+            fields["override_ends"] = iso_time(override_ends)
+    if override_expired:
+        fields["override_expired"] = override_expired
+    return fields
+
+
 def robots_part(
     sha256: str,
     agent: str,
@@ -191,17 +206,8 @@ def robots_part(
             part["also"] = also
     if not obeyed:
         part["obeyed"] = False
-    if overridden:
-        part["overridden"] = overridden
-        if override_ends is not None and math.isfinite(override_ends):
-            part["override_ends"] = iso_time(override_ends)
-    if override_expired:
-        part["override_expired"] = override_expired
-    if line is not None:
-        part["line"] = line
-        part["rule"] = rule
-    else:
-        part["why"] = why
+    part.update(_override_fields(overridden, override_expired, override_ends))
+    part.update({"line": line, "rule": rule} if line is not None else {"why": why})
     return part
 
 

@@ -155,6 +155,42 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _documents(
+    record: dict[str, Any], robots: dict[str, Any], status: str
+) -> tuple[tuple[str, str], ...]:
+    """The (name, digest) of each document an ``item`` record read: robots.txt,
+    tdmrep.json, then each RSL document by its address."""
+    documents: list[tuple[str, str]] = []
+    if robots or status == "unknown":  # an unknown item without one: robots.txt not had
+        documents.append((BY_ROBOTS_TXT, text(robots.get("snapshot"))))
+    if "tdmrep" in record:
+        documents.append((TDMREP_JSON, text(record.get("tdmrep"))))
+    rsl = record.get("rsl")
+    if isinstance(rsl, dict):
+        documents += [(text(url), text(sha)) for url, sha in rsl.items()]
+    return tuple(documents)
+
+
+def _signal(
+    record: dict[str, Any],
+    purposes: tuple[str, ...],
+    status: str,
+    refused_by: str,
+    robots_line: int | None,
+) -> str:
+    """The signal that refused (or kept by robots.txt) an ``item`` record ("": none)."""
+    usage = record.get("usage")
+    no = denied_purposes(usage, purposes)
+    said = decider(usage, no[0]) if no else None
+    if refused_by == BY_ROBOTS_TXT or (robots_line is not None and status == "kept"):
+        return BY_ROBOTS_TXT if robots_line is not None else ""
+    if said is not None and status != "kept":
+        return named(said)
+    if refused_by == BY_PAGE:
+        return text(record.get("why"))
+    return ""
+
+
 def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     """The ``item`` record of ``line`` (``None``: the line is no ``item`` line);
     ``purposes``: those of its run, of which the first a signal denied names the signal
@@ -166,26 +202,8 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     robots = robots if isinstance(robots, dict) else {}
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
-    documents: list[tuple[str, str]] = []
-    if robots or status == "unknown":  # an unknown item without one: robots.txt not had
-        documents.append((BY_ROBOTS_TXT, text(robots.get("snapshot"))))
-    if "tdmrep" in record:
-        documents.append((TDMREP_JSON, text(record.get("tdmrep"))))
-    rsl = record.get("rsl")
-    if isinstance(rsl, dict):
-        documents += [(text(url), text(sha)) for url, sha in rsl.items()]
     robots_line = _int(robots.get("line"))
-    usage = record.get("usage")
-    no = denied_purposes(usage, purposes)
-    said = decider(usage, no[0]) if no else None
-    if refused_by == BY_ROBOTS_TXT or (robots_line is not None and status == "kept"):
-        signal = BY_ROBOTS_TXT if robots_line is not None else ""
-    elif said is not None and status != "kept":
-        signal = named(said)
-    elif refused_by == BY_PAGE:
-        signal = text(record.get("why"))
-    else:
-        signal = ""
+    signal = _signal(record, purposes, status, refused_by, robots_line)
     changed = record.get("changed")
     return ItemRecord(
         number=line.number,
@@ -202,7 +220,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
         rule=text(robots.get("rule")),
         agent=text(robots.get("agent")),
         robots_why=text(robots.get("why")),
-        documents=tuple(documents),
+        documents=_documents(record, robots, status),
         then=text(record.get("then")),
         changed=changed if isinstance(changed, bool) else None,
         record=record,

@@ -195,6 +195,30 @@ class _Asked:
         return isinstance(stored, str) and _loose(stored) == self._loose and not self.names(stored)
 
 
+def _kept_run(
+    kind: str | None,
+    record: dict[str, Any],
+    number: int,
+    runs: dict[str, dict[str, Any]],
+    unended: dict[str, int],
+    repairs: list[int],
+) -> bool:
+    """Note a ``run``, ``end`` or ``repair`` line in ``runs``, ``unended`` and
+    ``repairs`` (``True``); any other line is left to the caller (``False``)."""
+    if kind == "run":
+        runs[str(record.get("run"))] = record
+        unended[str(record.get("run"))] = 0
+    elif kind == "end":
+        unended.pop(str(record.get("run")), None)
+    elif kind == "repair":
+        repairs.append(number)
+        cut = [run for run, repaired in unended.items() if not repaired]
+        unended.update(dict.fromkeys(cut, number))
+    else:
+        return False
+    return True
+
+
 def story(path: str | Path, url: str) -> tuple[list[str], int]:
     """The lines that tell ``url``'s story (:class:`_Asked`: the records of the URL as
     stored, whichever way it is written), and how many records speak of it."""
@@ -212,16 +236,9 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
     for line in trail.lines():
         record = line.record or {}
         kind = line.type
-        if kind == "run":
-            runs[str(record.get("run"))] = record
-            unended[str(record.get("run"))] = 0
-        elif kind == "end":
-            unended.pop(str(record.get("run")), None)
-        elif kind == "repair":
-            repairs.append(line.number)
-            cut = [run for run, repaired in unended.items() if not repaired]
-            unended.update(dict.fromkeys(cut, line.number))
-        elif kind == "snapshot":
+        if _kept_run(kind, record, line.number, runs, unended, repairs):
+            continue
+        if kind == "snapshot":
             rederiver.saw_snapshot(record)
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
@@ -369,6 +386,24 @@ def _rechecked(run: dict[str, Any]) -> str:
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"
 
 
+def _named_by_pages(pages: list[tuple[str, int, str]]) -> list[str]:
+    """The pages (trail, line, URL) whose records name a URL as a link not followed,
+    each told once with its story."""
+    lines = [
+        "it is a link not followed: the page below said nofollow, or linked it only with "
+        'rel="nofollow", so it was never requested; the page\'s record names it'
+    ]
+    # A page's story tells all its records: once per page, however many name the link
+    # (a page downloaded twice, as a start URL its pages link back to).
+    naming: dict[tuple[str, str], list[int]] = {}
+    for path, number, page_url in pages:
+        naming.setdefault((path, page_url), []).append(number)
+    for (path, page_url), numbers in naming.items():
+        where = f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+        lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
+    return lines
+
+
 def no_record(paths: list[str], url: str) -> list[str]:
     """Why ``url`` has no record in the trails at ``paths``, and where it shows if it
     does: a record is a request sent (or refused). A link a page's nofollow or
@@ -399,19 +434,7 @@ def no_record(paths: list[str], url: str) -> list[str]:
     for path, stored in near:
         lines.append(f"did you mean {stored}? it has a record (`audit show {path} {stored}`)")
     if pages:
-        lines.append(
-            "it is a link not followed: the page below said nofollow, or linked it only with "
-            'rel="nofollow", so it was never requested; the page\'s record names it'
-        )
-        # A page's story tells all its records: once per page, however many name the link
-        # (a page downloaded twice, as a start URL its pages link back to).
-        naming: dict[tuple[str, str], list[int]] = {}
-        for path, number, page_url in pages:
-            naming.setdefault((path, page_url), []).append(number)
-        for (path, page_url), numbers in naming.items():
-            where = f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
-            lines += [f"{path}, {where}: the page {page_url}", *story(path, page_url)[0]]
-        return lines
+        return lines + _named_by_pages(pages)
     lines += [
         "why a URL has no record:",
         '- a link not followed (nofollow, rel="nofollow") was never requested: the record '
