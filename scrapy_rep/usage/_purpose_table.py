@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
-from scrapy_rep.usage.media._rows import CAWG_ROWS, CAWG_STD, IPTC_ROWS, IPTC_STD
+from scrapy_rep.usage._media_rows import CAWG_ROWS, CAWG_STD, IPTC_ROWS, IPTC_STD
 from scrapy_rep.usage.rsl._rows import RSL_ROWS
 from scrapy_rep.usage.standards import STANDARDS
 
