@@ -77,6 +77,20 @@ def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
         epilog=CHECK_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_inputs(check)
+    _add_policy(check)
+    _add_settings(check)
+    check.add_argument(
+        "--page",
+        action="store_true",
+        help="also fetch each URL robots.txt allows, as the crawl would: its directives, "
+        "with --purpose its usage signals, and what the crawl does with its items",
+    )
+    return check
+
+
+def _add_inputs(check: argparse.ArgumentParser) -> None:
+    """The options naming what is checked: the robots.txt and the URLs."""
     check.add_argument(
         "robots",
         metavar="ROBOTS_FILE_OR_URL",
@@ -94,6 +108,10 @@ def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
         action="store_true",
         help="use the robots.txt bundled with scrapy_rep; every argument is then a URL",
     )
+
+
+def _add_policy(check: argparse.ArgumentParser) -> None:
+    """The options naming who checks and for what: agent, profile, timeout, purpose."""
     check.add_argument(
         "--user-agent",
         "-A",
@@ -113,6 +131,10 @@ def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
         action="store_false",
         help="as ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given are checked",
     )
+
+
+def _add_settings(check: argparse.ArgumentParser) -> None:
+    """The options that set other settings of the crawl."""
     check.add_argument("--purpose-agents", help="REP_PURPOSE_AGENTS, comma-separated")
     check.add_argument("--rsl-licenses", help="REP_RSL_LICENSES, comma-separated")
     check.add_argument(
@@ -132,13 +154,6 @@ def parser(prog: str = "python -m scrapy_rep check") -> argparse.ArgumentParser:
         help="any other setting of the crawl (REP_DIRECTIVE_TOKENS=mybot, "
         "REP_META_IN_NOSCRIPT=False, DOWNLOAD_MAXSIZE=…), as scrapy's -s",
     )
-    check.add_argument(
-        "--page",
-        action="store_true",
-        help="also fetch each URL robots.txt allows, as the crawl would: its directives, "
-        "with --purpose its usage signals, and what the crawl does with its items",
-    )
-    return check
 
 
 def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = None) -> int:

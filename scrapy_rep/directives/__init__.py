@@ -217,6 +217,29 @@ def _stricter_limit(old: int | None, new: int) -> int:
 # --------------------------------------------------------------------------- combining
 
 
+def _stricter_image(image: str | None, choice: str) -> str:
+    """The stricter of two ``max-image-preview`` values (``image``: none yet)."""
+    if image is None or IMAGE_PREVIEWS.index(choice) < IMAGE_PREVIEWS.index(image):
+        return choice
+    return image
+
+
+def _earlier_date(
+    unavailable: datetime | None, text: str, unknown: dict[str, None]
+) -> datetime | None:
+    """The earlier of ``unavailable`` and the date of the ``unavailable_after`` directive
+    ``text``; an unparseable one is kept in ``unknown``, with no effect, so that the
+    spider can see it."""
+    date = parse_date(text.partition(":")[2])
+    if date is None:
+        logger.debug("unparseable unavailable_after date ignored: %r", text[:200])
+        unknown[text.lower()] = None
+        return unavailable
+    if unavailable is None or date < unavailable:
+        return date
+    return unavailable
+
+
 def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirectives:
     """Fold directive strings into one :class:`PageDirectives` (SPEC §6 "combination")."""
     flags: dict[str, bool] = {}
@@ -243,16 +266,9 @@ def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirec
         elif name == "max-video-preview" and (limit := _limit(value)) is not None:
             max_video = _stricter_limit(max_video, limit)
         elif name == "max-image-preview" and value.strip() in IMAGE_PREVIEWS:
-            choice = value.strip()
-            if image is None or IMAGE_PREVIEWS.index(choice) < IMAGE_PREVIEWS.index(image):
-                image = choice
+            image = _stricter_image(image, value.strip())
         elif name == "unavailable_after":
-            date = parse_date(text.partition(":")[2])
-            if date is None:  # kept, with no effect, so that the spider can see it
-                logger.debug("unparseable unavailable_after date ignored: %r", text[:200])
-                unknown[lowered] = None
-            elif unavailable is None or date < unavailable:
-                unavailable = date
+            unavailable = _earlier_date(unavailable, text, unknown)
         elif name in KEYED:
             logger.debug("invalid value ignored: %r", text)
         else:

@@ -298,28 +298,18 @@ class RobotsTxt:
 
     def _select(self, user_agent: str) -> Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
-        options = self.options
-        groups = select_groups(  # raises TypeError on a non-str
-            self._tokens,
-            user_agent,
-            substring=options.agent_match == "substring",
-            merge=options.merge_groups,
-        )
-        usage_groups = groups
+        substring = self.options.agent_match == "substring"
+        merge = self.options.merge_groups
+        # raises TypeError on a non-str
+        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+        usage_groups = delay_groups = groups
         if self._usage_tokens is not None:
             usage_groups = select_groups(
-                self._usage_tokens,
-                user_agent,
-                substring=options.agent_match == "substring",
-                merge=options.merge_groups,
+                self._usage_tokens, user_agent, substring=substring, merge=merge
             )
-        delay_groups = groups
         if self._delay_tokens is not None:
             delay_groups = select_groups(
-                self._delay_tokens,
-                user_agent,
-                substring=options.agent_match == "substring",
-                merge=options.merge_groups,
+                self._delay_tokens, user_agent, substring=substring, merge=merge
             )
         agents = self._agents
         same_rules: Selection | None = None

@@ -149,25 +149,18 @@ class LongestMatcher:
 
     def match(self, path: str) -> int:
         """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
-        keys = self._keys
-        parent = self._parent
+        keys, parent = self._keys, self._parent
         index = bisect_right(keys, path) - 1
         while index >= 0 and not path.startswith(keys[index]):
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
         if self._plain:
             return self._literal[index] if index >= 0 else 0
-        best = 0
-        best_priority = -1
-        if self._exact is not None:
-            best = self._exact.get(path, 0)
-            if best:
-                best_priority = len(path) + 1
-        literal = self._literal
-        wild = self._wild
+        best = self._exact.get(path, 0) if self._exact is not None else 0
+        best_priority = len(path) + 1 if best else -1
+        literal, wild, split = self._literal, self._wild, self._split
         if wild is not None and len(path) >= _LONG_PATH:
             return self._match_long(path, index, best_priority, best)
-        split = self._split
         while index >= 0:
             code = literal[index]
             if code:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from scrapy_rep.usage._media_rows import CAWG_ROWS, CAWG_STD, IPTC_ROWS, IPTC_STD
 from scrapy_rep.usage.rsl._rows import RSL_ROWS
 from scrapy_rep.usage.standards import STANDARDS
 
@@ -178,79 +179,6 @@ _SEARCH_BY_DIRECTIVES = (
 _CS: Final = "content-signal"
 _MS: Final = "robots-ai-control"
 _NA_INPUT: Final = "noarchive-ai-input"
-_IPTC_STD: Final = "iptc-data-mining"
-_CAWG_STD: Final = "cawg-training-mining"
-_IPTC = (
-    'IPTC Photo Metadata Standard 2023.1 "Data Mining" (XMP plus:DataMining, values of the '
-    "PLUS LDF vocabulary http://ns.useplus.org/ldf/vocab/): "
-)
-_IPTC_TDM = "; allowed data mining says nothing about search indexing (docs/media.md)"
-_IPTC_ALL = (
-    "; since DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING exists to except search engine "
-    "indexing, plain Prohibited covers it too: a no for search as well (docs/media.md)"
-)
-_IPTC_SEE = (
-    "; the constraints are text a crawler cannot check: a no unless "
-    "REP_MEDIA_CONSTRAINTS_MET says the crawl meets them (docs/media.md)"
-)
-_CAWG = (
-    "CAWG Training and Data Mining assertion v1.1 (cawg.training-mining; C2PA 1.x "
-    "c2pa.training-mining, same entries): "
-)
-_CAWG_CONSTRAINED = (
-    '; "In the absence of additional information, constrained shall be treated as '
-    'equivalent to notAllowed"'
-)
-_CAWG_ENTRIES: Final = (
-    (
-        "ai_generative_training",
-        (None, True, None),
-        "training data to an AI/ML model that could generate assets -> ai-train",
-    ),
-    ("ai_training", (None, True, None), "data to train non-generative AI/ML models -> ai-train"),
-    (
-        "ai_inference",
-        (None, None, True),
-        "input to a trained AI/ML model for the purposes of inferring a result -> ai-input",
-    ),
-    (
-        "data_mining",
-        (None, True, True),
-        "extracted for determining patterns, trends, and "
-        "correlations -> ai-train and ai-input (a no for both; its allowed says nothing: the "
-        "training and inference entries speak for those)",
-    ),
-)
-
-
-def _denied(answers: Answers) -> Answers:
-    return (
-        None if answers[0] is None else False,
-        None if answers[1] is None else False,
-        None if answers[2] is None else False,
-    )
-
-
-def _cawg_rows() -> tuple[MappingRow, ...]:
-    """Per entry: allowed, notAllowed, constrained (a no), constrained with
-    ``REP_MEDIA_CONSTRAINTS_MET`` (nothing)."""
-    rows = []
-    for entry, purposes, meaning in _CAWG_ENTRIES:
-        source = _CAWG + f"cawg.{entry}: {meaning}"
-        allowed = _NONE if entry == "data_mining" else purposes
-        rows += [
-            MappingRow("cawg", f"{entry}=allowed", allowed, source, _CAWG_STD),
-            MappingRow("cawg", f"{entry}=notAllowed", _denied(purposes), source, _CAWG_STD),
-            MappingRow(
-                "cawg",
-                f"{entry}=constrained",
-                _denied(purposes),
-                source + _CAWG_CONSTRAINED,
-                _CAWG_STD,
-            ),
-            MappingRow("cawg", f"{entry}=constrained (constraints met)", _NONE, source, _CAWG_STD),
-        ]
-    return tuple(rows)
 
 
 def _index_rows() -> tuple[MappingRow, ...]:
@@ -266,56 +194,6 @@ def _index_rows() -> tuple[MappingRow, ...]:
         ("noindex / noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI off)", _NONE, _INDEX_FILES),
     )
     return tuple(MappingRow("robots-meta", key, answers, text, std) for key, answers, text in rows)
-
-
-def _iptc_rows() -> tuple[MappingRow, ...]:
-    """IPTC Data Mining values (plain ``DMI-PROHIBITED`` and the ``SEE*`` forms also
-    deny search: a separate value exists to except search engine indexing)."""
-    all_no: Answers = (False, False, False)
-    rows = (
-        ("DMI-UNSPECIFIED", _NONE, '"Unspecified - no prohibition defined"'),
-        ("DMI-ALLOWED", (None, True, True), '"Allowed"' + _IPTC_TDM),
-        ("DMI-PROHIBITED-AIMLTRAINING", (None, False, None), '"Prohibited for AI/ML training"'),
-        (
-            "DMI-PROHIBITED-GENAIMLTRAINING",
-            (None, False, None),
-            '"Prohibited for Generative AI/ML training" (ai-train covers all training)',
-        ),
-        (
-            "DMI-PROHIBITED-EXCEPTSEARCHENGINEINDEXING",
-            (True, False, False),
-            '"Prohibited except for search engine indexing"',
-        ),
-        (
-            "DMI-PROHIBITED",
-            all_no,
-            '"Prohibited" (any DMI-PROHIBITED-* value we do not know reads as this)' + _IPTC_ALL,
-        ),
-        (
-            "DMI-PROHIBITED-SEECONSTRAINT",
-            all_no,
-            '"Prohibited, see plus:OtherConstraints"' + _IPTC_SEE,
-        ),
-        (
-            "DMI-PROHIBITED-SEEEMBEDDEDRIGHTSEXPR",
-            all_no,
-            '"Prohibited, see iptcExt:EmbdEncRightsExpr"' + _IPTC_SEE,
-        ),
-        (
-            "DMI-PROHIBITED-SEELINKEDRIGHTSEXPR",
-            all_no,
-            '"Prohibited, see iptcExt:LinkedEncRightsExpr"' + _IPTC_SEE,
-        ),
-        (
-            "DMI-PROHIBITED-SEE* (constraints met)",
-            _NONE,
-            "a Prohibited, see ... value whose constraints REP_MEDIA_CONSTRAINTS_MET says the "
-            "crawl meets",
-        ),
-    )
-    return tuple(
-        MappingRow("iptc", value, answers, _IPTC + text, _IPTC_STD) for value, answers, text in rows
-    )
 
 
 #: Every signal value we understand and what it means per purpose (``search``,
@@ -380,8 +258,8 @@ ROWS: Final[tuple[MappingRow, ...]] = (
         "nosnippet-ai",
     ),
     *_index_rows(),
-    *_iptc_rows(),
-    *_cawg_rows(),
+    *(MappingRow("iptc", value, answers, text, IPTC_STD) for value, answers, text in IPTC_ROWS),
+    *(MappingRow("cawg", value, answers, text, CAWG_STD) for value, answers, text in CAWG_ROWS),
     *(MappingRow("rsl", signal, answers, source, "rsl") for signal, answers, source in RSL_ROWS),
 )
 #: :data:`ROWS` by (vocabulary, signal).

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Final, Literal
+from typing import Final
 
 from scrapy_rep.directives import PageDirectives
-from scrapy_rep.robotstxt import USE_LEVELS, ContentSignals, parse_content_signal
+from scrapy_rep.robotstxt import ContentSignals, parse_content_signal
 from scrapy_rep.robotstxt.aipref import Attached, ContentUsageRule, UsagePrefs, parse_prefs_header
 
 # Re-exported (``X as X``): this module is the public import path of these names.
@@ -36,69 +35,26 @@ from scrapy_rep.usage._purpose_table import Answers as Answers
 from scrapy_rep.usage._purpose_table import MappingRow as MappingRow
 from scrapy_rep.usage._purpose_table import Purpose as Purpose
 from scrapy_rep.usage._purpose_table import Vocabulary as Vocabulary
+from scrapy_rep.usage.decision import UsageAnswer as UsageAnswer
+from scrapy_rep.usage.decision import UsageDecision as UsageDecision
+from scrapy_rep.usage.decision import UsageSignal as UsageSignal
+from scrapy_rep.usage.decision import allowed as allowed
+from scrapy_rep.usage.decision import any_no_wins as any_no_wins
+from scrapy_rep.usage.decision import usage_decision as usage_decision
+from scrapy_rep.usage.readings import ALL_READINGS as ALL_READINGS
+from scrapy_rep.usage.readings import NOARCHIVE_INPUT_SETTING as NOARCHIVE_INPUT_SETTING
+from scrapy_rep.usage.readings import NOARCHIVE_SETTING as NOARCHIVE_SETTING
+from scrapy_rep.usage.readings import NOCACHE_SETTING as NOCACHE_SETTING
+from scrapy_rep.usage.readings import NOINDEX_SETTING as NOINDEX_SETTING
+from scrapy_rep.usage.readings import NOSNIPPET_SETTING as NOSNIPPET_SETTING
+from scrapy_rep.usage.readings import DirectiveReadings as DirectiveReadings
 from scrapy_rep.usage.tdmrep import TdmResolution
 
 _NONE: Final[Answers] = (None, None, None)
 #: Longest source text kept in a signal (header values can be long).
 MAX_SOURCE_CHARS: Final = 200
-#: The settings under which a search directive is read as an AI opt-out, named in the
-#: source of each signal they give (the audit trail says which reading decided).
-NOARCHIVE_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_TRAIN"
-NOARCHIVE_INPUT_SETTING: Final = "REP_NOARCHIVE_MEANS_NO_AI_INPUT"
-NOCACHE_SETTING: Final = "REP_NOCACHE_MEANS_NO_AI_TRAIN"
-NOSNIPPET_SETTING: Final = "REP_NOSNIPPET_MEANS_NO_AI_INPUT"
-NOINDEX_SETTING: Final = "REP_MEDIA_NOINDEX_MEANS_NO_AI"
 #: ``max-snippet:0`` as written in a source (``max-snippet: 00`` too): the nosnippet it is.
 _NO_SNIPPET_LIMIT: Final = re.compile(r"max-snippet\s*:\s*0+(?![0-9])", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class DirectiveReadings:
-    """Which search directives are read as AI opt-outs, each under its own setting, all
-    on by default (the reading that loses no "no": docs/decisions.md)."""
-
-    #: ``REP_NOARCHIVE_MEANS_NO_AI_TRAIN``: ``noarchive`` is a no for ai-train (Bing,
-    #: Amazon; docs/purpose-notes.md §4b).
-    noarchive_no_train: bool = True
-    #: ``REP_NOARCHIVE_MEANS_NO_AI_INPUT``: ``noarchive`` is a no for ai-input too (Bing's
-    #: Webmaster Guidelines as rewritten in Feb 2026, read from a secondary source:
-    #: NOARCHIVE keeps content out of Copilot responses and grounding results;
-    #: docs/purpose-notes.md §4b).
-    noarchive_no_input: bool = True
-    #: ``REP_NOCACHE_MEANS_NO_AI_TRAIN``: ``nocache`` is read like ``noarchive``, a no for
-    #: ai-train (Bing: of a NOCACHE page "only URLs, Titles and Snippets may be used in
-    #: training"; docs/purpose-notes.md §4b).
-    nocache_no_train: bool = True
-    #: ``REP_NOSNIPPET_MEANS_NO_AI_INPUT``: ``nosnippet`` and ``max-snippet:0`` are a no
-    #: for ai-input (Google's robots meta specification: nosnippet "will also prevent the
-    #: content from being used as a direct input for AI Overviews and AI Mode";
-    #: docs/purpose-notes.md §4b).
-    nosnippet_no_input: bool = True
-
-
-#: Every reading on: the defaults.
-ALL_READINGS: Final = DirectiveReadings()
-
-
-def _index(purpose: str) -> int:
-    try:
-        return PURPOSE_INDEX[purpose]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown purpose {purpose!r}; expected one of {PURPOSES}") from None
-
-
-def any_no_wins(answers: Iterable[bool | None]) -> tuple[bool | None, int | None]:
-    """The one merge of answers about one purpose, in order: the first explicit "no"
-    wins, else the first "yes", else unknown (``None``); and the position of the answer
-    that decided (the reading that loses no "no": SPEC, docs/purpose-notes.md)."""
-    result: bool | None = None
-    by: int | None = None
-    for position, answer in enumerate(answers):
-        if answer is False:
-            return False, position
-        if answer and result is None:
-            result, by = True, position
-    return result, by
 
 
 def _merge(rows: Iterable[Answers]) -> Answers:
@@ -116,37 +72,6 @@ def _read_under(source: str, setting: str) -> str:
     """``source`` naming the setting under which it was read, the name kept whole."""
     suffix = f" ({setting})"
     return _clip(source, MAX_SOURCE_CHARS - len(suffix)) + suffix
-
-
-@dataclass(frozen=True, slots=True)
-class UsageSignal:
-    """One statement a site made about one resource, mapped onto the purposes."""
-
-    vocabulary: Vocabulary
-    answers: Answers
-    #: Where it was found: ``robots.txt line 12: Content-Usage: train-ai=n``,
-    #: ``header Content-Usage: ...``, ``tdmrep.json entry 2 (location "/books/*")``,
-    #: ``<meta name="robots" content="noai">``.
-    source: str
-    #: Conditions on use the signal states besides its answers, such as Content-Signal's
-    #: ``use=reference`` (docs/purpose-notes.md §2): carried with the decision, never an
-    #: answer about a purpose.
-    conditions: tuple[str, ...] = ()
-
-    def answer(self, purpose: Purpose) -> bool | None:
-        """``True`` allowed, ``False`` denied, ``None`` says nothing about ``purpose``."""
-        return self.answers[_index(purpose)]
-
-    def __str__(self) -> str:
-        return self.source
-
-    def to_dict(self) -> dict[str, Any]:
-        """Compact JSON form: vocabulary, the purposes it answers, source."""
-        answered = {p: a for p, a in zip(PURPOSES, self.answers, strict=True) if a is not None}
-        found: dict[str, Any] = {"v": self.vocabulary, "a": answered, "src": self.source}
-        if self.conditions:
-            found["c"] = list(self.conditions)
-        return found
 
 
 def _signal(
@@ -358,93 +283,3 @@ def _directive_source(directives: PageDirectives, word: str) -> str:
         if word in source.lower():
             return source
     return f"robots directive {word}"
-
-
-# --------------------------------------------------------------------------- decision
-
-UsageAnswer = Literal["allowed", "denied", "unknown"]
-
-
-class UsageDecision:
-    """For each purpose: allowed, denied or unknown, the signal that decided, and every
-    signal considered. Across signals any explicit "no" wins, then any "yes", else
-    unknown; the deciding signal is the first such one in the order given."""
-
-    __slots__ = ("_answers", "_by", "conditions", "signals")
-
-    def __init__(self, signals: Iterable[UsageSignal]) -> None:
-        self.signals = tuple(signals)
-        merged = [any_no_wins(s.answers[index] for s in self.signals) for index in range(3)]
-        self._answers: Answers = (merged[0][0], merged[1][0], merged[2][0])
-        self._by = tuple(by for _, by in merged)
-        #: The conditions on use of its signals (``("use=reference",)``), the most
-        #: restrictive ``use=`` level when several signals state one; they decide no
-        #: purpose (docs/purpose-notes.md §2).
-        self.conditions = _conditions(self.signals)
-
-    def allowed(self, purpose: Purpose) -> bool | None:
-        """``True`` allowed, ``False`` denied, ``None`` unknown."""
-        return self._answers[_index(purpose)]
-
-    def verdict(self, purpose: Purpose) -> UsageAnswer:
-        answer = self._answers[_index(purpose)]
-        return "unknown" if answer is None else "allowed" if answer else "denied"
-
-    def decided_by(self, purpose: Purpose) -> UsageSignal | None:
-        """The signal that gave the answer for ``purpose`` (``None`` when unknown)."""
-        position = self._by[_index(purpose)]
-        return None if position is None else self.signals[position]
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{p}={self.verdict(p)}" for p in PURPOSES)
-        return f"<UsageDecision {shown} signals={len(self.signals)}>"
-
-    def __str__(self) -> str:
-        parts = []
-        for purpose in PURPOSES:
-            signal = self.decided_by(purpose)
-            where = f" by {signal.source}" if signal is not None else ""
-            parts.append(f"{purpose} {self.verdict(purpose)}{where}")
-        return "; ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Compact JSON audit record: ``a`` the answer per purpose (true / false /
-        null), ``by`` the index in ``s`` of the deciding signal per decided purpose,
-        ``s`` the signals considered (see :meth:`UsageSignal.to_dict`)."""
-        found: dict[str, Any] = {
-            "a": dict(zip(PURPOSES, self._answers, strict=True)),
-            "by": {p: i for p, i in zip(PURPOSES, self._by, strict=True) if i is not None},
-            "s": [signal.to_dict() for signal in self.signals],
-        }
-        if self.conditions:
-            found["c"] = list(self.conditions)
-        return found
-
-
-def _conditions(signals: tuple[UsageSignal, ...]) -> tuple[str, ...]:
-    """The signals' conditions, once each; of several ``use=`` levels the most
-    restrictive (Cloudflare orders them "from least to most permissive")."""
-    found: list[str] = []
-    for signal in signals:
-        for condition in signal.conditions:
-            if condition not in found:
-                found.append(condition)
-    uses = [c for c in found if c.startswith("use=")]
-    if len(uses) > 1:
-        strictest = min(uses, key=lambda c: _USE_RANK.get(c[4:], len(USE_LEVELS)))
-        found = [c for c in found if not c.startswith("use=") or c == strictest]
-    return tuple(found)
-
-
-_USE_RANK: Final = {level: rank for rank, level in enumerate(USE_LEVELS)}
-
-
-def usage_decision(signals: Iterable[UsageSignal]) -> UsageDecision:
-    """Combine the signals of one resource (see :class:`UsageDecision`)."""
-    return UsageDecision(signals)
-
-
-def allowed(signals: Iterable[UsageSignal], purpose: Purpose) -> bool | None:
-    """The answer for one purpose without building a decision (the hot path)."""
-    index = _index(purpose)
-    return any_no_wins(signal.answers[index] for signal in signals)[0]

@@ -43,7 +43,7 @@ from scrapy_rep.usage.purpose import (
     speaks_of_use,
     usage_decision,
 )
-from scrapy_rep.usage.tdmrep import NO_VALUES
+from scrapy_rep.usage.tdmrep import NO_VALUES, TdmValues
 from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
@@ -154,8 +154,39 @@ def decide_page(
             else:
                 tdm_meta = one.tdm
     directives = combine(words, sources) if words else EMPTY
+    decision = _usage(facts, statements, rules, directives, usage, (tdm_header, tdm_meta), now)
+    agent = facts.tokens[0] if facts.tokens else ""
+    purpose = None
+    refusal = rules.policy.refusal(decision)
+    if refusal is not None:
+        purpose = Refused(
+            Reason.PURPOSE,
+            refusal.message,
+            PAGE,
+            agent,
+            purpose=refusal.purpose,
+            signal=refusal.signal,
+            before=facts.before,
+        )
+    if directives is EMPTY:
+        return PageVerdict(directives, decision, None, purpose, None, agent)
+    return _with_directives(facts, said, directives, decision, purpose, agent, now)
+
+
+def _usage(
+    facts: PageFacts,
+    statements: PageStatements,
+    rules: PageRules,
+    directives: PageDirectives,
+    usage: list[UsageSignal],
+    tdm: tuple[TdmValues, TdmValues],
+    now: datetime | None,
+) -> UsageDecision:
+    """The page's usage decision: the origin's signals before it, its own usage signals,
+    TDMRep (header, meta), directives, licenses and a file's own statements, folded."""
     policy = rules.policy
     before = facts.before
+    tdm_header, tdm_meta = tdm
     indexing: tuple[UsageSignal, ...] = ()
     if facts.file and rules.file_noindex_no_ai:
         indexing = file_index_signals(directives, now)
@@ -170,27 +201,23 @@ def decide_page(
         and not statements.inside
         and not speaks_of_use(directives, readings=policy.readings)
     ):
-        decision = NO_SIGNALS  # the usual page of a search crawl: nothing to fold
-    else:
-        signals = policy.fetched_signals(
-            before, usage, tdm_header, tdm_meta, directives, facts.image, facts.embedded_by
-        )
-        decision = usage_decision((*signals, *indexing, *statements.licenses, *statements.inside))
-    agent = facts.tokens[0] if facts.tokens else ""
-    purpose = None
-    refusal = policy.refusal(decision)
-    if refusal is not None:
-        purpose = Refused(
-            Reason.PURPOSE,
-            refusal.message,
-            PAGE,
-            agent,
-            purpose=refusal.purpose,
-            signal=refusal.signal,
-            before=before,
-        )
-    if directives is EMPTY:
-        return PageVerdict(directives, decision, None, purpose, None, agent)
+        return NO_SIGNALS  # the usual page of a search crawl: nothing to fold
+    signals = policy.fetched_signals(
+        before, usage, tdm_header, tdm_meta, directives, facts.image, facts.embedded_by
+    )
+    return usage_decision((*signals, *indexing, *statements.licenses, *statements.inside))
+
+
+def _with_directives(
+    facts: PageFacts,
+    said: Sequence[tuple[SignalRow, Said]],
+    directives: PageDirectives,
+    decision: UsageDecision,
+    purpose: Refused | None,
+    agent: str,
+    now: datetime | None,
+) -> PageVerdict:
+    """The verdict of a page that has directives: its index and follow refusals too."""
     index = follow = None
     if directives.noindex or (
         directives.unavailable_after is not None and directives.is_expired(now)

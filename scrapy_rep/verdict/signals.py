@@ -19,7 +19,6 @@ table lists everything a crawl obeys (``docs/purpose-notes.md`` prints it).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
@@ -28,102 +27,20 @@ from scrapy_rep.directives.robotstag import robots_tag_directives
 from scrapy_rep.usage.purpose import (
     PURPOSES,
     Purpose,
-    UsageSignal,
     content_signal_header_signal,
     content_usage_header_signal,
 )
 from scrapy_rep.usage.tdmrep import TdmValues, header_values, meta_values
-from scrapy_rep.verdict.reasons import Word
 
-#: A field as the page gives it: ``(name, value)``, the name lowercased (a header's name,
-#: or a meta tag's ``name``).
-Field = tuple[str, str]
-
-
-class Where(Word):
-    """Where a statement is read."""
-
-    ROBOTS_TXT = "robots.txt"
-    TDMREP_JSON = "tdmrep.json"
-    LICENSE = "RSL license"
-    HEADER = "response header"
-    META = "meta tag"
-    #: The page that links to a resource (its ``noimageai`` covers the images it shows).
-    LINKING_PAGE = "linking page"
-    #: Inside the downloaded file (XMP, C2PA).
-    FILE = "file"
-
-
-class Binds(Word):
-    """Whose behaviour a statement speaks to."""
-
-    #: Every crawler.
-    EVERYONE = "everyone"
-    #: ``*`` (or no name) and the crawler names it scopes: only the names the request was
-    #: decided for and ``REP_DIRECTIVE_TOKENS`` apply; another crawler's never becomes ours.
-    OUR_NAMES = "our names"
-    #: robots.txt's groups: the group of each name the request is held to.
-    GROUPS = "robots.txt groups"
-
-
-class Action(Word):
-    """What a statement may refuse."""
-
-    FETCH = "fetch"
-    KEEP = "keep"
-    FOLLOW = "follow"
-    STORE = "store"
-
-
-class Combine(Word):
-    """How several values of one signal, and the signals of one resource, combine."""
-
-    #: Directives: the union of the restrictive ones (SPEC §6; repext-03 §3.1.1).
-    UNION = "union of the restrictive rules"
-    #: Usage signals: any explicit "no" wins, then any "yes", else unknown
-    #: (:func:`scrapy_rep.usage.purpose.any_no_wins`).
-    ANY_NO = "any no wins"
-    #: TDMRep: the file, then the header, then the meta tag (TDMRep §3).
-    PRECEDENCE = "file, then header, then meta"
-    #: robots.txt Allow/Disallow: the longest match (RFC 9309 §2.2.2).
-    LONGEST_MATCH = "longest match"
-
-
-@dataclass(frozen=True, slots=True)
-class Said:
-    """What one value of a row says: directives, a usage signal or TDMRep's values."""
-
-    #: Where it was read, as logs and the trail quote it (``X-Robots-Tag: noindex``).
-    source: str
-    #: The directives that apply to our names (SPEC §6 words: ``noindex``, ``max-snippet:0``).
-    words: tuple[str, ...] = ()
-    signal: UsageSignal | None = None
-    tdm: TdmValues | None = None
-
-
-#: A page row's reader: the fields found for it and our crawler tokens -> what they say.
-Reader = Callable[[Sequence[Field], tuple[str, ...]], tuple[Said, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class SignalRow:
-    """One machine-readable statement."""
-
-    name: str
-    where: Where
-    #: The header names (lowercase) or meta names it is read from (``()``: not a page field).
-    fields: tuple[str, ...]
-    binds: Binds
-    actions: frozenset[Action]
-    purposes: tuple[Purpose, ...]
-    combine: Combine
-    #: The standard and the clause it comes from.
-    standard: str
-    #: A page row's reader (``None``: read before the fetch, by :func:`~scrapy_rep.verdict.decide`).
-    read: Reader | None = None
-    #: Read only when the crawl has an AI purpose (TDMRep speaks of nothing else).
-    ai_only: bool = False
-
+# Re-exported (``X as X``): this module is the public import path of these names.
+from scrapy_rep.verdict.signal_row import Action as Action
+from scrapy_rep.verdict.signal_row import Binds as Binds
+from scrapy_rep.verdict.signal_row import Combine as Combine
+from scrapy_rep.verdict.signal_row import Field as Field
+from scrapy_rep.verdict.signal_row import Reader as Reader
+from scrapy_rep.verdict.signal_row import Said as Said
+from scrapy_rep.verdict.signal_row import SignalRow as SignalRow
+from scrapy_rep.verdict.signal_row import Where as Where
 
 # --------------------------------------------------------------------------- readers
 

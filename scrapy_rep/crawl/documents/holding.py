@@ -35,8 +35,14 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from scrapy.squeues import PickleFifoDiskQueue
 from scrapy.utils.job import job_dir
-from scrapy.utils.request import request_from_dict
 
+from scrapy_rep.crawl.documents.statefile import PROTOCOL, STATE_VERSION, shared_queue
+from scrapy_rep.crawl.documents.statefile import SPILL_DIR as SPILL_DIR
+from scrapy_rep.crawl.documents.statefile import STATE_FILE as STATE_FILE
+from scrapy_rep.crawl.documents.statefile import load_state as load_state
+from scrapy_rep.crawl.documents.statefile import on_disk as on_disk
+from scrapy_rep.crawl.documents.statefile import spill_root as spill_root
+from scrapy_rep.crawl.documents.statefile import state_path as state_path
 from scrapy_rep.crawl.refusals import count_unread, drop_request
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict.fates import Dropped
@@ -48,15 +54,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: File in ``JOBDIR`` holding the held requests across pause/resume.
-STATE_FILE: Final = "scrapy_rep.state"
-#: Folder in ``JOBDIR`` for requests spilled to disk.
-SPILL_DIR: Final = "scrapy_rep.spill"
-#: 4: each held request pickled on its own (one that cannot be pickled is the one left
-#: out); 3: spilled requests stay in their disk queues, named in the state file (2: all
-#: in it). The previous versions still resume.
-_STATE_VERSION: Final = 4
-_PROTOCOL: Final = pickle.HIGHEST_PROTOCOL
 #: Disk queues kept open at a time (two file handles each), the least recently used
 #: closed beyond (at 100,000 origins the process ran out of file handles: docs/decisions.md,
 #: 'At most 64 spill queues are open at a time').
@@ -202,7 +199,7 @@ class HeldRequests:
             self._save(path, spider)
             return
         counts = {key: self.count(key) for key in self.origins()}
-        queue = _shared_queue(scheduler)
+        queue = shared_queue(scheduler)
         if queue is not None and counts:
             self._return_to_shared_queue(queue, reason)
         elif counts:
@@ -267,7 +264,7 @@ class HeldRequests:
         for key in list(self._memory):
             for request in self._memory.pop(key):
                 try:
-                    saved.append(pickle.dumps(request.to_dict(spider=spider), _PROTOCOL))
+                    saved.append(pickle.dumps(request.to_dict(spider=spider), PROTOCOL))
                 except Exception as error:  # ValueError, TypeError, PicklingError…
                     self._not_kept(request, error)
         self.in_memory = 0
@@ -277,10 +274,10 @@ class HeldRequests:
             queue.close()  # its requests stay on disk for the next run
         self._open.clear()
         self._on_disk.clear()
-        state = {"version": _STATE_VERSION, "held": saved, "spilled": spilled}
+        state = {"version": STATE_VERSION, "held": saved, "spilled": spilled}
         temporary = path.with_suffix(".tmp")
         with temporary.open("wb") as file:
-            pickle.dump(state, file, _PROTOCOL)
+            pickle.dump(state, file, PROTOCOL)
         temporary.replace(path)
         if saved or on_disk:
             inc(self.crawler.stats, "rep/requests/kept_for_resume", len(saved) + on_disk)
@@ -301,71 +298,3 @@ class HeldRequests:
             "Not downloaded: the spider closed while it was held, and it cannot be kept in "
             f"JOBDIR ({type(error).__name__}: {error})",
         )  # fmt: skip
-
-
-def _shared_queue(scheduler: Any) -> Any:
-    """scrapy-redis's queue when its scheduler persists (``SCHEDULER_PERSIST``), else None."""
-    queue = getattr(scheduler, "queue", None)
-    if (
-        scheduler is None
-        or type(scheduler).__module__.split(".")[0] != "scrapy_redis"
-        or not getattr(scheduler, "persist", False)
-        or not hasattr(queue, "push")
-    ):
-        return None
-    return queue
-
-
-def on_disk(scheduler: Any) -> int | None:
-    """The requests Scrapy's own scheduler has in its ``JOBDIR`` queue now; None for
-    another scheduler, or without ``JOBDIR``. Read by the queue's presence, not by
-    ``isinstance``: Scrapy's scheduler metaclass checks methods, not ancestry, so
-    scrapy-redis's scheduler is an instance of Scrapy's and has no ``dqs``."""
-    queue = getattr(scheduler, "dqs", None)
-    try:
-        return None if queue is None else len(queue)
-    except TypeError:  # a scheduler's own ``dqs`` of another kind: not Scrapy's queue
-        return None
-
-
-def state_path(crawler: Crawler) -> Path | None:
-    directory = job_dir(crawler.settings)
-    return Path(directory) / STATE_FILE if directory else None
-
-
-def spill_root(crawler: Crawler) -> Path | None:
-    directory = job_dir(crawler.settings)
-    return Path(directory) / SPILL_DIR if directory else None
-
-
-def load_state(crawler: Crawler, spider: Spider) -> tuple[list[Request], list[str]]:
-    """What a paused crawl kept in ``JOBDIR``: the requests held in memory, and the names
-    of the disk queues (in ``SPILL_DIR``) holding the spilled ones. Nothing if the file is
-    unreadable (with a warning); a request that cannot be read back (its callback gone
-    from the spider) is the one left out, with a WARNING."""
-    path = state_path(crawler)
-    if path is None or not path.exists():
-        return [], []
-    try:
-        with path.open("rb") as file:
-            saved = pickle.load(file)  # our own file in JOBDIR
-        version = saved.get("version")
-        if version not in (2, 3, _STATE_VERSION):
-            raise ValueError(f"unknown version {version!r}")
-        spilled = [str(name) for name in saved.get("spilled", ())]
-        if any(Path(name).name != name or name in ("", ".", "..") for name in spilled):
-            raise ValueError("a spilled queue outside JOBDIR")
-        held = list(saved["held"])
-    except Exception as error:  # a damaged file must not stop the crawl
-        logger.warning("scrapy_rep: cannot read %s (%s); starting afresh", path, error)
-        return [], []
-    requests = []
-    for data in held:
-        try:
-            requests.append(
-                request_from_dict(pickle.loads(data) if version >= 4 else data, spider=spider)
-            )
-        except Exception as error:
-            logger.warning("scrapy_rep: cannot resume a held request from %s: %s", path, error)
-            count_unread(crawler, Dropped.NOT_SERIALIZABLE)
-    return requests, spilled

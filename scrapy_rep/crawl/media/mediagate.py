@@ -14,26 +14,27 @@ the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from itemadapter import ItemAdapter
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
 from scrapy_rep import signals
-from scrapy_rep.crawl import meta, refusals
+from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
+from scrapy_rep.crawl.media.filerecords import FileVerdict as FileVerdict
+from scrapy_rep.crawl.media.filerecords import page_noimageai as page_noimageai
+from scrapy_rep.crawl.media.filerecords import refused_file as refused_file
+from scrapy_rep.crawl.media.filerecords import verdict_refused_file as verdict_refused_file
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepConfig, page_rules, robots_agent
-from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
-from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal, usage_decision
+from scrapy_rep.usage.purpose import UsageSignal, usage_decision
 from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
 from scrapy_rep.verdict.policy import TDM_PURPOSES, Refusal
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_NOIMAGEAI: Final = MAPPING[("robots-meta", "noimageai (image response)")].answers
 _told_c2pa = False
 #: Files read at once per crawl (its media pipelines together), each in a thread of the
 #: reactor's pool, whose threads Scrapy's DNS resolver shares (without a reactor, of the
@@ -62,29 +62,6 @@ def _reads_of(crawler: Crawler) -> DeferredSemaphore:
     if reads is None:
         reads = _READS[crawler] = DeferredSemaphore(READS_AT_ONCE)
     return reads
-
-
-@dataclass(frozen=True, slots=True)
-class FileVerdict:
-    """What the gate found about one file."""
-
-    decision: UsageDecision
-    reading: MediaReading
-    #: Why it must not be stored for a purpose of the crawl (the page's decision's
-    #: :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`).
-    refusal: Refused | None
-
-    @property
-    def reasons(self) -> list[str]:
-        """Every statement that denies the refused purpose (several sources can say no)."""
-        if self.refusal is None:
-            return []
-        purpose = self.refusal.purpose
-        if self.refusal.signal is None or purpose is None:
-            return [self.refusal.message]
-        index = PURPOSE_INDEX[purpose]
-        denying = [s.source for s in self.decision.signals if s.answers[index] is False]
-        return [f"{purpose} denied by {source}" for source in denying]
 
 
 class MediaGate:
@@ -255,63 +232,6 @@ class MediaGate:
             inc(self.crawler.stats, "rep/media/unreadable")
         if reading.c2pa == "read":
             inc(self.crawler.stats, "rep/media/c2pa_read")
-
-
-def refused_file(
-    url: str,
-    purpose: str | None,
-    reason: str,
-    statement: str | None,
-    reasons: list[str],
-) -> dict[str, Any]:
-    """One entry of an item's ``rep_refused_files`` (docs/media.md): the file's URL, the
-    refused purpose, the sentence, the deciding statement (``None``: nothing said, e.g.
-    ``REP_PURPOSE_UNKNOWN = "deny"``, or an unreachable document) and every statement
-    that denies it."""
-    return {
-        "url": url,
-        "purpose": purpose,
-        "reason": reason,
-        "signal": statement,
-        meta.REFUSED: reasons,
-    }
-
-
-def verdict_refused_file(verdict: FileVerdict, url: str) -> dict[str, Any]:
-    """The ``rep_refused_files`` entry of a downloaded file refused by ``verdict``."""
-    refusal = verdict.refusal
-    assert refusal is not None
-    statement = None if refusal.signal is None else refusal.signal.source
-    entry = refused_file(url, refusal.purpose, refusal.message, statement, verdict.reasons)
-    if verdict.reading.unreadable:
-        entry[meta.UNREADABLE] = list(verdict.reading.problems)
-    return entry
-
-
-def page_noimageai(request: Request, item: Any) -> list[UsageSignal]:
-    """The ``noimageai`` of the page that showed this image, as the page-directives
-    middleware recorded it (on the request, or on the item for its image URLs)."""
-    found = []
-    record = request.meta.get(meta.IMAGE_USAGE)
-    if isinstance(record, dict) and record.get("url") == request.url:
-        found.append(record)
-    try:
-        on_item = ItemAdapter(item).get(meta.IMAGE_USAGE) if item is not None else None
-    except TypeError:
-        on_item = None
-    if isinstance(on_item, dict) and request.url in (on_item.get("urls") or ()):
-        found.append(on_item)
-    return [_record_signal(record) for record in found[:1]]
-
-
-def _record_signal(record: dict[str, Any]) -> UsageSignal:
-    purposes = record.get("purposes") or ("ai-train", "ai-input")
-    answers = tuple(
-        False if purpose in purposes and answer is False else None
-        for purpose, answer in zip(PURPOSE_INDEX, _NOIMAGEAI, strict=True)
-    )
-    source = str(record.get("source") or "noimageai on the page")[:200]
-    return UsageSignal("robots-meta", (answers[0], answers[1], answers[2]), source)
 
 
 def _say_c2pa_once() -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from w3lib.url import canonicalize_url
 
-from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
+from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.stats import inc

@@ -30,11 +30,11 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.ledger import PAGES
+from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
     crawler_tokens,
     is_image,
-    may_link_nofollow,
     read_statements,
 )
 from scrapy_rep.crawl.requeststate import state_of

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from scrapy_rep.fetch.cache import Freshness
+from scrapy_rep.fetch.cache import CacheEntry, Freshness
 from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
@@ -193,16 +193,7 @@ class Lifecycle(Keys[D]):
         delay = policy.backoff(state.failures, fetched.retry_after)
         old = self.cache.get(key)
         if old is not None and old.freshness(now) is Freshness.STALE and not old.unreachable:
-            state.retry_at = now + delay
-            self._stat("stale_kept")
-            self._log(
-                logging.INFO,
-                "%s of %s: %s; keeping the copy fetched %.0f s ago, next try in %.0f s",
-                self.kind.name, key, fetched.outcome, now - old.fetched_at, delay,
-            )  # fmt: skip
-            self._share(key, old, state, now)
-            self._do(Release(key, old, state.failures))
-            return Step.IDLE  # no timer: the next request after the backoff tries
+            return self._keep_stale(key, state, old, fetched, delay, now)
         waited = now - state.failing_since - state.queued
         limit = policy.wait_limit(failure)
         if waited >= limit:
@@ -225,6 +216,28 @@ class Lifecycle(Keys[D]):
         self._do(WakeAt(key, state.retry_at))
         self._share(key, None, state, now)
         return Step.RETRY_WAIT
+
+    def _keep_stale(
+        self,
+        key: Key,
+        state: OriginState,
+        old: CacheEntry[D],
+        fetched: Fetched,
+        delay: float,
+        now: float,
+    ) -> Step:
+        """SPEC §4: the origin failed while a stale copy is held: the copy answers, and the
+        next request after ``delay`` tries again."""
+        state.retry_at = now + delay
+        self._stat("stale_kept")
+        self._log(
+            logging.INFO,
+            "%s of %s: %s; keeping the copy fetched %.0f s ago, next try in %.0f s",
+            self.kind.name, key, fetched.outcome, now - old.fetched_at, delay,
+        )  # fmt: skip
+        self._share(key, old, state, now)
+        self._do(Release(key, old, state.failures))
+        return Step.IDLE  # no timer: the next request after the backoff tries
 
     def _give_up(
         self, key: Key, state: OriginState, held: int, waited: float, now: float,

@@ -1,0 +1,212 @@
+"""The table of every ``REP_*`` setting (SPEC §5), its second part: the names, defaults
+and readers of the settings that decide a page, its purposes, media, RSL licenses,
+overrides and the audit trail (docs/settings.md, from 'Page-level directives'). Values
+only, no procedure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from scrapy_rep.settings.readers import (
+    _choice,
+    _whole,
+    read_bool,
+    read_overrides,
+    read_purpose_agents,
+    read_purposes,
+    read_str,
+    read_str_list,
+    read_url_list,
+)
+from scrapy_rep.settings.table import ACTIONS, MIB, PURPOSE_ACTIONS, UNKNOWN_ANSWERS, Setting
+
+#: The settings that decide a page, its purposes, media, RSL licenses, overrides and the
+#: audit trail, in the order of docs/settings.md.
+PAGE_SETTINGS: Final = (
+    Setting(
+        "REP_NOINDEX_ACTION",
+        "noindex_action",
+        "drop",
+        _choice(ACTIONS),
+        help="Items of a `noindex` page: dropped, or kept",
+    ),
+    Setting(
+        "REP_NOFOLLOW_ACTION",
+        "nofollow_action",
+        "drop",
+        _choice(ACTIONS),
+        help="Requests from a `nofollow` page: dropped, or kept",
+    ),
+    Setting(
+        "REP_REL_NOFOLLOW",
+        "rel_nofollow",
+        True,
+        read_bool,
+        help='Links marked `rel="nofollow"` are not followed',
+    ),
+    Setting(
+        "REP_DIRECTIVE_TOKENS",
+        "directive_tokens",
+        (),
+        read_str_list,
+        help="More names whose robots meta tags and `X-Robots-Tag` apply to the crawl",
+    ),
+    Setting(
+        "REP_META_IN_NOSCRIPT",
+        "meta_in_noscript",
+        True,
+        read_bool,
+        help="Robots meta tags inside `<noscript>` count",
+    ),
+    Setting(
+        "REP_PURPOSE",
+        "purpose",
+        ("search",),
+        read_purposes,
+        help="What the crawl is for: `search`, `ai-train`, `ai-input`",
+    ),
+    Setting(
+        "REP_PURPOSE_ACTION",
+        "purpose_action",
+        "drop",
+        _choice(PURPOSE_ACTIONS),
+        help="Items of a page denied for a purpose of the crawl: dropped, or marked",
+    ),
+    Setting(
+        "REP_PURPOSE_UNKNOWN",
+        "purpose_unknown",
+        "allow",
+        _choice(UNKNOWN_ANSWERS),
+        help="What a purpose no signal speaks about means: allowed, or denied",
+    ),
+    Setting(
+        "REP_PURPOSE_AGENTS",
+        "purpose_agents",
+        (),
+        read_purpose_agents,
+        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…, `preset:…`)",
+    ),
+    Setting(
+        "REP_ITEM_PREFERENCES_FIELD",
+        "item_preferences_field",
+        "",
+        read_str,
+        help="An item field that gets its page's AI-usage preferences",
+        shown="off",
+    ),
+    Setting(
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "noarchive_means_no_ai_train",
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-train`",
+    ),
+    Setting(
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+        "noarchive_means_no_ai_input",
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-input` too",
+    ),
+    Setting(
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+        "nocache_means_no_ai_train",
+        True,
+        read_bool,
+        help="`nocache` is a no for `ai-train`, as `noarchive` is",
+    ),
+    Setting(
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+        "nosnippet_means_no_ai_input",
+        True,
+        read_bool,
+        help="`nosnippet` and `max-snippet:0` are a no for `ai-input`",
+    ),
+    Setting(
+        "REP_MEDIA_USAGE",
+        "media_usage",
+        True,
+        read_bool,
+        help="Read the opt-outs inside downloaded files (AI purposes)",
+    ),
+    Setting(
+        "REP_MEDIA_CONSTRAINTS_MET",
+        "media_constraints_met",
+        False,
+        read_bool,
+        help="The crawl meets the constraints a file's statements may set",
+    ),
+    Setting(
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+        "media_noindex_means_no_ai",
+        True,
+        read_bool,
+        help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
+    ),
+    Setting(
+        "REP_MEDIA_C2PA",
+        "media_c2pa",
+        True,
+        read_bool,
+        help="Read C2PA manifests (when `c2pa-python` is installed)",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_SCAN_BYTES",
+        "media_max_scan_bytes",
+        32 * MIB,
+        _whole(1024),
+        help="Bytes of a downloaded file searched for its statements",
+        unit="bytes",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_PACKET_BYTES",
+        "media_max_packet_bytes",
+        MIB,
+        _whole(1024),
+        help="The longest XMP packet read",
+        unit="bytes",
+    ),
+    Setting(
+        "REP_MEDIA_MAX_PACKETS",
+        "media_max_packets",
+        16,
+        _whole(1),
+        help="XMP packets parsed per file (64 times as many more are searched)",
+    ),
+    Setting(
+        "REP_RSL_LICENSES",
+        "rsl_licenses",
+        (),
+        read_url_list,
+        help="The RSL licenses the crawl holds (their URLs)",
+    ),
+    Setting(
+        "REP_RSL_MAX_LICENSES",
+        "rsl_max_licenses",
+        8,
+        _whole(1),
+        help="RSL licenses read per robots.txt or page; with more, none: every purpose refused",
+    ),
+    Setting(
+        "REP_OVERRIDES",
+        "overrides",
+        (),
+        read_overrides,
+        help="Hosts whose owner allowed going past their robots.txt: who, until when",
+    ),
+    Setting(
+        "REP_AUDIT_FILE",
+        "audit_file",
+        "",
+        read_str,
+        help="The audit trail: a record of each request's fate and what decided it",
+        shown="no trail",
+    ),
+    Setting(
+        "REP_AUDIT_REQUIRED",
+        "audit_required",
+        True,
+        read_bool,
+        help="A trail that cannot be written stops the crawl",
+    ),
+)
