@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -30,6 +30,7 @@ from typing import Any, Final, TextIO
 from scrapy_rep.audit.file import TrailFileError, check_trail
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.recheck.asof import Dated, Then, parse_as_of
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
@@ -45,7 +46,7 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
 from scrapy_rep.recheck.trail import RecheckTrail
-from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
+from scrapy_rep.recheck.warc import Capture, WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
@@ -172,8 +173,14 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "standard output)")  # fmt: skip
     parser.add_argument("--trail", metavar="FILE", help="the recheck's own audit trail "
                         "(appended to; `audit verify` checks it)")  # fmt: skip
-    parser.add_argument("--documents", metavar="WARC", help="read the documents from this WARC "
-                        "of captures instead of fetching them now")  # fmt: skip
+    parser.add_argument("--documents", metavar="WARC", action="append", help="read the "
+                        "documents from this WARC of captures instead of fetching them "
+                        "now (repeatable: each origin's newest capture is read)")  # fmt: skip
+    parser.add_argument("--as-of", metavar="DATE", help="with --documents: decide with "
+                        "the captures as they stood at DATE (ISO date or time, UTC)")  # fmt: skip
+    parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
+                        "item's date (ISO or epoch); `then` is what the capture nearest "
+                        "before it said (default: the oldest capture)")  # fmt: skip
     parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
                         "fetch now only the documents the WARC lacks (a Common Crawl "
                         "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
@@ -383,6 +390,7 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
+        check_dated(options.documents, options.as_of, options.date_column)
         named = options.dataset
         #: The collection's files (one, or its shards).
         self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
@@ -400,6 +408,9 @@ class Recheck:
             open_dataset(path, options.column, config.purpose, options.format or "")
             for path in shards.paths
         ]
+        for dataset in self.datasets:  # a trail or an export has its own `then`
+            if hasattr(dataset, "date_column"):
+                dataset.date_column = options.date_column or ""
         #: The first (or only) dataset.
         self.dataset = self.datasets[0]
         self.progress = Progress(err if options.progress else None)
@@ -412,13 +423,24 @@ class Recheck:
         self.warc: WarcDocuments | None = None
         if options.fetch_missing and not options.documents:
             raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
+        #: What the capture nearest before each item's date said of it (``None``: no
+        #: older capture given: :mod:`scrapy_rep.recheck.asof`).
+        self.then: Then | None = None
         if options.documents:
-            captured = captures(options.documents)  # a bad WARC fails before any output
+            # a bad WARC fails before any output
+            dated = Dated(options.documents, options.as_of, bool(options.date_column))
             policy = Policy(unreachable_action=config.unreachable_action)
-            rechecker.documents = self.warc = WarcDocuments(
-                captured, rechecker.rules, rechecker.names, config.profile, policy
+
+            def read(captured: Mapping[str, Capture]) -> WarcDocuments:
+                return WarcDocuments(
+                    captured, rechecker.rules, rechecker.names, config.profile, policy
+                )
+
+            rechecker.documents = self.warc = read(dated.now())
+            self.then = dated.then(
+                lambda captured: Rechecker(config, identity, read(captured), explain=False)
             )
-            self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            self.source = dated.source
             if not options.fetch_missing:
                 return
             origins, _, total = _origins(self.datasets, False)
@@ -487,7 +509,7 @@ class Recheck:
         about: dict[str, Any] = {
             "dataset": shards.label,
             "format": ", ".join(formats),
-            "documents": options.documents or "fetched",
+            "documents": _one(options.documents) or "fetched",
             "pages": bool(options.pages),
         }
         if shards.several:
@@ -537,6 +559,10 @@ class Recheck:
             staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
+        if self.then is not None and self.then.undated:
+            print(f"recheck: {self.then.undated:,} item(s) refused now with no date to read in "
+                  f"--date-column {options.date_column!r}: their `then` is unknown",
+                  file=self.err)  # fmt: skip
         for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
             print(printable(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} "
                             "(removed)"), file=self.err)  # fmt: skip
@@ -565,6 +591,7 @@ class Recheck:
         collection or removed items that would look whole; the origins never fetched are
         unknown, kept by --keep-unknown)."""
         options, rechecker, progress = self.options, self.rechecker, self.progress
+        dated = bool(options.date_column)
         with ExitStack() as stack:
             writers = [
                 None if path is None or self.interrupted else stack.enter_context(
@@ -577,7 +604,9 @@ class Recheck:
             for chunk in dataset.chunks(rows=any(writers)):
                 keep = []
                 for item in chunk.items:
-                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo, shard)
+                    item, status, said, outcome = _decide(
+                        item, rechecker, read_again, trail, memo, shard, self.then, dated
+                    )
                     tally.add(item, status, said, _origin_name(item.url))
                     kept = status == Status.KEPT or (
                         status == Status.UNKNOWN and options.keep_unknown
@@ -647,8 +676,8 @@ def _check_files(options: argparse.Namespace, shards: Shards) -> None:
     stdin = shards.paths == [STDIN]
     what = "a shard of the dataset" if shards.several else "the dataset"
     inputs = [] if stdin else [(what, Path(path)) for path in shards.paths]
-    if options.documents:
-        inputs.append(("the WARC of --documents", Path(options.documents)))
+    for warc in options.documents or ():
+        inputs.append(("the WARC of --documents", Path(warc)))
     given = [(name, str(getattr(options, name))) for name in OUTPUTS
              if getattr(options, name, None)]  # fmt: skip
     folders = [(name, path) for name, path in given if name in ("out", "removed")]
@@ -689,6 +718,28 @@ class Completed:
             captured.missing.pop(TDM, None)
             self.filled += 1
         return captured
+
+
+def check_dated(warcs: Sequence[str] | None, as_of: str | None, column: str | None) -> None:
+    """``--as-of`` and ``--date-column`` date captures: refused without a WARC, and a
+    DATE that does not parse is refused. Raises :class:`UsageError` (one line)."""
+    for given, name in ((as_of, "--as-of"), (column, "--date-column")):
+        if given and not warcs:
+            raise UsageError(f"{name} dates the captures of a WARC: give --documents WARC "
+                             "(documents fetched now have nothing to date)")  # fmt: skip
+    if as_of is not None:
+        try:
+            parse_as_of(as_of)
+        except ValueError:
+            raise UsageError(f"--as-of takes an ISO date or date and time (UTC), "
+                             f"got {as_of!r}") from None  # fmt: skip
+
+
+def _one(warcs: Sequence[str] | None) -> str | list[str] | None:
+    """The WARC(s) of ``--documents`` as the trail's header names them."""
+    if not warcs:
+        return None
+    return warcs[0] if len(warcs) == 1 else list(warcs)
 
 
 def _origin(name: str) -> Origin:
@@ -740,10 +791,13 @@ def _decide(
     trail: RecheckTrail | None,
     memo: EvidenceMemo,
     shard: str = "",
-) -> tuple[str, Evidence, Outcome | None]:
-    """One item's status, evidence and outcome (``None``: its URL could not be read)."""
+    then: Then | None = None,
+    dated: bool = False,
+) -> tuple[Any, str, Evidence, Outcome | None]:
+    """One item (its ``then`` filled in when refused now and ``then`` can say it: older
+    captures), its status, evidence and outcome (``None``: its URL could not be read)."""
     if item.problem:
-        return UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
+        return item, UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
     statements = None
     fetched_at = decided = 0.0
@@ -757,6 +811,8 @@ def _decide(
             statements, fetched_at = page.statements, page.time
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
+    if then is not None and outcome.status is Status.REFUSED and item.then is None:
+        item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)
-    return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
+    return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
