@@ -14,9 +14,10 @@ stood at that capture; an item dated before every capture has none
 
 from __future__ import annotations
 
+import argparse
 import bisect
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +31,10 @@ from scrapy_rep.urls.origins import origin_of
 THEN_MEMO: Final = 4_096
 #: A plain number at or above this is an epoch in milliseconds, not seconds.
 _MILLISECONDS: Final = 1e11
+
+
+class DateError(ValueError):
+    """``--as-of`` or ``--date-column`` given wrong: one line naming the option."""
 
 
 def parse_as_of(text: str) -> float:
@@ -165,6 +170,11 @@ class Then:
         #: Items whose date could not be read (their ``then`` is ``unknown``).
         self.undated = 0
 
+    def undated_line(self, column: str) -> str:
+        """What the run says of the items whose date could not be read."""
+        return (f"{self.undated:,} item(s) refused now with no date to read in --date-column "
+                f"{column!r}: their `then` is unknown")  # fmt: skip
+
     def of(self, url: str, date: Any, by_date: bool) -> str:
         """``url``'s status then: as of the capture of its origin's robots.txt nearest
         at or before ``date`` (``by_date``: the items are dated, ``--date-column``),
@@ -230,3 +240,27 @@ class Dated:
         if self.as_of != math.inf:
             source += f" at or before {iso(self.as_of)} (--as-of)"
         return source
+
+
+def add_dated_options(parser: argparse.ArgumentParser) -> None:
+    """``--as-of`` and ``--date-column``: the captures of ``--documents`` dated."""
+    parser.add_argument("--as-of", metavar="DATE", help="with --documents: decide with "
+                        "the captures as they stood at DATE (ISO date or time, UTC)")  # fmt: skip
+    parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
+                        "item's date (ISO or epoch); `then` is what the capture nearest "
+                        "before it said (default: the oldest capture)")  # fmt: skip
+
+
+def check_dated(warcs: Sequence[str] | None, as_of: str | None, column: str | None) -> None:
+    """``--as-of`` and ``--date-column`` date captures: refused without a WARC, and a
+    DATE that does not parse is refused. Raises :class:`DateError` (one line)."""
+    for given, name in ((as_of, "--as-of"), (column, "--date-column")):
+        if given and not warcs:
+            raise DateError(f"{name} dates the captures of a WARC: give --documents WARC "
+                            "(documents fetched now have nothing to date)")  # fmt: skip
+    if as_of is not None:
+        try:
+            parse_as_of(as_of)
+        except ValueError:
+            raise DateError(f"--as-of takes an ISO date or date and time (UTC), "
+                            f"got {as_of!r}") from None  # fmt: skip

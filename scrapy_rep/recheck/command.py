@@ -30,7 +30,7 @@ from typing import Any, Final, TextIO
 from scrapy_rep.audit.file import TrailFileError, check_trail
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.recheck.asof import Dated, Then, parse_as_of
+from scrapy_rep.recheck.asof import Dated, DateError, Then, add_dated_options, check_dated
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
@@ -176,11 +176,7 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
     parser.add_argument("--documents", metavar="WARC", action="append", help="read the "
                         "documents from this WARC of captures instead of fetching them "
                         "now (repeatable: each origin's newest capture is read)")  # fmt: skip
-    parser.add_argument("--as-of", metavar="DATE", help="with --documents: decide with "
-                        "the captures as they stood at DATE (ISO date or time, UTC)")  # fmt: skip
-    parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
-                        "item's date (ISO or epoch); `then` is what the capture nearest "
-                        "before it said (default: the oldest capture)")  # fmt: skip
+    add_dated_options(parser)
     parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
                         "fetch now only the documents the WARC lacks (a Common Crawl "
                         "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
@@ -352,7 +348,8 @@ def run(
                 raise UsageError("no crawl to fetch the documents with: give --documents WARC")
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
-    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError) as error:
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError,
+            DateError) as error:  # fmt: skip
         print(printable(f"scrapy_rep: error: {error}"), file=err)  # file names: one line
         return EXIT_USAGE
     except RepSettingError as error:  # the crawl's add-on would not start it
@@ -369,6 +366,10 @@ class Recheck:
     the options and settings (the dataset's first pass: :attr:`request`, what the crawl
     is to fetch; ``None`` with a WARC), then :meth:`finish`. Raises :class:`UsageError`,
     :class:`DatasetError`, :class:`WarcError`."""
+
+    #: What the capture nearest before each item's date said of it (``None``: no older
+    #: capture given: :mod:`scrapy_rep.recheck.asof`).
+    then: Then | None = None
 
     def __init__(self, options: argparse.Namespace, settings: Mapping[str, Any], err: TextIO):
         self.options = options
@@ -408,39 +409,20 @@ class Recheck:
             open_dataset(path, options.column, config.purpose, options.format or "")
             for path in shards.paths
         ]
-        for dataset in self.datasets:  # a trail or an export has its own `then`
-            if hasattr(dataset, "date_column"):
-                dataset.date_column = options.date_column or ""
         #: The first (or only) dataset.
         self.dataset = self.datasets[0]
         self.progress = Progress(err if options.progress else None)
         # robots.txt's line for an item it allows only where it is written (report, trail)
         explain = bool(options.report or options.trail)
-        self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
+        self.rechecker = Rechecker(config, identity, lambda o: None, explain)
         #: What the crawl is to fetch (``None``: the documents come from a WARC).
         self.request: FetchRequest | None = None
         #: The WARC's documents (``--documents``).
         self.warc: WarcDocuments | None = None
         if options.fetch_missing and not options.documents:
             raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
-        #: What the capture nearest before each item's date said of it (``None``: no
-        #: older capture given: :mod:`scrapy_rep.recheck.asof`).
-        self.then: Then | None = None
         if options.documents:
-            # a bad WARC fails before any output
-            dated = Dated(options.documents, options.as_of, bool(options.date_column))
-            policy = Policy(unreachable_action=config.unreachable_action)
-
-            def read(captured: Mapping[str, Capture]) -> WarcDocuments:
-                return WarcDocuments(
-                    captured, rechecker.rules, rechecker.names, config.profile, policy
-                )
-
-            rechecker.documents = self.warc = read(dated.now())
-            self.then = dated.then(
-                lambda captured: Rechecker(config, identity, read(captured), explain=False)
-            )
-            self.source = dated.source
+            self.warc, self.then = self._read_warcs(identity)  # a bad WARC: before any output
             if not options.fetch_missing:
                 return
             origins, _, total = _origins(self.datasets, False)
@@ -462,6 +444,23 @@ class Recheck:
               f"their documents{once}", file=err, flush=True)  # fmt: skip
         self.request = self._request(settings, origins, pages)
         self.source = ""
+
+    def _read_warcs(self, identity: Identity) -> tuple[WarcDocuments, Then | None]:
+        """The documents of the WARCs of ``--documents`` (as of ``--as-of``), the items
+        decided with them; and what says ``then`` (``None``: no older capture)."""
+        options, config, rechecker = self.options, self.config, self.rechecker
+        for dataset in self.datasets:  # a trail or an export has its own `then`
+            if hasattr(dataset, "date_column"):
+                dataset.date_column = options.date_column or ""
+        dated = Dated(options.documents, options.as_of, bool(options.date_column))
+        policy = Policy(unreachable_action=config.unreachable_action)
+
+        def read(captured: Mapping[str, Capture]) -> WarcDocuments:
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy)
+
+        rechecker.documents = warc = read(dated.now())
+        self.source = dated.source
+        return warc, dated.then(lambda found: Rechecker(config, identity, read(found), False))
 
     def _request(
         self, settings: dict[str, Any], origins: list[str], pages: list[str]
@@ -559,10 +558,7 @@ class Recheck:
             staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
-        if self.then is not None and self.then.undated:
-            print(f"recheck: {self.then.undated:,} item(s) refused now with no date to read in "
-                  f"--date-column {options.date_column!r}: their `then` is unknown",
-                  file=self.err)  # fmt: skip
+        self._say_undated()
         for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
             print(printable(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} "
                             "(removed)"), file=self.err)  # fmt: skip
@@ -619,6 +615,11 @@ class Recheck:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
+
+    def _say_undated(self) -> None:
+        """The line that counts the items refused now whose date could not be read."""
+        if self.then is not None and self.then.undated:
+            print(f"recheck: {self.then.undated_line(self.options.date_column)}", file=self.err)
 
     def _tdmrep_unchecked(self) -> str | None:
         """The line that says a WARC held no tdmrep.json for origins whose items an AI
@@ -718,21 +719,6 @@ class Completed:
             captured.missing.pop(TDM, None)
             self.filled += 1
         return captured
-
-
-def check_dated(warcs: Sequence[str] | None, as_of: str | None, column: str | None) -> None:
-    """``--as-of`` and ``--date-column`` date captures: refused without a WARC, and a
-    DATE that does not parse is refused. Raises :class:`UsageError` (one line)."""
-    for given, name in ((as_of, "--as-of"), (column, "--date-column")):
-        if given and not warcs:
-            raise UsageError(f"{name} dates the captures of a WARC: give --documents WARC "
-                             "(documents fetched now have nothing to date)")  # fmt: skip
-    if as_of is not None:
-        try:
-            parse_as_of(as_of)
-        except ValueError:
-            raise UsageError(f"--as-of takes an ISO date or date and time (UTC), "
-                             f"got {as_of!r}") from None  # fmt: skip
 
 
 def _one(warcs: Sequence[str] | None) -> str | list[str] | None:
