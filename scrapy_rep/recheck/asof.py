@@ -87,9 +87,8 @@ class Timeline:
     """Every capture of every WARC given, by URL, oldest first (:func:`read`)."""
 
     def __init__(self, by_url: Mapping[str, list[Capture]]) -> None:
-        self.by_url = {url: sorted(found, key=lambda c: c.date) for url, found in by_url.items()}
-        #: Each URL's capture dates, oldest first (to bisect).
-        self.dates = {url: [c.date for c in found] for url, found in self.by_url.items()}
+        #: Each URL's captures, oldest first (captures of one date in the files' order).
+        self.by_url = {url: sorted(found, key=_date) for url, found in by_url.items()}
 
     @classmethod
     def of(cls, captured: Iterable[tuple[str, Capture]]) -> Timeline:
@@ -111,20 +110,29 @@ class Timeline:
 
     def dated(self) -> bool:
         """Whether some URL was captured at two dates: there is a before to look at."""
-        return any(len(set(dates)) > 1 for dates in self.dates.values())
+        return any(found[0].date != found[-1].date for found in self.by_url.values())
+
+    def newest(self, url: str, when: float) -> Capture | None:
+        """``url``'s newest capture at or before ``when`` (``None``: none)."""
+        found = self.by_url.get(url)
+        if not found:
+            return None
+        place = bisect.bisect_right(found, when, key=_date)
+        return found[place - 1] if place else None
 
     def before(self, url: str, when: float) -> float | None:
         """The date of ``url``'s newest capture at or before ``when`` (``None``: none)."""
-        dates = self.dates.get(url)
-        if not dates:
-            return None
-        place = bisect.bisect_right(dates, when)
-        return dates[place - 1] if place else None
+        capture = self.newest(url, when)
+        return capture.date if capture is not None else None
 
     def oldest(self, url: str) -> float | None:
         """The date of ``url``'s oldest capture (``None``: never captured)."""
-        dates = self.dates.get(url)
-        return dates[0] if dates else None
+        found = self.by_url.get(url)
+        return found[0].date if found else None
+
+
+def _date(capture: Capture) -> float:
+    return capture.date
 
 
 class AsOf(Mapping[str, Capture]):
@@ -137,12 +145,10 @@ class AsOf(Mapping[str, Capture]):
         self.when = when
 
     def __getitem__(self, url: str) -> Capture:
-        dates = self.timeline.dates.get(url)
-        if dates:
-            place = bisect.bisect_right(dates, self.when)
-            if place:
-                return self.timeline.by_url[url][place - 1]
-        raise KeyError(url)
+        capture = self.timeline.newest(url, self.when)
+        if capture is None:
+            raise KeyError(url)
+        return capture
 
     def __iter__(self) -> Iterator[str]:
         return (url for url in self.timeline.by_url if url in self)
@@ -151,7 +157,7 @@ class AsOf(Mapping[str, Capture]):
         return sum(1 for _ in self)
 
     def __contains__(self, url: object) -> bool:
-        return isinstance(url, str) and self.timeline.before(url, self.when) is not None
+        return isinstance(url, str) and self.timeline.newest(url, self.when) is not None
 
 
 class Then:
@@ -251,13 +257,19 @@ def add_dated_options(parser: argparse.ArgumentParser) -> None:
                         "before it said (default: the oldest capture)")  # fmt: skip
 
 
-def check_dated(warcs: Sequence[str] | None, as_of: str | None, column: str | None) -> None:
-    """``--as-of`` and ``--date-column`` date captures: refused without a WARC, and a
-    DATE that does not parse is refused. Raises :class:`DateError` (one line)."""
+def check_dated(
+    warcs: Sequence[str] | None, as_of: str | None, column: str | None, fetch_missing: bool
+) -> None:
+    """``--as-of`` and ``--date-column`` date captures: refused without a WARC; a DATE
+    that does not parse is refused, and ``--as-of`` with ``--fetch-missing`` (what is
+    fetched now is not as of DATE). Raises :class:`DateError` (one line)."""
     for given, name in ((as_of, "--as-of"), (column, "--date-column")):
         if given and not warcs:
             raise DateError(f"{name} dates the captures of a WARC: give --documents WARC "
                             "(documents fetched now have nothing to date)")  # fmt: skip
+    if as_of is not None and fetch_missing:
+        raise DateError("--as-of decides as of DATE, --fetch-missing with documents fetched "
+                        "now: give one of them")  # fmt: skip
     if as_of is not None:
         try:
             parse_as_of(as_of)

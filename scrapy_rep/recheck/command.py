@@ -391,7 +391,7 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
-        check_dated(options.documents, options.as_of, options.date_column)
+        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
         named = options.dataset
         #: The collection's files (one, or its shards).
         self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)

@@ -95,6 +95,17 @@ def test_dating_documents_fetched_now_is_refused(
     assert len(err) == 1 and option.split("=")[0] in err[0] and "nothing to date" in err[0]
 
 
+def test_as_of_is_not_mixed_with_documents_fetched_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warcs = _warcs(tmp_path, (JAN, ALLOW))
+    code, _ = recheck_tool(str(_dataset(tmp_path)), "--purpose", "search", *warcs,
+                           "--as-of", "2025-02-01", "--fetch-missing")  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == EXIT_USAGE
+    assert len(err) == 1 and "--as-of" in err[0] and "--fetch-missing" in err[0]
+
+
 @pytest.mark.parametrize(
     ("older", "then", "changed"),
     [(ALLOW, "kept", True), (DISALLOW, "refused", False)],
