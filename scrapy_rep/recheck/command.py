@@ -391,6 +391,8 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
+        if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
+            options.documents = [str(options.documents)]
         check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
         named = options.dataset
         #: The collection's files (one, or its shards).

@@ -4,13 +4,21 @@ what the capture nearest before its date (``--date-column``) said."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE, main
+from scrapy_rep.recheck.command import (
+    EXIT_KEPT,
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    Recheck,
+    main,
+    parser,
+)
 from tests.support.recheck import recheck_tool, report_lines, robots_capture, write_warc
 
 JAN, JUN = "2025-01-01T00:00:00Z", "2025-06-01T00:00:00Z"
@@ -130,6 +138,15 @@ def test_an_item_kept_now_has_no_then(tmp_path: Path) -> None:
     code, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs)
     assert code == EXIT_KEPT
     assert "then" not in lines[0] and "changed" not in lines[0]
+
+
+def test_a_program_may_name_one_warc_as_a_string(tmp_path: Path) -> None:
+    warc = _warcs(tmp_path, (JUN, DISALLOW))[1]
+    options = parser().parse_args([str(_dataset(tmp_path)), "--purpose", "search"])
+    options.documents = warc
+    recheck = Recheck(options, {}, io.StringIO())
+    assert recheck.request is None and options.documents == [warc]
+    assert recheck.finish(None, io.StringIO()) == EXIT_REMOVED
 
 
 def test_one_warc_of_one_capture_says_no_then(tmp_path: Path) -> None:
