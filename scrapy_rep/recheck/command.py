@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -30,6 +30,7 @@ from typing import Any, Final, TextIO
 from scrapy_rep.audit.file import TrailFileError, check_trail
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.fetch.rules import Policy
+from scrapy_rep.recheck.asof import Dated, DateError, Then, add_dated_options, check_dated
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
@@ -45,7 +46,7 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
 from scrapy_rep.recheck.trail import RecheckTrail
-from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
+from scrapy_rep.recheck.warc import Capture, WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
 from scrapy_rep.settings.names import check_names, known_names
 from scrapy_rep.settings.readers import read_bool
@@ -172,8 +173,10 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "standard output)")  # fmt: skip
     parser.add_argument("--trail", metavar="FILE", help="the recheck's own audit trail "
                         "(appended to; `audit verify` checks it)")  # fmt: skip
-    parser.add_argument("--documents", metavar="WARC", help="read the documents from this WARC "
-                        "of captures instead of fetching them now")  # fmt: skip
+    parser.add_argument("--documents", metavar="WARC", action="append", help="read the "
+                        "documents from this WARC of captures instead of fetching them "
+                        "now (repeatable: each origin's newest capture is read)")  # fmt: skip
+    add_dated_options(parser)
     parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
                         "fetch now only the documents the WARC lacks (a Common Crawl "
                         "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
@@ -345,7 +348,8 @@ def run(
                 raise UsageError("no crawl to fetch the documents with: give --documents WARC")
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
-    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError) as error:
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError,
+            DateError) as error:  # fmt: skip
         print(printable(f"scrapy_rep: error: {error}"), file=err)  # file names: one line
         return EXIT_USAGE
     except RepSettingError as error:  # the crawl's add-on would not start it
@@ -362,6 +366,10 @@ class Recheck:
     the options and settings (the dataset's first pass: :attr:`request`, what the crawl
     is to fetch; ``None`` with a WARC), then :meth:`finish`. Raises :class:`UsageError`,
     :class:`DatasetError`, :class:`WarcError`."""
+
+    #: What the capture nearest before each item's date said of it (``None``: no older
+    #: capture given: :mod:`scrapy_rep.recheck.asof`).
+    then: Then | None = None
 
     def __init__(self, options: argparse.Namespace, settings: Mapping[str, Any], err: TextIO):
         self.options = options
@@ -383,6 +391,9 @@ class Recheck:
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
+        if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
+            options.documents = [str(options.documents)]
+        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
         named = options.dataset
         #: The collection's files (one, or its shards).
         self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
@@ -405,7 +416,7 @@ class Recheck:
         self.progress = Progress(err if options.progress else None)
         # robots.txt's line for an item it allows only where it is written (report, trail)
         explain = bool(options.report or options.trail)
-        self.rechecker = rechecker = Rechecker(config, identity, lambda o: None, explain)
+        self.rechecker = Rechecker(config, identity, lambda o: None, explain)
         #: What the crawl is to fetch (``None``: the documents come from a WARC).
         self.request: FetchRequest | None = None
         #: The WARC's documents (``--documents``).
@@ -413,12 +424,7 @@ class Recheck:
         if options.fetch_missing and not options.documents:
             raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
         if options.documents:
-            captured = captures(options.documents)  # a bad WARC fails before any output
-            policy = Policy(unreachable_action=config.unreachable_action)
-            rechecker.documents = self.warc = WarcDocuments(
-                captured, rechecker.rules, rechecker.names, config.profile, policy
-            )
-            self.source = f"WARC `{options.documents}`, as of each origin's capture"
+            self.warc, self.then = self._read_warcs(identity)  # a bad WARC: before any output
             if not options.fetch_missing:
                 return
             origins, _, total = _origins(self.datasets, False)
@@ -440,6 +446,23 @@ class Recheck:
               f"their documents{once}", file=err, flush=True)  # fmt: skip
         self.request = self._request(settings, origins, pages)
         self.source = ""
+
+    def _read_warcs(self, identity: Identity) -> tuple[WarcDocuments, Then | None]:
+        """The documents of the WARCs of ``--documents`` (as of ``--as-of``), the items
+        decided with them; and what says ``then`` (``None``: no older capture)."""
+        options, config, rechecker = self.options, self.config, self.rechecker
+        for dataset in self.datasets:  # a trail or an export has its own `then`
+            if hasattr(dataset, "date_column"):
+                dataset.date_column = options.date_column or ""
+        dated = Dated(options.documents, options.as_of, bool(options.date_column))
+        policy = Policy(unreachable_action=config.unreachable_action)
+
+        def read(captured: Mapping[str, Capture]) -> WarcDocuments:
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy)
+
+        rechecker.documents = warc = read(dated.now())
+        self.source = dated.source
+        return warc, dated.then(lambda found: Rechecker(config, identity, read(found), False))
 
     def _request(
         self, settings: dict[str, Any], origins: list[str], pages: list[str]
@@ -487,7 +510,7 @@ class Recheck:
         about: dict[str, Any] = {
             "dataset": shards.label,
             "format": ", ".join(formats),
-            "documents": options.documents or "fetched",
+            "documents": _one(options.documents) or "fetched",
             "pages": bool(options.pages),
         }
         if shards.several:
@@ -537,6 +560,7 @@ class Recheck:
             staged.path(options.summary).write_text(text, encoding="utf-8")
         else:
             out.write(text)
+        self._say_undated()
         for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
             print(printable(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} "
                             "(removed)"), file=self.err)  # fmt: skip
@@ -565,6 +589,7 @@ class Recheck:
         collection or removed items that would look whole; the origins never fetched are
         unknown, kept by --keep-unknown)."""
         options, rechecker, progress = self.options, self.rechecker, self.progress
+        dated = bool(options.date_column)
         with ExitStack() as stack:
             writers = [
                 None if path is None or self.interrupted else stack.enter_context(
@@ -577,7 +602,9 @@ class Recheck:
             for chunk in dataset.chunks(rows=any(writers)):
                 keep = []
                 for item in chunk.items:
-                    status, said, outcome = _decide(item, rechecker, read_again, trail, memo, shard)
+                    item, status, said, outcome = _decide(
+                        item, rechecker, read_again, trail, memo, shard, self.then, dated
+                    )
                     tally.add(item, status, said, _origin_name(item.url))
                     kept = status == Status.KEPT or (
                         status == Status.UNKNOWN and options.keep_unknown
@@ -590,6 +617,11 @@ class Recheck:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
+
+    def _say_undated(self) -> None:
+        """The line that counts the items refused now whose date could not be read."""
+        if self.then is not None and self.then.undated:
+            print(f"recheck: {self.then.undated_line(self.options.date_column)}", file=self.err)
 
     def _tdmrep_unchecked(self) -> str | None:
         """The line that says a WARC held no tdmrep.json for origins whose items an AI
@@ -647,8 +679,8 @@ def _check_files(options: argparse.Namespace, shards: Shards) -> None:
     stdin = shards.paths == [STDIN]
     what = "a shard of the dataset" if shards.several else "the dataset"
     inputs = [] if stdin else [(what, Path(path)) for path in shards.paths]
-    if options.documents:
-        inputs.append(("the WARC of --documents", Path(options.documents)))
+    for warc in options.documents or ():
+        inputs.append(("the WARC of --documents", Path(warc)))
     given = [(name, str(getattr(options, name))) for name in OUTPUTS
              if getattr(options, name, None)]  # fmt: skip
     folders = [(name, path) for name, path in given if name in ("out", "removed")]
@@ -689,6 +721,13 @@ class Completed:
             captured.missing.pop(TDM, None)
             self.filled += 1
         return captured
+
+
+def _one(warcs: Sequence[str] | None) -> str | list[str] | None:
+    """The WARC(s) of ``--documents`` as the trail's header names them."""
+    if not warcs:
+        return None
+    return warcs[0] if len(warcs) == 1 else list(warcs)
 
 
 def _origin(name: str) -> Origin:
@@ -740,10 +779,13 @@ def _decide(
     trail: RecheckTrail | None,
     memo: EvidenceMemo,
     shard: str = "",
-) -> tuple[str, Evidence, Outcome | None]:
-    """One item's status, evidence and outcome (``None``: its URL could not be read)."""
+    then: Then | None = None,
+    dated: bool = False,
+) -> tuple[Any, str, Evidence, Outcome | None]:
+    """One item (its ``then`` filled in when refused now and ``then`` can say it: older
+    captures), its status, evidence and outcome (``None``: its URL could not be read)."""
     if item.problem:
-        return UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
+        return item, UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
     statements = None
     fetched_at = decided = 0.0
@@ -757,6 +799,8 @@ def _decide(
             statements, fetched_at = page.statements, page.time
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
+    if then is not None and outcome.status is Status.REFUSED and item.then is None:
+        item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)
-    return str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
+    return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome

@@ -78,6 +78,18 @@ class Item:
     #: What the crawl did with it (a trail or an export: :data:`KEPT` or :data:`REFUSED`
     #: for a purpose of the recheck; ``None``: not known).
     then: str | None = None
+    #: The value of its date column (``--date-column``: the date the capture nearest
+    #: before it says ``then``; ``None``: no such column, or none in this item).
+    date: Any = None
+
+
+def changed_since(then: str | None, status: str) -> bool | None:
+    """Whether an item's status changed since ``then`` (``None``: nothing to compare
+    with: no status then, or one that was not a decision, as ``unknown`` or "no capture
+    before DATE")."""
+    if then not in (KEPT, REFUSED):
+        return None
+    return then != status
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +195,8 @@ class JsonLines:
         self.path = path
         self.name = str(path)
         self.column = column
+        #: The field of each item's date (``""``: none read).
+        self.date_column = ""
 
     def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         items: list[Item] = []
@@ -220,7 +234,8 @@ class JsonLines:
                     "field that holds each item's URL with --column"
                 )
             return Item(number, "", f"no {self.column!r} field")
-        return Item(number, url if isinstance(url, str) else "", url_problem(url))
+        date = _field(record, self.date_column)[1] if self.date_column else None
+        return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
 
     def writer(self, path: Path) -> ChunkWriter:
         return LinesWriter(path)
@@ -239,6 +254,8 @@ class Csv:
         self.name = str(path)
         self.column = column
         self.header = b""
+        #: The column of each item's date (``""``: none read).
+        self.date_column = ""
 
     def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
         """Each record: the number of its first line, its fields, its bytes, and why it
@@ -294,6 +311,7 @@ class Csv:
                 )
             self.header = raw
             place = names.index(self.column)
+            dated = names.index(self.date_column) if self.date_column in names else -1
             items: list[Item] = []
             lines: list[bytes] = []
             for number, row, raw, problem in records:
@@ -308,7 +326,8 @@ class Csv:
                     problem = (
                         url_problem(url) if place < len(row) else "a record without that column"
                     )
-                    items.append(Item(number, url, problem))
+                    date = row[dated] if 0 <= dated < len(row) else None
+                    items.append(Item(number, url, problem, date=date))
                 lines.append(raw)
                 if len(items) >= CHUNK_ITEMS:
                     yield Chunk(items, lines)
@@ -344,6 +363,8 @@ class Parquet:
         self.name = str(path)
         self.column = column
         self.schema: Any = None
+        #: The column of each item's date (``""``: none read).
+        self.date_column = ""
 
     def chunks(self, rows: bool = True) -> Iterator[Chunk]:
         parquet = _pyarrow()
@@ -360,13 +381,18 @@ class Parquet:
         row = 0
         # Only the URL column unless the rows are written back: a wide file's text
         # columns are never read then (memory does not grow with the rows).
-        columns = None if rows else [self.column]
+        dated = self.date_column if self.date_column in self.schema.names else ""
+        columns = None if rows else [self.column, *([dated] if dated else [])]
         size = PARQUET_ROWS_BATCH if rows else PARQUET_BATCH
         for batch in file.iter_batches(batch_size=size, columns=columns):
             items = []
-            for url in batch.column(self.column).to_pylist():
+            urls = batch.column(self.column).to_pylist()
+            dates = batch.column(dated).to_pylist() if dated else [None] * len(urls)
+            for url, date in zip(urls, dates, strict=True):
                 row += 1
-                items.append(Item(row, url if isinstance(url, str) else "", url_problem(url)))
+                items.append(
+                    Item(row, url if isinstance(url, str) else "", url_problem(url), date=date)
+                )
             yield Chunk(items, batch)
 
     def writer(self, path: Path) -> ChunkWriter:

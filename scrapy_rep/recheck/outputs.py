@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.lines import iso_time
 from scrapy_rep.audit.terminal import printable
-from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.documents import document_url
 from scrapy_rep.recheck.rechecker import Outcome, Status
 from scrapy_rep.usage.rsl.terms import license_url_of
@@ -159,7 +159,8 @@ def item_line(
     line |= {"line": item.number, "url": item.url or None, "status": status}
     if item.then is not None:
         line["then"] = item.then
-        line["changed"] = item.then != status
+        if (changed := changed_since(item.then, status)) is not None:
+            line["changed"] = changed
     for name in Evidence.__slots__:
         value = getattr(said, name)
         if value not in ("", None):
@@ -266,9 +267,9 @@ class Tally:
                 counts.purposes[purpose] += 1
         elif status == Status.UNKNOWN:
             counts.signals["unknown"] += 1
-        if item.then is not None:
+        if (changed := changed_since(item.then, status)) is not None:
             self.with_then += 1
-            if item.then != status:
+            if changed:
                 self.changes[(f"{item.then} -> {status}", signal)] += 1
                 self.changed_purposes[said.purpose or "every purpose"] += 1
 

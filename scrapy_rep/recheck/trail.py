@@ -29,7 +29,7 @@ from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.records import BY_PAGE
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.robotstxt.useragent import product_token
@@ -132,7 +132,8 @@ class RecheckTrail:
         record |= {"line": item.number, "url": item.url, "status": str(outcome.status)}
         if item.then is not None:
             record["then"] = item.then
-            record["changed"] = item.then != str(outcome.status)
+            if (changed := changed_since(item.then, str(outcome.status))) is not None:
+                record["changed"] = changed
         refusal = outcome.refusal
         if outcome.page_refusal is not None:
             record["refused_by"] = BY_PAGE

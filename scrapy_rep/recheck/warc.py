@@ -29,7 +29,7 @@ download that lost data is in a crawl.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -86,11 +86,23 @@ def _date(value: str | None) -> float:
 def captures(path: str | Path) -> dict[str, Capture]:
     """Every ``response`` record of the WARC at ``path``, by target URI (the latest
     capture of each). Raises :class:`WarcError`."""
+    found: dict[str, Capture] = {}
+    for uri, capture in responses(path):
+        earlier = found.get(uri)
+        if earlier is None or capture.date >= earlier.date:
+            found[uri] = capture
+    return found
+
+
+def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
+    """Each ``response`` record of the WARC at ``path``, in the file's order, with its
+    target URI (every capture, however many of one URL). Raises :class:`WarcError` (a
+    cut file: after the records before the cut, which a caller keeps only once the
+    whole file is read)."""
     try:
         from warcio.archiveiterator import ArchiveIterator
     except ImportError:
         raise WarcError(NO_WARCIO) from None
-    found: dict[str, Capture] = {}
     try:
         file: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - closed below
     except OSError as error:
@@ -112,17 +124,13 @@ def captures(path: str | Path) -> dict[str, Capture]:
                 if not response:
                     continue
                 uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                capture = _capture(record, raw)
-                earlier = found.get(uri)
-                if earlier is None or capture.date >= earlier.date:
-                    found[uri] = capture
+                yield uri, _capture(record, raw)
         except WarcError:
             raise
         except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
             raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
     if not records:
         raise WarcError(f"{path}: not a WARC file (no record)")
-    return found
 
 
 #: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
@@ -191,7 +199,7 @@ class WarcDocuments:
 
     def __init__(
         self,
-        captured: dict[str, Capture],
+        captured: Mapping[str, Capture],
         rules: RequestRules,
         names: Iterable[str],
         profile: str = "google",

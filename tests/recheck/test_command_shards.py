@@ -15,7 +15,7 @@ import pytest
 
 from scrapy_rep.audit.show import story
 from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck import command
+from scrapy_rep.recheck import asof
 from scrapy_rep.recheck.command import (
     EXIT_REMOVED,
     EXIT_USAGE,
@@ -251,13 +251,13 @@ def test_a_pattern_that_matches_nothing_is_one_line(
 def warc_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Each WARC the recheck reads its documents from, as it opens it."""
     reads: list[str] = []
-    captures = command.captures
+    responses = asof.responses  # each WARC of --documents is read through it
 
     def counted(path: Any) -> Any:
         reads.append(str(path))
-        return captures(path)
+        return responses(path)
 
-    monkeypatch.setattr(command, "captures", counted)
+    monkeypatch.setattr(asof, "responses", counted)
     yield reads
 
 

@@ -1,0 +1,219 @@
+"""``recheck --documents`` over dated captures: ``--as-of DATE`` decides with the
+captures as they stood then, and ``then``/``changed`` say, for each item refused now,
+what the capture nearest before its date (``--date-column``) said."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.recheck.command import (
+    EXIT_KEPT,
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    Recheck,
+    main,
+    parser,
+)
+from tests.support.recheck import recheck_tool, report_lines, robots_capture, write_warc
+
+JAN, JUN = "2025-01-01T00:00:00Z", "2025-06-01T00:00:00Z"
+ALLOW, DISALLOW = "User-agent: *\nAllow: /\n", "User-agent: *\nDisallow: /\n"
+URL = "https://a.example/x"
+
+
+def _warcs(tmp_path: Path, *robots: tuple[str, str]) -> list[str]:
+    """``--documents`` of one WARC per (date, robots.txt of a.example)."""
+    given = []
+    for n, (date, text) in enumerate(robots):
+        path = tmp_path / f"{n}.warc"
+        write_warc(path, [robots_capture("https://a.example", text)], date=date)
+        given += ["--documents", str(path)]
+    return given
+
+
+def _dataset(tmp_path: Path, dates: list[Any] | None = None) -> Path:
+    """One item of :data:`URL` per date (a ``crawled`` field), or one undated item."""
+    path = tmp_path / "items.jsonl"
+    rows = [{"url": URL}] if dates is None else [{"url": URL, "crawled": d} for d in dates]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _report(tmp_path: Path, *argv: str) -> tuple[int, list[dict[str, Any]]]:
+    report = tmp_path / "report.jsonl"
+    code, _ = recheck_tool(*argv, "--purpose", "search", "--report", str(report))
+    return code, report_lines(report)
+
+
+@pytest.mark.parametrize(
+    ("as_of", "code", "status"),
+    [
+        ("2024-12-31", EXIT_REMOVED, "unknown"),  # before every capture: none
+        ("2025-01-01", EXIT_KEPT, "kept"),  # exactly at January's
+        ("2025-03-01T12:00:00", EXIT_KEPT, "kept"),
+        ("2025-06-01T00:00:00Z", EXIT_REMOVED, "refused"),  # exactly at June's
+        ("2026-01-01", EXIT_REMOVED, "refused"),
+    ],
+)
+def test_as_of_decides_with_the_newest_capture_at_or_before_it(
+    tmp_path: Path, as_of: str, code: int, status: str
+) -> None:
+    warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
+    found, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs, "--as-of", as_of)
+    assert found == code
+    assert lines[0]["status"] == status
+
+
+def test_as_of_reads_one_warc_of_several_captures_too(tmp_path: Path) -> None:
+    both = tmp_path / "both.warc"
+    parts = _warcs(tmp_path, (JUN, DISALLOW), (JAN, ALLOW))[1::2]
+    both.write_bytes(b"".join(Path(part).read_bytes() for part in parts))
+    code, lines = _report(tmp_path, str(_dataset(tmp_path)), "--documents", str(both),
+                          "--as-of", "2025-02-01")  # fmt: skip
+    assert (code, lines[0]["status"]) == (EXIT_KEPT, "kept")
+
+
+@pytest.mark.parametrize("as_of", ["yesterday", "2025-13-01", ""])
+def test_a_date_that_does_not_parse_stops_at_start(
+    tmp_path: Path, as_of: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warcs = _warcs(tmp_path, (JAN, ALLOW))
+    report = tmp_path / "report.jsonl"
+    code, out = recheck_tool(str(_dataset(tmp_path)), "--purpose", "search", *warcs,
+                             "--as-of", as_of, "--report", str(report))  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == EXIT_USAGE and not out and not report.exists()
+    assert len(err) == 1 and "--as-of" in err[0] and repr(as_of) in err[0]
+
+
+@pytest.mark.parametrize("option", ["--as-of=2025-01-01", "--date-column=crawled"])
+def test_dating_documents_fetched_now_is_refused(
+    tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = []
+    code = main([str(_dataset(tmp_path)), "--purpose", "search", option, "--no-progress"],
+                fetcher=asked.append)  # type: ignore[arg-type]  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == EXIT_USAGE and not asked
+    assert len(err) == 1 and option.split("=")[0] in err[0] and "nothing to date" in err[0]
+
+
+def test_as_of_is_not_mixed_with_documents_fetched_now(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warcs = _warcs(tmp_path, (JAN, ALLOW))
+    code, _ = recheck_tool(str(_dataset(tmp_path)), "--purpose", "search", *warcs,
+                           "--as-of", "2025-02-01", "--fetch-missing")  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == EXIT_USAGE
+    assert len(err) == 1 and "--as-of" in err[0] and "--fetch-missing" in err[0]
+
+
+@pytest.mark.parametrize(
+    ("older", "then", "changed"),
+    [(ALLOW, "kept", True), (DISALLOW, "refused", False)],
+)
+def test_then_and_changed_come_from_the_older_capture(
+    tmp_path: Path, older: str, then: str, changed: bool
+) -> None:
+    """Without a date column, ``then`` is the oldest capture's."""
+    warcs = _warcs(tmp_path, (JUN, DISALLOW), (JAN, older))
+    summary = tmp_path / "summary.md"
+    code, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs, "--summary", str(summary))
+    assert code == EXIT_REMOVED
+    assert (lines[0]["status"], lines[0]["then"], lines[0]["changed"]) == ("refused", then,
+                                                                           changed)  # fmt: skip
+    text = summary.read_text(encoding="utf-8")
+    assert ("kept -> refused" in text) is changed
+    assert "WARCs" in text
+
+
+def test_an_item_kept_now_has_no_then(tmp_path: Path) -> None:
+    warcs = _warcs(tmp_path, (JAN, DISALLOW), (JUN, ALLOW))
+    code, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs)
+    assert code == EXIT_KEPT
+    assert "then" not in lines[0] and "changed" not in lines[0]
+
+
+def test_a_program_may_name_one_warc_as_a_string(tmp_path: Path) -> None:
+    warc = _warcs(tmp_path, (JUN, DISALLOW))[1]
+    options = parser().parse_args([str(_dataset(tmp_path)), "--purpose", "search"])
+    options.documents = warc
+    recheck = Recheck(options, {}, io.StringIO())
+    assert recheck.request is None and options.documents == [warc]
+    assert recheck.finish(None, io.StringIO()) == EXIT_REMOVED
+
+
+def test_one_warc_of_one_capture_says_no_then(tmp_path: Path) -> None:
+    code, lines = _report(tmp_path, str(_dataset(tmp_path)), *_warcs(tmp_path, (JUN, DISALLOW)))
+    assert code == EXIT_REMOVED and "then" not in lines[0]
+
+
+def test_each_item_is_held_against_the_capture_nearest_before_its_date(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ISO and epoch dates; one before every capture; one garbled, one missing."""
+    warcs = _warcs(tmp_path, (JAN, ALLOW), ("2025-03-01T00:00:00Z", DISALLOW), (JUN, DISALLOW))
+    dates = ["2025-02-01", 1748995200, "2024-06-01T00:00:00Z", "garbled", None]
+    dataset = _dataset(tmp_path, dates)  # 1748995200: 2025-06-04
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled")
+    assert code == EXIT_REMOVED
+    assert [line["status"] for line in lines] == ["refused"] * 5
+    assert [line.get("then") for line in lines] == [
+        "kept", "refused", "no capture before 2024-06-01T00:00:00Z", "unknown", "unknown",
+    ]  # fmt: skip
+    assert [line.get("changed") for line in lines] == [True, False, None, None, None]
+    err = capsys.readouterr().err
+    assert "2 item(s) refused now with no date to read in --date-column 'crawled'" in err
+
+
+def test_as_of_bounds_the_captures_then_is_read_from(tmp_path: Path) -> None:
+    warcs = _warcs(tmp_path, (JAN, DISALLOW), (JUN, ALLOW))
+    dataset = _dataset(tmp_path, ["2025-07-01"])
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled",
+                          "--as-of", "2025-02-01")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert (lines[0]["status"], lines[0]["then"]) == ("refused", "refused")
+
+
+def test_a_csv_date_column_in_epoch_seconds(tmp_path: Path) -> None:
+    warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
+    dataset = tmp_path / "items.csv"
+    dataset.write_text(f"url,crawled\n{URL},1738368000\n{URL},\n", encoding="utf-8")
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled")
+    assert code == EXIT_REMOVED
+    assert [(line["then"], line.get("changed")) for line in lines] == [
+        ("kept", True), ("unknown", None),
+    ]  # fmt: skip
+
+
+def test_a_parquet_date_column(tmp_path: Path) -> None:
+    pyarrow = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
+    dataset = tmp_path / "items.parquet"
+    table = pyarrow.table({"url": [URL, URL], "crawled": ["2025-02-01", "2025-07-01"]})
+    parquet.write_table(table, str(dataset))
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled")
+    assert code == EXIT_REMOVED
+    assert [line["then"] for line in lines] == ["kept", "refused"]
+
+
+def test_the_trail_says_then_and_changed_too(tmp_path: Path) -> None:
+    from scrapy_rep.audit.verify import verify
+
+    warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
+    trail = tmp_path / "trail.jsonl"
+    code, _ = recheck_tool(str(_dataset(tmp_path)), "--purpose", "search", *warcs,
+                           f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    records = [json.loads(line) for line in trail.read_text(encoding="utf-8").splitlines()]
+    item = next(record for record in records if record.get("type") == "item")
+    assert (item["then"], item["changed"]) == ("kept", True)
+    result = verify(trail)
+    assert result.clean, result.findings
