@@ -42,6 +42,7 @@ from scrapy_rep.recheck.outputs import (
     item_line,
     summary_markdown,
 )
+from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
 from scrapy_rep.recheck.trail import RecheckTrail
@@ -280,6 +281,14 @@ class Progress:
         fetch before it (minutes waiting on origins that do not answer)."""
         self.start = self.last = self.clock()
 
+    def reading(self, items: int, origins: int) -> None:
+        """The dataset's first pass: items read so far, origins found."""
+        if self.err is None or self.clock() - self.last < PROGRESS_EVERY:
+            return
+        self.last = self.clock()
+        print(f"recheck: reading the dataset: {items:,} items read, {origins:,} origins "
+              "found", file=self.err, flush=True)  # fmt: skip
+
     def tick(self, items: int, origins: int) -> None:
         if self.err is None:
             return
@@ -430,7 +439,7 @@ class Recheck:
             if lacking:
                 self.request = self._request(settings, lacking, [])
             return
-        origins, pages, total = _origins(self.datasets, options.pages)
+        origins, pages, total = _origins(self.datasets, options.pages, self.progress)
         if not total:
             raise DatasetError(f"{shards.label}: no item")
         self.progress.total = total
@@ -529,6 +538,9 @@ class Recheck:
         if (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
+        if not options.pages:
+            lines += ["", PAGES_NOT_CHECKED]
+            print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)
         if trail is not None:
             lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
                       f"audit verify {options.trail}`)"]  # fmt: skip
@@ -713,9 +725,11 @@ def _origin_name(url: str) -> str:
     return str(origin) if origin is not None else ""
 
 
-def _origins(datasets: Sequence[Dataset], pages: bool) -> tuple[list[str], list[str], int]:
+def _origins(
+    datasets: Sequence[Dataset], pages: bool, progress: Progress | None = None
+) -> tuple[list[str], list[str], int]:
     """The first pass: the origins of every shard (and their URLs, for ``--pages``), in
-    order, each once, and how many items they have."""
+    order, each once, and how many items they have (``progress``: a line while it reads)."""
     origins: dict[str, None] = {}
     urls: dict[str, None] = {}
     total = 0
@@ -730,6 +744,8 @@ def _origins(datasets: Sequence[Dataset], pages: bool) -> tuple[list[str], list[
                 origins[str(origin)] = None
                 if pages:
                     urls[item.url] = None
+        if progress is not None:
+            progress.reading(total, len(origins))
     return list(origins), list(urls), total
 
 

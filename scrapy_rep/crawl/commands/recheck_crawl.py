@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
@@ -48,6 +49,13 @@ from scrapy_rep.recheck.command import (
     fetch_progress,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.pacing import (
+    interleave,
+    origin_key,
+    page_settings,
+    pages_progress,
+    stopping_line,
+)
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
 
@@ -95,6 +103,11 @@ class RecheckSpider(Spider):
         self.waiting: dict[str, tuple[str, float]] = {}
         #: The origins done.
         self.done = 0
+        #: The pages not done yet, by origin (``--pages``): what the progress line
+        #: and the first Ctrl-C say.
+        self.pages_left: dict[str, int] = {}
+        #: The page fetch's next progress line (cancelled when the spider closes).
+        self.pages_timer: Timer | None = None
 
     async def start(self) -> Any:
         owner = owner_of(self.crawler)
@@ -108,15 +121,42 @@ class RecheckSpider(Spider):
 
         if self.request.progress is not None and self.request.origins:
             progress.append(call_later(PROGRESS_EVERY, tick))
+        pages = interleave(self.request.pages)  # each origin's first page before any second
+        for url in pages:
+            key = origin_key(url)
+            self.pages_left[key] = self.pages_left.get(key, 0) + 1
         try:
             await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
                                       lambda origin: self._origin(owner, origin)))  # fmt: skip
         finally:
             for timer in progress:
                 timer.cancel()
-        for url in self.request.pages:
+        if self.request.progress is not None and pages:
+            self.pages_timer = call_later(PROGRESS_EVERY, self._pages_tick)
+        for url in pages:
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
                           cb_kwargs={"url": url})  # fmt: skip
+
+    def _pages_tick(self) -> None:
+        """The page fetch's progress line, every :data:`PROGRESS_EVERY` seconds until
+        every page is done."""
+        left = sum(self.pages_left.values())
+        if not left:
+            return
+        done = len(self.request.pages) - left
+        print(pages_progress(done, len(self.request.pages), self.pages_left),
+              file=self.request.progress, flush=True)  # fmt: skip
+        self.pages_timer = call_later(PROGRESS_EVERY, self._pages_tick)
+
+    def stopping(self) -> str:
+        """What a Ctrl-C now stops (:func:`~scrapy_rep.recheck.pacing.stopping_line`)."""
+        origins_left = len(self.request.origins) - self.done
+        return stopping_line(sum(self.pages_left.values()), origins_left)
+
+    def _page_done(self, url: str) -> None:
+        key = origin_key(url)
+        if self.pages_left.get(key, 0) > 0:
+            self.pages_left[key] -= 1
 
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
@@ -172,14 +212,18 @@ class RecheckSpider(Spider):
     def _page(self, response: Any, url: str) -> None:
         statements = read_statements(response, self.request.tokens, ai=self.request.ai)
         self.result.pages[url] = PageRead(statements, is_image(response), time.time())
+        self._page_done(url)
 
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         error = failure.value
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
+        self._page_done(url)
 
     def closed(self, reason: str) -> None:
+        if self.pages_timer is not None:
+            self.pages_timer.cancel()
         # stopped (Ctrl-C: shutdown): not every document was had
         self.result.interrupted = reason if reason != "finished" else ""
         stats = self.crawler.stats
@@ -228,6 +272,33 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
     return {"LOG_LEVEL": "WARNING", **settings, **CRAWL_SETTINGS, "ADDONS": addons}
 
 
+def request_settings(request: FetchRequest) -> dict[str, Any]:
+    """The settings of the crawl of ``request``: :func:`crawl_settings`, and with pages
+    to fetch a place for each of their origins
+    (:func:`~scrapy_rep.recheck.pacing.page_settings`)."""
+    settings = crawl_settings(request.settings)
+    if request.pages:
+        origins = len({origin_key(url) for url in request.pages})
+        settings.update(page_settings(settings, origins))
+    return settings
+
+
+def say_stopping(process: Any, err: Any) -> None:
+    """The first Ctrl-C says at once, on ``err``, what it stops (Scrapy logs its own
+    line at INFO only, below a recheck's ``LOG_LEVEL``, and the stop then waits for the
+    requests under way): ``process``'s shutdown line replaced by the recheck spider's."""
+    logged = process._log_shutdown
+
+    def said(signum: int) -> None:
+        for crawler in list(getattr(process, "crawlers", ())):
+            spider = getattr(crawler, "spider", None)
+            if isinstance(spider, RecheckSpider):
+                print(spider.stopping(), file=err, flush=True)
+        logged(signum)
+
+    process._log_shutdown = said
+
+
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
     """Add the recheck's crawl to ``process`` (a ``CrawlerProcess`` or ``CrawlerRunner``);
     its result, filled once the process has run."""
@@ -245,7 +316,7 @@ def fetch_here(request: FetchRequest) -> Deferred[FetchResult] | asyncio.Future[
     asyncio future of it on the running loop; either is awaited alike. Raises
     ``RuntimeError`` at once when this process cannot run that crawl
     (:func:`~scrapy_rep.crawl.internals.crawler_runner`)."""
-    settings = Settings(crawl_settings(request.settings))
+    settings = Settings(request_settings(request))
     runner = crawler_runner(settings, "the recheck's crawl (fetch_here)")
     if isinstance(runner, CrawlerRunner):
         result = schedule(runner, request)
@@ -272,7 +343,8 @@ def fetch(request: FetchRequest) -> FetchResult:
     """The documents (and pages) of ``request``, fetched by a crawl run to its end in
     this process (``python -m scrapy_rep recheck``), on a reactor or, with
     ``TWISTED_REACTOR_ENABLED = False``, on an asyncio loop."""
-    process = crawler_process(Settings(crawl_settings(request.settings)))
+    process = crawler_process(Settings(request_settings(request)))
+    say_stopping(process, sys.stderr)
     result = schedule(process, request)
     process.start()
     return result
