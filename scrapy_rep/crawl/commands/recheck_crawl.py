@@ -38,6 +38,7 @@ from scrapy_rep.crawl.internals import (
     crawler_runner,
     forbid_reactor_import,
 )
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
@@ -134,8 +135,13 @@ class RecheckSpider(Spider):
         if self.request.progress is not None and pages:
             self.pages_timer = call_later(PROGRESS_EVERY, self._pages_tick)
         for url in pages:
+            key = origin_key(url)
+            # its origin's own slot (Scrapy's is the host's, the same for two ports): the
+            # scheduler hands the next place to the least busy origin, never queues one
+            # behind another's Crawl-delay
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
-                          cb_kwargs={"url": url})  # fmt: skip
+                          cb_kwargs={"url": url},
+                          meta={DOWNLOAD_SLOT: key} if key else None)  # fmt: skip
 
     def _pages_tick(self) -> None:
         """The page fetch's progress line, every :data:`PROGRESS_EVERY` seconds until
