@@ -17,18 +17,17 @@ the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these entries.
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.commands.recheck_pages import PagesLeft, say_stopping
+from scrapy_rep.crawl.commands.windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
@@ -50,20 +49,13 @@ from scrapy_rep.recheck.command import (
     fetch_progress,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.pacing import (
-    interleave,
-    origin_key,
-    page_settings,
-    pages_progress,
-    stopping_line,
-)
+from scrapy_rep.recheck.pacing import interleave, origin_key, page_settings, stopping_line
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
 
 if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
-logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
 #: of its own (the recheck writes its own), no report, none of the project's feeds or
@@ -104,11 +96,10 @@ class RecheckSpider(Spider):
         self.waiting: dict[str, tuple[str, float]] = {}
         #: The origins done.
         self.done = 0
-        #: The pages not done yet, by origin (``--pages``): what the progress line
-        #: and the first Ctrl-C say.
-        self.pages_left: dict[str, int] = {}
-        #: The page fetch's next progress line (cancelled when the spider closes).
-        self.pages_timer: Timer | None = None
+        #: The pages asked for in turns by origin, and those not done yet (``--pages``):
+        #: what the progress line and the first Ctrl-C say.
+        self.pages = interleave(request.pages)
+        self.pages_left = PagesLeft(self.pages, request.progress)
 
     async def start(self) -> Any:
         owner = owner_of(self.crawler)
@@ -122,19 +113,14 @@ class RecheckSpider(Spider):
 
         if self.request.progress is not None and self.request.origins:
             progress.append(call_later(PROGRESS_EVERY, tick))
-        pages = interleave(self.request.pages)  # each origin's first page before any second
-        for url in pages:
-            key = origin_key(url)
-            self.pages_left[key] = self.pages_left.get(key, 0) + 1
         try:
-            await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
+            await together(in_window(self.request.origins, ORIGINS_AT_ONCE,
                                       lambda origin: self._origin(owner, origin)))  # fmt: skip
         finally:
             for timer in progress:
                 timer.cancel()
-        if self.request.progress is not None and pages:
-            self.pages_timer = call_later(PROGRESS_EVERY, self._pages_tick)
-        for url in pages:
+        self.pages_left.start()
+        for url in self.pages:
             key = origin_key(url)
             # its origin's own slot (Scrapy's is the host's, the same for two ports): the
             # scheduler hands the next place to the least busy origin, never queues one
@@ -143,26 +129,10 @@ class RecheckSpider(Spider):
                           cb_kwargs={"url": url},
                           meta={DOWNLOAD_SLOT: key} if key else None)  # fmt: skip
 
-    def _pages_tick(self) -> None:
-        """The page fetch's progress line, every :data:`PROGRESS_EVERY` seconds until
-        every page is done."""
-        left = sum(self.pages_left.values())
-        if not left:
-            return
-        done = len(self.request.pages) - left
-        print(pages_progress(done, len(self.request.pages), self.pages_left),
-              file=self.request.progress, flush=True)  # fmt: skip
-        self.pages_timer = call_later(PROGRESS_EVERY, self._pages_tick)
-
     def stopping(self) -> str:
         """What a Ctrl-C now stops (:func:`~scrapy_rep.recheck.pacing.stopping_line`)."""
         origins_left = len(self.request.origins) - self.done
-        return stopping_line(sum(self.pages_left.values()), origins_left)
-
-    def _page_done(self, url: str) -> None:
-        key = origin_key(url)
-        if self.pages_left.get(key, 0) > 0:
-            self.pages_left[key] -= 1
+        return stopping_line(self.pages_left.count(), origins_left)
 
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
@@ -208,7 +178,7 @@ class RecheckSpider(Spider):
             if licenses_not_read(keys, rules.max_licenses) is None:
                 licenses = documents[LICENSE]
                 self._waits(name, "RSL license")
-                entries = await _together([licenses.when_known(key, trigger) for key in keys])
+                entries = await together([licenses.when_known(key, trigger) for key in keys])
                 for key, entry in zip(keys, entries, strict=True):
                     if entry is not None:
                         found.add(LICENSE, key, entry)
@@ -218,56 +188,22 @@ class RecheckSpider(Spider):
     def _page(self, response: Any, url: str) -> None:
         statements = read_statements(response, self.request.tokens, ai=self.request.ai)
         self.result.pages[url] = PageRead(statements, is_image(response), time.time())
-        self._page_done(url)
+        self.pages_left.done(url)
 
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         error = failure.value
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
-        self._page_done(url)
+        self.pages_left.done(url)
 
     def closed(self, reason: str) -> None:
-        if self.pages_timer is not None:
-            self.pages_timer.cancel()
+        self.pages_left.stop()
         # stopped (Ctrl-C: shutdown): not every document was had
         self.result.interrupted = reason if reason != "finished" else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
-
-
-def in_window(
-    names: list[str], at_once: int, one: Callable[[str], Awaitable[None]]
-) -> list[Coroutine[Any, Any, None]]:
-    """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
-    window: each takes the next name as soon as its last is done (an error is logged and
-    the worker goes on)."""
-    queue = iter(names)
-
-    async def worker() -> None:
-        for name in queue:  # shared: the next name not yet taken
-            try:
-                await one(name)
-            except Exception:
-                logger.exception("scrapy_rep: a recheck's documents of %s could not be had",
-                                 name)  # fmt: skip
-
-    return [worker() for _ in range(min(at_once, len(names)))]
-
-
-async def _together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
-    """The results of ``coroutines`` run together (on any reactor)."""
-    deferreds: list[Deferred[Any]] = [deferred_from_coro(coroutine) for coroutine in coroutines]
-    results = await maybe_deferred_to_future(DeferredList(deferreds, consumeErrors=True))
-    for ok, value in results:
-        if not ok:
-            logger.error(
-                "scrapy_rep: a recheck's documents could not be had: %s",
-                value,
-                exc_info=(value.type, value.value, value.getTracebackObject()),
-            )
-    return [value if ok else None for ok, value in results]
 
 
 def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -287,22 +223,6 @@ def request_settings(request: FetchRequest) -> dict[str, Any]:
         origins = len({origin_key(url) for url in request.pages})
         settings.update(page_settings(settings, origins))
     return settings
-
-
-def say_stopping(process: Any, err: Any) -> None:
-    """The first Ctrl-C says at once, on ``err``, what it stops (Scrapy logs its own
-    line at INFO only, below a recheck's ``LOG_LEVEL``, and the stop then waits for the
-    requests under way): ``process``'s shutdown line replaced by the recheck spider's."""
-    logged = process._log_shutdown
-
-    def said(signum: int) -> None:
-        for crawler in list(getattr(process, "crawlers", ())):
-            spider = getattr(crawler, "spider", None)
-            if isinstance(spider, RecheckSpider):
-                print(spider.stopping(), file=err, flush=True)
-        logged(signum)
-
-    process._log_shutdown = said
 
 
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
