@@ -481,6 +481,10 @@ class Recheck:
         staged = Staged()
         #: Why the fetch stopped before its end (``""``: it did not).
         self.interrupted = fetched.interrupted if fetched is not None else ""
+        #: The pages asked for (``--pages``) that an interrupted fetch did not have.
+        self.pages_missing = 0
+        if self.interrupted and self.request is not None and fetched is not None:
+            self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
         try:
             code = self._decide_all(fetched, out, staged)
         except BaseException:
@@ -624,10 +628,12 @@ class Recheck:
     def _interrupted_line(self) -> str:
         """What an interrupted run says first, in its summary and on standard error."""
         asked = len(self.request.origins) if self.request is not None else 0
+        pages = f", {self.pages_missing:,} page(s) not fetched" if self.pages_missing else ""
         return (f"Interrupted ({self.interrupted}): the fetch stopped before every "
-                f"document was had ({asked:,} origin(s) asked for); the items of the "
-                "origins not fetched are unknown. Not a whole recheck: --out, --removed "
-                f"and --report were not written (exit status {EXIT_INTERRUPTED}).")  # fmt: skip
+                f"document was had ({asked:,} origin(s) asked for{pages}); the items of the "
+                "origins (and pages) not fetched are unknown. Not a whole recheck: --out, "
+                "--removed and --report were not written (exit status "
+                f"{EXIT_INTERRUPTED}).")  # fmt: skip
 
 
 #: The AI purposes, for which the groups of AI crawlers' names matter.

@@ -122,3 +122,4 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
     assert "page(s) not fetched" in line and "Ctrl-C again to quit now" in line
     assert child.returncode == EXIT_INTERRUPTED, lines
     assert "**Interrupted (shutdown)" in out
+    assert "page(s) not fetched); the items of the origins (and pages) not fetched" in out
