@@ -82,5 +82,6 @@ def stopping_line(pages_left: int, origins_left: int) -> str:
     if pages_left:
         what.append(f"{pages_left:,} page(s) not fetched")
     stops = " and ".join(what) or "nothing left to fetch"
-    return (f"recheck: stopping: {stops}; their items will be reported unknown and the "
-            "run interrupted (requests under way end first); Ctrl-C again to quit now")  # fmt: skip
+    return (f"recheck: stopping: {stops}; the requests under way end first, the rest are "
+            "not fetched: their items will be reported unknown and the run interrupted; "
+            "Ctrl-C again to quit now")  # fmt: skip

@@ -85,8 +85,9 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
     tmp_path: Path,
 ) -> None:
     """Ctrl-C while pages are fetched: one line at once names what is stopped (it said
-    nothing for minutes: Scrapy's own line is INFO, below the crawl's log level); the
-    summary and the exit status then say interrupted, not a whole recheck."""
+    nothing for minutes: Scrapy's own line is INFO, below the crawl's log level), the
+    pages waiting their turn are dropped; the summary and the exit status then say
+    interrupted, not a whole recheck."""
     _Slow.asked.clear()
     with serving(_Slow) as port:
         _Slow.SLEEP = 3.0
@@ -110,6 +111,7 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
                 sent = time.monotonic()
                 child.send_signal(signal.SIGINT)
                 child.wait(timeout=60)
+                stopped = time.monotonic() - sent
                 reader.join(10)
                 assert child.stdout is not None
                 out = child.stdout.read()
@@ -122,4 +124,8 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
     assert "page(s) not fetched" in line and "Ctrl-C again to quit now" in line
     assert child.returncode == EXIT_INTERRUPTED, lines
     assert "**Interrupted (shutdown)" in out
-    assert "page(s) not fetched); the items of the origins (and pages) not fetched" in out
+    assert "the items of the origins (and pages) not fetched are unknown" in out, out
+    # the pages waiting behind the Crawl-delay are dropped, not fetched first (4 more
+    # pages, 2 s apart, each 3 s long: 12 s); the one under way ends (3 s)
+    assert "4 page(s) not fetched)" in out, out
+    assert stopped < 8.0, stopped

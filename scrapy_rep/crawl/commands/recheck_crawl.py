@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
+from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import Settings
 from twisted.internet.defer import Deferred
 
-from scrapy_rep.crawl.commands.recheck_pages import PagesLeft, say_stopping
-from scrapy_rep.crawl.commands.windows import in_window, together
+from scrapy_rep.crawl.commands.recheck_pages import STOPPED, PagesLeft, say_stopping
+from scrapy_rep.crawl.commands.recheck_windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
@@ -134,6 +135,10 @@ class RecheckSpider(Spider):
         origins_left = len(self.request.origins) - self.done
         return stopping_line(self.pages_left.count(), origins_left)
 
+    def is_page(self, request: Any) -> bool:
+        """Whether ``request`` is one of the pages asked for (``--pages``)."""
+        return bool(request.callback == self._page)
+
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
         not answer (:func:`~scrapy_rep.recheck.command.fetch_progress`)."""
@@ -194,6 +199,8 @@ class RecheckSpider(Spider):
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         error = failure.value
+        if isinstance(error, IgnoreRequest) and str(error) == STOPPED:
+            return  # dropped by the first Ctrl-C: not fetched, the run interrupted
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
         self.pages_left.done(url)
 

@@ -5,9 +5,12 @@ the line the first Ctrl-C says at once (docs/recheck.md). The pacing itself is
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import Any, Final, TextIO
 
-from scrapy_rep.crawl.internals import Timer, call_later
+from scrapy.exceptions import IgnoreRequest
+
+from scrapy_rep.crawl.internals import Timer, call_later, running_engine
 from scrapy_rep.recheck.command import PROGRESS_EVERY
 from scrapy_rep.recheck.pacing import origin_key, pages_progress
 
@@ -55,12 +58,38 @@ class PagesLeft:
         self.timer = call_later(PROGRESS_EVERY, self._tick)
 
 
+#: Why a page held in its slot was dropped by the first Ctrl-C: it was never fetched.
+STOPPED: Final = "stopped (Ctrl-C) before it was fetched"
+
+
+def drop_queued(crawler: Any, mine: Callable[[Any], bool]) -> int:
+    """The requests of ``crawler`` that ``mine`` names and that wait in their download
+    slot (behind a ``Crawl-delay``, not started) dropped, each failed with
+    ``IgnoreRequest(STOPPED)``: a graceful stop downloads them all first (a minute for 30
+    pages of a ``Crawl-delay: 2`` origin). How many were dropped."""
+    engine = running_engine(crawler)
+    downloader = getattr(engine, "downloader", None)
+    dropped = 0
+    for slot in list(getattr(downloader, "slots", {}).values()):
+        kept = []
+        while slot.queue:
+            request, deferred = slot.queue.popleft()
+            if mine(request):
+                deferred.errback(IgnoreRequest(STOPPED))
+                dropped += 1
+            else:
+                kept.append((request, deferred))
+        slot.queue.extend(kept)
+    return dropped
+
+
 def say_stopping(process: Any, err: TextIO) -> None:
     """The first Ctrl-C says at once, on ``err``, what it stops (Scrapy logs its own
     line at INFO only, below a recheck's ``LOG_LEVEL``, and the stop then waits for the
     requests under way): before ``process``'s shutdown line (called in its reactor or
     loop, never in the signal handler), the line of each of its spiders that has one
-    (``stopping()``: :func:`~scrapy_rep.recheck.pacing.stopping_line`)."""
+    (``stopping()``: :func:`~scrapy_rep.recheck.pacing.stopping_line`); then the pages
+    that wait in their slots (``is_page``) are dropped, never fetched (:func:`drop_queued`)."""
     logged = process._log_shutdown
 
     def said(signum: int) -> None:
@@ -68,6 +97,9 @@ def say_stopping(process: Any, err: TextIO) -> None:
             stopping = getattr(getattr(crawler, "spider", None), "stopping", None)
             if callable(stopping):
                 print(stopping(), file=err, flush=True)
+            is_page = getattr(getattr(crawler, "spider", None), "is_page", None)
+            if callable(is_page):
+                drop_queued(crawler, is_page)
         logged(signum)
 
     process._log_shutdown = said

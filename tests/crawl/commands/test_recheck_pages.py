@@ -33,3 +33,26 @@ def test_the_first_ctrl_c_prints_each_spiders_stopping_line_before_scrapys_own()
     say_stopping(process, err)
     process._log_shutdown(2)
     assert said == ["2: recheck: stopping: 2 page(s) not fetched\n"]
+
+
+def test_the_pages_waiting_in_their_slots_are_dropped_the_rest_left() -> None:
+    from collections import deque
+
+    from scrapy.exceptions import IgnoreRequest
+    from twisted.internet.defer import Deferred
+
+    from scrapy_rep.crawl.commands.recheck_pages import STOPPED, drop_queued
+
+    failed: list[str] = []
+    queue: deque[tuple[str, Deferred[object]]] = deque()
+    for name in ("page1", "robots", "page2"):
+        deferred: Deferred[object] = Deferred()
+        deferred.addErrback(lambda f, n=name: failed.append(f"{n}: {f.value}"))
+        queue.append((name, deferred))
+    slot = SimpleNamespace(queue=queue)
+    engine = SimpleNamespace(downloader=SimpleNamespace(slots={"a": slot}))
+    crawler = SimpleNamespace(_engine=engine, engine=engine)
+    assert drop_queued(crawler, lambda request: request.startswith("page")) == 2
+    assert failed == [f"page1: {STOPPED}", f"page2: {STOPPED}"]
+    assert [name for name, _ in slot.queue] == ["robots"]
+    assert isinstance(IgnoreRequest(STOPPED), Exception)
