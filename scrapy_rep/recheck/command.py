@@ -43,6 +43,7 @@ from scrapy_rep.recheck.outputs import (
     item_line,
     summary_markdown,
 )
+from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
 from scrapy_rep.recheck.trail import RecheckTrail
@@ -283,6 +284,14 @@ class Progress:
         fetch before it (minutes waiting on origins that do not answer)."""
         self.start = self.last = self.clock()
 
+    def reading(self, items: int, origins: int) -> None:
+        """The dataset's first pass: items read so far, origins found."""
+        if self.err is None or self.clock() - self.last < PROGRESS_EVERY:
+            return
+        self.last = self.clock()
+        print(f"recheck: reading the dataset: {items:,} items read, {origins:,} origins "
+              "found", file=self.err, flush=True)  # fmt: skip
+
     def tick(self, items: int, origins: int) -> None:
         if self.err is None:
             return
@@ -436,7 +445,7 @@ class Recheck:
             if lacking:
                 self.request = self._request(settings, lacking, [])
             return
-        origins, pages, total = _origins(self.datasets, options.pages)
+        origins, pages, total = _origins(self.datasets, options.pages, self.progress)
         if not total:
             raise DatasetError(f"{shards.label}: no item")
         self.progress.total = total
@@ -495,6 +504,10 @@ class Recheck:
         staged = Staged()
         #: Why the fetch stopped before its end (``""``: it did not).
         self.interrupted = fetched.interrupted if fetched is not None else ""
+        #: The pages asked for (``--pages``) that an interrupted fetch did not have.
+        self.pages_missing = 0
+        if self.interrupted and self.request is not None and fetched is not None:
+            self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
         try:
             code = self._decide_all(fetched, out, staged)
         except BaseException:
@@ -552,6 +565,9 @@ class Recheck:
         if (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
+        if not options.pages:
+            lines += ["", PAGES_NOT_CHECKED]
+            print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)
         if trail is not None:
             lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
                       f"audit verify {options.trail}`)"]  # fmt: skip
@@ -644,10 +660,12 @@ class Recheck:
     def _interrupted_line(self) -> str:
         """What an interrupted run says first, in its summary and on standard error."""
         asked = len(self.request.origins) if self.request is not None else 0
+        pages = f", {self.pages_missing:,} page(s) not fetched" if self.pages_missing else ""
         return (f"Interrupted ({self.interrupted}): the fetch stopped before every "
-                f"document was had ({asked:,} origin(s) asked for); the items of the "
-                "origins not fetched are unknown. Not a whole recheck: --out, --removed "
-                f"and --report were not written (exit status {EXIT_INTERRUPTED}).")  # fmt: skip
+                f"document was had ({asked:,} origin(s) asked for{pages}); the items of the "
+                "origins (and pages) not fetched are unknown. Not a whole recheck: --out, "
+                "--removed and --report were not written (exit status "
+                f"{EXIT_INTERRUPTED}).")  # fmt: skip
 
 
 #: The AI purposes, for which the groups of AI crawlers' names matter.
@@ -752,9 +770,11 @@ def _origin_name(url: str) -> str:
     return str(origin) if origin is not None else ""
 
 
-def _origins(datasets: Sequence[Dataset], pages: bool) -> tuple[list[str], list[str], int]:
+def _origins(
+    datasets: Sequence[Dataset], pages: bool, progress: Progress | None = None
+) -> tuple[list[str], list[str], int]:
     """The first pass: the origins of every shard (and their URLs, for ``--pages``), in
-    order, each once, and how many items they have."""
+    order, each once, and how many items they have (``progress``: a line while it reads)."""
     origins: dict[str, None] = {}
     urls: dict[str, None] = {}
     total = 0
@@ -769,6 +789,8 @@ def _origins(datasets: Sequence[Dataset], pages: bool) -> tuple[list[str], list[
                 origins[str(origin)] = None
                 if pages:
                     urls[item.url] = None
+        if progress is not None:
+            progress.reading(total, len(origins))
     return list(origins), list(urls), total
 
 

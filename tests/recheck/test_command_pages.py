@@ -24,6 +24,7 @@ from scrapy_rep.recheck.command import (
     main,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import ROBOTS
@@ -96,3 +97,47 @@ def test_an_interrupted_fetch_says_so_writes_no_whole_looking_output_and_exits_3
     assert (end["type"], end["reason"]) == ("end", "interrupted")
     result = verify(trail)
     assert result.clean and any("interrupted" in e.what for e in result.events), result.events
+
+
+def test_without_pages_one_line_says_page_level_signals_were_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --pages only the documents decide: the summary and standard error say
+    once that the pages' own signals were not read; with --pages neither says it."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+
+    def documents_only(request: FetchRequest) -> FetchResult:
+        assert request.pages == []
+        result = _fetcher(FetchRequest(request.origins, {}, [URL]))
+        result.pages.clear()
+        return result
+
+    out = io.StringIO()
+    main([str(dataset), "--purpose", "search", "--no-progress"], out, documents_only)
+    assert out.getvalue().count(PAGES_NOT_CHECKED) == 1
+    assert capsys.readouterr().err.count(f"recheck: {PAGES_NOT_CHECKED}") == 1
+    out = io.StringIO()
+    main([str(dataset), "--purpose", "search", "--pages", "--no-progress"], out, _fetcher)
+    assert PAGES_NOT_CHECKED not in out.getvalue() + capsys.readouterr().err
+
+
+def test_reading_the_dataset_says_its_progress_at_a_bounded_rate(tmp_path: Path) -> None:
+    """The first pass over a large dataset says how far it is (items read, origins
+    found), no more often than every PROGRESS_EVERY seconds of the clock."""
+    from scrapy_rep.recheck.command import PROGRESS_EVERY, Progress, _origins
+    from scrapy_rep.recheck.datasets import open_dataset
+
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [f"https://{n}.example/" for n in range(3)])
+    err, now = io.StringIO(), [0.0]
+    progress = Progress(err, lambda: now[0])
+    datasets = [open_dataset(dataset, "url", ("search",))]
+    _origins(datasets, False, progress)
+    assert err.getvalue() == ""  # not PROGRESS_EVERY seconds yet
+    now[0] = PROGRESS_EVERY
+    origins, _, total = _origins(datasets, False, progress)
+    assert (len(origins), total) == (3, 3)
+    assert err.getvalue() == "recheck: reading the dataset: 3 items read, 3 origins found\n"
+    _origins(datasets, False, progress)
+    assert err.getvalue().count("\n") == 1  # the clock did not move: no second line

@@ -17,17 +17,18 @@ the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these entries.
 from __future__ import annotations
 
 import asyncio
-import logging
+import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
+from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import Settings
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.defer import Deferred
 
+from scrapy_rep.crawl.commands.recheck_pages import STOPPED, PagesLeft, say_stopping
+from scrapy_rep.crawl.commands.recheck_windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
@@ -37,6 +38,7 @@ from scrapy_rep.crawl.internals import (
     crawler_runner,
     forbid_reactor_import,
 )
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
@@ -48,13 +50,13 @@ from scrapy_rep.recheck.command import (
     fetch_progress,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.pacing import interleave, origin_key, page_settings, stopping_line
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
 
 if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
-logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
 #: of its own (the recheck writes its own), no report, none of the project's feeds or
@@ -95,6 +97,10 @@ class RecheckSpider(Spider):
         self.waiting: dict[str, tuple[str, float]] = {}
         #: The origins done.
         self.done = 0
+        #: The pages asked for in turns by origin, and those not done yet (``--pages``):
+        #: what the progress line and the first Ctrl-C say.
+        self.pages = interleave(request.pages)
+        self.pages_left = PagesLeft(self.pages, request.progress)
 
     async def start(self) -> Any:
         owner = owner_of(self.crawler)
@@ -109,14 +115,29 @@ class RecheckSpider(Spider):
         if self.request.progress is not None and self.request.origins:
             progress.append(call_later(PROGRESS_EVERY, tick))
         try:
-            await _together(in_window(self.request.origins, ORIGINS_AT_ONCE,
+            await together(in_window(self.request.origins, ORIGINS_AT_ONCE,
                                       lambda origin: self._origin(owner, origin)))  # fmt: skip
         finally:
             for timer in progress:
                 timer.cancel()
-        for url in self.request.pages:
+        self.pages_left.start()
+        for url in self.pages:
+            key = origin_key(url)
+            # its origin's own slot (Scrapy's is the host's, the same for two ports): the
+            # scheduler hands the next place to the least busy origin, never queues one
+            # behind another's Crawl-delay
             yield Request(url, callback=self._page, errback=self._failed, dont_filter=True,
-                          cb_kwargs={"url": url})  # fmt: skip
+                          cb_kwargs={"url": url},
+                          meta={DOWNLOAD_SLOT: key} if key else None)  # fmt: skip
+
+    def stopping(self) -> str:
+        """What a Ctrl-C now stops (:func:`~scrapy_rep.recheck.pacing.stopping_line`)."""
+        origins_left = len(self.request.origins) - self.done
+        return stopping_line(self.pages_left.count(), origins_left)
+
+    def is_page(self, request: Any) -> bool:
+        """Whether ``request`` is one of the pages asked for (``--pages``)."""
+        return bool(request.callback == self._page)
 
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
@@ -162,7 +183,7 @@ class RecheckSpider(Spider):
             if licenses_not_read(keys, rules.max_licenses) is None:
                 licenses = documents[LICENSE]
                 self._waits(name, "RSL license")
-                entries = await _together([licenses.when_known(key, trigger) for key in keys])
+                entries = await together([licenses.when_known(key, trigger) for key in keys])
                 for key, entry in zip(keys, entries, strict=True):
                     if entry is not None:
                         found.add(LICENSE, key, entry)
@@ -172,52 +193,24 @@ class RecheckSpider(Spider):
     def _page(self, response: Any, url: str) -> None:
         statements = read_statements(response, self.request.tokens, ai=self.request.ai)
         self.result.pages[url] = PageRead(statements, is_image(response), time.time())
+        self.pages_left.done(url)
 
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         error = failure.value
+        if isinstance(error, IgnoreRequest) and str(error) == STOPPED:
+            return  # dropped by the first Ctrl-C: not fetched, the run interrupted
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
+        self.pages_left.done(url)
 
     def closed(self, reason: str) -> None:
+        self.pages_left.stop()
         # stopped (Ctrl-C: shutdown): not every document was had
         self.result.interrupted = reason if reason != "finished" else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
-
-
-def in_window(
-    names: list[str], at_once: int, one: Callable[[str], Awaitable[None]]
-) -> list[Coroutine[Any, Any, None]]:
-    """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
-    window: each takes the next name as soon as its last is done (an error is logged and
-    the worker goes on)."""
-    queue = iter(names)
-
-    async def worker() -> None:
-        for name in queue:  # shared: the next name not yet taken
-            try:
-                await one(name)
-            except Exception:
-                logger.exception("scrapy_rep: a recheck's documents of %s could not be had",
-                                 name)  # fmt: skip
-
-    return [worker() for _ in range(min(at_once, len(names)))]
-
-
-async def _together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
-    """The results of ``coroutines`` run together (on any reactor)."""
-    deferreds: list[Deferred[Any]] = [deferred_from_coro(coroutine) for coroutine in coroutines]
-    results = await maybe_deferred_to_future(DeferredList(deferreds, consumeErrors=True))
-    for ok, value in results:
-        if not ok:
-            logger.error(
-                "scrapy_rep: a recheck's documents could not be had: %s",
-                value,
-                exc_info=(value.type, value.value, value.getTracebackObject()),
-            )
-    return [value if ok else None for ok, value in results]
 
 
 def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -226,6 +219,17 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
     addons = dict(settings.get("ADDONS") or {})
     addons.setdefault("scrapy_rep.Addon", 0)
     return {"LOG_LEVEL": "WARNING", **settings, **CRAWL_SETTINGS, "ADDONS": addons}
+
+
+def request_settings(request: FetchRequest) -> dict[str, Any]:
+    """The settings of the crawl of ``request``: :func:`crawl_settings`, and with pages
+    to fetch a place for each of their origins
+    (:func:`~scrapy_rep.recheck.pacing.page_settings`)."""
+    settings = crawl_settings(request.settings)
+    if request.pages:
+        origins = len({origin_key(url) for url in request.pages})
+        settings.update(page_settings(settings, origins))
+    return settings
 
 
 def schedule(process: Any, request: FetchRequest) -> FetchResult:
@@ -245,7 +249,7 @@ def fetch_here(request: FetchRequest) -> Deferred[FetchResult] | asyncio.Future[
     asyncio future of it on the running loop; either is awaited alike. Raises
     ``RuntimeError`` at once when this process cannot run that crawl
     (:func:`~scrapy_rep.crawl.internals.crawler_runner`)."""
-    settings = Settings(crawl_settings(request.settings))
+    settings = Settings(request_settings(request))
     runner = crawler_runner(settings, "the recheck's crawl (fetch_here)")
     if isinstance(runner, CrawlerRunner):
         result = schedule(runner, request)
@@ -272,7 +276,8 @@ def fetch(request: FetchRequest) -> FetchResult:
     """The documents (and pages) of ``request``, fetched by a crawl run to its end in
     this process (``python -m scrapy_rep recheck``), on a reactor or, with
     ``TWISTED_REACTOR_ENABLED = False``, on an asyncio loop."""
-    process = crawler_process(Settings(crawl_settings(request.settings)))
+    process = crawler_process(Settings(request_settings(request)))
+    say_stopping(process, sys.stderr)
     result = schedule(process, request)
     process.start()
     return result

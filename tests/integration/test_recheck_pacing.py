@@ -1,0 +1,131 @@
+"""``python -m scrapy_rep recheck --pages`` against local servers, in a process of its
+own as a user runs it: an origin without ``Crawl-delay`` is not queued behind a slow one
+(:mod:`scrapy_rep.recheck.pacing`), the page fetch says its progress, and the first
+Ctrl-C says at once what it stops, the run then said interrupted (exit status 3)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from scrapy_rep.recheck.command import EXIT_INTERRUPTED, EXIT_KEPT
+from tests.support.localhttp import QuietHandler, serving
+from tests.support.paths import checkout_environment
+from tests.support.recheck import report_lines, write_jsonl
+
+
+class _Slow(QuietHandler):
+    """A ``Crawl-delay: 1`` origin whose pages take ``SLEEP`` seconds each."""
+
+    SLEEP: ClassVar[float] = 1.0
+    finished: ClassVar[list[float]] = []
+    asked: ClassVar[threading.Event] = threading.Event()
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self.send(200, b"User-agent: *\nCrawl-delay: 1\n", {"Content-Type": "text/plain"})
+            return
+        if self.path.startswith("/page"):
+            self.asked.set()
+            time.sleep(self.SLEEP)
+            self.send(200, b"<html><body>slow</body></html>", {"Content-Type": "text/html"})
+            self.finished.append(time.monotonic())
+            return
+        self.send(404, b"", {})
+
+
+class _Fast(QuietHandler):
+    """An origin with no ``Crawl-delay`` whose pages answer at once."""
+
+    finished: ClassVar[list[float]] = []
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/page"):
+            self.send(200, b"<html><body>fast</body></html>", {"Content-Type": "text/html"})
+            self.finished.append(time.monotonic())
+            return
+        self.send(404, b"", {})
+
+
+def _recheck(dataset: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose",
+            "search", "--pages", "-s", "REP_UNREACHABLE_MAX_WAIT=3", *extra]  # fmt: skip
+
+
+def test_an_origin_without_crawl_delay_is_not_queued_behind_a_slow_one(tmp_path: Path) -> None:
+    """The slow origin's pages come first in the dataset, more of them than the crawl's
+    CONCURRENT_REQUESTS (2 here): they held every place (each waiting its Crawl-delay)
+    and the fast origin's pages waited for them. Now every fast page is done before the
+    slow origin's first."""
+    _Slow.finished.clear()
+    _Fast.finished.clear()
+    with serving(_Slow) as slow_port, serving(_Fast) as fast_port:
+        slow = [f"http://127.0.0.1:{slow_port}/page/{n}" for n in range(4)]
+        fast = [f"http://127.0.0.1:{fast_port}/page/{n}" for n in range(4)]
+        dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+        write_jsonl(dataset, [*slow, *fast])
+        result = subprocess.run(
+            _recheck(dataset, f"--report={report}", "-s", "CONCURRENT_REQUESTS=2"),
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+            env=checkout_environment(),
+        )  # fmt: skip
+    assert result.returncode == EXIT_KEPT, result.stderr
+    assert [line["status"] for line in report_lines(report)] == ["kept"] * 8
+    assert len(_Fast.finished) == 4 and len(_Slow.finished) == 4
+    assert max(_Fast.finished) < min(_Slow.finished)
+    assert "recheck: fetching pages: " in result.stderr  # the slow pages take seconds
+
+
+def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C while pages are fetched: one line at once names what is stopped (it said
+    nothing for minutes: Scrapy's own line is INFO, below the crawl's log level), the
+    pages waiting their turn are dropped; the summary and the exit status then say
+    interrupted, not a whole recheck."""
+    _Slow.asked.clear()
+    with serving(_Slow) as port:
+        _Slow.SLEEP = 3.0
+        try:
+            dataset = tmp_path / "items.jsonl"
+            write_jsonl(dataset, [f"http://127.0.0.1:{port}/page/{n}" for n in range(5)])
+            with subprocess.Popen(
+                _recheck(dataset), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                cwd=tmp_path, env=checkout_environment(),
+            ) as child:  # fmt: skip
+                lines: list[tuple[float, str]] = []
+
+                def read() -> None:
+                    assert child.stderr is not None
+                    for line in child.stderr:
+                        lines.append((time.monotonic(), line))
+
+                reader = threading.Thread(target=read, daemon=True)
+                reader.start()
+                assert _Slow.asked.wait(60), "no page was asked for"
+                sent = time.monotonic()
+                child.send_signal(signal.SIGINT)
+                child.wait(timeout=60)
+                stopped = time.monotonic() - sent
+                reader.join(10)
+                assert child.stdout is not None
+                out = child.stdout.read()
+        finally:
+            _Slow.SLEEP = 1.0
+    stopping = [(at, line) for at, line in lines if line.startswith("recheck: stopping: ")]
+    assert len(stopping) == 1, lines
+    at, line = stopping[0]
+    assert at - sent < 2.0, "the first Ctrl-C was not said at once"
+    assert "page(s) not fetched" in line and "Ctrl-C again to quit now" in line
+    assert child.returncode == EXIT_INTERRUPTED, lines
+    assert "**Interrupted (shutdown)" in out
+    assert "the items of the origins (and pages) not fetched are unknown" in out, out
+    # the pages waiting behind the Crawl-delay are dropped, not fetched first (4 more
+    # pages, 2 s apart, each 3 s long: 12 s); the one under way ends (3 s)
+    assert "4 page(s) not fetched)" in out, out
+    assert stopped < 8.0, stopped

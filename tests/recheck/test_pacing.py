@@ -1,0 +1,51 @@
+"""The page fetch's pacing and lines (:mod:`scrapy_rep.recheck.pacing`): pages in turns
+by origin, a place in the crawl's concurrency for each origin, the progress line, the
+first Ctrl-C's line."""
+
+from __future__ import annotations
+
+from scrapy_rep.recheck.pacing import (
+    MOST_AT_ONCE,
+    PAGES_NOT_CHECKED,
+    interleave,
+    page_settings,
+    pages_progress,
+    stopping_line,
+)
+
+
+def test_pages_come_in_turns_one_per_origin_each_origins_in_order() -> None:
+    slow = [f"https://slow.example/{n}" for n in range(4)]
+    fast = ["https://fast.example/a", "https://fast.example/b"]
+    assert interleave([*slow, *fast, "not a url"]) == [
+        slow[0], fast[0], "not a url", slow[1], fast[1], slow[2], slow[3],
+    ]  # fmt: skip
+    assert interleave([]) == []
+
+
+def test_every_origin_has_a_place_beyond_the_given_concurrency_never_below_it() -> None:
+    assert page_settings({}, 100)["CONCURRENT_REQUESTS"] == 116
+    assert page_settings({"CONCURRENT_REQUESTS": 64}, 3)["CONCURRENT_REQUESTS"] == 67
+    assert page_settings({}, 10**6)["CONCURRENT_REQUESTS"] == MOST_AT_ONCE
+    assert page_settings({"CONCURRENT_REQUESTS": 5000}, 10)["CONCURRENT_REQUESTS"] == 5000
+    queue = page_settings({}, 1)["SCHEDULER_PRIORITY_QUEUE"]
+    assert queue == "scrapy.pqueues.DownloaderAwarePriorityQueue"
+
+
+def test_the_pages_progress_line_names_counts_and_the_origins_waited_on() -> None:
+    assert pages_progress(7, 7, {"https://a.example": 0}) == "recheck: fetching pages: 7 of 7 done"
+    left = {"https://a.example": 1, "https://b.example": 30, "https://c.example": 2,
+            "https://d.example": 2, "https://e.example": 0}  # fmt: skip
+    assert pages_progress(1_000, 1_035, left) == (
+        "recheck: fetching pages: 1,000 of 1,035 done; waiting on 4 origin(s): "
+        "https://b.example (30), https://c.example (2), https://d.example (2) and 1 more"
+    )
+
+
+def test_the_first_ctrl_c_says_what_it_stops_and_how_to_quit_now() -> None:
+    line = stopping_line(12, 0)
+    assert line.startswith("recheck: stopping: 12 page(s) not fetched; ")
+    assert "reported unknown" in line and line.endswith("Ctrl-C again to quit now")
+    both = stopping_line(3, 2)
+    assert "2 origin(s) whose documents are not had and 3 page(s) not fetched" in both
+    assert "\n" not in both + PAGES_NOT_CHECKED
