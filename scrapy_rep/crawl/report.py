@@ -159,7 +159,7 @@ class RepReport:
             if len(self.urls) >= self.max_urls:
                 self.untracked += 1
                 return None
-            record = self.urls[url] = _UrlReport()
+            record = self.urls[url] = UrlReport()
         record.times[event] += times
         if event not in record.events:
             record.events.append(event)
