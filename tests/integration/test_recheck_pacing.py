@@ -5,6 +5,7 @@ Ctrl-C says at once what it stops, the run then said interrupted (exit status 3)
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -52,7 +53,7 @@ class _Fast(QuietHandler):
         self.send(404, b"", {})
 
 
-def _recheck(dataset: Path, *extra: str) -> list[str]:
+def _pages_command(dataset: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "scrapy_rep", "recheck", str(dataset), "--purpose",
             "search", "--pages", "-s", "REP_UNREACHABLE_MAX_WAIT=3", *extra]  # fmt: skip
 
@@ -70,7 +71,7 @@ def test_an_origin_without_crawl_delay_is_not_queued_behind_a_slow_one(tmp_path:
         dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
         write_jsonl(dataset, [*slow, *fast])
         result = subprocess.run(
-            _recheck(dataset, f"--report={report}", "-s", "CONCURRENT_REQUESTS=2"),
+            _pages_command(dataset, f"--report={report}", "-s", "CONCURRENT_REQUESTS=2"),
             capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
             env=checkout_environment(),
         )  # fmt: skip
@@ -95,7 +96,7 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
             dataset = tmp_path / "items.jsonl"
             write_jsonl(dataset, [f"http://127.0.0.1:{port}/page/{n}" for n in range(5)])
             with subprocess.Popen(
-                _recheck(dataset), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                _pages_command(dataset), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 cwd=tmp_path, env=checkout_environment(),
             ) as child:  # fmt: skip
                 lines: list[tuple[float, str]] = []
@@ -127,5 +128,8 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
     assert "the items of the origins (and pages) not fetched are unknown" in out, out
     # the pages waiting behind the Crawl-delay are dropped, not fetched first (4 more
     # pages, 2 s apart, each 3 s long: 12 s); the one under way ends (3 s)
-    assert "4 page(s) not fetched)" in out, out
+    # (3 when the machine is slow enough that the second page's turn came before the
+    # signal was handled: still dropped, not fetched, as the time below says)
+    (not_fetched,) = re.findall(r"(\d+) page\(s\) not fetched\)", out)
+    assert int(not_fetched) in (3, 4), out
     assert stopped < 8.0, stopped
