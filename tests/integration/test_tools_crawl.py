@@ -172,3 +172,18 @@ async def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_no
     assert not trail.exists() and not jobdir.exists()
     assert "scrapy_rep report" not in output
     assert again == (status, output)  # from Scrapy's HTTP cache now: the same
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_project_that_switches_the_trail_extension_off_still_gets_the_crawls_verdicts(
+    port: int, tmp_path: Path
+) -> None:
+    """The tools read each verdict from the crawl's URL ledger (the extension
+    ``scrapy_rep.AuditTrail``): a project that lists it as ``None`` in ``EXTENSIONS`` (it
+    writes no trail) must not make a disallowed URL print as allowed, "no verdict"."""
+    base = f"http://127.0.0.1:{port}"
+    project = make_project(tmp_path, 'EXTENSIONS = {"scrapy_rep.AuditTrail": None}\n')
+    with project_settings(project):
+        status, output = await robots_async(f"{base}/private", user_agent=None)
+    assert "DISALLOWED" in output and "no verdict" not in output, output
+    assert status == 1, output
