@@ -187,3 +187,35 @@ async def test_a_project_that_switches_the_trail_extension_off_still_gets_the_cr
         status, output = await robots_async(f"{base}/private", user_agent=None)
     assert "DISALLOWED" in output and "no verdict" not in output, output
     assert status == 1, output
+
+
+DROPPING_MIDDLEWARE = '''
+class DropItems:
+    """A spider middleware of the project's, after the page pass: it keeps no item."""
+
+    def process_spider_output(self, response, result):
+        for output in result:
+            if not isinstance(output, dict):
+                yield output
+
+    async def process_spider_output_async(self, response, result):
+        async for output in result:
+            if not isinstance(output, dict):
+                yield output
+'''
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_item_a_later_component_drops_is_not_said_kept(
+    port: int, tmp_path: Path
+) -> None:
+    """``--page``: "=> kept" only for an item that reached the end of the crawl; one a
+    project's spider middleware drops after the page pass let it through is "not kept by
+    a component of the crawl", as the crawl keeps none of it."""
+    base = f"http://127.0.0.1:{port}"
+    project = make_project(tmp_path, 'SPIDER_MIDDLEWARES = {"proj.dropping.DropItems": 100}\n')
+    (project / "proj" / "dropping.py").write_text(DROPPING_MIDDLEWARE)
+    with project_settings(project):
+        status, output = await robots_async("--page", f"{base}/plain", user_agent=None)
+    assert "=> not kept by a component of the crawl" in output, output
+    assert status == 0, output
