@@ -37,14 +37,12 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.settings import Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.datatypes import SequenceExclude
-from scrapy.utils.misc import load_object
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest
-from scrapy_rep.crawl.addon import AUDIT_MIDDLEWARE_PRIORITY, AUDIT_PRIORITY, DOWNLOADER_PRIORITY
-from scrapy_rep.crawl.audit.audit import AuditTrail
-from scrapy_rep.crawl.auditing import AuditMiddleware, read_urls
+from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
+from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
 from scrapy_rep.crawl.commands.toolrun import ASKED, Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
@@ -202,8 +200,7 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
     if request.local is not None:
         middlewares[_path(LocalRobotsTxt)] = 1
     # what it prints is the URL ledger's: on, whatever the project switched off
-    middlewares = _switched_on(middlewares, AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY)
-    extensions = _switched_on(settings.getdict("EXTENSIONS"), AuditTrail, AUDIT_PRIORITY)
+    middlewares, extensions = with_ledger(middlewares, settings.getdict("EXTENSIONS"))
     return {
         "ADDONS": {**settings.getdict("ADDONS"), "scrapy_rep.Addon": 0},
         "DOWNLOADER_MIDDLEWARES": middlewares,
@@ -229,21 +226,6 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
 
 def _path(component: type) -> str:
     return f"{component.__module__}.{component.__qualname__}"
-
-
-def _switched_on(components: dict[Any, Any], component: type, priority: int) -> dict[Any, Any]:
-    """``components`` (a component priority setting) with ``component`` on at ``priority``:
-    an entry of the project's under any path that loads it (``None``, which switches it
-    off, too) is replaced."""
-
-    def loads_it(key: Any) -> bool:
-        try:
-            return (load_object(key) if isinstance(key, str) else key) is component
-        except (ImportError, NameError, ValueError, AttributeError):
-            return False
-
-    kept = {key: value for key, value in components.items() if not loads_it(key)}
-    return {**kept, _path(component): priority}
 
 
 def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
