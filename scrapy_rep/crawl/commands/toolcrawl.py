@@ -31,7 +31,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from scrapy import Request, Spider, signals
+from scrapy import Request, Spider
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.settings import Settings
@@ -44,7 +44,7 @@ from scrapy_rep.checker.report import ToolRequest
 from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
 from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
-from scrapy_rep.crawl.commands.toolrun import ASKED, Asked, ToolRun
+from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from twisted.python.failure import Failure
 
+#: ``request.meta``: the index of the URL a tool asked about (it survives redirects).
+ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
 #: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
@@ -127,7 +129,6 @@ class ToolSpider(Spider):
         connect(run.robots_fetched, signal=rep_signals.robotstxt_fetched)
         connect(run.document_fetched, signal=rep_signals.document_fetched)
         read_urls(crawler, run)  # each request's verdict and fate: the URL ledger's
-        connect(run.item_scraped, signal=signals.item_scraped)  # kept to the crawl's end
         return spider
 
     async def start(self) -> AsyncIterator[Any]:

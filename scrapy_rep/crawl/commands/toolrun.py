@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.ledger import PageLedger
@@ -23,11 +23,6 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.media.mediagate import FileVerdict
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
-
-
-#: ``request.meta`` and a page's item: the index of the URL a tool asked about (it
-#: survives redirects).
-ASKED: Final = "scrapy_rep_tools_url"
 
 
 @dataclass
@@ -94,16 +89,10 @@ class ToolRun:
                 asked.verdict, asked.facts = verdict, facts
         if fate is Fate.REDIRECTED:
             self.expect(str(added.get("to", "")), index, hop=True)
-        elif isinstance(cause, PageLedger) and cause.reason is not None:  # its item refused
-            asked.dropped = cause.why
-
-    def item_scraped(self, item: Any, **_: Any) -> None:
-        """A page's item reached the end of the crawl (``item_scraped``): kept. The page
-        pass passing it on is not enough: a component after it (the project's spider
-        middleware) may still drop it."""
-        index = item.get(ASKED) if isinstance(item, dict) else None
-        if index is not None:
-            self.asked[index].kept = True
+        elif isinstance(cause, PageLedger):  # fetched: its item refused, or kept
+            if cause.reason is not None:
+                asked.dropped = cause.why
+            asked.kept = cause.kept > 0
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """A file an item pipeline downloaded (the tools have none)."""

@@ -27,21 +27,3 @@ def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entrie
     assert (run.asked[1].verdict, run.asked[1].dropped, run.asked[1].kept) == (
         None, "noindex by header", False,
     )  # fmt: skip
-
-
-def test_a_page_is_kept_only_when_its_item_reaches_the_crawls_end() -> None:
-    """The page pass passing the item on (the page's ledger) is not "kept": a later
-    component may drop it; ``item_scraped`` of the item that names the URL asked is."""
-    from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.crawl.commands.toolrun import ASKED, Asked, ToolRun
-    from scrapy_rep.crawl.ledger import PageLedger
-    from scrapy_rep.verdict.fates import Fate
-
-    run = ToolRun([Asked("http://a.test/page")])
-    run.expect("http://a.test/page", 0)
-    page = PageLedger()
-    page.kept = 1
-    run.settled(UrlEntry("http://a.test/page"), Fate.FETCHED, {}, page)
-    assert not run.asked[0].kept
-    run.item_scraped({ASKED: 0})
-    assert run.asked[0].kept
