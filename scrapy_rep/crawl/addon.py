@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
@@ -97,6 +97,34 @@ def register(settings: BaseSettings, name: str, component: type, priority: int) 
             continue
     components[public_path(component)] = priority
     settings.set(name, components, settings.getpriority(name) or 0)
+
+
+def with_ledger(
+    middlewares: dict[Any, Any], extensions: dict[Any, Any]
+) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """``DOWNLOADER_MIDDLEWARES`` and ``EXTENSIONS`` with the URL ledger on
+    (:class:`AuditMiddleware`, :class:`AuditTrail`) whatever the project switched off:
+    the tools' crawl, which prints the ledger's entries."""
+    return (
+        switched_on(middlewares, AuditMiddleware, AUDIT_MIDDLEWARE_PRIORITY),
+        switched_on(extensions, AuditTrail, AUDIT_PRIORITY),
+    )
+
+
+def switched_on(components: dict[Any, Any], component: type, priority: int) -> dict[Any, Any]:
+    """``components`` (a component priority setting) with ``component`` on at ``priority``
+    under its :func:`public_path`: an entry of the project's under any path that loads it
+    (``None`` too, which switches it off) is left out (the tools' crawl, whose output is
+    the URL ledger's)."""
+    kept = {key: value for key, value in components.items() if not _loads(key, component)}
+    return {**kept, public_path(component): priority}
+
+
+def _loads(key: Any, component: type) -> bool:
+    try:
+        return (load_object(key) if isinstance(key, str) else key) is component
+    except (ImportError, NameError, ValueError, AttributeError):
+        return False
 
 
 def wrap_media_pipelines(settings: Settings) -> None:

@@ -7,7 +7,7 @@ Pure: no Scrapy import (the crawl, :mod:`scrapy_rep.crawl.commands.recheck_crawl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Final
 
 from scrapy_rep.urls.origins import origin_of
@@ -27,6 +27,18 @@ def origin_key(url: str) -> str:
     """The origin a page belongs to (``""``: none read)."""
     origin = origin_of(url)
     return str(origin) if origin is not None else ""
+
+
+def page_slot(url: str, host_slots: Collection[str]) -> str:
+    """The download slot a page is fetched in: its origin's own, so that two ports of one
+    host do not share one; ``""`` (Scrapy's, the host's) when the project's
+    ``DOWNLOAD_SLOTS`` (``host_slots``) configures its host, whose delay and concurrency
+    then hold for its pages as in a crawl (a ``Crawl-delay`` still moves it into its
+    origin's slot, starting from that entry: :mod:`scrapy_rep.crawl.documents.slots`)."""
+    origin = origin_of(url)
+    if origin is None or origin.host in host_slots:
+        return ""
+    return str(origin)
 
 
 def interleave(urls: Iterable[str]) -> list[str]:

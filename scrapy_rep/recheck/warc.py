@@ -31,7 +31,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -77,10 +77,14 @@ class Capture:
 
 
 def _date(value: str | None) -> float:
+    """A ``WARC-Date`` as POSIX seconds: UTC unless it names its offset (WARC 1.1 §5.4
+    writes it in UTC; ``--as-of`` reads a date without an offset so too), never the
+    machine's time zone; ``0.0`` when it cannot be read."""
     try:
-        return datetime.fromisoformat((value or "").replace("Z", "+00:00")).timestamp()
+        when = datetime.fromisoformat((value or "").replace("Z", "+00:00"))
     except ValueError:
         return 0.0
+    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def captures(path: str | Path) -> dict[str, Capture]:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import ClassVar
 
@@ -133,3 +134,23 @@ def test_the_first_ctrl_c_says_what_it_stops_and_the_run_is_said_interrupted(
     (not_fetched,) = re.findall(r"(\d+) page\(s\) not fetched\)", out)
     assert int(not_fetched) in (3, 4), out
     assert stopped < 8.0, stopped
+
+
+def test_a_hosts_download_slots_delay_is_kept_for_its_pages(tmp_path: Path) -> None:
+    """The project's ``DOWNLOAD_SLOTS`` entry of a host (a delay of 1 s, no jitter) holds
+    for the pages of its origin as it does in a crawl (each page in its origin's own slot
+    must not leave the host's setting behind): the pages come at least 1 s apart."""
+    _Fast.finished.clear()
+    slots = '{"127.0.0.1": {"delay": 1.0, "randomize_delay": false, "jitter": 0}}'
+    with serving(_Fast) as port:
+        dataset = tmp_path / "items.jsonl"
+        write_jsonl(dataset, [f"http://127.0.0.1:{port}/page/{n}" for n in range(3)])
+        result = subprocess.run(
+            _recheck(dataset, "-s", f"DOWNLOAD_SLOTS={slots}"),
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+            env=checkout_environment(),
+        )  # fmt: skip
+    assert result.returncode == EXIT_KEPT, result.stderr
+    done = sorted(_Fast.finished)
+    assert len(done) == 3, result.stderr
+    assert min(b - a for a, b in pairwise(done)) >= 0.9, done

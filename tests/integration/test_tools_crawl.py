@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, port_fixture
@@ -172,3 +173,55 @@ async def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_no
     assert not trail.exists() and not jobdir.exists()
     assert "scrapy_rep report" not in output
     assert again == (status, output)  # from Scrapy's HTTP cache now: the same
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_project_that_switches_the_trail_extension_off_still_gets_the_crawls_verdicts(
+    port: int, tmp_path: Path
+) -> None:
+    """The tools read each verdict from the crawl's URL ledger (the extension
+    ``scrapy_rep.AuditTrail``): a project that lists it as ``None`` in ``EXTENSIONS`` (it
+    writes no trail) must not make a disallowed URL print as allowed, "no verdict"."""
+    base = f"http://127.0.0.1:{port}"
+    project = make_project(tmp_path, 'EXTENSIONS = {"scrapy_rep.AuditTrail": None}\n')
+    with project_settings(project):
+        status, output = await robots_async(f"{base}/private", user_agent=None)
+    assert "DISALLOWED" in output and "no verdict" not in output, output
+    assert status == 1, output
+
+
+DROPPING_MIDDLEWARE = '''
+class DropItems:
+    """A spider middleware of the project's, after the page pass: it keeps no item."""
+
+    def process_spider_output(self, response, result):
+        for output in result:
+            if not isinstance(output, dict):
+                yield output
+
+    async def process_spider_output_async(self, response, result):
+        async for output in result:
+            if not isinstance(output, dict):
+                yield output
+'''
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the tools read 'kept' from the page's ledger (the page pass passed it on); "
+    "the item_scraped a tool read before is a fate signal only the ledger may listen to",
+)
+@pytest_twisted.ensureDeferred
+async def test_a_page_whose_item_a_later_component_drops_is_not_said_kept(
+    port: int, tmp_path: Path
+) -> None:
+    """``--page``: "=> kept" only for an item that reached the end of the crawl; one a
+    project's spider middleware drops after the page pass let it through is "not kept by
+    a component of the crawl", as the crawl keeps none of it."""
+    base = f"http://127.0.0.1:{port}"
+    project = make_project(tmp_path, 'SPIDER_MIDDLEWARES = {"proj.dropping.DropItems": 100}\n')
+    (project / "proj" / "dropping.py").write_text(DROPPING_MIDDLEWARE)
+    with project_settings(project):
+        status, output = await robots_async("--page", f"{base}/plain", user_agent=None)
+    assert "=> not kept by a component of the crawl" in output, output
+    assert status == 0, output

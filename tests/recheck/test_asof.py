@@ -120,3 +120,26 @@ def test_then_is_what_the_capture_nearest_before_the_date_said(tmp_path: Path) -
     assert then.of(url, None, by_date=True) == "unknown"
     assert then.undated == 2
     assert then.of("https://never.example/x", JUN, by_date=True) == "unknown"
+
+
+def test_a_warc_date_without_an_offset_is_utc_as_an_as_of_date_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``WARC-Date`` written without its ``Z`` is read in UTC, as ``--as-of`` reads a
+    date without an offset, never in the machine's time zone: ``--as-of`` at the very
+    date of the capture sees it, wherever the recheck runs."""
+    import time
+
+    path = tmp_path / "naive.warc"
+    write_warc(path, [robots_capture("https://a.example", "User-agent: *\nDisallow: /\n")],
+               date="2024-01-01T00:00:00")  # fmt: skip
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        timeline = Timeline.read([path])
+        as_of = parse_as_of("2024-01-01T00:00:00")
+        assert ROBOTS in timeline.at(as_of)
+        assert timeline.before(ROBOTS, as_of) == as_of
+    finally:
+        monkeypatch.undo()
+        time.tzset()

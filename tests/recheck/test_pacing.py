@@ -49,3 +49,15 @@ def test_the_first_ctrl_c_says_what_it_stops_and_how_to_quit_now() -> None:
     both = stopping_line(3, 2)
     assert "2 origin(s) whose documents are not had and 3 page(s) not fetched" in both
     assert "\n" not in both + PAGES_NOT_CHECKED
+
+
+def test_a_page_of_a_host_the_project_configures_is_in_scrapys_slot() -> None:
+    """A host with a ``DOWNLOAD_SLOTS`` entry: its pages go through Scrapy's slot of the
+    host, whose delay and concurrency are the project's; another host's page in its
+    origin's own slot (two ports, two slots)."""
+    from scrapy_rep.recheck.pacing import page_slot
+
+    slots = {"a.example": {"delay": 5.0}}
+    assert page_slot("https://a.example:8443/p", slots) == ""
+    assert page_slot("https://b.example:8443/p", slots) == "https://b.example:8443"
+    assert page_slot("not a url", slots) == ""

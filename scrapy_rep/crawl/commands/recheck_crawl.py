@@ -50,7 +50,13 @@ from scrapy_rep.recheck.command import (
     fetch_progress,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.pacing import interleave, origin_key, page_settings, stopping_line
+from scrapy_rep.recheck.pacing import (
+    interleave,
+    origin_key,
+    page_settings,
+    page_slot,
+    stopping_line,
+)
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
 
@@ -121,8 +127,9 @@ class RecheckSpider(Spider):
             for timer in progress:
                 timer.cancel()
         self.pages_left.start()
+        host_slots = self.crawler.settings.getdict("DOWNLOAD_SLOTS")
         for url in self.pages:
-            key = origin_key(url)
+            key = page_slot(url, host_slots)
             # its origin's own slot (Scrapy's is the host's, the same for two ports): the
             # scheduler hands the next place to the least busy origin, never queues one
             # behind another's Crawl-delay

@@ -41,7 +41,7 @@ from scrapy.utils.datatypes import SequenceExclude
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest
-from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY
+from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
 from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
 from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
@@ -200,9 +200,12 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
         middlewares[_path(StopAfterVerdict)] = DOWNLOADER_PRIORITY + 1
     if request.local is not None:
         middlewares[_path(LocalRobotsTxt)] = 1
+    # what it prints is the URL ledger's: on, whatever the project switched off
+    middlewares, extensions = with_ledger(middlewares, settings.getdict("EXTENSIONS"))
     return {
         "ADDONS": {**settings.getdict("ADDONS"), "scrapy_rep.Addon": 0},
         "DOWNLOADER_MIDDLEWARES": middlewares,
+        "EXTENSIONS": extensions,
         "ITEM_PIPELINES": {},
         "FEEDS": {},
         "JOBDIR": None,
