@@ -146,7 +146,7 @@ def test_a_hosts_download_slots_delay_is_kept_for_its_pages(tmp_path: Path) -> N
         dataset = tmp_path / "items.jsonl"
         write_jsonl(dataset, [f"http://127.0.0.1:{port}/page/{n}" for n in range(3)])
         result = subprocess.run(
-            _recheck(dataset, "-s", f"DOWNLOAD_SLOTS={slots}"),
+            _pages_command(dataset, "-s", f"DOWNLOAD_SLOTS={slots}"),
             capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
             env=checkout_environment(),
         )  # fmt: skip

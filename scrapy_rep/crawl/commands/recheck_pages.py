@@ -90,9 +90,17 @@ def say_stopping(process: Any, err: TextIO) -> None:
     loop, never in the signal handler), the line of each of its spiders that has one
     (``stopping()``: :func:`~scrapy_rep.recheck.pacing.stopping_line`); then the pages
     that wait in their slots (``is_page``) are dropped, never fetched (:func:`drop_queued`)."""
-    logged = process._log_shutdown
+    # Scrapy 2.14 and later log the shutdown from the reactor or loop (_log_shutdown);
+    # before, the signal handler logs and the reactor then runs _graceful_stop_reactor
+    name = next(
+        (name for name in ("_log_shutdown", "_graceful_stop_reactor") if hasattr(process, name)),
+        None,
+    )
+    if name is None:  # a Scrapy that stops otherwise: its own line only
+        return
+    logged = getattr(process, name)
 
-    def said(signum: int) -> None:
+    def said(*args: Any) -> Any:
         for crawler in list(getattr(process, "crawlers", ())):
             stopping = getattr(getattr(crawler, "spider", None), "stopping", None)
             if callable(stopping):
@@ -100,6 +108,6 @@ def say_stopping(process: Any, err: TextIO) -> None:
             is_page = getattr(getattr(crawler, "spider", None), "is_page", None)
             if callable(is_page):
                 drop_queued(crawler, is_page)
-        logged(signum)
+        return logged(*args)
 
-    process._log_shutdown = said
+    setattr(process, name, said)
