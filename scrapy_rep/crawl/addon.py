@@ -89,12 +89,8 @@ def register(settings: BaseSettings, name: str, component: type, priority: int) 
     ``setdefault_in_component_priority_dict`` does; a key that does not load is left to
     Scrapy, which names it when it loads the components)."""
     components = settings.getdict(name)
-    for key in components:
-        try:
-            if (load_object(key) if isinstance(key, str) else key) is component:
-                return
-        except (ImportError, NameError, ValueError, AttributeError):
-            continue
+    if any(_loads(key, component) for key in components):
+        return
     components[public_path(component)] = priority
     settings.set(name, components, settings.getpriority(name) or 0)
 
@@ -121,6 +117,8 @@ def switched_on(components: dict[Any, Any], component: type, priority: int) -> d
 
 
 def _loads(key: Any, component: type) -> bool:
+    """Whether ``key`` of a component priority setting loads ``component`` (a key that
+    does not load is not it: Scrapy names it when it loads the components)."""
     try:
         return (load_object(key) if isinstance(key, str) else key) is component
     except (ImportError, NameError, ValueError, AttributeError):
