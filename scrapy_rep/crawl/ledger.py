@@ -1,13 +1,17 @@
 """The ledger of a page's output: what the page pass did with the items and links a
 page's callback yielded, written while the output goes through and read, once it is
 through, by the audit trail (the page's record: ``items_kept``, ``items_dropped``,
-``item_reason``, ``item_why``, ``links_not_followed``, ``not_followed``) and the
-end-of-crawl report (the page's line, its links' lines, the closing count). One writer,
-two readers: the trail and the report cannot count a page differently.
+``items_not_kept``, ``item_reason``, ``item_why``, ``links_not_followed``,
+``not_followed``) and the end-of-crawl report (the page's line, its links' lines, the
+closing count). One writer, two readers: the trail and the report cannot count a page
+differently.
 
-Written by the page pass (an item kept) and the performer of refusals
-(:mod:`scrapy_rep.crawl.refusals`: an item refused, a link not followed); kept only while
-a reader runs (``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays nothing.
+Written by the page pass (an item passed on) and the performer of refusals
+(:mod:`scrapy_rep.crawl.refusals`: an item refused, a link not followed); which of the
+items passed on reached the end of the crawl (``item_scraped``: kept) is the URL ledger's
+word (:mod:`scrapy_rep.crawl.audit.audit`), written on it once the page's whole output is
+through, before any reader reads the page's items. Kept only while a reader runs
+(``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays nothing.
 """
 
 from __future__ import annotations
@@ -30,11 +34,21 @@ if TYPE_CHECKING:
 class PageLedger:
     """One page's output, as the page pass passed it on."""
 
-    __slots__ = ("dropped", "kept", "links", "reason", "why")
+    __slots__ = ("dropped", "kept", "links", "passed", "reason", "through", "why")
 
     def __init__(self) -> None:
-        #: Items passed on.
+        #: Items the page pass passed on, toward the end of the crawl.
+        self.passed = 0
+        #: Of those, the items that reached it (``item_scraped``), as the URL ledger
+        #: settles them once the page's whole output is through: the others a later
+        #: component did not keep (a project's spider middleware after the page pass, an
+        #: item pipeline dropped them), the record's ``items_not_kept``.
         self.kept = 0
+        #: Handed over once the scraper said the response's whole output is through (its
+        #: items' fates known: the URL ledger counts them); ``False``: at the end of one
+        #: pass of it (Scrapy moved what says when all of it is), every item passed on
+        #: taken as kept.
+        self.through = False
         #: Items refused, by reason and the sentence that said it, in the order met.
         self.dropped: dict[tuple[Reason, str], int] = {}
         #: The reason and sentence of the latest item refused (``None``: none was).

@@ -45,9 +45,10 @@ from scrapy_rep.audit.summary import OVERRIDDEN_BY
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import read_by
+from scrapy_rep.crawl.ledger import PageLedger, read_by
 from scrapy_rep.crawl.reportlines import (
     NO_RESPONSE,
+    NOT_KEPT,
     UrlReport,
     fate_said,
     is_link,
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.audit.urlentry import UrlEntry
     from scrapy_rep.audit.waits import Waits
-    from scrapy_rep.crawl.ledger import PageLedger, PageRead
+    from scrapy_rep.crawl.ledger import PageRead
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Refused
 
@@ -199,7 +200,9 @@ class RepReport:
         """A request's fate, as the URL ledger settled it (the trail's record of it is
         the same entry): said on its URL's line, if listed, and counted by fate (the
         closing line's words) in the closing line's counts, listed or not, as the trail
-        counts them."""
+        counts them; a fetched page's items too, as its record counts them (the page's
+        ledger, settled by the URL ledger: kept is an item that reached the end of the
+        crawl)."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)
@@ -208,10 +211,23 @@ class RepReport:
             if fate is Fate.REFUSED:
                 record.refused = str(cause or "")
         self.totals.fates[counted] += 1
-        overridden = entry.robots.overridden if entry.robots is not None else ""
-        if overridden and fate is not Fate.REFUSED:
-            self._url(url, f"{OVERRIDDEN_BY}{overridden}")
-            self.overridden += 1
+        if type(cause) is PageLedger:  # fetched: its items (inline, the hot path)
+            kept, lost = cause.kept, cause.passed - cause.kept
+            if kept:
+                listed = self._url(url, "item kept", kept)
+                if listed is not None:
+                    listed.items_kept += kept
+                self.totals.items_kept += kept
+            if lost:
+                listed = self._url(url, NOT_KEPT, lost)
+                if listed is not None:
+                    listed.items_not_kept += lost
+                self.totals.items_not_kept += lost
+            for (reason, message), times in cause.dropped.items():
+                listed = self._url(url, f"item dropped ({message or reason})", times)
+                if listed is not None:
+                    listed.items_dropped[reason] += times
+                self.totals.items_dropped[reason] += times
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched without a
@@ -231,20 +247,10 @@ class RepReport:
     def page_done(
         self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
-        """A page's output is through: its items kept and dropped (and why), and the
-        links it kept from being requested, from its ledger (the audit trail's record of
-        the page reads the same one)."""
+        """A page's output is through: the links it kept from being requested, from its
+        ledger (the audit trail's record of the page reads the same one; its items are
+        read with its settled entry, :meth:`settled`)."""
         url = response.url
-        if ledger.kept:
-            record = self._url(url, "item kept", ledger.kept)
-            if record is not None:
-                record.items_kept += ledger.kept
-            self.totals.items_kept += ledger.kept
-        for (reason, message), times in ledger.dropped.items():
-            record = self._url(url, f"item dropped ({message or reason})", times)
-            if record is not None:
-                record.items_dropped[reason] += times
-            self.totals.items_dropped[reason] += times
         for link, reason, message in ledger.links:
             self._url(link, message)
             self._url(url, _NOT_FOLLOWED[reason])

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 _DOWNLOADED, _REDIRECTED = (FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED))
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
+#: A page's items the page pass passed on that never reached the end of the crawl (a
+#: project's spider middleware after it, or an item pipeline, dropped them): its event,
+#: and the closing line's words for them.
+NOT_KEPT: Final = "item not kept by a component of the crawl"
 
 
 @dataclass
@@ -38,9 +42,11 @@ class UrlReport:
     fates: Counter[str] = field(default_factory=Counter)
     #: Failed robots.txt downloads its request was held through (``request_released``).
     held_failures: int = 0
-    #: Items of this page kept and dropped (by reason), for the closing line.
+    #: Items of this page kept (they reached the end of the crawl), dropped by the page
+    #: pass (by reason) and not kept by a later component, for the closing line.
     items_kept: int = 0
     items_dropped: Counter[str] = field(default_factory=Counter)
+    items_not_kept: int = 0
 
     @property
     def requested(self) -> bool:
@@ -148,21 +154,24 @@ def url_lines(urls: dict[str, UrlReport], audited: bool) -> list[str]:
 
 def summary_of(totals: UrlReport, links: int, overridden: int) -> str:
     """The closing line: requests by fate (as the trail counts its records), items
-    kept and dropped (by reason), links not followed: of every URL, those past
-    REP_REPORT_MAX_URLS too."""
+    kept, dropped (by reason) and not kept by a later component, links not followed: of
+    every URL, those past REP_REPORT_MAX_URLS too."""
     fates, kept, dropped = totals.fates, totals.items_kept, totals.items_dropped
+    not_kept = totals.items_not_kept
     order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
     parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
     requests = sum(fates.values())
     said = [f"{plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
     if overridden:
         said[0] += f", {overridden:,} of them overridden by REP_OVERRIDES"
-    if kept or dropped:
+    if kept or dropped or not_kept:
         items = f"{plural(kept, 'item')} kept"
         if dropped:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(dropped.items()))
             reasons = reasons if len(dropped) > 1 else next(iter(dropped))
             items += f", {sum(dropped.values())} dropped ({reasons})"
+        if not_kept:
+            items += f", {not_kept} {NOT_KEPT.removeprefix('item ')}"
         said.append(items)
     if links:
         said.append(f"{plural(links, 'link')} not followed (never requested)")

@@ -48,16 +48,23 @@ def page_output(
     kept: int = 0,
     dropped: tuple[tuple[Reason, str], ...] = (),
     links: tuple[tuple[str, Reason, str], ...] = (),
+    status: int | None = None,
+    not_kept: int = 0,
 ) -> None:
     """A page's output through the page pass, as its ledger tells the report: ``kept``
-    items, one item refused per ``dropped`` (reason, message), the ``links`` not followed."""
+    items (they reached the end of the crawl), one item refused per ``dropped`` (reason,
+    message), ``not_kept`` items passed on that a later component dropped, the ``links``
+    not followed; with a ``status``, its request settled ``fetched`` with that ledger, as
+    the URL ledger settles it (the page's items are read with its entry)."""
     ledger = PageLedger()
-    ledger.kept = kept
+    ledger.passed, ledger.kept, ledger.through = kept + not_kept, kept, True
     for reason, message in dropped:
         ledger.item_refused(Refused(reason, message, PAGE, "bot"))
     for url, reason, message in links:
         ledger.link_refused(url, Refused(reason, message, PAGE, "bot"))
     report.page_done(response, ledger)
+    if status is not None:
+        settle(report, response.url, Fate.FETCHED, ledger, status=status)
 
 
 def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,8 +134,7 @@ def test_per_origin_and_per_url_lines() -> None:
     report.read_waits(waits)
     response = HtmlResponse(f"{A}/page", body=b"<html></html>", request=html_page)
     said = "noindex by header X-Robots-Tag: none"
-    page_output(report, response, dropped=((Reason.NOINDEX, said),))
-    settle(report, f"{A}/page", Fate.FETCHED, status=200)
+    page_output(report, response, dropped=((Reason.NOINDEX, said),), status=200)
     settle(report, f"{A}/x", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden by line 2")
     text = report.render()
     assert f"  {A}\n    robots.txt: 503: down -> 200 (40 bytes)\n" in text
@@ -173,8 +179,7 @@ def test_a_url_downloaded_again_is_counted_not_listed_twice() -> None:
     home = Request(f"{A}/")
     response = HtmlResponse(f"{A}/", body=b"<html></html>", request=home)
     for _ in range(2):
-        page_output(report, response, kept=1)
-        settle(report, home.url, Fate.FETCHED, status=200)
+        page_output(report, response, kept=1, status=200)
     for _ in range(4):
         settle(report, f"{A}/again", Fate.FETCHED, status=200)
     text = report.render()
@@ -283,13 +288,34 @@ def test_the_closing_line_counts_pages_and_items_apart() -> None:
         request = Request(A + path)
         response = HtmlResponse(request.url, body=b"", request=request)
         refused = ((Reason.PURPOSE, "ai-train denied by x"),) * dropped
-        page_output(report, response, kept, refused)
-        settle(report, request.url, Fate.FETCHED, status=200)
+        page_output(report, response, kept, refused, status=200)
     text = report.render()
     assert f"  {A}/a\n    downloaded (200); 3 items kept\n" in text
     assert f"  {A}/b\n    downloaded (200)\n" in text
     assert f"  {A}/d\n    downloaded (200); 2 items dropped (ai-train denied by x)\n" in text
     assert text.endswith("In short: 4 requests (4 downloaded); 4 items kept, 2 dropped (purpose)\n")
+
+
+def test_an_item_a_later_component_dropped_is_not_counted_kept() -> None:
+    """The page pass let the item through, but a project's spider middleware after it (or
+    an item pipeline) dropped it: the URL ledger settles it not kept, and the report says
+    so on its page's line and in the closing line, as the trail's record counts it
+    (``items_not_kept``), never "kept"."""
+    report = report_of()
+    for path, kept, lost in (("/a", 0, 1), ("/b", 2, 1)):
+        request = Request(A + path)
+        response = HtmlResponse(request.url, body=b"", request=request)
+        page_output(report, response, kept, status=200, not_kept=lost)
+    text = report.render()
+    assert f"  {A}/a\n    downloaded (200); 1 item not kept by a component of the crawl\n" in text
+    assert (
+        f"  {A}/b\n    downloaded (200); 2 items kept; 1 item not kept by a component of the "
+        "crawl\n"
+    ) in text
+    assert text.endswith(
+        "In short: 2 requests (2 downloaded); 2 items kept, 2 not kept by a component of the "
+        "crawl\n"
+    )
 
 
 def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
@@ -454,8 +480,7 @@ def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed
     report = report_of(REP_REPORT_MAX_URLS=2)
     first = HtmlResponse(f"{A}/", body=b"<html></html>", request=Request(f"{A}/"))
     links = tuple((f"{A}/n{n}", Reason.NOFOLLOW, "Not followed (nofollow)") for n in range(5))
-    settle(report, f"{A}/", Fate.FETCHED, status=200)
-    page_output(report, first, kept=1, links=links)
+    page_output(report, first, kept=1, links=links, status=200)
     for n in range(3):
         settle(report, f"{A}/p{n}", Fate.FETCHED, status=200)
     settle(report, f"{A}/x", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden by robots.txt")

@@ -349,3 +349,83 @@ async def test_a_crawl_closed_early_with_jobdir_says_what_it_left_as_the_trail_k
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     said = f"In short: ended (closespider_pagecount) with JOBDIR: {left} requests left ("
     assert said in report.text, report.text
+
+
+class DropAfterThePagePass:
+    """A project's spider middleware after the page pass (its order below the add-on's):
+    it drops the item of ``/gone``, with no signal."""
+
+    def process_spider_output(self, response: Any, result: Any, spider: Any = None) -> Any:
+        for output in result:
+            if not (isinstance(output, dict) and output["url"].endswith("/gone")):
+                yield output
+
+    async def process_spider_output_async(
+        self, response: Any, result: Any, spider: Any = None
+    ) -> Any:
+        async for output in result:
+            if not (isinstance(output, dict) and output["url"].endswith("/gone")):
+                yield output
+
+
+class DropInAPipeline:
+    """A project's item pipeline that drops the item of ``/piped`` (``item_dropped``)."""
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        from scrapy.exceptions import DropItem
+
+        if item["url"].endswith("/piped"):
+            raise DropItem("not wanted")
+        return item
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_report(
+    tmp_path: Path,
+) -> None:
+    """The page pass let each page's item through; the project's spider middleware after
+    it dropped one, its item pipeline another. The trail's records and the report said
+    "kept" of both (the page pass's word): kept is an item that reached the end of the
+    crawl (``item_scraped``), as the URL ledger counts it; the others are
+    ``items_not_kept``, and ``audit verify`` finds the trail clean."""
+    from scrapy_rep.audit.cli import main
+    from tests.support.audittrail import by_url, lines
+    from tests.support.robotsite import ItemSpider, Sites, crawl, robots
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    paths = ("/kept", "/gone", "/piped")
+    for path in paths:
+        site.script(path, html_page(""))
+    trail, report = tmp_path / "trail.jsonl", tmp_path / "report.txt"
+    settings = {
+        "REP_AUDIT_FILE": str(trail),
+        "REP_REPORT_FILE": str(report),
+        "SPIDER_MIDDLEWARES": {f"{__name__}.DropAfterThePagePass": 100},
+        "ITEM_PIPELINES": {f"{__name__}.DropInAPipeline": 300},
+    }
+    base = sites.bases["a"]
+    try:
+        crawler, spider = await crawl([base + path for path in paths], settings, ItemSpider)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(base + path for path in paths)
+    records = by_url(trail)
+    kept, gone, piped = (records[base + path] for path in paths)
+    assert (kept["items_kept"], kept.get("items_not_kept")) == (1, None)
+    for lost in (gone, piped):
+        assert (lost["items_kept"], lost["items_dropped"], lost["items_not_kept"]) == (0, 0, 1)
+    assert lines(trail)[-1]["type"] == "end"
+    out = io.StringIO()
+    assert main(["verify", str(trail)], out) == 0, out.getvalue()
+    text = report.read_text()
+    requested = sections(text)["URLs requested (the audit trail has a record of each request):"]
+    assert requested[base + "/kept"] == "downloaded (200); 1 item kept"
+    for path in ("/gone", "/piped"):
+        said = requested[base + path]
+        assert said == "downloaded (200); 1 item not kept by a component of the crawl", said
+    assert text.rstrip().endswith(
+        "In short: 3 requests (3 downloaded); 1 item kept, 2 not kept by a component of the "
+        "crawl"
+    ), text

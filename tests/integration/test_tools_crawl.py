@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-import pytest
 import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, port_fixture
@@ -206,11 +205,6 @@ class DropItems:
 '''
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the tools read 'kept' from the page's ledger (the page pass passed it on); "
-    "the item_scraped a tool read before is a fate signal only the ledger may listen to",
-)
 @pytest_twisted.ensureDeferred
 async def test_a_page_whose_item_a_later_component_drops_is_not_said_kept(
     port: int, tmp_path: Path

@@ -16,7 +16,8 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
 
 - refused by scrapy_rep: when it is refused (``request_refused``);
 - fetched: when the spider's whole output for its page is through, with the page's one
-  ledger (:meth:`AuditTrail.page_done`);
+  ledger (:meth:`AuditTrail.page_done`) and its items that reached the end of the crawl
+  (``item_scraped``, sent before: kept; one a later component dropped is not);
 - redirected by Scrapy: when the next URL is scheduled (``to``);
 - failed: when the exception leaves the outermost downloader middleware
   (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
@@ -144,6 +145,7 @@ class UrlLedger(RequestEvents, FateEvents):
         self._holding: set[str] = set()
         self._direct = False
         self.counts: Counter[str] = Counter()
+        self.scraped: dict[str, int] = {}
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
         #: Who reads each settled entry besides the trail (the report, the tools).
@@ -194,6 +196,7 @@ class UrlLedger(RequestEvents, FateEvents):
         connect(self.waits.released, signal=rep_signals.request_released)
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
+        connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
 
     # ------------------------------------------------------------------ decisions
 

@@ -1,7 +1,8 @@
 """The audit trail's final fates told by scrapy_rep itself (docs/audit-trail.md, "url
 records"): a request refused (``request_refused``), a page whose output has gone through
 the spider middleware (``page_done``, with the page's ledger:
-:mod:`scrapy_rep.crawl.ledger`), a download that failed after every retry (``failed``),
+:mod:`scrapy_rep.crawl.ledger`; its items that reached the end of the crawl counted as
+``item_scraped`` tells them), a download that failed after every retry (``failed``),
 and the ``file`` records of the media pipelines (``file_checked``)."""
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from scrapy_rep.crawl.audit.auditstate import (
     guarded,
     robots_sha,
 )
-from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
+from scrapy.http import Response
+
+from scrapy_rep.crawl.requeststate import KEY, RequestState, before_of, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
-    from scrapy.http import Response
 
     from scrapy_rep.crawl.ledger import PageLedger, PageRead
     from scrapy_rep.usage.purpose import UsageDecision
@@ -81,13 +83,18 @@ class FateEvents(AuditState):
                 self.counts["not_followed"] += len(links)
             request = response.request
             key = record_id(request)  # open_record's lookup, its id kept for _final
+            scraped = self.scraped.pop(key, 0)
             state = self.open.get(key) if key else None
             if state is None or request is None:
                 return
-            extra: dict[str, Any] = {
-                "items_kept": ledger.kept,
-                "items_dropped": ledger.items_dropped,
-            }
+            # kept: the items passed on that reached the end of the crawl; one a later
+            # component dropped never did (none beyond those passed on: a component
+            # after the page pass that adds items adds none of the page's)
+            passed = ledger.passed
+            kept = ledger.kept = min(passed, scraped) if ledger.through else passed
+            extra: dict[str, Any] = {"items_kept": kept, "items_dropped": ledger.items_dropped}
+            if kept < passed:
+                extra["items_not_kept"] = passed - kept
             if ledger.reason is not None:
                 extra["item_reason"] = ledger.reason
                 if ledger.why:
@@ -100,6 +107,28 @@ class FateEvents(AuditState):
             self._final(key, state, Fate.FETCHED, extra, ledger)
         except Exception:
             self.internal_error("page_done")
+
+    def _item_scraped(self, response: object = None, **_: Any) -> None:
+        """An item of ``response``'s page reached the end of the crawl (``item_scraped``:
+        through the item pipelines), counted on the page's open entry until
+        :meth:`page_done` settles it: the scraper sends it before it says the page's whole
+        output is through. An item that a later component drops is not counted: a
+        project's spider middleware after the page pass drops it without a signal, an
+        item pipeline with ``item_dropped`` or ``item_error``."""
+        if not isinstance(response, Response):  # an item of no page (start(), an errback's)
+            return
+        try:  # guarded and record_id inline (the hot path: a call per item)
+            request = response.request
+            if request is None:
+                return
+            state = request.meta.get(KEY)
+            if type(state) is RequestState and state.url == request.url:
+                key = state.audit
+                if key in self.open:
+                    scraped = self.scraped
+                    scraped[key] = scraped.get(key, 0) + 1
+        except Exception:
+            self.internal_error("_item_scraped")
 
     @guarded  # called from AuditMiddleware.process_exception: a bug of ours must not
     # replace the request's own exception

@@ -68,6 +68,9 @@ class AuditState:
     #: request of that URL names it (``again``).
     _unfiltered: dict[str, str]
     counts: Counter[str]
+    #: Open record id -> the items of its page that reached the end of the crawl so far
+    #: (``item_scraped``), until its page's output is through.
+    scraped: dict[str, int]
     _errors_logged: bool
     #: The open record of a request as it is decided or refused, opened for one decided
     #: (or refused) without being scheduled

@@ -2,7 +2,9 @@
 crawl's URL ledger settled it (the command-line tools are a crawl:
 :mod:`scrapy_rep.crawl.commands.toolcrawl`): each request's entry carries the verdict it
 was decided with and its facts, a redirect's next request is an entry of its own, and a
-fetched page's entry comes with the page's ledger (its item kept, or refused and why).
+fetched page's entry comes with the page's ledger (its item refused and why, or kept: it
+reached the end of the crawl, as the URL ledger counted it; a later component may drop
+it).
 The documents' outcomes come with ``robotstxt_fetched`` and ``document_fetched``."""
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ class Asked:
     response: Response | None = None
     #: Why its page could not be had.
     failure: str = ""
-    #: Why the page pass refused the page's item (``""``: it did not), or the item went on.
+    #: Why the page pass refused the page's item (``""``: it did not).
     dropped: str = ""
+    #: Whether the page's item reached the end of the crawl (``item_scraped``, as the URL
+    #: ledger counted it): one the page pass let through that a later component (the
+    #: project's spider middleware) dropped is not kept.
     kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
@@ -89,7 +94,7 @@ class ToolRun:
                 asked.verdict, asked.facts = verdict, facts
         if fate is Fate.REDIRECTED:
             self.expect(str(added.get("to", "")), index, hop=True)
-        elif isinstance(cause, PageLedger):  # fetched: its item refused, or kept
+        elif isinstance(cause, PageLedger):  # fetched: its item refused, or kept to the end
             if cause.reason is not None:
                 asked.dropped = cause.why
             asked.kept = cause.kept > 0

@@ -178,7 +178,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             for output in result:
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
-                        ledger.kept += 1
+                        ledger.passed += 1
                     yield output
         finally:
             if not self._at_scrape_end:
@@ -240,7 +240,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                     turn[0] = None
                 if (output := self._get_processed(output, response)) is not None:
                     if ledger is not None and not isinstance(output, Request):
-                        ledger.kept += 1
+                        ledger.passed += 1
                     yield output
         finally:
             if not self._at_scrape_end:
@@ -263,9 +263,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """The page's output is through: its ledger goes to its readers (the audit trail,
         with what the page said, for ``audit verify`` to decide it again; the report).
         ``scraped``: all of it, as the scraper says (of a response, or of a download's
-        failure: no page); a page whose output went through no pass of ours (a 404
-        without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
-        what says when all of it is)."""
+        failure: no page), the item pipelines' work on its items and their
+        ``item_scraped`` too, so the URL ledger knows which items passed on were kept
+        (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
+        404 without an errback) has an empty ledger then. Else one pass of it (Scrapy
+        moved what says when all of it is)."""
         if not isinstance(response, Response):
             return
         page = self.page.pages.get(response)
@@ -275,6 +277,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if page is None or page.ledger is None:  # no ledger kept
             return
         ledger, page.ledger = page.ledger, None
+        ledger.through = scraped
         for reader in self._ledger_readers:
             try:
                 reader.page_done(response, ledger, page)

@@ -27,3 +27,22 @@ def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entrie
     assert (run.asked[1].verdict, run.asked[1].dropped, run.asked[1].kept) == (
         None, "noindex by header", False,
     )  # fmt: skip
+
+
+def test_a_page_is_kept_only_when_its_item_reached_the_crawls_end() -> None:
+    """The page pass passing the item on is not "kept": a later component may drop it;
+    the page's ledger as the URL ledger settled it says how many reached the end."""
+    from scrapy_rep.audit.urlentry import UrlEntry
+    from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
+    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.verdict.fates import Fate
+
+    run = ToolRun([Asked("http://a.test/lost"), Asked("http://a.test/kept")])
+    run.expect("http://a.test/lost", 0)
+    run.expect("http://a.test/kept", 1)
+    lost, kept = PageLedger(), PageLedger()
+    lost.passed = kept.passed = kept.kept = 1  # passed on; only the second reached the end
+    run.settled(UrlEntry("http://a.test/lost"), Fate.FETCHED, {}, lost)
+    run.settled(UrlEntry("http://a.test/kept"), Fate.FETCHED, {}, kept)
+    assert (run.asked[0].kept, run.asked[0].dropped) == (False, "")
+    assert run.asked[1].kept
