@@ -124,7 +124,7 @@ class RepReport:
         read_urls(crawler, self)
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
-        read_by(crawler, self)  # each page's items and links: its ledger, as the trail's
+        read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's
         # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
         # last thing a person sees, and after the held requests dropped at close.
         connect(self._closed, signal=signals.engine_stopped)
@@ -201,8 +201,8 @@ class RepReport:
         the same entry): said on its URL's line, if listed, and counted by fate (the
         closing line's words) in the closing line's counts, listed or not, as the trail
         counts them; a fetched page's items too, as its record counts them (the page's
-        ledger, settled by the URL ledger: kept is an item that reached the end of the
-        crawl)."""
+        ledger, its items settled by the URL ledger: kept is an item that reached the end
+        of the crawl)."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)
@@ -211,6 +211,10 @@ class RepReport:
             if fate is Fate.REFUSED:
                 record.refused = str(cause or "")
         self.totals.fates[counted] += 1
+        overridden = entry.robots.overridden if entry.robots is not None else ""
+        if overridden and fate is not Fate.REFUSED:
+            self._url(url, f"{OVERRIDDEN_BY}{overridden}")
+            self.overridden += 1
         if type(cause) is PageLedger:  # fetched: its items (inline, the hot path)
             kept, lost = cause.kept, cause.passed - cause.kept
             if kept:

@@ -51,11 +51,11 @@ def page_output(
     status: int | None = None,
     not_kept: int = 0,
 ) -> None:
-    """A page's output through the page pass, as its ledger tells the report: ``kept``
-    items (they reached the end of the crawl), one item refused per ``dropped`` (reason,
-    message), ``not_kept`` items passed on that a later component dropped, the ``links``
-    not followed; with a ``status``, its request settled ``fetched`` with that ledger, as
-    the URL ledger settles it (the page's items are read with its entry)."""
+    """A page's output through the page pass, as its ledger tells the report: the
+    ``links`` not followed once its output is through; with ``status``, its request
+    settled ``fetched`` by the URL ledger with it: ``kept`` items (they reached the end of
+    the crawl), one item refused per ``dropped`` (reason, message), ``not_kept`` items
+    passed on that a later component dropped."""
     ledger = PageLedger()
     ledger.passed, ledger.kept, ledger.through = kept + not_kept, kept, True
     for reason, message in dropped:
@@ -305,7 +305,7 @@ def test_an_item_a_later_component_dropped_is_not_counted_kept() -> None:
     for path, kept, lost in (("/a", 0, 1), ("/b", 2, 1)):
         request = Request(A + path)
         response = HtmlResponse(request.url, body=b"", request=request)
-        page_output(report, response, kept, status=200, not_kept=lost)
+        page_output(report, response, kept, not_kept=lost, status=200)
     text = report.render()
     assert f"  {A}/a\n    downloaded (200); 1 item not kept by a component of the crawl\n" in text
     assert (
@@ -324,7 +324,7 @@ def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
     lost = TimeoutError("took too long")  # no response after every retry: failed
     settle(report, f"{A}/lost", Fate.FAILED, lost, why=f"TimeoutError: {lost}")
     settle(report, f"{A}/old", Fate.REDIRECTED, status=301, to=f"{A}/new")
-    settle(report, f"{A}/new", Fate.FETCHED, status=200)
+    settle(report, f"{A}/new", Fate.FETCHED)
     text = report.render()
     assert f"  {A}/lost\n    not downloaded: no response after every attempt\n" in text
     assert f"  {A}/old\n    redirected (301) to {A}/new\n" in text
@@ -482,7 +482,7 @@ def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed
     links = tuple((f"{A}/n{n}", Reason.NOFOLLOW, "Not followed (nofollow)") for n in range(5))
     page_output(report, first, kept=1, links=links, status=200)
     for n in range(3):
-        settle(report, f"{A}/p{n}", Fate.FETCHED, status=200)
+        settle(report, f"{A}/p{n}", Fate.FETCHED)
     settle(report, f"{A}/x", Fate.REFUSED, Reason.FORBIDDEN, why="Forbidden by robots.txt")
     text = report.render()
     assert "(REP_REPORT_MAX_URLS)" in text  # the list is cut

@@ -71,8 +71,11 @@ class FateEvents(AuditState):
         self, response: Response, ledger: PageLedger, page: PageRead | None = None
     ) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        its ``ledger`` (the items kept and refused and why, the links not followed, the
-        report reads the same one); what the ``page`` said (its statements, read for the
+        its ``ledger`` (the items passed on and refused and why, the links not followed,
+        the report reads the same one), on which the items kept are settled here: those
+        passed on that reached the end of the crawl (:meth:`_item_scraped`, counted by
+        then: the scraper says the output is through after the item pipelines), the others
+        ``items_not_kept``; what the ``page`` said (its statements, read for the
         names of its facts), kept in the record's ``page`` part, and its usage decision
         (the page's own, whichever way its response went: never ``response.meta``'s,
         which a spider may have copied from another page). Called directly (a signal
@@ -92,7 +95,8 @@ class FateEvents(AuditState):
             # after the page pass that adds items adds none of the page's)
             passed = ledger.passed
             kept = ledger.kept = min(passed, scraped) if ledger.through else passed
-            extra: dict[str, Any] = {"items_kept": kept, "items_dropped": ledger.items_dropped}
+            dropped = sum(ledger.dropped.values())  # ledger.items_dropped, inline
+            extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
             if kept < passed:
                 extra["items_not_kept"] = passed - kept
             if ledger.reason is not None:
