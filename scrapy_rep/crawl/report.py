@@ -20,8 +20,9 @@ held them). The closing line counts requests as the trail does (a URL sent twice
 two; those an override let through among them), items, and the links not followed.
 
 Built from the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`: each request's settled
-entry, the downloads no entry follows, each origin's waits), each page's ledger (its
-items kept and dropped, its links not followed, as the trail's record of the page) and
+entry, with a fetched page's items kept, dropped and not kept by a later component as
+the trail's record of the page counts them; the downloads no entry follows, each
+origin's waits), each page's ledger (its links not followed, as the trail's record) and
 the documents' outcomes (``robotstxt_fetched``, ``document_fetched``); its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops,
 after Scrapy's stats and its "Spider closed" line (never standard output, where a feed
