@@ -20,9 +20,8 @@ held them). The closing line counts requests as the trail does (a URL sent twice
 two; those an override let through among them), items, and the links not followed.
 
 Built from the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`: each request's settled
-entry, with a fetched page's items kept, dropped and not kept by a later component as
-the trail's record of the page counts them; the downloads no entry follows, each
-origin's waits), each page's ledger (its links not followed, as the trail's record) and
+entry, a page's with its items as the trail's record counts them, the downloads no entry
+follows, each origin's waits), each page's ledger (its links not followed) and
 the documents' outcomes (``robotstxt_fetched``, ``document_fetched``); its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops,
 after Scrapy's stats and its "Spider closed" line (never standard output, where a feed
@@ -201,9 +200,8 @@ class RepReport:
         """A request's fate, as the URL ledger settled it (the trail's record of it is
         the same entry): said on its URL's line, if listed, and counted by fate (the
         closing line's words) in the closing line's counts, listed or not, as the trail
-        counts them; a fetched page's items too, as its record counts them (the page's
-        ledger, its items settled by the URL ledger: kept is an item that reached the end
-        of the crawl)."""
+        counts them; a fetched page's items too (its ledger, settled by the URL ledger:
+        kept is an item that reached the end of the crawl)."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)
@@ -223,10 +221,8 @@ class RepReport:
                 if listed is not None:
                     listed.items_kept += kept
                 self.totals.items_kept += kept
-            if lost:
-                listed = self._url(url, NOT_KEPT, lost)
-                if listed is not None:
-                    listed.items_not_kept += lost
+            if lost:  # passed on, dropped by a later component: said, and counted at the end
+                self._url(url, NOT_KEPT, lost)
                 self.totals.items_not_kept += lost
             for (reason, message), times in cause.dropped.items():
                 listed = self._url(url, f"item dropped ({message or reason})", times)

@@ -42,8 +42,9 @@ class UrlReport:
     fates: Counter[str] = field(default_factory=Counter)
     #: Failed robots.txt downloads its request was held through (``request_released``).
     held_failures: int = 0
-    #: Items of this page kept (they reached the end of the crawl), dropped by the page
-    #: pass (by reason) and not kept by a later component, for the closing line.
+    #: Items of this page kept (they reached the end of the crawl) and dropped by the
+    #: page pass (by reason), for the closing line; of every page (the totals), those a
+    #: later component did not keep.
     items_kept: int = 0
     items_dropped: Counter[str] = field(default_factory=Counter)
     items_not_kept: int = 0

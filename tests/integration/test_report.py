@@ -407,7 +407,7 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     }
     base = sites.bases["a"]
     try:
-        crawler, spider = await crawl([base + path for path in paths], settings, ItemSpider)
+        _, spider = await crawl([base + path for path in paths], settings, ItemSpider)
     finally:
         await sites.close()
     assert sorted(spider.downloaded) == sorted(base + path for path in paths)
@@ -426,6 +426,5 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
         said = requested[base + path]
         assert said == "downloaded (200); 1 item not kept by a component of the crawl", said
     assert text.rstrip().endswith(
-        "In short: 3 requests (3 downloaded); 1 item kept, 2 not kept by a component of the "
-        "crawl"
+        "In short: 3 requests (3 downloaded); 1 item kept, 2 not kept by a component of the crawl"
     ), text

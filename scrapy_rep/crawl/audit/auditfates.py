@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scrapy.http import Response
+
 from scrapy_rep.audit import lines
 from scrapy_rep.crawl.audit.auditstate import (
     NOT_FOLLOWED_KEPT,
@@ -16,8 +18,6 @@ from scrapy_rep.crawl.audit.auditstate import (
     guarded,
     robots_sha,
 )
-from scrapy.http import Response
-
 from scrapy_rep.crawl.requeststate import KEY, RequestState, before_of, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
