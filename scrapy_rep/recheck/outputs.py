@@ -288,6 +288,13 @@ def _signal_name(said: Evidence) -> str:
     return said.signal or "-"
 
 
+def cell(value: object) -> str:
+    """``value`` as one Markdown table cell: its control characters (a line break, which
+    would end the row) written as escapes (:func:`printable`), its ``|`` as ``\\|``
+    (which would start another cell)."""
+    return printable(value).replace("|", "\\|")
+
+
 def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %" if whole else "-"
 
@@ -340,7 +347,7 @@ def summary_markdown(
     if tally.unreadable:
         places = [f"`{printable(shard)}` " if shard else "" for shard in tally.unreadable_in]
         lines += ["", "Unreadable items (first lines): " + "; ".join(
-            f"{places[n]}line {number}: {why}" for n, (number, why) in
+            f"{places[n]}line {number}: {printable(why)}" for n, (number, why) in
             enumerate(tally.unreadable[:5])
         )]  # fmt: skip
     lines += per_shard(tally)
@@ -349,15 +356,15 @@ def summary_markdown(
         if tally.changes:
             lines += ["| then -> now | signal | items |", "|---|---|---|"]
             for (change, signal), count in tally.changes.most_common():
-                lines.append(f"| {change} | {signal} | {count:,} |")
+                lines.append(f"| {cell(change)} | {cell(signal)} | {count:,} |")
             lines += ["", "| purpose | items changed |", "|---|---|"]
             for purpose, count in tally.changed_purposes.most_common():
-                lines.append(f"| {purpose} | {count:,} |")
+                lines.append(f"| {cell(purpose)} | {count:,} |")
         else:
             lines.append(f"None: the {tally.with_then:,} item(s) have the status they had.")
     if tally.signals:
         lines += ["", "### Refusals by signal", "", "| signal | items |", "|---|---|"]
-        lines += [f"| {signal} | {count:,} |" for signal, count in tally.signals.most_common()]
+        lines += [f"| {cell(signal)} | {count:,} |" for signal, count in tally.signals.most_common()]
     losing = sorted(
         ((one.statuses[Status.REFUSED] + one.statuses[Status.UNKNOWN], name, one)
          for name, one in tally.origins.items()),
@@ -371,8 +378,8 @@ def summary_markdown(
         for removed, name, one in losing:
             total = sum(one.statuses.values())
             by = one.signals.most_common(1)[0][0] if one.signals else "-"
-            lines.append(f"| {name} | {total:,} | {removed:,} | {one.statuses[Status.REFUSED]:,} "
-                         f"| {one.statuses[Status.UNKNOWN]:,} | {by} |")  # fmt: skip
+            lines.append(f"| {cell(name)} | {total:,} | {removed:,} | {one.statuses[Status.REFUSED]:,} "
+                         f"| {one.statuses[Status.UNKNOWN]:,} | {cell(by)} |")  # fmt: skip
     lines += _restricted(tally)
     lines += not_read()
     return lines
@@ -390,7 +397,7 @@ def per_shard(tally: Tally) -> list[str]:
              "|---|---|---|" + "---|" * len(statuses)]  # fmt: skip
     for name, shard in tally.shards.items():
         counts = " | ".join(f"{shard.statuses[status]:,}" for status in statuses)
-        lines.append(f"| `{printable(name)}` | {shard.format} | {sum(shard.statuses.values()):,} | "
+        lines.append(f"| `{cell(name)}` | {cell(shard.format)} | {sum(shard.statuses.values()):,} | "
                      f"{counts} |")  # fmt: skip
     return lines
 
@@ -423,7 +430,7 @@ def _restricted(tally: Tally) -> list[str]:
             if one.purposes[purpose] and one.purposes[purpose] == sum(one.statuses.values())
         )  # fmt: skip
         lines.append(
-            f"| {purpose} | {refused:,} | {_share(refused, items)} | {some:,} | "
+            f"| {cell(purpose)} | {refused:,} | {_share(refused, items)} | {some:,} | "
             f"{_share(some, origins)} | {every:,} | {_share(every, origins)} |"
         )
     return lines
