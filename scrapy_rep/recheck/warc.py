@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Final
+from urllib.parse import urlsplit
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
 from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
@@ -47,7 +48,7 @@ from scrapy_rep.fetch.rules import Effect, Policy
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.payload import Undecodable, decode
 from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.urls.origins import Origin
+from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
 
 #: Why a WARC cannot be read without its extra.
@@ -87,9 +88,27 @@ def _date(value: str | None) -> float:
     return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def capture_key(uri: str) -> str:
+    """A capture's target URI as the documents are looked up: its origin as origins are
+    compared (:func:`~scrapy_rep.urls.origins.origin_of`: the host lowercased and in IDNA,
+    the scheme's default port dropped, no userinfo), then its path and query as written
+    (``http://A.EXAMPLE:80/robots.txt`` is ``http://a.example/robots.txt``). A URI with
+    no origin is kept as it is."""
+    origin = origin_of(uri)
+    if origin is None:
+        return uri
+    try:
+        parts = urlsplit(uri.strip())
+    except ValueError:
+        return uri
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{origin}{parts.path or '/'}{query}"
+
+
 def captures(path: str | Path) -> dict[str, Capture]:
     """Every ``response`` record of the WARC at ``path``, by target URI (the latest
-    capture of each). Raises :class:`WarcError`."""
+    capture of each; the URI as :func:`capture_key` spells it). Raises
+    :class:`WarcError`."""
     found: dict[str, Capture] = {}
     for uri, capture in responses(path):
         earlier = found.get(uri)
@@ -100,7 +119,8 @@ def captures(path: str | Path) -> dict[str, Capture]:
 
 def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
     """Each ``response`` record of the WARC at ``path``, in the file's order, with its
-    target URI (every capture, however many of one URL). Raises :class:`WarcError` (a
+    target URI as :func:`capture_key` spells it (every capture, however many of one
+    URL). Raises :class:`WarcError` (a
     cut file: after the records before the cut, which a caller keeps only once the
     whole file is read)."""
     try:
@@ -128,7 +148,7 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
                 if not response:
                     continue
                 uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                yield uri, _capture(record, raw)
+                yield capture_key(uri), _capture(record, raw)
         except WarcError:
             raise
         except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
@@ -261,6 +281,7 @@ class WarcDocuments:
     ) -> Any:
         """The document at ``url`` as the crawl would have it, added to ``documents``
         (nothing: not captured, so not had)."""
+        url = capture_key(url)
         if url not in self.captured:
             return None
         self.read += 1
@@ -269,7 +290,7 @@ class WarcDocuments:
         record = ""
         date = 0.0
         while isinstance(step, Follow):
-            capture = self.captured.get(step.url)
+            capture = self.captured.get(capture_key(step.url))
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break

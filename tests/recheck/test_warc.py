@@ -272,3 +272,25 @@ def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) ->
     assert statuses == ["refused", "kept", "kept"] * 100
     documents = rechecker.documents
     assert isinstance(documents, WarcDocuments) and (documents.read, documents.origins) == (1, 1)
+
+
+def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
+    """A capture of ``http://A.EXAMPLE:80/robots.txt`` (host case, the default port
+    written) was never found for the items of ``http://a.example/``: unknown."""
+    from scrapy_rep.recheck.command import warc_rechecker
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [
+        ("http://A.EXAMPLE:80/robots.txt", 200, b"User-agent: *\nDisallow: /p\n", {}),
+        ("https://B.Example:443/robots.txt", 301, b"", {"Location": "https://B.EXAMPLE/moved"}),
+        ("https://b.example:443/moved", 200, b"User-agent: *\nDisallow: /q\n", {}),
+    ])  # fmt: skip
+    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    urls = ["http://a.example/p/1", "http://a.example/ok", "https://b.example/q", "https://b.example/"]
+    statuses = [str(rechecker.decide(url).status) for url in urls]
+    assert statuses == ["refused", "kept", "refused", "kept"]
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--report={report}")  # fmt: skip
+    assert [line["status"] for line in report_lines(report)] == statuses
