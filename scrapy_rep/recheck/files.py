@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
@@ -84,9 +85,24 @@ def _writable(option: str, path: Path) -> None:
         check_writable(path)
     except TrailFileError as error:
         raise PathError(f"--{option} {error}") from None
-    if mode and stat.S_ISREG(mode) and not os.access(path.parent, os.W_OK | os.X_OK):
-        # written under a temporary name beside it, then renamed over it
-        raise PathError(f"--{option} {path}: its folder {path.parent} is not writable")
+    if mode and stat.S_ISREG(mode) and option != "trail":
+        _folder_writable(option, path)
+
+
+def _folder_writable(option: str, path: Path) -> None:
+    """Raise :class:`PathError` unless a file can be made beside the existing ``path``
+    (its output is written under a temporary name there, then renamed over it): its
+    folder has a write bit (read, as root ignores it for ``os.access``), and a file is
+    made there and removed (a read-only file system, an ACL)."""
+    folder = path.resolve().parent
+    refused = PathError(f"--{option} {path}: its folder {folder} is not writable")
+    try:
+        if not folder.stat().st_mode & 0o222 or not os.access(folder, os.W_OK | os.X_OK):
+            raise refused
+        probe = tempfile.NamedTemporaryFile(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+    except OSError:
+        raise refused from None
+    probe.close()
 
 
 def check_paths(
