@@ -1,7 +1,7 @@
 """``python -m scrapy_rep recheck DATASET --purpose P …``: a stored collection re-checked
 (docs/recheck.md). Its exit status: 0 every item is kept, 1 some are removed (refused
-now, or unknown and not kept), 2 bad input or usage (an unreadable line is reported and
-removed, the run goes on, and the status is 2).
+now, unknown and not kept, or unreadable: a warning names its line, the run goes on), 2
+bad input or usage (nothing produced: no item could be read).
 
 The documents come from a WARC of captures (``--documents``), or are fetched now by a
 Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
@@ -77,10 +77,10 @@ RECHECK_MAX_WAIT: Final = 60.0
 EXIT_CODES: Final = "\n".join([
     "exit codes (scrapy rep-recheck uses the same):",
     f"  {EXIT_KEPT}  every item is kept",
-    f"  {EXIT_REMOVED}  some items are removed: refused now, or unknown (not kept)",
+    f"  {EXIT_REMOVED}  some items are removed: refused now, unknown (not kept), or",
+    "     unreadable (a warning names its line; the run goes on)",
     f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
-    "     or WARC, a dataset of no item; or an item that could not be read (reported,",
-    "     removed, and the run goes on)",
+    "     or WARC, a dataset of no item, or none of whose items could be read",
     f"  {EXIT_INTERRUPTED}  interrupted: the fetch was stopped (Ctrl-C) before every document",
     "     was had; --out, --removed and --report are not written, the summary and the",
     "     trail's end line say so",
@@ -578,13 +578,15 @@ class Recheck:
             out.write(text)
         self._say_undated()
         for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
-            print(printable(f"scrapy_rep: error: {shard or shards.label}: line {number}: {why} "
-                            "(removed)"), file=self.err)  # fmt: skip
+            print(printable(f"scrapy_rep: warning: {shard or shards.label}: line {number}: "
+                            f"{why} (removed)"), file=self.err)  # fmt: skip
         if self.interrupted:
             return EXIT_INTERRUPTED
-        if tally.statuses[UNREADABLE]:
+        if tally.statuses[UNREADABLE] == tally.items:  # nothing decided: bad input
+            print(printable(f"scrapy_rep: error: {shards.label}: no item could be read"),
+                  file=self.err)  # fmt: skip
             return EXIT_USAGE
-        removed = tally.statuses[Status.REFUSED] + (
+        removed = tally.statuses[Status.REFUSED] + tally.statuses[UNREADABLE] + (
             0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
         )
         return EXIT_REMOVED if removed else EXIT_KEPT

@@ -162,12 +162,12 @@ def test_a_shard_of_unreadable_lines_is_named_with_them(
     (data / "bad.jsonl").write_bytes(b'{"url": "https://a.example/yes/9"}\n{oops\n')
     code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
                                  str(_captured(tmp_path)))  # fmt: skip
-    assert code == EXIT_USAGE
+    assert code == EXIT_REMOVED  # warned of: the run produced its outputs
     assert "| shard | format | items | kept | refused | unknown | unreadable |" in summary
     assert f"| `{data / 'bad.jsonl'}` | jsonl | 2 | 1 | 0 | 0 | 1 |" in summary
     assert f"Unreadable items (first lines): `{data / 'bad.jsonl'}` line 2: not JSON" in summary
     err = capsys.readouterr().err
-    assert f"scrapy_rep: error: {data / 'bad.jsonl'}: line 2: not JSON" in err
+    assert f"scrapy_rep: warning: {data / 'bad.jsonl'}: line 2: not JSON" in err
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
