@@ -37,7 +37,7 @@ from typing import IO, Any, Final
 from urllib.parse import urlsplit
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
+from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, stand_in_entry
 from scrapy_rep.fetch.procedure import Fetched, FetchProcedure, Follow
 from scrapy_rep.fetch.rsl_kind import (
     RSL,
@@ -287,14 +287,13 @@ class WarcDocuments:
         self.read += 1
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
-        record = ""
-        date = 0.0
+        last: Capture | None = None
         while isinstance(step, Follow):
             capture = self.captured.get(capture_key(step.url))
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break
-            record, date = capture.record_id, capture.date
+            last = capture
             if capture.problem:  # read as a download that failed: not had
                 step = procedure.on_network_error(capture.problem)
                 break
@@ -303,12 +302,32 @@ class WarcDocuments:
                 capture.status, body, location=capture.location,
                 cache_control=capture.cache_control, truncated=capture.truncated,
             )  # fmt: skip
+        assert last is not None  # the first URL is captured
+        date = last.date
         if step.effect is Effect.UNREACHABLE:  # not had: the crawl's give-up verdict
             policy = self.policy
             waited = policy.max_wait if step.failure is None else policy.wait_limit(step.failure)
             allow = policy.allows_after_giving_up(waited)
-            entry = gave_up_entry(kind, allow, waited, step.outcome, 0.0, date)
+            said = f"{captured_as(last)} ({step.outcome}): {GAVE_UP_FATE[allow]}"
+            entry = stand_in_entry(kind, allow, said, 0.0, date)
         else:
             entry = downloaded_entry(kind, self.policy, step, date)
-        documents.add(name, key, entry, record)
+        documents.add(name, key, entry, last.record_id)
         return entry
+
+
+#: What a document not had from a capture says of its items (as a crawl's give-up
+#: verdict does: :func:`~scrapy_rep.fetch.lifecycle.shared.gave_up_outcome`).
+GAVE_UP_FATE: Final = {
+    True: "treated as allowed (REP_UNREACHABLE_ACTION)",
+    False: "requests dropped",
+}
+
+
+def captured_as(capture: Capture) -> str:
+    """What was had of a document not had, where a crawl would say how long it waited
+    (no one waited: the capture is the answer): ``captured as 503 in record <urn:…> at
+    2025-04-01T12:00:00Z`` (no status: a status line without one)."""
+    status = f" as {capture.status}" if capture.status else ""
+    when = datetime.fromtimestamp(capture.date, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"captured{status} in record {capture.record_id} at {when}"

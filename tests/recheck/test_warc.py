@@ -294,3 +294,33 @@ def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                            f"--report={report}")  # fmt: skip
     assert [line["status"] for line in report_lines(report)] == statuses
+
+
+def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path: Path) -> None:
+    """A capture answering 503 (or a redirect to a target not captured, or a body that
+    cannot be read) was said "unreachable for 600 s": no one waited, the capture is what
+    was had; its evidence names its status, record and date. ``audit verify`` reads the
+    trail as before."""
+    from scrapy_rep.audit.verify import verify
+
+    warc = tmp_path / "robots.warc"
+    ids = write_warc(warc, [
+        ("http://b.example/robots.txt", 503, b"", {}),
+        ("http://c.example/robots.txt", 301, b"", {"Location": "http://c.example/moved"}),
+        ("http://d.example/robots.txt", 200, b"x", {"Content-Encoding": "bogus"}),
+    ])  # fmt: skip
+    dataset, report, trail = (tmp_path / name for name in ("i.jsonl", "r.jsonl", "t.jsonl"))
+    write_jsonl(dataset, ["http://b.example/x", "http://c.example/x", "http://d.example/x"])
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--report={report}", f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    why = [line["why"] for line in report_lines(report)]
+    at = "at 2025-04-01T12:00:00Z"
+    assert f"captured as 503 in record {ids[0]} {at}" in why[0]
+    assert f"captured as 301 in record {ids[1]} {at}" in why[1]
+    assert "http://c.example/moved not captured in the WARC" in why[1]
+    assert f"captured as 200 in record {ids[2]} {at}" in why[2] and "cannot be decoded" in why[2]
+    assert not any("unreachable for" in one for one in why), why
+    assert all(one.endswith("requests dropped") for one in why), why
+    result = verify(trail)
+    assert result.clean, result.findings
