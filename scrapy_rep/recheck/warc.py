@@ -28,8 +28,9 @@ download that lost data is in a crawl.
 
 from __future__ import annotations
 
+import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -68,8 +69,9 @@ class Capture:
     cache_control: str | None
     #: The payload (at most 500 KiB and one byte), zlib-compressed.
     body_zlib: bytes
-    #: WARC-Date, POSIX seconds.
-    date: float
+    #: WARC-Date, POSIX seconds (``None``: it cannot be read, its date is unknown:
+    #: :func:`present`).
+    date: float | None
     record_id: str
     #: The payload is a part of the document (``WARC-Truncated``, a cut stream).
     truncated: bool = False
@@ -77,14 +79,15 @@ class Capture:
     problem: str = ""
 
 
-def _date(value: str | None) -> float:
+def _date(value: str | None) -> float | None:
     """A ``WARC-Date`` as POSIX seconds: UTC unless it names its offset (WARC 1.1 §5.4
     writes it in UTC; ``--as-of`` reads a date without an offset so too), never the
-    machine's time zone; ``0.0`` when it cannot be read."""
+    machine's time zone; ``None`` when it cannot be read (never 0.0, which would make the
+    capture older than every other)."""
     try:
         when = datetime.fromisoformat((value or "").replace("Z", "+00:00"))
     except ValueError:
-        return 0.0
+        return None
     return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
@@ -107,14 +110,53 @@ def capture_key(uri: str) -> str:
 
 def captures(path: str | Path) -> dict[str, Capture]:
     """Every ``response`` record of the WARC at ``path``, by target URI (the latest
-    capture of each; the URI as :func:`capture_key` spells it). Raises
-    :class:`WarcError`."""
-    found: dict[str, Capture] = {}
+    capture of each, as :func:`present` reads captures of an unreadable date; the URI as
+    :func:`capture_key` spells it). Raises :class:`WarcError`."""
+    found: dict[str, tuple[float, Capture]] = {}
+    undated: dict[str, list[Capture]] = {}
     for uri, capture in responses(path):
+        if capture.date is None:
+            undated.setdefault(uri, []).append(capture)
+            continue
         earlier = found.get(uri)
-        if earlier is None or capture.date >= earlier.date:
-            found[uri] = capture
-    return found
+        if earlier is None or capture.date >= earlier[0]:
+            found[uri] = (capture.date, capture)
+    latest = {uri: capture for uri, (_, capture) in found.items()}
+    for uri, captured in undated.items():
+        chosen = present(latest.get(uri), captured)
+        if chosen is not None:
+            latest[uri] = chosen
+    return latest
+
+
+def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None:
+    """The capture a URL's present answer is read from, of its newest dated capture
+    (``None``: none) and its captures whose ``WARC-Date`` cannot be read (in the files'
+    order), read so that no "no" is lost: an undated capture is not known to be older or
+    newer than any other, so it is read only when every capture of the URL answers as it
+    does (the newest dated one, or alone the last undated one), else the document is not
+    had (a capture with a :attr:`~Capture.problem`: its items unknown, removed unless
+    ``--keep-unknown``). Never read as of a date (``--as-of``, ``then``)."""
+    if not undated:
+        return dated
+    last = undated[-1]
+    if all(_answer(one) == _answer(last) for one in (*undated, *([dated] if dated else []))):
+        return dated if dated is not None else last
+    beside = f" and one dated {_iso(dated.date)}" if dated is not None and dated.date else ""
+    problem = (f"{len(undated):,} capture(s) of an unreadable WARC-Date{beside} answer "
+               "otherwise: which answer is the newest is not known")  # fmt: skip
+    return Capture(last.status, None, None, b"", None, last.record_id, problem=problem)
+
+
+def _answer(capture: Capture) -> tuple[object, ...]:
+    """What a capture answered, its date aside."""
+    return (capture.status, capture.location, capture.cache_control, capture.body_zlib,
+            capture.truncated, capture.problem)  # fmt: skip
+
+
+def _iso(when: float) -> str:
+    """POSIX seconds as ISO 8601 UTC, to the second."""
+    return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
@@ -257,7 +299,9 @@ class WarcDocuments:
             return None
         documents = OriginDocuments(origin)
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
-        documents.now = self.captured[origin.robots_url].date
+        # decided as of its robots.txt's capture; a capture of unknown date, as of now
+        captured_at = self.captured[origin.robots_url].date
+        documents.now = captured_at if captured_at is not None else time.time()
         self.origins += 1
         tdmrep = TDMREP.url(origin)
         if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
@@ -303,7 +347,7 @@ class WarcDocuments:
                 cache_control=capture.cache_control, truncated=capture.truncated,
             )  # fmt: skip
         assert last is not None  # the first URL is captured
-        date = last.date
+        date = last.date if last.date is not None else 0.0  # 0.0: no time said
         if step.effect is Effect.UNREACHABLE:  # not had: the crawl's give-up verdict
             policy = self.policy
             waited = policy.max_wait if step.failure is None else policy.wait_limit(step.failure)
@@ -329,5 +373,5 @@ def captured_as(capture: Capture) -> str:
     (no one waited: the capture is the answer): ``captured as 503 in record <urn:…> at
     2025-04-01T12:00:00Z`` (no status: a status line without one)."""
     status = f" as {capture.status}" if capture.status else ""
-    when = datetime.fromtimestamp(capture.date, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = "an unreadable WARC-Date" if capture.date is None else _iso(capture.date)
     return f"captured{status} in record {capture.record_id} at {when}"
