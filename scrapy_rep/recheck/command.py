@@ -33,7 +33,7 @@ from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.recheck.asof import Dated, DateError, Then, add_dated_options, check_dated
 from scrapy_rep.recheck.datasets import FORMATS, STDIN, Dataset, DatasetError, open_dataset
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths
+from scrapy_rep.recheck.files import OUTPUTS, PathError, Staged, check_paths, previous_outputs
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
     Evidence,
@@ -45,7 +45,14 @@ from scrapy_rep.recheck.outputs import (
 )
 from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
-from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
+from scrapy_rep.recheck.shards import (
+    SUFFIXES,
+    ShardError,
+    Shards,
+    check_folders,
+    expand,
+    output_of,
+)
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import Capture, WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
@@ -406,7 +413,8 @@ class Recheck:
         named = options.dataset
         #: The collection's files (one, or its shards).
         self.shards = shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
-        _check_files(options, shards)  # before anything is read or fetched
+        #: The output folders (several shards), with their previous run's files to remove.
+        self.folders = _check_files(options, shards)  # before anything is read or fetched
         if shards.skipped:
             shown = ", ".join(map(printable, shards.skipped[:5]))
             shown += ", …" if len(shards.skipped) > 5 else ""
@@ -502,6 +510,8 @@ class Recheck:
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         staged = Staged()
+        for folder, stale in self.folders.items():
+            staged.folder(folder, stale)
         #: Why the fetch stopped before its end (``""``: it did not).
         self.interrupted = fetched.interrupted if fetched is not None else ""
         #: The pages asked for (``--pages``) that an interrupted fetch did not have.
@@ -586,8 +596,10 @@ class Recheck:
             print(printable(f"scrapy_rep: error: {shards.label}: no item could be read"),
                   file=self.err)  # fmt: skip
             return EXIT_USAGE
-        removed = tally.statuses[Status.REFUSED] + tally.statuses[UNREADABLE] + (
-            0 if options.keep_unknown else tally.statuses[Status.UNKNOWN]
+        removed = (
+            tally.statuses[Status.REFUSED]
+            + tally.statuses[UNREADABLE]
+            + (0 if options.keep_unknown else tally.statuses[Status.UNKNOWN])
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
 
@@ -691,11 +703,13 @@ def agents_obeyed(rechecker: Rechecker) -> list[str]:
             "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
 
 
-def _check_files(options: argparse.Namespace, shards: Shards) -> None:
+def _check_files(options: argparse.Namespace, shards: Shards) -> dict[str, list[Path]]:
     """Every output against every input (each shard, the WARC) and each other, and
     writable; the trail can be chained on (:mod:`scrapy_rep.recheck.files`). With several
     shards, ``--out`` and ``--removed`` are folders: each shard's own file in them is
-    checked. Raises :class:`PathError`, :class:`TrailFileError` and :class:`ShardError`."""
+    checked, and the files of a previous run there that this one does not write
+    (:func:`previous_outputs`); the folders, with those files. Raises
+    :class:`PathError`, :class:`TrailFileError` and :class:`ShardError`."""
     stdin = shards.paths == [STDIN]
     what = "a shard of the dataset" if shards.several else "the dataset"
     inputs = [] if stdin else [(what, Path(path)) for path in shards.paths]
@@ -717,6 +731,9 @@ def _check_files(options: argparse.Namespace, shards: Shards) -> None:
             check_trail(Path(options.trail))  # locked, no trail, or ending with a cut line
         except TrailFileError as error:
             raise PathError(f"--trail {error}") from None
+    names = [Path(shard).name for shard in shards.paths]
+    return {path: previous_outputs(name, Path(path), names, SUFFIXES)
+            for name, path in folders if shards.several}  # fmt: skip
 
 
 class Completed:

@@ -364,7 +364,9 @@ def summary_markdown(
             lines.append(f"None: the {tally.with_then:,} item(s) have the status they had.")
     if tally.signals:
         lines += ["", "### Refusals by signal", "", "| signal | items |", "|---|---|"]
-        lines += [f"| {cell(signal)} | {count:,} |" for signal, count in tally.signals.most_common()]
+        lines += [
+            f"| {cell(signal)} | {count:,} |" for signal, count in tally.signals.most_common()
+        ]
     losing = sorted(
         ((one.statuses[Status.REFUSED] + one.statuses[Status.UNKNOWN], name, one)
          for name, one in tally.origins.items()),
@@ -378,8 +380,9 @@ def summary_markdown(
         for removed, name, one in losing:
             total = sum(one.statuses.values())
             by = one.signals.most_common(1)[0][0] if one.signals else "-"
-            lines.append(f"| {cell(name)} | {total:,} | {removed:,} | {one.statuses[Status.REFUSED]:,} "
-                         f"| {one.statuses[Status.UNKNOWN]:,} | {cell(by)} |")  # fmt: skip
+            refused, unknown = one.statuses[Status.REFUSED], one.statuses[Status.UNKNOWN]
+            lines.append(f"| {cell(name)} | {total:,} | {removed:,} | {refused:,} "
+                         f"| {unknown:,} | {cell(by)} |")  # fmt: skip
     lines += _restricted(tally)
     lines += not_read()
     return lines
@@ -397,8 +400,8 @@ def per_shard(tally: Tally) -> list[str]:
              "|---|---|---|" + "---|" * len(statuses)]  # fmt: skip
     for name, shard in tally.shards.items():
         counts = " | ".join(f"{shard.statuses[status]:,}" for status in statuses)
-        lines.append(f"| `{cell(name)}` | {cell(shard.format)} | {sum(shard.statuses.values()):,} | "
-                     f"{counts} |")  # fmt: skip
+        items = sum(shard.statuses.values())
+        lines.append(f"| `{cell(name)}` | {cell(shard.format)} | {items:,} | {counts} |")
     return lines
 
 

@@ -359,8 +359,11 @@ def test_exit_2_only_when_no_item_could_be_read(
     assert code == EXIT_REMOVED and "| unreadable | 1 |" in summary
     assert paths["out"].read_bytes() == b'{"url": "http://a.example/ok"}\n'
     err = capsys.readouterr().err.splitlines()
-    assert any(line.startswith(f"scrapy_rep: warning: {dataset}: line 2: not JSON")
-               and line.endswith("(removed)") for line in err), err
+    assert any(
+        line.startswith(f"scrapy_rep: warning: {dataset}: line 2: not JSON")
+        and line.endswith("(removed)")
+        for line in err
+    ), err
     dataset.write_bytes(b'{oops\n{"url": "mailto:x@a.example"}\n')
     code, _, paths = _recheck(tmp_path, dataset)
     assert code == EXIT_USAGE

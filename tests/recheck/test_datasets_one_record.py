@@ -19,7 +19,6 @@ import pytest
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.recheck.command import (
     EXIT_REMOVED,
-    EXIT_USAGE,
     FetchRequest,
     FetchResult,
     main,

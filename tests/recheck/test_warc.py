@@ -286,13 +286,18 @@ def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
         ("https://b.example:443/moved", 200, b"User-agent: *\nDisallow: /q\n", {}),
     ])  # fmt: skip
     rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
-    urls = ["http://a.example/p/1", "http://a.example/ok", "https://b.example/q", "https://b.example/"]
+    urls = [
+        "http://a.example/p/1",
+        "http://a.example/ok",
+        "https://b.example/q",
+        "https://b.example/",
+    ]
     statuses = [str(rechecker.decide(url).status) for url in urls]
     assert statuses == ["refused", "kept", "refused", "kept"]
     dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
     write_jsonl(dataset, urls)
-    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
-                           f"--report={report}")  # fmt: skip
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                 f"--report={report}")  # fmt: skip
     assert [line["status"] for line in report_lines(report)] == statuses
 
 
