@@ -24,7 +24,7 @@ SHARDS = {
 }
 
 
-def _run(tmp_path: Path, names: list[str]) -> int:
+def _recheck_shards(tmp_path: Path, names: list[str]) -> int:
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
     (tmp_path / "data").mkdir(exist_ok=True)
@@ -37,18 +37,18 @@ def _run(tmp_path: Path, names: list[str]) -> int:
     return code
 
 
-def _listed(folder: Path) -> list[str]:
+def _visible_files(folder: Path) -> list[str]:
     return sorted(name for name in os.listdir(folder) if not name.startswith("."))
 
 
 def test_a_rerun_of_fewer_shards_leaves_no_file_of_the_previous_run(tmp_path: Path) -> None:
-    assert _run(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
-    assert _listed(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
     manifest = json.loads((tmp_path / "kept" / MANIFEST).read_text())
     assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl", "c.jsonl"]
-    assert _run(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     for folder in ("kept", "removed"):
-        assert _listed(tmp_path / folder) == ["a.jsonl", "b.jsonl"], folder
+        assert _visible_files(tmp_path / folder) == ["a.jsonl", "b.jsonl"], folder
         manifest = json.loads((tmp_path / folder / MANIFEST).read_text())
         assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl"]
 
@@ -59,22 +59,22 @@ def test_a_file_no_recheck_wrote_stops_the_run_and_is_kept(
 ) -> None:
     kept = tmp_path / "kept"
     if how == "changed-since":
-        assert _run(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
         (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
     else:
         kept.mkdir()
         (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
     (kept / "notes.txt").write_text("not of a dataset format: never looked at\n")
     capsys.readouterr()
-    before = {name: (kept / name).read_bytes() for name in _listed(kept)}
-    assert _run(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    before = {name: (kept / name).read_bytes() for name in _visible_files(kept)}
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert (
         len(err) == 1
         and err[0].startswith(f"scrapy_rep: error: --out {kept}: ")
         and "c.jsonl" in err[0]
     ), err
-    assert {name: (kept / name).read_bytes() for name in _listed(kept)} == before
+    assert {name: (kept / name).read_bytes() for name in _visible_files(kept)} == before
 
 
 def test_a_rename_that_fails_puts_every_output_back(
@@ -82,7 +82,7 @@ def test_a_rename_that_fails_puts_every_output_back(
 ) -> None:
     """The outputs are renamed one by one: one that fails half-way left the first ones
     new and the rest old."""
-    assert _run(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     folders = [tmp_path / "kept", tmp_path / "removed"]
     before = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
     for name in SHARDS:  # the next run's items differ
@@ -98,7 +98,7 @@ def test_a_rename_that_fails_puts_every_output_back(
 
     monkeypatch.setattr(files.os, "replace", failing)
     try:
-        assert _run(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
         monkeypatch.undo()
         for name in SHARDS:

@@ -62,7 +62,7 @@ def test_an_ai_purpose_names_the_groups_obeyed_and_the_report_the_agent(tmp_path
     assert "; by the groups of REP_PURPOSE_AGENTS: GPTBot 1" in summary
 
 
-def _cells(row: str) -> list[str]:
+def _row_cells(row: str) -> list[str]:
     """A Markdown table row's cells, an escaped ``\\|`` kept inside its cell."""
     import re
 
@@ -88,8 +88,8 @@ def test_a_table_cell_holding_a_bar_or_a_line_break_stays_one_cell() -> None:
             tables.append([])
     assert len(tables) > 3
     for table in (one for one in tables if one):
-        heads = len(_cells(table[0]))
-        assert all(len(_cells(row)) == heads for row in table), table
+        heads = len(_row_cells(table[0]))
+        assert all(len(_row_cells(row)) == heads for row in table), table
     text = "\n".join(lines)
     assert "sig\\|nal\\nx" in text and "http://a\\|b" in text
     assert "odd\\|name" in text
