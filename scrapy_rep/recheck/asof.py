@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.recheck.captures import Capture, present, responses
 from scrapy_rep.recheck.rechecker import Rechecker, Status
-from scrapy_rep.recheck.warc import Capture, present, responses
 from scrapy_rep.urls.origins import origin_of
 
 #: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
@@ -96,7 +96,7 @@ class Timeline:
         }
         #: Each URL's captures whose ``WARC-Date`` cannot be read, in the files' order:
         #: never a capture as of a date, read for the present only as
-        #: :func:`~scrapy_rep.recheck.warc.present` reads them.
+        #: :func:`~scrapy_rep.recheck.captures.present` reads them.
         self.undated = {
             url: undated
             for url, found in by_url.items()
@@ -113,7 +113,7 @@ class Timeline:
     @classmethod
     def read(cls, paths: Iterable[str | Path]) -> Timeline:
         """The captures of the WARCs at ``paths``. Raises
-        :class:`~scrapy_rep.recheck.warc.WarcError`."""
+        :class:`~scrapy_rep.recheck.captures.WarcError`."""
         return cls.of((url, capture) for path in paths for url, capture in responses(path))
 
     def at(self, when: float = math.inf) -> AsOf:
@@ -127,7 +127,7 @@ class Timeline:
 
     def newest(self, url: str, when: float) -> Capture | None:
         """``url``'s newest capture at or before ``when`` (``None``: none); at no date
-        (``inf``: the present), as :func:`~scrapy_rep.recheck.warc.present` reads the
+        (``inf``: the present), as :func:`~scrapy_rep.recheck.captures.present` reads the
         captures of an unreadable date beside it."""
         found = self.by_url.get(url) or []
         place = bisect.bisect_right(found, when, key=_date)
@@ -236,7 +236,7 @@ class Dated:
     """The captures of ``--documents`` (one WARC or several) as a recheck reads them:
     :meth:`now` (each URL's newest capture, at or before ``--as-of``), and :meth:`then`
     when there is a before to look at (older captures, or dated items). Raises
-    :class:`~scrapy_rep.recheck.warc.WarcError` and :class:`ValueError` (``as_of``)."""
+    :class:`~scrapy_rep.recheck.captures.WarcError` and :class:`ValueError` (``as_of``)."""
 
     def __init__(self, warcs: Iterable[str | Path], as_of: str | None, by_date: bool) -> None:
         self.warcs = [str(path) for path in warcs]
