@@ -9,7 +9,9 @@ its items a site has since said no to, by which signal, line and document (pure)
 - :mod:`~scrapy_rep.recheck.rechecker`: each item decided by the crawl's own decisions
   (:func:`scrapy_rep.verdict.decide`, and :func:`scrapy_rep.verdict.page.decide_page` for
   a page fetched again);
-- :mod:`~scrapy_rep.recheck.outputs`: the line per item, the counts and the summary;
+- :mod:`~scrapy_rep.recheck.outputs`: the line per item (its evidence:
+  :mod:`~scrapy_rep.recheck.evidence`), the counts (:mod:`~scrapy_rep.recheck.tally`)
+  and the summary (:mod:`~scrapy_rep.recheck.summary`);
   :mod:`~scrapy_rep.recheck.trail`: the recheck's own audit trail;
 - :mod:`~scrapy_rep.recheck.command`: ``python -m scrapy_rep recheck``.
 

@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.recheck.captures import Capture, present, responses
 from scrapy_rep.recheck.rechecker import Rechecker, Status
-from scrapy_rep.recheck.warc import Capture, responses
 from scrapy_rep.urls.origins import origin_of
 
 #: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
@@ -87,8 +87,21 @@ class Timeline:
     """Every capture of every WARC given, by URL, oldest first (:func:`read`)."""
 
     def __init__(self, by_url: Mapping[str, list[Capture]]) -> None:
-        #: Each URL's captures, oldest first (captures of one date in the files' order).
-        self.by_url = {url: sorted(found, key=_date) for url, found in by_url.items()}
+        #: Each URL's dated captures, oldest first (captures of one date in the files'
+        #: order).
+        self.by_url = {
+            url: sorted(dated, key=_date)
+            for url, found in by_url.items()
+            if (dated := [one for one in found if one.date is not None])
+        }
+        #: Each URL's captures whose ``WARC-Date`` cannot be read, in the files' order:
+        #: never a capture as of a date, read for the present only as
+        #: :func:`~scrapy_rep.recheck.captures.present` reads them.
+        self.undated = {
+            url: undated
+            for url, found in by_url.items()
+            if (undated := [one for one in found if one.date is None])
+        }
 
     @classmethod
     def of(cls, captured: Iterable[tuple[str, Capture]]) -> Timeline:
@@ -100,7 +113,7 @@ class Timeline:
     @classmethod
     def read(cls, paths: Iterable[str | Path]) -> Timeline:
         """The captures of the WARCs at ``paths``. Raises
-        :class:`~scrapy_rep.recheck.warc.WarcError`."""
+        :class:`~scrapy_rep.recheck.captures.WarcError`."""
         return cls.of((url, capture) for path in paths for url, capture in responses(path))
 
     def at(self, when: float = math.inf) -> AsOf:
@@ -113,17 +126,22 @@ class Timeline:
         return any(found[0].date != found[-1].date for found in self.by_url.values())
 
     def newest(self, url: str, when: float) -> Capture | None:
-        """``url``'s newest capture at or before ``when`` (``None``: none)."""
-        found = self.by_url.get(url)
-        if not found:
-            return None
+        """``url``'s newest capture at or before ``when`` (``None``: none); at no date
+        (``inf``: the present), as :func:`~scrapy_rep.recheck.captures.present` reads the
+        captures of an unreadable date beside it."""
+        found = self.by_url.get(url) or []
         place = bisect.bisect_right(found, when, key=_date)
-        return found[place - 1] if place else None
+        newest = found[place - 1] if place else None
+        if when == math.inf and url in self.undated:
+            return present(newest, self.undated[url])
+        return newest
 
     def before(self, url: str, when: float) -> float | None:
-        """The date of ``url``'s newest capture at or before ``when`` (``None``: none)."""
-        capture = self.newest(url, when)
-        return capture.date if capture is not None else None
+        """The date of ``url``'s newest dated capture at or before ``when`` (``None``:
+        none)."""
+        found = self.by_url.get(url) or []
+        place = bisect.bisect_right(found, when, key=_date)
+        return found[place - 1].date if place else None
 
     def oldest(self, url: str) -> float | None:
         """The date of ``url``'s oldest capture (``None``: never captured)."""
@@ -132,6 +150,7 @@ class Timeline:
 
 
 def _date(capture: Capture) -> float:
+    assert capture.date is not None  # only dated captures are sorted
     return capture.date
 
 
@@ -151,7 +170,8 @@ class AsOf(Mapping[str, Capture]):
         return capture
 
     def __iter__(self) -> Iterator[str]:
-        return (url for url in self.timeline.by_url if url in self)
+        urls = {**self.timeline.by_url, **self.timeline.undated}
+        return (url for url in urls if url in self)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -216,7 +236,7 @@ class Dated:
     """The captures of ``--documents`` (one WARC or several) as a recheck reads them:
     :meth:`now` (each URL's newest capture, at or before ``--as-of``), and :meth:`then`
     when there is a before to look at (older captures, or dated items). Raises
-    :class:`~scrapy_rep.recheck.warc.WarcError` and :class:`ValueError` (``as_of``)."""
+    :class:`~scrapy_rep.recheck.captures.WarcError` and :class:`ValueError` (``as_of``)."""
 
     def __init__(self, warcs: Iterable[str | Path], as_of: str | None, by_date: bool) -> None:
         self.warcs = [str(path) for path in warcs]

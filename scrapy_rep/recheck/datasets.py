@@ -1,5 +1,8 @@
 """The items of a stored collection, read streaming, and the collection written back
-(pure; Parquet with the optional ``pyarrow``).
+(pure; Parquet with the optional ``pyarrow``): a dataset opened in its format (here;
+the items and chunks: :mod:`~scrapy_rep.recheck.items`; the formats:
+:mod:`~scrapy_rep.recheck.formats`, :mod:`~scrapy_rep.recheck.parquet`, whose names are
+importable from here too).
 
 A dataset is read in chunks (:class:`Chunk`): its items (the URL of each, or why it has
 none) and the data they came from, so that the same chunk can be written back whole or
@@ -27,489 +30,64 @@ dataset whose first item lacks the URL column, or with no item at all, is
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import stat
 import sys
 import tempfile
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, Protocol
-
-from scrapy_rep.audit.export import export_lines
-from scrapy_rep.audit.read import TrailError
-from scrapy_rep.urls.origins import origin_of
-
-#: The formats a dataset can be read in (``--format``; by default from its name and
-#: first line).
-FORMATS: Final = ("jsonl", "csv", "parquet", "trail", "export")
-#: Items per chunk of a JSON Lines, CSV or export dataset (a Parquet chunk is a batch).
-CHUNK_ITEMS: Final = 4096
-#: Rows per Parquet record batch read when only the URL column is read.
-PARQUET_BATCH: Final = 65_536
-#: Rows per Parquet record batch read whole (to be written back): a wide row (a page's
-#: text) makes a batch large, so fewer at once.
-PARQUET_ROWS_BATCH: Final = 4096
-#: The longest CSV field read (the csv module's default, 128 KiB, is less than a page's
-#: text); a record is held whole in memory either way.
-FIELD_LIMIT: Final = 1 << 30
-#: Statuses of an item at crawl time (a trail or an export).
-KEPT, REFUSED = "kept", "refused"
-
-
-class DatasetError(Exception):
-    """The dataset cannot be read at all: one line saying why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One item of a dataset."""
-
-    #: Where it is: its line (JSON Lines, an export), the first line of its record (CSV),
-    #: its row (Parquet), 1-based.
-    number: int
-    #: Its URL (``""`` when none could be read: :attr:`problem`).
-    url: str
-    #: Why it has no URL to check (``""``: it has one).
-    problem: str = ""
-    #: What the crawl did with it (a trail or an export: :data:`KEPT` or :data:`REFUSED`
-    #: for a purpose of the recheck; ``None``: not known).
-    then: str | None = None
-    #: The value of its date column (``--date-column``: the date the capture nearest
-    #: before it says ``then``; ``None``: no such column, or none in this item).
-    date: Any = None
-
-
-def changed_since(then: str | None, status: str) -> bool | None:
-    """Whether an item's status changed since ``then`` (``None``: nothing to compare
-    with: no status then, or one that was not a decision, as ``unknown`` or "no capture
-    before DATE")."""
-    if then not in (KEPT, REFUSED):
-        return None
-    return then != status
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """Consecutive items and the data they were read from (lines, or a record batch)."""
-
-    items: list[Item]
-    data: Any
-
-
-class ChunkWriter(Protocol):
-    """Writes the kept (or removed) part of each chunk, in the dataset's own format."""
-
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class Dataset(Protocol):
-    """A collection to re-check."""
-
-    #: One of :data:`FORMATS`.
-    format: str
-    #: The file read (a copy of a pipe's bytes: :func:`open_dataset`).
-    path: Path
-    #: The dataset as the user named it (``-`` for standard input), for messages.
-    name: str
-
-    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
-        """The items, chunk by chunk; ``rows``: with the data each was read from (to
-        write back); without, a format that can (Parquet) reads only the URL column."""
-        ...
-
-    def writer(self, path: Path) -> ChunkWriter: ...
-
-
-def url_problem(url: Any) -> str:
-    """Why ``url`` cannot be re-checked (``""``: it can): not a string, not http(s), no
-    host."""
-    if not isinstance(url, str) or not url:
-        return f"no URL ({json.dumps(url)[:80]})"
-    if not url.isascii():
-        try:
-            url.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no URL has one
-            return f"not a URL: it holds a lone surrogate: {url[:200]!r}"
-    scheme = url.partition(":")[0].lower()
-    if scheme not in ("http", "https") or origin_of(url) is None:
-        return f"not an http(s) URL: {url[:200]!r}"
-    return ""
-
-
-def _field(record: dict[str, Any], column: str) -> tuple[bool, Any]:
-    """The value of ``column`` in a JSON object: a key, else a dotted path into nested
-    objects (``metadata.url``); whether it is there."""
-    if column in record:
-        return True, record[column]
-    value: Any = record
-    for part in column.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return False, None
-        value = value[part]
-    return True, value
-
-
-# --------------------------------------------------------------------------- JSON Lines
-
-
-class LinesWriter:
-    """Writes chosen lines (bytes, newline included) as they were, after the dataset's
-    header line (``source.header``, known once its first chunk is read)."""
-
-    def __init__(self, path: Path, source: Any = None) -> None:
-        self._file: IO[bytes] = path.open("wb")
-        self._source = source
-
-    def _header(self) -> None:
-        source, self._source = self._source, None
-        header = getattr(source, "header", b"")
-        if header:
-            self._file.write(header)
-
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
-        if self._source is not None:
-            self._header()
-        write = self._file.write
-        for line, kept in zip(chunk.data, keep, strict=True):
-            if kept:
-                write(line)
-
-    def close(self) -> None:
-        if self._source is not None:
-            self._header()
-        self._file.close()
-
-
-class JsonLines:
-    """A JSON Lines dataset, one object per line (blank lines are no items)."""
-
-    format = "jsonl"
-
-    def __init__(self, path: Path, column: str) -> None:
-        self.path = path
-        self.name = str(path)
-        self.column = column
-        #: The field of each item's date (``""``: none read).
-        self.date_column = ""
-
-    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
-        items: list[Item] = []
-        lines: list[bytes] = []
-        first = True
-        with _opened(self.path) as file:
-            for number, raw in enumerate(file, 1):
-                if not raw.strip():
-                    continue
-                if not raw.endswith(b"\n"):
-                    raw += b"\n"  # the last line, without its newline: written with one
-                try:
-                    record = json.loads(raw)
-                except ValueError as error:
-                    item = Item(number, "", f"not JSON ({error})")
-                else:
-                    item = self._item(number, record, first)
-                first = False
-                items.append(item)
-                lines.append(raw)
-                if len(items) >= CHUNK_ITEMS:
-                    yield Chunk(items, lines)
-                    items, lines = [], []
-        if items:
-            yield Chunk(items, lines)
-
-    def _item(self, number: int, record: Any, first: bool) -> Item:
-        if not isinstance(record, dict):
-            return Item(number, "", "not a JSON object")
-        found, url = _field(record, self.column)
-        if not found:
-            if first:
-                raise DatasetError(
-                    f"{self.name}: line {number} has no {self.column!r} field: name the "
-                    "field that holds each item's URL with --column"
-                )
-            return Item(number, "", f"no {self.column!r} field")
-        date = _field(record, self.date_column)[1] if self.date_column else None
-        return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
-
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path)
-
-
-# --------------------------------------------------------------------------- CSV
-
-
-class Csv:
-    """A CSV dataset with a header line (UTF-8), the URL in the column named by it."""
-
-    format = "csv"
-
-    def __init__(self, path: Path, column: str) -> None:
-        self.path = path
-        self.name = str(path)
-        self.column = column
-        self.header = b""
-        #: The column of each item's date (``""``: none read).
-        self.date_column = ""
-
-    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
-        """Each record: the number of its first line, its fields, its bytes, and why it
-        cannot be read (its fields ``None``: a bare CR in an unquoted field); the next
-        record is read after it, as the reader starts afresh on the next line."""
-        pending: list[bytes] = []
-        count = [0]
-
-        def lines() -> Iterator[str]:
-            for raw in file:
-                pending.append(raw)
-                count[0] += 1
-                yield raw.decode("utf-8", "replace")
-
-        reader = csv.reader(lines())
-        while True:
-            row: list[str] | None
-            try:
-                row, problem = next(reader), ""
-            except StopIteration:
-                return
-            except csv.Error as error:
-                row, problem = None, f"not a CSV record ({error})"
-            raw = b"".join(pending)
-            number = count[0] - len(pending) + 1
-            pending.clear()
-            yield number, row, raw, problem
-
-    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
-        # A field may be as long as a record (the default limit, 128 KiB, would stop the
-        # run on one long text); the limit is the csv module's, set back after.
-        limit = csv.field_size_limit(FIELD_LIMIT)
-        try:
-            yield from self._chunks()
-        finally:
-            csv.field_size_limit(limit)
-
-    def _chunks(self) -> Iterator[Chunk]:
-        with _opened(self.path) as file:
-            records = self._records(file)
-            try:
-                _, header, raw, problem = next(records)
-            except StopIteration:
-                raise DatasetError(f"{self.name}: an empty CSV file (no header line)") from None
-            if header is None:
-                raise DatasetError(f"{self.name}: not CSV: its header line: {problem}")
-            names = [name.lstrip("\ufeff").strip() for name in header]
-            if self.column not in names:
-                raise DatasetError(
-                    f"{self.name}: no column {self.column!r} in its header "
-                    f"({', '.join(map(repr, names[:10]))}): name the column that holds "
-                    "each item's URL with --column"
-                )
-            self.header = raw
-            place = names.index(self.column)
-            dated = names.index(self.date_column) if self.date_column in names else -1
-            items: list[Item] = []
-            lines: list[bytes] = []
-            for number, row, raw, problem in records:
-                if row is not None and not row:
-                    continue  # a blank line
-                if not raw.endswith(b"\n"):
-                    raw += b"\n"
-                if row is None:
-                    items.append(Item(number, "", problem))
-                else:
-                    url = row[place] if place < len(row) else ""
-                    problem = (
-                        url_problem(url) if place < len(row) else "a record without that column"
-                    )
-                    date = row[dated] if 0 <= dated < len(row) else None
-                    items.append(Item(number, url, problem, date=date))
-                lines.append(raw)
-                if len(items) >= CHUNK_ITEMS:
-                    yield Chunk(items, lines)
-                    items, lines = [], []
-            if items:
-                yield Chunk(items, lines)
-
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path, self)
-
-
-# --------------------------------------------------------------------------- Parquet
-
-#: Why Parquet cannot be read without its extra.
-NO_PYARROW: Final = "reading Parquet needs pyarrow (pip install pyarrow; the parquet extra)"
-
-
-def _pyarrow() -> Any:
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError:
-        raise DatasetError(NO_PYARROW) from None
-    return parquet
-
-
-class Parquet:
-    """A Parquet dataset (``pyarrow``), read and written batch by batch."""
-
-    format = "parquet"
-
-    def __init__(self, path: Path, column: str) -> None:
-        self.path = path
-        self.name = str(path)
-        self.column = column
-        self.schema: Any = None
-        #: The column of each item's date (``""``: none read).
-        self.date_column = ""
-
-    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
-        parquet = _pyarrow()
-        try:
-            file = parquet.ParquetFile(str(self.path))
-        except Exception as error:  # pyarrow's ArrowInvalid and kin: not Parquet
-            raise DatasetError(f"{self.name}: not a Parquet file ({error})") from None
-        self.schema = file.schema_arrow
-        if self.column not in self.schema.names:
-            raise DatasetError(
-                f"{self.name}: no column {self.column!r} ({', '.join(self.schema.names[:10])}):"
-                " name the column that holds each item's URL with --column"
-            )
-        row = 0
-        # Only the URL column unless the rows are written back: a wide file's text
-        # columns are never read then (memory does not grow with the rows).
-        dated = self.date_column if self.date_column in self.schema.names else ""
-        columns = None if rows else [self.column, *([dated] if dated else [])]
-        size = PARQUET_ROWS_BATCH if rows else PARQUET_BATCH
-        for batch in file.iter_batches(batch_size=size, columns=columns):
-            items = []
-            urls = batch.column(self.column).to_pylist()
-            dates = batch.column(dated).to_pylist() if dated else [None] * len(urls)
-            for url, date in zip(urls, dates, strict=True):
-                row += 1
-                items.append(
-                    Item(row, url if isinstance(url, str) else "", url_problem(url), date=date)
-                )
-            yield Chunk(items, batch)
-
-    def writer(self, path: Path) -> ChunkWriter:
-        return ParquetWriter(path, self)
-
-
-class ParquetWriter:
-    """Writes chosen rows of each batch, with the dataset's schema (known once its first
-    chunk is read)."""
-
-    def __init__(self, path: Path, source: Parquet) -> None:
-        path.open("wb").close()  # a path that cannot be written fails now
-        self.path = path
-        self._source = source
-        self._writer: Any = None
-
-    def _open(self) -> Any:
-        if self._writer is None:
-            self._writer = _pyarrow().ParquetWriter(str(self.path), self._source.schema)
-        return self._writer
-
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
-        import pyarrow
-
-        self._open().write_batch(chunk.data.filter(pyarrow.array(keep, pyarrow.bool_())))
-
-    def close(self) -> None:
-        if self._writer is not None or self._source.schema is not None:
-            self._open().close()
-
-
-# --------------------------------------------------------------------------- trails
-
-
-class Export:
-    """An ``audit export`` (or a trail, read through it): one asset per line after the
-    header; an asset was kept by the crawl, and refused then for a purpose of the
-    recheck only when its preferences say ``disallowed`` for it (``mark``)."""
-
-    def __init__(self, path: Path, purposes: Sequence[str], trail: bool = False) -> None:
-        self.path = path
-        self.name = str(path)
-        self.purposes = tuple(purposes)
-        self.format = "trail" if trail else "export"
-        self.header = b""
-
-    def _lines(self) -> Iterable[bytes]:
-        if self.format == "trail":
-            try:
-                # its crawl's pages and files: the items a recheck appended to it are
-                # another collection's (re-checked again, each would be there twice)
-                for line in export_lines(self.path, rechecked_items=False):
-                    yield (line + "\n").encode()
-            except TrailError as error:
-                raise DatasetError(str(error)) from None
-            return
-        with _opened(self.path) as file:
-            yield from file
-
-    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
-        lines = iter(self._lines())
-        header = next(lines, b"")
-        try:
-            head = json.loads(header) if header.strip() else None
-        except ValueError:
-            head = None
-        if not isinstance(head, dict) or "export" not in head:
-            raise DatasetError(f"{self.name}: not an audit export (no header line)")
-        self.header = header
-        items: list[Item] = []
-        data: list[bytes] = []
-        for number, raw in enumerate(lines, 2):
-            try:
-                asset = json.loads(raw)
-            except ValueError as error:
-                item = Item(number, "", f"not JSON ({error})")
-            else:
-                item = self._item(number, asset)
-            items.append(item)
-            data.append(raw if raw.endswith(b"\n") else raw + b"\n")
-            if len(items) >= CHUNK_ITEMS:
-                yield Chunk(items, data)
-                items, data = [], []
-        if items:
-            yield Chunk(items, data)
-
-    def _item(self, number: int, asset: Any) -> Item:
-        if not isinstance(asset, dict):
-            return Item(number, "", "not a JSON object")
-        url = asset.get("url")
-        preferences = asset.get("preferences")
-        said = preferences if isinstance(preferences, dict) else {}
-        refused = any(said.get(purpose) == "disallowed" for purpose in self.purposes)
-        then = REFUSED if refused else KEPT
-        return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
-
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path, self)
-
-
-# --------------------------------------------------------------------------- opening
-
-
-class _opened:
-    """A dataset file opened for reading, or :class:`DatasetError` saying why not."""
-
-    def __init__(self, path: Path) -> None:
-        try:
-            self.file: IO[bytes] = path.open("rb")
-        except OSError as error:
-            raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
-
-    def __enter__(self) -> IO[bytes]:
-        return self.file
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
+from typing import IO, Final
+
+from scrapy_rep.recheck.formats import Csv, Export, JsonLines, LinesWriter
+from scrapy_rep.recheck.items import (
+    CHUNK_ITEMS,
+    FIELD_LIMIT,
+    FORMATS,
+    KEPT,
+    PARQUET_BATCH,
+    PARQUET_ROWS_BATCH,
+    REFUSED,
+    Chunk,
+    ChunkWriter,
+    Dataset,
+    DatasetError,
+    Item,
+    changed_since,
+    opened,
+    url_problem,
+)
+from scrapy_rep.recheck.parquet import NO_PYARROW, Parquet, ParquetWriter
+
+__all__ = [
+    "CHUNK_ITEMS",
+    "FIELD_LIMIT",
+    "FORMATS",
+    "KEPT",
+    "NO_PYARROW",
+    "PARQUET_BATCH",
+    "PARQUET_ROWS_BATCH",
+    "READERS",
+    "REFUSED",
+    "STDIN",
+    "Chunk",
+    "ChunkWriter",
+    "Csv",
+    "Dataset",
+    "DatasetError",
+    "Export",
+    "Item",
+    "JsonLines",
+    "LinesWriter",
+    "Parquet",
+    "ParquetWriter",
+    "changed_since",
+    "format_of",
+    "is_pipe",
+    "open_dataset",
+    "url_problem",
+]
 
 
 def format_of(path: Path, named: str = "") -> str:
@@ -522,7 +100,7 @@ def format_of(path: Path, named: str = "") -> str:
         return "csv"
     if name.endswith(".gz"):
         return "trail"  # a compressed trail; no other format is read compressed
-    with _opened(path) as file:
+    with opened(path) as file:
         first = file.readline(1 << 20)
     if not first.strip():
         return "csv" if name.endswith(".csv") else "jsonl"

@@ -12,18 +12,30 @@ refused too. A careless path can then never empty the collection it was to filte
 overwrite the WARC, or make the trail read its own lines back.
 
 The outputs are written under a temporary name beside the file they become
-(:class:`Staged`) and renamed over it once whole: a run that stops half-way (an error,
-Ctrl-C) leaves no output that looks whole, and the file it would have replaced as it
-was. The trail is the exception: it is appended to in place, as a hash chain is.
+(:class:`Staged`) and renamed over it once all are whole: a run that stops half-way (an
+error, Ctrl-C) leaves no output that looks whole, and the file it would have replaced as
+it was. The renames are one by one: one that fails puts back the files renamed before it
+(each kept as a hard link until all are in place); only a crash between two renames
+leaves some new and some old, which the folder's manifest, written last, tells apart.
+The trail is the exception: it is appended to in place, as a hash chain is.
+
+A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
+(:data:`MANIFEST`) naming the files the run wrote there. A file of a dataset format in it
+that the run does not write (a shard of the previous run that this one lacks) would be
+taken for this run's: it is removed once this run's are in place when a previous
+recheck's manifest names it as it is now (size and time), and otherwise the run stops
+before work (:func:`previous_outputs`): a file no recheck wrote is never removed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
 
@@ -33,6 +45,11 @@ OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
 #: the dataset read from standard input, is the dataset, whatever standard input is.
 STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
                                 "/proc/thread-self/fd/0"})  # fmt: skip
+
+
+#: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
+#: a folder read as a collection does not read it).
+MANIFEST: Final = ".recheck-outputs.json"
 
 
 class PathError(Exception):
@@ -84,9 +101,24 @@ def _writable(option: str, path: Path) -> None:
         check_writable(path)
     except TrailFileError as error:
         raise PathError(f"--{option} {error}") from None
-    if mode and stat.S_ISREG(mode) and not os.access(path.parent, os.W_OK | os.X_OK):
-        # written under a temporary name beside it, then renamed over it
-        raise PathError(f"--{option} {path}: its folder {path.parent} is not writable")
+    if mode and stat.S_ISREG(mode) and option != "trail":
+        _folder_writable(option, path)
+
+
+def _folder_writable(option: str, path: Path) -> None:
+    """Raise :class:`PathError` unless a file can be made beside the existing ``path``
+    (its output is written under a temporary name there, then renamed over it): its
+    folder has a write bit (read, as root ignores it for ``os.access``), and a file is
+    made there and removed (a read-only file system, an ACL)."""
+    folder = path.resolve().parent
+    refused = PathError(f"--{option} {path}: its folder {folder} is not writable")
+    try:
+        if not folder.stat().st_mode & 0o222 or not os.access(folder, os.W_OK | os.X_OK):
+            raise refused
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError:
+        raise refused from None
 
 
 def check_paths(
@@ -128,6 +160,14 @@ class Staged:
     def __init__(self) -> None:
         #: (temporary path, final path) of each output.
         self._files: list[tuple[Path, Path]] = []
+        #: Each folder of outputs that gets a manifest, and the previous run's files in
+        #: it to remove (:func:`previous_outputs`).
+        self._folders: dict[Path, list[Path]] = {}
+
+    def folder(self, folder: str | Path, stale: Sequence[Path] = ()) -> None:
+        """``folder`` holds outputs: once they are in place, a manifest names them and
+        ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
+        self._folders[Path(folder).resolve()] = list(stale)
 
     def path(self, path: str | Path) -> Path:
         """Where the output for ``path`` is written until it is whole."""
@@ -144,14 +184,109 @@ class Staged:
         return temporary
 
     def commit(self) -> None:
-        """Every output renamed over its path."""
-        for temporary, final in self._files:
-            if temporary.exists():
-                os.replace(temporary, final)
+        """Every output renamed over its path, or none: a rename that fails puts back the
+        files renamed before it and removes the rest (and raises). Then each folder's
+        manifest, and its previous run's files removed."""
+        done: list[tuple[Path, Path | None, bool]] = []  # (final, its backup, it existed)
+        try:
+            for temporary, final in self._files:
+                if temporary.exists():
+                    existed = final.exists()
+                    backup = _backup(final) if existed else None
+                    try:
+                        os.replace(temporary, final)
+                    except BaseException:
+                        if backup is not None:
+                            backup.unlink(missing_ok=True)
+                        raise
+                    done.append((final, backup, existed))
+        except BaseException:
+            for final, backup, existed in reversed(done):
+                if backup is not None:
+                    os.replace(backup, final)
+                elif not existed:
+                    final.unlink(missing_ok=True)
+            self.discard()
+            raise
+        for _, backup, _ in done:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
         self._files.clear()
+        self._close_folders([final for final, _, _ in done])
+
+    def _close_folders(self, written: list[Path]) -> None:
+        """Each folder's manifest of the outputs ``written`` in it, then its previous
+        run's files removed (a folder none was written in is left as it was)."""
+        for folder, stale in self._folders.items():
+            mine = [path for path in written if path.parent == folder]
+            if not mine:
+                continue
+            files = {path.name: _stamp(path) for path in mine}
+            text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
+            temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
+            temporary.write_text(text + "\n", encoding="utf-8")
+            os.replace(temporary, folder / MANIFEST)
+            for path in stale:
+                path.unlink(missing_ok=True)
+        self._folders.clear()
 
     def discard(self) -> None:
         """Every output not committed removed."""
         for temporary, _ in self._files:
             temporary.unlink(missing_ok=True)
         self._files.clear()
+
+
+def _stamp(path: Path) -> list[int]:
+    """What tells a file as a recheck wrote it from one changed since: size and time."""
+    status = path.stat()
+    return [status.st_size, status.st_mtime_ns]
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    """The files a previous recheck wrote in ``folder``, by name (none: no manifest)."""
+    try:
+        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return files if isinstance(files, dict) else {}
+
+
+def previous_outputs(
+    option: str, folder: Path, writing: Iterable[str], suffixes: Sequence[str]
+) -> list[Path]:
+    """The files of a dataset format (``suffixes``) in the output ``folder`` that this run
+    does not write (``writing``: the names it writes): each must be one a previous
+    recheck wrote there, as its manifest says it (size and time), to be removed once this
+    run's outputs are in place. Raises :class:`PathError` for any other: a later reader
+    would take it for this run's output, and it is no recheck's to remove."""
+    if not folder.is_dir():
+        return []
+    recorded, writing = _manifest(folder), set(writing)
+    stale = []
+    for name in sorted(os.listdir(folder)):
+        path = folder / name
+        if name.startswith(".") or name in writing or not name.lower().endswith(tuple(suffixes)):
+            continue
+        if not path.is_file():
+            continue
+        if recorded.get(name) != _stamp(path):
+            raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
+                            "write and no recheck wrote there as it is now: it would be taken "
+                            "for this run's output; move it, or name another folder")  # fmt: skip
+        stale.append(path)
+    return stale
+
+
+def _backup(final: Path) -> Path | None:
+    """A hard link to the file ``final`` (``None``: not a regular file, or no hard link
+    can be made there: it cannot be put back)."""
+    backup = final.with_name(f".{final.name}.{os.getpid()}.previous")
+    try:
+        if not stat.S_ISREG(final.stat().st_mode):
+            return None
+        backup.unlink(missing_ok=True)
+        os.link(final, backup)
+    except OSError:
+        return None
+    return backup

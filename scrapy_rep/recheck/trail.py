@@ -32,8 +32,9 @@ from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
+from scrapy_rep.robotstxt import Decision
 from scrapy_rep.robotstxt.useragent import product_token
-from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Wait
+from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
 from scrapy_rep.verdict.page import PageStatements
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
@@ -185,6 +186,24 @@ class RecheckTrail:
                 decision = robots.rules.decide(record["url"], self.rechecker.agent)
         if licenses:
             record["rsl"] = licenses
+        self._robots(record, verdict, decision, robots, robots_sha)
+        before = getattr(verdict, "before", NOTHING_BEFORE)
+        decision_now = outcome.page.usage if outcome.page is not None else None
+        if decision_now is None and before is not NOTHING_BEFORE:
+            decision_now = before.decision()
+        if decision_now is not None and decision_now.signals:
+            record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
+
+    def _robots(
+        self,
+        record: dict[str, Any],
+        verdict: Verdict,
+        decision: Decision | None,
+        robots: CacheEntry[Any],
+        robots_sha: str,
+    ) -> None:
+        """The item's ``robots`` part: the agent whose group decided it, the line and why
+        (robots.txt not obeyed, given up on, or an override that held or expired)."""
         rechecker = self.rechecker
         if isinstance(verdict, (Allowed, Refused)):
             agent = verdict.robots_agent or (
@@ -211,12 +230,6 @@ class RecheckTrail:
                 robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
                 expired, names, ends,
             )  # fmt: skip
-        before = getattr(verdict, "before", NOTHING_BEFORE)
-        decision_now = outcome.page.usage if outcome.page is not None else None
-        if decision_now is None and before is not NOTHING_BEFORE:
-            decision_now = before.decision()
-        if decision_now is not None and decision_now.signals:
-            record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
 
     def close(self, unreadable: int = 0, reason: str = "finished") -> str:
         """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was

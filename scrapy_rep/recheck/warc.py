@@ -1,5 +1,6 @@
 """The documents of a WARC file of robots.txt captures, as Common Crawl publishes them
-per crawl (pure; read with the optional ``warcio``).
+per crawl (pure; its records read by :mod:`~scrapy_rep.recheck.captures`, whose names
+are importable from here too).
 
 Each ``response`` record is an answer to one URL. An origin's robots.txt (and its
 tdmrep.json, and the RSL licenses its robots.txt names, when the file holds them) is read
@@ -13,30 +14,20 @@ the WARC-Record-ID of the capture as its evidence; an origin is decided as of it
 robots.txt's capture time (an override of ``REP_OVERRIDES`` holds until then). The
 latest capture of a URL is the one read.
 
-A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
-gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
-capture that cannot be read (a status line without a status, a payload that cannot be
-decoded: :mod:`~scrapy_rep.recheck.payload`) is a document not had, as a download that
-failed is: its origin's items are unknown, the rest of the file is read. A payload cut
-short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
-part-way) is read as a download the crawl stopped: the body before the cut, said to be
-cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
-use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
-or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
-download that lost data is in a crawl.
+A capture that cannot be read, or whose redirect's target was not captured, is a
+document not had, as a download that failed is; what was had is said
+(:func:`captured_as`), not a wait no one made.
 """
 
 from __future__ import annotations
 
+import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import IO, Any, Final
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
+from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, stand_in_entry
 from scrapy_rep.fetch.procedure import Fetched, FetchProcedure, Follow
 from scrapy_rep.fetch.rsl_kind import (
     RSL,
@@ -44,158 +35,35 @@ from scrapy_rep.fetch.rsl_kind import (
     licenses_to_wait_for,
 )
 from scrapy_rep.fetch.rules import Effect, Policy
+from scrapy_rep.recheck.captures import (
+    MAX_PAYLOAD,
+    NO_WARCIO,
+    Capture,
+    WarcError,
+    capture_key,
+    capture_time,
+    captures,
+    present,
+    responses,
+)
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.payload import Undecodable, decode
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.urls.origins import Origin
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
 
-#: Why a WARC cannot be read without its extra.
-NO_WARCIO: Final = "reading a WARC needs warcio (pip install warcio; the warc extra of scrapy_rep)"
-
-
-class WarcError(Exception):
-    """The file cannot be read as a whole WARC: one line saying why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Capture:
-    """One ``response`` record: the answer to one URL."""
-
-    status: int
-    location: str | None
-    cache_control: str | None
-    #: The payload (at most 500 KiB and one byte), zlib-compressed.
-    body_zlib: bytes
-    #: WARC-Date, POSIX seconds.
-    date: float
-    record_id: str
-    #: The payload is a part of the document (``WARC-Truncated``, a cut stream).
-    truncated: bool = False
-    #: Why the capture cannot be read (``""``: it can): the document was not had.
-    problem: str = ""
-
-
-def _date(value: str | None) -> float:
-    """A ``WARC-Date`` as POSIX seconds: UTC unless it names its offset (WARC 1.1 §5.4
-    writes it in UTC; ``--as-of`` reads a date without an offset so too), never the
-    machine's time zone; ``0.0`` when it cannot be read."""
-    try:
-        when = datetime.fromisoformat((value or "").replace("Z", "+00:00"))
-    except ValueError:
-        return 0.0
-    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
-
-
-def captures(path: str | Path) -> dict[str, Capture]:
-    """Every ``response`` record of the WARC at ``path``, by target URI (the latest
-    capture of each). Raises :class:`WarcError`."""
-    found: dict[str, Capture] = {}
-    for uri, capture in responses(path):
-        earlier = found.get(uri)
-        if earlier is None or capture.date >= earlier.date:
-            found[uri] = capture
-    return found
-
-
-def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
-    """Each ``response`` record of the WARC at ``path``, in the file's order, with its
-    target URI (every capture, however many of one URL). Raises :class:`WarcError` (a
-    cut file: after the records before the cut, which a caller keeps only once the
-    whole file is read)."""
-    try:
-        from warcio.archiveiterator import ArchiveIterator
-    except ImportError:
-        raise WarcError(NO_WARCIO) from None
-    try:
-        file: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - closed below
-    except OSError as error:
-        raise WarcError(f"{path}: cannot read: {error.strerror or error}") from None
-    records = 0
-    with file:
-        try:
-            for record in ArchiveIterator(file):
-                if not str(getattr(record, "format", "")).startswith("warc"):
-                    raise WarcError(f"{path}: not a WARC file")
-                records += 1
-                headers = record.rec_headers
-                if not headers.get_header("Content-Length"):
-                    raise WarcError(f"{path}: cut: record {records} has no length")
-                response = record.rec_type == "response" and record.http_headers is not None
-                raw = _payload(record.raw_stream, MAX_PAYLOAD if response else 0)
-                if getattr(record.raw_stream, "limit", 0):
-                    raise WarcError(f"{path}: cut: record {records} is shorter than its length")
-                if not response:
-                    continue
-                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                yield uri, _capture(record, raw)
-        except WarcError:
-            raise
-        except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
-            raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
-    if not records:
-        raise WarcError(f"{path}: not a WARC file (no record)")
-
-
-#: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
-#: a longer one is read as cut there.
-MAX_PAYLOAD: Final = 8 * MAX_BODY_BYTES
-
-
-def _payload(stream: IO[bytes], most: int = MAX_PAYLOAD) -> tuple[bytes, bool]:
-    """The raw payload of a record, at most ``most`` bytes (the rest is read past), and
-    whether there was more."""
-    kept = stream.read(most) if most else b""
-    more = False
-    while True:
-        rest = stream.read(1 << 16)
-        if not rest:
-            return kept, more
-        more = True
-
-
-def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) -> str:
-    """Why a 2xx payload is a download that lost data (``""``: it is not), which the crawl
-    gives up on as a network error (Scrapy's ``DOWNLOAD_FAIL_ON_DATALOSS``), unlike a
-    download stopped on purpose (a cut body): the capture says the connection dropped
-    (``WARC-Truncated: disconnect``), or it is shorter than its HTTP ``Content-Length``
-    and not said to be cut."""
-    if marked is not None and marked.strip().lower() == "disconnect":
-        return "the capture lost data (WARC-Truncated: disconnect)"
-    declared = (length or "").strip()
-    if marked is None and not more and declared.isdigit() and len(data) < int(declared):
-        return (f"the capture lost data: {len(data):,} bytes of the {int(declared):,} its "
-                "Content-Length says")  # fmt: skip
-    return ""
-
-
-def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
-    """One ``response`` record as the crawl would have had its answer."""
-    headers, http = record.rec_headers, record.http_headers
-    date = _date(headers.get_header("WARC-Date"))
-    record_id = str(headers.get_header("WARC-Record-ID") or "")
-    location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")
-    code = str(http.get_statuscode() or "")
-    if not (len(code) == 3 and code.isascii() and code.isdigit()):
-        problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
-        return Capture(0, None, None, b"", date, record_id, problem=problem)
-    data, more = raw
-    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
-        data, more = b"", False
-    marked = headers.get_header("WARC-Truncated")
-    chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
-    lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
-    if lost:
-        return Capture(int(code), None, None, b"", date, record_id, problem=lost)
-    cut = more or marked is not None
-    try:
-        body = decode(data, http.get_header("Content-Encoding"), chunked, cut)
-    except Undecodable as error:
-        problem = f"the captured body cannot be decoded: {error}"
-        return Capture(int(code), None, None, b"", date, record_id, problem=problem)
-    payload = body.data[: MAX_BODY_BYTES + 1]
-    return Capture(int(code), location, cache_control, zlib.compress(payload), date, record_id,
-                   body.cut)  # fmt: skip
+__all__ = [
+    "GAVE_UP_FATE",
+    "MAX_PAYLOAD",
+    "NO_WARCIO",
+    "Capture",
+    "WarcDocuments",
+    "WarcError",
+    "capture_key",
+    "captured_as",
+    "captures",
+    "present",
+    "responses",
+]
 
 
 class WarcDocuments:
@@ -237,7 +105,9 @@ class WarcDocuments:
             return None
         documents = OriginDocuments(origin)
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
-        documents.now = self.captured[origin.robots_url].date
+        # decided as of its robots.txt's capture; a capture of unknown date, as of now
+        captured_at = self.captured[origin.robots_url].date
+        documents.now = captured_at if captured_at is not None else time.time()
         self.origins += 1
         tdmrep = TDMREP.url(origin)
         if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
@@ -261,19 +131,19 @@ class WarcDocuments:
     ) -> Any:
         """The document at ``url`` as the crawl would have it, added to ``documents``
         (nothing: not captured, so not had)."""
+        url = capture_key(url)
         if url not in self.captured:
             return None
         self.read += 1
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
-        record = ""
-        date = 0.0
+        last: Capture | None = None
         while isinstance(step, Follow):
-            capture = self.captured.get(step.url)
+            capture = self.captured.get(capture_key(step.url))
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break
-            record, date = capture.record_id, capture.date
+            last = capture
             if capture.problem:  # read as a download that failed: not had
                 step = procedure.on_network_error(capture.problem)
                 break
@@ -282,12 +152,32 @@ class WarcDocuments:
                 capture.status, body, location=capture.location,
                 cache_control=capture.cache_control, truncated=capture.truncated,
             )  # fmt: skip
+        assert last is not None  # the first URL is captured
+        date = last.date if last.date is not None else 0.0  # 0.0: no time said
         if step.effect is Effect.UNREACHABLE:  # not had: the crawl's give-up verdict
             policy = self.policy
             waited = policy.max_wait if step.failure is None else policy.wait_limit(step.failure)
             allow = policy.allows_after_giving_up(waited)
-            entry = gave_up_entry(kind, allow, waited, step.outcome, 0.0, date)
+            said = f"{captured_as(last)} ({step.outcome}): {GAVE_UP_FATE[allow]}"
+            entry = stand_in_entry(kind, allow, said, 0.0, date)
         else:
             entry = downloaded_entry(kind, self.policy, step, date)
-        documents.add(name, key, entry, record)
+        documents.add(name, key, entry, last.record_id)
         return entry
+
+
+#: What a document not had from a capture says of its items (as a crawl's give-up
+#: verdict does: :func:`~scrapy_rep.fetch.lifecycle.shared.gave_up_outcome`).
+GAVE_UP_FATE: Final = {
+    True: "treated as allowed (REP_UNREACHABLE_ACTION)",
+    False: "requests dropped",
+}
+
+
+def captured_as(capture: Capture) -> str:
+    """What was had of a document not had, where a crawl would say how long it waited
+    (no one waited: the capture is the answer): ``captured as 503 in record <urn:…> at
+    2025-04-01T12:00:00Z`` (no status: a status line without one)."""
+    status = f" as {capture.status}" if capture.status else ""
+    when = "an unreadable WARC-Date" if capture.date is None else capture_time(capture.date)
+    return f"captured{status} in record {capture.record_id} at {when}"

@@ -43,6 +43,7 @@ from scrapy_rep.recheck.command import (
     run,
     settings_of,
 )
+from scrapy_rep.recheck.files import MANIFEST
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
@@ -312,7 +313,9 @@ async def test_shards_of_three_formats_are_rechecked_with_one_fetch(
         urls, ["a.jsonl"] * 2 + ["b.csv"] * 2 + ["c.parquet"] * (len(urls) - 4), strict=True
     )}  # fmt: skip
     assert "### Per shard" in summary.getvalue()
-    assert sorted(path.name for path in out.iterdir()) == ["a.jsonl", "b.csv", "c.parquet"]
+    assert sorted(path.name for path in out.iterdir()) == [
+        MANIFEST, "a.jsonl", "b.csv", "c.parquet"
+    ]  # fmt: skip
 
 
 #: The library's two steps in a process without a reactor: ``fetch_here`` on the running

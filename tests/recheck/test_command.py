@@ -126,7 +126,7 @@ def test_bad_input_is_one_line_and_nothing_is_lost(
     dataset = tmp_path / "items.jsonl"
     dataset.write_bytes(b'{"url": "http://a.example/ok"}\n{oops\n{"url": "mailto:x@a.example"}\n')
     code, _, paths = _recheck(tmp_path, dataset)
-    assert code == EXIT_USAGE
+    assert code == EXIT_REMOVED  # warned of, removed: the run produced its outputs
     err = capsys.readouterr().err
     assert "line 2: not JSON" in err and "line 3: not an http(s) URL" in err
     assert paths["removed"].read_bytes() == b'{oops\n{"url": "mailto:x@a.example"}\n'
@@ -346,3 +346,25 @@ def test_a_recheck_waits_a_short_time_for_a_document_that_does_not_answer_and_sa
     err = capsys.readouterr().err
     assert f"is waited for at most {float(waits):.0f} s (REP_UNREACHABLE_MAX_WAIT" in err
     assert ("removed anyway" in err) is (not given)
+
+
+def test_exit_2_only_when_no_item_could_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A few unreadable records are warnings (reported, removed: exit 1, as any removed
+    item); a dataset none of whose items can be read produced nothing: exit 2."""
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b'{"url": "http://a.example/ok"}\n{oops\n')
+    code, summary, paths = _recheck(tmp_path, dataset)
+    assert code == EXIT_REMOVED and "| unreadable | 1 |" in summary
+    assert paths["out"].read_bytes() == b'{"url": "http://a.example/ok"}\n'
+    err = capsys.readouterr().err.splitlines()
+    assert any(
+        line.startswith(f"scrapy_rep: warning: {dataset}: line 2: not JSON")
+        and line.endswith("(removed)")
+        for line in err
+    ), err
+    dataset.write_bytes(b'{oops\n{"url": "mailto:x@a.example"}\n')
+    code, _, paths = _recheck(tmp_path, dataset)
+    assert code == EXIT_USAGE
+    assert f"scrapy_rep: error: {dataset}: no item could be read" in capsys.readouterr().err

@@ -217,3 +217,33 @@ def test_the_trail_says_then_and_changed_too(tmp_path: Path) -> None:
     assert (item["then"], item["changed"]) == ("kept", True)
     result = verify(trail)
     assert result.clean, result.findings
+
+
+def _said_of(tmp_path: Path, warcs: list[str], *extra: str) -> list[dict[str, Any]]:
+    report = tmp_path / "report.jsonl"
+    recheck_tool(str(_dataset(tmp_path, [JUN])), "--purpose", "search", *warcs,
+                 f"--report={report}", *extra)  # fmt: skip
+    return report_lines(report)
+
+
+def test_a_capture_of_an_unreadable_date_is_never_older_than_every_other(
+    tmp_path: Path,
+) -> None:
+    """A ``WARC-Date`` that cannot be read was 0.0, before every date: its "no" lost
+    behind a dated capture's yes, and it counted as a capture at or before any
+    ``--as-of`` and any item's date. Its date is unknown: beside a dated capture that
+    answers otherwise, which is the newest is not known (the document is not had: its
+    items unknown, removed); alone, it is the present answer (its "no" kept), but never
+    a capture as of a date or the one ``then`` is read from."""
+    garbage = tmp_path / "garbage.warc"
+    write_warc(garbage, [robots_capture("https://a.example", DISALLOW)], date="garbage")
+    alone = ["--documents", str(garbage)]
+    said = _said_of(tmp_path, [*_warcs(tmp_path, (JAN, ALLOW)), *alone])
+    assert said[0]["status"] == "unknown" and "unreadable WARC-Date" in said[0]["why"], said
+    said = _said_of(tmp_path, alone, "--date-column=crawled")
+    assert said[0]["status"] == "refused" and said[0]["then"] == "unknown", said
+    assert "time" not in said[0] and said[0]["record"].startswith("<urn:")
+    assert _said_of(tmp_path, alone, "--as-of=2030-01-01")[0]["status"] == "unknown"
+    write_warc(garbage, [robots_capture("https://a.example", ALLOW)], date="garbage")
+    said = _said_of(tmp_path, [*_warcs(tmp_path, (JAN, ALLOW)), *alone])
+    assert said[0]["status"] == "kept" and said[0]["time"].startswith("2025-01-01"), said

@@ -125,8 +125,9 @@ def test_without_pages_one_line_says_page_level_signals_were_not_checked(
 def test_reading_the_dataset_says_its_progress_at_a_bounded_rate(tmp_path: Path) -> None:
     """The first pass over a large dataset says how far it is (items read, origins
     found), no more often than every PROGRESS_EVERY seconds of the clock."""
-    from scrapy_rep.recheck.command import PROGRESS_EVERY, Progress, _origins
+    from scrapy_rep.recheck.command import PROGRESS_EVERY, Progress
     from scrapy_rep.recheck.datasets import open_dataset
+    from scrapy_rep.recheck.fetching import origins_of as _origins
 
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [f"https://{n}.example/" for n in range(3)])

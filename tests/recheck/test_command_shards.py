@@ -23,6 +23,7 @@ from scrapy_rep.recheck.command import (
     FetchResult,
     main,
 )
+from scrapy_rep.recheck.files import MANIFEST
 from tests.support.recheck import (
     needs,
     recheck_tool,
@@ -93,7 +94,7 @@ def test_a_folder_of_parquet_and_json_lines_shards_is_one_recheck(tmp_path: Path
         f"| `{data / 'part-2.parquet'}` | parquet | 1 | 1 | 0 | 0 |",
     ]
     # one file per shard in each folder, in the shard's own format and name
-    assert sorted(path.name for path in out.iterdir()) == sorted(SHARDS)
+    assert sorted(path.name for path in out.iterdir()) == sorted([*SHARDS, MANIFEST])
     assert _urls(out / "part-1.parquet") == ["https://b.example/x"]
     assert _urls(removed / "part-1.parquet") == ["https://a.example/no/2"]
     assert _urls(out / "extra.jsonl") == ["https://a.example/yes/3"]
@@ -162,12 +163,12 @@ def test_a_shard_of_unreadable_lines_is_named_with_them(
     (data / "bad.jsonl").write_bytes(b'{"url": "https://a.example/yes/9"}\n{oops\n')
     code, summary = recheck_tool(str(data), "--purpose", "search", "--documents",
                                  str(_captured(tmp_path)))  # fmt: skip
-    assert code == EXIT_USAGE
+    assert code == EXIT_REMOVED  # warned of: the run produced its outputs
     assert "| shard | format | items | kept | refused | unknown | unreadable |" in summary
     assert f"| `{data / 'bad.jsonl'}` | jsonl | 2 | 1 | 0 | 0 | 1 |" in summary
     assert f"Unreadable items (first lines): `{data / 'bad.jsonl'}` line 2: not JSON" in summary
     err = capsys.readouterr().err
-    assert f"scrapy_rep: error: {data / 'bad.jsonl'}: line 2: not JSON" in err
+    assert f"scrapy_rep: warning: {data / 'bad.jsonl'}: line 2: not JSON" in err
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -315,7 +316,8 @@ def test_a_previous_runs_report_in_the_folder_is_not_read_as_a_shard(tmp_path: P
                                  f"--out={out}")  # fmt: skip
     assert "- Items: 3 over 2 origin(s)" in summary, summary
     assert "report.jsonl" not in summary.split("### Per shard")[1].split("###")[0]
-    assert sorted(path.name for path in out.iterdir()) == ["extra.jsonl", "part-2.parquet"]
+    assert sorted(path.name for path in out.iterdir()) == [MANIFEST, "extra.jsonl",
+                                                            "part-2.parquet"]  # fmt: skip
 
 
 def test_a_shards_name_cannot_forge_lines_of_the_summary(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ import pytest
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.recheck.command import (
     EXIT_REMOVED,
-    EXIT_USAGE,
     FetchRequest,
     FetchResult,
     main,
@@ -137,7 +136,7 @@ def test_a_bare_cr_makes_one_record_unreadable_and_the_run_goes_on(
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents",
                            str(_robots_warc(tmp_path)), f"--out={out}", f"--removed={removed}",
                            f"--report={report}")  # fmt: skip
-    assert code == EXIT_USAGE  # an unreadable item: reported, removed, the run went on
+    assert code == EXIT_REMOVED  # an unreadable item: reported, removed, the run went on
     assert [line["status"] for line in report_lines(report)] == [
         "kept", "unreadable", "refused", "kept"
     ]  # fmt: skip
@@ -157,7 +156,7 @@ def test_a_lone_surrogate_in_a_url_is_one_unreadable_item(tmp_path: Path) -> Non
     warc = _robots_warc(tmp_path)
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                            f"--report={report}", f"--trail={trail}")  # fmt: skip
-    assert code == EXIT_USAGE
+    assert code == EXIT_REMOVED
     said = report_lines(report)
     assert [line["status"] for line in said] == ["kept", "unreadable", "unreadable", "refused"]
     assert said[1]["url"] == "https://a.example/\ud800"

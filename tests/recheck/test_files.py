@@ -259,3 +259,49 @@ def test_an_output_that_fails_while_written_is_one_line_and_exit_2(
     assert code == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "No space left on device" in err[0], err
+
+
+@pytest.mark.parametrize("option", ["out", "removed", "report", "summary", "trail"])
+def test_a_read_only_output_is_refused_before_work_even_for_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """A file without a write bit (root may write it all the same: its mode bits are
+    read, not ``os.access``), and a file in a folder without a write bit (it is written
+    under a temporary name there and renamed over): exit 2 and one line, before the
+    dataset's origins are fetched; the file, and every other output, as they were."""
+    from tests.support.recheck import recheck_trail
+
+    _, dataset, _ = _files(tmp_path)
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    cases = [(tmp_path / "read-only", 0o444, None)]
+    if option != "trail":  # the trail is appended to in place: its folder is not written
+        cases.append((folder / "in-read-only-folder", 0o644, folder))
+    for target, mode, locked in cases:
+        if option == "trail":
+            recheck_trail(tmp_path, target)
+        else:
+            target.write_text("before\n")
+        capsys.readouterr()
+        before = target.read_bytes()
+        target.chmod(mode)
+        if locked is not None:
+            locked.chmod(0o555)
+        other = tmp_path / ("summary.md" if option != "summary" else "report.jsonl")
+        other_option = "summary" if option != "summary" else "report"
+        try:
+            code = main([str(dataset), "--purpose", "search", "--no-progress",
+                         f"--{option}={target}", f"--{other_option}={other}"],
+                        fetcher=fetcher)  # fmt: skip
+        finally:
+            folder.chmod(0o755)
+        assert code == EXIT_USAGE and asked == [], target
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --{option} "), err
+        assert target.read_bytes() == before and not other.exists()

@@ -60,3 +60,36 @@ def test_an_ai_purpose_names_the_groups_obeyed_and_the_report_the_agent(tmp_path
     assert said == ("refused", "GPTBot", 2, "Disallow: /")
     assert "and those of `GPTBot`, `CCBot` (REP_PURPOSE_AGENTS)" in summary
     assert "; by the groups of REP_PURPOSE_AGENTS: GPTBot 1" in summary
+
+
+def _row_cells(row: str) -> list[str]:
+    """A Markdown table row's cells, an escaped ``\\|`` kept inside its cell."""
+    import re
+
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+
+
+def test_a_table_cell_holding_a_bar_or_a_line_break_stays_one_cell() -> None:
+    """An origin, a signal or a shard's name with ``|`` or a line break in it split its
+    table row into more cells (or cut the table)."""
+    from scrapy_rep.recheck.datasets import Item
+    from scrapy_rep.recheck.outputs import Evidence, Tally, summary_markdown
+
+    tally = Tally(("ai-train",))
+    tally.shard("odd|name\n.jsonl", "jsonl")
+    item = Item(1, "http://a.example/x")
+    tally.add(item, "refused", Evidence(signal="sig|nal\nx", purpose="ai-train"), "http://a|b")
+    lines = summary_markdown(tally, "odd", "WARC", "agent", False)
+    tables: list[list[str]] = [[]]
+    for line in lines:
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    assert len(tables) > 3
+    for table in (one for one in tables if one):
+        heads = len(_row_cells(table[0]))
+        assert all(len(_row_cells(row)) == heads for row in table), table
+    text = "\n".join(lines)
+    assert "sig\\|nal\\nx" in text and "http://a\\|b" in text
+    assert "odd\\|name" in text

@@ -272,3 +272,60 @@ def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) ->
     assert statuses == ["refused", "kept", "kept"] * 100
     documents = rechecker.documents
     assert isinstance(documents, WarcDocuments) and (documents.read, documents.origins) == (1, 1)
+
+
+def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
+    """A capture of ``http://A.EXAMPLE:80/robots.txt`` (host case, the default port
+    written) was never found for the items of ``http://a.example/``: unknown."""
+    from scrapy_rep.recheck.command import warc_rechecker
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [
+        ("http://A.EXAMPLE:80/robots.txt", 200, b"User-agent: *\nDisallow: /p\n", {}),
+        ("https://B.Example:443/robots.txt", 301, b"", {"Location": "https://B.EXAMPLE/moved"}),
+        ("https://b.example:443/moved", 200, b"User-agent: *\nDisallow: /q\n", {}),
+    ])  # fmt: skip
+    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    urls = [
+        "http://a.example/p/1",
+        "http://a.example/ok",
+        "https://b.example/q",
+        "https://b.example/",
+    ]
+    statuses = [str(rechecker.decide(url).status) for url in urls]
+    assert statuses == ["refused", "kept", "refused", "kept"]
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                 f"--report={report}")  # fmt: skip
+    assert [line["status"] for line in report_lines(report)] == statuses
+
+
+def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path: Path) -> None:
+    """A capture answering 503 (or a redirect to a target not captured, or a body that
+    cannot be read) was said "unreachable for 600 s": no one waited, the capture is what
+    was had; its evidence names its status, record and date. ``audit verify`` reads the
+    trail as before."""
+    from scrapy_rep.audit.verify import verify
+
+    warc = tmp_path / "robots.warc"
+    ids = write_warc(warc, [
+        ("http://b.example/robots.txt", 503, b"", {}),
+        ("http://c.example/robots.txt", 301, b"", {"Location": "http://c.example/moved"}),
+        ("http://d.example/robots.txt", 200, b"x", {"Content-Encoding": "bogus"}),
+    ])  # fmt: skip
+    dataset, report, trail = (tmp_path / name for name in ("i.jsonl", "r.jsonl", "t.jsonl"))
+    write_jsonl(dataset, ["http://b.example/x", "http://c.example/x", "http://d.example/x"])
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--report={report}", f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    why = [line["why"] for line in report_lines(report)]
+    at = "at 2025-04-01T12:00:00Z"
+    assert f"captured as 503 in record {ids[0]} {at}" in why[0]
+    assert f"captured as 301 in record {ids[1]} {at}" in why[1]
+    assert "http://c.example/moved not captured in the WARC" in why[1]
+    assert f"captured as 200 in record {ids[2]} {at}" in why[2] and "cannot be decoded" in why[2]
+    assert not any("unreachable for" in one for one in why), why
+    assert all(one.endswith("requests dropped") for one in why), why
+    result = verify(trail)
+    assert result.clean, result.findings

@@ -42,14 +42,14 @@ from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
-from scrapy_rep.recheck.command import (
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.fetching import (
     PROGRESS_EVERY,
     FetchRequest,
     FetchResult,
     PageRead,
     fetch_progress,
 )
-from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.pacing import (
     interleave,
     origin_key,
@@ -148,7 +148,7 @@ class RecheckSpider(Spider):
 
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
-        not answer (:func:`~scrapy_rep.recheck.command.fetch_progress`)."""
+        not answer (:func:`~scrapy_rep.recheck.fetching.fetch_progress`)."""
         settings = self.request.settings
         max_wait = float(settings.get("REP_UNREACHABLE_MAX_WAIT") or 0.0)
         line = fetch_progress(self.done, len(self.request.origins), self.waiting, max_wait,

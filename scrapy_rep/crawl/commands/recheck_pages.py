@@ -1,5 +1,5 @@
 """The page fetch of a recheck's crawl (``--pages``): the pages not done yet by origin,
-its progress line every :data:`~scrapy_rep.recheck.command.PROGRESS_EVERY` seconds, and
+its progress line every :data:`~scrapy_rep.recheck.fetching.PROGRESS_EVERY` seconds, and
 the line the first Ctrl-C says at once (docs/recheck.md). The pacing itself is
 :mod:`scrapy_rep.recheck.pacing`'s."""
 
@@ -11,7 +11,7 @@ from typing import Any, Final, TextIO
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.crawl.internals import Timer, call_later, running_engine
-from scrapy_rep.recheck.command import PROGRESS_EVERY
+from scrapy_rep.recheck.fetching import PROGRESS_EVERY
 from scrapy_rep.recheck.pacing import origin_key, pages_progress
 
 

@@ -1,0 +1,107 @@
+"""``--out`` and ``--removed`` folders of a collection of shards re-checked again: the
+files a previous recheck wrote there and this one does not are removed once this run's
+are in place (never a file no recheck wrote, nor one changed since: the run stops
+before work), a manifest names the run's files, and the set of outputs is renamed into
+place whole, or put back as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from scrapy_rep.recheck import files
+from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE
+from scrapy_rep.recheck.files import MANIFEST
+from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
+
+SHARDS = {
+    "a.jsonl": ["https://a.example/no/1", "https://a.example/yes/1"],
+    "b.jsonl": ["https://a.example/no/2", "https://a.example/yes/2"],
+    "c.jsonl": ["https://a.example/yes/3", "https://a.example/no/3"],
+}
+
+
+def _recheck_shards(tmp_path: Path, names: list[str]) -> int:
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    (tmp_path / "data").mkdir(exist_ok=True)
+    for name in names:
+        write_jsonl(tmp_path / "data" / name, SHARDS[name])
+    shards = [str(tmp_path / "data" / name) for name in names]
+    kept, removed = tmp_path / "kept", tmp_path / "removed"
+    code, _ = recheck_tool(*shards, "--purpose", "search", "--documents", str(warc),
+                           f"--out={kept}", f"--removed={removed}")  # fmt: skip
+    return code
+
+
+def _visible_files(folder: Path) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if not name.startswith("."))
+
+
+def test_a_rerun_of_fewer_shards_leaves_no_file_of_the_previous_run(tmp_path: Path) -> None:
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    manifest = json.loads((tmp_path / "kept" / MANIFEST).read_text())
+    assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    for folder in ("kept", "removed"):
+        assert _visible_files(tmp_path / folder) == ["a.jsonl", "b.jsonl"], folder
+        manifest = json.loads((tmp_path / folder / MANIFEST).read_text())
+        assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl"]
+
+
+@pytest.mark.parametrize("how", ["not-a-recheck's", "changed-since"])
+def test_a_file_no_recheck_wrote_stops_the_run_and_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    kept = tmp_path / "kept"
+    if how == "changed-since":
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+        (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
+    else:
+        kept.mkdir()
+        (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
+    (kept / "notes.txt").write_text("not of a dataset format: never looked at\n")
+    capsys.readouterr()
+    before = {name: (kept / name).read_bytes() for name in _visible_files(kept)}
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        len(err) == 1
+        and err[0].startswith(f"scrapy_rep: error: --out {kept}: ")
+        and "c.jsonl" in err[0]
+    ), err
+    assert {name: (kept / name).read_bytes() for name in _visible_files(kept)} == before
+
+
+def test_a_rename_that_fails_puts_every_output_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outputs are renamed one by one: one that fails half-way left the first ones
+    new and the rest old."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    folders = [tmp_path / "kept", tmp_path / "removed"]
+    before = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
+    for name in SHARDS:  # the next run's items differ
+        SHARDS[name] = [*SHARDS[name], f"https://a.example/no/{name}"]
+    renamed: list[str] = []
+    real = os.replace
+
+    def failing(source: object, target: object) -> None:
+        renamed.append(str(target))
+        if len(renamed) == 4:
+            raise OSError(28, "No space left on device", str(target))
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files.os, "replace", failing)
+    try:
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    finally:
+        monkeypatch.undo()
+        for name in SHARDS:
+            SHARDS[name] = SHARDS[name][:-1]
+    after = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
+    assert after == before
