@@ -35,10 +35,10 @@ from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.purpose import UsageSignal, usage_decision
-from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
 from scrapy_rep.verdict.policy import TDM_PURPOSES, Refusal
 from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request
