@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 
-from scrapy_rep.crawl.documents.documents import HOLD
+from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.internals import call_later
 from scrapy_rep.crawl.requeststate import take_hold
 from scrapy_rep.fetch.kinds import HoldKey
