@@ -162,16 +162,9 @@ def _gone_past(
 
 
 def _after_robots(
-    facts: RequestFacts,
-    rules: RequestRules,
-    known: Known,
-    txt: RobotsTxt,
-    used: Used,
-    decision: Decision | None,
-    obeyed: bool,
-    overridden: Override | None,
-    past: str | None,
-) -> Verdict:
+    facts: RequestFacts, rules: RequestRules, known: Known, txt: RobotsTxt, used: Used,
+    decision: Decision | None, obeyed: bool, overridden: Override | None, past: str | None,
+) -> Verdict:  # fmt: skip
     """The verdict on a request robots.txt lets through, when more is read: tdmrep.json
     (its Wait first), the RSL licenses robots.txt names, then what the origin's
     documents said for the crawl's purposes (any refusing one refuses it before the
