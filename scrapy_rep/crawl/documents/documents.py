@@ -140,16 +140,10 @@ class OriginDocument(WaitingInPlace[D]):
         it. Only when no refresh is under way (they fail, and the lifecycle keeps its
         stale copy in use: SPEC §4) does the stale copy decide. Once per request: the
         version it is released with next decides it (:attr:`RequestState.afresh`)."""
-        now = self._clock()
-        lifecycle = self.lifecycle
-        entry = lifecycle.fresh_entry(key, now)
-        if entry is not None:
-            return entry
-        self._triggers.setdefault(key, request)
-        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
-        entry = lifecycle.fresh_entry(key, now)
-        if entry is None and not lifecycle.under_way(key):
-            entry = self.usable_entry(key)
+        entry = self.entry(key, request)  # fresh, else (its refresh starts) a usable one
+        if entry is not None and self.lifecycle.under_way(key):
+            if self._clock() >= entry.fresh_until:
+                entry = None  # stale while its refresh runs: it waits for it
         if entry is None:
             to_decide_afresh(request)
         return entry
