@@ -226,11 +226,7 @@ class DocumentCache(Generic[D]):
                 _, dropped = self._compressed.popitem(last=False)
                 self.bytes -= _cold_size(dropped)
             elif len(self._parsed) > 1:
-                evicted, kept = self._parsed.popitem(last=False)
-                self._live.pop(evicted, None)
-                size = _parsed_size(kept)
-                self.bytes -= size
-                self._parsed_bytes -= size
+                self._unparse(*self._parsed.popitem(last=False))
             else:
                 return
             self.evictions += 1
@@ -238,20 +234,14 @@ class DocumentCache(Generic[D]):
     def discard(self, origin: Hashable) -> None:
         parsed = self._parsed.pop(origin, None)
         if parsed is not None:
-            self._live.pop(origin, None)
-            size = _parsed_size(parsed)
-            self.bytes -= size
-            self._parsed_bytes -= size
+            self._unparse(origin, parsed)
         kept = self._compressed.pop(origin, None)
         if kept is not None:
             self.bytes -= _cold_size(kept)
 
     def _compress_oldest(self) -> None:
         origin, parsed = self._parsed.popitem(last=False)
-        self._live.pop(origin, None)
-        size = _parsed_size(parsed)
-        self.bytes -= size
-        self._parsed_bytes -= size
+        self._unparse(origin, parsed)
         if self._reparse is None:
             self.evictions += 1
             return
@@ -261,6 +251,13 @@ class DocumentCache(Generic[D]):
             cold = self._forms.frozen(parsed)  # type: ignore[arg-type]
         self._compressed[origin] = cold
         self.bytes += _cold_size(cold)
+
+    def _unparse(self, origin: Hashable, parsed: _Parsed) -> None:
+        """``origin``'s entry ``parsed``, taken out of the parsed tier, no longer counted."""
+        self._live.pop(origin, None)
+        size = _parsed_size(parsed)
+        self.bytes -= size
+        self._parsed_bytes -= size
 
     def _keep_live(self, origin: Hashable, entry: CacheEntry[D]) -> None:
         """``entry`` (kept plain) is also kept as an object, the least recently used

@@ -141,9 +141,9 @@ class OriginDocument(WaitingInPlace[D]):
         stale copy in use: SPEC §4) does the stale copy decide. Once per request: the
         version it is released with next decides it (:attr:`RequestState.afresh`)."""
         entry = self.entry(key, request)  # fresh, else (its refresh starts) a usable one
-        if entry is not None and self.lifecycle.under_way(key):
-            if self._clock() >= entry.fresh_until:
-                entry = None  # stale while its refresh runs: it waits for it
+        stale = entry is not None and self._clock() >= entry.fresh_until
+        if stale and self.lifecycle.under_way(key):
+            entry = None  # stale while its refresh runs: it waits for it
         if entry is None:
             to_decide_afresh(request)
         return entry

@@ -74,8 +74,6 @@ class MediaGate:
         #: and the crawl's purposes among them.
         self.rules = page_rules(config)
         self.policy = self.rules.policy
-        #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
-        self.noindex_no_ai = config.media_noindex_means_no_ai
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
