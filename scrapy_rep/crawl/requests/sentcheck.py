@@ -97,9 +97,9 @@ class SentRequestCheck:
         if verdict is None:
             return None
         inc(self.crawler.stats, "rep/requests/decided_again")
-        if isinstance(verdict, Refused):
-            owner.perform.refused(request, owner.facts.of(request, sent=True), verdict)
         facts = owner.facts.of(request, sent=True)
+        if isinstance(verdict, Refused):
+            owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):  # it cannot wait here: refused, never sent unchecked
             message = (
                 "Dropped: sent with another User-Agent, URL or Host than it was checked for; "
