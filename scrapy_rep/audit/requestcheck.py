@@ -19,9 +19,10 @@ from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.purpose import PURPOSES, content_signal_signal
 from scrapy_rep.usage.rsl.document import ABSENT
 from scrapy_rep.verdict import LICENSE, ROBOTS, Allowed, Obey, Refused, Verdict
-from scrapy_rep.verdict.decide import RequestFacts, RequestRules, decide
+from scrapy_rep.verdict.decide import decide
 from scrapy_rep.verdict.policy import NOTHING_BEFORE, Before
 from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.values import RequestFacts, RequestRules
 
 #: ``refused_by`` values that a "no" of the usage signals explains.
 USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})

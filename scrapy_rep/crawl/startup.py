@@ -31,7 +31,6 @@ from scrapy_rep.crawl.internals import (
     scrapy_command_frame,
 )
 from scrapy_rep.crawl.startfiles import check_apart, check_files, components
-from scrapy_rep.crawl.startfiles import feed_files as feed_files
 from scrapy_rep.settings import (
     RepConfig,
     RepSettingError,

@@ -38,7 +38,6 @@ from scrapy_rep.fetch.entry import (
     _BODY,
     _TRUNCATED,
     _Cold,
-    _cold_fields_of,
     _cold_size,
     _Parsed,
     _parsed_size,
@@ -49,6 +48,7 @@ from scrapy_rep.fetch.entry import COMPRESSED_OVERHEAD as COMPRESSED_OVERHEAD
 from scrapy_rep.fetch.entry import CacheEntry as CacheEntry
 from scrapy_rep.fetch.entry import D as D
 from scrapy_rep.fetch.entry import Freshness as Freshness
+from scrapy_rep.fetch.entryforms import EntryForms, plain_key
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 #: Parsed entries kept as objects, ready to decide, beside their plain form (a kind with
@@ -59,14 +59,6 @@ LIVE_ORIGINS: Final = 256
 #: licenses) are kept, whatever ``REP_CACHE_MAX_ORIGINS`` allows: each is objects the
 #: collector walks (the setting's default before robots.txt had a plain form).
 WHOLE_MAX_ORIGINS: Final = 1_000
-
-
-def _plain_key(origin: Hashable) -> Hashable:
-    """A key that is a tuple (an ``Origin``) as the plain tuple equal to it, which the
-    collector stops tracking."""
-    if isinstance(origin, tuple) and type(origin) is not tuple:
-        return (*origin,)
-    return origin
 
 
 class DocumentCache(Generic[D]):
@@ -95,10 +87,8 @@ class DocumentCache(Generic[D]):
         self.max_origins = max_origins
         self.max_bytes = max_bytes
         self._reparse = reparse
-        self._reparse_cut = reparse_cut
-        self._standins = standins
-        self._plain = plain if unplain is not None else None
-        self._unplain = unplain if plain is not None else None
+        #: How entries are kept besides whole (plain, compressed) and made whole again.
+        self._forms = EntryForms(reparse, reparse_cut, standins, plain, unplain)
         self.max_live = max_live
         #: Every parsed entry: whole, or plain for a kind with a plain form.
         self._parsed: OrderedDict[Hashable, _Parsed] = OrderedDict()
@@ -138,9 +128,9 @@ class DocumentCache(Generic[D]):
             self._parsed.move_to_end(origin)
             if type(parsed) is not tuple:
                 return parsed  # type: ignore[return-value]
-            entry = self._thawed(parsed)
+            entry = self._forms.thawed(parsed)
             self.unplained += 1
-            self._keep_live(_plain_key(origin), entry)
+            self._keep_live(plain_key(origin), entry)
             return entry
         kept = self._compressed.pop(origin, None)
         if kept is None:
@@ -150,10 +140,10 @@ class DocumentCache(Generic[D]):
         if body_zlib:
             assert self._reparse is not None  # only then is anything compressed
             body = zlib.decompressobj().decompress(body_zlib, MAX_BODY_BYTES)
-            cold = self._thawed(kept, self._parse_again(body, kept[_TRUNCATED]))
+            cold = self._forms.thawed(kept, self._forms.parse_again(body, kept[_TRUNCATED]))
             self.reparsed += 1
         else:
-            cold = self._thawed(kept)
+            cold = self._forms.thawed(kept)
         self.put(origin, cold)
         return cold
 
@@ -176,11 +166,11 @@ class DocumentCache(Generic[D]):
         kept = self.compact(entry)
         if kept.body_zlib and kept.rules is not None:
             return kept  # its rules could not be parsed again: kept whole
-        return self._frozen(kept)
+        return self._forms.frozen(kept)
 
     def unplain(self, kept: CacheEntry[Any] | _Cold) -> CacheEntry[Any]:
         """The entry :meth:`compact_plain` kept, as :meth:`compact` makes it."""
-        return self._thawed(kept) if type(kept) is tuple else kept  # type: ignore[return-value]
+        return self._forms.thawed(kept) if type(kept) is tuple else kept  # type: ignore[return-value]
 
     def restore(self, origin: Hashable, entry: CacheEntry[Any]) -> CacheEntry[D]:
         """The entry :meth:`compact` made, parsed: the cache's own when it holds the same
@@ -196,14 +186,7 @@ class DocumentCache(Generic[D]):
                 return current
         body = zlib.decompressobj().decompress(entry.body_zlib, MAX_BODY_BYTES)
         self.reparsed += 1
-        return replace(entry, rules=self._parse_again(body, entry.truncated))
-
-    def _parse_again(self, body: bytes, truncated: bool) -> D:
-        """A compressed entry's body parsed again, as cut if the download cut it."""
-        if truncated and self._reparse_cut is not None:
-            return self._reparse_cut(body)
-        assert self._reparse is not None  # only then is anything compressed
-        return self._reparse(body)
+        return replace(entry, rules=self._forms.parse_again(body, entry.truncated))
 
     def peek(self, origin: Hashable) -> CacheEntry[Any] | None:
         """The entry of ``origin``, without marking it used: for inspection. Kept plain
@@ -216,20 +199,20 @@ class DocumentCache(Generic[D]):
             live = self._live.get(origin)
             if live is not None:
                 return live
-            return CacheEntry(None, *parsed[1:]) if parsed[_BODY] else self._thawed(parsed)
+            return CacheEntry(None, *parsed[1:]) if parsed[_BODY] else self._forms.thawed(parsed)
         kept = self._compressed.get(origin)
-        return None if kept is None else self._thawed(kept)
+        return None if kept is None else self._forms.thawed(kept)
 
     def put(self, origin: Hashable, entry: CacheEntry[D]) -> None:
         """Store ``entry``; compress or drop the least recently used beyond the bounds. A
         key that is a tuple (an ``Origin``) is kept as a plain tuple, equal to it and
         untracked by the collector."""
         self.discard(origin)
-        origin = _plain_key(origin)
-        kept = self._kept_parsed(entry)
+        origin = plain_key(origin)
+        kept = self._forms.kept_parsed(entry)
         self._parsed[origin] = kept
         if kept is not entry:
-            self._keep_live(_plain_key(origin), entry)
+            self._keep_live(origin, entry)
         self.bytes += entry.size
         self._parsed_bytes += entry.size
         while len(self._parsed) > self.max_origins:
@@ -243,11 +226,7 @@ class DocumentCache(Generic[D]):
                 _, dropped = self._compressed.popitem(last=False)
                 self.bytes -= _cold_size(dropped)
             elif len(self._parsed) > 1:
-                evicted, kept = self._parsed.popitem(last=False)
-                self._live.pop(evicted, None)
-                size = _parsed_size(kept)
-                self.bytes -= size
-                self._parsed_bytes -= size
+                self._unparse(*self._parsed.popitem(last=False))
             else:
                 return
             self.evictions += 1
@@ -255,44 +234,30 @@ class DocumentCache(Generic[D]):
     def discard(self, origin: Hashable) -> None:
         parsed = self._parsed.pop(origin, None)
         if parsed is not None:
-            self._live.pop(origin, None)
-            size = _parsed_size(parsed)
-            self.bytes -= size
-            self._parsed_bytes -= size
+            self._unparse(origin, parsed)
         kept = self._compressed.pop(origin, None)
         if kept is not None:
             self.bytes -= _cold_size(kept)
 
     def _compress_oldest(self) -> None:
         origin, parsed = self._parsed.popitem(last=False)
-        self._live.pop(origin, None)
-        size = _parsed_size(parsed)
-        self.bytes -= size
-        self._parsed_bytes -= size
+        self._unparse(origin, parsed)
         if self._reparse is None:
             self.evictions += 1
             return
         if type(parsed) is tuple:  # plain: its rules go if its body has them
             cold: _Cold = (None, *parsed[1:]) if parsed[_BODY] else parsed
         else:
-            cold = self._frozen(parsed)  # type: ignore[arg-type]
+            cold = self._forms.frozen(parsed)  # type: ignore[arg-type]
         self._compressed[origin] = cold
         self.bytes += _cold_size(cold)
 
-    def _kept_parsed(self, entry: CacheEntry[D]) -> _Parsed:
-        """How the parsed tier keeps ``entry``: plain when its kind has a plain form (its
-        rules' plain form, or a body-less entry's stand-in by index), else whole."""
-        if self._plain is None:
-            return entry
-        rules: Any = entry.rules
-        if not entry.body_zlib:
-            return self._frozen(entry)
-        if rules is None:
-            return entry
-        for standin in self._standins:
-            if rules is standin:
-                return entry
-        return (self._plain(rules), *_cold_fields_of(entry))
+    def _unparse(self, origin: Hashable, parsed: _Parsed) -> None:
+        """``origin``'s entry ``parsed``, taken out of the parsed tier, no longer counted."""
+        self._live.pop(origin, None)
+        size = _parsed_size(parsed)
+        self.bytes -= size
+        self._parsed_bytes -= size
 
     def _keep_live(self, origin: Hashable, entry: CacheEntry[D]) -> None:
         """``entry`` (kept plain) is also kept as an object, the least recently used
@@ -301,23 +266,3 @@ class DocumentCache(Generic[D]):
         live[origin] = entry
         if len(live) > self.max_live:
             live.popitem(last=False)
-
-    def _frozen(self, entry: CacheEntry[D]) -> _Cold:
-        """``entry`` compressed: with a body, its rules go (the body parses them again when
-        needed); without one, its stand-in document is kept by index."""
-        rules: Any = entry.rules
-        if entry.body_zlib:
-            rules = None
-        else:
-            rules = next((i for i, s in enumerate(self._standins) if s is rules), rules)
-        return (rules, *_cold_fields_of(entry))
-
-    def _thawed(self, cold: _Cold, parsed: Any = None) -> CacheEntry[Any]:
-        """The entry a compressed or plain one was, with ``parsed`` (its body parsed
-        again) as its rules when given (else ``None`` when its body has them)."""
-        rules = cold[0] if parsed is None else parsed
-        if type(rules) is int:
-            rules = self._standins[rules]
-        elif type(rules) is bytes and self._unplain is not None:
-            rules = self._unplain(rules)
-        return CacheEntry(rules, *cold[1:])

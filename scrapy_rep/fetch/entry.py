@@ -65,10 +65,6 @@ class CacheEntry(Generic[D]):
         """Fresh or stale: its rules may decide."""
         return now < self.stale_until
 
-    @property
-    def compressed_size(self) -> int:
-        return len(self.body_zlib) + COMPRESSED_OVERHEAD
-
 
 #: A compressed entry as the cache keeps it: the entry's fields in order, its rules first
 #: as ``None`` (parsed again from the body), the index of a stand-in document (an
@@ -94,5 +90,5 @@ def _parsed_size(kept: _Parsed) -> int:
 
 
 def _cold_size(cold: _Cold) -> int:
-    """What a compressed entry costs (:attr:`CacheEntry.compressed_size`)."""
+    """What a compressed entry costs: its body and :data:`COMPRESSED_OVERHEAD`."""
     return len(cold[_BODY]) + COMPRESSED_OVERHEAD

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scrapy_rep.settings.config import SCRAPY_BOOLEANS as SCRAPY_BOOLEANS
 from scrapy_rep.settings.config import SETTINGS as SETTINGS
 from scrapy_rep.settings.config import RepConfig as RepConfig
 from scrapy_rep.settings.config import read_config as read_config
@@ -20,7 +19,6 @@ from scrapy_rep.settings.readers import PURPOSES as PURPOSES
 from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_bool
-from scrapy_rep.settings.readers import read_str_list as read_str_list
 from scrapy_rep.settings.readers import robots_agent as robots_agent
 from scrapy_rep.settings.rules import crawl_delay_obeyed as crawl_delay_obeyed
 from scrapy_rep.settings.rules import directive_readings as directive_readings
@@ -29,16 +27,8 @@ from scrapy_rep.settings.rules import overrides_of as overrides_of
 from scrapy_rep.settings.rules import page_rules as page_rules
 from scrapy_rep.settings.rules import request_rules as request_rules
 from scrapy_rep.settings.rules import usage_policy as usage_policy
-from scrapy_rep.settings.table import ACTIONS as ACTIONS
-from scrapy_rep.settings.table import DAY as DAY
-from scrapy_rep.settings.table import MIB as MIB
 from scrapy_rep.settings.table import PROFILES as PROFILES
-from scrapy_rep.settings.table import PURPOSE_ACTIONS as PURPOSE_ACTIONS
-from scrapy_rep.settings.table import UNKNOWN_ANSWERS as UNKNOWN_ANSWERS
-from scrapy_rep.settings.table import UNKNOWN_SETTING_ACTIONS as UNKNOWN_SETTING_ACTIONS
-from scrapy_rep.settings.table import UNREACHABLE_ACTIONS as UNREACHABLE_ACTIONS
 from scrapy_rep.settings.table import Setting as Setting
-from scrapy_rep.settings.table import Unit as Unit
 
 #: The settings that decide what the crawl fetches and keeps: a request's verdict, a
 #: page's, its items, links and files (:func:`request_rules`, :func:`page_rules` and the

@@ -14,7 +14,7 @@ from typing import Any, Final
 import idna
 
 from scrapy_rep.settings.base import RepSettingError, SettingsLike
-from scrapy_rep.verdict.decide import expiry_words
+from scrapy_rep.verdict.values import expiry_words
 
 #: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``, the expiry
 #: as :func:`override_expiry` writes it (a date as given, or a date, time and zone).

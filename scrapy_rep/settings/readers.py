@@ -13,9 +13,7 @@ from typing import Any, Final
 # Re-exported (``X as X``): this module is the public import path of these names.
 from scrapy_rep.settings.base import RepSettingError as RepSettingError
 from scrapy_rep.settings.base import SettingsLike as SettingsLike
-from scrapy_rep.settings.overrides import OverrideEntry as OverrideEntry
 from scrapy_rep.settings.overrides import override_expiry as override_expiry
-from scrapy_rep.settings.overrides import override_host as override_host
 from scrapy_rep.settings.overrides import read_overrides as read_overrides
 from scrapy_rep.usage import agentpresets
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES

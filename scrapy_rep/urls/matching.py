@@ -26,11 +26,9 @@ from itertools import repeat
 from typing import Final
 
 # Re-exported (``X as X``): the public import path of the encoding and first-match names.
-from scrapy_rep.urls.encoding import has_lower_escape as has_lower_escape
 from scrapy_rep.urls.encoding import normalise_pattern as normalise_pattern
 from scrapy_rep.urls.encoding import normalise_url_path as normalise_url_path
 from scrapy_rep.urls.encoding import path_of as path_of
-from scrapy_rep.urls.encoding import upper_escapes as upper_escapes
 from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
     _common_prefix_length,

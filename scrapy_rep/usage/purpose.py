@@ -32,10 +32,8 @@ from scrapy_rep.usage._purpose_table import PURPOSE_INDEX as PURPOSE_INDEX
 from scrapy_rep.usage._purpose_table import PURPOSES as PURPOSES
 from scrapy_rep.usage._purpose_table import ROWS as ROWS
 from scrapy_rep.usage._purpose_table import Answers as Answers
-from scrapy_rep.usage._purpose_table import MappingRow as MappingRow
 from scrapy_rep.usage._purpose_table import Purpose as Purpose
 from scrapy_rep.usage._purpose_table import Vocabulary as Vocabulary
-from scrapy_rep.usage.decision import UsageAnswer as UsageAnswer
 from scrapy_rep.usage.decision import UsageDecision as UsageDecision
 from scrapy_rep.usage.decision import UsageSignal as UsageSignal
 from scrapy_rep.usage.decision import allowed as allowed

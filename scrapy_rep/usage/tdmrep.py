@@ -40,7 +40,6 @@ from scrapy_rep.urls.wildcards import FirstMatcher
 from scrapy_rep.usage._json_array import array_items
 
 # Re-exported (``X as X``): this module is the public import path of these names.
-from scrapy_rep.usage._tdm_values import MAX_POLICY_CHARS as MAX_POLICY_CHARS
 from scrapy_rep.usage._tdm_values import NO_VALUES as NO_VALUES
 from scrapy_rep.usage._tdm_values import UNSET as UNSET
 from scrapy_rep.usage._tdm_values import TdmResolution as TdmResolution

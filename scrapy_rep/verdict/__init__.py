@@ -1,7 +1,10 @@
 """May this request go? The one decision of the crawl, its early pass, both tools, the
-trail's re-derivation and the media gate (:mod:`scrapy_rep.verdict.decide`)."""
+trail's re-derivation and the media gate (:mod:`scrapy_rep.verdict.decide`;
+its values: :mod:`scrapy_rep.verdict.values`)."""
 
-from scrapy_rep.verdict.decide import (
+from scrapy_rep.verdict.decide import decide
+from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
+from scrapy_rep.verdict.values import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -16,10 +19,8 @@ from scrapy_rep.verdict.decide import (
     Used,
     Verdict,
     Wait,
-    decide,
     obey_of,
 )
-from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 __all__ = [
     "LICENSE",

@@ -44,10 +44,10 @@ from scrapy_rep.usage.purpose import (
     usage_decision,
 )
 from scrapy_rep.usage.tdmrep import NO_VALUES, TdmValues
-from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Binds, Field, Said, SignalRow, Where, rows_for
+from scrapy_rep.verdict.values import Refused
 
 #: The document a page-level refusal names (:attr:`Refused.document`).
 PAGE: Final = "page"

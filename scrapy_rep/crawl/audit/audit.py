@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import RequestFacts
-    from scrapy_rep.verdict.decide import Used
+    from scrapy_rep.verdict.values import Used
 
 __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 

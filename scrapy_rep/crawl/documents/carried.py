@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
+from scrapy_rep.fetch.entryforms import plain_key
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -38,11 +39,6 @@ D = TypeVar("D")
 
 #: No key: a token of this kind that is not (or no longer) kept.
 _NONE: Any = object()
-
-
-def _plain(key: Hashable) -> Hashable:
-    """``key``, a tuple subclass (an ``Origin``) as the plain tuple equal to it."""
-    return (*key,) if isinstance(key, tuple) and type(key) is not tuple else key
 
 
 class CarriedEntries(Generic[D]):
@@ -88,7 +84,7 @@ class CarriedEntries(Generic[D]):
         kept: Any = entry
         if compact and self._cache is not None:
             kept = self._cache.compact_plain(entry)
-        key = _plain(key)
+        key = plain_key(key)
         token = f"{self._run}.{next(self._serial)}"
         self._kept[token] = kept
         self._key_of[token] = key
@@ -104,7 +100,7 @@ class CarriedEntries(Generic[D]):
         """A request was decided with ``entry`` (``key``'s): carried versions older than
         it may no longer decide one."""
         if key in self._tokens and entry.fetched_at > self._newest.get(key, 0.0):
-            self._newest[_plain(key)] = entry.fetched_at
+            self._newest[plain_key(key)] = entry.fetched_at
 
     def take(
         self,

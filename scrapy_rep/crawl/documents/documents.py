@@ -7,7 +7,7 @@ actions out, and the requests waiting for it: its slice of the crawl's
 :class:`~scrapy_rep.crawl.documents.holding.HeldRequests` (under the kind's ``HoldKey``), the
 requests awaiting it in place, and the request that made each copy be fetched. It
 answers one question per request (:meth:`OriginDocument.entry_for`): the version that
-decides it, or none yet (the request then waits: :meth:`OriginDocument.hold_or_wait`); and
+decides it, or none yet (the request then waits: :mod:`~scrapy_rep.crawl.documents.waiting`); and
 it releases its own held requests when the lifecycle says so. A request that waits for
 several keys of one kind at once (an origin's RSL licenses, fetched together) is held
 under the first and woken by whichever is known first, to be decided again: one license
@@ -26,27 +26,24 @@ its lifetime is decided afresh').
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
-
-from scrapy.utils.defer import maybe_deferred_to_future
-from twisted.internet.defer import Deferred
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
+from scrapy_rep.crawl.documents.waiting import HOLD as HOLD
+from scrapy_rep.crawl.documents.waiting import WAIT as WAIT
+from scrapy_rep.crawl.documents.waiting import WaitingInPlace
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
-from scrapy_rep.crawl.refusals import Refusal, drop_request
-from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
+from scrapy_rep.crawl.requeststate import state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
 from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -58,33 +55,12 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.rules import Policy
     from scrapy_rep.settings import RepConfig
 
-logger = logging.getLogger(__name__)
 D = TypeVar("D")
 #: The ``request.meta`` items of a request's route that its documents' requests take.
 _ROUTE: Final = (meta.DOWNLOAD_SLOT, "proxy")
 
 
-class Hold:
-    """:meth:`OriginDocument.hold_or_wait`'s answer when the request must wait for it:
-    :data:`HOLD` or :data:`WAIT`."""
-
-    __slots__ = ("wait",)
-
-    def __init__(self, wait: bool) -> None:
-        self.wait = wait
-
-    def __repr__(self) -> str:
-        return "WAIT" if self.wait else "HOLD"
-
-
-#: Hold the request: hand it back to the engine, to be caught when it is scheduled.
-HOLD: Final = Hold(False)
-#: The request came straight back (sent by ``engine.download_async``, not the scheduler:
-#: it cannot leave the downloader): await :meth:`OriginDocument.wait`.
-WAIT: Final = Hold(True)
-
-
-class OriginDocument(Generic[D]):
+class OriginDocument(WaitingInPlace[D]):
     """One document kind: ``lifecycle`` decides, ``runner`` performs, ``cache`` keeps,
     and the document holds and releases the requests that wait for it."""
 
@@ -125,20 +101,16 @@ class OriginDocument(Generic[D]):
         #: The request that made each key's document be fetched (its download slot, and
         #: Scrapy's ``robots_parsed``).
         self._triggers: dict[Hashable, Request] = {}
-        #: Requests awaiting the document in place (sent with ``engine.download_async``).
-        self._waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]] = {}
+        self._waiters = {}
         #: A key not known yet -> the keys whose held requests wait for it as well (they
         #: are woken when it is known: :meth:`hold`'s ``also``).
         self._wakes: dict[Hashable, set[Hashable]] = {}
-        #: The keys whose document will not be known before the crawl closes.
-        self._never: set[Hashable] = set()
+        self._never = set()
         #: The entries released requests carry, by a token in their state.
         self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
         fetcher = EngineFetcher(crawler, timeout, document, self._route, kind.stats)
         store = store.for_kind(document.stat_prefix)
         self.runner = ActionRunner(crawler, self.lifecycle, fetcher, store, self, clock, kind)
-
-    # ------------------------------------------------------------------ one request
 
     def entry_for(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The version of ``key``'s document that decides ``request`` now: the one it
@@ -168,69 +140,13 @@ class OriginDocument(Generic[D]):
         it. Only when no refresh is under way (they fail, and the lifecycle keeps its
         stale copy in use: SPEC §4) does the stale copy decide. Once per request: the
         version it is released with next decides it (:attr:`RequestState.afresh`)."""
-        now = self._clock()
-        lifecycle = self.lifecycle
-        entry = lifecycle.fresh_entry(key, now)
-        if entry is not None:
-            return entry
-        self._triggers.setdefault(key, request)
-        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
-        entry = lifecycle.fresh_entry(key, now)
-        if entry is None and not lifecycle.under_way(key):
-            entry = self.usable_entry(key)
+        entry = self.entry(key, request)  # fresh, else (its refresh starts) a usable one
+        stale = entry is not None and self._clock() >= entry.fresh_until
+        if stale and self.lifecycle.under_way(key):
+            entry = None  # stale while its refresh runs: it waits for it
         if entry is None:
             to_decide_afresh(request)
         return entry
-
-    def hold_or_wait(
-        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
-    ) -> Hold:
-        """``request`` must wait for ``key``'s document (or any of ``also``'s, whichever
-        is known first): :data:`HOLD` (hand it back to the engine, to be held when it is
-        scheduled), or :data:`WAIT` when it was handed back for it already and came
-        straight back (sent by ``engine.download_async``: await :meth:`wait`)."""
-        if mark_held(request, (self.name, key, also)):
-            return HOLD
-        return WAIT
-
-    async def wait(
-        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
-    ) -> CacheEntry[D]:
-        """The entry of ``key``'s document (or of the first of ``also`` known) once it
-        is known, awaited in place; ``IgnoreRequest`` if the spider closes first."""
-        return self._or_refused(await self._wait_for(key, request, also), key, request)
-
-    async def wait_released(
-        self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
-    ) -> CacheEntry[D]:
-        """:meth:`wait`, for a request handed back to be held that came straight back
-        (sent by ``engine.download_async``, which no scheduler holds): the entry it would
-        have been released with, awaited in place (SPEC §4). A stale copy answers only
-        when no refresh is under way (:meth:`_releasable`): a request handed back at its
-        send for a refresh waits for it, as one from the scheduler is held for it;
-        ``IgnoreRequest`` if the spider closes first."""
-        entry = await self._wait_for(key, request, also, self._releasable)
-        return self._or_refused(entry, key, request)
-
-    def _or_refused(
-        self, entry: CacheEntry[D] | None, key: Hashable, request: Request
-    ) -> CacheEntry[D]:
-        """``entry``; none (the spider closed while ``request`` waited in place): the
-        request is dropped as a held one is at the close (by the performer of refusals:
-        counted, logged, signalled, its trail record written) and ``IgnoreRequest``
-        raised."""
-        if entry is not None:
-            return entry
-        message = f"{self.name} of {key} not known when the spider closed"
-        said = f"Not downloaded: the spider closed while it waited: {message}"
-        drop_request(self.crawler, request, Reason.SPIDER_CLOSED, said)
-        raise Refusal(said)
-
-    async def when_known(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
-        """The entry of ``key``'s document once it is known (its fetch starts now, on
-        ``request``'s route, unless one is under way), for a page that names it (no request
-        waits: nothing is dropped); ``None`` if the spider closes first."""
-        return await self._wait_for(key, request)
 
     def entry(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
         """The entry that decides now; ``None``: hold (a fetch is under way or starts)."""
@@ -268,8 +184,6 @@ class OriginDocument(Generic[D]):
         """``request`` is decided by ``entry`` (``key``'s) when it comes back, unless a
         newer version is known by then (it is held for a later document)."""
         self._carried.carry([request], entry, key)
-
-    # ------------------------------------------------------------------ holding
 
     def hold(self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()) -> None:
         """Keep ``request`` until ``key``'s document is known (SPEC §4), or the first of
@@ -349,15 +263,6 @@ class OriginDocument(Generic[D]):
     def trigger(self, key: Hashable) -> Request | None:
         return self._triggers.get(key)
 
-    def never_known(self, key: Hashable) -> None:
-        """The crawl closes before ``key``'s document is known (what came back for it as
-        it stopped is not acted on): those awaiting it in place, now or later, are told so
-        (:meth:`wait` drops them, saying why); the held requests stay held, for the close
-        to keep or drop."""
-        self._never.add(key)
-        for waiter in self._waiters.pop(key, ()):
-            waiter.callback(None)
-
     def idle(self, key: Hashable) -> None:
         """The spider is idle with requests held for ``key``: release them if the document
         is known, else make sure it is fetched, or will be."""
@@ -366,35 +271,6 @@ class OriginDocument(Generic[D]):
             self.release(key, entry, 0)
         elif not self.lifecycle.under_way(key):
             self.runner.handle(do.RequestSeen(key))
-
-    async def _wait_for(
-        self,
-        key: Hashable,
-        request: Request,
-        also: tuple[Hashable, ...] = (),
-        answers: Callable[[Hashable], CacheEntry[D] | None] | None = None,
-    ) -> CacheEntry[D] | None:
-        """The entry of ``key``'s document (or of the first of ``also`` known): at once
-        when ``answers(key)`` gives one (default: :meth:`entry`, which starts its fetch),
-        else once its fetch or refresh releases it; ``None`` if the spider closes."""
-        entry = self.entry(key, request) if answers is None else answers(key)
-        if entry is not None or self.runner.closed or key in self._never:
-            return entry
-        for other in also:
-            entry = self.usable_entry(other)
-            if entry is not None:  # known in between: decided again with it
-                return entry
-        waiter: Deferred[CacheEntry[D] | None] = Deferred()
-
-        def first(found: CacheEntry[D] | None) -> None:
-            if not waiter.called:
-                waiter.callback(found)
-
-        for each in (key, *also):  # whichever is known first
-            one: Deferred[CacheEntry[D] | None] = Deferred()
-            one.addCallback(first)
-            self._waiters.setdefault(each, []).append(one)
-        return await maybe_deferred_to_future(waiter)
 
     def _route(self, key: Hashable) -> dict[str, Any]:
         """The route of the request that triggered ``key``'s fetch, which the document's
@@ -406,8 +282,6 @@ class OriginDocument(Generic[D]):
             return {}
         trigger_meta = trigger.meta
         return {name: trigger_meta[name] for name in _ROUTE if trigger_meta.get(name)}
-
-    # ------------------------------------------------------------------ close
 
     def close(self) -> None:
         """The spider closed: no timer fires, nobody waits any more."""

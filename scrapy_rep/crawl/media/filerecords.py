@@ -14,7 +14,7 @@ from scrapy_rep.crawl import meta
 from scrapy_rep.usage._purpose_table import MAPPING
 from scrapy_rep.usage.media.reading import MediaReading
 from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal
-from scrapy_rep.verdict.decide import Refused
+from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request

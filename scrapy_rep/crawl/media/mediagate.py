@@ -35,10 +35,10 @@ from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
 from scrapy_rep.usage.purpose import UsageSignal, usage_decision
-from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
 from scrapy_rep.verdict.policy import TDM_PURPOSES, Refusal
 from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -74,8 +74,6 @@ class MediaGate:
         #: and the crawl's purposes among them.
         self.rules = page_rules(config)
         self.policy = self.rules.policy
-        #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI``: the file's noindex / noimageindex is a no.
-        self.noindex_no_ai = config.media_noindex_means_no_ai
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met

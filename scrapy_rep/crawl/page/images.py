@@ -40,9 +40,9 @@ from scrapy_rep.usage.imageusage import (
     is_image_url,
     page_record,
 )
-from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.reasons import Reason
+from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request

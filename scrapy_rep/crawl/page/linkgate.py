@@ -18,10 +18,10 @@ from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.decide import Refused
 from scrapy_rep.verdict.page import PAGE
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
+from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -14,57 +14,48 @@ share); this class only sequences:
 - A document not known yet (the verdict :class:`~scrapy_rep.verdict.Wait`): the request is
   returned from ``process_request`` (Scrapy schedules it again) and caught in
   ``request_scheduled`` (which drops a scheduled request when a handler raises
-  ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's concurrency;
-  the document holds it (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself
-  once it is known. While its origin's robots.txt is not known, neither pass asks the
-  verdict (it could only say wait): a held request is decided once, when it comes back
-  with it (docs/decisions.md, 'A held request is decided once, when its robots.txt is
-  known').
+  ``IgnoreRequest``: :mod:`scrapy_rep.crawl.requests.handback`), so it leaves the
+  downloader and takes none of the crawl's concurrency; the document holds it
+  (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself once it is known.
+  While its origin's robots.txt is not known, neither pass asks the verdict (it could
+  only say wait): a held request is decided once, when it comes back with it
+  (docs/decisions.md, 'A held request is decided once, when its robots.txt is known').
 - The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) asks the same
   verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
   (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
-  on has changed.
+  on has changed. The checks as it is sent ask it again
+  (:mod:`scrapy_rep.crawl.requests.sentverdicts`); its start and close: ``openclose.py``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Hashable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
-from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
+from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
-from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
-from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
-from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
+from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.documents.kinds import ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
-from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine
-from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
+from scrapy_rep.crawl.requests.handback import HandingBack
+from scrapy_rep.crawl.requests.openclose import OpeningAndClosing
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requests.sentcheck import HeldAtSend, SendCheck
-from scrapy_rep.crawl.requeststate import (
-    RequestState,
-    follow_url,
-    moved,
-    sent_state,
-    state_of,
-    take_hold,
-)
+from scrapy_rep.crawl.requests.sendtime import returned_if_held
+from scrapy_rep.crawl.requests.sentverdicts import SentVerdicts
+from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.settings import RepConfig, request_rules
 from scrapy_rep.verdict import (
@@ -86,10 +77,9 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
-Entry = CacheEntry[RobotsTxt]
 
 
-class RobotsTxtMiddleware:
+class RobotsTxtMiddleware(HandingBack, SentVerdicts, OpeningAndClosing):
     """Obeys each origin's robots.txt and the crawl's purposes (SPEC §3-§5); replaces
     Scrapy's middleware."""
 
@@ -123,14 +113,8 @@ class RobotsTxtMiddleware:
         #: The early pass's verdicts on the requests it allowed, until they come here.
         self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self  # for the spider side: crawl/requests/owners.py
-        self._scheduler: Any = None
-        self._on_disk_at_open: int | None = None
-        #: The requests handed back to be held that ``_request_scheduled`` has not caught
-        #: yet, by ``id`` (the engine schedules the very object returned): it listens only
-        #: while there are some (a receiver costs every dispatch), and reads the state of
-        #: those only (not of every request scheduled meanwhile).
-        self._marked: set[int] = set()
-        self._listening = False
+        self._scheduler, self._on_disk_at_open = None, None  # set when the spider opens
+        self._marked, self._listening = set(), False  # requests handed back: handback.py
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -139,25 +123,6 @@ class RobotsTxtMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
-
-    def _open_documents(
-        self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
-    ) -> dict[str, OriginDocument[Any]]:
-        """The document of each kind the crawl's purposes need (robots.txt first), by
-        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``), its fetch policy
-        and the held requests."""
-        settings = crawler.settings
-        needed = self.rules.documents()
-        kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
-        store = open_store(config, settings, len(kinds))
-        policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
-        return {
-            kind.name: OriginDocument(
-                crawler, kind, config, policy, timeout, client, self.held, clock
-            )
-            for kind in kinds
-        }
 
     # ------------------------------------------------------------------ public API
 
@@ -272,24 +237,6 @@ class RobotsTxtMiddleware:
         now (``None``: it waits; asking may start a fetch)."""
         return self.documents[kind].entry(key, request)
 
-    async def _waited(
-        self, request: Request, facts: RequestFacts, known: Known, verdict: Verdict
-    ) -> Allowed | Refused | Request:
-        """``request`` waits for the document ``verdict`` names: handed back to be held
-        (the request returned: caught by ``_request_scheduled``), carrying the versions
-        it was decided with so far, or (it came straight back, its mark taken off) it
-        waits here, then is decided again, until it is decided."""
-        while isinstance(verdict, Wait):
-            document = self.documents[verdict.document]
-            if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
-                for kind, key, entry in verdict.used:  # decided by them when it comes back
-                    self.documents[kind].carry(request, entry, key)
-                return self._hand_back(request)
-            self._unmarked(request)
-            await document.wait(verdict.key, request, verdict.also)
-            verdict = self._decide(request, facts, known)
-        return verdict
-
     def _robots_from_cache(self, request: Request, verdict: Allowed | Refused) -> Response | None:
         """A request of robots.txt itself answered from the version the verdict read
         (counted in ``rep/robotstxt/served_from_cache``); ``None``: it is fetched."""
@@ -297,19 +244,6 @@ class RobotsTxtMiddleware:
         if cached is not None:
             inc(self.stats, "rep/robotstxt/served_from_cache")
         return cached
-
-    async def _came_straight_back(self, request: Request) -> None:
-        """``request`` was handed back to be held and is here again without a scheduler
-        having held it (``engine.download_async`` sends what it is handed back at once):
-        it waits in place for the document it was handed back for, as the scheduler's
-        request is held for it (SPEC §4). Handed back at its send for a refresh
-        (:meth:`decide_at_send`), it waits for the refresh, not for the stale copy still
-        in use meanwhile)."""
-        self._unmarked(request)
-        hold = take_hold(request)
-        if hold is not None:
-            name, key, also = hold
-            await self.documents[name].wait_released(key, request, also)
 
     def _robots_first(self, request: Request, facts: RequestFacts, known: Known) -> Verdict:
         """The verdict on a request that carries no version (``known``: the cache's
@@ -359,194 +293,7 @@ class RobotsTxtMiddleware:
 
         return known
 
-    def decide_sent(self, request: Request) -> Verdict | None:
-        """The verdict on ``request`` as it is about to be sent, when it was reached for
-        other crawler names or another URL (a later middleware changed its User-Agent, or
-        its URL in place; the check of :mod:`scrapy_rep.crawl.requests.sentcheck`):
-        ``None`` when nothing changed. A URL changed in place takes the request's state
-        and audit record with it: the record is the URL sent's, and says it changed."""
-        state = sent_state(request)
-        if state is None or not state.names:
-            return None  # not decided here (not obeyed, no origin), or another's state
-        if not moved(state, request):
-            if self.facts.held_to(request, sent=True) == state.names and self.same_site(
-                request, state
-            ):
-                return None
-        else:
-            follow_url(request)
-            ledger = ledger_of(self.crawler) if self.config.ledger and state.audit else None
-            if ledger is not None:
-                sent = (f"URL changed from {state.url} by a downloader middleware after "
-                        "scrapy_rep's; decided again for the URL sent")  # fmt: skip
-                ledger.sent_changed(request, state.audit, sent, moved=True)
-        facts = self.facts.of(request, sent=True)
-        if facts.origin is None:
-            return None
-        return self._decide(request, facts, self._known(request))
-
-    def same_site(self, request: Request, state: RequestState) -> bool:
-        """Whether ``request``, not moved, is sent to the site it was decided for: its
-        ``Host`` header is the one it was decided with, or names the same site (a ``Host``
-        set after scrapy_rep's middleware, by a later one or by
-        ``DEFAULT_REQUEST_HEADERS``, may address another: SPEC §3)."""
-        headers = request.headers
-        hosts = headers.getlist(b"Host") if headers else None
-        host = hosts[-1] if hosts else b""
-        if host == state.host:
-            return True
-        origin = self.facts.origins.get(request.url)
-        if origin is None:
-            return True
-        now = self.facts.addressed(request, origin, host) if host else origin
-        before = self.facts.addressed(request, origin, state.host) if state.host else origin
-        return now == before
-
-    def decide_at_send(
-        self, request: Request, state: RequestState
-    ) -> tuple[RequestFacts, Verdict] | None:
-        """The verdict on ``request`` as it leaves its download slot for the network, past
-        the instant its verdict held until (:attr:`RequestState.until`: a document version
-        it was decided with went stale, or its override expired, while it waited in the
-        slot; :class:`~scrapy_rep.crawl.requests.sentcheck.SendCheck`): decided again for
-        what it is sent as, with each document's fresh version; for one gone stale it
-        waits for the refresh (:meth:`OriginDocument.afresh`: the shared store asked
-        first), once: decided afresh already, or with no refresh to wait for (they fail),
-        the stale copy decides. An override is held against the time it is sent.
-        ``None``: nothing is decided for it (no origin)."""
-        facts = self.facts.of(request, sent=True)
-        if facts.origin is None:
-            return None
-        documents = self.documents
-        now = self._clock()
-        afresh = state.afresh
-
-        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-            document = documents[kind]
-            entry = document.lifecycle.fresh_entry(key, now)
-            if entry is not None:
-                return entry
-            return document.entry(key, request) if afresh else document.afresh(key, request)
-
-        return facts, self._decide(request, facts, known)
-
-    def hold_at_send(self, request: Request, verdict: Wait) -> None:
-        """``request``, reached at its send, waits for ``verdict``'s document: marked to be
-        held, carrying the versions decided already, handed back to the engine (the
-        exception its send raises is turned back into it: :meth:`process_exception`)."""
-        self.documents[verdict.document].hold_or_wait(verdict.key, request, verdict.also)
-        for kind, key, entry in verdict.used:
-            self.documents[kind].carry(request, entry, key)
-        self._hand_back(request)
-
-    def process_exception(
-        self, request: Request, exception: Exception, spider: Spider | None = None
-    ) -> Request | None:
-        """A request handed back at its send goes back to the engine, to be held (without
-        :class:`SentRequestCheck`, which does it first, before Scrapy's other middlewares
-        take it for a failure)."""
-        return request if isinstance(exception, HeldAtSend) else None
-
-    # ------------------------------------------------------------------ holding
-
-    def _hand_back(self, request: Request) -> Request:
-        """Return ``request`` (marked by its document's ``hold_or_wait``) to the engine, and
-        listen to ``request_scheduled`` until it comes through."""
-        self._marked.add(id(request))
-        if not self._listening:
-            self._listening = True
-            self.crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
-        return request
-
-    def _unmarked(self, request: Request) -> None:
-        """A marked request came through (or straight back). When none is left, stop
-        listening to ``request_scheduled``, which comes for every request scheduled;
-        on the next turn of the reactor (or loop): disconnecting while the signal is being sent
-        would make pydispatch skip the receiver after ours."""
-        marked = self._marked
-        marked.discard(id(request))
-        if not marked and self._listening:
-            call_later(0, self._stop_listening)
-
-    def _stop_listening(self) -> None:
-        if not self._marked and self._listening:
-            self._listening = False
-            self.crawler.signals.disconnect(
-                self._request_scheduled, signal=signals.request_scheduled
-            )
-
-    def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
-        if id(request) not in self._marked:
-            return  # not handed back to be held: its state is not read (no call)
-        hold = take_hold(request)
-        self._unmarked(request)
-        if hold is None:
-            return
-        name, key, also = hold
-        self.documents[name].hold(key, request, also)
-        raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
-
-    def _spider_idle(self) -> None:
-        """Keep the spider open while requests are held (SPEC §4), and make sure every
-        key holding requests has its document, a download or a retry under way."""
-        for hold in self.held.origins():
-            assert isinstance(hold, HoldKey)
-            self.documents[hold.kind].idle(hold.key)
-        if len(self.held) or any(d.lifecycle.downloading for d in self.documents.values()):
-            raise DontCloseSpider
-
-    # ------------------------------------------------------------------ open and close
-
-    def _spider_opened(self, spider: Spider) -> None:
-        engine = running_engine(self.crawler)
-        switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
-        warn_ignored_parser(self.crawler)
-        if not SendCheck(self).install(engine):
-            logger.warning(
-                "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
-                "request: a request that waits in its download slot past its robots.txt's "
-                "freshness or its override's expiry is sent on its first verdict",
-                extra={"spider": spider},
-            )
-        #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
-        self._scheduler = engine_scheduler(engine)
-        load_error = getattr(self.runner.store.store, "load_error", "")
-        if load_error:
-            logger.warning(
-                "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
-            )
-        # What Scrapy's JOBDIR queue held at start: with its stats, what it keeps at a pause.
-        self._on_disk_at_open = on_disk(self._scheduler)
-        resumed = self.held.resume(spider, engine)
-        if resumed:
-            inc(self.stats, "rep/requests/resumed", resumed)
-
-    def _spider_closed(self, spider: Spider, reason: str) -> Coroutine[Any, Any, None]:
-        """The held requests are refused (or kept in ``JOBDIR``) at once, before the
-        ``spider_closed`` handlers connected later run (the audit trail's: it records
-        them); then the store is closed, awaited by Scrapy. Not a coroutine function:
-        Scrapy 2.13 would start its first part only after the other handlers."""
-        failed: Exception | None = None
-        try:
-            for document in self.documents.values():
-                document.close()
-            self._decided_early.clear()
-            if self.stats is not None:
-                self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
-                self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
-            self.held.close(spider, reason, self._scheduler)
-            # paused, or closed early (CLOSESPIDER_*): Scrapy's JOBDIR queue is kept either way
-            if reason != "finished" and self._on_disk_at_open is not None and self.stats:
-                get = self.stats.get_value  # Scrapy's queue is closed: counted from its stats
-                left = self._on_disk_at_open + (get("scheduler/enqueued/disk") or 0)
-                self.stats.set_value(
-                    "rep/requests/scheduled_at_pause", left - (get("scheduler/dequeued/disk") or 0)
-                )
-        except Exception as error:  # raised once the store is closed
-            failed = error
-        return self._close_store(failed)
-
-    async def _close_store(self, failed: Exception | None) -> None:
-        await self.runner.store.close()
-        if failed is not None:
-            raise failed
+    #: A request handed back at its send goes back to the engine, to be held (without
+    #: :class:`SentRequestCheck`, which does it first, before Scrapy's other middlewares
+    #: take it for a failure).
+    process_exception = returned_if_held

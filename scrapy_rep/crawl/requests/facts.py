@@ -93,8 +93,6 @@ class FactsReader:
         #: the project's ``USER_AGENT`` (Scrapy's ``UserAgentMiddleware``, after ours), or
         #: with none when that is empty.
         self.default_names = held_names(self.declared, project_agent or None)
-        #: The crawler's declared name (always the first of the names).
-        self.default_name = self.default_names[0]
         #: The names held to for each ``User-Agent`` header seen (a rotator's few): by its
         #: value, or its values when it has several (each is sent).
         self.names: dict[bytes | tuple[bytes, ...], tuple[str, ...]] = {}

@@ -27,10 +27,10 @@ from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import crawl_delay_obeyed
 from scrapy_rep.verdict import Refused
-from scrapy_rep.verdict.decide import ROBOTS
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import Reason
 from scrapy_rep.verdict.signals import Action
+from scrapy_rep.verdict.values import ROBOTS
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -12,7 +12,8 @@ store or request lives here.
 (robots.txt, tdmrep.json…), which says how to parse, stand in for, store and count the
 document; a key is any hashable value (an origin, or the URL of a document found by its
 URL). Where things live: ``machine.py`` holds the transition table (step, event type) ->
-handler and every handler; ``state.py`` what is known per key and the queries;
+handler and the handlers, but those of the fetching phase, in ``fetching.py`` (the store
+lookup, the lease, the download slots); ``state.py`` what is known per key and the queries;
 ``shared.py`` the entries a download or a give-up comes to; ``events.py`` the events
 and actions.
 

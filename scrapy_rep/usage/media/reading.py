@@ -23,8 +23,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.usage.media._xmp_rdf import PLUS_NS as PLUS_NS
-from scrapy_rep.usage.media._xmp_rdf import RDF_NS as RDF_NS
 from scrapy_rep.usage.media._xmp_rdf import property_values
 from scrapy_rep.usage.media._xmp_scan import MAX_BYTE_VALUES
 from scrapy_rep.usage.media._xmp_text import Undecodable, packet_text

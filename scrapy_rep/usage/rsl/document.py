@@ -35,7 +35,6 @@ from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, body_bytes
 
 # Re-exported (``X as X``): this module is the public import path of these names.
 from scrapy_rep.usage.rsl.content import ABSENT as ABSENT
-from scrapy_rep.usage.rsl.content import FREE_PAYMENTS as FREE_PAYMENTS
 from scrapy_rep.usage.rsl.content import MEDIA_TYPE as MEDIA_TYPE
 from scrapy_rep.usage.rsl.content import NAMESPACE as NAMESPACE
 from scrapy_rep.usage.rsl.content import NOT_READ as NOT_READ
