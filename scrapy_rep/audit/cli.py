@@ -25,7 +25,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Final, TextIO
 
 from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
 from scrapy_rep.audit.html import MAX_ROWS, item_row_html, render, row_html
@@ -39,6 +39,7 @@ from scrapy_rep.audit.listing import (
     rows,
 )
 from scrapy_rep.audit.read import Trail, TrailError
+from scrapy_rep.audit.records import FateRecord
 from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.show import no_record, story
 from scrapy_rep.audit.summary import Summary, summary_text
@@ -431,7 +432,7 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
         return EXIT_UNUSABLE
     paths = [Path(path) for path in options.trail]
-    summary, shown = Summary(), list[tuple[int | str, dict[str, Any]]]()
+    summary, shown = Summary(), list[tuple[int | str, FateRecord]]()
     item_rows: list[str] = []
     for path in paths:
         for line in Trail(path).lines():

@@ -22,15 +22,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.read import Trail, TrailError, items, text
-from scrapy_rep.audit.records import ITEM_STATUSES, item_of
+from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, FileFate, RobotsSaid, item_of
 from scrapy_rep.usage.purpose import PURPOSES
+from scrapy_rep.verdict.fates import Fate
 
 #: The version of the export format (the header's ``export``).
 EXPORT_VERSION: Final = 1
 #: The answers of a category.
 ANSWERS: Final = ("allowed", "disallowed", "unknown")
 #: The fates of a ``file`` record that keep the file.
-STORED: Final = ("stored", "marked")
+STORED: Final = (FileFate.STORED, FileFate.MARKED)
 
 
 def answer(value: Any) -> str:
@@ -87,15 +88,14 @@ def _documents(record: dict[str, Any]) -> dict[str, Any]:
     return documents
 
 
-def _kept(record: dict[str, Any]) -> str:
-    """``page``, ``file`` or ``""`` (not an asset the crawl kept)."""
-    kind = record.get("type")
-    kept = record.get("items_kept")
-    if kind == "url" and record.get("fate") == "fetched" and isinstance(kept, int) and kept > 0:
-        return "page"
-    if kind == "file" and record.get("fate") in STORED:
-        return "file"
-    return ""
+def _kept(kind: str, record: dict[str, Any]) -> str:
+    """``page``, ``file`` or ``""`` (not an asset the crawl kept) of a line of ``kind``."""
+    if kind not in ("url", "file"):
+        return ""
+    read = FateRecord.of(record)
+    if kind == "url":
+        return "page" if read.fate is Fate.FETCHED and (read.items_kept or 0) > 0 else ""
+    return "file" if read.file_fate in STORED else ""
 
 
 @dataclass
@@ -189,7 +189,7 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             unended[text(record.get("run"))] = None
             runs.append(_run_entry(record, moment))
             purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
-        kind = _kept(record)
+        kind = _kept(line.type, record)
         item = item_of(line) if rechecked_items else None
         if item is not None:
             rechecked[item.status] += 1
@@ -215,8 +215,8 @@ def _add(
     body = preferences_of(record.get("usage"))
     if kind in ("page", "item"):
         body["documents"] = _documents(record)
-        robots = record.get("robots")
-        overridden = text(robots.get("overridden")) if isinstance(robots, dict) else ""
+        robots = RobotsSaid.of(record.get("robots"))
+        overridden = robots.overridden if robots is not None else ""
         if overridden:  # robots.txt disallowed it: an authorized override let it through
             body["overridden"] = overridden
     key = (kind, url, json.dumps(body, sort_keys=True))

@@ -17,16 +17,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.read import items
-from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
+from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, ItemRecord
 from scrapy_rep.audit.summary import (
     Summary,
     Tally,
     deciding_signal,
-    denied,
     file_refused,
-    items_dropped,
     items_line,
-    origin_label,
     unended,
 )
 from scrapy_rep.audit.terminal import printable
@@ -213,14 +210,14 @@ def url_html(url: Any) -> str:
     return "<wbr>".join(_e(piece) for piece in _BREAKS.split(printable(url or "")))
 
 
-def state(record: dict[str, Any], file: dict[str, Any] | None = None) -> str:
+def state(record: FateRecord, file: FateRecord | None = None) -> str:
     """The record's state as the report draws it: its fate, ``fetched, item dropped`` for
     a fetched page whose items were dropped after the fetch, or ``fetched, file refused``
     (``marked``) for a file the media gate refused (``file``: its ``file`` record)."""
-    if items_dropped(record):
+    if record.all_dropped:
         return "fetched, item dropped"
-    refused = file_refused(file) if Fate.of(record.get("fate")) is Fate.FETCHED else ""
-    return f"fetched, {refused.partition(':')[0]}" if refused else str(record.get("fate"))
+    refused = file_refused(file) if record.fate is Fate.FETCHED else ""
+    return f"fetched, {refused.partition(':')[0]}" if refused else record.written
 
 
 _STATE_CLASS: Final = {
@@ -234,34 +231,32 @@ _STATE_CLASS: Final = {
 
 def row_html(
     number: int | str,
-    record: dict[str, Any],
+    record: FateRecord,
     purposes: list[str],
-    file: dict[str, Any] | None = None,
+    file: FateRecord | None = None,
 ) -> str:
     """One table row for one ``url`` record (``file``: the ``file`` record that refused
     its download, :meth:`Summary.file_of`)."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
-    rule = robots.get("rule") if robots.get("line") is not None else robots.get("why")
-    reason = record.get("refused_by") or record.get("item_reason") or ""
-    run = str(record.get("run") or "")
+    robots = record.robots
+    rule = (robots.rule if robots.line is not None else robots.why) if robots else ""
+    run = record.run
     shown = state(record, file)
     colour = _STATE_CLASS.get(shown, "other")
-    asked = ", ".join(p + (" (denied)" if denied(record, p) else "") for p in purposes)
-    why = f' title="{_e(record["why"])}"' if record.get("why") else ""
+    asked = ", ".join(p + (" (denied)" if record.denied(p) else "") for p in purposes)
+    why = f' title="{_e(record.why)}"' if record.why else ""
     tds = [
         f"<td>{_e(number)}</td>",
-        f'<td class="time">{_e(record.get("time"))}</td>',
+        f'<td class="time">{_e(record.time)}</td>',
         f'<td class="run" title="{_e(run)}">{_e(run[:8])}</td>',
         f"<td>{_e(asked)}</td>",
-        f'<td class="url">{url_html(record.get("url"))}</td>',
+        f'<td class="url">{url_html(record.url)}</td>',
         # the fate cell shows the record's ``why`` on hover
         f'<td class="fate"{why}><span class="{colour}"></span>{_e(shown)}</td>',
-        f"<td>{_e(reason)}</td>",
+        f"<td>{_e(record.refused_by or record.item_reason)}</td>",
         f'<td class="said">{_e(deciding_signal(record, purposes, file))}</td>',
         f"<td>{url_html(rule)}</td>",
-        *(f"<td>{_e(record.get(name))}</td>" for name in ("status", "items_kept", "items_dropped")),
-        f"<td>{url_html(origin_label(record))}</td>",
+        *(f"<td>{_e(n)}</td>" for n in (record.status, record.items_kept, record.items_dropped)),
+        f"<td>{url_html(record.origin)}</td>",
     ]
     return f"<tr>{''.join(tds)}</tr>"
 

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from scrapy_rep.audit.lines import FATES, RefusedBy
-from scrapy_rep.audit.read import Trail, text
-from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
+from scrapy_rep.audit.read import Trail
+from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, ItemRecord
 from scrapy_rep.audit.summary import Summary, deciding_signal
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
@@ -66,22 +66,16 @@ def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> froze
     return frozenset(words)
 
 
-def _dropped(record: dict[str, Any]) -> bool:
-    count = record.get("items_dropped")
-    return Fate.of(record.get("fate")) is Fate.FETCHED and isinstance(count, int) and count > 0
-
-
-def row(record: dict[str, Any], purposes: list[str]) -> dict[str, Any]:
+def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
     """One record as a row (:data:`COLUMNS` but ``line``)."""
-    refused = Fate.of(record.get("fate")) is Fate.REFUSED
-    reason = text(record.get("refused_by")) if refused else ""
-    reason = reason or (text(record.get("item_reason")) if _dropped(record) else "")
-    why = text(record.get("why")) or (text(record.get("item_why")) if _dropped(record) else "")
+    reason = record.refused_by if record.fate is Fate.REFUSED else ""
+    reason = reason or (record.item_reason if record.dropped else "")
+    why = record.why or (record.item_why if record.dropped else "")
     return {
-        "run": text(record.get("run")),
-        "time": text(record.get("time")),
-        "url": text(record.get("url")),
-        "fate": text(record.get("fate")),
+        "run": record.run,
+        "time": record.time,
+        "url": record.url,
+        "fate": record.word,
         "reason": reason,
         "why": why or deciding_signal(record, purposes),
         "record": "url",
@@ -118,8 +112,7 @@ def rows(
                     continue
                 shown = item_row(item)
             elif record is not None:
-                fate = text(record.get("fate"))
-                if fates and fate not in fates and not (DROPPED in fates and _dropped(record)):
+                if fates and record.word not in fates and not (DROPPED in fates and record.dropped):
                     continue
                 shown = row(record, summary.purposes_of(record))
             else:

@@ -21,13 +21,22 @@ from w3lib.url import canonicalize_url
 
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import Trail, items, text
-from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord, item_of
+from scrapy_rep.audit.records import (
+    BY_ROBOTS_TXT,
+    ITEM_STATUSES,
+    TDMREP_JSON,
+    FateRecord,
+    FileFate,
+    ItemRecord,
+    RobotsSaid,
+    item_of,
+)
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
 
-_FATES: dict[str, str] = {
+_FATES: dict[Fate | None, str] = {
     Fate.FETCHED: "was fetched",
     Fate.REFUSED: "was refused",
     Fate.FAILED: "failed: no response after every attempt",
@@ -40,44 +49,42 @@ def _plural(n: Any, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _fate(record: dict[str, Any]) -> str:
-    fate = str(record.get("fate"))
-    text = _FATES.get(fate, f"has the unknown fate {fate!r}")
-    if fate == Fate.REFUSED:
-        text += f" by {record.get('refused_by') or 'an unnamed check'}"
-    if fate == Fate.REDIRECTED:
-        text += f" to {record.get('to')}"
+def _fate(record: FateRecord) -> str:
+    fate = record.fate
+    text = _FATES.get(fate, f"has the unknown fate {record.written!r}")
+    if fate is Fate.REFUSED:
+        text += f" by {record.refused_by or 'an unnamed check'}"
+    if fate is Fate.REDIRECTED:
+        text += f" to {record.to or None}"
     extras = []
-    if record.get("attempts") == 0:
+    if record.attempts == 0:
         extras.append("never downloaded")
-    elif record.get("attempts") is not None:
-        extras.append(_plural(record.get("attempts"), "attempt"))
-    if record.get("status") is not None:
-        extras.append(f"HTTP {record.get('status')}")
+    elif record.attempts is not None:
+        extras.append(_plural(record.attempts, "attempt"))
+    if record.status is not None:
+        extras.append(f"HTTP {record.status}")
     text += f" ({', '.join(extras)})" if extras else ""
-    return text + (f": {record['why']}" if record.get("why") else "")
+    return text + (f": {record.why}" if record.why else "")
 
 
-def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
-    if not isinstance(robots, dict):
+def _robots(robots: RobotsSaid | None, url: str, rederiver: Rederiver) -> list[str]:
+    if robots is None:
         return ["  robots.txt: not recorded"]
-    origin = robots.get("origin") or origin_of(url)
-    agent = robots.get("agent") or "?"
-    if robots.get("line") is not None:
-        said = f'line {robots.get("line")} ({robots.get("rule")}) decided it for "{agent}"'
+    origin = robots.origin or origin_of(url)
+    agent = robots.agent or "?"
+    if robots.line is not None:
+        said = f'line {robots.line} ({robots.rule}) decided it for "{agent}"'
     else:
-        said = f'no line decided it for "{agent}": {robots.get("why") or "no reason given"}'
+        said = f'no line decided it for "{agent}": {robots.why or "no reason given"}'
     lines = [f"  robots.txt of {origin}: {said}"]
-    if robots.get("overridden"):
-        lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: "
-                     f"{robots.get('overridden')}")  # fmt: skip
-    if robots.get("override_expired"):
-        lines.append(f"    its override in REP_OVERRIDES had expired: "
-                     f"{robots.get('override_expired')}")  # fmt: skip
-    sha = str(robots.get("snapshot") or "")
-    meta = rederiver.meta(sha, f"{origin}/robots.txt")
-    if sha:
-        lines.append(f"    {_snapshot(sha, meta)}")
+    if robots.overridden:
+        said = robots.overridden
+        lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: {said}")
+    if robots.override_expired:
+        lines.append(f"    its override in REP_OVERRIDES had expired: {robots.override_expired}")
+    meta = rederiver.meta(robots.snapshot, f"{origin}/robots.txt")
+    if robots.snapshot:
+        lines.append(f"    {_snapshot(robots.snapshot, meta)}")
     return lines
 
 
@@ -130,21 +137,20 @@ def _dict(value: Any) -> dict[Any, Any]:
 _DIRECTIVE_REASONS = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
 
 
-def _items(record: dict[str, Any]) -> list[str]:
+def _items(record: FateRecord) -> list[str]:
     """The items kept and dropped, and why: what said the noindex (``noindex by header
     X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
     ``item_why``; a trail written before it was recorded says it does not know."""
-    if record.get("items_kept") is None and record.get("items_dropped") is None:
+    if record.items_kept is None and record.items_dropped is None:
         return []
-    line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
-    said = record.get("item_reason")  # as written: a hand-edited trail says anything
-    reason = Reason.of(said)
-    if record.get("item_why"):
-        line += f" ({record['item_why']})"
+    line = f"  items: {record.items_kept or 0} kept, {record.items_dropped or 0} dropped"
+    reason = Reason.of(record.item_reason)  # as written: a hand-edited trail says anything
+    if record.item_why:
+        line += f" ({record.item_why})"
     elif reason in _DIRECTIVE_REASONS:
         line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
-    elif said:
-        line += f" ({said})"
+    elif record.item_reason:
+        line += f" ({record.item_reason})"
     return [line]
 
 
@@ -243,7 +249,7 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
             told[str(record.get("run"))] = None
-            lines += _record(line.number, record, runs, rederiver)
+            lines += _record(line.number, FateRecord.of(record), runs, rederiver)
         elif kind == "url" and asked.names(record.get("to")):
             lines.append(
                 f"line {line.number}: {record.get('url')} was redirected here "
@@ -252,7 +258,7 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
         elif kind == "file" and asked.names(record.get("url")):
             found += 1
             told[str(record.get("run"))] = None
-            lines += _file(line.number, record)
+            lines += _file(line.number, FateRecord.of(record))
         elif kind == "item" and asked.names(record.get("url")):
             run = runs.get(str(record.get("run")), {})
             item = item_of(line, _purposes(run))
@@ -281,46 +287,45 @@ def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int
     return notes
 
 
-def _file(number: int, record: dict[str, Any]) -> list[str]:
+#: How a file's fate is told.
+_FILE_FATES: dict[FileFate | None, str] = {
+    FileFate.STORED: "stored",
+    FileFate.REFUSED: "not stored",
+    FileFate.MARKED: "stored and marked",
+    FileFate.FAILED: "not stored: the pipeline failed",
+}
+
+
+def _file(number: int, record: FateRecord) -> list[str]:
     """A file a media pipeline downloaded and read for its own statements."""
-    fate = {
-        "stored": "stored",
-        "refused": "not stored",
-        "marked": "stored and marked",
-        "failed": "not stored: the pipeline failed",
-    }
-    said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
+    said = _FILE_FATES.get(record.file_fate, f"has the unknown fate {record.written!r}")
     text = [f"line {number}: file read for its own statements; {said}"]
-    if record.get("why"):
-        text.append(f"  why: {record['why']}")
-    if record.get("error"):
-        text.append(f"  error: {record['error']}")
-    return text + _usage(record.get("usage"))
+    text += [f"  why: {record.why}"] if record.why else []
+    text += [f"  error: {record.error}"] if record.error else []
+    return text + _usage(record.usage)
 
 
 def _record(
     number: int,
-    record: dict[str, Any],
+    record: FateRecord,
     runs: dict[str, dict[str, Any]],
     rederiver: Rederiver,
 ) -> list[str]:
-    run = runs.get(str(record.get("run")), {})
+    run = runs.get(record.run, {})
     lines = [
-        f"line {number}, {record.get('time')}: {record.get('url')} {_fate(record)}",
-        f"  run {record.get('run')} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(map(str, items(run.get('purposes')))) or '-'}, "
-        f"profile {run.get('profile')})",
-        f"  request id {record.get('id')}",
+        f"line {number}, {record.time}: {record.url} {_fate(record)}",
+        f"  run {record.run} (spider {run.get('spider')}, started {run.get('time')}, "
+        f"purposes {', '.join(_purposes(run)) or '-'}, profile {run.get('profile')})",
+        f"  request id {record.id}",
+        *_robots(record.robots, record.url, rederiver),
+        *_usage(record.usage),
+        *_items(record),
+        *_links(record.record),
     ]
-    lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
-    lines += _usage(record.get("usage"))
-    lines += _items(record)
-    lines += _links(record)
-    differences = rederiver.differences(record, RunContext.of(run))
-    robots = record.get("robots")
+    differences = rederiver.differences(record.record, RunContext.of(run))
     if differences:
         lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    elif isinstance(robots, dict) and robots.get("snapshot"):
+    elif record.robots is not None and record.robots.snapshot:
         lines.append("  today's engine, from the snapshots: the same decision")
     else:
         lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
@@ -352,8 +357,8 @@ def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[s
     if item.then:
         lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
     origin = str(origin_of(item.url) or "")
-    robots = item.record.get("robots")
-    if isinstance(robots, dict):
+    robots = RobotsSaid.of(item.record.get("robots"))
+    if robots is not None:
         lines += _robots(robots, item.url, rederiver)
     elif (BY_ROBOTS_TXT, "") in item.documents:
         lines.append("  robots.txt: not had")
