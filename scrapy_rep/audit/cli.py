@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from scrapy_rep.audit.export import build, check_export, encode, read_export, summary_markdown
+from scrapy_rep.audit.faterecord import FateRecord
 from scrapy_rep.audit.html import MAX_ROWS, item_row_html, render, row_html
 from scrapy_rep.audit.listing import (
     FORMATS,
@@ -39,7 +40,6 @@ from scrapy_rep.audit.listing import (
     rows,
 )
 from scrapy_rep.audit.read import Trail, TrailError
-from scrapy_rep.audit.records import FateRecord
 from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.show import no_record, story
 from scrapy_rep.audit.summary import Summary, summary_text

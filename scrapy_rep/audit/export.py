@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.read import Trail, TrailError, items, text
-from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, FileFate, RobotsSaid, item_of
+from scrapy_rep.audit.records import ITEM_STATUSES, item_of
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.verdict.fates import Fate
 

@@ -16,8 +16,9 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord
 from scrapy_rep.audit.read import items
-from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, ItemRecord
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
 from scrapy_rep.audit.summary import (
     Summary,
     Tally,

@@ -22,9 +22,10 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord
 from scrapy_rep.audit.lines import FATES, RefusedBy
 from scrapy_rep.audit.read import Trail
-from scrapy_rep.audit.records import ITEM_STATUSES, FateRecord, ItemRecord
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
 from scrapy_rep.audit.summary import Summary, deciding_signal
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason

@@ -19,18 +19,10 @@ from urllib.parse import unquote
 
 from w3lib.url import canonicalize_url
 
+from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import Trail, items, text
-from scrapy_rep.audit.records import (
-    BY_ROBOTS_TXT,
-    ITEM_STATUSES,
-    TDMREP_JSON,
-    FateRecord,
-    FileFate,
-    ItemRecord,
-    RobotsSaid,
-    item_of,
-)
+from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord, item_of
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate

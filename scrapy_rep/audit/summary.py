@@ -20,17 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items
-from scrapy_rep.audit.records import (
-    ITEM_STATUSES,
-    FateRecord,
-    FileFate,
-    ItemRecord,
-    decider,
-    item_of,
-    named,
-)
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.verdict.fates import Fate
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from scrapy_rep.audit.cli import main
+from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.records import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.verdict.fates import Fate
 from tests.support.trailfactory import (
     ORIGIN,
