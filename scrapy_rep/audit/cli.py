@@ -35,9 +35,11 @@ from scrapy_rep.audit.cliargs import (
 from scrapy_rep.audit.cliargs import HELPS as HELPS
 from scrapy_rep.audit.cliargs import SYNOPSES as SYNOPSES
 from scrapy_rep.audit.cliargs import exit_codes as exit_codes
-from scrapy_rep.audit.export import build, encode, summary_markdown
+from scrapy_rep.audit.export import build, encode
+from scrapy_rep.audit.exportread import summary_markdown
 from scrapy_rep.audit.faterecord import FateRecord
-from scrapy_rep.audit.html import item_row_html, render, row_html
+from scrapy_rep.audit.html import render
+from scrapy_rep.audit.htmlrows import item_row_html, row_html
 from scrapy_rep.audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
 from scrapy_rep.audit.read import Trail, TrailError
 from scrapy_rep.audit.repair import repair

@@ -10,7 +10,7 @@ import sys
 from typing import TextIO
 
 from scrapy_rep.audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
-from scrapy_rep.audit.export import check_export, read_export
+from scrapy_rep.audit.exportread import check_export, read_export
 from scrapy_rep.audit.terminal import printable, write_lines
 from scrapy_rep.audit.verify import Finding, Verification, across, verify
 
