@@ -16,7 +16,6 @@ it, ``no rule (allowed)`` when none spoke.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -24,68 +23,12 @@ from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import Line, items
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
-from scrapy_rep.audit.terminal import printable
+from scrapy_rep.audit.tallies import ItemTally, Tally, table
 from scrapy_rep.verdict.fates import Fate
 
 #: How a record robots.txt disallowed and an authorized override let through is said
 #: (its deciding signal; the end-of-crawl report says it the same way).
 OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
-#: The columns of every table, in order.
-COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
-#: The columns of the tables of a recheck's items.
-ITEM_COLUMNS: Final = ("items", *ITEM_STATUSES)
-
-
-@dataclass
-class Tally:
-    """The counts of one row."""
-
-    requests: int = 0
-    refused: int = 0
-    fetched: int = 0
-    #: failed, redirected, unfinished.
-    other: int = 0
-    kept: int = 0
-    dropped: int = 0
-    #: Of ``fetched``: the pages whose items were all dropped after the fetch
-    #: (:func:`items_dropped`); not a column of the text tables.
-    fetched_dropped: int = 0
-
-    def add(self, record: FateRecord, times: int = 1) -> None:
-        """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
-        self.requests += times
-        fate = record.fate
-        if fate is Fate.REFUSED:
-            self.refused += times
-        elif fate is Fate.FETCHED:
-            self.fetched += times
-            self.fetched_dropped += times * record.all_dropped
-        else:
-            self.other += times
-        self.kept += times * (record.items_kept or 0)
-        self.dropped += times * (record.items_dropped or 0)
-
-    def row(self) -> tuple[int, ...]:
-        return tuple(getattr(self, name) for name in COLUMNS)
-
-
-@dataclass
-class ItemTally:
-    """The counts of one row of a recheck's items: every item, and per status."""
-
-    items: int = 0
-    kept: int = 0
-    refused: int = 0
-    unknown: int = 0
-
-    def add(self, item: ItemRecord) -> None:
-        self.items += 1
-        if item.status in ITEM_STATUSES:
-            setattr(self, item.status, getattr(self, item.status) + 1)
-
-    def row(self) -> tuple[int, ...]:
-        return tuple(getattr(self, name) for name in ITEM_COLUMNS)
-
 
 #: The fates of a ``file`` record that a purpose decided: its file was not stored, or
 #: stored and marked (the media gate's refusal; docs/media.md).
@@ -252,28 +195,6 @@ class Summary:
         """The origins with the most refused requests (ties: by name)."""
         refusing = [(o, t) for o, t in self.by_origin.items() if t.refused]
         return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
-
-
-def table(
-    title: str, rows: Mapping[str, Tally | ItemTally], extra: dict[str, int] | None = None
-) -> list[str]:
-    """A plain-text table, rows sorted by requests (items, for a recheck's items: most
-    first)."""
-    columns = ITEM_COLUMNS if any(isinstance(t, ItemTally) for t in rows.values()) else COLUMNS
-    heads = [title, *columns] + (["denied"] if extra is not None else [])
-    body = [
-        [printable(name), *map(str, tally.row())]
-        + ([str(extra.get(name, 0))] if extra is not None else [])
-        for name, tally in sorted(rows.items(), key=lambda item: (-item[1].row()[0], item[0]))
-    ]
-    widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]
-    lines = []
-    for row in [heads, *body]:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return lines
 
 
 def unended(summary: Summary, run: dict[str, Any]) -> str:
