@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.read import Trail, items, text
-from scrapy_rep.audit.records import ITEM_STATUSES, item_of
+from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, item_of
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.verdict.fates import Fate
 
@@ -196,7 +196,7 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             rechecked[item.status] += 1
             kind = "item" if item.status == "kept" else ""
         if kind:
-            _add(assets, kind, line.number, record)
+            _add(assets, kind, line.number, record, item)
         head, count = trail.chain.head, line.number
         if until and head == until:
             reached = True
@@ -211,7 +211,10 @@ def _add(
     kind: str,
     number: int,
     record: dict[str, Any],
+    item: ItemRecord | None = None,
 ) -> None:
+    """Add a kept asset's record (``item``: a recheck's item, read) to the asset of the
+    same URL, preferences and documents (its line, and the item's line and shard)."""
     url = text(record.get("url"))
     body = preferences_of(record.get("usage"))
     if kind in ("page", "item"):
@@ -229,9 +232,10 @@ def _add(
     if kind == "page" and text(record.get("id")):
         asset["records"].append(record["id"])
     asset["lines"].append(number)
-    line = record.get("line")
-    if kind == "item" and isinstance(line, int) and not isinstance(line, bool):
-        asset["dataset_lines"].append(line)
+    if item is not None and item.line is not None:
+        asset["dataset_lines"].append(item.line)
+    if item is not None and item.shard:  # a collection of several files: the item's
+        asset.setdefault("dataset_shards", []).append(item.shard)
 
 
 def encode(line: dict[str, Any]) -> str:

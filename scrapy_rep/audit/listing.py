@@ -42,7 +42,7 @@ LIST_REASONS: Final = (
 )
 #: The columns of a row, in order (``trail`` first when several trails are read).
 COLUMNS: Final = (
-    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line"
+    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line", "shard"
 )  # fmt: skip
 FORMATS: Final = ("text", "csv", "jsonl")
 
@@ -81,6 +81,7 @@ def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
         "why": why or deciding_signal(record, purposes),
         "record": "url",
         "dataset_line": "",
+        "shard": "",
     }
 
 
@@ -95,6 +96,7 @@ def item_row(item: ItemRecord) -> dict[str, Any]:
         "why": item.why or item.decided,
         "record": "item",
         "dataset_line": "" if item.line is None else item.line,
+        "shard": item.shard,
     }
 
 
@@ -138,8 +140,9 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
     count = 0
     for entry in found:
         count += 1
-        if form == "jsonl":
-            yield json.dumps({name: entry[name] for name in columns}, ensure_ascii=True)
+        if form == "jsonl":  # a shard only when the collection is several files
+            said = {name: entry[name] for name in columns if name != "shard" or entry[name]}
+            yield json.dumps(said, ensure_ascii=True)
         elif form == "csv":
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(entry[name] for name in columns)
@@ -150,8 +153,14 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
             )
             said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
             if entry["record"] == "item":
-                at = f" (dataset line {entry['dataset_line']})" if entry["dataset_line"] else ""
-                said = f"item{at} {said}"
+                said = f"item{_where(entry['dataset_line'], entry['shard'])} {said}"
             yield f"{where}: {entry['url']} {said}: {entry['why']}"
     if form == "text":
         yield f"{count} record(s)"
+
+
+def _where(line: int | str, shard: str) -> str:
+    """Where an item is: `` (dataset line 3)``, `` (line 3 of shard a.jsonl)``."""
+    if not line:
+        return f" (shard {shard})" if shard else ""
+    return f" (line {line} of shard {shard})" if shard else f" (dataset line {line})"

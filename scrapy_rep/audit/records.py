@@ -65,8 +65,10 @@ class ItemRecord:
     run: str
     time: str
     url: str
-    #: The item's line or row in the dataset (``None``: not said).
+    #: The item's line or row in the dataset (``None``: not said), and the file it is in
+    #: when the collection is several (its shard; ``""``: one file).
     line: int | None
+    shard: str
     #: ``kept``, ``refused`` or ``unknown`` (:data:`ITEM_STATUSES`); as written when it is
     #: none of them (a hand-edited trail).
     status: str
@@ -212,6 +214,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
         time=text(record.get("time")),
         url=text(record.get("url")),
         line=_int(record.get("line")),
+        shard=text(record.get("shard")),
         status=status,
         refused_by=refused_by,
         item_reason=text(record.get("item_reason")),

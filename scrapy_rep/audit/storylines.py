@@ -206,9 +206,7 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     line), each document version (its snapshot, the WARC record it was read from), the
     status it had before and what today's engine says."""
     status = item.status if item.status in ITEM_STATUSES else f"status {item.status!r}"
-    # a collection of several files names the item's (its shard)
-    dataset = f"shard {text(item.record.get('shard'))}" if item.record.get("shard") else ""
-    dataset = dataset or "the dataset"
+    dataset = f"shard {item.shard}" if item.shard else "the dataset"
     where = f"line {item.line} of {dataset}" if item.line is not None else dataset
     lines = [
         f"line {item.number}, {item.time}: {item.url}: item re-checked ({where}): {status}",
