@@ -2,7 +2,7 @@
 
 The crawl writes, in a fetched page's ``url`` record, the statements the table of signals
 read from it and the crawler names they were read for (its ``page`` part:
-:func:`scrapy_rep.audit.lines.page_part`; a part too long for one line is a snapshot of
+:func:`scrapy_rep.audit.pagepart.page_part`; a part too long for one line is a snapshot of
 its own). ``audit verify`` decides the page again with the crawl's own decision
 (:func:`scrapy_rep.verdict.page.decide_page`), on what the origin's documents said before
 the fetch (re-derived from their snapshots by :mod:`scrapy_rep.audit.rederive`), under the
