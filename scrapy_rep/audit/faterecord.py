@@ -16,14 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.read import text, whole
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Word
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class FileFate(Word):
@@ -65,7 +61,7 @@ class RobotsSaid:
             for key in ("origin", "snapshot", "agent", "rule", "why", "overridden",
                         "override_expired")
         )  # fmt: skip
-        return cls(origin, snapshot, agent, _int(part.get("line")), rule, why, overridden, expired)
+        return cls(origin, snapshot, agent, whole(part.get("line")), rule, why, overridden, expired)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +109,8 @@ class FateRecord:
         usage = get("usage")
         return cls(
             kind, run, time, key, url, word, refused_by, why, to, error,
-            _int(get("attempts")), _int(get("status")), _int(get("items_kept")),
-            _int(get("items_dropped")), reason, item_why, RobotsSaid.of(get("robots")),
+            whole(get("attempts")), whole(get("status")), whole(get("items_kept")),
+            whole(get("items_dropped")), reason, item_why, RobotsSaid.of(get("robots")),
             usage if isinstance(usage, dict) else {}, record,
         )  # fmt: skip
 

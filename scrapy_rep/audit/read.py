@@ -51,6 +51,11 @@ def items(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def whole(value: Any) -> int | None:
+    """A field that must be a whole number: ``None`` when it is anything else (a bool)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class TrailError(Exception):
     """The input cannot be read as a trail at all (missing file, not a trail): one line."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.audit.read import Line, items, text
+from scrapy_rep.audit.read import Line, items, text, whole
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -154,10 +154,6 @@ def _overridden(record: dict[str, Any]) -> str:
     return text(robots.get("overridden")) if isinstance(robots, dict) else ""
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _documents(
     record: dict[str, Any], robots: dict[str, Any], status: str
 ) -> tuple[tuple[str, str], ...]:
@@ -205,7 +201,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     robots = robots if isinstance(robots, dict) else {}
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
-    robots_line = _int(robots.get("line"))
+    robots_line = whole(robots.get("line"))
     signal = _signal(record, purposes, status, refused_by, robots_line)
     changed = record.get("changed")
     return ItemRecord(
@@ -213,7 +209,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
         run=text(record.get("run")),
         time=text(record.get("time")),
         url=text(record.get("url")),
-        line=_int(record.get("line")),
+        line=whole(record.get("line")),
         shard=text(record.get("shard")),
         status=status,
         refused_by=refused_by,

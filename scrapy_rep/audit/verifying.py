@@ -31,20 +31,13 @@ def verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: boo
         result = verify(path, (), sink, keep=0, also=paths)
         problems += result.problems
         events += result.event_count
-        verdict = "clean" if result.clean else f"{result.problems} problem(s)"
-        verdict += f", {result.event_count} event(s)" if result.event_count else ""
-        verdicts.append(
-            f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}"
-        )
+        verdicts.append(_counted(path, result))
     crossed, crossed_events = across(
         paths, lambda path, finding: print(printable(f"{path}: {finding}"), file=out)
     )
     problems += crossed
     events += crossed_events
-    verdict = "clean" if not problems else f"{problems} problem(s)"
-    verdict += f", {events} event(s)" if events else ""
-    write_lines([*verdicts, f"{len(paths)} trails as one: {verdict}"], out)
+    write_lines([*verdicts, f"{len(paths)} trails as one: {_verdict(problems, events)}"], out)
     return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
 
 
@@ -64,17 +57,22 @@ def verify_one(
         )
         result.problems += differences
         said.append(_export_verdict(export, differences))
-    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
-    verdict += f", {result.event_count} event(s)" if result.event_count else ""
-    write_lines(
-        [
-            f"{path}: {verdict}: {result.lines} line(s), {result.runs} run(s), "
-            f"{result.records} record(s), {result.snapshots} snapshot(s); head {result.head}",
-            *said,
-        ],
-        out,
-    )
+    write_lines([_counted(path, result), *said], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
+
+
+def _verdict(problems: int, events: int) -> str:
+    """``clean`` or ``3 problem(s)``, and ``, 2 event(s)`` when there were events."""
+    return ("clean" if not problems else f"{problems} problem(s)") + (
+        f", {events} event(s)" if events else ""
+    )
+
+
+def _counted(path: str, result: Verification) -> str:
+    """A trail's verdict line: its verdict, its counts and its head."""
+    return (f"{path}: {_verdict(result.problems, result.event_count)}: {result.lines} line(s), "
+            f"{result.runs} run(s), {result.records} record(s), {result.snapshots} "
+            f"snapshot(s); head {result.head}")  # fmt: skip
 
 
 def _export_verdict(export: str, differences: int) -> str:
